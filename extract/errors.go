@@ -1,0 +1,68 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorKind is the closed set of error categories the application knows how
+// to present. Anything not classified counts as KindInternal.
+type ErrorKind string
+
+// Error kinds.
+const (
+	KindInvalid     ErrorKind = "invalid"
+	KindNotFound    ErrorKind = "not_found"
+	KindConflict    ErrorKind = "conflict"
+	KindUnavailable ErrorKind = "unavailable"
+	KindInternal    ErrorKind = "internal"
+)
+
+// Error is the domain error: a kind plus a message that is safe to show to a
+// user. Err, when set, carries the underlying cause for logs.
+type Error struct {
+	Kind    ErrorKind
+	Message string
+	Err     error
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error of the given kind with a formatted safe message.
+func Errorf(kind ErrorKind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap builds an *Error of the given kind around a cause.
+func Wrap(kind ErrorKind, err error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// KindOf returns the kind of err: the kind of the first *Error in its chain,
+// or KindInternal.
+func KindOf(err error) ErrorKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindInternal
+}
+
+// MessageOf returns the safe message of err, or a generic text for internal
+// errors that carry no *Error.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

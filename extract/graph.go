@@ -1,0 +1,118 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Document kinds.
+const (
+	DocText     = "text"
+	DocMarkdown = "markdown"
+	DocCSV      = "csv"
+	DocDialogue = "dialogue"
+)
+
+// Document is a source text. Content is valid UTF-8 without a byte-order mark.
+type Document struct {
+	ID      int    `json:"id"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Content string `json:"content"`
+	SHA256  string `json:"sha256"`
+}
+
+// Chunk is a piece of a document. Start and End are byte offsets into the
+// document's Content, so Content[Start:End] == Text.
+type Chunk struct {
+	DocumentID int    `json:"document_id"`
+	Index      int    `json:"index"`
+	Text       string `json:"text"`
+	Start      int    `json:"start"`
+	End        int    `json:"end"`
+	Tokens     int    `json:"tokens"`
+}
+
+// ChunkRef identifies a chunk by its document and position.
+type ChunkRef struct {
+	DocumentID int `json:"document_id"`
+	Index      int `json:"index"`
+}
+
+// Ref returns the chunk's reference.
+func (c Chunk) Ref() ChunkRef { return ChunkRef{DocumentID: c.DocumentID, Index: c.Index} }
+
+// Mention ties a node or an edge to the text it came from. Start and End are
+// byte offsets into the document (not the chunk); both zero means "the chunk
+// as a whole".
+type Mention struct {
+	DocumentID int    `json:"document_id"`
+	ChunkIndex int    `json:"chunk_index"`
+	Start      int    `json:"start"`
+	End        int    `json:"end"`
+	Text       string `json:"text,omitempty"`
+}
+
+// Node is an entity, concept or event of a graph. Key is unique within one
+// extraction version (see NodeKey).
+type Node struct {
+	Key         string         `json:"key"`
+	Name        string         `json:"name"`
+	Type        string         `json:"type"`
+	Description string         `json:"description,omitempty"`
+	Properties  map[string]any `json:"properties,omitempty"`
+	Mentions    []Mention      `json:"mentions,omitempty"`
+}
+
+// Edge is a directed, labelled relation between two node keys. An edge is
+// identified within a version by (Source, Label, Target), see EdgeKey.
+type Edge struct {
+	Source      string         `json:"source"`
+	Target      string         `json:"target"`
+	Label       string         `json:"label"`
+	Keywords    string         `json:"keywords,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Weight      float64        `json:"weight"`
+	Properties  map[string]any `json:"properties,omitempty"`
+	Mentions    []Mention      `json:"mentions,omitempty"`
+}
+
+// Key returns the edge's identity within a version.
+func (e Edge) Key() string { return EdgeKey(e.Source, e.Label, e.Target) }
+
+// EdgeKey joins the parts of an edge identity with a separator that cannot
+// appear in a normalised key.
+func EdgeKey(source, label, target string) string {
+	return source + "\x1f" + label + "\x1f" + target
+}
+
+// Graph is a set of nodes and edges.
+type Graph struct {
+	Nodes []Node `json:"nodes"`
+	Edges []Edge `json:"edges"`
+}
+
+// NormalizeName folds a surface name for matching: Unicode NFKC, lower case,
+// inner whitespace collapsed, surrounding quotes and punctuation trimmed,
+// underscores read as spaces.
+func NormalizeName(name string) string {
+	s := norm.NFKC.String(name)
+	s = strings.ReplaceAll(s, "_", " ")
+	s = strings.ToLower(s)
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != ')' && r != ']') || r == '"' || r == '\''
+	})
+}
+
+// NodeKey is the identity of a node within a version: the normalised name,
+// unique across types. Strategies that must keep same-named nodes of
+// different types apart use TypedNodeKey.
+func NodeKey(name string) string { return NormalizeName(name) }
+
+// TypedNodeKey is NodeKey qualified by a type.
+func TypedNodeKey(typ, name string) string {
+	return strings.ToLower(typ) + ":" + NormalizeName(name)
+}

@@ -1,0 +1,119 @@
+package extract
+
+import (
+	"context"
+	"time"
+)
+
+// Strategy names.
+const (
+	StrategyNLP      = "nlp"
+	StrategyTuple    = "tuple"
+	StrategySchema   = "schema"
+	StrategyDialogue = "dialogue"
+)
+
+// Config is the snapshot of everything that shaped one extraction version.
+// It is stored verbatim with the version so a run can be repeated or compared.
+type Config struct {
+	Strategy      string            `json:"strategy"`
+	Provider      string            `json:"provider,omitempty"`
+	Model         string            `json:"model,omitempty"`
+	SchemaName    string            `json:"schema_name,omitempty"`
+	SchemaVersion int               `json:"schema_version,omitempty"`
+	EntityTypes   []string          `json:"entity_types,omitempty"`
+	Language      string            `json:"language,omitempty"`
+	ChunkSize     int               `json:"chunk_size"`
+	Overlap       int               `json:"overlap"`
+	Strict        bool              `json:"strict,omitempty"`
+	Concurrency   int               `json:"concurrency"`
+	MaxGleaning   int               `json:"max_gleaning"`
+	MaxFragments  int               `json:"max_fragments"`
+	Prompts       map[string]string `json:"prompts,omitempty"`
+	Temperature   float64           `json:"temperature,omitempty"`
+}
+
+// DefaultConfig returns the offline defaults.
+func DefaultConfig() Config {
+	return Config{
+		Strategy:     StrategyNLP,
+		Provider:     "none",
+		ChunkSize:    1200,
+		Overlap:      100,
+		Concurrency:  4,
+		MaxGleaning:  1,
+		MaxFragments: 8,
+	}
+}
+
+// CallRecord is one model call as sent and received. Key is the cache key:
+// a hash of provider, model, messages and parameters.
+type CallRecord struct {
+	Key          string        `json:"key"`
+	Provider     string        `json:"provider"`
+	Model        string        `json:"model"`
+	Purpose      string        `json:"purpose,omitempty"` // e.g. "extract", "glean-1", "summary"
+	Request      string        `json:"request"`           // messages and parameters, JSON
+	Response     string        `json:"response"`
+	PromptTokens int           `json:"prompt_tokens"`
+	OutputTokens int           `json:"output_tokens"`
+	Latency      time.Duration `json:"latency"`
+	Cached       bool          `json:"cached"`
+}
+
+// ParseFailure is a line or fragment of model output that could not be used,
+// with the reason. Nothing the model said is silently dropped.
+type ParseFailure struct {
+	Round  int    `json:"round"`
+	Line   string `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// Operation is one memory-graph operation of a dialogue run.
+type Operation struct {
+	Turn        int    `json:"turn"`
+	Seq         int    `json:"seq"`
+	Op          string `json:"op"` // add_node | update_node | add_relation
+	NodeID      string `json:"node_id,omitempty"`
+	SourceID    string `json:"source_id,omitempty"`
+	TargetID    string `json:"target_id,omitempty"`
+	Label       string `json:"label,omitempty"`
+	Description string `json:"description,omitempty"`
+	Timestamp   string `json:"timestamp,omitempty"`
+	Status      string `json:"status"` // applied | parent_created | rejected
+	Reason      string `json:"reason,omitempty"`
+}
+
+// ChunkResult is everything a strategy produced for one chunk. It is written
+// through the Sink atomically: either the whole result is stored and the
+// chunk counts as finished, or nothing is.
+type ChunkResult struct {
+	Chunk      ChunkRef       `json:"chunk"`
+	Graph      Graph          `json:"graph"`
+	Calls      []CallRecord   `json:"calls,omitempty"`
+	Failures   []ParseFailure `json:"failures,omitempty"`
+	Operations []Operation    `json:"operations,omitempty"`
+	// OffSchema counts types and relations the model used that the schema
+	// does not have (schema strategy conformance).
+	OffSchema int           `json:"off_schema,omitempty"`
+	Elapsed   time.Duration `json:"elapsed"`
+}
+
+// Sink receives per-chunk results as they finish.
+type Sink interface {
+	// Finished returns the chunks already stored for this run, so a
+	// restarted run skips them.
+	Finished(ctx context.Context) (map[ChunkRef]bool, error)
+	// WriteChunk stores one chunk's result. Writing the same chunk twice
+	// adds nothing.
+	WriteChunk(ctx context.Context, res ChunkResult) error
+}
+
+// Progress is reported while a run goes on.
+type Progress struct {
+	ChunksDone  int           `json:"chunks_done"`
+	ChunksTotal int           `json:"chunks_total"`
+	Nodes       int           `json:"nodes"`
+	Edges       int           `json:"edges"`
+	Elapsed     time.Duration `json:"elapsed"`
+}
