@@ -1,0 +1,33 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// Document holds the schema definition for the Document entity: one source
+// text, stored once per content hash.
+type Document struct{ ent.Schema }
+
+// Mixin of the Document.
+func (Document) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the Document.
+func (Document) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("name").NotEmpty(),
+		field.Enum("kind").Values("text", "markdown", "csv", "dialogue").Default("text"),
+		field.Text("content"),
+		field.String("sha256").Unique().Immutable(),
+		field.Int("size").NonNegative(),
+	}
+}
+
+// Edges of the Document.
+func (Document) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("chunks", Chunk.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}

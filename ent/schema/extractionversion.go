@@ -1,0 +1,67 @@
+package schema
+
+import (
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// ExtractionVersion holds the schema definition for the ExtractionVersion
+// entity: one run of an extraction, with the config snapshot that shaped it,
+// its progress and its outcome.
+type ExtractionVersion struct{ ent.Schema }
+
+// Mixin of the ExtractionVersion.
+func (ExtractionVersion) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the ExtractionVersion.
+func (ExtractionVersion) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("extraction_id").Immutable(),
+		field.Int("number").Positive().Immutable(),
+		field.Enum("status").Values("queued", "running", "done", "failed", "canceled").Default("queued"),
+		field.Text("config").Immutable(),
+		field.JSON("document_ids", []int{}).Immutable(),
+		field.Bool("reference").Default(false),
+		field.String("note").Default(""),
+		field.Int("chunks_total").Default(0),
+		field.Int("chunks_done").Default(0),
+		field.Int("node_count").Default(0),
+		field.Int("edge_count").Default(0),
+		field.Int("prompt_tokens").Default(0),
+		field.Int("output_tokens").Default(0),
+		field.Int("calls").Default(0),
+		field.Int("cached_calls").Default(0),
+		field.Int("off_schema").Default(0),
+		field.Int("parse_failures").Default(0),
+		field.Int64("elapsed_ms").Default(0),
+		field.Text("error").Default(""),
+		field.Time("started_at").Optional().Nillable(),
+		field.Time("finished_at").Optional().Nillable(),
+		field.Time("heartbeat_at").Default(time.Now),
+	}
+}
+
+// Edges of the ExtractionVersion.
+func (ExtractionVersion) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("extraction", Extraction.Type).Ref("versions").Field("extraction_id").Unique().Required().Immutable(),
+		edge.To("nodes", Node.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("edges", Edge.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("mentions", Mention.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("operations", Operation.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("chunk_runs", ChunkRun.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the ExtractionVersion.
+func (ExtractionVersion) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("extraction_id", "number").Unique(),
+		index.Fields("status"),
+	}
+}

@@ -1,0 +1,28 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+)
+
+// LLMCall holds the schema definition for the LLMCall entity: the cache of
+// model calls, keyed by a hash of provider, model, messages and parameters.
+type LLMCall struct{ ent.Schema }
+
+// Mixin of the LLMCall.
+func (LLMCall) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the LLMCall.
+func (LLMCall) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("key").NotEmpty().Unique().Immutable(),
+		field.String("provider"),
+		field.String("model"),
+		field.String("purpose").Default(""),
+		field.Text("request"),
+		field.Text("response"),
+		field.Int("prompt_tokens").Default(0),
+		field.Int("output_tokens").Default(0),
+		field.Int64("latency_ms").Default(0),
+	}
+}

@@ -1,0 +1,42 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Mention holds the schema definition for the Mention entity: provenance of a
+// node (edge_key empty) or an edge (node_key empty) in a chunk, with byte
+// offsets into the document.
+type Mention struct{ ent.Schema }
+
+// Fields of the Mention.
+func (Mention) Fields() []ent.Field {
+	return []ent.Field{
+		versionRef(),
+		field.String("node_key").Default(""),
+		field.String("edge_key").Default(""),
+		field.Int("document_id"),
+		field.Int("chunk_index"),
+		field.Int("start"),
+		field.Int("end"),
+		field.Text("text").Default(""),
+	}
+}
+
+// Edges of the Mention.
+func (Mention) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", ExtractionVersion.Type).Ref("mentions").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the Mention.
+func (Mention) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("version_id", "node_key", "edge_key", "document_id", "chunk_index", "start", "end").Unique(),
+		index.Fields("version_id", "document_id", "chunk_index"),
+	}
+}

@@ -1,0 +1,39 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Node holds the schema definition for the Node entity: one entity, concept
+// or event of an extraction version, unique by version and key.
+type Node struct{ ent.Schema }
+
+// Fields of the Node.
+func (Node) Fields() []ent.Field {
+	return []ent.Field{
+		versionRef(),
+		field.String("key").NotEmpty(),
+		field.String("name"),
+		field.String("type").Default(""),
+		field.Text("description").Default(""),
+		field.Text("properties").Default(""),
+	}
+}
+
+// Edges of the Node.
+func (Node) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", ExtractionVersion.Type).Ref("nodes").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the Node.
+func (Node) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("version_id", "key").Unique(),
+		index.Fields("version_id", "type"),
+	}
+}
