@@ -1,0 +1,151 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Extractor turns one chunk of a document into a graph. Implementations
+// must be safe for concurrent use. They return an *Error of kind
+// KindInvalid for input they cannot handle and KindUnavailable when a
+// backing service fails.
+type Extractor interface {
+	Extract(ctx context.Context, doc Document, chunk Chunk) (ChunkResult, error)
+}
+
+// Run splits every document per cfg (ChunkSize, Overlap, Strict), skips the
+// chunks sink reports as finished, extracts the others with at most
+// cfg.Concurrency at a time (1 when unset) and writes each result through
+// sink as soon as it is ready. Documents need distinct IDs, since chunks are
+// identified by (document ID, index).
+//
+// progress, when not nil, is called (never concurrently) once at the start
+// and after every finished chunk; ChunksDone counts skipped chunks too, Nodes
+// and Edges sum the chunk results of this run. Run stops at the first error
+// of the extractor or the sink, or when ctx is done, and returns that error
+// (ctx.Err() for a cancellation); chunks already written stay written.
+func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink Sink, progress func(Progress)) error {
+	if ex == nil || sink == nil {
+		return Errorf(KindInvalid, "run needs an extractor and a sink")
+	}
+	begin := time.Now()
+	type job struct {
+		doc   int
+		chunk Chunk
+	}
+	finished, err := sink.Finished(parent)
+	if err != nil {
+		return fmt.Errorf("read finished chunks: %w", err)
+	}
+	var jobs []job
+	total, done := 0, 0
+	seenIDs := make(map[int]bool, len(docs))
+	for i, d := range docs {
+		if seenIDs[d.ID] {
+			return Errorf(KindInvalid, "document %q: duplicate document id %d in one run", d.Name, d.ID)
+		}
+		seenIDs[d.ID] = true
+		for _, c := range Split(d, cfg.ChunkSize, cfg.Overlap, cfg.Strict) {
+			total++
+			if finished[c.Ref()] {
+				done++
+				continue
+			}
+			jobs = append(jobs, job{i, c})
+		}
+	}
+
+	var mu sync.Mutex // guards prog and calls to progress
+	prog := Progress{ChunksDone: done, ChunksTotal: total}
+	report := func(add *ChunkResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if add != nil {
+			prog.ChunksDone++
+			prog.Nodes += len(add.Graph.Nodes)
+			prog.Edges += len(add.Graph.Edges)
+		}
+		prog.Elapsed = time.Since(begin)
+		if progress != nil {
+			progress(prog)
+		}
+	}
+	report(nil)
+
+	n := cfg.Concurrency
+	if n <= 0 {
+		n = 1
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) {
+		errOnce.Do(func() {
+			firstErr = err
+			cancel()
+		})
+	}
+	sem := make(chan struct{}, n)
+loop:
+	for _, j := range jobs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break loop
+		}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := extractOne(ctx, ex, docs[j.doc], j.chunk)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if err := sink.WriteChunk(ctx, res); err != nil {
+				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, docs[j.doc].Name, err))
+				return
+			}
+			report(&res)
+		}(j)
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	return firstErr
+}
+
+// extractOne runs the extractor on one chunk, turning a panic into an error
+// and stamping the chunk reference and elapsed time.
+func extractOne(ctx context.Context, ex Extractor, doc Document, c Chunk) (res ChunkResult, err error) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			err = Errorf(KindInternal, "extract chunk %d of %q: panic: %v", c.Index, doc.Name, p)
+		}
+	}()
+	res, err = ex.Extract(ctx, doc, c)
+	if err != nil {
+		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return res, err
+		}
+		return res, fmt.Errorf("extract chunk %d of %q: %w", c.Index, doc.Name, err)
+	}
+	res.Chunk = c.Ref()
+	if res.Elapsed == 0 {
+		res.Elapsed = time.Since(start)
+	}
+	return res, nil
+}
