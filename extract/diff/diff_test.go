@@ -1,0 +1,517 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+func node(name, typ, desc string) extract.Node {
+	return extract.Node{Key: extract.NodeKey(name), Name: name, Type: typ, Description: desc}
+}
+
+func edge(src, label, tgt string) extract.Edge {
+	return extract.Edge{Source: extract.NodeKey(src), Target: extract.NodeKey(tgt), Label: label, Weight: 1}
+}
+
+func TestCompare(t *testing.T) {
+	base := extract.Graph{
+		Nodes: []extract.Node{
+			node("Ada Lovelace", "Person", "A mathematician."),
+			node("London", "Location", "A city."),
+			node("Analytical Engine", "Artifact", ""),
+		},
+		Edges: []extract.Edge{
+			edge("Ada Lovelace", "born in", "London"),
+			edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+		},
+	}
+	tests := []struct {
+		name string
+		a, b extract.Graph
+		opts Options
+		// expected counts: nodes added, removed, changed; edges added, removed, changed
+		want [6]int
+		// expected changed fields of the first changed node / edge
+		nodeFields []string
+		edgeFields []string
+	}{
+		{name: "Identical", a: base, b: base},
+		{
+			name: "NameCaseAndSpacing",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					{Key: "ada lovelace", Name: "ADA  LOVELACE", Type: "Person", Description: "A mathematician."},
+					node("London", "Location", "A city."),
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: base.Edges,
+			},
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"name"},
+		},
+		{
+			name: "AddedAndRemoved",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					node("Ada Lovelace", "Person", "A mathematician."),
+					node("Charles Babbage", "Person", ""),
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: []extract.Edge{
+					edge("Charles Babbage", "designed", "Analytical Engine"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			want: [6]int{1, 1, 0, 1, 1, 0},
+		},
+		{
+			name: "TypeChangeIsAddRemove",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					node("Ada Lovelace", "Person", "A mathematician."),
+					node("London", "City", "A city."),
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: base.Edges,
+			},
+			// The born-in edge's endpoint identity changes with the type.
+			want: [6]int{1, 1, 0, 1, 1, 0},
+		},
+		{
+			name: "TypeChangeIgnored",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					node("Ada Lovelace", "Person", "A mathematician."),
+					node("London", "City", "A city."),
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: base.Edges,
+			},
+			opts:       Options{IgnoreType: true},
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"type"},
+		},
+		{
+			name: "DescriptionAndProperties",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Description: "An English mathematician.",
+						Properties: map[string]any{"born": 1815}},
+					node("London", "Location", "A city."),
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: []extract.Edge{
+					{Source: "ada lovelace", Target: "london", Label: "born in", Weight: 2, Keywords: "birth"},
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			want:       [6]int{0, 0, 1, 0, 0, 1},
+			nodeFields: []string{"description", "properties"},
+			edgeFields: []string{"keywords", "weight"},
+		},
+		{
+			name: "ReversedEdgeDirected",
+			a:    base,
+			b: extract.Graph{
+				Nodes: base.Nodes,
+				Edges: []extract.Edge{
+					edge("London", "born in", "Ada Lovelace"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			want: [6]int{0, 0, 0, 1, 1, 0},
+		},
+		{
+			name: "ReversedEdgeUndirected",
+			a:    base,
+			b: extract.Graph{
+				Nodes: base.Nodes,
+				Edges: []extract.Edge{
+					edge("London", "born in", "Ada Lovelace"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			opts:       Options{Undirected: true},
+			want:       [6]int{0, 0, 0, 0, 0, 1},
+			edgeFields: []string{"direction"},
+		},
+		{
+			name: "LabelNormalised",
+			a:    base,
+			b: extract.Graph{
+				Nodes: base.Nodes,
+				Edges: []extract.Edge{
+					edge("Ada Lovelace", "Born_In", "London"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			want:       [6]int{0, 0, 0, 0, 0, 1},
+			edgeFields: []string{"label"},
+		},
+		{
+			name: "EmptySides",
+			a:    extract.Graph{},
+			b:    base,
+			want: [6]int{3, 0, 0, 2, 0, 0},
+		},
+		{
+			name: "CJK",
+			a: extract.Graph{Nodes: []extract.Node{
+				{Key: "糖尿病", Name: "糖尿病", Type: "疾病", Description: "一种慢性病"},
+			}},
+			b: extract.Graph{Nodes: []extract.Node{
+				{Key: "糖尿病", Name: "糖尿病 ", Type: "疾病", Description: "一种常见慢性病"},
+			}},
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"name", "description"},
+		},
+		{
+			// extract.NormalizeName keeps a byte-order mark, so a name that
+			// still carries one is a different node.
+			name: "BOMInName",
+			a:    extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "\ufeffAda", Type: "Person"}}},
+			b:    extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "Ada", Type: "Person"}}},
+			want: [6]int{1, 1, 0, 0, 0, 0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Compare(tt.a, tt.b, tt.opts)
+			got := [6]int{len(r.Nodes.Added), len(r.Nodes.Removed), len(r.Nodes.Changed),
+				len(r.Edges.Added), len(r.Edges.Removed), len(r.Edges.Changed)}
+			if got != tt.want {
+				t.Fatalf("counts = %v, want %v\n%s", got, tt.want, mustJSON(t, r))
+			}
+			if tt.nodeFields != nil && !reflect.DeepEqual(r.Nodes.Changed[0].Fields, tt.nodeFields) {
+				t.Errorf("node fields = %v, want %v", r.Nodes.Changed[0].Fields, tt.nodeFields)
+			}
+			if tt.edgeFields != nil && !reflect.DeepEqual(r.Edges.Changed[0].Fields, tt.edgeFields) {
+				t.Errorf("edge fields = %v, want %v", r.Edges.Changed[0].Fields, tt.edgeFields)
+			}
+			checkInvariants(t, tt.a, tt.b, tt.opts, r)
+		})
+	}
+}
+
+func TestCompare_TypeCounts(t *testing.T) {
+	a := extract.Graph{Nodes: []extract.Node{node("A", "Person", ""), node("B", "Person", ""), node("C", "Place", "")}}
+	b := extract.Graph{Nodes: []extract.Node{node("A", "Person", ""), node("C", "Place", ""), node("D", "Place", ""), node("E", "Org", "")}}
+	r := Compare(a, b, Options{})
+	want := map[string]TypeCount{
+		"Person": {Before: 2, After: 1, Delta: -1},
+		"Place":  {Before: 1, After: 2, Delta: 1},
+		"Org":    {Before: 0, After: 1, Delta: 1},
+	}
+	if !reflect.DeepEqual(r.Summary.NodeTypes, want) {
+		t.Errorf("node types = %v, want %v", r.Summary.NodeTypes, want)
+	}
+	if r.Summary.Nodes.Before != 3 || r.Summary.Nodes.After != 4 || r.Summary.Nodes.Unchanged != 2 {
+		t.Errorf("totals = %+v", r.Summary.Nodes)
+	}
+}
+
+func TestCompare_Duplicates(t *testing.T) {
+	a := extract.Graph{
+		Nodes: []extract.Node{node("A", "T", "first"), {Key: "a2", Name: "a", Type: "T", Description: "second"}},
+		Edges: []extract.Edge{edge("A", "r", "A"), {Source: "a2", Target: "a", Label: "R"}},
+	}
+	r := Compare(a, a, Options{})
+	if !r.IsEmpty() {
+		t.Fatalf("diff of a graph with itself is not empty: %s", mustJSON(t, r))
+	}
+	if r.Summary.Nodes.DuplicatesA != 1 || r.Summary.Nodes.Before != 1 {
+		t.Errorf("node totals = %+v", r.Summary.Nodes)
+	}
+	if r.Summary.Edges.DuplicatesA != 1 || r.Summary.Edges.Before != 1 {
+		t.Errorf("edge totals = %+v", r.Summary.Edges)
+	}
+}
+
+func TestCompare_Score(t *testing.T) {
+	gold := extract.Graph{
+		Nodes: []extract.Node{node("A", "T", ""), node("B", "T", ""), node("C", "T", ""), node("D", "T", "")},
+		Edges: []extract.Edge{edge("A", "r", "B"), edge("B", "r", "C")},
+	}
+	pred := extract.Graph{
+		Nodes: []extract.Node{node("A", "T", ""), node("B", "T", ""), node("X", "T", "")},
+		Edges: []extract.Edge{edge("A", "r", "B"), edge("A", "r", "X"), edge("B", "s", "X"), edge("X", "r", "A")},
+	}
+	tests := []struct {
+		name         string
+		a, b         extract.Graph
+		opts         Options
+		nodes, edges PRF
+		none         bool
+	}{
+		{name: "NoReference", a: gold, b: pred, none: true},
+		{name: "GoldIsA", a: gold, b: pred, opts: Options{Reference: RefA},
+			nodes: NewPRF(2, 3, 4), edges: NewPRF(1, 4, 2)},
+		{name: "GoldIsB", a: pred, b: gold, opts: Options{Reference: RefB},
+			nodes: NewPRF(2, 3, 4), edges: NewPRF(1, 4, 2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Compare(tt.a, tt.b, tt.opts)
+			if tt.none {
+				if r.Score != nil {
+					t.Fatalf("score = %+v, want none", r.Score)
+				}
+				return
+			}
+			if r.Score == nil {
+				t.Fatal("no score")
+			}
+			if r.Score.Nodes != tt.nodes || r.Score.Edges != tt.edges {
+				t.Errorf("score = %+v, want nodes %+v edges %+v", *r.Score, tt.nodes, tt.edges)
+			}
+		})
+	}
+	if p := NewPRF(2, 3, 4); math.Abs(p.Precision-2.0/3) > 1e-12 || p.Recall != 0.5 || math.Abs(p.F1-4.0/7) > 1e-12 {
+		t.Errorf("NewPRF(2,3,4) = %+v", p)
+	}
+	if p := NewPRF(0, 0, 0); p != (PRF{}) {
+		t.Errorf("NewPRF(0,0,0) = %+v", p)
+	}
+}
+
+func TestOptions_Validate(t *testing.T) {
+	for _, tt := range []struct {
+		ref int
+		ok  bool
+	}{{0, true}, {1, true}, {2, true}, {3, false}, {-1, false}} {
+		t.Run(fmt.Sprint(tt.ref), func(t *testing.T) {
+			err := Options{Reference: tt.ref}.Validate()
+			if (err == nil) != tt.ok {
+				t.Fatalf("Validate(%d) = %v", tt.ref, err)
+			}
+			if err != nil && extract.KindOf(err) != extract.KindInvalid {
+				t.Errorf("kind = %v", extract.KindOf(err))
+			}
+		})
+	}
+}
+
+func TestResult_JSON(t *testing.T) {
+	t.Run("EmptyWithoutScore", func(t *testing.T) {
+		data, err := json.Marshal(Compare(extract.Graph{}, extract.Graph{}, Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		for _, want := range []string{
+			`"nodes":{"added":[],"removed":[],"changed":[]}`,
+			`"edges":{"added":[],"removed":[],"changed":[]}`,
+			`"summary":{`,
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("JSON lacks %s: %s", want, s)
+			}
+		}
+		if strings.Contains(s, `"score"`) {
+			t.Errorf("JSON has a score without reference: %s", s)
+		}
+	})
+	t.Run("WithScore", func(t *testing.T) {
+		g := extract.Graph{Nodes: []extract.Node{node("A", "T", "")}}
+		data, err := json.Marshal(Compare(g, g, Options{Reference: RefA}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]map[string]map[string]float64
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(`{"score":`+string(raw["score"])+`}`), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["score"]["nodes"]["f1"] != 1 || m["score"]["nodes"]["precision"] != 1 || m["score"]["nodes"]["recall"] != 1 {
+			t.Errorf("score = %s", raw["score"])
+		}
+		if _, ok := m["score"]["edges"]["f1"]; !ok {
+			t.Errorf("score has no edges f1: %s", raw["score"])
+		}
+	})
+	t.Run("NaNWeight", func(t *testing.T) {
+		a := extract.Graph{Edges: []extract.Edge{{Source: "x", Target: "y", Label: "r", Weight: 1}}}
+		b := extract.Graph{Edges: []extract.Edge{{Source: "x", Target: "y", Label: "r", Weight: 0 * inf()}}}
+		if _, err := json.Marshal(Compare(a, b, Options{})); err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+	})
+}
+
+func inf() float64 { var z float64; return 1 / z }
+
+// checkInvariants verifies the properties every result must hold.
+func checkInvariants(t *testing.T, a, b extract.Graph, opts Options, r Result) {
+	t.Helper()
+	s := r.Summary
+	if got, want := s.Nodes.Added-s.Nodes.Removed, s.Nodes.After-s.Nodes.Before; got != want {
+		t.Errorf("nodes: added-removed = %d, |b|-|a| = %d", got, want)
+	}
+	if got, want := s.Edges.Added-s.Edges.Removed, s.Edges.After-s.Edges.Before; got != want {
+		t.Errorf("edges: added-removed = %d, |b|-|a| = %d", got, want)
+	}
+	if s.Nodes.Before != s.Nodes.Removed+s.Nodes.Changed+s.Nodes.Unchanged {
+		t.Errorf("nodes before %d != removed+changed+unchanged %+v", s.Nodes.Before, s.Nodes)
+	}
+	if s.Edges.Before != s.Edges.Removed+s.Edges.Changed+s.Edges.Unchanged {
+		t.Errorf("edges before %d != removed+changed+unchanged %+v", s.Edges.Before, s.Edges)
+	}
+	self := Compare(a, a, opts)
+	if !self.IsEmpty() {
+		t.Errorf("diff(a, a) not empty: %s", mustJSON(t, self))
+	}
+	sw := Compare(b, a, opts)
+	if !sameNodeItems(sw.Nodes.Added, r.Nodes.Removed) || !sameNodeItems(sw.Nodes.Removed, r.Nodes.Added) {
+		t.Errorf("swapping sides does not swap added and removed nodes")
+	}
+	if !sameEdgeItems(sw.Edges.Added, r.Edges.Removed) || !sameEdgeItems(sw.Edges.Removed, r.Edges.Added) {
+		t.Errorf("swapping sides does not swap added and removed edges")
+	}
+	if len(sw.Nodes.Changed) != len(r.Nodes.Changed) || len(sw.Edges.Changed) != len(r.Edges.Changed) {
+		t.Errorf("swapping sides changes the number of changed items")
+	}
+}
+
+func sameNodeItems(x, y []NodeItem) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	m := map[NodeItem]int{}
+	for _, v := range x {
+		m[v]++
+	}
+	for _, v := range y {
+		m[v]--
+		if m[v] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func sameEdgeItems(x, y []EdgeItem) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	m := map[EdgeItem]int{}
+	for _, v := range x {
+		m[v]++
+	}
+	for _, v := range y {
+		m[v]--
+		if m[v] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// randomGraph builds a graph over a small vocabulary so that two random
+// graphs overlap, share names under different case and types, and hold
+// duplicate identities.
+func randomGraph(rng *rand.Rand, nodes, edges int) extract.Graph {
+	names := []string{"Alpha", "beta", "Gamma Ray", "delta", "東京", "Ünïcode", "x_y", "'Quoted'", "Omega"}
+	types := []string{"Person", "Place", "person"}
+	labels := []string{"knows", "Knows", "part of", "near"}
+	descs := []string{"", "one two three", "one three four", "日本の首都"}
+	var g extract.Graph
+	for i := 0; i < nodes; i++ {
+		name := names[rng.IntN(len(names))]
+		if rng.IntN(3) == 0 {
+			name = strings.ToUpper(name)
+		}
+		g.Nodes = append(g.Nodes, extract.Node{
+			Key: extract.NodeKey(name), Name: name, Type: types[rng.IntN(len(types))],
+			Description: descs[rng.IntN(len(descs))],
+		})
+	}
+	for i := 0; i < edges && len(g.Nodes) > 0; i++ {
+		s := g.Nodes[rng.IntN(len(g.Nodes))].Key
+		tg := g.Nodes[rng.IntN(len(g.Nodes))].Key
+		if rng.IntN(10) == 0 {
+			tg = "dangling"
+		}
+		g.Edges = append(g.Edges, extract.Edge{Source: s, Target: tg, Label: labels[rng.IntN(len(labels))], Weight: float64(rng.IntN(3))})
+	}
+	return g
+}
+
+func TestCompare_Properties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200; i++ {
+		a := randomGraph(rng, rng.IntN(8), rng.IntN(12))
+		b := randomGraph(rng, rng.IntN(8), rng.IntN(12))
+		opts := Options{IgnoreType: rng.IntN(2) == 0, Undirected: rng.IntN(2) == 0}
+		t.Run(fmt.Sprintf("Case%03d", i), func(t *testing.T) {
+			checkInvariants(t, a, b, opts, Compare(a, b, opts))
+		})
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// benchGraph builds a graph of n nodes and 2n edges; shift renames a share
+// of the nodes and relabels a share of the edges so that two graphs differ.
+func benchGraph(n int, shift int) extract.Graph {
+	g := extract.Graph{Nodes: make([]extract.Node, n), Edges: make([]extract.Edge, 2*n)}
+	types := []string{"Person", "Organization", "Location", "Event"}
+	labels := []string{"works at", "located in", "knows", "part of", "founded"}
+	for i := range g.Nodes {
+		id := i
+		if i%10 == 0 {
+			id = i + shift
+		}
+		name := fmt.Sprintf("Entity Number %d", id)
+		desc := "An entity that appears in the text."
+		if i%50 == 0 {
+			desc = fmt.Sprintf("An entity that appears %d times in the text.", shift+1)
+		}
+		g.Nodes[i] = extract.Node{Key: extract.NodeKey(name), Name: name, Type: types[i%len(types)], Description: desc}
+	}
+	for i := range g.Edges {
+		s := g.Nodes[i%n].Key
+		tg := g.Nodes[(i*7+1)%n].Key
+		l := labels[(i+shift/1000)%len(labels)]
+		if i%20 != 0 {
+			l = labels[i%len(labels)]
+		}
+		g.Edges[i] = extract.Edge{Source: s, Target: tg, Label: l, Weight: 1}
+	}
+	return g
+}
+
+func BenchmarkCompare(b *testing.B) {
+	a := benchGraph(100_000, 0)
+	c := benchGraph(100_000, 1_000_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var r Result
+	for i := 0; i < b.N; i++ {
+		r = Compare(a, c, Options{})
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(r.Summary.Nodes.Added), "nodes_added")
+	b.ReportMetric(float64(r.Summary.Edges.Added), "edges_added")
+}
