@@ -1,0 +1,328 @@
+// Package fakellm is a local stand-in for model providers in tests. One
+// httptest server speaks both Gemini's REST API
+// (POST /v1beta/models/{model}:generateContent) and the OpenAI
+// chat-completions API (POST /v1/chat/completions or /chat/completions),
+// answering with recorded outputs chosen by rules, with optional latency and
+// injected faults, and counting every request it receives.
+package fakellm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract/llm"
+)
+
+// Rule maps requests to a recorded answer. A rule matches when every set
+// condition holds; a rule with no conditions matches everything. Rules are
+// tried in order.
+type Rule struct {
+	// Contains must occur in the last user message.
+	Contains string
+	// Anywhere must occur in some message (system, user or assistant).
+	Anywhere string
+	// Text is the answer.
+	Text string
+}
+
+// Options configure a Server.
+type Options struct {
+	// Latency is added before each answer.
+	Latency time.Duration
+	// Rules choose answers; see Rule.
+	Rules []Rule
+	// Queue answers requests that match no rule, in order.
+	Queue []string
+	// FailFirst makes the first N requests fail with FailStatus (default
+	// 429) before answers are served.
+	FailFirst int
+	// FailStatus is the status of injected failures.
+	FailStatus int
+	// RetryAfter, when set, is sent as the Retry-After header of injected
+	// failures (seconds, e.g. "0").
+	RetryAfter string
+}
+
+// Call is one request the server received.
+type Call struct {
+	API      string // "gemini" or "openai"
+	Model    string
+	Messages []llm.Message
+	// JSON reports whether the request asked for JSON output.
+	JSON bool
+	// Status is the HTTP status the server answered with.
+	Status int
+}
+
+// Server is a running fake provider.
+type Server struct {
+	*httptest.Server
+	opts  Options
+	mu    sync.Mutex
+	calls []Call
+	queue []string
+}
+
+// New starts a fake server that is closed when the test ends.
+func New(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	if opts.FailStatus == 0 {
+		opts.FailStatus = http.StatusTooManyRequests
+	}
+	s := &Server{opts: opts, queue: append([]string(nil), opts.Queue...)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// GeminiURL is the base URL to give the Gemini client.
+func (s *Server) GeminiURL() string { return s.URL + "/" }
+
+// OpenAIURL is the base URL to give the OpenAI-compatible client.
+func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// Count returns the number of requests received, failed ones included.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.calls)
+}
+
+// Calls returns a copy of the requests received so far.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Reset forgets the requests received so far (the fault counter too).
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = nil
+}
+
+// Load reads a recorded answer from a file, failing the test if it cannot.
+func Load(tb testing.TB, path string) string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("fakellm: %v", err)
+	}
+	return string(b)
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var call Call
+	switch {
+	case strings.HasSuffix(r.URL.Path, ":generateContent") && strings.Contains(r.URL.Path, "/models/"):
+		call, err = parseGemini(r.URL.Path, body)
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		call, err = parseOpenAI(body)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+
+	if s.opts.Latency > 0 {
+		select {
+		case <-time.After(s.opts.Latency):
+		case <-r.Context().Done():
+			return
+		}
+	}
+
+	s.mu.Lock()
+	n := len(s.calls)
+	fail := n < s.opts.FailFirst
+	text, found := "", false
+	if !fail {
+		text, found = s.match(call.Messages)
+	}
+	switch {
+	case fail:
+		call.Status = s.opts.FailStatus
+	case !found:
+		call.Status = http.StatusBadRequest
+	default:
+		call.Status = http.StatusOK
+	}
+	s.calls = append(s.calls, call)
+	s.mu.Unlock()
+
+	switch {
+	case fail:
+		if s.opts.RetryAfter != "" {
+			w.Header().Set("Retry-After", s.opts.RetryAfter)
+		}
+		writeError(w, call.API, call.Status, "injected failure")
+	case !found:
+		writeError(w, call.API, call.Status, "fakellm: no recorded answer for this request")
+	case call.API == "gemini":
+		writeGemini(w, call, text)
+	default:
+		writeOpenAI(w, call, text)
+	}
+}
+
+// match picks the answer; the caller holds s.mu.
+func (s *Server) match(msgs []llm.Message) (string, bool) {
+	last := ""
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			last = msgs[i].Content
+			break
+		}
+	}
+	for _, r := range s.opts.Rules {
+		if r.Contains != "" && !strings.Contains(last, r.Contains) {
+			continue
+		}
+		if r.Anywhere != "" && !anyContains(msgs, r.Anywhere) {
+			continue
+		}
+		return r.Text, true
+	}
+	if len(s.queue) > 0 {
+		t := s.queue[0]
+		s.queue = s.queue[1:]
+		return t, true
+	}
+	return "", false
+}
+
+func anyContains(msgs []llm.Message, sub string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+type geminiPart struct {
+	Text string `json:"text"`
+}
+
+type geminiContent struct {
+	Role  string       `json:"role,omitempty"`
+	Parts []geminiPart `json:"parts"`
+}
+
+func joinParts(c geminiContent) string {
+	var b strings.Builder
+	for _, p := range c.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+func parseGemini(path string, body []byte) (Call, error) {
+	var in struct {
+		Contents          []geminiContent `json:"contents"`
+		SystemInstruction *geminiContent  `json:"systemInstruction"`
+		GenerationConfig  struct {
+			ResponseMimeType string `json:"responseMimeType"`
+		} `json:"generationConfig"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Call{}, fmt.Errorf("fakellm: bad gemini body: %w", err)
+	}
+	model := path[strings.LastIndex(path, "/models/")+len("/models/") : len(path)-len(":generateContent")]
+	call := Call{API: "gemini", Model: model, JSON: in.GenerationConfig.ResponseMimeType == "application/json"}
+	if in.SystemInstruction != nil {
+		call.Messages = append(call.Messages, llm.Message{Role: "system", Content: joinParts(*in.SystemInstruction)})
+	}
+	for _, c := range in.Contents {
+		role := "user"
+		if c.Role == "model" {
+			role = "assistant"
+		}
+		call.Messages = append(call.Messages, llm.Message{Role: role, Content: joinParts(c)})
+	}
+	return call, nil
+}
+
+func parseOpenAI(body []byte) (Call, error) {
+	var in struct {
+		Model          string          `json:"model"`
+		Messages       []llm.Message   `json:"messages"`
+		ResponseFormat json.RawMessage `json:"response_format"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Call{}, fmt.Errorf("fakellm: bad openai body: %w", err)
+	}
+	return Call{API: "openai", Model: in.Model, Messages: in.Messages, JSON: len(in.ResponseFormat) > 0}, nil
+}
+
+func tokens(s string) int { return len(s)/4 + 1 }
+
+func promptTokens(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += tokens(m.Content)
+	}
+	return n
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeGemini(w http.ResponseWriter, c Call, text string) {
+	p, o := promptTokens(c.Messages), tokens(text)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"candidates": []any{map[string]any{
+			"content":      map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}},
+			"finishReason": "STOP",
+			"index":        0,
+		}},
+		"usageMetadata": map[string]any{"promptTokenCount": p, "candidatesTokenCount": o, "totalTokenCount": p + o},
+		"modelVersion":  c.Model,
+	})
+}
+
+func writeOpenAI(w http.ResponseWriter, c Call, text string) {
+	p, o := promptTokens(c.Messages), tokens(text)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":      "chatcmpl-fake",
+		"object":  "chat.completion",
+		"model":   c.Model,
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": p, "completion_tokens": o, "total_tokens": p + o},
+	})
+}
+
+func writeError(w http.ResponseWriter, api string, status int, msg string) {
+	if api == "gemini" {
+		writeJSON(w, status, map[string]any{"error": map[string]any{
+			"code": status, "message": msg, "status": strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_")),
+		}})
+		return
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": strconv.Itoa(status)}})
+}

@@ -1,0 +1,160 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// ProviderOpenAI is the provider name of the OpenAI-compatible client.
+const ProviderOpenAI = "openai"
+
+// DefaultOpenAIBaseURL is used when OpenAIConfig.BaseURL is empty.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+// OpenAIConfig configures a client for any OpenAI-compatible
+// chat-completions server (Ollama, vLLM, llama.cpp's server, hosted ones).
+type OpenAIConfig struct {
+	// BaseURL is the API root, e.g. http://localhost:11434/v1; the client
+	// posts to BaseURL + "/chat/completions".
+	BaseURL string
+	// APIKey is sent as a Bearer token when set.
+	APIKey string
+	// Model is required.
+	Model string
+	// Timeout bounds one HTTP attempt; zero means no bound besides ctx.
+	Timeout time.Duration
+	// HTTPClient is optional.
+	HTTPClient *http.Client
+}
+
+// OpenAI is a chat-completions Client over net/http. It makes exactly one
+// HTTP attempt per call; see WithPolicy for retries and limits.
+type OpenAI struct {
+	cfg  OpenAIConfig
+	http *http.Client
+	url  string
+}
+
+var _ Client = (*OpenAI)(nil)
+
+// NewOpenAI builds an OpenAI-compatible client. It returns a KindInvalid
+// error when the model is missing or the base URL is malformed.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, extract.Errorf(extract.KindInvalid, "openai: a model name is required")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultOpenAIBaseURL
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return nil, extract.Errorf(extract.KindInvalid, "openai: base URL must start with http:// or https://")
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &OpenAI{cfg: cfg, http: hc, url: base + "/chat/completions"}, nil
+}
+
+// Model returns the model name the client calls.
+func (o *OpenAI) Model() string { return o.cfg.Model }
+
+type oaRequest struct {
+	Model          string         `json:"model"`
+	Messages       []Message      `json:"messages"`
+	Temperature    float64        `json:"temperature"`
+	ResponseFormat map[string]any `json:"response_format,omitempty"`
+}
+
+type oaResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Complete sends one chat-completions call.
+func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+	rec := newRecord(ProviderOpenAI, o.cfg.Model, req)
+	if len(req.Messages) == 0 {
+		return Response{}, extract.Errorf(extract.KindInvalid, "openai: request has no messages")
+	}
+	body := oaRequest{Model: o.cfg.Model, Messages: req.Messages, Temperature: req.Temperature}
+	if req.JSONSchema != nil {
+		body.ResponseFormat = map[string]any{
+			"type":        "json_schema",
+			"json_schema": map[string]any{"name": "output", "schema": req.JSONSchema},
+		}
+	}
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return Response{}, extract.Wrap(extract.KindInvalid, err, "openai: encode request")
+	}
+	if o.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.cfg.Timeout)
+		defer cancel()
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(payload))
+	if err != nil {
+		return Response{}, extract.Wrap(extract.KindInvalid, err, "openai: build request")
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if o.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	}
+
+	start := time.Now()
+	hresp, err := o.http.Do(hreq)
+	if err != nil {
+		return Response{}, transportErr(ctx, ProviderOpenAI, redactErr(err, o.cfg.APIKey))
+	}
+	defer hresp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(hresp.Body, 32<<20))
+	rec.Latency = time.Since(start)
+	if err != nil {
+		return Response{}, transportErr(ctx, ProviderOpenAI, fmt.Errorf("read response: %w", err))
+	}
+	var out oaResponse
+	jsonErr := json.Unmarshal(raw, &out)
+	if hresp.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(raw))
+		if jsonErr == nil && out.Error != nil {
+			msg = out.Error.Message
+		}
+		return Response{}, statusErr(&StatusError{
+			Provider:   ProviderOpenAI,
+			Status:     hresp.StatusCode,
+			RetryAfter: parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()),
+			Message:    redact(msg, o.cfg.APIKey),
+		})
+	}
+	if jsonErr != nil {
+		return Response{}, extract.Wrap(extract.KindUnavailable, jsonErr, "openai: malformed response body")
+	}
+	if len(out.Choices) == 0 {
+		return Response{}, extract.Errorf(extract.KindUnavailable, "openai: response has no choices")
+	}
+	rec.PromptTokens = out.Usage.PromptTokens
+	rec.OutputTokens = out.Usage.CompletionTokens
+	rec.Response = out.Choices[0].Message.Content
+	return Response{Text: rec.Response, Record: rec}, nil
+}
