@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -48,7 +49,7 @@ func ReadDocument(name string, data []byte, maxBytes int) (Document, error) {
 		return Document{}, Errorf(KindInvalid, "%s is not valid UTF-8 (first bad byte at offset %d); save it as UTF-8 and retry", label, off)
 	}
 	content := normalizeNewlines(string(data))
-	if strings.TrimSpace(content) == "" {
+	if strings.TrimFunc(content, isBlank) == "" {
 		return Document{}, Errorf(KindInvalid, "%s is empty", label)
 	}
 	sum := sha256.Sum256([]byte(content))
@@ -58,6 +59,12 @@ func ReadDocument(name string, data []byte, maxBytes int) (Document, error) {
 		Content: content,
 		SHA256:  hex.EncodeToString(sum[:]),
 	}, nil
+}
+
+// isBlank reports white space and invisible format characters (a stray
+// byte-order mark, zero-width spaces).
+func isBlank(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
 }
 
 // firstInvalidUTF8 returns the byte offset of the first invalid sequence.

@@ -193,6 +193,10 @@ func splitUnits(text string, size int) []unit {
 func cutLong(text string, sp Span, size int, out []unit) []unit {
 	s := sp.Start
 	for s < sp.End {
+		s, _ = trimSpan(text, s, sp.End)
+		if s >= sp.End {
+			break
+		}
 		// Find the byte offset after size runes.
 		e, n := s, 0
 		lastSpace := -1
@@ -204,7 +208,7 @@ func cutLong(text string, sp Span, size int, out []unit) []unit {
 			e += w
 			n++
 		}
-		if e < sp.End && lastSpace > s {
+		if r, _ := utf8.DecodeRuneInString(text[e:sp.End]); e < sp.End && !unicode.IsSpace(r) && lastSpace > s {
 			e = lastSpace
 		}
 		ps, pe := trimSpan(text, s, e)

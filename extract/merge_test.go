@@ -1,0 +1,133 @@
+package extract
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMergeNode(t *testing.T) {
+	m1 := Mention{DocumentID: 1, ChunkIndex: 0, Start: 0, End: 5, Text: "Alice"}
+	m2 := Mention{DocumentID: 1, ChunkIndex: 1, Start: 90, End: 95, Text: "Alice"}
+	tests := []struct {
+		name     string
+		dst      Node
+		src      Node
+		max      int
+		wantType string
+		wantDesc string
+		wantMen  []Mention
+		dropped  any
+	}{
+		{
+			name:     "FillsEmpty",
+			dst:      Node{},
+			src:      Node{Key: "alice", Name: "Alice", Type: "Person", Description: "A.", Mentions: []Mention{m1}},
+			wantType: "Person", wantDesc: "A.", wantMen: []Mention{m1},
+		},
+		{
+			name:     "DedupeFragmentsAndMentions",
+			dst:      Node{Key: "alice", Name: "Alice", Type: "Person", Description: "A.\nB.", Mentions: []Mention{m1}},
+			src:      Node{Key: "alice", Name: "ALICE", Type: "Person", Description: "B.\nC.", Mentions: []Mention{m1, m2}},
+			wantType: "Person", wantDesc: "A.\nB.\nC.", wantMen: []Mention{m1, m2},
+		},
+		{
+			name:     "BoundedFragments",
+			dst:      Node{Key: "alice", Type: "Person", Description: "A.\nB."},
+			src:      Node{Key: "alice", Type: "Person", Description: "C.\nD.\nE."},
+			max:      3,
+			wantType: "Person", wantDesc: "A.\nB.\nC.", dropped: 2,
+		},
+		{
+			name:     "MostFrequentType",
+			dst:      Node{Key: "x", Type: "Location", Properties: map[string]any{PropTypeCounts: map[string]int{"Location": 1, "Organization": 2}}},
+			src:      Node{Key: "x", Type: "Organization"},
+			wantType: "Organization",
+		},
+		{
+			name:     "TieKeepsFirst",
+			dst:      Node{Key: "x", Type: "Location"},
+			src:      Node{Key: "x", Type: "Organization"},
+			wantType: "Location",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := tt.dst
+			MergeNode(&dst, tt.src, tt.max)
+			if dst.Type != tt.wantType {
+				t.Errorf("type = %q, want %q", dst.Type, tt.wantType)
+			}
+			if tt.wantDesc != "" && dst.Description != tt.wantDesc {
+				t.Errorf("description = %q, want %q", dst.Description, tt.wantDesc)
+			}
+			if tt.wantMen != nil && !reflect.DeepEqual(dst.Mentions, tt.wantMen) {
+				t.Errorf("mentions = %v, want %v", dst.Mentions, tt.wantMen)
+			}
+			if tt.dropped != nil && dst.Properties[PropFragmentsDropped] != tt.dropped {
+				t.Errorf("fragments_dropped = %v, want %v", dst.Properties[PropFragmentsDropped], tt.dropped)
+			}
+			if dst.Key == "" || (tt.dst.Name != "" && dst.Name != tt.dst.Name) {
+				t.Errorf("key/name = %q/%q", dst.Key, dst.Name)
+			}
+		})
+	}
+}
+
+func TestMergeEdge(t *testing.T) {
+	dst := Edge{Source: "a", Target: "b", Label: "knows", Weight: 1, Keywords: "friend, work"}
+	MergeEdge(&dst, Edge{Source: "a", Target: "b", Label: "knows", Weight: 2, Keywords: "Work, school", Description: "They met."}, 4)
+	if dst.Weight != 3 {
+		t.Errorf("weight = %v, want 3", dst.Weight)
+	}
+	if dst.Keywords != "friend, work, school" {
+		t.Errorf("keywords = %q", dst.Keywords)
+	}
+	if dst.Description != "They met." {
+		t.Errorf("description = %q", dst.Description)
+	}
+}
+
+func TestMergeGraph(t *testing.T) {
+	chunk := func(idx int, desc string) Graph {
+		m := Mention{DocumentID: 1, ChunkIndex: idx, Start: idx * 10, End: idx*10 + 5}
+		return Graph{
+			Nodes: []Node{
+				{Key: "alice", Name: "Alice", Type: "Person", Description: desc, Mentions: []Mention{m}},
+				{Key: "paris", Name: "Paris", Type: "Location", Mentions: []Mention{m}},
+			},
+			Edges: []Edge{{Source: "alice", Target: "paris", Label: "lives in", Weight: 1, Mentions: []Mention{m}}},
+		}
+	}
+	t.Run("AccumulatesByKey", func(t *testing.T) {
+		var g Graph
+		MergeGraph(&g, chunk(0, "one"), 8)
+		MergeGraph(&g, chunk(1, "two"), 8)
+		if len(g.Nodes) != 2 || len(g.Edges) != 1 {
+			t.Fatalf("got %d nodes %d edges", len(g.Nodes), len(g.Edges))
+		}
+		if g.Edges[0].Weight != 2 || len(g.Nodes[0].Mentions) != 2 || g.Nodes[0].Description != "one\ntwo" {
+			t.Errorf("merged = %+v / %+v", g.Nodes[0], g.Edges[0])
+		}
+	})
+	t.Run("Idempotent", func(t *testing.T) {
+		var once, twice Graph
+		MergeGraph(&once, chunk(0, "one"), 8)
+		MergeGraph(&once, chunk(1, "two"), 8)
+		MergeGraph(&twice, chunk(0, "one"), 8)
+		MergeGraph(&twice, chunk(1, "two"), 8)
+		MergeGraph(&twice, chunk(1, "two"), 8)
+		MergeGraph(&twice, chunk(0, "one"), 8)
+		if !reflect.DeepEqual(once, twice) {
+			t.Errorf("merging a chunk twice changed the graph:\n%+v\n%+v", once, twice)
+		}
+	})
+	t.Run("DoesNotAliasSource", func(t *testing.T) {
+		src := chunk(0, "one")
+		var g Graph
+		MergeGraph(&g, src, 8)
+		MergeGraph(&g, chunk(1, "two"), 8)
+		if len(src.Nodes[0].Mentions) != 1 {
+			t.Errorf("source graph was modified")
+		}
+	})
+}
