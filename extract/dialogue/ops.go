@@ -1,0 +1,272 @@
+package dialogue
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Operation names, as used in extract.Operation.Op.
+const (
+	OpAddNode     = "add_node"
+	OpUpdateNode  = "update_node"
+	OpAddRelation = "add_relation"
+)
+
+// Operation statuses, as used in extract.Operation.Status.
+const (
+	StatusApplied       = "applied"
+	StatusParentCreated = "parent_created"
+	StatusRejected      = "rejected"
+)
+
+// NodeDetails are the attributes of a memory node. Empty fields of an
+// update leave the node's value unchanged.
+type NodeDetails struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Timestamp   string `json:"timestamp,omitempty"`
+}
+
+// NodeOp adds or updates the node at NodeID.
+type NodeOp struct {
+	NodeID  string      `json:"node_id"`
+	Details NodeDetails `json:"node_details"`
+}
+
+// RelationOp adds a labelled relation between two existing nodes.
+type RelationOp struct {
+	SourceID string `json:"source_node_id"`
+	TargetID string `json:"target_node_id"`
+	Label    string `json:"label"`
+}
+
+// MarshalJSON writes the model's shape, with the label under
+// relation_details.
+func (r RelationOp) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		SourceID string            `json:"source_node_id"`
+		TargetID string            `json:"target_node_id"`
+		Details  map[string]string `json:"relation_details"`
+	}{r.SourceID, r.TargetID, map[string]string{"label": r.Label}})
+}
+
+// Ops is the set of operations proposed for one segment. They apply in the
+// order add_node, update_node, add_relation, each list in order.
+type Ops struct {
+	AddNode     []NodeOp     `json:"add_node"`
+	UpdateNode  []NodeOp     `json:"update_node"`
+	AddRelation []RelationOp `json:"add_relation"`
+}
+
+// Len returns the number of operations.
+func (o Ops) Len() int { return len(o.AddNode) + len(o.UpdateNode) + len(o.AddRelation) }
+
+// ParseOps reads a model answer holding the operations object. It accepts
+// markdown fences and prose around the JSON, missing or null lists, numbers
+// for strings, and the relation label either under relation_details or at
+// the top of the relation. Items it cannot use are returned as failures
+// with the reason; it never panics.
+func ParseOps(output string) (Ops, []extract.ParseFailure) {
+	var ops Ops
+	var fails []extract.ParseFailure
+	fail := func(line, format string, args ...any) {
+		if len(line) > 500 {
+			line = line[:500] + "..."
+		}
+		fails = append(fails, extract.ParseFailure{Line: line, Reason: fmt.Sprintf(format, args...)})
+	}
+	obj, ok := findOpsObject(output)
+	if !ok {
+		fail(output, "no JSON object with add_node, update_node or add_relation found")
+		return ops, fails
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != OpAddNode && k != OpUpdateNode && k != OpAddRelation {
+			fail(string(obj[k]), "unknown key %q ignored", k)
+		}
+	}
+	for _, name := range []string{OpAddNode, OpUpdateNode, OpAddRelation} {
+		raw, ok := obj[name]
+		if !ok || isNull(raw) {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			fail(string(raw), "%s is not a list", name)
+			continue
+		}
+		for i, item := range items {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(item, &m); err != nil {
+				fail(string(item), "%s[%d] is not an object", name, i)
+				continue
+			}
+			if name == OpAddRelation {
+				r, err := relationFrom(m)
+				if err != nil {
+					fail(string(item), "%s[%d]: %s", name, i, err)
+					continue
+				}
+				ops.AddRelation = append(ops.AddRelation, r)
+				continue
+			}
+			n, extra, err := nodeFrom(m)
+			if err != nil {
+				fail(string(item), "%s[%d]: %s", name, i, err)
+				continue
+			}
+			if len(extra) > 0 {
+				fail(string(item), "%s[%d]: attributes %s not kept (only label, description and timestamp are stored)", name, i, strings.Join(extra, ", "))
+			}
+			if name == OpAddNode {
+				ops.AddNode = append(ops.AddNode, n)
+			} else {
+				ops.UpdateNode = append(ops.UpdateNode, n)
+			}
+		}
+	}
+	return ops, fails
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// findOpsObject scans output for the first JSON object that has at least
+// one of the three operation keys.
+func findOpsObject(output string) (map[string]json.RawMessage, bool) {
+	for i := 0; i < len(output); i++ {
+		j := strings.IndexByte(output[i:], '{')
+		if j < 0 {
+			return nil, false
+		}
+		i += j
+		dec := json.NewDecoder(strings.NewReader(output[i:]))
+		var m map[string]json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			continue
+		}
+		_, a := m[OpAddNode]
+		_, u := m[OpUpdateNode]
+		_, r := m[OpAddRelation]
+		if a || u || r {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// scalar reads a JSON string, number or boolean as text.
+func scalar(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return strings.TrimSpace(s), true
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String(), true
+	}
+	var b bool
+	if err := json.Unmarshal(raw, &b); err == nil {
+		return fmt.Sprint(b), true
+	}
+	return "", false
+}
+
+func stringField(m map[string]json.RawMessage, k string) (string, error) {
+	raw, ok := m[k]
+	if !ok {
+		return "", nil
+	}
+	s, ok := scalar(raw)
+	if !ok {
+		return "", fmt.Errorf("%s is not a string", k)
+	}
+	return s, nil
+}
+
+func nodeFrom(m map[string]json.RawMessage) (NodeOp, []string, error) {
+	var n NodeOp
+	id, err := stringField(m, "node_id")
+	if err != nil {
+		return n, nil, err
+	}
+	if id == "" {
+		return n, nil, fmt.Errorf("node_id missing")
+	}
+	n.NodeID = id
+	details := m
+	if raw, ok := m["node_details"]; ok && !isNull(raw) {
+		details = nil
+		if err := json.Unmarshal(raw, &details); err != nil {
+			return n, nil, fmt.Errorf("node_details is not an object")
+		}
+	}
+	var extra []string
+	for k, v := range details {
+		switch k {
+		case "label", "description", "timestamp":
+			s, ok := scalar(v)
+			if !ok {
+				return n, nil, fmt.Errorf("node_details.%s is not a string", k)
+			}
+			switch k {
+			case "label":
+				n.Details.Label = s
+			case "description":
+				n.Details.Description = s
+			default:
+				n.Details.Timestamp = s
+			}
+		case "node_id", "node_details", "operation_type":
+		default:
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	return n, extra, nil
+}
+
+func relationFrom(m map[string]json.RawMessage) (RelationOp, error) {
+	var r RelationOp
+	var err error
+	if r.SourceID, err = stringField(m, "source_node_id"); err != nil {
+		return r, err
+	}
+	if r.TargetID, err = stringField(m, "target_node_id"); err != nil {
+		return r, err
+	}
+	if r.SourceID == "" || r.TargetID == "" {
+		return r, fmt.Errorf("source_node_id and target_node_id are required")
+	}
+	if raw, ok := m["relation_details"]; ok && !isNull(raw) {
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return r, fmt.Errorf("relation_details is not an object")
+		}
+		if r.Label, err = stringField(d, "label"); err != nil {
+			return r, fmt.Errorf("relation_details.%s", err)
+		}
+	}
+	if r.Label == "" {
+		if r.Label, err = stringField(m, "label"); err != nil {
+			return r, err
+		}
+	}
+	if r.Label == "" {
+		return r, fmt.Errorf("relation label missing")
+	}
+	return r, nil
+}

@@ -1,0 +1,145 @@
+package dialogue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+)
+
+// Proposal is what an extractor proposes for one segment: the operations,
+// the model calls made and the parts of the output it could not use.
+type Proposal struct {
+	Ops      Ops
+	Calls    []extract.CallRecord
+	Failures []extract.ParseFailure
+}
+
+// SegmentExtractor proposes memory operations for one segment, given the
+// node ids the memory holds before it. Implementations return
+// *extract.Error of kind unavailable when the model cannot be reached;
+// unusable model output is reported in Proposal.Failures, not as an error.
+type SegmentExtractor interface {
+	ExtractSegment(ctx context.Context, seg Segment, existing []string) (Proposal, error)
+}
+
+// LLM is the model-backed dialogue strategy: one call per segment, with the
+// answer constrained by ResponseSchema.
+type LLM struct {
+	client llm.Client
+	cfg    extract.Config
+	system string
+}
+
+var _ SegmentExtractor = (*LLM)(nil)
+
+// NewLLM returns the model-backed extractor. cfg.Temperature is passed on;
+// cfg.Prompts[PromptKey], when set, replaces the system prompt.
+func NewLLM(client llm.Client, cfg extract.Config) *LLM {
+	sys := defaultSystemPrompt
+	if p := cfg.Prompts[PromptKey]; p != "" {
+		sys = p
+	}
+	return &LLM{client: client, cfg: cfg, system: sys}
+}
+
+// ExtractSegment makes one model call for seg and parses its answer.
+func (l *LLM) ExtractSegment(ctx context.Context, seg Segment, existing []string) (Proposal, error) {
+	user, err := UserPrompt(seg, existing)
+	if err != nil {
+		return Proposal{}, extract.Wrap(extract.KindInternal, err, "render dialogue prompt")
+	}
+	resp, err := l.client.Complete(ctx, llm.Request{
+		Messages: []llm.Message{
+			{Role: "system", Content: l.system},
+			{Role: "user", Content: user},
+		},
+		Temperature: l.cfg.Temperature,
+		JSONSchema:  ResponseSchema(),
+		Purpose:     "extract",
+	})
+	if err != nil {
+		return Proposal{}, fmt.Errorf("dialogue segment %d: %w", seg.Index, err)
+	}
+	rec := resp.Record
+	if rec.Purpose == "" {
+		rec.Purpose = "extract"
+	}
+	if rec.Response == "" {
+		rec.Response = resp.Text
+	}
+	ops, fails := ParseOps(resp.Text)
+	return Proposal{Ops: ops, Calls: []extract.CallRecord{rec}, Failures: fails}, nil
+}
+
+// RunOptions tune RunDialogue.
+type RunOptions struct {
+	// DocumentID is set on the chunk references and mentions written.
+	DocumentID int
+	// Done holds the segment indexes already stored; they are not
+	// extracted again.
+	Done map[int]bool
+	// Prior is the stored operation log of the done segments; it is
+	// replayed so later segments see the memory as it stood.
+	Prior []extract.Operation
+	// Now is the clock used for elapsed times; time.Now when nil.
+	Now func() time.Time
+}
+
+// RunDialogue extracts the segments of d in order, applying each one's
+// operations to the memory before the next segment is extracted, and hands
+// every result to write (turn = segment index). The ChunkResult holds the
+// operation log of the turn and the part of the graph it touched. It
+// returns the final memory; it stops at the first extractor or write error.
+func RunDialogue(ctx context.Context, d *Dialogue, ex SegmentExtractor, opt RunOptions, write func(turn int, res extract.ChunkResult) error) (*Memory, error) {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	mem := Rebuild(opt.Prior, int(^uint(0)>>1))
+	mem.DocumentID = opt.DocumentID
+	for _, seg := range Segments(d) {
+		if opt.Done[seg.Index] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return mem, err
+		}
+		start := now()
+		prop, err := ex.ExtractSegment(ctx, seg, mem.NodeIDs())
+		if err != nil {
+			return mem, err
+		}
+		applied := mem.Apply(seg.Index, prop.Ops)
+		res := extract.ChunkResult{
+			Chunk:      extract.ChunkRef{DocumentID: opt.DocumentID, Index: seg.Index},
+			Graph:      mem.GraphOf(applied),
+			Calls:      prop.Calls,
+			Failures:   prop.Failures,
+			Operations: applied,
+			Elapsed:    now().Sub(start),
+		}
+		if err := write(seg.Index, res); err != nil {
+			return mem, err
+		}
+	}
+	return mem, nil
+}
+
+// ProducedText returns the labels and descriptions of the applied node
+// operations and the labels of the applied relations, for Coverage.
+func ProducedText(ops []extract.Operation) []string {
+	var out []string
+	for _, op := range ops {
+		if op.Status == StatusRejected {
+			continue
+		}
+		out = append(out, op.Label)
+		if op.Description != "" {
+			out = append(out, op.Description)
+		}
+	}
+	return out
+}
