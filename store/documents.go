@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/chunk"
+	"github.com/kgstudio/kgstudio/ent/document"
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// AddDocument stores a document unless one with the same content hash
+// exists, in which case that one is returned with created == false.
+func (s *Store) AddDocument(ctx context.Context, d extract.Document) (extract.Document, bool, error) {
+	if d.SHA256 == "" {
+		return d, false, extract.Errorf(extract.KindInvalid, "document %q has no content hash", d.Name)
+	}
+	if old, err := s.Client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx); err == nil {
+		return DocumentFromEnt(old), false, nil
+	} else if !ent.IsNotFound(err) {
+		return d, false, translate(err, "document")
+	}
+	kind := document.Kind(d.Kind)
+	if document.KindValidator(kind) != nil {
+		kind = document.KindText
+	}
+	row, err := s.Client.Document.Create().SetName(d.Name).SetKind(kind).SetContent(d.Content).
+		SetSha256(d.SHA256).SetSize(len(d.Content)).Save(ctx)
+	if ent.IsConstraintError(err) {
+		// Lost a race with an identical upload.
+		old, qerr := s.Client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx)
+		if qerr == nil {
+			return DocumentFromEnt(old), false, nil
+		}
+	}
+	if err != nil {
+		return d, false, translate(err, "document")
+	}
+	return DocumentFromEnt(row), true, nil
+}
+
+// DocumentFromEnt converts a document row.
+func DocumentFromEnt(d *ent.Document) extract.Document {
+	return extract.Document{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Content: d.Content, SHA256: d.Sha256}
+}
+
+// DocumentInfo is a document without its content, for lists.
+type DocumentInfo struct {
+	ID      int
+	Name    string
+	Kind    string
+	Size    int
+	Created string
+}
+
+// ListDocuments lists documents, newest first, without their content.
+func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, error) {
+	q := s.Client.Document.Query().Order(ent.Desc(document.FieldID))
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	rows, err := q.Select(document.FieldID, document.FieldName, document.FieldKind, document.FieldSize, document.FieldCreatedAt).All(ctx)
+	if err != nil {
+		return nil, translate(err, "documents")
+	}
+	out := make([]DocumentInfo, len(rows))
+	for i, r := range rows {
+		out[i] = DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt.Format("2006-01-02 15:04")}
+	}
+	return out, nil
+}
+
+// Document loads one document with its content.
+func (s *Store) Document(ctx context.Context, id int) (extract.Document, error) {
+	row, err := s.Client.Document.Get(ctx, id)
+	if err != nil {
+		return extract.Document{}, translate(err, fmt.Sprintf("document %d", id))
+	}
+	return DocumentFromEnt(row), nil
+}
+
+// Documents loads several documents in the given order.
+func (s *Store) Documents(ctx context.Context, ids []int) ([]extract.Document, error) {
+	out := make([]extract.Document, 0, len(ids))
+	for _, id := range ids {
+		d, err := s.Document(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// DocumentByName finds a document by exact name (the newest if several).
+func (s *Store) DocumentByName(ctx context.Context, name string) (extract.Document, error) {
+	row, err := s.Client.Document.Query().Where(document.Name(name)).Order(ent.Desc(document.FieldID)).First(ctx)
+	if err != nil {
+		return extract.Document{}, translate(err, fmt.Sprintf("document %q", name))
+	}
+	return DocumentFromEnt(row), nil
+}
+
+// SaveChunks stores the chunks of a document for one splitter setting,
+// idempotently.
+func (s *Store) SaveChunks(ctx context.Context, docID int, settings string, chunks []extract.Chunk) error {
+	return s.inTx(ctx, func(tx *ent.Tx) error {
+		for start := 0; start < len(chunks); start += BatchSize {
+			part := chunks[start:min(start+BatchSize, len(chunks))]
+			bulk := make([]*ent.ChunkCreate, len(part))
+			for i, c := range part {
+				bulk[i] = tx.Chunk.Create().SetDocumentID(docID).SetSettings(settings).SetIndex(c.Index).
+					SetText(c.Text).SetStart(c.Start).SetEnd(c.End).SetTokens(c.Tokens)
+			}
+			err := tx.Chunk.CreateBulk(bulk...).OnConflictColumns(chunk.FieldDocumentID, chunk.FieldSettings, chunk.FieldIndex).
+				DoNothing().Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("write chunks: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// Chunks loads a document's chunks for one splitter setting.
+func (s *Store) Chunks(ctx context.Context, docID int, settings string) ([]extract.Chunk, error) {
+	rows, err := s.Client.Chunk.Query().Where(chunk.DocumentID(docID), chunk.Settings(settings)).Order(chunk.ByIndex()).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunks")
+	}
+	out := make([]extract.Chunk, len(rows))
+	for i, c := range rows {
+		out[i] = extract.Chunk{DocumentID: c.DocumentID, Index: c.Index, Text: c.Text, Start: c.Start, End: c.End, Tokens: c.Tokens}
+	}
+	return out, nil
+}

@@ -1,0 +1,293 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/extraction"
+	"github.com/kgstudio/kgstudio/ent/extractionversion"
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Version statuses.
+const (
+	StatusQueued   = "queued"
+	StatusRunning  = "running"
+	StatusDone     = "done"
+	StatusFailed   = "failed"
+	StatusCanceled = "canceled"
+)
+
+// Version is an extraction version with its decoded config.
+type Version struct {
+	ID             int
+	ExtractionID   int
+	Extraction     string
+	Number         int
+	Status         string
+	Config         extract.Config
+	DocumentIDs    []int
+	Reference      bool
+	Note           string
+	ChunksTotal    int
+	ChunksDone     int
+	Nodes          int
+	Edges          int
+	PromptTokens   int
+	OutputTokens   int
+	Calls          int
+	CachedCalls    int
+	OffSchema      int
+	ParseFailures  int
+	Elapsed        time.Duration
+	Error          string
+	CreatedAt      time.Time
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
+	HeartbeatAt    time.Time
+}
+
+// Label is "name@number".
+func (v Version) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v.Number) }
+
+// Active reports whether the version is queued or running.
+func (v Version) Active() bool { return v.Status == StatusQueued || v.Status == StatusRunning }
+
+func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
+	var cfg extract.Config
+	_ = json.Unmarshal([]byte(v.Config), &cfg)
+	return Version{
+		ID: v.ID, ExtractionID: v.ExtractionID, Extraction: name, Number: v.Number, Status: string(v.Status),
+		Config: cfg, DocumentIDs: v.DocumentIds, Reference: v.Reference, Note: v.Note,
+		ChunksTotal: v.ChunksTotal, ChunksDone: v.ChunksDone, Nodes: v.NodeCount, Edges: v.EdgeCount,
+		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
+		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
+		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt,
+	}
+}
+
+// NewVersion creates the next version of the named extraction (creating the
+// extraction if needed), queued, with the config snapshot.
+func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string) (Version, error) {
+	if name == "" {
+		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
+	}
+	if len(docIDs) == 0 {
+		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
+	}
+	cfgJSON, err := json.Marshal(cfg)
+	if err != nil {
+		return Version{}, fmt.Errorf("encode config: %w", err)
+	}
+	var out Version
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		ex, err := tx.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
+		if ent.IsNotFound(err) {
+			ex, err = tx.Extraction.Create().SetName(name).Save(ctx)
+		}
+		if err != nil {
+			return translate(err, "extraction")
+		}
+		last, err := tx.ExtractionVersion.Query().Where(extractionversion.ExtractionID(ex.ID)).
+			Order(ent.Desc(extractionversion.FieldNumber)).First(ctx)
+		num := 1
+		if err == nil {
+			num = last.Number + 1
+		} else if !ent.IsNotFound(err) {
+			return translate(err, "version")
+		}
+		v, err := tx.ExtractionVersion.Create().SetExtractionID(ex.ID).SetNumber(num).SetConfig(string(cfgJSON)).
+			SetDocumentIds(docIDs).SetNote(note).SetHeartbeatAt(s.Now()).Save(ctx)
+		if err != nil {
+			return translate(err, "version")
+		}
+		out = versionFromEnt(v, name)
+		return nil
+	})
+	return out, err
+}
+
+// Version loads one version.
+func (s *Store) Version(ctx context.Context, id int) (Version, error) {
+	v, err := s.Client.ExtractionVersion.Query().Where(extractionversion.ID(id)).WithExtraction().Only(ctx)
+	if err != nil {
+		return Version{}, translate(err, fmt.Sprintf("version %d", id))
+	}
+	return versionFromEnt(v, v.Edges.Extraction.Name), nil
+}
+
+// VersionByLabel finds "name@number"; number 0 means the latest.
+func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (Version, error) {
+	q := s.Client.ExtractionVersion.Query().Where(extractionversion.HasExtractionWith(extraction.Name(name)))
+	if number > 0 {
+		q = q.Where(extractionversion.Number(number))
+	}
+	v, err := q.Order(ent.Desc(extractionversion.FieldNumber)).First(ctx)
+	if err != nil {
+		return Version{}, translate(err, fmt.Sprintf("version %s@%d", name, number))
+	}
+	return versionFromEnt(v, name), nil
+}
+
+// ExtractionInfo summarises an extraction for lists.
+type ExtractionInfo struct {
+	ID       int
+	Name     string
+	Versions []Version
+}
+
+// ListExtractions lists extractions, newest first, with their versions
+// (newest first).
+func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInfo, error) {
+	q := s.Client.Extraction.Query().Order(ent.Desc(extraction.FieldID)).
+		WithVersions(func(q *ent.ExtractionVersionQuery) { q.Order(ent.Desc(extractionversion.FieldNumber)) })
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	rows, err := q.All(ctx)
+	if err != nil {
+		return nil, translate(err, "extractions")
+	}
+	out := make([]ExtractionInfo, len(rows))
+	for i, r := range rows {
+		out[i] = ExtractionInfo{ID: r.ID, Name: r.Name}
+		for _, v := range r.Edges.Versions {
+			out[i].Versions = append(out[i].Versions, versionFromEnt(v, r.Name))
+		}
+	}
+	return out, nil
+}
+
+// RecentVersions lists the latest versions across extractions.
+func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error) {
+	rows, err := s.Client.ExtractionVersion.Query().WithExtraction().Order(ent.Desc(extractionversion.FieldID)).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, translate(err, "versions")
+	}
+	out := make([]Version, len(rows))
+	for i, r := range rows {
+		out[i] = versionFromEnt(r, r.Edges.Extraction.Name)
+	}
+	return out, nil
+}
+
+// StartVersion marks a version running with its chunk total.
+func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
+	now := s.Now()
+	return translate(s.Client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
+		SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").Exec(ctx), "version")
+}
+
+// FinishVersion records the final status, elapsed time and error text.
+func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
+	now := s.Now()
+	upd := s.Client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
+		SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds())
+	if err := upd.Exec(ctx); err != nil {
+		return translate(err, "version")
+	}
+	if status == StatusDone {
+		return s.refreshCounts(ctx, id)
+	}
+	return nil
+}
+
+// Heartbeat records that a run is alive.
+func (s *Store) Heartbeat(ctx context.Context, id int) error {
+	return translate(s.Client.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx), "version")
+}
+
+// UnfinishedVersions lists versions left queued or running, e.g. by a
+// process that was killed; the server resumes them on start.
+func (s *Store) UnfinishedVersions(ctx context.Context) ([]Version, error) {
+	rows, err := s.Client.ExtractionVersion.Query().WithExtraction().
+		Where(extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning)).
+		Order(ent.Asc(extractionversion.FieldID)).All(ctx)
+	if err != nil {
+		return nil, translate(err, "versions")
+	}
+	out := make([]Version, len(rows))
+	for i, r := range rows {
+		out[i] = versionFromEnt(r, r.Edges.Extraction.Name)
+	}
+	return out, nil
+}
+
+// SetReference marks (or unmarks) a version as the reference of its
+// extraction; at most one version of an extraction is the reference.
+func (s *Store) SetReference(ctx context.Context, id int, ref bool) error {
+	return s.inTx(ctx, func(tx *ent.Tx) error {
+		v, err := tx.ExtractionVersion.Get(ctx, id)
+		if err != nil {
+			return translate(err, "version")
+		}
+		if ref {
+			if err := tx.ExtractionVersion.Update().Where(extractionversion.ExtractionID(v.ExtractionID)).
+				SetReference(false).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return tx.ExtractionVersion.UpdateOneID(id).SetReference(ref).Exec(ctx)
+	})
+}
+
+// ChunkRun is a finished chunk of a version with what the strategy reported.
+type ChunkRun struct {
+	DocumentID   int
+	ChunkIndex   int
+	Nodes        int
+	Edges        int
+	PromptTokens int
+	OutputTokens int
+	OffSchema    int
+	Failures     int
+	Elapsed      time.Duration
+	Calls        []extract.CallRecord
+	ParseErrors  []extract.ParseFailure
+}
+
+// ChunkRuns lists the finished chunks of a version in document order.
+func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error) {
+	rows, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
+		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunk runs")
+	}
+	out := make([]ChunkRun, len(rows))
+	for i, r := range rows {
+		var d chunkDetail
+		_ = json.Unmarshal([]byte(r.Detail), &d)
+		out[i] = ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
+			PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
+			Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures}
+	}
+	return out, nil
+}
+
+// Counts are the dashboard totals.
+type Counts struct {
+	Schemas, Documents, Extractions, Versions int
+}
+
+// Counts returns the dashboard totals.
+func (s *Store) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	var err error
+	if c.Schemas, err = s.Client.KGSchema.Query().Count(ctx); err != nil {
+		return c, translate(err, "schemas")
+	}
+	if c.Documents, err = s.Client.Document.Query().Count(ctx); err != nil {
+		return c, translate(err, "documents")
+	}
+	if c.Extractions, err = s.Client.Extraction.Query().Count(ctx); err != nil {
+		return c, translate(err, "extractions")
+	}
+	if c.Versions, err = s.Client.ExtractionVersion.Query().Count(ctx); err != nil {
+		return c, translate(err, "versions")
+	}
+	return c, nil
+}

@@ -1,0 +1,193 @@
+// Package store persists kgstudio's schemas, documents, extractions and
+// graphs through the generated Ent client, on embedded SQLite or PostgreSQL.
+// It converts between ent rows and the extract domain types.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
+
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Store is the persistence layer. It is safe for concurrent use.
+type Store struct {
+	Client  *ent.Client
+	DB      *sql.DB
+	Dialect string
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+}
+
+// Options configure Open.
+type Options struct {
+	// URL is a database URL. Empty means an SQLite file in DataDir;
+	// postgres:// or postgresql:// selects PostgreSQL; sqlite:PATH or
+	// file:PATH selects an explicit SQLite file.
+	URL string
+	// DataDir holds the default SQLite file.
+	DataDir string
+}
+
+// DefaultSQLiteFile is the name of the SQLite database in the data dir.
+const DefaultSQLiteFile = "kgstudio.db"
+
+// Open connects, pings and migrates the database. Errors name the problem
+// with any password masked.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	drv, dsn, dia, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(drv, dsn)
+	if err != nil {
+		return nil, extract.Wrap(extract.KindUnavailable, err, "open database %s", MaskURL(opts.URL))
+	}
+	if dia == dialect.SQLite {
+		// One writer at a time; readers go on in WAL mode.
+		db.SetMaxOpenConns(8)
+	} else {
+		db.SetMaxOpenConns(16)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(err.Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
+	}
+	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
+	s := &Store{Client: client, DB: db, Dialect: dia, Now: time.Now}
+	if err := s.Migrate(ctx); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate brings the schema up to date. Ent's automatic migration only adds
+// tables, columns and indexes; it never drops data.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.Client.Schema.Create(ctx); err != nil {
+		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
+	}
+	return nil
+}
+
+// Close releases the database.
+func (s *Store) Close() error { return s.Client.Close() }
+
+// Ping checks the database connection.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.DB.PingContext(ctx); err != nil {
+		return extract.Wrap(extract.KindUnavailable, err, "database unreachable")
+	}
+	return nil
+}
+
+func resolve(opts Options) (driver, dsn, dia string, err error) {
+	u := strings.TrimSpace(opts.URL)
+	switch {
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		if _, perr := url.Parse(u); perr != nil {
+			return "", "", "", extract.Errorf(extract.KindInvalid, "malformed database URL %s", MaskURL(u))
+		}
+		return "pgx", u, dialect.Postgres, nil
+	case u == "":
+		if opts.DataDir == "" {
+			return "", "", "", extract.Errorf(extract.KindInvalid, "no database URL and no data dir")
+		}
+		if err := os.MkdirAll(opts.DataDir, 0o755); err != nil {
+			return "", "", "", extract.Wrap(extract.KindInvalid, err, "cannot create data dir %s", opts.DataDir)
+		}
+		return "sqlite", sqliteDSN(filepath.Join(opts.DataDir, DefaultSQLiteFile)), dialect.SQLite, nil
+	case strings.HasPrefix(u, "sqlite:"), strings.HasPrefix(u, "file:"):
+		p := strings.TrimPrefix(strings.TrimPrefix(u, "sqlite:"), "file:")
+		p = strings.TrimPrefix(p, "//")
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		if p != ":memory:" {
+			if dir := filepath.Dir(p); dir != "" {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return "", "", "", extract.Wrap(extract.KindInvalid, err, "cannot create directory %s", dir)
+				}
+			}
+		}
+		return "sqlite", sqliteDSN(p), dialect.SQLite, nil
+	default:
+		return "", "", "", extract.Errorf(extract.KindInvalid, "unsupported database URL %s (use postgres://... or sqlite:PATH)", MaskURL(u))
+	}
+}
+
+func sqliteDSN(path string) string {
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+}
+
+func describe(opts Options, dsn string) string {
+	if opts.URL != "" {
+		return opts.URL
+	}
+	return strings.SplitN(strings.TrimPrefix(dsn, "file:"), "?", 2)[0]
+}
+
+// MaskURL hides the password of a database URL.
+func MaskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+func maskErr(msg, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return msg
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	return msg
+}
+
+// rollback undoes tx and returns err wrapped.
+func rollback(tx *ent.Tx, err error) error {
+	if rerr := tx.Rollback(); rerr != nil {
+		return fmt.Errorf("%w: rolling back: %v", err, rerr)
+	}
+	return err
+}
+
+// translate maps ent errors onto domain errors.
+func translate(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case ent.IsNotFound(err):
+		return extract.Errorf(extract.KindNotFound, "%s not found", what)
+	case ent.IsConstraintError(err):
+		return extract.Wrap(extract.KindConflict, err, "%s conflicts with an existing one", what)
+	case ent.IsValidationError(err):
+		return extract.Wrap(extract.KindInvalid, err, "%s is invalid", what)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	default:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+}
