@@ -1,0 +1,315 @@
+package eval
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+)
+
+// PRF is precision, recall and F1 (0 when undefined).
+type PRF = diff.PRF
+
+// Report is the score of extracted graphs against gold entries.
+type Report struct {
+	Entities  EntityReport   `json:"entities"`
+	Relations RelationReport `json:"relations"`
+	// Entries is the number of gold entries scored.
+	Entries int `json:"entries"`
+	// Missing counts entries for which no extracted graph was given; they
+	// score as empty graphs.
+	Missing int `json:"missing,omitempty"`
+}
+
+// EntityReport scores entities. Precision is the share of scored
+// extracted nodes whose name matches a mention name of some gold entity of
+// the same entry; recall is the share of gold entities matched by some
+// extracted node of their entry.
+type EntityReport struct {
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	// ByType gives recall per gold type, keyed by the gold file's types.
+	ByType map[string]TypeRecall `json:"by_type"`
+	// Typed is the same score where a match also needs the node's type to
+	// equal the mapped gold type; present only when a type map is given.
+	Typed *PRF `json:"typed,omitempty"`
+	// Gold is the number of gold entities, Found how many were matched.
+	Gold  int `json:"gold"`
+	Found int `json:"found"`
+	// Extracted counts all extracted nodes, Scored those counted for
+	// precision, Correct the scored nodes that match a gold entity.
+	Extracted int `json:"extracted"`
+	Scored    int `json:"scored"`
+	Correct   int `json:"correct"`
+}
+
+// TypeRecall is the recall of one gold type.
+type TypeRecall struct {
+	Gold   int     `json:"gold"`
+	Found  int     `json:"found"`
+	Recall float64 `json:"recall"`
+}
+
+// RelationReport scores relations.
+type RelationReport struct {
+	// Unlabelled compares unordered entity pairs: a gold pair is found when
+	// any extracted edge joins a node matching one entity to a node
+	// matching the other, in either direction.
+	Unlabelled PRF `json:"unlabelled"`
+	// Labelled compares directed (head, label, tail) triples with labels
+	// normalised (camelCase split, underscores as spaces, case folded).
+	Labelled PRF `json:"labelled"`
+	// LabelsComparable reports whether any extracted label is also a gold
+	// label; when false the extractor uses another vocabulary (such as
+	// verb phrases) and Labelled is 0 by construction.
+	LabelsComparable bool `json:"labels_comparable"`
+	// Counts behind the scores: distinct gold pairs and triples, and
+	// distinct extracted pairs and triples (self-loops left out).
+	GoldPairs      int `json:"gold_pairs"`
+	GoldTriples    int `json:"gold_triples"`
+	ExtractedPairs int `json:"extracted_pairs"`
+	ExtractedEdges int `json:"extracted_triples"`
+}
+
+// Score scores extracted[i] against entries[i]. Matching is by
+// extract.NormalizeName of the node's name against every mention name of a
+// gold entity of the same entry. Entries beyond len(extracted) score as
+// empty graphs (counted in Report.Missing); extra graphs are ignored.
+//
+// typeMap maps gold types to extracted type names (DocREDTypes for
+// example). When it is empty every extracted node counts for precision.
+// When it is set, only nodes whose type is one of its values (case
+// folded) count, since the gold file annotates nothing else, and
+// EntityReport.Typed is filled.
+func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string) Report {
+	rep := Report{Entries: len(entries)}
+	rep.Entities.ByType = map[string]TypeRecall{}
+	mapped := map[string]bool{}
+	for _, v := range typeMap {
+		mapped[strings.ToLower(v)] = true
+	}
+	goldLabels := map[string]bool{}
+	for _, e := range entries {
+		for _, r := range e.Relations {
+			goldLabels[NormalizeLabel(r.Label)] = true
+		}
+	}
+
+	var typedMatched, typedFound int
+	var pairFound, pairCorrect, tripleFound, tripleCorrect int
+	r := &rep.Relations
+	for i, e := range entries {
+		var g extract.Graph
+		if i < len(extracted) {
+			g = extracted[i]
+		} else {
+			rep.Missing++
+		}
+
+		// Gold names -> entity indexes.
+		byName := map[string][]int{}
+		for j, ge := range e.Entities {
+			for _, n := range ge.Names {
+				k := extract.NormalizeName(n)
+				if k == "" {
+					continue
+				}
+				if l := byName[k]; len(l) == 0 || l[len(l)-1] != j {
+					byName[k] = append(l, j)
+				}
+			}
+		}
+
+		// Nodes: which gold entities each matches.
+		found := make([]bool, len(e.Entities))
+		typedOK := make([]bool, len(e.Entities))
+		nodeName := make(map[string]string, len(g.Nodes))
+		for _, n := range g.Nodes {
+			name := nodeNameOf(n)
+			if _, ok := nodeName[n.Key]; !ok {
+				nodeName[n.Key] = name
+			}
+			rep.Entities.Extracted++
+			scored := len(mapped) == 0 || mapped[strings.ToLower(n.Type)]
+			if scored {
+				rep.Entities.Scored++
+			}
+			matches := byName[name]
+			typedHit := false
+			for _, j := range matches {
+				found[j] = true
+				if want := typeMap[e.Entities[j].Type]; want != "" && strings.EqualFold(want, n.Type) {
+					typedOK[j] = true
+					typedHit = true
+				}
+			}
+			if scored && len(matches) > 0 {
+				rep.Entities.Correct++
+				if typedHit {
+					typedMatched++
+				}
+			}
+		}
+		for j, ge := range e.Entities {
+			tr := rep.Entities.ByType[ge.Type]
+			tr.Gold++
+			rep.Entities.Gold++
+			if found[j] {
+				tr.Found++
+				rep.Entities.Found++
+			}
+			if typedOK[j] {
+				typedFound++
+			}
+			rep.Entities.ByType[ge.Type] = tr
+		}
+
+		// Relations: gold pairs and triples of this entry.
+		goldPairs := map[[2]int]bool{}
+		goldTriples := map[triple]bool{}
+		for _, gr := range e.Relations {
+			if gr.Head == gr.Tail {
+				continue // self-loops are left out on both sides
+			}
+			goldPairs[orderPair(gr.Head, gr.Tail)] = true
+			goldTriples[triple{gr.Head, NormalizeLabel(gr.Label), gr.Tail}] = true
+		}
+		r.GoldPairs += len(goldPairs)
+		r.GoldTriples += len(goldTriples)
+
+		// Extracted edges, distinct by endpoint names (and label).
+		pairSeen := map[[2]string]bool{}
+		tripleSeen := map[[3]string]bool{}
+		hitPairs := map[[2]int]bool{}
+		hitTriples := map[triple]bool{}
+		for _, ed := range g.Edges {
+			src, tgt := endpointName(nodeName, ed.Source), endpointName(nodeName, ed.Target)
+			if src == tgt {
+				continue
+			}
+			label := NormalizeLabel(ed.Label)
+			if goldLabels[label] {
+				r.LabelsComparable = true
+			}
+			key := [2]string{src, tgt}
+			if tgt < src {
+				key = [2]string{tgt, src}
+			}
+			if !pairSeen[key] {
+				pairSeen[key] = true
+				correct := false
+				for _, h := range byName[src] {
+					for _, t := range byName[tgt] {
+						if p := orderPair(h, t); h != t && goldPairs[p] {
+							hitPairs[p] = true
+							correct = true
+						}
+					}
+				}
+				if correct {
+					pairCorrect++
+				}
+			}
+			tk := [3]string{src, label, tgt}
+			if !tripleSeen[tk] {
+				tripleSeen[tk] = true
+				correct := false
+				for _, h := range byName[src] {
+					for _, t := range byName[tgt] {
+						if tr := (triple{h, label, t}); goldTriples[tr] {
+							hitTriples[tr] = true
+							correct = true
+						}
+					}
+				}
+				if correct {
+					tripleCorrect++
+				}
+			}
+		}
+		r.ExtractedPairs += len(pairSeen)
+		r.ExtractedEdges += len(tripleSeen)
+		pairFound += len(hitPairs)
+		tripleFound += len(hitTriples)
+	}
+
+	for t, tr := range rep.Entities.ByType {
+		if tr.Gold > 0 {
+			tr.Recall = float64(tr.Found) / float64(tr.Gold)
+		}
+		rep.Entities.ByType[t] = tr
+	}
+	ent := prf(rep.Entities.Correct, rep.Entities.Scored, rep.Entities.Found, rep.Entities.Gold)
+	rep.Entities.Precision, rep.Entities.Recall, rep.Entities.F1 = ent.Precision, ent.Recall, ent.F1
+	if len(typeMap) > 0 {
+		typed := prf(typedMatched, rep.Entities.Scored, typedFound, rep.Entities.Gold)
+		rep.Entities.Typed = &typed
+	}
+	r.Unlabelled = prf(pairCorrect, r.ExtractedPairs, pairFound, r.GoldPairs)
+	r.Labelled = prf(tripleCorrect, r.ExtractedEdges, tripleFound, r.GoldTriples)
+	return rep
+}
+
+type triple struct {
+	head  int
+	label string
+	tail  int
+}
+
+func orderPair(a, b int) [2]int {
+	if b < a {
+		return [2]int{b, a}
+	}
+	return [2]int{a, b}
+}
+
+// prf computes scores where the precision numerator (correct predictions)
+// and the recall numerator (found gold items) are counted separately,
+// since several predictions may match one gold item and the reverse.
+func prf(correct, predicted, found, gold int) PRF {
+	var p PRF
+	if predicted > 0 {
+		p.Precision = float64(correct) / float64(predicted)
+	}
+	if gold > 0 {
+		p.Recall = float64(found) / float64(gold)
+	}
+	if p.Precision+p.Recall > 0 {
+		p.F1 = 2 * p.Precision * p.Recall / (p.Precision + p.Recall)
+	}
+	return p
+}
+
+func nodeNameOf(n extract.Node) string {
+	if k := extract.NormalizeName(n.Name); k != "" {
+		return k
+	}
+	return extract.NormalizeName(n.Key)
+}
+
+func endpointName(names map[string]string, key string) string {
+	if n, ok := names[key]; ok {
+		return n
+	}
+	return extract.NormalizeName(key)
+}
+
+// NormalizeLabel folds a relation label for comparison: camelCase words are
+// split ("currentTenants" -> "current tenants"), then extract.NormalizeName
+// applies (underscores as spaces, case folded, spaces collapsed), so
+// "currentTenants", "CURRENT_TENANTS" and "current tenants" are equal.
+func NormalizeLabel(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	var prev rune
+	for i, r := range s {
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return extract.NormalizeName(b.String())
+}
