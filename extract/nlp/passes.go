@@ -1,0 +1,422 @@
+package nlp
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// titles mark the following name as a person; they are not part of the
+// name.
+var titles = setOf("Mr.", "Mrs.", "Ms.", "Dr.", "Mr", "Mrs", "Ms", "Dr", "Miss", "Mister", "Prof.", "Professor",
+	"Sir", "Lady", "Lord", "Madam", "Madame", "St.", "Saint", "King", "Queen", "Prince", "Princess", "Uncle", "Aunt",
+	"President", "Captain", "General", "Colonel", "Father", "Mother", "Brother", "Sister", "Master", "Senator", "Governor")
+
+// personTitles are the titles that do not start a place name ("St." does).
+var personTitles = setOf("Mr.", "Mrs.", "Ms.", "Dr.", "Mr", "Mrs", "Ms", "Dr", "Miss", "Mister", "Prof.", "Professor",
+	"Sir", "Lady", "Lord", "Madam", "Madame", "King", "Queen", "Prince", "Princess", "Uncle", "Aunt",
+	"President", "Captain", "General", "Colonel", "Senator", "Governor")
+
+// orgWords end (or start) organisation names.
+var orgWords = setOf("Inc", "Inc.", "Corp", "Corp.", "Corporation", "Company", "Co.", "Ltd", "Ltd.", "LLC",
+	"University", "College", "School", "Institute", "Association", "Society", "Party", "Army", "Navy",
+	"Church", "Council", "Committee", "Bank", "Club", "Team", "Band", "Records", "Group", "Agency",
+	"Ministry", "Department", "Union", "League", "Federation", "Foundation", "Academy", "Museum", "Press",
+	"Airlines", "Airways", "FC", "Parliament", "Congress", "Senate", "Court", "Police", "Orchestra",
+	"Studios", "Entertainment", "Network", "Channel", "Commission", "Office", "Brigade", "Regiment", "Division")
+
+// placeWords end (or start) place names.
+var placeWords = setOf("River", "Lake", "Mountain", "Mountains", "Mount", "Mt.", "Island", "Islands", "City",
+	"County", "Street", "Road", "Square", "Park", "Bay", "Sea", "Ocean", "Valley", "State", "Province",
+	"Kingdom", "Republic", "Hill", "Hills", "Desert", "Forest", "Coast", "Peninsula", "Avenue", "Lane",
+	"District", "Region", "Village", "Town", "Township", "Gulf", "Strait", "Canal", "Airport", "Station",
+	"Bridge", "Castle", "Palace", "Cathedral", "Abbey", "Hall")
+
+// speechVerbs after a name make it a person.
+var speechVerbs = setOf("said", "says", "asked", "replied", "cried", "exclaimed", "answered", "whispered", "returned", "thought")
+
+// connectors may join the words of one proper name.
+var connectors = setOf("of", "de", "von", "van", "der", "den", "la", "le", "du", "da", "del", "di", "&", "y", "bin", "al")
+
+// stopCaps are capitalised words that are not names on their own.
+var stopCaps = setOf("I", "A", "An", "The", "This", "That", "These", "Those", "It", "He", "She", "We", "They",
+	"You", "His", "Her", "Their", "Our", "My", "Your", "Its", "But", "And", "Or", "If", "When", "Then", "There",
+	"Here", "What", "Who", "Why", "How", "Where", "Which", "Oh", "O", "Ah", "Yes", "No", "Not", "Well", "So",
+	"Now", "In", "On", "At", "For", "With", "As", "By", "To", "From", "Of", "After", "Before", "While", "Upon",
+	"CHAPTER", "Chapter", "STAVE", "Stave", "Mr.", "Mrs.", "Mr", "Mrs", "Dr.", "Ms.", "Miss", "Sir", "Ha", "Hallo",
+	"Ay", "Aye", "Nay", "Alas", "Hush", "Come", "Let", "Look", "See", "One", "All", "Some", "Any", "Every", "Each",
+	"Even", "Still", "Yet", "Nor", "Such", "Both", "Either", "Neither", "Do", "Don't", "Is", "Was", "Are")
+
+// setOf builds a set of strings.
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// isCap reports whether a token starts with an upper-case letter.
+func isCap(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
+
+// properNounSpans finds runs of proper nouns and capitalised words within
+// a sentence. Leading titles are left out of the span.
+func properNounSpans(text string, toks []tok, sentOf []int) []entity {
+	var out []entity
+	isCand := func(i int) bool {
+		t := toks[i]
+		if t.start == t.end || !isCap(t.text) || !hasLetter(t.text) {
+			return false
+		}
+		if t.tag == "NNP" || t.tag == "NNPS" {
+			return !(stopCaps[t.text] && !titles[t.text])
+		}
+		initial := i == 0 || sentOf[i-1] != sentOf[i] || isOpener(toks[i-1].text)
+		if initial || stopCaps[t.text] {
+			return false
+		}
+		switch t.tag {
+		case "NN", "NNS", "JJ", "FW", "VBN", "VBG", "JJS", "JJR", "VB", "VBP", "VBZ", "VBD", "RB", "CD":
+			return true
+		}
+		return false
+	}
+	for i := 0; i < len(toks); i++ {
+		if !isCand(i) {
+			continue
+		}
+		j := i
+		for {
+			if j+1 < len(toks) && sentOf[j+1] == sentOf[i] && isCand(j+1) {
+				j++
+				continue
+			}
+			if j+2 < len(toks) && sentOf[j+2] == sentOf[i] && connectors[toks[j+1].text] && isCand(j+2) {
+				j += 2
+				continue
+			}
+			break
+		}
+		first := i
+		for first <= j && titles[toks[first].text] {
+			first++
+		}
+		// Drop stop words left at the edges ("The Hague" keeps its "The"
+		// only when prose tags it NNP).
+		for first <= j && stopCaps[toks[first].text] {
+			first++
+		}
+		last := j
+		for last >= first && (stopCaps[toks[last].text] || connectors[toks[last].text]) {
+			last--
+		}
+		if first <= last {
+			out = append(out, entity{start: toks[first].start, end: toks[last].end, sent: sentOf[i],
+				tokFirst: first, tokLast: last})
+		}
+		i = j
+	}
+	return out
+}
+
+// isOpener reports opening quotes and brackets, after which a capital does
+// not mark a name.
+func isOpener(s string) bool {
+	switch s {
+	case "\"", "'", "(", "[", "\u201c", "\u2018", "--", "-", ":", ";":
+		return true
+	}
+	return false
+}
+
+// hasLetter reports whether s holds a letter.
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+const monthNames = `(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan\.|Feb\.|Mar\.|Apr\.|Jun\.|Jul\.|Aug\.|Sep\.|Sept\.|Oct\.|Nov\.|Dec\.)`
+
+// patternRE finds dates (group 1) and numbers (group 2).
+var patternRE = regexp.MustCompile(
+	`(\b\d{1,2}(?:st|nd|rd|th)?\s+` + monthNames + `,?\s+\d{3,4}\b` +
+		`|\b` + monthNames + `\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{3,4}\b` +
+		`|\b\d{1,2}(?:st|nd|rd|th)?\s+` + monthNames + `(?:\s|$)` +
+		`|\b` + monthNames + `\s+\d{1,2}(?:st|nd|rd|th)?\b` +
+		`|\b` + monthNames + `\s+\d{4}\b` +
+		`|\b\d{4}-\d{2}-\d{2}\b` +
+		`|\b\d{1,2}(?:st|nd|rd|th)\s+century\b` +
+		`|\b(?:1[0-9]{3}|20[0-9]{2})s?\b)` +
+		`|(\b\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s*(?:%|percent|million|billion|thousand))?` +
+		`|\b\d+(?:\.\d+)?(?:\s*(?:%|percent|million|billion|thousand))?)`)
+
+// patternSpans finds dates, years and numbers.
+func patternSpans(text string) []entity {
+	var out []entity
+	for _, m := range patternRE.FindAllStringSubmatchIndex(text, -1) {
+		c := catDate
+		if m[2] < 0 {
+			c = catNumber
+		}
+		s, e := m[0], m[1]
+		for e > s && unicode.IsSpace(rune(text[e-1])) {
+			e--
+		}
+		out = append(out, entity{start: s, end: e, cat: c, typed: true, tokFirst: -1, tokLast: -1})
+	}
+	return out
+}
+
+// resolve merges the candidate passes: pattern matches win; proper-noun
+// runs keep their boundaries and take the category of an overlapping NER
+// span; NER spans that overlap no run are added when they hold a
+// capitalised word. Names are the surface text with white space collapsed.
+func resolve(text string, pats, cands []entity) []entity {
+	var runs, ner []entity
+	for _, c := range cands {
+		if c.typed {
+			ner = append(ner, c)
+		} else {
+			runs = append(runs, c)
+		}
+	}
+	overlaps := func(a, b entity) bool { return a.start < b.end && b.start < a.end }
+	// A run takes the category of the NER span over its last word, except
+	// that a person label anywhere wins (prose often labels the first name
+	// of "Abraham Lincoln" as a place and the surname as a person).
+	nRuns := len(runs)
+	for _, n := range ner {
+		hit := false
+		for i := 0; i < nRuns; i++ {
+			if !overlaps(runs[i], n) {
+				continue
+			}
+			hit = true
+			switch {
+			case !runs[i].typed, n.cat == catPerson:
+				runs[i].cat, runs[i].typed = n.cat, true
+			case runs[i].cat != catPerson && n.end >= runs[i].end:
+				runs[i].cat = n.cat
+			}
+		}
+		if !hit && isCap(text[n.start:n.end]) {
+			runs = append(runs, n)
+		}
+	}
+	out := append([]entity(nil), pats...)
+	for _, r := range runs {
+		clash := false
+		for _, p := range pats {
+			if overlaps(r, p) {
+				clash = true
+				break
+			}
+		}
+		if !clash {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
+	// Drop nested or overlapping leftovers, keeping the earlier, longer one.
+	kept := out[:0]
+	for _, e := range out {
+		if n := len(kept); n > 0 && e.start < kept[n-1].end {
+			if e.end-e.start > kept[n-1].end-kept[n-1].start && e.start == kept[n-1].start {
+				kept[n-1] = e
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	for i := range kept {
+		kept[i].name = strings.Join(strings.Fields(text[kept[i].start:kept[i].end]), " ")
+	}
+	return kept
+}
+
+// correctType applies cue words to an entity found by the token passes.
+func correctType(en *entity, toks []tok) {
+	first, last := toks[en.tokFirst].text, toks[en.tokLast].text
+	prev, next := "", ""
+	if en.tokFirst > 0 {
+		prev = toks[en.tokFirst-1].text
+	}
+	if en.tokLast+1 < len(toks) {
+		next = strings.ToLower(toks[en.tokLast+1].text)
+	}
+	switch {
+	case orgWords[last] || (orgWords[first] && en.tokLast > en.tokFirst):
+		en.cat, en.typed = catOrg, true
+	case placeWords[last] || (placeWords[first] && en.tokLast > en.tokFirst):
+		en.cat, en.typed = catLocation, true
+	case personTitles[prev] || speechVerbs[next]:
+		en.cat, en.typed = catPerson, true
+	case en.tokFirst > 0 && speechVerbs[strings.ToLower(prev)] && en.tokFirst == en.tokLast:
+		en.cat, en.typed = catPerson, true
+	}
+}
+
+// verbPhrase returns the verb group between two entities in the chunk
+// (byte range [from, to)), e.g. "was born in", or "".
+func verbPhrase(toks []tok, from, to int) string {
+	i := sort.Search(len(toks), func(i int) bool { return toks[i].start >= from })
+	var words []string
+	hasVerb := false
+	n := 0
+	for ; i < len(toks) && toks[i].end <= to; i++ {
+		t := toks[i]
+		if n++; n > 8 {
+			return ""
+		}
+		isVerb := strings.HasPrefix(t.tag, "VB") || t.tag == "MD"
+		switch {
+		case isVerb:
+			hasVerb = true
+			words = append(words, strings.ToLower(t.text))
+		case len(words) > 0 && (t.tag == "RB" || t.tag == "RP" || t.tag == "TO" || t.tag == "IN"):
+			words = append(words, strings.ToLower(t.text))
+		case len(words) > 0:
+			// The group ended; a later verb starts a new one.
+			if hasVerb {
+				return trimAdverbs(words, toks)
+			}
+			words = words[:0]
+		}
+	}
+	if !hasVerb {
+		return ""
+	}
+	return trimAdverbs(words, toks)
+}
+
+// trimAdverbs joins the words of a verb group.
+func trimAdverbs(words []string, _ []tok) string {
+	return strings.Join(words, " ")
+}
+
+// aliasRE finds capitalised word sequences of a document.
+var aliasRE = regexp.MustCompile(`\b[A-Z][a-z'’]+(?:[ \t]*\n?[ \t]*[A-Z][a-z'’]+)+\b`)
+
+// docAliases returns (building once per document) the map from a surname
+// to the unique full name ending with it in the document.
+func (e *Extractor) docAliases(doc extract.Document) map[string]string {
+	key := doc.SHA256
+	if key == "" {
+		key = doc.Name + "\x00" + itoa(len(doc.Content)) + "\x00" + itoa(doc.ID)
+	}
+	e.mu.Lock()
+	ent, ok := e.aliases[key]
+	if !ok {
+		if len(e.aliases) >= 128 {
+			e.aliases = map[string]*aliasEntry{}
+		}
+		ent = &aliasEntry{}
+		e.aliases[key] = ent
+	}
+	e.mu.Unlock()
+	ent.once.Do(func() { ent.m = buildAliases(doc.Content) })
+	return ent.m
+}
+
+// buildAliases maps the last word of multi-word capitalised names to the
+// full name when exactly one full name ends with that word.
+func buildAliases(content string) map[string]string {
+	full := map[string]map[string]bool{}
+	for _, m := range aliasRE.FindAllString(content, -1) {
+		words := strings.Fields(m)
+		for len(words) > 0 && (stopCaps[words[0]] || titles[words[0]]) {
+			words = words[1:]
+		}
+		if len(words) < 2 || len(words) > 4 {
+			continue
+		}
+		last := words[len(words)-1]
+		if stopCaps[last] || orgWords[last] || placeWords[last] || strings.ContainsAny(last, "'’") {
+			continue
+		}
+		if full[last] == nil {
+			full[last] = map[string]bool{}
+		}
+		full[last][strings.Join(words, " ")] = true
+	}
+	out := map[string]string{}
+	for short, names := range full {
+		if len(names) != 1 {
+			continue
+		}
+		for n := range names {
+			out[short] = n
+		}
+	}
+	return out
+}
+
+// itoa formats a non-negative int.
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// cjkRE finds names in CJK text: bracketed or quoted names (group 1-4),
+// dates (group 5), numbers (group 6) and Latin words (group 7).
+var cjkRE = regexp.MustCompile(`《([^》\n]{1,40})》|「([^」\n]{1,40})」|“([^”\n]{1,40})”|【([^】\n]{1,40})】` +
+	`|(\d{2,4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号])` +
+	`|(\d+(?:\.\d+)?(?:万|亿|%|％)?)` +
+	`|([A-Za-z][A-Za-z0-9\-\.]*[A-Za-z0-9])`)
+
+// cjkEntities is the pattern pass for CJK text, which prose cannot read.
+func cjkEntities(text string) ([]entity, []span) {
+	var sents []span
+	for _, s := range extract.Sentences(text) {
+		sents = append(sents, span{s.Start, s.End})
+	}
+	var out []entity
+	for _, m := range cjkRE.FindAllStringSubmatchIndex(text, -1) {
+		var en entity
+		switch {
+		case m[2] >= 0 || m[4] >= 0 || m[6] >= 0 || m[8] >= 0:
+			for g := 1; g <= 4; g++ {
+				if m[2*g] >= 0 {
+					en = entity{start: m[2*g], end: m[2*g+1], cat: catMisc}
+				}
+			}
+		case m[10] >= 0:
+			en = entity{start: m[10], end: m[11], cat: catDate, typed: true}
+		case m[12] >= 0:
+			en = entity{start: m[12], end: m[13], cat: catNumber, typed: true}
+		default:
+			if m[15]-m[14] < 2 {
+				continue
+			}
+			en = entity{start: m[14], end: m[15], cat: catMisc}
+		}
+		en.tokFirst, en.tokLast = -1, -1
+		en.name = strings.TrimSpace(text[en.start:en.end])
+		if en.name == "" {
+			continue
+		}
+		en.sent = sentAt(sents, en.start)
+		out = append(out, en)
+	}
+	return out, sents
+}
