@@ -1,0 +1,121 @@
+package tuple
+
+import (
+	"embed"
+	"strings"
+	"text/template"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+//go:embed prompts/*.txt
+var promptFS embed.FS
+
+// Prompt keys in extract.Config.Prompts. Each value is a text/template;
+// see PromptData for the fields a template can use.
+const (
+	PromptSystem   = "tuple_system"   // system message of the extraction conversation
+	PromptUser     = "tuple_user"     // first user message, with the chunk text
+	PromptContinue = "tuple_continue" // user message of each gleaning round
+	PromptSummary  = "tuple_summary"  // merges description fragments
+	PromptExamples = "tuple_examples" // worked examples inserted into the system message
+)
+
+var promptFiles = map[string]string{
+	PromptSystem:   "prompts/system.txt",
+	PromptUser:     "prompts/user.txt",
+	PromptContinue: "prompts/continue.txt",
+	PromptSummary:  "prompts/summary.txt",
+	PromptExamples: "prompts/examples.txt",
+}
+
+// DefaultEntityTypes are used when the config names none.
+var DefaultEntityTypes = []string{"Person", "Creature", "Organization", "Location", "Event", "Concept", "Method", "Content", "Data", "Artifact", "NaturalObject"}
+
+// DefaultLanguage is the output language when the config names none.
+const DefaultLanguage = "English"
+
+// PromptData is what the templates see.
+type PromptData struct {
+	TupleDelimiter      string
+	CompletionDelimiter string
+	// EntityTypes is the comma-separated list of types.
+	EntityTypes string
+	Language    string
+	// Examples is the rendered PromptExamples template (system only).
+	Examples string
+	// InputText is the chunk text (user only).
+	InputText string
+	// Name, Fragments and MaxWords feed the summary template.
+	Name      string
+	Fragments []string
+	MaxWords  int
+}
+
+// DefaultPrompts returns the built-in templates by key. The map is a fresh
+// copy the caller may edit and put into extract.Config.Prompts.
+func DefaultPrompts() map[string]string {
+	out := make(map[string]string, len(promptFiles))
+	for k, f := range promptFiles {
+		b, err := promptFS.ReadFile(f)
+		if err != nil {
+			panic("tuple: embedded prompt missing: " + f) // build-time invariant
+		}
+		out[k] = string(b)
+	}
+	return out
+}
+
+// Prompts is a parsed set of templates.
+type Prompts struct {
+	t map[string]*template.Template
+}
+
+// ParsePrompts parses the defaults overridden by any tuple_* entries of
+// overrides. A template that does not parse is a KindInvalid error naming
+// its key.
+func ParsePrompts(overrides map[string]string) (*Prompts, error) {
+	src := DefaultPrompts()
+	for k, v := range overrides {
+		if _, ok := src[k]; ok {
+			src[k] = v
+		}
+	}
+	p := &Prompts{t: map[string]*template.Template{}}
+	for k, text := range src {
+		t, err := template.New(k).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not parse", k)
+		}
+		p.t[k] = t
+	}
+	// Render once with sample data so a bad field reference fails now.
+	sample := PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: "Person", Language: DefaultLanguage, InputText: "x", Name: "x", Fragments: []string{"x"}, MaxWords: 1}
+	for k := range p.t {
+		if _, err := p.Render(k, sample); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Render executes the template key with data. For PromptSystem the examples
+// template is rendered first and passed in as Examples.
+func (p *Prompts) Render(key string, data PromptData) (string, error) {
+	t, ok := p.t[key]
+	if !ok {
+		return "", extract.Errorf(extract.KindInvalid, "unknown prompt %q", key)
+	}
+	if key == PromptSystem {
+		ex, err := p.Render(PromptExamples, data)
+		if err != nil {
+			return "", err
+		}
+		data.Examples = strings.TrimSpace(ex)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", key)
+	}
+	return b.String(), nil
+}

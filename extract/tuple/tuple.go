@@ -1,0 +1,225 @@
+// Package tuple is the LightRAG-style open extraction strategy: the model
+// lists entities and relations as delimited lines, optionally continues in
+// further "gleaning" rounds of the same conversation, and long piles of
+// description fragments are merged by a summary call.
+//
+// Choices: relations are undirected (edges are stored with Source <=
+// Target and the label "related"; the meaning is in Keywords and
+// Description); repeated descriptions within a chunk are joined with
+// newlines (see Fragments); relation endpoints without an entity line
+// become nodes of type "unknown" marked Properties["implicit"]. Every node
+// and edge records in Properties["round"] the round that first produced it.
+package tuple
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+)
+
+// Options tune an Extractor beyond extract.Config.
+type Options struct {
+	// SummaryMaxWords bounds merged descriptions (default 150).
+	SummaryMaxWords int
+}
+
+// Extractor runs the tuple strategy on chunks. It is safe for concurrent
+// use.
+type Extractor struct {
+	client  llm.Client
+	cfg     extract.Config
+	opts    Options
+	prompts *Prompts
+	types   string
+	lang    string
+}
+
+// New builds an Extractor. cfg.Prompts may override any tuple_* template;
+// cfg.EntityTypes and cfg.Language default to DefaultEntityTypes and
+// DefaultLanguage; cfg.MaxGleaning is the number of continue rounds
+// (negative means none); cfg.MaxFragments is the summary threshold (default
+// 8). Templates that do not parse give a KindInvalid error.
+func New(client llm.Client, cfg extract.Config, opts Options) (*Extractor, error) {
+	if client == nil {
+		return nil, extract.Errorf(extract.KindInvalid, "tuple: a model client is required")
+	}
+	p, err := ParsePrompts(cfg.Prompts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.SummaryMaxWords <= 0 {
+		opts.SummaryMaxWords = 150
+	}
+	if cfg.MaxFragments <= 0 {
+		cfg.MaxFragments = 8
+	}
+	types := cfg.EntityTypes
+	if len(types) == 0 {
+		types = DefaultEntityTypes
+	}
+	lang := languageName(cfg.Language)
+	return &Extractor{client: client, cfg: cfg, opts: opts, prompts: p, types: strings.Join(types, ", "), lang: lang}, nil
+}
+
+// languageName turns a config language (a code or a name) into the name
+// written in prompts.
+func languageName(l string) string {
+	switch strings.ToLower(strings.TrimSpace(l)) {
+	case "", "en", "english":
+		return DefaultLanguage
+	case "zh", "zh-cn", "cn", "chinese", "中文":
+		return "Chinese"
+	}
+	return l
+}
+
+func (x *Extractor) data(text string) PromptData {
+	return PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: x.types,
+		Language: x.lang, InputText: text, MaxWords: x.opts.SummaryMaxWords}
+}
+
+// Messages returns the opening conversation for a chunk text (system and
+// first user message), as sent to the model.
+func (x *Extractor) Messages(text string) ([]llm.Message, error) {
+	d := x.data(text)
+	sys, err := x.prompts.Render(PromptSystem, d)
+	if err != nil {
+		return nil, err
+	}
+	user, err := x.prompts.Render(PromptUser, d)
+	if err != nil {
+		return nil, err
+	}
+	return []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, nil
+}
+
+// Extract runs one extraction call and up to cfg.MaxGleaning continue
+// rounds on chunk. Each call's record is kept in Calls (Purpose "extract",
+// "glean-1", ...); lines that could not be parsed are in Failures with their
+// round. Gleaning stops early when a round adds nothing. Model failures are
+// returned as errors (KindUnavailable or KindInvalid); malformed output is
+// never an error.
+func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk extract.Chunk) (extract.ChunkResult, error) {
+	start := time.Now()
+	res := extract.ChunkResult{Chunk: chunk.Ref()}
+	if strings.TrimSpace(chunk.Text) == "" {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+	msgs, err := x.Messages(chunk.Text)
+	if err != nil {
+		return res, err
+	}
+	cont, err := x.prompts.Render(PromptContinue, x.data(chunk.Text))
+	if err != nil {
+		return res, err
+	}
+	c := newCollector()
+	for round := 0; round <= max(0, x.cfg.MaxGleaning); round++ {
+		purpose := "extract"
+		if round > 0 {
+			purpose = fmt.Sprintf("glean-%d", round)
+		}
+		resp, err := x.client.Complete(ctx, llm.Request{Messages: msgs, Temperature: x.cfg.Temperature, Purpose: purpose})
+		if err != nil {
+			return res, fmt.Errorf("tuple %s of chunk %d: %w", purpose, chunk.Index, err)
+		}
+		resp.Record.Purpose = purpose
+		res.Calls = append(res.Calls, resp.Record)
+		before := len(c.nodes) + len(c.edges)
+		c.parse(resp.Text, round)
+		if round > 0 && len(c.nodes)+len(c.edges) == before {
+			break
+		}
+		msgs = append(msgs[:len(msgs):len(msgs)],
+			llm.Message{Role: "assistant", Content: resp.Text},
+			llm.Message{Role: "user", Content: cont})
+	}
+	res.Graph = c.graph()
+	res.Failures = c.failures
+	addMentions(&res.Graph, chunk)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// addMentions ties every node and edge to the chunk; a node whose name
+// occurs in the chunk gets the byte offsets of its first occurrence.
+func addMentions(g *extract.Graph, chunk extract.Chunk) {
+	lower := strings.ToLower(chunk.Text)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		m := extract.Mention{DocumentID: chunk.DocumentID, ChunkIndex: chunk.Index}
+		if at := strings.Index(chunk.Text, n.Name); at >= 0 {
+			m.Start, m.End, m.Text = chunk.Start+at, chunk.Start+at+len(n.Name), n.Name
+		} else if at := strings.Index(lower, strings.ToLower(n.Name)); at >= 0 && len(lower) == len(chunk.Text) {
+			m.Start, m.End, m.Text = chunk.Start+at, chunk.Start+at+len(n.Name), chunk.Text[at:at+len(n.Name)]
+		}
+		n.Mentions = append(n.Mentions, m)
+	}
+	for i := range g.Edges {
+		g.Edges[i].Mentions = append(g.Edges[i].Mentions, extract.Mention{DocumentID: chunk.DocumentID, ChunkIndex: chunk.Index})
+	}
+}
+
+// MergeDescriptions returns one description for the named node or edge.
+// Up to cfg.MaxFragments fragments are joined with newlines without a call;
+// more are summarised by the model, and the call's record is returned (zero
+// otherwise).
+func (x *Extractor) MergeDescriptions(ctx context.Context, name string, fragments []string) (string, extract.CallRecord, error) {
+	frags := dedupe(fragments)
+	if len(frags) <= x.cfg.MaxFragments {
+		return strings.Join(frags, "\n"), extract.CallRecord{}, nil
+	}
+	return summarize(ctx, x.client, x.prompts, x.lang, x.opts.SummaryMaxWords, x.cfg.Temperature, name, frags)
+}
+
+// Summarize asks client to merge description fragments of the named node
+// or edge with the default summary prompt in English. Empty fragments are
+// ignored; with none left it returns "" without a call.
+func Summarize(ctx context.Context, client llm.Client, name string, fragments []string) (string, error) {
+	p, err := ParsePrompts(nil)
+	if err != nil {
+		return "", err
+	}
+	s, _, err := summarize(ctx, client, p, DefaultLanguage, 150, 0, name, dedupe(fragments))
+	return s, err
+}
+
+func summarize(ctx context.Context, client llm.Client, p *Prompts, lang string, maxWords int, temp float64, name string, frags []string) (string, extract.CallRecord, error) {
+	if len(frags) == 0 {
+		return "", extract.CallRecord{}, nil
+	}
+	text, err := p.Render(PromptSummary, PromptData{Name: name, Fragments: frags, Language: lang, MaxWords: maxWords,
+		TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter})
+	if err != nil {
+		return "", extract.CallRecord{}, err
+	}
+	resp, err := client.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: text}}, Temperature: temp, Purpose: "summary"})
+	if err != nil {
+		return "", extract.CallRecord{}, fmt.Errorf("summarize %q: %w", name, err)
+	}
+	resp.Record.Purpose = "summary"
+	out := strings.TrimSpace(resp.Text)
+	if out == "" {
+		return "", resp.Record, extract.Errorf(extract.KindUnavailable, "summary of %q came back empty", name)
+	}
+	return out, resp.Record, nil
+}
+
+func dedupe(frags []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range frags {
+		for _, part := range Fragments(f) {
+			if !seen[part] {
+				seen[part] = true
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
