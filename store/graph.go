@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -72,6 +73,10 @@ func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	if s.Dialect == dialect.SQLite {
+		s.writeMu.Lock()
+		defer s.writeMu.Unlock()
+	}
 	tx, err := s.Client.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

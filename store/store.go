@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -30,6 +31,9 @@ type Store struct {
 	Dialect string
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+	// writeMu serialises write transactions on SQLite, which has one
+	// writer at a time; on PostgreSQL it is unused.
+	writeMu sync.Mutex
 }
 
 // Options configure Open.
@@ -133,7 +137,7 @@ func resolve(opts Options) (driver, dsn, dia string, err error) {
 }
 
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
 func describe(opts Options, dsn string) string {

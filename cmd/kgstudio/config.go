@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Config is everything read from flags and the environment.
+type Config struct {
+	Addr        string
+	DataDir     string
+	DatabaseURL string
+	LogLevel    string
+	LogFormat   string
+	MaxUpload   int
+	Providers   handlers.Providers
+}
+
+// DefaultConfig returns the zero-setup defaults.
+func DefaultConfig() Config {
+	return Config{
+		Addr:      "127.0.0.1:8080",
+		DataDir:   "./kgstudio-data",
+		LogLevel:  "info",
+		LogFormat: "text",
+		MaxUpload: extract.DefaultMaxBytes,
+		Providers: handlers.Providers{
+			GeminiModel: "gemini-2.5-flash",
+			OpenAIModel: "gpt-4o-mini",
+			Concurrency: 4,
+			Timeout:     2 * time.Minute,
+		},
+	}
+}
+
+// fromEnv applies environment variables over the defaults.
+func (c *Config) fromEnv() {
+	set := func(dst *string, key string) {
+		if v, ok := os.LookupEnv(key); ok && v != "" {
+			*dst = v
+		}
+	}
+	set(&c.Addr, "KGSTUDIO_ADDR")
+	set(&c.DataDir, "KGSTUDIO_DATA")
+	set(&c.DatabaseURL, "DATABASE_URL")
+	set(&c.LogLevel, "KGSTUDIO_LOG_LEVEL")
+	set(&c.LogFormat, "KGSTUDIO_LOG_FORMAT")
+	set(&c.Providers.GeminiAPIKey, "GEMINI_API_KEY")
+	set(&c.Providers.GeminiModel, "GEMINI_MODEL")
+	set(&c.Providers.GeminiBaseURL, "GOOGLE_GEMINI_BASE_URL")
+	set(&c.Providers.OpenAIBaseURL, "OPENAI_BASE_URL")
+	set(&c.Providers.OpenAIAPIKey, "OPENAI_API_KEY")
+	set(&c.Providers.OpenAIModel, "OPENAI_MODEL")
+	if v := os.Getenv("KGSTUDIO_MAX_UPLOAD"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			c.MaxUpload = n
+		}
+	}
+}
+
+// commonFlags registers the flags every subcommand takes.
+func (c *Config) commonFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.DataDir, "data", c.DataDir, "data directory (env KGSTUDIO_DATA)")
+	fs.StringVar(&c.DatabaseURL, "db", c.DatabaseURL, "database URL: postgres://... or sqlite:PATH (env DATABASE_URL)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
+}
+
+// Validate checks the configuration once at start.
+func (c Config) Validate() error {
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("--log-format %q: use text or json", c.LogFormat)
+	}
+	if c.MaxUpload <= 0 {
+		return errors.New("the upload limit must be positive")
+	}
+	return nil
+}
+
+// newFlagSet builds a subcommand's flag set with the common flags and the
+// environment applied.
+func newFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *Config) {
+	cfg := DefaultConfig()
+	cfg.fromEnv()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.commonFlags(fs)
+	return fs, &cfg
+}
+
+// parse parses flags, allowing flags after positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (c Config) logger(w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(c.LogLevel))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openStore opens the configured database.
+func (c Config) openStore(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, store.Options{URL: c.DatabaseURL, DataDir: c.DataDir})
+}
+
+// oneLine flattens an error for the terminal.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

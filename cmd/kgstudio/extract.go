@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+// cmdExtract runs one extraction version in the foreground.
+func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("extract", stderr)
+	name := fs.String("name", "", "extraction name (required)")
+	ec := extract.DefaultConfig()
+	schemaRef := fs.String("schema", "", "schema NAME[@VERSION] to constrain types")
+	fs.StringVar(&ec.Strategy, "strategy", ec.Strategy, "nlp, tuple, schema or dialogue")
+	fs.StringVar(&ec.Provider, "provider", "", "gemini or openai (LLM strategies)")
+	fs.StringVar(&ec.Model, "model", "", "model name (default per provider)")
+	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
+	fs.IntVar(&ec.Overlap, "overlap", ec.Overlap, "overlap window in characters")
+	fs.BoolVar(&ec.Strict, "strict", false, "never exceed the chunk size")
+	fs.IntVar(&ec.Concurrency, "concurrency", ec.Concurrency, "chunks processed at once")
+	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
+	fs.StringVar(&ec.Language, "language", "", "output language for LLM strategies (default: the text's)")
+	asJSON := fs.Bool("json", false, "print a JSON summary")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *name == "" {
+		return errors.New("extract: --name is required")
+	}
+	if len(files) == 0 {
+		return errors.New("extract: name at least one file")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := cfg.logger(stderr)
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	runner := handlers.NewRunner(st, log, cfg.Providers)
+	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
+		return err
+	}
+	info := io.Discard
+	if !*asJSON {
+		info = stdout
+	}
+	docs, err := addFiles(ctx, st, files, cfg.MaxUpload, info)
+	if err != nil {
+		return err
+	}
+	ids := make([]int, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	v, err := st.NewVersion(ctx, *name, ec, ids, "")
+	if err != nil {
+		return err
+	}
+	last := -1
+	runErr := runner.Run(ctx, v, func(p extract.Progress) {
+		if *asJSON || p.ChunksTotal == 0 {
+			return
+		}
+		pc := p.ChunksDone * 100 / p.ChunksTotal
+		if pc/10 != last/10 || p.ChunksDone == p.ChunksTotal {
+			last = pc
+			fmt.Fprintf(stderr, "\r%s@%d: %d/%d chunks, %d nodes, %d edges", *name, v.Number, p.ChunksDone, p.ChunksTotal, p.Nodes, p.Edges)
+		}
+	})
+	if !*asJSON {
+		fmt.Fprintln(stderr)
+	}
+	v, err = st.Version(context.WithoutCancel(ctx), v.ID)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
+	if *asJSON {
+		out := map[string]any{"extraction": v.Extraction, "version": v.Number, "id": v.ID, "status": v.Status,
+			"nodes": v.Nodes, "edges": v.Edges}
+		if v.Error != "" {
+			out["error"] = v.Error
+		}
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed)
+	}
+	if runErr != nil {
+		return fmt.Errorf("%s@%d: %s", v.Extraction, v.Number, strings.TrimSpace(extract.MessageOf(runErr)))
+	}
+	return nil
+}

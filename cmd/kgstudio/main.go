@@ -1,0 +1,69 @@
+// Command kgstudio serves the kgstudio web application and runs its tasks
+// from the command line: adding documents, extracting, importing schemas,
+// exporting and comparing graphs, evaluating against gold sets.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "kgstudio:", oneLine(err))
+		os.Exit(1)
+	}
+}
+
+const usage = `kgstudio — turn text into knowledge graphs and compare versions
+
+Usage:
+  kgstudio serve   [--addr 127.0.0.1:8080] [--data DIR] [--db URL]
+  kgstudio doc add FILE...
+  kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
+                   [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--json] FILE...
+  kgstudio schema import FILE [--name NAME]
+  kgstudio schema export NAME[@VERSION] [--format kag|json]
+  kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
+  kgstudio compare NAME@V1 NAME@V2 [--json]
+  kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--json]
+
+Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
+and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
+`
+
+// run dispatches a subcommand.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, rest, stdout, stderr)
+	case "doc":
+		return cmdDoc(ctx, rest, stdout, stderr)
+	case "extract":
+		return cmdExtract(ctx, rest, stdout, stderr)
+	case "schema":
+		return cmdSchema(ctx, rest, stdout, stderr)
+	case "export":
+		return cmdExport(ctx, rest, stdout, stderr)
+	case "compare":
+		return cmdCompare(ctx, rest, stdout, stderr)
+	case "eval":
+		return cmdEval(ctx, rest, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q; run kgstudio help", cmd)
+	}
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+// cmdServe runs the web server until ctx is done.
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("serve", stderr)
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env KGSTUDIO_ADDR)")
+	fs.IntVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload in bytes (env KGSTUDIO_MAX_UPLOAD)")
+	noSample := fs.Bool("no-sample", false, "do not add the sample document to an empty database")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := cfg.logger(stderr)
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("address %s is already in use; pick another with --addr", cfg.Addr)
+		}
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	runner := handlers.NewRunner(st, log, cfg.Providers)
+	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload, Providers: cfg.Providers}, runner)
+	e := h.NewServer()
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+
+	if err := runner.Resume(ctx); err != nil {
+		log.Error("resume unfinished extractions", "error", err)
+	}
+	if !*noSample {
+		if _, err := runner.SeedSample(ctx); err != nil {
+			log.Error("add sample", "error", err)
+		}
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), st.Dialect)
+	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect, "data", cfg.DataDir)
+
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	runner.Shutdown(sctx)
+	return err
+}

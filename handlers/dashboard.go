@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// showDashboard renders the home page.
+func (h *Handler) showDashboard(c echo.Context) error {
+	ctx := c.Request().Context()
+	counts, err := h.store.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	docs, err := h.store.ListDocuments(ctx, 8)
+	if err != nil {
+		return err
+	}
+	recent, err := h.store.RecentVersions(ctx, 8)
+	if err != nil {
+		return err
+	}
+	d := web.Dashboard{Schemas: counts.Schemas, Documents: counts.Documents, Extractions: counts.Extractions,
+		Versions: counts.Versions, RecentDocs: docRows(docs), Recent: versionRows(recent)}
+	if a, b, ok := samplePair(recent); ok {
+		d.CompareA, d.CompareB = a, b
+	}
+	return h.page(c, "dashboard", "Dashboard", web.DashboardPage(d))
+}
+
+// samplePair finds the first two finished versions of the sample extraction.
+func samplePair(vs []store.Version) (int, int, bool) {
+	var a, b int
+	for _, v := range vs {
+		if v.Extraction != SampleExtraction || v.Status != store.StatusDone {
+			continue
+		}
+		switch v.Number {
+		case 1:
+			a = v.ID
+		case 2:
+			b = v.ID
+		}
+	}
+	return a, b, a > 0 && b > 0
+}
+
+func docRows(docs []store.DocumentInfo) []web.DocumentRow {
+	out := make([]web.DocumentRow, len(docs))
+	for i, d := range docs {
+		out[i] = web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: d.Size, Created: d.Created}
+	}
+	return out
+}
+
+func versionRows(vs []store.Version) []web.VersionRow {
+	out := make([]web.VersionRow, len(vs))
+	for i, v := range vs {
+		out[i] = versionRow(v)
+	}
+	return out
+}
+
+func versionRow(v store.Version) web.VersionRow {
+	return web.VersionRow{ID: v.ID, Extraction: v.Extraction, Number: v.Number, Status: v.Status,
+		Strategy: v.Config.Strategy, Nodes: v.Nodes, Edges: v.Edges, ChunksDone: v.ChunksDone,
+		ChunksTotal: v.ChunksTotal, Reference: v.Reference, Created: v.CreatedAt.Format("2006-01-02 15:04"),
+		Elapsed: web.HumanDuration(v.Elapsed)}
+}

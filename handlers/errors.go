@@ -1,0 +1,67 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+var kindStatus = map[extract.ErrorKind]int{
+	extract.KindInvalid:     http.StatusBadRequest,
+	extract.KindNotFound:    http.StatusNotFound,
+	extract.KindConflict:    http.StatusConflict,
+	extract.KindUnavailable: http.StatusServiceUnavailable,
+	extract.KindInternal:    http.StatusInternalServerError,
+}
+
+// ErrorHandler is the one place errors become HTTP responses: JSON for /api
+// and clients that accept JSON, an HTML page otherwise. Only internal errors
+// are logged with detail; users see the safe message.
+func (h *Handler) ErrorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "internal error"
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		status = he.Code
+		msg = http.StatusText(status)
+		if m, ok := he.Message.(string); ok && m != "" {
+			msg = m
+		}
+		if status == http.StatusRequestEntityTooLarge {
+			msg = "upload too large: the limit is " + web.HumanBytes(h.cfg.MaxUploadBytes)
+		}
+	case errors.Is(err, context.Canceled):
+		status, msg = 499, "request canceled"
+	default:
+		kind := extract.KindOf(err)
+		status = kindStatus[kind]
+		msg = extract.MessageOf(err)
+		if kind == extract.KindInternal {
+			h.log.Error("request failed", slog_group(c), "error", err)
+		}
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if wantsJSON(c) {
+		_ = c.JSON(status, map[string]any{"error": msg, "status": status})
+		return
+	}
+	p := web.Page{Title: http.StatusText(status), Asset: h.assets.URL}
+	_ = render(c, status, web.Layout(p, web.ErrorPage(status, msg)))
+}
+
+func wantsJSON(c echo.Context) bool {
+	r := c.Request()
+	return strings.HasPrefix(r.URL.Path, "/api/") || strings.Contains(r.Header.Get("Accept"), "application/json")
+}

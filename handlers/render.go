@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// render renders a component into a buffer, then writes status and body, so
+// a rendering error never leaves a half-written page.
+func render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// page renders content inside the layout, or alone for htmx requests that
+// target a part of the page.
+func (h *Handler) page(c echo.Context, nav, title string, content templ.Component) error {
+	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
+		return render(c, http.StatusOK, content)
+	}
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL}
+	if f, err := c.Cookie("flash"); err == nil && f.Value != "" {
+		p.Flash = flashDecode(f.Value)
+		p.FlashBad = len(f.Value) > 0 && f.Value[0] == '!'
+		c.SetCookie(&http.Cookie{Name: "flash", Path: "/", MaxAge: -1})
+	}
+	return render(c, http.StatusOK, web.Layout(p, content))
+}
+
+// redirectFlash redirects with a one-time message shown on the next page.
+func redirectFlash(c echo.Context, to, msg string, bad bool) error {
+	v := flashEncode(msg)
+	if bad {
+		v = "!" + v
+	}
+	c.SetCookie(&http.Cookie{Name: "flash", Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	if c.Request().Header.Get("HX-Request") == "true" {
+		c.Response().Header().Set("HX-Redirect", to)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}

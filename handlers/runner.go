@@ -1,0 +1,223 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Providers holds the model-provider settings. Keys are never logged or
+// rendered.
+type Providers struct {
+	GeminiAPIKey  string
+	GeminiModel   string
+	GeminiBaseURL string
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	OpenAIModel   string
+	// Concurrency bounds concurrent model calls per run.
+	Concurrency int
+	// Timeout bounds one model call.
+	Timeout time.Duration
+}
+
+// Runner executes extraction versions: in the background for the server,
+// in the foreground for the CLI. A run writes each finished chunk through
+// the store's sink, so a run that was interrupted (even by a killed
+// process) resumes where it stopped.
+type Runner struct {
+	store     *store.Store
+	log       *slog.Logger
+	providers Providers
+
+	nlpOnce sync.Once
+	nlpEx   *nlp.Extractor
+	nlpErr  error
+
+	mu     sync.Mutex
+	active map[int]context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewRunner builds a runner.
+func NewRunner(st *store.Store, log *slog.Logger, p Providers) *Runner {
+	return &Runner{store: st, log: log, providers: p, active: map[int]context.CancelFunc{}}
+}
+
+// Start runs a version in the background; it returns at once.
+func (r *Runner) Start(v store.Version) {
+	r.mu.Lock()
+	if _, running := r.active[v.ID]; running {
+		r.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(background())
+	r.active[v.ID] = cancel
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.active, v.ID)
+			r.mu.Unlock()
+			cancel()
+		}()
+		if err := r.Run(ctx, v, nil); err != nil && !errors.Is(err, context.Canceled) {
+			r.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+		}
+	}()
+}
+
+// Cancel stops a background run; it reports whether one was running.
+func (r *Runner) Cancel(id int) bool {
+	r.mu.Lock()
+	cancel, ok := r.active[id]
+	r.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// Running reports whether a version runs in this process.
+func (r *Runner) Running(id int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.active[id]
+	return ok
+}
+
+// Shutdown cancels background runs and waits for them; runs canceled this
+// way stay "running" in the database and resume on the next start.
+func (r *Runner) Shutdown(ctx context.Context) {
+	r.mu.Lock()
+	for _, c := range r.active {
+		c()
+	}
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Resume restarts every version left queued or running.
+func (r *Runner) Resume(ctx context.Context) error {
+	vs, err := r.store.UnfinishedVersions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		r.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
+		r.Start(v)
+	}
+	return nil
+}
+
+// Run executes one version to the end and records its outcome. A canceled
+// context leaves the version "running" so it resumes later; other errors
+// mark it failed.
+func (r *Runner) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+	begin := time.Now()
+	err := r.run(ctx, v, progress)
+	status, msg := store.StatusDone, ""
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		return err
+	default:
+		status, msg = store.StatusFailed, extract.MessageOf(err)
+		if extract.KindOf(err) == extract.KindInternal {
+			msg = err.Error()
+		}
+	}
+	if ferr := r.store.FinishVersion(context.WithoutCancel(ctx), v.ID, status, time.Since(begin), msg); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return err
+}
+
+func (r *Runner) run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+	docs, err := r.store.Documents(ctx, v.DocumentIDs)
+	if err != nil {
+		return err
+	}
+	cfg := v.Config
+	total := 0
+	settings := chunkSettings(cfg)
+	for _, d := range docs {
+		chunks := extract.Split(d, cfg.ChunkSize, cfg.Overlap, cfg.Strict)
+		total += len(chunks)
+		if err := r.store.SaveChunks(ctx, d.ID, settings, chunks); err != nil {
+			return err
+		}
+	}
+	if err := r.store.StartVersion(ctx, v.ID, total); err != nil {
+		return err
+	}
+	ex, err := r.Extractor(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	sink := r.store.Sink(v.ID, cfg.MaxFragments)
+	return extract.Run(ctx, docs, cfg, ex, sink, progress)
+}
+
+// chunkSettings names a splitter setting, so chunks of different settings
+// are stored apart.
+func chunkSettings(cfg extract.Config) string {
+	return fmt.Sprintf("%d/%d/%t", cfg.ChunkSize, cfg.Overlap, cfg.Strict)
+}
+
+// ChunkSettings is chunkSettings for other packages' use.
+func ChunkSettings(cfg extract.Config) string { return chunkSettings(cfg) }
+
+// Extractor builds the strategy a config asks for.
+func (r *Runner) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	switch cfg.Strategy {
+	case extract.StrategyNLP, "":
+		return r.nlp(cfg)
+	default:
+		return nil, extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
+	}
+}
+
+// nlp returns the offline extractor; the default-typed one is built once.
+func (r *Runner) nlp(cfg extract.Config) (extract.Extractor, error) {
+	if len(cfg.EntityTypes) > 0 {
+		return nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
+	}
+	r.nlpOnce.Do(func() { r.nlpEx, r.nlpErr = nlp.New(nlp.Options{}) })
+	return r.nlpEx, r.nlpErr
+}
+
+// Prepare fills a config before a version is created: defaults for the
+// provider and model, and the entity types of a referenced schema.
+func (r *Runner) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.MaxFragments <= 0 {
+		cfg.MaxFragments = 8
+	}
+	if cfg.Strategy == "" {
+		cfg.Strategy = extract.StrategyNLP
+	}
+	if cfg.Strategy == extract.StrategyNLP {
+		cfg.Provider = "none"
+	}
+	if schemaRef != "" {
+		return extract.Errorf(extract.KindInvalid, "schemas are not available yet")
+	}
+	return nil
+}

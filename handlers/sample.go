@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// SampleExtraction names the extraction made from the sample document.
+const SampleExtraction = "sample"
+
+//go:embed sample/christmas_carol_stave_one.txt
+var sampleText []byte
+
+// SampleName is the sample document's name.
+const SampleName = "christmas_carol_stave_one.txt"
+
+// SeedSample adds the sample document to an empty database and extracts it
+// twice, with two chunk sizes, so a new user sees a graph and a comparison
+// at once. It does nothing when the database holds any document.
+func (r *Runner) SeedSample(ctx context.Context) (bool, error) {
+	c, err := r.store.Counts(ctx)
+	if err != nil {
+		return false, err
+	}
+	if c.Documents > 0 || c.Extractions > 0 {
+		return false, nil
+	}
+	d, err := extract.ReadDocument(SampleName, sampleText, extract.DefaultMaxBytes)
+	if err != nil {
+		return false, err
+	}
+	d, _, err = r.store.AddDocument(ctx, d)
+	if err != nil {
+		return false, err
+	}
+	first := extract.DefaultConfig()
+	second := extract.DefaultConfig()
+	second.ChunkSize, second.Overlap = 600, 0
+	for i, cfg := range []extract.Config{first, second} {
+		note := "sample: default settings"
+		if i == 1 {
+			note = "sample: smaller chunks, no overlap"
+		}
+		v, err := r.store.NewVersion(ctx, SampleExtraction, cfg, []int{d.ID}, note)
+		if err != nil {
+			return false, err
+		}
+		r.Start(v)
+	}
+	r.log.Info("added the sample document and started two sample extractions", "document_id", d.ID)
+	return true, nil
+}

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// NewServer builds the Echo instance with middleware and every route.
+func (h *Handler) NewServer() *echo.Echo {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = h.ErrorHandler
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			h.log.Error("panic", slog_group(c), "error", err, "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(RequestLogger(h.log))
+	e.Use(middleware.BodyLimit(bodyLimit(h.cfg.MaxUploadBytes)))
+	h.Routes(e)
+	return e
+}
+
+func bodyLimit(max int) string {
+	if max <= 0 {
+		max = 20 << 20
+	}
+	// Multipart framing adds a little to the file itself.
+	return itoa((max+(64<<10))/1024) + "K"
+}
+
+// healthz pings the database.
+func (h *Handler) healthz(c echo.Context) error {
+	if err := h.store.Ping(c.Request().Context()); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": h.store.Dialect})
+}
+
+// serveStatic serves embedded assets; hashed URLs are cached for a year.
+func (h *Handler) serveStatic(c echo.Context) error {
+	p, immutable, ok := h.assets.Resolve(c.Param("*"))
+	if !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "no such asset")
+	}
+	if immutable {
+		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		c.Response().Header().Set("Cache-Control", "no-cache")
+	}
+	http.ServeFileFS(c.Response(), c.Request(), staticFS(), p)
+	return nil
+}

@@ -1,0 +1,33 @@
+package handlers
+
+import (
+	"io/fs"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/static"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func staticFS() fs.FS { return static.FS }
+
+// intParam reads a positive integer path parameter.
+func intParam(c echo.Context, name string) (int, error) {
+	n, err := strconv.Atoi(c.Param(name))
+	if err != nil || n <= 0 {
+		return 0, extract.Errorf(extract.KindInvalid, "%s must be a positive number", name)
+	}
+	return n, nil
+}
+
+// intQuery reads an integer query parameter with a default.
+func intQuery(c echo.Context, name string, def int) int {
+	n, err := strconv.Atoi(c.QueryParam(name))
+	if err != nil {
+		return def
+	}
+	return n
+}

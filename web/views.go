@@ -1,0 +1,96 @@
+// Package web holds kgstudio's templ components. Components take plain view
+// structs prepared by the handlers and render HTML; they import nothing else
+// of the application.
+package web
+
+import (
+	"fmt"
+	"time"
+)
+
+// Page is what the layout needs to know about every page.
+type Page struct {
+	Title string
+	// Nav names the active navigation entry: dashboard, schemas,
+	// documents, extractions, compare.
+	Nav string
+	// Asset maps an asset path ("css/app.css") to its cache-busting URL.
+	Asset func(string) string
+	Flash    string
+	FlashBad bool
+}
+
+// DocumentRow is a document in a list.
+type DocumentRow struct {
+	ID      int
+	Name    string
+	Kind    string
+	Size    int
+	Created string
+}
+
+// VersionRow is an extraction version in a list.
+type VersionRow struct {
+	ID          int
+	Extraction  string
+	Number      int
+	Status      string
+	Strategy    string
+	Nodes       int
+	Edges       int
+	ChunksDone  int
+	ChunksTotal int
+	Reference   bool
+	Created     string
+	Elapsed     string
+}
+
+// Label is "name@number".
+func (v VersionRow) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v.Number) }
+
+// Dashboard is the home page.
+type Dashboard struct {
+	Schemas     int
+	Documents   int
+	Extractions int
+	Versions    int
+	RecentDocs  []DocumentRow
+	Recent      []VersionRow
+	// CompareA and CompareB, when set, link to a ready comparison.
+	CompareA, CompareB int
+}
+
+// HumanBytes formats a size.
+func HumanBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
+}
+
+// HumanDuration formats a run time.
+func HumanDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func pct(done, total int) string {
+	if total <= 0 {
+		return "0"
+	}
+	return fmt.Sprint(done * 100 / total)
+}
