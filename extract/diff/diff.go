@@ -300,9 +300,15 @@ func (s *side) endpoint(key string, ignoreType bool) string {
 // Compare computes the difference from a (before) to b (after). An invalid
 // Options.Reference is treated as RefNone; call Options.Validate to reject it.
 func Compare(a, b extract.Graph, opts Options) Result {
-	labels := labelCache{}
-	sa := index(&a, opts, labels)
-	sb := index(&b, opts, labels)
+	// Index both sides at once; each goroutine has its own label cache.
+	var sa, sb side
+	done := make(chan struct{})
+	go func() {
+		sa = index(&a, opts, labelCache{})
+		close(done)
+	}()
+	sb = index(&b, opts, labelCache{})
+	<-done
 
 	res := Result{
 		Nodes: NodeDiff{Added: []NodeItem{}, Removed: []NodeItem{}, Changed: []NodeChange{}},
