@@ -1,0 +1,64 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+func TestDashboard_EmptyAndFilled(t *testing.T) {
+	a := MustApp(t)
+	t.Run("Empty", func(t *testing.T) {
+		resp, doc := a.Get(t, "/")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if doc.Find(`[data-testid="empty-documents"]`).Length() != 1 || doc.Find(`[data-testid="empty-extractions"]`).Length() != 1 {
+			t.Fatal("empty states missing")
+		}
+		if doc.Find(`[data-testid="nav"] a`).Length() != 5 {
+			t.Fatal("navigation incomplete")
+		}
+	})
+	t.Run("AfterExtraction", func(t *testing.T) {
+		v := a.MustExtract(t, "people", "a.txt", "Abraham Lincoln was born in Kentucky. Lincoln later moved to Illinois.", extract.DefaultConfig())
+		if v.Status != "done" || v.Nodes == 0 {
+			t.Fatalf("extraction: %+v", v)
+		}
+		_, doc := a.Get(t, "/")
+		if !hasText(doc.Find(`[data-testid="versions"]`), "people@1") {
+			t.Fatal("recent version not listed")
+		}
+		if !hasText(doc.Find(`[data-testid="documents"]`), "a.txt") {
+			t.Fatal("recent document not listed")
+		}
+	})
+}
+
+func TestHealthz(t *testing.T) {
+	a := MustApp(t)
+	resp, err := http.Get(a.Server.URL + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", err, resp)
+	}
+	a.Store.Close()
+	resp, err = http.Get(a.Server.URL + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("healthz after close: %v %v", err, resp.StatusCode)
+	}
+	_ = context.Background()
+}
+
+func TestSeedSample(t *testing.T) {
+	a := MustApp(t)
+	seeded, err := a.Runner.SeedSample(context.Background())
+	if err != nil || !seeded {
+		t.Fatalf("seed: %v %v", seeded, err)
+	}
+	again, err := a.Runner.SeedSample(context.Background())
+	if err != nil || again {
+		t.Fatalf("second seed: %v %v", again, err)
+	}
+}

@@ -1,0 +1,132 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// testApp is a whole application over a fresh SQLite database.
+type testApp struct {
+	Store   *store.Store
+	Handler *handlers.Handler
+	Runner  *handlers.Runner
+	Server  *httptest.Server
+}
+
+// MustApp starts the application on a temp database and an httptest server.
+func MustApp(tb testing.TB) *testApp {
+	tb.Helper()
+	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner := handlers.NewRunner(st, log, handlers.Providers{Concurrency: 2})
+	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20}, runner)
+	srv := httptest.NewServer(h.NewServer())
+	tb.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		runner.Shutdown(ctx)
+		st.Close()
+	})
+	return &testApp{Store: st, Handler: h, Runner: runner, Server: srv}
+}
+
+// MustExtract stores text as a document and runs an nlp extraction of it to
+// the end, returning the finished version.
+func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg extract.Config) store.Version {
+	tb.Helper()
+	ctx := context.Background()
+	d, err := extract.ReadDocument(docName, []byte(text), extract.DefaultMaxBytes)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, _, err = a.Store.AddDocument(ctx, d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+		tb.Fatal(err)
+	}
+	v, err := a.Store.NewVersion(ctx, name, cfg, []int{d.ID}, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := a.Runner.Run(ctx, v, nil); err != nil {
+		tb.Fatal(err)
+	}
+	v, err = a.Store.Version(ctx, v.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+// Get fetches a path and parses the HTML.
+func (a *testApp) Get(tb testing.TB, path string) (*http.Response, *goquery.Document) {
+	tb.Helper()
+	resp, err := http.Get(a.Server.URL + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp, doc
+}
+
+// MustChrome returns a chromedp context on headless Chromium from
+// KGSTUDIO_TEST_CHROME. Without it the test is skipped, except in CI
+// (CI=true), where a missing browser fails the test.
+func MustChrome(tb testing.TB) context.Context {
+	tb.Helper()
+	bin := os.Getenv("KGSTUDIO_TEST_CHROME")
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			tb.Fatal("KGSTUDIO_TEST_CHROME is not set in CI")
+		}
+		tb.Skip("set KGSTUDIO_TEST_CHROME to a Chromium binary to run browser tests")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("headless", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.WindowSize(1400, 900),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	tb.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// hasText reports whether the selection's text contains s.
+func hasText(sel *goquery.Selection, s string) bool { return strings.Contains(sel.Text(), s) }
