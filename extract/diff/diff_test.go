@@ -519,4 +519,3 @@ func BenchmarkCompare(b *testing.B) {
 	b.ReportMetric(float64(r.Summary.Nodes.Added), "nodes_added")
 	b.ReportMetric(float64(r.Summary.Edges.Added), "edges_added")
 }
-
