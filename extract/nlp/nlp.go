@@ -67,14 +67,27 @@ type Extractor struct {
 	types typeMapper
 	opts  Options
 
-	mu      sync.Mutex
-	aliases map[string]*aliasEntry // by document digest
+	// skipCorrections turns off the cue-word type corrections and the
+	// common-word filter; tests use it to measure what they bring.
+	skipCorrections bool
+
+	mu     sync.Mutex
+	tables map[string]*docEntry // by document digest
+
+	nerMu    sync.Mutex
+	nerCache map[string]nerResult // by window text
 }
 
-// aliasEntry is the lazily built short-form table of one document.
-type aliasEntry struct {
+// docEntry is the lazily built per-document table.
+type docEntry struct {
 	once sync.Once
-	m    map[string]string
+	t    *docTables
+}
+
+// nerResult is a cached NER answer for one window.
+type nerResult struct {
+	cat category
+	ok  bool
 }
 
 var _ extract.Extractor = (*Extractor)(nil)
@@ -95,7 +108,8 @@ func New(opts Options) (*Extractor, error) {
 		model:   model,
 		types:   newTypeMapper(opts.EntityTypes, opts.TypeMap),
 		opts:    opts,
-		aliases: map[string]*aliasEntry{},
+		tables:   map[string]*docEntry{},
+		nerCache: map[string]nerResult{},
 	}, nil
 }
 
@@ -148,34 +162,44 @@ type tok struct {
 func (e *Extractor) english(doc extract.Document, text string) ([]entity, []span, []tok, error) {
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
-		prose.WithExtraction(!e.opts.SkipNER),
+		prose.WithExtraction(false),
 		prose.UsingModel(e.model))
 	if err != nil {
 		return nil, nil, nil, extract.Wrap(extract.KindInternal, err, "tag text")
 	}
 	toks := alignTokens(text, pd.Tokens())
 	sents, sentOf := tokenSentences(text, toks)
-	aliases := e.docAliases(doc)
+	tables := e.docTables(doc)
 
-	var cands []entity
-	cands = append(cands, nerSpans(toks, sentOf)...)
-	cands = append(cands, properNounSpans(text, toks, sentOf)...)
+	runs := properNounSpans(text, toks, sentOf)
 	pats := patternSpans(text)
 	for i := range pats {
 		pats[i].sent = sentAt(sents, pats[i].start)
 	}
-	ents := resolve(text, pats, cands)
-	for i := range ents {
-		en := &ents[i]
+	ents := resolve(text, pats, runs)
+	kept := ents[:0]
+	for _, en := range ents {
 		if en.tokFirst >= 0 {
-			correctType(en, toks)
+			if !e.skipCorrections {
+				correctType(&en, toks)
+			}
+			if !en.typed && !e.opts.SkipNER {
+				if c, ok := e.nerType(text, toks, sentOf, en); ok {
+					en.cat, en.typed = c, true
+				}
+			}
+			if !en.typed && !e.skipCorrections && tables.commonWord(en.name) {
+				continue
+			}
 		}
 		if en.cat != catDate && en.cat != catNumber {
-			if full, ok := aliases[en.name]; ok {
+			if full, ok := tables.aliases[en.name]; ok {
 				en.name = full
 			}
 		}
+		kept = append(kept, en)
 	}
+	ents = kept
 	return ents, sents, toks, nil
 }
 

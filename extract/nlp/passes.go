@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	prose "github.com/jdkato/prose/v2"
+
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -308,30 +310,59 @@ func trimAdverbs(words []string, _ []tok) string {
 // aliasRE finds capitalised word sequences of a document.
 var aliasRE = regexp.MustCompile(`\b[A-Z][a-z'’]+(?:[ \t]*\n?[ \t]*[A-Z][a-z'’]+)+\b`)
 
-// docAliases returns (building once per document) the map from a surname
-// to the unique full name ending with it in the document.
-func (e *Extractor) docAliases(doc extract.Document) map[string]string {
+// wordRE finds words for the case statistics.
+var wordRE = regexp.MustCompile(`\b[A-Za-z][a-z]+\b`)
+
+// docTables holds what the passes learn from a whole document.
+type docTables struct {
+	// aliases maps a surname to the unique full name ending with it.
+	aliases map[string]string
+	// lower and upper count a word's lower-case and capitalised uses.
+	lower, upper map[string]int
+}
+
+// commonWord reports whether a one-word name is used more often in lower
+// case than capitalised in the document ("Author", "May").
+func (t *docTables) commonWord(name string) bool {
+	if strings.ContainsAny(name, " ") {
+		return false
+	}
+	l := t.lower[strings.ToLower(name)]
+	return l > 0 && l >= t.upper[name]
+}
+
+// docTables returns (building once per document) the document's tables.
+func (e *Extractor) docTables(doc extract.Document) *docTables {
 	key := doc.SHA256
 	if key == "" {
 		key = doc.Name + "\x00" + itoa(len(doc.Content)) + "\x00" + itoa(doc.ID)
 	}
 	e.mu.Lock()
-	ent, ok := e.aliases[key]
+	ent, ok := e.tables[key]
 	if !ok {
-		if len(e.aliases) >= 128 {
-			e.aliases = map[string]*aliasEntry{}
+		if len(e.tables) >= 128 {
+			e.tables = map[string]*docEntry{}
 		}
-		ent = &aliasEntry{}
-		e.aliases[key] = ent
+		ent = &docEntry{}
+		e.tables[key] = ent
 	}
 	e.mu.Unlock()
-	ent.once.Do(func() { ent.m = buildAliases(doc.Content) })
-	return ent.m
+	ent.once.Do(func() { ent.t = buildTables(doc.Content) })
+	return ent.t
 }
 
-// buildAliases maps the last word of multi-word capitalised names to the
-// full name when exactly one full name ends with that word.
-func buildAliases(content string) map[string]string {
+// buildTables scans a document once: aliases map the last word of
+// multi-word capitalised names to the full name when exactly one full name
+// ends with that word; word case counts feed commonWord.
+func buildTables(content string) *docTables {
+	t := &docTables{aliases: map[string]string{}, lower: map[string]int{}, upper: map[string]int{}}
+	for _, w := range wordRE.FindAllString(content, -1) {
+		if isCap(w) {
+			t.upper[w]++
+		} else {
+			t.lower[w]++
+		}
+	}
 	full := map[string]map[string]bool{}
 	for _, m := range aliasRE.FindAllString(content, -1) {
 		words := strings.Fields(m)
@@ -350,16 +381,68 @@ func buildAliases(content string) map[string]string {
 		}
 		full[last][strings.Join(words, " ")] = true
 	}
-	out := map[string]string{}
 	for short, names := range full {
 		if len(names) != 1 {
 			continue
 		}
 		for n := range names {
-			out[short] = n
+			t.aliases[short] = n
 		}
 	}
-	return out
+	return t
+}
+
+// nerType asks prose's recogniser for the category of an entity, looking
+// only at a window of two tokens around it within its sentence. Answers are
+// cached by window text, so the result depends on the window alone.
+func (e *Extractor) nerType(text string, toks []tok, sentOf []int, en entity) (category, bool) {
+	f, l := en.tokFirst, en.tokLast
+	for k := 0; k < 2 && f > 0 && sentOf[f-1] == sentOf[en.tokFirst]; k++ {
+		f--
+	}
+	for k := 0; k < 2 && l+1 < len(toks) && sentOf[l+1] == sentOf[en.tokLast]; k++ {
+		l++
+	}
+	ws := toks[f].start
+	window := text[ws:toks[l].end]
+	key := itoa(en.start-ws) + ":" + itoa(en.end-ws) + ":" + window
+	e.nerMu.Lock()
+	r, hit := e.nerCache[key]
+	e.nerMu.Unlock()
+	if hit {
+		return r.cat, r.ok
+	}
+	r = e.runNER(window, en.start-ws, en.end-ws)
+	e.nerMu.Lock()
+	if len(e.nerCache) >= 100000 {
+		e.nerCache = map[string]nerResult{}
+	}
+	e.nerCache[key] = r
+	e.nerMu.Unlock()
+	return r.cat, r.ok
+}
+
+// runNER labels a window and reads the category of the span [s, e): a
+// person label anywhere wins (prose often labels the given name of "Abraham
+// Lincoln" as a place and the surname as a person), else the label of the
+// last labelled token.
+func (e *Extractor) runNER(window string, s, end int) nerResult {
+	pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(e.model))
+	if err != nil {
+		return nerResult{}
+	}
+	var r nerResult
+	for _, t := range alignTokens(window, pd.Tokens()) {
+		if t.end <= s || t.start >= end || len(t.label) < 3 {
+			continue
+		}
+		c, _ := labelCategory(t.label[2:])
+		if r.ok && r.cat == catPerson {
+			continue
+		}
+		r.cat, r.ok = c, true
+	}
+	return r
 }
 
 // itoa formats a non-negative int.

@@ -1,0 +1,43 @@
+package nlp
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// benchmarkCarol extracts all of A Christmas Carol per iteration and
+// reports throughput (MB/s in the -bench output; KB/s = MB/s * 1000).
+func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
+	data, err := os.ReadFile(sharedPath(b, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := extract.ReadDocument("carol.txt", data, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := mustNew(b, opts)
+	cfg := extract.DefaultConfig()
+	cfg.Concurrency = concurrency
+	b.SetBytes(int64(len(doc.Content)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		doc.SHA256 = "" // rebuild the per-document tables each time
+		doc.ID = i + 1
+		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, e, discardSink{}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// discardSink drops results.
+type discardSink struct{}
+
+func (discardSink) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
+func (discardSink) WriteChunk(context.Context, extract.ChunkResult) error       { return nil }
+
+func BenchmarkExtractor_Carol(b *testing.B)        { benchmarkCarol(b, Options{}, 1) }
+func BenchmarkExtractor_CarolSkipNER(b *testing.B) { benchmarkCarol(b, Options{SkipNER: true}, 1) }
