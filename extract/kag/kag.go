@@ -1,0 +1,354 @@
+// Package kag is the KAG-style schema-constrained extraction strategy. Per
+// chunk it runs named-entity recognition limited to the schema's entity and
+// concept types, event extraction for its event types, standardisation to
+// official names and relation extraction among the entities found, all as
+// JSON calls with a response schema. It takes the schema as plain TypeSpecs
+// so it does not depend on the schema package.
+//
+// Choices: node keys are extract.NodeKey of the official name; surface
+// names that differ are kept in Properties["aliases"]. A property whose
+// type is a schema type becomes an edge labelled with the property name to
+// a node of that type. Types, relations and property edges the schema does
+// not know are kept, marked Properties["off_schema"]=true and counted in
+// ChunkResult.OffSchema. Relation endpoints that NER did not report become
+// nodes of type "unknown" marked Properties["implicit"]. ParseFailure.Round
+// is the index of the call (in ChunkResult.Calls) whose output failed.
+package kag
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+)
+
+// Type kinds.
+const (
+	KindEntity  = "entity"
+	KindConcept = "concept"
+	KindEvent   = "event"
+)
+
+// TypeSpec is one schema type.
+type TypeSpec struct {
+	Name        string
+	Alias       string
+	Kind        string // KindEntity, KindConcept or KindEvent
+	Description string
+	Properties  []PropSpec
+	Relations   []RelSpec
+}
+
+// PropSpec is a property of a type. Type is a basic type (Text, Integer,
+// Float, ...) or the name of another schema type.
+type PropSpec struct {
+	Name string
+	Type string
+}
+
+// RelSpec is a relation from the owning type to Target (a type name).
+type RelSpec struct {
+	Name   string
+	Alias  string
+	Target string
+}
+
+// UnknownType is the type of relation endpoints NER did not report.
+const UnknownType = "unknown"
+
+// Options tune an Extractor.
+type Options struct{}
+
+// Extractor runs the schema strategy. It is safe for concurrent use.
+type Extractor struct {
+	client  llm.Client
+	cfg     extract.Config
+	types   []TypeSpec
+	byName  map[string]*TypeSpec
+	prompts prompts
+}
+
+// New builds an Extractor for types. It returns KindInvalid when there is
+// no client, no entity, concept or event type, a type without a name, or a
+// prompt override that does not parse.
+func New(client llm.Client, cfg extract.Config, types []TypeSpec, _ Options) (*Extractor, error) {
+	if client == nil {
+		return nil, extract.Errorf(extract.KindInvalid, "kag: a model client is required")
+	}
+	if len(types) == 0 {
+		return nil, extract.Errorf(extract.KindInvalid, "kag: the schema has no types")
+	}
+	x := &Extractor{client: client, cfg: cfg, types: types, byName: map[string]*TypeSpec{}}
+	for i := range types {
+		t := &x.types[i]
+		if strings.TrimSpace(t.Name) == "" {
+			return nil, extract.Errorf(extract.KindInvalid, "kag: type %d has no name", i)
+		}
+		x.byName[strings.ToLower(t.Name)] = t
+		if t.Alias != "" {
+			if _, taken := x.byName[strings.ToLower(t.Alias)]; !taken {
+				x.byName[strings.ToLower(t.Alias)] = t
+			}
+		}
+	}
+	p, err := parsePrompts(cfg.Prompts)
+	if err != nil {
+		return nil, err
+	}
+	x.prompts = p
+	return x, nil
+}
+
+// Language picks the prompt language: cfg.Language when it names English
+// or Chinese, otherwise Chinese when at least a fifth of the letters of
+// text are Han characters.
+func Language(cfgLang, text string) string {
+	switch strings.ToLower(strings.TrimSpace(cfgLang)) {
+	case "zh", "zh-cn", "zh-tw", "cn", "chinese", "中文":
+		return LangChinese
+	case "en", "english":
+		return LangEnglish
+	}
+	han, letters := 0, 0
+	for _, r := range text {
+		if unicode.Is(unicode.Han, r) {
+			han++
+			letters++
+		} else if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	if letters > 0 && han*5 >= letters {
+		return LangChinese
+	}
+	return LangEnglish
+}
+
+func (x *Extractor) lookup(name string) *TypeSpec {
+	return x.byName[strings.ToLower(strings.TrimSpace(name))]
+}
+
+func (x *Extractor) views(event bool) []TypeView {
+	var out []TypeView
+	for _, t := range x.types {
+		if (t.Kind == KindEvent) != event {
+			continue
+		}
+		var props []string
+		for _, p := range t.Properties {
+			props = append(props, p.Name+" ("+p.Type+")")
+		}
+		out = append(out, TypeView{Name: t.Name, Alias: t.Alias, Kind: t.Kind, Description: t.Description, Properties: strings.Join(props, ", ")})
+	}
+	return out
+}
+
+func (x *Extractor) allowedRelations() []string {
+	var out []string
+	for _, t := range x.types {
+		for _, r := range t.Relations {
+			out = append(out, fmt.Sprintf("%s -[%s]-> %s", t.Name, r.Name, r.Target))
+		}
+	}
+	return out
+}
+
+// item is one entity or event as read from model output.
+type item struct {
+	Name        string
+	Category    string
+	Description string
+	Official    string
+	Props       []prop
+	event       bool
+}
+
+type prop struct {
+	Name   string
+	Values []string
+}
+
+// call sends one JSON call and records it.
+func (x *Extractor) call(ctx context.Context, res *extract.ChunkResult, purpose, prompt string, schema map[string]any) (string, error) {
+	resp, err := x.client.Complete(ctx, llm.Request{
+		Messages:    []llm.Message{{Role: "user", Content: prompt}},
+		Temperature: x.cfg.Temperature,
+		JSONSchema:  schema,
+		Purpose:     purpose,
+	})
+	if err != nil {
+		return "", fmt.Errorf("kag %s of chunk %d: %w", purpose, res.Chunk.Index, err)
+	}
+	resp.Record.Purpose = purpose
+	res.Calls = append(res.Calls, resp.Record)
+	return resp.Text, nil
+}
+
+// Extract runs the steps on chunk. Model failures are errors
+// (KindUnavailable or KindInvalid); malformed output becomes Failures.
+func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk extract.Chunk) (extract.ChunkResult, error) {
+	start := time.Now()
+	res := extract.ChunkResult{Chunk: chunk.Ref()}
+	if strings.TrimSpace(chunk.Text) == "" {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+	lang := Language(x.cfg.Language, chunk.Text)
+	var items []item
+
+	// 1. Named entities of entity and concept types.
+	if v := x.views(false); len(v) > 0 {
+		p, err := x.prompts.render(StepNER, lang, PromptData{Types: v, Text: chunk.Text})
+		if err != nil {
+			return res, err
+		}
+		out, err := x.call(ctx, &res, StepNER, p, itemsSchema("entities"))
+		if err != nil {
+			return res, err
+		}
+		items = append(items, x.readItems(&res, out, "entities", false)...)
+	}
+	// 2. Events of event types.
+	if v := x.views(true); len(v) > 0 {
+		p, err := x.prompts.render(StepEvent, lang, PromptData{Types: v, Text: chunk.Text})
+		if err != nil {
+			return res, err
+		}
+		out, err := x.call(ctx, &res, StepEvent, p, itemsSchema("events"))
+		if err != nil {
+			return res, err
+		}
+		items = append(items, x.readItems(&res, out, "events", true)...)
+	}
+	named := namedList(items)
+	// 3. Official names.
+	if len(named) > 0 {
+		p, err := x.prompts.render(StepStd, lang, PromptData{Text: chunk.Text, Entities: named})
+		if err != nil {
+			return res, err
+		}
+		out, err := x.call(ctx, &res, StepStd, p, stdSchema)
+		if err != nil {
+			return res, err
+		}
+		x.readOfficial(&res, out, items)
+	}
+	// 4. Relations among the entities found.
+	var rels [][3]string
+	if len(items) >= 2 {
+		p, err := x.prompts.render(StepRelation, lang, PromptData{Text: chunk.Text, Entities: named, Relations: x.allowedRelations()})
+		if err != nil {
+			return res, err
+		}
+		out, err := x.call(ctx, &res, StepRelation, p, relationSchema)
+		if err != nil {
+			return res, err
+		}
+		rels = x.readRelations(&res, out)
+	}
+	b := newBuilder(x)
+	for _, it := range items {
+		b.addItem(it)
+	}
+	for _, r := range rels {
+		b.addRelation(r[0], r[1], r[2])
+	}
+	res.Graph, res.OffSchema = b.graph(chunk)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// namedList is the {name, category} JSON list given to later steps.
+func namedList(items []item) string {
+	if len(items) == 0 {
+		return ""
+	}
+	type nc struct {
+		Name     string `json:"name"`
+		Category string `json:"category"`
+	}
+	list := make([]nc, 0, len(items))
+	for _, it := range items {
+		list = append(list, nc{it.Name, it.Category})
+	}
+	b, _ := json.Marshal(list)
+	return string(b)
+}
+
+// Response schemas.
+func itemsSchema(key string) map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{key: map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"name":        map[string]any{"type": "string"},
+					"category":    map[string]any{"type": "string"},
+					"description": map[string]any{"type": "string"},
+					"properties": map[string]any{"type": "array", "items": map[string]any{
+						"type": "object",
+						"properties": map[string]any{
+							"name":   map[string]any{"type": "string"},
+							"values": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+						},
+						"required": []any{"name", "values"},
+					}},
+				},
+				"required": []any{"name", "category"},
+			},
+		}},
+		"required": []any{key},
+	}
+}
+
+var stdSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{"entities": map[string]any{
+		"type": "array",
+		"items": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"name":          map[string]any{"type": "string"},
+				"category":      map[string]any{"type": "string"},
+				"official_name": map[string]any{"type": "string"},
+			},
+			"required": []any{"name", "official_name"},
+		},
+	}},
+	"required": []any{"entities"},
+}
+
+var relationSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{"relations": map[string]any{
+		"type": "array",
+		"items": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"subject":   map[string]any{"type": "string"},
+				"predicate": map[string]any{"type": "string"},
+				"object":    map[string]any{"type": "string"},
+			},
+			"required": []any{"subject", "predicate", "object"},
+		},
+	}},
+	"required": []any{"relations"},
+}
+
+// sortedKeys is a helper for deterministic output.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,97 @@
+package kag
+
+import (
+	"embed"
+	"strings"
+	"text/template"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+//go:embed prompts/*.txt
+var promptFS embed.FS
+
+// Steps of the extraction, in call order. A prompt key is "kag_" + step +
+// "_" + language, e.g. "kag_ner_zh".
+const (
+	StepNER      = "ner"
+	StepEvent    = "event"
+	StepStd      = "std"
+	StepRelation = "relation"
+)
+
+// Languages with built-in prompts.
+const (
+	LangEnglish = "en"
+	LangChinese = "zh"
+)
+
+// PromptKey returns the extract.Config.Prompts key of a step's template.
+func PromptKey(step, lang string) string { return "kag_" + step + "_" + lang }
+
+// DefaultPrompts returns the built-in templates by key (a fresh map).
+func DefaultPrompts() map[string]string {
+	out := map[string]string{}
+	for _, step := range []string{StepNER, StepEvent, StepStd, StepRelation} {
+		for _, lang := range []string{LangEnglish, LangChinese} {
+			b, err := promptFS.ReadFile("prompts/" + step + "_" + lang + ".txt")
+			if err != nil {
+				panic("kag: embedded prompt missing: " + step + "_" + lang) // build-time invariant
+			}
+			out[PromptKey(step, lang)] = string(b)
+		}
+	}
+	return out
+}
+
+// TypeView is one schema type as the templates see it.
+type TypeView struct {
+	Name, Alias, Kind, Description string
+	// Properties lists "name (Type)" pairs, comma-separated.
+	Properties string
+}
+
+// PromptData is what the templates see.
+type PromptData struct {
+	// Types are the entity and concept types (NER) or the event types.
+	Types []TypeView
+	// Text is the chunk text.
+	Text string
+	// Entities is a JSON list of {name, category} (std and relation steps).
+	Entities string
+	// Relations lists the allowed relations, "Subject -[name]-> Object".
+	Relations []string
+}
+
+type prompts map[string]*template.Template
+
+func parsePrompts(overrides map[string]string) (prompts, error) {
+	src := DefaultPrompts()
+	for k, v := range overrides {
+		if _, ok := src[k]; ok {
+			src[k] = v
+		}
+	}
+	p := prompts{}
+	sample := PromptData{Types: []TypeView{{Name: "T"}}, Text: "x", Entities: "[]", Relations: []string{"a"}}
+	for k, text := range src {
+		t, err := template.New(k).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not parse", k)
+		}
+		if err := t.Execute(&strings.Builder{}, sample); err != nil {
+			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", k)
+		}
+		p[k] = t
+	}
+	return p, nil
+}
+
+func (p prompts) render(step, lang string, d PromptData) (string, error) {
+	t := p[PromptKey(step, lang)]
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return "", extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", PromptKey(step, lang))
+	}
+	return b.String(), nil
+}

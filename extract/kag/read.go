@@ -1,0 +1,227 @@
+package kag
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// decodeList finds the JSON in out (allowing fences and chatter around it)
+// and returns the list under key, or the top-level list.
+func decodeList(out, key string) ([]any, error) {
+	s := strings.TrimPrefix(strings.TrimSpace(out), "\ufeff")
+	i := strings.IndexAny(s, "{[")
+	if i < 0 {
+		return nil, fmt.Errorf("no JSON in output")
+	}
+	s = s[i:]
+	if j := strings.LastIndexAny(s, "}]"); j >= 0 && j < len(s)-1 {
+		s = s[:j+1]
+	}
+	if s == "" {
+		return nil, fmt.Errorf("no JSON in output")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	switch t := v.(type) {
+	case []any:
+		return t, nil
+	case map[string]any:
+		if l, ok := t[key].([]any); ok {
+			return l, nil
+		}
+		if t[key] == nil {
+			if _, has := t[key]; has {
+				return nil, nil
+			}
+		}
+		// A single object instead of a list.
+		if _, ok := t["name"]; ok {
+			return []any{t}, nil
+		}
+		if _, ok := t["subject"]; ok {
+			return []any{t}, nil
+		}
+		return nil, fmt.Errorf("JSON has no %q list", key)
+	}
+	return nil, fmt.Errorf("JSON is neither an object nor a list")
+}
+
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return ""
+}
+
+// values flattens a property value into strings; nulls give none.
+func values(v any) []string {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		var out []string
+		for _, e := range t {
+			out = append(out, values(e)...)
+		}
+		return out
+	case map[string]any:
+		if n := str(t["name"]); n != "" {
+			return []string{n}
+		}
+		return nil
+	}
+	if s := str(v); s != "" && !strings.EqualFold(s, "null") && s != "None" {
+		return []string{s}
+	}
+	return nil
+}
+
+func snippet(v any) string {
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func fail(res *extract.ChunkResult, line, reason string) {
+	res.Failures = append(res.Failures, extract.ParseFailure{Round: len(res.Calls) - 1, Line: line, Reason: reason})
+}
+
+// readItems reads NER or event output.
+func (x *Extractor) readItems(res *extract.ChunkResult, out, key string, event bool) []item {
+	list, err := decodeList(out, key)
+	if err != nil {
+		fail(res, snippet(out), err.Error())
+		return nil
+	}
+	var items []item
+	for _, raw := range list {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			if s := str(raw); s != "" {
+				fail(res, snippet(raw), "item without a category")
+			} else {
+				fail(res, snippet(raw), "item is not an object")
+			}
+			continue
+		}
+		it := item{event: event, Name: str(m["name"]), Description: str(m["description"])}
+		for _, k := range []string{"category", "type", "label"} {
+			if it.Category = str(m[k]); it.Category != "" {
+				break
+			}
+		}
+		switch p := m["properties"].(type) {
+		case []any:
+			for _, e := range p {
+				pm, ok := e.(map[string]any)
+				if !ok {
+					continue
+				}
+				vals := values(pm["values"])
+				if vals == nil {
+					vals = values(pm["value"])
+				}
+				if n := str(pm["name"]); n != "" && len(vals) > 0 {
+					it.Props = append(it.Props, prop{n, vals})
+				}
+			}
+		case map[string]any:
+			// KAG's own layout: {category, properties: {name, description, ...}}.
+			for _, k := range sortedKeys(p) {
+				switch k {
+				case "name":
+					if it.Name == "" {
+						it.Name = str(p[k])
+					}
+				case "description":
+					if it.Description == "" {
+						it.Description = str(p[k])
+					}
+				default:
+					if vals := values(p[k]); len(vals) > 0 {
+						it.Props = append(it.Props, prop{k, vals})
+					}
+				}
+			}
+		}
+		if it.Name == "" {
+			fail(res, snippet(raw), "item without a name")
+			continue
+		}
+		if it.Category == "" {
+			fail(res, snippet(raw), "item without a category")
+			continue
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// readOfficial applies standardisation output to items.
+func (x *Extractor) readOfficial(res *extract.ChunkResult, out string, items []item) {
+	list, err := decodeList(out, "entities")
+	if err != nil {
+		fail(res, snippet(out), err.Error())
+		return
+	}
+	official := map[string]string{}
+	for _, raw := range list {
+		m, ok := raw.(map[string]any)
+		name, off := "", ""
+		if ok {
+			name, off = str(m["name"]), str(m["official_name"])
+		}
+		if name == "" || off == "" {
+			fail(res, snippet(raw), "standardisation item needs name and official_name")
+			continue
+		}
+		official[extract.NormalizeName(name)] = off
+	}
+	for i := range items {
+		if off, ok := official[extract.NormalizeName(items[i].Name)]; ok {
+			items[i].Official = off
+		}
+	}
+}
+
+// readRelations reads relation output as (subject, predicate, object).
+func (x *Extractor) readRelations(res *extract.ChunkResult, out string) [][3]string {
+	list, err := decodeList(out, "relations")
+	if err != nil {
+		fail(res, snippet(out), err.Error())
+		return nil
+	}
+	var rels [][3]string
+	for _, raw := range list {
+		var r [3]string
+		switch t := raw.(type) {
+		case map[string]any:
+			r = [3]string{str(t["subject"]), str(t["predicate"]), str(t["object"])}
+		case []any:
+			// KAG's triple layout: [subject, predicate, object].
+			if len(t) == 3 {
+				r = [3]string{str(t[0]), str(t[1]), str(t[2])}
+			}
+		}
+		if r[0] == "" || r[1] == "" || r[2] == "" {
+			fail(res, snippet(raw), "relation needs subject, predicate and object")
+			continue
+		}
+		rels = append(rels, r)
+	}
+	return rels
+}
