@@ -96,9 +96,17 @@ type Graph struct {
 
 // NormalizeName folds a surface name for matching: Unicode NFKC, lower case,
 // inner whitespace collapsed, surrounding quotes and punctuation trimmed,
-// underscores read as spaces.
+// underscores read as spaces, byte-order marks and zero-width characters
+// dropped.
 func NormalizeName(name string) string {
-	s := norm.NFKC.String(name)
+	s := strings.Map(func(r rune) rune {
+		switch r {
+		case '\ufeff', '\u200b', '\u200c', '\u200d', '\u2060':
+			return -1 // byte-order mark and zero-width characters
+		}
+		return r
+	}, name)
+	s = norm.NFKC.String(s)
 	s = strings.ReplaceAll(s, "_", " ")
 	s = strings.ToLower(s)
 	s = strings.Join(strings.Fields(s), " ")
