@@ -19,7 +19,7 @@ func TestParseKAG(t *testing.T) {
 	}{
 		{
 			name: "SpacesAndCJKAliases",
-			src: "namespace Med\n\nDisease(疾病): EntityType\n    desc: an illness\n    properties:\n        complication(并发症): Disease\n            constraint: MultiValue\n            index: Text\n    relations:\n        abnormal(异常指征): Disease\n",
+			src:  "namespace Med\n\nDisease(疾病): EntityType\n    desc: an illness\n    properties:\n        complication(并发症): Disease\n            constraint: MultiValue\n            index: Text\n    relations:\n        abnormal(异常指征): Disease\n",
 			want: &Schema{Namespace: "Med", Types: []EntityType{{
 				Name: "Disease", Alias: "疾病", Kind: KindEntity, Description: "an illness",
 				Properties: []Property{{Name: "complication", Alias: "并发症", Type: "Disease", Constraint: "MultiValue", Index: "Text"}},
@@ -333,4 +333,35 @@ func FuzzParseKAG(f *testing.F) {
 			t.Fatalf("round trip differs\ninput %q\nprinted %q\n%#v\n%#v", src, printed, s, again)
 		}
 	})
+}
+
+func BenchmarkParseKAG(b *testing.B) {
+	for _, name := range []string{"AffairQA.schema", "SupplyChain.schema"} {
+		src, err := os.ReadFile(filepath.Join(kagDir(b), name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := ParseKAGString(string(src)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFormatKAG(b *testing.B) {
+	s := mustParseFile(b, filepath.Join(kagDir(b), "AffairQA.schema"))
+	for b.Loop() {
+		_ = FormatKAG(s)
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	s := mustParseFile(b, filepath.Join(kagDir(b), "AffairQA.schema"))
+	for b.Loop() {
+		_ = Validate(s)
+	}
 }
