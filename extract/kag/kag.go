@@ -352,3 +352,4 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+var _ extract.Extractor = (*Extractor)(nil)

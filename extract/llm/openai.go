@@ -60,7 +60,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		// Keep enough idle connections for concurrent extraction; the
+		// default of two per host would reconnect on most calls.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		hc = &http.Client{Transport: tr}
 	}
 	return &OpenAI{cfg: cfg, http: hc, url: base + "/chat/completions"}, nil
 }

@@ -223,3 +223,4 @@ func dedupe(frags []string) []string {
 	}
 	return out
 }
+var _ extract.Extractor = (*Extractor)(nil)
