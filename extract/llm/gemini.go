@@ -36,7 +36,8 @@ type GeminiConfig struct {
 }
 
 // Gemini is a Client over Google's google.golang.org/genai SDK using the
-// Gemini API backend. It makes exactly one HTTP attempt per call: retries,
+// Gemini API backend. (The older github.com/google/generative-ai-go SDK
+// reached end of life on 2025-08-31 and is not used.) It makes exactly one HTTP attempt per call: retries,
 // rate limits and concurrency belong to WithPolicy.
 type Gemini struct {
 	client  *genai.Client
