@@ -77,11 +77,12 @@ func properNounSpans(text string, toks []tok, sentOf []int) []entity {
 		if t.start == t.end || !isCap(t.text) || !hasLetter(t.text) {
 			return false
 		}
+		stop := stopCaps[t.text] || stopCaps[titleCase(t.text)]
 		if t.tag == "NNP" || t.tag == "NNPS" {
-			return !(stopCaps[t.text] && !titles[t.text])
+			return !(stop && !titles[t.text])
 		}
 		initial := i == 0 || sentOf[i-1] != sentOf[i] || isOpener(toks[i-1].text)
-		if initial || stopCaps[t.text] {
+		if initial || stop {
 			return false
 		}
 		switch t.tag {
@@ -119,6 +120,10 @@ func properNounSpans(text string, toks []tok, sentOf []int) []entity {
 		for last >= first && (stopCaps[toks[last].text] || connectors[toks[last].text]) {
 			last--
 		}
+		// "Author:" or "Release:" heads a field, it is no name.
+		if first == last && last+1 < len(toks) && toks[last+1].text == ":" {
+			first = last + 1
+		}
 		if first <= last {
 			out = append(out, entity{start: toks[first].start, end: toks[last].end, sent: sentOf[i],
 				tokFirst: first, tokLast: last})
@@ -126,6 +131,12 @@ func properNounSpans(text string, toks []tok, sentOf []int) []entity {
 		i = j
 	}
 	return out
+}
+
+// titleCase turns "WORD" into "Word".
+func titleCase(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + strings.ToLower(s[n:])
 }
 
 // isOpener reports opening quotes and brackets, after which a capital does
@@ -175,15 +186,19 @@ func patternSpans(text string) []entity {
 		for e > s && unicode.IsSpace(rune(text[e-1])) {
 			e--
 		}
+		if c == catNumber && e-s < 2 {
+			continue // single digits are rarely worth a node
+		}
 		out = append(out, entity{start: s, end: e, cat: c, typed: true, tokFirst: -1, tokLast: -1})
 	}
 	return out
 }
 
-// resolve merges the candidate passes: pattern matches win; proper-noun
-// runs keep their boundaries and take the category of an overlapping NER
-// span; NER spans that overlap no run are added when they hold a
-// capitalised word. Names are the surface text with white space collapsed.
+// resolve merges the candidate passes: pattern matches win over the
+// proper-noun runs they overlap; typed candidates (from a recogniser) that
+// overlap a run give it their category, otherwise they are added when they
+// start with a capital. Names are the surface text with white space
+// collapsed.
 func resolve(text string, pats, cands []entity) []entity {
 	var runs, ner []entity
 	for _, c := range cands {
