@@ -72,14 +72,31 @@ func stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
-	for _, suf := range []string{"ingly", "edly", "ing", "ed", "ies", "es", "s", "ly"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			w = w[:len(w)-len(suf)]
-			if suf == "ies" {
-				w += "y"
-			}
-			break
+	for _, suf := range []string{"ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s"} {
+		if !strings.HasSuffix(w, suf) || len(w)-len(suf) < 3 {
+			continue
 		}
+		base := w[:len(w)-len(suf)]
+		switch suf {
+		case "ies", "ied":
+			base += "y"
+		case "es":
+			// "boxes" -> "box", but "loves" -> "love"
+			if !strings.HasSuffix(base, "s") && !strings.HasSuffix(base, "x") && !strings.HasSuffix(base, "z") &&
+				!strings.HasSuffix(base, "ch") && !strings.HasSuffix(base, "sh") {
+				base = w[:len(w)-1]
+			}
+		case "s":
+			if strings.HasSuffix(base, "s") || strings.HasSuffix(base, "u") || strings.HasSuffix(base, "i") {
+				continue // "glass", "bus", "analysis"
+			}
+		}
+		w = base
+		break
+	}
+	// "love" and "loved" -> "lov"
+	if len(w) > 3 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
 	}
 	// "planning" -> "plann" -> "plan"
 	if n := len(w); n >= 4 && w[n-1] == w[n-2] && strings.IndexByte("bdgklmnprt", w[n-1]) >= 0 {
