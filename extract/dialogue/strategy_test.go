@@ -281,6 +281,17 @@ func TestOffline_SharedDialogues(t *testing.T) {
 			if n, _ := mem.Node(UserNameID); n.Label != ds[0].Speakers()[0] {
 				t.Errorf("user name %q", n.Label)
 			}
+			var log []extract.Operation
+			for _, r := range res {
+				log = append(log, r.Operations...)
+			}
+			steps := Timeline(ds[0], log)
+			cov := MeanCoverage(steps)
+			if cov <= 0.05 || cov >= 1 {
+				t.Errorf("mean offline coverage %.3f out of range", cov)
+			}
+			t.Logf("%d segments, %d operations, %d nodes, %d relations, mean coverage %.3f",
+				len(steps), len(log), len(mem.NodeIDs()), len(mem.Relations()), cov)
 		})
 	}
 }
