@@ -121,6 +121,30 @@ func TestParse_Single(t *testing.T) {
 		if got := d.Speakers(); len(got) != 2 || got[0] != "Caroline" || got[1] != "Melanie" {
 			t.Errorf("speakers %v", got)
 		}
+		if got, want := d.Sessions[0].Turns[4].Text, "The transgender stories were so inspiring! I was so happy and thankful for all the support. [image: a photo of a dog walking past a wall with a painting of a woman]"; got != want {
+			t.Errorf("image turn %q, want %q", got, want)
+		}
+	})
+	t.Run("LoCoMoList", func(t *testing.T) {
+		conv := mustRead(t, sharedData(t, "dialogues/locomo10_conv26.json"))
+		conv30 := mustRead(t, sharedData(t, "dialogues/locomo10_conv30.json"))
+		list := `[{"sample_id":"conv-26","conversation":` + string(conv) + `},{"sample_id":"conv-30","conversation":` + string(conv30) + `}]`
+		ds, err := ParseAll([]byte(list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) != 2 || ds[0].Title != "conv-26: Caroline and Melanie" || ds[1].TurnCount() != 369 {
+			t.Errorf("got %d dialogues, first %q", len(ds), ds[0].Title)
+		}
+	})
+	t.Run("LongMemEvalObject", func(t *testing.T) {
+		d, err := Parse([]byte(`{"question_id":"q1","haystack_sessions":[[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Title != "q1" || d.Sessions[0].ID != "session_1" || d.Sessions[0].Start != "" || len(Segments(d)) != 1 {
+			t.Errorf("got %+v", d)
+		}
 	})
 	t.Run("MemoryBankRefusedAsOne", func(t *testing.T) {
 		_, err := Parse(mustRead(t, sharedData(t, "dialogues/memorybank_en_users1-8.json")))
