@@ -48,3 +48,9 @@ func redirectFlash(c echo.Context, to, msg string, bad bool) error {
 	}
 	return c.Redirect(http.StatusSeeOther, to)
 }
+
+// renderStatus renders a full page with a status other than 200.
+func (h *Handler) renderStatus(c echo.Context, status int, nav, title string, content templ.Component) error {
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL}
+	return render(c, status, web.Layout(p, content))
+}

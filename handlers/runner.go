@@ -153,6 +153,7 @@ func (r *Runner) run(ctx context.Context, v store.Version, progress func(extract
 		return err
 	}
 	cfg := v.Config
+	// Dialogue runs go turn by turn (see dialogue_run.go).
 	total := 0
 	settings := chunkSettings(cfg)
 	for _, d := range docs {
@@ -187,6 +188,8 @@ func (r *Runner) Extractor(ctx context.Context, cfg extract.Config) (extract.Ext
 	switch cfg.Strategy {
 	case extract.StrategyNLP, "":
 		return r.nlp(cfg)
+	case extract.StrategyTuple, extract.StrategySchema:
+		return r.llmExtractor(ctx, cfg)
 	default:
 		return nil, extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
 	}

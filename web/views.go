@@ -94,3 +94,8 @@ func pct(done, total int) string {
 	}
 	return fmt.Sprint(done * 100 / total)
 }
+
+// KV is a labelled value.
+type KV struct {
+	Key, Value string
+}

@@ -1,0 +1,163 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// previewBytes bounds the content shown on a document page.
+const previewBytes = 200 << 10
+
+// listDocuments renders the documents page.
+func (h *Handler) listDocuments(c echo.Context) error {
+	docs, err := h.store.ListDocuments(c.Request().Context(), 0)
+	if err != nil {
+		return err
+	}
+	return h.page(c, "documents", "Documents", web.DocumentsList(web.DocumentsPage{Docs: docRows(docs), MaxBytes: h.maxUpload()}))
+}
+
+func (h *Handler) maxUpload() int {
+	if h.cfg.MaxUploadBytes > 0 {
+		return h.cfg.MaxUploadBytes
+	}
+	return extract.DefaultMaxBytes
+}
+
+// saveDocuments stores uploaded files or pasted text. A bad file is refused
+// with a message naming it; the files before it are kept.
+func (h *Handler) saveDocuments(c echo.Context) error {
+	ctx := c.Request().Context()
+	var added []extract.Document
+	var problems []string
+	if form, err := c.MultipartForm(); err == nil && form != nil && len(form.File["files"]) > 0 {
+		for _, fh := range form.File["files"] {
+			d, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s", fh.Filename, extract.MessageOf(err)))
+				continue
+			}
+			added = append(added, d)
+		}
+	} else {
+		name := strings.TrimSpace(c.FormValue("name"))
+		if name == "" {
+			name = "pasted.txt"
+		}
+		d, err := h.addDocument(ctx, name, []byte(c.FormValue("text")))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s", name, extract.MessageOf(err)))
+		} else {
+			added = append(added, d)
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		msg := strings.Join(problems, "; ")
+		if len(added) > 0 {
+			msg = fmt.Sprintf("Added %d document(s). Refused: %s", len(added), msg)
+		}
+		if wantsJSON(c) {
+			return extract.Errorf(extract.KindInvalid, "%s", msg)
+		}
+		return redirectFlash(c, "/documents", msg, true)
+	case len(added) == 1:
+		if wantsJSON(c) {
+			return c.JSON(http.StatusCreated, added[0])
+		}
+		return redirectFlash(c, "/documents/"+itoa(added[0].ID), "Document stored.", false)
+	default:
+		if wantsJSON(c) {
+			return c.JSON(http.StatusCreated, added)
+		}
+		return redirectFlash(c, "/documents", fmt.Sprintf("Added %d documents.", len(added)), false)
+	}
+}
+
+func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (extract.Document, error) {
+	if size > int64(h.maxUpload()) {
+		return extract.Document{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
+	}
+	f, err := open()
+	if err != nil {
+		return extract.Document{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1))
+	if err != nil {
+		return extract.Document{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+	}
+	return h.addDocument(ctx, name, data)
+}
+
+// addDocument validates and stores one document. Dialogue JSON must parse
+// as one of the known dialogue shapes.
+func (h *Handler) addDocument(ctx context.Context, name string, data []byte) (extract.Document, error) {
+	d, err := extract.ReadDocument(name, data, h.maxUpload())
+	if err != nil {
+		return d, err
+	}
+	if d.Kind == extract.DocDialogue {
+		if _, err := dialogue.ParseAll([]byte(d.Content)); err != nil {
+			return d, err
+		}
+	}
+	d, _, err = h.store.AddDocument(ctx, d)
+	return d, err
+}
+
+// showDocument renders one document.
+func (h *Handler) showDocument(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	d, err := h.store.Document(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content)}, SHA256: d.SHA256, Content: d.Content}
+	if len(p.Content) > previewBytes {
+		cut := previewBytes
+		for cut > 0 && !utf8Start(p.Content[cut]) {
+			cut--
+		}
+		p.Content, p.Truncated = p.Content[:cut], true
+	}
+	if d.Kind == extract.DocDialogue {
+		if ds, err := dialogue.ParseAll([]byte(d.Content)); err == nil {
+			seen := map[string]bool{}
+			for _, dl := range ds {
+				p.Sessions += len(dl.Sessions)
+				p.Turns += dl.TurnCount()
+				for _, s := range dl.Speakers() {
+					if !seen[s] {
+						seen[s] = true
+						p.Speakers = append(p.Speakers, s)
+					}
+				}
+			}
+		}
+	}
+	return h.page(c, "documents", d.Name, web.DocumentView(p))
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// apiDocuments lists documents as JSON.
+func (h *Handler) apiDocuments(c echo.Context) error {
+	docs, err := h.store.ListDocuments(c.Request().Context(), 0)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, docs)
+}

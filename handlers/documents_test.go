@@ -1,0 +1,129 @@
+package handlers_test
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// noRedirect is a client that returns redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func upload(t *testing.T, a *testApp, files map[string][]byte) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for name, data := range files {
+		fw, err := w.CreateFormFile("files", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(data)
+	}
+	w.Close()
+	req, _ := http.NewRequest("POST", a.Server.URL+"/documents", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// flashOf follows a redirect with its flash cookie and returns the message.
+func flashOf(t *testing.T, a *testApp, resp *http.Response) (string, *goquery.Document) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", a.Server.URL+resp.Header.Get("Location"), nil)
+	for _, c := range resp.Cookies() {
+		req.AddCookie(c)
+	}
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(r2.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(doc.Find(`[data-testid="flash"]`).Text()), doc
+}
+
+func TestDocuments_Upload(t *testing.T) {
+	a := MustApp(t)
+	cases := []struct {
+		name      string
+		file      string
+		data      []byte
+		wantFlash string
+		bad       bool
+	}{
+		{"Text", "a.txt", []byte("Ada Lovelace worked with Charles Babbage in London."), "Document stored.", false},
+		{"ByteOrderMark", "bom.txt", append([]byte{0xEF, 0xBB, 0xBF}, []byte("Marie Curie lived in Paris.")...), "Document stored.", false},
+		{"Chinese", "zh.txt", []byte("周星驰出生于香港。他是演员和导演。"), "Document stored.", false},
+		{"Empty", "empty.txt", []byte("   \n"), "empty", true},
+		{"Binary", "bin.txt", []byte{0x89, 'P', 'N', 'G', 0, 0, 1}, "binary", true},
+		{"InvalidUTF8", "bad.txt", []byte("abc\xff\xfe def"), "UTF-8", true},
+		{"TooLarge", "big.txt", bytes.Repeat([]byte("x"), 2<<20), "limit", true},
+		{"BrokenDialogue", "chat.json", []byte(`{"sessions":[{"turns":[{"speaker":"A","text":1}]}]}`), "turns", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := upload(t, a, map[string][]byte{tc.file: tc.data})
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			msg, _ := flashOf(t, a, resp)
+			if !strings.Contains(msg, tc.wantFlash) {
+				t.Fatalf("flash %q, want it to contain %q", msg, tc.wantFlash)
+			}
+			if tc.bad && !strings.Contains(msg, tc.file) {
+				t.Fatalf("message %q does not name the file", msg)
+			}
+		})
+	}
+	t.Run("DuplicateStoredOnce", func(t *testing.T) {
+		upload(t, a, map[string][]byte{"again.txt": []byte("Ada Lovelace worked with Charles Babbage in London.")})
+		_, doc := a.Get(t, "/documents")
+		if n := doc.Find(`[data-testid="documents"] tbody tr`).Length(); n != 3 {
+			t.Fatalf("want 3 stored documents, got %d", n)
+		}
+	})
+	t.Run("RealDialogue", func(t *testing.T) {
+		data, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "dialogues", "locomo10_conv26.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := upload(t, a, map[string][]byte{"locomo.json": data})
+		msg, doc := flashOf(t, a, resp)
+		if msg != "Document stored." {
+			t.Fatalf("flash %q", msg)
+		}
+		if s := doc.Find(`[data-testid="dialogue-summary"]`).Text(); !strings.Contains(s, "sessions") {
+			t.Fatalf("dialogue summary: %q", s)
+		}
+	})
+}
+
+func TestDocuments_Paste(t *testing.T) {
+	a := MustApp(t)
+	resp, err := noRedirect.PostForm(a.Server.URL+"/documents", url.Values{"name": {"notes.md"}, "text": {"# Notes\n\nGrace Hopper joined the US Navy."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, doc := flashOf(t, a, resp)
+	if msg != "Document stored." || !strings.Contains(doc.Find(`[data-testid="doc-content"]`).Text(), "Grace Hopper") {
+		t.Fatalf("flash %q", msg)
+	}
+	if !strings.Contains(doc.Find(".badge").First().Text(), "markdown") {
+		t.Fatal("markdown kind not detected")
+	}
+}

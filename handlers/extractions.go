@@ -1,0 +1,310 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// listExtractions renders the extractions page.
+func (h *Handler) listExtractions(c echo.Context) error {
+	ctx := c.Request().Context()
+	exs, err := h.store.ListExtractions(ctx, 0)
+	if err != nil {
+		return err
+	}
+	counts, err := h.store.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	p := web.ExtractionsPage{HasDocs: counts.Documents > 0}
+	for _, e := range exs {
+		p.Groups = append(p.Groups, web.ExtractionGroup{Name: e.Name, Versions: versionRows(e.Versions)})
+	}
+	return h.page(c, "extractions", "Extractions", web.ExtractionsList(p))
+}
+
+// newExtraction renders the run form, pre-filled from a version with
+// ?from=ID, or with documents picked by ?doc=ID.
+func (h *Handler) newExtraction(c echo.Context) error {
+	ctx := c.Request().Context()
+	cfg := extract.DefaultConfig()
+	form := web.RunForm{}
+	picked := map[int]bool{}
+	if from := intQuery(c, "from", 0); from > 0 {
+		v, err := h.store.Version(ctx, from)
+		if err != nil {
+			return err
+		}
+		cfg = v.Config
+		form.Name, form.From = v.Extraction, v.Label()
+		for _, id := range v.DocumentIDs {
+			picked[id] = true
+		}
+	}
+	for _, s := range c.QueryParams()["doc"] {
+		if id, err := strconv.Atoi(s); err == nil {
+			picked[id] = true
+		}
+	}
+	if err := h.fillRunForm(c, &form, cfg, picked); err != nil {
+		return err
+	}
+	return h.page(c, "extractions", "New extraction", web.RunFormPage(form))
+}
+
+// fillRunForm sets the choices and values of the run form from a config.
+func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Config, picked map[int]bool) error {
+	ctx := c.Request().Context()
+	docs, err := h.store.ListDocuments(ctx, 0)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(docs) == 1})
+	}
+	schemas, err := h.schemaChoices(ctx)
+	if err != nil {
+		return err
+	}
+	cur := ""
+	if cfg.SchemaName != "" {
+		cur = fmt.Sprintf("%s@%d", cfg.SchemaName, cfg.SchemaVersion)
+	}
+	for _, o := range schemas {
+		o.Selected = o.Value == cur
+		form.Schemas = append(form.Schemas, o)
+	}
+	for _, s := range []struct{ v, l string }{
+		{extract.StrategyNLP, "nlp — offline NER and co-occurrence (no model)"},
+		{extract.StrategyTuple, "tuple — open extraction with gleaning (LLM)"},
+		{extract.StrategySchema, "schema — schema-constrained extraction (LLM)"},
+		{extract.StrategyDialogue, "dialogue — memory operations per turn (LLM, or offline with provider none)"},
+	} {
+		form.Strategies = append(form.Strategies, web.Option{Value: s.v, Label: s.l, Selected: cfg.Strategy == s.v})
+	}
+	p := h.cfg.Providers
+	for _, s := range []struct {
+		v, l string
+		ok   bool
+	}{
+		{"none", "none (offline)", true},
+		{"gemini", "Gemini", p.GeminiAPIKey != ""},
+		{"openai", "OpenAI-compatible", p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""},
+	} {
+		l := s.l
+		if !s.ok {
+			l += " — not configured"
+		}
+		form.Providers = append(form.Providers, web.Option{Value: s.v, Label: l, Selected: cfg.Provider == s.v})
+	}
+	form.ProviderHelp = providerHelp(p)
+	form.Model = cfg.Model
+	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
+	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
+	prompts := DefaultPrompts()
+	for k, v := range cfg.Prompts {
+		prompts[k] = v
+	}
+	names := make([]string, 0, len(prompts))
+	for k := range prompts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		form.Prompts = append(form.Prompts, web.PromptField{Name: k, Text: prompts[k]})
+	}
+	return nil
+}
+
+// providerHelp says which providers are configured, never their keys.
+func providerHelp(p Providers) string {
+	var on []string
+	if p.GeminiAPIKey != "" {
+		on = append(on, "Gemini ("+p.GeminiModel+")")
+	}
+	if p.OpenAIBaseURL != "" || p.OpenAIAPIKey != "" {
+		on = append(on, "OpenAI-compatible ("+p.OpenAIModel+")")
+	}
+	if len(on) == 0 {
+		return "No model provider is configured: set GEMINI_API_KEY or OPENAI_BASE_URL to use the LLM strategies. nlp works offline."
+	}
+	return "Configured: " + strings.Join(on, ", ") + "."
+}
+
+// startExtraction creates a version from the run form and starts it in the
+// background.
+func (h *Handler) startExtraction(c echo.Context) error {
+	ctx := c.Request().Context()
+	cfg := extract.DefaultConfig()
+	cfg.Strategy = c.FormValue("strategy")
+	cfg.Provider = c.FormValue("provider")
+	cfg.Model = strings.TrimSpace(c.FormValue("model"))
+	cfg.Language = strings.TrimSpace(c.FormValue("language"))
+	cfg.Strict = c.FormValue("strict") != ""
+	num := func(name string, dst *int, lo, hi int) error {
+		s := strings.TrimSpace(c.FormValue(name))
+		if s == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return extract.Errorf(extract.KindInvalid, "%s must be a number from %d to %d", strings.ReplaceAll(name, "_", " "), lo, hi)
+		}
+		*dst = n
+		return nil
+	}
+	var docIDs []int
+	for _, s := range c.Request().Form["doc"] {
+		if id, err := strconv.Atoi(s); err == nil {
+			docIDs = append(docIDs, id)
+		}
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	err := firstErr(
+		num("chunk_size", &cfg.ChunkSize, 50, 1_000_000),
+		num("overlap", &cfg.Overlap, 0, 1_000_000),
+		num("concurrency", &cfg.Concurrency, 1, 64),
+		num("max_gleaning", &cfg.MaxGleaning, 0, 5),
+	)
+	if err == nil && cfg.Overlap >= cfg.ChunkSize {
+		err = extract.Errorf(extract.KindInvalid, "the overlap must be smaller than the chunk size")
+	}
+	if err == nil && name == "" {
+		err = extract.Errorf(extract.KindInvalid, "give the extraction a name")
+	}
+	if err == nil && len(docIDs) == 0 {
+		err = extract.Errorf(extract.KindInvalid, "pick at least one document")
+	}
+	if err == nil && cfg.Strategy != extract.StrategyNLP {
+		defaults := DefaultPrompts()
+		cfg.Prompts = map[string]string{}
+		for k := range defaults {
+			if v, ok := c.Request().Form["prompt_"+k]; ok && len(v) > 0 {
+				cfg.Prompts[k] = strings.ReplaceAll(v[0], "\r\n", "\n")
+			}
+		}
+	}
+	if err == nil {
+		err = h.runner.Prepare(ctx, &cfg, c.FormValue("schema"))
+	}
+	var v store.Version
+	if err == nil {
+		v, err = h.store.NewVersion(ctx, name, cfg, docIDs, strings.TrimSpace(c.FormValue("note")))
+	}
+	if err != nil {
+		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
+			return err
+		}
+		// Show the form again with the message and what was typed.
+		form := web.RunForm{Name: name, Error: extract.MessageOf(err)}
+		picked := map[int]bool{}
+		for _, id := range docIDs {
+			picked[id] = true
+		}
+		if ferr := h.fillRunForm(c, &form, cfg, picked); ferr != nil {
+			return ferr
+		}
+		form.Name, form.Note = name, c.FormValue("note")
+		c.Response().Status = http.StatusUnprocessableEntity
+		return h.renderStatus(c, http.StatusUnprocessableEntity, "extractions", "New extraction", web.RunFormPage(form))
+	}
+	h.runner.Start(v)
+	if wantsJSON(c) {
+		return c.JSON(http.StatusAccepted, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number})
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d", v.ID))
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// cancelVersion stops a running version.
+func (h *Handler) cancelVersion(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	v, err := h.store.Version(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	h.runner.Cancel(id)
+	if v.Active() {
+		if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
+			return err
+		}
+	}
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), "Extraction canceled.", false)
+}
+
+// versionProgress renders the live progress partial.
+func (h *Handler) versionProgress(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	v, err := h.store.Version(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	if wantsJSON(c) {
+		return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "status": v.Status, "chunks_done": v.ChunksDone,
+			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error})
+	}
+	return render(c, http.StatusOK, web.ProgressView(progressOf(v)))
+}
+
+func progressOf(v store.Version) web.Progress {
+	elapsed := v.Elapsed
+	if v.Active() && v.StartedAt != nil {
+		elapsed = v.HeartbeatAt.Sub(*v.StartedAt)
+	}
+	return web.Progress{VersionID: v.ID, Status: v.Status, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
+		Nodes: v.Nodes, Edges: v.Edges, Elapsed: web.HumanDuration(elapsed), Active: v.Active(), Error: v.Error}
+}
+
+// apiVersion returns a version's status and config as JSON.
+func (h *Handler) apiVersion(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	v, err := h.store.Version(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number,
+		"status": v.Status, "config": v.Config, "document_ids": v.DocumentIDs, "reference": v.Reference,
+		"chunks_done": v.ChunksDone, "chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges,
+		"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "calls": v.Calls, "cached_calls": v.CachedCalls,
+		"off_schema": v.OffSchema, "parse_failures": v.ParseFailures, "elapsed_ms": v.Elapsed.Milliseconds(), "error": v.Error})
+}
+
+// schemaChoices lists the schemas a run can pin.
+func (h *Handler) schemaChoices(ctx context.Context) ([]web.Option, error) {
+	names, err := h.store.SchemaChoices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.Option, len(names))
+	for i, n := range names {
+		out[i] = web.Option{Value: n, Label: n}
+	}
+	return out, nil
+}

@@ -1,0 +1,123 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+const lincoln = `Abraham Lincoln was born in Hodgenville, Kentucky, in 1809. Lincoln moved to Illinois and worked as a lawyer in Springfield.
+He married Mary Todd in 1842. Lincoln led the United States during the Civil War.`
+
+func TestExtractions_RunFromForm(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	d, err := extract.ReadDocument("lincoln.txt", []byte(lincoln), extract.DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, _ = a.Store.AddDocument(ctx, d)
+
+	t.Run("FormListsDocuments", func(t *testing.T) {
+		_, doc := a.Get(t, "/extractions/new")
+		if doc.Find(`[data-testid="run-form"] input[name="doc"]`).Length() != 1 {
+			t.Fatal("document choice missing")
+		}
+		if doc.Find(`select[name="strategy"] option`).Length() != 4 {
+			t.Fatal("strategies missing")
+		}
+	})
+	t.Run("InvalidSettingsShowForm", func(t *testing.T) {
+		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"x"}, "doc": {fmt.Sprint(d.ID)},
+			"strategy": {"nlp"}, "chunk_size": {"100"}, "overlap": {"200"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	})
+	var versionURL string
+	t.Run("Start", func(t *testing.T) {
+		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"lincoln"}, "doc": {fmt.Sprint(d.ID)},
+			"strategy": {"nlp"}, "chunk_size": {"120"}, "overlap": {"0"}, "concurrency": {"2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		versionURL = resp.Header.Get("Location")
+	})
+	t.Run("ProgressThenResults", func(t *testing.T) {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			_, doc := a.Get(t, versionURL+"/progress")
+			status, _ := doc.Find(`[data-testid="progress"]`).Attr("data-status")
+			if status == "done" {
+				break
+			}
+			if status == "failed" || time.Now().After(deadline) {
+				t.Fatalf("run did not finish: %q %s", status, doc.Text())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		_, doc := a.Get(t, versionURL)
+		names := doc.Find(`[data-testid="nodes"] tbody tr`).Text()
+		for _, want := range []string{"Abraham Lincoln", "Illinois", "Mary Todd"} {
+			if !strings.Contains(names, want) {
+				t.Errorf("node %q missing from %q", want, names)
+			}
+		}
+		if strings.Contains(names, "\nLincoln\n") {
+			t.Error("Lincoln was not merged into Abraham Lincoln")
+		}
+		if doc.Find(`[data-testid="chunks"] tbody tr`).Length() < 2 {
+			t.Fatal("chunks missing")
+		}
+		if doc.Find(`[data-testid="node-types"] tr`).Length() == 0 {
+			t.Fatal("counts by type missing")
+		}
+		_, filtered := a.Get(t, versionURL+"?type=Location")
+		filtered.Find(`[data-testid="nodes"] tbody tr td:nth-child(2)`).Each(func(_ int, s *goquery.Selection) {
+			if strings.TrimSpace(s.Text()) != "Location" {
+				t.Errorf("type filter let %q through", s.Text())
+			}
+		})
+	})
+	t.Run("ChunkHighlightsMentions", func(t *testing.T) {
+		_, doc := a.Get(t, fmt.Sprintf("%s/chunks/%d/0", versionURL, d.ID))
+		marks := doc.Find(`[data-testid="mention"]`)
+		if marks.Length() == 0 {
+			t.Fatal("no highlighted mentions")
+		}
+		if !strings.Contains(marks.Text(), "Abraham Lincoln") {
+			t.Fatalf("marks: %q", marks.Text())
+		}
+		if got := doc.Find(`[data-testid="chunk-text"]`).Text(); !strings.Contains(got, "was born in") {
+			t.Fatalf("chunk text: %q", got)
+		}
+	})
+	t.Run("NewVersionPrefilled", func(t *testing.T) {
+		_, doc := a.Get(t, "/extractions/new?from="+strings.TrimPrefix(versionURL, "/versions/"))
+		if v, _ := doc.Find(`input[name="chunk_size"]`).Attr("value"); v != "120" {
+			t.Fatalf("chunk size not pre-filled: %q", v)
+		}
+		if v, _ := doc.Find(`input[name="name"]`).Attr("value"); v != "lincoln" {
+			t.Fatalf("name not pre-filled: %q", v)
+		}
+		if _, ok := doc.Find(`input[name="doc"]`).Attr("checked"); !ok {
+			t.Fatal("document not pre-checked")
+		}
+	})
+}

@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/kag"
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/extract/tuple"
+)
+
+// DefaultPrompts returns every editable prompt template of the LLM
+// strategies, by key.
+func DefaultPrompts() map[string]string {
+	out := tuple.DefaultPrompts()
+	maps.Copy(out, kag.DefaultPrompts())
+	return out
+}
+
+// Price is the cost of a million tokens in US dollars.
+type Price struct {
+	Input, Output float64
+}
+
+// Prices is the per-model price table used for cost estimates. Models not
+// listed cost nothing (local servers).
+var Prices = map[string]Price{
+	"gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
+	"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
+	"gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
+	"gpt-4o-mini":           {Input: 0.15, Output: 0.60},
+	"gpt-4o":                {Input: 2.50, Output: 10.00},
+}
+
+// Cost estimates the cost of a run's tokens.
+func Cost(model string, promptTokens, outputTokens int) float64 {
+	p := Prices[model]
+	return (float64(promptTokens)*p.Input + float64(outputTokens)*p.Output) / 1e6
+}
+
+// FormatCost formats a cost estimate.
+func FormatCost(model string, promptTokens, outputTokens int) string {
+	c := Cost(model, promptTokens, outputTokens)
+	if _, ok := Prices[model]; !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("$%.4f", c)
+}
+
+// client builds the model client a config asks for: the provider, wrapped
+// in retries, rate limits and a concurrency bound, behind the call cache.
+func (r *Runner) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
+	p := r.providers
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	var base llm.Client
+	model := cfg.Model
+	switch cfg.Provider {
+	case llm.ProviderGemini:
+		if p.GeminiAPIKey == "" {
+			return nil, "", extract.Errorf(extract.KindInvalid, "the gemini provider needs GEMINI_API_KEY")
+		}
+		if model == "" {
+			model = p.GeminiModel
+		}
+		g, err := llm.NewGemini(ctx, llm.GeminiConfig{APIKey: p.GeminiAPIKey, Model: model, BaseURL: p.GeminiBaseURL})
+		if err != nil {
+			return nil, "", err
+		}
+		base = g
+	case llm.ProviderOpenAI:
+		if p.OpenAIBaseURL == "" && p.OpenAIAPIKey == "" {
+			return nil, "", extract.Errorf(extract.KindInvalid, "the openai provider needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
+		}
+		if model == "" {
+			model = p.OpenAIModel
+		}
+		o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: p.OpenAIBaseURL, APIKey: p.OpenAIAPIKey, Model: model})
+		if err != nil {
+			return nil, "", err
+		}
+		base = o
+	case "", "none":
+		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
+	default:
+		return nil, "", extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini or openai)", cfg.Provider)
+	}
+	pol := llm.DefaultPolicy()
+	pol.Timeout = timeout
+	if p.Concurrency > 0 {
+		pol.Concurrency = p.Concurrency
+	}
+	if cfg.Concurrency > pol.Concurrency {
+		pol.Concurrency = cfg.Concurrency
+	}
+	return llm.Cached(llm.WithPolicy(base, pol), cfg.Provider, model, r.store), model, nil
+}
+
+// llmExtractor builds the tuple or schema strategy.
+func (r *Runner) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	client, model, err := r.client(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Model = model
+	switch cfg.Strategy {
+	case extract.StrategyTuple:
+		return tuple.New(client, cfg, tuple.Options{})
+	case extract.StrategySchema:
+		types, err := r.kagTypes(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return kag.New(client, cfg, types, kag.Options{})
+	}
+	return nil, extract.Errorf(extract.KindInvalid, "strategy %q is not an LLM strategy", cfg.Strategy)
+}
+
+// kagTypes turns the version's schema (or the built-in default) into the
+// schema strategy's type specs.
+func (r *Runner) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
+	sc := schema.Default()
+	if cfg.SchemaName != "" {
+		s, _, err := r.store.LoadSchema(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		if err != nil {
+			return nil, err
+		}
+		sc = s
+	}
+	out := make([]kag.TypeSpec, 0, len(sc.Types))
+	for _, t := range sc.Types {
+		kind := t.Kind
+		if kind == schema.KindStandard {
+			kind = schema.KindConcept
+		}
+		ts := kag.TypeSpec{Name: t.Name, Alias: t.Alias, Kind: kind, Description: t.Description}
+		for _, p := range t.Properties {
+			ts.Properties = append(ts.Properties, kag.PropSpec{Name: p.Name, Type: p.Type})
+		}
+		for _, rel := range t.Relations {
+			ts.Relations = append(ts.Relations, kag.RelSpec{Name: rel.Name, Alias: rel.Alias, Target: rel.Target})
+		}
+		out = append(out, ts)
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// tableLimit bounds the rows of the node and edge tables.
+const tableLimit = 300
+
+// showVersion renders a version: progress, stats, nodes, edges and chunks.
+func (h *Handler) showVersion(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	v, err := h.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	g, err := h.store.LoadGraph(ctx, id, false)
+	if err != nil {
+		return err
+	}
+	mentions, err := h.store.MentionCounts(ctx, id)
+	if err != nil {
+		return err
+	}
+	p := web.VersionPage{V: versionRow(v), Note: v.Note, Error: v.Error, Active: v.Active(),
+		Config: versionConfigRows(v), PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
+		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
+		Cost:       FormatCost(v.Config.Model, v.PromptTokens, v.OutputTokens),
+		TypeFilter: c.QueryParam("type"), Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
+		Dialogue: v.Config.Strategy == extract.StrategyDialogue}
+	if v.Number > 1 {
+		if prev, err := h.store.VersionByLabel(ctx, v.Extraction, v.Number-1); err == nil {
+			p.PrevID = prev.ID
+		}
+	}
+	fillGraphTables(&p, g, mentions)
+	if p.Chunks, err = h.chunkRows(ctx, v); err != nil {
+		return err
+	}
+	return h.page(c, "extractions", v.Label(), web.VersionView(p))
+}
+
+// versionConfigRows lists the config snapshot for display.
+func versionConfigRows(v store.Version) []web.KV {
+	c := v.Config
+	rows := []web.KV{{Key: "strategy", Value: c.Strategy}}
+	if c.Provider != "" && c.Provider != "none" {
+		rows = append(rows, web.KV{Key: "provider", Value: c.Provider}, web.KV{Key: "model", Value: c.Model})
+	}
+	if c.SchemaName != "" {
+		rows = append(rows, web.KV{Key: "schema", Value: fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)})
+	}
+	rows = append(rows,
+		web.KV{Key: "chunking", Value: fmt.Sprintf("%d chars, overlap %d, strict %t", c.ChunkSize, c.Overlap, c.Strict)},
+		web.KV{Key: "concurrency", Value: fmt.Sprint(c.Concurrency)},
+	)
+	if c.Strategy == extract.StrategyTuple {
+		rows = append(rows, web.KV{Key: "gleaning", Value: fmt.Sprint(c.MaxGleaning)})
+	}
+	if c.Language != "" {
+		rows = append(rows, web.KV{Key: "language", Value: c.Language})
+	}
+	if len(c.Prompts) > 0 {
+		rows = append(rows, web.KV{Key: "prompts", Value: fmt.Sprintf("%d templates (see the run form)", len(c.Prompts))})
+	}
+	rows = append(rows, web.KV{Key: "documents", Value: fmt.Sprint(len(v.DocumentIDs))})
+	return rows
+}
+
+// fillGraphTables computes counts by type and the filtered, sorted tables.
+func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]int) {
+	degree := map[string]int{}
+	labels := map[string]int{}
+	for _, e := range g.Edges {
+		degree[e.Source]++
+		degree[e.Target]++
+		labels[e.Label]++
+	}
+	types := map[string]int{}
+	names := map[string]string{}
+	for _, n := range g.Nodes {
+		types[n.Type]++
+		names[n.Key] = n.Name
+	}
+	p.NodeTypes, p.EdgeLabels = sortedCounts(types), sortedCounts(labels)
+	for _, t := range p.NodeTypes {
+		p.Types = append(p.Types, t.Type)
+	}
+	sort.Strings(p.Types)
+	q := strings.ToLower(p.Query)
+	var rows []web.NodeRow
+	for _, n := range g.Nodes {
+		if p.TypeFilter != "" && n.Type != p.TypeFilter {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(n.Name), q) {
+			continue
+		}
+		rows = append(rows, web.NodeRow{Key: n.Key, Name: n.Name, Type: n.Type, Description: clip(n.Description, 240),
+			Degree: degree[n.Key], Mentions: mentions[n.Key]})
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch p.Sort {
+		case "name":
+			return strings.ToLower(a.Name) < strings.ToLower(b.Name)
+		case "type":
+			return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name
+		case "mentions":
+			return a.Mentions > b.Mentions
+		default:
+			return a.Degree > b.Degree
+		}
+	})
+	p.NodesShown = len(rows)
+	p.Nodes = rows[:min(len(rows), tableLimit)]
+	edges := append([]extract.Edge(nil), g.Edges...)
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].Weight > edges[j].Weight })
+	p.EdgesShown = len(edges)
+	for _, e := range edges[:min(len(edges), tableLimit)] {
+		p.Edges = append(p.Edges, web.EdgeRow{Source: nameOr(names, e.Source), Target: nameOr(names, e.Target),
+			Label: e.Label, Description: clip(e.Description, 200), Weight: e.Weight})
+	}
+}
+
+func nameOr(names map[string]string, key string) string {
+	if n, ok := names[key]; ok && n != "" {
+		return n
+	}
+	return key
+}
+
+func sortedCounts(m map[string]int) []web.TypeCount {
+	out := make([]web.TypeCount, 0, len(m))
+	for k, v := range m {
+		if k == "" {
+			k = "(none)"
+		}
+		out = append(out, web.TypeCount{Type: k, Count: v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Type < out[j].Type
+	})
+	return out
+}
+
+// clip shortens s to about n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// chunkRows lists the chunks of a version's documents with their results.
+func (h *Handler) chunkRows(ctx context.Context, v store.Version) ([]web.ChunkRow, error) {
+	runs, err := h.store.ChunkRuns(ctx, v.ID)
+	if err != nil {
+		return nil, err
+	}
+	byRef := map[extract.ChunkRef]store.ChunkRun{}
+	for _, r := range runs {
+		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
+	}
+	var rows []web.ChunkRow
+	settings := chunkSettings(v.Config)
+	for _, docID := range v.DocumentIDs {
+		d, err := h.store.DocumentInfo(ctx, docID)
+		if err != nil {
+			return nil, err
+		}
+		chunks, err := h.store.Chunks(ctx, docID, settings)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range chunks {
+			row := web.ChunkRow{DocumentID: docID, Document: d.Name, Index: ch.Index, Chars: len([]rune(ch.Text)),
+				Preview: clip(strings.Join(strings.Fields(ch.Text), " "), 90)}
+			if r, ok := byRef[ch.Ref()]; ok {
+				row.Done, row.Nodes, row.Edges, row.Failures = true, r.Nodes, r.Edges, r.Failures
+				row.Tokens, row.Elapsed = r.PromptTokens+r.OutputTokens, web.HumanDuration(r.Elapsed)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// showChunk renders one chunk with its mentions highlighted and the
+// inspector of the model calls that produced it.
+func (h *Handler) showChunk(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	docID, err := intParam(c, "doc")
+	if err != nil {
+		return err
+	}
+	index := nonNegParam(c, "index")
+	if index < 0 {
+		return extract.Errorf(extract.KindInvalid, "chunk index must be a number")
+	}
+	v, err := h.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	chunks, err := h.store.Chunks(ctx, docID, chunkSettings(v.Config))
+	if err != nil {
+		return err
+	}
+	if index >= len(chunks) {
+		return extract.Errorf(extract.KindNotFound, "chunk %d of document %d not found in this version", index, docID)
+	}
+	ch := chunks[index]
+	d, err := h.store.DocumentInfo(ctx, docID)
+	if err != nil {
+		return err
+	}
+	ms, err := h.store.ChunkMentions(ctx, id, docID, index)
+	if err != nil {
+		return err
+	}
+	g, err := h.store.NodesByKeys(ctx, id, mentionKeys(ms))
+	if err != nil {
+		return err
+	}
+	p := web.ChunkPage{V: versionRow(v), Document: d.Name, DocID: docID, Index: index, Start: ch.Start, End: ch.End,
+		PrevIndex: index - 1, NextIndex: -1}
+	if index+1 < len(chunks) {
+		p.NextIndex = index + 1
+	}
+	p.Spans, p.Entities = highlight(ch, ms, g)
+	runs, err := h.store.ChunkRuns(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.DocumentID != docID || r.ChunkIndex != index {
+			continue
+		}
+		p.Done, p.Elapsed = true, web.HumanDuration(r.Elapsed)
+		for _, call := range r.Calls {
+			p.Calls = append(p.Calls, web.CallView{Purpose: call.Purpose, Request: requestText(call.Request),
+				Response: call.Response, PromptTokens: call.PromptTokens, OutputTokens: call.OutputTokens,
+				Latency: web.HumanDuration(call.Latency), Cached: call.Cached})
+		}
+		for _, f := range r.ParseErrors {
+			p.Failures = append(p.Failures, web.FailureView{Round: f.Round, Line: f.Line, Reason: f.Reason})
+		}
+	}
+	return h.page(c, "extractions", fmt.Sprintf("%s chunk %d", d.Name, index), web.ChunkView(p))
+}

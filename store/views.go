@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/kgstudio/kgstudio/ent/document"
+	"github.com/kgstudio/kgstudio/ent/mention"
+	"github.com/kgstudio/kgstudio/ent/node"
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// MentionCounts counts the mentions of each node of a version.
+func (s *Store) MentionCounts(ctx context.Context, versionID int) (map[string]int, error) {
+	var rows []struct {
+		NodeKey string `json:"node_key"`
+		Count   int    `json:"count"`
+	}
+	err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ("")).
+		GroupBy(mention.FieldNodeKey).Aggregate(func(sel *sql.Selector) string { return sql.As(sql.Count("*"), "count") }).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, translate(err, "mentions")
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.NodeKey] = r.Count
+	}
+	return out, nil
+}
+
+// DocumentInfo loads a document without its content.
+func (s *Store) DocumentInfo(ctx context.Context, id int) (DocumentInfo, error) {
+	r, err := s.Client.Document.Query().Where(document.ID(id)).
+		Select(document.FieldID, document.FieldName, document.FieldKind, document.FieldSize, document.FieldCreatedAt).Only(ctx)
+	if err != nil {
+		return DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
+	}
+	return DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt.Format("2006-01-02 15:04")}, nil
+}
+
+// NodesByKeys loads the nodes of a version with the given keys.
+func (s *Store) NodesByKeys(ctx context.Context, versionID int, keys []string) (map[string]extract.Node, error) {
+	out := make(map[string]extract.Node, len(keys))
+	for start := 0; start < len(keys); start += BatchSize {
+		rows, err := s.Client.Node.Query().Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
+		if err != nil {
+			return nil, translate(err, "nodes")
+		}
+		for _, r := range rows {
+			out[r.Key] = NodeFromEnt(r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,171 @@
+package web
+
+// ExtractionGroup is an extraction with its versions.
+type ExtractionGroup struct {
+	Name     string
+	Versions []VersionRow
+}
+
+// ExtractionsPage lists extractions.
+type ExtractionsPage struct {
+	Groups []ExtractionGroup
+	HasDocs bool
+}
+
+// Option is a choice in a select list.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// DocChoice is a document that can be picked for a run.
+type DocChoice struct {
+	ID      int
+	Name    string
+	Kind    string
+	Checked bool
+}
+
+// PromptField is an editable prompt template.
+type PromptField struct {
+	Name, Text string
+}
+
+// RunForm is the form that starts an extraction version.
+type RunForm struct {
+	Name        string
+	From        string // "name@n" when pre-filled from a version
+	Docs        []DocChoice
+	Schemas     []Option
+	Strategies  []Option
+	Providers   []Option
+	Model       string
+	ChunkSize   int
+	Overlap     int
+	Strict      bool
+	Concurrency int
+	MaxGleaning int
+	Language    string
+	Note        string
+	Prompts     []PromptField
+	// ProviderHelp says which providers are configured (never the keys).
+	ProviderHelp string
+	Error        string
+}
+
+// TypeCount is a count by type or label.
+type TypeCount struct {
+	Type  string
+	Count int
+}
+
+// NodeRow is a node in the version tables.
+type NodeRow struct {
+	Key, Name, Type, Description string
+	Degree                       int
+	Mentions                     int
+}
+
+// EdgeRow is an edge in the version tables.
+type EdgeRow struct {
+	Source, Target, Label, Description string
+	Weight                             float64
+}
+
+// ChunkRow is a chunk of the version's documents.
+type ChunkRow struct {
+	DocumentID int
+	Document   string
+	Index      int
+	Chars      int
+	Done       bool
+	Nodes      int
+	Edges      int
+	Failures   int
+	Tokens     int
+	Elapsed    string
+	Preview    string
+}
+
+// VersionPage shows one extraction version.
+type VersionPage struct {
+	V           VersionRow
+	Note        string
+	Error       string
+	Active      bool
+	Config      []KV
+	NodeTypes   []TypeCount
+	EdgeLabels  []TypeCount
+	Nodes       []NodeRow
+	Edges       []EdgeRow
+	NodesShown  int
+	EdgesShown  int
+	TypeFilter  string
+	Query       string
+	Sort        string
+	Types       []string
+	Chunks      []ChunkRow
+	PromptTokens, OutputTokens, Calls, CachedCalls int
+	OffSchema, ParseFailures                       int
+	Cost                                           string
+	PrevID      int
+	Dialogue    bool
+}
+
+
+// Progress is the live progress of a run.
+type Progress struct {
+	VersionID   int
+	Status      string
+	ChunksDone  int
+	ChunksTotal int
+	Nodes       int
+	Edges       int
+	Elapsed     string
+	Active      bool
+	Error       string
+}
+
+// Span is a piece of chunk text, highlighted when Type is set.
+type Span struct {
+	Text    string
+	Type    string
+	NodeKey string
+}
+
+// CallView is one model call in the inspector.
+type CallView struct {
+	Purpose      string
+	Request      string
+	Response     string
+	PromptTokens int
+	OutputTokens int
+	Latency      string
+	Cached       bool
+}
+
+// FailureView is one unparsable piece of model output.
+type FailureView struct {
+	Round  int
+	Line   string
+	Reason string
+}
+
+// ChunkPage shows one chunk with its mentions and, for LLM strategies, the
+// inspector.
+type ChunkPage struct {
+	V         VersionRow
+	Document  string
+	DocID     int
+	Index     int
+	Start     int
+	End       int
+	Spans     []Span
+	Entities  []NodeRow
+	Calls     []CallView
+	Failures  []FailureView
+	Done      bool
+	PrevIndex int
+	NextIndex int
+	Elapsed   string
+}
