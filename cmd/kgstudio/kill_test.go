@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// buildBinary compiles kgstudio into a temp dir.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kgstudio")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer runs "kgstudio serve" as a real subprocess and waits for
+// /healthz.
+func startServer(t *testing.T, bin, data, addr string) *exec.Cmd {
+	t.Helper()
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "serve", "--data", data, "--addr", addr, "--no-sample", "--log-level", "warn")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return cmd
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	t.Fatalf("server did not start:\n%s", logs.String())
+	return nil
+}
+
+type versionStatus struct {
+	Status      string `json:"status"`
+	ChunksDone  int    `json:"chunks_done"`
+	ChunksTotal int    `json:"chunks_total"`
+	Nodes       int    `json:"nodes"`
+}
+
+func getStatus(t *testing.T, addr string, id int) versionStatus {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://%s/api/versions/%d", addr, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s versionStatus
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestServe_KilledMidRunResumes kills the server with SIGKILL while an
+// extraction runs, restarts it, and checks that the run completes with no
+// missing chunk and the same graph as an uninterrupted run.
+func TestServe_KilledMidRunResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := buildBinary(t)
+	corpus := filepath.Join("..", "..", "..", "shared", "data", "corpora", "a_christmas_carol_gutenberg24022.txt")
+	run := func(data string, kill bool) (*store.Store, int) {
+		if out, err := exec.Command(bin, "doc", "add", "--data", data, corpus).CombinedOutput(); err != nil {
+			t.Fatalf("doc add: %v\n%s", err, out)
+		}
+		addr := freeAddr(t)
+		srv := startServer(t, bin, data, addr)
+		form := url.Values{"name": {"carol"}, "doc": {"1"}, "strategy": {"nlp"}, "chunk_size": {"200"}, "overlap": {"0"}, "concurrency": {"1"}}
+		req, _ := http.NewRequest("POST", "http://"+addr+"/api/extractions", bytes.NewBufferString(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var started struct{ ID int }
+		json.NewDecoder(resp.Body).Decode(&started)
+		resp.Body.Close()
+		if started.ID == 0 {
+			t.Fatalf("run not started: %d", resp.StatusCode)
+		}
+		if kill {
+			// Wait until the run is part-way, then kill the process hard.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				s := getStatus(t, addr, started.ID)
+				if s.ChunksDone > 5 && s.ChunksDone < s.ChunksTotal {
+					break
+				}
+				if s.Status == "done" || time.Now().After(deadline) {
+					t.Fatalf("could not catch the run mid-way: %+v", s)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			srv.Wait()
+			s := mustOpen(t, data)
+			v, _ := s.Version(context.Background(), started.ID)
+			s.Close()
+			if v.Status != "running" || v.ChunksDone == 0 || v.ChunksDone >= v.ChunksTotal {
+				t.Fatalf("after the kill the run should be part-way: %+v", v)
+			}
+			t.Logf("killed at %d/%d chunks", v.ChunksDone, v.ChunksTotal)
+			srv = startServer(t, bin, data, addr)
+		}
+		deadline := time.Now().Add(120 * time.Second)
+		for {
+			s := getStatus(t, addr, started.ID)
+			if s.Status == "done" {
+				break
+			}
+			if s.Status == "failed" || time.Now().After(deadline) {
+				t.Fatalf("run did not finish: %+v", s)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		srv.Process.Signal(syscall.SIGTERM)
+		srv.Wait()
+		return mustOpen(t, data), started.ID
+	}
+
+	killed, kid := run(t.TempDir(), true)
+	clean, cid := run(t.TempDir(), false)
+	ctx := context.Background()
+	kv, _ := killed.Version(ctx, kid)
+	cv, _ := clean.Version(ctx, cid)
+	if kv.ChunksDone != kv.ChunksTotal || kv.ChunksTotal != cv.ChunksTotal {
+		t.Fatalf("chunks: killed %d/%d, clean %d", kv.ChunksDone, kv.ChunksTotal, cv.ChunksTotal)
+	}
+	runs, err := killed.ChunkRuns(ctx, kid)
+	if err != nil || len(runs) != kv.ChunksTotal {
+		t.Fatalf("chunk runs %d, want %d (%v)", len(runs), kv.ChunksTotal, err)
+	}
+	kg, _ := killed.LoadGraph(ctx, kid, true)
+	cg, _ := clean.LoadGraph(ctx, cid, true)
+	keys := func(nodes int, f func(i int) string) []string {
+		out := make([]string, nodes)
+		for i := range out {
+			out[i] = f(i)
+		}
+		sort.Strings(out)
+		return out
+	}
+	kk := keys(len(kg.Nodes), func(i int) string { return kg.Nodes[i].Key })
+	ck := keys(len(cg.Nodes), func(i int) string { return cg.Nodes[i].Key })
+	if fmt.Sprint(kk) != fmt.Sprint(ck) {
+		t.Fatalf("node keys differ: killed %d, clean %d", len(kk), len(ck))
+	}
+	if len(kg.Edges) != len(cg.Edges) {
+		t.Fatalf("edges: killed %d, clean %d", len(kg.Edges), len(cg.Edges))
+	}
+	km, cm := 0, 0
+	for i := range kg.Nodes {
+		km += len(kg.Nodes[i].Mentions)
+	}
+	for i := range cg.Nodes {
+		cm += len(cg.Nodes[i].Mentions)
+	}
+	if km != cm {
+		t.Fatalf("mentions: killed %d, clean %d", km, cm)
+	}
+	t.Logf("%d chunks, %d nodes, %d edges, %d mentions in both runs", kv.ChunksTotal, len(kk), len(kg.Edges), km)
+}
+
+func mustOpen(t *testing.T, data string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), store.Options{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
