@@ -1,0 +1,787 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// compareItemLimit bounds the rows of each item table on the compare page.
+const compareItemLimit = 2000
+
+// Comparison is two versions, their graphs and the diff between them.
+type Comparison struct {
+	A, B    store.Version
+	GA, GB  extract.Graph
+	Options diff.Options
+	Result  diff.Result
+}
+
+// CompareVersions loads two versions' graphs and compares them. When one
+// side is marked as the reference (a first when both are), the result is
+// scored against it.
+func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, ignoreType, undirected bool) (Comparison, error) {
+	var c Comparison
+	var err error
+	if c.A, err = st.Version(ctx, aID); err != nil {
+		return c, err
+	}
+	if c.B, err = st.Version(ctx, bID); err != nil {
+		return c, err
+	}
+	if c.GA, err = st.LoadGraph(ctx, aID, false); err != nil {
+		return c, err
+	}
+	if c.GB, err = st.LoadGraph(ctx, bID, false); err != nil {
+		return c, err
+	}
+	c.Options = diff.Options{IgnoreType: ignoreType, Undirected: undirected}
+	switch {
+	case c.A.Reference:
+		c.Options.Reference = diff.RefA
+	case c.B.Reference:
+		c.Options.Reference = diff.RefB
+	}
+	c.Result = diff.Compare(c.GA, c.GB, c.Options)
+	return c, nil
+}
+
+// compareQuery reads a, b and the matching options of a comparison.
+func compareQuery(c echo.Context) (a, b int, ignoreType, undirected bool, err error) {
+	a, errA := strconv.Atoi(c.QueryParam("a"))
+	b, errB := strconv.Atoi(c.QueryParam("b"))
+	if errA != nil || errB != nil || a <= 0 || b <= 0 {
+		return 0, 0, false, false, extract.Errorf(extract.KindInvalid, "a and b must be version ids")
+	}
+	return a, b, flagQuery(c, "ignore_type"), flagQuery(c, "undirected"), nil
+}
+
+func flagQuery(c echo.Context, name string) bool {
+	switch c.QueryParam(name) {
+	case "1", "true", "on", "yes":
+		return true
+	}
+	return false
+}
+
+// apiCompare returns the diff of two versions as JSON.
+func (h *Handler) apiCompare(c echo.Context) error {
+	a, b, it, ud, err := compareQuery(c)
+	if err != nil {
+		return err
+	}
+	cmp, err := CompareVersions(c.Request().Context(), h.store, a, b, it, ud)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, cmp.Result)
+}
+
+// showCompare renders the pickers and, with a and b, the comparison.
+func (h *Handler) showCompare(c echo.Context) error {
+	ctx := c.Request().Context()
+	exs, err := h.store.ListExtractions(ctx, 0)
+	if err != nil {
+		return err
+	}
+	p := web.ComparePage{Picker: web.ComparePicker{Groups: compareGroups(exs)}}
+	if c.QueryParam("a") == "" && c.QueryParam("b") == "" {
+		return h.page(c, "compare", "Compare", web.ComparePageView(p))
+	}
+	a, b, it, ud, err := compareQuery(c)
+	if err != nil {
+		return err
+	}
+	p.Picker.A, p.Picker.B, p.Picker.IgnoreType, p.Picker.Undirected = a, b, it, ud
+	cmp, err := CompareVersions(ctx, h.store, a, b, it, ud)
+	if err != nil {
+		return err
+	}
+	q := url.Values{"a": {itoa(a)}, "b": {itoa(b)}}
+	if it {
+		q.Set("ignore_type", "1")
+	}
+	if ud {
+		q.Set("undirected", "1")
+	}
+	p.Query = q.Encode()
+	p.ScriptURL = h.assets.URL("js/compare.js")
+	p.GraphLibURL = h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js")
+	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk")); err != nil {
+		return err
+	}
+	return h.page(c, "compare", "Compare "+cmp.A.Label()+" and "+cmp.B.Label(), web.ComparePageView(p))
+}
+
+// toggleReference marks or unmarks a version as its extraction's reference
+// and redirects back.
+func (h *Handler) toggleReference(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	v, err := h.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := h.store.SetReference(ctx, id, !v.Reference); err != nil {
+		return err
+	}
+	msg := v.Label() + " is now the reference of " + v.Extraction
+	if v.Reference {
+		msg = v.Label() + " is no longer the reference"
+	}
+	return redirectFlash(c, backTo(c, "/versions/"+itoa(id)), msg, false)
+}
+
+// backTo picks a local path to return to: the form's "back" field, the
+// referring page, or def.
+func backTo(c echo.Context, def string) string {
+	for _, raw := range []string{c.FormValue("back"), c.Request().Referer()} {
+		if raw == "" {
+			continue
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Host != "" && u.Host != c.Request().Host) || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+			continue
+		}
+		if u.RawQuery != "" {
+			return u.Path + "?" + u.RawQuery
+		}
+		return u.Path
+	}
+	return def
+}
+
+func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {
+	out := make([]web.CompareGroup, 0, len(exs))
+	for _, ex := range exs {
+		g := web.CompareGroup{Extraction: ex.Name}
+		for _, v := range ex.Versions {
+			g.Versions = append(g.Versions, versionRow(v))
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// fillComparison turns a comparison into the page's view.
+func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Comparison, chunk string) error {
+	res := cmp.Result
+	p.Ready = true
+	p.A, p.B = compareRun(cmp.A), compareRun(cmp.B)
+	p.SameDocuments = sameInts(cmp.A.DocumentIDs, cmp.B.DocumentIDs)
+	p.Nodes = compareTotals(res.Summary.Nodes)
+	p.Edges = compareTotals(res.Summary.Edges)
+	p.NodeTypes = typeRows(res.Summary.NodeTypes, 0)
+	p.EdgeLabels = typeRows(res.Summary.EdgeLabels, 25)
+	p.MoreLabels = len(res.Summary.EdgeLabels) - len(p.EdgeLabels)
+	if res.Score != nil {
+		ref, scored := cmp.A.Label(), cmp.B.Label()
+		if cmp.Options.Reference == diff.RefB {
+			ref, scored = scored, ref
+		}
+		p.Score = &web.CompareScore{Reference: ref, Scored: scored, Nodes: prfView(res.Score.Nodes), Edges: prfView(res.Score.Edges)}
+	}
+
+	u := buildUnion(cmp.GA, cmp.GB, res, cmp.Options)
+	p.Union = u
+	p.NodeItems, p.NodeTotal = nodeItems(u), len(u.Nodes)
+	p.EdgeItems, p.EdgeTotal = edgeItems(u), len(u.Edges)
+	p.ItemLimit = compareItemLimit
+	p.NodeTypeOpts = unionTypes(u)
+	p.EdgeLabelOpts = unionLabels(u)
+	p.Config = configRows(cmp.A.Config, cmp.B.Config)
+	p.Prompts = promptDiffs(cmp.A.Config.Prompts, cmp.B.Config.Prompts)
+	return h.fillRawOutputs(ctx, p, cmp, chunk)
+}
+
+// fillRawOutputs lists the chunks with model calls and the calls of the
+// picked chunk (the first by default) on both sides.
+func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp Comparison, chunk string) error {
+	if cmp.A.Calls == 0 && cmp.B.Calls == 0 {
+		return nil
+	}
+	runsA, err := h.store.ChunkRuns(ctx, cmp.A.ID)
+	if err != nil {
+		return err
+	}
+	runsB, err := h.store.ChunkRuns(ctx, cmp.B.ID)
+	if err != nil {
+		return err
+	}
+	type ref struct{ doc, idx int }
+	calls := map[ref][2][]extract.CallRecord{}
+	var order []ref
+	add := func(runs []store.ChunkRun, side int) {
+		for _, r := range runs {
+			if len(r.Calls) == 0 {
+				continue
+			}
+			k := ref{r.DocumentID, r.ChunkIndex}
+			v, ok := calls[k]
+			if !ok {
+				order = append(order, k)
+			}
+			v[side] = r.Calls
+			calls[k] = v
+		}
+	}
+	add(runsA, 0)
+	add(runsB, 1)
+	if len(order) == 0 {
+		return nil
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].doc != order[j].doc {
+			return order[i].doc < order[j].doc
+		}
+		return order[i].idx < order[j].idx
+	})
+	p.HasCalls = true
+	pick := order[0]
+	for _, k := range order {
+		val := fmt.Sprintf("%d:%d", k.doc, k.idx)
+		p.Chunks = append(p.Chunks, web.CompareChunkOpt{Value: val, Label: fmt.Sprintf("document %d, chunk %d", k.doc, k.idx+1)})
+		if val == chunk {
+			pick = k
+		}
+	}
+	p.Chunk = fmt.Sprintf("%d:%d", pick.doc, pick.idx)
+	p.RawA = callViews(calls[pick][0])
+	p.RawB = callViews(calls[pick][1])
+	return nil
+}
+
+func callViews(calls []extract.CallRecord) []web.CompareCall {
+	out := make([]web.CompareCall, len(calls))
+	for i, c := range calls {
+		tokens := fmt.Sprintf("%d in / %d out", c.PromptTokens, c.OutputTokens)
+		if c.Cached {
+			tokens += ", cached"
+		}
+		purpose := c.Purpose
+		if purpose == "" {
+			purpose = "call"
+		}
+		out[i] = web.CompareCall{Purpose: purpose, Model: c.Model, Tokens: tokens, Response: c.Response}
+	}
+	return out
+}
+
+func compareRun(v store.Version) web.CompareRun {
+	model := v.Config.Model
+	if model == "" {
+		model = v.Config.Provider
+	}
+	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: v.Status, Strategy: v.Config.Strategy, Model: model,
+		Reference: v.Reference, Note: v.Note, Chunks: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges,
+		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
+		Elapsed: web.HumanDuration(v.Elapsed), Cost: runCost(v)}
+}
+
+// modelPrices are list prices in US dollars per million prompt and output
+// tokens, used to estimate what a run cost. Models not listed show "-".
+var modelPrices = map[string][2]float64{
+	"gemini-2.5-flash":      {0.30, 2.50},
+	"gemini-2.5-flash-lite": {0.10, 0.40},
+	"gemini-2.5-pro":        {1.25, 10.00},
+	"gemini-2.0-flash":      {0.10, 0.40},
+	"gpt-4o-mini":           {0.15, 0.60},
+	"gpt-4o":                {2.50, 10.00},
+	"gpt-4.1-mini":          {0.40, 1.60},
+	"gpt-4.1":               {2.00, 8.00},
+}
+
+// runCost estimates a run's cost: nothing for offline runs and for calls
+// answered from the cache, list price otherwise.
+func runCost(v store.Version) string {
+	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
+		return "$0"
+	}
+	price, ok := modelPrices[strings.ToLower(v.Config.Model)]
+	if !ok {
+		return "-"
+	}
+	usd := (float64(v.PromptTokens)*price[0] + float64(v.OutputTokens)*price[1]) / 1e6
+	return fmt.Sprintf("$%.4f", usd)
+}
+
+func compareTotals(t diff.Totals) web.CompareTotals {
+	return web.CompareTotals{Before: t.Before, After: t.After, Added: t.Added, Removed: t.Removed, Changed: t.Changed, Unchanged: t.Unchanged}
+}
+
+// typeRows sorts per-type counts by the size of the change, then by name;
+// limit > 0 keeps the first rows.
+func typeRows(m map[string]diff.TypeCount, limit int) []web.CompareTypeRow {
+	out := make([]web.CompareTypeRow, 0, len(m))
+	for t, c := range m {
+		name := t
+		if name == "" {
+			name = "(none)"
+		}
+		out = append(out, web.CompareTypeRow{Type: name, Before: c.Before, After: c.After, Delta: c.Delta})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		di, dj := abs(out[i].Delta), abs(out[j].Delta)
+		if di != dj {
+			return di > dj
+		}
+		if out[i].After != out[j].After {
+			return out[i].After > out[j].After
+		}
+		return out[i].Type < out[j].Type
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func prfView(p diff.PRF) web.ComparePRF {
+	return web.ComparePRF{Precision: fmt.Sprintf("%.3f", p.Precision), Recall: fmt.Sprintf("%.3f", p.Recall), F1: fmt.Sprintf("%.3f", p.F1)}
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x := append([]int(nil), a...)
+	y := append([]int(nil), b...)
+	sort.Ints(x)
+	sort.Ints(y)
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// configRows lists the config fields of both runs side by side.
+func configRows(a, b extract.Config) []web.CompareConfigRow {
+	schema := func(c extract.Config) string {
+		if c.SchemaName == "" {
+			return "built-in types"
+		}
+		return fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)
+	}
+	rows := [][3]string{
+		{"strategy", a.Strategy, b.Strategy},
+		{"provider", a.Provider, b.Provider},
+		{"model", a.Model, b.Model},
+		{"schema", schema(a), schema(b)},
+		{"entity types", strings.Join(a.EntityTypes, ", "), strings.Join(b.EntityTypes, ", ")},
+		{"language", a.Language, b.Language},
+		{"chunk size", itoa(a.ChunkSize), itoa(b.ChunkSize)},
+		{"overlap", itoa(a.Overlap), itoa(b.Overlap)},
+		{"strict", strconv.FormatBool(a.Strict), strconv.FormatBool(b.Strict)},
+		{"concurrency", itoa(a.Concurrency), itoa(b.Concurrency)},
+		{"gleaning rounds", itoa(a.MaxGleaning), itoa(b.MaxGleaning)},
+		{"description fragments", itoa(a.MaxFragments), itoa(b.MaxFragments)},
+		{"temperature", strconv.FormatFloat(a.Temperature, 'g', -1, 64), strconv.FormatFloat(b.Temperature, 'g', -1, 64)},
+		{"prompts", promptNames(a.Prompts), promptNames(b.Prompts)},
+	}
+	out := make([]web.CompareConfigRow, len(rows))
+	for i, r := range rows {
+		out[i] = web.CompareConfigRow{Field: r[0], A: r[1], B: r[2], Differs: r[1] != r[2]}
+	}
+	return out
+}
+
+func promptNames(m map[string]string) string {
+	if len(m) == 0 {
+		return "defaults"
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// promptDiffs line-diffs every prompt either run set.
+func promptDiffs(a, b map[string]string) []web.ComparePrompt {
+	names := map[string]bool{}
+	for k := range a {
+		names[k] = true
+	}
+	for k := range b {
+		names[k] = true
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]web.ComparePrompt, 0, len(keys))
+	for _, k := range keys {
+		p := web.ComparePrompt{Name: k, Same: a[k] == b[k]}
+		if !p.Same {
+			p.Lines = lineDiff(a[k], b[k])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// maxLineDiffCells bounds the table of a line diff; past it the texts are
+// shown as one removal and one addition.
+const maxLineDiffCells = 4 << 20
+
+// lineDiff is a longest-common-subsequence diff of two texts by line.
+func lineDiff(a, b string) []web.CompareLine {
+	la, lb := splitLines(a), splitLines(b)
+	// Common prefix and suffix first: prompts usually differ in a few lines.
+	p := 0
+	for p < len(la) && p < len(lb) && la[p] == lb[p] {
+		p++
+	}
+	s := 0
+	for s < len(la)-p && s < len(lb)-p && la[len(la)-1-s] == lb[len(lb)-1-s] {
+		s++
+	}
+	var out []web.CompareLine
+	for _, l := range la[:p] {
+		out = append(out, web.CompareLine{Op: "=", Text: l})
+	}
+	ma, mb := la[p:len(la)-s], lb[p:len(lb)-s]
+	n, m := len(ma), len(mb)
+	if (n+1)*(m+1) > maxLineDiffCells {
+		for _, l := range ma {
+			out = append(out, web.CompareLine{Op: "-", Text: l})
+		}
+		for _, l := range mb {
+			out = append(out, web.CompareLine{Op: "+", Text: l})
+		}
+	} else {
+		// lcs[i][j] is the LCS length of ma[i:] and mb[j:].
+		w := m + 1
+		lcs := make([]int32, (n+1)*w)
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if ma[i] == mb[j] {
+					lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+				} else {
+					lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && ma[i] == mb[j]:
+				out = append(out, web.CompareLine{Op: "=", Text: ma[i]})
+				i++
+				j++
+			case i < n && (j == m || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
+				out = append(out, web.CompareLine{Op: "-", Text: ma[i]})
+				i++
+			default:
+				out = append(out, web.CompareLine{Op: "+", Text: mb[j]})
+				j++
+			}
+		}
+	}
+	for _, l := range la[len(la)-s:] {
+		out = append(out, web.CompareLine{Op: "=", Text: l})
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// unionGraph is the union of two versions' graphs, each item tagged with
+// its status, for static/js/compare.js.
+type unionGraph struct {
+	A     string      `json:"a"`
+	B     string      `json:"b"`
+	Nodes []unionNode `json:"nodes"`
+	Edges []unionEdge `json:"edges"`
+}
+
+// unionNode is a node identity present on one side or both.
+type unionNode struct {
+	ID     string         `json:"id"`
+	Name   string         `json:"name"`
+	Type   string         `json:"type"`
+	Status string         `json:"status"` // added, removed, changed or unchanged
+	A      *extract.Node  `json:"a,omitempty"`
+	B      *extract.Node  `json:"b,omitempty"`
+	Fields []string       `json:"fields,omitempty"`
+	Desc   []diff.Segment `json:"desc,omitempty"`
+}
+
+// unionEdge is an edge identity; Source and Target are union node ids,
+// empty when an endpoint names no node of its graph.
+type unionEdge struct {
+	ID     string         `json:"id"`
+	Source string         `json:"source"`
+	Target string         `json:"target"`
+	Label  string         `json:"label"`
+	Status string         `json:"status"`
+	A      *extract.Edge  `json:"a,omitempty"`
+	B      *extract.Edge  `json:"b,omitempty"`
+	Fields []string       `json:"fields,omitempty"`
+	Desc   []diff.Segment `json:"desc,omitempty"`
+}
+
+// Statuses of union items.
+const (
+	statusAdded     = "added"
+	statusRemoved   = "removed"
+	statusChanged   = "changed"
+	statusUnchanged = "unchanged"
+)
+
+// unionIdentity follows extract/diff's matching rules, so the union holds
+// exactly the identities the diff counted.
+type unionIdentity struct {
+	ignoreType, undirected bool
+}
+
+func (u unionIdentity) node(n *extract.Node) string {
+	name := extract.NormalizeName(n.Name)
+	if name == "" {
+		name = extract.NormalizeName(n.Key)
+	}
+	if u.ignoreType {
+		return name
+	}
+	return name + "\x1f" + strings.ToLower(n.Type)
+}
+
+func (u unionIdentity) endpoint(keys map[string]string, key string) string {
+	if id, ok := keys[key]; ok {
+		return id
+	}
+	id := extract.NormalizeName(key)
+	if !u.ignoreType {
+		id += "\x1f"
+	}
+	return id
+}
+
+func (u unionIdentity) edge(keys map[string]string, source, label, target string) (string, string, string) {
+	src, tgt := u.endpoint(keys, source), u.endpoint(keys, target)
+	if u.undirected && tgt < src {
+		src, tgt = tgt, src
+	}
+	return src + "\x1e" + extract.NormalizeName(label) + "\x1e" + tgt, src, tgt
+}
+
+// buildUnion merges both graphs by identity and tags every item with its
+// status from the diff result.
+func buildUnion(ga, gb extract.Graph, res diff.Result, opts diff.Options) unionGraph {
+	ident := unionIdentity{ignoreType: opts.IgnoreType, undirected: opts.Undirected}
+	u := unionGraph{Nodes: []unionNode{}, Edges: []unionEdge{}}
+	nodeAt := map[string]int{}
+	keysA := make(map[string]string, len(ga.Nodes))
+	keysB := make(map[string]string, len(gb.Nodes))
+	addNodes := func(g extract.Graph, keys map[string]string, side int) {
+		for i := range g.Nodes {
+			n := &g.Nodes[i]
+			id := ident.node(n)
+			if _, ok := keys[n.Key]; !ok {
+				keys[n.Key] = id
+			}
+			at, ok := nodeAt[id]
+			if !ok {
+				at = len(u.Nodes)
+				nodeAt[id] = at
+				u.Nodes = append(u.Nodes, unionNode{ID: "n" + itoa(at), Name: n.Name, Type: n.Type})
+			}
+			un := &u.Nodes[at]
+			if side == 0 && un.A == nil {
+				un.A = n
+			} else if side == 1 && un.B == nil {
+				un.B = n
+				un.Name, un.Type = n.Name, n.Type
+			}
+		}
+	}
+	addNodes(ga, keysA, 0)
+	addNodes(gb, keysB, 1)
+	changed := map[string]diff.NodeChange{}
+	for _, c := range res.Nodes.Changed {
+		changed[keysA[c.KeyA]] = c
+	}
+	for i := range u.Nodes {
+		un := &u.Nodes[i]
+		switch {
+		case un.A == nil:
+			un.Status = statusAdded
+		case un.B == nil:
+			un.Status = statusRemoved
+		default:
+			un.Status = statusUnchanged
+			if c, ok := changed[ident.node(un.A)]; ok {
+				un.Status, un.Fields, un.Desc = statusChanged, c.Fields, c.Description
+			}
+		}
+	}
+
+	edgeAt := map[string]int{}
+	addEdges := func(g extract.Graph, keys map[string]string, side int) {
+		for i := range g.Edges {
+			e := &g.Edges[i]
+			id, src, tgt := ident.edge(keys, e.Source, e.Label, e.Target)
+			at, ok := edgeAt[id]
+			if !ok {
+				at = len(u.Edges)
+				edgeAt[id] = at
+				ue := unionEdge{ID: "e" + itoa(at), Label: e.Label}
+				// Draw in the edge's own direction.
+				s, t := keys[e.Source], keys[e.Target]
+				if s == "" {
+					s = src
+				}
+				if t == "" {
+					t = tgt
+				}
+				if n, ok := nodeAt[s]; ok {
+					ue.Source = u.Nodes[n].ID
+				}
+				if n, ok := nodeAt[t]; ok {
+					ue.Target = u.Nodes[n].ID
+				}
+				u.Edges = append(u.Edges, ue)
+			}
+			ue := &u.Edges[at]
+			if side == 0 && ue.A == nil {
+				ue.A = e
+			} else if side == 1 && ue.B == nil {
+				ue.B = e
+			}
+		}
+	}
+	addEdges(ga, keysA, 0)
+	addEdges(gb, keysB, 1)
+	changedE := map[string]diff.EdgeChange{}
+	for _, c := range res.Edges.Changed {
+		id, _, _ := ident.edge(keysA, c.A.Source, c.A.Label, c.A.Target)
+		changedE[id] = c
+	}
+	for i := range u.Edges {
+		ue := &u.Edges[i]
+		switch {
+		case ue.A == nil:
+			ue.Status = statusAdded
+		case ue.B == nil:
+			ue.Status = statusRemoved
+		default:
+			ue.Status = statusUnchanged
+			id, _, _ := ident.edge(keysA, ue.A.Source, ue.A.Label, ue.A.Target)
+			if c, ok := changedE[id]; ok {
+				ue.Status, ue.Fields, ue.Desc = statusChanged, c.Fields, c.Description
+			}
+		}
+	}
+	return u
+}
+
+// statusRank orders differences first in the item tables.
+var statusRank = map[string]int{statusChanged: 0, statusAdded: 1, statusRemoved: 2, statusUnchanged: 3}
+
+func nodeItems(u unionGraph) []web.CompareItem {
+	out := make([]web.CompareItem, len(u.Nodes))
+	for i, n := range u.Nodes {
+		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(n.Fields, ", ")}
+	}
+	return sortItems(out)
+}
+
+func edgeItems(u unionGraph) []web.CompareItem {
+	name := func(id, fallback string) string {
+		if strings.HasPrefix(id, "n") {
+			if i, err := strconv.Atoi(id[1:]); err == nil && i < len(u.Nodes) {
+				return u.Nodes[i].Name
+			}
+		}
+		return fallback
+	}
+	out := make([]web.CompareItem, len(u.Edges))
+	for i, e := range u.Edges {
+		side := e.B
+		if side == nil {
+			side = e.A
+		}
+		label := e.Label
+		out[i] = web.CompareItem{ID: e.ID, Name: name(e.Source, side.Source) + " —" + label + "→ " + name(e.Target, side.Target),
+			Type: label, Status: e.Status, Fields: strings.Join(e.Fields, ", ")}
+	}
+	return sortItems(out)
+}
+
+func sortItems(items []web.CompareItem) []web.CompareItem {
+	sort.SliceStable(items, func(i, j int) bool {
+		ri, rj := statusRank[items[i].Status], statusRank[items[j].Status]
+		if ri != rj {
+			return ri < rj
+		}
+		return strings.ToLower(items[i].Name) < strings.ToLower(items[j].Name)
+	})
+	if len(items) > compareItemLimit {
+		items = items[:compareItemLimit]
+	}
+	return items
+}
+
+func unionTypes(u unionGraph) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range u.Nodes {
+		if !seen[n.Type] {
+			seen[n.Type] = true
+			out = append(out, n.Type)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func unionLabels(u unionGraph) []string {
+	count := map[string]int{}
+	for _, e := range u.Edges {
+		count[e.Label]++
+	}
+	out := make([]string, 0, len(count))
+	for l := range count {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if count[out[i]] != count[out[j]] {
+			return count[out[i]] > count[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > 200 {
+		out = out[:200]
+	}
+	return out
+}

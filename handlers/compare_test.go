@@ -1,0 +1,339 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// mustSampleText reads the sample document shipped with the server.
+func mustSampleText(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("sample/christmas_carol_stave_one.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// mustTwoVersions extracts the sample twice with different chunking (and
+// a different prompt text, which nlp ignores, so the config diff has a
+// prompt to show).
+func mustTwoVersions(tb testing.TB, a *testApp) (store.Version, store.Version) {
+	tb.Helper()
+	text := mustSampleText(tb)
+	c1 := extract.DefaultConfig()
+	c1.Prompts = map[string]string{"note": "first line\nsecond line\nthird line"}
+	c2 := extract.DefaultConfig()
+	c2.ChunkSize, c2.Overlap = 300, 0
+	c2.Prompts = map[string]string{"note": "first line\nsecond line changed\nthird line"}
+	v1 := a.MustExtract(tb, "carol", "carol.txt", text, c1)
+	v2 := a.MustExtract(tb, "carol", "carol.txt", text, c2)
+	if v1.Status != store.StatusDone || v2.Status != store.StatusDone || v1.Nodes == 0 || v2.Nodes == 0 {
+		tb.Fatalf("extractions not done: %+v %+v", v1, v2)
+	}
+	return v1, v2
+}
+
+func getJSON(tb testing.TB, a *testApp, path string, out any) int {
+	tb.Helper()
+	resp, err := http.Get(a.Server.URL + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if out != nil && resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func comparePath(prefix string, a, b int) string {
+	return fmt.Sprintf("%s?a=%d&b=%d", prefix, a, b)
+}
+
+func TestCompare_API(t *testing.T) {
+	a := MustApp(t)
+	v1, v2 := mustTwoVersions(t, a)
+
+	t.Run("TwoRuns", func(t *testing.T) {
+		var res diff.Result
+		if code := getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res); code != http.StatusOK {
+			t.Fatalf("status %d", code)
+		}
+		n, e := res.Summary.Nodes, res.Summary.Edges
+		if n.Added+n.Removed+n.Changed == 0 {
+			t.Fatalf("different chunk sizes made no difference: %+v", n)
+		}
+		if n.Added-n.Removed != n.After-n.Before || e.Added-e.Removed != e.After-e.Before {
+			t.Errorf("added - removed != after - before: nodes %+v edges %+v", n, e)
+		}
+		if n.Added != len(res.Nodes.Added) || n.Removed != len(res.Nodes.Removed) || n.Changed != len(res.Nodes.Changed) {
+			t.Errorf("totals disagree with the lists: %+v", n)
+		}
+		if res.Score != nil {
+			t.Errorf("score without a reference: %+v", res.Score)
+		}
+		// The API gives what extract/diff gives on the stored graphs.
+		ga, _ := a.Store.LoadGraph(context.Background(), v1.ID, false)
+		gb, _ := a.Store.LoadGraph(context.Background(), v2.ID, false)
+		want := diff.Compare(ga, gb, diff.Options{})
+		if want.Summary.Nodes != n || want.Summary.Edges != e {
+			t.Errorf("API summary %+v/%+v, diff.Compare %+v/%+v", n, e, want.Summary.Nodes, want.Summary.Edges)
+		}
+	})
+
+	t.Run("SameVersionIsEmpty", func(t *testing.T) {
+		var res diff.Result
+		if code := getJSON(t, a, comparePath("/api/compare", v1.ID, v1.ID)+"&undirected=1", &res); code != http.StatusOK {
+			t.Fatalf("status %d", code)
+		}
+		n, e := res.Summary.Nodes, res.Summary.Edges
+		if len(res.Nodes.Added)+len(res.Nodes.Removed)+len(res.Nodes.Changed)+len(res.Edges.Added)+len(res.Edges.Removed)+len(res.Edges.Changed) != 0 {
+			t.Errorf("diff(a, a) is not empty: %+v %+v", n, e)
+		}
+		if n.Unchanged != n.Before || n.Before == 0 || e.Unchanged != e.Before {
+			t.Errorf("diff(a, a) totals: %+v %+v", n, e)
+		}
+	})
+
+	t.Run("SwapSwapsAddedAndRemoved", func(t *testing.T) {
+		var ab, ba diff.Result
+		getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID)+"&ignore_type=1", &ab)
+		getJSON(t, a, comparePath("/api/compare", v2.ID, v1.ID)+"&ignore_type=1", &ba)
+		if ab.Summary.Nodes.Added != ba.Summary.Nodes.Removed || ab.Summary.Edges.Removed != ba.Summary.Edges.Added {
+			t.Errorf("swap: %+v vs %+v", ab.Summary.Nodes, ba.Summary.Nodes)
+		}
+	})
+
+	t.Run("Reference", func(t *testing.T) {
+		resp := postForm(t, a, fmt.Sprintf("/versions/%d/reference", v1.ID), url.Values{"back": {comparePath("/compare", v1.ID, v2.ID)}})
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != comparePath("/compare", v1.ID, v2.ID) {
+			t.Fatalf("toggle: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		var res diff.Result
+		getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res)
+		if res.Score == nil || res.Score.Nodes.F1 <= 0 || res.Score.Nodes.F1 >= 1 {
+			t.Fatalf("score against the reference: %+v", res.Score)
+		}
+		_, doc := a.Get(t, comparePath("/compare", v1.ID, v2.ID))
+		if doc.Find(`[data-testid="score"]`).Length() != 1 || doc.Find(`[data-testid="reference-a"]`).Length() != 1 {
+			t.Error("the page shows no score or no reference badge")
+		}
+		// Toggle back.
+		postForm(t, a, fmt.Sprintf("/versions/%d/reference", v1.ID), nil)
+		getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res)
+		if v, _ := a.Store.Version(context.Background(), v1.ID); v.Reference {
+			t.Error("the reference was not unset")
+		}
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		for path, want := range map[string]int{
+			"/api/compare?a=x&b=1":                      http.StatusBadRequest,
+			"/api/compare":                              http.StatusBadRequest,
+			comparePath("/api/compare", v1.ID, 999999): http.StatusNotFound,
+		} {
+			if got := getJSON(t, a, path, nil); got != want {
+				t.Errorf("%s: %d, want %d", path, got, want)
+			}
+		}
+	})
+}
+
+// postForm posts a form without following the redirect.
+func postForm(tb testing.TB, a *testApp, path string, form url.Values) *http.Response {
+	tb.Helper()
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := cl.PostForm(a.Server.URL+path, form)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func TestCompare_Page(t *testing.T) {
+	a := MustApp(t)
+	v1, v2 := mustTwoVersions(t, a)
+	var res diff.Result
+	getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res)
+
+	t.Run("Pickers", func(t *testing.T) {
+		resp, doc := a.Get(t, "/compare")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		for _, side := range []string{"a", "b"} {
+			opts := doc.Find(`[data-testid="pick-` + side + `"] optgroup[label="carol"] option`)
+			if opts.Length() != 2 {
+				t.Errorf("picker %s lists %d versions of carol, want 2", side, opts.Length())
+			}
+		}
+		if doc.Find(`[data-testid="compare-empty"]`).Length() != 1 || doc.Find(`[data-testid="gold-form"]`).Length() != 1 {
+			t.Error("no empty state or no gold form")
+		}
+		if doc.Find(`[data-testid="nav"] a.active`).Text() != "Compare" {
+			t.Error("compare is not the active nav entry")
+		}
+	})
+
+	t.Run("Comparison", func(t *testing.T) {
+		resp, doc := a.Get(t, comparePath("/compare", v1.ID, v2.ID))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		cards := map[string]int{
+			"nodes-added": res.Summary.Nodes.Added, "nodes-removed": res.Summary.Nodes.Removed,
+			"nodes-changed": res.Summary.Nodes.Changed, "nodes-unchanged": res.Summary.Nodes.Unchanged,
+			"edges-added": res.Summary.Edges.Added, "edges-removed": res.Summary.Edges.Removed,
+			"edges-changed": res.Summary.Edges.Changed, "edges-unchanged": res.Summary.Edges.Unchanged,
+		}
+		for id, want := range cards {
+			got, err := strconv.Atoi(strings.TrimSpace(doc.Find(`[data-testid="` + id + `"] .n`).Text()))
+			if err != nil || got != want {
+				t.Errorf("card %s = %d (%v), want %d", id, got, err, want)
+			}
+		}
+		if doc.Find(`[data-testid="pick-a"] option[selected]`).AttrOr("value", "") != strconv.Itoa(v1.ID) {
+			t.Error("picker a does not show version a")
+		}
+		// Tables: one row per union node, statuses as counted.
+		status := map[string]int{}
+		doc.Find(`[data-testid="node-items"] tr.item`).Each(func(_ int, s *goquery.Selection) {
+			status[s.AttrOr("data-status", "")]++
+		})
+		if status["added"] != res.Summary.Nodes.Added || status["removed"] != res.Summary.Nodes.Removed ||
+			status["changed"] != res.Summary.Nodes.Changed || status["unchanged"] != res.Summary.Nodes.Unchanged {
+			t.Errorf("node table statuses %v, diff %+v", status, res.Summary.Nodes)
+		}
+		if doc.Find(`[data-testid="edge-items"] tr.item`).Length() == 0 {
+			t.Error("no edge rows")
+		}
+		if doc.Find(`[data-testid="runs"] tbody tr`).Length() != 2 || !hasText(doc.Find(`[data-testid="cost-a"]`), "$0") {
+			t.Error("runs table missing or no cost")
+		}
+		if doc.Find(`[data-testid="node-types"] tbody tr`).Length() == 0 {
+			t.Error("no type table")
+		}
+		chunk := doc.Find(`[data-testid="config-diff"] tr`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+			return strings.HasPrefix(strings.TrimSpace(s.Find("td").First().Text()), "chunk size")
+		})
+		if chunk.AttrOr("data-differs", "") != "true" || !hasText(chunk, "1200") || !hasText(chunk, "300") {
+			t.Errorf("config diff row for chunk size: %q", chunk.Text())
+		}
+		pd := doc.Find(`[data-testid="prompt-diff"]`)
+		if pd.Find(".diff-del").Text() != "- second line\n" || pd.Find(".diff-add").Text() != "+ second line changed\n" {
+			t.Errorf("prompt line diff: del %q add %q", pd.Find(".diff-del").Text(), pd.Find(".diff-add").Text())
+		}
+		var union struct {
+			Nodes []struct{ Status string } `json:"nodes"`
+		}
+		if err := json.Unmarshal([]byte(doc.Find(`script#cmp-data`).Text()), &union); err != nil {
+			t.Fatalf("union data: %v", err)
+		}
+		if len(union.Nodes) != res.Summary.Nodes.Added+res.Summary.Nodes.Removed+res.Summary.Nodes.Changed+res.Summary.Nodes.Unchanged {
+			t.Errorf("union has %d nodes", len(union.Nodes))
+		}
+		if doc.Find(`[data-testid="raw-outputs"]`).Length() != 0 {
+			t.Error("raw outputs shown for nlp runs")
+		}
+	})
+
+	t.Run("BadVersion", func(t *testing.T) {
+		resp, doc := a.Get(t, comparePath("/compare", v1.ID, 424242))
+		if resp.StatusCode != http.StatusNotFound || doc.Find(`[data-testid="error"]`).Length() != 1 {
+			t.Errorf("status %d", resp.StatusCode)
+		}
+	})
+}
+
+// TestCompare_Browser checks in Chromium that the union graph draws as
+// many nodes of each colour as the diff counts.
+func TestCompare_Browser(t *testing.T) {
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v1, v2 := mustTwoVersions(t, a)
+	var res diff.Result
+	getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res)
+
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(a.Server.URL+comparePath("/compare", v1.ID, v2.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="union-graph"] canvas`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.kgCompare && window.kgCompare.counts().settled`,
+		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		t.Fatalf("the graph did not settle: %v", err)
+	}
+	type counts struct {
+		Added, Removed, Changed, Unchanged int
+		Settled                            bool
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`window.kgCompare.counts()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Summary.Nodes
+	want := counts{Added: n.Added, Removed: n.Removed, Changed: n.Changed, Unchanged: n.Unchanged, Settled: true}
+	if got != want {
+		t.Errorf("drawn colours %+v, diff %+v", got, want)
+	}
+
+	// Selecting a changed node shows both sides and the description diff.
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){
+		var tr = document.querySelector('[data-testid="node-items"] tr.item[data-status="changed"]');
+		if (!tr) return false; tr.click(); return true; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Changed > 0 {
+		title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#cmp-detail [data-testid="detail-title"]`)))
+		if err != nil || title == "" {
+			t.Errorf("no detail after clicking a changed node: %q %v", title, err)
+		}
+	}
+
+	// Differences only hides the unchanged nodes.
+	diffOnly, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(function(){
+		var c = document.getElementById('cmp-diff-only'); c.click(); return window.kgCompare.counts(); })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffOnly.Unchanged != 0 || diffOnly.Added != n.Added {
+		t.Errorf("differences only draws %+v", diffOnly)
+	}
+
+	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`[data-testid="compare-graph"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, "compare.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+}

@@ -1,0 +1,161 @@
+package web
+
+import "fmt"
+
+// ComparePage is the compare page: the version pickers and, when two
+// versions are chosen, the comparison.
+type ComparePage struct {
+	Picker ComparePicker
+	// Ready is set when two versions were compared.
+	Ready bool
+	A, B  CompareRun
+	// SameDocuments reports whether both runs cover the same documents.
+	SameDocuments bool
+	Nodes, Edges  CompareTotals
+	NodeTypes     []CompareTypeRow
+	EdgeLabels    []CompareTypeRow
+	// MoreLabels counts the edge labels left out of EdgeLabels.
+	MoreLabels int
+	// Score is set when one side is the reference.
+	Score *CompareScore
+	// NodeItems and EdgeItems are the union items for the tables; the
+	// tables stop at ItemLimit rows each.
+	NodeItems     []CompareItem
+	EdgeItems     []CompareItem
+	NodeTotal     int
+	EdgeTotal     int
+	ItemLimit     int
+	NodeTypeOpts  []string
+	EdgeLabelOpts []string
+	Config        []CompareConfigRow
+	Prompts       []ComparePrompt
+	// Raw outputs of one chunk, for LLM strategies.
+	HasCalls   bool
+	Chunks     []CompareChunkOpt
+	Chunk      string
+	RawA, RawB []CompareCall
+	// Union is the union graph handed to static/js/compare.js.
+	Union any
+	// ScriptURL and GraphLibURL are the asset URLs of the page's scripts.
+	ScriptURL, GraphLibURL string
+	// Query is the query string of the current comparison (a, b and options).
+	Query string
+}
+
+// ComparePicker chooses two versions and the matching options.
+type ComparePicker struct {
+	Groups     []CompareGroup
+	A, B       int
+	IgnoreType bool
+	Undirected bool
+}
+
+// CompareGroup is one extraction with its versions.
+type CompareGroup struct {
+	Extraction string
+	Versions   []VersionRow
+}
+
+// CompareRun describes one side of a comparison.
+type CompareRun struct {
+	ID           int
+	Label        string
+	Status       string
+	Strategy     string
+	Model        string
+	Reference    bool
+	Note         string
+	Chunks       int
+	Nodes        int
+	Edges        int
+	PromptTokens int
+	OutputTokens int
+	Calls        int
+	CachedCalls  int
+	Elapsed      string
+	Cost         string
+}
+
+// CompareTotals counts one kind of item of a comparison.
+type CompareTotals struct {
+	Before, After                      int
+	Added, Removed, Changed, Unchanged int
+}
+
+// CompareTypeRow is the count of one type before and after.
+type CompareTypeRow struct {
+	Type                 string
+	Before, After, Delta int
+}
+
+// DeltaText formats the delta with its sign.
+func (r CompareTypeRow) DeltaText() string {
+	if r.Delta > 0 {
+		return fmt.Sprintf("+%d", r.Delta)
+	}
+	return fmt.Sprint(r.Delta)
+}
+
+// CompareScore is precision, recall and F1 of the non-reference side.
+type CompareScore struct {
+	// Reference is the label of the reference version, Scored the other.
+	Reference, Scored string
+	Nodes, Edges      ComparePRF
+}
+
+// ComparePRF holds formatted precision, recall and F1.
+type ComparePRF struct {
+	Precision, Recall, F1 string
+}
+
+// CompareItem is a row of the node or edge table. ID matches the union
+// graph's id of the item.
+type CompareItem struct {
+	ID     string
+	Name   string
+	Type   string
+	Status string
+	// Fields lists what changed, for changed items.
+	Fields string
+}
+
+// CompareConfigRow is one config field of both runs.
+type CompareConfigRow struct {
+	Field   string
+	A, B    string
+	Differs bool
+}
+
+// ComparePrompt is the line diff of one prompt.
+type ComparePrompt struct {
+	Name  string
+	Same  bool
+	Lines []CompareLine
+}
+
+// CompareLine is a line of a line diff; Op is "=", "-" or "+".
+type CompareLine struct {
+	Op   string
+	Text string
+}
+
+// CompareChunkOpt is a chunk that can be picked for the raw outputs.
+type CompareChunkOpt struct {
+	Value string
+	Label string
+}
+
+// CompareCall is one model call's raw output.
+type CompareCall struct {
+	Purpose  string
+	Model    string
+	Tokens   string
+	Response string
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
