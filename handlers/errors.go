@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -57,6 +58,11 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 		_ = c.JSON(status, map[string]any{"error": msg, "status": status})
 		return
 	}
+	if status == http.StatusRequestEntityTooLarge && c.Request().Method == http.MethodPost {
+		// A form upload that was too large: back to the form with the reason.
+		_ = redirectFlash(c, backPath(c), msg, true)
+		return
+	}
 	p := web.Page{Title: http.StatusText(status), Asset: h.assets.URL}
 	_ = render(c, status, web.Layout(p, web.ErrorPage(status, msg)))
 }
@@ -64,4 +70,16 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 func wantsJSON(c echo.Context) bool {
 	r := c.Request()
 	return strings.HasPrefix(r.URL.Path, "/api/") || strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// backPath is the local path of the referring page, or "/".
+func backPath(c echo.Context) string {
+	ref := c.Request().Referer()
+	if u, err := url.Parse(ref); err == nil && u.Path != "" && (u.Host == "" || u.Host == c.Request().Host) {
+		return u.Path
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/documents") {
+		return "/documents"
+	}
+	return "/"
 }
