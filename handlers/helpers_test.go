@@ -30,13 +30,19 @@ type testApp struct {
 // MustApp starts the application on a temp database and an httptest server.
 func MustApp(tb testing.TB) *testApp {
 	tb.Helper()
+	return MustAppWith(tb, handlers.Providers{Concurrency: 2})
+}
+
+// MustAppWith is MustApp with model providers configured.
+func MustAppWith(tb testing.TB, providers handlers.Providers) *testApp {
+	tb.Helper()
 	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := handlers.NewRunner(st, log, handlers.Providers{Concurrency: 2})
-	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20}, runner)
+	runner := handlers.NewRunner(st, log, providers)
+	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20, Providers: providers}, runner)
 	srv := httptest.NewServer(h.NewServer())
 	tb.Cleanup(func() {
 		srv.Close()

@@ -1,0 +1,153 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+const marley = `Marley was dead, to begin with. There is no doubt whatever about that. The register of his burial was signed by the clergyman, the clerk, the undertaker, and the chief mourner. Scrooge signed it. Old Marley was as dead as a door-nail.`
+
+func marleyServer(t *testing.T) *fakellm.Server {
+	return fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "last answer missed", Anywhere: "Marley was dead", Text: fakellm.Load(t, "testdata/marley_glean.txt")},
+		{Contains: "Marley was dead", Text: fakellm.Load(t, "testdata/marley_extract.txt")},
+	}})
+}
+
+// runForm posts the run form and waits for the version to finish.
+func runForm(t *testing.T, a *testApp, form url.Values) int {
+	t.Helper()
+	resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("run form: status %d", resp.StatusCode)
+	}
+	var id int
+	fmt.Sscanf(resp.Header.Get("Location"), "/versions/%d", &id)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := a.Store.Version(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Active() {
+			if v.Status != "done" {
+				t.Fatalf("run %s: %s", v.Status, v.Error)
+			}
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("run did not finish")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestLLMRun_TupleThroughUI(t *testing.T) {
+	for _, provider := range []string{"gemini", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			srv := marleyServer(t)
+			a := MustAppWith(t, handlers.Providers{
+				GeminiAPIKey: "test-key-never-shown", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash",
+				OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local-model", Concurrency: 2, Timeout: 10 * time.Second,
+			})
+			d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
+			d, _, _ = a.Store.AddDocument(context.Background(), d)
+			form := url.Values{"name": {"marley"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"tuple"},
+				"provider": {provider}, "chunk_size": {"2000"}, "overlap": {"0"}, "max_gleaning": {"1"}}
+			for k, v := range handlers.DefaultPrompts() {
+				form.Set("prompt_"+k, v)
+			}
+			id := runForm(t, a, form)
+			if got := srv.Count(); got != 2 {
+				t.Fatalf("first run: %d provider calls, want 2 (extract + 1 gleaning)", got)
+			}
+			v, _ := a.Store.Version(context.Background(), id)
+			if v.Calls != 2 || v.CachedCalls != 0 || v.PromptTokens == 0 || v.ParseFailures == 0 {
+				t.Fatalf("version stats: %+v", v)
+			}
+			g, _ := a.Store.LoadGraph(context.Background(), id, false)
+			names := map[string]bool{}
+			for _, n := range g.Nodes {
+				names[n.Name] = true
+			}
+			for _, want := range []string{"Marley", "Scrooge", "Door-nail"} {
+				if !names[want] {
+					t.Errorf("node %q missing: %v", want, names)
+				}
+			}
+
+			// The inspector shows prompts, raw outputs and parse failures.
+			_, doc := a.Get(t, fmt.Sprintf("/versions/%d/chunks/%d/0", id, d.ID))
+			if n := doc.Find(`[data-testid="call"]`).Length(); n != 2 {
+				t.Fatalf("inspector shows %d calls", n)
+			}
+			if !strings.Contains(doc.Find(`[data-testid="call-request"]`).First().Text(), "Marley was dead") {
+				t.Fatal("prompt not shown")
+			}
+			if !strings.Contains(doc.Find(`[data-testid="call-response"]`).Last().Text(), "<|COMPLETE|>") {
+				t.Fatal("raw gleaning output not shown")
+			}
+			if doc.Find(`[data-testid="failures"] tr`).Length() < 2 {
+				t.Fatal("parse failures not shown")
+			}
+			if strings.Contains(doc.Text(), "test-key-never-shown") {
+				t.Fatal("API key rendered")
+			}
+
+			// The same config again makes no provider call.
+			runForm(t, a, form)
+			if got := srv.Count(); got != 2 {
+				t.Fatalf("re-run made %d new provider calls, want 0", got-2)
+			}
+			// Changing the gleaning prompt pays only for the gleaning call.
+			form.Set("prompt_tuple_continue", form.Get("prompt_tuple_continue")+"\nBe thorough.")
+			id3 := runForm(t, a, form)
+			if got := srv.Count(); got != 3 {
+				t.Fatalf("after a prompt edit: %d calls in all, want 3", got)
+			}
+			v3, _ := a.Store.Version(context.Background(), id3)
+			if v3.CachedCalls != 1 || !strings.Contains(v3.Config.Prompts["tuple_continue"], "Be thorough.") {
+				t.Fatalf("third version: cached %d, prompt kept %v", v3.CachedCalls, strings.Contains(v3.Config.Prompts["tuple_continue"], "Be thorough."))
+			}
+		})
+	}
+}
+
+func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
+	a := MustApp(t)
+	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
+	d, _, _ = a.Store.AddDocument(context.Background(), d)
+	resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"m"}, "doc": {fmt.Sprint(d.ID)},
+		"strategy": {"tuple"}, "provider": {"gemini"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var id int
+	fmt.Sscanf(resp.Header.Get("Location"), "/versions/%d", &id)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		v, _ := a.Store.Version(context.Background(), id)
+		if v.Status == "failed" {
+			if !strings.Contains(v.Error, "GEMINI_API_KEY") {
+				t.Fatalf("error %q does not say what is missing", v.Error)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("run without a provider did not fail")
+}
