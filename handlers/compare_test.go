@@ -147,8 +147,8 @@ func TestCompare_API(t *testing.T) {
 
 	t.Run("Errors", func(t *testing.T) {
 		for path, want := range map[string]int{
-			"/api/compare?a=x&b=1":                      http.StatusBadRequest,
-			"/api/compare":                              http.StatusBadRequest,
+			"/api/compare?a=x&b=1":                     http.StatusBadRequest,
+			"/api/compare":                             http.StatusBadRequest,
 			comparePath("/api/compare", v1.ID, 999999): http.StatusNotFound,
 		} {
 			if got := getJSON(t, a, path, nil); got != want {

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// cmdCompare compares two versions, or imports a gold file as a reference
+// version with --import-gold.
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("compare", stderr)
+	asJSON := fs.Bool("json", false, "print the diff as JSON (the same as GET /api/compare)")
+	ignoreType := fs.Bool("ignore-type", false, "match nodes by name only")
+	undirected := fs.Bool("undirected", false, "match edges regardless of direction")
+	gold := fs.String("import-gold", "", "import a gold FILE as a reference version instead of comparing")
+	format := fs.String("format", "", "gold file format: webnlg or docred (with --import-gold)")
+	name := fs.String("name", "", "extraction name of the imported gold set (with --import-gold)")
+	relations := fs.String("relations", "", "DocRED rel_info.json naming the relation codes (with --import-gold)")
+	limit := fs.Int("limit", 0, "import only the first N entries (with --import-gold)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if *gold == "" && len(pos) != 2 {
+		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]")
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if *gold != "" {
+		return importGoldFile(ctx, st, stdout, *gold, *format, *name, *relations, *limit, cfg.MaxUpload)
+	}
+	a, err := versionByRef(ctx, st, pos[0])
+	if err != nil {
+		return err
+	}
+	b, err := versionByRef(ctx, st, pos[1])
+	if err != nil {
+		return err
+	}
+	cmp, err := handlers.CompareVersions(ctx, st, a.ID, b.ID, *ignoreType, *undirected)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(cmp.Result)
+	}
+	printComparison(stdout, cmp)
+	return nil
+}
+
+// versionByRef finds "NAME@V" (NAME alone is the latest version).
+func versionByRef(ctx context.Context, st *store.Store, ref string) (store.Version, error) {
+	name, num := ref, 0
+	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
+		n, err := strconv.Atoi(ref[i+1:])
+		if err != nil || n <= 0 {
+			return store.Version{}, extract.Errorf(extract.KindInvalid, "%q: the version after @ must be a positive number", ref)
+		}
+		name, num = ref[:i], n
+	}
+	return st.VersionByLabel(ctx, name, num)
+}
+
+// printComparison writes a short human summary.
+func printComparison(w io.Writer, cmp handlers.Comparison) {
+	r := cmp.Result
+	fmt.Fprintf(w, "%s -> %s\n", cmp.A.Label(), cmp.B.Label())
+	line := func(what string, t diff.Totals) {
+		fmt.Fprintf(w, "%-6s %d -> %d: +%d added, -%d removed, ~%d changed, %d unchanged\n",
+			what+":", t.Before, t.After, t.Added, t.Removed, t.Changed, t.Unchanged)
+	}
+	line("nodes", r.Summary.Nodes)
+	line("edges", r.Summary.Edges)
+	if r.Score != nil {
+		ref, scored := cmp.A.Label(), cmp.B.Label()
+		if cmp.Options.Reference == diff.RefB {
+			ref, scored = scored, ref
+		}
+		fmt.Fprintf(w, "score of %s against the reference %s:\n", scored, ref)
+		fmt.Fprintf(w, "  nodes P %.3f R %.3f F1 %.3f\n", r.Score.Nodes.Precision, r.Score.Nodes.Recall, r.Score.Nodes.F1)
+		fmt.Fprintf(w, "  edges P %.3f R %.3f F1 %.3f\n", r.Score.Edges.Precision, r.Score.Edges.Recall, r.Score.Edges.F1)
+	}
+	types := make([]string, 0, len(r.Summary.NodeTypes))
+	for t, c := range r.Summary.NodeTypes {
+		if c.Delta != 0 {
+			types = append(types, t)
+		}
+	}
+	sort.Slice(types, func(i, j int) bool {
+		di, dj := r.Summary.NodeTypes[types[i]].Delta, r.Summary.NodeTypes[types[j]].Delta
+		if di*di != dj*dj {
+			return di*di > dj*dj
+		}
+		return types[i] < types[j]
+	})
+	if len(types) > 0 {
+		parts := make([]string, 0, len(types))
+		for _, t := range types[:min(len(types), 8)] {
+			c := r.Summary.NodeTypes[t]
+			parts = append(parts, fmt.Sprintf("%s %d -> %d", t, c.Before, c.After))
+		}
+		fmt.Fprintf(w, "types: %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// importGoldFile imports a gold file as a reference version.
+func importGoldFile(ctx context.Context, st *store.Store, stdout io.Writer, path, format, name, relations string, limit, maxBytes int) error {
+	if format == "" || name == "" {
+		return errors.New("compare --import-gold: --format (webnlg or docred) and --name are required")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rel []byte
+	if relations != "" {
+		if rel, err = os.ReadFile(relations); err != nil {
+			return err
+		}
+	}
+	imp, err := handlers.ImportGold(ctx, st, name, format, data, rel, limit, maxBytes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d entries as %s (reference): %d nodes, %d edges; document %d %q\n",
+		imp.Entries, imp.Reference.Label(), imp.Reference.Nodes, imp.Reference.Edges, imp.Document.ID, imp.Document.Name)
+	return nil
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/eval"
+	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+// cmdEval extracts every entry of a gold file in memory with the offline
+// strategy and scores the graphs against the gold. No database is used.
+func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, _ := newFlagSet("eval", stderr)
+	format := fs.String("format", "", "gold file format: webnlg or docred")
+	strategy := fs.String("strategy", extract.StrategyNLP, "extraction strategy (nlp)")
+	limit := fs.Int("limit", 0, "score only the first N entries")
+	relations := fs.String("relations", "", "DocRED rel_info.json naming the relation codes")
+	ec := extract.DefaultConfig()
+	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
+	fs.IntVar(&ec.Overlap, "overlap", ec.Overlap, "overlap window in characters")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return errors.New("usage: kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]")
+	}
+	if *strategy != extract.StrategyNLP {
+		return fmt.Errorf("eval: strategy %q is not available offline; use nlp", *strategy)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return err
+	}
+	var rel []byte
+	if *relations != "" {
+		if rel, err = os.ReadFile(*relations); err != nil {
+			return err
+		}
+	}
+	entries, err := handlers.ReadGold(*format, data, rel, *limit)
+	if err != nil {
+		return err
+	}
+	ex, err := nlp.New(nlp.Options{})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	graphs, bytes, err := extractEntries(ctx, ex, entries, ec)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	var typeMap map[string]string
+	if *format == handlers.GoldDocRED {
+		typeMap = eval.DocREDTypes
+	}
+	rep := eval.Score(entries, graphs, typeMap)
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	printEval(stdout, files[0], *format, rep, bytes, elapsed)
+	return nil
+}
+
+// extractEntries extracts each entry's text as its own document: split,
+// extract every chunk, merge the chunk graphs. Entries run in parallel; the
+// extractor is built once and shared.
+func extractEntries(ctx context.Context, ex extract.Extractor, entries []eval.Entry, cfg extract.Config) ([]extract.Graph, int, error) {
+	graphs := make([]extract.Graph, len(entries))
+	errs := make([]error, len(entries))
+	total := 0
+	for _, e := range entries {
+		total += len(e.Text)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				graphs[i], errs[i] = extractEntry(ctx, ex, i, entries[i], cfg)
+			}
+		}()
+	}
+	for i := range entries {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	return graphs, total, errors.Join(errs...)
+}
+
+func extractEntry(ctx context.Context, ex extract.Extractor, i int, e eval.Entry, cfg extract.Config) (extract.Graph, error) {
+	var g extract.Graph
+	doc, err := extract.ReadDocument(e.ID+".txt", []byte(e.Text), len(e.Text)+1)
+	if err != nil {
+		return g, fmt.Errorf("entry %s: %w", e.ID, err)
+	}
+	doc.ID = i + 1
+	for _, c := range extract.Split(doc, cfg.ChunkSize, cfg.Overlap, cfg.Strict) {
+		res, err := ex.Extract(ctx, doc, c)
+		if err != nil {
+			return g, fmt.Errorf("entry %s: %w", e.ID, err)
+		}
+		extract.MergeGraph(&g, res.Graph, cfg.MaxFragments)
+	}
+	return g, nil
+}
+
+// printEval writes the report for a terminal.
+func printEval(w io.Writer, file, format string, rep eval.Report, bytes int, elapsed time.Duration) {
+	fmt.Fprintf(w, "%s (%s): %d entries, %d KB of text, nlp strategy, %.1f s (%.0f KB/s)\n", file, format, rep.Entries,
+		bytes/1024, elapsed.Seconds(), float64(bytes)/1024/max(elapsed.Seconds(), 1e-9))
+	en := rep.Entities
+	fmt.Fprintf(w, "entities:  P %.3f  R %.3f  F1 %.3f  (found %d of %d gold; %d of %d scored nodes correct)\n",
+		en.Precision, en.Recall, en.F1, en.Found, en.Gold, en.Correct, en.Scored)
+	if en.Typed != nil {
+		fmt.Fprintf(w, "  typed:   P %.3f  R %.3f  F1 %.3f\n", en.Typed.Precision, en.Typed.Recall, en.Typed.F1)
+	}
+	types := make([]string, 0, len(en.ByType))
+	for t := range en.ByType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		tr := en.ByType[t]
+		fmt.Fprintf(w, "  %-8s recall %.3f (%d of %d)\n", t, tr.Recall, tr.Found, tr.Gold)
+	}
+	r := rep.Relations
+	fmt.Fprintf(w, "relations unlabelled: P %.3f  R %.3f  F1 %.3f  (%d gold pairs, %d extracted)\n",
+		r.Unlabelled.Precision, r.Unlabelled.Recall, r.Unlabelled.F1, r.GoldPairs, r.ExtractedPairs)
+	if r.LabelsComparable {
+		fmt.Fprintf(w, "relations labelled:   P %.3f  R %.3f  F1 %.3f  (%d gold triples)\n",
+			r.Labelled.Precision, r.Labelled.Recall, r.Labelled.F1, r.GoldTriples)
+	} else {
+		fmt.Fprintln(w, "relations labelled:   not comparable (the nlp strategy labels edges with verb phrases)")
+	}
+}

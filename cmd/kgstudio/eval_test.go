@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// evalJSON is the documented shape of eval --json.
+type evalJSON struct {
+	Entities struct {
+		Precision, Recall, F1 float64
+		ByType                map[string]struct {
+			Gold, Found int
+			Recall      float64
+		} `json:"by_type"`
+	} `json:"entities"`
+	Relations struct {
+		Unlabelled struct{ Precision, Recall, F1 float64 } `json:"unlabelled"`
+	} `json:"relations"`
+	Entries int `json:"entries"`
+}
+
+func TestEvalCLI(t *testing.T) {
+	data := t.TempDir()
+	webnlg := filepath.Join(goldDir, "webnlg2020_text2rdf_seen_first200.xml")
+	docred := filepath.Join(goldDir, "redocred_dev_revised_first100.json")
+
+	t.Run("WebNLG", func(t *testing.T) {
+		var r evalJSON
+		out := mustCLI(t, data, "eval", "--format", "webnlg", webnlg, "--limit", "30", "--json")
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Entries != 30 {
+			t.Errorf("entries = %d", r.Entries)
+		}
+		ent, ok := r.Entities.ByType["ENTITY"]
+		if !ok || ent.Gold == 0 || ent.Found > ent.Gold {
+			t.Errorf("by_type: %+v", r.Entities.ByType)
+		}
+		if r.Entities.Recall < 0.4 || r.Entities.Precision < 0.2 {
+			t.Errorf("entities P %.3f R %.3f", r.Entities.Precision, r.Entities.Recall)
+		}
+		if r.Relations.Unlabelled.Recall <= 0 {
+			t.Errorf("relations: %+v", r.Relations)
+		}
+	})
+
+	t.Run("DocRED", func(t *testing.T) {
+		var r evalJSON
+		out := mustCLI(t, data, "eval", "--format", "docred", docred, "--limit", "8", "--json",
+			"--relations", filepath.Join(goldDir, "docred_rel_info.json"))
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Entries != 8 {
+			t.Errorf("entries = %d", r.Entries)
+		}
+		for typ := range r.Entities.ByType {
+			if !strings.Contains(" PER ORG LOC TIME NUM MISC ", " "+typ+" ") {
+				t.Errorf("unexpected gold type %q", typ)
+			}
+		}
+		var gold, found int
+		for _, typ := range []string{"PER", "ORG", "LOC"} {
+			gold += r.Entities.ByType[typ].Gold
+			found += r.Entities.ByType[typ].Found
+		}
+		if gold == 0 || float64(found)/float64(gold) < 0.6 {
+			t.Errorf("PER/ORG/LOC recall %d/%d below 0.6", found, gold)
+		}
+	})
+
+	t.Run("Human", func(t *testing.T) {
+		out := mustCLI(t, data, "eval", "--format", "docred", docred, "--limit", "3")
+		for _, want := range []string{"3 entries", "entities:", "PER", "relations unlabelled:"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"eval", webnlg},
+			{"eval", "--format", "csv", webnlg},
+			{"eval", "--format", "docred", webnlg},
+			{"eval", "--format", "webnlg", "--strategy", "tuple", webnlg},
+			{"eval", "--format", "webnlg", "missing.xml"},
+		} {
+			if _, err := runCLI(t, data, args...); err == nil {
+				t.Errorf("%v: no error", args)
+			}
+		}
+	})
+}
