@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+const schemaUsage = `usage:
+  kgstudio schema import FILE [--name NAME] [--note TEXT]
+  kgstudio schema export NAME[@VERSION] [--format kag|json]
+  kgstudio schema list`
+
+// cmdSchema handles "schema import|export|list".
+func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(schemaUsage)
+	}
+	switch args[0] {
+	case "import":
+		return cmdSchemaImport(ctx, args[1:], stdout, stderr)
+	case "export":
+		return cmdSchemaExport(ctx, args[1:], stdout, stderr)
+	case "list":
+		return cmdSchemaList(ctx, args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("schema: unknown subcommand %q\n%s", args[0], schemaUsage)
+}
+
+// cmdSchemaImport stores a .schema (KAG DSL) or .json file as the next
+// version of a schema and prints NAME@VERSION. Importing unchanged content
+// prints the existing version.
+func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("schema import", stderr)
+	name := fs.String("name", "", "schema name (default: the schema's namespace or the file's base name)")
+	note := fs.String("note", "", "note for the new version")
+	format := fs.String("format", "", "file format: kag or json (default: from the file name and content)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return errors.New("schema import: name exactly one FILE")
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return err
+	}
+	sc, err := handlers.ParseSchemaFile(files[0], data, *format)
+	if err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	if *name == "" {
+		*name = handlers.ImportName(files[0], sc)
+	}
+	if *note == "" {
+		*note = "imported from " + files[0]
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, created, err := st.SaveSchema(ctx, *name, sc, *note)
+	if err != nil {
+		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	if !created {
+		fmt.Fprintf(stderr, "unchanged: %s@%d already holds this content\n", *name, v)
+	}
+	fmt.Fprintf(stdout, "%s@%d\n", *name, v)
+	return nil
+}
+
+// cmdSchemaExport writes one schema version to stdout.
+func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("schema export", stderr)
+	format := fs.String("format", handlers.FormatKAG, "output format: kag or json")
+	refs, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(refs) != 1 {
+		return errors.New("schema export: name exactly one NAME[@VERSION]")
+	}
+	if *format != handlers.FormatKAG && *format != handlers.FormatJSON {
+		return fmt.Errorf("schema export: --format %q: use kag or json", *format)
+	}
+	name, num, err := handlers.ParseSchemaRef(refs[0])
+	if err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.EnsureDefaultSchema(ctx); err != nil {
+		return err
+	}
+	sc, _, err := st.SchemaVersion(ctx, name, num)
+	if err != nil {
+		return err
+	}
+	out, err := handlers.FormatSchema(sc, *format)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// cmdSchemaList prints one line per schema: NAME@LATEST, type count, update
+// time.
+func cmdSchemaList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("schema list", stderr)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.EnsureDefaultSchema(ctx); err != nil {
+		return err
+	}
+	list, err := st.ListSchemas(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		fmt.Fprintf(stdout, "%s@%d\t%d types\t%s\n", s.Name, s.Latest, s.Types, s.Updated.Format("2006-01-02 15:04"))
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/schema"
+)
+
+// runCLI runs one command over a data dir and returns its stdout.
+func runCLI(t *testing.T, data string, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args = append(args, "--data", data)
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return out.String(), err
+}
+
+func mustCLI(t *testing.T, data string, args ...string) string {
+	t.Helper()
+	out, err := runCLI(t, data, args...)
+	if err != nil {
+		t.Fatalf("kgstudio %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func kagFiles(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../../shared/data/kag-schemas/*.schema")
+	if len(files) == 0 {
+		t.Fatal("no KAG schemas in ../../../shared/data/kag-schemas")
+	}
+	return files
+}
+
+// TestSchemaCLI_KAGFolder imports every shared KAG schema, imports it again
+// (same version), and exports it in both formats back to an equal schema.
+func TestSchemaCLI_KAGFolder(t *testing.T) {
+	data := t.TempDir()
+	for _, f := range kagFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := schema.ParseKAGString(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := strings.TrimSpace(mustCLI(t, data, "schema", "import", f))
+			wantName := want.Namespace
+			if wantName == "" {
+				wantName = strings.TrimSuffix(filepath.Base(f), ".schema")
+			}
+			if ref != wantName+"@1" {
+				t.Fatalf("import printed %q, want %s@1", ref, wantName)
+			}
+			if again := strings.TrimSpace(mustCLI(t, data, "schema", "import", f)); again != ref {
+				t.Fatalf("re-import printed %q, want %q", again, ref)
+			}
+			kag := mustCLI(t, data, "schema", "export", ref)
+			got, err := schema.ParseKAGString(kag)
+			if err != nil {
+				t.Fatalf("exported KAG does not parse: %v\n%s", err, kag)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("KAG export differs from the file:\n%s", kag)
+			}
+			js := mustCLI(t, data, "schema", "export", wantName, "--format", "json")
+			gotJ, err := schema.ParseJSON([]byte(js))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotJ.Name != wantName {
+				t.Fatalf("JSON export names %q", gotJ.Name)
+			}
+			gotJ.Name = ""
+			wantJ, _ := schema.ParseJSON(schema.FormatJSON(want))
+			if !reflect.DeepEqual(gotJ, wantJ) || schema.Hash(gotJ) != schema.Hash(want) {
+				t.Fatalf("JSON export differs from the file")
+			}
+		})
+	}
+}
+
+func TestSchemaCLI_Versions(t *testing.T) {
+	data := t.TempDir()
+	dir := t.TempDir()
+	f := filepath.Join(dir, "people.schema")
+	write := func(s string) {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("Person(人): EntityType\n")
+	if got := mustCLI(t, data, "schema", "import", f); got != "people@1\n" {
+		t.Fatalf("import: %q", got)
+	}
+	write("Person(人): EntityType\nCity(城市): EntityType\n")
+	if got := mustCLI(t, data, "schema", "import", f, "--name", "people"); got != "people@2\n" {
+		t.Fatalf("changed import: %q", got)
+	}
+	if got := mustCLI(t, data, "schema", "export", "people@1"); got != "Person(人): EntityType\n" {
+		t.Fatalf("export v1: %q", got)
+	}
+	list := mustCLI(t, data, "schema", "list")
+	if !strings.Contains(list, "people@2\t2 types") || !strings.Contains(list, "default@1\t11 types") {
+		t.Fatalf("list: %q", list)
+	}
+	t.Run("Errors", func(t *testing.T) {
+		write("Person(人): EntityType\n    relations:\n        knows(认识): Nobody\n")
+		_, err := runCLI(t, data, "schema", "import", f)
+		if err == nil || !strings.Contains(err.Error(), `missing type "Nobody"`) {
+			t.Fatalf("invalid schema: %v", err)
+		}
+		write("Person(人): EntityType\n  broken line without colon\n")
+		if _, err := runCLI(t, data, "schema", "import", f); err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Fatalf("broken DSL: %v", err)
+		}
+		if _, err := runCLI(t, data, "schema", "export", "people@9"); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Fatalf("missing version: %v", err)
+		}
+		if _, err := runCLI(t, data, "schema", "export", "people", "--format", "xml"); err == nil {
+			t.Fatal("unknown format accepted")
+		}
+	})
+}

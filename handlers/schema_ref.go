@@ -1,0 +1,144 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// EnsureDefaults creates what a fresh database needs: the built-in default
+// schema.
+func (r *Runner) EnsureDefaults(ctx context.Context) error {
+	return r.store.EnsureDefaultSchema(ctx)
+}
+
+// ParseSchemaRef splits "NAME" or "NAME@V" into the name and the version
+// number (0 for the latest).
+func ParseSchemaRef(ref string) (string, int, error) {
+	ref = strings.TrimSpace(ref)
+	name, num := ref, 0
+	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
+		n, err := strconv.Atoi(ref[i+1:])
+		if err != nil || n <= 0 {
+			return "", 0, extract.Errorf(extract.KindInvalid, "schema reference %q: the version after @ must be a positive number", ref)
+		}
+		name, num = ref[:i], n
+	}
+	if name == "" {
+		return "", 0, extract.Errorf(extract.KindInvalid, "schema reference %q has no name", ref)
+	}
+	return name, num, nil
+}
+
+// ResolveSchema loads the schema version a reference names ("NAME" for the
+// latest, "NAME@V") and pins it in the config: the schema name, the exact
+// version number and the entity type names.
+func (r *Runner) ResolveSchema(ctx context.Context, cfg *extract.Config, ref string) error {
+	name, num, err := ParseSchemaRef(ref)
+	if err != nil {
+		return err
+	}
+	sc, n, err := r.store.SchemaVersion(ctx, name, num)
+	if err != nil {
+		return err
+	}
+	cfg.SchemaName = name
+	cfg.SchemaVersion = n
+	cfg.EntityTypes = sc.TypeNames()
+	return nil
+}
+
+// schemaOptions lists "NAME@V" choices for the run form: every schema at its
+// latest version first, then older versions, newest first.
+func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
+	list, err := h.store.ListSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var latest, older []web.Option
+	for _, s := range list {
+		for n := s.Latest; n >= 1; n-- {
+			ref := fmt.Sprintf("%s@%d", s.Name, n)
+			if n == s.Latest {
+				latest = append(latest, web.Option{Value: ref, Label: fmt.Sprintf("%s (latest, %d types)", ref, s.Types)})
+			} else {
+				older = append(older, web.Option{Value: ref, Label: ref})
+			}
+		}
+	}
+	return append(latest, older...), nil
+}
+
+// Schema file formats.
+const (
+	FormatKAG  = "kag"
+	FormatJSON = "json"
+)
+
+// SchemaFormat picks the format of a schema file: JSON for a .json name or
+// content starting with '{', the KAG DSL otherwise.
+func SchemaFormat(filename string, data []byte) string {
+	if strings.EqualFold(filepath.Ext(filename), ".json") {
+		return FormatJSON
+	}
+	if t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return FormatJSON
+	}
+	return FormatKAG
+}
+
+// ParseSchemaFile parses a schema file in the given format ("" to guess
+// from the name and content).
+func ParseSchemaFile(filename string, data []byte, format string) (*schema.Schema, error) {
+	if format == "" {
+		format = SchemaFormat(filename, data)
+	}
+	switch format {
+	case FormatJSON:
+		return schema.ParseJSON(data)
+	case FormatKAG:
+		if len(data) > schema.MaxKAGSize {
+			return nil, extract.Errorf(extract.KindInvalid, "KAG schema is larger than %d bytes", schema.MaxKAGSize)
+		}
+		return schema.ParseKAGString(string(data))
+	default:
+		return nil, extract.Errorf(extract.KindInvalid, "unknown schema format %q: use kag or json", format)
+	}
+}
+
+// ImportName is the name a schema file is stored under when none is given:
+// the schema's own name (JSON), its namespace (KAG), else the file's base
+// name without extension, cut to a valid schema name.
+func ImportName(filename string, s *schema.Schema) string {
+	for _, cand := range []string{s.Name, s.Namespace, strings.TrimSuffix(filepath.Base(filename), filepath.Ext(filename))} {
+		cand = strings.Map(func(r rune) rune {
+			if r == ' ' || r == '@' || r == '/' || r == '\\' {
+				return '_'
+			}
+			return r
+		}, strings.TrimSpace(cand))
+		if store.ValidSchemaName(cand) == nil {
+			return cand
+		}
+	}
+	return "imported"
+}
+
+// FormatSchema writes a schema in a format: the KAG DSL or JSON.
+func FormatSchema(s *schema.Schema, format string) ([]byte, error) {
+	switch format {
+	case FormatKAG, "":
+		return []byte(schema.FormatKAG(s)), nil
+	case FormatJSON:
+		return schema.FormatJSON(s), nil
+	}
+	return nil, extract.Errorf(extract.KindInvalid, "unknown schema format %q: use kag or json", format)
+}

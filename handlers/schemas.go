@@ -1,0 +1,616 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// listSchemas renders the schema list with the import form.
+func (h *Handler) listSchemas(c echo.Context) error {
+	list, err := h.store.ListSchemas(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	rows := make([]web.SchemaRow, len(list))
+	for i, s := range list {
+		rows[i] = web.SchemaRow{Name: s.Name, Description: s.Description, Latest: s.Latest, Versions: s.Versions,
+			Types: s.Types, Updated: s.Updated.Format("2006-01-02 15:04")}
+	}
+	return h.page(c, "schemas", "Schemas", web.SchemasList(web.SchemasPage{Rows: rows}))
+}
+
+// importSchema stores an uploaded .schema or .json file as a schema version.
+func (h *Handler) importSchema(c echo.Context) error {
+	fh, err := c.FormFile("file")
+	if err != nil {
+		return h.importFailed(c, extract.Errorf(extract.KindInvalid, "choose a .schema or .json file to import"))
+	}
+	if fh.Size > int64(h.maxUpload()) {
+		return h.importFailed(c, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", fh.Filename, web.HumanBytes(h.maxUpload())))
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return h.importFailed(c, extract.Wrap(extract.KindInvalid, err, "cannot read the upload"))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1))
+	if err != nil {
+		return h.importFailed(c, extract.Wrap(extract.KindInvalid, err, "cannot read the upload"))
+	}
+	sc, err := ParseSchemaFile(fh.Filename, data, "")
+	if err != nil {
+		return h.importFailed(c, extract.Errorf(extract.KindInvalid, "%s: %s", fh.Filename, extract.MessageOf(err)))
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" {
+		name = ImportName(fh.Filename, sc)
+	}
+	note := strings.TrimSpace(c.FormValue("note"))
+	if note == "" {
+		note = "imported from " + fh.Filename
+	}
+	v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
+	if err != nil {
+		return h.importFailed(c, err)
+	}
+	if wantsJSON(c) {
+		return c.JSON(saveStatus(created), map[string]any{"name": name, "version": v, "created": created})
+	}
+	msg := fmt.Sprintf("Imported %s as %s@%d.", fh.Filename, name, v)
+	if !created {
+		msg = fmt.Sprintf("%s holds the same content as %s@%d; no version added.", fh.Filename, name, v)
+	}
+	return redirectFlash(c, schemaURL(name, v), msg, false)
+}
+
+func (h *Handler) importFailed(c echo.Context, err error) error {
+	if wantsJSON(c) || extract.KindOf(err) == extract.KindInternal {
+		return err
+	}
+	return redirectFlash(c, "/schemas", "Import refused: "+extract.MessageOf(err), true)
+}
+
+func saveStatus(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+func schemaURL(name string, v int) string {
+	return fmt.Sprintf("/schemas/%s?v=%d", url.PathEscape(name), v)
+}
+
+// showSchema renders one version (?v=N, default the latest) with the
+// history and, given ?a=&b=, the difference of two versions.
+func (h *Handler) showSchema(c echo.Context) error {
+	ctx := c.Request().Context()
+	name := c.Param("name")
+	sc, n, err := h.store.SchemaVersion(ctx, name, max(intQuery(c, "v", 0), 0))
+	if err != nil {
+		return err
+	}
+	hist, err := h.store.SchemaVersions(ctx, name)
+	if err != nil {
+		return err
+	}
+	p := web.SchemaPage{Name: name, Namespace: sc.Namespace, Description: sc.Description, Version: n,
+		Types: typeViews(sc), History: historyRows(hist)}
+	if len(hist) > 0 {
+		p.Latest = hist[0].Number
+	}
+	if a, b := intQuery(c, "a", 0), intQuery(c, "b", 0); a > 0 && b > 0 {
+		d, err := h.schemaDiff(ctx, name, a, b)
+		if err != nil {
+			return err
+		}
+		p.Diff = &d
+	}
+	return h.page(c, "schemas", p.Ref(), web.SchemaView(p))
+}
+
+// diffSchema renders the difference between versions ?a= and ?b=.
+func (h *Handler) diffSchema(c echo.Context) error {
+	a, b := intQuery(c, "a", 0), intQuery(c, "b", 0)
+	if a <= 0 || b <= 0 {
+		return extract.Errorf(extract.KindInvalid, "pick two versions to compare")
+	}
+	d, err := h.schemaDiff(c.Request().Context(), c.Param("name"), a, b)
+	if err != nil {
+		return err
+	}
+	return h.page(c, "schemas", fmt.Sprintf("%s@%d → @%d", d.Name, a, b), web.SchemaDiff(d))
+}
+
+func (h *Handler) schemaDiff(ctx context.Context, name string, a, b int) (web.SchemaDiffView, error) {
+	sa, _, err := h.store.SchemaVersion(ctx, name, a)
+	if err != nil {
+		return web.SchemaDiffView{}, err
+	}
+	sb, _, err := h.store.SchemaVersion(ctx, name, b)
+	if err != nil {
+		return web.SchemaDiffView{}, err
+	}
+	d := web.SchemaDiffView{Name: name, A: a, B: b, Counts: map[string]int{}}
+	for _, ch := range schema.Diff(sa, sb).Items {
+		subject := ch.Type
+		if ch.Name != "" {
+			subject += "." + ch.Name
+		}
+		row := web.SchemaChange{Op: ch.Op, Element: ch.Element, Subject: subject}
+		for _, f := range ch.Fields {
+			row.Fields = append(row.Fields, fmt.Sprintf("%s: %q → %q", f.Field, f.Old, f.New))
+		}
+		d.Changes = append(d.Changes, row)
+		d.Counts[ch.Element+" "+ch.Op]++
+	}
+	return d, nil
+}
+
+// exportSchema downloads one version as a KAG .schema or .json file.
+func (h *Handler) exportSchema(c echo.Context) error {
+	name := c.Param("name")
+	n, err := versionParam(c)
+	if err != nil {
+		return err
+	}
+	format := c.QueryParam("format")
+	if format == "" {
+		format = FormatKAG
+	}
+	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, n)
+	if err != nil {
+		return err
+	}
+	out, err := FormatSchema(sc, format)
+	if err != nil {
+		return err
+	}
+	ext, ctype := ".schema", "text/plain; charset=utf-8"
+	if format == FormatJSON {
+		ext, ctype = ".json", "application/json"
+	}
+	c.Response().Header().Set("Content-Disposition",
+		mime.FormatMediaType("attachment", map[string]string{"filename": fmt.Sprintf("%s-v%d%s", name, n, ext)}))
+	return c.Blob(http.StatusOK, ctype, out)
+}
+
+// versionParam reads :n, a positive number or "latest" (0).
+func versionParam(c echo.Context) (int, error) {
+	if c.Param("n") == "latest" {
+		return 0, nil
+	}
+	return intParam(c, "n")
+}
+
+// newSchema opens the editor on an empty schema.
+func (h *Handler) newSchema(c echo.Context) error {
+	e := editorView("", 0, "", &schema.Schema{}, nil)
+	return h.page(c, "schemas", "New schema", web.SchemaEditorPage(e))
+}
+
+// editSchema opens the editor on a version (?v=N, default the latest).
+func (h *Handler) editSchema(c echo.Context) error {
+	name := c.Param("name")
+	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
+	if err != nil {
+		return err
+	}
+	return h.page(c, "schemas", "Edit "+name, web.SchemaEditorPage(editorView(name, n, "", sc, nil)))
+}
+
+// postEditor applies one editor action to the posted working copy: add or
+// remove a type, property or relation, check it, or save it as a new
+// version. It answers with the editor again, or redirects after a save.
+func (h *Handler) postEditor(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "cannot read the form")
+	}
+	name := strings.TrimSpace(form.Get("schema"))
+	from, _ := strconv.Atoi(form.Get("from"))
+	note := strings.TrimSpace(form.Get("note"))
+	sc, formProblems := schemaFromForm(form)
+	op, idx := parseOp(form.Get("op"))
+	var problems []schema.Problem
+	msg := ""
+	switch op {
+	case "add-type":
+		sc.Types = append(sc.Types, schema.EntityType{Kind: schema.KindEntity})
+	case "remove-type":
+		if at(idx, 0) < len(sc.Types) {
+			sc.Types = append(sc.Types[:idx[0]], sc.Types[idx[0]+1:]...)
+		}
+	case "add-prop":
+		if t := typeAt(sc, idx); t != nil {
+			t.Properties = append(t.Properties, schema.Property{Type: "Text"})
+		}
+	case "remove-prop":
+		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Properties) {
+			t.Properties = append(t.Properties[:idx[1]], t.Properties[idx[1]+1:]...)
+		}
+	case "add-rel":
+		if t := typeAt(sc, idx); t != nil {
+			t.Relations = append(t.Relations, schema.Relation{Target: t.Name})
+		}
+	case "remove-rel":
+		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Relations) {
+			t.Relations = append(t.Relations[:idx[1]], t.Relations[idx[1]+1:]...)
+		}
+	case "validate", "save":
+		problems = append(formProblems, schema.Validate(sc)...)
+		if from == 0 {
+			problems = append(problems, h.newNameProblems(c.Request().Context(), name)...)
+		}
+		if len(problems) > 0 || op == "validate" {
+			if len(problems) == 0 {
+				msg = "No problems found."
+			}
+			break
+		}
+		v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
+		if extract.KindOf(err) == extract.KindInvalid {
+			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
+			break
+		}
+		if err != nil {
+			return err
+		}
+		flash := fmt.Sprintf("Saved %s@%d.", name, v)
+		switch {
+		case !created:
+			flash = fmt.Sprintf("No changes: %s@%d already holds this content.", name, v)
+		case from > 0 && v > from+1:
+			flash += fmt.Sprintf(" It started from @%d; versions saved meanwhile are kept in the history.", from)
+		}
+		return redirectFlash(c, schemaURL(name, v), flash, false)
+	}
+	e := editorView(name, from, note, sc, problems)
+	e.Message = msg
+	status := http.StatusOK
+	if len(problems) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		// htmx swaps only 2xx answers; the messages are in the form.
+		return render(c, http.StatusOK, web.SchemaEditorForm(e))
+	}
+	title := "Edit " + name
+	if from == 0 {
+		title = "New schema"
+	}
+	return render(c, status, web.Layout(web.Page{Title: title, Nav: "schemas", Asset: h.assets.URL}, web.SchemaEditorPage(e)))
+}
+
+// newNameProblems checks the name of a schema created in the editor.
+func (h *Handler) newNameProblems(ctx context.Context, name string) []schema.Problem {
+	if err := store.ValidSchemaName(name); err != nil {
+		return []schema.Problem{{Field: "schema", Message: extract.MessageOf(err)}}
+	}
+	if _, _, err := h.store.SchemaVersion(ctx, name, 0); err == nil {
+		return []schema.Problem{{Field: "schema", Message: fmt.Sprintf("a schema named %q exists; open it and edit it instead", name)}}
+	}
+	return nil
+}
+
+func at(idx []int, i int) int {
+	if i < len(idx) {
+		return idx[i]
+	}
+	return 1 << 30
+}
+
+func typeAt(sc *schema.Schema, idx []int) *schema.EntityType {
+	if i := at(idx, 0); i < len(sc.Types) {
+		return &sc.Types[i]
+	}
+	return nil
+}
+
+// parseOp splits "remove-prop:2:0" into the action and its indexes.
+func parseOp(s string) (string, []int) {
+	parts := strings.Split(s, ":")
+	var idx []int
+	for _, p := range parts[1:] {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return "", nil
+		}
+		idx = append(idx, n)
+	}
+	return parts[0], idx
+}
+
+var (
+	typeFieldRE = regexp.MustCompile(`^types\[(\d{1,4})\]\.([a-z_]+)$`)
+	itemFieldRE = regexp.MustCompile(`^types\[(\d{1,4})\]\.(properties|relations)\[(\d{1,4})\]\.([a-z_]+)$`)
+)
+
+// schemaFromForm rebuilds the working copy from the editor's fields
+// ("types[2].relations[0].target"), in index order. Sub-properties travel
+// as JSON in hidden fields; a broken one is reported, not guessed.
+func schemaFromForm(form url.Values) (*schema.Schema, []schema.Problem) {
+	type item struct{ vals map[string]string }
+	type typ struct {
+		vals        map[string]string
+		props, rels map[int]map[string]string
+	}
+	types := map[int]*typ{}
+	get := func(i int) *typ {
+		if types[i] == nil {
+			types[i] = &typ{vals: map[string]string{}, props: map[int]map[string]string{}, rels: map[int]map[string]string{}}
+		}
+		return types[i]
+	}
+	for key, vs := range form {
+		if len(vs) == 0 {
+			continue
+		}
+		if m := typeFieldRE.FindStringSubmatch(key); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			get(i).vals[m[2]] = vs[0]
+		} else if m := itemFieldRE.FindStringSubmatch(key); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			j, _ := strconv.Atoi(m[3])
+			t := get(i)
+			dst := t.props
+			if m[2] == "relations" {
+				dst = t.rels
+			}
+			if dst[j] == nil {
+				dst[j] = map[string]string{}
+			}
+			dst[j][m[4]] = vs[0]
+		}
+	}
+	var problems []schema.Problem
+	sub := func(field, s string) []schema.Property {
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		var ps []schema.Property
+		if err := json.Unmarshal([]byte(s), &ps); err != nil {
+			problems = append(problems, schema.Problem{Field: field, Message: "the sub-properties could not be read back; reload the editor"})
+			return nil
+		}
+		return ps
+	}
+	sc := &schema.Schema{
+		Namespace:   strings.TrimSpace(form.Get("namespace")),
+		Description: strings.TrimSpace(form.Get("description")),
+	}
+	for ti, i := range sortedKeys(types) {
+		t := types[i]
+		v := t.vals
+		et := schema.EntityType{
+			Name: strings.TrimSpace(v["name"]), Alias: strings.TrimSpace(v["alias"]), Kind: strings.TrimSpace(v["kind"]),
+			Description: strings.TrimSpace(v["description"]), Parent: strings.TrimSpace(v["parent"]),
+			HypernymPredicate: strings.TrimSpace(v["hypernym_predicate"]), AutoRelate: strings.TrimSpace(v["auto_relate"]),
+			Spreadable: strings.TrimSpace(v["spreadable"]), Regular: strings.TrimSpace(v["regular"]),
+		}
+		if et.Kind == "" {
+			et.Kind = schema.KindEntity
+		}
+		for pi, j := range sortedKeys(t.props) {
+			p := t.props[j]
+			et.Properties = append(et.Properties, schema.Property{
+				Name: strings.TrimSpace(p["name"]), Alias: strings.TrimSpace(p["alias"]), Type: strings.TrimSpace(p["type"]),
+				Description: strings.TrimSpace(p["description"]), Constraint: strings.TrimSpace(p["constraint"]),
+				Index: strings.TrimSpace(p["index"]), Rule: textareaValue(p["rule"]),
+				Properties: sub(fmt.Sprintf("types[%d].properties[%d].properties", ti, pi), p["sub"]),
+			})
+		}
+		for ri, j := range sortedKeys(t.rels) {
+			r := t.rels[j]
+			et.Relations = append(et.Relations, schema.Relation{
+				Name: strings.TrimSpace(r["name"]), Alias: strings.TrimSpace(r["alias"]), Target: strings.TrimSpace(r["target"]),
+				Description: strings.TrimSpace(r["description"]), Constraint: strings.TrimSpace(r["constraint"]),
+				Rule:       textareaValue(r["rule"]),
+				Properties: sub(fmt.Sprintf("types[%d].relations[%d].properties", ti, ri), r["sub"]),
+			})
+		}
+		sc.Types = append(sc.Types, et)
+	}
+	return sc, problems
+}
+
+// textareaValue undoes the CRLF line ends browsers send for textareas and
+// drops a rule that is only blank.
+func textareaValue(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// editorView prepares the editor for a working copy and its problems.
+func editorView(name string, from int, note string, sc *schema.Schema, problems []schema.Problem) web.SchemaEditor {
+	e := web.SchemaEditor{
+		Name: name, New: from == 0, From: from, Note: note,
+		Namespace: sc.Namespace, Description: sc.Description,
+		Types: typeViews(sc), BasicTypes: schema.BasicTypes,
+		Errors: map[string][]string{}, Problems: len(problems),
+	}
+	for _, p := range problems {
+		if p.Field == "schema" || web.EditorHasField(p.Field) {
+			e.Errors[p.Field] = append(e.Errors[p.Field], p.Message)
+		} else {
+			e.Other = append(e.Other, p.String())
+		}
+	}
+	return e
+}
+
+// typeViews converts a schema's types for display and editing.
+func typeViews(sc *schema.Schema) []web.SchemaType {
+	out := make([]web.SchemaType, len(sc.Types))
+	for i, t := range sc.Types {
+		v := web.SchemaType{Name: t.Name, Alias: t.Alias, Kind: t.Kind, Description: t.Description, Parent: t.Parent,
+			HypernymPredicate: t.HypernymPredicate, AutoRelate: t.AutoRelate, Spreadable: t.Spreadable, Regular: t.Regular}
+		for _, p := range t.Properties {
+			sub, n := subJSON(p.Properties)
+			v.Props = append(v.Props, web.SchemaProp{Name: p.Name, Alias: p.Alias, Type: p.Type, Description: p.Description,
+				Constraint: p.Constraint, Index: p.Index, Rule: p.Rule, Sub: sub, SubCount: n})
+		}
+		for _, r := range t.Relations {
+			sub, n := subJSON(r.Properties)
+			v.Rels = append(v.Rels, web.SchemaRel{Name: r.Name, Alias: r.Alias, Target: r.Target, Description: r.Description,
+				Constraint: r.Constraint, Rule: r.Rule, Sub: sub, SubCount: n})
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func subJSON(ps []schema.Property) (string, int) {
+	if len(ps) == 0 {
+		return "", 0
+	}
+	// Marshalling plain strings and slices cannot fail.
+	b, _ := json.Marshal(ps)
+	return string(b), len(ps)
+}
+
+func historyRows(hist []store.SchemaVersionInfo) []web.SchemaVersionRow {
+	rows := make([]web.SchemaVersionRow, len(hist))
+	for i, v := range hist {
+		rows[i] = web.SchemaVersionRow{Number: v.Number, Note: v.Note, Types: v.Types, Hash: v.Hash, Created: v.Created.Format("2006-01-02 15:04")}
+	}
+	return rows
+}
+
+// apiListSchemas lists schemas as JSON.
+func (h *Handler) apiListSchemas(c echo.Context) error {
+	list, err := h.store.ListSchemas(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		Latest      int    `json:"latest"`
+		Versions    int    `json:"versions"`
+		Types       int    `json:"types"`
+		Updated     string `json:"updated"`
+	}
+	out := make([]row, len(list))
+	for i, s := range list {
+		out[i] = row{s.Name, s.Description, s.Latest, s.Versions, s.Types, s.Updated.UTC().Format("2006-01-02T15:04:05Z")}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiSaveSchema stores a schema posted as {"name","note","schema":{...}},
+// or as KAG text with ?format=kag (&name=, &note=). It answers
+// {"name","version","created"}, or 400 with the validation problems.
+func (h *Handler) apiSaveSchema(c echo.Context) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request().Body, int64(h.maxUpload())+1))
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "cannot read the request body")
+	}
+	if len(body) > h.maxUpload() {
+		return extract.Errorf(extract.KindInvalid, "the request body is over the limit of %s", web.HumanBytes(h.maxUpload()))
+	}
+	var sc *schema.Schema
+	name, note := c.QueryParam("name"), c.QueryParam("note")
+	switch c.QueryParam("format") {
+	case FormatKAG:
+		if sc, err = ParseSchemaFile("", body, FormatKAG); err != nil {
+			return err
+		}
+	case "", FormatJSON:
+		var req struct {
+			Name   string          `json:"name"`
+			Note   string          `json:"note"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			return extract.Errorf(extract.KindInvalid, "the body must be a JSON object {\"name\", \"note\", \"schema\"}: %v", err)
+		}
+		if sc, err = schema.ParseJSON(req.Schema); err != nil {
+			return err
+		}
+		name, note = firstNonEmpty(req.Name, name), firstNonEmpty(req.Note, note)
+	default:
+		return extract.Errorf(extract.KindInvalid, "format must be json or kag")
+	}
+	if name == "" {
+		name = ImportName("", sc)
+	}
+	if problems := schema.Validate(sc); len(problems) > 0 {
+		return c.JSON(http.StatusBadRequest, map[string]any{
+			"error": extract.MessageOf(schema.ProblemsError(problems)), "status": http.StatusBadRequest, "problems": problems,
+		})
+	}
+	v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
+	if err != nil {
+		return err
+	}
+	return c.JSON(saveStatus(created), map[string]any{"name": name, "version": v, "created": created})
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// apiSchemaVersion answers one version's JSON form (n may be "latest").
+func (h *Handler) apiSchemaVersion(c echo.Context) error {
+	n, err := versionParam(c)
+	if err != nil {
+		return err
+	}
+	sc, _, err := h.store.SchemaVersion(c.Request().Context(), c.Param("name"), n)
+	if err != nil {
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, schema.FormatJSON(sc))
+}
+
+// apiSchemaVersions answers a schema's history, newest first.
+func (h *Handler) apiSchemaVersions(c echo.Context) error {
+	hist, err := h.store.SchemaVersions(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Number  int    `json:"number"`
+		Note    string `json:"note,omitempty"`
+		Types   int    `json:"types"`
+		Hash    string `json:"hash"`
+		Created string `json:"created"`
+	}
+	out := make([]row, len(hist))
+	for i, v := range hist {
+		out[i] = row{v.Number, v.Note, v.Types, v.Hash, v.Created.UTC().Format("2006-01-02T15:04:05Z")}
+	}
+	return c.JSON(http.StatusOK, out)
+}

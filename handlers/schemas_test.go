@@ -1,0 +1,498 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+)
+
+// schemaClient is a client that returns redirects instead of following them.
+var schemaClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// uploadSchema posts a schema file to the import form.
+func uploadSchema(t *testing.T, a *testApp, filename string, data []byte, name string) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", filename)
+	fw.Write(data)
+	if name != "" {
+		mw.WriteField("name", name)
+	}
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/schemas", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := schemaClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func getBody(t *testing.T, a *testApp, path string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(a.Server.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestSchemas_List(t *testing.T) {
+	a := MustApp(t)
+	_, doc := a.Get(t, "/schemas")
+	if doc.Find(`[data-testid="empty-schemas"]`).Length() != 1 || doc.Find(`[data-testid="import-form"]`).Length() != 1 {
+		t.Fatal("empty schema list: no empty state or no import form")
+	}
+	if err := a.Runner.EnsureDefaults(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = a.Get(t, "/schemas")
+	row := doc.Find(`[data-testid="schema-row"][data-name="default"]`)
+	if row.Length() != 1 || !hasText(row, "11") {
+		t.Fatalf("default schema row: %q", row.Text())
+	}
+	if doc.Find(`nav a.active`).Text() != "Schemas" {
+		t.Fatalf("active nav: %q", doc.Find(`nav a.active`).Text())
+	}
+}
+
+// TestSchemas_UploadKAGFolder imports every shared KAG schema through the
+// upload form, re-imports it (no new version), shows it, and downloads both
+// export formats back to an equal schema.
+func TestSchemas_UploadKAGFolder(t *testing.T) {
+	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
+	if len(files) == 0 {
+		t.Fatal("no KAG schemas in ../../shared/data/kag-schemas")
+	}
+	a := MustApp(t)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := schema.ParseKAGString(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimSuffix(filepath.Base(f), ".schema") + "-ui"
+			resp := uploadSchema(t, a, filepath.Base(f), src, name)
+			loc := "/schemas/" + name + "?v=1"
+			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != loc {
+				t.Fatalf("upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+			}
+			if again := uploadSchema(t, a, filepath.Base(f), src, name); again.Header.Get("Location") != loc {
+				t.Fatalf("re-upload went to %q, want %q", again.Header.Get("Location"), loc)
+			}
+			if _, n, _ := a.Store.SchemaVersion(context.Background(), name, 0); n != 1 {
+				t.Fatalf("re-upload created version %d", n)
+			}
+			_, doc := a.Get(t, loc)
+			if got := doc.Find(`[data-testid="type"]`).Length(); got != len(want.Types) {
+				t.Fatalf("schema page shows %d types, want %d", got, len(want.Types))
+			}
+			code, kag := getBody(t, a, "/schemas/"+name+"/versions/1/export?format=kag")
+			if code != http.StatusOK {
+				t.Fatalf("export kag: %d", code)
+			}
+			got, err := schema.ParseKAGString(string(kag))
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("KAG export differs (%v):\n%s", err, kag)
+			}
+			code, js := getBody(t, a, "/schemas/"+name+"/versions/1/export?format=json")
+			gotJ, err := schema.ParseJSON(js)
+			if code != http.StatusOK || err != nil {
+				t.Fatalf("export json: %d %v", code, err)
+			}
+			gotJ.Name = ""
+			wantJ, _ := schema.ParseJSON(schema.FormatJSON(want))
+			if !reflect.DeepEqual(gotJ, wantJ) {
+				t.Fatal("JSON export differs from the file")
+			}
+			// The editor carries every field: saving it unchanged adds no version.
+			_, ed := a.Get(t, "/schemas/"+name+"/edit")
+			if resp, _ := postEditor(t, a, formValues(ed.Find(`form[data-testid="editor"]`)), "save", false); resp.Header.Get("Location") != loc {
+				t.Fatalf("unchanged editor save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+			}
+			// The JSON export imports back as the same version.
+			if again := uploadSchema(t, a, name+".json", js, name); again.Header.Get("Location") != loc {
+				t.Fatalf("JSON re-import went to %q", again.Header.Get("Location"))
+			}
+		})
+	}
+	t.Run("BrokenFile", func(t *testing.T) {
+		resp := uploadSchema(t, a, "bad.schema", []byte("Person: EntityType\n  ???\n"), "bad")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas" {
+			t.Fatalf("broken upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if _, _, err := a.Store.SchemaVersion(context.Background(), "bad", 0); extract.KindOf(err) != extract.KindNotFound {
+			t.Fatalf("broken upload stored: %v", err)
+		}
+	})
+}
+
+// formValues collects what a browser would submit from a form: inputs,
+// selected options and textareas (no buttons).
+func formValues(form *goquery.Selection) url.Values {
+	v := url.Values{}
+	form.Find("input[name]").Each(func(_ int, s *goquery.Selection) {
+		if typ, _ := s.Attr("type"); typ == "file" || typ == "submit" {
+			return
+		}
+		name, _ := s.Attr("name")
+		val, _ := s.Attr("value")
+		v.Set(name, val)
+	})
+	form.Find("select[name]").Each(func(_ int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		opt := s.Find("option[selected]").First()
+		if opt.Length() == 0 {
+			opt = s.Find("option").First()
+		}
+		val, _ := opt.Attr("value")
+		v.Set(name, val)
+	})
+	form.Find("textarea[name]").Each(func(_ int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		v.Set(name, s.Text())
+	})
+	return v
+}
+
+// postEditor submits the editor with an action; htmx adds the HX-Request
+// header like the browser does.
+func postEditor(t *testing.T, a *testApp, v url.Values, op string, htmx bool) (*http.Response, *goquery.Document) {
+	t.Helper()
+	v = cloneValues(v)
+	v.Set("op", op)
+	req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/schemas/editor", strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+	}
+	resp, err := schemaClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, doc
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+const peopleKAG = `namespace People
+
+Person(人物): EntityType
+    desc: a human
+    properties:
+        birthPlace(出生地): City
+        nickname(昵称): Text
+            constraint: MultiValue
+            index: Text
+City(城市): EntityType
+`
+
+func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	src, _ := schema.ParseKAGString(peopleKAG)
+	if _, _, err := a.Store.SaveSchema(ctx, "people", src, "start"); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, "/schemas/people/edit")
+	form := doc.Find(`form[data-testid="editor"]`)
+	if form.Length() != 1 || form.Find(`[data-testid="type-editor"]`).Length() != 2 {
+		t.Fatal("editor with two types not found")
+	}
+	if got, _ := form.Find(`select[name="types[0].kind"] option[selected]`).Attr("value"); got != "entity" {
+		t.Fatalf("kind selector: %q", got)
+	}
+	if got, _ := form.Find(`input[name="types[0].properties[1].constraint"]`).Attr("value"); got != "MultiValue" {
+		t.Fatalf("constraint field: %q", got)
+	}
+	if form.Find(`datalist#type-choices option[value="City"]`).Length() != 1 || form.Find(`datalist#type-choices option[value="Integer"]`).Length() != 1 {
+		t.Fatal("type picker lacks the schema's or the basic types")
+	}
+	v := formValues(form)
+
+	t.Run("UnchangedSaveAddsNoVersion", func(t *testing.T) {
+		resp, _ := postEditor(t, a, v, "save", false)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=1" {
+			t.Fatalf("save unchanged: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+	})
+
+	// Add a type through the htmx partial, then a relation to it.
+	resp, part := postEditor(t, a, v, "add-type", true)
+	if resp.StatusCode != http.StatusOK || part.Find(`[data-testid="nav"]`).Length() != 0 {
+		t.Fatalf("htmx answer should be the form alone: %d", resp.StatusCode)
+	}
+	form = part.Find(`form[data-testid="editor"]`)
+	if n := form.Find(`[data-testid="type-editor"]`).Length(); n != 3 {
+		t.Fatalf("after add-type: %d types", n)
+	}
+	v = formValues(form)
+	v.Set("types[2].name", "Company")
+	v.Set("types[2].alias", "公司")
+	v.Set("types[2].kind", "entity")
+	_, part = postEditor(t, a, v, "add-rel:0", true)
+	form = part.Find(`form[data-testid="editor"]`)
+	if form.Find(`select[name="types[0].relations[0].target"] option[value="Company"]`).Length() != 1 {
+		t.Fatal("target picker does not offer the new type")
+	}
+	v = formValues(form)
+	v.Set("types[0].relations[0].name", "worksFor")
+	v.Set("types[0].relations[0].target", "Company")
+	_, part = postEditor(t, a, v, "remove-prop:0:1", true)
+	form = part.Find(`form[data-testid="editor"]`)
+	if form.Find(`input[name="types[0].properties[1].name"]`).Length() != 0 {
+		t.Fatal("property not removed")
+	}
+	v = formValues(form)
+	v.Set("note", "add Company")
+	resp, _ = postEditor(t, a, v, "save", false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=2" {
+		t.Fatalf("save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	got, n, err := a.Store.SchemaVersion(ctx, "people", 0)
+	if err != nil || n != 2 {
+		t.Fatalf("latest: %d %v", n, err)
+	}
+	c, ok := got.Lookup("Company")
+	p, _ := got.Lookup("Person")
+	if !ok || c.Alias != "公司" || len(p.Relations) != 1 || p.Relations[0].Target != "Company" || len(p.Properties) != 1 || p.Description != "a human" || got.Namespace != "People" {
+		t.Fatalf("saved schema:\n%s", schema.FormatJSON(got))
+	}
+	hist, _ := a.Store.SchemaVersions(ctx, "people")
+	if len(hist) != 2 || hist[0].Note != "add Company" {
+		t.Fatalf("history: %+v", hist)
+	}
+
+	t.Run("HistoryAndDiff", func(t *testing.T) {
+		_, doc := a.Get(t, "/schemas/people")
+		if doc.Find(`[data-testid="history-row"]`).Length() != 2 || doc.Find(`[data-testid="diff-form"]`).Length() != 1 {
+			t.Fatal("history or diff form missing")
+		}
+		if k := doc.Find(`[data-testid="type"][data-name="Company"] [data-testid="kind"]`).Text(); k != "entity" {
+			t.Fatalf("kind badge: %q", k)
+		}
+		if tg := doc.Find(`[data-testid="type"][data-name="Person"] [data-testid="relation"][data-name="worksFor"] [data-testid="target"]`).Text(); tg != "Company" {
+			t.Fatalf("relation target: %q", tg)
+		}
+		_, diff := a.Get(t, "/schemas/people/diff?a=1&b=2")
+		d := diff.Find(`[data-testid="diff"]`)
+		for sel, want := range map[string]string{"type-added": "+1", "property-removed": "−1", "relation-added": "+1", "type-changed": "~0"} {
+			if got := d.Find(`[data-testid="` + sel + `"]`).Text(); got != want {
+				t.Errorf("%s: %q, want %q", sel, got, want)
+			}
+		}
+		if d.Find(`[data-testid="change"][data-op="removed"][data-element="property"]`).Text() == "" || !hasText(d, "Person.nickname") {
+			t.Errorf("removed property not listed: %q", d.Text())
+		}
+		_, same := a.Get(t, "/schemas/people/diff?a=2&b=2")
+		if same.Find(`[data-testid="diff-empty"]`).Length() != 1 {
+			t.Error("equal versions not reported equal")
+		}
+		_, old := a.Get(t, "/schemas/people?v=1")
+		if old.Find(`[data-testid="type"]`).Length() != 2 {
+			t.Error("version 1 changed after a save")
+		}
+	})
+}
+
+func TestSchemaEditor_ValidationNextToField(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	src, _ := schema.ParseKAGString(peopleKAG)
+	if _, _, err := a.Store.SaveSchema(ctx, "people", src, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, "/schemas/people/edit")
+	v := formValues(doc.Find(`form[data-testid="editor"]`))
+	_, part := postEditor(t, a, v, "add-rel:1", true)
+	v = formValues(part.Find(`form[data-testid="editor"]`))
+	v.Set("types[1].relations[0].name", "twinOf")
+	v.Set("types[1].relations[0].target", "Nowhere")
+	v.Set("types[0].properties[0].type", "Planet")
+	v.Set("types[1].name", "9City")
+
+	for _, htmx := range []bool{false, true} {
+		resp, page := postEditor(t, a, v, "save", htmx)
+		want := http.StatusUnprocessableEntity
+		if htmx {
+			want = http.StatusOK // htmx swaps only 2xx answers
+		}
+		if resp.StatusCode != want {
+			t.Fatalf("htmx=%v: status %d, want %d", htmx, resp.StatusCode, want)
+		}
+		target := `types[1].relations[0].target`
+		cell := page.Find(`td:has(select[name="` + target + `"])`)
+		msg := cell.Find(`[data-testid="field-error"][data-field="` + target + `"]`)
+		if msg.Length() != 1 || !hasText(msg, `missing type "Nowhere"`) {
+			t.Fatalf("htmx=%v: no message next to the relation target: %q", htmx, page.Find(`[data-testid="field-error"]`).Text())
+		}
+		if sel := cell.Find(`select[name="` + target + `"] option[selected]`); !hasText(sel, "Nowhere") {
+			t.Fatalf("the missing target is not kept selected: %q", sel.Text())
+		}
+		ptype := page.Find(`td:has(input[name="types[0].properties[0].type"]) [data-testid="field-error"]`)
+		if !hasText(ptype, `unknown type "Planet"`) {
+			t.Fatalf("no message next to the property type: %q", ptype.Text())
+		}
+		name := page.Find(`[data-testid="field-error"][data-field="types[1].name"]`)
+		if !hasText(name, "not a valid identifier") {
+			t.Fatalf("no message next to the type name: %q", name.Text())
+		}
+		if page.Find(`[data-testid="problems"]`).Length() != 1 {
+			t.Fatal("no problem summary")
+		}
+	}
+	if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 1 {
+		t.Fatalf("an invalid save stored version %d", n)
+	}
+
+	t.Run("NewSchemaName", func(t *testing.T) {
+		_, doc := a.Get(t, "/schemas/new")
+		form := doc.Find(`form[data-testid="editor"]`)
+		if form.Find(`[data-testid="schema-name"]`).Length() != 1 || form.Find(`[data-testid="no-types"]`).Length() != 1 {
+			t.Fatal("new-schema editor lacks the name field or the empty state")
+		}
+		v := formValues(form)
+		_, part := postEditor(t, a, v, "add-type", true)
+		v = formValues(part.Find(`form[data-testid="editor"]`))
+		v.Set("types[0].name", "Star")
+		v.Set("schema", "people")
+		_, page := postEditor(t, a, v, "save", true)
+		if !hasText(page.Find(`[data-testid="field-error"][data-field="schema"]`), "exists") {
+			t.Fatal("an existing name is not refused next to the name field")
+		}
+		v.Set("schema", "sky")
+		resp, _ := postEditor(t, a, v, "save", true)
+		if resp.Header.Get("HX-Redirect") != "/schemas/sky?v=1" {
+			t.Fatalf("new schema save: %d %q", resp.StatusCode, resp.Header.Get("HX-Redirect"))
+		}
+	})
+}
+
+func TestSchemasAPI(t *testing.T) {
+	a := MustApp(t)
+	post := func(path, ctype, body string) (int, map[string]any) {
+		t.Helper()
+		resp, err := http.Post(a.Server.URL+path, ctype, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, out
+	}
+	code, out := post("/api/schemas", "application/json", `{"name":"tiny","note":"api","schema":{"types":[{"name":"Person","kind":"entity"}]}}`)
+	if code != http.StatusCreated || out["version"] != float64(1) || out["created"] != true || out["name"] != "tiny" {
+		t.Fatalf("create: %d %v", code, out)
+	}
+	code, out = post("/api/schemas", "application/json", `{"name":"tiny","schema":{"types":[{"name":"Person","kind":"entity"}]}}`)
+	if code != http.StatusOK || out["version"] != float64(1) || out["created"] != false {
+		t.Fatalf("same content: %d %v", code, out)
+	}
+	code, out = post("/api/schemas?format=kag", "text/plain", peopleKAG)
+	if code != http.StatusCreated || out["name"] != "People" || out["version"] != float64(1) {
+		t.Fatalf("kag: %d %v", code, out)
+	}
+	code, out = post("/api/schemas", "application/json", `{"name":"tiny","schema":{"types":[{"name":"Person","kind":"entity","relations":[{"name":"knows","target":"Ghost"}]}]}}`)
+	probs, _ := out["problems"].([]any)
+	if code != http.StatusBadRequest || len(probs) != 1 {
+		t.Fatalf("invalid: %d %v", code, out)
+	}
+	if p := probs[0].(map[string]any); p["field"] != "types[0].relations[0].target" || !strings.Contains(p["message"].(string), "Ghost") {
+		t.Fatalf("problem: %v", p)
+	}
+	if code, out := post("/api/schemas", "application/json", `{"name":"tiny","schema":{"typez":[]}}`); code != http.StatusBadRequest || out["error"] == nil {
+		t.Fatalf("unknown key: %d %v", code, out)
+	}
+
+	code, body := getBody(t, a, "/api/schemas")
+	var list []map[string]any
+	if err := json.Unmarshal(body, &list); code != http.StatusOK || err != nil || len(list) != 2 || list[0]["name"] != "People" || list[1]["types"] != float64(1) {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	code, body = getBody(t, a, "/api/schemas/People/versions/1")
+	got, err := schema.ParseJSON(body)
+	if code != http.StatusOK || err != nil {
+		t.Fatalf("version: %d %v", code, err)
+	}
+	want, _ := schema.ParseKAGString(peopleKAG)
+	if schema.Hash(got) != schema.Hash(want) {
+		t.Fatalf("version JSON differs: %s", body)
+	}
+	if code, _ := getBody(t, a, "/api/schemas/People/versions/latest"); code != http.StatusOK {
+		t.Fatalf("latest: %d", code)
+	}
+	if code, body := getBody(t, a, "/api/schemas/People/versions/7"); code != http.StatusNotFound || !strings.Contains(string(body), "not found") {
+		t.Fatalf("missing version: %d %s", code, body)
+	}
+	if code, body := getBody(t, a, "/api/schemas/tiny/versions"); code != http.StatusOK || !strings.Contains(string(body), `"note":"api"`) {
+		t.Fatalf("history: %d %s", code, body)
+	}
+}
+
+func TestResolveSchema(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	if err := a.Runner.EnsureDefaults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := schema.ParseKAGString(peopleKAG)
+	a.Store.SaveSchema(ctx, "people", src, "")
+	src.Types = src.Types[:1]
+	src.Types[0].Properties = nil
+	a.Store.SaveSchema(ctx, "people", src, "")
+	for ref, want := range map[string]extract.Config{
+		"people":   {SchemaName: "people", SchemaVersion: 2, EntityTypes: []string{"Person"}},
+		"people@1": {SchemaName: "people", SchemaVersion: 1, EntityTypes: []string{"Person", "City"}},
+		"default":  {SchemaName: "default", SchemaVersion: 1, EntityTypes: schema.Default().TypeNames()},
+	} {
+		var cfg extract.Config
+		if err := a.Runner.ResolveSchema(ctx, &cfg, ref); err != nil {
+			t.Fatalf("%s: %v", ref, err)
+		}
+		if !reflect.DeepEqual(cfg, want) {
+			t.Errorf("%s: %+v", ref, cfg)
+		}
+	}
+	for ref, kind := range map[string]extract.ErrorKind{"people@3": extract.KindNotFound, "people@x": extract.KindInvalid, "@1": extract.KindInvalid, "nope": extract.KindNotFound} {
+		var cfg extract.Config
+		if err := a.Runner.ResolveSchema(ctx, &cfg, ref); extract.KindOf(err) != kind {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+}

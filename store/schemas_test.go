@@ -1,0 +1,215 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/ent/entitytype"
+	"github.com/kgstudio/kgstudio/ent/relationtype"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+func mustKAG(t *testing.T, src string) *schema.Schema {
+	t.Helper()
+	s, err := schema.ParseKAGString(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const medSchema = `namespace Med
+
+Disease(疾病): EntityType
+    properties:
+        complication(并发症): Disease
+            constraint: MultiValue
+        symptom(症状): Symptom
+    relations:
+        treats(治疗): Drug
+Symptom(症状): EntityType
+Drug(药品): EntityType
+    desc: a medicine
+`
+
+func TestStore_SaveSchema(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		sc := mustKAG(t, medSchema)
+		v, created, err := s.SaveSchema(ctx, "med", sc, "first")
+		if err != nil || v != 1 || !created {
+			t.Fatalf("first save: %d %v %v", v, created, err)
+		}
+		t.Run("SameContentNoNewVersion", func(t *testing.T) {
+			v, created, err := s.SaveSchema(ctx, "med", mustKAG(t, medSchema), "again")
+			if err != nil || v != 1 || created {
+				t.Fatalf("re-save: %d %v %v", v, created, err)
+			}
+		})
+		t.Run("ChangeCreatesVersion", func(t *testing.T) {
+			changed := mustKAG(t, medSchema)
+			changed.Types = append(changed.Types, schema.EntityType{Name: "Gene", Kind: schema.KindEntity})
+			v, created, err := s.SaveSchema(ctx, "med", changed, "add Gene")
+			if err != nil || v != 2 || !created {
+				t.Fatalf("second save: %d %v %v", v, created, err)
+			}
+		})
+		t.Run("LoadVersions", func(t *testing.T) {
+			got, n, err := s.SchemaVersion(ctx, "med", 1)
+			if err != nil || n != 1 {
+				t.Fatalf("load v1: %d %v", n, err)
+			}
+			want := mustKAG(t, medSchema)
+			want.Name = "med"
+			if schema.Hash(got) != schema.Hash(want) || got.Name != "med" {
+				t.Fatalf("v1 differs:\n%s", schema.FormatJSON(got))
+			}
+			if got.Types[0].Properties[0].Constraint != "MultiValue" || got.Types[0].Relations[0].Target != "Drug" {
+				t.Fatalf("v1 lost detail: %+v", got.Types[0])
+			}
+			latest, n, err := s.SchemaVersion(ctx, "med", 0)
+			if err != nil || n != 2 || len(latest.Types) != 4 {
+				t.Fatalf("latest: %d %v %d", n, err, len(latest.Types))
+			}
+		})
+		t.Run("History", func(t *testing.T) {
+			h, err := s.SchemaVersions(ctx, "med")
+			if err != nil || len(h) != 2 {
+				t.Fatalf("history: %v %d", err, len(h))
+			}
+			if h[0].Number != 2 || h[0].Note != "add Gene" || h[0].Types != 4 || h[1].Number != 1 || h[1].Types != 3 || h[1].Note != "first" {
+				t.Fatalf("history: %+v", h)
+			}
+			if h[0].Hash == h[1].Hash || h[0].Hash == "" {
+				t.Fatalf("hashes: %q %q", h[0].Hash, h[1].Hash)
+			}
+		})
+		t.Run("TypeRows", func(t *testing.T) {
+			n, err := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).Count(ctx)
+			if err != nil || n != 2 {
+				t.Fatalf("Disease rows over two versions: %d %v", n, err)
+			}
+			d, err := s.Client.EntityType.Query().Where(entitytype.Name("Drug")).First(ctx)
+			if err != nil || d.Alias != "药品" || d.Description != "a medicine" || d.Kind != entitytype.KindEntity {
+				t.Fatalf("Drug row: %+v %v", d, err)
+			}
+			dis, _ := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).First(ctx)
+			if len(dis.Properties) != 2 || dis.Properties[0]["type"] != "Disease" || dis.Properties[0]["constraint"] != "MultiValue" {
+				t.Fatalf("Disease properties: %+v", dis.Properties)
+			}
+			r, err := s.Client.RelationType.Query().Where(relationtype.Name("treats")).First(ctx)
+			if err != nil || r.SourceType != "Disease" || r.TargetType != "Drug" || r.Alias != "治疗" {
+				t.Fatalf("relation row: %+v %v", r, err)
+			}
+		})
+		t.Run("List", func(t *testing.T) {
+			if _, _, err := s.SaveSchema(ctx, "flat", schema.Default(), ""); err != nil {
+				t.Fatal(err)
+			}
+			list, err := s.ListSchemas(ctx)
+			if err != nil || len(list) != 2 {
+				t.Fatalf("list: %v %+v", err, list)
+			}
+			if list[0].Name != "flat" || list[0].Latest != 1 || list[0].Types != 11 || list[1].Name != "med" || list[1].Latest != 2 || list[1].Types != 4 || list[1].Versions != 2 {
+				t.Fatalf("list: %+v", list)
+			}
+		})
+		t.Run("Invalid", func(t *testing.T) {
+			bad := mustKAG(t, medSchema)
+			bad.Types[0].Relations[0].Target = "Nowhere"
+			_, _, err := s.SaveSchema(ctx, "med", bad, "")
+			if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "Nowhere") {
+				t.Fatalf("invalid schema: %v", err)
+			}
+			for _, name := range []string{"", "a b", "x@1", "a/b", "new"} {
+				if _, _, err := s.SaveSchema(ctx, name, schema.Default(), ""); extract.KindOf(err) != extract.KindInvalid {
+					t.Errorf("name %q: %v", name, err)
+				}
+			}
+			h, _ := s.SchemaVersions(ctx, "med")
+			if len(h) != 2 {
+				t.Fatalf("a refused save created a version: %d", len(h))
+			}
+		})
+		t.Run("NotFound", func(t *testing.T) {
+			if _, _, err := s.SchemaVersion(ctx, "med", 9); extract.KindOf(err) != extract.KindNotFound {
+				t.Fatalf("missing version: %v", err)
+			}
+			if _, _, err := s.SchemaVersion(ctx, "nope", 0); extract.KindOf(err) != extract.KindNotFound {
+				t.Fatalf("missing schema: %v", err)
+			}
+			if _, err := s.SchemaVersions(ctx, "nope"); extract.KindOf(err) != extract.KindNotFound {
+				t.Fatalf("missing history: %v", err)
+			}
+		})
+	})
+}
+
+func TestStore_EnsureDefaultSchema(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for i := 0; i < 2; i++ {
+			if err := s.EnsureDefaultSchema(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, n, err := s.SchemaVersion(ctx, "default", 0)
+		if err != nil || n != 1 {
+			t.Fatalf("default: %d %v", n, err)
+		}
+		if !reflect.DeepEqual(got.TypeNames(), schema.Default().TypeNames()) {
+			t.Fatalf("default types: %v", got.TypeNames())
+		}
+		// An edited default is kept.
+		edited := schema.Default()
+		edited.Types = edited.Types[:3]
+		if _, _, err := s.SaveSchema(ctx, "default", edited, "trim"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EnsureDefaultSchema(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, n, _ := s.SchemaVersion(ctx, "default", 0); n != 2 {
+			t.Fatalf("EnsureDefaultSchema changed an edited default: latest %d", n)
+		}
+	})
+}
+
+// TestStore_KAGFolder stores every shared KAG schema and reads it back equal.
+func TestStore_KAGFolder(t *testing.T) {
+	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
+	if len(files) == 0 {
+		t.Fatal("no KAG schemas found in ../../shared/data/kag-schemas")
+	}
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mustKAG(t, string(src))
+			name := strings.TrimSuffix(filepath.Base(f), ".schema")
+			if _, _, err := s.SaveSchema(ctx, name, want, ""); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			got, _, err := s.SchemaVersion(ctx, name, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := schema.ParseKAGString(schema.FormatKAG(got))
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !reflect.DeepEqual(again, want) {
+				t.Errorf("%s: stored schema differs from the file", f)
+			}
+		}
+	})
+}
