@@ -1,0 +1,168 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/store"
+)
+
+const goldDir = "../../shared/data/gold"
+
+// postGold uploads a gold file through the import form.
+func postGold(tb testing.TB, a *testApp, fields map[string]string, files map[string][]byte) *http.Response {
+	tb.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range fields {
+		_ = w.WriteField(k, v)
+	}
+	for k, data := range files {
+		fw, err := w.CreateFormFile(k, k+".dat")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_, _ = fw.Write(data)
+	}
+	_ = w.Close()
+	req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/extractions/gold", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := cl.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func mustRead(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// waitDone waits for a background run to finish.
+func waitDone(tb testing.TB, a *testApp, id int) store.Version {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := a.Store.Version(context.Background(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !v.Active() {
+			return v
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("version %d still %s", id, v.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestGold_Import(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+
+	t.Run("WebNLGWithRun", func(t *testing.T) {
+		resp := postGold(t, a, map[string]string{"name": "webnlg", "format": "webnlg", "limit": "10", "run": "1"},
+			map[string][]byte{"file": mustRead(t, goldDir+"/webnlg2020_text2rdf_seen_first200.xml")})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" {
+			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
+		}
+		ref, err := a.Store.VersionByLabel(ctx, "webnlg", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ref.Reference || ref.Status != store.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
+			t.Fatalf("reference version: %+v", ref)
+		}
+		run, err := a.Store.VersionByLabel(ctx, "webnlg", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.DocumentIDs) != 1 || run.DocumentIDs[0] != ref.DocumentIDs[0] {
+			t.Errorf("the run covers %v, the gold %v", run.DocumentIDs, ref.DocumentIDs)
+		}
+		if v := waitDone(t, a, run.ID); v.Status != store.StatusDone {
+			t.Fatalf("run %s: %s", v.Status, v.Error)
+		}
+		_, doc := a.Get(t, loc.String())
+		if doc.Find(`[data-testid="score"]`).Length() != 1 || !hasText(doc.Find(`[data-testid="score"]`), "webnlg@1") {
+			t.Error("no score against the imported reference")
+		}
+		if doc.Find(`[data-testid="reference-a"]`).Length() != 1 {
+			t.Error("side a not shown as the reference")
+		}
+	})
+
+	t.Run("DocREDWithNames", func(t *testing.T) {
+		resp := postGold(t, a, map[string]string{"name": "docred", "format": "docred", "limit": "3"},
+			map[string][]byte{"file": mustRead(t, goldDir+"/redocred_dev_revised_first100.json"),
+				"relations": mustRead(t, goldDir+"/docred_rel_info.json")})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		ref, err := a.Store.VersionByLabel(ctx, "docred", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Header.Get("Location") != "/versions/"+strconv.Itoa(ref.ID) || ref.Number != 1 || !ref.Reference {
+			t.Fatalf("redirect %q, version %+v", resp.Header.Get("Location"), ref)
+		}
+		g, err := a.Store.LoadGraph(ctx, ref.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := map[string]int{}
+		for _, n := range g.Nodes {
+			types[n.Type]++
+		}
+		if types["Person"] == 0 || types["Location"] == 0 {
+			t.Errorf("DocRED types not mapped: %v", types)
+		}
+		named := 0
+		for _, e := range g.Edges {
+			if e.Label == "country" {
+				named++
+			}
+		}
+		if named == 0 {
+			t.Error("relation codes not named")
+		}
+	})
+
+	t.Run("Errors", func(t *testing.T) {
+		for name, c := range map[string]struct {
+			fields map[string]string
+			files  map[string][]byte
+		}{
+			"NoFile":    {map[string]string{"name": "x", "format": "webnlg"}, nil},
+			"NoName":    {map[string]string{"format": "webnlg"}, map[string][]byte{"file": []byte("<benchmark/>")}},
+			"BadFormat": {map[string]string{"name": "x", "format": "csv"}, map[string][]byte{"file": []byte("a,b")}},
+			"BadXML":    {map[string]string{"name": "x", "format": "webnlg"}, map[string][]byte{"file": []byte("<benchmark><entries>")}},
+		} {
+			if resp := postGold(t, a, c.fields, c.files); resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s: status %d", name, resp.StatusCode)
+			}
+		}
+		if _, err := a.Store.VersionByLabel(ctx, "x", 0); err == nil {
+			t.Error("a failed import left a version")
+		}
+	})
+}
