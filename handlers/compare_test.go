@@ -299,6 +299,40 @@ func TestCompare_Browser(t *testing.T) {
 		t.Errorf("drawn colours %+v, diff %+v", got, want)
 	}
 
+	dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	shoot := func(name string) {
+		t.Helper()
+		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`[data-testid="compare-graph"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+	}
+	shoot("compare-union.png")
+
+	// Side by side: both graphs drawn, version a without the added nodes.
+	split, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(function(){
+		document.getElementById('cmp-layout').click();
+		return [document.querySelectorAll('#cmp-left canvas').length, document.querySelectorAll('#cmp-right canvas').length,
+			document.getElementById('cmp-union').hidden ? 1 : 0]; })()`))
+	if err != nil || len(split) != 3 || split[0] == 0 || split[1] == 0 || split[2] != 1 {
+		t.Errorf("side by side: %v %v", split, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Sleep(1500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	shoot("compare-split.png")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById('cmp-layout').click(), true`)); err != nil {
+		t.Fatal(err)
+	}
+
 	// Selecting a changed node shows both sides and the description diff.
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){
 		var tr = document.querySelector('[data-testid="node-items"] tr.item[data-status="changed"]');
@@ -323,17 +357,5 @@ func TestCompare_Browser(t *testing.T) {
 		t.Errorf("differences only draws %+v", diffOnly)
 	}
 
-	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`[data-testid="compare-graph"]`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	path := filepath.Join(dir, "compare.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+	shoot("compare-diff-only.png")
 }
