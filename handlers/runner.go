@@ -154,6 +154,9 @@ func (r *Runner) run(ctx context.Context, v store.Version, progress func(extract
 	}
 	cfg := v.Config
 	// Dialogue runs go turn by turn (see dialogue_run.go).
+	if useDialogue(cfg, docs) {
+		return r.runDialogue(ctx, v, docs, progress)
+	}
 	total := 0
 	settings := chunkSettings(cfg)
 	for _, d := range docs {
@@ -216,11 +219,37 @@ func (r *Runner) Prepare(ctx context.Context, cfg *extract.Config, schemaRef str
 	if cfg.Strategy == "" {
 		cfg.Strategy = extract.StrategyNLP
 	}
-	if cfg.Strategy == extract.StrategyNLP {
-		cfg.Provider = "none"
+	switch cfg.Strategy {
+	case extract.StrategyNLP:
+		cfg.Provider, cfg.Model, cfg.Prompts = "none", "", nil
+	case extract.StrategyTuple, extract.StrategySchema, extract.StrategyDialogue:
+		if cfg.Provider == "" {
+			cfg.Provider = r.defaultProvider()
+		}
+	default:
+		return extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
+	}
+	if cfg.Provider != "none" && cfg.Model == "" {
+		switch cfg.Provider {
+		case "gemini":
+			cfg.Model = r.providers.GeminiModel
+		case "openai":
+			cfg.Model = r.providers.OpenAIModel
+		}
 	}
 	if schemaRef != "" {
 		return extract.Errorf(extract.KindInvalid, "schemas are not available yet")
 	}
 	return nil
+}
+
+// defaultProvider is the configured provider, gemini first, or "none".
+func (r *Runner) defaultProvider() string {
+	switch {
+	case r.providers.GeminiAPIKey != "":
+		return "gemini"
+	case r.providers.OpenAIBaseURL != "" || r.providers.OpenAIAPIKey != "":
+		return "openai"
+	}
+	return "none"
 }
