@@ -151,3 +151,33 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 	}
 	t.Fatal("run without a provider did not fail")
 }
+
+func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "Descriptions", Text: "Scrooge is a miser who changes."},
+		{Contains: "last answer missed", Text: "<|COMPLETE|>"},
+		{Contains: "Alpha", Text: "entity<|#|>Scrooge<|#|>person<|#|>Scrooge counts money.\n<|COMPLETE|>"},
+		{Contains: "Beta", Text: "entity<|#|>Scrooge<|#|>person<|#|>Scrooge refuses charity.\n<|COMPLETE|>"},
+		{Contains: "Gamma", Text: "entity<|#|>Scrooge<|#|>person<|#|>Scrooge meets three spirits.\n<|COMPLETE|>"},
+	}})
+	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxFragments = "tuple", "gemini", 60, 0, 2
+	text := "Alpha was the first chapter of the story.\nBeta was the second chapter of it.\nGamma was the third chapter, the end."
+	v := a.MustExtract(t, "scrooge", "abc.txt", text, cfg)
+	g, _ := a.Store.LoadGraph(context.Background(), v.ID, false)
+	if len(g.Nodes) != 1 {
+		t.Fatalf("nodes: %+v", g.Nodes)
+	}
+	n := g.Nodes[0]
+	if n.Description != "Scrooge is a miser who changes." {
+		t.Fatalf("description not summarised: %q", n.Description)
+	}
+	frags, _ := n.Properties["fragments"].([]any)
+	if len(frags) != 3 {
+		t.Fatalf("fragments not kept: %v", n.Properties)
+	}
+	if v.Calls != 7 { // 3 chunks x (extract + glean) + 1 summary
+		t.Fatalf("calls %d", v.Calls)
+	}
+}

@@ -173,8 +173,11 @@ func (r *Runner) run(ctx context.Context, v store.Version, progress func(extract
 	if err != nil {
 		return err
 	}
-	sink := r.store.Sink(v.ID, cfg.MaxFragments)
-	return extract.Run(ctx, docs, cfg, ex, sink, progress)
+	sink := r.store.Sink(v.ID, sinkFragments(cfg))
+	if err := extract.Run(ctx, docs, cfg, ex, sink, progress); err != nil {
+		return err
+	}
+	return r.summarize(ctx, v, ex)
 }
 
 // chunkSettings names a splitter setting, so chunks of different settings

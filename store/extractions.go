@@ -291,3 +291,18 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	}
 	return c, nil
 }
+
+// AddUsage adds the token and call counts of model calls made outside the
+// per-chunk results (e.g. description summaries) to a version.
+func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord) error {
+	var pt, ot, cached int
+	for _, c := range calls {
+		pt += c.PromptTokens
+		ot += c.OutputTokens
+		if c.Cached {
+			cached++
+		}
+	}
+	return translate(s.Client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(pt).AddOutputTokens(ot).
+		AddCalls(len(calls)).AddCachedCalls(cached).Exec(ctx), "version")
+}
