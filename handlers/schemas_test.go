@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
@@ -493,6 +495,85 @@ func TestResolveSchema(t *testing.T) {
 		var cfg extract.Config
 		if err := a.Runner.ResolveSchema(ctx, &cfg, ref); extract.KindOf(err) != kind {
 			t.Errorf("%s: %v", ref, err)
+		}
+	}
+}
+
+// TestSchemaEditor_Browser drives the editor in Chromium: the htmx actions
+// replace the form in place (no page load), a missing relation target shows
+// its message next to the picker, and a valid save lands on the new version.
+func TestSchemaEditor_Browser(t *testing.T) {
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	src, _ := schema.ParseKAGString(peopleKAG)
+	if _, _, err := a.Store.SaveSchema(context.Background(), "people", src, ""); err != nil {
+		t.Fatal(err)
+	}
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(a.Server.URL+"/schemas/people/edit"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="editor"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.kgMarker = 1`),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-type"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name="types[2].name"]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name="types[2].name"]`), "Company"),
+		chromedp.Click(chromedp.CSS(`[data-testid="type-editor"][data-index="0"] [data-testid="add-rel"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`select[name="types[0].relations[0].target"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marker, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgMarker || 0`)); marker != 1 {
+		t.Fatal("the editor actions reloaded the page instead of swapping the form")
+	}
+	if n := count(`select[name="types[0].relations[0].target"] option[value="Company"]`); n != 1 {
+		t.Fatalf("the target picker does not offer the typed-in type: %d", n)
+	}
+	// Point the relation at a type that does not exist, then save.
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name="types[0].relations[0].name"]`), "worksFor"),
+		chromedp.Evaluate[chromedp.Void](`(function(){ var s = document.querySelector('select[name="types[0].relations[0].target"]');
+			var o = document.createElement('option'); o.value = 'Ghost'; o.textContent = 'Ghost'; s.appendChild(o); s.value = 'Ghost'; })()`),
+		chromedp.Click(chromedp.CSS(`[data-testid="save"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-field="types[0].relations[0].target"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){
+		var s = document.querySelector('select[name="types[0].relations[0].target"]');
+		var e = s.parentElement.querySelector('[data-testid="field-error"]');
+		return e ? e.textContent : ""; })()`))
+	if err != nil || !strings.Contains(msg, `missing type "Ghost"`) {
+		t.Fatalf("message next to the target picker: %q %v", msg, err)
+	}
+	// Fix it and save: the browser follows HX-Redirect to the new version.
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`select[name="types[0].relations[0].target"]`), "Company"),
+		chromedp.Click(chromedp.CSS(`[data-testid="save"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="history"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	if !strings.HasSuffix(loc, "/schemas/people?v=2") {
+		t.Fatalf("after save: %s", loc)
+	}
+	if n := count(`[data-testid="type"]`); n != 3 {
+		t.Fatalf("saved version shows %d types", n)
+	}
+	if dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS"); dir != "" {
+		chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+"/schemas/people/edit"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="editor"]`)))
+		if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			os.WriteFile(filepath.Join(dir, "schema-editor.png"), shot, 0o644)
 		}
 	}
 }

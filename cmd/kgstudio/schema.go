@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/kgstudio/kgstudio/handlers"
 )
@@ -58,7 +59,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 		*name = handlers.ImportName(files[0], sc)
 	}
 	if *note == "" {
-		*note = "imported from " + files[0]
+		*note = "imported from " + filepath.Base(files[0])
 	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
