@@ -186,7 +186,7 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Co
 	p.Nodes = compareTotals(res.Summary.Nodes)
 	p.Edges = compareTotals(res.Summary.Edges)
 	p.NodeTypes = typeRows(res.Summary.NodeTypes, 0)
-	p.EdgeLabels = typeRows(res.Summary.EdgeLabels, 25)
+	p.EdgeLabels = typeRows(res.Summary.EdgeLabels, 12)
 	p.MoreLabels = len(res.Summary.EdgeLabels) - len(p.EdgeLabels)
 	if res.Score != nil {
 		ref, scored := cmp.A.Label(), cmp.B.Label()
