@@ -1,0 +1,282 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Dialogue runs
+//
+// A dialogue run goes turn by turn instead of chunk by chunk: every
+// user+assistant segment (dialogue.Segments) is one "chunk" and one "turn".
+//
+//   - Numbering. A document may hold several dialogues (a MemoryBank file
+//     holds one per user). Their segments are numbered sequentially within
+//     the document, in file order: the chunk index of a segment is its
+//     position among all segments of the document. Turns (the operation
+//     log's turn numbers) run on across the version's documents in the
+//     version's document order, so turn = (segments of earlier documents) +
+//     chunk index. With one document, turn = chunk index = segment index.
+//   - Chunks. A segment is stored as a chunk whose text is the segment's
+//     "speaker: text" lines (dialogue.Segment.Text); its byte offsets are
+//     those of that text (0 to its length), not offsets into the JSON file.
+//   - Memory. Every dialogue has its own memory graph. Node keys are the
+//     memory paths (/User/Profile/Name ...), never re-keyed by
+//     NormalizeName. When a version holds more than one dialogue, each
+//     dialogue's keys are prefixed by its title and a colon
+//     ("Emily:/User/Profile/Name") so the users' memories stay apart in the
+//     version's graph; the operation log keeps the bare paths.
+//   - Strategy. "dialogue" with a provider calls the model once per
+//     segment (dialogue.NewLLM); "dialogue" with provider none (or empty)
+//     and "nlp" over dialogue documents use the offline extractor.
+//   - Resume. Finished segments are skipped and the stored operation log is
+//     replayed, so an interrupted run continues with the memory as it stood.
+//     When a dialogue is finished its consolidated memory (latest values,
+//     earlier ones in the "history" property) is written over the merged
+//     per-turn results.
+
+// useDialogue reports whether a run goes turn by turn: the dialogue
+// strategy, or the nlp strategy when every document is a dialogue.
+func useDialogue(cfg extract.Config, docs []extract.Document) bool {
+	switch cfg.Strategy {
+	case extract.StrategyDialogue:
+		return true
+	case extract.StrategyNLP, "":
+		if len(docs) == 0 {
+			return false
+		}
+		for _, d := range docs {
+			if d.Kind != extract.DocDialogue {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// dialogueUnit is one dialogue of a version with its place in the
+// numbering.
+type dialogueUnit struct {
+	Doc       extract.Document
+	Dialogue  *dialogue.Dialogue
+	Segments  []dialogue.Segment
+	ChunkBase int    // chunk index of the first segment within the document
+	TurnBase  int    // turn of the first segment within the version
+	Scope     string // node-key prefix; empty when the version holds one dialogue
+}
+
+// contains reports whether a version turn belongs to the unit.
+func (u dialogueUnit) contains(turn int) bool {
+	return turn >= u.TurnBase && turn < u.TurnBase+len(u.Segments)
+}
+
+// planDialogues parses the documents of a dialogue run and numbers their
+// segments (see the comment at the top of this file). A document that is
+// not a dialogue is refused with an invalid error.
+func planDialogues(docs []extract.Document) ([]dialogueUnit, int, error) {
+	var units []dialogueUnit
+	turn := 0
+	for _, doc := range docs {
+		if doc.Kind != extract.DocDialogue {
+			return nil, 0, extract.Errorf(extract.KindInvalid, "document %q is %s, not a dialogue: the dialogue strategy reads dialogue JSON only", doc.Name, doc.Kind)
+		}
+		ds, err := dialogue.ParseAll([]byte(doc.Content))
+		if err != nil {
+			return nil, 0, extract.Wrap(extract.KindInvalid, err, "document %q: %s", doc.Name, extract.MessageOf(err))
+		}
+		chunk := 0
+		for _, d := range ds {
+			segs := dialogue.Segments(d)
+			units = append(units, dialogueUnit{Doc: doc, Dialogue: d, Segments: segs, ChunkBase: chunk, TurnBase: turn})
+			chunk += len(segs)
+			turn += len(segs)
+		}
+	}
+	if len(units) > 1 {
+		used := map[string]int{}
+		for i := range units {
+			title := strings.TrimSpace(units[i].Dialogue.Title)
+			if title == "" {
+				title = "dialogue"
+			}
+			used[title]++
+			if n := used[title]; n > 1 {
+				title = fmt.Sprintf("%s (%d)", title, n)
+			}
+			units[i].Scope = title + ":"
+		}
+	}
+	return units, turn, nil
+}
+
+// runDialogue executes a dialogue run (see the comment at the top of this
+// file).
+func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
+	cfg := v.Config
+	units, total, err := planDialogues(docs)
+	if err != nil {
+		return err
+	}
+	// Chunks: one per segment, so the version page lists the turns.
+	settings := chunkSettings(cfg)
+	byDoc := map[int][]extract.Chunk{}
+	for _, u := range units {
+		for i, seg := range u.Segments {
+			text := seg.Text()
+			byDoc[u.Doc.ID] = append(byDoc[u.Doc.ID], extract.Chunk{DocumentID: u.Doc.ID, Index: u.ChunkBase + i,
+				Text: text, Start: 0, End: len(text), Tokens: extract.EstimateTokens(text)})
+		}
+	}
+	for _, d := range docs {
+		if err := r.store.SaveChunks(ctx, d.ID, settings, byDoc[d.ID]); err != nil {
+			return err
+		}
+	}
+	if err := r.store.StartVersion(ctx, v.ID, total); err != nil {
+		return err
+	}
+	ex, err := r.dialogueExtractor(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	sink := r.store.Sink(v.ID, cfg.MaxFragments)
+	finished, err := sink.Finished(ctx)
+	if err != nil {
+		return err
+	}
+	prior, err := r.store.Operations(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	stored, err := r.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return err
+	}
+	// Progress counts the union of stored keys, as the sink merges by key.
+	nodes := map[string]bool{}
+	edges := map[string]bool{}
+	for _, n := range stored.Nodes {
+		nodes[n.Key] = true
+	}
+	for _, e := range stored.Edges {
+		edges[e.Key()] = true
+	}
+	begin := time.Now()
+	done := len(finished)
+	report := func() {
+		if progress != nil {
+			progress(extract.Progress{ChunksDone: done, ChunksTotal: total, Nodes: len(nodes), Edges: len(edges), Elapsed: time.Since(begin)})
+		}
+	}
+	report()
+	for _, u := range units {
+		opt := dialogue.RunOptions{DocumentID: u.Doc.ID, Done: map[int]bool{}}
+		for i := range u.Segments {
+			if finished[extract.ChunkRef{DocumentID: u.Doc.ID, Index: u.ChunkBase + i}] {
+				opt.Done[i] = true
+			}
+		}
+		opt.Prior = unitOps(u, prior)
+		mem, err := dialogue.RunDialogue(ctx, u.Dialogue, ex, opt, func(turn int, res extract.ChunkResult) error {
+			res.Chunk.Index += u.ChunkBase
+			for i := range res.Operations {
+				res.Operations[i].Turn += u.TurnBase
+			}
+			res.Graph = placeGraph(res.Graph, u)
+			if err := sink.WriteChunk(ctx, res); err != nil {
+				return err
+			}
+			for _, n := range res.Graph.Nodes {
+				nodes[n.Key] = true
+			}
+			for _, e := range res.Graph.Edges {
+				edges[e.Key()] = true
+			}
+			done++
+			report()
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// The consolidated memory replaces the merged per-turn values.
+		if err := r.store.WriteGraph(ctx, v.ID, placeGraph(mem.Graph(), u)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dialogueExtractor builds the segment extractor a config asks for.
+func (r *Runner) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
+	if cfg.Strategy != extract.StrategyDialogue || cfg.Provider == "" || cfg.Provider == "none" {
+		return dialogue.NewOffline(), nil
+	}
+	client, model, err := r.client(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Model = model
+	return dialogue.NewLLM(client, cfg), nil
+}
+
+// unitOps returns the stored operations of one dialogue with its own turn
+// numbers (segment indexes).
+func unitOps(u dialogueUnit, ops []extract.Operation) []extract.Operation {
+	var out []extract.Operation
+	for _, op := range ops {
+		if u.contains(op.Turn) {
+			op.Turn -= u.TurnBase
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// placeGraph moves a dialogue's graph into the version: mentions point at
+// the document's chunk indexes, turn properties become version turns, and
+// keys take the dialogue's scope.
+func placeGraph(g extract.Graph, u dialogueUnit) extract.Graph {
+	if u.ChunkBase == 0 && u.TurnBase == 0 && u.Scope == "" {
+		return g
+	}
+	key := func(k string) string { return u.Scope + k }
+	turn := func(props map[string]any, name string) {
+		if t, ok := props[name].(int); ok && t >= 0 {
+			props[name] = t + u.TurnBase
+		}
+	}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		n.Key = key(n.Key)
+		turn(n.Properties, "created_turn")
+		turn(n.Properties, "updated_turn")
+		if hist, ok := n.Properties["history"].([]any); ok {
+			for _, h := range hist {
+				if m, ok := h.(map[string]any); ok {
+					turn(m, "since")
+					turn(m, "until")
+				}
+			}
+		}
+		for j := range n.Mentions {
+			n.Mentions[j].ChunkIndex += u.ChunkBase
+		}
+	}
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		e.Source, e.Target = key(e.Source), key(e.Target)
+		turn(e.Properties, "turn")
+		for j := range e.Mentions {
+			e.Mentions[j].ChunkIndex += u.ChunkBase
+		}
+	}
+	return g
+}

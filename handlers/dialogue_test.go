@@ -1,0 +1,538 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+const (
+	dlgLoCoMoPath     = "../../shared/data/dialogues/locomo10_conv26.json"
+	dlgMemoryBankPath = "../../shared/data/dialogues/memorybank_en_users1-8.json"
+	dlgSeedPath    = "../extract/dialogue/testdata/seed_segment_ops.json"
+)
+
+// mustDialogueApp is MustApp with model providers, for runs against the
+// fake Gemini server.
+func mustDialogueApp(tb testing.TB, p handlers.Providers) *testApp {
+	tb.Helper()
+	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner := handlers.NewRunner(st, log, p)
+	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20, Providers: p}, runner)
+	srv := httptest.NewServer(h.NewServer())
+	tb.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		runner.Shutdown(ctx)
+		st.Close()
+	})
+	return &testApp{Store: st, Handler: h, Runner: runner, Server: srv}
+}
+
+// dlgDoc stores a file as a document and checks it reads as a dialogue.
+func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Document {
+	tb.Helper()
+	d, err := extract.ReadDocument(name, data, extract.DefaultMaxBytes)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if d.Kind != extract.DocDialogue {
+		tb.Fatalf("%s read as %q, want dialogue", name, d.Kind)
+	}
+	d, _, err = a.Store.AddDocument(context.Background(), d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+func dlgFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// memoryBankUser cuts one user out of the MemoryBank file.
+func memoryBankUser(tb testing.TB, user string) []byte {
+	tb.Helper()
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(dlgFile(tb, dlgMemoryBankPath), &all); err != nil {
+		tb.Fatal(err)
+	}
+	one, err := json.Marshal(map[string]json.RawMessage{user: all[user]})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return one
+}
+
+// dlgVersion prepares a config and creates a queued version.
+func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) store.Version {
+	tb.Helper()
+	ctx := context.Background()
+	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+		tb.Fatal(err)
+	}
+	ids := make([]int, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	v, err := a.Store.NewVersion(ctx, name, cfg, ids, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+func dlgRun(tb testing.TB, a *testApp, v store.Version) store.Version {
+	tb.Helper()
+	if err := a.Runner.Run(context.Background(), v, nil); err != nil {
+		tb.Fatalf("run %s: %v", v.Label(), err)
+	}
+	v, err := a.Store.Version(context.Background(), v.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if v.Status != store.StatusDone {
+		tb.Fatalf("%s is %s (%s), want done", v.Label(), v.Status, v.Error)
+	}
+	return v
+}
+
+// timelineJSON mirrors the JSON of GET /api/versions/:id/timeline.
+type timelineJSON struct {
+	Turns []struct {
+		Turn       int            `json:"turn"`
+		DocumentID int            `json:"document_id"`
+		Chunk      int            `json:"chunk"`
+		Done       bool           `json:"done"`
+		Counts     map[string]int `json:"counts"`
+		Coverage   float64        `json:"coverage"`
+	} `json:"turns"`
+	Totals       map[string]int `json:"totals"`
+	MeanCoverage float64        `json:"mean_coverage"`
+	Finished     int            `json:"finished"`
+}
+
+// turnJSON mirrors the JSON of GET /api/versions/:id/timeline/:turn.
+type turnJSON struct {
+	Turn    int `json:"turn"`
+	Segment struct {
+		Index     int    `json:"index"`
+		User      string `json:"user"`
+		Assistant string `json:"assistant"`
+	} `json:"segment"`
+	Operations []extract.Operation `json:"operations"`
+	Coverage   float64             `json:"coverage"`
+	Graph      struct {
+		Turn  int `json:"turn"`
+		Nodes []struct {
+			ID      string `json:"id"`
+			Touched bool   `json:"touched"`
+		} `json:"nodes"`
+		Links []struct {
+			Source string `json:"source"`
+			Target string `json:"target"`
+			Label  string `json:"label"`
+		} `json:"links"`
+	} `json:"graph"`
+}
+
+func dlgJSON(tb testing.TB, a *testApp, path string, v any) int {
+	tb.Helper()
+	resp, err := http.Get(a.Server.URL + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			tb.Fatalf("GET %s: %v", path, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// dlgCount returns the number of matches of a selector.
+func dlgCount(s interface{ Find(string) *goquery.Selection }, sel string) int { return s.Find(sel).Length() }
+
+func TestDialogueRun_NLPOffline(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))
+	v := dlgRun(t, a, dlgVersion(t, a, "locomo", extract.DefaultConfig(), locomo))
+
+	var tl timelineJSON
+	if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl); code != http.StatusOK {
+		t.Fatalf("timeline API: status %d", code)
+	}
+
+	t.Run("OneChunkPerSegment", func(t *testing.T) {
+		chunks, err := a.Store.Chunks(ctx, locomo.ID, handlers.ChunkSettings(v.Config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunks) < 100 || len(chunks) != len(tl.Turns) || v.ChunksTotal != len(chunks) || v.ChunksDone != len(chunks) {
+			t.Fatalf("%d chunks, %d turns, version %d/%d; want one chunk per turn (100+)", len(chunks), len(tl.Turns), v.ChunksDone, v.ChunksTotal)
+		}
+		if !strings.HasPrefix(chunks[0].Text, "Caroline: Hey Mel!") || !strings.Contains(chunks[0].Text, "\nMelanie: ") {
+			t.Errorf("chunk 0 = %q, want the first segment's speaker lines", chunks[0].Text)
+		}
+		_, doc := a.Get(t, fmt.Sprintf("/versions/%d/chunks/%d/1", v.ID, locomo.ID))
+		if !hasText(doc.Selection, "LGBTQ support group") {
+			t.Error("chunk page of turn 1 does not show the segment text")
+		}
+	})
+
+	t.Run("NodeKeysArePaths", func(t *testing.T) {
+		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]extract.Node{}
+		for _, n := range g.Nodes {
+			if !strings.HasPrefix(n.Key, "/") {
+				t.Errorf("node key %q is not a memory path", n.Key)
+			}
+			keys[n.Key] = n
+		}
+		for _, k := range []string{"/User/Profile/Name", "/Assistant/Profile/Name", "/User/RelatedEvents", "/Events/Session"} {
+			if _, ok := keys[k]; !ok {
+				t.Errorf("node %s missing", k)
+			}
+		}
+		if n := keys["/User/Profile/Name"]; n.Name != "Caroline" {
+			t.Errorf("/User/Profile/Name is %q, want Caroline", n.Name)
+		}
+	})
+
+	t.Run("TimelineAPI", func(t *testing.T) {
+		if tl.Finished != len(tl.Turns) || tl.MeanCoverage <= 0 || tl.MeanCoverage > 1 {
+			t.Errorf("finished %d of %d, mean coverage %v", tl.Finished, len(tl.Turns), tl.MeanCoverage)
+		}
+		if tl.Totals["add_node"] == 0 || tl.Totals["add_relation"] == 0 || tl.Totals["update_node"] == 0 {
+			t.Errorf("totals %v, want adds, updates and relations", tl.Totals)
+		}
+		for i, tr := range tl.Turns {
+			if tr.Turn != i || tr.Chunk != i || tr.DocumentID != locomo.ID || !tr.Done {
+				t.Fatalf("turn %d = %+v", i, tr)
+			}
+		}
+		var one turnJSON
+		if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/1", v.ID), &one); code != http.StatusOK {
+			t.Fatalf("turn API: status %d", code)
+		}
+		if one.Turn != 1 || one.Segment.Index != 1 || !strings.Contains(one.Segment.User, "LGBTQ") || len(one.Operations) == 0 {
+			t.Errorf("turn 1 = turn %d, segment %d %q, %d ops", one.Turn, one.Segment.Index, one.Segment.User, len(one.Operations))
+		}
+		var last turnJSON
+		dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)-1), &last)
+		if len(last.Graph.Nodes) <= len(one.Graph.Nodes) {
+			t.Errorf("graph grows from %d nodes at turn 1 to %d at the end", len(one.Graph.Nodes), len(last.Graph.Nodes))
+		}
+		touched := 0
+		for _, n := range one.Graph.Nodes {
+			if n.Touched {
+				touched++
+			}
+		}
+		if touched == 0 {
+			t.Error("turn 1 touched no node of its graph")
+		}
+		if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)), &last); code != http.StatusNotFound {
+			t.Errorf("turn past the end: status %d, want 404", code)
+		}
+	})
+
+	t.Run("TimelinePage", func(t *testing.T) {
+		resp, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=1", v.ID))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if got := dlgCount(doc, "[data-testid=turn-row]"); got != len(tl.Turns) {
+			t.Errorf("%d turn rows, want %d", got, len(tl.Turns))
+		}
+		det := doc.Find("[data-testid=turn-detail]")
+		if det.AttrOr("data-turn", "") != "1" {
+			t.Errorf("detail shows turn %q", det.AttrOr("data-turn", ""))
+		}
+		if !hasText(det.Find("[data-testid=turn-user]"), "LGBTQ support group") || !hasText(det.Find("[data-testid=turn-assistant]"), "Melanie") {
+			t.Error("turn text missing")
+		}
+		if dlgCount(det.Find("[data-testid=operations]"), "[data-testid=operation]") == 0 {
+			t.Error("no operations listed for turn 1")
+		}
+		if !hasText(det.Find("[data-testid=count-add_node]"), "add_node") {
+			t.Error("no add_node count")
+		}
+		cov := strings.TrimSuffix(det.Find("[data-testid=turn-coverage-detail]").Text(), "%")
+		if n, err := strconv.Atoi(cov); err != nil || n <= 0 {
+			t.Errorf("turn coverage %q", cov)
+		}
+		if mc := doc.Find("[data-testid=mean-coverage]").Text(); mc == "" || mc == "0%" {
+			t.Errorf("mean coverage %q", mc)
+		}
+		var g struct {
+			Turn  int               `json:"turn"`
+			Nodes []json.RawMessage `json:"nodes"`
+			Links []json.RawMessage `json:"links"`
+		}
+		if err := json.Unmarshal([]byte(det.Find("script#timeline-graph").Text()), &g); err != nil {
+			t.Fatalf("graph data: %v", err)
+		}
+		if g.Turn != 1 || len(g.Nodes) < 20 || len(g.Links) == 0 {
+			t.Errorf("graph of turn %d: %d nodes, %d links", g.Turn, len(g.Nodes), len(g.Links))
+		}
+		if doc.Find("[data-testid=turn-prev]").AttrOr("href", "") == "" || doc.Find("[data-testid=turn-next]").AttrOr("href", "") == "" {
+			t.Error("prev/next links missing")
+		}
+		if doc.Find("[data-testid=turn-range]").AttrOr("max", "") != strconv.Itoa(len(tl.Turns)-1) {
+			t.Error("slider range does not span the turns")
+		}
+	})
+
+	t.Run("NotADialogueRun", func(t *testing.T) {
+		text := a.MustExtract(t, "prose", "prose.txt", "Marie Curie worked in Paris with Pierre Curie.", extract.DefaultConfig())
+		resp, _ := a.Get(t, fmt.Sprintf("/versions/%d/timeline", text.ID))
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("timeline of a text run: status %d, want 400", resp.StatusCode)
+		}
+	})
+}
+
+func TestDialogueRun_MemoryBankCollection(t *testing.T) {
+	a := MustApp(t)
+	ctx := context.Background()
+	mb := dlgDoc(t, a, "memorybank_en_users1-8.json", dlgFile(t, dlgMemoryBankPath))
+	v := dlgRun(t, a, dlgVersion(t, a, "memorybank", extract.DefaultConfig(), mb))
+	var tl timelineJSON
+	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
+	chunks, err := a.Store.Chunks(ctx, mb.ID, handlers.ChunkSettings(v.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) != len(tl.Turns) || len(chunks) < 8*10 {
+		t.Fatalf("%d chunks for %d turns", len(chunks), len(tl.Turns))
+	}
+	for i, tr := range tl.Turns {
+		if tr.Chunk != i || tr.Turn != i {
+			t.Fatalf("turn %d numbered chunk %d", tr.Turn, tr.Chunk)
+		}
+	}
+	// Every user keeps a memory of their own.
+	g, err := a.Store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, n := range g.Nodes {
+		if scope, path, ok := strings.Cut(n.Key, ":"); ok && path == "/User/Profile/Name" {
+			names[scope] = n.Name
+		}
+	}
+	if names["Emily"] != "Emily" || names["Frank"] != "Frank" || len(names) != 8 {
+		t.Errorf("user names by dialogue: %v", names)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=%d", v.ID, len(tl.Turns)-1))
+	if !hasText(doc.Find("[data-testid=turn-detail]"), "Ivy") {
+		t.Error("the last turn is not the last user's")
+	}
+}
+
+// fakeRules answers the LoCoMo turn about the support group with the
+// recorded seed output, and every other segment with a small answer that
+// holds one relation from a bare root (rejected).
+func fakeRules(tb testing.TB) []fakellm.Rule {
+	seed := fakellm.Load(tb, dlgSeedPath)
+	other := `{"add_node": [{"node_id": "/User/Status/CurrentFocus/Conversation", "node_details": {"label": "Conversation", "description": "Talking with the assistant."}}], "update_node": [], "add_relation": [{"source_node_id": "/User", "target_node_id": "/User/Status/CurrentFocus/Conversation", "relation_details": {"label": "FOCUSES_ON"}}]}`
+	return []fakellm.Rule{
+		{Contains: "LGBTQ support group yesterday", Text: seed},
+		{Text: other},
+	}
+}
+
+func geminiProviders(fake *fakellm.Server) handlers.Providers {
+	return handlers.Providers{GeminiAPIKey: "test-key", GeminiBaseURL: fake.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 2}
+}
+
+func dialogueConfig() extract.Config {
+	cfg := extract.DefaultConfig()
+	cfg.Strategy = extract.StrategyDialogue
+	cfg.Provider = "gemini"
+	return cfg
+}
+
+func TestDialogueRun_FakeGemini(t *testing.T) {
+	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
+	a := mustDialogueApp(t, geminiProviders(fake))
+	ctx := context.Background()
+	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))
+	emily := dlgDoc(t, a, "memorybank_emily.json", memoryBankUser(t, "Emily"))
+	v := dlgRun(t, a, dlgVersion(t, a, "chat", dialogueConfig(), locomo, emily))
+
+	var tl timelineJSON
+	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
+	if fake.Count() != len(tl.Turns) || v.Calls != len(tl.Turns) {
+		t.Errorf("%d model calls (%d recorded) for %d turns; want one per turn", fake.Count(), v.Calls, len(tl.Turns))
+	}
+
+	t.Run("SeedTurn", func(t *testing.T) {
+		// The seed answers LoCoMo's turn 1: 18 add_node, 5 update_node,
+		// 21 add_relation.
+		tr := tl.Turns[1]
+		if tr.Counts["add_node"] != 18 || tr.Counts["update_node"] != 5 || tr.Counts["add_relation"] != 21 {
+			t.Errorf("turn 1 counts %v", tr.Counts)
+		}
+		_, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=1", v.ID))
+		det := doc.Find("[data-testid=turn-detail]")
+		if got := dlgCount(det, "[data-testid=operation]"); got != 18+5+21 {
+			t.Errorf("%d operation rows, want 44", got)
+		}
+		if !hasText(det.Find("[data-testid=operations]"), "/Knowledge/SoftwareApplication") {
+			t.Error("seed knowledge nodes not listed")
+		}
+	})
+
+	t.Run("RejectedShown", func(t *testing.T) {
+		_, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=2", v.ID))
+		rej := doc.Find("[data-testid=turn-detail] [data-testid=operation][data-status=rejected]")
+		if rej.Length() != 1 || !hasText(rej.Find("[data-testid=operation-reason]"), "bare root /User") {
+			t.Errorf("rejected rows %d: %q", rej.Length(), rej.Text())
+		}
+		if tl.Totals["rejected"] != len(tl.Turns)-1 {
+			t.Errorf("%d rejected, want one per turn but the seed's", tl.Totals["rejected"])
+		}
+	})
+
+	t.Run("SecondDocumentContinuesTurns", func(t *testing.T) {
+		first := -1
+		for _, tr := range tl.Turns {
+			if tr.DocumentID == emily.ID {
+				if first < 0 {
+					first = tr.Turn
+				}
+				if tr.Chunk != tr.Turn-first {
+					t.Fatalf("turn %d of Emily is chunk %d, want %d", tr.Turn, tr.Chunk, tr.Turn-first)
+				}
+			}
+		}
+		if first <= 0 {
+			t.Fatal("no turns of the MemoryBank document after LoCoMo's")
+		}
+		var one turnJSON
+		dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, first), &one)
+		if len(one.Operations) == 0 || one.Operations[0].Turn != first {
+			t.Errorf("first Emily turn ops %+v", one.Operations)
+		}
+		// Emily's memory starts afresh: none of LoCoMo's seed nodes.
+		for _, n := range one.Graph.Nodes {
+			if strings.HasPrefix(n.ID, "/Knowledge/SoftwareApplication") {
+				t.Fatalf("Emily's graph holds %s from the other dialogue", n.ID)
+			}
+		}
+		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scoped := 0
+		for _, n := range g.Nodes {
+			if strings.HasPrefix(n.Key, "Emily:/") {
+				scoped++
+			}
+		}
+		if scoped == 0 {
+			t.Error("no node keyed under Emily's dialogue")
+		}
+	})
+}
+
+func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
+	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
+	a := mustDialogueApp(t, geminiProviders(fake))
+	ctx := context.Background()
+	emily := dlgDoc(t, a, "memorybank_emily.json", memoryBankUser(t, "Emily"))
+
+	// Interrupt after five turns.
+	v := dlgVersion(t, a, "resumed", dialogueConfig(), emily)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err := a.Runner.Run(runCtx, v, func(p extract.Progress) {
+		if p.ChunksDone == 5 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run returned %v, want context.Canceled", err)
+	}
+	part, err := a.Store.Operations(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(part) == 0 || part[len(part)-1].Turn != 4 {
+		t.Fatalf("interrupted log ends at turn %d, want 4", part[len(part)-1].Turn)
+	}
+	callsBefore := fake.Count()
+
+	// Run the same version again to the end.
+	resumed := dlgRun(t, a, v)
+	ops, err := a.Store.Operations(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, op := range ops {
+		k := fmt.Sprintf("%d/%d", op.Turn, op.Seq)
+		if seen[k] {
+			t.Fatalf("operation %s logged twice", k)
+		}
+		seen[k] = true
+	}
+	if fake.Count()-callsBefore != resumed.ChunksTotal-5 {
+		t.Errorf("resume made %d calls for %d remaining turns", fake.Count()-callsBefore, resumed.ChunksTotal-5)
+	}
+
+	// An uninterrupted run of the same config logs the same operations
+	// and stores the same graph.
+	whole := dlgRun(t, a, dlgVersion(t, a, "whole", dialogueConfig(), emily))
+	want, err := a.Store.Operations(ctx, whole.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != len(want) {
+		t.Fatalf("resumed run logged %d operations, uninterrupted %d", len(ops), len(want))
+	}
+	for i := range ops {
+		if ops[i] != want[i] {
+			t.Fatalf("operation %d: resumed %+v, uninterrupted %+v", i, ops[i], want[i])
+		}
+	}
+	if resumed.Nodes != whole.Nodes || resumed.Edges != whole.Edges || resumed.ChunksDone != whole.ChunksDone {
+		t.Errorf("resumed %d nodes %d edges %d chunks; uninterrupted %d, %d, %d",
+			resumed.Nodes, resumed.Edges, resumed.ChunksDone, whole.Nodes, whole.Edges, whole.ChunksDone)
+	}
+}
