@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/export"
+)
+
+// exportTypes maps an export format to its content type and file extension.
+var exportTypes = map[string][2]string{
+	"json":    {"application/json", "json"},
+	"graphml": {"application/graphml+xml", "graphml"},
+	"cypher":  {"text/plain; charset=utf-8", "cypher"},
+	"csv":     {"application/zip", "zip"},
+}
+
+// exportVersion answers GET /versions/:id/export?format=json|graphml|csv|cypher
+// with a download. CSV comes as a zip of nodes.csv and edges.csv in the
+// neo4j-admin import form. The body is built in memory first, so a failure
+// becomes an error page rather than a truncated file.
+func (h *Handler) exportVersion(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	format := strings.ToLower(c.QueryParam("format"))
+	if format == "" {
+		format = "json"
+	}
+	ct, ok := exportTypes[format]
+	if !ok {
+		return extract.Errorf(extract.KindInvalid, "unknown export format %q (want json, graphml, csv or cypher)", format)
+	}
+	ctx := c.Request().Context()
+	v, err := h.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	// Only JSON keeps mentions.
+	g, err := h.store.LoadGraph(ctx, id, format == "json")
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if format == "csv" {
+		err = writeCSVZip(&buf, g)
+	} else {
+		err = export.Write(&buf, format, g)
+	}
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s-v%d.%s", fileSafe(v.Extraction), v.Number, ct[1])
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
+	return c.Blob(http.StatusOK, ct[0], buf.Bytes())
+}
+
+// writeCSVZip writes nodes.csv and edges.csv into a zip archive.
+func writeCSVZip(buf *bytes.Buffer, g extract.Graph) error {
+	var nodes, edges bytes.Buffer
+	if err := export.CSV(&nodes, &edges, g); err != nil {
+		return err
+	}
+	zw := zip.NewWriter(buf)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{export.NodesFile, nodes.Bytes()}, {export.EdgesFile, edges.Bytes()}} {
+		w, err := zw.Create(f.name)
+		if err != nil {
+			return fmt.Errorf("export csv zip: %w", err)
+		}
+		if _, err := w.Write(f.data); err != nil {
+			return fmt.Errorf("export csv zip: %w", err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("export csv zip: %w", err)
+	}
+	return nil
+}
+
+// fileSafe keeps ASCII letters, digits, dots, dashes and underscores of a
+// name for use in a download's file name (a header value).
+func fileSafe(s string) string {
+	out := strings.Map(func(r rune) rune {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
+			return r
+		}
+		return '_'
+	}, s)
+	if strings.Trim(out, "_.") == "" {
+		return "graph"
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package web
+
+import "net/url"
+
+// GraphPageView is the graph page of one extraction version.
+type GraphPageView struct {
+	Version   VersionRow
+	LibURL    string // the vendored graph library
+	ScriptURL string // our glue, static/js/graph.js
+	Config    GraphConfig
+	Downloads []Download
+}
+
+// GraphConfig is handed to graph.js as JSON.
+type GraphConfig struct {
+	API       string `json:"api"`      // the graph API of the version
+	NodeURL   string `json:"node_url"` // prefix of the node side panel; the escaped key follows
+	EdgeURL   string `json:"edge_url"` // the edge side panel; source, label, target as query
+	Threshold int    `json:"threshold"`
+	Total     int    `json:"total"`
+	LoadAll   bool   `json:"load_all"`
+	Focus     string `json:"focus,omitempty"`
+}
+
+// Download is an export link.
+type Download struct {
+	Format string
+	URL    string
+}
+
+// PropRow is a named property value.
+type PropRow struct {
+	Key   string
+	Value string
+}
+
+// NodePanelView is the side panel of a node.
+type NodePanelView struct {
+	VersionID    int
+	Key          string
+	Name         string
+	Type         string
+	Description  string
+	Properties   []PropRow
+	Out          []PanelEdge
+	In           []PanelEdge
+	Mentions     []PanelMention
+	MentionCount int
+}
+
+// PanelEdge is an edge listed in a node's panel.
+type PanelEdge struct {
+	Label       string
+	Other       string
+	OtherName   string
+	Keywords    string
+	Description string
+}
+
+// PanelMention is a chunk snippet with the mention marked.
+type PanelMention struct {
+	Document   string
+	ChunkIndex int
+	Before     string
+	Mark       string
+	After      string
+	Link       string
+}
+
+// EdgePanelView is the side panel of an edge.
+type EdgePanelView struct {
+	VersionID   int
+	Source      string
+	Target      string
+	SourceName  string
+	TargetName  string
+	Label       string
+	Keywords    string
+	Description string
+	Weight      string
+	Mentions    int
+}
+
+func graphURL(versionID int, focus string) string {
+	return "/versions/" + itoa(versionID) + "/graph?focus=" + url.QueryEscape(focus)
+}
