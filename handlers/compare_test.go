@@ -31,17 +31,13 @@ func mustSampleText(tb testing.TB) string {
 	return string(b)
 }
 
-// mustTwoVersions extracts the sample twice with different chunking (and
-// a different prompt text, which nlp ignores, so the config diff has a
-// prompt to show).
+// mustTwoVersions extracts the sample twice with different chunking.
 func mustTwoVersions(tb testing.TB, a *testApp) (store.Version, store.Version) {
 	tb.Helper()
 	text := mustSampleText(tb)
 	c1 := extract.DefaultConfig()
-	c1.Prompts = map[string]string{"note": "first line\nsecond line\nthird line"}
 	c2 := extract.DefaultConfig()
 	c2.ChunkSize, c2.Overlap = 300, 0
-	c2.Prompts = map[string]string{"note": "first line\nsecond line changed\nthird line"}
 	v1 := a.MustExtract(tb, "carol", "carol.txt", text, c1)
 	v2 := a.MustExtract(tb, "carol", "carol.txt", text, c2)
 	if v1.Status != store.StatusDone || v2.Status != store.StatusDone || v1.Nodes == 0 || v2.Nodes == 0 {
@@ -239,10 +235,6 @@ func TestCompare_Page(t *testing.T) {
 		if chunk.AttrOr("data-differs", "") != "true" || !hasText(chunk, "1200") || !hasText(chunk, "300") {
 			t.Errorf("config diff row for chunk size: %q", chunk.Text())
 		}
-		pd := doc.Find(`[data-testid="prompt-diff"]`)
-		if pd.Find(".diff-del").Text() != "- second line\n" || pd.Find(".diff-add").Text() != "+ second line changed\n" {
-			t.Errorf("prompt line diff: del %q add %q", pd.Find(".diff-del").Text(), pd.Find(".diff-add").Text())
-		}
 		var union struct {
 			Nodes []struct{ Status string } `json:"nodes"`
 		}
@@ -254,6 +246,31 @@ func TestCompare_Page(t *testing.T) {
 		}
 		if doc.Find(`[data-testid="raw-outputs"]`).Length() != 0 {
 			t.Error("raw outputs shown for nlp runs")
+		}
+	})
+
+	t.Run("PromptDiff", func(t *testing.T) {
+		// Two stored LLM-style configs that differ in one prompt line.
+		ctx := context.Background()
+		cfg := extract.Config{Strategy: extract.StrategyTuple, Provider: "openai", Model: "gpt-4o-mini", ChunkSize: 1200,
+			Prompts: map[string]string{"system": "first line\nsecond line\nthird line", "same": "x"}}
+		g := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}}}
+		p1, err := a.Store.ImportReference(ctx, "prompts", cfg, v1.DocumentIDs, "", g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Prompts = map[string]string{"system": "first line\nsecond line changed\nthird line", "same": "x"}
+		p2, err := a.Store.ImportReference(ctx, "prompts", cfg, v1.DocumentIDs, "", g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, doc := a.Get(t, comparePath("/compare", p1.ID, p2.ID))
+		pd := doc.Find(`[data-testid="prompt-diff"]`)
+		if pd.Length() != 1 || pd.Find(".diff-del").Text() != "- second line\n" || pd.Find(".diff-add").Text() != "+ second line changed\n" {
+			t.Errorf("prompt line diff (%d): del %q add %q", pd.Length(), pd.Find(".diff-del").Text(), pd.Find(".diff-add").Text())
+		}
+		if !hasText(doc.Find(`[data-testid="cost-a"]`), "$0.0000") {
+			t.Errorf("cost of a priced model: %q", doc.Find(`[data-testid="cost-a"]`).Text())
 		}
 	})
 
