@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"sort"
@@ -72,7 +71,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	for _, d := range docs {
 		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(docs) == 1})
 	}
-	schemas, err := h.schemaChoices(ctx)
+	schemas, err := h.schemaOptions(ctx)
 	if err != nil {
 		return err
 	}
@@ -296,15 +295,3 @@ func (h *Handler) apiVersion(c echo.Context) error {
 		"off_schema": v.OffSchema, "parse_failures": v.ParseFailures, "elapsed_ms": v.Elapsed.Milliseconds(), "error": v.Error})
 }
 
-// schemaChoices lists the schemas a run can pin.
-func (h *Handler) schemaChoices(ctx context.Context) ([]web.Option, error) {
-	names, err := h.store.SchemaChoices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]web.Option, len(names))
-	for i, n := range names {
-		out[i] = web.Option{Value: n, Label: n}
-	}
-	return out, nil
-}

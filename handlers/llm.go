@@ -127,7 +127,7 @@ func (r *Runner) llmExtractor(ctx context.Context, cfg extract.Config) (extract.
 func (r *Runner) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
 	sc := schema.Default()
 	if cfg.SchemaName != "" {
-		s, _, err := r.store.LoadSchema(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		s, _, err := r.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 		if err != nil {
 			return nil, err
 		}

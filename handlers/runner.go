@@ -241,7 +241,7 @@ func (r *Runner) Prepare(ctx context.Context, cfg *extract.Config, schemaRef str
 		}
 	}
 	if schemaRef != "" {
-		return extract.Errorf(extract.KindInvalid, "schemas are not available yet")
+		return r.ResolveSchema(ctx, cfg, schemaRef)
 	}
 	return nil
 }

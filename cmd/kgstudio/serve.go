@@ -44,6 +44,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	e := h.NewServer()
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 
+	if err := runner.EnsureDefaults(ctx); err != nil {
+		return err
+	}
 	if err := runner.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
