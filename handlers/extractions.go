@@ -266,7 +266,9 @@ func (h *Handler) versionProgress(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "status": v.Status, "chunks_done": v.ChunksDone,
 			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error})
 	}
-	return render(c, http.StatusOK, web.ProgressView(progressOf(v)))
+	p := progressOf(v)
+	p.Polled = true
+	return render(c, http.StatusOK, web.ProgressView(p))
 }
 
 func progressOf(v store.Version) web.Progress {

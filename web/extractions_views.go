@@ -124,6 +124,9 @@ type Progress struct {
 	Elapsed     string
 	Active      bool
 	Error       string
+	// Polled is set on the partial fetched while the page watched a run;
+	// a finished run then offers to reload the page for the results.
+	Polled bool
 }
 
 // Span is a piece of chunk text, highlighted when Type is set.
