@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/export"
+)
+
+// cmdExport writes a version's graph as JSON, GraphML, neo4j-admin CSV or
+// a Cypher script: to stdout, or to --out. CSV writes nodes.csv and
+// edges.csv into the --out folder, which it needs.
+func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("export", stderr)
+	format := fs.String("format", "json", "json, graphml, csv or cypher")
+	out := fs.String("out", "", "output file (a folder for csv); default stdout")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("export: name one version, NAME@V (NAME alone is the latest)")
+	}
+	switch *format {
+	case "json", "graphml", "cypher":
+	case "csv":
+		if *out == "" {
+			return errors.New("export: csv writes nodes.csv and edges.csv: give the folder with --out")
+		}
+	default:
+		return fmt.Errorf("export: unknown format %q (want json, graphml, csv or cypher)", *format)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := versionByRef(ctx, st, pos[0])
+	if err != nil {
+		return err
+	}
+	// Only JSON keeps mentions.
+	g, err := st.LoadGraph(ctx, v.ID, *format == "json")
+	if err != nil {
+		return err
+	}
+	if *format == "csv" {
+		if err := export.CSVDir(*out, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d nodes, %d edges written to %s/{%s,%s}\n", v.Label(), len(g.Nodes), len(g.Edges),
+			*out, export.NodesFile, export.EdgesFile)
+		return nil
+	}
+	if *out == "" {
+		return export.Write(stdout, *format, g)
+	}
+	return writeExportFile(*out, *format, g)
+}
+
+// writeExportFile writes one export to a new or truncated file.
+func writeExportFile(path, format string, g extract.Graph) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "export: cannot create %s", path)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = extract.Wrap(extract.KindUnavailable, cerr, "export: close %s", path)
+		}
+	}()
+	return export.Write(f, format, g)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// runExportCLI runs a kgstudio command in-process and returns stdout and
+// stderr.
+func runExportCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestExport_CLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "lincoln.txt")
+	text := "Abraham Lincoln was born in Kentucky. Lincoln later moved to Illinois, where he met Mary Todd."
+	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := runExportCLI(t, "extract", "--data", data, "--name", "people", "--json", doc); err != nil {
+		t.Fatalf("extract: %v\n%s", err, stderr)
+	}
+
+	var g extract.Graph
+	t.Run("JSONToStdout", func(t *testing.T) {
+		out, stderr, err := runExportCLI(t, "export", "people@1", "--data", data)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		if err := json.Unmarshal([]byte(out), &g); err != nil || len(g.Nodes) == 0 {
+			t.Fatalf("json: %d nodes (%v)", len(g.Nodes), err)
+		}
+		if len(g.Nodes[0].Mentions) == 0 {
+			t.Fatal("json export lost the mentions")
+		}
+	})
+	t.Run("LatestToFile", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "g.graphml")
+		out, stderr, err := runExportCLI(t, "export", "people", "--format", "graphml", "--out", path, "--data", data)
+		if err != nil || out != "" {
+			t.Fatalf("%v, stdout %q\n%s", err, out, stderr)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Nodes []struct{} `xml:"graph>node"`
+		}
+		if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Nodes) != len(g.Nodes) {
+			t.Fatalf("graphml has %d nodes, json %d (%v)", len(doc.Nodes), len(g.Nodes), err)
+		}
+	})
+	t.Run("Cypher", func(t *testing.T) {
+		out, _, err := runExportCLI(t, "export", "people@1", "--format", "cypher", "--data", data)
+		if err != nil || !strings.Contains(out, "MERGE") {
+			t.Fatalf("cypher: %v %.100s", err, out)
+		}
+	})
+	t.Run("CSVFolder", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "neo4j")
+		if _, stderr, err := runExportCLI(t, "export", "people@1", "--format", "csv", "--out", dir, "--data", data); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		nodes, err := os.ReadFile(filepath.Join(dir, "nodes.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges, err := os.ReadFile(filepath.Join(dir, "edges.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(string(nodes), "\n"); got < len(g.Nodes)+1 {
+			t.Fatalf("nodes.csv has %d lines for %d nodes", got, len(g.Nodes))
+		}
+		if !strings.HasPrefix(string(edges), ":START_ID,:END_ID,:TYPE") {
+			t.Fatalf("edges.csv header: %.40s", edges)
+		}
+	})
+	t.Run("Errors", func(t *testing.T) {
+		for name, args := range map[string][]string{
+			"CSVWithoutOut": {"export", "people@1", "--format", "csv"},
+			"UnknownFormat": {"export", "people@1", "--format", "pdf"},
+			"NoVersion":     {"export"},
+			"BadVersion":    {"export", "people@x"},
+			"Missing":       {"export", "nobody@1"},
+		} {
+			if _, _, err := runExportCLI(t, append(args, "--data", data)...); err == nil {
+				t.Errorf("%s: no error", name)
+			}
+		}
+	})
+}
