@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -26,7 +27,7 @@ import (
 const (
 	dlgLoCoMoPath     = "../../shared/data/dialogues/locomo10_conv26.json"
 	dlgMemoryBankPath = "../../shared/data/dialogues/memorybank_en_users1-8.json"
-	dlgSeedPath    = "../extract/dialogue/testdata/seed_segment_ops.json"
+	dlgSeedPath       = "../extract/dialogue/testdata/seed_segment_ops.json"
 )
 
 // mustDialogueApp is MustApp with model providers, for runs against the
@@ -179,7 +180,11 @@ func dlgJSON(tb testing.TB, a *testApp, path string, v any) int {
 }
 
 // dlgCount returns the number of matches of a selector.
-func dlgCount(s interface{ Find(string) *goquery.Selection }, sel string) int { return s.Find(sel).Length() }
+func dlgCount(s interface {
+	Find(string) *goquery.Selection
+}, sel string) int {
+	return s.Find(sel).Length()
+}
 
 func TestDialogueRun_NLPOffline(t *testing.T) {
 	a := MustApp(t)
@@ -535,4 +540,94 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 		t.Errorf("resumed %d nodes %d edges %d chunks; uninterrupted %d, %d, %d",
 			resumed.Nodes, resumed.Edges, resumed.ChunksDone, whole.Nodes, whole.Edges, whole.ChunksDone)
 	}
+}
+
+func TestTimeline_Browser(t *testing.T) {
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))
+	v := dlgRun(t, a, dlgVersion(t, a, "locomo", extract.DefaultConfig(), locomo))
+
+	poll := func(expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("waiting for %s: %v", expr, err)
+		}
+	}
+	type state struct {
+		Turn   int  `json:"turn"`
+		Nodes  int  `json:"nodes"`
+		Links  int  `json:"links"`
+		Loaded int  `json:"loaded"`
+		Detail int  `json:"detail"`
+		Marker bool `json:"marker"`
+	}
+	read := func() state {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[state](`({turn: kgTimeline.turn, nodes: kgTimeline.nodes, links: kgTimeline.links,
+			loaded: kgTimeline.loaded, detail: +document.querySelector('[data-testid=turn-detail]').dataset.turn, marker: window.sameDocument === true})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/timeline?turn=0", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	poll(`window.kgTimeline && kgTimeline.loaded >= 1`)
+	first := read()
+	if first.Turn != 0 || first.Nodes < 19 || first.Links == 0 {
+		t.Fatalf("turn 0 drawn as %+v", first)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.sameDocument = true`)); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("NextLink", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="turn-next"]`))); err != nil {
+			t.Fatal(err)
+		}
+		poll(`kgTimeline.turn === 1`)
+		if s := read(); s.Detail != 1 || !s.Marker {
+			t.Errorf("after next: %+v (the page must swap the turn, not reload)", s)
+		}
+	})
+
+	t.Run("Slider", func(t *testing.T) {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){
+			var r = document.getElementById('turn-range'); r.value = 150;
+			r.dispatchEvent(new Event('input', {bubbles: true})); return true })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		poll(`kgTimeline.turn === 150`)
+		s := read()
+		if s.Detail != 150 || !s.Marker || s.Nodes <= first.Nodes {
+			t.Errorf("after scrubbing to 150: %+v; turn 0 had %d nodes", s, first.Nodes)
+		}
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(loc, "turn=150") {
+			t.Errorf("location %s does not name the turn", loc)
+		}
+		poll(`kgTimeline.settled`)
+		if err := chromedp.Do(ctx, chromedp.Sleep(500*time.Millisecond)); err != nil { // the zoom-to-fit animation
+			t.Fatal(err)
+		}
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(png) < 10000 {
+			t.Errorf("screenshot of %d bytes", len(png))
+		}
+		if dir := os.Getenv("KGSTUDIO_SCREENSHOTS"); dir != "" {
+			if err := os.WriteFile(dir+"/timeline.png", png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

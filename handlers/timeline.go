@@ -261,9 +261,9 @@ type TimelineTurnSummary struct {
 // TimelineJSON is the per-turn summary of a dialogue run, for side-by-side
 // comparison of two runs.
 type TimelineJSON struct {
-	VersionID    int                `json:"version_id"`
-	Label        string             `json:"label"`
-	Status       string             `json:"status"`
+	VersionID    int                   `json:"version_id"`
+	Label        string                `json:"label"`
+	Status       string                `json:"status"`
 	Turns        []TimelineTurnSummary `json:"turns"`
 	Totals       map[string]int        `json:"totals"`
 	MeanCoverage float64               `json:"mean_coverage"`

@@ -16,7 +16,7 @@
   var COLORS = { User: "#4e79a7", Assistant: "#59a14f", Event: "#f28e2b", Knowledge: "#b07aa1" };
   var EXTRA = ["#e15759", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#17becf", "#bcbd22", "#8c564b"];
   var colors = {};
-  var state = window.kgTimeline = { turn: -1, loaded: 0, nodes: 0, links: 0, touched: 0 };
+  var state = window.kgTimeline = { turn: -1, loaded: 0, nodes: 0, links: 0, touched: 0, settled: false };
 
   function colorOf(type) {
     if (colors[type]) return colors[type];
@@ -64,7 +64,15 @@
       ctx.textBaseline = "top";
       ctx.fillText(n.name || n.id, n.x, n.y + 5);
     })
-    .cooldownTicks(200);
+    .cooldownTicks(200)
+    .onEngineStop(function () {
+      if (!moved) fg.zoomToFit(300, 30);
+      state.settled = true;
+    });
+  // The view follows the graph until the user pans or zooms.
+  var moved = false;
+  el.addEventListener("wheel", function () { moved = true; }, { passive: true });
+  el.addEventListener("mousedown", function () { moved = true; });
 
   window.addEventListener("resize", function () { fg.width(el.clientWidth).height(el.clientHeight); });
 
@@ -102,7 +110,7 @@
       return { source: idOf(l.source), target: idOf(l.target), label: l.label, touched: l.touched };
     });
     fg.graphData({ nodes: nodes, links: links });
-    if (state.loaded === 0) setTimeout(function () { fg.zoomToFit(400, 30); }, 600);
+    state.settled = false;
     legend(nodes);
     state.turn = data.turn;
     state.nodes = nodes.length;
