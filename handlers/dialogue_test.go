@@ -631,3 +631,32 @@ func TestTimeline_Browser(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkDialogueRun_LoCoMoOffline measures a whole offline dialogue run
+// of the LoCoMo conversation (215 turns) through the runner and the store.
+func BenchmarkDialogueRun_LoCoMoOffline(b *testing.B) {
+	a := MustApp(b)
+	locomo := dlgDoc(b, a, "locomo10_conv26.json", dlgFile(b, dlgLoCoMoPath))
+	turns := 0
+	for b.Loop() {
+		v := dlgRun(b, a, dlgVersion(b, a, "bench", extract.DefaultConfig(), locomo))
+		turns = v.ChunksDone
+	}
+	b.ReportMetric(float64(turns)*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+}
+
+// BenchmarkTimelineTurnAPI measures one scrub step: the JSON of the last
+// LoCoMo turn, which parses the document and rebuilds the memory from the
+// whole operation log.
+func BenchmarkTimelineTurnAPI(b *testing.B) {
+	a := MustApp(b)
+	locomo := dlgDoc(b, a, "locomo10_conv26.json", dlgFile(b, dlgLoCoMoPath))
+	v := dlgRun(b, a, dlgVersion(b, a, "bench", extract.DefaultConfig(), locomo))
+	path := fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, v.ChunksDone-1)
+	for b.Loop() {
+		var one turnJSON
+		if code := dlgJSON(b, a, path, &one); code != http.StatusOK {
+			b.Fatalf("status %d", code)
+		}
+	}
+}
