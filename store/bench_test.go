@@ -3,9 +3,15 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -76,4 +82,107 @@ func mustVersion(tb testing.TB, s *store.Store, name string) store.Version {
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// carolPath finds A Christmas Carol in the shared corpora next to the repo.
+func carolPath(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "data", "corpora", "a_christmas_carol_gutenberg24022.txt")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// timedSink measures the time spent writing chunks.
+type timedSink struct {
+	extract.Sink
+	mu    sync.Mutex
+	spent time.Duration
+}
+
+func (t *timedSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
+	start := time.Now()
+	err := t.Sink.WriteChunk(ctx, res)
+	t.mu.Lock()
+	t.spent += time.Since(start)
+	t.mu.Unlock()
+	return err
+}
+
+// discard is a sink that keeps nothing: the extraction alone.
+type discard struct{}
+
+func (discard) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
+func (discard) WriteChunk(context.Context, extract.ChunkResult) error       { return nil }
+
+// BenchmarkRunCarol runs the whole nlp pipeline on A Christmas Carol (split,
+// extract, merge every chunk into a fresh version through the store's Sink)
+// on each database, with the default configuration. "none" is the same run
+// into a sink that keeps nothing, for comparison. KB/s counts the document's
+// bytes; KB/s/core divides by GOMAXPROCS; sink-ms/op is the time spent
+// inside WriteChunk (summed over concurrent chunks).
+func BenchmarkRunCarol(b *testing.B) {
+	data, err := os.ReadFile(carolPath(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := extract.DefaultConfig()
+	run := func(b *testing.B, s *store.Store) {
+		ctx := context.Background()
+		doc, err := extract.ReadDocument("carol.txt", data, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s != nil {
+			if doc, _, err = s.AddDocument(ctx, doc); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			doc.ID = 1
+		}
+		var sinkTime time.Duration
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			ex, err := nlp.New(nlp.Options{}) // cold caches every run
+			if err != nil {
+				b.Fatal(err)
+			}
+			var sink extract.Sink = discard{}
+			var ts *timedSink
+			if s != nil {
+				v, err := s.NewVersion(ctx, fmt.Sprintf("carol-%d", i), cfg, []int{doc.ID}, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				ts = &timedSink{Sink: s.Sink(v.ID, cfg.MaxFragments)}
+				sink = ts
+			}
+			b.StartTimer()
+			if err := extract.Run(ctx, []extract.Document{doc}, cfg, ex, sink, nil); err != nil {
+				b.Fatal(err)
+			}
+			if ts != nil {
+				sinkTime += ts.spent
+			}
+		}
+		kbs := float64(len(doc.Content)) * float64(b.N) / 1000 / b.Elapsed().Seconds()
+		b.ReportMetric(kbs, "KB/s")
+		b.ReportMetric(kbs/float64(runtime.GOMAXPROCS(0)), "KB/s/core")
+		b.ReportMetric(float64(sinkTime.Milliseconds())/float64(b.N), "sink-ms/op")
+	}
+	b.Run("none", func(b *testing.B) { run(b, nil) })
+	for _, be := range backends(b) {
+		b.Run(be.name, func(b *testing.B) { run(b, be.open(b)) })
+	}
 }

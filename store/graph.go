@@ -19,8 +19,9 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// BatchSize is the number of rows per multi-row insert. It keeps every
-// statement well under SQLite's and PostgreSQL's bind-parameter limits.
+// BatchSize is the number of keys per IN list in the store's lookups. It
+// keeps every statement well under SQLite's and PostgreSQL's bind-parameter
+// limits. Bulk writes use larger batches (see bulk.go).
 const BatchSize = 500
 
 // WriteGraph upserts a whole graph into a version: nodes by (version, key),
@@ -29,32 +30,35 @@ const BatchSize = 500
 // replaying a batch (after a crash) adds no duplicates. Existing rows take
 // the new values.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
-	var mentions []*ent.MentionCreate
-	for start := 0; start < len(g.Nodes); start += BatchSize {
-		part := g.Nodes[start:min(start+BatchSize, len(g.Nodes))]
-		err := s.inTx(ctx, func(tx *ent.Tx) error {
-			return upsertNodes(ctx, tx, versionID, part)
+	rows := bulkRows(s.Dialect)
+	nodes := dedupeNodes(g.Nodes)
+	for start := 0; start < len(nodes); start += rows {
+		part := nodes[start:min(start+rows, len(nodes))]
+		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+			return upsertNodes(ctx, b, versionID, part)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for start := 0; start < len(g.Edges); start += BatchSize {
-		part := g.Edges[start:min(start+BatchSize, len(g.Edges))]
-		err := s.inTx(ctx, func(tx *ent.Tx) error {
-			return upsertEdges(ctx, tx, versionID, part)
+	edges := dedupeEdges(g.Edges)
+	for start := 0; start < len(edges); start += rows {
+		part := edges[start:min(start+rows, len(edges))]
+		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+			return upsertEdges(ctx, b, versionID, part)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	// Mentions last: they only add provenance.
-	err := s.inTx(ctx, func(tx *ent.Tx) error {
-		mentions = mentionCreates(tx.Client(), versionID, g)
-		return insertMentions(ctx, tx, mentions)
-	})
-	if err != nil {
-		return err
+	if ms := mentionRows(g); ms.len() > 0 {
+		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+			return insertMentions(ctx, b, versionID, ms)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return s.refreshCounts(ctx, versionID)
 }
@@ -112,41 +116,48 @@ func decodeProps(s string) map[string]any {
 	return p
 }
 
-func upsertNodes(ctx context.Context, tx *ent.Tx, versionID int, nodes []extract.Node) error {
+// upsertNodes writes nodes (deduplicated by key, the last one winning) in
+// statements of bulkRows rows.
+func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.Node) error {
 	if len(nodes) == 0 {
 		return nil
 	}
 	nodes = dedupeNodes(nodes)
-	bulk := make([]*ent.NodeCreate, len(nodes))
-	for i, n := range nodes {
-		bulk[i] = tx.Node.Create().SetVersionID(versionID).SetKey(n.Key).SetName(n.Name).
-			SetType(n.Type).SetDescription(n.Description).SetProperties(encodeProps(n.Properties))
-	}
-	err := tx.Node.CreateBulk(bulk...).
-		OnConflict(sql.ConflictColumns(node.FieldVersionID, node.FieldKey)).
-		UpdateNewValues().Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("write nodes: %w", err)
+	rows := bulkRows(b.dialect)
+	for start := 0; start < len(nodes); start += rows {
+		part := nodes[start:min(start+rows, len(nodes))]
+		keys, names, types := make([]string, len(part)), make([]string, len(part)), make([]string, len(part))
+		descs, props := make([]string, len(part)), make([]string, len(part))
+		for i, n := range part {
+			keys[i], names[i], types[i], descs[i], props[i] = n.Key, n.Name, n.Type, n.Description, encodeProps(n.Properties)
+		}
+		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props}); err != nil {
+			return fmt.Errorf("write nodes: %w", err)
+		}
 	}
 	return nil
 }
 
-func upsertEdges(ctx context.Context, tx *ent.Tx, versionID int, edges []extract.Edge) error {
+// upsertEdges writes edges (deduplicated by key, the last one winning) in
+// statements of bulkRows rows.
+func upsertEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) error {
 	if len(edges) == 0 {
 		return nil
 	}
 	edges = dedupeEdges(edges)
-	bulk := make([]*ent.EdgeCreate, len(edges))
-	for i, e := range edges {
-		bulk[i] = tx.Edge.Create().SetVersionID(versionID).SetSource(e.Source).SetTarget(e.Target).
-			SetLabel(e.Label).SetKeywords(e.Keywords).SetDescription(e.Description).
-			SetWeight(e.Weight).SetProperties(encodeProps(e.Properties))
-	}
-	err := tx.Edge.CreateBulk(bulk...).
-		OnConflict(sql.ConflictColumns(entedge.FieldVersionID, entedge.FieldSource, entedge.FieldLabel, entedge.FieldTarget)).
-		UpdateNewValues().Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("write edges: %w", err)
+	rows := bulkRows(b.dialect)
+	for start := 0; start < len(edges); start += rows {
+		part := edges[start:min(start+rows, len(edges))]
+		n := len(part)
+		src, tgt, lbl, kw := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		descs, weights, props := make([]string, n), make([]float64, n), make([]string, n)
+		for i, e := range part {
+			src[i], tgt[i], lbl[i], kw[i] = e.Source, e.Target, e.Label, e.Keywords
+			descs[i], weights[i], props[i] = e.Description, e.Weight, encodeProps(e.Properties)
+		}
+		if err := edgesTable.exec(ctx, b, versionID, n, columns{src, tgt, lbl, kw, descs, weights, props}); err != nil {
+			return fmt.Errorf("write edges: %w", err)
+		}
 	}
 	return nil
 }
@@ -182,17 +193,41 @@ func dedupeEdges(edges []extract.Edge) []extract.Edge {
 	return out
 }
 
-func mentionCreates(c *ent.Client, versionID int, g extract.Graph) []*ent.MentionCreate {
-	seen := map[string]bool{}
-	var out []*ent.MentionCreate
+// mentionBatch holds mention rows column by column.
+type mentionBatch struct {
+	nodeKeys, edgeKeys, texts  []string
+	docs, chunks, starts, ends []int64
+}
+
+func (m *mentionBatch) len() int { return len(m.nodeKeys) }
+
+func (m *mentionBatch) slice(from, to int) columns {
+	return columns{m.nodeKeys[from:to], m.edgeKeys[from:to], m.docs[from:to], m.chunks[from:to],
+		m.starts[from:to], m.ends[from:to], m.texts[from:to]}
+}
+
+// mentionRows lists the mentions of a graph's nodes and edges, each
+// identity once.
+func mentionRows(g extract.Graph) *mentionBatch {
+	type identity struct {
+		nodeKey, edgeKey       string
+		doc, chunk, start, end int
+	}
+	seen := map[identity]bool{}
+	out := &mentionBatch{}
 	add := func(nodeKey, edgeKey string, m extract.Mention) {
-		id := fmt.Sprintf("%s\x1e%s\x1e%d\x1e%d\x1e%d\x1e%d", nodeKey, edgeKey, m.DocumentID, m.ChunkIndex, m.Start, m.End)
+		id := identity{nodeKey, edgeKey, m.DocumentID, m.ChunkIndex, m.Start, m.End}
 		if seen[id] {
 			return
 		}
 		seen[id] = true
-		out = append(out, c.Mention.Create().SetVersionID(versionID).SetNodeKey(nodeKey).SetEdgeKey(edgeKey).
-			SetDocumentID(m.DocumentID).SetChunkIndex(m.ChunkIndex).SetStart(m.Start).SetEnd(m.End).SetText(m.Text))
+		out.nodeKeys = append(out.nodeKeys, nodeKey)
+		out.edgeKeys = append(out.edgeKeys, edgeKey)
+		out.texts = append(out.texts, m.Text)
+		out.docs = append(out.docs, int64(m.DocumentID))
+		out.chunks = append(out.chunks, int64(m.ChunkIndex))
+		out.starts = append(out.starts, int64(m.Start))
+		out.ends = append(out.ends, int64(m.End))
 	}
 	for _, n := range g.Nodes {
 		for _, m := range n.Mentions {
@@ -207,14 +242,13 @@ func mentionCreates(c *ent.Client, versionID int, g extract.Graph) []*ent.Mentio
 	return out
 }
 
-func insertMentions(ctx context.Context, tx *ent.Tx, ms []*ent.MentionCreate) error {
-	for start := 0; start < len(ms); start += BatchSize {
-		part := ms[start:min(start+BatchSize, len(ms))]
-		err := tx.Mention.CreateBulk(part...).
-			OnConflict(sql.ConflictColumns(mention.FieldVersionID, mention.FieldNodeKey, mention.FieldEdgeKey,
-				mention.FieldDocumentID, mention.FieldChunkIndex, mention.FieldStart, mention.FieldEnd)).
-			DoNothing().Exec(ctx)
-		if err != nil {
+// insertMentions adds mentions in statements of bulkRows rows; those
+// already stored are left as they are.
+func insertMentions(ctx context.Context, b *bulkTx, versionID int, ms *mentionBatch) error {
+	rows := bulkRows(b.dialect)
+	for start := 0; start < ms.len(); start += rows {
+		end := min(start+rows, ms.len())
+		if err := mentionsTable.exec(ctx, b, versionID, end-start, ms.slice(start, end)); err != nil {
 			return fmt.Errorf("write mentions: %w", err)
 		}
 	}
@@ -337,7 +371,8 @@ func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, 
 func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.s.inTx(ctx, func(tx *ent.Tx) error {
+	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
+		tx := b.Client()
 		exists, err := tx.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID),
 			chunkrun.DocumentID(res.Chunk.DocumentID), chunkrun.ChunkIndex(res.Chunk.Index)).Exist(ctx)
 		if err != nil {
@@ -346,11 +381,11 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 		if exists {
 			return nil
 		}
-		newNodes, newEdges, err := mergeInto(ctx, tx, k.versionID, res.Graph, k.maxFragments)
+		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments)
 		if err != nil {
 			return err
 		}
-		if err := insertMentions(ctx, tx, mentionCreates(tx.Client(), k.versionID, res.Graph)); err != nil {
+		if err := insertMentions(ctx, b, k.versionID, mentionRows(res.Graph)); err != nil {
 			return err
 		}
 		if err := writeOperations(ctx, tx, k.versionID, res.Operations); err != nil {
@@ -388,22 +423,15 @@ type chunkDetail struct {
 
 // mergeInto merges a chunk graph into the stored graph of a version and
 // returns how many nodes and edges are new.
-func mergeInto(ctx context.Context, tx *ent.Tx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
+func mergeInto(ctx context.Context, b *bulkTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
 	// Nodes: load those that exist, merge, upsert.
 	keys := make([]string, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
 		keys = append(keys, n.Key)
 	}
-	existing := map[string]*extract.Node{}
-	for start := 0; start < len(keys); start += BatchSize {
-		rows, err := tx.Node.Query().Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
-		if err != nil {
-			return 0, 0, fmt.Errorf("load nodes: %w", err)
-		}
-		for _, r := range rows {
-			n := NodeFromEnt(r)
-			existing[r.Key] = &n
-		}
+	existing, err := loadNodes(ctx, b, versionID, keys)
+	if err != nil {
+		return 0, 0, err
 	}
 	merged := map[string]*extract.Node{}
 	var order []string
@@ -428,12 +456,14 @@ func mergeInto(ctx context.Context, tx *ent.Tx, versionID int, g extract.Graph, 
 	for _, k := range order {
 		out = append(out, *merged[k])
 	}
-	for start := 0; start < len(out); start += BatchSize {
-		if err := upsertNodes(ctx, tx, versionID, out[start:min(start+BatchSize, len(out))]); err != nil {
-			return 0, 0, err
-		}
+	if err := upsertNodes(ctx, b, versionID, out); err != nil {
+		return 0, 0, err
 	}
 	// Edges: same, keyed by (source, label, target).
+	stored, err := loadEdges(ctx, b, versionID, g.Edges)
+	if err != nil {
+		return 0, 0, err
+	}
 	mergedE := map[string]*extract.Edge{}
 	var eorder []string
 	newEdges := 0
@@ -444,19 +474,13 @@ func mergeInto(ctx context.Context, tx *ent.Tx, versionID int, g extract.Graph, 
 			extract.MergeEdge(m, e, maxFragments)
 			continue
 		}
-		row, err := tx.Edge.Query().Where(entedge.VersionID(versionID), entedge.Source(e.Source),
-			entedge.LabelEQ(e.Label), entedge.Target(e.Target)).Only(ctx)
-		switch {
-		case err == nil:
-			cur := EdgeFromEnt(row)
-			extract.MergeEdge(&cur, e, maxFragments)
-			mergedE[k] = &cur
-		case ent.IsNotFound(err):
+		if cur, ok := stored[k]; ok {
+			extract.MergeEdge(cur, e, maxFragments)
+			mergedE[k] = cur
+		} else {
 			c := e
 			mergedE[k] = &c
 			newEdges++
-		default:
-			return 0, 0, fmt.Errorf("load edge: %w", err)
 		}
 		eorder = append(eorder, k)
 	}
@@ -464,15 +488,13 @@ func mergeInto(ctx context.Context, tx *ent.Tx, versionID int, g extract.Graph, 
 	for _, k := range eorder {
 		eout = append(eout, *mergedE[k])
 	}
-	for start := 0; start < len(eout); start += BatchSize {
-		if err := upsertEdges(ctx, tx, versionID, eout[start:min(start+BatchSize, len(eout))]); err != nil {
-			return 0, 0, err
-		}
+	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
+		return 0, 0, err
 	}
 	return newNodes, newEdges, nil
 }
 
-func writeOperations(ctx context.Context, tx *ent.Tx, versionID int, ops []extract.Operation) error {
+func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []extract.Operation) error {
 	if len(ops) == 0 {
 		return nil
 	}

@@ -1,0 +1,234 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/kgstudio/kgstudio/ent"
+)
+
+// Bulk writes of the graph tables go through database/sql with statements
+// of their own rather than through Ent's builders, which cost more per row
+// than the database does. On PostgreSQL every batch is one statement with
+// one array parameter per column (INSERT ... SELECT FROM unnest(...)), so
+// its text never changes and the driver prepares it once. On SQLite, which
+// runs in-process, a batch is one multi-row VALUES statement.
+
+// Rows per statement (and per transaction in WriteGraph). SQLite allows
+// 32766 bind parameters per statement; the widest table here has 8
+// columns. PostgreSQL's array parameters have no such limit.
+const (
+	sqliteBulkRows   = 2000
+	postgresBulkRows = 5000
+)
+
+// bulkRows is the number of rows per bulk statement for a dialect.
+func bulkRows(dia string) int {
+	if dia == dialect.Postgres {
+		return postgresBulkRows
+	}
+	return sqliteBulkRows
+}
+
+// bulkTx is one write transaction: raw statements through Tx, and an Ent
+// client over the same transaction for everything else.
+type bulkTx struct {
+	*sql.Tx
+	dialect string
+	client  *ent.Client
+}
+
+// Client returns an Ent client that runs inside the transaction.
+func (b *bulkTx) Client() *ent.Client {
+	if b.client == nil {
+		b.client = ent.NewClient(ent.Driver(txConn{Conn: entsql.Conn{ExecQuerier: b.Tx}, dialect: b.dialect}))
+	}
+	return b.client
+}
+
+// txConn is an Ent driver over an open transaction: the builders that ask
+// for a transaction of their own get a no-op one, as with ent.Tx.
+type txConn struct {
+	entsql.Conn
+	dialect string
+}
+
+func (c txConn) Dialect() string                        { return c.dialect }
+func (c txConn) Close() error                           { return nil }
+func (c txConn) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(c), nil }
+
+// inBulkTx runs fn in one transaction (serialised with the other writers on
+// SQLite, like inTx) and commits when fn succeeds.
+func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
+	if s.Dialect == dialect.SQLite {
+		s.writeMu.Lock()
+		defer s.writeMu.Unlock()
+	}
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(&bulkTx{Tx: tx, dialect: s.Dialect}); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			return fmt.Errorf("%w: rolling back: %v", err, rerr)
+		}
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// bulkTable describes one upsert: the table, its columns after version_id
+// (quoted where a dialect needs it), their PostgreSQL array types, the
+// conflict target and the columns that take the new values (none means DO
+// NOTHING).
+type bulkTable struct {
+	name     string
+	cols     []string
+	pgTypes  []string
+	conflict string
+	update   []string
+}
+
+var (
+	nodesTable = bulkTable{
+		name:     "nodes",
+		cols:     []string{`"key"`, "name", `"type"`, "description", "properties"},
+		pgTypes:  []string{"text", "text", "text", "text", "text"},
+		conflict: `version_id, "key"`,
+		update:   []string{"name", `"type"`, "description", "properties"},
+	}
+	edgesTable = bulkTable{
+		name:     "edges",
+		cols:     []string{"source", "target", "label", "keywords", "description", "weight", "properties"},
+		pgTypes:  []string{"text", "text", "text", "text", "text", "float8", "text"},
+		conflict: "version_id, source, label, target",
+		update:   []string{"keywords", "description", "weight", "properties"},
+	}
+	mentionsTable = bulkTable{
+		name:     "mentions",
+		cols:     []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text"},
+		pgTypes:  []string{"text", "text", "int8", "int8", "int8", "int8", "text"},
+		conflict: `version_id, node_key, edge_key, document_id, chunk_index, "start", "end"`,
+	}
+)
+
+// tail is the ON CONFLICT clause.
+func (t bulkTable) tail() string {
+	var sb strings.Builder
+	sb.WriteString(" ON CONFLICT (")
+	sb.WriteString(t.conflict)
+	sb.WriteString(") DO ")
+	if len(t.update) == 0 {
+		sb.WriteString("NOTHING")
+		return sb.String()
+	}
+	sb.WriteString("UPDATE SET ")
+	for i, c := range t.update {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(c + " = excluded." + c)
+	}
+	return sb.String()
+}
+
+func (t bulkTable) head() string {
+	return "INSERT INTO " + t.name + " (version_id, " + strings.Join(t.cols, ", ") + ")"
+}
+
+// statements caches the SQL text per table and row count.
+var statements sync.Map // string -> string
+
+// pgSQL is the PostgreSQL statement: one array parameter per column.
+func (t bulkTable) pgSQL() string {
+	key := "pg/" + t.name
+	if q, ok := statements.Load(key); ok {
+		return q.(string)
+	}
+	var sb strings.Builder
+	sb.WriteString(t.head())
+	sb.WriteString(" SELECT $1::int8, * FROM unnest(")
+	for i, typ := range t.pgTypes {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("$" + strconv.Itoa(i+2) + "::" + typ + "[]")
+	}
+	sb.WriteString(")")
+	sb.WriteString(t.tail())
+	q := sb.String()
+	statements.Store(key, q)
+	return q
+}
+
+// sqliteSQL is the SQLite statement for rows rows.
+func (t bulkTable) sqliteSQL(rows int) string {
+	key := "sqlite/" + t.name + "/" + strconv.Itoa(rows)
+	if q, ok := statements.Load(key); ok {
+		return q.(string)
+	}
+	one := "(?" + strings.Repeat(",?", len(t.cols)) + ")"
+	var sb strings.Builder
+	sb.Grow(len(one)*rows + 300)
+	sb.WriteString(t.head())
+	sb.WriteString(" VALUES ")
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(one)
+	}
+	sb.WriteString(t.tail())
+	q := sb.String()
+	statements.Store(key, q)
+	return q
+}
+
+// columns holds a batch column by column: each entry is a []string,
+// []int64 or []float64 of the same length.
+type columns []any
+
+func (c columns) value(col, row int) any {
+	switch v := c[col].(type) {
+	case []string:
+		return v[row]
+	case []int64:
+		return v[row]
+	case []float64:
+		return v[row]
+	}
+	panic(fmt.Sprintf("store: unsupported bulk column %T", c[col]))
+}
+
+// exec writes rows rows of cols into t in one statement.
+func (t bulkTable) exec(ctx context.Context, b *bulkTx, versionID, rows int, cols columns) error {
+	if rows == 0 {
+		return nil
+	}
+	if b.dialect == dialect.Postgres {
+		args := make([]any, 0, len(cols)+1)
+		args = append(args, int64(versionID))
+		args = append(args, cols...)
+		_, err := b.ExecContext(ctx, t.pgSQL(), args...)
+		return err
+	}
+	args := make([]any, 0, rows*(len(cols)+1))
+	for r := 0; r < rows; r++ {
+		args = append(args, versionID)
+		for c := range cols {
+			args = append(args, cols.value(c, r))
+		}
+	}
+	_, err := b.ExecContext(ctx, t.sqliteSQL(rows), args...)
+	return err
+}

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Lookups of the rows a chunk merges into: one statement per batch of keys
+// instead of one per edge. On PostgreSQL the keys travel as arrays, so the
+// statement text is the same for every chunk.
+
+// loadNodes returns the stored nodes of a version among keys, by key.
+func loadNodes(ctx context.Context, b *bulkTx, versionID int, keys []string) (map[string]*extract.Node, error) {
+	out := make(map[string]*extract.Node, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	const cols = `SELECT "key", name, "type", description, properties FROM nodes WHERE version_id = `
+	scan := func(rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var n extract.Node
+			var props string
+			if err := rows.Scan(&n.Key, &n.Name, &n.Type, &n.Description, &props); err != nil {
+				return err
+			}
+			n.Properties = decodeProps(props)
+			out[n.Key] = &n
+		}
+		return rows.Err()
+	}
+	if b.dialect == dialect.Postgres {
+		rows, err := b.QueryContext(ctx, cols+`$1 AND "key" = ANY($2::text[])`, versionID, keys)
+		if err != nil {
+			return nil, fmt.Errorf("load nodes: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return nil, fmt.Errorf("load nodes: %w", err)
+		}
+		return out, nil
+	}
+	for start := 0; start < len(keys); start += BatchSize {
+		part := keys[start:min(start+BatchSize, len(keys))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, versionID)
+		for _, k := range part {
+			args = append(args, k)
+		}
+		q := cols + `? AND "key" IN (?` + strings.Repeat(",?", len(part)-1) + `)`
+		rows, err := b.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("load nodes: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return nil, fmt.Errorf("load nodes: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// loadEdges returns the stored edges of a version matching the keys of
+// edges, by key.
+func loadEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) (map[string]*extract.Edge, error) {
+	out := make(map[string]*extract.Edge, len(edges))
+	if len(edges) == 0 {
+		return out, nil
+	}
+	const cols = `SELECT e.source, e.target, e.label, e.keywords, e.description, e.weight, e.properties FROM `
+	scan := func(rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var e extract.Edge
+			var props string
+			if err := rows.Scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &e.Weight, &props); err != nil {
+				return err
+			}
+			e.Properties = decodeProps(props)
+			out[e.Key()] = &e
+		}
+		return rows.Err()
+	}
+	if b.dialect == dialect.Postgres {
+		src, lbl, tgt := make([]string, len(edges)), make([]string, len(edges)), make([]string, len(edges))
+		for i, e := range edges {
+			src[i], lbl[i], tgt[i] = e.Source, e.Label, e.Target
+		}
+		q := cols + `unnest($2::text[], $3::text[], $4::text[]) AS k(s, l, t) JOIN edges e ON e.version_id = $1 ` +
+			`AND e.source = k.s AND e.label = k.l AND e.target = k.t`
+		rows, err := b.QueryContext(ctx, q, versionID, src, lbl, tgt)
+		if err != nil {
+			return nil, fmt.Errorf("load edges: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return nil, fmt.Errorf("load edges: %w", err)
+		}
+		return out, nil
+	}
+	for start := 0; start < len(edges); start += BatchSize {
+		part := edges[start:min(start+BatchSize, len(edges))]
+		args := make([]any, 0, 3*len(part)+1)
+		for _, e := range part {
+			args = append(args, e.Source, e.Label, e.Target)
+		}
+		args = append(args, versionID)
+		q := cols + `(VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", len(part)-1) + `) AS k ` +
+			`JOIN edges e ON e.version_id = ? AND e.source = k.column1 AND e.label = k.column2 AND e.target = k.column3`
+		rows, err := b.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("load edges: %w", err)
+		}
+		if err := scan(rows); err != nil {
+			return nil, fmt.Errorf("load edges: %w", err)
+		}
+	}
+	return out, nil
+}
