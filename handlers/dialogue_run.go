@@ -125,7 +125,7 @@ func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extrac
 		return err
 	}
 	// Chunks: one per segment, so the version page lists the turns.
-	settings := chunkSettings(cfg)
+	settings := DialogueChunkSet
 	byDoc := map[int][]extract.Chunk{}
 	for _, u := range units {
 		for i, seg := range u.Segments {

@@ -198,7 +198,7 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 	}
 
 	t.Run("OneChunkPerSegment", func(t *testing.T) {
-		chunks, err := a.Store.Chunks(ctx, locomo.ID, handlers.ChunkSettings(v.Config))
+		chunks, err := a.Store.Chunks(ctx, locomo.ID, handlers.DialogueChunkSet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestDialogueRun_MemoryBankCollection(t *testing.T) {
 	v := dlgRun(t, a, dlgVersion(t, a, "memorybank", extract.DefaultConfig(), mb))
 	var tl timelineJSON
 	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
-	chunks, err := a.Store.Chunks(ctx, mb.ID, handlers.ChunkSettings(v.Config))
+	chunks, err := a.Store.Chunks(ctx, mb.ID, handlers.DialogueChunkSet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,6 +189,35 @@ func chunkSettings(cfg extract.Config) string {
 // ChunkSettings is chunkSettings for other packages' use.
 func ChunkSettings(cfg extract.Config) string { return chunkSettings(cfg) }
 
+// DialogueChunkSet names the chunks of dialogue runs: one per turn, the same
+// whatever the splitter settings.
+const DialogueChunkSet = "dialogue"
+
+// chunkSetOf names the chunk set a version's chunks are stored under.
+func (h *Handler) chunkSetOf(ctx context.Context, v store.Version) (string, error) {
+	docs, err := h.docKinds(ctx, v)
+	if err != nil {
+		return "", err
+	}
+	if useDialogue(v.Config, docs) {
+		return DialogueChunkSet, nil
+	}
+	return chunkSettings(v.Config), nil
+}
+
+// docKinds returns a version's documents with only ID, name and kind set.
+func (h *Handler) docKinds(ctx context.Context, v store.Version) ([]extract.Document, error) {
+	docs := make([]extract.Document, 0, len(v.DocumentIDs))
+	for _, id := range v.DocumentIDs {
+		d, err := h.store.DocumentInfo(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind})
+	}
+	return docs, nil
+}
+
 // Extractor builds the strategy a config asks for.
 func (r *Runner) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
 	switch cfg.Strategy {

@@ -40,7 +40,12 @@ func (h *Handler) showVersion(c echo.Context) error {
 		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
 		Cost:       FormatCost(v.Config.Model, v.PromptTokens, v.OutputTokens),
 		TypeFilter: c.QueryParam("type"), Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
-		Dialogue: v.Config.Strategy == extract.StrategyDialogue}
+	}
+	docs, err := h.docKinds(ctx, v)
+	if err != nil {
+		return err
+	}
+	p.Dialogue = useDialogue(v.Config, docs)
 	if v.Number > 1 {
 		if prev, err := h.store.VersionByLabel(ctx, v.Extraction, v.Number-1); err == nil {
 			p.PrevID = prev.ID
@@ -179,7 +184,10 @@ func (h *Handler) chunkRows(ctx context.Context, v store.Version) ([]web.ChunkRo
 		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
 	}
 	var rows []web.ChunkRow
-	settings := chunkSettings(v.Config)
+	settings, err := h.chunkSetOf(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	for _, docID := range v.DocumentIDs {
 		d, err := h.store.DocumentInfo(ctx, docID)
 		if err != nil {
@@ -222,7 +230,11 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	chunks, err := h.store.Chunks(ctx, docID, chunkSettings(v.Config))
+	settings, err := h.chunkSetOf(ctx, v)
+	if err != nil {
+		return err
+	}
+	chunks, err := h.store.Chunks(ctx, docID, settings)
 	if err != nil {
 		return err
 	}
