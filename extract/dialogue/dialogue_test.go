@@ -2,8 +2,8 @@ package dialogue
 
 import (
 	"errors"
+	"github.com/kgstudio/kgstudio/extract/internal/shared"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,21 +14,7 @@ import (
 // module root.
 func sharedData(tb testing.TB, rel string) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	return filepath.Join(dir, "..", "shared", "data", rel)
+	return shared.Path(tb, rel)
 }
 
 func mustRead(tb testing.TB, path string) []byte {

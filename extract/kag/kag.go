@@ -352,4 +352,5 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
 var _ extract.Extractor = (*Extractor)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/kgstudio/kgstudio/extract/internal/shared"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,20 +39,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func sharedData(t testing.TB, rel string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data", rel)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return shared.Path(t, rel)
 }
 
 var zhTypes = []kag.TypeSpec{

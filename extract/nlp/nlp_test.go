@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/kgstudio/kgstudio/extract/internal/shared"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,20 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // relative to the directory holding go.mod).
 func sharedPath(tb testing.TB, rel string) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data", rel)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return shared.Path(tb, rel)
 }
 
 // mustNew builds an Extractor or fails.

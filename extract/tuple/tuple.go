@@ -223,4 +223,5 @@ func dedupe(frags []string) []string {
 	}
 	return out
 }
+
 var _ extract.Extractor = (*Extractor)(nil)
