@@ -296,4 +296,3 @@ func (h *Handler) apiVersion(c echo.Context) error {
 		"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "calls": v.Calls, "cached_calls": v.CachedCalls,
 		"off_schema": v.OffSchema, "parse_failures": v.ParseFailures, "elapsed_ms": v.Elapsed.Milliseconds(), "error": v.Error})
 }
-

@@ -8,7 +8,7 @@ type ExtractionGroup struct {
 
 // ExtractionsPage lists extractions.
 type ExtractionsPage struct {
-	Groups []ExtractionGroup
+	Groups  []ExtractionGroup
 	HasDocs bool
 }
 
@@ -89,29 +89,28 @@ type ChunkRow struct {
 
 // VersionPage shows one extraction version.
 type VersionPage struct {
-	V           VersionRow
-	Note        string
-	Error       string
-	Active      bool
-	Config      []KV
-	NodeTypes   []TypeCount
-	EdgeLabels  []TypeCount
-	Nodes       []NodeRow
-	Edges       []EdgeRow
-	NodesShown  int
-	EdgesShown  int
-	TypeFilter  string
-	Query       string
-	Sort        string
-	Types       []string
-	Chunks      []ChunkRow
+	V                                              VersionRow
+	Note                                           string
+	Error                                          string
+	Active                                         bool
+	Config                                         []KV
+	NodeTypes                                      []TypeCount
+	EdgeLabels                                     []TypeCount
+	Nodes                                          []NodeRow
+	Edges                                          []EdgeRow
+	NodesShown                                     int
+	EdgesShown                                     int
+	TypeFilter                                     string
+	Query                                          string
+	Sort                                           string
+	Types                                          []string
+	Chunks                                         []ChunkRow
 	PromptTokens, OutputTokens, Calls, CachedCalls int
 	OffSchema, ParseFailures                       int
 	Cost                                           string
-	PrevID      int
-	Dialogue    bool
+	PrevID                                         int
+	Dialogue                                       bool
 }
-
 
 // Progress is the live progress of a run.
 type Progress struct {

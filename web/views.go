@@ -15,7 +15,7 @@ type Page struct {
 	// documents, extractions, compare.
 	Nav string
 	// Asset maps an asset path ("css/app.css") to its cache-busting URL.
-	Asset func(string) string
+	Asset    func(string) string
 	Flash    string
 	FlashBad bool
 }
