@@ -87,6 +87,56 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 	return nil
 }
 
+// postgresWriters is how many batches WriteGraph writes at once on
+// PostgreSQL, each in its own transaction on its own connection, so that
+// encoding, the network and the server's work overlap. SQLite has one
+// writer at a time and writes its batches in turn.
+const postgresWriters = 4
+
+// inBulkTxs runs each batch in a transaction of its own, several at once on
+// PostgreSQL, and returns the first error. Batches that committed before an
+// error stay written; the writes are idempotent, so a retry completes them.
+func (s *Store) inBulkTxs(ctx context.Context, batches []func(ctx context.Context, b *bulkTx) error) error {
+	if s.Dialect != dialect.Postgres || len(batches) < 2 {
+		for _, fn := range batches {
+			if err := s.inBulkTx(ctx, func(b *bulkTx) error { return fn(ctx, b) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	sem := make(chan struct{}, postgresWriters)
+	for _, fn := range batches {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := s.inBulkTx(ctx, func(b *bulkTx) error { return fn(ctx, b) }); err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
 // bulkTable describes one upsert: the table, its columns after version_id
 // (quoted where a dialect needs it), their PostgreSQL array types, the
 // conflict target and the columns that take the new values (none means DO

@@ -32,24 +32,22 @@ const BatchSize = 500
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
+	edges := dedupeEdges(g.Edges)
+	var batches []func(ctx context.Context, b *bulkTx) error
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
-		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+		batches = append(batches, func(ctx context.Context, b *bulkTx) error {
 			return upsertNodes(ctx, b, versionID, part)
 		})
-		if err != nil {
-			return err
-		}
 	}
-	edges := dedupeEdges(g.Edges)
 	for start := 0; start < len(edges); start += rows {
 		part := edges[start:min(start+rows, len(edges))]
-		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+		batches = append(batches, func(ctx context.Context, b *bulkTx) error {
 			return upsertEdges(ctx, b, versionID, part)
 		})
-		if err != nil {
-			return err
-		}
+	}
+	if err := s.inBulkTxs(ctx, batches); err != nil {
+		return err
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
@@ -116,13 +114,12 @@ func decodeProps(s string) map[string]any {
 	return p
 }
 
-// upsertNodes writes nodes (deduplicated by key, the last one winning) in
-// statements of bulkRows rows.
+// upsertNodes writes nodes in statements of bulkRows rows. Keys must be
+// unique (see dedupeNodes): one statement may not touch a row twice.
 func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.Node) error {
 	if len(nodes) == 0 {
 		return nil
 	}
-	nodes = dedupeNodes(nodes)
 	rows := bulkRows(b.dialect)
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
@@ -138,13 +135,12 @@ func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.
 	return nil
 }
 
-// upsertEdges writes edges (deduplicated by key, the last one winning) in
-// statements of bulkRows rows.
+// upsertEdges writes edges in statements of bulkRows rows. Keys must be
+// unique (see dedupeEdges).
 func upsertEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) error {
 	if len(edges) == 0 {
 		return nil
 	}
-	edges = dedupeEdges(edges)
 	rows := bulkRows(b.dialect)
 	for start := 0; start < len(edges); start += rows {
 		part := edges[start:min(start+rows, len(edges))]
@@ -179,10 +175,11 @@ func dedupeNodes(nodes []extract.Node) []extract.Node {
 }
 
 func dedupeEdges(edges []extract.Edge) []extract.Edge {
-	idx := make(map[string]int, len(edges))
+	type key struct{ source, label, target string }
+	idx := make(map[key]int, len(edges))
 	out := make([]extract.Edge, 0, len(edges))
 	for _, e := range edges {
-		k := e.Key()
+		k := key{e.Source, e.Label, e.Target}
 		if i, ok := idx[k]; ok {
 			out[i] = e
 			continue
