@@ -366,9 +366,13 @@ func TestGraphPage_Browser(t *testing.T) {
 		}
 		// force-graph picks the node under the pointer on pointer moves, as
 		// a real mouse does before a click.
-		err = chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y), chromedp.Sleep(300*time.Millisecond),
-			chromedp.MouseClickXY(p.X, p.Y))
-		if err != nil {
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `window.kgGraph.hovered === `+string(keyJSON)); err != nil {
+			t.Fatalf("the pointer at %v is not over %q: %v", p, top.ID, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
 			t.Fatal(err)
 		}
 		if err := pollTrue(ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
@@ -413,6 +417,9 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="node-expand"]`))); err != nil {
 			t.Fatal(err)
 		}
+		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
+			t.Fatal(err)
+		}
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
 		if err != nil || n != len(res.Nodes) {
 			t.Fatalf("expanding a drawn neighbourhood changed the count to %d (%v)", n, err)
@@ -440,6 +447,27 @@ func TestGraphPage_Threshold(t *testing.T) {
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
 	if err != nil || n != handlers.GraphThreshold {
 		t.Fatalf("first view has %d nodes, want %d (%v)", n, handlers.GraphThreshold, err)
+	}
+	// Selecting a node that is not drawn fetches its neighbourhood.
+	var part handlers.GraphResult
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?limit=%d", v.ID, handlers.GraphThreshold), http.StatusOK, &part)
+	shown := map[string]bool{}
+	for _, n := range part.Nodes {
+		shown[n.ID] = true
+	}
+	var missing string
+	for i := 0; missing == ""; i++ {
+		if k := fmt.Sprintf("n%05d", i); !shown[k] {
+			missing = k
+		}
+	}
+	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(` + mustJSON(missing) + `)`))
+	if err != nil || drawn {
+		t.Fatalf("%s should not be drawn yet: %v %v", missing, drawn, err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.nodeCount() > `+fmt.Sprint(handlers.GraphThreshold)+
+		` && (document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(missing)); err != nil {
+		t.Fatalf("neighbourhood not merged: %v", err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-load-all"]`), chromedp.NodeVisible)); err != nil {
 		t.Fatal(err)
@@ -477,6 +505,11 @@ func BenchmarkGraphPageInteractive(b *testing.B) {
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
 		if err != nil || n != 10000 {
 			b.Fatalf("nodes %d (%v)", n, err)
+		}
+	}
+	if dir := os.Getenv("KGSTUDIO_SCREENSHOT_DIR"); dir != "" {
+		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "graph-10k.png"), png, 0o644)
 		}
 	}
 	b.ReportMetric(float64(draw.Milliseconds())/float64(b.N), "ms-to-draw")

@@ -29,6 +29,7 @@
   var kg = window.kgGraph = {
     settled: false, // the layout has stopped moving
     loaded: false,  // the first data set is drawn
+    hovered: null,  // key of the node under the pointer
     nodeCount: function () { return byId.size; },
     edgeCount: function () { return links.length; },
     select: select,
@@ -61,6 +62,7 @@
     .linkWidth(function (l) { return l === selectedLink ? 2 : 0.6; })
     .nodeCanvasObjectMode(function () { return "after"; })
     .nodeCanvasObject(drawLabel)
+    .onNodeHover(function (n) { kg.hovered = n ? n.id : null; })
     .onNodeClick(function (n) { select(n.id); })
     .onLinkClick(showEdge)
     .onBackgroundClick(function () { selected = null; selectedLink = null; })
@@ -97,7 +99,7 @@
       .d3VelocityDecay(big ? 0.5 : 0.4)
       .warmupTicks(big ? 10 : 0)
       .cooldownTicks(big ? 140 : 300)
-      .cooldownTime(big ? 2000 : 8000)
+      .cooldownTime(big ? 1500 : 8000)
       .linkDirectionalArrowLength(count > 1500 ? 0 : 3)
       .linkDirectionalArrowRelPos(1);
     fg.d3Force("charge").strength(big ? -14 : -40).distanceMax(big ? 160 : 400);
