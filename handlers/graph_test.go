@@ -404,6 +404,27 @@ func TestGraphPage_Browser(t *testing.T) {
 		t.Logf("screenshot %s (%d bytes)", path, len(png))
 	})
 
+	t.Run("SearchAndLegend", func(t *testing.T) {
+		want := res.Nodes[1]
+		err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name),
+			chromedp.Click(chromedp.CSS(`#graph-search button`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want.ID)); err != nil {
+			t.Fatalf("search for %q did not select it: %v", want.Name, err)
+		}
+		// Toggling a type off in the legend dims its button.
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-legend"] button`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=graph-legend] button.off').length`))
+		if err != nil || off != 1 {
+			t.Fatalf("%d legend entries off (%v)", off, err)
+		}
+	})
+
 	t.Run("SelectAndExpand", func(t *testing.T) {
 		last := res.Nodes[len(res.Nodes)-1]
 		keyJSON, _ := json.Marshal(last.ID)
@@ -461,7 +482,7 @@ func TestGraphPage_Threshold(t *testing.T) {
 			missing = k
 		}
 	}
-	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(` + mustJSON(missing) + `)`))
+	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(`+mustJSON(missing)+`)`))
 	if err != nil || drawn {
 		t.Fatalf("%s should not be drawn yet: %v %v", missing, drawn, err)
 	}
