@@ -452,7 +452,10 @@ func (h *Handler) nodeDetail(ctx context.Context, v store.Version, key string) (
 // name occurs in the chunk, if any.
 func (h *Handler) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
 	out := []MentionDetail{}
-	settings := ChunkSettings(v.Config)
+	settings, err := h.chunkSetOf(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	chunks := map[int][]extract.Chunk{}
 	docs := map[int]string{}
 	for _, m := range ms {

@@ -186,9 +186,6 @@ func chunkSettings(cfg extract.Config) string {
 	return fmt.Sprintf("%d/%d/%t", cfg.ChunkSize, cfg.Overlap, cfg.Strict)
 }
 
-// ChunkSettings is chunkSettings for other packages' use.
-func ChunkSettings(cfg extract.Config) string { return chunkSettings(cfg) }
-
 // DialogueChunkSet names the chunks of dialogue runs: one per turn, the same
 // whatever the splitter settings.
 const DialogueChunkSet = "dialogue"
