@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -119,4 +121,73 @@ func loadEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Ed
 		}
 	}
 	return out, nil
+}
+
+// rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ...; q
+// must hold no other question marks.
+func (b *bulkTx) rebind(q string) string {
+	if b.dialect != dialect.Postgres {
+		return q
+	}
+	var sb strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			sb.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		sb.WriteByte(q[i])
+	}
+	return sb.String()
+}
+
+// chunkRunRow is what a chunk run records.
+type chunkRunRow struct {
+	documentID, chunkIndex                   int
+	detail                                   string
+	nodes, edges, promptTokens, outputTokens int
+	offSchema, failures                      int
+	elapsedMs                                int64
+}
+
+// claimChunk records a chunk run and reports whether it is new: a chunk
+// already recorded for the version (unique by version, document and index)
+// was stored before, and the caller writes nothing. In the caller's
+// transaction, the record and the merge commit or roll back together.
+func claimChunk(ctx context.Context, b *bulkTx, versionID int, r chunkRunRow) (bool, error) {
+	res, err := b.ExecContext(ctx, b.rebind(`INSERT INTO chunk_runs (created_at, document_id, chunk_index, detail, `+
+		`node_count, edge_count, prompt_tokens, output_tokens, off_schema, failures, elapsed_ms, version_id) `+
+		`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (version_id, document_id, chunk_index) DO NOTHING`),
+		time.Now(), r.documentID, r.chunkIndex, r.detail, r.nodes, r.edges, r.promptTokens, r.outputTokens,
+		r.offSchema, r.failures, r.elapsedMs, versionID)
+	if err != nil {
+		return false, fmt.Errorf("record chunk: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("record chunk: %w", err)
+	}
+	return n > 0, nil
+}
+
+// versionDelta is what one chunk adds to its version's counters.
+type versionDelta struct {
+	nodes, edges, promptTokens, outputTokens, calls, cachedCalls, offSchema, parseFailures int
+}
+
+// bumpVersion adds a finished chunk's figures to its version.
+func bumpVersion(ctx context.Context, b *bulkTx, versionID int, d versionDelta, now time.Time) error {
+	res, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
+		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
+		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+
+		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, heartbeat_at = ? WHERE id = ?`),
+		d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.offSchema, d.parseFailures, now, versionID)
+	if err != nil {
+		return fmt.Errorf("update version: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return extract.Errorf(extract.KindNotFound, "version not found")
+	}
+	return nil
 }

@@ -368,15 +368,24 @@ func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, 
 func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
-		tx := b.Client()
-		exists, err := tx.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID),
-			chunkrun.DocumentID(res.Chunk.DocumentID), chunkrun.ChunkIndex(res.Chunk.Index)).Exist(ctx)
-		if err != nil {
-			return fmt.Errorf("check chunk: %w", err)
+	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations)})
+	var pt, ot, cached int
+	for _, c := range res.Calls {
+		pt += c.PromptTokens
+		ot += c.OutputTokens
+		if c.Cached {
+			cached++
 		}
-		if exists {
-			return nil
+	}
+	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
+		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: pt, outputTokens: ot,
+		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
+	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
+		// The chunk run is recorded first: if it was recorded before, the
+		// chunk is stored already and nothing more is written.
+		fresh, err := claimChunk(ctx, b, k.versionID, run)
+		if err != nil || !fresh {
+			return err
 		}
 		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments)
 		if err != nil {
@@ -385,29 +394,14 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 		if err := insertMentions(ctx, b, k.versionID, mentionRows(res.Graph)); err != nil {
 			return err
 		}
-		if err := writeOperations(ctx, tx, k.versionID, res.Operations); err != nil {
-			return err
-		}
-		detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations)})
-		var pt, ot, cached int
-		for _, c := range res.Calls {
-			pt += c.PromptTokens
-			ot += c.OutputTokens
-			if c.Cached {
-				cached++
+		if len(res.Operations) > 0 {
+			if err := writeOperations(ctx, b.Client(), k.versionID, res.Operations); err != nil {
+				return err
 			}
 		}
-		err = tx.ChunkRun.Create().SetVersionID(k.versionID).SetDocumentID(res.Chunk.DocumentID).
-			SetChunkIndex(res.Chunk.Index).SetDetail(string(detail)).SetNodeCount(len(res.Graph.Nodes)).
-			SetEdgeCount(len(res.Graph.Edges)).SetPromptTokens(pt).SetOutputTokens(ot).
-			SetOffSchema(res.OffSchema).SetFailures(len(res.Failures)).SetElapsedMs(res.Elapsed.Milliseconds()).Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("record chunk: %w", err)
-		}
-		return tx.ExtractionVersion.UpdateOneID(k.versionID).AddChunksDone(1).AddNodeCount(newNodes).
-			AddEdgeCount(newEdges).AddPromptTokens(pt).AddOutputTokens(ot).AddCalls(len(res.Calls)).
-			AddCachedCalls(cached).AddOffSchema(res.OffSchema).AddParseFailures(len(res.Failures)).
-			SetHeartbeatAt(k.s.Now()).Exec(ctx)
+		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, promptTokens: pt,
+			outputTokens: ot, calls: len(res.Calls), cachedCalls: cached, offSchema: res.OffSchema,
+			parseFailures: len(res.Failures)}, k.s.Now())
 	})
 }
 
