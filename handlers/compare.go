@@ -181,7 +181,7 @@ func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {
 func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Comparison, chunk string) error {
 	res := cmp.Result
 	p.Ready = true
-	p.A, p.B = compareRun(cmp.A), compareRun(cmp.B)
+	p.A, p.B = h.compareRun(cmp.A), h.compareRun(cmp.B)
 	p.SameDocuments = sameInts(cmp.A.DocumentIDs, cmp.B.DocumentIDs)
 	p.Nodes = compareTotals(res.Summary.Nodes)
 	p.Edges = compareTotals(res.Summary.Edges)
@@ -281,7 +281,7 @@ func callViews(calls []extract.CallRecord) []web.CompareCall {
 	return out
 }
 
-func compareRun(v store.Version) web.CompareRun {
+func (h *Handler) compareRun(v store.Version) web.CompareRun {
 	model := v.Config.Model
 	if model == "" {
 		model = v.Config.Provider
@@ -289,34 +289,7 @@ func compareRun(v store.Version) web.CompareRun {
 	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: v.Status, Strategy: v.Config.Strategy, Model: model,
 		Reference: v.Reference, Note: v.Note, Chunks: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
-		Elapsed: web.HumanDuration(v.Elapsed), Cost: runCost(v)}
-}
-
-// modelPrices are list prices in US dollars per million prompt and output
-// tokens, used to estimate what a run cost. Models not listed show "-".
-var modelPrices = map[string][2]float64{
-	"gemini-2.5-flash":      {0.30, 2.50},
-	"gemini-2.5-flash-lite": {0.10, 0.40},
-	"gemini-2.5-pro":        {1.25, 10.00},
-	"gemini-2.0-flash":      {0.10, 0.40},
-	"gpt-4o-mini":           {0.15, 0.60},
-	"gpt-4o":                {2.50, 10.00},
-	"gpt-4.1-mini":          {0.40, 1.60},
-	"gpt-4.1":               {2.00, 8.00},
-}
-
-// runCost estimates a run's cost: nothing for offline runs and for calls
-// answered from the cache, list price otherwise.
-func runCost(v store.Version) string {
-	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
-		return "$0"
-	}
-	price, ok := modelPrices[strings.ToLower(v.Config.Model)]
-	if !ok {
-		return "-"
-	}
-	usd := (float64(v.PromptTokens)*price[0] + float64(v.OutputTokens)*price[1]) / 1e6
-	return fmt.Sprintf("$%.4f", usd)
+		Elapsed: web.HumanDuration(v.Elapsed), Cost: h.cfg.Providers.CostOf(v)}
 }
 
 func compareTotals(t diff.Totals) web.CompareTotals {

@@ -36,6 +36,9 @@ func MustApp(tb testing.TB) *testApp {
 // MustAppWith is MustApp with model providers configured.
 func MustAppWith(tb testing.TB, providers handlers.Providers) *testApp {
 	tb.Helper()
+	if providers.Prices == nil {
+		providers.Prices = handlers.DefaultPrices()
+	}
 	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -11,6 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/extract/tuple"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // DefaultPrompts returns every editable prompt template of the LLM
@@ -21,34 +23,38 @@ func DefaultPrompts() map[string]string {
 	return out
 }
 
-// Price is the cost of a million tokens in US dollars.
+// Price is the list price of a million tokens in US dollars.
 type Price struct {
 	Input, Output float64
 }
 
-// Prices is the per-model price table used for cost estimates. Models not
-// listed cost nothing (local servers).
-var Prices = map[string]Price{
-	"gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
-	"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
-	"gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
-	"gpt-4o-mini":           {Input: 0.15, Output: 0.60},
-	"gpt-4o":                {Input: 2.50, Output: 10.00},
+// DefaultPrices is the built-in price table for cost estimates; local
+// models are not listed and cost nothing.
+func DefaultPrices() map[string]Price {
+	return map[string]Price{
+		"gemini-2.5-flash":      {Input: 0.30, Output: 2.50},
+		"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40},
+		"gemini-2.5-pro":        {Input: 1.25, Output: 10.00},
+		"gemini-2.0-flash":      {Input: 0.10, Output: 0.40},
+		"gpt-4o-mini":           {Input: 0.15, Output: 0.60},
+		"gpt-4o":                {Input: 2.50, Output: 10.00},
+		"gpt-4.1-mini":          {Input: 0.40, Output: 1.60},
+		"gpt-4.1":               {Input: 2.00, Output: 8.00},
+	}
 }
 
-// Cost estimates the cost of a run's tokens.
-func Cost(model string, promptTokens, outputTokens int) float64 {
-	p := Prices[model]
-	return (float64(promptTokens)*p.Input + float64(outputTokens)*p.Output) / 1e6
-}
-
-// FormatCost formats a cost estimate.
-func FormatCost(model string, promptTokens, outputTokens int) string {
-	c := Cost(model, promptTokens, outputTokens)
-	if _, ok := Prices[model]; !ok {
+// CostOf estimates what a run cost from its token counts and the price
+// table: "$0" for offline runs, "n/a" for models the table does not list.
+func (p Providers) CostOf(v store.Version) string {
+	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
+		return "$0"
+	}
+	price, ok := p.Prices[strings.ToLower(v.Config.Model)]
+	if !ok {
 		return "n/a"
 	}
-	return fmt.Sprintf("$%.4f", c)
+	usd := (float64(v.PromptTokens)*price.Input + float64(v.OutputTokens)*price.Output) / 1e6
+	return fmt.Sprintf("$%.4f", usd)
 }
 
 // client builds the model client a config asks for: the provider, wrapped

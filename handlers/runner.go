@@ -26,6 +26,9 @@ type Providers struct {
 	Concurrency int
 	// Timeout bounds one model call.
 	Timeout time.Duration
+	// Prices is the per-model price table for cost estimates (see
+	// DefaultPrices), lower-case model names.
+	Prices map[string]Price
 }
 
 // Runner executes extraction versions: in the background for the server,

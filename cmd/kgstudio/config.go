@@ -26,6 +26,7 @@ type Config struct {
 	LogFormat   string
 	MaxUpload   int
 	Providers   handlers.Providers
+	pricesErr   error
 }
 
 // DefaultConfig returns the zero-setup defaults.
@@ -41,6 +42,7 @@ func DefaultConfig() Config {
 			OpenAIModel: "gpt-4o-mini",
 			Concurrency: 4,
 			Timeout:     2 * time.Minute,
+			Prices:      handlers.DefaultPrices(),
 		},
 	}
 }
@@ -63,6 +65,9 @@ func (c *Config) fromEnv() {
 	set(&c.Providers.OpenAIBaseURL, "OPENAI_BASE_URL")
 	set(&c.Providers.OpenAIAPIKey, "OPENAI_API_KEY")
 	set(&c.Providers.OpenAIModel, "OPENAI_MODEL")
+	if v := os.Getenv("KGSTUDIO_PRICES"); v != "" {
+		c.pricesErr = parsePrices(v, c.Providers.Prices)
+	}
 	if v := os.Getenv("KGSTUDIO_MAX_UPLOAD"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {
 			c.MaxUpload = n
@@ -87,6 +92,9 @@ func (c Config) Validate() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format %q: use text or json", c.LogFormat)
+	}
+	if c.pricesErr != nil {
+		return c.pricesErr
 	}
 	if c.MaxUpload <= 0 {
 		return errors.New("the upload limit must be positive")
@@ -139,4 +147,24 @@ func (c Config) openStore(ctx context.Context) (*store.Store, error) {
 // oneLine flattens an error for the terminal.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// parsePrices reads "model=input/output;model=input/output" (US dollars per
+// million tokens) into prices.
+func parsePrices(s string, prices map[string]handlers.Price) error {
+	for _, item := range strings.Split(s, ";") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		model, pair, ok := strings.Cut(item, "=")
+		in, out, ok2 := strings.Cut(pair, "/")
+		pin, err1 := strconv.ParseFloat(strings.TrimSpace(in), 64)
+		pout, err2 := strconv.ParseFloat(strings.TrimSpace(out), 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || strings.TrimSpace(model) == "" {
+			return fmt.Errorf("KGSTUDIO_PRICES: %q is not model=input/output", item)
+		}
+		prices[strings.ToLower(strings.TrimSpace(model))] = handlers.Price{Input: pin, Output: pout}
+	}
+	return nil
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+func TestParsePrices(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    map[string]handlers.Price
+		wantErr bool
+	}{
+		{"Two", "my-model=1/2; Other=0.5/0.25", map[string]handlers.Price{"my-model": {Input: 1, Output: 2}, "other": {Input: 0.5, Output: 0.25}}, false},
+		{"Empty", " ; ", map[string]handlers.Price{}, false},
+		{"NoSlash", "m=1", nil, true},
+		{"NotANumber", "m=a/2", nil, true},
+		{"NoModel", "=1/2", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]handlers.Price{}
+			err := parsePrices(tt.in, got)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if tt.wantErr {
+				return
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v", got)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Fatalf("%s: got %v want %v", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestConfig_Validate(t *testing.T) {
+	t.Setenv("KGSTUDIO_PRICES", "broken")
+	_, cfg := newFlagSet("x", nil)
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("a broken price table must be refused")
+	}
+	t.Setenv("KGSTUDIO_PRICES", "local=0/0")
+	_, cfg = newFlagSet("x", nil)
+	if err := cfg.Validate(); err != nil || cfg.Providers.Prices["local"] != (handlers.Price{}) || cfg.Providers.Prices["gemini-2.5-flash"].Input == 0 {
+		t.Fatalf("prices: %v %v", err, cfg.Providers.Prices)
+	}
+}
