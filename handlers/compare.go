@@ -205,6 +205,9 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Co
 	p.EdgeLabelOpts = unionLabels(u)
 	p.Config = configRows(cmp.A.Config, cmp.B.Config)
 	p.Prompts = promptDiffs(cmp.A.Config.Prompts, cmp.B.Config.Prompts)
+	if err := h.fillTurns(ctx, p, cmp); err != nil {
+		return err
+	}
 	return h.fillRawOutputs(ctx, p, cmp, chunk)
 }
 

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -29,28 +26,6 @@ const (
 	dlgMemoryBankPath = "../../shared/data/dialogues/memorybank_en_users1-8.json"
 	dlgSeedPath       = "../extract/dialogue/testdata/seed_segment_ops.json"
 )
-
-// mustDialogueApp is MustApp with model providers, for runs against the
-// fake Gemini server.
-func mustDialogueApp(tb testing.TB, p handlers.Providers) *testApp {
-	tb.Helper()
-	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := handlers.NewRunner(st, log, p)
-	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20, Providers: p}, runner)
-	srv := httptest.NewServer(h.NewServer())
-	tb.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		runner.Shutdown(ctx)
-		st.Close()
-	})
-	return &testApp{Store: st, Handler: h, Runner: runner, Server: srv}
-}
 
 // dlgDoc stores a file as a document and checks it reads as a dialogue.
 func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Document {
@@ -394,7 +369,7 @@ func dialogueConfig() extract.Config {
 
 func TestDialogueRun_FakeGemini(t *testing.T) {
 	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
-	a := mustDialogueApp(t, geminiProviders(fake))
+	a := MustAppWith(t, geminiProviders(fake))
 	ctx := context.Background()
 	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))
 	emily := dlgDoc(t, a, "memorybank_emily.json", memoryBankUser(t, "Emily"))
@@ -478,7 +453,7 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 
 func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
-	a := mustDialogueApp(t, geminiProviders(fake))
+	a := MustAppWith(t, geminiProviders(fake))
 	ctx := context.Background()
 	emily := dlgDoc(t, a, "memorybank_emily.json", memoryBankUser(t, "Emily"))
 

@@ -40,6 +40,8 @@ type ComparePage struct {
 	ScriptURL, GraphLibURL string
 	// Query is the query string of the current comparison (a, b and options).
 	Query string
+	// Turns, for two dialogue runs: operation counts per turn.
+	Turns []CompareTurn
 }
 
 // ComparePicker chooses two versions and the matching options.
