@@ -43,6 +43,8 @@ type bulkTx struct {
 	*sql.Tx
 	dialect string
 	client  *ent.Client
+	// stmts holds the store's prepared statements (SQLite only).
+	stmts *stmtCache
 }
 
 // Client returns an Ent client that runs inside the transaction.
@@ -75,7 +77,11 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&bulkTx{Tx: tx, dialect: s.Dialect}); err != nil {
+	b := &bulkTx{Tx: tx, dialect: s.Dialect}
+	if s.Dialect == dialect.SQLite {
+		b.stmts = s.stmtCache()
+	}
+	if err := fn(b); err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			return fmt.Errorf("%w: rolling back: %v", err, rerr)
 		}
@@ -278,6 +284,10 @@ func (t bulkTable) exec(ctx context.Context, b *bulkTx, versionID, rows int, col
 		for c := range cols {
 			args = append(args, cols.value(c, r))
 		}
+	}
+	if rows == bulkRows(b.dialect) {
+		_, err := b.execCached(ctx, t.sqliteSQL(rows), args...)
+		return err
 	}
 	_, err := b.ExecContext(ctx, t.sqliteSQL(rows), args...)
 	return err

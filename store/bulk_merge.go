@@ -156,7 +156,7 @@ type chunkRunRow struct {
 // was stored before, and the caller writes nothing. In the caller's
 // transaction, the record and the merge commit or roll back together.
 func claimChunk(ctx context.Context, b *bulkTx, versionID int, r chunkRunRow) (bool, error) {
-	res, err := b.ExecContext(ctx, b.rebind(`INSERT INTO chunk_runs (created_at, document_id, chunk_index, detail, `+
+	res, err := b.execCached(ctx, b.rebind(`INSERT INTO chunk_runs (created_at, document_id, chunk_index, detail, `+
 		`node_count, edge_count, prompt_tokens, output_tokens, off_schema, failures, elapsed_ms, version_id) `+
 		`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (version_id, document_id, chunk_index) DO NOTHING`),
 		time.Now(), r.documentID, r.chunkIndex, r.detail, r.nodes, r.edges, r.promptTokens, r.outputTokens,
@@ -178,7 +178,7 @@ type versionDelta struct {
 
 // bumpVersion adds a finished chunk's figures to its version.
 func bumpVersion(ctx context.Context, b *bulkTx, versionID int, d versionDelta, now time.Time) error {
-	res, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
+	res, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
 		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
 		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+
 		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, heartbeat_at = ? WHERE id = ?`),
