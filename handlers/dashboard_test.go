@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -60,5 +61,27 @@ func TestSeedSample(t *testing.T) {
 	again, err := a.Runner.SeedSample(context.Background())
 	if err != nil || again {
 		t.Fatalf("second seed: %v %v", again, err)
+	}
+	// Both sample versions finish, and the dashboard links to them.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		vs, err := a.Store.RecentVersions(context.Background(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vs) == 2 && vs[0].Status == "done" && vs[1].Status == "done" {
+			if vs[0].Nodes == 0 || vs[1].Nodes == 0 {
+				t.Fatalf("empty sample graphs: %+v", vs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sample runs did not finish: %+v", vs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_, doc := a.Get(t, "/")
+	if doc.Find(`[data-testid="sample-graph"]`).Length() != 1 || doc.Find(`[data-testid="sample-compare"]`).Length() != 1 {
+		t.Fatal("dashboard does not link to the sample graph and comparison")
 	}
 }

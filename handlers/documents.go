@@ -39,32 +39,40 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 	ctx := c.Request().Context()
 	var added []extract.Document
 	var problems []string
+	known := 0
 	if form, err := c.MultipartForm(); err == nil && form != nil && len(form.File["files"]) > 0 {
 		for _, fh := range form.File["files"] {
-			d, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
+			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %s", fh.Filename, extract.MessageOf(err)))
+				problems = append(problems, namedProblem(fh.Filename, err))
 				continue
+			}
+			if !created {
+				known++
 			}
 			added = append(added, d)
 		}
 	} else {
+		text := c.FormValue("text")
 		name := strings.TrimSpace(c.FormValue("name"))
 		if name == "" {
-			name = "pasted.txt"
+			name = pastedName(text)
 		}
-		d, err := h.addDocument(ctx, name, []byte(c.FormValue("text")))
+		d, created, err := h.addDocument(ctx, name, []byte(text))
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %s", name, extract.MessageOf(err)))
+			problems = append(problems, namedProblem(name, err))
 		} else {
+			if !created {
+				known++
+			}
 			added = append(added, d)
 		}
 	}
 	switch {
 	case len(problems) > 0:
-		msg := strings.Join(problems, "; ")
+		msg := "Refused: " + strings.Join(problems, "; ")
 		if len(added) > 0 {
-			msg = fmt.Sprintf("Added %d document(s). Refused: %s", len(added), msg)
+			msg = addedSummary(len(added)-known, known) + " " + msg
 		}
 		if wantsJSON(c) {
 			return extract.Errorf(extract.KindInvalid, "%s", msg)
@@ -74,45 +82,76 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added[0])
 		}
-		return redirectFlash(c, "/documents/"+itoa(added[0].ID), "Document stored.", false)
+		msg := "Document stored."
+		if known > 0 {
+			msg = "This content was already stored; here it is."
+		}
+		return redirectFlash(c, "/documents/"+itoa(added[0].ID), msg, false)
 	default:
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added)
 		}
-		return redirectFlash(c, "/documents", fmt.Sprintf("Added %d documents.", len(added)), false)
+		return redirectFlash(c, "/documents", addedSummary(len(added)-known, known), false)
 	}
 }
 
-func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (extract.Document, error) {
+func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (extract.Document, bool, error) {
 	if size > int64(h.maxUpload()) {
-		return extract.Document{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
+		return extract.Document{}, false, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
 	}
 	f, err := open()
 	if err != nil {
-		return extract.Document{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1))
 	if err != nil {
-		return extract.Document{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	return h.addDocument(ctx, name, data)
 }
 
+// namedProblem says what was wrong with a file, naming it once.
+func namedProblem(name string, err error) string {
+	msg := extract.MessageOf(err)
+	if strings.Contains(msg, name) {
+		return msg
+	}
+	return name + ": " + msg
+}
+
+// addedSummary says how many uploads were new and how many known.
+func addedSummary(created, known int) string {
+	msg := fmt.Sprintf("Added %d new document(s).", created)
+	if known > 0 {
+		msg += fmt.Sprintf(" %d were already stored.", known)
+	}
+	return msg
+}
+
+// pastedName names pasted text after its first words.
+func pastedName(text string) string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return "pasted.txt"
+	}
+	name := strings.Join(words[:min(len(words), 6)], " ")
+	return clip(name, 48) + ".txt"
+}
+
 // addDocument validates and stores one document. Dialogue JSON must parse
 // as one of the known dialogue shapes.
-func (h *Handler) addDocument(ctx context.Context, name string, data []byte) (extract.Document, error) {
+func (h *Handler) addDocument(ctx context.Context, name string, data []byte) (extract.Document, bool, error) {
 	d, err := extract.ReadDocument(name, data, h.maxUpload())
 	if err != nil {
-		return d, err
+		return d, false, err
 	}
 	if d.Kind == extract.DocDialogue {
 		if _, err := dialogue.ParseAll([]byte(d.Content)); err != nil {
-			return d, err
+			return d, false, err
 		}
 	}
-	d, _, err = h.store.AddDocument(ctx, d)
-	return d, err
+	return h.store.AddDocument(ctx, d)
 }
 
 // showDocument renders one document.
@@ -125,7 +164,12 @@ func (h *Handler) showDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content)}, SHA256: d.SHA256, Content: d.Content}
+	info, err := h.store.DocumentInfo(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created},
+		SHA256: d.SHA256, Content: d.Content}
 	if len(p.Content) > previewBytes {
 		cut := previewBytes
 		for cut > 0 && !utf8Start(p.Content[cut]) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/handlers"
@@ -130,26 +132,28 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 	a := MustApp(t)
 	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(context.Background(), d)
-	resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"m"}, "doc": {fmt.Sprint(d.ID)},
-		"strategy": {"tuple"}, "provider": {"gemini"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	var id int
-	fmt.Sscanf(resp.Header.Get("Location"), "/versions/%d", &id)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		v, _ := a.Store.Version(context.Background(), id)
-		if v.Status == "failed" {
-			if !strings.Contains(v.Error, "GEMINI_API_KEY") {
-				t.Fatalf("error %q does not say what is missing", v.Error)
-			}
-			return
+	for _, tc := range []struct{ provider, want string }{
+		{"gemini", "GEMINI_API_KEY"},
+		{"none", "needs a model provider"},
+		{"openai", "OPENAI_BASE_URL"},
+	} {
+		resp, err := http.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"m"}, "doc": {fmt.Sprint(d.ID)},
+			"strategy": {"tuple"}, "provider": {tc.provider}})
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(doc.Find(`[data-testid="form-error"]`).Text(), tc.want) {
+			t.Fatalf("%s: status %d, error %q", tc.provider, resp.StatusCode, doc.Find(`[data-testid="form-error"]`).Text())
+		}
 	}
-	t.Fatal("run without a provider did not fail")
+	if c, _ := a.Store.Counts(context.Background()); c.Versions != 0 {
+		t.Fatalf("a refused run left %d versions", c.Versions)
+	}
 }
 
 func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {

@@ -261,6 +261,9 @@ func (r *Runner) Prepare(ctx context.Context, cfg *extract.Config, schemaRef str
 	default:
 		return extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
 	}
+	if err := r.checkProvider(*cfg); err != nil {
+		return err
+	}
 	if cfg.Provider != "none" && cfg.Model == "" {
 		switch cfg.Provider {
 		case "gemini":
@@ -284,4 +287,27 @@ func (r *Runner) defaultProvider() string {
 		return "openai"
 	}
 	return "none"
+}
+
+// checkProvider refuses a config whose model provider is missing or not
+// configured, before a version is created for it.
+func (r *Runner) checkProvider(cfg extract.Config) error {
+	needs := cfg.Strategy == extract.StrategyTuple || cfg.Strategy == extract.StrategySchema
+	switch cfg.Provider {
+	case "none", "":
+		if needs {
+			return extract.Errorf(extract.KindInvalid, "strategy %s needs a model provider: set GEMINI_API_KEY or OPENAI_BASE_URL, or use nlp offline", cfg.Strategy)
+		}
+	case "gemini":
+		if r.providers.GeminiAPIKey == "" {
+			return extract.Errorf(extract.KindInvalid, "the gemini provider needs GEMINI_API_KEY")
+		}
+	case "openai":
+		if r.providers.OpenAIBaseURL == "" && r.providers.OpenAIAPIKey == "" {
+			return extract.Errorf(extract.KindInvalid, "the openai provider needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
+		}
+	default:
+		return extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", cfg.Provider)
+	}
+	return nil
 }

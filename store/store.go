@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +71,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(err.Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
+		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(rootCause(err).Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
 	s := &Store{Client: client, DB: db, Dialect: dia, Now: time.Now}
@@ -147,16 +148,37 @@ func describe(opts Options, dsn string) string {
 	return strings.SplitN(strings.TrimPrefix(dsn, "file:"), "?", 2)[0]
 }
 
-// MaskURL hides the password of a database URL.
+// userinfo matches the user:password@ part of a URL that may not parse.
+var userinfo = regexp.MustCompile(`(://[^:/@\s]*):[^@\s]*@`)
+
+// MaskURL hides the password of a database URL, even a malformed one.
 func MaskURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		return userinfo.ReplaceAllString(raw, "$1:xxxxx@")
+	}
+	if u.User == nil {
 		return raw
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// rootCause is the innermost error of a chain: drivers repeat the
+// connection details at every level.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if multi, ok := err.(interface{ Unwrap() []error }); ok && len(multi.Unwrap()) > 0 {
+			next = multi.Unwrap()[0]
+		}
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 func maskErr(msg, raw string) string {

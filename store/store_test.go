@@ -111,6 +111,14 @@ func TestOpen_Errors(t *testing.T) {
 			t.Fatalf("unexpected error: %v", err)
 		}
 	})
+	t.Run("MalformedURLMasksPassword", func(t *testing.T) {
+		for _, u := range []string{"postgres://user:hunter2@host:notaport/db", "postgres://u:hunter2@[bad/x"} {
+			_, err := store.Open(ctx, store.Options{URL: u})
+			if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "xxxxx") {
+				t.Fatalf("%s: %v", u, err)
+			}
+		}
+	})
 	t.Run("UnsupportedScheme", func(t *testing.T) {
 		_, err := store.Open(ctx, store.Options{URL: "mysql://u:pw@host/db"})
 		if err == nil || extract.KindOf(err) != extract.KindInvalid || strings.Contains(err.Error(), ":pw@") {

@@ -60,7 +60,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(cmp.Result)
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cmp.Result)
 	}
 	printComparison(stdout, cmp)
 	return nil

@@ -70,7 +70,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep := eval.Score(entries, graphs, typeMap)
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(rep)
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
 	}
 	printEval(stdout, files[0], *format, rep, bytes, elapsed)
 	return nil

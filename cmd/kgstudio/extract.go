@@ -72,15 +72,13 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if *asJSON || p.ChunksTotal == 0 {
 			return
 		}
-		pc := p.ChunksDone * 100 / p.ChunksTotal
-		if pc/10 != last/10 || p.ChunksDone == p.ChunksTotal {
-			last = pc
-			fmt.Fprintf(stderr, "\r%s@%d: %d/%d chunks, %d nodes, %d edges", *name, v.Number, p.ChunksDone, p.ChunksTotal, p.Nodes, p.Edges)
+		// One line per tenth of the chunks; node and edge totals come at
+		// the end, after merging.
+		if tenth := p.ChunksDone * 10 / p.ChunksTotal; tenth != last {
+			last = tenth
+			fmt.Fprintf(stderr, "%s@%d: %d/%d chunks\n", *name, v.Number, p.ChunksDone, p.ChunksTotal)
 		}
 	})
-	if !*asJSON {
-		fmt.Fprintln(stderr)
-	}
 	v, err = st.Version(context.WithoutCancel(ctx), v.ID)
 	if err != nil {
 		return errors.Join(runErr, err)
