@@ -168,7 +168,7 @@ func (h *Handler) showDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created},
+	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created.Format("2006-01-02 15:04")},
 		SHA256: d.SHA256, Content: d.Content}
 	if len(p.Content) > previewBytes {
 		cut := previewBytes

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -290,9 +291,59 @@ func (h *Handler) apiVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number,
-		"status": v.Status, "config": v.Config, "document_ids": v.DocumentIDs, "reference": v.Reference,
-		"chunks_done": v.ChunksDone, "chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges,
-		"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "calls": v.Calls, "cached_calls": v.CachedCalls,
-		"off_schema": v.OffSchema, "parse_failures": v.ParseFailures, "elapsed_ms": v.Elapsed.Milliseconds(), "error": v.Error})
+	return c.JSON(http.StatusOK, toVersionJSON(v))
+}
+
+// versionJSON is a version in the JSON API.
+type versionJSON struct {
+	ID           int            `json:"id"`
+	Extraction   string         `json:"extraction"`
+	Version      int            `json:"version"`
+	Status       string         `json:"status"`
+	Reference    bool           `json:"reference"`
+	Note         string         `json:"note,omitempty"`
+	Config       extract.Config `json:"config"`
+	DocumentIDs  []int          `json:"document_ids"`
+	ChunksDone   int            `json:"chunks_done"`
+	ChunksTotal  int            `json:"chunks_total"`
+	Nodes        int            `json:"nodes"`
+	Edges        int            `json:"edges"`
+	PromptTokens int            `json:"prompt_tokens"`
+	OutputTokens int            `json:"output_tokens"`
+	Calls        int            `json:"calls"`
+	CachedCalls  int            `json:"cached_calls"`
+	OffSchema    int            `json:"off_schema"`
+	Failures     int            `json:"parse_failures"`
+	ElapsedMS    int64          `json:"elapsed_ms"`
+	Error        string         `json:"error,omitempty"`
+	CreatedAt    time.Time      `json:"created_at"`
+}
+
+func toVersionJSON(v store.Version) versionJSON {
+	return versionJSON{ID: v.ID, Extraction: v.Extraction, Version: v.Number, Status: v.Status, Reference: v.Reference,
+		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
+		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
+		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, Failures: v.ParseFailures, ElapsedMS: v.Elapsed.Milliseconds(),
+		Error: v.Error, CreatedAt: v.CreatedAt}
+}
+
+// apiExtractions lists extractions with their versions, newest first.
+func (h *Handler) apiExtractions(c echo.Context) error {
+	exs, err := h.store.ListExtractions(c.Request().Context(), 0)
+	if err != nil {
+		return err
+	}
+	type extractionJSON struct {
+		Name     string        `json:"name"`
+		Versions []versionJSON `json:"versions"`
+	}
+	out := make([]extractionJSON, 0, len(exs))
+	for _, e := range exs {
+		x := extractionJSON{Name: e.Name, Versions: make([]versionJSON, 0, len(e.Versions))}
+		for _, v := range e.Versions {
+			x.Versions = append(x.Versions, toVersionJSON(v))
+		}
+		out = append(out, x)
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -120,4 +121,53 @@ func TestExtractions_RunFromForm(t *testing.T) {
 			t.Fatal("document not pre-checked")
 		}
 	})
+}
+
+func TestExtractions_API(t *testing.T) {
+	a := MustApp(t)
+	v := a.MustExtract(t, "lincoln", "l.txt", lincoln, extract.DefaultConfig())
+	var list []struct {
+		Name     string `json:"name"`
+		Versions []struct {
+			ID      int    `json:"id"`
+			Version int    `json:"version"`
+			Status  string `json:"status"`
+			Nodes   int    `json:"nodes"`
+			Config  struct {
+				Strategy string `json:"strategy"`
+			} `json:"config"`
+		} `json:"versions"`
+	}
+	mustGetJSON(t, a.Server.URL+"/api/extractions", &list)
+	if len(list) != 1 || list[0].Name != "lincoln" || len(list[0].Versions) != 1 {
+		t.Fatalf("list: %+v", list)
+	}
+	got := list[0].Versions[0]
+	if got.ID != v.ID || got.Status != "done" || got.Nodes != v.Nodes || got.Config.Strategy != "nlp" {
+		t.Fatalf("version: %+v", got)
+	}
+	var docs []struct {
+		ID        int       `json:"id"`
+		Name      string    `json:"name"`
+		CreatedAt time.Time `json:"created_at"`
+	}
+	mustGetJSON(t, a.Server.URL+"/api/documents", &docs)
+	if len(docs) != 1 || docs[0].Name != "l.txt" || docs[0].CreatedAt.IsZero() {
+		t.Fatalf("documents: %+v", docs)
+	}
+}
+
+func mustGetJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", url, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -17,6 +17,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/extractions", h.listExtractions)
 	e.GET("/extractions/new", h.newExtraction)
 	e.POST("/extractions", h.startExtraction)
+	e.GET("/api/extractions", h.apiExtractions)
 	e.POST("/api/extractions", h.startExtraction)
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)

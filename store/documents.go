@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunk"
@@ -47,11 +48,11 @@ func DocumentFromEnt(d *ent.Document) extract.Document {
 
 // DocumentInfo is a document without its content, for lists.
 type DocumentInfo struct {
-	ID      int
-	Name    string
-	Kind    string
-	Size    int
-	Created string
+	ID      int       `json:"id"`
+	Name    string    `json:"name"`
+	Kind    string    `json:"kind"`
+	Size    int       `json:"size"`
+	Created time.Time `json:"created_at"`
 }
 
 // ListDocuments lists documents, newest first, without their content.
@@ -66,7 +67,7 @@ func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, e
 	}
 	out := make([]DocumentInfo, len(rows))
 	for i, r := range rows {
-		out[i] = DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt.Format("2006-01-02 15:04")}
+		out[i] = DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}
 	}
 	return out, nil
 }

@@ -38,7 +38,7 @@ func (s *Store) DocumentInfo(ctx context.Context, id int) (DocumentInfo, error) 
 	if err != nil {
 		return DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
 	}
-	return DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt.Format("2006-01-02 15:04")}, nil
+	return DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
 }
 
 // NodesByKeys loads the nodes of a version with the given keys.
