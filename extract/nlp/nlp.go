@@ -8,14 +8,31 @@
 //     typed by prose's recogniser run on a small window around each run
 //     (running it on whole chunks costs five times more and found no more
 //     entities on Re-DocRED);
+//   - plain-text markup never enters a name: underscores and asterisks
+//     around words (_italics_, *bold*) and "--" dashes are blanked before
+//     tagging, keeping byte offsets;
 //   - one-word names used more often in lower case in the same document
-//     ("Author", "May") are dropped;
+//     ("Author", "May", "Want") are dropped, as are one-word names that are
+//     capitalised only where a sentence or exclamation opens ("Hard and
+//     sharp as flint", "Foggier yet"), unless a cue word types them;
 //   - dates, years and numbers by pattern;
-//   - within a document, a surname or short form ("Lincoln") is read as the
-//     full name seen elsewhere in the same document ("Abraham Lincoln")
-//     when that is unambiguous;
+//   - within a document, a short form ("Lincoln") is read as a full name
+//     ending with it ("Abraham Lincoln"). Full names are runs of two to four
+//     capitalised words, leading titles dropped; a run that repeats a word
+//     ("called Scrooge Scrooge") and greetings ("Merry Christmas") are no
+//     full names. With one full name the short form takes it; with several,
+//     the most frequent takes it when it occurs at least twice as often as
+//     any other; otherwise the short form is ambiguous and stays a node of
+//     its own;
 //   - type corrections from cue words (titles such as "Mr." make a person,
-//     "University", "Company" an organisation, "River", "City" a location).
+//     a title before an office stays in the name and makes a person ("Lord
+//     Mayor"), "University", "Company" an organisation, "River", "City",
+//     "Churchyard" a location, also after "St. X's"; greetings and feast
+//     days ("Christmas Eve") are concepts).
+//
+// Edge labels spell out clitics ("'ll" -> "will") and are left out when
+// the verb belongs to a pronoun between the two entities ("Scrooge, and
+// you'll keep your Christmas" gives no "keep" edge).
 //
 // Types map onto the chosen schema's types (see Options.EntityTypes):
 // persons to Person, organisations to Organization, places to Location,
@@ -133,7 +150,7 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		ents, sents = cjkEntities(chunk.Text)
 	} else {
 		var err error
-		ents, sents, toks, err = e.english(doc, chunk.Text)
+		ents, sents, toks, err = e.english(doc, maskMarkup(chunk.Text))
 		if err != nil {
 			return extract.ChunkResult{}, err
 		}
@@ -162,7 +179,8 @@ type tok struct {
 	start, end       int
 }
 
-// english runs the English passes over one chunk.
+// english runs the English passes over one chunk (text already passed
+// through maskMarkup, so offsets are the chunk's).
 func (e *Extractor) english(doc extract.Document, text string) ([]entity, []span, []tok, error) {
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
@@ -184,15 +202,24 @@ func (e *Extractor) english(doc extract.Document, text string) ([]entity, []span
 	kept := ents[:0]
 	for _, en := range ents {
 		if en.tokFirst >= 0 {
+			cued := false
 			if !e.skipCorrections {
 				correctType(&en, toks)
+				cued = en.typed
+				// A lone capitalised word seen only where sentences
+				// open ("Hard and sharp as flint") is no name.
+				if !en.typed && en.tokFirst == en.tokLast && opensSentence(text, en.start) && tables.onlyInitial(en.name) {
+					continue
+				}
 			}
 			if !en.typed && !e.opts.SkipNER {
 				if c, ok := e.nerType(text, toks, sentOf, en); ok {
 					en.cat, en.typed = c, true
 				}
 			}
-			if !en.typed && !e.skipCorrections && tables.commonWord(en.name) {
+			// A word used more in lower case ("Want is keenly felt")
+			// is no name unless a cue word said so.
+			if !cued && !e.skipCorrections && tables.commonWord(en.name) {
 				continue
 			}
 		}
@@ -333,6 +360,7 @@ func sentAt(sents []span, at int) int {
 }
 
 // buildGraph turns the entities of a chunk into nodes and edges.
+// Mentions and descriptions quote the chunk text itself, markup included.
 func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span, toks []tok) extract.Graph {
 	text := chunk.Text
 	var g extract.Graph

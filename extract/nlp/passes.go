@@ -36,7 +36,24 @@ var placeWords = setOf("River", "Lake", "Mountain", "Mountains", "Mount", "Mt.",
 	"County", "Street", "Road", "Square", "Park", "Bay", "Sea", "Ocean", "Valley", "State", "Province",
 	"Kingdom", "Republic", "Hill", "Hills", "Desert", "Forest", "Coast", "Peninsula", "Avenue", "Lane",
 	"District", "Region", "Village", "Town", "Township", "Gulf", "Strait", "Canal", "Airport", "Station",
-	"Bridge", "Castle", "Palace", "Cathedral", "Abbey", "Hall")
+	"Bridge", "Castle", "Palace", "Cathedral", "Abbey", "Hall", "Churchyard", "Gardens", "Market")
+
+// greetings are capitalised phrases that name no one ("Merry
+// Christmas!"): they stay concepts and never stand in for a short form.
+var greetings = setOf("Merry Christmas", "Happy Christmas", "Happy New Year", "Good Morning", "Good Afternoon",
+	"Good Evening", "Good Night", "Good Day", "Happy Birthday", "Happy Easter")
+
+// feasts are named days, concepts rather than persons ("Christmas Eve").
+var feasts = setOf("Christmas Eve", "Christmas Day", "New Year", "New Year's Eve", "New Year's Day",
+	"Easter Sunday", "Good Friday", "Boxing Day", "Twelfth Night")
+
+// saints are the titles that may open a place name.
+var saints = setOf("St.", "St", "Saint")
+
+// offices follow a title to form one name ("Lord Mayor", "Lord
+// Chancellor"): the title then stays part of the name.
+var offices = setOf("Mayor", "Mayoress", "Chancellor", "Chamberlain", "Bishop", "Justice", "Protector", "Admiral",
+	"Lieutenant", "Chief", "Provost", "Steward", "Keeper", "Marshal", "Advocate", "Speaker", "Treasurer")
 
 // speechVerbs after a name make it a person.
 var speechVerbs = setOf("said", "says", "asked", "replied", "cried", "exclaimed", "answered", "whispered", "returned", "thought")
@@ -96,8 +113,12 @@ func properNounSpans(text string, toks []tok, sentOf []int) []entity {
 			continue
 		}
 		j := i
+		saint := saints[toks[i].text]
+		possessive := false
 		for {
-			if j+1 < len(toks) && sentOf[j+1] == sentOf[i] && isCand(j+1) {
+			// A repeated word ends the run: "called Scrooge Scrooge" is
+			// the same name twice.
+			if j+1 < len(toks) && sentOf[j+1] == sentOf[i] && isCand(j+1) && toks[j+1].text != toks[j].text {
 				j++
 				continue
 			}
@@ -105,10 +126,24 @@ func properNounSpans(text string, toks []tok, sentOf []int) []entity {
 				j += 2
 				continue
 			}
+			// "St. Paul's Churchyard", "Regent's Park": a possessive
+			// inside a place name.
+			if j+2 < len(toks) && sentOf[j+2] == sentOf[i] && toks[j+1].tag == "POS" && toks[j+1].start == toks[j].end &&
+				isCand(j+2) && (saint || placeWords[toks[j+2].text]) {
+				j += 2
+				possessive = true
+				continue
+			}
 			break
 		}
 		first := i
-		for first <= j && titles[toks[first].text] {
+		// Titles are no part of a name, except before an office ("Lord
+		// Mayor") and "St." in a place ("St. Paul's Churchyard").
+		for first < j && titles[toks[first].text] && !offices[toks[first+1].text] &&
+			!(saints[toks[first].text] && (possessive || placeWords[toks[j].text])) {
+			first++
+		}
+		if first == j && titles[toks[first].text] {
 			first++
 		}
 		// Drop stop words left at the edges ("The Hague" keeps its "The"
@@ -273,16 +308,26 @@ func correctType(en *entity, toks []tok) {
 		next = strings.ToLower(toks[en.tokLast+1].text)
 	}
 	switch {
+	case greetings[en.name] || feasts[en.name]:
+		en.cat, en.typed = catMisc, true
 	case orgWords[last] || (orgWords[first] && en.tokLast > en.tokFirst):
 		en.cat, en.typed = catOrg, true
 	case placeWords[last] || (placeWords[first] && en.tokLast > en.tokFirst):
 		en.cat, en.typed = catLocation, true
-	case personTitles[prev] || speechVerbs[next]:
+	case personTitles[prev] || speechVerbs[next] || offices[last] && en.tokLast > en.tokFirst:
 		en.cat, en.typed = catPerson, true
 	case en.tokFirst > 0 && speechVerbs[strings.ToLower(prev)] && en.tokFirst == en.tokLast:
 		en.cat, en.typed = catPerson, true
 	}
 }
+
+// contractions spell out the clitics prose splits off ("you'll" ->
+// "you", "'ll"), so labels read "will keep", never "'ll keep".
+var contractions = map[string]string{"'ll": "will", "'d": "would", "'ve": "have", "'re": "are", "'m": "am",
+	"'s": "is", "n't": "not", "ca": "can", "wo": "will"}
+
+// subjectPronouns start a clause whose verb belongs to them.
+var subjectPronouns = setOf("i", "you", "he", "she", "we", "they", "it", "who", "which", "that")
 
 // verbPhrase returns the verb group between two entities in the chunk
 // (byte range [from, to)), e.g. "was born in", or "".
@@ -291,18 +336,27 @@ func verbPhrase(toks []tok, from, to int) string {
 	var words []string
 	hasVerb := false
 	n := 0
+	prev := ""
 	for ; i < len(toks) && toks[i].end <= to; i++ {
 		t := toks[i]
 		if n++; n > 8 {
 			return ""
 		}
+		word := strings.ToLower(t.text)
+		if full, ok := contractions[strings.ReplaceAll(word, "’", "'")]; ok {
+			word = full
+		}
 		isVerb := strings.HasPrefix(t.tag, "VB") || t.tag == "MD"
 		switch {
+		case isVerb && len(words) == 0 && subjectPronouns[prev]:
+			// "Scrooge, and you'll keep your Christmas": the verb is
+			// the pronoun's, not the entity's.
+			return ""
 		case isVerb:
 			hasVerb = true
-			words = append(words, strings.ToLower(t.text))
+			words = append(words, word)
 		case len(words) > 0 && (t.tag == "RB" || t.tag == "RP" || t.tag == "TO" || t.tag == "IN"):
-			words = append(words, strings.ToLower(t.text))
+			words = append(words, word)
 		case len(words) > 0:
 			// The group ended; a later verb starts a new one.
 			if hasVerb {
@@ -310,6 +364,7 @@ func verbPhrase(toks []tok, from, to int) string {
 			}
 			words = words[:0]
 		}
+		prev = strings.ToLower(t.text)
 	}
 	if !hasVerb {
 		return ""
@@ -330,10 +385,12 @@ var wordRE = regexp.MustCompile(`\b[A-Za-z][a-z]+\b`)
 
 // docTables holds what the passes learn from a whole document.
 type docTables struct {
-	// aliases maps a surname to the unique full name ending with it.
+	// aliases maps a short form (the last word of a multi-word name) to
+	// the full name it stands for; see buildTables.
 	aliases map[string]string
-	// lower and upper count a word's lower-case and capitalised uses.
-	lower, upper map[string]int
+	// lower and upper count a word's lower-case and capitalised uses; mid
+	// counts the capitalised uses that do not open a sentence.
+	lower, upper, mid map[string]int
 }
 
 // commonWord reports whether a one-word name is used more often in lower
@@ -344,6 +401,13 @@ func (t *docTables) commonWord(name string) bool {
 	}
 	l := t.lower[strings.ToLower(name)]
 	return l > 0 && l >= t.upper[name]
+}
+
+// onlyInitial reports whether a one-word name is capitalised only where a
+// sentence, line of dialogue or exclamation opens ("Hard and sharp as
+// flint", "Foggier yet"), which is no evidence that it is a name.
+func (t *docTables) onlyInitial(name string) bool {
+	return !strings.ContainsAny(name, " ") && t.mid[name] == 0
 }
 
 // docTables returns (building once per document) the document's tables.
@@ -366,25 +430,36 @@ func (e *Extractor) docTables(doc extract.Document) *docTables {
 	return ent.t
 }
 
-// buildTables scans a document once: aliases map the last word of
-// multi-word capitalised names to the full name when exactly one full name
-// ends with that word; word case counts feed commonWord.
+// buildTables scans a document once: word case counts feed commonWord and
+// onlyInitial; aliases map a short form to a full name.
+//
+// The alias rule: every run of two to four capitalised words (leading
+// titles and stop words removed, but a title kept before an office such as
+// "Lord Mayor") is a full name for its last word. A full name whose words
+// repeat ("called Scrooge Scrooge") is no full name. When only one full
+// name ends with a word, the word stands for it ("Lincoln" for "Abraham
+// Lincoln"). When several do, the most frequent one wins if it occurs at
+// least twice as often as any other ("Abraham Lincoln" four times, "Mary
+// Todd Lincoln" once); otherwise the short form is ambiguous and stays a
+// node of its own.
 func buildTables(content string) *docTables {
-	t := &docTables{aliases: map[string]string{}, lower: map[string]int{}, upper: map[string]int{}}
-	for _, w := range wordRE.FindAllString(content, -1) {
-		if isCap(w) {
-			t.upper[w]++
-		} else {
+	content = maskMarkup(content)
+	t := &docTables{aliases: map[string]string{}, lower: map[string]int{}, upper: map[string]int{}, mid: map[string]int{}}
+	for _, m := range wordRE.FindAllStringIndex(content, -1) {
+		w := content[m[0]:m[1]]
+		if !isCap(w) {
 			t.lower[w]++
+			continue
+		}
+		t.upper[w]++
+		if !opensSentence(content, m[0]) {
+			t.mid[w]++
 		}
 	}
-	full := map[string]map[string]bool{}
+	full := map[string]map[string]int{}
 	for _, m := range aliasRE.FindAllString(content, -1) {
-		words := strings.Fields(m)
-		for len(words) > 0 && (stopCaps[words[0]] || titles[words[0]]) {
-			words = words[1:]
-		}
-		if len(words) < 2 || len(words) > 4 {
+		words := trimTitles(strings.Fields(m))
+		if len(words) < 2 || len(words) > 4 || repeats(words) || greetings[strings.Join(words, " ")] {
 			continue
 		}
 		last := words[len(words)-1]
@@ -392,19 +467,90 @@ func buildTables(content string) *docTables {
 			continue
 		}
 		if full[last] == nil {
-			full[last] = map[string]bool{}
+			full[last] = map[string]int{}
 		}
-		full[last][strings.Join(words, " ")] = true
+		full[last][strings.Join(words, " ")]++
 	}
 	for short, names := range full {
-		if len(names) != 1 {
-			continue
+		best, bestN := "", 0
+		for n, c := range names {
+			if c > bestN || c == bestN && n < best {
+				best, bestN = n, c
+			}
 		}
-		for n := range names {
-			t.aliases[short] = n
+		second := 0
+		for n, c := range names {
+			if n != best && c > second {
+				second = c
+			}
+		}
+		if bestN >= 2*second {
+			t.aliases[short] = best
 		}
 	}
 	return t
+}
+
+// trimTitles drops leading stop words and titles from the words of a
+// name, keeping a title that precedes an office ("Lord Mayor").
+func trimTitles(words []string) []string {
+	for len(words) > 0 && (stopCaps[words[0]] || titles[words[0]] || stopCaps[clitic(words[0])]) {
+		if titles[words[0]] && len(words) > 1 && offices[words[1]] {
+			break
+		}
+		words = words[1:]
+	}
+	return words
+}
+
+// clitic returns the part of a word before an apostrophe ("What's" ->
+// "What"), or "" when it has none.
+func clitic(w string) string {
+	if i := strings.IndexAny(w, "'’"); i > 0 {
+		return w[:i]
+	}
+	return ""
+}
+
+// repeats reports whether a word occurs twice among words.
+func repeats(words []string) bool {
+	for i := 1; i < len(words); i++ {
+		for j := 0; j < i; j++ {
+			if words[i] == words[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opensSentence reports whether the word at byte i opens a sentence: only
+// spaces, quotes and brackets lie between it and the start of the text, a
+// blank line, or a sentence end (".", "!", "?", ":").
+func opensSentence(text string, i int) bool {
+	newlines := 0
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:i])
+		switch {
+		case r == '\n':
+			if newlines++; newlines >= 2 {
+				return true
+			}
+		case unicode.IsSpace(r), strings.ContainsRune("'\"‘’“”([", r):
+		case r == '.':
+			// "Mr. Fezziwig", "J. Smith": an abbreviation, no sentence end.
+			w := text[:i-n]
+			k := strings.LastIndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
+			w = w[k+1:]
+			return !(titles[w+"."] || titles[w] || utf8.RuneCountInString(w) == 1 && isCap(w))
+		case strings.ContainsRune("!?:", r):
+			return true
+		default:
+			return false
+		}
+		i -= n
+	}
+	return true
 }
 
 // nerType asks prose's recogniser for the category of an entity, looking
@@ -517,4 +663,43 @@ func cjkEntities(text string) ([]entity, []span) {
 		out = append(out, en)
 	}
 	return out, sents
+}
+
+// maskMarkup blanks plain-text markup so that it never becomes part of a
+// name: underscores and asterisks that open or close a word (Gutenberg's
+// _italics_ and *bold*) and runs of two or more hyphens used as dashes
+// ("Eve--old Scrooge"). Each masked byte becomes a space, so byte offsets
+// are unchanged; underscores inside a word ("snake_case") stay.
+func maskMarkup(text string) string {
+	if !strings.ContainsAny(text, "_*") && !strings.Contains(text, "--") {
+		return text
+	}
+	b := []byte(text)
+	wordByte := func(i int) bool {
+		if i < 0 || i >= len(b) {
+			return false
+		}
+		c := b[i]
+		return c >= 0x80 || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '_', '*':
+			if !(wordByte(i-1) && wordByte(i+1)) {
+				b[i] = ' '
+			}
+		case '-':
+			j := i
+			for j < len(b) && b[j] == '-' {
+				j++
+			}
+			if j-i >= 2 {
+				for k := i; k < j; k++ {
+					b[k] = ' '
+				}
+			}
+			i = j - 1
+		}
+	}
+	return string(b)
 }
