@@ -5,7 +5,6 @@
 package handlers
 
 import (
-	"context"
 	"log/slog"
 
 	"github.com/kgstudio/kgstudio/static"
@@ -37,6 +36,3 @@ func New(st *store.Store, log *slog.Logger, cfg Config, runner *Runner) *Handler
 
 // Runner returns the background runner.
 func (h *Handler) Runner() *Runner { return h.runner }
-
-// background is the context for work that outlives a request.
-var background = context.Background

@@ -61,7 +61,8 @@ func (r *Runner) Start(v store.Version) {
 		r.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(background())
+	// A background run outlives the request that started it.
+	ctx, cancel := context.WithCancel(context.Background())
 	r.active[v.ID] = cancel
 	r.mu.Unlock()
 	r.wg.Add(1)
