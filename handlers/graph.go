@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -330,6 +331,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 		Version:   versionRow(v),
 		LibURL:    h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js"),
 		ScriptURL: h.assets.URL("js/graph.js"),
+		StyleURL:  h.assets.URL("css/graph.css"),
 		Config: web.GraphConfig{
 			API:       "/api" + base + "/graph",
 			NodeURL:   base + "/nodes/",
@@ -565,14 +567,22 @@ func (h *Handler) loadNodeDetail(c echo.Context) (NodeDetail, error) {
 
 func nodePanelView(versionID int, d NodeDetail) web.NodePanelView {
 	p := web.NodePanelView{VersionID: versionID, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
-		MentionCount: d.MentionCount}
+		MentionCount: d.MentionCount, AlsoSeenAs: alsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
 	keys := make([]string, 0, len(d.Properties))
 	for k := range d.Properties {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		p.Properties = append(p.Properties, web.PropRow{Key: k, Value: propString(d.Properties[k])})
+		if k == extract.PropTypeCounts {
+			continue // shown as AlsoSeenAs
+		}
+		row := web.PropRow{Key: cmp.Or(propNames[k], strings.ReplaceAll(k, "_", " ")), Value: propString(d.Properties[k])}
+		if detailProps[k] {
+			p.Details = append(p.Details, row)
+		} else {
+			p.Properties = append(p.Properties, row)
+		}
 	}
 	conv := func(es []NodeEdge) []web.PanelEdge {
 		out := make([]web.PanelEdge, len(es))
@@ -590,17 +600,78 @@ func nodePanelView(versionID int, d NodeDetail) web.NodePanelView {
 	return p
 }
 
-// propString formats a property value for display.
+// detailProps are bookkeeping properties of the extraction; the side panel
+// folds them under "Details".
+var detailProps = map[string]bool{
+	extract.PropFragmentsDropped: true, "path": true, "structure": true, "implicit": true, "history": true,
+}
+
+// propNames are readable names of well-known property keys; other keys are
+// shown with "_" as spaces.
+var propNames = map[string]string{
+	extract.PropFragmentsDropped: "description fragments left out",
+	"created_turn":               "created in turn",
+	"updated_turn":               "updated in turn",
+}
+
+// alsoSeenAs reads a type_counts property (a map of type to count, in its
+// Go or JSON form) and lists the types other than typ, most seen first:
+// "Location ×5, Organization ×1". It is empty when there are none.
+func alsoSeenAs(typ string, v any) string {
+	counts := map[string]int{}
+	switch m := v.(type) {
+	case map[string]int:
+		maps.Copy(counts, m)
+	case map[string]any:
+		for t, n := range m {
+			switch x := n.(type) {
+			case float64:
+				counts[t] = int(x)
+			case int:
+				counts[t] = x
+			}
+		}
+	}
+	var others []string
+	for t, n := range counts {
+		if t != typ && t != "" && n > 0 {
+			others = append(others, t)
+		}
+	}
+	slices.SortFunc(others, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(others))
+	for i, t := range others {
+		parts[i] = t + " ×" + strconv.Itoa(counts[t])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// propString formats a property value for display: lists item by item
+// (records one per line), records as "key: value" pairs without the empty
+// ones, other values as JSON.
 func propString(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
 	case []any:
 		parts := make([]string, len(x))
+		sep := ", "
 		for i, e := range x {
+			if _, rec := e.(map[string]any); rec {
+				sep = "\n"
+			}
 			parts[i] = propString(e)
 		}
-		return strings.Join(parts, ", ")
+		return strings.Join(parts, sep)
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		var parts []string
+		for _, k := range keys {
+			if s := propString(x[k]); s != "" && s != "null" {
+				parts = append(parts, k+": "+s)
+			}
+		}
+		return strings.Join(parts, "; ")
 	default:
 		b, err := json.Marshal(x)
 		if err != nil {

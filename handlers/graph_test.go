@@ -353,6 +353,27 @@ func TestGraphPage_Browser(t *testing.T) {
 		t.Fatalf("legend has %d entries, want %d (%v)", legend, len(res.Types), err)
 	}
 
+	t.Run("FitsAndNames", func(t *testing.T) {
+		// The settled layout fills the canvas in one direction at least,
+		// and the best-connected nodes are named at the first zoom.
+		keys := make([]string, len(res.Nodes))
+		for i, n := range res.Nodes {
+			keys[i] = n.ID
+		}
+		fill, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(function(keys){
+			var b = document.getElementById('graph').getBoundingClientRect(), x0=1e9, x1=-1e9, y0=1e9, y1=-1e9;
+			keys.forEach(function(k){ var p = kgGraph.pointOf(k); if (!p) return;
+				x0=Math.min(x0,p.x); x1=Math.max(x1,p.x); y0=Math.min(y0,p.y); y1=Math.max(y1,p.y); });
+			return Math.max((x1-x0)/b.width, (y1-y0)/b.height); })(`+mustJSON(keys)+`)`))
+		if err != nil || fill < 0.6 {
+			t.Errorf("the graph spans %.2f of the canvas after settling, want at least 0.6 (%v)", fill, err)
+		}
+		labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.labels`))
+		if err != nil || labels < min(len(res.Nodes), 5) {
+			t.Errorf("%d names drawn at the first zoom (%v)", labels, err)
+		}
+	})
+
 	t.Run("ClickNode", func(t *testing.T) {
 		top := res.Nodes[0]
 		keyJSON, _ := json.Marshal(top.ID)
@@ -469,6 +490,18 @@ func TestGraphPage_Threshold(t *testing.T) {
 	if err != nil || n != handlers.GraphThreshold {
 		t.Fatalf("first view has %d nodes, want %d (%v)", n, handlers.GraphThreshold, err)
 	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if err != nil || !strings.Contains(hint, "best-connected") || !strings.Contains(hint, fmt.Sprintf("of %d,%03d nodes", v.Nodes/1000, v.Nodes%1000)) {
+		t.Errorf("status of the partial view: %q (%v)", hint, err)
+	}
+	// Names of the best-connected nodes show at the first zoom, a bounded
+	// number of them.
+	if err := pollTrue(ctx, `window.kgGraph.labels >= 10`); err != nil {
+		t.Errorf("names at the first zoom: %v", err)
+	}
+	if labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.labels`)); err != nil || labels > 40 {
+		t.Errorf("%d names drawn zoomed out (%v)", labels, err)
+	}
 	// Selecting a node that is not drawn fetches its neighbourhood.
 	var part handlers.GraphResult
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?limit=%d", v.ID, handlers.GraphThreshold), http.StatusOK, &part)
@@ -495,6 +528,91 @@ func TestGraphPage_Threshold(t *testing.T) {
 	}
 	if err := pollTrue(ctx, `window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGraphPage_FocusHint: opened on a node, the status line says that the
+// neighbourhood of that node is shown, not the best-connected nodes.
+func TestGraphPage_FocusHint(t *testing.T) {
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "mid", "synthetic", synthetic(400, 420))
+	var part handlers.GraphResult
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?focus=n00007&depth=2", v.ID), http.StatusOK, &part)
+	if len(part.Nodes) >= v.Nodes {
+		t.Fatalf("the neighbourhood of n00007 holds the whole graph (%d nodes)", len(part.Nodes))
+	}
+	u := fmt.Sprintf("%s/versions/%d/graph?focus=n00007", a.Server.URL, v.ID)
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded && !!document.querySelector('[data-testid=node-panel]')`); err != nil {
+		t.Fatal(err)
+	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Showing %d of %d nodes", len(part.Nodes), v.Nodes)
+	if !strings.HasPrefix(hint, want) || !strings.Contains(hint, "neighbourhood of “Entity 7”") || strings.Contains(hint, "best-connected") {
+		t.Errorf("status %q, want %q… about the neighbourhood of Entity 7", hint, want)
+	}
+	// Loading everything drops the explanation.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-load-all"]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
+		t.Fatal(err)
+	}
+	hint, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if hint != fmt.Sprintf("Showing all %d nodes, %d edges", v.Nodes, v.Edges) {
+		t.Errorf("status after Load all: %q", hint)
+	}
+}
+
+// TestGraphPanel_Properties: the node panel turns type counts into a
+// readable line, folds bookkeeping properties away and shows no raw JSON.
+func TestGraphPanel_Properties(t *testing.T) {
+	a := MustApp(t)
+	long := strings.Repeat("averyveryverylongwordwithoutspaces", 8)
+	g := extract.Graph{Nodes: []extract.Node{
+		{Key: "scrooge", Name: "Scrooge", Type: "Person", Description: "A miser.", Properties: map[string]any{
+			extract.PropTypeCounts: map[string]any{"Person": 9.0, "Location": 5.0, "Concept": 1.0},
+			extract.PropFragmentsDropped: 44.0, "category": "PER", "note": long,
+			"history": []any{map[string]any{"label": "Scrooge", "since": 1.0, "until": 4.0, "timestamp": ""}},
+		}},
+		{Key: "marley", Name: "Marley", Type: "Person", Properties: map[string]any{extract.PropTypeCounts: map[string]any{"Person": 2.0}}},
+	}}
+	v := a.MustGraphVersion(t, "panel", "Scrooge and Marley.", g)
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/nodes/scrooge", v.ID))
+	panel := doc.Find(`[data-testid="node-panel"]`)
+	if also := strings.TrimSpace(panel.Find(`[data-testid="node-also"]`).Text()); also != "Also seen as Location ×5, Concept ×1" {
+		t.Errorf("type counts shown as %q", also)
+	}
+	props := panel.Find(`[data-testid="node-properties"]`)
+	if !hasText(props, "PER") || !hasText(props, long) {
+		t.Errorf("properties: %q", props.Text())
+	}
+	for _, internal := range []string{"type_counts", "fragments", "{", "history"} {
+		if hasText(props, internal) {
+			t.Errorf("the visible properties show %q: %q", internal, props.Text())
+		}
+	}
+	details := panel.Find(`details[data-testid="node-details"]`)
+	if !hasText(details.Find(`summary`), "Details") || !hasText(details, "44") || !hasText(details, "label: Scrooge; since: 1; until: 4") {
+		t.Errorf("details fold: %q", details.Text())
+	}
+	if hasText(details, "timestamp") || hasText(panel, "{") {
+		t.Errorf("empty values or raw JSON in the panel: %q", panel.Text())
+	}
+	_, doc = a.Get(t, fmt.Sprintf("/versions/%d/nodes/marley", v.ID))
+	if doc.Find(`[data-testid="node-also"]`).Length() != 0 || doc.Find(`[data-testid="node-properties"]`).Length() != 0 {
+		t.Errorf("a node seen with one type only: %q", doc.Find(`[data-testid="node-panel"]`).Text())
+	}
+	// The page links the stylesheet that wraps the panel's long values.
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d/graph", v.ID))
+	if page.Find(`link[rel=stylesheet][href*="graph"]`).Length() != 1 {
+		t.Error("the graph page does not link its stylesheet")
 	}
 }
 

@@ -7,6 +7,7 @@ type GraphPageView struct {
 	Version   VersionRow
 	LibURL    string // the vendored graph library
 	ScriptURL string // our glue, static/js/graph.js
+	StyleURL  string // static/css/graph.css
 	Config    GraphConfig
 	Downloads []Download
 }
@@ -41,7 +42,9 @@ type NodePanelView struct {
 	Name         string
 	Type         string
 	Description  string
-	Properties   []PropRow
+	AlsoSeenAs   string    // other types the node was given, "Location ×5"
+	Properties   []PropRow // properties worth reading
+	Details      []PropRow // bookkeeping properties, folded away
 	Out          []PanelEdge
 	In           []PanelEdge
 	Mentions     []PanelMention

@@ -1,7 +1,9 @@
 // kgstudio graph view: draws one extraction version with force-graph.
-// Colour by type (the legend toggles types), size by degree, names when
-// zoomed in, search, a side panel for nodes and edges, neighbourhood
-// expansion, and a "load all" switch for graphs past the threshold.
+// Colour by type (the legend toggles types), size by degree, the names of
+// the best-connected nodes (more as you zoom in), search, a side panel for
+// nodes and edges, neighbourhood expansion, and a "load all" switch for
+// graphs past the threshold. The view fits the graph while the layout
+// settles, until the user pans, zooms or picks a node.
 // window.kgGraph exposes the state to tests.
 (function () {
   "use strict";
@@ -23,13 +25,23 @@
   var types = [];
   var selected = null;
   var selectedLink = null;
-  var fitted = false;
   var panelSeq = 0;
+  var byDegree = [];    // drawn nodes, best-connected first (label order)
+  var view = "";        // what the status line says is drawn
+  var follow = true;    // fit the view to the graph while the layout moves
+  var fitFilter = null; // the nodes to fit, null for all visible ones
+  var lastFit = 0;
+  var drawGen = 0;      // counts setData calls
+  var LABELS = 30;      // names always drawn, best-connected first
+  var MAX_LABELS = 300; // names drawn at most per frame
+  var FIT_PAD = 40;     // pixels around a fitted graph
+  var MAX_FIT_ZOOM = 4; // a fit never zooms in further than this
 
   var kg = window.kgGraph = {
     settled: false, // the layout has stopped moving
     loaded: false,  // the first data set is drawn
     hovered: null,  // key of the node under the pointer
+    labels: 0,      // names drawn in the last frame
     nodeCount: function () { return byId.size; },
     edgeCount: function () { return links.length; },
     select: select,
@@ -46,49 +58,131 @@
   function status(text) { statusEl.textContent = text; }
   function linkKey(l) { return idOf(l.source) + "\x1f" + l.label + "\x1f" + idOf(l.target); }
   function idOf(end) { return typeof end === "object" ? end.id : end; }
-  function radius(n) { return 3 * Math.sqrt(1 + Math.sqrt(n.degree)); }
+  var REL = 4;          // node size: REL * sqrt(1 + sqrt(degree)) pixels at zoom 1
+  function radius(n) { return REL * Math.sqrt(1 + Math.sqrt(n.degree)); }
   function tip(text) { var d = document.createElement("div"); d.textContent = text; return d; }
 
   var fg = new ForceGraph(el)
     .width(el.clientWidth)
     .height(el.clientHeight)
     .nodeId("id")
-    .nodeRelSize(3)
+    .nodeRelSize(REL)
     .nodeVal(function (n) { return 1 + Math.sqrt(n.degree); })
     .nodeColor(function (n) { return colors[n.type] || "#999"; })
     .nodeLabel(function (n) { return tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges"); })
     .linkLabel(function (l) { return tip(l.label); })
     .linkColor(function (l) { return l === selectedLink ? "#d64545" : "rgba(110,110,110,0.35)"; })
     .linkWidth(function (l) { return l === selectedLink ? 2 : 0.6; })
-    .nodeCanvasObjectMode(function () { return "after"; })
-    .nodeCanvasObject(drawLabel)
-    .onNodeHover(function (n) { kg.hovered = n ? n.id : null; })
+    .onRenderFramePost(drawLabels)
+    .onNodeHover(function (n) { kg.hovered = n ? n.id : null; el.style.cursor = n ? "pointer" : ""; })
     .onNodeClick(function (n) { select(n.id); })
     .onLinkClick(showEdge)
     .onBackgroundClick(function () { selected = null; selectedLink = null; })
+    .onEngineTick(function () {
+      var now = performance.now();
+      if (follow && now - lastFit > 300) { lastFit = now; fit(250); }
+    })
     .onEngineStop(function () {
-      if (!fitted) { fitted = true; fg.zoomToFit(0, 30); }
-      kg.settled = true;
+      // settled once the last fit has finished moving the view.
+      var g = drawGen;
+      if (follow) { fit(300); setTimeout(function () { if (g === drawGen) kg.settled = true; }, 350); }
+      else kg.settled = true;
     });
   setVisibility();
 
-  // drawLabel writes a node's name once it is large enough on screen, and
-  // rings the selected node.
-  function drawLabel(n, ctx, scale) {
-    var r = radius(n);
-    if (n === selected) {
+  // The user takes the view over by panning, zooming or dragging; from then
+  // on the view only moves when asked (Fit, a search, Load all, Expand).
+  el.addEventListener("wheel", function () { follow = false; }, { passive: true });
+  el.addEventListener("pointerdown", function () { follow = false; });
+
+  // fit zooms to the visible nodes (or those fitFilter keeps), with room
+  // for the names on the right, never closer than MAX_FIT_ZOOM.
+  function fit(ms) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    fg.graphData().nodes.forEach(function (n) {
+      if (n.x === undefined || hidden[n.type] || (fitFilter && !fitFilter(n))) return;
+      var r = radius(n);
+      if (n.x - r < x0) x0 = n.x - r;
+      if (n.x + r > x1) x1 = n.x + r;
+      if (n.y - r < y0) y0 = n.y - r;
+      if (n.y + r > y1) y1 = n.y + r;
+    });
+    if (x0 === Infinity) return;
+    var w = el.clientWidth, h = el.clientHeight, labelRoom = 80;
+    var k = Math.min((w - 2 * FIT_PAD - labelRoom) / Math.max(x1 - x0, 1),
+      (h - 2 * FIT_PAD - 16) / Math.max(y1 - y0, 1), MAX_FIT_ZOOM);
+    k = Math.max(k, 0.02);
+    // Shift the centre so the labels' room ends up on the right.
+    fg.centerAt((x0 + x1) / 2 + labelRoom / 2 / k, (y0 + y1) / 2 + 8 / k, ms);
+    fg.zoom(k, ms);
+  }
+
+  // drawLabels writes names after all nodes are drawn, so no node covers
+  // a name: right of the node, on a white halo. The best-connected nodes
+  // inside the view come first; a name that would overlap one already
+  // written is skipped. Zoomed out, LABELS names are written; zoomed in,
+  // all the names in view, up to MAX_LABELS. The selected and hovered
+  // nodes always get theirs, and a red ring marks the selected one.
+  function drawLabels(ctx, scale) {
+    var w = el.clientWidth, h = el.clientHeight;
+    var tl = fg.screen2GraphCoords(0, 0), br = fg.screen2GraphCoords(w, h);
+    var fs = 12 / scale, pad = 2 / scale;
+    var right = br.x; // names cut by the edge are left out
+    ctx.save();
+    ctx.font = fs + "px system-ui, sans-serif";
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    ctx.lineJoin = "round";
+    ctx.lineWidth = 3 / scale;
+    ctx.strokeStyle = "rgba(255,255,255,0.92)";
+    ctx.fillStyle = "#1d1d1f";
+    var boxes = [];
+    var inView = 0;
+    function put(n, force) {
+      var r = radius(n);
+      var x = n.x + r + 3 / scale, y = n.y;
+      var tw = ctx.measureText(n.name).width;
+      var b = [x - pad, y - fs / 2 - pad, x + tw + pad, y + fs / 2 + pad];
+      if (!force) {
+        if (b[2] > right) return false;
+        for (var i = 0; i < boxes.length; i++) {
+          var o = boxes[i];
+          if (b[0] < o[2] && b[2] > o[0] && b[1] < o[3] && b[3] > o[1]) return false;
+        }
+      }
+      boxes.push(b);
+      ctx.strokeText(n.name, x, y);
+      ctx.fillText(n.name, x, y);
+      return true;
+    }
+    var special = [];
+    if (selected && selected.x !== undefined) special.push(selected);
+    var hov = kg.hovered && byId.get(kg.hovered);
+    if (hov && hov !== selected && hov.x !== undefined) special.push(hov);
+    special.forEach(function (n) { put(n, true); });
+    // Count the nodes in view (cheap) to know whether all names fit.
+    for (var i = 0; i < byDegree.length; i++) {
+      var n = byDegree[i];
+      if (n.x >= tl.x && n.x <= br.x && n.y >= tl.y && n.y <= br.y && !hidden[n.type]) inView++;
+    }
+    var budget = inView <= MAX_LABELS && scale >= 1.2 ? MAX_LABELS : LABELS;
+    var drawn = 0, tries = 0;
+    for (i = 0; i < byDegree.length && drawn < budget && tries < 4 * budget; i++) {
+      n = byDegree[i];
+      if (n === selected || n === hov || hidden[n.type] || n.x === undefined) continue;
+      if (n.x < tl.x || n.x > br.x || n.y < tl.y || n.y > br.y) continue;
+      tries++;
+      if (put(n, false)) drawn++;
+    }
+    kg.labels = drawn + special.length;
+    if (selected && selected.x !== undefined) {
       ctx.beginPath();
-      ctx.arc(n.x, n.y, r + 2 / scale, 0, 2 * Math.PI);
+      ctx.arc(selected.x, selected.y, radius(selected) + 2 / scale, 0, 2 * Math.PI);
       ctx.strokeStyle = "#d64545";
       ctx.lineWidth = 2 / scale;
       ctx.stroke();
     }
-    if (r * scale < 7 && n !== selected) return;
-    ctx.font = (11 / scale) + "px system-ui, sans-serif";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
-    ctx.fillStyle = "#1d1d1f";
-    ctx.fillText(n.name, n.x, n.y + r + 1 / scale);
+    ctx.restore();
   }
 
   // tune trades layout quality for speed on large graphs: fewer, faster
@@ -102,8 +196,10 @@
       .cooldownTime(big ? 1500 : 8000)
       .linkDirectionalArrowLength(count > 1500 ? 0 : 3)
       .linkDirectionalArrowRelPos(1);
-    fg.d3Force("charge").strength(big ? -14 : -40).distanceMax(big ? 160 : 400);
-    fg.d3Force("link").distance(big ? 18 : 34);
+    // Small graphs get more room, so that hubs do not hide their neighbours.
+    var small = count <= 400;
+    fg.d3Force("charge").strength(big ? -14 : small ? -80 : -40).distanceMax(big ? 160 : small ? 260 : 400);
+    fg.d3Force("link").distance(big ? 18 : small ? 40 : 34);
   }
 
   function setVisibility() {
@@ -122,16 +218,18 @@
 
   // setData draws an API answer, replacing the graph or merging into it.
   // Merged nodes start next to the anchor node so they do not fly in.
-  function setData(res, merge, anchorKey) {
+  function setData(res, merge, anchorKey, what) {
     types = res.types || [];
     types.forEach(function (t) {
       if (!(t.type in colors)) colors[t.type] = PALETTE[Object.keys(colors).length % PALETTE.length];
     });
     buildLegend();
     var nodes = merge ? fg.graphData().nodes : [];
-    if (!merge) { byId = new Map(); linkKeys = new Set(); links = []; fitted = false; }
+    if (!merge) { byId = new Map(); linkKeys = new Set(); links = []; }
     var anchor = anchorKey && byId.get(anchorKey);
+    var fresh = new Set();
     res.nodes.forEach(function (n) {
+      fresh.add(n.id);
       if (byId.has(n.id)) return;
       if (anchor && anchor.x !== undefined) {
         n.x = anchor.x + (Math.random() - 0.5) * 30;
@@ -146,15 +244,34 @@
       linkKeys.add(k);
       links.push(e);
     });
+    byDegree = nodes.slice().sort(function (a, b) { return b.degree - a.degree; });
     kg.settled = false;
+    drawGen++;
     tune(nodes.length);
     fg.graphData({ nodes: nodes, links: links });
     kg.loaded = true;
-    var shown = "Showing " + fmt(byId.size) + " of " + fmt(res.total_nodes) + " nodes, " + fmt(links.length) + " edges";
+    // Follow the layout again: the whole graph, or after an expansion the
+    // neighbourhood that was fetched.
+    follow = true;
+    lastFit = 0;
+    fitFilter = merge ? function (n) { return fresh.has(n.id); } : null;
+    if (!merge) view = what || "";
+    else if (what) view = view ? view + "; " + what : what;
+    var all = byId.size >= res.total_nodes;
+    var shown = "Showing " + (all ? "all " + fmt(byId.size) : fmt(byId.size) + " of " + fmt(res.total_nodes)) +
+      " nodes, " + fmt(links.length) + " edges";
     if (res.total_nodes === 0) shown = "This version has no nodes yet.";
-    else if (byId.size < res.total_nodes && !merge) shown += " (around the best-connected nodes)";
+    else if (view && !(all && !merge && !cfg.focus)) shown += ": " + view;
     status(shown);
-    allBtn.style.display = byId.size >= res.total_nodes ? "none" : "";
+    kg.status = shown;
+    allBtn.style.display = all ? "none" : "";
+  }
+
+  function nameOf(key, res) {
+    var n = byId.get(key);
+    if (n) return n.name;
+    for (var i = 0; i < res.nodes.length; i++) if (res.nodes[i].id === key) return res.nodes[i].name;
+    return key;
   }
 
   function buildLegend() {
@@ -179,7 +296,7 @@
 
   // select centres a node and shows its panel. A node not drawn yet is
   // fetched with its neighbourhood first.
-  function select(key) {
+  function select(key, opts) {
     var n = byId.get(key);
     if (!n) {
       expand(key).then(function () { if (byId.has(key)) select(key); });
@@ -187,7 +304,8 @@
     }
     selected = n;
     selectedLink = null;
-    if (n.x !== undefined) {
+    if (n.x !== undefined && opts !== "nomove") {
+      follow = false;
       fg.centerAt(n.x, n.y, 500);
       if (fg.zoom() < 2.5) fg.zoom(3, 500);
     }
@@ -220,7 +338,7 @@
   function expand(key) {
     status("Loading the neighbourhood…");
     return fetchGraph({ focus: key, depth: 1 })
-      .then(function (res) { setData(res, true, key); })
+      .then(function (res) { setData(res, true, key, "with the neighbours of “" + nameOf(key, res) + "”"); })
       .catch(function (err) { status(err.message); });
   }
 
@@ -246,10 +364,10 @@
     var q = document.getElementById("graph-q").value.trim();
     if (q) find(q);
   });
-  document.getElementById("graph-fit").addEventListener("click", function () { fg.zoomToFit(400, 30); });
+  document.getElementById("graph-fit").addEventListener("click", function () { fitFilter = null; fit(400); });
   allBtn.addEventListener("click", function () {
     status("Loading all nodes…");
-    fetchGraph({}).then(function (res) { setData(res, false); }).catch(function (err) { status(err.message); });
+    fetchGraph({}).then(function (res) { setData(res, false, null, ""); }).catch(function (err) { status(err.message); });
   });
   side.addEventListener("click", function (ev) {
     var a = ev.target.closest("[data-select],[data-expand]");
@@ -258,7 +376,10 @@
     if (a.dataset.expand) expand(a.dataset.expand);
     else select(a.dataset.select);
   });
-  window.addEventListener("resize", function () { fg.width(el.clientWidth).height(el.clientHeight); });
+  window.addEventListener("resize", function () {
+    fg.width(el.clientWidth).height(el.clientHeight);
+    if (follow) fit(0);
+  });
 
   // First view: a focus from the URL, everything, or past the threshold the
   // neighbourhoods of the best-connected nodes.
@@ -266,7 +387,12 @@
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
   fetchGraph(first).then(function (res) {
-    setData(res, false);
-    if (cfg.focus) select(cfg.focus);
+    var what = "";
+    if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
+    else if (res.truncated) what = "the best-connected nodes and their neighbours";
+    setData(res, false, null, what);
+    // The focus is marked and its panel shown; the view fits the whole
+    // neighbourhood around it.
+    if (cfg.focus) select(cfg.focus, "nomove");
   }).catch(function (err) { status(err.message); });
 })();

@@ -47,34 +47,97 @@
     .linkWidth(function (l) { return l.touched ? 2 : (l.label === "has" ? 0.5 : 1); })
     .linkDirectionalArrowLength(function (l) { return l.label === "has" ? 0 : 3; })
     .linkDirectionalArrowRelPos(1)
-    .nodeCanvasObjectMode(function () { return "after"; })
-    .nodeCanvasObject(function (n, ctx, scale) {
-      if (n.touched) {
-        ctx.beginPath();
-        ctx.arc(n.x, n.y, 5 + 1 / scale, 0, 2 * Math.PI);
-        ctx.strokeStyle = "#d64545";
-        ctx.lineWidth = 1.5 / scale;
-        ctx.stroke();
-      }
-      if (scale < 1.6 && !n.touched) return;
-      var fs = 10 / scale;
-      ctx.font = fs + "px sans-serif";
-      ctx.fillStyle = "#222";
-      ctx.textAlign = "center";
-      ctx.textBaseline = "top";
-      ctx.fillText(n.name || n.id, n.x, n.y + 5);
-    })
+    .onRenderFramePost(drawLabels)
     .cooldownTicks(200)
+    .onEngineTick(function () {
+      var now = performance.now();
+      if (!moved && now - lastFit > 300) { lastFit = now; fit(250); }
+    })
     .onEngineStop(function () {
-      if (!moved) fg.zoomToFit(300, 30);
+      if (!moved) fit(300);
       state.settled = true;
     });
+  fg.d3Force("charge").strength(-60).distanceMax(260);
+  fg.d3Force("link").distance(36);
   // The view follows the graph until the user pans or zooms.
-  var moved = false;
+  var moved = false, lastFit = 0;
   el.addEventListener("wheel", function () { moved = true; }, { passive: true });
-  el.addEventListener("mousedown", function () { moved = true; });
+  el.addEventListener("pointerdown", function () { moved = true; });
 
-  window.addEventListener("resize", function () { fg.width(el.clientWidth).height(el.clientHeight); });
+  window.addEventListener("resize", function () {
+    fg.width(el.clientWidth).height(el.clientHeight);
+    if (!moved) fit(0);
+  });
+
+  function radius(n) { return 3 * Math.sqrt(n.structure ? 2 : 1); }
+
+  // fit zooms to the whole graph with room around it (more on the right
+  // for the names), never closer than zoom 4.
+  function fit(ms) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    fg.graphData().nodes.forEach(function (n) {
+      if (n.x === undefined) return;
+      x0 = Math.min(x0, n.x); x1 = Math.max(x1, n.x);
+      y0 = Math.min(y0, n.y); y1 = Math.max(y1, n.y);
+    });
+    if (x0 === Infinity) return;
+    var pad = 36, room = 70, w = el.clientWidth, h = el.clientHeight;
+    var k = Math.min((w - 2 * pad - room) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 4);
+    k = Math.max(k, 0.05);
+    fg.centerAt((x0 + x1) / 2 + room / 2 / k, (y0 + y1) / 2, ms);
+    fg.zoom(k, ms);
+  }
+
+  // drawLabels writes names after all nodes, right of each node on a white
+  // halo: the touched nodes' always, then the structure nodes', then the
+  // others', skipping a name that would overlap one already written (zoom
+  // in for more). The touched nodes get a red ring.
+  function drawLabels(ctx, scale) {
+    var nodes = fg.graphData().nodes;
+    var fs = 11 / scale, pad = 1.5 / scale, boxes = [];
+    var right = fg.screen2GraphCoords(el.clientWidth, 0).x; // names cut by the edge are left out
+    ctx.save();
+    ctx.font = fs + "px system-ui, sans-serif";
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    ctx.lineJoin = "round";
+    function put(n, force) {
+      var text = n.name || n.id, x = n.x + radius(n) + 3 / scale;
+      var tw = ctx.measureText(text).width;
+      var b = [x - pad, n.y - fs / 2 - pad, x + tw + pad, n.y + fs / 2 + pad];
+      if (!force) {
+        if (b[2] > right) return false;
+        for (var i = 0; i < boxes.length; i++) {
+          var o = boxes[i];
+          if (b[0] < o[2] && b[2] > o[0] && b[1] < o[3] && b[3] > o[1]) return;
+        }
+      }
+      boxes.push(b);
+      ctx.lineWidth = 3 / scale;
+      ctx.strokeStyle = "rgba(255,255,255,0.92)";
+      ctx.strokeText(text, x, n.y);
+      ctx.fillStyle = n.touched ? "#a32626" : "#222";
+      ctx.fillText(text, x, n.y);
+    }
+    nodes.forEach(function (n) {
+      if (!n.touched || n.x === undefined) return;
+      ctx.beginPath();
+      ctx.arc(n.x, n.y, radius(n) + 2 / scale, 0, 2 * Math.PI);
+      ctx.strokeStyle = "#d64545";
+      ctx.lineWidth = 1.5 / scale;
+      ctx.stroke();
+      put(n, true);
+    });
+    nodes.forEach(function (n) { if (n.structure && !n.touched && n.x !== undefined) put(n, false); });
+    // The others while they fit (a few hundred at most, to stay fast).
+    for (var i = 0, tries = 0; i < nodes.length && tries < 300; i++) {
+      var n = nodes[i];
+      if (n.structure || n.touched || n.x === undefined) continue;
+      tries++;
+      put(n, false);
+    }
+    ctx.restore();
+  }
 
   function legend(nodes) {
     var types = {};
