@@ -45,6 +45,10 @@ type bulkTx struct {
 	client  *ent.Client
 	// stmts holds the store's prepared statements (SQLite only).
 	stmts *stmtCache
+	// conn is the transaction's connection (PostgreSQL only), and copy
+	// lets large batches try COPY first (see bulk_copy.go).
+	conn *sql.Conn
+	copy bool
 }
 
 // Client returns an Ent client that runs inside the transaction.
@@ -73,14 +77,22 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
 	}
-	tx, err := s.DB.BeginTx(ctx, nil)
+	b := &bulkTx{dialect: s.Dialect}
+	var err error
+	if s.Dialect == dialect.Postgres {
+		if b.conn, err = s.DB.Conn(ctx); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer b.conn.Close()
+		b.Tx, err = b.conn.BeginTx(ctx, nil)
+	} else {
+		b.stmts = s.stmtCache()
+		b.Tx, err = s.DB.BeginTx(ctx, nil)
+	}
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	b := &bulkTx{Tx: tx, dialect: s.Dialect}
-	if s.Dialect == dialect.SQLite {
-		b.stmts = s.stmtCache()
-	}
+	tx := b.Tx
 	if err := fn(b); err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			return fmt.Errorf("%w: rolling back: %v", err, rerr)
@@ -93,19 +105,26 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 	return nil
 }
 
-// postgresWriters is how many batches WriteGraph writes at once on
-// PostgreSQL, each in its own transaction on its own connection, so that
-// encoding, the network and the server's work overlap. SQLite has one
-// writer at a time and writes its batches in turn.
-const postgresWriters = 4
-
-// inBulkTxs runs each batch in a transaction of its own, several at once on
-// PostgreSQL, and returns the first error. Batches that committed before an
-// error stay written; the writes are idempotent, so a retry completes them.
-func (s *Store) inBulkTxs(ctx context.Context, batches []func(ctx context.Context, b *bulkTx) error) error {
-	if s.Dialect != dialect.Postgres || len(batches) < 2 {
-		for _, fn := range batches {
+// inBulkTxs runs lanes of batches, each batch in a transaction of its own,
+// and returns the first error. The batches of a lane run in turn, so rows
+// get their ids in the order given and a graph loads back in that order;
+// on PostgreSQL the lanes (one per table) run at the same time, on their
+// own connections, so that encoding, the network and the server's work
+// overlap. SQLite has one writer at a time and runs the lanes in turn.
+// Batches that committed before an error stay written; the writes are
+// idempotent, so a retry completes them.
+func (s *Store) inBulkTxs(ctx context.Context, lanes ...[]func(ctx context.Context, b *bulkTx) error) error {
+	runLane := func(ctx context.Context, lane []func(ctx context.Context, b *bulkTx) error) error {
+		for _, fn := range lane {
 			if err := s.inBulkTx(ctx, func(b *bulkTx) error { return fn(ctx, b) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if s.Dialect != dialect.Postgres {
+		for _, lane := range lanes {
+			if err := runLane(ctx, lane); err != nil {
 				return err
 			}
 		}
@@ -118,29 +137,17 @@ func (s *Store) inBulkTxs(ctx context.Context, batches []func(ctx context.Contex
 		once     sync.Once
 		firstErr error
 	)
-	sem := make(chan struct{}, postgresWriters)
-	for _, fn := range batches {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
+	for _, lane := range lanes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			if err := s.inBulkTx(ctx, func(b *bulkTx) error { return fn(ctx, b) }); err != nil {
+			if err := runLane(ctx, lane); err != nil {
 				once.Do(func() { firstErr = err; cancel() })
 			}
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+	return firstErr
 }
 
 // bulkTable describes one upsert: the table, its columns after version_id
@@ -272,6 +279,11 @@ func (t bulkTable) exec(ctx context.Context, b *bulkTx, versionID, rows int, col
 		return nil
 	}
 	if b.dialect == dialect.Postgres {
+		if b.copy && rows >= copyMinRows {
+			if done, err := t.tryCopy(ctx, b, versionID, rows, cols); err != nil || done {
+				return err
+			}
+		}
 		args := make([]any, 0, len(cols)+1)
 		args = append(args, int64(versionID))
 		args = append(args, cols...)

@@ -12,7 +12,8 @@ import (
 
 // TestStore_WriteGraphBulk writes a graph larger than one batch, with
 // duplicate keys and awkward text, then replays it with new values: the
-// replay adds no rows and every row takes the new values.
+// replay adds no rows, every row takes the new values and the graph loads
+// back in the order it was written.
 func TestStore_WriteGraphBulk(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -50,6 +51,12 @@ func TestStore_WriteGraphBulk(t *testing.T) {
 		}
 		if len(g.Nodes) != n || len(g.Edges) != n {
 			t.Fatalf("got %d nodes %d edges, want %d each", len(g.Nodes), len(g.Edges), n)
+		}
+		// A graph loads back in the order it was written.
+		for i := 0; i < n; i++ {
+			if g.Nodes[i].Key != fmt.Sprintf("n%d", i) || g.Edges[i].Source != fmt.Sprintf("n%d", i) {
+				t.Fatalf("order: node %d is %q, edge %d is from %q", i, g.Nodes[i].Key, i, g.Edges[i].Source)
+			}
 		}
 		byKey := map[string]extract.Node{}
 		mentions := 0

@@ -33,25 +33,28 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
-	var batches []func(ctx context.Context, b *bulkTx) error
+	var nodeBatches, edgeBatches []func(ctx context.Context, b *bulkTx) error
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
-		batches = append(batches, func(ctx context.Context, b *bulkTx) error {
+		nodeBatches = append(nodeBatches, func(ctx context.Context, b *bulkTx) error {
+			b.copy = true
 			return upsertNodes(ctx, b, versionID, part)
 		})
 	}
 	for start := 0; start < len(edges); start += rows {
 		part := edges[start:min(start+rows, len(edges))]
-		batches = append(batches, func(ctx context.Context, b *bulkTx) error {
+		edgeBatches = append(edgeBatches, func(ctx context.Context, b *bulkTx) error {
+			b.copy = true
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inBulkTxs(ctx, batches); err != nil {
+	if err := s.inBulkTxs(ctx, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
 		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+			b.copy = true
 			return insertMentions(ctx, b, versionID, ms)
 		})
 		if err != nil {
