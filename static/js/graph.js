@@ -32,6 +32,7 @@
   var fitFilter = null; // the nodes to fit, null for all visible ones
   var lastFit = 0;
   var drawGen = 0;      // counts setData calls
+  var bigGraph = false; // past 3000 nodes: layout and fitting trade looks for speed
   var LABELS = 30;      // names always drawn, best-connected first
   var MAX_LABELS = 300; // names drawn at most per frame
   var FIT_PAD = 40;     // pixels around a fitted graph
@@ -80,13 +81,15 @@
     .onBackgroundClick(function () { selected = null; selectedLink = null; })
     .onEngineTick(function () {
       var now = performance.now();
-      if (follow && now - lastFit > 300) { lastFit = now; fit(250); }
+      if (follow && now - lastFit > (bigGraph ? 700 : 300)) { lastFit = now; fit(bigGraph ? 0 : 250); }
     })
     .onEngineStop(function () {
       // settled once the last fit has finished moving the view.
+      // Big graphs jump to the fit (an animation costs frames there).
       var g = drawGen;
-      if (follow) { fit(300); setTimeout(function () { if (g === drawGen) kg.settled = true; }, 350); }
-      else kg.settled = true;
+      if (follow && !bigGraph) { fit(300); setTimeout(function () { if (g === drawGen) kg.settled = true; }, 350); return; }
+      if (follow) fit(0);
+      kg.settled = true;
     });
   setVisibility();
 
@@ -188,7 +191,7 @@
   // tune trades layout quality for speed on large graphs: fewer, faster
   // ticks, a weaker and shorter-ranged charge, no arrows.
   function tune(count) {
-    var big = count > 3000;
+    var big = bigGraph = count > 3000;
     fg.d3AlphaDecay(big ? 0.05 : 0.0228)
       .d3VelocityDecay(big ? 0.5 : 0.4)
       .warmupTicks(big ? 10 : 0)
