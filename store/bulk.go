@@ -16,10 +16,12 @@ import (
 
 // Bulk writes of the graph tables go through database/sql with statements
 // of their own rather than through Ent's builders, which cost more per row
-// than the database does. On PostgreSQL every batch is one statement with
+// than the database does. On PostgreSQL an upsert is one statement with
 // one array parameter per column (INSERT ... SELECT FROM unnest(...)), so
-// its text never changes and the driver prepares it once. On SQLite, which
-// runs in-process, a batch is one multi-row VALUES statement.
+// its text never changes and the driver prepares it once; large batches of
+// new rows go in with COPY (bulk_copy.go). On SQLite, which runs
+// in-process, a batch is one multi-row VALUES statement, prepared once per
+// store when it is a full batch (bulk_stmt.go).
 
 // Rows per statement (and per transaction in WriteGraph). SQLite allows
 // 32766 bind parameters per statement; the widest table here has 8

@@ -19,16 +19,18 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// BatchSize is the number of keys per IN list in the store's lookups. It
-// keeps every statement well under SQLite's and PostgreSQL's bind-parameter
-// limits. Bulk writes use larger batches (see bulk.go).
+// BatchSize is the number of rows or keys per statement in the store's Ent
+// queries (multi-row inserts, IN lists). It keeps every statement well under
+// SQLite's and PostgreSQL's bind-parameter limits. The bulk writes of the
+// graph tables use larger batches of their own (see bulk.go).
 const BatchSize = 500
 
 // WriteGraph upserts a whole graph into a version: nodes by (version, key),
 // edges by (version, source, label, target), mentions by their full
-// identity. Each batch is one multi-row statement in its own transaction, so
-// replaying a batch (after a crash) adds no duplicates. Existing rows take
-// the new values.
+// identity. Each batch is one statement (on PostgreSQL, a COPY when its
+// rows are new) in its own transaction, so replaying a batch (after a
+// crash) adds no duplicates. Existing rows take the new values. Nodes and
+// edges are written in the order given, so the graph loads back in it.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
