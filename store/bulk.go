@@ -88,7 +88,7 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 		defer b.conn.Close()
 		b.Tx, err = b.conn.BeginTx(ctx, nil)
 	} else {
-		b.stmts = s.stmtCache()
+		b.stmts = s.stmts
 		b.Tx, err = s.DB.BeginTx(ctx, nil)
 	}
 	if err != nil {

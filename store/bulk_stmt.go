@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"runtime"
 	"sync"
-	"weak"
 )
 
 // SQLite prepares a statement again on every execution, and parsing a
@@ -22,24 +20,8 @@ type stmtCache struct {
 	m  map[string]*sql.Stmt
 }
 
-// stmtCaches maps a store (weakly, so a store that is no longer used can be
-// collected) to its statements, which are closed when it is.
-var stmtCaches sync.Map // weak.Pointer[Store] -> *stmtCache
-
-func (s *Store) stmtCache() *stmtCache {
-	wp := weak.Make(s)
-	if c, ok := stmtCaches.Load(wp); ok {
-		return c.(*stmtCache)
-	}
-	c := &stmtCache{db: s.DB, m: map[string]*sql.Stmt{}}
-	if actual, loaded := stmtCaches.LoadOrStore(wp, c); loaded {
-		return actual.(*stmtCache)
-	}
-	runtime.AddCleanup(s, func(c *stmtCache) {
-		stmtCaches.Delete(wp)
-		c.close()
-	}, c)
-	return c
+func newStmtCache(db *sql.DB) *stmtCache {
+	return &stmtCache{db: db, m: map[string]*sql.Stmt{}}
 }
 
 // get returns the statement for q, preparing it the first time.

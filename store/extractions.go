@@ -24,31 +24,31 @@ const (
 
 // Version is an extraction version with its decoded config.
 type Version struct {
-	ID             int
-	ExtractionID   int
-	Extraction     string
-	Number         int
-	Status         string
-	Config         extract.Config
-	DocumentIDs    []int
-	Reference      bool
-	Note           string
-	ChunksTotal    int
-	ChunksDone     int
-	Nodes          int
-	Edges          int
-	PromptTokens   int
-	OutputTokens   int
-	Calls          int
-	CachedCalls    int
-	OffSchema      int
-	ParseFailures  int
-	Elapsed        time.Duration
-	Error          string
-	CreatedAt      time.Time
-	StartedAt      *time.Time
-	FinishedAt     *time.Time
-	HeartbeatAt    time.Time
+	ID            int
+	ExtractionID  int
+	Extraction    string
+	Number        int
+	Status        string
+	Config        extract.Config
+	DocumentIDs   []int
+	Reference     bool
+	Note          string
+	ChunksTotal   int
+	ChunksDone    int
+	Nodes         int
+	Edges         int
+	PromptTokens  int
+	OutputTokens  int
+	Calls         int
+	CachedCalls   int
+	OffSchema     int
+	ParseFailures int
+	Elapsed       time.Duration
+	Error         string
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+	HeartbeatAt   time.Time
 }
 
 // Label is "name@number".

@@ -32,6 +32,8 @@ type Store struct {
 	Dialect string
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+	// stmts holds statements prepared once per store (SQLite only).
+	stmts *stmtCache
 	// writeMu serialises write transactions on SQLite, which has one
 	// writer at a time; on PostgreSQL it is unused.
 	writeMu sync.Mutex
@@ -75,6 +77,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
 	s := &Store{Client: client, DB: db, Dialect: dia, Now: time.Now}
+	if dia == dialect.SQLite {
+		s.stmts = newStmtCache(db)
+	}
 	if err := s.Migrate(ctx); err != nil {
 		client.Close()
 		return nil, err
@@ -91,8 +96,13 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the database.
-func (s *Store) Close() error { return s.Client.Close() }
+// Close releases the prepared statements and the database.
+func (s *Store) Close() error {
+	if s.stmts != nil {
+		s.stmts.close()
+	}
+	return s.Client.Close()
+}
 
 // Ping checks the database connection.
 func (s *Store) Ping(ctx context.Context) error {
