@@ -577,7 +577,7 @@ func TestGraphPanel_Properties(t *testing.T) {
 	long := strings.Repeat("averyveryverylongwordwithoutspaces", 8)
 	g := extract.Graph{Nodes: []extract.Node{
 		{Key: "scrooge", Name: "Scrooge", Type: "Person", Description: "A miser.", Properties: map[string]any{
-			extract.PropTypeCounts: map[string]any{"Person": 9.0, "Location": 5.0, "Concept": 1.0},
+			extract.PropTypeCounts:       map[string]any{"Person": 9.0, "Location": 5.0, "Concept": 1.0},
 			extract.PropFragmentsDropped: 44.0, "category": "PER", "note": long,
 			"history": []any{map[string]any{"label": "Scrooge", "since": 1.0, "until": 4.0, "timestamp": ""}},
 		}},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/kag"
@@ -58,54 +57,53 @@ func (p Providers) CostOf(v store.Version) string {
 }
 
 // client builds the model client a config asks for: the provider, wrapped
-// in retries, rate limits and a concurrency bound, behind the call cache.
+// in retries, rate limits and a concurrency bound (shared by every run on
+// the same provider and model), behind the call cache.
 func (r *Runner) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
-	p := r.providers
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
+	if err := r.checkProvider(cfg); err != nil {
+		return nil, "", err
 	}
-	var base llm.Client
+	if cfg.Provider == "none" || cfg.Provider == "" {
+		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
+	}
+	p := r.providers
 	model := cfg.Model
-	switch cfg.Provider {
-	case llm.ProviderGemini:
-		if p.GeminiAPIKey == "" {
-			return nil, "", extract.Errorf(extract.KindInvalid, "the gemini provider needs GEMINI_API_KEY")
-		}
-		if model == "" {
-			model = p.GeminiModel
-		}
-		g, err := llm.NewGemini(ctx, llm.GeminiConfig{APIKey: p.GeminiAPIKey, Model: model, BaseURL: p.GeminiBaseURL})
-		if err != nil {
-			return nil, "", err
-		}
-		base = g
-	case llm.ProviderOpenAI:
-		if p.OpenAIBaseURL == "" && p.OpenAIAPIKey == "" {
-			return nil, "", extract.Errorf(extract.KindInvalid, "the openai provider needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
-		}
-		if model == "" {
+	if model == "" {
+		model = p.GeminiModel
+		if cfg.Provider == llm.ProviderOpenAI {
 			model = p.OpenAIModel
 		}
-		o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: p.OpenAIBaseURL, APIKey: p.OpenAIAPIKey, Model: model})
-		if err != nil {
-			return nil, "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := cfg.Provider + "/" + model
+	limited, ok := r.clients[key]
+	if !ok {
+		var base llm.Client
+		switch cfg.Provider {
+		case llm.ProviderGemini:
+			g, err := llm.NewGemini(ctx, llm.GeminiConfig{APIKey: p.GeminiAPIKey, Model: model, BaseURL: p.GeminiBaseURL})
+			if err != nil {
+				return nil, "", err
+			}
+			base = g
+		default:
+			o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: p.OpenAIBaseURL, APIKey: p.OpenAIAPIKey, Model: model})
+			if err != nil {
+				return nil, "", err
+			}
+			base = o
 		}
-		base = o
-	case "", "none":
-		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
-	default:
-		return nil, "", extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini or openai)", cfg.Provider)
+		pol := llm.DefaultPolicy()
+		if p.Timeout > 0 {
+			pol.Timeout = p.Timeout
+		}
+		pol.Concurrency = max(p.Concurrency, cfg.Concurrency)
+		pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
+		limited = llm.WithPolicy(base, pol)
+		r.clients[key] = limited
 	}
-	pol := llm.DefaultPolicy()
-	pol.Timeout = timeout
-	if p.Concurrency > 0 {
-		pol.Concurrency = p.Concurrency
-	}
-	if cfg.Concurrency > pol.Concurrency {
-		pol.Concurrency = cfg.Concurrency
-	}
-	return llm.Cached(llm.WithPolicy(base, pol), cfg.Provider, model, r.store), model, nil
+	return llm.Cached(limited, cfg.Provider, model, r.store), model, nil
 }
 
 // llmExtractor builds the tuple or schema strategy.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -26,6 +27,10 @@ type Providers struct {
 	Concurrency int
 	// Timeout bounds one model call.
 	Timeout time.Duration
+	// RequestsPerMinute and TokensPerMinute limit the calls to each
+	// provider and model across all runs; zero means unlimited.
+	RequestsPerMinute int
+	TokensPerMinute   int
 	// Prices is the per-model price table for cost estimates (see
 	// DefaultPrices), lower-case model names.
 	Prices map[string]Price
@@ -46,12 +51,15 @@ type Runner struct {
 
 	mu     sync.Mutex
 	active map[int]context.CancelFunc
-	wg     sync.WaitGroup
+	// clients holds one rate-limited client per provider and model, so
+	// concurrent runs share the limits.
+	clients map[string]llm.Client
+	wg      sync.WaitGroup
 }
 
 // NewRunner builds a runner.
 func NewRunner(st *store.Store, log *slog.Logger, p Providers) *Runner {
-	return &Runner{store: st, log: log, providers: p, active: map[int]context.CancelFunc{}}
+	return &Runner{store: st, log: log, providers: p, active: map[int]context.CancelFunc{}, clients: map[string]llm.Client{}}
 }
 
 // Start runs a version in the background; it returns at once.

@@ -26,7 +26,7 @@ type Config struct {
 	LogFormat   string
 	MaxUpload   int
 	Providers   handlers.Providers
-	pricesErr   error
+	envErr      error
 }
 
 // DefaultConfig returns the zero-setup defaults.
@@ -66,7 +66,17 @@ func (c *Config) fromEnv() {
 	set(&c.Providers.OpenAIAPIKey, "OPENAI_API_KEY")
 	set(&c.Providers.OpenAIModel, "OPENAI_MODEL")
 	if v := os.Getenv("KGSTUDIO_PRICES"); v != "" {
-		c.pricesErr = parsePrices(v, c.Providers.Prices)
+		c.envErr = parsePrices(v, c.Providers.Prices)
+	}
+	for key, dst := range map[string]*int{"KGSTUDIO_LLM_RPM": &c.Providers.RequestsPerMinute,
+		"KGSTUDIO_LLM_TPM": &c.Providers.TokensPerMinute, "KGSTUDIO_LLM_CONCURRENCY": &c.Providers.Concurrency} {
+		if v := os.Getenv(key); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				c.envErr = fmt.Errorf("%s=%q: want a whole number", key, v)
+			}
+			*dst = n
+		}
 	}
 	if v := os.Getenv("KGSTUDIO_MAX_UPLOAD"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {
@@ -93,8 +103,8 @@ func (c Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format %q: use text or json", c.LogFormat)
 	}
-	if c.pricesErr != nil {
-		return c.pricesErr
+	if c.envErr != nil {
+		return c.envErr
 	}
 	if c.MaxUpload <= 0 {
 		return errors.New("the upload limit must be positive")

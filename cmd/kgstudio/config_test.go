@@ -53,3 +53,17 @@ func TestConfig_Validate(t *testing.T) {
 		t.Fatalf("prices: %v %v", err, cfg.Providers.Prices)
 	}
 }
+
+func TestConfig_RateLimits(t *testing.T) {
+	t.Setenv("KGSTUDIO_LLM_RPM", "60")
+	t.Setenv("KGSTUDIO_LLM_TPM", "100000")
+	_, cfg := newFlagSet("x", nil)
+	if err := cfg.Validate(); err != nil || cfg.Providers.RequestsPerMinute != 60 || cfg.Providers.TokensPerMinute != 100000 {
+		t.Fatalf("limits: %v %+v", err, cfg.Providers)
+	}
+	t.Setenv("KGSTUDIO_LLM_RPM", "many")
+	_, cfg = newFlagSet("x", nil)
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("a malformed limit must be refused")
+	}
+}
