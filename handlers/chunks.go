@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/tuple"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -101,4 +102,29 @@ func requestText(raw string) string {
 		b.WriteString(m.Content)
 	}
 	return b.String()
+}
+
+// parsedItems lists what a tuple-strategy output yields. An item is new
+// when no earlier round of the chunk produced it, or only produced it
+// incomplete (an entity implied by a relation, or without a description; a
+// relation without keywords). seen carries, across rounds, whether each
+// item was complete.
+func parsedItems(output string, seen map[string]bool) []web.ParsedItem {
+	g, _ := tuple.Parse(output)
+	var out []web.ParsedItem
+	mark := func(k string, complete bool) bool {
+		was, ok := seen[k]
+		seen[k] = was || complete
+		return complete && (!ok || !was)
+	}
+	for _, n := range g.Nodes {
+		implicit, _ := n.Properties["implicit"].(bool)
+		isNew := mark("n:"+n.Key, !implicit && n.Description != "")
+		out = append(out, web.ParsedItem{Kind: "entity", Text: n.Name + " (" + n.Type + ")", New: isNew})
+	}
+	for _, e := range g.Edges {
+		isNew := mark("e:"+e.Key(), e.Keywords != "" || e.Description != "")
+		out = append(out, web.ParsedItem{Kind: "relation", Text: e.Source + " — " + e.Target + ": " + e.Keywords, New: isNew})
+	}
+	return out
 }

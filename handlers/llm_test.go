@@ -102,6 +102,13 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			if !strings.Contains(doc.Find(`[data-testid="call-response"]`).Last().Text(), "<|COMPLETE|>") {
 				t.Fatal("raw gleaning output not shown")
 			}
+			parsed := doc.Find(`[data-testid="call-parsed"]`)
+			if parsed.Length() != 2 || !strings.Contains(parsed.Eq(1).Find("li.diff-add").Text(), "Door-nail") {
+				t.Fatalf("gleaning round's additions not shown: %q", parsed.Text())
+			}
+			if strings.Contains(parsed.Eq(1).Find("li.diff-add").Text(), "Scrooge") {
+				t.Fatal("an item from the first round is marked new in the second")
+			}
 			if doc.Find(`[data-testid="failures"] tr`).Length() < 2 {
 				t.Fatal("parse failures not shown")
 			}

@@ -269,10 +269,15 @@ func (h *Handler) showChunk(c echo.Context) error {
 			continue
 		}
 		p.Done, p.Elapsed = true, web.HumanDuration(r.Elapsed)
+		seen := map[string]bool{}
 		for _, call := range r.Calls {
-			p.Calls = append(p.Calls, web.CallView{Purpose: call.Purpose, Request: requestText(call.Request),
+			cv := web.CallView{Purpose: call.Purpose, Request: requestText(call.Request),
 				Response: call.Response, PromptTokens: call.PromptTokens, OutputTokens: call.OutputTokens,
-				Latency: web.HumanDuration(call.Latency), Cached: call.Cached})
+				Latency: web.HumanDuration(call.Latency), Cached: call.Cached}
+			if v.Config.Strategy == extract.StrategyTuple {
+				cv.Parsed = parsedItems(call.Response, seen)
+			}
+			p.Calls = append(p.Calls, cv)
 		}
 		for _, f := range r.ParseErrors {
 			p.Failures = append(p.Failures, web.FailureView{Round: f.Round, Line: f.Line, Reason: f.Reason})

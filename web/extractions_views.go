@@ -135,8 +135,18 @@ type Span struct {
 	NodeKey string
 }
 
+// ParsedItem is an entity or relation parsed from one call's output.
+type ParsedItem struct {
+	Kind string // "entity" or "relation"
+	Text string
+	// New marks items no earlier round of the chunk produced.
+	New bool
+}
+
 // CallView is one model call in the inspector.
 type CallView struct {
+	// Parsed lists what the call's output yielded (tuple strategy).
+	Parsed []ParsedItem
 	Purpose      string
 	Request      string
 	Response     string

@@ -99,3 +99,13 @@ func pct(done, total int) string {
 type KV struct {
 	Key, Value string
 }
+
+func newCount(items []ParsedItem) int {
+	n := 0
+	for _, it := range items {
+		if it.New {
+			n++
+		}
+	}
+	return n
+}
