@@ -146,7 +146,7 @@ type ParsedItem struct {
 // CallView is one model call in the inspector.
 type CallView struct {
 	// Parsed lists what the call's output yielded (tuple strategy).
-	Parsed []ParsedItem
+	Parsed       []ParsedItem
 	Purpose      string
 	Request      string
 	Response     string
