@@ -1,0 +1,102 @@
+package csvmap_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/csvmap"
+	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/extract/schema"
+)
+
+// kagOptions parses a KAG schema of the shared data and converts it.
+func kagOptions(tb testing.TB, file string) csvmap.Options {
+	tb.Helper()
+	sc, err := schema.ParseKAGString(string(shared.Read(tb, "kag-schemas/"+file)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return toOptions(sc)
+}
+
+func toOptions(sc *schema.Schema) csvmap.Options {
+	props := func(ps []schema.Property) []csvmap.Property {
+		out := make([]csvmap.Property, len(ps))
+		for i, p := range ps {
+			out[i] = csvmap.Property{Name: p.Name, Alias: p.Alias, Type: p.Type, MultiValue: p.MultiValue()}
+		}
+		return out
+	}
+	var o csvmap.Options
+	for _, t := range sc.Types {
+		ct := csvmap.Type{Name: t.Name, Alias: t.Alias, Hypernym: t.HypernymPredicate, Properties: props(t.Properties)}
+		for _, r := range t.Relations {
+			ct.Relations = append(ct.Relations, csvmap.Relation{Name: r.Name, Alias: r.Alias, Target: r.Target, Properties: props(r.Properties)})
+		}
+		o.Types = append(o.Types, ct)
+	}
+	return o
+}
+
+// corpus reads every CSV of a shared corpus folder as documents, in name
+// order, with ids from 1.
+func corpus(tb testing.TB, folder string) []extract.Document {
+	tb.Helper()
+	dir := shared.Path(tb, "corpora/"+folder)
+	names, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("no CSV in %s: %v", dir, err)
+	}
+	sort.Strings(names)
+	var docs []extract.Document
+	for i, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		d, err := extract.ReadDocument(filepath.Base(n), data, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if d.Kind != extract.DocCSV {
+			tb.Fatalf("%s read as %s", n, d.Kind)
+		}
+		d.ID = i + 1
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// csvRows counts the data rows of a document as encoding/csv reads them.
+func csvLines(d extract.Document) int {
+	return strings.Count(strings.TrimRight(d.Content, "\n"), "\n")
+}
+
+// merged folds the per-document graphs of a run into one.
+func merged(rs []csvmap.Result) extract.Graph {
+	var g extract.Graph
+	for _, r := range rs {
+		extract.MergeGraph(&g, r.Graph, 8)
+	}
+	return g
+}
+
+func byType(g extract.Graph) map[string]int {
+	m := map[string]int{}
+	for _, n := range g.Nodes {
+		m[n.Type]++
+	}
+	return m
+}
+
+func byLabel(g extract.Graph) map[string]int {
+	m := map[string]int{}
+	for _, e := range g.Edges {
+		m[e.Label]++
+	}
+	return m
+}

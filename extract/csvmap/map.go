@@ -1,0 +1,561 @@
+package csvmap
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Result is what one document maps to.
+type Result struct {
+	Graph    extract.Graph
+	Failures []extract.ParseFailure
+}
+
+// Map maps one CSV document to a graph (see the package comment). It
+// returns an error only for content that is not valid UTF-8; broken rows
+// are failures.
+func Map(doc extract.Document, opts Options) (extract.Graph, []extract.ParseFailure, error) {
+	res, err := MapAll([]extract.Document{doc}, opts)
+	if err != nil {
+		return extract.Graph{}, nil, err
+	}
+	return res[0].Graph, res[0].Failures, nil
+}
+
+// MapAll maps the documents of one run, one Result per document in order,
+// and links references across them (see the package comment).
+func MapAll(docs []extract.Document, opts Options) ([]Result, error) {
+	bs := make([]*builder, len(docs))
+	for i, d := range docs {
+		if !utf8.ValidString(d.Content) {
+			return nil, extract.Errorf(extract.KindInvalid, "%s is not valid UTF-8", d.Name)
+		}
+		bs[i] = newBuilder(d, opts)
+		bs[i].mapTable()
+	}
+	link(bs)
+	out := make([]Result, len(bs))
+	for i, b := range bs {
+		out[i] = Result{Graph: b.graph(), Failures: b.failures}
+	}
+	return out, nil
+}
+
+// builder collects one document's graph.
+type builder struct {
+	doc      extract.Document
+	opts     Options
+	nodes    map[string]*extract.Node
+	norder   []string
+	edges    map[string]*extract.Edge
+	eorder   []string
+	defined  map[string]bool // keys of nodes that are rows of this document
+	failures []extract.ParseFailure
+}
+
+func newBuilder(doc extract.Document, opts Options) *builder {
+	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{}, defined: map[string]bool{}}
+}
+
+func (b *builder) fail(r record, reason string) {
+	b.failures = append(b.failures, failure(r.line, r.text(b.doc.Content), reason))
+}
+
+func (b *builder) mention(start, end int) extract.Mention {
+	return extract.Mention{DocumentID: b.doc.ID, ChunkIndex: 0, Start: start, End: end, Text: clip(b.doc.Content[start:end], 300)}
+}
+
+func (b *builder) rowMention(r record) extract.Mention { return b.mention(r.start, r.end) }
+
+// nodeKey is the typed key of an id; ids without letters or digits keep
+// their trimmed text so they do not all collapse into one key.
+func nodeKey(typ, id string) string {
+	if extract.NormalizeName(id) == "" {
+		return strings.ToLower(typ) + ":" + strings.TrimSpace(id)
+	}
+	return extract.TypedNodeKey(typ, id)
+}
+
+// node adds (or extends) a node. A row node sets name, description and
+// properties; a referenced node only adds its mention.
+func (b *builder) node(typ, id, name string, m extract.Mention) string {
+	key := nodeKey(typ, id)
+	n, ok := b.nodes[key]
+	if !ok {
+		n = &extract.Node{Key: key, Name: name, Type: typ}
+		b.nodes[key] = n
+		b.norder = append(b.norder, key)
+	}
+	n.Mentions = addMention(n.Mentions, m)
+	return key
+}
+
+func addMention(ms []extract.Mention, m extract.Mention) []extract.Mention {
+	for _, x := range ms {
+		if x.DocumentID == m.DocumentID && x.ChunkIndex == m.ChunkIndex && x.Start == m.Start && x.End == m.End {
+			return ms
+		}
+	}
+	return append(ms, m)
+}
+
+// edge adds an edge; a repeated edge counts in the weight and collects
+// differing property values into lists.
+func (b *builder) edge(src, label, dst string, props map[string]any, m extract.Mention) {
+	k := extract.EdgeKey(src, label, dst)
+	e, ok := b.edges[k]
+	if !ok {
+		b.edges[k] = &extract.Edge{Source: src, Target: dst, Label: label, Weight: 1, Properties: props, Mentions: []extract.Mention{m}}
+		b.eorder = append(b.eorder, k)
+		return
+	}
+	e.Weight++
+	e.Mentions = addMention(e.Mentions, m)
+	for name, v := range props {
+		old, had := e.Properties[name]
+		switch {
+		case !had:
+			if e.Properties == nil {
+				e.Properties = map[string]any{}
+			}
+			e.Properties[name] = v
+		case isList(old):
+			e.Properties[name] = append(old.([]any), v)
+		case !reflect.DeepEqual(old, v):
+			e.Properties[name] = []any{old, v}
+		}
+	}
+}
+
+func isList(v any) bool { _, ok := v.([]any); return ok }
+
+func (b *builder) graph() extract.Graph {
+	g := extract.Graph{Nodes: make([]extract.Node, 0, len(b.norder)), Edges: make([]extract.Edge, 0, len(b.eorder))}
+	for _, k := range b.norder {
+		g.Nodes = append(g.Nodes, *b.nodes[k])
+	}
+	for _, k := range b.eorder {
+		g.Edges = append(g.Edges, *b.edges[k])
+	}
+	return g
+}
+
+// baseName is the file name without folder and extension.
+func baseName(name string) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	name = path.Base(name)
+	return strings.TrimSuffix(name, path.Ext(name))
+}
+
+// mapTable reads the document and dispatches on its layout.
+func (b *builder) mapTable() {
+	recs, fails := readTable(b.doc.Name, b.doc.Content)
+	b.failures = append(b.failures, fails...)
+	if len(recs) == 0 {
+		b.failures = append(b.failures, extract.ParseFailure{Line: "row 1: ", Reason: "empty table: no header row"})
+		return
+	}
+	header := make([]string, len(recs[0].fields))
+	for i, h := range recs[0].fields {
+		header[i] = cleanHeader(h)
+		if header[i] == "" {
+			header[i] = fmt.Sprintf("column%d", i+1)
+		}
+	}
+	rows := recs[1:]
+	switch {
+	case isTriples(header):
+		b.mapTriples(header, rows)
+	case b.edgeTable(header, rows):
+	default:
+		b.mapNodes(header, rows)
+	}
+}
+
+// checkWidth reports a row whose field count differs from the header's.
+func (b *builder) checkWidth(header []string, r record) bool {
+	if len(r.fields) != len(header) {
+		b.fail(r, fmt.Sprintf("the row has %d fields, the header %d", len(r.fields), len(header)))
+		return false
+	}
+	return true
+}
+
+func colIndex(header []string, names ...string) int {
+	for _, n := range names {
+		for i, h := range header {
+			if strings.EqualFold(h, n) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func isTriples(header []string) bool {
+	return len(header) >= 3 && strings.EqualFold(header[0], "S") && strings.EqualFold(header[1], "P") && strings.EqualFold(header[2], "O")
+}
+
+// mapTriples maps an S,P,O[,properties] table.
+func (b *builder) mapTriples(header []string, rows []record) {
+	typ := b.opts.defaultType()
+	spoName := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " ") }
+	for _, r := range rows {
+		if !b.checkWidth(header, r) {
+			continue
+		}
+		s, p, o := strings.TrimSpace(r.fields[0]), strings.TrimSpace(r.fields[1]), strings.TrimSpace(r.fields[2])
+		if spoName(s) == "" || p == "" || spoName(o) == "" {
+			b.fail(r, "a triple needs a subject, a predicate and an object")
+			continue
+		}
+		props := map[string]any{}
+		for i := 3; i < len(header); i++ {
+			cell := strings.TrimSpace(r.fields[i])
+			if cell == "" {
+				continue
+			}
+			if strings.EqualFold(header[i], "properties") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(cell), &m); err != nil {
+					b.fail(r, "properties is not a JSON object: "+err.Error())
+					continue
+				}
+				for k, v := range m {
+					props[k] = v
+				}
+				continue
+			}
+			props[header[i]] = value(cell, nil)
+		}
+		if len(props) == 0 {
+			props = nil
+		}
+		sk := b.node(typ, spoName(s), spoName(s), b.mention(r.cell(b.doc.Content, 0, s)))
+		ok := b.node(typ, spoName(o), spoName(o), b.mention(r.cell(b.doc.Content, 2, o)))
+		b.edge(sk, p, ok, props, b.rowMention(r))
+	}
+}
+
+// edgeName splits "Src_rel_Dst"; rel may itself hold underscores.
+var edgeName = regexp.MustCompile(`^([^_]+)_(.+)_([^_]+)$`)
+
+// edgeTable maps a Src_rel_Dst table with src and dst columns; it reports
+// false when the document is not one.
+func (b *builder) edgeTable(header []string, rows []record) bool {
+	m := edgeName.FindStringSubmatch(baseName(b.doc.Name))
+	si, di := colIndex(header, "src", "srcId"), colIndex(header, "dst", "dstId")
+	if m == nil || si < 0 || di < 0 {
+		return false
+	}
+	srcType, rel, dstType := m[1], m[2], m[3]
+	st := b.opts.lookup(srcType)
+	if st != nil {
+		srcType = st.Name
+	}
+	if t := b.opts.lookup(dstType); t != nil {
+		dstType = t.Name
+	}
+	declared := st.edgeProps(rel)
+	for _, r := range rows {
+		if !b.checkWidth(header, r) {
+			continue
+		}
+		src, dst := strings.TrimSpace(r.fields[si]), strings.TrimSpace(r.fields[di])
+		if src == "" || dst == "" {
+			b.fail(r, "an edge row needs src and dst")
+			continue
+		}
+		var props map[string]any
+		for i, h := range header {
+			cell := strings.TrimSpace(r.fields[i])
+			if i == si || i == di || cell == "" {
+				continue
+			}
+			if props == nil {
+				props = map[string]any{}
+			}
+			props[h] = b.typed(r, h, cell, findProp(declared, h))
+		}
+		sk := b.node(srcType, src, src, b.mention(r.cell(b.doc.Content, si, src)))
+		dk := b.node(dstType, dst, dst, b.mention(r.cell(b.doc.Content, di, dst)))
+		b.edge(sk, rel, dk, props, b.rowMention(r))
+	}
+	return true
+}
+
+// mapNodes maps a node table.
+func (b *builder) mapNodes(header []string, rows []record) {
+	t := b.opts.lookup(baseName(b.doc.Name))
+	typ := b.opts.defaultType()
+	if t != nil {
+		typ = t.Name
+	}
+	idCol := colIndex(header, "id")
+	if idCol < 0 {
+		idCol = 0
+	}
+	nameCol := colIndex(header, "name", "title")
+	descCol := colIndex(header, "desc", "description")
+	firstRow := map[string]int{}
+	for _, r := range rows {
+		if !b.checkWidth(header, r) {
+			continue
+		}
+		id := strings.TrimSpace(r.fields[idCol])
+		if id == "" {
+			b.fail(r, fmt.Sprintf("the row has no id (column %q)", header[idCol]))
+			continue
+		}
+		name := id
+		if nameCol >= 0 {
+			if n := strings.TrimSpace(r.fields[nameCol]); n != "" {
+				name = n
+			}
+		}
+		key := nodeKey(typ, id)
+		if line, dup := firstRow[key]; dup {
+			b.fail(r, fmt.Sprintf("id %q repeats the row of line %d; the rows are merged, the first values kept", id, line))
+		} else {
+			firstRow[key] = r.line
+		}
+		b.node(typ, id, name, b.rowMention(r))
+		n := b.nodes[key]
+		if !b.defined[key] {
+			n.Name = name
+			b.defined[key] = true
+		}
+		for i, h := range header {
+			cell := strings.TrimSpace(r.fields[i])
+			if i == idCol || i == nameCol || cell == "" {
+				continue
+			}
+			if i == descCol {
+				if n.Description == "" {
+					n.Description = cell
+				}
+				continue
+			}
+			var target *Type
+			p := t.property(h)
+			if p != nil {
+				target = b.opts.refType(p.Type)
+			} else if rel := t.relation(h); rel != nil {
+				target = b.opts.refType(rel.Target)
+			}
+			if target != nil {
+				for _, v := range splitMulti(cell) {
+					dk := b.node(target.Name, v, v, b.mention(r.cell(b.doc.Content, i, v)))
+					b.edge(key, h, dk, nil, b.rowMention(r))
+				}
+				continue
+			}
+			if n.Properties == nil {
+				n.Properties = map[string]any{}
+			}
+			if _, had := n.Properties[h]; !had {
+				n.Properties[h] = b.typed(r, h, cell, p)
+			}
+		}
+		if t != nil && t.Hypernym != "" {
+			if j := strings.LastIndex(id, "-"); j > 0 {
+				if parent := strings.TrimSpace(id[:j]); parent != "" {
+					pk := b.node(typ, parent, parent, b.mention(r.cell(b.doc.Content, idCol, parent)))
+					b.edge(key, t.Hypernym, pk, nil, b.rowMention(r))
+				}
+			}
+		}
+	}
+}
+
+// splitMulti splits a reference cell into its values: on commas,
+// semicolons and bars when the cell has any, else on '、' (so a list of
+// names like "服饰、鞋类与奢侈品-鞋类,轮胎" keeps its names whole).
+func splitMulti(cell string) []string {
+	strong := strings.ContainsAny(cell, ",，;；|")
+	parts := strings.FieldsFunc(cell, func(r rune) bool {
+		switch r {
+		case ',', '，', ';', '；', '|':
+			return true
+		case '、':
+			return !strong
+		}
+		return false
+	})
+	out := parts[:0]
+	seen := map[string]bool{}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// typed converts a cell by its declared property type, reporting cells
+// that do not parse (they are kept as text).
+func (b *builder) typed(r record, col, cell string, p *Property) any {
+	if p == nil {
+		return value(cell, nil)
+	}
+	v := value(cell, p)
+	if s, isText := v.(string); isText && numeric(p.Type) {
+		b.fail(r, fmt.Sprintf("%s is %s but %q is not a number; kept as text", col, p.Type, clip(s, 40)))
+	}
+	return v
+}
+
+func numeric(typ string) bool {
+	switch strings.ToLower(strings.TrimSpace(typ)) {
+	case "integer", "int", "long", "float", "double", "number":
+		return true
+	}
+	return false
+}
+
+// plainNumber is a decimal number without a leading zero or exponent.
+var plainNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$`)
+
+// value converts a cell: numbers for Integer/Float properties and for
+// undeclared columns that read as plain numbers, text otherwise.
+func value(cell string, p *Property) any {
+	typ := ""
+	if p != nil {
+		typ = strings.ToLower(strings.TrimSpace(p.Type))
+	}
+	switch typ {
+	case "integer", "int", "long":
+		if n, err := strconv.ParseInt(strings.ReplaceAll(cell, ",", ""), 10, 64); err == nil {
+			return int(n)
+		}
+		if f, err := strconv.ParseFloat(cell, 64); err == nil {
+			return f
+		}
+		return cell
+	case "float", "double", "number":
+		if f, err := strconv.ParseFloat(strings.ReplaceAll(cell, ",", ""), 64); err == nil {
+			return f
+		}
+		return cell
+	case "":
+		if plainNumber.MatchString(cell) {
+			if n, err := strconv.Atoi(cell); err == nil {
+				return n
+			}
+			if f, err := strconv.ParseFloat(cell, 64); err == nil {
+				return f
+			}
+		}
+	}
+	return cell
+}
+
+// link looks across the documents of a run: references to a row defined in
+// any document take its name, and references that match no id of their
+// type but one row's text property value are moved onto that row.
+func link(bs []*builder) {
+	name := map[string]string{} // defined key -> row name
+	byValue := map[string]string{}
+	for _, b := range bs {
+		for _, k := range b.norder {
+			if !b.defined[k] {
+				continue
+			}
+			n := b.nodes[k]
+			if _, ok := name[k]; !ok {
+				name[k] = n.Name
+			}
+			values := []any{n.Name}
+			for _, v := range n.Properties {
+				values = append(values, v)
+			}
+			for _, v := range values {
+				s, ok := v.(string)
+				if !ok || s == "" {
+					continue
+				}
+				vk := nodeKey(n.Type, s)
+				if old, seen := byValue[vk]; seen && old != k {
+					byValue[vk] = "" // ambiguous
+				} else {
+					byValue[vk] = k
+				}
+			}
+		}
+	}
+	for _, b := range bs {
+		moved := map[string]string{}
+		for _, k := range b.norder {
+			if _, ok := name[k]; ok {
+				continue
+			}
+			if to := byValue[k]; to != "" {
+				moved[k] = to
+			}
+		}
+		if len(moved) > 0 {
+			b.rekey(moved)
+		}
+		for _, k := range b.norder {
+			if nm, ok := name[k]; ok && !b.defined[k] {
+				b.nodes[k].Name = nm
+			}
+		}
+	}
+}
+
+// rekey moves nodes onto other keys, merging mentions, and rewrites the
+// edges' ends.
+func (b *builder) rekey(moved map[string]string) {
+	var order []string
+	nodes := map[string]*extract.Node{}
+	for _, k := range b.norder {
+		n := b.nodes[k]
+		if to, ok := moved[k]; ok {
+			n.Key = to
+		}
+		if cur, ok := nodes[n.Key]; ok {
+			for _, m := range n.Mentions {
+				cur.Mentions = addMention(cur.Mentions, m)
+			}
+			continue
+		}
+		nodes[n.Key] = n
+		order = append(order, n.Key)
+	}
+	b.nodes, b.norder = nodes, order
+	edges := b.edges
+	eorder := b.eorder
+	b.edges, b.eorder = map[string]*extract.Edge{}, nil
+	for _, k := range eorder {
+		e := edges[k]
+		src, dst := e.Source, e.Target
+		if to, ok := moved[src]; ok {
+			src = to
+		}
+		if to, ok := moved[dst]; ok {
+			dst = to
+		}
+		nk := extract.EdgeKey(src, e.Label, dst)
+		if cur, ok := b.edges[nk]; ok {
+			cur.Weight += e.Weight
+			for _, m := range e.Mentions {
+				cur.Mentions = addMention(cur.Mentions, m)
+			}
+			continue
+		}
+		e.Source, e.Target = src, dst
+		b.edges[nk] = e
+		b.eorder = append(b.eorder, nk)
+	}
+}

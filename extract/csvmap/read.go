@@ -1,0 +1,234 @@
+package csvmap
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// record is one CSV record with its place in the document.
+type record struct {
+	line       int      // 1-based line of the record's first byte
+	fields     []string // as decoded
+	start, end int      // byte span of the record in the document (no newline)
+	cells      [][2]int // byte span of each field (quotes included)
+}
+
+// text returns the record's source text.
+func (r record) text(content string) string { return content[r.start:r.end] }
+
+// cell returns the span of value v within field i: where it occurs in the
+// field's source, else the whole field.
+func (r record) cell(content string, i int, v string) (int, int) {
+	if i < 0 || i >= len(r.cells) {
+		return r.start, r.end
+	}
+	s, e := r.cells[i][0], r.cells[i][1]
+	if v != "" {
+		if j := strings.Index(content[s:e], v); j >= 0 {
+			return s + j, s + j + len(v)
+		}
+	}
+	return s, e
+}
+
+// utf8BOM is U+FEFF encoded.
+const utf8BOM = "\ufeff"
+
+// readTable decodes the content into records. Records that cannot be
+// decoded are reported as failures; reading goes on after them.
+func readTable(name, content string) ([]record, []extract.ParseFailure) {
+	base := 0
+	if strings.HasPrefix(content, utf8BOM) {
+		base = len(utf8BOM)
+	}
+	body := content[base:]
+	lineStarts := []int{0}
+	for i := 0; i < len(body); i++ {
+		if body[i] == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	offset := func(line, col int) int {
+		if line < 1 || line > len(lineStarts) {
+			return len(body)
+		}
+		o := lineStarts[line-1] + col - 1
+		return min(max(o, 0), len(body))
+	}
+	r := csv.NewReader(strings.NewReader(body))
+	r.Comma = delimiter(name, body)
+	r.FieldsPerRecord = -1
+	var (
+		recs  []record
+		fails []extract.ParseFailure
+	)
+	for {
+		before := r.InputOffset()
+		fields, err := r.Read()
+		after := int(r.InputOffset())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line := lineOf(lineStarts, int(before))
+			var pe *csv.ParseError
+			reason := err.Error()
+			if errors.As(err, &pe) {
+				line, reason = pe.StartLine, pe.Err.Error()
+				// A quote inside an unquoted field (JSON in KAG's SPO.csv:
+				// {"confidence": 1.0}) is read as written.
+				if errors.Is(pe.Err, csv.ErrBareQuote) && pe.StartLine == pe.Line {
+					if rec, ok := lazyLine(body, lineStarts, pe.Line, r.Comma); ok {
+						recs = append(recs, rec.shift(base))
+						continue
+					}
+				}
+			}
+			s := skipNewlines(body, int(before))
+			fails = append(fails, failure(line, body[s:trimEnd(body, s, after)], "malformed CSV: "+reason))
+			if int64(after) <= before {
+				break
+			}
+			continue
+		}
+		rec := record{fields: fields, cells: make([][2]int, len(fields))}
+		line, col := r.FieldPos(0)
+		rec.line = line
+		rec.start = offset(line, col)
+		rec.end = max(trimEnd(body, rec.start, after), rec.start)
+		for i := range fields {
+			l, c := r.FieldPos(i)
+			rec.cells[i][0] = min(max(offset(l, c), rec.start), rec.end)
+		}
+		for i := range fields {
+			e := rec.end
+			if i+1 < len(fields) {
+				e = rec.cells[i+1][0] - utf8.RuneLen(r.Comma)
+			}
+			rec.cells[i][1] = min(max(e, rec.cells[i][0]), rec.end)
+		}
+		recs = append(recs, rec.shift(base))
+	}
+	return recs, fails
+}
+
+// shift moves a record's offsets by n bytes.
+func (r record) shift(n int) record {
+	r.start += n
+	r.end += n
+	for i := range r.cells {
+		r.cells[i][0] += n
+		r.cells[i][1] += n
+	}
+	return r
+}
+
+// lazyLine reads one line of body as a record with bare quotes allowed.
+func lazyLine(body string, lineStarts []int, line int, comma rune) (record, bool) {
+	if line < 1 || line > len(lineStarts) {
+		return record{}, false
+	}
+	start := lineStarts[line-1]
+	end := len(body)
+	if line < len(lineStarts) {
+		end = lineStarts[line] - 1
+	}
+	end = trimEnd(body, start, end)
+	text := body[start:end]
+	lr := csv.NewReader(strings.NewReader(text))
+	lr.Comma = comma
+	lr.LazyQuotes = true
+	lr.FieldsPerRecord = -1
+	fields, err := lr.Read()
+	if err != nil || lr.InputOffset() < int64(len(text)) {
+		return record{}, false
+	}
+	rec := record{line: line, fields: fields, start: start, end: end, cells: make([][2]int, len(fields))}
+	for i := range fields {
+		_, c := lr.FieldPos(i)
+		rec.cells[i][0] = min(start+c-1, end)
+	}
+	for i := range fields {
+		e := end
+		if i+1 < len(fields) {
+			e = rec.cells[i+1][0] - utf8.RuneLen(comma)
+		}
+		rec.cells[i][1] = min(max(e, rec.cells[i][0]), end)
+	}
+	return rec, true
+}
+
+// delimiter is a tab for .tsv files and for a first line with tabs and no
+// commas, a comma otherwise.
+func delimiter(name, body string) rune {
+	if strings.EqualFold(path.Ext(name), ".tsv") {
+		return '\t'
+	}
+	first, _, _ := strings.Cut(body, "\n")
+	if strings.Contains(first, "\t") && !strings.Contains(first, ",") {
+		return '\t'
+	}
+	return ','
+}
+
+func lineOf(starts []int, off int) int {
+	n := 1
+	for i, s := range starts {
+		if s <= off {
+			n = i + 1
+		}
+	}
+	return n
+}
+
+func skipNewlines(s string, i int) int {
+	for i < len(s) && (s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// trimEnd returns end moved back over the newline that ends a record.
+func trimEnd(s string, start, end int) int {
+	end = min(end, len(s))
+	for end > start && (s[end-1] == '\n' || s[end-1] == '\r') {
+		end--
+	}
+	return max(end, start)
+}
+
+// failure builds a parse failure for a row.
+func failure(line int, text, reason string) extract.ParseFailure {
+	return extract.ParseFailure{Line: fmt.Sprintf("row %d: %s", line, clip(text, 200)), Reason: reason}
+}
+
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// cleanHeader trims a header cell of spaces, a byte-order mark and
+// zero-width characters.
+func cleanHeader(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '\ufeff', '\u200b', '\u200c', '\u200d', '\u2060':
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
