@@ -169,6 +169,9 @@ func (r *Runner) run(ctx context.Context, v store.Version, progress func(extract
 	if useDialogue(cfg, docs) {
 		return r.runDialogue(ctx, v, docs, progress)
 	}
+	if useCSV(cfg, docs) {
+		return r.runCSV(ctx, v, docs, progress)
+	}
 	total := 0
 	settings := chunkSettings(cfg)
 	for _, d := range docs {

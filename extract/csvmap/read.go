@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -178,14 +179,9 @@ func delimiter(name, body string) rune {
 	return ','
 }
 
+// lineOf returns the 1-based line holding byte off.
 func lineOf(starts []int, off int) int {
-	n := 1
-	for i, s := range starts {
-		if s <= off {
-			n = i + 1
-		}
-	}
-	return n
+	return max(sort.Search(len(starts), func(i int) bool { return starts[i] > off }), 1)
 }
 
 func skipNewlines(s string, i int) int {
