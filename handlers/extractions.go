@@ -236,14 +236,11 @@ func firstErr(errs ...error) error {
 
 // cancelVersion stops a running version.
 func (h *Handler) cancelVersion(c echo.Context) error {
-	id, err := intParam(c, "id")
+	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}
-	v, err := h.store.Version(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
+	id := v.ID
 	h.runner.Cancel(id)
 	if v.Active() {
 		if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
@@ -255,11 +252,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 
 // versionProgress renders the live progress partial.
 func (h *Handler) versionProgress(c echo.Context) error {
-	id, err := intParam(c, "id")
-	if err != nil {
-		return err
-	}
-	v, err := h.store.Version(c.Request().Context(), id)
+	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}
@@ -283,11 +276,7 @@ func progressOf(v store.Version) web.Progress {
 
 // apiVersion returns a version's status and config as JSON.
 func (h *Handler) apiVersion(c echo.Context) error {
-	id, err := intParam(c, "id")
-	if err != nil {
-		return err
-	}
-	v, err := h.store.Version(c.Request().Context(), id)
+	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}

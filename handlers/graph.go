@@ -318,11 +318,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 
 // showGraph renders the graph page of a version.
 func (h *Handler) showGraph(c echo.Context) error {
-	id, err := intParam(c, "id")
-	if err != nil {
-		return err
-	}
-	v, err := h.store.Version(c.Request().Context(), id)
+	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/static"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -30,4 +31,13 @@ func intQuery(c echo.Context, name string, def int) int {
 		return def
 	}
 	return n
+}
+
+// versionParam loads the version named by the :id path parameter.
+func (h *Handler) versionParam(c echo.Context) (store.Version, error) {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return store.Version{}, err
+	}
+	return h.store.Version(c.Request().Context(), id)
 }
