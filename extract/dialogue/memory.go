@@ -418,8 +418,8 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 		props["history"] = h
 	}
 	node := extract.Node{Key: n.ID, Name: n.Label, Type: NodeType(n.ID), Description: n.Description, Properties: props}
-	if node.Name == "" {
-		node.Name = lastSegment(n.ID)
+	if node.Name == "" || n.defaulted {
+		node.Name = defaultName(n.ID)
 	}
 	seen := map[int]bool{}
 	for _, t := range append(historyTurns(n), n.Created, n.Updated) {
@@ -513,6 +513,16 @@ func parentOf(id string) string {
 		return ""
 	}
 	return id[:i]
+}
+
+// defaultName names a node whose label was never given: its last two path
+// segments, so /User/RelatedEvents and /Assistant/RelatedEvents differ.
+func defaultName(id string) string {
+	parts := strings.Split(strings.Trim(id, "/"), "/")
+	if len(parts) >= 2 {
+		return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+	}
+	return parts[len(parts)-1]
 }
 
 func lastSegment(id string) string {
