@@ -241,13 +241,14 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 		return err
 	}
 	id := v.ID
-	h.runner.Cancel(id)
-	if v.Active() {
-		if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
-			return err
-		}
+	if !v.Active() {
+		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
-	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), "Extraction canceled.", false)
+	h.runner.Cancel(id)
+	if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
+		return err
+	}
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("Extraction canceled after %d of %d chunks.", v.ChunksDone, v.ChunksTotal), false)
 }
 
 // versionProgress renders the live progress partial.

@@ -171,3 +171,20 @@ func mustGetJSON(t *testing.T, url string, v any) {
 		t.Fatal(err)
 	}
 }
+
+func TestExtractions_CancelFinished(t *testing.T) {
+	a := MustApp(t)
+	v := a.MustExtract(t, "done", "d.txt", lincoln, extract.DefaultConfig())
+	resp, err := noRedirect.PostForm(fmt.Sprintf("%s/versions/%d/cancel", a.Server.URL, v.ID), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	msg, _ := flashOf(t, a, resp)
+	if !strings.Contains(msg, "already finished") {
+		t.Fatalf("flash %q", msg)
+	}
+	if got, _ := a.Store.Version(context.Background(), v.ID); got.Status != "done" {
+		t.Fatalf("status changed to %s", got.Status)
+	}
+}

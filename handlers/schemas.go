@@ -264,6 +264,12 @@ func (h *Handler) postEditor(c echo.Context) error {
 			}
 			break
 		}
+		if stale, err := h.staleEditor(c.Request().Context(), name, from); err != nil {
+			return err
+		} else if stale != nil {
+			problems = append(problems, *stale)
+			break
+		}
 		v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
 		if extract.KindOf(err) == extract.KindInvalid {
 			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
@@ -273,11 +279,8 @@ func (h *Handler) postEditor(c echo.Context) error {
 			return err
 		}
 		flash := fmt.Sprintf("Saved %s@%d.", name, v)
-		switch {
-		case !created:
+		if !created {
 			flash = fmt.Sprintf("No changes: %s@%d already holds this content.", name, v)
-		case from > 0 && v > from+1:
-			flash += fmt.Sprintf(" It started from @%d; versions saved meanwhile are kept in the history.", from)
 		}
 		return redirectFlash(c, schemaURL(name, v), flash, false)
 	}
@@ -613,4 +616,23 @@ func (h *Handler) apiSchemaVersions(c echo.Context) error {
 		out[i] = row{v.Number, v.Note, v.Types, v.Hash, v.Created.UTC().Format("2006-01-02T15:04:05Z")}
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// staleEditor refuses to save a working copy that started from an older
+// version than the latest: saving it would silently undo the versions
+// saved meanwhile.
+func (h *Handler) staleEditor(ctx context.Context, name string, from int) (*schema.Problem, error) {
+	if from == 0 {
+		return nil, nil
+	}
+	_, latest, err := h.store.SchemaVersion(ctx, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	if latest <= from {
+		return nil, nil
+	}
+	return &schema.Problem{Field: "schema", Message: fmt.Sprintf(
+		"%s@%d was saved after this editor opened @%d; saving would undo it. Open the latest version in the editor and make the change there.",
+		name, latest, from)}, nil
 }

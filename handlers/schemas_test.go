@@ -328,6 +328,20 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 			t.Error("version 1 changed after a save")
 		}
 	})
+
+	t.Run("StaleEditorRefused", func(t *testing.T) {
+		// An editor opened on @1, saved after @2 exists, would undo @2.
+		_, doc := a.Get(t, "/schemas/people/edit?v=1")
+		stale := formValues(doc.Find(`form[data-testid="editor"]`))
+		stale.Set("types[0].description", "a person")
+		resp, page := postEditor(t, a, stale, "save", false)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Selection, "people@2 was saved after this editor opened @1") {
+			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
+		}
+		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 2 {
+			t.Fatalf("a stale save added version %d", n)
+		}
+	})
 }
 
 func TestSchemaEditor_ValidationNextToField(t *testing.T) {

@@ -2002,7 +2002,7 @@ func ChunkView(p ChunkPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if p.Elapsed != "" {
+		if p.Elapsed != "" && p.Elapsed != "-" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 197, "· ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
