@@ -14,7 +14,15 @@
 //     node keys of its own graph; an endpoint key that names no node is
 //     normalised as a name with an empty type) and the label is normalised
 //     with extract.NormalizeName. With Options.Undirected the two endpoints
-//     are ordered, so A-r-B and B-r-A are the same edge.
+//     are ordered, so A-r-B and B-r-A are the same edge. With
+//     Options.IgnoreLabels the label is left out: an edge is its pair of
+//     endpoints, and several edges between the same endpoints count once.
+//   - Without a reference every field difference makes an item "changed".
+//     When one side is the reference (gold), only real disagreements do:
+//     the type, the surface name or label, and a description, keywords or
+//     property value that both sides have. A field one side leaves empty
+//     (gold nodes have no descriptions) and the edge weight (gold edges
+//     carry no confidence) are not compared.
 //
 // Compare runs in time linear in the size of the graphs: every lookup is a
 // map access, and the word diff of a changed description is bounded.
@@ -46,6 +54,9 @@ type Options struct {
 	IgnoreType bool `json:"ignore_type"`
 	// Undirected matches edges regardless of direction.
 	Undirected bool `json:"undirected"`
+	// IgnoreLabels matches edges by their endpoints only; a label
+	// difference is then reported as a change.
+	IgnoreLabels bool `json:"ignore_labels"`
 	// Reference is RefNone, RefA (a is gold) or RefB (b is gold).
 	Reference int `json:"reference"`
 }
@@ -116,8 +127,9 @@ type EdgeChange struct {
 	B EdgeItem `json:"b"`
 	// Fields lists what changed, among "label", "direction", "keywords",
 	// "weight", "description" and "properties", in that order. "label"
-	// means the surface label differs while its normalised form matches;
-	// "direction" is only possible with Options.Undirected.
+	// means the surface label differs (while its normalised form matches,
+	// unless Options.IgnoreLabels); "direction" is only possible with
+	// Options.Undirected; "weight" is not compared against a reference.
 	Fields      []string         `json:"fields"`
 	KeywordsA   string           `json:"keywords_a,omitempty"`
 	KeywordsB   string           `json:"keywords_b,omitempty"`
@@ -168,9 +180,15 @@ type TypeCount struct {
 }
 
 // Score is the quality of the non-reference side against the reference.
+// Edges is scored with the matching rules of the options; Labelled and
+// Unlabelled are the edge scores with and without labels (one of them
+// equals Edges), so a run whose labels are not the reference vocabulary
+// still shows how many relations it found.
 type Score struct {
-	Nodes PRF `json:"nodes"`
-	Edges PRF `json:"edges"`
+	Nodes      PRF `json:"nodes"`
+	Edges      PRF `json:"edges"`
+	Labelled   PRF `json:"edges_labelled"`
+	Unlabelled PRF `json:"edges_unlabelled"`
 }
 
 // PRF is precision, recall and F1. Each is 0 when undefined (no items).
@@ -273,7 +291,10 @@ func index(g *extract.Graph, opts Options, labels labelCache) side {
 		if opts.Undirected && tgt < src {
 			src, tgt = tgt, src
 		}
-		label := labels.get(e.Label)
+		label := ""
+		if !opts.IgnoreLabels {
+			label = labels.get(e.Label)
+		}
 		b.Reset()
 		b.Grow(len(src) + len(label) + len(tgt) + 2)
 		b.WriteString(src)
@@ -334,7 +355,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 			res.Nodes.Removed = append(res.Nodes.Removed, NodeItem{Key: n.Key, Name: n.Name, Type: n.Type})
 			continue
 		}
-		if c, changed := compareNodes(n, &b.Nodes[j]); changed {
+		if c, changed := compareNodes(n, &b.Nodes[j], opts.Reference != RefNone); changed {
 			res.Nodes.Changed = append(res.Nodes.Changed, c)
 		} else {
 			nt.Unchanged++
@@ -375,19 +396,59 @@ func Compare(a, b extract.Graph, opts Options) Result {
 	et.Unchanged = matchedEdges - et.Changed
 
 	matchedNodes := nt.Changed + nt.Unchanged
-	switch opts.Reference {
-	case RefA:
-		res.Score = &Score{
-			Nodes: NewPRF(matchedNodes, nt.After, nt.Before),
-			Edges: NewPRF(matchedEdges, et.After, et.Before),
+	if opts.Reference == RefA || opts.Reference == RefB {
+		score := func(matched, a, b int) PRF {
+			if opts.Reference == RefA {
+				return NewPRF(matched, b, a)
+			}
+			return NewPRF(matched, a, b)
 		}
-	case RefB:
-		res.Score = &Score{
-			Nodes: NewPRF(matchedNodes, nt.Before, nt.After),
-			Edges: NewPRF(matchedEdges, et.Before, et.After),
+		s := &Score{
+			Nodes: score(matchedNodes, nt.Before, nt.After),
+			Edges: score(matchedEdges, et.Before, et.After),
 		}
+		// The other edge score: with labels when they were ignored, and
+		// without them otherwise.
+		other := opts
+		other.IgnoreLabels = !opts.IgnoreLabels
+		m, na, nb := edgeOverlap(&a, &b, &sa, &sb, other)
+		if opts.IgnoreLabels {
+			s.Unlabelled, s.Labelled = s.Edges, score(m, na, nb)
+		} else {
+			s.Labelled, s.Unlabelled = s.Edges, score(m, na, nb)
+		}
+		res.Score = s
 	}
 	return res
+}
+
+// edgeOverlap counts the distinct edge identities of a and b under opts
+// and how many they share, using the node identities already indexed.
+func edgeOverlap(a, b *extract.Graph, sa, sb *side, opts Options) (matched, na, nb int) {
+	labels := labelCache{}
+	ids := func(g *extract.Graph, s *side) map[string]struct{} {
+		out := make(map[string]struct{}, len(g.Edges))
+		for i := range g.Edges {
+			e := &g.Edges[i]
+			src, tgt := s.endpoint(e.Source, opts.IgnoreType), s.endpoint(e.Target, opts.IgnoreType)
+			if opts.Undirected && tgt < src {
+				src, tgt = tgt, src
+			}
+			label := ""
+			if !opts.IgnoreLabels {
+				label = labels.get(e.Label)
+			}
+			out[src+"\x1e"+label+"\x1e"+tgt] = struct{}{}
+		}
+		return out
+	}
+	ia, ib := ids(a, sa), ids(b, sb)
+	for id := range ia {
+		if _, ok := ib[id]; ok {
+			matched++
+		}
+	}
+	return matched, len(ia), len(ib)
 }
 
 // IsEmpty reports whether the result records no difference at all.
@@ -407,7 +468,10 @@ func bump(m map[string]TypeCount, typ string, d int) {
 	m[typ] = c
 }
 
-func compareNodes(a, b *extract.Node) (NodeChange, bool) {
+// compareNodes lists what differs between two matched nodes. With ref set
+// (one side is the reference) a description or property one side lacks is
+// not a difference.
+func compareNodes(a, b *extract.Node, ref bool) (NodeChange, bool) {
 	c := NodeChange{
 		KeyA: a.Key, KeyB: b.Key, Name: b.Name,
 		TypeA: a.Type, TypeB: b.Type, NameA: a.Name, NameB: b.Name,
@@ -418,15 +482,23 @@ func compareNodes(a, b *extract.Node) (NodeChange, bool) {
 	if a.Type != b.Type {
 		c.Fields = append(c.Fields, "type")
 	}
-	if a.Description != b.Description {
+	if differs(a.Description, b.Description, ref) {
 		c.Fields = append(c.Fields, "description")
 		c.Description = Words(a.Description, b.Description)
 	}
-	if props := compareProps(a.Properties, b.Properties); len(props) > 0 {
+	if props := compareProps(a.Properties, b.Properties, ref); len(props) > 0 {
 		c.Fields = append(c.Fields, "properties")
 		c.Properties = props
 	}
 	return c, len(c.Fields) > 0
+}
+
+// differs compares two text fields; with ref set, only when both are set.
+func differs(a, b string, ref bool) bool {
+	if ref && (a == "" || b == "") {
+		return false
+	}
+	return a != b
 }
 
 func compareEdges(a, b *extract.Edge, idA, idB map[string]string, opts Options) (EdgeChange, bool) {
@@ -442,17 +514,18 @@ func compareEdges(a, b *extract.Edge, idA, idB map[string]string, opts Options) 
 	if opts.Undirected && idOf(idA, a.Source, opts.IgnoreType) != idOf(idB, b.Source, opts.IgnoreType) {
 		c.Fields = append(c.Fields, "direction")
 	}
-	if a.Keywords != b.Keywords {
+	ref := opts.Reference != RefNone
+	if differs(a.Keywords, b.Keywords, ref) {
 		c.Fields = append(c.Fields, "keywords")
 	}
-	if c.WeightA != c.WeightB {
+	if !ref && c.WeightA != c.WeightB {
 		c.Fields = append(c.Fields, "weight")
 	}
-	if a.Description != b.Description {
+	if differs(a.Description, b.Description, ref) {
 		c.Fields = append(c.Fields, "description")
 		c.Description = Words(a.Description, b.Description)
 	}
-	if props := compareProps(a.Properties, b.Properties); len(props) > 0 {
+	if props := compareProps(a.Properties, b.Properties, ref); len(props) > 0 {
 		c.Fields = append(c.Fields, "properties")
 		c.Properties = props
 	}
@@ -478,7 +551,9 @@ func finite(f float64) float64 {
 	return f
 }
 
-func compareProps(a, b map[string]any) []PropertyChange {
+// compareProps lists the properties that differ; with ref set, only those
+// both sides have.
+func compareProps(a, b map[string]any, ref bool) []PropertyChange {
 	if len(a) == 0 && len(b) == 0 {
 		return nil
 	}
@@ -487,14 +562,18 @@ func compareProps(a, b map[string]any) []PropertyChange {
 		vb, ok := b[k]
 		switch {
 		case !ok:
-			out = append(out, PropertyChange{Name: k, Op: "-", A: va})
+			if !ref {
+				out = append(out, PropertyChange{Name: k, Op: "-", A: va})
+			}
 		case !sameValue(va, vb):
 			out = append(out, PropertyChange{Name: k, Op: "~", A: va, B: vb})
 		}
 	}
-	for k, vb := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, PropertyChange{Name: k, Op: "+", B: vb})
+	if !ref {
+		for k, vb := range b {
+			if _, ok := a[k]; !ok {
+				out = append(out, PropertyChange{Name: k, Op: "+", B: vb})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

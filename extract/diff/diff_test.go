@@ -178,6 +178,62 @@ func TestCompare(t *testing.T) {
 			nodeFields: []string{"name", "description"},
 		},
 		{
+			name: "LabelsIgnored",
+			a:    base,
+			b: extract.Graph{
+				Nodes: base.Nodes,
+				Edges: []extract.Edge{
+					edge("Ada Lovelace", "place of birth", "London"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+					edge("London", "wrote about", "Analytical Engine"),
+				},
+			},
+			opts:       Options{IgnoreLabels: true},
+			want:       [6]int{0, 0, 0, 1, 0, 1},
+			edgeFields: []string{"label"},
+		},
+		{
+			name: "LabelsIgnoredUndirected",
+			a:    base,
+			b: extract.Graph{
+				Nodes: base.Nodes,
+				Edges: []extract.Edge{
+					edge("London", "birthplace of", "Ada Lovelace"),
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			opts:       Options{IgnoreLabels: true, Undirected: true},
+			want:       [6]int{0, 0, 0, 0, 0, 1},
+			edgeFields: []string{"label", "direction"},
+		},
+		{
+			// Against a reference, what the gold side leaves empty is no
+			// disagreement: only the type, names and shared values count.
+			name: "ReferenceEmptyFields",
+			a: extract.Graph{
+				Nodes: []extract.Node{
+					node("Ada Lovelace", "Person", ""),
+					{Key: "london", Name: "London", Type: "Location", Properties: map[string]any{"aliases": []any{"LDN"}}},
+					{Key: "analytical engine", Name: "Analytical Engine", Type: "Artifact", Properties: map[string]any{"year": 1837}},
+				},
+				Edges: []extract.Edge{edge("Ada Lovelace", "born in", "London"), edge("Ada Lovelace", "wrote about", "Analytical Engine")},
+			},
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Description: "A mathematician.", Properties: map[string]any{"born": 1815}},
+					node("London", "Location", "A city."),
+					{Key: "analytical engine", Name: "Analytical Engine", Type: "Artifact", Properties: map[string]any{"year": 1834.0}},
+				},
+				Edges: []extract.Edge{
+					{Source: "ada lovelace", Target: "london", Label: "born in", Weight: 3, Keywords: "birth", Description: "She was born there."},
+					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
+				},
+			},
+			opts:       Options{Reference: RefA},
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"properties"},
+		},
+		{
 			// extract.NormalizeName drops a byte-order mark, so a name that
 			// still carries one is the same node, with a changed name.
 			name: "BOMInName",
@@ -261,6 +317,31 @@ func TestCompare_Score(t *testing.T) {
 		{name: "GoldIsB", a: pred, b: gold, opts: Options{Reference: RefB},
 			nodes: NewPRF(2, 3, 4), edges: NewPRF(1, 4, 2)},
 	}
+	t.Run("Unlabelled", func(t *testing.T) {
+		// The run labels its edges differently: the labelled score is 0;
+		// unlabelled, A-B matches gold (B-C does not: C is no node of the
+		// run, so its endpoint has no type).
+		relabelled := extract.Graph{Nodes: pred.Nodes, Edges: []extract.Edge{
+			edge("A", "is linked to", "B"), edge("A", "is linked to", "X"), edge("B", "has", "C"),
+		}}
+		for _, ignore := range []bool{false, true} {
+			r := Compare(gold, relabelled, Options{Reference: RefA, IgnoreLabels: ignore})
+			if r.Score == nil {
+				t.Fatal("no score")
+			}
+			lab, unlab := NewPRF(0, 3, 2), NewPRF(1, 3, 2)
+			if r.Score.Labelled != lab || r.Score.Unlabelled != unlab {
+				t.Errorf("ignore=%v: labelled %+v unlabelled %+v, want %+v %+v", ignore, r.Score.Labelled, r.Score.Unlabelled, lab, unlab)
+			}
+			want := lab
+			if ignore {
+				want = unlab
+			}
+			if r.Score.Edges != want {
+				t.Errorf("ignore=%v: edges %+v, want %+v", ignore, r.Score.Edges, want)
+			}
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Compare(tt.a, tt.b, tt.opts)
@@ -273,7 +354,7 @@ func TestCompare_Score(t *testing.T) {
 			if r.Score == nil {
 				t.Fatal("no score")
 			}
-			if r.Score.Nodes != tt.nodes || r.Score.Edges != tt.edges {
+			if r.Score.Nodes != tt.nodes || r.Score.Edges != tt.edges || r.Score.Labelled != tt.edges {
 				t.Errorf("score = %+v, want nodes %+v edges %+v", *r.Score, tt.nodes, tt.edges)
 			}
 		})
@@ -435,10 +516,17 @@ func randomGraph(rng *rand.Rand, nodes, edges int) extract.Graph {
 		if rng.IntN(3) == 0 {
 			name = strings.ToUpper(name)
 		}
-		g.Nodes = append(g.Nodes, extract.Node{
+		n := extract.Node{
 			Key: extract.NodeKey(name), Name: name, Type: types[rng.IntN(len(types))],
 			Description: descs[rng.IntN(len(descs))],
-		})
+		}
+		if rng.IntN(2) == 0 {
+			n.Properties = map[string]any{"p": rng.IntN(2)}
+			if rng.IntN(2) == 0 {
+				n.Properties["q"] = "v"
+			}
+		}
+		g.Nodes = append(g.Nodes, n)
 	}
 	for i := 0; i < edges && len(g.Nodes) > 0; i++ {
 		s := g.Nodes[rng.IntN(len(g.Nodes))].Key
@@ -456,7 +544,8 @@ func TestCompare_Properties(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		a := randomGraph(rng, rng.IntN(8), rng.IntN(12))
 		b := randomGraph(rng, rng.IntN(8), rng.IntN(12))
-		opts := Options{IgnoreType: rng.IntN(2) == 0, Undirected: rng.IntN(2) == 0}
+		opts := Options{IgnoreType: rng.IntN(2) == 0, Undirected: rng.IntN(2) == 0,
+			IgnoreLabels: rng.IntN(2) == 0, Reference: rng.IntN(3)}
 		t.Run(fmt.Sprintf("Case%03d", i), func(t *testing.T) {
 			checkInvariants(t, a, b, opts, Compare(a, b, opts))
 		})
