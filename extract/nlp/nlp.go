@@ -43,9 +43,18 @@
 // the sentences (at most Options.MaxSentences per chunk) where it appears.
 // Entities in the same sentence are linked by an edge labelled with the verb
 // phrase between them ("was born in"), or "related_to" when there is none;
-// the weight counts the sentences. Text that is mostly CJK gets no NER;
-// a pattern pass picks up quoted and bracketed names (《…》, 「…」, “…”),
-// dates and numbers instead.
+// the weight counts the sentences. Citation markers ("[12]", "[6-7]",
+// "[注 1]", "［3］") are blanked before any pass, keeping byte offsets.
+//
+// Text that is mostly CJK gets no NER; instead (see cjkEntities): titles
+// in 《》 are works, other quoted or bracketed names concepts; dates, years
+// and numbers with a unit ("5.6亿", "300万") are data, bare counts and
+// ordinals no node; person names are a common surname plus one or two
+// characters that open the document, recur, or stand by a cue word ("说",
+// "导演", "搭档"); organisations, places, festivals and awards are typed
+// by their suffix ("大学", "公司", "省", "电影节", "奖"). An edge between
+// neighbouring CJK entities is labelled with a verb from a short list
+// ("主演", "获得", "出生于") found between them, else related_to.
 package nlp
 
 import (
@@ -94,6 +103,8 @@ type Extractor struct {
 
 	mu     sync.Mutex
 	tables map[string]*docEntry // by document digest
+
+	cjk map[string]*cjkEntry // by document digest, guarded by mu
 
 	nerMu    sync.Mutex
 	nerCache map[string]nerResult // by window text
@@ -146,16 +157,18 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		sents []span
 		toks  []tok
 	)
-	if extract.IsCJK(chunk.Text) {
-		ents, sents = cjkEntities(chunk.Text)
+	text := maskCitations(chunk.Text)
+	cjk := extract.IsCJK(text)
+	if cjk {
+		ents, sents = cjkEntities(text, e.cjkTablesFor(doc))
 	} else {
 		var err error
-		ents, sents, toks, err = e.english(doc, maskMarkup(chunk.Text))
+		ents, sents, toks, err = e.english(doc, maskMarkup(text))
 		if err != nil {
 			return extract.ChunkResult{}, err
 		}
 	}
-	g := e.buildGraph(chunk, ents, sents, toks)
+	g := e.buildGraph(chunk, ents, sents, toks, cjk)
 	return extract.ChunkResult{Chunk: chunk.Ref(), Graph: g, Elapsed: time.Since(start)}, nil
 }
 
@@ -361,7 +374,8 @@ func sentAt(sents []span, at int) int {
 
 // buildGraph turns the entities of a chunk into nodes and edges.
 // Mentions and descriptions quote the chunk text itself, markup included.
-func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span, toks []tok) extract.Graph {
+// CJK text has no tokens: its edge labels come from cjkVerb.
+func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span, toks []tok, cjk bool) extract.Graph {
 	text := chunk.Text
 	var g extract.Graph
 	nodeAt := map[string]int{}
@@ -407,7 +421,10 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span,
 				continue
 			}
 			label := ""
-			if b == a+1 {
+			switch {
+			case b == a+1 && cjk:
+				label = cjkVerb(text[ea.end:eb.start])
+			case b == a+1:
 				label = verbPhrase(toks, ea.end, eb.start)
 			}
 			if label == "" {

@@ -89,7 +89,7 @@ func TestExtractor_Extract(t *testing.T) {
 		{
 			name:      "Chinese",
 			text:      "2019年，《红楼梦》的研究在北京大学举行。参会人数为300人。",
-			wantNodes: map[string]string{"红楼梦": "", "2019年": "Data", "300": "Data"},
+			wantNodes: map[string]string{"红楼梦": "", "2019年": "Data", "300人": "Data"},
 		},
 		{
 			name:      "CurlyQuotesAndBOMFree",

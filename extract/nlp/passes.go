@@ -622,14 +622,24 @@ func itoa(n int) string {
 }
 
 // cjkRE finds names in CJK text: bracketed or quoted names (group 1-4),
-// dates (group 5), numbers (group 6) and Latin words (group 7).
+// dates (group 5), numbers with an optional unit (group 6) and Latin words
+// (group 7).
 var cjkRE = regexp.MustCompile(`《([^》\n]{1,40})》|「([^」\n]{1,40})」|“([^”\n]{1,40})”|【([^】\n]{1,40})】` +
-	`|(\d{2,4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号])` +
-	`|(\d+(?:\.\d+)?(?:万|亿|%|％)?)` +
-	`|([A-Za-z][A-Za-z0-9\-\.]*[A-Za-z0-9])`)
+	`|(\d{4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号]|\d{4}-\d{1,2}-\d{1,2})` +
+	`|(\d+(?:\.\d+)?(?:千万|百万|万|亿)?(?:%|％|美元|港元|港币|人民币|元|岁|张|首|部|场|次|集|人|名|倍|座|项)?)` +
+	`|([A-Za-z][A-Za-z0-9\-\.']*[A-Za-z0-9](?: [A-Z][A-Za-z0-9\-\.']*[A-Za-z0-9])*)`)
 
-// cjkEntities is the pattern pass for CJK text, which prose cannot read.
-func cjkEntities(text string) ([]entity, []span) {
+// yearRE matches a bare number that reads as a year.
+var yearRE = regexp.MustCompile(`^(?:1[5-9]\d\d|20\d\d)$`)
+
+// cjkEntities is the pass for CJK text, which prose cannot read: titles
+// in 《》 are works, other bracketed or quoted names concepts; dates, years
+// and numbers with a unit ("5.6亿", "300万") are data, while bare numbers
+// that are no year and ordinals ("第4") are dropped; then the document's
+// person names (see buildCJKTables) and names typed by their suffix (see
+// cjkPlaceSpans). Where candidates overlap, the earlier one wins, and at
+// the same start the longer one.
+func cjkEntities(text string, tables *cjkTables) ([]entity, []span) {
 	var sents []span
 	for _, s := range extract.Sentences(text) {
 		sents = append(sents, span{s.Start, s.End})
@@ -638,8 +648,10 @@ func cjkEntities(text string) ([]entity, []span) {
 	for _, m := range cjkRE.FindAllStringSubmatchIndex(text, -1) {
 		var en entity
 		switch {
-		case m[2] >= 0 || m[4] >= 0 || m[6] >= 0 || m[8] >= 0:
-			for g := 1; g <= 4; g++ {
+		case m[2] >= 0:
+			en = entity{start: m[2], end: m[3], cat: catWork, typed: true}
+		case m[4] >= 0 || m[6] >= 0 || m[8] >= 0:
+			for g := 2; g <= 4; g++ {
 				if m[2*g] >= 0 {
 					en = entity{start: m[2*g], end: m[2*g+1], cat: catMisc}
 				}
@@ -648,6 +660,18 @@ func cjkEntities(text string) ([]entity, []span) {
 			en = entity{start: m[10], end: m[11], cat: catDate, typed: true}
 		case m[12] >= 0:
 			en = entity{start: m[12], end: m[13], cat: catNumber, typed: true}
+			num := text[m[12]:m[13]]
+			switch {
+			case strings.HasSuffix(text[:m[12]], "第"):
+				continue // an ordinal
+			case strings.Trim(num, "0123456789") == "":
+				if !yearRE.MatchString(num) {
+					continue // a bare count, index or stray marker
+				}
+				en.cat = catDate
+			case strings.Trim(num, "0123456789.") == "":
+				continue // a bare decimal
+			}
 		default:
 			if m[15]-m[14] < 2 {
 				continue
@@ -659,10 +683,25 @@ func cjkEntities(text string) ([]entity, []span) {
 		if en.name == "" {
 			continue
 		}
-		en.sent = sentAt(sents, en.start)
 		out = append(out, en)
 	}
-	return out, sents
+	out = append(out, cjkPersonSpans(text, tables)...)
+	out = append(out, cjkPlaceSpans(text)...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].start != out[j].start {
+			return out[i].start < out[j].start
+		}
+		return out[i].end > out[j].end
+	})
+	kept := out[:0]
+	for _, en := range out {
+		if n := len(kept); n > 0 && en.start < kept[n-1].end {
+			continue
+		}
+		en.sent = sentAt(sents, en.start)
+		kept = append(kept, en)
+	}
+	return kept, sents
 }
 
 // maskMarkup blanks plain-text markup so that it never becomes part of a

@@ -20,6 +20,10 @@ const (
 	catLocation
 	catDate
 	catNumber
+	// catEvent and catWork come only from the CJK passes (festivals and
+	// ceremonies; titles in 《》).
+	catEvent
+	catWork
 )
 
 // String names the category as DocRED-like label, used in properties.
@@ -35,6 +39,10 @@ func (c category) String() string {
 		return "TIME"
 	case catNumber:
 		return "NUM"
+	case catEvent:
+		return "EVENT"
+	case catWork:
+		return "WORK"
 	}
 	return "MISC"
 }
@@ -48,6 +56,8 @@ var preferences = map[category][]string{
 	catLocation: {"Location", "Place", "GeographicLocation", "GeoLocation", "Country", "City", "NaturalObject"},
 	catDate:     {"Date", "Time", "DateTime", "Year", "Data"},
 	catNumber:   {"Number", "Quantity", "Amount", "Data"},
+	catEvent:    {"Event", "Concept", "Thing", "Entity"},
+	catWork:     {"Content", "Work", "CreativeWork", "Artifact", "Concept"},
 	catMisc:     {"Concept", "Thing", "Entity", "Others", "Other", "Misc", "Artifact"},
 }
 
@@ -55,6 +65,7 @@ var preferences = map[category][]string{
 var fallback = map[category]string{
 	catPerson: "Person", catOrg: "Organization", catLocation: "Location",
 	catDate: "Date", catNumber: "Number", catMisc: "Concept",
+	catEvent: "Event", catWork: "Content",
 }
 
 // typeMapper maps categories to the available type names.

@@ -1,0 +1,424 @@
+package nlp
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// citationRE finds reference markers of encyclopedia text: "[12]",
+// "[12-14]", "[6, 7]", "[注 1]" and their full-width forms ("［3］").
+var citationRE = regexp.MustCompile(`[\[［]\s*(?:注\s*)?\d{1,4}(?:\s*[-–,，、]\s*\d{1,4})*\s*[\]］]`)
+
+// maskCitations blanks citation markers byte for byte, so offsets stay.
+func maskCitations(text string) string {
+	if !strings.ContainsAny(text, "[［") {
+		return text
+	}
+	locs := citationRE.FindAllStringIndex(text, -1)
+	if locs == nil {
+		return text
+	}
+	b := []byte(text)
+	for _, l := range locs {
+		for i := l[0]; i < l[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// surnames are common single-character Chinese surnames. Characters that
+// are mostly function words (于, 和, 向, 时, 成, 文, 方, 安, 万, 常, 华)
+// are left out.
+var surnames = runeSet("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾萧肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐易乔伍庞颜倪庄聂章鲁岳翟殷詹欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁骆蓝辛管柴鲍喻蒲滕饶艾尤穆卓吉简麦岑甄邝洪")
+
+// compoundSurnames are two-character surnames.
+var compoundSurnames = setOf("欧阳", "司马", "上官", "诸葛", "东方", "令狐", "慕容", "皇甫", "尉迟", "夏侯", "司徒", "公孙")
+
+// nameStops are characters that do not occur in a given name: particles,
+// numerals and common words that follow a surname-like character.
+var nameStops = runeSet("的了在是和与及等也都就被把对从为以于之其而并个们上下中说到后前时年月日将由所有又再已曾不一二三四五六七八九十这那该此每各第片剧影视部作演导饰获奖得首张次届度出入给向让使着过还最很更非人省市县区港台公司集团院节表示生先女士主执担任凭借首期共参加合与同首称称被")
+
+// nonNames are words that open with a surname character but name no one.
+var nonNames = setOf("王国", "高度", "周年", "周刊", "周边", "周末", "金马", "金像", "金曲", "金牌", "黄金", "时代", "马上",
+	"高中", "高校", "高峰", "高兴", "高达", "高潮", "程度", "许多", "曾经", "江湖", "石头", "钟头", "任何", "龙虎", "白色",
+	"欧美", "关系", "关注", "包括", "宁波", "江苏", "江西", "黄河", "温暖", "康复", "蓝色", "齐名", "童年", "梁山", "武侠",
+	"武术", "武打", "武状", "龙套", "包办", "江门", "武林", "史上", "易于", "简单", "管理", "雷霆", "龙门", "毛片", "严肃", "严重", "庄严", "尤其", "吉他",
+	"卓越", "祝福", "甘心", "柯南", "纪录", "纪念", "季度", "苗条", "谷底", "盛大", "盛典", "翁婿", "包装", "鲁莽", "甄选",
+	"洪水", "潘多", "邵氏", "嘉禾", "左右", "孔雀", "贺岁", "熊猫", "牛仔", "宋朝", "唐朝", "唐人", "明朝", "夏天", "夏季",
+	"秦朝", "汤姆", "乔丹", "蒋介", "林林", "陆续", "史诗", "杜比", "余下", "韩国", "范围", "罗马", "龙卷", "戴着", "路上",
+	"黎明", "邓丽", "欧洲", "施工", "康熙", "雷鸣", "金钱", "董事", "周期", "周围", "周六", "周日", "童话", "毕业", "田园")
+
+// leftGlue are words that end with a surname character ("担任", "票房",
+// "少林"): a candidate right after their first character is no name.
+var leftGlue = setOf("担任", "主任", "责任", "信任", "出任", "继任", "上任", "历任", "现任", "首任", "少林", "树林", "森林",
+	"园林", "武林", "跑龙", "一张", "两张", "主张", "开张", "紧张", "扩张", "嚣张", "夸张", "慌张", "伸张", "文章", "周周",
+	"四周", "每周", "本周", "上周", "下周", "一周", "同学", "好莱", "美金", "奖金", "资金", "现金", "黄金", "基金", "合金",
+	"大陆", "登陆", "着陆", "内陆", "天龙", "恐龙", "成龙")
+
+// afterCues follow a person's name ("周星驰说", "王晶导演").
+var afterCues = []string{"说", "表示", "导演", "主演", "饰演", "出生", "先生", "女士", "执导", "演唱", "称"}
+
+// beforeCues precede a person's name ("导演王晶", "搭档吴孟达").
+var beforeCues = []string{"导演", "主演", "演员", "歌手", "搭档", "妻子", "丈夫", "女友", "男友", "父亲", "母亲", "好友", "师父", "老板", "监制", "编剧"}
+
+// runeSet builds a set of the runes of s.
+func runeSet(s string) map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range s {
+		m[r] = true
+	}
+	return m
+}
+
+// isHan reports a Han character.
+func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
+
+// cjkTables holds what the CJK passes learn from a whole document: the
+// accepted person names, longest first.
+type cjkTables struct {
+	names []string
+	set   map[string]bool
+}
+
+// cjkEntry is the lazily built per-document CJK table.
+type cjkEntry struct {
+	once sync.Once
+	t    *cjkTables
+}
+
+// cjkTablesFor returns (building once per document) the CJK tables.
+func (e *Extractor) cjkTablesFor(doc extract.Document) *cjkTables {
+	key := doc.SHA256
+	if key == "" {
+		key = doc.Name + "\x00" + itoa(len(doc.Content)) + "\x00" + itoa(doc.ID)
+	}
+	e.mu.Lock()
+	if e.cjk == nil || len(e.cjk) >= 128 {
+		e.cjk = map[string]*cjkEntry{}
+	}
+	ent, ok := e.cjk[key]
+	if !ok {
+		ent = &cjkEntry{}
+		e.cjk[key] = ent
+	}
+	e.mu.Unlock()
+	ent.once.Do(func() { ent.t = buildCJKTables(maskCitations(doc.Content)) })
+	return ent.t
+}
+
+// nameCandidate is a possible name at one position: surname plus one or
+// two given-name characters (as runes).
+func nameCandidates(rs []rune, i int) (surLen int, givens int) {
+	surLen = 0
+	if i+1 < len(rs) && compoundSurnames[string(rs[i:i+2])] {
+		surLen = 2
+	} else if surnames[rs[i]] {
+		surLen = 1
+	} else {
+		return 0, 0
+	}
+	for k := 0; k < 2; k++ {
+		j := i + surLen + k
+		if j >= len(rs) || !isHan(rs[j]) || nameStops[rs[j]] || surLen+k >= 2 && startsCue(rs, j) {
+			break
+		}
+		givens++
+	}
+	return surLen, givens
+}
+
+// startsCue reports whether an after-cue word starts at rune j.
+func startsCue(rs []rune, j int) bool {
+	for _, c := range afterCues {
+		if hasRunePrefix(rs[j:], c) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasRunePrefix reports whether rs starts with s.
+func hasRunePrefix(rs []rune, s string) bool {
+	k := 0
+	for _, r := range s {
+		if k >= len(rs) || rs[k] != r {
+			return false
+		}
+		k++
+	}
+	return true
+}
+
+// buildCJKTables finds the person names of a document. A candidate is a
+// common surname followed by one or two Han characters that are no
+// particles or numerals. It is accepted when
+//   - it opens the document (the article's subject, "周星驰（Stephen
+//     Chow），1962年…"),
+//   - or it recurs in the document: a three-character candidate when it
+//     makes up at least half of the uses of its two-character prefix,
+//     a two-character one when it recurs apart from accepted longer names,
+//   - or a cue word follows it ("说", "导演", "饰演") or precedes it
+//     ("搭档", "导演") and it recurs at least once more as a prefix.
+//
+// Common words that open with a surname character ("王国", "高度") are
+// never names.
+func buildCJKTables(content string) *cjkTables {
+	rs := []rune(content)
+	count := map[string]int{}
+	cued := map[string]bool{}
+	subject := ""
+	for i := 0; i < len(rs); i++ {
+		sl, g := nameCandidates(rs, i)
+		if g == 0 {
+			continue
+		}
+		prev := i == 0 || !isHan(rs[i-1])
+		if i > 0 && (leftGlue[string(rs[i-1:i+1])] || rs[i] == '张' && (unicode.IsDigit(rs[i-1]) || strings.ContainsRune("首一二两三四五六七八九十几每整", rs[i-1]))) {
+			continue
+		}
+		for k := 1; k <= g; k++ {
+			c := string(rs[i : i+sl+k])
+			count[c]++
+			end := i + sl + k
+			if end < len(rs) && startsCue(rs, end) {
+				cued[c] = true
+			}
+			for _, b := range beforeCues {
+				if i >= utf8.RuneCountInString(b) && string(rs[i-utf8.RuneCountInString(b):i]) == b && k == g {
+					cued[c] = true
+				}
+			}
+		}
+		if subject == "" && prev && strings.TrimSpace(string(rs[:i])) == "" {
+			subject = string(rs[i : i+sl+g])
+		}
+	}
+	accepted := map[string]bool{}
+	if subject != "" && !nonNames[subject] {
+		accepted[subject] = true
+	}
+	// Longer names first, so the shorter prefixes they explain are known.
+	cands := make([]string, 0, len(count))
+	for c := range count {
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		li, lj := utf8.RuneCountInString(cands[i]), utf8.RuneCountInString(cands[j])
+		if li != lj {
+			return li > lj
+		}
+		return cands[i] < cands[j]
+	})
+	explained := map[string]int{}
+	for _, c := range cands {
+		if nonNames[c] || nonNames[prefixRunes(c, 2)] {
+			continue
+		}
+		n := count[c] - explained[c]
+		rc := []rune(c)
+		var prefix string
+		if len(rc) > 2 {
+			prefix = string(rc[:len(rc)-1])
+		}
+		ok := accepted[c]
+		if prefix == "" && explained[c] > 0 && n < 3 {
+			// Left over by an accepted longer name ("周星" beside "周星驰"):
+			// a nickname or a coincidence, too weak alone.
+			continue
+		}
+		switch {
+		case ok:
+		case prefix != "" && n >= 2 && 2*n >= count[prefix]:
+			ok = true
+		case prefix == "" && n >= 2:
+			ok = true
+		case cued[c] && n >= 1 && (prefix == "" || count[prefix] <= 2*n):
+			ok = true
+		}
+		if ok {
+			accepted[c] = true
+			if prefix != "" {
+				explained[prefix] += count[c]
+			}
+		}
+	}
+	t := &cjkTables{set: accepted}
+	for c := range accepted {
+		t.names = append(t.names, c)
+	}
+	sort.Slice(t.names, func(i, j int) bool {
+		if len(t.names[i]) != len(t.names[j]) {
+			return len(t.names[i]) > len(t.names[j])
+		}
+		return t.names[i] < t.names[j]
+	})
+	return t
+}
+
+// prefixRunes returns the first n runes of s.
+func prefixRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// cjkSuffixes type a run of Han characters by its last word: the
+// category and the shortest and longest prefix, in characters.
+var cjkSuffixes = []struct {
+	suffix   string
+	cat      category
+	min, max int
+}{
+	{"电影节", catEvent, 2, 8}, {"音乐节", catEvent, 2, 8}, {"颁奖典礼", catEvent, 2, 10}, {"颁奖礼", catEvent, 2, 10},
+	{"公司", catOrg, 2, 10}, {"集团", catOrg, 2, 8}, {"大学", catOrg, 2, 8}, {"学院", catOrg, 2, 8},
+	{"中学", catOrg, 2, 6}, {"电视台", catOrg, 1, 6}, {"电台", catOrg, 2, 6}, {"唱片", catOrg, 2, 6},
+	{"影业", catOrg, 2, 6}, {"协会", catOrg, 2, 8}, {"工作室", catOrg, 2, 6},
+	{"奖", catMisc, 2, 10},
+	{"特别行政区", catLocation, 2, 2}, {"自治区", catLocation, 2, 3}, {"省", catLocation, 2, 3},
+	{"市", catLocation, 2, 3}, {"县", catLocation, 2, 3}, {"区", catLocation, 2, 3},
+	{"国", catLocation, 1, 1}, {"港", catLocation, 1, 1}, {"台", catLocation, 1, 1},
+}
+
+// placeNonNames are words with a place or organisation suffix that name
+// nothing in particular.
+var placeNonNames = setOf("全国", "各国", "出国", "回国", "王国", "外国", "本国", "两国", "该国", "祖国", "爱国", "归国",
+	"入港", "回港", "来港", "赴港", "在港", "留港", "抵港", "离港", "舞台", "平台", "上台", "后台", "登台", "出台", "电台",
+	"地区", "社区", "城区", "市区", "景区", "郊区", "误区", "专区", "城市", "上市", "都市", "超市", "股市", "门市", "夜市",
+	"节省", "反省", "获奖", "大奖", "颁奖", "得奖", "奖", "领奖", "评奖", "金奖", "嘉奖", "夸奖", "该奖", "此奖", "台湾台",
+	"郡县", "州县", "开国", "建国", "中区", "东区", "西区", "南区", "北区", "单台", "同台", "电视台", "唱片", "公司", "大学",
+	"分公司", "子公司", "总公司", "学院", "集团", "协会", "工作室", "中学", "影业", "亚国", "英港", "港台")
+
+// prefixStops end the prefix of a suffix-typed name: particles, verbs and
+// numerals before it ("获得第30届香港电影金像奖" gives "香港电影金像奖").
+var prefixStops = runeSet("席籍贯的了在是和与及等也都就被把对从为以于之其而并个们说到后前时年月日将由所有又再已曾不这那该此每各第届获得给向让使着过还很更由入进成任担加参凭借由首次名")
+
+// cjkPlaceSpans finds organisations, places, events and awards by their
+// suffix. The prefix is a run of Han characters, cut after the last
+// particle, verb or numeral, and bounded in length.
+func cjkPlaceSpans(text string) []entity {
+	rs := []rune(text)
+	off := make([]int, len(rs)+1) // byte offset of each rune
+	b := 0
+	for i, r := range rs {
+		off[i] = b
+		b += utf8.RuneLen(r)
+	}
+	off[len(rs)] = b
+	// Long suffixes first, so "香港电影金像奖" is not cut at "香港".
+	long := suffixPass(rs, off, nil, false)
+	covered := make([]bool, len(rs))
+	for _, en := range long {
+		for i := range rs {
+			if off[i] >= en.start && off[i] < en.end {
+				covered[i] = true
+			}
+		}
+	}
+	return append(long, suffixPass(rs, off, covered, true)...)
+}
+
+// suffixPass runs the suffixes with one-character place suffixes (short)
+// or the others, skipping covered runes.
+func suffixPass(rs []rune, off []int, covered []bool, short bool) []entity {
+	var out []entity
+	lastEnd := 0
+	for i := 0; i < len(rs); i++ {
+		if !isHan(rs[i]) || covered != nil && covered[i] {
+			if covered != nil && covered[i] {
+				lastEnd = i + 1
+			}
+			continue
+		}
+		for _, s := range cjkSuffixes {
+			if (s.max <= 1) != short || !hasRunePrefix(rs[i:], s.suffix) {
+				continue
+			}
+			end := i + utf8.RuneCountInString(s.suffix)
+			// The next character must not make a word with a one-character
+			// suffix ("国产", "台词", "港币").
+			if short && end < len(rs) && oneCharSuffixGlue[string(rs[end-1:end+1])] {
+				break
+			}
+			start := i
+			for start > lastEnd && i-start < s.max && isHan(rs[start-1]) && !prefixStops[rs[start-1]] {
+				start--
+			}
+			if i-start < s.min {
+				break
+			}
+			name := string(rs[start:end])
+			if placeNonNames[name] {
+				break
+			}
+			out = append(out, entity{start: off[start], end: off[end], cat: s.cat, typed: true, name: name, tokFirst: -1, tokLast: -1})
+			i, lastEnd = end-1, end
+			break
+		}
+	}
+	return out
+}
+
+// oneCharSuffixGlue are two-character words whose first character is a
+// one-character suffix: "国产" is no "…国" place.
+var oneCharSuffixGlue = setOf("国产", "国际", "国家", "国内", "国外", "国语", "国民", "国籍", "国宝", "国片", "台词", "台湾",
+	"台北", "台下", "台上", "港币", "港元", "港片", "港剧", "港产", "港姐", "市场", "市民", "市长", "区域", "区别", "区分",
+	"省份", "县城", "国剧", "台前", "港台", "国语", "港澳", "国王", "台风")
+
+// cjkPersonSpans finds the document's accepted names in a chunk, longest
+// first, never inside a Han word run that continues the surname to the
+// left as a known non-name.
+func cjkPersonSpans(text string, t *cjkTables) []entity {
+	if t == nil || len(t.names) == 0 {
+		return nil
+	}
+	var out []entity
+	for i := 0; i < len(text); {
+		matched := false
+		for _, n := range t.names {
+			if strings.HasPrefix(text[i:], n) {
+				out = append(out, entity{start: i, end: i + len(n), cat: catPerson, typed: true, name: n, tokFirst: -1, tokLast: -1})
+				i += len(n)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			_, sz := utf8.DecodeRuneInString(text[i:])
+			i += sz
+		}
+	}
+	return out
+}
+
+// cjkVerbs label an edge between two entities of a CJK sentence when one
+// of them stands between the two (longest first).
+var cjkVerbs = []string{"出生于", "毕业于", "就读于", "主演", "导演", "执导", "出演", "饰演", "参演", "获得", "荣获", "入围",
+	"提名", "编剧", "监制", "演唱", "发行", "创作", "推出", "加盟", "加入", "签约", "成立", "担任", "合作", "搭档", "举办",
+	"拍摄", "配音", "结婚", "嫁给", "迎娶", "出生", "凭借", "获"}
+
+// cjkVerb returns the verb between two entities of a CJK sentence, or ""
+// when the text between is long or holds none.
+func cjkVerb(between string) string {
+	between = strings.TrimSpace(between)
+	if utf8.RuneCountInString(between) > 12 {
+		return ""
+	}
+	best, at := "", len(between)+1
+	for _, v := range cjkVerbs {
+		if i := strings.Index(between, v); i >= 0 && (i < at || i == at && len(v) > len(best)) {
+			best, at = v, i
+		}
+	}
+	return best
+}
