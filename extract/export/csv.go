@@ -14,7 +14,8 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// Headers of the neo4j-admin import files.
+// Leading columns of the neo4j-admin import files; one column per
+// property name follows.
 var (
 	NodesHeader = []string{"id:ID", "name", "description", ":LABEL"}
 	EdgesHeader = []string{":START_ID", ":END_ID", ":TYPE", "description", "keywords", "weight:double"}
@@ -35,20 +36,26 @@ const DefaultRelType = "RELATED_TO"
 
 // CSV writes g in the neo4j-admin import form: nodes to nodes (header
 // id:ID,name,description,:LABEL) and edges to edges (header
-// :START_ID,:END_ID,:TYPE,description,keywords,weight:double). Fields are
-// quoted as RFC 4180 requires (doubled quotes), so descriptions may hold
-// commas, quotes and newlines; import those with
+// :START_ID,:END_ID,:TYPE,description,keywords,weight:double), each
+// followed by one column per node or edge property name, typed in the
+// header as all its values fit (age:long, score:double, flag:boolean, or
+// untyped for strings; lists and maps as JSON strings; empty when an item
+// lacks the property; a property named like a field is written as
+// ReservedPrefix + name, and a ':' in a name as '_'). Fields are quoted as
+// RFC 4180 requires (doubled quotes), so descriptions may hold commas,
+// quotes and newlines; import those with
 // `neo4j-admin database import full --multiline-fields=true`.
 // Node labels are BaseLabel plus the sanitised type (see SanitizeLabel);
 // relationship types are sanitised with SanitizeRelType.
 func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	g = prepare(g)
+	np, ep := nodeProps(g), edgeProps(g)
 	bn := bufio.NewWriterSize(nodes, 64<<10)
 	cn := csv.NewWriter(bn)
-	if err := cn.Write(NodesHeader); err != nil {
+	if err := cn.Write(csvHeader(NodesHeader, np)); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
 	}
-	rec := make([]string, 6)
+	rec := make([]string, len(NodesHeader)+len(np))
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
 		label := BaseLabel
@@ -56,7 +63,8 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 			label += ";" + t
 		}
 		rec[0], rec[1], rec[2], rec[3] = n.Key, n.Name, n.Description, label
-		if err := cn.Write(rec[:4]); err != nil {
+		propCells(rec[len(NodesHeader):], np, n.Properties)
+		if err := cn.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
 		}
 	}
@@ -70,14 +78,16 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 
 	be := bufio.NewWriterSize(edges, 64<<10)
 	ce := csv.NewWriter(be)
-	if err := ce.Write(EdgesHeader); err != nil {
+	if err := ce.Write(csvHeader(EdgesHeader, ep)); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv edges")
 	}
+	rec = make([]string, len(EdgesHeader)+len(ep))
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		rec[0], rec[1], rec[2] = e.Source, e.Target, SanitizeRelType(e.Label)
 		rec[3], rec[4] = e.Description, e.Keywords
 		rec[5] = strconv.FormatFloat(finite(e.Weight), 'g', -1, 64)
+		propCells(rec[len(EdgesHeader):], ep, e.Properties)
 		if err := ce.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv edges")
 		}
@@ -87,6 +97,31 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv edges")
 	}
 	return flush(be, "export csv edges")
+}
+
+// csvHeader is base followed by one column per property: the name
+// (':' replaced, since neo4j-admin reads it as the type separator) and,
+// except for strings, ":" and the neo4j type.
+func csvHeader(base []string, cols []propCol) []string {
+	out := append([]string(nil), base...)
+	for _, c := range cols {
+		h := strings.ReplaceAll(c.Out, ":", "_")
+		if c.Kind != kindString {
+			h += ":" + c.Kind
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// propCells fills the property cells of one row.
+func propCells(cells []string, cols []propCol, props map[string]any) {
+	for i, c := range cols {
+		cells[i] = ""
+		if v, ok := props[c.Name]; ok {
+			cells[i], _ = formatProp(v, c.Kind)
+		}
+	}
 }
 
 // CSVDir writes nodes.csv and edges.csv into dir, creating dir when needed.
@@ -140,11 +175,12 @@ func SanitizeLabel(s string) string {
 	return out
 }
 
-// SanitizeRelType turns an edge label into a neo4j relationship type in the
-// usual UPPER_SNAKE form ("works at" -> "WORKS_AT"); scripts without case
-// stay as they are. An empty result becomes DefaultRelType.
+// SanitizeRelType turns an edge label into the neo4j relationship type of
+// both the CSV and the Cypher export: the label as written, sanitised like
+// a node label ("works at" -> "works_at"). An empty result becomes
+// DefaultRelType.
 func SanitizeRelType(s string) string {
-	out := strings.ToUpper(SanitizeLabel(s))
+	out := SanitizeLabel(s)
 	if out == "" {
 		return DefaultRelType
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,13 +16,18 @@ import (
 // Cypher writes g as a Cypher script for cypher-shell: a uniqueness
 // constraint on (:Entity {key}), one MERGE per node (label BaseLabel plus
 // its type), one MATCH ... MERGE per edge (relationship type = the edge
-// label, or DefaultRelType when empty). Labels and types are backquoted and
-// kept as written; values are single-quoted string literals with
-// backslash escapes. Scalar properties (strings, numbers, booleans) are set
-// too; other property values are skipped. Running the script twice leaves
-// the same graph.
+// label sanitised as in the CSV export, see SanitizeRelType). Labels and
+// types are backquoted; node labels are kept as written; values are
+// single-quoted string literals with backslash escapes. Node and edge
+// properties are set too: strings, booleans and numbers as literals
+// (integers, and floats with integral values, as integers), lists of
+// scalars of one kind as Cypher lists, maps and other lists as JSON
+// strings; null values are skipped. A property named like a field is set
+// as ReservedPrefix + name. Running the script twice leaves the same
+// graph.
 func Cypher(w io.Writer, g extract.Graph) error {
 	g = prepare(g)
+	np, ep := nodeProps(g), edgeProps(g)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "// kgstudio graph: %d nodes, %d edges\n", len(g.Nodes), len(g.Edges))
 	fmt.Fprintf(bw, "CREATE CONSTRAINT kgstudio_entity_key IF NOT EXISTS FOR (n:%s) REQUIRE n.key IS UNIQUE;\n", BaseLabel)
@@ -39,7 +43,7 @@ func Cypher(w io.Writer, g extract.Graph) error {
 		bw.WriteString(CypherString(n.Type))
 		bw.WriteString(", n.description = ")
 		bw.WriteString(CypherString(n.Description))
-		setProps(bw, "n", n.Properties, nodeFields)
+		setProps(bw, "n", n.Properties, np)
 		if n.Type != "" && n.Type != BaseLabel {
 			bw.WriteString(" SET n:")
 			bw.WriteString(CypherName(n.Type))
@@ -48,10 +52,7 @@ func Cypher(w io.Writer, g extract.Graph) error {
 	}
 	for i := range g.Edges {
 		e := &g.Edges[i]
-		rel := e.Label
-		if strings.TrimSpace(rel) == "" {
-			rel = DefaultRelType
-		}
+		rel := SanitizeRelType(e.Label)
 		bw.WriteString("MATCH (a:")
 		bw.WriteString(BaseLabel)
 		bw.WriteString(" {key: ")
@@ -68,63 +69,122 @@ func Cypher(w io.Writer, g extract.Graph) error {
 		bw.WriteString(CypherString(e.Description))
 		bw.WriteString(", r.weight = ")
 		bw.WriteString(cypherFloat(e.Weight))
-		setProps(bw, "r", e.Properties, edgeFields)
+		setProps(bw, "r", e.Properties, ep)
 		bw.WriteString(";\n")
 	}
 	return flush(bw, "export cypher")
 }
 
-// Property names written from the struct fields; properties with the same
-// name are skipped so they cannot overwrite them.
-var (
-	nodeFields = map[string]bool{"key": true, "name": true, "type": true, "description": true}
-	edgeFields = map[string]bool{"keywords": true, "description": true, "weight": true}
-)
-
-// setProps writes ", v.`name` = literal" for each scalar property, sorted
-// by name so the output is stable.
-func setProps(bw *bufio.Writer, v string, props map[string]any, reserved map[string]bool) {
+// setProps writes ", v.`name` = literal" for each property of cols the
+// item has, in the order of cols (sorted, so the output is stable).
+func setProps(bw *bufio.Writer, v string, props map[string]any, cols []propCol) {
 	if len(props) == 0 {
 		return
 	}
-	names := make([]string, 0, len(props))
-	for k := range props {
-		if !reserved[k] && k != "" {
-			names = append(names, k)
+	for _, c := range cols {
+		val, ok := props[c.Name]
+		if !ok {
+			continue
 		}
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		lit, ok := cypherValue(props[k])
+		lit, ok := cypherValue(val)
 		if !ok {
 			continue
 		}
 		bw.WriteString(", ")
 		bw.WriteString(v)
 		bw.WriteByte('.')
-		bw.WriteString(CypherName(k))
+		bw.WriteString(CypherName(c.Out))
 		bw.WriteString(" = ")
 		bw.WriteString(lit)
 	}
 }
 
+// cypherValue is the literal of a property value; ok is false for values
+// written as absent (null, non-finite numbers).
 func cypherValue(v any) (string, bool) {
-	switch x := v.(type) {
+	switch x := normalize(v).(type) {
+	case nil:
+		return "", false
 	case string:
 		return CypherString(x), true
-	case bool:
-		return strconv.FormatBool(x), true
-	case int:
-		return strconv.Itoa(x), true
-	case int64:
-		return strconv.FormatInt(x, 10), true
+	case bool, int64:
+		return formatProp(x, kindLong)
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return "", false
 		}
+		if isIntegral(x) {
+			return strconv.FormatInt(int64(x), 10), true
+		}
 		return cypherFloat(x), true
+	case []any:
+		if lit, ok := cypherList(x); ok {
+			return lit, true
+		}
 	}
-	return "", false
+	text, ok := jsonText(v)
+	if !ok {
+		return "", false
+	}
+	return CypherString(text), true
+}
+
+// cypherList writes a list whose elements are all strings, all booleans
+// or all numbers (neo4j stores only such lists) as a Cypher list; numbers
+// are all integers or, when one is not integral, all floats.
+func cypherList(xs []any) (string, bool) {
+	vals := make([]any, len(xs))
+	class, floats := "", false
+	for i, x := range xs {
+		v := normalize(x)
+		c := ""
+		switch y := v.(type) {
+		case string:
+			c = "string"
+		case bool:
+			c = "bool"
+		case int64:
+			c = "number"
+		case float64:
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				return "", false
+			}
+			c, floats = "number", floats || !isIntegral(y)
+		default:
+			return "", false // null, list or map
+		}
+		if class != "" && c != class {
+			return "", false
+		}
+		class, vals[i] = c, v
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch y := v.(type) {
+		case string:
+			b.WriteString(CypherString(y))
+		case bool:
+			b.WriteString(strconv.FormatBool(y))
+		case int64:
+			if floats {
+				b.WriteString(cypherFloat(float64(y)))
+			} else {
+				b.WriteString(strconv.FormatInt(y, 10))
+			}
+		case float64:
+			if floats {
+				b.WriteString(cypherFloat(y))
+			} else {
+				b.WriteString(strconv.FormatInt(int64(y), 10))
+			}
+		}
+	}
+	b.WriteByte(']')
+	return b.String(), true
 }
 
 // cypherFloat writes a float literal that Cypher reads as a float (with a

@@ -5,8 +5,10 @@
 // Every format writes each node key once (the first node with a key wins)
 // and adds a bare node for any edge endpoint that names no node, so that the
 // output always loads: neo4j-admin and GraphML readers reject dangling
-// relationships. Mentions are kept by JSON only; node and edge properties
-// by JSON and, for scalar values, by Cypher.
+// relationships. Mentions are kept by JSON only. Node and edge properties
+// are kept by every format: as typed GraphML keys, typed CSV columns and
+// Cypher SET clauses (lists and maps as JSON strings where the format has
+// no such values; integral numbers as integers).
 package export
 
 import (

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -43,13 +44,14 @@ func nastyGraph() extract.Graph {
 	for i, n := range nastyNames {
 		g.Nodes = append(g.Nodes, extract.Node{
 			Key: fmt.Sprintf("k%d:%s", i, n), Name: n, Type: n, Description: "desc of " + n,
-			Properties: map[string]any{"note": n, "rank": i, "ok": true, "list": []any{1, 2}},
+			Properties: nodeProperties(i, n),
 		})
 	}
 	for i := 0; i+1 < len(nastyNames); i++ {
 		g.Edges = append(g.Edges, extract.Edge{
 			Source: g.Nodes[i].Key, Target: g.Nodes[i+1].Key, Label: nastyNames[i],
 			Keywords: "kw, " + nastyNames[i], Description: nastyNames[i+1], Weight: float64(i) + 0.5,
+			Properties: edgeProperties(i, nastyNames[i]),
 		})
 	}
 	// A duplicate key (dropped), a dangling endpoint (added as a bare node),
@@ -57,6 +59,75 @@ func nastyGraph() extract.Graph {
 	g.Nodes = append(g.Nodes, extract.Node{Key: g.Nodes[0].Key, Name: "duplicate"})
 	g.Edges = append(g.Edges, extract.Edge{Source: g.Nodes[0].Key, Target: "missing node", Label: "", Weight: 1})
 	return g
+}
+
+// nodeProperties holds a property of each kind: Go and JSON-decoded
+// integers, floats, booleans, strings, lists of scalars, a map, a name
+// taken by a field, and a name with values of mixed kinds.
+func nodeProperties(i int, n string) map[string]any {
+	p := map[string]any{
+		"note": n, "rank": i, "ok": i%2 == 0, "list": []any{1, 2},
+		"age": float64(20 + i), "score": float64(i) + 0.25,
+		"tags": []any{"a", n}, "meta": map[string]any{"k": n}, "name": "shadow " + n,
+		"mixed": any(i),
+	}
+	if i%2 == 1 {
+		p["mixed"] = "x"
+	}
+	return p
+}
+
+func edgeProperties(i int, n string) map[string]any {
+	return map[string]any{
+		"transAmt": float64(i)*10 + 0.5, "transDate": fmt.Sprintf("2024-01-%02d", i+1), "count": float64(i),
+		"flags": []any{true, false}, "mixedList": []any{1.0, "a"}, "nested": map[string]any{"n": n, "l": []any{1.5}},
+		"weight": "shadow",
+	}
+}
+
+// wantNodeProps and wantEdgeProps are the texts the CSV and GraphML
+// exports write for the properties (JSON for lists and maps), with each
+// column's type.
+func wantNodeProps(i int, n string) map[string]string {
+	mixed := fmt.Sprint(i)
+	if i%2 == 1 {
+		mixed = "x"
+	}
+	return map[string]string{
+		"note": n, "rank": fmt.Sprint(i), "ok": fmt.Sprint(i%2 == 0), "list": "[1,2]",
+		"age": fmt.Sprint(20 + i), "score": fmt.Sprint(float64(i) + 0.25),
+		"tags": mustJSON(nil, []any{"a", n}), "meta": mustJSON(nil, map[string]any{"k": n}),
+		"prop_name": "shadow " + n, "mixed": mixed,
+	}
+}
+
+var nodePropTypes = map[string]string{
+	"note": "string", "rank": "long", "ok": "boolean", "list": "string", "age": "long", "score": "double",
+	"tags": "string", "meta": "string", "prop_name": "string", "mixed": "string",
+}
+
+func wantEdgeProps(i int, n string) map[string]string {
+	return map[string]string{
+		"transAmt": fmt.Sprint(float64(i)*10 + 0.5), "transDate": fmt.Sprintf("2024-01-%02d", i+1), "count": fmt.Sprint(i),
+		"flags": "[true,false]", "mixedList": `[1,"a"]`, "nested": mustJSON(nil, map[string]any{"n": n, "l": []any{1.5}}),
+		"prop_weight": "shadow",
+	}
+}
+
+var edgePropTypes = map[string]string{
+	"transAmt": "double", "transDate": "string", "count": "long", "flags": "string", "mixedList": "string",
+	"nested": "string", "prop_weight": "string",
+}
+
+// mustJSON encodes v as compact JSON without HTML escapes.
+func mustJSON(t *testing.T, v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // wantNodes is the number of distinct nodes nastyGraph exports.
@@ -208,6 +279,39 @@ func TestGraphML(t *testing.T) {
 		t.Errorf("weight = %q, want 1.5", got)
 	}
 
+	// Properties: one typed key per name, values read back by key id.
+	keyID := map[string]string{}
+	for _, k := range doc.Keys {
+		keyID[k.For+"/"+k.Name] = k.ID
+	}
+	for what, types := range map[string]map[string]string{"node": nodePropTypes, "edge": edgePropTypes} {
+		for name, typ := range types {
+			if got := declared[what+"/"+name]; got != typ {
+				t.Errorf("%s property %s declared as %q, want %q", what, name, got, typ)
+			}
+		}
+	}
+	if len(doc.Keys) != 7+len(nodePropTypes)+len(edgePropTypes) {
+		t.Errorf("%d keys declared", len(doc.Keys))
+	}
+	for i, n := range nastyNames {
+		for name, want := range wantNodeProps(i, n) {
+			if got := dataOf(doc.Graph.Nodes[i].Data, keyID["node/"+name]); got != want {
+				t.Errorf("node %d property %s = %q, want %q", i, name, got, want)
+			}
+		}
+		if i+1 < len(nastyNames) {
+			for name, want := range wantEdgeProps(i, n) {
+				if got := dataOf(doc.Graph.Edges[i].Data, keyID["edge/"+name]); got != want {
+					t.Errorf("edge %d property %s = %q, want %q", i, name, got, want)
+				}
+			}
+		}
+	}
+	if got := dataOf(doc.Graph.Nodes[len(nastyNames)].Data, keyID["node/age"]); got != "" {
+		t.Errorf("bare node has age %q", got)
+	}
+
 	t.Run("ControlCharacters", func(t *testing.T) {
 		var buf bytes.Buffer
 		g := extract.Graph{Nodes: []extract.Node{{Key: "a\x00b", Name: "x\x01y\x1f"}}}
@@ -232,8 +336,44 @@ func TestCSV(t *testing.T) {
 	}
 	nodes := mustReadCSV(t, nb.Bytes())
 	edges := mustReadCSV(t, eb.Bytes())
-	if !reflect.DeepEqual(nodes[0], NodesHeader) || !reflect.DeepEqual(edges[0], EdgesHeader) {
+	wantNH := append(append([]string(nil), NodesHeader...),
+		"age:long", "list", "meta", "mixed", "note", "ok:boolean", "prop_name", "rank:long", "score:double", "tags")
+	wantEH := append(append([]string(nil), EdgesHeader...),
+		"count:long", "flags", "mixedList", "nested", "prop_weight", "transAmt:double", "transDate")
+	if !reflect.DeepEqual(nodes[0], wantNH) || !reflect.DeepEqual(edges[0], wantEH) {
 		t.Fatalf("headers = %q / %q", nodes[0], edges[0])
+	}
+	// column finds a property's column by its name before any ":type".
+	column := func(header []string, name string) int {
+		for i, h := range header {
+			if h == name || strings.HasPrefix(h, name+":") {
+				return i
+			}
+		}
+		t.Fatalf("no column %s in %q", name, header)
+		return -1
+	}
+	for i, n := range nastyNames {
+		for name, want := range wantNodeProps(i, n) {
+			want = strings.ReplaceAll(want, "\r\n", "\n")
+			if got := nodes[i+1][column(nodes[0], name)]; got != want {
+				t.Errorf("node %d property %s = %q, want %q", i, name, got, want)
+			}
+		}
+		if i+1 < len(nastyNames) {
+			for name, want := range wantEdgeProps(i, n) {
+				want = strings.ReplaceAll(want, "\r\n", "\n")
+				if got := edges[i+1][column(edges[0], name)]; got != want {
+					t.Errorf("edge %d property %s = %q, want %q", i, name, got, want)
+				}
+			}
+		}
+	}
+	for _, c := range nodes[len(nodes)-1][len(NodesHeader):] {
+		if c != "" {
+			t.Errorf("bare node has property cells %q", nodes[len(nodes)-1])
+			break
+		}
 	}
 	if len(nodes)-1 != wantNodes || len(edges)-1 != wantEdges {
 		t.Fatalf("got %d nodes %d edges, want %d %d", len(nodes)-1, len(edges)-1, wantNodes, wantEdges)
@@ -260,6 +400,9 @@ func TestCSV(t *testing.T) {
 		}
 		if rec[2] == "" || rec[2] != SanitizeRelType(rec[2]) {
 			t.Errorf("edge %d type %q is not sanitised", i, rec[2])
+		}
+		if i < len(g.Edges) && rec[2] != SanitizeRelType(g.Edges[i].Label) {
+			t.Errorf("edge %d type %q, want %q", i, rec[2], SanitizeRelType(g.Edges[i].Label))
 		}
 	}
 	if last := edges[len(edges)-1]; last[2] != DefaultRelType {
@@ -304,15 +447,17 @@ func mustReadCSV(t *testing.T, data []byte) [][]string {
 
 func TestSanitizeLabel(t *testing.T) {
 	tests := []struct{ in, label, rel string }{
-		{"Person", "Person", "PERSON"},
-		{"works at", "works_at", "WORKS_AT"},
-		{"  spaced -- out  ", "spaced_out", "SPACED_OUT"},
+		{"Person", "Person", "Person"},
+		{"works at", "works_at", "works_at"},
+		{"related_to", "related_to", "related_to"},
+		{"RELATED_TO", "RELATED_TO", "RELATED_TO"},
+		{"  spaced -- out  ", "spaced_out", "spaced_out"},
 		{"疾病", "疾病", "疾病"},
-		{"3d model", "_3d_model", "_3D_MODEL"},
-		{"a;b`c'd", "a_b_c_d", "A_B_C_D"},
+		{"3d model", "_3d_model", "_3d_model"},
+		{"a;b`c'd", "a_b_c_d", "a_b_c_d"},
 		{"", "", DefaultRelType},
 		{"!!!", "", DefaultRelType},
-		{"camelCase", "camelCase", "CAMELCASE"},
+		{"camelCase", "camelCase", "camelCase"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -457,8 +602,21 @@ func TestCypher(t *testing.T) {
 				if label != nameOf(g.Nodes[merges].Type) || tail != ";" {
 					t.Errorf("node %d label reads back as %q + %q", merges, label, tail)
 				}
-				if !strings.Contains(rest, "n.`rank` = ") || strings.Contains(rest, "n.`list`") {
-					t.Errorf("node %d properties wrong: %s", merges, rest)
+				rest = strings.TrimPrefix(rest, ", n.type = ")
+				_, rest = unquoteCypher(t, rest)
+				rest = strings.TrimPrefix(rest, ", n.description = ")
+				_, rest = unquoteCypher(t, rest)
+				props, _ := parseSets(t, "n", rest)
+				want := map[string]string{
+					"note": CypherString(nastyNames[merges]), "rank": fmt.Sprint(merges), "ok": fmt.Sprint(merges%2 == 0),
+					"list": "[1, 2]", "age": fmt.Sprint(20 + merges), "score": fmt.Sprint(float64(merges) + 0.25),
+					"tags":      "['a', " + CypherString(nastyNames[merges]) + "]",
+					"meta":      CypherString(mustJSON(t, map[string]any{"k": nastyNames[merges]})),
+					"prop_name": CypherString("shadow " + nastyNames[merges]),
+					"mixed":     map[bool]string{true: fmt.Sprint(merges), false: "'x'"}[merges%2 == 0],
+				}
+				if !reflect.DeepEqual(props, want) {
+					t.Errorf("node %d properties = %v, want %v", merges, props, want)
 				}
 			}
 			merges++
@@ -470,14 +628,35 @@ func TestCypher(t *testing.T) {
 			rel, rest := unquoteName(t, rest)
 			if matches < len(nastyNames)-1 {
 				e := g.Edges[matches]
-				if src != e.Source || tgt != e.Target || rel != nameOf(e.Label) {
+				// The same relationship type as the CSV export.
+				if src != e.Source || tgt != e.Target || rel != SanitizeRelType(e.Label) {
 					t.Errorf("edge %d reads back as %q -[%q]-> %q", matches, src, rel, tgt)
 				}
 			} else if rel != DefaultRelType {
 				t.Errorf("empty label exported as %q", rel)
 			}
 			if !strings.HasPrefix(rest, "]->(b) SET r.keywords = '") || !strings.HasSuffix(rest, ";") {
-				t.Errorf("edge %d malformed tail %q", matches, rest)
+				t.Fatalf("edge %d malformed tail %q", matches, rest)
+			}
+			_, rest = unquoteCypher(t, strings.TrimPrefix(rest, "]->(b) SET r.keywords = "))
+			_, rest = unquoteCypher(t, strings.TrimPrefix(rest, ", r.description = "))
+			rest = strings.TrimPrefix(rest, ", r.weight = ")
+			rest = rest[strings.IndexAny(rest, ",;"):]
+			props, tail := parseSets(t, "r", rest)
+			if tail != ";" {
+				t.Errorf("edge %d tail %q", matches, tail)
+			}
+			if matches < len(nastyNames)-1 {
+				n := nastyNames[matches]
+				want := map[string]string{
+					"transAmt": fmt.Sprint(float64(matches)*10 + 0.5), "transDate": fmt.Sprintf("'2024-01-%02d'", matches+1),
+					"count": fmt.Sprint(matches), "flags": "[true, false]", "mixedList": CypherString(`[1,"a"]`),
+					"nested":      CypherString(mustJSON(t, map[string]any{"n": n, "l": []any{1.5}})),
+					"prop_weight": "'shadow'",
+				}
+				if !reflect.DeepEqual(props, want) {
+					t.Errorf("edge %d properties = %v, want %v", matches, props, want)
+				}
 			}
 			matches++
 		default:
@@ -492,15 +671,63 @@ func TestCypher(t *testing.T) {
 	}
 }
 
+// parseSets reads `, v.name = literal` assignments at the start of s and
+// returns each literal's text by property name, and the rest of s.
+func parseSets(t *testing.T, v, s string) (map[string]string, string) {
+	t.Helper()
+	out := map[string]string{}
+	for strings.HasPrefix(s, ", "+v+".") {
+		name, rest := unquoteName(t, strings.TrimPrefix(s, ", "+v+"."))
+		rest, ok := strings.CutPrefix(rest, " = ")
+		if !ok {
+			t.Fatalf("no = after %q", name)
+		}
+		end := literalEnd(t, rest)
+		out[name], s = rest[:end], rest[end:]
+	}
+	return out, s
+}
+
+// literalEnd is the length of the Cypher literal at the start of s: a
+// string, a list, or a number or boolean.
+func literalEnd(t *testing.T, s string) int {
+	t.Helper()
+	switch {
+	case strings.HasPrefix(s, "'"):
+		_, rest := unquoteCypher(t, s)
+		return len(s) - len(rest)
+	case strings.HasPrefix(s, "["):
+		i := 1
+		for s[i] != ']' {
+			if s[i] == ',' || s[i] == ' ' {
+				i++
+				continue
+			}
+			i += literalEnd(t, s[i:])
+		}
+		return i + 1
+	}
+	i := strings.IndexAny(s, ",; ]")
+	if i < 0 {
+		return len(s)
+	}
+	if _, err := strconv.ParseFloat(s[:i], 64); err != nil && s[:i] != "true" && s[:i] != "false" {
+		t.Fatalf("bad literal %q", s[:i])
+	}
+	return i
+}
+
 func TestWrite_Golden(t *testing.T) {
 	g := extract.Graph{
 		Nodes: []extract.Node{
-			{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Description: `Wrote "Notes", 1843.`},
+			{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Description: `Wrote "Notes", 1843.`,
+				Properties: map[string]any{"born": 1815.0, "height": 1.65, "titled": true, "aliases": []any{"Ada King"}}},
 			{Key: "analytical engine", Name: "Analytical Engine", Type: "Artifact"},
 			{Key: "東京", Name: "東京", Type: "地点"},
 		},
 		Edges: []extract.Edge{
-			{Source: "ada lovelace", Target: "analytical engine", Label: "wrote about", Keywords: "notes, program", Weight: 2},
+			{Source: "ada lovelace", Target: "analytical engine", Label: "wrote about", Keywords: "notes, program", Weight: 2,
+				Properties: map[string]any{"year": 1843.0, "source": map[string]any{"page": 1.0}}},
 			{Source: "ada lovelace", Target: "東京", Label: "never visited", Description: "line\nbreak", Weight: 0.5},
 		},
 	}
