@@ -28,10 +28,11 @@ type Comparison struct {
 	Result  diff.Result
 }
 
-// CompareVersions loads two versions' graphs and compares them. When one
-// side is marked as the reference (a first when both are), the result is
-// scored against it.
-func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, ignoreType, undirected bool) (Comparison, error) {
+// CompareVersions loads two versions' graphs and compares them with the
+// matching options of opts. When one side is marked as the reference (a
+// first when both are), the result is scored against it; opts.Reference
+// is ignored.
+func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, opts diff.Options) (Comparison, error) {
 	var c Comparison
 	var err error
 	if c.A, err = st.Version(ctx, aID); err != nil {
@@ -46,7 +47,8 @@ func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, ignoreT
 	if c.GB, err = st.LoadGraph(ctx, bID, false); err != nil {
 		return c, err
 	}
-	c.Options = diff.Options{IgnoreType: ignoreType, Undirected: undirected}
+	c.Options = opts
+	c.Options.Reference = diff.RefNone
 	switch {
 	case c.A.Reference:
 		c.Options.Reference = diff.RefA
@@ -57,14 +59,36 @@ func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, ignoreT
 	return c, nil
 }
 
-// compareQuery reads a, b and the matching options of a comparison.
-func compareQuery(c echo.Context) (a, b int, ignoreType, undirected bool, err error) {
+// compareQuery reads a, b and the matching options of a comparison
+// (ignore_type, undirected, ignore_labels).
+func compareQuery(c echo.Context) (a, b int, opts diff.Options, err error) {
 	a, errA := strconv.Atoi(c.QueryParam("a"))
 	b, errB := strconv.Atoi(c.QueryParam("b"))
 	if errA != nil || errB != nil || a <= 0 || b <= 0 {
-		return 0, 0, false, false, extract.Errorf(extract.KindInvalid, "a and b must be version ids")
+		return 0, 0, opts, extract.Errorf(extract.KindInvalid, "a and b must be version ids")
 	}
-	return a, b, flagQuery(c, "ignore_type"), flagQuery(c, "undirected"), nil
+	opts = diff.Options{
+		IgnoreType:   flagQuery(c, "ignore_type"),
+		Undirected:   flagQuery(c, "undirected"),
+		IgnoreLabels: flagQuery(c, "ignore_labels"),
+	}
+	return a, b, opts, nil
+}
+
+// CompareQuery is the query string of a comparison of a and b with the
+// matching options of opts.
+func CompareQuery(a, b int, opts diff.Options) string {
+	q := url.Values{"a": {itoa(a)}, "b": {itoa(b)}}
+	if opts.IgnoreType {
+		q.Set("ignore_type", "1")
+	}
+	if opts.Undirected {
+		q.Set("undirected", "1")
+	}
+	if opts.IgnoreLabels {
+		q.Set("ignore_labels", "1")
+	}
+	return q.Encode()
 }
 
 func flagQuery(c echo.Context, name string) bool {
@@ -77,11 +101,11 @@ func flagQuery(c echo.Context, name string) bool {
 
 // apiCompare returns the diff of two versions as JSON.
 func (h *Handler) apiCompare(c echo.Context) error {
-	a, b, it, ud, err := compareQuery(c)
+	a, b, opts, err := compareQuery(c)
 	if err != nil {
 		return err
 	}
-	cmp, err := CompareVersions(c.Request().Context(), h.store, a, b, it, ud)
+	cmp, err := CompareVersions(c.Request().Context(), h.store, a, b, opts)
 	if err != nil {
 		return err
 	}
@@ -99,23 +123,17 @@ func (h *Handler) showCompare(c echo.Context) error {
 	if c.QueryParam("a") == "" && c.QueryParam("b") == "" {
 		return h.page(c, "compare", "Compare", web.ComparePageView(p))
 	}
-	a, b, it, ud, err := compareQuery(c)
+	a, b, opts, err := compareQuery(c)
 	if err != nil {
 		return err
 	}
-	p.Picker.A, p.Picker.B, p.Picker.IgnoreType, p.Picker.Undirected = a, b, it, ud
-	cmp, err := CompareVersions(ctx, h.store, a, b, it, ud)
+	p.Picker.A, p.Picker.B = a, b
+	p.Picker.IgnoreType, p.Picker.Undirected, p.Picker.IgnoreLabels = opts.IgnoreType, opts.Undirected, opts.IgnoreLabels
+	cmp, err := CompareVersions(ctx, h.store, a, b, opts)
 	if err != nil {
 		return err
 	}
-	q := url.Values{"a": {itoa(a)}, "b": {itoa(b)}}
-	if it {
-		q.Set("ignore_type", "1")
-	}
-	if ud {
-		q.Set("undirected", "1")
-	}
-	p.Query = q.Encode()
+	p.Query = CompareQuery(a, b, opts)
 	p.ScriptURL = h.assets.URL("js/compare.js")
 	p.GraphLibURL = h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js")
 	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk")); err != nil {
@@ -193,7 +211,16 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Co
 		if cmp.Options.Reference == diff.RefB {
 			ref, scored = scored, ref
 		}
-		p.Score = &web.CompareScore{Reference: ref, Scored: scored, Nodes: prfView(res.Score.Nodes), Edges: prfView(res.Score.Edges)}
+		p.Score = &web.CompareScore{Reference: ref, Scored: scored, Nodes: prfView(res.Score.Nodes), Edges: prfView(res.Score.Edges),
+			EdgesUnlabelled: cmp.Options.IgnoreLabels}
+		if res.Score.Labelled != res.Score.Unlabelled {
+			other, otherUnlabelled := res.Score.Unlabelled, true
+			if cmp.Options.IgnoreLabels {
+				other, otherUnlabelled = res.Score.Labelled, false
+			}
+			v := prfView(other)
+			p.Score.OtherEdges, p.Score.OtherUnlabelled = &v, otherUnlabelled
+		}
 	}
 
 	u := buildUnion(cmp.GA, cmp.GB, res, cmp.Options)
@@ -538,7 +565,7 @@ const (
 // unionIdentity follows extract/diff's matching rules, so the union holds
 // exactly the identities the diff counted.
 type unionIdentity struct {
-	ignoreType, undirected bool
+	ignoreType, undirected, ignoreLabels bool
 }
 
 func (u unionIdentity) node(n *extract.Node) string {
@@ -568,13 +595,16 @@ func (u unionIdentity) edge(keys map[string]string, source, label, target string
 	if u.undirected && tgt < src {
 		src, tgt = tgt, src
 	}
+	if u.ignoreLabels {
+		label = ""
+	}
 	return src + "\x1e" + extract.NormalizeName(label) + "\x1e" + tgt, src, tgt
 }
 
 // buildUnion merges both graphs by identity and tags every item with its
 // status from the diff result.
 func buildUnion(ga, gb extract.Graph, res diff.Result, opts diff.Options) unionGraph {
-	ident := unionIdentity{ignoreType: opts.IgnoreType, undirected: opts.Undirected}
+	ident := unionIdentity{ignoreType: opts.IgnoreType, undirected: opts.Undirected, ignoreLabels: opts.IgnoreLabels}
 	u := unionGraph{Nodes: []unionNode{}, Edges: []unionEdge{}}
 	nodeAt := map[string]int{}
 	keysA := make(map[string]string, len(ga.Nodes))

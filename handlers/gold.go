@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -75,8 +75,8 @@ func GoldDocument(name, format string, entries []eval.Entry, maxBytes int) (extr
 
 // GoldGraph is the graph of the gold entries: one node per entity named by
 // its first mention name (other names kept as the "aliases" property),
-// typed with typeMap (DocRED types onto kgstudio's) or, unmapped, with the
-// gold type in title case; one edge per relation labelled as in the file.
+// typed with typeMap (DocRED types onto kgstudio's, WebNLG's objects onto
+// no type or Data) or, unmapped, with the gold type in title case; one edge per relation labelled as in the file.
 // Entities with the same normalised name merge, as extracted nodes do.
 func GoldGraph(entries []eval.Entry, typeMap map[string]string) extract.Graph {
 	var g extract.Graph
@@ -85,8 +85,8 @@ func GoldGraph(entries []eval.Entry, typeMap map[string]string) extract.Graph {
 		keys := make([]string, len(e.Entities))
 		for i, ge := range e.Entities {
 			name := ge.Names[0]
-			typ := typeMap[ge.Type]
-			if typ == "" {
+			typ, ok := typeMap[ge.Type]
+			if !ok {
 				typ = titleCase(ge.Type)
 			}
 			n := extract.Node{Key: extract.NodeKey(name), Name: name, Type: typ}
@@ -107,6 +107,12 @@ func GoldGraph(entries []eval.Entry, typeMap map[string]string) extract.Graph {
 	}
 	return g
 }
+
+// webNLGTypes types WebNLG nodes: the corpus has no entity types, so
+// entities get none (a comparison then does not count a type as a
+// difference), and literals (dates, numbers, quoted values) are Data as
+// kgstudio's built-in types call them.
+var webNLGTypes = map[string]string{eval.WebNLGEntity: "", eval.WebNLGLiteral: "Data"}
 
 func titleCase(s string) string {
 	if s == "" {
@@ -142,8 +148,11 @@ func ImportGold(ctx context.Context, st *store.Store, name, format string, data,
 		return out, err
 	}
 	var typeMap map[string]string
-	if format == GoldDocRED {
+	switch format {
+	case GoldDocRED:
 		typeMap = eval.DocREDTypes
+	case GoldWebNLG:
+		typeMap = webNLGTypes
 	}
 	cfg := extract.Config{Strategy: StrategyGold, Provider: "none", Model: format}
 	note := fmt.Sprintf("gold: %d %s entries", len(entries), format)
@@ -186,12 +195,23 @@ func (h *Handler) importGold(c echo.Context) error {
 		return err
 	}
 	h.runner.Start(v)
-	q := url.Values{"a": {itoa(ref.ID)}, "b": {itoa(v.ID)}}
-	if format == GoldWebNLG {
-		// WebNLG has no entity types to match.
-		q.Set("ignore_type", "1")
+	q := CompareQuery(ref.ID, v.ID, GoldCompareOptions(format, cfg.Strategy))
+	return redirectFlash(c, "/compare?"+q, msg+" Started "+v.Label()+" with the nlp strategy.", false)
+}
+
+// GoldCompareOptions are the matching options that make a comparison of a
+// run of strategy against a gold set of format meaningful, as `kgstudio
+// eval` scores it: entities by name (WebNLG has no types; the DocRED types
+// map onto kgstudio's only coarsely, so a type difference is shown as a
+// change rather than a miss) and, for runs that label edges with their
+// own words (nlp verb phrases, not the gold relation names), relations as
+// unordered entity pairs.
+func GoldCompareOptions(format, strategy string) diff.Options {
+	opts := diff.Options{IgnoreType: format == GoldWebNLG || format == GoldDocRED}
+	if strategy == extract.StrategyNLP {
+		opts.IgnoreLabels, opts.Undirected = true, true
 	}
-	return redirectFlash(c, "/compare?"+q.Encode(), msg+" Started "+v.Label()+" with the nlp strategy.", false)
+	return opts
 }
 
 // formFile reads an uploaded file field.

@@ -8,8 +8,11 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -71,6 +74,36 @@ func waitDone(tb testing.TB, a *testApp, id int) store.Version {
 	}
 }
 
+// checkGoldComparison checks a comparison of an nlp run against gold opened
+// with GoldCompareOptions: matched nodes are not all "changed" for lack of
+// gold descriptions, and the edge score is the unlabelled one, shown next
+// to the labelled one.
+func checkGoldComparison(t *testing.T, doc *goquery.Document) {
+	t.Helper()
+	count := func(id string) int {
+		n, err := strconv.Atoi(strings.TrimSpace(doc.Find(`[data-testid="` + id + `"] .n`).Text()))
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		return n
+	}
+	if u, c := count("nodes-unchanged"), count("nodes-changed"); u == 0 || u < c {
+		t.Errorf("nodes unchanged %d, changed %d: gold's empty fields count as changes", u, c)
+	}
+	edges := doc.Find(`[data-testid="score-edges"]`)
+	if !hasText(edges, "unlabelled") {
+		t.Errorf("edge score row does not say it is unlabelled: %q", edges.Text())
+	}
+	f1 := edges.Find("td").Last().Text()
+	if f1 == "0.000" {
+		t.Errorf("unlabelled edge F1 is 0: %q", edges.Text())
+	}
+	other := doc.Find(`[data-testid="score-edges-other"]`)
+	if other.Length() != 1 || !hasText(other, "labelled") || hasText(other, "unlabelled") {
+		t.Errorf("labelled edge score not shown: %q", other.Text())
+	}
+}
+
 func TestGold_Import(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
@@ -82,7 +115,7 @@ func TestGold_Import(t *testing.T) {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
 		loc, err := url.Parse(resp.Header.Get("Location"))
-		if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" {
+		if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" || loc.Query().Get("ignore_labels") != "1" {
 			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
 		}
 		ref, err := a.Store.VersionByLabel(ctx, "webnlg", 1)
@@ -108,6 +141,33 @@ func TestGold_Import(t *testing.T) {
 		}
 		if doc.Find(`[data-testid="reference-a"]`).Length() != 1 {
 			t.Error("side a not shown as the reference")
+		}
+		checkGoldComparison(t, doc)
+	})
+
+	t.Run("DocREDWithRun", func(t *testing.T) {
+		resp := postGold(t, a, map[string]string{"name": "docred-run", "format": "docred", "limit": "3", "run": "1"},
+			map[string][]byte{"file": mustRead(t, goldDir+"/redocred_dev_revised_first100.json"),
+				"relations": mustRead(t, goldDir+"/docred_rel_info.json")})
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		q := loc.Query()
+		if err != nil || loc.Path != "/compare" || q.Get("ignore_type") != "1" || q.Get("ignore_labels") != "1" || q.Get("undirected") != "1" {
+			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
+		}
+		run, err := a.Store.VersionByLabel(ctx, "docred-run", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := waitDone(t, a, run.ID); v.Status != store.StatusDone {
+			t.Fatalf("run %s: %s", v.Status, v.Error)
+		}
+		_, doc := a.Get(t, loc.String())
+		checkGoldComparison(t, doc)
+		if doc.Find(`[data-testid="ignore-labels"][checked]`).Length() != 1 {
+			t.Error("the ignore labels box is not checked")
 		}
 	})
 

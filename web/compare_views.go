@@ -46,10 +46,11 @@ type ComparePage struct {
 
 // ComparePicker chooses two versions and the matching options.
 type ComparePicker struct {
-	Groups     []CompareGroup
-	A, B       int
-	IgnoreType bool
-	Undirected bool
+	Groups       []CompareGroup
+	A, B         int
+	IgnoreType   bool
+	Undirected   bool
+	IgnoreLabels bool
 }
 
 // CompareGroup is one extraction with its versions.
@@ -103,6 +104,13 @@ type CompareScore struct {
 	// Reference is the label of the reference version, Scored the other.
 	Reference, Scored string
 	Nodes, Edges      ComparePRF
+	// EdgesUnlabelled reports that Edges matched edges by their endpoints
+	// only (labels ignored).
+	EdgesUnlabelled bool
+	// OtherEdges is the edge score under the other label rule (unlabelled
+	// when OtherUnlabelled), set when it differs from Edges.
+	OtherEdges      *ComparePRF
+	OtherUnlabelled bool
 }
 
 // ComparePRF holds formatted precision, recall and F1.
@@ -153,6 +161,14 @@ type CompareCall struct {
 	Model    string
 	Tokens   string
 	Response string
+}
+
+// edgeRule names how edges were matched for a score row.
+func edgeRule(unlabelled bool) string {
+	if unlabelled {
+		return "unlabelled (endpoints only)"
+	}
+	return "labelled"
 }
 
 func boolText(b bool) string {

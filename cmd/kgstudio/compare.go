@@ -24,6 +24,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print the diff as JSON (the same as GET /api/compare)")
 	ignoreType := fs.Bool("ignore-type", false, "match nodes by name only")
 	undirected := fs.Bool("undirected", false, "match edges regardless of direction")
+	ignoreLabels := fs.Bool("ignore-labels", false, "match edges by their endpoints only (labels ignored)")
 	gold := fs.String("import-gold", "", "import a gold FILE as a reference version instead of comparing")
 	format := fs.String("format", "", "gold file format: webnlg or docred (with --import-gold)")
 	name := fs.String("name", "", "extraction name of the imported gold set (with --import-gold)")
@@ -37,7 +38,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *gold == "" && len(pos) != 2 {
-		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]")
+		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected] [--ignore-labels]")
 	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
@@ -55,7 +56,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	cmp, err := handlers.CompareVersions(ctx, st, a.ID, b.ID, *ignoreType, *undirected)
+	opts := diff.Options{IgnoreType: *ignoreType, Undirected: *undirected, IgnoreLabels: *ignoreLabels}
+	cmp, err := handlers.CompareVersions(ctx, st, a.ID, b.ID, opts)
 	if err != nil {
 		return err
 	}
@@ -97,8 +99,20 @@ func printComparison(w io.Writer, cmp handlers.Comparison) {
 			ref, scored = scored, ref
 		}
 		fmt.Fprintf(w, "score of %s against the reference %s:\n", scored, ref)
-		fmt.Fprintf(w, "  nodes P %.3f R %.3f F1 %.3f\n", r.Score.Nodes.Precision, r.Score.Nodes.Recall, r.Score.Nodes.F1)
-		fmt.Fprintf(w, "  edges P %.3f R %.3f F1 %.3f\n", r.Score.Edges.Precision, r.Score.Edges.Recall, r.Score.Edges.F1)
+		prf := func(what string, p diff.PRF) {
+			fmt.Fprintf(w, "  %-18s P %.3f R %.3f F1 %.3f\n", what, p.Precision, p.Recall, p.F1)
+		}
+		prf("nodes", r.Score.Nodes)
+		// Both edge scores when they differ, the one the options chose first.
+		first, second := "edges (labelled)", "edges (unlabelled)"
+		a, b := r.Score.Labelled, r.Score.Unlabelled
+		if cmp.Options.IgnoreLabels {
+			first, second, a, b = second, first, b, a
+		}
+		prf(first, a)
+		if a != b {
+			prf(second, b)
+		}
 	}
 	types := make([]string, 0, len(r.Summary.NodeTypes))
 	for t, c := range r.Summary.NodeTypes {

@@ -129,6 +129,17 @@ func TestCompareCLI(t *testing.T) {
 		if !strings.Contains(human, "score of webnlg@2 against the reference webnlg@1") {
 			t.Errorf("human summary lacks the score:\n%s", human)
 		}
+		// nlp labels edges with verb phrases, not WebNLG's relation names:
+		// only the unlabelled score finds relations.
+		u := decodeDiff(t, cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--json", "--ignore-type", "--ignore-labels", "--undirected"))
+		if u.Score == nil || u.Score.Edges != u.Score.Unlabelled || u.Score.Edges.F1 <= r.Score.Edges.F1 {
+			t.Errorf("unlabelled edge score %+v, labelled %+v", u.Score, r.Score.Edges)
+		}
+		human = cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--ignore-type", "--ignore-labels", "--undirected")
+		i, j := strings.Index(human, "edges (unlabelled)"), strings.Index(human, "edges (labelled)")
+		if i < 0 || j < i {
+			t.Errorf("human summary does not show the unlabelled then the labelled edge score:\n%s", human)
+		}
 	})
 }
 

@@ -19,10 +19,10 @@
 //     endpoints, and several edges between the same endpoints count once.
 //   - Without a reference every field difference makes an item "changed".
 //     When one side is the reference (gold), only real disagreements do:
-//     the type, the surface name or label, and a description, keywords or
+//     the surface name or label, and a type, description, keywords or
 //     property value that both sides have. A field one side leaves empty
-//     (gold nodes have no descriptions) and the edge weight (gold edges
-//     carry no confidence) are not compared.
+//     (gold nodes have no descriptions, WebNLG's no types) and the edge
+//     weight (gold edges carry no confidence) are not compared.
 //
 // Compare runs in time linear in the size of the graphs: every lookup is a
 // map access, and the word diff of a changed description is bounded.
@@ -469,8 +469,8 @@ func bump(m map[string]TypeCount, typ string, d int) {
 }
 
 // compareNodes lists what differs between two matched nodes. With ref set
-// (one side is the reference) a description or property one side lacks is
-// not a difference.
+// (one side is the reference) a type, description or property one side
+// lacks is not a difference.
 func compareNodes(a, b *extract.Node, ref bool) (NodeChange, bool) {
 	c := NodeChange{
 		KeyA: a.Key, KeyB: b.Key, Name: b.Name,
@@ -479,7 +479,7 @@ func compareNodes(a, b *extract.Node, ref bool) (NodeChange, bool) {
 	if a.Name != b.Name {
 		c.Fields = append(c.Fields, "name")
 	}
-	if a.Type != b.Type {
+	if differs(a.Type, b.Type, ref) {
 		c.Fields = append(c.Fields, "type")
 	}
 	if differs(a.Description, b.Description, ref) {

@@ -234,6 +234,15 @@ func TestCompare(t *testing.T) {
 			nodeFields: []string{"properties"},
 		},
 		{
+			name: "ReferenceUntyped",
+			a:    extract.Graph{Nodes: []extract.Node{node("Ada", "", ""), node("Bob", "Person", "")}},
+			b:    extract.Graph{Nodes: []extract.Node{node("Ada", "Person", "x"), node("Bob", "Place", "")}},
+			opts: Options{IgnoreType: true, Reference: RefA},
+			// Only Bob's two types disagree.
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"type"},
+		},
+		{
 			// extract.NormalizeName drops a byte-order mark, so a name that
 			// still carries one is the same node, with a changed name.
 			name: "BOMInName",
