@@ -120,30 +120,5 @@ func (r *Runner) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Opt
 		}
 		sc = s
 	}
-	return csvOptionsOf(sc), nil
-}
-
-// csvOptionsOf converts a schema into CSV mapping options: types with their
-// properties and relations; concept types map dashed ids to a taxonomy
-// with their hypernym predicate (isA when the schema names none).
-func csvOptionsOf(sc *schema.Schema) csvmap.Options {
-	props := func(ps []schema.Property) []csvmap.Property {
-		out := make([]csvmap.Property, len(ps))
-		for i, p := range ps {
-			out[i] = csvmap.Property{Name: p.Name, Alias: p.Alias, Type: p.Type, MultiValue: p.MultiValue()}
-		}
-		return out
-	}
-	var o csvmap.Options
-	for _, t := range sc.Types {
-		ct := csvmap.Type{Name: t.Name, Alias: t.Alias, Hypernym: t.HypernymPredicate, Properties: props(t.Properties)}
-		if t.Kind == schema.KindConcept && ct.Hypernym == "" {
-			ct.Hypernym = "isA"
-		}
-		for _, rel := range t.Relations {
-			ct.Relations = append(ct.Relations, csvmap.Relation{Name: rel.Name, Alias: rel.Alias, Target: rel.Target, Properties: props(rel.Properties)})
-		}
-		o.Types = append(o.Types, ct)
-	}
-	return o
+	return csvmap.FromSchema(sc), nil
 }

@@ -137,20 +137,5 @@ func (r *Runner) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSp
 		}
 		sc = s
 	}
-	out := make([]kag.TypeSpec, 0, len(sc.Types))
-	for _, t := range sc.Types {
-		kind := t.Kind
-		if kind == schema.KindStandard {
-			kind = schema.KindConcept
-		}
-		ts := kag.TypeSpec{Name: t.Name, Alias: t.Alias, Kind: kind, Description: t.Description}
-		for _, p := range t.Properties {
-			ts.Properties = append(ts.Properties, kag.PropSpec{Name: p.Name, Type: p.Type})
-		}
-		for _, rel := range t.Relations {
-			ts.Relations = append(ts.Relations, kag.RelSpec{Name: rel.Name, Alias: rel.Alias, Target: rel.Target})
-		}
-		out = append(out, ts)
-	}
-	return out, nil
+	return kag.TypesFromSchema(sc), nil
 }

@@ -20,26 +20,7 @@ func kagOptions(tb testing.TB, file string) csvmap.Options {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return toOptions(sc)
-}
-
-func toOptions(sc *schema.Schema) csvmap.Options {
-	props := func(ps []schema.Property) []csvmap.Property {
-		out := make([]csvmap.Property, len(ps))
-		for i, p := range ps {
-			out[i] = csvmap.Property{Name: p.Name, Alias: p.Alias, Type: p.Type, MultiValue: p.MultiValue()}
-		}
-		return out
-	}
-	var o csvmap.Options
-	for _, t := range sc.Types {
-		ct := csvmap.Type{Name: t.Name, Alias: t.Alias, Hypernym: t.HypernymPredicate, Properties: props(t.Properties)}
-		for _, r := range t.Relations {
-			ct.Relations = append(ct.Relations, csvmap.Relation{Name: r.Name, Alias: r.Alias, Target: r.Target, Properties: props(r.Properties)})
-		}
-		o.Types = append(o.Types, ct)
-	}
-	return o
+	return csvmap.FromSchema(sc)
 }
 
 // corpus reads every CSV of a shared corpus folder as documents, in name
