@@ -49,4 +49,6 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/schemas", h.apiSaveSchema)
 	e.GET("/api/schemas/:name/versions", h.apiSchemaVersions)
 	e.GET("/api/schemas/:name/versions/:n", h.apiSchemaVersion)
+	e.GET("/versions/:id/query", h.showQuery)
+	e.GET("/api/versions/:id/query", h.queryAPI)
 }

@@ -162,7 +162,7 @@ func isLatin(s string) bool {
 // Retrieve ranks the graph's nodes, edges and chunks for the keywords.
 // Nodes score by low-level keywords on their names and descriptions; edges
 // by high-level keywords on keywords, label and description plus their
-// endpoints' scores, and lend half their score to their endpoints; chunks
+// endpoints' scores, and lend half their score to each endpoint; chunks
 // score by the chosen nodes and edges they mention. Ties break by mention
 // count, then by name or key, so the result is deterministic. Cost is
 // linear in the graph size times the number of keywords.
@@ -235,18 +235,15 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 		edges = edges[:opts.TopEdges]
 	}
 
-	// Nodes: direct score plus a share of the best chosen incident edge.
+	// Nodes: direct score plus a share of each chosen incident edge, so a
+	// node tied to the matched ones by several relations rises.
 	final := slices.Clone(direct)
-	bestEdge := make(map[int]float64)
 	for _, se := range edges {
 		e := g.Edges[se.i]
-		for _, k := range []string{e.Source, e.Target} {
-			i := idx[k]
-			bestEdge[i] = max(bestEdge[i], se.score)
+		final[idx[e.Source]] += wNeighbour * se.score
+		if e.Target != e.Source {
+			final[idx[e.Target]] += wNeighbour * se.score
 		}
-	}
-	for i, s := range bestEdge {
-		final[i] += wNeighbour * s
 	}
 	var nodes []int
 	for _, i := range idx {

@@ -1,0 +1,202 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+const partnerQuestion = "Who was Marley's partner?"
+
+func mustCarol(t *testing.T, a *testApp) store.Version {
+	t.Helper()
+	b, err := os.ReadFile("sample/christmas_carol_stave_one.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.MustExtract(t, "carol", "christmas_carol_stave_one.txt", string(b), extract.DefaultConfig())
+}
+
+func queryValues(q string, extra ...string) string {
+	v := url.Values{"q": {q}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		v.Set(extra[i], extra[i+1])
+	}
+	return v.Encode()
+}
+
+func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) handlers.QueryResult {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/query?%s", a.Server.URL, id, queryValues(q, extra...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("query API status %d", resp.StatusCode)
+	}
+	var res handlers.QueryResult
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func topEntities(doc *goquery.Document, n int) map[string]bool {
+	top := map[string]bool{}
+	doc.Find(`[data-testid="query-entity"]`).Each(func(i int, s *goquery.Selection) {
+		if i < n {
+			top[s.AttrOr("data-name", "")] = true
+		}
+	})
+	return top
+}
+
+func TestQuery_OfflineCarol(t *testing.T) {
+	a := MustApp(t)
+	v := mustCarol(t, a)
+
+	resp, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion)))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if got := doc.Find(`[data-testid="kw-low"]`).First().Text(); got != "Marley" {
+		t.Fatalf("first low-level keyword %q", got)
+	}
+	if got := doc.Find(`[data-testid="kw-high"]`).First().Text(); got != "partner" {
+		t.Fatalf("first high-level keyword %q", got)
+	}
+	if !strings.Contains(doc.Find(`[data-testid="query-note"]`).Text(), "No model provider is configured") {
+		t.Fatalf("offline note missing: %q", doc.Find(`[data-testid="query-note"]`).Text())
+	}
+	if doc.Find(`[data-testid="query-answer"]`).Length() != 0 {
+		t.Fatal("an answer without a provider")
+	}
+	if top := topEntities(doc, 3); !top["Marley"] || !top["Scrooge"] {
+		t.Fatalf("Scrooge and Marley not among the top 3 entities: %v", top)
+	}
+	if ref := doc.Find(`[data-testid="query-entity"]`).First().AttrOr("data-ref", ""); ref != "E1" {
+		t.Fatalf("first entity ref %q", ref)
+	}
+	links := doc.Find(`[data-testid="query-chunk"] [data-testid="chunk-link"]`)
+	if links.Length() == 0 {
+		t.Fatal("no chunks shown")
+	}
+	href := links.First().AttrOr("href", "")
+	if !strings.HasPrefix(href, fmt.Sprintf("/versions/%d/chunks/%d/", v.ID, v.DocumentIDs[0])) {
+		t.Fatalf("chunk link %q", href)
+	}
+	if r, _ := a.Get(t, href); r.StatusCode != http.StatusOK {
+		t.Fatalf("chunk link %s: status %d", href, r.StatusCode)
+	}
+	if !strings.Contains(doc.Find(`[data-testid="query-context"]`).Text(), "[C1]") {
+		t.Fatal("rendered context missing")
+	}
+
+	// The API gives the same ranking, and a chunk that names both.
+	res := getQueryJSON(t, a, v.ID, partnerQuestion)
+	if res.Question != partnerQuestion || res.Answer != nil || len(res.Keywords.Low) == 0 {
+		t.Fatalf("API result: %+v", res)
+	}
+	if len(res.Entities) == 0 || res.Entities[0].Name != doc.Find(`[data-testid="query-entity"]`).First().AttrOr("data-name", "") {
+		t.Fatal("API and page rank differently")
+	}
+	both := false
+	for _, ch := range res.Chunks {
+		both = both || strings.Contains(ch.Text, "Scrooge") && strings.Contains(ch.Text, "Marley")
+	}
+	if !both {
+		t.Fatal("no retrieved chunk mentions both Scrooge and Marley")
+	}
+}
+
+func TestQuery_Invalid(t *testing.T) {
+	a := MustApp(t)
+	v := mustCarol(t, a)
+	for _, path := range []string{
+		fmt.Sprintf("/api/versions/%d/query", v.ID),
+		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "provider", "bogus")),
+		fmt.Sprintf("/api/versions/%d/query?q=%s", v.ID, strings.Repeat("a", 3000)),
+	} {
+		resp, err := http.Get(a.Server.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", path[:min(len(path), 60)], resp.StatusCode)
+		}
+	}
+	if resp, _ := a.Get(t, "/versions/999/query?q=x"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown version: status %d", resp.StatusCode)
+	}
+	// An empty question shows the form only.
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query", v.ID))
+	if doc.Find(`[data-testid="query-form"]`).Length() != 1 || doc.Find(`[data-testid="query-keywords"]`).Length() != 0 {
+		t.Fatal("empty question page")
+	}
+}
+
+func TestQuery_AnswerThroughGemini(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "Question: " + partnerQuestion, Text: "Marley's partner was Scrooge [E2][C1]; the firm bore both names [C9]."},
+	}})
+	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "test-key-never-shown", GeminiBaseURL: srv.GeminiURL(),
+		GeminiModel: "gemini-2.5-flash", Concurrency: 2, Timeout: 10 * time.Second})
+	v := mustCarol(t, a)
+
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion)))
+	if got := doc.Find(`[data-testid="query-provider"] option[selected]`).AttrOr("value", ""); got != "gemini" {
+		t.Fatalf("default provider %q, want the configured gemini", got)
+	}
+	calls := srv.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("%d provider calls, want 1", len(calls))
+	}
+	prompt := calls[0].Messages[len(calls[0].Messages)-1].Content
+	ctxText := doc.Find(`[data-testid="query-context"] pre`).Text()
+	if ctxText == "" || !strings.Contains(prompt, strings.TrimSpace(ctxText)) {
+		t.Fatalf("the prompt does not hold the context:\n%s", prompt)
+	}
+	if !strings.Contains(prompt, `"entity":"Marley"`) || !strings.Contains(prompt, "[C1]") {
+		t.Fatalf("prompt lacks entities or chunks:\n%s", prompt)
+	}
+	if got := doc.Find(`[data-testid="answer-text"]`).Text(); !strings.Contains(got, "Marley's partner was Scrooge [E2][C1]") {
+		t.Fatalf("answer %q", got)
+	}
+	var refs []string
+	doc.Find(`[data-testid="answer-ref"]`).Each(func(_ int, s *goquery.Selection) { refs = append(refs, s.AttrOr("data-ref", "")) })
+	if strings.Join(refs, ",") != "E2,C1" {
+		t.Fatalf("cited references %q (an id the context lacks must not be listed)", refs)
+	}
+	if href := doc.Find(`[data-testid="answer-ref"][data-ref="C1"] a`).AttrOr("href", ""); !strings.Contains(href, "/chunks/") {
+		t.Fatalf("C1 links to %q", href)
+	}
+	if strings.Contains(doc.Text(), "test-key-never-shown") {
+		t.Fatal("API key rendered")
+	}
+
+	// The API answers too (from the call cache), and provider none skips the model.
+	res := getQueryJSON(t, a, v.ID, partnerQuestion)
+	if res.Answer == nil || res.Answer.Provider != "gemini" || strings.Join(res.Answer.Cited, ",") != "E2,C1" {
+		t.Fatalf("API answer: %+v", res.Answer)
+	}
+	srv.Reset()
+	res = getQueryJSON(t, a, v.ID, partnerQuestion, "provider", "none")
+	if res.Answer != nil || srv.Count() != 0 || res.Note == "" {
+		t.Fatalf("provider none: answer %+v, %d calls, note %q", res.Answer, srv.Count(), res.Note)
+	}
+}
+
