@@ -199,4 +199,3 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		t.Fatalf("provider none: answer %+v, %d calls, note %q", res.Answer, srv.Count(), res.Note)
 	}
 }
-

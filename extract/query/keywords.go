@@ -220,7 +220,9 @@ func (k *keywordSet) addWords(text string) {
 	flush()
 }
 
-func isConnector(w string) bool { return w == "of" || w == "the" || w == "de" || w == "von" || w == "van" }
+func isConnector(w string) bool {
+	return w == "of" || w == "the" || w == "de" || w == "von" || w == "van"
+}
 
 func isNumber(w string) bool {
 	for _, r := range w {
