@@ -130,13 +130,13 @@ func nameScore(kw keyword, name string, nameTokens []string) float64 {
 	return 0
 }
 
-// textScore counts a keyword found in free text (a description).
-func textScore(kw keyword, text string) float64 {
+// textScore counts a keyword found in free text (a description); tt are
+// the text's tokens.
+func textScore(kw keyword, text string, tt []string) float64 {
 	if text == "" {
 		return 0
 	}
 	if len(kw.tokens) > 0 && isLatin(kw.norm) {
-		tt := tokens(text)
 		for _, t := range kw.tokens {
 			if !slices.Contains(tt, t) {
 				return 0
@@ -190,12 +190,13 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 		name := extract.NormalizeName(n.Name)
 		nt := tokens(name)
 		desc := strings.ToLower(n.Description)
+		dt := tokens(desc)
 		for _, kw := range lowKW {
 			s := max(nameScore(kw, name, nt), nameScore(kw, n.Key, nt))
-			direct[i] += s + wDescription*textScore(kw, desc)
+			direct[i] += s + wDescription*textScore(kw, desc, dt)
 		}
 		for _, kw := range highKW {
-			direct[i] += 0.5 * wDescription * textScore(kw, desc)
+			direct[i] += 0.5 * wDescription * textScore(kw, desc, dt)
 		}
 	}
 
@@ -205,21 +206,36 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 		score float64
 	}
 	var edges []scoredEdge
+	labelScore := map[string]float64{}
 	for i, e := range g.Edges {
 		si, sok := idx[e.Source]
 		ti, tok := idx[e.Target]
 		if !sok || !tok {
 			continue
 		}
-		label := extract.NormalizeName(e.Label + " " + e.Keywords)
-		lt := tokens(label)
-		desc := strings.ToLower(e.Description)
 		s := 0.0
-		for _, kw := range highKW {
-			if m := nameScore(kw, label, lt); m > 0 {
-				s += wEdgeLabel * m / wExact * 2
+		if len(highKW) > 0 {
+			// Labels repeat across edges: score each distinct one once.
+			lk := e.Label + "\x1f" + e.Keywords
+			ls, ok := labelScore[lk]
+			if !ok {
+				label := extract.NormalizeName(e.Label + " " + e.Keywords)
+				lt := tokens(label)
+				for _, kw := range highKW {
+					if m := nameScore(kw, label, lt); m > 0 {
+						ls += wEdgeLabel * m / wExact * 2
+					}
+				}
+				labelScore[lk] = ls
 			}
-			s += wDescription * textScore(kw, desc)
+			s += ls
+			if e.Description != "" {
+				desc := strings.ToLower(e.Description)
+				dt := tokens(desc)
+				for _, kw := range highKW {
+					s += wDescription * textScore(kw, desc, dt)
+				}
+			}
 		}
 		s += wEndpoint * (direct[si] + direct[ti])
 		if s > 0 {
@@ -229,7 +245,8 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 	slices.SortFunc(edges, func(a, b scoredEdge) int {
 		ea, eb := g.Edges[a.i], g.Edges[b.i]
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(eb.Weight, ea.Weight),
-			cmp.Compare(len(eb.Mentions), len(ea.Mentions)), strings.Compare(ea.Key(), eb.Key()))
+			cmp.Compare(len(eb.Mentions), len(ea.Mentions)), strings.Compare(ea.Source, eb.Source),
+			strings.Compare(ea.Label, eb.Label), strings.Compare(ea.Target, eb.Target), cmp.Compare(a.i, b.i))
 	})
 	if len(edges) > opts.TopEdges {
 		edges = edges[:opts.TopEdges]
