@@ -349,7 +349,6 @@ var (
 // ("types[2].relations[0].target"), in index order. Sub-properties travel
 // as JSON in hidden fields; a broken one is reported, not guessed.
 func schemaFromForm(form url.Values) (*schema.Schema, []schema.Problem) {
-	type item struct{ vals map[string]string }
 	type typ struct {
 		vals        map[string]string
 		props, rels map[int]map[string]string

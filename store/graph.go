@@ -13,7 +13,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
-	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
@@ -530,9 +529,4 @@ func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operat
 		return out[i].Seq < out[j].Seq
 	})
 	return out, nil
-}
-
-// versionExists reports whether a version exists.
-func (s *Store) versionExists(ctx context.Context, id int) (bool, error) {
-	return s.Client.ExtractionVersion.Query().Where(extractionversion.ID(id)).Exist(ctx)
 }

@@ -15,7 +15,7 @@ import (
 // cmdDoc handles "doc add FILE...".
 func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: kgstudio doc add FILE...")
+		return errors.New("usage: kgstudio doc add FILE")
 	}
 	fs, cfg := newFlagSet("doc add", stderr)
 	files, err := parse(fs, args[1:])

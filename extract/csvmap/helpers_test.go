@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -50,11 +49,6 @@ func corpus(tb testing.TB, folder string) []extract.Document {
 		docs = append(docs, d)
 	}
 	return docs
-}
-
-// csvRows counts the data rows of a document as encoding/csv reads them.
-func csvLines(d extract.Document) int {
-	return strings.Count(strings.TrimRight(d.Content, "\n"), "\n")
 }
 
 // merged folds the per-document graphs of a run into one.
