@@ -65,6 +65,8 @@ type ExtractionVersion struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	// HeartbeatAt holds the value of the "heartbeat_at" field.
 	HeartbeatAt time.Time `json:"heartbeat_at,omitempty"`
+	// Owner holds the value of the "owner" field.
+	Owner string `json:"owner,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionVersionQuery when eager-loading is set.
 	Edges        ExtractionVersionEdges `json:"edges"`
@@ -157,7 +159,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError:
+		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -324,6 +326,12 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.HeartbeatAt = value.Time
 			}
+		case extractionversion.FieldOwner:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field owner", values[i])
+			} else if value.Valid {
+				_m.Owner = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -462,6 +470,9 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("heartbeat_at=")
 	builder.WriteString(_m.HeartbeatAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("owner=")
+	builder.WriteString(_m.Owner)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -318,6 +318,20 @@ func (_c *ExtractionVersionCreate) SetNillableHeartbeatAt(v *time.Time) *Extract
 	return _c
 }
 
+// SetOwner sets the "owner" field.
+func (_c *ExtractionVersionCreate) SetOwner(v string) *ExtractionVersionCreate {
+	_c.mutation.SetOwner(v)
+	return _c
+}
+
+// SetNillableOwner sets the "owner" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableOwner(v *string) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetOwner(*v)
+	}
+	return _c
+}
+
 // SetExtraction sets the "extraction" edge to the Extraction entity.
 func (_c *ExtractionVersionCreate) SetExtraction(v *Extraction) *ExtractionVersionCreate {
 	return _c.SetExtractionID(v.ID)
@@ -501,6 +515,10 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultHeartbeatAt()
 		_c.mutation.SetHeartbeatAt(v)
 	}
+	if _, ok := _c.mutation.Owner(); !ok {
+		v := extractionversion.DefaultOwner
+		_c.mutation.SetOwner(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -577,6 +595,9 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.HeartbeatAt(); !ok {
 		return &ValidationError{Name: "heartbeat_at", err: errors.New(`ent: missing required field "ExtractionVersion.heartbeat_at"`)}
+	}
+	if _, ok := _c.mutation.Owner(); !ok {
+		return &ValidationError{Name: "owner", err: errors.New(`ent: missing required field "ExtractionVersion.owner"`)}
 	}
 	if len(_c.mutation.ExtractionIDs()) == 0 {
 		return &ValidationError{Name: "extraction", err: errors.New(`ent: missing required edge "ExtractionVersion.extraction"`)}
@@ -695,6 +716,10 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.HeartbeatAt(); ok {
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
 		_node.HeartbeatAt = value
+	}
+	if value, ok := _c.mutation.Owner(); ok {
+		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
+		_node.Owner = value
 	}
 	if nodes := _c.mutation.ExtractionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1139,6 +1164,18 @@ func (u *ExtractionVersionUpsert) UpdateHeartbeatAt() *ExtractionVersionUpsert {
 	return u
 }
 
+// SetOwner sets the "owner" field.
+func (u *ExtractionVersionUpsert) SetOwner(v string) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldOwner, v)
+	return u
+}
+
+// UpdateOwner sets the "owner" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateOwner() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldOwner)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1536,6 +1573,20 @@ func (u *ExtractionVersionUpsertOne) SetHeartbeatAt(v time.Time) *ExtractionVers
 func (u *ExtractionVersionUpsertOne) UpdateHeartbeatAt() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateHeartbeatAt()
+	})
+}
+
+// SetOwner sets the "owner" field.
+func (u *ExtractionVersionUpsertOne) SetOwner(v string) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetOwner(v)
+	})
+}
+
+// UpdateOwner sets the "owner" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateOwner() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateOwner()
 	})
 }
 
@@ -2102,6 +2153,20 @@ func (u *ExtractionVersionUpsertBulk) SetHeartbeatAt(v time.Time) *ExtractionVer
 func (u *ExtractionVersionUpsertBulk) UpdateHeartbeatAt() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateHeartbeatAt()
+	})
+}
+
+// SetOwner sets the "owner" field.
+func (u *ExtractionVersionUpsertBulk) SetOwner(v string) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetOwner(v)
+	})
+}
+
+// UpdateOwner sets the "owner" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateOwner() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateOwner()
 	})
 }
 

@@ -374,6 +374,20 @@ func (_u *ExtractionVersionUpdate) SetNillableHeartbeatAt(v *time.Time) *Extract
 	return _u
 }
 
+// SetOwner sets the "owner" field.
+func (_u *ExtractionVersionUpdate) SetOwner(v string) *ExtractionVersionUpdate {
+	_u.mutation.SetOwner(v)
+	return _u
+}
+
+// SetNillableOwner sets the "owner" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableOwner(v *string) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetOwner(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdate) AddNodeIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddNodeIDs(ids...)
@@ -703,6 +717,9 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.HeartbeatAt(); ok {
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Owner(); ok {
+		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1290,6 +1307,20 @@ func (_u *ExtractionVersionUpdateOne) SetNillableHeartbeatAt(v *time.Time) *Extr
 	return _u
 }
 
+// SetOwner sets the "owner" field.
+func (_u *ExtractionVersionUpdateOne) SetOwner(v string) *ExtractionVersionUpdateOne {
+	_u.mutation.SetOwner(v)
+	return _u
+}
+
+// SetNillableOwner sets the "owner" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableOwner(v *string) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetOwner(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddNodeIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddNodeIDs(ids...)
@@ -1649,6 +1680,9 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.HeartbeatAt(); ok {
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.Owner(); ok {
+		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -4999,6 +4999,7 @@ type ExtractionVersionMutation struct {
 	started_at         *time.Time
 	finished_at        *time.Time
 	heartbeat_at       *time.Time
+	owner              *string
 	clearedFields      map[string]struct{}
 	extraction         *int
 	clearedextraction  bool
@@ -6229,6 +6230,42 @@ func (m *ExtractionVersionMutation) ResetHeartbeatAt() {
 	m.heartbeat_at = nil
 }
 
+// SetOwner sets the "owner" field.
+func (m *ExtractionVersionMutation) SetOwner(s string) {
+	m.owner = &s
+}
+
+// Owner returns the value of the "owner" field in the mutation.
+func (m *ExtractionVersionMutation) Owner() (r string, exists bool) {
+	v := m.owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOwner returns the old "owner" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldOwner(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOwner is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOwner requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOwner: %w", err)
+	}
+	return oldValue.Owner, nil
+}
+
+// ResetOwner resets all changes to the "owner" field.
+func (m *ExtractionVersionMutation) ResetOwner() {
+	m.owner = nil
+}
+
 // ClearExtraction clears the "extraction" edge to the Extraction entity.
 func (m *ExtractionVersionMutation) ClearExtraction() {
 	m.clearedextraction = true
@@ -6560,7 +6597,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -6630,6 +6667,9 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.heartbeat_at != nil {
 		fields = append(fields, extractionversion.FieldHeartbeatAt)
 	}
+	if m.owner != nil {
+		fields = append(fields, extractionversion.FieldOwner)
+	}
 	return fields
 }
 
@@ -6684,6 +6724,8 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.FinishedAt()
 	case extractionversion.FieldHeartbeatAt:
 		return m.HeartbeatAt()
+	case extractionversion.FieldOwner:
+		return m.Owner()
 	}
 	return nil, false
 }
@@ -6739,6 +6781,8 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldFinishedAt(ctx)
 	case extractionversion.FieldHeartbeatAt:
 		return m.OldHeartbeatAt(ctx)
+	case extractionversion.FieldOwner:
+		return m.OldOwner(ctx)
 	}
 	return nil, fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -6908,6 +6952,13 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetHeartbeatAt(v)
+		return nil
+	case extractionversion.FieldOwner:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOwner(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
@@ -7188,6 +7239,9 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldHeartbeatAt:
 		m.ResetHeartbeatAt()
+		return nil
+	case extractionversion.FieldOwner:
+		m.ResetOwner()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)

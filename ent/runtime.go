@@ -246,6 +246,10 @@ func init() {
 	extractionversionDescHeartbeatAt := extractionversionFields[21].Descriptor()
 	// extractionversion.DefaultHeartbeatAt holds the default value on creation for the heartbeat_at field.
 	extractionversion.DefaultHeartbeatAt = extractionversionDescHeartbeatAt.Default.(func() time.Time)
+	// extractionversionDescOwner is the schema descriptor for owner field.
+	extractionversionDescOwner := extractionversionFields[22].Descriptor()
+	// extractionversion.DefaultOwner holds the default value on creation for the owner field.
+	extractionversion.DefaultOwner = extractionversionDescOwner.Default.(string)
 	kgschemaMixin := schema.KGSchema{}.Mixin()
 	kgschemaMixinFields0 := kgschemaMixin[0].Fields()
 	_ = kgschemaMixinFields0

@@ -44,6 +44,8 @@ type Runner struct {
 	store     *store.Store
 	log       *slog.Logger
 	providers Providers
+	// owner names this process in the versions it runs (see lease.go).
+	owner string
 
 	nlpOnce sync.Once
 	nlpEx   *nlp.Extractor
@@ -59,7 +61,7 @@ type Runner struct {
 
 // NewRunner builds a runner.
 func NewRunner(st *store.Store, log *slog.Logger, p Providers) *Runner {
-	return &Runner{store: st, log: log, providers: p, active: map[int]context.CancelFunc{}, clients: map[string]llm.Client{}}
+	return &Runner{store: st, log: log, providers: p, owner: newOwner(), active: map[int]context.CancelFunc{}, clients: map[string]llm.Client{}}
 }
 
 // Start runs a version in the background; it returns at once.
@@ -82,7 +84,11 @@ func (r *Runner) Start(v store.Version) {
 			r.mu.Unlock()
 			cancel()
 		}()
-		if err := r.Run(ctx, v, nil); err != nil && !errors.Is(err, context.Canceled) {
+		switch err := r.Run(ctx, v, nil); {
+		case err == nil, errors.Is(err, context.Canceled):
+		case errors.Is(err, ErrRunElsewhere):
+			r.log.Debug("extraction runs elsewhere", "version_id", v.ID)
+		default:
 			r.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
 		}
 	}()
@@ -123,25 +129,39 @@ func (r *Runner) Shutdown(ctx context.Context) {
 	}
 }
 
-// Resume restarts every version left queued or running.
+// Resume restarts every version left queued or running that no live
+// process runs.
 func (r *Runner) Resume(ctx context.Context) error {
 	vs, err := r.store.UnfinishedVersions(ctx)
 	if err != nil {
 		return err
 	}
+	now := r.store.Now()
 	for _, v := range vs {
+		if r.Running(v.ID) {
+			continue
+		}
+		if v.Owner != "" && v.Owner != r.owner && now.Sub(v.HeartbeatAt) <= leaseStale && !ownerDead(v.Owner) {
+			continue // a live process runs it
+		}
 		r.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
 		r.Start(v)
 	}
 	return nil
 }
 
-// Run executes one version to the end and records its outcome. A canceled
-// context leaves the version "running" so it resumes later; other errors
-// mark it failed.
+// Run executes one version to the end and records its outcome. It first
+// leases the version (ErrRunElsewhere when another live process runs it).
+// A canceled context leaves the version "running" so it resumes later;
+// other errors mark it failed.
 func (r *Runner) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+	stop, err := r.lease(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	begin := time.Now()
-	err := r.run(ctx, v, progress)
+	err = r.run(ctx, v, progress)
 	status, msg := store.StatusDone, ""
 	switch {
 	case err == nil:

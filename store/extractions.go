@@ -49,6 +49,8 @@ type Version struct {
 	StartedAt     *time.Time
 	FinishedAt    *time.Time
 	HeartbeatAt   time.Time
+	// Owner names the process running the version, if any.
+	Owner string
 }
 
 // Label is "name@number".
@@ -66,7 +68,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		ChunksTotal: v.ChunksTotal, ChunksDone: v.ChunksDone, Nodes: v.NodeCount, Edges: v.EdgeCount,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
-		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt,
+		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
 	}
 }
 

@@ -56,6 +56,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
+	// Take over runs whose process died, here or in another instance.
+	go runner.Watch(ctx, 10*time.Second)
+
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), st.Dialect)

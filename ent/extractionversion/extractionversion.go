@@ -61,6 +61,8 @@ const (
 	FieldFinishedAt = "finished_at"
 	// FieldHeartbeatAt holds the string denoting the heartbeat_at field in the database.
 	FieldHeartbeatAt = "heartbeat_at"
+	// FieldOwner holds the string denoting the owner field in the database.
+	FieldOwner = "owner"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
 	EdgeExtraction = "extraction"
 	// EdgeNodes holds the string denoting the nodes edge name in mutations.
@@ -145,6 +147,7 @@ var Columns = []string{
 	FieldStartedAt,
 	FieldFinishedAt,
 	FieldHeartbeatAt,
+	FieldOwner,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -192,6 +195,8 @@ var (
 	DefaultError string
 	// DefaultHeartbeatAt holds the default value on creation for the "heartbeat_at" field.
 	DefaultHeartbeatAt func() time.Time
+	// DefaultOwner holds the default value on creation for the "owner" field.
+	DefaultOwner string
 )
 
 // Status defines the type for the "status" enum field.
@@ -339,6 +344,11 @@ func ByFinishedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByHeartbeatAt orders the results by the heartbeat_at field.
 func ByHeartbeatAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHeartbeatAt, opts...).ToFunc()
+}
+
+// ByOwner orders the results by the owner field.
+func ByOwner(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOwner, opts...).ToFunc()
 }
 
 // ByExtractionField orders the results by extraction field.

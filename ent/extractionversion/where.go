@@ -160,6 +160,11 @@ func HeartbeatAt(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldHeartbeatAt, v))
 }
 
+// Owner applies equality check predicate on the "owner" field. It's identical to OwnerEQ.
+func Owner(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldOwner, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCreatedAt, v))
@@ -1063,6 +1068,71 @@ func HeartbeatAtLT(v time.Time) predicate.ExtractionVersion {
 // HeartbeatAtLTE applies the LTE predicate on the "heartbeat_at" field.
 func HeartbeatAtLTE(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldLTE(FieldHeartbeatAt, v))
+}
+
+// OwnerEQ applies the EQ predicate on the "owner" field.
+func OwnerEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldOwner, v))
+}
+
+// OwnerNEQ applies the NEQ predicate on the "owner" field.
+func OwnerNEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldOwner, v))
+}
+
+// OwnerIn applies the In predicate on the "owner" field.
+func OwnerIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldOwner, vs...))
+}
+
+// OwnerNotIn applies the NotIn predicate on the "owner" field.
+func OwnerNotIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldOwner, vs...))
+}
+
+// OwnerGT applies the GT predicate on the "owner" field.
+func OwnerGT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldOwner, v))
+}
+
+// OwnerGTE applies the GTE predicate on the "owner" field.
+func OwnerGTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldOwner, v))
+}
+
+// OwnerLT applies the LT predicate on the "owner" field.
+func OwnerLT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldOwner, v))
+}
+
+// OwnerLTE applies the LTE predicate on the "owner" field.
+func OwnerLTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldOwner, v))
+}
+
+// OwnerContains applies the Contains predicate on the "owner" field.
+func OwnerContains(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContains(FieldOwner, v))
+}
+
+// OwnerHasPrefix applies the HasPrefix predicate on the "owner" field.
+func OwnerHasPrefix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldOwner, v))
+}
+
+// OwnerHasSuffix applies the HasSuffix predicate on the "owner" field.
+func OwnerHasSuffix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldOwner, v))
+}
+
+// OwnerEqualFold applies the EqualFold predicate on the "owner" field.
+func OwnerEqualFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldOwner, v))
+}
+
+// OwnerContainsFold applies the ContainsFold predicate on the "owner" field.
+func OwnerContainsFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldOwner, v))
 }
 
 // HasExtraction applies the HasEdge predicate on the "extraction" edge.

@@ -202,6 +202,7 @@ var (
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "heartbeat_at", Type: field.TypeTime},
+		{Name: "owner", Type: field.TypeString, Default: ""},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -212,7 +213,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[23]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[24]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -221,7 +222,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[23], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[24], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

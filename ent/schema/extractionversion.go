@@ -43,6 +43,10 @@ func (ExtractionVersion) Fields() []ent.Field {
 		field.Time("started_at").Optional().Nillable(),
 		field.Time("finished_at").Optional().Nillable(),
 		field.Time("heartbeat_at").Default(time.Now),
+		// owner names the process that runs the version
+		// ("host/pid/nonce"); another process takes over only when the
+		// owner's heartbeat is stale or the owner is known to be dead.
+		field.String("owner").Default(""),
 	}
 }
 
