@@ -224,7 +224,12 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Co
 	}
 
 	u := buildUnion(cmp.GA, cmp.GB, res, cmp.Options)
-	p.Union = u
+	drawn := u
+	if len(u.Nodes) > compareGraphLimit {
+		drawn = capUnion(u, compareGraphLimit)
+		p.GraphNote = fmt.Sprintf("The union has %d nodes; the picture shows %d of them: every difference first, then the best-connected unchanged nodes. The tables below list everything.", len(u.Nodes), len(drawn.Nodes))
+	}
+	p.Union = drawn
 	p.NodeItems, p.NodeTotal = nodeItems(u), len(u.Nodes)
 	p.EdgeItems, p.EdgeTotal = edgeItems(u), len(u.Edges)
 	p.ItemLimit = compareItemLimit
@@ -788,6 +793,41 @@ func unionLabels(u unionGraph) []string {
 	})
 	if len(out) > 200 {
 		out = out[:200]
+	}
+	return out
+}
+
+// compareGraphLimit bounds the nodes drawn in the union graph; past it the
+// page would hand the browser more than it can lay out interactively.
+const compareGraphLimit = 4000
+
+// capUnion keeps at most limit nodes of a union graph — differences first
+// (changed, added, removed), then unchanged nodes by degree — and the edges
+// among them.
+func capUnion(u unionGraph, limit int) unionGraph {
+	degree := map[string]int{}
+	for _, e := range u.Edges {
+		degree[e.Source]++
+		degree[e.Target]++
+	}
+	nodes := append([]unionNode(nil), u.Nodes...)
+	sort.SliceStable(nodes, func(i, j int) bool {
+		ri, rj := statusRank[nodes[i].Status], statusRank[nodes[j].Status]
+		if ri != rj {
+			return ri < rj
+		}
+		return degree[nodes[i].ID] > degree[nodes[j].ID]
+	})
+	nodes = nodes[:limit]
+	keep := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		keep[n.ID] = true
+	}
+	out := unionGraph{A: u.A, B: u.B, Nodes: nodes}
+	for _, e := range u.Edges {
+		if keep[e.Source] && keep[e.Target] {
+			out.Edges = append(out.Edges, e)
+		}
 	}
 	return out
 }

@@ -34,6 +34,8 @@ type ComparePage struct {
 	Chunks     []CompareChunkOpt
 	Chunk      string
 	RawA, RawB []CompareCall
+	// GraphNote says how much of a large union graph is drawn.
+	GraphNote string
 	// Union is the union graph handed to static/js/compare.js.
 	Union any
 	// ScriptURL and GraphLibURL are the asset URLs of the page's scripts.
