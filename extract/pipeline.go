@@ -19,7 +19,7 @@ type Extractor interface {
 // Run splits every document per cfg (ChunkSize, Overlap, Strict), skips the
 // chunks sink reports as finished, extracts the others with at most
 // cfg.Concurrency at a time (1 when unset) and writes each result through
-// sink as soon as it is ready. Documents need distinct IDs, since chunks are
+// sink in chunk order, as soon as it and every chunk before it are ready. Documents need distinct IDs, since chunks are
 // identified by (document ID, index).
 //
 // progress, when not nil, is called (never concurrently) once at the start
@@ -82,7 +82,6 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var (
-		wg       sync.WaitGroup
 		errOnce  sync.Once
 		firstErr error
 	)
@@ -92,9 +91,62 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 			cancel()
 		})
 	}
+
+	// Chunks are extracted concurrently but written in chunk order, so the
+	// merged graph does not depend on which chunk finished first: the same
+	// inputs always give the same graph. A chunk may start only while it is
+	// within a window of the next one to write, which bounds the results
+	// held back.
+	var (
+		omu     sync.Mutex
+		cond    = sync.NewCond(&omu)
+		results = make([]*ChunkResult, len(jobs))
+		next    int
+	)
+	window := 4 * n
+	go func() { // wake waiters when the run stops
+		<-ctx.Done()
+		omu.Lock()
+		cond.Broadcast()
+		omu.Unlock()
+	}()
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		for {
+			omu.Lock()
+			for next < len(jobs) && results[next] == nil && ctx.Err() == nil {
+				cond.Wait()
+			}
+			if next >= len(jobs) || ctx.Err() != nil {
+				omu.Unlock()
+				return
+			}
+			res := results[next]
+			results[next] = nil
+			j := jobs[next]
+			omu.Unlock()
+			if err := sink.WriteChunk(ctx, *res); err != nil {
+				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, docs[j.doc].Name, err))
+				return
+			}
+			report(res)
+			omu.Lock()
+			next++
+			cond.Broadcast()
+			omu.Unlock()
+		}
+	}()
+
+	var wg sync.WaitGroup
 	sem := make(chan struct{}, n)
 loop:
-	for _, j := range jobs {
+	for i, j := range jobs {
+		omu.Lock()
+		for i >= next+window && ctx.Err() == nil {
+			cond.Wait()
+		}
+		omu.Unlock()
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -105,22 +157,22 @@ loop:
 			break
 		}
 		wg.Add(1)
-		go func(j job) {
+		go func(i int, j job) {
 			defer wg.Done()
-			defer func() { <-sem }()
 			res, err := extractOne(ctx, ex, docs[j.doc], j.chunk)
+			<-sem
 			if err != nil {
 				fail(err)
 				return
 			}
-			if err := sink.WriteChunk(ctx, res); err != nil {
-				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, docs[j.doc].Name, err))
-				return
-			}
-			report(&res)
-		}(j)
+			omu.Lock()
+			results[i] = &res
+			cond.Broadcast()
+			omu.Unlock()
+		}(i, j)
 	}
 	wg.Wait()
+	<-committed
 	if err := parent.Err(); err != nil {
 		return err
 	}
