@@ -80,7 +80,7 @@ func ParseOps(output string) (Ops, []extract.ParseFailure) {
 		}
 		fails = append(fails, extract.ParseFailure{Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
-	obj, ok := findOpsObject(output)
+	obj, ok := findOpsObject(extract.StripReasoning(output))
 	if !ok {
 		fail(output, "no JSON object with add_node, update_node or add_relation found")
 		return ops, fails

@@ -243,6 +243,7 @@ func TestExtractor_MalformedOutput(t *testing.T) {
 		{"bare list", `[{"name": "Scrooge", "category": "Person"}]`, ""},
 		{"kag layout", `[{"category": "Person", "properties": {"name": "Scrooge", "worksFor": null}}]`, ""},
 		{"empty", `{"entities": []}`, ""},
+		{"reasoning with braces", "<think>The text has {Scrooge} and maybe [Marley].</think>\n```json\n{\"entities\": [{\"name\": \"Scrooge\", \"category\": \"Person\"}]}\n```", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

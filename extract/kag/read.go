@@ -12,7 +12,7 @@ import (
 // decodeList finds the JSON in out (allowing fences and chatter around it)
 // and returns the list under key, or the top-level list.
 func decodeList(out, key string) ([]any, error) {
-	s := strings.TrimPrefix(strings.TrimSpace(out), "\ufeff")
+	s := strings.TrimPrefix(strings.TrimSpace(extract.StripReasoning(out)), "\ufeff")
 	i := strings.IndexAny(s, "{[")
 	if i < 0 {
 		return nil, fmt.Errorf("no JSON in output")

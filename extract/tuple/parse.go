@@ -68,7 +68,7 @@ func newCollector() *collector {
 
 // parse adds the records of one answer and reports how many lines it used.
 func (c *collector) parse(output string, round int) int {
-	recs, fails, complete, lastLine := splitOutput(output)
+	recs, fails, complete, lastLine := splitOutput(extract.StripReasoning(output))
 	used := 0
 	for _, r := range recs {
 		var reason string
