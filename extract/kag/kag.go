@@ -149,11 +149,25 @@ func (x *Extractor) views(event bool) []TypeView {
 	return out
 }
 
+// allowedRelations lists the schema's relations, and its properties whose
+// type is another schema type (they become edges too).
 func (x *Extractor) allowedRelations() []string {
 	var out []string
+	seen := map[string]bool{}
+	add := func(r string) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
 	for _, t := range x.types {
 		for _, r := range t.Relations {
-			out = append(out, fmt.Sprintf("%s -[%s]-> %s", t.Name, r.Name, r.Target))
+			add(fmt.Sprintf("%s -[%s]-> %s", t.Name, r.Name, r.Target))
+		}
+		for _, p := range t.Properties {
+			if target, ok := x.byName[strings.ToLower(p.Type)]; ok {
+				add(fmt.Sprintf("%s -[%s]-> %s", t.Name, p.Name, target.Name))
+			}
 		}
 	}
 	return out
