@@ -69,8 +69,9 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	if err != nil {
 		return err
 	}
-	for _, d := range docs {
-		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(docs) == 1})
+	for i, d := range docs {
+		// With nothing picked, the newest document is.
+		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(picked) == 0 && i == 0})
 	}
 	schemas, err := h.schemaOptions(ctx)
 	if err != nil {
@@ -187,12 +188,13 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	}
 	if err == nil && cfg.Strategy != extract.StrategyNLP {
 		defaults := DefaultPrompts()
-		cfg.Prompts = map[string]string{}
+		posted := map[string]string{}
 		for k := range defaults {
 			if v, ok := c.Request().Form["prompt_"+k]; ok && len(v) > 0 {
-				cfg.Prompts[k] = strings.ReplaceAll(v[0], "\r\n", "\n")
+				posted[k] = strings.ReplaceAll(v[0], "\r\n", "\n")
 			}
 		}
+		cfg.Prompts = strategyPrompts(cfg.Strategy, posted)
 	}
 	if err == nil {
 		err = h.runner.Prepare(ctx, &cfg, c.FormValue("schema"))

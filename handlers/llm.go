@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/schema"
@@ -19,6 +20,29 @@ import (
 func DefaultPrompts() map[string]string {
 	out := tuple.DefaultPrompts()
 	maps.Copy(out, kag.DefaultPrompts())
+	out[dialogue.PromptKey] = dialogue.SystemPrompt()
+	return out
+}
+
+// promptPrefix is the key prefix of each LLM strategy's prompt templates.
+var promptPrefix = map[string]string{
+	extract.StrategyTuple:    "tuple_",
+	extract.StrategySchema:   "kag_",
+	extract.StrategyDialogue: "dialogue_",
+}
+
+// strategyPrompts keeps the templates a strategy uses.
+func strategyPrompts(strategy string, prompts map[string]string) map[string]string {
+	prefix, ok := promptPrefix[strategy]
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range prompts {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
 	return out
 }
 

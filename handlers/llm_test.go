@@ -80,6 +80,14 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			if v.Calls != 2 || v.CachedCalls != 0 || v.PromptTokens == 0 || v.ParseFailures == 0 {
 				t.Fatalf("version stats: %+v", v)
 			}
+			if len(v.Config.Prompts) == 0 {
+				t.Fatal("the prompts were not snapshotted")
+			}
+			for k := range v.Config.Prompts {
+				if !strings.HasPrefix(k, "tuple_") {
+					t.Fatalf("a tuple run snapshotted the %s prompt", k)
+				}
+			}
 			g, _ := a.Store.LoadGraph(context.Background(), id, false)
 			names := map[string]bool{}
 			for _, n := range g.Nodes {

@@ -68,10 +68,10 @@ func versionConfigRows(v store.Version) []web.KV {
 	if c.SchemaName != "" {
 		rows = append(rows, web.KV{Key: "schema", Value: fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)})
 	}
-	rows = append(rows,
-		web.KV{Key: "chunking", Value: fmt.Sprintf("%d chars, overlap %d, strict %t", c.ChunkSize, c.Overlap, c.Strict)},
-		web.KV{Key: "concurrency", Value: fmt.Sprint(c.Concurrency)},
-	)
+	if c.Strategy != extract.StrategyDialogue {
+		rows = append(rows, web.KV{Key: "chunking", Value: fmt.Sprintf("%d chars, overlap %d, strict %t", c.ChunkSize, c.Overlap, c.Strict)})
+	}
+	rows = append(rows, web.KV{Key: "concurrency", Value: fmt.Sprint(c.Concurrency)})
 	if c.Strategy == extract.StrategyTuple {
 		rows = append(rows, web.KV{Key: "gleaning", Value: fmt.Sprint(c.MaxGleaning)})
 	}

@@ -85,7 +85,8 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *asJSON {
 		out := map[string]any{"extraction": v.Extraction, "version": v.Number, "id": v.ID, "status": v.Status,
-			"nodes": v.Nodes, "edges": v.Edges}
+			"nodes": v.Nodes, "edges": v.Edges, "calls": v.Calls, "cached_calls": v.CachedCalls,
+			"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "parse_failures": v.ParseFailures}
 		if v.Error != "" {
 			out["error"] = v.Error
 		}
