@@ -51,6 +51,10 @@ type ExtractionVersion struct {
 	Calls int `json:"calls,omitempty"`
 	// CachedCalls holds the value of the "cached_calls" field.
 	CachedCalls int `json:"cached_calls,omitempty"`
+	// CachedPromptTokens holds the value of the "cached_prompt_tokens" field.
+	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
+	// CachedOutputTokens holds the value of the "cached_output_tokens" field.
+	CachedOutputTokens int `json:"cached_output_tokens,omitempty"`
 	// OffSchema holds the value of the "off_schema" field.
 	OffSchema int `json:"off_schema,omitempty"`
 	// ParseFailures holds the value of the "parse_failures" field.
@@ -157,7 +161,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case extractionversion.FieldReference:
 			values[i] = new(sql.NullBool)
-		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs:
+		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs:
 			values[i] = new(sql.NullInt64)
 		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner:
 			values[i] = new(sql.NullString)
@@ -281,6 +285,18 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field cached_calls", values[i])
 			} else if value.Valid {
 				_m.CachedCalls = int(value.Int64)
+			}
+		case extractionversion.FieldCachedPromptTokens:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field cached_prompt_tokens", values[i])
+			} else if value.Valid {
+				_m.CachedPromptTokens = int(value.Int64)
+			}
+		case extractionversion.FieldCachedOutputTokens:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field cached_output_tokens", values[i])
+			} else if value.Valid {
+				_m.CachedOutputTokens = int(value.Int64)
 			}
 		case extractionversion.FieldOffSchema:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -445,6 +461,12 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("cached_calls=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CachedCalls))
+	builder.WriteString(", ")
+	builder.WriteString("cached_prompt_tokens=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CachedPromptTokens))
+	builder.WriteString(", ")
+	builder.WriteString("cached_output_tokens=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CachedOutputTokens))
 	builder.WriteString(", ")
 	builder.WriteString("off_schema=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OffSchema))

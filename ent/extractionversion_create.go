@@ -220,6 +220,34 @@ func (_c *ExtractionVersionCreate) SetNillableCachedCalls(v *int) *ExtractionVer
 	return _c
 }
 
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (_c *ExtractionVersionCreate) SetCachedPromptTokens(v int) *ExtractionVersionCreate {
+	_c.mutation.SetCachedPromptTokens(v)
+	return _c
+}
+
+// SetNillableCachedPromptTokens sets the "cached_prompt_tokens" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableCachedPromptTokens(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetCachedPromptTokens(*v)
+	}
+	return _c
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (_c *ExtractionVersionCreate) SetCachedOutputTokens(v int) *ExtractionVersionCreate {
+	_c.mutation.SetCachedOutputTokens(v)
+	return _c
+}
+
+// SetNillableCachedOutputTokens sets the "cached_output_tokens" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableCachedOutputTokens(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetCachedOutputTokens(*v)
+	}
+	return _c
+}
+
 // SetOffSchema sets the "off_schema" field.
 func (_c *ExtractionVersionCreate) SetOffSchema(v int) *ExtractionVersionCreate {
 	_c.mutation.SetOffSchema(v)
@@ -495,6 +523,14 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultCachedCalls
 		_c.mutation.SetCachedCalls(v)
 	}
+	if _, ok := _c.mutation.CachedPromptTokens(); !ok {
+		v := extractionversion.DefaultCachedPromptTokens
+		_c.mutation.SetCachedPromptTokens(v)
+	}
+	if _, ok := _c.mutation.CachedOutputTokens(); !ok {
+		v := extractionversion.DefaultCachedOutputTokens
+		_c.mutation.SetCachedOutputTokens(v)
+	}
 	if _, ok := _c.mutation.OffSchema(); !ok {
 		v := extractionversion.DefaultOffSchema
 		_c.mutation.SetOffSchema(v)
@@ -580,6 +616,12 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.CachedCalls(); !ok {
 		return &ValidationError{Name: "cached_calls", err: errors.New(`ent: missing required field "ExtractionVersion.cached_calls"`)}
+	}
+	if _, ok := _c.mutation.CachedPromptTokens(); !ok {
+		return &ValidationError{Name: "cached_prompt_tokens", err: errors.New(`ent: missing required field "ExtractionVersion.cached_prompt_tokens"`)}
+	}
+	if _, ok := _c.mutation.CachedOutputTokens(); !ok {
+		return &ValidationError{Name: "cached_output_tokens", err: errors.New(`ent: missing required field "ExtractionVersion.cached_output_tokens"`)}
 	}
 	if _, ok := _c.mutation.OffSchema(); !ok {
 		return &ValidationError{Name: "off_schema", err: errors.New(`ent: missing required field "ExtractionVersion.off_schema"`)}
@@ -688,6 +730,14 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.CachedCalls(); ok {
 		_spec.SetField(extractionversion.FieldCachedCalls, field.TypeInt, value)
 		_node.CachedCalls = value
+	}
+	if value, ok := _c.mutation.CachedPromptTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedPromptTokens, field.TypeInt, value)
+		_node.CachedPromptTokens = value
+	}
+	if value, ok := _c.mutation.CachedOutputTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedOutputTokens, field.TypeInt, value)
+		_node.CachedOutputTokens = value
 	}
 	if value, ok := _c.mutation.OffSchema(); ok {
 		_spec.SetField(extractionversion.FieldOffSchema, field.TypeInt, value)
@@ -1047,6 +1097,42 @@ func (u *ExtractionVersionUpsert) UpdateCachedCalls() *ExtractionVersionUpsert {
 // AddCachedCalls adds v to the "cached_calls" field.
 func (u *ExtractionVersionUpsert) AddCachedCalls(v int) *ExtractionVersionUpsert {
 	u.Add(extractionversion.FieldCachedCalls, v)
+	return u
+}
+
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsert) SetCachedPromptTokens(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldCachedPromptTokens, v)
+	return u
+}
+
+// UpdateCachedPromptTokens sets the "cached_prompt_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateCachedPromptTokens() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldCachedPromptTokens)
+	return u
+}
+
+// AddCachedPromptTokens adds v to the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsert) AddCachedPromptTokens(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldCachedPromptTokens, v)
+	return u
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsert) SetCachedOutputTokens(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldCachedOutputTokens, v)
+	return u
+}
+
+// UpdateCachedOutputTokens sets the "cached_output_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateCachedOutputTokens() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldCachedOutputTokens)
+	return u
+}
+
+// AddCachedOutputTokens adds v to the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsert) AddCachedOutputTokens(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldCachedOutputTokens, v)
 	return u
 }
 
@@ -1440,6 +1526,48 @@ func (u *ExtractionVersionUpsertOne) AddCachedCalls(v int) *ExtractionVersionUps
 func (u *ExtractionVersionUpsertOne) UpdateCachedCalls() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateCachedCalls()
+	})
+}
+
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsertOne) SetCachedPromptTokens(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetCachedPromptTokens(v)
+	})
+}
+
+// AddCachedPromptTokens adds v to the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsertOne) AddCachedPromptTokens(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddCachedPromptTokens(v)
+	})
+}
+
+// UpdateCachedPromptTokens sets the "cached_prompt_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateCachedPromptTokens() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateCachedPromptTokens()
+	})
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsertOne) SetCachedOutputTokens(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetCachedOutputTokens(v)
+	})
+}
+
+// AddCachedOutputTokens adds v to the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsertOne) AddCachedOutputTokens(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddCachedOutputTokens(v)
+	})
+}
+
+// UpdateCachedOutputTokens sets the "cached_output_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateCachedOutputTokens() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateCachedOutputTokens()
 	})
 }
 
@@ -2020,6 +2148,48 @@ func (u *ExtractionVersionUpsertBulk) AddCachedCalls(v int) *ExtractionVersionUp
 func (u *ExtractionVersionUpsertBulk) UpdateCachedCalls() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateCachedCalls()
+	})
+}
+
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsertBulk) SetCachedPromptTokens(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetCachedPromptTokens(v)
+	})
+}
+
+// AddCachedPromptTokens adds v to the "cached_prompt_tokens" field.
+func (u *ExtractionVersionUpsertBulk) AddCachedPromptTokens(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddCachedPromptTokens(v)
+	})
+}
+
+// UpdateCachedPromptTokens sets the "cached_prompt_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateCachedPromptTokens() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateCachedPromptTokens()
+	})
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsertBulk) SetCachedOutputTokens(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetCachedOutputTokens(v)
+	})
+}
+
+// AddCachedOutputTokens adds v to the "cached_output_tokens" field.
+func (u *ExtractionVersionUpsertBulk) AddCachedOutputTokens(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddCachedOutputTokens(v)
+	})
+}
+
+// UpdateCachedOutputTokens sets the "cached_output_tokens" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateCachedOutputTokens() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateCachedOutputTokens()
 	})
 }
 

@@ -243,6 +243,48 @@ func (_u *ExtractionVersionUpdate) AddCachedCalls(v int) *ExtractionVersionUpdat
 	return _u
 }
 
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (_u *ExtractionVersionUpdate) SetCachedPromptTokens(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetCachedPromptTokens()
+	_u.mutation.SetCachedPromptTokens(v)
+	return _u
+}
+
+// SetNillableCachedPromptTokens sets the "cached_prompt_tokens" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableCachedPromptTokens(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetCachedPromptTokens(*v)
+	}
+	return _u
+}
+
+// AddCachedPromptTokens adds value to the "cached_prompt_tokens" field.
+func (_u *ExtractionVersionUpdate) AddCachedPromptTokens(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddCachedPromptTokens(v)
+	return _u
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (_u *ExtractionVersionUpdate) SetCachedOutputTokens(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetCachedOutputTokens()
+	_u.mutation.SetCachedOutputTokens(v)
+	return _u
+}
+
+// SetNillableCachedOutputTokens sets the "cached_output_tokens" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableCachedOutputTokens(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetCachedOutputTokens(*v)
+	}
+	return _u
+}
+
+// AddCachedOutputTokens adds value to the "cached_output_tokens" field.
+func (_u *ExtractionVersionUpdate) AddCachedOutputTokens(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddCachedOutputTokens(v)
+	return _u
+}
+
 // SetOffSchema sets the "off_schema" field.
 func (_u *ExtractionVersionUpdate) SetOffSchema(v int) *ExtractionVersionUpdate {
 	_u.mutation.ResetOffSchema()
@@ -681,6 +723,18 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.AddedCachedCalls(); ok {
 		_spec.AddField(extractionversion.FieldCachedCalls, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CachedPromptTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedPromptTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCachedPromptTokens(); ok {
+		_spec.AddField(extractionversion.FieldCachedPromptTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CachedOutputTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedOutputTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCachedOutputTokens(); ok {
+		_spec.AddField(extractionversion.FieldCachedOutputTokens, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.OffSchema(); ok {
 		_spec.SetField(extractionversion.FieldOffSchema, field.TypeInt, value)
@@ -1176,6 +1230,48 @@ func (_u *ExtractionVersionUpdateOne) AddCachedCalls(v int) *ExtractionVersionUp
 	return _u
 }
 
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (_u *ExtractionVersionUpdateOne) SetCachedPromptTokens(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetCachedPromptTokens()
+	_u.mutation.SetCachedPromptTokens(v)
+	return _u
+}
+
+// SetNillableCachedPromptTokens sets the "cached_prompt_tokens" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableCachedPromptTokens(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetCachedPromptTokens(*v)
+	}
+	return _u
+}
+
+// AddCachedPromptTokens adds value to the "cached_prompt_tokens" field.
+func (_u *ExtractionVersionUpdateOne) AddCachedPromptTokens(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddCachedPromptTokens(v)
+	return _u
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (_u *ExtractionVersionUpdateOne) SetCachedOutputTokens(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetCachedOutputTokens()
+	_u.mutation.SetCachedOutputTokens(v)
+	return _u
+}
+
+// SetNillableCachedOutputTokens sets the "cached_output_tokens" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableCachedOutputTokens(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetCachedOutputTokens(*v)
+	}
+	return _u
+}
+
+// AddCachedOutputTokens adds value to the "cached_output_tokens" field.
+func (_u *ExtractionVersionUpdateOne) AddCachedOutputTokens(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddCachedOutputTokens(v)
+	return _u
+}
+
 // SetOffSchema sets the "off_schema" field.
 func (_u *ExtractionVersionUpdateOne) SetOffSchema(v int) *ExtractionVersionUpdateOne {
 	_u.mutation.ResetOffSchema()
@@ -1644,6 +1740,18 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.AddedCachedCalls(); ok {
 		_spec.AddField(extractionversion.FieldCachedCalls, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CachedPromptTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedPromptTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCachedPromptTokens(); ok {
+		_spec.AddField(extractionversion.FieldCachedPromptTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CachedOutputTokens(); ok {
+		_spec.SetField(extractionversion.FieldCachedOutputTokens, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCachedOutputTokens(); ok {
+		_spec.AddField(extractionversion.FieldCachedOutputTokens, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.OffSchema(); ok {
 		_spec.SetField(extractionversion.FieldOffSchema, field.TypeInt, value)

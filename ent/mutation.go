@@ -4961,66 +4961,70 @@ func (m *ExtractionMutation) ResetEdge(name string) error {
 // ExtractionVersionMutation represents an operation that mutates the ExtractionVersion nodes in the graph.
 type ExtractionVersionMutation struct {
 	config
-	op                 Op
-	typ                string
-	id                 *int
-	created_at         *time.Time
-	number             *int
-	addnumber          *int
-	status             *extractionversion.Status
-	_config            *string
-	document_ids       *[]int
-	appenddocument_ids []int
-	reference          *bool
-	note               *string
-	chunks_total       *int
-	addchunks_total    *int
-	chunks_done        *int
-	addchunks_done     *int
-	node_count         *int
-	addnode_count      *int
-	edge_count         *int
-	addedge_count      *int
-	prompt_tokens      *int
-	addprompt_tokens   *int
-	output_tokens      *int
-	addoutput_tokens   *int
-	calls              *int
-	addcalls           *int
-	cached_calls       *int
-	addcached_calls    *int
-	off_schema         *int
-	addoff_schema      *int
-	parse_failures     *int
-	addparse_failures  *int
-	elapsed_ms         *int64
-	addelapsed_ms      *int64
-	error              *string
-	started_at         *time.Time
-	finished_at        *time.Time
-	heartbeat_at       *time.Time
-	owner              *string
-	clearedFields      map[string]struct{}
-	extraction         *int
-	clearedextraction  bool
-	nodes              map[int]struct{}
-	removednodes       map[int]struct{}
-	clearednodes       bool
-	edges              map[int]struct{}
-	removededges       map[int]struct{}
-	clearededges       bool
-	mentions           map[int]struct{}
-	removedmentions    map[int]struct{}
-	clearedmentions    bool
-	operations         map[int]struct{}
-	removedoperations  map[int]struct{}
-	clearedoperations  bool
-	chunk_runs         map[int]struct{}
-	removedchunk_runs  map[int]struct{}
-	clearedchunk_runs  bool
-	done               bool
-	oldValue           func(context.Context) (*ExtractionVersion, error)
-	predicates         []predicate.ExtractionVersion
+	op                      Op
+	typ                     string
+	id                      *int
+	created_at              *time.Time
+	number                  *int
+	addnumber               *int
+	status                  *extractionversion.Status
+	_config                 *string
+	document_ids            *[]int
+	appenddocument_ids      []int
+	reference               *bool
+	note                    *string
+	chunks_total            *int
+	addchunks_total         *int
+	chunks_done             *int
+	addchunks_done          *int
+	node_count              *int
+	addnode_count           *int
+	edge_count              *int
+	addedge_count           *int
+	prompt_tokens           *int
+	addprompt_tokens        *int
+	output_tokens           *int
+	addoutput_tokens        *int
+	calls                   *int
+	addcalls                *int
+	cached_calls            *int
+	addcached_calls         *int
+	cached_prompt_tokens    *int
+	addcached_prompt_tokens *int
+	cached_output_tokens    *int
+	addcached_output_tokens *int
+	off_schema              *int
+	addoff_schema           *int
+	parse_failures          *int
+	addparse_failures       *int
+	elapsed_ms              *int64
+	addelapsed_ms           *int64
+	error                   *string
+	started_at              *time.Time
+	finished_at             *time.Time
+	heartbeat_at            *time.Time
+	owner                   *string
+	clearedFields           map[string]struct{}
+	extraction              *int
+	clearedextraction       bool
+	nodes                   map[int]struct{}
+	removednodes            map[int]struct{}
+	clearednodes            bool
+	edges                   map[int]struct{}
+	removededges            map[int]struct{}
+	clearededges            bool
+	mentions                map[int]struct{}
+	removedmentions         map[int]struct{}
+	clearedmentions         bool
+	operations              map[int]struct{}
+	removedoperations       map[int]struct{}
+	clearedoperations       bool
+	chunk_runs              map[int]struct{}
+	removedchunk_runs       map[int]struct{}
+	clearedchunk_runs       bool
+	done                    bool
+	oldValue                func(context.Context) (*ExtractionVersion, error)
+	predicates              []predicate.ExtractionVersion
 }
 
 var _ ent.Mutation = (*ExtractionVersionMutation)(nil)
@@ -5892,6 +5896,118 @@ func (m *ExtractionVersionMutation) ResetCachedCalls() {
 	m.addcached_calls = nil
 }
 
+// SetCachedPromptTokens sets the "cached_prompt_tokens" field.
+func (m *ExtractionVersionMutation) SetCachedPromptTokens(i int) {
+	m.cached_prompt_tokens = &i
+	m.addcached_prompt_tokens = nil
+}
+
+// CachedPromptTokens returns the value of the "cached_prompt_tokens" field in the mutation.
+func (m *ExtractionVersionMutation) CachedPromptTokens() (r int, exists bool) {
+	v := m.cached_prompt_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCachedPromptTokens returns the old "cached_prompt_tokens" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldCachedPromptTokens(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCachedPromptTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCachedPromptTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCachedPromptTokens: %w", err)
+	}
+	return oldValue.CachedPromptTokens, nil
+}
+
+// AddCachedPromptTokens adds i to the "cached_prompt_tokens" field.
+func (m *ExtractionVersionMutation) AddCachedPromptTokens(i int) {
+	if m.addcached_prompt_tokens != nil {
+		*m.addcached_prompt_tokens += i
+	} else {
+		m.addcached_prompt_tokens = &i
+	}
+}
+
+// AddedCachedPromptTokens returns the value that was added to the "cached_prompt_tokens" field in this mutation.
+func (m *ExtractionVersionMutation) AddedCachedPromptTokens() (r int, exists bool) {
+	v := m.addcached_prompt_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCachedPromptTokens resets all changes to the "cached_prompt_tokens" field.
+func (m *ExtractionVersionMutation) ResetCachedPromptTokens() {
+	m.cached_prompt_tokens = nil
+	m.addcached_prompt_tokens = nil
+}
+
+// SetCachedOutputTokens sets the "cached_output_tokens" field.
+func (m *ExtractionVersionMutation) SetCachedOutputTokens(i int) {
+	m.cached_output_tokens = &i
+	m.addcached_output_tokens = nil
+}
+
+// CachedOutputTokens returns the value of the "cached_output_tokens" field in the mutation.
+func (m *ExtractionVersionMutation) CachedOutputTokens() (r int, exists bool) {
+	v := m.cached_output_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCachedOutputTokens returns the old "cached_output_tokens" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldCachedOutputTokens(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCachedOutputTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCachedOutputTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCachedOutputTokens: %w", err)
+	}
+	return oldValue.CachedOutputTokens, nil
+}
+
+// AddCachedOutputTokens adds i to the "cached_output_tokens" field.
+func (m *ExtractionVersionMutation) AddCachedOutputTokens(i int) {
+	if m.addcached_output_tokens != nil {
+		*m.addcached_output_tokens += i
+	} else {
+		m.addcached_output_tokens = &i
+	}
+}
+
+// AddedCachedOutputTokens returns the value that was added to the "cached_output_tokens" field in this mutation.
+func (m *ExtractionVersionMutation) AddedCachedOutputTokens() (r int, exists bool) {
+	v := m.addcached_output_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCachedOutputTokens resets all changes to the "cached_output_tokens" field.
+func (m *ExtractionVersionMutation) ResetCachedOutputTokens() {
+	m.cached_output_tokens = nil
+	m.addcached_output_tokens = nil
+}
+
 // SetOffSchema sets the "off_schema" field.
 func (m *ExtractionVersionMutation) SetOffSchema(i int) {
 	m.off_schema = &i
@@ -6597,7 +6713,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 26)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -6645,6 +6761,12 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	}
 	if m.cached_calls != nil {
 		fields = append(fields, extractionversion.FieldCachedCalls)
+	}
+	if m.cached_prompt_tokens != nil {
+		fields = append(fields, extractionversion.FieldCachedPromptTokens)
+	}
+	if m.cached_output_tokens != nil {
+		fields = append(fields, extractionversion.FieldCachedOutputTokens)
 	}
 	if m.off_schema != nil {
 		fields = append(fields, extractionversion.FieldOffSchema)
@@ -6710,6 +6832,10 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.Calls()
 	case extractionversion.FieldCachedCalls:
 		return m.CachedCalls()
+	case extractionversion.FieldCachedPromptTokens:
+		return m.CachedPromptTokens()
+	case extractionversion.FieldCachedOutputTokens:
+		return m.CachedOutputTokens()
 	case extractionversion.FieldOffSchema:
 		return m.OffSchema()
 	case extractionversion.FieldParseFailures:
@@ -6767,6 +6893,10 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldCalls(ctx)
 	case extractionversion.FieldCachedCalls:
 		return m.OldCachedCalls(ctx)
+	case extractionversion.FieldCachedPromptTokens:
+		return m.OldCachedPromptTokens(ctx)
+	case extractionversion.FieldCachedOutputTokens:
+		return m.OldCachedOutputTokens(ctx)
 	case extractionversion.FieldOffSchema:
 		return m.OldOffSchema(ctx)
 	case extractionversion.FieldParseFailures:
@@ -6904,6 +7034,20 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetCachedCalls(v)
 		return nil
+	case extractionversion.FieldCachedPromptTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCachedPromptTokens(v)
+		return nil
+	case extractionversion.FieldCachedOutputTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCachedOutputTokens(v)
+		return nil
 	case extractionversion.FieldOffSchema:
 		v, ok := value.(int)
 		if !ok {
@@ -6995,6 +7139,12 @@ func (m *ExtractionVersionMutation) AddedFields() []string {
 	if m.addcached_calls != nil {
 		fields = append(fields, extractionversion.FieldCachedCalls)
 	}
+	if m.addcached_prompt_tokens != nil {
+		fields = append(fields, extractionversion.FieldCachedPromptTokens)
+	}
+	if m.addcached_output_tokens != nil {
+		fields = append(fields, extractionversion.FieldCachedOutputTokens)
+	}
 	if m.addoff_schema != nil {
 		fields = append(fields, extractionversion.FieldOffSchema)
 	}
@@ -7030,6 +7180,10 @@ func (m *ExtractionVersionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedCalls()
 	case extractionversion.FieldCachedCalls:
 		return m.AddedCachedCalls()
+	case extractionversion.FieldCachedPromptTokens:
+		return m.AddedCachedPromptTokens()
+	case extractionversion.FieldCachedOutputTokens:
+		return m.AddedCachedOutputTokens()
 	case extractionversion.FieldOffSchema:
 		return m.AddedOffSchema()
 	case extractionversion.FieldParseFailures:
@@ -7107,6 +7261,20 @@ func (m *ExtractionVersionMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddCachedCalls(v)
+		return nil
+	case extractionversion.FieldCachedPromptTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCachedPromptTokens(v)
+		return nil
+	case extractionversion.FieldCachedOutputTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCachedOutputTokens(v)
 		return nil
 	case extractionversion.FieldOffSchema:
 		v, ok := value.(int)
@@ -7218,6 +7386,12 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldCachedCalls:
 		m.ResetCachedCalls()
+		return nil
+	case extractionversion.FieldCachedPromptTokens:
+		m.ResetCachedPromptTokens()
+		return nil
+	case extractionversion.FieldCachedOutputTokens:
+		m.ResetCachedOutputTokens()
 		return nil
 	case extractionversion.FieldOffSchema:
 		m.ResetOffSchema()

@@ -226,28 +226,36 @@ func init() {
 	extractionversionDescCachedCalls := extractionversionFields[14].Descriptor()
 	// extractionversion.DefaultCachedCalls holds the default value on creation for the cached_calls field.
 	extractionversion.DefaultCachedCalls = extractionversionDescCachedCalls.Default.(int)
+	// extractionversionDescCachedPromptTokens is the schema descriptor for cached_prompt_tokens field.
+	extractionversionDescCachedPromptTokens := extractionversionFields[15].Descriptor()
+	// extractionversion.DefaultCachedPromptTokens holds the default value on creation for the cached_prompt_tokens field.
+	extractionversion.DefaultCachedPromptTokens = extractionversionDescCachedPromptTokens.Default.(int)
+	// extractionversionDescCachedOutputTokens is the schema descriptor for cached_output_tokens field.
+	extractionversionDescCachedOutputTokens := extractionversionFields[16].Descriptor()
+	// extractionversion.DefaultCachedOutputTokens holds the default value on creation for the cached_output_tokens field.
+	extractionversion.DefaultCachedOutputTokens = extractionversionDescCachedOutputTokens.Default.(int)
 	// extractionversionDescOffSchema is the schema descriptor for off_schema field.
-	extractionversionDescOffSchema := extractionversionFields[15].Descriptor()
+	extractionversionDescOffSchema := extractionversionFields[17].Descriptor()
 	// extractionversion.DefaultOffSchema holds the default value on creation for the off_schema field.
 	extractionversion.DefaultOffSchema = extractionversionDescOffSchema.Default.(int)
 	// extractionversionDescParseFailures is the schema descriptor for parse_failures field.
-	extractionversionDescParseFailures := extractionversionFields[16].Descriptor()
+	extractionversionDescParseFailures := extractionversionFields[18].Descriptor()
 	// extractionversion.DefaultParseFailures holds the default value on creation for the parse_failures field.
 	extractionversion.DefaultParseFailures = extractionversionDescParseFailures.Default.(int)
 	// extractionversionDescElapsedMs is the schema descriptor for elapsed_ms field.
-	extractionversionDescElapsedMs := extractionversionFields[17].Descriptor()
+	extractionversionDescElapsedMs := extractionversionFields[19].Descriptor()
 	// extractionversion.DefaultElapsedMs holds the default value on creation for the elapsed_ms field.
 	extractionversion.DefaultElapsedMs = extractionversionDescElapsedMs.Default.(int64)
 	// extractionversionDescError is the schema descriptor for error field.
-	extractionversionDescError := extractionversionFields[18].Descriptor()
+	extractionversionDescError := extractionversionFields[20].Descriptor()
 	// extractionversion.DefaultError holds the default value on creation for the error field.
 	extractionversion.DefaultError = extractionversionDescError.Default.(string)
 	// extractionversionDescHeartbeatAt is the schema descriptor for heartbeat_at field.
-	extractionversionDescHeartbeatAt := extractionversionFields[21].Descriptor()
+	extractionversionDescHeartbeatAt := extractionversionFields[23].Descriptor()
 	// extractionversion.DefaultHeartbeatAt holds the default value on creation for the heartbeat_at field.
 	extractionversion.DefaultHeartbeatAt = extractionversionDescHeartbeatAt.Default.(func() time.Time)
 	// extractionversionDescOwner is the schema descriptor for owner field.
-	extractionversionDescOwner := extractionversionFields[22].Descriptor()
+	extractionversionDescOwner := extractionversionFields[24].Descriptor()
 	// extractionversion.DefaultOwner holds the default value on creation for the owner field.
 	extractionversion.DefaultOwner = extractionversionDescOwner.Default.(string)
 	kgschemaMixin := schema.KGSchema{}.Mixin()

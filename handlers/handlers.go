@@ -34,5 +34,9 @@ func New(st *store.Store, log *slog.Logger, cfg Config, runner *Runner) *Handler
 	return &Handler{store: st, log: log, assets: static.New("/static"), cfg: cfg, runner: runner}
 }
 
+// Providers returns the model-provider settings (keys included: never
+// render them).
+func (h *Handler) Providers() Providers { return h.cfg.Providers }
+
 // Runner returns the background runner.
 func (h *Handler) Runner() *Runner { return h.runner }

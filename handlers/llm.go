@@ -66,17 +66,20 @@ func DefaultPrices() map[string]Price {
 	}
 }
 
-// CostOf estimates what a run cost from its token counts and the price
-// table: "$0" for offline runs, "n/a" for models the table does not list.
+// CostOf estimates what a run cost from the tokens of the calls it paid for
+// (not those answered from the cache) and the price table: "$0" for offline
+// runs, "n/a" for models the table does not list (set KGSTUDIO_PRICES).
 func (p Providers) CostOf(v store.Version) string {
 	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
 		return "$0"
 	}
 	price, ok := p.Prices[strings.ToLower(v.Config.Model)]
 	if !ok {
-		return "n/a"
+		return "n/a (no price for " + v.Config.Model + ")"
 	}
-	usd := (float64(v.PromptTokens)*price.Input + float64(v.OutputTokens)*price.Output) / 1e6
+	// Calls answered from the cache cost nothing.
+	pt, ot := v.PromptTokens-v.CachedPromptTokens, v.OutputTokens-v.CachedOutputTokens
+	usd := (float64(pt)*price.Input + float64(ot)*price.Output) / 1e6
 	return fmt.Sprintf("$%.4f", usd)
 }
 

@@ -124,10 +124,22 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 				t.Fatal("API key rendered")
 			}
 
-			// The same config again makes no provider call.
-			runForm(t, a, form)
+			// The same config again makes no provider call, and costs nothing.
+			id2 := runForm(t, a, form)
 			if got := srv.Count(); got != 2 {
 				t.Fatalf("re-run made %d new provider calls, want 0", got-2)
+			}
+			v2, _ := a.Store.Version(context.Background(), id2)
+			if v2.CachedPromptTokens != v2.PromptTokens || v2.PromptTokens == 0 {
+				t.Fatalf("cached tokens %d of %d", v2.CachedPromptTokens, v2.PromptTokens)
+			}
+			if provider == "gemini" {
+				if c := a.Handler.Providers().CostOf(v2); c != "$0.0000" {
+					t.Fatalf("a fully cached run cost %s", c)
+				}
+				if c := a.Handler.Providers().CostOf(v); c == "$0.0000" || strings.HasPrefix(c, "n/a") {
+					t.Fatalf("the first run cost %s", c)
+				}
 			}
 			// Changing the gleaning prompt pays only for the gleaning call.
 			form.Set("prompt_tuple_continue", form.Get("prompt_tuple_continue")+"\nBe thorough.")

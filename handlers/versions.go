@@ -37,7 +37,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 	}
 	p := web.VersionPage{V: versionRow(v), Note: v.Note, Error: v.Error, Active: v.Active(),
 		Config: versionConfigRows(v), PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
-		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
+		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
 		Cost:       h.cfg.Providers.CostOf(v),
 		TypeFilter: c.QueryParam("type"), Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
 	}

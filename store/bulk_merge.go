@@ -173,7 +173,29 @@ func claimChunk(ctx context.Context, b *bulkTx, versionID int, r chunkRunRow) (b
 
 // versionDelta is what one chunk adds to its version's counters.
 type versionDelta struct {
-	nodes, edges, promptTokens, outputTokens, calls, cachedCalls, offSchema, parseFailures int
+	nodes, edges, offSchema, parseFailures int
+	usage
+}
+
+// usage sums the model calls of a chunk or a step.
+type usage struct {
+	promptTokens, outputTokens             int
+	cachedPromptTokens, cachedOutputTokens int
+	calls, cachedCalls                     int
+}
+
+func usageOf(calls []extract.CallRecord) usage {
+	u := usage{calls: len(calls)}
+	for _, c := range calls {
+		u.promptTokens += c.PromptTokens
+		u.outputTokens += c.OutputTokens
+		if c.Cached {
+			u.cachedCalls++
+			u.cachedPromptTokens += c.PromptTokens
+			u.cachedOutputTokens += c.OutputTokens
+		}
+	}
+	return u
 }
 
 // bumpVersion adds a finished chunk's figures to its version.
@@ -181,8 +203,10 @@ func bumpVersion(ctx context.Context, b *bulkTx, versionID int, d versionDelta, 
 	res, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
 		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
 		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+
+		`cached_prompt_tokens = cached_prompt_tokens + ?, cached_output_tokens = cached_output_tokens + ?, `+
 		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, heartbeat_at = ? WHERE id = ?`),
-		d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.offSchema, d.parseFailures, now, versionID)
+		d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.cachedPromptTokens, d.cachedOutputTokens,
+		d.offSchema, d.parseFailures, now, versionID)
 	if err != nil {
 		return fmt.Errorf("update version: %w", err)
 	}

@@ -24,31 +24,34 @@ const (
 
 // Version is an extraction version with its decoded config.
 type Version struct {
-	ID            int
-	ExtractionID  int
-	Extraction    string
-	Number        int
-	Status        string
-	Config        extract.Config
-	DocumentIDs   []int
-	Reference     bool
-	Note          string
-	ChunksTotal   int
-	ChunksDone    int
-	Nodes         int
-	Edges         int
-	PromptTokens  int
-	OutputTokens  int
-	Calls         int
-	CachedCalls   int
-	OffSchema     int
-	ParseFailures int
-	Elapsed       time.Duration
-	Error         string
-	CreatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
-	HeartbeatAt   time.Time
+	ID           int
+	ExtractionID int
+	Extraction   string
+	Number       int
+	Status       string
+	Config       extract.Config
+	DocumentIDs  []int
+	Reference    bool
+	Note         string
+	ChunksTotal  int
+	ChunksDone   int
+	Nodes        int
+	Edges        int
+	PromptTokens int
+	OutputTokens int
+	Calls        int
+	CachedCalls  int
+	// CachedPromptTokens and CachedOutputTokens are the tokens of calls
+	// answered from the cache; they cost nothing.
+	CachedPromptTokens, CachedOutputTokens int
+	OffSchema                              int
+	ParseFailures                          int
+	Elapsed                                time.Duration
+	Error                                  string
+	CreatedAt                              time.Time
+	StartedAt                              *time.Time
+	FinishedAt                             *time.Time
+	HeartbeatAt                            time.Time
 	// Owner names the process running the version, if any.
 	Owner string
 }
@@ -67,6 +70,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		Config: cfg, DocumentIDs: v.DocumentIds, Reference: v.Reference, Note: v.Note,
 		ChunksTotal: v.ChunksTotal, ChunksDone: v.ChunksDone, Nodes: v.NodeCount, Edges: v.EdgeCount,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
+		CachedPromptTokens: v.CachedPromptTokens, CachedOutputTokens: v.CachedOutputTokens,
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
 	}
@@ -297,14 +301,8 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // AddUsage adds the token and call counts of model calls made outside the
 // per-chunk results (e.g. description summaries) to a version.
 func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord) error {
-	var pt, ot, cached int
-	for _, c := range calls {
-		pt += c.PromptTokens
-		ot += c.OutputTokens
-		if c.Cached {
-			cached++
-		}
-	}
-	return translate(s.Client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(pt).AddOutputTokens(ot).
-		AddCalls(len(calls)).AddCachedCalls(cached).Exec(ctx), "version")
+	u := usageOf(calls)
+	return translate(s.Client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
+		AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
+		AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx), "version")
 }

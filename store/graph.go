@@ -373,16 +373,9 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations)})
-	var pt, ot, cached int
-	for _, c := range res.Calls {
-		pt += c.PromptTokens
-		ot += c.OutputTokens
-		if c.Cached {
-			cached++
-		}
-	}
+	u := usageOf(res.Calls)
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
-		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: pt, outputTokens: ot,
+		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
 	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
@@ -403,9 +396,8 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 				return err
 			}
 		}
-		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, promptTokens: pt,
-			outputTokens: ot, calls: len(res.Calls), cachedCalls: cached, offSchema: res.OffSchema,
-			parseFailures: len(res.Failures)}, k.s.Now())
+		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, usage: u,
+			offSchema: res.OffSchema, parseFailures: len(res.Failures)}, k.s.Now())
 	})
 }
 

@@ -106,6 +106,7 @@ type VersionPage struct {
 	Types                                          []string
 	Chunks                                         []ChunkRow
 	PromptTokens, OutputTokens, Calls, CachedCalls int
+	CachedTokens                                   int
 	OffSchema, ParseFailures                       int
 	Cost                                           string
 	PrevID                                         int

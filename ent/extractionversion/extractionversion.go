@@ -47,6 +47,10 @@ const (
 	FieldCalls = "calls"
 	// FieldCachedCalls holds the string denoting the cached_calls field in the database.
 	FieldCachedCalls = "cached_calls"
+	// FieldCachedPromptTokens holds the string denoting the cached_prompt_tokens field in the database.
+	FieldCachedPromptTokens = "cached_prompt_tokens"
+	// FieldCachedOutputTokens holds the string denoting the cached_output_tokens field in the database.
+	FieldCachedOutputTokens = "cached_output_tokens"
 	// FieldOffSchema holds the string denoting the off_schema field in the database.
 	FieldOffSchema = "off_schema"
 	// FieldParseFailures holds the string denoting the parse_failures field in the database.
@@ -140,6 +144,8 @@ var Columns = []string{
 	FieldOutputTokens,
 	FieldCalls,
 	FieldCachedCalls,
+	FieldCachedPromptTokens,
+	FieldCachedOutputTokens,
 	FieldOffSchema,
 	FieldParseFailures,
 	FieldElapsedMs,
@@ -185,6 +191,10 @@ var (
 	DefaultCalls int
 	// DefaultCachedCalls holds the default value on creation for the "cached_calls" field.
 	DefaultCachedCalls int
+	// DefaultCachedPromptTokens holds the default value on creation for the "cached_prompt_tokens" field.
+	DefaultCachedPromptTokens int
+	// DefaultCachedOutputTokens holds the default value on creation for the "cached_output_tokens" field.
+	DefaultCachedOutputTokens int
 	// DefaultOffSchema holds the default value on creation for the "off_schema" field.
 	DefaultOffSchema int
 	// DefaultParseFailures holds the default value on creation for the "parse_failures" field.
@@ -309,6 +319,16 @@ func ByCalls(opts ...sql.OrderTermOption) OrderOption {
 // ByCachedCalls orders the results by the cached_calls field.
 func ByCachedCalls(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCachedCalls, opts...).ToFunc()
+}
+
+// ByCachedPromptTokens orders the results by the cached_prompt_tokens field.
+func ByCachedPromptTokens(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCachedPromptTokens, opts...).ToFunc()
+}
+
+// ByCachedOutputTokens orders the results by the cached_output_tokens field.
+func ByCachedOutputTokens(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCachedOutputTokens, opts...).ToFunc()
 }
 
 // ByOffSchema orders the results by the off_schema field.

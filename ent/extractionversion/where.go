@@ -125,6 +125,16 @@ func CachedCalls(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCachedCalls, v))
 }
 
+// CachedPromptTokens applies equality check predicate on the "cached_prompt_tokens" field. It's identical to CachedPromptTokensEQ.
+func CachedPromptTokens(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldCachedPromptTokens, v))
+}
+
+// CachedOutputTokens applies equality check predicate on the "cached_output_tokens" field. It's identical to CachedOutputTokensEQ.
+func CachedOutputTokens(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldCachedOutputTokens, v))
+}
+
 // OffSchema applies equality check predicate on the "off_schema" field. It's identical to OffSchemaEQ.
 func OffSchema(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldOffSchema, v))
@@ -743,6 +753,86 @@ func CachedCallsLT(v int) predicate.ExtractionVersion {
 // CachedCallsLTE applies the LTE predicate on the "cached_calls" field.
 func CachedCallsLTE(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldLTE(FieldCachedCalls, v))
+}
+
+// CachedPromptTokensEQ applies the EQ predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldCachedPromptTokens, v))
+}
+
+// CachedPromptTokensNEQ applies the NEQ predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldCachedPromptTokens, v))
+}
+
+// CachedPromptTokensIn applies the In predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldCachedPromptTokens, vs...))
+}
+
+// CachedPromptTokensNotIn applies the NotIn predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldCachedPromptTokens, vs...))
+}
+
+// CachedPromptTokensGT applies the GT predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldCachedPromptTokens, v))
+}
+
+// CachedPromptTokensGTE applies the GTE predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldCachedPromptTokens, v))
+}
+
+// CachedPromptTokensLT applies the LT predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldCachedPromptTokens, v))
+}
+
+// CachedPromptTokensLTE applies the LTE predicate on the "cached_prompt_tokens" field.
+func CachedPromptTokensLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldCachedPromptTokens, v))
+}
+
+// CachedOutputTokensEQ applies the EQ predicate on the "cached_output_tokens" field.
+func CachedOutputTokensEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldCachedOutputTokens, v))
+}
+
+// CachedOutputTokensNEQ applies the NEQ predicate on the "cached_output_tokens" field.
+func CachedOutputTokensNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldCachedOutputTokens, v))
+}
+
+// CachedOutputTokensIn applies the In predicate on the "cached_output_tokens" field.
+func CachedOutputTokensIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldCachedOutputTokens, vs...))
+}
+
+// CachedOutputTokensNotIn applies the NotIn predicate on the "cached_output_tokens" field.
+func CachedOutputTokensNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldCachedOutputTokens, vs...))
+}
+
+// CachedOutputTokensGT applies the GT predicate on the "cached_output_tokens" field.
+func CachedOutputTokensGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldCachedOutputTokens, v))
+}
+
+// CachedOutputTokensGTE applies the GTE predicate on the "cached_output_tokens" field.
+func CachedOutputTokensGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldCachedOutputTokens, v))
+}
+
+// CachedOutputTokensLT applies the LT predicate on the "cached_output_tokens" field.
+func CachedOutputTokensLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldCachedOutputTokens, v))
+}
+
+// CachedOutputTokensLTE applies the LTE predicate on the "cached_output_tokens" field.
+func CachedOutputTokensLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldCachedOutputTokens, v))
 }
 
 // OffSchemaEQ applies the EQ predicate on the "off_schema" field.

@@ -195,6 +195,8 @@ var (
 		{Name: "output_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "calls", Type: field.TypeInt, Default: 0},
 		{Name: "cached_calls", Type: field.TypeInt, Default: 0},
+		{Name: "cached_prompt_tokens", Type: field.TypeInt, Default: 0},
+		{Name: "cached_output_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "off_schema", Type: field.TypeInt, Default: 0},
 		{Name: "parse_failures", Type: field.TypeInt, Default: 0},
 		{Name: "elapsed_ms", Type: field.TypeInt64, Default: 0},
@@ -213,7 +215,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[24]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[26]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -222,7 +224,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[24], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[26], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

@@ -36,6 +36,9 @@ func (ExtractionVersion) Fields() []ent.Field {
 		field.Int("output_tokens").Default(0),
 		field.Int("calls").Default(0),
 		field.Int("cached_calls").Default(0),
+		// Tokens of the calls answered from the cache (they cost nothing).
+		field.Int("cached_prompt_tokens").Default(0),
+		field.Int("cached_output_tokens").Default(0),
 		field.Int("off_schema").Default(0),
 		field.Int("parse_failures").Default(0),
 		field.Int64("elapsed_ms").Default(0),
