@@ -212,3 +212,27 @@ func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
 		t.Fatalf("calls %d", v.Calls)
 	}
 }
+
+func TestSchemaRun_OffSchemaShown(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "belongs to one of the schema types", Text: `{"entities": [{"name": "Scrooge", "category": "Person", "description": "a miser"}, {"name": "Door-nail", "category": "Ironmongery", "description": "a nail"}]}`},
+		{Contains: "give its official name", Text: `{"entities": []}`},
+		{Contains: "Find the relations", Text: `{"relations": []}`},
+	}})
+	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider = "schema", "gemini"
+	v := a.MustExtract(t, "kag", "m.txt", marley, cfg)
+	if v.OffSchema == 0 {
+		t.Fatalf("off-schema not counted: %+v", v)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d?off=1", v.ID))
+	rows := doc.Find(`[data-testid="nodes"] tbody tr`)
+	if rows.Length() != 1 || !strings.Contains(rows.Text(), "Door-nail") {
+		t.Fatalf("off-schema filter shows %d rows: %q", rows.Length(), rows.Text())
+	}
+	_, all := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
+	if all.Find(`[data-testid="nodes"] tbody tr`).Length() < 2 {
+		t.Fatal("the unfiltered table lost nodes")
+	}
+}

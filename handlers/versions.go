@@ -39,7 +39,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		Config: versionConfigRows(v), PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
 		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
 		Cost:       h.cfg.Providers.CostOf(v),
-		TypeFilter: c.QueryParam("type"), Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
+		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
 	}
 	docs, err := h.docKinds(ctx, v)
 	if err != nil {
@@ -111,6 +111,9 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 		if p.TypeFilter != "" && n.Type != p.TypeFilter {
 			continue
 		}
+		if p.OffSchemaOnly && !offSchema(n.Properties) {
+			continue
+		}
 		if q != "" && !strings.Contains(strings.ToLower(n.Name), q) {
 			continue
 		}
@@ -132,7 +135,12 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 	})
 	p.NodesShown = len(rows)
 	p.Nodes = rows[:min(len(rows), tableLimit)]
-	edges := append([]extract.Edge(nil), g.Edges...)
+	var edges []extract.Edge
+	for _, e := range g.Edges {
+		if !p.OffSchemaOnly || offSchema(e.Properties) {
+			edges = append(edges, e)
+		}
+	}
 	sort.SliceStable(edges, func(i, j int) bool { return edges[i].Weight > edges[j].Weight })
 	p.EdgesShown = len(edges)
 	for _, e := range edges[:min(len(edges), tableLimit)] {
@@ -284,4 +292,11 @@ func (h *Handler) showChunk(c echo.Context) error {
 		}
 	}
 	return h.page(c, "extractions", fmt.Sprintf("%s chunk %d", d.Name, index), web.ChunkView(p))
+}
+
+// offSchema reports whether the schema strategy marked an item as outside
+// the schema.
+func offSchema(props map[string]any) bool {
+	v, _ := props["off_schema"].(bool)
+	return v
 }

@@ -89,18 +89,20 @@ type ChunkRow struct {
 
 // VersionPage shows one extraction version.
 type VersionPage struct {
-	V                                              VersionRow
-	Note                                           string
-	Error                                          string
-	Active                                         bool
-	Config                                         []KV
-	NodeTypes                                      []TypeCount
-	EdgeLabels                                     []TypeCount
-	Nodes                                          []NodeRow
-	Edges                                          []EdgeRow
-	NodesShown                                     int
-	EdgesShown                                     int
-	TypeFilter                                     string
+	V          VersionRow
+	Note       string
+	Error      string
+	Active     bool
+	Config     []KV
+	NodeTypes  []TypeCount
+	EdgeLabels []TypeCount
+	Nodes      []NodeRow
+	Edges      []EdgeRow
+	NodesShown int
+	EdgesShown int
+	TypeFilter string
+	// OffSchemaOnly keeps the nodes and edges the schema does not know.
+	OffSchemaOnly                                  bool
 	Query                                          string
 	Sort                                           string
 	Types                                          []string
