@@ -136,7 +136,7 @@ func pastedName(text string) string {
 		return "pasted.txt"
 	}
 	name := strings.Join(words[:min(len(words), 6)], " ")
-	return clip(name, 48) + ".txt"
+	return extract.Clip(name, 48) + ".txt"
 }
 
 // addDocument validates and stores one document. Dialogue JSON must parse
@@ -171,11 +171,7 @@ func (h *Handler) showDocument(c echo.Context) error {
 	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created.Format("2006-01-02 15:04")},
 		SHA256: d.SHA256, Content: d.Content}
 	if len(p.Content) > previewBytes {
-		cut := previewBytes
-		for cut > 0 && !utf8Start(p.Content[cut]) {
-			cut--
-		}
-		p.Content, p.Truncated = p.Content[:cut], true
+		p.Content, p.Truncated = p.Content[:extract.RuneBoundary(p.Content, previewBytes)], true
 	}
 	if d.Kind == extract.DocDialogue {
 		if ds, err := dialogue.ParseAll([]byte(d.Content)); err == nil {
@@ -194,8 +190,6 @@ func (h *Handler) showDocument(c echo.Context) error {
 	}
 	return h.page(c, "documents", d.Name, web.DocumentView(p))
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // apiDocuments lists documents as JSON.
 func (h *Handler) apiDocuments(c echo.Context) error {

@@ -117,7 +117,7 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 		if q != "" && !strings.Contains(strings.ToLower(n.Name), q) {
 			continue
 		}
-		rows = append(rows, web.NodeRow{Key: n.Key, Name: n.Name, Type: n.Type, Description: clip(n.Description, 240),
+		rows = append(rows, web.NodeRow{Key: n.Key, Name: n.Name, Type: n.Type, Description: extract.Clip(n.Description, 240),
 			Degree: degree[n.Key], Mentions: mentions[n.Key]})
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -145,7 +145,7 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 	p.EdgesShown = len(edges)
 	for _, e := range edges[:min(len(edges), tableLimit)] {
 		p.Edges = append(p.Edges, web.EdgeRow{Source: nameOr(names, e.Source), Target: nameOr(names, e.Target),
-			Label: e.Label, Description: clip(e.Description, 200), Weight: e.Weight})
+			Label: e.Label, Description: extract.Clip(e.Description, 200), Weight: e.Weight})
 	}
 }
 
@@ -168,17 +168,6 @@ func sortedCounts(m map[string]int) []web.TypeCount {
 		return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Type < out[j].Type
 	})
 	return out
-}
-
-// clip shortens s to about n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // chunkRows lists the chunks of a version's documents with their results.
@@ -207,7 +196,7 @@ func (h *Handler) chunkRows(ctx context.Context, v store.Version) ([]web.ChunkRo
 		}
 		for _, ch := range chunks {
 			row := web.ChunkRow{DocumentID: docID, Document: d.Name, Index: ch.Index, Chars: len([]rune(ch.Text)),
-				Preview: clip(strings.Join(strings.Fields(ch.Text), " "), 90)}
+				Preview: extract.Clip(strings.Join(strings.Fields(ch.Text), " "), 90)}
 			if r, ok := byRef[ch.Ref()]; ok {
 				row.Done, row.Nodes, row.Edges, row.Failures = true, r.Nodes, r.Edges, r.Failures
 				row.Tokens, row.Elapsed = r.PromptTokens+r.OutputTokens, web.HumanDuration(r.Elapsed)

@@ -70,7 +70,7 @@ func (b *builder) fail(r record, reason string) {
 }
 
 func (b *builder) mention(start, end int) extract.Mention {
-	return extract.Mention{DocumentID: b.doc.ID, ChunkIndex: 0, Start: start, End: end, Text: clip(b.doc.Content[start:end], 300)}
+	return extract.Mention{DocumentID: b.doc.ID, ChunkIndex: 0, Start: start, End: end, Text: extract.Clip(b.doc.Content[start:end], 300)}
 }
 
 func (b *builder) rowMention(r record) extract.Mention { return b.mention(r.start, r.end) }
@@ -410,7 +410,7 @@ func (b *builder) typed(r record, col, cell string, p *Property) any {
 	}
 	v := value(cell, p)
 	if s, isText := v.(string); isText && numeric(p.Type) {
-		b.fail(r, fmt.Sprintf("%s is %s but %q is not a number; kept as text", col, p.Type, clip(s, 40)))
+		b.fail(r, fmt.Sprintf("%s is %s but %q is not a number; kept as text", col, p.Type, extract.Clip(s, 40)))
 	}
 	return v
 }

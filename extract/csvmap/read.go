@@ -202,18 +202,7 @@ func trimEnd(s string, start, end int) int {
 
 // failure builds a parse failure for a row.
 func failure(line int, text, reason string) extract.ParseFailure {
-	return extract.ParseFailure{Line: fmt.Sprintf("row %d: %s", line, clip(text, 200)), Reason: reason}
-}
-
-// clip shortens s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return extract.ParseFailure{Line: fmt.Sprintf("row %d: %s", line, extract.Clip(text, 200)), Reason: reason}
 }
 
 // cleanHeader trims a header cell of spaces, a byte-order mark and

@@ -484,16 +484,9 @@ func CleanID(id string) (string, error) {
 	case "knowledge":
 		segs[0] = "Knowledge"
 	default:
-		return "", fmt.Errorf("node id %q is outside /User, /Assistant, /Events and /Knowledge", truncate(raw, 200))
+		return "", fmt.Errorf("node id %q is outside /User, /Assistant, /Events and /Knowledge", extract.Clip(raw, 200))
 	}
 	return "/" + strings.Join(segs, "/"), nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // ancestors returns the proper ancestors of a clean path, root first.

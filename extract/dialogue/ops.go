@@ -75,9 +75,7 @@ func ParseOps(output string) (Ops, []extract.ParseFailure) {
 	var ops Ops
 	var fails []extract.ParseFailure
 	fail := func(line, format string, args ...any) {
-		if len(line) > 500 {
-			line = line[:500] + "..."
-		}
+		line = extract.Clip(line, 500)
 		fails = append(fails, extract.ParseFailure{Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
 	obj, ok := findOpsObject(extract.StripReasoning(output))

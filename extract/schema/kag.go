@@ -211,13 +211,7 @@ func scanLines(src string) ([]*kline, error) {
 }
 
 // clip shortens text quoted in error messages.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= 40 {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:40]) + "…"
-}
+func clip(s string) string { return extract.Clip(s, 120) }
 
 // buildTree nests each line under the closest preceding line with a smaller
 // indentation.

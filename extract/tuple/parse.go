@@ -195,7 +195,7 @@ func splitLine(line string) (record, string) {
 	}
 	kind := kindOf(fields[0])
 	if kind == "" {
-		return record{}, fmt.Sprintf("unknown record type %q", truncate(fields[0], 40))
+		return record{}, fmt.Sprintf("unknown record type %q", extract.Clip(fields[0], 120))
 	}
 	return record{kind: kind, fields: fields[1:], line: orig}, ""
 }
@@ -220,14 +220,6 @@ func cleanField(s string) string {
 		}
 		s = t
 	}
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // normType folds an entity type: lower case, single spaces.
