@@ -5,22 +5,19 @@ import (
 	"fmt"
 
 	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
 // fillTurns adds the per-turn operation counts when both versions are
 // dialogue runs; otherwise it does nothing.
 func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp Comparison) error {
-	for _, v := range []int{cmp.A.ID, cmp.B.ID} {
-		vv, err := h.store.Version(ctx, v)
+	for _, v := range []store.Version{cmp.A, cmp.B} {
+		docs, err := h.docKinds(ctx, v)
 		if err != nil {
 			return err
 		}
-		docs, err := h.docKinds(ctx, vv)
-		if err != nil {
-			return err
-		}
-		if !useDialogue(vv.Config, docs) {
+		if !useDialogue(v.Config, docs) {
 			return nil
 		}
 	}

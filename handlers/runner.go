@@ -231,10 +231,15 @@ func (h *Handler) chunkSetOf(ctx context.Context, v store.Version) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if useDialogue(v.Config, docs) {
-		return DialogueChunkSet, nil
+	return chunkSetFor(v.Config, docs), nil
+}
+
+// chunkSetFor names the chunk set of a run of cfg over docs.
+func chunkSetFor(cfg extract.Config, docs []extract.Document) string {
+	if useDialogue(cfg, docs) {
+		return DialogueChunkSet
 	}
-	return chunkSettings(v.Config), nil
+	return chunkSettings(cfg)
 }
 
 // docKinds returns a version's documents with only ID, name and kind set.

@@ -52,7 +52,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		}
 	}
 	fillGraphTables(&p, g, mentions)
-	if p.Chunks, err = h.chunkRows(ctx, v); err != nil {
+	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err
 	}
 	return h.page(c, "extractions", v.Label(), web.VersionView(p))
@@ -171,8 +171,8 @@ func sortedCounts(m map[string]int) []web.TypeCount {
 }
 
 // chunkRows lists the chunks of a version's documents with their results.
-func (h *Handler) chunkRows(ctx context.Context, v store.Version) ([]web.ChunkRow, error) {
-	runs, err := h.store.ChunkRuns(ctx, v.ID)
+func (h *Handler) chunkRows(ctx context.Context, v store.Version, docs []extract.Document) ([]web.ChunkRow, error) {
+	runs, err := h.store.ChunkRunSummaries(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,15 +181,9 @@ func (h *Handler) chunkRows(ctx context.Context, v store.Version) ([]web.ChunkRo
 		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
 	}
 	var rows []web.ChunkRow
-	settings, err := h.chunkSetOf(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	for _, docID := range v.DocumentIDs {
-		d, err := h.store.DocumentInfo(ctx, docID)
-		if err != nil {
-			return nil, err
-		}
+	settings := chunkSetFor(v.Config, docs)
+	for _, d := range docs {
+		docID := d.ID
 		chunks, err := h.store.Chunks(ctx, docID, settings)
 		if err != nil {
 			return nil, err
@@ -257,14 +251,11 @@ func (h *Handler) showChunk(c echo.Context) error {
 		p.NextIndex = index + 1
 	}
 	p.Spans, p.Entities = highlight(ch, ms, g)
-	runs, err := h.store.ChunkRuns(ctx, id)
+	r, done, err := h.store.ChunkRunAt(ctx, id, docID, index)
 	if err != nil {
 		return err
 	}
-	for _, r := range runs {
-		if r.DocumentID != docID || r.ChunkIndex != index {
-			continue
-		}
+	if done {
 		p.Done, p.Elapsed = true, web.HumanDuration(r.Elapsed)
 		seen := map[string]bool{}
 		for _, call := range r.Calls {

@@ -265,13 +265,51 @@ func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error
 	}
 	out := make([]ChunkRun, len(rows))
 	for i, r := range rows {
-		var d chunkDetail
-		_ = json.Unmarshal([]byte(r.Detail), &d)
-		out[i] = ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
-			PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
-			Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures}
+		out[i] = chunkRunFromEnt(r)
 	}
 	return out, nil
+}
+
+// ChunkRunSummaries lists the finished chunks of a version like ChunkRuns,
+// without the model calls and parse failures (which can be large).
+func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRun, error) {
+	rows, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
+		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).
+		Select(chunkrun.FieldDocumentID, chunkrun.FieldChunkIndex, chunkrun.FieldNodeCount, chunkrun.FieldEdgeCount,
+			chunkrun.FieldPromptTokens, chunkrun.FieldOutputTokens, chunkrun.FieldOffSchema, chunkrun.FieldFailures,
+			chunkrun.FieldElapsedMs).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunk runs")
+	}
+	out := make([]ChunkRun, len(rows))
+	for i, r := range rows {
+		out[i] = chunkRunFromEnt(r)
+	}
+	return out, nil
+}
+
+// ChunkRunAt returns one finished chunk of a version with its calls and
+// parse failures; ok is false when the chunk has not run.
+func (s *Store) ChunkRunAt(ctx context.Context, versionID, documentID, chunkIndex int) (ChunkRun, bool, error) {
+	r, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID), chunkrun.DocumentID(documentID),
+		chunkrun.ChunkIndex(chunkIndex)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return ChunkRun{}, false, nil
+	}
+	if err != nil {
+		return ChunkRun{}, false, translate(err, "chunk run")
+	}
+	return chunkRunFromEnt(r), true, nil
+}
+
+func chunkRunFromEnt(r *ent.ChunkRun) ChunkRun {
+	var d chunkDetail
+	if r.Detail != "" {
+		_ = json.Unmarshal([]byte(r.Detail), &d)
+	}
+	return ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
+		PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
+		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures}
 }
 
 // Counts are the dashboard totals.

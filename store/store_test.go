@@ -300,6 +300,17 @@ func TestStore_Sink(t *testing.T) {
 		if err != nil || len(runs) != 2 || len(runs[0].Calls) != 1 || len(runs[1].ParseErrors) != 1 {
 			t.Fatalf("chunk runs: %v %+v", err, runs)
 		}
+		sums, err := s.ChunkRunSummaries(ctx, v.ID)
+		if err != nil || len(sums) != 2 || sums[0].PromptTokens != 10 || sums[0].Calls != nil {
+			t.Fatalf("summaries: %v %+v", err, sums)
+		}
+		one, ok, err := s.ChunkRunAt(ctx, v.ID, d.ID, 1)
+		if err != nil || !ok || len(one.ParseErrors) != 1 {
+			t.Fatalf("chunk run at 1: %v %v %+v", err, ok, one)
+		}
+		if _, ok, err := s.ChunkRunAt(ctx, v.ID, d.ID, 7); err != nil || ok {
+			t.Fatalf("a chunk that never ran: %v %v", err, ok)
+		}
 	})
 }
 
