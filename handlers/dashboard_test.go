@@ -49,7 +49,6 @@ func TestHealthz(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("healthz after close: %v %v", err, resp.StatusCode)
 	}
-	_ = context.Background()
 }
 
 func TestSeedSample(t *testing.T) {

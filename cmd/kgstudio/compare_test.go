@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -34,11 +32,11 @@ func TestCompareCLI(t *testing.T) {
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmpMustCLI(t, data, "extract", "--name", "carol", "--json", file)
-	cmpMustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "300", "--overlap", "0", "--json", file)
+	mustCLI(t, data, "extract", "--name", "carol", "--json", file)
+	mustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "300", "--overlap", "0", "--json", file)
 
 	t.Run("JSON", func(t *testing.T) {
-		r := decodeDiff(t, cmpMustCLI(t, data, "compare", "carol@1", "carol@2", "--json"))
+		r := decodeDiff(t, mustCLI(t, data, "compare", "carol@1", "carol@2", "--json"))
 		n, e := r.Summary.Nodes, r.Summary.Edges
 		if n.Before == 0 || n.Added+n.Removed+n.Changed == 0 {
 			t.Fatalf("no difference between chunk sizes: %+v", n)
@@ -51,7 +49,7 @@ func TestCompareCLI(t *testing.T) {
 		}
 		// The JSON has the documented shape.
 		var shape map[string]map[string]json.RawMessage
-		out := cmpMustCLI(t, data, "compare", "carol@2", "carol", "--json", "--undirected")
+		out := mustCLI(t, data, "compare", "carol@2", "carol", "--json", "--undirected")
 		if err := json.Unmarshal([]byte(out), &shape); err != nil {
 			t.Fatal(err)
 		}
@@ -66,14 +64,14 @@ func TestCompareCLI(t *testing.T) {
 	})
 
 	t.Run("SameVersion", func(t *testing.T) {
-		r := decodeDiff(t, cmpMustCLI(t, data, "compare", "carol@1", "carol@1", "--json", "--ignore-type"))
+		r := decodeDiff(t, mustCLI(t, data, "compare", "carol@1", "carol@1", "--json", "--ignore-type"))
 		if r.Summary.Nodes.Added+r.Summary.Nodes.Removed+r.Summary.Nodes.Changed+r.Summary.Edges.Added+r.Summary.Edges.Removed+r.Summary.Edges.Changed != 0 {
 			t.Errorf("diff(a, a) not empty: %+v", r.Summary)
 		}
 	})
 
 	t.Run("Human", func(t *testing.T) {
-		out := cmpMustCLI(t, data, "compare", "carol@1", "carol@2")
+		out := mustCLI(t, data, "compare", "carol@1", "carol@2")
 		for _, want := range []string{"carol@1 -> carol@2", "nodes:", "edges:", "added", "unchanged"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("summary lacks %q:\n%s", want, out)
@@ -88,7 +86,7 @@ func TestCompareCLI(t *testing.T) {
 			{"compare", "nope@1", "carol@1"},
 			{"compare", "carol@1", "carol@9"},
 		} {
-			if _, err := cmpRunCLI(t, data, args...); err == nil {
+			if _, err := runCLI(t, data, args...); err == nil {
 				t.Errorf("%v: no error", args)
 			}
 		}
@@ -96,7 +94,7 @@ func TestCompareCLI(t *testing.T) {
 
 	t.Run("ImportGoldAndScore", func(t *testing.T) {
 		src := filepath.Join(goldDir, "webnlg2020_text2rdf_seen_first200.xml")
-		out := cmpMustCLI(t, data, "compare", "--import-gold", src, "--format", "webnlg", "--name", "webnlg", "--limit", "12")
+		out := mustCLI(t, data, "compare", "--import-gold", src, "--format", "webnlg", "--name", "webnlg", "--limit", "12")
 		if !strings.Contains(out, "imported 12 entries as webnlg@1 (reference)") {
 			t.Fatalf("import: %s", out)
 		}
@@ -117,46 +115,28 @@ func TestCompareCLI(t *testing.T) {
 		if err := os.WriteFile(text, []byte(doc.Content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmpMustCLI(t, data, "extract", "--name", "webnlg", "--json", text)
-		r := decodeDiff(t, cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--json", "--ignore-type"))
+		mustCLI(t, data, "extract", "--name", "webnlg", "--json", text)
+		r := decodeDiff(t, mustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--json", "--ignore-type"))
 		if r.Score == nil {
 			t.Fatal("no score against the imported reference")
 		}
 		if r.Score.Nodes.Recall < 0.3 || r.Score.Nodes.Precision <= 0 {
 			t.Errorf("nlp against 12 WebNLG entries: %+v", r.Score.Nodes)
 		}
-		human := cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--ignore-type")
+		human := mustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--ignore-type")
 		if !strings.Contains(human, "score of webnlg@2 against the reference webnlg@1") {
 			t.Errorf("human summary lacks the score:\n%s", human)
 		}
 		// nlp labels edges with verb phrases, not WebNLG's relation names:
 		// only the unlabelled score finds relations.
-		u := decodeDiff(t, cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--json", "--ignore-type", "--ignore-labels", "--undirected"))
+		u := decodeDiff(t, mustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--json", "--ignore-type", "--ignore-labels", "--undirected"))
 		if u.Score == nil || u.Score.Edges != u.Score.Unlabelled || u.Score.Edges.F1 <= r.Score.Edges.F1 {
 			t.Errorf("unlabelled edge score %+v, labelled %+v", u.Score, r.Score.Edges)
 		}
-		human = cmpMustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--ignore-type", "--ignore-labels", "--undirected")
+		human = mustCLI(t, data, "compare", "webnlg@1", "webnlg@2", "--ignore-type", "--ignore-labels", "--undirected")
 		i, j := strings.Index(human, "edges (unlabelled)"), strings.Index(human, "edges (labelled)")
 		if i < 0 || j < i {
 			t.Errorf("human summary does not show the unlabelled then the labelled edge score:\n%s", human)
 		}
 	})
-}
-
-// cmpRunCLI runs one command over a data dir and returns its stdout.
-func cmpRunCLI(t *testing.T, data string, args ...string) (string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	args = append(args, "--data", data)
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return out.String(), err
-}
-
-func cmpMustCLI(t *testing.T, data string, args ...string) string {
-	t.Helper()
-	out, err := cmpRunCLI(t, data, args...)
-	if err != nil {
-		t.Fatalf("kgstudio %s: %v", strings.Join(args, " "), err)
-	}
-	return out
 }

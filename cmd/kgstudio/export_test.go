@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -13,15 +11,6 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// runExportCLI runs a kgstudio command in-process and returns stdout and
-// stderr.
-func runExportCLI(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), err
-}
-
 func TestExport_CLI(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
@@ -30,13 +19,13 @@ func TestExport_CLI(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, err := runExportCLI(t, "extract", "--data", data, "--name", "people", "--json", doc); err != nil {
+	if _, stderr, err := cli(t, "extract", "--data", data, "--name", "people", "--json", doc); err != nil {
 		t.Fatalf("extract: %v\n%s", err, stderr)
 	}
 
 	var g extract.Graph
 	t.Run("JSONToStdout", func(t *testing.T) {
-		out, stderr, err := runExportCLI(t, "export", "people@1", "--data", data)
+		out, stderr, err := cli(t, "export", "people@1", "--data", data)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
@@ -49,7 +38,7 @@ func TestExport_CLI(t *testing.T) {
 	})
 	t.Run("LatestToFile", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "g.graphml")
-		out, stderr, err := runExportCLI(t, "export", "people", "--format", "graphml", "--out", path, "--data", data)
+		out, stderr, err := cli(t, "export", "people", "--format", "graphml", "--out", path, "--data", data)
 		if err != nil || out != "" {
 			t.Fatalf("%v, stdout %q\n%s", err, out, stderr)
 		}
@@ -65,14 +54,14 @@ func TestExport_CLI(t *testing.T) {
 		}
 	})
 	t.Run("Cypher", func(t *testing.T) {
-		out, _, err := runExportCLI(t, "export", "people@1", "--format", "cypher", "--data", data)
+		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--data", data)
 		if err != nil || !strings.Contains(out, "MERGE") {
 			t.Fatalf("cypher: %v %.100s", err, out)
 		}
 	})
 	t.Run("CSVFolder", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "neo4j")
-		if _, stderr, err := runExportCLI(t, "export", "people@1", "--format", "csv", "--out", dir, "--data", data); err != nil {
+		if _, stderr, err := cli(t, "export", "people@1", "--format", "csv", "--out", dir, "--data", data); err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
 		nodes, err := os.ReadFile(filepath.Join(dir, "nodes.csv"))
@@ -98,7 +87,7 @@ func TestExport_CLI(t *testing.T) {
 			"BadVersion":    {"export", "people@x"},
 			"Missing":       {"export", "nobody@1"},
 		} {
-			if _, _, err := runExportCLI(t, append(args, "--data", data)...); err == nil {
+			if _, _, err := cli(t, append(args, "--data", data)...); err == nil {
 				t.Errorf("%s: no error", name)
 			}
 		}

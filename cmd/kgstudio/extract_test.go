@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,17 +9,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 )
-
-// runExtractCLI runs a kgstudio command in-process and returns stdout.
-func runExtractCLI(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-	if err != nil {
-		t.Logf("stderr: %s", errOut.String())
-	}
-	return out.String(), err
-}
 
 type extractJSON struct {
 	Extraction string `json:"extraction"`
@@ -73,7 +60,7 @@ func TestExtract_CLI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := srv.Count()
 			args := append([]string{"extract", "--data", data, "--json"}, tc.args...)
-			out, err := runExtractCLI(t, append(args, doc)...)
+			out, err := cliOut(t, append(args, doc)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +80,7 @@ func TestExtract_CLI(t *testing.T) {
 			}
 			// A second run of the same config is served from the cache.
 			before = srv.Count()
-			out, err = runExtractCLI(t, append(args, doc)...)
+			out, err = cliOut(t, append(args, doc)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,17 +91,17 @@ func TestExtract_CLI(t *testing.T) {
 		})
 	}
 	t.Run("Errors", func(t *testing.T) {
-		if _, err := runExtractCLI(t, "extract", "--data", data, doc); err == nil || !strings.Contains(err.Error(), "--name") {
+		if _, err := cliOut(t, "extract", "--data", data, doc); err == nil || !strings.Contains(err.Error(), "--name") {
 			t.Fatalf("missing name: %v", err)
 		}
 		bin := writeFile(t, "x.txt", "abc\x00def")
-		if _, err := runExtractCLI(t, "extract", "--data", data, "--name", "b", bin); err == nil || !strings.Contains(err.Error(), "binary") {
+		if _, err := cliOut(t, "extract", "--data", data, "--name", "b", bin); err == nil || !strings.Contains(err.Error(), "binary") {
 			t.Fatalf("binary file: %v", err)
 		}
-		if _, err := runExtractCLI(t, "extract", "--data", data, "--name", "s", "--strategy", "magic", doc); err == nil || !strings.Contains(err.Error(), "unknown strategy") {
+		if _, err := cliOut(t, "extract", "--data", data, "--name", "s", "--strategy", "magic", doc); err == nil || !strings.Contains(err.Error(), "unknown strategy") {
 			t.Fatalf("bad strategy: %v", err)
 		}
-		if _, err := runExtractCLI(t, "extract", "--db", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1", "--name", "n", doc); err == nil || strings.Contains(err.Error(), "hunter2") {
+		if _, err := cliOut(t, "extract", "--db", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=1", "--name", "n", doc); err == nil || strings.Contains(err.Error(), "hunter2") {
 			t.Fatalf("unreachable db: %v", err)
 		}
 	})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,24 +9,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
-
-// runCLI runs one command over a data dir and returns its stdout.
-func runCLI(t *testing.T, data string, args ...string) (string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	args = append(args, "--data", data)
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return out.String(), err
-}
-
-func mustCLI(t *testing.T, data string, args ...string) string {
-	t.Helper()
-	out, err := runCLI(t, data, args...)
-	if err != nil {
-		t.Fatalf("kgstudio %s: %v", strings.Join(args, " "), err)
-	}
-	return out
-}
 
 func kagFiles(t *testing.T) []string {
 	t.Helper()
