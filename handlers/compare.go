@@ -168,19 +168,26 @@ func (h *Handler) toggleReference(c echo.Context) error {
 // referring page, or def.
 func backTo(c echo.Context, def string) string {
 	for _, raw := range []string{c.FormValue("back"), c.Request().Referer()} {
-		if raw == "" {
-			continue
+		if p, ok := localURL(c, raw); ok {
+			return p
 		}
-		u, err := url.Parse(raw)
-		if err != nil || (u.Host != "" && u.Host != c.Request().Host) || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
-			continue
-		}
-		if u.RawQuery != "" {
-			return u.Path + "?" + u.RawQuery
-		}
-		return u.Path
 	}
 	return def
+}
+
+// localURL returns the path and query of raw when it points into this site.
+func localURL(c echo.Context, raw string) (string, bool) {
+	if raw == "" {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Host != "" && u.Host != c.Request().Host) || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "", false
+	}
+	if u.RawQuery != "" {
+		return u.Path + "?" + u.RawQuery, true
+	}
+	return u.Path, true
 }
 
 func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -74,9 +73,9 @@ func wantsJSON(c echo.Context) bool {
 
 // backPath is the local path of the referring page, or "/".
 func backPath(c echo.Context) string {
-	ref := c.Request().Referer()
-	if u, err := url.Parse(ref); err == nil && u.Path != "" && (u.Host == "" || u.Host == c.Request().Host) {
-		return u.Path
+	// Only the referer: the body of a refused upload is not read again.
+	if p, ok := localURL(c, c.Request().Referer()); ok {
+		return p
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/documents") {
 		return "/documents"
