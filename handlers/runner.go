@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,9 +48,10 @@ type Runner struct {
 	// owner names this process in the versions it runs (see lease.go).
 	owner string
 
-	nlpOnce sync.Once
-	nlpEx   *nlp.Extractor
-	nlpErr  error
+	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
+	// model) per entity-type list.
+	nlpMu      sync.Mutex
+	nlpByTypes map[string]*nlp.Extractor
 
 	mu     sync.Mutex
 	active map[int]context.CancelFunc
@@ -267,13 +269,24 @@ func (r *Runner) Extractor(ctx context.Context, cfg extract.Config) (extract.Ext
 	}
 }
 
-// nlp returns the offline extractor; the default-typed one is built once.
+// nlp returns the offline extractor for the config's entity types, built
+// once per type list (building one loads the NER model).
 func (r *Runner) nlp(cfg extract.Config) (extract.Extractor, error) {
-	if len(cfg.EntityTypes) > 0 {
-		return nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
+	key := strings.Join(cfg.EntityTypes, "\x1f")
+	r.nlpMu.Lock()
+	defer r.nlpMu.Unlock()
+	if ex, ok := r.nlpByTypes[key]; ok {
+		return ex, nil
 	}
-	r.nlpOnce.Do(func() { r.nlpEx, r.nlpErr = nlp.New(nlp.Options{}) })
-	return r.nlpEx, r.nlpErr
+	ex, err := nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
+	if err != nil {
+		return nil, err
+	}
+	if r.nlpByTypes == nil {
+		r.nlpByTypes = map[string]*nlp.Extractor{}
+	}
+	r.nlpByTypes[key] = ex
+	return ex, nil
 }
 
 // Prepare fills a config before a version is created: defaults for the
