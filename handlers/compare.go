@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/store"
@@ -19,45 +20,6 @@ import (
 
 // compareItemLimit bounds the rows of each item table on the compare page.
 const compareItemLimit = 2000
-
-// Comparison is two versions, their graphs and the diff between them.
-type Comparison struct {
-	A, B    store.Version
-	GA, GB  extract.Graph
-	Options diff.Options
-	Result  diff.Result
-}
-
-// CompareVersions loads two versions' graphs and compares them with the
-// matching options of opts. When one side is marked as the reference (a
-// first when both are), the result is scored against it; opts.Reference
-// is ignored.
-func CompareVersions(ctx context.Context, st *store.Store, aID, bID int, opts diff.Options) (Comparison, error) {
-	var c Comparison
-	var err error
-	if c.A, err = st.Version(ctx, aID); err != nil {
-		return c, err
-	}
-	if c.B, err = st.Version(ctx, bID); err != nil {
-		return c, err
-	}
-	if c.GA, err = st.LoadGraph(ctx, aID, false); err != nil {
-		return c, err
-	}
-	if c.GB, err = st.LoadGraph(ctx, bID, false); err != nil {
-		return c, err
-	}
-	c.Options = opts
-	c.Options.Reference = diff.RefNone
-	switch {
-	case c.A.Reference:
-		c.Options.Reference = diff.RefA
-	case c.B.Reference:
-		c.Options.Reference = diff.RefB
-	}
-	c.Result = diff.Compare(c.GA, c.GB, c.Options)
-	return c, nil
-}
 
 // compareQuery reads a, b and the matching options of a comparison
 // (ignore_type, undirected, ignore_labels).
@@ -105,7 +67,7 @@ func (h *Handler) apiCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := CompareVersions(c.Request().Context(), h.store, a, b, opts)
+	cmp, err := h.app.Compare(c.Request().Context(), a, b, opts)
 	if err != nil {
 		return err
 	}
@@ -129,7 +91,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	}
 	p.Picker.A, p.Picker.B = a, b
 	p.Picker.IgnoreType, p.Picker.Undirected, p.Picker.IgnoreLabels = opts.IgnoreType, opts.Undirected, opts.IgnoreLabels
-	cmp, err := CompareVersions(ctx, h.store, a, b, opts)
+	cmp, err := h.app.Compare(ctx, a, b, opts)
 	if err != nil {
 		return err
 	}
@@ -203,7 +165,7 @@ func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {
 }
 
 // fillComparison turns a comparison into the page's view.
-func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Comparison, chunk string) error {
+func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp app.Comparison, chunk string) error {
 	res := cmp.Result
 	p.Ready = true
 	p.A, p.B = h.compareRun(cmp.A), h.compareRun(cmp.B)
@@ -252,7 +214,7 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp Co
 
 // fillRawOutputs lists the chunks with model calls and the calls of the
 // picked chunk (the first by default) on both sides.
-func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp Comparison, chunk string) error {
+func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp app.Comparison, chunk string) error {
 	if cmp.A.Calls == 0 && cmp.B.Calls == 0 {
 		return nil
 	}
@@ -331,7 +293,7 @@ func (h *Handler) compareRun(v store.Version) web.CompareRun {
 	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: v.Status, Strategy: v.Config.Strategy, Model: model,
 		Reference: v.Reference, Note: v.Note, Chunks: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
-		Elapsed: web.HumanDuration(v.Elapsed), Cost: h.cfg.Providers.CostOf(v)}
+		Elapsed: web.HumanDuration(v.Elapsed), Cost: h.app.Providers().CostOf(v)}
 }
 
 func compareTotals(t diff.Totals) web.CompareTotals {

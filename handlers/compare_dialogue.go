@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
@@ -11,13 +12,13 @@ import (
 
 // fillTurns adds the per-turn operation counts when both versions are
 // dialogue runs; otherwise it does nothing.
-func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp Comparison) error {
+func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Comparison) error {
 	for _, v := range []store.Version{cmp.A, cmp.B} {
-		docs, err := h.docKinds(ctx, v)
+		docs, err := h.app.DocKinds(ctx, v)
 		if err != nil {
 			return err
 		}
-		if !useDialogue(v.Config, docs) {
+		if !app.IsDialogueRun(v.Config, docs) {
 			return nil
 		}
 	}

@@ -24,7 +24,7 @@ import (
 // mustSampleText reads the sample document shipped with the server.
 func mustSampleText(tb testing.TB) string {
 	tb.Helper()
-	b, err := os.ReadFile("sample/christmas_carol_stave_one.txt")
+	b, err := os.ReadFile("../app/sample/christmas_carol_stave_one.txt")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
@@ -34,7 +35,7 @@ func (h *Handler) showDashboard(c echo.Context) error {
 func samplePair(vs []store.Version) (int, int, bool) {
 	var a, b int
 	for _, v := range vs {
-		if v.Extraction != SampleExtraction || v.Status != store.StatusDone {
+		if v.Extraction != app.SampleExtraction || v.Status != store.StatusDone {
 			continue
 		}
 		switch v.Number {

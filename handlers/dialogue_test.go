@@ -15,9 +15,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -173,7 +173,7 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 	}
 
 	t.Run("OneChunkPerSegment", func(t *testing.T) {
-		chunks, err := a.Store.Chunks(ctx, locomo.ID, handlers.DialogueChunkSet)
+		chunks, err := a.Store.Chunks(ctx, locomo.ID, app.DialogueChunkSet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +312,7 @@ func TestDialogueRun_MemoryBankCollection(t *testing.T) {
 	v := dlgRun(t, a, dlgVersion(t, a, "memorybank", extract.DefaultConfig(), mb))
 	var tl timelineJSON
 	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
-	chunks, err := a.Store.Chunks(ctx, mb.ID, handlers.DialogueChunkSet)
+	chunks, err := a.Store.Chunks(ctx, mb.ID, app.DialogueChunkSet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,8 +356,8 @@ func fakeRules(tb testing.TB) []fakellm.Rule {
 	}
 }
 
-func geminiProviders(fake *fakellm.Server) handlers.Providers {
-	return handlers.Providers{GeminiAPIKey: "test-key", GeminiBaseURL: fake.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 2}
+func geminiProviders(fake *fakellm.Server) app.Providers {
+	return app.Providers{GeminiAPIKey: "test-key", GeminiBaseURL: fake.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 2}
 }
 
 func dialogueConfig() extract.Config {

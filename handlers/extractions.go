@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
@@ -93,7 +95,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	} {
 		form.Strategies = append(form.Strategies, web.Option{Value: s.v, Label: s.l, Selected: cfg.Strategy == s.v})
 	}
-	p := h.cfg.Providers
+	p := h.app.Providers()
 	for _, s := range []struct {
 		v, l string
 		ok   bool
@@ -112,7 +114,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
-	prompts := DefaultPrompts()
+	prompts := app.DefaultPrompts()
 	for k, v := range cfg.Prompts {
 		prompts[k] = v
 	}
@@ -128,7 +130,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 }
 
 // providerHelp says which providers are configured, never their keys.
-func providerHelp(p Providers) string {
+func providerHelp(p app.Providers) string {
 	var on []string
 	if p.GeminiAPIKey != "" {
 		on = append(on, "Gemini ("+p.GeminiModel+")")
@@ -187,17 +189,17 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		err = extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err == nil && cfg.Strategy != extract.StrategyNLP {
-		defaults := DefaultPrompts()
+		defaults := app.DefaultPrompts()
 		posted := map[string]string{}
 		for k := range defaults {
 			if v, ok := c.Request().Form["prompt_"+k]; ok && len(v) > 0 {
 				posted[k] = strings.ReplaceAll(v[0], "\r\n", "\n")
 			}
 		}
-		cfg.Prompts = strategyPrompts(cfg.Strategy, posted)
+		cfg.Prompts = app.StrategyPrompts(cfg.Strategy, posted)
 	}
 	if err == nil {
-		err = h.runner.Prepare(ctx, &cfg, c.FormValue("schema"))
+		err = h.app.Prepare(ctx, &cfg, c.FormValue("schema"))
 	}
 	var v store.Version
 	if err == nil {
@@ -220,7 +222,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		c.Response().Status = http.StatusUnprocessableEntity
 		return h.renderStatus(c, http.StatusUnprocessableEntity, "extractions", "New extraction", web.RunFormPage(form))
 	}
-	h.runner.Start(v)
+	h.app.Start(v)
 	if wantsJSON(c) {
 		return c.JSON(http.StatusAccepted, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number})
 	}
@@ -246,7 +248,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 	if !v.Active() {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
-	h.runner.Cancel(id)
+	h.app.Cancel(id)
 	if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
 		return err
 	}
@@ -338,4 +340,25 @@ func (h *Handler) apiExtractions(c echo.Context) error {
 		out = append(out, x)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// schemaOptions lists "NAME@V" choices for the run form: every schema at its
+// latest version first, then older versions, newest first.
+func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
+	list, err := h.store.ListSchemas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var latest, older []web.Option
+	for _, s := range list {
+		for n := s.Latest; n >= 1; n-- {
+			ref := fmt.Sprintf("%s@%d", s.Name, n)
+			if n == s.Latest {
+				latest = append(latest, web.Option{Value: ref, Label: fmt.Sprintf("%s (latest, %d types)", ref, s.Types)})
+			} else {
+				older = append(older, web.Option{Value: ref, Label: ref})
+			}
+		}
+	}
+	return append(latest, older...), nil
 }

@@ -450,7 +450,7 @@ func (h *Handler) nodeDetail(ctx context.Context, v store.Version, key string) (
 // name occurs in the chunk, if any.
 func (h *Handler) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
 	out := []MentionDetail{}
-	settings, err := h.chunkSetOf(ctx, v)
+	settings, err := h.app.ChunkSetOf(ctx, v)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,13 @@
 // Package handlers holds kgstudio's Echo routes: HTML pages rendered with
-// templ and a JSON API under /api. Handlers bind input, call one store or
-// extract method and render; errors are returned and mapped to HTTP in
-// errors.go.
+// templ and a JSON API under /api. A handler binds its input, calls the
+// application (package app) or reads the store, and renders; errors are
+// returned and mapped to HTTP in errors.go.
 package handlers
 
 import (
 	"log/slog"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/static"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -15,28 +16,18 @@ import (
 type Config struct {
 	// MaxUploadBytes bounds a document upload.
 	MaxUploadBytes int
-	// Providers describes the model providers available to runs.
-	Providers Providers
 }
 
 // Handler holds the dependencies of every route.
 type Handler struct {
+	app    *app.App
 	store  *store.Store
 	log    *slog.Logger
 	assets *static.Assets
 	cfg    Config
-	runner *Runner
 }
 
-// New builds the handler set. The runner executes extractions in the
-// background.
-func New(st *store.Store, log *slog.Logger, cfg Config, runner *Runner) *Handler {
-	return &Handler{store: st, log: log, assets: static.New("/static"), cfg: cfg, runner: runner}
+// New builds the handler set over the application.
+func New(a *app.App, log *slog.Logger, cfg Config) *Handler {
+	return &Handler{app: a, store: a.Store(), log: log, assets: static.New("/static"), cfg: cfg}
 }
-
-// Providers returns the model-provider settings (keys included: never
-// render them).
-func (h *Handler) Providers() Providers { return h.cfg.Providers }
-
-// Runner returns the background runner.
-func (h *Handler) Runner() *Runner { return h.runner }

@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
@@ -23,29 +24,29 @@ import (
 type testApp struct {
 	Store   *store.Store
 	Handler *handlers.Handler
-	Runner  *handlers.Runner
+	Runner  *app.App
 	Server  *httptest.Server
 }
 
 // MustApp starts the application on a temp database and an httptest server.
 func MustApp(tb testing.TB) *testApp {
 	tb.Helper()
-	return MustAppWith(tb, handlers.Providers{Concurrency: 2})
+	return MustAppWith(tb, app.Providers{Concurrency: 2})
 }
 
 // MustAppWith is MustApp with model providers configured.
-func MustAppWith(tb testing.TB, providers handlers.Providers) *testApp {
+func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 	tb.Helper()
 	if providers.Prices == nil {
-		providers.Prices = handlers.DefaultPrices()
+		providers.Prices = app.DefaultPrices()
 	}
 	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := handlers.NewRunner(st, log, providers)
-	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: 1 << 20, Providers: providers}, runner)
+	runner := app.New(st, log, providers)
+	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: 1 << 20})
 	srv := httptest.NewServer(h.NewServer())
 	tb.Cleanup(func() {
 		srv.Close()

@@ -11,9 +11,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/handlers"
 )
 
 const marley = `Marley was dead, to begin with. There is no doubt whatever about that. The register of his burial was signed by the clergyman, the clerk, the undertaker, and the chief mourner. Scrooge signed it. Old Marley was as dead as a door-nail.`
@@ -61,7 +61,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			srv := marleyServer(t)
-			a := MustAppWith(t, handlers.Providers{
+			a := MustAppWith(t, app.Providers{
 				GeminiAPIKey: "test-key-never-shown", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash",
 				OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local-model", Concurrency: 2, Timeout: 10 * time.Second,
 			})
@@ -69,7 +69,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			d, _, _ = a.Store.AddDocument(context.Background(), d)
 			form := url.Values{"name": {"marley"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"tuple"},
 				"provider": {provider}, "chunk_size": {"2000"}, "overlap": {"0"}, "max_gleaning": {"1"}}
-			for k, v := range handlers.DefaultPrompts() {
+			for k, v := range app.DefaultPrompts() {
 				form.Set("prompt_"+k, v)
 			}
 			id := runForm(t, a, form)
@@ -134,10 +134,10 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 				t.Fatalf("cached tokens %d of %d", v2.CachedPromptTokens, v2.PromptTokens)
 			}
 			if provider == "gemini" {
-				if c := a.Handler.Providers().CostOf(v2); c != "$0.0000" {
+				if c := a.Runner.Providers().CostOf(v2); c != "$0.0000" {
 					t.Fatalf("a fully cached run cost %s", c)
 				}
-				if c := a.Handler.Providers().CostOf(v); c == "$0.0000" || strings.HasPrefix(c, "n/a") {
+				if c := a.Runner.Providers().CostOf(v); c == "$0.0000" || strings.HasPrefix(c, "n/a") {
 					t.Fatalf("the first run cost %s", c)
 				}
 			}
@@ -191,7 +191,7 @@ func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
 		{Contains: "Beta", Text: "entity<|#|>Scrooge<|#|>person<|#|>Scrooge refuses charity.\n<|COMPLETE|>"},
 		{Contains: "Gamma", Text: "entity<|#|>Scrooge<|#|>person<|#|>Scrooge meets three spirits.\n<|COMPLETE|>"},
 	}})
-	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
+	a := MustAppWith(t, app.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxFragments = "tuple", "gemini", 60, 0, 2
 	text := "Alpha was the first chapter of the story.\nBeta was the second chapter of it.\nGamma was the third chapter, the end."
@@ -219,7 +219,7 @@ func TestSchemaRun_OffSchemaShown(t *testing.T) {
 		{Contains: "give its official name", Text: `{"entities": []}`},
 		{Contains: "Find the relations", Text: `{"relations": []}`},
 	}})
-	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
+	a := MustAppWith(t, app.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 1})
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider = "schema", "gemini"
 	v := a.MustExtract(t, "kag", "m.txt", marley, cfg)

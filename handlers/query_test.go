@@ -12,9 +12,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -22,7 +22,7 @@ const partnerQuestion = "Who was Marley's partner?"
 
 func mustCarol(t *testing.T, a *testApp) store.Version {
 	t.Helper()
-	b, err := os.ReadFile("sample/christmas_carol_stave_one.txt")
+	b, err := os.ReadFile("../app/sample/christmas_carol_stave_one.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func queryValues(q string, extra ...string) string {
 	return v.Encode()
 }
 
-func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) handlers.QueryResult {
+func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
 	t.Helper()
 	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/query?%s", a.Server.URL, id, queryValues(q, extra...)))
 	if err != nil {
@@ -47,7 +47,7 @@ func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) h
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("query API status %d", resp.StatusCode)
 	}
-	var res handlers.QueryResult
+	var res app.QueryResult
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "Question: " + partnerQuestion, Text: "Marley's partner was Scrooge [E2][C1]; the firm bore both names [C9]."},
 	}})
-	a := MustAppWith(t, handlers.Providers{GeminiAPIKey: "test-key-never-shown", GeminiBaseURL: srv.GeminiURL(),
+	a := MustAppWith(t, app.Providers{GeminiAPIKey: "test-key-never-shown", GeminiBaseURL: srv.GeminiURL(),
 		GeminiModel: "gemini-2.5-flash", Concurrency: 2, Timeout: 10 * time.Second})
 	v := mustCarol(t, a)
 

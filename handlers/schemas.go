@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
@@ -53,13 +54,13 @@ func (h *Handler) importSchema(c echo.Context) error {
 	if err != nil {
 		return h.importFailed(c, extract.Wrap(extract.KindInvalid, err, "cannot read the upload"))
 	}
-	sc, err := ParseSchemaFile(fh.Filename, data, "")
+	sc, err := app.ParseSchemaFile(fh.Filename, data, "")
 	if err != nil {
 		return h.importFailed(c, extract.Errorf(extract.KindInvalid, "%s: %s", fh.Filename, extract.MessageOf(err)))
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
 	if name == "" {
-		name = ImportName(fh.Filename, sc)
+		name = app.ImportName(fh.Filename, sc)
 	}
 	note := strings.TrimSpace(c.FormValue("note"))
 	if note == "" {
@@ -172,18 +173,18 @@ func (h *Handler) exportSchema(c echo.Context) error {
 	}
 	format := c.QueryParam("format")
 	if format == "" {
-		format = FormatKAG
+		format = app.FormatKAG
 	}
 	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
-	out, err := FormatSchema(sc, format)
+	out, err := app.FormatSchema(sc, format)
 	if err != nil {
 		return err
 	}
 	ext, ctype := ".schema", "text/plain; charset=utf-8"
-	if format == FormatJSON {
+	if format == app.FormatJSON {
 		ext, ctype = ".json", "application/json"
 	}
 	c.Response().Header().Set("Content-Disposition",
@@ -542,11 +543,11 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 	var sc *schema.Schema
 	name, note := c.QueryParam("name"), c.QueryParam("note")
 	switch c.QueryParam("format") {
-	case FormatKAG:
-		if sc, err = ParseSchemaFile("", body, FormatKAG); err != nil {
+	case app.FormatKAG:
+		if sc, err = app.ParseSchemaFile("", body, app.FormatKAG); err != nil {
 			return err
 		}
-	case "", FormatJSON:
+	case "", app.FormatJSON:
 		var req struct {
 			Name   string          `json:"name"`
 			Note   string          `json:"note"`
@@ -563,7 +564,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 		return extract.Errorf(extract.KindInvalid, "format must be json or kag")
 	}
 	if name == "" {
-		name = ImportName("", sc)
+		name = app.ImportName("", sc)
 	}
 	if problems := schema.Validate(sc); len(problems) > 0 {
 		return c.JSON(http.StatusBadRequest, map[string]any{

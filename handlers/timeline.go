@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/store"
@@ -18,7 +19,7 @@ import (
 // timeline is a dialogue run's turns paired with its stored operation log.
 type timeline struct {
 	v     store.Version
-	units []dialogueUnit
+	units []app.DialogueUnit
 	ops   []extract.Operation
 	steps []timelineStep
 	done  map[extract.ChunkRef]bool
@@ -62,10 +63,10 @@ func (h *Handler) loadTimeline(ctx context.Context, id int) (*timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !useDialogue(v.Config, docs) {
+	if !app.IsDialogueRun(v.Config, docs) {
 		return nil, extract.Errorf(extract.KindInvalid, "%s is not a dialogue run: the timeline shows runs of the dialogue strategy, or of nlp over dialogue documents", v.Label())
 	}
-	units, _, err := planDialogues(docs)
+	units, _, err := app.PlanDialogues(docs)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (h *Handler) loadTimeline(ctx context.Context, id int) (*timeline, error) {
 	}
 	t := &timeline{v: v, units: units, ops: ops, done: done}
 	for i, u := range units {
-		for j, s := range dialogue.Timeline(u.Dialogue, unitOps(u, ops)) {
+		for j, s := range dialogue.Timeline(u.Dialogue, u.Ops(ops)) {
 			// Operations keep version turns in the views.
 			for k := range s.Operations {
 				s.Operations[k].Turn += u.TurnBase
@@ -95,7 +96,7 @@ func (h *Handler) loadTimeline(ctx context.Context, id int) (*timeline, error) {
 func (t *timeline) graphAt(s timelineStep) web.TimelineGraph {
 	u := t.units[s.Unit]
 	local := s.Turn - u.TurnBase
-	g := dialogue.Rebuild(unitOps(u, t.ops), local).Graph()
+	g := dialogue.Rebuild(u.Ops(t.ops), local).Graph()
 	touched := map[string]bool{}
 	rels := map[string]bool{}
 	for _, op := range s.Operations {

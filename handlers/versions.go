@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
@@ -38,14 +39,14 @@ func (h *Handler) showVersion(c echo.Context) error {
 	p := web.VersionPage{V: versionRow(v), Note: v.Note, Error: v.Error, Active: v.Active(),
 		Config: versionConfigRows(v), PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
 		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
-		Cost:       h.cfg.Providers.CostOf(v),
+		Cost:       h.app.Providers().CostOf(v),
 		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
 	}
-	docs, err := h.docKinds(ctx, v)
+	docs, err := h.app.DocKinds(ctx, v)
 	if err != nil {
 		return err
 	}
-	p.Dialogue = useDialogue(v.Config, docs)
+	p.Dialogue = app.IsDialogueRun(v.Config, docs)
 	if v.Number > 1 {
 		if prev, err := h.store.VersionByLabel(ctx, v.Extraction, v.Number-1); err == nil {
 			p.PrevID = prev.ID
@@ -181,7 +182,7 @@ func (h *Handler) chunkRows(ctx context.Context, v store.Version, docs []extract
 		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
 	}
 	var rows []web.ChunkRow
-	settings := chunkSetFor(v.Config, docs)
+	settings := app.ChunkSetFor(v.Config, docs)
 	for _, d := range docs {
 		docID := d.ID
 		chunks, err := h.store.Chunks(ctx, docID, settings)
@@ -221,7 +222,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	settings, err := h.chunkSetOf(ctx, v)
+	settings, err := h.app.ChunkSetOf(ctx, v)
 	if err != nil {
 		return err
 	}

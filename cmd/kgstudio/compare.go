@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -45,8 +45,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
+	ap := app.New(st, cfg.logger(stderr), cfg.Providers)
 	if *gold != "" {
-		return importGoldFile(ctx, st, stdout, *gold, *format, *name, *relations, *limit, cfg.MaxUpload)
+		return importGoldFile(ctx, ap, stdout, *gold, *format, *name, *relations, *limit, cfg.MaxUpload)
 	}
 	a, err := versionByRef(ctx, st, pos[0])
 	if err != nil {
@@ -57,7 +58,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	opts := diff.Options{IgnoreType: *ignoreType, Undirected: *undirected, IgnoreLabels: *ignoreLabels}
-	cmp, err := handlers.CompareVersions(ctx, st, a.ID, b.ID, opts)
+	cmp, err := ap.Compare(ctx, a.ID, b.ID, opts)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func versionByRef(ctx context.Context, st *store.Store, ref string) (store.Versi
 }
 
 // printComparison writes a short human summary.
-func printComparison(w io.Writer, cmp handlers.Comparison) {
+func printComparison(w io.Writer, cmp app.Comparison) {
 	r := cmp.Result
 	fmt.Fprintf(w, "%s -> %s\n", cmp.A.Label(), cmp.B.Label())
 	line := func(what string, t diff.Totals) {
@@ -138,7 +139,7 @@ func printComparison(w io.Writer, cmp handlers.Comparison) {
 }
 
 // importGoldFile imports a gold file as a reference version.
-func importGoldFile(ctx context.Context, st *store.Store, stdout io.Writer, path, format, name, relations string, limit, maxBytes int) error {
+func importGoldFile(ctx context.Context, ap *app.App, stdout io.Writer, path, format, name, relations string, limit, maxBytes int) error {
 	if format == "" || name == "" {
 		return errors.New("compare --import-gold: --format (webnlg or docred) and --name are required")
 	}
@@ -152,7 +153,7 @@ func importGoldFile(ctx context.Context, st *store.Store, stdout io.Writer, path
 			return err
 		}
 	}
-	imp, err := handlers.ImportGold(ctx, st, name, format, data, rel, limit, maxBytes)
+	imp, err := ap.ImportGold(ctx, name, format, data, rel, limit, maxBytes)
 	if err != nil {
 		return err
 	}

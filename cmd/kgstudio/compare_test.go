@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/handlers"
 )
 
 const goldDir = "../../../shared/data/gold"
@@ -24,7 +24,7 @@ func decodeDiff(t *testing.T, out string) diff.Result {
 
 func TestCompareCLI(t *testing.T) {
 	data := t.TempDir()
-	text, err := os.ReadFile("../../handlers/sample/christmas_carol_stave_one.txt")
+	text, err := os.ReadFile("../../app/sample/christmas_carol_stave_one.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +103,11 @@ func TestCompareCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := handlers.ReadGold("webnlg", raw, nil, 12)
+		entries, err := app.ReadGold("webnlg", raw, nil, 12)
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := handlers.GoldDocument("webnlg", "webnlg", entries, 1<<20)
+		doc, err := app.GoldDocument("webnlg", "webnlg", entries, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -25,7 +25,7 @@ type Config struct {
 	LogLevel    string
 	LogFormat   string
 	MaxUpload   int
-	Providers   handlers.Providers
+	Providers   app.Providers
 	envErr      error
 }
 
@@ -37,12 +37,12 @@ func DefaultConfig() Config {
 		LogLevel:  "info",
 		LogFormat: "text",
 		MaxUpload: extract.DefaultMaxBytes,
-		Providers: handlers.Providers{
+		Providers: app.Providers{
 			GeminiModel: "gemini-2.5-flash",
 			OpenAIModel: "gpt-4o-mini",
 			Concurrency: 4,
 			Timeout:     2 * time.Minute,
-			Prices:      handlers.DefaultPrices(),
+			Prices:      app.DefaultPrices(),
 		},
 	}
 }
@@ -161,7 +161,7 @@ func oneLine(err error) string {
 
 // parsePrices reads "model=input/output;model=input/output" (US dollars per
 // million tokens) into prices.
-func parsePrices(s string, prices map[string]handlers.Price) error {
+func parsePrices(s string, prices map[string]app.Price) error {
 	for _, item := range strings.Split(s, ";") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -174,7 +174,7 @@ func parsePrices(s string, prices map[string]handlers.Price) error {
 		if !ok || !ok2 || err1 != nil || err2 != nil || strings.TrimSpace(model) == "" {
 			return fmt.Errorf("KGSTUDIO_PRICES: %q is not model=input/output", item)
 		}
-		prices[strings.ToLower(strings.TrimSpace(model))] = handlers.Price{Input: pin, Output: pout}
+		prices[strings.ToLower(strings.TrimSpace(model))] = app.Price{Input: pin, Output: pout}
 	}
 	return nil
 }

@@ -3,25 +3,25 @@ package main
 import (
 	"testing"
 
-	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/app"
 )
 
 func TestParsePrices(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    map[string]handlers.Price
+		want    map[string]app.Price
 		wantErr bool
 	}{
-		{"Two", "my-model=1/2; Other=0.5/0.25", map[string]handlers.Price{"my-model": {Input: 1, Output: 2}, "other": {Input: 0.5, Output: 0.25}}, false},
-		{"Empty", " ; ", map[string]handlers.Price{}, false},
+		{"Two", "my-model=1/2; Other=0.5/0.25", map[string]app.Price{"my-model": {Input: 1, Output: 2}, "other": {Input: 0.5, Output: 0.25}}, false},
+		{"Empty", " ; ", map[string]app.Price{}, false},
 		{"NoSlash", "m=1", nil, true},
 		{"NotANumber", "m=a/2", nil, true},
 		{"NoModel", "=1/2", nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := map[string]handlers.Price{}
+			got := map[string]app.Price{}
 			err := parsePrices(tt.in, got)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v", err)
@@ -49,7 +49,7 @@ func TestConfig_Validate(t *testing.T) {
 	}
 	t.Setenv("KGSTUDIO_PRICES", "local=0/0")
 	_, cfg = newFlagSet("x", nil)
-	if err := cfg.Validate(); err != nil || cfg.Providers.Prices["local"] != (handlers.Price{}) || cfg.Providers.Prices["gemini-2.5-flash"].Input == 0 {
+	if err := cfg.Validate(); err != nil || cfg.Providers.Prices["local"] != (app.Price{}) || cfg.Providers.Prices["gemini-2.5-flash"].Input == 0 {
 		t.Fatalf("prices: %v %v", err, cfg.Providers.Prices)
 	}
 }

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/nlp"
-	"github.com/kgstudio/kgstudio/handlers"
 )
 
 // cmdEval extracts every entry of a gold file in memory with the offline
@@ -50,7 +50,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	entries, err := handlers.ReadGold(*format, data, rel, *limit)
+	entries, err := app.ReadGold(*format, data, rel, *limit)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 	var typeMap map[string]string
-	if *format == handlers.GoldDocRED {
+	if *format == app.GoldDocRED {
 		typeMap = eval.DocREDTypes
 	}
 	rep := eval.Score(entries, graphs, typeMap)

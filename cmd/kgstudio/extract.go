@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/handlers"
 )
 
 // cmdExtract runs one extraction version in the foreground.
@@ -47,7 +47,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	runner := handlers.NewRunner(st, log, cfg.Providers)
+	runner := app.New(st, log, cfg.Providers)
 	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/app"
 )
 
 const schemaUsage = `usage:
@@ -51,12 +51,12 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	sc, err := handlers.ParseSchemaFile(files[0], data, *format)
+	sc, err := app.ParseSchemaFile(files[0], data, *format)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
 	if *name == "" {
-		*name = handlers.ImportName(files[0], sc)
+		*name = app.ImportName(files[0], sc)
 	}
 	if *note == "" {
 		*note = "imported from " + filepath.Base(files[0])
@@ -80,7 +80,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 // cmdSchemaExport writes one schema version to stdout.
 func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("schema export", stderr)
-	format := fs.String("format", handlers.FormatKAG, "output format: kag or json")
+	format := fs.String("format", app.FormatKAG, "output format: kag or json")
 	refs, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -88,10 +88,10 @@ func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(refs) != 1 {
 		return errors.New("schema export: name exactly one NAME[@VERSION]")
 	}
-	if *format != handlers.FormatKAG && *format != handlers.FormatJSON {
+	if *format != app.FormatKAG && *format != app.FormatJSON {
 		return fmt.Errorf("schema export: --format %q: use kag or json", *format)
 	}
-	name, num, err := handlers.ParseSchemaRef(refs[0])
+	name, num, err := app.ParseSchemaRef(refs[0])
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	out, err := handlers.FormatSchema(sc, *format)
+	out, err := app.FormatSchema(sc, *format)
 	if err != nil {
 		return err
 	}

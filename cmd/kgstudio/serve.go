@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"
 )
 
@@ -39,8 +40,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	runner := handlers.NewRunner(st, log, cfg.Providers)
-	h := handlers.New(st, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload, Providers: cfg.Providers}, runner)
+	runner := app.New(st, log, cfg.Providers)
+	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload})
 	e := h.NewServer()
 	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 

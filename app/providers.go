@@ -1,10 +1,11 @@
-package handlers
+package app
 
 import (
 	"context"
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
@@ -14,6 +15,28 @@ import (
 	"github.com/kgstudio/kgstudio/extract/tuple"
 	"github.com/kgstudio/kgstudio/store"
 )
+
+// Providers holds the model-provider settings. Keys are never logged or
+// rendered.
+type Providers struct {
+	GeminiAPIKey  string
+	GeminiModel   string
+	GeminiBaseURL string
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	OpenAIModel   string
+	// Concurrency bounds concurrent model calls per run.
+	Concurrency int
+	// Timeout bounds one model call.
+	Timeout time.Duration
+	// RequestsPerMinute and TokensPerMinute limit the calls to each
+	// provider and model across all runs; zero means unlimited.
+	RequestsPerMinute int
+	TokensPerMinute   int
+	// Prices is the per-model price table for cost estimates (see
+	// DefaultPrices), lower-case model names.
+	Prices map[string]Price
+}
 
 // DefaultPrompts returns every editable prompt template of the LLM
 // strategies, by key.
@@ -31,8 +54,8 @@ var promptPrefix = map[string]string{
 	extract.StrategyDialogue: "dialogue_",
 }
 
-// strategyPrompts keeps the templates a strategy uses.
-func strategyPrompts(strategy string, prompts map[string]string) map[string]string {
+// StrategyPrompts keeps the templates a strategy uses.
+func StrategyPrompts(strategy string, prompts map[string]string) map[string]string {
 	prefix, ok := promptPrefix[strategy]
 	if !ok {
 		return nil
@@ -86,14 +109,14 @@ func (p Providers) CostOf(v store.Version) string {
 // client builds the model client a config asks for: the provider, wrapped
 // in retries, rate limits and a concurrency bound (shared by every run on
 // the same provider and model), behind the call cache.
-func (r *Runner) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
-	if err := r.checkProvider(cfg); err != nil {
+func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
+	if err := a.checkProvider(cfg); err != nil {
 		return nil, "", err
 	}
 	if cfg.Provider == "none" || cfg.Provider == "" {
 		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
 	}
-	p := r.providers
+	p := a.providers
 	model := cfg.Model
 	if model == "" {
 		model = p.GeminiModel
@@ -101,10 +124,10 @@ func (r *Runner) client(ctx context.Context, cfg extract.Config) (llm.Client, st
 			model = p.OpenAIModel
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	key := cfg.Provider + "/" + model
-	limited, ok := r.clients[key]
+	limited, ok := a.clients[key]
 	if !ok {
 		var base llm.Client
 		switch cfg.Provider {
@@ -128,14 +151,14 @@ func (r *Runner) client(ctx context.Context, cfg extract.Config) (llm.Client, st
 		pol.Concurrency = max(p.Concurrency, cfg.Concurrency)
 		pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
 		limited = llm.WithPolicy(base, pol)
-		r.clients[key] = limited
+		a.clients[key] = limited
 	}
-	return llm.Cached(limited, cfg.Provider, model, r.store), model, nil
+	return llm.Cached(limited, cfg.Provider, model, a.store), model, nil
 }
 
 // llmExtractor builds the tuple or schema strategy.
-func (r *Runner) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
-	client, model, err := r.client(ctx, cfg)
+func (a *App) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	client, model, err := a.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +167,7 @@ func (r *Runner) llmExtractor(ctx context.Context, cfg extract.Config) (extract.
 	case extract.StrategyTuple:
 		return tuple.New(client, cfg, tuple.Options{})
 	case extract.StrategySchema:
-		types, err := r.kagTypes(ctx, cfg)
+		types, err := a.kagTypes(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -155,10 +178,10 @@ func (r *Runner) llmExtractor(ctx context.Context, cfg extract.Config) (extract.
 
 // kagTypes turns the version's schema (or the built-in default) into the
 // schema strategy's type specs.
-func (r *Runner) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
+func (a *App) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
 	sc := schema.Default()
 	if cfg.SchemaName != "" {
-		s, _, err := r.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		s, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package handlers
+package app
 
 import (
 	"context"
@@ -41,19 +41,19 @@ func useCSV(cfg extract.Config, docs []extract.Document) bool {
 }
 
 // runCSV executes a CSV run (see the comment at the top of this file).
-func (r *Runner) runCSV(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
+func (a *App) runCSV(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
 	cfg := v.Config
 	settings := chunkSettings(cfg)
 	for _, d := range docs {
 		ch := extract.Chunk{DocumentID: d.ID, Index: 0, Text: d.Content, Start: 0, End: len(d.Content), Tokens: extract.EstimateTokens(d.Content)}
-		if err := r.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
+		if err := a.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
 			return err
 		}
 	}
-	if err := r.store.StartVersion(ctx, v.ID, len(docs)); err != nil {
+	if err := a.store.StartVersion(ctx, v.ID, len(docs)); err != nil {
 		return err
 	}
-	opts, err := r.csvOptions(ctx, cfg)
+	opts, err := a.csvOptions(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (r *Runner) runCSV(ctx context.Context, v store.Version, docs []extract.Doc
 	if err != nil {
 		return err
 	}
-	sink := r.store.Sink(v.ID, sinkFragments(cfg))
+	sink := a.store.Sink(v.ID, sinkFragments(cfg))
 	finished, err := sink.Finished(ctx)
 	if err != nil {
 		return err
@@ -111,10 +111,10 @@ func (r *Runner) runCSV(ctx context.Context, v store.Version, docs []extract.Doc
 
 // csvOptions converts the run's schema (the pinned version, else the
 // built-in default) into mapping options.
-func (r *Runner) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Options, error) {
+func (a *App) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Options, error) {
 	sc := schema.Default()
 	if cfg.SchemaName != "" {
-		s, _, err := r.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		s, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 		if err != nil {
 			return csvmap.Options{}, err
 		}

@@ -1,9 +1,8 @@
-package handlers
+package app
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,13 +10,12 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
-	"github.com/kgstudio/kgstudio/web"
 )
 
 // EnsureDefaults creates what a fresh database needs: the built-in default
 // schema.
-func (r *Runner) EnsureDefaults(ctx context.Context) error {
-	return r.store.EnsureDefaultSchema(ctx)
+func (a *App) EnsureDefaults(ctx context.Context) error {
+	return a.store.EnsureDefaultSchema(ctx)
 }
 
 // ParseSchemaRef splits "NAME" or "NAME@V" into the name and the version
@@ -41,12 +39,12 @@ func ParseSchemaRef(ref string) (string, int, error) {
 // ResolveSchema loads the schema version a reference names ("NAME" for the
 // latest, "NAME@V") and pins it in the config: the schema name, the exact
 // version number and the entity type names.
-func (r *Runner) ResolveSchema(ctx context.Context, cfg *extract.Config, ref string) error {
+func (a *App) ResolveSchema(ctx context.Context, cfg *extract.Config, ref string) error {
 	name, num, err := ParseSchemaRef(ref)
 	if err != nil {
 		return err
 	}
-	sc, n, err := r.store.SchemaVersion(ctx, name, num)
+	sc, n, err := a.store.SchemaVersion(ctx, name, num)
 	if err != nil {
 		return err
 	}
@@ -54,27 +52,6 @@ func (r *Runner) ResolveSchema(ctx context.Context, cfg *extract.Config, ref str
 	cfg.SchemaVersion = n
 	cfg.EntityTypes = sc.TypeNames()
 	return nil
-}
-
-// schemaOptions lists "NAME@V" choices for the run form: every schema at its
-// latest version first, then older versions, newest first.
-func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
-	list, err := h.store.ListSchemas(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var latest, older []web.Option
-	for _, s := range list {
-		for n := s.Latest; n >= 1; n-- {
-			ref := fmt.Sprintf("%s@%d", s.Name, n)
-			if n == s.Latest {
-				latest = append(latest, web.Option{Value: ref, Label: fmt.Sprintf("%s (latest, %d types)", ref, s.Types)})
-			} else {
-				older = append(older, web.Option{Value: ref, Label: ref})
-			}
-		}
-	}
-	return append(latest, older...), nil
 }
 
 // Schema file formats.

@@ -1,4 +1,4 @@
-package handlers
+package app
 
 import (
 	"context"
@@ -41,9 +41,9 @@ import (
 //     earlier ones in the "history" property) is written over the merged
 //     per-turn results.
 
-// useDialogue reports whether a run goes turn by turn: the dialogue
+// IsDialogueRun reports whether a run goes turn by turn: the dialogue
 // strategy, or the nlp strategy when every document is a dialogue.
-func useDialogue(cfg extract.Config, docs []extract.Document) bool {
+func IsDialogueRun(cfg extract.Config, docs []extract.Document) bool {
 	switch cfg.Strategy {
 	case extract.StrategyDialogue:
 		return true
@@ -61,9 +61,9 @@ func useDialogue(cfg extract.Config, docs []extract.Document) bool {
 	return false
 }
 
-// dialogueUnit is one dialogue of a version with its place in the
+// DialogueUnit is one dialogue of a version with its place in the
 // numbering.
-type dialogueUnit struct {
+type DialogueUnit struct {
 	Doc       extract.Document
 	Dialogue  *dialogue.Dialogue
 	Segments  []dialogue.Segment
@@ -73,15 +73,15 @@ type dialogueUnit struct {
 }
 
 // contains reports whether a version turn belongs to the unit.
-func (u dialogueUnit) contains(turn int) bool {
+func (u DialogueUnit) contains(turn int) bool {
 	return turn >= u.TurnBase && turn < u.TurnBase+len(u.Segments)
 }
 
-// planDialogues parses the documents of a dialogue run and numbers their
+// PlanDialogues parses the documents of a dialogue run and numbers their
 // segments (see the comment at the top of this file). A document that is
 // not a dialogue is refused with an invalid error.
-func planDialogues(docs []extract.Document) ([]dialogueUnit, int, error) {
-	var units []dialogueUnit
+func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
+	var units []DialogueUnit
 	turn := 0
 	for _, doc := range docs {
 		if doc.Kind != extract.DocDialogue {
@@ -94,7 +94,7 @@ func planDialogues(docs []extract.Document) ([]dialogueUnit, int, error) {
 		chunk := 0
 		for _, d := range ds {
 			segs := dialogue.Segments(d)
-			units = append(units, dialogueUnit{Doc: doc, Dialogue: d, Segments: segs, ChunkBase: chunk, TurnBase: turn})
+			units = append(units, DialogueUnit{Doc: doc, Dialogue: d, Segments: segs, ChunkBase: chunk, TurnBase: turn})
 			chunk += len(segs)
 			turn += len(segs)
 		}
@@ -118,9 +118,9 @@ func planDialogues(docs []extract.Document) ([]dialogueUnit, int, error) {
 
 // runDialogue executes a dialogue run (see the comment at the top of this
 // file).
-func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
+func (a *App) runDialogue(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
 	cfg := v.Config
-	units, total, err := planDialogues(docs)
+	units, total, err := PlanDialogues(docs)
 	if err != nil {
 		return err
 	}
@@ -135,27 +135,27 @@ func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extrac
 		}
 	}
 	for _, d := range docs {
-		if err := r.store.SaveChunks(ctx, d.ID, settings, byDoc[d.ID]); err != nil {
+		if err := a.store.SaveChunks(ctx, d.ID, settings, byDoc[d.ID]); err != nil {
 			return err
 		}
 	}
-	if err := r.store.StartVersion(ctx, v.ID, total); err != nil {
+	if err := a.store.StartVersion(ctx, v.ID, total); err != nil {
 		return err
 	}
-	ex, err := r.dialogueExtractor(ctx, cfg)
+	ex, err := a.dialogueExtractor(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	sink := r.store.Sink(v.ID, cfg.MaxFragments)
+	sink := a.store.Sink(v.ID, cfg.MaxFragments)
 	finished, err := sink.Finished(ctx)
 	if err != nil {
 		return err
 	}
-	prior, err := r.store.Operations(ctx, v.ID)
+	prior, err := a.store.Operations(ctx, v.ID)
 	if err != nil {
 		return err
 	}
-	stored, err := r.store.LoadGraph(ctx, v.ID, false)
+	stored, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extrac
 				opt.Done[i] = true
 			}
 		}
-		opt.Prior = unitOps(u, prior)
+		opt.Prior = u.Ops(prior)
 		mem, err := dialogue.RunDialogue(ctx, u.Dialogue, ex, opt, func(turn int, res extract.ChunkResult) error {
 			res.Chunk.Index += u.ChunkBase
 			for i := range res.Operations {
@@ -207,7 +207,7 @@ func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extrac
 			return err
 		}
 		// The consolidated memory replaces the merged per-turn values.
-		if err := r.store.WriteGraph(ctx, v.ID, placeGraph(mem.Graph(), u)); err != nil {
+		if err := a.store.WriteGraph(ctx, v.ID, placeGraph(mem.Graph(), u)); err != nil {
 			return err
 		}
 	}
@@ -215,11 +215,11 @@ func (r *Runner) runDialogue(ctx context.Context, v store.Version, docs []extrac
 }
 
 // dialogueExtractor builds the segment extractor a config asks for.
-func (r *Runner) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
+func (a *App) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
 	if cfg.Strategy != extract.StrategyDialogue || cfg.Provider == "" || cfg.Provider == "none" {
 		return dialogue.NewOffline(), nil
 	}
-	client, model, err := r.client(ctx, cfg)
+	client, model, err := a.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +227,9 @@ func (r *Runner) dialogueExtractor(ctx context.Context, cfg extract.Config) (dia
 	return dialogue.NewLLM(client, cfg), nil
 }
 
-// unitOps returns the stored operations of one dialogue with its own turn
+// Ops returns the stored operations of one dialogue with its own turn
 // numbers (segment indexes).
-func unitOps(u dialogueUnit, ops []extract.Operation) []extract.Operation {
+func (u DialogueUnit) Ops(ops []extract.Operation) []extract.Operation {
 	var out []extract.Operation
 	for _, op := range ops {
 		if u.contains(op.Turn) {
@@ -243,7 +243,7 @@ func unitOps(u dialogueUnit, ops []extract.Operation) []extract.Operation {
 // placeGraph moves a dialogue's graph into the version: mentions point at
 // the document's chunk indexes, turn properties become version turns, and
 // keys take the dialogue's scope.
-func placeGraph(g extract.Graph, u dialogueUnit) extract.Graph {
+func placeGraph(g extract.Graph, u DialogueUnit) extract.Graph {
 	if u.ChunkBase == 0 && u.TurnBase == 0 && u.Scope == "" {
 		return g
 	}

@@ -1,4 +1,4 @@
-package handlers
+package app
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const (
 	leaseBeat  = 5 * time.Second
 )
 
-// ErrRunElsewhere is returned by Runner.Run when another live process runs
+// ErrRunElsewhere is returned by App.Run when another live process runs
 // the version.
 var ErrRunElsewhere = errors.New("the version is being run by another process")
 
@@ -59,8 +59,8 @@ func ownerDead(owner string) bool {
 
 // lease claims a version for this process and keeps its heartbeat fresh
 // until the returned stop is called.
-func (r *Runner) lease(ctx context.Context, id int) (stop func(), err error) {
-	ok, err := r.store.ClaimVersion(ctx, id, r.owner, leaseStale, ownerDead)
+func (a *App) lease(ctx context.Context, id int) (stop func(), err error) {
+	ok, err := a.store.ClaimVersion(ctx, id, a.owner, leaseStale, ownerDead)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +78,8 @@ func (r *Runner) lease(ctx context.Context, id int) (stop func(), err error) {
 			case <-beatCtx.Done():
 				return
 			case <-t.C:
-				if err := r.store.Heartbeat(beatCtx, id); err != nil && beatCtx.Err() == nil {
-					r.log.Warn("heartbeat", "version_id", id, "error", err)
+				if err := a.store.Heartbeat(beatCtx, id); err != nil && beatCtx.Err() == nil {
+					a.log.Warn("heartbeat", "version_id", id, "error", err)
 				}
 			}
 		}
@@ -89,7 +89,7 @@ func (r *Runner) lease(ctx context.Context, id int) (stop func(), err error) {
 
 // Watch resumes, every interval until ctx is done, the versions whose
 // owner died or went silent (e.g. another instance that was killed).
-func (r *Runner) Watch(ctx context.Context, interval time.Duration) {
+func (a *App) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -97,8 +97,8 @@ func (r *Runner) Watch(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := r.Resume(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn("resume", "error", err)
+			if err := a.Resume(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("resume", "error", err)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package handlers
+package app
 
 import (
 	"context"
@@ -19,8 +19,8 @@ const SampleName = "christmas_carol_stave_one.txt"
 // SeedSample adds the sample document to an empty database and extracts it
 // twice, with two chunk sizes, so a new user sees a graph and a comparison
 // at once. It does nothing when the database holds any document.
-func (r *Runner) SeedSample(ctx context.Context) (bool, error) {
-	c, err := r.store.Counts(ctx)
+func (a *App) SeedSample(ctx context.Context) (bool, error) {
+	c, err := a.store.Counts(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -31,7 +31,7 @@ func (r *Runner) SeedSample(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	d, _, err = r.store.AddDocument(ctx, d)
+	d, _, err = a.store.AddDocument(ctx, d)
 	if err != nil {
 		return false, err
 	}
@@ -43,12 +43,12 @@ func (r *Runner) SeedSample(ctx context.Context) (bool, error) {
 		if i == 1 {
 			note = "sample: smaller chunks, no overlap"
 		}
-		v, err := r.store.NewVersion(ctx, SampleExtraction, cfg, []int{d.ID}, note)
+		v, err := a.store.NewVersion(ctx, SampleExtraction, cfg, []int{d.ID}, note)
 		if err != nil {
 			return false, err
 		}
-		r.Start(v)
+		a.Start(v)
 	}
-	r.log.Info("added the sample document and started two sample extractions", "document_id", d.ID)
+	a.log.Info("added the sample document and started two sample extractions", "document_id", d.ID)
 	return true, nil
 }

@@ -1,0 +1,57 @@
+// Package app is kgstudio's application layer: starting, resuming,
+// canceling and leasing extraction runs; model providers, limits and
+// prices; gold imports; comparisons; schema references; the first-start
+// sample. The web handlers and the CLI both call it: a handler binds,
+// calls the app and renders; a command parses flags, calls the app and
+// prints. It builds on extract (the domain and the pipeline) and store
+// (persistence), and knows nothing of HTTP.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// App is what the product does, for the web server and the CLI alike. It
+// executes extraction versions (in the background for the server, in the
+// foreground for the CLI), holds the model providers with their limits and
+// prices, imports gold sets, compares versions, resolves schema references
+// and seeds the first-start sample. A run writes each finished chunk
+// through the store's sink, so a run that was interrupted (even by a killed
+// process) resumes where it stopped.
+type App struct {
+	store     *store.Store
+	log       *slog.Logger
+	providers Providers
+	// owner names this process in the versions it runs (see lease.go).
+	owner string
+
+	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
+	// model) per entity-type list.
+	nlpMu      sync.Mutex
+	nlpByTypes map[string]*nlp.Extractor
+
+	mu     sync.Mutex
+	active map[int]context.CancelFunc
+	// clients holds one rate-limited client per provider and model, so
+	// concurrent runs share the limits.
+	clients map[string]llm.Client
+	wg      sync.WaitGroup
+}
+
+// New builds the application over a store.
+func New(st *store.Store, log *slog.Logger, p Providers) *App {
+	return &App{store: st, log: log, providers: p, owner: newOwner(), active: map[int]context.CancelFunc{}, clients: map[string]llm.Client{}}
+}
+
+// Store returns the store the application runs on.
+func (a *App) Store() *store.Store { return a.store }
+
+// Providers returns the model-provider settings (keys included: never
+// render them).
+func (a *App) Providers() Providers { return a.providers }

@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// MaxQuestion bounds a question's length in bytes.
+const MaxQuestion = 2000
+
+// QueryKeywords are a question's keywords.
+type QueryKeywords struct {
+	High   []string `json:"high"`
+	Low    []string `json:"low"`
+	Source string   `json:"source"` // "offline" or "model"
+}
+
+// QueryAnswer is the model's answer with the references it cites.
+type QueryAnswer struct {
+	Text     string   `json:"text"`
+	Cited    []string `json:"cited"`
+	Provider string   `json:"provider"`
+	Model    string   `json:"model"`
+}
+
+// QueryResult is the answer of the query API.
+type QueryResult struct {
+	Question  string           `json:"question"`
+	Keywords  QueryKeywords    `json:"keywords"`
+	Entities  []query.Entity   `json:"entities"`
+	Relations []query.Relation `json:"relations"`
+	Chunks    []query.ChunkHit `json:"chunks"`
+	Answer    *QueryAnswer     `json:"answer,omitempty"`
+	// Note says why there is no answer (no provider, a failed call).
+	Note string `json:"note,omitempty"`
+
+	context query.Context
+}
+
+// Context is the retrieved context the answer was asked from.
+func (r QueryResult) Context() query.Context { return r.context }
+
+// QueryInput is what a query asks for.
+type QueryInput struct {
+	Question string
+	Provider string // "none", "gemini" or "openai"
+	// ModelKeywords asks the model for the keywords too.
+	ModelKeywords bool
+}
+
+// Configured lists the providers that can answer, in preference order.
+func (p Providers) Configured() []string {
+	var out []string
+	if p.GeminiAPIKey != "" {
+		out = append(out, "gemini")
+	}
+	if p.OpenAIBaseURL != "" || p.OpenAIAPIKey != "" {
+		out = append(out, "openai")
+	}
+	return out
+}
+
+// NewQueryInput trims a question and picks the provider: the one named, or
+// the first configured, or none. It returns an invalid error for a question
+// longer than MaxQuestion bytes or an unknown provider.
+func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (QueryInput, error) {
+	in := QueryInput{Question: strings.TrimSpace(question), Provider: provider, ModelKeywords: modelKeywords}
+	if len(in.Question) > MaxQuestion {
+		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
+	}
+	if in.Provider == "" {
+		in.Provider = "none"
+		if conf := a.providers.Configured(); len(conf) > 0 {
+			in.Provider = conf[0]
+		}
+	}
+	switch in.Provider {
+	case "none", "gemini", "openai":
+	default:
+		return in, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", in.Provider)
+	}
+	return in, nil
+}
+
+// Query retrieves the context of a question from a version's graph and,
+// with a provider, asks the model to answer from it. The input is checked
+// as NewQueryInput checks it.
+func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryResult, error) {
+	in, err := a.NewQueryInput(in.Question, in.Provider, in.ModelKeywords)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	res := QueryResult{Question: in.Question, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
+	if in.Question == "" {
+		return res, nil
+	}
+	cfg := v.Config
+	if cfg.Provider != in.Provider {
+		cfg.Model = ""
+	}
+	cfg.Provider = in.Provider
+	llmClient, model := a.queryClient(ctx, cfg, &res)
+
+	res.Keywords = QueryKeywords{Source: "offline"}
+	res.Keywords.High, res.Keywords.Low = query.Keywords(in.Question)
+	if in.ModelKeywords && llmClient != nil {
+		high, low, _, err := query.KeywordsLLM(ctx, llmClient, in.Question)
+		if err != nil {
+			a.log.Warn("query keywords", "version", v.ID, "err", err)
+			res.Note = "The model's keywords failed (" + extract.MessageOf(err) + "); offline keywords are used."
+		} else {
+			res.Keywords = QueryKeywords{High: high, Low: low, Source: "model"}
+		}
+	}
+	if res.Keywords.High == nil {
+		res.Keywords.High = []string{}
+	}
+	if res.Keywords.Low == nil {
+		res.Keywords.Low = []string{}
+	}
+
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return res, err
+	}
+	settings, err := a.ChunkSetOf(ctx, v)
+	if err != nil {
+		return res, err
+	}
+	chunks := map[extract.ChunkRef]extract.Chunk{}
+	for _, id := range v.DocumentIDs {
+		cs, err := a.store.Chunks(ctx, id, settings)
+		if err != nil {
+			return res, err
+		}
+		for _, ch := range cs {
+			chunks[ch.Ref()] = ch
+		}
+	}
+	qc := query.Retrieve(g, chunks, res.Keywords.High, res.Keywords.Low, query.DefaultOptions())
+	res.context = qc
+	if qc.Entities != nil {
+		res.Entities = qc.Entities
+	}
+	if qc.Relations != nil {
+		res.Relations = qc.Relations
+	}
+	if qc.Chunks != nil {
+		res.Chunks = qc.Chunks
+	}
+	if llmClient == nil {
+		return res, nil
+	}
+	if qc.Empty() {
+		res.Note = "Nothing in the graph matches the question, so the model was not asked."
+		return res, nil
+	}
+	text, _, err := query.Answer(ctx, llmClient, in.Question, qc)
+	if err != nil {
+		a.log.Warn("query answer", "version", v.ID, "err", err)
+		res.Note = "The model did not answer: " + extract.MessageOf(err)
+		return res, nil
+	}
+	res.Answer = &QueryAnswer{Text: text, Cited: qc.Cited(text), Provider: in.Provider, Model: model}
+	if res.Answer.Cited == nil {
+		res.Answer.Cited = []string{}
+	}
+	return res, nil
+}
+
+// queryClient builds the model client of the picked provider; without one
+// (or when it is not configured) it notes why and returns nil.
+func (a *App) queryClient(ctx context.Context, cfg extract.Config, res *QueryResult) (llm.Client, string) {
+	if cfg.Provider == "none" {
+		if len(a.providers.Configured()) == 0 {
+			res.Note = "No model provider is configured (set GEMINI_API_KEY or OPENAI_BASE_URL), so there is no answer: the retrieved context is shown below."
+		} else {
+			res.Note = "Provider none: the retrieved context is shown without an answer."
+		}
+		return nil, ""
+	}
+	client, model, err := a.client(ctx, cfg)
+	if err != nil {
+		res.Note = "No answer: " + extract.MessageOf(err)
+		return nil, ""
+	}
+	return client, model
+}
