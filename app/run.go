@@ -235,27 +235,17 @@ func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
 	return ex, nil
 }
 
-// Prepare fills a config before a version is created: defaults for the
-// provider and model, and the entity types of a referenced schema.
+// Prepare fills and checks a config before a version is created: the
+// defaults (extract.Config.WithDefaults), the provider and model, and the
+// entity types of a referenced schema. Settings extract.Config.Validate
+// refuses, and a provider that is not configured, are invalid errors.
 func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 4
+	*cfg = cfg.WithDefaults()
+	if cfg.Strategy != extract.StrategyNLP && cfg.Provider == "" {
+		cfg.Provider = a.defaultProvider()
 	}
-	if cfg.MaxFragments <= 0 {
-		cfg.MaxFragments = 8
-	}
-	if cfg.Strategy == "" {
-		cfg.Strategy = extract.StrategyNLP
-	}
-	switch cfg.Strategy {
-	case extract.StrategyNLP:
-		cfg.Provider, cfg.Model, cfg.Prompts = "none", "", nil
-	case extract.StrategyTuple, extract.StrategySchema, extract.StrategyDialogue:
-		if cfg.Provider == "" {
-			cfg.Provider = a.defaultProvider()
-		}
-	default:
-		return extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
 	if err := a.checkProvider(*cfg); err != nil {
 		return err
@@ -272,6 +262,37 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 		return a.ResolveSchema(ctx, cfg, schemaRef)
 	}
 	return nil
+}
+
+// RunRequest is a new version to run: the extraction it belongs to, its
+// settings, an optional schema reference ("NAME" or "NAME@V") and the
+// documents.
+type RunRequest struct {
+	Extraction  string
+	Config      extract.Config
+	SchemaRef   string
+	DocumentIDs []int
+	Note        string
+}
+
+// NewRun checks a request and creates its version, queued; Start or Run
+// executes it. A missing name or document and settings Prepare refuses
+// are invalid errors. The returned config is the one stored, defaults
+// filled in, also when the request is refused.
+func (a *App) NewRun(ctx context.Context, req RunRequest) (store.Version, extract.Config, error) {
+	cfg := req.Config
+	name := strings.TrimSpace(req.Extraction)
+	if name == "" {
+		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "give the extraction a name")
+	}
+	if len(req.DocumentIDs) == 0 {
+		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
+	}
+	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
+		return store.Version{}, cfg, err
+	}
+	v, err := a.store.NewVersion(ctx, name, cfg, req.DocumentIDs, strings.TrimSpace(req.Note))
+	return v, cfg, err
 }
 
 // defaultProvider is the configured provider, gemini first, or "none".

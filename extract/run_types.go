@@ -5,47 +5,6 @@ import (
 	"time"
 )
 
-// Strategy names.
-const (
-	StrategyNLP      = "nlp"
-	StrategyTuple    = "tuple"
-	StrategySchema   = "schema"
-	StrategyDialogue = "dialogue"
-)
-
-// Config is the snapshot of everything that shaped one extraction version.
-// It is stored verbatim with the version so a run can be repeated or compared.
-type Config struct {
-	Strategy      string            `json:"strategy"`
-	Provider      string            `json:"provider,omitempty"`
-	Model         string            `json:"model,omitempty"`
-	SchemaName    string            `json:"schema_name,omitempty"`
-	SchemaVersion int               `json:"schema_version,omitempty"`
-	EntityTypes   []string          `json:"entity_types,omitempty"`
-	Language      string            `json:"language,omitempty"`
-	ChunkSize     int               `json:"chunk_size"`
-	Overlap       int               `json:"overlap"`
-	Strict        bool              `json:"strict,omitempty"`
-	Concurrency   int               `json:"concurrency"`
-	MaxGleaning   int               `json:"max_gleaning"`
-	MaxFragments  int               `json:"max_fragments"`
-	Prompts       map[string]string `json:"prompts,omitempty"`
-	Temperature   float64           `json:"temperature,omitempty"`
-}
-
-// DefaultConfig returns the offline defaults.
-func DefaultConfig() Config {
-	return Config{
-		Strategy:     StrategyNLP,
-		Provider:     "none",
-		ChunkSize:    1200,
-		Overlap:      100,
-		Concurrency:  4,
-		MaxGleaning:  1,
-		MaxFragments: 8,
-	}
-}
-
 // CallRecord is one model call as sent and received. Key is the cache key:
 // a hash of provider, model, messages and parameters.
 type CallRecord struct {

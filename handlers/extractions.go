@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -154,14 +155,16 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg.Model = strings.TrimSpace(c.FormValue("model"))
 	cfg.Language = strings.TrimSpace(c.FormValue("language"))
 	cfg.Strict = c.FormValue("strict") != ""
-	num := func(name string, dst *int, lo, hi int) error {
+	// Numbers are only parsed here: their ranges are checked by the app,
+	// as for the CLI.
+	num := func(name string, dst *int) error {
 		s := strings.TrimSpace(c.FormValue(name))
 		if s == "" {
 			return nil
 		}
 		n, err := strconv.Atoi(s)
-		if err != nil || n < lo || n > hi {
-			return extract.Errorf(extract.KindInvalid, "%s must be a number from %d to %d", strings.ReplaceAll(name, "_", " "), lo, hi)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "%s must be a whole number", strings.ReplaceAll(name, "_", " "))
 		}
 		*dst = n
 		return nil
@@ -173,21 +176,8 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		}
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
-	err := firstErr(
-		num("chunk_size", &cfg.ChunkSize, 50, 1_000_000),
-		num("overlap", &cfg.Overlap, 0, 1_000_000),
-		num("concurrency", &cfg.Concurrency, 1, 64),
-		num("max_gleaning", &cfg.MaxGleaning, 0, 5),
-	)
-	if err == nil && cfg.Overlap >= cfg.ChunkSize {
-		err = extract.Errorf(extract.KindInvalid, "the overlap must be smaller than the chunk size")
-	}
-	if err == nil && name == "" {
-		err = extract.Errorf(extract.KindInvalid, "give the extraction a name")
-	}
-	if err == nil && len(docIDs) == 0 {
-		err = extract.Errorf(extract.KindInvalid, "pick at least one document")
-	}
+	err := cmp.Or(num("chunk_size", &cfg.ChunkSize), num("overlap", &cfg.Overlap),
+		num("concurrency", &cfg.Concurrency), num("max_gleaning", &cfg.MaxGleaning))
 	if err == nil && cfg.Strategy != extract.StrategyNLP {
 		defaults := app.DefaultPrompts()
 		posted := map[string]string{}
@@ -198,12 +188,10 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		}
 		cfg.Prompts = app.StrategyPrompts(cfg.Strategy, posted)
 	}
-	if err == nil {
-		err = h.app.Prepare(ctx, &cfg, c.FormValue("schema"))
-	}
 	var v store.Version
 	if err == nil {
-		v, err = h.store.NewVersion(ctx, name, cfg, docIDs, strings.TrimSpace(c.FormValue("note")))
+		v, cfg, err = h.app.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, SchemaRef: c.FormValue("schema"),
+			DocumentIDs: docIDs, Note: c.FormValue("note")})
 	}
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
@@ -227,15 +215,6 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		return c.JSON(http.StatusAccepted, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number})
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d", v.ID))
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // cancelVersion stops a running version.

@@ -47,6 +47,57 @@ func TestExtractions_RunFromForm(t *testing.T) {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
 	})
+	t.Run("SameRefusalEverywhere", func(t *testing.T) {
+		// The form and the JSON API refuse bad settings with
+		// extract.Config.Validate's message (the CLI test checks the CLI).
+		cases := []struct {
+			form url.Values
+			cfg  func(*extract.Config)
+		}{
+			{url.Values{"chunk_size": {"10"}, "overlap": {"20"}, "concurrency": {"1000"}}, func(c *extract.Config) { c.ChunkSize, c.Overlap, c.Concurrency = 10, 20, 1000 }},
+			{url.Values{"overlap": {"2000"}}, func(c *extract.Config) { c.Overlap = 2000 }},
+			{url.Values{"concurrency": {"1000"}}, func(c *extract.Config) { c.Concurrency = 1000 }},
+			{url.Values{"max_gleaning": {"9"}}, func(c *extract.Config) { c.MaxGleaning = 9 }},
+			{url.Values{"strategy": {"bogus"}}, func(c *extract.Config) { c.Strategy = "bogus" }},
+		}
+		for _, tc := range cases {
+			cfg := extract.DefaultConfig()
+			tc.cfg(&cfg)
+			want := extract.MessageOf(cfg.Validate())
+			if want == "" {
+				t.Fatalf("%v: Validate accepts it", tc.form)
+			}
+			form := url.Values{"name": {"bad"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"nlp"}}
+			for k, v := range tc.form {
+				form[k] = v
+			}
+			resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", form)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := goquery.NewDocumentFromReader(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(page.Find(`[data-testid="form-error"]`).Text()); resp.StatusCode != http.StatusUnprocessableEntity || got != want {
+				t.Errorf("form %v: %d %q, want 422 %q", tc.form, resp.StatusCode, got, want)
+			}
+			req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/api/extractions", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Accept", "application/json")
+			resp, err = http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct{ Error string }
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || body.Error != want {
+				t.Errorf("API %v: %d %q, want %q", tc.form, resp.StatusCode, body.Error, want)
+			}
+		}
+	})
 	var versionURL string
 	t.Run("Start", func(t *testing.T) {
 		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"lincoln"}, "doc": {fmt.Sprint(d.ID)},

@@ -34,11 +34,8 @@ func (h *Handler) importGold(c echo.Context) error {
 	if c.FormValue("run") == "" {
 		return redirectFlash(c, "/versions/"+itoa(ref.ID), msg, false)
 	}
-	cfg := extract.DefaultConfig()
-	if err := h.app.Prepare(ctx, &cfg, ""); err != nil {
-		return err
-	}
-	v, err := h.store.NewVersion(ctx, ref.Extraction, cfg, []int{imp.Document.ID}, "nlp over the gold text")
+	v, cfg, err := h.app.NewRun(ctx, app.RunRequest{Extraction: ref.Extraction, Config: extract.DefaultConfig(),
+		DocumentIDs: []int{imp.Document.ID}, Note: "nlp over the gold text"})
 	if err != nil {
 		return err
 	}

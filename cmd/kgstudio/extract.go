@@ -48,6 +48,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer st.Close()
 	runner := app.New(st, log, cfg.Providers)
+	// Refuse bad settings before any file is stored.
 	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for i, d := range docs {
 		ids[i] = d.ID
 	}
-	v, err := st.NewVersion(ctx, *name, ec, ids, "")
+	v, _, err := runner.NewRun(ctx, app.RunRequest{Extraction: *name, Config: ec, SchemaRef: *schemaRef, DocumentIDs: ids})
 	if err != nil {
 		return err
 	}

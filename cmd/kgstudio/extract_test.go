@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 type extractJSON struct {
@@ -105,4 +108,27 @@ func TestExtract_CLI(t *testing.T) {
 			t.Fatalf("unreachable db: %v", err)
 		}
 	})
+}
+
+// Bad settings are refused before anything is stored, with the message the
+// run form and the JSON API give (extract.Config.Validate's).
+func TestExtract_RefusesBadSettings(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	cfg := extract.DefaultConfig()
+	cfg.ChunkSize, cfg.Overlap, cfg.Concurrency = 10, 20, 1000
+	want := extract.MessageOf(cfg.Validate())
+	_, err := runCLI(t, data, "extract", "--name", "bad", "--chunk-size", "10", "--overlap", "20", "--concurrency", "1000", doc)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("extract with bad settings: %v, want %q", err, want)
+	}
+	st, err := store.Open(context.Background(), store.Options{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if c, err := st.Counts(context.Background()); err != nil || c.Documents+c.Versions != 0 {
+		t.Fatalf("a refused run stored %+v (%v)", c, err)
+	}
 }

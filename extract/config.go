@@ -1,0 +1,132 @@
+package extract
+
+import (
+	"slices"
+	"strings"
+)
+
+// Strategy names.
+const (
+	StrategyNLP      = "nlp"
+	StrategyTuple    = "tuple"
+	StrategySchema   = "schema"
+	StrategyDialogue = "dialogue"
+)
+
+// Config is the snapshot of everything that shaped one extraction version.
+// It is stored verbatim with the version so a run can be repeated or compared.
+type Config struct {
+	Strategy      string            `json:"strategy"`
+	Provider      string            `json:"provider,omitempty"`
+	Model         string            `json:"model,omitempty"`
+	SchemaName    string            `json:"schema_name,omitempty"`
+	SchemaVersion int               `json:"schema_version,omitempty"`
+	EntityTypes   []string          `json:"entity_types,omitempty"`
+	Language      string            `json:"language,omitempty"`
+	ChunkSize     int               `json:"chunk_size"`
+	Overlap       int               `json:"overlap"`
+	Strict        bool              `json:"strict,omitempty"`
+	Concurrency   int               `json:"concurrency"`
+	MaxGleaning   int               `json:"max_gleaning"`
+	MaxFragments  int               `json:"max_fragments"`
+	Prompts       map[string]string `json:"prompts,omitempty"`
+	Temperature   float64           `json:"temperature,omitempty"`
+}
+
+// DefaultConfig returns the offline defaults.
+func DefaultConfig() Config {
+	return Config{
+		Strategy:     StrategyNLP,
+		Provider:     "none",
+		ChunkSize:    1200,
+		Overlap:      100,
+		Concurrency:  4,
+		MaxGleaning:  1,
+		MaxFragments: 8,
+	}
+}
+
+// Limits of the settings Validate accepts.
+const (
+	MinChunkSize   = 50
+	MaxChunkSize   = 1_000_000
+	MinConcurrency = 1
+	MaxConcurrency = 64
+	MaxGleanRounds = 5
+	MaxFragmentCap = 1000
+)
+
+// Providers names the model providers a config may ask for; "none" runs
+// offline.
+var Providers = []string{"gemini", "openai", "none"}
+
+// Strategies names the extraction strategies.
+var Strategies = []string{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}
+
+// WithDefaults fills the settings left at their zero value: the nlp
+// strategy, its "none" provider, four chunks at a time, eight description
+// fragments. Chunk size and overlap are not filled: zero is a setting the
+// caller chose, which Validate refuses.
+func (c Config) WithDefaults() Config {
+	d := DefaultConfig()
+	if c.Strategy == "" {
+		c.Strategy = d.Strategy
+	}
+	if c.Strategy == StrategyNLP {
+		c.Provider, c.Model, c.Prompts = d.Provider, "", nil
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = d.Concurrency
+	}
+	if c.MaxFragments == 0 {
+		c.MaxFragments = d.MaxFragments
+	}
+	return c
+}
+
+// Validate checks the settings every entry point (CLI, run form, JSON
+// API) accepts, with one message each: a known strategy and provider, a
+// chunk size from MinChunkSize to MaxChunkSize, an overlap from 0 to less
+// than the chunk size, MinConcurrency to MaxConcurrency chunks at a time,
+// 0 to MaxGleanRounds gleaning rounds and 1 to MaxFragmentCap description
+// fragments. It returns an *Error of kind KindInvalid.
+func (c Config) Validate() error {
+	if !slices.Contains(Strategies, c.Strategy) {
+		return Errorf(KindInvalid, "unknown strategy %q (use %s)", c.Strategy, orList(Strategies))
+	}
+	if c.Provider != "" && !slices.Contains(Providers, c.Provider) {
+		return Errorf(KindInvalid, "unknown provider %q (use %s)", c.Provider, orList(Providers))
+	}
+	if err := inRange("chunk size", c.ChunkSize, MinChunkSize, MaxChunkSize); err != nil {
+		return err
+	}
+	if c.Overlap < 0 {
+		return Errorf(KindInvalid, "the overlap must not be negative")
+	}
+	if c.Overlap >= c.ChunkSize {
+		return Errorf(KindInvalid, "the overlap must be smaller than the chunk size")
+	}
+	if err := inRange("concurrency", c.Concurrency, MinConcurrency, MaxConcurrency); err != nil {
+		return err
+	}
+	if err := inRange("max gleaning", c.MaxGleaning, 0, MaxGleanRounds); err != nil {
+		return err
+	}
+	return inRange("max fragments", c.MaxFragments, 1, MaxFragmentCap)
+}
+
+// inRange refuses n outside lo..hi, naming the setting.
+func inRange(name string, n, lo, hi int) error {
+	if n < lo || n > hi {
+		return Errorf(KindInvalid, "%s must be a number from %d to %d", name, lo, hi)
+	}
+	return nil
+}
+
+// orList joins names as "a, b, c or d".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
