@@ -133,31 +133,36 @@ func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Pr
 		return err
 	}
 	cfg := v.Config
-	// Dialogue runs go turn by turn (see dialogue_run.go).
+	// Dialogue runs go turn by turn (see run_dialogue.go); CSV tables map
+	// rows (see run_csv.go)..
 	if IsDialogueRun(cfg, docs) {
 		return a.runDialogue(ctx, v, docs, progress)
 	}
 	if useCSV(cfg, docs) {
 		return a.runCSV(ctx, v, docs, progress)
 	}
-	total := 0
-	settings := chunkSettings(cfg)
+	// Text runs go chunk by chunk through the strategy.
+	jobs, err := extract.Plan(docs, cfg)
+	if err != nil {
+		return err
+	}
+	byDoc := map[int][]extract.Chunk{}
+	for _, j := range jobs {
+		byDoc[j.Doc.ID] = append(byDoc[j.Doc.ID], j.Chunk)
+	}
 	for _, d := range docs {
-		chunks := extract.Split(d, cfg.ChunkSize, cfg.Overlap, cfg.Strict)
-		total += len(chunks)
-		if err := a.store.SaveChunks(ctx, d.ID, settings, chunks); err != nil {
+		if err := a.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
 			return err
 		}
 	}
-	if err := a.store.StartVersion(ctx, v.ID, total); err != nil {
+	if err := a.store.StartVersion(ctx, v.ID, len(jobs)); err != nil {
 		return err
 	}
 	ex, err := a.Extractor(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	sink := a.store.Sink(v.ID, sinkFragments(cfg))
-	if err := extract.Run(ctx, docs, cfg, ex, sink, progress); err != nil {
+	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, a.store.Sink(v.ID, sinkFragments(cfg)), progress); err != nil {
 		return err
 	}
 	return a.summarize(ctx, v, ex)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/csvmap"
@@ -40,15 +39,20 @@ func useCSV(cfg extract.Config, docs []extract.Document) bool {
 	return true
 }
 
-// runCSV executes a CSV run (see the comment at the top of this file).
+// runCSV executes a CSV run (see the comment at the top of this file)
+// through extract.RunJobs: the tables are mapped together first, then each
+// document's result is one job.
 func (a *App) runCSV(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
 	cfg := v.Config
 	settings := chunkSettings(cfg)
-	for _, d := range docs {
+	jobs := make([]extract.Job, len(docs))
+	for i := range docs {
+		d := &docs[i]
 		ch := extract.Chunk{DocumentID: d.ID, Index: 0, Text: d.Content, Start: 0, End: len(d.Content), Tokens: extract.EstimateTokens(d.Content)}
 		if err := a.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
 			return err
 		}
+		jobs[i] = extract.Job{Doc: d, Chunk: ch}
 	}
 	if err := a.store.StartVersion(ctx, v.ID, len(docs)); err != nil {
 		return err
@@ -57,56 +61,28 @@ func (a *App) runCSV(ctx context.Context, v store.Version, docs []extract.Docume
 	if err != nil {
 		return err
 	}
-	begin := time.Now()
 	results, err := csvmap.MapAll(docs, opts)
 	if err != nil {
 		return err
 	}
-	sink := a.store.Sink(v.ID, sinkFragments(cfg))
-	finished, err := sink.Finished(ctx)
-	if err != nil {
-		return err
-	}
-	nodes, edges := map[string]bool{}, map[string]bool{}
-	done := 0
-	count := func(g extract.Graph) {
-		for _, n := range g.Nodes {
-			nodes[n.Key] = true
-		}
-		for _, e := range g.Edges {
-			edges[e.Key()] = true
-		}
-	}
-	report := func() {
-		if progress != nil {
-			progress(extract.Progress{ChunksDone: done, ChunksTotal: len(docs), Nodes: len(nodes), Edges: len(edges), Elapsed: time.Since(begin)})
-		}
-	}
+	mapped := csvTables{}
 	for i, d := range docs {
-		if finished[extract.ChunkRef{DocumentID: d.ID}] {
-			done++
-			count(results[i].Graph)
-		}
+		mapped[d.ID] = extract.ChunkResult{Graph: results[i].Graph, Failures: results[i].Failures}
 	}
-	report()
-	for i, d := range docs {
-		ref := extract.ChunkRef{DocumentID: d.ID}
-		if finished[ref] {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		start := time.Now()
-		res := extract.ChunkResult{Chunk: ref, Graph: results[i].Graph, Failures: results[i].Failures, Elapsed: time.Since(start)}
-		if err := sink.WriteChunk(ctx, res); err != nil {
-			return err
-		}
-		count(res.Graph)
-		done++
-		report()
+	return extract.RunJobs(ctx, jobs, cfg.Concurrency, mapped, a.store.Sink(v.ID, sinkFragments(cfg)), progress)
+}
+
+// csvTables is the extract.Extractor of a CSV run: the result of each
+// table, mapped beforehand, by document ID.
+type csvTables map[int]extract.ChunkResult
+
+// Extract returns the table's mapped result.
+func (m csvTables) Extract(_ context.Context, doc extract.Document, _ extract.Chunk) (extract.ChunkResult, error) {
+	res, ok := m[doc.ID]
+	if !ok {
+		return res, extract.Errorf(extract.KindInternal, "document %q was not mapped", doc.Name)
 	}
-	return nil
+	return res, nil
 }
 
 // csvOptions converts the run's schema (the pinned version, else the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
@@ -117,25 +116,29 @@ func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
 }
 
 // runDialogue executes a dialogue run (see the comment at the top of this
-// file).
+// file) through extract.RunJobs, one turn at a time.
 func (a *App) runDialogue(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
 	cfg := v.Config
 	units, total, err := PlanDialogues(docs)
 	if err != nil {
 		return err
 	}
-	// Chunks: one per segment, so the version page lists the turns.
-	settings := DialogueChunkSet
+	// Jobs and chunks: one per segment, so the version page lists the turns.
+	jobs := make([]extract.Job, 0, total)
 	byDoc := map[int][]extract.Chunk{}
-	for _, u := range units {
+	at := map[extract.ChunkRef]turnAt{}
+	for ui, u := range units {
+		doc := &units[ui].Doc
 		for i, seg := range u.Segments {
 			text := seg.Text()
-			byDoc[u.Doc.ID] = append(byDoc[u.Doc.ID], extract.Chunk{DocumentID: u.Doc.ID, Index: u.ChunkBase + i,
-				Text: text, Start: 0, End: len(text), Tokens: extract.EstimateTokens(text)})
+			ch := extract.Chunk{DocumentID: u.Doc.ID, Index: u.ChunkBase + i, Text: text, Start: 0, End: len(text), Tokens: extract.EstimateTokens(text)}
+			byDoc[u.Doc.ID] = append(byDoc[u.Doc.ID], ch)
+			jobs = append(jobs, extract.Job{Doc: doc, Chunk: ch})
+			at[ch.Ref()] = turnAt{unit: ui, seg: i}
 		}
 	}
 	for _, d := range docs {
-		if err := a.store.SaveChunks(ctx, d.ID, settings, byDoc[d.ID]); err != nil {
+		if err := a.store.SaveChunks(ctx, d.ID, DialogueChunkSet, byDoc[d.ID]); err != nil {
 			return err
 		}
 	}
@@ -146,72 +149,56 @@ func (a *App) runDialogue(ctx context.Context, v store.Version, docs []extract.D
 	if err != nil {
 		return err
 	}
-	sink := a.store.Sink(v.ID, cfg.MaxFragments)
-	finished, err := sink.Finished(ctx)
-	if err != nil {
-		return err
-	}
+	// Each dialogue's memory resumes from its stored operation log.
 	prior, err := a.store.Operations(ctx, v.ID)
 	if err != nil {
 		return err
 	}
-	stored, err := a.store.LoadGraph(ctx, v.ID, false)
-	if err != nil {
+	turns := &dialogueTurns{units: units, at: at, builders: make([]*dialogue.Builder, len(units))}
+	for i, u := range units {
+		turns.builders[i] = dialogue.NewBuilder(ex, dialogue.RunOptions{DocumentID: u.Doc.ID, Prior: u.Ops(prior)})
+	}
+	if err := extract.RunJobs(ctx, jobs, 1, turns, a.store.Sink(v.ID, sinkFragments(cfg)), progress); err != nil {
 		return err
 	}
-	// Progress counts the union of stored keys, as the sink merges by key.
-	nodes := map[string]bool{}
-	edges := map[string]bool{}
-	for _, n := range stored.Nodes {
-		nodes[n.Key] = true
-	}
-	for _, e := range stored.Edges {
-		edges[e.Key()] = true
-	}
-	begin := time.Now()
-	done := len(finished)
-	report := func() {
-		if progress != nil {
-			progress(extract.Progress{ChunksDone: done, ChunksTotal: total, Nodes: len(nodes), Edges: len(edges), Elapsed: time.Since(begin)})
-		}
-	}
-	report()
-	for _, u := range units {
-		opt := dialogue.RunOptions{DocumentID: u.Doc.ID, Done: map[int]bool{}}
-		for i := range u.Segments {
-			if finished[extract.ChunkRef{DocumentID: u.Doc.ID, Index: u.ChunkBase + i}] {
-				opt.Done[i] = true
-			}
-		}
-		opt.Prior = u.Ops(prior)
-		mem, err := dialogue.RunDialogue(ctx, u.Dialogue, ex, opt, func(turn int, res extract.ChunkResult) error {
-			res.Chunk.Index += u.ChunkBase
-			for i := range res.Operations {
-				res.Operations[i].Turn += u.TurnBase
-			}
-			res.Graph = placeGraph(res.Graph, u)
-			if err := sink.WriteChunk(ctx, res); err != nil {
-				return err
-			}
-			for _, n := range res.Graph.Nodes {
-				nodes[n.Key] = true
-			}
-			for _, e := range res.Graph.Edges {
-				edges[e.Key()] = true
-			}
-			done++
-			report()
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		// The consolidated memory replaces the merged per-turn values.
-		if err := a.store.WriteGraph(ctx, v.ID, placeGraph(mem.Graph(), u)); err != nil {
+	// The consolidated memory replaces the merged per-turn values.
+	for i, u := range units {
+		if err := a.store.WriteGraph(ctx, v.ID, placeGraph(turns.builders[i].Memory().Graph(), u)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// turnAt places a chunk of a dialogue run: its unit and segment.
+type turnAt struct{ unit, seg int }
+
+// dialogueTurns is the extract.Extractor of a dialogue run: each chunk is
+// one segment, stepped through its dialogue's memory builder. It relies on
+// seeing the chunks one at a time and in order (RunJobs with concurrency 1).
+type dialogueTurns struct {
+	units    []DialogueUnit
+	at       map[extract.ChunkRef]turnAt
+	builders []*dialogue.Builder
+}
+
+// Extract steps the chunk's segment and moves the result into the version.
+func (d *dialogueTurns) Extract(ctx context.Context, _ extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {
+	p, ok := d.at[ch.Ref()]
+	if !ok {
+		return extract.ChunkResult{}, extract.Errorf(extract.KindInternal, "chunk %d of document %d is not a dialogue turn", ch.Index, ch.DocumentID)
+	}
+	u := d.units[p.unit]
+	res, err := d.builders[p.unit].Step(ctx, u.Segments[p.seg])
+	if err != nil {
+		return res, err
+	}
+	res.Chunk.Index += u.ChunkBase
+	for i := range res.Operations {
+		res.Operations[i].Turn += u.TurnBase
+	}
+	res.Graph = placeGraph(res.Graph, u)
+	return res, nil
 }
 
 // dialogueExtractor builds the segment extractor a config asks for.

@@ -16,24 +16,62 @@ type Extractor interface {
 	Extract(ctx context.Context, doc Document, chunk Chunk) (ChunkResult, error)
 }
 
-// Run splits every document per cfg (ChunkSize, Overlap, Strict), skips the
-// chunks sink reports as finished, extracts the others with at most
-// cfg.Concurrency at a time (1 when unset) and writes each result through
-// sink in chunk order, as soon as it and every chunk before it are ready. Documents need distinct IDs, since chunks are
-// identified by (document ID, index).
+// Job is one chunk of a run with the document it belongs to.
+type Job struct {
+	Doc   *Document
+	Chunk Chunk
+}
+
+// Plan splits every document per cfg (ChunkSize, Overlap, Strict) into the
+// jobs of a run, in document and chunk order. Documents need distinct IDs,
+// since chunks are identified by (document ID, index); a repeated ID is an
+// invalid error.
+func Plan(docs []Document, cfg Config) ([]Job, error) {
+	var jobs []Job
+	seenIDs := make(map[int]bool, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		if seenIDs[d.ID] {
+			return nil, Errorf(KindInvalid, "document %q: duplicate document id %d in one run", d.Name, d.ID)
+		}
+		seenIDs[d.ID] = true
+		for _, c := range Split(*d, cfg.ChunkSize, cfg.Overlap, cfg.Strict) {
+			jobs = append(jobs, Job{Doc: d, Chunk: c})
+		}
+	}
+	return jobs, nil
+}
+
+// Run is RunJobs over the jobs Plan makes of docs, cfg.Concurrency chunks
+// at a time.
+func Run(ctx context.Context, docs []Document, cfg Config, ex Extractor, sink Sink, progress func(Progress)) error {
+	jobs, err := Plan(docs, cfg)
+	if err != nil {
+		return err
+	}
+	return RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, progress)
+}
+
+// RunJobs skips the jobs sink reports as finished, extracts the others with
+// at most concurrency at a time (1 when unset) and writes each result
+// through sink in job order, as soon as it and every job before it are
+// ready. With concurrency 1 the extractor also sees the jobs one at a time
+// and in order, each after the one before it is written, which stateful
+// extractors (dialogue memory) rely on.
 //
 // progress, when not nil, is called (never concurrently) once at the start
 // and after every finished chunk; ChunksDone counts skipped chunks too, Nodes
-// and Edges sum the chunk results of this run. Run stops at the first error
-// of the extractor or the sink, or when ctx is done, and returns that error
-// (ctx.Err() for a cancellation); chunks already written stay written.
-func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink Sink, progress func(Progress)) error {
+// and Edges count the distinct node and edge keys of the chunk results this
+// call wrote. RunJobs stops at the first error of the extractor or the
+// sink, or when ctx is done, and returns that error (ctx.Err() for a
+// cancellation); chunks already written stay written.
+func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, sink Sink, progress func(Progress)) error {
 	if ex == nil || sink == nil {
 		return Errorf(KindInvalid, "run needs an extractor and a sink")
 	}
 	begin := time.Now()
 	type job struct {
-		doc   int
+		doc   *Document
 		chunk Chunk
 	}
 	finished, err := sink.Finished(parent)
@@ -41,23 +79,16 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 		return fmt.Errorf("read finished chunks: %w", err)
 	}
 	var jobs []job
-	total, done := 0, 0
-	seenIDs := make(map[int]bool, len(docs))
-	for i, d := range docs {
-		if seenIDs[d.ID] {
-			return Errorf(KindInvalid, "document %q: duplicate document id %d in one run", d.Name, d.ID)
+	total, done := len(all), 0
+	for _, j := range all {
+		if finished[j.Chunk.Ref()] {
+			done++
+			continue
 		}
-		seenIDs[d.ID] = true
-		for _, c := range Split(d, cfg.ChunkSize, cfg.Overlap, cfg.Strict) {
-			total++
-			if finished[c.Ref()] {
-				done++
-				continue
-			}
-			jobs = append(jobs, job{i, c})
-		}
+		jobs = append(jobs, job{j.Doc, j.Chunk})
 	}
 
+	nodeKeys, edgeKeys := map[string]bool{}, map[string]bool{}
 	var mu sync.Mutex // guards prog and calls to progress
 	prog := Progress{ChunksDone: done, ChunksTotal: total}
 	report := func(add *ChunkResult) {
@@ -65,8 +96,13 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 		defer mu.Unlock()
 		if add != nil {
 			prog.ChunksDone++
-			prog.Nodes += len(add.Graph.Nodes)
-			prog.Edges += len(add.Graph.Edges)
+			for _, n := range add.Graph.Nodes {
+				nodeKeys[n.Key] = true
+			}
+			for _, e := range add.Graph.Edges {
+				edgeKeys[e.Key()] = true
+			}
+			prog.Nodes, prog.Edges = len(nodeKeys), len(edgeKeys)
 		}
 		prog.Elapsed = time.Since(begin)
 		if progress != nil {
@@ -75,7 +111,7 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 	}
 	report(nil)
 
-	n := cfg.Concurrency
+	n := concurrency
 	if n <= 0 {
 		n = 1
 	}
@@ -104,6 +140,12 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 		next    int
 	)
 	window := 4 * n
+	if n == 1 {
+		// One at a time means one at a time: a job starts once the one
+		// before it is written, so a stateful extractor never runs ahead
+		// of what is stored (nothing is extracted twice after a resume).
+		window = 1
+	}
 	go func() { // wake waiters when the run stops
 		<-ctx.Done()
 		omu.Lock()
@@ -127,7 +169,7 @@ func Run(parent context.Context, docs []Document, cfg Config, ex Extractor, sink
 			j := jobs[next]
 			omu.Unlock()
 			if err := sink.WriteChunk(ctx, *res); err != nil {
-				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, docs[j.doc].Name, err))
+				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, j.doc.Name, err))
 				return
 			}
 			report(res)
@@ -159,7 +201,7 @@ loop:
 		wg.Add(1)
 		go func(i int, j job) {
 			defer wg.Done()
-			res, err := extractOne(ctx, ex, docs[j.doc], j.chunk)
+			res, err := extractOne(ctx, ex, *j.doc, j.chunk)
 			<-sem
 			if err != nil {
 				fail(err)

@@ -61,3 +61,57 @@ func TestRun_WritesInChunkOrder(t *testing.T) {
 		}
 	}
 }
+
+// seqExtractor records, for each chunk it extracts, how many chunks the
+// sink had written by then.
+type seqExtractor struct {
+	sink *memSink
+	seen []int // written count at each call, in call order
+	refs []ChunkRef
+}
+
+func (s *seqExtractor) Extract(_ context.Context, doc Document, c Chunk) (ChunkResult, error) {
+	s.sink.mu.Lock()
+	s.seen = append(s.seen, s.sink.n)
+	s.sink.mu.Unlock()
+	s.refs = append(s.refs, c.Ref())
+	return ChunkResult{Graph: Graph{Nodes: []Node{{Key: "alice", Name: "Alice"}, {Key: NodeKey(doc.Name), Name: doc.Name}}}}, nil
+}
+
+// With concurrency 1 every job is extracted in order and only after the one
+// before it is written; Progress counts distinct keys.
+func TestRunJobs_OneAtATime(t *testing.T) {
+	docs := testDocs()
+	jobs, err := Plan(docs, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := newMemSink()
+	ex := &seqExtractor{sink: sink}
+	var last Progress
+	if err := RunJobs(context.Background(), jobs, 1, ex, sink, func(p Progress) { last = p }); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range ex.seen {
+		if n != i {
+			t.Fatalf("call %d saw %d chunks written, want %d", i, n, i)
+		}
+		if ex.refs[i] != jobs[i].Chunk.Ref() {
+			t.Fatalf("call %d extracted %v, want %v", i, ex.refs[i], jobs[i].Chunk.Ref())
+		}
+	}
+	if len(ex.seen) != len(jobs) || last.ChunksDone != len(jobs) {
+		t.Fatalf("%d calls, %d done for %d jobs", len(ex.seen), last.ChunksDone, len(jobs))
+	}
+	// Every chunk names Alice and its document: three distinct keys.
+	if last.Nodes != 3 {
+		t.Fatalf("progress counts %d nodes, want 3 distinct keys", last.Nodes)
+	}
+}
+
+func TestPlan_DuplicateDocument(t *testing.T) {
+	d := testDocs()[0]
+	if _, err := Plan([]Document{d, d}, testConfig()); KindOf(err) != KindInvalid {
+		t.Fatalf("duplicate document ids: %v, want invalid", err)
+	}
+}

@@ -88,44 +88,73 @@ type RunOptions struct {
 	Now func() time.Time
 }
 
-// RunDialogue extracts the segments of d in order, applying each one's
-// operations to the memory before the next segment is extracted, and hands
-// every result to write (turn = segment index). The ChunkResult holds the
-// operation log of the turn and the part of the graph it touched. It
-// returns the final memory; it stops at the first extractor or write error.
-func RunDialogue(ctx context.Context, d *Dialogue, ex SegmentExtractor, opt RunOptions, write func(turn int, res extract.ChunkResult) error) (*Memory, error) {
+// Builder is one dialogue's memory built turn by turn: each Step
+// extracts a segment against the memory as it stands and applies the
+// proposed operations before the next segment.
+type Builder struct {
+	mem   *Memory
+	ex    SegmentExtractor
+	docID int
+	now   func() time.Time
+}
+
+// NewBuilder starts a builder over the memory that replaying opt.Prior
+// gives (empty without it); opt.Done is not used.
+func NewBuilder(ex SegmentExtractor, opt RunOptions) *Builder {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
 	mem := Rebuild(opt.Prior, int(^uint(0)>>1))
 	mem.DocumentID = opt.DocumentID
+	return &Builder{mem: mem, ex: ex, docID: opt.DocumentID, now: now}
+}
+
+// Step extracts one segment and applies its operations to the memory. The
+// ChunkResult holds the operation log of the turn (turn = segment index)
+// and the part of the graph it touched. Segments must come in order.
+func (s *Builder) Step(ctx context.Context, seg Segment) (extract.ChunkResult, error) {
+	start := s.now()
+	prop, err := s.ex.ExtractSegment(ctx, seg, s.mem.NodeIDs())
+	if err != nil {
+		return extract.ChunkResult{}, err
+	}
+	applied := s.mem.Apply(seg.Index, prop.Ops)
+	return extract.ChunkResult{
+		Chunk:      extract.ChunkRef{DocumentID: s.docID, Index: seg.Index},
+		Graph:      s.mem.GraphOf(applied),
+		Calls:      prop.Calls,
+		Failures:   prop.Failures,
+		Operations: applied,
+		Elapsed:    s.now().Sub(start),
+	}, nil
+}
+
+// Memory returns the memory as the steps so far left it.
+func (s *Builder) Memory() *Memory { return s.mem }
+
+// RunDialogue extracts the segments of d in order with a Builder, skipping
+// those in opt.Done, and hands every result to write (turn = segment
+// index). It returns the final memory; it stops at the first extractor or
+// write error.
+func RunDialogue(ctx context.Context, d *Dialogue, ex SegmentExtractor, opt RunOptions, write func(turn int, res extract.ChunkResult) error) (*Memory, error) {
+	s := NewBuilder(ex, opt)
 	for _, seg := range Segments(d) {
 		if opt.Done[seg.Index] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return mem, err
+			return s.mem, err
 		}
-		start := now()
-		prop, err := ex.ExtractSegment(ctx, seg, mem.NodeIDs())
+		res, err := s.Step(ctx, seg)
 		if err != nil {
-			return mem, err
-		}
-		applied := mem.Apply(seg.Index, prop.Ops)
-		res := extract.ChunkResult{
-			Chunk:      extract.ChunkRef{DocumentID: opt.DocumentID, Index: seg.Index},
-			Graph:      mem.GraphOf(applied),
-			Calls:      prop.Calls,
-			Failures:   prop.Failures,
-			Operations: applied,
-			Elapsed:    now().Sub(start),
+			return s.mem, err
 		}
 		if err := write(seg.Index, res); err != nil {
-			return mem, err
+			return s.mem, err
 		}
 	}
-	return mem, nil
+	return s.mem, nil
 }
 
 // ProducedText returns the labels and descriptions of the applied node
