@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -53,4 +54,18 @@ func redirectFlash(c echo.Context, to, msg string, bad bool) error {
 func (h *Handler) renderStatus(c echo.Context, status int, nav, title string, content templ.Component) error {
 	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL}
 	return render(c, status, web.Layout(p, content))
+}
+
+// flashEncode and flashDecode carry a flash message in a cookie.
+func flashEncode(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+func flashDecode(v string) string {
+	if len(v) > 0 && v[0] == '!' {
+		v = v[1:]
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

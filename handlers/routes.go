@@ -2,41 +2,57 @@ package handlers
 
 import "github.com/labstack/echo/v4"
 
-// Routes lists every route of the application.
+// Routes lists every route of the application, by area. Pages render HTML;
+// /api routes answer JSON. Nothing changes state on a GET.
 func (h *Handler) Routes(e *echo.Echo) {
+	// Health and assets.
 	e.GET("/healthz", h.healthz)
 	e.Match([]string{"GET", "HEAD"}, "/static/*", h.serveStatic)
 	e.GET("/", h.showDashboard)
 
+	// Documents: upload, list, read.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments)
 	e.GET("/documents/:id", h.showDocument)
 	e.GET("/api/documents", h.apiDocuments)
 	e.POST("/api/documents", h.saveDocuments)
 
+	// Extractions and runs: the run form, start, progress, cancel.
 	e.GET("/extractions", h.listExtractions)
 	e.GET("/extractions/new", h.newExtraction)
 	e.POST("/extractions", h.startExtraction)
 	e.GET("/api/extractions", h.apiExtractions)
 	e.POST("/api/extractions", h.startExtraction)
+	e.POST("/extractions/gold", h.importGold)
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)
+	e.POST("/versions/:id/reference", h.toggleReference)
 	e.GET("/versions/:id/chunks/:doc/:index", h.showChunk)
+	e.GET("/versions/:id/export", h.exportVersion)
 	e.GET("/api/versions/:id", h.apiVersion)
+
+	// The graph of a version: the view, its data, node and edge panels.
 	e.GET("/versions/:id/graph", h.showGraph)
 	e.GET("/api/versions/:id/graph", h.graphAPI)
 	e.GET("/api/versions/:id/nodes/:key", h.nodeAPI)
 	e.GET("/versions/:id/nodes/:key", h.showNodePanel)
 	e.GET("/versions/:id/edge", h.showEdgePanel)
-	e.GET("/versions/:id/export", h.exportVersion)
-	e.GET("/compare", h.showCompare)
-	e.GET("/api/compare", h.apiCompare)
-	e.POST("/versions/:id/reference", h.toggleReference)
-	e.POST("/extractions/gold", h.importGold)
+
+	// Dialogue memory: the turn-by-turn timeline.
 	e.GET("/versions/:id/timeline", h.showTimeline)
 	e.GET("/api/versions/:id/timeline", h.timelineAPI)
 	e.GET("/api/versions/:id/timeline/:turn", h.timelineTurnAPI)
+
+	// Retrieval: questions over a version's graph.
+	e.GET("/versions/:id/query", h.showQuery)
+	e.GET("/api/versions/:id/query", h.queryAPI)
+
+	// Comparison of two versions.
+	e.GET("/compare", h.showCompare)
+	e.GET("/api/compare", h.apiCompare)
+
+	// Schemas: list, import, edit, diff, export.
 	e.GET("/schemas", h.listSchemas)
 	e.POST("/schemas", h.importSchema)
 	e.GET("/schemas/new", h.newSchema)
@@ -49,6 +65,4 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/schemas", h.apiSaveSchema)
 	e.GET("/api/schemas/:name/versions", h.apiSchemaVersions)
 	e.GET("/api/schemas/:name/versions/:n", h.apiSchemaVersion)
-	e.GET("/versions/:id/query", h.showQuery)
-	e.GET("/api/versions/:id/query", h.queryAPI)
 }
