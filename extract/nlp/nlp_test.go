@@ -2,13 +2,13 @@ package nlp
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/internal/shared"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -312,98 +312,5 @@ func TestExtractor_Golden(t *testing.T) {
 	if string(want) != got {
 		_ = os.WriteFile(golden+".actual", []byte(got), 0o644)
 		t.Errorf("graph differs from %s; actual written to %s.actual", golden, golden)
-	}
-}
-
-// redocDoc is the part of a Re-DocRED record the recall test needs.
-type redocDoc struct {
-	Title     string     `json:"title"`
-	Sents     [][]string `json:"sents"`
-	VertexSet [][]struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	} `json:"vertexSet"`
-}
-
-// redocRecall extracts every Re-DocRED document and returns the recall of
-// gold entities of the given types (found when a node of the same document
-// matches one of the entity's mention names, normalised), overall and per
-// type.
-func redocRecall(tb testing.TB, e *Extractor, types map[string]bool) (float64, float64, map[string][2]int) {
-	tb.Helper()
-	data, err := os.ReadFile(sharedPath(tb, "gold/redocred_dev_revised_first100.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var docs []redocDoc
-	if err := json.Unmarshal(data, &docs); err != nil {
-		tb.Fatal(err)
-	}
-	byType := map[string][2]int{}
-	found, typed, total := 0, 0, 0
-	ourType := map[string]string{"PER": "Person", "ORG": "Organization", "LOC": "Location"}
-	for i, d := range docs {
-		var sents []string
-		for _, s := range d.Sents {
-			sents = append(sents, strings.Join(s, " "))
-		}
-		doc, err := extract.ReadDocument(d.Title, []byte(strings.Join(sents, " ")), 0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		doc.ID = i + 1
-		g := extractDoc(tb, e, doc)
-		names := map[string]string{}
-		for _, n := range g.Nodes {
-			names[extract.NormalizeName(n.Name)] = n.Type
-		}
-		for _, v := range d.VertexSet {
-			if len(v) == 0 || !types[v[0].Type] {
-				continue
-			}
-			hit, typeHit := false, false
-			for _, m := range v {
-				if typ, ok := names[extract.NormalizeName(m.Name)]; ok {
-					hit = true
-					typeHit = typeHit || typ == ourType[v[0].Type]
-				}
-			}
-			if typeHit {
-				typed++
-			}
-			c := byType[v[0].Type]
-			c[1]++
-			total++
-			if hit {
-				c[0]++
-				found++
-			}
-			byType[v[0].Type] = c
-		}
-	}
-	return float64(found) / float64(total), float64(typed) / float64(total), byType
-}
-
-// TestExtractor_RecallReDocRED measures entity recall on Re-DocRED's
-// PER/ORG/LOC entities; the goal is at least 0.6.
-func TestExtractor_RecallReDocRED(t *testing.T) {
-	for _, tc := range []struct {
-		name          string
-		opts          Options
-		noCorrections bool
-	}{
-		{"Default", Options{}, false},
-		{"SkipNER", Options{SkipNER: true}, false},
-		{"NoCorrections", Options{}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e := mustNew(t, tc.opts)
-			e.skipCorrections = tc.noCorrections
-			recall, typed, byType := redocRecall(t, e, map[string]bool{"PER": true, "ORG": true, "LOC": true})
-			t.Logf("Re-DocRED PER/ORG/LOC entity recall: %.3f (with the right type: %.3f) found/gold by type %v", recall, typed, byType)
-			if recall < 0.6 {
-				t.Errorf("recall %.3f < 0.6", recall)
-			}
-		})
 	}
 }
