@@ -82,14 +82,14 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 	b := &bulkTx{dialect: s.Dialect}
 	var err error
 	if s.Dialect == dialect.Postgres {
-		if b.conn, err = s.DB.Conn(ctx); err != nil {
+		if b.conn, err = s.db.Conn(ctx); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
 		defer b.conn.Close()
 		b.Tx, err = b.conn.BeginTx(ctx, nil)
 	} else {
 		b.stmts = s.stmts
-		b.Tx, err = s.DB.BeginTx(ctx, nil)
+		b.Tx, err = s.db.BeginTx(ctx, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

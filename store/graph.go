@@ -67,15 +67,15 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 
 // refreshCounts stores the node and edge counts of a version.
 func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
-	nodes, err := s.Client.Node.Query().Where(node.VersionID(versionID)).Count(ctx)
+	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count nodes: %w", err)
 	}
-	edges, err := s.Client.Edge.Query().Where(entedge.VersionID(versionID)).Count(ctx)
+	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count edges: %w", err)
 	}
-	return s.Client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
+	return s.client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
 }
 
 func (s *Store) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
@@ -83,7 +83,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
 	}
-	tx, err := s.Client.Tx(ctx)
+	tx, err := s.client.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -260,35 +260,35 @@ func insertMentions(ctx context.Context, b *bulkTx, versionID int, ms *mentionBa
 // edge carries its provenance.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
 	var g extract.Graph
-	nodes, err := s.Client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
+	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
-	edges, err := s.Client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
+	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "edges")
 	}
 	g.Nodes = make([]extract.Node, len(nodes))
 	nodeIdx := make(map[string]int, len(nodes))
 	for i, n := range nodes {
-		g.Nodes[i] = NodeFromEnt(n)
+		g.Nodes[i] = nodeFromEnt(n)
 		nodeIdx[n.Key] = i
 	}
 	g.Edges = make([]extract.Edge, len(edges))
 	edgeIdx := make(map[string]int, len(edges))
 	for i, e := range edges {
-		g.Edges[i] = EdgeFromEnt(e)
+		g.Edges[i] = edgeFromEnt(e)
 		edgeIdx[g.Edges[i].Key()] = i
 	}
 	if !withMentions {
 		return g, nil
 	}
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "mentions")
 	}
 	for _, m := range ms {
-		dm := MentionFromEnt(m)
+		dm := mentionFromEnt(m)
 		if m.NodeKey != "" {
 			if i, ok := nodeIdx[m.NodeKey]; ok {
 				g.Nodes[i].Mentions = append(g.Nodes[i].Mentions, dm)
@@ -300,38 +300,38 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 	return g, nil
 }
 
-// NodeFromEnt converts a node row.
-func NodeFromEnt(n *ent.Node) extract.Node {
+// nodeFromEnt converts a node row.
+func nodeFromEnt(n *ent.Node) extract.Node {
 	return extract.Node{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: decodeProps(n.Properties)}
 }
 
-// EdgeFromEnt converts an edge row.
-func EdgeFromEnt(e *ent.Edge) extract.Edge {
+// edgeFromEnt converts an edge row.
+func edgeFromEnt(e *ent.Edge) extract.Edge {
 	return extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: e.Weight, Properties: decodeProps(e.Properties)}
 }
 
-// MentionFromEnt converts a mention row.
-func MentionFromEnt(m *ent.Mention) extract.Mention {
+// mentionFromEnt converts a mention row.
+func mentionFromEnt(m *ent.Mention) extract.Mention {
 	return extract.Mention{DocumentID: m.DocumentID, ChunkIndex: m.ChunkIndex, Start: m.Start, End: m.End, Text: m.Text}
 }
 
 // NodeMentions returns the mentions of one node.
 func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]extract.Mention, error) {
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "mentions")
 	}
 	out := make([]extract.Mention, len(ms))
 	for i, m := range ms {
-		out[i] = MentionFromEnt(m)
+		out[i] = mentionFromEnt(m)
 	}
 	return out, nil
 }
 
 // ChunkMentions returns the node mentions inside one chunk, by node key.
 func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]*ent.Mention, error) {
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
 		mention.ChunkIndex(chunkIndex), mention.NodeKeyNEQ("")).Order(mention.ByStart()).All(ctx)
 	return ms, translate(err, "mentions")
 }
@@ -356,7 +356,7 @@ var _ extract.Sink = (*versionSink)(nil)
 
 // Finished implements extract.Sink.
 func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, error) {
-	runs, err := k.s.Client.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID)).
+	runs, err := k.s.client.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID)).
 		Select(chunkrun.FieldDocumentID, chunkrun.FieldChunkIndex).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk runs")
@@ -502,7 +502,7 @@ func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []e
 
 // Operations returns a version's operation log in order.
 func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operation, error) {
-	rows, err := s.Client.Operation.Query().Where(func(sel *sql.Selector) {
+	rows, err := s.client.Operation.Query().Where(func(sel *sql.Selector) {
 		sel.Where(sql.EQ("version_id", versionID))
 	}).All(ctx)
 	if err != nil {

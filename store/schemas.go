@@ -173,11 +173,11 @@ func (s *Store) SchemaVersion(ctx context.Context, name string, number int) (*sc
 	if number < 0 {
 		return nil, 0, extract.Errorf(extract.KindInvalid, "version must be a positive number")
 	}
-	row, err := s.Client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
+	row, err := s.client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 	if err != nil {
 		return nil, 0, translate(err, fmt.Sprintf("schema %q", name))
 	}
-	q := s.Client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID))
+	q := s.client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID))
 	var v *ent.SchemaVersion
 	if number == 0 {
 		v, err = q.Order(ent.Desc(schemaversion.FieldNumber)).First(ctx)
@@ -200,11 +200,11 @@ func (s *Store) SchemaVersion(ctx context.Context, name string, number int) (*sc
 
 // ListSchemas lists schemas by name with their latest version.
 func (s *Store) ListSchemas(ctx context.Context) ([]SchemaInfo, error) {
-	rows, err := s.Client.KGSchema.Query().Order(ent.Asc(kgschema.FieldName)).All(ctx)
+	rows, err := s.client.KGSchema.Query().Order(ent.Asc(kgschema.FieldName)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "schemas")
 	}
-	vs, err := s.Client.SchemaVersion.Query().
+	vs, err := s.client.SchemaVersion.Query().
 		Select(schemaversion.FieldID, schemaversion.FieldSchemaID, schemaversion.FieldNumber, schemaversion.FieldCreatedAt).
 		All(ctx)
 	if err != nil {
@@ -247,7 +247,7 @@ func (s *Store) typeCounts(ctx context.Context, versionIDs []int) (map[int]int, 
 		SchemaVersionID int `json:"schema_version_id"`
 		Count           int `json:"count"`
 	}
-	err := s.Client.EntityType.Query().Where(entitytype.SchemaVersionIDIn(versionIDs...)).
+	err := s.client.EntityType.Query().Where(entitytype.SchemaVersionIDIn(versionIDs...)).
 		GroupBy(entitytype.FieldSchemaVersionID).Aggregate(ent.Count()).Scan(ctx, &res)
 	if err != nil {
 		return nil, translate(err, "entity types")
@@ -260,11 +260,11 @@ func (s *Store) typeCounts(ctx context.Context, versionIDs []int) (map[int]int, 
 
 // SchemaVersions returns the history of a schema, newest first.
 func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersionInfo, error) {
-	row, err := s.Client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
+	row, err := s.client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 	if err != nil {
 		return nil, translate(err, fmt.Sprintf("schema %q", name))
 	}
-	vs, err := s.Client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID)).
+	vs, err := s.client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID)).
 		Order(ent.Desc(schemaversion.FieldNumber)).
 		Select(schemaversion.FieldID, schemaversion.FieldNumber, schemaversion.FieldNote,
 			schemaversion.FieldHash, schemaversion.FieldCreatedAt).All(ctx)
@@ -290,7 +290,7 @@ func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersio
 // "default" unless a schema of that name exists; an existing one, edited or
 // not, is left alone.
 func (s *Store) EnsureDefaultSchema(ctx context.Context) error {
-	n, err := s.Client.KGSchema.Query().Where(kgschema.Name(DefaultSchemaName)).Count(ctx)
+	n, err := s.client.KGSchema.Query().Where(kgschema.Name(DefaultSchemaName)).Count(ctx)
 	if err != nil {
 		return translate(err, "schema")
 	}

@@ -91,19 +91,20 @@ func TestStore_SaveSchema(t *testing.T) {
 			}
 		})
 		t.Run("TypeRows", func(t *testing.T) {
-			n, err := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).Count(ctx)
+			client := store.EntClient(s)
+			n, err := client.EntityType.Query().Where(entitytype.Name("Disease")).Count(ctx)
 			if err != nil || n != 2 {
 				t.Fatalf("Disease rows over two versions: %d %v", n, err)
 			}
-			d, err := s.Client.EntityType.Query().Where(entitytype.Name("Drug")).First(ctx)
+			d, err := client.EntityType.Query().Where(entitytype.Name("Drug")).First(ctx)
 			if err != nil || d.Alias != "药品" || d.Description != "a medicine" || d.Kind != entitytype.KindEntity {
 				t.Fatalf("Drug row: %+v %v", d, err)
 			}
-			dis, _ := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).First(ctx)
+			dis, _ := client.EntityType.Query().Where(entitytype.Name("Disease")).First(ctx)
 			if len(dis.Properties) != 2 || dis.Properties[0]["type"] != "Disease" || dis.Properties[0]["constraint"] != "MultiValue" {
 				t.Fatalf("Disease properties: %+v", dis.Properties)
 			}
-			r, err := s.Client.RelationType.Query().Where(relationtype.Name("treats")).First(ctx)
+			r, err := client.RelationType.Query().Where(relationtype.Name("treats")).First(ctx)
 			if err != nil || r.SourceType != "Disease" || r.TargetType != "Drug" || r.Alias != "治疗" {
 				t.Fatalf("relation row: %+v %v", r, err)
 			}
