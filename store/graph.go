@@ -329,11 +329,25 @@ func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]
 	return out, nil
 }
 
-// ChunkMentions returns the node mentions inside one chunk, by node key.
-func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]*ent.Mention, error) {
+// NodeMention is a mention of a node: the node's key and where in the
+// documents it was found.
+type NodeMention struct {
+	NodeKey string
+	extract.Mention
+}
+
+// ChunkMentions returns the node mentions inside one chunk in text order.
+func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]NodeMention, error) {
 	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
 		mention.ChunkIndex(chunkIndex), mention.NodeKeyNEQ("")).Order(mention.ByStart()).All(ctx)
-	return ms, translate(err, "mentions")
+	if err != nil {
+		return nil, translate(err, "mentions")
+	}
+	out := make([]NodeMention, len(ms))
+	for i, m := range ms {
+		out[i] = NodeMention{NodeKey: m.NodeKey, Mention: mentionFromEnt(m)}
+	}
+	return out, nil
 }
 
 // Sink returns an extract.Sink that writes a run's chunk results into a
