@@ -106,7 +106,8 @@ func (s *Store) DocumentByName(ctx context.Context, name string) (extract.Docume
 // SaveChunks stores the chunks of a document for one splitter setting,
 // idempotently.
 func (s *Store) SaveChunks(ctx context.Context, docID int, settings string, chunks []extract.Chunk) error {
-	return s.inTx(ctx, func(tx *ent.Tx) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		for start := 0; start < len(chunks); start += BatchSize {
 			part := chunks[start:min(start+BatchSize, len(chunks))]
 			bulk := make([]*ent.ChunkCreate, len(part))

@@ -90,7 +90,8 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 		return Version{}, fmt.Errorf("encode config: %w", err)
 	}
 	var out Version
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		ex, err := tx.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
 		if ent.IsNotFound(err) {
 			ex, err = tx.Extraction.Create().SetName(name).Save(ctx)
@@ -226,7 +227,8 @@ func (s *Store) UnfinishedVersions(ctx context.Context) ([]Version, error) {
 // SetReference marks (or unmarks) a version as the reference of its
 // extraction; at most one version of an extraction is the reference.
 func (s *Store) SetReference(ctx context.Context, id int, ref bool) error {
-	return s.inTx(ctx, func(tx *ent.Tx) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		v, err := tx.ExtractionVersion.Get(ctx, id)
 		if err != nil {
 			return translate(err, "version")

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -34,27 +33,27 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
-	var nodeBatches, edgeBatches []func(ctx context.Context, b *bulkTx) error
+	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
-		nodeBatches = append(nodeBatches, func(ctx context.Context, b *bulkTx) error {
+		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertNodes(ctx, b, versionID, part)
 		})
 	}
 	for start := 0; start < len(edges); start += rows {
 		part := edges[start:min(start+rows, len(edges))]
-		edgeBatches = append(edgeBatches, func(ctx context.Context, b *bulkTx) error {
+		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inBulkTxs(ctx, nodeBatches, edgeBatches); err != nil {
+	if err := s.inTxLanes(ctx, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
-		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+		err := s.inTx(ctx, func(b *writeTx) error {
 			b.copy = true
 			return insertMentions(ctx, b, versionID, ms)
 		})
@@ -76,24 +75,6 @@ func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
 		return fmt.Errorf("count edges: %w", err)
 	}
 	return s.client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
-}
-
-func (s *Store) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
-	if s.Dialect == dialect.SQLite {
-		s.writeMu.Lock()
-		defer s.writeMu.Unlock()
-	}
-	tx, err := s.client.Tx(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		return rollback(tx, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
 }
 
 func encodeProps(p map[string]any) string {
@@ -120,7 +101,7 @@ func decodeProps(s string) map[string]any {
 
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
 // unique (see dedupeNodes): one statement may not touch a row twice.
-func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.Node) error {
+func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -141,7 +122,7 @@ func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.
 
 // upsertEdges writes edges in statements of bulkRows rows. Keys must be
 // unique (see dedupeEdges).
-func upsertEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) error {
+func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) error {
 	if len(edges) == 0 {
 		return nil
 	}
@@ -245,7 +226,7 @@ func mentionRows(g extract.Graph) *mentionBatch {
 
 // insertMentions adds mentions in statements of bulkRows rows; those
 // already stored are left as they are.
-func insertMentions(ctx context.Context, b *bulkTx, versionID int, ms *mentionBatch) error {
+func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) error {
 	rows := bulkRows(b.dialect)
 	for start := 0; start < ms.len(); start += rows {
 		end := min(start+rows, ms.len())
@@ -391,7 +372,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
+	return k.s.inTx(ctx, func(b *writeTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
 		// chunk is stored already and nothing more is written.
 		fresh, err := claimChunk(ctx, b, k.versionID, run)
@@ -424,7 +405,7 @@ type chunkDetail struct {
 
 // mergeInto merges a chunk graph into the stored graph of a version and
 // returns how many nodes and edges are new.
-func mergeInto(ctx context.Context, b *bulkTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
+func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
 	// Nodes: load those that exist, merge, upsert.
 	keys := make([]string, 0, len(g.Nodes))
 	for _, n := range g.Nodes {

@@ -73,7 +73,8 @@ func (s *Store) SaveSchema(ctx context.Context, name string, sc *schema.Schema, 
 	c.Name = name
 	hash := schema.Hash(&c)
 	spec := string(schema.FormatJSON(&c))
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		row, err := tx.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 		if ent.IsNotFound(err) {
 			row, err = tx.KGSchema.Create().SetName(name).SetDescription(c.Description).Save(ctx)
@@ -118,7 +119,7 @@ func (s *Store) SaveSchema(ctx context.Context, name string, sc *schema.Schema, 
 
 // insertTypeRows writes the queryable rows of a version: one per entity
 // type (properties as JSON) and one per relation.
-func insertTypeRows(ctx context.Context, tx *ent.Tx, versionID int, sc *schema.Schema) error {
+func insertTypeRows(ctx context.Context, tx *ent.Client, versionID int, sc *schema.Schema) error {
 	types := make([]*ent.EntityTypeCreate, 0, len(sc.Types))
 	var rels []*ent.RelationTypeCreate
 	for _, t := range sc.Types {

@@ -203,14 +203,6 @@ func maskErr(msg, raw string) string {
 	return msg
 }
 
-// rollback undoes tx and returns err wrapped.
-func rollback(tx *ent.Tx, err error) error {
-	if rerr := tx.Rollback(); rerr != nil {
-		return fmt.Errorf("%w: rolling back: %v", err, rerr)
-	}
-	return err
-}
-
 // translate maps ent errors onto domain errors.
 func translate(err error, what string) error {
 	switch {
