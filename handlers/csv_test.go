@@ -36,7 +36,7 @@ func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.Store.SaveSchema(ctx, "RiskMining", sc, "imported"); err != nil {
+	if _, _, err := a.Store.SaveSchema(ctx, "RiskMining", 0, sc, "imported"); err != nil {
 		t.Fatal(err)
 	}
 	names, err := filepath.Glob(filepath.Join(csvRiskMiningDir, "*.csv"))

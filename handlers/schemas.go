@@ -66,7 +66,7 @@ func (h *Handler) importSchema(c echo.Context) error {
 	if note == "" {
 		note = "imported from " + fh.Filename
 	}
-	v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
+	v, created, err := h.store.SaveSchema(c.Request().Context(), name, store.AnyBase, sc, note)
 	if err != nil {
 		return h.importFailed(c, err)
 	}
@@ -265,14 +265,10 @@ func (h *Handler) postEditor(c echo.Context) error {
 			}
 			break
 		}
-		if stale, err := h.staleEditor(c.Request().Context(), name, from); err != nil {
-			return err
-		} else if stale != nil {
-			problems = append(problems, *stale)
-			break
-		}
-		v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
-		if extract.KindOf(err) == extract.KindInvalid {
+		// The store refuses the save when a version was saved after the
+		// one the editor started from: saving would undo it.
+		v, created, err := h.store.SaveSchema(c.Request().Context(), name, from, sc, note)
+		if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
 			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
 			break
 		}
@@ -530,8 +526,12 @@ func (h *Handler) apiListSchemas(c echo.Context) error {
 }
 
 // apiSaveSchema stores a schema posted as {"name","note","schema":{...}},
-// or as KAG text with ?format=kag (&name=, &note=). It answers
-// {"name","version","created"}, or 400 with the validation problems.
+// or as KAG text with ?format=kag (&name=, &note=). The optional
+// "base_version" (or &base_version=) is the latest version the client saw,
+// 0 for a new schema: when another version was saved since, the save is
+// refused with 409. Without it the schema is saved on top of the latest
+// version. It answers {"name","version","created"}, or 400 with the
+// validation problems.
 func (h *Handler) apiSaveSchema(c echo.Context) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request().Body, int64(h.maxUpload())+1))
 	if err != nil {
@@ -542,6 +542,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 	}
 	var sc *schema.Schema
 	name, note := c.QueryParam("name"), c.QueryParam("note")
+	var bodyBase *int
 	switch c.QueryParam("format") {
 	case app.FormatKAG:
 		if sc, err = app.ParseSchemaFile("", body, app.FormatKAG); err != nil {
@@ -549,9 +550,10 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 		}
 	case "", app.FormatJSON:
 		var req struct {
-			Name   string          `json:"name"`
-			Note   string          `json:"note"`
-			Schema json.RawMessage `json:"schema"`
+			Name        string          `json:"name"`
+			Note        string          `json:"note"`
+			Schema      json.RawMessage `json:"schema"`
+			BaseVersion *int            `json:"base_version"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
 			return extract.Errorf(extract.KindInvalid, "the body must be a JSON object {\"name\", \"note\", \"schema\"}: %v", err)
@@ -559,9 +561,13 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 		if sc, err = schema.ParseJSON(req.Schema); err != nil {
 			return err
 		}
-		name, note = firstNonEmpty(req.Name, name), firstNonEmpty(req.Note, note)
+		name, note, bodyBase = firstNonEmpty(req.Name, name), firstNonEmpty(req.Note, note), req.BaseVersion
 	default:
 		return extract.Errorf(extract.KindInvalid, "format must be json or kag")
+	}
+	base, err := baseVersion(c.QueryParam("base_version"), bodyBase)
+	if err != nil {
+		return err
 	}
 	if name == "" {
 		name = app.ImportName("", sc)
@@ -571,11 +577,32 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 			"error": extract.MessageOf(schema.ProblemsError(problems)), "status": http.StatusBadRequest, "problems": problems,
 		})
 	}
-	v, created, err := h.store.SaveSchema(c.Request().Context(), name, sc, note)
+	v, created, err := h.store.SaveSchema(c.Request().Context(), name, base, sc, note)
 	if err != nil {
 		return err
 	}
 	return c.JSON(saveStatus(created), map[string]any{"name": name, "version": v, "created": created})
+}
+
+// baseVersion reads the optional base version of a schema save, from the
+// body or else the query; without one the save goes on top of the latest
+// version (store.AnyBase).
+func baseVersion(query string, body *int) (int, error) {
+	n := -1
+	switch {
+	case body != nil:
+		n = *body
+	case query == "":
+		return store.AnyBase, nil
+	default:
+		if v, err := strconv.Atoi(query); err == nil {
+			n = v
+		}
+	}
+	if n < 0 {
+		return 0, extract.Errorf(extract.KindInvalid, "base_version must be a version number (0 for a new schema)")
+	}
+	return n, nil
 }
 
 func firstNonEmpty(a, b string) string {
@@ -616,23 +643,4 @@ func (h *Handler) apiSchemaVersions(c echo.Context) error {
 		out[i] = row{v.Number, v.Note, v.Types, v.Hash, v.Created.UTC().Format("2006-01-02T15:04:05Z")}
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-// staleEditor refuses to save a working copy that started from an older
-// version than the latest: saving it would silently undo the versions
-// saved meanwhile.
-func (h *Handler) staleEditor(ctx context.Context, name string, from int) (*schema.Problem, error) {
-	if from == 0 {
-		return nil, nil
-	}
-	_, latest, err := h.store.SchemaVersion(ctx, name, 0)
-	if err != nil {
-		return nil, err
-	}
-	if latest <= from {
-		return nil, nil
-	}
-	return &schema.Problem{Field: "schema", Message: fmt.Sprintf(
-		"%s@%d was saved after this editor opened @%d; saving would undo it. Open the latest version in the editor and make the change there.",
-		name, latest, from)}, nil
 }

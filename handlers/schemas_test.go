@@ -226,7 +226,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(ctx, "people", src, "start"); err != nil {
+	if _, _, err := a.Store.SaveSchema(ctx, "people", 0, src, "start"); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := a.Get(t, "/schemas/people/edit")
@@ -335,11 +335,30 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 		stale := formValues(doc.Find(`form[data-testid="editor"]`))
 		stale.Set("types[0].description", "a person")
 		resp, page := postEditor(t, a, stale, "save", false)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Selection, "people@2 was saved after this editor opened @1") {
+		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Selection, "people@2 was saved after @1") {
 			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
 		}
 		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 2 {
 			t.Fatalf("a stale save added version %d", n)
+		}
+	})
+
+	t.Run("TwoEditorsOnOneVersion", func(t *testing.T) {
+		// Two editors open @2: the first save is stored, the second would undo it.
+		_, doc := a.Get(t, "/schemas/people/edit")
+		first := formValues(doc.Find(`form[data-testid="editor"]`))
+		second := cloneValues(first)
+		first.Set("types[0].description", "a person")
+		second.Set("types[0].description", "someone")
+		if resp, _ := postEditor(t, a, first, "save", false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=3" {
+			t.Fatalf("first save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		resp, page := postEditor(t, a, second, "save", false)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Find(`[data-testid="field-error"][data-field="schema"]`), "people@3 was saved after @2") {
+			t.Fatalf("second save: %d %q", resp.StatusCode, page.Find(".error").Text())
+		}
+		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 3 {
+			t.Fatalf("latest after two saves on @2: %d", n)
 		}
 	})
 }
@@ -348,7 +367,7 @@ func TestSchemaEditor_ValidationNextToField(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(ctx, "people", src, ""); err != nil {
+	if _, _, err := a.Store.SaveSchema(ctx, "people", 0, src, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := a.Get(t, "/schemas/people/edit")
@@ -455,6 +474,26 @@ func TestSchemasAPI(t *testing.T) {
 	if code, out := post("/api/schemas", "application/json", `{"name":"tiny","schema":{"typez":[]}}`); code != http.StatusBadRequest || out["error"] == nil {
 		t.Fatalf("unknown key: %d %v", code, out)
 	}
+	// base_version: the latest version the client saw; a save on an older
+	// one, or a "new" schema whose name exists, is refused.
+	described := `"schema":{"description":"small","types":[{"name":"Person","kind":"entity"}]}`
+	for _, c := range []struct {
+		name, path, ctype, body string
+		code                    int
+		want                    string
+	}{
+		{"NewNameExists", "/api/schemas", "application/json", `{"name":"tiny","base_version":0,` + described + `}`, http.StatusConflict, "exists already"},
+		{"OnLatest", "/api/schemas", "application/json", `{"name":"tiny","base_version":1,` + described + `}`, http.StatusCreated, ""},
+		{"OnOlder", "/api/schemas", "application/json", `{"name":"tiny","base_version":1,"schema":{"types":[{"name":"Person","kind":"entity"}]}}`, http.StatusConflict, "tiny@2 was saved after @1"},
+		{"KAGNewNameExists", "/api/schemas?format=kag&base_version=0&name=People", "text/plain", strings.Replace(peopleKAG, "desc: a human", "desc: a person", 1), http.StatusConflict, "exists already"},
+		{"Negative", "/api/schemas", "application/json", `{"name":"tiny","base_version":-1,` + described + `}`, http.StatusBadRequest, "base_version"},
+		{"NotANumber", "/api/schemas?format=kag&base_version=x", "text/plain", peopleKAG, http.StatusBadRequest, "base_version"},
+	} {
+		code, out := post(c.path, c.ctype, c.body)
+		if msg, _ := out["error"].(string); code != c.code || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %d %v", c.name, code, out)
+		}
+	}
 
 	code, body := getBody(t, a, "/api/schemas")
 	var list []map[string]any
@@ -488,10 +527,10 @@ func TestResolveSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, _ := schema.ParseKAGString(peopleKAG)
-	a.Store.SaveSchema(ctx, "people", src, "")
+	a.Store.SaveSchema(ctx, "people", 0, src, "")
 	src.Types = src.Types[:1]
 	src.Types[0].Properties = nil
-	a.Store.SaveSchema(ctx, "people", src, "")
+	a.Store.SaveSchema(ctx, "people", 1, src, "")
 	for ref, want := range map[string]extract.Config{
 		"people":   {SchemaName: "people", SchemaVersion: 2, EntityTypes: []string{"Person"}},
 		"people@1": {SchemaName: "people", SchemaVersion: 1, EntityTypes: []string{"Person", "City"}},
@@ -520,7 +559,7 @@ func TestSchemaEditor_Browser(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(context.Background(), "people", src, ""); err != nil {
+	if _, _, err := a.Store.SaveSchema(context.Background(), "people", 0, src, ""); err != nil {
 		t.Fatal(err)
 	}
 	count := func(sel string) int {

@@ -43,14 +43,15 @@ func BenchmarkWriteGraph(b *testing.B) {
 	}
 	rows := func(b *testing.B, s *store.Store, name string) {
 		v := mustVersion(b, s, name)
+		client := store.EntClient(s)
 		for _, nd := range g.Nodes {
-			if err := s.Client.Node.Create().SetVersionID(v.ID).SetKey(nd.Key).SetName(nd.Name).
+			if err := client.Node.Create().SetVersionID(v.ID).SetKey(nd.Key).SetName(nd.Name).
 				SetType(nd.Type).SetDescription(nd.Description).Exec(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
 		for _, e := range g.Edges {
-			if err := s.Client.Edge.Create().SetVersionID(v.ID).SetSource(e.Source).SetTarget(e.Target).
+			if err := client.Edge.Create().SetVersionID(v.ID).SetSource(e.Source).SetTarget(e.Target).
 				SetLabel(e.Label).SetWeight(e.Weight).Exec(ctx); err != nil {
 				b.Fatal(err)
 			}

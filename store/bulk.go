@@ -2,16 +2,12 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
-
-	"github.com/kgstudio/kgstudio/ent"
 )
 
 // Bulk writes of the graph tables go through database/sql with statements
@@ -39,75 +35,7 @@ func bulkRows(dia string) int {
 	return sqliteBulkRows
 }
 
-// bulkTx is one write transaction: raw statements through Tx, and an Ent
-// client over the same transaction for everything else.
-type bulkTx struct {
-	*sql.Tx
-	dialect string
-	client  *ent.Client
-	// stmts holds the store's prepared statements (SQLite only).
-	stmts *stmtCache
-	// conn is the transaction's connection (PostgreSQL only), and copy
-	// lets large batches try COPY first (see bulk_copy.go).
-	conn *sql.Conn
-	copy bool
-}
-
-// Client returns an Ent client that runs inside the transaction.
-func (b *bulkTx) Client() *ent.Client {
-	if b.client == nil {
-		b.client = ent.NewClient(ent.Driver(txConn{Conn: entsql.Conn{ExecQuerier: b.Tx}, dialect: b.dialect}))
-	}
-	return b.client
-}
-
-// txConn is an Ent driver over an open transaction: the builders that ask
-// for a transaction of their own get a no-op one, as with ent.Tx.
-type txConn struct {
-	entsql.Conn
-	dialect string
-}
-
-func (c txConn) Dialect() string                        { return c.dialect }
-func (c txConn) Close() error                           { return nil }
-func (c txConn) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(c), nil }
-
-// inBulkTx runs fn in one transaction (serialised with the other writers on
-// SQLite, like inTx) and commits when fn succeeds.
-func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
-	if s.Dialect == dialect.SQLite {
-		s.writeMu.Lock()
-		defer s.writeMu.Unlock()
-	}
-	b := &bulkTx{dialect: s.Dialect}
-	var err error
-	if s.Dialect == dialect.Postgres {
-		if b.conn, err = s.DB.Conn(ctx); err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		defer b.conn.Close()
-		b.Tx, err = b.conn.BeginTx(ctx, nil)
-	} else {
-		b.stmts = s.stmts
-		b.Tx, err = s.DB.BeginTx(ctx, nil)
-	}
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	tx := b.Tx
-	if err := fn(b); err != nil {
-		if rerr := tx.Rollback(); rerr != nil {
-			return fmt.Errorf("%w: rolling back: %v", err, rerr)
-		}
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-// inBulkTxs runs lanes of batches, each batch in a transaction of its own,
+// inTxLanes runs lanes of batches, each batch in a transaction of its own,
 // and returns the first error. The batches of a lane run in turn, so rows
 // get their ids in the order given and a graph loads back in that order;
 // on PostgreSQL the lanes (one per table) run at the same time, on their
@@ -115,10 +43,10 @@ func (s *Store) inBulkTx(ctx context.Context, fn func(b *bulkTx) error) error {
 // overlap. SQLite has one writer at a time and runs the lanes in turn.
 // Batches that committed before an error stay written; the writes are
 // idempotent, so a retry completes them.
-func (s *Store) inBulkTxs(ctx context.Context, lanes ...[]func(ctx context.Context, b *bulkTx) error) error {
-	runLane := func(ctx context.Context, lane []func(ctx context.Context, b *bulkTx) error) error {
+func (s *Store) inTxLanes(ctx context.Context, lanes ...[]func(ctx context.Context, tx *writeTx) error) error {
+	runLane := func(ctx context.Context, lane []func(ctx context.Context, tx *writeTx) error) error {
 		for _, fn := range lane {
-			if err := s.inBulkTx(ctx, func(b *bulkTx) error { return fn(ctx, b) }); err != nil {
+			if err := s.inTx(ctx, func(tx *writeTx) error { return fn(ctx, tx) }); err != nil {
 				return err
 			}
 		}
@@ -276,7 +204,7 @@ func (c columns) value(col, row int) any {
 }
 
 // exec writes rows rows of cols into t in one statement.
-func (t bulkTable) exec(ctx context.Context, b *bulkTx, versionID, rows int, cols columns) error {
+func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, cols columns) error {
 	if rows == 0 {
 		return nil
 	}

@@ -26,7 +26,7 @@ var errNoCopy = errors.New("connection does not support COPY")
 
 // tryCopy writes the batch with COPY and reports whether it did; false with
 // a nil error means some row exists already and nothing was written.
-func (t bulkTable) tryCopy(ctx context.Context, b *bulkTx, versionID, rows int, cols columns) (bool, error) {
+func (t bulkTable) tryCopy(ctx context.Context, b *writeTx, versionID, rows int, cols columns) (bool, error) {
 	if _, err := b.ExecContext(ctx, "SAVEPOINT kg_bulk_copy"); err != nil {
 		return false, err
 	}

@@ -18,7 +18,7 @@ import (
 // statement text is the same for every chunk.
 
 // loadNodes returns the stored nodes of a version among keys, by key.
-func loadNodes(ctx context.Context, b *bulkTx, versionID int, keys []string) (map[string]*extract.Node, error) {
+func loadNodes(ctx context.Context, b *writeTx, versionID int, keys []string) (map[string]*extract.Node, error) {
 	out := make(map[string]*extract.Node, len(keys))
 	if len(keys) == 0 {
 		return out, nil
@@ -68,7 +68,7 @@ func loadNodes(ctx context.Context, b *bulkTx, versionID int, keys []string) (ma
 
 // loadEdges returns the stored edges of a version matching the keys of
 // edges, by key.
-func loadEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) (map[string]*extract.Edge, error) {
+func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) (map[string]*extract.Edge, error) {
 	out := make(map[string]*extract.Edge, len(edges))
 	if len(edges) == 0 {
 		return out, nil
@@ -125,7 +125,7 @@ func loadEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Ed
 
 // rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ...; q
 // must hold no other question marks.
-func (b *bulkTx) rebind(q string) string {
+func (b *writeTx) rebind(q string) string {
 	if b.dialect != dialect.Postgres {
 		return q
 	}
@@ -155,7 +155,7 @@ type chunkRunRow struct {
 // already recorded for the version (unique by version, document and index)
 // was stored before, and the caller writes nothing. In the caller's
 // transaction, the record and the merge commit or roll back together.
-func claimChunk(ctx context.Context, b *bulkTx, versionID int, r chunkRunRow) (bool, error) {
+func claimChunk(ctx context.Context, b *writeTx, versionID int, r chunkRunRow) (bool, error) {
 	res, err := b.execCached(ctx, b.rebind(`INSERT INTO chunk_runs (created_at, document_id, chunk_index, detail, `+
 		`node_count, edge_count, prompt_tokens, output_tokens, off_schema, failures, elapsed_ms, version_id) `+
 		`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (version_id, document_id, chunk_index) DO NOTHING`),
@@ -199,7 +199,7 @@ func usageOf(calls []extract.CallRecord) usage {
 }
 
 // bumpVersion adds a finished chunk's figures to its version.
-func bumpVersion(ctx context.Context, b *bulkTx, versionID int, d versionDelta, now time.Time) error {
+func bumpVersion(ctx context.Context, b *writeTx, versionID int, d versionDelta, now time.Time) error {
 	res, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
 		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
 		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+

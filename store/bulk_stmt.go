@@ -50,7 +50,7 @@ func (c *stmtCache) close() {
 
 // execCached runs q in the transaction through the store's prepared
 // statement on SQLite, and as it is on PostgreSQL.
-func (b *bulkTx) execCached(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (b *writeTx) execCached(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if b.stmts == nil {
 		return b.ExecContext(ctx, q, args...)
 	}

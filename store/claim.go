@@ -14,7 +14,7 @@ import (
 // update on the owner read, so of two processes claiming at once only one
 // wins, on SQLite and PostgreSQL alike.
 func (s *Store) ClaimVersion(ctx context.Context, id int, owner string, staleAfter time.Duration, dead func(owner string) bool) (bool, error) {
-	v, err := s.Client.ExtractionVersion.Get(ctx, id)
+	v, err := s.client.ExtractionVersion.Get(ctx, id)
 	if err != nil {
 		return false, translate(err, fmt.Sprintf("version %d", id))
 	}
@@ -23,7 +23,7 @@ func (s *Store) ClaimVersion(ctx context.Context, id int, owner string, staleAft
 	if !free {
 		return false, nil
 	}
-	n, err := s.Client.ExtractionVersion.Update().
+	n, err := s.client.ExtractionVersion.Update().
 		Where(extractionversion.ID(id), extractionversion.Owner(v.Owner)).
 		SetOwner(owner).SetHeartbeatAt(now).Save(ctx)
 	if err != nil {

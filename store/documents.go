@@ -17,8 +17,8 @@ func (s *Store) AddDocument(ctx context.Context, d extract.Document) (extract.Do
 	if d.SHA256 == "" {
 		return d, false, extract.Errorf(extract.KindInvalid, "document %q has no content hash", d.Name)
 	}
-	if old, err := s.Client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx); err == nil {
-		return DocumentFromEnt(old), false, nil
+	if old, err := s.client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx); err == nil {
+		return documentFromEnt(old), false, nil
 	} else if !ent.IsNotFound(err) {
 		return d, false, translate(err, "document")
 	}
@@ -26,23 +26,23 @@ func (s *Store) AddDocument(ctx context.Context, d extract.Document) (extract.Do
 	if document.KindValidator(kind) != nil {
 		kind = document.KindText
 	}
-	row, err := s.Client.Document.Create().SetName(d.Name).SetKind(kind).SetContent(d.Content).
+	row, err := s.client.Document.Create().SetName(d.Name).SetKind(kind).SetContent(d.Content).
 		SetSha256(d.SHA256).SetSize(len(d.Content)).Save(ctx)
 	if ent.IsConstraintError(err) {
 		// Lost a race with an identical upload.
-		old, qerr := s.Client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx)
+		old, qerr := s.client.Document.Query().Where(document.Sha256(d.SHA256)).Only(ctx)
 		if qerr == nil {
-			return DocumentFromEnt(old), false, nil
+			return documentFromEnt(old), false, nil
 		}
 	}
 	if err != nil {
 		return d, false, translate(err, "document")
 	}
-	return DocumentFromEnt(row), true, nil
+	return documentFromEnt(row), true, nil
 }
 
-// DocumentFromEnt converts a document row.
-func DocumentFromEnt(d *ent.Document) extract.Document {
+// documentFromEnt converts a document row.
+func documentFromEnt(d *ent.Document) extract.Document {
 	return extract.Document{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Content: d.Content, SHA256: d.Sha256}
 }
 
@@ -57,7 +57,7 @@ type DocumentInfo struct {
 
 // ListDocuments lists documents, newest first, without their content.
 func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, error) {
-	q := s.Client.Document.Query().Order(ent.Desc(document.FieldID))
+	q := s.client.Document.Query().Order(ent.Desc(document.FieldID))
 	if limit > 0 {
 		q = q.Limit(limit)
 	}
@@ -74,11 +74,11 @@ func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, e
 
 // Document loads one document with its content.
 func (s *Store) Document(ctx context.Context, id int) (extract.Document, error) {
-	row, err := s.Client.Document.Get(ctx, id)
+	row, err := s.client.Document.Get(ctx, id)
 	if err != nil {
 		return extract.Document{}, translate(err, fmt.Sprintf("document %d", id))
 	}
-	return DocumentFromEnt(row), nil
+	return documentFromEnt(row), nil
 }
 
 // Documents loads several documents in the given order.
@@ -96,17 +96,18 @@ func (s *Store) Documents(ctx context.Context, ids []int) ([]extract.Document, e
 
 // DocumentByName finds a document by exact name (the newest if several).
 func (s *Store) DocumentByName(ctx context.Context, name string) (extract.Document, error) {
-	row, err := s.Client.Document.Query().Where(document.Name(name)).Order(ent.Desc(document.FieldID)).First(ctx)
+	row, err := s.client.Document.Query().Where(document.Name(name)).Order(ent.Desc(document.FieldID)).First(ctx)
 	if err != nil {
 		return extract.Document{}, translate(err, fmt.Sprintf("document %q", name))
 	}
-	return DocumentFromEnt(row), nil
+	return documentFromEnt(row), nil
 }
 
 // SaveChunks stores the chunks of a document for one splitter setting,
 // idempotently.
 func (s *Store) SaveChunks(ctx context.Context, docID int, settings string, chunks []extract.Chunk) error {
-	return s.inTx(ctx, func(tx *ent.Tx) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		for start := 0; start < len(chunks); start += BatchSize {
 			part := chunks[start:min(start+BatchSize, len(chunks))]
 			bulk := make([]*ent.ChunkCreate, len(part))
@@ -126,7 +127,7 @@ func (s *Store) SaveChunks(ctx context.Context, docID int, settings string, chun
 
 // Chunks loads a document's chunks for one splitter setting.
 func (s *Store) Chunks(ctx context.Context, docID int, settings string) ([]extract.Chunk, error) {
-	rows, err := s.Client.Chunk.Query().Where(chunk.DocumentID(docID), chunk.Settings(settings)).Order(chunk.ByIndex()).All(ctx)
+	rows, err := s.client.Chunk.Query().Where(chunk.DocumentID(docID), chunk.Settings(settings)).Order(chunk.ByIndex()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunks")
 	}

@@ -90,7 +90,8 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 		return Version{}, fmt.Errorf("encode config: %w", err)
 	}
 	var out Version
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		ex, err := tx.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
 		if ent.IsNotFound(err) {
 			ex, err = tx.Extraction.Create().SetName(name).Save(ctx)
@@ -119,7 +120,7 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 
 // Version loads one version.
 func (s *Store) Version(ctx context.Context, id int) (Version, error) {
-	v, err := s.Client.ExtractionVersion.Query().Where(extractionversion.ID(id)).WithExtraction().Only(ctx)
+	v, err := s.client.ExtractionVersion.Query().Where(extractionversion.ID(id)).WithExtraction().Only(ctx)
 	if err != nil {
 		return Version{}, translate(err, fmt.Sprintf("version %d", id))
 	}
@@ -128,7 +129,7 @@ func (s *Store) Version(ctx context.Context, id int) (Version, error) {
 
 // VersionByLabel finds "name@number"; number 0 means the latest.
 func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (Version, error) {
-	q := s.Client.ExtractionVersion.Query().Where(extractionversion.HasExtractionWith(extraction.Name(name)))
+	q := s.client.ExtractionVersion.Query().Where(extractionversion.HasExtractionWith(extraction.Name(name)))
 	if number > 0 {
 		q = q.Where(extractionversion.Number(number))
 	}
@@ -149,7 +150,7 @@ type ExtractionInfo struct {
 // ListExtractions lists extractions, newest first, with their versions
 // (newest first).
 func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInfo, error) {
-	q := s.Client.Extraction.Query().Order(ent.Desc(extraction.FieldID)).
+	q := s.client.Extraction.Query().Order(ent.Desc(extraction.FieldID)).
 		WithVersions(func(q *ent.ExtractionVersionQuery) { q.Order(ent.Desc(extractionversion.FieldNumber)) })
 	if limit > 0 {
 		q = q.Limit(limit)
@@ -170,7 +171,7 @@ func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInf
 
 // RecentVersions lists the latest versions across extractions.
 func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error) {
-	rows, err := s.Client.ExtractionVersion.Query().WithExtraction().Order(ent.Desc(extractionversion.FieldID)).Limit(limit).All(ctx)
+	rows, err := s.client.ExtractionVersion.Query().WithExtraction().Order(ent.Desc(extractionversion.FieldID)).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, translate(err, "versions")
 	}
@@ -184,14 +185,14 @@ func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error
 // StartVersion marks a version running with its chunk total.
 func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 	now := s.Now()
-	return translate(s.Client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
+	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
 		SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").Exec(ctx), "version")
 }
 
 // FinishVersion records the final status, elapsed time and error text.
 func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
 	now := s.Now()
-	upd := s.Client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
+	upd := s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
 		SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds())
 	if err := upd.Exec(ctx); err != nil {
 		return translate(err, "version")
@@ -204,13 +205,13 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 
 // Heartbeat records that a run is alive.
 func (s *Store) Heartbeat(ctx context.Context, id int) error {
-	return translate(s.Client.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx), "version")
+	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx), "version")
 }
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a
 // process that was killed; the server resumes them on start.
 func (s *Store) UnfinishedVersions(ctx context.Context) ([]Version, error) {
-	rows, err := s.Client.ExtractionVersion.Query().WithExtraction().
+	rows, err := s.client.ExtractionVersion.Query().WithExtraction().
 		Where(extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning)).
 		Order(ent.Asc(extractionversion.FieldID)).All(ctx)
 	if err != nil {
@@ -226,7 +227,8 @@ func (s *Store) UnfinishedVersions(ctx context.Context) ([]Version, error) {
 // SetReference marks (or unmarks) a version as the reference of its
 // extraction; at most one version of an extraction is the reference.
 func (s *Store) SetReference(ctx context.Context, id int, ref bool) error {
-	return s.inTx(ctx, func(tx *ent.Tx) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
 		v, err := tx.ExtractionVersion.Get(ctx, id)
 		if err != nil {
 			return translate(err, "version")
@@ -258,7 +260,7 @@ type ChunkRun struct {
 
 // ChunkRuns lists the finished chunks of a version in document order.
 func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error) {
-	rows, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
+	rows, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
 		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk runs")
@@ -273,7 +275,7 @@ func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error
 // ChunkRunSummaries lists the finished chunks of a version like ChunkRuns,
 // without the model calls and parse failures (which can be large).
 func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRun, error) {
-	rows, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
+	rows, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
 		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).
 		Select(chunkrun.FieldDocumentID, chunkrun.FieldChunkIndex, chunkrun.FieldNodeCount, chunkrun.FieldEdgeCount,
 			chunkrun.FieldPromptTokens, chunkrun.FieldOutputTokens, chunkrun.FieldOffSchema, chunkrun.FieldFailures,
@@ -291,7 +293,7 @@ func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRu
 // ChunkRunAt returns one finished chunk of a version with its calls and
 // parse failures; ok is false when the chunk has not run.
 func (s *Store) ChunkRunAt(ctx context.Context, versionID, documentID, chunkIndex int) (ChunkRun, bool, error) {
-	r, err := s.Client.ChunkRun.Query().Where(chunkrun.VersionID(versionID), chunkrun.DocumentID(documentID),
+	r, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID), chunkrun.DocumentID(documentID),
 		chunkrun.ChunkIndex(chunkIndex)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return ChunkRun{}, false, nil
@@ -321,16 +323,16 @@ type Counts struct {
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	var err error
-	if c.Schemas, err = s.Client.KGSchema.Query().Count(ctx); err != nil {
+	if c.Schemas, err = s.client.KGSchema.Query().Count(ctx); err != nil {
 		return c, translate(err, "schemas")
 	}
-	if c.Documents, err = s.Client.Document.Query().Count(ctx); err != nil {
+	if c.Documents, err = s.client.Document.Query().Count(ctx); err != nil {
 		return c, translate(err, "documents")
 	}
-	if c.Extractions, err = s.Client.Extraction.Query().Count(ctx); err != nil {
+	if c.Extractions, err = s.client.Extraction.Query().Count(ctx); err != nil {
 		return c, translate(err, "extractions")
 	}
-	if c.Versions, err = s.Client.ExtractionVersion.Query().Count(ctx); err != nil {
+	if c.Versions, err = s.client.ExtractionVersion.Query().Count(ctx); err != nil {
 		return c, translate(err, "versions")
 	}
 	return c, nil
@@ -340,7 +342,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // per-chunk results (e.g. description summaries) to a version.
 func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord) error {
 	u := usageOf(calls)
-	return translate(s.Client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
+	return translate(s.client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
 		AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
 		AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx), "version")
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -34,27 +33,27 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
-	var nodeBatches, edgeBatches []func(ctx context.Context, b *bulkTx) error
+	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
-		nodeBatches = append(nodeBatches, func(ctx context.Context, b *bulkTx) error {
+		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertNodes(ctx, b, versionID, part)
 		})
 	}
 	for start := 0; start < len(edges); start += rows {
 		part := edges[start:min(start+rows, len(edges))]
-		edgeBatches = append(edgeBatches, func(ctx context.Context, b *bulkTx) error {
+		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inBulkTxs(ctx, nodeBatches, edgeBatches); err != nil {
+	if err := s.inTxLanes(ctx, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
-		err := s.inBulkTx(ctx, func(b *bulkTx) error {
+		err := s.inTx(ctx, func(b *writeTx) error {
 			b.copy = true
 			return insertMentions(ctx, b, versionID, ms)
 		})
@@ -67,33 +66,15 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 
 // refreshCounts stores the node and edge counts of a version.
 func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
-	nodes, err := s.Client.Node.Query().Where(node.VersionID(versionID)).Count(ctx)
+	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count nodes: %w", err)
 	}
-	edges, err := s.Client.Edge.Query().Where(entedge.VersionID(versionID)).Count(ctx)
+	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("count edges: %w", err)
 	}
-	return s.Client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
-}
-
-func (s *Store) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
-	if s.Dialect == dialect.SQLite {
-		s.writeMu.Lock()
-		defer s.writeMu.Unlock()
-	}
-	tx, err := s.Client.Tx(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		return rollback(tx, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
 }
 
 func encodeProps(p map[string]any) string {
@@ -120,7 +101,7 @@ func decodeProps(s string) map[string]any {
 
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
 // unique (see dedupeNodes): one statement may not touch a row twice.
-func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.Node) error {
+func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -141,7 +122,7 @@ func upsertNodes(ctx context.Context, b *bulkTx, versionID int, nodes []extract.
 
 // upsertEdges writes edges in statements of bulkRows rows. Keys must be
 // unique (see dedupeEdges).
-func upsertEdges(ctx context.Context, b *bulkTx, versionID int, edges []extract.Edge) error {
+func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) error {
 	if len(edges) == 0 {
 		return nil
 	}
@@ -245,7 +226,7 @@ func mentionRows(g extract.Graph) *mentionBatch {
 
 // insertMentions adds mentions in statements of bulkRows rows; those
 // already stored are left as they are.
-func insertMentions(ctx context.Context, b *bulkTx, versionID int, ms *mentionBatch) error {
+func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) error {
 	rows := bulkRows(b.dialect)
 	for start := 0; start < ms.len(); start += rows {
 		end := min(start+rows, ms.len())
@@ -260,35 +241,35 @@ func insertMentions(ctx context.Context, b *bulkTx, versionID int, ms *mentionBa
 // edge carries its provenance.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
 	var g extract.Graph
-	nodes, err := s.Client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
+	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
-	edges, err := s.Client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
+	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "edges")
 	}
 	g.Nodes = make([]extract.Node, len(nodes))
 	nodeIdx := make(map[string]int, len(nodes))
 	for i, n := range nodes {
-		g.Nodes[i] = NodeFromEnt(n)
+		g.Nodes[i] = nodeFromEnt(n)
 		nodeIdx[n.Key] = i
 	}
 	g.Edges = make([]extract.Edge, len(edges))
 	edgeIdx := make(map[string]int, len(edges))
 	for i, e := range edges {
-		g.Edges[i] = EdgeFromEnt(e)
+		g.Edges[i] = edgeFromEnt(e)
 		edgeIdx[g.Edges[i].Key()] = i
 	}
 	if !withMentions {
 		return g, nil
 	}
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return g, translate(err, "mentions")
 	}
 	for _, m := range ms {
-		dm := MentionFromEnt(m)
+		dm := mentionFromEnt(m)
 		if m.NodeKey != "" {
 			if i, ok := nodeIdx[m.NodeKey]; ok {
 				g.Nodes[i].Mentions = append(g.Nodes[i].Mentions, dm)
@@ -300,40 +281,54 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 	return g, nil
 }
 
-// NodeFromEnt converts a node row.
-func NodeFromEnt(n *ent.Node) extract.Node {
+// nodeFromEnt converts a node row.
+func nodeFromEnt(n *ent.Node) extract.Node {
 	return extract.Node{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: decodeProps(n.Properties)}
 }
 
-// EdgeFromEnt converts an edge row.
-func EdgeFromEnt(e *ent.Edge) extract.Edge {
+// edgeFromEnt converts an edge row.
+func edgeFromEnt(e *ent.Edge) extract.Edge {
 	return extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: e.Weight, Properties: decodeProps(e.Properties)}
 }
 
-// MentionFromEnt converts a mention row.
-func MentionFromEnt(m *ent.Mention) extract.Mention {
+// mentionFromEnt converts a mention row.
+func mentionFromEnt(m *ent.Mention) extract.Mention {
 	return extract.Mention{DocumentID: m.DocumentID, ChunkIndex: m.ChunkIndex, Start: m.Start, End: m.End, Text: m.Text}
 }
 
 // NodeMentions returns the mentions of one node.
 func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]extract.Mention, error) {
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "mentions")
 	}
 	out := make([]extract.Mention, len(ms))
 	for i, m := range ms {
-		out[i] = MentionFromEnt(m)
+		out[i] = mentionFromEnt(m)
 	}
 	return out, nil
 }
 
-// ChunkMentions returns the node mentions inside one chunk, by node key.
-func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]*ent.Mention, error) {
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
+// NodeMention is a mention of a node: the node's key and where in the
+// documents it was found.
+type NodeMention struct {
+	NodeKey string
+	extract.Mention
+}
+
+// ChunkMentions returns the node mentions inside one chunk in text order.
+func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]NodeMention, error) {
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
 		mention.ChunkIndex(chunkIndex), mention.NodeKeyNEQ("")).Order(mention.ByStart()).All(ctx)
-	return ms, translate(err, "mentions")
+	if err != nil {
+		return nil, translate(err, "mentions")
+	}
+	out := make([]NodeMention, len(ms))
+	for i, m := range ms {
+		out[i] = NodeMention{NodeKey: m.NodeKey, Mention: mentionFromEnt(m)}
+	}
+	return out, nil
 }
 
 // Sink returns an extract.Sink that writes a run's chunk results into a
@@ -356,7 +351,7 @@ var _ extract.Sink = (*versionSink)(nil)
 
 // Finished implements extract.Sink.
 func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, error) {
-	runs, err := k.s.Client.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID)).
+	runs, err := k.s.client.ChunkRun.Query().Where(chunkrun.VersionID(k.versionID)).
 		Select(chunkrun.FieldDocumentID, chunkrun.FieldChunkIndex).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk runs")
@@ -377,7 +372,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	return k.s.inBulkTx(ctx, func(b *bulkTx) error {
+	return k.s.inTx(ctx, func(b *writeTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
 		// chunk is stored already and nothing more is written.
 		fresh, err := claimChunk(ctx, b, k.versionID, run)
@@ -410,7 +405,7 @@ type chunkDetail struct {
 
 // mergeInto merges a chunk graph into the stored graph of a version and
 // returns how many nodes and edges are new.
-func mergeInto(ctx context.Context, b *bulkTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
+func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
 	// Nodes: load those that exist, merge, upsert.
 	keys := make([]string, 0, len(g.Nodes))
 	for _, n := range g.Nodes {
@@ -502,7 +497,7 @@ func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []e
 
 // Operations returns a version's operation log in order.
 func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operation, error) {
-	rows, err := s.Client.Operation.Query().Where(func(sel *sql.Selector) {
+	rows, err := s.client.Operation.Query().Where(func(sel *sql.Selector) {
 		sel.Where(sql.EQ("version_id", versionID))
 	}).All(ctx)
 	if err != nil {

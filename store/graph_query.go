@@ -62,7 +62,7 @@ func (s *Store) outlineRows(ctx context.Context, table string, versionID int, co
 		Where(entsql.EQ("version_id", versionID)).Query()
 	if s.Dialect == dialect.SQLite {
 		var lo, hi sql.NullInt64
-		err := s.DB.QueryRowContext(ctx, "SELECT MIN(id), MAX(id) FROM "+table+" WHERE version_id = ?", versionID).Scan(&lo, &hi)
+		err := s.db.QueryRowContext(ctx, "SELECT MIN(id), MAX(id) FROM "+table+" WHERE version_id = ?", versionID).Scan(&lo, &hi)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (s *Store) outlineRows(ctx context.Context, table string, versionID int, co
 		query = "SELECT " + strings.Join(columns, ", ") + " FROM " + table + " WHERE id >= ? AND id <= ? AND +version_id = ?"
 		args = []any{lo.Int64, hi.Int64, versionID}
 	}
-	rows, err := s.DB.QueryContext(ctx, query, args...)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -88,11 +88,11 @@ func (s *Store) outlineRows(ctx context.Context, table string, versionID int, co
 // NodeByKey loads one node of a version, without mentions. A missing node
 // is a KindNotFound error.
 func (s *Store) NodeByKey(ctx context.Context, versionID int, key string) (extract.Node, error) {
-	n, err := s.Client.Node.Query().Where(node.VersionID(versionID), node.Key(key)).Only(ctx)
+	n, err := s.client.Node.Query().Where(node.VersionID(versionID), node.Key(key)).Only(ctx)
 	if err != nil {
 		return extract.Node{}, translate(err, fmt.Sprintf("node %q", key))
 	}
-	return NodeFromEnt(n), nil
+	return nodeFromEnt(n), nil
 }
 
 // NodesByKey loads the nodes of a version with the given keys, by key.
@@ -100,13 +100,13 @@ func (s *Store) NodeByKey(ctx context.Context, versionID int, key string) (extra
 func (s *Store) NodesByKey(ctx context.Context, versionID int, keys []string) (map[string]extract.Node, error) {
 	out := make(map[string]extract.Node, len(keys))
 	for start := 0; start < len(keys); start += BatchSize {
-		rows, err := s.Client.Node.Query().
+		rows, err := s.client.Node.Query().
 			Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
 		if err != nil {
 			return nil, translate(err, "nodes")
 		}
 		for _, r := range rows {
-			out[r.Key] = NodeFromEnt(r)
+			out[r.Key] = nodeFromEnt(r)
 		}
 	}
 	return out, nil
@@ -115,7 +115,7 @@ func (s *Store) NodesByKey(ctx context.Context, versionID int, keys []string) (m
 // NodeEdges loads the edges of a version that start or end at a node, in
 // insertion order.
 func (s *Store) NodeEdges(ctx context.Context, versionID int, key string) ([]extract.Edge, error) {
-	rows, err := s.Client.Edge.Query().
+	rows, err := s.client.Edge.Query().
 		Where(entedge.VersionID(versionID), entedge.Or(entedge.Source(key), entedge.Target(key))).
 		Order(entedge.ByID()).All(ctx)
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Store) NodeEdges(ctx context.Context, versionID int, key string) ([]ext
 	}
 	out := make([]extract.Edge, len(rows))
 	for i, e := range rows {
-		out[i] = EdgeFromEnt(e)
+		out[i] = edgeFromEnt(e)
 	}
 	return out, nil
 }
@@ -131,19 +131,19 @@ func (s *Store) NodeEdges(ctx context.Context, versionID int, key string) ([]ext
 // EdgeByKey loads one edge of a version by (source, label, target), with
 // its mentions. A missing edge is a KindNotFound error.
 func (s *Store) EdgeByKey(ctx context.Context, versionID int, source, label, target string) (extract.Edge, error) {
-	row, err := s.Client.Edge.Query().Where(entedge.VersionID(versionID), entedge.Source(source),
+	row, err := s.client.Edge.Query().Where(entedge.VersionID(versionID), entedge.Source(source),
 		entedge.LabelEQ(label), entedge.Target(target)).Only(ctx)
 	if err != nil {
 		return extract.Edge{}, translate(err, "edge")
 	}
-	e := EdgeFromEnt(row)
-	ms, err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKey(e.Key())).
+	e := edgeFromEnt(row)
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKey(e.Key())).
 		Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return e, translate(err, "mentions")
 	}
 	for _, m := range ms {
-		e.Mentions = append(e.Mentions, MentionFromEnt(m))
+		e.Mentions = append(e.Mentions, mentionFromEnt(m))
 	}
 	return e, nil
 }

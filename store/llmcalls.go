@@ -11,7 +11,7 @@ import (
 
 // GetCall returns the cached model call stored under key.
 func (s *Store) GetCall(ctx context.Context, key string) (extract.CallRecord, bool, error) {
-	row, err := s.Client.LLMCall.Query().Where(llmcall.Key(key)).Only(ctx)
+	row, err := s.client.LLMCall.Query().Where(llmcall.Key(key)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return extract.CallRecord{}, false, nil
 	}
@@ -25,7 +25,7 @@ func (s *Store) GetCall(ctx context.Context, key string) (extract.CallRecord, bo
 
 // PutCall stores a model call; storing the same key twice keeps the first.
 func (s *Store) PutCall(ctx context.Context, rec extract.CallRecord) error {
-	err := s.Client.LLMCall.Create().SetKey(rec.Key).SetProvider(rec.Provider).SetModel(rec.Model).
+	err := s.client.LLMCall.Create().SetKey(rec.Key).SetProvider(rec.Provider).SetModel(rec.Model).
 		SetPurpose(rec.Purpose).SetRequest(rec.Request).SetResponse(rec.Response).
 		SetPromptTokens(rec.PromptTokens).SetOutputTokens(rec.OutputTokens).
 		SetLatencyMs(rec.Latency.Milliseconds()).OnConflictColumns(llmcall.FieldKey).DoNothing().Exec(ctx)

@@ -57,14 +57,33 @@ type SchemaVersionInfo struct {
 	Created time.Time
 }
 
-// SaveSchema validates s and stores it as the next version of the named
+// AnyBase, as the base of SaveSchema, skips the check on the latest version:
+// the content goes on top of whatever is stored. Imports and the command line
+// use it; an editor passes the version it started from instead.
+const AnyBase = -1
+
+// SaveSchema validates sc and stores it as the next version of the named
 // schema, creating the schema if needed, in one transaction with its entity
-// and relation type rows. When the latest version already has the same
-// content hash, that version is returned with created == false: saving or
-// importing unchanged content creates no version. Versions are never edited.
-func (s *Store) SaveSchema(ctx context.Context, name string, sc *schema.Schema, note string) (version int, created bool, err error) {
+// and relation type rows. Versions are never edited.
+//
+// base is the latest version the caller saw: the version an editor started
+// from, or 0 for a schema it creates. Inside the transaction the save is
+// refused with KindConflict when the latest stored version is not base, so
+// of two saves on the same base only the first is stored and the second
+// cannot silently undo it. AnyBase skips that check.
+//
+// When the latest version already has the same content hash, that version
+// is returned with created == false, whatever the base: saving or importing
+// unchanged content creates no version and undoes nothing.
+//
+// Errors: KindInvalid for a bad name, schema or base; KindConflict as above,
+// or when another save creates the same schema or version at the same time.
+func (s *Store) SaveSchema(ctx context.Context, name string, base int, sc *schema.Schema, note string) (version int, created bool, err error) {
 	if err := ValidSchemaName(name); err != nil {
 		return 0, false, err
+	}
+	if base < AnyBase {
+		return 0, false, extract.Errorf(extract.KindInvalid, "the base version of %s must be 0 or more", name)
 	}
 	if err := schema.ProblemsError(schema.Validate(sc)); err != nil {
 		return 0, false, err
@@ -73,41 +92,35 @@ func (s *Store) SaveSchema(ctx context.Context, name string, sc *schema.Schema, 
 	c.Name = name
 	hash := schema.Hash(&c)
 	spec := string(schema.FormatJSON(&c))
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
-		row, err := tx.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
-		if ent.IsNotFound(err) {
-			row, err = tx.KGSchema.Create().SetName(name).SetDescription(c.Description).Save(ctx)
-		}
+	err = s.inTx(ctx, func(w *writeTx) error {
+		tx := w.Client()
+		schemaID, err := lockSchema(ctx, tx, name, c.Description)
 		if err != nil {
-			return translate(err, "schema")
+			return err
 		}
-		last, err := tx.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID)).
-			Order(ent.Desc(schemaversion.FieldNumber)).
-			Select(schemaversion.FieldID, schemaversion.FieldNumber, schemaversion.FieldHash).First(ctx)
-		num := 1
+		latest, latestHash, err := latestSchemaVersion(ctx, tx, schemaID)
+		if err != nil {
+			return err
+		}
 		switch {
-		case err == nil && last.Hash == hash:
-			version = last.Number
+		case latest > 0 && latestHash == hash:
+			version = latest
 			return nil
-		case err == nil:
-			num = last.Number + 1
-		case !ent.IsNotFound(err):
-			return translate(err, "schema version")
+		case base != AnyBase && base != latest:
+			return staleBase(name, base, latest)
 		}
-		v, err := tx.SchemaVersion.Create().SetSchemaID(row.ID).SetNumber(num).SetNote(note).
+		v, err := tx.SchemaVersion.Create().SetSchemaID(schemaID).SetNumber(latest + 1).SetNote(note).
 			SetSpec(spec).SetHash(hash).SetCreatedAt(s.Now()).Save(ctx)
+		if ent.IsConstraintError(err) {
+			return extract.Wrap(extract.KindConflict, err, "%s@%d was saved by another save at the same time", name, latest+1)
+		}
 		if err != nil {
 			return translate(err, "schema version")
 		}
 		if err := insertTypeRows(ctx, tx, v.ID, &c); err != nil {
 			return err
 		}
-		if row.Description != c.Description {
-			if err := tx.KGSchema.UpdateOneID(row.ID).SetDescription(c.Description).Exec(ctx); err != nil {
-				return translate(err, "schema")
-			}
-		}
-		version, created = num, true
+		version, created = v.Number, true
 		return nil
 	})
 	if err != nil {
@@ -116,9 +129,64 @@ func (s *Store) SaveSchema(ctx context.Context, name string, sc *schema.Schema, 
 	return version, created, nil
 }
 
+// lockSchema returns the id of the named schema, creating it if needed, and
+// sets its description. The update comes first: on PostgreSQL it locks the
+// schema's row until the transaction ends, so a concurrent save of the same
+// schema waits for this one and then sees the version it stored. (SQLite
+// runs one write transaction at a time.)
+func lockSchema(ctx context.Context, tx *ent.Client, name, description string) (int, error) {
+	if _, err := tx.KGSchema.Update().Where(kgschema.Name(name)).SetDescription(description).Save(ctx); err != nil {
+		return 0, translate(err, "schema")
+	}
+	id, err := tx.KGSchema.Query().Where(kgschema.Name(name)).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		var row *ent.KGSchema
+		row, err = tx.KGSchema.Create().SetName(name).SetDescription(description).Save(ctx)
+		if ent.IsConstraintError(err) {
+			return 0, extract.Wrap(extract.KindConflict, err, "schema %q was created by another save at the same time", name)
+		}
+		if err == nil {
+			id = row.ID
+		}
+	}
+	if err != nil {
+		return 0, translate(err, "schema")
+	}
+	return id, nil
+}
+
+// latestSchemaVersion returns the number and content hash of a schema's
+// latest version; 0 and "" when it has none.
+func latestSchemaVersion(ctx context.Context, tx *ent.Client, schemaID int) (int, string, error) {
+	last, err := tx.SchemaVersion.Query().Where(schemaversion.SchemaID(schemaID)).
+		Order(ent.Desc(schemaversion.FieldNumber)).
+		Select(schemaversion.FieldID, schemaversion.FieldNumber, schemaversion.FieldHash).First(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return 0, "", nil
+	case err != nil:
+		return 0, "", translate(err, "schema version")
+	}
+	return last.Number, last.Hash, nil
+}
+
+// staleBase is the conflict of a save whose base is not the latest version.
+func staleBase(name string, base, latest int) error {
+	switch {
+	case base == 0:
+		return extract.Errorf(extract.KindConflict, "a schema named %q exists already (latest %s@%d); open it and edit it instead", name, name, latest)
+	case latest > base:
+		return extract.Errorf(extract.KindConflict,
+			"%s@%d was saved after @%d, the version this save started from; saving would undo it. Open the latest version and make the change there",
+			name, latest, base)
+	default:
+		return extract.Errorf(extract.KindConflict, "%s@%d does not exist (the latest version is @%d)", name, base, latest)
+	}
+}
+
 // insertTypeRows writes the queryable rows of a version: one per entity
 // type (properties as JSON) and one per relation.
-func insertTypeRows(ctx context.Context, tx *ent.Tx, versionID int, sc *schema.Schema) error {
+func insertTypeRows(ctx context.Context, tx *ent.Client, versionID int, sc *schema.Schema) error {
 	types := make([]*ent.EntityTypeCreate, 0, len(sc.Types))
 	var rels []*ent.RelationTypeCreate
 	for _, t := range sc.Types {
@@ -173,11 +241,11 @@ func (s *Store) SchemaVersion(ctx context.Context, name string, number int) (*sc
 	if number < 0 {
 		return nil, 0, extract.Errorf(extract.KindInvalid, "version must be a positive number")
 	}
-	row, err := s.Client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
+	row, err := s.client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 	if err != nil {
 		return nil, 0, translate(err, fmt.Sprintf("schema %q", name))
 	}
-	q := s.Client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID))
+	q := s.client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID))
 	var v *ent.SchemaVersion
 	if number == 0 {
 		v, err = q.Order(ent.Desc(schemaversion.FieldNumber)).First(ctx)
@@ -200,11 +268,11 @@ func (s *Store) SchemaVersion(ctx context.Context, name string, number int) (*sc
 
 // ListSchemas lists schemas by name with their latest version.
 func (s *Store) ListSchemas(ctx context.Context) ([]SchemaInfo, error) {
-	rows, err := s.Client.KGSchema.Query().Order(ent.Asc(kgschema.FieldName)).All(ctx)
+	rows, err := s.client.KGSchema.Query().Order(ent.Asc(kgschema.FieldName)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "schemas")
 	}
-	vs, err := s.Client.SchemaVersion.Query().
+	vs, err := s.client.SchemaVersion.Query().
 		Select(schemaversion.FieldID, schemaversion.FieldSchemaID, schemaversion.FieldNumber, schemaversion.FieldCreatedAt).
 		All(ctx)
 	if err != nil {
@@ -247,7 +315,7 @@ func (s *Store) typeCounts(ctx context.Context, versionIDs []int) (map[int]int, 
 		SchemaVersionID int `json:"schema_version_id"`
 		Count           int `json:"count"`
 	}
-	err := s.Client.EntityType.Query().Where(entitytype.SchemaVersionIDIn(versionIDs...)).
+	err := s.client.EntityType.Query().Where(entitytype.SchemaVersionIDIn(versionIDs...)).
 		GroupBy(entitytype.FieldSchemaVersionID).Aggregate(ent.Count()).Scan(ctx, &res)
 	if err != nil {
 		return nil, translate(err, "entity types")
@@ -260,11 +328,11 @@ func (s *Store) typeCounts(ctx context.Context, versionIDs []int) (map[int]int, 
 
 // SchemaVersions returns the history of a schema, newest first.
 func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersionInfo, error) {
-	row, err := s.Client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
+	row, err := s.client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 	if err != nil {
 		return nil, translate(err, fmt.Sprintf("schema %q", name))
 	}
-	vs, err := s.Client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID)).
+	vs, err := s.client.SchemaVersion.Query().Where(schemaversion.SchemaID(row.ID)).
 		Order(ent.Desc(schemaversion.FieldNumber)).
 		Select(schemaversion.FieldID, schemaversion.FieldNumber, schemaversion.FieldNote,
 			schemaversion.FieldHash, schemaversion.FieldCreatedAt).All(ctx)
@@ -290,16 +358,9 @@ func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersio
 // "default" unless a schema of that name exists; an existing one, edited or
 // not, is left alone.
 func (s *Store) EnsureDefaultSchema(ctx context.Context) error {
-	n, err := s.Client.KGSchema.Query().Where(kgschema.Name(DefaultSchemaName)).Count(ctx)
-	if err != nil {
-		return translate(err, "schema")
-	}
-	if n > 0 {
-		return nil
-	}
-	_, _, err = s.SaveSchema(ctx, DefaultSchemaName, schema.Default(), "built-in default")
+	_, _, err := s.SaveSchema(ctx, DefaultSchemaName, 0, schema.Default(), "built-in default")
 	if extract.KindOf(err) == extract.KindConflict {
-		// Another instance created it at the same time.
+		// It exists already, or another instance created it at the same time.
 		return nil
 	}
 	return err

@@ -2,10 +2,12 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/ent/entitytype"
@@ -42,12 +44,12 @@ func TestStore_SaveSchema(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		sc := mustKAG(t, medSchema)
-		v, created, err := s.SaveSchema(ctx, "med", sc, "first")
+		v, created, err := s.SaveSchema(ctx, "med", 0, sc, "first")
 		if err != nil || v != 1 || !created {
 			t.Fatalf("first save: %d %v %v", v, created, err)
 		}
 		t.Run("SameContentNoNewVersion", func(t *testing.T) {
-			v, created, err := s.SaveSchema(ctx, "med", mustKAG(t, medSchema), "again")
+			v, created, err := s.SaveSchema(ctx, "med", 1, mustKAG(t, medSchema), "again")
 			if err != nil || v != 1 || created {
 				t.Fatalf("re-save: %d %v %v", v, created, err)
 			}
@@ -55,7 +57,7 @@ func TestStore_SaveSchema(t *testing.T) {
 		t.Run("ChangeCreatesVersion", func(t *testing.T) {
 			changed := mustKAG(t, medSchema)
 			changed.Types = append(changed.Types, schema.EntityType{Name: "Gene", Kind: schema.KindEntity})
-			v, created, err := s.SaveSchema(ctx, "med", changed, "add Gene")
+			v, created, err := s.SaveSchema(ctx, "med", 1, changed, "add Gene")
 			if err != nil || v != 2 || !created {
 				t.Fatalf("second save: %d %v %v", v, created, err)
 			}
@@ -91,25 +93,26 @@ func TestStore_SaveSchema(t *testing.T) {
 			}
 		})
 		t.Run("TypeRows", func(t *testing.T) {
-			n, err := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).Count(ctx)
+			client := store.EntClient(s)
+			n, err := client.EntityType.Query().Where(entitytype.Name("Disease")).Count(ctx)
 			if err != nil || n != 2 {
 				t.Fatalf("Disease rows over two versions: %d %v", n, err)
 			}
-			d, err := s.Client.EntityType.Query().Where(entitytype.Name("Drug")).First(ctx)
+			d, err := client.EntityType.Query().Where(entitytype.Name("Drug")).First(ctx)
 			if err != nil || d.Alias != "药品" || d.Description != "a medicine" || d.Kind != entitytype.KindEntity {
 				t.Fatalf("Drug row: %+v %v", d, err)
 			}
-			dis, _ := s.Client.EntityType.Query().Where(entitytype.Name("Disease")).First(ctx)
+			dis, _ := client.EntityType.Query().Where(entitytype.Name("Disease")).First(ctx)
 			if len(dis.Properties) != 2 || dis.Properties[0]["type"] != "Disease" || dis.Properties[0]["constraint"] != "MultiValue" {
 				t.Fatalf("Disease properties: %+v", dis.Properties)
 			}
-			r, err := s.Client.RelationType.Query().Where(relationtype.Name("treats")).First(ctx)
+			r, err := client.RelationType.Query().Where(relationtype.Name("treats")).First(ctx)
 			if err != nil || r.SourceType != "Disease" || r.TargetType != "Drug" || r.Alias != "治疗" {
 				t.Fatalf("relation row: %+v %v", r, err)
 			}
 		})
 		t.Run("List", func(t *testing.T) {
-			if _, _, err := s.SaveSchema(ctx, "flat", schema.Default(), ""); err != nil {
+			if _, _, err := s.SaveSchema(ctx, "flat", 0, schema.Default(), ""); err != nil {
 				t.Fatal(err)
 			}
 			list, err := s.ListSchemas(ctx)
@@ -123,12 +126,12 @@ func TestStore_SaveSchema(t *testing.T) {
 		t.Run("Invalid", func(t *testing.T) {
 			bad := mustKAG(t, medSchema)
 			bad.Types[0].Relations[0].Target = "Nowhere"
-			_, _, err := s.SaveSchema(ctx, "med", bad, "")
+			_, _, err := s.SaveSchema(ctx, "med", 2, bad, "")
 			if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "Nowhere") {
 				t.Fatalf("invalid schema: %v", err)
 			}
 			for _, name := range []string{"", "a b", "x@1", "a/b", "new"} {
-				if _, _, err := s.SaveSchema(ctx, name, schema.Default(), ""); extract.KindOf(err) != extract.KindInvalid {
+				if _, _, err := s.SaveSchema(ctx, name, 0, schema.Default(), ""); extract.KindOf(err) != extract.KindInvalid {
 					t.Errorf("name %q: %v", name, err)
 				}
 			}
@@ -151,6 +154,116 @@ func TestStore_SaveSchema(t *testing.T) {
 	})
 }
 
+// describedDefault is the default schema with a description of its own, so
+// that each writer saves different content.
+func describedDefault(desc string) *schema.Schema {
+	sc := schema.Default()
+	sc.Description = desc
+	return sc
+}
+
+func TestStore_SaveSchemaBase(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			opts := b.db(t)
+			s := MustOpen(t, opts)
+			if _, _, err := s.SaveSchema(ctx, "flat", 0, describedDefault("start"), ""); err != nil {
+				t.Fatal(err)
+			}
+			t.Run("Refused", func(t *testing.T) {
+				if _, _, err := s.SaveSchema(ctx, "flat", 1, describedDefault("second"), ""); err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range []struct {
+					name string
+					base int
+					want string
+				}{
+					{"Older", 1, "flat@2 was saved after @1"},
+					{"NewNameExists", 0, "exists already"},
+					{"Missing", 7, "flat@7 does not exist"},
+				} {
+					_, _, err := s.SaveSchema(ctx, "flat", c.base, describedDefault("third"), "")
+					if extract.KindOf(err) != extract.KindConflict || !strings.Contains(extract.MessageOf(err), c.want) {
+						t.Errorf("%s: %v", c.name, err)
+					}
+				}
+				if _, _, err := s.SaveSchema(ctx, "flat", -2, describedDefault("third"), ""); extract.KindOf(err) != extract.KindInvalid {
+					t.Errorf("negative base: %v", err)
+				}
+				if h, _ := s.SchemaVersions(ctx, "flat"); len(h) != 2 {
+					t.Fatalf("a refused save created a version: %d", len(h))
+				}
+			})
+			t.Run("UnchangedOnOlderBase", func(t *testing.T) {
+				v, created, err := s.SaveSchema(ctx, "flat", 1, describedDefault("second"), "")
+				if err != nil || created || v != 2 {
+					t.Fatalf("same content as the latest: %d %v %v", v, created, err)
+				}
+			})
+			t.Run("AnyBase", func(t *testing.T) {
+				v, created, err := s.SaveSchema(ctx, "flat", store.AnyBase, describedDefault("imported"), "")
+				if err != nil || !created || v != 3 {
+					t.Fatalf("save without a base: %d %v %v", v, created, err)
+				}
+			})
+			// Two writers save different content on the same base at once,
+			// through one store and through two stores on one database (two
+			// servers): exactly one is stored, the other is refused. The
+			// first round creates the schema (base 0).
+			other := MustOpen(t, opts)
+			for _, pair := range []struct {
+				name string
+				a, b *store.Store
+			}{{"OneStore", s, s}, {"TwoStores", s, other}} {
+				t.Run("Concurrent"+pair.name, func(t *testing.T) {
+					for round := 0; round < 5; round++ {
+						base := round
+						type result struct {
+							version int
+							created bool
+							err     error
+						}
+						results := make([]result, 2)
+						start := make(chan struct{})
+						var wg sync.WaitGroup
+						for i, st := range []*store.Store{pair.a, pair.b} {
+							wg.Add(1)
+							go func() {
+								defer wg.Done()
+								<-start
+								desc := fmt.Sprintf("%s round %d writer %d", pair.name, round, i)
+								v, created, err := st.SaveSchema(ctx, pair.name, base, describedDefault(desc), "")
+								results[i] = result{v, created, err}
+							}()
+						}
+						close(start)
+						wg.Wait()
+						stored, refused := 0, 0
+						for _, r := range results {
+							switch {
+							case r.err == nil && r.created && r.version == base+1:
+								stored++
+							case extract.KindOf(r.err) == extract.KindConflict:
+								refused++
+							default:
+								t.Fatalf("round %d: unexpected result %+v", round, r)
+							}
+						}
+						if stored != 1 || refused != 1 {
+							t.Fatalf("round %d: %d stored, %d refused: %+v", round, stored, refused, results)
+						}
+						if _, n, _ := s.SchemaVersion(ctx, pair.name, 0); n != base+1 {
+							t.Fatalf("round %d: latest %d, want %d", round, n, base+1)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
 func TestStore_EnsureDefaultSchema(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -169,7 +282,7 @@ func TestStore_EnsureDefaultSchema(t *testing.T) {
 		// An edited default is kept.
 		edited := schema.Default()
 		edited.Types = edited.Types[:3]
-		if _, _, err := s.SaveSchema(ctx, "default", edited, "trim"); err != nil {
+		if _, _, err := s.SaveSchema(ctx, "default", 1, edited, "trim"); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.EnsureDefaultSchema(ctx); err != nil {
@@ -196,7 +309,7 @@ func TestStore_KAGFolder(t *testing.T) {
 			}
 			want := mustKAG(t, string(src))
 			name := strings.TrimSuffix(filepath.Base(f), ".schema")
-			if _, _, err := s.SaveSchema(ctx, name, want, ""); err != nil {
+			if _, _, err := s.SaveSchema(ctx, name, 0, want, ""); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
 			got, _, err := s.SchemaVersion(ctx, name, 0)

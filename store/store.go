@@ -27,8 +27,9 @@ import (
 
 // Store is the persistence layer. It is safe for concurrent use.
 type Store struct {
-	Client  *ent.Client
-	DB      *sql.DB
+	client *ent.Client
+	db     *sql.DB
+	// Dialect is the database in use: "sqlite3" or "postgres".
 	Dialect string
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
@@ -76,7 +77,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(rootCause(err).Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
-	s := &Store{Client: client, DB: db, Dialect: dia, Now: time.Now}
+	s := &Store{client: client, db: db, Dialect: dia, Now: time.Now}
 	if dia == dialect.SQLite {
 		s.stmts = newStmtCache(db)
 	}
@@ -90,7 +91,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 // Migrate brings the schema up to date. Ent's automatic migration only adds
 // tables, columns and indexes; it never drops data.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.Client.Schema.Create(ctx); err != nil {
+	if err := s.client.Schema.Create(ctx); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
 	}
 	return nil
@@ -101,12 +102,12 @@ func (s *Store) Close() error {
 	if s.stmts != nil {
 		s.stmts.close()
 	}
-	return s.Client.Close()
+	return s.client.Close()
 }
 
 // Ping checks the database connection.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.DB.PingContext(ctx); err != nil {
+	if err := s.db.PingContext(ctx); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "database unreachable")
 	}
 	return nil
@@ -200,14 +201,6 @@ func maskErr(msg, raw string) string {
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
 	return msg
-}
-
-// rollback undoes tx and returns err wrapped.
-func rollback(tx *ent.Tx, err error) error {
-	if rerr := tx.Rollback(); rerr != nil {
-		return fmt.Errorf("%w: rolling back: %v", err, rerr)
-	}
-	return err
 }
 
 // translate maps ent errors onto domain errors.

@@ -18,23 +18,30 @@ import (
 // backend is one database the store tests run on.
 type backend struct {
 	name string
-	open func(tb testing.TB) *store.Store
+	// db creates an empty database and returns the options that open it.
+	db func(tb testing.TB) store.Options
+}
+
+// open opens a migrated store on a fresh database.
+func (b backend) open(tb testing.TB) *store.Store {
+	tb.Helper()
+	return MustOpen(tb, b.db(tb))
 }
 
 // backends returns SQLite always and PostgreSQL when
 // KGSTUDIO_TEST_POSTGRES_URL is set.
 func backends(tb testing.TB) []backend {
-	bs := []backend{{"sqlite", MustOpenSQLite}}
+	bs := []backend{{"sqlite", sqliteDB}}
 	if os.Getenv("KGSTUDIO_TEST_POSTGRES_URL") != "" {
-		bs = append(bs, backend{"postgres", MustOpenPostgres})
+		bs = append(bs, backend{"postgres", postgresDB})
 	}
 	return bs
 }
 
-// MustOpenSQLite opens a migrated store on a fresh SQLite file.
-func MustOpenSQLite(tb testing.TB) *store.Store {
+// MustOpen opens and migrates a store and closes it at cleanup.
+func MustOpen(tb testing.TB, opts store.Options) *store.Store {
 	tb.Helper()
-	s, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
+	s, err := store.Open(context.Background(), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -42,9 +49,14 @@ func MustOpenSQLite(tb testing.TB) *store.Store {
 	return s
 }
 
-// MustOpenPostgres creates a database of its own on the test server, opens
-// a migrated store on it and drops it at cleanup.
-func MustOpenPostgres(tb testing.TB) *store.Store {
+// sqliteDB returns the options of a fresh SQLite file.
+func sqliteDB(tb testing.TB) store.Options {
+	return store.Options{DataDir: tb.TempDir()}
+}
+
+// postgresDB creates a database of its own on the test server, returns the
+// options that open it and drops it at cleanup.
+func postgresDB(tb testing.TB) store.Options {
 	tb.Helper()
 	admin := os.Getenv("KGSTUDIO_TEST_POSTGRES_URL")
 	db, err := sql.Open("pgx", admin)
@@ -63,19 +75,14 @@ func MustOpenPostgres(tb testing.TB) *store.Store {
 		tb.Fatal(err)
 	}
 	u.Path = "/" + name
-	s, err := store.Open(context.Background(), store.Options{URL: u.String()})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	tb.Cleanup(func() {
-		s.Close()
 		db, err := sql.Open("pgx", admin)
 		if err == nil {
 			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 			db.Close()
 		}
 	})
-	return s
+	return store.Options{URL: u.String()}
 }
 
 func forEachDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {

@@ -18,7 +18,7 @@ func (s *Store) MentionCounts(ctx context.Context, versionID int) (map[string]in
 		NodeKey string `json:"node_key"`
 		Count   int    `json:"count"`
 	}
-	err := s.Client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ("")).
+	err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ("")).
 		GroupBy(mention.FieldNodeKey).Aggregate(func(sel *sql.Selector) string { return sql.As(sql.Count("*"), "count") }).
 		Scan(ctx, &rows)
 	if err != nil {
@@ -33,7 +33,7 @@ func (s *Store) MentionCounts(ctx context.Context, versionID int) (map[string]in
 
 // DocumentInfo loads a document without its content.
 func (s *Store) DocumentInfo(ctx context.Context, id int) (DocumentInfo, error) {
-	r, err := s.Client.Document.Query().Where(document.ID(id)).
+	r, err := s.client.Document.Query().Where(document.ID(id)).
 		Select(document.FieldID, document.FieldName, document.FieldKind, document.FieldSize, document.FieldCreatedAt).Only(ctx)
 	if err != nil {
 		return DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
@@ -45,12 +45,12 @@ func (s *Store) DocumentInfo(ctx context.Context, id int) (DocumentInfo, error) 
 func (s *Store) NodesByKeys(ctx context.Context, versionID int, keys []string) (map[string]extract.Node, error) {
 	out := make(map[string]extract.Node, len(keys))
 	for start := 0; start < len(keys); start += BatchSize {
-		rows, err := s.Client.Node.Query().Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
+		rows, err := s.client.Node.Query().Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
 		if err != nil {
 			return nil, translate(err, "nodes")
 		}
 		for _, r := range rows {
-			out[r.Key] = NodeFromEnt(r)
+			out[r.Key] = nodeFromEnt(r)
 		}
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 const schemaUsage = `usage:
@@ -66,7 +67,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer st.Close()
-	v, created, err := st.SaveSchema(ctx, *name, sc, *note)
+	v, created, err := st.SaveSchema(ctx, *name, store.AnyBase, sc, *note)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
