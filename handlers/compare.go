@@ -453,82 +453,20 @@ func promptDiffs(a, b map[string]string) []web.ComparePrompt {
 	for _, k := range keys {
 		p := web.ComparePrompt{Name: k, Same: a[k] == b[k]}
 		if !p.Same {
-			p.Lines = lineDiff(a[k], b[k])
+			p.Lines = lineViews(diff.Lines(a[k], b[k]))
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// maxLineDiffCells bounds the table of a line diff; past it the texts are
-// shown as one removal and one addition.
-const maxLineDiffCells = 4 << 20
-
-// lineDiff is a longest-common-subsequence diff of two texts by line.
-func lineDiff(a, b string) []web.CompareLine {
-	la, lb := splitLines(a), splitLines(b)
-	// Common prefix and suffix first: prompts usually differ in a few lines.
-	p := 0
-	for p < len(la) && p < len(lb) && la[p] == lb[p] {
-		p++
-	}
-	s := 0
-	for s < len(la)-p && s < len(lb)-p && la[len(la)-1-s] == lb[len(lb)-1-s] {
-		s++
-	}
-	var out []web.CompareLine
-	for _, l := range la[:p] {
-		out = append(out, web.CompareLine{Op: "=", Text: l})
-	}
-	ma, mb := la[p:len(la)-s], lb[p:len(lb)-s]
-	n, m := len(ma), len(mb)
-	if (n+1)*(m+1) > maxLineDiffCells {
-		for _, l := range ma {
-			out = append(out, web.CompareLine{Op: "-", Text: l})
-		}
-		for _, l := range mb {
-			out = append(out, web.CompareLine{Op: "+", Text: l})
-		}
-	} else {
-		// lcs[i][j] is the LCS length of ma[i:] and mb[j:].
-		w := m + 1
-		lcs := make([]int32, (n+1)*w)
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if ma[i] == mb[j] {
-					lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-				} else {
-					lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && ma[i] == mb[j]:
-				out = append(out, web.CompareLine{Op: "=", Text: ma[i]})
-				i++
-				j++
-			case i < n && (j == m || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
-				out = append(out, web.CompareLine{Op: "-", Text: ma[i]})
-				i++
-			default:
-				out = append(out, web.CompareLine{Op: "+", Text: mb[j]})
-				j++
-			}
-		}
-	}
-	for _, l := range la[len(la)-s:] {
-		out = append(out, web.CompareLine{Op: "=", Text: l})
+// lineViews turns a line diff into the rows of a prompt diff.
+func lineViews(segs []diff.Segment) []web.CompareLine {
+	out := make([]web.CompareLine, len(segs))
+	for i, s := range segs {
+		out[i] = web.CompareLine{Op: s.Op, Text: s.Text}
 	}
 	return out
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // unionGraph is the union of two versions' graphs, each item tagged with
