@@ -192,18 +192,18 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp ap
 		}
 	}
 
-	u := buildUnion(cmp.GA, cmp.GB, res, cmp.Options)
+	u := diff.NewUnion(cmp.GA, cmp.GB, res, cmp.Options)
 	drawn := u
 	if len(u.Nodes) > compareGraphLimit {
-		drawn = capUnion(u, compareGraphLimit)
+		drawn = u.Cap(compareGraphLimit)
 		p.GraphNote = fmt.Sprintf("The union has %d nodes; the picture shows %d of them: every difference first, then the best-connected unchanged nodes. The tables below list everything.", len(u.Nodes), len(drawn.Nodes))
 	}
 	p.Union = drawn
 	p.NodeItems, p.NodeTotal = nodeItems(u), len(u.Nodes)
 	p.EdgeItems, p.EdgeTotal = edgeItems(u), len(u.Edges)
 	p.ItemLimit = compareItemLimit
-	p.NodeTypeOpts = unionTypes(u)
-	p.EdgeLabelOpts = unionLabels(u)
+	p.NodeTypeOpts = u.NodeTypes()
+	p.EdgeLabelOpts = u.EdgeLabels(compareLabelLimit)
 	p.Config = configRows(cmp.A.Config, cmp.B.Config)
 	p.Prompts = promptDiffs(cmp.A.Config.Prompts, cmp.B.Config.Prompts)
 	if err := h.fillTurns(ctx, p, cmp); err != nil {
@@ -415,280 +415,24 @@ func promptDiffs(a, b map[string]string) []web.ComparePrompt {
 	for _, k := range keys {
 		p := web.ComparePrompt{Name: k, Same: a[k] == b[k]}
 		if !p.Same {
-			p.Lines = lineDiff(a[k], b[k])
+			p.Lines = lineViews(diff.Lines(a[k], b[k]))
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// maxLineDiffCells bounds the table of a line diff; past it the texts are
-// shown as one removal and one addition.
-const maxLineDiffCells = 4 << 20
-
-// lineDiff is a longest-common-subsequence diff of two texts by line.
-func lineDiff(a, b string) []web.CompareLine {
-	la, lb := splitLines(a), splitLines(b)
-	// Common prefix and suffix first: prompts usually differ in a few lines.
-	p := 0
-	for p < len(la) && p < len(lb) && la[p] == lb[p] {
-		p++
-	}
-	s := 0
-	for s < len(la)-p && s < len(lb)-p && la[len(la)-1-s] == lb[len(lb)-1-s] {
-		s++
-	}
-	var out []web.CompareLine
-	for _, l := range la[:p] {
-		out = append(out, web.CompareLine{Op: "=", Text: l})
-	}
-	ma, mb := la[p:len(la)-s], lb[p:len(lb)-s]
-	n, m := len(ma), len(mb)
-	if (n+1)*(m+1) > maxLineDiffCells {
-		for _, l := range ma {
-			out = append(out, web.CompareLine{Op: "-", Text: l})
-		}
-		for _, l := range mb {
-			out = append(out, web.CompareLine{Op: "+", Text: l})
-		}
-	} else {
-		// lcs[i][j] is the LCS length of ma[i:] and mb[j:].
-		w := m + 1
-		lcs := make([]int32, (n+1)*w)
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if ma[i] == mb[j] {
-					lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-				} else {
-					lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && ma[i] == mb[j]:
-				out = append(out, web.CompareLine{Op: "=", Text: ma[i]})
-				i++
-				j++
-			case i < n && (j == m || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
-				out = append(out, web.CompareLine{Op: "-", Text: ma[i]})
-				i++
-			default:
-				out = append(out, web.CompareLine{Op: "+", Text: mb[j]})
-				j++
-			}
-		}
-	}
-	for _, l := range la[len(la)-s:] {
-		out = append(out, web.CompareLine{Op: "=", Text: l})
+// lineViews turns a line diff into the rows of a prompt diff.
+func lineViews(segs []diff.Segment) []web.CompareLine {
+	out := make([]web.CompareLine, len(segs))
+	for i, s := range segs {
+		out[i] = web.CompareLine{Op: s.Op, Text: s.Text}
 	}
 	return out
 }
 
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-// unionGraph is the union of two versions' graphs, each item tagged with
-// its status, for static/js/compare.js.
-type unionGraph struct {
-	A     string      `json:"a"`
-	B     string      `json:"b"`
-	Nodes []unionNode `json:"nodes"`
-	Edges []unionEdge `json:"edges"`
-}
-
-// unionNode is a node identity present on one side or both.
-type unionNode struct {
-	ID     string         `json:"id"`
-	Name   string         `json:"name"`
-	Type   string         `json:"type"`
-	Status string         `json:"status"` // added, removed, changed or unchanged
-	A      *extract.Node  `json:"a,omitempty"`
-	B      *extract.Node  `json:"b,omitempty"`
-	Fields []string       `json:"fields,omitempty"`
-	Desc   []diff.Segment `json:"desc,omitempty"`
-}
-
-// unionEdge is an edge identity; Source and Target are union node ids,
-// empty when an endpoint names no node of its graph.
-type unionEdge struct {
-	ID     string         `json:"id"`
-	Source string         `json:"source"`
-	Target string         `json:"target"`
-	Label  string         `json:"label"`
-	Status string         `json:"status"`
-	A      *extract.Edge  `json:"a,omitempty"`
-	B      *extract.Edge  `json:"b,omitempty"`
-	Fields []string       `json:"fields,omitempty"`
-	Desc   []diff.Segment `json:"desc,omitempty"`
-}
-
-// Statuses of union items.
-const (
-	statusAdded     = "added"
-	statusRemoved   = "removed"
-	statusChanged   = "changed"
-	statusUnchanged = "unchanged"
-)
-
-// unionIdentity follows extract/diff's matching rules, so the union holds
-// exactly the identities the diff counted.
-type unionIdentity struct {
-	ignoreType, undirected, ignoreLabels bool
-}
-
-func (u unionIdentity) node(n *extract.Node) string {
-	name := extract.NormalizeName(n.Name)
-	if name == "" {
-		name = extract.NormalizeName(n.Key)
-	}
-	if u.ignoreType {
-		return name
-	}
-	return name + "\x1f" + strings.ToLower(n.Type)
-}
-
-func (u unionIdentity) endpoint(keys map[string]string, key string) string {
-	if id, ok := keys[key]; ok {
-		return id
-	}
-	id := extract.NormalizeName(key)
-	if !u.ignoreType {
-		id += "\x1f"
-	}
-	return id
-}
-
-func (u unionIdentity) edge(keys map[string]string, source, label, target string) (string, string, string) {
-	src, tgt := u.endpoint(keys, source), u.endpoint(keys, target)
-	if u.undirected && tgt < src {
-		src, tgt = tgt, src
-	}
-	if u.ignoreLabels {
-		label = ""
-	}
-	return src + "\x1e" + extract.NormalizeName(label) + "\x1e" + tgt, src, tgt
-}
-
-// buildUnion merges both graphs by identity and tags every item with its
-// status from the diff result.
-func buildUnion(ga, gb extract.Graph, res diff.Result, opts diff.Options) unionGraph {
-	ident := unionIdentity{ignoreType: opts.IgnoreType, undirected: opts.Undirected, ignoreLabels: opts.IgnoreLabels}
-	u := unionGraph{Nodes: []unionNode{}, Edges: []unionEdge{}}
-	nodeAt := map[string]int{}
-	keysA := make(map[string]string, len(ga.Nodes))
-	keysB := make(map[string]string, len(gb.Nodes))
-	addNodes := func(g extract.Graph, keys map[string]string, side int) {
-		for i := range g.Nodes {
-			n := &g.Nodes[i]
-			id := ident.node(n)
-			if _, ok := keys[n.Key]; !ok {
-				keys[n.Key] = id
-			}
-			at, ok := nodeAt[id]
-			if !ok {
-				at = len(u.Nodes)
-				nodeAt[id] = at
-				u.Nodes = append(u.Nodes, unionNode{ID: "n" + itoa(at), Name: n.Name, Type: n.Type})
-			}
-			un := &u.Nodes[at]
-			if side == 0 && un.A == nil {
-				un.A = n
-			} else if side == 1 && un.B == nil {
-				un.B = n
-				un.Name, un.Type = n.Name, n.Type
-			}
-		}
-	}
-	addNodes(ga, keysA, 0)
-	addNodes(gb, keysB, 1)
-	changed := map[string]diff.NodeChange{}
-	for _, c := range res.Nodes.Changed {
-		changed[keysA[c.KeyA]] = c
-	}
-	for i := range u.Nodes {
-		un := &u.Nodes[i]
-		switch {
-		case un.A == nil:
-			un.Status = statusAdded
-		case un.B == nil:
-			un.Status = statusRemoved
-		default:
-			un.Status = statusUnchanged
-			if c, ok := changed[ident.node(un.A)]; ok {
-				un.Status, un.Fields, un.Desc = statusChanged, c.Fields, c.Description
-			}
-		}
-	}
-
-	edgeAt := map[string]int{}
-	addEdges := func(g extract.Graph, keys map[string]string, side int) {
-		for i := range g.Edges {
-			e := &g.Edges[i]
-			id, src, tgt := ident.edge(keys, e.Source, e.Label, e.Target)
-			at, ok := edgeAt[id]
-			if !ok {
-				at = len(u.Edges)
-				edgeAt[id] = at
-				ue := unionEdge{ID: "e" + itoa(at), Label: e.Label}
-				// Draw in the edge's own direction.
-				s, t := keys[e.Source], keys[e.Target]
-				if s == "" {
-					s = src
-				}
-				if t == "" {
-					t = tgt
-				}
-				if n, ok := nodeAt[s]; ok {
-					ue.Source = u.Nodes[n].ID
-				}
-				if n, ok := nodeAt[t]; ok {
-					ue.Target = u.Nodes[n].ID
-				}
-				u.Edges = append(u.Edges, ue)
-			}
-			ue := &u.Edges[at]
-			if side == 0 && ue.A == nil {
-				ue.A = e
-			} else if side == 1 && ue.B == nil {
-				ue.B = e
-			}
-		}
-	}
-	addEdges(ga, keysA, 0)
-	addEdges(gb, keysB, 1)
-	changedE := map[string]diff.EdgeChange{}
-	for _, c := range res.Edges.Changed {
-		id, _, _ := ident.edge(keysA, c.A.Source, c.A.Label, c.A.Target)
-		changedE[id] = c
-	}
-	for i := range u.Edges {
-		ue := &u.Edges[i]
-		switch {
-		case ue.A == nil:
-			ue.Status = statusAdded
-		case ue.B == nil:
-			ue.Status = statusRemoved
-		default:
-			ue.Status = statusUnchanged
-			id, _, _ := ident.edge(keysA, ue.A.Source, ue.A.Label, ue.A.Target)
-			if c, ok := changedE[id]; ok {
-				ue.Status, ue.Fields, ue.Desc = statusChanged, c.Fields, c.Description
-			}
-		}
-	}
-	return u
-}
-
-// statusRank orders differences first in the item tables.
-var statusRank = map[string]int{statusChanged: 0, statusAdded: 1, statusRemoved: 2, statusUnchanged: 3}
-
-func nodeItems(u unionGraph) []web.CompareItem {
+// nodeItems turns the union's nodes into table rows.
+func nodeItems(u diff.Union) []web.CompareItem {
 	out := make([]web.CompareItem, len(u.Nodes))
 	for i, n := range u.Nodes {
 		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(n.Fields, ", ")}
@@ -696,12 +440,16 @@ func nodeItems(u unionGraph) []web.CompareItem {
 	return sortItems(out)
 }
 
-func edgeItems(u unionGraph) []web.CompareItem {
+// edgeItems turns the union's edges into table rows named by their
+// endpoints' union nodes, or by the edge's own keys where it names none.
+func edgeItems(u diff.Union) []web.CompareItem {
+	names := make(map[string]string, len(u.Nodes))
+	for _, n := range u.Nodes {
+		names[n.ID] = n.Name
+	}
 	name := func(id, fallback string) string {
-		if strings.HasPrefix(id, "n") {
-			if i, err := strconv.Atoi(id[1:]); err == nil && i < len(u.Nodes) {
-				return u.Nodes[i].Name
-			}
+		if n, ok := names[id]; ok {
+			return n
 		}
 		return fallback
 	}
@@ -718,9 +466,11 @@ func edgeItems(u unionGraph) []web.CompareItem {
 	return sortItems(out)
 }
 
+// sortItems puts the differences first, then sorts by name, and keeps
+// the first compareItemLimit rows.
 func sortItems(items []web.CompareItem) []web.CompareItem {
 	sort.SliceStable(items, func(i, j int) bool {
-		ri, rj := statusRank[items[i].Status], statusRank[items[j].Status]
+		ri, rj := diff.StatusRank(items[i].Status), diff.StatusRank(items[j].Status)
 		if ri != rj {
 			return ri < rj
 		}
@@ -732,71 +482,9 @@ func sortItems(items []web.CompareItem) []web.CompareItem {
 	return items
 }
 
-func unionTypes(u unionGraph) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range u.Nodes {
-		if !seen[n.Type] {
-			seen[n.Type] = true
-			out = append(out, n.Type)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func unionLabels(u unionGraph) []string {
-	count := map[string]int{}
-	for _, e := range u.Edges {
-		count[e.Label]++
-	}
-	out := make([]string, 0, len(count))
-	for l := range count {
-		out = append(out, l)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if count[out[i]] != count[out[j]] {
-			return count[out[i]] > count[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	if len(out) > 200 {
-		out = out[:200]
-	}
-	return out
-}
-
 // compareGraphLimit bounds the nodes drawn in the union graph; past it the
 // page would hand the browser more than it can lay out interactively.
 const compareGraphLimit = 4000
 
-// capUnion keeps at most limit nodes of a union graph — differences first
-// (changed, added, removed), then unchanged nodes by degree — and the edges
-// among them.
-func capUnion(u unionGraph, limit int) unionGraph {
-	degree := map[string]int{}
-	for _, e := range u.Edges {
-		degree[e.Source]++
-		degree[e.Target]++
-	}
-	nodes := append([]unionNode(nil), u.Nodes...)
-	sort.SliceStable(nodes, func(i, j int) bool {
-		ri, rj := statusRank[nodes[i].Status], statusRank[nodes[j].Status]
-		if ri != rj {
-			return ri < rj
-		}
-		return degree[nodes[i].ID] > degree[nodes[j].ID]
-	})
-	nodes = nodes[:limit]
-	keep := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		keep[n.ID] = true
-	}
-	out := unionGraph{A: u.A, B: u.B, Nodes: nodes}
-	for _, e := range u.Edges {
-		if keep[e.Source] && keep[e.Target] {
-			out.Edges = append(out.Edges, e)
-		}
-	}
-	return out
-}
+// compareLabelLimit bounds the edge labels offered by the label filter.
+const compareLabelLimit = 200

@@ -89,7 +89,7 @@ func smallGraph() extract.Graph {
 	}
 }
 
-func ids(res handlers.GraphResult) []string {
+func ids(res extract.Subgraph) []string {
 	out := make([]string, len(res.Nodes))
 	for i, n := range res.Nodes {
 		out[i] = n.ID
@@ -102,9 +102,9 @@ func TestGraphAPI_Filters(t *testing.T) {
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
 	api := fmt.Sprintf("/api/versions/%d/graph", v.ID)
-	get := func(t *testing.T, query string) handlers.GraphResult {
+	get := func(t *testing.T, query string) extract.Subgraph {
 		t.Helper()
-		var res handlers.GraphResult
+		var res extract.Subgraph
 		a.MustGetJSON(t, api+query, http.StatusOK, &res)
 		if res.TotalNodes != 7 || res.TotalEdges != 6 {
 			t.Fatalf("totals %d/%d", res.TotalNodes, res.TotalEdges)
@@ -219,7 +219,7 @@ func TestGraph_Extraction(t *testing.T) {
 	if v.Nodes < 3 {
 		t.Fatalf("extraction too small: %+v", v)
 	}
-	var res handlers.GraphResult
+	var res extract.Subgraph
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), http.StatusOK, &res)
 	if len(res.Nodes) != v.Nodes || len(res.Edges) != v.Edges {
 		t.Fatalf("API %d/%d, version %d/%d", len(res.Nodes), len(res.Edges), v.Nodes, v.Edges)
@@ -297,7 +297,7 @@ func BenchmarkGraphAPI(b *testing.B) {
 	for _, q := range []string{"", "?limit=2000", "?focus=n00001&depth=2", "?q=entity%2099&types=Person"} {
 		b.Run("query="+q, func(b *testing.B) {
 			path := fmt.Sprintf("%s/api/versions/%d/graph%s", a.Server.URL, v.ID, q)
-			var res handlers.GraphResult
+			var res extract.Subgraph
 			a.MustGetJSON(b, path[len(a.Server.URL):], http.StatusOK, &res)
 			if q == "" && (len(res.Nodes) != 10000 || len(res.Edges) != 30000) {
 				b.Fatalf("nodes %d edges %d", len(res.Nodes), len(res.Edges))
@@ -330,7 +330,7 @@ func TestGraphPage_Browser(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustExtract(t, "lincoln", "a.txt", lincolnText, extract.DefaultConfig())
-	var res handlers.GraphResult
+	var res extract.Subgraph
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), http.StatusOK, &res)
 
 	err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID)))
@@ -503,7 +503,7 @@ func TestGraphPage_Threshold(t *testing.T) {
 		t.Errorf("%d names drawn zoomed out (%v)", labels, err)
 	}
 	// Selecting a node that is not drawn fetches its neighbourhood.
-	var part handlers.GraphResult
+	var part extract.Subgraph
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?limit=%d", v.ID, handlers.GraphThreshold), http.StatusOK, &part)
 	shown := map[string]bool{}
 	for _, n := range part.Nodes {
@@ -537,7 +537,7 @@ func TestGraphPage_FocusHint(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "mid", "synthetic", synthetic(400, 420))
-	var part handlers.GraphResult
+	var part extract.Subgraph
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?focus=n00007&depth=2", v.ID), http.StatusOK, &part)
 	if len(part.Nodes) >= v.Nodes {
 		t.Fatalf("the neighbourhood of n00007 holds the whole graph (%d nodes)", len(part.Nodes))

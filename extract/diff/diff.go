@@ -32,7 +32,6 @@ import (
 	"math"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -233,43 +232,23 @@ type side struct {
 	edgeIDs   []string // parallel to edgeOrder
 	edgeDup   int
 	nodeDup   int
+	ident     identity
 }
 
-// labelCache memoises label normalisation: labels repeat a lot.
-type labelCache map[string]string
-
-func (c labelCache) get(s string) string {
-	if v, ok := c[s]; ok {
-		return v
-	}
-	v := extract.NormalizeName(s)
-	c[s] = v
-	return v
-}
-
-func nodeIdentity(n *extract.Node, ignoreType bool) string {
-	name := extract.NormalizeName(n.Name)
-	if name == "" {
-		// A nameless node is identified by its key.
-		name = extract.NormalizeName(n.Key)
-	}
-	if ignoreType {
-		return name
-	}
-	return name + "\x1f" + strings.ToLower(n.Type)
-}
-
-func index(g *extract.Graph, opts Options, labels labelCache) side {
+// index names the nodes and edges of g with ident, keeping the first item
+// of each identity and counting the others as duplicates.
+func index(g *extract.Graph, ident identity) side {
 	s := side{
 		nodeIdx: make(map[string]int, len(g.Nodes)),
 		nodeID:  make(map[string]string, len(g.Nodes)),
 		edgeIdx: make(map[string]int, len(g.Edges)),
+		ident:   ident,
 	}
 	s.nodeOrder = make([]int, 0, len(g.Nodes))
 	s.nodeIDs = make([]string, 0, len(g.Nodes))
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		id := nodeIdentity(n, opts.IgnoreType)
+		id := ident.node(n)
 		if _, ok := s.nodeID[n.Key]; !ok {
 			s.nodeID[n.Key] = id
 		}
@@ -283,26 +262,9 @@ func index(g *extract.Graph, opts Options, labels labelCache) side {
 	}
 	s.edgeOrder = make([]int, 0, len(g.Edges))
 	s.edgeIDs = make([]string, 0, len(g.Edges))
-	var b strings.Builder
 	for i := range g.Edges {
 		e := &g.Edges[i]
-		src := s.endpoint(e.Source, opts.IgnoreType)
-		tgt := s.endpoint(e.Target, opts.IgnoreType)
-		if opts.Undirected && tgt < src {
-			src, tgt = tgt, src
-		}
-		label := ""
-		if !opts.IgnoreLabels {
-			label = labels.get(e.Label)
-		}
-		b.Reset()
-		b.Grow(len(src) + len(label) + len(tgt) + 2)
-		b.WriteString(src)
-		b.WriteByte('\x1e')
-		b.WriteString(label)
-		b.WriteByte('\x1e')
-		b.WriteString(tgt)
-		id := b.String()
+		id, _, _ := ident.edge(s.nodeID, e.Source, e.Label, e.Target)
 		if _, ok := s.edgeIdx[id]; ok {
 			s.edgeDup++
 			continue
@@ -314,21 +276,18 @@ func index(g *extract.Graph, opts Options, labels labelCache) side {
 	return s
 }
 
-func (s *side) endpoint(key string, ignoreType bool) string {
-	return idOf(s.nodeID, key, ignoreType)
-}
-
 // Compare computes the difference from a (before) to b (after). An invalid
 // Options.Reference is treated as RefNone; call Options.Validate to reject it.
 func Compare(a, b extract.Graph, opts Options) Result {
-	// Index both sides at once; each goroutine has its own label cache.
+	// Index both sides at once; each goroutine has its own identity (and
+	// label cache).
 	var sa, sb side
 	done := make(chan struct{})
 	go func() {
-		sa = index(&a, opts, labelCache{})
+		sa = index(&a, newIdentity(opts))
 		close(done)
 	}()
-	sb = index(&b, opts, labelCache{})
+	sb = index(&b, newIdentity(opts))
 	<-done
 
 	res := Result{
@@ -381,7 +340,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 			continue
 		}
 		matchedEdges++
-		if c, changed := compareEdges(e, &b.Edges[j], sa.nodeID, sb.nodeID, opts); changed {
+		if c, changed := compareEdges(e, &b.Edges[j], &sa, &sb, opts.Reference != RefNone); changed {
 			res.Edges.Changed = append(res.Edges.Changed, c)
 		}
 	}
@@ -425,20 +384,13 @@ func Compare(a, b extract.Graph, opts Options) Result {
 // edgeOverlap counts the distinct edge identities of a and b under opts
 // and how many they share, using the node identities already indexed.
 func edgeOverlap(a, b *extract.Graph, sa, sb *side, opts Options) (matched, na, nb int) {
-	labels := labelCache{}
+	ident := newIdentity(opts)
 	ids := func(g *extract.Graph, s *side) map[string]struct{} {
 		out := make(map[string]struct{}, len(g.Edges))
 		for i := range g.Edges {
 			e := &g.Edges[i]
-			src, tgt := s.endpoint(e.Source, opts.IgnoreType), s.endpoint(e.Target, opts.IgnoreType)
-			if opts.Undirected && tgt < src {
-				src, tgt = tgt, src
-			}
-			label := ""
-			if !opts.IgnoreLabels {
-				label = labels.get(e.Label)
-			}
-			out[src+"\x1e"+label+"\x1e"+tgt] = struct{}{}
+			id, _, _ := ident.edge(s.nodeID, e.Source, e.Label, e.Target)
+			out[id] = struct{}{}
 		}
 		return out
 	}
@@ -501,7 +453,9 @@ func differs(a, b string, ref bool) bool {
 	return a != b
 }
 
-func compareEdges(a, b *extract.Edge, idA, idB map[string]string, opts Options) (EdgeChange, bool) {
+// compareEdges lists what differs between two matched edges of the indexed
+// sides sa and sb. With ref set, as for compareNodes.
+func compareEdges(a, b *extract.Edge, sa, sb *side, ref bool) (EdgeChange, bool) {
 	c := EdgeChange{
 		A:         EdgeItem{Source: a.Source, Target: a.Target, Label: a.Label},
 		B:         EdgeItem{Source: b.Source, Target: b.Target, Label: b.Label},
@@ -511,10 +465,9 @@ func compareEdges(a, b *extract.Edge, idA, idB map[string]string, opts Options) 
 	if a.Label != b.Label {
 		c.Fields = append(c.Fields, "label")
 	}
-	if opts.Undirected && idOf(idA, a.Source, opts.IgnoreType) != idOf(idB, b.Source, opts.IgnoreType) {
+	if sa.ident.undirected && sa.ident.endpoint(sa.nodeID, a.Source) != sb.ident.endpoint(sb.nodeID, b.Source) {
 		c.Fields = append(c.Fields, "direction")
 	}
-	ref := opts.Reference != RefNone
 	if differs(a.Keywords, b.Keywords, ref) {
 		c.Fields = append(c.Fields, "keywords")
 	}
@@ -530,17 +483,6 @@ func compareEdges(a, b *extract.Edge, idA, idB map[string]string, opts Options) 
 		c.Properties = props
 	}
 	return c, len(c.Fields) > 0
-}
-
-func idOf(m map[string]string, key string, ignoreType bool) string {
-	if id, ok := m[key]; ok {
-		return id
-	}
-	id := extract.NormalizeName(key)
-	if !ignoreType {
-		id += "\x1f"
-	}
-	return id
 }
 
 // finite maps NaN and infinities to 0 so results always encode as JSON.

@@ -5,9 +5,11 @@ import (
 	"unicode/utf8"
 )
 
-// Segment is one run of a word diff. Op is "=" (in both), "-" (only in the
-// old text) or "+" (only in the new text). Concatenating the "=" and "-"
-// segments gives the old text; the "=" and "+" segments give the new one.
+// Segment is one run of a word diff or one line of a line diff. Op is "="
+// (in both), "-" (only in the old text) or "+" (only in the new text). In a
+// word diff, concatenating the "=" and "-" segments gives the old text and
+// the "=" and "+" segments give the new one; Lines leaves out the line
+// breaks.
 type Segment struct {
 	Op   string `json:"op"`
 	Text string `json:"text"`
@@ -25,8 +27,23 @@ const MaxDiffCells = 1 << 18
 // without spaces still diffs finely. The result is empty when both texts
 // are empty.
 func Words(old, new string) []Segment {
-	a, b := tokenize(old), tokenize(new)
-	// Common prefix and suffix.
+	var out []Segment
+	align(tokenize(old), tokenize(new),
+		func(n, m int) bool { return n*m <= MaxDiffCells },
+		func(op, tok string) { out = appendSeg(out, op, tok) })
+	if out == nil {
+		out = []Segment{}
+	}
+	return out
+}
+
+// align walks an alignment of the token lists a and b and calls emit for
+// every token in order with its op ("=", "-" or "+"). The common prefix and
+// suffix are matched first; the differing middle, of n and m tokens, is
+// aligned by the longest common subsequence when fits(n, m) allows the
+// table, and is otherwise reported as all its removals, then all its
+// additions.
+func align(a, b []string, fits func(n, m int) bool, emit func(op, tok string)) {
 	p := 0
 	for p < len(a) && p < len(b) && a[p] == b[p] {
 		p++
@@ -35,80 +52,68 @@ func Words(old, new string) []Segment {
 	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}
-	var out []Segment
 	for _, t := range a[:p] {
-		out = appendSeg(out, "=", t)
+		emit("=", t)
 	}
 	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
-	if len(ma)*len(mb) > MaxDiffCells {
+	if fits(len(ma), len(mb)) {
+		lcs(ma, mb, emit)
+	} else {
 		for _, t := range ma {
-			out = appendSeg(out, "-", t)
+			emit("-", t)
 		}
 		for _, t := range mb {
-			out = appendSeg(out, "+", t)
+			emit("+", t)
 		}
-	} else {
-		out = lcs(out, ma, mb)
 	}
 	for _, t := range a[len(a)-s:] {
-		out = appendSeg(out, "=", t)
+		emit("=", t)
 	}
-	if out == nil {
-		out = []Segment{}
-	}
-	return out
 }
 
-// lcs appends the alignment of a and b found by the classic longest common
-// subsequence table.
-func lcs(out []Segment, a, b []string) []Segment {
+// lcs emits the alignment of a and b found by the classic longest common
+// subsequence table; of two equally long alignments it removes first.
+func lcs(a, b []string, emit func(op, tok string)) {
 	n, m := len(a), len(b)
-	if n == 0 || m == 0 {
-		for _, t := range a {
-			out = appendSeg(out, "-", t)
-		}
-		for _, t := range b {
-			out = appendSeg(out, "+", t)
-		}
-		return out
-	}
-	// t[i][j] is the LCS length of a[i:] and b[j:].
-	w := m + 1
-	t := make([]int32, (n+1)*w)
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case a[i] == b[j]:
-				t[i*w+j] = t[(i+1)*w+j+1] + 1
-			case t[(i+1)*w+j] >= t[i*w+j+1]:
-				t[i*w+j] = t[(i+1)*w+j]
-			default:
-				t[i*w+j] = t[i*w+j+1]
+	if n > 0 && m > 0 {
+		// t[i][j] is the LCS length of a[i:] and b[j:].
+		w := m + 1
+		t := make([]int32, (n+1)*w)
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				switch {
+				case a[i] == b[j]:
+					t[i*w+j] = t[(i+1)*w+j+1] + 1
+				case t[(i+1)*w+j] >= t[i*w+j+1]:
+					t[i*w+j] = t[(i+1)*w+j]
+				default:
+					t[i*w+j] = t[i*w+j+1]
+				}
 			}
 		}
-	}
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case a[i] == b[j]:
-			out = appendSeg(out, "=", a[i])
-			i++
-			j++
-		case t[(i+1)*w+j] >= t[i*w+j+1]:
-			out = appendSeg(out, "-", a[i])
-			i++
-		default:
-			out = appendSeg(out, "+", b[j])
-			j++
+		i, j := 0, 0
+		for i < n && j < m {
+			switch {
+			case a[i] == b[j]:
+				emit("=", a[i])
+				i++
+				j++
+			case t[(i+1)*w+j] >= t[i*w+j+1]:
+				emit("-", a[i])
+				i++
+			default:
+				emit("+", b[j])
+				j++
+			}
 		}
+		a, b = a[i:], b[j:]
 	}
-	for ; i < n; i++ {
-		out = appendSeg(out, "-", a[i])
+	for _, t := range a {
+		emit("-", t)
 	}
-	for ; j < m; j++ {
-		out = appendSeg(out, "+", b[j])
+	for _, t := range b {
+		emit("+", t)
 	}
-	return out
 }
 
 // appendSeg adds text to the last segment when it has the same op.
