@@ -11,6 +11,7 @@ import (
 )
 
 func TestCompare_DialogueTurns(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	data, err := os.ReadFile(dlgLoCoMoPath)
@@ -19,14 +20,14 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	}
 	doc := dlgDoc(t, a, "locomo.json", data)
 	cfg := extract.DefaultConfig()
-	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	full, err := a.Store.NewVersion(ctx, "chat", cfg, []int{doc.ID}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Runner.Run(ctx, full, nil); err != nil {
+	if err := a.App.Run(ctx, full, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The second version stops after ten turns.
@@ -36,7 +37,7 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err = a.Runner.Run(runCtx, part, func(p extract.Progress) {
+	err = a.App.Run(runCtx, part, func(p extract.Progress) {
 		if p.ChunksDone == 10 {
 			cancel()
 		}

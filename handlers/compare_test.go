@@ -66,6 +66,7 @@ func comparePath(prefix string, a, b int) string {
 }
 
 func TestCompare_API(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v1, v2 := mustTwoVersions(t, a)
 
@@ -167,6 +168,7 @@ func postForm(tb testing.TB, a *testApp, path string, form url.Values) *http.Res
 }
 
 func TestCompare_Page(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v1, v2 := mustTwoVersions(t, a)
 	var res diff.Result
@@ -285,6 +287,7 @@ func TestCompare_Page(t *testing.T) {
 // TestCompare_Browser checks in Chromium that the union graph draws as
 // many nodes of each colour as the diff counts.
 func TestCompare_Browser(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v1, v2 := mustTwoVersions(t, a)

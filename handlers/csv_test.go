@@ -63,7 +63,7 @@ func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.
 		ids = append(ids, d.ID)
 	}
 	cfg := extract.DefaultConfig()
-	if err := a.Runner.Prepare(ctx, &cfg, "RiskMining"); err != nil {
+	if err := a.App.Prepare(ctx, &cfg, "RiskMining"); err != nil {
 		t.Fatal(err)
 	}
 	v, err := a.Store.NewVersion(ctx, "riskmining-csv", cfg, ids, "")
@@ -71,7 +71,7 @@ func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.
 		t.Fatal(err)
 	}
 	var last extract.Progress
-	if err := a.Runner.Run(ctx, v, func(p extract.Progress) { last = p }); err != nil {
+	if err := a.App.Run(ctx, v, func(p extract.Progress) { last = p }); err != nil {
 		t.Fatal(err)
 	}
 	if last.ChunksDone != 12 || last.ChunksTotal != 12 || last.Nodes != 363 {
@@ -85,6 +85,7 @@ func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.
 }
 
 func TestCSVRun_RiskMining(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	v, docs := csvRiskMining(t, a)
@@ -180,11 +181,12 @@ func TestCSVRun_RiskMining(t *testing.T) {
 // A rerun of a finished CSV version adds nothing; mixed documents keep the
 // text path.
 func TestCSVRun_ResumeAndMixed(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	var mixedIDs []int
 	v, _ := csvRiskMining(t, a)
-	if err := a.Runner.Run(ctx, v, nil); err != nil {
+	if err := a.App.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	again, err := a.Store.Version(ctx, v.ID)
@@ -208,14 +210,14 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 		mixedIDs = append(mixedIDs, doc.ID)
 	}
 	cfg := extract.DefaultConfig()
-	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	mv, err := a.Store.NewVersion(ctx, "mixed", cfg, mixedIDs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Runner.Run(ctx, mv, nil); err != nil {
+	if err := a.App.Run(ctx, mv, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Store.NodeByKey(ctx, mv.ID, "concept:1"); extract.KindOf(err) != extract.KindNotFound {
@@ -229,6 +231,7 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 
 // Broken rows of an uploaded table become failures on the chunk view.
 func TestCSVRun_Failures(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "broken", "Person.csv", "id,name,age\n1,Ann,41\n2,Bob\n3,\"Cy,40\n", extract.DefaultConfig())
 	if v.Status != store.StatusDone || v.Nodes != 1 || v.ChunksTotal != 1 {

@@ -71,7 +71,7 @@ func memoryBankUser(tb testing.TB, user string) []byte {
 func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) store.Version {
 	tb.Helper()
 	ctx := context.Background()
-	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
 		tb.Fatal(err)
 	}
 	ids := make([]int, len(docs))
@@ -87,7 +87,7 @@ func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs
 
 func dlgRun(tb testing.TB, a *testApp, v store.Version) store.Version {
 	tb.Helper()
-	if err := a.Runner.Run(context.Background(), v, nil); err != nil {
+	if err := a.App.Run(context.Background(), v, nil); err != nil {
 		tb.Fatalf("run %s: %v", v.Label(), err)
 	}
 	v, err := a.Store.Version(context.Background(), v.ID)
@@ -162,6 +162,7 @@ func dlgCount(s interface {
 }
 
 func TestDialogueRun_NLPOffline(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))
@@ -306,6 +307,7 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 }
 
 func TestDialogueRun_MemoryBankCollection(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	mb := dlgDoc(t, a, "memorybank_en_users1-8.json", dlgFile(t, dlgMemoryBankPath))
@@ -368,6 +370,7 @@ func dialogueConfig() extract.Config {
 }
 
 func TestDialogueRun_FakeGemini(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
 	a := MustAppWith(t, geminiProviders(fake))
 	ctx := context.Background()
@@ -452,6 +455,7 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 }
 
 func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.New(t, fakellm.Options{Rules: fakeRules(t)})
 	a := MustAppWith(t, geminiProviders(fake))
 	ctx := context.Background()
@@ -461,7 +465,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	v := dlgVersion(t, a, "resumed", dialogueConfig(), emily)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err := a.Runner.Run(runCtx, v, func(p extract.Progress) {
+	err := a.App.Run(runCtx, v, func(p extract.Progress) {
 		if p.ChunksDone == 5 {
 			cancel()
 		}
@@ -518,6 +522,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 }
 
 func TestTimeline_Browser(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	locomo := dlgDoc(t, a, "locomo10_conv26.json", dlgFile(t, dlgLoCoMoPath))

@@ -58,6 +58,7 @@ func flashOf(t *testing.T, a *testApp, resp *http.Response) (string, *goquery.Do
 }
 
 func TestDocuments_Upload(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	cases := []struct {
 		name      string
@@ -114,6 +115,7 @@ func TestDocuments_Upload(t *testing.T) {
 }
 
 func TestDocuments_Paste(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	resp, err := noRedirect.PostForm(a.Server.URL+"/documents", url.Values{"name": {"notes.md"}, "text": {"# Notes\n\nGrace Hopper joined the US Navy."}})
 	if err != nil {

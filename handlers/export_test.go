@@ -15,6 +15,7 @@ import (
 )
 
 func TestExportVersion(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "small graph", "Alice and Bob live in Cairo.", smallGraph())
 	get := func(t *testing.T, format string) (*http.Response, []byte) {

@@ -13,12 +13,14 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 const lincoln = `Abraham Lincoln was born in Hodgenville, Kentucky, in 1809. Lincoln moved to Illinois and worked as a lawyer in Springfield.
 He married Mary Todd in 1842. Lincoln led the United States during the Civil War.`
 
 func TestExtractions_RunFromForm(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	d, err := extract.ReadDocument("lincoln.txt", []byte(lincoln), extract.DefaultMaxBytes)
@@ -112,17 +114,14 @@ func TestExtractions_RunFromForm(t *testing.T) {
 		versionURL = resp.Header.Get("Location")
 	})
 	t.Run("ProgressThenResults", func(t *testing.T) {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, doc := a.Get(t, versionURL+"/progress")
-			status, _ := doc.Find(`[data-testid="progress"]`).Attr("data-status")
-			if status == "done" {
-				break
-			}
-			if status == "failed" || time.Now().After(deadline) {
-				t.Fatalf("run did not finish: %q %s", status, doc.Text())
-			}
-			time.Sleep(100 * time.Millisecond)
+		var id int
+		fmt.Sscanf(versionURL, "/versions/%d", &id)
+		if v := waitVersion(t, a, id); v.Status != store.StatusDone {
+			t.Fatalf("run %s: %s", v.Status, v.Error)
+		}
+		_, progress := a.Get(t, versionURL+"/progress")
+		if status, _ := progress.Find(`[data-testid="progress"]`).Attr("data-status"); status != "done" {
+			t.Fatalf("progress says %q: %s", status, progress.Text())
 		}
 		_, doc := a.Get(t, versionURL)
 		names := doc.Find(`[data-testid="nodes"] tbody tr`).Text()
@@ -175,6 +174,7 @@ func TestExtractions_RunFromForm(t *testing.T) {
 }
 
 func TestExtractions_API(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "lincoln", "l.txt", lincoln, extract.DefaultConfig())
 	var list []struct {
@@ -224,6 +224,7 @@ func mustGetJSON(t *testing.T, url string, v any) {
 }
 
 func TestExtractions_CancelFinished(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "done", "d.txt", lincoln, extract.DefaultConfig())
 	resp, err := noRedirect.PostForm(fmt.Sprintf("%s/versions/%d/cancel", a.Server.URL, v.ID), nil)

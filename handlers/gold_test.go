@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -55,25 +54,6 @@ func mustRead(tb testing.TB, path string) []byte {
 	return b
 }
 
-// waitDone waits for a background run to finish.
-func waitDone(tb testing.TB, a *testApp, id int) store.Version {
-	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		v, err := a.Store.Version(context.Background(), id)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if !v.Active() {
-			return v
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("version %d still %s", id, v.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // checkGoldComparison checks a comparison of an nlp run against gold opened
 // with GoldCompareOptions: matched nodes are not all "changed" for lack of
 // gold descriptions, and the edge score is the unlabelled one, shown next
@@ -105,6 +85,7 @@ func checkGoldComparison(t *testing.T, doc *goquery.Document) {
 }
 
 func TestGold_Import(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 
@@ -132,7 +113,7 @@ func TestGold_Import(t *testing.T) {
 		if len(run.DocumentIDs) != 1 || run.DocumentIDs[0] != ref.DocumentIDs[0] {
 			t.Errorf("the run covers %v, the gold %v", run.DocumentIDs, ref.DocumentIDs)
 		}
-		if v := waitDone(t, a, run.ID); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, run.ID); v.Status != store.StatusDone {
 			t.Fatalf("run %s: %s", v.Status, v.Error)
 		}
 		_, doc := a.Get(t, loc.String())
@@ -161,7 +142,7 @@ func TestGold_Import(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := waitDone(t, a, run.ID); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, run.ID); v.Status != store.StatusDone {
 			t.Fatalf("run %s: %s", v.Status, v.Error)
 		}
 		_, doc := a.Get(t, loc.String())

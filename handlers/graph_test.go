@@ -99,6 +99,7 @@ func ids(res extract.Subgraph) []string {
 }
 
 func TestGraphAPI_Filters(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
 	api := fmt.Sprintf("/api/versions/%d/graph", v.ID)
@@ -175,6 +176,7 @@ func TestGraphAPI_Filters(t *testing.T) {
 }
 
 func TestNodeAPI_Detail(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
 	t.Run("SlashKey", func(t *testing.T) {
@@ -214,6 +216,7 @@ func TestNodeAPI_Detail(t *testing.T) {
 // TestGraph_Extraction checks the API, the node panel and the page over a
 // real nlp extraction.
 func TestGraph_Extraction(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "lincoln", "a.txt", lincolnText, extract.DefaultConfig())
 	if v.Nodes < 3 {
@@ -327,6 +330,7 @@ func pollTrue(ctx context.Context, expr string) error {
 }
 
 func TestGraphPage_Browser(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustExtract(t, "lincoln", "a.txt", lincolnText, extract.DefaultConfig())
@@ -477,6 +481,7 @@ func mustJSON(v any) string {
 // TestGraphPage_Threshold: past the threshold the page opens on part of
 // the graph and "Load all" draws everything.
 func TestGraphPage_Threshold(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "big", "synthetic", synthetic(handlers.GraphThreshold+500, 4000))
@@ -534,6 +539,7 @@ func TestGraphPage_Threshold(t *testing.T) {
 // TestGraphPage_FocusHint: opened on a node, the status line says that the
 // neighbourhood of that node is shown, not the best-connected nodes.
 func TestGraphPage_FocusHint(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "mid", "synthetic", synthetic(400, 420))
@@ -573,6 +579,7 @@ func TestGraphPage_FocusHint(t *testing.T) {
 // TestGraphPanel_Properties: the node panel turns type counts into a
 // readable line, folds bookkeeping properties away and shows no raw JSON.
 func TestGraphPanel_Properties(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	long := strings.Repeat("averyveryverylongwordwithoutspaces", 8)
 	g := extract.Graph{Nodes: []extract.Node{

@@ -24,7 +24,7 @@ import (
 type testApp struct {
 	Store   *store.Store
 	Handler *handlers.Handler
-	Runner  *app.App
+	App     *app.App
 	Server  *httptest.Server
 }
 
@@ -55,7 +55,7 @@ func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 		runner.Shutdown(ctx)
 		st.Close()
 	})
-	return &testApp{Store: st, Handler: h, Runner: runner, Server: srv}
+	return &testApp{Store: st, Handler: h, App: runner, Server: srv}
 }
 
 // MustExtract stores text as a document and runs an nlp extraction of it to
@@ -71,14 +71,14 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.Runner.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
 		tb.Fatal(err)
 	}
 	v, err := a.Store.NewVersion(ctx, name, cfg, []int{d.ID}, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.Runner.Run(ctx, v, nil); err != nil {
+	if err := a.App.Run(ctx, v, nil); err != nil {
 		tb.Fatal(err)
 	}
 	v, err = a.Store.Version(ctx, v.ID)
@@ -86,6 +86,26 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// waitVersion waits until a background run has ended (done, failed or
+// canceled) and returns the version as it ended.
+func waitVersion(tb testing.TB, a *testApp, id int) store.Version {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, err := a.Store.Version(context.Background(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !v.Active() {
+			return v
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("version %d still %s after a minute", id, v.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Get fetches a path and parses the HTML.

@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 const marley = `Marley was dead, to begin with. There is no doubt whatever about that. The register of his burial was signed by the clergyman, the clerk, the undertaker, and the chief mourner. Scrooge signed it. Old Marley was as dead as a door-nail.`
@@ -38,26 +39,14 @@ func runForm(t *testing.T, a *testApp, form url.Values) int {
 	}
 	var id int
 	fmt.Sscanf(resp.Header.Get("Location"), "/versions/%d", &id)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		v, err := a.Store.Version(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !v.Active() {
-			if v.Status != "done" {
-				t.Fatalf("run %s: %s", v.Status, v.Error)
-			}
-			return id
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("run did not finish")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if v := waitVersion(t, a, id); v.Status != store.StatusDone {
+		t.Fatalf("run %s: %s", v.Status, v.Error)
 	}
+	return id
 }
 
 func TestLLMRun_TupleThroughUI(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"gemini", "openai"} {
 		t.Run(provider, func(t *testing.T) {
 			srv := marleyServer(t)
@@ -134,10 +123,10 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 				t.Fatalf("cached tokens %d of %d", v2.CachedPromptTokens, v2.PromptTokens)
 			}
 			if provider == "gemini" {
-				if c := a.Runner.Providers().CostOf(v2); c != "$0.0000" {
+				if c := a.App.Providers().CostOf(v2); c != "$0.0000" {
 					t.Fatalf("a fully cached run cost %s", c)
 				}
-				if c := a.Runner.Providers().CostOf(v); c == "$0.0000" || strings.HasPrefix(c, "n/a") {
+				if c := a.App.Providers().CostOf(v); c == "$0.0000" || strings.HasPrefix(c, "n/a") {
 					t.Fatalf("the first run cost %s", c)
 				}
 			}
@@ -156,6 +145,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 }
 
 func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(context.Background(), d)
@@ -184,6 +174,7 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 }
 
 func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "Descriptions", Text: "Scrooge is a miser who changes."},
 		{Contains: "last answer missed", Text: "<|COMPLETE|>"},
@@ -214,6 +205,7 @@ func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
 }
 
 func TestSchemaRun_OffSchemaShown(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "belongs to one of the schema types", Text: `{"entities": [{"name": "Scrooge", "category": "Person", "description": "a miser"}, {"name": "Door-nail", "category": "Ironmongery", "description": "a nail"}]}`},
 		{Contains: "give its official name", Text: `{"entities": []}`},

@@ -65,6 +65,7 @@ func topEntities(doc *goquery.Document, n int) map[string]bool {
 }
 
 func TestQuery_OfflineCarol(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := mustCarol(t, a)
 
@@ -123,6 +124,7 @@ func TestQuery_OfflineCarol(t *testing.T) {
 }
 
 func TestQuery_Invalid(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	v := mustCarol(t, a)
 	for _, path := range []string{
@@ -150,6 +152,7 @@ func TestQuery_Invalid(t *testing.T) {
 }
 
 func TestQuery_AnswerThroughGemini(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "Question: " + partnerQuestion, Text: "Marley's partner was Scrooge [E2][C1]; the firm bore both names [C9]."},
 	}})

@@ -58,12 +58,13 @@ func getBody(t *testing.T, a *testApp, path string) (int, []byte) {
 }
 
 func TestSchemas_List(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	_, doc := a.Get(t, "/schemas")
 	if doc.Find(`[data-testid="empty-schemas"]`).Length() != 1 || doc.Find(`[data-testid="import-form"]`).Length() != 1 {
 		t.Fatal("empty schema list: no empty state or no import form")
 	}
-	if err := a.Runner.EnsureDefaults(context.Background()); err != nil {
+	if err := a.App.EnsureDefaults(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, doc = a.Get(t, "/schemas")
@@ -80,6 +81,7 @@ func TestSchemas_List(t *testing.T) {
 // upload form, re-imports it (no new version), shows it, and downloads both
 // export formats back to an equal schema.
 func TestSchemas_UploadKAGFolder(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
 	if len(files) == 0 {
 		t.Fatal("no KAG schemas in ../../shared/data/kag-schemas")
@@ -223,6 +225,7 @@ City(城市): EntityType
 `
 
 func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
@@ -364,6 +367,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 }
 
 func TestSchemaEditor_ValidationNextToField(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
@@ -437,6 +441,7 @@ func TestSchemaEditor_ValidationNextToField(t *testing.T) {
 }
 
 func TestSchemasAPI(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	post := func(path, ctype, body string) (int, map[string]any) {
 		t.Helper()
@@ -521,9 +526,10 @@ func TestSchemasAPI(t *testing.T) {
 }
 
 func TestResolveSchema(t *testing.T) {
+	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
-	if err := a.Runner.EnsureDefaults(ctx); err != nil {
+	if err := a.App.EnsureDefaults(ctx); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := schema.ParseKAGString(peopleKAG)
@@ -537,7 +543,7 @@ func TestResolveSchema(t *testing.T) {
 		"default":  {SchemaName: "default", SchemaVersion: 1, EntityTypes: schema.Default().TypeNames()},
 	} {
 		var cfg extract.Config
-		if err := a.Runner.ResolveSchema(ctx, &cfg, ref); err != nil {
+		if err := a.App.ResolveSchema(ctx, &cfg, ref); err != nil {
 			t.Fatalf("%s: %v", ref, err)
 		}
 		if !reflect.DeepEqual(cfg, want) {
@@ -546,7 +552,7 @@ func TestResolveSchema(t *testing.T) {
 	}
 	for ref, kind := range map[string]extract.ErrorKind{"people@3": extract.KindNotFound, "people@x": extract.KindInvalid, "@1": extract.KindInvalid, "nope": extract.KindNotFound} {
 		var cfg extract.Config
-		if err := a.Runner.ResolveSchema(ctx, &cfg, ref); extract.KindOf(err) != kind {
+		if err := a.App.ResolveSchema(ctx, &cfg, ref); extract.KindOf(err) != kind {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}
@@ -556,6 +562,7 @@ func TestResolveSchema(t *testing.T) {
 // replace the form in place (no page load), a missing relation target shows
 // its message next to the picker, and a valid save lands on the new version.
 func TestSchemaEditor_Browser(t *testing.T) {
+	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	src, _ := schema.ParseKAGString(peopleKAG)

@@ -15,6 +15,7 @@ import (
 // replay adds no rows, every row takes the new values and the graph loads
 // back in the order it was written.
 func TestStore_WriteGraphBulk(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "bulk.txt", "bulk write test")
@@ -95,6 +96,7 @@ func TestStore_WriteGraphBulk(t *testing.T) {
 // earlier chunks stored (weights add up, descriptions join) and that an
 // edge new to the version is counted once.
 func TestStore_SinkMergesStoredEdges(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "edges.txt", "Alice met Bob. Alice met Bob again. Bob met Carol.")

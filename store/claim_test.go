@@ -11,6 +11,7 @@ import (
 )
 
 func TestStore_ClaimVersion(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "c.txt", "Claim me.")

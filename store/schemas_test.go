@@ -41,6 +41,7 @@ Drug(药品): EntityType
 `
 
 func TestStore_SaveSchema(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		sc := mustKAG(t, medSchema)
@@ -163,6 +164,7 @@ func describedDefault(desc string) *schema.Schema {
 }
 
 func TestStore_SaveSchemaBase(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -265,6 +267,7 @@ func TestStore_SaveSchemaBase(t *testing.T) {
 }
 
 func TestStore_EnsureDefaultSchema(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for i := 0; i < 2; i++ {
@@ -296,6 +299,7 @@ func TestStore_EnsureDefaultSchema(t *testing.T) {
 
 // TestStore_KAGFolder stores every shared KAG schema and reads it back equal.
 func TestStore_KAGFolder(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
 	if len(files) == 0 {
 		t.Fatal("no KAG schemas found in ../../shared/data/kag-schemas")

@@ -105,6 +105,7 @@ func mustDoc(t *testing.T, s *store.Store, name, content string) extract.Documen
 }
 
 func TestOpen_Errors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("UnreachablePostgresMasksPassword", func(t *testing.T) {
 		_, err := store.Open(ctx, store.Options{URL: "postgres://bob:s3cretpw@127.0.0.1:1/db?sslmode=disable&connect_timeout=2"})
@@ -145,6 +146,7 @@ func TestOpen_Errors(t *testing.T) {
 }
 
 func TestStore_AddDocument(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d, _ := extract.ReadDocument("a.txt", []byte("Alice met Bob in Paris."), extract.DefaultMaxBytes)
@@ -171,6 +173,7 @@ func TestStore_AddDocument(t *testing.T) {
 }
 
 func TestStore_NewVersion(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "a.txt", "Alice met Bob.")
@@ -223,6 +226,7 @@ func sampleGraph(docID int) extract.Graph {
 }
 
 func TestStore_WriteGraph(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "a.txt", "Alice met Bob in Paris.")
@@ -257,6 +261,7 @@ func TestStore_WriteGraph(t *testing.T) {
 }
 
 func TestStore_Sink(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		d := mustDoc(t, s, "a.txt", "Alice met Bob in Paris. Alice left.")
@@ -322,6 +327,7 @@ func TestStore_Sink(t *testing.T) {
 }
 
 func TestStore_Calls(t *testing.T) {
+	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		if _, ok, err := s.GetCall(ctx, "nope"); err != nil || ok {

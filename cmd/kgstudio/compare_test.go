@@ -23,6 +23,7 @@ func decodeDiff(t *testing.T, out string) diff.Result {
 }
 
 func TestCompareCLI(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	text, err := os.ReadFile("../../app/sample/christmas_carol_stave_one.txt")
 	if err != nil {

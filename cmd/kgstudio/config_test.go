@@ -7,6 +7,7 @@ import (
 )
 
 func TestParsePrices(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string

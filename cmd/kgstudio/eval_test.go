@@ -23,6 +23,7 @@ type evalJSON struct {
 }
 
 func TestEvalCLI(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	webnlg := filepath.Join(goldDir, "webnlg2020_text2rdf_seen_first200.xml")
 	docred := filepath.Join(goldDir, "redocred_dev_revised_first100.json")

@@ -91,6 +91,7 @@ func getStatus(t *testing.T, addr string, id int) versionStatus {
 // extraction runs, restarts it, and checks that the run completes with no
 // missing chunk and the same graph as an uninterrupted run.
 func TestServe_KilledMidRunResumes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}

@@ -22,6 +22,7 @@ func kagFiles(t *testing.T) []string {
 // TestSchemaCLI_KAGFolder imports every shared KAG schema, imports it again
 // (same version), and exports it in both formats back to an equal schema.
 func TestSchemaCLI_KAGFolder(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	for _, f := range kagFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -70,6 +71,7 @@ func TestSchemaCLI_KAGFolder(t *testing.T) {
 }
 
 func TestSchemaCLI_Versions(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	dir := t.TempDir()
 	f := filepath.Join(dir, "people.schema")
