@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -264,40 +263,7 @@ func (h *Handler) apiVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toVersionJSON(v))
-}
-
-// versionJSON is a version in the JSON API.
-type versionJSON struct {
-	ID           int            `json:"id"`
-	Extraction   string         `json:"extraction"`
-	Version      int            `json:"version"`
-	Status       string         `json:"status"`
-	Reference    bool           `json:"reference"`
-	Note         string         `json:"note,omitempty"`
-	Config       extract.Config `json:"config"`
-	DocumentIDs  []int          `json:"document_ids"`
-	ChunksDone   int            `json:"chunks_done"`
-	ChunksTotal  int            `json:"chunks_total"`
-	Nodes        int            `json:"nodes"`
-	Edges        int            `json:"edges"`
-	PromptTokens int            `json:"prompt_tokens"`
-	OutputTokens int            `json:"output_tokens"`
-	Calls        int            `json:"calls"`
-	CachedCalls  int            `json:"cached_calls"`
-	OffSchema    int            `json:"off_schema"`
-	Failures     int            `json:"parse_failures"`
-	ElapsedMS    int64          `json:"elapsed_ms"`
-	Error        string         `json:"error,omitempty"`
-	CreatedAt    time.Time      `json:"created_at"`
-}
-
-func toVersionJSON(v store.Version) versionJSON {
-	return versionJSON{ID: v.ID, Extraction: v.Extraction, Version: v.Number, Status: v.Status, Reference: v.Reference,
-		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
-		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
-		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, Failures: v.ParseFailures, ElapsedMS: v.Elapsed.Milliseconds(),
-		Error: v.Error, CreatedAt: v.CreatedAt}
+	return c.JSON(http.StatusOK, app.VersionJSONOf(v))
 }
 
 // apiExtractions lists extractions with their versions, newest first.
@@ -307,14 +273,14 @@ func (h *Handler) apiExtractions(c echo.Context) error {
 		return err
 	}
 	type extractionJSON struct {
-		Name     string        `json:"name"`
-		Versions []versionJSON `json:"versions"`
+		Name     string            `json:"name"`
+		Versions []app.VersionJSON `json:"versions"`
 	}
 	out := make([]extractionJSON, 0, len(exs))
 	for _, e := range exs {
-		x := extractionJSON{Name: e.Name, Versions: make([]versionJSON, 0, len(e.Versions))}
+		x := extractionJSON{Name: e.Name, Versions: make([]app.VersionJSON, 0, len(e.Versions))}
 		for _, v := range e.Versions {
-			x.Versions = append(x.Versions, toVersionJSON(v))
+			x.Versions = append(x.Versions, app.VersionJSONOf(v))
 		}
 		out = append(out, x)
 	}

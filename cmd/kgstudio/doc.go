@@ -2,36 +2,89 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// cmdDoc handles "doc add FILE...".
+const docUsage = `usage:
+  kgstudio doc add FILE...
+  kgstudio doc list [--json]
+  kgstudio doc delete ID`
+
+// cmdDoc handles "doc add FILE...", "doc list" and "doc delete ID".
 func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: kgstudio doc add FILE")
+	if len(args) == 0 {
+		return errors.New(docUsage)
 	}
-	fs, cfg := newFlagSet("doc add", stderr)
-	files, err := parse(fs, args[1:])
+	fs, cfg := newFlagSet("doc "+args[0], stderr)
+	asJSON := fs.Bool("json", false, "list: print JSON")
+	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return errors.New("doc add: name at least one file")
+	switch args[0] {
+	case "add", "list", "delete":
+	default:
+		return fmt.Errorf("doc: unknown subcommand %q\n%s", args[0], docUsage)
 	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	_, err = addFiles(ctx, st, files, cfg.MaxUpload, stdout)
-	return err
+	switch args[0] {
+	case "add":
+		if len(pos) == 0 {
+			return errors.New("doc add: name at least one file")
+		}
+		_, err = addFiles(ctx, st, pos, cfg.MaxUpload, stdout)
+		return err
+	case "list":
+		docs, err := st.ListDocuments(ctx, 0)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			out := make([]docJSON, len(docs))
+			for i, d := range docs {
+				out[i] = docJSON{ID: d.ID, Name: d.Name, Kind: d.Kind, Bytes: d.Size}
+			}
+			return json.NewEncoder(stdout).Encode(out)
+		}
+		for _, d := range docs {
+			fmt.Fprintf(stdout, "%d\t%s\t%d bytes\t%s\n", d.ID, d.Kind, d.Size, d.Name)
+		}
+		return nil
+	default: // delete
+		if len(pos) != 1 {
+			return errors.New("doc delete: name one document ID")
+		}
+		id, err := strconv.Atoi(pos[0])
+		if err != nil || id <= 0 {
+			return fmt.Errorf("doc delete: %q is not a document ID (kgstudio doc list shows them)", pos[0])
+		}
+		if err := st.DeleteDocument(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "deleted document %d\n", id)
+		return nil
+	}
+}
+
+// docJSON is a document in "doc list --json".
+type docJSON struct {
+	ID    int    `json:"id"`
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Bytes int    `json:"bytes"`
 }
 
 // addFiles stores files as documents and prints one line each. It stops at

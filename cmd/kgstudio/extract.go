@@ -85,12 +85,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return errors.Join(runErr, err)
 	}
 	if *asJSON {
-		out := map[string]any{"extraction": v.Extraction, "version": v.Number, "id": v.ID, "status": v.Status,
-			"nodes": v.Nodes, "edges": v.Edges, "calls": v.Calls, "cached_calls": v.CachedCalls,
-			"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "parse_failures": v.ParseFailures}
-		if v.Error != "" {
-			out["error"] = v.Error
-		}
+		out := app.VersionJSONOf(v)
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(out); err != nil {
 			return err

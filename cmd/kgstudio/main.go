@@ -26,10 +26,17 @@ const usage = `kgstudio — turn text into knowledge graphs and compare versions
 Usage:
   kgstudio serve   [--addr 127.0.0.1:8080] [--data DIR] [--db URL]
   kgstudio doc add FILE...
+  kgstudio doc list [--json]
+  kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--json] FILE...
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
+  kgstudio schema list
+  kgstudio schema delete NAME
+  kgstudio version list [NAME] [--json]
+  kgstudio version show NAME@V [--json]
+  kgstudio version delete NAME@V | NAME --all
   kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]
@@ -54,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdExtract(ctx, rest, stdout, stderr)
 	case "schema":
 		return cmdSchema(ctx, rest, stdout, stderr)
+	case "version":
+		return cmdVersion(ctx, rest, stdout, stderr)
 	case "export":
 		return cmdExport(ctx, rest, stdout, stderr)
 	case "compare":

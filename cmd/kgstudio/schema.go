@@ -15,9 +15,10 @@ import (
 const schemaUsage = `usage:
   kgstudio schema import FILE [--name NAME] [--note TEXT]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
-  kgstudio schema list`
+  kgstudio schema list
+  kgstudio schema delete NAME`
 
-// cmdSchema handles "schema import|export|list".
+// cmdSchema handles "schema import|export|list|delete".
 func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(schemaUsage)
@@ -29,6 +30,8 @@ func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return cmdSchemaExport(ctx, args[1:], stdout, stderr)
 	case "list":
 		return cmdSchemaList(ctx, args[1:], stdout, stderr)
+	case "delete":
+		return cmdSchemaDelete(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("schema: unknown subcommand %q\n%s", args[0], schemaUsage)
 }
@@ -138,5 +141,28 @@ func cmdSchemaList(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, s := range list {
 		fmt.Fprintf(stdout, "%s@%d\t%d types\t%s\n", s.Name, s.Latest, s.Types, s.Updated.Format("2006-01-02 15:04"))
 	}
+	return nil
+}
+
+// cmdSchemaDelete deletes a schema with all its versions, unless a version
+// was run with it.
+func cmdSchemaDelete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("schema delete", stderr)
+	names, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return errors.New("schema delete: name one schema")
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.DeleteSchema(ctx, names[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "deleted schema %s\n", names[0])
 	return nil
 }

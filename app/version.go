@@ -1,0 +1,42 @@
+package app
+
+import (
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// VersionJSON is a version as the JSON API and the CLI show it.
+type VersionJSON struct {
+	ID           int            `json:"id"`
+	Extraction   string         `json:"extraction"`
+	Version      int            `json:"version"`
+	Status       string         `json:"status"`
+	Reference    bool           `json:"reference"`
+	Note         string         `json:"note,omitempty"`
+	Config       extract.Config `json:"config"`
+	DocumentIDs  []int          `json:"document_ids"`
+	ChunksDone   int            `json:"chunks_done"`
+	ChunksTotal  int            `json:"chunks_total"`
+	Nodes        int            `json:"nodes"`
+	Edges        int            `json:"edges"`
+	PromptTokens int            `json:"prompt_tokens"`
+	OutputTokens int            `json:"output_tokens"`
+	Calls        int            `json:"calls"`
+	CachedCalls  int            `json:"cached_calls"`
+	OffSchema    int            `json:"off_schema"`
+	Failures     int            `json:"parse_failures"`
+	ElapsedMS    int64          `json:"elapsed_ms"`
+	Error        string         `json:"error,omitempty"`
+	CreatedAt    time.Time      `json:"created_at"`
+}
+
+// VersionJSONOf turns a stored version into its JSON form.
+func VersionJSONOf(v store.Version) VersionJSON {
+	return VersionJSON{ID: v.ID, Extraction: v.Extraction, Version: v.Number, Status: v.Status, Reference: v.Reference,
+		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
+		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
+		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, Failures: v.ParseFailures, ElapsedMS: v.Elapsed.Milliseconds(),
+		Error: v.Error, CreatedAt: v.CreatedAt}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+const versionUsage = `usage:
+  kgstudio version list [NAME] [--json]
+  kgstudio version show NAME@V [--json]
+  kgstudio version delete NAME@V
+  kgstudio version delete NAME --all`
+
+// cmdVersion handles "version list|show|delete".
+func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(versionUsage)
+	}
+	fs, cfg := newFlagSet("version "+args[0], stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	all := fs.Bool("all", false, "delete: every version of the extraction, and the extraction")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch args[0] {
+	case "list":
+		if len(pos) > 1 {
+			return errors.New(versionUsage)
+		}
+		exs, err := st.ListExtractions(ctx, 0)
+		if err != nil {
+			return err
+		}
+		var out []app.VersionJSON
+		for _, ex := range exs {
+			if len(pos) == 1 && ex.Name != pos[0] {
+				continue
+			}
+			for _, v := range ex.Versions {
+				out = append(out, app.VersionJSONOf(v))
+			}
+		}
+		if len(pos) == 1 && len(out) == 0 {
+			return extract.Errorf(extract.KindNotFound, "no extraction named %q", pos[0])
+		}
+		if *asJSON {
+			if out == nil {
+				out = []app.VersionJSON{}
+			}
+			return json.NewEncoder(stdout).Encode(out)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "VERSION\tSTATUS\tSTRATEGY\tNODES\tEDGES\tCHUNKS\tCREATED")
+		for _, v := range out {
+			fmt.Fprintf(tw, "%s@%d\t%s\t%s\t%d\t%d\t%d/%d\t%s\n", v.Extraction, v.Version, v.Status, v.Config.Strategy,
+				v.Nodes, v.Edges, v.ChunksDone, v.ChunksTotal, v.CreatedAt.Format("2006-01-02 15:04"))
+		}
+		return tw.Flush()
+	case "show":
+		if len(pos) != 1 {
+			return errors.New(versionUsage)
+		}
+		v, err := versionByRef(ctx, st, pos[0])
+		if err != nil {
+			return err
+		}
+		j := app.VersionJSONOf(v)
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(j)
+		}
+		cfgJSON, _ := json.Marshal(j.Config)
+		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:    %s\n",
+			j.Extraction, j.Version, j.ID, j.Status, j.Nodes, j.Edges, j.ChunksDone, j.ChunksTotal, j.Calls, j.CachedCalls,
+			j.PromptTokens, j.OutputTokens, intList(j.DocumentIDs), cfgJSON)
+		if j.Error != "" {
+			fmt.Fprintf(stdout, "error:     %s\n", j.Error)
+		}
+		return nil
+	case "delete":
+		if len(pos) != 1 {
+			return errors.New(versionUsage)
+		}
+		if *all {
+			if strings.Contains(pos[0], "@") {
+				return errors.New("version delete --all takes an extraction NAME, not NAME@V")
+			}
+			n, err := st.DeleteExtraction(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "deleted extraction %s (%d versions)\n", pos[0], n)
+			return nil
+		}
+		if !strings.Contains(pos[0], "@") {
+			return fmt.Errorf("version delete: name one version as NAME@V, or the whole extraction with %s --all", pos[0])
+		}
+		v, err := versionByRef(ctx, st, pos[0])
+		if err != nil {
+			return err
+		}
+		if err := st.DeleteVersion(ctx, v.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "deleted %s\n", v.Label())
+		return nil
+	}
+	return fmt.Errorf("version: unknown subcommand %q\n%s", args[0], versionUsage)
+}
+
+func intList(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/app"
+)
+
+// Documents and versions are listed, shown and deleted from the CLI; a
+// document in use is not deleted and the message names the versions.
+func TestVersionAndDocCLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	mustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "120", "--overlap", "0", doc)
+	mustCLI(t, data, "extract", "--name", "carol", doc)
+
+	var docs []struct {
+		ID    int    `json:"id"`
+		Name  string `json:"name"`
+		Kind  string `json:"kind"`
+		Bytes int    `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "doc", "list", "--json")), &docs); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || docs[0].Name != "marley.txt" || docs[0].Kind != "text" || docs[0].Bytes != len(marleyText) {
+		t.Fatalf("doc list: %+v", docs)
+	}
+	var vs []app.VersionJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "list", "carol", "--json")), &vs); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Status != "done" || vs[1].Status != "done" {
+		t.Fatalf("version list: %+v", vs)
+	}
+	var shown app.VersionJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "carol@1", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Version != 1 || shown.Nodes == 0 || shown.ChunksTotal < 2 || shown.ChunksDone != shown.ChunksTotal ||
+		shown.Config.ChunkSize != 120 || shown.Config.Strategy != "nlp" {
+		t.Fatalf("version show: %+v", shown)
+	}
+	if out := mustCLI(t, data, "version", "show", "carol@1"); !strings.Contains(out, "status:    done") {
+		t.Fatalf("version show (text): %s", out)
+	}
+
+	_, err := runCLI(t, data, "doc", "delete", "1")
+	if err == nil || !strings.Contains(err.Error(), "carol@1") || !strings.Contains(err.Error(), "carol@2") {
+		t.Fatalf("deleting a document in use: %v", err)
+	}
+	if _, err := runCLI(t, data, "version", "delete", "carol"); err == nil {
+		t.Fatal("version delete NAME without --all deleted something")
+	}
+	mustCLI(t, data, "version", "delete", "carol@1")
+	if _, err := runCLI(t, data, "version", "show", "carol@1"); err == nil {
+		t.Fatal("a deleted version still shows")
+	}
+	mustCLI(t, data, "version", "delete", "carol", "--all")
+	mustCLI(t, data, "doc", "delete", "1")
+	if out := mustCLI(t, data, "doc", "list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("documents left: %s", out)
+	}
+	if out := mustCLI(t, data, "version", "list", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("versions left: %s", out)
+	}
+	if _, err := runCLI(t, data, "schema", "delete", "default"); err == nil {
+		t.Fatal("the default schema was deleted")
+	}
+}
