@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,23 +105,8 @@ func (h *Handler) showGraph(c echo.Context) error {
 	return h.page(c, "extractions", "Graph "+v.Label(), web.GraphPage(p))
 }
 
-// keyParam reads a node key from the path. Echo matches the raw path when
-// the request escaped characters (a "/" in a key arrives as %2F), so the
-// value is unescaped then.
-func keyParam(c echo.Context, name string) (string, error) {
-	v := c.Param(name)
-	if c.Request().URL.RawPath != "" {
-		u, err := url.PathUnescape(v)
-		if err != nil {
-			return "", extract.Errorf(extract.KindInvalid, "malformed node key")
-		}
-		v = u
-	}
-	if v == "" {
-		return "", extract.Errorf(extract.KindInvalid, "a node key is required")
-	}
-	return v, nil
-}
+// keyParam reads a node key from the path (see pathParam).
+func keyParam(c echo.Context, name string) (string, error) { return pathParam(c, name, "node key") }
 
 // NodeDetail is the answer of the node API: the node, its edges and its
 // mentions with snippets.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"io/fs"
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -40,4 +41,23 @@ func (h *Handler) versionParam(c echo.Context) (store.Version, error) {
 		return store.Version{}, err
 	}
 	return h.store.Version(c.Request().Context(), id)
+}
+
+// pathParam reads a text path parameter (a node key, an extraction or
+// schema name). Echo matches the raw path when the request escaped
+// characters (a "/" in a key arrives as %2F), so the value is unescaped
+// then. what names the parameter in errors.
+func pathParam(c echo.Context, name, what string) (string, error) {
+	v := c.Param(name)
+	if c.Request().URL.RawPath != "" {
+		u, err := url.PathUnescape(v)
+		if err != nil {
+			return "", extract.Errorf(extract.KindInvalid, "malformed %s", what)
+		}
+		v = u
+	}
+	if v == "" {
+		return "", extract.Errorf(extract.KindInvalid, "a %s is required", what)
+	}
+	return v, nil
 }

@@ -10,14 +10,16 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.Match([]string{"GET", "HEAD"}, "/static/*", h.serveStatic)
 	e.GET("/", h.showDashboard)
 
-	// Documents: upload, list, read.
+	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments)
 	e.GET("/documents/:id", h.showDocument)
+	e.POST("/documents/:id/delete", h.deleteDocument)
+	e.DELETE("/api/documents/:id", h.deleteDocument)
 	e.GET("/api/documents", h.apiDocuments)
 	e.POST("/api/documents", h.saveDocuments)
 
-	// Extractions and runs: the run form, start, progress, cancel.
+	// Extractions and runs: the run form, start, progress, cancel, delete.
 	e.GET("/extractions", h.listExtractions)
 	e.GET("/extractions/new", h.newExtraction)
 	e.POST("/extractions", h.startExtraction)
@@ -27,6 +29,10 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)
+	e.POST("/versions/:id/delete", h.deleteVersion)
+	e.DELETE("/api/versions/:id", h.deleteVersion)
+	e.POST("/extractions/:name/delete", h.deleteExtraction)
+	e.DELETE("/api/extractions/:name", h.deleteExtraction)
 	e.POST("/versions/:id/reference", h.toggleReference)
 	e.GET("/versions/:id/chunks/:doc/:index", h.showChunk)
 	e.GET("/versions/:id/export", h.exportVersion)
@@ -52,7 +58,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/compare", h.showCompare)
 	e.GET("/api/compare", h.apiCompare)
 
-	// Schemas: list, import, edit, diff, export.
+	// Schemas: list, import, edit, diff, export, delete.
 	e.GET("/schemas", h.listSchemas)
 	e.POST("/schemas", h.importSchema)
 	e.GET("/schemas/new", h.newSchema)
@@ -61,6 +67,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/schemas/:name/edit", h.editSchema)
 	e.GET("/schemas/:name/diff", h.diffSchema)
 	e.GET("/schemas/:name/versions/:n/export", h.exportSchema)
+	e.POST("/schemas/:name/delete", h.deleteSchema)
+	e.DELETE("/api/schemas/:name", h.deleteSchema)
 	e.GET("/api/schemas", h.apiListSchemas)
 	e.POST("/api/schemas", h.apiSaveSchema)
 	e.GET("/api/schemas/:name/versions", h.apiSchemaVersions)

@@ -1,6 +1,13 @@
 // kgstudio page glue that is not graph drawing.
 (function () {
   "use strict";
+  // Ask before a form marked data-confirm is sent (delete buttons).
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target;
+    if (f && f.dataset && f.dataset.confirm && !window.confirm(f.dataset.confirm)) {
+      ev.preventDefault();
+    }
+  });
   // Show the selected file name next to upload fields.
   document.addEventListener("change", function (ev) {
     var t = ev.target;
