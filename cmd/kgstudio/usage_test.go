@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The README's command summary is the program's own usage.
+func TestUsage_MatchesREADME(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "## Command line")
+	if i < 0 {
+		t.Fatal("README has no Command line section")
+	}
+	s = s[i:]
+	start := strings.Index(s, "```\n")
+	end := strings.Index(s[start+4:], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("README's Command line section has no code block")
+	}
+	inREADME := strings.TrimSpace(s[start+4 : start+4+end])
+
+	out, err := cliOut(t, "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(out, "Usage:\n")
+	if !ok {
+		t.Fatalf("usage has no Usage: block:\n%s", out)
+	}
+	block, _, _ = strings.Cut(block, "\n\n")
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "  "))
+	}
+	if got := strings.Join(lines, "\n"); got != inREADME {
+		t.Fatalf("README's command summary differs from kgstudio help:\nREADME:\n%s\n\nhelp:\n%s", inREADME, got)
+	}
+}
