@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -290,13 +291,21 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (store.Version, extrac
 	if name == "" {
 		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "give the extraction a name")
 	}
-	if len(req.DocumentIDs) == 0 {
+	// The same document twice (two identical files are stored once) runs
+	// once.
+	var ids []int
+	for _, id := range req.DocumentIDs {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
 		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
 		return store.Version{}, cfg, err
 	}
-	v, err := a.store.NewVersion(ctx, name, cfg, req.DocumentIDs, strings.TrimSpace(req.Note))
+	v, err := a.store.NewVersion(ctx, name, cfg, ids, strings.TrimSpace(req.Note))
 	return v, cfg, err
 }
 

@@ -15,7 +15,8 @@ func TestVersionAndDocCLI(t *testing.T) {
 	data := t.TempDir()
 	doc := writeFile(t, "marley.txt", marleyText)
 	mustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "120", "--overlap", "0", doc)
-	mustCLI(t, data, "extract", "--name", "carol", doc)
+	// The same file twice is one document, run once.
+	mustCLI(t, data, "extract", "--name", "carol", doc, doc)
 
 	var docs []struct {
 		ID    int    `json:"id"`
@@ -43,6 +44,12 @@ func TestVersionAndDocCLI(t *testing.T) {
 	if shown.Version != 1 || shown.Nodes == 0 || shown.ChunksTotal < 2 || shown.ChunksDone != shown.ChunksTotal ||
 		shown.Config.ChunkSize != 120 || shown.Config.Strategy != "nlp" {
 		t.Fatalf("version show: %+v", shown)
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "carol@2", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.DocumentIDs) != 1 || shown.Status != "done" {
+		t.Fatalf("a file named twice: %+v", shown)
 	}
 	if out := mustCLI(t, data, "version", "show", "carol@1"); !strings.Contains(out, "status:    done") {
 		t.Fatalf("version show (text): %s", out)
