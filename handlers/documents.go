@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/web"
@@ -142,7 +143,7 @@ func pastedName(text string) string {
 // addDocument validates and stores one document. Dialogue JSON must parse
 // as one of the known dialogue shapes.
 func (h *Handler) addDocument(ctx context.Context, name string, data []byte) (extract.Document, bool, error) {
-	d, err := extract.ReadDocument(name, data, h.maxUpload())
+	d, err := app.ReadDocument(name, data, h.maxUpload())
 	if err != nil {
 		return d, false, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -103,7 +104,7 @@ func addFiles(ctx context.Context, st *store.Store, files []string, max int, out
 		if err != nil {
 			return docs, fmt.Errorf("%s: %w", f, err)
 		}
-		d, err := extract.ReadDocument(filepath.Base(f), data, max)
+		d, err := app.ReadDocument(filepath.Base(f), data, max)
 		if err != nil {
 			return docs, fmt.Errorf("%s: %s", f, extract.MessageOf(err))
 		}

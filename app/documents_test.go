@@ -1,0 +1,34 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+func TestReadDocument_JSON(t *testing.T) {
+	t.Parallel()
+	good := `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann","text":"I moved to Oslo."},{"speaker":"Bot","text":"Nice."}]}]}`
+	d, err := ReadDocument("chat.json", []byte(good), 0)
+	if err != nil || d.Kind != extract.DocDialogue {
+		t.Fatalf("a dialogue: %v %q", err, d.Kind)
+	}
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"truncated.json", good[:len(good)/2], "not valid JSON"},
+		{"garbage.json", "{not json", "not valid JSON"},
+		{"shape.json", `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann"}]}]}`, "sessions[0].turns[0]"},
+		{"other.json", `{"nodes":[1,2,3],"id":7}`, "must hold a dialogue"},
+	} {
+		_, err := ReadDocument(tc.name, []byte(tc.data), 0)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), tc.want) || !strings.Contains(extract.MessageOf(err), tc.name) {
+			t.Errorf("%s: %v, want an invalid error naming the file and %q", tc.name, err, tc.want)
+		}
+	}
+	// Text that merely holds braces is still text.
+	if d, err := ReadDocument("notes.txt", []byte("{draft} of a letter"), 0); err != nil || d.Kind != extract.DocText {
+		t.Fatalf("braces in text: %v %q", err, d.Kind)
+	}
+}
