@@ -39,13 +39,13 @@ func (h *Handler) maxUpload() int {
 func (h *Handler) saveDocuments(c echo.Context) error {
 	ctx := c.Request().Context()
 	var added []extract.Document
-	var problems []string
+	var refused []uploadProblem
 	known := 0
 	if form, err := c.MultipartForm(); err == nil && form != nil && len(form.File["files"]) > 0 {
 		for _, fh := range form.File["files"] {
 			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
-				problems = append(problems, namedProblem(fh.Filename, err))
+				refused = append(refused, uploadProblem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
 				continue
 			}
 			if !created {
@@ -55,13 +55,16 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		}
 	} else {
 		text := c.FormValue("text")
+		if strings.TrimSpace(text) == "" {
+			return extract.Errorf(extract.KindInvalid, "nothing to add: choose one or more files, or paste some text")
+		}
 		name := strings.TrimSpace(c.FormValue("name"))
 		if name == "" {
 			name = pastedName(text)
 		}
 		d, created, err := h.addDocument(ctx, name, []byte(text))
 		if err != nil {
-			problems = append(problems, namedProblem(name, err))
+			refused = append(refused, uploadProblem{Name: name, Error: namedProblem(name, err)})
 		} else {
 			if !created {
 				known++
@@ -70,13 +73,21 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		}
 	}
 	switch {
-	case len(problems) > 0:
-		msg := "Refused: " + strings.Join(problems, "; ")
+	case len(refused) > 0:
+		msgs := make([]string, len(refused))
+		for i, p := range refused {
+			msgs[i] = p.Error
+		}
+		msg := "Refused: " + strings.Join(msgs, "; ")
 		if len(added) > 0 {
-			msg = addedSummary(len(added)-known, known) + " " + msg
+			msg = addedSummary(added, known) + " " + msg
 		}
 		if wantsJSON(c) {
-			return extract.Errorf(extract.KindInvalid, "%s", msg)
+			if added == nil {
+				added = []extract.Document{}
+			}
+			return c.JSON(http.StatusUnprocessableEntity, map[string]any{"error": msg, "status": http.StatusUnprocessableEntity,
+				"stored": added, "refused": refused})
 		}
 		return redirectFlash(c, "/documents", msg, true)
 	case len(added) == 1:
@@ -92,8 +103,14 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added)
 		}
-		return redirectFlash(c, "/documents", addedSummary(len(added)-known, known), false)
+		return redirectFlash(c, "/documents", addedSummary(added, known), false)
 	}
+}
+
+// uploadProblem is a refused file of an upload.
+type uploadProblem struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
 }
 
 func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (extract.Document, bool, error) {
@@ -121,11 +138,16 @@ func namedProblem(name string, err error) string {
 	return name + ": " + msg
 }
 
-// addedSummary says how many uploads were new and how many known.
-func addedSummary(created, known int) string {
-	msg := fmt.Sprintf("Added %d new document(s).", created)
+// addedSummary names the stored documents with their ids and says how
+// many were already stored.
+func addedSummary(added []extract.Document, known int) string {
+	names := make([]string, len(added))
+	for i, d := range added {
+		names[i] = fmt.Sprintf("%s (#%d)", d.Name, d.ID)
+	}
+	msg := "Stored " + strings.Join(names, ", ") + "."
 	if known > 0 {
-		msg += fmt.Sprintf(" %d were already stored.", known)
+		msg += fmt.Sprintf(" %d of them were already stored.", known)
 	}
 	return msg
 }

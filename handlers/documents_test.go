@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -75,6 +76,8 @@ func TestDocuments_Upload(t *testing.T) {
 		{"InvalidUTF8", "bad.txt", []byte("abc\xff\xfe def"), "UTF-8", true},
 		{"TooLarge", "big.txt", bytes.Repeat([]byte("x"), 2<<20), "limit", true},
 		{"BrokenDialogue", "chat.json", []byte(`{"sessions":[{"turns":[{"speaker":"A","text":1}]}]}`), "turns", true},
+		{"TruncatedDialogue", "cut.json", []byte(`{"sessions":[{"turns":[{"speaker":"A","text":"hi"}`), "not valid JSON", true},
+		{"UnknownJSON", "data.json", []byte(`{"rows":[1,2,3]}`), "must hold a dialogue", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,11 +94,30 @@ func TestDocuments_Upload(t *testing.T) {
 			}
 		})
 	}
+	t.Run("NothingToAdd", func(t *testing.T) {
+		resp, err := noRedirect.PostForm(a.Server.URL+"/api/documents", url.Values{"text": {"  "}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Error string }
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || !strings.Contains(body.Error, "nothing to add") {
+			t.Fatalf("an empty upload: %d %q", resp.StatusCode, body.Error)
+		}
+	})
+	t.Run("MixedReportsEachFile", func(t *testing.T) {
+		resp := upload(t, a, map[string][]byte{"good.txt": []byte("Grace Hopper wrote the first compiler."), "bad.json": []byte("{oops")})
+		msg, _ := flashOf(t, a, resp)
+		if !strings.Contains(msg, "good.txt (#") || !strings.Contains(msg, "bad.json") {
+			t.Fatalf("a mixed upload says %q", msg)
+		}
+	})
 	t.Run("DuplicateStoredOnce", func(t *testing.T) {
 		upload(t, a, map[string][]byte{"again.txt": []byte("Ada Lovelace worked with Charles Babbage in London.")})
 		_, doc := a.Get(t, "/documents")
-		if n := doc.Find(`[data-testid="documents"] tbody tr`).Length(); n != 3 {
-			t.Fatalf("want 3 stored documents, got %d", n)
+		if n := doc.Find(`[data-testid="documents"] tbody tr`).Length(); n != 4 {
+			t.Fatalf("want 4 stored documents, got %d", n)
 		}
 	})
 	t.Run("RealDialogue", func(t *testing.T) {
