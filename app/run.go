@@ -213,6 +213,9 @@ func (a *App) DocKinds(ctx context.Context, v store.Version) ([]extract.Document
 func (a *App) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
 	switch cfg.Strategy {
 	case extract.StrategyNLP, "":
+		if cfg.SchemaName != "" {
+			return a.schemaNLP(ctx, cfg)
+		}
 		return a.nlp(cfg)
 	case extract.StrategyTuple, extract.StrategySchema:
 		return a.llmExtractor(ctx, cfg)

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"maps"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+)
+
+// An nlp run with a pinned schema: the offline extractor picks, for each
+// kind of name it finds (person, organisation, place, date, number, work,
+// other), the schema's type that fits by name or alias; conformTypes then
+// gives every node the schema's own type name, and marks the nodes whose
+// kind the schema has no type for as off-schema (Properties["off_schema"],
+// counted in the version's off-schema figure), as the schema strategy does
+// for a model's answers. Relations are not constrained: nlp labels edges
+// with verbs.
+
+// schemaNLP builds the offline extractor for a run pinned to a schema.
+func (a *App) schemaNLP(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	sc, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+	if err != nil {
+		return nil, err
+	}
+	// Aliases count as names for the offline type choice.
+	names := sc.TypeNames()
+	for _, t := range sc.Types {
+		if t.Alias != "" {
+			names = append(names, t.Alias)
+		}
+	}
+	withAliases := cfg
+	withAliases.EntityTypes = names
+	ex, err := a.nlp(withAliases)
+	if err != nil {
+		return nil, err
+	}
+	return conformTypes{ex: ex, sc: sc}, nil
+}
+
+// conformTypes maps the node types of an extractor's results onto a schema.
+type conformTypes struct {
+	ex extract.Extractor
+	sc *schema.Schema
+}
+
+// Extract runs the extractor and maps its node types (see the comment at
+// the top of this file).
+func (c conformTypes) Extract(ctx context.Context, doc extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {
+	res, err := c.ex.Extract(ctx, doc, ch)
+	if err != nil {
+		return res, err
+	}
+	for i := range res.Graph.Nodes {
+		n := &res.Graph.Nodes[i]
+		if t, ok := c.sc.Lookup(n.Type); ok {
+			n.Type = t.Name
+			continue
+		}
+		props := make(map[string]any, len(n.Properties)+1)
+		maps.Copy(props, n.Properties)
+		props["off_schema"] = true
+		n.Properties = props
+		res.OffSchema++
+	}
+	return res, nil
+}
