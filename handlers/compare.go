@@ -101,6 +101,15 @@ func (h *Handler) showCompare(c echo.Context) error {
 	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk")); err != nil {
 		return err
 	}
+	// A side still running shows its progress and reloads the page when
+	// it ends.
+	for _, v := range []store.Version{cmp.A, cmp.B} {
+		if v.Active() {
+			pr := progressOf(v)
+			pr.Refresh = true
+			p.Running = append(p.Running, pr)
+		}
+	}
 	return h.page(c, "compare", "Compare "+cmp.A.Label()+" and "+cmp.B.Label(), web.ComparePageView(p))
 }
 

@@ -245,6 +245,14 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	}
 	p := progressOf(v)
 	p.Polled = true
+	if c.QueryParam("refresh") == "1" {
+		// The page shows the run's results elsewhere: reload it once the
+		// run has ended.
+		p.Refresh = true
+		if !v.Active() {
+			c.Response().Header().Set("HX-Refresh", "true")
+		}
+	}
 	return render(c, http.StatusOK, web.ProgressView(p))
 }
 

@@ -41,6 +41,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
 		Cost:       h.app.Providers().CostOf(v),
 		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
+		SelfURL: c.Request().URL.RequestURI(),
 	}
 	docs, err := h.app.DocKinds(ctx, v)
 	if err != nil {

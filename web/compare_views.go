@@ -9,6 +9,8 @@ type ComparePage struct {
 	// Ready is set when two versions were compared.
 	Ready bool
 	A, B  CompareRun
+	// Running holds the progress of a side that is still running.
+	Running []Progress
 	// SameDocuments reports whether both runs cover the same documents.
 	SameDocuments bool
 	Nodes, Edges  CompareTotals

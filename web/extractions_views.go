@@ -1,5 +1,7 @@
 package web
 
+import "github.com/a-h/templ"
+
 // ExtractionGroup is an extraction with its versions.
 type ExtractionGroup struct {
 	Name     string
@@ -113,6 +115,9 @@ type VersionPage struct {
 	Cost                                           string
 	PrevID                                         int
 	Dialogue                                       bool
+	// SelfURL is the page's own URL, which it polls while the run is
+	// active.
+	SelfURL string
 }
 
 // Progress is the live progress of a run.
@@ -129,6 +134,22 @@ type Progress struct {
 	// Polled is set on the partial fetched while the page watched a run;
 	// a finished run then offers to reload the page for the results.
 	Polled bool
+	// Embedded is set when the page around the progress updates itself;
+	// the partial then does not poll on its own.
+	Embedded bool
+	// Refresh asks the partial, once the run has ended, to reload the page
+	// it is on (the compare page of a running version).
+	Refresh bool
+}
+
+// Live returns the attributes that make a page part poll its own URL every
+// two seconds while a run is active and replace itself (id) with the new
+// copy; once the run has ended the new copy carries none, so it stops.
+func Live(active bool, url, id string) templ.Attributes {
+	if !active {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"hx-get": url, "hx-trigger": "every 2s", "hx-select": "#" + id, "hx-swap": "outerHTML"}
 }
 
 // Span is a piece of chunk text, highlighted when Type is set.

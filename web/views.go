@@ -109,3 +109,12 @@ func newCount(items []ParsedItem) int {
 	}
 	return n
 }
+
+// progressURL is the URL a progress partial polls.
+func progressURL(p Progress) string {
+	u := fmt.Sprintf("/versions/%d/progress", p.VersionID)
+	if p.Refresh {
+		u += "?refresh=1"
+	}
+	return u
+}
