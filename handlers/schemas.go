@@ -102,7 +102,10 @@ func schemaURL(name string, v int) string {
 // history and, given ?a=&b=, the difference of two versions.
 func (h *Handler) showSchema(c echo.Context) error {
 	ctx := c.Request().Context()
-	name := c.Param("name")
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
 	sc, n, err := h.store.SchemaVersion(ctx, name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
@@ -132,7 +135,11 @@ func (h *Handler) diffSchema(c echo.Context) error {
 	if a <= 0 || b <= 0 {
 		return extract.Errorf(extract.KindInvalid, "pick two versions to compare")
 	}
-	d, err := h.schemaDiff(c.Request().Context(), c.Param("name"), a, b)
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
+	d, err := h.schemaDiff(c.Request().Context(), name, a, b)
 	if err != nil {
 		return err
 	}
@@ -166,7 +173,10 @@ func (h *Handler) schemaDiff(ctx context.Context, name string, a, b int) (web.Sc
 
 // exportSchema downloads one version as a KAG .schema or .json file.
 func (h *Handler) exportSchema(c echo.Context) error {
-	name := c.Param("name")
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
 	n, err := versionParam(c)
 	if err != nil {
 		return err
@@ -208,7 +218,10 @@ func (h *Handler) newSchema(c echo.Context) error {
 
 // editSchema opens the editor on a version (?v=N, default the latest).
 func (h *Handler) editSchema(c echo.Context) error {
-	name := c.Param("name")
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
 	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
@@ -618,7 +631,11 @@ func (h *Handler) apiSchemaVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, _, err := h.store.SchemaVersion(c.Request().Context(), c.Param("name"), n)
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
+	sc, _, err := h.store.SchemaVersion(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
@@ -627,7 +644,11 @@ func (h *Handler) apiSchemaVersion(c echo.Context) error {
 
 // apiSchemaVersions answers a schema's history, newest first.
 func (h *Handler) apiSchemaVersions(c echo.Context) error {
-	hist, err := h.store.SchemaVersions(c.Request().Context(), c.Param("name"))
+	name, err := pathParam(c, "name", "schema name")
+	if err != nil {
+		return err
+	}
+	hist, err := h.store.SchemaVersions(c.Request().Context(), name)
 	if err != nil {
 		return err
 	}

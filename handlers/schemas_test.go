@@ -637,3 +637,43 @@ func TestSchemaEditor_Browser(t *testing.T) {
 		}
 	}
 }
+
+// Schema names may use any script and spaces; their pages, exports and
+// API answer under the escaped name.
+func TestSchemas_UnicodeName(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	const name = "Movies 电影"
+	body := `{"name":"` + name + `","schema":{"types":[{"name":"Film","alias":"电影","kind":"entity"}]}}`
+	resp, err := http.Post(a.Server.URL+"/api/schemas", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("save %q: %d", name, resp.StatusCode)
+	}
+	esc := url.PathEscape(name)
+	_, page := a.Get(t, "/schemas/"+esc)
+	if got := page.Find(`[data-testid="schema-title"]`).Text(); !strings.Contains(got, name) {
+		t.Fatalf("schema page title %q", got)
+	}
+	href, _ := page.Find(`[data-testid="export-kag"]`).Attr("href")
+	if code, kag := getBody(t, a, href); code != http.StatusOK || !strings.Contains(string(kag), "Film") {
+		t.Fatalf("export via %s: %d", href, code)
+	}
+	_, list := a.Get(t, "/schemas")
+	if list.Find(`a[href="/schemas/`+esc+`"]`).Length() != 1 {
+		t.Fatal("the schema list does not link to the escaped name")
+	}
+	for _, bad := range []string{" lead", "trail ", "a/b", "x@1"} {
+		resp, err := http.Post(a.Server.URL+"/api/schemas", "application/json", strings.NewReader(`{"name":"`+bad+`","schema":{"types":[{"name":"A","kind":"entity"}]}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 400 {
+			t.Errorf("name %q accepted", bad)
+		}
+	}
+}

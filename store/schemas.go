@@ -20,7 +20,7 @@ const DefaultSchemaName = "default"
 
 // schemaNameRE bounds schema names: they appear in URLs and in "NAME@V"
 // references, so no '@', '/', spaces or leading punctuation.
-var schemaNameRE = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,99}$`)
+var schemaNameRE = regexp.MustCompile(`^[\p{L}\p{N}_](?:[\p{L}\p{N}_. -]{0,98}[\p{L}\p{N}_.-])?$`)
 
 // reservedSchemaNames would clash with the schema pages' own routes.
 var reservedSchemaNames = map[string]bool{"new": true, "editor": true}
@@ -33,7 +33,7 @@ func ValidSchemaName(name string) error {
 	case reservedSchemaNames[name]:
 		return extract.Errorf(extract.KindInvalid, "the schema name %q is reserved", name)
 	case !schemaNameRE.MatchString(name):
-		return extract.Errorf(extract.KindInvalid, "schema name %q: use letters, digits, _, . and - (at most 100, starting with a letter or digit)", name)
+		return extract.Errorf(extract.KindInvalid, "schema name %q: use letters of any script, digits, spaces, _, . and - (at most 100, starting with a letter or digit, not ending with a space)", name)
 	}
 	return nil
 }
