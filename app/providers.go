@@ -54,6 +54,16 @@ var promptPrefix = map[string]string{
 	extract.StrategyDialogue: "dialogue_",
 }
 
+// PromptStrategy names the strategy a prompt template belongs to, or "".
+func PromptStrategy(key string) string {
+	for strategy, prefix := range promptPrefix {
+		if strings.HasPrefix(key, prefix) {
+			return strategy
+		}
+	}
+	return ""
+}
+
 // StrategyPrompts keeps the templates a strategy uses.
 func StrategyPrompts(strategy string, prompts map[string]string) map[string]string {
 	prefix, ok := promptPrefix[strategy]

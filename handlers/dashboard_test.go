@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -20,8 +21,20 @@ func TestDashboard_EmptyAndFilled(t *testing.T) {
 		if doc.Find(`[data-testid="empty-documents"]`).Length() != 1 || doc.Find(`[data-testid="empty-extractions"]`).Length() != 1 {
 			t.Fatal("empty states missing")
 		}
-		if doc.Find(`[data-testid="nav"] a`).Length() != 5 {
+		if doc.Find(`[data-testid="nav"] a`).Length() != 6 || doc.Find(`[data-testid="nav"] a[href="/ask"]`).Length() != 1 {
 			t.Fatal("navigation incomplete")
+		}
+		if doc.Find(`[data-testid="upload"]`).Length() != 1 || doc.Find(`[data-testid="dashboard-new-extraction"]`).Length() != 1 {
+			t.Fatal("the dashboard has no Upload or New extraction button")
+		}
+		// Ask with nothing finished says so.
+		resp, err := noRedirect.Get(a.Server.URL + "/ask")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/extractions" {
+			t.Fatalf("ask before any run: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 		}
 	})
 	t.Run("AfterExtraction", func(t *testing.T) {
@@ -29,7 +42,18 @@ func TestDashboard_EmptyAndFilled(t *testing.T) {
 		if v.Status != "done" || v.Nodes == 0 {
 			t.Fatalf("extraction: %+v", v)
 		}
+		resp, err := noRedirect.Get(a.Server.URL + "/ask")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := fmt.Sprintf("/versions/%d/query", v.ID); resp.Header.Get("Location") != want {
+			t.Fatalf("ask goes to %q, want %q", resp.Header.Get("Location"), want)
+		}
 		_, doc := a.Get(t, "/")
+		if doc.Find(`[data-testid="upload"]`).Length() != 1 || doc.Find(`[data-testid="dashboard-new-extraction"]`).Length() != 1 {
+			t.Fatal("with data, the dashboard lost its Upload or New extraction button")
+		}
 		if !hasText(doc.Find(`[data-testid="versions"]`), "people@1") {
 			t.Fatal("recent version not listed")
 		}

@@ -124,7 +124,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		form.Prompts = append(form.Prompts, web.PromptField{Name: k, Text: prompts[k]})
+		form.Prompts = append(form.Prompts, web.PromptField{Name: k, Text: prompts[k], Strategy: app.PromptStrategy(k)})
 	}
 	return nil
 }

@@ -37,6 +37,13 @@ func TestExtractions_RunFromForm(t *testing.T) {
 		if doc.Find(`select[name="strategy"] option`).Length() != 4 {
 			t.Fatal("strategies missing")
 		}
+		// nlp is picked: no prompt template is shown.
+		if _, hidden := doc.Find(`[data-testid="prompts"]`).Attr("hidden"); !hidden {
+			t.Fatal("the nlp run form shows LLM prompt templates")
+		}
+		if doc.Find(`[data-testid="prompts"] details[data-strategy="tuple"]`).Length() == 0 {
+			t.Fatal("the tuple prompt templates are not in the form for when tuple is picked")
+		}
 	})
 	t.Run("InvalidSettingsShowForm", func(t *testing.T) {
 		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"x"}, "doc": {fmt.Sprint(d.ID)},

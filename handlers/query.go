@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,6 +24,21 @@ func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 	return h.app.NewQueryInput(c.QueryParam("q"), c.QueryParam("provider"), c.QueryParam("keywords") == "model")
 }
 
+// showAsk opens the query page of the newest finished version (the menu's
+// Ask), or says there is none yet.
+func (h *Handler) showAsk(c echo.Context) error {
+	vs, err := h.store.RecentVersions(c.Request().Context(), 50)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if v.Status == store.StatusDone {
+			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", v.ID))
+		}
+	}
+	return redirectFlash(c, "/extractions", "Ask answers questions over a finished extraction: there is none yet. Start one, then ask.", true)
+}
+
 // showQuery is the query page of a version.
 func (h *Handler) showQuery(c echo.Context) error {
 	v, err := h.versionParam(c)
@@ -42,7 +58,7 @@ func (h *Handler) showQuery(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, "extractions", "Query "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
+	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
 }
 
 // queryAPI answers GET /api/versions/:id/query?q=&provider=&keywords=model.

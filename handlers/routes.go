@@ -8,6 +8,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	// Health and assets.
 	e.GET("/healthz", h.healthz)
 	e.Match([]string{"GET", "HEAD"}, "/static/*", h.serveStatic)
+	e.GET("/favicon.ico", h.favicon)
 	e.GET("/", h.showDashboard)
 
 	// Documents: upload, list, read, delete.
@@ -51,6 +52,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/api/versions/:id/timeline/:turn", h.timelineTurnAPI)
 
 	// Retrieval: questions over a version's graph.
+	e.GET("/ask", h.showAsk)
 	e.GET("/versions/:id/query", h.showQuery)
 	e.GET("/api/versions/:id/query", h.queryAPI)
 

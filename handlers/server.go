@@ -55,3 +55,8 @@ func (h *Handler) serveStatic(c echo.Context) error {
 	http.ServeFileFS(c.Response(), c.Request(), staticFS(), p)
 	return nil
 }
+
+// favicon answers browsers that ask for /favicon.ico with the SVG icon.
+func (h *Handler) favicon(c echo.Context) error {
+	return c.Redirect(http.StatusMovedPermanently, h.assets.URL("img/favicon.svg"))
+}

@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed css js vendor
+//go:embed css js img vendor
 var files embed.FS
 
 // FS is the embedded asset tree.

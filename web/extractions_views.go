@@ -31,6 +31,9 @@ type DocChoice struct {
 // PromptField is an editable prompt template.
 type PromptField struct {
 	Name, Text string
+	// Strategy is the strategy that uses the template; the form shows it
+	// only while that strategy is picked.
+	Strategy string
 }
 
 // RunForm is the form that starts an extraction version.

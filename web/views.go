@@ -118,3 +118,27 @@ func progressURL(p Progress) string {
 	}
 	return u
 }
+
+// selectedStrategy is the strategy picked in a run form.
+func selectedStrategy(f RunForm) string {
+	for _, o := range f.Strategies {
+		if o.Selected {
+			return o.Value
+		}
+	}
+	if len(f.Strategies) > 0 {
+		return f.Strategies[0].Value
+	}
+	return ""
+}
+
+// hasPrompts reports whether the picked strategy has prompt templates.
+func hasPrompts(f RunForm) bool {
+	s := selectedStrategy(f)
+	for _, p := range f.Prompts {
+		if p.Strategy == s {
+			return true
+		}
+	}
+	return false
+}

@@ -8,6 +8,22 @@
       ev.preventDefault();
     }
   });
+  // The run form shows the prompt templates of the picked strategy only.
+  function syncPrompts() {
+    var sel = document.getElementById("strategy");
+    var box = document.getElementById("prompts");
+    if (!sel || !box) return;
+    var any = false;
+    box.querySelectorAll("details[data-strategy]").forEach(function (d) {
+      d.hidden = d.dataset.strategy !== sel.value;
+      any = any || !d.hidden;
+    });
+    box.hidden = !any;
+  }
+  document.addEventListener("change", function (ev) {
+    if (ev.target && ev.target.id === "strategy") syncPrompts();
+  });
+  syncPrompts();
   // Show the selected file name next to upload fields.
   document.addEventListener("change", function (ev) {
     var t = ev.target;
