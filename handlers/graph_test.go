@@ -439,7 +439,12 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want.ID)); err != nil {
 			t.Fatalf("search for %q did not select it: %v", want.Name, err)
 		}
-		// Toggling a type off in the legend dims its button.
+		// Toggling a type off in the legend dims its button, and the status
+		// line counts what is still shown.
+		before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.kgGraph.status`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-legend"] button`)))
 		if err != nil {
 			t.Fatal(err)
@@ -447,6 +452,27 @@ func TestGraphPage_Browser(t *testing.T) {
 		off, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=graph-legend] button.off').length`))
 		if err != nil || off != 1 {
 			t.Fatalf("%d legend entries off (%v)", off, err)
+		}
+		type shown struct {
+			Status  string
+			Visible int
+		}
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[shown](`(function(){
+			var hiddenType = document.querySelector('[data-testid=graph-legend] button.off').dataset.type;
+			var n = 0; window.kgGraph.nodes().forEach(function (x) { if (x.type !== hiddenType) n++; });
+			return {Status: window.kgGraph.status, Visible: n};
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == before || !strings.Contains(got.Status, "Showing "+fmt.Sprint(got.Visible)+" of") || !strings.Contains(got.Status, "hidden:") {
+			t.Fatalf("after hiding a type the status says %q (before %q), %d nodes visible", got.Status, before, got.Visible)
+		}
+		// Colours follow the type name: the same type has the same colour
+		// in any version.
+		same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.colorOf("Person") === "#4e79a7" && window.kgGraph.colorOf("Zebra") === window.kgGraph.colorOf("Zebra")`))
+		if err != nil || !same {
+			t.Fatalf("type colours: %v %v", same, err)
 		}
 	})
 

@@ -17,7 +17,19 @@
   var PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
     "#ff9da7", "#9c755f", "#1f77b4", "#bcbd22", "#17becf", "#8c564b", "#7f7f7f"];
 
-  var colors = {};      // type -> colour, assigned once
+  // colorOf gives a type the same colour in every version: the common
+  // types have their own, any other name a palette colour from its hash.
+  var FIXED = { Person: "#4e79a7", Organization: "#f28e2b", Location: "#59a14f", Event: "#e15759",
+    Concept: "#b07aa1", Date: "#edc948", Number: "#9c755f", Data: "#9c755f", Content: "#76b7b2",
+    Creature: "#ff9da7", Artifact: "#17becf", Method: "#bcbd22", NaturalObject: "#8c564b" };
+  var colors = {};      // type -> colour, memoised
+  function colorOf(type) {
+    if (!type) return "#999";
+    if (colors[type]) return colors[type];
+    var h = 0;
+    for (var i = 0; i < type.length; i++) h = (h * 31 + type.charCodeAt(i)) >>> 0;
+    return (colors[type] = FIXED[type] || PALETTE[h % PALETTE.length]);
+  }
   var hidden = {};      // type -> true when toggled off in the legend
   var byId = new Map(); // node key -> node object drawn
   var linkKeys = new Set();
@@ -44,6 +56,8 @@
     hovered: null,  // key of the node under the pointer
     labels: 0,      // names drawn in the last frame
     nodeCount: function () { return byId.size; },
+    nodes: function () { return Array.from(byId.values()); },
+    colorOf: colorOf,
     edgeCount: function () { return links.length; },
     select: select,
     // pointOf returns a drawn node's position in page coordinates.
@@ -69,7 +83,7 @@
     .nodeId("id")
     .nodeRelSize(REL)
     .nodeVal(function (n) { return 1 + Math.sqrt(n.degree); })
-    .nodeColor(function (n) { return colors[n.type] || "#999"; })
+    .nodeColor(function (n) { return colorOf(n.type); })
     .nodeLabel(function (n) { return tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges"); })
     .linkLabel(function (l) { return tip(l.label); })
     .linkColor(function (l) { return l === selectedLink ? "#d64545" : "rgba(110,110,110,0.35)"; })
@@ -192,11 +206,14 @@
   // ticks, a weaker and shorter-ranged charge, no arrows.
   function tune(count) {
     var big = bigGraph = count > 3000;
-    fg.d3AlphaDecay(big ? 0.05 : 0.0228)
+    // The layout converges (alpha reaches its floor) in about 150 ticks,
+    // 2.5 s at 60 frames a second, and stops at 3 s whatever the frame
+    // rate; big graphs settle some ticks before drawing.
+    fg.d3AlphaDecay(big ? 0.05 : 0.045)
       .d3VelocityDecay(big ? 0.5 : 0.4)
       .warmupTicks(big ? 10 : 0)
-      .cooldownTicks(big ? 140 : 300)
-      .cooldownTime(big ? 1500 : 8000)
+      .cooldownTicks(big ? 140 : 160)
+      .cooldownTime(big ? 1500 : 3000)
       .linkDirectionalArrowLength(count > 1500 ? 0 : 3)
       .linkDirectionalArrowRelPos(1);
     // Small graphs get more room, so that hubs do not hide their neighbours.
@@ -223,9 +240,6 @@
   // Merged nodes start next to the anchor node so they do not fly in.
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
-    types.forEach(function (t) {
-      if (!(t.type in colors)) colors[t.type] = PALETTE[Object.keys(colors).length % PALETTE.length];
-    });
     buildLegend();
     var nodes = merge ? fg.graphData().nodes : [];
     if (!merge) { byId = new Map(); linkKeys = new Set(); links = []; }
@@ -260,11 +274,33 @@
     fitFilter = merge ? function (n) { return fresh.has(n.id); } : null;
     if (!merge) view = what || "";
     else if (what) view = view ? view + "; " + what : what;
+    lastRes = res;
+    lastMerge = merge;
+    updateStatus();
+  }
+
+  // updateStatus says what is drawn: nodes and edges loaded, less those of
+  // the types hidden in the legend.
+  var lastRes = null, lastMerge = false;
+  function updateStatus() {
+    var res = lastRes;
+    if (!res) return;
     var all = byId.size >= res.total_nodes;
-    var shown = "Showing " + (all ? "all " + fmt(byId.size) : fmt(byId.size) + " of " + fmt(res.total_nodes)) +
-      " nodes, " + fmt(links.length) + " edges";
+    var nodes = 0, edges = 0, off = [];
+    byId.forEach(function (n) { if (!hidden[n.type]) nodes++; });
+    links.forEach(function (l) {
+      var s = typeof l.source === "object" ? l.source : byId.get(l.source);
+      var t = typeof l.target === "object" ? l.target : byId.get(l.target);
+      if (!(s && hidden[s.type]) && !(t && hidden[t.type])) edges++;
+    });
+    Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
+    var shown = "Showing " + (all && !off.length ? "all " + fmt(nodes) : fmt(nodes) + " of " + fmt(res.total_nodes)) +
+      " nodes, " + fmt(edges) + " edges";
     if (res.total_nodes === 0) shown = "This version has no nodes yet.";
-    else if (view && !(all && !merge && !cfg.focus)) shown += ": " + view;
+    else {
+      if (view && !(all && !lastMerge && !cfg.focus)) shown += ": " + view;
+      if (off.length) shown += " (hidden: " + off.join(", ") + ")";
+    }
     status(shown);
     kg.status = shown;
     allBtn.style.display = all ? "none" : "";
@@ -286,12 +322,13 @@
       b.classList.toggle("off", !!hidden[t.type]);
       var sw = document.createElement("span");
       sw.className = "sw";
-      sw.style.background = colors[t.type];
+      sw.style.background = colorOf(t.type);
       b.append(sw, document.createTextNode((t.type || "untyped") + " " + fmt(t.count)));
       b.addEventListener("click", function () {
         hidden[t.type] = !hidden[t.type];
         b.classList.toggle("off", hidden[t.type]);
         setVisibility();
+        updateStatus();
       });
       legendEl.append(b);
     });
