@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,7 +16,7 @@ import (
 	"github.com/kgstudio/kgstudio/web"
 )
 
-// tableLimit bounds the rows of the node and edge tables.
+// tableLimit is the page size of the node and edge tables.
 const tableLimit = 300
 
 // showVersion renders a version: progress, stats, nodes, edges and chunks.
@@ -53,7 +55,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 			p.PrevID = prev.ID
 		}
 	}
-	fillGraphTables(&p, g, mentions)
+	fillGraphTables(&p, g, mentions, c.Request().URL.Query())
 	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err
 	}
@@ -88,7 +90,9 @@ func versionConfigRows(v store.Version) []web.KV {
 }
 
 // fillGraphTables computes counts by type and the filtered, sorted tables.
-func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]int) {
+// The tables page through every row: ?page= for nodes, ?epage= for edges,
+// with the filter and sort kept in the page links.
+func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]int, query url.Values) {
 	degree := map[string]int{}
 	labels := map[string]int{}
 	for _, e := range g.Edges {
@@ -136,7 +140,9 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 		}
 	})
 	p.NodesShown = len(rows)
-	p.Nodes = rows[:min(len(rows), tableLimit)]
+	from, to := 0, 0
+	p.NodePager, from, to = pageOf(query, "page", len(rows), "#nodes")
+	p.Nodes = rows[from:to]
 	var edges []extract.Edge
 	for _, e := range g.Edges {
 		if !p.OffSchemaOnly || offSchema(e.Properties) {
@@ -145,10 +151,39 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 	}
 	sort.SliceStable(edges, func(i, j int) bool { return edges[i].Weight > edges[j].Weight })
 	p.EdgesShown = len(edges)
-	for _, e := range edges[:min(len(edges), tableLimit)] {
+	p.EdgePager, from, to = pageOf(query, "epage", len(edges), "#edges")
+	for _, e := range edges[from:to] {
 		p.Edges = append(p.Edges, web.EdgeRow{Source: nameOr(names, e.Source), Target: nameOr(names, e.Target),
 			Label: e.Label, Description: extract.Clip(e.Description, 200), Weight: e.Weight})
 	}
+}
+
+// pageOf reads the page number param of a table of total rows and returns
+// its pager (links keep the other query parameters) and the row range.
+func pageOf(query url.Values, param string, total int, anchor string) (web.Pager, int, int) {
+	pages := max(1, (total+tableLimit-1)/tableLimit)
+	page, err := strconv.Atoi(query.Get(param))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	page = min(page, pages)
+	from, to := (page-1)*tableLimit, min(page*tableLimit, total)
+	pg := web.Pager{Page: page, Pages: pages, From: from + 1, To: to, Total: total}
+	link := func(n int) string {
+		q := url.Values{}
+		for k, v := range query {
+			q[k] = v
+		}
+		q.Set(param, strconv.Itoa(n))
+		return "?" + q.Encode() + anchor
+	}
+	if page > 1 {
+		pg.PrevURL = link(page - 1)
+	}
+	if page < pages {
+		pg.NextURL = link(page + 1)
+	}
+	return pg, from, to
 }
 
 func nameOr(names map[string]string, key string) string {

@@ -105,6 +105,8 @@ type VersionPage struct {
 	Edges      []EdgeRow
 	NodesShown int
 	EdgesShown int
+	// NodePager and EdgePager page through the tables.
+	NodePager, EdgePager Pager
 	TypeFilter string
 	// OffSchemaOnly keeps the nodes and edges the schema does not know.
 	OffSchemaOnly                                  bool
@@ -207,4 +209,12 @@ type ChunkPage struct {
 	PrevIndex int
 	NextIndex int
 	Elapsed   string
+}
+
+// Pager is one page of a table: rows From to To (1-based) of Total, with
+// links to the pages around it.
+type Pager struct {
+	Page, Pages      int
+	From, To, Total  int
+	PrevURL, NextURL string
 }
