@@ -27,12 +27,15 @@ Usage:
   kgstudio serve   [--addr 127.0.0.1:8080] [--data DIR] [--db URL]
   kgstudio doc add FILE...
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
-                   [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--json] FILE...
+                   [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
+                   [--chunk-size N] [--overlap N] [--json] FILE...
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]
+  kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]
+  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix] [--top-k N] [--json]
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
@@ -60,6 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdCompare(ctx, rest, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, rest, stdout, stderr)
+	case "query":
+		return cmdQuery(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

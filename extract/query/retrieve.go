@@ -48,13 +48,15 @@ type Relation struct {
 // ChunkHit is a ranked document chunk of the context. Entities and
 // Relations list the references of the chosen items it mentions.
 type ChunkHit struct {
-	Ref        string   `json:"ref"`
-	DocumentID int      `json:"document_id"`
-	Index      int      `json:"index"`
-	Text       string   `json:"text"`
-	Score      float64  `json:"score"`
-	Entities   []string `json:"entities,omitempty"`
-	Relations  []string `json:"relations,omitempty"`
+	Ref        string `json:"ref"`
+	DocumentID int    `json:"document_id"`
+	// Document is the document's title, when the caller knows it.
+	Document  string   `json:"document,omitempty"`
+	Index     int      `json:"index"`
+	Text      string   `json:"text"`
+	Score     float64  `json:"score"`
+	Entities  []string `json:"entities,omitempty"`
+	Relations []string `json:"relations,omitempty"`
 }
 
 // Context is what a question is answered from.
