@@ -3,9 +3,9 @@ package app
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
-	"fmt"
 	"strconv"
 	"strings"
 

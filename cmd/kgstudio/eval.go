@@ -14,8 +14,8 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/embed"
+	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
