@@ -51,12 +51,9 @@ func NewOpenAIEmbedder(cfg OpenAIEmbedConfig) (*OpenAIEmbedder, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		cfg.Model = DefaultOpenAIEmbedModel
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultOpenAIBaseURL
-	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, extract.Errorf(extract.KindInvalid, "openai: base URL must start with http:// or https://")
+	base, err := openAIBase(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -73,6 +70,19 @@ func (e *OpenAIEmbedder) Model() string { return e.cfg.Model }
 // Dimensions implements extract.Embedder: the configured length, or that
 // of the first vector returned (zero before the first call).
 func (e *OpenAIEmbedder) Dimensions() int { return int(e.dims.Load()) }
+
+// openAIBase checks an OpenAI-compatible API root (the default when
+// empty) and trims its final slash.
+func openAIBase(baseURL string) (string, error) {
+	if baseURL == "" {
+		baseURL = DefaultOpenAIBaseURL
+	}
+	base := strings.TrimRight(baseURL, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return "", extract.Errorf(extract.KindInvalid, "openai: base URL must start with http:// or https://")
+	}
+	return base, nil
+}
 
 type oaEmbedRequest struct {
 	Model          string   `json:"model"`
