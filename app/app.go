@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/store"
@@ -41,7 +42,9 @@ type App struct {
 	// clients holds one rate-limited client per provider and model, so
 	// concurrent runs share the limits.
 	clients map[string]llm.Client
-	wg      sync.WaitGroup
+	// embedders holds one limited, cached embedder per provider.
+	embedders map[string]extract.Embedder
+	wg        sync.WaitGroup
 }
 
 // New builds the application over a store.

@@ -25,6 +25,10 @@ type Providers struct {
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
 	OpenAIModel   string
+	// GeminiEmbedModel and OpenAIEmbedModel are the embedding models of
+	// the gemini and openai embedders (empty: each one's default).
+	GeminiEmbedModel string
+	OpenAIEmbedModel string
 	// Concurrency bounds concurrent model calls per run.
 	Concurrency int
 	// Timeout bounds one model call.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -30,7 +31,14 @@ type QueryAnswer struct {
 
 // QueryResult is the answer of the query API.
 type QueryResult struct {
-	Question  string           `json:"question"`
+	Question string `json:"question"`
+	// Mode is the query mode used (local, global, hybrid, naive or mix).
+	Mode string `json:"mode"`
+	// TopK is the number of items asked of each part.
+	TopK int `json:"top_k"`
+	// Embedder is the model of the vectors the search used; empty when the
+	// version has none (it ran before the vectorizer) and ranking is lexical.
+	Embedder  string           `json:"embedder"`
 	Keywords  QueryKeywords    `json:"keywords"`
 	Entities  []query.Entity   `json:"entities"`
 	Relations []query.Relation `json:"relations"`
@@ -51,6 +59,11 @@ type QueryInput struct {
 	Provider string // "none", "gemini" or "openai"
 	// ModelKeywords asks the model for the keywords too.
 	ModelKeywords bool
+	// Mode is a query mode (query.Modes); empty means mix.
+	Mode string
+	// TopK is the number of entities, relations and chunks; zero means
+	// query.DefaultTopK.
+	TopK int
 }
 
 // Configured lists the providers that can answer, in preference order.
@@ -91,11 +104,19 @@ func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (Quer
 // with a provider, asks the model to answer from it. The input is checked
 // as NewQueryInput checks it.
 func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryResult, error) {
+	mode, topK := in.Mode, in.TopK
 	in, err := a.NewQueryInput(in.Question, in.Provider, in.ModelKeywords)
 	if err != nil {
 		return QueryResult{}, err
 	}
-	res := QueryResult{Question: in.Question, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
+	if in.Mode, err = query.ParseMode(mode); err != nil {
+		return QueryResult{}, err
+	}
+	if topK < 0 || topK > query.MaxTopK {
+		return QueryResult{}, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
+	}
+	in.TopK = cmp.Or(topK, query.DefaultTopK)
+	res := QueryResult{Question: in.Question, Mode: in.Mode, TopK: in.TopK, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
 	if in.Question == "" {
 		return res, nil
 	}
@@ -124,25 +145,10 @@ func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryR
 		res.Keywords.Low = []string{}
 	}
 
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	qc, err := a.search(ctx, v, in, res.Keywords, &res)
 	if err != nil {
 		return res, err
 	}
-	settings, err := a.ChunkSetOf(ctx, v)
-	if err != nil {
-		return res, err
-	}
-	chunks := map[extract.ChunkRef]extract.Chunk{}
-	for _, id := range v.DocumentIDs {
-		cs, err := a.store.Chunks(ctx, id, settings)
-		if err != nil {
-			return res, err
-		}
-		for _, ch := range cs {
-			chunks[ch.Ref()] = ch
-		}
-	}
-	qc := query.Retrieve(g, chunks, res.Keywords.High, res.Keywords.Low, query.DefaultOptions())
 	res.context = qc
 	if qc.Entities != nil {
 		res.Entities = qc.Entities
@@ -171,6 +177,50 @@ func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryR
 		res.Answer.Cited = []string{}
 	}
 	return res, nil
+}
+
+// search is the retrieval half of a query: it loads the version's graph,
+// chunks and vectors and ranks them in the input's mode. It changes
+// nothing and calls no chat model (only the embedder, for the question).
+func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return query.Context{}, err
+	}
+	chunks, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return query.Context{}, err
+	}
+	vecs, st, err := a.loadVectors(ctx, v)
+	if err != nil {
+		return query.Context{}, err
+	}
+	var emb extract.Embedder
+	if st != nil {
+		cfg := v.Config
+		cfg.Embedder = st.Embedder
+		if emb, err = a.Embedder(ctx, cfg); err != nil {
+			return query.Context{}, err
+		}
+		res.Embedder = st.Model
+	}
+	qc, err := query.Search(ctx, g, chunks, vecs, emb, query.Request{Question: in.Question, Mode: in.Mode,
+		High: kw.High, Low: kw.Low, TopK: in.TopK})
+	if err != nil {
+		return qc, err
+	}
+	docs, err := a.DocKinds(ctx, v)
+	if err != nil {
+		return qc, err
+	}
+	titles := map[int]string{}
+	for _, d := range docs {
+		titles[d.ID] = d.Name
+	}
+	for i := range qc.Chunks {
+		qc.Chunks[i].Document = titles[qc.Chunks[i].DocumentID]
+	}
+	return qc, nil
 }
 
 // queryClient builds the model client of the picked provider; without one

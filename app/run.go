@@ -111,6 +111,10 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 	defer stop()
 	begin := time.Now()
 	err = a.run(ctx, v, progress)
+	if err == nil {
+		// The vectorizer step, after every kind of run.
+		err = a.vectorize(ctx, v)
+	}
 	status, msg := store.StatusDone, ""
 	switch {
 	case err == nil:
@@ -257,6 +261,9 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 		return err
 	}
 	if err := a.checkProvider(*cfg); err != nil {
+		return err
+	}
+	if err := a.checkEmbedder(*cfg); err != nil {
 		return err
 	}
 	if cfg.Provider != "none" && cfg.Model == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
@@ -29,6 +30,8 @@ import (
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/vector"
+	"github.com/kgstudio/kgstudio/ent/vectorset"
 )
 
 // Client is the client that holds all ent builders.
@@ -44,6 +47,8 @@ type Client struct {
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
 	Edge *EdgeClient
+	// Embedding is the client for interacting with the Embedding builders.
+	Embedding *EmbeddingClient
 	// EntityType is the client for interacting with the EntityType builders.
 	EntityType *EntityTypeClient
 	// Extraction is the client for interacting with the Extraction builders.
@@ -64,6 +69,10 @@ type Client struct {
 	RelationType *RelationTypeClient
 	// SchemaVersion is the client for interacting with the SchemaVersion builders.
 	SchemaVersion *SchemaVersionClient
+	// Vector is the client for interacting with the Vector builders.
+	Vector *VectorClient
+	// VectorSet is the client for interacting with the VectorSet builders.
+	VectorSet *VectorSetClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -79,6 +88,7 @@ func (c *Client) init() {
 	c.ChunkRun = NewChunkRunClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Edge = NewEdgeClient(c.config)
+	c.Embedding = NewEmbeddingClient(c.config)
 	c.EntityType = NewEntityTypeClient(c.config)
 	c.Extraction = NewExtractionClient(c.config)
 	c.ExtractionVersion = NewExtractionVersionClient(c.config)
@@ -89,6 +99,8 @@ func (c *Client) init() {
 	c.Operation = NewOperationClient(c.config)
 	c.RelationType = NewRelationTypeClient(c.config)
 	c.SchemaVersion = NewSchemaVersionClient(c.config)
+	c.Vector = NewVectorClient(c.config)
+	c.VectorSet = NewVectorSetClient(c.config)
 }
 
 type (
@@ -185,6 +197,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
+		Embedding:         NewEmbeddingClient(cfg),
 		EntityType:        NewEntityTypeClient(cfg),
 		Extraction:        NewExtractionClient(cfg),
 		ExtractionVersion: NewExtractionVersionClient(cfg),
@@ -195,6 +208,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Operation:         NewOperationClient(cfg),
 		RelationType:      NewRelationTypeClient(cfg),
 		SchemaVersion:     NewSchemaVersionClient(cfg),
+		Vector:            NewVectorClient(cfg),
+		VectorSet:         NewVectorSetClient(cfg),
 	}, nil
 }
 
@@ -218,6 +233,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
+		Embedding:         NewEmbeddingClient(cfg),
 		EntityType:        NewEntityTypeClient(cfg),
 		Extraction:        NewExtractionClient(cfg),
 		ExtractionVersion: NewExtractionVersionClient(cfg),
@@ -228,6 +244,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Operation:         NewOperationClient(cfg),
 		RelationType:      NewRelationTypeClient(cfg),
 		SchemaVersion:     NewSchemaVersionClient(cfg),
+		Vector:            NewVectorClient(cfg),
+		VectorSet:         NewVectorSetClient(cfg),
 	}, nil
 }
 
@@ -257,9 +275,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.EntityType, c.Extraction,
-		c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node, c.Operation,
-		c.RelationType, c.SchemaVersion,
+		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
+		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
+		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
 	} {
 		n.Use(hooks...)
 	}
@@ -269,9 +287,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.EntityType, c.Extraction,
-		c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node, c.Operation,
-		c.RelationType, c.SchemaVersion,
+		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
+		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
+		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -288,6 +306,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *EdgeMutation:
 		return c.Edge.mutate(ctx, m)
+	case *EmbeddingMutation:
+		return c.Embedding.mutate(ctx, m)
 	case *EntityTypeMutation:
 		return c.EntityType.mutate(ctx, m)
 	case *ExtractionMutation:
@@ -308,6 +328,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RelationType.mutate(ctx, m)
 	case *SchemaVersionMutation:
 		return c.SchemaVersion.mutate(ctx, m)
+	case *VectorMutation:
+		return c.Vector.mutate(ctx, m)
+	case *VectorSetMutation:
+		return c.VectorSet.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -906,6 +930,139 @@ func (c *EdgeClient) mutate(ctx context.Context, m *EdgeMutation) (Value, error)
 		return (&EdgeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Edge mutation op: %q", m.Op())
+	}
+}
+
+// EmbeddingClient is a client for the Embedding schema.
+type EmbeddingClient struct {
+	config
+}
+
+// NewEmbeddingClient returns a client for the Embedding from the given config.
+func NewEmbeddingClient(c config) *EmbeddingClient {
+	return &EmbeddingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `embedding.Hooks(f(g(h())))`.
+func (c *EmbeddingClient) Use(hooks ...Hook) {
+	c.hooks.Embedding = append(c.hooks.Embedding, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `embedding.Intercept(f(g(h())))`.
+func (c *EmbeddingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Embedding = append(c.inters.Embedding, interceptors...)
+}
+
+// Create returns a builder for creating a Embedding entity.
+func (c *EmbeddingClient) Create() *EmbeddingCreate {
+	mutation := newEmbeddingMutation(c.config, OpCreate)
+	return &EmbeddingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Embedding entities.
+func (c *EmbeddingClient) CreateBulk(builders ...*EmbeddingCreate) *EmbeddingCreateBulk {
+	return &EmbeddingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmbeddingClient) MapCreateBulk(slice any, setFunc func(*EmbeddingCreate, int)) *EmbeddingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmbeddingCreateBulk{err: fmt.Errorf("calling to EmbeddingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmbeddingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmbeddingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Embedding.
+func (c *EmbeddingClient) Update() *EmbeddingUpdate {
+	mutation := newEmbeddingMutation(c.config, OpUpdate)
+	return &EmbeddingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmbeddingClient) UpdateOne(_m *Embedding) *EmbeddingUpdateOne {
+	mutation := newEmbeddingMutation(c.config, OpUpdateOne, withEmbedding(_m))
+	return &EmbeddingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmbeddingClient) UpdateOneID(id int) *EmbeddingUpdateOne {
+	mutation := newEmbeddingMutation(c.config, OpUpdateOne, withEmbeddingID(id))
+	return &EmbeddingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Embedding.
+func (c *EmbeddingClient) Delete() *EmbeddingDelete {
+	mutation := newEmbeddingMutation(c.config, OpDelete)
+	return &EmbeddingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmbeddingClient) DeleteOne(_m *Embedding) *EmbeddingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmbeddingClient) DeleteOneID(id int) *EmbeddingDeleteOne {
+	builder := c.Delete().Where(embedding.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmbeddingDeleteOne{builder}
+}
+
+// Query returns a query builder for Embedding.
+func (c *EmbeddingClient) Query() *EmbeddingQuery {
+	return &EmbeddingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmbedding},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Embedding entity by its id.
+func (c *EmbeddingClient) Get(ctx context.Context, id int) (*Embedding, error) {
+	return c.Query().Where(embedding.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmbeddingClient) GetX(ctx context.Context, id int) *Embedding {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EmbeddingClient) Hooks() []Hook {
+	return c.hooks.Embedding
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmbeddingClient) Interceptors() []Interceptor {
+	return c.inters.Embedding
+}
+
+func (c *EmbeddingClient) mutate(ctx context.Context, m *EmbeddingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmbeddingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmbeddingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmbeddingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmbeddingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Embedding mutation op: %q", m.Op())
 	}
 }
 
@@ -2495,16 +2652,282 @@ func (c *SchemaVersionClient) mutate(ctx context.Context, m *SchemaVersionMutati
 	}
 }
 
+// VectorClient is a client for the Vector schema.
+type VectorClient struct {
+	config
+}
+
+// NewVectorClient returns a client for the Vector from the given config.
+func NewVectorClient(c config) *VectorClient {
+	return &VectorClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `vector.Hooks(f(g(h())))`.
+func (c *VectorClient) Use(hooks ...Hook) {
+	c.hooks.Vector = append(c.hooks.Vector, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `vector.Intercept(f(g(h())))`.
+func (c *VectorClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Vector = append(c.inters.Vector, interceptors...)
+}
+
+// Create returns a builder for creating a Vector entity.
+func (c *VectorClient) Create() *VectorCreate {
+	mutation := newVectorMutation(c.config, OpCreate)
+	return &VectorCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Vector entities.
+func (c *VectorClient) CreateBulk(builders ...*VectorCreate) *VectorCreateBulk {
+	return &VectorCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *VectorClient) MapCreateBulk(slice any, setFunc func(*VectorCreate, int)) *VectorCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &VectorCreateBulk{err: fmt.Errorf("calling to VectorClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*VectorCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &VectorCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Vector.
+func (c *VectorClient) Update() *VectorUpdate {
+	mutation := newVectorMutation(c.config, OpUpdate)
+	return &VectorUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *VectorClient) UpdateOne(_m *Vector) *VectorUpdateOne {
+	mutation := newVectorMutation(c.config, OpUpdateOne, withVector(_m))
+	return &VectorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *VectorClient) UpdateOneID(id int) *VectorUpdateOne {
+	mutation := newVectorMutation(c.config, OpUpdateOne, withVectorID(id))
+	return &VectorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Vector.
+func (c *VectorClient) Delete() *VectorDelete {
+	mutation := newVectorMutation(c.config, OpDelete)
+	return &VectorDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *VectorClient) DeleteOne(_m *Vector) *VectorDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *VectorClient) DeleteOneID(id int) *VectorDeleteOne {
+	builder := c.Delete().Where(vector.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &VectorDeleteOne{builder}
+}
+
+// Query returns a query builder for Vector.
+func (c *VectorClient) Query() *VectorQuery {
+	return &VectorQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeVector},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Vector entity by its id.
+func (c *VectorClient) Get(ctx context.Context, id int) (*Vector, error) {
+	return c.Query().Where(vector.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *VectorClient) GetX(ctx context.Context, id int) *Vector {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *VectorClient) Hooks() []Hook {
+	return c.hooks.Vector
+}
+
+// Interceptors returns the client interceptors.
+func (c *VectorClient) Interceptors() []Interceptor {
+	return c.inters.Vector
+}
+
+func (c *VectorClient) mutate(ctx context.Context, m *VectorMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&VectorCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&VectorUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&VectorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&VectorDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Vector mutation op: %q", m.Op())
+	}
+}
+
+// VectorSetClient is a client for the VectorSet schema.
+type VectorSetClient struct {
+	config
+}
+
+// NewVectorSetClient returns a client for the VectorSet from the given config.
+func NewVectorSetClient(c config) *VectorSetClient {
+	return &VectorSetClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `vectorset.Hooks(f(g(h())))`.
+func (c *VectorSetClient) Use(hooks ...Hook) {
+	c.hooks.VectorSet = append(c.hooks.VectorSet, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `vectorset.Intercept(f(g(h())))`.
+func (c *VectorSetClient) Intercept(interceptors ...Interceptor) {
+	c.inters.VectorSet = append(c.inters.VectorSet, interceptors...)
+}
+
+// Create returns a builder for creating a VectorSet entity.
+func (c *VectorSetClient) Create() *VectorSetCreate {
+	mutation := newVectorSetMutation(c.config, OpCreate)
+	return &VectorSetCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of VectorSet entities.
+func (c *VectorSetClient) CreateBulk(builders ...*VectorSetCreate) *VectorSetCreateBulk {
+	return &VectorSetCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *VectorSetClient) MapCreateBulk(slice any, setFunc func(*VectorSetCreate, int)) *VectorSetCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &VectorSetCreateBulk{err: fmt.Errorf("calling to VectorSetClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*VectorSetCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &VectorSetCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for VectorSet.
+func (c *VectorSetClient) Update() *VectorSetUpdate {
+	mutation := newVectorSetMutation(c.config, OpUpdate)
+	return &VectorSetUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *VectorSetClient) UpdateOne(_m *VectorSet) *VectorSetUpdateOne {
+	mutation := newVectorSetMutation(c.config, OpUpdateOne, withVectorSet(_m))
+	return &VectorSetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *VectorSetClient) UpdateOneID(id int) *VectorSetUpdateOne {
+	mutation := newVectorSetMutation(c.config, OpUpdateOne, withVectorSetID(id))
+	return &VectorSetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for VectorSet.
+func (c *VectorSetClient) Delete() *VectorSetDelete {
+	mutation := newVectorSetMutation(c.config, OpDelete)
+	return &VectorSetDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *VectorSetClient) DeleteOne(_m *VectorSet) *VectorSetDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *VectorSetClient) DeleteOneID(id int) *VectorSetDeleteOne {
+	builder := c.Delete().Where(vectorset.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &VectorSetDeleteOne{builder}
+}
+
+// Query returns a query builder for VectorSet.
+func (c *VectorSetClient) Query() *VectorSetQuery {
+	return &VectorSetQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeVectorSet},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a VectorSet entity by its id.
+func (c *VectorSetClient) Get(ctx context.Context, id int) (*VectorSet, error) {
+	return c.Query().Where(vectorset.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *VectorSetClient) GetX(ctx context.Context, id int) *VectorSet {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *VectorSetClient) Hooks() []Hook {
+	return c.hooks.VectorSet
+}
+
+// Interceptors returns the client interceptors.
+func (c *VectorSetClient) Interceptors() []Interceptor {
+	return c.inters.VectorSet
+}
+
+func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&VectorSetCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&VectorSetUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&VectorSetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&VectorSetDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown VectorSet mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Chunk, ChunkRun, Document, Edge, EntityType, Extraction, ExtractionVersion,
-		KGSchema, LLMCall, Mention, Node, Operation, RelationType,
-		SchemaVersion []ent.Hook
+		Chunk, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
+		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
+		SchemaVersion, Vector, VectorSet []ent.Hook
 	}
 	inters struct {
-		Chunk, ChunkRun, Document, Edge, EntityType, Extraction, ExtractionVersion,
-		KGSchema, LLMCall, Mention, Node, Operation, RelationType,
-		SchemaVersion []ent.Interceptor
+		Chunk, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
+		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
+		SchemaVersion, Vector, VectorSet []ent.Interceptor
 	}
 )

@@ -16,6 +16,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
@@ -26,6 +27,8 @@ import (
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/vector"
+	"github.com/kgstudio/kgstudio/ent/vectorset"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -90,6 +93,7 @@ func checkColumn(t, c string) error {
 			chunkrun.Table:          chunkrun.ValidColumn,
 			document.Table:          document.ValidColumn,
 			edge.Table:              edge.ValidColumn,
+			embedding.Table:         embedding.ValidColumn,
 			entitytype.Table:        entitytype.ValidColumn,
 			extraction.Table:        extraction.ValidColumn,
 			extractionversion.Table: extractionversion.ValidColumn,
@@ -100,6 +104,8 @@ func checkColumn(t, c string) error {
 			operation.Table:         operation.ValidColumn,
 			relationtype.Table:      relationtype.ValidColumn,
 			schemaversion.Table:     schemaversion.ValidColumn,
+			vector.Table:            vector.ValidColumn,
+			vectorset.Table:         vectorset.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
@@ -26,6 +27,8 @@ import (
 	"github.com/kgstudio/kgstudio/ent/predicate"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/vector"
+	"github.com/kgstudio/kgstudio/ent/vectorset"
 )
 
 const (
@@ -41,6 +44,7 @@ const (
 	TypeChunkRun          = "ChunkRun"
 	TypeDocument          = "Document"
 	TypeEdge              = "Edge"
+	TypeEmbedding         = "Embedding"
 	TypeEntityType        = "EntityType"
 	TypeExtraction        = "Extraction"
 	TypeExtractionVersion = "ExtractionVersion"
@@ -51,6 +55,8 @@ const (
 	TypeOperation         = "Operation"
 	TypeRelationType      = "RelationType"
 	TypeSchemaVersion     = "SchemaVersion"
+	TypeVector            = "Vector"
+	TypeVectorSet         = "VectorSet"
 )
 
 // ChunkMutation represents an operation that mutates the Chunk nodes in the graph.
@@ -3683,6 +3689,440 @@ func (m *EdgeMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Edge edge %s", name)
+}
+
+// EmbeddingMutation represents an operation that mutates the Embedding nodes in the graph.
+type EmbeddingMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	model         *string
+	hash          *string
+	vector        *[]byte
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Embedding, error)
+	predicates    []predicate.Embedding
+}
+
+var _ ent.Mutation = (*EmbeddingMutation)(nil)
+
+// embeddingOption allows management of the mutation configuration using functional options.
+type embeddingOption func(*EmbeddingMutation)
+
+// newEmbeddingMutation creates new mutation for the Embedding entity.
+func newEmbeddingMutation(c config, op Op, opts ...embeddingOption) *EmbeddingMutation {
+	m := &EmbeddingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEmbedding,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEmbeddingID sets the ID field of the mutation.
+func withEmbeddingID(id int) embeddingOption {
+	return func(m *EmbeddingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Embedding
+		)
+		m.oldValue = func(ctx context.Context) (*Embedding, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Embedding.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEmbedding sets the old Embedding of the mutation.
+func withEmbedding(node *Embedding) embeddingOption {
+	return func(m *EmbeddingMutation) {
+		m.oldValue = func(context.Context) (*Embedding, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EmbeddingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EmbeddingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EmbeddingMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EmbeddingMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Embedding.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetModel sets the "model" field.
+func (m *EmbeddingMutation) SetModel(s string) {
+	m.model = &s
+}
+
+// Model returns the value of the "model" field in the mutation.
+func (m *EmbeddingMutation) Model() (r string, exists bool) {
+	v := m.model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModel returns the old "model" field's value of the Embedding entity.
+// If the Embedding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmbeddingMutation) OldModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModel: %w", err)
+	}
+	return oldValue.Model, nil
+}
+
+// ResetModel resets all changes to the "model" field.
+func (m *EmbeddingMutation) ResetModel() {
+	m.model = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *EmbeddingMutation) SetHash(s string) {
+	m.hash = &s
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *EmbeddingMutation) Hash() (r string, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the Embedding entity.
+// If the Embedding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmbeddingMutation) OldHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *EmbeddingMutation) ResetHash() {
+	m.hash = nil
+}
+
+// SetVector sets the "vector" field.
+func (m *EmbeddingMutation) SetVector(b []byte) {
+	m.vector = &b
+}
+
+// Vector returns the value of the "vector" field in the mutation.
+func (m *EmbeddingMutation) Vector() (r []byte, exists bool) {
+	v := m.vector
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVector returns the old "vector" field's value of the Embedding entity.
+// If the Embedding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EmbeddingMutation) OldVector(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVector is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVector requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVector: %w", err)
+	}
+	return oldValue.Vector, nil
+}
+
+// ResetVector resets all changes to the "vector" field.
+func (m *EmbeddingMutation) ResetVector() {
+	m.vector = nil
+}
+
+// Where appends a list predicates to the EmbeddingMutation builder.
+func (m *EmbeddingMutation) Where(ps ...predicate.Embedding) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EmbeddingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EmbeddingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Embedding, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EmbeddingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EmbeddingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Embedding).
+func (m *EmbeddingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EmbeddingMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.model != nil {
+		fields = append(fields, embedding.FieldModel)
+	}
+	if m.hash != nil {
+		fields = append(fields, embedding.FieldHash)
+	}
+	if m.vector != nil {
+		fields = append(fields, embedding.FieldVector)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EmbeddingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case embedding.FieldModel:
+		return m.Model()
+	case embedding.FieldHash:
+		return m.Hash()
+	case embedding.FieldVector:
+		return m.Vector()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EmbeddingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case embedding.FieldModel:
+		return m.OldModel(ctx)
+	case embedding.FieldHash:
+		return m.OldHash(ctx)
+	case embedding.FieldVector:
+		return m.OldVector(ctx)
+	}
+	return nil, fmt.Errorf("unknown Embedding field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmbeddingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case embedding.FieldModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModel(v)
+		return nil
+	case embedding.FieldHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case embedding.FieldVector:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVector(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Embedding field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EmbeddingMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EmbeddingMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EmbeddingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Embedding numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EmbeddingMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EmbeddingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EmbeddingMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Embedding nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EmbeddingMutation) ResetField(name string) error {
+	switch name {
+	case embedding.FieldModel:
+		m.ResetModel()
+		return nil
+	case embedding.FieldHash:
+		m.ResetHash()
+		return nil
+	case embedding.FieldVector:
+		m.ResetVector()
+		return nil
+	}
+	return fmt.Errorf("unknown Embedding field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EmbeddingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EmbeddingMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EmbeddingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EmbeddingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EmbeddingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EmbeddingMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EmbeddingMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Embedding unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EmbeddingMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Embedding edge %s", name)
 }
 
 // EntityTypeMutation represents an operation that mutates the EntityType nodes in the graph.
@@ -13270,4 +13710,1541 @@ func (m *SchemaVersionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown SchemaVersion edge %s", name)
+}
+
+// VectorMutation represents an operation that mutates the Vector nodes in the graph.
+type VectorMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	version_id    *int
+	addversion_id *int
+	kind          *vector.Kind
+	key           *string
+	model         *string
+	vector        *[]byte
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Vector, error)
+	predicates    []predicate.Vector
+}
+
+var _ ent.Mutation = (*VectorMutation)(nil)
+
+// vectorOption allows management of the mutation configuration using functional options.
+type vectorOption func(*VectorMutation)
+
+// newVectorMutation creates new mutation for the Vector entity.
+func newVectorMutation(c config, op Op, opts ...vectorOption) *VectorMutation {
+	m := &VectorMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeVector,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withVectorID sets the ID field of the mutation.
+func withVectorID(id int) vectorOption {
+	return func(m *VectorMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Vector
+		)
+		m.oldValue = func(ctx context.Context) (*Vector, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Vector.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withVector sets the old Vector of the mutation.
+func withVector(node *Vector) vectorOption {
+	return func(m *VectorMutation) {
+		m.oldValue = func(context.Context) (*Vector, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m VectorMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m VectorMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *VectorMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *VectorMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Vector.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *VectorMutation) SetVersionID(i int) {
+	m.version_id = &i
+	m.addversion_id = nil
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *VectorMutation) VersionID() (r int, exists bool) {
+	v := m.version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the Vector entity.
+// If the Vector object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// AddVersionID adds i to the "version_id" field.
+func (m *VectorMutation) AddVersionID(i int) {
+	if m.addversion_id != nil {
+		*m.addversion_id += i
+	} else {
+		m.addversion_id = &i
+	}
+}
+
+// AddedVersionID returns the value that was added to the "version_id" field in this mutation.
+func (m *VectorMutation) AddedVersionID() (r int, exists bool) {
+	v := m.addversion_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *VectorMutation) ResetVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *VectorMutation) SetKind(v vector.Kind) {
+	m.kind = &v
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *VectorMutation) Kind() (r vector.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Vector entity.
+// If the Vector object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorMutation) OldKind(ctx context.Context) (v vector.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *VectorMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetKey sets the "key" field.
+func (m *VectorMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *VectorMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the Vector entity.
+// If the Vector object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *VectorMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetModel sets the "model" field.
+func (m *VectorMutation) SetModel(s string) {
+	m.model = &s
+}
+
+// Model returns the value of the "model" field in the mutation.
+func (m *VectorMutation) Model() (r string, exists bool) {
+	v := m.model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModel returns the old "model" field's value of the Vector entity.
+// If the Vector object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorMutation) OldModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModel: %w", err)
+	}
+	return oldValue.Model, nil
+}
+
+// ResetModel resets all changes to the "model" field.
+func (m *VectorMutation) ResetModel() {
+	m.model = nil
+}
+
+// SetVector sets the "vector" field.
+func (m *VectorMutation) SetVector(b []byte) {
+	m.vector = &b
+}
+
+// Vector returns the value of the "vector" field in the mutation.
+func (m *VectorMutation) Vector() (r []byte, exists bool) {
+	v := m.vector
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVector returns the old "vector" field's value of the Vector entity.
+// If the Vector object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorMutation) OldVector(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVector is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVector requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVector: %w", err)
+	}
+	return oldValue.Vector, nil
+}
+
+// ResetVector resets all changes to the "vector" field.
+func (m *VectorMutation) ResetVector() {
+	m.vector = nil
+}
+
+// Where appends a list predicates to the VectorMutation builder.
+func (m *VectorMutation) Where(ps ...predicate.Vector) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the VectorMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *VectorMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Vector, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *VectorMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *VectorMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Vector).
+func (m *VectorMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *VectorMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.version_id != nil {
+		fields = append(fields, vector.FieldVersionID)
+	}
+	if m.kind != nil {
+		fields = append(fields, vector.FieldKind)
+	}
+	if m.key != nil {
+		fields = append(fields, vector.FieldKey)
+	}
+	if m.model != nil {
+		fields = append(fields, vector.FieldModel)
+	}
+	if m.vector != nil {
+		fields = append(fields, vector.FieldVector)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *VectorMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case vector.FieldVersionID:
+		return m.VersionID()
+	case vector.FieldKind:
+		return m.Kind()
+	case vector.FieldKey:
+		return m.Key()
+	case vector.FieldModel:
+		return m.Model()
+	case vector.FieldVector:
+		return m.Vector()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *VectorMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case vector.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case vector.FieldKind:
+		return m.OldKind(ctx)
+	case vector.FieldKey:
+		return m.OldKey(ctx)
+	case vector.FieldModel:
+		return m.OldModel(ctx)
+	case vector.FieldVector:
+		return m.OldVector(ctx)
+	}
+	return nil, fmt.Errorf("unknown Vector field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VectorMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case vector.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case vector.FieldKind:
+		v, ok := value.(vector.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case vector.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case vector.FieldModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModel(v)
+		return nil
+	case vector.FieldVector:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVector(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Vector field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *VectorMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion_id != nil {
+		fields = append(fields, vector.FieldVersionID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *VectorMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case vector.FieldVersionID:
+		return m.AddedVersionID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VectorMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case vector.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersionID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Vector numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *VectorMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *VectorMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *VectorMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Vector nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *VectorMutation) ResetField(name string) error {
+	switch name {
+	case vector.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case vector.FieldKind:
+		m.ResetKind()
+		return nil
+	case vector.FieldKey:
+		m.ResetKey()
+		return nil
+	case vector.FieldModel:
+		m.ResetModel()
+		return nil
+	case vector.FieldVector:
+		m.ResetVector()
+		return nil
+	}
+	return fmt.Errorf("unknown Vector field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *VectorMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *VectorMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *VectorMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *VectorMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *VectorMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *VectorMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *VectorMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Vector unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *VectorMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Vector edge %s", name)
+}
+
+// VectorSetMutation represents an operation that mutates the VectorSet nodes in the graph.
+type VectorSetMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	created_at    *time.Time
+	version_id    *int
+	addversion_id *int
+	embedder      *string
+	model         *string
+	dimensions    *int
+	adddimensions *int
+	vectors       *int
+	addvectors    *int
+	calls         *int
+	addcalls      *int
+	tokens        *int
+	addtokens     *int
+	cached        *int
+	addcached     *int
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*VectorSet, error)
+	predicates    []predicate.VectorSet
+}
+
+var _ ent.Mutation = (*VectorSetMutation)(nil)
+
+// vectorsetOption allows management of the mutation configuration using functional options.
+type vectorsetOption func(*VectorSetMutation)
+
+// newVectorSetMutation creates new mutation for the VectorSet entity.
+func newVectorSetMutation(c config, op Op, opts ...vectorsetOption) *VectorSetMutation {
+	m := &VectorSetMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeVectorSet,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withVectorSetID sets the ID field of the mutation.
+func withVectorSetID(id int) vectorsetOption {
+	return func(m *VectorSetMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *VectorSet
+		)
+		m.oldValue = func(ctx context.Context) (*VectorSet, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().VectorSet.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withVectorSet sets the old VectorSet of the mutation.
+func withVectorSet(node *VectorSet) vectorsetOption {
+	return func(m *VectorSetMutation) {
+		m.oldValue = func(context.Context) (*VectorSet, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m VectorSetMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m VectorSetMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *VectorSetMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *VectorSetMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().VectorSet.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *VectorSetMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *VectorSetMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *VectorSetMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *VectorSetMutation) SetVersionID(i int) {
+	m.version_id = &i
+	m.addversion_id = nil
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *VectorSetMutation) VersionID() (r int, exists bool) {
+	v := m.version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// AddVersionID adds i to the "version_id" field.
+func (m *VectorSetMutation) AddVersionID(i int) {
+	if m.addversion_id != nil {
+		*m.addversion_id += i
+	} else {
+		m.addversion_id = &i
+	}
+}
+
+// AddedVersionID returns the value that was added to the "version_id" field in this mutation.
+func (m *VectorSetMutation) AddedVersionID() (r int, exists bool) {
+	v := m.addversion_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *VectorSetMutation) ResetVersionID() {
+	m.version_id = nil
+	m.addversion_id = nil
+}
+
+// SetEmbedder sets the "embedder" field.
+func (m *VectorSetMutation) SetEmbedder(s string) {
+	m.embedder = &s
+}
+
+// Embedder returns the value of the "embedder" field in the mutation.
+func (m *VectorSetMutation) Embedder() (r string, exists bool) {
+	v := m.embedder
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmbedder returns the old "embedder" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldEmbedder(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmbedder is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmbedder requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmbedder: %w", err)
+	}
+	return oldValue.Embedder, nil
+}
+
+// ResetEmbedder resets all changes to the "embedder" field.
+func (m *VectorSetMutation) ResetEmbedder() {
+	m.embedder = nil
+}
+
+// SetModel sets the "model" field.
+func (m *VectorSetMutation) SetModel(s string) {
+	m.model = &s
+}
+
+// Model returns the value of the "model" field in the mutation.
+func (m *VectorSetMutation) Model() (r string, exists bool) {
+	v := m.model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModel returns the old "model" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModel: %w", err)
+	}
+	return oldValue.Model, nil
+}
+
+// ResetModel resets all changes to the "model" field.
+func (m *VectorSetMutation) ResetModel() {
+	m.model = nil
+}
+
+// SetDimensions sets the "dimensions" field.
+func (m *VectorSetMutation) SetDimensions(i int) {
+	m.dimensions = &i
+	m.adddimensions = nil
+}
+
+// Dimensions returns the value of the "dimensions" field in the mutation.
+func (m *VectorSetMutation) Dimensions() (r int, exists bool) {
+	v := m.dimensions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDimensions returns the old "dimensions" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldDimensions(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDimensions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDimensions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDimensions: %w", err)
+	}
+	return oldValue.Dimensions, nil
+}
+
+// AddDimensions adds i to the "dimensions" field.
+func (m *VectorSetMutation) AddDimensions(i int) {
+	if m.adddimensions != nil {
+		*m.adddimensions += i
+	} else {
+		m.adddimensions = &i
+	}
+}
+
+// AddedDimensions returns the value that was added to the "dimensions" field in this mutation.
+func (m *VectorSetMutation) AddedDimensions() (r int, exists bool) {
+	v := m.adddimensions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDimensions resets all changes to the "dimensions" field.
+func (m *VectorSetMutation) ResetDimensions() {
+	m.dimensions = nil
+	m.adddimensions = nil
+}
+
+// SetVectors sets the "vectors" field.
+func (m *VectorSetMutation) SetVectors(i int) {
+	m.vectors = &i
+	m.addvectors = nil
+}
+
+// Vectors returns the value of the "vectors" field in the mutation.
+func (m *VectorSetMutation) Vectors() (r int, exists bool) {
+	v := m.vectors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVectors returns the old "vectors" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldVectors(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVectors is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVectors requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVectors: %w", err)
+	}
+	return oldValue.Vectors, nil
+}
+
+// AddVectors adds i to the "vectors" field.
+func (m *VectorSetMutation) AddVectors(i int) {
+	if m.addvectors != nil {
+		*m.addvectors += i
+	} else {
+		m.addvectors = &i
+	}
+}
+
+// AddedVectors returns the value that was added to the "vectors" field in this mutation.
+func (m *VectorSetMutation) AddedVectors() (r int, exists bool) {
+	v := m.addvectors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVectors resets all changes to the "vectors" field.
+func (m *VectorSetMutation) ResetVectors() {
+	m.vectors = nil
+	m.addvectors = nil
+}
+
+// SetCalls sets the "calls" field.
+func (m *VectorSetMutation) SetCalls(i int) {
+	m.calls = &i
+	m.addcalls = nil
+}
+
+// Calls returns the value of the "calls" field in the mutation.
+func (m *VectorSetMutation) Calls() (r int, exists bool) {
+	v := m.calls
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCalls returns the old "calls" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldCalls(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCalls is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCalls requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCalls: %w", err)
+	}
+	return oldValue.Calls, nil
+}
+
+// AddCalls adds i to the "calls" field.
+func (m *VectorSetMutation) AddCalls(i int) {
+	if m.addcalls != nil {
+		*m.addcalls += i
+	} else {
+		m.addcalls = &i
+	}
+}
+
+// AddedCalls returns the value that was added to the "calls" field in this mutation.
+func (m *VectorSetMutation) AddedCalls() (r int, exists bool) {
+	v := m.addcalls
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCalls resets all changes to the "calls" field.
+func (m *VectorSetMutation) ResetCalls() {
+	m.calls = nil
+	m.addcalls = nil
+}
+
+// SetTokens sets the "tokens" field.
+func (m *VectorSetMutation) SetTokens(i int) {
+	m.tokens = &i
+	m.addtokens = nil
+}
+
+// Tokens returns the value of the "tokens" field in the mutation.
+func (m *VectorSetMutation) Tokens() (r int, exists bool) {
+	v := m.tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokens returns the old "tokens" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldTokens(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokens: %w", err)
+	}
+	return oldValue.Tokens, nil
+}
+
+// AddTokens adds i to the "tokens" field.
+func (m *VectorSetMutation) AddTokens(i int) {
+	if m.addtokens != nil {
+		*m.addtokens += i
+	} else {
+		m.addtokens = &i
+	}
+}
+
+// AddedTokens returns the value that was added to the "tokens" field in this mutation.
+func (m *VectorSetMutation) AddedTokens() (r int, exists bool) {
+	v := m.addtokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokens resets all changes to the "tokens" field.
+func (m *VectorSetMutation) ResetTokens() {
+	m.tokens = nil
+	m.addtokens = nil
+}
+
+// SetCached sets the "cached" field.
+func (m *VectorSetMutation) SetCached(i int) {
+	m.cached = &i
+	m.addcached = nil
+}
+
+// Cached returns the value of the "cached" field in the mutation.
+func (m *VectorSetMutation) Cached() (r int, exists bool) {
+	v := m.cached
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCached returns the old "cached" field's value of the VectorSet entity.
+// If the VectorSet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VectorSetMutation) OldCached(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCached is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCached requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCached: %w", err)
+	}
+	return oldValue.Cached, nil
+}
+
+// AddCached adds i to the "cached" field.
+func (m *VectorSetMutation) AddCached(i int) {
+	if m.addcached != nil {
+		*m.addcached += i
+	} else {
+		m.addcached = &i
+	}
+}
+
+// AddedCached returns the value that was added to the "cached" field in this mutation.
+func (m *VectorSetMutation) AddedCached() (r int, exists bool) {
+	v := m.addcached
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCached resets all changes to the "cached" field.
+func (m *VectorSetMutation) ResetCached() {
+	m.cached = nil
+	m.addcached = nil
+}
+
+// Where appends a list predicates to the VectorSetMutation builder.
+func (m *VectorSetMutation) Where(ps ...predicate.VectorSet) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the VectorSetMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *VectorSetMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.VectorSet, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *VectorSetMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *VectorSetMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (VectorSet).
+func (m *VectorSetMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *VectorSetMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, vectorset.FieldCreatedAt)
+	}
+	if m.version_id != nil {
+		fields = append(fields, vectorset.FieldVersionID)
+	}
+	if m.embedder != nil {
+		fields = append(fields, vectorset.FieldEmbedder)
+	}
+	if m.model != nil {
+		fields = append(fields, vectorset.FieldModel)
+	}
+	if m.dimensions != nil {
+		fields = append(fields, vectorset.FieldDimensions)
+	}
+	if m.vectors != nil {
+		fields = append(fields, vectorset.FieldVectors)
+	}
+	if m.calls != nil {
+		fields = append(fields, vectorset.FieldCalls)
+	}
+	if m.tokens != nil {
+		fields = append(fields, vectorset.FieldTokens)
+	}
+	if m.cached != nil {
+		fields = append(fields, vectorset.FieldCached)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *VectorSetMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case vectorset.FieldCreatedAt:
+		return m.CreatedAt()
+	case vectorset.FieldVersionID:
+		return m.VersionID()
+	case vectorset.FieldEmbedder:
+		return m.Embedder()
+	case vectorset.FieldModel:
+		return m.Model()
+	case vectorset.FieldDimensions:
+		return m.Dimensions()
+	case vectorset.FieldVectors:
+		return m.Vectors()
+	case vectorset.FieldCalls:
+		return m.Calls()
+	case vectorset.FieldTokens:
+		return m.Tokens()
+	case vectorset.FieldCached:
+		return m.Cached()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *VectorSetMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case vectorset.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case vectorset.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case vectorset.FieldEmbedder:
+		return m.OldEmbedder(ctx)
+	case vectorset.FieldModel:
+		return m.OldModel(ctx)
+	case vectorset.FieldDimensions:
+		return m.OldDimensions(ctx)
+	case vectorset.FieldVectors:
+		return m.OldVectors(ctx)
+	case vectorset.FieldCalls:
+		return m.OldCalls(ctx)
+	case vectorset.FieldTokens:
+		return m.OldTokens(ctx)
+	case vectorset.FieldCached:
+		return m.OldCached(ctx)
+	}
+	return nil, fmt.Errorf("unknown VectorSet field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VectorSetMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case vectorset.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case vectorset.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case vectorset.FieldEmbedder:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmbedder(v)
+		return nil
+	case vectorset.FieldModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModel(v)
+		return nil
+	case vectorset.FieldDimensions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDimensions(v)
+		return nil
+	case vectorset.FieldVectors:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVectors(v)
+		return nil
+	case vectorset.FieldCalls:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCalls(v)
+		return nil
+	case vectorset.FieldTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokens(v)
+		return nil
+	case vectorset.FieldCached:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCached(v)
+		return nil
+	}
+	return fmt.Errorf("unknown VectorSet field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *VectorSetMutation) AddedFields() []string {
+	var fields []string
+	if m.addversion_id != nil {
+		fields = append(fields, vectorset.FieldVersionID)
+	}
+	if m.adddimensions != nil {
+		fields = append(fields, vectorset.FieldDimensions)
+	}
+	if m.addvectors != nil {
+		fields = append(fields, vectorset.FieldVectors)
+	}
+	if m.addcalls != nil {
+		fields = append(fields, vectorset.FieldCalls)
+	}
+	if m.addtokens != nil {
+		fields = append(fields, vectorset.FieldTokens)
+	}
+	if m.addcached != nil {
+		fields = append(fields, vectorset.FieldCached)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *VectorSetMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case vectorset.FieldVersionID:
+		return m.AddedVersionID()
+	case vectorset.FieldDimensions:
+		return m.AddedDimensions()
+	case vectorset.FieldVectors:
+		return m.AddedVectors()
+	case vectorset.FieldCalls:
+		return m.AddedCalls()
+	case vectorset.FieldTokens:
+		return m.AddedTokens()
+	case vectorset.FieldCached:
+		return m.AddedCached()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VectorSetMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case vectorset.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersionID(v)
+		return nil
+	case vectorset.FieldDimensions:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDimensions(v)
+		return nil
+	case vectorset.FieldVectors:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVectors(v)
+		return nil
+	case vectorset.FieldCalls:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCalls(v)
+		return nil
+	case vectorset.FieldTokens:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokens(v)
+		return nil
+	case vectorset.FieldCached:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCached(v)
+		return nil
+	}
+	return fmt.Errorf("unknown VectorSet numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *VectorSetMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *VectorSetMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *VectorSetMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown VectorSet nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *VectorSetMutation) ResetField(name string) error {
+	switch name {
+	case vectorset.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case vectorset.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case vectorset.FieldEmbedder:
+		m.ResetEmbedder()
+		return nil
+	case vectorset.FieldModel:
+		m.ResetModel()
+		return nil
+	case vectorset.FieldDimensions:
+		m.ResetDimensions()
+		return nil
+	case vectorset.FieldVectors:
+		m.ResetVectors()
+		return nil
+	case vectorset.FieldCalls:
+		m.ResetCalls()
+		return nil
+	case vectorset.FieldTokens:
+		m.ResetTokens()
+		return nil
+	case vectorset.FieldCached:
+		m.ResetCached()
+		return nil
+	}
+	return fmt.Errorf("unknown VectorSet field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *VectorSetMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *VectorSetMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *VectorSetMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *VectorSetMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *VectorSetMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *VectorSetMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *VectorSetMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown VectorSet unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *VectorSetMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown VectorSet edge %s", name)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/vectorset"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -417,4 +418,41 @@ func init() {
 	schemaversionDescNote := schemaversionFields[2].Descriptor()
 	// schemaversion.DefaultNote holds the default value on creation for the note field.
 	schemaversion.DefaultNote = schemaversionDescNote.Default.(string)
+	vectorsetMixin := schema.VectorSet{}.Mixin()
+	vectorsetMixinFields0 := vectorsetMixin[0].Fields()
+	_ = vectorsetMixinFields0
+	vectorsetFields := schema.VectorSet{}.Fields()
+	_ = vectorsetFields
+	// vectorsetDescCreatedAt is the schema descriptor for created_at field.
+	vectorsetDescCreatedAt := vectorsetMixinFields0[0].Descriptor()
+	// vectorset.DefaultCreatedAt holds the default value on creation for the created_at field.
+	vectorset.DefaultCreatedAt = vectorsetDescCreatedAt.Default.(func() time.Time)
+	// vectorsetDescDimensions is the schema descriptor for dimensions field.
+	vectorsetDescDimensions := vectorsetFields[3].Descriptor()
+	// vectorset.DimensionsValidator is a validator for the "dimensions" field. It is called by the builders before save.
+	vectorset.DimensionsValidator = vectorsetDescDimensions.Validators[0].(func(int) error)
+	// vectorsetDescVectors is the schema descriptor for vectors field.
+	vectorsetDescVectors := vectorsetFields[4].Descriptor()
+	// vectorset.DefaultVectors holds the default value on creation for the vectors field.
+	vectorset.DefaultVectors = vectorsetDescVectors.Default.(int)
+	// vectorset.VectorsValidator is a validator for the "vectors" field. It is called by the builders before save.
+	vectorset.VectorsValidator = vectorsetDescVectors.Validators[0].(func(int) error)
+	// vectorsetDescCalls is the schema descriptor for calls field.
+	vectorsetDescCalls := vectorsetFields[5].Descriptor()
+	// vectorset.DefaultCalls holds the default value on creation for the calls field.
+	vectorset.DefaultCalls = vectorsetDescCalls.Default.(int)
+	// vectorset.CallsValidator is a validator for the "calls" field. It is called by the builders before save.
+	vectorset.CallsValidator = vectorsetDescCalls.Validators[0].(func(int) error)
+	// vectorsetDescTokens is the schema descriptor for tokens field.
+	vectorsetDescTokens := vectorsetFields[6].Descriptor()
+	// vectorset.DefaultTokens holds the default value on creation for the tokens field.
+	vectorset.DefaultTokens = vectorsetDescTokens.Default.(int)
+	// vectorset.TokensValidator is a validator for the "tokens" field. It is called by the builders before save.
+	vectorset.TokensValidator = vectorsetDescTokens.Validators[0].(func(int) error)
+	// vectorsetDescCached is the schema descriptor for cached field.
+	vectorsetDescCached := vectorsetFields[7].Descriptor()
+	// vectorset.DefaultCached holds the default value on creation for the cached field.
+	vectorset.DefaultCached = vectorsetDescCached.Default.(int)
+	// vectorset.CachedValidator is a validator for the "cached" field. It is called by the builders before save.
+	vectorset.CachedValidator = vectorsetDescCached.Validators[0].(func(int) error)
 }

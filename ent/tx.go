@@ -20,6 +20,8 @@ type Tx struct {
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
 	Edge *EdgeClient
+	// Embedding is the client for interacting with the Embedding builders.
+	Embedding *EmbeddingClient
 	// EntityType is the client for interacting with the EntityType builders.
 	EntityType *EntityTypeClient
 	// Extraction is the client for interacting with the Extraction builders.
@@ -40,6 +42,10 @@ type Tx struct {
 	RelationType *RelationTypeClient
 	// SchemaVersion is the client for interacting with the SchemaVersion builders.
 	SchemaVersion *SchemaVersionClient
+	// Vector is the client for interacting with the Vector builders.
+	Vector *VectorClient
+	// VectorSet is the client for interacting with the VectorSet builders.
+	VectorSet *VectorSetClient
 
 	// lazily loaded.
 	client     *Client
@@ -175,6 +181,7 @@ func (tx *Tx) init() {
 	tx.ChunkRun = NewChunkRunClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Edge = NewEdgeClient(tx.config)
+	tx.Embedding = NewEmbeddingClient(tx.config)
 	tx.EntityType = NewEntityTypeClient(tx.config)
 	tx.Extraction = NewExtractionClient(tx.config)
 	tx.ExtractionVersion = NewExtractionVersionClient(tx.config)
@@ -185,6 +192,8 @@ func (tx *Tx) init() {
 	tx.Operation = NewOperationClient(tx.config)
 	tx.RelationType = NewRelationTypeClient(tx.config)
 	tx.SchemaVersion = NewSchemaVersionClient(tx.config)
+	tx.Vector = NewVectorClient(tx.config)
+	tx.VectorSet = NewVectorSetClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

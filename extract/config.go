@@ -31,6 +31,9 @@ type Config struct {
 	MaxFragments  int               `json:"max_fragments"`
 	Prompts       map[string]string `json:"prompts,omitempty"`
 	Temperature   float64           `json:"temperature,omitempty"`
+	// Embedder names the vectorizer: offline (the default, also when
+	// empty), gemini or openai.
+	Embedder string `json:"embedder,omitempty"`
 }
 
 // DefaultConfig returns the offline defaults.
@@ -59,6 +62,9 @@ const (
 // Providers names the model providers a config may ask for; "none" runs
 // offline.
 var Providers = []string{"gemini", "openai", "none"}
+
+// Embedders names the vectorizers a config may ask for.
+var Embedders = []string{EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
 
 // Strategies names the extraction strategies.
 var Strategies = []string{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}
@@ -96,6 +102,9 @@ func (c Config) Validate() error {
 	}
 	if c.Provider != "" && !slices.Contains(Providers, c.Provider) {
 		return Errorf(KindInvalid, "unknown provider %q (use %s)", c.Provider, orList(Providers))
+	}
+	if c.Embedder != "" && !slices.Contains(Embedders, c.Embedder) {
+		return Errorf(KindInvalid, "unknown embedder %q (use %s)", c.Embedder, orList(Embedders))
 	}
 	if err := inRange("chunk size", c.ChunkSize, MinChunkSize, MaxChunkSize); err != nil {
 		return err

@@ -111,6 +111,20 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		form.Providers = append(form.Providers, web.Option{Value: s.v, Label: l, Selected: cfg.Provider == s.v})
 	}
 	form.ProviderHelp = providerHelp(p)
+	for _, s := range []struct {
+		v, l string
+		ok   bool
+	}{
+		{extract.EmbedderOffline, "offline (hashed n-grams, no model)", true},
+		{extract.EmbedderGemini, "Gemini embeddings", p.GeminiAPIKey != ""},
+		{extract.EmbedderOpenAI, "OpenAI-compatible /v1/embeddings", p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""},
+	} {
+		l := s.l
+		if !s.ok {
+			l += " — not configured"
+		}
+		form.Embedders = append(form.Embedders, web.Option{Value: s.v, Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderOffline) == s.v})
+	}
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
@@ -151,6 +165,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg := extract.DefaultConfig()
 	cfg.Strategy = c.FormValue("strategy")
 	cfg.Provider = c.FormValue("provider")
+	cfg.Embedder = c.FormValue("embedder")
 	cfg.Model = strings.TrimSpace(c.FormValue("model"))
 	cfg.Language = strings.TrimSpace(c.FormValue("language"))
 	cfg.Strict = c.FormValue("strict") != ""

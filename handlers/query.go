@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
@@ -19,9 +21,24 @@ import (
 // querySnippet is how many runes of a chunk the query page shows.
 const querySnippet = 320
 
-// queryInput reads a query request into the app's query input.
+// queryInput reads a query request into the app's query input: q,
+// provider, keywords=model, mode and top_k.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	return h.app.NewQueryInput(c.QueryParam("q"), c.QueryParam("provider"), c.QueryParam("keywords") == "model")
+	in, err := h.app.NewQueryInput(c.QueryParam("q"), c.QueryParam("provider"), c.QueryParam("keywords") == "model")
+	if err != nil {
+		return in, err
+	}
+	if in.Mode, err = query.ParseMode(c.QueryParam("mode")); err != nil {
+		return in, err
+	}
+	if s := strings.TrimSpace(c.QueryParam("top_k")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > query.MaxTopK {
+			return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
+		}
+		in.TopK = n
+	}
+	return in, nil
 }
 
 // showAsk opens the query page of the newest finished version (the menu's
@@ -61,7 +78,7 @@ func (h *Handler) showQuery(c echo.Context) error {
 	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
 }
 
-// queryAPI answers GET /api/versions/:id/query?q=&provider=&keywords=model.
+// queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&provider=&keywords=model.
 func (h *Handler) queryAPI(c echo.Context) error {
 	v, err := h.versionParam(c)
 	if err != nil {
@@ -88,6 +105,8 @@ func (h *Handler) queryPage(v store.Version, in app.QueryInput, res app.QueryRes
 		Action:        base + "/query",
 		GraphURL:      base + "/graph",
 		Question:      in.Question,
+		TopK:          res.TopK,
+		Embedder:      res.Embedder,
 		ModelKeywords: in.ModelKeywords,
 		High:          res.Keywords.High,
 		Low:           res.Keywords.Low,
@@ -96,7 +115,10 @@ func (h *Handler) queryPage(v store.Version, in app.QueryInput, res app.QueryRes
 		Context:       res.Context().Render(),
 	}
 	if in.Question != "" {
-		p.APIURL = "/api" + base + "/query?" + url.Values{"q": {in.Question}, "provider": {in.Provider}}.Encode()
+		p.APIURL = "/api" + base + "/query?" + url.Values{"q": {in.Question}, "provider": {in.Provider}, "mode": {res.Mode}}.Encode()
+	}
+	for _, m := range query.Modes {
+		p.Modes = append(p.Modes, web.Option{Value: m, Label: m, Selected: m == cmp.Or(res.Mode, query.ModeMix)})
 	}
 	conf := h.app.Providers().Configured()
 	for _, o := range []struct{ v, l string }{{"none", "none (context only)"}, {"gemini", "Gemini"}, {"openai", "OpenAI-compatible"}} {
@@ -128,7 +150,7 @@ func (h *Handler) queryPage(v store.Version, in app.QueryInput, res app.QueryRes
 	}
 	for _, ch := range res.Chunks {
 		u := base + "/chunks/" + itoa(ch.DocumentID) + "/" + itoa(ch.Index)
-		where := docName[ch.DocumentID] + " · chunk " + itoa(ch.Index)
+		where := cmp.Or(ch.Document, docName[ch.DocumentID]) + " · chunk " + itoa(ch.Index)
 		refURL[ch.Ref], refText[ch.Ref] = u, where
 		p.Chunks = append(p.Chunks, web.QueryChunk{Ref: ch.Ref, Where: where, URL: u, Snippet: snippetAround(ch.Text, names, querySnippet),
 			Score: score(ch.Score), Mentions: strings.Join(append(append([]string{}, ch.Entities...), ch.Relations...), " ")})

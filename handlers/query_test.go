@@ -73,6 +73,12 @@ func TestQuery_OfflineCarol(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
+	if got := doc.Find(`[data-testid="query-mode"] option[selected]`).AttrOr("value", ""); got != "mix" {
+		t.Fatalf("mode switch shows %q, want the default mix", got)
+	}
+	if got := doc.Find(`[data-testid="query-embedder"]`).Text(); !strings.Contains(got, "offline-hashed-ngrams") {
+		t.Fatalf("embedder note %q: the run should have vectors", got)
+	}
 	if got := doc.Find(`[data-testid="kw-low"]`).First().Text(); got != "Marley" {
 		t.Fatalf("first low-level keyword %q", got)
 	}
@@ -131,6 +137,9 @@ func TestQuery_Invalid(t *testing.T) {
 		fmt.Sprintf("/api/versions/%d/query", v.ID),
 		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "provider", "bogus")),
 		fmt.Sprintf("/api/versions/%d/query?q=%s", v.ID, strings.Repeat("a", 3000)),
+		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "mode", "sideways")),
+		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "top_k", "0")),
+		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "top_k", "many")),
 	} {
 		resp, err := http.Get(a.Server.URL + path)
 		if err != nil {
@@ -160,7 +169,8 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		GeminiModel: "gemini-2.5-flash", Concurrency: 2, Timeout: 10 * time.Second})
 	v := mustCarol(t, a)
 
-	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion)))
+	// Five chunks, so the answer's [C9] is a reference the context lacks.
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s&top_k=5", v.ID, queryValues(partnerQuestion)))
 	if got := doc.Find(`[data-testid="query-provider"] option[selected]`).AttrOr("value", ""); got != "gemini" {
 		t.Fatalf("default provider %q, want the configured gemini", got)
 	}
@@ -192,7 +202,10 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 	}
 
 	// The API answers too (from the call cache), and provider none skips the model.
-	res := getQueryJSON(t, a, v.ID, partnerQuestion)
+	res := getQueryJSON(t, a, v.ID, partnerQuestion, "top_k", "5")
+	if res.Mode != "mix" || res.TopK != 5 {
+		t.Fatalf("API mode %q top_k %d, want mix and 5", res.Mode, res.TopK)
+	}
 	if res.Answer == nil || res.Answer.Provider != "gemini" || strings.Join(res.Answer.Cited, ",") != "E2,C1" {
 		t.Fatalf("API answer: %+v", res.Answer)
 	}

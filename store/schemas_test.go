@@ -131,7 +131,7 @@ func TestStore_SaveSchema(t *testing.T) {
 			if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "Nowhere") {
 				t.Fatalf("invalid schema: %v", err)
 			}
-			for _, name := range []string{"", "a b", "x@1", "a/b", "new"} {
+			for _, name := range []string{"", " lead", "trail ", "x@1", "a/b", "new"} {
 				if _, _, err := s.SaveSchema(ctx, name, 0, schema.Default(), ""); extract.KindOf(err) != extract.KindInvalid {
 					t.Errorf("name %q: %v", name, err)
 				}

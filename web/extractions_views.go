@@ -53,6 +53,8 @@ type RunForm struct {
 	Language    string
 	Note        string
 	Prompts     []PromptField
+	// Embedders are the vectorizer choices (offline, gemini, openai).
+	Embedders []Option
 	// ProviderHelp says which providers are configured (never the keys).
 	ProviderHelp string
 	Error        string

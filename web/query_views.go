@@ -4,12 +4,18 @@ package web
 // of the question, the ranked context retrieved from the graph and, with a
 // model provider, an answer citing the context's reference ids.
 type QueryPage struct {
-	Version       VersionRow
-	Action        string // the form's URL
-	GraphURL      string
-	APIURL        string // the same query as JSON; empty without a question
-	Question      string
-	Providers     []Option
+	Version   VersionRow
+	Action    string // the form's URL
+	GraphURL  string
+	APIURL    string // the same query as JSON; empty without a question
+	Question  string
+	Providers []Option
+	// Modes are the query modes (local, global, hybrid, naive, mix).
+	Modes []Option
+	// TopK is the number of items of each part.
+	TopK int
+	// Embedder is the model of the version's vectors; empty without any.
+	Embedder      string
 	ModelKeywords bool
 	High, Low     []string
 	KeywordSource string // "offline" or "model"

@@ -38,11 +38,13 @@ func DefaultConfig() Config {
 		LogFormat: "text",
 		MaxUpload: extract.DefaultMaxBytes,
 		Providers: app.Providers{
-			GeminiModel: "gemini-2.5-flash",
-			OpenAIModel: "gpt-4o-mini",
-			Concurrency: 4,
-			Timeout:     2 * time.Minute,
-			Prices:      app.DefaultPrices(),
+			GeminiModel:      "gemini-2.5-flash",
+			OpenAIModel:      "gpt-4o-mini",
+			GeminiEmbedModel: "gemini-embedding-001",
+			OpenAIEmbedModel: "text-embedding-3-small",
+			Concurrency:      4,
+			Timeout:          2 * time.Minute,
+			Prices:           app.DefaultPrices(),
 		},
 	}
 }
@@ -65,6 +67,8 @@ func (c *Config) fromEnv() {
 	set(&c.Providers.OpenAIBaseURL, "OPENAI_BASE_URL")
 	set(&c.Providers.OpenAIAPIKey, "OPENAI_API_KEY")
 	set(&c.Providers.OpenAIModel, "OPENAI_MODEL")
+	set(&c.Providers.GeminiEmbedModel, "GEMINI_EMBED_MODEL")
+	set(&c.Providers.OpenAIEmbedModel, "OPENAI_EMBED_MODEL")
 	if v := os.Getenv("KGSTUDIO_PRICES"); v != "" {
 		c.envErr = parsePrices(v, c.Providers.Prices)
 	}

@@ -14,9 +14,47 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/extract/query"
 )
+
+// evalLoCoMo scores evidence recall@k of the query modes on a LoCoMo
+// conversation, with BM25 over the same chunks beside them, offline.
+func evalLoCoMo(ctx context.Context, file, mode string, k int, asJSON bool, stdout io.Writer) error {
+	modes := query.Modes
+	if mode != "" {
+		m, err := query.ParseMode(mode)
+		if err != nil {
+			return err
+		}
+		modes = []string{m}
+	}
+	if k < 1 || k > query.MaxTopK {
+		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	rep, err := eval.LoCoMo(ctx, data, embed.Offline{}, modes, k)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "%s (locomo): %s, %d turns in %d chunks, graph %d nodes / %d edges, %d questions, embedder %s\n",
+		file, rep.Title, rep.Turns, rep.Chunks, rep.Nodes, rep.Edges, rep.Questions, rep.Embedder)
+	fmt.Fprintf(stdout, "evidence recall@%d:\n", k)
+	for _, m := range append([]string{eval.BM25Baseline}, modes...) {
+		fmt.Fprintf(stdout, "  %-7s %.3f (%d of %d)\n", m, rep.Recall[m], rep.Found[m], rep.Questions)
+	}
+	return nil
+}
 
 // cmdEval extracts every entry of a gold file in memory with the offline
 // strategy and scores the graphs against the gold. No database is used.
@@ -30,12 +68,20 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
 	fs.IntVar(&ec.Overlap, "overlap", ec.Overlap, "overlap window in characters")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	mode := fs.String("mode", "", "locomo: one query mode (default: all five)")
+	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	if *format == "locomo" {
+		if len(files) != 1 {
+			return errors.New("usage: kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]")
+		}
+		return evalLoCoMo(ctx, files[0], *mode, *topK, *asJSON, stdout)
+	}
 	if len(files) != 1 {
-		return errors.New("usage: kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]")
+		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo FILE [--strategy nlp] [--limit N] [--json]")
 	}
 	if *strategy != extract.StrategyNLP {
 		return fmt.Errorf("eval: strategy %q is not available offline; use nlp", *strategy)

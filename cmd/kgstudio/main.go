@@ -29,7 +29,8 @@ Usage:
   kgstudio doc list [--json]
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
-                   [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--json] FILE...
+                   [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
+                   [--chunk-size N] [--overlap N] [--json] FILE...
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
@@ -40,6 +41,8 @@ Usage:
   kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]
+  kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]
+  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix] [--top-k N] [--provider P] [--json]
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
@@ -69,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdCompare(ctx, rest, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, rest, stdout, stderr)
+	case "query":
+		return cmdQuery(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

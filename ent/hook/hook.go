@@ -57,6 +57,18 @@ func (f EdgeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EdgeMutation", m)
 }
 
+// The EmbeddingFunc type is an adapter to allow the use of ordinary
+// function as Embedding mutator.
+type EmbeddingFunc func(context.Context, *ent.EmbeddingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EmbeddingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EmbeddingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EmbeddingMutation", m)
+}
+
 // The EntityTypeFunc type is an adapter to allow the use of ordinary
 // function as EntityType mutator.
 type EntityTypeFunc func(context.Context, *ent.EntityTypeMutation) (ent.Value, error)
@@ -175,6 +187,30 @@ func (f SchemaVersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SchemaVersionMutation", m)
+}
+
+// The VectorFunc type is an adapter to allow the use of ordinary
+// function as Vector mutator.
+type VectorFunc func(context.Context, *ent.VectorMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f VectorFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.VectorMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VectorMutation", m)
+}
+
+// The VectorSetFunc type is an adapter to allow the use of ordinary
+// function as VectorSet mutator.
+type VectorSetFunc func(context.Context, *ent.VectorSetMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f VectorSetFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.VectorSetMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VectorSetMutation", m)
 }
 
 // Condition is a hook condition function.

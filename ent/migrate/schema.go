@@ -132,6 +132,26 @@ var (
 			},
 		},
 	}
+	// EmbeddingsColumns holds the columns for the "embeddings" table.
+	EmbeddingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "model", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeString},
+		{Name: "vector", Type: field.TypeBytes},
+	}
+	// EmbeddingsTable holds the schema information for the "embeddings" table.
+	EmbeddingsTable = &schema.Table{
+		Name:       "embeddings",
+		Columns:    EmbeddingsColumns,
+		PrimaryKey: []*schema.Column{EmbeddingsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "embedding_model_hash",
+				Unique:  true,
+				Columns: []*schema.Column{EmbeddingsColumns[1], EmbeddingsColumns[2]},
+			},
+		},
+	}
 	// EntityTypesColumns holds the columns for the "entity_types" table.
 	EntityTypesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -446,12 +466,54 @@ var (
 			},
 		},
 	}
+	// VectorsColumns holds the columns for the "vectors" table.
+	VectorsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "version_id", Type: field.TypeInt},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"chunk", "node", "edge"}},
+		{Name: "key", Type: field.TypeString, Size: 2147483647},
+		{Name: "model", Type: field.TypeString},
+		{Name: "vector", Type: field.TypeBytes},
+	}
+	// VectorsTable holds the schema information for the "vectors" table.
+	VectorsTable = &schema.Table{
+		Name:       "vectors",
+		Columns:    VectorsColumns,
+		PrimaryKey: []*schema.Column{VectorsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "vector_version_id_kind",
+				Unique:  false,
+				Columns: []*schema.Column{VectorsColumns[1], VectorsColumns[2]},
+			},
+		},
+	}
+	// VectorSetsColumns holds the columns for the "vector_sets" table.
+	VectorSetsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "version_id", Type: field.TypeInt, Unique: true},
+		{Name: "embedder", Type: field.TypeString},
+		{Name: "model", Type: field.TypeString},
+		{Name: "dimensions", Type: field.TypeInt},
+		{Name: "vectors", Type: field.TypeInt, Default: 0},
+		{Name: "calls", Type: field.TypeInt, Default: 0},
+		{Name: "tokens", Type: field.TypeInt, Default: 0},
+		{Name: "cached", Type: field.TypeInt, Default: 0},
+	}
+	// VectorSetsTable holds the schema information for the "vector_sets" table.
+	VectorSetsTable = &schema.Table{
+		Name:       "vector_sets",
+		Columns:    VectorSetsColumns,
+		PrimaryKey: []*schema.Column{VectorSetsColumns[0]},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		ChunksTable,
 		ChunkRunsTable,
 		DocumentsTable,
 		EdgesTable,
+		EmbeddingsTable,
 		EntityTypesTable,
 		ExtractionsTable,
 		ExtractionVersionsTable,
@@ -462,6 +524,8 @@ var (
 		OperationsTable,
 		RelationTypesTable,
 		SchemaVersionsTable,
+		VectorsTable,
+		VectorSetsTable,
 	}
 )
 

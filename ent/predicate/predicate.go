@@ -18,6 +18,9 @@ type Document func(*sql.Selector)
 // Edge is the predicate function for edge builders.
 type Edge func(*sql.Selector)
 
+// Embedding is the predicate function for embedding builders.
+type Embedding func(*sql.Selector)
+
 // EntityType is the predicate function for entitytype builders.
 type EntityType func(*sql.Selector)
 
@@ -47,3 +50,9 @@ type RelationType func(*sql.Selector)
 
 // SchemaVersion is the predicate function for schemaversion builders.
 type SchemaVersion func(*sql.Selector)
+
+// Vector is the predicate function for vector builders.
+type Vector func(*sql.Selector)
+
+// VectorSet is the predicate function for vectorset builders.
+type VectorSet func(*sql.Selector)

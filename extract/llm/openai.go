@@ -51,12 +51,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, extract.Errorf(extract.KindInvalid, "openai: a model name is required")
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultOpenAIBaseURL
-	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, extract.Errorf(extract.KindInvalid, "openai: base URL must start with http:// or https://")
+	base, err := openAIBase(cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {

@@ -43,7 +43,11 @@ func (c Context) Render() string {
 	}
 	b.WriteString("### References\n")
 	for _, ch := range c.Chunks {
-		fmt.Fprintf(&b, "[%s] document %d, chunk %d\n", ch.Ref, ch.DocumentID, ch.Index)
+		if ch.Document != "" {
+			fmt.Fprintf(&b, "[%s] %s, chunk %d\n", ch.Ref, ch.Document, ch.Index)
+		} else {
+			fmt.Fprintf(&b, "[%s] document %d, chunk %d\n", ch.Ref, ch.DocumentID, ch.Index)
+		}
 	}
 	return b.String()
 }

@@ -48,13 +48,15 @@ type Relation struct {
 // ChunkHit is a ranked document chunk of the context. Entities and
 // Relations list the references of the chosen items it mentions.
 type ChunkHit struct {
-	Ref        string   `json:"ref"`
-	DocumentID int      `json:"document_id"`
-	Index      int      `json:"index"`
-	Text       string   `json:"text"`
-	Score      float64  `json:"score"`
-	Entities   []string `json:"entities,omitempty"`
-	Relations  []string `json:"relations,omitempty"`
+	Ref        string `json:"ref"`
+	DocumentID int    `json:"document_id"`
+	// Document is the document's title, when the caller knows it.
+	Document  string   `json:"document,omitempty"`
+	Index     int      `json:"index"`
+	Text      string   `json:"text"`
+	Score     float64  `json:"score"`
+	Entities  []string `json:"entities,omitempty"`
+	Relations []string `json:"relations,omitempty"`
 }
 
 // Context is what a question is answered from.
@@ -179,65 +181,14 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 	}
 	lowKW, highKW := prepare(low), prepare(high)
 
-	// Nodes: direct scores.
-	idx := make(map[string]int, len(g.Nodes))
-	direct := make([]float64, len(g.Nodes))
-	for i, n := range g.Nodes {
-		if _, dup := idx[n.Key]; dup {
-			continue
-		}
-		idx[n.Key] = i
-		name := extract.NormalizeName(n.Name)
-		nt := tokens(name)
-		desc := strings.ToLower(n.Description)
-		dt := tokens(desc)
-		for _, kw := range lowKW {
-			s := max(nameScore(kw, name, nt), nameScore(kw, n.Key, nt))
-			direct[i] += s + wDescription*textScore(kw, desc, dt)
-		}
-		for _, kw := range highKW {
-			direct[i] += 0.5 * wDescription * textScore(kw, desc, dt)
-		}
-	}
-
+	idx, direct := nodeLexical(g, lowKW, highKW)
 	// Edges: high-level matches plus endpoint scores.
 	type scoredEdge struct {
 		i     int
 		score float64
 	}
 	var edges []scoredEdge
-	labelScore := map[string]float64{}
-	for i, e := range g.Edges {
-		si, sok := idx[e.Source]
-		ti, tok := idx[e.Target]
-		if !sok || !tok {
-			continue
-		}
-		s := 0.0
-		if len(highKW) > 0 {
-			// Labels repeat across edges: score each distinct one once.
-			lk := e.Label + "\x1f" + e.Keywords
-			ls, ok := labelScore[lk]
-			if !ok {
-				label := extract.NormalizeName(e.Label + " " + e.Keywords)
-				lt := tokens(label)
-				for _, kw := range highKW {
-					if m := nameScore(kw, label, lt); m > 0 {
-						ls += wEdgeLabel * m / wExact * 2
-					}
-				}
-				labelScore[lk] = ls
-			}
-			s += ls
-			if e.Description != "" {
-				desc := strings.ToLower(e.Description)
-				dt := tokens(desc)
-				for _, kw := range highKW {
-					s += wDescription * textScore(kw, desc, dt)
-				}
-			}
-		}
-		s += wEndpoint * (direct[si] + direct[ti])
+	for i, s := range edgeLexical(g, idx, direct, highKW) {
 		if s > 0 {
 			edges = append(edges, scoredEdge{i, s})
 		}
@@ -346,6 +297,73 @@ func Retrieve(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, high, 
 		slices.SortFunc(a.rel, compareRefs)
 		out.Chunks = append(out.Chunks, ChunkHit{Ref: fmt.Sprintf("C%d", r+1), DocumentID: ref.DocumentID, Index: ref.Index,
 			Text: ch.Text, Score: round(a.score), Entities: a.ents, Relations: a.rel})
+	}
+	return out
+}
+
+// nodeLexical scores every node by the keywords on its name and
+// description; idx maps a key to its first node.
+func nodeLexical(g extract.Graph, lowKW, highKW []keyword) (map[string]int, []float64) {
+	idx := make(map[string]int, len(g.Nodes))
+	direct := make([]float64, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if _, dup := idx[n.Key]; dup {
+			continue
+		}
+		idx[n.Key] = i
+		name := extract.NormalizeName(n.Name)
+		nt := tokens(name)
+		desc := strings.ToLower(n.Description)
+		dt := tokens(desc)
+		for _, kw := range lowKW {
+			s := max(nameScore(kw, name, nt), nameScore(kw, n.Key, nt))
+			direct[i] += s + wDescription*textScore(kw, desc, dt)
+		}
+		for _, kw := range highKW {
+			direct[i] += 0.5 * wDescription * textScore(kw, desc, dt)
+		}
+	}
+	return idx, direct
+}
+
+// edgeLexical scores every edge by the high-level keywords on its label,
+// keywords and description plus its endpoints' scores; an edge whose
+// endpoint is missing scores -1.
+func edgeLexical(g extract.Graph, idx map[string]int, direct []float64, highKW []keyword) []float64 {
+	out := make([]float64, len(g.Edges))
+	labelScore := map[string]float64{}
+	for i, e := range g.Edges {
+		si, sok := idx[e.Source]
+		ti, tok := idx[e.Target]
+		if !sok || !tok {
+			out[i] = -1
+			continue
+		}
+		s := 0.0
+		if len(highKW) > 0 {
+			// Labels repeat across edges: score each distinct one once.
+			lk := e.Label + "\x1f" + e.Keywords
+			ls, ok := labelScore[lk]
+			if !ok {
+				label := extract.NormalizeName(e.Label + " " + e.Keywords)
+				lt := tokens(label)
+				for _, kw := range highKW {
+					if m := nameScore(kw, label, lt); m > 0 {
+						ls += wEdgeLabel * m / wExact * 2
+					}
+				}
+				labelScore[lk] = ls
+			}
+			s += ls
+			if e.Description != "" {
+				desc := strings.ToLower(e.Description)
+				dt := tokens(desc)
+				for _, kw := range highKW {
+					s += wDescription * textScore(kw, desc, dt)
+				}
+			}
+		}
+		out[i] = s + wEndpoint*(direct[si]+direct[ti])
 	}
 	return out
 }

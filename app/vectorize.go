@@ -1,0 +1,211 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// embedderName is a config's embedder, offline when unset.
+func embedderName(cfg extract.Config) string {
+	if cfg.Embedder == "" {
+		return extract.EmbedderOffline
+	}
+	return cfg.Embedder
+}
+
+// checkEmbedder refuses an embedder whose provider is not configured.
+func (a *App) checkEmbedder(cfg extract.Config) error {
+	switch embedderName(cfg) {
+	case extract.EmbedderGemini:
+		if a.providers.GeminiAPIKey == "" {
+			return extract.Errorf(extract.KindInvalid, "the gemini embedder needs GEMINI_API_KEY")
+		}
+	case extract.EmbedderOpenAI:
+		if a.providers.OpenAIBaseURL == "" && a.providers.OpenAIAPIKey == "" {
+			return extract.Errorf(extract.KindInvalid, "the openai embedder needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
+		}
+	}
+	return nil
+}
+
+// Embedder builds the embedder a config asks for: offline (no calls), or
+// Gemini or an OpenAI-compatible server behind the model policy (retries,
+// rate limits, concurrency; shared by every run on the same model) and the
+// embedding cache, so unchanged text is never embedded twice.
+func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
+	name := embedderName(cfg)
+	if name == extract.EmbedderOffline {
+		return embed.Offline{}, nil
+	}
+	if err := a.checkEmbedder(cfg); err != nil {
+		return nil, err
+	}
+	p := a.providers
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := "embed/" + name
+	if e, ok := a.embedders[key]; ok {
+		return e, nil
+	}
+	var base extract.Embedder
+	switch name {
+	case extract.EmbedderGemini:
+		g, err := llm.NewGeminiEmbedder(ctx, llm.GeminiConfig{APIKey: p.GeminiAPIKey, Model: p.GeminiEmbedModel, BaseURL: p.GeminiBaseURL}, 0)
+		if err != nil {
+			return nil, err
+		}
+		base = g
+	case extract.EmbedderOpenAI:
+		o, err := llm.NewOpenAIEmbedder(llm.OpenAIEmbedConfig{BaseURL: p.OpenAIBaseURL, APIKey: p.OpenAIAPIKey, Model: p.OpenAIEmbedModel})
+		if err != nil {
+			return nil, err
+		}
+		base = o
+	default:
+		return nil, extract.Errorf(extract.KindInvalid, "unknown embedder %q (use offline, gemini or openai)", name)
+	}
+	pol := llm.DefaultPolicy()
+	if p.Timeout > 0 {
+		pol.Timeout = p.Timeout
+	}
+	pol.Concurrency = max(p.Concurrency, 1)
+	pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
+	e := embed.Cached(llm.WithEmbedPolicy(base, pol), a.store, 0)
+	if a.embedders == nil {
+		a.embedders = map[string]extract.Embedder{}
+	}
+	a.embedders[key] = e
+	return e, nil
+}
+
+// vectorize is the vectorizer step of a run: it embeds the version's
+// chunks, nodes and edges (the schema's vector-indexed properties join the
+// node text) and stores the vectors with the calls, tokens and cached
+// texts it took.
+func (a *App) vectorize(ctx context.Context, v store.Version) error {
+	emb, err := a.Embedder(ctx, v.Config)
+	if err != nil {
+		return err
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return err
+	}
+	chunks, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return err
+	}
+	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
+		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
+	})
+	props, err := a.vectorProps(ctx, v.Config)
+	if err != nil {
+		return err
+	}
+	vecs, use, err := query.Vectorize(ctx, emb, g, list, props)
+	if err != nil {
+		return err
+	}
+	items := make([]store.VectorItem, 0, vecs.Len())
+	for ref, vec := range vecs.Chunks {
+		items = append(items, store.VectorItem{Kind: store.VectorChunk, Key: fmt.Sprintf("%d:%d", ref.DocumentID, ref.Index), Vector: vec})
+	}
+	for k, vec := range vecs.Nodes {
+		items = append(items, store.VectorItem{Kind: store.VectorNode, Key: k, Vector: vec})
+	}
+	for k, vec := range vecs.Edges {
+		items = append(items, store.VectorItem{Kind: store.VectorEdge, Key: k, Vector: vec})
+	}
+	st := store.VectorStats{Embedder: embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
+		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
+	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
+	return a.store.SaveVectors(ctx, v.ID, st, items)
+}
+
+// versionChunks loads a version's chunks by reference.
+func (a *App) versionChunks(ctx context.Context, v store.Version) (map[extract.ChunkRef]extract.Chunk, error) {
+	settings, err := a.ChunkSetOf(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	chunks := map[extract.ChunkRef]extract.Chunk{}
+	for _, id := range v.DocumentIDs {
+		cs, err := a.store.Chunks(ctx, id, settings)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range cs {
+			chunks[ch.Ref()] = ch
+		}
+	}
+	return chunks, nil
+}
+
+// vectorProps lists, per type, the properties the version's schema marks
+// `index: Vector` or `index: TextAndVector`.
+func (a *App) vectorProps(ctx context.Context, cfg extract.Config) (query.VectorProps, error) {
+	if cfg.SchemaName == "" {
+		return nil, nil
+	}
+	sc, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+	if err != nil {
+		return nil, err
+	}
+	return VectorPropsOf(*sc), nil
+}
+
+// VectorPropsOf lists, per type name, the properties of a schema indexed
+// as Vector or TextAndVector.
+func VectorPropsOf(sc schema.Schema) query.VectorProps {
+	out := query.VectorProps{}
+	for _, t := range sc.Types {
+		for _, p := range t.Properties {
+			if strings.Contains(strings.ToLower(p.Index), "vector") {
+				out[t.Name] = append(out[t.Name], p.Name)
+			}
+		}
+	}
+	return out
+}
+
+// loadVectors returns a version's vectors in the form search uses, and
+// its vectorizer record (nil when the version has none).
+func (a *App) loadVectors(ctx context.Context, v store.Version) (*query.Vectors, *store.VectorStats, error) {
+	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	items, err := a.store.Vectors(ctx, v.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &query.Vectors{Model: st.Model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
+	for _, it := range items {
+		switch it.Kind {
+		case store.VectorChunk:
+			d, i, ok := strings.Cut(it.Key, ":")
+			doc, err1 := strconv.Atoi(d)
+			idx, err2 := strconv.Atoi(i)
+			if ok && err1 == nil && err2 == nil {
+				out.Chunks[extract.ChunkRef{DocumentID: doc, Index: idx}] = it.Vector
+			}
+		case store.VectorNode:
+			out.Nodes[it.Key] = it.Vector
+		case store.VectorEdge:
+			out.Edges[it.Key] = it.Vector
+		}
+	}
+	return out, &st, nil
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/query"
+)
+
+// cmdQuery asks a version a question: kgstudio query NAME@V QUESTION.
+func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("query", stderr)
+	mode := fs.String("mode", query.ModeMix, "local, global, hybrid, naive or mix")
+	topK := fs.Int("top-k", query.DefaultTopK, "entities, relations and chunks to retrieve")
+	provider := fs.String("provider", "none", "answer with gemini or openai; none shows the context only")
+	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--json]")
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ap := app.New(st, cfg.logger(stderr), cfg.Providers)
+	v, err := versionByRef(ctx, st, pos[0])
+	if err != nil {
+		return err
+	}
+	in, err := ap.NewQueryInput(strings.Join(pos[1:], " "), *provider, false)
+	if err != nil {
+		return err
+	}
+	in.Mode, in.TopK = *mode, *topK
+	res, err := ap.Query(ctx, v, in)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(stdout, "mode %s, top %d, keywords: high %v, low %v\n", res.Mode, res.TopK, res.Keywords.High, res.Keywords.Low)
+	for _, e := range res.Entities {
+		fmt.Fprintf(stdout, "[%s] %s (%s) %.2f\n", e.Ref, e.Name, e.Type, e.Score)
+	}
+	for _, r := range res.Relations {
+		fmt.Fprintf(stdout, "[%s] %s -%s-> %s %.2f\n", r.Ref, r.Source, r.Label, r.Target, r.Score)
+	}
+	for _, c := range res.Chunks {
+		text := strings.Join(strings.Fields(c.Text), " ")
+		if r := []rune(text); len(r) > 160 {
+			text = string(r[:160]) + "…"
+		}
+		fmt.Fprintf(stdout, "[%s] %s, chunk %d (%.2f): %s\n", c.Ref, c.Document, c.Index, c.Score, text)
+	}
+	if res.Answer != nil {
+		fmt.Fprintf(stdout, "\n%s\n", res.Answer.Text)
+	} else if res.Note != "" {
+		fmt.Fprintln(stdout, res.Note)
+	}
+	return nil
+}

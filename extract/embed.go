@@ -1,0 +1,38 @@
+package extract
+
+import "context"
+
+// Embedder turns texts into vectors: KAG's vectorizer step. Implementations
+// are batched (one call embeds many texts), know their model id and the
+// length of the vectors they return, and return one vector per text in
+// order. Errors are *Error: KindUnavailable for transport or provider
+// failures, KindInvalid for requests the provider refuses.
+type Embedder interface {
+	// Model names the embedding model; vectors of different models are
+	// never compared.
+	Model() string
+	// Dimensions is the length of every returned vector.
+	Dimensions() int
+	// Embed returns one vector per text and what the call used.
+	Embed(ctx context.Context, texts []string) ([][]float32, EmbedUsage, error)
+}
+
+// EmbedUsage counts what embedding calls used: provider calls made, input
+// tokens sent and texts answered from a cache.
+type EmbedUsage struct {
+	Calls  int `json:"calls"`
+	Tokens int `json:"tokens"`
+	Cached int `json:"cached"`
+}
+
+// Add sums two usages.
+func (u EmbedUsage) Add(o EmbedUsage) EmbedUsage {
+	return EmbedUsage{Calls: u.Calls + o.Calls, Tokens: u.Tokens + o.Tokens, Cached: u.Cached + o.Cached}
+}
+
+// Embedders a run may pick (Config.Embedder).
+const (
+	EmbedderOffline = "offline"
+	EmbedderGemini  = "gemini"
+	EmbedderOpenAI  = "openai"
+)

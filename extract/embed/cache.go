@@ -1,0 +1,156 @@
+package embed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"sync"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Store keeps embeddings by (model, text hash). The database implements
+// it; MemoryStore serves tests and one-off runs.
+type Store interface {
+	// GetVectors returns the stored vectors of those hashes that exist.
+	GetVectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error)
+	// PutVectors stores vectors by hash, keeping any already stored.
+	PutVectors(ctx context.Context, model string, vecs map[string][]float32) error
+}
+
+// TextHash is the cache key of a text: hex SHA-256 of its bytes.
+func TextHash(text string) string {
+	h := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(h[:])
+}
+
+// MemoryStore is a Store held in memory, safe for concurrent use.
+type MemoryStore struct {
+	mu   sync.Mutex
+	vecs map[string][]float32
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{vecs: map[string][]float32{}} }
+
+// GetVectors implements Store.
+func (m *MemoryStore) GetVectors(_ context.Context, model string, hashes []string) (map[string][]float32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string][]float32{}
+	for _, h := range hashes {
+		if v, ok := m.vecs[model+"\x1f"+h]; ok {
+			out[h] = v
+		}
+	}
+	return out, nil
+}
+
+// PutVectors implements Store.
+func (m *MemoryStore) PutVectors(_ context.Context, model string, vecs map[string][]float32) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for h, v := range vecs {
+		m.vecs[model+"\x1f"+h] = v
+	}
+	return nil
+}
+
+// DefaultBatch is the number of texts sent in one provider call.
+const DefaultBatch = 64
+
+// cached answers from a Store before asking the embedder.
+type cached struct {
+	extract.Embedder
+	store Store
+	batch int
+}
+
+// Cached wraps e so a text embedded before by the same model is answered
+// from store, with no provider call; the rest is embedded in batches of
+// batch texts (DefaultBatch when zero), de-duplicated, and stored. A
+// re-run over unchanged text makes no embedding call.
+func Cached(e extract.Embedder, store Store, batch int) extract.Embedder {
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	return &cached{Embedder: e, store: store, batch: batch}
+}
+
+// Embed implements extract.Embedder.
+func (c *cached) Embed(ctx context.Context, texts []string) ([][]float32, extract.EmbedUsage, error) {
+	var use extract.EmbedUsage
+	hashes := make([]string, len(texts))
+	for i, t := range texts {
+		hashes[i] = TextHash(t)
+	}
+	have, err := c.store.GetVectors(ctx, c.Model(), hashes)
+	if err != nil {
+		return nil, use, extract.Wrap(extract.KindOf(err), err, "read embedding cache")
+	}
+	// The texts still to embed, each once.
+	var todo []string
+	var todoHash []string
+	queued := map[string]bool{}
+	for i, h := range hashes {
+		if _, ok := have[h]; ok {
+			use.Cached++
+			continue
+		}
+		if !queued[h] {
+			queued[h] = true
+			todo = append(todo, texts[i])
+			todoHash = append(todoHash, h)
+		}
+	}
+	for lo := 0; lo < len(todo); lo += c.batch {
+		hi := min(lo+c.batch, len(todo))
+		vecs, u, err := c.Embedder.Embed(ctx, todo[lo:hi])
+		use = use.Add(u)
+		if err != nil {
+			return nil, use, err
+		}
+		if err := Check(c.Embedder, todo[lo:hi], vecs); err != nil {
+			return nil, use, err
+		}
+		fresh := make(map[string][]float32, hi-lo)
+		for j, v := range vecs {
+			fresh[todoHash[lo+j]] = v
+			have[todoHash[lo+j]] = v
+		}
+		// Store each batch at once so an interrupted run keeps what it paid for.
+		if err := c.store.PutVectors(ctx, c.Model(), fresh); err != nil {
+			return nil, use, extract.Wrap(extract.KindOf(err), err, "write embedding cache")
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i, h := range hashes {
+		out[i] = have[h]
+	}
+	return out, use, nil
+}
+
+// Encode packs a vector as little-endian float32 bytes (the database
+// column format).
+func Encode(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// Decode unpacks Encode's bytes; a length that is not a multiple of four
+// is a KindInternal error.
+func Decode(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, extract.Errorf(extract.KindInternal, "a stored vector has %d bytes, not a multiple of 4", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}

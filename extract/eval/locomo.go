@@ -1,0 +1,193 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/extract/query"
+)
+
+// LoCoMoReport is the evidence recall of the query modes on one LoCoMo
+// conversation: for each mode (and BM25 over the same chunks), the share
+// of questions whose evidence turn is in one of the first K chunks.
+type LoCoMoReport struct {
+	Title     string             `json:"title"`
+	Turns     int                `json:"turns"`
+	Chunks    int                `json:"chunks"`
+	Nodes     int                `json:"nodes"`
+	Edges     int                `json:"edges"`
+	Questions int                `json:"questions"`
+	K         int                `json:"k"`
+	Embedder  string             `json:"embedder"`
+	Recall    map[string]float64 `json:"recall"`
+	Found     map[string]int     `json:"found"`
+}
+
+// BM25Baseline is the name of the BM25 row of a LoCoMoReport.
+const BM25Baseline = "bm25"
+
+// locomoRaw is the part of a LoCoMo file the eval reads itself: the turn
+// ids of each session and the questions with their evidence.
+type locomoRaw struct {
+	QA []struct {
+		Question string `json:"question"`
+		Evidence []any  `json:"evidence"`
+	} `json:"qa"`
+}
+
+var evidenceID = regexp.MustCompile(`D(\d+):(\d+)`)
+
+// LoCoMo extracts one LoCoMo conversation offline as a dialogue run does
+// (one chunk per segment, the offline memory graph), vectorizes it with
+// emb, and asks every question with evidence in each mode, counting a
+// question found when a chunk among the first k holds one of its evidence
+// turns. BM25 over the same chunks is scored in the same run.
+func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []string, k int) (LoCoMoReport, error) {
+	rep := LoCoMoReport{K: k, Embedder: emb.Model(), Recall: map[string]float64{}, Found: map[string]int{}}
+	d, err := dialogue.Parse(data)
+	if err != nil {
+		return rep, err
+	}
+	if d.Format != dialogue.FormatLoCoMo {
+		return rep, extract.Errorf(extract.KindInvalid, "not a LoCoMo conversation (read as %s)", d.Format)
+	}
+	var raw locomoRaw
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return rep, extract.Wrap(extract.KindInvalid, err, "read the LoCoMo questions")
+	}
+	turnIDs, err := locomoTurnIDs(data)
+	if err != nil {
+		return rep, err
+	}
+	rep.Title, rep.Turns = d.Title, d.TurnCount()
+
+	// Chunks: one per segment; turn id -> chunk index.
+	const docID = 1
+	segs := dialogue.Segments(d)
+	chunkOf := map[string]int{}
+	chunks := map[extract.ChunkRef]extract.Chunk{}
+	var list []extract.Chunk
+	for _, s := range segs {
+		text := s.Text()
+		ch := extract.Chunk{DocumentID: docID, Index: s.Index, Text: text, End: len(text), Tokens: extract.EstimateTokens(text)}
+		chunks[ch.Ref()] = ch
+		list = append(list, ch)
+		ids := turnIDs[s.SessionID]
+		for t := s.Turn; t < s.Turn+s.Turns && t < len(ids); t++ {
+			chunkOf[ids[t]] = s.Index
+		}
+	}
+	rep.Chunks = len(list)
+
+	// The graph, as the offline dialogue run builds it.
+	var g extract.Graph
+	mem, err := dialogue.RunDialogue(ctx, d, dialogue.NewOffline(), dialogue.RunOptions{DocumentID: docID}, func(_ int, res extract.ChunkResult) error {
+		extract.MergeGraph(&g, res.Graph, 8)
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	extract.MergeGraph(&g, mem.Graph(), 8)
+	rep.Nodes, rep.Edges = len(g.Nodes), len(g.Edges)
+	vecs, _, err := query.Vectorize(ctx, emb, g, list, nil)
+	if err != nil {
+		return rep, err
+	}
+
+	texts := make([]string, len(list))
+	for i, c := range list {
+		texts[i] = c.Text
+	}
+	bm := query.NewBM25(texts)
+	for _, q := range raw.QA {
+		want := map[int]bool{}
+		for _, ev := range q.Evidence {
+			s, _ := ev.(string)
+			for _, m := range evidenceID.FindAllStringSubmatch(s, -1) {
+				if c, ok := chunkOf["D"+m[1]+":"+m[2]]; ok {
+					want[c] = true
+				}
+			}
+		}
+		if len(want) == 0 || q.Question == "" {
+			continue
+		}
+		rep.Questions++
+		// BM25 baseline.
+		sc := bm.Scores(q.Question)
+		order := make([]int, len(sc))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch {
+			case sc[a] > sc[b]:
+				return -1
+			case sc[a] < sc[b]:
+				return 1
+			}
+			return 0
+		})
+		for _, i := range order[:min(k, len(order))] {
+			if sc[i] > 0 && want[list[i].Index] {
+				rep.Found[BM25Baseline]++
+				break
+			}
+		}
+		high, low := query.Keywords(q.Question)
+		for _, mode := range modes {
+			res, err := query.Search(ctx, g, chunks, vecs, emb, query.Request{Question: q.Question, Mode: mode, High: high, Low: low, TopK: k})
+			if err != nil {
+				return rep, fmt.Errorf("question %q, mode %s: %w", q.Question, mode, err)
+			}
+			for _, c := range res.Chunks {
+				if want[c.Index] {
+					rep.Found[mode]++
+					break
+				}
+			}
+		}
+	}
+	for _, m := range append([]string{BM25Baseline}, modes...) {
+		if rep.Questions > 0 {
+			rep.Recall[m] = float64(rep.Found[m]) / float64(rep.Questions)
+		}
+	}
+	return rep, nil
+}
+
+// locomoTurnIDs reads the dia_id of every turn, by session key, in order.
+func locomoTurnIDs(data []byte) (map[string][]string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, extract.Wrap(extract.KindInvalid, err, "read the LoCoMo conversation")
+	}
+	out := map[string][]string{}
+	for key, raw := range top {
+		rest, ok := strings.CutPrefix(key, "session_")
+		if !ok {
+			continue
+		}
+		if _, err := strconv.Atoi(rest); err != nil {
+			continue
+		}
+		var turns []struct {
+			ID string `json:"dia_id"`
+		}
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return nil, extract.Wrap(extract.KindInvalid, err, "%s: expected a list of turns", key)
+		}
+		for _, t := range turns {
+			out[key] = append(out[key], t.ID)
+		}
+	}
+	return out, nil
+}

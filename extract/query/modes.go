@@ -1,0 +1,473 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
+)
+
+// The query modes, as in LightRAG.
+const (
+	// ModeLocal ranks entities by the low-level keywords, then takes their
+	// relations and the chunks that mention them.
+	ModeLocal = "local"
+	// ModeGlobal ranks relations by the high-level keywords, then takes
+	// their entities and the chunks that mention them.
+	ModeGlobal = "global"
+	// ModeHybrid is local and global together.
+	ModeHybrid = "hybrid"
+	// ModeNaive ranks chunks by the question alone (vector and BM25),
+	// without the graph.
+	ModeNaive = "naive"
+	// ModeMix is hybrid's graph with chunks ranked by the question and by
+	// the graph together; the default.
+	ModeMix = "mix"
+)
+
+// Modes lists the query modes.
+var Modes = []string{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix}
+
+// ParseMode checks a mode name; empty means ModeMix. An unknown one is a
+// KindInvalid error.
+func ParseMode(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return ModeMix, nil
+	}
+	if !slices.Contains(Modes, s) {
+		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use local, global, hybrid, naive or mix)", s)
+	}
+	return s, nil
+}
+
+// Vectors are a version's stored embeddings, all of one model: chunks by
+// reference, nodes by key, edges by EdgeKey.
+type Vectors struct {
+	Model  string
+	Chunks map[extract.ChunkRef][]float32
+	Nodes  map[string][]float32
+	Edges  map[string][]float32
+}
+
+// Len is the number of vectors held.
+func (v *Vectors) Len() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.Chunks) + len(v.Nodes) + len(v.Edges)
+}
+
+// EdgeKey names an edge among a version's vectors.
+func EdgeKey(e extract.Edge) string { return e.Source + "\x1f" + e.Label + "\x1f" + e.Target }
+
+// Budget bounds each part of the context in estimated tokens
+// (extract.EstimateTokens); zero fields take DefaultBudget's.
+type Budget struct {
+	Entities  int `json:"entities"`
+	Relations int `json:"relations"`
+	Chunks    int `json:"chunks"`
+}
+
+// DefaultBudget is the token budget of each part.
+func DefaultBudget() Budget { return Budget{Entities: 3000, Relations: 3000, Chunks: 8000} }
+
+// DefaultTopK is the number of items of each part when a request names
+// none; MaxTopK is the most a request may ask for.
+const (
+	DefaultTopK = 10
+	MaxTopK     = 200
+)
+
+// Request is one search: the mode, the question and its keywords, how many
+// items of each part and their token budget.
+type Request struct {
+	Question string
+	Mode     string
+	High     []string
+	Low      []string
+	TopK     int
+	Budget   Budget
+}
+
+// Score weights, measured on LoCoMo conversations (see the README). A
+// chunk's question score is BM25 (scaled to the best chunk's) plus a
+// quarter of the cosine of its vector with the question's; in mix mode the
+// graph adds a small share, enough to reorder close chunks. An item's graph share is damped by how many
+// chunks mention it, so a speaker named everywhere does not crowd out the
+// turn that answers.
+const (
+	wVector     = 0.25
+	wLexical    = 1.0
+	wGraphMix   = 0.05
+	wChunkTie   = 0.1
+	minItemSide = 0.05
+)
+
+// Search retrieves the context of a question in one of the modes (see the
+// Mode constants). emb embeds the question and its keywords; it must be
+// the model vecs were made with. Without vectors (vecs nil, or emb nil)
+// ranking is lexical only. Entities, relations and chunks each keep at
+// most TopK items within their token budget. Ties break by key, so the
+// result is deterministic.
+func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vecs *Vectors, emb extract.Embedder, req Request) (Context, error) {
+	mode, err := ParseMode(req.Mode)
+	if err != nil {
+		return Context{}, err
+	}
+	if req.TopK <= 0 {
+		req.TopK = DefaultTopK
+	}
+	req.TopK = min(req.TopK, MaxTopK)
+	def := DefaultBudget()
+	b := req.Budget
+	b.Entities, b.Relations, b.Chunks = cmp.Or(b.Entities, def.Entities), cmp.Or(b.Relations, def.Relations), cmp.Or(b.Chunks, def.Chunks)
+
+	// Query vectors: the question, the low-level and the high-level keywords.
+	var qv, lowV, highV []float32
+	if emb != nil && vecs.Len() > 0 {
+		if emb.Model() != vecs.Model {
+			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", vecs.Model, emb.Model())
+		}
+		texts := []string{req.Question, orQuestion(req.Low, req.Question), orQuestion(req.High, req.Question)}
+		vs, _, err := emb.Embed(ctx, texts)
+		if err != nil {
+			return Context{}, err
+		}
+		if err := embed.Check(emb, texts, vs); err != nil {
+			return Context{}, err
+		}
+		qv, lowV, highV = vs[0], vs[1], vs[2]
+	}
+	s := searcher{g: g, chunks: chunks, vecs: vecs, topK: req.TopK}
+	s.lowKW, s.highKW = prepare(req.Low), prepare(req.High)
+	s.idx, s.lexNode = nodeLexical(g, s.lowKW, s.highKW)
+	s.lexEdge = edgeLexical(g, s.idx, s.lexNode, s.highKW)
+
+	var nodes, edges []scored
+	switch mode {
+	case ModeLocal:
+		nodes = s.topNodes(lowV)
+		edges = s.edgesOf(nodes)
+	case ModeGlobal:
+		edges = s.topEdges(highV)
+		nodes = s.nodesOf(edges)
+	case ModeHybrid, ModeMix:
+		ln := s.topNodes(lowV)
+		ge := s.topEdges(highV)
+		nodes = mergeScored(ln, s.nodesOf(ge), s.topK)
+		edges = mergeScored(ge, s.edgesOf(ln), s.topK)
+	}
+	out := Context{}
+	nodes = s.fitNodes(nodes, b.Entities)
+	edges = s.fitEdges(edges, b.Relations)
+	for r, n := range nodes {
+		node := g.Nodes[n.i]
+		out.Entities = append(out.Entities, Entity{Ref: fmt.Sprintf("E%d", r+1), Key: node.Key, Name: node.Name, Type: node.Type,
+			Description: node.Description, Score: round(n.score), Mentions: len(node.Mentions)})
+	}
+	for r, se := range edges {
+		e := g.Edges[se.i]
+		out.Relations = append(out.Relations, Relation{Ref: fmt.Sprintf("R%d", r+1), SourceKey: e.Source, TargetKey: e.Target,
+			Source: g.Nodes[s.idx[e.Source]].Name, Target: g.Nodes[s.idx[e.Target]].Name, Label: e.Label,
+			Keywords: e.Keywords, Description: e.Description, Score: round(se.score)})
+	}
+	out.Chunks = s.rankChunks(mode, req.Question, qv, nodes, edges, out, b.Chunks)
+	return out, nil
+}
+
+func orQuestion(words []string, q string) string {
+	if len(words) == 0 {
+		return q
+	}
+	return strings.Join(words, ", ")
+}
+
+type scored struct {
+	i     int
+	score float64
+}
+
+type searcher struct {
+	g             extract.Graph
+	chunks        map[extract.ChunkRef]extract.Chunk
+	vecs          *Vectors
+	topK          int
+	lowKW, highKW []keyword
+	idx           map[string]int
+	lexNode       []float64
+	lexEdge       []float64
+}
+
+// scale divides by the largest value so scores from different scales
+// (keyword matches, cosines, BM25) can be added.
+func scale(xs []float64) []float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	out := make([]float64, len(xs))
+	if m <= 0 {
+		return out
+	}
+	for i, x := range xs {
+		if x > 0 {
+			out[i] = x / m
+		}
+	}
+	return out
+}
+
+// topNodes ranks nodes by the low-level keywords: lexical match plus the
+// cosine of the node's vector with the keywords' vector.
+func (s *searcher) topNodes(q []float32) []scored {
+	lex := scale(s.lexNode)
+	var out []scored
+	for key, i := range s.idx {
+		sc := wLexical * lex[i]
+		if q != nil {
+			if v, ok := s.vecs.Nodes[key]; ok {
+				sc += wVector * float64(embed.Dot(q, v))
+			}
+		}
+		if sc > minItemSide {
+			out = append(out, scored{i, sc})
+		}
+	}
+	return s.sortNodes(out)
+}
+
+func (s *searcher) sortNodes(out []scored) []scored {
+	slices.SortFunc(out, func(a, b scored) int {
+		na, nb := s.g.Nodes[a.i], s.g.Nodes[b.i]
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(nb.Mentions), len(na.Mentions)), strings.Compare(na.Key, nb.Key))
+	})
+	if len(out) > s.topK {
+		out = out[:s.topK]
+	}
+	return out
+}
+
+func (s *searcher) sortEdges(out []scored) []scored {
+	slices.SortFunc(out, func(a, b scored) int {
+		ea, eb := s.g.Edges[a.i], s.g.Edges[b.i]
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(eb.Weight, ea.Weight), strings.Compare(EdgeKey(ea), EdgeKey(eb)), cmp.Compare(a.i, b.i))
+	})
+	if len(out) > s.topK {
+		out = out[:s.topK]
+	}
+	return out
+}
+
+// topEdges ranks relations by the high-level keywords: lexical match on
+// label, keywords and description plus the cosine of the edge's vector.
+func (s *searcher) topEdges(q []float32) []scored {
+	lex := scale(s.lexEdge)
+	var out []scored
+	for i, e := range s.g.Edges {
+		if s.lexEdge[i] < 0 {
+			continue
+		}
+		sc := wLexical * lex[i]
+		if q != nil {
+			if v, ok := s.vecs.Edges[EdgeKey(e)]; ok {
+				sc += wVector * float64(embed.Dot(q, v))
+			}
+		}
+		if sc > minItemSide {
+			out = append(out, scored{i, sc})
+		}
+	}
+	return s.sortEdges(out)
+}
+
+// edgesOf takes the relations of the chosen entities, scored by their
+// endpoints' scores and weight (LightRAG's local mode).
+func (s *searcher) edgesOf(nodes []scored) []scored {
+	score := map[string]float64{}
+	for _, n := range nodes {
+		score[s.g.Nodes[n.i].Key] = n.score
+	}
+	var out []scored
+	for i, e := range s.g.Edges {
+		if s.lexEdge[i] < 0 {
+			continue
+		}
+		sc := score[e.Source] + score[e.Target]
+		if sc > 0 {
+			out = append(out, scored{i, sc/2 + 0.01*math.Log1p(e.Weight)})
+		}
+	}
+	return s.sortEdges(out)
+}
+
+// nodesOf takes the endpoints of the chosen relations, each scored by its
+// best relation (LightRAG's global mode).
+func (s *searcher) nodesOf(edges []scored) []scored {
+	best := map[int]float64{}
+	for _, se := range edges {
+		e := s.g.Edges[se.i]
+		for _, k := range []string{e.Source, e.Target} {
+			i := s.idx[k]
+			best[i] = max(best[i], se.score)
+		}
+	}
+	out := make([]scored, 0, len(best))
+	for i, sc := range best {
+		out = append(out, scored{i, sc})
+	}
+	return s.sortNodes(out)
+}
+
+// mergeScored joins two rankings of the same kind, keeping each item's
+// best score and the order by score.
+func mergeScored(a, b []scored, k int) []scored {
+	best := map[int]float64{}
+	for _, x := range append(slices.Clone(a), b...) {
+		best[x.i] = max(best[x.i], x.score)
+	}
+	out := make([]scored, 0, len(best))
+	for i, sc := range best {
+		out = append(out, scored{i, sc})
+	}
+	slices.SortFunc(out, func(x, y scored) int { return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.i, y.i)) })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// fitNodes keeps the ranked entities that fit the token budget.
+func (s *searcher) fitNodes(nodes []scored, budget int) []scored {
+	used := 0
+	for i, n := range nodes {
+		node := s.g.Nodes[n.i]
+		used += extract.EstimateTokens(node.Name + " " + node.Type + " " + node.Description)
+		if used > budget && i > 0 {
+			return nodes[:i]
+		}
+	}
+	return nodes
+}
+
+// fitEdges keeps the ranked relations that fit the token budget.
+func (s *searcher) fitEdges(edges []scored, budget int) []scored {
+	used := 0
+	for i, se := range edges {
+		e := s.g.Edges[se.i]
+		used += extract.EstimateTokens(e.Source + " " + e.Label + " " + e.Target + " " + e.Keywords + " " + e.Description)
+		if used > budget && i > 0 {
+			return edges[:i]
+		}
+	}
+	return edges
+}
+
+// rankChunks scores the chunks: by the graph (the chosen entities and
+// relations that mention them, damped by how widely each is mentioned) in
+// local, global and hybrid; by the question (BM25 plus vector) in naive;
+// by both in mix.
+func (s *searcher) rankChunks(mode, question string, qv []float32, nodes, edges []scored, out Context, budget int) []ChunkHit {
+	refs := make([]extract.ChunkRef, 0, len(s.chunks))
+	for ref := range s.chunks {
+		refs = append(refs, ref)
+	}
+	slices.SortFunc(refs, func(a, b extract.ChunkRef) int {
+		return cmp.Or(cmp.Compare(a.DocumentID, b.DocumentID), cmp.Compare(a.Index, b.Index))
+	})
+	pos := make(map[extract.ChunkRef]int, len(refs))
+	for i, r := range refs {
+		pos[r] = i
+	}
+	ents := make([][]string, len(refs))
+	rels := make([][]string, len(refs))
+	graph := make([]float64, len(refs))
+	if mode != ModeNaive {
+		add := func(ms []extract.Mention, ref string, sc float64, into [][]string) {
+			spread := 0
+			seen := map[int]bool{}
+			for _, m := range ms {
+				if p, ok := pos[extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}]; ok && !seen[p] {
+					seen[p] = true
+					spread++
+				}
+			}
+			damp := 1 / math.Log2(1+float64(max(spread, 1)))
+			for p := range seen {
+				into[p] = append(into[p], ref)
+				graph[p] += sc * damp
+			}
+		}
+		for r, n := range nodes {
+			add(s.g.Nodes[n.i].Mentions, out.Entities[r].Ref, n.score, ents)
+		}
+		for r, se := range edges {
+			add(s.g.Edges[se.i].Mentions, out.Relations[r].Ref, se.score, rels)
+		}
+		graph = scale(graph)
+	}
+	// The question's own score: BM25 and the chunk vector's cosine.
+	var direct []float64
+	if mode == ModeNaive || mode == ModeMix || qv != nil {
+		texts := make([]string, len(refs))
+		for i, r := range refs {
+			texts[i] = s.chunks[r].Text
+		}
+		lex := scale(NewBM25(texts).Scores(question))
+		direct = make([]float64, len(refs))
+		for i, r := range refs {
+			d := wLexical * lex[i]
+			if qv != nil {
+				if v, ok := s.vecs.Chunks[r]; ok {
+					d += wVector * float64(embed.Dot(qv, v))
+				}
+			}
+			direct[i] = d
+		}
+	}
+	final := make([]float64, len(refs))
+	for i := range refs {
+		switch mode {
+		case ModeNaive:
+			final[i] = direct[i]
+		case ModeMix:
+			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+wVector)
+		default:
+			if graph[i] > 0 {
+				final[i] = graph[i]
+				if direct != nil {
+					final[i] += wChunkTie * direct[i]
+				}
+			}
+		}
+	}
+	order := make([]int, 0, len(refs))
+	for i := range refs {
+		if final[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(final[b], final[a]), cmp.Compare(a, b)) })
+	var hits []ChunkHit
+	used := 0
+	for _, i := range order {
+		if len(hits) == s.topK {
+			break
+		}
+		ch := s.chunks[refs[i]]
+		used += max(ch.Tokens, extract.EstimateTokens(ch.Text))
+		if used > budget && len(hits) > 0 {
+			break
+		}
+		slices.SortFunc(ents[i], compareRefs)
+		slices.SortFunc(rels[i], compareRefs)
+		hits = append(hits, ChunkHit{Ref: fmt.Sprintf("C%d", len(hits)+1), DocumentID: refs[i].DocumentID, Index: refs[i].Index,
+			Text: ch.Text, Score: round(final[i]), Entities: ents[i], Relations: rels[i]})
+	}
+	return hits
+}

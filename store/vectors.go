@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/embedding"
+	"github.com/kgstudio/kgstudio/ent/vector"
+	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/extract/embed"
+)
+
+// Vector kinds.
+const (
+	VectorChunk = "chunk"
+	VectorNode  = "node"
+	VectorEdge  = "edge"
+)
+
+// VectorItem is one stored embedding of a version: Kind is VectorChunk,
+// VectorNode or VectorEdge; Key names the chunk ("documentID:index"), the
+// node (its key) or the edge.
+type VectorItem struct {
+	Kind   string
+	Key    string
+	Vector []float32
+}
+
+// VectorStats is the vectorizer's record of a version: the embedder and
+// model, the vector length and count, and what the embedding calls used
+// (provider calls, input tokens, texts answered from the cache).
+type VectorStats struct {
+	Embedder   string `json:"embedder"`
+	Model      string `json:"model"`
+	Dimensions int    `json:"dimensions"`
+	Vectors    int    `json:"vectors"`
+	Calls      int    `json:"calls"`
+	Tokens     int    `json:"tokens"`
+	Cached     int    `json:"cached"`
+}
+
+// vectorBatch bounds the rows of one insert (SQLite's bound variables).
+const vectorBatch = 500
+
+// SaveVectors replaces a version's vectors and their stats in one
+// transaction.
+func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, items []VectorItem) error {
+	return s.inTx(ctx, func(tx *writeTx) error {
+		c := tx.Client()
+		if _, err := c.Vector.Delete().Where(vector.VersionID(versionID)).Exec(ctx); err != nil {
+			return translate(err, "vectors")
+		}
+		if _, err := c.VectorSet.Delete().Where(vectorset.VersionID(versionID)).Exec(ctx); err != nil {
+			return translate(err, "vector stats")
+		}
+		for lo := 0; lo < len(items); lo += vectorBatch {
+			hi := min(lo+vectorBatch, len(items))
+			bulk := make([]*ent.VectorCreate, 0, hi-lo)
+			for _, it := range items[lo:hi] {
+				bulk = append(bulk, c.Vector.Create().SetVersionID(versionID).SetKind(vector.Kind(it.Kind)).
+					SetKey(it.Key).SetModel(st.Model).SetVector(embed.Encode(it.Vector)))
+			}
+			if err := c.Vector.CreateBulk(bulk...).Exec(ctx); err != nil {
+				return translate(err, "vectors")
+			}
+		}
+		st.Vectors = len(items)
+		err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(st.Embedder).SetModel(st.Model).
+			SetDimensions(st.Dimensions).SetVectors(st.Vectors).SetCalls(st.Calls).SetTokens(st.Tokens).
+			SetCached(st.Cached).Exec(ctx)
+		return translate(err, "vector stats")
+	})
+}
+
+// VectorStatsOf returns a version's vectorizer record and whether it has
+// one (versions run before the vectorizer existed have none).
+func (s *Store) VectorStatsOf(ctx context.Context, versionID int) (VectorStats, bool, error) {
+	row, err := s.client.VectorSet.Query().Where(vectorset.VersionID(versionID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return VectorStats{}, false, nil
+	}
+	if err != nil {
+		return VectorStats{}, false, translate(err, "vector stats")
+	}
+	return VectorStats{Embedder: row.Embedder, Model: row.Model, Dimensions: row.Dimensions, Vectors: row.Vectors,
+		Calls: row.Calls, Tokens: row.Tokens, Cached: row.Cached}, true, nil
+}
+
+// Vectors returns a version's stored vectors.
+func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error) {
+	rows, err := s.client.Vector.Query().Where(vector.VersionID(versionID)).Order(ent.Asc(vector.FieldID)).All(ctx)
+	if err != nil {
+		return nil, translate(err, "vectors")
+	}
+	out := make([]VectorItem, 0, len(rows))
+	for _, r := range rows {
+		v, err := embed.Decode(r.Vector)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, VectorItem{Kind: string(r.Kind), Key: r.Key, Vector: v})
+	}
+	return out, nil
+}
+
+// GetVectors implements embed.Store: the cached vectors of a model by
+// text hash.
+func (s *Store) GetVectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	out := map[string][]float32{}
+	for lo := 0; lo < len(hashes); lo += vectorBatch {
+		hi := min(lo+vectorBatch, len(hashes))
+		rows, err := s.client.Embedding.Query().Where(embedding.Model(model), embedding.HashIn(hashes[lo:hi]...)).All(ctx)
+		if err != nil {
+			return nil, translate(err, "embedding cache")
+		}
+		for _, r := range rows {
+			v, err := embed.Decode(r.Vector)
+			if err != nil {
+				return nil, err
+			}
+			out[r.Hash] = v
+		}
+	}
+	return out, nil
+}
+
+// PutVectors implements embed.Store; a (model, hash) stored before is kept.
+func (s *Store) PutVectors(ctx context.Context, model string, vecs map[string][]float32) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *writeTx) error {
+		c := tx.Client()
+		bulk := make([]*ent.EmbeddingCreate, 0, len(vecs))
+		for h, v := range vecs {
+			bulk = append(bulk, c.Embedding.Create().SetModel(model).SetHash(h).SetVector(embed.Encode(v)))
+		}
+		for lo := 0; lo < len(bulk); lo += vectorBatch {
+			hi := min(lo+vectorBatch, len(bulk))
+			err := c.Embedding.CreateBulk(bulk[lo:hi]...).OnConflictColumns(embedding.FieldModel, embedding.FieldHash).DoNothing().Exec(ctx)
+			if err != nil {
+				return translate(err, "embedding cache")
+			}
+		}
+		return nil
+	})
+}
+
+var _ embed.Store = (*Store)(nil)
