@@ -137,40 +137,12 @@ func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Pr
 	if err != nil {
 		return err
 	}
-	cfg := v.Config
-	// Dialogue runs go turn by turn (see run_dialogue.go); CSV tables map
-	// rows (see run_csv.go)..
-	if IsDialogueRun(cfg, docs) {
-		return a.runDialogue(ctx, v, docs, progress)
-	}
-	if useCSV(cfg, docs) {
-		return a.runCSV(ctx, v, docs, progress)
-	}
-	// Text runs go chunk by chunk through the strategy.
-	jobs, err := extract.Plan(docs, cfg)
+	// Each document takes its own route (see routes.go).
+	routes, err := a.planRoutes(ctx, v, docs)
 	if err != nil {
 		return err
 	}
-	byDoc := map[int][]extract.Chunk{}
-	for _, j := range jobs {
-		byDoc[j.Doc.ID] = append(byDoc[j.Doc.ID], j.Chunk)
-	}
-	for _, d := range docs {
-		if err := a.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
-			return err
-		}
-	}
-	if err := a.store.StartVersion(ctx, v.ID, len(jobs)); err != nil {
-		return err
-	}
-	ex, err := a.Extractor(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, a.store.Sink(v.ID, sinkFragments(cfg)), progress); err != nil {
-		return err
-	}
-	return a.summarize(ctx, v, ex)
+	return a.runRoutes(ctx, v, routes, progress)
 }
 
 // chunkSettings names a splitter setting, so chunks of different settings
@@ -182,23 +154,6 @@ func chunkSettings(cfg extract.Config) string {
 // DialogueChunkSet names the chunks of dialogue runs: one per turn, the same
 // whatever the splitter settings.
 const DialogueChunkSet = "dialogue"
-
-// ChunkSetOf names the chunk set a version's chunks are stored under.
-func (a *App) ChunkSetOf(ctx context.Context, v store.Version) (string, error) {
-	docs, err := a.DocKinds(ctx, v)
-	if err != nil {
-		return "", err
-	}
-	return ChunkSetFor(v.Config, docs), nil
-}
-
-// ChunkSetFor names the chunk set of a run of cfg over docs.
-func ChunkSetFor(cfg extract.Config, docs []extract.Document) string {
-	if IsDialogueRun(cfg, docs) {
-		return DialogueChunkSet
-	}
-	return chunkSettings(cfg)
-}
 
 // DocKinds returns a version's documents with only ID, name and kind set.
 func (a *App) DocKinds(ctx context.Context, v store.Version) ([]extract.Document, error) {

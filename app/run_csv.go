@@ -22,27 +22,10 @@ import (
 // document's graph and row failures are written through the sink as one
 // chunk result: an interrupted run skips the tables already written.
 
-// useCSV reports whether a run maps CSV rows: the nlp strategy when every
-// document is a CSV table.
-func useCSV(cfg extract.Config, docs []extract.Document) bool {
-	if cfg.Strategy != extract.StrategyNLP && cfg.Strategy != "" {
-		return false
-	}
-	if len(docs) == 0 {
-		return false
-	}
-	for _, d := range docs {
-		if d.Kind != extract.DocCSV {
-			return false
-		}
-	}
-	return true
-}
-
-// runCSV executes a CSV run (see the comment at the top of this file)
-// through extract.RunJobs: the tables are mapped together first, then each
-// document's result is one job.
-func (a *App) runCSV(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
+// planCSV plans the CSV route (see the comment at the top of this file):
+// the tables are mapped together first, then each document's result is
+// one job.
+func (a *App) planCSV(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
 	cfg := v.Config
 	settings := chunkSettings(cfg)
 	jobs := make([]extract.Job, len(docs))
@@ -50,26 +33,23 @@ func (a *App) runCSV(ctx context.Context, v store.Version, docs []extract.Docume
 		d := &docs[i]
 		ch := extract.Chunk{DocumentID: d.ID, Index: 0, Text: d.Content, Start: 0, End: len(d.Content), Tokens: extract.EstimateTokens(d.Content)}
 		if err := a.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
-			return err
+			return route{}, err
 		}
 		jobs[i] = extract.Job{Doc: d, Chunk: ch}
 	}
-	if err := a.store.StartVersion(ctx, v.ID, len(docs)); err != nil {
-		return err
-	}
 	opts, err := a.csvOptions(ctx, cfg)
 	if err != nil {
-		return err
+		return route{}, err
 	}
 	results, err := csvmap.MapAll(docs, opts)
 	if err != nil {
-		return err
+		return route{}, err
 	}
 	mapped := csvTables{}
 	for i, d := range docs {
 		mapped[d.ID] = extract.ChunkResult{Graph: results[i].Graph, Failures: results[i].Failures}
 	}
-	return extract.RunJobs(ctx, jobs, cfg.Concurrency, mapped, a.store.Sink(v.ID, sinkFragments(cfg)), progress)
+	return route{jobs: jobs, ex: mapped, concurrency: cfg.Concurrency}, nil
 }
 
 // csvTables is the extract.Extractor of a CSV run: the result of each

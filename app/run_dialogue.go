@@ -40,26 +40,6 @@ import (
 //     earlier ones in the "history" property) is written over the merged
 //     per-turn results.
 
-// IsDialogueRun reports whether a run goes turn by turn: the dialogue
-// strategy, or the nlp strategy when every document is a dialogue.
-func IsDialogueRun(cfg extract.Config, docs []extract.Document) bool {
-	switch cfg.Strategy {
-	case extract.StrategyDialogue:
-		return true
-	case extract.StrategyNLP, "":
-		if len(docs) == 0 {
-			return false
-		}
-		for _, d := range docs {
-			if d.Kind != extract.DocDialogue {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // DialogueUnit is one dialogue of a version with its place in the
 // numbering.
 type DialogueUnit struct {
@@ -115,13 +95,14 @@ func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
 	return units, turn, nil
 }
 
-// runDialogue executes a dialogue run (see the comment at the top of this
-// file) through extract.RunJobs, one turn at a time.
-func (a *App) runDialogue(ctx context.Context, v store.Version, docs []extract.Document, progress func(extract.Progress)) error {
+// planDialogue plans the dialogue route (see the comment at the top of
+// this file): one job per turn, run one at a time, then each dialogue's
+// consolidated memory is written over the merged per-turn values.
+func (a *App) planDialogue(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
 	cfg := v.Config
 	units, total, err := PlanDialogues(docs)
 	if err != nil {
-		return err
+		return route{}, err
 	}
 	// Jobs and chunks: one per segment, so the version page lists the turns.
 	jobs := make([]extract.Job, 0, total)
@@ -139,35 +120,32 @@ func (a *App) runDialogue(ctx context.Context, v store.Version, docs []extract.D
 	}
 	for _, d := range docs {
 		if err := a.store.SaveChunks(ctx, d.ID, DialogueChunkSet, byDoc[d.ID]); err != nil {
-			return err
+			return route{}, err
 		}
-	}
-	if err := a.store.StartVersion(ctx, v.ID, total); err != nil {
-		return err
 	}
 	ex, err := a.dialogueExtractor(ctx, cfg)
 	if err != nil {
-		return err
+		return route{}, err
 	}
 	// Each dialogue's memory resumes from its stored operation log.
 	prior, err := a.store.Operations(ctx, v.ID)
 	if err != nil {
-		return err
+		return route{}, err
 	}
 	turns := &dialogueTurns{units: units, at: at, builders: make([]*dialogue.Builder, len(units))}
 	for i, u := range units {
 		turns.builders[i] = dialogue.NewBuilder(ex, dialogue.RunOptions{DocumentID: u.Doc.ID, Prior: u.Ops(prior)})
 	}
-	if err := extract.RunJobs(ctx, jobs, 1, turns, a.store.Sink(v.ID, sinkFragments(cfg)), progress); err != nil {
-		return err
-	}
-	// The consolidated memory replaces the merged per-turn values.
-	for i, u := range units {
-		if err := a.store.WriteGraph(ctx, v.ID, placeGraph(turns.builders[i].Memory().Graph(), u)); err != nil {
-			return err
+	after := func(ctx context.Context) error {
+		// The consolidated memory replaces the merged per-turn values.
+		for i, u := range units {
+			if err := a.store.WriteGraph(ctx, v.ID, placeGraph(turns.builders[i].Memory().Graph(), u)); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return nil
+	return route{jobs: jobs, ex: turns, concurrency: 1, after: after}, nil
 }
 
 // turnAt places a chunk of a dialogue run: its unit and segment.

@@ -136,13 +136,9 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 
 // versionChunks loads a version's chunks by reference.
 func (a *App) versionChunks(ctx context.Context, v store.Version) (map[extract.ChunkRef]extract.Chunk, error) {
-	settings, err := a.ChunkSetOf(ctx, v)
-	if err != nil {
-		return nil, err
-	}
 	chunks := map[extract.ChunkRef]extract.Chunk{}
 	for _, id := range v.DocumentIDs {
-		cs, err := a.store.Chunks(ctx, id, settings)
+		cs, err := a.VersionChunks(ctx, v, id)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
@@ -197,10 +199,11 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 		t.Errorf("rerun changed counts: %d/%d/%d -> %d/%d/%d", v.Nodes, v.Edges, v.ChunksDone, again.Nodes, again.Edges, again.ChunksDone)
 	}
 
-	// A table among text documents: the run splits everything as text,
-	// no row becomes a node.
-	for _, d := range []struct{ name, text string }{{"People.csv", "id,name\n1,Ann Smith\n"}, {"notes.txt", "Ada Lovelace worked with Charles Babbage in London."}} {
-		doc, err := extract.ReadDocument(d.name, []byte(d.text), 0)
+	// A table, a text and a dialogue in one run: each document takes its
+	// own route.
+	chat := `{"title":"chat","sessions":[{"id":"s1","turns":[{"speaker":"Ann","text":"My name is Ann and I live in Oslo."},{"speaker":"Bot","text":"Nice to meet you, Ann."}]}]}`
+	for _, d := range []struct{ name, text string }{{"People.csv", "id,name\n1,Ann Smith\n"}, {"notes.txt", "Ada Lovelace worked with Charles Babbage in London."}, {"chat.json", chat}} {
+		doc, err := app.ReadDocument(d.name, []byte(d.text), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,12 +223,33 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 	if err := a.App.Run(ctx, mv, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Store.NodeByKey(ctx, mv.ID, "concept:1"); extract.KindOf(err) != extract.KindNotFound {
-		t.Errorf("a mixed run mapped CSV rows: %v", err)
+	if _, err := a.Store.NodeByKey(ctx, mv.ID, "concept:1"); err != nil {
+		t.Errorf("a mixed run did not map the CSV rows: %v", err)
 	}
 	g, err := a.Store.LoadGraph(ctx, mv.ID, false)
-	if err != nil || len(g.Nodes) == 0 {
-		t.Errorf("mixed run graph: %d nodes, %v", len(g.Nodes), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, memory bool
+	for _, n := range g.Nodes {
+		text = text || n.Name == "Ada Lovelace"
+		memory = memory || strings.HasPrefix(n.Key, "/User")
+	}
+	for _, e := range g.Edges {
+		if e.Label == "speaker" || e.Label == "sessions" || e.Label == "turns" {
+			t.Errorf("the dialogue was read as text: edge %s", e.Label)
+		}
+	}
+	if !text || !memory {
+		t.Errorf("mixed run: text nodes %v, dialogue memory %v: %+v", text, memory, g.Nodes)
+	}
+	mv, err = a.Store.Version(ctx, mv.ID)
+	if err != nil || mv.ChunksDone != mv.ChunksTotal || mv.ChunksTotal < 3 {
+		t.Errorf("mixed run chunks %d/%d: %v", mv.ChunksDone, mv.ChunksTotal, err)
+	}
+	// Its timeline shows the dialogue's turns.
+	if resp, _ := a.Get(t, fmt.Sprintf("/versions/%d/timeline", mv.ID)); resp.StatusCode != http.StatusOK {
+		t.Errorf("timeline of a mixed run: %d", resp.StatusCode)
 	}
 }
 

@@ -196,17 +196,13 @@ func (h *Handler) nodeDetail(ctx context.Context, v store.Version, key string) (
 // name occurs in the chunk, if any.
 func (h *Handler) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
 	out := []MentionDetail{}
-	settings, err := h.app.ChunkSetOf(ctx, v)
-	if err != nil {
-		return nil, err
-	}
 	chunks := map[int][]extract.Chunk{}
 	docs := map[int]string{}
 	for _, m := range ms {
 		cs, ok := chunks[m.DocumentID]
 		if !ok {
 			var err error
-			if cs, err = h.store.Chunks(ctx, m.DocumentID, settings); err != nil {
+			if cs, err = h.app.VersionChunks(ctx, v, m.DocumentID); err != nil {
 				return nil, err
 			}
 			chunks[m.DocumentID] = cs

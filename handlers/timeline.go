@@ -64,9 +64,9 @@ func (h *Handler) loadTimeline(ctx context.Context, id int) (*timeline, error) {
 		return nil, err
 	}
 	if !app.IsDialogueRun(v.Config, docs) {
-		return nil, extract.Errorf(extract.KindInvalid, "%s is not a dialogue run: the timeline shows runs of the dialogue strategy, or of nlp over dialogue documents", v.Label())
+		return nil, extract.Errorf(extract.KindInvalid, "%s has no dialogue: the timeline shows the turns of dialogue documents", v.Label())
 	}
-	units, _, err := app.PlanDialogues(docs)
+	units, _, err := app.PlanDialogues(app.DialogueDocs(v.Config, docs))
 	if err != nil {
 		return nil, err
 	}

@@ -218,10 +218,9 @@ func (h *Handler) chunkRows(ctx context.Context, v store.Version, docs []extract
 		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
 	}
 	var rows []web.ChunkRow
-	settings := app.ChunkSetFor(v.Config, docs)
 	for _, d := range docs {
 		docID := d.ID
-		chunks, err := h.store.Chunks(ctx, docID, settings)
+		chunks, err := h.store.Chunks(ctx, docID, app.ChunkSetFor(v.Config, d))
 		if err != nil {
 			return nil, err
 		}
@@ -258,11 +257,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	settings, err := h.app.ChunkSetOf(ctx, v)
-	if err != nil {
-		return err
-	}
-	chunks, err := h.store.Chunks(ctx, docID, settings)
+	chunks, err := h.app.VersionChunks(ctx, v, docID)
 	if err != nil {
 		return err
 	}

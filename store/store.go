@@ -88,9 +88,16 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// migrateMu serialises migrations within the process: Ent's migration
+// fills in its package-level table descriptions as it goes, so two stores
+// opened at once (tests, several databases) must not migrate together.
+var migrateMu sync.Mutex
+
 // Migrate brings the schema up to date. Ent's automatic migration only adds
 // tables, columns and indexes; it never drops data.
 func (s *Store) Migrate(ctx context.Context) error {
+	migrateMu.Lock()
+	defer migrateMu.Unlock()
 	if err := s.client.Schema.Create(ctx); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
 	}

@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Every document of a run takes its own route: a dialogue goes turn by
+// turn into a memory graph (run_dialogue.go), a CSV table is mapped row by
+// row through the schema (run_csv.go), and text and Markdown go chunk by
+// chunk through the run's strategy. The dialogue strategy reads dialogues
+// only. One version holds what every route wrote; the routes run one after
+// the other through extract.RunJobs with one sink, so a resumed run skips
+// what any of them finished.
+
+// Route names.
+const (
+	RouteText     = "text"
+	RouteCSV      = "csv"
+	RouteDialogue = "dialogue"
+)
+
+// RouteOf names the route a document takes in a run of cfg.
+func RouteOf(cfg extract.Config, d extract.Document) string {
+	switch {
+	case cfg.Strategy == extract.StrategyDialogue || d.Kind == extract.DocDialogue:
+		return RouteDialogue
+	case d.Kind == extract.DocCSV:
+		return RouteCSV
+	}
+	return RouteText
+}
+
+// DialogueDocs keeps the documents of a run that go turn by turn, in
+// order; their turns are numbered across them (see run_dialogue.go).
+func DialogueDocs(cfg extract.Config, docs []extract.Document) []extract.Document {
+	var out []extract.Document
+	for _, d := range docs {
+		if RouteOf(cfg, d) == RouteDialogue {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// IsDialogueRun reports whether some documents of a run go turn by turn,
+// so the run has a timeline.
+func IsDialogueRun(cfg extract.Config, docs []extract.Document) bool {
+	return len(DialogueDocs(cfg, docs)) > 0
+}
+
+// ChunkSetFor names the chunk set a document's chunks are stored under in
+// a run of cfg: dialogues have one chunk per turn whatever the splitter
+// settings; the others are split per the settings.
+func ChunkSetFor(cfg extract.Config, d extract.Document) string {
+	if RouteOf(cfg, d) == RouteDialogue {
+		return DialogueChunkSet
+	}
+	return chunkSettings(cfg)
+}
+
+// VersionChunks loads the chunks of one of a version's documents.
+func (a *App) VersionChunks(ctx context.Context, v store.Version, docID int) ([]extract.Chunk, error) {
+	d, err := a.store.DocumentInfo(ctx, docID)
+	if err != nil {
+		return nil, err
+	}
+	return a.store.Chunks(ctx, docID, ChunkSetFor(v.Config, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind}))
+}
+
+// route is one route's part of a run: its jobs, the extractor and
+// concurrency they run with, and what follows once they are all written.
+type route struct {
+	jobs        []extract.Job
+	ex          extract.Extractor
+	concurrency int
+	after       func(ctx context.Context) error
+}
+
+// planRoutes saves the chunks of every document and plans each route that
+// has documents.
+func (a *App) planRoutes(ctx context.Context, v store.Version, docs []extract.Document) ([]route, error) {
+	var dialogues, tables, texts []extract.Document
+	for _, d := range docs {
+		switch RouteOf(v.Config, d) {
+		case RouteDialogue:
+			dialogues = append(dialogues, d)
+		case RouteCSV:
+			tables = append(tables, d)
+		default:
+			texts = append(texts, d)
+		}
+	}
+	var routes []route
+	for _, plan := range []struct {
+		docs []extract.Document
+		fn   func(context.Context, store.Version, []extract.Document) (route, error)
+	}{{texts, a.planText}, {tables, a.planCSV}, {dialogues, a.planDialogue}} {
+		if len(plan.docs) == 0 {
+			continue
+		}
+		r, err := plan.fn(ctx, v, plan.docs)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, r)
+	}
+	return routes, nil
+}
+
+// planText splits text documents per the settings for the run's strategy.
+func (a *App) planText(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
+	cfg := v.Config
+	jobs, err := extract.Plan(docs, cfg)
+	if err != nil {
+		return route{}, err
+	}
+	byDoc := map[int][]extract.Chunk{}
+	for _, j := range jobs {
+		byDoc[j.Doc.ID] = append(byDoc[j.Doc.ID], j.Chunk)
+	}
+	for _, d := range docs {
+		if err := a.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
+			return route{}, err
+		}
+	}
+	ex, err := a.Extractor(ctx, cfg)
+	if err != nil {
+		return route{}, err
+	}
+	return route{jobs: jobs, ex: ex, concurrency: cfg.Concurrency,
+		after: func(ctx context.Context) error { return a.summarize(ctx, v, ex) }}, nil
+}
+
+// runRoutes runs the routes one after the other and reports progress over
+// all of them.
+func (a *App) runRoutes(ctx context.Context, v store.Version, routes []route, progress func(extract.Progress)) error {
+	total := 0
+	for _, r := range routes {
+		total += len(r.jobs)
+	}
+	if err := a.store.StartVersion(ctx, v.ID, total); err != nil {
+		return err
+	}
+	sink := a.store.Sink(v.ID, sinkFragments(v.Config))
+	var before extract.Progress // what the routes before this one did
+	for _, r := range routes {
+		var last extract.Progress
+		report := func(p extract.Progress) {
+			last = p
+			if progress != nil {
+				progress(extract.Progress{ChunksDone: before.ChunksDone + p.ChunksDone, ChunksTotal: total,
+					Nodes: before.Nodes + p.Nodes, Edges: before.Edges + p.Edges, Elapsed: before.Elapsed + p.Elapsed})
+			}
+		}
+		if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, sink, report); err != nil {
+			return err
+		}
+		before.ChunksDone += last.ChunksDone
+		before.Nodes += last.Nodes
+		before.Edges += last.Edges
+		before.Elapsed += last.Elapsed
+		if r.after != nil {
+			if err := r.after(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
