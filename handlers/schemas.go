@@ -243,29 +243,44 @@ func (h *Handler) postEditor(c echo.Context) error {
 	sc, formProblems := schemaFromForm(form)
 	op, idx := parseOp(form.Get("op"))
 	var problems []schema.Problem
-	msg := ""
+	msg, focus := "", ""
 	switch op {
 	case "add-type":
 		sc.Types = append(sc.Types, schema.EntityType{Kind: schema.KindEntity})
+		focus = web.TypeField(len(sc.Types)-1, "name")
 	case "remove-type":
 		if at(idx, 0) < len(sc.Types) {
 			sc.Types = append(sc.Types[:idx[0]], sc.Types[idx[0]+1:]...)
+			focus = web.OpValue("add-type")
+			if len(sc.Types) > 0 {
+				focus = web.TypeField(min(idx[0], len(sc.Types)-1), "name")
+			}
 		}
 	case "add-prop":
 		if t := typeAt(sc, idx); t != nil {
 			t.Properties = append(t.Properties, schema.Property{Type: "Text"})
+			focus = web.PropField(idx[0], len(t.Properties)-1, "name")
 		}
 	case "remove-prop":
 		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Properties) {
 			t.Properties = append(t.Properties[:idx[1]], t.Properties[idx[1]+1:]...)
+			focus = web.OpValue("add-prop", idx[0])
+			if len(t.Properties) > 0 {
+				focus = web.PropField(idx[0], min(idx[1], len(t.Properties)-1), "name")
+			}
 		}
 	case "add-rel":
 		if t := typeAt(sc, idx); t != nil {
 			t.Relations = append(t.Relations, schema.Relation{Target: t.Name})
+			focus = web.RelField(idx[0], len(t.Relations)-1, "name")
 		}
 	case "remove-rel":
 		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Relations) {
 			t.Relations = append(t.Relations[:idx[1]], t.Relations[idx[1]+1:]...)
+			focus = web.OpValue("add-rel", idx[0])
+			if len(t.Relations) > 0 {
+				focus = web.RelField(idx[0], min(idx[1], len(t.Relations)-1), "name")
+			}
 		}
 	case "validate", "save":
 		problems = append(formProblems, schema.Validate(sc)...)
@@ -295,7 +310,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 		return redirectFlash(c, schemaURL(name, v), flash, false)
 	}
 	e := editorView(name, from, note, sc, problems)
-	e.Message = msg
+	e.Message, e.Focus, e.Dirty = msg, focus, true
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity

@@ -596,6 +596,15 @@ func TestSchemaEditor_Browser(t *testing.T) {
 	if n := count(`select[name="types[0].relations[0].target"] option[value="Company"]`); n != 1 {
 		t.Fatalf("the target picker does not offer the typed-in type: %d", n)
 	}
+	// The new relation's name field has the focus, and leaving now would
+	// lose the working copy, so the page asks first.
+	if err := pollTrue(ctx, `document.activeElement && document.activeElement.name === "types[0].relations[0].name"`); err != nil {
+		focused, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement ? document.activeElement.name || document.activeElement.tagName : ""`))
+		t.Fatalf("after + Relation the focus is on %q: %v", focused, err)
+	}
+	if asks, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){ var e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`)); err != nil || !asks {
+		t.Fatalf("leaving with unsaved changes does not ask: %v %v", asks, err)
+	}
 	// Point the relation at a type that does not exist, then save.
 	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS(`input[name="types[0].relations[0].name"]`), "worksFor"),

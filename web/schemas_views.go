@@ -114,6 +114,13 @@ type SchemaEditor struct {
 	// Problems counts all validation messages; zero when the copy was
 	// not validated or is valid.
 	Problems int
+	// Focus is the name of the field (or the op value of the button) that
+	// takes the focus once the form is swapped in: the new field after an
+	// add, the next one after a remove.
+	Focus string
+	// Dirty marks a working copy that differs from what is stored (any
+	// answer to an editor action): leaving the page then asks first.
+	Dirty bool
 	// Message is a short note about the last action.
 	Message string
 }
@@ -191,3 +198,6 @@ func indexLabel(m string) string {
 	}
 	return m
 }
+
+// OpValue is the value of an editor button: the op and its indexes.
+func OpValue(op string, idx ...int) string { return opValue(op, idx...) }

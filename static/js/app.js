@@ -24,6 +24,30 @@
     if (ev.target && ev.target.id === "strategy") syncPrompts();
   });
   syncPrompts();
+  // Schema editor: after an action the new (or next) field takes the
+  // focus; leaving with unsaved changes asks first.
+  var editorDirty = false;
+  function editorSwapped() {
+    var form = document.getElementById("editor");
+    if (!form) return;
+    if (form.hasAttribute("data-dirty")) editorDirty = true;
+    var f = form.dataset.focus;
+    if (!f) return;
+    var el = form.querySelector('[name="' + CSS.escape(f) + '"]') ||
+      form.querySelector('button[value="' + CSS.escape(f) + '"]');
+    if (el) el.focus();
+  }
+  document.addEventListener("htmx:afterSettle", editorSwapped);
+  editorSwapped();
+  document.addEventListener("input", function (ev) {
+    if (ev.target && ev.target.closest && ev.target.closest("#editor")) editorDirty = true;
+  });
+  document.addEventListener("submit", function (ev) {
+    if (ev.target && ev.target.id === "editor" && ev.submitter && ev.submitter.value === "save") editorDirty = false;
+  });
+  window.addEventListener("beforeunload", function (ev) {
+    if (editorDirty) { ev.preventDefault(); ev.returnValue = ""; }
+  });
   // Show the selected file name next to upload fields.
   document.addEventListener("change", function (ev) {
     var t = ev.target;
