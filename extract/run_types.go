@@ -54,8 +54,11 @@ type ChunkResult struct {
 	Operations []Operation    `json:"operations,omitempty"`
 	// OffSchema counts types and relations the model used that the schema
 	// does not have (schema strategy conformance).
-	OffSchema int           `json:"off_schema,omitempty"`
-	Elapsed   time.Duration `json:"elapsed"`
+	OffSchema int `json:"off_schema,omitempty"`
+	// Repairs counts, per kind (see RepairJSON), the fixes the chunk's model
+	// answers needed before they parsed.
+	Repairs map[string]int `json:"repairs,omitempty"`
+	Elapsed time.Duration  `json:"elapsed"`
 }
 
 // Sink receives per-chunk results as they finish.
