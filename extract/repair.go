@@ -130,9 +130,9 @@ func fenced(s string) (string, bool) {
 
 // jsonScan is what a lenient scan of a JSON-like text found.
 type jsonScan struct {
-	end          int // just past the first complete top-level value, or len(s)
-	lastComplete int // just past the last complete list item or top-level member
-	truncated    bool
+	end                                               int // just past the first complete top-level value, or len(s)
+	lastComplete                                      int // just past the last complete list item or top-level member
+	truncated                                         bool
 	trailingComma, singleQuotes, comment, unquotedKey bool
 }
 
