@@ -185,16 +185,20 @@ func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error
 // StartVersion marks a version running with its chunk total.
 func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 	now := s.Now()
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
-		SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
+			SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").SetChunkErrors("").Exec(ctx)
+	}), "version")
 }
 
 // FinishVersion records the final status, elapsed time and error text.
 func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
 	now := s.Now()
-	upd := s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
-		SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds())
-	if err := upd.Exec(ctx); err != nil {
+	err := s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
+			SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds()).Exec(ctx)
+	})
+	if err != nil {
 		return translate(err, "version")
 	}
 	if status == StatusDone {
@@ -205,7 +209,9 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 
 // Heartbeat records that a run is alive.
 func (s *Store) Heartbeat(ctx context.Context, id int) error {
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx)
+	}), "version")
 }
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a
@@ -342,7 +348,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // per-chunk results (e.g. description summaries) to a version.
 func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord) error {
 	u := usageOf(calls)
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
-		AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
-		AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
+			AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
+			AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx)
+	}), "version")
 }

@@ -74,7 +74,9 @@ func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
 	if err != nil {
 		return fmt.Errorf("count edges: %w", err)
 	}
-	return s.client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
+	return s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
+	})
 }
 
 func encodeProps(p map[string]any) string {

@@ -205,6 +205,9 @@ var (
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "heartbeat_at", Type: field.TypeTime},
 		{Name: "owner", Type: field.TypeString, Default: ""},
+		{Name: "parent_id", Type: field.TypeInt, Nullable: true},
+		{Name: "repairs", Type: field.TypeInt, Default: 0},
+		{Name: "chunk_errors", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -215,7 +218,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[26]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[29]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -224,7 +227,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[26], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[29], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",
@@ -259,6 +262,7 @@ var (
 		{Name: "prompt_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "output_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "latency_ms", Type: field.TypeInt64, Default: 0},
+		{Name: "bad", Type: field.TypeBool, Default: false},
 	}
 	// LlmCallsTable holds the schema information for the "llm_calls" table.
 	LlmCallsTable = &schema.Table{
