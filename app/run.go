@@ -162,7 +162,8 @@ func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Pr
 	if err != nil {
 		return err
 	}
-	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, a.store.Sink(v.ID, sinkFragments(cfg)), progress); err != nil {
+	// A chunk the provider fails on is recorded and the others go on.
+	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, a.store.FailureSink(v.ID, sinkFragments(cfg)), progress); err != nil {
 		return err
 	}
 	return a.summarize(ctx, v, ex)
@@ -262,6 +263,18 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 		case "openai":
 			cfg.Model = a.providers.OpenAIModel
 		}
+	}
+	// The version keeps the prompts it runs with, defaults included, so a
+	// later release with new defaults cannot change what it says it ran.
+	if defaults := StrategyPrompts(cfg.Strategy, DefaultPrompts()); len(defaults) > 0 {
+		prompts := make(map[string]string, len(defaults))
+		for k, v := range defaults {
+			prompts[k] = v
+			if own, ok := cfg.Prompts[k]; ok && own != "" {
+				prompts[k] = own
+			}
+		}
+		cfg.Prompts = prompts
 	}
 	if schemaRef != "" {
 		return a.ResolveSchema(ctx, cfg, schemaRef)

@@ -31,6 +31,9 @@ type Config struct {
 	MaxFragments  int               `json:"max_fragments"`
 	Prompts       map[string]string `json:"prompts,omitempty"`
 	Temperature   float64           `json:"temperature,omitempty"`
+	// NoCache asks the model again for every call instead of answering
+	// from the call cache (a clean run).
+	NoCache bool `json:"no_cache,omitempty"`
 }
 
 // DefaultConfig returns the offline defaults.

@@ -27,7 +27,8 @@ Usage:
   kgstudio serve   [--addr 127.0.0.1:8080] [--data DIR] [--db URL]
   kgstudio doc add FILE...
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
-                   [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--json] FILE...
+                   [--provider gemini|openai] [--model M] [--chunk-size N] [--overlap N] [--no-cache] [--json] FILE...
+  kgstudio retry NAME@V [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdCompare(ctx, rest, stdout, stderr)
 	case "eval":
 		return cmdEval(ctx, rest, stdout, stderr)
+	case "retry":
+		return cmdRetry(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
