@@ -27,6 +27,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)
+	e.POST("/versions/:id/retry", h.retryVersion)
+	e.POST("/versions/:id/resume", h.resumeVersion)
 	e.POST("/versions/:id/reference", h.toggleReference)
 	e.GET("/versions/:id/chunks/:doc/:index", h.showChunk)
 	e.GET("/versions/:id/export", h.exportVersion)

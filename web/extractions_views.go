@@ -113,6 +113,22 @@ type VersionPage struct {
 	Cost                                           string
 	PrevID                                         int
 	Dialogue                                       bool
+	// Repairs counts the fixes model answers needed before they parsed.
+	Repairs int
+	// ParentID is the version a retry started from (0 for none).
+	ParentID    int
+	ParentLabel string
+	// ChunkErrors are the chunks whose extraction failed.
+	ChunkErrors []ChunkErrorView
+	// CanRetry offers "Retry failed chunks"; CanResume offers "Resume".
+	CanRetry, CanResume bool
+}
+
+// ChunkErrorView is a chunk whose extraction failed, with the provider's
+// status.
+type ChunkErrorView struct {
+	DocumentID, Index int
+	Status, Message   string
 }
 
 // Progress is the live progress of a run.
@@ -179,6 +195,8 @@ type ChunkPage struct {
 	Entities  []NodeRow
 	Calls     []CallView
 	Failures  []FailureView
+	// Repairs lists the fixes the chunk's model answers needed, "kind ×n".
+	Repairs   []KV
 	Done      bool
 	PrevIndex int
 	NextIndex int
