@@ -80,3 +80,43 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 		t.Errorf("retry asked the model %d times (%d calls, %d cached), want once", paid, nv.Calls, nv.CachedCalls)
 	}
 }
+
+// A schema-strategy answer with a fence, comments, single quotes, unquoted
+// keys and trailing commas keeps every entity; the inspector names the
+// repairs and the version counts them.
+func TestChunkInspector_Repairs(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "belongs to one of the schema types", Text: fakellm.Load(t, "testdata/marley_ner_malformed.txt")},
+		{Contains: "give its official name", Text: `{"entities": []}`},
+		{Contains: "Find the relations", Text: "```json\n{\"relations\": [{\"subject\": \"Scrooge\", \"predicate\": \"partnerOf\", \"object\": \"Marley\"},]}\n```"},
+	}})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	ctx := context.Background()
+	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
+	d, _, _ = a.Store.AddDocument(ctx, d)
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap = extract.StrategySchema, "openai", 2000, 0
+	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "repaired", Config: cfg, DocumentIDs: []int{d.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.App.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = a.Store.Version(ctx, v.ID)
+	if v.Nodes < 3 || v.Edges < 1 || v.ParseFailures != 0 || v.Repairs != 7 {
+		t.Fatalf("version: %d nodes, %d edges, %d failures, %d repairs", v.Nodes, v.Edges, v.ParseFailures, v.Repairs)
+	}
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d/chunks/%d/0", v.ID, d.ID))
+	got := page.Find(`[data-testid="chunk-repairs"]`).Text()
+	for _, want := range []string{"code fence ×2", "trailing comma ×2", "single quotes ×1", "comment ×1", "unquoted key ×1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("inspector repairs %q lack %q", got, want)
+		}
+	}
+	_, vp := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
+	if got := vp.Find(`[data-testid="repairs"]`).Text(); got != "7" {
+		t.Errorf("version page repairs %q", got)
+	}
+}
