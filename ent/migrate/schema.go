@@ -137,7 +137,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "name", Type: field.TypeString},
 		{Name: "alias", Type: field.TypeString, Default: ""},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"entity", "concept", "event", "standard"}, Default: "entity"},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"entity", "concept", "event", "standard", "basic", "index"}, Default: "entity"},
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "parent", Type: field.TypeString, Default: ""},
 		{Name: "properties", Type: field.TypeJSON, Nullable: true},

@@ -3,10 +3,13 @@ package kag
 import "github.com/kgstudio/kgstudio/extract/schema"
 
 // TypesFromSchema turns a schema into the type specs the extractor takes.
-// Standard types are offered as concepts.
+// Standard types are offered as concepts; basic and index types are left out.
 func TypesFromSchema(sc *schema.Schema) []TypeSpec {
 	out := make([]TypeSpec, 0, len(sc.Types))
 	for _, t := range sc.Types {
+		if t.Kind == schema.KindBasic || t.Kind == schema.KindIndex {
+			continue // value and index types: nothing to extract
+		}
 		kind := t.Kind
 		if kind == schema.KindStandard {
 			kind = schema.KindConcept

@@ -32,8 +32,6 @@ func TestValidate(t *testing.T) {
 			"types[0].relations[0].target", "target Text is a value type"},
 		{"DuplicateType", func(s *Schema) { s.Types = append(s.Types, EntityType{Name: "Drug", Kind: KindEntity}) },
 			"types[4].name", `duplicate type "Drug" (first declared as types[2])`},
-		{"DuplicateAlias", func(s *Schema) { s.Types[2].Alias = "疾病" },
-			"types[2].alias", `alias "疾病" is already used by type Disease`},
 		{"DuplicateProperty", func(s *Schema) {
 			s.Types[0].Properties = append(s.Types[0].Properties, Property{Name: "symptom", Type: "Text"})
 		}, "types[0].properties[1].name", `Disease: duplicate property "symptom"`},
