@@ -185,16 +185,16 @@ type FailureView struct {
 // ChunkPage shows one chunk with its mentions and, for LLM strategies, the
 // inspector.
 type ChunkPage struct {
-	V         VersionRow
-	Document  string
-	DocID     int
-	Index     int
-	Start     int
-	End       int
-	Spans     []Span
-	Entities  []NodeRow
-	Calls     []CallView
-	Failures  []FailureView
+	V        VersionRow
+	Document string
+	DocID    int
+	Index    int
+	Start    int
+	End      int
+	Spans    []Span
+	Entities []NodeRow
+	Calls    []CallView
+	Failures []FailureView
 	// Repairs lists the fixes the chunk's model answers needed, "kind ×n".
 	Repairs   []KV
 	Done      bool
