@@ -64,7 +64,7 @@ func RepairJSON(out string) (string, []string, error) {
 			kinds = append(kinds, k.name)
 		}
 	}
-	fixed, err := jsonrepair.JSONRepair(text)
+	fixed, err := jsonrepair.Repair(text)
 	if err != nil || !json.Valid([]byte(fixed)) {
 		if err == nil {
 			err = fmt.Errorf("repair gave invalid JSON")
