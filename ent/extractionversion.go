@@ -75,6 +75,8 @@ type ExtractionVersion struct {
 	ParentID *int `json:"parent_id,omitempty"`
 	// Repairs holds the value of the "repairs" field.
 	Repairs int `json:"repairs,omitempty"`
+	// Violations holds the value of the "violations" field.
+	Violations int `json:"violations,omitempty"`
 	// ChunkErrors holds the value of the "chunk_errors" field.
 	ChunkErrors string `json:"chunk_errors,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -167,7 +169,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case extractionversion.FieldReference:
 			values[i] = new(sql.NullBool)
-		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs:
+		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations:
 			values[i] = new(sql.NullInt64)
 		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner, extractionversion.FieldChunkErrors:
 			values[i] = new(sql.NullString)
@@ -367,6 +369,12 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.Repairs = int(value.Int64)
 			}
+		case extractionversion.FieldViolations:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field violations", values[i])
+			} else if value.Valid {
+				_m.Violations = int(value.Int64)
+			}
 		case extractionversion.FieldChunkErrors:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field chunk_errors", values[i])
@@ -528,6 +536,9 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("repairs=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Repairs))
+	builder.WriteString(", ")
+	builder.WriteString("violations=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Violations))
 	builder.WriteString(", ")
 	builder.WriteString("chunk_errors=")
 	builder.WriteString(_m.ChunkErrors)

@@ -388,6 +388,20 @@ func (_c *ExtractionVersionCreate) SetNillableRepairs(v *int) *ExtractionVersion
 	return _c
 }
 
+// SetViolations sets the "violations" field.
+func (_c *ExtractionVersionCreate) SetViolations(v int) *ExtractionVersionCreate {
+	_c.mutation.SetViolations(v)
+	return _c
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableViolations(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetViolations(*v)
+	}
+	return _c
+}
+
 // SetChunkErrors sets the "chunk_errors" field.
 func (_c *ExtractionVersionCreate) SetChunkErrors(v string) *ExtractionVersionCreate {
 	_c.mutation.SetChunkErrors(v)
@@ -601,6 +615,10 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultRepairs
 		_c.mutation.SetRepairs(v)
 	}
+	if _, ok := _c.mutation.Violations(); !ok {
+		v := extractionversion.DefaultViolations
+		_c.mutation.SetViolations(v)
+	}
 	if _, ok := _c.mutation.ChunkErrors(); !ok {
 		v := extractionversion.DefaultChunkErrors
 		_c.mutation.SetChunkErrors(v)
@@ -693,6 +711,9 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Repairs(); !ok {
 		return &ValidationError{Name: "repairs", err: errors.New(`ent: missing required field "ExtractionVersion.repairs"`)}
+	}
+	if _, ok := _c.mutation.Violations(); !ok {
+		return &ValidationError{Name: "violations", err: errors.New(`ent: missing required field "ExtractionVersion.violations"`)}
 	}
 	if _, ok := _c.mutation.ChunkErrors(); !ok {
 		return &ValidationError{Name: "chunk_errors", err: errors.New(`ent: missing required field "ExtractionVersion.chunk_errors"`)}
@@ -834,6 +855,10 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.Repairs(); ok {
 		_spec.SetField(extractionversion.FieldRepairs, field.TypeInt, value)
 		_node.Repairs = value
+	}
+	if value, ok := _c.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+		_node.Violations = value
 	}
 	if value, ok := _c.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
@@ -1348,6 +1373,24 @@ func (u *ExtractionVersionUpsert) AddRepairs(v int) *ExtractionVersionUpsert {
 	return u
 }
 
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsert) SetViolations(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldViolations, v)
+	return u
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateViolations() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldViolations)
+	return u
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsert) AddViolations(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldViolations, v)
+	return u
+}
+
 // SetChunkErrors sets the "chunk_errors" field.
 func (u *ExtractionVersionUpsert) SetChunkErrors(v string) *ExtractionVersionUpsert {
 	u.Set(extractionversion.FieldChunkErrors, v)
@@ -1837,6 +1880,27 @@ func (u *ExtractionVersionUpsertOne) AddRepairs(v int) *ExtractionVersionUpsertO
 func (u *ExtractionVersionUpsertOne) UpdateRepairs() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateRepairs()
+	})
+}
+
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsertOne) SetViolations(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetViolations(v)
+	})
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsertOne) AddViolations(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddViolations(v)
+	})
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateViolations() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateViolations()
 	})
 }
 
@@ -2497,6 +2561,27 @@ func (u *ExtractionVersionUpsertBulk) AddRepairs(v int) *ExtractionVersionUpsert
 func (u *ExtractionVersionUpsertBulk) UpdateRepairs() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateRepairs()
+	})
+}
+
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsertBulk) SetViolations(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetViolations(v)
+	})
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsertBulk) AddViolations(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddViolations(v)
+	})
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateViolations() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateViolations()
 	})
 }
 

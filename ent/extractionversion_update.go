@@ -451,6 +451,27 @@ func (_u *ExtractionVersionUpdate) AddRepairs(v int) *ExtractionVersionUpdate {
 	return _u
 }
 
+// SetViolations sets the "violations" field.
+func (_u *ExtractionVersionUpdate) SetViolations(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetViolations()
+	_u.mutation.SetViolations(v)
+	return _u
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableViolations(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetViolations(*v)
+	}
+	return _u
+}
+
+// AddViolations adds value to the "violations" field.
+func (_u *ExtractionVersionUpdate) AddViolations(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddViolations(v)
+	return _u
+}
+
 // SetChunkErrors sets the "chunk_errors" field.
 func (_u *ExtractionVersionUpdate) SetChunkErrors(v string) *ExtractionVersionUpdate {
 	_u.mutation.SetChunkErrors(v)
@@ -818,6 +839,12 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.AddedRepairs(); ok {
 		_spec.AddField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedViolations(); ok {
+		_spec.AddField(extractionversion.FieldViolations, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
@@ -1485,6 +1512,27 @@ func (_u *ExtractionVersionUpdateOne) AddRepairs(v int) *ExtractionVersionUpdate
 	return _u
 }
 
+// SetViolations sets the "violations" field.
+func (_u *ExtractionVersionUpdateOne) SetViolations(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetViolations()
+	_u.mutation.SetViolations(v)
+	return _u
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableViolations(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetViolations(*v)
+	}
+	return _u
+}
+
+// AddViolations adds value to the "violations" field.
+func (_u *ExtractionVersionUpdateOne) AddViolations(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddViolations(v)
+	return _u
+}
+
 // SetChunkErrors sets the "chunk_errors" field.
 func (_u *ExtractionVersionUpdateOne) SetChunkErrors(v string) *ExtractionVersionUpdateOne {
 	_u.mutation.SetChunkErrors(v)
@@ -1882,6 +1930,12 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.AddedRepairs(); ok {
 		_spec.AddField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedViolations(); ok {
+		_spec.AddField(extractionversion.FieldViolations, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)

@@ -5008,6 +5008,8 @@ type ExtractionVersionMutation struct {
 	addparent_id            *int
 	repairs                 *int
 	addrepairs              *int
+	violations              *int
+	addviolations           *int
 	chunk_errors            *string
 	clearedFields           map[string]struct{}
 	extraction              *int
@@ -6513,6 +6515,62 @@ func (m *ExtractionVersionMutation) ResetRepairs() {
 	m.addrepairs = nil
 }
 
+// SetViolations sets the "violations" field.
+func (m *ExtractionVersionMutation) SetViolations(i int) {
+	m.violations = &i
+	m.addviolations = nil
+}
+
+// Violations returns the value of the "violations" field in the mutation.
+func (m *ExtractionVersionMutation) Violations() (r int, exists bool) {
+	v := m.violations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldViolations returns the old "violations" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldViolations(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldViolations is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldViolations requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldViolations: %w", err)
+	}
+	return oldValue.Violations, nil
+}
+
+// AddViolations adds i to the "violations" field.
+func (m *ExtractionVersionMutation) AddViolations(i int) {
+	if m.addviolations != nil {
+		*m.addviolations += i
+	} else {
+		m.addviolations = &i
+	}
+}
+
+// AddedViolations returns the value that was added to the "violations" field in this mutation.
+func (m *ExtractionVersionMutation) AddedViolations() (r int, exists bool) {
+	v := m.addviolations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetViolations resets all changes to the "violations" field.
+func (m *ExtractionVersionMutation) ResetViolations() {
+	m.violations = nil
+	m.addviolations = nil
+}
+
 // SetChunkErrors sets the "chunk_errors" field.
 func (m *ExtractionVersionMutation) SetChunkErrors(s string) {
 	m.chunk_errors = &s
@@ -6880,7 +6938,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 29)
+	fields := make([]string, 0, 30)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -6965,6 +7023,9 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.repairs != nil {
 		fields = append(fields, extractionversion.FieldRepairs)
 	}
+	if m.violations != nil {
+		fields = append(fields, extractionversion.FieldViolations)
+	}
 	if m.chunk_errors != nil {
 		fields = append(fields, extractionversion.FieldChunkErrors)
 	}
@@ -7032,6 +7093,8 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.ParentID()
 	case extractionversion.FieldRepairs:
 		return m.Repairs()
+	case extractionversion.FieldViolations:
+		return m.Violations()
 	case extractionversion.FieldChunkErrors:
 		return m.ChunkErrors()
 	}
@@ -7099,6 +7162,8 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldParentID(ctx)
 	case extractionversion.FieldRepairs:
 		return m.OldRepairs(ctx)
+	case extractionversion.FieldViolations:
+		return m.OldViolations(ctx)
 	case extractionversion.FieldChunkErrors:
 		return m.OldChunkErrors(ctx)
 	}
@@ -7306,6 +7371,13 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetRepairs(v)
 		return nil
+	case extractionversion.FieldViolations:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetViolations(v)
+		return nil
 	case extractionversion.FieldChunkErrors:
 		v, ok := value.(string)
 		if !ok {
@@ -7369,6 +7441,9 @@ func (m *ExtractionVersionMutation) AddedFields() []string {
 	if m.addrepairs != nil {
 		fields = append(fields, extractionversion.FieldRepairs)
 	}
+	if m.addviolations != nil {
+		fields = append(fields, extractionversion.FieldViolations)
+	}
 	return fields
 }
 
@@ -7409,6 +7484,8 @@ func (m *ExtractionVersionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedParentID()
 	case extractionversion.FieldRepairs:
 		return m.AddedRepairs()
+	case extractionversion.FieldViolations:
+		return m.AddedViolations()
 	}
 	return nil, false
 }
@@ -7529,6 +7606,13 @@ func (m *ExtractionVersionMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddRepairs(v)
+		return nil
+	case extractionversion.FieldViolations:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddViolations(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion numeric field %s", name)
@@ -7661,6 +7745,9 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldRepairs:
 		m.ResetRepairs()
+		return nil
+	case extractionversion.FieldViolations:
+		m.ResetViolations()
 		return nil
 	case extractionversion.FieldChunkErrors:
 		m.ResetChunkErrors()

@@ -262,8 +262,12 @@ func init() {
 	extractionversionDescRepairs := extractionversionFields[26].Descriptor()
 	// extractionversion.DefaultRepairs holds the default value on creation for the repairs field.
 	extractionversion.DefaultRepairs = extractionversionDescRepairs.Default.(int)
+	// extractionversionDescViolations is the schema descriptor for violations field.
+	extractionversionDescViolations := extractionversionFields[27].Descriptor()
+	// extractionversion.DefaultViolations holds the default value on creation for the violations field.
+	extractionversion.DefaultViolations = extractionversionDescViolations.Default.(int)
 	// extractionversionDescChunkErrors is the schema descriptor for chunk_errors field.
-	extractionversionDescChunkErrors := extractionversionFields[27].Descriptor()
+	extractionversionDescChunkErrors := extractionversionFields[28].Descriptor()
 	// extractionversion.DefaultChunkErrors holds the default value on creation for the chunk_errors field.
 	extractionversion.DefaultChunkErrors = extractionversionDescChunkErrors.Default.(string)
 	kgschemaMixin := schema.KGSchema{}.Mixin()

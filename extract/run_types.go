@@ -61,7 +61,10 @@ type ChunkResult struct {
 	// Repairs counts, per kind (see RepairJSON), the fixes the chunk's model
 	// answers needed before they parsed.
 	Repairs map[string]int `json:"repairs,omitempty"`
-	Elapsed time.Duration  `json:"elapsed"`
+	// Violations are extracted values that break a schema constraint
+	// (NotNull, MultiValue, Enum, Regular), one line each.
+	Violations []string      `json:"violations,omitempty"`
+	Elapsed    time.Duration `json:"elapsed"`
 }
 
 // Sink receives per-chunk results as they finish.

@@ -65,7 +65,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 // fillRetry sets what the page says about failed chunks, repairs and the
 // version a retry came from, and which of retry and resume it offers.
 func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v store.Version) {
-	p.Repairs = v.Repairs
+	p.Repairs, p.Violations = v.Repairs, v.Violations
 	for _, ce := range v.ChunkErrors {
 		p.ChunkErrors = append(p.ChunkErrors, web.ChunkErrorView{DocumentID: ce.DocumentID, Index: ce.Index, Status: ce.Status, Message: ce.Message})
 	}
@@ -292,6 +292,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 		for _, f := range r.ParseErrors {
 			p.Failures = append(p.Failures, web.FailureView{Round: f.Round, Line: f.Line, Reason: f.Reason})
 		}
+		p.Violations = r.Violations
 		for _, k := range slices.Sorted(maps.Keys(r.Repairs)) {
 			p.Repairs = append(p.Repairs, web.KV{Key: k, Value: fmt.Sprint(r.Repairs[k])})
 		}

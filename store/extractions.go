@@ -58,6 +58,8 @@ type Version struct {
 	ParentID int
 	// Repairs counts the fixes model answers needed before they parsed.
 	Repairs int
+	// Violations counts extracted values that break a schema constraint.
+	Violations int
 	// ChunkErrors lists the chunks whose extraction failed.
 	ChunkErrors []extract.ChunkError
 }
@@ -79,7 +81,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		CachedPromptTokens: v.CachedPromptTokens, CachedOutputTokens: v.CachedOutputTokens,
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
-		ParentID: parentOf(v), Repairs: v.Repairs, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
+		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
 	}
 }
 
@@ -309,6 +311,8 @@ type ChunkRun struct {
 	ParseErrors  []extract.ParseFailure
 	// Repairs counts the fixes the chunk's model answers needed, per kind.
 	Repairs map[string]int
+	// Violations are the chunk's values that break a schema constraint.
+	Violations []string
 }
 
 // ChunkRuns lists the finished chunks of a version in document order.
@@ -364,7 +368,7 @@ func chunkRunFromEnt(r *ent.ChunkRun) ChunkRun {
 	}
 	return ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
 		PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
-		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures, Repairs: d.Repairs}
+		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures, Repairs: d.Repairs, Violations: d.Violations}
 }
 
 // Counts are the dashboard totals.

@@ -401,7 +401,7 @@ func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, 
 func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs})
+	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})
 	u := usageOf(res.Calls)
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
@@ -426,7 +426,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 			}
 		}
 		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, usage: u,
-			offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs)}, k.s.Now())
+			offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs), violations: len(res.Violations)}, k.s.Now())
 	})
 }
 
@@ -436,6 +436,7 @@ type chunkDetail struct {
 	Failures   []extract.ParseFailure `json:"failures,omitempty"`
 	Operations int                    `json:"operations,omitempty"`
 	Repairs    map[string]int         `json:"repairs,omitempty"`
+	Violations []string               `json:"violations,omitempty"`
 }
 
 func repairCount(m map[string]int) int {

@@ -115,6 +115,8 @@ type VersionPage struct {
 	Dialogue                                       bool
 	// Repairs counts the fixes model answers needed before they parsed.
 	Repairs int
+	// Violations counts extracted values that break a schema constraint.
+	Violations int
 	// ParentID is the version a retry started from (0 for none).
 	ParentID    int
 	ParentLabel string
@@ -196,9 +198,11 @@ type ChunkPage struct {
 	Calls    []CallView
 	Failures []FailureView
 	// Repairs lists the fixes the chunk's model answers needed, "kind ×n".
-	Repairs   []KV
-	Done      bool
-	PrevIndex int
-	NextIndex int
-	Elapsed   string
+	Repairs []KV
+	// Violations are values that break a schema constraint.
+	Violations []string
+	Done       bool
+	PrevIndex  int
+	NextIndex  int
+	Elapsed    string
 }

@@ -96,7 +96,7 @@ func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store
 		out := map[string]any{"extraction": v.Extraction, "version": v.Number, "id": v.ID, "status": v.Status,
 			"nodes": v.Nodes, "edges": v.Edges, "calls": v.Calls, "cached_calls": v.CachedCalls,
 			"prompt_tokens": v.PromptTokens, "output_tokens": v.OutputTokens, "parse_failures": v.ParseFailures,
-			"repairs": v.Repairs}
+			"repairs": v.Repairs, "violations": v.Violations}
 		if v.ParentID != 0 {
 			out["parent_id"] = v.ParentID
 		}

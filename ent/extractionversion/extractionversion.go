@@ -71,6 +71,8 @@ const (
 	FieldParentID = "parent_id"
 	// FieldRepairs holds the string denoting the repairs field in the database.
 	FieldRepairs = "repairs"
+	// FieldViolations holds the string denoting the violations field in the database.
+	FieldViolations = "violations"
 	// FieldChunkErrors holds the string denoting the chunk_errors field in the database.
 	FieldChunkErrors = "chunk_errors"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
@@ -162,6 +164,7 @@ var Columns = []string{
 	FieldOwner,
 	FieldParentID,
 	FieldRepairs,
+	FieldViolations,
 	FieldChunkErrors,
 }
 
@@ -218,6 +221,8 @@ var (
 	DefaultOwner string
 	// DefaultRepairs holds the default value on creation for the "repairs" field.
 	DefaultRepairs int
+	// DefaultViolations holds the default value on creation for the "violations" field.
+	DefaultViolations int
 	// DefaultChunkErrors holds the default value on creation for the "chunk_errors" field.
 	DefaultChunkErrors string
 )
@@ -392,6 +397,11 @@ func ByParentID(opts ...sql.OrderTermOption) OrderOption {
 // ByRepairs orders the results by the repairs field.
 func ByRepairs(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRepairs, opts...).ToFunc()
+}
+
+// ByViolations orders the results by the violations field.
+func ByViolations(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldViolations, opts...).ToFunc()
 }
 
 // ByChunkErrors orders the results by the chunk_errors field.

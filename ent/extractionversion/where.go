@@ -185,6 +185,11 @@ func Repairs(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldRepairs, v))
 }
 
+// Violations applies equality check predicate on the "violations" field. It's identical to ViolationsEQ.
+func Violations(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldViolations, v))
+}
+
 // ChunkErrors applies equality check predicate on the "chunk_errors" field. It's identical to ChunkErrorsEQ.
 func ChunkErrors(v string) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunkErrors, v))
@@ -1328,6 +1333,46 @@ func RepairsLT(v int) predicate.ExtractionVersion {
 // RepairsLTE applies the LTE predicate on the "repairs" field.
 func RepairsLTE(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldLTE(FieldRepairs, v))
+}
+
+// ViolationsEQ applies the EQ predicate on the "violations" field.
+func ViolationsEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldViolations, v))
+}
+
+// ViolationsNEQ applies the NEQ predicate on the "violations" field.
+func ViolationsNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldViolations, v))
+}
+
+// ViolationsIn applies the In predicate on the "violations" field.
+func ViolationsIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldViolations, vs...))
+}
+
+// ViolationsNotIn applies the NotIn predicate on the "violations" field.
+func ViolationsNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldViolations, vs...))
+}
+
+// ViolationsGT applies the GT predicate on the "violations" field.
+func ViolationsGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldViolations, v))
+}
+
+// ViolationsGTE applies the GTE predicate on the "violations" field.
+func ViolationsGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldViolations, v))
+}
+
+// ViolationsLT applies the LT predicate on the "violations" field.
+func ViolationsLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldViolations, v))
+}
+
+// ViolationsLTE applies the LTE predicate on the "violations" field.
+func ViolationsLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldViolations, v))
 }
 
 // ChunkErrorsEQ applies the EQ predicate on the "chunk_errors" field.

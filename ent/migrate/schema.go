@@ -207,6 +207,7 @@ var (
 		{Name: "owner", Type: field.TypeString, Default: ""},
 		{Name: "parent_id", Type: field.TypeInt, Nullable: true},
 		{Name: "repairs", Type: field.TypeInt, Default: 0},
+		{Name: "violations", Type: field.TypeInt, Default: 0},
 		{Name: "chunk_errors", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
@@ -218,7 +219,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[29]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[30]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -227,7 +228,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[29], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[30], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

@@ -54,6 +54,8 @@ func (ExtractionVersion) Fields() []ent.Field {
 		field.Int("parent_id").Optional().Nillable().Immutable(),
 		// repairs counts the fixes model answers needed before they parsed.
 		field.Int("repairs").Default(0),
+		// violations counts extracted values that break a schema constraint.
+		field.Int("violations").Default(0),
 		// chunk_errors lists the chunks whose extraction failed (provider
 		// status and message), JSON; they are asked again on resume or retry.
 		field.Text("chunk_errors").Default(""),
