@@ -33,7 +33,7 @@ Usage:
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
-  kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]
+  kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--limit N] [--json]
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
