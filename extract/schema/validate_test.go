@@ -123,3 +123,24 @@ func TestProblemsError(t *testing.T) {
 		t.Errorf("ProblemsError = %v", err)
 	}
 }
+
+func TestWarnings(t *testing.T) {
+	s, err := ParseKAGString("namespace W\n\nField(领域): ConceptType\n\tproperties:\n\t\tsize: Integer\n\n" +
+		"Phone: StandardType\n\trelations:\n\t\tcalls: Phone\n\n" +
+		"Meeting: EventType\n\tproperties:\n\t\twhen: Text\n\n" +
+		"Person: EntityType\n\tproperties:\n\t\tname: Text\n\n" +
+		"Talk: EventType\n\tproperties:\n\t\tsubject: Person\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Warnings(s)
+	want := []string{"types[0].properties", "types[1].relations", "types[2].properties", "types[3].properties[0].name"}
+	if len(got) != len(want) {
+		t.Fatalf("warnings %v", got)
+	}
+	for i, w := range want {
+		if got[i].Field != w {
+			t.Errorf("warning %d at %s (%s), want %s", i, got[i].Field, got[i].Message, w)
+		}
+	}
+}
