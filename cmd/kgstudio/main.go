@@ -31,7 +31,7 @@ Usage:
   kgstudio retry NAME@V [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
-  kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
+  kgstudio export NAME@V --format json|graphml|csv|cypher [--chunks] [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--limit N] [--json]
 
