@@ -166,6 +166,9 @@ func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Pr
 	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, a.store.FailureSink(v.ID, sinkFragments(cfg)), progress); err != nil {
 		return err
 	}
+	if err := a.deriveRules(ctx, v); err != nil {
+		return err
+	}
 	return a.summarize(ctx, v, ex)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -91,5 +92,53 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 		if got.Status != store.StatusDone || got.ChunksDone != got.ChunksTotal || got.ChunksTotal < 20 {
 			t.Errorf("%s: %s, %d of %d chunks: %s", got.Label(), got.Status, got.ChunksDone, got.ChunksTotal, got.Error)
 		}
+	}
+}
+
+// A schema-strategy run over the RiskMining schema: the model finds who
+// holds shares and which certificates are used, and the schema's release
+// rule derives that the shareholder releases the app.
+func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
+	src, err := os.ReadFile("../../shared/data/kag-schemas/RiskMining.schema")
+	if err != nil {
+		t.Skip("the shipped KAG schemas are not beside the repository")
+	}
+	sc, err := schema.ParseKAGString(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "belongs to one of the schema types", Text: `{"entities": [{"name": "Alice", "category": "Person"}, {"name": "Acme", "category": "Company"},
+			{"name": "Cert-1", "category": "Cert"}, {"name": "PayApp", "category": "App"}]}`},
+		{Contains: "official name", Text: `{"entities": []}`},
+		{Contains: "Find the relations", Text: `{"relations": [["Alice", "holdShare", "Acme"], ["Acme", "hasCert", "Cert-1"], ["PayApp", "useCert", "Cert-1"]]}`},
+	}})
+	a, st := testApp(t, srv, 1)
+	ctx := context.Background()
+	if _, _, err := st.SaveSchema(ctx, "risk", store.AnyBase, sc, ""); err != nil {
+		t.Fatal(err)
+	}
+	d := addDoc(t, st, "risk.txt", "Alice holds shares of Acme, whose certificate Cert-1 PayApp uses.")
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.Language = extract.StrategySchema, "openai", "en"
+	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "risk", Config: cfg, SchemaRef: "risk", DocumentIDs: []int{d.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := st.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range g.Edges {
+		if e.Label == "release" && e.Source == extract.NodeKey("Alice") && e.Target == extract.NodeKey("PayApp") && e.Properties["rule"] == true {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no derived release edge in %+v", g.Edges)
 	}
 }
