@@ -167,6 +167,9 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		limited = llm.WithPolicy(base, pol)
 		a.clients[key] = limited
 	}
+	if cfg.NoCache {
+		return llm.Uncached(limited, cfg.Provider, model, a.store), model, nil
+	}
 	return llm.Cached(limited, cfg.Provider, model, a.store), model, nil
 }
 

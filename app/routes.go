@@ -76,7 +76,9 @@ type route struct {
 	jobs        []extract.Job
 	ex          extract.Extractor
 	concurrency int
-	after       func(ctx context.Context) error
+	// sink is the route's own sink, when it is not the version's plain one.
+	sink  extract.Sink
+	after func(ctx context.Context) error
 }
 
 // planRoutes saves the chunks of every document and plans each route that
@@ -130,8 +132,14 @@ func (a *App) planText(ctx context.Context, v store.Version, docs []extract.Docu
 	if err != nil {
 		return route{}, err
 	}
-	return route{jobs: jobs, ex: ex, concurrency: cfg.Concurrency,
-		after: func(ctx context.Context) error { return a.summarize(ctx, v, ex) }}, nil
+	after := func(ctx context.Context) error {
+		if err := a.deriveRules(ctx, v); err != nil {
+			return err
+		}
+		return a.summarize(ctx, v, ex)
+	}
+	// A chunk the provider fails on is recorded and the others go on.
+	return route{jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
 }
 
 // runRoutes runs the routes one after the other and reports progress over
@@ -155,7 +163,11 @@ func (a *App) runRoutes(ctx context.Context, v store.Version, routes []route, pr
 					Nodes: before.Nodes + p.Nodes, Edges: before.Edges + p.Edges, Elapsed: before.Elapsed + p.Elapsed})
 			}
 		}
-		if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, sink, report); err != nil {
+		rs := sink
+		if r.sink != nil {
+			rs = r.sink
+		}
+		if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, rs, report); err != nil {
 			return err
 		}
 		before.ChunksDone += last.ChunksDone

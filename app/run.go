@@ -229,6 +229,18 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 			cfg.Model = a.providers.OpenAIModel
 		}
 	}
+	// The version keeps the prompts it runs with, defaults included, so a
+	// later release with new defaults cannot change what it says it ran.
+	if defaults := StrategyPrompts(cfg.Strategy, DefaultPrompts()); len(defaults) > 0 {
+		prompts := make(map[string]string, len(defaults))
+		for k, v := range defaults {
+			prompts[k] = v
+			if own, ok := cfg.Prompts[k]; ok && own != "" {
+				prompts[k] = own
+			}
+		}
+		cfg.Prompts = prompts
+	}
 	if schemaRef != "" {
 		return a.ResolveSchema(ctx, cfg, schemaRef)
 	}

@@ -30,6 +30,13 @@ type VersionJSON struct {
 	ElapsedMS    int64          `json:"elapsed_ms"`
 	Error        string         `json:"error,omitempty"`
 	CreatedAt    time.Time      `json:"created_at"`
+	// Repairs and Violations count fixed model answers and values that
+	// break a schema constraint; ParentID is the version a retry started
+	// from; ChunkErrors lists the chunks whose extraction failed.
+	Repairs     int                  `json:"repairs"`
+	Violations  int                  `json:"violations"`
+	ParentID    int                  `json:"parent_id,omitempty"`
+	ChunkErrors []extract.ChunkError `json:"chunk_errors,omitempty"`
 }
 
 // VersionJSONOf turns a stored version into its JSON form.
@@ -38,5 +45,5 @@ func VersionJSONOf(v store.Version) VersionJSON {
 		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
 		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
 		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, Failures: v.ParseFailures, ElapsedMS: v.Elapsed.Milliseconds(),
-		Error: v.Error, CreatedAt: v.CreatedAt}
+		Error: v.Error, CreatedAt: v.CreatedAt, Repairs: v.Repairs, Violations: v.Violations, ParentID: v.ParentID, ChunkErrors: v.ChunkErrors}
 }

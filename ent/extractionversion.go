@@ -71,6 +71,14 @@ type ExtractionVersion struct {
 	HeartbeatAt time.Time `json:"heartbeat_at,omitempty"`
 	// Owner holds the value of the "owner" field.
 	Owner string `json:"owner,omitempty"`
+	// ParentID holds the value of the "parent_id" field.
+	ParentID *int `json:"parent_id,omitempty"`
+	// Repairs holds the value of the "repairs" field.
+	Repairs int `json:"repairs,omitempty"`
+	// Violations holds the value of the "violations" field.
+	Violations int `json:"violations,omitempty"`
+	// ChunkErrors holds the value of the "chunk_errors" field.
+	ChunkErrors string `json:"chunk_errors,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionVersionQuery when eager-loading is set.
 	Edges        ExtractionVersionEdges `json:"edges"`
@@ -161,9 +169,9 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case extractionversion.FieldReference:
 			values[i] = new(sql.NullBool)
-		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs:
+		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner:
+		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner, extractionversion.FieldChunkErrors:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -348,6 +356,31 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.Owner = value.String
 			}
+		case extractionversion.FieldParentID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field parent_id", values[i])
+			} else if value.Valid {
+				_m.ParentID = new(int)
+				*_m.ParentID = int(value.Int64)
+			}
+		case extractionversion.FieldRepairs:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field repairs", values[i])
+			} else if value.Valid {
+				_m.Repairs = int(value.Int64)
+			}
+		case extractionversion.FieldViolations:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field violations", values[i])
+			} else if value.Valid {
+				_m.Violations = int(value.Int64)
+			}
+		case extractionversion.FieldChunkErrors:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field chunk_errors", values[i])
+			} else if value.Valid {
+				_m.ChunkErrors = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -495,6 +528,20 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("owner=")
 	builder.WriteString(_m.Owner)
+	builder.WriteString(", ")
+	if v := _m.ParentID; v != nil {
+		builder.WriteString("parent_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("repairs=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Repairs))
+	builder.WriteString(", ")
+	builder.WriteString("violations=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Violations))
+	builder.WriteString(", ")
+	builder.WriteString("chunk_errors=")
+	builder.WriteString(_m.ChunkErrors)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -360,6 +360,62 @@ func (_c *ExtractionVersionCreate) SetNillableOwner(v *string) *ExtractionVersio
 	return _c
 }
 
+// SetParentID sets the "parent_id" field.
+func (_c *ExtractionVersionCreate) SetParentID(v int) *ExtractionVersionCreate {
+	_c.mutation.SetParentID(v)
+	return _c
+}
+
+// SetNillableParentID sets the "parent_id" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableParentID(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetParentID(*v)
+	}
+	return _c
+}
+
+// SetRepairs sets the "repairs" field.
+func (_c *ExtractionVersionCreate) SetRepairs(v int) *ExtractionVersionCreate {
+	_c.mutation.SetRepairs(v)
+	return _c
+}
+
+// SetNillableRepairs sets the "repairs" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableRepairs(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetRepairs(*v)
+	}
+	return _c
+}
+
+// SetViolations sets the "violations" field.
+func (_c *ExtractionVersionCreate) SetViolations(v int) *ExtractionVersionCreate {
+	_c.mutation.SetViolations(v)
+	return _c
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableViolations(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetViolations(*v)
+	}
+	return _c
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (_c *ExtractionVersionCreate) SetChunkErrors(v string) *ExtractionVersionCreate {
+	_c.mutation.SetChunkErrors(v)
+	return _c
+}
+
+// SetNillableChunkErrors sets the "chunk_errors" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableChunkErrors(v *string) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetChunkErrors(*v)
+	}
+	return _c
+}
+
 // SetExtraction sets the "extraction" edge to the Extraction entity.
 func (_c *ExtractionVersionCreate) SetExtraction(v *Extraction) *ExtractionVersionCreate {
 	return _c.SetExtractionID(v.ID)
@@ -555,6 +611,18 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultOwner
 		_c.mutation.SetOwner(v)
 	}
+	if _, ok := _c.mutation.Repairs(); !ok {
+		v := extractionversion.DefaultRepairs
+		_c.mutation.SetRepairs(v)
+	}
+	if _, ok := _c.mutation.Violations(); !ok {
+		v := extractionversion.DefaultViolations
+		_c.mutation.SetViolations(v)
+	}
+	if _, ok := _c.mutation.ChunkErrors(); !ok {
+		v := extractionversion.DefaultChunkErrors
+		_c.mutation.SetChunkErrors(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -640,6 +708,15 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Owner(); !ok {
 		return &ValidationError{Name: "owner", err: errors.New(`ent: missing required field "ExtractionVersion.owner"`)}
+	}
+	if _, ok := _c.mutation.Repairs(); !ok {
+		return &ValidationError{Name: "repairs", err: errors.New(`ent: missing required field "ExtractionVersion.repairs"`)}
+	}
+	if _, ok := _c.mutation.Violations(); !ok {
+		return &ValidationError{Name: "violations", err: errors.New(`ent: missing required field "ExtractionVersion.violations"`)}
+	}
+	if _, ok := _c.mutation.ChunkErrors(); !ok {
+		return &ValidationError{Name: "chunk_errors", err: errors.New(`ent: missing required field "ExtractionVersion.chunk_errors"`)}
 	}
 	if len(_c.mutation.ExtractionIDs()) == 0 {
 		return &ValidationError{Name: "extraction", err: errors.New(`ent: missing required edge "ExtractionVersion.extraction"`)}
@@ -770,6 +847,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.Owner(); ok {
 		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
 		_node.Owner = value
+	}
+	if value, ok := _c.mutation.ParentID(); ok {
+		_spec.SetField(extractionversion.FieldParentID, field.TypeInt, value)
+		_node.ParentID = &value
+	}
+	if value, ok := _c.mutation.Repairs(); ok {
+		_spec.SetField(extractionversion.FieldRepairs, field.TypeInt, value)
+		_node.Repairs = value
+	}
+	if value, ok := _c.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+		_node.Violations = value
+	}
+	if value, ok := _c.mutation.ChunkErrors(); ok {
+		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
+		_node.ChunkErrors = value
 	}
 	if nodes := _c.mutation.ExtractionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1262,6 +1355,54 @@ func (u *ExtractionVersionUpsert) UpdateOwner() *ExtractionVersionUpsert {
 	return u
 }
 
+// SetRepairs sets the "repairs" field.
+func (u *ExtractionVersionUpsert) SetRepairs(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldRepairs, v)
+	return u
+}
+
+// UpdateRepairs sets the "repairs" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateRepairs() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldRepairs)
+	return u
+}
+
+// AddRepairs adds v to the "repairs" field.
+func (u *ExtractionVersionUpsert) AddRepairs(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldRepairs, v)
+	return u
+}
+
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsert) SetViolations(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldViolations, v)
+	return u
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateViolations() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldViolations)
+	return u
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsert) AddViolations(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldViolations, v)
+	return u
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (u *ExtractionVersionUpsert) SetChunkErrors(v string) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldChunkErrors, v)
+	return u
+}
+
+// UpdateChunkErrors sets the "chunk_errors" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateChunkErrors() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldChunkErrors)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1287,6 +1428,9 @@ func (u *ExtractionVersionUpsertOne) UpdateNewValues() *ExtractionVersionUpsertO
 		}
 		if _, exists := u.create.mutation.DocumentIds(); exists {
 			s.SetIgnore(extractionversion.FieldDocumentIds)
+		}
+		if _, exists := u.create.mutation.ParentID(); exists {
+			s.SetIgnore(extractionversion.FieldParentID)
 		}
 	}))
 	return u
@@ -1718,6 +1862,62 @@ func (u *ExtractionVersionUpsertOne) UpdateOwner() *ExtractionVersionUpsertOne {
 	})
 }
 
+// SetRepairs sets the "repairs" field.
+func (u *ExtractionVersionUpsertOne) SetRepairs(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetRepairs(v)
+	})
+}
+
+// AddRepairs adds v to the "repairs" field.
+func (u *ExtractionVersionUpsertOne) AddRepairs(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddRepairs(v)
+	})
+}
+
+// UpdateRepairs sets the "repairs" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateRepairs() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateRepairs()
+	})
+}
+
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsertOne) SetViolations(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetViolations(v)
+	})
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsertOne) AddViolations(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddViolations(v)
+	})
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateViolations() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateViolations()
+	})
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (u *ExtractionVersionUpsertOne) SetChunkErrors(v string) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetChunkErrors(v)
+	})
+}
+
+// UpdateChunkErrors sets the "chunk_errors" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateChunkErrors() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateChunkErrors()
+	})
+}
+
 // Exec executes the query.
 func (u *ExtractionVersionUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -1908,6 +2108,9 @@ func (u *ExtractionVersionUpsertBulk) UpdateNewValues() *ExtractionVersionUpsert
 			}
 			if _, exists := b.mutation.DocumentIds(); exists {
 				s.SetIgnore(extractionversion.FieldDocumentIds)
+			}
+			if _, exists := b.mutation.ParentID(); exists {
+				s.SetIgnore(extractionversion.FieldParentID)
 			}
 		}
 	}))
@@ -2337,6 +2540,62 @@ func (u *ExtractionVersionUpsertBulk) SetOwner(v string) *ExtractionVersionUpser
 func (u *ExtractionVersionUpsertBulk) UpdateOwner() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateOwner()
+	})
+}
+
+// SetRepairs sets the "repairs" field.
+func (u *ExtractionVersionUpsertBulk) SetRepairs(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetRepairs(v)
+	})
+}
+
+// AddRepairs adds v to the "repairs" field.
+func (u *ExtractionVersionUpsertBulk) AddRepairs(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddRepairs(v)
+	})
+}
+
+// UpdateRepairs sets the "repairs" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateRepairs() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateRepairs()
+	})
+}
+
+// SetViolations sets the "violations" field.
+func (u *ExtractionVersionUpsertBulk) SetViolations(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetViolations(v)
+	})
+}
+
+// AddViolations adds v to the "violations" field.
+func (u *ExtractionVersionUpsertBulk) AddViolations(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddViolations(v)
+	})
+}
+
+// UpdateViolations sets the "violations" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateViolations() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateViolations()
+	})
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (u *ExtractionVersionUpsertBulk) SetChunkErrors(v string) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetChunkErrors(v)
+	})
+}
+
+// UpdateChunkErrors sets the "chunk_errors" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateChunkErrors() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateChunkErrors()
 	})
 }
 

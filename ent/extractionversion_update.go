@@ -430,6 +430,62 @@ func (_u *ExtractionVersionUpdate) SetNillableOwner(v *string) *ExtractionVersio
 	return _u
 }
 
+// SetRepairs sets the "repairs" field.
+func (_u *ExtractionVersionUpdate) SetRepairs(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetRepairs()
+	_u.mutation.SetRepairs(v)
+	return _u
+}
+
+// SetNillableRepairs sets the "repairs" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableRepairs(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetRepairs(*v)
+	}
+	return _u
+}
+
+// AddRepairs adds value to the "repairs" field.
+func (_u *ExtractionVersionUpdate) AddRepairs(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddRepairs(v)
+	return _u
+}
+
+// SetViolations sets the "violations" field.
+func (_u *ExtractionVersionUpdate) SetViolations(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetViolations()
+	_u.mutation.SetViolations(v)
+	return _u
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableViolations(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetViolations(*v)
+	}
+	return _u
+}
+
+// AddViolations adds value to the "violations" field.
+func (_u *ExtractionVersionUpdate) AddViolations(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddViolations(v)
+	return _u
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (_u *ExtractionVersionUpdate) SetChunkErrors(v string) *ExtractionVersionUpdate {
+	_u.mutation.SetChunkErrors(v)
+	return _u
+}
+
+// SetNillableChunkErrors sets the "chunk_errors" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableChunkErrors(v *string) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetChunkErrors(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdate) AddNodeIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddNodeIDs(ids...)
@@ -774,6 +830,24 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.Owner(); ok {
 		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
+	}
+	if _u.mutation.ParentIDCleared() {
+		_spec.ClearField(extractionversion.FieldParentID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Repairs(); ok {
+		_spec.SetField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRepairs(); ok {
+		_spec.AddField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedViolations(); ok {
+		_spec.AddField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ChunkErrors(); ok {
+		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1417,6 +1491,62 @@ func (_u *ExtractionVersionUpdateOne) SetNillableOwner(v *string) *ExtractionVer
 	return _u
 }
 
+// SetRepairs sets the "repairs" field.
+func (_u *ExtractionVersionUpdateOne) SetRepairs(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetRepairs()
+	_u.mutation.SetRepairs(v)
+	return _u
+}
+
+// SetNillableRepairs sets the "repairs" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableRepairs(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetRepairs(*v)
+	}
+	return _u
+}
+
+// AddRepairs adds value to the "repairs" field.
+func (_u *ExtractionVersionUpdateOne) AddRepairs(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddRepairs(v)
+	return _u
+}
+
+// SetViolations sets the "violations" field.
+func (_u *ExtractionVersionUpdateOne) SetViolations(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetViolations()
+	_u.mutation.SetViolations(v)
+	return _u
+}
+
+// SetNillableViolations sets the "violations" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableViolations(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetViolations(*v)
+	}
+	return _u
+}
+
+// AddViolations adds value to the "violations" field.
+func (_u *ExtractionVersionUpdateOne) AddViolations(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddViolations(v)
+	return _u
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (_u *ExtractionVersionUpdateOne) SetChunkErrors(v string) *ExtractionVersionUpdateOne {
+	_u.mutation.SetChunkErrors(v)
+	return _u
+}
+
+// SetNillableChunkErrors sets the "chunk_errors" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableChunkErrors(v *string) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetChunkErrors(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddNodeIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddNodeIDs(ids...)
@@ -1791,6 +1921,24 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.Owner(); ok {
 		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
+	}
+	if _u.mutation.ParentIDCleared() {
+		_spec.ClearField(extractionversion.FieldParentID, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Repairs(); ok {
+		_spec.SetField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRepairs(); ok {
+		_spec.AddField(extractionversion.FieldRepairs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Violations(); ok {
+		_spec.SetField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedViolations(); ok {
+		_spec.AddField(extractionversion.FieldViolations, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ChunkErrors(); ok {
+		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{

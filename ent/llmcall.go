@@ -36,7 +36,9 @@ type LLMCall struct {
 	// OutputTokens holds the value of the "output_tokens" field.
 	OutputTokens int `json:"output_tokens,omitempty"`
 	// LatencyMs holds the value of the "latency_ms" field.
-	LatencyMs    int64 `json:"latency_ms,omitempty"`
+	LatencyMs int64 `json:"latency_ms,omitempty"`
+	// Bad holds the value of the "bad" field.
+	Bad          bool `json:"bad,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -45,6 +47,8 @@ func (*LLMCall) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case llmcall.FieldBad:
+			values[i] = new(sql.NullBool)
 		case llmcall.FieldID, llmcall.FieldPromptTokens, llmcall.FieldOutputTokens, llmcall.FieldLatencyMs:
 			values[i] = new(sql.NullInt64)
 		case llmcall.FieldKey, llmcall.FieldProvider, llmcall.FieldModel, llmcall.FieldPurpose, llmcall.FieldRequest, llmcall.FieldResponse:
@@ -132,6 +136,12 @@ func (_m *LLMCall) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.LatencyMs = value.Int64
 			}
+		case llmcall.FieldBad:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field bad", values[i])
+			} else if value.Valid {
+				_m.Bad = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -197,6 +207,9 @@ func (_m *LLMCall) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("latency_ms=")
 	builder.WriteString(fmt.Sprintf("%v", _m.LatencyMs))
+	builder.WriteString(", ")
+	builder.WriteString("bad=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Bad))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -122,6 +122,20 @@ func (_c *LLMCallCreate) SetNillableLatencyMs(v *int64) *LLMCallCreate {
 	return _c
 }
 
+// SetBad sets the "bad" field.
+func (_c *LLMCallCreate) SetBad(v bool) *LLMCallCreate {
+	_c.mutation.SetBad(v)
+	return _c
+}
+
+// SetNillableBad sets the "bad" field if the given value is not nil.
+func (_c *LLMCallCreate) SetNillableBad(v *bool) *LLMCallCreate {
+	if v != nil {
+		_c.SetBad(*v)
+	}
+	return _c
+}
+
 // Mutation returns the LLMCallMutation object of the builder.
 func (_c *LLMCallCreate) Mutation() *LLMCallMutation {
 	return _c.mutation
@@ -177,6 +191,10 @@ func (_c *LLMCallCreate) defaults() {
 		v := llmcall.DefaultLatencyMs
 		_c.mutation.SetLatencyMs(v)
 	}
+	if _, ok := _c.mutation.Bad(); !ok {
+		v := llmcall.DefaultBad
+		_c.mutation.SetBad(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -215,6 +233,9 @@ func (_c *LLMCallCreate) check() error {
 	}
 	if _, ok := _c.mutation.LatencyMs(); !ok {
 		return &ValidationError{Name: "latency_ms", err: errors.New(`ent: missing required field "LLMCall.latency_ms"`)}
+	}
+	if _, ok := _c.mutation.Bad(); !ok {
+		return &ValidationError{Name: "bad", err: errors.New(`ent: missing required field "LLMCall.bad"`)}
 	}
 	return nil
 }
@@ -282,6 +303,10 @@ func (_c *LLMCallCreate) createSpec() (*LLMCall, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.LatencyMs(); ok {
 		_spec.SetField(llmcall.FieldLatencyMs, field.TypeInt64, value)
 		_node.LatencyMs = value
+	}
+	if value, ok := _c.mutation.Bad(); ok {
+		_spec.SetField(llmcall.FieldBad, field.TypeBool, value)
+		_node.Bad = value
 	}
 	return _node, _spec
 }
@@ -446,6 +471,18 @@ func (u *LLMCallUpsert) UpdateLatencyMs() *LLMCallUpsert {
 // AddLatencyMs adds v to the "latency_ms" field.
 func (u *LLMCallUpsert) AddLatencyMs(v int64) *LLMCallUpsert {
 	u.Add(llmcall.FieldLatencyMs, v)
+	return u
+}
+
+// SetBad sets the "bad" field.
+func (u *LLMCallUpsert) SetBad(v bool) *LLMCallUpsert {
+	u.Set(llmcall.FieldBad, v)
+	return u
+}
+
+// UpdateBad sets the "bad" field to the value that was provided on create.
+func (u *LLMCallUpsert) UpdateBad() *LLMCallUpsert {
+	u.SetExcluded(llmcall.FieldBad)
 	return u
 }
 
@@ -627,6 +664,20 @@ func (u *LLMCallUpsertOne) AddLatencyMs(v int64) *LLMCallUpsertOne {
 func (u *LLMCallUpsertOne) UpdateLatencyMs() *LLMCallUpsertOne {
 	return u.Update(func(s *LLMCallUpsert) {
 		s.UpdateLatencyMs()
+	})
+}
+
+// SetBad sets the "bad" field.
+func (u *LLMCallUpsertOne) SetBad(v bool) *LLMCallUpsertOne {
+	return u.Update(func(s *LLMCallUpsert) {
+		s.SetBad(v)
+	})
+}
+
+// UpdateBad sets the "bad" field to the value that was provided on create.
+func (u *LLMCallUpsertOne) UpdateBad() *LLMCallUpsertOne {
+	return u.Update(func(s *LLMCallUpsert) {
+		s.UpdateBad()
 	})
 }
 
@@ -974,6 +1025,20 @@ func (u *LLMCallUpsertBulk) AddLatencyMs(v int64) *LLMCallUpsertBulk {
 func (u *LLMCallUpsertBulk) UpdateLatencyMs() *LLMCallUpsertBulk {
 	return u.Update(func(s *LLMCallUpsert) {
 		s.UpdateLatencyMs()
+	})
+}
+
+// SetBad sets the "bad" field.
+func (u *LLMCallUpsertBulk) SetBad(v bool) *LLMCallUpsertBulk {
+	return u.Update(func(s *LLMCallUpsert) {
+		s.SetBad(v)
+	})
+}
+
+// UpdateBad sets the "bad" field to the value that was provided on create.
+func (u *LLMCallUpsertBulk) UpdateBad() *LLMCallUpsertBulk {
+	return u.Update(func(s *LLMCallUpsert) {
+		s.UpdateBad()
 	})
 }
 

@@ -160,6 +160,20 @@ func (_u *LLMCallUpdate) AddLatencyMs(v int64) *LLMCallUpdate {
 	return _u
 }
 
+// SetBad sets the "bad" field.
+func (_u *LLMCallUpdate) SetBad(v bool) *LLMCallUpdate {
+	_u.mutation.SetBad(v)
+	return _u
+}
+
+// SetNillableBad sets the "bad" field if the given value is not nil.
+func (_u *LLMCallUpdate) SetNillableBad(v *bool) *LLMCallUpdate {
+	if v != nil {
+		_u.SetBad(*v)
+	}
+	return _u
+}
+
 // Mutation returns the LLMCallMutation object of the builder.
 func (_u *LLMCallUpdate) Mutation() *LLMCallMutation {
 	return _u.mutation
@@ -233,6 +247,9 @@ func (_u *LLMCallUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedLatencyMs(); ok {
 		_spec.AddField(llmcall.FieldLatencyMs, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Bad(); ok {
+		_spec.SetField(llmcall.FieldBad, field.TypeBool, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -387,6 +404,20 @@ func (_u *LLMCallUpdateOne) AddLatencyMs(v int64) *LLMCallUpdateOne {
 	return _u
 }
 
+// SetBad sets the "bad" field.
+func (_u *LLMCallUpdateOne) SetBad(v bool) *LLMCallUpdateOne {
+	_u.mutation.SetBad(v)
+	return _u
+}
+
+// SetNillableBad sets the "bad" field if the given value is not nil.
+func (_u *LLMCallUpdateOne) SetNillableBad(v *bool) *LLMCallUpdateOne {
+	if v != nil {
+		_u.SetBad(*v)
+	}
+	return _u
+}
+
 // Mutation returns the LLMCallMutation object of the builder.
 func (_u *LLMCallUpdateOne) Mutation() *LLMCallMutation {
 	return _u.mutation
@@ -490,6 +521,9 @@ func (_u *LLMCallUpdateOne) sqlSave(ctx context.Context) (_node *LLMCall, err er
 	}
 	if value, ok := _u.mutation.AddedLatencyMs(); ok {
 		_spec.AddField(llmcall.FieldLatencyMs, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Bad(); ok {
+		_spec.SetField(llmcall.FieldBad, field.TypeBool, value)
 	}
 	_node = &LLMCall{config: _u.config}
 	_spec.Assign = _node.assignValues

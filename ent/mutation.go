@@ -5444,6 +5444,13 @@ type ExtractionVersionMutation struct {
 	finished_at             *time.Time
 	heartbeat_at            *time.Time
 	owner                   *string
+	parent_id               *int
+	addparent_id            *int
+	repairs                 *int
+	addrepairs              *int
+	violations              *int
+	addviolations           *int
+	chunk_errors            *string
 	clearedFields           map[string]struct{}
 	extraction              *int
 	clearedextraction       bool
@@ -6822,6 +6829,224 @@ func (m *ExtractionVersionMutation) ResetOwner() {
 	m.owner = nil
 }
 
+// SetParentID sets the "parent_id" field.
+func (m *ExtractionVersionMutation) SetParentID(i int) {
+	m.parent_id = &i
+	m.addparent_id = nil
+}
+
+// ParentID returns the value of the "parent_id" field in the mutation.
+func (m *ExtractionVersionMutation) ParentID() (r int, exists bool) {
+	v := m.parent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldParentID returns the old "parent_id" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldParentID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldParentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldParentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldParentID: %w", err)
+	}
+	return oldValue.ParentID, nil
+}
+
+// AddParentID adds i to the "parent_id" field.
+func (m *ExtractionVersionMutation) AddParentID(i int) {
+	if m.addparent_id != nil {
+		*m.addparent_id += i
+	} else {
+		m.addparent_id = &i
+	}
+}
+
+// AddedParentID returns the value that was added to the "parent_id" field in this mutation.
+func (m *ExtractionVersionMutation) AddedParentID() (r int, exists bool) {
+	v := m.addparent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearParentID clears the value of the "parent_id" field.
+func (m *ExtractionVersionMutation) ClearParentID() {
+	m.parent_id = nil
+	m.addparent_id = nil
+	m.clearedFields[extractionversion.FieldParentID] = struct{}{}
+}
+
+// ParentIDCleared returns if the "parent_id" field was cleared in this mutation.
+func (m *ExtractionVersionMutation) ParentIDCleared() bool {
+	_, ok := m.clearedFields[extractionversion.FieldParentID]
+	return ok
+}
+
+// ResetParentID resets all changes to the "parent_id" field.
+func (m *ExtractionVersionMutation) ResetParentID() {
+	m.parent_id = nil
+	m.addparent_id = nil
+	delete(m.clearedFields, extractionversion.FieldParentID)
+}
+
+// SetRepairs sets the "repairs" field.
+func (m *ExtractionVersionMutation) SetRepairs(i int) {
+	m.repairs = &i
+	m.addrepairs = nil
+}
+
+// Repairs returns the value of the "repairs" field in the mutation.
+func (m *ExtractionVersionMutation) Repairs() (r int, exists bool) {
+	v := m.repairs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRepairs returns the old "repairs" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldRepairs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRepairs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRepairs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRepairs: %w", err)
+	}
+	return oldValue.Repairs, nil
+}
+
+// AddRepairs adds i to the "repairs" field.
+func (m *ExtractionVersionMutation) AddRepairs(i int) {
+	if m.addrepairs != nil {
+		*m.addrepairs += i
+	} else {
+		m.addrepairs = &i
+	}
+}
+
+// AddedRepairs returns the value that was added to the "repairs" field in this mutation.
+func (m *ExtractionVersionMutation) AddedRepairs() (r int, exists bool) {
+	v := m.addrepairs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRepairs resets all changes to the "repairs" field.
+func (m *ExtractionVersionMutation) ResetRepairs() {
+	m.repairs = nil
+	m.addrepairs = nil
+}
+
+// SetViolations sets the "violations" field.
+func (m *ExtractionVersionMutation) SetViolations(i int) {
+	m.violations = &i
+	m.addviolations = nil
+}
+
+// Violations returns the value of the "violations" field in the mutation.
+func (m *ExtractionVersionMutation) Violations() (r int, exists bool) {
+	v := m.violations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldViolations returns the old "violations" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldViolations(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldViolations is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldViolations requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldViolations: %w", err)
+	}
+	return oldValue.Violations, nil
+}
+
+// AddViolations adds i to the "violations" field.
+func (m *ExtractionVersionMutation) AddViolations(i int) {
+	if m.addviolations != nil {
+		*m.addviolations += i
+	} else {
+		m.addviolations = &i
+	}
+}
+
+// AddedViolations returns the value that was added to the "violations" field in this mutation.
+func (m *ExtractionVersionMutation) AddedViolations() (r int, exists bool) {
+	v := m.addviolations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetViolations resets all changes to the "violations" field.
+func (m *ExtractionVersionMutation) ResetViolations() {
+	m.violations = nil
+	m.addviolations = nil
+}
+
+// SetChunkErrors sets the "chunk_errors" field.
+func (m *ExtractionVersionMutation) SetChunkErrors(s string) {
+	m.chunk_errors = &s
+}
+
+// ChunkErrors returns the value of the "chunk_errors" field in the mutation.
+func (m *ExtractionVersionMutation) ChunkErrors() (r string, exists bool) {
+	v := m.chunk_errors
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChunkErrors returns the old "chunk_errors" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldChunkErrors(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChunkErrors is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChunkErrors requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChunkErrors: %w", err)
+	}
+	return oldValue.ChunkErrors, nil
+}
+
+// ResetChunkErrors resets all changes to the "chunk_errors" field.
+func (m *ExtractionVersionMutation) ResetChunkErrors() {
+	m.chunk_errors = nil
+}
+
 // ClearExtraction clears the "extraction" edge to the Extraction entity.
 func (m *ExtractionVersionMutation) ClearExtraction() {
 	m.clearedextraction = true
@@ -7153,7 +7378,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 30)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -7232,6 +7457,18 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.owner != nil {
 		fields = append(fields, extractionversion.FieldOwner)
 	}
+	if m.parent_id != nil {
+		fields = append(fields, extractionversion.FieldParentID)
+	}
+	if m.repairs != nil {
+		fields = append(fields, extractionversion.FieldRepairs)
+	}
+	if m.violations != nil {
+		fields = append(fields, extractionversion.FieldViolations)
+	}
+	if m.chunk_errors != nil {
+		fields = append(fields, extractionversion.FieldChunkErrors)
+	}
 	return fields
 }
 
@@ -7292,6 +7529,14 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.HeartbeatAt()
 	case extractionversion.FieldOwner:
 		return m.Owner()
+	case extractionversion.FieldParentID:
+		return m.ParentID()
+	case extractionversion.FieldRepairs:
+		return m.Repairs()
+	case extractionversion.FieldViolations:
+		return m.Violations()
+	case extractionversion.FieldChunkErrors:
+		return m.ChunkErrors()
 	}
 	return nil, false
 }
@@ -7353,6 +7598,14 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldHeartbeatAt(ctx)
 	case extractionversion.FieldOwner:
 		return m.OldOwner(ctx)
+	case extractionversion.FieldParentID:
+		return m.OldParentID(ctx)
+	case extractionversion.FieldRepairs:
+		return m.OldRepairs(ctx)
+	case extractionversion.FieldViolations:
+		return m.OldViolations(ctx)
+	case extractionversion.FieldChunkErrors:
+		return m.OldChunkErrors(ctx)
 	}
 	return nil, fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -7544,6 +7797,34 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetOwner(v)
 		return nil
+	case extractionversion.FieldParentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetParentID(v)
+		return nil
+	case extractionversion.FieldRepairs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRepairs(v)
+		return nil
+	case extractionversion.FieldViolations:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetViolations(v)
+		return nil
+	case extractionversion.FieldChunkErrors:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChunkErrors(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -7594,6 +7875,15 @@ func (m *ExtractionVersionMutation) AddedFields() []string {
 	if m.addelapsed_ms != nil {
 		fields = append(fields, extractionversion.FieldElapsedMs)
 	}
+	if m.addparent_id != nil {
+		fields = append(fields, extractionversion.FieldParentID)
+	}
+	if m.addrepairs != nil {
+		fields = append(fields, extractionversion.FieldRepairs)
+	}
+	if m.addviolations != nil {
+		fields = append(fields, extractionversion.FieldViolations)
+	}
 	return fields
 }
 
@@ -7630,6 +7920,12 @@ func (m *ExtractionVersionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedParseFailures()
 	case extractionversion.FieldElapsedMs:
 		return m.AddedElapsedMs()
+	case extractionversion.FieldParentID:
+		return m.AddedParentID()
+	case extractionversion.FieldRepairs:
+		return m.AddedRepairs()
+	case extractionversion.FieldViolations:
+		return m.AddedViolations()
 	}
 	return nil, false
 }
@@ -7737,6 +8033,27 @@ func (m *ExtractionVersionMutation) AddField(name string, value ent.Value) error
 		}
 		m.AddElapsedMs(v)
 		return nil
+	case extractionversion.FieldParentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddParentID(v)
+		return nil
+	case extractionversion.FieldRepairs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRepairs(v)
+		return nil
+	case extractionversion.FieldViolations:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddViolations(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion numeric field %s", name)
 }
@@ -7750,6 +8067,9 @@ func (m *ExtractionVersionMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(extractionversion.FieldFinishedAt) {
 		fields = append(fields, extractionversion.FieldFinishedAt)
+	}
+	if m.FieldCleared(extractionversion.FieldParentID) {
+		fields = append(fields, extractionversion.FieldParentID)
 	}
 	return fields
 }
@@ -7770,6 +8090,9 @@ func (m *ExtractionVersionMutation) ClearField(name string) error {
 		return nil
 	case extractionversion.FieldFinishedAt:
 		m.ClearFinishedAt()
+		return nil
+	case extractionversion.FieldParentID:
+		m.ClearParentID()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion nullable field %s", name)
@@ -7856,6 +8179,18 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldOwner:
 		m.ResetOwner()
+		return nil
+	case extractionversion.FieldParentID:
+		m.ResetParentID()
+		return nil
+	case extractionversion.FieldRepairs:
+		m.ResetRepairs()
+		return nil
+	case extractionversion.FieldViolations:
+		m.ResetViolations()
+		return nil
+	case extractionversion.FieldChunkErrors:
+		m.ResetChunkErrors()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
@@ -8613,6 +8948,7 @@ type LLMCallMutation struct {
 	addoutput_tokens *int
 	latency_ms       *int64
 	addlatency_ms    *int64
+	bad              *bool
 	clearedFields    map[string]struct{}
 	done             bool
 	oldValue         func(context.Context) (*LLMCall, error)
@@ -9137,6 +9473,42 @@ func (m *LLMCallMutation) ResetLatencyMs() {
 	m.addlatency_ms = nil
 }
 
+// SetBad sets the "bad" field.
+func (m *LLMCallMutation) SetBad(b bool) {
+	m.bad = &b
+}
+
+// Bad returns the value of the "bad" field in the mutation.
+func (m *LLMCallMutation) Bad() (r bool, exists bool) {
+	v := m.bad
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBad returns the old "bad" field's value of the LLMCall entity.
+// If the LLMCall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LLMCallMutation) OldBad(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBad is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBad requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBad: %w", err)
+	}
+	return oldValue.Bad, nil
+}
+
+// ResetBad resets all changes to the "bad" field.
+func (m *LLMCallMutation) ResetBad() {
+	m.bad = nil
+}
+
 // Where appends a list predicates to the LLMCallMutation builder.
 func (m *LLMCallMutation) Where(ps ...predicate.LLMCall) {
 	m.predicates = append(m.predicates, ps...)
@@ -9171,7 +9543,7 @@ func (m *LLMCallMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *LLMCallMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, llmcall.FieldCreatedAt)
 	}
@@ -9202,6 +9574,9 @@ func (m *LLMCallMutation) Fields() []string {
 	if m.latency_ms != nil {
 		fields = append(fields, llmcall.FieldLatencyMs)
 	}
+	if m.bad != nil {
+		fields = append(fields, llmcall.FieldBad)
+	}
 	return fields
 }
 
@@ -9230,6 +9605,8 @@ func (m *LLMCallMutation) Field(name string) (ent.Value, bool) {
 		return m.OutputTokens()
 	case llmcall.FieldLatencyMs:
 		return m.LatencyMs()
+	case llmcall.FieldBad:
+		return m.Bad()
 	}
 	return nil, false
 }
@@ -9259,6 +9636,8 @@ func (m *LLMCallMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldOutputTokens(ctx)
 	case llmcall.FieldLatencyMs:
 		return m.OldLatencyMs(ctx)
+	case llmcall.FieldBad:
+		return m.OldBad(ctx)
 	}
 	return nil, fmt.Errorf("unknown LLMCall field %s", name)
 }
@@ -9337,6 +9716,13 @@ func (m *LLMCallMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetLatencyMs(v)
+		return nil
+	case llmcall.FieldBad:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBad(v)
 		return nil
 	}
 	return fmt.Errorf("unknown LLMCall field %s", name)
@@ -9455,6 +9841,9 @@ func (m *LLMCallMutation) ResetField(name string) error {
 		return nil
 	case llmcall.FieldLatencyMs:
 		m.ResetLatencyMs()
+		return nil
+	case llmcall.FieldBad:
+		m.ResetBad()
 		return nil
 	}
 	return fmt.Errorf("unknown LLMCall field %s", name)

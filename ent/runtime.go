@@ -259,6 +259,18 @@ func init() {
 	extractionversionDescOwner := extractionversionFields[24].Descriptor()
 	// extractionversion.DefaultOwner holds the default value on creation for the owner field.
 	extractionversion.DefaultOwner = extractionversionDescOwner.Default.(string)
+	// extractionversionDescRepairs is the schema descriptor for repairs field.
+	extractionversionDescRepairs := extractionversionFields[26].Descriptor()
+	// extractionversion.DefaultRepairs holds the default value on creation for the repairs field.
+	extractionversion.DefaultRepairs = extractionversionDescRepairs.Default.(int)
+	// extractionversionDescViolations is the schema descriptor for violations field.
+	extractionversionDescViolations := extractionversionFields[27].Descriptor()
+	// extractionversion.DefaultViolations holds the default value on creation for the violations field.
+	extractionversion.DefaultViolations = extractionversionDescViolations.Default.(int)
+	// extractionversionDescChunkErrors is the schema descriptor for chunk_errors field.
+	extractionversionDescChunkErrors := extractionversionFields[28].Descriptor()
+	// extractionversion.DefaultChunkErrors holds the default value on creation for the chunk_errors field.
+	extractionversion.DefaultChunkErrors = extractionversionDescChunkErrors.Default.(string)
 	kgschemaMixin := schema.KGSchema{}.Mixin()
 	kgschemaMixinFields0 := kgschemaMixin[0].Fields()
 	_ = kgschemaMixinFields0
@@ -305,6 +317,10 @@ func init() {
 	llmcallDescLatencyMs := llmcallFields[8].Descriptor()
 	// llmcall.DefaultLatencyMs holds the default value on creation for the latency_ms field.
 	llmcall.DefaultLatencyMs = llmcallDescLatencyMs.Default.(int64)
+	// llmcallDescBad is the schema descriptor for bad field.
+	llmcallDescBad := llmcallFields[9].Descriptor()
+	// llmcall.DefaultBad holds the default value on creation for the bad field.
+	llmcall.DefaultBad = llmcallDescBad.Default.(bool)
 	mentionFields := schema.Mention{}.Fields()
 	_ = mentionFields
 	// mentionDescNodeKey is the schema descriptor for node_key field.

@@ -34,6 +34,9 @@ type Config struct {
 	// Embedder names the vectorizer: offline (the default, also when
 	// empty), gemini or openai.
 	Embedder string `json:"embedder,omitempty"`
+	// NoCache asks the model again for every call instead of answering
+	// from the call cache (a clean run).
+	NoCache bool `json:"no_cache,omitempty"`
 }
 
 // DefaultConfig returns the offline defaults.

@@ -64,7 +64,11 @@ func Run(ctx context.Context, docs []Document, cfg Config, ex Extractor, sink Si
 // and Edges count the distinct node and edge keys of the chunk results this
 // call wrote. RunJobs stops at the first error of the extractor or the
 // sink, or when ctx is done, and returns that error (ctx.Err() for a
-// cancellation); chunks already written stay written.
+// cancellation); chunks already written stay written. When sink is a
+// FailureSink, a chunk whose extraction fails with an unavailable or
+// invalid error (a provider's 429, 500 or timeout after retries) is
+// recorded through it instead and the run goes on; RunJobs then returns an
+// unavailable error that says how many chunks failed.
 func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, sink Sink, progress func(Progress)) error {
 	if ex == nil || sink == nil {
 		return Errorf(KindInvalid, "run needs an extractor and a sink")
@@ -133,10 +137,14 @@ func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, s
 	// inputs always give the same graph. A chunk may start only while it is
 	// within a window of the next one to write, which bounds the results
 	// held back.
+	fsink, _ := sink.(FailureSink)
 	var (
 		omu     sync.Mutex
 		cond    = sync.NewCond(&omu)
 		results = make([]*ChunkResult, len(jobs))
+		failed  = make([]*ChunkError, len(jobs))
+		nfailed int
+		first   *ChunkError
 		next    int
 	)
 	window := 4 * n
@@ -157,22 +165,34 @@ func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, s
 		defer close(committed)
 		for {
 			omu.Lock()
-			for next < len(jobs) && results[next] == nil && ctx.Err() == nil {
+			for next < len(jobs) && results[next] == nil && failed[next] == nil && ctx.Err() == nil {
 				cond.Wait()
 			}
 			if next >= len(jobs) || ctx.Err() != nil {
 				omu.Unlock()
 				return
 			}
-			res := results[next]
-			results[next] = nil
+			res, ce := results[next], failed[next]
+			results[next], failed[next] = nil, nil
 			j := jobs[next]
 			omu.Unlock()
-			if err := sink.WriteChunk(ctx, *res); err != nil {
-				fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, j.doc.Name, err))
-				return
+			if ce != nil {
+				if err := fsink.ChunkFailed(ctx, *ce); err != nil {
+					fail(fmt.Errorf("record failed chunk %d of %q: %w", j.chunk.Index, j.doc.Name, err))
+					return
+				}
+				nfailed++
+				if first == nil {
+					first = ce
+				}
+				report(nil)
+			} else {
+				if err := sink.WriteChunk(ctx, *res); err != nil {
+					fail(fmt.Errorf("write chunk %d of %q: %w", j.chunk.Index, j.doc.Name, err))
+					return
+				}
+				report(res)
 			}
-			report(res)
 			omu.Lock()
 			next++
 			cond.Broadcast()
@@ -204,7 +224,15 @@ loop:
 			res, err := extractOne(ctx, ex, *j.doc, j.chunk)
 			<-sem
 			if err != nil {
-				fail(err)
+				if fsink == nil || ctx.Err() != nil || (KindOf(err) != KindUnavailable && KindOf(err) != KindInvalid) {
+					fail(err)
+					return
+				}
+				ce := ChunkErrorOf(j.chunk.Ref(), err)
+				omu.Lock()
+				failed[i] = &ce
+				cond.Broadcast()
+				omu.Unlock()
 				return
 			}
 			omu.Lock()
@@ -217,6 +245,10 @@ loop:
 	<-committed
 	if err := parent.Err(); err != nil {
 		return err
+	}
+	if firstErr == nil && nfailed > 0 {
+		return Errorf(KindUnavailable, "%d of %d chunks failed (chunk %d: %s: %s); resume or retry to ask them again",
+			nfailed, len(jobs), first.Index, first.Status, first.Message)
 	}
 	return firstErr
 }

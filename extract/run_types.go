@@ -2,6 +2,9 @@ package extract
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -54,8 +57,14 @@ type ChunkResult struct {
 	Operations []Operation    `json:"operations,omitempty"`
 	// OffSchema counts types and relations the model used that the schema
 	// does not have (schema strategy conformance).
-	OffSchema int           `json:"off_schema,omitempty"`
-	Elapsed   time.Duration `json:"elapsed"`
+	OffSchema int `json:"off_schema,omitempty"`
+	// Repairs counts, per kind (see RepairJSON), the fixes the chunk's model
+	// answers needed before they parsed.
+	Repairs map[string]int `json:"repairs,omitempty"`
+	// Violations are extracted values that break a schema constraint
+	// (NotNull, MultiValue, Enum, Regular), one line each.
+	Violations []string      `json:"violations,omitempty"`
+	Elapsed    time.Duration `json:"elapsed"`
 }
 
 // Sink receives per-chunk results as they finish.
@@ -75,4 +84,43 @@ type Progress struct {
 	Nodes       int           `json:"nodes"`
 	Edges       int           `json:"edges"`
 	Elapsed     time.Duration `json:"elapsed"`
+}
+
+// ChunkError is a chunk whose extraction failed: the model provider's
+// status ("HTTP 429", "HTTP 500", "timeout", "unavailable", "invalid") and
+// the error message.
+type ChunkError struct {
+	DocumentID int    `json:"document_id"`
+	Index      int    `json:"index"`
+	Status     string `json:"status"`
+	Message    string `json:"message"`
+}
+
+// FailureSink is a Sink that records chunks whose extraction failed, so a
+// run goes on with the other chunks; RunJobs then returns an unavailable
+// error naming how many chunks failed. The failed chunks are not finished:
+// a resumed run asks them again.
+type FailureSink interface {
+	Sink
+	// ChunkFailed records the failure of one chunk.
+	ChunkFailed(ctx context.Context, ce ChunkError) error
+}
+
+// ChunkErrorOf describes the failure of a chunk's extraction. The status is
+// read from an error in the chain with an HTTPStatus() int method (the
+// model providers' status errors), or says timeout, invalid or unavailable.
+func ChunkErrorOf(ref ChunkRef, err error) ChunkError {
+	ce := ChunkError{DocumentID: ref.DocumentID, Index: ref.Index, Message: Clip(err.Error(), 500)}
+	var hs interface{ HTTPStatus() int }
+	switch {
+	case errors.As(err, &hs):
+		ce.Status = fmt.Sprintf("HTTP %d", hs.HTTPStatus())
+	case errors.Is(err, context.DeadlineExceeded), strings.Contains(err.Error(), "timed out"):
+		ce.Status = "timeout"
+	case KindOf(err) == KindInvalid:
+		ce.Status = "invalid"
+	default:
+		ce.Status = "unavailable"
+	}
+	return ce
 }

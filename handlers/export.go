@@ -44,10 +44,14 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// Only JSON keeps mentions.
-	g, err := h.store.LoadGraph(ctx, id, format == "json")
+	// Only JSON keeps mentions; chunk nodes (chunks=1) are made from them.
+	chunks := c.QueryParam("chunks") == "1"
+	g, err := h.store.LoadGraph(ctx, id, format == "json" || chunks)
 	if err != nil {
 		return err
+	}
+	if chunks {
+		g = export.WithChunks(g, h.store.DocumentNamer(ctx))
 	}
 	var buf bytes.Buffer
 	if format == "csv" {

@@ -30,6 +30,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)
+	e.POST("/versions/:id/retry", h.retryVersion)
+	e.POST("/versions/:id/resume", h.resumeVersion)
 	e.POST("/versions/:id/delete", h.deleteVersion)
 	e.DELETE("/api/versions/:id", h.deleteVersion)
 	e.POST("/extractions/:name/delete", h.deleteExtraction)

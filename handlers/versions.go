@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,11 +57,30 @@ func (h *Handler) showVersion(c echo.Context) error {
 			p.PrevID = prev.ID
 		}
 	}
+	fillRetry(ctx, h.store, &p, v)
 	fillGraphTables(&p, g, mentions, c.Request().URL.Query())
 	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err
 	}
 	return h.page(c, "extractions", v.Label(), web.VersionView(p))
+}
+
+// fillRetry sets what the page says about failed chunks, repairs and the
+// version a retry came from, and which of retry and resume it offers.
+func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v store.Version) {
+	p.Repairs, p.Violations = v.Repairs, v.Violations
+	for _, ce := range v.ChunkErrors {
+		p.ChunkErrors = append(p.ChunkErrors, web.ChunkErrorView{DocumentID: ce.DocumentID, Index: ce.Index, Status: ce.Status, Message: ce.Message})
+	}
+	if v.ParentID > 0 {
+		p.ParentID = v.ParentID
+		if pv, err := st.Version(ctx, v.ParentID); err == nil {
+			p.ParentLabel = pv.Label()
+		}
+	}
+	finished := !v.Active()
+	p.CanResume = v.Status == store.StatusFailed || v.Status == store.StatusCanceled
+	p.CanRetry = finished && (v.ParseFailures > 0 || v.ChunksDone < v.ChunksTotal || v.Status == store.StatusFailed)
 }
 
 // versionConfigRows lists the config snapshot for display.
@@ -301,6 +322,10 @@ func (h *Handler) showChunk(c echo.Context) error {
 		}
 		for _, f := range r.ParseErrors {
 			p.Failures = append(p.Failures, web.FailureView{Round: f.Round, Line: f.Line, Reason: f.Reason})
+		}
+		p.Violations = r.Violations
+		for _, k := range slices.Sorted(maps.Keys(r.Repairs)) {
+			p.Repairs = append(p.Repairs, web.KV{Key: k, Value: fmt.Sprint(r.Repairs[k])})
 		}
 	}
 	return h.page(c, "extractions", fmt.Sprintf("%s chunk %d", d.Name, index), web.ChunkView(p))

@@ -173,7 +173,7 @@ func claimChunk(ctx context.Context, b *writeTx, versionID int, r chunkRunRow) (
 
 // versionDelta is what one chunk adds to its version's counters.
 type versionDelta struct {
-	nodes, edges, offSchema, parseFailures int
+	nodes, edges, offSchema, parseFailures, repairs, violations int
 	usage
 }
 
@@ -204,9 +204,9 @@ func bumpVersion(ctx context.Context, b *writeTx, versionID int, d versionDelta,
 		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
 		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+
 		`cached_prompt_tokens = cached_prompt_tokens + ?, cached_output_tokens = cached_output_tokens + ?, `+
-		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, heartbeat_at = ? WHERE id = ?`),
+		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, repairs = repairs + ?, violations = violations + ?, heartbeat_at = ? WHERE id = ?`),
 		d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.cachedPromptTokens, d.cachedOutputTokens,
-		d.offSchema, d.parseFailures, now, versionID)
+		d.offSchema, d.parseFailures, d.repairs, d.violations, now, versionID)
 	if err != nil {
 		return fmt.Errorf("update version: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 )
 
@@ -23,9 +24,13 @@ func (s *Store) ClaimVersion(ctx context.Context, id int, owner string, staleAft
 	if !free {
 		return false, nil
 	}
-	n, err := s.client.ExtractionVersion.Update().
-		Where(extractionversion.ID(id), extractionversion.Owner(v.Owner)).
-		SetOwner(owner).SetHeartbeatAt(now).Save(ctx)
+	var n int
+	err = s.write(ctx, func(c *ent.Client) error {
+		n, err = c.ExtractionVersion.Update().
+			Where(extractionversion.ID(id), extractionversion.Owner(v.Owner)).
+			SetOwner(owner).SetHeartbeatAt(now).Save(ctx)
+		return err
+	})
 	if err != nil {
 		return false, translate(err, "version")
 	}

@@ -54,6 +54,14 @@ type Version struct {
 	HeartbeatAt                            time.Time
 	// Owner names the process running the version, if any.
 	Owner string
+	// ParentID is the version a retry started from (0 for none).
+	ParentID int
+	// Repairs counts the fixes model answers needed before they parsed.
+	Repairs int
+	// Violations counts extracted values that break a schema constraint.
+	Violations int
+	// ChunkErrors lists the chunks whose extraction failed.
+	ChunkErrors []extract.ChunkError
 }
 
 // Label is "name@number".
@@ -73,12 +81,26 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		CachedPromptTokens: v.CachedPromptTokens, CachedOutputTokens: v.CachedOutputTokens,
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
+		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
 	}
+}
+
+func parentOf(v *ent.ExtractionVersion) int {
+	if v.ParentID == nil {
+		return 0
+	}
+	return *v.ParentID
 }
 
 // NewVersion creates the next version of the named extraction (creating the
 // extraction if needed), queued, with the config snapshot.
 func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string) (Version, error) {
+	return s.NewChildVersion(ctx, name, cfg, docIDs, note, 0)
+}
+
+// NewChildVersion is NewVersion for a version made from another one (a
+// retry): parentID names it; 0 means none.
+func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int) (Version, error) {
 	if name == "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
 	}
@@ -107,8 +129,12 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 		} else if !ent.IsNotFound(err) {
 			return translate(err, "version")
 		}
-		v, err := tx.ExtractionVersion.Create().SetExtractionID(ex.ID).SetNumber(num).SetConfig(string(cfgJSON)).
-			SetDocumentIds(docIDs).SetNote(note).SetHeartbeatAt(s.Now()).Save(ctx)
+		create := tx.ExtractionVersion.Create().SetExtractionID(ex.ID).SetNumber(num).SetConfig(string(cfgJSON)).
+			SetDocumentIds(docIDs).SetNote(note).SetHeartbeatAt(s.Now())
+		if parentID > 0 {
+			create.SetParentID(parentID)
+		}
+		v, err := create.Save(ctx)
 		if err != nil {
 			return translate(err, "version")
 		}
@@ -185,16 +211,20 @@ func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error
 // StartVersion marks a version running with its chunk total.
 func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 	now := s.Now()
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
-		SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
+			SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").SetChunkErrors("").Exec(ctx)
+	}), "version")
 }
 
 // FinishVersion records the final status, elapsed time and error text.
 func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
 	now := s.Now()
-	upd := s.client.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
-		SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds())
-	if err := upd.Exec(ctx); err != nil {
+	err := s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
+			SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds()).Exec(ctx)
+	})
+	if err != nil {
 		return translate(err, "version")
 	}
 	if status == StatusDone {
@@ -205,7 +235,9 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 
 // Heartbeat records that a run is alive.
 func (s *Store) Heartbeat(ctx context.Context, id int) error {
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx)
+	}), "version")
 }
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a
@@ -243,6 +275,27 @@ func (s *Store) SetReference(ctx context.Context, id int, ref bool) error {
 	})
 }
 
+// RequeueVersion makes a failed or canceled version queued again, so it
+// can be resumed: its finished chunks are kept and skipped. A version in
+// another state is a conflict.
+func (s *Store) RequeueVersion(ctx context.Context, id int) error {
+	var n int
+	err := s.write(ctx, func(c *ent.Client) error {
+		var err error
+		n, err = c.ExtractionVersion.Update().Where(extractionversion.ID(id),
+			extractionversion.StatusIn(extractionversion.StatusFailed, extractionversion.StatusCanceled)).
+			SetStatus(extractionversion.StatusQueued).SetError("").ClearFinishedAt().Save(ctx)
+		return err
+	})
+	if err != nil {
+		return translate(err, "version")
+	}
+	if n == 0 {
+		return extract.Errorf(extract.KindConflict, "only a failed or canceled version can be resumed")
+	}
+	return nil
+}
+
 // ChunkRun is a finished chunk of a version with what the strategy reported.
 type ChunkRun struct {
 	DocumentID   int
@@ -256,6 +309,10 @@ type ChunkRun struct {
 	Elapsed      time.Duration
 	Calls        []extract.CallRecord
 	ParseErrors  []extract.ParseFailure
+	// Repairs counts the fixes the chunk's model answers needed, per kind.
+	Repairs map[string]int
+	// Violations are the chunk's values that break a schema constraint.
+	Violations []string
 }
 
 // ChunkRuns lists the finished chunks of a version in document order.
@@ -311,7 +368,7 @@ func chunkRunFromEnt(r *ent.ChunkRun) ChunkRun {
 	}
 	return ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
 		PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
-		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures}
+		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures, Repairs: d.Repairs, Violations: d.Violations}
 }
 
 // Counts are the dashboard totals.
@@ -342,7 +399,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // per-chunk results (e.g. description summaries) to a version.
 func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord) error {
 	u := usageOf(calls)
-	return translate(s.client.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
-		AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
-		AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx), "version")
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).AddPromptTokens(u.promptTokens).
+			AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
+			AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx)
+	}), "version")
 }

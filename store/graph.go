@@ -74,7 +74,9 @@ func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
 	if err != nil {
 		return fmt.Errorf("count edges: %w", err)
 	}
-	return s.client.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
+	return s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(versionID).SetNodeCount(nodes).SetEdgeCount(edges).Exec(ctx)
+	})
 }
 
 func encodeProps(p map[string]any) string {
@@ -339,6 +341,38 @@ func (s *Store) Sink(versionID int, maxFragments int) extract.Sink {
 	return &versionSink{s: s, versionID: versionID, maxFragments: maxFragments}
 }
 
+// FailureSink is Sink that also records the chunks whose extraction failed
+// (see extract.FailureSink) in the version's chunk errors, so a text run
+// goes on past a provider's 429, 500 or timeout on one chunk.
+func (s *Store) FailureSink(versionID int, maxFragments int) extract.FailureSink {
+	return &failureSink{versionSink{s: s, versionID: versionID, maxFragments: maxFragments}}
+}
+
+type failureSink struct{ versionSink }
+
+// ChunkFailed implements extract.FailureSink.
+func (k *failureSink) ChunkFailed(ctx context.Context, ce extract.ChunkError) error {
+	return k.s.inTx(ctx, func(b *writeTx) error {
+		tx := b.Client()
+		v, err := tx.ExtractionVersion.Get(ctx, k.versionID)
+		if err != nil {
+			return translate(err, "version")
+		}
+		list := decodeChunkErrors(v.ChunkErrors)
+		list = append(list, ce)
+		data, _ := json.Marshal(list)
+		return tx.ExtractionVersion.UpdateOneID(k.versionID).SetChunkErrors(string(data)).SetHeartbeatAt(k.s.Now()).Exec(ctx)
+	})
+}
+
+func decodeChunkErrors(s string) []extract.ChunkError {
+	var list []extract.ChunkError
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &list)
+	}
+	return list
+}
+
 type versionSink struct {
 	s            *Store
 	versionID    int
@@ -367,7 +401,7 @@ func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, 
 func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations)})
+	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})
 	u := usageOf(res.Calls)
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
@@ -392,7 +426,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 			}
 		}
 		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, usage: u,
-			offSchema: res.OffSchema, parseFailures: len(res.Failures)}, k.s.Now())
+			offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs), violations: len(res.Violations)}, k.s.Now())
 	})
 }
 
@@ -401,6 +435,16 @@ type chunkDetail struct {
 	Calls      []extract.CallRecord   `json:"calls,omitempty"`
 	Failures   []extract.ParseFailure `json:"failures,omitempty"`
 	Operations int                    `json:"operations,omitempty"`
+	Repairs    map[string]int         `json:"repairs,omitempty"`
+	Violations []string               `json:"violations,omitempty"`
+}
+
+func repairCount(m map[string]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
 }
 
 // mergeInto merges a chunk graph into the stored graph of a version and

@@ -52,8 +52,20 @@ func (c txConn) Close() error                           { return nil }
 func (c txConn) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(c), nil }
 
 // inTx runs fn in one write transaction and commits when fn succeeds; when
-// fn fails, or the commit is never reached, the transaction rolls back.
+// fn fails, or the commit is never reached, the transaction rolls back. A
+// transient failure (a terminated connection, a serialization failure, a
+// locked SQLite file) runs fn again in a fresh transaction, a few times.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
+	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, fn) })
+}
+
+// write runs fn on an Ent client inside one write transaction (see inTx),
+// so single-statement writes take the same write lock as the others.
+func (s *Store) write(ctx context.Context, fn func(c *ent.Client) error) error {
+	return s.inTx(ctx, func(tx *writeTx) error { return fn(tx.Client()) })
+}
+
+func (s *Store) inTxOnce(ctx context.Context, fn func(tx *writeTx) error) error {
 	if s.Dialect == dialect.SQLite {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()

@@ -55,3 +55,20 @@ func (s *Store) NodesByKeys(ctx context.Context, versionID int, keys []string) (
 	}
 	return out, nil
 }
+
+// DocumentNamer returns a lookup of document names by ID (empty for an ID
+// it cannot read), remembering what it found.
+func (s *Store) DocumentNamer(ctx context.Context) func(id int) string {
+	names := map[int]string{}
+	return func(id int) string {
+		if n, ok := names[id]; ok {
+			return n
+		}
+		d, err := s.DocumentInfo(ctx, id)
+		if err != nil {
+			return ""
+		}
+		names[id] = d.Name
+		return d.Name
+	}
+}

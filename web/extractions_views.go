@@ -125,6 +125,24 @@ type VersionPage struct {
 	// SelfURL is the page's own URL, which it polls while the run is
 	// active.
 	SelfURL string
+	// Repairs counts the fixes model answers needed before they parsed.
+	Repairs int
+	// Violations counts extracted values that break a schema constraint.
+	Violations int
+	// ParentID is the version a retry started from (0 for none).
+	ParentID    int
+	ParentLabel string
+	// ChunkErrors are the chunks whose extraction failed.
+	ChunkErrors []ChunkErrorView
+	// CanRetry offers "Retry failed chunks"; CanResume offers "Resume".
+	CanRetry, CanResume bool
+}
+
+// ChunkErrorView is a chunk whose extraction failed, with the provider's
+// status.
+type ChunkErrorView struct {
+	DocumentID, Index int
+	Status, Message   string
 }
 
 // Progress is the live progress of a run.
@@ -197,20 +215,24 @@ type FailureView struct {
 // ChunkPage shows one chunk with its mentions and, for LLM strategies, the
 // inspector.
 type ChunkPage struct {
-	V         VersionRow
-	Document  string
-	DocID     int
-	Index     int
-	Start     int
-	End       int
-	Spans     []Span
-	Entities  []NodeRow
-	Calls     []CallView
-	Failures  []FailureView
-	Done      bool
-	PrevIndex int
-	NextIndex int
-	Elapsed   string
+	V        VersionRow
+	Document string
+	DocID    int
+	Index    int
+	Start    int
+	End      int
+	Spans    []Span
+	Entities []NodeRow
+	Calls    []CallView
+	Failures []FailureView
+	// Repairs lists the fixes the chunk's model answers needed, "kind ×n".
+	Repairs []KV
+	// Violations are values that break a schema constraint.
+	Violations []string
+	Done       bool
+	PrevIndex  int
+	NextIndex  int
+	Elapsed    string
 }
 
 // Pager is one page of a table: rows From to To (1-based) of Total, with

@@ -137,7 +137,7 @@ func (e SchemaEditor) TypeNames() []string {
 }
 
 // Kinds are the choices of the kind selector.
-var Kinds = []string{"entity", "concept", "event", "standard"}
+var Kinds = []string{"entity", "concept", "event", "standard", "basic", "index"}
 
 // IndexModes are the choices of a property's index.
 var IndexModes = []string{"", "Text", "Vector", "TextAndVector"}

@@ -82,6 +82,13 @@ func (c *Config) fromEnv() {
 			*dst = n
 		}
 	}
+	if v := os.Getenv("KGSTUDIO_LLM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			c.envErr = fmt.Errorf("KGSTUDIO_LLM_TIMEOUT=%q: want a duration such as 90s or 2m", v)
+		}
+		c.Providers.Timeout = d
+	}
 	if v := os.Getenv("KGSTUDIO_MAX_UPLOAD"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {
 			c.MaxUpload = n

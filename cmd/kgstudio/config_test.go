@@ -1,7 +1,9 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgstudio/kgstudio/app"
 )
@@ -66,5 +68,20 @@ func TestConfig_RateLimits(t *testing.T) {
 	_, cfg = newFlagSet("x", nil)
 	if err := cfg.Validate(); err == nil {
 		t.Fatal("a malformed limit must be refused")
+	}
+}
+
+func TestConfig_LLMTimeout(t *testing.T) {
+	t.Setenv("KGSTUDIO_LLM_TIMEOUT", "90s")
+	_, cfg := newFlagSet("x", nil)
+	if err := cfg.Validate(); err != nil || cfg.Providers.Timeout != 90*time.Second {
+		t.Fatalf("timeout: %v %v", err, cfg.Providers.Timeout)
+	}
+	for _, bad := range []string{"soon", "-1s", "0"} {
+		t.Setenv("KGSTUDIO_LLM_TIMEOUT", bad)
+		_, cfg = newFlagSet("x", nil)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "KGSTUDIO_LLM_TIMEOUT") {
+			t.Errorf("KGSTUDIO_LLM_TIMEOUT=%s: %v", bad, err)
+		}
 	}
 }

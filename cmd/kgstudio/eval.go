@@ -56,17 +56,24 @@ func evalLoCoMo(ctx context.Context, file, mode string, k int, asJSON bool, stdo
 	return nil
 }
 
-// cmdEval extracts every entry of a gold file in memory with the offline
-// strategy and scores the graphs against the gold. No database is used.
+// cmdEval extracts every entry of a gold file in memory and scores the
+// graphs against the gold. The offline strategy uses no database; the
+// tuple and schema strategies ask the configured provider, through the
+// store's call cache, so a second evaluation costs nothing.
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, _ := newFlagSet("eval", stderr)
+	fs, cfg := newFlagSet("eval", stderr)
 	format := fs.String("format", "", "gold file format: webnlg or docred")
-	strategy := fs.String("strategy", extract.StrategyNLP, "extraction strategy (nlp)")
+	strategy := fs.String("strategy", extract.StrategyNLP, "extraction strategy: nlp, tuple or schema")
+	provider := fs.String("provider", "", "gemini or openai (tuple and schema)")
+	model := fs.String("model", "", "model name (default per provider)")
+	schemaRef := fs.String("schema", "", "schema NAME[@VERSION] for the schema strategy (default: the built-in one)")
 	limit := fs.Int("limit", 0, "score only the first N entries")
 	relations := fs.String("relations", "", "DocRED rel_info.json naming the relation codes")
 	ec := extract.DefaultConfig()
 	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
 	fs.IntVar(&ec.Overlap, "overlap", ec.Overlap, "overlap window in characters")
+	fs.IntVar(&ec.Concurrency, "concurrency", ec.Concurrency, "entries extracted at once (tuple and schema)")
+	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	mode := fs.String("mode", "", "locomo: one query mode (default: all five)")
 	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
@@ -81,10 +88,12 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return evalLoCoMo(ctx, files[0], *mode, *topK, *asJSON, stdout)
 	}
 	if len(files) != 1 {
-		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo FILE [--strategy nlp] [--limit N] [--json]")
+		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo FILE [--strategy nlp|tuple|schema] [--provider P] [--limit N] [--json]")
 	}
-	if *strategy != extract.StrategyNLP {
-		return fmt.Errorf("eval: strategy %q is not available offline; use nlp", *strategy)
+	switch *strategy {
+	case extract.StrategyNLP, extract.StrategyTuple, extract.StrategySchema:
+	default:
+		return fmt.Errorf("eval: strategy %q cannot be evaluated; use nlp, tuple or schema", *strategy)
 	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
@@ -100,12 +109,33 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	ex, err := nlp.New(nlp.Options{})
-	if err != nil {
-		return err
+	var ex extract.Extractor
+	workers := runtime.GOMAXPROCS(0)
+	if *strategy == extract.StrategyNLP {
+		if ex, err = nlp.New(nlp.Options{}); err != nil {
+			return err
+		}
+	} else {
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		st, err := cfg.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+		ec.Strategy, ec.Provider, ec.Model = *strategy, *provider, *model
+		if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
+			return err
+		}
+		if ex, err = runner.Extractor(ctx, ec); err != nil {
+			return err
+		}
+		workers = ec.Concurrency
 	}
 	start := time.Now()
-	graphs, bytes, err := extractEntries(ctx, ex, entries, ec)
+	graphs, bytes, err := extractEntries(ctx, ex, entries, ec, workers)
 	if err != nil {
 		return err
 	}
@@ -120,14 +150,14 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printEval(stdout, files[0], *format, rep, bytes, elapsed)
+	printEval(stdout, files[0], *format, *strategy, rep, bytes, elapsed)
 	return nil
 }
 
 // extractEntries extracts each entry's text as its own document: split,
 // extract every chunk, merge the chunk graphs. Entries run in parallel; the
 // extractor is built once and shared.
-func extractEntries(ctx context.Context, ex extract.Extractor, entries []eval.Entry, cfg extract.Config) ([]extract.Graph, int, error) {
+func extractEntries(ctx context.Context, ex extract.Extractor, entries []eval.Entry, cfg extract.Config, workers int) ([]extract.Graph, int, error) {
 	graphs := make([]extract.Graph, len(entries))
 	errs := make([]error, len(entries))
 	total := 0
@@ -136,7 +166,7 @@ func extractEntries(ctx context.Context, ex extract.Extractor, entries []eval.En
 	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < max(workers, 1); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -177,9 +207,9 @@ func extractEntry(ctx context.Context, ex extract.Extractor, i int, e eval.Entry
 }
 
 // printEval writes the report for a terminal.
-func printEval(w io.Writer, file, format string, rep eval.Report, bytes int, elapsed time.Duration) {
-	fmt.Fprintf(w, "%s (%s): %d entries, %d KB of text, nlp strategy, %.1f s (%.0f KB/s)\n", file, format, rep.Entries,
-		bytes/1024, elapsed.Seconds(), float64(bytes)/1024/max(elapsed.Seconds(), 1e-9))
+func printEval(w io.Writer, file, format, strategy string, rep eval.Report, bytes int, elapsed time.Duration) {
+	fmt.Fprintf(w, "%s (%s): %d entries, %d KB of text, %s strategy, %.1f s (%.0f KB/s)\n", file, format, rep.Entries,
+		bytes/1024, strategy, elapsed.Seconds(), float64(bytes)/1024/max(elapsed.Seconds(), 1e-9))
 	en := rep.Entities
 	fmt.Fprintf(w, "entities:  P %.3f  R %.3f  F1 %.3f  (found %d of %d gold; %d of %d scored nodes correct)\n",
 		en.Precision, en.Recall, en.F1, en.Found, en.Gold, en.Correct, en.Scored)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 )
 
 // evalJSON is the documented shape of eval --json.
@@ -96,4 +98,36 @@ func TestEvalCLI(t *testing.T) {
 			}
 		}
 	})
+}
+
+// eval --strategy tuple scores what a model answers, and a second run is
+// answered from the call cache.
+func TestEvalCLI_LLMStrategy(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "The location of Trane is Swords, Dublin.", Text: "entity<|#|>Trane<|#|>organization<|#|>A company.\n" +
+			"entity<|#|>Swords, Dublin<|#|>location<|#|>A town.\nrelation<|#|>Trane<|#|>Swords, Dublin<|#|>location<|#|>Trane is in Swords.\n<|COMPLETE|>"},
+		{Contains: "ALCO RS-3", Text: "entity<|#|>ALCO RS-3<|#|>vehicle<|#|>A locomotive.\n<|COMPLETE|>"},
+	}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	webnlg := filepath.Join(goldDir, "webnlg2020_text2rdf_seen_first200.xml")
+	args := []string{"eval", "--format", "webnlg", webnlg, "--limit", "2", "--strategy", "tuple", "--provider", "openai", "--json"}
+	var r evalJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, data, append(args, "--max-gleaning", "0")...)), &r); err != nil {
+		t.Fatal(err)
+	}
+	// Gold: Trane, Swords Dublin, ALCO RS-3, the transmission, the length;
+	// the model found the first three, all correct.
+	if r.Entries != 2 || r.Entities.Precision != 1 || r.Entities.Recall < 0.5 || r.Relations.Unlabelled.Recall <= 0 {
+		t.Errorf("report %+v", r)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("%d model calls, want 2", srv.Count())
+	}
+	mustCLI(t, data, append(args, "--max-gleaning", "0")...)
+	if srv.Count() != 2 {
+		t.Errorf("the second evaluation asked the model again (%d calls)", srv.Count())
+	}
 }

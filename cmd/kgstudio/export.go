@@ -18,6 +18,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, cfg := newFlagSet("export", stderr)
 	format := fs.String("format", "json", "json, graphml, csv or cypher")
 	out := fs.String("out", "", "output file (a folder for csv); default stdout")
+	chunks := fs.Bool("chunks", false, "add KAG's chunk nodes with a source edge from every node to its chunks")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -46,10 +47,13 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	// Only JSON keeps mentions.
-	g, err := st.LoadGraph(ctx, v.ID, *format == "json")
+	// Only JSON keeps mentions; chunk nodes are made from them.
+	g, err := st.LoadGraph(ctx, v.ID, *format == "json" || *chunks)
 	if err != nil {
 		return err
+	}
+	if *chunks {
+		g = export.WithChunks(g, st.DocumentNamer(ctx))
 	}
 	if *format == "csv" {
 		if err := export.CSVDir(*out, g); err != nil {

@@ -53,6 +53,26 @@ func TestExport_CLI(t *testing.T) {
 			t.Fatalf("graphml has %d nodes, json %d (%v)", len(doc.Nodes), len(g.Nodes), err)
 		}
 	})
+	t.Run("Chunks", func(t *testing.T) {
+		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--chunks", "--data", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "lincoln.txt #0") || !strings.Contains(out, "source") {
+			t.Errorf("no chunk node or source edge in:\n%.600s", out)
+		}
+		jsonOut, _, err := cli(t, "export", "people@1", "--chunks", "--data", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var withChunks extract.Graph
+		if err := json.Unmarshal([]byte(jsonOut), &withChunks); err != nil {
+			t.Fatal(err)
+		}
+		if len(withChunks.Nodes) != len(g.Nodes)+1 || len(withChunks.Edges) != len(g.Edges)+len(g.Nodes) {
+			t.Errorf("with chunks: %d nodes, %d edges; without: %d, %d", len(withChunks.Nodes), len(withChunks.Edges), len(g.Nodes), len(g.Edges))
+		}
+	})
 	t.Run("Cypher", func(t *testing.T) {
 		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--data", data)
 		if err != nil || !strings.Contains(out, "MERGE") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // cmdExtract runs one extraction version in the foreground.
@@ -28,6 +29,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&ec.Concurrency, "concurrency", ec.Concurrency, "chunks processed at once")
 	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
 	fs.StringVar(&ec.Language, "language", "", "output language for LLM strategies (default: the text's)")
+	fs.BoolVar(&ec.NoCache, "no-cache", false, "ask the model anew instead of answering from the call cache")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	files, err := parse(fs, args)
 	if err != nil {
@@ -69,23 +71,29 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	return runAndReport(ctx, runner, st, v, *asJSON, stdout, stderr)
+}
+
+// runAndReport runs a version in the foreground with progress on stderr,
+// then prints its summary (JSON with asJSON) and returns the run's error.
+func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store.Version, asJSON bool, stdout, stderr io.Writer) error {
 	last := -1
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
-		if *asJSON || p.ChunksTotal == 0 {
+		if asJSON || p.ChunksTotal == 0 {
 			return
 		}
 		// One line per tenth of the chunks; node and edge totals come at
 		// the end, after merging.
 		if tenth := p.ChunksDone * 10 / p.ChunksTotal; tenth != last {
 			last = tenth
-			fmt.Fprintf(stderr, "%s@%d: %d/%d chunks\n", *name, v.Number, p.ChunksDone, p.ChunksTotal)
+			fmt.Fprintf(stderr, "%s@%d: %d/%d chunks\n", v.Extraction, v.Number, p.ChunksDone, p.ChunksTotal)
 		}
 	})
-	v, err = st.Version(context.WithoutCancel(ctx), v.ID)
+	v, err := st.Version(context.WithoutCancel(ctx), v.ID)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
-	if *asJSON {
+	if asJSON {
 		out := app.VersionJSONOf(v)
 		enc := json.NewEncoder(stdout)
 		if err := enc.Encode(out); err != nil {

@@ -30,7 +30,8 @@ Usage:
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
-                   [--chunk-size N] [--overlap N] [--json] FILE...
+                   [--chunk-size N] [--overlap N] [--no-cache] [--json] FILE...
+  kgstudio retry NAME@V [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
@@ -38,9 +39,10 @@ Usage:
   kgstudio version list [NAME] [--json]
   kgstudio version show NAME@V [--json]
   kgstudio version delete NAME@V | NAME --all
-  kgstudio export NAME@V --format json|graphml|csv|cypher [--out PATH]
+  kgstudio export NAME@V --format json|graphml|csv|cypher [--chunks] [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
-  kgstudio eval --format webnlg|docred FILE [--strategy nlp] [--limit N] [--json]
+  kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--model M]
+                [--schema NAME[@V]] [--limit N] [--json]
   kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]
   kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix] [--top-k N] [--provider P] [--json]
 
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdEval(ctx, rest, stdout, stderr)
 	case "query":
 		return cmdQuery(ctx, rest, stdout, stderr)
+	case "retry":
+		return cmdRetry(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

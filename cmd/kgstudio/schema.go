@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -58,6 +59,9 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	sc, err := app.ParseSchemaFile(files[0], data, *format)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
+	}
+	for _, w := range schema.Warnings(sc) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if *name == "" {
 		*name = app.ImportName(files[0], sc)

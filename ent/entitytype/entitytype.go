@@ -86,6 +86,8 @@ const (
 	KindConcept  Kind = "concept"
 	KindEvent    Kind = "event"
 	KindStandard Kind = "standard"
+	KindBasic    Kind = "basic"
+	KindIndex    Kind = "index"
 )
 
 func (k Kind) String() string {
@@ -95,7 +97,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindEntity, KindConcept, KindEvent, KindStandard:
+	case KindEntity, KindConcept, KindEvent, KindStandard, KindBasic, KindIndex:
 		return nil
 	default:
 		return fmt.Errorf("entitytype: invalid enum value for kind field: %q", k)

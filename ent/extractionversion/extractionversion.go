@@ -67,6 +67,14 @@ const (
 	FieldHeartbeatAt = "heartbeat_at"
 	// FieldOwner holds the string denoting the owner field in the database.
 	FieldOwner = "owner"
+	// FieldParentID holds the string denoting the parent_id field in the database.
+	FieldParentID = "parent_id"
+	// FieldRepairs holds the string denoting the repairs field in the database.
+	FieldRepairs = "repairs"
+	// FieldViolations holds the string denoting the violations field in the database.
+	FieldViolations = "violations"
+	// FieldChunkErrors holds the string denoting the chunk_errors field in the database.
+	FieldChunkErrors = "chunk_errors"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
 	EdgeExtraction = "extraction"
 	// EdgeNodes holds the string denoting the nodes edge name in mutations.
@@ -154,6 +162,10 @@ var Columns = []string{
 	FieldFinishedAt,
 	FieldHeartbeatAt,
 	FieldOwner,
+	FieldParentID,
+	FieldRepairs,
+	FieldViolations,
+	FieldChunkErrors,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -207,6 +219,12 @@ var (
 	DefaultHeartbeatAt func() time.Time
 	// DefaultOwner holds the default value on creation for the "owner" field.
 	DefaultOwner string
+	// DefaultRepairs holds the default value on creation for the "repairs" field.
+	DefaultRepairs int
+	// DefaultViolations holds the default value on creation for the "violations" field.
+	DefaultViolations int
+	// DefaultChunkErrors holds the default value on creation for the "chunk_errors" field.
+	DefaultChunkErrors string
 )
 
 // Status defines the type for the "status" enum field.
@@ -369,6 +387,26 @@ func ByHeartbeatAt(opts ...sql.OrderTermOption) OrderOption {
 // ByOwner orders the results by the owner field.
 func ByOwner(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOwner, opts...).ToFunc()
+}
+
+// ByParentID orders the results by the parent_id field.
+func ByParentID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldParentID, opts...).ToFunc()
+}
+
+// ByRepairs orders the results by the repairs field.
+func ByRepairs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRepairs, opts...).ToFunc()
+}
+
+// ByViolations orders the results by the violations field.
+func ByViolations(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldViolations, opts...).ToFunc()
+}
+
+// ByChunkErrors orders the results by the chunk_errors field.
+func ByChunkErrors(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChunkErrors, opts...).ToFunc()
 }
 
 // ByExtractionField orders the results by extraction field.

@@ -175,6 +175,26 @@ func Owner(v string) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldOwner, v))
 }
 
+// ParentID applies equality check predicate on the "parent_id" field. It's identical to ParentIDEQ.
+func ParentID(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldParentID, v))
+}
+
+// Repairs applies equality check predicate on the "repairs" field. It's identical to RepairsEQ.
+func Repairs(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldRepairs, v))
+}
+
+// Violations applies equality check predicate on the "violations" field. It's identical to ViolationsEQ.
+func Violations(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldViolations, v))
+}
+
+// ChunkErrors applies equality check predicate on the "chunk_errors" field. It's identical to ChunkErrorsEQ.
+func ChunkErrors(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunkErrors, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCreatedAt, v))
@@ -1223,6 +1243,201 @@ func OwnerEqualFold(v string) predicate.ExtractionVersion {
 // OwnerContainsFold applies the ContainsFold predicate on the "owner" field.
 func OwnerContainsFold(v string) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldOwner, v))
+}
+
+// ParentIDEQ applies the EQ predicate on the "parent_id" field.
+func ParentIDEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldParentID, v))
+}
+
+// ParentIDNEQ applies the NEQ predicate on the "parent_id" field.
+func ParentIDNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldParentID, v))
+}
+
+// ParentIDIn applies the In predicate on the "parent_id" field.
+func ParentIDIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldParentID, vs...))
+}
+
+// ParentIDNotIn applies the NotIn predicate on the "parent_id" field.
+func ParentIDNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldParentID, vs...))
+}
+
+// ParentIDGT applies the GT predicate on the "parent_id" field.
+func ParentIDGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldParentID, v))
+}
+
+// ParentIDGTE applies the GTE predicate on the "parent_id" field.
+func ParentIDGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldParentID, v))
+}
+
+// ParentIDLT applies the LT predicate on the "parent_id" field.
+func ParentIDLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldParentID, v))
+}
+
+// ParentIDLTE applies the LTE predicate on the "parent_id" field.
+func ParentIDLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldParentID, v))
+}
+
+// ParentIDIsNil applies the IsNil predicate on the "parent_id" field.
+func ParentIDIsNil() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIsNull(FieldParentID))
+}
+
+// ParentIDNotNil applies the NotNil predicate on the "parent_id" field.
+func ParentIDNotNil() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotNull(FieldParentID))
+}
+
+// RepairsEQ applies the EQ predicate on the "repairs" field.
+func RepairsEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldRepairs, v))
+}
+
+// RepairsNEQ applies the NEQ predicate on the "repairs" field.
+func RepairsNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldRepairs, v))
+}
+
+// RepairsIn applies the In predicate on the "repairs" field.
+func RepairsIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldRepairs, vs...))
+}
+
+// RepairsNotIn applies the NotIn predicate on the "repairs" field.
+func RepairsNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldRepairs, vs...))
+}
+
+// RepairsGT applies the GT predicate on the "repairs" field.
+func RepairsGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldRepairs, v))
+}
+
+// RepairsGTE applies the GTE predicate on the "repairs" field.
+func RepairsGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldRepairs, v))
+}
+
+// RepairsLT applies the LT predicate on the "repairs" field.
+func RepairsLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldRepairs, v))
+}
+
+// RepairsLTE applies the LTE predicate on the "repairs" field.
+func RepairsLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldRepairs, v))
+}
+
+// ViolationsEQ applies the EQ predicate on the "violations" field.
+func ViolationsEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldViolations, v))
+}
+
+// ViolationsNEQ applies the NEQ predicate on the "violations" field.
+func ViolationsNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldViolations, v))
+}
+
+// ViolationsIn applies the In predicate on the "violations" field.
+func ViolationsIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldViolations, vs...))
+}
+
+// ViolationsNotIn applies the NotIn predicate on the "violations" field.
+func ViolationsNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldViolations, vs...))
+}
+
+// ViolationsGT applies the GT predicate on the "violations" field.
+func ViolationsGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldViolations, v))
+}
+
+// ViolationsGTE applies the GTE predicate on the "violations" field.
+func ViolationsGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldViolations, v))
+}
+
+// ViolationsLT applies the LT predicate on the "violations" field.
+func ViolationsLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldViolations, v))
+}
+
+// ViolationsLTE applies the LTE predicate on the "violations" field.
+func ViolationsLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldViolations, v))
+}
+
+// ChunkErrorsEQ applies the EQ predicate on the "chunk_errors" field.
+func ChunkErrorsEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunkErrors, v))
+}
+
+// ChunkErrorsNEQ applies the NEQ predicate on the "chunk_errors" field.
+func ChunkErrorsNEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldChunkErrors, v))
+}
+
+// ChunkErrorsIn applies the In predicate on the "chunk_errors" field.
+func ChunkErrorsIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldChunkErrors, vs...))
+}
+
+// ChunkErrorsNotIn applies the NotIn predicate on the "chunk_errors" field.
+func ChunkErrorsNotIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldChunkErrors, vs...))
+}
+
+// ChunkErrorsGT applies the GT predicate on the "chunk_errors" field.
+func ChunkErrorsGT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldChunkErrors, v))
+}
+
+// ChunkErrorsGTE applies the GTE predicate on the "chunk_errors" field.
+func ChunkErrorsGTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldChunkErrors, v))
+}
+
+// ChunkErrorsLT applies the LT predicate on the "chunk_errors" field.
+func ChunkErrorsLT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldChunkErrors, v))
+}
+
+// ChunkErrorsLTE applies the LTE predicate on the "chunk_errors" field.
+func ChunkErrorsLTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldChunkErrors, v))
+}
+
+// ChunkErrorsContains applies the Contains predicate on the "chunk_errors" field.
+func ChunkErrorsContains(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContains(FieldChunkErrors, v))
+}
+
+// ChunkErrorsHasPrefix applies the HasPrefix predicate on the "chunk_errors" field.
+func ChunkErrorsHasPrefix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldChunkErrors, v))
+}
+
+// ChunkErrorsHasSuffix applies the HasSuffix predicate on the "chunk_errors" field.
+func ChunkErrorsHasSuffix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldChunkErrors, v))
+}
+
+// ChunkErrorsEqualFold applies the EqualFold predicate on the "chunk_errors" field.
+func ChunkErrorsEqualFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldChunkErrors, v))
+}
+
+// ChunkErrorsContainsFold applies the ContainsFold predicate on the "chunk_errors" field.
+func ChunkErrorsContainsFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldChunkErrors, v))
 }
 
 // HasExtraction applies the HasEdge predicate on the "extraction" edge.

@@ -33,6 +33,8 @@ const (
 	FieldOutputTokens = "output_tokens"
 	// FieldLatencyMs holds the string denoting the latency_ms field in the database.
 	FieldLatencyMs = "latency_ms"
+	// FieldBad holds the string denoting the bad field in the database.
+	FieldBad = "bad"
 	// Table holds the table name of the llmcall in the database.
 	Table = "llm_calls"
 )
@@ -50,6 +52,7 @@ var Columns = []string{
 	FieldPromptTokens,
 	FieldOutputTokens,
 	FieldLatencyMs,
+	FieldBad,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -75,6 +78,8 @@ var (
 	DefaultOutputTokens int
 	// DefaultLatencyMs holds the default value on creation for the "latency_ms" field.
 	DefaultLatencyMs int64
+	// DefaultBad holds the default value on creation for the "bad" field.
+	DefaultBad bool
 )
 
 // OrderOption defines the ordering options for the LLMCall queries.
@@ -133,4 +138,9 @@ func ByOutputTokens(opts ...sql.OrderTermOption) OrderOption {
 // ByLatencyMs orders the results by the latency_ms field.
 func ByLatencyMs(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLatencyMs, opts...).ToFunc()
+}
+
+// ByBad orders the results by the bad field.
+func ByBad(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBad, opts...).ToFunc()
 }

@@ -104,6 +104,11 @@ func LatencyMs(v int64) predicate.LLMCall {
 	return predicate.LLMCall(sql.FieldEQ(FieldLatencyMs, v))
 }
 
+// Bad applies equality check predicate on the "bad" field. It's identical to BadEQ.
+func Bad(v bool) predicate.LLMCall {
+	return predicate.LLMCall(sql.FieldEQ(FieldBad, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.LLMCall {
 	return predicate.LLMCall(sql.FieldEQ(FieldCreatedAt, v))
@@ -652,6 +657,16 @@ func LatencyMsLT(v int64) predicate.LLMCall {
 // LatencyMsLTE applies the LTE predicate on the "latency_ms" field.
 func LatencyMsLTE(v int64) predicate.LLMCall {
 	return predicate.LLMCall(sql.FieldLTE(FieldLatencyMs, v))
+}
+
+// BadEQ applies the EQ predicate on the "bad" field.
+func BadEQ(v bool) predicate.LLMCall {
+	return predicate.LLMCall(sql.FieldEQ(FieldBad, v))
+}
+
+// BadNEQ applies the NEQ predicate on the "bad" field.
+func BadNEQ(v bool) predicate.LLMCall {
+	return predicate.LLMCall(sql.FieldNEQ(FieldBad, v))
 }
 
 // And groups predicates with the AND operator between them.

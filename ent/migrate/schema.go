@@ -157,7 +157,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "name", Type: field.TypeString},
 		{Name: "alias", Type: field.TypeString, Default: ""},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"entity", "concept", "event", "standard"}, Default: "entity"},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"entity", "concept", "event", "standard", "basic", "index"}, Default: "entity"},
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "parent", Type: field.TypeString, Default: ""},
 		{Name: "properties", Type: field.TypeJSON, Nullable: true},
@@ -225,6 +225,10 @@ var (
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "heartbeat_at", Type: field.TypeTime},
 		{Name: "owner", Type: field.TypeString, Default: ""},
+		{Name: "parent_id", Type: field.TypeInt, Nullable: true},
+		{Name: "repairs", Type: field.TypeInt, Default: 0},
+		{Name: "violations", Type: field.TypeInt, Default: 0},
+		{Name: "chunk_errors", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -235,7 +239,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[26]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[30]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -244,7 +248,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[26], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[30], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",
@@ -279,6 +283,7 @@ var (
 		{Name: "prompt_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "output_tokens", Type: field.TypeInt, Default: 0},
 		{Name: "latency_ms", Type: field.TypeInt64, Default: 0},
+		{Name: "bad", Type: field.TypeBool, Default: false},
 	}
 	// LlmCallsTable holds the schema information for the "llm_calls" table.
 	LlmCallsTable = &schema.Table{

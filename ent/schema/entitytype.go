@@ -17,7 +17,7 @@ func (EntityType) Fields() []ent.Field {
 		field.Int("schema_version_id").Immutable(),
 		field.String("name").NotEmpty().Immutable(),
 		field.String("alias").Default("").Immutable(),
-		field.Enum("kind").Values("entity", "concept", "event", "standard").Default("entity").Immutable(),
+		field.Enum("kind").Values("entity", "concept", "event", "standard", "basic", "index").Default("entity").Immutable(),
 		field.Text("description").Default("").Immutable(),
 		field.String("parent").Default("").Immutable(),
 		field.JSON("properties", []map[string]any{}).Optional().Immutable(),

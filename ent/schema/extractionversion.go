@@ -50,6 +50,15 @@ func (ExtractionVersion) Fields() []ent.Field {
 		// ("host/pid/nonce"); another process takes over only when the
 		// owner's heartbeat is stale or the owner is known to be dead.
 		field.String("owner").Default(""),
+		// parent_id is the version a retry started from.
+		field.Int("parent_id").Optional().Nillable().Immutable(),
+		// repairs counts the fixes model answers needed before they parsed.
+		field.Int("repairs").Default(0),
+		// violations counts extracted values that break a schema constraint.
+		field.Int("violations").Default(0),
+		// chunk_errors lists the chunks whose extraction failed (provider
+		// status and message), JSON; they are asked again on resume or retry.
+		field.Text("chunk_errors").Default(""),
 	}
 }
 

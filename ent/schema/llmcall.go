@@ -24,5 +24,8 @@ func (LLMCall) Fields() []ent.Field {
 		field.Int("prompt_tokens").Default(0),
 		field.Int("output_tokens").Default(0),
 		field.Int64("latency_ms").Default(0),
+		// bad marks an answer that did not parse: the cache no longer
+		// serves it, and a fresh answer replaces it.
+		field.Bool("bad").Default(false),
 	}
 }

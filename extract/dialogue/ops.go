@@ -72,16 +72,35 @@ func (o Ops) Len() int { return len(o.AddNode) + len(o.UpdateNode) + len(o.AddRe
 // the top of the relation. Items it cannot use are returned as failures
 // with the reason; it never panics.
 func ParseOps(output string) (Ops, []extract.ParseFailure) {
+	ops, _, fails := ParseOpsRepaired(output)
+	return ops, fails
+}
+
+// ParseOpsRepaired is ParseOps that first repairs the JSON (code fences,
+// trailing commas, single quotes, comments, unquoted keys, truncation:
+// see extract.RepairJSON) and also returns the repairs it needed. When the
+// repaired JSON holds no operation object, the answer is scanned for one
+// as it is.
+func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
 	var ops Ops
 	var fails []extract.ParseFailure
 	fail := func(line, format string, args ...any) {
 		line = extract.Clip(line, 500)
 		fails = append(fails, extract.ParseFailure{Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
-	obj, ok := findOpsObject(extract.StripReasoning(output))
+	var repairs []string
+	obj, ok := map[string]json.RawMessage(nil), false
+	if fixed, kinds, err := extract.RepairJSON(output); err == nil {
+		if obj, ok = findOpsObject(fixed); ok {
+			repairs = kinds
+		}
+	}
+	if !ok {
+		obj, ok = findOpsObject(extract.StripReasoning(output))
+	}
 	if !ok {
 		fail(output, "no JSON object with add_node, update_node or add_relation found")
-		return ops, fails
+		return ops, nil, fails
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -133,7 +152,7 @@ func ParseOps(output string) (Ops, []extract.ParseFailure) {
 			}
 		}
 	}
-	return ops, fails
+	return ops, repairs, fails
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -2,8 +2,11 @@ package dialogue
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 const seedOpsPath = "testdata/seed_segment_ops.json"
@@ -45,7 +48,8 @@ func TestParseOps_Tolerance(t *testing.T) {
 	}{
 		{"Empty", "", 0, 0, 0, 1, "no JSON object"},
 		{"NoOpsObject", `{"foo": 1}`, 0, 0, 0, 1, "no JSON object"},
-		{"Truncated", `{"add_node": [{"node_id": "/User/Profile/Name", "node_details": {"label": "A"`, 0, 0, 0, 1, "no JSON object"},
+		{"TruncatedFirstItem", `{"add_node": [{"node_id": "/User/Profile/Name", "node_details": {"label": "A"`, 0, 0, 0, 0, ""},
+		{"TruncatedKeepsComplete", `{"add_node": [{"node_id": "/K/A", "label": "A"}, {"node_id": "/K/B", "lab`, 1, 0, 0, 0, ""},
 		{"NullLists", `{"add_node": null, "update_node": [], "add_relation": null}`, 0, 0, 0, 0, ""},
 		{"OnlyRelations", `{"add_relation": [{"source_node_id": "/A", "target_node_id": "/B", "relation_details": {"label": "X"}}]}`, 0, 0, 1, 0, ""},
 		{"FlatLabel", `{"add_relation": [{"source_node_id": "/A", "target_node_id": "/B", "label": "X"}]}`, 0, 0, 1, 0, ""},
@@ -74,6 +78,39 @@ func TestParseOps_Tolerance(t *testing.T) {
 				t.Errorf("reason %q, want it to contain %q", fails[0].Reason, tt.failHas)
 			}
 		})
+	}
+}
+
+// A real model's answer: fenced, with trailing commas everywhere.
+const fencedTrailingCommas = "Here are the operations:\n```json\n{\n" +
+	`  "add_node": [
+    {"node_id": "/User/Profile/Name", "node_details": {"label": "Caroline",},},
+    {"node_id": "/Knowledge/Place/City/Boston", "node_details": {"label": "Boston",},},
+  ],
+  "update_node": [],
+  "add_relation": [
+    {"source_node_id": "/User/Profile/Name", "target_node_id": "/Knowledge/Place/City/Boston", "relation_details": {"label": "LIVES_IN",},},
+  ],
+}` + "\n```\n"
+
+func TestParseOpsRepaired_FenceAndTrailingCommas(t *testing.T) {
+	ops, repairs, fails := ParseOpsRepaired(fencedTrailingCommas)
+	if len(fails) != 0 {
+		t.Fatalf("failures %+v", fails)
+	}
+	if want := []string{extract.RepairFence, extract.RepairTrailingComma}; !slices.Equal(repairs, want) {
+		t.Errorf("repairs %q, want %q", repairs, want)
+	}
+	mem := NewMemory()
+	applied := mem.Apply(1, ops)
+	n := 0
+	for _, op := range applied {
+		if op.Status != "rejected" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("applied %d of %d operations: %+v", n, ops.Len(), applied)
 	}
 }
 

@@ -15,6 +15,8 @@ type Proposal struct {
 	Ops      Ops
 	Calls    []extract.CallRecord
 	Failures []extract.ParseFailure
+	// Repairs counts the fixes the model's JSON needed, per kind.
+	Repairs map[string]int
 }
 
 // SegmentExtractor proposes memory operations for one segment, given the
@@ -70,8 +72,8 @@ func (l *LLM) ExtractSegment(ctx context.Context, seg Segment, existing []string
 	if rec.Response == "" {
 		rec.Response = resp.Text
 	}
-	ops, fails := ParseOps(resp.Text)
-	return Proposal{Ops: ops, Calls: []extract.CallRecord{rec}, Failures: fails}, nil
+	ops, repairs, fails := ParseOpsRepaired(resp.Text)
+	return Proposal{Ops: ops, Calls: []extract.CallRecord{rec}, Failures: fails, Repairs: extract.CountRepairs(nil, repairs)}, nil
 }
 
 // RunOptions tune RunDialogue.
@@ -125,6 +127,7 @@ func (s *Builder) Step(ctx context.Context, seg Segment) (extract.ChunkResult, e
 		Graph:      s.mem.GraphOf(applied),
 		Calls:      prop.Calls,
 		Failures:   prop.Failures,
+		Repairs:    prop.Repairs,
 		Operations: applied,
 		Elapsed:    s.now().Sub(start),
 	}, nil

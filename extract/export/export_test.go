@@ -801,3 +801,31 @@ func BenchmarkExport(b *testing.B) {
 		}
 	})
 }
+
+func TestWithChunks(t *testing.T) {
+	g := extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "scrooge", Name: "Scrooge", Type: "person", Mentions: []extract.Mention{{DocumentID: 1, ChunkIndex: 0}, {DocumentID: 1, ChunkIndex: 2}, {DocumentID: 1, ChunkIndex: 2}}},
+			{Key: "marley", Name: "Marley", Type: "person", Mentions: []extract.Mention{{DocumentID: 1, ChunkIndex: 0}}},
+		},
+		Edges: []extract.Edge{{Source: "scrooge", Target: "marley", Label: "partner", Mentions: []extract.Mention{{DocumentID: 1}}}},
+	}
+	out := WithChunks(g, func(id int) string { return "carol.txt" })
+	if len(out.Nodes) != 4 || len(out.Edges) != 4 {
+		t.Fatalf("%d nodes, %d edges: %+v", len(out.Nodes), len(out.Edges), out)
+	}
+	if c := out.Nodes[2]; c.Key != ChunkKey(1, 0) || c.Type != ChunkType || c.Name != "carol.txt #0" {
+		t.Errorf("chunk node %+v", c)
+	}
+	if e := out.Edges[1]; e.Source != "scrooge" || e.Label != SourceLabel || e.Target != ChunkKey(1, 0) {
+		t.Errorf("source edge %+v", e)
+	}
+	for _, n := range out.Nodes {
+		if len(n.Mentions) != 0 {
+			t.Errorf("node %s keeps mentions", n.Key)
+		}
+	}
+	if len(g.Nodes[0].Mentions) != 3 {
+		t.Error("the input graph was changed")
+	}
+}

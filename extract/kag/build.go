@@ -16,6 +16,8 @@ type builder struct {
 	eorder []string
 	alias  map[string]string // normalised surface name -> node key
 	off    int
+	// violations are property values that break a schema constraint.
+	violations []string
 }
 
 func newBuilder(x *Extractor) *builder {
@@ -90,10 +92,21 @@ func (b *builder) addItem(it item) {
 			}
 		}
 		if ps != nil {
-			if target := b.x.lookup(ps.Type); target != nil {
-				// A property typed by a schema type becomes an edge.
+			b.check(n, ps, p.Values)
+			if targets := b.targets(ps.Type); len(targets) > 0 {
+				// A property typed by a schema type becomes an edge; with
+				// several types (an event's subjects) a value takes the
+				// type of the node it already names, else the first.
 				for _, v := range p.Values {
-					tn := b.node(v, target.Name)
+					typ := targets[0].Name
+					if k, ok := b.alias[extract.NodeKey(v)]; ok {
+						for _, t := range targets {
+							if strings.EqualFold(b.nodes[k].Type, t.Name) {
+								typ = t.Name
+							}
+						}
+					}
+					tn := b.node(v, typ)
 					b.alias[extract.NodeKey(v)] = tn.Key
 					b.edge(n.Key, ps.Name, tn.Key, false)
 				}
@@ -106,6 +119,21 @@ func (b *builder) addItem(it item) {
 			n.Properties[p.Name] = p.Values
 		}
 	}
+	if spec != nil {
+		b.checkNotNull(n, spec, it.Props)
+	}
+}
+
+// targets resolves a property type ("Person" or "Person,Organization") to
+// the schema types it names.
+func (b *builder) targets(typ string) []*TypeSpec {
+	var out []*TypeSpec
+	for _, name := range strings.Split(typ, ",") {
+		if t := b.x.lookup(name); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // resolve maps a surface name to a node key, creating an implicit node.

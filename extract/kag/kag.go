@@ -46,10 +46,16 @@ type TypeSpec struct {
 }
 
 // PropSpec is a property of a type. Type is a basic type (Text, Integer,
-// Float, ...) or the name of another schema type.
+// Float, ...) or the name of another schema type, or several (an event's
+// subject: "Person,Organization"). Constraint is KAG's constraint text
+// ("NotNull, MultiValue", `Enum="A,B"`, `Regular="^\d+$"`); the model sees
+// it with the description, and values that break it are counted as
+// violations.
 type PropSpec struct {
-	Name string
-	Type string
+	Name        string
+	Type        string
+	Constraint  string
+	Description string
 }
 
 // RelSpec is a relation from the owning type to Target (a type name).
@@ -142,7 +148,14 @@ func (x *Extractor) views(event bool) []TypeView {
 		}
 		var props []string
 		for _, p := range t.Properties {
-			props = append(props, p.Name+" ("+p.Type+")")
+			about := p.Type
+			if p.Constraint != "" {
+				about += "; " + p.Constraint
+			}
+			if p.Description != "" {
+				about += "; " + p.Description
+			}
+			props = append(props, p.Name+" ("+about+")")
 		}
 		out = append(out, TypeView{Name: t.Name, Alias: t.Alias, Kind: t.Kind, Description: t.Description, Properties: strings.Join(props, ", ")})
 	}
@@ -165,8 +178,10 @@ func (x *Extractor) allowedRelations() []string {
 			add(fmt.Sprintf("%s -[%s]-> %s", t.Name, r.Name, r.Target))
 		}
 		for _, p := range t.Properties {
-			if target, ok := x.byName[strings.ToLower(p.Type)]; ok {
-				add(fmt.Sprintf("%s -[%s]-> %s", t.Name, p.Name, target.Name))
+			for _, typ := range strings.Split(p.Type, ",") {
+				if target, ok := x.byName[strings.ToLower(strings.TrimSpace(typ))]; ok {
+					add(fmt.Sprintf("%s -[%s]-> %s", t.Name, p.Name, target.Name))
+				}
 			}
 		}
 	}
@@ -274,6 +289,7 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		b.addRelation(r[0], r[1], r[2])
 	}
 	res.Graph, res.OffSchema = b.graph(chunk)
+	res.Violations = b.violations
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

@@ -238,7 +238,7 @@ func TestExtractor_MalformedOutput(t *testing.T) {
 		wantErr string
 	}{
 		{"not json", "I could not find entities.", "no JSON in output"},
-		{"broken json", `{"entities": [{"name": "Scrooge"`, "invalid JSON"},
+		{"truncated in the first item", `{"entities": [{"name": "Scrooge"`, ""},
 		{"wrong key", `{"things": []}`, `no "entities" list`},
 		{"bare list", `[{"name": "Scrooge", "category": "Person"}]`, ""},
 		{"kag layout", `[{"category": "Person", "properties": {"name": "Scrooge", "worksFor": null}}]`, ""},

@@ -9,21 +9,15 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// decodeList finds the JSON in out (allowing fences and chatter around it)
-// and returns the list under key, or the top-level list.
-func decodeList(out, key string) ([]any, error) {
-	s := strings.TrimPrefix(strings.TrimSpace(extract.StripReasoning(out)), "\ufeff")
-	i := strings.IndexAny(s, "{[")
-	if i < 0 {
-		return nil, fmt.Errorf("no JSON in output")
+// decodeList repairs the JSON in out (fences, chatter, trailing commas,
+// truncation: see extract.RepairJSON), counts the repairs on res and
+// returns the list under key, or the top-level list.
+func decodeList(res *extract.ChunkResult, out, key string) ([]any, error) {
+	s, kinds, err := extract.RepairJSON(out)
+	if err != nil {
+		return nil, err
 	}
-	s = s[i:]
-	if j := strings.LastIndexAny(s, "}]"); j >= 0 && j < len(s)-1 {
-		s = s[:j+1]
-	}
-	if s == "" {
-		return nil, fmt.Errorf("no JSON in output")
-	}
+	res.Repairs = extract.CountRepairs(res.Repairs, kinds)
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %v", err)
@@ -102,7 +96,7 @@ func fail(res *extract.ChunkResult, line, reason string) {
 
 // readItems reads NER or event output.
 func (x *Extractor) readItems(res *extract.ChunkResult, out, key string, event bool) []item {
-	list, err := decodeList(out, key)
+	list, err := decodeList(res, out, key)
 	if err != nil {
 		fail(res, snippet(out), err.Error())
 		return nil
@@ -173,7 +167,7 @@ func (x *Extractor) readItems(res *extract.ChunkResult, out, key string, event b
 
 // readOfficial applies standardisation output to items.
 func (x *Extractor) readOfficial(res *extract.ChunkResult, out string, items []item) {
-	list, err := decodeList(out, "entities")
+	list, err := decodeList(res, out, "entities")
 	if err != nil {
 		fail(res, snippet(out), err.Error())
 		return
@@ -200,7 +194,7 @@ func (x *Extractor) readOfficial(res *extract.ChunkResult, out string, items []i
 
 // readRelations reads relation output as (subject, predicate, object).
 func (x *Extractor) readRelations(res *extract.ChunkResult, out string) [][3]string {
-	list, err := decodeList(out, "relations")
+	list, err := decodeList(res, out, "relations")
 	if err != nil {
 		fail(res, snippet(out), err.Error())
 		return nil

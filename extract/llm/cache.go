@@ -59,6 +59,15 @@ type cachedClient struct {
 	provider string
 	model    string
 	store    Store
+	// fresh skips the lookup: every request goes to the provider.
+	fresh bool
+}
+
+// Uncached wraps client like Cached, except that it never answers from
+// store: every request is asked anew (a clean run). Answers are still
+// offered to store, which keeps what it held unless that was marked bad.
+func Uncached(client Client, provider, model string, store Store) Client {
+	return &cachedClient{next: client, provider: provider, model: model, store: store, fresh: true}
 }
 
 // Cached wraps client so a request seen before (same provider, model,
@@ -73,7 +82,14 @@ func Cached(client Client, provider, model string, store Store) Client {
 // Complete implements Client.
 func (c *cachedClient) Complete(ctx context.Context, req Request) (Response, error) {
 	key := Key(c.provider, c.model, req)
-	rec, ok, err := c.store.GetCall(ctx, key)
+	var (
+		rec extract.CallRecord
+		ok  bool
+		err error
+	)
+	if !c.fresh {
+		rec, ok, err = c.store.GetCall(ctx, key)
+	}
 	if err != nil {
 		return Response{}, extract.Wrap(extract.KindOf(err), err, "read call cache")
 	}

@@ -108,3 +108,7 @@ func estimateTokens(req Request) int {
 	}
 	return n
 }
+
+// HTTPStatus returns the HTTP status, so a run can say per chunk what the
+// provider answered (see extract.ChunkErrorOf).
+func (e *StatusError) HTTPStatus() int { return e.Status }

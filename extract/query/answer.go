@@ -62,10 +62,11 @@ func KeywordsLLM(ctx context.Context, client llm.Client, question string) (high,
 		High []string `json:"high_level_keywords"`
 		Low  []string `json:"low_level_keywords"`
 	}
-	text := strings.TrimSpace(resp.Text)
-	text = strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```")
-	text = strings.TrimSpace(strings.TrimSuffix(text, "```"))
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
+	text, _, err := extract.RepairJSON(resp.Text)
+	if err == nil {
+		err = json.Unmarshal([]byte(text), &out)
+	}
+	if err != nil {
 		return nil, nil, rec, extract.Wrap(extract.KindInvalid, err, "the model's keywords are not the expected JSON")
 	}
 	var hs, ls orderedSet

@@ -20,6 +20,8 @@ var kindKeywords = map[string]string{
 	"ConceptType":  KindConcept,
 	"EventType":    KindEvent,
 	"StandardType": KindStandard,
+	"BasicType":    KindBasic,
+	"IndexType":    KindIndex,
 }
 
 // kindKeyword returns the DSL class of a kind; unknown kinds print as
@@ -32,6 +34,10 @@ func kindKeyword(kind string) string {
 		return "EventType"
 	case KindStandard:
 		return "StandardType"
+	case KindBasic:
+		return "BasicType"
+	case KindIndex:
+		return "IndexType"
 	}
 	return "EntityType"
 }
@@ -332,7 +338,7 @@ func (p *kagParser) topLevel(l *kline) error {
 	if !d.arrow {
 		kind, ok := kindKeywords[d.value]
 		if !ok {
-			return errAt(l.no, "type %s: %q is not a type class (expected EntityType, ConceptType, EventType or StandardType)", d.name, clip(d.value))
+			return errAt(l.no, "type %s: %q is not a type class (expected EntityType, ConceptType, EventType, StandardType, BasicType or IndexType)", d.name, clip(d.value))
 		}
 		t.Kind = kind
 	}

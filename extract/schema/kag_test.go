@@ -365,3 +365,33 @@ func BenchmarkValidate(b *testing.B) {
 		_ = Validate(s)
 	}
 }
+
+// The two real schemas once refused (an alias shared by types, `index:
+// None`) and the type classes BasicType and IndexType import, validate,
+// export and re-import to an equal schema.
+func TestParseKAG_RealWorldForms(t *testing.T) {
+	src := "namespace Real\n\n" +
+		"Person(人物): EntityType\n\tproperties:\n\t\tage(年龄): Integer\n\t\t\tindex: None\n\t\tdesc(描述): Text\n\t\t\tindex: TextAndVector\n\n" +
+		"Actor(人物): EntityType\n\tproperties:\n\t\tworksFor(工作于): Person\n\t\tphone(电话): Phone\n\n" +
+		"Phone(电话号码): BasicType\n\n" +
+		"Chunk(文本块): IndexType\n\tproperties:\n\t\tcontent(内容): Text\n\n" +
+		"Meeting(会议): EventType\n\tproperties:\n\t\tsubject(主体): Person,Actor\n"
+	s, err := ParseKAGString(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Validate(s) {
+		t.Errorf("validation: %s", p)
+	}
+	if s.Types[0].Alias != s.Types[1].Alias || s.Types[0].Properties[0].Index != "None" ||
+		s.Types[2].Kind != KindBasic || s.Types[3].Kind != KindIndex || s.Types[4].Properties[0].Type != "Person,Actor" {
+		t.Errorf("parsed %+v", s.Types)
+	}
+	again, err := ParseKAGString(FormatKAG(s))
+	if err != nil {
+		t.Fatalf("reparse: %v\n%s", err, FormatKAG(s))
+	}
+	if !reflect.DeepEqual(again, s) {
+		t.Errorf("round trip differs:\n%s", FormatKAG(s))
+	}
+}

@@ -15,12 +15,18 @@ import (
 )
 
 // Kinds of entity types. They correspond to KAG's EntityType, ConceptType,
-// EventType and StandardType declarations.
+// EventType, StandardType, BasicType and IndexType declarations.
 const (
 	KindEntity   = "entity"
 	KindConcept  = "concept"
 	KindEvent    = "event"
 	KindStandard = "standard"
+	// KindBasic is a BasicType declaration: a value type of its own, used
+	// as a property type; nothing is extracted for it.
+	KindBasic = "basic"
+	// KindIndex is an IndexType declaration: a type KAG only indexes
+	// (chunks and the like); nothing is extracted for it.
+	KindIndex = "index"
 )
 
 // Schema is a named set of entity types. A flat list of types without any

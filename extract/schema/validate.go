@@ -27,8 +27,9 @@ var BasicTypes = []string{"Text", "Integer", "Float", "Boolean", "Date", "Thing"
 // may carry before '#', as in "IND#belongTo" or "CAU#leadTo".
 var SemanticPrefixes = []string{"SYNANT", "CAU", "SEQ", "IND", "INC", "USE"}
 
-// IndexModes are the accepted values of a property's `index:`.
-var IndexModes = []string{"Text", "Vector", "TextAndVector"}
+// IndexModes are the accepted values of a property's `index:`; None (as
+// shipped KAG schemas write it) asks for no index.
+var IndexModes = []string{"Text", "Vector", "TextAndVector", "None"}
 
 // HypernymPredicates are the accepted values of a concept's `hypernymPredicate:`.
 var HypernymPredicates = []string{"isA", "locateAt", "mannerOf"}
@@ -89,7 +90,6 @@ func Validate(s *Schema) []Problem {
 	if s.Namespace != "" && !namespaceRE.MatchString(s.Namespace) {
 		v.add("namespace", "namespace %q is not a valid identifier (letters, digits and _, starting with a letter)", s.Namespace)
 	}
-	aliases := map[string]string{}
 	for i, t := range s.Types {
 		f := fmt.Sprintf("types[%d]", i)
 		switch {
@@ -103,13 +103,7 @@ func Validate(s *Schema) []Problem {
 		} else if t.Name != "" {
 			v.byName[t.Name] = i
 		}
-		if t.Alias != "" {
-			if other, dup := aliases[t.Alias]; dup {
-				v.add(f+".alias", "type %s: alias %q is already used by type %s", t.Name, t.Alias, other)
-			} else {
-				aliases[t.Alias] = t.Name
-			}
-		}
+		// Aliases are display names: KAG lets several types share one.
 	}
 	for i := range s.Types {
 		v.checkType(i)
@@ -123,7 +117,7 @@ func (v *validator) checkType(i int) {
 	v.oneLine(f+".alias", t.Name, "alias", t.Alias)
 	v.oneLine(f+".description", t.Name, "description", t.Description)
 	switch t.Kind {
-	case KindEntity, KindConcept, KindEvent:
+	case KindEntity, KindConcept, KindEvent, KindBasic, KindIndex:
 	case KindStandard:
 		if t.Name != "" && !stdNameRE.MatchString(t.Name) {
 			v.add(f+".name", "standard type %q must be named STD.<Name>", t.Name)

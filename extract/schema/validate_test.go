@@ -32,8 +32,6 @@ func TestValidate(t *testing.T) {
 			"types[0].relations[0].target", "target Text is a value type"},
 		{"DuplicateType", func(s *Schema) { s.Types = append(s.Types, EntityType{Name: "Drug", Kind: KindEntity}) },
 			"types[4].name", `duplicate type "Drug" (first declared as types[2])`},
-		{"DuplicateAlias", func(s *Schema) { s.Types[2].Alias = "疾病" },
-			"types[2].alias", `alias "疾病" is already used by type Disease`},
 		{"DuplicateProperty", func(s *Schema) {
 			s.Types[0].Properties = append(s.Types[0].Properties, Property{Name: "symptom", Type: "Text"})
 		}, "types[0].properties[1].name", `Disease: duplicate property "symptom"`},
@@ -123,5 +121,26 @@ func TestProblemsError(t *testing.T) {
 	err := ProblemsError(ps)
 	if extract.KindOf(err) != extract.KindInvalid || !strings.HasSuffix(err.Error(), "and 2 more") {
 		t.Errorf("ProblemsError = %v", err)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	s, err := ParseKAGString("namespace W\n\nField(领域): ConceptType\n\tproperties:\n\t\tsize: Integer\n\n" +
+		"Phone: StandardType\n\trelations:\n\t\tcalls: Phone\n\n" +
+		"Meeting: EventType\n\tproperties:\n\t\twhen: Text\n\n" +
+		"Person: EntityType\n\tproperties:\n\t\tname: Text\n\n" +
+		"Talk: EventType\n\tproperties:\n\t\tsubject: Person\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Warnings(s)
+	want := []string{"types[0].properties", "types[1].relations", "types[2].properties", "types[3].properties[0].name"}
+	if len(got) != len(want) {
+		t.Fatalf("warnings %v", got)
+	}
+	for i, w := range want {
+		if got[i].Field != w {
+			t.Errorf("warning %d at %s (%s), want %s", i, got[i].Field, got[i].Message, w)
+		}
 	}
 }

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Retry makes a new version of v's extraction (parent v, same settings and
+// documents) that asks the model again only for the chunks of v that failed
+// or whose answers did not parse. Those answers stay stored but are marked
+// bad, so the call cache no longer serves them; every other chunk is
+// answered from the cache at no cost. The new version is queued; Start or
+// Run executes it. A version still running is a conflict; one with
+// nothing to retry is invalid.
+func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error) {
+	if v.Active() {
+		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+	}
+	runs, err := a.store.ChunkRuns(ctx, v.ID)
+	if err != nil {
+		return store.Version{}, err
+	}
+	var bad []string
+	unparsed := 0
+	for _, r := range runs {
+		if len(r.ParseErrors) == 0 {
+			continue
+		}
+		unparsed++
+		bad = append(bad, badCalls(r)...)
+	}
+	failed := v.ChunksTotal - len(runs)
+	if v.ChunksTotal == 0 && v.Status != store.StatusDone {
+		failed = 1 // never planned: everything runs again
+	}
+	if failed <= 0 && unparsed == 0 {
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "nothing to retry: every chunk of %s finished and parsed", v.Label())
+	}
+	if err := a.store.MarkCallsBad(ctx, bad); err != nil {
+		return store.Version{}, err
+	}
+	note := fmt.Sprintf("retry of %s: %d failed, %d unparsed chunks asked again", v.Label(), max(failed, 0), unparsed)
+	cfg := v.Config
+	cfg.NoCache = false
+	nv, err := a.store.NewChildVersion(ctx, v.Extraction, cfg, v.DocumentIDs, note, v.ID)
+	if err != nil {
+		return store.Version{}, err
+	}
+	a.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", failed, "unparsed_chunks", unparsed)
+	return nv, nil
+}
+
+// badCalls are the cache keys of the answers a chunk could not parse: the
+// calls its parse failures point at, or all its calls when they point at
+// none.
+func badCalls(r store.ChunkRun) []string {
+	var keys []string
+	seen := map[int]bool{}
+	for _, f := range r.ParseErrors {
+		if f.Round >= 0 && f.Round < len(r.Calls) && !seen[f.Round] {
+			seen[f.Round] = true
+			keys = append(keys, r.Calls[f.Round].Key)
+		}
+	}
+	if len(keys) == 0 {
+		for _, c := range r.Calls {
+			keys = append(keys, c.Key)
+		}
+	}
+	return keys
+}
+
+// ResumeFailed runs a failed or canceled version again in the background:
+// its finished chunks are kept and skipped, the others (those that failed)
+// are asked again.
+func (a *App) ResumeFailed(ctx context.Context, v store.Version) error {
+	if err := a.store.RequeueVersion(ctx, v.ID); err != nil {
+		return err
+	}
+	v.Status = store.StatusQueued
+	a.Start(v)
+	return nil
+}

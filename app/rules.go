@@ -1,0 +1,37 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// deriveRules runs the `rule: [[...]]` blocks of a schema-strategy
+// version's schema over its finished graph and adds the relations they
+// derive (see schema.DeriveRules for the forms run); the rules it does not
+// run are logged with the reason. Derived edges carry Properties["rule"].
+// Running it again adds nothing.
+func (a *App) deriveRules(ctx context.Context, v store.Version) error {
+	if v.Config.Strategy != extract.StrategySchema || v.Config.SchemaName == "" {
+		return nil
+	}
+	sc, _, err := a.store.SchemaVersion(ctx, v.Config.SchemaName, v.Config.SchemaVersion)
+	if err != nil {
+		return err
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return err
+	}
+	edges, skipped := schema.DeriveRules(sc, g)
+	for _, p := range skipped {
+		a.log.Info("schema rule not run", "version_id", v.ID, "field", p.Field, "reason", p.Message)
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", len(edges))
+	return a.store.WriteGraph(ctx, v.ID, extract.Graph{Edges: edges})
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/kgstudio/kgstudio/app"
+)
+
+// cmdRetry makes a new version from NAME@V that asks the model again only
+// for the chunks that failed or did not parse, and runs it in the
+// foreground.
+func cmdRetry(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("retry", stderr)
+	asJSON := fs.Bool("json", false, "print a JSON summary")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return errors.New("retry: name one version, NAME@V")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+	v, err := versionByRef(ctx, st, rest[0])
+	if err != nil {
+		return err
+	}
+	nv, err := runner.Retry(ctx, v)
+	if err != nil {
+		return err
+	}
+	return runAndReport(ctx, runner, st, nv, *asJSON, stdout, stderr)
+}

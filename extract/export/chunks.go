@@ -1,0 +1,61 @@
+package export
+
+import (
+	"fmt"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// ChunkType is the node type of the chunk nodes WithChunks adds, and
+// SourceLabel the label of the edges to them, as in KAG's builder.
+const (
+	ChunkType   = "Chunk"
+	SourceLabel = "source"
+)
+
+// ChunkKey is the node key of a document's chunk.
+func ChunkKey(documentID, index int) string { return fmt.Sprintf("chunk:%d:%d", documentID, index) }
+
+// WithChunks returns g with KAG's provenance layout: a node of type Chunk
+// per chunk that the nodes' mentions name (properties document_id,
+// chunk_index and, when docName knows it, document), and a source edge from
+// each node to every chunk it was extracted from. g needs its mentions
+// loaded; the result has none, so every format writes it alike.
+func WithChunks(g extract.Graph, docName func(documentID int) string) extract.Graph {
+	out := extract.Graph{Nodes: make([]extract.Node, 0, len(g.Nodes)), Edges: make([]extract.Edge, 0, len(g.Edges))}
+	var chunks []extract.Node
+	seenChunk := map[string]bool{}
+	seenEdge := map[string]bool{}
+	var sources []extract.Edge
+	for _, n := range g.Nodes {
+		for _, m := range n.Mentions {
+			key := ChunkKey(m.DocumentID, m.ChunkIndex)
+			if !seenChunk[key] {
+				seenChunk[key] = true
+				props := map[string]any{"document_id": m.DocumentID, "chunk_index": m.ChunkIndex}
+				name := fmt.Sprintf("chunk %d of document %d", m.ChunkIndex, m.DocumentID)
+				if docName != nil {
+					if d := docName(m.DocumentID); d != "" {
+						props["document"] = d
+						name = fmt.Sprintf("%s #%d", d, m.ChunkIndex)
+					}
+				}
+				chunks = append(chunks, extract.Node{Key: key, Name: name, Type: ChunkType, Properties: props})
+			}
+			e := extract.Edge{Source: n.Key, Target: key, Label: SourceLabel, Weight: 1}
+			if !seenEdge[e.Key()] {
+				seenEdge[e.Key()] = true
+				sources = append(sources, e)
+			}
+		}
+		n.Mentions = nil
+		out.Nodes = append(out.Nodes, n)
+	}
+	for _, e := range g.Edges {
+		e.Mentions = nil
+		out.Edges = append(out.Edges, e)
+	}
+	out.Nodes = append(out.Nodes, chunks...)
+	out.Edges = append(out.Edges, sources...)
+	return out
+}
