@@ -115,7 +115,7 @@ func (h *Handler) showSchema(c echo.Context) error {
 		return err
 	}
 	p := web.SchemaPage{Name: name, Namespace: sc.Namespace, Description: sc.Description, Version: n,
-		Types: typeViews(sc), History: historyRows(hist)}
+		Types: typeViews(sc), History: historyRows(hist), Warnings: warningLines(sc)}
 	if len(hist) > 0 {
 		p.Latest = hist[0].Number
 	}
@@ -482,7 +482,7 @@ func editorView(name string, from int, note string, sc *schema.Schema, problems 
 		Name: name, New: from == 0, From: from, Note: note,
 		Namespace: sc.Namespace, Description: sc.Description,
 		Types: typeViews(sc), BasicTypes: schema.BasicTypes,
-		Errors: map[string][]string{}, Problems: len(problems),
+		Errors: map[string][]string{}, Problems: len(problems), Warnings: warningLines(sc),
 	}
 	for _, p := range problems {
 		if p.Field == "schema" || web.EditorHasField(p.Field) {
@@ -679,4 +679,14 @@ func (h *Handler) apiSchemaVersions(c echo.Context) error {
 		out[i] = row{v.Number, v.Note, v.Types, v.Hash, v.Created.UTC().Format("2006-01-02T15:04:05Z")}
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// warningLines lists KAG's conventions a schema does not follow, each with
+// its field path.
+func warningLines(sc *schema.Schema) []string {
+	var out []string
+	for _, w := range schema.Warnings(sc) {
+		out = append(out, w.String())
+	}
+	return out
 }

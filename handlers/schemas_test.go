@@ -686,3 +686,26 @@ func TestSchemas_UnicodeName(t *testing.T) {
 		}
 	}
 }
+
+// KAG's own conventions show as warnings, with field paths, on the schema
+// page and in the editor; they do not stop a save.
+func TestSchemas_Warnings(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	body := `{"name":"warned","schema":{"types":[{"name":"Topic","kind":"concept","properties":[{"name":"level","type":"Text"}]}]}}`
+	resp, err := http.Post(a.Server.URL+"/api/schemas", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a schema with warnings was not saved: %d", resp.StatusCode)
+	}
+	for _, path := range []string{"/schemas/warned", "/schemas/warned/edit"} {
+		_, doc := a.Get(t, path)
+		ws := doc.Find(`[data-testid="schema-warning"]`)
+		if ws.Length() == 0 || !strings.Contains(ws.Text(), "types[0]") {
+			t.Errorf("%s: warnings %q", path, ws.Text())
+		}
+	}
+}

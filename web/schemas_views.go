@@ -86,6 +86,9 @@ type SchemaPage struct {
 	History     []SchemaVersionRow
 	// Diff, when set, compares two versions of the history.
 	Diff *SchemaDiffView
+	// Warnings are KAG's own conventions the schema does not follow
+	// ("types[2].properties: ..."); they do not stop a save or a run.
+	Warnings []string
 }
 
 // Ref is "name@version".
@@ -118,6 +121,9 @@ type SchemaEditor struct {
 	// takes the focus once the form is swapped in: the new field after an
 	// add, the next one after a remove.
 	Focus string
+	// Warnings are KAG's conventions the working copy does not follow;
+	// they do not stop a save.
+	Warnings []string
 	// Dirty marks a working copy that differs from what is stored (any
 	// answer to an editor action): leaving the page then asks first.
 	Dirty bool
