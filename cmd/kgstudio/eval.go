@@ -216,6 +216,11 @@ func printEval(w io.Writer, file, format, strategy string, rep eval.Report, byte
 	if en.Typed != nil {
 		fmt.Fprintf(w, "  typed:   P %.3f  R %.3f  F1 %.3f\n", en.Typed.Precision, en.Typed.Recall, en.Typed.F1)
 	}
+	fmt.Fprintf(w, "  one-to-one (each gold entity credits one node): P %.3f  R %.3f  F1 %.3f\n",
+		en.OneToOne.Precision, en.OneToOne.Recall, en.OneToOne.F1)
+	if t1 := en.TypedOneToOne; t1 != nil {
+		fmt.Fprintf(w, "  one-to-one typed:                               P %.3f  R %.3f  F1 %.3f\n", t1.Precision, t1.Recall, t1.F1)
+	}
 	types := make([]string, 0, len(en.ByType))
 	for t := range en.ByType {
 		types = append(types, t)
@@ -223,6 +228,10 @@ func printEval(w io.Writer, file, format, strategy string, rep eval.Report, byte
 	sort.Strings(types)
 	for _, t := range types {
 		tr := en.ByType[t]
+		if tr.TypedRecall != nil {
+			fmt.Fprintf(w, "  %-8s recall %.3f (%d of %d), typed %.3f (%d)\n", t, tr.Recall, tr.Found, tr.Gold, *tr.TypedRecall, tr.TypedFound)
+			continue
+		}
 		fmt.Fprintf(w, "  %-8s recall %.3f (%d of %d)\n", t, tr.Recall, tr.Found, tr.Gold)
 	}
 	r := rep.Relations

@@ -16,7 +16,9 @@ type evalJSON struct {
 		ByType                map[string]struct {
 			Gold, Found int
 			Recall      float64
+			TypedRecall *float64 `json:"typed_recall"`
 		} `json:"by_type"`
+		OneToOne *struct{ Precision, Recall, F1 float64 } `json:"one_to_one"`
 	} `json:"entities"`
 	Relations struct {
 		Unlabelled struct{ Precision, Recall, F1 float64 } `json:"unlabelled"`
@@ -74,11 +76,21 @@ func TestEvalCLI(t *testing.T) {
 		if gold == 0 || float64(found)/float64(gold) < 0.6 {
 			t.Errorf("PER/ORG/LOC recall %d/%d below 0.6", found, gold)
 		}
+		// Typed recall sits beside the untyped one, and precision is also
+		// given one-to-one.
+		for typ, tr := range r.Entities.ByType {
+			if tr.TypedRecall == nil || *tr.TypedRecall > tr.Recall+1e-9 {
+				t.Errorf("by_type[%s] typed recall %v beside recall %.3f", typ, tr.TypedRecall, tr.Recall)
+			}
+		}
+		if o := r.Entities.OneToOne; o == nil || o.Precision <= 0 || o.Precision > r.Entities.Precision+1e-9 {
+			t.Errorf("one_to_one = %+v beside precision %.3f", o, r.Entities.Precision)
+		}
 	})
 
 	t.Run("Human", func(t *testing.T) {
 		out := mustCLI(t, data, "eval", "--format", "docred", docred, "--limit", "3")
-		for _, want := range []string{"3 entries", "entities:", "PER", "relations unlabelled:"} {
+		for _, want := range []string{"3 entries", "entities:", "PER", "typed", "one-to-one", "relations unlabelled:"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("report lacks %q:\n%s", want, out)
 			}

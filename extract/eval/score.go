@@ -26,15 +26,30 @@ type Report struct {
 // extracted nodes whose name matches a mention name of some gold entity of
 // the same entry; recall is the share of gold entities matched by some
 // extracted node of their entry.
+//
+// Precision is lenient: two nodes that match the same gold entity ("Ada
+// Lovelace" and "Lovelace" as separate nodes) are both correct. OneToOne
+// is strict: each gold entity credits at most one node (a maximum
+// matching between scored nodes and gold entities), so a split entity
+// counts one node correct and the rest wrong.
 type EntityReport struct {
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
 	F1        float64 `json:"f1"`
-	// ByType gives recall per gold type, keyed by the gold file's types.
+	// ByType gives recall per gold type, keyed by the gold file's types;
+	// with a type map also the typed recall.
 	ByType map[string]TypeRecall `json:"by_type"`
 	// Typed is the same score where a match also needs the node's type to
 	// equal the mapped gold type; present only when a type map is given.
 	Typed *PRF `json:"typed,omitempty"`
+	// OneToOne scores with each gold entity crediting at most one scored
+	// node (and each node at most one gold entity): precision is the
+	// matching's size over the scored nodes, recall its size over the gold
+	// entities.
+	OneToOne PRF `json:"one_to_one"`
+	// TypedOneToOne is OneToOne where a match also needs the mapped type;
+	// present only when a type map is given.
+	TypedOneToOne *PRF `json:"typed_one_to_one,omitempty"`
 	// Gold is the number of gold entities, Found how many were matched.
 	Gold  int `json:"gold"`
 	Found int `json:"found"`
@@ -45,11 +60,15 @@ type EntityReport struct {
 	Correct   int `json:"correct"`
 }
 
-// TypeRecall is the recall of one gold type.
+// TypeRecall is the recall of one gold type. Found and Recall ignore the
+// extracted node's type; TypedFound and TypedRecall (only with a type map)
+// count a gold entity found only when a matching node has its mapped type.
 type TypeRecall struct {
-	Gold   int     `json:"gold"`
-	Found  int     `json:"found"`
-	Recall float64 `json:"recall"`
+	Gold        int      `json:"gold"`
+	Found       int      `json:"found"`
+	Recall      float64  `json:"recall"`
+	TypedFound  int      `json:"typed_found,omitempty"`
+	TypedRecall *float64 `json:"typed_recall,omitempty"`
 }
 
 // RelationReport scores relations.
@@ -97,7 +116,7 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 		}
 	}
 
-	var typedMatched, typedFound int
+	var typedMatched, typedFound, oneToOne, typedOneToOne int
 	var pairFound, pairCorrect, tripleFound, tripleCorrect int
 	r := &rep.Relations
 	for i, e := range entries {
@@ -126,6 +145,9 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 		found := make([]bool, len(e.Entities))
 		typedOK := make([]bool, len(e.Entities))
 		nodeName := make(map[string]string, len(g.Nodes))
+		// Candidate gold entities of each scored node, for the
+		// one-to-one matchings (untyped and typed).
+		var cands, typedCands [][]int
 		for _, n := range g.Nodes {
 			name := nodeNameOf(n)
 			if _, ok := nodeName[n.Key]; !ok {
@@ -150,8 +172,20 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 				if typedHit {
 					typedMatched++
 				}
+				cands = append(cands, matches)
+				if typedHit {
+					var tc []int
+					for _, j := range matches {
+						if strings.EqualFold(typeMap[e.Entities[j].Type], n.Type) {
+							tc = append(tc, j)
+						}
+					}
+					typedCands = append(typedCands, tc)
+				}
 			}
 		}
+		oneToOne += maxMatching(cands, len(e.Entities))
+		typedOneToOne += maxMatching(typedCands, len(e.Entities))
 		for j, ge := range e.Entities {
 			tr := rep.Entities.ByType[ge.Type]
 			tr.Gold++
@@ -162,6 +196,7 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 			}
 			if typedOK[j] {
 				typedFound++
+				tr.TypedFound++
 			}
 			rep.Entities.ByType[ge.Type] = tr
 		}
@@ -239,6 +274,13 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 		if tr.Gold > 0 {
 			tr.Recall = float64(tr.Found) / float64(tr.Gold)
 		}
+		if len(typeMap) > 0 {
+			var tRec float64
+			if tr.Gold > 0 {
+				tRec = float64(tr.TypedFound) / float64(tr.Gold)
+			}
+			tr.TypedRecall = &tRec
+		}
 		rep.Entities.ByType[t] = tr
 	}
 	ent := prf(rep.Entities.Correct, rep.Entities.Scored, rep.Entities.Found, rep.Entities.Gold)
@@ -246,10 +288,49 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 	if len(typeMap) > 0 {
 		typed := prf(typedMatched, rep.Entities.Scored, typedFound, rep.Entities.Gold)
 		rep.Entities.Typed = &typed
+		t1 := prf(typedOneToOne, rep.Entities.Scored, typedOneToOne, rep.Entities.Gold)
+		rep.Entities.TypedOneToOne = &t1
 	}
+	rep.Entities.OneToOne = prf(oneToOne, rep.Entities.Scored, oneToOne, rep.Entities.Gold)
 	r.Unlabelled = prf(pairCorrect, r.ExtractedPairs, pairFound, r.GoldPairs)
 	r.Labelled = prf(tripleCorrect, r.ExtractedEdges, tripleFound, r.GoldTriples)
 	return rep
+}
+
+// maxMatching returns the size of a maximum matching between nodes (each
+// with its candidate gold entities, indexes below nGold) and gold
+// entities, by augmenting paths (Kuhn's algorithm; the graphs are small).
+func maxMatching(cands [][]int, nGold int) int {
+	if len(cands) == 0 {
+		return 0
+	}
+	owner := make([]int, nGold) // gold entity -> node index + 1
+	var seen []bool
+	var try func(v int) bool
+	try = func(v int) bool {
+		for _, j := range cands[v] {
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
+			if owner[j] == 0 || try(owner[j]-1) {
+				owner[j] = v + 1
+				return true
+			}
+		}
+		return false
+	}
+	size := 0
+	seen = make([]bool, nGold)
+	for v := range cands {
+		for j := range seen {
+			seen[j] = false
+		}
+		if try(v) {
+			size++
+		}
+	}
+	return size
 }
 
 type triple struct {

@@ -169,6 +169,69 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// TestScore_OneToOne checks that a gold entity split into several nodes
+// credits only one of them in the one-to-one precision, and that per-type
+// figures give the typed recall beside the untyped one.
+func TestScore_OneToOne(t *testing.T) {
+	typeMap := map[string]string{"PER": "Person", "LOC": "Location", "TIME": "Data"}
+	graphs := []extract.Graph{{Nodes: []extract.Node{
+		n("Ada Lovelace", "Person"), n("Lovelace", "Person"), // one entity, two nodes
+		n("Byron", "Location"), // right name, wrong type
+		n("London", "Location"),
+		n("Paris", "Location"), // wrong
+	}}}
+	r := Score(scoreGold, graphs, typeMap)
+	ent := r.Entities
+	if ent.Scored != 5 || ent.Correct != 4 || !approx(ent.Precision, 4.0/5) {
+		t.Errorf("lenient precision = %v (%d of %d)", ent.Precision, ent.Correct, ent.Scored)
+	}
+	// Matching: Ada, Byron, London -> 3 of 5 nodes, 3 of 4 gold.
+	if !approx(ent.OneToOne.Precision, 3.0/5) || !approx(ent.OneToOne.Recall, 3.0/4) || !approx(ent.OneToOne.F1, f1(3.0/5, 3.0/4)) {
+		t.Errorf("one-to-one = %+v, want P 0.6 R 0.75", ent.OneToOne)
+	}
+	// Typed matching: Ada and London only.
+	if ent.TypedOneToOne == nil || !approx(ent.TypedOneToOne.Precision, 2.0/5) || !approx(ent.TypedOneToOne.Recall, 2.0/4) {
+		t.Errorf("typed one-to-one = %+v, want P 0.4 R 0.5", ent.TypedOneToOne)
+	}
+	per := ent.ByType["PER"]
+	if per.Found != 2 || !approx(per.Recall, 1) || per.TypedFound != 1 || per.TypedRecall == nil || !approx(*per.TypedRecall, 0.5) {
+		t.Errorf("PER = %+v, want found 2 (recall 1), typed found 1 (recall 0.5)", per)
+	}
+	if tm := ent.ByType["TIME"]; tm.TypedRecall == nil || *tm.TypedRecall != 0 {
+		t.Errorf("TIME typed recall = %v, want present and 0", tm.TypedRecall)
+	}
+	// Without a type map there is no typed figure.
+	r = Score(scoreGold, graphs, nil)
+	if r.Entities.ByType["PER"].TypedRecall != nil || r.Entities.TypedOneToOne != nil {
+		t.Errorf("typed figures without a type map: %+v", r.Entities)
+	}
+	if !approx(r.Entities.OneToOne.Precision, 3.0/5) {
+		t.Errorf("one-to-one without type map = %+v", r.Entities.OneToOne)
+	}
+}
+
+func TestMaxMatching(t *testing.T) {
+	tests := []struct {
+		name  string
+		cands [][]int
+		nGold int
+		want  int
+	}{
+		{"Empty", nil, 3, 0},
+		{"SameEntity", [][]int{{0}, {0}, {0}}, 1, 1},
+		// Greedy would give node 0 entity 0 and leave node 1 without.
+		{"NeedsAugmenting", [][]int{{0, 1}, {0}}, 2, 2},
+		{"Disjoint", [][]int{{0}, {1}, {2}}, 3, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := maxMatching(tt.cands, tt.nGold); got != tt.want {
+				t.Errorf("maxMatching = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestReport_JSON(t *testing.T) {
 	data, err := json.Marshal(Score(scoreGold, []extract.Graph{{}}, nil))
 	if err != nil {
@@ -179,7 +242,7 @@ func TestReport_JSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	ent := m["entities"].(map[string]any)
-	for _, k := range []string{"precision", "recall", "f1", "by_type"} {
+	for _, k := range []string{"precision", "recall", "f1", "by_type", "one_to_one"} {
 		if _, ok := ent[k]; !ok {
 			t.Errorf("entities lacks %q: %s", k, data)
 		}
@@ -274,6 +337,9 @@ func TestScore_RealFiles(t *testing.T) {
 			}
 			if tt.typeMap != nil && (r.Entities.Typed == nil || *r.Entities.Typed != one) {
 				t.Errorf("typed = %+v", r.Entities.Typed)
+			}
+			if r.Entities.OneToOne != one {
+				t.Errorf("one-to-one = %+v", r.Entities.OneToOne)
 			}
 		})
 		t.Run(tt.name+"/Nothing", func(t *testing.T) {

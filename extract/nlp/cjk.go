@@ -173,6 +173,14 @@ func buildCJKTables(content string) *cjkTables {
 	rs := []rune(content)
 	count := map[string]int{}
 	cued := map[string]bool{}
+	left := map[string]map[rune]int{}  // glued characters before a candidate
+	right := map[string]map[rune]int{} // glued characters after it
+	glue := func(m map[string]map[rune]int, c string, r rune) {
+		if m[c] == nil {
+			m[c] = map[rune]int{}
+		}
+		m[c][r]++
+	}
 	subject := ""
 	for i := 0; i < len(rs); i++ {
 		sl, g := nameCandidates(rs, i)
@@ -187,6 +195,12 @@ func buildCJKTables(content string) *cjkTables {
 			c := string(rs[i : i+sl+k])
 			count[c]++
 			end := i + sl + k
+			if i > 0 && isHan(rs[i-1]) && !cjkLeftOK[rs[i-1]] {
+				glue(left, c, rs[i-1])
+			}
+			if end < len(rs) && isHan(rs[end]) && !cjkRightOK[rs[end]] {
+				glue(right, c, rs[end])
+			}
 			if end < len(rs) && startsCue(rs, end) {
 				cued[c] = true
 			}
@@ -219,6 +233,12 @@ func buildCJKTables(content string) *cjkTables {
 	explained := map[string]int{}
 	for _, c := range cands {
 		if nonNames[c] || nonNames[prefixRunes(c, 2)] {
+			continue
+		}
+		// A candidate nearly always glued to the same character is part of
+		// a word: "白质" of "蛋白质", "毛细血" of "毛细血管", "叶分泌" of
+		// "前叶分泌".
+		if fragment(left[c], count[c]) || fragment(right[c], count[c]) {
 			continue
 		}
 		n := count[c] - explained[c]
@@ -262,6 +282,28 @@ func buildCJKTables(content string) *cjkTables {
 	return t
 }
 
+// cjkLeftOK may stand before a name without gluing to it: particles,
+// prepositions and the last characters of cue words ("导演", "歌手").
+var cjkLeftOK = runeSet("的了在是和与及等也都就被把对从为以于之其而并说到后时将由所有又再已曾这那该此每各给向让使着过还跟同或即如像叫称演员手档子夫友亲板制剧导星任")
+
+// cjkRightOK may follow a name without gluing to it: particles and the
+// first characters of cue words ("说", "主演", "表示").
+var cjkRightOK = runeSet("的了在是和与及等也都就被把对从为以于之其而并说表导主饰出先女执演称曾将已又再还跟同、向和获凭担于则便却")
+
+// fragment reports whether one glued character accounts for at least
+// four in five of a candidate's uses (and it has two or more).
+func fragment(glued map[rune]int, n int) bool {
+	if n < 2 {
+		return false
+	}
+	for _, k := range glued {
+		if 5*k >= 4*n {
+			return true
+		}
+	}
+	return false
+}
+
 // prefixRunes returns the first n runes of s.
 func prefixRunes(s string, n int) string {
 	for i := range s {
@@ -297,11 +339,36 @@ var placeNonNames = setOf("全国", "各国", "出国", "回国", "王国", "外
 	"地区", "社区", "城区", "市区", "景区", "郊区", "误区", "专区", "城市", "上市", "都市", "超市", "股市", "门市", "夜市",
 	"节省", "反省", "获奖", "大奖", "颁奖", "得奖", "奖", "领奖", "评奖", "金奖", "嘉奖", "夸奖", "该奖", "此奖", "台湾台",
 	"郡县", "州县", "开国", "建国", "中区", "东区", "西区", "南区", "北区", "单台", "同台", "电视台", "唱片", "公司", "大学",
-	"分公司", "子公司", "总公司", "学院", "集团", "协会", "工作室", "中学", "影业", "亚国", "英港", "港台")
+	"分公司", "子公司", "总公司", "学院", "集团", "协会", "工作室", "中学", "影业", "亚国", "英港", "港台", "电影公司", "唱片公司",
+	"音乐公司", "经纪公司", "影视公司", "娱乐公司", "制作公司", "发行公司", "广告公司", "电视公司", "科技公司", "网络公司",
+	"出版公司", "投资公司", "贸易公司", "父亲公司", "母亲公司", "家族公司", "该公司", "本公司", "新公司", "大公司", "小公司")
 
-// prefixStops end the prefix of a suffix-typed name: particles, verbs and
-// numerals before it ("获得第30届香港电影金像奖" gives "香港电影金像奖").
-var prefixStops = runeSet("席籍贯的了在是和与及等也都就被把对从为以于之其而并个们说到后前时年月日将由所有又再已曾不这那该此每各第届获得给向让使着过还很更由入进成任担加参凭借由首次名")
+// prefixStops end the prefix of a suffix-typed name: particles, pronouns,
+// ordinals and one-character verbs before it ("获得第30届香港电影金像奖"
+// gives "香港电影金像奖"). "年" ends it unless "度" follows ("2005年度最佳
+// 歌曲奖" keeps "年度").
+var prefixStops = runeSet("的了在是和与及等也都就被把对从为以于之其而并个们说到后前时月日将由所有又再已曾不这那该此每各第届获得给向让使着过还很更首次或跟同至往去")
+
+// boundaryWords are two-character verbs after which a suffix-typed name
+// starts ("凭借", "成为", "参加").
+var boundaryWords = setOf("获得", "荣获", "凭借", "担任", "出任", "成为", "进入", "加入", "参加", "登上", "报考", "来自", "前往",
+	"位于", "出生", "毕业", "就读", "举办", "举行", "主演", "出演", "导演", "执导", "入围", "提名", "颁发", "获颁", "签约", "加盟",
+	"创办", "成立", "创立", "拍摄", "发行", "推出", "演唱", "担纲", "考入", "入读", "转入", "回到", "来到", "留在", "移居", "定居",
+	"开设", "开办", "组建", "任职", "供职", "效力", "代表", "隶属", "属于", "出席", "参与", "参展", "亮相", "主持", "访问",
+	"到访", "抵达", "离开", "参观", "入选", "赢得", "夺得", "斩获", "摘得", "问鼎", "调入", "主席", "籍贯", "出品", "制作", "监制")
+
+// prefixEnd reports whether the prefix of a suffix-typed name cannot
+// reach back past rune k-1: a particle or one-character verb, "年" not
+// before "度", or a two-character boundary word ending there.
+func prefixEnd(rs []rune, k int) bool {
+	if k <= 0 || !isHan(rs[k-1]) || prefixStops[rs[k-1]] {
+		return true
+	}
+	if rs[k-1] == '年' && !(k < len(rs) && rs[k] == '度') {
+		return true
+	}
+	return k >= 2 && boundaryWords[string(rs[k-2:k])]
+}
 
 // cjkPlaceSpans finds organisations, places, events and awards by their
 // suffix. The prefix is a run of Han characters, cut after the last
@@ -351,10 +418,12 @@ func suffixPass(rs []rune, off []int, covered []bool, short bool) []entity {
 				break
 			}
 			start := i
-			for start > lastEnd && i-start < s.max && isHan(rs[start-1]) && !prefixStops[rs[start-1]] {
+			for start > lastEnd && i-start < s.max && !prefixEnd(rs, start) {
 				start--
 			}
-			if i-start < s.min {
+			// The name must start at a boundary, not inside a word cut by
+			// the length limit ("坡金曲奖" of "新加坡金曲奖").
+			if i-start < s.min || start > lastEnd && !prefixEnd(rs, start) {
 				break
 			}
 			name := string(rs[start:end])
@@ -421,4 +490,104 @@ func cjkVerb(between string) string {
 		}
 	}
 	return best
+}
+
+// cjkRE finds names in CJK text: bracketed or quoted names (group 1-4),
+// dates (group 5), numbers with an optional unit (group 6) and Latin words
+// (group 7).
+var cjkRE = regexp.MustCompile(`《([^》\n]{1,40})》|「([^」\n]{1,40})」|“([^”\n]{1,40})”|【([^】\n]{1,40})】` +
+	`|(\d{4}年(?:\d{1,2}月(?:\d{1,2}[日号])?)?|\d{1,2}月\d{1,2}[日号]|\d{4}-\d{1,2}-\d{1,2})` +
+	`|(\d+(?:\.\d+)?(?:千万|百万|万|亿)?(?:%|％|美元|港元|港币|人民币|元|岁|张|首|部|场|次|集|人|名|倍|座|项)?)` +
+	`|([A-Za-z][A-Za-z0-9\-\.']*[A-Za-z0-9](?: [A-Z][A-Za-z0-9\-\.']*[A-Za-z0-9])*)`)
+
+// yearRE matches a bare number that reads as a year.
+var yearRE = regexp.MustCompile(`^(?:1[5-9]\d\d|20\d\d)$`)
+
+// cjkEntities is the pass for CJK text, which prose cannot read: titles
+// in 《》 are works, other bracketed or quoted names concepts; dates, years
+// and numbers with a unit ("5.6亿", "300万") are data, while bare numbers
+// that are no year and ordinals ("第4") are dropped; then the document's
+// person names (see buildCJKTables) and names typed by their suffix (see
+// cjkPlaceSpans). Where candidates overlap, the earlier one wins, and at
+// the same start the longer one.
+func cjkEntities(text string, tables *cjkTables) ([]entity, []span) {
+	var sents []span
+	// Clauses: sentences, cut again at "；", so that no pair of
+	// entities spans a semicolon.
+	for _, s := range extract.Sentences(text) {
+		start := s.Start
+		for {
+			k := strings.Index(text[start:s.End], "；")
+			if k < 0 {
+				break
+			}
+			sents = append(sents, span{start, start + k + len("；")})
+			start += k + len("；")
+		}
+		if start < s.End {
+			sents = append(sents, span{start, s.End})
+		}
+	}
+	var out []entity
+	for _, m := range cjkRE.FindAllStringSubmatchIndex(text, -1) {
+		var en entity
+		switch {
+		case m[2] >= 0:
+			en = entity{start: m[2], end: m[3], cat: catWork, typed: true}
+		case m[4] >= 0 || m[6] >= 0 || m[8] >= 0:
+			for g := 2; g <= 4; g++ {
+				if m[2*g] >= 0 {
+					en = entity{start: m[2*g], end: m[2*g+1], cat: catMisc}
+				}
+			}
+		case m[10] >= 0:
+			en = entity{start: m[10], end: m[11], cat: catDate, typed: true}
+			// "2005年度…": the year alone is the date, "年度" opens a name.
+			if strings.HasSuffix(text[m[10]:m[11]], "年") && strings.HasPrefix(text[m[11]:], "度") {
+				en.end -= len("年")
+			}
+		case m[12] >= 0:
+			en = entity{start: m[12], end: m[13], cat: catNumber, typed: true}
+			num := text[m[12]:m[13]]
+			switch {
+			case strings.HasSuffix(text[:m[12]], "第"):
+				continue // an ordinal
+			case strings.Trim(num, "0123456789") == "":
+				if !yearRE.MatchString(num) {
+					continue // a bare count, index or stray marker
+				}
+				en.cat = catDate
+			case strings.Trim(num, "0123456789.") == "":
+				continue // a bare decimal
+			}
+		default:
+			if m[15]-m[14] < 2 {
+				continue
+			}
+			en = entity{start: m[14], end: m[15], cat: catMisc}
+		}
+		en.tokFirst, en.tokLast = -1, -1
+		en.name = strings.TrimSpace(text[en.start:en.end])
+		if en.name == "" {
+			continue
+		}
+		out = append(out, en)
+	}
+	out = append(out, cjkPersonSpans(text, tables)...)
+	out = append(out, cjkPlaceSpans(text)...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].start != out[j].start {
+			return out[i].start < out[j].start
+		}
+		return out[i].end > out[j].end
+	})
+	kept := out[:0]
+	for _, en := range out {
+		if n := len(kept); n > 0 && en.start < kept[n-1].end {
+			continue
+		}
+		en.sent = sentAt(sents, en.start)
+		kept = append(kept, en)
+	}
+	return kept, sents
 }

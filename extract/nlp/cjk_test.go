@@ -109,6 +109,29 @@ func TestExtractor_Baike(t *testing.T) {
 	}
 }
 
+// TestExtractor_CJKNoPairAcrossSemicolon checks that entities on either
+// side of "；" are not linked.
+func TestExtractor_CJKNoPairAcrossSemicolon(t *testing.T) {
+	e := mustNew(t, Options{})
+	text := "周星驰主演《功夫》；吴孟达主演《赌侠》。吴孟达是演员。周星驰是导演。"
+	doc, err := extract.ReadDocument("s.txt", []byte(text), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.ID = 8
+	g := extractDoc(t, e, doc)
+	checkMentions(t, doc, g)
+	left, right := map[string]bool{"周星驰": true, "功夫": true}, map[string]bool{"吴孟达": true, "赌侠": true}
+	for _, ed := range g.Edges {
+		if left[ed.Source] && right[ed.Target] || right[ed.Source] && left[ed.Target] {
+			t.Errorf("edge across ；: %s -%s-> %s", ed.Source, ed.Label, ed.Target)
+		}
+	}
+	if !hasEdge(g, [3]string{"吴孟达", "主演", "赌侠"}) {
+		t.Errorf("edge 吴孟达 -主演-> 赌侠 missing; edges: %v", edgeList(g))
+	}
+}
+
 // TestExtractor_CJKRules pins each CJK rule on a short inline text.
 func TestExtractor_CJKRules(t *testing.T) {
 	e := mustNew(t, Options{})
@@ -154,6 +177,18 @@ func TestExtractor_CJKRules(t *testing.T) {
 			wantNodes: map[string]string{"中国人民大学": "Organization", "寰亚电影公司": "Organization", "香港电影金像奖": "Concept", "柏林电影节": "Event"},
 		},
 		{
+			name:      "SuffixNameStartsAtBoundary",
+			text:      "他获得新加坡金曲奖，又获2005年度风云大奖，后出席柏林电影节。",
+			wantNodes: map[string]string{"新加坡金曲奖": "Concept", "年度风云大奖": "Concept", "柏林电影节": "Event"},
+			noNodes:   []string{"坡金曲奖", "度风云大奖", "出席柏林电影节"},
+		},
+		{
+			name: "SurnameNotInsideWords",
+			text: "生长激素是由垂体前叶分泌的激素。垂体前叶分泌多种激素。它促进蛋白质合成，影响蛋白质代谢。" +
+				"毛细血管扩张，毛细血管破裂。",
+			noNodes: []string{"叶分泌", "白质", "毛细血", "毛细"},
+		},
+		{
 			name:      "WorksAndVerbEdge",
 			text:      "周星驰主演《大话西游》。周星驰执导《功夫》。",
 			wantNodes: map[string]string{"周星驰": "Person", "大话西游": "Content"},
@@ -173,6 +208,14 @@ func TestExtractor_CJKRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			doc.ID = 7
+			if tt.name == "SurnameNotInsideWords" {
+				g := extractDoc(t, e, doc)
+				for _, n := range g.Nodes {
+					if n.Type == "Person" {
+						t.Errorf("person %q inside a word; nodes: %v", n.Name, keys(g))
+					}
+				}
+			}
 			g := extractDoc(t, e, doc)
 			checkMentions(t, doc, g)
 			for key, typ := range tt.wantNodes {

@@ -1,38 +1,79 @@
 // Package nlp is kgstudio's offline extraction strategy: no model service,
 // pure Go. It tags each chunk with prose (the model is built once per
-// Extractor), then finds entities with several passes that cover the weak
-// spots of prose's named-entity recogniser:
+// Extractor and reused), then finds entities with passes that cover the
+// weak spots of prose's named-entity recogniser. The rules are written for
+// kinds of text (encyclopedia articles, novels, news), never for particular
+// names.
 //
-//   - runs of proper nouns and capitalised words inside a sentence ("Bank of
-//     England", "Salt Lake City", nationality adjectives such as "German"),
-//     typed by prose's recogniser run on a small window around each run
-//     (running it on whole chunks costs five times more and found no more
-//     entities on Re-DocRED);
-//   - plain-text markup never enters a name: underscores and asterisks
-//     around words (_italics_, *bold*) and "--" dashes are blanked before
-//     tagging, keeping byte offsets;
-//   - one-word names used more often in lower case in the same document
-//     ("Author", "May", "Want") are dropped, as are one-word names that are
-//     capitalised only where a sentence or exclamation opens ("Hard and
-//     sharp as flint", "Foggier yet"), unless a cue word types them;
-//   - dates, years and numbers by pattern;
-//   - within a document, a short form ("Lincoln") is read as a full name
-//     ending with it ("Abraham Lincoln"). Full names are runs of two to four
-//     capitalised words, leading titles dropped; a run that repeats a word
-//     ("called Scrooge Scrooge") and greetings ("Merry Christmas") are no
-//     full names. With one full name the short form takes it; with several,
-//     the most frequent takes it when it occurs at least twice as often as
-//     any other; otherwise the short form is ambiguous and stays a node of
-//     its own;
-//   - type corrections from cue words (titles such as "Mr." make a person,
-//     a title before an office stays in the name and makes a person ("Lord
-//     Mayor"), "University", "Company" an organisation, "River", "City",
-//     "Churchyard" a location, also after "St. X's"; greetings and feast
-//     days ("Christmas Eve") are concepts).
+// Non-content: Project Gutenberg headers and footers and "Produced by"
+// credits are blanked before any pass (see boilerplate), as are citation
+// markers ("[12]", "［3］") and plain-text markup (_italics_, *bold*, "--"),
+// all keeping byte offsets.
 //
-// Edge labels spell out clitics ("'ll" -> "will") and are left out when
-// the verb belongs to a pronoun between the two entities ("Scrooge, and
-// you'll keep your Christmas" gives no "keep" edge).
+// Names (runs.go) are runs of capitalised words within a sentence:
+//   - initials belong to a name ("William P. Carey", "Alan B. Miller
+//     Hall"), and so do "&" ("Smith & Wesson"), lower-case particles
+//     ("Giuseppe di Leonessa"), hyphenated parts and a nickname in quotes
+//     (Wilfried "Willi" Schneider);
+//   - "of" joins only after a word that heads names ("Bank of England",
+//     "Gulf of Mexico", "Treaty of Paris", "Master of Arts") or a single
+//     common noun ("Ghost of Christmas Past"), never after a person ("Tony
+//     Day of Cape Town"); a possessive ends a name except in places ("St.
+//     Paul's Churchyard"); no name crosses a sentence break (a word with a
+//     full stop is split from it unless an abbreviation);
+//   - leading titles and ranks go to the node's "title" property ("Prime
+//     Minister Sheikh Hasina" -> "Sheikh Hasina"), except an office ("Lord
+//     Mayor"); a run of titles or occupations alone is no node; a
+//     nationality before a title or a person is a place of its own
+//     ("Malaysian Prime Minister ..."); an adjective before a known person
+//     is dropped ("Poor Bob", "Old Marley");
+//   - titles in double quotes are one name ("Take a Letter Miss Smith");
+//     a year joins the event after it ("2002 Winter Olympics") and a number
+//     the name before it ("Billboard Hot 100").
+//
+// Junk: headings and shouting (lines or runs in capitals), words seen
+// capitalised only where sentences open or used more in lower case, lone
+// head words ("the Board"), common acronyms ("TV", "CEO"), clitics ("I'd")
+// and numbers without worth are no nodes. Kept numbers (numbers.go): dates,
+// years, decades and centuries ("the 1950s"), durations ("three weeks"),
+// money ("$3 billion"), measures ("800 m"), grouped and decimal numbers,
+// counts before a plural noun ("500 employees") and spelled-out cardinals;
+// bare page and list numbers are dropped.
+//
+// Types (typing.go), strongest evidence first: the name itself (a
+// gazetteer of countries, regions, cities, nationalities, faiths and
+// parties; the head word: "University", "Records", "Party", "House of" make
+// an organisation, "River", "County" a place, "Treaty", "Olympics" an event
+// or work; an acronym; a title, an initial, a given name or "Jr." a
+// person); then the document (the class noun that describes the name: "X
+// is a Turkish weapons manufacturer", "the band X", "published by X"; a
+// title, "said" or "(born" marking a person); then the words around it
+// and the types of a list's other members; then prose's recogniser; else
+// Concept. A word the tagger takes for a common noun, or one after "the",
+// stays a Concept rather than taking the recogniser's weak guess. All
+// mentions of a name in a chunk take the type with the most evidence, and
+// chunk graphs carry their counts (type_counts) so that merging votes
+// across the document.
+//
+// Merging (tables.go): a person's surname, or a given name used with a
+// frequent full name, stands for the full name ("Lincoln" -> "Abraham
+// Lincoln", "Jacob" -> "Jacob Marley"); with several full names the most
+// frequent takes it when it occurs at least twice as often as any other.
+// Only person short forms fold, never into a name opened by a place word
+// ("Vancouver" is not "West Vancouver"), never common nouns ("Ghost" is not
+// "Marley's Ghost"), and a woman's title keeps its own node ("Mrs.
+// Cratchit" is not "Bob Cratchit").
+//
+// Edges (edges.go): entities of one sentence are linked with the next few
+// (Options.PairWindow); a verb labels the edge only when the first entity
+// is the subject and the second the object of one clause ("moved to", "is
+// capital of"), else the edge is "related_to" (one edge for both
+// directions). An article-sized document's main entity (the subject of its
+// first sentence) is linked to the entities of its other sentences, and in
+// other documents a sentence's subject to the entities of the next
+// sentence when that opens with a pronoun; these links weigh 0.5 per
+// sentence, others 1. Numbers are never linked, two dates never, and a
+// date to a place or organisation only by a verb.
 //
 // Types map onto the chosen schema's types (see Options.EntityTypes):
 // persons to Person, organisations to Organization, places to Location,
@@ -41,20 +82,20 @@
 //
 // Nodes are keyed by extract.NodeKey of their name; a node's description is
 // the sentences (at most Options.MaxSentences per chunk) where it appears.
-// Entities in the same sentence are linked by an edge labelled with the verb
-// phrase between them ("was born in"), or "related_to" when there is none;
-// the weight counts the sentences. Citation markers ("[12]", "[6-7]",
-// "[注 1]", "［3］") are blanked before any pass, keeping byte offsets.
 //
 // Text that is mostly CJK gets no NER; instead (see cjkEntities): titles
 // in 《》 are works, other quoted or bracketed names concepts; dates, years
 // and numbers with a unit ("5.6亿", "300万") are data, bare counts and
 // ordinals no node; person names are a common surname plus one or two
 // characters that open the document, recur, or stand by a cue word ("说",
-// "导演", "搭档"); organisations, places, festivals and awards are typed
-// by their suffix ("大学", "公司", "省", "电影节", "奖"). An edge between
-// neighbouring CJK entities is labelled with a verb from a short list
-// ("主演", "获得", "出生于") found between them, else related_to.
+// "导演", "搭档"), and not inside a word: a candidate nearly always glued
+// to the same character ("白质" of "蛋白质", "叶分泌" of "前叶分泌") is
+// none; organisations, places, festivals and awards are typed by their
+// suffix ("大学", "公司", "省", "电影节", "奖") and start at a boundary
+// (punctuation, a particle, or a verb such as "获得", "凭借"). An edge
+// between neighbouring CJK entities is labelled with a verb from a short
+// list ("主演", "获得", "出生于") found between them, else related_to; no
+// pair spans "；".
 package nlp
 
 import (
@@ -97,8 +138,9 @@ type Extractor struct {
 	types typeMapper
 	opts  Options
 
-	// skipCorrections turns off the cue-word type corrections and the
-	// common-word filter; tests use it to measure what they bring.
+	// skipCorrections turns off the typing rules, the junk filters and the
+	// per-name vote (types then come from prose's recogniser alone); tests
+	// use it to measure what they bring.
 	skipCorrections bool
 
 	mu     sync.Mutex
@@ -153,22 +195,25 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		return extract.ChunkResult{}, err
 	}
 	var (
-		ents  []entity
-		sents []span
-		toks  []tok
+		ents    []entity
+		sents   []span
+		toks    []tok
+		sentOf  []int
+		main    string
+		mainCat category
 	)
 	text := maskCitations(chunk.Text)
 	cjk := extract.IsCJK(text)
 	if cjk {
 		ents, sents = cjkEntities(text, e.cjkTablesFor(doc))
 	} else {
-		var err error
-		ents, sents, toks, err = e.english(doc, maskMarkup(text))
-		if err != nil {
-			return extract.ChunkResult{}, err
+		tables := e.docTables(doc)
+		if t, ok := tables.blank(maskMarkup(text), chunk.Start); ok {
+			ents, sents, toks, sentOf = e.english(doc, t, chunk.Start, tables)
 		}
+		main, mainCat = tables.main, tables.mainCat
 	}
-	g := e.buildGraph(chunk, ents, sents, toks, cjk)
+	g := e.buildGraph(chunk, text, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return extract.ChunkResult{Chunk: chunk.Ref(), Graph: g, Elapsed: time.Since(start)}, nil
 }
 
@@ -180,9 +225,13 @@ type entity struct {
 	start, end int    // bytes in the chunk
 	name       string // canonical name (may differ from the surface)
 	cat        category
-	typed      bool // category came from evidence, not a default
-	sent       int  // sentence index
-	tokFirst   int  // first token index, -1 for pattern matches
+	typed      bool   // category came from evidence, not a default
+	strong     bool   // category came from the candidate's own pattern
+	ev         int    // evidence strength (evDefault ... evName)
+	prio       int    // candidate priority (prioRun ... prioQuoted)
+	title      string // a title or rank before a person's name ("Mr.")
+	sent       int    // sentence index
+	tokFirst   int    // first token index, -1 for pattern matches
 	tokLast    int
 }
 
@@ -193,58 +242,123 @@ type tok struct {
 }
 
 // english runs the English passes over one chunk (text already passed
-// through maskMarkup, so offsets are the chunk's).
-func (e *Extractor) english(doc extract.Document, text string) ([]entity, []span, []tok, error) {
+// through maskCitations, maskMarkup and the boilerplate blanking, so
+// offsets are the chunk's): name candidates, dates and numbers, typing,
+// junk filters, the per-name type vote and the short-form aliases.
+func (e *Extractor) english(doc extract.Document, text string, at int, tables *docTables) ([]entity, []span, []tok, []int) {
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
 		prose.WithExtraction(false),
 		prose.UsingModel(e.model))
 	if err != nil {
-		return nil, nil, nil, extract.Wrap(extract.KindInternal, err, "tag text")
+		return nil, nil, nil, nil
 	}
-	toks := alignTokens(text, pd.Tokens())
+	toks := fixTokens(text, alignTokens(text, pd.Tokens()))
 	sents, sentOf := tokenSentences(text, toks)
-	tables := e.docTables(doc)
 
-	runs := properNounSpans(text, toks, sentOf)
-	pats := patternSpans(text)
-	for i := range pats {
-		pats[i].sent = sentAt(sents, pats[i].start)
+	rb := &runBuilder{text: text, toks: toks, sentOf: sentOf, tables: tables}
+	cands := rb.namedNumbers(rb.spans())
+	cands = append(cands, patternSpans(text, toks, sentOf)...)
+	for _, q := range quotedTitles(text) {
+		q.sent = sentAt(sents, q.start)
+		cands = append(cands, q)
 	}
-	ents := resolve(text, pats, runs)
-	kept := ents[:0]
-	for _, en := range ents {
-		if en.tokFirst >= 0 {
-			cued := false
-			if !e.skipCorrections {
-				correctType(&en, toks)
-				cued = en.typed
-				// A lone capitalised word seen only where sentences
-				// open ("Hard and sharp as flint") is no name.
-				if !en.typed && en.tokFirst == en.tokLast && opensSentence(text, en.start) && tables.onlyInitial(en.name) {
-					continue
+	if l := tables.lead; l.end > l.start && l.start >= at && l.end <= at+len(text) {
+		if c, ok := leadCandidate(text, toks, sentOf, l.start-at, l.end-at); ok {
+			cands = append(cands, c)
+		}
+	}
+	ents := resolve(text, cands)
+	if !e.skipCorrections {
+		e.classify(text, ents, toks, sentOf, tables)
+	} else if !e.opts.SkipNER {
+		for i := range ents {
+			if ents[i].tokFirst >= 0 && !ents[i].typed {
+				if c, ok := e.nerType(text, toks, sentOf, ents[i]); ok {
+					ents[i].cat, ents[i].typed = c, true
 				}
-			}
-			if !en.typed && !e.opts.SkipNER {
-				if c, ok := e.nerType(text, toks, sentOf, en); ok {
-					en.cat, en.typed = c, true
-				}
-			}
-			// A word used more in lower case ("Want is keenly felt")
-			// is no name unless a cue word said so.
-			if !cued && !e.skipCorrections && tables.commonWord(en.name) {
-				continue
 			}
 		}
-		if en.cat != catDate && en.cat != catNumber {
-			if full, ok := tables.aliases[en.name]; ok {
-				en.name = full
-			}
+	}
+	kept := ents[:0]
+	for _, en := range ents {
+		if en.tokFirst >= 0 && !e.skipCorrections && e.junk(text, en, toks, tables) {
+			continue
 		}
 		kept = append(kept, en)
 	}
 	ents = kept
-	return ents, sents, toks, nil
+	if !e.skipCorrections {
+		vote(ents)
+	}
+	for i := range ents {
+		e.fold(&ents[i], tables)
+	}
+	return ents, sents, toks, sentOf
+}
+
+// leadCandidate makes a candidate of the document's lead subject (see
+// docTables.lead) when its bounds fall on token bounds.
+func leadCandidate(text string, toks []tok, sentOf []int, s, e int) (entity, bool) {
+	f := tokIndex(toks, s)
+	if f >= len(toks) || toks[f].start != s {
+		return entity{}, false
+	}
+	l := f
+	for l+1 < len(toks) && toks[l+1].end <= e {
+		l++
+	}
+	if toks[l].end != e {
+		return entity{}, false
+	}
+	return entity{start: s, end: e, tokFirst: f, tokLast: l, sent: sentOf[f], prio: prioQuoted}, true
+}
+
+// junk reports a candidate that is no name: a lone capitalised word seen
+// only where sentences open ("Hard and sharp as flint"), a word used more
+// in lower case ("Want is keenly felt") unless its own name or a title
+// typed it, a lone letter.
+func (e *Extractor) junk(text string, en entity, toks []tok, tables *docTables) bool {
+	single := en.tokFirst == en.tokLast
+	if single && (len(en.name) == 1 || commonAcronyms[en.name] || nameSuffixes[en.name] || numberWords[strings.ToLower(en.name)]) {
+		return true
+	}
+	// A head word alone ("the Board", "the Church", "Region") is a common
+	// noun, unless it names one institution ("Parliament").
+	if _, head := headCat[en.name]; single && (head || roleWords[en.name]) && !institutions[en.name] && en.title == "" {
+		return true
+	}
+	if en.ev >= evName {
+		return false
+	}
+	if single && en.ev < evContext && opensSentence(text, en.start) && tables.onlyInitial(en.name) {
+		return true
+	}
+	if en.ev < evContext && tables.commonWord(en.name) {
+		return true
+	}
+	return false
+}
+
+// fold replaces a person's short form by the full name the document uses
+// ("Lincoln" -> "Abraham Lincoln"), and names a woman titled "Mrs.",
+// "Miss" or "Ms." by title and surname when the surname alone stands for
+// someone else ("Mrs. Cratchit" is not "Bob Cratchit").
+func (e *Extractor) fold(en *entity, tables *docTables) {
+	if en.tokFirst < 0 || en.cat != catPerson && en.cat != catMisc && en.ev > evNER || strings.Contains(en.name, " ") {
+		return
+	}
+	full, ok := tables.aliases[en.name]
+	if femaleTitles[en.title] {
+		if ok || tables.bare[en.name] > 0 {
+			en.name = en.title + " " + en.name
+		}
+		return
+	}
+	if !ok || en.cat == catMisc && en.ev >= evName {
+		return
+	}
+	en.name, en.cat = full, catPerson
 }
 
 // alignTokens finds each token's byte offsets in text. prose rewrites
@@ -375,7 +489,7 @@ func sentAt(sents []span, at int) int {
 // buildGraph turns the entities of a chunk into nodes and edges.
 // Mentions and descriptions quote the chunk text itself, markup included.
 // CJK text has no tokens: its edge labels come from cjkVerb.
-func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span, toks []tok, cjk bool) extract.Graph {
+func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity, sents []span, toks []tok, sentOf []int, cjk bool, main string, mainCat category) extract.Graph {
 	text := chunk.Text
 	var g extract.Graph
 	nodeAt := map[string]int{}
@@ -394,6 +508,9 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span,
 			sentKept[key] = map[int]bool{}
 		}
 		n := &g.Nodes[i]
+		if en.title != "" && n.Properties["title"] == nil && en.cat == catPerson {
+			n.Properties["title"] = en.title
+		}
 		n.Mentions = append(n.Mentions, extract.Mention{
 			DocumentID: chunk.DocumentID, ChunkIndex: chunk.Index,
 			Start: chunk.Start + en.start, End: chunk.Start + en.end, Text: text[en.start:en.end],
@@ -407,46 +524,10 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, ents []entity, sents []span,
 			n.Description += s
 		}
 	}
-
-	// Edges: entities of one sentence, each with the next few.
-	edgeAt := map[string]int{}
-	for a := 0; a < len(ents); a++ {
-		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
-			ea, eb := ents[a], ents[b]
-			if ea.sent != eb.sent {
-				break
-			}
-			src, dst := extract.NodeKey(ea.name), extract.NodeKey(eb.name)
-			if src == "" || dst == "" || src == dst {
-				continue
-			}
-			label := ""
-			switch {
-			case b == a+1 && cjk:
-				label = cjkVerb(text[ea.end:eb.start])
-			case b == a+1:
-				label = verbPhrase(toks, ea.end, eb.start)
-			}
-			if label == "" {
-				label = "related_to"
-			}
-			k := extract.EdgeKey(src, label, dst)
-			sp := sents[ea.sent]
-			m := extract.Mention{DocumentID: chunk.DocumentID, ChunkIndex: chunk.Index,
-				Start: chunk.Start + sp.start, End: chunk.Start + sp.end}
-			if i, ok := edgeAt[k]; ok {
-				ed := &g.Edges[i]
-				if ed.Mentions[len(ed.Mentions)-1] != m {
-					ed.Weight++
-					ed.Mentions = append(ed.Mentions, m)
-				}
-				continue
-			}
-			edgeAt[k] = len(g.Edges)
-			g.Edges = append(g.Edges, extract.Edge{Source: src, Target: dst, Label: label, Weight: 1,
-				Description: sentenceText(text, sp), Mentions: []extract.Mention{m}})
-		}
+	for i := range g.Nodes {
+		g.Nodes[i].Properties[extract.PropTypeCounts] = map[string]int{g.Nodes[i].Type: len(g.Nodes[i].Mentions)}
 	}
+	g.Edges = e.buildEdges(chunk, masked, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return g
 }
 

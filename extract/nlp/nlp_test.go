@@ -151,7 +151,7 @@ func checkMentions(t *testing.T, doc extract.Document, g extract.Graph) {
 		if nodeByKey(g, ed.Source) == nil || nodeByKey(g, ed.Target) == nil {
 			t.Fatalf("edge %v points at a missing node", edgeList(extract.Graph{Edges: []extract.Edge{ed}}))
 		}
-		if ed.Weight < 1 {
+		if ed.Weight <= 0 {
 			t.Fatalf("edge weight %v", ed.Weight)
 		}
 	}

@@ -1,0 +1,315 @@
+package nlp
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// contractions spell out the clitics prose splits off ("you'll" ->
+// "you", "'ll"), so labels read "will keep", never "'ll keep".
+var contractions = map[string]string{"'ll": "will", "'d": "would", "'ve": "have", "'re": "are", "'m": "am",
+	"'s": "is", "n't": "not", "ca": "can", "wo": "will"}
+
+// leadPronouns open a sentence that goes on about the previous one's
+// subject.
+var leadPronouns = setOf("He", "She", "It", "They", "His", "Her", "Its", "Their")
+
+// beVerbs are the forms of "to be".
+var beVerbs = setOf("is", "are", "was", "were", "be", "been", "being", "'s", "'re", "am", "'m")
+
+// Edge weights: one per sentence where two entities meet; links beyond a
+// sentence (to the document's main entity, into a sentence that opens with
+// a pronoun) weigh less.
+const (
+	weightSentence = 1.0
+	weightDistant  = 0.5
+)
+
+// tokIndex returns the index of the first token starting at or after byte
+// at.
+func tokIndex(toks []tok, at int) int {
+	return sort.Search(len(toks), func(i int) bool { return toks[i].start >= at })
+}
+
+// clauseVerb returns the label of an edge from entity a to entity b when a
+// is the subject and b the object of one clause: between them stands only
+// a verb group (with adverbs, particles and prepositions: "was born in",
+// "moved to", "joined"), or a form of "to be" with a noun and a
+// preposition ("is the capital of" -> "is capital of"). Anything else
+// (punctuation, a conjunction, a pronoun, a second noun, a participle
+// without an auxiliary, a preposition before a) gives "".
+func clauseVerb(toks []tok, sentOf []int, a, b entity) string {
+	i := tokIndex(toks, a.end)
+	end := tokIndex(toks, b.start)
+	if i >= end || end-i > 8 {
+		return ""
+	}
+	// a must not be the object of a preposition or verb of its sentence.
+	first := tokIndex(toks, a.start)
+	p := first - 1
+	for p >= 0 && sentOf[p] == sentOf[first] && (toks[p].tag == "DT" || toks[p].tag == "JJ" || toks[p].tag == "PRP$") {
+		p--
+	}
+	if p >= 0 && sentOf[p] == sentOf[first] && (toks[p].tag == "IN" || toks[p].tag == "TO" || strings.HasPrefix(toks[p].tag, "VB")) {
+		return ""
+	}
+	// "was Scrooge's partner": b owns the object, it is none.
+	if l := tokIndex(toks, b.end); l < len(toks) && toks[l].tag == "POS" && toks[l].start == b.end {
+		return ""
+	}
+	var words []string
+	sawVerb, finite, copula, noun := false, false, false, false
+	for k := i; k < end; k++ {
+		t := toks[k]
+		word := strings.ToLower(strings.ReplaceAll(t.text, "’", "'"))
+		if full, ok := contractions[word]; ok {
+			word = full
+		}
+		tag := t.tag
+		isVerb := strings.HasPrefix(tag, "VB") || tag == "MD"
+		switch {
+		case isVerb && noun:
+			return "" // a second clause
+		case isVerb:
+			if !sawVerb && (tag == "VBG" || tag == "VBN") && !finite {
+				return "" // a participle phrase: "Apostles putting off to sea"
+			}
+			if tag == "VBD" || tag == "VBZ" || tag == "VBP" || tag == "MD" {
+				finite = true
+			}
+			if beVerbs[word] {
+				copula = true
+			}
+			sawVerb = true
+			words = append(words, word)
+		case tag == "RB" && !noun:
+			// Adverbs ("also", "later") stay out of the label, except
+			// negation.
+			if word == "not" || word == "never" {
+				words = append(words, word)
+			}
+		case !sawVerb:
+			return "" // no verb right after the subject
+		case tag == "RP" || tag == "IN" || tag == "TO":
+			words = append(words, word)
+		case tag == "DT" || tag == "PRP$" || tag == "JJ" || tag == "JJS" || tag == "CD":
+			// Determiners and adjectives before the object or noun.
+		case (tag == "NN" || tag == "NNS") && copula && !noun:
+			noun = true
+			words = append(words, word)
+		default:
+			return ""
+		}
+	}
+	if !sawVerb || !finite {
+		return ""
+	}
+	// A noun must be followed by a preposition ("capital of").
+	if noun && (len(words) == 0 || !isPrepWord(words[len(words)-1])) {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
+
+// lastWord returns the last word of s.
+func lastWord(s string) string {
+	return s[strings.LastIndexByte(s, ' ')+1:]
+}
+
+// isPrepWord reports a preposition label word.
+func isPrepWord(w string) bool {
+	switch w {
+	case "of", "in", "for", "at", "to", "from", "by", "on", "with", "since", "until", "till", "during", "before", "after":
+		return true
+	}
+	return false
+}
+
+// linkable reports whether two entities may be joined by an edge: numbers
+// never are, two dates never, and a date with a place or an organisation
+// only through a verb.
+func linkable(a, b category, verb bool) bool {
+	if a == catNumber || b == catNumber {
+		return false
+	}
+	if a == catDate && b == catDate {
+		return false
+	}
+	if !verb && (a == catDate && (b == catLocation || b == catOrg) || b == catDate && (a == catLocation || a == catOrg)) {
+		return false
+	}
+	return true
+}
+
+// edgeBuilder accumulates the edges of one chunk.
+type edgeBuilder struct {
+	chunk  extract.Chunk
+	text   string
+	sents  []span
+	edges  []extract.Edge
+	edgeAt map[string]int
+	pairs  map[[2]string]bool // unordered pairs already linked in the chunk
+}
+
+// add adds (or strengthens) an edge for one sentence.
+func (eb *edgeBuilder) add(src, dst, label string, sent int, weight float64) {
+	k := extract.EdgeKey(src, label, dst)
+	sp := eb.sents[sent]
+	m := extract.Mention{DocumentID: eb.chunk.DocumentID, ChunkIndex: eb.chunk.Index,
+		Start: eb.chunk.Start + sp.start, End: eb.chunk.Start + sp.end}
+	eb.pairs[pairKey(src, dst)] = true
+	if i, ok := eb.edgeAt[k]; ok {
+		ed := &eb.edges[i]
+		for _, old := range ed.Mentions {
+			if old == m {
+				return
+			}
+		}
+		ed.Weight += weight
+		ed.Mentions = append(ed.Mentions, m)
+		return
+	}
+	eb.edgeAt[k] = len(eb.edges)
+	eb.edges = append(eb.edges, extract.Edge{Source: src, Target: dst, Label: label, Weight: weight,
+		Description: sentenceText(eb.text, sp), Mentions: []extract.Mention{m}})
+}
+
+// pairKey orders two keys.
+func pairKey(a, b string) [2]string {
+	if b < a {
+		return [2]string{b, a}
+	}
+	return [2]string{a, b}
+}
+
+// buildEdges links the entities of a chunk:
+//   - within a sentence, each entity with the next few (Options.PairWindow);
+//     neighbours get a verb label when the first is the subject and the
+//     second the object of one clause (clauseVerb, or cjkVerb for CJK
+//     text), else "related_to";
+//   - the document's main entity with the entities of other sentences, and
+//     a sentence's subject with the entities of the next sentence when that
+//     one opens with a pronoun ("He won ..."), at a lower weight.
+//
+// Numbers are never linked, two dates never, and a date with a place or
+// organisation only through a verb.
+func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, sents []span, toks []tok, sentOf []int, cjk bool, main string, mainCatOf category) []extract.Edge {
+	eb := &edgeBuilder{chunk: chunk, text: chunk.Text, sents: sents, edgeAt: map[string]int{}, pairs: map[[2]string]bool{}}
+	keys := make([]string, len(ents))
+	for i, en := range ents {
+		keys[i] = extract.NodeKey(en.name)
+	}
+	for a := 0; a < len(ents); a++ {
+		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
+			ea, eb2 := ents[a], ents[b]
+			if ea.sent != eb2.sent {
+				break
+			}
+			src, dst := keys[a], keys[b]
+			if src == "" || dst == "" || src == dst {
+				continue
+			}
+			label := ""
+			if b == a+1 {
+				if cjk {
+					label = cjkVerb(text[ea.end:eb2.start])
+				} else {
+					label = clauseVerb(toks, sentOf, ea, eb2)
+				}
+			}
+			// A date is no object: "has been dead seven years" says when,
+			// "was born in 1963" says it with a preposition.
+			if label != "" && (eb2.cat == catDate || ea.cat == catDate) && !isPrepWord(lastWord(label)) {
+				label = ""
+			}
+			if !linkable(ea.cat, eb2.cat, label != "") {
+				continue
+			}
+			if label == "" {
+				label = "related_to"
+				if dst < src {
+					src, dst = dst, src // related_to has no direction
+				}
+			}
+			eb.add(src, dst, label, ea.sent, weightSentence)
+		}
+	}
+	// Links beyond the sentence.
+	mainKey := extract.NodeKey(main)
+	mainCat, hasMain := catMisc, false
+	for i, en := range ents {
+		if keys[i] == mainKey && mainKey != "" {
+			mainCat, hasMain = en.cat, true
+			break
+		}
+	}
+	if !hasMain && mainKey != "" && !cjk {
+		// The main entity is named in another chunk of the document.
+		mainCat, hasMain = mainCatOf, true
+	}
+	if hasMain {
+		for i, en := range ents {
+			if keys[i] == "" || keys[i] == mainKey || en.cat == catDate || !linkable(mainCat, en.cat, false) {
+				continue
+			}
+			if eb.pairs[pairKey(mainKey, keys[i])] {
+				continue
+			}
+			src, dst := mainKey, keys[i]
+			if dst < src {
+				src, dst = dst, src
+			}
+			eb.add(src, dst, "related_to", en.sent, weightDistant)
+		}
+		return eb.edges
+	}
+	if cjk {
+		return eb.edges
+	}
+	// A sentence opening with a pronoun goes on about the previous
+	// sentence's subject (its first entity, when it opens the sentence).
+	subj := -1
+	for i := 0; i < len(ents); {
+		s := ents[i].sent
+		j := i
+		for j < len(ents) && ents[j].sent == s {
+			j++
+		}
+		if subj >= 0 && ents[subj].sent == s-1 && s < len(sents) && startsWithPronoun(text, sents[s]) {
+			for k := i; k < j; k++ {
+				if keys[k] == "" || keys[k] == keys[subj] || ents[k].cat == catDate || !linkable(ents[subj].cat, ents[k].cat, false) {
+					continue
+				}
+				if p := pairKey(keys[subj], keys[k]); !eb.pairs[p] {
+					eb.add(p[0], p[1], "related_to", s, weightDistant)
+				}
+			}
+		}
+		if opensSpan(text, sents[min(s, len(sents)-1)], ents[i]) && ents[i].cat != catDate && ents[i].cat != catNumber {
+			subj = i
+		} else {
+			subj = -1
+		}
+		i = j
+	}
+	return eb.edges
+}
+
+// startsWithPronoun reports whether a sentence opens with a subject
+// pronoun.
+func startsWithPronoun(text string, s span) bool {
+	t := strings.TrimLeft(text[s.start:s.end], " \t\n\"'‘“(")
+	return leadPronouns[firstWord(t)]
+}
+
+// opensSpan reports whether an entity opens its sentence (after "The" at
+// most).
+func opensSpan(text string, s span, en entity) bool {
+	if en.start < s.start {
+		return false
+	}
+	lead := strings.Fields(text[s.start:en.start])
+	return len(lead) == 0 || len(lead) == 1 && (lead[0] == "The" || lead[0] == "the")
+}

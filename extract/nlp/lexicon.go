@@ -1,0 +1,429 @@
+package nlp
+
+import "strings"
+
+// The word lists below are general knowledge about English names: cue
+// words that head organisation, place and event names, person titles and
+// ranks, given names, and a gazetteer of countries, their adjectives,
+// states, provinces and large cities. None is drawn from an evaluation
+// file.
+
+// wordsOf splits a space-separated list into a set.
+func wordsOf(s string) map[string]bool { return setOf(strings.Fields(s)...) }
+
+// linesOf splits a "|"-separated list (entries may hold spaces) into a set.
+func linesOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Split(s, "|") {
+		if w = strings.Join(strings.Fields(w), " "); w != "" {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+// titles mark the following name as a person; they are not part of the
+// name but go to the node's "title" property.
+var titles = wordsOf(`Mr. Mrs. Ms. Dr. Mr Mrs Ms Dr Miss Mister Prof. Professor Sir Dame Lady Lord Madam Madame Mme. Mlle.
+	St. Saint King Queen Prince Princess Emperor Empress Pope Uncle Aunt President Captain Capt. General Gen. Colonel Col.
+	Father Mother Brother Sister Master Senator Sen. Governor Gov. Rev. Reverend Judge Justice Chancellor Premier Minister
+	Admiral Commander Lieutenant Lt. Sergeant Sgt. Major Marshal Officer Inspector Detective Chief Chairman Chairwoman
+	Bishop Archbishop Cardinal Rabbi Imam Deacon Pastor Abbot Duke Duchess Count Countess Baron Baroness Earl Sultan
+	Emir Shah Tsar Czar Kaiser Pharaoh Coach Representative Rep. Congressman Congresswoman Ambassador Mayor Secretary
+	Vice Deputy Rear Grandmaster Sheriff Consul Viceroy Regent Councillor Councilor Alderman Professor Doctor`)
+
+// rankWords extend a title to the left or right ("Prime Minister", "Vice
+// Admiral", "Head Coach", "Chief Executive"); a run of them before a name
+// is one title.
+var rankWords = wordsOf(`Prime Vice Rear Deputy Head Chief Executive Grand Lord High Acting Former Assistant Associate
+	Senior Junior General Attorney Foreign Home Supreme Field Air Staff State Crown Opposition Leader Managing First Second`)
+
+// personTitles are the titles that make a person (all but "St.", which
+// also opens places).
+var personTitles = func() map[string]bool {
+	m := map[string]bool{}
+	for t := range titles {
+		if !saints[t] {
+			m[t] = true
+		}
+	}
+	return m
+}()
+
+// femaleTitles keep a woman apart from a man of the same surname ("Mrs.
+// Cratchit" is not "Bob Cratchit").
+var femaleTitles = wordsOf(`Mrs. Mrs Ms. Ms Miss Madam Madame Mme. Mlle. Lady Dame Queen Princess Empress Duchess Countess
+	Baroness Aunt Sister Mother`)
+
+// offices follow a title to form one name ("Lord Mayor", "Lord
+// Chancellor"): the title then stays part of the name.
+var offices = wordsOf(`Mayor Mayoress Chancellor Chamberlain Bishop Justice Protector Admiral Lieutenant Chief Provost
+	Steward Keeper Marshal Advocate Speaker Treasurer`)
+
+// orgHeads make an organisation when they end a name or head its "of"
+// part ("Bank of England", "House of Representatives").
+var orgHeads = wordsOf(`Inc Inc. Corp Corp. Corporation Company Co. Ltd Ltd. LLC PLC plc GmbH AG SA S.A. N.V. Group Holdings
+	University College School Institute Institution Academy Conservatory Seminary Polytechnic
+	Association Society Party Army Navy Corps Force Forces Guard Guards Brigade Regiment Division Battalion Squadron Fleet
+	Church Diocese Archdiocese Parish Council Committee Commission Board Bureau Agency Authority Administration Office
+	Ministry Department Directorate Secretariat Service Services Bank Fund Trust Exchange Club Team Band Orchestra Choir
+	Ensemble Quartet Trio Records Recordings Films Pictures Studios Studio Productions Entertainment Media Press Publishing
+	Publishers Network Networks Channel Broadcasting Radio Television TV Airlines Airways Railway Railways Railroad Motors
+	Industries Industrial Enterprises Systems Technologies Technology Software Labs Laboratories Pharmaceuticals Foods
+	Union League Federation Confederation Alliance Coalition Congress Parliament Senate Assembly Legislature Cabinet
+	Government Court Tribunal Police Gendarmerie Foundation Museum Library Hospital Clinic Centre Center Orchestra
+	Theatre Theater Opera Ballet Company FC AFC SC CF United Rovers Wanderers Athletic Athletics Hotspur Olympique
+	Organization Organisation Institute Consortium Cooperative Syndicate Guild Order Brotherhood Sisterhood Movement
+	Front Mission Monastery Abbey Convent Newspaper Magazine Times Post Journal Herald Gazette Tribune Chronicle Daily
+	Weekly Review Observer Telegraph Standard Courier Sun Mirror Express Bulletin Patrol Unit Units Command Philharmonic
+	Symphony Fotball Fotbal Fußball Futebol Fútbol Calcio Sport Sports Athletic Olympic Dynamo Sporting Club Clube
+	Brothers Sisters Singers Players Partners Associates Holdings Capital Ventures Solutions Group Groupe Gruppe
+	Democrats Republicans Socialists Liberals Conservatives Greens Interactive
+	Escuela Universidad Université Universität Università Instituto Institut Istituto Banco Banque Banca Bankası Teatr
+	Teatro Théâtre Comédie Museo Musée Museu Academia Akademie Académie Colegio Collège Hochschule Gymnasium Liceo Lycée
+	Partido Parti Partei Partito Compañía Compagnie Gesellschaft Verein Sociedad Société Società Orquesta Orchestre
+	Orchester Liga Ligue Lega Filharmonia Philharmonie Radiotelevisione Televisión Eishockey Fútbol`)
+
+// roleWords are occupations and offices: alone or with titles they name
+// no one ("Producer", "Head Writer").
+var roleWords = wordsOf(`Producer Director Writer Editor Candidate Chairman Chairwoman Chair CEO President Secretary
+	Treasurer Manager Coach Founder Member Leader Host Presenter Narrator Author Publisher Composer Conductor Executive
+	Officer Spokesman Spokeswoman Correspondent Columnist Commentator Reporter Anchor Designer Engineer Advisor Adviser
+	Consultant Analyst Administrator Commissioner Inspector Superintendent Principal Dean Provost Rector Registrar
+	Curator Librarian Archivist Trustee Governor Deputy Assistant Associate Vice Co`)
+
+// institutions are organisations named by one word ("Parliament",
+// "Riksdag", "Wehrmacht").
+var institutions = wordsOf(`Parliament Congress Senate Legislature Commission Cabinet Government Riksdag Bundestag Bundesrat
+	Duma Knesset Storting Folketing Sejm Eduskunta Oireachtas Dáil Wehrmacht
+	Luftwaffe Kriegsmarine Reichstag Politburo Interpol Europol Comintern Gestapo Stasi KGB Bundeswehr Admiralty Curia`)
+
+// placeHeads make a place when they end a name or head its "of" part
+// ("Gulf of Mexico", "Isle of Man").
+var placeHeads = wordsOf(`River Lake Lakes Mountain Mountains Mount Mt. Peak Peaks Range Ridge Glacier Volcano Island Islands
+	Isle Isles Archipelago Atoll Reef Cape Peninsula Coast Beach Bay Gulf Sea Ocean Strait Channel Sound Fjord Canal
+	Creek Brook Falls Spring Springs Valley Canyon Gorge Desert Plain Plains Plateau Forest Wood Woods Wilderness Park
+	Reserve Preserve Monument Garden Gardens Zoo Aquarium City Town Village Township Borough County Parish District Region
+	Province State Territory Prefecture Municipality Commune Voivodeship Oblast Krai Canton Department Shire Governorate
+	Emirate Kingdom Republic Empire Principality Duchy Commonwealth Federation Confederation Colony Protectorate Land Lands
+	Street St Road Rd. Avenue Ave. Boulevard Lane Drive Way Highway Motorway Freeway Expressway Route Square Plaza Place
+	Terrace Crescent Court Row Bridge Tunnel Dam Reservoir Harbour Harbor Port Station Airport Castle Palace Cathedral
+	Abbey Chapel Church Churchyard Temple Mosque Synagogue Tower Hall Hill Hills Heights Market Stadium Arena Field Fields
+	Quarter Suburb Oasis Basin Delta Marsh Swamp Moor Heath Common Green Cemetery Mine Pass Point Head Headland Lighthouse
+	Area Zone Regions Provinces Districts Counties States Territories Wall Gate Base Camp Trail Coastline Shore Cove`)
+
+// miscHeads make a named event, work, law, award or product ("Treaty of
+// Paris", "2002 Winter Olympics", "Nobel Prize").
+var miscHeads = wordsOf(`War Wars Battle Siege Revolution Rebellion Uprising Crisis Treaty Agreement Accord Accords Pact
+	Convention Act Bill Law Charter Constitution Declaration Doctrine Plan Award Awards Prize Medal Cup Trophy Championship
+	Championships Tournament Open Grand Prix Olympics Olympiad Games Festival Fair Expo Exhibition Tour Season Series
+	Election Elections Referendum Summit Conference Congress Marathon Rally Race League Chart Charts Album Single Song
+	Symphony Concerto Sonata Opera Novel Trilogy Saga Manifesto Campaign Project Program Programme Operation Mission
+	Movement Massacre Disaster Earthquake Hurricane Storm Flood Fire Plague Pandemic Epidemic Dynasty Era Age Period
+	Syndrome Disease Theorem Equation Principle Effect Method Language Languages Calendar Bible Gospel Code Edition
+	Register Registry Encyclopedia Dictionary Index`)
+
+// eventNouns can follow a year in an event's name ("2002 Winter
+// Olympics", "2010 FIFA World Cup").
+var eventNouns = wordsOf(`Olympics Olympiad Games Cup Championship Championships Tournament Open Festival Tour Season Series
+	Election Elections Referendum Summit Conference Marathon Rally Expo Exhibition Fair Awards Prix Final Finals
+	Playoffs Draft Congress Convention Contest Classic Invitational Grand`)
+
+// placeLeads open place names ("West Vancouver", "New Mexico", "North
+// Sea"); a name they open is no person.
+var placeLeads = wordsOf(`North South East West Northern Southern Eastern Western Central Upper Lower Greater Little Great
+	New Old Mount Mt. Lake Port Fort Saint San Santa Los Las El La Le Sankt Bad Cape Isle Gulf Bay Glen Ben Loch`)
+
+// nameAdjectives are adjectives that may open a capitalised run without
+// belonging to the name ("Poor Bob", "Old Marley", "Legendary Dolly
+// Parton"): before a person's name they are dropped.
+var nameAdjectives = wordsOf(`Poor Old Young Little Dear Good Bad Great Late Legendary Famous Former Honest Brave Merry Happy
+	Sweet Kind Wicked Mad Dead Blessed Holy Sainted Beloved Lovely Pretty Fair Noble Wise Jolly
+	Gentle Lonely Fellow Wretched Miserable Unhappy Up Down Then Now Here There Yes No Alas Oh Ah Ha Hallo Hello Why
+	Well Pooh Bah Nonsense Welcome Goodbye Farewell Thanks Thank Ahoy Hey Hi`)
+
+// givenNames are common given names in English-language text. A name
+// that opens with one is a person.
+var givenNames = wordsOf(`Aaron Abraham Adam Adrian Agnes Alan Albert Alec Alex Alexander Alexandra Alexis Alfred Alice
+	Alicia Alison Allan Allen Alvin Amanda Amber Amelia Amy Andrea Andrew Andy Angela Angelo Ann Anna Anne Annie Anthony
+	Antoine Anton Antonio Archie Arnold Arthur Ashley Audrey Barbara Barry Bart Beatrice Ben Benjamin Bernard Bert Beth
+	Betty Bill Billy Bob Bobby Bonnie Boris Brad Bradley Brandon Brenda Brian Bruce Bruno Bryan Caleb Calvin Cameron Carl
+	Carla Carlos Carmen Carol Caroline Carolyn Catherine Cecil Cecilia Charles Charlie Charlotte Chester Chloe Chris
+	Christian Christina Christine Christopher Cindy Claire Clara Clarence Claude Claudia Clifford Clint Colin Connor Craig
+	Cynthia Daisy Dale Dan Daniel Danielle Danny Darren David Dean Deborah Debra Denis Dennis Derek Diana Diane Dick Dmitri
+	Dolly Dominic Don Donald Donna Doris Dorothy Doug Douglas Duncan Dylan Earl Ed Eddie Edgar Edith Edmund Edna Edward
+	Edwin Eileen Elaine Eleanor Elena Eli Elijah Elizabeth Ella Ellen Elliot Elsie Emil Emile Emily Emma Eric Erik Erin
+	Ernest Esther Ethan Eugene Eva Evan Eve Evelyn Ezra Felix Florence Frances Francesca Francis Francisco Frank Frankie
+	Franz Fred Freddie Frederick Friedrich Gabriel Gail Gareth Gary Gavin Gene George Georges Gerald Gerard Gerhard Gilbert
+	Giovanni Giuseppe Gladys Glen Glenn Gloria Gordon Grace Graham Grant Greg Gregory Gustav Guy Hank Hannah Hans Harold
+	Harriet Harry Harvey Hazel Heather Heinrich Helen Helena Henri Henrietta Henry Herbert Herman Hilda Howard Hugh Hugo Ian
+	Igor Irene Iris Isaac Isabel Isabella Ivan Jack Jackie Jacob Jacqueline Jacques Jake James Jamie Jan Jane Janet Janice
+	Jason Jean Jeff Jeffrey Jennifer Jenny Jeremy Jerome Jerry Jesse Jessica Jim Jimmy Joan Joanna Joe Joel Johann Johannes
+	John Johnny Jon Jonathan Jordan Jorge Jose José Joseph Josephine Joshua Joyce Juan Judith Judy Julia Julian Julie
+	Juliet Justin Karen Karl Kate Katherine Kathleen Kathryn Katie Keith Kelly Ken Kenneth Kevin Kim Kirk Kurt Kyle Larry
+	Laura Lauren Lawrence Leah Lee Leo Leon Leonard Leslie Lewis Lilian Lillian Lily Linda Lisa Lloyd Logan Lois Lorenzo
+	Lorraine Louis Louisa Louise Lucas Lucia Lucius Lucy Luis Luke Lydia Lynn Mabel Madeleine Maggie Malcolm Manuel Marc
+	Marcel Marcus Margaret Maria Marian Marie Marilyn Mario Marion Mark Martha Martin Marvin Mary Matthew Maurice Max
+	Maxwell Megan Melissa Michael Michel Michelle Miguel Mike Mildred Miles Milton Miriam Mitchell Molly Monica Morris
+	Muriel Nancy Naomi Nathan Nathaniel Neil Nellie Nicholas Nick Nicola Nicolas Nicole Nigel Nikolai Nina Noah Norma
+	Norman Oliver Olivia Oscar Otto Owen Pamela Pat Patricia Patrick Paul Paula Pauline Pedro Peggy Penelope Percy Peter
+	Phil Philip Phillip Phyllis Pierre Rachel Ralph Randy Ray Raymond Rebecca Reginald Rene René Richard Rick Rita Rob
+	Robert Roberto Robin Rodney Roger Roland Ron Ronald Rosa Rose Ross Roy Ruby Rudolf Russell Ruth Ryan Sally Sam
+	Samantha Samuel Sandra Sara Sarah Scott Sean Sebastian Sergei Seth Sharon Sheila Shirley Sidney Simon Sophia Sophie
+	Stanley Stella Stephan Stephanie Stephen Steve Steven Stuart Susan Suzanne Sydney Sylvia Ted Teresa Terry Theodore
+	Thomas Tim Timothy Tina Toby Todd Tom Tommy Tony Tracy Trevor Ulrich Valerie Vanessa Vera Victor Victoria Vincent
+	Viola Violet Virginia Vivian Walter Wanda Warren Wayne Wendy Wilhelm Will William Willie Wilson Winston Wolfgang Yvonne
+	Zachary Zoe Ahmed Ali Amir Hassan Hussein Ibrahim Khalid Mahmoud Mohamed Mohammed Muhammad Omar Yusuf Hiroshi Kenji
+	Takashi Yuki Wei Li Chen Raj Rahul Ravi Sanjay Vijay Olga Natalia Tatiana Svetlana Vladimir Alexei Andrei Mikhail
+	Pavel Piotr Jan Jana Lars Sven Nils Erik Ingrid Astrid Anders Bjorn Björn Knut Magnus Fernando Francesco Giulia Luca
+	Marco Matteo Pablo Rafael Ramon Ramón Sergio Diego Alejandro Javier Carlo Paolo Stefano Andrea Ebenezer Jeremiah Josiah
+	Ezekiel Silas Solomon Tobias Abel Cain Elias Hector Horace Ignatius Julius Marius Rufus`)
+
+// religions are faiths and their adjectives, organisations in the
+// Re-DocRED sense.
+var religions = wordsOf(`Christian Christians Christianity Catholic Catholics Catholicism Protestant Protestants
+	Protestantism Orthodox Anglican Anglicans Anglicanism Lutheran Lutherans Lutheranism Methodist Methodists Methodism
+	Baptist Baptists Presbyterian Presbyterians Presbyterianism Evangelical Evangelicals Evangelicalism Calvinist Calvinism
+	Mormon Mormons Quaker Quakers Pentecostal Jewish Jews Judaism Muslim Muslims Islam Islamic Sunni Shia Shiite Hindu Hindus
+	Hinduism Buddhist Buddhists Buddhism Sikh Sikhs Sikhism Jain Jainism Taoism Taoist Shinto Zoroastrian Zoroastrianism`)
+
+// placeFirst open place names of two or more words ("Mount Everest",
+// "Lake Tahoe", "Fort Worth").
+var placeFirst = wordsOf(`Mount Mt. Lake Fort Port Cape Isle Gulf Bay Glen Loch Ben Piazza Via Rue Avenida Calle Rio Río
+	Monte Lago Isla Sierra Cerro Punta Playa Plaza Pont Col`)
+
+// commonAcronyms are abbreviations of common nouns, no organisations
+// ("TV", "CEO", "DVD", "PhD").
+var commonAcronyms = wordsOf(`TV DVD CD CDs DVDs LP EP LPs EPs MW GW KW CEO CEOs CFO COO CTO MBA BA MA BSc MSc PhD Ph.D
+	Ph.D. HMS USS RMS SS AM FM GPS PC PCs ID OK DJ MC VIP AIDS HIV DNA RNA GDP IT AI HQ UFO NGO PR BC AD BCE CE PM MP MPs
+	TBA ASAP FAQ URL HTML PDF USB LCD LED CPU RAM ROM UK-based U-boat SUV SUVs ATM EU-wide OBE MBE CBE KBE RN RAF`)
+
+// religionsMulti are faiths named by two words.
+var religionsMulti = linesOf(`Roman Catholic|Roman Catholics|Eastern Orthodox|Greek Orthodox|Russian Orthodox|Serbian
+	Orthodox|Coptic Orthodox|Church of England|Latter Day Saints`)
+
+// theNames are places whose mentions usually take "the" ("the United
+// States"): a "the" before them is kept in the name, as in the mention.
+var theNames = linesOf(`United States|United States of America`)
+
+// holyPersons are religious figures named alone.
+var holyPersons = wordsOf(`God Jesus Christ Allah Buddha Muhammad Mohammed Moses Abraham Isaac Jacob Noah Adam Eve Mary Joseph
+	Yahweh Jehovah Krishna Vishnu Shiva Zeus Apollo Odin Thor`)
+
+// partyWords name political groups by their members ("Democrat",
+// "Whigs"): organisations.
+var partyWords = wordsOf(`Democrat Democrats Republican Republicans Socialist Socialists Communist Communists Liberal
+	Liberals Conservative Conservatives Tory Tories Whig Whigs Labour Greens Federalist Federalists Nazi Nazis Bolshevik
+	Bolsheviks Jacobin Jacobins Unionist Unionists Nationalist Nationalists`)
+
+// countries are sovereign states and a few common alternative names.
+var countries = linesOf(`Afghanistan|Albania|Algeria|Andorra|Angola|Antigua and Barbuda|Argentina|Armenia|Australia|
+	Austria|Azerbaijan|Bahamas|Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bhutan|Bolivia|Bosnia and
+	Herzegovina|Bosnia|Herzegovina|Botswana|Brazil|Brunei|Bulgaria|Burkina Faso|Burundi|Cambodia|Cameroon|Canada|Cape
+	Verde|Central African Republic|Chad|Chile|China|Colombia|Comoros|Congo|Costa Rica|Croatia|Cuba|Cyprus|Czech
+	Republic|Czechia|Denmark|Djibouti|Dominica|Dominican Republic|East Timor|Ecuador|Egypt|El Salvador|Equatorial
+	Guinea|Eritrea|Estonia|Eswatini|Ethiopia|Fiji|Finland|France|Gabon|Gambia|Georgia|Germany|Ghana|Greece|Grenada|
+	Guatemala|Guinea|Guinea-Bissau|Guyana|Haiti|Honduras|Hungary|Iceland|India|Indonesia|Iran|Iraq|Ireland|Israel|Italy|
+	Ivory Coast|Jamaica|Japan|Jordan|Kazakhstan|Kenya|Kiribati|Kosovo|Kuwait|Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|
+	Liberia|Libya|Liechtenstein|Lithuania|Luxembourg|Madagascar|Malawi|Malaysia|Maldives|Mali|Malta|Marshall Islands|
+	Mauritania|Mauritius|Mexico|Micronesia|Moldova|Monaco|Mongolia|Montenegro|Morocco|Mozambique|Myanmar|Burma|Namibia|
+	Nauru|Nepal|Netherlands|Holland|New Zealand|Nicaragua|Niger|Nigeria|North Korea|North Macedonia|Macedonia|Norway|Oman|
+	Pakistan|Palau|Palestine|Panama|Papua New Guinea|Paraguay|Peru|Philippines|Poland|Portugal|Qatar|Romania|Russia|
+	Rwanda|Saint Lucia|Samoa|San Marino|Saudi Arabia|Senegal|Serbia|Seychelles|Sierra Leone|Singapore|Slovakia|Slovenia|
+	Solomon Islands|Somalia|South Africa|South Korea|Korea|South Sudan|Spain|Sri Lanka|Sudan|Suriname|Sweden|Switzerland|
+	Syria|Taiwan|Tajikistan|Tanzania|Thailand|Togo|Tonga|Trinidad and Tobago|Tunisia|Turkey|Turkmenistan|Tuvalu|Uganda|
+	Ukraine|United Arab Emirates|United Kingdom|United States|United States of America|America|Uruguay|Uzbekistan|Vanuatu|
+	Vatican City|Venezuela|Vietnam|Yemen|Zambia|Zimbabwe|England|Scotland|Wales|Northern Ireland|Great Britain|Britain|
+	Soviet Union|Russian Federation|English Channel|Yugoslavia|Czechoslovakia|Prussia|Persia|Ottoman Empire|Roman Empire|Holy Roman Empire|
+	Byzantine Empire|Austria-Hungary|East Germany|West Germany|Siam|Ceylon|Rhodesia|Zaire|Hong Kong|Macau|Puerto Rico|
+	Greenland|Tibet|Catalonia|Basque Country|Bavaria|Flanders|Wallonia|Kurdistan|Palestine|Gaza|West Bank|Crimea`)
+
+// countryCodes are abbreviations that name places, not organisations.
+var countryCodes = wordsOf(`US U.S. USA U.S.A. UK U.K. UAE U.A.E. USSR PRC ROC DPRK GDR FRG DRC NYC LA DC D.C. SSR`)
+
+// regions are continents, oceans, US states, Canadian provinces,
+// Australian states and other large regions.
+var regions = linesOf(`Africa|Asia|Europe|North America|South America|Latin America|Central America|Antarctica|Oceania|
+	Australasia|Eurasia|Middle East|Near East|Far East|Scandinavia|Balkans|Caribbean|Mediterranean|Siberia|Caucasus|
+	Sahara|Arctic|Antarctic|Atlantic|Pacific|Indian Ocean|Atlantic Ocean|Pacific Ocean|Arctic Ocean|Baltic|Baltic Sea|
+	North Sea|Black Sea|Red Sea|Caspian Sea|Persian Gulf|Alps|Andes|Himalayas|Rocky Mountains|Amazon|Nile|Danube|Rhine|
+	Thames|Mississippi|Yangtze|Ganges|Volga|Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|
+	Florida|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|
+	Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North
+	Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|
+	Virginia|Washington|West Virginia|Wisconsin|Wyoming|Ontario|Quebec|Québec|British Columbia|Alberta|Manitoba|
+	Saskatchewan|Nova Scotia|New Brunswick|Newfoundland|Yukon|Nunavut|Queensland|New South Wales|Victoria|Tasmania|
+	Western Australia|South Australia|Northern Territory|Transylvania|Silesia|Lombardy|Tuscany|Sicily|Sardinia|
+	Corsica|Normandy|Brittany|Provence|Andalusia|Galicia|Saxony|Bohemia|Moravia|Lapland|Yorkshire|Lancashire|Kent|Essex|
+	Sussex|Cornwall|Devon|Surrey|Midlands|Punjab|Bengal|Kashmir|Manchuria|Mongolia|Anatolia|Mesopotamia|Arabia|Patagonia|
+	Amazonia|Kurdistan|Lincolnshire|Oxfordshire|Hampshire|Norfolk|Suffolk|Middlesex|Ulster|Munster|Leinster|Connacht`)
+
+// cities are large cities and capitals.
+var cities = linesOf(`London|Paris|Berlin|Madrid|Rome|Vienna|Prague|Budapest|Warsaw|Moscow|Saint Petersburg|St. Petersburg|
+	Kiev|Kyiv|Minsk|Stockholm|Oslo|Copenhagen|Helsinki|Reykjavik|Dublin|Edinburgh|Glasgow|Cardiff|Belfast|Manchester|
+	Liverpool|Birmingham|Leeds|Bristol|Oxford|Cambridge|Amsterdam|Rotterdam|The Hague|Brussels|Antwerp|Luxembourg|
+	Zurich|Zürich|Geneva|Bern|Basel|Munich|Hamburg|Frankfurt|Cologne|Stuttgart|Dresden|Leipzig|Bonn|Milan|Naples|Turin|
+	Florence|Venice|Genoa|Bologna|Palermo|Barcelona|Valencia|Seville|Lisbon|Porto|Athens|Thessaloniki|Istanbul|Ankara|
+	Bucharest|Sofia|Belgrade|Zagreb|Ljubljana|Sarajevo|Bratislava|Tallinn|Riga|Vilnius|Krakow|Kraków|Gdansk|Gdańsk|
+	Bergen|Gothenburg|Marseille|Lyon|Toulouse|Nice|Bordeaux|Strasbourg|New York City|Los Angeles|Chicago|Houston|
+	Phoenix|Philadelphia|San Antonio|San Diego|Dallas|San Jose|Austin|Detroit|Boston|Seattle|Denver|Baltimore|Atlanta|
+	Miami|Pittsburgh|Cleveland|Cincinnati|St. Louis|Minneapolis|New Orleans|Nashville|Memphis|Portland|Las Vegas|Reno|
+	San Francisco|Sacramento|Oakland|Honolulu|Salt Lake City|Kansas City|Milwaukee|Indianapolis|Columbus|Buffalo|
+	Hollywood|Brooklyn|Manhattan|Queens|Bronx|Harlem|Toronto|Montreal|Montréal|Vancouver|Ottawa|Calgary|Edmonton|
+	Winnipeg|Quebec City|Halifax|Mexico City|Guadalajara|Havana|Kingston|Bogotá|Bogota|Caracas|Lima|Quito|Santiago|
+	Buenos Aires|Montevideo|Asunción|La Paz|Rio de Janeiro|São Paulo|Sao Paulo|Brasília|Brasilia|Recife|Salvador|Tokyo|
+	Osaka|Kyoto|Yokohama|Nagoya|Seoul|Busan|Pyongyang|Beijing|Peking|Shanghai|Guangzhou|Shenzhen|Hong Kong|Taipei|
+	Nanjing|Wuhan|Chongqing|Tianjin|Hangzhou|Xi'an|Manila|Jakarta|Bangkok|Hanoi|Ho Chi Minh City|Saigon|Phnom Penh|
+	Kuala Lumpur|Singapore|Yangon|Rangoon|Dhaka|Kolkata|Calcutta|Mumbai|Bombay|Delhi|New Delhi|Chennai|Madras|Bangalore|
+	Hyderabad|Karachi|Lahore|Islamabad|Kabul|Tehran|Baghdad|Damascus|Beirut|Jerusalem|Tel Aviv|Amman|Riyadh|Mecca|
+	Medina|Dubai|Abu Dhabi|Doha|Kuwait City|Muscat|Cairo|Alexandria|Tripoli|Tunis|Algiers|Casablanca|Rabat|Marrakesh|
+	Lagos|Abuja|Accra|Dakar|Nairobi|Addis Ababa|Khartoum|Kampala|Dar es Salaam|Kinshasa|Luanda|Johannesburg|Cape Town|
+	Durban|Pretoria|Harare|Lusaka|Sydney|Melbourne|Brisbane|Perth|Adelaide|Canberra|Auckland|Wellington|Christchurch`)
+
+// demonyms are nationality and regional adjectives ("German", "Canadian")
+// and plural peoples; Re-DocRED marks them as places.
+var demonyms = wordsOf(`Afghan Albanian Algerian American Americans Andorran Angolan Argentine Argentinian Armenian
+	Australian Australians Austrian Azerbaijani Bahraini Bangladeshi Belarusian Belgian Bolivian Bosnian Brazilian
+	British Briton Britons Bulgarian Burmese Cambodian Cameroonian Canadian Canadians Chilean Chinese Colombian Congolese
+	Croatian Cuban Cypriot Czech Danish Dane Danes Dutch Dutchman Ecuadorian Egyptian Egyptians English Englishman
+	Englishmen Eritrean Estonian Ethiopian Fijian Filipino Finnish Finn Finns French Frenchman Georgian German Germans
+	Ghanaian Greek Greeks Guatemalan Haitian Honduran Hungarian Icelandic Indian Indians Indonesian Iranian Iraqi Irish
+	Irishman Israeli Italian Italians Jamaican Japanese Jordanian Kazakh Kenyan Korean Koreans Kosovar Kuwaiti Kyrgyz
+	Lao Latvian Lebanese Liberian Libyan Lithuanian Luxembourgish Macedonian Malagasy Malaysian Maltese Mexican Mexicans
+	Moldovan Mongolian Montenegrin Moroccan Mozambican Namibian Nepali Nepalese Nicaraguan Nigerian Norwegian Norwegians
+	Omani Pakistani Palestinian Panamanian Paraguayan Persian Peruvian Polish Pole Poles Portuguese Qatari Romanian
+	Russian Russians Rwandan Saudi Scottish Scot Scots Scotsman Senegalese Serbian Serb Serbs Singaporean Slovak Slovakian
+	Slovenian Somali South-African Spanish Spaniard Spaniards Sri-Lankan Sudanese Swedish Swede Swedes Swiss Syrian
+	Taiwanese Tajik Tanzanian Thai Tibetan Tunisian Turkish Turk Turks Turkmen Ugandan Ukrainian Uruguayan Uzbek
+	Venezuelan Vietnamese Welsh Welshman Yemeni Zambian Zimbabwean Soviet Yugoslav Prussian Bavarian Roman Romans
+	Byzantine Ottoman Hellenic Latin Anglo-Saxon Celtic Nordic Scandinavian Balkan Arab Arabs Arabic African Africans Asian
+	Asians European Europeans Caribbean Latino Hispanic Slavic Californian Texan Floridian Minnesotan Bostonian
+	Londoner Parisian Venetian Florentine Neapolitan Sicilian Catalan Basque Flemish Walloon Corsican Cornish Kurdish
+	Basque Quebecois Hawaiian Alaskan Siberian Caucasian Iberian Hindustani Punjabi Bengali Tamil Sindhi Gujarati`)
+
+// multiDemonyms are nationality adjectives of more than one word.
+var multiDemonyms = linesOf(`South Korean|North Korean|South African|New Zealander|Sri Lankan|Saudi Arabian|Puerto Rican|
+	Costa Rican|Latin American|North American|South American|Central American|Native American|Native Americans|
+	African American|African Americans|Italian American|Irish American|Anglo-American|Greek Cypriot|Turkish Cypriot`)
+
+// monthNames are month names (and "May" is no person).
+var monthWords = wordsOf(`January February March April May June July August September October November December
+	Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec.`)
+
+// weekdays name days of the week.
+var weekdays = wordsOf(`Monday Tuesday Wednesday Thursday Friday Saturday Sunday`)
+
+// abbreviations end in a period that does not end a sentence.
+var abbreviations = wordsOf(`Mr. Mrs. Ms. Dr. Prof. St. Mt. Ft. Jr. Sr. Inc. Co. Corp. Ltd. Bros. No. Nos. Vol. vol. pp.
+	p. Gen. Col. Capt. Lt. Sgt. Maj. Adm. Cmdr. Rev. Hon. Gov. Sen. Rep. Pres. Mme. Mlle. Messrs. Jan. Feb. Mar. Apr.
+	Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec. vs. etc. e.g. i.e. cf. approx. ca. c. Ave. Rd. Blvd. Dept. Univ. Assn. Est.
+	Fig. fig. op. Op. Ch. ch.`)
+
+// nameSuffixes end a person's name ("Jr.", "III").
+var nameSuffixes = wordsOf(`Jr. Jr Sr. Sr II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI`)
+
+// headCat types a name by its head word (its last word, or the word
+// before "of"). Organisation heads win over place heads, event and work
+// heads over both, except where listed below.
+var headCat = func() map[string]category {
+	m := map[string]category{}
+	for w := range placeHeads {
+		m[w] = catLocation
+	}
+	for w := range orgHeads {
+		m[w] = catOrg
+	}
+	for w := range miscHeads {
+		m[w] = catMisc
+	}
+	for _, w := range strings.Fields("Hall Abbey Cathedral Chapel Temple Mosque Synagogue Airport Station Tower Diocese " +
+		"Archdiocese Parish Channel Stadium Arena") {
+		m[w] = catLocation
+	}
+	for _, w := range strings.Fields("Church Court Congress Order Movement Federation Confederation League Party Department " +
+		"Mission Press Times") {
+		m[w] = catOrg
+	}
+	return m
+}()
+
+// gazetteerHas reports whether a name is in the gazetteer.
+func gazetteerHas(name string) bool {
+	_, ok := gazetteer(name)
+	return ok
+}
+
+// Noun classes: a name that "is a ..." one of these ("Roketsan is a
+// Turkish weapons manufacturer", "X is a village in ...") or that one of
+// them introduces ("the band Naked Eyes", "singer Dolly Parton") has its
+// category.
+var (
+	orgNouns = wordsOf(`company companies corporation manufacturer manufacturers firm business brand label publisher
+		developer studio band group duo trio quartet quintet orchestra choir ensemble club team franchise party
+		organization organisation agency institution university college school academy newspaper magazine
+		channel network broadcaster retailer chain airline bank union association society league federation council
+		committee charity foundation movement militia army navy regiment unit division subsidiary conglomerate
+		operator carrier contractor distributor supplier producer-distributor insurer consultancy website-operator
+		dynasty government ministry department court parliament legislature tribe people`)
+	personNouns = wordsOf(`racer singer songwriter singer-songwriter actor actress politician player footballer author
+		writer novelist poet painter artist musician composer director filmmaker journalist businessman
+		businesswoman entrepreneur scientist physicist chemist biologist mathematician engineer architect lawyer
+		judge soldier officer priest bishop saint king queen emperor empress prince princess president minister
+		monarch philosopher historian professor teacher coach manager athlete swimmer runner sprinter cyclist
+		skier skater boxer wrestler guitarist bassist drummer pianist violinist rapper dancer model comedian
+		presenter economist diplomat activist explorer inventor designer photographer editor critic sculptor
+		goalkeeper striker midfielder defender forward pitcher quarterback chef surgeon physician nurse admiral
+		commander pilot astronaut cardinal pope character protagonist daughter son wife husband brother sister
+		father mother founder co-founder ruler pharaoh sultan chieftain emir noblewoman nobleman aristocrat
+		courtier jurist statesman general lieutenant colonel captain sergeant bandleader conductor producer
+		screenwriter playwright translator illustrator cartoonist animator broadcaster archaeologist professor
+		theologian missionary monk nun rabbi imam scholar linguist psychologist sociologist anthropologist
+		astronomer geologist botanist zoologist physician pharmacist veterinarian investor banker publisher
+		socialite heiress mistress consort regent viceroy governor senator congressman mayor councillor
+		lawmaker legislator prosecutor detective spy agent criminal murderer outlaw pirate warrior knight
+		ballerina vocalist frontman lyricist sportsman sportswoman jockey golfer tennis-player cricketer
+		batsman bowler rugby-player referee umpire mountaineer sailor navigator explorer martyr prophet deity god
+		goddess`)
+	placeNouns = wordsOf(`village town city municipality commune county district region province state country island
+		river lake mountain peak glacier valley neighborhood neighbourhood suburb settlement hamlet capital port
+		territory borough prefecture canton oblast raion voivodeship gmina park forest desert sea bay street road
+		highway motorway freeway route bridge castle palace station airport stadium arena cemetery dam reservoir
+		reserve monument site square locality townland parish census-designated community area archipelago
+		peninsula strait canal creek stream waterfall volcano plateau island-nation nation republic kingdom
+		empire principality emirate sultanate duchy colony quarter ward constituency`)
+	miscNouns = wordsOf(`film movie album song single novel book series game opera play musical poem painting
+		sculpture show sitcom programme program episode award prize treaty war battle election festival
+		tournament championship event language dialect species genus disease ship aircraft car software
+		website tour concert campaign law act agreement name surname documentary soundtrack compilation EP
+		anthology comic manga anime franchise-film sequel remake video-game title trophy medal cup race
+		competition mission operation project plan project-name satellite spacecraft rocket missile locomotive
+		brand-name product device console phone smartphone magazine-issue hymn anthem ballad track record`)
+)
+
+// nounClass returns the category of a class noun.
+func nounClass(w string) (category, bool) {
+	switch {
+	case personNouns[w]:
+		return catPerson, true
+	case placeNouns[w]:
+		return catLocation, true
+	case orgNouns[w]:
+		return catOrg, true
+	case miscNouns[w]:
+		return catMisc, true
+	}
+	return catMisc, false
+}
+
+// gazetteer types a whole name from the lists above.
+func gazetteer(name string) (category, bool) {
+	switch {
+	case countries[name], regions[name], cities[name], countryCodes[name], demonyms[name], multiDemonyms[name]:
+		return catLocation, true
+	case religions[name], religionsMulti[name], partyWords[name], institutions[name]:
+		return catOrg, true
+	case holyPersons[name]:
+		return catPerson, true
+	}
+	return catMisc, false
+}

@@ -1,0 +1,369 @@
+package nlp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// ruleCase is one inline text with the nodes it must and must not give.
+type ruleCase struct {
+	name      string
+	text      string
+	wantNodes map[string]string // key -> type ("" for any type)
+	noNodes   []string
+	wantProps map[string][2]string // key -> property, value
+	// mentionsOf maps a node key to the surface texts its mentions must
+	// cover (each at least once).
+	mentionsOf map[string][]string
+}
+
+// runRules extracts each case as its own document and checks it.
+func runRules(t *testing.T, tests []ruleCase) {
+	t.Helper()
+	e := mustNew(t, Options{})
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := extract.ReadDocument(tt.name+".txt", []byte(tt.text), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc.ID = 100 + i
+			g := extractDoc(t, e, doc)
+			checkMentions(t, doc, g)
+			for key, typ := range tt.wantNodes {
+				n := nodeByKey(g, key)
+				if n == nil {
+					t.Errorf("node %q missing; nodes: %v", key, keys(g))
+					continue
+				}
+				if typ != "" && n.Type != typ {
+					t.Errorf("node %q type = %q, want %q", key, n.Type, typ)
+				}
+			}
+			for _, key := range tt.noNodes {
+				if nodeByKey(g, key) != nil {
+					t.Errorf("unwanted node %q; nodes: %v", key, keys(g))
+				}
+			}
+			for key, kv := range tt.wantProps {
+				n := nodeByKey(g, key)
+				if n == nil {
+					t.Errorf("node %q missing; nodes: %v", key, keys(g))
+					continue
+				}
+				if got, _ := n.Properties[kv[0]].(string); got != kv[1] {
+					t.Errorf("node %q property %s = %v, want %q", key, kv[0], n.Properties[kv[0]], kv[1])
+				}
+			}
+			for key, texts := range tt.mentionsOf {
+				n := nodeByKey(g, key)
+				if n == nil {
+					t.Errorf("node %q missing; nodes: %v", key, keys(g))
+					continue
+				}
+				for _, want := range texts {
+					hit := false
+					for _, m := range n.Mentions {
+						hit = hit || m.Text == want
+					}
+					if !hit {
+						t.Errorf("node %q has no mention %q (%v)", key, want, n.Mentions)
+					}
+				}
+			}
+		})
+	}
+}
+
+// filler keeps two parts of a text in different sentences and paragraphs.
+var filler = "\n\n" + strings.Repeat("Nothing else of note happened that day. ", 2) + "\n\n"
+
+// TestExtractor_MergingRules: only person short forms fold into person
+// full names, never across a woman's title; adjective-led runs are no full
+// names; common nouns and places are not folded.
+func TestExtractor_MergingRules(t *testing.T) {
+	runRules(t, []ruleCase{
+		{
+			name:       "SurnameAndGivenNameFold",
+			text:       "Jacob Marley was Scrooge's partner." + filler + "Marley was dead. 'Jacob!' cried Scrooge. Then Marley left.",
+			wantNodes:  map[string]string{"jacob marley": "Person"},
+			noNodes:    []string{"marley", "jacob"},
+			mentionsOf: map[string][]string{"jacob marley": {"Marley", "Jacob"}},
+		},
+		{
+			name:       "NotAcrossMrsTitle",
+			text:       "Bob Cratchit was the clerk of Scrooge." + filler + "Mrs. Cratchit laughed. Then Cratchit came home and kissed Mrs. Cratchit.",
+			wantNodes:  map[string]string{"bob cratchit": "Person", "mrs. cratchit": "Person"},
+			noNodes:    []string{"cratchit"},
+			mentionsOf: map[string][]string{"bob cratchit": {"Cratchit"}, "mrs. cratchit": {"Cratchit"}},
+		},
+		{
+			name:      "AdjectiveLedRunIsNoFullName",
+			text:      "Bob Cratchit worked hard for Mr. Marley." + filler + "Poor Bob was cold. Then Old Marley came, and Marley was a ghost.",
+			wantNodes: map[string]string{"bob cratchit": "Person", "marley": ""},
+			noNodes:   []string{"poor bob", "old marley"},
+		},
+		{
+			name: "CommonNounNotFolded",
+			text: "Every one of them wore chains like Marley's Ghost." + filler +
+				"Then the Ghost sat down. The Ghost raised a cry. Jacob Marley had been dead for years.",
+			noNodes:   []string{"marley's ghost"},
+			wantNodes: map[string]string{"ghost": "", "jacob marley": "Person"},
+		},
+		{
+			name:      "PlacesNotFolded",
+			text:      "She grew up in West Vancouver, British Columbia." + filler + "Later she moved to Vancouver.",
+			wantNodes: map[string]string{"west vancouver": "Location", "vancouver": "Location"},
+		},
+	})
+}
+
+// TestExtractor_BoundaryRules: initials belong to names, titles and ranks
+// go to properties, "&" stays inside a name, and no name crosses "X of Y"
+// or a sentence break.
+func TestExtractor_BoundaryRules(t *testing.T) {
+	runRules(t, []ruleCase{
+		{
+			name:      "Initials",
+			text:      "His descendant, William P. Carey, funded the Alan B. Miller Hall in Williamsburg.",
+			wantNodes: map[string]string{"william p. carey": "Person", "alan b. miller hall": "Location"},
+			noNodes:   []string{"william p", "carey", "miller hall"},
+		},
+		{
+			name:      "TitlesToProperties",
+			text:      "Support came from the country's Prime Minister Sheikh Hasina. Mr. Fezziwig laughed, said Vice Admiral Robert L. Ghormley.",
+			wantNodes: map[string]string{"sheikh hasina": "Person", "fezziwig": "Person", "robert l. ghormley": "Person"},
+			noNodes:   []string{"prime minister sheikh hasina", "prime minister", "vice admiral robert l. ghormley"},
+			wantProps: map[string][2]string{"sheikh hasina": {"title", "Prime Minister"}, "fezziwig": {"title", "Mr."},
+				"robert l. ghormley": {"title", "Vice Admiral"}},
+		},
+		{
+			name:      "AmpersandInside",
+			text:      "The rifle was made by Smith & Wesson in Springfield.",
+			wantNodes: map[string]string{"smith & wesson": "Organization"},
+			noNodes:   []string{"smith", "wesson"},
+		},
+		{
+			name: "OfOnlyAfterAHead",
+			text: "The Soviet grandmaster Kiril Marichkov of Bulgaria studied at the University of Sofia with Tony Day of Cape Town.",
+			wantNodes: map[string]string{"kiril marichkov": "", "bulgaria": "Location", "university of sofia": "Organization",
+				"tony day": "", "cape town": "Location"},
+			noNodes: []string{"kiril marichkov of bulgaria", "tony day of cape town"},
+		},
+		{
+			name:      "PossessiveEndsAName",
+			text:      "The convention of Ghana's Convention People's Party met in Accra.",
+			noNodes:   []string{"ghana's convention people", "ghana's convention people's party"},
+			wantNodes: map[string]string{"ghana": "Location", "accra": "Location"},
+		},
+		{
+			name:      "SentenceBreak",
+			text:      "Support came from Sheikh Hasina and Khaleda Zia. Khalidi said Khalidi had been awarded a prize.",
+			wantNodes: map[string]string{"khaleda zia": "Person", "khalidi": ""},
+			noNodes:   []string{"khaleda zia. khalidi", "khaleda zia khalidi", "zia."},
+		},
+		{
+			name:      "Nickname",
+			text:      "Wilfried \"Willi\" Schneider (born 13 March 1963) is a German skeleton racer. Schneider later became a coach.",
+			wantNodes: map[string]string{"wilfried \"willi\" schneider": "Person", "german": "Location"},
+			noNodes:   []string{"willi", "schneider"},
+		},
+		{
+			name:      "NationalityBeforeTitle",
+			text:      "He met the Malaysian Prime Minister Dr. Mahathir bin Mohamad in Kuala Lumpur.",
+			wantNodes: map[string]string{"malaysian": "Location", "mahathir bin mohamad": "Person", "kuala lumpur": "Location"},
+		},
+	})
+}
+
+// TestExtractor_TypeRules: organisation cues, acronyms, titles in quotes,
+// the per-document vote, and Concept rather than a weak guess.
+func TestExtractor_TypeRules(t *testing.T) {
+	runRules(t, []ruleCase{
+		{
+			name: "OrganisationCues",
+			text: "The House of Representatives asked the Federal Bureau of Investigation and the Communist Party of China. " +
+				"She signed with Capitol Records and studied at Loyola University Chicago and the Circuit Court of Cook County.",
+			wantNodes: map[string]string{"house of representatives": "Organization", "federal bureau of investigation": "Organization",
+				"communist party of china": "Organization", "capitol records": "Organization",
+				"loyola university chicago": "Organization", "circuit court of cook county": "Organization"},
+		},
+		{
+			name:      "Acronyms",
+			text:      "The mission was run by NASA with help from the ESA, far from the UK.",
+			wantNodes: map[string]string{"nasa": "Organization", "esa": "Organization", "uk": "Location"},
+		},
+		{
+			name:      "TeamsNamedAfterPlaces",
+			text:      "He played for the Los Angeles Lakers and later for Atlético Madrid.",
+			wantNodes: map[string]string{"los angeles lakers": "Organization", "atlético madrid": "Organization"},
+		},
+		{
+			name:      "TitleInQuotes",
+			text:      "Her first hit was \"Take a Letter Miss Smith\", recorded in London.",
+			wantNodes: map[string]string{"take a letter miss smith": "Concept", "london": "Location"},
+			noNodes:   []string{"letter miss smith", "smith"},
+		},
+		{
+			name: "DocumentVote",
+			text: "Roketsan is a major Turkish weapons manufacturer based in Ankara." + filler +
+				"Later, Roketsan built a satellite launching center.",
+			wantNodes: map[string]string{"roketsan": "Organization", "turkish": "Location", "ankara": "Location"},
+		},
+		{
+			name:      "ReligionsAndParties",
+			text:      "The Roman Catholic Church and the Whigs opposed the Lutheran reforms.",
+			wantNodes: map[string]string{"roman catholic church": "Organization", "whigs": "Organization", "lutheran": "Organization"},
+			noNodes:   []string{"roman", "catholic church"},
+		},
+		{
+			name:      "ConceptRatherThanGuess",
+			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
+			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},
+		},
+	})
+}
+
+// TestExtractor_JunkRules: all-capital runs, boilerplate, page and list
+// numbers and clitics are no nodes; worthwhile numbers stay.
+func TestExtractor_JunkRules(t *testing.T) {
+	header := "The Project Gutenberg eBook of A Tale\n\nThis ebook is for the use of anyone anywhere in the United States.\n\n" +
+		"Title: A Tale\n\nAuthor: Jane Austen\n\n*** START OF THE PROJECT GUTENBERG EBOOK A TALE ***\n\n" +
+		"Produced by Janet Blenkinship and the Online Distributed Proofreading Team\n\n"
+	footer := "\n\n*** END OF THE PROJECT GUTENBERG EBOOK A TALE ***\n\nUpdated editions will replace the previous one. " +
+		"The Project Gutenberg Literary Archive Foundation is a non-profit in Mississippi.\n"
+	runRules(t, []ruleCase{
+		{
+			name:      "AllCapitals",
+			text:      "STAVE ONE\n\nMARLEY'S GHOST\n\nThen Marley was dead. PLEASE READ THIS BEFORE YOU GO. It was known to Scrooge.",
+			wantNodes: map[string]string{"marley": "", "scrooge": ""},
+			noNodes:   []string{"stave one", "marley's ghost", "please read", "please read this", "stave", "ghost"},
+		},
+		{
+			name:      "GutenbergBoilerplate",
+			text:      header + "Emma Woodhouse lived in Highbury with her father." + footer,
+			wantNodes: map[string]string{"emma woodhouse": "Person", "highbury": ""},
+			noNodes: []string{"project gutenberg", "jane austen", "the united states", "janet blenkinship",
+				"project gutenberg literary archive foundation", "mississippi", "online distributed proofreading team"},
+		},
+		{
+			name: "PageAndListNumbers",
+			text: "See Chapter 12 on page 45 and item 3 of the list.\n\n17\n\nThe firm had 500 employees, " +
+				"two offices and $3 billion in sales during the 1950s; the war lasted three weeks and cost 4,231 lives.",
+			wantNodes: map[string]string{"500": "Data", "two": "Data", "$3 billion": "Data", "the 1950s": "Data",
+				"three weeks": "Data", "4,231": "Data"},
+			noNodes: []string{"12", "45", "3", "17", "chapter 12", "chapter"},
+		},
+		{
+			name:      "Clitics",
+			text:      "'I'd like that,' said Scrooge. 'One.' It was One. Then he said, 'You'll see.'",
+			wantNodes: map[string]string{"scrooge": ""},
+			noNodes:   []string{"i'd", "one.", "one", "you'll"},
+		},
+	})
+}
+
+// TestExtractor_EdgeRules: a verb labels an edge only when the first
+// entity is its subject and the second its object in one clause; links
+// beyond a sentence weigh less; numbers are not linked.
+func TestExtractor_EdgeRules(t *testing.T) {
+	e := mustNew(t, Options{})
+	extractText := func(t *testing.T, text string) extract.Graph {
+		doc, err := extract.ReadDocument("e.txt", []byte(text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.ID = 42
+		g := extractDoc(t, e, doc)
+		checkMentions(t, doc, g)
+		return g
+	}
+	edge := func(g extract.Graph, a, b string) *extract.Edge {
+		for i, ed := range g.Edges {
+			if ed.Source == a && ed.Target == b || ed.Source == b && ed.Target == a {
+				return &g.Edges[i]
+			}
+		}
+		return nil
+	}
+	t.Run("SubjectVerbObject", func(t *testing.T) {
+		g := extractText(t, "Abraham Lincoln moved to Illinois. London is the capital of England.")
+		if !hasEdge(g, [3]string{"abraham lincoln", "moved to", "illinois"}) {
+			t.Errorf("edge moved to missing; edges: %v", edgeList(g))
+		}
+		if !hasEdge(g, [3]string{"london", "is capital of", "england"}) {
+			t.Errorf("edge is capital of missing; edges: %v", edgeList(g))
+		}
+	})
+	t.Run("NoVerbAcrossClauses", func(t *testing.T) {
+		g := extractText(t, "In Paris, Marie Curie, who loved Warsaw, worked hard. "+
+			"The apostles of Rome putting off to sea in Marley's boat were lost. "+
+			"Christmas Eve came, and then ran home to Camden Town.")
+		for _, ed := range g.Edges {
+			if ed.Label != "related_to" {
+				t.Errorf("verb edge %s -%s-> %s", ed.Source, ed.Label, ed.Target)
+			}
+		}
+	})
+	t.Run("DateNeedsPreposition", func(t *testing.T) {
+		g := extractText(t, "Marley has been dead these seven years. Jacob Marley was born in 1760.")
+		if ed := edge(g, "jacob marley", "seven years"); ed != nil && ed.Label != "related_to" {
+			t.Errorf("verb edge to a duration: %s", ed.Label)
+		}
+		if !hasEdge(g, [3]string{"jacob marley", "was born in", "1760"}) {
+			t.Errorf("edge was born in missing; edges: %v", edgeList(g))
+		}
+	})
+	t.Run("NumbersUnlinked", func(t *testing.T) {
+		g := extractText(t, "In 2001 Microsoft hired 500 employees and two managers in Seattle.")
+		for _, ed := range g.Edges {
+			if ed.Source == "500" || ed.Target == "500" || ed.Source == "two" || ed.Target == "two" {
+				t.Errorf("edge to a number: %s -%s-> %s", ed.Source, ed.Label, ed.Target)
+			}
+		}
+		if edge(g, "microsoft", "seattle") == nil {
+			t.Errorf("microsoft - seattle missing; edges: %v", edgeList(g))
+		}
+	})
+	t.Run("MainEntityLowerWeight", func(t *testing.T) {
+		g := extractText(t, "Wilfried Schneider is a German skeleton racer. He won two medals at the FIBT World Championships. "+
+			"After retiring, the Canadian team hired him in Turin.")
+		ed := edge(g, "wilfried schneider", "turin")
+		if ed == nil {
+			t.Fatalf("main entity link missing; edges: %v", edgeList(g))
+		}
+		if ed.Weight >= 1 {
+			t.Errorf("main entity link weight %v, want below 1", ed.Weight)
+		}
+		if in := edge(g, "wilfried schneider", "german"); in == nil || in.Weight < 1 {
+			t.Errorf("same-sentence link %+v, want weight 1", in)
+		}
+	})
+	t.Run("PronounSentenceLowerWeight", func(t *testing.T) {
+		// A long document has no main entity; a sentence opening with a
+		// pronoun links to the previous sentence's subject.
+		long := strings.Repeat("Nothing else of note happened that day in the quiet town. ", 220)
+		g := extractText(t, long+"\n\nEbenezer Scrooge kept a counting-house. He walked to Cornhill every morning.")
+		ed := edge(g, "ebenezer scrooge", "cornhill")
+		if ed == nil {
+			t.Fatalf("pronoun link missing; edges: %v", edgeList(g))
+		}
+		if ed.Weight >= 1 {
+			t.Errorf("pronoun link weight %v, want below 1", ed.Weight)
+		}
+	})
+	t.Run("RelatedToHasOneDirection", func(t *testing.T) {
+		g := extractText(t, "Scrooge and Marley were partners. Marley and Scrooge were friends.")
+		n := 0
+		for _, ed := range g.Edges {
+			if ed.Label == "related_to" && edge(extract.Graph{Edges: []extract.Edge{ed}}, "scrooge", "marley") != nil {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d related_to edges between scrooge and marley, want 1; edges: %v", n, edgeList(g))
+		}
+	})
+}

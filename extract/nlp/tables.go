@@ -1,0 +1,631 @@
+package nlp
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// capSeqRE finds capitalised word sequences of a document (words may hold
+// apostrophes and inner hyphens; a sequence may cross one line break).
+var capSeqRE = regexp.MustCompile(`\p{Lu}[\p{L}'’]*(?:-\p{L}+)*(?:[ \t]*\n?[ \t]*\p{Lu}[\p{L}'’]*(?:-\p{L}+)*)*`)
+
+// wordRE finds words for the case statistics.
+var wordRE = regexp.MustCompile(`\b[A-Za-z][a-z]+\b`)
+
+// docTables holds what the passes learn from a whole document.
+type docTables struct {
+	// aliases maps a short form (a surname, or a given name) to the full
+	// person name it stands for; see buildTables.
+	aliases map[string]string
+	// lower and upper count a word's lower-case and capitalised uses; mid
+	// counts the capitalised uses that do not open a sentence.
+	lower, upper, mid map[string]int
+	// persons are names and surnames the document marks as persons: after
+	// a title, before "said", before "(born", or opened by a given name.
+	persons map[string]bool
+	// votes counts, per name, the class nouns that describe it ("is a
+	// Turkish weapons manufacturer", "the band ...").
+	votes map[string]*[8]int
+	// bare counts the uses of a one-word person name without a woman's
+	// title ("Cratchit", "Mr. Cratchit").
+	bare map[string]int
+	// skip are byte ranges of licence and front-matter boilerplate
+	// (Project Gutenberg headers and footers), which are no content.
+	skip []span
+	// main is the document's main entity (the subject of its first
+	// sentence, in article-sized documents), "" when it has none.
+	main    string
+	mainCat category
+	// lead is the title-case subject that opens an article-sized
+	// document ("Song of Freedom is a 1936 British film", "Between Five
+	// and Seven is ..."), in document bytes; empty when there is none.
+	lead span
+}
+
+// commonWord reports whether a one-word name is used more often in lower
+// case than capitalised in the document ("Author", "May").
+func (t *docTables) commonWord(name string) bool {
+	if strings.ContainsAny(name, " ") {
+		return false
+	}
+	l := t.lower[strings.ToLower(name)]
+	return l > 0 && l >= t.upper[name]
+}
+
+// onlyInitial reports whether a one-word name is capitalised only where a
+// sentence, line of dialogue or exclamation opens ("Hard and sharp as
+// flint", "Foggier yet"), which is no evidence that it is a name.
+func (t *docTables) onlyInitial(name string) bool {
+	return !strings.ContainsAny(name, " ") && t.mid[name] == 0
+}
+
+// kind returns the category the document gives a name: the class nouns
+// that describe it, or person evidence.
+func (t *docTables) kind(name string) (category, bool) {
+	if v := t.votes[name]; v != nil {
+		best, n := catMisc, 0
+		for c, k := range v {
+			if k > n {
+				best, n = category(c), k
+			}
+		}
+		if n > 0 {
+			return best, true
+		}
+	}
+	if t.persons[name] {
+		return catPerson, true
+	}
+	return catMisc, false
+}
+
+// opensLine reports whether only spaces lie between byte i and the start
+// of its line.
+func opensLine(text string, i int) bool {
+	for i > 0 {
+		switch text[i-1] {
+		case ' ', '\t':
+			i--
+		case '\n':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// describedAs reads the class noun that describes the name ending at byte
+// end ("Roketsan is a major Turkish weapons manufacturer", "Schneider
+// (born 1963) is a German skeleton racer", "X, a village in") or that
+// introduces the name starting at byte start ("the band Naked Eyes", "the
+// village of Zabiele").
+func describedAs(content string, start, end int) (category, bool) {
+	// Before: "band X", "village of X", "published by X".
+	w, e := prevWord(content, start)
+	if w2, _ := prevWord(content, e-len(w)); orgVerbCues[w2+" "+w] {
+		return catOrg, true
+	}
+	if w == "of" {
+		if w2, _ := prevWord(content, e-2); placeNouns[strings.ToLower(w2)] {
+			return catLocation, true
+		}
+	} else if c, ok := nounClass(w); ok && strings.TrimSpace(content[e:start]) == "" {
+		// Only after a determiner or a capitalised word: "the band X",
+		// "American singer X", not "competition X".
+		if d, _ := prevWord(content, e-len(w)); determiners[strings.ToLower(d)] || isCap(d) && !stopCaps[d] {
+			return c, true
+		}
+	}
+	// After: skip a parenthesis, then "is a ...", "was an ...", ", a ...".
+	i := end
+	for i < len(content) && (content[i] == ' ' || content[i] == '\t') {
+		i++
+	}
+	if i < len(content) && content[i] == '(' {
+		k := strings.IndexByte(content[i:min(len(content), i+200)], ')')
+		if k < 0 {
+			return catMisc, false
+		}
+		i += k + 1
+	}
+	rest := content[i:min(len(content), i+120)]
+	fields := strings.Fields(rest)
+	if len(fields) >= 2 && orgAfterCues[strings.ToLower(fields[0]+" "+strings.TrimRight(fields[1], ",."))] {
+		return catOrg, true
+	}
+	if len(fields) < 3 {
+		return catMisc, false
+	}
+	k := 0
+	switch strings.ToLower(strings.Trim(fields[0], ",")) {
+	case "is", "was", "are", "were":
+		k = 1
+	case "":
+		k = 1 // a lone comma
+	default:
+		if strings.HasPrefix(fields[0], ",") {
+			k = 1
+		} else if strings.HasPrefix(rest, ",") {
+			k = 0
+		} else {
+			return catMisc, false
+		}
+	}
+	if k < len(fields) && (fields[k] == "a" || fields[k] == "an" || fields[k] == "the") {
+		k++
+	} else if k < len(fields)-2 && fields[k] == "one" && fields[k+1] == "of" {
+		k += 3
+	} else {
+		return catMisc, false
+	}
+	for n := 0; n < 6 && k < len(fields); n, k = n+1, k+1 {
+		f := strings.ToLower(strings.TrimRight(fields[k], ",.;:)"))
+		if c, ok := nounClass(f); ok {
+			return c, true
+		}
+		if f != fields[k] && f != strings.ToLower(fields[k]) {
+			break // punctuation ends the phrase
+		}
+		if f == "in" || f == "of" || f == "and" || f == "who" || f == "which" || f == "that" {
+			break
+		}
+	}
+	return catMisc, false
+}
+
+// orgVerbCues before a name make it an organisation ("published by
+// Square Enix", "signed to Nettwerk").
+var orgVerbCues = setOf("published by", "developed by", "distributed by", "acquired by", "owned by", "released by",
+	"signed to", "signed with", "subsidiary of", "merged with", "played for", "manufactured by", "operated by",
+	"sponsored by", "broadcast by", "aired on", "broadcast on", "employed by", "listed on", "traded on", "plays for",
+	"signed for", "transferred to", "loaned to")
+
+// orgAfterCues after a name make it an organisation ("X was founded").
+var orgAfterCues = setOf("was founded", "were founded", "is headquartered", "was headquartered", "was established",
+	"were formed", "was incorporated", "is a subsidiary", "was acquired", "went bankrupt", "was listed")
+
+// determiners may open a class noun before a name ("the band X").
+var determiners = wordsOf(`the a an his her its their our my your by with and former late fellow`)
+
+// nicknameRE finds a person's name with a nickname in quotes: Wilfried
+// "Willi" Schneider.
+var nicknameRE = regexp.MustCompile(`\p{Lu}[\p{L}'’-]+[ \t]+["“]\p{Lu}[\p{L}.'’-]*["”][ \t]+(\p{Lu}[\p{L}'’-]+)`)
+
+// isPerson reports whether the document marks a name as a person.
+func (t *docTables) isPerson(name string) bool { return t != nil && t.persons[name] }
+
+// docKey identifies a document in the caches.
+func docKey(doc extract.Document) string {
+	if doc.SHA256 != "" {
+		return doc.SHA256
+	}
+	return doc.Name + "\x00" + itoa(len(doc.Content)) + "\x00" + itoa(doc.ID)
+}
+
+// docTables returns (building once per document) the document's tables.
+func (e *Extractor) docTables(doc extract.Document) *docTables {
+	key := docKey(doc)
+	e.mu.Lock()
+	ent, ok := e.tables[key]
+	if !ok {
+		if len(e.tables) >= 128 {
+			e.tables = map[string]*docEntry{}
+		}
+		ent = &docEntry{}
+		e.tables[key] = ent
+	}
+	e.mu.Unlock()
+	ent.once.Do(func() {
+		t := buildTables(doc.Content)
+		e.findMain(doc, t)
+		ent.t = t
+	})
+	return ent.t
+}
+
+// gutenbergStartRE and gutenbergEndRE find the lines that open and close
+// the text of a Project Gutenberg book; before and after them is licence
+// and header text.
+var (
+	gutenbergStartRE = regexp.MustCompile(`(?im)^[ \t]*\*{3}[ \t]*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK[^\n]*$`)
+	gutenbergEndRE   = regexp.MustCompile(`(?im)^[ \t]*(?:\*{3}[ \t]*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK|End of (?:the )?Project Gutenberg'?s? )`)
+	producedByRE     = regexp.MustCompile(`(?m)^[ \t]*(?:Produced by|E-?text prepared by|Transcribed from|Transcriber'?s? [Nn]otes?)[^\n]*(?:\n[ \t]*\S[^\n]*)*`)
+)
+
+// boilerplate returns the byte ranges of a document that are licence or
+// front matter: a Project Gutenberg header up to its START line, the
+// footer from its END line, and "Produced by ..." credit paragraphs.
+func boilerplate(content string) []span {
+	if !strings.Contains(content, "Gutenberg") && !strings.Contains(content, "Produced by") {
+		return nil
+	}
+	var out []span
+	if m := gutenbergStartRE.FindStringIndex(content); m != nil {
+		out = append(out, span{0, m[1]})
+	}
+	if m := gutenbergEndRE.FindStringIndex(content); m != nil {
+		out = append(out, span{m[0], len(content)})
+	}
+	if len(out) > 0 {
+		for _, m := range producedByRE.FindAllStringIndex(content, 4) {
+			out = append(out, span{m[0], m[1]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
+}
+
+// blank replaces the parts of text (which starts at byte offset at of the
+// document) that fall in the skip ranges by spaces, keeping offsets. It
+// reports whether anything is left.
+func (t *docTables) blank(text string, at int) (string, bool) {
+	if len(t.skip) == 0 {
+		return text, true
+	}
+	var b []byte
+	for _, s := range t.skip {
+		lo, hi := max(s.start-at, 0), min(s.end-at, len(text))
+		if lo >= hi {
+			continue
+		}
+		if b == nil {
+			b = []byte(text)
+		}
+		for i := lo; i < hi; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	if b == nil {
+		return text, true
+	}
+	out := string(b)
+	return out, strings.TrimSpace(out) != ""
+}
+
+// personCue reports what precedes a capitalised sequence: a title (the
+// sequence is a person; female reports a woman's title) or a speech verb.
+func personCue(content string, at int) (person, female bool) {
+	w, end := prevWord(content, at)
+	if w == "" {
+		return false, false
+	}
+	if end < at && content[end] == '.' {
+		w += "."
+	}
+	if personTitles[w] {
+		return true, femaleTitles[w]
+	}
+	return false, false
+}
+
+// prevWord returns the word ending before byte at (skipping spaces) and
+// the byte where it ends.
+func prevWord(content string, at int) (string, int) {
+	i := at
+	for i > 0 && (content[i-1] == ' ' || content[i-1] == '\t' || content[i-1] == '\n') {
+		i--
+	}
+	end := i
+	if i > 0 && content[i-1] == '.' {
+		i--
+		end = i
+	}
+	j := i
+	for j > 0 && isWordByte(content[j-1]) {
+		j--
+	}
+	return content[j:i], end
+}
+
+// nextWord returns the word after byte at (skipping spaces, a comma and
+// a quote).
+func nextWord(content string, at int) string {
+	i := at
+	for i < len(content) && strings.IndexByte(" \t\n,'\"", content[i]) >= 0 {
+		i++
+	}
+	j := i
+	for j < len(content) && isWordByte(content[j]) {
+		j++
+	}
+	return content[i:j]
+}
+
+// buildTables scans a document once: word case counts feed commonWord and
+// onlyInitial; person evidence feeds isPerson and the aliases.
+//
+// The alias rule: a person's full name is a run of two to four capitalised
+// words (leading titles, stop words and adjectives such as "Poor" removed)
+// that the document marks as a person (a given name opens it, a title
+// precedes it or its surname, "said" follows it) and that no place or
+// organisation word ends; a run opened by a place word ("West Vancouver",
+// "New Mexico") is none. Its last word (the surname) and, when it is a
+// given name, its first word are short forms of it. When only one full name
+// has a short form, the short form stands for it ("Lincoln" for "Abraham
+// Lincoln"). When several do, the most frequent one wins if it occurs at
+// least twice as often as any other ("Abraham Lincoln" four times, "Mary
+// Todd Lincoln" once); otherwise the short form is ambiguous and stays a
+// node of its own. A surname that a woman's title precedes ("Mrs.
+// Cratchit") is not folded when titled so (see Extractor.english).
+func buildTables(content string) *docTables {
+	skip := boilerplate(content)
+	content = maskMarkup(content)
+	t := &docTables{aliases: map[string]string{}, lower: map[string]int{}, upper: map[string]int{}, mid: map[string]int{},
+		persons: map[string]bool{}, bare: map[string]int{}, votes: map[string]*[8]int{}, skip: skip}
+	for _, m := range wordRE.FindAllStringIndex(content, -1) {
+		w := content[m[0]:m[1]]
+		if !isCap(w) {
+			t.lower[w]++
+			continue
+		}
+		t.upper[w]++
+		if !opensSentence(content, m[0]) && !opensLine(content, m[0]) {
+			t.mid[w]++
+		}
+	}
+	type seq struct {
+		words  []string
+		person bool
+	}
+	var seqs []seq
+	for _, m := range capSeqRE.FindAllStringIndex(content, -1) {
+		words := strings.Fields(content[m[0]:m[1]])
+		titled, female := personCue(content, m[0])
+		// Leading stop words, titles and adjectives.
+		k := 0
+		for k < len(words) && (stopCaps[words[k]] || titles[words[k]] || rankWords[words[k]] || nameAdjectives[words[k]] ||
+			stopCaps[cliticBase(words[k])]) {
+			if titles[words[k]] && k+1 < len(words) && offices[words[k+1]] {
+				break
+			}
+			if personTitles[words[k]] {
+				titled = true
+				female = femaleTitles[words[k]]
+			}
+			k++
+		}
+		words = words[k:]
+		if len(words) == 0 || len(words) > 4 || repeats(words) || greetings[strings.Join(words, " ")] {
+			continue
+		}
+		// A possessive or an all-capital heading ends the usable part.
+		cut := len(words)
+		for x, w := range words {
+			if strings.ContainsAny(w, "'’") || isAllCaps(w) {
+				cut = x
+				break
+			}
+		}
+		words = words[:cut]
+		if len(words) == 0 {
+			continue
+		}
+		name := strings.Join(words, " ")
+		last := words[len(words)-1]
+		person := titled
+		if !person {
+			nw := nextWord(content, m[1])
+			person = speechVerbs[nw] && len(words) <= 3
+			if strings.HasPrefix(strings.TrimLeft(content[m[1]:min(len(content), m[1]+12)], " "), "(born") ||
+				strings.HasPrefix(strings.TrimLeft(content[m[1]:min(len(content), m[1]+12)], " "), "( born") {
+				person = true
+			}
+		}
+		if len(words) >= 2 && givenNames[words[0]] {
+			person = true
+		}
+		if _, ok := headCat[last]; ok || gazetteerHas(name) || placeLeads[words[0]] && !titled {
+			person = false
+		}
+		if c, ok := describedAs(content, m[0], m[1]); ok {
+			v := t.votes[name]
+			if v == nil {
+				v = &[8]int{}
+				t.votes[name] = v
+			}
+			v[c]++
+			if c == catPerson {
+				person = true
+			} else {
+				person = false
+			}
+		}
+		if person {
+			t.persons[name] = true
+			t.persons[last] = true
+		}
+		if len(words) == 1 && !female {
+			t.bare[name]++
+		}
+		seqs = append(seqs, seq{words, person})
+	}
+	// Full names: multi-word person sequences.
+	full := map[string]map[string]int{}
+	add := func(short, name string) {
+		if full[short] == nil {
+			full[short] = map[string]int{}
+		}
+		full[short][name]++
+	}
+	for _, m := range nicknameRE.FindAllStringSubmatchIndex(content, -1) {
+		name := strings.Join(strings.Fields(content[m[0]:m[1]]), " ")
+		last := content[m[2]:m[3]]
+		t.persons[name], t.persons[last] = true, true
+		add(last, name)
+		add(last, name) // a nickname marks the full name strongly
+	}
+	// A given name stands for a full name used at least twice or whose
+	// surname is used alone ("Jacob" for "Jacob Marley"), not for one
+	// mentioned once in passing ("Joe" is not "Joe Miller").
+	given := map[string][]string{}
+	for _, s := range seqs {
+		if len(s.words) < 2 {
+			continue
+		}
+		name := strings.Join(s.words, " ")
+		last := s.words[len(s.words)-1]
+		if !s.person && !t.persons[name] && !t.persons[last] {
+			continue
+		}
+		if _, ok := headCat[last]; ok || placeLeads[s.words[0]] || gazetteerHas(name) || stopCaps[last] || nameSuffixes[last] {
+			continue
+		}
+		add(last, name)
+		if givenNames[s.words[0]] {
+			given[s.words[0]] = append(given[s.words[0]], name)
+		}
+	}
+	for g, names := range given {
+		if _, isSurname := full[g]; isSurname {
+			continue
+		}
+		for _, n := range names {
+			if full[lastOf(n)][n] >= 2 || t.bare[lastOf(n)] >= 2 {
+				add(g, n)
+			}
+		}
+	}
+	for short, names := range full {
+		best, bestN := "", 0
+		for n, c := range names {
+			if c > bestN || c == bestN && n < best {
+				best, bestN = n, c
+			}
+		}
+		second := 0
+		for n, c := range names {
+			if n != best && c > second {
+				second = c
+			}
+		}
+		if bestN >= 2*second {
+			t.aliases[short] = best
+		}
+	}
+	// A given name that is also someone's surname is no short form of a
+	// full name opening with it.
+	for short, full := range t.aliases {
+		if strings.HasPrefix(full, short+" ") {
+			if _, isSurname := fullEndsWith(t.aliases, short); isSurname {
+				delete(t.aliases, short)
+			}
+		}
+	}
+	return t
+}
+
+// lastOf returns the last word of a name.
+func lastOf(name string) string { return name[strings.LastIndexByte(name, ' ')+1:] }
+
+// fullEndsWith reports whether some alias target ends with the word w.
+func fullEndsWith(aliases map[string]string, w string) (string, bool) {
+	for _, f := range aliases {
+		if strings.HasSuffix(f, " "+w) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// cliticBase returns the part of a word before an apostrophe ("What's" ->
+// "What"), or "" when it has none.
+func cliticBase(w string) string {
+	if i := strings.IndexAny(w, "'’"); i > 0 {
+		return w[:i]
+	}
+	return ""
+}
+
+// mainDocMax bounds the size of a document that has a main entity: an
+// article or abstract, not a book.
+const mainDocMax = 12000
+
+// leadRE matches an opening subject: a name, an optional parenthesis,
+// then a form of "to be".
+var leadRE = regexp.MustCompile(`^((?:The |A |An )?)([^\s(),;:.][^(),;:]{1,100}?)\s+(?:\([^)]{0,200}\)\s+)?(?:is|was|are|were|has been|had been)\s`)
+
+// leadSubject returns the title-case subject opening the first sentence
+// of a document (from byte start), without a leading article, or an empty
+// span.
+func leadSubject(first string, start int) span {
+	m := leadRE.FindStringSubmatchIndex(first[start:])
+	if m == nil {
+		return span{}
+	}
+	s, e := start+m[4], start+m[5]
+	words := strings.Fields(first[s:e])
+	if len(words) == 0 || len(words) > 10 || !isWordCap(words[0]) {
+		return span{}
+	}
+	for _, w := range words {
+		if smallWords[w] || nameConnectors[w] || !hasLetter(w) {
+			continue
+		}
+		if !isCap(w) && !(w[0] >= '0' && w[0] <= '9') {
+			return span{}
+		}
+	}
+	if stopCaps[words[0]] || titles[words[0]] || rankWords[words[0]] || roleWords[words[0]] {
+		return span{}
+	}
+	return span{s, e}
+}
+
+// findMain sets the document's main entity: in an article-sized document
+// whose first sentence opens with a name ("Wilfried Schneider (born 1963)
+// is ...", "The Carey Business School is ..."), that name. Its links to
+// the entities of other sentences carry a lower weight (see buildGraph).
+func (e *Extractor) findMain(doc extract.Document, t *docTables) {
+	content := doc.Content
+	if len(content) > mainDocMax || extract.IsCJK(content) {
+		return
+	}
+	text, ok := t.blank(maskMarkup(maskCitations(content)), 0)
+	if !ok {
+		return
+	}
+	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\ufeff"))
+	end := start
+	for _, s := range extract.Sentences(text[start:]) {
+		end = start + s.End
+		break
+	}
+	if end <= start {
+		return
+	}
+	first := text[:end]
+	t.lead = leadSubject(first, start)
+	if t.lead.end > t.lead.start {
+		if c, ok := describedAs(text, t.lead.start, t.lead.end); ok {
+			name := strings.Join(strings.Fields(text[t.lead.start:t.lead.end]), " ")
+			t.votes[name] = &[8]int{}
+			t.votes[name][c]++
+		}
+	}
+	ents, _, toks, _ := e.english(doc, first, 0, t)
+	for _, en := range ents {
+		if en.cat == catDate || en.cat == catNumber {
+			continue
+		}
+		// The name must open the sentence (after "The" at most).
+		lead := 0
+		for _, tk := range toks {
+			if tk.start >= en.start {
+				break
+			}
+			if tk.start >= start {
+				lead++
+			}
+		}
+		if lead <= 1 {
+			t.main, t.mainCat = en.name, en.cat
+		}
+		return
+	}
+}
