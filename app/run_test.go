@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/schema"
@@ -99,10 +101,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 // holds shares and which certificates are used, and the schema's release
 // rule derives that the shareholder releases the app.
 func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
-	src, err := os.ReadFile("../../shared/data/kag-schemas/RiskMining.schema")
-	if err != nil {
-		t.Skip("the shipped KAG schemas are not beside the repository")
-	}
+	src := testdata.Read(t, "kag-schemas/RiskMining.schema")
 	sc, err := schema.ParseKAGString(string(src))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package extract
 
 import (
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"testing"
 )
 
@@ -9,5 +9,5 @@ import (
 // relative to the directory holding go.mod).
 func mustReadShared(tb testing.TB, rel string) []byte {
 	tb.Helper()
-	return shared.Read(tb, rel)
+	return testdata.Read(tb, rel)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -14,11 +13,7 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	ctx := context.Background()
-	data, err := os.ReadFile(dlgLoCoMoPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := dlgDoc(t, a, "locomo.json", data)
+	doc := dlgDoc(t, a, "locomo.json", dlgFile(t, dlgLoCoMoPath))
 	cfg := extract.DefaultConfig()
 	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)

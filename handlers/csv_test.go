@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -18,32 +20,22 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-const (
-	csvRiskMiningDir    = "../../shared/data/corpora/kag-riskmining"
-	csvRiskMiningSchema = "../../shared/data/kag-schemas/RiskMining.schema"
-)
-
 // csvRiskMining stores the RiskMining tables and schema and runs an nlp
 // extraction pinned to the schema; it returns the finished version and the
 // documents by file name.
 func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.Document) {
 	t.Helper()
 	ctx := context.Background()
-	f, err := os.Open(csvRiskMiningSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc, err := schema.ParseKAG(f)
+	sc, err := schema.ParseKAGString(string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := a.Store.SaveSchema(ctx, "RiskMining", 0, sc, "imported"); err != nil {
 		t.Fatal(err)
 	}
-	names, err := filepath.Glob(filepath.Join(csvRiskMiningDir, "*.csv"))
-	if err != nil || len(names) != 12 {
-		t.Fatalf("RiskMining tables: %v %v", names, err)
+	names := testdata.Glob(t, "corpora/kag-riskmining", "*.csv")
+	if len(names) != 12 {
+		t.Fatalf("RiskMining tables: %v", names)
 	}
 	sort.Strings(names)
 	docs := map[string]extract.Document{}

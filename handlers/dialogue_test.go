@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
@@ -22,8 +24,8 @@ import (
 )
 
 const (
-	dlgLoCoMoPath     = "../../shared/data/dialogues/locomo10_conv26.json"
-	dlgMemoryBankPath = "../../shared/data/dialogues/memorybank_en_users1-8.json"
+	dlgLoCoMoPath     = "dialogues/locomo10_conv26.json"
+	dlgMemoryBankPath = "dialogues/memorybank_en_users1-8.json"
 	dlgSeedPath       = "../extract/dialogue/testdata/seed_segment_ops.json"
 )
 
@@ -44,8 +46,13 @@ func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Documen
 	return d
 }
 
+// dlgFile reads a dialogue file: a path in testdata/ or ../shared/data
+// (see internal/testdata), or a path of the repository.
 func dlgFile(tb testing.TB, path string) []byte {
 	tb.Helper()
+	if strings.HasPrefix(path, "dialogues/") {
+		return testdata.Read(tb, path)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)

@@ -6,10 +6,10 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -121,10 +121,7 @@ func TestDocuments_Upload(t *testing.T) {
 		}
 	})
 	t.Run("RealDialogue", func(t *testing.T) {
-		data, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "dialogues", "locomo10_conv26.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := testdata.Read(t, "dialogues/locomo10_conv26.json")
 		resp := upload(t, a, map[string][]byte{"locomo.json": data})
 		msg, doc := flashOf(t, a, resp)
 		if msg != "Document stored." {

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/store"
 )
-
-const goldDir = "../../shared/data/gold"
 
 // postGold uploads a gold file through the import form.
 func postGold(tb testing.TB, a *testApp, fields map[string]string, files map[string][]byte) *http.Response {
@@ -91,7 +91,7 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("WebNLGWithRun", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "webnlg", "format": "webnlg", "limit": "10", "run": "1"},
-			map[string][]byte{"file": mustRead(t, goldDir+"/webnlg2020_text2rdf_seen_first200.xml")})
+			map[string][]byte{"file": testdata.Read(t, "gold/webnlg2020_text2rdf_seen_first200.xml")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
@@ -128,8 +128,8 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("DocREDWithRun", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "docred-run", "format": "docred", "limit": "3", "run": "1"},
-			map[string][]byte{"file": mustRead(t, goldDir+"/redocred_dev_revised_first100.json"),
-				"relations": mustRead(t, goldDir+"/docred_rel_info.json")})
+			map[string][]byte{"file": testdata.Read(t, "gold/redocred_dev_first10.json"),
+				"relations": testdata.Read(t, "gold/docred_rel_info.json")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
@@ -154,8 +154,8 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("DocREDWithNames", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "docred", "format": "docred", "limit": "3"},
-			map[string][]byte{"file": mustRead(t, goldDir+"/redocred_dev_revised_first100.json"),
-				"relations": mustRead(t, goldDir+"/docred_rel_info.json")})
+			map[string][]byte{"file": testdata.Read(t, "gold/redocred_dev_first10.json"),
+				"relations": testdata.Read(t, "gold/docred_rel_info.json")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
@@ -82,10 +84,7 @@ func TestSchemas_List(t *testing.T) {
 // export formats back to an equal schema.
 func TestSchemas_UploadKAGFolder(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
-	if len(files) == 0 {
-		t.Fatal("no KAG schemas in ../../shared/data/kag-schemas")
-	}
+	files := testdata.Glob(t, "kag-schemas", "*.schema")
 	a := MustApp(t)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {

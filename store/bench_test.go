@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
@@ -90,23 +91,10 @@ func BenchmarkWriteGraph(b *testing.B) {
 	}
 }
 
-// carolPath finds A Christmas Carol in the shared corpora next to the repo.
+// carolPath finds A Christmas Carol (testdata/ or ../shared/data).
 func carolPath(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data", "corpora", "a_christmas_carol_gutenberg24022.txt")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return testdata.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt")
 }
 
 // timedSink measures the time spent writing chunks.

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/extract"
@@ -300,10 +302,7 @@ func TestStore_EnsureDefaultSchema(t *testing.T) {
 // TestStore_KAGFolder stores every shared KAG schema and reads it back equal.
 func TestStore_KAGFolder(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("../../shared/data/kag-schemas/*.schema")
-	if len(files) == 0 {
-		t.Fatal("no KAG schemas found in ../../shared/data/kag-schemas")
-	}
+	files := testdata.Glob(t, "kag-schemas", "*.schema")
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for _, f := range files {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/diff"
 )
-
-const goldDir = "../../../shared/data/gold"
 
 func decodeDiff(t *testing.T, out string) diff.Result {
 	t.Helper()
@@ -94,7 +94,7 @@ func TestCompareCLI(t *testing.T) {
 	})
 
 	t.Run("ImportGoldAndScore", func(t *testing.T) {
-		src := filepath.Join(goldDir, "webnlg2020_text2rdf_seen_first200.xml")
+		src := testdata.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
 		out := mustCLI(t, data, "compare", "--import-gold", src, "--format", "webnlg", "--name", "webnlg", "--limit", "12")
 		if !strings.Contains(out, "imported 12 entries as webnlg@1 (reference)") {
 			t.Fatalf("import: %s", out)

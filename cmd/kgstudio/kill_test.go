@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -96,7 +98,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	bin := buildBinary(t)
-	corpus := filepath.Join("..", "..", "..", "shared", "data", "corpora", "a_christmas_carol_gutenberg24022.txt")
+	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	run := func(data string, kill bool) (*store.Store, int) {
 		if out, err := exec.Command(bin, "doc", "add", "--data", data, corpus).CombinedOutput(); err != nil {
 			t.Fatalf("doc add: %v\n%s", err, out)

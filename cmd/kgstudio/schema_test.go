@@ -7,16 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 func kagFiles(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob("../../../shared/data/kag-schemas/*.schema")
-	if len(files) == 0 {
-		t.Fatal("no KAG schemas in ../../../shared/data/kag-schemas")
-	}
-	return files
+	return testdata.Glob(t, "kag-schemas", "*.schema")
 }
 
 // TestSchemaCLI_KAGFolder imports every shared KAG schema, imports it again

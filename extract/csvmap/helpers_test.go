@@ -8,14 +8,14 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/csvmap"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // kagOptions parses a KAG schema of the shared data and converts it.
 func kagOptions(tb testing.TB, file string) csvmap.Options {
 	tb.Helper()
-	sc, err := schema.ParseKAGString(string(shared.Read(tb, "kag-schemas/"+file)))
+	sc, err := schema.ParseKAGString(string(testdata.Read(tb, "kag-schemas/"+file)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func kagOptions(tb testing.TB, file string) csvmap.Options {
 // order, with ids from 1.
 func corpus(tb testing.TB, folder string) []extract.Document {
 	tb.Helper()
-	dir := shared.Path(tb, "corpora/"+folder)
+	dir := testdata.Path(tb, "corpora/"+folder)
 	names, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err != nil || len(names) == 0 {
 		tb.Fatalf("no CSV in %s: %v", dir, err)

@@ -2,7 +2,7 @@ package dialogue
 
 import (
 	"errors"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"os"
 	"strings"
 	"testing"
@@ -14,7 +14,7 @@ import (
 // module root.
 func sharedData(tb testing.TB, rel string) string {
 	tb.Helper()
-	return shared.Path(tb, rel)
+	return testdata.Path(tb, rel)
 }
 
 func mustRead(tb testing.TB, path string) []byte {

@@ -2,11 +2,11 @@ package eval
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -183,32 +183,15 @@ func checkErr(t *testing.T, err error, want string) {
 	}
 }
 
-// goldDir finds ../shared/data/gold next to the module root.
+// goldDir returns the gold folder of the shared data.
 func goldDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data", "gold")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return testdata.Path(t, "gold")
 }
 
 func mustRead(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(goldDir(t), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testdata.Read(t, "gold/"+name)
 }
 
 func TestReadWebNLG_RealFile(t *testing.T) {

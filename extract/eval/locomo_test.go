@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/embed"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
 
@@ -16,7 +16,7 @@ func TestLoCoMo(t *testing.T) {
 	for _, file := range []string{"locomo10_conv26.json", "locomo10_conv30.json"} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
-			rep, err := LoCoMo(context.Background(), shared.Read(t, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
+			rep, err := LoCoMo(context.Background(), testdata.Read(t, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

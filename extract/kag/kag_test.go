@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +39,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func sharedData(t testing.TB, rel string) string {
 	t.Helper()
-	return shared.Path(t, rel)
+	return testdata.Path(t, rel)
 }
 
 var zhTypes = []kag.TypeSpec{

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // relative to the directory holding go.mod).
 func sharedPath(tb testing.TB, rel string) string {
 	tb.Helper()
-	return shared.Path(tb, rel)
+	return testdata.Path(tb, rel)
 }
 
 // mustNew builds an Extractor or fails.

@@ -6,27 +6,17 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// kagDir returns ../shared/data/kag-schemas relative to the module root.
+// kagDir returns the folder of the KAG schema examples (testdata/ or
+// ../shared/data).
 func kagDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "data", "kag-schemas")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
+	return testdata.Path(tb, "kag-schemas")
 }
 
 // kagFiles lists the shipped .schema files; there must be some.

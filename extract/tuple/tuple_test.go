@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/kgstudio/kgstudio/extract/internal/shared"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +56,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // walking up from the package directory to the module root.
 func sharedData(t testing.TB, rel string) string {
 	t.Helper()
-	return shared.Path(t, rel)
+	return testdata.Path(t, rel)
 }
 
 func TestParse(t *testing.T) {
