@@ -18,11 +18,11 @@ import (
 	"github.com/kgstudio/kgstudio/web"
 )
 
-// compareItemLimit bounds the rows of each item table on the compare page.
+// compareItemLimit is the page size of the item tables on the compare page.
 const compareItemLimit = 2000
 
 // compareQuery reads a, b and the matching options of a comparison
-// (ignore_type, undirected, ignore_labels).
+// (ignore_type, undirected, ignore_labels, ignore_descriptions).
 func compareQuery(c echo.Context) (a, b int, opts diff.Options, err error) {
 	a, errA := strconv.Atoi(c.QueryParam("a"))
 	b, errB := strconv.Atoi(c.QueryParam("b"))
@@ -30,9 +30,10 @@ func compareQuery(c echo.Context) (a, b int, opts diff.Options, err error) {
 		return 0, 0, opts, extract.Errorf(extract.KindInvalid, "a and b must be version ids")
 	}
 	opts = diff.Options{
-		IgnoreType:   flagQuery(c, "ignore_type"),
-		Undirected:   flagQuery(c, "undirected"),
-		IgnoreLabels: flagQuery(c, "ignore_labels"),
+		IgnoreType:         flagQuery(c, "ignore_type"),
+		Undirected:         flagQuery(c, "undirected"),
+		IgnoreLabels:       flagQuery(c, "ignore_labels"),
+		IgnoreDescriptions: flagQuery(c, "ignore_descriptions"),
 	}
 	return a, b, opts, nil
 }
@@ -49,6 +50,9 @@ func CompareQuery(a, b int, opts diff.Options) string {
 	}
 	if opts.IgnoreLabels {
 		q.Set("ignore_labels", "1")
+	}
+	if opts.IgnoreDescriptions {
+		q.Set("ignore_descriptions", "1")
 	}
 	return q.Encode()
 }
@@ -91,6 +95,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	}
 	p.Picker.A, p.Picker.B = a, b
 	p.Picker.IgnoreType, p.Picker.Undirected, p.Picker.IgnoreLabels = opts.IgnoreType, opts.Undirected, opts.IgnoreLabels
+	p.Picker.IgnoreDescriptions = opts.IgnoreDescriptions
 	cmp, err := h.app.Compare(ctx, a, b, opts)
 	if err != nil {
 		return err
@@ -98,7 +103,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	p.Query = CompareQuery(a, b, opts)
 	p.ScriptURL = h.assets.URL("js/compare.js")
 	p.GraphLibURL = h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js")
-	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk")); err != nil {
+	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk"), c.Request().URL.Query()); err != nil {
 		return err
 	}
 	// A side still running shows its progress and reloads the page when
@@ -174,7 +179,7 @@ func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {
 }
 
 // fillComparison turns a comparison into the page's view.
-func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp app.Comparison, chunk string) error {
+func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp app.Comparison, chunk string, query url.Values) error {
 	res := cmp.Result
 	p.Ready = true
 	p.A, p.B = h.compareRun(cmp.A), h.compareRun(cmp.B)
@@ -208,8 +213,12 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp ap
 		p.GraphNote = fmt.Sprintf("The union has %d nodes; the picture shows %d of them: every difference first, then the best-connected unchanged nodes. The tables below list everything.", len(u.Nodes), len(drawn.Nodes))
 	}
 	p.Union = drawn
-	p.NodeItems, p.NodeTotal = nodeItems(u), len(u.Nodes)
-	p.EdgeItems, p.EdgeTotal = edgeItems(u), len(u.Edges)
+	nodes, edges := nodeItems(u), edgeItems(u)
+	var from, to int
+	p.NodePager, from, to = pageOf(query, "npage", len(nodes), compareItemLimit, "#node-items")
+	p.NodeItems, p.NodeTotal = nodes[from:to], len(u.Nodes)
+	p.EdgePager, from, to = pageOf(query, "epage", len(edges), compareItemLimit, "#edge-items")
+	p.EdgeItems, p.EdgeTotal = edges[from:to], len(u.Edges)
 	p.ItemLimit = compareItemLimit
 	p.NodeTypeOpts = u.NodeTypes()
 	p.EdgeLabelOpts = u.EdgeLabels(compareLabelLimit)
@@ -475,8 +484,8 @@ func edgeItems(u diff.Union) []web.CompareItem {
 	return sortItems(out)
 }
 
-// sortItems puts the differences first, then sorts by name, and keeps
-// the first compareItemLimit rows.
+// sortItems puts the differences first (added, removed, changed), then
+// sorts by name.
 func sortItems(items []web.CompareItem) []web.CompareItem {
 	sort.SliceStable(items, func(i, j int) bool {
 		ri, rj := diff.StatusRank(items[i].Status), diff.StatusRank(items[j].Status)
@@ -485,9 +494,6 @@ func sortItems(items []web.CompareItem) []web.CompareItem {
 		}
 		return strings.ToLower(items[i].Name) < strings.ToLower(items[j].Name)
 	})
-	if len(items) > compareItemLimit {
-		items = items[:compareItemLimit]
-	}
 	return items
 }
 

@@ -162,7 +162,7 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 	})
 	p.NodesShown = len(rows)
 	from, to := 0, 0
-	p.NodePager, from, to = pageOf(query, "page", len(rows), "#nodes")
+	p.NodePager, from, to = pageOf(query, "page", len(rows), tableLimit, "#nodes")
 	p.Nodes = rows[from:to]
 	var edges []extract.Edge
 	for _, e := range g.Edges {
@@ -172,7 +172,7 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 	}
 	sort.SliceStable(edges, func(i, j int) bool { return edges[i].Weight > edges[j].Weight })
 	p.EdgesShown = len(edges)
-	p.EdgePager, from, to = pageOf(query, "epage", len(edges), "#edges")
+	p.EdgePager, from, to = pageOf(query, "epage", len(edges), tableLimit, "#edges")
 	for _, e := range edges[from:to] {
 		p.Edges = append(p.Edges, web.EdgeRow{Source: nameOr(names, e.Source), Target: nameOr(names, e.Target),
 			Label: e.Label, Description: extract.Clip(e.Description, 200), Weight: e.Weight})
@@ -181,14 +181,14 @@ func fillGraphTables(p *web.VersionPage, g extract.Graph, mentions map[string]in
 
 // pageOf reads the page number param of a table of total rows and returns
 // its pager (links keep the other query parameters) and the row range.
-func pageOf(query url.Values, param string, total int, anchor string) (web.Pager, int, int) {
-	pages := max(1, (total+tableLimit-1)/tableLimit)
+func pageOf(query url.Values, param string, total, size int, anchor string) (web.Pager, int, int) {
+	pages := max(1, (total+size-1)/size)
 	page, err := strconv.Atoi(query.Get(param))
 	if err != nil || page < 1 {
 		page = 1
 	}
 	page = min(page, pages)
-	from, to := (page-1)*tableLimit, min(page*tableLimit, total)
+	from, to := (page-1)*size, min(page*size, total)
 	pg := web.Pager{Page: page, Pages: pages, From: from + 1, To: to, Total: total}
 	link := func(n int) string {
 		q := url.Values{}

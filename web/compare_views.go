@@ -25,6 +25,8 @@ type ComparePage struct {
 	NodeItems     []CompareItem
 	EdgeItems     []CompareItem
 	NodeTotal     int
+	// NodePager and EdgePager page through the item tables.
+	NodePager, EdgePager Pager
 	EdgeTotal     int
 	ItemLimit     int
 	NodeTypeOpts  []string
@@ -55,6 +57,8 @@ type ComparePicker struct {
 	IgnoreType   bool
 	Undirected   bool
 	IgnoreLabels bool
+	// IgnoreDescriptions leaves description-only changes out.
+	IgnoreDescriptions bool
 }
 
 // CompareGroup is one extraction with its versions.

@@ -25,6 +25,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ignoreType := fs.Bool("ignore-type", false, "match nodes by name only")
 	undirected := fs.Bool("undirected", false, "match edges regardless of direction")
 	ignoreLabels := fs.Bool("ignore-labels", false, "match edges by their endpoints only (labels ignored)")
+	ignoreDescriptions := fs.Bool("ignore-descriptions", false, "a description-only change counts as unchanged")
 	gold := fs.String("import-gold", "", "import a gold FILE as a reference version instead of comparing")
 	format := fs.String("format", "", "gold file format: webnlg or docred (with --import-gold)")
 	name := fs.String("name", "", "extraction name of the imported gold set (with --import-gold)")
@@ -38,7 +39,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *gold == "" && len(pos) != 2 {
-		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected] [--ignore-labels]")
+		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected] [--ignore-labels] [--ignore-descriptions]")
 	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
@@ -57,7 +58,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	opts := diff.Options{IgnoreType: *ignoreType, Undirected: *undirected, IgnoreLabels: *ignoreLabels}
+	opts := diff.Options{IgnoreType: *ignoreType, Undirected: *undirected, IgnoreLabels: *ignoreLabels, IgnoreDescriptions: *ignoreDescriptions}
 	cmp, err := ap.Compare(ctx, a.ID, b.ID, opts)
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ type Options struct {
 	IgnoreLabels bool `json:"ignore_labels"`
 	// Reference is RefNone, RefA (a is gold) or RefB (b is gold).
 	Reference int `json:"reference"`
+	// IgnoreDescriptions leaves descriptions out of the comparison: a
+	// node or edge whose description alone differs is unchanged.
+	IgnoreDescriptions bool `json:"ignore_descriptions,omitempty"`
 }
 
 // Result is the difference from graph a (before) to graph b (after).
@@ -314,7 +317,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 			res.Nodes.Removed = append(res.Nodes.Removed, NodeItem{Key: n.Key, Name: n.Name, Type: n.Type})
 			continue
 		}
-		if c, changed := compareNodes(n, &b.Nodes[j], opts.Reference != RefNone); changed {
+		if c, changed := compareNodes(n, &b.Nodes[j], opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
 			res.Nodes.Changed = append(res.Nodes.Changed, c)
 		} else {
 			nt.Unchanged++
@@ -340,7 +343,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 			continue
 		}
 		matchedEdges++
-		if c, changed := compareEdges(e, &b.Edges[j], &sa, &sb, opts.Reference != RefNone); changed {
+		if c, changed := compareEdges(e, &b.Edges[j], &sa, &sb, opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
 			res.Edges.Changed = append(res.Edges.Changed, c)
 		}
 	}
@@ -422,8 +425,8 @@ func bump(m map[string]TypeCount, typ string, d int) {
 
 // compareNodes lists what differs between two matched nodes. With ref set
 // (one side is the reference) a type, description or property one side
-// lacks is not a difference.
-func compareNodes(a, b *extract.Node, ref bool) (NodeChange, bool) {
+// lacks is not a difference. With noDesc set descriptions are not compared.
+func compareNodes(a, b *extract.Node, ref, noDesc bool) (NodeChange, bool) {
 	c := NodeChange{
 		KeyA: a.Key, KeyB: b.Key, Name: b.Name,
 		TypeA: a.Type, TypeB: b.Type, NameA: a.Name, NameB: b.Name,
@@ -434,7 +437,7 @@ func compareNodes(a, b *extract.Node, ref bool) (NodeChange, bool) {
 	if differs(a.Type, b.Type, ref) {
 		c.Fields = append(c.Fields, "type")
 	}
-	if differs(a.Description, b.Description, ref) {
+	if !noDesc && differs(a.Description, b.Description, ref) {
 		c.Fields = append(c.Fields, "description")
 		c.Description = Words(a.Description, b.Description)
 	}
@@ -454,8 +457,8 @@ func differs(a, b string, ref bool) bool {
 }
 
 // compareEdges lists what differs between two matched edges of the indexed
-// sides sa and sb. With ref set, as for compareNodes.
-func compareEdges(a, b *extract.Edge, sa, sb *side, ref bool) (EdgeChange, bool) {
+// sides sa and sb. With ref and noDesc set, as for compareNodes.
+func compareEdges(a, b *extract.Edge, sa, sb *side, ref, noDesc bool) (EdgeChange, bool) {
 	c := EdgeChange{
 		A:         EdgeItem{Source: a.Source, Target: a.Target, Label: a.Label},
 		B:         EdgeItem{Source: b.Source, Target: b.Target, Label: b.Label},
@@ -474,7 +477,7 @@ func compareEdges(a, b *extract.Edge, sa, sb *side, ref bool) (EdgeChange, bool)
 	if !ref && c.WeightA != c.WeightB {
 		c.Fields = append(c.Fields, "weight")
 	}
-	if differs(a.Description, b.Description, ref) {
+	if !noDesc && differs(a.Description, b.Description, ref) {
 		c.Fields = append(c.Fields, "description")
 		c.Description = Words(a.Description, b.Description)
 	}

@@ -617,3 +617,21 @@ func BenchmarkCompare(b *testing.B) {
 	b.ReportMetric(float64(r.Summary.Nodes.Added), "nodes_added")
 	b.ReportMetric(float64(r.Summary.Edges.Added), "edges_added")
 }
+
+// IgnoreDescriptions leaves a description-only change out.
+func TestCompare_IgnoreDescriptions(t *testing.T) {
+	a := extract.Graph{Nodes: []extract.Node{{Key: "ann", Name: "Ann", Type: "Person", Description: "a baker"},
+		{Key: "bob", Name: "Bob", Type: "Person", Description: "a smith"}},
+		Edges: []extract.Edge{{Source: "ann", Target: "bob", Label: "knows", Weight: 1, Description: "old friends"}}}
+	b := extract.Graph{Nodes: []extract.Node{{Key: "ann", Name: "Ann", Type: "Person", Description: "a painter"},
+		{Key: "bob", Name: "Bob", Type: "Location", Description: "a smith"}},
+		Edges: []extract.Edge{{Source: "ann", Target: "bob", Label: "knows", Weight: 1, Description: "new friends"}}}
+	all := Compare(a, b, Options{IgnoreType: true})
+	if len(all.Nodes.Changed) != 2 || len(all.Edges.Changed) != 1 {
+		t.Fatalf("with descriptions: %d nodes, %d edges changed", len(all.Nodes.Changed), len(all.Edges.Changed))
+	}
+	quiet := Compare(a, b, Options{IgnoreType: true, IgnoreDescriptions: true})
+	if len(quiet.Nodes.Changed) != 1 || quiet.Nodes.Changed[0].Name != "Bob" || len(quiet.Edges.Changed) != 0 {
+		t.Fatalf("ignoring descriptions: %+v %+v", quiet.Nodes.Changed, quiet.Edges.Changed)
+	}
+}

@@ -19,15 +19,15 @@ const (
 	StatusUnchanged = "unchanged"
 )
 
-// StatusRank orders statuses with the differences first: changed, added,
-// removed, then unchanged (and anything else).
+// StatusRank orders statuses with the differences first: added, removed,
+// changed, then unchanged (and anything else).
 func StatusRank(status string) int {
 	switch status {
-	case StatusChanged:
-		return 0
 	case StatusAdded:
-		return 1
+		return 0
 	case StatusRemoved:
+		return 1
+	case StatusChanged:
 		return 2
 	}
 	return 3

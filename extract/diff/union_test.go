@@ -246,7 +246,7 @@ func TestUnion_Cap(t *testing.T) {
 		for _, n := range got.Nodes {
 			ids = append(ids, n.ID)
 		}
-		if want := []string{"n5", "n1", "n3", "n6", "n4"}; !reflect.DeepEqual(ids, want) {
+		if want := []string{"n1", "n3", "n5", "n6", "n4"}; !reflect.DeepEqual(ids, want) {
 			t.Fatalf("kept %v, want %v", ids, want)
 		}
 		var edges []string
@@ -271,7 +271,7 @@ func TestUnion_Cap(t *testing.T) {
 }
 
 func TestStatusRank(t *testing.T) {
-	order := []string{StatusChanged, StatusAdded, StatusRemoved, StatusUnchanged}
+	order := []string{StatusAdded, StatusRemoved, StatusChanged, StatusUnchanged}
 	for i := 1; i < len(order); i++ {
 		if StatusRank(order[i-1]) >= StatusRank(order[i]) {
 			t.Errorf("%s does not rank before %s", order[i-1], order[i])
