@@ -1,0 +1,282 @@
+package embed
+
+import (
+	"math"
+	"math/rand"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// hnsw is a Hierarchical Navigable Small World graph (Malkov and Yashunin,
+// 2016) over unit vectors, by cosine distance: every vector sits on layer
+// 0 and, with falling probability, on the layers above; a search descends
+// greedily from the top layer's entry point, then widens to a candidate
+// list of ef on layer 0. Neighbours are chosen by the paper's heuristic
+// (a candidate is kept when it is nearer the new vector than any neighbour
+// kept so far), which keeps clustered data connected.
+type hnsw struct {
+	vecs  [][]float32
+	m     int
+	links [][][]int32 // links[node][layer]
+	entry int32
+	top   int
+	seen  sync.Pool // *visited
+}
+
+type visited struct {
+	mark []uint32
+	gen  uint32
+}
+
+// cand is a vector and its distance to the query.
+type cand struct {
+	d  float32
+	id int32
+}
+
+func dist(a, b []float32) float32 { return 1 - vek32.Dot(a, b) }
+
+// buildHNSW links every vector in order; seed fixes the levels, so a
+// build is reproducible.
+func buildHNSW(vecs [][]float32, m, efConstruction int, seed int64) *hnsw {
+	h := &hnsw{vecs: vecs, m: m, links: make([][][]int32, len(vecs)), top: -1}
+	h.seen.New = func() any { return &visited{mark: make([]uint32, len(vecs))} }
+	rng := rand.New(rand.NewSource(seed))
+	ml := 1 / math.Log(float64(m))
+	for i := range vecs {
+		level := int(-math.Log(1-rng.Float64()) * ml)
+		h.insert(int32(i), level, efConstruction)
+	}
+	return h
+}
+
+func (h *hnsw) maxLinks(layer int) int {
+	if layer == 0 {
+		return 2 * h.m
+	}
+	return h.m
+}
+
+func (h *hnsw) insert(id int32, level, ef int) {
+	h.links[id] = make([][]int32, level+1)
+	for l := range h.links[id] {
+		h.links[id][l] = make([]int32, 0, h.maxLinks(l)+1)
+	}
+	if h.top < 0 {
+		h.entry, h.top = id, level
+		return
+	}
+	q := h.vecs[id]
+	ep := cand{dist(q, h.vecs[h.entry]), h.entry}
+	for l := h.top; l > level; l-- {
+		ep = h.greedy(q, ep, l)
+	}
+	eps := []cand{ep}
+	for l := min(level, h.top); l >= 0; l-- {
+		found := h.layer(q, eps, ef, l)
+		nb := h.pick(found, h.m)
+		for _, c := range nb {
+			h.links[id][l] = append(h.links[id][l], c.id)
+			h.link(c.id, id, c.d, l)
+		}
+		eps = found
+	}
+	if level > h.top {
+		h.entry, h.top = id, level
+	}
+}
+
+// link adds to from's neighbours on a layer, pruning them by the
+// heuristic when they overflow.
+func (h *hnsw) link(from, to int32, d float32, l int) {
+	ns := append(h.links[from][l], to)
+	if len(ns) <= h.maxLinks(l) {
+		h.links[from][l] = ns
+		return
+	}
+	v := h.vecs[from]
+	cs := make([]cand, len(ns))
+	for i, n := range ns {
+		cs[i] = cand{dist(v, h.vecs[n]), n}
+	}
+	sortCands(cs)
+	kept := h.pick(cs, h.maxLinks(l))
+	ns = ns[:0]
+	for _, c := range kept {
+		ns = append(ns, c.id)
+	}
+	h.links[from][l] = ns
+}
+
+// pick picks up to m neighbours from candidates sorted nearest first:
+// a candidate nearer an already picked neighbour than the base is
+// skipped, then the skipped fill what is left.
+func (h *hnsw) pick(cs []cand, m int) []cand {
+	if len(cs) <= m {
+		return cs
+	}
+	out := make([]cand, 0, m)
+	var skipped []cand
+	for _, c := range cs {
+		if len(out) == m {
+			break
+		}
+		ok := true
+		for _, o := range out {
+			if dist(h.vecs[c.id], h.vecs[o.id]) < c.d {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, c)
+		} else {
+			skipped = append(skipped, c)
+		}
+	}
+	for _, c := range skipped {
+		if len(out) == m {
+			break
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// greedy walks a layer to the neighbour nearest q.
+func (h *hnsw) greedy(q []float32, ep cand, l int) cand {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range h.links[ep.id][l] {
+			if d := dist(q, h.vecs[n]); d < ep.d {
+				ep, changed = cand{d, n}, true
+			}
+		}
+	}
+	return ep
+}
+
+// layer is the beam search of one layer: the ef nearest found from the
+// entry points, nearest first.
+func (h *hnsw) layer(q []float32, eps []cand, ef, l int) []cand {
+	vs := h.seen.Get().(*visited)
+	defer h.seen.Put(vs)
+	vs.gen++
+	if vs.gen == 0 {
+		clear(vs.mark)
+		vs.gen = 1
+	}
+	var todo minHeap
+	var best maxHeap
+	for _, e := range eps {
+		if vs.mark[e.id] == vs.gen {
+			continue
+		}
+		vs.mark[e.id] = vs.gen
+		todo.push(e)
+		best.push(e)
+		if len(best) > ef {
+			best.pop()
+		}
+	}
+	for len(todo) > 0 {
+		c := todo.pop()
+		if len(best) >= ef && c.d > best[0].d {
+			break
+		}
+		for _, n := range h.links[c.id][l] {
+			if vs.mark[n] == vs.gen {
+				continue
+			}
+			vs.mark[n] = vs.gen
+			d := dist(q, h.vecs[n])
+			if len(best) < ef || d < best[0].d {
+				todo.push(cand{d, n})
+				best.push(cand{d, n})
+				if len(best) > ef {
+					best.pop()
+				}
+			}
+		}
+	}
+	out := make([]cand, len(best))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = best.pop()
+	}
+	return out
+}
+
+// search returns the k nearest q with a candidate list of ef.
+func (h *hnsw) search(q []float32, k, ef int) []Hit {
+	if h.top < 0 {
+		return nil
+	}
+	ep := cand{dist(q, h.vecs[h.entry]), h.entry}
+	for l := h.top; l > 0; l-- {
+		ep = h.greedy(q, ep, l)
+	}
+	found := h.layer(q, []cand{ep}, ef, 0)
+	out := make([]Hit, 0, min(k, len(found)))
+	for _, c := range found[:min(k, len(found))] {
+		out = append(out, Hit{I: int(c.id), Score: 1 - c.d})
+	}
+	sortHits(out)
+	return out
+}
+
+func sortCands(cs []cand) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && lessCand(cs[j], cs[j-1]); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+func lessCand(a, b cand) bool { return a.d < b.d || (a.d == b.d && a.id < b.id) }
+
+// minHeap pops the nearest candidate; maxHeap the farthest.
+type minHeap []cand
+type maxHeap []cand
+
+func (h *minHeap) push(c cand) { *h = append(*h, c); siftUp(*h, len(*h)-1, lessCand) }
+func (h *minHeap) pop() cand   { return popHeap((*[]cand)(h), lessCand) }
+func (h *maxHeap) push(c cand) { *h = append(*h, c); siftUp(*h, len(*h)-1, moreCand) }
+func (h *maxHeap) pop() cand   { return popHeap((*[]cand)(h), moreCand) }
+
+func moreCand(a, b cand) bool { return lessCand(b, a) }
+
+func siftUp(h []cand, i int, less func(a, b cand) bool) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func popHeap(hp *[]cand, less func(a, b cand) bool) cand {
+	h := *hp
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && less(h[l], h[m]) {
+			m = l
+		}
+		if r := l + 1; r < n && less(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*hp = h
+	return top
+}
