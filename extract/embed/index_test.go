@@ -142,5 +142,4 @@ func BenchmarkIndex(b *testing.B) {
 	b.ReportMetric(float64(n*dims*4)/(1<<20), "vectors-MiB")
 	b.ReportMetric(recallAt(ix, qs, 10), "recall@10")
 
-
 }
