@@ -12,13 +12,15 @@ import (
 // 2016) over unit vectors, by cosine distance: every vector sits on layer
 // 0 and, with falling probability, on the layers above; a search descends
 // greedily from the top layer's entry point, then widens to a candidate
-// list of ef on layer 0. Neighbours are chosen by the paper's heuristic
-// (a candidate is kept when it is nearer the new vector than any neighbour
-// kept so far), which keeps clustered data connected.
+// list of ef on layer 0. A new vector's neighbours are chosen by the
+// paper's heuristic (a candidate is kept when it is nearer the new vector
+// than any neighbour kept so far), which keeps clustered data connected;
+// a neighbour list that overflows drops its farthest.
 type hnsw struct {
 	vecs  [][]float32
 	m     int
-	links [][][]int32 // links[node][layer]
+	links [][][]int32   // links[node][layer]
+	dists [][][]float32 // dists[node][layer][i]: distance to links[node][layer][i]
 	entry int32
 	top   int
 	seen  sync.Pool // *visited
@@ -40,7 +42,7 @@ func dist(a, b []float32) float32 { return 1 - vek32.Dot(a, b) }
 // buildHNSW links every vector in order; seed fixes the levels, so a
 // build is reproducible.
 func buildHNSW(vecs [][]float32, m, efConstruction int, seed int64) *hnsw {
-	h := &hnsw{vecs: vecs, m: m, links: make([][][]int32, len(vecs)), top: -1}
+	h := &hnsw{vecs: vecs, m: m, links: make([][][]int32, len(vecs)), dists: make([][][]float32, len(vecs)), top: -1}
 	h.seen.New = func() any { return &visited{mark: make([]uint32, len(vecs))} }
 	rng := rand.New(rand.NewSource(seed))
 	ml := 1 / math.Log(float64(m))
@@ -60,8 +62,10 @@ func (h *hnsw) maxLinks(layer int) int {
 
 func (h *hnsw) insert(id int32, level, ef int) {
 	h.links[id] = make([][]int32, level+1)
+	h.dists[id] = make([][]float32, level+1)
 	for l := range h.links[id] {
 		h.links[id][l] = make([]int32, 0, h.maxLinks(l)+1)
+		h.dists[id][l] = make([]float32, 0, h.maxLinks(l)+1)
 	}
 	if h.top < 0 {
 		h.entry, h.top = id, level
@@ -78,6 +82,7 @@ func (h *hnsw) insert(id int32, level, ef int) {
 		nb := h.pick(found, h.m)
 		for _, c := range nb {
 			h.links[id][l] = append(h.links[id][l], c.id)
+			h.dists[id][l] = append(h.dists[id][l], c.d)
 			h.link(c.id, id, c.d, l)
 		}
 		eps = found
@@ -87,26 +92,22 @@ func (h *hnsw) insert(id int32, level, ef int) {
 	}
 }
 
-// link adds to from's neighbours on a layer, pruning them by the
-// heuristic when they overflow.
+// link adds to from's neighbours on a layer; when they overflow, the
+// farthest goes (the distances are kept, so pruning computes none).
 func (h *hnsw) link(from, to int32, d float32, l int) {
-	ns := append(h.links[from][l], to)
-	if len(ns) <= h.maxLinks(l) {
-		h.links[from][l] = ns
-		return
+	ns, ds := append(h.links[from][l], to), append(h.dists[from][l], d)
+	if len(ns) > h.maxLinks(l) {
+		far := 0
+		for i := range ds {
+			if ds[i] > ds[far] {
+				far = i
+			}
+		}
+		last := len(ns) - 1
+		ns[far], ds[far] = ns[last], ds[last]
+		ns, ds = ns[:last], ds[:last]
 	}
-	v := h.vecs[from]
-	cs := make([]cand, len(ns))
-	for i, n := range ns {
-		cs[i] = cand{dist(v, h.vecs[n]), n}
-	}
-	sortCands(cs)
-	kept := h.pick(cs, h.maxLinks(l))
-	ns = ns[:0]
-	for _, c := range kept {
-		ns = append(ns, c.id)
-	}
-	h.links[from][l] = ns
+	h.links[from][l], h.dists[from][l] = ns, ds
 }
 
 // pick picks up to m neighbours from candidates sorted nearest first:
@@ -223,14 +224,6 @@ func (h *hnsw) search(q []float32, k, ef int) []Hit {
 	}
 	sortHits(out)
 	return out
-}
-
-func sortCands(cs []cand) {
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && lessCand(cs[j], cs[j-1]); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }
 
 func lessCand(a, b cand) bool { return a.d < b.d || (a.d == b.d && a.id < b.id) }

@@ -18,7 +18,7 @@ const ExactLimit = 24_000_000
 // and while searching (at least k).
 const (
 	hnswM              = 16
-	hnswEfConstruction = 64
+	hnswEfConstruction = 40
 	hnswEfSearch       = 96
 )
 
