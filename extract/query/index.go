@@ -27,13 +27,13 @@ type kindIndex[K comparable] struct {
 	ix   *embed.Index
 }
 
-func newKindIndex[K comparable](m map[K][]float32, compare func(a, b K) int) kindIndex[K] {
+func newKindIndex[K comparable](m map[K][]float32, compare func(a, b K) int, limit int) kindIndex[K] {
 	keys := slices.SortedFunc(maps.Keys(m), compare)
 	vecs := make([][]float32, len(keys))
 	for i, k := range keys {
 		vecs[i] = m[k]
 	}
-	return kindIndex[K]{keys: keys, ix: embed.NewIndex(vecs)}
+	return kindIndex[K]{keys: keys, ix: embed.NewIndexLimit(vecs, limit)}
 }
 
 // candidates is how many nearest vectors an approximate search keeps per
@@ -57,16 +57,24 @@ func (k kindIndex[K]) scores(q []float32, n int) map[K]float64 {
 	return out
 }
 
-// NewVectorIndex indexes a version's vectors; nil for none.
+// NewVectorIndex indexes a version's vectors; nil for none. Each kind is
+// searched exactly up to embed.ExactLimit vector components and through
+// an HNSW graph past it.
 func NewVectorIndex(v *Vectors) *VectorIndex {
+	return NewVectorIndexLimit(v, embed.ExactLimit)
+}
+
+// NewVectorIndexLimit is NewVectorIndex with another exact limit (0
+// always builds the graphs).
+func NewVectorIndexLimit(v *Vectors, limit int) *VectorIndex {
 	if v.Len() == 0 {
 		return nil
 	}
 	return &VectorIndex{
 		Model:  v.Model,
-		chunks: newKindIndex(v.Chunks, compareRef),
-		nodes:  newKindIndex(v.Nodes, strings.Compare),
-		edges:  newKindIndex(v.Edges, strings.Compare),
+		chunks: newKindIndex(v.Chunks, compareRef, limit),
+		nodes:  newKindIndex(v.Nodes, strings.Compare, limit),
+		edges:  newKindIndex(v.Edges, strings.Compare, limit),
 	}
 }
 
