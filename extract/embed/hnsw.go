@@ -1,8 +1,10 @@
 package embed
 
 import (
+	"cmp"
 	"math"
 	"math/rand"
+	"slices"
 	"sync"
 
 	"github.com/viterin/vek/vek32"
@@ -12,10 +14,10 @@ import (
 // 2016) over unit vectors, by cosine distance: every vector sits on layer
 // 0 and, with falling probability, on the layers above; a search descends
 // greedily from the top layer's entry point, then widens to a candidate
-// list of ef on layer 0. A new vector's neighbours are chosen by the
-// paper's heuristic (a candidate is kept when it is nearer the new vector
-// than any neighbour kept so far), which keeps clustered data connected;
-// a neighbour list that overflows drops its farthest.
+// list of ef on layer 0. Neighbours are chosen by the paper's heuristic (a
+// candidate is kept when it is nearer the new vector than any neighbour
+// kept so far), for new vectors and for neighbour lists that overflow,
+// which keeps clustered data connected.
 type hnsw struct {
 	vecs  [][]float32
 	m     int
@@ -92,20 +94,20 @@ func (h *hnsw) insert(id int32, level, ef int) {
 	}
 }
 
-// link adds to from's neighbours on a layer; when they overflow, the
-// farthest goes (the distances are kept, so pruning computes none).
+// link adds to from's neighbours on a layer; a list that overflows is
+// pruned by the same heuristic (the distances are kept with the links).
 func (h *hnsw) link(from, to int32, d float32, l int) {
 	ns, ds := append(h.links[from][l], to), append(h.dists[from][l], d)
 	if len(ns) > h.maxLinks(l) {
-		far := 0
-		for i := range ds {
-			if ds[i] > ds[far] {
-				far = i
-			}
+		cs := make([]cand, len(ns))
+		for i, n := range ns {
+			cs[i] = cand{ds[i], n}
 		}
-		last := len(ns) - 1
-		ns[far], ds[far] = ns[last], ds[last]
-		ns, ds = ns[:last], ds[:last]
+		slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id)) })
+		ns, ds = ns[:0], ds[:0]
+		for _, c := range h.pick(cs, h.maxLinks(l)) {
+			ns, ds = append(ns, c.id), append(ds, c.d)
+		}
 	}
 	h.links[from][l], h.dists[from][l] = ns, ds
 }

@@ -4,10 +4,10 @@ import (
 	"math"
 	"math/rand"
 	"os"
-	"strconv"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -149,4 +149,21 @@ func BenchmarkIndex(b *testing.B) {
 	b.ReportMetric(float64(n*dims*4)/(1<<20), "vectors-MiB")
 	b.ReportMetric(recallAt(ix, qs, 10), "recall@10")
 
+}
+
+// BenchmarkExact measures the exact scan of one query at the sizes around
+// ExactLimit (768 dimensions): ns/op is one top-10 search.
+func BenchmarkExact(b *testing.B) {
+	const dims = 768
+	all := clustered(rand.New(rand.NewSource(1)), 40_000+100, dims)
+	qs := all[40_000:]
+	for _, n := range []int{5_000, 10_000, 20_000, 40_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ix := NewIndexLimit(all[:n], math.MaxInt)
+			for i := 0; b.Loop(); i++ {
+				ix.Search(qs[i%len(qs)], 10)
+			}
+			b.ReportMetric(float64(n*dims)/1e6, "Mcomponents")
+		})
+	}
 }
