@@ -30,9 +30,9 @@ type Hit struct {
 }
 
 // Index finds the vectors nearest a query by cosine (the dot product of
-// unit vectors): an exact scan for small sets, an HNSW graph
-// (hnsw.go) past ExactLimit. It is built once per version
-// and is safe for concurrent searches.
+// unit vectors): an exact scan for small sets, an HNSW graph (hnsw.go)
+// past ExactLimit. It is built once per version and is safe for
+// concurrent searches.
 type Index struct {
 	vecs  [][]float32
 	graph *hnsw
@@ -41,16 +41,12 @@ type Index struct {
 // NewIndex indexes unit vectors of one length. The list is kept, not
 // copied.
 func NewIndex(vecs [][]float32) *Index {
-	return newIndex(vecs, ExactLimit)
+	return NewIndexLimit(vecs, ExactLimit)
 }
 
 // NewIndexLimit is NewIndex with another exact limit (0 always builds the
 // graph), for measurements.
 func NewIndexLimit(vecs [][]float32, limit int) *Index {
-	return newIndex(vecs, limit)
-}
-
-func newIndex(vecs [][]float32, limit int) *Index {
 	ix := &Index{vecs: vecs}
 	if len(vecs) == 0 || len(vecs)*len(vecs[0]) <= limit {
 		return ix
@@ -58,9 +54,6 @@ func newIndex(vecs [][]float32, limit int) *Index {
 	ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
 	return ix
 }
-
-// dotDistance is the cosine distance of unit vectors.
-func dotDistance(a, b []float32) float32 { return 1 - vek32.Dot(a, b) }
 
 // Len is the number of vectors indexed.
 func (ix *Index) Len() int { return len(ix.vecs) }
