@@ -10,24 +10,31 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
+// testApp opens a fresh SQLite store and an app over it, both closed at
+// cleanup, with a document of the given text stored.
+func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Document) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	d, err := extract.ReadDocument(name, []byte(text), extract.DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err = st.AddDocument(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{}), st, d
+}
+
 // A version's vector index is built once and reused by later searches; a
 // new vectorizer record (the version vectorized again) builds it anew.
 func TestApp_VectorIndexCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	a := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
-	d, err := extract.ReadDocument("marley.txt", []byte("Marley was dead. Scrooge signed it. Scrooge and Marley were partners."), extract.DefaultMaxBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, _, err = st.AddDocument(ctx, d); err != nil {
-		t.Fatal(err)
-	}
+	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
 	cfg := extract.DefaultConfig()
 	if err := a.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
