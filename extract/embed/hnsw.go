@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"math"
 	"math/rand"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -17,12 +19,16 @@ import (
 // list of ef on layer 0. Neighbours are chosen by the paper's heuristic (a
 // candidate is kept when it is nearer the new vector than any neighbour
 // kept so far), for new vectors and for neighbour lists that overflow,
-// which keeps clustered data connected.
+// which keeps clustered data connected. The build inserts on every core;
+// a node's lists are guarded by its lock while the graph grows.
 type hnsw struct {
 	vecs  [][]float32
 	m     int
 	links [][][]int32   // links[node][layer]
 	dists [][][]float32 // dists[node][layer][i]: distance to links[node][layer][i]
+	locks []sync.Mutex  // locks[node] guards links[node] and dists[node]
+	// top guards entry and top, the entry point and its layer.
+	topMu sync.RWMutex
 	entry int32
 	top   int
 	seen  sync.Pool // *visited
@@ -41,18 +47,39 @@ type cand struct {
 
 func dist(a, b []float32) float32 { return 1 - vek32.Dot(a, b) }
 
-// buildHNSW links every vector in order; seed fixes the levels, so a
-// build is reproducible.
+// buildHNSW links every vector, on as many goroutines as there are cores;
+// seed fixes the levels (the links depend on the order of inserts).
 func buildHNSW(vecs [][]float32, m, efConstruction int, seed int64) *hnsw {
-	h := &hnsw{vecs: vecs, m: m, links: make([][][]int32, len(vecs)), dists: make([][][]float32, len(vecs)), top: -1}
-	h.seen.New = func() any { return &visited{mark: make([]uint32, len(vecs))} }
+	n := len(vecs)
+	h := &hnsw{vecs: vecs, m: m, links: make([][][]int32, n), dists: make([][][]float32, n), locks: make([]sync.Mutex, n), top: -1}
+	h.seen.New = func() any { return &visited{mark: make([]uint32, n)} }
 	rng := rand.New(rand.NewSource(seed))
 	ml := 1 / math.Log(float64(m))
-	for i := range vecs {
-		level := int(-math.Log(1-rng.Float64()) * ml)
-		h.insert(int32(i), level, efConstruction)
+	levels := make([]int, n)
+	for i := range levels {
+		levels[i] = int(-math.Log(1-rng.Float64()) * ml)
 	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), n/1000)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				h.insert(int32(i), levels[i], efConstruction)
+			}
+		}()
+	}
+	wg.Wait()
 	return h
+}
+
+// neighbours copies a node's links on a layer into buf.
+func (h *hnsw) neighbours(id int32, l int, buf []int32) []int32 {
+	h.locks[id].Lock()
+	buf = append(buf[:0], h.links[id][l]...)
+	h.locks[id].Unlock()
+	return buf
 }
 
 func (h *hnsw) maxLinks(layer int) int {
@@ -63,40 +90,59 @@ func (h *hnsw) maxLinks(layer int) int {
 }
 
 func (h *hnsw) insert(id int32, level, ef int) {
-	h.links[id] = make([][]int32, level+1)
-	h.dists[id] = make([][]float32, level+1)
-	for l := range h.links[id] {
-		h.links[id][l] = make([]int32, 0, h.maxLinks(l)+1)
-		h.dists[id][l] = make([]float32, 0, h.maxLinks(l)+1)
+	links, dists := make([][]int32, level+1), make([][]float32, level+1)
+	for l := range links {
+		links[l] = make([]int32, 0, h.maxLinks(l)+1)
+		dists[l] = make([]float32, 0, h.maxLinks(l)+1)
 	}
-	if h.top < 0 {
-		h.entry, h.top = id, level
-		return
+	h.locks[id].Lock()
+	h.links[id], h.dists[id] = links, dists
+	h.locks[id].Unlock()
+
+	// The first node is the entry; a node above the top layer becomes the
+	// entry once linked, so the top lock is held through its insert.
+	h.topMu.RLock()
+	top, entry := h.top, h.entry
+	h.topMu.RUnlock()
+	if top < 0 || level > top {
+		h.topMu.Lock()
+		defer h.topMu.Unlock()
+		if h.top < 0 {
+			h.entry, h.top = id, level
+			return
+		}
+		top, entry = h.top, h.entry
+		if level > top {
+			defer func() { h.entry, h.top = id, level }()
+		}
 	}
 	q := h.vecs[id]
-	ep := cand{dist(q, h.vecs[h.entry]), h.entry}
-	for l := h.top; l > level; l-- {
+	ep := cand{dist(q, h.vecs[entry]), entry}
+	for l := top; l > level; l-- {
 		ep = h.greedy(q, ep, l)
 	}
 	eps := []cand{ep}
-	for l := min(level, h.top); l >= 0; l-- {
+	for l := min(level, top); l >= 0; l-- {
 		found := h.layer(q, eps, ef, l)
 		nb := h.pick(found, h.m)
+		h.locks[id].Lock()
 		for _, c := range nb {
 			h.links[id][l] = append(h.links[id][l], c.id)
 			h.dists[id][l] = append(h.dists[id][l], c.d)
+		}
+		h.locks[id].Unlock()
+		for _, c := range nb {
 			h.link(c.id, id, c.d, l)
 		}
 		eps = found
-	}
-	if level > h.top {
-		h.entry, h.top = id, level
 	}
 }
 
 // link adds to from's neighbours on a layer; a list that overflows is
 // pruned by the same heuristic (the distances are kept with the links).
 func (h *hnsw) link(from, to int32, d float32, l int) {
+	h.locks[from].Lock()
+	defer h.locks[from].Unlock()
 	ns, ds := append(h.links[from][l], to), append(h.dists[from][l], d)
 	if len(ns) > h.maxLinks(l) {
 		cs := make([]cand, len(ns))
@@ -149,9 +195,11 @@ func (h *hnsw) pick(cs []cand, m int) []cand {
 
 // greedy walks a layer to the neighbour nearest q.
 func (h *hnsw) greedy(q []float32, ep cand, l int) cand {
+	var buf []int32
 	for changed := true; changed; {
 		changed = false
-		for _, n := range h.links[ep.id][l] {
+		buf = h.neighbours(ep.id, l, buf)
+		for _, n := range buf {
 			if d := dist(q, h.vecs[n]); d < ep.d {
 				ep, changed = cand{d, n}, true
 			}
@@ -183,12 +231,14 @@ func (h *hnsw) layer(q []float32, eps []cand, ef, l int) []cand {
 			best.pop()
 		}
 	}
+	var buf []int32
 	for len(todo) > 0 {
 		c := todo.pop()
 		if len(best) >= ef && c.d > best[0].d {
 			break
 		}
-		for _, n := range h.links[c.id][l] {
+		buf = h.neighbours(c.id, l, buf)
+		for _, n := range buf {
 			if vs.mark[n] == vs.gen {
 				continue
 			}
