@@ -45,6 +45,11 @@ type App struct {
 	// embedders holds one limited, cached embedder per provider.
 	embedders map[string]extract.Embedder
 	wg        sync.WaitGroup
+
+	// vecMu guards vecCache: the vector indexes of the versions searched
+	// last (see vectorIndex).
+	vecMu    sync.Mutex
+	vecCache []cachedIndex
 }
 
 // New builds the application over a store.

@@ -2,13 +2,10 @@ package app
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // An nlp run pinned to a schema uses the schema's types where they fit (by
@@ -17,12 +14,7 @@ import (
 func TestApp_NLPWithSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	a := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
+	a, st, d := testApp(t, "film.txt", "Greta Gerwig directed the film in Sacramento, California. Greta Gerwig met Noah Baumbach in New York in 2010.")
 	sc, err := schema.ParseJSON([]byte(`{"name":"films","types":[
 		{"name":"Film","kind":"entity"},
 		{"name":"Human","alias":"People","kind":"entity"}]}`))
@@ -30,13 +22,6 @@ func TestApp_NLPWithSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, _, err := st.SaveSchema(ctx, "films", 0, sc, ""); err != nil {
-		t.Fatal(err)
-	}
-	d, err := extract.ReadDocument("film.txt", []byte("Greta Gerwig directed the film in Sacramento, California. Greta Gerwig met Noah Baumbach in New York in 2010."), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, _, err = st.AddDocument(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "films", Config: extract.DefaultConfig(), SchemaRef: "films", DocumentIDs: []int{d.ID}})

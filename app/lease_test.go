@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -17,23 +15,9 @@ import (
 func TestApp_Lease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	first, other := New(st, log, Providers{}), New(st, log, Providers{})
-
-	d, err := extract.ReadDocument("marley.txt", []byte("Marley was dead: to begin with. Scrooge signed it. "+
-		"Old Marley was as dead as a door-nail. Scrooge knew he was dead."), extract.DefaultMaxBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _, err = st.AddDocument(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first, st, d := testApp(t, "marley.txt", "Marley was dead: to begin with. Scrooge signed it. "+
+		"Old Marley was as dead as a door-nail. Scrooge knew he was dead.")
+	other := New(st, first.log, Providers{})
 	cfg := extract.DefaultConfig()
 	cfg.ChunkSize, cfg.Overlap = 60, 0
 	if err := first.Prepare(ctx, &cfg, ""); err != nil {

@@ -100,7 +100,27 @@ func DefaultPrices() map[string]Price {
 		"gpt-4o":                {Input: 2.50, Output: 10.00},
 		"gpt-4.1-mini":          {Input: 0.40, Output: 1.60},
 		"gpt-4.1":               {Input: 2.00, Output: 8.00},
+		// Embedding models: input tokens only.
+		"gemini-embedding-001":   {Input: 0.15},
+		"text-embedding-3-small": {Input: 0.02},
+		"text-embedding-3-large": {Input: 0.13},
+		"text-embedding-ada-002": {Input: 0.10},
 	}
+}
+
+// EmbedCostOf estimates what a version's vectorizer step cost from the
+// input tokens of the embedding calls it paid for (texts answered from the
+// cache are free) and the price table: "$0" for the offline embedder,
+// "n/a" for models the table does not list (set KGSTUDIO_PRICES).
+func (p Providers) EmbedCostOf(st store.VectorStats) string {
+	if st.Embedder == extract.EmbedderOffline || st.Embedder == "" {
+		return "$0"
+	}
+	price, ok := p.Prices[strings.ToLower(st.Model)]
+	if !ok {
+		return "n/a (no price for " + st.Model + ")"
+	}
+	return fmt.Sprintf("$%.4f", float64(st.Tokens)*price.Input/1e6)
 }
 
 // CostOf estimates what a run cost from the tokens of the calls it paid for

@@ -191,7 +191,7 @@ func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw Que
 	if err != nil {
 		return query.Context{}, err
 	}
-	vecs, st, err := a.loadVectors(ctx, v)
+	vi, st, err := a.vectorIndex(ctx, v)
 	if err != nil {
 		return query.Context{}, err
 	}
@@ -204,7 +204,7 @@ func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw Que
 		}
 		res.Embedder = st.Model
 	}
-	qc, err := query.Search(ctx, g, chunks, vecs, emb, query.Request{Question: in.Question, Mode: in.Mode,
+	qc, err := query.NewCorpus(g, chunks, vi).Search(ctx, emb, query.Request{Question: in.Question, Mode: in.Mode,
 		High: kw.High, Low: kw.Low, TopK: in.TopK})
 	if err != nil {
 		return qc, err

@@ -16,9 +16,9 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// testApp opens an SQLite store in a temp dir and an app whose openai
+// llmTestApp opens an SQLite store in a temp dir and an app whose openai
 // provider is srv.
-func testApp(t *testing.T, srv *fakellm.Server, concurrency int) (*App, *store.Store) {
+func llmTestApp(t *testing.T, srv *fakellm.Server, concurrency int) (*App, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
 	if err != nil {
@@ -55,7 +55,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 	answer := "entity<|#|>Scrooge<|#|>person<|#|>A miser.\nentity<|#|>Marley<|#|>person<|#|>His partner.\n" +
 		"relation<|#|>Scrooge<|#|>Marley<|#|>partner<|#|>Partners.\n<|COMPLETE|>"
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: answer}}})
-	a, st := testApp(t, srv, 16)
+	a, st := llmTestApp(t, srv, 16)
 	ctx := context.Background()
 	d := addDoc(t, st, "carol.txt", string(text[:12000]))
 	const runs = 20
@@ -112,7 +112,7 @@ func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
 		{Contains: "official name", Text: `{"entities": []}`},
 		{Contains: "Find the relations", Text: `{"relations": [["Alice", "holdShare", "Acme"], ["Acme", "hasCert", "Cert-1"], ["PayApp", "useCert", "Cert-1"]]}`},
 	}})
-	a, st := testApp(t, srv, 1)
+	a, st := llmTestApp(t, srv, 1)
 	ctx := context.Background()
 	if _, _, err := st.SaveSchema(ctx, "risk", store.AnyBase, sc, ""); err != nil {
 		t.Fatal(err)

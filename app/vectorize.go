@@ -131,7 +131,12 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 	st := store.VectorStats{Embedder: embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
 		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
 	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
-	return a.store.SaveVectors(ctx, v.ID, st, items)
+	if err := a.store.SaveVectors(ctx, v.ID, st, items); err != nil {
+		return err
+	}
+	st.Vectors = len(items)
+	a.cacheIndex(v.ID, st, query.NewVectorIndex(vecs))
+	return nil
 }
 
 // versionChunks loads a version's chunks by reference.
@@ -176,16 +181,66 @@ func VectorPropsOf(sc schema.Schema) query.VectorProps {
 	return out
 }
 
-// loadVectors returns a version's vectors in the form search uses, and
-// its vectorizer record (nil when the version has none).
-func (a *App) loadVectors(ctx context.Context, v store.Version) (*query.Vectors, *store.VectorStats, error) {
+// vectorCacheSize is how many versions' vector indexes stay in memory.
+const vectorCacheSize = 8
+
+// cachedIndex is a version's vector index with the record it was built
+// from; a different record (the version was vectorized again) misses.
+type cachedIndex struct {
+	versionID int
+	stats     store.VectorStats
+	vi        *query.VectorIndex
+}
+
+// vectorIndex returns a version's vector index (exact for small versions,
+// HNSW past embed.ExactLimit) and its vectorizer record, both nil when
+// the version has none. Indexes are built on first use and kept for the
+// versions searched last, so HNSW graphs are built once per version and
+// process.
+func (a *App) vectorIndex(ctx context.Context, v store.Version) (*query.VectorIndex, *store.VectorStats, error) {
 	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
 	}
-	items, err := a.store.Vectors(ctx, v.ID)
+	a.vecMu.Lock()
+	for i, c := range a.vecCache {
+		if c.versionID == v.ID && c.stats == st {
+			// Most recently used last.
+			a.vecCache = append(append(a.vecCache[:i:i], a.vecCache[i+1:]...), c)
+			a.vecMu.Unlock()
+			return c.vi, &st, nil
+		}
+	}
+	a.vecMu.Unlock()
+	vecs, err := a.loadVectors(ctx, st, v.ID)
 	if err != nil {
 		return nil, nil, err
+	}
+	vi := query.NewVectorIndex(vecs)
+	if vi.Approximate() {
+		a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
+	}
+	a.cacheIndex(v.ID, st, vi)
+	return vi, &st, nil
+}
+
+// cacheIndex keeps a version's index, replacing an older one of the same
+// version and dropping the least recently used past vectorCacheSize.
+func (a *App) cacheIndex(versionID int, st store.VectorStats, vi *query.VectorIndex) {
+	a.vecMu.Lock()
+	defer a.vecMu.Unlock()
+	a.vecCache = slices.DeleteFunc(a.vecCache, func(c cachedIndex) bool { return c.versionID == versionID })
+	a.vecCache = append(a.vecCache, cachedIndex{versionID: versionID, stats: st, vi: vi})
+	if len(a.vecCache) > vectorCacheSize {
+		a.vecCache = slices.Delete(a.vecCache, 0, len(a.vecCache)-vectorCacheSize)
+	}
+}
+
+// loadVectors returns a version's stored vectors in the form search uses.
+func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID int) (*query.Vectors, error) {
+	items, err := a.store.Vectors(ctx, versionID)
+	if err != nil {
+		return nil, err
 	}
 	out := &query.Vectors{Model: st.Model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
 	for _, it := range items {
@@ -203,5 +258,5 @@ func (a *App) loadVectors(ctx context.Context, v store.Version) (*query.Vectors,
 			out.Edges[it.Key] = it.Vector
 		}
 	}
-	return out, &st, nil
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -37,6 +38,37 @@ type VersionJSON struct {
 	Violations  int                  `json:"violations"`
 	ParentID    int                  `json:"parent_id,omitempty"`
 	ChunkErrors []extract.ChunkError `json:"chunk_errors,omitempty"`
+	// Embedding is the vectorizer step's record: embedder, model, vectors,
+	// the embedding calls and tokens it paid for, texts answered from the
+	// cache and the estimated cost. Absent for versions without vectors
+	// and in lists (see App.VersionJSON).
+	Embedding *EmbeddingJSON `json:"embedding,omitempty"`
+}
+
+// EmbeddingJSON is a version's vectorizer record with its estimated cost.
+type EmbeddingJSON struct {
+	store.VectorStats
+	// Cost is the estimated cost of the embedding calls ("$0" offline).
+	Cost string `json:"cost"`
+}
+
+// VersionJSON is VersionJSONOf with the vectorizer's record (embedding
+// calls, tokens and cost) when the version has vectors.
+func (a *App) VersionJSON(ctx context.Context, v store.Version) (VersionJSON, error) {
+	j := VersionJSONOf(v)
+	e, err := a.EmbeddingOf(ctx, v.ID)
+	j.Embedding = e
+	return j, err
+}
+
+// EmbeddingOf returns a version's vectorizer record with its cost, or nil
+// when the version has no vectors.
+func (a *App) EmbeddingOf(ctx context.Context, versionID int) (*EmbeddingJSON, error) {
+	st, ok, err := a.store.VectorStatsOf(ctx, versionID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &EmbeddingJSON{VectorStats: st, Cost: a.providers.EmbedCostOf(st)}, nil
 }
 
 // VersionJSONOf turns a stored version into its JSON form.

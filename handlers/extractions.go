@@ -286,7 +286,11 @@ func (h *Handler) apiVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, app.VersionJSONOf(v))
+	j, err := h.app.VersionJSON(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, j)
 }
 
 // apiExtractions lists extractions with their versions, newest first.

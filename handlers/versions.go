@@ -47,6 +47,12 @@ func (h *Handler) showVersion(c echo.Context) error {
 		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
 		SelfURL: c.Request().URL.RequestURI(),
 	}
+	if e, err := h.app.EmbeddingOf(ctx, v.ID); err != nil {
+		return err
+	} else if e != nil {
+		p.Embedding = &web.EmbeddingStats{Embedder: e.Embedder, Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,
+			Calls: e.Calls, Tokens: e.Tokens, Cached: e.Cached, Cost: e.Cost}
+	}
 	docs, err := h.app.DocKinds(ctx, v)
 	if err != nil {
 		return err

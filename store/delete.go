@@ -18,11 +18,13 @@ import (
 // Deleting
 //
 // A version goes with everything it holds (nodes, edges, mentions,
-// operations, chunk runs: the foreign keys cascade); an extraction whose
+// operations, chunk runs: the foreign keys cascade; its vectors and their
+// stats, which have no foreign key, are deleted with it); an extraction whose
 // last version goes is deleted too, so no empty extraction is left behind.
 // A document or schema that a version still uses is not deleted: the
 // conflict error lists the versions (at most listUsers of them). Model
-// calls stay in the call cache, which is keyed by request, not by version.
+// calls stay in the call cache, which is keyed by request, not by version,
+// and embeddings in the embedding cache, keyed by model and text.
 
 // listUsers bounds the version labels a conflict message lists.
 const listUsers = 10
@@ -41,6 +43,9 @@ func (s *Store) DeleteVersion(ctx context.Context, id int) error {
 		label := fmt.Sprintf("%s@%d", v.Edges.Extraction.Name, v.Number)
 		if st := string(v.Status); st == StatusQueued || st == StatusRunning {
 			return extract.Errorf(extract.KindConflict, "%s is %s: cancel it before deleting it", label, st)
+		}
+		if err := deleteVectors(ctx, c, id); err != nil {
+			return err
 		}
 		if err := c.ExtractionVersion.DeleteOneID(id).Exec(ctx); err != nil {
 			return translate(err, "version")
@@ -75,6 +80,13 @@ func (s *Store) DeleteExtraction(ctx context.Context, name string) (int, error) 
 		}
 		if len(active) > 0 {
 			return extract.Errorf(extract.KindConflict, "%s %s still running: cancel before deleting the extraction", labels(active), isAre(len(active)))
+		}
+		ids := make([]int, 0, len(ex.Edges.Versions))
+		for _, v := range ex.Edges.Versions {
+			ids = append(ids, v.ID)
+		}
+		if err := deleteVectors(ctx, c, ids...); err != nil {
+			return err
 		}
 		if n, err = c.ExtractionVersion.Delete().Where(extractionversion.ExtractionID(ex.ID)).Exec(ctx); err != nil {
 			return translate(err, "versions")

@@ -28,6 +28,8 @@ func rowCounts(t *testing.T, s *store.Store) map[string]int {
 		"chunk_runs":  c.ChunkRun.Query().Count,
 		"schemas":     c.KGSchema.Query().Count,
 		"entities":    c.EntityType.Query().Count,
+		"vectors":     c.Vector.Query().Count,
+		"vector_sets": c.VectorSet.Query().Count,
 	} {
 		n, err := count(ctx)
 		if err != nil {
@@ -83,6 +85,9 @@ func TestStore_Delete(t *testing.T) {
 		cfg.SchemaName, cfg.SchemaVersion = "people", 1
 		v1 := finishedVersion(t, s, "carol", cfg, doc)
 		v2 := finishedVersion(t, s, "carol", extract.DefaultConfig(), doc)
+		for _, v := range []store.Version{v1, v2} {
+			mustSaveVectors(t, s, v.ID, 3)
+		}
 		running, err := s.NewVersion(ctx, "other", extract.DefaultConfig(), []int{doc.ID}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -128,6 +133,12 @@ func TestStore_Delete(t *testing.T) {
 			}
 			if _, err := s.Version(ctx, v1.ID); extract.KindOf(err) != extract.KindNotFound {
 				t.Fatalf("deleted version still loads: %v", err)
+			}
+			if _, ok, err := s.VectorStatsOf(ctx, v1.ID); ok || err != nil {
+				t.Fatalf("deleted version keeps its vector stats (%v)", err)
+			}
+			if items, err := s.Vectors(ctx, v2.ID); err != nil || len(items) != 9 {
+				t.Fatalf("the other version lost its vectors: %d, %v", len(items), err)
 			}
 			if g, err := s.LoadGraph(ctx, v2.ID, true); err != nil || len(g.Nodes) != 2 || len(g.Edges) != 1 {
 				t.Fatalf("the other version lost its graph: %+v %v", g, err)

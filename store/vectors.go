@@ -47,11 +47,8 @@ const vectorBatch = 500
 func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, items []VectorItem) error {
 	return s.inTx(ctx, func(tx *writeTx) error {
 		c := tx.Client()
-		if _, err := c.Vector.Delete().Where(vector.VersionID(versionID)).Exec(ctx); err != nil {
-			return translate(err, "vectors")
-		}
-		if _, err := c.VectorSet.Delete().Where(vectorset.VersionID(versionID)).Exec(ctx); err != nil {
-			return translate(err, "vector stats")
+		if err := deleteVectors(ctx, c, versionID); err != nil {
+			return err
 		}
 		for lo := 0; lo < len(items); lo += vectorBatch {
 			hi := min(lo+vectorBatch, len(items))
@@ -70,6 +67,18 @@ func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, 
 			SetCached(st.Cached).Exec(ctx)
 		return translate(err, "vector stats")
 	})
+}
+
+// deleteVectors deletes the vectors and vector stats of versions.
+func deleteVectors(ctx context.Context, c *ent.Client, versionIDs ...int) error {
+	if len(versionIDs) == 0 {
+		return nil
+	}
+	if _, err := c.Vector.Delete().Where(vector.VersionIDIn(versionIDs...)).Exec(ctx); err != nil {
+		return translate(err, "vectors")
+	}
+	_, err := c.VectorSet.Delete().Where(vectorset.VersionIDIn(versionIDs...)).Exec(ctx)
+	return translate(err, "vector stats")
 }
 
 // VectorStatsOf returns a version's vectorizer record and whether it has

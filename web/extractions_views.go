@@ -109,7 +109,7 @@ type VersionPage struct {
 	EdgesShown int
 	// NodePager and EdgePager page through the tables.
 	NodePager, EdgePager Pager
-	TypeFilter string
+	TypeFilter           string
 	// OffSchemaOnly keeps the nodes and edges the schema does not know.
 	OffSchemaOnly                                  bool
 	Query                                          string
@@ -120,8 +120,10 @@ type VersionPage struct {
 	CachedTokens                                   int
 	OffSchema, ParseFailures                       int
 	Cost                                           string
-	PrevID                                         int
-	Dialogue                                       bool
+	// Embedding is the vectorizer step's record; nil without vectors.
+	Embedding *EmbeddingStats
+	PrevID    int
+	Dialogue  bool
 	// SelfURL is the page's own URL, which it polls while the run is
 	// active.
 	SelfURL string
@@ -143,6 +145,13 @@ type VersionPage struct {
 type ChunkErrorView struct {
 	DocumentID, Index int
 	Status, Message   string
+}
+
+// EmbeddingStats is what a version's vectorizer step made and used.
+type EmbeddingStats struct {
+	Embedder, Model                            string
+	Dimensions, Vectors, Calls, Tokens, Cached int
+	Cost                                       string
 }
 
 // Progress is the live progress of a run.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
@@ -43,6 +45,7 @@ func TestQuery_CLI(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_EMBED_MODEL", "local-embed")
+	t.Setenv("KGSTUDIO_PRICES", "local-embed=2/0")
 	data := t.TempDir()
 	doc := writeFile(t, "marley.txt", marleyText)
 
@@ -54,6 +57,34 @@ func TestQuery_CLI(t *testing.T) {
 	mustCLI(t, data, "extract", "--name", "emb", "--embedder", "openai", doc)
 	if requests.Load() != first {
 		t.Errorf("the re-run made %d embedding requests, want none", requests.Load()-first)
+	}
+
+	// The version shows the embedding calls, tokens and cost; the re-run's
+	// are all cached and free.
+	type shown struct {
+		Embedding *app.EmbeddingJSON `json:"embedding"`
+	}
+	var v1, v2 shown
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "emb@1", "--json")), &v1); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "emb@2", "--json")), &v2); err != nil {
+		t.Fatal(err)
+	}
+	e1, e2 := v1.Embedding, v2.Embedding
+	if e1 == nil || e2 == nil {
+		t.Fatalf("version show --json has no embedding stats: %+v %+v", v1, v2)
+	}
+	wantTokens := 3 * int(texts.Load())
+	wantCost := fmt.Sprintf("$%.4f", float64(wantTokens)*2/1e6)
+	if e1.Embedder != "openai" || e1.Model != "local-embed" || e1.Dimensions != 64 || e1.Calls != int(first) || e1.Tokens != wantTokens || e1.Cost != wantCost || e1.Vectors == 0 {
+		t.Errorf("first run's embedding stats %+v, want %d calls, %d tokens, cost %s", *e1, first, wantTokens, wantCost)
+	}
+	if e2.Calls != 0 || e2.Tokens != 0 || e2.Cached != e1.Vectors || e2.Cost != "$0.0000" {
+		t.Errorf("re-run's embedding stats %+v, want every text cached", *e2)
+	}
+	if out := mustCLI(t, data, "version", "show", "emb@1"); !strings.Contains(out, "cost "+wantCost) {
+		t.Errorf("version show (text) lacks the embedding cost:\n%s", out)
 	}
 
 	for _, mode := range query.Modes {

@@ -79,7 +79,10 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		j := app.VersionJSONOf(v)
+		j, err := app.New(st, cfg.logger(stderr), cfg.Providers).VersionJSON(ctx, v)
+		if err != nil {
+			return err
+		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
@@ -89,6 +92,10 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:    %s\n",
 			j.Extraction, j.Version, j.ID, j.Status, j.Nodes, j.Edges, j.ChunksDone, j.ChunksTotal, j.Calls, j.CachedCalls,
 			j.PromptTokens, j.OutputTokens, intList(j.DocumentIDs), cfgJSON)
+		if e := j.Embedding; e != nil {
+			fmt.Fprintf(stdout, "vectors:   %d of %s (%s, %d dimensions)\nembedding: %d calls, %d tokens, %d cached, cost %s\n",
+				e.Vectors, e.Model, e.Embedder, e.Dimensions, e.Calls, e.Tokens, e.Cached, e.Cost)
+		}
 		if j.Error != "" {
 			fmt.Fprintf(stdout, "error:     %s\n", j.Error)
 		}

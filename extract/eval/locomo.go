@@ -107,6 +107,7 @@ func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []stri
 		texts[i] = c.Text
 	}
 	bm := query.NewBM25(texts)
+	corpus := query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
 	for _, q := range raw.QA {
 		want := map[int]bool{}
 		for _, ev := range q.Evidence {
@@ -144,7 +145,7 @@ func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []stri
 		}
 		high, low := query.Keywords(q.Question)
 		for _, mode := range modes {
-			res, err := query.Search(ctx, g, chunks, vecs, emb, query.Request{Question: q.Question, Mode: mode, High: high, Low: low, TopK: k})
+			res, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: mode, High: high, Low: low, TopK: k})
 			if err != nil {
 				return rep, fmt.Errorf("question %q, mode %s: %w", q.Question, mode, err)
 			}

@@ -2,41 +2,67 @@ package eval
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/embed"
-	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
-// TestLoCoMo checks the retrieval goal on the LoCoMo conversations: naive
-// and mix find the evidence turn in the top 10 at least as often as BM25
-// over the same chunks, mix the most, and every mode finds some.
+// locomoFiles are the LoCoMo conversations of the shared data.
+var locomoFiles = []string{"locomo10_conv26.json", "locomo10_conv30.json"}
+
+// checkLoCoMo checks the retrieval goal on one conversation: naive and mix
+// find the evidence turn in the top 10 at least as often as BM25 over the
+// same chunks, mix the most, and every mode finds some.
+func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
+	tb.Helper()
+	rep, err := LoCoMo(context.Background(), testdata.Read(tb, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("%s: %d questions, %d chunks, %d nodes, %d edges; recall@10 %v", file, rep.Questions, rep.Chunks, rep.Nodes, rep.Edges, rep.Recall)
+	if rep.Questions < 50 {
+		tb.Fatalf("only %d questions with evidence", rep.Questions)
+	}
+	bm := rep.Recall[BM25Baseline]
+	for _, m := range []string{query.ModeNaive, query.ModeMix} {
+		if rep.Recall[m] < bm {
+			tb.Errorf("%s recall %.3f < BM25 %.3f", m, rep.Recall[m], bm)
+		}
+	}
+	for _, m := range query.Modes {
+		if rep.Recall[m] > rep.Recall[query.ModeMix] {
+			tb.Errorf("%s recall %.3f beats mix %.3f", m, rep.Recall[m], rep.Recall[query.ModeMix])
+		}
+		if rep.Found[m] == 0 {
+			tb.Errorf("%s found nothing", m)
+		}
+	}
+	return rep
+}
+
+// TestLoCoMo checks the retrieval goal on the conversation with the most
+// questions; BenchmarkLoCoMo checks every conversation and reports the
+// recall table.
 func TestLoCoMo(t *testing.T) {
-	for _, file := range []string{"locomo10_conv26.json", "locomo10_conv30.json"} {
-		t.Run(file, func(t *testing.T) {
-			t.Parallel()
-			rep, err := LoCoMo(context.Background(), testdata.Read(t, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
-			if err != nil {
-				t.Fatal(err)
+	t.Parallel()
+	checkLoCoMo(t, locomoFiles[0])
+}
+
+// BenchmarkLoCoMo checks the retrieval goal on every LoCoMo conversation
+// and reports recall@10 per mode and BM25 as metrics (run with
+// -benchtime 1x).
+func BenchmarkLoCoMo(b *testing.B) {
+	for _, file := range locomoFiles {
+		b.Run(strings.TrimSuffix(file, ".json"), func(b *testing.B) {
+			var rep LoCoMoReport
+			for b.Loop() {
+				rep = checkLoCoMo(b, file)
 			}
-			t.Logf("%d questions, %d chunks, %d nodes, %d edges; recall@10 %v", rep.Questions, rep.Chunks, rep.Nodes, rep.Edges, rep.Recall)
-			if rep.Questions < 50 {
-				t.Fatalf("only %d questions with evidence", rep.Questions)
-			}
-			bm := rep.Recall[BM25Baseline]
-			for _, m := range []string{query.ModeNaive, query.ModeMix} {
-				if rep.Recall[m] < bm {
-					t.Errorf("%s recall %.3f < BM25 %.3f", m, rep.Recall[m], bm)
-				}
-			}
-			for _, m := range query.Modes {
-				if rep.Recall[m] > rep.Recall[query.ModeMix] {
-					t.Errorf("%s recall %.3f beats mix %.3f", m, rep.Recall[m], rep.Recall[query.ModeMix])
-				}
-				if rep.Found[m] == 0 {
-					t.Errorf("%s found nothing", m)
-				}
+			for _, m := range append([]string{BM25Baseline}, query.Modes...) {
+				b.ReportMetric(rep.Recall[m], m)
 			}
 		})
 	}

@@ -35,7 +35,7 @@ type OpenAIEmbedConfig struct {
 
 // OpenAIEmbedder is an extract.Embedder over an OpenAI-compatible
 // embeddings endpoint. It makes one HTTP attempt per call; see
-// WithEmbedPolicy for retries and limits.
+// WithEmbedPolicy for retries and limits. Vectors come back at unit length.
 type OpenAIEmbedder struct {
 	cfg  OpenAIEmbedConfig
 	http *http.Client
@@ -155,7 +155,9 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		if at < 0 || at >= len(texts) || vecs[at] != nil {
 			at = i
 		}
-		vecs[at] = d.Embedding
+		// Unit length, as search compares by dot product (local servers
+		// do not all normalise).
+		vecs[at] = normalize(d.Embedding)
 	}
 	want := e.Dimensions()
 	for i, v := range vecs {

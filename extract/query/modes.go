@@ -110,12 +110,19 @@ const (
 )
 
 // Search retrieves the context of a question in one of the modes (see the
-// Mode constants). emb embeds the question and its keywords; it must be
-// the model vecs were made with. Without vectors (vecs nil, or emb nil)
-// ranking is lexical only. Entities, relations and chunks each keep at
-// most TopK items within their token budget. Ties break by key, so the
-// result is deterministic.
+// Mode constants); it is NewCorpus(...).Search for a single question.
 func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vecs *Vectors, emb extract.Embedder, req Request) (Context, error) {
+	return NewCorpus(g, chunks, NewVectorIndex(vecs)).Search(ctx, emb, req)
+}
+
+// Search retrieves the context of a question in one of the modes (see the
+// Mode constants). emb embeds the question and its keywords; it must be
+// the model the vectors were made with. Without vectors (none indexed, or
+// emb nil) ranking is lexical only. Entities, relations and chunks each
+// keep at most TopK items within their token budget. Ties break by key,
+// so the result is deterministic.
+func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) (Context, error) {
+	g := c.g
 	mode, err := ParseMode(req.Mode)
 	if err != nil {
 		return Context{}, err
@@ -129,10 +136,10 @@ func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]ex
 	b.Entities, b.Relations, b.Chunks = cmp.Or(b.Entities, def.Entities), cmp.Or(b.Relations, def.Relations), cmp.Or(b.Chunks, def.Chunks)
 
 	// Query vectors: the question, the low-level and the high-level keywords.
-	var qv, lowV, highV []float32
-	if emb != nil && vecs.Len() > 0 {
-		if emb.Model() != vecs.Model {
-			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", vecs.Model, emb.Model())
+	s := searcher{Corpus: c, topK: req.TopK}
+	if emb != nil && c.vi.Len() > 0 {
+		if emb.Model() != c.vi.Model {
+			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", c.vi.Model, emb.Model())
 		}
 		texts := []string{req.Question, orQuestion(req.Low, req.Question), orQuestion(req.High, req.Question)}
 		vs, _, err := emb.Embed(ctx, texts)
@@ -142,9 +149,12 @@ func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]ex
 		if err := embed.Check(emb, texts, vs); err != nil {
 			return Context{}, err
 		}
-		qv, lowV, highV = vs[0], vs[1], vs[2]
+		n := candidates(req.TopK)
+		s.qv = vs[0]
+		s.chunkVec = c.vi.chunks.scores(vs[0], n)
+		s.nodeVec = c.vi.nodes.scores(vs[1], n)
+		s.edgeVec = c.vi.edges.scores(vs[2], n)
 	}
-	s := searcher{g: g, chunks: chunks, vecs: vecs, topK: req.TopK}
 	s.lowKW, s.highKW = prepare(req.Low), prepare(req.High)
 	s.idx, s.lexNode = nodeLexical(g, s.lowKW, s.highKW)
 	s.lexEdge = edgeLexical(g, s.idx, s.lexNode, s.highKW)
@@ -152,14 +162,14 @@ func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]ex
 	var nodes, edges []scored
 	switch mode {
 	case ModeLocal:
-		nodes = s.topNodes(lowV)
+		nodes = s.topNodes()
 		edges = s.edgesOf(nodes)
 	case ModeGlobal:
-		edges = s.topEdges(highV)
+		edges = s.topEdges()
 		nodes = s.nodesOf(edges)
 	case ModeHybrid, ModeMix:
-		ln := s.topNodes(lowV)
-		ge := s.topEdges(highV)
+		ln := s.topNodes()
+		ge := s.topEdges()
 		nodes = mergeScored(ln, s.nodesOf(ge), s.topK)
 		edges = mergeScored(ge, s.edgesOf(ln), s.topK)
 	}
@@ -177,7 +187,7 @@ func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]ex
 			Source: g.Nodes[s.idx[e.Source]].Name, Target: g.Nodes[s.idx[e.Target]].Name, Label: e.Label,
 			Keywords: e.Keywords, Description: e.Description, Score: round(se.score)})
 	}
-	out.Chunks = s.rankChunks(mode, req.Question, qv, nodes, edges, out, b.Chunks)
+	out.Chunks = s.rankChunks(mode, req.Question, nodes, edges, out, b.Chunks)
 	return out, nil
 }
 
@@ -194,14 +204,19 @@ type scored struct {
 }
 
 type searcher struct {
-	g             extract.Graph
-	chunks        map[extract.ChunkRef]extract.Chunk
-	vecs          *Vectors
-	topK          int
-	lowKW, highKW []keyword
-	idx           map[string]int
-	lexNode       []float64
-	lexEdge       []float64
+	*Corpus
+	topK int
+	// qv is the question's vector; chunkVec, nodeVec and edgeVec the
+	// cosines of the question, the low-level and the high-level keywords
+	// with the chunks, nodes and edges (the nearest only, past the exact
+	// limit).
+	qv               []float32
+	chunkVec         map[extract.ChunkRef]float64
+	nodeVec, edgeVec map[string]float64
+	lowKW, highKW    []keyword
+	idx              map[string]int
+	lexNode          []float64
+	lexEdge          []float64
 }
 
 // scale divides by the largest value so scores from different scales
@@ -225,16 +240,11 @@ func scale(xs []float64) []float64 {
 
 // topNodes ranks nodes by the low-level keywords: lexical match plus the
 // cosine of the node's vector with the keywords' vector.
-func (s *searcher) topNodes(q []float32) []scored {
+func (s *searcher) topNodes() []scored {
 	lex := scale(s.lexNode)
 	var out []scored
 	for key, i := range s.idx {
-		sc := wLexical * lex[i]
-		if q != nil {
-			if v, ok := s.vecs.Nodes[key]; ok {
-				sc += wVector * float64(embed.Dot(q, v))
-			}
-		}
+		sc := wLexical*lex[i] + wVector*s.nodeVec[key]
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}
@@ -266,19 +276,14 @@ func (s *searcher) sortEdges(out []scored) []scored {
 
 // topEdges ranks relations by the high-level keywords: lexical match on
 // label, keywords and description plus the cosine of the edge's vector.
-func (s *searcher) topEdges(q []float32) []scored {
+func (s *searcher) topEdges() []scored {
 	lex := scale(s.lexEdge)
 	var out []scored
 	for i, e := range s.g.Edges {
 		if s.lexEdge[i] < 0 {
 			continue
 		}
-		sc := wLexical * lex[i]
-		if q != nil {
-			if v, ok := s.vecs.Edges[EdgeKey(e)]; ok {
-				sc += wVector * float64(embed.Dot(q, v))
-			}
-		}
+		sc := wLexical*lex[i] + wVector*s.edgeVec[EdgeKey(e)]
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}
@@ -372,18 +377,8 @@ func (s *searcher) fitEdges(edges []scored, budget int) []scored {
 // relations that mention them, damped by how widely each is mentioned) in
 // local, global and hybrid; by the question (BM25 plus vector) in naive;
 // by both in mix.
-func (s *searcher) rankChunks(mode, question string, qv []float32, nodes, edges []scored, out Context, budget int) []ChunkHit {
-	refs := make([]extract.ChunkRef, 0, len(s.chunks))
-	for ref := range s.chunks {
-		refs = append(refs, ref)
-	}
-	slices.SortFunc(refs, func(a, b extract.ChunkRef) int {
-		return cmp.Or(cmp.Compare(a.DocumentID, b.DocumentID), cmp.Compare(a.Index, b.Index))
-	})
-	pos := make(map[extract.ChunkRef]int, len(refs))
-	for i, r := range refs {
-		pos[r] = i
-	}
+func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, out Context, budget int) []ChunkHit {
+	refs, pos := s.refs, s.pos
 	ents := make([][]string, len(refs))
 	rels := make([][]string, len(refs))
 	graph := make([]float64, len(refs))
@@ -413,21 +408,11 @@ func (s *searcher) rankChunks(mode, question string, qv []float32, nodes, edges 
 	}
 	// The question's own score: BM25 and the chunk vector's cosine.
 	var direct []float64
-	if mode == ModeNaive || mode == ModeMix || qv != nil {
-		texts := make([]string, len(refs))
-		for i, r := range refs {
-			texts[i] = s.chunks[r].Text
-		}
-		lex := scale(NewBM25(texts).Scores(question))
+	if mode == ModeNaive || mode == ModeMix || s.qv != nil {
+		lex := scale(s.bm25.Scores(question))
 		direct = make([]float64, len(refs))
 		for i, r := range refs {
-			d := wLexical * lex[i]
-			if qv != nil {
-				if v, ok := s.vecs.Chunks[r]; ok {
-					d += wVector * float64(embed.Dot(qv, v))
-				}
-			}
-			direct[i] = d
+			direct[i] = wLexical*lex[i] + wVector*s.chunkVec[r]
 		}
 	}
 	final := make([]float64, len(refs))

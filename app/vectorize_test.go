@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// testApp opens a fresh SQLite store and an app over it, both closed at
+// cleanup, with a document of the given text stored.
+func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Document) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	d, err := extract.ReadDocument(name, []byte(text), extract.DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err = st.AddDocument(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{}), st, d
+}
+
+// A version's vector index is built once and reused by later searches; a
+// new vectorizer record (the version vectorized again) builds it anew.
+func TestApp_VectorIndexCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
+	cfg := extract.DefaultConfig()
+	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	first, stats, err := a.vectorIndex(ctx, v)
+	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
+		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
+	}
+	// A new app (a restart) builds it from the stored vectors.
+	fresh := New(st, a.log, Providers{})
+	rebuilt, _, err := fresh.vectorIndex(ctx, v)
+	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
+		t.Fatalf("after a restart: %v (%v)", rebuilt, err)
+	}
+	if again, _, _ := fresh.vectorIndex(ctx, v); again != rebuilt {
+		t.Fatal("the second search built the index again")
+	}
+	// The store's record changes when the version is vectorized again.
+	items, err := st.Vectors(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := *stats
+	rec.Calls = 1
+	if err := st.SaveVectors(ctx, v.ID, rec, items[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if next, _, _ := fresh.vectorIndex(ctx, v); next == rebuilt || next.Len() != 1 {
+		t.Fatalf("a new vectorizer record kept the old index (%d vectors)", next.Len())
+	}
+}

@@ -1,0 +1,169 @@
+package embed
+
+import (
+	"math"
+	"math/rand"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// clustered returns n unit vectors of dims components drawn around a few
+// hundred centres, as text embeddings gather by topic: a vector's cosine
+// with its centre is about 0.8.
+func clustered(rng *rand.Rand, n, dims int) [][]float32 {
+	const centres = 256
+	cs := make([][]float32, centres)
+	for i := range cs {
+		cs[i] = make([]float32, dims)
+		for j := range cs[i] {
+			cs[i][j] = float32(rng.NormFloat64())
+		}
+		Normalize(cs[i])
+	}
+	noise := 0.75 / float32(math.Sqrt(float64(dims)))
+	out := make([][]float32, n)
+	for i := range out {
+		c := cs[rng.Intn(centres)]
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = c[j] + noise*float32(rng.NormFloat64())
+		}
+		Normalize(v)
+		out[i] = v
+	}
+	return out
+}
+
+// recallAt is the share of the exact top k the index finds.
+func recallAt(ix *Index, qs [][]float32, k int) float64 {
+	found, total := 0, 0
+	for _, q := range qs {
+		want := map[int]bool{}
+		for _, h := range ix.Exact(q, k) {
+			want[h.I] = true
+		}
+		for _, h := range ix.Search(q, k) {
+			if want[h.I] {
+				found++
+			}
+		}
+		total += len(want)
+	}
+	return float64(found) / float64(total)
+}
+
+func TestIndexExact(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	vecs := clustered(rng, 500, 32)
+	ix := NewIndex(vecs)
+	if ix.Approximate() {
+		t.Fatal("a small set should be searched exactly")
+	}
+	q := vecs[17]
+	hits := ix.Search(q, 5)
+	if len(hits) != 5 || hits[0].I != 17 {
+		t.Fatalf("hits = %v, want 17 first", hits)
+	}
+	// Against a plain sort of every score.
+	all := make([]Hit, len(vecs))
+	for i, v := range vecs {
+		all[i] = Hit{i, Dot(q, v)}
+	}
+	sortHits(all)
+	ids := func(hs []Hit) []int {
+		var out []int
+		for _, h := range hs {
+			out = append(out, h.I)
+		}
+		return out
+	}
+	if !slices.Equal(ids(hits), ids(all[:5])) {
+		t.Fatalf("exact top 5 = %v, sort gives %v", hits, all[:5])
+	}
+	if got := ix.Search(q, 1000); len(got) != len(vecs) {
+		t.Fatalf("k past the size returns %d hits", len(got))
+	}
+}
+
+func TestIndexHNSW(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	vecs := clustered(rng, 3000, 64)
+	ix := NewIndexLimit(vecs[:10], 0)
+	if !ix.Approximate() {
+		t.Fatal("limit 0 should build the graph")
+	}
+	vecs, qs := vecs[:2950], vecs[2950:]
+	ix = NewIndexLimit(vecs, 0)
+	if r := recallAt(ix, qs, 10); r < 0.95 {
+		t.Fatalf("recall@10 = %.3f, want >= 0.95", r)
+	}
+	if hits := ix.Search(vecs[42], 3); len(hits) == 0 || hits[0].I != 42 {
+		t.Fatalf("a stored vector should find itself first: %v", hits)
+	}
+}
+
+// BenchmarkIndex measures the index on 100k vectors of 768 dimensions
+// (KGSTUDIO_BENCH_VECTORS sets another count): build time and memory,
+// query p50 and recall@10 against exact search, and the exact scan's p50
+// for comparison. The queries are held out from the same distribution.
+func BenchmarkIndex(b *testing.B) {
+	n, dims, queries := 100_000, 768, 200
+	if v, err := strconv.Atoi(os.Getenv("KGSTUDIO_BENCH_VECTORS")); err == nil && v > 0 {
+		n = v
+	}
+	rng := rand.New(rand.NewSource(1))
+	vecs := clustered(rng, n+queries, dims)
+	vecs, qs := vecs[:n], vecs[n:]
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	ix := NewIndexLimit(vecs, 0)
+	build := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	p50 := func(search func(q []float32)) float64 {
+		ts := make([]float64, 0, queries)
+		for _, q := range qs {
+			s := time.Now()
+			search(q)
+			ts = append(ts, float64(time.Since(s).Microseconds())/1000)
+		}
+		sort.Float64s(ts)
+		return ts[len(ts)/2]
+	}
+	exact := p50(func(q []float32) { ix.Exact(q, 10) })
+	for i := 0; b.Loop(); i++ {
+		ix.Search(qs[i%queries], 10)
+	}
+	b.ReportMetric(p50(func(q []float32) { ix.Search(q, 10) }), "p50-ms")
+	b.ReportMetric(exact, "exact-p50-ms")
+	b.ReportMetric(build.Seconds(), "build-s")
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "graph-MiB")
+	b.ReportMetric(float64(n*dims*4)/(1<<20), "vectors-MiB")
+	b.ReportMetric(recallAt(ix, qs, 10), "recall@10")
+
+}
+
+// BenchmarkExact measures the exact scan of one query at the sizes around
+// ExactLimit (768 dimensions): ns/op is one top-10 search.
+func BenchmarkExact(b *testing.B) {
+	const dims = 768
+	all := clustered(rand.New(rand.NewSource(1)), 40_000+100, dims)
+	qs := all[40_000:]
+	for _, n := range []int{5_000, 10_000, 20_000, 40_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ix := NewIndexLimit(all[:n], math.MaxInt)
+			for i := 0; b.Loop(); i++ {
+				ix.Search(qs[i%len(qs)], 10)
+			}
+			b.ReportMetric(float64(n*dims)/1e6, "Mcomponents")
+		})
+	}
+}

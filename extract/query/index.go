@@ -1,0 +1,124 @@
+package query
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
+)
+
+// VectorIndex is a version's vectors ready for search: one embed.Index per
+// kind (chunks, nodes, edges), exact for small versions and HNSW past
+// embed.ExactLimit. Build it once per version and share it between
+// searches; it is safe for concurrent use.
+type VectorIndex struct {
+	Model  string
+	chunks kindIndex[extract.ChunkRef]
+	nodes  kindIndex[string]
+	edges  kindIndex[string]
+}
+
+// kindIndex is the index of one kind of vector with the keys in its order.
+type kindIndex[K comparable] struct {
+	keys []K
+	ix   *embed.Index
+}
+
+func newKindIndex[K comparable](m map[K][]float32, compare func(a, b K) int, limit int) kindIndex[K] {
+	keys := slices.SortedFunc(maps.Keys(m), compare)
+	vecs := make([][]float32, len(keys))
+	for i, k := range keys {
+		vecs[i] = m[k]
+	}
+	return kindIndex[K]{keys: keys, ix: embed.NewIndexLimit(vecs, limit)}
+}
+
+// candidates is how many nearest vectors an approximate search keeps per
+// query: the rest score zero on the vector side.
+func candidates(topK int) int { return max(8*topK, 200) }
+
+// scores returns the cosine of q with the indexed vectors: every one for
+// an exact index, the nearest n for an approximate one.
+func (k kindIndex[K]) scores(q []float32, n int) map[K]float64 {
+	if q == nil || k.ix == nil || k.ix.Len() == 0 {
+		return nil
+	}
+	if !k.ix.Approximate() {
+		n = k.ix.Len()
+	}
+	hits := k.ix.Search(q, n)
+	out := make(map[K]float64, len(hits))
+	for _, h := range hits {
+		out[k.keys[h.I]] = float64(h.Score)
+	}
+	return out
+}
+
+// NewVectorIndex indexes a version's vectors; nil for none. Each kind is
+// searched exactly up to embed.ExactLimit vector components and through
+// an HNSW graph past it.
+func NewVectorIndex(v *Vectors) *VectorIndex {
+	return NewVectorIndexLimit(v, embed.ExactLimit)
+}
+
+// NewVectorIndexLimit is NewVectorIndex with another exact limit (0
+// always builds the graphs).
+func NewVectorIndexLimit(v *Vectors, limit int) *VectorIndex {
+	if v.Len() == 0 {
+		return nil
+	}
+	return &VectorIndex{
+		Model:  v.Model,
+		chunks: newKindIndex(v.Chunks, compareRef, limit),
+		nodes:  newKindIndex(v.Nodes, strings.Compare, limit),
+		edges:  newKindIndex(v.Edges, strings.Compare, limit),
+	}
+}
+
+// Len is the number of vectors indexed.
+func (vi *VectorIndex) Len() int {
+	if vi == nil {
+		return 0
+	}
+	return len(vi.chunks.keys) + len(vi.nodes.keys) + len(vi.edges.keys)
+}
+
+// Approximate reports whether any kind is searched through HNSW.
+func (vi *VectorIndex) Approximate() bool {
+	if vi == nil {
+		return false
+	}
+	return vi.chunks.ix.Approximate() || vi.nodes.ix.Approximate() || vi.edges.ix.Approximate()
+}
+
+func compareRef(a, b extract.ChunkRef) int {
+	return cmp.Or(cmp.Compare(a.DocumentID, b.DocumentID), cmp.Compare(a.Index, b.Index))
+}
+
+// Corpus is what Search ranks, built once per version and shared by
+// every question: the graph, the chunks in order with their BM25 index,
+// and the vector index.
+type Corpus struct {
+	g      extract.Graph
+	chunks map[extract.ChunkRef]extract.Chunk
+	vi     *VectorIndex
+	refs   []extract.ChunkRef
+	pos    map[extract.ChunkRef]int
+	bm25   *BM25
+}
+
+// NewCorpus prepares a version for search; vi may be nil (lexical
+// ranking only).
+func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex) *Corpus {
+	refs := slices.SortedFunc(maps.Keys(chunks), compareRef)
+	pos := make(map[extract.ChunkRef]int, len(refs))
+	texts := make([]string, len(refs))
+	for i, r := range refs {
+		pos[r] = i
+		texts[i] = chunks[r].Text
+	}
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts)}
+}

@@ -1,0 +1,90 @@
+package query
+
+import (
+	"context"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
+)
+
+// carolChunks makes one chunk per sentence of the sample text.
+func carolChunks(t *testing.T) map[extract.ChunkRef]extract.Chunk {
+	t.Helper()
+	b, err := os.ReadFile("../../app/sample/christmas_carol_stave_one.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[extract.ChunkRef]extract.Chunk{}
+	for i, s := range regexp.MustCompile(`[^.!?]+[.!?]`).FindAllString(string(b), -1) {
+		s = strings.TrimSpace(s)
+		out[extract.ChunkRef{DocumentID: 1, Index: i}] = extract.Chunk{DocumentID: 1, Index: i, Text: s, End: len(s)}
+	}
+	return out
+}
+
+// A version past the exact limit is searched through HNSW and ranks
+// chunks as the exact search does.
+func TestSearch_ApproximateIndex(t *testing.T) {
+	ctx := context.Background()
+	chunks := carolChunks(t)
+	if len(chunks) < 300 {
+		t.Fatalf("only %d chunks", len(chunks))
+	}
+	list := make([]extract.Chunk, 0, len(chunks))
+	for _, c := range chunks {
+		list = append(list, c)
+	}
+	emb := embed.Offline{}
+	vecs, _, err := Vectorize(ctx, emb, extract.Graph{}, list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := NewVectorIndex(vecs)
+	approx := NewVectorIndexLimit(vecs, 0)
+	if exact.Approximate() || !approx.Approximate() || approx.Len() != len(chunks) {
+		t.Fatalf("exact approximate=%t, graph approximate=%t, %d vectors", exact.Approximate(), approx.Approximate(), approx.Len())
+	}
+	ce, ca := NewCorpus(extract.Graph{}, chunks, exact), NewCorpus(extract.Graph{}, chunks, approx)
+	for _, q := range []string{"Who was Marley's partner?", "What did Scrooge say about Christmas?", "the clerk's fire in the cell", "Why did the gentlemen come to the counting-house?"} {
+		req := Request{Question: q, Mode: ModeNaive, TopK: 10}
+		a, err := ce.Search(ctx, emb, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ca.Search(ctx, emb, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Chunks) == 0 || len(b.Chunks) == 0 || a.Chunks[0].Index != b.Chunks[0].Index {
+			t.Fatalf("%q: exact and HNSW disagree on the first chunk: %v vs %v", q, a.Chunks, b.Chunks)
+		}
+		same := 0
+		for _, x := range a.Chunks {
+			for _, y := range b.Chunks {
+				if x.Index == y.Index {
+					same++
+					// The vector half of the score is the same cosine.
+					if math.Abs(x.Score-y.Score) > 1e-3 {
+						t.Fatalf("%q: chunk %d scores %v exact, %v through HNSW", q, x.Index, x.Score, y.Score)
+					}
+				}
+			}
+		}
+		if same < len(a.Chunks)*9/10 {
+			t.Fatalf("%q: only %d of %d chunks shared", q, same, len(a.Chunks))
+		}
+	}
+	// Vectors of another model are refused.
+	if _, err := ca.Search(ctx, otherModel{}, Request{Question: "Marley", Mode: ModeNaive}); extract.KindOf(err) != extract.KindInvalid {
+		t.Fatalf("another model's query vectors: %v", err)
+	}
+}
+
+type otherModel struct{ embed.Offline }
+
+func (otherModel) Model() string { return "other" }
