@@ -10,6 +10,11 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.Match([]string{"GET", "HEAD"}, "/static/*", h.serveStatic)
 	e.GET("/", h.showDashboard)
 
+	// Sign-in when a token is required.
+	e.GET("/login", h.showLogin)
+	e.POST("/login", h.login)
+	e.POST("/logout", h.logout)
+
 	// Documents: upload, list, read.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments)

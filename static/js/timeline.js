@@ -28,7 +28,7 @@
     }
     return colors[type];
   }
-  function tip(text) { var d = document.createElement("div"); d.textContent = text; return d; }
+  var tip = window.kgText;
   function idOf(end) { return typeof end === "object" ? end.id : end; }
 
   var fg = new ForceGraph(el)
