@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -112,6 +113,21 @@ func waitVersion(tb testing.TB, a *testApp, id int) store.Version {
 func (a *testApp) Get(tb testing.TB, path string) (*http.Response, *goquery.Document) {
 	tb.Helper()
 	resp, err := http.Get(a.Server.URL + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp, doc
+}
+
+// PostForm posts a form to a path and parses the HTML answer.
+func (a *testApp) PostForm(tb testing.TB, path string, form url.Values) (*http.Response, *goquery.Document) {
+	tb.Helper()
+	resp, err := http.PostForm(a.Server.URL+path, form)
 	if err != nil {
 		tb.Fatal(err)
 	}

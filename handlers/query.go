@@ -18,9 +18,12 @@ import (
 // querySnippet is how many runes of a chunk the query page shows.
 const querySnippet = 320
 
-// queryInput reads a query request into the app's query input.
+// queryInput reads a query request (the URL's query or a posted form) into
+// the app's query input. Only a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	return h.app.NewQueryInput(c.QueryParam("q"), c.QueryParam("provider"), c.QueryParam("keywords") == "model")
+	in, err := h.app.NewQueryInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
+	in.RetrievalOnly = c.Request().Method != http.MethodPost
+	return in, err
 }
 
 // showQuery is the query page of a version.
@@ -45,7 +48,9 @@ func (h *Handler) showQuery(c echo.Context) error {
 	return h.page(c, "extractions", "Query "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
 }
 
-// queryAPI answers GET /api/versions/:id/query?q=&provider=&keywords=model.
+// queryAPI answers GET /api/versions/:id/query?q=&provider=&keywords=model
+// with retrieval only, and the same fields POSTed (as a form or in the
+// query) with the model's answer too.
 func (h *Handler) queryAPI(c echo.Context) error {
 	v, err := h.versionParam(c)
 	if err != nil {

@@ -54,6 +54,24 @@ func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) a
 	return res
 }
 
+func postQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
+	t.Helper()
+	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/query", a.Server.URL, id), "application/x-www-form-urlencoded",
+		strings.NewReader(queryValues(q, extra...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("query API POST status %d", resp.StatusCode)
+	}
+	var res app.QueryResult
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func topEntities(doc *goquery.Document, n int) map[string]bool {
 	top := map[string]bool{}
 	doc.Find(`[data-testid="query-entity"]`).Each(func(i int, s *goquery.Selection) {
@@ -160,10 +178,25 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		GeminiModel: "gemini-2.5-flash", Concurrency: 2, Timeout: 10 * time.Second})
 	v := mustCarol(t, a)
 
-	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion)))
+	// A GET (a link, a prefetch, a crawler) retrieves but never spends a model call.
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion, "keywords", "model")))
 	if got := doc.Find(`[data-testid="query-provider"] option[selected]`).AttrOr("value", ""); got != "gemini" {
 		t.Fatalf("default provider %q, want the configured gemini", got)
 	}
+	if n := srv.Count(); n != 0 || doc.Find(`[data-testid="answer-text"]`).Length() != 0 {
+		t.Fatalf("GET of the query page made %d model calls", n)
+	}
+	if doc.Find(`[data-testid="query-entity"]`).Length() == 0 {
+		t.Fatal("GET shows no retrieval")
+	}
+	if res := getQueryJSON(t, a, v.ID, partnerQuestion, "keywords", "model"); res.Answer != nil || srv.Count() != 0 {
+		t.Fatalf("GET of the query API: answer %+v, %d model calls", res.Answer, srv.Count())
+	}
+	if m := doc.Find(`[data-testid="query-form"]`).AttrOr("method", ""); m != "post" {
+		t.Fatalf("the Ask form uses %q, want post", m)
+	}
+
+	_, doc = a.PostForm(t, fmt.Sprintf("/versions/%d/query", v.ID), url.Values{"q": {partnerQuestion}})
 	calls := srv.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("%d provider calls, want 1", len(calls))
@@ -191,13 +224,13 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		t.Fatal("API key rendered")
 	}
 
-	// The API answers too (from the call cache), and provider none skips the model.
-	res := getQueryJSON(t, a, v.ID, partnerQuestion)
+	// The API answers a POST too (from the call cache), and provider none skips the model.
+	res := postQueryJSON(t, a, v.ID, partnerQuestion)
 	if res.Answer == nil || res.Answer.Provider != "gemini" || strings.Join(res.Answer.Cited, ",") != "E2,C1" {
 		t.Fatalf("API answer: %+v", res.Answer)
 	}
 	srv.Reset()
-	res = getQueryJSON(t, a, v.ID, partnerQuestion, "provider", "none")
+	res = postQueryJSON(t, a, v.ID, partnerQuestion, "provider", "none")
 	if res.Answer != nil || srv.Count() != 0 || res.Note == "" {
 		t.Fatalf("provider none: answer %+v, %d calls, note %q", res.Answer, srv.Count(), res.Note)
 	}

@@ -51,7 +51,9 @@ func (h *Handler) Routes(e *echo.Echo) {
 
 	// Retrieval: questions over a version's graph.
 	e.GET("/versions/:id/query", h.showQuery)
+	e.POST("/versions/:id/query", h.showQuery)
 	e.GET("/api/versions/:id/query", h.queryAPI)
+	e.POST("/api/versions/:id/query", h.queryAPI)
 
 	// Comparison of two versions.
 	e.GET("/compare", h.showCompare)
