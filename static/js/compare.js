@@ -293,6 +293,14 @@
       return out;
     },
     select: select,
-    split: setSplit
+    split: setSplit,
+    // pointOf returns a node's position in the union graph, in page
+    // coordinates.
+    pointOf: function (id) {
+      var o = union.objs[id];
+      if (!o || o.x === undefined) return null;
+      var p = union.fg.graph2ScreenCoords(o.x, o.y), box = union.el.getBoundingClientRect();
+      return { x: box.left + p.x, y: box.top + p.y };
+    }
   };
 })();
