@@ -44,6 +44,9 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		for _, fh := range form.File["files"] {
 			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
+				if dbFault(err) {
+					return err // the database, not the file: never blame the upload
+				}
 				problems = append(problems, namedProblem(fh.Filename, err))
 				continue
 			}
@@ -59,6 +62,9 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			name = pastedName(text)
 		}
 		d, created, err := h.addDocument(ctx, name, []byte(text))
+		if dbFault(err) {
+			return err
+		}
 		if err != nil {
 			problems = append(problems, namedProblem(name, err))
 		} else {
@@ -109,6 +115,12 @@ func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.R
 		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	return h.addDocument(ctx, name, data)
+}
+
+// dbFault reports an error that is the store's, not the input's.
+func dbFault(err error) bool {
+	k := extract.KindOf(err)
+	return err != nil && (k == extract.KindInternal || k == extract.KindUnavailable)
 }
 
 // namedProblem says what was wrong with a file, naming it once.

@@ -266,3 +266,22 @@ func TestSecurity_BoundedInput(t *testing.T) {
 		t.Errorf("schema with no types: status %d", resp.StatusCode)
 	}
 }
+
+// With the database gone, pages and the API answer 503 with a plain
+// message, and an upload is not blamed for it.
+func TestSecurity_DatabaseDown(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	a.Store.Close()
+	for _, p := range []string{"/", "/documents", "/api/documents", "/extractions"} {
+		resp := do(t, "GET", a.Server.URL+p, "", nil)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "database is unavailable") {
+			t.Errorf("GET %s: status %d\n%.300s", p, resp.StatusCode, body)
+		}
+	}
+	resp := do(t, "POST", a.Server.URL+"/documents", url.Values{"name": {"a.txt"}, "text": {"Ada Lovelace."}}.Encode(), nil)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("upload with the database down: status %d, want 503", resp.StatusCode)
+	}
+}
