@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/handlers"
@@ -283,5 +285,30 @@ func TestSecurity_DatabaseDown(t *testing.T) {
 	resp := do(t, "POST", a.Server.URL+"/documents", url.Values{"name": {"a.txt"}, "text": {"Ada Lovelace."}}.Encode(), nil)
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("upload with the database down: status %d, want 503", resp.StatusCode)
+	}
+}
+
+// In a browser, a token-protected server shows the sign-in form, and the
+// cookie it sets carries the next pages.
+func TestSecurity_SignInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	const token = "browser-token-0123"
+	srv := tokenServer(t, handlers.Config{Token: token})
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/documents"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#token`), token),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-form"]`)),
+	); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	loc, err := chromedp.RunResponse(ctx, chromedp.Navigate(srv.URL+"/extractions"))
+	if err != nil || loc == nil || loc.Status != http.StatusOK {
+		t.Fatalf("next page after signing in: %+v %v", loc, err)
+	}
+	if cookieVisible, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.cookie.indexOf("kgstudio_session") >= 0`)); err != nil || cookieVisible {
+		t.Errorf("the session cookie is readable from script (%v)", err)
 	}
 }
