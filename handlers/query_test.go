@@ -40,30 +40,25 @@ func queryValues(q string, extra ...string) string {
 func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
 	t.Helper()
 	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/query?%s", a.Server.URL, id, queryValues(q, extra...)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("query API status %d", resp.StatusCode)
-	}
-	var res app.QueryResult
-	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return mustQueryJSON(t, resp, err)
 }
 
 func postQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
 	t.Helper()
 	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/query", a.Server.URL, id), "application/x-www-form-urlencoded",
 		strings.NewReader(queryValues(q, extra...)))
+	return mustQueryJSON(t, resp, err)
+}
+
+// mustQueryJSON reads a 200 answer of the query API.
+func mustQueryJSON(t *testing.T, resp *http.Response, err error) app.QueryResult {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("query API POST status %d", resp.StatusCode)
+		t.Fatalf("query API %s: status %d", resp.Request.Method, resp.StatusCode)
 	}
 	var res app.QueryResult
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {

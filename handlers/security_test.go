@@ -5,20 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/handlers"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // do sends a request with extra headers through a client that does not
@@ -158,22 +155,8 @@ func TestSecurity_ReturnURLs(t *testing.T) {
 // tokenServer serves a fresh application with the given settings.
 func tokenServer(t *testing.T, cfg handlers.Config) *httptest.Server {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := app.New(st, log, app.Providers{Concurrency: 1, Prices: app.DefaultPrices()})
 	cfg.MaxUploadBytes = 1 << 20
-	srv := httptest.NewServer(handlers.New(runner, log, cfg).NewServer())
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		runner.Shutdown(ctx)
-		st.Close()
-	})
-	return srv
+	return mustAppConfig(t, app.Providers{Concurrency: 1, Prices: app.DefaultPrices()}, cfg).Server
 }
 
 func TestSecurity_Token(t *testing.T) {
