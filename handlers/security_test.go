@@ -294,4 +294,17 @@ func TestSecurity_SignInBrowser(t *testing.T) {
 	if cookieVisible, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.cookie.indexOf("kgstudio_session") >= 0`)); err != nil || cookieVisible {
 		t.Errorf("the session cookie is readable from script (%v)", err)
 	}
+	// Signing out clears the cookie: the next page asks again.
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="signout"] button`))); err != nil {
+		html, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("header").outerHTML`))
+		t.Fatalf("no sign-out button: %v\n%s", err, html)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="signout"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)), // "/" now asks
+		chromedp.Navigate(srv.URL+"/documents"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
+	); err != nil {
+		t.Fatalf("sign out: %v", err)
+	}
 }
