@@ -66,7 +66,7 @@ func TestSecurity_Headers(t *testing.T) {
 	// No page carries inline script or style elements for the CSP to block.
 	for _, p := range []string{"/", "/documents", "/extractions", "/schemas", "/compare", "/extractions/new"} {
 		_, doc := a.Get(t, p)
-		if n := doc.Find("script:not([src]):not([type='application/json']), style, [onclick], [onchange], [onsubmit]").Length(); n != 0 {
+		if n := doc.Find("script:not([src]):not([type='application/json']), style, [style], [onclick], [onchange], [onsubmit]").Length(); n != 0 {
 			t.Errorf("%s: %d inline scripts, styles or handlers", p, n)
 		}
 	}

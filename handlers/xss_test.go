@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -58,6 +59,15 @@ func TestXSS_Browser(t *testing.T) {
 		}
 	}
 
+	// Every page records what the Content-Security-Policy blocked: a page of
+	// ours must need nothing it forbids.
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		return tg.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": `window.__csp = [];
+			document.addEventListener("securitypolicyviolation", function (e) { window.__csp.push(e.violatedDirective + " " + e.blockedURI + " " + (e.sample || "")); });`}, nil)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	type point struct{ X, Y float64 }
 	// safe checks nothing was parsed as HTML or ran, and that the planted
 	// text is on the page or in the tooltip as text.
@@ -66,9 +76,11 @@ func TestXSS_Browser(t *testing.T) {
 		type result struct {
 			Ran, Imgs  int
 			Text, Tips bool
+			CSP        []string
 		}
 		r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`({
 			ran: window.__xss ? 1 : 0,
+			csp: window.__csp || ["no recorder"],
 			imgs: document.querySelectorAll('img[src="x"]').length,
 			text: document.body.innerText.indexOf('<img src=x') >= 0,
 			tips: Array.from(document.querySelectorAll('.float-tooltip-kap')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
@@ -77,6 +89,9 @@ func TestXSS_Browser(t *testing.T) {
 		}
 		if r.Ran != 0 || r.Imgs != 0 {
 			t.Errorf("%s: planted markup became HTML (%d img elements, ran %d)", page, r.Imgs, r.Ran)
+		}
+		if len(r.CSP) != 0 {
+			t.Errorf("%s: the CSP blocked %q", page, r.CSP)
 		}
 		if wantText && !r.Text && !r.Tips {
 			t.Errorf("%s: the planted text is not shown as text", page)
@@ -165,6 +180,15 @@ func TestXSS_Browser(t *testing.T) {
 		safe(t, "timeline", true)
 		hover(t, `kgTimeline.pointOf("Mallory")`)
 		safe(t, "timeline tooltip", true)
+	})
+
+	t.Run("OtherPages", func(t *testing.T) {
+		// The pages without planted text run under the policy too.
+		for _, p := range []string{"/", "/documents", "/extractions", "/extractions/new", "/schemas", "/schemas/new",
+			fmt.Sprintf("/versions/%d", v1.ID), fmt.Sprintf("/documents/%d", v1.DocumentIDs[0])} {
+			nav(t, p)
+			safe(t, p, false)
+		}
 	})
 
 	t.Run("Query", func(t *testing.T) {

@@ -267,7 +267,7 @@
     else if (view && !(all && !merge && !cfg.focus)) shown += ": " + view;
     status(shown);
     kg.status = shown;
-    allBtn.style.display = all ? "none" : "";
+    allBtn.hidden = all;
   }
 
   function nameOf(key, res) {
