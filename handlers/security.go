@@ -105,20 +105,27 @@ func safeMethod(m string) bool {
 
 // sameOrigin refuses state-changing requests a browser sends from another
 // site. A browser says where a request comes from with Sec-Fetch-Site (or,
-// older ones, Origin); a request with neither header is not sent by a
+// older ones, Origin, which must then name this server as the request or
+// the public URL does); a request with neither header is not sent by a
 // browser on behalf of a page (curl, scripts, Go's http client) and passes.
-func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if safeMethod(r.Method) || crossSiteAllowed(r) {
-			return next(c)
+func sameOrigin(publicURL string) echo.MiddlewareFunc {
+	public := ""
+	if u, err := url.Parse(publicURL); err == nil && publicURL != "" {
+		public = u.Host
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if safeMethod(r.Method) || crossSiteAllowed(r, public) {
+				return next(c)
+			}
+			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused: changes must come from this site's own pages")
 		}
-		return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused: changes must come from this site's own pages")
 	}
 }
 
 // crossSiteAllowed applies sameOrigin's rule to one request.
-func crossSiteAllowed(r *http.Request) bool {
+func crossSiteAllowed(r *http.Request, publicHost string) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "same-origin", "none":
 		return true
@@ -134,7 +141,7 @@ func crossSiteAllowed(r *http.Request) bool {
 	if err != nil || u.Host == "" {
 		return false // includes "null"
 	}
-	return strings.EqualFold(u.Host, r.Host)
+	return strings.EqualFold(u.Host, r.Host) || (publicHost != "" && strings.EqualFold(u.Host, publicHost))
 }
 
 // sessionValue is what the session cookie holds: a keyed hash of the token,

@@ -130,6 +130,15 @@ func TestSecurity_Host(t *testing.T) {
 	if resp := do(t, "GET", srv.URL+"/api/documents", "", map[string]string{"Host": "kg.example.org"}); resp.StatusCode != http.StatusOK {
 		t.Errorf("public URL host: status %d", resp.StatusCode)
 	}
+	// Behind a proxy that passes its own Host, a form posted from the public
+	// URL's pages is same-origin; one from elsewhere is not.
+	form := url.Values{"name": {"p.txt"}, "text": {"Ada Lovelace."}}.Encode()
+	if resp := do(t, "POST", srv.URL+"/documents", form, map[string]string{"Origin": "https://kg.example.org"}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("POST from the public URL: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "POST", srv.URL+"/documents", form, map[string]string{"Origin": "https://kg.example.org.evil.example"}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST from a look-alike origin: status %d", resp.StatusCode)
+	}
 }
 
 func TestSecurity_ReturnURLs(t *testing.T) {
