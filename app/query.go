@@ -64,6 +64,9 @@ type QueryInput struct {
 	// TopK is the number of entities, relations and chunks; zero means
 	// query.DefaultTopK.
 	TopK int
+	// RetrievalOnly makes no model call at all (a GET shows retrieval only;
+	// answers, which cost money, need a POST).
+	RetrievalOnly bool
 }
 
 // Configured lists the providers that can answer, in preference order.
@@ -104,8 +107,9 @@ func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (Quer
 // with a provider, asks the model to answer from it. The input is checked
 // as NewQueryInput checks it.
 func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryResult, error) {
-	mode, topK := in.Mode, in.TopK
+	mode, topK, retrievalOnly := in.Mode, in.TopK, in.RetrievalOnly
 	in, err := a.NewQueryInput(in.Question, in.Provider, in.ModelKeywords)
+	in.RetrievalOnly = retrievalOnly
 	if err != nil {
 		return QueryResult{}, err
 	}
@@ -125,7 +129,13 @@ func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryR
 		cfg.Model = ""
 	}
 	cfg.Provider = in.Provider
-	llmClient, model := a.queryClient(ctx, cfg, &res)
+	var llmClient llm.Client
+	var model string
+	if in.RetrievalOnly && in.Provider != "none" {
+		res.Note = "Retrieval only: ask with a POST (the Ask button) for the model's answer."
+	} else {
+		llmClient, model = a.queryClient(ctx, cfg, &res)
+	}
 
 	res.Keywords = QueryKeywords{Source: "offline"}
 	res.Keywords.High, res.Keywords.Low = query.Keywords(in.Question)

@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // ErrorKind is the closed set of error categories the application knows how
@@ -65,4 +66,17 @@ func MessageOf(err error) string {
 		return e.Message
 	}
 	return "internal error"
+}
+
+// MaxNameLen bounds the names of documents, extractions, schemas and schema
+// types, in characters.
+const MaxNameLen = 200
+
+// CheckName refuses a name longer than MaxNameLen characters; what says
+// whose name it is ("document name", "extraction name").
+func CheckName(what, name string) error {
+	if n := utf8.RuneCountInString(name); n > MaxNameLen {
+		return Errorf(KindInvalid, "the %s is %d characters long; at most %d are allowed", what, n, MaxNameLen)
+	}
+	return nil
 }

@@ -37,6 +37,9 @@ func ReadDocument(name string, data []byte, maxBytes int) (Document, error) {
 	if label == "" {
 		label = "document"
 	}
+	if err := CheckName("document name", name); err != nil {
+		return Document{}, err
+	}
 	if len(data) > maxBytes {
 		return Document{}, Errorf(KindInvalid, "%s is %d bytes, over the size limit of %d bytes", label, len(data), maxBytes)
 	}

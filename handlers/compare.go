@@ -151,19 +151,24 @@ func backTo(c echo.Context, def string) string {
 	return def
 }
 
-// localURL returns the path and query of raw when it points into this site.
+// localURL returns the path and query of raw when it points into this site:
+// a same-site path (see safeReturn), or an absolute URL of this host.
 func localURL(c echo.Context, raw string) (string, bool) {
 	if raw == "" {
 		return "", false
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Host != "" && u.Host != c.Request().Host) || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
-		return "", false
+	if raw[0] != '/' {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host != c.Request().Host || u.User != nil {
+			return "", false
+		}
+		raw = u.EscapedPath()
+		if u.RawQuery != "" {
+			raw += "?" + u.RawQuery
+		}
 	}
-	if u.RawQuery != "" {
-		return u.Path + "?" + u.RawQuery, true
-	}
-	return u.Path, true
+	p := safeReturn(raw, "")
+	return p, p != ""
 }
 
 func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {

@@ -120,6 +120,8 @@ type timelineJSON struct {
 	Totals       map[string]int `json:"totals"`
 	MeanCoverage float64        `json:"mean_coverage"`
 	Finished     int            `json:"finished"`
+	Offset       int            `json:"offset"`
+	TotalTurns   int            `json:"total_turns"`
 }
 
 // turnJSON mirrors the JSON of GET /api/versions/:id/timeline/:turn.
@@ -262,8 +264,8 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
-		if got := dlgCount(doc, "[data-testid=turn-row]"); got != len(tl.Turns) {
-			t.Errorf("%d turn rows, want %d", got, len(tl.Turns))
+		if got := dlgCount(doc, "[data-testid=turn-row]"); got != min(len(tl.Turns), 200) {
+			t.Errorf("%d turn rows, want %d (a page of at most 200)", got, min(len(tl.Turns), 200))
 		}
 		det := doc.Find("[data-testid=turn-detail]")
 		if det.AttrOr("data-turn", "") != "1" {
@@ -645,5 +647,40 @@ func BenchmarkTimelineTurnAPI(b *testing.B) {
 		if code := dlgJSON(b, a, path, &one); code != http.StatusOK {
 			b.Fatalf("status %d", code)
 		}
+	}
+}
+
+// A long dialogue's timeline is paged: the page lists 200 turns around the
+// selected one, the API at most 1,000 from an offset.
+func TestTimeline_Paged(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	var turns []string
+	for i := 0; i < 450; i++ {
+		turns = append(turns, fmt.Sprintf(`{"speaker": "Ann", "role": "user", "text": "I visited Lisbon on day %d."}`, i),
+			fmt.Sprintf(`{"speaker": "Bot", "role": "assistant", "text": "Lisbon on day %d sounds lovely."}`, i))
+	}
+	dlg := `{"title": "long", "sessions": [{"id": "s1", "start": "2024-01-02", "turns": [` + strings.Join(turns, ",") + `]}]}`
+	v := dlgRun(t, a, dlgVersion(t, a, "long", extract.DefaultConfig(), dlgDoc(t, a, "long.json", []byte(dlg))))
+	var tl timelineJSON
+	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
+	n := tl.TotalTurns
+	if n < 400 || len(tl.Turns) != n {
+		t.Fatalf("%d turns listed of %d", len(tl.Turns), n)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=1", v.ID))
+	if got := dlgCount(doc, "[data-testid=turn-row]"); got != 200 || doc.Find("[data-testid=turns-later]").Length() != 1 {
+		t.Errorf("first page: %d rows, want 200 and a link to later turns", got)
+	}
+	last := n - 1
+	_, far := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=%d", v.ID, last))
+	if far.Find(fmt.Sprintf("[data-testid=turn-row][data-turn='%d']", last)).Length() != 1 ||
+		far.Find("[data-testid=turn-row][data-turn='1']").Length() != 0 || far.Find("[data-testid=turns-earlier]").Length() != 1 {
+		t.Errorf("the page of turn %d does not list its own rows", last)
+	}
+	var page timelineJSON
+	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline?offset=200&limit=50", v.ID), &page)
+	if page.Offset != 200 || page.TotalTurns != n || len(page.Turns) != 50 || page.Turns[0].Turn != 200 {
+		t.Errorf("API page: offset %d, total %d, %d turns", page.Offset, page.TotalTurns, len(page.Turns))
 	}
 }

@@ -45,6 +45,9 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		for _, fh := range form.File["files"] {
 			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
+				if dbFault(err) {
+					return err // the database, not the file: never blame the upload
+				}
 				refused = append(refused, uploadProblem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
 				continue
 			}
@@ -63,6 +66,9 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			name = pastedName(text)
 		}
 		d, created, err := h.addDocument(ctx, name, []byte(text))
+		if dbFault(err) {
+			return err
+		}
 		if err != nil {
 			refused = append(refused, uploadProblem{Name: name, Error: namedProblem(name, err)})
 		} else {
@@ -86,7 +92,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			if added == nil {
 				added = []extract.Document{}
 			}
-			return c.JSON(http.StatusUnprocessableEntity, map[string]any{"error": msg, "status": http.StatusUnprocessableEntity,
+			return c.JSON(http.StatusBadRequest, map[string]any{"error": msg, "status": http.StatusBadRequest,
 				"stored": added, "refused": refused})
 		}
 		return redirectFlash(c, "/documents", msg, true)
@@ -127,6 +133,12 @@ func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.R
 		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	return h.addDocument(ctx, name, data)
+}
+
+// dbFault reports an error that is the store's, not the input's.
+func dbFault(err error) bool {
+	k := extract.KindOf(err)
+	return err != nil && (k == extract.KindInternal || k == extract.KindUnavailable)
 }
 
 // namedProblem says what was wrong with a file, naming it once.

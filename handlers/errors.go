@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -41,6 +42,9 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 		}
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "request canceled"
+	case extract.KindOf(err) == extract.KindInternal && store.IsUnavailable(err):
+		status, msg = http.StatusServiceUnavailable, "the database is unavailable; try again shortly"
+		h.log.Warn("database unavailable", slog_group(c), "error", err)
 	default:
 		kind := extract.KindOf(err)
 		status = kindStatus[kind]

@@ -16,6 +16,14 @@ import (
 type Config struct {
 	// MaxUploadBytes bounds a document upload.
 	MaxUploadBytes int
+	// BindAddr is the listen address; its host is one the Host header may name.
+	BindAddr string
+	// PublicURL is the address users reach the server by (behind a proxy);
+	// its host is accepted in the Host header.
+	PublicURL string
+	// Token, when set, is required of every request: as a bearer token on
+	// the API, through the login form's cookie on pages.
+	Token string
 }
 
 // Handler holds the dependencies of every route.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -37,6 +38,12 @@ func MustApp(tb testing.TB) *testApp {
 // MustAppWith is MustApp with model providers configured.
 func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 	tb.Helper()
+	return mustAppConfig(tb, providers, handlers.Config{MaxUploadBytes: 1 << 20})
+}
+
+// mustAppConfig is MustAppWith with the server's settings.
+func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) *testApp {
+	tb.Helper()
 	if providers.Prices == nil {
 		providers.Prices = app.DefaultPrices()
 	}
@@ -46,7 +53,7 @@ func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := app.New(st, log, providers)
-	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: 1 << 20})
+	h := handlers.New(runner, log, cfg)
 	srv := httptest.NewServer(h.NewServer())
 	tb.Cleanup(func() {
 		srv.Close()
@@ -112,6 +119,19 @@ func waitVersion(tb testing.TB, a *testApp, id int) store.Version {
 func (a *testApp) Get(tb testing.TB, path string) (*http.Response, *goquery.Document) {
 	tb.Helper()
 	resp, err := http.Get(a.Server.URL + path)
+	return mustHTML(tb, resp, err)
+}
+
+// PostForm posts a form to a path and parses the HTML answer.
+func (a *testApp) PostForm(tb testing.TB, path string, form url.Values) (*http.Response, *goquery.Document) {
+	tb.Helper()
+	resp, err := http.PostForm(a.Server.URL+path, form)
+	return mustHTML(tb, resp, err)
+}
+
+// mustHTML parses a response's HTML and closes its body.
+func mustHTML(tb testing.TB, resp *http.Response, err error) (*http.Response, *goquery.Document) {
+	tb.Helper()
 	if err != nil {
 		tb.Fatal(err)
 	}

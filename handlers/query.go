@@ -21,17 +21,19 @@ import (
 // querySnippet is how many runes of a chunk the query page shows.
 const querySnippet = 320
 
-// queryInput reads a query request into the app's query input: q,
-// provider, keywords=model, mode and top_k.
+// queryInput reads a query request (the URL's query or a posted form) into
+// the app's query input: q, provider, keywords=model, mode and top_k. Only
+// a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	in, err := h.app.NewQueryInput(c.QueryParam("q"), c.QueryParam("provider"), c.QueryParam("keywords") == "model")
+	in, err := h.app.NewQueryInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
+	in.RetrievalOnly = c.Request().Method != http.MethodPost
 	if err != nil {
 		return in, err
 	}
-	if in.Mode, err = query.ParseMode(c.QueryParam("mode")); err != nil {
+	if in.Mode, err = query.ParseMode(c.FormValue("mode")); err != nil {
 		return in, err
 	}
-	if s := strings.TrimSpace(c.QueryParam("top_k")); s != "" {
+	if s := strings.TrimSpace(c.FormValue("top_k")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > query.MaxTopK {
 			return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
@@ -78,7 +80,9 @@ func (h *Handler) showQuery(c echo.Context) error {
 	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
 }
 
-// queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&provider=&keywords=model.
+// queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&provider=&keywords=model
+// with retrieval only, and the same fields POSTed (as a form or in the
+// query) with the model's answer too.
 func (h *Handler) queryAPI(c echo.Context) error {
 	v, err := h.versionParam(c)
 	if err != nil {

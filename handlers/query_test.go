@@ -40,12 +40,25 @@ func queryValues(q string, extra ...string) string {
 func getQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
 	t.Helper()
 	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/query?%s", a.Server.URL, id, queryValues(q, extra...)))
+	return mustQueryJSON(t, resp, err)
+}
+
+func postQueryJSON(t *testing.T, a *testApp, id int, q string, extra ...string) app.QueryResult {
+	t.Helper()
+	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/query", a.Server.URL, id), "application/x-www-form-urlencoded",
+		strings.NewReader(queryValues(q, extra...)))
+	return mustQueryJSON(t, resp, err)
+}
+
+// mustQueryJSON reads a 200 answer of the query API.
+func mustQueryJSON(t *testing.T, resp *http.Response, err error) app.QueryResult {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("query API status %d", resp.StatusCode)
+		t.Fatalf("query API %s: status %d", resp.Request.Method, resp.StatusCode)
 	}
 	var res app.QueryResult
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil {
@@ -171,11 +184,26 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		GeminiModel: "gemini-2.5-flash", Concurrency: 2, Timeout: 10 * time.Second})
 	v := mustCarol(t, a)
 
-	// Five chunks, so the answer's [C9] is a reference the context lacks.
-	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s&top_k=5", v.ID, queryValues(partnerQuestion)))
+	// A GET (a link, a prefetch, a crawler) retrieves but never spends a model call.
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/query?%s", v.ID, queryValues(partnerQuestion, "keywords", "model")))
 	if got := doc.Find(`[data-testid="query-provider"] option[selected]`).AttrOr("value", ""); got != "gemini" {
 		t.Fatalf("default provider %q, want the configured gemini", got)
 	}
+	if n := srv.Count(); n != 0 || doc.Find(`[data-testid="answer-text"]`).Length() != 0 {
+		t.Fatalf("GET of the query page made %d model calls", n)
+	}
+	if doc.Find(`[data-testid="query-entity"]`).Length() == 0 {
+		t.Fatal("GET shows no retrieval")
+	}
+	if res := getQueryJSON(t, a, v.ID, partnerQuestion, "keywords", "model"); res.Answer != nil || srv.Count() != 0 {
+		t.Fatalf("GET of the query API: answer %+v, %d model calls", res.Answer, srv.Count())
+	}
+	if m := doc.Find(`[data-testid="query-form"]`).AttrOr("method", ""); m != "post" {
+		t.Fatalf("the Ask form uses %q, want post", m)
+	}
+
+	// Five chunks, so the answer's [C9] is a reference the context lacks.
+	_, doc = a.PostForm(t, fmt.Sprintf("/versions/%d/query", v.ID), url.Values{"q": {partnerQuestion}, "top_k": {"5"}})
 	calls := srv.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("%d provider calls, want 1", len(calls))
@@ -203,8 +231,8 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		t.Fatal("API key rendered")
 	}
 
-	// The API answers too (from the call cache), and provider none skips the model.
-	res := getQueryJSON(t, a, v.ID, partnerQuestion, "top_k", "5")
+	// The API answers a POST too (from the call cache), and provider none skips the model.
+	res := postQueryJSON(t, a, v.ID, partnerQuestion, "top_k", "5")
 	if res.Mode != "mix" || res.TopK != 5 {
 		t.Fatalf("API mode %q top_k %d, want mix and 5", res.Mode, res.TopK)
 	}
@@ -212,7 +240,7 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 		t.Fatalf("API answer: %+v", res.Answer)
 	}
 	srv.Reset()
-	res = getQueryJSON(t, a, v.ID, partnerQuestion, "provider", "none")
+	res = postQueryJSON(t, a, v.ID, partnerQuestion, "provider", "none")
 	if res.Answer != nil || srv.Count() != 0 || res.Note == "" {
 		t.Fatalf("provider none: answer %+v, %d calls, note %q", res.Answer, srv.Count(), res.Note)
 	}

@@ -27,7 +27,7 @@ func (h *Handler) page(c echo.Context, nav, title string, content templ.Componen
 	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
 		return render(c, http.StatusOK, content)
 	}
-	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL}
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: h.cfg.Token != ""}
 	if f, err := c.Cookie("flash"); err == nil && f.Value != "" {
 		p.Flash = flashDecode(f.Value)
 		p.FlashBad = len(f.Value) > 0 && f.Value[0] == '!'

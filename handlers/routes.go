@@ -11,6 +11,11 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/favicon.ico", h.favicon)
 	e.GET("/", h.showDashboard)
 
+	// Sign-in when a token is required.
+	e.GET("/login", h.showLogin)
+	e.POST("/login", h.login)
+	e.POST("/logout", h.logout)
+
 	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments)
@@ -56,7 +61,9 @@ func (h *Handler) Routes(e *echo.Echo) {
 	// Retrieval: questions over a version's graph.
 	e.GET("/ask", h.showAsk)
 	e.GET("/versions/:id/query", h.showQuery)
+	e.POST("/versions/:id/query", h.showQuery)
 	e.GET("/api/versions/:id/query", h.queryAPI)
+	e.POST("/api/versions/:id/query", h.queryAPI)
 
 	// Comparison of two versions.
 	e.GET("/compare", h.showCompare)

@@ -584,7 +584,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 			BaseVersion *int            `json:"base_version"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			return extract.Errorf(extract.KindInvalid, "the body must be a JSON object {\"name\", \"note\", \"schema\"}: %v", err)
+			return extract.Errorf(extract.KindInvalid, "the body must be a JSON object {\"name\", \"note\", \"schema\"}: %s", extract.JSONProblem(body, err))
 		}
 		if sc, err = schema.ParseJSON(req.Schema); err != nil {
 			return err

@@ -20,6 +20,7 @@ func (h *Handler) NewServer() *echo.Echo {
 		},
 	}))
 	e.Use(RequestLogger(h.log))
+	e.Use(secureHeaders, checkHost(allowedHosts(h.cfg)), sameOrigin(h.cfg.PublicURL), h.requireToken)
 	e.Use(middleware.BodyLimit(bodyLimit(h.cfg.MaxUploadBytes)))
 	h.Routes(e)
 	return e

@@ -158,16 +158,27 @@ func (h *Handler) showTimeline(c echo.Context) error {
 	p := web.TimelinePage{Version: versionRow(t.v), LibURL: h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js"),
 		ScriptURL: h.assets.URL("js/timeline.js")}
 	p.MeanCoverage, p.Finished = t.meanCoverage()
+	// The turn table shows one page of rows: the one holding the turn.
+	p.TurnCount, p.RowsFrom = len(t.steps), max(turn, 0)/timelineRows*timelineRows
+	if p.RowsFrom > 0 {
+		p.EarlierURL = fmt.Sprintf("%s?turn=%d", base, p.RowsFrom-timelineRows)
+	}
+	if p.RowsFrom+timelineRows < len(t.steps) {
+		p.LaterURL = fmt.Sprintf("%s?turn=%d", base, p.RowsFrom+timelineRows)
+	}
 	totals := map[string]int{}
-	for _, s := range t.steps {
+	for i, s := range t.steps {
+		for k, n := range s.Counts {
+			totals[k] += n
+		}
+		if i < p.RowsFrom || i >= p.RowsFrom+timelineRows {
+			continue
+		}
 		row := web.TimelineTurnRow{Turn: s.Turn, Document: t.units[s.Unit].Doc.Name, Session: s.Segment.SessionID,
 			Start: s.Segment.Start, Added: s.Counts[dialogue.OpAddNode], Updated: s.Counts[dialogue.OpUpdateNode],
 			Relations: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[dialogue.StatusRejected],
 			Coverage: s.Coverage, Done: t.isDone(s), Selected: s.Turn == turn, URL: fmt.Sprintf("%s?turn=%d", base, s.Turn)}
 		p.Turns = append(p.Turns, row)
-		for k, n := range s.Counts {
-			totals[k] += n
-		}
 	}
 	p.Totals = opCounts(totals)
 	if len(t.steps) > 0 {
@@ -179,6 +190,12 @@ func (h *Handler) showTimeline(c echo.Context) error {
 	}
 	return h.page(c, "extractions", "Timeline "+t.v.Label(), web.TimelineView(p))
 }
+
+// timelineRows is how many turns the timeline page lists at once.
+const timelineRows = 200
+
+// timelineAPIRows is the most turns the timeline API lists per request.
+const timelineAPIRows = 1000
 
 // detail builds the view of one turn.
 func (t *timeline) detail(s timelineStep, base string) web.TimelineDetail {
@@ -262,13 +279,17 @@ type TimelineTurnSummary struct {
 // TimelineJSON is the per-turn summary of a dialogue run, for side-by-side
 // comparison of two runs.
 type TimelineJSON struct {
-	VersionID    int                   `json:"version_id"`
-	Label        string                `json:"label"`
-	Status       string                `json:"status"`
-	Turns        []TimelineTurnSummary `json:"turns"`
-	Totals       map[string]int        `json:"totals"`
-	MeanCoverage float64               `json:"mean_coverage"`
-	Finished     int                   `json:"finished"`
+	VersionID int                   `json:"version_id"`
+	Label     string                `json:"label"`
+	Status    string                `json:"status"`
+	Turns     []TimelineTurnSummary `json:"turns"`
+	// Offset is the first turn listed and TotalTurns the run's turns: the
+	// API lists at most 1,000 turns from ?offset= (default 0), ?limit= fewer.
+	Offset       int            `json:"offset"`
+	TotalTurns   int            `json:"total_turns"`
+	Totals       map[string]int `json:"totals"`
+	MeanCoverage float64        `json:"mean_coverage"`
+	Finished     int            `json:"finished"`
 }
 
 // timelineAPI returns the per-turn operation counts and coverage of a
@@ -282,15 +303,23 @@ func (h *Handler) timelineAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := TimelineJSON{VersionID: id, Label: t.v.Label(), Status: t.v.Status, Turns: []TimelineTurnSummary{}, Totals: map[string]int{}}
+	offset, limit := max(intQuery(c, "offset", 0), 0), intQuery(c, "limit", timelineAPIRows)
+	if limit <= 0 || limit > timelineAPIRows {
+		limit = timelineAPIRows
+	}
+	out := TimelineJSON{VersionID: id, Label: t.v.Label(), Status: t.v.Status, Turns: []TimelineTurnSummary{}, Totals: map[string]int{},
+		Offset: offset, TotalTurns: len(t.steps)}
 	out.MeanCoverage, out.Finished = t.meanCoverage()
-	for _, s := range t.steps {
-		ref := t.chunk(s)
-		out.Turns = append(out.Turns, TimelineTurnSummary{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index,
-			Session: s.Segment.SessionID, Start: s.Segment.Start, Done: t.isDone(s), Counts: s.Counts, Coverage: s.Coverage})
+	for i, s := range t.steps {
 		for k, n := range s.Counts {
 			out.Totals[k] += n
 		}
+		if i < offset || i >= offset+limit {
+			continue
+		}
+		ref := t.chunk(s)
+		out.Turns = append(out.Turns, TimelineTurnSummary{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index,
+			Session: s.Segment.SessionID, Start: s.Segment.Start, Done: t.isDone(s), Counts: s.Counts, Coverage: s.Coverage})
 	}
 	return c.JSON(http.StatusOK, out)
 }

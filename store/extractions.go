@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
@@ -104,8 +105,14 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 	if name == "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
 	}
+	if err := extract.CheckName("extraction name", name); err != nil {
+		return Version{}, err
+	}
 	if len(docIDs) == 0 {
 		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
+	}
+	if err := s.checkDocuments(ctx, docIDs); err != nil {
+		return Version{}, err
 	}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
@@ -404,4 +411,23 @@ func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord
 			AddOutputTokens(u.outputTokens).AddCalls(u.calls).AddCachedCalls(u.cachedCalls).
 			AddCachedPromptTokens(u.cachedPromptTokens).AddCachedOutputTokens(u.cachedOutputTokens).Exec(ctx)
 	}), "version")
+}
+
+// checkDocuments refuses document ids that name no stored document, so a
+// run is refused when submitted rather than failing once it starts.
+func (s *Store) checkDocuments(ctx context.Context, ids []int) error {
+	found, err := s.client.Document.Query().Where(document.IDIn(ids...)).IDs(ctx)
+	if err != nil {
+		return translate(err, "documents")
+	}
+	have := make(map[int]bool, len(found))
+	for _, id := range found {
+		have[id] = true
+	}
+	for _, id := range ids {
+		if !have[id] {
+			return extract.Errorf(extract.KindInvalid, "document %d does not exist; pick documents from the list", id)
+		}
+	}
+	return nil
 }

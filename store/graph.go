@@ -29,7 +29,10 @@ const BatchSize = 500
 // rows are new) in its own transaction, so replaying a batch (after a
 // crash) adds no duplicates. Existing rows take the new values. Nodes and
 // edges are written in the order given, so the graph loads back in it.
+// Keys, types and labels longer than MaxIndexedBytes are clipped (boundKey),
+// here and in the run sink alike.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
+	g = boundGraph(g)
 	rows := bulkRows(s.Dialect)
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
@@ -399,6 +402,7 @@ func (k *versionSink) Finished(ctx context.Context) (map[extract.ChunkRef]bool, 
 
 // WriteChunk implements extract.Sink.
 func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
+	res.Graph = boundGraph(res.Graph)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})

@@ -223,6 +223,8 @@ func translate(err error, what string) error {
 		return extract.Wrap(extract.KindInvalid, err, "%s is invalid", what)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case IsUnavailable(err):
+		return extract.Wrap(extract.KindUnavailable, err, "the database is unavailable; try again shortly")
 	default:
 		return fmt.Errorf("%s: %w", what, err)
 	}

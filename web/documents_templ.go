@@ -40,7 +40,7 @@ func DocumentsList(p DocumentsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, " each. Identical content is stored once.</p><button type=\"submit\">Upload</button></form></div><div class=\"col\"><h2>Paste text</h2><form class=\"stack card\" method=\"post\" action=\"/documents\" data-testid=\"paste-form\"><label for=\"name\">Name</label> <input id=\"name\" type=\"text\" name=\"name\" placeholder=\"notes.txt\" style=\"width:100%\"> <label for=\"text\">Text</label> <textarea id=\"text\" name=\"text\" rows=\"6\"></textarea> <button type=\"submit\">Add</button></form></div></div><h2>All documents</h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, " each. Identical content is stored once.</p><button type=\"submit\">Upload</button></form></div><div class=\"col\"><h2>Paste text</h2><form class=\"stack card\" method=\"post\" action=\"/documents\" data-testid=\"paste-form\"><label for=\"name\">Name</label> <input class=\"w-full\" id=\"name\" type=\"text\" name=\"name\" placeholder=\"notes.txt\"> <label for=\"text\">Text</label> <textarea id=\"text\" name=\"text\" rows=\"6\"></textarea> <button type=\"submit\">Add</button></form></div></div><h2>All documents</h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

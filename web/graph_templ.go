@@ -102,7 +102,7 @@ func GraphPage(p GraphPageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</p><div class=\"toolbar\" data-testid=\"graph-toolbar\"><form id=\"graph-search\" role=\"search\"><input type=\"search\" id=\"graph-q\" name=\"q\" placeholder=\"Find a node…\" autocomplete=\"off\" data-testid=\"graph-search\"> <button type=\"submit\">Find</button></form><button type=\"button\" class=\"secondary\" id=\"graph-fit\">Fit</button> <button type=\"button\" class=\"secondary\" id=\"graph-all\" style=\"display:none\" data-testid=\"graph-load-all\">Load all</button> <span class=\"muted small\" id=\"graph-status\" data-testid=\"graph-status\">Loading…</span> <a class=\"button secondary\" href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</p><div class=\"toolbar\" data-testid=\"graph-toolbar\"><form id=\"graph-search\" role=\"search\"><input type=\"search\" id=\"graph-q\" name=\"q\" placeholder=\"Find a node…\" autocomplete=\"off\" data-testid=\"graph-search\"> <button type=\"submit\">Find</button></form><button type=\"button\" class=\"secondary\" id=\"graph-fit\">Fit</button> <button type=\"button\" class=\"secondary\" id=\"graph-all\" hidden data-testid=\"graph-load-all\">Load all</button> <span class=\"muted small\" id=\"graph-status\" data-testid=\"graph-status\">Loading…</span> <a class=\"button secondary\" href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

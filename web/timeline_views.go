@@ -6,8 +6,11 @@ import "fmt"
 // counts and coverage, and one selected turn in detail.
 type TimelinePage struct {
 	Version VersionRow
-	// Turns lists every turn of the run.
-	Turns []TimelineTurnRow
+	// Turns lists one page of the run's turns, from RowsFrom; TurnCount is
+	// the run's turns; EarlierURL and LaterURL open the pages around it.
+	Turns                []TimelineTurnRow
+	TurnCount, RowsFrom  int
+	EarlierURL, LaterURL string
 	// MeanCoverage is the run's coverage over its finished turns.
 	MeanCoverage float64
 	Finished     int

@@ -18,6 +18,8 @@ type Page struct {
 	Asset    func(string) string
 	Flash    string
 	FlashBad bool
+	// SignOut shows the sign-out button (the server requires a token).
+	SignOut bool
 }
 
 // DocumentRow is a document in a list.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -25,6 +27,8 @@ type Config struct {
 	LogLevel    string
 	LogFormat   string
 	MaxUpload   int
+	PublicURL   string
+	Token       string
 	Providers   app.Providers
 	envErr      error
 }
@@ -61,6 +65,8 @@ func (c *Config) fromEnv() {
 	set(&c.DatabaseURL, "DATABASE_URL")
 	set(&c.LogLevel, "KGSTUDIO_LOG_LEVEL")
 	set(&c.LogFormat, "KGSTUDIO_LOG_FORMAT")
+	set(&c.PublicURL, "KGSTUDIO_PUBLIC_URL")
+	set(&c.Token, "KGSTUDIO_TOKEN")
 	set(&c.Providers.GeminiAPIKey, "GEMINI_API_KEY")
 	set(&c.Providers.GeminiModel, "GEMINI_MODEL")
 	set(&c.Providers.GeminiBaseURL, "GOOGLE_GEMINI_BASE_URL")
@@ -158,6 +164,36 @@ func (c Config) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// loopbackAddr reports whether a listen address only accepts connections
+// from this machine: a loopback IP or the name localhost.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkServe checks the settings only serve uses: a server reachable from
+// other machines needs a token, and a public URL must be absolute.
+func (c Config) checkServe() error {
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--public-url %q: want an absolute http:// or https:// URL", c.PublicURL)
+		}
+	}
+	if !loopbackAddr(c.Addr) && c.Token == "" {
+		return fmt.Errorf("serve: %s is reachable from other machines, so a token is required: set KGSTUDIO_TOKEN "+
+			"(clients then send Authorization: Bearer <token>; browsers sign in), or listen on 127.0.0.1", c.Addr)
+	}
+	return nil
 }
 
 // openStore opens the configured database.

@@ -24,7 +24,7 @@ func main() {
 const usage = `kgstudio — turn text into knowledge graphs and compare versions
 
 Usage:
-  kgstudio serve   [--addr 127.0.0.1:8080] [--data DIR] [--db URL]
+  kgstudio serve   [--addr 127.0.0.1:8080] [--public-url URL] [--data DIR] [--db URL]
   kgstudio doc add FILE...
   kgstudio doc list [--json]
   kgstudio doc delete ID

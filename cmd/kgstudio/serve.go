@@ -19,11 +19,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, cfg := newFlagSet("serve", stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env KGSTUDIO_ADDR)")
 	fs.IntVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload in bytes (env KGSTUDIO_MAX_UPLOAD)")
+	fs.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "the URL users reach this server by, e.g. behind a proxy; its host is accepted (env KGSTUDIO_PUBLIC_URL)")
 	noSample := fs.Bool("no-sample", false, "do not add the sample document to an empty database")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := cfg.checkServe(); err != nil {
 		return err
 	}
 	log := cfg.logger(stderr)
@@ -41,9 +45,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	runner := app.New(st, log, cfg.Providers)
-	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload})
+	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload,
+		BindAddr: cfg.Addr, PublicURL: cfg.PublicURL, Token: cfg.Token})
 	e := h.NewServer()
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	// Bodies must arrive within a bound (a 20 MB upload at 1 Mbit/s takes under
+	// three minutes); responses are not bounded, so long exports still stream.
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute}
 
 	if err := runner.EnsureDefaults(ctx); err != nil {
 		return err
@@ -63,6 +70,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), st.Dialect)
+	if cfg.Token != "" {
+		fmt.Fprintln(stdout, "a token is required: API clients send Authorization: Bearer $KGSTUDIO_TOKEN; browsers sign in at /login")
+	}
 	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect, "data", cfg.DataDir)
 
 	select {

@@ -19,28 +19,12 @@ func ParseJSON(data []byte) (*Schema, error) {
 	dec.DisallowUnknownFields()
 	var s Schema
 	if err := dec.Decode(&s); err != nil {
-		return nil, extract.Errorf(extract.KindInvalid, "invalid schema JSON: %s", jsonProblem(data, err))
+		return nil, extract.Errorf(extract.KindInvalid, "invalid schema JSON: %s", extract.JSONProblem(data, err))
 	}
 	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
 		return nil, extract.Errorf(extract.KindInvalid, "invalid schema JSON: unexpected data after the schema object")
 	}
 	return normalized(&s), nil
-}
-
-// jsonProblem describes a decoding error, with the line where the decoder
-// stopped when it says so.
-func jsonProblem(data []byte, err error) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return "line " + itoa(1+bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))) + ": " + syn.Error()
-	case errors.As(err, &typ):
-		return "line " + itoa(1+bytes.Count(data[:min(int(typ.Offset), len(data))], []byte("\n"))) + ": " + typ.Field + " must be " + typ.Type.String() + ", not " + typ.Value
-	case errors.Is(err, io.EOF):
-		return "empty input"
-	}
-	return err.Error()
 }
 
 // FormatJSON writes s as indented JSON followed by a newline.

@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -114,8 +113,6 @@ type kline struct {
 func errAt(line int, format string, args ...any) *extract.Error {
 	return extract.Errorf(extract.KindInvalid, "line %d: %s", line, fmt.Sprintf(format, args...))
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func firstInvalidUTF8(s string) int {
 	for i := 0; i < len(s); {

@@ -90,11 +90,16 @@ func Validate(s *Schema) []Problem {
 	if s.Namespace != "" && !namespaceRE.MatchString(s.Namespace) {
 		v.add("namespace", "namespace %q is not a valid identifier (letters, digits and _, starting with a letter)", s.Namespace)
 	}
+	if len(s.Types) == 0 {
+		v.add("types", "a schema needs at least one type")
+	}
 	for i, t := range s.Types {
 		f := fmt.Sprintf("types[%d]", i)
 		switch {
 		case t.Name == "":
 			v.add(f+".name", "type name is required")
+		case extract.CheckName("type name", t.Name) != nil:
+			v.add(f+".name", "%s", extract.MessageOf(extract.CheckName("type name", t.Name)))
 		case !typeNameRE.MatchString(t.Name):
 			v.add(f+".name", "type name %q is not a valid identifier (letters, digits and _, starting with a letter)", t.Name)
 		}

@@ -56,4 +56,9 @@
       if (out) out.textContent = Array.from(t.files).map(function (f) { return f.name; }).join(", ");
     }
   });
+  // Submit a form when a select marked data-autosubmit changes.
+  document.addEventListener("change", function (ev) {
+    var t = ev.target;
+    if (t && t.form && t.hasAttribute && t.hasAttribute("data-autosubmit")) t.form.submit();
+  });
 })();

@@ -67,11 +67,11 @@
       .width(Math.max(el.clientWidth, 100))
       .height(Math.max(el.clientHeight, 100))
       .nodeId("id")
-      .nodeLabel(function (n) { return n.name + " (" + n.type + ") · " + n.status; })
+      .nodeLabel(function (n) { return window.kgText(n.name + " (" + n.type + ") · " + n.status); })
       .nodeColor(function (n) { return COLORS[n.status]; })
       .nodeRelSize(4)
       .linkColor(function (l) { return COLORS[l.status]; })
-      .linkLabel(function (l) { return l.label + " · " + l.status; })
+      .linkLabel(function (l) { return window.kgText(l.label + " · " + l.status); })
       .linkDirectionalArrowLength(3)
       .linkDirectionalArrowRelPos(1)
       .cooldownTicks(300)
@@ -293,6 +293,14 @@
       return out;
     },
     select: select,
-    split: setSplit
+    split: setSplit,
+    // pointOf returns a node's position in the union graph, in page
+    // coordinates.
+    pointOf: function (id) {
+      var o = union.objs[id];
+      if (!o || o.x === undefined) return null;
+      var p = union.fg.graph2ScreenCoords(o.x, o.y), box = union.el.getBoundingClientRect();
+      return { x: box.left + p.x, y: box.top + p.y };
+    }
   };
 })();

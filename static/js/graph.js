@@ -75,7 +75,7 @@
   function idOf(end) { return typeof end === "object" ? end.id : end; }
   var REL = 4;          // node size: REL * sqrt(1 + sqrt(degree)) pixels at zoom 1
   function radius(n) { return REL * Math.sqrt(1 + Math.sqrt(n.degree)); }
-  function tip(text) { var d = document.createElement("div"); d.textContent = text; return d; }
+  var tip = window.kgText;
 
   var fg = new ForceGraph(el)
     .width(el.clientWidth)
@@ -303,7 +303,7 @@
     }
     status(shown);
     kg.status = shown;
-    allBtn.style.display = all ? "none" : "";
+    allBtn.hidden = all;
   }
 
   function nameOf(key, res) {

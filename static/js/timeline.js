@@ -28,7 +28,7 @@
     }
     return colors[type];
   }
-  function tip(text) { var d = document.createElement("div"); d.textContent = text; return d; }
+  var tip = window.kgText;
   function idOf(end) { return typeof end === "object" ? end.id : end; }
 
   var fg = new ForceGraph(el)
@@ -58,6 +58,15 @@
       state.settled = true;
     });
   fg.d3Force("charge").strength(-60).distanceMax(260);
+
+  // pointOf returns, in page coordinates, the position of the first drawn
+  // node whose id or name contains text.
+  state.pointOf = function (text) {
+    var n = fg.graphData().nodes.find(function (x) { return x.id.indexOf(text) >= 0 || (x.name || "").indexOf(text) >= 0; });
+    if (!n || n.x === undefined) return null;
+    var p = fg.graph2ScreenCoords(n.x, n.y), box = el.getBoundingClientRect();
+    return { x: box.left + p.x, y: box.top + p.y };
+  };
   fg.d3Force("link").distance(36);
   // The view follows the graph until the user pans or zooms.
   var moved = false, lastFit = 0;

@@ -1,0 +1,236 @@
+package handlers
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// contentSecurityPolicy allows scripts, styles and connections from this
+// origin only: no inline script or style, no framing. The exceptions are
+// the two style sheets the vendored graph library (force-graph 1.52.0)
+// inserts for its canvas and tooltips, allowed by their SHA-256 (and that
+// of the empty sheet it inserts before filling it) so the library stays
+// unmodified; a new version of it needs its hashes here (the
+// browser tests report what the policy blocks). Scripts may still set
+// styles through the DOM, as the library does.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; " +
+	"style-src 'self' 'sha256-jtRRMYY2VbEXuBKbHvqM1/fPT8vazFrEooXdvwUK4y8=' 'sha256-9xjtvxMT1ApHlgn9ohbh2FNfvK5Tqtzy94BjfXBeMSY=' " +
+	"'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='; " +
+	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// sessionCookie is the cookie the login form sets when a token is required.
+const sessionCookie = "kgstudio_session"
+
+// secureHeaders sets the headers every response carries.
+func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		hd := c.Response().Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// allowedHosts lists the host names (no port) a request's Host may carry:
+// the loopback names, the bind address unless it is unspecified (then the
+// machine's own interface addresses), and the host of the public URL.
+func allowedHosts(cfg Config) map[string]bool {
+	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+	if cfg.BindAddr != "" {
+		host, _, err := net.SplitHostPort(cfg.BindAddr)
+		if err != nil {
+			host = cfg.BindAddr
+		}
+		host = strings.Trim(host, "[]")
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			if addrs, err := net.InterfaceAddrs(); err == nil {
+				for _, a := range addrs {
+					if n, ok := a.(*net.IPNet); ok {
+						hosts[n.IP.String()] = true
+					}
+				}
+			}
+		} else {
+			hosts[strings.ToLower(host)] = true
+		}
+	}
+	if cfg.PublicURL != "" {
+		if u, err := url.Parse(cfg.PublicURL); err == nil && u.Hostname() != "" {
+			hosts[strings.ToLower(u.Hostname())] = true
+		}
+	}
+	return hosts
+}
+
+// requestHost is the host name of a Host header, lower case, without port
+// or brackets.
+func requestHost(hostport string) string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return strings.ToLower(strings.Trim(host, "[]"))
+}
+
+// checkHost refuses requests whose Host is not one of this server's names,
+// so a rebound DNS name cannot reach the API from a browser.
+func checkHost(hosts map[string]bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !hosts[requestHost(c.Request().Host)] {
+				return echo.NewHTTPError(http.StatusMisdirectedRequest, "unknown host: this server answers to its bind address, localhost and its public URL")
+			}
+			return next(c)
+		}
+	}
+}
+
+// safeMethod reports whether a method never changes state.
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sameOrigin refuses state-changing requests a browser sends from another
+// site. A browser says where a request comes from with Sec-Fetch-Site (or,
+// older ones, Origin, which must then name this server as the request or
+// the public URL does); a request with neither header is not sent by a
+// browser on behalf of a page (curl, scripts, Go's http client) and passes.
+func sameOrigin(publicURL string) echo.MiddlewareFunc {
+	public := ""
+	if u, err := url.Parse(publicURL); err == nil && publicURL != "" {
+		public = u.Host
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if safeMethod(r.Method) || crossSiteAllowed(r, public) {
+				return next(c)
+			}
+			return echo.NewHTTPError(http.StatusForbidden, "cross-site request refused: changes must come from this site's own pages")
+		}
+	}
+}
+
+// crossSiteAllowed applies sameOrigin's rule to one request.
+func crossSiteAllowed(r *http.Request, publicHost string) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return true
+	case "":
+	default: // cross-site, same-site (another port or subdomain)
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // includes "null"
+	}
+	return strings.EqualFold(u.Host, r.Host) || (publicHost != "" && strings.EqualFold(u.Host, publicHost))
+}
+
+// sessionValue is what the session cookie holds: a keyed hash of the token,
+// so the cookie never carries the token itself.
+func sessionValue(token string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("kgstudio session v1"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// equalSecret compares two secrets in constant time.
+func equalSecret(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// authenticated reports whether a request carries the token, as a bearer
+// header or as the login form's cookie.
+func (h *Handler) authenticated(r *http.Request) bool {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, tok, ok := strings.Cut(auth, " ")
+		return ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token)
+	}
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		return equalSecret(ck.Value, sessionValue(h.cfg.Token))
+	}
+	return false
+}
+
+// requireToken lets a request through when no token is configured, when it
+// asks for a static asset, the health check or the login form, or when it
+// carries the token. Others get 401: JSON for the API, the login form for
+// pages.
+func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := c.Request().URL.Path
+		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" || h.authenticated(c.Request()) {
+			return next(c)
+		}
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kgstudio"`)
+		if wantsJSON(c) || c.Request().Method != http.MethodGet {
+			return echo.NewHTTPError(http.StatusUnauthorized, "a token is required: send Authorization: Bearer <KGSTUDIO_TOKEN> or sign in")
+		}
+		back := p
+		if q := c.Request().URL.RawQuery; q != "" {
+			back += "?" + q
+		}
+		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(safeReturn(back, "/"), ""))
+	}
+}
+
+// showLogin is the login form.
+func (h *Handler) showLogin(c echo.Context) error {
+	return h.renderStatus(c, http.StatusOK, "", "Sign in", web.LoginForm(safeReturn(c.QueryParam("back"), "/"), ""))
+}
+
+// login checks the token from the form and sets the session cookie.
+func (h *Handler) login(c echo.Context) error {
+	back := safeReturn(c.FormValue("back"), "/")
+	if h.cfg.Token == "" {
+		return c.Redirect(http.StatusSeeOther, back)
+	}
+	if !equalSecret(c.FormValue("token"), h.cfg.Token) {
+		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(back, "That token is not right."))
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: sessionValue(h.cfg.Token), Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https:")})
+	return c.Redirect(http.StatusSeeOther, back)
+}
+
+// logout clears the session cookie.
+func (h *Handler) logout(c echo.Context) error {
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// safeReturn returns raw when it is a path on this site (a leading single
+// slash, no scheme or host, no backslash or control character), else def.
+func safeReturn(raw, def string) string {
+	if raw == "" || raw[0] != '/' || strings.HasPrefix(raw, "//") {
+		return def
+	}
+	for _, r := range raw {
+		if r == '\\' || unicode.IsControl(r) {
+			return def
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return def
+	}
+	return raw
+}

@@ -1,0 +1,208 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// xss is planted as a name, a type, a label and a description. Were it
+// parsed as HTML anywhere, an img[src=x] element would appear (and, without
+// the CSP, set window.__xss).
+const xss = `<img src=x onerror="window.__xss=1">`
+
+// TestXSS_Browser plants markup through a CSV table, a dialogue (speaker
+// and the model's memory operations) and a model's tuple output, then
+// opens the graph, compare, timeline, query and node pages in Chromium,
+// hovers the planted nodes so their tooltips show, and checks the markup
+// is shown as text and nothing ran.
+func TestXSS_Browser(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	ops := `{"add_node": [{"node_id": "/Knowledge/Person/Friends/Mallory", "node_details": {"label": ` + mustJSON(xss+" Mallory") +
+		`, "description": ` + mustJSON(xss) + `}}], "update_node": [], "add_relation": [{"source_node_id": "/User", "target_node_id": "/Knowledge/Person/Friends/Mallory", "relation_details": {"label": ` + mustJSON(xss) + `}}]}`
+	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "Question:", Text: "The answer is " + xss + " [E1]."},
+		{Contains: "Ada met Mallory", Text: "entity<|#|>" + xss + " Mallory<|#|>person<|#|>" + xss + "\nentity<|#|>Ada<|#|>person<|#|>A mathematician.\n" +
+			"relation<|#|>Ada<|#|>" + xss + " Mallory<|#|>met<|#|>" + xss + "\n<|COMPLETE|>"},
+		{Text: ops},
+	}})
+	providers := geminiProviders(fake)
+	providers.Timeout = 10 * time.Second
+	a := MustAppWith(t, providers)
+
+	// CSV: two versions for the compare page.
+	csvCfg := extract.DefaultConfig()
+	v1 := a.MustExtract(t, "xss-csv", "People.csv", "id,name\n1,"+`"`+strings.ReplaceAll(xss, `"`, `""`)+` Mallory"`+"\n2,Ada Lovelace\n", csvCfg)
+	v2 := a.MustExtract(t, "xss-csv", "People2.csv", "id,name\n1,"+`"`+strings.ReplaceAll(xss, `"`, `""`)+` Mallory"`+"\n3,Charles Babbage\n", csvCfg)
+	// Model output through the tuple strategy.
+	tupleCfg := extract.DefaultConfig()
+	tupleCfg.Strategy, tupleCfg.Provider = extract.StrategyTuple, "gemini"
+	vt := a.MustExtract(t, "xss-tuple", "ada.txt", "Ada met Mallory in London.", tupleCfg)
+	// A dialogue whose speaker is markup, through the dialogue strategy.
+	dlg := `{"title": "t", "sessions": [{"id": "s1", "start": "2024-01-02", "turns": [` +
+		`{"speaker": ` + mustJSON(xss) + `, "role": "user", "text": "I met Mallory at the club."},` +
+		`{"speaker": "Assistant", "role": "assistant", "text": "Nice."}]}]}`
+	vd := dlgRun(t, a, dlgVersion(t, a, "xss-dialogue", dialogueConfig(), dlgDoc(t, a, "chat.json", []byte(dlg))))
+	for _, v := range []store.Version{v1, v2, vt, vd} {
+		if v.Status != store.StatusDone {
+			t.Fatalf("%s: %s %s", v.Label(), v.Status, v.Error)
+		}
+	}
+
+	// Every page records what the Content-Security-Policy blocked: a page of
+	// ours must need nothing it forbids.
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		return tg.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]string{"source": `window.__csp = [];
+			document.addEventListener("securitypolicyviolation", function (e) { window.__csp.push(e.violatedDirective + " " + e.blockedURI + " " + (e.sample || "")); });`}, nil)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type point struct{ X, Y float64 }
+	// safe checks nothing was parsed as HTML or ran, and that the planted
+	// text is on the page or in the tooltip as text.
+	safe := func(t *testing.T, page string, wantText bool) {
+		t.Helper()
+		type result struct {
+			Ran, Imgs  int
+			Text, Tips bool
+			CSP        []string
+		}
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`({
+			ran: window.__xss ? 1 : 0,
+			csp: window.__csp || ["no recorder"],
+			imgs: document.querySelectorAll('img[src="x"]').length,
+			text: document.body.innerText.indexOf('<img src=x') >= 0,
+			tips: Array.from(document.querySelectorAll('.float-tooltip-kap')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		if r.Ran != 0 || r.Imgs != 0 {
+			t.Errorf("%s: planted markup became HTML (%d img elements, ran %d)", page, r.Imgs, r.Ran)
+		}
+		if len(r.CSP) != 0 {
+			t.Errorf("%s: the CSP blocked %q", page, r.CSP)
+		}
+		if wantText && !r.Text && !r.Tips {
+			t.Errorf("%s: the planted text is not shown as text", page)
+		}
+	}
+	hover := func(t *testing.T, expr string) {
+		t.Helper()
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[*point](expr))
+		if err != nil || p == nil {
+			t.Fatalf("no point from %s: %v", expr, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `Array.from(document.querySelectorAll('.float-tooltip-kap')).some(function (t) { return t.style.display !== 'none' && t.textContent.indexOf('Mallory') >= 0 })`); err != nil {
+			dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.elementFromPoint(`+fmt.Sprint(p.X)+`,`+fmt.Sprint(p.Y)+`); return (e?e.outerHTML.slice(0,200):"none")+" | "+Array.from(document.querySelectorAll('.float-tooltip-kap')).map(function(t){return t.outerHTML.slice(0,300)}).join(" ; ")+" | "+window.innerHeight})()`))
+			t.Fatalf("no tooltip of the planted node at %+v: %v\n%s", p, err, dbg)
+		}
+	}
+	nav := func(t *testing.T, path string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+path)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, v := range []store.Version{v1, vt} {
+		var g extract.Subgraph
+		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), 200, &g)
+		key := ""
+		for _, n := range g.Nodes {
+			if strings.Contains(n.Name, "<img") {
+				key = n.ID
+			}
+		}
+		if key == "" {
+			t.Fatalf("%s: no planted node in %+v", v.Label(), g.Nodes)
+		}
+		t.Run("Graph-"+v.Extraction, func(t *testing.T) {
+			nav(t, fmt.Sprintf("/versions/%d/graph", v.ID))
+			if err := pollTrue(ctx, `window.kgGraph && kgGraph.settled`); err != nil {
+				t.Fatal(err)
+			}
+			hover(t, `kgGraph.pointOf(`+mustJSON(key)+`)`)
+			safe(t, "graph", true)
+			// The node panel (clicking loads it into the side panel).
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(kgGraph.select(`+mustJSON(key)+`), true)`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := pollTrue(ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
+				t.Fatal(err)
+			}
+			safe(t, "node panel", true)
+		})
+		t.Run("NodePage-"+v.Extraction, func(t *testing.T) {
+			nav(t, fmt.Sprintf("/versions/%d/nodes/%s", v.ID, url.PathEscape(key)))
+			safe(t, "node page", true)
+		})
+	}
+
+	t.Run("Compare", func(t *testing.T) {
+		nav(t, fmt.Sprintf("/compare?a=%d&b=%d", v1.ID, v2.ID))
+		if err := pollTrue(ctx, `window.kgCompare && kgCompare.counts().settled`); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Sleep(600*time.Millisecond)); err != nil { // the zoom-to-fit animation
+			t.Fatal(err)
+		}
+		safe(t, "compare", true)
+		id, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.parse(document.getElementById('cmp-data').textContent).nodes.find(function (n) { return n.name.indexOf('<img') >= 0 }).id`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hover(t, `(document.getElementById('cmp-union').scrollIntoView({block: 'center'}), kgCompare.pointOf(`+mustJSON(id)+`))`)
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(kgCompare.select(`+mustJSON(id)+`), true)`)); err != nil {
+			t.Fatal(err)
+		}
+		safe(t, "compare detail", true)
+	})
+
+	t.Run("Timeline", func(t *testing.T) {
+		nav(t, fmt.Sprintf("/versions/%d/timeline", vd.ID))
+		if err := pollTrue(ctx, `window.kgTimeline && kgTimeline.settled`); err != nil {
+			t.Fatal(err)
+		}
+		safe(t, "timeline", true)
+		hover(t, `kgTimeline.pointOf("Mallory")`)
+		safe(t, "timeline tooltip", true)
+	})
+
+	t.Run("OtherPages", func(t *testing.T) {
+		// The pages without planted text run under the policy too.
+		for _, p := range []string{"/", "/documents", "/extractions", "/extractions/new", "/schemas", "/schemas/new",
+			fmt.Sprintf("/versions/%d", v1.ID), fmt.Sprintf("/documents/%d", v1.DocumentIDs[0])} {
+			nav(t, p)
+			safe(t, p, false)
+		}
+	})
+
+	t.Run("Query", func(t *testing.T) {
+		nav(t, fmt.Sprintf("/versions/%d/query?q=%s", vt.ID, url.QueryEscape("Who is Mallory?")))
+		safe(t, "query (GET)", true)
+		before := fake.Count()
+		// Ask: the form posts from the page itself (same origin).
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="query-form"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="answer-text"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if fake.Count() == before {
+			t.Error("the Ask button made no model call")
+		}
+		safe(t, "query answer", true)
+	})
+}
