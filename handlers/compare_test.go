@@ -367,6 +367,41 @@ func TestCompare_Browser(t *testing.T) {
 		}
 	}
 
+	// The best-connected nodes are named at the default zoom, and the
+	// search box finds a node by name and selects it.
+	named, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgCompare.named().length`))
+	if err != nil || named == 0 {
+		t.Errorf("no node named at the default zoom: %d %v", named, err)
+	}
+	type hit struct{ ID, Name string }
+	looked, err := chromedp.Run(ctx, chromedp.Evaluate[hit](`(function(){
+		var tr = document.querySelectorAll('[data-testid="node-items"] tr.item');
+		tr = tr[tr.length - 1];
+		return {ID: tr.dataset.id, Name: tr.children[1].textContent}; })()`))
+	if err != nil || looked.ID == "" {
+		t.Fatalf("a node row to look for: %+v %v", looked, err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="compare-search-q"]`), looked.Name),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-search").requestSubmit()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[hit](`({ID: window.kgCompare.selected(),
+		Name: (document.querySelector('#cmp-detail [data-testid="detail-title"]') || {}).textContent || ""})`))
+	if err != nil || found.ID == "" || !strings.Contains(found.Name, looked.Name) {
+		t.Errorf("search for %q selected %+v (%v)", looked.Name, found, err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="compare-search-q"]`), "no such node anywhere"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-search").requestSubmit()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="compare-search-msg"]`))); err != nil || !strings.Contains(msg, "No node named") {
+		t.Errorf("a search that finds nothing says %q (%v)", msg, err)
+	}
+
 	// Differences only hides the unchanged nodes.
 	diffOnly, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(function(){
 		var c = document.getElementById('cmp-diff-only'); c.click(); return window.kgCompare.counts(); })()`))

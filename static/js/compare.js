@@ -15,6 +15,17 @@
   data.nodes.forEach(function (n) { nodeById[n.id] = n; });
   var edgeById = {};
   data.edges.forEach(function (e) { edgeById[e.id] = e; });
+  // Size follows degree; the best-connected nodes are named at any zoom.
+  var degree = {};
+  data.edges.forEach(function (e) {
+    degree[e.source] = (degree[e.source] || 0) + 1;
+    degree[e.target] = (degree[e.target] || 0) + 1;
+  });
+  var NAMED = 15;
+  var named = {};
+  data.nodes.slice().sort(function (a, b) { return (degree[b.id] || 0) - (degree[a.id] || 0); })
+    .slice(0, NAMED).forEach(function (n) { if (degree[n.id]) named[n.id] = true; });
+  function radius(n) { return 4 * Math.sqrt(1 + Math.sqrt(degree[n.id] || 0)); }
 
   var state = { diffOnly: false, type: "", label: "", selected: "", split: false };
   var views = {}; // name -> {fg, el, side, objs, settled}
@@ -70,6 +81,7 @@
       .nodeLabel(function (n) { return window.kgText(n.name + " (" + n.type + ") · " + n.status); })
       .nodeColor(function (n) { return COLORS[n.status]; })
       .nodeRelSize(4)
+      .nodeVal(function (n) { return 1 + Math.sqrt(degree[n.id] || 0); })
       .linkColor(function (l) { return COLORS[l.status]; })
       .linkLabel(function (l) { return window.kgText(l.label + " · " + l.status); })
       .linkDirectionalArrowLength(3)
@@ -77,18 +89,22 @@
       .cooldownTicks(300)
       .nodeCanvasObjectMode(function () { return "after"; })
       .nodeCanvasObject(function (n, ctx, scale) {
+        var r = radius(n);
         if (n.id === state.selected) {
           ctx.beginPath();
-          ctx.arc(n.x, n.y, 7, 0, 2 * Math.PI);
+          ctx.arc(n.x, n.y, r + 3, 0, 2 * Math.PI);
           ctx.strokeStyle = "#2f6fed";
           ctx.lineWidth = 2 / scale;
           ctx.stroke();
         }
-        if (scale > 2.2 || n.id === state.selected) {
+        if (scale > 2.2 || n.id === state.selected || named[n.id]) {
           ctx.font = (11 / scale) + "px system-ui, sans-serif";
-          ctx.fillStyle = "#1d1d1f";
           ctx.textAlign = "center";
-          ctx.fillText(n.name, n.x, n.y + 6 + 10 / scale);
+          ctx.lineWidth = 3 / scale;
+          ctx.strokeStyle = "rgba(255,255,255,0.9)";
+          ctx.strokeText(n.name, n.x, n.y + r + 10 / scale);
+          ctx.fillStyle = "#1d1d1f";
+          ctx.fillText(n.name, n.x, n.y + r + 10 / scale);
         }
       })
       .onNodeClick(function (n) { select(n.id); })
@@ -271,6 +287,33 @@
   if (typeSel) typeSel.addEventListener("change", function () { state.type = typeSel.value; redraw(); });
   var labelSel = document.getElementById("cmp-label");
   if (labelSel) labelSel.addEventListener("change", function () { state.label = labelSel.value; redraw(); });
+  // The search box finds a node by name (exact first, then the first that
+  // contains the text), selects it and centres the graph on it.
+  var search = document.getElementById("cmp-search");
+  var searchMsg = document.getElementById("cmp-search-msg");
+  function find(q) {
+    q = q.trim().toLowerCase();
+    if (!q) return null;
+    var hit = null;
+    data.nodes.forEach(function (n) {
+      var name = (n.name || "").toLowerCase();
+      if (name === q && (!hit || hit.exact !== true)) hit = { id: n.id, exact: true };
+      else if (!hit && name.indexOf(q) >= 0) hit = { id: n.id, exact: false };
+    });
+    return hit && hit.id;
+  }
+  if (search) search.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var q = search.querySelector("input").value;
+    var id = find(q);
+    searchMsg.textContent = id ? "" : "No node named \u201c" + q.trim() + "\u201d in this comparison.";
+    if (!id) return;
+    select(id);
+    Object.keys(views).forEach(function (k) {
+      var v = views[k];
+      if (!v.el.hidden && v.fg.zoom() < 2.5) v.fg.zoom(3, 400);
+    });
+  });
   var layout = document.getElementById("cmp-layout");
   if (layout) layout.addEventListener("click", function () { setSplit(!state.split); });
   document.querySelectorAll("tr.item").forEach(function (tr) {
@@ -293,6 +336,8 @@
       return out;
     },
     select: select,
+    selected: function () { return state.selected; },
+    named: function () { return Object.keys(named); },
     split: setSplit,
     // pointOf returns a node's position in the union graph, in page
     // coordinates.
