@@ -6,7 +6,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,15 +42,6 @@ func postGold(tb testing.TB, a *testApp, fields map[string]string, files map[str
 	}
 	resp.Body.Close()
 	return resp
-}
-
-func mustRead(tb testing.TB, path string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }
 
 // checkGoldComparison checks a comparison of an nlp run against gold opened

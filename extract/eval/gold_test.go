@@ -183,12 +183,6 @@ func checkErr(t *testing.T, err error, want string) {
 	}
 }
 
-// goldDir returns the gold folder of the shared data.
-func goldDir(t testing.TB) string {
-	t.Helper()
-	return testdata.Path(t, "gold")
-}
-
 func mustRead(t testing.TB, name string) []byte {
 	t.Helper()
 	return testdata.Read(t, "gold/"+name)
