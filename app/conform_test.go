@@ -24,17 +24,7 @@ func TestApp_NLPWithSchema(t *testing.T) {
 	if _, _, err := st.SaveSchema(ctx, "films", 0, sc, ""); err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "films", Config: extract.DefaultConfig(), SchemaRef: "films", DocumentIDs: []int{d.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx, v, nil); err != nil {
-		t.Fatal(err)
-	}
-	g, err := st.LoadGraph(ctx, v.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, g := mustRun(t, a, RunRequest{Extraction: "films", Config: extract.DefaultConfig(), SchemaRef: "films", DocumentIDs: []int{d.ID}})
 	people, off := 0, 0
 	for _, n := range g.Nodes {
 		switch {

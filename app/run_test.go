@@ -120,17 +120,7 @@ func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
 	d := addDoc(t, st, "risk.txt", "Alice holds shares of Acme, whose certificate Cert-1 PayApp uses.")
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.Language = extract.StrategySchema, "openai", "en"
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "risk", Config: cfg, SchemaRef: "risk", DocumentIDs: []int{d.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx, v, nil); err != nil {
-		t.Fatal(err)
-	}
-	g, err := st.LoadGraph(ctx, v.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, g := mustRun(t, a, RunRequest{Extraction: "risk", Config: cfg, SchemaRef: "risk", DocumentIDs: []int{d.ID}})
 	found := false
 	for _, e := range g.Edges {
 		if e.Label == "release" && e.Source == extract.NodeKey("Alice") && e.Target == extract.NodeKey("PayApp") && e.Properties["rule"] == true {

@@ -29,6 +29,25 @@ func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Docum
 	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{}), st, d
 }
 
+// mustRun creates and runs a version to the end and returns it with its
+// graph.
+func mustRun(t *testing.T, a *App, req RunRequest) (store.Version, extract.Graph) {
+	t.Helper()
+	ctx := context.Background()
+	v, _, err := a.NewRun(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, g
+}
+
 // A version's vector index is built once and reused by later searches; a
 // new vectorizer record (the version vectorized again) builds it anew.
 func TestApp_VectorIndexCache(t *testing.T) {
