@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -21,6 +22,7 @@ const (
 	ReasonAlias     = "alias"
 	ReasonTitle     = "title"
 	ReasonInitials  = "initials"
+	ReasonPlural    = "plural"
 	ReasonContained = "contained"
 	ReasonVector    = "vector"
 	ReasonNeighbors = "neighbours"
@@ -262,12 +264,14 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 			hit(ReasonTitle, "a title before the surname of the full name", 0.85)
 		case initialsMatch(a.bare, b.bare) || initialsMatch(b.bare, a.bare):
 			hit(ReasonInitials, "initials stand for the names", 0.8)
+		case plural(a.bare, b.bare) || plural(b.bare, a.bare):
+			hit(ReasonPlural, "the same name in the plural", 0.75)
 		}
 		short, long := a, b
 		if len(short.bare) > len(long.bare) {
 			short, long = long, short
 		}
-		if len(short.bare) < len(long.bare) && !short.titled && containsRun(long.bare, short.bare) {
+		if len(short.bare) < len(long.bare) && !short.titled && properName(short.node.Name) && containsRun(long.bare, short.bare) {
 			amb := 1
 			for _, t := range short.bare {
 				amb = max(amb, containers[t])
@@ -279,8 +283,10 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 			hit(ReasonContained, "\""+short.node.Name+"\" is part of \""+long.node.Name+"\"", s)
 		}
 	}
-	if sim := cosine(opts.Vectors[a.node.Key], opts.Vectors[b.node.Key]); sim >= opts.MinVector {
-		hit(ReasonVector, "name and description vectors are close", 0.5+0.4*(sim-opts.MinVector)/(1-opts.MinVector+1e-9))
+	if sim := cosine(opts.Vectors[a.node.Key], opts.Vectors[b.node.Key]); sim >= opts.MinVector && (sameType || base > 0) {
+		// Close vectors alone suggest a pair only for nodes of one type,
+		// and weakly: they mostly support the name evidence.
+		hit(ReasonVector, "name and description vectors are close", 0.4+0.3*(sim-opts.MinVector)/(1-opts.MinVector+1e-9))
 	}
 	if base == 0 {
 		return Candidate{}, false
@@ -293,7 +299,7 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	}
 	total := float64(len(reasons) - 1)
 	if shared > 0 {
-		reasons = append(reasons, Reason{Kind: ReasonNeighbors, Detail: plural(shared, "shared neighbour")})
+		reasons = append(reasons, Reason{Kind: ReasonNeighbors, Detail: count(shared, "shared neighbour")})
 		total += math.Min(float64(shared), 3) / 2
 	}
 	if !sameType {
@@ -334,7 +340,7 @@ func prefer(x, y *info) bool {
 
 func ref(n extract.Node) NodeRef { return NodeRef{Key: n.Key, Name: n.Name, Type: n.Type} }
 
-func plural(n int, word string) string {
+func count(n int, word string) string {
 	s := strconv.Itoa(n) + " " + word
 	if n != 1 {
 		s += "s"
@@ -352,6 +358,26 @@ func equalTokens(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// plural reports whether b is a with its last word in the plural
+// ("Christmas Eve", "Christmas Eves").
+func plural(a, b []string) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	n := len(a) - 1
+	return equalTokens(a[:n], b[:n]) && len(a[n]) > 2 && (b[n] == a[n]+"s" || b[n] == a[n]+"es")
+}
+
+// properName reports whether a name starts with a capital letter, as
+// names of people, places and organisations do (a lower-case "seven" is
+// not a short form of "seven years").
+func properName(name string) bool {
+	for _, r := range name {
+		return unicode.IsUpper(r)
+	}
+	return false
 }
 
 // titledSurname: one name is a title and a single word, which is the last

@@ -16,6 +16,8 @@ func carol() extract.Graph {
 		Nodes: []extract.Node{
 			person("Ebenezer Scrooge"), person("Mr. Scrooge"), person("Jacob Marley"), person("Marley"),
 			person("E. Scrooge"), person("Fred"), person("Bob Cratchit"),
+			{Key: "christmas eve", Name: "Christmas Eve", Type: "EVENT"}, {Key: "christmas eves", Name: "Christmas Eves", Type: "EVENT"},
+			{Key: "seven", Name: "seven", Type: "DATA"}, {Key: "seven years", Name: "seven years", Type: "DATA"},
 			{Key: "scrooge and marley", Name: "Scrooge and Marley", Type: "ORG"},
 			{Key: "london", Name: "London", Type: "PLACE", Properties: map[string]any{"aliases": []any{"The City"}}},
 			{Key: "the city", Name: "the City", Type: "PLACE"},
@@ -46,6 +48,7 @@ func TestCandidates(t *testing.T) {
 		{"ebenezer scrooge", "e. scrooge", ReasonInitials},
 		{"jacob marley", "marley", ReasonContained},
 		{"london", "the city", ReasonAlias},
+		{"christmas eve", "christmas eves", ReasonPlural},
 	} {
 		c, ok := find(cs, want.keep, want.drop)
 		if !ok {
@@ -65,6 +68,9 @@ func TestCandidates(t *testing.T) {
 	// Different types, no alias: never a pair.
 	if c, ok := find(cs, "scrooge and marley", "marley"); ok {
 		t.Errorf("firm and person paired: %+v", c)
+	}
+	if _, ok := find(cs, "seven", "seven years"); ok {
+		t.Error("a lower-case word paired as a short name")
 	}
 	if _, ok := find(cs, "fred", "bob cratchit"); ok {
 		t.Error("unrelated names paired")
