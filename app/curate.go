@@ -59,7 +59,8 @@ func (a *App) Merge(ctx context.Context, v store.Version, keep string, drop []st
 		keys = append(keys, n.Key)
 		names = append(names, fmt.Sprintf("%q", n.Name))
 	}
-	merged, err := curate.Merge(g, k.Key, keys, v.Config.WithDefaults().MaxFragments)
+	merged, err := curate.Merge(g, k.Key, keys, curate.MergeOptions{
+		MaxFragments: v.Config.WithDefaults().MaxFragments, Undirected: v.Config.Strategy == extract.StrategyTuple})
 	if err != nil {
 		return store.Version{}, err
 	}

@@ -104,7 +104,7 @@ func TestMerge(t *testing.T) {
 	g.Nodes[1].Description = "He signed the register."
 	g.Nodes[1].Mentions = []extract.Mention{{DocumentID: 1, ChunkIndex: 0, Start: 3, End: 14}}
 	before := len(g.Nodes)
-	out, err := Merge(g, "ebenezer scrooge", []string{"mr. scrooge", "e. scrooge"}, 0)
+	out, err := Merge(g, "ebenezer scrooge", []string{"mr. scrooge", "e. scrooge"}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +133,31 @@ func TestMerge(t *testing.T) {
 		t.Error("Merge changed its input")
 	}
 	for _, bad := range [][]string{{}, {"nobody"}, {"ebenezer scrooge"}} {
-		if _, err := Merge(g, "ebenezer scrooge", bad, 0); extract.KindOf(err) != extract.KindInvalid {
+		if _, err := Merge(g, "ebenezer scrooge", bad, MergeOptions{}); extract.KindOf(err) != extract.KindInvalid {
 			t.Errorf("merge of %v: %v, want invalid", bad, err)
 		}
 	}
 	if _, err := Resolve(g, "Nobody"); err == nil {
 		t.Error("unknown name resolved")
+	}
+}
+
+// In an undirected graph a moved edge turns to Source <= Target and folds
+// with the edge already there.
+func TestMerge_Undirected(t *testing.T) {
+	t.Parallel()
+	g := extract.Graph{
+		Nodes: []extract.Node{person("Ebenezer Scrooge"), person("Mr. Scrooge"), person("Jacob Marley")},
+		Edges: []extract.Edge{
+			{Source: "ebenezer scrooge", Label: "related", Target: "jacob marley", Weight: 1},
+			{Source: "jacob marley", Label: "related", Target: "mr. scrooge", Weight: 1},
+		},
+	}
+	out, err := Merge(g, "ebenezer scrooge", []string{"mr. scrooge"}, MergeOptions{Undirected: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Edges) != 1 || out.Edges[0].Source != "ebenezer scrooge" || out.Edges[0].Weight != 2 {
+		t.Errorf("edges %+v, want one folded edge of weight 2", out.Edges)
 	}
 }

@@ -6,6 +6,16 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
+// MergeOptions tune Merge.
+type MergeOptions struct {
+	// MaxFragments bounds the description fragments of a merged node or
+	// edge (see extract.MergeNode).
+	MaxFragments int
+	// Undirected says the graph's edges are undirected, stored with
+	// Source <= Target (the tuple strategy's graphs).
+	Undirected bool
+}
+
 // Resolve finds the node a reference names: its key, else the key its
 // name normalises to, else the one node of that name. An unknown or
 // ambiguous reference is invalid.
@@ -43,10 +53,12 @@ func Resolve(g extract.Graph, ref string) (extract.Node, error) {
 // edges fold, weights added; self-loops are dropped); their names and
 // aliases become aliases of keep (Properties["aliases"]); their
 // descriptions, mentions and other properties merge into keep's (see
-// extract.MergeNode), while keep keeps its key, name and type. g is not
-// changed. Keys that are missing, or a keep that is also dropped, are
-// invalid.
-func Merge(g extract.Graph, keep string, drop []string, maxFragments int) (extract.Graph, error) {
+// extract.MergeNode), while keep keeps its key, name and type. In an
+// undirected graph (edges stored with Source <= Target) moved edges are
+// turned to keep that order. g is not changed. Keys that are missing, or a
+// keep that is also dropped, are invalid.
+func Merge(g extract.Graph, keep string, drop []string, opts MergeOptions) (extract.Graph, error) {
+	maxFragments := opts.MaxFragments
 	if len(drop) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "name at least one node to merge into %q", keep)
 	}
@@ -101,6 +113,9 @@ func Merge(g extract.Graph, keep string, drop []string, maxFragments int) (extra
 		}
 		if e.Source == e.Target && e.Source == keep {
 			continue
+		}
+		if opts.Undirected && e.Source > e.Target {
+			e.Source, e.Target = e.Target, e.Source
 		}
 		if i, ok := edgeAt[e.Key()]; ok {
 			extract.MergeEdge(&out.Edges[i], e, maxFragments)
