@@ -73,3 +73,44 @@ func TestSaveGraphVersion_Merge(t *testing.T) {
 		}
 	})
 }
+
+// Decisions are kept per extraction; ReplaceGraph swaps a version's graph
+// for another and recounts it; AppendNote adds a line.
+func TestDecisionsAndReplaceGraph(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		d := mustDoc(t, s, "carol.txt", "Scrooge knew Marley.")
+		g := extract.Graph{
+			Nodes: []extract.Node{{Key: "a", Name: "A", Mentions: []extract.Mention{{DocumentID: d.ID}}}, {Key: "b", Name: "B"}},
+			Edges: []extract.Edge{{Source: "a", Label: "x", Target: "b", Weight: 1}},
+		}
+		v, err := s.SaveGraphVersion(ctx, "dec", extract.DefaultConfig(), []int{d.ID}, "first", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.UpdateDecisions(ctx, v.ExtractionID, func(dd *curate.Decisions) { dd.AddDistinct("b", "a"); dd.AddMerge("a", []string{"c"}) }); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Decisions(ctx, v.ExtractionID)
+		if err != nil || !got.IsDistinct("a", "b") || len(got.Merges) != 1 || got.Merges[0].Keep != "a" {
+			t.Errorf("decisions %+v, %v", got, err)
+		}
+		if err := s.ReplaceGraph(ctx, v.ID, extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendNote(ctx, v.ID, "second"); err != nil {
+			t.Fatal(err)
+		}
+		v, err = s.Version(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := s.LoadGraph(ctx, v.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Nodes != 1 || v.Edges != 0 || len(after.Nodes) != 1 || len(after.Nodes[0].Mentions) != 0 || v.Note != "first\nsecond" {
+			t.Errorf("after replace: %+v, graph %+v", v, after)
+		}
+	})
+}

@@ -86,6 +86,22 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@1", "--json")), &v1); err != nil || v1.Nodes != 3 {
 		t.Errorf("version 1 has %d nodes (%v), want its 3 untouched", v1.Nodes, err)
 	}
+	// The next run of the extraction applies the accepted merge and says so.
+	mustCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc)
+	var v3 struct {
+		Version int    `json:"version"`
+		Nodes   int    `json:"nodes"`
+		Note    string `json:"note"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@3", "--json")), &v3); err != nil {
+		t.Fatal(err)
+	}
+	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merges (1 nodes folded)") {
+		t.Errorf("next run %+v, want the merge applied and noted", v3)
+	}
+	if out := mustCLI(t, data, "duplicates", "m@3"); strings.Contains(out, "Mr. Scrooge [") {
+		t.Errorf("duplicates of the next run still list Mr. Scrooge: %s", out)
+	}
 	if _, err := runCLI(t, data, "merge", "m@1", "Ebenezer Scrooge", "Nobody"); err == nil {
 		t.Error("merge of an unknown node succeeded")
 	}
