@@ -69,7 +69,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(rest) < 3 {
-		return errors.New("usage: kgstudio merge NAME@V KEEP DROP...")
+		return errors.New("usage: kgstudio merge NAME@V KEEP DROP [DROP ...]")
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

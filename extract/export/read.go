@@ -72,12 +72,12 @@ type graphMLFile struct {
 	} `xml:"key"`
 	Graphs []struct {
 		Nodes []struct {
-			ID   string      `xml:"id,attr"`
+			ID   string        `xml:"id,attr"`
 			Data []graphMLData `xml:"data"`
 		} `xml:"node"`
 		Edges []struct {
-			Source string      `xml:"source,attr"`
-			Target string      `xml:"target,attr"`
+			Source string        `xml:"source,attr"`
+			Target string        `xml:"target,attr"`
 			Data   []graphMLData `xml:"data"`
 		} `xml:"edge"`
 	} `xml:"graph"`
