@@ -112,6 +112,10 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 	begin := time.Now()
 	err = a.run(ctx, v, progress)
 	if err == nil {
+		// The duplicate decisions taken on earlier versions.
+		err = a.applyDecisions(ctx, v)
+	}
+	if err == nil {
 		// The vectorizer step, after every kind of run.
 		err = a.vectorize(ctx, v)
 	}

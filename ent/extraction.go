@@ -23,6 +23,8 @@ type Extraction struct {
 	Name string `json:"name,omitempty"`
 	// Description holds the value of the "description" field.
 	Description string `json:"description,omitempty"`
+	// Curation holds the value of the "curation" field.
+	Curation string `json:"curation,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionQuery when eager-loading is set.
 	Edges        ExtractionEdges `json:"edges"`
@@ -54,7 +56,7 @@ func (*Extraction) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case extraction.FieldID:
 			values[i] = new(sql.NullInt64)
-		case extraction.FieldName, extraction.FieldDescription:
+		case extraction.FieldName, extraction.FieldDescription, extraction.FieldCuration:
 			values[i] = new(sql.NullString)
 		case extraction.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -96,6 +98,12 @@ func (_m *Extraction) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field description", values[i])
 			} else if value.Valid {
 				_m.Description = value.String
+			}
+		case extraction.FieldCuration:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field curation", values[i])
+			} else if value.Valid {
+				_m.Curation = value.String
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -146,6 +154,9 @@ func (_m *Extraction) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("description=")
 	builder.WriteString(_m.Description)
+	builder.WriteString(", ")
+	builder.WriteString("curation=")
+	builder.WriteString(_m.Curation)
 	builder.WriteByte(')')
 	return builder.String()
 }

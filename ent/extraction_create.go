@@ -57,6 +57,20 @@ func (_c *ExtractionCreate) SetNillableDescription(v *string) *ExtractionCreate 
 	return _c
 }
 
+// SetCuration sets the "curation" field.
+func (_c *ExtractionCreate) SetCuration(v string) *ExtractionCreate {
+	_c.mutation.SetCuration(v)
+	return _c
+}
+
+// SetNillableCuration sets the "curation" field if the given value is not nil.
+func (_c *ExtractionCreate) SetNillableCuration(v *string) *ExtractionCreate {
+	if v != nil {
+		_c.SetCuration(*v)
+	}
+	return _c
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by IDs.
 func (_c *ExtractionCreate) AddVersionIDs(ids ...int) *ExtractionCreate {
 	_c.mutation.AddVersionIDs(ids...)
@@ -115,6 +129,10 @@ func (_c *ExtractionCreate) defaults() {
 		v := extraction.DefaultDescription
 		_c.mutation.SetDescription(v)
 	}
+	if _, ok := _c.mutation.Curation(); !ok {
+		v := extraction.DefaultCuration
+		_c.mutation.SetCuration(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -132,6 +150,9 @@ func (_c *ExtractionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Description(); !ok {
 		return &ValidationError{Name: "description", err: errors.New(`ent: missing required field "Extraction.description"`)}
+	}
+	if _, ok := _c.mutation.Curation(); !ok {
+		return &ValidationError{Name: "curation", err: errors.New(`ent: missing required field "Extraction.curation"`)}
 	}
 	return nil
 }
@@ -171,6 +192,10 @@ func (_c *ExtractionCreate) createSpec() (*Extraction, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Description(); ok {
 		_spec.SetField(extraction.FieldDescription, field.TypeString, value)
 		_node.Description = value
+	}
+	if value, ok := _c.mutation.Curation(); ok {
+		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
+		_node.Curation = value
 	}
 	if nodes := _c.mutation.VersionsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -264,6 +289,18 @@ func (u *ExtractionUpsert) UpdateDescription() *ExtractionUpsert {
 	return u
 }
 
+// SetCuration sets the "curation" field.
+func (u *ExtractionUpsert) SetCuration(v string) *ExtractionUpsert {
+	u.Set(extraction.FieldCuration, v)
+	return u
+}
+
+// UpdateCuration sets the "curation" field to the value that was provided on create.
+func (u *ExtractionUpsert) UpdateCuration() *ExtractionUpsert {
+	u.SetExcluded(extraction.FieldCuration)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -334,6 +371,20 @@ func (u *ExtractionUpsertOne) SetDescription(v string) *ExtractionUpsertOne {
 func (u *ExtractionUpsertOne) UpdateDescription() *ExtractionUpsertOne {
 	return u.Update(func(s *ExtractionUpsert) {
 		s.UpdateDescription()
+	})
+}
+
+// SetCuration sets the "curation" field.
+func (u *ExtractionUpsertOne) SetCuration(v string) *ExtractionUpsertOne {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.SetCuration(v)
+	})
+}
+
+// UpdateCuration sets the "curation" field to the value that was provided on create.
+func (u *ExtractionUpsertOne) UpdateCuration() *ExtractionUpsertOne {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.UpdateCuration()
 	})
 }
 
@@ -573,6 +624,20 @@ func (u *ExtractionUpsertBulk) SetDescription(v string) *ExtractionUpsertBulk {
 func (u *ExtractionUpsertBulk) UpdateDescription() *ExtractionUpsertBulk {
 	return u.Update(func(s *ExtractionUpsert) {
 		s.UpdateDescription()
+	})
+}
+
+// SetCuration sets the "curation" field.
+func (u *ExtractionUpsertBulk) SetCuration(v string) *ExtractionUpsertBulk {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.SetCuration(v)
+	})
+}
+
+// UpdateCuration sets the "curation" field to the value that was provided on create.
+func (u *ExtractionUpsertBulk) UpdateCuration() *ExtractionUpsertBulk {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.UpdateCuration()
 	})
 }
 

@@ -56,6 +56,20 @@ func (_u *ExtractionUpdate) SetNillableDescription(v *string) *ExtractionUpdate 
 	return _u
 }
 
+// SetCuration sets the "curation" field.
+func (_u *ExtractionUpdate) SetCuration(v string) *ExtractionUpdate {
+	_u.mutation.SetCuration(v)
+	return _u
+}
+
+// SetNillableCuration sets the "curation" field if the given value is not nil.
+func (_u *ExtractionUpdate) SetNillableCuration(v *string) *ExtractionUpdate {
+	if v != nil {
+		_u.SetCuration(*v)
+	}
+	return _u
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by IDs.
 func (_u *ExtractionUpdate) AddVersionIDs(ids ...int) *ExtractionUpdate {
 	_u.mutation.AddVersionIDs(ids...)
@@ -152,6 +166,9 @@ func (_u *ExtractionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.Description(); ok {
 		_spec.SetField(extraction.FieldDescription, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Curation(); ok {
+		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
+	}
 	if _u.mutation.VersionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -241,6 +258,20 @@ func (_u *ExtractionUpdateOne) SetDescription(v string) *ExtractionUpdateOne {
 func (_u *ExtractionUpdateOne) SetNillableDescription(v *string) *ExtractionUpdateOne {
 	if v != nil {
 		_u.SetDescription(*v)
+	}
+	return _u
+}
+
+// SetCuration sets the "curation" field.
+func (_u *ExtractionUpdateOne) SetCuration(v string) *ExtractionUpdateOne {
+	_u.mutation.SetCuration(v)
+	return _u
+}
+
+// SetNillableCuration sets the "curation" field if the given value is not nil.
+func (_u *ExtractionUpdateOne) SetNillableCuration(v *string) *ExtractionUpdateOne {
+	if v != nil {
+		_u.SetCuration(*v)
 	}
 	return _u
 }
@@ -370,6 +401,9 @@ func (_u *ExtractionUpdateOne) sqlSave(ctx context.Context) (_node *Extraction, 
 	}
 	if value, ok := _u.mutation.Description(); ok {
 		_spec.SetField(extraction.FieldDescription, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Curation(); ok {
+		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
 	}
 	if _u.mutation.VersionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -4880,6 +4880,7 @@ type ExtractionMutation struct {
 	created_at      *time.Time
 	name            *string
 	description     *string
+	curation        *string
 	clearedFields   map[string]struct{}
 	versions        map[int]struct{}
 	removedversions map[int]struct{}
@@ -5095,6 +5096,42 @@ func (m *ExtractionMutation) ResetDescription() {
 	m.description = nil
 }
 
+// SetCuration sets the "curation" field.
+func (m *ExtractionMutation) SetCuration(s string) {
+	m.curation = &s
+}
+
+// Curation returns the value of the "curation" field in the mutation.
+func (m *ExtractionMutation) Curation() (r string, exists bool) {
+	v := m.curation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCuration returns the old "curation" field's value of the Extraction entity.
+// If the Extraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionMutation) OldCuration(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCuration is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCuration requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCuration: %w", err)
+	}
+	return oldValue.Curation, nil
+}
+
+// ResetCuration resets all changes to the "curation" field.
+func (m *ExtractionMutation) ResetCuration() {
+	m.curation = nil
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by ids.
 func (m *ExtractionMutation) AddVersionIDs(ids ...int) {
 	if m.versions == nil {
@@ -5183,7 +5220,7 @@ func (m *ExtractionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionMutation) Fields() []string {
-	fields := make([]string, 0, 3)
+	fields := make([]string, 0, 4)
 	if m.created_at != nil {
 		fields = append(fields, extraction.FieldCreatedAt)
 	}
@@ -5192,6 +5229,9 @@ func (m *ExtractionMutation) Fields() []string {
 	}
 	if m.description != nil {
 		fields = append(fields, extraction.FieldDescription)
+	}
+	if m.curation != nil {
+		fields = append(fields, extraction.FieldCuration)
 	}
 	return fields
 }
@@ -5207,6 +5247,8 @@ func (m *ExtractionMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case extraction.FieldDescription:
 		return m.Description()
+	case extraction.FieldCuration:
+		return m.Curation()
 	}
 	return nil, false
 }
@@ -5222,6 +5264,8 @@ func (m *ExtractionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldName(ctx)
 	case extraction.FieldDescription:
 		return m.OldDescription(ctx)
+	case extraction.FieldCuration:
+		return m.OldCuration(ctx)
 	}
 	return nil, fmt.Errorf("unknown Extraction field %s", name)
 }
@@ -5251,6 +5295,13 @@ func (m *ExtractionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDescription(v)
+		return nil
+	case extraction.FieldCuration:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCuration(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Extraction field %s", name)
@@ -5309,6 +5360,9 @@ func (m *ExtractionMutation) ResetField(name string) error {
 		return nil
 	case extraction.FieldDescription:
 		m.ResetDescription()
+		return nil
+	case extraction.FieldCuration:
+		m.ResetCuration()
 		return nil
 	}
 	return fmt.Errorf("unknown Extraction field %s", name)

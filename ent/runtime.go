@@ -174,6 +174,10 @@ func init() {
 	extractionDescDescription := extractionFields[1].Descriptor()
 	// extraction.DefaultDescription holds the default value on creation for the description field.
 	extraction.DefaultDescription = extractionDescDescription.Default.(string)
+	// extractionDescCuration is the schema descriptor for curation field.
+	extractionDescCuration := extractionFields[2].Descriptor()
+	// extraction.DefaultCuration holds the default value on creation for the curation field.
+	extraction.DefaultCuration = extractionDescCuration.Default.(string)
 	extractionversionMixin := schema.ExtractionVersion{}.Mixin()
 	extractionversionMixinFields0 := extractionversionMixin[0].Fields()
 	_ = extractionversionMixinFields0

@@ -34,6 +34,7 @@
 // (schema-constrained, with the schema domain in schema), csvmap (rows
 // mapped through a schema) and dialogue (conversations as memory-graph
 // operations). llm is the model-provider contract; diff compares two
-// graphs; eval scores against gold sets; export writes other formats;
-// query retrieves context and answers questions over a graph.
+// graphs; curate finds duplicate candidates and merges nodes; eval scores
+// against gold sets; export writes other formats and reads JSON and GraphML
+// back; query retrieves context and answers questions over a graph.
 package extract

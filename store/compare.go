@@ -13,8 +13,24 @@ import (
 // failure after the version was created marks it failed, so no half
 // imported version is ever taken for a reference.
 func (s *Store) ImportReference(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, g extract.Graph) (Version, error) {
+	v, err := s.SaveGraphVersion(ctx, name, cfg, docIDs, note, 0, g)
+	if err != nil {
+		return Version{}, err
+	}
+	if err := s.SetReference(ctx, v.ID, true); err != nil {
+		_ = s.FinishVersion(context.WithoutCancel(ctx), v.ID, StatusFailed, v.Elapsed, extract.MessageOf(err))
+		return Version{}, err
+	}
+	return s.Version(ctx, v.ID)
+}
+
+// SaveGraphVersion stores a ready-made graph (a merge, an edit, an import)
+// as a new, done version of the named extraction over docIDs, made from
+// parentID (0 for none). A failure after the version was created marks it
+// failed, so a half-written graph is never taken for a finished one.
+func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int, g extract.Graph) (Version, error) {
 	start := time.Now()
-	v, err := s.NewVersion(ctx, name, cfg, docIDs, note)
+	v, err := s.NewChildVersion(ctx, name, cfg, docIDs, note, parentID)
 	if err != nil {
 		return Version{}, err
 	}
@@ -29,9 +45,6 @@ func (s *Store) ImportReference(ctx context.Context, name string, cfg extract.Co
 		return fail(err)
 	}
 	if err := s.FinishVersion(ctx, v.ID, StatusDone, time.Since(start), ""); err != nil {
-		return fail(err)
-	}
-	if err := s.SetReference(ctx, v.ID, true); err != nil {
 		return fail(err)
 	}
 	return s.Version(ctx, v.ID)

@@ -32,6 +32,9 @@ Usage:
                    [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
                    [--chunk-size N] [--overlap N] [--no-cache] [--json] FILE...
   kgstudio retry NAME@V [--json]
+  kgstudio duplicates NAME@V [--json]
+  kgstudio merge NAME@V KEEP DROP... [--json]
+  kgstudio import NAME FILE [--format json|graphml] [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
@@ -78,6 +81,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdQuery(ctx, rest, stdout, stderr)
 	case "retry":
 		return cmdRetry(ctx, rest, stdout, stderr)
+	case "duplicates":
+		return cmdDuplicates(ctx, rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(ctx, rest, stdout, stderr)
+	case "import":
+		return cmdImport(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -20,6 +20,8 @@ const (
 	FieldName = "name"
 	// FieldDescription holds the string denoting the description field in the database.
 	FieldDescription = "description"
+	// FieldCuration holds the string denoting the curation field in the database.
+	FieldCuration = "curation"
 	// EdgeVersions holds the string denoting the versions edge name in mutations.
 	EdgeVersions = "versions"
 	// Table holds the table name of the extraction in the database.
@@ -39,6 +41,7 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldName,
 	FieldDescription,
+	FieldCuration,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -58,6 +61,8 @@ var (
 	NameValidator func(string) error
 	// DefaultDescription holds the default value on creation for the "description" field.
 	DefaultDescription string
+	// DefaultCuration holds the default value on creation for the "curation" field.
+	DefaultCuration string
 )
 
 // OrderOption defines the ordering options for the Extraction queries.
@@ -81,6 +86,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByDescription orders the results by the description field.
 func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDescription, opts...).ToFunc()
+}
+
+// ByCuration orders the results by the curation field.
+func ByCuration(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCuration, opts...).ToFunc()
 }
 
 // ByVersionsCount orders the results by versions count.

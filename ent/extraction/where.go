@@ -70,6 +70,11 @@ func Description(v string) predicate.Extraction {
 	return predicate.Extraction(sql.FieldEQ(FieldDescription, v))
 }
 
+// Curation applies equality check predicate on the "curation" field. It's identical to CurationEQ.
+func Curation(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEQ(FieldCuration, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Extraction {
 	return predicate.Extraction(sql.FieldEQ(FieldCreatedAt, v))
@@ -238,6 +243,71 @@ func DescriptionEqualFold(v string) predicate.Extraction {
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.Extraction {
 	return predicate.Extraction(sql.FieldContainsFold(FieldDescription, v))
+}
+
+// CurationEQ applies the EQ predicate on the "curation" field.
+func CurationEQ(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEQ(FieldCuration, v))
+}
+
+// CurationNEQ applies the NEQ predicate on the "curation" field.
+func CurationNEQ(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldNEQ(FieldCuration, v))
+}
+
+// CurationIn applies the In predicate on the "curation" field.
+func CurationIn(vs ...string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldIn(FieldCuration, vs...))
+}
+
+// CurationNotIn applies the NotIn predicate on the "curation" field.
+func CurationNotIn(vs ...string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldNotIn(FieldCuration, vs...))
+}
+
+// CurationGT applies the GT predicate on the "curation" field.
+func CurationGT(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldGT(FieldCuration, v))
+}
+
+// CurationGTE applies the GTE predicate on the "curation" field.
+func CurationGTE(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldGTE(FieldCuration, v))
+}
+
+// CurationLT applies the LT predicate on the "curation" field.
+func CurationLT(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldLT(FieldCuration, v))
+}
+
+// CurationLTE applies the LTE predicate on the "curation" field.
+func CurationLTE(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldLTE(FieldCuration, v))
+}
+
+// CurationContains applies the Contains predicate on the "curation" field.
+func CurationContains(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldContains(FieldCuration, v))
+}
+
+// CurationHasPrefix applies the HasPrefix predicate on the "curation" field.
+func CurationHasPrefix(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldHasPrefix(FieldCuration, v))
+}
+
+// CurationHasSuffix applies the HasSuffix predicate on the "curation" field.
+func CurationHasSuffix(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldHasSuffix(FieldCuration, v))
+}
+
+// CurationEqualFold applies the EqualFold predicate on the "curation" field.
+func CurationEqualFold(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEqualFold(FieldCuration, v))
+}
+
+// CurationContainsFold applies the ContainsFold predicate on the "curation" field.
+func CurationContainsFold(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldContainsFold(FieldCuration, v))
 }
 
 // HasVersions applies the HasEdge predicate on the "versions" edge.

@@ -190,6 +190,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "name", Type: field.TypeString, Unique: true},
 		{Name: "description", Type: field.TypeString, Default: ""},
+		{Name: "curation", Type: field.TypeString, Size: 2147483647, Default: ""},
 	}
 	// ExtractionsTable holds the schema information for the "extractions" table.
 	ExtractionsTable = &schema.Table{

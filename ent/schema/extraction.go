@@ -19,6 +19,10 @@ func (Extraction) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name").NotEmpty().Unique(),
 		field.String("description").Default(""),
+		// curation holds the duplicate decisions taken on the
+		// extraction's versions (JSON: merges accepted and pairs judged
+		// distinct), applied by its next runs.
+		field.Text("curation").Default(""),
 	}
 }
 

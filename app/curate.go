@@ -1,0 +1,133 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Duplicates lists the likely duplicate node pairs of a version, best
+// first (see curate.Candidates), leaving out the pairs judged "not the
+// same" on its extraction; the version's node vectors are used where a
+// model embedded them.
+func (a *App) Duplicates(ctx context.Context, v store.Version) ([]curate.Candidate, error) {
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.store.Decisions(ctx, v.ExtractionID)
+	if err != nil {
+		return nil, err
+	}
+	opts := curate.Options{Skip: d.IsDistinct}
+	if st, ok, err := a.store.VectorStatsOf(ctx, v.ID); err != nil {
+		return nil, err
+	} else if ok && st.Embedder != "offline" {
+		// The offline embedder hashes character n-grams: its vectors
+		// measure spelling, which the name signals already cover, and
+		// templated descriptions make unrelated nodes look close.
+		vecs, err := a.loadVectors(ctx, st, v.ID)
+		if err != nil {
+			return nil, err
+		}
+		opts.Vectors = vecs.Nodes
+	}
+	return curate.Candidates(g, opts), nil
+}
+
+// Merge makes a new version of v's extraction (parent v) in which the
+// drop nodes are folded into keep (see curate.Merge); keep and drop are
+// names or keys. v itself is not changed; the merge is recorded on the
+// extraction, so its next runs apply it. A version still running is a
+// conflict.
+func (a *App) Merge(ctx context.Context, v store.Version, keep string, drop []string) (store.Version, error) {
+	if v.Active() {
+		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return store.Version{}, err
+	}
+	k, err := curate.Resolve(g, keep)
+	if err != nil {
+		return store.Version{}, err
+	}
+	var keys, names []string
+	for _, d := range drop {
+		n, err := curate.Resolve(g, d)
+		if err != nil {
+			return store.Version{}, err
+		}
+		keys = append(keys, n.Key)
+		names = append(names, fmt.Sprintf("%q", n.Name))
+	}
+	merged, err := curate.Merge(g, k.Key, keys, mergeOptions(v))
+	if err != nil {
+		return store.Version{}, err
+	}
+	note := fmt.Sprintf("merge of %s: %s into %q", v.Label(), strings.Join(names, ", "), k.Name)
+	nv, err := a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged)
+	if err != nil {
+		return store.Version{}, err
+	}
+	if err := a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddMerge(k.Key, keys) }); err != nil {
+		return store.Version{}, err
+	}
+	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "keep", k.Key, "dropped", len(keys))
+	return nv, nil
+}
+
+// Decide records a "not the same" answer for two nodes of v (names or
+// keys) on v's extraction; its next runs leave the pair out of their
+// duplicate candidates.
+func (a *App) Decide(ctx context.Context, v store.Version, x, y string) error {
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return err
+	}
+	nx, err := curate.Resolve(g, x)
+	if err != nil {
+		return err
+	}
+	ny, err := curate.Resolve(g, y)
+	if err != nil {
+		return err
+	}
+	return a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddDistinct(nx.Key, ny.Key) })
+}
+
+// applyDecisions folds the merges accepted on v's extraction into the graph
+// v's run produced and notes in its stats what was applied.
+func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
+	d, err := a.store.Decisions(ctx, v.ExtractionID)
+	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
+		return err
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return err
+	}
+	g, applied, err := curate.Apply(g, d, mergeOptions(v))
+	if err != nil {
+		return err
+	}
+	if applied.Merges > 0 {
+		if err := a.store.ReplaceGraph(ctx, v.ID, g); err != nil {
+			return err
+		}
+	}
+	if applied == (curate.Applied{}) {
+		return nil
+	}
+	a.log.Info("curation applied", "version_id", v.ID, "merges", applied.Merges, "dropped", applied.Dropped, "distinct", applied.Distinct)
+	return a.store.AppendNote(ctx, v.ID, applied.String())
+}
+
+// mergeOptions are the merge settings of v's graphs.
+func mergeOptions(v store.Version) curate.MergeOptions {
+	return curate.MergeOptions{MaxFragments: v.Config.WithDefaults().MaxFragments, Undirected: v.Config.Strategy == extract.StrategyTuple}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/curate"
+)
+
+// cmdDuplicates lists the likely duplicate node pairs of NAME@V, best
+// first, with their names, keys and reasons.
+func cmdDuplicates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("duplicates", stderr)
+	asJSON := fs.Bool("json", false, "print the pairs as JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return errors.New("usage: kgstudio duplicates NAME@V [--json]")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := versionByRef(ctx, st, rest[0])
+	if err != nil {
+		return err
+	}
+	cs, err := app.New(st, cfg.logger(stderr), cfg.Providers).Duplicates(ctx, v)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if cs == nil {
+			cs = []curate.Candidate{}
+		}
+		return json.NewEncoder(stdout).Encode(cs)
+	}
+	if len(cs) == 0 {
+		fmt.Fprintf(stdout, "%s: no duplicate candidates\n", v.Label())
+		return nil
+	}
+	for _, c := range cs {
+		var why []string
+		for _, r := range c.Reasons {
+			why = append(why, r.Detail)
+		}
+		fmt.Fprintf(stdout, "%.3f  %s [%s]  <-  %s [%s]  (%s)\n", c.Score, c.Keep.Name, c.Keep.Key, c.Drop.Name, c.Drop.Key, strings.Join(why, "; "))
+	}
+	return nil
+}
+
+// cmdMerge folds the DROP nodes of NAME@V into KEEP, as a new version.
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("merge", stderr)
+	asJSON := fs.Bool("json", false, "print the new version as JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 3 {
+		return errors.New("usage: kgstudio merge NAME@V KEEP DROP [DROP ...]")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := versionByRef(ctx, st, rest[0])
+	if err != nil {
+		return err
+	}
+	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Merge(ctx, v, rest[1], rest[2:])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(nv))
+	}
+	fmt.Fprintf(stdout, "%s: %d nodes, %d edges (%s)\n", nv.Label(), nv.Nodes, nv.Edges, nv.Note)
+	return nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+)
+
+// scroogeAnswer names Scrooge twice: as "Ebenezer Scrooge" and as
+// "Mr. Scrooge", each with an edge to Marley, and one edge between them.
+const scroogeAnswer = "entity<|#|>Ebenezer Scrooge<|#|>person<|#|>A squeezing old sinner.\n" +
+	"entity<|#|>Mr. Scrooge<|#|>person<|#|>He signed the register.\n" +
+	"entity<|#|>Jacob Marley<|#|>person<|#|>Scrooge's dead partner.\n" +
+	"relation<|#|>Ebenezer Scrooge<|#|>Jacob Marley<|#|>partnership<|#|>Partners for years.\n" +
+	"relation<|#|>Mr. Scrooge<|#|>Jacob Marley<|#|>partnership<|#|>Scrooge and Marley.\n" +
+	"relation<|#|>Mr. Scrooge<|#|>Ebenezer Scrooge<|#|>same<|#|>The same man.\n<|COMPLETE|>"
+
+// A graph holding "Ebenezer Scrooge" and "Mr. Scrooge" lists them as
+// duplicate candidates; merging them makes version 2 (parent 1) with one
+// node fewer, the kept node holding the other name as an alias and all its
+// edges, while version 1 stays as it was.
+func TestDuplicatesAndMerge_CLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	srv := fakellm.New(t, fakellm.Options{Queue: []string{scroogeAnswer}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	mustCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc)
+
+	var cs []curate.Candidate
+	out := mustCLI(t, data, "duplicates", "m@1", "--json")
+	if err := json.Unmarshal([]byte(out), &cs); err != nil {
+		t.Fatalf("duplicates --json %q: %v", out, err)
+	}
+	if len(cs) == 0 || cs[0].Keep.Name != "Ebenezer Scrooge" || cs[0].Drop.Name != "Mr. Scrooge" || cs[0].Reasons[0].Kind != curate.ReasonTitle {
+		t.Fatalf("candidates %+v, want Mr. Scrooge into Ebenezer Scrooge first", cs)
+	}
+	text := mustCLI(t, data, "duplicates", "m@1")
+	if !strings.Contains(text, "Ebenezer Scrooge [ebenezer scrooge]") || !strings.Contains(text, "Mr. Scrooge [mr. scrooge]") {
+		t.Errorf("duplicates text %q lacks names and keys", text)
+	}
+
+	var v struct {
+		Version  int `json:"version"`
+		ParentID int `json:"parent_id"`
+		Nodes    int `json:"nodes"`
+		Edges    int `json:"edges"`
+	}
+	out = mustCLI(t, data, "merge", "m@1", "Ebenezer Scrooge", "mr. scrooge", "--json")
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("merge --json %q: %v", out, err)
+	}
+	if v.Version != 2 || v.ParentID == 0 || v.Nodes != 2 || v.Edges != 1 {
+		t.Errorf("merged version %+v, want version 2 with a parent, 2 nodes and 1 edge", v)
+	}
+	var g struct {
+		Nodes []struct {
+			Key        string         `json:"key"`
+			Properties map[string]any `json:"properties"`
+		} `json:"nodes"`
+		Edges []struct {
+			Source string  `json:"source"`
+			Weight float64 `json:"weight"`
+		} `json:"edges"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "export", "m@2", "--format", "json")), &g); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range g.Nodes {
+		if n.Key == "ebenezer scrooge" {
+			if al, _ := n.Properties["aliases"].([]any); len(al) != 1 || al[0] != "Mr. Scrooge" {
+				t.Errorf("kept node aliases %v", n.Properties["aliases"])
+			}
+		}
+	}
+	if len(g.Edges) != 1 || g.Edges[0].Source != "ebenezer scrooge" || g.Edges[0].Weight < 2 {
+		t.Errorf("merged edges %+v, want one folded edge from ebenezer scrooge", g.Edges)
+	}
+	var v1 struct {
+		Nodes int `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@1", "--json")), &v1); err != nil || v1.Nodes != 3 {
+		t.Errorf("version 1 has %d nodes (%v), want its 3 untouched", v1.Nodes, err)
+	}
+	// The next run of the extraction applies the accepted merge and says so.
+	mustCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc)
+	var v3 struct {
+		Version int    `json:"version"`
+		Nodes   int    `json:"nodes"`
+		Note    string `json:"note"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@3", "--json")), &v3); err != nil {
+		t.Fatal(err)
+	}
+	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merges (1 nodes folded)") {
+		t.Errorf("next run %+v, want the merge applied and noted", v3)
+	}
+	if out := mustCLI(t, data, "duplicates", "m@3"); strings.Contains(out, "Mr. Scrooge [") {
+		t.Errorf("duplicates of the next run still list Mr. Scrooge: %s", out)
+	}
+	if _, err := runCLI(t, data, "merge", "m@1", "Ebenezer Scrooge", "Nobody"); err == nil {
+		t.Error("merge of an unknown node succeeded")
+	}
+}

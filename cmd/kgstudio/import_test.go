@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A version exported as JSON or GraphML imports back as a version of its
+// own that compares equal to it; a file that is not a graph is refused
+// with a message saying so.
+func TestImport_CLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	mustCLI(t, data, "extract", "--name", "m", "--strategy", "nlp", doc)
+	dir := t.TempDir()
+	for _, f := range []struct{ format, file, name string }{
+		{"json", "m.json", "mj"},
+		{"graphml", "m.graphml", "mg"},
+	} {
+		path := filepath.Join(dir, f.file)
+		mustCLI(t, data, "export", "m@1", "--format", f.format, "--out", path)
+		var v struct {
+			Version int `json:"version"`
+			Nodes   int `json:"nodes"`
+		}
+		if err := json.Unmarshal([]byte(mustCLI(t, data, "import", f.name, path, "--json")), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Version != 1 || v.Nodes == 0 {
+			t.Errorf("%s import: %+v", f.format, v)
+		}
+		var res struct {
+			Nodes struct{ Added, Removed, Changed []any } `json:"nodes"`
+			Edges struct{ Added, Removed, Changed []any } `json:"edges"`
+		}
+		out := mustCLI(t, data, "compare", "m@1", f.name+"@1", "--json")
+		if err := json.Unmarshal([]byte(out), &res); err != nil || res.Nodes.Added == nil {
+			t.Fatalf("compare --json %.200q: %v", out, err)
+		}
+		if n := len(res.Nodes.Added) + len(res.Nodes.Removed) + len(res.Nodes.Changed) + len(res.Edges.Added) + len(res.Edges.Removed) + len(res.Edges.Changed); n != 0 {
+			t.Errorf("%s import differs from the export in %d items: %+v", f.format, n, res)
+		}
+	}
+	for _, c := range []struct{ file, content, want string }{
+		{"notes.txt", "Marley was dead.", "--format json|graphml"},
+		{"notes.json", `{"title":"not a graph"}`, "not a JSON graph"},
+		{"notes.graphml", "Marley was dead.", "not a GraphML graph"},
+	} {
+		_, err := runCLI(t, data, "import", "bad", writeFile(t, c.file, c.content))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("import of %s: %v, want an error saying %q", c.file, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package curate
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+func person(name string) extract.Node {
+	return extract.Node{Key: extract.NodeKey(name), Name: name, Type: "PERSON"}
+}
+
+func carol() extract.Graph {
+	return extract.Graph{
+		Nodes: []extract.Node{
+			person("Ebenezer Scrooge"), person("Mr. Scrooge"), person("Jacob Marley"), person("Marley"),
+			person("E. Scrooge"), person("Fred"), person("Bob Cratchit"),
+			{Key: "christmas eve", Name: "Christmas Eve", Type: "EVENT"}, {Key: "christmas eves", Name: "Christmas Eves", Type: "EVENT"},
+			{Key: "seven", Name: "seven", Type: "DATA"}, {Key: "seven years", Name: "seven years", Type: "DATA"},
+			{Key: "scrooge and marley", Name: "Scrooge and Marley", Type: "ORG"},
+			{Key: "london", Name: "London", Type: "PLACE", Properties: map[string]any{"aliases": []any{"The City"}}},
+			{Key: "the city", Name: "the City", Type: "PLACE"},
+		},
+		Edges: []extract.Edge{
+			{Source: "ebenezer scrooge", Label: "partner of", Target: "jacob marley", Weight: 1},
+			{Source: "mr. scrooge", Label: "partner of", Target: "jacob marley", Weight: 2},
+			{Source: "mr. scrooge", Label: "uncle of", Target: "fred", Weight: 1},
+			{Source: "mr. scrooge", Label: "knows", Target: "ebenezer scrooge", Weight: 1},
+		},
+	}
+}
+
+func find(cs []Candidate, a, b string) (Candidate, bool) {
+	for _, c := range cs {
+		if (c.Keep.Key == a && c.Drop.Key == b) || (c.Keep.Key == b && c.Drop.Key == a) {
+			return c, true
+		}
+	}
+	return Candidate{}, false
+}
+
+func TestCandidates(t *testing.T) {
+	t.Parallel()
+	cs := Candidates(carol(), Options{})
+	for _, want := range []struct{ keep, drop, reason string }{
+		{"ebenezer scrooge", "mr. scrooge", ReasonTitle},
+		{"ebenezer scrooge", "e. scrooge", ReasonInitials},
+		{"jacob marley", "marley", ReasonContained},
+		{"london", "the city", ReasonAlias},
+		{"christmas eve", "christmas eves", ReasonPlural},
+	} {
+		c, ok := find(cs, want.keep, want.drop)
+		if !ok {
+			t.Errorf("no candidate %s / %s in %+v", want.keep, want.drop, cs)
+			continue
+		}
+		if c.Keep.Key != want.keep {
+			t.Errorf("pair %s/%s suggests keeping %s", want.keep, want.drop, c.Keep.Key)
+		}
+		if c.Reasons[0].Kind != want.reason {
+			t.Errorf("pair %s/%s: reasons %+v, want %s first", want.keep, want.drop, c.Reasons, want.reason)
+		}
+	}
+	if c, ok := find(cs, "ebenezer scrooge", "mr. scrooge"); ok && len(c.Reasons) < 2 {
+		t.Errorf("Scrooge pair shares Jacob Marley but has reasons %+v", c.Reasons)
+	}
+	// Different types, no alias: never a pair.
+	if c, ok := find(cs, "scrooge and marley", "marley"); ok {
+		t.Errorf("firm and person paired: %+v", c)
+	}
+	if _, ok := find(cs, "seven", "seven years"); ok {
+		t.Error("a lower-case word paired as a short name")
+	}
+	if _, ok := find(cs, "fred", "bob cratchit"); ok {
+		t.Error("unrelated names paired")
+	}
+	for i := 1; i < len(cs); i++ {
+		if cs[i].Score > cs[i-1].Score {
+			t.Fatalf("not ranked: %+v", cs)
+		}
+	}
+	// Skip leaves out pairs judged not the same.
+	cs = Candidates(carol(), Options{Skip: func(a, b string) bool { return a+b == "jacob marleymarley" || b+a == "jacob marleymarley" }})
+	if _, ok := find(cs, "jacob marley", "marley"); ok {
+		t.Error("skipped pair listed")
+	}
+}
+
+func TestCandidates_Vectors(t *testing.T) {
+	t.Parallel()
+	g := extract.Graph{Nodes: []extract.Node{person("Spirit"), person("Ghost of Christmas Past"), person("Fred")}}
+	vecs := map[string][]float32{"spirit": {1, 0.1}, "ghost of christmas past": {1, 0.12}, "fred": {0, 1}}
+	cs := Candidates(g, Options{Vectors: vecs})
+	if len(cs) != 1 || cs[0].Reasons[0].Kind != ReasonVector {
+		t.Fatalf("candidates %+v, want the spirit pair by vector", cs)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	g := carol()
+	g.Nodes[0].Description = "A squeezing, grasping old sinner."
+	g.Nodes[1].Description = "He signed the register."
+	g.Nodes[1].Mentions = []extract.Mention{{DocumentID: 1, ChunkIndex: 0, Start: 3, End: 14}}
+	before := len(g.Nodes)
+	out, err := Merge(g, "ebenezer scrooge", []string{"mr. scrooge", "e. scrooge"}, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Nodes) != before-2 {
+		t.Fatalf("%d nodes, want %d", len(out.Nodes), before-2)
+	}
+	k, err := Resolve(out, "Ebenezer Scrooge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(Aliases(k), []string{"Mr. Scrooge", "E. Scrooge"}) {
+		t.Errorf("aliases %v", Aliases(k))
+	}
+	if k.Type != "PERSON" || k.Name != "Ebenezer Scrooge" || len(k.Mentions) != 1 ||
+		k.Description != "A squeezing, grasping old sinner.\nHe signed the register." {
+		t.Errorf("kept node %+v", k)
+	}
+	want := []extract.Edge{
+		{Source: "ebenezer scrooge", Label: "partner of", Target: "jacob marley", Weight: 3},
+		{Source: "ebenezer scrooge", Label: "uncle of", Target: "fred", Weight: 1},
+	}
+	if !reflect.DeepEqual(out.Edges, want) {
+		t.Errorf("edges %+v, want %+v", out.Edges, want)
+	}
+	if len(g.Nodes) != before || g.Edges[1].Source != "mr. scrooge" || g.Nodes[0].Properties != nil {
+		t.Error("Merge changed its input")
+	}
+	for _, bad := range [][]string{{}, {"nobody"}, {"ebenezer scrooge"}} {
+		if _, err := Merge(g, "ebenezer scrooge", bad, MergeOptions{}); extract.KindOf(err) != extract.KindInvalid {
+			t.Errorf("merge of %v: %v, want invalid", bad, err)
+		}
+	}
+	if _, err := Resolve(g, "Nobody"); err == nil {
+		t.Error("unknown name resolved")
+	}
+}
+
+// In an undirected graph a moved edge turns to Source <= Target and folds
+// with the edge already there.
+func TestMerge_Undirected(t *testing.T) {
+	t.Parallel()
+	g := extract.Graph{
+		Nodes: []extract.Node{person("Ebenezer Scrooge"), person("Mr. Scrooge"), person("Jacob Marley")},
+		Edges: []extract.Edge{
+			{Source: "ebenezer scrooge", Label: "related", Target: "jacob marley", Weight: 1},
+			{Source: "jacob marley", Label: "related", Target: "mr. scrooge", Weight: 1},
+		},
+	}
+	out, err := Merge(g, "ebenezer scrooge", []string{"mr. scrooge"}, MergeOptions{Undirected: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Edges) != 1 || out.Edges[0].Source != "ebenezer scrooge" || out.Edges[0].Weight != 2 {
+		t.Errorf("edges %+v, want one folded edge of weight 2", out.Edges)
+	}
+}

@@ -1,0 +1,213 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// ReadFormats lists the format names accepted by Read.
+var ReadFormats = []string{"json", "graphml"}
+
+// FormatOf names the graph format of a file from its extension: "json" or
+// "graphml" ("" when the extension names neither).
+func FormatOf(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return "json"
+	case ".graphml", ".xml":
+		return "graphml"
+	}
+	return ""
+}
+
+// Read parses a graph written by JSON or GraphML (or, for GraphML, by
+// another tool using the same attribute names). Mentions are dropped:
+// they point at documents of the database that wrote the file. Data that
+// is not a graph of that format is a KindInvalid error saying so.
+func Read(data []byte, format string) (extract.Graph, error) {
+	switch format {
+	case "json":
+		return ReadJSON(data)
+	case "graphml":
+		return ReadGraphML(data)
+	}
+	return extract.Graph{}, extract.Errorf(extract.KindInvalid, "unknown graph format %q (want json or graphml)", format)
+}
+
+// ReadJSON parses the JSON written by JSON: an object with "nodes" and
+// "edges".
+func ReadJSON(data []byte) (extract.Graph, error) {
+	var raw struct {
+		Nodes *[]extract.Node `json:"nodes"`
+		Edges *[]extract.Edge `json:"edges"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	if err := dec.Decode(&raw); err != nil {
+		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a JSON graph: want an object with \"nodes\" and \"edges\"")
+	}
+	if raw.Nodes == nil {
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the object has no \"nodes\" list")
+	}
+	g := extract.Graph{Nodes: *raw.Nodes}
+	if raw.Edges != nil {
+		g.Edges = *raw.Edges
+	}
+	return clean(g)
+}
+
+// graphMLFile is the subset of GraphML that ReadGraphML reads.
+type graphMLFile struct {
+	XMLName xml.Name `xml:"graphml"`
+	Keys    []struct {
+		ID   string `xml:"id,attr"`
+		For  string `xml:"for,attr"`
+		Name string `xml:"attr.name,attr"`
+		Type string `xml:"attr.type,attr"`
+	} `xml:"key"`
+	Graphs []struct {
+		Nodes []struct {
+			ID   string        `xml:"id,attr"`
+			Data []graphMLData `xml:"data"`
+		} `xml:"node"`
+		Edges []struct {
+			Source string        `xml:"source,attr"`
+			Target string        `xml:"target,attr"`
+			Data   []graphMLData `xml:"data"`
+		} `xml:"edge"`
+	} `xml:"graph"`
+}
+
+type graphMLData struct {
+	Key   string `xml:"key,attr"`
+	Value string `xml:",chardata"`
+}
+
+// ReadGraphML parses GraphML as GraphML writes it: node ids are keys; the
+// attributes named name, type and description (nodes) and label,
+// keywords, description and weight (edges) fill those fields; the others
+// are properties, typed by their attr.type (strings holding a JSON list
+// or map read back as one). A node without a name is named by its id.
+func ReadGraphML(data []byte) (extract.Graph, error) {
+	var doc graphMLFile
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a GraphML graph")
+	}
+	if len(doc.Graphs) == 0 {
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: no <graph> element")
+	}
+	type key struct{ name, typ string }
+	keys := map[string]key{}
+	for _, k := range doc.Keys {
+		keys[k.ID] = key{k.Name, k.Type}
+	}
+	var g extract.Graph
+	for _, gr := range doc.Graphs {
+		for _, n := range gr.Nodes {
+			node := extract.Node{Key: n.ID}
+			for _, d := range n.Data {
+				k := keys[d.Key]
+				switch k.name {
+				case "name":
+					node.Name = d.Value
+				case "type":
+					node.Type = d.Value
+				case "description":
+					node.Description = d.Value
+				default:
+					setProp(&node.Properties, k.name, k.typ, d.Value, nodeFields)
+				}
+			}
+			if node.Name == "" {
+				node.Name = n.ID
+			}
+			g.Nodes = append(g.Nodes, node)
+		}
+		for _, e := range gr.Edges {
+			edge := extract.Edge{Source: e.Source, Target: e.Target}
+			for _, d := range e.Data {
+				k := keys[d.Key]
+				switch k.name {
+				case "label":
+					edge.Label = d.Value
+				case "keywords":
+					edge.Keywords = d.Value
+				case "description":
+					edge.Description = d.Value
+				case "weight":
+					edge.Weight, _ = strconv.ParseFloat(strings.TrimSpace(d.Value), 64)
+				default:
+					setProp(&edge.Properties, k.name, k.typ, d.Value, edgeFields)
+				}
+			}
+			g.Edges = append(g.Edges, edge)
+		}
+	}
+	return clean(g)
+}
+
+// setProp stores one GraphML property value, read by its declared type,
+// under its name (the reserved prefix taken off a field's name).
+func setProp(props *map[string]any, name, typ, text string, fields map[string]bool) {
+	if name == "" {
+		return
+	}
+	if rest, ok := strings.CutPrefix(name, ReservedPrefix); ok && fields[rest] {
+		name = rest
+	}
+	var v any = text
+	switch typ {
+	case kindBoolean:
+		if b, err := strconv.ParseBool(strings.TrimSpace(text)); err == nil {
+			v = b
+		}
+	case kindLong, "int":
+		if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
+			v = n
+		}
+	case kindDouble, "float":
+		if f, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+			v = f
+		}
+	default:
+		if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+			var j any
+			if json.Unmarshal([]byte(t), &j) == nil {
+				v = j
+			}
+		}
+	}
+	if *props == nil {
+		*props = map[string]any{}
+	}
+	(*props)[name] = v
+}
+
+// clean drops mentions, checks that every node has a key and every edge
+// names its ends, and rejects an empty graph.
+func clean(g extract.Graph) (extract.Graph, error) {
+	if len(g.Nodes) == 0 {
+		return g, extract.Errorf(extract.KindInvalid, "the graph has no nodes")
+	}
+	for i := range g.Nodes {
+		g.Nodes[i].Mentions = nil
+		if g.Nodes[i].Key == "" {
+			if g.Nodes[i].Name == "" {
+				return g, extract.Errorf(extract.KindInvalid, "node %d has neither a key nor a name", i+1)
+			}
+			g.Nodes[i].Key = extract.NodeKey(g.Nodes[i].Name)
+		}
+	}
+	for i := range g.Edges {
+		g.Edges[i].Mentions = nil
+		if g.Edges[i].Source == "" || g.Edges[i].Target == "" {
+			return g, extract.Errorf(extract.KindInvalid, "edge %d lacks a source or a target", i+1)
+		}
+	}
+	return g, nil
+}

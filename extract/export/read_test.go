@@ -1,0 +1,71 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// jsonForm passes a graph through JSON, as the store does with properties.
+func jsonForm(t *testing.T, g extract.Graph) extract.Graph {
+	t.Helper()
+	b, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out extract.Graph
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// What JSON and GraphML write reads back the same: keys, names, types,
+// descriptions, weights and typed properties (lists, maps, booleans,
+// numbers, a property named like a field).
+func TestRead_RoundTrip(t *testing.T) {
+	t.Parallel()
+	g := extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "ebenezer scrooge", Name: "Ebenezer Scrooge", Type: "person", Description: "A miser.\nHe signed it.",
+				Properties: map[string]any{"aliases": []any{"Mr. Scrooge"}, "type_counts": map[string]any{"person": 2.0}, "age": 60.0, "rich": true, "name": "Scrooge <&>"}},
+			{Key: "jacob marley", Name: "Jacob Marley", Type: "person", Properties: map[string]any{"score": 0.5}},
+		},
+		Edges: []extract.Edge{{Source: "ebenezer scrooge", Label: "partner of", Target: "jacob marley", Keywords: "business", Weight: 2.5,
+			Properties: map[string]any{"since": 7.0, "label": "x"}}},
+	}
+	want := jsonForm(t, g)
+	for _, format := range []string{"json", "graphml"} {
+		var buf bytes.Buffer
+		if err := Write(&buf, format, g); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(buf.Bytes(), format)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if got := jsonForm(t, got); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s round trip:\n got %+v\nwant %+v", format, got, want)
+		}
+	}
+}
+
+// Data that is not a graph is refused with a message saying so.
+func TestRead_NotAGraph(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ format, data string }{
+		{"json", "Marley was dead, to begin with."},
+		{"json", `{"a":1}`},
+		{"json", `{"nodes":[]}`},
+		{"graphml", "Marley was dead."},
+		{"graphml", `<graphml xmlns="http://graphml.graphdrawing.org/xmlns"></graphml>`},
+		{"csv", "a,b"},
+	} {
+		if _, err := Read([]byte(c.data), c.format); extract.KindOf(err) != extract.KindInvalid || extract.MessageOf(err) == "" {
+			t.Errorf("%s %q: %v, want invalid", c.format, c.data, err)
+		}
+	}
+}

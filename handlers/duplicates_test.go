@@ -1,0 +1,113 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+)
+
+// carolAnswer names Scrooge twice and Marley twice.
+const carolAnswer = "entity<|#|>Ebenezer Scrooge<|#|>person<|#|>A squeezing old sinner.\n" +
+	"entity<|#|>Mr. Scrooge<|#|>person<|#|>He signed the register.\n" +
+	"entity<|#|>Jacob Marley<|#|>person<|#|>Scrooge's dead partner.\n" +
+	"entity<|#|>Marley<|#|>person<|#|>Dead to begin with.\n" +
+	"relation<|#|>Ebenezer Scrooge<|#|>Jacob Marley<|#|>partnership<|#|>Partners for years.\n" +
+	"relation<|#|>Mr. Scrooge<|#|>Marley<|#|>register<|#|>Scrooge signed the register of Marley's burial.\n<|COMPLETE|>"
+
+// The Duplicates page, reached from the version page, reviews the pairs:
+// Skip moves on, "Not the same" keeps a pair apart, "Merge into" makes a
+// new version (parent the reviewed one) whose queue no longer holds the
+// pair. The next run of the extraction applies both answers and says so.
+func TestDuplicates_ReviewThroughUI(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	ctx := context.Background()
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
+	v := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
+	if v.Nodes != 4 {
+		t.Fatalf("version has %d nodes, want 4", v.Nodes)
+	}
+
+	bctx := MustChrome(t)
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	step := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(chromedp.Navigate(fmt.Sprintf("%s/versions/%d", a.Server.URL, v.ID)),
+		chromedp.Click(chromedp.CSS(`[data-testid="duplicates-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="keep-name"]`)))
+	first := text(`[data-testid="keep-name"]`)
+	step(chromedp.Click(chromedp.CSS(`[data-testid="skip"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="distinct"]`)))
+	second := text(`[data-testid="drop-name"]`)
+	step(chromedp.Click(chromedp.CSS(`[data-testid="distinct"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="duplicates-empty"]`)))
+	empty := text(`[data-testid="duplicates-empty"]`)
+	step(chromedp.Click(chromedp.CSS(`[data-testid="duplicates-empty"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="merge"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="merge"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)))
+	flash := text(`[data-testid="flash"]`)
+	if n := text(`[data-testid="duplicates-summary"]`); !strings.HasPrefix(n, "0 candidate pairs") {
+		t.Errorf("merged version's queue: %q", n)
+	}
+	if first != "Ebenezer Scrooge" || second != "Marley" {
+		t.Errorf("queue showed %q first and %q second", first, second)
+	}
+	if !strings.Contains(empty, "No duplicate candidates left") {
+		t.Errorf("after the last answer: %q", empty)
+	}
+	if !strings.Contains(flash, `carol@2: merge of carol@1: "Mr. Scrooge" into "Ebenezer Scrooge"`) {
+		t.Errorf("merge page does not say what was merged: %q", flash)
+	}
+
+	merged, err := a.Store.VersionByLabel(ctx, "carol", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.ParentID != v.ID || merged.Nodes != 3 {
+		t.Errorf("merged version: parent %d, %d nodes", merged.ParentID, merged.Nodes)
+	}
+	g, err := a.Store.LoadGraph(ctx, merged.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := curate.Resolve(g, "Ebenezer Scrooge"); err != nil || !reflect.DeepEqual(curate.Aliases(k), []string{"Mr. Scrooge"}) {
+		t.Errorf("kept node %+v, %v", k, err)
+	}
+	if old, _ := a.Store.Version(ctx, v.ID); old.Nodes != 4 {
+		t.Errorf("the reviewed version now has %d nodes", old.Nodes)
+	}
+
+	// The next run applies the merge and keeps Marley apart.
+	next := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
+	if next.Nodes != 3 || !strings.Contains(next.Note, "curation applied: 1 merges (1 nodes folded), 1 pairs kept apart") {
+		t.Errorf("next run: %d nodes, note %q", next.Nodes, next.Note)
+	}
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d/duplicates", next.ID))
+	if page.Find(`[data-testid="duplicates-empty"]`).Length() != 1 {
+		t.Errorf("next run still has candidates: %s", page.Find(`[data-testid="duplicate-current"]`).Text())
+	}
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kgstudio/kgstudio/ent"
+	entedge "github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/extraction"
+	"github.com/kgstudio/kgstudio/ent/mention"
+	"github.com/kgstudio/kgstudio/ent/node"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
+)
+
+// Decisions returns the duplicate decisions recorded for an extraction.
+func (s *Store) Decisions(ctx context.Context, extractionID int) (curate.Decisions, error) {
+	ex, err := s.client.Extraction.Get(ctx, extractionID)
+	if err != nil {
+		return curate.Decisions{}, translate(err, "extraction")
+	}
+	return decodeDecisions(ex.Curation), nil
+}
+
+func decodeDecisions(s string) curate.Decisions {
+	var d curate.Decisions
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &d)
+	}
+	return d
+}
+
+// UpdateDecisions changes an extraction's duplicate decisions in one
+// transaction: fn receives the recorded ones and changes them.
+func (s *Store) UpdateDecisions(ctx context.Context, extractionID int, fn func(d *curate.Decisions)) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		c := w.Client()
+		ex, err := c.Extraction.Query().Where(extraction.ID(extractionID)).Only(ctx)
+		if err != nil {
+			return translate(err, "extraction")
+		}
+		d := decodeDecisions(ex.Curation)
+		fn(&d)
+		b, err := json.Marshal(d)
+		if err != nil {
+			return fmt.Errorf("encode decisions: %w", err)
+		}
+		return translate(c.Extraction.UpdateOneID(extractionID).SetCuration(string(b)).Exec(ctx), "extraction")
+	})
+}
+
+// ReplaceGraph replaces a version's whole graph (nodes, edges and
+// mentions) by g, in one transaction.
+func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph) error {
+	g = boundGraph(g)
+	err := s.inTx(ctx, func(b *writeTx) error {
+		c := b.Client()
+		if _, err := c.Mention.Delete().Where(mention.VersionID(versionID)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete mentions: %w", err)
+		}
+		if _, err := c.Edge.Delete().Where(entedge.VersionID(versionID)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete edges: %w", err)
+		}
+		if _, err := c.Node.Delete().Where(node.VersionID(versionID)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete nodes: %w", err)
+		}
+		if err := upsertNodes(ctx, b, versionID, dedupeNodes(g.Nodes)); err != nil {
+			return err
+		}
+		if err := upsertEdges(ctx, b, versionID, dedupeEdges(g.Edges)); err != nil {
+			return err
+		}
+		if ms := mentionRows(g); ms.len() > 0 {
+			return insertMentions(ctx, b, versionID, ms)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.refreshCounts(ctx, versionID)
+}
+
+// AppendNote adds a line to a version's note.
+func (s *Store) AppendNote(ctx context.Context, versionID int, line string) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		v, err := c.ExtractionVersion.Get(ctx, versionID)
+		if err != nil {
+			return translate(err, "version")
+		}
+		note := line
+		if v.Note != "" {
+			note = v.Note + "\n" + line
+		}
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetNote(note).Exec(ctx), "version")
+	})
+}
