@@ -6,6 +6,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/extract/export"
 )
 
 // ReadDocument is extract.ReadDocument plus the checks that need the
@@ -14,10 +15,18 @@ import (
 // not valid JSON, or valid JSON of no known shape, is refused with the
 // reason and, for a shape, the JSON path of the bad field: it is not stored
 // as text to fail later.
+//
+// A graph file (this project's JSON export, GraphML) is not a document:
+// it is refused with the command that imports it, instead of running to an
+// empty graph.
 func ReadDocument(name string, data []byte, maxBytes int) (extract.Document, error) {
 	d, err := extract.ReadDocument(name, data, maxBytes)
 	if err != nil {
 		return d, err
+	}
+	if isGraphFile(name, d.Content) {
+		return extract.Document{}, extract.Errorf(extract.KindInvalid,
+			"%s is a graph, not a document: import it as a version with kgstudio import NAME %s", name, name)
 	}
 	if d.Kind != extract.DocDialogue && !strings.EqualFold(filepath.Ext(name), ".json") {
 		return d, nil
@@ -28,4 +37,17 @@ func ReadDocument(name string, data []byte, maxBytes int) (extract.Document, err
 	}
 	d.Kind = extract.DocDialogue
 	return d, nil
+}
+
+// isGraphFile reports whether a file holds a graph this project can import:
+// GraphML, or the JSON export (nodes and edges at the top).
+func isGraphFile(name, content string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".graphml":
+		return true
+	case ".json":
+		_, err := export.ReadJSON([]byte(content))
+		return err == nil
+	}
+	return strings.Contains(content[:min(len(content), 512)], "<graphml")
 }

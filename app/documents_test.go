@@ -27,6 +27,17 @@ func TestReadDocument_JSON(t *testing.T) {
 			t.Errorf("%s: %v, want an invalid error naming the file and %q", tc.name, err, tc.want)
 		}
 	}
+	// A graph file is not a document: the message names the import.
+	for name, data := range map[string]string{
+		"graph.json":    `{"nodes":[{"key":"ann","name":"Ann","type":"Person"}],"edges":[]}`,
+		"graph.graphml": `<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed"></graph></graphml>`,
+		"graph.xml":     `<?xml version="1.0"?><graphml><graph/></graphml>`,
+	} {
+		_, err := ReadDocument(name, []byte(data), 0)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), "kgstudio import") {
+			t.Errorf("%s: %v, want a refusal naming kgstudio import", name, err)
+		}
+	}
 	// Text that merely holds braces is still text.
 	if d, err := ReadDocument("notes.txt", []byte("{draft} of a letter"), 0); err != nil || d.Kind != extract.DocText {
 		t.Fatalf("braces in text: %v %q", err, d.Kind)
