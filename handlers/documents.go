@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -50,6 +51,9 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 				}
 				refused = append(refused, uploadProblem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
 				continue
+			}
+			if slices.ContainsFunc(added, func(a extract.Document) bool { return a.ID == d.ID }) {
+				continue // the same file twice in one upload
 			}
 			if !created {
 				known++

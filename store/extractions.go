@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -107,6 +108,9 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 	}
 	if err := extract.CheckName("extraction name", name); err != nil {
 		return Version{}, err
+	}
+	if strings.ContainsAny(name, "@/") {
+		return Version{}, extract.Errorf(extract.KindInvalid, "extraction name %q: @ and / are not allowed (NAME@V names a version)", name)
 	}
 	if len(docIDs) == 0 {
 		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")

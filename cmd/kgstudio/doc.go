@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
@@ -88,25 +90,43 @@ type docJSON struct {
 	Bytes int    `json:"bytes"`
 }
 
-// addFiles stores files as documents and prints one line each. It stops at
-// the first unreadable or invalid file.
+// addFiles stores files as documents and prints one line each: every
+// readable file is stored, and the files refused (missing, too large, not
+// text, malformed) are named in the error returned after the others.
 func addFiles(ctx context.Context, st *store.Store, files []string, max int, out io.Writer) ([]extract.Document, error) {
 	var docs []extract.Document
+	var refused []string
+	refuse := func(f, msg string) {
+		if !strings.Contains(msg, filepath.Base(f)) {
+			msg = f + ": " + msg
+		}
+		refused = append(refused, msg)
+	}
 	for _, f := range files {
 		info, err := os.Stat(f)
-		if err != nil {
-			return docs, fmt.Errorf("%s: %w", f, err)
-		}
-		if info.Size() > int64(max) {
-			return docs, fmt.Errorf("%s: %d bytes is over the limit of %d bytes", f, info.Size(), max)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			refuse(f, "no such file")
+			continue
+		case err != nil:
+			refuse(f, "cannot read it")
+			continue
+		case info.IsDir():
+			refuse(f, "is a folder, not a file")
+			continue
+		case info.Size() > int64(max):
+			refuse(f, fmt.Sprintf("%d bytes is over the limit of %d bytes", info.Size(), max))
+			continue
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return docs, fmt.Errorf("%s: %w", f, err)
+			refuse(f, "cannot read it")
+			continue
 		}
 		d, err := app.ReadDocument(filepath.Base(f), data, max)
 		if err != nil {
-			return docs, fmt.Errorf("%s: %s", f, extract.MessageOf(err))
+			refuse(f, extract.MessageOf(err))
+			continue
 		}
 		d, created, err := st.AddDocument(ctx, d)
 		if err != nil {
@@ -118,6 +138,9 @@ func addFiles(ctx context.Context, st *store.Store, files []string, max int, out
 		}
 		fmt.Fprintf(out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
 		docs = append(docs, d)
+	}
+	if len(refused) > 0 {
+		return docs, fmt.Errorf("refused %d of %d files: %s", len(refused), len(files), strings.Join(refused, "; "))
 	}
 	return docs, nil
 }

@@ -29,6 +29,9 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) < 2 {
 		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--json]")
 	}
+	if *topK < 1 || *topK > query.MaxTopK {
+		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
+	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
 		return err

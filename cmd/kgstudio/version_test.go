@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +77,26 @@ func TestVersionAndDocCLI(t *testing.T) {
 	}
 	if _, err := runCLI(t, data, "schema", "delete", "default"); err == nil {
 		t.Fatal("the default schema was deleted")
+	}
+}
+
+// doc add stores every good file and names each refused one once.
+func TestDocAdd_KeepsGoodFiles(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	bad := writeFile(t, "bad.json", `{"sessions":[{"turns":[{"speaker":"A"}]}]}`)
+	good := writeFile(t, "good.txt", marleyText)
+	_, err := runCLI(t, data, "doc", "add", bad, filepath.Join(t.TempDir(), "missing.txt"), good)
+	if err == nil || strings.Count(err.Error(), "bad.json") != 1 || !strings.Contains(err.Error(), "missing.txt: no such file") {
+		t.Fatalf("doc add with bad files: %v", err)
+	}
+	if out := mustCLI(t, data, "doc", "list"); !strings.Contains(out, "good.txt") {
+		t.Fatalf("the good file was not stored: %s", out)
+	}
+	if _, err := runCLI(t, data, "extract", "--name", "q@1", good); err == nil || !strings.Contains(err.Error(), "@ and / are not allowed") {
+		t.Fatalf("an extraction named q@1: %v", err)
+	}
+	if _, err := runCLI(t, data, "query", "x@1", "hi", "--top-k", "0"); err == nil || !strings.Contains(err.Error(), "--top-k") {
+		t.Fatalf("query --top-k 0: %v", err)
 	}
 }

@@ -241,6 +241,9 @@ func uniq(ss []string) []string {
 
 // score weighs the evidence that a and b are the same entity.
 func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool) {
+	if memoryPath(a.node.Key) || memoryPath(b.node.Key) {
+		return Candidate{}, false // dialogue memory's tree: a path is not a duplicate of its parent
+	}
 	var reasons []Reason
 	var base float64
 	hit := func(kind, detail string, s float64) {
@@ -470,4 +473,10 @@ func Aliases(n extract.Node) []string {
 		}
 	}
 	return nil
+}
+
+// memoryPath reports whether a key is a node of a dialogue memory tree:
+// a path ("/User/Profile"), bare or scoped by its dialogue ("Emily:/User").
+func memoryPath(key string) bool {
+	return strings.HasPrefix(key, "/") || strings.Contains(key, ":/")
 }

@@ -161,3 +161,17 @@ func TestMerge_Undirected(t *testing.T) {
 		t.Errorf("edges %+v, want one folded edge of weight 2", out.Edges)
 	}
 }
+
+// The nodes of a dialogue memory tree are paths, never duplicates of their
+// parents.
+func TestCandidates_MemoryPaths(t *testing.T) {
+	g := extract.Graph{Nodes: []extract.Node{
+		{Key: "/User", Name: "User"}, {Key: "/User/Profile", Name: "User/Profile"},
+		{Key: "Emily:/Events", Name: "Events"}, {Key: "Emily:/Events/Session", Name: "Events/Session"},
+		person("Ebenezer Scrooge"), person("Mr. Scrooge"),
+	}}
+	cs := Candidates(g, Options{})
+	if len(cs) != 1 {
+		t.Fatalf("candidates %+v, want only the Scrooge pair", cs)
+	}
+}
