@@ -242,32 +242,49 @@ func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionB
 	return nil
 }
 
-// LoadGraph loads a version's whole graph. With mentions, every node and
-// edge carries its provenance.
+// LoadGraph loads a version's whole graph in insertion order. With
+// mentions, every node and edge carries its provenance. Rows are scanned
+// straight into the domain types, without Ent entities in between.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
 	var g extract.Graph
-	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
+	var props string
+	err := s.outlineRows(ctx, node.Table, versionID, []string{node.FieldKey, node.FieldName, node.FieldType,
+		node.FieldDescription, node.FieldProperties}, true, func(scan func(...any) error) error {
+		var n extract.Node
+		if err := scan(&n.Key, &n.Name, &n.Type, &n.Description, &props); err != nil {
+			return err
+		}
+		n.Properties = decodeProps(props)
+		g.Nodes = append(g.Nodes, n)
+		return nil
+	})
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
-	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
+	err = s.outlineRows(ctx, entedge.Table, versionID, []string{entedge.FieldSource, entedge.FieldTarget,
+		entedge.FieldLabel, entedge.FieldKeywords, entedge.FieldDescription, entedge.FieldWeight, entedge.FieldProperties},
+		true, func(scan func(...any) error) error {
+			var e extract.Edge
+			if err := scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &e.Weight, &props); err != nil {
+				return err
+			}
+			e.Properties = decodeProps(props)
+			g.Edges = append(g.Edges, e)
+			return nil
+		})
 	if err != nil {
 		return g, translate(err, "edges")
 	}
-	g.Nodes = make([]extract.Node, len(nodes))
-	nodeIdx := make(map[string]int, len(nodes))
-	for i, n := range nodes {
-		g.Nodes[i] = nodeFromEnt(n)
-		nodeIdx[n.Key] = i
-	}
-	g.Edges = make([]extract.Edge, len(edges))
-	edgeIdx := make(map[string]int, len(edges))
-	for i, e := range edges {
-		g.Edges[i] = edgeFromEnt(e)
-		edgeIdx[g.Edges[i].Key()] = i
-	}
 	if !withMentions {
 		return g, nil
+	}
+	nodeIdx := make(map[string]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		nodeIdx[n.Key] = i
+	}
+	edgeIdx := make(map[string]int, len(g.Edges))
+	for i, e := range g.Edges {
+		edgeIdx[e.Key()] = i
 	}
 	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
 	if err != nil {
