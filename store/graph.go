@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -33,25 +34,32 @@ const BatchSize = 500
 // here and in the run sink alike.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
 	g = boundGraph(g)
-	rows := bulkRows(s.Dialect)
+	// A transaction per statement on PostgreSQL; on SQLite, where every
+	// commit writes the index pages it touched to the WAL again, up to
+	// sqliteTxRows rows per transaction with a page cache that holds them.
+	txRows, cacheKiB := bulkRows(s.Dialect), 0
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
+	if s.Dialect == dialect.SQLite {
+		txRows = sqliteTxRows
+		cacheKiB = sqliteCacheKiB(max(len(nodes), len(edges)))
+	}
 	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
-	for start := 0; start < len(nodes); start += rows {
-		part := nodes[start:min(start+rows, len(nodes))]
+	for start := 0; start < len(nodes); start += txRows {
+		part := nodes[start:min(start+txRows, len(nodes))]
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertNodes(ctx, b, versionID, part)
 		})
 	}
-	for start := 0; start < len(edges); start += rows {
-		part := edges[start:min(start+rows, len(edges))]
+	for start := 0; start < len(edges); start += txRows {
+		part := edges[start:min(start+txRows, len(edges))]
 		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inTxLanes(ctx, nodeBatches, edgeBatches); err != nil {
+	if err := s.inTxLanes(ctx, cacheKiB, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	// Mentions last: they only add provenance.
