@@ -99,7 +99,11 @@ func (s *Store) inTxOnce(ctx context.Context, cacheKiB int, fn func(tx *writeTx)
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); err != nil {
 			return fmt.Errorf("size page cache: %w", err)
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", sqliteDefaultCacheKiB)) //nolint:errcheck // best effort; runs before the connection returns to the pool
+		// Back to the default before the connection returns to the pool
+		// (after the commit: deferred calls run last first).
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", sqliteDefaultCacheKiB))
+		}()
 		tx.Tx, err = conn.BeginTx(ctx, nil)
 	} else {
 		tx.Tx, err = s.db.BeginTx(ctx, nil)
