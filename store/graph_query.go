@@ -180,14 +180,20 @@ func (s *Store) LoadNeighbourhood(ctx context.Context, versionID int, focus stri
 		var ends []string
 		for start := 0; start < len(frontier); start += BatchSize {
 			part := frontier[start:min(start+BatchSize, len(frontier))]
-			es, err := s.client.Edge.Query().
-				Where(entedge.VersionID(versionID), entedge.Or(entedge.SourceIn(part...), entedge.TargetIn(part...))).
+			// One query per end, so each reads its own index.
+			out, err := s.client.Edge.Query().Where(entedge.VersionID(versionID), entedge.SourceIn(part...)).
 				Select(entedge.FieldID, entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldWeight).
 				All(ctx)
 			if err != nil {
 				return g, translate(err, "edges")
 			}
-			for _, e := range es {
+			in, err := s.client.Edge.Query().Where(entedge.VersionID(versionID), entedge.TargetIn(part...)).
+				Select(entedge.FieldID, entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldWeight).
+				All(ctx)
+			if err != nil {
+				return g, translate(err, "edges")
+			}
+			for _, e := range append(out, in...) {
 				if seenEdge[e.ID] {
 					continue
 				}
