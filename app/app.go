@@ -50,6 +50,13 @@ type App struct {
 	// last (see vectorIndex).
 	vecMu    sync.Mutex
 	vecCache []cachedIndex
+
+	// cmpMu guards the comparison cache (see Compare): the calls by key
+	// and when each key was last used (a counter, cmpUse).
+	cmpMu    sync.Mutex
+	cmpCache map[compareKey]*compareCall
+	cmpUsed  map[compareKey]uint64
+	cmpUse   uint64
 }
 
 // New builds the application over a store.

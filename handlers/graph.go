@@ -66,6 +66,22 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	if _, err := h.store.Version(ctx, id); err != nil {
 		return err
 	}
+	if q.Focus != "" {
+		// A neighbourhood: read only the rings around the focus, and the
+		// totals from the indexes.
+		g, err := h.store.LoadNeighbourhood(ctx, id, q.Focus, min(q.Depth, extract.MaxSubgraphDepth))
+		if err != nil {
+			return err
+		}
+		res, err := extract.SelectSubgraph(g, q)
+		if err != nil {
+			return err
+		}
+		if res.TotalNodes, res.TotalEdges, res.Types, err = h.store.GraphTotals(ctx, id); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
 	g, err := h.store.LoadOutline(ctx, id)
 	if err != nil {
 		return err

@@ -292,34 +292,37 @@ func synthetic(n, m int) extract.Graph {
 }
 
 // BenchmarkGraphAPI measures GET /api/versions/:id/graph over HTTP on a
-// 10,000-node, 30,000-edge version (goal: at most 100 ms). The client only
+// 10,000-node, 30,000-edge version (goal: at most 100 ms) and a 100,000-node,
+// 300,000-edge one (a focus query at most 10% of the whole graph). The client only
 // reads the body; each answer is decoded and checked once, outside the loop.
 func BenchmarkGraphAPI(b *testing.B) {
 	a := MustApp(b)
-	v := a.MustGraphVersion(b, "big", "synthetic", synthetic(10000, 30000))
-	for _, q := range []string{"", "?limit=2000", "?focus=n00001&depth=2", "?q=entity%2099&types=Person"} {
-		b.Run("query="+q, func(b *testing.B) {
-			path := fmt.Sprintf("%s/api/versions/%d/graph%s", a.Server.URL, v.ID, q)
-			var res extract.Subgraph
-			a.MustGetJSON(b, path[len(a.Server.URL):], http.StatusOK, &res)
-			if q == "" && (len(res.Nodes) != 10000 || len(res.Edges) != 30000) {
-				b.Fatalf("nodes %d edges %d", len(res.Nodes), len(res.Edges))
-			}
-			var size int64
-			for b.Loop() {
-				resp, err := http.Get(path)
-				if err != nil {
-					b.Fatal(err)
+	for _, n := range []int{10000, 100000} {
+		v := a.MustGraphVersion(b, fmt.Sprintf("big%d", n), "synthetic", synthetic(n, 3*n))
+		for _, q := range []string{"", "?limit=2000", "?focus=n00001&depth=2", "?q=entity%2099&types=Person"} {
+			b.Run(fmt.Sprintf("%dk/query=%s", n/1000, q), func(b *testing.B) {
+				path := fmt.Sprintf("%s/api/versions/%d/graph%s", a.Server.URL, v.ID, q)
+				var res extract.Subgraph
+				a.MustGetJSON(b, path[len(a.Server.URL):], http.StatusOK, &res)
+				if q == "" && (len(res.Nodes) != n || len(res.Edges) != 3*n) {
+					b.Fatalf("nodes %d edges %d", len(res.Nodes), len(res.Edges))
 				}
-				size, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusOK {
-					b.Fatalf("status %d: %v", resp.StatusCode, err)
+				var size int64
+				for b.Loop() {
+					resp, err := http.Get(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err != nil || resp.StatusCode != http.StatusOK {
+						b.Fatalf("status %d: %v", resp.StatusCode, err)
+					}
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/request")
-			b.ReportMetric(float64(size)/1024, "KiB/answer")
-		})
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/request")
+				b.ReportMetric(float64(size)/1024, "KiB/answer")
+			})
+		}
 	}
 }
 

@@ -2,8 +2,15 @@ package store_test
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -27,8 +34,26 @@ func synthGraph(n int) extract.Graph {
 	return g
 }
 
+// randomKeyGraph is synthGraph with keys in random order, as in a real
+// graph: each key is a random 16-digit hex number.
+func randomKeyGraph(n int) extract.Graph {
+	g := synthGraph(n)
+	r := rand.New(rand.NewPCG(uint64(n), 1))
+	keys := make(map[string]string, n)
+	for i := range g.Nodes {
+		k := fmt.Sprintf("%016x", r.Uint64())
+		keys[g.Nodes[i].Key] = k
+		g.Nodes[i].Key = k
+	}
+	for i := range g.Edges {
+		g.Edges[i].Source, g.Edges[i].Target = keys[g.Edges[i].Source], keys[g.Edges[i].Target]
+	}
+	return g
+}
+
 // BenchmarkWriteGraph writes 25,000 nodes + 25,000 edges (50,000 elements)
-// in batched multi-row upserts, and the same graph row at a time, on each
+// in batched multi-row upserts, with sequential keys ("batched") and random
+// ones ("random-keys"), and the same graph row at a time, on each
 // database. The elements/s metric is what to compare. On a shared machine
 // the load changes between sub-benchmarks, so "paired" does both in every
 // iteration, one after the other, and reports their ratio as well.
@@ -58,7 +83,18 @@ func BenchmarkWriteGraph(b *testing.B) {
 			}
 		}
 	}
+	random := randomKeyGraph(n)
 	for _, be := range backends(b) {
+		b.Run(be.name+"/random-keys", func(b *testing.B) {
+			s := be.open(b)
+			for i := 0; i < b.N; i++ {
+				v := mustVersion(b, s, fmt.Sprintf("random-%d", i))
+				if err := s.WriteGraph(ctx, v.ID, random); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(2*n*b.N)/b.Elapsed().Seconds(), "elements/s")
+		})
 		b.Run(be.name+"/batched", func(b *testing.B) {
 			s := be.open(b)
 			for i := 0; i < b.N; i++ {
@@ -210,4 +246,85 @@ func mustVersion(tb testing.TB, s *store.Store, name string) store.Version {
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// BenchmarkWriteGraphVsImport writes n nodes and 3n edges with random keys
+// into a fresh SQLite store, and the same rows into another fresh store's
+// tables with the sqlite3 shell's .import (one transaction per table, the
+// same indexes), and reports the ratio of the two times. It is skipped
+// without the sqlite3 shell on PATH.
+func BenchmarkWriteGraphVsImport(b *testing.B) {
+	shell, err := exec.LookPath("sqlite3")
+	if err != nil {
+		b.Skip("no sqlite3 shell on PATH")
+	}
+	for _, n := range []int{10_000, 100_000} {
+		g := randomKeyGraph(n)
+		g.Edges = nil
+		r := rand.New(rand.NewPCG(uint64(n), 2))
+		seen := map[[2]int]bool{}
+		for len(g.Edges) < 3*n {
+			s, t := r.IntN(n), r.IntN(n)
+			if seen[[2]int{s, t}] {
+				continue
+			}
+			seen[[2]int{s, t}] = true
+			g.Edges = append(g.Edges, extract.Edge{Source: g.Nodes[s].Key, Target: g.Nodes[t].Key, Label: "knows", Weight: 1})
+		}
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			ctx := context.Background()
+			var tw, ti time.Duration
+			for i := 0; i < b.N; i++ {
+				s := MustOpen(b, sqliteDB(b))
+				v := mustVersion(b, s, "w")
+				start := time.Now()
+				if err := s.WriteGraph(ctx, v.ID, g); err != nil {
+					b.Fatal(err)
+				}
+				tw += time.Since(start)
+
+				dir := b.TempDir()
+				t := MustOpen(b, store.Options{DataDir: dir})
+				v = mustVersion(b, t, "i")
+				t.Close()
+				nodes, edges := filepath.Join(dir, "nodes.csv"), filepath.Join(dir, "edges.csv")
+				writeCSV(b, nodes, len(g.Nodes), func(w *csv.Writer, i int) []string {
+					nd := g.Nodes[i]
+					return []string{strconv.Itoa(i + 1), nd.Key, nd.Name, nd.Type, nd.Description, "", strconv.Itoa(v.ID)}
+				})
+				writeCSV(b, edges, len(g.Edges), func(w *csv.Writer, i int) []string {
+					e := g.Edges[i]
+					return []string{strconv.Itoa(i + 1), e.Source, e.Target, e.Label, "", "", "1", "", strconv.Itoa(v.ID)}
+				})
+				cmd := exec.Command(shell, filepath.Join(dir, store.DefaultSQLiteFile))
+				cmd.Stdin = strings.NewReader(".mode csv\n.import " + nodes + " nodes\n.import " + edges + " edges\n")
+				start = time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+					b.Fatalf("sqlite3 .import: %v %.500s", err, out)
+				}
+				ti += time.Since(start)
+			}
+			b.ReportMetric(tw.Seconds()/float64(b.N), "write-s")
+			b.ReportMetric(ti.Seconds()/float64(b.N), "import-s")
+			b.ReportMetric(tw.Seconds()/ti.Seconds(), "x-import")
+		})
+	}
+}
+
+func writeCSV(tb testing.TB, path string, n int, row func(w *csv.Writer, i int) []string) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := csv.NewWriter(f)
+	for i := 0; i < n; i++ {
+		if err := w.Write(row(w, i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	w.Flush()
+	if err := errors.Join(w.Error(), f.Close()); err != nil {
+		tb.Fatal(err)
+	}
 }

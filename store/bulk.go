@@ -27,6 +27,18 @@ const (
 	postgresBulkRows = 5000
 )
 
+// sqliteTxRows is the most rows WriteGraph writes in one SQLite
+// transaction (in statements of sqliteBulkRows rows).
+const sqliteTxRows = 100_000
+
+// sqliteCacheKiB is the page cache, in KiB, of a transaction that writes
+// up to rows rows into a table holding about as many: room for the rows
+// and their index entries (some 200 bytes a row), at least SQLite's
+// default and at most 64 MiB.
+func sqliteCacheKiB(rows int) int {
+	return min(max(rows*200/1024, sqliteDefaultCacheKiB), 64<<10)
+}
+
 // bulkRows is the number of rows per bulk statement for a dialect.
 func bulkRows(dia string) int {
 	if dia == dialect.Postgres {
@@ -35,18 +47,19 @@ func bulkRows(dia string) int {
 	return sqliteBulkRows
 }
 
-// inTxLanes runs lanes of batches, each batch in a transaction of its own,
-// and returns the first error. The batches of a lane run in turn, so rows
+// inTxLanes runs lanes of batches, each batch in a transaction of its own
+// (on SQLite with a page cache of cacheKiB, see inTxCache), and returns
+// the first error. The batches of a lane run in turn, so rows
 // get their ids in the order given and a graph loads back in that order;
 // on PostgreSQL the lanes (one per table) run at the same time, on their
 // own connections, so that encoding, the network and the server's work
 // overlap. SQLite has one writer at a time and runs the lanes in turn.
 // Batches that committed before an error stay written; the writes are
 // idempotent, so a retry completes them.
-func (s *Store) inTxLanes(ctx context.Context, lanes ...[]func(ctx context.Context, tx *writeTx) error) error {
+func (s *Store) inTxLanes(ctx context.Context, cacheKiB int, lanes ...[]func(ctx context.Context, tx *writeTx) error) error {
 	runLane := func(ctx context.Context, lane []func(ctx context.Context, tx *writeTx) error) error {
 		for _, fn := range lane {
-			if err := s.inTx(ctx, func(tx *writeTx) error { return fn(ctx, tx) }); err != nil {
+			if err := s.inTxCache(ctx, cacheKiB, func(tx *writeTx) error { return fn(ctx, tx) }); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -33,25 +34,32 @@ const BatchSize = 500
 // here and in the run sink alike.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
 	g = boundGraph(g)
-	rows := bulkRows(s.Dialect)
+	// A transaction per statement on PostgreSQL; on SQLite, where every
+	// commit writes the index pages it touched to the WAL again, up to
+	// sqliteTxRows rows per transaction with a page cache that holds them.
+	txRows, cacheKiB := bulkRows(s.Dialect), 0
 	nodes := dedupeNodes(g.Nodes)
 	edges := dedupeEdges(g.Edges)
+	if s.Dialect == dialect.SQLite {
+		txRows = sqliteTxRows
+		cacheKiB = sqliteCacheKiB(max(len(nodes), len(edges)))
+	}
 	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
-	for start := 0; start < len(nodes); start += rows {
-		part := nodes[start:min(start+rows, len(nodes))]
+	for start := 0; start < len(nodes); start += txRows {
+		part := nodes[start:min(start+txRows, len(nodes))]
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertNodes(ctx, b, versionID, part)
 		})
 	}
-	for start := 0; start < len(edges); start += rows {
-		part := edges[start:min(start+rows, len(edges))]
+	for start := 0; start < len(edges); start += txRows {
+		part := edges[start:min(start+txRows, len(edges))]
 		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inTxLanes(ctx, nodeBatches, edgeBatches); err != nil {
+	if err := s.inTxLanes(ctx, cacheKiB, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	// Mentions last: they only add provenance.
@@ -242,32 +250,49 @@ func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionB
 	return nil
 }
 
-// LoadGraph loads a version's whole graph. With mentions, every node and
-// edge carries its provenance.
+// LoadGraph loads a version's whole graph in insertion order. With
+// mentions, every node and edge carries its provenance. Rows are scanned
+// straight into the domain types, without Ent entities in between.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
 	var g extract.Graph
-	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Order(node.ByID()).All(ctx)
+	var props string
+	err := s.outlineRows(ctx, node.Table, versionID, []string{node.FieldKey, node.FieldName, node.FieldType,
+		node.FieldDescription, node.FieldProperties}, true, func(scan func(...any) error) error {
+		var n extract.Node
+		if err := scan(&n.Key, &n.Name, &n.Type, &n.Description, &props); err != nil {
+			return err
+		}
+		n.Properties = decodeProps(props)
+		g.Nodes = append(g.Nodes, n)
+		return nil
+	})
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
-	edges, err := s.client.Edge.Query().Where(entedge.VersionID(versionID)).Order(entedge.ByID()).All(ctx)
+	err = s.outlineRows(ctx, entedge.Table, versionID, []string{entedge.FieldSource, entedge.FieldTarget,
+		entedge.FieldLabel, entedge.FieldKeywords, entedge.FieldDescription, entedge.FieldWeight, entedge.FieldProperties},
+		true, func(scan func(...any) error) error {
+			var e extract.Edge
+			if err := scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &e.Weight, &props); err != nil {
+				return err
+			}
+			e.Properties = decodeProps(props)
+			g.Edges = append(g.Edges, e)
+			return nil
+		})
 	if err != nil {
 		return g, translate(err, "edges")
 	}
-	g.Nodes = make([]extract.Node, len(nodes))
-	nodeIdx := make(map[string]int, len(nodes))
-	for i, n := range nodes {
-		g.Nodes[i] = nodeFromEnt(n)
-		nodeIdx[n.Key] = i
-	}
-	g.Edges = make([]extract.Edge, len(edges))
-	edgeIdx := make(map[string]int, len(edges))
-	for i, e := range edges {
-		g.Edges[i] = edgeFromEnt(e)
-		edgeIdx[g.Edges[i].Key()] = i
-	}
 	if !withMentions {
 		return g, nil
+	}
+	nodeIdx := make(map[string]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		nodeIdx[n.Key] = i
+	}
+	edgeIdx := make(map[string]int, len(g.Edges))
+	for i, e := range g.Edges {
+		edgeIdx[e.Key()] = i
 	}
 	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
 	if err != nil {

@@ -56,8 +56,19 @@ func (c txConn) Tx(context.Context) (dialect.Tx, error) { return dialect.NopTx(c
 // transient failure (a terminated connection, a serialization failure, a
 // locked SQLite file) runs fn again in a fresh transaction, a few times.
 func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
-	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, fn) })
+	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, 0, fn) })
 }
+
+// inTxCache is inTx with, on SQLite, a page cache of cacheKiB for the
+// transaction's connection, so that a large batch rewrites its index pages
+// in memory and writes each once at commit instead of spilling them to the
+// WAL. The connection returns to SQLite's default cache afterwards.
+func (s *Store) inTxCache(ctx context.Context, cacheKiB int, fn func(tx *writeTx) error) error {
+	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, cacheKiB, fn) })
+}
+
+// sqliteDefaultCacheKiB is SQLite's default page cache (cache_size -2000).
+const sqliteDefaultCacheKiB = 2000
 
 // write runs fn on an Ent client inside one write transaction (see inTx),
 // so single-statement writes take the same write lock as the others.
@@ -65,7 +76,7 @@ func (s *Store) write(ctx context.Context, fn func(c *ent.Client) error) error {
 	return s.inTx(ctx, func(tx *writeTx) error { return fn(tx.Client()) })
 }
 
-func (s *Store) inTxOnce(ctx context.Context, fn func(tx *writeTx) error) error {
+func (s *Store) inTxOnce(ctx context.Context, cacheKiB int, fn func(tx *writeTx) error) error {
 	if s.Dialect == dialect.SQLite {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
@@ -79,6 +90,21 @@ func (s *Store) inTxOnce(ctx context.Context, fn func(tx *writeTx) error) error 
 		}
 		defer tx.conn.Close()
 		tx.Tx, err = tx.conn.BeginTx(ctx, nil)
+	} else if cacheKiB > sqliteDefaultCacheKiB {
+		var conn *sql.Conn
+		if conn, err = s.db.Conn(ctx); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); err != nil {
+			return fmt.Errorf("size page cache: %w", err)
+		}
+		// Back to the default before the connection returns to the pool
+		// (after the commit: deferred calls run last first).
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", sqliteDefaultCacheKiB))
+		}()
+		tx.Tx, err = conn.BeginTx(ctx, nil)
 	} else {
 		tx.Tx, err = s.db.BeginTx(ctx, nil)
 	}
