@@ -22,28 +22,28 @@ func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Com
 			return nil
 		}
 	}
-	ta, err := h.loadTimeline(ctx, cmp.A.ID)
+	ta, err := h.app.Timeline(ctx, cmp.A.ID)
 	if err != nil {
 		return err
 	}
-	tb, err := h.loadTimeline(ctx, cmp.B.ID)
+	tb, err := h.app.Timeline(ctx, cmp.B.ID)
 	if err != nil {
 		return err
 	}
-	n := max(len(ta.steps), len(tb.steps))
+	n := max(len(ta.Steps), len(tb.Steps))
 	for i := 0; i < n; i++ {
 		row := web.CompareTurn{Turn: i}
-		if i < len(ta.steps) {
-			row.Speaker = ta.steps[i].Segment.UserSpeaker
-			row.HasA = ta.isDone(ta.steps[i])
-			row.A = turnCounts(ta.steps[i].Step)
+		if i < len(ta.Steps) {
+			row.Speaker = ta.Steps[i].Segment.UserSpeaker
+			row.HasA = ta.IsDone(ta.Steps[i])
+			row.A = turnCounts(ta.Steps[i].Step)
 		}
-		if i < len(tb.steps) {
+		if i < len(tb.Steps) {
 			if row.Speaker == "" {
-				row.Speaker = tb.steps[i].Segment.UserSpeaker
+				row.Speaker = tb.Steps[i].Segment.UserSpeaker
 			}
-			row.HasB = tb.isDone(tb.steps[i])
-			row.B = turnCounts(tb.steps[i].Step)
+			row.HasB = tb.IsDone(tb.Steps[i])
+			row.B = turnCounts(tb.Steps[i].Step)
 		}
 		row.Differs = row.HasA != row.HasB || row.A.AddNode != row.B.AddNode ||
 			row.A.UpdateNode != row.B.UpdateNode || row.A.AddRelation != row.B.AddRelation || row.A.Rejected != row.B.Rejected

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,25 +9,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
 // GraphThreshold is the node count past which the graph page opens on the
 // neighbourhoods of the best-connected nodes instead of the whole graph.
 const GraphThreshold = 2000
-
-// maxMentions bounds the mentions shown in a node's side panel.
-const maxMentions = 40
-
-// snippetContext is how many bytes of text a mention snippet shows on each
-// side of the mention.
-const snippetContext = 90
 
 // parseGraphQuery reads the graph API filters.
 func parseGraphQuery(c echo.Context) (extract.SubgraphQuery, error) {
@@ -124,165 +115,6 @@ func (h *Handler) showGraph(c echo.Context) error {
 // keyParam reads a node key from the path (see pathParam).
 func keyParam(c echo.Context, name string) (string, error) { return pathParam(c, name, "node key") }
 
-// NodeDetail is the answer of the node API: the node, its edges and its
-// mentions with snippets.
-type NodeDetail struct {
-	Key         string          `json:"key"`
-	Name        string          `json:"name"`
-	Type        string          `json:"type"`
-	Description string          `json:"description"`
-	Properties  map[string]any  `json:"properties,omitempty"`
-	Out         []NodeEdge      `json:"out"`
-	In          []NodeEdge      `json:"in"`
-	Mentions    []MentionDetail `json:"mentions"`
-	// MentionCount counts all mentions; Mentions holds the first few.
-	MentionCount int `json:"mention_count"`
-}
-
-// NodeEdge is an edge seen from one of its nodes.
-type NodeEdge struct {
-	Source      string  `json:"source"`
-	Target      string  `json:"target"`
-	Label       string  `json:"label"`
-	Keywords    string  `json:"keywords,omitempty"`
-	Description string  `json:"description,omitempty"`
-	Weight      float64 `json:"weight"`
-	// Other is the key of the node at the other end, OtherName its name.
-	Other     string `json:"other"`
-	OtherName string `json:"other_name"`
-}
-
-// MentionDetail is a mention with a snippet of its chunk.
-type MentionDetail struct {
-	DocumentID int    `json:"document_id"`
-	Document   string `json:"document"`
-	ChunkIndex int    `json:"chunk_index"`
-	Before     string `json:"before"`
-	Mark       string `json:"mark"`
-	After      string `json:"after"`
-	Link       string `json:"link"`
-}
-
-// nodeDetail gathers everything the side panel shows about a node.
-func (h *Handler) nodeDetail(ctx context.Context, v store.Version, key string) (NodeDetail, error) {
-	n, err := h.store.NodeByKey(ctx, v.ID, key)
-	if err != nil {
-		return NodeDetail{}, err
-	}
-	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: n.Properties,
-		Out: []NodeEdge{}, In: []NodeEdge{}, Mentions: []MentionDetail{}}
-	edges, err := h.store.NodeEdges(ctx, v.ID, key)
-	if err != nil {
-		return d, err
-	}
-	var others []string
-	for _, e := range edges {
-		others = append(others, e.Source, e.Target)
-	}
-	names, err := h.store.NodesByKey(ctx, v.ID, others)
-	if err != nil {
-		return d, err
-	}
-	for _, e := range edges {
-		ne := NodeEdge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
-			Description: e.Description, Weight: e.Weight}
-		if e.Source == key {
-			ne.Other = e.Target
-		} else {
-			ne.Other = e.Source
-		}
-		ne.OtherName = cmp.Or(names[ne.Other].Name, ne.Other)
-		if e.Source == key {
-			d.Out = append(d.Out, ne)
-		} else {
-			d.In = append(d.In, ne)
-		}
-	}
-	ms, err := h.store.NodeMentions(ctx, v.ID, key)
-	if err != nil {
-		return d, err
-	}
-	d.MentionCount = len(ms)
-	d.Mentions, err = h.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
-	return d, err
-}
-
-// mentionSnippets cuts a snippet of the chunk around each mention. A
-// mention without offsets (the chunk as a whole) marks the first place the
-// name occurs in the chunk, if any.
-func (h *Handler) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
-	out := []MentionDetail{}
-	chunks := map[int][]extract.Chunk{}
-	docs := map[int]string{}
-	for _, m := range ms {
-		cs, ok := chunks[m.DocumentID]
-		if !ok {
-			var err error
-			if cs, err = h.app.VersionChunks(ctx, v, m.DocumentID); err != nil {
-				return nil, err
-			}
-			chunks[m.DocumentID] = cs
-			if doc, err := h.store.Document(ctx, m.DocumentID); err == nil {
-				docs[m.DocumentID] = doc.Name
-			}
-		}
-		md := MentionDetail{DocumentID: m.DocumentID, Document: docs[m.DocumentID], ChunkIndex: m.ChunkIndex,
-			Link: "/versions/" + itoa(v.ID) + "/chunks/" + itoa(m.DocumentID) + "/" + itoa(m.ChunkIndex)}
-		var ch *extract.Chunk
-		for i := range cs {
-			if cs[i].Index == m.ChunkIndex {
-				ch = &cs[i]
-				break
-			}
-		}
-		if ch == nil {
-			md.Mark = m.Text
-			out = append(out, md)
-			continue
-		}
-		s, e := m.Start-ch.Start, m.End-ch.Start
-		if m.Start == 0 && m.End == 0 || s < 0 || e > len(ch.Text) || s > e {
-			// No usable offsets: look for the name in the chunk.
-			s, e = 0, 0
-			if i := strings.Index(strings.ToLower(ch.Text), strings.ToLower(cmp.Or(m.Text, name))); i >= 0 && name != "" {
-				s, e = i, i+len(cmp.Or(m.Text, name))
-			}
-		}
-		md.Before, md.Mark, md.After = snippet(ch.Text, s, e, snippetContext)
-		out = append(out, md)
-	}
-	return out, nil
-}
-
-// snippet splits text around [s, e) with up to ctx bytes of context on each
-// side, cut at rune boundaries and marked with ellipses where cut.
-func snippet(text string, s, e, ctx int) (before, mark, after string) {
-	s = max(0, min(s, len(text)))
-	e = max(s, min(e, len(text)))
-	for s > 0 && !utf8.RuneStart(text[s]) {
-		s--
-	}
-	for e < len(text) && !utf8.RuneStart(text[e]) {
-		e++
-	}
-	b := max(0, s-ctx)
-	for b > 0 && !utf8.RuneStart(text[b]) {
-		b--
-	}
-	a := min(len(text), e+ctx)
-	for a < len(text) && !utf8.RuneStart(text[a]) {
-		a++
-	}
-	before, mark, after = text[b:s], text[s:e], text[e:a]
-	if b > 0 {
-		before = "…" + before
-	}
-	if a < len(text) {
-		after += "…"
-	}
-	return before, mark, after
-}
-
 // nodeAPI answers GET /api/versions/:id/nodes/:key.
 func (h *Handler) nodeAPI(c echo.Context) error {
 	d, err := h.loadNodeDetail(c)
@@ -302,24 +134,24 @@ func (h *Handler) showNodePanel(c echo.Context) error {
 	return render(c, http.StatusOK, web.NodePanel(nodePanelView(id, d)))
 }
 
-func (h *Handler) loadNodeDetail(c echo.Context) (NodeDetail, error) {
+func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 	id, err := intParam(c, "id")
 	if err != nil {
-		return NodeDetail{}, err
+		return app.NodeDetail{}, err
 	}
 	key, err := keyParam(c, "key")
 	if err != nil {
-		return NodeDetail{}, err
+		return app.NodeDetail{}, err
 	}
 	ctx := c.Request().Context()
 	v, err := h.store.Version(ctx, id)
 	if err != nil {
-		return NodeDetail{}, err
+		return app.NodeDetail{}, err
 	}
-	return h.nodeDetail(ctx, v, key)
+	return h.app.NodeDetail(ctx, v, key)
 }
 
-func nodePanelView(versionID int, d NodeDetail) web.NodePanelView {
+func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 	p := web.NodePanelView{VersionID: versionID, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
 		MentionCount: d.MentionCount, AlsoSeenAs: alsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
 	keys := make([]string, 0, len(d.Properties))
@@ -338,7 +170,7 @@ func nodePanelView(versionID int, d NodeDetail) web.NodePanelView {
 			p.Properties = append(p.Properties, row)
 		}
 	}
-	conv := func(es []NodeEdge) []web.PanelEdge {
+	conv := func(es []app.NodeEdge) []web.PanelEdge {
 		out := make([]web.PanelEdge, len(es))
 		for i, e := range es {
 			out[i] = web.PanelEdge{Label: e.Label, Other: e.Other, OtherName: e.OtherName, Keywords: e.Keywords,

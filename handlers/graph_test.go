@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
@@ -180,7 +181,7 @@ func TestNodeAPI_Detail(t *testing.T) {
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
 	t.Run("SlashKey", func(t *testing.T) {
-		var d handlers.NodeDetail
+		var d app.NodeDetail
 		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/nodes/%s", v.ID, url.PathEscape("/user/profile")), http.StatusOK, &d)
 		if d.Name != "User profile" || d.Description != "Path-shaped key" || len(d.Out) != 1 || d.Out[0].OtherName != "Alice" {
 			t.Fatalf("detail %+v", d)
@@ -193,7 +194,7 @@ func TestNodeAPI_Detail(t *testing.T) {
 		}
 	})
 	t.Run("InEdges", func(t *testing.T) {
-		var d handlers.NodeDetail
+		var d app.NodeDetail
 		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/nodes/c", v.ID), http.StatusOK, &d)
 		if len(d.In) != 2 || len(d.Out) != 1 {
 			t.Fatalf("edges in %d out %d", len(d.In), len(d.Out))
@@ -228,7 +229,7 @@ func TestGraph_Extraction(t *testing.T) {
 		t.Fatalf("API %d/%d, version %d/%d", len(res.Nodes), len(res.Edges), v.Nodes, v.Edges)
 	}
 	top := res.Nodes[0]
-	var d handlers.NodeDetail
+	var d app.NodeDetail
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/nodes/%s", v.ID, url.PathEscape(top.ID)), http.StatusOK, &d)
 	if d.MentionCount == 0 || len(d.Mentions) == 0 {
 		t.Fatalf("no mentions for %q", top.ID)

@@ -1,0 +1,179 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// maxMentions bounds the mentions shown in a node's side panel.
+const maxMentions = 40
+
+// snippetContext is how many bytes of text a mention snippet shows on each
+// side of the mention.
+const snippetContext = 90
+
+// NodeDetail is the answer of the node API: the node, its edges and its
+// mentions with snippets.
+type NodeDetail struct {
+	Key         string          `json:"key"`
+	Name        string          `json:"name"`
+	Type        string          `json:"type"`
+	Description string          `json:"description"`
+	Properties  map[string]any  `json:"properties,omitempty"`
+	Out         []NodeEdge      `json:"out"`
+	In          []NodeEdge      `json:"in"`
+	Mentions    []MentionDetail `json:"mentions"`
+	// MentionCount counts all mentions; Mentions holds the first few.
+	MentionCount int `json:"mention_count"`
+}
+
+// NodeEdge is an edge seen from one of its nodes.
+type NodeEdge struct {
+	Source      string  `json:"source"`
+	Target      string  `json:"target"`
+	Label       string  `json:"label"`
+	Keywords    string  `json:"keywords,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Weight      float64 `json:"weight"`
+	// Other is the key of the node at the other end, OtherName its name.
+	Other     string `json:"other"`
+	OtherName string `json:"other_name"`
+}
+
+// MentionDetail is a mention with a snippet of its chunk.
+type MentionDetail struct {
+	DocumentID int    `json:"document_id"`
+	Document   string `json:"document"`
+	ChunkIndex int    `json:"chunk_index"`
+	Before     string `json:"before"`
+	Mark       string `json:"mark"`
+	After      string `json:"after"`
+	Link       string `json:"link"`
+}
+
+// NodeDetail gathers everything the side panel and the node API show about
+// a node of a version.
+func (a *App) NodeDetail(ctx context.Context, v store.Version, key string) (NodeDetail, error) {
+	n, err := a.store.NodeByKey(ctx, v.ID, key)
+	if err != nil {
+		return NodeDetail{}, err
+	}
+	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: n.Properties,
+		Out: []NodeEdge{}, In: []NodeEdge{}, Mentions: []MentionDetail{}}
+	edges, err := a.store.NodeEdges(ctx, v.ID, key)
+	if err != nil {
+		return d, err
+	}
+	var others []string
+	for _, e := range edges {
+		others = append(others, e.Source, e.Target)
+	}
+	names, err := a.store.NodesByKey(ctx, v.ID, others)
+	if err != nil {
+		return d, err
+	}
+	for _, e := range edges {
+		ne := NodeEdge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
+			Description: e.Description, Weight: e.Weight}
+		if e.Source == key {
+			ne.Other = e.Target
+		} else {
+			ne.Other = e.Source
+		}
+		ne.OtherName = cmp.Or(names[ne.Other].Name, ne.Other)
+		if e.Source == key {
+			d.Out = append(d.Out, ne)
+		} else {
+			d.In = append(d.In, ne)
+		}
+	}
+	ms, err := a.store.NodeMentions(ctx, v.ID, key)
+	if err != nil {
+		return d, err
+	}
+	d.MentionCount = len(ms)
+	d.Mentions, err = a.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
+	return d, err
+}
+
+// mentionSnippets cuts a snippet of the chunk around each mention. A
+// mention without offsets (the chunk as a whole) marks the first place the
+// name occurs in the chunk, if any.
+func (a *App) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
+	out := []MentionDetail{}
+	chunks := map[int][]extract.Chunk{}
+	docs := map[int]string{}
+	for _, m := range ms {
+		cs, ok := chunks[m.DocumentID]
+		if !ok {
+			var err error
+			if cs, err = a.VersionChunks(ctx, v, m.DocumentID); err != nil {
+				return nil, err
+			}
+			chunks[m.DocumentID] = cs
+			if doc, err := a.store.Document(ctx, m.DocumentID); err == nil {
+				docs[m.DocumentID] = doc.Name
+			}
+		}
+		md := MentionDetail{DocumentID: m.DocumentID, Document: docs[m.DocumentID], ChunkIndex: m.ChunkIndex,
+			Link: "/versions/" + strconv.Itoa(v.ID) + "/chunks/" + strconv.Itoa(m.DocumentID) + "/" + strconv.Itoa(m.ChunkIndex)}
+		var ch *extract.Chunk
+		for i := range cs {
+			if cs[i].Index == m.ChunkIndex {
+				ch = &cs[i]
+				break
+			}
+		}
+		if ch == nil {
+			md.Mark = m.Text
+			out = append(out, md)
+			continue
+		}
+		s, e := m.Start-ch.Start, m.End-ch.Start
+		if m.Start == 0 && m.End == 0 || s < 0 || e > len(ch.Text) || s > e {
+			// No usable offsets: look for the name in the chunk.
+			s, e = 0, 0
+			if i := strings.Index(strings.ToLower(ch.Text), strings.ToLower(cmp.Or(m.Text, name))); i >= 0 && name != "" {
+				s, e = i, i+len(cmp.Or(m.Text, name))
+			}
+		}
+		md.Before, md.Mark, md.After = snippet(ch.Text, s, e, snippetContext)
+		out = append(out, md)
+	}
+	return out, nil
+}
+
+// snippet splits text around [s, e) with up to ctx bytes of context on each
+// side, cut at rune boundaries and marked with ellipses where cut.
+func snippet(text string, s, e, ctx int) (before, mark, after string) {
+	s = max(0, min(s, len(text)))
+	e = max(s, min(e, len(text)))
+	for s > 0 && !utf8.RuneStart(text[s]) {
+		s--
+	}
+	for e < len(text) && !utf8.RuneStart(text[e]) {
+		e++
+	}
+	b := max(0, s-ctx)
+	for b > 0 && !utf8.RuneStart(text[b]) {
+		b--
+	}
+	a := min(len(text), e+ctx)
+	for a < len(text) && !utf8.RuneStart(text[a]) {
+		a++
+	}
+	before, mark, after = text[b:s], text[s:e], text[e:a]
+	if b > 0 {
+		before = "…" + before
+	}
+	if a < len(text) {
+		after += "…"
+	}
+	return before, mark, after
+}
