@@ -6,7 +6,6 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/store"
-	"github.com/kgstudio/kgstudio/web"
 )
 
 // Timeline is a dialogue run's turns paired with its stored operation log.
@@ -90,20 +89,6 @@ func (t *Timeline) Step(turn int) (TimelineStep, error) {
 		return TimelineStep{}, extract.Errorf(extract.KindNotFound, "turn %d not found: %s has turns 0 to %d", turn, t.V.Label(), len(t.Steps)-1)
 	}
 	return t.Steps[turn], nil
-}
-
-// TimelineTurnJSON is one turn in detail: GET /api/versions/:id/timeline/:turn.
-// Segment.Index is the version turn.
-type TimelineTurnJSON struct {
-	Turn       int                 `json:"turn"`
-	DocumentID int                 `json:"document_id"`
-	Chunk      int                 `json:"chunk"`
-	Done       bool                `json:"done"`
-	Segment    dialogue.Segment    `json:"segment"`
-	Counts     map[string]int      `json:"counts"`
-	Coverage   float64             `json:"coverage"`
-	Operations []extract.Operation `json:"operations"`
-	Graph      web.TimelineGraph   `json:"graph"`
 }
 
 // TimelineTurnSummary is one turn in GET /api/versions/:id/timeline: its

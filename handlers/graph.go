@@ -2,9 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -153,7 +150,7 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 
 func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 	p := web.NodePanelView{VersionID: versionID, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
-		MentionCount: d.MentionCount, AlsoSeenAs: alsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
+		MentionCount: d.MentionCount, AlsoSeenAs: web.AlsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
 	keys := make([]string, 0, len(d.Properties))
 	for k := range d.Properties {
 		keys = append(keys, k)
@@ -163,7 +160,7 @@ func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 		if k == extract.PropTypeCounts {
 			continue // shown as AlsoSeenAs
 		}
-		row := web.PropRow{Key: cmp.Or(propNames[k], strings.ReplaceAll(k, "_", " ")), Value: propString(d.Properties[k])}
+		row := web.PropRow{Key: cmp.Or(propNames[k], strings.ReplaceAll(k, "_", " ")), Value: web.PropString(d.Properties[k])}
 		if detailProps[k] {
 			p.Details = append(p.Details, row)
 		} else {
@@ -198,73 +195,6 @@ var propNames = map[string]string{
 	extract.PropFragmentsDropped: "description fragments left out",
 	"created_turn":               "created in turn",
 	"updated_turn":               "updated in turn",
-}
-
-// alsoSeenAs reads a type_counts property (a map of type to count, in its
-// Go or JSON form) and lists the types other than typ, most seen first:
-// "Location ×5, Organization ×1". It is empty when there are none.
-func alsoSeenAs(typ string, v any) string {
-	counts := map[string]int{}
-	switch m := v.(type) {
-	case map[string]int:
-		maps.Copy(counts, m)
-	case map[string]any:
-		for t, n := range m {
-			switch x := n.(type) {
-			case float64:
-				counts[t] = int(x)
-			case int:
-				counts[t] = x
-			}
-		}
-	}
-	var others []string
-	for t, n := range counts {
-		if t != typ && t != "" && n > 0 {
-			others = append(others, t)
-		}
-	}
-	slices.SortFunc(others, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
-	parts := make([]string, len(others))
-	for i, t := range others {
-		parts[i] = t + " ×" + strconv.Itoa(counts[t])
-	}
-	return strings.Join(parts, ", ")
-}
-
-// propString formats a property value for display: lists item by item
-// (records one per line), records as "key: value" pairs without the empty
-// ones, other values as JSON.
-func propString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		parts := make([]string, len(x))
-		sep := ", "
-		for i, e := range x {
-			if _, rec := e.(map[string]any); rec {
-				sep = "\n"
-			}
-			parts[i] = propString(e)
-		}
-		return strings.Join(parts, sep)
-	case map[string]any:
-		keys := slices.Sorted(maps.Keys(x))
-		var parts []string
-		for _, k := range keys {
-			if s := propString(x[k]); s != "" && s != "null" {
-				parts = append(parts, k+": "+s)
-			}
-		}
-		return strings.Join(parts, "; ")
-	default:
-		b, err := json.Marshal(x)
-		if err != nil {
-			return fmt.Sprint(x)
-		}
-		return string(b)
-	}
 }
 
 // showEdgePanel renders the side panel of an edge, named by the query

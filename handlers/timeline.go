@@ -164,6 +164,20 @@ func opCounts(m map[string]int) []web.OpCount {
 	return out
 }
 
+// TimelineTurnJSON is one turn in detail: GET /api/versions/:id/timeline/:turn.
+// Segment.Index is the version turn.
+type TimelineTurnJSON struct {
+	Turn       int                 `json:"turn"`
+	DocumentID int                 `json:"document_id"`
+	Chunk      int                 `json:"chunk"`
+	Done       bool                `json:"done"`
+	Segment    dialogue.Segment    `json:"segment"`
+	Counts     map[string]int      `json:"counts"`
+	Coverage   float64             `json:"coverage"`
+	Operations []extract.Operation `json:"operations"`
+	Graph      web.TimelineGraph   `json:"graph"`
+}
+
 // timelineAPI returns the per-turn operation counts and coverage of a
 // dialogue run.
 func (h *Handler) timelineAPI(c echo.Context) error {
@@ -222,6 +236,6 @@ func (h *Handler) timelineTurnAPI(c echo.Context) error {
 	if ops == nil {
 		ops = []extract.Operation{}
 	}
-	return c.JSON(http.StatusOK, app.TimelineTurnJSON{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index, Done: t.IsDone(s),
+	return c.JSON(http.StatusOK, TimelineTurnJSON{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index, Done: t.IsDone(s),
 		Segment: seg, Counts: s.Counts, Coverage: s.Coverage, Operations: ops, Graph: graphAt(t, s)})
 }
