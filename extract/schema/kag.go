@@ -434,6 +434,9 @@ func (p *kagParser) meta(l *kline, owner string, allowIndex bool) (predicateMeta
 			}
 			m.index = val
 		case "rule":
+			if !c.hasRule {
+				return m, errAt(c.no, "%s: a rule is written as rule: [[ ... ]]", owner)
+			}
 			m.rule = val
 		case "properties":
 			if val != "" {
