@@ -17,7 +17,7 @@ func TestReadDocument_JSON(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, want string
 	}{
-		{"truncated.json", good[:len(good)/2], "not valid JSON"},
+		{"truncated.json", good[:len(good)/2], "not valid JSON: it ends early"},
 		{"garbage.json", "{not json", "not valid JSON"},
 		{"shape.json", `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann"}]}]}`, "sessions[0].turns[0]"},
 		{"other.json", `{"nodes":[1,2,3],"id":7}`, "must hold a dialogue"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,6 +108,9 @@ func ParseAll(data []byte) ([]*Dialogue, error) {
 		if errors.As(err, &se) {
 			line, col := lineCol(data, int(se.Offset))
 			return nil, extract.Errorf(extract.KindInvalid, "dialogue file is not valid JSON: %s (line %d, column %d)", se.Error(), line, col)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, extract.Errorf(extract.KindInvalid, "dialogue file is not valid JSON: it ends early (cut off?)")
 		}
 		return nil, extract.Errorf(extract.KindInvalid, "dialogue file is not valid JSON: %s", err.Error())
 	}
