@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func TestReadDocument(t *testing.T) {
@@ -101,7 +103,7 @@ func TestReadDocument_SharedData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			data := mustReadShared(t, tt.path)
+			data := testdata.Read(t, tt.path)
 			doc, err := ReadDocument(tt.path, data, 0)
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func chunkTexts(cs []Chunk) []string {
@@ -178,7 +180,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func BenchmarkSplit(b *testing.B) {
-	data := mustReadShared(b, "corpora/a_christmas_carol_gutenberg24022.txt")
+	data := testdata.Read(b, "corpora/a_christmas_carol_gutenberg24022.txt")
 	doc, err := ReadDocument("carol.txt", data, 0)
 	if err != nil {
 		b.Fatal(err)

@@ -46,8 +46,8 @@ func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Documen
 	return d
 }
 
-// dlgFile reads a dialogue file: a path in testdata/ or ../shared/data
-// (see internal/testdata), or a path of the repository.
+// dlgFile reads a dialogue file: a data file found by internal/testdata,
+// or a path of the repository.
 func dlgFile(tb testing.TB, path string) []byte {
 	tb.Helper()
 	if strings.HasPrefix(path, "dialogues/") {

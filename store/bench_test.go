@@ -127,7 +127,7 @@ func BenchmarkWriteGraph(b *testing.B) {
 	}
 }
 
-// carolPath finds A Christmas Carol (testdata/ or ../shared/data).
+// carolPath finds A Christmas Carol (see internal/testdata).
 func carolPath(tb testing.TB) string {
 	tb.Helper()
 	return testdata.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt")

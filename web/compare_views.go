@@ -22,17 +22,17 @@ type ComparePage struct {
 	Score *CompareScore
 	// NodeItems and EdgeItems are the union items for the tables; the
 	// tables stop at ItemLimit rows each.
-	NodeItems     []CompareItem
-	EdgeItems     []CompareItem
-	NodeTotal     int
+	NodeItems []CompareItem
+	EdgeItems []CompareItem
+	NodeTotal int
 	// NodePager and EdgePager page through the item tables.
 	NodePager, EdgePager Pager
-	EdgeTotal     int
-	ItemLimit     int
-	NodeTypeOpts  []string
-	EdgeLabelOpts []string
-	Config        []CompareConfigRow
-	Prompts       []ComparePrompt
+	EdgeTotal            int
+	ItemLimit            int
+	NodeTypeOpts         []string
+	EdgeLabelOpts        []string
+	Config               []CompareConfigRow
+	Prompts              []ComparePrompt
 	// Raw outputs of one chunk, for LLM strategies.
 	HasCalls   bool
 	Chunks     []CompareChunkOpt

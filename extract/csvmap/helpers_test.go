@@ -8,8 +8,8 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/csvmap"
-	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // kagOptions parses a KAG schema of the shared data and converts it.

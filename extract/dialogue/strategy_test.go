@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -258,7 +260,7 @@ func TestOffline_SharedDialogues(t *testing.T) {
 		{"MemoryBankEmily", "dialogues/memorybank_en_users1-8.json", 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := ParseAll(mustRead(t, sharedData(t, tc.path)))
+			ds, err := ParseAll(mustRead(t, testdata.Path(t, tc.path)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/kgstudio/kgstudio/internal/testdata"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/kag"
@@ -35,11 +36,6 @@ func golden(t *testing.T, name string, got []byte) {
 		_ = os.WriteFile(path+".actual", got, 0o644)
 		t.Errorf("%s differs from golden; actual output written to %s.actual", name, path)
 	}
-}
-
-func sharedData(t testing.TB, rel string) string {
-	t.Helper()
-	return testdata.Path(t, rel)
 }
 
 var zhTypes = []kag.TypeSpec{
@@ -84,7 +80,7 @@ func clients(t testing.TB, srv *fakellm.Server) map[string]llm.Client {
 }
 
 func zhChunk(t testing.TB) (extract.Document, extract.Chunk) {
-	b, err := os.ReadFile(sharedData(t, "corpora/kag-baike/zhoujielun_baike.txt"))
+	b, err := os.ReadFile(testdata.Path(t, "corpora/kag-baike/zhoujielun_baike.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

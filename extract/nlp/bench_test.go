@@ -5,13 +5,15 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 )
 
 // benchmarkCarol extracts all of A Christmas Carol per iteration and
 // reports throughput (MB/s in the -bench output; KB/s = MB/s * 1000).
 func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
-	data, err := os.ReadFile(sharedPath(b, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	data, err := os.ReadFile(testdata.Path(b, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		b.Fatal(err)
 	}

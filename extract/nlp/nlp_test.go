@@ -15,13 +15,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// sharedPath returns a path in the shared data folder (../shared/data
-// relative to the directory holding go.mod).
-func sharedPath(tb testing.TB, rel string) string {
-	tb.Helper()
-	return testdata.Path(tb, rel)
-}
-
 // mustNew builds an Extractor or fails.
 func mustNew(tb testing.TB, opts Options) *Extractor {
 	tb.Helper()
@@ -276,7 +269,7 @@ func TestExtractor_Canceled(t *testing.T) {
 // compares the node list with testdata/carol_nodes.golden (refresh with
 // -update).
 func TestExtractor_Golden(t *testing.T) {
-	data, err := os.ReadFile(sharedPath(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
 )
@@ -16,7 +18,7 @@ import (
 // entity credits one node at most) and unlabelled relation F1 at least
 // 0.30. Every variant keeps untyped PER/ORG/LOC recall at 0.6 or more.
 func TestExtractor_ScoreReDocRED(t *testing.T) {
-	f, err := os.Open(sharedPath(t, "gold/redocred_dev_revised_first100.json"))
+	f, err := os.Open(testdata.Path(t, "gold/redocred_dev_revised_first100.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// kagDir returns the folder of the KAG schema examples (testdata/ or
-// ../shared/data).
+// kagDir returns the folder of the KAG schema examples (see
+// internal/testdata).
 func kagDir(tb testing.TB) string {
 	tb.Helper()
 	return testdata.Path(tb, "kag-schemas")

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/kgstudio/kgstudio/internal/testdata"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -50,13 +51,6 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
-}
-
-// sharedData returns the path of a file under ../shared/data, found by
-// walking up from the package directory to the module root.
-func sharedData(t testing.TB, rel string) string {
-	t.Helper()
-	return testdata.Path(t, rel)
 }
 
 func TestParse(t *testing.T) {
@@ -227,7 +221,7 @@ func TestParsePrompts(t *testing.T) {
 // carol returns the document and its first story chunk.
 func carol(t testing.TB) (extract.Document, extract.Chunk) {
 	t.Helper()
-	b, err := os.ReadFile(sharedData(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	b, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
