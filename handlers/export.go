@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"archive/zip"
 	"bytes"
 	"fmt"
 	"net/http"
@@ -55,7 +54,7 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	}
 	var buf bytes.Buffer
 	if format == "csv" {
-		err = writeCSVZip(&buf, g)
+		err = export.WriteCSVZip(&buf, g)
 	} else {
 		err = export.Write(&buf, format, g)
 	}
@@ -65,31 +64,6 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	name := fmt.Sprintf("%s-v%d.%s", fileSafe(v.Extraction), v.Number, ct[1])
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
 	return c.Blob(http.StatusOK, ct[0], buf.Bytes())
-}
-
-// writeCSVZip writes nodes.csv and edges.csv into a zip archive.
-func writeCSVZip(buf *bytes.Buffer, g extract.Graph) error {
-	var nodes, edges bytes.Buffer
-	if err := export.CSV(&nodes, &edges, g); err != nil {
-		return err
-	}
-	zw := zip.NewWriter(buf)
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{export.NodesFile, nodes.Bytes()}, {export.EdgesFile, edges.Bytes()}} {
-		w, err := zw.Create(f.name)
-		if err != nil {
-			return fmt.Errorf("export csv zip: %w", err)
-		}
-		if _, err := w.Write(f.data); err != nil {
-			return fmt.Errorf("export csv zip: %w", err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("export csv zip: %w", err)
-	}
-	return nil
 }
 
 // fileSafe keeps ASCII letters, digits, dots, dashes and underscores of a

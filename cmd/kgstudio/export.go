@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/export"
@@ -13,11 +15,11 @@ import (
 
 // cmdExport writes a version's graph as JSON, GraphML, neo4j-admin CSV or
 // a Cypher script: to stdout, or to --out. CSV writes nodes.csv and
-// edges.csv into the --out folder, which it needs.
+// edges.csv into the --out folder, or into a zip when --out ends in .zip.
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("export", stderr)
 	format := fs.String("format", "json", "json, graphml, csv or cypher")
-	out := fs.String("out", "", "output file (a folder for csv); default stdout")
+	out := fs.String("out", "", "output file (for csv a folder or a .zip file); default stdout")
 	chunks := fs.Bool("chunks", false, "add KAG's chunk nodes with a source edge from every node to its chunks")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -30,7 +32,10 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "json", "graphml", "cypher":
 	case "csv":
 		if *out == "" {
-			return errors.New("export: csv writes nodes.csv and edges.csv: give the folder with --out")
+			return errors.New("export: csv writes nodes.csv and edges.csv: give a folder or a .zip file with --out")
+		}
+		if strings.EqualFold(filepath.Ext(*out), ".csv") {
+			return fmt.Errorf("export: csv writes two files, nodes.csv and edges.csv: give a folder or a .zip file with --out, not %s", *out)
 		}
 	default:
 		return fmt.Errorf("export: unknown format %q (want json, graphml, csv or cypher)", *format)
@@ -54,6 +59,14 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *chunks {
 		g = export.WithChunks(g, st.DocumentNamer(ctx))
+	}
+	if *format == "csv" && strings.EqualFold(filepath.Ext(*out), ".zip") {
+		if err := export.CSVZip(*out, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d nodes, %d edges written to %s (%s, %s)\n", v.Label(), len(g.Nodes), len(g.Edges),
+			*out, export.NodesFile, export.EdgesFile)
+		return nil
 	}
 	if *format == "csv" {
 		if err := export.CSVDir(*out, g); err != nil {

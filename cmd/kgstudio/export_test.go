@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -97,6 +98,34 @@ func TestExport_CLI(t *testing.T) {
 		}
 		if !strings.HasPrefix(string(edges), ":START_ID,:END_ID,:TYPE") {
 			t.Fatalf("edges.csv header: %.40s", edges)
+		}
+	})
+	t.Run("CSVZip", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "people.zip")
+		if _, stderr, err := cli(t, "export", "people@1", "--format", "csv", "--out", path, "--data", data); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		var names []string
+		for _, f := range zr.File {
+			names = append(names, f.Name)
+		}
+		if strings.Join(names, ",") != "nodes.csv,edges.csv" {
+			t.Fatalf("zip holds %v", names)
+		}
+	})
+	t.Run("CSVIntoCSVFile", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "x.csv")
+		_, _, err := cli(t, "export", "people@1", "--format", "csv", "--out", path, "--data", data)
+		if err == nil || !strings.Contains(err.Error(), "folder or a .zip") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Fatalf("%s was created: %v", path, err)
 		}
 	})
 	t.Run("Errors", func(t *testing.T) {

@@ -1,7 +1,9 @@
 package export
 
 import (
+	"archive/zip"
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -185,4 +187,41 @@ func SanitizeRelType(s string) string {
 		return DefaultRelType
 	}
 	return out
+}
+
+// CSVZip writes nodes.csv and edges.csv as the two entries of one zip
+// archive at path: the same files CSVDir writes, in one file to move about.
+func CSVZip(path string, g extract.Graph) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "export csv: cannot create %s", path)
+	}
+	defer func() { err = errors.Join(err, closeErr(f)) }()
+	return WriteCSVZip(f, g)
+}
+
+// WriteCSVZip writes nodes.csv and edges.csv as the two entries of a zip
+// archive to w.
+func WriteCSVZip(w io.Writer, g extract.Graph) error {
+	var nodes, edges bytes.Buffer
+	if err := CSV(&nodes, &edges, g); err != nil {
+		return err
+	}
+	zw := zip.NewWriter(w)
+	for _, e := range []struct {
+		name string
+		data []byte
+	}{{NodesFile, nodes.Bytes()}, {EdgesFile, edges.Bytes()}} {
+		fw, err := zw.Create(e.name)
+		if err != nil {
+			return extract.Wrap(extract.KindUnavailable, err, "export csv: zip %s", e.name)
+		}
+		if _, err := fw.Write(e.data); err != nil {
+			return extract.Wrap(extract.KindUnavailable, err, "export csv: zip %s", e.name)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return extract.Wrap(extract.KindUnavailable, err, "export csv: finish the zip")
+	}
+	return nil
 }
