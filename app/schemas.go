@@ -75,6 +75,9 @@ func SchemaFormat(filename string, data []byte) string {
 // ParseSchemaFile parses a schema file in the given format ("" to guess
 // from the name and content).
 func ParseSchemaFile(filename string, data []byte, format string) (*schema.Schema, error) {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))) == 0 {
+		return nil, extract.Errorf(extract.KindInvalid, "the file is empty: a schema needs at least one type")
+	}
 	if format == "" {
 		format = SchemaFormat(filename, data)
 	}

@@ -52,6 +52,9 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(files) != 1 {
 		return errors.New("schema import: name exactly one FILE")
 	}
+	if fi, err := os.Stat(files[0]); err == nil && fi.IsDir() {
+		return fmt.Errorf("schema import: %s is a folder: name one .schema or .json file in it", files[0])
+	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
 		return err

@@ -103,6 +103,14 @@ func TestSchemaCLI_Versions(t *testing.T) {
 		if _, err := runCLI(t, data, "schema", "import", f); err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Fatalf("broken DSL: %v", err)
 		}
+		write("\xEF\xBB\xBF \n")
+		if _, err := runCLI(t, data, "schema", "import", f); err == nil ||
+			!strings.Contains(err.Error(), filepath.Base(f)) || !strings.Contains(err.Error(), "file is empty") {
+			t.Fatalf("empty file: %v", err)
+		}
+		if _, err := runCLI(t, data, "schema", "import", filepath.Dir(f)); err == nil || !strings.Contains(err.Error(), "is a folder") {
+			t.Fatalf("folder: %v", err)
+		}
 		if _, err := runCLI(t, data, "schema", "export", "people@9"); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Fatalf("missing version: %v", err)
 		}
