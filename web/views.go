@@ -144,3 +144,12 @@ func hasPrompts(f RunForm) bool {
 	}
 	return false
 }
+
+// count writes n with a noun, singular for exactly one: "1 node",
+// "3 nodes". plural is the noun's plural form.
+func count(n int, singular, plural string) string {
+	if n == 1 {
+		return "1 " + singular
+	}
+	return fmt.Sprint(n) + " " + plural
+}
