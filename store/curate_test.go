@@ -114,3 +114,36 @@ func TestDecisionsAndReplaceGraph(t *testing.T) {
 		}
 	})
 }
+
+// An edit log and curation counts are stored on the version and read back
+// with it; counts add up.
+func TestSetEditsAndCurationStats(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		d := mustDoc(t, s, "carol.txt", "Scrooge knew Marley.")
+		g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}}}
+		v, err := s.SaveGraphVersion(ctx, "log", extract.DefaultConfig(), []int{d.ID}, "", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edits := []curate.Edit{{Op: curate.OpRename, Key: "a", Name: "Alpha"}, {Op: curate.OpSetProps, Key: "a", Properties: map[string]any{"age": 3.0, "old": nil}}}
+		if err := s.SetEdits(ctx, v.ID, edits); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := s.AddCurationStats(ctx, v.ID, store.CurationStats{Injected: 2, MergesApplied: 1, NotSameApplied: 3}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Version(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Edits, edits) {
+			t.Errorf("edits %+v, want %+v", got.Edits, edits)
+		}
+		if got.Injected != 4 || got.MergesApplied != 2 || got.NotSameApplied != 6 {
+			t.Errorf("counts %d %d %d", got.Injected, got.MergesApplied, got.NotSameApplied)
+		}
+	})
+}

@@ -96,3 +96,37 @@ func (s *Store) AppendNote(ctx context.Context, versionID int, line string) erro
 		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetNote(note).Exec(ctx), "version")
 	})
 }
+
+// SetEdits stores the edit log of a version made by editing its parent.
+func (s *Store) SetEdits(ctx context.Context, versionID int, edits []curate.Edit) error {
+	b, err := json.Marshal(edits)
+	if err != nil {
+		return fmt.Errorf("encode edits: %w", err)
+	}
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetEdits(string(b)).Exec(ctx), "version")
+	})
+}
+
+func decodeEdits(s string) []curate.Edit {
+	var out []curate.Edit
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &out)
+	}
+	return out
+}
+
+// CurationStats counts what curation did to a run's graph: nodes injected
+// from a reference graph, remembered merges and "not the same" answers
+// applied.
+type CurationStats struct {
+	Injected, MergesApplied, NotSameApplied int
+}
+
+// AddCurationStats adds st to a version's curation counts.
+func (s *Store) AddCurationStats(ctx context.Context, versionID int, st CurationStats) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).AddInjected(st.Injected).
+			AddMergesApplied(st.MergesApplied).AddNotSameApplied(st.NotSameApplied).Exec(ctx), "version")
+	})
+}

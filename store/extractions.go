@@ -13,6 +13,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
 )
 
 // Version statuses.
@@ -64,6 +65,12 @@ type Version struct {
 	Violations int
 	// ChunkErrors lists the chunks whose extraction failed.
 	ChunkErrors []extract.ChunkError
+	// Edits is the edit log of a version made by editing its parent.
+	Edits []curate.Edit
+	// Injected counts extracted nodes that became reference nodes;
+	// MergesApplied and NotSameApplied count the remembered duplicate
+	// answers the run applied.
+	Injected, MergesApplied, NotSameApplied int
 }
 
 // Label is "name@number".
@@ -84,6 +91,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
 		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
+		Edits: decodeEdits(v.Edits), Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
 	}
 }
 

@@ -105,4 +105,23 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	if _, err := runCLI(t, data, "merge", "m@1", "Ebenezer Scrooge", "Nobody"); err == nil {
 		t.Error("merge of an unknown node succeeded")
 	}
+
+	// An edit file makes version 4 whose edit log version show prints.
+	edits := writeFile(t, "edits.json", `[{"op":"retype","key":"jacob marley","type":"ghost"}]`)
+	if out := mustCLI(t, data, "edit", "m@3", edits); !strings.HasPrefix(out, "m@4: 2 nodes") {
+		t.Errorf("edit printed %q", out)
+	}
+	var v4 struct {
+		ParentID int           `json:"parent_id"`
+		Edits    []curate.Edit `json:"edits"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@4", "--json")), &v4); err != nil || len(v4.Edits) != 1 || v4.Edits[0].Type != "ghost" {
+		t.Errorf("version show m@4: %+v, %v", v4, err)
+	}
+	if out := mustCLI(t, data, "version", "show", "m@4"); !strings.Contains(out, `edit 1:    retype jacob marley to "ghost"`) {
+		t.Errorf("version show text lacks the edit log: %s", out)
+	}
+	if _, err := runCLI(t, data, "edit", "m@3", writeFile(t, "bad.json", `[{"op":"retype","key":"nobody","type":"x"}]`)); err == nil || !strings.Contains(err.Error(), `no node with key "nobody"`) {
+		t.Errorf("a bad edit: %v", err)
+	}
 }

@@ -34,6 +34,7 @@ Usage:
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
+  kgstudio edit NAME@V EDITS.json|- [--json]
   kgstudio import NAME FILE [--format json|graphml] [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
@@ -85,6 +86,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdDuplicates(ctx, rest, stdout, stderr)
 	case "merge":
 		return cmdMerge(ctx, rest, stdout, stderr)
+	case "edit":
+		return cmdEdit(ctx, rest, stdin, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":

@@ -1,0 +1,207 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
+)
+
+// carolGraph is a small graph to edit.
+func carolGraph() extract.Graph {
+	return extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "scrooge", Name: "Scrooge", Type: "person", Description: "A squeezing old sinner."},
+			{Key: "marley", Name: "Marley", Type: "person"},
+			{Key: "london", Name: "London", Type: "place"},
+		},
+		Edges: []extract.Edge{
+			{Source: "scrooge", Label: "partner", Target: "marley", Weight: 1},
+			{Source: "scrooge", Label: "lives in", Target: "london", Weight: 1},
+		},
+	}
+}
+
+// POST /api/versions/:id/edits makes a new version (parent the edited
+// one) with the edit log, answers its JSON, and leaves the edited version
+// as it was; compare shows exactly the edits; a bad edit saves nothing.
+func TestEdits_API(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "carol", "Scrooge and Marley.", carolGraph())
+	body := `[{"op":"rename","key":"scrooge","name":"Ebenezer Scrooge"},
+		{"op":"delete_edge","source":"scrooge","label":"lives in","target":"london"},
+		{"op":"add_edge","source":"marley","label":"haunts","target":"scrooge"},
+		{"op":"set_props","key":"london","properties":{"population":1000000}}]`
+	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/edits", a.Server.URL, v.ID), "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var nv app.VersionJSON
+	if err := json.NewDecoder(resp.Body).Decode(&nv); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	if nv.Version != 2 || nv.ParentID != v.ID || nv.Status != "done" || nv.Nodes != 3 || nv.Edges != 2 || len(nv.Edits) != 4 ||
+		!reflect.DeepEqual(nv.Edits[0], curate.Edit{Op: "rename", Key: "scrooge", Name: "Ebenezer Scrooge"}) {
+		t.Errorf("new version %+v", nv)
+	}
+	var shown app.VersionJSON
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d", nv.ID), http.StatusOK, &shown)
+	if !reflect.DeepEqual(shown.Edits, nv.Edits) {
+		t.Errorf("GET shows edits %+v", shown.Edits)
+	}
+	old, err := a.Store.LoadGraph(t.Context(), v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(old, carolGraph()) {
+		t.Errorf("the edited version changed: %+v", old)
+	}
+	g, err := a.Store.LoadGraph(t.Context(), nv.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := curate.Resolve(g, "scrooge"); n.Name != "Ebenezer Scrooge" || g.Nodes[2].Properties["population"] != 1e6 {
+		t.Errorf("edited graph %+v", g)
+	}
+
+	// Compare shows the rename, the removed and the added edge.
+	var cmp struct {
+		Nodes struct{ Added, Removed []struct{ Name string } }
+		Edges struct{ Added, Removed []struct{ Label string } }
+	}
+	a.MustGetJSON(t, fmt.Sprintf("/api/compare?a=%d&b=%d", v.ID, nv.ID), http.StatusOK, &cmp)
+	if len(cmp.Nodes.Added) != 1 || cmp.Nodes.Added[0].Name != "Ebenezer Scrooge" || len(cmp.Nodes.Removed) != 1 || cmp.Nodes.Removed[0].Name != "Scrooge" {
+		t.Errorf("compare nodes %+v", cmp.Nodes)
+	}
+
+	// The version page lists the edit log.
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d", nv.ID))
+	if log := page.Find(`[data-testid="edit-log"] li`); log.Length() != 4 || !strings.Contains(log.First().Text(), `rename scrooge to "Ebenezer Scrooge"`) {
+		t.Errorf("edit log on the page: %q", page.Find(`[data-testid="edit-log"]`).Text())
+	}
+
+	// Bad edits are refused with the reason, and no version is made.
+	for _, bad := range []string{`[{"op":"rename","key":"nobody","name":"X"}]`, `[{"op":"rename","kee":"scrooge"}]`, `[]`} {
+		resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/edits", a.Server.URL, v.ID), "application/json", bytes.NewReader([]byte(bad)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: status %d", bad, resp.StatusCode)
+		}
+	}
+	if latest, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); latest.Number != 2 {
+		t.Errorf("a refused edit made version %d", latest.Number)
+	}
+}
+
+// The side panels carry plain edit forms; posting one makes a new version
+// and redirects to its graph focused on the node.
+func TestEdits_PanelForms(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "carol", "Scrooge and Marley.", carolGraph())
+	_, panel := a.Get(t, fmt.Sprintf("/versions/%d/nodes/scrooge", v.ID))
+	if panel.Find(`[data-testid="node-edit"] form[method="post"]`).Length() != 6 || panel.Find(`[data-testid="edit-name"]`).AttrOr("value", "") != "Scrooge" {
+		t.Errorf("node panel edit forms: %d", panel.Find(`[data-testid="node-edit"] form`).Length())
+	}
+	_, edge := a.Get(t, fmt.Sprintf("/versions/%d/edge?source=scrooge&label=partner&target=marley", v.ID))
+	if edge.Find(`[data-testid="edit-delete-edge"]`).Length() != 1 {
+		t.Error("edge panel has no delete form")
+	}
+
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(form url.Values) *http.Response {
+		t.Helper()
+		resp, err := client.PostForm(fmt.Sprintf("%s/versions/%d/edits", a.Server.URL, v.ID), form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(url.Values{"op": {"set_props"}, "key": {"scrooge"}, "prop": {"age"}, "value": {"70"}})
+	nv, err := a.Store.VersionByLabel(t.Context(), "carol", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("/versions/%d/graph?focus=scrooge", nv.ID); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Errorf("status %d to %q, want %q", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
+	g, err := a.Store.LoadGraph(t.Context(), nv.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := curate.Resolve(g, "scrooge"); n.Properties["age"] != 70.0 {
+		t.Errorf("property not set: %+v", n)
+	}
+	if resp := post(url.Values{"op": {"delete_node"}, "key": {"nobody"}}); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad form edit: status %d", resp.StatusCode)
+	}
+}
+
+// In the browser: the focused node's side panel renames it; the new
+// version's graph opens focused on it with the new name, and the old
+// version still shows the old one.
+func TestEdits_Browser(t *testing.T) {
+	t.Parallel()
+	bctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "carol", "Scrooge and Marley.", carolGraph())
+	panelName := `(document.querySelector('[data-testid=node-panel] [data-testid=node-name]')||{}).textContent`
+	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=scrooge", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(bctx, panelName+` === "Scrooge"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="node-edit"] summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="edit-name"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="edit-name"]`), "Ebenezer Scrooge"),
+		chromedp.Click(chromedp.CSS(`[data-testid="edit-rename"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// The submit navigates; a poll that the navigation cut short is asked again.
+	moved := `location.pathname !== "/versions/` + fmt.Sprint(v.ID) + `/graph" && ` + panelName + ` === "Ebenezer Scrooge"`
+	for try := 0; ; try++ {
+		err := pollTrue(bctx, moved)
+		if err == nil {
+			break
+		}
+		if try == 20 || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	flash, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`[data-testid="flash"]`)))
+	if err != nil || !strings.Contains(flash, `carol@2: edit of carol@1: rename scrooge to "Ebenezer Scrooge"`) {
+		t.Errorf("flash %q, %v", flash, err)
+	}
+	nv, err := a.Store.VersionByLabel(t.Context(), "carol", 2)
+	if err != nil || nv.ParentID != v.ID || len(nv.Edits) != 1 {
+		t.Fatalf("new version %+v, %v", nv, err)
+	}
+	// The old version is unchanged.
+	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=scrooge", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(bctx, panelName+` === "Scrooge"`); err != nil {
+		t.Fatal(err)
+	}
+}
