@@ -205,3 +205,29 @@ func TestEdits_Browser(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An imported version (no documents, no strategy) shows its page and graph
+// and can be edited like any other.
+func TestEdits_ImportedVersion(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	data := []byte(`{"nodes":[{"key":"scrooge","name":"Scrooge","type":"person"},{"key":"marley","name":"Marley","type":"person"}],
+		"edges":[{"source":"scrooge","target":"marley","label":"partner","weight":1}]}`)
+	v, err := a.App.ImportGraph(t.Context(), "imp", "carol.json", data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"", "/graph", "/nodes/scrooge", "/duplicates"} {
+		resp, _ := a.Get(t, fmt.Sprintf("/versions/%d%s", v.ID, p))
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /versions/%d%s: %d", v.ID, p, resp.StatusCode)
+		}
+	}
+	nv, err := a.App.Edit(t.Context(), v, []curate.Edit{{Op: curate.OpDeleteNode, Key: "marley"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nv.Nodes != 1 || nv.Edges != 0 || len(nv.DocumentIDs) != 0 {
+		t.Errorf("edited import %+v", nv)
+	}
+}

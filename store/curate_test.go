@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -144,6 +145,25 @@ func TestSetEditsAndCurationStats(t *testing.T) {
 		}
 		if got.Injected != 4 || got.MergesApplied != 2 || got.NotSameApplied != 6 {
 			t.Errorf("counts %d %d %d", got.Injected, got.MergesApplied, got.NotSameApplied)
+		}
+	})
+}
+
+// A graph no run made (empty config) may be saved without documents; a
+// run's version may not.
+func TestSaveGraphVersion_NoDocuments(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}}}
+		v, err := s.SaveGraphVersion(ctx, "imported", extract.Config{}, nil, "imported from a.json (json)", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Status != store.StatusDone || len(v.DocumentIDs) != 0 || v.Nodes != 1 {
+			t.Errorf("imported version %+v", v)
+		}
+		if _, err := s.SaveGraphVersion(ctx, "imported", extract.DefaultConfig(), nil, "", 0, g); err == nil || !strings.Contains(err.Error(), "pick at least one document") {
+			t.Errorf("a run's version without documents: %v", err)
 		}
 	})
 }

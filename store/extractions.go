@@ -109,7 +109,9 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 }
 
 // NewChildVersion is NewVersion for a version made from another one (a
-// retry): parentID names it; 0 means none.
+// retry): parentID names it; 0 means none. A run's version needs
+// documents; one whose config has no strategy (an imported graph) may
+// have none.
 func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int) (Version, error) {
 	if name == "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
@@ -120,7 +122,9 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 	if strings.ContainsAny(name, "@/") {
 		return Version{}, extract.Errorf(extract.KindInvalid, "extraction name %q: @ and / are not allowed (NAME@V names a version)", name)
 	}
-	if len(docIDs) == 0 {
+	// A version without a strategy holds a graph no run made (an import,
+	// and the merges and edits of one): it has no documents to name.
+	if len(docIDs) == 0 && cfg.Strategy != "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := s.checkDocuments(ctx, docIDs); err != nil {

@@ -35,7 +35,7 @@ Usage:
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
   kgstudio edit NAME@V EDITS.json|- [--json]
-  kgstudio import NAME FILE [--format json|graphml] [--json]
+  kgstudio import NAME FILE|FOLDER [--format json|graphml|csv] [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
