@@ -101,7 +101,8 @@ func (a *App) Decide(ctx context.Context, v store.Version, x, y string) error {
 }
 
 // applyDecisions folds the merges accepted on v's extraction into the graph
-// v's run produced and notes in its stats what was applied.
+// v's run produced and records what was applied: counts in its stats
+// (merges_applied, not_same_applied) and a line in its note.
 func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
 	d, err := a.store.Decisions(ctx, v.ExtractionID)
 	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
@@ -124,6 +125,9 @@ func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
 		return nil
 	}
 	a.log.Info("curation applied", "version_id", v.ID, "merges", applied.Merges, "dropped", applied.Dropped, "distinct", applied.Distinct)
+	if err := a.store.SetDecisionsApplied(ctx, v.ID, applied.Merges, applied.Distinct); err != nil {
+		return err
+	}
 	return a.store.AppendNote(ctx, v.ID, applied.String())
 }
 

@@ -117,7 +117,7 @@ func TestDecisionsAndReplaceGraph(t *testing.T) {
 }
 
 // An edit log and curation counts are stored on the version and read back
-// with it; counts add up.
+// with it; setting a count twice (a resumed run) does not add it up.
 func TestSetEditsAndCurationStats(t *testing.T) {
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -132,7 +132,10 @@ func TestSetEditsAndCurationStats(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if err := s.AddCurationStats(ctx, v.ID, store.CurationStats{Injected: 2, MergesApplied: 1, NotSameApplied: 3}); err != nil {
+			if err := s.SetInjected(ctx, v.ID, 4); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetDecisionsApplied(ctx, v.ID, 2, 6); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -116,17 +116,18 @@ func decodeEdits(s string) []curate.Edit {
 	return out
 }
 
-// CurationStats counts what curation did to a run's graph: nodes injected
-// from a reference graph, remembered merges and "not the same" answers
-// applied.
-type CurationStats struct {
-	Injected, MergesApplied, NotSameApplied int
+// SetInjected records how many extracted nodes of a version became nodes
+// of the reference graph its run named.
+func (s *Store) SetInjected(ctx context.Context, versionID, n int) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetInjected(n).Exec(ctx), "version")
+	})
 }
 
-// AddCurationStats adds st to a version's curation counts.
-func (s *Store) AddCurationStats(ctx context.Context, versionID int, st CurationStats) error {
+// SetDecisionsApplied records how many remembered merges and "not the
+// same" answers a version's run applied.
+func (s *Store) SetDecisionsApplied(ctx context.Context, versionID, merges, notSame int) error {
 	return s.write(ctx, func(c *ent.Client) error {
-		return translate(c.ExtractionVersion.UpdateOneID(versionID).AddInjected(st.Injected).
-			AddMergesApplied(st.MergesApplied).AddNotSameApplied(st.NotSameApplied).Exec(ctx), "version")
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetMergesApplied(merges).SetNotSameApplied(notSame).Exec(ctx), "version")
 	})
 }

@@ -58,6 +58,8 @@ type RunForm struct {
 	// ProviderHelp says which providers are configured (never the keys).
 	ProviderHelp string
 	Error        string
+	// Reference is the domain graph to inject, "NAME@V" ("" for none).
+	Reference string
 }
 
 // TypeCount is a count by type or label.

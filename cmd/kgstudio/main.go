@@ -30,7 +30,7 @@ Usage:
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
-                   [--chunk-size N] [--overlap N] [--no-cache] [--json] FILE...
+                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
