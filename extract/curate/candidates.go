@@ -14,8 +14,10 @@ import (
 )
 
 // PropAliases is the node property holding the other names of a node (a
-// list of strings), filled by Merge and read by Candidates.
-const PropAliases = "aliases"
+// list of strings): filled by the schema strategy's standardisation (the
+// surface names an official name replaced) and by Merge, read by
+// Candidates.
+const PropAliases = extract.PropAliases
 
 // Reason kinds, strongest first.
 const (
@@ -196,6 +198,19 @@ func Candidates(g extract.Graph, opts Options) []Candidate {
 	return out
 }
 
+// aliasDetail says how two nodes share the name n: one's name is an alias
+// of the other (a surface name the schema strategy's standardisation or a
+// merge recorded), or both have it as an alias.
+func aliasDetail(a, b extract.Node, n string) string {
+	switch {
+	case extract.NormalizeName(a.Name) == n:
+		return "\"" + a.Name + "\" is an alias of \"" + b.Name + "\""
+	case extract.NormalizeName(b.Name) == n:
+		return "\"" + b.Name + "\" is an alias of \"" + a.Name + "\""
+	}
+	return "both are called \"" + n + "\""
+}
+
 // prepare splits a node's name into tokens and collects its aliases.
 func prepare(i int, n extract.Node) *info {
 	toks := tokens(n.Name)
@@ -255,7 +270,7 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	sameType := a.node.Type == "" || b.node.Type == "" || strings.EqualFold(a.node.Type, b.node.Type)
 	for n := range a.names {
 		if b.names[n] {
-			hit(ReasonAlias, "both are called \""+n+"\"", 0.95)
+			hit(ReasonAlias, aliasDetail(a.node, b.node, n), 0.95)
 			break
 		}
 	}

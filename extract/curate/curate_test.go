@@ -175,3 +175,27 @@ func TestCandidates_MemoryPaths(t *testing.T) {
 		t.Fatalf("candidates %+v, want only the Scrooge pair", cs)
 	}
 }
+
+// The names the schema strategy's standardisation replaced by an official
+// name are kept as aliases ([]string, as the builder writes them; merged
+// across chunks, each chunk's names kept); a node still called by one of
+// them is a candidate of the official node, with that reason first.
+func TestCandidates_StandardisationAliases(t *testing.T) {
+	t.Parallel()
+	official := extract.Node{Key: "ebenezer scrooge", Name: "Ebenezer Scrooge", Type: "Person", Properties: map[string]any{PropAliases: []string{"Scrooge"}}}
+	extract.MergeNode(&official, extract.Node{Key: "ebenezer scrooge", Name: "Ebenezer Scrooge", Type: "Person",
+		Properties: map[string]any{PropAliases: []any{"the old miser"}}}, 8)
+	if got := Aliases(official); !reflect.DeepEqual(got, []string{"Scrooge", "the old miser"}) {
+		t.Fatalf("aliases after merging two chunks' nodes: %v", got)
+	}
+	g := extract.Graph{Nodes: []extract.Node{
+		official,
+		{Key: "the old miser", Name: "The old miser", Type: "Person"},
+		{Key: "marley", Name: "Marley", Type: "Person"},
+	}}
+	cs := Candidates(g, Options{})
+	if len(cs) != 1 || cs[0].Keep.Key != "ebenezer scrooge" || cs[0].Drop.Key != "the old miser" || cs[0].Reasons[0].Kind != ReasonAlias ||
+		cs[0].Reasons[0].Detail != `"The old miser" is an alias of "Ebenezer Scrooge"` {
+		t.Errorf("candidates %+v", cs)
+	}
+}
