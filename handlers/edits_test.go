@@ -154,56 +154,95 @@ func TestEdits_PanelForms(t *testing.T) {
 	}
 }
 
-// In the browser: the focused node's side panel renames it; the new
-// version's graph opens focused on it with the new name, and the old
-// version still shows the old one.
-func TestEdits_Browser(t *testing.T) {
+// In the browser, a curator works through the Duplicates page (merges the
+// first pair, marks the next not the same), then renames a node in the
+// merged version's side panel: the new version's graph opens focused on
+// it with the new name, and the version it came from still shows the old.
+func TestCuration_Browser(t *testing.T) {
 	t.Parallel()
 	bctx := MustChrome(t)
 	a := MustApp(t)
-	v := a.MustGraphVersion(t, "carol", "Scrooge and Marley.", carolGraph())
-	panelName := `(document.querySelector('[data-testid=node-panel] [data-testid=node-name]')||{}).textContent`
-	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=scrooge", a.Server.URL, v.ID))); err != nil {
-		t.Fatal(err)
-	}
-	if err := pollTrue(bctx, panelName+` === "Scrooge"`); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(bctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="node-edit"] summary`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="edit-name"]`)),
-		chromedp.SetValue(chromedp.CSS(`[data-testid="edit-name"]`), "Ebenezer Scrooge"),
-		chromedp.Click(chromedp.CSS(`[data-testid="edit-rename"]`)),
-	); err != nil {
-		t.Fatal(err)
-	}
-	// The submit navigates; a poll that the navigation cut short is asked again.
-	moved := `location.pathname !== "/versions/` + fmt.Sprint(v.ID) + `/graph" && ` + panelName + ` === "Ebenezer Scrooge"`
-	for try := 0; ; try++ {
-		err := pollTrue(bctx, moved)
-		if err == nil {
-			break
-		}
-		if try == 20 || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
+	v := a.MustGraphVersion(t, "carol", "Ebenezer Scrooge and Jacob Marley.", extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "ebenezer scrooge", Name: "Ebenezer Scrooge", Type: "person"},
+			{Key: "mr. scrooge", Name: "Mr. Scrooge", Type: "person"},
+			{Key: "jacob marley", Name: "Jacob Marley", Type: "person"},
+			{Key: "marley", Name: "Marley", Type: "person"},
+		},
+		Edges: []extract.Edge{
+			{Source: "ebenezer scrooge", Label: "partner", Target: "jacob marley", Weight: 1},
+			{Source: "mr. scrooge", Label: "mourns", Target: "marley", Weight: 1},
+		},
+	})
+	step := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	flash, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`[data-testid="flash"]`)))
-	if err != nil || !strings.Contains(flash, `carol@2: edit of carol@1: rename scrooge to "Ebenezer Scrooge"`) {
-		t.Errorf("flash %q, %v", flash, err)
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
 	}
-	nv, err := a.Store.VersionByLabel(t.Context(), "carol", 2)
-	if err != nil || nv.ParentID != v.ID || len(nv.Edits) != 1 {
-		t.Fatalf("new version %+v, %v", nv, err)
+	// pollAcross polls expr through a navigation that may cut a poll short.
+	pollAcross := func(expr string) {
+		t.Helper()
+		for try := 0; ; try++ {
+			err := pollTrue(bctx, expr)
+			if err == nil {
+				return
+			}
+			if try == 20 || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
-	// The old version is unchanged.
-	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=scrooge", a.Server.URL, v.ID))); err != nil {
-		t.Fatal(err)
+
+	// Duplicates: merge the first pair, keep the next apart.
+	step(chromedp.Navigate(fmt.Sprintf("%s/versions/%d/duplicates", a.Server.URL, v.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="merge"]`)))
+	if k, d := text(`[data-testid="keep-name"]`), text(`[data-testid="drop-name"]`); k != "Ebenezer Scrooge" || d != "Mr. Scrooge" {
+		t.Fatalf("first pair %q and %q", k, d)
 	}
-	if err := pollTrue(bctx, panelName+` === "Scrooge"`); err != nil {
-		t.Fatal(err)
+	step(chromedp.Click(chromedp.CSS(`[data-testid="merge"]`)))
+	pollAcross(`location.pathname !== "/versions/` + fmt.Sprint(v.ID) + `/duplicates" && !!document.querySelector('[data-testid=distinct]')`)
+	if k, d := text(`[data-testid="keep-name"]`), text(`[data-testid="drop-name"]`); k != "Jacob Marley" || d != "Marley" {
+		t.Fatalf("pair after the merge %q and %q", k, d)
 	}
+	step(chromedp.Click(chromedp.CSS(`[data-testid="distinct"]`)))
+	pollAcross(`!!document.querySelector('[data-testid=duplicates-empty]')`)
+	merged, err := a.Store.VersionByLabel(t.Context(), "carol", 2)
+	if err != nil || merged.ParentID != v.ID || merged.Nodes != 3 {
+		t.Fatalf("merged version %+v, %v", merged, err)
+	}
+	if d, err := a.Store.Decisions(t.Context(), v.ExtractionID); err != nil || !d.IsDistinct("jacob marley", "marley") || len(d.Merges) != 1 {
+		t.Errorf("decisions %+v, %v", d, err)
+	}
+
+	// Edit: rename the kept node in the side panel of the merged version.
+	panelName := `(document.querySelector('[data-testid=node-panel] [data-testid=node-name]')||{}).textContent`
+	step(chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=%s", a.Server.URL, merged.ID, url.QueryEscape("ebenezer scrooge"))))
+	pollAcross(panelName + ` === "Ebenezer Scrooge"`)
+	step(chromedp.Click(chromedp.CSS(`[data-testid="node-edit"] summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="edit-name"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="edit-name"]`), "Scrooge"),
+		chromedp.Click(chromedp.CSS(`[data-testid="edit-rename"]`)))
+	pollAcross(`location.pathname !== "/versions/` + fmt.Sprint(merged.ID) + `/graph" && ` + panelName + ` === "Scrooge"`)
+	if flash := text(`[data-testid="flash"]`); !strings.Contains(flash, `carol@3: edit of carol@2: rename ebenezer scrooge to "Scrooge"`) {
+		t.Errorf("flash %q", flash)
+	}
+	edited, err := a.Store.VersionByLabel(t.Context(), "carol", 3)
+	if err != nil || edited.ParentID != merged.ID || len(edited.Edits) != 1 || edited.Nodes != 3 {
+		t.Fatalf("edited version %+v, %v", edited, err)
+	}
+	// The merged version still shows the old name.
+	step(chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=%s", a.Server.URL, merged.ID, url.QueryEscape("ebenezer scrooge"))))
+	pollAcross(panelName + ` === "Ebenezer Scrooge"`)
 }
 
 // An imported version (no documents, no strategy) shows its page and graph
