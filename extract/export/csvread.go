@@ -328,19 +328,13 @@ func adminEdge(cols []csvColumn, rec []string, keys map[string]string) (extract.
 		case c.Type == "TYPE":
 			relType = v
 		case c.Type == "IGNORE":
-		case c.Name == "label" && c.Type == "":
-			e.Label = v
-		case c.Name == "keywords" && c.Type == "":
-			e.Keywords = v
-		case c.Name == "description" && c.Type == "":
-			e.Description = v
-		case c.Name == "weight" && v != "":
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return e, extract.Errorf(extract.KindInvalid, "weight %q is not a number", v)
-			}
-			e.Weight, hasWeight = f, true
 		default:
+			if field, err := setEdgeField(&e, c.Name, v, &hasWeight); err != nil || field {
+				if err != nil {
+					return e, err
+				}
+				continue
+			}
 			if err := setTyped(&e.Properties, c.Name, c.Type, v, edgeFields); err != nil {
 				return e, err
 			}
@@ -348,6 +342,32 @@ func adminEdge(cols []csvColumn, rec []string, keys map[string]string) (extract.
 	}
 	finishEdge(&e, relType, hasWeight)
 	return e, nil
+}
+
+// setEdgeField fills the edge field a column named name holds (label,
+// keywords, description, weight; an empty weight is none); field is false
+// for any other column.
+func setEdgeField(e *extract.Edge, name, v string, hasWeight *bool) (field bool, err error) {
+	switch name {
+	case "label":
+		e.Label = v
+	case "keywords":
+		e.Keywords = v
+	case "description":
+		e.Description = v
+	case "weight":
+		if v == "" {
+			return true, nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return true, extract.Errorf(extract.KindInvalid, "weight %q is not a number", v)
+		}
+		e.Weight, *hasWeight = f, true
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // finishEdge labels an edge by its relationship type when it has no
@@ -451,22 +471,13 @@ func apocEdge(cols []csvColumn, kinds []string, rec []string, keys map[string]st
 			if v != "" {
 				return e, false, nil
 			}
-		case "label":
-			e.Label = v
-		case "keywords":
-			e.Keywords = v
-		case "description":
-			e.Description = v
-		case "weight":
-			if v == "" {
+		default:
+			if field, err := setEdgeField(&e, c.Name, v, &hasWeight); err != nil || field {
+				if err != nil {
+					return e, false, err
+				}
 				continue
 			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return e, false, extract.Errorf(extract.KindInvalid, "weight %q is not a number", v)
-			}
-			e.Weight, hasWeight = f, true
-		default:
 			if err := setTyped(&e.Properties, c.Name, kinds[i], v, edgeFields); err != nil {
 				return e, false, err
 			}
