@@ -34,10 +34,23 @@ func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byt
 	return a.saveImported(ctx, name, filepath.Base(fileName), format, g)
 }
 
-// ImportGraphDir stores the neo4j CSV export in a folder (its .csv files:
-// neo4j-admin node and relationship files, or apoc's single file) as a new
-// version of the named extraction, as ImportGraph does.
+// ImportGraphDir stores the graph in a folder as a new version of the
+// named extraction, as ImportGraph does: KAG's domain KG when the folder
+// holds nodes.json (and edges.json), else the neo4j CSV export of its
+// .csv files (neo4j-admin node and relationship files, or apoc's single
+// file).
 func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (store.Version, error) {
+	if nodes, err := os.ReadFile(filepath.Join(dir, "nodes.json")); err == nil {
+		edges, err := os.ReadFile(filepath.Join(dir, "edges.json"))
+		if err != nil && !os.IsNotExist(err) {
+			return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
+		}
+		g, err := export.ReadKAG(nodes, edges)
+		if err != nil {
+			return store.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(dir), extract.MessageOf(err))
+		}
+		return a.saveImported(ctx, name, filepath.Base(dir)+"/", "kag", g)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)

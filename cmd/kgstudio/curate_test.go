@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // scroogeAnswer names Scrooge twice: as "Ebenezer Scrooge" and as
@@ -178,5 +180,40 @@ func TestExtract_Reference(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no reference node Q1 with its type and properties in %+v", g.Nodes)
+	}
+}
+
+// KAG's own domain KG example imports from its folder (nodes.json,
+// edges.json) and, named as the reference of a run over its document,
+// turns the extracted names it lists into its nodes.
+func TestExtract_ReferenceKAGDomainKG(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	dir := testdata.Path(t, "corpora/kag-domain_kg")
+	if out := mustCLI(t, data, "import", "domain", dir); !strings.HasPrefix(out, "domain@1: 25 nodes, 19 edges (imported from kag-domain_kg/ (kag))") {
+		t.Errorf("import printed %q", out)
+	}
+	answer := "entity<|#|>生长激素<|#|>Concept<|#|>A peptide hormone of the anterior pituitary.\n" +
+		"entity<|#|>ACTH<|#|>Concept<|#|>Adrenocorticotropic hormone.\n" +
+		"entity<|#|>脑垂体<|#|>Organ<|#|>The pituitary gland.\n" +
+		"relation<|#|>脑垂体<|#|>生长激素<|#|>secretes<|#|>The pituitary secretes growth hormone.\n<|COMPLETE|>"
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: answer}}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	mustCLI(t, data, "extract", "--name", "hgh", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0",
+		"--reference", "domain@1", filepath.Join(dir, "doc.txt"))
+	var v struct {
+		Nodes    int `json:"nodes"`
+		Injected int `json:"injected"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "hgh@1", "--json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Nodes != 3 || v.Injected != 2 {
+		t.Errorf("run: %+v, want 3 nodes, 2 of them injected (生长激素, ACTH)", v)
+	}
+	out := mustCLI(t, data, "version", "show", "hgh@1")
+	if !strings.Contains(out, "curation:  2 injected") {
+		t.Errorf("version show: %s", out)
 	}
 }

@@ -33,7 +33,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return extract.Errorf(extract.KindInvalid, "import: %v", err)
 	}
 	if info.IsDir() && *format != "" && *format != "csv" {
-		return extract.Errorf(extract.KindInvalid, "import: %s is a folder: only a neo4j CSV export (--format csv) is read from one", rest[1])
+		return extract.Errorf(extract.KindInvalid, "import: %s is a folder: only a neo4j CSV export (--format csv) or KAG's nodes.json and edges.json are read from one", rest[1])
 	}
 	var data []byte
 	if !info.IsDir() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // What CSV writes (the neo4j-admin layout) reads back the same, from the
@@ -134,5 +135,32 @@ func TestReadCSV_Errors(t *testing.T) {
 	}
 	if _, err := Read([]byte("PK\x03\x04broken"), "csv"); err == nil || !strings.Contains(err.Error(), "not a zip archive") {
 		t.Errorf("a broken zip: %v", err)
+	}
+}
+
+// KAG's own domain KG example (kag/examples/domain_kg) reads as a graph:
+// its repeated nodes once each, its isA edges.
+func TestReadKAG_DomainKG(t *testing.T) {
+	t.Parallel()
+	nodes := testdata.Read(t, "corpora/kag-domain_kg/nodes.json")
+	edges := testdata.Read(t, "corpora/kag-domain_kg/edges.json")
+	g, err := ReadKAG(nodes, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 25 || len(g.Edges) != 19 || g.Nodes[0].Type != "Concept" || g.Edges[0].Label != "isA" {
+		t.Errorf("%d nodes, %d edges; first %+v, %+v", len(g.Nodes), len(g.Edges), g.Nodes[0], g.Edges[0])
+	}
+	// A JSON array alone is read as KAG's nodes file.
+	if g, err := Read(nodes, "json"); err != nil || len(g.Nodes) != 25 || len(g.Edges) != 0 {
+		t.Errorf("nodes.json as json: %d nodes, %d edges, %v", len(g.Nodes), len(g.Edges), err)
+	}
+	for _, bad := range []string{`[{"name":"x"}]`, `[1, 2]`} {
+		if _, err := ReadKAG([]byte(bad), nil); extract.KindOf(err) != extract.KindInvalid {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := ReadKAG(nodes, []byte(`[{"from":"ACTH"}]`)); err == nil || !strings.Contains(err.Error(), "KAG edge 1 lacks from or to") {
+		t.Errorf("an edge without an end: %v", err)
 	}
 }

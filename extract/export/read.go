@@ -50,8 +50,12 @@ func Read(data []byte, format string) (extract.Graph, error) {
 }
 
 // ReadJSON parses the JSON written by JSON: an object with "nodes" and
-// "edges".
+// "edges"; a JSON array is read as KAG's domain KG nodes file (see
+// ReadKAG).
 func ReadJSON(data []byte) (extract.Graph, error) {
+	if isJSONArray(data) {
+		return ReadKAG(data, nil)
+	}
 	var raw struct {
 		Nodes *[]extract.Node `json:"nodes"`
 		Edges *[]extract.Edge `json:"edges"`
