@@ -137,8 +137,8 @@ func mergeOptions(v store.Version) curate.MergeOptions {
 }
 
 // Edit makes a new version of v's extraction (parent v) with the edits
-// applied in order (see curate.ApplyEdits) and stores them as its edit
-// log, so comparing v with it shows exactly what they changed. v itself
+// applied in order (see curate.ApplyEdits) and stores them, as applied, as
+// its edit log, so comparing v with it shows exactly what they changed. v itself
 // is not changed. A version still running is a conflict; a bad edit is
 // invalid and saves nothing.
 func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (store.Version, error) {
@@ -149,7 +149,7 @@ func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (s
 	if err != nil {
 		return store.Version{}, err
 	}
-	edited, err := curate.ApplyEdits(g, edits)
+	edited, edits, err := curate.ApplyEdits(g, edits)
 	if err != nil {
 		return store.Version{}, err
 	}

@@ -149,6 +149,13 @@ func TestEdits_PanelForms(t *testing.T) {
 	if n, _ := curate.Resolve(g, "scrooge"); n.Properties["age"] != 70.0 {
 		t.Errorf("property not set: %+v", n)
 	}
+	// An edge added by the target's name is logged with its key.
+	if resp := post(url.Values{"op": {"add_edge"}, "source": {"marley"}, "label": {"haunts"}, "target": {"Scrooge"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("add edge: status %d", resp.StatusCode)
+	}
+	if nv, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); len(nv.Edits) != 1 || nv.Edits[0].Target != "scrooge" || nv.Edges != 3 {
+		t.Errorf("edge added by name: %+v, %d edges", nv.Edits, nv.Edges)
+	}
 	if resp := post(url.Values{"op": {"delete_node"}, "key": {"nobody"}}); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a bad form edit: status %d", resp.StatusCode)
 	}

@@ -187,7 +187,7 @@ func NodeEdit(p NodeEditView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"> <label>Label <input type=\"text\" name=\"label\" required data-testid=\"edit-edge-label\"></label> <label>Target node key <input type=\"text\" name=\"target\" required data-testid=\"edit-edge-target\"></label> <button type=\"submit\" data-testid=\"edit-add-edge\">Add edge</button>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"> <label>Label <input type=\"text\" name=\"label\" required data-testid=\"edit-edge-label\"></label> <label>Target node (name or key) <input type=\"text\" name=\"target\" required data-testid=\"edit-edge-target\"></label> <button type=\"submit\" data-testid=\"edit-add-edge\">Add edge</button>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

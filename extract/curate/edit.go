@@ -60,13 +60,15 @@ func (e Edit) String() string {
 	return e.Op
 }
 
-// ApplyEdits returns a copy of g with the edits applied in order; g is not
-// changed. An edit naming a missing node or edge, an unknown op, an empty
-// name, type or label, a reserved property or an edge that already exists
+// ApplyEdits returns a copy of g with the edits applied in order, and the
+// edits as applied: names, types and labels trimmed, an added edge's ends
+// resolved to keys (they may be given by name, see Resolve) and its weight
+// filled in. g is not changed. An edit naming a missing node or edge, an
+// unknown op, an empty name, type or label or an edge that already exists
 // is invalid, and the error says which edit (counted from 1) it was.
-func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, error) {
+func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, []Edit, error) {
 	if len(edits) == 0 {
-		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(EditOps, ", "))
+		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(EditOps, ", "))
 	}
 	out := extract.Graph{Nodes: make([]extract.Node, len(g.Nodes)), Edges: make([]extract.Edge, len(g.Edges))}
 	for i, n := range g.Nodes {
@@ -75,15 +77,17 @@ func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, error) {
 	for i, e := range g.Edges {
 		out.Edges[i] = cloneEdge(e)
 	}
+	applied := make([]Edit, len(edits))
 	for i, e := range edits {
-		if err := applyEdit(&out, e); err != nil {
-			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "edit %d (%s): %s", i+1, e.Op, extract.MessageOf(err))
+		if err := applyEdit(&out, &e); err != nil {
+			return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "edit %d (%s): %s", i+1, e.Op, extract.MessageOf(err))
 		}
+		applied[i] = e
 	}
-	return out, nil
+	return out, applied, nil
 }
 
-func applyEdit(g *extract.Graph, e Edit) error {
+func applyEdit(g *extract.Graph, e *Edit) error {
 	node := func() (*extract.Node, error) {
 		i, err := findNode(g, e.Key)
 		if err != nil {
@@ -108,19 +112,18 @@ func applyEdit(g *extract.Graph, e Edit) error {
 		}
 		switch e.Op {
 		case OpRename:
-			name := strings.TrimSpace(e.Name)
-			if name == "" {
+			if e.Name = strings.TrimSpace(e.Name); e.Name == "" {
 				return extract.Errorf(extract.KindInvalid, "a node needs a name")
 			}
-			n.Name = name
+			n.Name = e.Name
 		case OpRetype:
-			typ := strings.TrimSpace(e.Type)
-			if typ == "" {
+			if e.Type = strings.TrimSpace(e.Type); e.Type == "" {
 				return extract.Errorf(extract.KindInvalid, "a node needs a type")
 			}
-			n.Type = typ
+			n.Type = e.Type
 		case OpDescribe:
-			n.Description = strings.TrimSpace(e.Description)
+			e.Description = strings.TrimSpace(e.Description)
+			n.Description = e.Description
 		case OpSetProps:
 			if len(e.Properties) == 0 {
 				return extract.Errorf(extract.KindInvalid, "give the properties to set (null removes one)")
@@ -173,20 +176,25 @@ func applyEdit(g *extract.Graph, e Edit) error {
 		if e.Label = strings.TrimSpace(e.Label); e.Label == "" {
 			return extract.Errorf(extract.KindInvalid, "an edge needs a label")
 		}
-		for _, k := range []string{e.Source, e.Target} {
-			if _, err := findNode(g, k); err != nil {
+		for _, end := range []*string{&e.Source, &e.Target} {
+			if *end == "" {
+				return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
+			}
+			n, err := Resolve(*g, *end)
+			if err != nil {
 				return err
 			}
+			*end = n.Key
 		}
 		if edgeAt() >= 0 {
 			return extract.Errorf(extract.KindInvalid, "the edge %s -%s-> %s exists already", e.Source, e.Label, e.Target)
 		}
-		w := e.Weight
-		if w <= 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			w = 1
+		if e.Weight <= 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
+			e.Weight = 1
 		}
+		e.Description = strings.TrimSpace(e.Description)
 		g.Edges = append(g.Edges, extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label,
-			Description: strings.TrimSpace(e.Description), Weight: w})
+			Description: e.Description, Weight: e.Weight})
 		return nil
 	}
 	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(EditOps, ", "))

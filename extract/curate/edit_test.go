@@ -27,13 +27,13 @@ func TestApplyEdits(t *testing.T) {
 	t.Parallel()
 	g := editGraph()
 	before := editGraph()
-	got, err := ApplyEdits(g, []Edit{
+	got, applied, err := ApplyEdits(g, []Edit{
 		{Op: OpRename, Key: "scrooge", Name: " Ebenezer Scrooge "},
 		{Op: OpRetype, Key: "london", Type: "city"},
 		{Op: OpDescribe, Key: "marley", Description: "Dead to begin with."},
 		{Op: OpSetProps, Key: "scrooge", Properties: map[string]any{"age": nil, "rich": true}},
 		{Op: OpDeleteEdge, Source: "scrooge", Label: "lived in", Target: "london"},
-		{Op: OpAddEdge, Source: "london", Label: " hosts ", Target: "scrooge"},
+		{Op: OpAddEdge, Source: "London", Label: " hosts ", Target: "scrooge"},
 		{Op: OpDeleteNode, Key: "marley"},
 	})
 	if err != nil {
@@ -52,6 +52,9 @@ func TestApplyEdits(t *testing.T) {
 	if !reflect.DeepEqual(g, before) {
 		t.Error("ApplyEdits changed its input")
 	}
+	if a := applied[5]; a.Source != "london" || a.Label != "hosts" || a.Weight != 1 || applied[0].Name != "Ebenezer Scrooge" {
+		t.Errorf("edits as applied: %+v", applied)
+	}
 }
 
 func TestApplyEdits_Errors(t *testing.T) {
@@ -68,12 +71,13 @@ func TestApplyEdits_Errors(t *testing.T) {
 		"no props":     {[]Edit{{Op: OpSetProps, Key: "scrooge"}}, "give the properties"},
 		"missing edge": {[]Edit{{Op: OpDeleteEdge, Source: "scrooge", Label: "x", Target: "marley"}}, "no edge scrooge -x-> marley"},
 		"edge exists":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "partner", Target: "marley"}}, "exists already"},
-		"edge no end":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows", Target: "fred"}}, `no node with key "fred"`},
+		"edge no end":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows", Target: "fred"}}, `no node named "fred"`},
+		"edge empty":   {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows"}}, "an edge needs a source and a target"},
 		"edge label":   {[]Edit{{Op: OpAddEdge, Source: "scrooge", Target: "marley"}}, "an edge needs a label"},
 		"after delete": {[]Edit{{Op: OpDeleteNode, Key: "marley"}, {Op: OpDeleteEdge, Source: "scrooge", Label: "partner", Target: "marley"}}, "edit 2 (delete_edge): no edge"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := ApplyEdits(editGraph(), tc.edits)
+			_, _, err := ApplyEdits(editGraph(), tc.edits)
 			if err == nil || extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), tc.want) {
 				t.Errorf("error %v, want invalid with %q", err, tc.want)
 			}
