@@ -101,7 +101,8 @@ func (a *App) Decide(ctx context.Context, v store.Version, x, y string) error {
 }
 
 // applyDecisions folds the merges accepted on v's extraction into the graph
-// v's run produced and notes in its stats what was applied.
+// v's run produced and records what was applied: counts in its stats
+// (merges_applied, not_same_applied) and a line in its note.
 func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
 	d, err := a.store.Decisions(ctx, v.ExtractionID)
 	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
@@ -124,10 +125,47 @@ func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
 		return nil
 	}
 	a.log.Info("curation applied", "version_id", v.ID, "merges", applied.Merges, "dropped", applied.Dropped, "distinct", applied.Distinct)
+	if err := a.store.SetDecisionsApplied(ctx, v.ID, applied.Merges, applied.Distinct); err != nil {
+		return err
+	}
 	return a.store.AppendNote(ctx, v.ID, applied.String())
 }
 
 // mergeOptions are the merge settings of v's graphs.
 func mergeOptions(v store.Version) curate.MergeOptions {
 	return curate.MergeOptions{MaxFragments: v.Config.WithDefaults().MaxFragments, Undirected: v.Config.Strategy == extract.StrategyTuple}
+}
+
+// Edit makes a new version of v's extraction (parent v) with the edits
+// applied in order (see curate.ApplyEdits) and stores them, as applied, as
+// its edit log, so comparing v with it shows exactly what they changed. v itself
+// is not changed. A version still running is a conflict; a bad edit is
+// invalid and saves nothing.
+func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (store.Version, error) {
+	if v.Active() {
+		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return store.Version{}, err
+	}
+	edited, edits, err := curate.ApplyEdits(g, edits)
+	if err != nil {
+		return store.Version{}, err
+	}
+	ops := make([]string, len(edits))
+	for i, e := range edits {
+		ops[i] = e.String()
+	}
+	note := fmt.Sprintf("edit of %s: %s", v.Label(), strings.Join(ops, "; "))
+	nv, err := a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, edited)
+	if err != nil {
+		return store.Version{}, err
+	}
+	if err := a.store.SetEdits(ctx, nv.ID, edits); err != nil {
+		_ = a.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, store.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
+		return store.Version{}, err
+	}
+	a.log.Info("graph edited", "version_id", v.ID, "new_version_id", nv.ID, "edits", len(edits))
+	return a.store.Version(ctx, nv.ID)
 }

@@ -3,41 +3,85 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/export"
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// ImportGraph stores a graph file (this program's JSON export or GraphML)
-// as a new, done version of the named extraction. format is "json",
-// "graphml" or "" for the file name's extension. The version's document
-// is a short text naming the file and its size, since the graph has no
-// source text here; mentions in the file are dropped. A file that is not
-// a graph of the format is invalid.
+// ImportGraph stores a graph file (this program's JSON export, GraphML,
+// or a neo4j CSV export as one file or a zip) as a new, done version of
+// the named extraction. format is "json", "graphml", "csv" or "" for the
+// file name's extension. No run made the version: it names no documents
+// and its config is empty (no strategy, provider or model), so nothing
+// suggests an extraction that never ran; mentions in the file are dropped.
+// A file that is not a graph of the format is invalid.
 func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (store.Version, error) {
 	if format == "" {
 		format = export.FormatOf(fileName)
 	}
 	if format == "" {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: name the graph format with --format json|graphml (the extension says neither)", filepath.Base(fileName))
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: name the graph format with --format json|graphml|csv (the extension says none)", filepath.Base(fileName))
 	}
 	g, err := export.Read(data, format)
 	if err != nil {
 		return store.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(fileName), extract.MessageOf(err))
 	}
-	text := fmt.Sprintf("Graph imported from %s (%s): %d nodes, %d edges.\n", filepath.Base(fileName), format, len(g.Nodes), len(g.Edges))
-	doc, err := extract.ReadDocument(filepath.Base(fileName)+" (imported graph).txt", []byte(text), extract.DefaultMaxBytes)
+	return a.saveImported(ctx, name, filepath.Base(fileName), format, g)
+}
+
+// ImportGraphDir stores the graph in a folder as a new version of the
+// named extraction, as ImportGraph does: KAG's domain KG when the folder
+// holds nodes.json (and edges.json), else the neo4j CSV export of its
+// .csv files (neo4j-admin node and relationship files, or apoc's single
+// file).
+func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (store.Version, error) {
+	if nodes, err := os.ReadFile(filepath.Join(dir, "nodes.json")); err == nil {
+		edges, err := os.ReadFile(filepath.Join(dir, "edges.json"))
+		if err != nil && !os.IsNotExist(err) {
+			return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
+		}
+		g, err := export.ReadKAG(nodes, edges)
+		if err != nil {
+			return store.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(dir), extract.MessageOf(err))
+		}
+		return a.saveImported(ctx, name, filepath.Base(dir)+"/", "kag", g)
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return store.Version{}, err
+		return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
 	}
-	if doc, _, err = a.store.AddDocument(ctx, doc); err != nil {
-		return store.Version{}, err
+	var files []export.CSVFile
+	for _, e := range entries {
+		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".csv") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", e.Name())
+		}
+		files = append(files, export.CSVFile{Name: e.Name(), Data: b})
 	}
-	cfg := extract.DefaultConfig()
-	note := fmt.Sprintf("imported from %s (%s)", filepath.Base(fileName), format)
-	v, err := a.store.SaveGraphVersion(ctx, name, cfg, []int{doc.ID}, note, 0, g)
+	if len(files) == 0 {
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: no .csv files in the folder", filepath.Base(dir))
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	g, err := export.ReadCSV(files)
+	if err != nil {
+		return store.Version{}, extract.Errorf(extract.KindOf(err), "%s/%s", filepath.Base(dir), extract.MessageOf(err))
+	}
+	return a.saveImported(ctx, name, filepath.Base(dir)+"/", "csv", g)
+}
+
+// saveImported stores an imported graph as a version with no documents and
+// an empty config.
+func (a *App) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (store.Version, error) {
+	note := fmt.Sprintf("imported from %s (%s)", from, format)
+	v, err := a.store.SaveGraphVersion(ctx, name, extract.Config{}, nil, note, 0, g)
 	if err != nil {
 		return store.Version{}, err
 	}

@@ -112,6 +112,10 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 	begin := time.Now()
 	err = a.run(ctx, v, progress)
 	if err == nil {
+		// Injection of the reference graph the run names (app/inject.go).
+		err = a.inject(ctx, v)
+	}
+	if err == nil {
 		// The duplicate decisions taken on earlier versions.
 		err = a.applyDecisions(ctx, v)
 	}
@@ -244,6 +248,10 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 			}
 		}
 		cfg.Prompts = prompts
+	}
+	// The reference graph to inject (app/inject.go).
+	if err := a.checkReference(ctx, cfg); err != nil {
+		return err
 	}
 	if schemaRef != "" {
 		return a.ResolveSchema(ctx, cfg, schemaRef)

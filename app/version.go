@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -43,6 +44,15 @@ type VersionJSON struct {
 	// cache and the estimated cost. Absent for versions without vectors
 	// and in lists (see App.VersionJSON).
 	Embedding *EmbeddingJSON `json:"embedding,omitempty"`
+	// Edits is the edit log of a version made by editing its parent (the
+	// operations in order); Injected counts extracted nodes that became
+	// nodes of the reference graph the run named; MergesApplied and
+	// NotSameApplied count the extraction's remembered duplicate answers
+	// the run applied.
+	Edits          []curate.Edit `json:"edits,omitempty"`
+	Injected       int           `json:"injected"`
+	MergesApplied  int           `json:"merges_applied"`
+	NotSameApplied int           `json:"not_same_applied"`
 }
 
 // EmbeddingJSON is a version's vectorizer record with its estimated cost.
@@ -77,5 +87,6 @@ func VersionJSONOf(v store.Version) VersionJSON {
 		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
 		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
 		CachedCalls: v.CachedCalls, OffSchema: v.OffSchema, Failures: v.ParseFailures, ElapsedMS: v.Elapsed.Milliseconds(),
-		Error: v.Error, CreatedAt: v.CreatedAt, Repairs: v.Repairs, Violations: v.Violations, ParentID: v.ParentID, ChunkErrors: v.ChunkErrors}
+		Error: v.Error, CreatedAt: v.CreatedAt, Repairs: v.Repairs, Violations: v.Violations, ParentID: v.ParentID, ChunkErrors: v.ChunkErrors,
+		Edits: v.Edits, Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied}
 }

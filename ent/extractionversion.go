@@ -79,6 +79,14 @@ type ExtractionVersion struct {
 	Violations int `json:"violations,omitempty"`
 	// ChunkErrors holds the value of the "chunk_errors" field.
 	ChunkErrors string `json:"chunk_errors,omitempty"`
+	// Edits holds the value of the "edits" field.
+	Edits string `json:"edits,omitempty"`
+	// Injected holds the value of the "injected" field.
+	Injected int `json:"injected,omitempty"`
+	// MergesApplied holds the value of the "merges_applied" field.
+	MergesApplied int `json:"merges_applied,omitempty"`
+	// NotSameApplied holds the value of the "not_same_applied" field.
+	NotSameApplied int `json:"not_same_applied,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionVersionQuery when eager-loading is set.
 	Edges        ExtractionVersionEdges `json:"edges"`
@@ -169,9 +177,9 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case extractionversion.FieldReference:
 			values[i] = new(sql.NullBool)
-		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations:
+		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner, extractionversion.FieldChunkErrors:
+		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -381,6 +389,30 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.ChunkErrors = value.String
 			}
+		case extractionversion.FieldEdits:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field edits", values[i])
+			} else if value.Valid {
+				_m.Edits = value.String
+			}
+		case extractionversion.FieldInjected:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field injected", values[i])
+			} else if value.Valid {
+				_m.Injected = int(value.Int64)
+			}
+		case extractionversion.FieldMergesApplied:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field merges_applied", values[i])
+			} else if value.Valid {
+				_m.MergesApplied = int(value.Int64)
+			}
+		case extractionversion.FieldNotSameApplied:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field not_same_applied", values[i])
+			} else if value.Valid {
+				_m.NotSameApplied = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -542,6 +574,18 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("chunk_errors=")
 	builder.WriteString(_m.ChunkErrors)
+	builder.WriteString(", ")
+	builder.WriteString("edits=")
+	builder.WriteString(_m.Edits)
+	builder.WriteString(", ")
+	builder.WriteString("injected=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Injected))
+	builder.WriteString(", ")
+	builder.WriteString("merges_applied=")
+	builder.WriteString(fmt.Sprintf("%v", _m.MergesApplied))
+	builder.WriteString(", ")
+	builder.WriteString("not_same_applied=")
+	builder.WriteString(fmt.Sprintf("%v", _m.NotSameApplied))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -416,6 +416,62 @@ func (_c *ExtractionVersionCreate) SetNillableChunkErrors(v *string) *Extraction
 	return _c
 }
 
+// SetEdits sets the "edits" field.
+func (_c *ExtractionVersionCreate) SetEdits(v string) *ExtractionVersionCreate {
+	_c.mutation.SetEdits(v)
+	return _c
+}
+
+// SetNillableEdits sets the "edits" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableEdits(v *string) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetEdits(*v)
+	}
+	return _c
+}
+
+// SetInjected sets the "injected" field.
+func (_c *ExtractionVersionCreate) SetInjected(v int) *ExtractionVersionCreate {
+	_c.mutation.SetInjected(v)
+	return _c
+}
+
+// SetNillableInjected sets the "injected" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableInjected(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetInjected(*v)
+	}
+	return _c
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (_c *ExtractionVersionCreate) SetMergesApplied(v int) *ExtractionVersionCreate {
+	_c.mutation.SetMergesApplied(v)
+	return _c
+}
+
+// SetNillableMergesApplied sets the "merges_applied" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableMergesApplied(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetMergesApplied(*v)
+	}
+	return _c
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (_c *ExtractionVersionCreate) SetNotSameApplied(v int) *ExtractionVersionCreate {
+	_c.mutation.SetNotSameApplied(v)
+	return _c
+}
+
+// SetNillableNotSameApplied sets the "not_same_applied" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableNotSameApplied(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetNotSameApplied(*v)
+	}
+	return _c
+}
+
 // SetExtraction sets the "extraction" edge to the Extraction entity.
 func (_c *ExtractionVersionCreate) SetExtraction(v *Extraction) *ExtractionVersionCreate {
 	return _c.SetExtractionID(v.ID)
@@ -623,6 +679,22 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultChunkErrors
 		_c.mutation.SetChunkErrors(v)
 	}
+	if _, ok := _c.mutation.Edits(); !ok {
+		v := extractionversion.DefaultEdits
+		_c.mutation.SetEdits(v)
+	}
+	if _, ok := _c.mutation.Injected(); !ok {
+		v := extractionversion.DefaultInjected
+		_c.mutation.SetInjected(v)
+	}
+	if _, ok := _c.mutation.MergesApplied(); !ok {
+		v := extractionversion.DefaultMergesApplied
+		_c.mutation.SetMergesApplied(v)
+	}
+	if _, ok := _c.mutation.NotSameApplied(); !ok {
+		v := extractionversion.DefaultNotSameApplied
+		_c.mutation.SetNotSameApplied(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -717,6 +789,18 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.ChunkErrors(); !ok {
 		return &ValidationError{Name: "chunk_errors", err: errors.New(`ent: missing required field "ExtractionVersion.chunk_errors"`)}
+	}
+	if _, ok := _c.mutation.Edits(); !ok {
+		return &ValidationError{Name: "edits", err: errors.New(`ent: missing required field "ExtractionVersion.edits"`)}
+	}
+	if _, ok := _c.mutation.Injected(); !ok {
+		return &ValidationError{Name: "injected", err: errors.New(`ent: missing required field "ExtractionVersion.injected"`)}
+	}
+	if _, ok := _c.mutation.MergesApplied(); !ok {
+		return &ValidationError{Name: "merges_applied", err: errors.New(`ent: missing required field "ExtractionVersion.merges_applied"`)}
+	}
+	if _, ok := _c.mutation.NotSameApplied(); !ok {
+		return &ValidationError{Name: "not_same_applied", err: errors.New(`ent: missing required field "ExtractionVersion.not_same_applied"`)}
 	}
 	if len(_c.mutation.ExtractionIDs()) == 0 {
 		return &ValidationError{Name: "extraction", err: errors.New(`ent: missing required edge "ExtractionVersion.extraction"`)}
@@ -863,6 +947,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
 		_node.ChunkErrors = value
+	}
+	if value, ok := _c.mutation.Edits(); ok {
+		_spec.SetField(extractionversion.FieldEdits, field.TypeString, value)
+		_node.Edits = value
+	}
+	if value, ok := _c.mutation.Injected(); ok {
+		_spec.SetField(extractionversion.FieldInjected, field.TypeInt, value)
+		_node.Injected = value
+	}
+	if value, ok := _c.mutation.MergesApplied(); ok {
+		_spec.SetField(extractionversion.FieldMergesApplied, field.TypeInt, value)
+		_node.MergesApplied = value
+	}
+	if value, ok := _c.mutation.NotSameApplied(); ok {
+		_spec.SetField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
+		_node.NotSameApplied = value
 	}
 	if nodes := _c.mutation.ExtractionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1403,6 +1503,72 @@ func (u *ExtractionVersionUpsert) UpdateChunkErrors() *ExtractionVersionUpsert {
 	return u
 }
 
+// SetEdits sets the "edits" field.
+func (u *ExtractionVersionUpsert) SetEdits(v string) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldEdits, v)
+	return u
+}
+
+// UpdateEdits sets the "edits" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateEdits() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldEdits)
+	return u
+}
+
+// SetInjected sets the "injected" field.
+func (u *ExtractionVersionUpsert) SetInjected(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldInjected, v)
+	return u
+}
+
+// UpdateInjected sets the "injected" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateInjected() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldInjected)
+	return u
+}
+
+// AddInjected adds v to the "injected" field.
+func (u *ExtractionVersionUpsert) AddInjected(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldInjected, v)
+	return u
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (u *ExtractionVersionUpsert) SetMergesApplied(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldMergesApplied, v)
+	return u
+}
+
+// UpdateMergesApplied sets the "merges_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateMergesApplied() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldMergesApplied)
+	return u
+}
+
+// AddMergesApplied adds v to the "merges_applied" field.
+func (u *ExtractionVersionUpsert) AddMergesApplied(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldMergesApplied, v)
+	return u
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (u *ExtractionVersionUpsert) SetNotSameApplied(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldNotSameApplied, v)
+	return u
+}
+
+// UpdateNotSameApplied sets the "not_same_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateNotSameApplied() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldNotSameApplied)
+	return u
+}
+
+// AddNotSameApplied adds v to the "not_same_applied" field.
+func (u *ExtractionVersionUpsert) AddNotSameApplied(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldNotSameApplied, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1915,6 +2081,83 @@ func (u *ExtractionVersionUpsertOne) SetChunkErrors(v string) *ExtractionVersion
 func (u *ExtractionVersionUpsertOne) UpdateChunkErrors() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateChunkErrors()
+	})
+}
+
+// SetEdits sets the "edits" field.
+func (u *ExtractionVersionUpsertOne) SetEdits(v string) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetEdits(v)
+	})
+}
+
+// UpdateEdits sets the "edits" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateEdits() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateEdits()
+	})
+}
+
+// SetInjected sets the "injected" field.
+func (u *ExtractionVersionUpsertOne) SetInjected(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetInjected(v)
+	})
+}
+
+// AddInjected adds v to the "injected" field.
+func (u *ExtractionVersionUpsertOne) AddInjected(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddInjected(v)
+	})
+}
+
+// UpdateInjected sets the "injected" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateInjected() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateInjected()
+	})
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (u *ExtractionVersionUpsertOne) SetMergesApplied(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetMergesApplied(v)
+	})
+}
+
+// AddMergesApplied adds v to the "merges_applied" field.
+func (u *ExtractionVersionUpsertOne) AddMergesApplied(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddMergesApplied(v)
+	})
+}
+
+// UpdateMergesApplied sets the "merges_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateMergesApplied() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateMergesApplied()
+	})
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (u *ExtractionVersionUpsertOne) SetNotSameApplied(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetNotSameApplied(v)
+	})
+}
+
+// AddNotSameApplied adds v to the "not_same_applied" field.
+func (u *ExtractionVersionUpsertOne) AddNotSameApplied(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddNotSameApplied(v)
+	})
+}
+
+// UpdateNotSameApplied sets the "not_same_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateNotSameApplied() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateNotSameApplied()
 	})
 }
 
@@ -2596,6 +2839,83 @@ func (u *ExtractionVersionUpsertBulk) SetChunkErrors(v string) *ExtractionVersio
 func (u *ExtractionVersionUpsertBulk) UpdateChunkErrors() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateChunkErrors()
+	})
+}
+
+// SetEdits sets the "edits" field.
+func (u *ExtractionVersionUpsertBulk) SetEdits(v string) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetEdits(v)
+	})
+}
+
+// UpdateEdits sets the "edits" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateEdits() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateEdits()
+	})
+}
+
+// SetInjected sets the "injected" field.
+func (u *ExtractionVersionUpsertBulk) SetInjected(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetInjected(v)
+	})
+}
+
+// AddInjected adds v to the "injected" field.
+func (u *ExtractionVersionUpsertBulk) AddInjected(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddInjected(v)
+	})
+}
+
+// UpdateInjected sets the "injected" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateInjected() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateInjected()
+	})
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (u *ExtractionVersionUpsertBulk) SetMergesApplied(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetMergesApplied(v)
+	})
+}
+
+// AddMergesApplied adds v to the "merges_applied" field.
+func (u *ExtractionVersionUpsertBulk) AddMergesApplied(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddMergesApplied(v)
+	})
+}
+
+// UpdateMergesApplied sets the "merges_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateMergesApplied() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateMergesApplied()
+	})
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (u *ExtractionVersionUpsertBulk) SetNotSameApplied(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetNotSameApplied(v)
+	})
+}
+
+// AddNotSameApplied adds v to the "not_same_applied" field.
+func (u *ExtractionVersionUpsertBulk) AddNotSameApplied(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddNotSameApplied(v)
+	})
+}
+
+// UpdateNotSameApplied sets the "not_same_applied" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateNotSameApplied() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateNotSameApplied()
 	})
 }
 

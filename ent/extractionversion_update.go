@@ -486,6 +486,83 @@ func (_u *ExtractionVersionUpdate) SetNillableChunkErrors(v *string) *Extraction
 	return _u
 }
 
+// SetEdits sets the "edits" field.
+func (_u *ExtractionVersionUpdate) SetEdits(v string) *ExtractionVersionUpdate {
+	_u.mutation.SetEdits(v)
+	return _u
+}
+
+// SetNillableEdits sets the "edits" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableEdits(v *string) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetEdits(*v)
+	}
+	return _u
+}
+
+// SetInjected sets the "injected" field.
+func (_u *ExtractionVersionUpdate) SetInjected(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetInjected()
+	_u.mutation.SetInjected(v)
+	return _u
+}
+
+// SetNillableInjected sets the "injected" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableInjected(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetInjected(*v)
+	}
+	return _u
+}
+
+// AddInjected adds value to the "injected" field.
+func (_u *ExtractionVersionUpdate) AddInjected(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddInjected(v)
+	return _u
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (_u *ExtractionVersionUpdate) SetMergesApplied(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetMergesApplied()
+	_u.mutation.SetMergesApplied(v)
+	return _u
+}
+
+// SetNillableMergesApplied sets the "merges_applied" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableMergesApplied(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetMergesApplied(*v)
+	}
+	return _u
+}
+
+// AddMergesApplied adds value to the "merges_applied" field.
+func (_u *ExtractionVersionUpdate) AddMergesApplied(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddMergesApplied(v)
+	return _u
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (_u *ExtractionVersionUpdate) SetNotSameApplied(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetNotSameApplied()
+	_u.mutation.SetNotSameApplied(v)
+	return _u
+}
+
+// SetNillableNotSameApplied sets the "not_same_applied" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableNotSameApplied(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetNotSameApplied(*v)
+	}
+	return _u
+}
+
+// AddNotSameApplied adds value to the "not_same_applied" field.
+func (_u *ExtractionVersionUpdate) AddNotSameApplied(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddNotSameApplied(v)
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdate) AddNodeIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddNodeIDs(ids...)
@@ -848,6 +925,27 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Edits(); ok {
+		_spec.SetField(extractionversion.FieldEdits, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Injected(); ok {
+		_spec.SetField(extractionversion.FieldInjected, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedInjected(); ok {
+		_spec.AddField(extractionversion.FieldInjected, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.MergesApplied(); ok {
+		_spec.SetField(extractionversion.FieldMergesApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMergesApplied(); ok {
+		_spec.AddField(extractionversion.FieldMergesApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.NotSameApplied(); ok {
+		_spec.SetField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedNotSameApplied(); ok {
+		_spec.AddField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1547,6 +1645,83 @@ func (_u *ExtractionVersionUpdateOne) SetNillableChunkErrors(v *string) *Extract
 	return _u
 }
 
+// SetEdits sets the "edits" field.
+func (_u *ExtractionVersionUpdateOne) SetEdits(v string) *ExtractionVersionUpdateOne {
+	_u.mutation.SetEdits(v)
+	return _u
+}
+
+// SetNillableEdits sets the "edits" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableEdits(v *string) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetEdits(*v)
+	}
+	return _u
+}
+
+// SetInjected sets the "injected" field.
+func (_u *ExtractionVersionUpdateOne) SetInjected(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetInjected()
+	_u.mutation.SetInjected(v)
+	return _u
+}
+
+// SetNillableInjected sets the "injected" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableInjected(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetInjected(*v)
+	}
+	return _u
+}
+
+// AddInjected adds value to the "injected" field.
+func (_u *ExtractionVersionUpdateOne) AddInjected(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddInjected(v)
+	return _u
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (_u *ExtractionVersionUpdateOne) SetMergesApplied(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetMergesApplied()
+	_u.mutation.SetMergesApplied(v)
+	return _u
+}
+
+// SetNillableMergesApplied sets the "merges_applied" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableMergesApplied(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetMergesApplied(*v)
+	}
+	return _u
+}
+
+// AddMergesApplied adds value to the "merges_applied" field.
+func (_u *ExtractionVersionUpdateOne) AddMergesApplied(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddMergesApplied(v)
+	return _u
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (_u *ExtractionVersionUpdateOne) SetNotSameApplied(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetNotSameApplied()
+	_u.mutation.SetNotSameApplied(v)
+	return _u
+}
+
+// SetNillableNotSameApplied sets the "not_same_applied" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableNotSameApplied(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetNotSameApplied(*v)
+	}
+	return _u
+}
+
+// AddNotSameApplied adds value to the "not_same_applied" field.
+func (_u *ExtractionVersionUpdateOne) AddNotSameApplied(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddNotSameApplied(v)
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddNodeIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddNodeIDs(ids...)
@@ -1939,6 +2114,27 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.ChunkErrors(); ok {
 		_spec.SetField(extractionversion.FieldChunkErrors, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Edits(); ok {
+		_spec.SetField(extractionversion.FieldEdits, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Injected(); ok {
+		_spec.SetField(extractionversion.FieldInjected, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedInjected(); ok {
+		_spec.AddField(extractionversion.FieldInjected, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.MergesApplied(); ok {
+		_spec.SetField(extractionversion.FieldMergesApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMergesApplied(); ok {
+		_spec.AddField(extractionversion.FieldMergesApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.NotSameApplied(); ok {
+		_spec.SetField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedNotSameApplied(); ok {
+		_spec.AddField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{

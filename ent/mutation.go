@@ -5505,6 +5505,13 @@ type ExtractionVersionMutation struct {
 	violations              *int
 	addviolations           *int
 	chunk_errors            *string
+	edits                   *string
+	injected                *int
+	addinjected             *int
+	merges_applied          *int
+	addmerges_applied       *int
+	not_same_applied        *int
+	addnot_same_applied     *int
 	clearedFields           map[string]struct{}
 	extraction              *int
 	clearedextraction       bool
@@ -7101,6 +7108,210 @@ func (m *ExtractionVersionMutation) ResetChunkErrors() {
 	m.chunk_errors = nil
 }
 
+// SetEdits sets the "edits" field.
+func (m *ExtractionVersionMutation) SetEdits(s string) {
+	m.edits = &s
+}
+
+// Edits returns the value of the "edits" field in the mutation.
+func (m *ExtractionVersionMutation) Edits() (r string, exists bool) {
+	v := m.edits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEdits returns the old "edits" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldEdits(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEdits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEdits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEdits: %w", err)
+	}
+	return oldValue.Edits, nil
+}
+
+// ResetEdits resets all changes to the "edits" field.
+func (m *ExtractionVersionMutation) ResetEdits() {
+	m.edits = nil
+}
+
+// SetInjected sets the "injected" field.
+func (m *ExtractionVersionMutation) SetInjected(i int) {
+	m.injected = &i
+	m.addinjected = nil
+}
+
+// Injected returns the value of the "injected" field in the mutation.
+func (m *ExtractionVersionMutation) Injected() (r int, exists bool) {
+	v := m.injected
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInjected returns the old "injected" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldInjected(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInjected is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInjected requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInjected: %w", err)
+	}
+	return oldValue.Injected, nil
+}
+
+// AddInjected adds i to the "injected" field.
+func (m *ExtractionVersionMutation) AddInjected(i int) {
+	if m.addinjected != nil {
+		*m.addinjected += i
+	} else {
+		m.addinjected = &i
+	}
+}
+
+// AddedInjected returns the value that was added to the "injected" field in this mutation.
+func (m *ExtractionVersionMutation) AddedInjected() (r int, exists bool) {
+	v := m.addinjected
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInjected resets all changes to the "injected" field.
+func (m *ExtractionVersionMutation) ResetInjected() {
+	m.injected = nil
+	m.addinjected = nil
+}
+
+// SetMergesApplied sets the "merges_applied" field.
+func (m *ExtractionVersionMutation) SetMergesApplied(i int) {
+	m.merges_applied = &i
+	m.addmerges_applied = nil
+}
+
+// MergesApplied returns the value of the "merges_applied" field in the mutation.
+func (m *ExtractionVersionMutation) MergesApplied() (r int, exists bool) {
+	v := m.merges_applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMergesApplied returns the old "merges_applied" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldMergesApplied(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMergesApplied is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMergesApplied requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMergesApplied: %w", err)
+	}
+	return oldValue.MergesApplied, nil
+}
+
+// AddMergesApplied adds i to the "merges_applied" field.
+func (m *ExtractionVersionMutation) AddMergesApplied(i int) {
+	if m.addmerges_applied != nil {
+		*m.addmerges_applied += i
+	} else {
+		m.addmerges_applied = &i
+	}
+}
+
+// AddedMergesApplied returns the value that was added to the "merges_applied" field in this mutation.
+func (m *ExtractionVersionMutation) AddedMergesApplied() (r int, exists bool) {
+	v := m.addmerges_applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMergesApplied resets all changes to the "merges_applied" field.
+func (m *ExtractionVersionMutation) ResetMergesApplied() {
+	m.merges_applied = nil
+	m.addmerges_applied = nil
+}
+
+// SetNotSameApplied sets the "not_same_applied" field.
+func (m *ExtractionVersionMutation) SetNotSameApplied(i int) {
+	m.not_same_applied = &i
+	m.addnot_same_applied = nil
+}
+
+// NotSameApplied returns the value of the "not_same_applied" field in the mutation.
+func (m *ExtractionVersionMutation) NotSameApplied() (r int, exists bool) {
+	v := m.not_same_applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNotSameApplied returns the old "not_same_applied" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldNotSameApplied(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNotSameApplied is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNotSameApplied requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNotSameApplied: %w", err)
+	}
+	return oldValue.NotSameApplied, nil
+}
+
+// AddNotSameApplied adds i to the "not_same_applied" field.
+func (m *ExtractionVersionMutation) AddNotSameApplied(i int) {
+	if m.addnot_same_applied != nil {
+		*m.addnot_same_applied += i
+	} else {
+		m.addnot_same_applied = &i
+	}
+}
+
+// AddedNotSameApplied returns the value that was added to the "not_same_applied" field in this mutation.
+func (m *ExtractionVersionMutation) AddedNotSameApplied() (r int, exists bool) {
+	v := m.addnot_same_applied
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNotSameApplied resets all changes to the "not_same_applied" field.
+func (m *ExtractionVersionMutation) ResetNotSameApplied() {
+	m.not_same_applied = nil
+	m.addnot_same_applied = nil
+}
+
 // ClearExtraction clears the "extraction" edge to the Extraction entity.
 func (m *ExtractionVersionMutation) ClearExtraction() {
 	m.clearedextraction = true
@@ -7432,7 +7643,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 30)
+	fields := make([]string, 0, 34)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -7523,6 +7734,18 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.chunk_errors != nil {
 		fields = append(fields, extractionversion.FieldChunkErrors)
 	}
+	if m.edits != nil {
+		fields = append(fields, extractionversion.FieldEdits)
+	}
+	if m.injected != nil {
+		fields = append(fields, extractionversion.FieldInjected)
+	}
+	if m.merges_applied != nil {
+		fields = append(fields, extractionversion.FieldMergesApplied)
+	}
+	if m.not_same_applied != nil {
+		fields = append(fields, extractionversion.FieldNotSameApplied)
+	}
 	return fields
 }
 
@@ -7591,6 +7814,14 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.Violations()
 	case extractionversion.FieldChunkErrors:
 		return m.ChunkErrors()
+	case extractionversion.FieldEdits:
+		return m.Edits()
+	case extractionversion.FieldInjected:
+		return m.Injected()
+	case extractionversion.FieldMergesApplied:
+		return m.MergesApplied()
+	case extractionversion.FieldNotSameApplied:
+		return m.NotSameApplied()
 	}
 	return nil, false
 }
@@ -7660,6 +7891,14 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldViolations(ctx)
 	case extractionversion.FieldChunkErrors:
 		return m.OldChunkErrors(ctx)
+	case extractionversion.FieldEdits:
+		return m.OldEdits(ctx)
+	case extractionversion.FieldInjected:
+		return m.OldInjected(ctx)
+	case extractionversion.FieldMergesApplied:
+		return m.OldMergesApplied(ctx)
+	case extractionversion.FieldNotSameApplied:
+		return m.OldNotSameApplied(ctx)
 	}
 	return nil, fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -7879,6 +8118,34 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetChunkErrors(v)
 		return nil
+	case extractionversion.FieldEdits:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEdits(v)
+		return nil
+	case extractionversion.FieldInjected:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInjected(v)
+		return nil
+	case extractionversion.FieldMergesApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMergesApplied(v)
+		return nil
+	case extractionversion.FieldNotSameApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNotSameApplied(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -7938,6 +8205,15 @@ func (m *ExtractionVersionMutation) AddedFields() []string {
 	if m.addviolations != nil {
 		fields = append(fields, extractionversion.FieldViolations)
 	}
+	if m.addinjected != nil {
+		fields = append(fields, extractionversion.FieldInjected)
+	}
+	if m.addmerges_applied != nil {
+		fields = append(fields, extractionversion.FieldMergesApplied)
+	}
+	if m.addnot_same_applied != nil {
+		fields = append(fields, extractionversion.FieldNotSameApplied)
+	}
 	return fields
 }
 
@@ -7980,6 +8256,12 @@ func (m *ExtractionVersionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedRepairs()
 	case extractionversion.FieldViolations:
 		return m.AddedViolations()
+	case extractionversion.FieldInjected:
+		return m.AddedInjected()
+	case extractionversion.FieldMergesApplied:
+		return m.AddedMergesApplied()
+	case extractionversion.FieldNotSameApplied:
+		return m.AddedNotSameApplied()
 	}
 	return nil, false
 }
@@ -8107,6 +8389,27 @@ func (m *ExtractionVersionMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddViolations(v)
+		return nil
+	case extractionversion.FieldInjected:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInjected(v)
+		return nil
+	case extractionversion.FieldMergesApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMergesApplied(v)
+		return nil
+	case extractionversion.FieldNotSameApplied:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNotSameApplied(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion numeric field %s", name)
@@ -8245,6 +8548,18 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldChunkErrors:
 		m.ResetChunkErrors()
+		return nil
+	case extractionversion.FieldEdits:
+		m.ResetEdits()
+		return nil
+	case extractionversion.FieldInjected:
+		m.ResetInjected()
+		return nil
+	case extractionversion.FieldMergesApplied:
+		m.ResetMergesApplied()
+		return nil
+	case extractionversion.FieldNotSameApplied:
+		m.ResetNotSameApplied()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)

@@ -275,6 +275,22 @@ func init() {
 	extractionversionDescChunkErrors := extractionversionFields[28].Descriptor()
 	// extractionversion.DefaultChunkErrors holds the default value on creation for the chunk_errors field.
 	extractionversion.DefaultChunkErrors = extractionversionDescChunkErrors.Default.(string)
+	// extractionversionDescEdits is the schema descriptor for edits field.
+	extractionversionDescEdits := extractionversionFields[29].Descriptor()
+	// extractionversion.DefaultEdits holds the default value on creation for the edits field.
+	extractionversion.DefaultEdits = extractionversionDescEdits.Default.(string)
+	// extractionversionDescInjected is the schema descriptor for injected field.
+	extractionversionDescInjected := extractionversionFields[30].Descriptor()
+	// extractionversion.DefaultInjected holds the default value on creation for the injected field.
+	extractionversion.DefaultInjected = extractionversionDescInjected.Default.(int)
+	// extractionversionDescMergesApplied is the schema descriptor for merges_applied field.
+	extractionversionDescMergesApplied := extractionversionFields[31].Descriptor()
+	// extractionversion.DefaultMergesApplied holds the default value on creation for the merges_applied field.
+	extractionversion.DefaultMergesApplied = extractionversionDescMergesApplied.Default.(int)
+	// extractionversionDescNotSameApplied is the schema descriptor for not_same_applied field.
+	extractionversionDescNotSameApplied := extractionversionFields[32].Descriptor()
+	// extractionversion.DefaultNotSameApplied holds the default value on creation for the not_same_applied field.
+	extractionversion.DefaultNotSameApplied = extractionversionDescNotSameApplied.Default.(int)
 	kgschemaMixin := schema.KGSchema{}.Mixin()
 	kgschemaMixinFields0 := kgschemaMixin[0].Fields()
 	_ = kgschemaMixinFields0

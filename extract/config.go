@@ -37,6 +37,10 @@ type Config struct {
 	// NoCache asks the model again for every call instead of answering
 	// from the call cache (a clean run).
 	NoCache bool `json:"no_cache,omitempty"`
+	// Reference names a version ("NAME@V") whose graph is the domain
+	// graph of the run: extracted nodes whose names match its names or
+	// aliases become its nodes (KAG's domain KG injection).
+	Reference string `json:"reference,omitempty"`
 }
 
 // DefaultConfig returns the offline defaults.

@@ -13,6 +13,11 @@ const (
 	// PropTypeCounts counts how often each type was seen for a node
 	// (map[string]int, or map[string]any after a JSON round trip).
 	PropTypeCounts = "type_counts"
+	// PropAliases holds the other names of a node (a list of strings):
+	// the surface names the schema strategy's standardisation replaced by
+	// an official name, and the names of merged nodes. Merging nodes
+	// keeps the aliases of both.
+	PropAliases = "aliases"
 )
 
 // MergeNode merges src into dst, which describe the same entity.
@@ -279,7 +284,10 @@ func mergeProps(dst, src map[string]any) map[string]any {
 				continue
 			}
 		}
-		if _, ok := dst[k]; ok {
+		if d, ok := dst[k]; ok {
+			if k == PropAliases {
+				dst[k] = unionNames(d, v)
+			}
 			continue
 		}
 		if dst == nil {
@@ -288,6 +296,35 @@ func mergeProps(dst, src map[string]any) map[string]any {
 		dst[k] = v
 	}
 	return dst
+}
+
+// unionNames joins two alias lists ([]string, or []any after a JSON round
+// trip), each name once, in first-seen order.
+func unionNames(a, b any) any {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range []any{a, b} {
+		var names []string
+		switch x := l.(type) {
+		case []string:
+			names = x
+		case []any:
+			for _, v := range x {
+				if s, ok := v.(string); ok {
+					names = append(names, s)
+				}
+			}
+		default:
+			return a // not a list: leave dst's value
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // setProp sets a property, creating the map when needed.

@@ -128,6 +128,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
+	form.Reference = cfg.Reference
 	prompts := app.DefaultPrompts()
 	for k, v := range cfg.Prompts {
 		prompts[k] = v
@@ -168,6 +169,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg.Embedder = c.FormValue("embedder")
 	cfg.Model = strings.TrimSpace(c.FormValue("model"))
 	cfg.Language = strings.TrimSpace(c.FormValue("language"))
+	cfg.Reference = strings.TrimSpace(c.FormValue("reference"))
 	cfg.Strict = c.FormValue("strict") != ""
 	// Numbers are only parsed here: their ranges are checked by the app,
 	// as for the CLI.

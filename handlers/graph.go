@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -128,7 +129,7 @@ func (h *Handler) showNodePanel(c echo.Context) error {
 		return err
 	}
 	id, _ := intParam(c, "id")
-	return render(c, http.StatusOK, web.NodePanel(nodePanelView(id, d)))
+	return render(c, http.StatusOK, templ.Join(web.NodePanel(nodePanelView(id, d)), h.nodeEdit(c, id, d)))
 }
 
 func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
@@ -220,5 +221,5 @@ func (h *Handler) showEdgePanel(c echo.Context) error {
 	p := web.EdgePanelView{VersionID: id, Source: src, Target: tgt, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: strconv.FormatFloat(e.Weight, 'f', -1, 64), Mentions: len(e.Mentions),
 		SourceName: cmp.Or(names[src].Name, src), TargetName: cmp.Or(names[tgt].Name, tgt)}
-	return render(c, http.StatusOK, web.EdgePanel(p))
+	return render(c, http.StatusOK, templ.Join(web.EdgePanel(p), h.edgeEdit(c, id, e)))
 }

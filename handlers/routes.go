@@ -56,6 +56,10 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id/nodes/:key", h.showNodePanel)
 	e.GET("/versions/:id/edge", h.showEdgePanel)
 
+	// Edits: each saves a new version with its edit log.
+	e.POST("/versions/:id/edits", h.saveEdit)
+	e.POST("/api/versions/:id/edits", h.apiEdits)
+
 	// Dialogue memory: the turn-by-turn timeline.
 	e.GET("/versions/:id/timeline", h.showTimeline)
 	e.GET("/api/versions/:id/timeline", h.timelineAPI)

@@ -45,7 +45,11 @@ func (h *Handler) showVersion(c echo.Context) error {
 		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
 		Cost:       h.app.Providers().CostOf(v),
 		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
-		SelfURL: c.Request().URL.RequestURI(),
+		SelfURL:  c.Request().URL.RequestURI(),
+		Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
+	}
+	for _, e := range v.Edits {
+		p.Edits = append(p.Edits, e.String())
 	}
 	if e, err := h.app.EmbeddingOf(ctx, v.ID); err != nil {
 		return err

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -111,6 +112,61 @@ func TestDecisionsAndReplaceGraph(t *testing.T) {
 		}
 		if v.Nodes != 1 || v.Edges != 0 || len(after.Nodes) != 1 || len(after.Nodes[0].Mentions) != 0 || v.Note != "first\nsecond" {
 			t.Errorf("after replace: %+v, graph %+v", v, after)
+		}
+	})
+}
+
+// An edit log and curation counts are stored on the version and read back
+// with it; setting a count twice (a resumed run) does not add it up.
+func TestSetEditsAndCurationStats(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		d := mustDoc(t, s, "carol.txt", "Scrooge knew Marley.")
+		g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}}}
+		v, err := s.SaveGraphVersion(ctx, "log", extract.DefaultConfig(), []int{d.ID}, "", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edits := []curate.Edit{{Op: curate.OpRename, Key: "a", Name: "Alpha"}, {Op: curate.OpSetProps, Key: "a", Properties: map[string]any{"age": 3.0, "old": nil}}}
+		if err := s.SetEdits(ctx, v.ID, edits); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := s.SetInjected(ctx, v.ID, 4); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetDecisionsApplied(ctx, v.ID, 2, 6); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Version(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Edits, edits) {
+			t.Errorf("edits %+v, want %+v", got.Edits, edits)
+		}
+		if got.Injected != 4 || got.MergesApplied != 2 || got.NotSameApplied != 6 {
+			t.Errorf("counts %d %d %d", got.Injected, got.MergesApplied, got.NotSameApplied)
+		}
+	})
+}
+
+// A graph no run made (empty config) may be saved without documents; a
+// run's version may not.
+func TestSaveGraphVersion_NoDocuments(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}}}
+		v, err := s.SaveGraphVersion(ctx, "imported", extract.Config{}, nil, "imported from a.json (json)", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Status != store.StatusDone || len(v.DocumentIDs) != 0 || v.Nodes != 1 {
+			t.Errorf("imported version %+v", v)
+		}
+		if _, err := s.SaveGraphVersion(ctx, "imported", extract.DefaultConfig(), nil, "", 0, g); err == nil || !strings.Contains(err.Error(), "pick at least one document") {
+			t.Errorf("a run's version without documents: %v", err)
 		}
 	})
 }

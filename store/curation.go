@@ -96,3 +96,38 @@ func (s *Store) AppendNote(ctx context.Context, versionID int, line string) erro
 		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetNote(note).Exec(ctx), "version")
 	})
 }
+
+// SetEdits stores the edit log of a version made by editing its parent.
+func (s *Store) SetEdits(ctx context.Context, versionID int, edits []curate.Edit) error {
+	b, err := json.Marshal(edits)
+	if err != nil {
+		return fmt.Errorf("encode edits: %w", err)
+	}
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetEdits(string(b)).Exec(ctx), "version")
+	})
+}
+
+func decodeEdits(s string) []curate.Edit {
+	var out []curate.Edit
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &out)
+	}
+	return out
+}
+
+// SetInjected records how many extracted nodes of a version became nodes
+// of the reference graph its run named.
+func (s *Store) SetInjected(ctx context.Context, versionID, n int) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetInjected(n).Exec(ctx), "version")
+	})
+}
+
+// SetDecisionsApplied records how many remembered merges and "not the
+// same" answers a version's run applied.
+func (s *Store) SetDecisionsApplied(ctx context.Context, versionID, merges, notSame int) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetMergesApplied(merges).SetNotSameApplied(notSame).Exec(ctx), "version")
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
 )
 
 // Version statuses.
@@ -64,6 +65,12 @@ type Version struct {
 	Violations int
 	// ChunkErrors lists the chunks whose extraction failed.
 	ChunkErrors []extract.ChunkError
+	// Edits is the edit log of a version made by editing its parent.
+	Edits []curate.Edit
+	// Injected counts extracted nodes that became reference nodes;
+	// MergesApplied and NotSameApplied count the remembered duplicate
+	// answers the run applied.
+	Injected, MergesApplied, NotSameApplied int
 }
 
 // Label is "name@number".
@@ -84,6 +91,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
 		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
+		Edits: decodeEdits(v.Edits), Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
 	}
 }
 
@@ -101,7 +109,9 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 }
 
 // NewChildVersion is NewVersion for a version made from another one (a
-// retry): parentID names it; 0 means none.
+// retry): parentID names it; 0 means none. A run's version needs
+// documents; one whose config has no strategy (an imported graph) may
+// have none.
 func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int) (Version, error) {
 	if name == "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
@@ -112,7 +122,9 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 	if strings.ContainsAny(name, "@/") {
 		return Version{}, extract.Errorf(extract.KindInvalid, "extraction name %q: @ and / are not allowed (NAME@V names a version)", name)
 	}
-	if len(docIDs) == 0 {
+	// A version without a strategy holds a graph no run made (an import,
+	// and the merges and edits of one): it has no documents to name.
+	if len(docIDs) == 0 && cfg.Strategy != "" {
 		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := s.checkDocuments(ctx, docIDs); err != nil {

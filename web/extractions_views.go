@@ -58,6 +58,8 @@ type RunForm struct {
 	// ProviderHelp says which providers are configured (never the keys).
 	ProviderHelp string
 	Error        string
+	// Reference is the domain graph to inject, "NAME@V" ("" for none).
+	Reference string
 }
 
 // TypeCount is a count by type or label.
@@ -138,6 +140,13 @@ type VersionPage struct {
 	ChunkErrors []ChunkErrorView
 	// CanRetry offers "Retry failed chunks"; CanResume offers "Resume".
 	CanRetry, CanResume bool
+	// Edits is the edit log of a version made by editing its parent, one
+	// line per operation, in order.
+	Edits []string
+	// Injected, MergesApplied and NotSameApplied are the run's curation
+	// counts: nodes taken from a reference graph, remembered merges and
+	// "not the same" answers applied.
+	Injected, MergesApplied, NotSameApplied int
 }
 
 // ChunkErrorView is a chunk whose extraction failed, with the provider's

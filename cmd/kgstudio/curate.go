@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -84,6 +85,54 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Merge(ctx, v, rest[1], rest[2:])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(nv))
+	}
+	fmt.Fprintf(stdout, "%s: %d nodes, %d edges (%s)\n", nv.Label(), nv.Nodes, nv.Edges, nv.Note)
+	return nil
+}
+
+// cmdEdit applies the edits of a JSON file (or "-" for standard input) to
+// NAME@V, as a new version carrying them as its edit log.
+func cmdEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("edit", stderr)
+	asJSON := fs.Bool("json", false, "print the new version as JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 2 {
+		return errors.New("usage: kgstudio edit NAME@V EDITS.json|- [--json]")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var data []byte
+	if rest[1] == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(rest[1])
+	}
+	if err != nil {
+		return fmt.Errorf("read edits: %w", err)
+	}
+	edits, err := curate.ParseEdits(data)
+	if err != nil {
+		return err
+	}
+	st, err := cfg.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := versionByRef(ctx, st, rest[0])
+	if err != nil {
+		return err
+	}
+	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Edit(ctx, v, edits)
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // scroogeAnswer names Scrooge twice: as "Ebenezer Scrooge" and as
@@ -89,14 +91,15 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	// The next run of the extraction applies the accepted merge and says so.
 	mustCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc)
 	var v3 struct {
-		Version int    `json:"version"`
-		Nodes   int    `json:"nodes"`
-		Note    string `json:"note"`
+		Version       int    `json:"version"`
+		Nodes         int    `json:"nodes"`
+		Note          string `json:"note"`
+		MergesApplied int    `json:"merges_applied"`
 	}
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@3", "--json")), &v3); err != nil {
 		t.Fatal(err)
 	}
-	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merges (1 nodes folded)") {
+	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merges (1 nodes folded)") || v3.MergesApplied != 1 {
 		t.Errorf("next run %+v, want the merge applied and noted", v3)
 	}
 	if out := mustCLI(t, data, "duplicates", "m@3"); strings.Contains(out, "Mr. Scrooge [") {
@@ -104,5 +107,113 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	}
 	if _, err := runCLI(t, data, "merge", "m@1", "Ebenezer Scrooge", "Nobody"); err == nil {
 		t.Error("merge of an unknown node succeeded")
+	}
+
+	// An edit file makes version 4 whose edit log version show prints.
+	edits := writeFile(t, "edits.json", `[{"op":"retype","key":"jacob marley","type":"ghost"}]`)
+	if out := mustCLI(t, data, "edit", "m@3", edits); !strings.HasPrefix(out, "m@4: 2 nodes") {
+		t.Errorf("edit printed %q", out)
+	}
+	var v4 struct {
+		ParentID int           `json:"parent_id"`
+		Edits    []curate.Edit `json:"edits"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@4", "--json")), &v4); err != nil || len(v4.Edits) != 1 || v4.Edits[0].Type != "ghost" {
+		t.Errorf("version show m@4: %+v, %v", v4, err)
+	}
+	if out := mustCLI(t, data, "version", "show", "m@4"); !strings.Contains(out, `edit 1:    retype jacob marley to "ghost"`) {
+		t.Errorf("version show text lacks the edit log: %s", out)
+	}
+	if _, err := runCLI(t, data, "edit", "m@3", writeFile(t, "bad.json", `[{"op":"retype","key":"nobody","type":"x"}]`)); err == nil || !strings.Contains(err.Error(), `no node with key "nobody"`) {
+		t.Errorf("a bad edit: %v", err)
+	}
+}
+
+// A run naming a reference version (--reference NAME@V) turns the
+// extracted nodes matching its names or aliases into its nodes, counted
+// as injected; an unknown reference is refused before anything runs.
+func TestExtract_Reference(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	domain := writeFile(t, "domain.json", `{"nodes":[
+		{"key":"Q1","name":"Ebenezer Scrooge","type":"Character","properties":{"born":1790,"aliases":["Mr. Scrooge"]}},
+		{"key":"Q2","name":"London","type":"City"}],"edges":[]}`)
+	mustCLI(t, data, "import", "domain", domain)
+	doc := writeFile(t, "marley.txt", marleyText)
+	srv := fakellm.New(t, fakellm.Options{Queue: []string{scroogeAnswer}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	if _, err := runCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--reference", "nobody@1", doc); err == nil || !strings.Contains(err.Error(), `reference "nobody@1": no such version`) {
+		t.Errorf("unknown reference: %v", err)
+	}
+	mustCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", "--reference", "domain", doc)
+	var v struct {
+		Nodes    int `json:"nodes"`
+		Edges    int `json:"edges"`
+		Injected int `json:"injected"`
+		Config   struct {
+			Reference string `json:"reference"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@1", "--json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Nodes != 2 || v.Edges != 1 || v.Injected != 2 || v.Config.Reference != "domain@1" {
+		t.Errorf("run with a reference: %+v, want 2 nodes (Q1 and Jacob Marley), 2 injected, reference domain@1", v)
+	}
+	var g struct {
+		Nodes []struct {
+			Key        string         `json:"key"`
+			Name       string         `json:"name"`
+			Type       string         `json:"type"`
+			Properties map[string]any `json:"properties"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "export", "m@1", "--format", "json")), &g); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range g.Nodes {
+		if n.Key == "Q1" {
+			found = n.Name == "Ebenezer Scrooge" && n.Type == "Character" && n.Properties["born"] == 1790.0
+		}
+	}
+	if !found {
+		t.Errorf("no reference node Q1 with its type and properties in %+v", g.Nodes)
+	}
+}
+
+// KAG's own domain KG example imports from its folder (nodes.json,
+// edges.json) and, named as the reference of a run over its document,
+// turns the extracted names it lists into its nodes.
+func TestExtract_ReferenceKAGDomainKG(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	dir := testdata.Path(t, "corpora/kag-domain_kg")
+	if out := mustCLI(t, data, "import", "domain", dir); !strings.HasPrefix(out, "domain@1: 25 nodes, 19 edges (imported from kag-domain_kg/ (kag))") {
+		t.Errorf("import printed %q", out)
+	}
+	answer := "entity<|#|>生长激素<|#|>Concept<|#|>A peptide hormone of the anterior pituitary.\n" +
+		"entity<|#|>ACTH<|#|>Concept<|#|>Adrenocorticotropic hormone.\n" +
+		"entity<|#|>脑垂体<|#|>Organ<|#|>The pituitary gland.\n" +
+		"relation<|#|>脑垂体<|#|>生长激素<|#|>secretes<|#|>The pituitary secretes growth hormone.\n<|COMPLETE|>"
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: answer}}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	mustCLI(t, data, "extract", "--name", "hgh", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0",
+		"--reference", "domain@1", filepath.Join(dir, "doc.txt"))
+	var v struct {
+		Nodes    int `json:"nodes"`
+		Injected int `json:"injected"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "hgh@1", "--json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Nodes != 3 || v.Injected != 2 {
+		t.Errorf("run: %+v, want 3 nodes, 2 of them injected (生长激素, ACTH)", v)
+	}
+	out := mustCLI(t, data, "version", "show", "hgh@1")
+	if !strings.Contains(out, "curation:  2 injected") {
+		t.Errorf("version show: %s", out)
 	}
 }

@@ -30,6 +30,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
 	fs.StringVar(&ec.Language, "language", "", "output language for LLM strategies (default: the text's)")
 	fs.BoolVar(&ec.NoCache, "no-cache", false, "ask the model anew instead of answering from the call cache")
+	fs.StringVar(&ec.Reference, "reference", "", "NAME@V of a domain graph: extracted names matching its names or aliases become its nodes")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	files, err := parse(fs, args)
 	if err != nil {

@@ -10,33 +10,49 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // cmdImport stores a graph file as a new version of the named extraction.
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("import", stderr)
-	format := fs.String("format", "", "graph format: json or graphml (default: from the file's extension)")
+	format := fs.String("format", "", "graph format: json, graphml or csv (default: from the file's extension; csv for a folder)")
 	asJSON := fs.Bool("json", false, "print the new version as JSON")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 2 {
-		return errors.New("usage: kgstudio import NAME FILE [--format json|graphml]")
+		return errors.New("usage: kgstudio import NAME FILE|FOLDER [--format json|graphml|csv]")
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(rest[1])
+	info, err := os.Stat(rest[1])
 	if err != nil {
 		return extract.Errorf(extract.KindInvalid, "import: %v", err)
+	}
+	if info.IsDir() && *format != "" && *format != "csv" {
+		return extract.Errorf(extract.KindInvalid, "import: %s is a folder: only a neo4j CSV export (--format csv) or KAG's nodes.json and edges.json are read from one", rest[1])
+	}
+	var data []byte
+	if !info.IsDir() {
+		if data, err = os.ReadFile(rest[1]); err != nil {
+			return extract.Errorf(extract.KindInvalid, "import: %v", err)
+		}
 	}
 	st, err := cfg.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	v, err := app.New(st, cfg.logger(stderr), cfg.Providers).ImportGraph(ctx, rest[0], rest[1], data, *format)
+	a := app.New(st, cfg.logger(stderr), cfg.Providers)
+	var v store.Version
+	if info.IsDir() {
+		v, err = a.ImportGraphDir(ctx, rest[0], rest[1])
+	} else {
+		v, err = a.ImportGraph(ctx, rest[0], rest[1], data, *format)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,21 +18,29 @@ func TestImport_CLI(t *testing.T) {
 	doc := writeFile(t, "marley.txt", marleyText)
 	mustCLI(t, data, "extract", "--name", "m", "--strategy", "nlp", doc)
 	dir := t.TempDir()
+	mustCLI(t, data, "export", "m@1", "--format", "csv", "--out", filepath.Join(dir, "csv"))
+	mustZip(t, filepath.Join(dir, "m.zip"), filepath.Join(dir, "csv"))
 	for _, f := range []struct{ format, file, name string }{
 		{"json", "m.json", "mj"},
 		{"graphml", "m.graphml", "mg"},
+		{"csv", "csv", "mc"},
+		{"csv", "m.zip", "mz"},
 	} {
 		path := filepath.Join(dir, f.file)
-		mustCLI(t, data, "export", "m@1", "--format", f.format, "--out", path)
+		if f.format != "csv" {
+			mustCLI(t, data, "export", "m@1", "--format", f.format, "--out", path)
+		}
 		var v struct {
-			Version int `json:"version"`
-			Nodes   int `json:"nodes"`
+			Version     int            `json:"version"`
+			Nodes       int            `json:"nodes"`
+			DocumentIDs []int          `json:"document_ids"`
+			Config      map[string]any `json:"config"`
 		}
 		if err := json.Unmarshal([]byte(mustCLI(t, data, "import", f.name, path, "--json")), &v); err != nil {
 			t.Fatal(err)
 		}
-		if v.Version != 1 || v.Nodes == 0 {
-			t.Errorf("%s import: %+v", f.format, v)
+		if v.Version != 1 || v.Nodes == 0 || len(v.DocumentIDs) != 0 || v.Config["strategy"] != "" {
+			t.Errorf("%s import: %+v, want a version with nodes, no documents and no strategy", f.file, v)
 		}
 		var res struct {
 			Nodes struct{ Added, Removed, Changed []any } `json:"nodes"`
@@ -41,11 +51,12 @@ func TestImport_CLI(t *testing.T) {
 			t.Fatalf("compare --json %.200q: %v", out, err)
 		}
 		if n := len(res.Nodes.Added) + len(res.Nodes.Removed) + len(res.Nodes.Changed) + len(res.Edges.Added) + len(res.Edges.Removed) + len(res.Edges.Changed); n != 0 {
-			t.Errorf("%s import differs from the export in %d items: %+v", f.format, n, res)
+			t.Errorf("%s import differs from the export in %d items: %+v", f.file, n, res)
 		}
 	}
 	for _, c := range []struct{ file, content, want string }{
-		{"notes.txt", "Marley was dead.", "--format json|graphml"},
+		{"notes.txt", "Marley was dead.", "--format json|graphml|csv"},
+		{"people.csv", "name,age\nAda,36\n", "people.csv: line 1: not a neo4j CSV export"},
 		{"notes.json", `{"title":"not a graph"}`, "not a JSON graph"},
 		{"notes.graphml", "Marley was dead.", "not a GraphML graph"},
 	} {
@@ -53,5 +64,38 @@ func TestImport_CLI(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("import of %s: %v, want an error saying %q", c.file, err, c.want)
 		}
+	}
+}
+
+// mustZip packs the files of dir into a zip at path.
+func mustZip(t *testing.T, path, dir string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create("export/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,11 +30,12 @@ Usage:
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
-                   [--chunk-size N] [--overlap N] [--no-cache] [--json] FILE...
+                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
-  kgstudio import NAME FILE [--format json|graphml] [--json]
+  kgstudio edit NAME@V EDITS.json|- [--json]
+  kgstudio import NAME FILE|FOLDER [--format json|graphml|csv] [--json]
   kgstudio schema import FILE [--name NAME]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
@@ -85,6 +86,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdDuplicates(ctx, rest, stdout, stderr)
 	case "merge":
 		return cmdMerge(ctx, rest, stdout, stderr)
+	case "edit":
+		return cmdEdit(ctx, rest, stdin, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":

@@ -99,6 +99,12 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if j.Error != "" {
 			fmt.Fprintf(stdout, "error:     %s\n", j.Error)
 		}
+		if j.Injected > 0 || j.MergesApplied > 0 || j.NotSameApplied > 0 {
+			fmt.Fprintf(stdout, "curation:  %d injected, %d merges applied, %d not-the-same applied\n", j.Injected, j.MergesApplied, j.NotSameApplied)
+		}
+		for i, e := range j.Edits {
+			fmt.Fprintf(stdout, "edit %d:    %s\n", i+1, e)
+		}
 		return nil
 	case "delete":
 		if len(pos) != 1 {

@@ -75,6 +75,14 @@ const (
 	FieldViolations = "violations"
 	// FieldChunkErrors holds the string denoting the chunk_errors field in the database.
 	FieldChunkErrors = "chunk_errors"
+	// FieldEdits holds the string denoting the edits field in the database.
+	FieldEdits = "edits"
+	// FieldInjected holds the string denoting the injected field in the database.
+	FieldInjected = "injected"
+	// FieldMergesApplied holds the string denoting the merges_applied field in the database.
+	FieldMergesApplied = "merges_applied"
+	// FieldNotSameApplied holds the string denoting the not_same_applied field in the database.
+	FieldNotSameApplied = "not_same_applied"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
 	EdgeExtraction = "extraction"
 	// EdgeNodes holds the string denoting the nodes edge name in mutations.
@@ -166,6 +174,10 @@ var Columns = []string{
 	FieldRepairs,
 	FieldViolations,
 	FieldChunkErrors,
+	FieldEdits,
+	FieldInjected,
+	FieldMergesApplied,
+	FieldNotSameApplied,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -225,6 +237,14 @@ var (
 	DefaultViolations int
 	// DefaultChunkErrors holds the default value on creation for the "chunk_errors" field.
 	DefaultChunkErrors string
+	// DefaultEdits holds the default value on creation for the "edits" field.
+	DefaultEdits string
+	// DefaultInjected holds the default value on creation for the "injected" field.
+	DefaultInjected int
+	// DefaultMergesApplied holds the default value on creation for the "merges_applied" field.
+	DefaultMergesApplied int
+	// DefaultNotSameApplied holds the default value on creation for the "not_same_applied" field.
+	DefaultNotSameApplied int
 )
 
 // Status defines the type for the "status" enum field.
@@ -407,6 +427,26 @@ func ByViolations(opts ...sql.OrderTermOption) OrderOption {
 // ByChunkErrors orders the results by the chunk_errors field.
 func ByChunkErrors(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldChunkErrors, opts...).ToFunc()
+}
+
+// ByEdits orders the results by the edits field.
+func ByEdits(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEdits, opts...).ToFunc()
+}
+
+// ByInjected orders the results by the injected field.
+func ByInjected(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInjected, opts...).ToFunc()
+}
+
+// ByMergesApplied orders the results by the merges_applied field.
+func ByMergesApplied(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMergesApplied, opts...).ToFunc()
+}
+
+// ByNotSameApplied orders the results by the not_same_applied field.
+func ByNotSameApplied(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNotSameApplied, opts...).ToFunc()
 }
 
 // ByExtractionField orders the results by extraction field.

@@ -195,6 +195,26 @@ func ChunkErrors(v string) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunkErrors, v))
 }
 
+// Edits applies equality check predicate on the "edits" field. It's identical to EditsEQ.
+func Edits(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldEdits, v))
+}
+
+// Injected applies equality check predicate on the "injected" field. It's identical to InjectedEQ.
+func Injected(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldInjected, v))
+}
+
+// MergesApplied applies equality check predicate on the "merges_applied" field. It's identical to MergesAppliedEQ.
+func MergesApplied(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldMergesApplied, v))
+}
+
+// NotSameApplied applies equality check predicate on the "not_same_applied" field. It's identical to NotSameAppliedEQ.
+func NotSameApplied(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldNotSameApplied, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCreatedAt, v))
@@ -1438,6 +1458,191 @@ func ChunkErrorsEqualFold(v string) predicate.ExtractionVersion {
 // ChunkErrorsContainsFold applies the ContainsFold predicate on the "chunk_errors" field.
 func ChunkErrorsContainsFold(v string) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldChunkErrors, v))
+}
+
+// EditsEQ applies the EQ predicate on the "edits" field.
+func EditsEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldEdits, v))
+}
+
+// EditsNEQ applies the NEQ predicate on the "edits" field.
+func EditsNEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldEdits, v))
+}
+
+// EditsIn applies the In predicate on the "edits" field.
+func EditsIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldEdits, vs...))
+}
+
+// EditsNotIn applies the NotIn predicate on the "edits" field.
+func EditsNotIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldEdits, vs...))
+}
+
+// EditsGT applies the GT predicate on the "edits" field.
+func EditsGT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldEdits, v))
+}
+
+// EditsGTE applies the GTE predicate on the "edits" field.
+func EditsGTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldEdits, v))
+}
+
+// EditsLT applies the LT predicate on the "edits" field.
+func EditsLT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldEdits, v))
+}
+
+// EditsLTE applies the LTE predicate on the "edits" field.
+func EditsLTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldEdits, v))
+}
+
+// EditsContains applies the Contains predicate on the "edits" field.
+func EditsContains(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContains(FieldEdits, v))
+}
+
+// EditsHasPrefix applies the HasPrefix predicate on the "edits" field.
+func EditsHasPrefix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldEdits, v))
+}
+
+// EditsHasSuffix applies the HasSuffix predicate on the "edits" field.
+func EditsHasSuffix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldEdits, v))
+}
+
+// EditsEqualFold applies the EqualFold predicate on the "edits" field.
+func EditsEqualFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldEdits, v))
+}
+
+// EditsContainsFold applies the ContainsFold predicate on the "edits" field.
+func EditsContainsFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldEdits, v))
+}
+
+// InjectedEQ applies the EQ predicate on the "injected" field.
+func InjectedEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldInjected, v))
+}
+
+// InjectedNEQ applies the NEQ predicate on the "injected" field.
+func InjectedNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldInjected, v))
+}
+
+// InjectedIn applies the In predicate on the "injected" field.
+func InjectedIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldInjected, vs...))
+}
+
+// InjectedNotIn applies the NotIn predicate on the "injected" field.
+func InjectedNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldInjected, vs...))
+}
+
+// InjectedGT applies the GT predicate on the "injected" field.
+func InjectedGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldInjected, v))
+}
+
+// InjectedGTE applies the GTE predicate on the "injected" field.
+func InjectedGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldInjected, v))
+}
+
+// InjectedLT applies the LT predicate on the "injected" field.
+func InjectedLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldInjected, v))
+}
+
+// InjectedLTE applies the LTE predicate on the "injected" field.
+func InjectedLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldInjected, v))
+}
+
+// MergesAppliedEQ applies the EQ predicate on the "merges_applied" field.
+func MergesAppliedEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldMergesApplied, v))
+}
+
+// MergesAppliedNEQ applies the NEQ predicate on the "merges_applied" field.
+func MergesAppliedNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldMergesApplied, v))
+}
+
+// MergesAppliedIn applies the In predicate on the "merges_applied" field.
+func MergesAppliedIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldMergesApplied, vs...))
+}
+
+// MergesAppliedNotIn applies the NotIn predicate on the "merges_applied" field.
+func MergesAppliedNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldMergesApplied, vs...))
+}
+
+// MergesAppliedGT applies the GT predicate on the "merges_applied" field.
+func MergesAppliedGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldMergesApplied, v))
+}
+
+// MergesAppliedGTE applies the GTE predicate on the "merges_applied" field.
+func MergesAppliedGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldMergesApplied, v))
+}
+
+// MergesAppliedLT applies the LT predicate on the "merges_applied" field.
+func MergesAppliedLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldMergesApplied, v))
+}
+
+// MergesAppliedLTE applies the LTE predicate on the "merges_applied" field.
+func MergesAppliedLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldMergesApplied, v))
+}
+
+// NotSameAppliedEQ applies the EQ predicate on the "not_same_applied" field.
+func NotSameAppliedEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldNotSameApplied, v))
+}
+
+// NotSameAppliedNEQ applies the NEQ predicate on the "not_same_applied" field.
+func NotSameAppliedNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldNotSameApplied, v))
+}
+
+// NotSameAppliedIn applies the In predicate on the "not_same_applied" field.
+func NotSameAppliedIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldNotSameApplied, vs...))
+}
+
+// NotSameAppliedNotIn applies the NotIn predicate on the "not_same_applied" field.
+func NotSameAppliedNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldNotSameApplied, vs...))
+}
+
+// NotSameAppliedGT applies the GT predicate on the "not_same_applied" field.
+func NotSameAppliedGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldNotSameApplied, v))
+}
+
+// NotSameAppliedGTE applies the GTE predicate on the "not_same_applied" field.
+func NotSameAppliedGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldNotSameApplied, v))
+}
+
+// NotSameAppliedLT applies the LT predicate on the "not_same_applied" field.
+func NotSameAppliedLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldNotSameApplied, v))
+}
+
+// NotSameAppliedLTE applies the LTE predicate on the "not_same_applied" field.
+func NotSameAppliedLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldNotSameApplied, v))
 }
 
 // HasExtraction applies the HasEdge predicate on the "extraction" edge.

@@ -230,6 +230,10 @@ var (
 		{Name: "repairs", Type: field.TypeInt, Default: 0},
 		{Name: "violations", Type: field.TypeInt, Default: 0},
 		{Name: "chunk_errors", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "edits", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "injected", Type: field.TypeInt, Default: 0},
+		{Name: "merges_applied", Type: field.TypeInt, Default: 0},
+		{Name: "not_same_applied", Type: field.TypeInt, Default: 0},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -240,7 +244,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[30]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[34]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -249,7 +253,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[30], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[34], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

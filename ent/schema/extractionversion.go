@@ -59,6 +59,16 @@ func (ExtractionVersion) Fields() []ent.Field {
 		// chunk_errors lists the chunks whose extraction failed (provider
 		// status and message), JSON; they are asked again on resume or retry.
 		field.Text("chunk_errors").Default(""),
+		// edits is the edit log of a version made by editing its parent:
+		// the operations in order, JSON; empty for other versions.
+		field.Text("edits").Default(""),
+		// injected counts the extracted nodes that became nodes of the
+		// reference graph the run named (see app/inject.go).
+		field.Int("injected").Default(0),
+		// merges_applied and not_same_applied count the extraction's
+		// remembered duplicate answers that the run applied.
+		field.Int("merges_applied").Default(0),
+		field.Int("not_same_applied").Default(0),
 	}
 }
 

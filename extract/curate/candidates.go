@@ -4,6 +4,7 @@
 package curate
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -14,8 +15,10 @@ import (
 )
 
 // PropAliases is the node property holding the other names of a node (a
-// list of strings), filled by Merge and read by Candidates.
-const PropAliases = "aliases"
+// list of strings): filled by the schema strategy's standardisation (the
+// surface names an official name replaced) and by Merge, read by
+// Candidates.
+const PropAliases = extract.PropAliases
 
 // Reason kinds, strongest first.
 const (
@@ -196,6 +199,19 @@ func Candidates(g extract.Graph, opts Options) []Candidate {
 	return out
 }
 
+// aliasDetail says how two nodes share the name n: one's name is an alias
+// of the other (a surface name the schema strategy's standardisation or a
+// merge recorded), or both have it as an alias.
+func aliasDetail(a, b extract.Node, n string) string {
+	switch {
+	case extract.NormalizeName(a.Name) == n:
+		return "\"" + a.Name + "\" is an alias of \"" + b.Name + "\""
+	case extract.NormalizeName(b.Name) == n:
+		return "\"" + b.Name + "\" is an alias of \"" + a.Name + "\""
+	}
+	return "both are called \"" + n + "\""
+}
+
 // prepare splits a node's name into tokens and collects its aliases.
 func prepare(i int, n extract.Node) *info {
 	toks := tokens(n.Name)
@@ -255,7 +271,7 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	sameType := a.node.Type == "" || b.node.Type == "" || strings.EqualFold(a.node.Type, b.node.Type)
 	for n := range a.names {
 		if b.names[n] {
-			hit(ReasonAlias, "both are called \""+n+"\"", 0.95)
+			hit(ReasonAlias, aliasDetail(a.node, b.node, n), 0.95)
 			break
 		}
 	}
@@ -264,7 +280,15 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 		case (a.titled || b.titled) && equalTokens(a.bare, b.bare):
 			hit(ReasonTitle, "the same name with a title", 0.9)
 		case (a.titled || b.titled) && titledSurname(a, b):
-			hit(ReasonTitle, "a title before the surname of the full name", 0.85)
+			// "Mrs. Cratchit" beside five Cratchits may be any of them
+			// (or none: a wife beside husband and children), so the
+			// evidence weakens with the full names sharing the surname.
+			amb := max(1, containers[surname(a, b)])
+			detail := "a title before the surname of the full name"
+			if amb > 1 {
+				detail += fmt.Sprintf(" (one of %d full names with it)", amb)
+			}
+			hit(ReasonTitle, detail, 0.85/math.Sqrt(float64(amb)))
 		case initialsMatch(a.bare, b.bare) || initialsMatch(b.bare, a.bare):
 			hit(ReasonInitials, "initials stand for the names", 0.8)
 		case plural(a.bare, b.bare) || plural(b.bare, a.bare):
@@ -385,6 +409,15 @@ func properName(name string) bool {
 
 // titledSurname: one name is a title and a single word, which is the last
 // word of the other's longer name ("Mr. Scrooge", "Ebenezer Scrooge").
+// surname is the one bare word of the titled node of a titledSurname
+// pair.
+func surname(a, b *info) string {
+	if a.titled && len(a.bare) == 1 {
+		return a.bare[0]
+	}
+	return b.bare[0]
+}
+
 func titledSurname(a, b *info) bool {
 	short, long := a, b
 	if !short.titled || len(short.bare) != 1 {

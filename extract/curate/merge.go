@@ -102,29 +102,47 @@ func Merge(g extract.Graph, keep string, drop []string, opts MergeOptions) (extr
 			out.Nodes = append(out.Nodes, cloneNode(n))
 		}
 	}
+	rename := make(map[string]string, len(dropped))
+	for d := range dropped {
+		rename[d] = keep
+	}
+	out.Edges = moveEdges(g.Edges, rename, opts)
+	return out, nil
+}
+
+// moveEdges returns copies of the edges with the ends that rename maps
+// renamed: self-loops at a renamed-to node are dropped, parallel edges
+// fold (weights added, see extract.MergeEdge), and in an undirected graph
+// the ends are put back in Source <= Target order.
+func moveEdges(edges []extract.Edge, rename map[string]string, opts MergeOptions) []extract.Edge {
+	to := make(map[string]bool, len(rename))
+	for _, k := range rename {
+		to[k] = true
+	}
+	var out []extract.Edge
 	edgeAt := map[string]int{}
-	for _, e := range g.Edges {
+	for _, e := range edges {
 		e = cloneEdge(e)
-		if dropped[e.Source] {
-			e.Source = keep
+		if k, ok := rename[e.Source]; ok {
+			e.Source = k
 		}
-		if dropped[e.Target] {
-			e.Target = keep
+		if k, ok := rename[e.Target]; ok {
+			e.Target = k
 		}
-		if e.Source == e.Target && e.Source == keep {
+		if e.Source == e.Target && to[e.Source] {
 			continue
 		}
 		if opts.Undirected && e.Source > e.Target {
 			e.Source, e.Target = e.Target, e.Source
 		}
 		if i, ok := edgeAt[e.Key()]; ok {
-			extract.MergeEdge(&out.Edges[i], e, maxFragments)
+			extract.MergeEdge(&out[i], e, opts.MaxFragments)
 			continue
 		}
-		edgeAt[e.Key()] = len(out.Edges)
-		out.Edges = append(out.Edges, e)
+		edgeAt[e.Key()] = len(out)
+		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // setAliases stores a node's aliases once each, in first-seen order,

@@ -19,8 +19,8 @@ import (
 // Leading columns of the neo4j-admin import files; one column per
 // property name follows.
 var (
-	NodesHeader = []string{"id:ID", "name", "description", ":LABEL"}
-	EdgesHeader = []string{":START_ID", ":END_ID", ":TYPE", "description", "keywords", "weight:double"}
+	NodesHeader = []string{"id:ID", "name", "description", ":LABEL", "type"}
+	EdgesHeader = []string{":START_ID", ":END_ID", ":TYPE", "description", "keywords", "weight:double", "label"}
 )
 
 // File names written by CSVDir.
@@ -37,8 +37,8 @@ const BaseLabel = "Entity"
 const DefaultRelType = "RELATED_TO"
 
 // CSV writes g in the neo4j-admin import form: nodes to nodes (header
-// id:ID,name,description,:LABEL) and edges to edges (header
-// :START_ID,:END_ID,:TYPE,description,keywords,weight:double), each
+// id:ID,name,description,:LABEL,type) and edges to edges (header
+// :START_ID,:END_ID,:TYPE,description,keywords,weight:double,label), each
 // followed by one column per node or edge property name, typed in the
 // header as all its values fit (age:long, score:double, flag:boolean, or
 // untyped for strings; lists and maps as JSON strings; empty when an item
@@ -48,7 +48,9 @@ const DefaultRelType = "RELATED_TO"
 // quotes and newlines; import those with
 // `neo4j-admin database import full --multiline-fields=true`.
 // Node labels are BaseLabel plus the sanitised type (see SanitizeLabel);
-// relationship types are sanitised with SanitizeRelType.
+// relationship types are sanitised with SanitizeRelType. The type and
+// label columns keep the type and label as written, so ReadCSV reads the
+// graph back as it was.
 func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	g = prepare(g)
 	np, ep := nodeProps(g), edgeProps(g)
@@ -64,7 +66,7 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 		if t := SanitizeLabel(n.Type); t != "" && t != BaseLabel {
 			label += ";" + t
 		}
-		rec[0], rec[1], rec[2], rec[3] = n.Key, n.Name, n.Description, label
+		rec[0], rec[1], rec[2], rec[3], rec[4] = n.Key, n.Name, n.Description, label, n.Type
 		propCells(rec[len(NodesHeader):], np, n.Properties)
 		if err := cn.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
@@ -89,6 +91,7 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 		rec[0], rec[1], rec[2] = e.Source, e.Target, SanitizeRelType(e.Label)
 		rec[3], rec[4] = e.Description, e.Keywords
 		rec[5] = strconv.FormatFloat(finite(e.Weight), 'g', -1, 64)
+		rec[6] = e.Label
 		propCells(rec[len(EdgesHeader):], ep, e.Properties)
 		if err := ce.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv edges")

@@ -12,22 +12,26 @@ import (
 )
 
 // ReadFormats lists the format names accepted by Read.
-var ReadFormats = []string{"json", "graphml"}
+var ReadFormats = []string{"json", "graphml", "csv"}
 
-// FormatOf names the graph format of a file from its extension: "json" or
-// "graphml" ("" when the extension names neither).
+// FormatOf names the graph format of a file from its extension: "json",
+// "graphml" or "csv" (a .csv file or a .zip of them); "" when the
+// extension names none.
 func FormatOf(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".json":
 		return "json"
 	case ".graphml", ".xml":
 		return "graphml"
+	case ".csv", ".zip":
+		return "csv"
 	}
 	return ""
 }
 
 // Read parses a graph written by JSON or GraphML (or, for GraphML, by
-// another tool using the same attribute names). Mentions are dropped:
+// another tool using the same attribute names), or a neo4j CSV export
+// ("csv": one file, or a zip of them; see ReadCSV). Mentions are dropped:
 // they point at documents of the database that wrote the file. Data that
 // is not a graph of that format is a KindInvalid error saying so.
 func Read(data []byte, format string) (extract.Graph, error) {
@@ -36,13 +40,22 @@ func Read(data []byte, format string) (extract.Graph, error) {
 		return ReadJSON(data)
 	case "graphml":
 		return ReadGraphML(data)
+	case "csv":
+		if IsZip(data) {
+			return ReadCSVZip(data)
+		}
+		return ReadCSV([]CSVFile{{Data: data}})
 	}
-	return extract.Graph{}, extract.Errorf(extract.KindInvalid, "unknown graph format %q (want json or graphml)", format)
+	return extract.Graph{}, extract.Errorf(extract.KindInvalid, "unknown graph format %q (want json, graphml or csv)", format)
 }
 
 // ReadJSON parses the JSON written by JSON: an object with "nodes" and
-// "edges".
+// "edges"; a JSON array is read as KAG's domain KG nodes file (see
+// ReadKAG).
 func ReadJSON(data []byte) (extract.Graph, error) {
+	if isJSONArray(data) {
+		return ReadKAG(data, nil)
+	}
 	var raw struct {
 		Nodes *[]extract.Node `json:"nodes"`
 		Edges *[]extract.Edge `json:"edges"`

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// checkReference resolves the reference version a run names
+// (cfg.Reference, "NAME@V"; "NAME" alone means its latest version) to its
+// exact label, so the version records which graph it was given. An unknown
+// or unfinished version is invalid.
+func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
+	ref := strings.TrimSpace(cfg.Reference)
+	if ref == "" {
+		cfg.Reference = ""
+		return nil
+	}
+	v, err := a.referenceVersion(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if v.Status != store.StatusDone {
+		return extract.Errorf(extract.KindInvalid, "reference %s is %s: name a finished version", v.Label(), v.Status)
+	}
+	cfg.Reference = v.Label()
+	return nil
+}
+
+// referenceVersion finds the version "NAME@V" or "NAME" names.
+func (a *App) referenceVersion(ctx context.Context, ref string) (store.Version, error) {
+	name, num, found := strings.Cut(ref, "@")
+	n := 0
+	if found {
+		var err error
+		if n, err = strconv.Atoi(num); err != nil || n < 1 {
+			return store.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: want NAME@V with V a version number", ref)
+		}
+	}
+	v, err := a.store.VersionByLabel(ctx, name, n)
+	if extract.KindOf(err) == extract.KindNotFound {
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: no such version", ref)
+	}
+	return v, err
+}
+
+// inject makes the nodes of v's graph that the reference graph v's config
+// names also holds (by name or alias) its nodes (see curate.Inject), and
+// counts them in v's stats. A run without a reference is left alone.
+func (a *App) inject(ctx context.Context, v store.Version) error {
+	if v.Config.Reference == "" {
+		return nil
+	}
+	rv, err := a.referenceVersion(ctx, v.Config.Reference)
+	if err != nil {
+		return err
+	}
+	ref, err := a.store.LoadGraph(ctx, rv.ID, false)
+	if err != nil {
+		return err
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return err
+	}
+	g, n, err := curate.Inject(g, ref, mergeOptions(v))
+	if err != nil || n == 0 {
+		return err
+	}
+	if err := a.store.ReplaceGraph(ctx, v.ID, g); err != nil {
+		return err
+	}
+	a.log.Info("reference injected", "version_id", v.ID, "reference", rv.Label(), "injected", n)
+	return a.store.SetInjected(ctx, v.ID, n)
+}

@@ -1,0 +1,234 @@
+package curate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Edit operations (Edit.Op).
+const (
+	OpRename     = "rename"      // Key, Name: the node's new name (its key stays)
+	OpRetype     = "retype"      // Key, Type: the node's new type
+	OpDescribe   = "describe"    // Key, Description: the node's new description ("" clears it)
+	OpSetProps   = "set_props"   // Key, Properties: set each; a null value removes the property
+	OpDeleteNode = "delete_node" // Key: the node and every edge at it
+	OpDeleteEdge = "delete_edge" // Source, Label, Target: the edge
+	OpAddEdge    = "add_edge"    // Source, Label, Target (+ Description, Weight): a new edge
+)
+
+// EditOps lists the edit operations, in the order the docs give them.
+var EditOps = []string{OpRename, OpRetype, OpDescribe, OpSetProps, OpDeleteNode, OpDeleteEdge, OpAddEdge}
+
+// Edit is one change a user makes to a graph. Which fields count depends on
+// Op (see the Op constants); nodes are named by key.
+type Edit struct {
+	Op          string         `json:"op"`
+	Key         string         `json:"key,omitempty"`
+	Name        string         `json:"name,omitempty"`
+	Type        string         `json:"type,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Properties  map[string]any `json:"properties,omitempty"`
+	Source      string         `json:"source,omitempty"`
+	Label       string         `json:"label,omitempty"`
+	Target      string         `json:"target,omitempty"`
+	Weight      float64        `json:"weight,omitempty"`
+}
+
+// String describes the edit in a few words, for notes and logs.
+func (e Edit) String() string {
+	switch e.Op {
+	case OpRename:
+		return fmt.Sprintf("rename %s to %q", e.Key, e.Name)
+	case OpRetype:
+		return fmt.Sprintf("retype %s to %q", e.Key, e.Type)
+	case OpDescribe:
+		return fmt.Sprintf("describe %s", e.Key)
+	case OpSetProps:
+		return fmt.Sprintf("set %d properties of %s", len(e.Properties), e.Key)
+	case OpDeleteNode:
+		return fmt.Sprintf("delete node %s", e.Key)
+	case OpDeleteEdge:
+		return fmt.Sprintf("delete edge %s -%s-> %s", e.Source, e.Label, e.Target)
+	case OpAddEdge:
+		return fmt.Sprintf("add edge %s -%s-> %s", e.Source, e.Label, e.Target)
+	}
+	return e.Op
+}
+
+// ApplyEdits returns a copy of g with the edits applied in order, and the
+// edits as applied: names, types and labels trimmed, an added edge's ends
+// resolved to keys (they may be given by name, see Resolve) and its weight
+// filled in. g is not changed. An edit naming a missing node or edge, an
+// unknown op, an empty name, type or label or an edge that already exists
+// is invalid, and the error says which edit (counted from 1) it was.
+func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, []Edit, error) {
+	if len(edits) == 0 {
+		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(EditOps, ", "))
+	}
+	out := extract.Graph{Nodes: make([]extract.Node, len(g.Nodes)), Edges: make([]extract.Edge, len(g.Edges))}
+	for i, n := range g.Nodes {
+		out.Nodes[i] = cloneNode(n)
+	}
+	for i, e := range g.Edges {
+		out.Edges[i] = cloneEdge(e)
+	}
+	applied := make([]Edit, len(edits))
+	for i, e := range edits {
+		if err := applyEdit(&out, &e); err != nil {
+			return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "edit %d (%s): %s", i+1, e.Op, extract.MessageOf(err))
+		}
+		applied[i] = e
+	}
+	return out, applied, nil
+}
+
+func applyEdit(g *extract.Graph, e *Edit) error {
+	node := func() (*extract.Node, error) {
+		i, err := findNode(g, e.Key)
+		if err != nil {
+			return nil, err
+		}
+		return &g.Nodes[i], nil
+	}
+	edgeAt := func() int {
+		k := extract.EdgeKey(e.Source, e.Label, e.Target)
+		for i := range g.Edges {
+			if g.Edges[i].Key() == k {
+				return i
+			}
+		}
+		return -1
+	}
+	switch e.Op {
+	case OpRename, OpRetype, OpDescribe, OpSetProps:
+		n, err := node()
+		if err != nil {
+			return err
+		}
+		switch e.Op {
+		case OpRename:
+			if e.Name = strings.TrimSpace(e.Name); e.Name == "" {
+				return extract.Errorf(extract.KindInvalid, "a node needs a name")
+			}
+			n.Name = e.Name
+		case OpRetype:
+			if e.Type = strings.TrimSpace(e.Type); e.Type == "" {
+				return extract.Errorf(extract.KindInvalid, "a node needs a type")
+			}
+			n.Type = e.Type
+		case OpDescribe:
+			e.Description = strings.TrimSpace(e.Description)
+			n.Description = e.Description
+		case OpSetProps:
+			if len(e.Properties) == 0 {
+				return extract.Errorf(extract.KindInvalid, "give the properties to set (null removes one)")
+			}
+			for k, v := range e.Properties {
+				if strings.TrimSpace(k) == "" {
+					return extract.Errorf(extract.KindInvalid, "a property needs a name")
+				}
+				if v == nil {
+					delete(n.Properties, k)
+					continue
+				}
+				if n.Properties == nil {
+					n.Properties = map[string]any{}
+				}
+				n.Properties[k] = v
+			}
+			if len(n.Properties) == 0 {
+				n.Properties = nil
+			}
+		}
+		return nil
+	case OpDeleteNode:
+		if _, err := node(); err != nil {
+			return err
+		}
+		nodes := g.Nodes[:0]
+		for _, n := range g.Nodes {
+			if n.Key != e.Key {
+				nodes = append(nodes, n)
+			}
+		}
+		g.Nodes = nodes
+		edges := g.Edges[:0]
+		for _, x := range g.Edges {
+			if x.Source != e.Key && x.Target != e.Key {
+				edges = append(edges, x)
+			}
+		}
+		g.Edges = edges
+		return nil
+	case OpDeleteEdge:
+		i := edgeAt()
+		if i < 0 {
+			return extract.Errorf(extract.KindInvalid, "no edge %s -%s-> %s", e.Source, e.Label, e.Target)
+		}
+		g.Edges = append(g.Edges[:i], g.Edges[i+1:]...)
+		return nil
+	case OpAddEdge:
+		if e.Label = strings.TrimSpace(e.Label); e.Label == "" {
+			return extract.Errorf(extract.KindInvalid, "an edge needs a label")
+		}
+		for _, end := range []*string{&e.Source, &e.Target} {
+			if *end == "" {
+				return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
+			}
+			n, err := Resolve(*g, *end)
+			if err != nil {
+				return err
+			}
+			*end = n.Key
+		}
+		if edgeAt() >= 0 {
+			return extract.Errorf(extract.KindInvalid, "the edge %s -%s-> %s exists already", e.Source, e.Label, e.Target)
+		}
+		if e.Weight <= 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
+			e.Weight = 1
+		}
+		e.Description = strings.TrimSpace(e.Description)
+		g.Edges = append(g.Edges, extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label,
+			Description: e.Description, Weight: e.Weight})
+		return nil
+	}
+	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(EditOps, ", "))
+}
+
+// findNode returns the index of the node keyed key in g.
+func findNode(g *extract.Graph, key string) (int, error) {
+	if key == "" {
+		return -1, extract.Errorf(extract.KindInvalid, "name the node by its key")
+	}
+	for i := range g.Nodes {
+		if g.Nodes[i].Key == key {
+			return i, nil
+		}
+	}
+	return -1, extract.Errorf(extract.KindInvalid, "no node with key %q", key)
+}
+
+// ParseEdits reads a JSON list of edits, or an object holding one under
+// "edits". Unknown fields are refused, so a misspelt one is not silently
+// lost.
+func ParseEdits(data []byte) ([]Edit, error) {
+	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	var wrapped struct {
+		Edits []Edit `json:"edits"`
+	}
+	dst := any(&wrapped.Edits)
+	if bytes.HasPrefix(data, []byte("{")) {
+		dst = &wrapped
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return nil, extract.Wrap(extract.KindInvalid, err, `edits: want a JSON list of operations like [{"op":"rename","key":"...","name":"..."}]`)
+	}
+	return wrapped.Edits, nil
+}

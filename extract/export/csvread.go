@@ -1,0 +1,546 @@
+package export
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// CSVFile is one file of a neo4j CSV export: its name (for errors; empty
+// for a file read alone, whose errors name the line only) and content.
+type CSVFile struct {
+	Name string
+	Data []byte
+}
+
+// maxZipBytes bounds what ReadCSVZip unpacks.
+const maxZipBytes = 1 << 30
+
+// IsZip reports whether data starts like a zip archive.
+func IsZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
+
+// ReadCSVZip reads a zip archive of a neo4j CSV export (see ReadCSV); its
+// .csv files are read, in name order, the rest ignored.
+func ReadCSVZip(data []byte) (extract.Graph, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a zip archive")
+	}
+	var files []CSVFile
+	total := int64(0)
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".csv") || strings.HasPrefix(path.Base(f.Name), ".") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, maxZipBytes-total+1))
+		rc.Close()
+		if err != nil {
+			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
+		}
+		if total += int64(len(b)); total > maxZipBytes {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "the zip unpacks to more than %d bytes", maxZipBytes)
+		}
+		files = append(files, CSVFile{Name: f.Name, Data: b})
+	}
+	return ReadCSV(files)
+}
+
+// csvKind is what a CSV file holds, told by its header.
+type csvKind int
+
+const (
+	csvNodes csvKind = iota + 1 // neo4j-admin nodes: an :ID column
+	csvEdges                    // neo4j-admin relationships: :START_ID, :END_ID
+	csvAPOC                     // apoc.export.csv.all: _id, _labels, ..., _start, _end, _type
+)
+
+// csvColumn is one header field: the property name and its neo4j type
+// ("ID", "LABEL", "START_ID", "long", "string[]" ...; "" when untyped), and
+// an ID space in parentheses.
+type csvColumn struct {
+	Name, Type, Group string
+}
+
+func parseColumn(h string) csvColumn {
+	h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+	name, typ, ok := strings.Cut(h, ":")
+	if !ok {
+		return csvColumn{Name: h}
+	}
+	c := csvColumn{Name: name, Type: typ}
+	if i := strings.IndexByte(typ, '('); i >= 0 && strings.HasSuffix(typ, ")") {
+		c.Type, c.Group = typ[:i], typ[i+1:len(typ)-1]
+	}
+	c.Type = strings.TrimSpace(c.Type)
+	return c
+}
+
+// ReadCSV reads a neo4j CSV export, in either of its two layouts:
+//
+//   - neo4j-admin import files (what CSV writes): node files with an :ID
+//     column (":ID", "id:ID", "personId:ID(Person)") and :LABEL, and
+//     relationship files with :START_ID, :END_ID and :TYPE; other columns
+//     are properties typed by their header (name:long, name:double,
+//     name:boolean, name:string[] split on ';', untyped as text);
+//   - the single file of apoc.export.csv.all: _id, _labels, the property
+//     columns, then _start, _end, _type; node rows fill _id and _labels,
+//     relationship rows _start, _end and _type; a column whose values are
+//     all integers, numbers or true/false is read as such.
+//
+// A node's key is its id (prefixed "Group:" when the id has an ID space;
+// with APOC, its "key" property when it has one), its name the name column
+// (else the key), its type the type column (else its first label other
+// than BaseLabel). An edge's label is its label column, else its
+// relationship type. The columns this program's CSV writes (description,
+// keywords, weight, a property written with ReservedPrefix) read back as
+// it wrote them; text holding a JSON list or object reads back as one; an
+// empty cell is an absent property. A file that is neither layout, a row
+// whose field count differs from its header, a bad typed value or an edge
+// naming an unknown node is a KindInvalid error naming the file and line.
+func ReadCSV(files []CSVFile) (extract.Graph, error) {
+	if len(files) == 0 {
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "no CSV files to read")
+	}
+	type parsed struct {
+		name string
+		kind csvKind
+		cols []csvColumn
+		rows [][]string
+		line []int
+	}
+	var all []parsed
+	for _, f := range files {
+		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		r.ReuseRecord = false
+		var p parsed
+		if f.Name != "" {
+			p.name = path.Base(strings.ReplaceAll(f.Name, "\\", "/")) + " "
+		}
+		for {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				var pe *csv.ParseError
+				if errors.As(err, &pe) {
+					return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %v", p.name, pe.Line, pe.Err)
+				}
+				return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%sread", p.name)
+			}
+			line, _ := r.FieldPos(0)
+			if p.cols == nil {
+				for _, h := range rec {
+					p.cols = append(p.cols, parseColumn(h))
+				}
+				continue
+			}
+			p.rows = append(p.rows, rec)
+			p.line = append(p.line, line)
+		}
+		if p.cols == nil {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sis empty: want a header line", p.name)
+		}
+		has := func(name, typ string) bool {
+			for _, c := range p.cols {
+				if c.Name == name && c.Type == typ {
+					return true
+				}
+			}
+			return false
+		}
+		switch {
+		case has("", "START_ID") && has("", "END_ID"):
+			p.kind = csvEdges
+		case hasType(p.cols, "ID"):
+			p.kind = csvNodes
+		case has("_id", "") && has("_labels", "") && has("_start", "") && has("_end", ""):
+			p.kind = csvAPOC
+		default:
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
+				"%sline 1: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.name)
+		}
+		all = append(all, p)
+	}
+	// Nodes first, so relationships in any file can name them.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].kind == csvNodes && all[j].kind != csvNodes })
+
+	var g extract.Graph
+	keys := map[string]string{} // id as relationships name it -> node key
+	for _, p := range all {
+		if p.kind == csvEdges {
+			continue
+		}
+		for i, rec := range p.rows {
+			var (
+				n   extract.Node
+				err error
+				ok  bool
+			)
+			if p.kind == csvNodes {
+				n, err = adminNode(p.cols, rec, keys)
+				ok = true
+			} else {
+				n, ok, err = apocNode(p.cols, apocKinds(p.cols, p.rows), rec, keys)
+			}
+			if err != nil {
+				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.name, p.line[i], extract.MessageOf(err))
+			}
+			if ok {
+				g.Nodes = append(g.Nodes, n)
+			}
+		}
+	}
+	for _, p := range all {
+		if p.kind == csvNodes {
+			continue
+		}
+		var kinds []string
+		if p.kind == csvAPOC {
+			kinds = apocKinds(p.cols, p.rows)
+		}
+		for i, rec := range p.rows {
+			var (
+				e   extract.Edge
+				ok  = true
+				err error
+			)
+			if p.kind == csvEdges {
+				e, err = adminEdge(p.cols, rec, keys)
+			} else {
+				e, ok, err = apocEdge(p.cols, kinds, rec, keys)
+			}
+			if err != nil {
+				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.name, p.line[i], extract.MessageOf(err))
+			}
+			if ok {
+				g.Edges = append(g.Edges, e)
+			}
+		}
+	}
+	return clean(g)
+}
+
+func hasType(cols []csvColumn, typ string) bool {
+	for _, c := range cols {
+		if c.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// idKey is the key an id of an ID space stands for.
+func idKey(group, id string) string {
+	if group == "" {
+		return id
+	}
+	return group + ":" + id
+}
+
+// adminNode reads one row of a neo4j-admin nodes file.
+func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.Node, error) {
+	var n extract.Node
+	var labels []string
+	for i, c := range cols {
+		v := rec[i]
+		switch {
+		case c.Type == "ID":
+			if strings.TrimSpace(v) == "" {
+				return n, extract.Errorf(extract.KindInvalid, "a node without an id")
+			}
+			n.Key = idKey(c.Group, v)
+			if c.Name != "" && c.Name != "id" {
+				if err := setTyped(&n.Properties, c.Name, "", v, nodeFields); err != nil {
+					return n, err
+				}
+			}
+		case c.Type == "LABEL":
+			labels = append(labels, strings.Split(v, ";")...)
+		case c.Type == "IGNORE":
+		case c.Name == "name" && c.Type == "":
+			n.Name = v
+		case c.Name == "type" && c.Type == "":
+			n.Type = v
+		case c.Name == "description" && c.Type == "":
+			n.Description = v
+		default:
+			if err := setTyped(&n.Properties, c.Name, c.Type, v, nodeFields); err != nil {
+				return n, err
+			}
+		}
+	}
+	finishNode(&n, labels)
+	if _, dup := keys[n.Key]; dup {
+		return n, extract.Errorf(extract.KindInvalid, "node id %q appears twice", n.Key)
+	}
+	keys[n.Key] = n.Key
+	return n, nil
+}
+
+// finishNode names a node by its key when it has no name and types it by
+// its first label other than BaseLabel when it has no type.
+func finishNode(n *extract.Node, labels []string) {
+	if n.Name == "" {
+		n.Name = n.Key
+	}
+	if n.Type != "" {
+		return
+	}
+	for _, l := range labels {
+		if l = strings.TrimSpace(l); l != "" && l != BaseLabel {
+			n.Type = l
+			return
+		}
+	}
+}
+
+// adminEdge reads one row of a neo4j-admin relationships file.
+func adminEdge(cols []csvColumn, rec []string, keys map[string]string) (extract.Edge, error) {
+	var e extract.Edge
+	var relType string
+	hasWeight := false
+	for i, c := range cols {
+		v := rec[i]
+		switch {
+		case c.Type == "START_ID" || c.Type == "END_ID":
+			k, ok := keys[idKey(c.Group, v)]
+			if !ok {
+				return e, extract.Errorf(extract.KindInvalid, "no node with id %q", v)
+			}
+			if c.Type == "START_ID" {
+				e.Source = k
+			} else {
+				e.Target = k
+			}
+		case c.Type == "TYPE":
+			relType = v
+		case c.Type == "IGNORE":
+		default:
+			if field, err := setEdgeField(&e, c.Name, v, &hasWeight); err != nil || field {
+				if err != nil {
+					return e, err
+				}
+				continue
+			}
+			if err := setTyped(&e.Properties, c.Name, c.Type, v, edgeFields); err != nil {
+				return e, err
+			}
+		}
+	}
+	finishEdge(&e, relType, hasWeight)
+	return e, nil
+}
+
+// setEdgeField fills the edge field a column named name holds (label,
+// keywords, description, weight; an empty weight is none); field is false
+// for any other column.
+func setEdgeField(e *extract.Edge, name, v string, hasWeight *bool) (field bool, err error) {
+	switch name {
+	case "label":
+		e.Label = v
+	case "keywords":
+		e.Keywords = v
+	case "description":
+		e.Description = v
+	case "weight":
+		if v == "" {
+			return true, nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return true, extract.Errorf(extract.KindInvalid, "weight %q is not a number", v)
+		}
+		e.Weight, *hasWeight = f, true
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// finishEdge labels an edge by its relationship type when it has no
+// label, and weighs it 1 when the file gave no weight.
+func finishEdge(e *extract.Edge, relType string, hasWeight bool) {
+	if e.Label == "" {
+		e.Label = relType
+	}
+	if !hasWeight {
+		e.Weight = 1
+	}
+}
+
+// apocKinds types the property columns of an apoc file by their values:
+// long, double or boolean when every non-empty cell reads as one, else
+// string.
+func apocKinds(cols []csvColumn, rows [][]string) []string {
+	kinds := make([]string, len(cols))
+	for i := range cols {
+		kind := ""
+		for _, r := range rows {
+			v := strings.TrimSpace(r[i])
+			if v == "" {
+				continue
+			}
+			k := kindString
+			if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+				k = kindLong
+			} else if _, err := strconv.ParseFloat(v, 64); err == nil {
+				k = kindDouble
+			} else if v == "true" || v == "false" {
+				k = kindBoolean
+			}
+			if kind = mergeKind(kind, k); kind == kindString {
+				break
+			}
+		}
+		kinds[i] = kind
+	}
+	return kinds
+}
+
+// apocNode reads a node row of an apoc file; ok is false for a
+// relationship row.
+func apocNode(cols []csvColumn, kinds []string, rec []string, keys map[string]string) (extract.Node, bool, error) {
+	var n extract.Node
+	var id string
+	var labels []string
+	for i, c := range cols {
+		v := rec[i]
+		switch c.Name {
+		case "_id":
+			id = v
+		case "_labels":
+			labels = strings.Split(strings.TrimPrefix(v, ":"), ":")
+		case "_start", "_end", "_type":
+		case "key":
+			n.Key = v
+		case "name":
+			n.Name = v
+		case "type":
+			n.Type = v
+		case "description":
+			n.Description = v
+		default:
+			if err := setTyped(&n.Properties, c.Name, kinds[i], v, nodeFields); err != nil {
+				return n, false, err
+			}
+		}
+	}
+	if id == "" {
+		return n, false, nil
+	}
+	if n.Key == "" {
+		n.Key = id
+	}
+	finishNode(&n, labels)
+	if _, dup := keys[id]; dup {
+		return n, false, extract.Errorf(extract.KindInvalid, "node _id %q appears twice", id)
+	}
+	keys[id] = n.Key
+	return n, true, nil
+}
+
+// apocEdge reads a relationship row of an apoc file; ok is false for a
+// node row.
+func apocEdge(cols []csvColumn, kinds []string, rec []string, keys map[string]string) (extract.Edge, bool, error) {
+	var e extract.Edge
+	var start, end, relType string
+	hasWeight := false
+	for i, c := range cols {
+		v := rec[i]
+		switch c.Name {
+		case "_start":
+			start = v
+		case "_end":
+			end = v
+		case "_type":
+			relType = v
+		case "_id", "_labels":
+			if v != "" {
+				return e, false, nil
+			}
+		default:
+			if field, err := setEdgeField(&e, c.Name, v, &hasWeight); err != nil || field {
+				if err != nil {
+					return e, false, err
+				}
+				continue
+			}
+			if err := setTyped(&e.Properties, c.Name, kinds[i], v, edgeFields); err != nil {
+				return e, false, err
+			}
+		}
+	}
+	if start == "" && end == "" {
+		return e, false, nil
+	}
+	for _, id := range []string{start, end} {
+		if _, ok := keys[id]; !ok {
+			return e, false, extract.Errorf(extract.KindInvalid, "no node with _id %q", id)
+		}
+	}
+	e.Source, e.Target = keys[start], keys[end]
+	finishEdge(&e, relType, hasWeight)
+	return e, true, nil
+}
+
+// setTyped stores one property cell, read by its header type; an empty
+// cell is an absent property; a value that does not read as its type is
+// invalid. Array types (long[] ...) split on ';'.
+func setTyped(props *map[string]any, name, typ, text string, fields map[string]bool) error {
+	if text == "" || name == "" {
+		return nil
+	}
+	typ = strings.ToLower(typ)
+	if elem, ok := strings.CutSuffix(typ, "[]"); ok {
+		list := []any{}
+		for _, part := range strings.Split(text, ";") {
+			var m map[string]any
+			if err := setTyped(&m, "v", elem, part, nil); err != nil {
+				return err
+			}
+			list = append(list, m["v"])
+		}
+		if rest, ok := strings.CutPrefix(name, ReservedPrefix); ok && fields[rest] {
+			name = rest
+		}
+		if *props == nil {
+			*props = map[string]any{}
+		}
+		(*props)[name] = list
+		return nil
+	}
+	t := strings.TrimSpace(text)
+	switch typ {
+	case kindLong, "int", "short", "byte":
+		if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+			return extract.Errorf(extract.KindInvalid, "%s: %q is not an integer", name, text)
+		}
+	case kindDouble, "float":
+		if _, err := strconv.ParseFloat(t, 64); err != nil {
+			return extract.Errorf(extract.KindInvalid, "%s: %q is not a number", name, text)
+		}
+	case kindBoolean:
+		if _, err := strconv.ParseBool(t); err != nil {
+			return extract.Errorf(extract.KindInvalid, "%s: %q is not true or false", name, text)
+		}
+	case "", kindString, "char", "date", "datetime", "localdatetime", "time", "localtime", "duration", "point":
+		typ = kindString
+	default:
+		return extract.Errorf(extract.KindInvalid, "%s: unknown column type %q", name, typ)
+	}
+	setProp(props, name, typ, text, fields)
+	return nil
+}

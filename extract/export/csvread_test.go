@@ -1,0 +1,166 @@
+package export
+
+import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testdata"
+)
+
+// What CSV writes (the neo4j-admin layout) reads back the same, from the
+// two files or a zip of them: keys, names, types and labels as written
+// (not as sanitised labels), descriptions, keywords, weights and typed
+// properties.
+func TestReadCSV_RoundTrip(t *testing.T) {
+	t.Parallel()
+	g := extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "ebenezer scrooge", Name: "Ebenezer Scrooge", Type: "old person", Description: "A miser, \"Scrooge\".\nHe signed it.",
+				Properties: map[string]any{"aliases": []any{"Mr. Scrooge"}, "type_counts": map[string]any{"person": 2.0}, "age": 60.0, "rich": true, "name": "Scrooge <&>"}},
+			{Key: "jacob marley", Name: "Jacob Marley", Type: "person", Properties: map[string]any{"score": 0.5}},
+			{Key: "東京", Name: "東京", Type: "地点"},
+		},
+		Edges: []extract.Edge{
+			{Source: "ebenezer scrooge", Label: "partner of", Target: "jacob marley", Keywords: "business", Weight: 2.5,
+				Properties: map[string]any{"since": 7.0, "label": "x"}},
+			{Source: "jacob marley", Label: "lived in", Target: "東京", Weight: 1},
+		},
+	}
+	want := jsonForm(t, g)
+	var nodes, edges bytes.Buffer
+	if err := CSV(&nodes, &edges, g); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV([]CSVFile{{Name: EdgesFile, Data: edges.Bytes()}, {Name: NodesFile, Data: nodes.Bytes()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonForm(t, got); !reflect.DeepEqual(got, want) {
+		t.Errorf("csv round trip:\n got %+v\nwant %+v", got, want)
+	}
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	for name, b := range map[string][]byte{"export/" + NodesFile: nodes.Bytes(), "export/" + EdgesFile: edges.Bytes(), "export/README.txt": []byte("x")} {
+		w, _ := zw.Create(name)
+		w.Write(b)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Read(zbuf.Bytes(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonForm(t, got); !reflect.DeepEqual(got, want) {
+		t.Errorf("zip round trip:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// Files from neo4j itself: an ID space, typed and array columns, no name
+// or type column; and apoc.export.csv.all's single file.
+func TestReadCSV_Neo4j(t *testing.T) {
+	t.Parallel()
+	people := "personId:ID(Person),name,born:int,tags:string[],:LABEL\np1,Ada,1815,math;poetry,Person;Writer\np2,Charles,,,Person\n"
+	rels := ":START_ID(Person),:END_ID(Person),:TYPE,since:long\np1,p2,KNOWS,1833\n"
+	got, err := ReadCSV([]CSVFile{{Name: "people.csv", Data: []byte(people)}, {Name: "knows.csv", Data: []byte(rels)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815), "tags": []any{"math", "poetry"}}},
+			{Key: "Person:p2", Name: "Charles", Type: "Person", Properties: map[string]any{"personId": "p2"}},
+		},
+		Edges: []extract.Edge{{Source: "Person:p1", Target: "Person:p2", Label: "KNOWS", Weight: 1, Properties: map[string]any{"since": int64(1833)}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("neo4j-admin files:\n got %+v\nwant %+v", got, want)
+	}
+
+	apoc, err := os.ReadFile(filepath.Join("testdata", "apoc.all.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = Read(apoc, "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Properties: map[string]any{"born": int64(1815), "score": 1.5, "tags": []any{"Ada King"}}},
+			{Key: "1", Name: "Analytical Engine", Type: "Machine"},
+		},
+		Edges: []extract.Edge{
+			{Source: "ada lovelace", Target: "1", Label: "WROTE_ABOUT", Weight: 1, Properties: map[string]any{"since": int64(1843)}},
+			{Source: "1", Target: "ada lovelace", Label: "INSPIRED", Weight: 1},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("apoc file:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// Broken files are refused with the file and line.
+func TestReadCSV_Errors(t *testing.T) {
+	t.Parallel()
+	nodes := "id:ID,name,:LABEL\na,A,Entity\nb,B,Entity\n"
+	for _, c := range []struct {
+		name  string
+		files []CSVFile
+		want  string
+	}{
+		{"not neo4j", []CSVFile{{"people.csv", []byte("name,age\nAda,36\n")}}, "people.csv line 1: not a neo4j CSV export"},
+		{"empty", []CSVFile{{"nodes.csv", nil}}, "nodes.csv is empty"},
+		{"field count", []CSVFile{{"nodes.csv", []byte(nodes + "c,C\n")}}, "nodes.csv line 4: wrong number of fields"},
+		{"bare quote", []CSVFile{{"nodes.csv", []byte("id:ID,name\na,\"A\n")}}, "nodes.csv line 2"},
+		{"bad long", []CSVFile{{"nodes.csv", []byte("id:ID,age:long\na,old\n")}}, `nodes.csv line 2: age: "old" is not an integer`},
+		{"unknown end", []CSVFile{{"nodes.csv", []byte(nodes)}, {"edges.csv", []byte(":START_ID,:END_ID,:TYPE\na,b,X\na,z,Y\n")}}, `edges.csv line 3: no node with id "z"`},
+		{"bad weight", []CSVFile{{"nodes.csv", []byte(nodes)}, {"edges.csv", []byte(":START_ID,:END_ID,:TYPE,weight:double\na,b,X,heavy\n")}}, `edges.csv line 2: weight "heavy" is not a number`},
+		{"twice", []CSVFile{{"nodes.csv", []byte(nodes + "a,A again,Entity\n")}}, `nodes.csv line 4: node id "a" appears twice`},
+		{"no id", []CSVFile{{"nodes.csv", []byte("id:ID,name\n,A\n")}}, "nodes.csv line 2: a node without an id"},
+		{"apoc end", []CSVFile{{"all.csv", []byte("_id,_labels,name,_start,_end,_type\n0,:A,a,,,\n,,,0,9,X\n")}}, `all.csv line 3: no node with _id "9"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadCSV(c.files)
+			if err == nil || extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), c.want) {
+				t.Errorf("error %v, want invalid with %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Read([]byte("PK\x03\x04broken"), "csv"); err == nil || !strings.Contains(err.Error(), "not a zip archive") {
+		t.Errorf("a broken zip: %v", err)
+	}
+}
+
+// KAG's own domain KG example (kag/examples/domain_kg) reads as a graph:
+// its repeated nodes once each, its isA edges.
+func TestReadKAG_DomainKG(t *testing.T) {
+	t.Parallel()
+	nodes := testdata.Read(t, "corpora/kag-domain_kg/nodes.json")
+	edges := testdata.Read(t, "corpora/kag-domain_kg/edges.json")
+	g, err := ReadKAG(nodes, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 25 || len(g.Edges) != 19 || g.Nodes[0].Type != "Concept" || g.Edges[0].Label != "isA" {
+		t.Errorf("%d nodes, %d edges; first %+v, %+v", len(g.Nodes), len(g.Edges), g.Nodes[0], g.Edges[0])
+	}
+	// A JSON array alone is read as KAG's nodes file.
+	if g, err := Read(nodes, "json"); err != nil || len(g.Nodes) != 25 || len(g.Edges) != 0 {
+		t.Errorf("nodes.json as json: %d nodes, %d edges, %v", len(g.Nodes), len(g.Edges), err)
+	}
+	for _, bad := range []string{`[{"name":"x"}]`, `[1, 2]`} {
+		if _, err := ReadKAG([]byte(bad), nil); extract.KindOf(err) != extract.KindInvalid {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := ReadKAG(nodes, []byte(`[{"from":"ACTH"}]`)); err == nil || !strings.Contains(err.Error(), "KAG edge 1 lacks from or to") {
+		t.Errorf("an edge without an end: %v", err)
+	}
+}
