@@ -32,6 +32,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/api/extractions", h.apiExtractions)
 	e.POST("/api/extractions", h.startExtraction)
 	e.POST("/extractions/gold", h.importGold)
+	e.POST("/extractions/import", h.importGraph)
+	e.POST("/api/extractions/import", h.importGraph)
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)

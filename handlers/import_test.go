@@ -1,0 +1,110 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+)
+
+// postGraph uploads a graph file to the import form or API.
+func postGraph(tb testing.TB, a *testApp, path, name, fileName, format string, data []byte) (*http.Response, string) {
+	tb.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	_ = w.WriteField("name", name)
+	_ = w.WriteField("format", format)
+	fw, err := w.CreateFormFile("file", fileName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, _ = fw.Write(data)
+	_ = w.Close()
+	req, _ := http.NewRequest(http.MethodPost, a.Server.URL+path, &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := cl.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp, string(out)
+}
+
+// TestImport_Upload exports a version in each format through the download
+// link, uploads each file back through the API or the page's form, and
+// compares: zero differences. A file that is not a graph is refused with a
+// message naming it, and stores nothing.
+func TestImport_Upload(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	ctx := context.Background()
+	v := a.MustExtract(t, "carol", "carol.txt", "Ebenezer Scrooge met Bob Cratchit in London. Bob Cratchit works for Scrooge and Marley in London. Jacob Marley visited Scrooge in London.", extract.DefaultConfig())
+	if _, doc := a.Get(t, "/extractions"); doc.Find(`[data-testid="graph-import-form"]`).Length() != 1 {
+		t.Fatal("no import form on the extractions page")
+	}
+	for i, c := range []struct{ format, file, path string }{
+		{"json", "g.json", "/api/extractions/import"},
+		{"graphml", "g.graphml", "/api/extractions/import"},
+		{"csv", "g.zip", "/extractions/import"},
+	} {
+		resp, err := http.Get(a.Server.URL + "/versions/" + strconv.Itoa(v.ID) + "/export?format=" + c.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		name := "imported-" + c.format
+		resp, body := postGraph(t, a, c.path, name, c.file, "", data)
+		var id int
+		if strings.HasPrefix(c.path, "/api/") {
+			if resp.StatusCode != http.StatusCreated {
+				t.Fatalf("%s: status %d: %s", c.format, resp.StatusCode, body)
+			}
+			var got struct {
+				ID    int `json:"id"`
+				Nodes int `json:"nodes"`
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatal(err)
+			}
+			id = got.ID
+		} else {
+			if resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("%s: status %d: %s", c.format, resp.StatusCode, body)
+			}
+			loc := resp.Header.Get("Location")
+			if !strings.HasPrefix(loc, "/versions/") {
+				t.Fatalf("%s: redirected to %q", c.format, loc)
+			}
+			got, err := a.Store.VersionByLabel(ctx, name, 1)
+			if err != nil {
+				t.Fatalf("%s: %v", c.format, err)
+			}
+			id = got.ID
+		}
+		cmp, err := a.App.Compare(ctx, v.ID, id, diff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Result.IsEmpty() || len(cmp.GB.Nodes) != len(cmp.GA.Nodes) || len(cmp.GA.Nodes) == 0 {
+			t.Errorf("%d %s: %d nodes -> %d, differences %+v", i, c.format, len(cmp.GA.Nodes), len(cmp.GB.Nodes), cmp.Result.Summary)
+		}
+	}
+	resp, body := postGraph(t, a, "/api/extractions/import", "junk", "notes.txt", "", []byte("just some words"))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "notes.txt") {
+		t.Fatalf("junk: %d %s", resp.StatusCode, body)
+	}
+	if _, err := a.Store.VersionByLabel(ctx, "junk", 1); err == nil {
+		t.Fatal("junk stored a version")
+	}
+}
