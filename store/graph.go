@@ -44,12 +44,26 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 		txRows = sqliteTxRows
 		cacheKiB = sqliteCacheKiB(max(len(nodes), len(edges)))
 	}
+	// Into an empty version, degrees are counted here with the rows;
+	// otherwise they are recounted in SQL once the rows are written.
+	fresh, err := versionEmpty(ctx, s.db, s.Dialect, versionID)
+	if err != nil {
+		return err
+	}
+	var degrees []int64
+	if fresh {
+		degrees = graphDegrees(nodes, edges)
+	}
 	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
 	for start := 0; start < len(nodes); start += txRows {
 		part := nodes[start:min(start+txRows, len(nodes))]
+		var deg []int64
+		if fresh {
+			deg = degrees[start:min(start+txRows, len(nodes))]
+		}
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
-			return upsertNodes(ctx, b, versionID, part)
+			return upsertNodes(ctx, b, versionID, part, deg)
 		})
 	}
 	for start := 0; start < len(edges); start += txRows {
@@ -61,6 +75,13 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	}
 	if err := s.inTxLanes(ctx, cacheKiB, nodeBatches, edgeBatches); err != nil {
 		return err
+	}
+	if !fresh {
+		if err := s.inTx(ctx, func(b *writeTx) error {
+			return refreshWritten(ctx, b, s.Dialect, versionID, nodes, edges)
+		}); err != nil {
+			return err
+		}
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
@@ -113,8 +134,10 @@ func decodeProps(s string) map[string]any {
 }
 
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
-// unique (see dedupeNodes): one statement may not touch a row twice.
-func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node) error {
+// unique (see dedupeNodes): one statement may not touch a row twice. New
+// rows take the degrees given (in the order of nodes), or 0 when degrees
+// is nil; rows that exist keep theirs (see refreshDegrees).
+func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node, degrees []int64) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -123,10 +146,14 @@ func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract
 		part := nodes[start:min(start+rows, len(nodes))]
 		keys, names, types := make([]string, len(part)), make([]string, len(part)), make([]string, len(part))
 		descs, props := make([]string, len(part)), make([]string, len(part))
+		deg := make([]int64, len(part))
+		if degrees != nil {
+			copy(deg, degrees[start:])
+		}
 		for i, n := range part {
 			keys[i], names[i], types[i], descs[i], props[i] = n.Key, n.Name, n.Type, n.Description, encodeProps(n.Properties)
 		}
-		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props}); err != nil {
+		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props, deg}); err != nil {
 			return fmt.Errorf("write nodes: %w", err)
 		}
 	}
@@ -511,7 +538,7 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range order {
 		out = append(out, *merged[k])
 	}
-	if err := upsertNodes(ctx, b, versionID, out); err != nil {
+	if err := upsertNodes(ctx, b, versionID, out, nil); err != nil {
 		return 0, 0, err
 	}
 	// Edges: same, keyed by (source, label, target).
@@ -544,6 +571,9 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 		eout = append(eout, *mergedE[k])
 	}
 	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
+		return 0, 0, err
+	}
+	if err := refreshWritten(ctx, b, b.dialect, versionID, out, eout); err != nil {
 		return 0, 0, err
 	}
 	return newNodes, newEdges, nil
