@@ -45,10 +45,25 @@ func graphDegrees(nodes []extract.Node, edges []extract.Edge) []int64 {
 
 // degreeSQL is the degree of the row of nodes being updated, counted from
 // the edge indexes.
-const degreeSQL = `(SELECT COUNT(*) FROM edges e WHERE e.version_id = nodes.version_id AND e.source = nodes."key"
+func degreeSQL(dia string) string {
+	return `(SELECT COUNT(*) FROM edges e WHERE e.version_id = nodes.version_id AND e.source = nodes."key"
 	AND EXISTS (SELECT 1 FROM nodes t WHERE t.version_id = e.version_id AND t."key" = e.target))
- + (SELECT COUNT(*) FROM edges e WHERE e.version_id = nodes.version_id AND e.target = nodes."key" AND e.source <> e.target
+ + (SELECT COUNT(*) FROM ` + edgesByTarget(dia, "e") + ` WHERE e.version_id = nodes.version_id AND e.target = nodes."key" AND e.source <> e.target
 	AND EXISTS (SELECT 1 FROM nodes s WHERE s.version_id = e.version_id AND s."key" = e.source))`
+}
+
+// edgesByTarget names the edges table for a query by target. SQLite, left
+// to itself, reads such a query through the covering (version, source,
+// label, target) index, that is every edge of the version, rather than
+// the (version, target) one.
+// The table takes the alias as.
+func edgesByTarget(dia, as string) string {
+	t := strings.TrimSpace("edges " + as)
+	if dia == dialect.SQLite {
+		return t + " INDEXED BY edge_version_id_target"
+	}
+	return t
+}
 
 // execQuerier is what the degree statements run on: a transaction or the
 // database.
@@ -61,14 +76,14 @@ type execQuerier interface {
 // keys, or of all its nodes when all is set.
 func refreshDegrees(ctx context.Context, q execQuerier, dia string, versionID int, keys []string, all bool) error {
 	if all {
-		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL+" WHERE version_id = ?"), versionID)
+		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+" WHERE version_id = ?"), versionID)
 		if err != nil {
 			return fmt.Errorf("count degrees: %w", err)
 		}
 		return nil
 	}
 	return forKeys(keys, dia, func(in string, args []any) error {
-		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL+` WHERE version_id = ? AND "key" `+in),
+		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+` WHERE version_id = ? AND "key" `+in),
 			append([]any{versionID}, args...)...)
 		if err != nil {
 			return fmt.Errorf("count degrees: %w", err)
@@ -82,9 +97,9 @@ func refreshDegrees(ctx context.Context, q execQuerier, dia string, versionID in
 func neighbourKeys(ctx context.Context, q execQuerier, dia string, versionID int, keys []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	for _, side := range [][2]string{{"source", "target"}, {"target", "source"}} {
+	for _, side := range [][3]string{{"source", "target", "edges"}, {"target", "source", edgesByTarget(dia, "")}} {
 		err := forKeys(keys, dia, func(in string, args []any) error {
-			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT "+side[1]+" FROM edges WHERE version_id = ? AND "+side[0]+" "+in),
+			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
 				append([]any{versionID}, args...)...)
 			if err != nil {
 				return err

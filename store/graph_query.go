@@ -429,7 +429,7 @@ func (s *Store) neighbours(ctx context.Context, versionID int, key string, limit
 		SELECT n."key", n.name, n."type", n.degree FROM edges e JOIN nodes n ON n.version_id = e.version_id AND n."key" = e.target
 			WHERE e.version_id = ? AND e.source = ?
 		UNION
-		SELECT n."key", n.name, n."type", n.degree FROM edges e JOIN nodes n ON n.version_id = e.version_id AND n."key" = e.source
+		SELECT n."key", n.name, n."type", n.degree FROM ` + edgesByTarget(s.Dialect, "e") + ` JOIN nodes n ON n.version_id = e.version_id AND n."key" = e.source
 			WHERE e.version_id = ? AND e.target = ?) nb ORDER BY degree DESC, ` + s.byKey(`"key"`)
 	args := []any{versionID, key, versionID, key}
 	if limit > 0 {
