@@ -166,3 +166,34 @@ func TestStreamSubgraph_MatchesWholeGraph(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrate_BackfillsDegrees: a version written before nodes kept their
+// degree (all 0) gets them counted when the store migrates.
+func TestMigrate_BackfillsDegrees(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "A"}, {Key: "b", Name: "B"}, {Key: "c", Name: "C"}},
+			Edges: []extract.Edge{{Source: "a", Target: "b", Label: "x"}, {Source: "a", Target: "c", Label: "x"}, {Source: "a", Target: "gone", Label: "x"}}}
+		v := mustVersion(t, s, "backfill")
+		if err := s.WriteGraph(ctx, v.ID, g); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.EntClient(s).Node.Update().SetDegree(0).Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got []extract.SubgraphNode
+		if _, _, err := s.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{}, store.SubgraphRows{
+			Node: func(n extract.SubgraphNode) error { got = append(got, n); return nil },
+			Edge: func(extract.SubgraphEdge) error { return nil },
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := []extract.SubgraphNode{{ID: "a", Name: "A", Degree: 2}, {ID: "b", Name: "B", Degree: 1}, {ID: "c", Name: "C", Degree: 1}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %+v, want %+v", got, want)
+		}
+	})
+}
