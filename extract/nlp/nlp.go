@@ -137,8 +137,8 @@ type Extractor struct {
 	model *prose.Model
 	// tagger tags chunks (see tagger.go); model still recognises entities.
 	tagger *tagger
-	types typeMapper
-	opts  Options
+	types  typeMapper
+	opts   Options
 
 	// skipCorrections turns off the typing rules, the junk filters and the
 	// per-name vote (types then come from prose's recogniser alone); tests

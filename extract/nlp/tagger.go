@@ -5,6 +5,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -199,13 +200,19 @@ func shareSpanTags(text string, toks []tok, words, tags []string) []string {
 		}
 		spans = append(spans, span{i, i + 1})
 	}
+	// A word that ends the text, with no space after it, gets tokens of
+	// its own.
+	shared := spans
+	if n := len(toks); n > 0 && !strings.ContainsFunc(text[toks[n-1].end:], unicode.IsSpace) {
+		shared = spans[:len(spans)-1]
+	}
 	last := make(map[string]int, len(spans)) // word -> first token of its last occurrence
 	key := func(sp span) string { return strings.Join(words[sp.from:sp.to], "\x00") }
-	for _, sp := range spans {
+	for _, sp := range shared {
 		last[key(sp)] = sp.from
 	}
-	out := make([]string, len(tags))
-	for _, sp := range spans {
+	out := slices.Clone(tags)
+	for _, sp := range shared {
 		src := last[key(sp)]
 		copy(out[sp.from:sp.to], tags[src:src+sp.to-sp.from])
 	}
