@@ -100,11 +100,14 @@ func (t *tagger) tag(words []string) []string {
 		switch {
 		case w == "-":
 			tag = "-"
-		case commonregex.LinkRegex.MatchString(w) || commonregex.EmailRegex.MatchString(w) || strings.HasPrefix(w, "@"):
+		// Each pattern is tried only where it can match: a link has a
+		// dot, an e-mail address an @, the others begin with 0, * or -.
+		case strings.ContainsRune(w, '.') && commonregex.LinkRegex.MatchString(w) ||
+			strings.ContainsRune(w, '@') && (commonregex.EmailRegex.MatchString(w) || strings.HasPrefix(w, "@")):
 			tag = "NN"
-		case tagNone.MatchString(w):
+		case w != "" && (w[0] == '0' || w[0] == '*') && tagNone.MatchString(w):
 			tag = "-NONE-"
-		case tagKeep.MatchString(w):
+		case w != "" && w[0] == '-' && tagKeep.MatchString(w):
 			tag = w
 		default:
 			var ok bool
