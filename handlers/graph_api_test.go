@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // TestGraphAPI_MatchesWholeGraph checks that the streamed graph API
@@ -77,23 +77,8 @@ func BenchmarkGraphAPIConcurrent(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		base := ms.HeapInuse
-		stop := make(chan struct{})
 		var peak uint64
-		var sampler sync.WaitGroup
-		sampler.Add(1)
-		go func() {
-			defer sampler.Done()
-			var ms runtime.MemStats
-			for {
-				runtime.ReadMemStats(&ms)
-				peak = max(peak, ms.HeapInuse)
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}()
+		stop := testdata.SampleHeap(&peak)
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Add(1)
@@ -111,8 +96,7 @@ func BenchmarkGraphAPIConcurrent(b *testing.B) {
 			}()
 		}
 		wg.Wait()
-		close(stop)
-		sampler.Wait()
+		stop()
 		peakHeap = max(peakHeap, peak-min(peak, base))
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/4-requests")

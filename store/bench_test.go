@@ -367,25 +367,9 @@ func BenchmarkWriteGraphMemory(b *testing.B) {
 				runtime.ReadMemStats(&ms)
 				base := ms.HeapInuse
 				var top uint64
-				done, finished := make(chan struct{}), make(chan struct{})
-				go func() {
-					defer close(finished)
-					var ms runtime.MemStats
-					t := time.NewTicker(5 * time.Millisecond)
-					defer t.Stop()
-					for {
-						runtime.ReadMemStats(&ms)
-						top = max(top, ms.HeapInuse)
-						select {
-						case <-done:
-							return
-						case <-t.C:
-						}
-					}
-				}()
+				stop := testdata.SampleHeap(&top)
 				err := s.WriteGraph(ctx, v.ID, g)
-				close(done)
-				<-finished
+				stop()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -29,7 +29,7 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 	b.ResetTimer()
 	cpu := 0.0
 	for i := 0; i < b.N; i++ {
-		before := cpuTime(b)
+		before := testdata.CPUSeconds(b)
 		// Start cold: rebuild the per-document tables and the NER cache.
 		doc.SHA256 = ""
 		e.nerMu.Lock()
@@ -39,7 +39,7 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, e, discardSink{}, nil); err != nil {
 			b.Fatal(err)
 		}
-		cpu += cpuTime(b) - before
+		cpu += testdata.CPUSeconds(b) - before
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(len(doc.Content)*b.N)/1000/cpu, "KB/cpu-s")
