@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"sync"
 
@@ -183,33 +184,74 @@ func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract
 	return nil
 }
 
-// dedupeNodes keeps the last node per key: one statement may not touch the
-// same row twice (PostgreSQL refuses it).
+// dedupeNodes keeps the last node per key, at the place of the first: one
+// statement may not touch the same row twice (PostgreSQL refuses it).
+// Without duplicates it returns nodes itself, so a large write holds no
+// second copy of its graph.
 func dedupeNodes(nodes []extract.Node) []extract.Node {
-	idx := make(map[string]int, len(nodes))
-	out := make([]extract.Node, 0, len(nodes))
+	seen := make(map[string]struct{}, len(nodes))
+	dups := false
 	for _, n := range nodes {
-		if i, ok := idx[n.Key]; ok {
+		if _, ok := seen[n.Key]; ok {
+			dups = true
+			break
+		}
+		seen[n.Key] = struct{}{}
+	}
+	if !dups {
+		return nodes
+	}
+	out := make([]extract.Node, 0, len(nodes))
+	at := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		if i, ok := at[n.Key]; ok {
 			out[i] = n
 			continue
 		}
-		idx[n.Key] = len(out)
+		at[n.Key] = len(out)
 		out = append(out, n)
 	}
 	return out
 }
 
+// dedupeEdges is dedupeNodes for edges, by (source, label, target). It
+// finds duplicates by a 64-bit hash of the three, comparing the edges
+// themselves where hashes meet, so its table stays small.
 func dedupeEdges(edges []extract.Edge) []extract.Edge {
+	seed := maphash.MakeSeed()
+	hash := func(e *extract.Edge) uint64 {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(e.Source)
+		h.WriteByte(0)
+		h.WriteString(e.Label)
+		h.WriteByte(0)
+		h.WriteString(e.Target)
+		return h.Sum64()
+	}
+	seen := make(map[uint64]struct{}, len(edges))
+	dups := false
+	for i := range edges {
+		h := hash(&edges[i])
+		if _, ok := seen[h]; ok {
+			dups = true // or two edges whose hashes meet: the exact pass below tells
+			break
+		}
+		seen[h] = struct{}{}
+	}
+	if !dups {
+		return edges
+	}
 	type key struct{ source, label, target string }
-	idx := make(map[key]int, len(edges))
+	at := make(map[key]int, len(edges))
 	out := make([]extract.Edge, 0, len(edges))
 	for _, e := range edges {
 		k := key{e.Source, e.Label, e.Target}
-		if i, ok := idx[k]; ok {
+		if i, ok := at[k]; ok {
 			out[i] = e
 			continue
 		}
-		idx[k] = len(out)
+		at[k] = len(out)
 		out = append(out, e)
 	}
 	return out
