@@ -31,7 +31,7 @@ func TestGraphAPI_MatchesWholeGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range []string{"", "limit=50", "limit=600", "limit=5000", "types=person,EVENT", "min_degree=8",
+	for _, raw := range []string{"", "limit=50", "limit=600", "limit=5000", "limit=9223372036854775807", "types=person,EVENT", "min_degree=8",
 		"q=entity%201", "q=N00&limit=30", "types=Work&min_degree=3&limit=20&q=9"} {
 		var got extract.Subgraph
 		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?%s", v.ID, raw), http.StatusOK, &got)

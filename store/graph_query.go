@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -305,6 +306,7 @@ func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.Sub
 	}
 	kept := map[string]bool{}
 	var held []extract.SubgraphNode // under a limit: the first 2*limit nodes that pass
+	hold := 2 * min(q.Limit, math.MaxInt32)
 	err = s.nodesByDegree(ctx, versionID, q.MinDegree, func(n extract.SubgraphNode) (bool, error) {
 		if !pass(&n) {
 			return true, nil
@@ -314,16 +316,16 @@ func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.Sub
 			kept[n.ID] = true
 			return true, out.Node(n)
 		}
-		if len(held) < 2*q.Limit {
+		if len(held) < hold {
 			held = append(held, n)
 		}
 		// Past what the hubs may need, read on only to count the matches.
-		return len(held) < 2*q.Limit || goFilter, nil
+		return len(held) < hold || goFilter, nil
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("nodes: %w", err)
 	}
-	if q.Limit > 0 && len(held) == 2*q.Limit && !goFilter {
+	if q.Limit > 0 && len(held) == hold && !goFilter {
 		if matched, err = s.countNodes(ctx, versionID, q.MinDegree); err != nil {
 			return 0, false, fmt.Errorf("count nodes: %w", err)
 		}
