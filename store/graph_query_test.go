@@ -11,6 +11,29 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
+// queryTestGraph builds n nodes with random keys, named by the format
+// name and typed in turn from types, and m edges between ends chosen by
+// end, labelled in turn from labels; every 50th edge ends at a node that
+// does not exist (it counts for no degree) and every 97th is a self-loop.
+func queryTestGraph(r *rand.Rand, n, m int, name string, types, labels []string, end func(*extract.Graph) string) extract.Graph {
+	g := extract.Graph{}
+	for i := 0; i < n; i++ {
+		g.Nodes = append(g.Nodes, extract.Node{Key: fmt.Sprintf("k%03d", r.IntN(100000)*1000+i), Name: fmt.Sprintf(name, i),
+			Type: types[i%len(types)]})
+	}
+	for i := 0; i < m; i++ {
+		src, tgt := end(&g), end(&g)
+		if i%50 == 0 {
+			tgt = "missing-node"
+		}
+		if i%97 == 0 {
+			tgt = src
+		}
+		g.Edges = append(g.Edges, extract.Edge{Source: src, Target: tgt, Label: labels[i%len(labels)], Weight: float64(i)})
+	}
+	return g
+}
+
 // focusQueries answers every focus query from the neighbourhood the store
 // reads and from the whole graph, on both databases: the answers must be
 // the same (SelectSubgraph's semantics, degrees included).
@@ -19,21 +42,8 @@ func TestLoadNeighbourhood_MatchesWholeGraph(t *testing.T) {
 		ctx := context.Background()
 		r := rand.New(rand.NewPCG(3, 4))
 		const n = 300
-		g := extract.Graph{}
-		for i := 0; i < n; i++ {
-			g.Nodes = append(g.Nodes, extract.Node{Key: fmt.Sprintf("k%03d", r.IntN(100000)*1000+i), Name: fmt.Sprintf("Name %d", i),
-				Type: []string{"Person", "Place", "person", ""}[i%4]})
-		}
-		for i := 0; i < 2*n; i++ {
-			src, tgt := g.Nodes[r.IntN(n)].Key, g.Nodes[r.IntN(n)].Key
-			if i%50 == 0 {
-				tgt = "missing-node" // an endpoint that names no node counts for no degree
-			}
-			if i%97 == 0 {
-				tgt = src // a self-loop
-			}
-			g.Edges = append(g.Edges, extract.Edge{Source: src, Target: tgt, Label: []string{"knows", "met"}[i%2], Weight: float64(i)})
-		}
+		g := queryTestGraph(r, n, 2*n, "Name %d", []string{"Person", "Place", "person", ""}, []string{"knows", "met"},
+			func(g *extract.Graph) string { return g.Nodes[r.IntN(n)].Key })
 		v := mustVersion(t, s, "neighbourhood")
 		if err := s.WriteGraph(ctx, v.ID, g); err != nil {
 			t.Fatal(err)
@@ -91,28 +101,14 @@ func TestStreamSubgraph_MatchesWholeGraph(t *testing.T) {
 		ctx := context.Background()
 		r := rand.New(rand.NewPCG(5, 6))
 		const n = 400
-		g := extract.Graph{}
-		for i := 0; i < n; i++ {
-			g.Nodes = append(g.Nodes, extract.Node{Key: fmt.Sprintf("k%03d", r.IntN(100000)*1000+i), Name: fmt.Sprintf("Name %d É", i),
-				Type: []string{"Person", "Place", "person", "", "Événement"}[i%5]})
-		}
 		// Hubs: a few nodes take most edges.
-		pick := func() string {
-			if r.IntN(3) == 0 {
-				return g.Nodes[r.IntN(8)].Key
-			}
-			return g.Nodes[r.IntN(n)].Key
-		}
-		for i := 0; i < 3*n; i++ {
-			src, tgt := pick(), pick()
-			if i%50 == 0 {
-				tgt = "missing-node"
-			}
-			if i%97 == 0 {
-				tgt = src
-			}
-			g.Edges = append(g.Edges, extract.Edge{Source: src, Target: tgt, Label: []string{"knows", "met", "near"}[i%3], Weight: float64(i)})
-		}
+		g := queryTestGraph(r, n, 3*n, "Name %d É", []string{"Person", "Place", "person", "", "Événement"}, []string{"knows", "met", "near"},
+			func(g *extract.Graph) string {
+				if r.IntN(3) == 0 {
+					return g.Nodes[r.IntN(8)].Key
+				}
+				return g.Nodes[r.IntN(n)].Key
+			})
 		whole := mustVersion(t, s, "stream-whole")
 		if err := s.WriteGraph(ctx, whole.ID, g); err != nil {
 			t.Fatal(err)
