@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -113,7 +114,7 @@ func BenchmarkCompare(b *testing.B) {
 				var peak uint64
 				for i := 0; i < b.N; i++ {
 					runtime.GC()
-					stop := sampleHeap(&peak)
+					stop := testdata.SampleHeap(&peak)
 					c, err := ap.compareUncached(ctx, va.ID, vb.ID, diff.Options{})
 					stop()
 					if err != nil {
@@ -138,29 +139,6 @@ func BenchmarkCompare(b *testing.B) {
 			})
 		}
 	}
-}
-
-// sampleHeap records the largest heap in use into peak until stop is
-// called.
-func sampleHeap(peak *uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		var ms runtime.MemStats
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			runtime.ReadMemStats(&ms)
-			*peak = max(*peak, ms.HeapInuse)
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // testPostgres creates a database of its own on the test server and drops

@@ -11170,6 +11170,8 @@ type NodeMutation struct {
 	_type          *string
 	description    *string
 	properties     *string
+	degree         *int
+	adddegree      *int
 	clearedFields  map[string]struct{}
 	version        *int
 	clearedversion bool
@@ -11492,6 +11494,62 @@ func (m *NodeMutation) ResetProperties() {
 	m.properties = nil
 }
 
+// SetDegree sets the "degree" field.
+func (m *NodeMutation) SetDegree(i int) {
+	m.degree = &i
+	m.adddegree = nil
+}
+
+// Degree returns the value of the "degree" field in the mutation.
+func (m *NodeMutation) Degree() (r int, exists bool) {
+	v := m.degree
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDegree returns the old "degree" field's value of the Node entity.
+// If the Node object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NodeMutation) OldDegree(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDegree is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDegree requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDegree: %w", err)
+	}
+	return oldValue.Degree, nil
+}
+
+// AddDegree adds i to the "degree" field.
+func (m *NodeMutation) AddDegree(i int) {
+	if m.adddegree != nil {
+		*m.adddegree += i
+	} else {
+		m.adddegree = &i
+	}
+}
+
+// AddedDegree returns the value that was added to the "degree" field in this mutation.
+func (m *NodeMutation) AddedDegree() (r int, exists bool) {
+	v := m.adddegree
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDegree resets all changes to the "degree" field.
+func (m *NodeMutation) ResetDegree() {
+	m.degree = nil
+	m.adddegree = nil
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *NodeMutation) ClearVersion() {
 	m.clearedversion = true
@@ -11553,7 +11611,7 @@ func (m *NodeMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *NodeMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.version != nil {
 		fields = append(fields, node.FieldVersionID)
 	}
@@ -11571,6 +11629,9 @@ func (m *NodeMutation) Fields() []string {
 	}
 	if m.properties != nil {
 		fields = append(fields, node.FieldProperties)
+	}
+	if m.degree != nil {
+		fields = append(fields, node.FieldDegree)
 	}
 	return fields
 }
@@ -11592,6 +11653,8 @@ func (m *NodeMutation) Field(name string) (ent.Value, bool) {
 		return m.Description()
 	case node.FieldProperties:
 		return m.Properties()
+	case node.FieldDegree:
+		return m.Degree()
 	}
 	return nil, false
 }
@@ -11613,6 +11676,8 @@ func (m *NodeMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldDescription(ctx)
 	case node.FieldProperties:
 		return m.OldProperties(ctx)
+	case node.FieldDegree:
+		return m.OldDegree(ctx)
 	}
 	return nil, fmt.Errorf("unknown Node field %s", name)
 }
@@ -11664,6 +11729,13 @@ func (m *NodeMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetProperties(v)
 		return nil
+	case node.FieldDegree:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDegree(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Node field %s", name)
 }
@@ -11672,6 +11744,9 @@ func (m *NodeMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *NodeMutation) AddedFields() []string {
 	var fields []string
+	if m.adddegree != nil {
+		fields = append(fields, node.FieldDegree)
+	}
 	return fields
 }
 
@@ -11680,6 +11755,8 @@ func (m *NodeMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *NodeMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case node.FieldDegree:
+		return m.AddedDegree()
 	}
 	return nil, false
 }
@@ -11689,6 +11766,13 @@ func (m *NodeMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *NodeMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case node.FieldDegree:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDegree(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Node numeric field %s", name)
 }
@@ -11733,6 +11817,9 @@ func (m *NodeMutation) ResetField(name string) error {
 		return nil
 	case node.FieldProperties:
 		m.ResetProperties()
+		return nil
+	case node.FieldDegree:
+		m.ResetDegree()
 		return nil
 	}
 	return fmt.Errorf("unknown Node field %s", name)

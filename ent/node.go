@@ -29,6 +29,8 @@ type Node struct {
 	Description string `json:"description,omitempty"`
 	// Properties holds the value of the "properties" field.
 	Properties string `json:"properties,omitempty"`
+	// Degree holds the value of the "degree" field.
+	Degree int `json:"degree,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the NodeQuery when eager-loading is set.
 	Edges        NodeEdges `json:"edges"`
@@ -60,7 +62,7 @@ func (*Node) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case node.FieldID, node.FieldVersionID:
+		case node.FieldID, node.FieldVersionID, node.FieldDegree:
 			values[i] = new(sql.NullInt64)
 		case node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription, node.FieldProperties:
 			values[i] = new(sql.NullString)
@@ -121,6 +123,12 @@ func (_m *Node) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Properties = value.String
 			}
+		case node.FieldDegree:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field degree", values[i])
+			} else if value.Valid {
+				_m.Degree = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -179,6 +187,9 @@ func (_m *Node) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("properties=")
 	builder.WriteString(_m.Properties)
+	builder.WriteString(", ")
+	builder.WriteString("degree=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Degree))
 	builder.WriteByte(')')
 	return builder.String()
 }

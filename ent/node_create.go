@@ -82,6 +82,20 @@ func (_c *NodeCreate) SetNillableProperties(v *string) *NodeCreate {
 	return _c
 }
 
+// SetDegree sets the "degree" field.
+func (_c *NodeCreate) SetDegree(v int) *NodeCreate {
+	_c.mutation.SetDegree(v)
+	return _c
+}
+
+// SetNillableDegree sets the "degree" field if the given value is not nil.
+func (_c *NodeCreate) SetNillableDegree(v *int) *NodeCreate {
+	if v != nil {
+		_c.SetDegree(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *NodeCreate) SetVersion(v *ExtractionVersion) *NodeCreate {
 	return _c.SetVersionID(v.ID)
@@ -134,6 +148,10 @@ func (_c *NodeCreate) defaults() {
 		v := node.DefaultProperties
 		_c.mutation.SetProperties(v)
 	}
+	if _, ok := _c.mutation.Degree(); !ok {
+		v := node.DefaultDegree
+		_c.mutation.SetDegree(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -160,6 +178,9 @@ func (_c *NodeCreate) check() error {
 	}
 	if _, ok := _c.mutation.Properties(); !ok {
 		return &ValidationError{Name: "properties", err: errors.New(`ent: missing required field "Node.properties"`)}
+	}
+	if _, ok := _c.mutation.Degree(); !ok {
+		return &ValidationError{Name: "degree", err: errors.New(`ent: missing required field "Node.degree"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Node.version"`)}
@@ -210,6 +231,10 @@ func (_c *NodeCreate) createSpec() (*Node, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Properties(); ok {
 		_spec.SetField(node.FieldProperties, field.TypeString, value)
 		_node.Properties = value
+	}
+	if value, ok := _c.mutation.Degree(); ok {
+		_spec.SetField(node.FieldDegree, field.TypeInt, value)
+		_node.Degree = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -340,6 +365,24 @@ func (u *NodeUpsert) UpdateProperties() *NodeUpsert {
 	return u
 }
 
+// SetDegree sets the "degree" field.
+func (u *NodeUpsert) SetDegree(v int) *NodeUpsert {
+	u.Set(node.FieldDegree, v)
+	return u
+}
+
+// UpdateDegree sets the "degree" field to the value that was provided on create.
+func (u *NodeUpsert) UpdateDegree() *NodeUpsert {
+	u.SetExcluded(node.FieldDegree)
+	return u
+}
+
+// AddDegree adds v to the "degree" field.
+func (u *NodeUpsert) AddDegree(v int) *NodeUpsert {
+	u.Add(node.FieldDegree, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -452,6 +495,27 @@ func (u *NodeUpsertOne) SetProperties(v string) *NodeUpsertOne {
 func (u *NodeUpsertOne) UpdateProperties() *NodeUpsertOne {
 	return u.Update(func(s *NodeUpsert) {
 		s.UpdateProperties()
+	})
+}
+
+// SetDegree sets the "degree" field.
+func (u *NodeUpsertOne) SetDegree(v int) *NodeUpsertOne {
+	return u.Update(func(s *NodeUpsert) {
+		s.SetDegree(v)
+	})
+}
+
+// AddDegree adds v to the "degree" field.
+func (u *NodeUpsertOne) AddDegree(v int) *NodeUpsertOne {
+	return u.Update(func(s *NodeUpsert) {
+		s.AddDegree(v)
+	})
+}
+
+// UpdateDegree sets the "degree" field to the value that was provided on create.
+func (u *NodeUpsertOne) UpdateDegree() *NodeUpsertOne {
+	return u.Update(func(s *NodeUpsert) {
+		s.UpdateDegree()
 	})
 }
 
@@ -733,6 +797,27 @@ func (u *NodeUpsertBulk) SetProperties(v string) *NodeUpsertBulk {
 func (u *NodeUpsertBulk) UpdateProperties() *NodeUpsertBulk {
 	return u.Update(func(s *NodeUpsert) {
 		s.UpdateProperties()
+	})
+}
+
+// SetDegree sets the "degree" field.
+func (u *NodeUpsertBulk) SetDegree(v int) *NodeUpsertBulk {
+	return u.Update(func(s *NodeUpsert) {
+		s.SetDegree(v)
+	})
+}
+
+// AddDegree adds v to the "degree" field.
+func (u *NodeUpsertBulk) AddDegree(v int) *NodeUpsertBulk {
+	return u.Update(func(s *NodeUpsert) {
+		s.AddDegree(v)
+	})
+}
+
+// UpdateDegree sets the "degree" field to the value that was provided on create.
+func (u *NodeUpsertBulk) UpdateDegree() *NodeUpsertBulk {
+	return u.Update(func(s *NodeUpsert) {
+		s.UpdateDegree()
 	})
 }
 

@@ -97,6 +97,27 @@ func (_u *NodeUpdate) SetNillableProperties(v *string) *NodeUpdate {
 	return _u
 }
 
+// SetDegree sets the "degree" field.
+func (_u *NodeUpdate) SetDegree(v int) *NodeUpdate {
+	_u.mutation.ResetDegree()
+	_u.mutation.SetDegree(v)
+	return _u
+}
+
+// SetNillableDegree sets the "degree" field if the given value is not nil.
+func (_u *NodeUpdate) SetNillableDegree(v *int) *NodeUpdate {
+	if v != nil {
+		_u.SetDegree(*v)
+	}
+	return _u
+}
+
+// AddDegree adds value to the "degree" field.
+func (_u *NodeUpdate) AddDegree(v int) *NodeUpdate {
+	_u.mutation.AddDegree(v)
+	return _u
+}
+
 // Mutation returns the NodeMutation object of the builder.
 func (_u *NodeUpdate) Mutation() *NodeMutation {
 	return _u.mutation
@@ -168,6 +189,12 @@ func (_u *NodeUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Properties(); ok {
 		_spec.SetField(node.FieldProperties, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Degree(); ok {
+		_spec.SetField(node.FieldDegree, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDegree(); ok {
+		_spec.AddField(node.FieldDegree, field.TypeInt, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -256,6 +283,27 @@ func (_u *NodeUpdateOne) SetNillableProperties(v *string) *NodeUpdateOne {
 	if v != nil {
 		_u.SetProperties(*v)
 	}
+	return _u
+}
+
+// SetDegree sets the "degree" field.
+func (_u *NodeUpdateOne) SetDegree(v int) *NodeUpdateOne {
+	_u.mutation.ResetDegree()
+	_u.mutation.SetDegree(v)
+	return _u
+}
+
+// SetNillableDegree sets the "degree" field if the given value is not nil.
+func (_u *NodeUpdateOne) SetNillableDegree(v *int) *NodeUpdateOne {
+	if v != nil {
+		_u.SetDegree(*v)
+	}
+	return _u
+}
+
+// AddDegree adds value to the "degree" field.
+func (_u *NodeUpdateOne) AddDegree(v int) *NodeUpdateOne {
+	_u.mutation.AddDegree(v)
 	return _u
 }
 
@@ -360,6 +408,12 @@ func (_u *NodeUpdateOne) sqlSave(ctx context.Context) (_node *Node, err error) {
 	}
 	if value, ok := _u.mutation.Properties(); ok {
 		_spec.SetField(node.FieldProperties, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Degree(); ok {
+		_spec.SetField(node.FieldDegree, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDegree(); ok {
+		_spec.AddField(node.FieldDegree, field.TypeInt, value)
 	}
 	_node = &Node{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -373,6 +373,10 @@ func init() {
 	nodeDescProperties := nodeFields[5].Descriptor()
 	// node.DefaultProperties holds the default value on creation for the properties field.
 	node.DefaultProperties = nodeDescProperties.Default.(string)
+	// nodeDescDegree is the schema descriptor for degree field.
+	nodeDescDegree := nodeFields[6].Descriptor()
+	// node.DefaultDegree holds the default value on creation for the degree field.
+	node.DefaultDegree = nodeDescDegree.Default.(int)
 	operationFields := schema.Operation{}.Fields()
 	_ = operationFields
 	// operationDescNodeID is the schema descriptor for node_id field.

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bufio"
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -71,15 +74,85 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, res)
 	}
-	g, err := h.store.LoadOutline(ctx, id)
+	// Without a focus: the totals from the indexes, then the answer
+	// streamed as the store reads it.
+	totalNodes, totalEdges, types, err := h.store.GraphTotals(ctx, id)
 	if err != nil {
 		return err
 	}
-	res, err := extract.SelectSubgraph(g, q)
+	w := newSubgraphWriter(c.Response())
+	matched, truncated, err := h.store.StreamSubgraph(ctx, id, q, store.SubgraphRows{Node: w.node, Edge: w.edge})
+	if err == nil {
+		err = w.finish(totalNodes, totalEdges, matched, truncated, types)
+	}
+	if err != nil && c.Response().Committed {
+		// The status is sent: the answer stops short, which no client
+		// takes for whole JSON.
+		h.log.Warn("graph answer cut short", "version_id", id, "error", err)
+	}
+	return err
+}
+
+// subgraphWriter writes an extract.Subgraph as JSON, field by field in the
+// struct's order, as its nodes and edges arrive, through a bounded buffer.
+type subgraphWriter struct {
+	res   *echo.Response
+	buf   *bufio.Writer
+	enc   *json.Encoder
+	elems int
+	phase int // 0 before the first write, 1 in nodes, 2 in edges
+}
+
+func newSubgraphWriter(res *echo.Response) *subgraphWriter {
+	w := &subgraphWriter{res: res, buf: bufio.NewWriterSize(res, 32<<10)}
+	w.enc = json.NewEncoder(w.buf)
+	return w
+}
+
+// to moves the writer on to the nodes (1) or the edges (2).
+func (w *subgraphWriter) to(phase int) {
+	if w.phase == 0 {
+		w.res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		w.res.WriteHeader(http.StatusOK)
+		_, _ = w.buf.WriteString(`{"nodes":[`)
+		w.phase = 1
+	}
+	if phase == 2 && w.phase == 1 {
+		_, _ = w.buf.WriteString(`],"edges":[`)
+		w.phase, w.elems = 2, 0
+	}
+}
+
+// value writes one array element.
+func (w *subgraphWriter) value(v any) error {
+	if w.elems > 0 {
+		_ = w.buf.WriteByte(',')
+	}
+	w.elems++
+	return w.enc.Encode(v) // the newline it adds is whitespace between elements
+}
+
+func (w *subgraphWriter) node(n extract.SubgraphNode) error { w.to(1); return w.value(n) }
+
+func (w *subgraphWriter) edge(e extract.SubgraphEdge) error { w.to(2); return w.value(e) }
+
+// finish writes the fields after the edges and flushes.
+func (w *subgraphWriter) finish(totalNodes, totalEdges, matched int, truncated bool, types []extract.TypeCount) error {
+	w.to(2)
+	tail, err := json.Marshal(struct {
+		TotalNodes int                 `json:"total_nodes"`
+		TotalEdges int                 `json:"total_edges"`
+		Matched    int                 `json:"matched"`
+		Truncated  bool                `json:"truncated"`
+		Types      []extract.TypeCount `json:"types"`
+	}{totalNodes, totalEdges, matched, truncated, types})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	_, _ = w.buf.WriteString("],")
+	_, _ = w.buf.Write(tail[1:])
+	_ = w.buf.WriteByte('\n')
+	return w.buf.Flush()
 }
 
 // showGraph renders the graph page of a version.

@@ -108,8 +108,8 @@ type bulkTable struct {
 var (
 	nodesTable = bulkTable{
 		name:     "nodes",
-		cols:     []string{`"key"`, "name", `"type"`, "description", "properties"},
-		pgTypes:  []string{"text", "text", "text", "text", "text"},
+		cols:     []string{`"key"`, "name", `"type"`, "description", "properties", "degree"},
+		pgTypes:  []string{"text", "text", "text", "text", "text", "int8"},
 		conflict: `version_id, "key"`,
 		update:   []string{"name", `"type"`, "description", "properties"},
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -125,22 +124,7 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 
 // rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ...; q
 // must hold no other question marks.
-func (b *writeTx) rebind(q string) string {
-	if b.dialect != dialect.Postgres {
-		return q
-	}
-	var sb strings.Builder
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			sb.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		sb.WriteByte(q[i])
-	}
-	return sb.String()
-}
+func (b *writeTx) rebind(q string) string { return rebind(b.dialect, q) }
 
 // chunkRunRow is what a chunk run records.
 type chunkRunRow struct {

@@ -65,10 +65,11 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 		if _, err := c.Node.Delete().Where(node.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete nodes: %w", err)
 		}
-		if err := upsertNodes(ctx, b, versionID, dedupeNodes(g.Nodes)); err != nil {
+		nodes, edges := dedupeNodes(g.Nodes), dedupeEdges(g.Edges)
+		if err := upsertNodes(ctx, b, versionID, nodes, graphDegrees(nodes, edges)); err != nil {
 			return err
 		}
-		if err := upsertEdges(ctx, b, versionID, dedupeEdges(g.Edges)); err != nil {
+		if err := upsertEdges(ctx, b, versionID, edges); err != nil {
 			return err
 		}
 		if ms := mentionRows(g); ms.len() > 0 {

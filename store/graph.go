@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"sync"
 
@@ -44,12 +45,26 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 		txRows = sqliteTxRows
 		cacheKiB = sqliteCacheKiB(max(len(nodes), len(edges)))
 	}
+	// Into an empty version, degrees are counted here with the rows;
+	// otherwise they are recounted in SQL once the rows are written.
+	fresh, err := versionEmpty(ctx, s.db, s.Dialect, versionID)
+	if err != nil {
+		return err
+	}
+	var degrees []int64
+	if fresh {
+		degrees = graphDegrees(nodes, edges)
+	}
 	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
 	for start := 0; start < len(nodes); start += txRows {
 		part := nodes[start:min(start+txRows, len(nodes))]
+		var deg []int64
+		if fresh {
+			deg = degrees[start:min(start+txRows, len(nodes))]
+		}
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
 			b.copy = true
-			return upsertNodes(ctx, b, versionID, part)
+			return upsertNodes(ctx, b, versionID, part, deg)
 		})
 	}
 	for start := 0; start < len(edges); start += txRows {
@@ -61,6 +76,13 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	}
 	if err := s.inTxLanes(ctx, cacheKiB, nodeBatches, edgeBatches); err != nil {
 		return err
+	}
+	if !fresh {
+		if err := s.inTx(ctx, func(b *writeTx) error {
+			return refreshWritten(ctx, b, s.Dialect, versionID, nodes, edges)
+		}); err != nil {
+			return err
+		}
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
@@ -113,8 +135,10 @@ func decodeProps(s string) map[string]any {
 }
 
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
-// unique (see dedupeNodes): one statement may not touch a row twice.
-func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node) error {
+// unique (see dedupeNodes): one statement may not touch a row twice. New
+// rows take the degrees given (in the order of nodes), or 0 when degrees
+// is nil; rows that exist keep theirs (see refreshDegrees).
+func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node, degrees []int64) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -123,10 +147,14 @@ func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract
 		part := nodes[start:min(start+rows, len(nodes))]
 		keys, names, types := make([]string, len(part)), make([]string, len(part)), make([]string, len(part))
 		descs, props := make([]string, len(part)), make([]string, len(part))
+		deg := make([]int64, len(part))
+		if degrees != nil {
+			copy(deg, degrees[start:])
+		}
 		for i, n := range part {
 			keys[i], names[i], types[i], descs[i], props[i] = n.Key, n.Name, n.Type, n.Description, encodeProps(n.Properties)
 		}
-		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props}); err != nil {
+		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props, deg}); err != nil {
 			return fmt.Errorf("write nodes: %w", err)
 		}
 	}
@@ -156,33 +184,74 @@ func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract
 	return nil
 }
 
-// dedupeNodes keeps the last node per key: one statement may not touch the
-// same row twice (PostgreSQL refuses it).
+// dedupeNodes keeps the last node per key, at the place of the first: one
+// statement may not touch the same row twice (PostgreSQL refuses it).
+// Without duplicates it returns nodes itself, so a large write holds no
+// second copy of its graph.
 func dedupeNodes(nodes []extract.Node) []extract.Node {
-	idx := make(map[string]int, len(nodes))
-	out := make([]extract.Node, 0, len(nodes))
+	seen := make(map[string]struct{}, len(nodes))
+	dups := false
 	for _, n := range nodes {
-		if i, ok := idx[n.Key]; ok {
+		if _, ok := seen[n.Key]; ok {
+			dups = true
+			break
+		}
+		seen[n.Key] = struct{}{}
+	}
+	if !dups {
+		return nodes
+	}
+	out := make([]extract.Node, 0, len(nodes))
+	at := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		if i, ok := at[n.Key]; ok {
 			out[i] = n
 			continue
 		}
-		idx[n.Key] = len(out)
+		at[n.Key] = len(out)
 		out = append(out, n)
 	}
 	return out
 }
 
+// dedupeEdges is dedupeNodes for edges, by (source, label, target). It
+// finds duplicates by a 64-bit hash of the three, comparing the edges
+// themselves where hashes meet, so its table stays small.
 func dedupeEdges(edges []extract.Edge) []extract.Edge {
+	seed := maphash.MakeSeed()
+	hash := func(e *extract.Edge) uint64 {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(e.Source)
+		h.WriteByte(0)
+		h.WriteString(e.Label)
+		h.WriteByte(0)
+		h.WriteString(e.Target)
+		return h.Sum64()
+	}
+	seen := make(map[uint64]struct{}, len(edges))
+	dups := false
+	for i := range edges {
+		h := hash(&edges[i])
+		if _, ok := seen[h]; ok {
+			dups = true // or two edges whose hashes meet: the exact pass below tells
+			break
+		}
+		seen[h] = struct{}{}
+	}
+	if !dups {
+		return edges
+	}
 	type key struct{ source, label, target string }
-	idx := make(map[key]int, len(edges))
+	at := make(map[key]int, len(edges))
 	out := make([]extract.Edge, 0, len(edges))
 	for _, e := range edges {
 		k := key{e.Source, e.Label, e.Target}
-		if i, ok := idx[k]; ok {
+		if i, ok := at[k]; ok {
 			out[i] = e
 			continue
 		}
-		idx[k] = len(out)
+		at[k] = len(out)
 		out = append(out, e)
 	}
 	return out
@@ -511,7 +580,7 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range order {
 		out = append(out, *merged[k])
 	}
-	if err := upsertNodes(ctx, b, versionID, out); err != nil {
+	if err := upsertNodes(ctx, b, versionID, out, nil); err != nil {
 		return 0, 0, err
 	}
 	// Edges: same, keyed by (source, label, target).
@@ -544,6 +613,9 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 		eout = append(eout, *mergedE[k])
 	}
 	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
+		return 0, 0, err
+	}
+	if err := refreshWritten(ctx, b, b.dialect, versionID, out, eout); err != nil {
 		return 0, 0, err
 	}
 	return newNodes, newEdges, nil

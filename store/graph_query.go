@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -267,4 +268,252 @@ func (s *Store) GraphTotals(ctx context.Context, versionID int) (nodes, edges in
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Type, b.Type))
 	})
 	return nodes, edges, types, nil
+}
+
+// SubgraphRows receives a graph API answer as StreamSubgraph reads it:
+// every node, then every edge.
+type SubgraphRows struct {
+	Node func(extract.SubgraphNode) error
+	Edge func(extract.SubgraphEdge) error
+}
+
+// StreamSubgraph answers a query without focus (q.Focus is ignored) as
+// extract.SelectSubgraph answers it over the whole graph, and returns its
+// Matched and Truncated; the totals are GraphTotals'. It reads nodes in
+// order of degree from the (version_id, degree, key) index, applies the
+// filters as it goes and hands each kept node to out.Node as it is read
+// when there is no limit; under a limit it holds at most twice the limit
+// and reads the neighbours of the hubs it keeps from the edge indexes.
+// Edges among the kept nodes come in insertion order, read by their
+// sources when few nodes are kept and by one pass over the version's
+// edges otherwise. What it holds is bounded by what it returns: the kept
+// nodes' keys, and under a limit the kept nodes and their edges.
+func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.SubgraphQuery, out SubgraphRows) (matched int, truncated bool, err error) {
+	types := map[string]bool{}
+	for _, t := range q.Types {
+		types[strings.ToLower(t)] = true
+	}
+	needle := strings.ToLower(q.Q)
+	goFilter := len(types) > 0 || needle != ""
+	pass := func(n *extract.SubgraphNode) bool {
+		if len(types) > 0 && !types[strings.ToLower(n.Type)] {
+			return false
+		}
+		if n.Degree < q.MinDegree {
+			return false
+		}
+		return needle == "" || strings.Contains(strings.ToLower(n.Name), needle) || strings.Contains(n.ID, needle)
+	}
+	kept := map[string]bool{}
+	var held []extract.SubgraphNode // under a limit: the first 2*limit nodes that pass
+	hold := 2 * min(q.Limit, math.MaxInt32)
+	err = s.nodesByDegree(ctx, versionID, q.MinDegree, func(n extract.SubgraphNode) (bool, error) {
+		if !pass(&n) {
+			return true, nil
+		}
+		matched++
+		if q.Limit == 0 {
+			kept[n.ID] = true
+			return true, out.Node(n)
+		}
+		if len(held) < hold {
+			held = append(held, n)
+		}
+		// Past what the hubs may need, read on only to count the matches.
+		return len(held) < hold || goFilter, nil
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("nodes: %w", err)
+	}
+	if q.Limit > 0 && len(held) == hold && !goFilter {
+		if matched, err = s.countNodes(ctx, versionID, q.MinDegree); err != nil {
+			return 0, false, fmt.Errorf("count nodes: %w", err)
+		}
+	}
+	if q.Limit > 0 {
+		var order []extract.SubgraphNode
+		if matched <= q.Limit {
+			order = held
+		} else {
+			// Hubs first, each followed by its best-connected neighbours
+			// (SelectSubgraph's order). At most 2*limit hubs are visited:
+			// each either adds itself or was kept before.
+			truncated = true
+			add := func(n extract.SubgraphNode) {
+				if !kept[n.ID] {
+					kept[n.ID] = true
+					order = append(order, n)
+				}
+			}
+			for _, h := range held {
+				if len(order) >= q.Limit {
+					break
+				}
+				if kept[h.ID] {
+					continue
+				}
+				add(h)
+				want := 0 // every neighbour may fail a filter
+				if !goFilter && q.MinDegree == 0 {
+					want = q.Limit - len(order) + len(kept)
+				}
+				nb, err := s.neighbours(ctx, versionID, h.ID, want)
+				if err != nil {
+					return 0, false, fmt.Errorf("neighbours: %w", err)
+				}
+				for _, j := range nb {
+					if len(order) >= q.Limit {
+						break
+					}
+					if pass(&j) {
+						add(j)
+					}
+				}
+			}
+		}
+		for _, n := range order {
+			kept[n.ID] = true
+			if err := out.Node(n); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	if err := s.edgesAmong(ctx, versionID, kept, out.Edge); err != nil {
+		return 0, false, fmt.Errorf("edges: %w", err)
+	}
+	return matched, truncated, nil
+}
+
+// byKey is the ORDER BY term that sorts keys as Go compares strings
+// (bytewise) in the store's dialect.
+func (s *Store) byKey(col string) string {
+	if s.Dialect == dialect.Postgres {
+		return col + ` COLLATE "C"`
+	}
+	return col
+}
+
+// nodesByDegree calls row with the version's nodes of at least minDegree,
+// most edges first, then by key, until it returns false.
+func (s *Store) nodesByDegree(ctx context.Context, versionID, minDegree int, row func(extract.SubgraphNode) (bool, error)) error {
+	rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, `SELECT "key", name, "type", degree FROM nodes
+		WHERE version_id = ? AND degree >= ? ORDER BY degree DESC, `+s.byKey(`"key"`)), versionID, minDegree)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n extract.SubgraphNode
+		if err := rows.Scan(&n.ID, &n.Name, &n.Type, &n.Degree); err != nil {
+			return err
+		}
+		more, err := row(n)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// countNodes counts the version's nodes of at least minDegree.
+func (s *Store) countNodes(ctx context.Context, versionID, minDegree int) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, rebind(s.Dialect, `SELECT COUNT(*) FROM nodes WHERE version_id = ? AND degree >= ?`),
+		versionID, minDegree).Scan(&n)
+	return n, err
+}
+
+// neighbours returns the nodes at the other end of the edges at key, each
+// once, most edges first, then by key; at most limit of them unless limit
+// is 0.
+func (s *Store) neighbours(ctx context.Context, versionID int, key string, limit int) ([]extract.SubgraphNode, error) {
+	query := `SELECT "key", name, "type", degree FROM (
+		SELECT n."key", n.name, n."type", n.degree FROM edges e JOIN nodes n ON n.version_id = e.version_id AND n."key" = e.target
+			WHERE e.version_id = ? AND e.source = ?
+		UNION
+		SELECT n."key", n.name, n."type", n.degree FROM ` + edgesByTarget(s.Dialect, "e") + ` JOIN nodes n ON n.version_id = e.version_id AND n."key" = e.source
+			WHERE e.version_id = ? AND e.target = ?) nb ORDER BY degree DESC, ` + s.byKey(`"key"`)
+	args := []any{versionID, key, versionID, key}
+	if limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []extract.SubgraphNode
+	for rows.Next() {
+		var n extract.SubgraphNode
+		if err := rows.Scan(&n.ID, &n.Name, &n.Type, &n.Degree); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// edgesAmong calls edge with the version's edges between kept nodes, in
+// insertion order.
+func (s *Store) edgesAmong(ctx context.Context, versionID int, kept map[string]bool, edge func(extract.SubgraphEdge) error) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	total, err := s.countNodes(ctx, versionID, 0)
+	if err != nil {
+		return err
+	}
+	cols := []string{entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldWeight}
+	if len(kept)*8 >= total {
+		// Most of the graph: one pass over the version's edges.
+		return s.outlineRows(ctx, entedge.Table, versionID, cols, true, func(scan func(...any) error) error {
+			var e extract.SubgraphEdge
+			if err := scan(&e.Source, &e.Target, &e.Label, &e.Weight); err != nil {
+				return err
+			}
+			if kept[e.Source] && kept[e.Target] {
+				return edge(e)
+			}
+			return nil
+		})
+	}
+	// A small part: the edges from each kept node, through the source index.
+	keys := make([]string, 0, len(kept))
+	for k := range kept {
+		keys = append(keys, k)
+	}
+	type edgeRow struct {
+		id int
+		e  extract.SubgraphEdge
+	}
+	var found []edgeRow
+	err = forKeys(keys, s.Dialect, func(in string, args []any) error {
+		rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, "SELECT id, source, target, label, weight FROM edges WHERE version_id = ? AND source "+in),
+			append([]any{versionID}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r edgeRow
+			if err := rows.Scan(&r.id, &r.e.Source, &r.e.Target, &r.e.Label, &r.e.Weight); err != nil {
+				return err
+			}
+			if kept[r.e.Target] {
+				found = append(found, r)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(found, func(a, b edgeRow) int { return cmp.Compare(a.id, b.id) })
+	for _, r := range found {
+		if err := edge(r.e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -101,7 +101,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.client.Schema.Create(ctx); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
 	}
-	return nil
+	return s.backfillDegrees(ctx)
 }
 
 // Close releases the prepared statements and the database.

@@ -342,6 +342,7 @@ var (
 		{Name: "type", Type: field.TypeString, Default: ""},
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "properties", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "degree", Type: field.TypeInt, Default: 0},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// NodesTable holds the schema information for the "nodes" table.
@@ -352,7 +353,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "nodes_extraction_versions_nodes",
-				Columns:    []*schema.Column{NodesColumns[6]},
+				Columns:    []*schema.Column{NodesColumns[7]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -361,12 +362,22 @@ var (
 			{
 				Name:    "node_version_id_key",
 				Unique:  true,
-				Columns: []*schema.Column{NodesColumns[6], NodesColumns[1]},
+				Columns: []*schema.Column{NodesColumns[7], NodesColumns[1]},
 			},
 			{
 				Name:    "node_version_id_type",
 				Unique:  false,
-				Columns: []*schema.Column{NodesColumns[6], NodesColumns[3]},
+				Columns: []*schema.Column{NodesColumns[7], NodesColumns[3]},
+			},
+			{
+				Name:    "node_version_id_degree_key",
+				Unique:  false,
+				Columns: []*schema.Column{NodesColumns[7], NodesColumns[6], NodesColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						NodesColumns[6].Name: true,
+					},
+				},
 			},
 		},
 	}

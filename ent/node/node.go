@@ -24,6 +24,8 @@ const (
 	FieldDescription = "description"
 	// FieldProperties holds the string denoting the properties field in the database.
 	FieldProperties = "properties"
+	// FieldDegree holds the string denoting the degree field in the database.
+	FieldDegree = "degree"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the node in the database.
@@ -46,6 +48,7 @@ var Columns = []string{
 	FieldType,
 	FieldDescription,
 	FieldProperties,
+	FieldDegree,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -67,6 +70,8 @@ var (
 	DefaultDescription string
 	// DefaultProperties holds the default value on creation for the "properties" field.
 	DefaultProperties string
+	// DefaultDegree holds the default value on creation for the "degree" field.
+	DefaultDegree int
 )
 
 // OrderOption defines the ordering options for the Node queries.
@@ -105,6 +110,11 @@ func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 // ByProperties orders the results by the properties field.
 func ByProperties(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldProperties, opts...).ToFunc()
+}
+
+// ByDegree orders the results by the degree field.
+func ByDegree(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDegree, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

@@ -83,6 +83,11 @@ func Properties(v string) predicate.Node {
 	return predicate.Node(sql.FieldEQ(FieldProperties, v))
 }
 
+// Degree applies equality check predicate on the "degree" field. It's identical to DegreeEQ.
+func Degree(v int) predicate.Node {
+	return predicate.Node(sql.FieldEQ(FieldDegree, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Node {
 	return predicate.Node(sql.FieldEQ(FieldVersionID, v))
@@ -426,6 +431,46 @@ func PropertiesEqualFold(v string) predicate.Node {
 // PropertiesContainsFold applies the ContainsFold predicate on the "properties" field.
 func PropertiesContainsFold(v string) predicate.Node {
 	return predicate.Node(sql.FieldContainsFold(FieldProperties, v))
+}
+
+// DegreeEQ applies the EQ predicate on the "degree" field.
+func DegreeEQ(v int) predicate.Node {
+	return predicate.Node(sql.FieldEQ(FieldDegree, v))
+}
+
+// DegreeNEQ applies the NEQ predicate on the "degree" field.
+func DegreeNEQ(v int) predicate.Node {
+	return predicate.Node(sql.FieldNEQ(FieldDegree, v))
+}
+
+// DegreeIn applies the In predicate on the "degree" field.
+func DegreeIn(vs ...int) predicate.Node {
+	return predicate.Node(sql.FieldIn(FieldDegree, vs...))
+}
+
+// DegreeNotIn applies the NotIn predicate on the "degree" field.
+func DegreeNotIn(vs ...int) predicate.Node {
+	return predicate.Node(sql.FieldNotIn(FieldDegree, vs...))
+}
+
+// DegreeGT applies the GT predicate on the "degree" field.
+func DegreeGT(v int) predicate.Node {
+	return predicate.Node(sql.FieldGT(FieldDegree, v))
+}
+
+// DegreeGTE applies the GTE predicate on the "degree" field.
+func DegreeGTE(v int) predicate.Node {
+	return predicate.Node(sql.FieldGTE(FieldDegree, v))
+}
+
+// DegreeLT applies the LT predicate on the "degree" field.
+func DegreeLT(v int) predicate.Node {
+	return predicate.Node(sql.FieldLT(FieldDegree, v))
+}
+
+// DegreeLTE applies the LTE predicate on the "degree" field.
+func DegreeLTE(v int) predicate.Node {
+	return predicate.Node(sql.FieldLTE(FieldDegree, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

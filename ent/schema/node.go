@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -20,6 +21,10 @@ func (Node) Fields() []ent.Field {
 		field.String("type").Default(""),
 		field.Text("description").Default(""),
 		field.Text("properties").Default(""),
+		// degree counts the version's edges at this node whose both ends
+		// are nodes of the version (a self-loop once); the store keeps it
+		// current on every write, so the graph API ranks by an index.
+		field.Int("degree").Default(0),
 	}
 }
 
@@ -35,5 +40,6 @@ func (Node) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("version_id", "key").Unique(),
 		index.Fields("version_id", "type"),
+		index.Fields("version_id", "degree", "key").Annotations(entsql.DescColumns("degree")),
 	}
 }

@@ -29,8 +29,10 @@
 package diff
 
 import (
+	"cmp"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -224,74 +226,222 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// side is one graph indexed by identity.
-type side struct {
-	nodeIdx   map[string]int // identity -> index into g.Nodes (first wins)
-	nodeOrder []int          // indexes of kept nodes in input order
-	nodeIDs   []string       // identity of each kept node, parallel to nodeOrder
-	nodeID    map[string]string
-	edgeIdx   map[string]int
-	edgeOrder []int
-	edgeIDs   []string // parallel to edgeOrder
-	edgeDup   int
-	nodeDup   int
-	ident     identity
+// Matching works on numbers: every node identity (and every endpoint
+// that names no node) of both graphs gets a number from one interner, so
+// nodes match by array lookups, and an edge is three numbers (source,
+// label, target). Edges are then sorted by those numbers on each side and
+// the two sorted lists are merged in one pass; the first edge of each
+// identity in input order is the one kept. Results list items in input
+// order.
+
+// interner numbers strings in the order first seen.
+type interner struct {
+	ids  map[string]int32
+	strs []string
 }
 
-// index names the nodes and edges of g with ident, keeping the first item
-// of each identity and counting the others as duplicates.
-func index(g *extract.Graph, ident identity) side {
-	s := side{
-		nodeIdx: make(map[string]int, len(g.Nodes)),
-		nodeID:  make(map[string]string, len(g.Nodes)),
-		edgeIdx: make(map[string]int, len(g.Edges)),
-		ident:   ident,
+func newInterner(n int) *interner {
+	return &interner{ids: make(map[string]int32, n), strs: make([]string, 0, n)}
+}
+
+func (in *interner) id(s string) int32 {
+	if v, ok := in.ids[s]; ok {
+		return v
 	}
-	s.nodeOrder = make([]int, 0, len(g.Nodes))
-	s.nodeIDs = make([]string, 0, len(g.Nodes))
+	v := int32(len(in.strs))
+	in.ids[s] = v
+	in.strs = append(in.strs, s)
+	return v
+}
+
+// edgeKey is an edge identity in numbers; label is -1 when labels are
+// ignored.
+type edgeKey struct{ src, label, tgt int32 }
+
+func (k edgeKey) cmp(o edgeKey) int {
+	return cmp.Or(cmp.Compare(k.src, o.src), cmp.Compare(k.label, o.label), cmp.Compare(k.tgt, o.tgt))
+}
+
+// side is one graph with its items numbered.
+type side struct {
+	nodeOrder []int   // indexes of kept nodes (first of each identity), in input order
+	nodeIDs   []int32 // identity of each kept node, parallel to nodeOrder
+	nodeFirst []int32 // identity -> index of its kept node, -1 for none
+	edgeOrder []int   // indexes of kept edges, in input order
+	// Per edge of the graph: the source endpoint as written (for the
+	// direction), the two ends as matched and the label's number.
+	srcRaw, src, tgt, label []int32
+	edgeDup, nodeDup        int
+}
+
+// numberSides numbers the nodes and edges of a and b by the matching
+// rules of ident.
+func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
+	// Node identities: the costly normalisation runs for both graphs at
+	// once; numbering them is one pass.
+	var ida []string
+	done := make(chan struct{})
+	go func() {
+		ida = nodeIdentities(a, newIdentity(Options{IgnoreType: ident.ignoreType}))
+		close(done)
+	}()
+	idb := nodeIdentities(b, ident)
+	<-done
+	in := newInterner(len(a.Nodes) + len(b.Nodes))
+	labels := newInterner(16)
+	for _, x := range []struct {
+		g   *extract.Graph
+		ids []string
+		s   *side
+	}{{a, ida, &sa}, {b, idb, &sb}} {
+		g, s := x.g, x.s
+		keys := make(map[string]int32, len(g.Nodes))
+		nodeNum := make([]int32, len(g.Nodes))
+		for i := range g.Nodes {
+			nodeNum[i] = in.id(x.ids[i])
+			if _, ok := keys[g.Nodes[i].Key]; !ok {
+				keys[g.Nodes[i].Key] = nodeNum[i]
+			}
+		}
+		// Kept nodes: the first of each identity.
+		s.nodeOrder = make([]int, 0, len(g.Nodes))
+		s.nodeIDs = make([]int32, 0, len(g.Nodes))
+		first := make([]bool, len(in.strs))
+		for i, id := range nodeNum {
+			if first[id] {
+				s.nodeDup++
+				continue
+			}
+			first[id] = true
+			s.nodeOrder = append(s.nodeOrder, i)
+			s.nodeIDs = append(s.nodeIDs, id)
+		}
+		// Edges.
+		n := len(g.Edges)
+		s.srcRaw, s.src, s.tgt, s.label = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		endpoint := func(key string) int32 {
+			if v, ok := keys[key]; ok {
+				return v
+			}
+			e := extract.NormalizeName(key)
+			if !ident.ignoreType {
+				e += "\x1f"
+			}
+			return in.id(e)
+		}
+		labelNum := map[string]int32{}
+		for i := range g.Edges {
+			e := &g.Edges[i]
+			src, tgt := endpoint(e.Source), endpoint(e.Target)
+			s.srcRaw[i] = src
+			if ident.undirected && in.strs[tgt] < in.strs[src] {
+				src, tgt = tgt, src
+			}
+			s.src[i], s.tgt[i] = src, tgt
+			l, ok := labelNum[e.Label]
+			if !ok {
+				l = labels.id(extract.NormalizeName(e.Label))
+				labelNum[e.Label] = l
+			}
+			s.label[i] = l
+		}
+	}
+	// The node tables, now that every identity has its number.
+	for _, s := range []*side{&sa, &sb} {
+		s.nodeFirst = slices.Repeat([]int32{-1}, len(in.strs))
+		for k, i := range s.nodeOrder {
+			s.nodeFirst[s.nodeIDs[k]] = int32(i)
+		}
+	}
+	return sa, sb
+}
+
+// nodeIdentities names each node of g by ident.
+func nodeIdentities(g *extract.Graph, ident identity) []string {
+	out := make([]string, len(g.Nodes))
 	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		id := ident.node(n)
-		if _, ok := s.nodeID[n.Key]; !ok {
-			s.nodeID[n.Key] = id
-		}
-		if _, ok := s.nodeIdx[id]; ok {
-			s.nodeDup++
+		out[i] = ident.node(&g.Nodes[i])
+	}
+	return out
+}
+
+// edgeKeyOf is the identity of edge i of s, with or without its label.
+func (s *side) edgeKeyOf(i int, ignoreLabels bool) edgeKey {
+	k := edgeKey{src: s.src[i], label: s.label[i], tgt: s.tgt[i]}
+	if ignoreLabels {
+		k.label = -1
+	}
+	return k
+}
+
+// sortedEdges lists the edges of s as (identity, index), sorted, with
+// only the first edge (in input order) of each identity.
+func sortedEdges(s *side, n int, ignoreLabels bool) []keyedEdge {
+	all := make([]keyedEdge, n)
+	for i := range all {
+		all[i] = keyedEdge{s.edgeKeyOf(i, ignoreLabels), int32(i)}
+	}
+	slices.SortFunc(all, func(x, y keyedEdge) int { return cmp.Or(x.key.cmp(y.key), cmp.Compare(x.i, y.i)) })
+	out := all[:0]
+	for k, e := range all {
+		if k > 0 && e.key == all[k-1].key {
 			continue
 		}
-		s.nodeIdx[id] = i
-		s.nodeOrder = append(s.nodeOrder, i)
-		s.nodeIDs = append(s.nodeIDs, id)
+		out = append(out, e)
 	}
-	s.edgeOrder = make([]int, 0, len(g.Edges))
-	s.edgeIDs = make([]string, 0, len(g.Edges))
-	for i := range g.Edges {
-		e := &g.Edges[i]
-		id, _, _ := ident.edge(s.nodeID, e.Source, e.Label, e.Target)
-		if _, ok := s.edgeIdx[id]; ok {
-			s.edgeDup++
-			continue
+	return out
+}
+
+type keyedEdge struct {
+	key edgeKey
+	i   int32
+}
+
+// matchEdges merges the sorted edges of a and b: for each kept edge of a
+// (by index) the index of its match in b or -1, and whether each kept edge
+// of b has a match.
+func matchEdges(ka, kb []keyedEdge, na, nb int) (aToB []int32, bMatched []bool) {
+	aToB = slices.Repeat([]int32{-1}, na)
+	bMatched = make([]bool, nb)
+	for x, y := 0, 0; x < len(ka) && y < len(kb); {
+		switch c := ka[x].key.cmp(kb[y].key); {
+		case c < 0:
+			x++
+		case c > 0:
+			y++
+		default:
+			aToB[ka[x].i] = kb[y].i
+			bMatched[kb[y].i] = true
+			x++
+			y++
 		}
-		s.edgeIdx[id] = i
-		s.edgeOrder = append(s.edgeOrder, i)
-		s.edgeIDs = append(s.edgeIDs, id)
 	}
-	return s
+	return aToB, bMatched
 }
 
 // Compare computes the difference from a (before) to b (after). An invalid
 // Options.Reference is treated as RefNone; call Options.Validate to reject it.
 func Compare(a, b extract.Graph, opts Options) Result {
-	// Index both sides at once; each goroutine has its own identity (and
-	// label cache).
-	var sa, sb side
-	done := make(chan struct{})
-	go func() {
-		sa = index(&a, newIdentity(opts))
-		close(done)
-	}()
-	sb = index(&b, newIdentity(opts))
-	<-done
+	ident := newIdentity(opts)
+	sa, sb := numberSides(&a, &b, ident)
+	// Kept edges: the first of each identity, in input order.
+	ka, kb := sortedEdges(&sa, len(a.Edges), opts.IgnoreLabels), sortedEdges(&sb, len(b.Edges), opts.IgnoreLabels)
+	keep := func(s *side, k []keyedEdge, n int) {
+		kept := make([]bool, n)
+		for _, e := range k {
+			kept[e.i] = true
+		}
+		s.edgeOrder = make([]int, 0, len(k))
+		for i, ok := range kept {
+			if ok {
+				s.edgeOrder = append(s.edgeOrder, i)
+			}
+		}
+		s.edgeDup = n - len(k)
+	}
+	keep(&sa, ka, len(a.Edges))
+	keep(&sb, kb, len(b.Edges))
+	aToB, bMatched := matchEdges(ka, kb, len(a.Edges), len(b.Edges))
 
 	res := Result{
 		Nodes: NodeDiff{Added: []NodeItem{}, Removed: []NodeItem{}, Changed: []NodeChange{}},
@@ -312,8 +462,8 @@ func Compare(a, b extract.Graph, opts Options) Result {
 	for k, i := range sa.nodeOrder {
 		n := &a.Nodes[i]
 		bump(res.Summary.NodeTypes, n.Type, -1)
-		j, ok := sb.nodeIdx[sa.nodeIDs[k]]
-		if !ok {
+		j := sb.nodeFirst[sa.nodeIDs[k]]
+		if j < 0 {
 			res.Nodes.Removed = append(res.Nodes.Removed, NodeItem{Key: n.Key, Name: n.Name, Type: n.Type})
 			continue
 		}
@@ -326,31 +476,32 @@ func Compare(a, b extract.Graph, opts Options) Result {
 	for k, j := range sb.nodeOrder {
 		n := &b.Nodes[j]
 		bump(res.Summary.NodeTypes, n.Type, +1)
-		if _, ok := sa.nodeIdx[sb.nodeIDs[k]]; !ok {
+		if sa.nodeFirst[sb.nodeIDs[k]] < 0 {
 			res.Nodes.Added = append(res.Nodes.Added, NodeItem{Key: n.Key, Name: n.Name, Type: n.Type})
 		}
 	}
 	nt.Added, nt.Removed, nt.Changed = len(res.Nodes.Added), len(res.Nodes.Removed), len(res.Nodes.Changed)
 
-	// Edges: the same walk over the edge identities, in input order.
+	// Edges: the same walk over the kept edges, in input order.
 	matchedEdges := 0
-	for k, i := range sa.edgeOrder {
+	for _, i := range sa.edgeOrder {
 		e := &a.Edges[i]
 		bump(res.Summary.EdgeLabels, e.Label, -1)
-		j, ok := sb.edgeIdx[sa.edgeIDs[k]]
-		if !ok {
+		j := aToB[i]
+		if j < 0 {
 			res.Edges.Removed = append(res.Edges.Removed, EdgeItem{Source: e.Source, Target: e.Target, Label: e.Label})
 			continue
 		}
 		matchedEdges++
-		if c, changed := compareEdges(e, &b.Edges[j], &sa, &sb, opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
+		direction := ident.undirected && sa.srcRaw[i] != sb.srcRaw[j]
+		if c, changed := compareEdges(e, &b.Edges[j], direction, opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
 			res.Edges.Changed = append(res.Edges.Changed, c)
 		}
 	}
-	for k, j := range sb.edgeOrder {
+	for _, j := range sb.edgeOrder {
 		e := &b.Edges[j]
 		bump(res.Summary.EdgeLabels, e.Label, +1)
-		if _, ok := sa.edgeIdx[sb.edgeIDs[k]]; !ok {
+		if !bMatched[j] {
 			res.Edges.Added = append(res.Edges.Added, EdgeItem{Source: e.Source, Target: e.Target, Label: e.Label})
 		}
 	}
@@ -371,39 +522,22 @@ func Compare(a, b extract.Graph, opts Options) Result {
 		}
 		// The other edge score: with labels when they were ignored, and
 		// without them otherwise.
-		other := opts
-		other.IgnoreLabels = !opts.IgnoreLabels
-		m, na, nb := edgeOverlap(&a, &b, &sa, &sb, other)
+		oa, ob := sortedEdges(&sa, len(a.Edges), !opts.IgnoreLabels), sortedEdges(&sb, len(b.Edges), !opts.IgnoreLabels)
+		_, om := matchEdges(oa, ob, len(a.Edges), len(b.Edges))
+		m := 0
+		for _, ok := range om {
+			if ok {
+				m++
+			}
+		}
 		if opts.IgnoreLabels {
-			s.Unlabelled, s.Labelled = s.Edges, score(m, na, nb)
+			s.Unlabelled, s.Labelled = s.Edges, score(m, len(oa), len(ob))
 		} else {
-			s.Labelled, s.Unlabelled = s.Edges, score(m, na, nb)
+			s.Labelled, s.Unlabelled = s.Edges, score(m, len(oa), len(ob))
 		}
 		res.Score = s
 	}
 	return res
-}
-
-// edgeOverlap counts the distinct edge identities of a and b under opts
-// and how many they share, using the node identities already indexed.
-func edgeOverlap(a, b *extract.Graph, sa, sb *side, opts Options) (matched, na, nb int) {
-	ident := newIdentity(opts)
-	ids := func(g *extract.Graph, s *side) map[string]struct{} {
-		out := make(map[string]struct{}, len(g.Edges))
-		for i := range g.Edges {
-			e := &g.Edges[i]
-			id, _, _ := ident.edge(s.nodeID, e.Source, e.Label, e.Target)
-			out[id] = struct{}{}
-		}
-		return out
-	}
-	ia, ib := ids(a, sa), ids(b, sb)
-	for id := range ia {
-		if _, ok := ib[id]; ok {
-			matched++
-		}
-	}
-	return matched, len(ia), len(ib)
 }
 
 // IsEmpty reports whether the result records no difference at all.
@@ -458,7 +592,7 @@ func differs(a, b string, ref bool) bool {
 
 // compareEdges lists what differs between two matched edges of the indexed
 // sides sa and sb. With ref and noDesc set, as for compareNodes.
-func compareEdges(a, b *extract.Edge, sa, sb *side, ref, noDesc bool) (EdgeChange, bool) {
+func compareEdges(a, b *extract.Edge, direction, ref, noDesc bool) (EdgeChange, bool) {
 	c := EdgeChange{
 		A:         EdgeItem{Source: a.Source, Target: a.Target, Label: a.Label},
 		B:         EdgeItem{Source: b.Source, Target: b.Target, Label: b.Label},
@@ -468,7 +602,7 @@ func compareEdges(a, b *extract.Edge, sa, sb *side, ref, noDesc bool) (EdgeChang
 	if a.Label != b.Label {
 		c.Fields = append(c.Fields, "label")
 	}
-	if sa.ident.undirected && sa.ident.endpoint(sa.nodeID, a.Source) != sb.ident.endpoint(sb.nodeID, b.Source) {
+	if direction {
 		c.Fields = append(c.Fields, "direction")
 	}
 	if differs(a.Keywords, b.Keywords, ref) {

@@ -135,8 +135,10 @@ type Options struct {
 // Extractor is the nlp strategy. It is safe for concurrent use.
 type Extractor struct {
 	model *prose.Model
-	types typeMapper
-	opts  Options
+	// tagger tags chunks (see tagger.go); model still recognises entities.
+	tagger *tagger
+	types  typeMapper
+	opts   Options
 
 	// skipCorrections turns off the typing rules, the junk filters and the
 	// per-name vote (types then come from prose's recogniser alone); tests
@@ -178,8 +180,13 @@ func New(opts Options) (*Extractor, error) {
 	if model == nil {
 		return nil, extract.Errorf(extract.KindInternal, "load the prose model")
 	}
+	tg, err := newTagger()
+	if err != nil {
+		return nil, extract.Wrap(extract.KindInternal, err, "load the tagger model")
+	}
 	return &Extractor{
 		model:    model,
+		tagger:   tg,
 		types:    newTypeMapper(opts.EntityTypes, opts.TypeMap),
 		opts:     opts,
 		tables:   map[string]*docEntry{},
@@ -246,14 +253,25 @@ type tok struct {
 // offsets are the chunk's): name candidates, dates and numbers, typing,
 // junk filters, the per-name type vote and the short-form aliases.
 func (e *Extractor) english(doc extract.Document, text string, at int, tables *docTables) ([]entity, []span, []tok, []int) {
+	// prose tokenises; the tagger (prose's, laid out for speed) tags.
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
+		prose.WithTagging(false),
 		prose.WithExtraction(false),
 		prose.UsingModel(e.model))
 	if err != nil {
 		return nil, nil, nil, nil
 	}
-	toks := fixTokens(text, alignTokens(text, pd.Tokens()))
+	ptoks := pd.Tokens()
+	words := make([]string, len(ptoks))
+	for i := range ptoks {
+		words[i] = ptoks[i].Text
+	}
+	toks := alignTokens(text, ptoks)
+	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(words)) {
+		toks[i].tag = t
+	}
+	toks = fixTokens(text, toks)
 	sents, sentOf := tokenSentences(text, toks)
 
 	rb := &runBuilder{text: text, toks: toks, sentOf: sentOf, tables: tables}

@@ -1,14 +1,14 @@
 //go:build unix
 
-package diff
+package testdata
 
 import (
 	"syscall"
 	"testing"
 )
 
-// cpuTime returns the user and system CPU seconds used by the process.
-func cpuTime(tb testing.TB) float64 {
+// CPUSeconds returns the user and system CPU seconds used by the process.
+func CPUSeconds(tb testing.TB) float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		tb.Fatal(err)

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package diff
-
-import "testing"
-
-// cpuTime is not measured on this platform.
-func cpuTime(testing.TB) float64 { return 0 }

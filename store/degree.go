@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// A node's degree column counts the version's edges at the node whose both
+// ends are nodes of the version, a self-loop once: the degree
+// extract.SelectSubgraph computes over the whole graph. The graph API
+// ranks, filters and cuts by it through the (version_id, degree, key)
+// index instead of loading the graph. Every write keeps it current: a
+// graph written into an empty version gets degrees counted in memory with
+// its rows; any other write recounts, in SQL, the nodes it may have
+// changed (the nodes written, the ends of the edges written and the
+// neighbours of the nodes written, whose dangling edges may now count).
+
+// graphDegrees counts the degree of each of nodes (keys unique) over edges
+// (unique by source, label and target), in the order of nodes.
+func graphDegrees(nodes []extract.Node, edges []extract.Edge) []int64 {
+	idx := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		idx[n.Key] = i
+	}
+	deg := make([]int64, len(nodes))
+	for _, e := range edges {
+		s, ok1 := idx[e.Source]
+		t, ok2 := idx[e.Target]
+		if !ok1 || !ok2 {
+			continue
+		}
+		deg[s]++
+		if t != s {
+			deg[t]++
+		}
+	}
+	return deg
+}
+
+// degreeSQL is the degree of the row of nodes being updated, counted from
+// the edge indexes.
+func degreeSQL(dia string) string {
+	return `(SELECT COUNT(*) FROM edges e WHERE e.version_id = nodes.version_id AND e.source = nodes."key"
+	AND EXISTS (SELECT 1 FROM nodes t WHERE t.version_id = e.version_id AND t."key" = e.target))
+ + (SELECT COUNT(*) FROM ` + edgesByTarget(dia, "e") + ` WHERE e.version_id = nodes.version_id AND e.target = nodes."key" AND e.source <> e.target
+	AND EXISTS (SELECT 1 FROM nodes s WHERE s.version_id = e.version_id AND s."key" = e.source))`
+}
+
+// edgesByTarget names the edges table for a query by target. SQLite, left
+// to itself, reads such a query through the covering (version, source,
+// label, target) index, that is every edge of the version, rather than
+// the (version, target) one.
+// The table takes the alias as.
+func edgesByTarget(dia, as string) string {
+	t := strings.TrimSpace("edges " + as)
+	if dia == dialect.SQLite {
+		return t + " INDEXED BY edge_version_id_target"
+	}
+	return t
+}
+
+// execQuerier is what the degree statements run on: a transaction or the
+// database.
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// refreshDegrees recounts the degree of the version's nodes with the given
+// keys, or of all its nodes when all is set.
+func refreshDegrees(ctx context.Context, q execQuerier, dia string, versionID int, keys []string, all bool) error {
+	if all {
+		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+" WHERE version_id = ?"), versionID)
+		if err != nil {
+			return fmt.Errorf("count degrees: %w", err)
+		}
+		return nil
+	}
+	return forKeys(keys, dia, func(in string, args []any) error {
+		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+` WHERE version_id = ? AND "key" `+in),
+			append([]any{versionID}, args...)...)
+		if err != nil {
+			return fmt.Errorf("count degrees: %w", err)
+		}
+		return nil
+	})
+}
+
+// neighbourKeys returns the keys at the other end of the version's edges
+// at the given nodes (each at most once, in no particular order).
+func neighbourKeys(ctx context.Context, q execQuerier, dia string, versionID int, keys []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, side := range [][3]string{{"source", "target", "edges"}, {"target", "source", edgesByTarget(dia, "")}} {
+		err := forKeys(keys, dia, func(in string, args []any) error {
+			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
+				append([]any{versionID}, args...)...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					return err
+				}
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, k)
+				}
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("neighbours: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// refreshWritten recounts the degrees a write of nodes and edges into a
+// version that held rows may have changed.
+func refreshWritten(ctx context.Context, q execQuerier, dia string, versionID int, nodes []extract.Node, edges []extract.Edge) error {
+	seen := map[string]bool{}
+	var keys, written []string
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, n := range nodes {
+		add(n.Key)
+		written = append(written, n.Key)
+	}
+	for _, e := range edges {
+		add(e.Source)
+		add(e.Target)
+	}
+	nb, err := neighbourKeys(ctx, q, dia, versionID, written)
+	if err != nil {
+		return err
+	}
+	for _, k := range nb {
+		add(k)
+	}
+	return refreshDegrees(ctx, q, dia, versionID, keys, false)
+}
+
+// forKeys calls fn with an IN (or = ANY) test and its arguments for keys,
+// in batches of BatchSize on SQLite and all at once on PostgreSQL.
+func forKeys(keys []string, dia string, fn func(in string, args []any) error) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if dia == dialect.Postgres {
+		return fn("= ANY(?::text[])", []any{keys})
+	}
+	for start := 0; start < len(keys); start += BatchSize {
+		part := keys[start:min(start+BatchSize, len(keys))]
+		args := make([]any, len(part))
+		for i, k := range part {
+			args[i] = k
+		}
+		if err := fn("IN (?"+strings.Repeat(",?", len(part)-1)+")", args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebind turns ? placeholders into $n on PostgreSQL. The statements it is
+// given hold no ? of their own.
+func rebind(dia, q string) string {
+	if dia != dialect.Postgres {
+		return q
+	}
+	var sb strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			fmt.Fprintf(&sb, "$%d", n)
+			continue
+		}
+		sb.WriteByte(q[i])
+	}
+	return sb.String()
+}
+
+// versionEmpty says whether a version holds no nodes and no edges.
+func versionEmpty(ctx context.Context, q execQuerier, dia string, versionID int) (bool, error) {
+	rows, err := q.QueryContext(ctx, rebind(dia, `SELECT EXISTS (SELECT 1 FROM nodes WHERE version_id = ?) OR EXISTS (SELECT 1 FROM edges WHERE version_id = ?)`),
+		versionID, versionID)
+	if err != nil {
+		return false, fmt.Errorf("version rows: %w", err)
+	}
+	defer rows.Close()
+	var any bool
+	if rows.Next() {
+		if err := rows.Scan(&any); err != nil {
+			return false, fmt.Errorf("version rows: %w", err)
+		}
+	}
+	return !any, rows.Err()
+}
+
+// backfillDegrees counts the degrees of versions written before the
+// degree column existed: those with edges and no node of degree above 0.
+// It reads two index entries per version when there is nothing to do.
+func (s *Store) backfillDegrees(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM extraction_versions v WHERE EXISTS (SELECT 1 FROM edges e WHERE e.version_id = v.id)
+		AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.version_id = v.id AND n.degree > 0)`)
+	if err != nil {
+		return fmt.Errorf("versions to count degrees of: %w", err)
+	}
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.inTx(ctx, func(b *writeTx) error {
+			return refreshDegrees(ctx, b, s.Dialect, id, nil, true)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
