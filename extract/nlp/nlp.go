@@ -312,7 +312,39 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	for i := range ents {
 		e.fold(&ents[i], tables)
 	}
+	if !e.skipCorrections {
+		foldLocal(ents)
+	}
 	return ents, sents, toks, sentOf
+}
+
+// foldLocal replaces a lone word typed on weak evidence (the recogniser's
+// guess, or none) by the one person's full name in the chunk that ends
+// with it: "Lovelace" after "Ada Lovelace" when no word list knew "Ada".
+// A cue around the word ("in Lovelace") or a title keeps it apart, and a
+// surname two full names share stays as it is.
+func foldLocal(ents []entity) {
+	full := map[string]string{}
+	for _, en := range ents {
+		if en.cat != catPerson || !strings.Contains(en.name, " ") || !allCapitalised(en.name) {
+			continue
+		}
+		last := en.name[strings.LastIndexByte(en.name, ' ')+1:]
+		if prev, ok := full[last]; ok && prev != en.name {
+			full[last] = ""
+			continue
+		}
+		full[last] = en.name
+	}
+	for i := range ents {
+		en := &ents[i]
+		if en.tokFirst < 0 || en.tokFirst != en.tokLast || en.ev > evNER || en.title != "" || strings.Contains(en.name, " ") {
+			continue
+		}
+		if name := full[en.name]; name != "" {
+			en.name, en.cat = name, catPerson
+		}
+	}
 }
 
 // leadCandidate makes a candidate of the document's lead subject (see
@@ -377,6 +409,17 @@ func (e *Extractor) fold(en *entity, tables *docTables) {
 		return
 	}
 	en.name, en.cat = full, catPerson
+}
+
+// allCapitalised reports whether every word of name starts with an upper
+// case letter: "Ada Lovelace", not "Scrooge and Marley".
+func allCapitalised(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // alignTokens finds each token's byte offsets in text. prose rewrites

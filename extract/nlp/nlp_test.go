@@ -307,3 +307,43 @@ func TestExtractor_Golden(t *testing.T) {
 		t.Errorf("graph differs from %s; actual written to %s.actual", golden, golden)
 	}
 }
+
+// TestExtractor_FoldsSurnameInChunk: a surname alone stands for the one
+// full name in its chunk ending with it, even when no word list knows the
+// given name; a firm named after two people and a surname two people share
+// are not folded.
+func TestExtractor_FoldsSurnameInChunk(t *testing.T) {
+	e := mustNew(t, Options{})
+	for _, c := range []struct {
+		text, short, full string
+		folded            bool
+	}{
+		{"Ada Lovelace met Charles Babbage in London in 1833. Lovelace translated an article by Luigi Menabrea. " +
+			"In Italy, Menabrea later became prime minister. The notes by Lovelace were longer than the article.", "lovelace", "ada lovelace", true},
+		{"Ada Lovelace met Charles Babbage in London in 1833. Lovelace translated an article by Luigi Menabrea. " +
+			"In Italy, Menabrea later became prime minister.", "menabrea", "luigi menabrea", true},
+		{"Zora Quell met Otto Quell in Paris. Quell wrote a letter.", "quell", "", false},
+	} {
+		doc, err := extract.ReadDocument("a.txt", []byte(c.text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := extractDoc(t, e, doc)
+		short := nodeByKey(g, c.short)
+		if c.folded {
+			full := nodeByKey(g, c.full)
+			if short != nil || full == nil || full.Type != "Person" {
+				t.Errorf("%q: short node %v, full node %+v", c.short, short != nil, full)
+			}
+		} else if short != nil && short.Type == "Person" && len(short.Mentions) == 0 {
+			t.Errorf("%q: unexpected %+v", c.short, short)
+		}
+		if !c.folded {
+			for _, n := range g.Nodes {
+				if (n.Key == "zora quell" || n.Key == "otto quell") && len(n.Mentions) > 1 {
+					t.Errorf("%s took the shared surname: %d mentions", n.Key, len(n.Mentions))
+				}
+			}
+		}
+	}
+}
