@@ -46,6 +46,10 @@ type App struct {
 	qmu     sync.Mutex
 	queue   store.Queue
 	workers int
+	// shared runs jobs for the callers of Wait while no workers of the
+	// process's own run; sharedUsers counts them.
+	shared      *Worker
+	sharedUsers int
 	// docMu guards docCache: the documents chunk jobs read last.
 	docMu    sync.Mutex
 	docCache []cachedDoc

@@ -244,11 +244,43 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	return &Worker{q: q}, nil
 }
 
-// hasWorker reports whether this process runs job workers.
-func (a *App) hasWorker() bool {
+// holdWorker makes sure job workers run in this process until release:
+// the process's own (StartWorker) or one shared by every waiting caller,
+// stopped when the last of them releases it.
+func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), err error) {
 	a.qmu.Lock()
 	defer a.qmu.Unlock()
-	return a.workers > 0
+	if a.workers > 0 {
+		return func() {}, nil
+	}
+	if a.shared == nil {
+		q, err := a.newQueue(true, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
+			return nil, fmt.Errorf("start workers: %w", err)
+		}
+		a.shared = &Worker{q: q}
+	}
+	a.sharedUsers++
+	return func() {
+		a.qmu.Lock()
+		a.sharedUsers--
+		w := a.shared
+		if a.sharedUsers > 0 {
+			w = nil
+		} else {
+			a.shared = nil
+		}
+		a.qmu.Unlock()
+		if w != nil {
+			// Unlocked: a job finishing meanwhile may need the queue.
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = w.Stop(sctx)
+			cancel()
+		}
+	}, nil
 }
 
 // jobMeta tags a version's jobs, so they can be listed and canceled.

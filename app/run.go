@@ -86,20 +86,11 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 // Wait works on the queued jobs (with workers of its own when the process
 // runs none) until the version has ended, reporting progress.
 func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
-	if !a.hasWorker() {
-		wctx, cancel := context.WithCancel(ctx)
-		w, err := a.StartWorker(wctx, o)
-		if err != nil {
-			cancel()
-			return err
-		}
-		defer func() {
-			sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			_ = w.Stop(sctx)
-			scancel()
-			cancel()
-		}()
+	release, err := a.holdWorker(ctx, o)
+	if err != nil {
+		return err
 	}
+	defer release()
 	begin := time.Now()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
