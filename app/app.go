@@ -50,6 +50,11 @@ type App struct {
 	// process's own run; sharedUsers counts them.
 	shared      *Worker
 	sharedUsers int
+	// started are the workers StartWorker started (see Shutdown).
+	started []*Worker
+	// waitMu guards waiters: the callers of Wait, by version.
+	waitMu  sync.Mutex
+	waiters map[int][]*waiter
 	// docMu guards docCache: the documents chunk jobs read last.
 	docMu    sync.Mutex
 	docCache []cachedDoc

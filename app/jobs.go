@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -232,8 +234,10 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	if err := q.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start workers: %w", err)
 	}
+	w := &Worker{q: q}
 	a.qmu.Lock()
 	a.workers++
+	a.started = append(a.started, w)
 	a.qmu.Unlock()
 	go func() {
 		<-ctx.Done()
@@ -241,7 +245,19 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 		a.workers--
 		a.qmu.Unlock()
 	}()
-	return &Worker{q: q}, nil
+	return w, nil
+}
+
+// Shutdown stops the workers StartWorker started; jobs still running when
+// ctx ends are canceled and run again elsewhere (or on the next start).
+func (a *App) Shutdown(ctx context.Context) {
+	a.qmu.Lock()
+	ws := a.started
+	a.started = nil
+	a.qmu.Unlock()
+	for _, w := range ws {
+		_ = w.Stop(ctx)
+	}
 }
 
 // holdWorker makes sure job workers run in this process until release:
@@ -281,6 +297,65 @@ func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), 
 			cancel()
 		}
 	}, nil
+}
+
+// waiter is a caller of Wait in this process: the jobs of its version that
+// run here report progress to it and stop when its context ends, as a
+// foreground run always did.
+type waiter struct {
+	ctx      context.Context
+	mu       sync.Mutex // serialises calls to progress
+	progress func(extract.Progress)
+}
+
+func (w *waiter) report(p extract.Progress) {
+	if w.progress == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.progress(p)
+}
+
+// addWaiter registers a waiter of a version until the returned remove.
+func (a *App) addWaiter(id int, w *waiter) (remove func()) {
+	a.waitMu.Lock()
+	defer a.waitMu.Unlock()
+	if a.waiters == nil {
+		a.waiters = map[int][]*waiter{}
+	}
+	a.waiters[id] = append(a.waiters[id], w)
+	return func() {
+		a.waitMu.Lock()
+		defer a.waitMu.Unlock()
+		a.waiters[id] = slices.DeleteFunc(a.waiters[id], func(x *waiter) bool { return x == w })
+		if len(a.waiters[id]) == 0 {
+			delete(a.waiters, id)
+		}
+	}
+}
+
+// waitersOf returns the waiters of a version.
+func (a *App) waitersOf(id int) []*waiter {
+	a.waitMu.Lock()
+	defer a.waitMu.Unlock()
+	return slices.Clone(a.waiters[id])
+}
+
+// errWaiterGone cancels a job whose local waiter stopped waiting.
+var errWaiterGone = errors.New("the run was interrupted")
+
+// jobProgress reports a job's progress to the version's local waiters.
+func (a *App) jobProgress(id int) func(extract.Progress) {
+	ws := a.waitersOf(id)
+	if len(ws) == 0 {
+		return nil
+	}
+	return func(p extract.Progress) {
+		for _, w := range ws {
+			w.report(p)
+		}
+	}
 }
 
 // jobMeta tags a version's jobs, so they can be listed and canceled.
@@ -370,6 +445,10 @@ func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, r
 func (a *App) watchVersion(ctx context.Context, id int) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
+	var stops []func() bool
+	for _, w := range a.waitersOf(id) {
+		stops = append(stops, context.AfterFunc(w.ctx, func() { cancel(errWaiterGone) }))
+	}
 	go func() {
 		t := time.NewTicker(300 * time.Millisecond)
 		defer t.Stop()
@@ -388,7 +467,13 @@ func (a *App) watchVersion(ctx context.Context, id int) (context.Context, func()
 			}
 		}
 	}()
-	return ctx, func() { close(done); cancel(nil) }
+	return ctx, func() {
+		for _, s := range stops {
+			s()
+		}
+		close(done)
+		cancel(nil)
+	}
 }
 
 // active loads a version and reports whether it still runs.
@@ -427,7 +512,12 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 		if ctx.Err() != nil {
 			return err // stopped or timed out: River tries again
 		}
-		final := job.Attempt >= job.MaxAttempts || extract.KindOf(err) == extract.KindInternal && !isProviderErr(err)
+		// A provider's answer (a 429 or 500 after the client's own
+		// backed-off retries) or a chunk it refuses settles the chunk
+		// failed at once, as a run always did: retry or resume asks it
+		// again. Anything else (a timeout, a database error) is tried
+		// again with backoff, up to the last attempt.
+		final := job.Attempt >= job.MaxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
 		ce := extract.ChunkErrorOf(ref, err)
 		msg := ce.Status + ": " + ce.Message
 		all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect, msg, final)
@@ -582,7 +672,7 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	}
 	wctx, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
-	err = a.finish(wctx, v)
+	err = a.finish(wctx, v, a.jobProgress(v.ID))
 	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
 		return river.JobCancel(store.ErrNotActive)
 	}

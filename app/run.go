@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,10 +42,6 @@ func (a *App) Cancel(id int) bool {
 	}
 	return n > 0
 }
-
-// Shutdown is kept for callers that stop the application: workers are
-// stopped through their own Worker.Stop.
-func (a *App) Shutdown(ctx context.Context) {}
 
 // Resume queues again every version left queued or running whose jobs
 // are all gone (e.g. queued before the jobs were), so the workers finish
@@ -86,6 +83,8 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 // Wait works on the queued jobs (with workers of its own when the process
 // runs none) until the version has ended, reporting progress.
 func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
+	w := &waiter{ctx: ctx, progress: progress}
+	defer a.addWaiter(id, w)()
 	release, err := a.holdWorker(ctx, o)
 	if err != nil {
 		return err
@@ -99,9 +98,7 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		if err != nil {
 			return err
 		}
-		if progress != nil {
-			progress(extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)})
-		}
+		w.report(extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)})
 		switch v.Status {
 		case store.StatusDone:
 			return nil
@@ -122,12 +119,12 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 // runs the other routes and the steps that need every chunk, and records
 // the outcome. A canceled context leaves the version as it is, for the
 // job to run again; other errors mark it failed.
-func (a *App) finish(ctx context.Context, v store.Version) error {
+func (a *App) finish(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
 	begin := time.Now()
 	if v.StartedAt != nil {
 		begin = *v.StartedAt
 	}
-	err := a.run(ctx, v, nil)
+	err := a.run(ctx, v, progress)
 	if err == nil {
 		// The duplicate decisions taken on earlier versions.
 		err = a.applyDecisions(ctx, v)
@@ -170,10 +167,49 @@ func (m stagedChunks) Extract(_ context.Context, doc extract.Document, ch extrac
 	case !ok:
 		return extract.ChunkResult{}, extract.Errorf(extract.KindInternal, "chunk %d of %q was not extracted", ch.Index, doc.Name)
 	case st.Failed:
-		return extract.ChunkResult{}, extract.Errorf(extract.KindUnavailable, "%s", st.Error)
+		return extract.ChunkResult{}, stagedError(st.Error)
 	}
 	return st.Result, nil
 }
+
+// stagedError turns a chunk job's stored "status: message" back into an
+// error that extract.ChunkErrorOf reads the same status and message from.
+func stagedError(text string) error {
+	status, msg, ok := strings.Cut(text, ": ")
+	if !ok {
+		return extract.Errorf(extract.KindUnavailable, "%s", text)
+	}
+	e := &statusError{msg: msg, causes: []error{&extract.Error{Kind: extract.KindUnavailable, Message: msg}}}
+	switch {
+	case status == "timeout":
+		e.causes = append(e.causes, context.DeadlineExceeded)
+	case status == "invalid":
+		e.causes[0] = &extract.Error{Kind: extract.KindInvalid, Message: msg}
+	case strings.HasPrefix(status, "HTTP "):
+		code, _ := strconv.Atoi(strings.TrimPrefix(status, "HTTP "))
+		return &httpStatusError{statusError: *e, code: code}
+	}
+	return e
+}
+
+// statusError is a chunk failure read back from a chunk job: its message,
+// with its kind (and a timeout's cause) in its chain.
+type statusError struct {
+	msg    string
+	causes []error
+}
+
+func (e *statusError) Error() string   { return e.msg }
+func (e *statusError) Unwrap() []error { return e.causes }
+
+// httpStatusError is a provider's failing answer read back from a chunk job.
+type httpStatusError struct {
+	statusError
+	code int
+}
+
+// HTTPStatus returns the provider's status code.
+func (e *httpStatusError) HTTPStatus() int { return e.code }
 
 func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
