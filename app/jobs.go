@@ -345,8 +345,10 @@ func (a *App) waitersOf(id int) []*waiter {
 // errWaiterGone cancels a job whose local waiter stopped waiting.
 var errWaiterGone = errors.New("the run was interrupted")
 
-// jobProgress reports a job's progress to the version's local waiters.
-func (a *App) jobProgress(id int) func(extract.Progress) {
+// jobProgress reports a job's progress to the version's local waiters; a
+// waiter that stops waiting in its progress call stops the job before it
+// takes another chunk (cancel is the job's).
+func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.Progress) {
 	ws := a.waitersOf(id)
 	if len(ws) == 0 {
 		return nil
@@ -354,6 +356,9 @@ func (a *App) jobProgress(id int) func(extract.Progress) {
 	return func(p extract.Progress) {
 		for _, w := range ws {
 			w.report(p)
+			if w.ctx.Err() != nil {
+				cancel(errWaiterGone)
+			}
 		}
 	}
 }
@@ -442,7 +447,7 @@ func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, r
 
 // watchVersion returns a context canceled when the version stops being
 // queued or running (a cancel from any instance), checked every interval.
-func (a *App) watchVersion(ctx context.Context, id int) (context.Context, func()) {
+func (a *App) watchVersion(ctx context.Context, id int) (context.Context, context.CancelCauseFunc, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var stops []func() bool
@@ -467,7 +472,7 @@ func (a *App) watchVersion(ctx context.Context, id int) (context.Context, func()
 			}
 		}
 	}()
-	return ctx, func() {
+	return ctx, cancel, func() {
 		for _, s := range stops {
 			s()
 		}
@@ -501,7 +506,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	if err := a.store.MarkRunning(ctx, v.ID); err != nil {
 		return err
 	}
-	wctx, stop := a.watchVersion(ctx, v.ID)
+	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
 	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
 	all, err := a.extractChunk(wctx, v, ref, job.Attempt, args.Expect)
@@ -670,9 +675,9 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	if err := a.store.MarkRunning(ctx, v.ID); err != nil {
 		return err
 	}
-	wctx, stop := a.watchVersion(ctx, v.ID)
+	wctx, cancel, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
-	err = a.finish(wctx, v, a.jobProgress(v.ID))
+	err = a.finish(wctx, v, a.jobProgress(v.ID, cancel))
 	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
 		return river.JobCancel(store.ErrNotActive)
 	}
