@@ -711,7 +711,10 @@ func (a *App) versionJobs(ctx context.Context, versionID int, states []rivertype
 		return nil, err
 	}
 	var out []*rivertype.JobRow
-	params := river.NewJobListParams().Metadata(string(jobMeta(versionID))).First(10000)
+	// The metadata filter as SQL both PostgreSQL and SQLite read (River's
+	// Metadata filter is PostgreSQL's only).
+	params := river.NewJobListParams().Where("metadata ->> 'version_id' = @version_id",
+		river.NamedArgs{"version_id": strconv.Itoa(versionID)}).First(10000)
 	if len(states) > 0 {
 		params = params.States(states...)
 	}
