@@ -165,10 +165,14 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 // WithAttrs implements slog.Handler.
-func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler { return quietHandler{h.Handler.WithAttrs(as)} }
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as)}
+}
 
 // WithGroup implements slog.Handler.
-func (h quietHandler) WithGroup(name string) slog.Handler { return quietHandler{h.Handler.WithGroup(name)} }
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
+}
 
 // newQueue builds a River client; with workers, it can run jobs.
 func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {

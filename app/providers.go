@@ -184,6 +184,9 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		}
 		pol.Concurrency = max(p.Concurrency, cfg.Concurrency)
 		pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
+		// On PostgreSQL the limits hold across every process (workers,
+		// servers) calling this provider and model.
+		pol.Gate = a.store.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, pol.Concurrency)
 		limited = llm.WithPolicy(base, pol)
 		a.clients[key] = limited
 	}

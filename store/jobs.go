@@ -10,7 +10,6 @@ import (
 
 	"entgo.io/ent/dialect"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -49,7 +48,7 @@ type Queue interface {
 func (s *Store) openRiver(ctx context.Context, dsn string) error {
 	switch s.Dialect {
 	case dialect.Postgres:
-		pool, err := pgxpool.New(ctx, dsn)
+		pool, err := newPGPool(ctx, dsn)
 		if err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "open job queue pool")
 		}
@@ -83,6 +82,10 @@ func (s *Store) migrateRiver(ctx context.Context) error {
 		var m *rivermigrate.Migrator[pgx.Tx]
 		if m, err = rivermigrate.New(riverpgxv5.New(s.pgPool), nil); err == nil {
 			_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		}
+		if err == nil {
+			// The provider limits shared by every process (limits.go).
+			_, err = conn.Exec(ctx, rateLimitsTable)
 		}
 	} else {
 		var m *rivermigrate.Migrator[*sql.Tx]
