@@ -55,9 +55,11 @@ type App struct {
 	// waitMu guards waiters: the callers of Wait, by version.
 	waitMu  sync.Mutex
 	waiters map[int][]*waiter
-	// docMu guards docCache: the documents chunk jobs read last.
+	// docMu guards docCache and runCache: the documents and versions
+	// chunk jobs read last.
 	docMu    sync.Mutex
 	docCache []cachedDoc
+	runCache []*jobRun
 
 	// vecMu guards vecCache: the vector indexes of the versions searched
 	// last (see vectorIndex).

@@ -183,7 +183,7 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 		RetryPolicy:          retryPolicy{},
 		JobTimeout:           o.JobTimeout,
 		RescueStuckJobsAfter: o.RescueAfter,
-		FetchCooldown:        20 * time.Millisecond,
+		FetchCooldown:        time.Millisecond,
 		FetchPollInterval:    200 * time.Millisecond,
 	}
 	if work {
@@ -373,20 +373,29 @@ func jobMeta(versionID int) []byte {
 }
 
 // Enqueue queues a version's jobs: one per text chunk not yet done, or the
-// final job at once when none is left. The version becomes queued.
-func (a *App) Enqueue(ctx context.Context, v store.Version) error {
+// final job at once when none is left. The version becomes queued; it is
+// returned as it stood then, before any worker took a job.
+func (a *App) Enqueue(ctx context.Context, v store.Version) (store.Version, error) {
+	queued, err := a.enqueue(ctx, v)
+	if err != nil {
+		return v, err
+	}
+	return queued, nil
+}
+
+func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Version, err error) {
 	q, err := a.inserter()
 	if err != nil {
-		return err
+		return queued, err
 	}
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
-		return err
+		return queued, err
 	}
 	routes, err := a.planRoutes(ctx, v, docs)
 	if err != nil {
 		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, store.StatusFailed, 0, errText(err))
-		return err
+		return queued, err
 	}
 	total := 0
 	var text []extract.Job
@@ -398,11 +407,11 @@ func (a *App) Enqueue(ctx context.Context, v store.Version) error {
 	}
 	finished, err := a.store.Sink(v.ID, 0).Finished(ctx)
 	if err != nil {
-		return err
+		return queued, err
 	}
 	staged, err := a.store.ReopenChunks(ctx, v.ID)
 	if err != nil {
-		return err
+		return queued, err
 	}
 	round := time.Now().UnixNano()
 	var pending []chunkArgs
@@ -419,11 +428,14 @@ func (a *App) Enqueue(ctx context.Context, v store.Version) error {
 		}
 	}
 	if err := a.store.QueueVersion(ctx, v.ID, total); err != nil {
-		return err
+		return queued, err
+	}
+	if queued, err = a.store.Version(ctx, v.ID); err != nil {
+		return queued, err
 	}
 	meta := jobMeta(v.ID)
 	if len(pending) == 0 {
-		return a.enqueueFinish(ctx, q, v.ID, round)
+		return queued, a.enqueueFinish(ctx, q, v.ID, round)
 	}
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
@@ -432,11 +444,11 @@ func (a *App) Enqueue(ctx context.Context, v store.Version) error {
 	}
 	for start := 0; start < len(params); start += 1000 {
 		if _, err := q.InsertMany(ctx, params[start:min(start+1000, len(params))]); err != nil {
-			return fmt.Errorf("queue chunk jobs: %w", err)
+			return queued, fmt.Errorf("queue chunk jobs: %w", err)
 		}
 	}
-	a.log.Info("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
-	return nil
+	a.log.Debug("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
+	return queued, nil
 }
 
 // enqueueFinish queues a version's final job, once per round.
@@ -500,20 +512,27 @@ func (a *App) activeVersion(ctx context.Context, id int) (store.Version, bool, e
 // workChunk extracts one chunk and stores its result.
 func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	args := job.Args
-	v, ok, err := a.activeVersion(ctx, args.VersionID)
+	st, err := a.store.VersionStatus(ctx, args.VersionID)
+	if err != nil && extract.KindOf(err) != extract.KindNotFound {
+		return err
+	}
+	if st != store.StatusQueued && st != store.StatusRunning {
+		return river.JobCancel(store.ErrNotActive)
+	}
+	run, err := a.jobRun(ctx, args.VersionID)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return river.JobCancel(store.ErrNotActive)
-	}
-	if err := a.store.MarkRunning(ctx, v.ID); err != nil {
-		return err
+	v := run.v
+	if st == store.StatusQueued {
+		if err := a.store.MarkRunning(ctx, v.ID); err != nil {
+			return err
+		}
 	}
 	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
 	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
-	all, err := a.extractChunk(wctx, v, ref, job.Attempt, args.Expect)
+	all, err := a.extractChunk(wctx, run, ref, job.Attempt, args.Expect)
 	if err != nil {
 		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
 			return river.JobCancel(store.ErrNotActive)
@@ -569,17 +588,13 @@ func (a *App) finishAfter(ctx context.Context, versionID int, round int64) error
 
 // extractChunk runs the version's extractor on one chunk and stages the
 // result; it reports whether every chunk is now settled.
-func (a *App) extractChunk(ctx context.Context, v store.Version, ref extract.ChunkRef, attempt, expect int) (bool, error) {
-	doc, chunk, err := a.jobChunk(ctx, v, ref)
+func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef, attempt, expect int) (bool, error) {
+	doc, chunk, err := a.jobChunk(ctx, run.v, ref)
 	if err != nil {
 		return false, err
 	}
-	ex, err := a.Extractor(ctx, v.Config)
-	if err != nil {
-		return false, err
-	}
-	sink := &stageSink{s: a.store, versionID: v.ID, attempt: attempt, expect: expect}
-	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, ex, sink, nil); err != nil {
+	sink := &stageSink{s: a.store, versionID: run.v.ID, attempt: attempt, expect: expect}
+	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, run.ex, sink, nil); err != nil {
 		return false, err
 	}
 	return sink.all, nil
@@ -602,6 +617,42 @@ func (k *stageSink) WriteChunk(ctx context.Context, res extract.ChunkResult) err
 	all, err := k.s.StageChunk(ctx, k.versionID, res, k.attempt, k.expect)
 	k.all = all
 	return err
+}
+
+// jobRun is what the chunk jobs of one version share in a process: the
+// version (its settings never change) and its extractor.
+type jobRun struct {
+	v  store.Version
+	ex extract.Extractor
+}
+
+// jobRun returns the version's jobRun, built once per process (the last
+// few versions are kept).
+func (a *App) jobRun(ctx context.Context, id int) (*jobRun, error) {
+	a.docMu.Lock()
+	for _, r := range a.runCache {
+		if r.v.ID == id {
+			a.docMu.Unlock()
+			return r, nil
+		}
+	}
+	a.docMu.Unlock()
+	v, err := a.store.Version(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := a.Extractor(ctx, v.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := &jobRun{v: v, ex: ex}
+	a.docMu.Lock()
+	a.runCache = append(a.runCache, r)
+	if len(a.runCache) > docCacheSize {
+		a.runCache = a.runCache[1:]
+	}
+	a.docMu.Unlock()
+	return r, nil
 }
 
 // docCacheSize is how many documents a process keeps for chunk jobs.

@@ -107,7 +107,7 @@ func TestJobs_ProviderLimitsHoldAcrossWorkers(t *testing.T) {
 	apps := pgApps(t, 3, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: inflight, RequestsPerMinute: rpm})
 	ctx := context.Background()
 	v := newTupleRun(t, apps[0], chunkText(chunks, 200), 200)
-	if err := apps[0].Enqueue(ctx, v); err != nil {
+	if _, err := apps[0].Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range apps {
@@ -150,7 +150,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	apps := pgApps(t, 2, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 2})
 	ctx := context.Background()
 	v := newTupleRun(t, apps[0], chunkText(40, 200), 200)
-	if err := apps[0].Enqueue(ctx, v); err != nil {
+	if _, err := apps[0].Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := apps[1].StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {

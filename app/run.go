@@ -20,7 +20,7 @@ import (
 func (a *App) Start(v store.Version) {
 	// The queuing outlives the request that asked for it.
 	ctx := context.Background()
-	if err := a.Enqueue(ctx, v); err != nil {
+	if _, err := a.Enqueue(ctx, v); err != nil {
 		a.log.Error("queue extraction", "version_id", v.ID, "extraction", v.Extraction, "error", err)
 		_ = a.store.FinishVersion(ctx, v.ID, store.StatusFailed, 0, errText(err))
 	}
@@ -61,7 +61,7 @@ func (a *App) Resume(ctx context.Context) error {
 			continue
 		}
 		a.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
-		if err := a.Enqueue(ctx, v); err != nil {
+		if _, err := a.Enqueue(ctx, v); err != nil {
 			return err
 		}
 	}
@@ -74,7 +74,7 @@ func (a *App) Resume(ctx context.Context) error {
 // version, and ctx's error when ctx ends first (the version stays queued
 // or running, for any worker to finish).
 func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
-	if err := a.Enqueue(ctx, v); err != nil {
+	if _, err := a.Enqueue(ctx, v); err != nil {
 		return err
 	}
 	return a.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})

@@ -73,10 +73,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *detach {
-		if err := runner.Enqueue(ctx, v); err != nil {
-			return err
-		}
-		if v, err = st.Version(ctx, v.ID); err != nil {
+		if v, err = runner.Enqueue(ctx, v); err != nil {
 			return err
 		}
 		if *asJSON {

@@ -311,3 +311,47 @@ func TestWorkers_DetachThenWorkerOnSQLite(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWorkers_PostgreSQL runs a provider-bound tuple run (128 chunks, a
+// model stand-in answering in 50 ms, two jobs at a time per worker) with 1,
+// 2 and 4 worker processes on one PostgreSQL database. Each iteration
+// queues a run (untimed) and times until the version is done.
+func BenchmarkWorkers_PostgreSQL(b *testing.B) {
+	dbURL := pgDatabase(b)
+	bin := buildBinary(b)
+	const chunks, size = 128, 200
+	text, fake := personText(b, chunks, size, 50*time.Millisecond)
+	file := filepath.Join(b.TempDir(), "persons.txt")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := procEnv(dbURL, fake)
+	st, err := store.Open(context.Background(), store.Options{URL: dbURL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	runs := 0
+	for _, n := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
+			var procs []*exec.Cmd
+			for range n {
+				procs = append(procs, startWorker(b, bin, env, "--concurrency", "2"))
+			}
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				runs++
+				id := detach(b, bin, env, fmt.Sprintf("bench%d", runs), file, size)
+				b.StartTimer()
+				waitDone(b, st, id, 5*time.Minute)
+			}
+			b.ReportMetric(float64(chunks*b.N)/b.Elapsed().Seconds(), "chunks/s")
+			b.StopTimer()
+			for _, p := range procs {
+				_ = p.Process.Signal(syscall.SIGTERM)
+				_ = p.Wait()
+			}
+		})
+	}
+}
