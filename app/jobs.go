@@ -754,8 +754,18 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 		return out, err
 	}
 	out.Counts = store.CountJobs(rows)
-	out.Errors, err = a.store.ChunkJobErrors(ctx, versionID)
-	return out, err
+	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
+		return out, err
+	}
+	// A chunk that failed for good ends its job as canceled (River retries
+	// any error it is given otherwise): count it as failed.
+	for _, e := range out.Errors {
+		if e.State == store.ChunkJobFailed && out.Counts.Canceled > 0 {
+			out.Counts.Canceled--
+			out.Counts.Failed++
+		}
+	}
+	return out, nil
 }
 
 // versionJobs lists a version's River jobs in the given states (all when
