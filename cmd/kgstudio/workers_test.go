@@ -145,6 +145,33 @@ func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) stor
 	}
 }
 
+// workerRig is what a worker test needs: a PostgreSQL database, the built
+// binary, a text of chunks in a file, the processes' environment (with the
+// model stand-in) and a store on the database.
+type workerRig struct {
+	dbURL, bin, file string
+	env              []string
+	st               *store.Store
+}
+
+func newWorkerRig(tb testing.TB, chunks, size int, latency time.Duration) workerRig {
+	tb.Helper()
+	w := workerRig{dbURL: pgDatabase(tb), bin: buildBinary(tb)}
+	text, fake := personText(tb, chunks, size, latency)
+	w.file = filepath.Join(tb.TempDir(), "persons.txt")
+	if err := os.WriteFile(w.file, []byte(text), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	w.env = procEnv(w.dbURL, fake)
+	st, err := store.Open(context.Background(), store.Options{URL: w.dbURL})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	w.st = st
+	return w
+}
+
 // graphText is a graph as comparable text: nodes and edges with their
 // names, types, descriptions and mention counts, sorted.
 func graphText(g extract.Graph) string {
@@ -167,20 +194,9 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs worker processes")
 	}
-	dbURL := pgDatabase(t)
-	bin := buildBinary(t)
 	const chunks, size = 40, 200
-	text, fake := personText(t, chunks, size, 100*time.Millisecond)
-	file := filepath.Join(t.TempDir(), "persons.txt")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := procEnv(dbURL, fake)
-	st, err := store.Open(context.Background(), store.Options{URL: dbURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	w := newWorkerRig(t, chunks, size, 100*time.Millisecond)
+	bin, file, env, st, dbURL := w.bin, w.file, w.env, w.st, w.dbURL
 
 	// The uninterrupted run, in the foreground.
 	clean := exec.Command(bin, "extract", "--json", "--name", "clean", "--strategy", "tuple", "--provider", "openai",
@@ -317,20 +333,9 @@ func TestWorkers_DetachThenWorkerOnSQLite(t *testing.T) {
 // 2 and 4 worker processes on one PostgreSQL database. Each iteration
 // queues a run (untimed) and times until the version is done.
 func BenchmarkWorkers_PostgreSQL(b *testing.B) {
-	dbURL := pgDatabase(b)
-	bin := buildBinary(b)
 	const chunks, size = 128, 200
-	text, fake := personText(b, chunks, size, 50*time.Millisecond)
-	file := filepath.Join(b.TempDir(), "persons.txt")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	env := procEnv(dbURL, fake)
-	st, err := store.Open(context.Background(), store.Options{URL: dbURL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	w := newWorkerRig(b, chunks, size, 50*time.Millisecond)
+	bin, file, env, st := w.bin, w.file, w.env, w.st
 	runs := 0
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
