@@ -1,6 +1,6 @@
-// Package app is kgstudio's application layer: starting, resuming,
-// canceling and leasing extraction runs; model providers, limits and
-// prices; gold imports; comparisons; schema references; the first-start
+// Package app is kgstudio's application layer: queuing, resuming and
+// canceling extraction runs as jobs any worker process takes (jobs.go);
+// model providers, limits and prices; gold imports; comparisons; schema references; the first-start
 // sample. The web handlers and the CLI both call it: a handler binds,
 // calls the app and renders; a command parses flags, calls the app and
 // prints. It builds on extract (the domain and the pipeline) and store

@@ -397,14 +397,6 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, store.StatusFailed, 0, errText(err))
 		return queued, err
 	}
-	total := 0
-	var text []extract.Job
-	for _, r := range routes {
-		total += len(r.jobs)
-		if r.name == RouteText {
-			text = r.jobs
-		}
-	}
 	finished, err := a.store.Sink(v.ID, 0).Finished(ctx)
 	if err != nil {
 		return queued, err
@@ -412,6 +404,19 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 	staged, err := a.store.ReopenChunks(ctx, v.ID)
 	if err != nil {
 		return queued, err
+	}
+	total, done := 0, 0
+	var text []extract.Job
+	for _, r := range routes {
+		total += len(r.jobs)
+		if r.name == RouteText {
+			text = r.jobs
+		}
+		for _, j := range r.jobs {
+			if ref := j.Chunk.Ref(); finished[ref] || staged[ref] {
+				done++
+			}
+		}
 	}
 	round := time.Now().UnixNano()
 	var pending []chunkArgs
@@ -427,7 +432,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 			pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round})
 		}
 	}
-	if err := a.store.QueueVersion(ctx, v.ID, total); err != nil {
+	if err := a.store.QueueVersion(ctx, v.ID, total, done); err != nil {
 		return queued, err
 	}
 	if queued, err = a.store.Version(ctx, v.ID); err != nil {

@@ -118,12 +118,13 @@ func (s *Store) closeRiver() {
 	}
 }
 
-// QueueVersion makes a version queued with its chunk total, for workers
-// to pick up: nothing is done yet, the earlier error is cleared.
-func (s *Store) QueueVersion(ctx context.Context, id, chunksTotal int) error {
+// QueueVersion makes a version queued with its chunk total and the chunks
+// already done (a resumed run keeps them), for workers to pick up; the
+// earlier error is cleared.
+func (s *Store) QueueVersion(ctx context.Context, id, chunksTotal, chunksDone int) error {
 	return translate(s.write(ctx, func(c *ent.Client) error {
 		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusQueued).
-			SetChunksTotal(chunksTotal).SetChunksDone(0).SetHeartbeatAt(s.Now()).SetError("").SetChunkErrors("").ClearFinishedAt().Exec(ctx)
+			SetChunksTotal(chunksTotal).SetChunksDone(chunksDone).SetHeartbeatAt(s.Now()).SetError("").SetChunkErrors("").ClearFinishedAt().Exec(ctx)
 	}), "version")
 }
 
