@@ -244,10 +244,23 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	a.started = append(a.started, w)
 	a.qmu.Unlock()
 	go func() {
-		<-ctx.Done()
-		a.qmu.Lock()
-		a.workers--
-		a.qmu.Unlock()
+		// Every minute, queue again the runs left with no job (a job
+		// River gave up on, say a killed worker's on its last attempt).
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				a.qmu.Lock()
+				a.workers--
+				a.qmu.Unlock()
+				return
+			case <-t.C:
+				if err := a.Resume(ctx); err != nil && ctx.Err() == nil {
+					a.log.Warn("resume unfinished extractions", "error", err)
+				}
+			}
+		}
 	}()
 	return w, nil
 }
@@ -542,8 +555,22 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
 			return river.JobCancel(store.ErrNotActive)
 		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Past the job timeout: kept as the chunk's last error, and
+			// River tries again, up to the last attempt.
+			final := job.Attempt >= job.MaxAttempts
+			all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect,
+				"timeout: the chunk job ran past its time limit (--job-timeout)", final)
+			if ferr == nil && all {
+				ferr = a.finishAfter(context.WithoutCancel(ctx), v.ID, args.Round)
+			}
+			if ferr != nil && !errors.Is(ferr, store.ErrNotActive) {
+				a.log.Warn("record chunk timeout", "version_id", v.ID, "error", ferr)
+			}
+			return err
+		}
 		if ctx.Err() != nil {
-			return err // stopped or timed out: River tries again
+			return err // the worker stops: River tries again
 		}
 		// A provider's answer (a 429 or 500 after the client's own
 		// backed-off retries) or a chunk it refuses settles the chunk
