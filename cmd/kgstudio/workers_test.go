@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -358,5 +359,62 @@ func BenchmarkWorkers_PostgreSQL(b *testing.B) {
 				_ = p.Wait()
 			}
 		})
+	}
+}
+
+// serve --no-worker leaves a queued run alone; serve without it runs it.
+func TestServe_NoWorker(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	out := mustCLI(t, data, "extract", "--detach", "--json", "--name", "carol", "--chunk-size", "400", "../../app/sample/christmas_carol_stave_one.txt")
+	var v struct {
+		ID     int    `json:"id"`
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Status != "queued" {
+		t.Fatalf("extract --detach: %s (%v)", out, err)
+	}
+	serve := func(args ...string) (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-sample", "--log-level", "warn"}, args...),
+				strings.NewReader(""), io.Discard, io.Discard)
+		}()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		}
+	}
+	status := func() store.Version {
+		s, err := store.Open(context.Background(), store.Options{DataDir: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		cur, err := s.Version(context.Background(), v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	stop := serve("--no-worker")
+	time.Sleep(1500 * time.Millisecond)
+	stop()
+	if cur := status(); cur.Status != store.StatusQueued || cur.ChunksDone != 0 {
+		t.Fatalf("serve --no-worker ran the run: %s, %d chunks done", cur.Status, cur.ChunksDone)
+	}
+	stop = serve()
+	defer stop()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		cur := status()
+		if cur.Status == store.StatusDone && cur.ChunksDone == cur.ChunksTotal && cur.Nodes > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not run the queued run: %+v", cur)
+		}
 	}
 }
