@@ -80,12 +80,12 @@ func (finishArgs) Kind() string { return KindFinishJob }
 type WorkerOptions struct {
 	// Concurrency is how many jobs the process runs at once (default 4).
 	Concurrency int
-	// JobTimeout bounds one chunk job (default 2 minutes).
+	// JobTimeout bounds one chunk job (default DefaultJobTimeout).
 	JobTimeout time.Duration
 	// RescueAfter is how long a job may run before River's rescuer hands
-	// it to another worker (default 25 s, at least JobTimeout... see
-	// withDefaults); a job of a killed worker runs again within it plus
-	// River's rescue interval.
+	// it to another worker (default 25 s; raised to JobTimeout + 5 s when
+	// shorter): a killed worker's jobs run again within it plus River's
+	// rescue interval (30 s).
 	RescueAfter time.Duration
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"entgo.io/ent/dialect"
@@ -381,9 +380,6 @@ func CountJobs(rows []*rivertype.JobRow) JobCounts {
 // ActiveJobStates are the River states of a job that has not ended.
 var ActiveJobStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 	rivertype.JobStateRunning, rivertype.JobStateScheduled}
-
-// IsActiveJob reports whether a job has not ended.
-func IsActiveJob(r *rivertype.JobRow) bool { return slices.Contains(ActiveJobStates, r.State) }
 
 // LockVersion takes a version's run lock, held until unlock: on
 // PostgreSQL a session advisory lock (released by the server when the
