@@ -1,6 +1,6 @@
-// Package app is kgstudio's application layer: starting, resuming,
-// canceling and leasing extraction runs; model providers, limits and
-// prices; gold imports; comparisons; schema references; the first-start
+// Package app is kgstudio's application layer: queuing, resuming and
+// canceling extraction runs as jobs any worker process takes (jobs.go);
+// model providers, limits and prices; gold imports; comparisons; schema references; the first-start
 // sample. The web handlers and the CLI both call it: a handler binds,
 // calls the app and renders; a command parses flags, calls the app and
 // prints. It builds on extract (the domain and the pipeline) and store
@@ -8,7 +8,6 @@
 package app
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 
@@ -29,22 +28,38 @@ type App struct {
 	store     *store.Store
 	log       *slog.Logger
 	providers Providers
-	// owner names this process in the versions it runs (see lease.go).
-	owner string
 
 	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
 	// model) per entity-type list.
 	nlpMu      sync.Mutex
 	nlpByTypes map[string]*nlp.Extractor
 
-	mu     sync.Mutex
-	active map[int]context.CancelFunc
+	mu sync.Mutex
 	// clients holds one rate-limited client per provider and model, so
 	// concurrent runs share the limits.
 	clients map[string]llm.Client
 	// embedders holds one limited, cached embedder per provider.
 	embedders map[string]extract.Embedder
-	wg        sync.WaitGroup
+
+	// qmu guards queue (the client that inserts and lists jobs) and
+	// workers (how many sets of job workers run in this process).
+	qmu     sync.Mutex
+	queue   store.Queue
+	workers int
+	// shared runs jobs for the callers of Wait while no workers of the
+	// process's own run; sharedUsers counts them.
+	shared      *Worker
+	sharedUsers int
+	// started are the workers StartWorker started (see Shutdown).
+	started []*Worker
+	// waitMu guards waiters: the callers of Wait, by version.
+	waitMu  sync.Mutex
+	waiters map[int][]*waiter
+	// docMu guards docCache and runCache: the documents and versions
+	// chunk jobs read last.
+	docMu    sync.Mutex
+	docCache []cachedDoc
+	runCache []*jobRun
 
 	// vecMu guards vecCache: the vector indexes of the versions searched
 	// last (see vectorIndex).
@@ -61,7 +76,7 @@ type App struct {
 
 // New builds the application over a store.
 func New(st *store.Store, log *slog.Logger, p Providers) *App {
-	return &App{store: st, log: log, providers: p, owner: newOwner(), active: map[int]context.CancelFunc{}, clients: map[string]llm.Client{}}
+	return &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}}
 }
 
 // Store returns the store the application runs on.

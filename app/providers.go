@@ -184,6 +184,14 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		}
 		pol.Concurrency = max(p.Concurrency, cfg.Concurrency)
 		pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
+		// On PostgreSQL the limits hold across every process (workers,
+		// servers) calling this provider and model; calls in flight are
+		// the provider's setting there, since runs share the workers.
+		inflight := pol.Concurrency
+		if p.Concurrency > 0 {
+			inflight = p.Concurrency
+		}
+		pol.Gate = a.store.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, inflight)
 		limited = llm.WithPolicy(base, pol)
 		a.clients[key] = limited
 	}

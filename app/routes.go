@@ -73,6 +73,7 @@ func (a *App) VersionChunks(ctx context.Context, v store.Version, docID int) ([]
 // route is one route's part of a run: its jobs, the extractor and
 // concurrency they run with, and what follows once they are all written.
 type route struct {
+	name        string
 	jobs        []extract.Job
 	ex          extract.Extractor
 	concurrency int
@@ -139,7 +140,7 @@ func (a *App) planText(ctx context.Context, v store.Version, docs []extract.Docu
 		return a.summarize(ctx, v, ex)
 	}
 	// A chunk the provider fails on is recorded and the others go on.
-	return route{jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
+	return route{name: RouteText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
 }
 
 // runRoutes runs the routes one after the other and reports progress over
@@ -148,9 +149,6 @@ func (a *App) runRoutes(ctx context.Context, v store.Version, routes []route, pr
 	total := 0
 	for _, r := range routes {
 		total += len(r.jobs)
-	}
-	if err := a.store.StartVersion(ctx, v.ID, total); err != nil {
-		return err
 	}
 	sink := a.store.Sink(v.ID, sinkFragments(v.Config))
 	var before extract.Progress // what the routes before this one did

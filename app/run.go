@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,104 +14,117 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// Start runs a version in the background; it returns at once.
+// Start queues a version's jobs (see jobs.go) and returns: the workers of
+// any process take them. A failure to queue is logged and marks the
+// version failed.
 func (a *App) Start(v store.Version) {
-	a.mu.Lock()
-	if _, running := a.active[v.ID]; running {
-		a.mu.Unlock()
-		return
+	// The queuing outlives the request that asked for it.
+	ctx := context.Background()
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		a.log.Error("queue extraction", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+		_ = a.store.FinishVersion(ctx, v.ID, store.StatusFailed, 0, errText(err))
 	}
-	// A background run outlives the request that started it.
-	ctx, cancel := context.WithCancel(context.Background())
-	a.active[v.ID] = cancel
-	a.mu.Unlock()
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer func() {
-			a.mu.Lock()
-			delete(a.active, v.ID)
-			a.mu.Unlock()
-			cancel()
-		}()
-		switch err := a.Run(ctx, v, nil); {
-		case err == nil, errors.Is(err, context.Canceled):
-		case errors.Is(err, ErrRunElsewhere):
-			a.log.Debug("extraction runs elsewhere", "version_id", v.ID)
-		default:
-			a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
-		}
-	}()
 }
 
-// Cancel stops a background run; it reports whether one was running.
+// Cancel stops a version everywhere: it is marked canceled, which every
+// job of it watches, and its River jobs are canceled. It reports whether
+// the version had jobs that had not ended.
 func (a *App) Cancel(id int) bool {
-	a.mu.Lock()
-	cancel, ok := a.active[id]
-	a.mu.Unlock()
-	if ok {
-		cancel()
+	ctx := context.Background()
+	if st, err := a.store.VersionStatus(ctx, id); err == nil && (st == store.StatusQueued || st == store.StatusRunning) {
+		if err := a.store.FinishVersion(ctx, id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
+			a.log.Error("cancel extraction", "version_id", id, "error", err)
+		}
 	}
-	return ok
+	n, err := a.cancelJobs(ctx, id)
+	if err != nil {
+		a.log.Error("cancel jobs", "version_id", id, "error", err)
+	}
+	return n > 0
 }
 
-// Running reports whether a version runs in this process.
-func (a *App) Running(id int) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, ok := a.active[id]
-	return ok
-}
-
-// Shutdown cancels background runs and waits for them; runs canceled this
-// way stay "running" in the database and resume on the next start.
-func (a *App) Shutdown(ctx context.Context) {
-	a.mu.Lock()
-	for _, c := range a.active {
-		c()
-	}
-	a.mu.Unlock()
-	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}
-
-// Resume restarts every version left queued or running that no live
-// process runs.
+// Resume queues again every version left queued or running whose jobs
+// are all gone (e.g. queued before the jobs were), so the workers finish
+// it; the jobs of a killed worker need nothing: River's rescuer hands them
+// to another.
 func (a *App) Resume(ctx context.Context) error {
 	vs, err := a.store.UnfinishedVersions(ctx)
 	if err != nil {
 		return err
 	}
-	now := a.store.Now()
 	for _, v := range vs {
-		if a.Running(v.ID) {
+		rows, err := a.versionJobs(ctx, v.ID, store.ActiveJobStates)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
 			continue
 		}
-		if v.Owner != "" && v.Owner != a.owner && now.Sub(v.HeartbeatAt) <= leaseStale && !ownerDead(v.Owner) {
-			continue // a live process runs it
-		}
 		a.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
-		a.Start(v)
+		if _, err := a.Enqueue(ctx, v); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// Run executes one version to the end and records its outcome. It first
-// leases the version (ErrRunElsewhere when another live process runs it).
-// A canceled context leaves the version "running" so it resumes later;
-// other errors mark it failed.
+// Run queues a version's jobs and works on them in this process until
+// the version has ended, reporting progress; the workers of other
+// processes may share the work. It returns the run's error for a failed
+// version, and ctx's error when ctx ends first (the version stays queued
+// or running, for any worker to finish).
 func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
-	stop, err := a.lease(ctx, v.ID)
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		return err
+	}
+	return a.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})
+}
+
+// Wait works on the queued jobs (with workers of its own when the process
+// runs none) until the version has ended, reporting progress.
+func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
+	w := &waiter{ctx: ctx, progress: progress}
+	defer a.addWaiter(id, w)()
+	release, err := a.holdWorker(ctx, o)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer release()
 	begin := time.Now()
-	err = a.run(ctx, v, progress)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		v, err := a.store.Version(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return err
+		}
+		w.report(extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)})
+		switch v.Status {
+		case store.StatusDone:
+			return nil
+		case store.StatusCanceled:
+			return context.Canceled
+		case store.StatusFailed:
+			return extract.Errorf(extract.KindUnavailable, "%s", v.Error)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// finish is a version's final job: it merges what the chunk jobs stored,
+// runs the other routes and the steps that need every chunk, and records
+// the outcome. A canceled context leaves the version as it is, for the
+// job to run again; other errors mark it failed.
+func (a *App) finish(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+	begin := time.Now()
+	if v.StartedAt != nil {
+		begin = *v.StartedAt
+	}
+	err := a.run(ctx, v, progress)
 	if err == nil {
 		// Injection of the reference graph the run names (app/inject.go).
 		err = a.inject(ctx, v)
@@ -126,28 +140,102 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 	status, msg := store.StatusDone, ""
 	switch {
 	case err == nil:
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), ctx.Err() != nil:
 		return err
 	default:
-		status, msg = store.StatusFailed, extract.MessageOf(err)
-		if extract.KindOf(err) == extract.KindInternal {
-			msg = err.Error()
-		}
+		status, msg = store.StatusFailed, errText(err)
 	}
-	if ferr := a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, status, time.Since(begin), msg); ferr != nil {
+	if ferr := a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, status, a.store.Now().Sub(begin), msg); ferr != nil {
 		return errors.Join(err, ferr)
 	}
-	return err
+	if status == store.StatusDone {
+		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
+			a.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
+		}
+	}
+	if err != nil {
+		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+	}
+	return nil
 }
+
+// stagedChunks is the extract.Extractor of a final job's text route: the
+// results the chunk jobs stored.
+type stagedChunks map[extract.ChunkRef]store.StagedChunk
+
+// Extract returns the chunk's stored result, or its stored failure as an
+// unavailable error (recorded with the version's chunk errors).
+func (m stagedChunks) Extract(_ context.Context, doc extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {
+	st, ok := m[ch.Ref()]
+	switch {
+	case !ok:
+		return extract.ChunkResult{}, extract.Errorf(extract.KindInternal, "chunk %d of %q was not extracted", ch.Index, doc.Name)
+	case st.Failed:
+		return extract.ChunkResult{}, stagedError(st.Error)
+	}
+	return st.Result, nil
+}
+
+// stagedError turns a chunk job's stored "status: message" back into an
+// error that extract.ChunkErrorOf reads the same status and message from.
+func stagedError(text string) error {
+	status, msg, ok := strings.Cut(text, ": ")
+	if !ok {
+		return extract.Errorf(extract.KindUnavailable, "%s", text)
+	}
+	e := &statusError{msg: msg, causes: []error{&extract.Error{Kind: extract.KindUnavailable, Message: msg}}}
+	switch {
+	case status == "timeout":
+		e.causes = append(e.causes, context.DeadlineExceeded)
+	case status == "invalid":
+		e.causes[0] = &extract.Error{Kind: extract.KindInvalid, Message: msg}
+	case strings.HasPrefix(status, "HTTP "):
+		code, _ := strconv.Atoi(strings.TrimPrefix(status, "HTTP "))
+		return &httpStatusError{statusError: *e, code: code}
+	}
+	return e
+}
+
+// statusError is a chunk failure read back from a chunk job: its message,
+// with its kind (and a timeout's cause) in its chain.
+type statusError struct {
+	msg    string
+	causes []error
+}
+
+func (e *statusError) Error() string   { return e.msg }
+func (e *statusError) Unwrap() []error { return e.causes }
+
+// httpStatusError is a provider's failing answer read back from a chunk job.
+type httpStatusError struct {
+	statusError
+	code int
+}
+
+// HTTPStatus returns the provider's status code.
+func (e *httpStatusError) HTTPStatus() int { return e.code }
 
 func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return err
 	}
-	// Each document takes its own route (see routes.go).
+	// Each document takes its own route (see routes.go); text chunks were
+	// extracted by the chunk jobs and are merged from what they stored.
 	routes, err := a.planRoutes(ctx, v, docs)
 	if err != nil {
+		return err
+	}
+	staged, err := a.store.StagedChunks(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	for i := range routes {
+		if routes[i].name == RouteText {
+			routes[i].ex = stagedChunks(staged)
+		}
+	}
+	if err := a.store.ResetChunksDone(ctx, v.ID); err != nil {
 		return err
 	}
 	return a.runRoutes(ctx, v, routes, progress)

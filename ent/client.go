@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/kgstudio/kgstudio/ent/chunk"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
@@ -41,6 +42,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// Chunk is the client for interacting with the Chunk builders.
 	Chunk *ChunkClient
+	// ChunkJob is the client for interacting with the ChunkJob builders.
+	ChunkJob *ChunkJobClient
 	// ChunkRun is the client for interacting with the ChunkRun builders.
 	ChunkRun *ChunkRunClient
 	// Document is the client for interacting with the Document builders.
@@ -85,6 +88,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.Chunk = NewChunkClient(c.config)
+	c.ChunkJob = NewChunkJobClient(c.config)
 	c.ChunkRun = NewChunkRunClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Edge = NewEdgeClient(c.config)
@@ -194,6 +198,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:               ctx,
 		config:            cfg,
 		Chunk:             NewChunkClient(cfg),
+		ChunkJob:          NewChunkJobClient(cfg),
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
@@ -230,6 +235,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:               ctx,
 		config:            cfg,
 		Chunk:             NewChunkClient(cfg),
+		ChunkJob:          NewChunkJobClient(cfg),
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
@@ -275,7 +281,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
 		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
 		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
 	} {
@@ -287,7 +293,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Chunk, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
 		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
 		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
 	} {
@@ -300,6 +306,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *ChunkMutation:
 		return c.Chunk.mutate(ctx, m)
+	case *ChunkJobMutation:
+		return c.ChunkJob.mutate(ctx, m)
 	case *ChunkRunMutation:
 		return c.ChunkRun.mutate(ctx, m)
 	case *DocumentMutation:
@@ -483,6 +491,155 @@ func (c *ChunkClient) mutate(ctx context.Context, m *ChunkMutation) (Value, erro
 		return (&ChunkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Chunk mutation op: %q", m.Op())
+	}
+}
+
+// ChunkJobClient is a client for the ChunkJob schema.
+type ChunkJobClient struct {
+	config
+}
+
+// NewChunkJobClient returns a client for the ChunkJob from the given config.
+func NewChunkJobClient(c config) *ChunkJobClient {
+	return &ChunkJobClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `chunkjob.Hooks(f(g(h())))`.
+func (c *ChunkJobClient) Use(hooks ...Hook) {
+	c.hooks.ChunkJob = append(c.hooks.ChunkJob, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `chunkjob.Intercept(f(g(h())))`.
+func (c *ChunkJobClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ChunkJob = append(c.inters.ChunkJob, interceptors...)
+}
+
+// Create returns a builder for creating a ChunkJob entity.
+func (c *ChunkJobClient) Create() *ChunkJobCreate {
+	mutation := newChunkJobMutation(c.config, OpCreate)
+	return &ChunkJobCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ChunkJob entities.
+func (c *ChunkJobClient) CreateBulk(builders ...*ChunkJobCreate) *ChunkJobCreateBulk {
+	return &ChunkJobCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ChunkJobClient) MapCreateBulk(slice any, setFunc func(*ChunkJobCreate, int)) *ChunkJobCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ChunkJobCreateBulk{err: fmt.Errorf("calling to ChunkJobClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ChunkJobCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ChunkJobCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ChunkJob.
+func (c *ChunkJobClient) Update() *ChunkJobUpdate {
+	mutation := newChunkJobMutation(c.config, OpUpdate)
+	return &ChunkJobUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ChunkJobClient) UpdateOne(_m *ChunkJob) *ChunkJobUpdateOne {
+	mutation := newChunkJobMutation(c.config, OpUpdateOne, withChunkJob(_m))
+	return &ChunkJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ChunkJobClient) UpdateOneID(id int) *ChunkJobUpdateOne {
+	mutation := newChunkJobMutation(c.config, OpUpdateOne, withChunkJobID(id))
+	return &ChunkJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ChunkJob.
+func (c *ChunkJobClient) Delete() *ChunkJobDelete {
+	mutation := newChunkJobMutation(c.config, OpDelete)
+	return &ChunkJobDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ChunkJobClient) DeleteOne(_m *ChunkJob) *ChunkJobDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ChunkJobClient) DeleteOneID(id int) *ChunkJobDeleteOne {
+	builder := c.Delete().Where(chunkjob.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ChunkJobDeleteOne{builder}
+}
+
+// Query returns a query builder for ChunkJob.
+func (c *ChunkJobClient) Query() *ChunkJobQuery {
+	return &ChunkJobQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeChunkJob},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ChunkJob entity by its id.
+func (c *ChunkJobClient) Get(ctx context.Context, id int) (*ChunkJob, error) {
+	return c.Query().Where(chunkjob.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ChunkJobClient) GetX(ctx context.Context, id int) *ChunkJob {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a ChunkJob.
+func (c *ChunkJobClient) QueryVersion(_m *ChunkJob) *ExtractionVersionQuery {
+	query := (&ExtractionVersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(chunkjob.Table, chunkjob.FieldID, id),
+			sqlgraph.To(extractionversion.Table, extractionversion.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, chunkjob.VersionTable, chunkjob.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ChunkJobClient) Hooks() []Hook {
+	return c.hooks.ChunkJob
+}
+
+// Interceptors returns the client interceptors.
+func (c *ChunkJobClient) Interceptors() []Interceptor {
+	return c.inters.ChunkJob
+}
+
+func (c *ChunkJobClient) mutate(ctx context.Context, m *ChunkJobMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ChunkJobCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ChunkJobUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ChunkJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ChunkJobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ChunkJob mutation op: %q", m.Op())
 	}
 }
 
@@ -1561,6 +1718,22 @@ func (c *ExtractionVersionClient) QueryChunkRuns(_m *ExtractionVersion) *ChunkRu
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
 			sqlgraph.To(chunkrun.Table, chunkrun.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.ChunkRunsTable, extractionversion.ChunkRunsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryChunkJobs queries the chunk_jobs edge of a ExtractionVersion.
+func (c *ExtractionVersionClient) QueryChunkJobs(_m *ExtractionVersion) *ChunkJobQuery {
+	query := (&ChunkJobClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
+			sqlgraph.To(chunkjob.Table, chunkjob.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.ChunkJobsTable, extractionversion.ChunkJobsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -2921,12 +3094,12 @@ func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Val
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Chunk, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
+		Chunk, ChunkJob, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
 		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
 		SchemaVersion, Vector, VectorSet []ent.Hook
 	}
 	inters struct {
-		Chunk, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
+		Chunk, ChunkJob, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
 		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
 		SchemaVersion, Vector, VectorSet []ent.Interceptor
 	}

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/kgstudio/kgstudio/ent/chunk"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
@@ -90,6 +91,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			chunk.Table:             chunk.ValidColumn,
+			chunkjob.Table:          chunkjob.ValidColumn,
 			chunkrun.Table:          chunkrun.ValidColumn,
 			document.Table:          document.ValidColumn,
 			edge.Table:              edge.ValidColumn,

@@ -69,8 +69,6 @@ type ExtractionVersion struct {
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	// HeartbeatAt holds the value of the "heartbeat_at" field.
 	HeartbeatAt time.Time `json:"heartbeat_at,omitempty"`
-	// Owner holds the value of the "owner" field.
-	Owner string `json:"owner,omitempty"`
 	// ParentID holds the value of the "parent_id" field.
 	ParentID *int `json:"parent_id,omitempty"`
 	// Repairs holds the value of the "repairs" field.
@@ -107,9 +105,11 @@ type ExtractionVersionEdges struct {
 	Operations []*Operation `json:"operations,omitempty"`
 	// ChunkRuns holds the value of the chunk_runs edge.
 	ChunkRuns []*ChunkRun `json:"chunk_runs,omitempty"`
+	// ChunkJobs holds the value of the chunk_jobs edge.
+	ChunkJobs []*ChunkJob `json:"chunk_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [7]bool
 }
 
 // ExtractionOrErr returns the Extraction value or an error if the edge
@@ -168,6 +168,15 @@ func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
 	return nil, &NotLoadedError{edge: "chunk_runs"}
 }
 
+// ChunkJobsOrErr returns the ChunkJobs value or an error if the edge
+// was not loaded in eager-loading.
+func (e ExtractionVersionEdges) ChunkJobsOrErr() ([]*ChunkJob, error) {
+	if e.loadedTypes[6] {
+		return e.ChunkJobs, nil
+	}
+	return nil, &NotLoadedError{edge: "chunk_jobs"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -179,7 +188,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldOwner, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
+		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -358,12 +367,6 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.HeartbeatAt = value.Time
 			}
-		case extractionversion.FieldOwner:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field owner", values[i])
-			} else if value.Valid {
-				_m.Owner = value.String
-			}
 		case extractionversion.FieldParentID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field parent_id", values[i])
@@ -454,6 +457,11 @@ func (_m *ExtractionVersion) QueryOperations() *OperationQuery {
 // QueryChunkRuns queries the "chunk_runs" edge of the ExtractionVersion entity.
 func (_m *ExtractionVersion) QueryChunkRuns() *ChunkRunQuery {
 	return NewExtractionVersionClient(_m.config).QueryChunkRuns(_m)
+}
+
+// QueryChunkJobs queries the "chunk_jobs" edge of the ExtractionVersion entity.
+func (_m *ExtractionVersion) QueryChunkJobs() *ChunkJobQuery {
+	return NewExtractionVersionClient(_m.config).QueryChunkJobs(_m)
 }
 
 // Update returns a builder for updating this ExtractionVersion.
@@ -557,9 +565,6 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("heartbeat_at=")
 	builder.WriteString(_m.HeartbeatAt.Format(time.ANSIC))
-	builder.WriteString(", ")
-	builder.WriteString("owner=")
-	builder.WriteString(_m.Owner)
 	builder.WriteString(", ")
 	if v := _m.ParentID; v != nil {
 		builder.WriteString("parent_id=")

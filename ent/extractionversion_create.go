@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -346,20 +347,6 @@ func (_c *ExtractionVersionCreate) SetNillableHeartbeatAt(v *time.Time) *Extract
 	return _c
 }
 
-// SetOwner sets the "owner" field.
-func (_c *ExtractionVersionCreate) SetOwner(v string) *ExtractionVersionCreate {
-	_c.mutation.SetOwner(v)
-	return _c
-}
-
-// SetNillableOwner sets the "owner" field if the given value is not nil.
-func (_c *ExtractionVersionCreate) SetNillableOwner(v *string) *ExtractionVersionCreate {
-	if v != nil {
-		_c.SetOwner(*v)
-	}
-	return _c
-}
-
 // SetParentID sets the "parent_id" field.
 func (_c *ExtractionVersionCreate) SetParentID(v int) *ExtractionVersionCreate {
 	_c.mutation.SetParentID(v)
@@ -552,6 +539,21 @@ func (_c *ExtractionVersionCreate) AddChunkRuns(v ...*ChunkRun) *ExtractionVersi
 	return _c.AddChunkRunIDs(ids...)
 }
 
+// AddChunkJobIDs adds the "chunk_jobs" edge to the ChunkJob entity by IDs.
+func (_c *ExtractionVersionCreate) AddChunkJobIDs(ids ...int) *ExtractionVersionCreate {
+	_c.mutation.AddChunkJobIDs(ids...)
+	return _c
+}
+
+// AddChunkJobs adds the "chunk_jobs" edges to the ChunkJob entity.
+func (_c *ExtractionVersionCreate) AddChunkJobs(v ...*ChunkJob) *ExtractionVersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddChunkJobIDs(ids...)
+}
+
 // Mutation returns the ExtractionVersionMutation object of the builder.
 func (_c *ExtractionVersionCreate) Mutation() *ExtractionVersionMutation {
 	return _c.mutation
@@ -663,10 +665,6 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultHeartbeatAt()
 		_c.mutation.SetHeartbeatAt(v)
 	}
-	if _, ok := _c.mutation.Owner(); !ok {
-		v := extractionversion.DefaultOwner
-		_c.mutation.SetOwner(v)
-	}
 	if _, ok := _c.mutation.Repairs(); !ok {
 		v := extractionversion.DefaultRepairs
 		_c.mutation.SetRepairs(v)
@@ -777,9 +775,6 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.HeartbeatAt(); !ok {
 		return &ValidationError{Name: "heartbeat_at", err: errors.New(`ent: missing required field "ExtractionVersion.heartbeat_at"`)}
-	}
-	if _, ok := _c.mutation.Owner(); !ok {
-		return &ValidationError{Name: "owner", err: errors.New(`ent: missing required field "ExtractionVersion.owner"`)}
 	}
 	if _, ok := _c.mutation.Repairs(); !ok {
 		return &ValidationError{Name: "repairs", err: errors.New(`ent: missing required field "ExtractionVersion.repairs"`)}
@@ -928,10 +923,6 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
 		_node.HeartbeatAt = value
 	}
-	if value, ok := _c.mutation.Owner(); ok {
-		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
-		_node.Owner = value
-	}
 	if value, ok := _c.mutation.ParentID(); ok {
 		_spec.SetField(extractionversion.FieldParentID, field.TypeInt, value)
 		_node.ParentID = &value
@@ -1054,6 +1045,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chunkrun.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ChunkJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1440,18 +1447,6 @@ func (u *ExtractionVersionUpsert) SetHeartbeatAt(v time.Time) *ExtractionVersion
 // UpdateHeartbeatAt sets the "heartbeat_at" field to the value that was provided on create.
 func (u *ExtractionVersionUpsert) UpdateHeartbeatAt() *ExtractionVersionUpsert {
 	u.SetExcluded(extractionversion.FieldHeartbeatAt)
-	return u
-}
-
-// SetOwner sets the "owner" field.
-func (u *ExtractionVersionUpsert) SetOwner(v string) *ExtractionVersionUpsert {
-	u.Set(extractionversion.FieldOwner, v)
-	return u
-}
-
-// UpdateOwner sets the "owner" field to the value that was provided on create.
-func (u *ExtractionVersionUpsert) UpdateOwner() *ExtractionVersionUpsert {
-	u.SetExcluded(extractionversion.FieldOwner)
 	return u
 }
 
@@ -2011,20 +2006,6 @@ func (u *ExtractionVersionUpsertOne) SetHeartbeatAt(v time.Time) *ExtractionVers
 func (u *ExtractionVersionUpsertOne) UpdateHeartbeatAt() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateHeartbeatAt()
-	})
-}
-
-// SetOwner sets the "owner" field.
-func (u *ExtractionVersionUpsertOne) SetOwner(v string) *ExtractionVersionUpsertOne {
-	return u.Update(func(s *ExtractionVersionUpsert) {
-		s.SetOwner(v)
-	})
-}
-
-// UpdateOwner sets the "owner" field to the value that was provided on create.
-func (u *ExtractionVersionUpsertOne) UpdateOwner() *ExtractionVersionUpsertOne {
-	return u.Update(func(s *ExtractionVersionUpsert) {
-		s.UpdateOwner()
 	})
 }
 
@@ -2769,20 +2750,6 @@ func (u *ExtractionVersionUpsertBulk) SetHeartbeatAt(v time.Time) *ExtractionVer
 func (u *ExtractionVersionUpsertBulk) UpdateHeartbeatAt() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateHeartbeatAt()
-	})
-}
-
-// SetOwner sets the "owner" field.
-func (u *ExtractionVersionUpsertBulk) SetOwner(v string) *ExtractionVersionUpsertBulk {
-	return u.Update(func(s *ExtractionVersionUpsert) {
-		s.SetOwner(v)
-	})
-}
-
-// UpdateOwner sets the "owner" field to the value that was provided on create.
-func (u *ExtractionVersionUpsertBulk) UpdateOwner() *ExtractionVersionUpsertBulk {
-	return u.Update(func(s *ExtractionVersionUpsert) {
-		s.UpdateOwner()
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -35,6 +36,7 @@ type ExtractionVersionQuery struct {
 	withMentions   *MentionQuery
 	withOperations *OperationQuery
 	withChunkRuns  *ChunkRunQuery
+	withChunkJobs  *ChunkJobQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -196,6 +198,28 @@ func (_q *ExtractionVersionQuery) QueryChunkRuns() *ChunkRunQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
 			sqlgraph.To(chunkrun.Table, chunkrun.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.ChunkRunsTable, extractionversion.ChunkRunsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryChunkJobs chains the current query on the "chunk_jobs" edge.
+func (_q *ExtractionVersionQuery) QueryChunkJobs() *ChunkJobQuery {
+	query := (&ChunkJobClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
+			sqlgraph.To(chunkjob.Table, chunkjob.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.ChunkJobsTable, extractionversion.ChunkJobsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -401,6 +425,7 @@ func (_q *ExtractionVersionQuery) Clone() *ExtractionVersionQuery {
 		withMentions:   _q.withMentions.Clone(),
 		withOperations: _q.withOperations.Clone(),
 		withChunkRuns:  _q.withChunkRuns.Clone(),
+		withChunkJobs:  _q.withChunkJobs.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -470,6 +495,17 @@ func (_q *ExtractionVersionQuery) WithChunkRuns(opts ...func(*ChunkRunQuery)) *E
 		opt(query)
 	}
 	_q.withChunkRuns = query
+	return _q
+}
+
+// WithChunkJobs tells the query-builder to eager-load the nodes that are connected to
+// the "chunk_jobs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ExtractionVersionQuery) WithChunkJobs(opts ...func(*ChunkJobQuery)) *ExtractionVersionQuery {
+	query := (&ChunkJobClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withChunkJobs = query
 	return _q
 }
 
@@ -551,13 +587,14 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	var (
 		nodes       = []*ExtractionVersion{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [7]bool{
 			_q.withExtraction != nil,
 			_q.withNodes != nil,
 			_q.withEdges != nil,
 			_q.withMentions != nil,
 			_q.withOperations != nil,
 			_q.withChunkRuns != nil,
+			_q.withChunkJobs != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -616,6 +653,13 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 		if err := _q.loadChunkRuns(ctx, query, nodes,
 			func(n *ExtractionVersion) { n.Edges.ChunkRuns = []*ChunkRun{} },
 			func(n *ExtractionVersion, e *ChunkRun) { n.Edges.ChunkRuns = append(n.Edges.ChunkRuns, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withChunkJobs; query != nil {
+		if err := _q.loadChunkJobs(ctx, query, nodes,
+			func(n *ExtractionVersion) { n.Edges.ChunkJobs = []*ChunkJob{} },
+			func(n *ExtractionVersion, e *ChunkJob) { n.Edges.ChunkJobs = append(n.Edges.ChunkJobs, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -786,6 +830,36 @@ func (_q *ExtractionVersionQuery) loadChunkRuns(ctx context.Context, query *Chun
 	}
 	query.Where(predicate.ChunkRun(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(extractionversion.ChunkRunsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ExtractionVersionQuery) loadChunkJobs(ctx context.Context, query *ChunkJobQuery, nodes []*ExtractionVersion, init func(*ExtractionVersion), assign func(*ExtractionVersion, *ChunkJob)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*ExtractionVersion)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(chunkjob.FieldVersionID)
+	}
+	query.Where(predicate.ChunkJob(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(extractionversion.ChunkJobsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
@@ -416,20 +417,6 @@ func (_u *ExtractionVersionUpdate) SetNillableHeartbeatAt(v *time.Time) *Extract
 	return _u
 }
 
-// SetOwner sets the "owner" field.
-func (_u *ExtractionVersionUpdate) SetOwner(v string) *ExtractionVersionUpdate {
-	_u.mutation.SetOwner(v)
-	return _u
-}
-
-// SetNillableOwner sets the "owner" field if the given value is not nil.
-func (_u *ExtractionVersionUpdate) SetNillableOwner(v *string) *ExtractionVersionUpdate {
-	if v != nil {
-		_u.SetOwner(*v)
-	}
-	return _u
-}
-
 // SetRepairs sets the "repairs" field.
 func (_u *ExtractionVersionUpdate) SetRepairs(v int) *ExtractionVersionUpdate {
 	_u.mutation.ResetRepairs()
@@ -638,6 +625,21 @@ func (_u *ExtractionVersionUpdate) AddChunkRuns(v ...*ChunkRun) *ExtractionVersi
 	return _u.AddChunkRunIDs(ids...)
 }
 
+// AddChunkJobIDs adds the "chunk_jobs" edge to the ChunkJob entity by IDs.
+func (_u *ExtractionVersionUpdate) AddChunkJobIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.AddChunkJobIDs(ids...)
+	return _u
+}
+
+// AddChunkJobs adds the "chunk_jobs" edges to the ChunkJob entity.
+func (_u *ExtractionVersionUpdate) AddChunkJobs(v ...*ChunkJob) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddChunkJobIDs(ids...)
+}
+
 // Mutation returns the ExtractionVersionMutation object of the builder.
 func (_u *ExtractionVersionUpdate) Mutation() *ExtractionVersionMutation {
 	return _u.mutation
@@ -746,6 +748,27 @@ func (_u *ExtractionVersionUpdate) RemoveChunkRuns(v ...*ChunkRun) *ExtractionVe
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveChunkRunIDs(ids...)
+}
+
+// ClearChunkJobs clears all "chunk_jobs" edges to the ChunkJob entity.
+func (_u *ExtractionVersionUpdate) ClearChunkJobs() *ExtractionVersionUpdate {
+	_u.mutation.ClearChunkJobs()
+	return _u
+}
+
+// RemoveChunkJobIDs removes the "chunk_jobs" edge to ChunkJob entities by IDs.
+func (_u *ExtractionVersionUpdate) RemoveChunkJobIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.RemoveChunkJobIDs(ids...)
+	return _u
+}
+
+// RemoveChunkJobs removes "chunk_jobs" edges to ChunkJob entities.
+func (_u *ExtractionVersionUpdate) RemoveChunkJobs(v ...*ChunkJob) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveChunkJobIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -904,9 +927,6 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.HeartbeatAt(); ok {
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
-	}
-	if value, ok := _u.mutation.Owner(); ok {
-		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
 	}
 	if _u.mutation.ParentIDCleared() {
 		_spec.ClearField(extractionversion.FieldParentID, field.TypeInt)
@@ -1165,6 +1185,51 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chunkrun.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ChunkJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedChunkJobsIDs(); len(nodes) > 0 && !_u.mutation.ChunkJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ChunkJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1575,20 +1640,6 @@ func (_u *ExtractionVersionUpdateOne) SetNillableHeartbeatAt(v *time.Time) *Extr
 	return _u
 }
 
-// SetOwner sets the "owner" field.
-func (_u *ExtractionVersionUpdateOne) SetOwner(v string) *ExtractionVersionUpdateOne {
-	_u.mutation.SetOwner(v)
-	return _u
-}
-
-// SetNillableOwner sets the "owner" field if the given value is not nil.
-func (_u *ExtractionVersionUpdateOne) SetNillableOwner(v *string) *ExtractionVersionUpdateOne {
-	if v != nil {
-		_u.SetOwner(*v)
-	}
-	return _u
-}
-
 // SetRepairs sets the "repairs" field.
 func (_u *ExtractionVersionUpdateOne) SetRepairs(v int) *ExtractionVersionUpdateOne {
 	_u.mutation.ResetRepairs()
@@ -1797,6 +1848,21 @@ func (_u *ExtractionVersionUpdateOne) AddChunkRuns(v ...*ChunkRun) *ExtractionVe
 	return _u.AddChunkRunIDs(ids...)
 }
 
+// AddChunkJobIDs adds the "chunk_jobs" edge to the ChunkJob entity by IDs.
+func (_u *ExtractionVersionUpdateOne) AddChunkJobIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddChunkJobIDs(ids...)
+	return _u
+}
+
+// AddChunkJobs adds the "chunk_jobs" edges to the ChunkJob entity.
+func (_u *ExtractionVersionUpdateOne) AddChunkJobs(v ...*ChunkJob) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddChunkJobIDs(ids...)
+}
+
 // Mutation returns the ExtractionVersionMutation object of the builder.
 func (_u *ExtractionVersionUpdateOne) Mutation() *ExtractionVersionMutation {
 	return _u.mutation
@@ -1905,6 +1971,27 @@ func (_u *ExtractionVersionUpdateOne) RemoveChunkRuns(v ...*ChunkRun) *Extractio
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveChunkRunIDs(ids...)
+}
+
+// ClearChunkJobs clears all "chunk_jobs" edges to the ChunkJob entity.
+func (_u *ExtractionVersionUpdateOne) ClearChunkJobs() *ExtractionVersionUpdateOne {
+	_u.mutation.ClearChunkJobs()
+	return _u
+}
+
+// RemoveChunkJobIDs removes the "chunk_jobs" edge to ChunkJob entities by IDs.
+func (_u *ExtractionVersionUpdateOne) RemoveChunkJobIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.RemoveChunkJobIDs(ids...)
+	return _u
+}
+
+// RemoveChunkJobs removes "chunk_jobs" edges to ChunkJob entities.
+func (_u *ExtractionVersionUpdateOne) RemoveChunkJobs(v ...*ChunkJob) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveChunkJobIDs(ids...)
 }
 
 // Where appends a list predicates to the ExtractionVersionUpdate builder.
@@ -2093,9 +2180,6 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.HeartbeatAt(); ok {
 		_spec.SetField(extractionversion.FieldHeartbeatAt, field.TypeTime, value)
-	}
-	if value, ok := _u.mutation.Owner(); ok {
-		_spec.SetField(extractionversion.FieldOwner, field.TypeString, value)
 	}
 	if _u.mutation.ParentIDCleared() {
 		_spec.ClearField(extractionversion.FieldParentID, field.TypeInt)
@@ -2354,6 +2438,51 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chunkrun.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ChunkJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedChunkJobsIDs(); len(nodes) > 0 && !_u.mutation.ChunkJobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ChunkJobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.ChunkJobsTable,
+			Columns: []string{extractionversion.ChunkJobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(chunkjob.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/kgstudio/kgstudio/ent/chunk"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
@@ -41,6 +42,7 @@ const (
 
 	// Node types.
 	TypeChunk             = "Chunk"
+	TypeChunkJob          = "ChunkJob"
 	TypeChunkRun          = "ChunkRun"
 	TypeDocument          = "Document"
 	TypeEdge              = "Edge"
@@ -896,6 +898,866 @@ func (m *ChunkMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Chunk edge %s", name)
+}
+
+// ChunkJobMutation represents an operation that mutates the ChunkJob nodes in the graph.
+type ChunkJobMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	created_at     *time.Time
+	document_id    *int
+	adddocument_id *int
+	chunk_index    *int
+	addchunk_index *int
+	state          *chunkjob.State
+	result         *string
+	error          *string
+	attempts       *int
+	addattempts    *int
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*ChunkJob, error)
+	predicates     []predicate.ChunkJob
+}
+
+var _ ent.Mutation = (*ChunkJobMutation)(nil)
+
+// chunkjobOption allows management of the mutation configuration using functional options.
+type chunkjobOption func(*ChunkJobMutation)
+
+// newChunkJobMutation creates new mutation for the ChunkJob entity.
+func newChunkJobMutation(c config, op Op, opts ...chunkjobOption) *ChunkJobMutation {
+	m := &ChunkJobMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeChunkJob,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withChunkJobID sets the ID field of the mutation.
+func withChunkJobID(id int) chunkjobOption {
+	return func(m *ChunkJobMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ChunkJob
+		)
+		m.oldValue = func(ctx context.Context) (*ChunkJob, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ChunkJob.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withChunkJob sets the old ChunkJob of the mutation.
+func withChunkJob(node *ChunkJob) chunkjobOption {
+	return func(m *ChunkJobMutation) {
+		m.oldValue = func(context.Context) (*ChunkJob, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ChunkJobMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ChunkJobMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ChunkJobMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ChunkJobMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ChunkJob.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ChunkJobMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ChunkJobMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ChunkJobMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *ChunkJobMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *ChunkJobMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *ChunkJobMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetDocumentID sets the "document_id" field.
+func (m *ChunkJobMutation) SetDocumentID(i int) {
+	m.document_id = &i
+	m.adddocument_id = nil
+}
+
+// DocumentID returns the value of the "document_id" field in the mutation.
+func (m *ChunkJobMutation) DocumentID() (r int, exists bool) {
+	v := m.document_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDocumentID returns the old "document_id" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldDocumentID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDocumentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
+	}
+	return oldValue.DocumentID, nil
+}
+
+// AddDocumentID adds i to the "document_id" field.
+func (m *ChunkJobMutation) AddDocumentID(i int) {
+	if m.adddocument_id != nil {
+		*m.adddocument_id += i
+	} else {
+		m.adddocument_id = &i
+	}
+}
+
+// AddedDocumentID returns the value that was added to the "document_id" field in this mutation.
+func (m *ChunkJobMutation) AddedDocumentID() (r int, exists bool) {
+	v := m.adddocument_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDocumentID resets all changes to the "document_id" field.
+func (m *ChunkJobMutation) ResetDocumentID() {
+	m.document_id = nil
+	m.adddocument_id = nil
+}
+
+// SetChunkIndex sets the "chunk_index" field.
+func (m *ChunkJobMutation) SetChunkIndex(i int) {
+	m.chunk_index = &i
+	m.addchunk_index = nil
+}
+
+// ChunkIndex returns the value of the "chunk_index" field in the mutation.
+func (m *ChunkJobMutation) ChunkIndex() (r int, exists bool) {
+	v := m.chunk_index
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChunkIndex returns the old "chunk_index" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldChunkIndex(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChunkIndex is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChunkIndex requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChunkIndex: %w", err)
+	}
+	return oldValue.ChunkIndex, nil
+}
+
+// AddChunkIndex adds i to the "chunk_index" field.
+func (m *ChunkJobMutation) AddChunkIndex(i int) {
+	if m.addchunk_index != nil {
+		*m.addchunk_index += i
+	} else {
+		m.addchunk_index = &i
+	}
+}
+
+// AddedChunkIndex returns the value that was added to the "chunk_index" field in this mutation.
+func (m *ChunkJobMutation) AddedChunkIndex() (r int, exists bool) {
+	v := m.addchunk_index
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetChunkIndex resets all changes to the "chunk_index" field.
+func (m *ChunkJobMutation) ResetChunkIndex() {
+	m.chunk_index = nil
+	m.addchunk_index = nil
+}
+
+// SetState sets the "state" field.
+func (m *ChunkJobMutation) SetState(c chunkjob.State) {
+	m.state = &c
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *ChunkJobMutation) State() (r chunkjob.State, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldState(ctx context.Context) (v chunkjob.State, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *ChunkJobMutation) ResetState() {
+	m.state = nil
+}
+
+// SetResult sets the "result" field.
+func (m *ChunkJobMutation) SetResult(s string) {
+	m.result = &s
+}
+
+// Result returns the value of the "result" field in the mutation.
+func (m *ChunkJobMutation) Result() (r string, exists bool) {
+	v := m.result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResult returns the old "result" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldResult(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResult: %w", err)
+	}
+	return oldValue.Result, nil
+}
+
+// ResetResult resets all changes to the "result" field.
+func (m *ChunkJobMutation) ResetResult() {
+	m.result = nil
+}
+
+// SetError sets the "error" field.
+func (m *ChunkJobMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *ChunkJobMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldError(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *ChunkJobMutation) ResetError() {
+	m.error = nil
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *ChunkJobMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *ChunkJobMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *ChunkJobMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *ChunkJobMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *ChunkJobMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// ClearVersion clears the "version" edge to the ExtractionVersion entity.
+func (m *ChunkJobMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[chunkjob.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the ExtractionVersion entity was cleared.
+func (m *ChunkJobMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *ChunkJobMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *ChunkJobMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the ChunkJobMutation builder.
+func (m *ChunkJobMutation) Where(ps ...predicate.ChunkJob) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ChunkJobMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ChunkJobMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ChunkJob, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ChunkJobMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ChunkJobMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ChunkJob).
+func (m *ChunkJobMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ChunkJobMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, chunkjob.FieldCreatedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, chunkjob.FieldVersionID)
+	}
+	if m.document_id != nil {
+		fields = append(fields, chunkjob.FieldDocumentID)
+	}
+	if m.chunk_index != nil {
+		fields = append(fields, chunkjob.FieldChunkIndex)
+	}
+	if m.state != nil {
+		fields = append(fields, chunkjob.FieldState)
+	}
+	if m.result != nil {
+		fields = append(fields, chunkjob.FieldResult)
+	}
+	if m.error != nil {
+		fields = append(fields, chunkjob.FieldError)
+	}
+	if m.attempts != nil {
+		fields = append(fields, chunkjob.FieldAttempts)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ChunkJobMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case chunkjob.FieldCreatedAt:
+		return m.CreatedAt()
+	case chunkjob.FieldVersionID:
+		return m.VersionID()
+	case chunkjob.FieldDocumentID:
+		return m.DocumentID()
+	case chunkjob.FieldChunkIndex:
+		return m.ChunkIndex()
+	case chunkjob.FieldState:
+		return m.State()
+	case chunkjob.FieldResult:
+		return m.Result()
+	case chunkjob.FieldError:
+		return m.Error()
+	case chunkjob.FieldAttempts:
+		return m.Attempts()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ChunkJobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case chunkjob.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case chunkjob.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case chunkjob.FieldDocumentID:
+		return m.OldDocumentID(ctx)
+	case chunkjob.FieldChunkIndex:
+		return m.OldChunkIndex(ctx)
+	case chunkjob.FieldState:
+		return m.OldState(ctx)
+	case chunkjob.FieldResult:
+		return m.OldResult(ctx)
+	case chunkjob.FieldError:
+		return m.OldError(ctx)
+	case chunkjob.FieldAttempts:
+		return m.OldAttempts(ctx)
+	}
+	return nil, fmt.Errorf("unknown ChunkJob field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ChunkJobMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case chunkjob.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case chunkjob.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case chunkjob.FieldDocumentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDocumentID(v)
+		return nil
+	case chunkjob.FieldChunkIndex:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChunkIndex(v)
+		return nil
+	case chunkjob.FieldState:
+		v, ok := value.(chunkjob.State)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case chunkjob.FieldResult:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResult(v)
+		return nil
+	case chunkjob.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case chunkjob.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ChunkJob field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ChunkJobMutation) AddedFields() []string {
+	var fields []string
+	if m.adddocument_id != nil {
+		fields = append(fields, chunkjob.FieldDocumentID)
+	}
+	if m.addchunk_index != nil {
+		fields = append(fields, chunkjob.FieldChunkIndex)
+	}
+	if m.addattempts != nil {
+		fields = append(fields, chunkjob.FieldAttempts)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ChunkJobMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case chunkjob.FieldDocumentID:
+		return m.AddedDocumentID()
+	case chunkjob.FieldChunkIndex:
+		return m.AddedChunkIndex()
+	case chunkjob.FieldAttempts:
+		return m.AddedAttempts()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ChunkJobMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case chunkjob.FieldDocumentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDocumentID(v)
+		return nil
+	case chunkjob.FieldChunkIndex:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddChunkIndex(v)
+		return nil
+	case chunkjob.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ChunkJob numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ChunkJobMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ChunkJobMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ChunkJobMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ChunkJob nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ChunkJobMutation) ResetField(name string) error {
+	switch name {
+	case chunkjob.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case chunkjob.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case chunkjob.FieldDocumentID:
+		m.ResetDocumentID()
+		return nil
+	case chunkjob.FieldChunkIndex:
+		m.ResetChunkIndex()
+		return nil
+	case chunkjob.FieldState:
+		m.ResetState()
+		return nil
+	case chunkjob.FieldResult:
+		m.ResetResult()
+		return nil
+	case chunkjob.FieldError:
+		m.ResetError()
+		return nil
+	case chunkjob.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	}
+	return fmt.Errorf("unknown ChunkJob field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ChunkJobMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, chunkjob.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ChunkJobMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case chunkjob.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ChunkJobMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ChunkJobMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ChunkJobMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, chunkjob.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ChunkJobMutation) EdgeCleared(name string) bool {
+	switch name {
+	case chunkjob.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ChunkJobMutation) ClearEdge(name string) error {
+	switch name {
+	case chunkjob.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown ChunkJob unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ChunkJobMutation) ResetEdge(name string) error {
+	switch name {
+	case chunkjob.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown ChunkJob edge %s", name)
 }
 
 // ChunkRunMutation represents an operation that mutates the ChunkRun nodes in the graph.
@@ -5497,7 +6359,6 @@ type ExtractionVersionMutation struct {
 	started_at              *time.Time
 	finished_at             *time.Time
 	heartbeat_at            *time.Time
-	owner                   *string
 	parent_id               *int
 	addparent_id            *int
 	repairs                 *int
@@ -5530,6 +6391,9 @@ type ExtractionVersionMutation struct {
 	chunk_runs              map[int]struct{}
 	removedchunk_runs       map[int]struct{}
 	clearedchunk_runs       bool
+	chunk_jobs              map[int]struct{}
+	removedchunk_jobs       map[int]struct{}
+	clearedchunk_jobs       bool
 	done                    bool
 	oldValue                func(context.Context) (*ExtractionVersion, error)
 	predicates              []predicate.ExtractionVersion
@@ -6854,42 +7718,6 @@ func (m *ExtractionVersionMutation) ResetHeartbeatAt() {
 	m.heartbeat_at = nil
 }
 
-// SetOwner sets the "owner" field.
-func (m *ExtractionVersionMutation) SetOwner(s string) {
-	m.owner = &s
-}
-
-// Owner returns the value of the "owner" field in the mutation.
-func (m *ExtractionVersionMutation) Owner() (r string, exists bool) {
-	v := m.owner
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOwner returns the old "owner" field's value of the ExtractionVersion entity.
-// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExtractionVersionMutation) OldOwner(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOwner is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOwner requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOwner: %w", err)
-	}
-	return oldValue.Owner, nil
-}
-
-// ResetOwner resets all changes to the "owner" field.
-func (m *ExtractionVersionMutation) ResetOwner() {
-	m.owner = nil
-}
-
 // SetParentID sets the "parent_id" field.
 func (m *ExtractionVersionMutation) SetParentID(i int) {
 	m.parent_id = &i
@@ -7609,6 +8437,60 @@ func (m *ExtractionVersionMutation) ResetChunkRuns() {
 	m.removedchunk_runs = nil
 }
 
+// AddChunkJobIDs adds the "chunk_jobs" edge to the ChunkJob entity by ids.
+func (m *ExtractionVersionMutation) AddChunkJobIDs(ids ...int) {
+	if m.chunk_jobs == nil {
+		m.chunk_jobs = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.chunk_jobs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearChunkJobs clears the "chunk_jobs" edge to the ChunkJob entity.
+func (m *ExtractionVersionMutation) ClearChunkJobs() {
+	m.clearedchunk_jobs = true
+}
+
+// ChunkJobsCleared reports if the "chunk_jobs" edge to the ChunkJob entity was cleared.
+func (m *ExtractionVersionMutation) ChunkJobsCleared() bool {
+	return m.clearedchunk_jobs
+}
+
+// RemoveChunkJobIDs removes the "chunk_jobs" edge to the ChunkJob entity by IDs.
+func (m *ExtractionVersionMutation) RemoveChunkJobIDs(ids ...int) {
+	if m.removedchunk_jobs == nil {
+		m.removedchunk_jobs = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.chunk_jobs, ids[i])
+		m.removedchunk_jobs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedChunkJobs returns the removed IDs of the "chunk_jobs" edge to the ChunkJob entity.
+func (m *ExtractionVersionMutation) RemovedChunkJobsIDs() (ids []int) {
+	for id := range m.removedchunk_jobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ChunkJobsIDs returns the "chunk_jobs" edge IDs in the mutation.
+func (m *ExtractionVersionMutation) ChunkJobsIDs() (ids []int) {
+	for id := range m.chunk_jobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetChunkJobs resets all changes to the "chunk_jobs" edge.
+func (m *ExtractionVersionMutation) ResetChunkJobs() {
+	m.chunk_jobs = nil
+	m.clearedchunk_jobs = false
+	m.removedchunk_jobs = nil
+}
+
 // Where appends a list predicates to the ExtractionVersionMutation builder.
 func (m *ExtractionVersionMutation) Where(ps ...predicate.ExtractionVersion) {
 	m.predicates = append(m.predicates, ps...)
@@ -7643,7 +8525,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 34)
+	fields := make([]string, 0, 33)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -7718,9 +8600,6 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	}
 	if m.heartbeat_at != nil {
 		fields = append(fields, extractionversion.FieldHeartbeatAt)
-	}
-	if m.owner != nil {
-		fields = append(fields, extractionversion.FieldOwner)
 	}
 	if m.parent_id != nil {
 		fields = append(fields, extractionversion.FieldParentID)
@@ -7804,8 +8683,6 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.FinishedAt()
 	case extractionversion.FieldHeartbeatAt:
 		return m.HeartbeatAt()
-	case extractionversion.FieldOwner:
-		return m.Owner()
 	case extractionversion.FieldParentID:
 		return m.ParentID()
 	case extractionversion.FieldRepairs:
@@ -7881,8 +8758,6 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldFinishedAt(ctx)
 	case extractionversion.FieldHeartbeatAt:
 		return m.OldHeartbeatAt(ctx)
-	case extractionversion.FieldOwner:
-		return m.OldOwner(ctx)
 	case extractionversion.FieldParentID:
 		return m.OldParentID(ctx)
 	case extractionversion.FieldRepairs:
@@ -8082,13 +8957,6 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetHeartbeatAt(v)
-		return nil
-	case extractionversion.FieldOwner:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetOwner(v)
 		return nil
 	case extractionversion.FieldParentID:
 		v, ok := value.(int)
@@ -8534,9 +9402,6 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 	case extractionversion.FieldHeartbeatAt:
 		m.ResetHeartbeatAt()
 		return nil
-	case extractionversion.FieldOwner:
-		m.ResetOwner()
-		return nil
 	case extractionversion.FieldParentID:
 		m.ResetParentID()
 		return nil
@@ -8567,7 +9432,7 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ExtractionVersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.extraction != nil {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -8585,6 +9450,9 @@ func (m *ExtractionVersionMutation) AddedEdges() []string {
 	}
 	if m.chunk_runs != nil {
 		edges = append(edges, extractionversion.EdgeChunkRuns)
+	}
+	if m.chunk_jobs != nil {
+		edges = append(edges, extractionversion.EdgeChunkJobs)
 	}
 	return edges
 }
@@ -8627,13 +9495,19 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeChunkJobs:
+		ids := make([]ent.Value, 0, len(m.chunk_jobs))
+		for id := range m.chunk_jobs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ExtractionVersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.removednodes != nil {
 		edges = append(edges, extractionversion.EdgeNodes)
 	}
@@ -8648,6 +9522,9 @@ func (m *ExtractionVersionMutation) RemovedEdges() []string {
 	}
 	if m.removedchunk_runs != nil {
 		edges = append(edges, extractionversion.EdgeChunkRuns)
+	}
+	if m.removedchunk_jobs != nil {
+		edges = append(edges, extractionversion.EdgeChunkJobs)
 	}
 	return edges
 }
@@ -8686,13 +9563,19 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeChunkJobs:
+		ids := make([]ent.Value, 0, len(m.removedchunk_jobs))
+		for id := range m.removedchunk_jobs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ExtractionVersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.clearedextraction {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -8710,6 +9593,9 @@ func (m *ExtractionVersionMutation) ClearedEdges() []string {
 	}
 	if m.clearedchunk_runs {
 		edges = append(edges, extractionversion.EdgeChunkRuns)
+	}
+	if m.clearedchunk_jobs {
+		edges = append(edges, extractionversion.EdgeChunkJobs)
 	}
 	return edges
 }
@@ -8730,6 +9616,8 @@ func (m *ExtractionVersionMutation) EdgeCleared(name string) bool {
 		return m.clearedoperations
 	case extractionversion.EdgeChunkRuns:
 		return m.clearedchunk_runs
+	case extractionversion.EdgeChunkJobs:
+		return m.clearedchunk_jobs
 	}
 	return false
 }
@@ -8766,6 +9654,9 @@ func (m *ExtractionVersionMutation) ResetEdge(name string) error {
 		return nil
 	case extractionversion.EdgeChunkRuns:
 		m.ResetChunkRuns()
+		return nil
+	case extractionversion.EdgeChunkJobs:
+		m.ResetChunkJobs()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion edge %s", name)

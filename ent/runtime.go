@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/ent/chunk"
+	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
@@ -51,6 +52,27 @@ func init() {
 	chunk.DefaultTokens = chunkDescTokens.Default.(int)
 	// chunk.TokensValidator is a validator for the "tokens" field. It is called by the builders before save.
 	chunk.TokensValidator = chunkDescTokens.Validators[0].(func(int) error)
+	chunkjobMixin := schema.ChunkJob{}.Mixin()
+	chunkjobMixinFields0 := chunkjobMixin[0].Fields()
+	_ = chunkjobMixinFields0
+	chunkjobFields := schema.ChunkJob{}.Fields()
+	_ = chunkjobFields
+	// chunkjobDescCreatedAt is the schema descriptor for created_at field.
+	chunkjobDescCreatedAt := chunkjobMixinFields0[0].Descriptor()
+	// chunkjob.DefaultCreatedAt holds the default value on creation for the created_at field.
+	chunkjob.DefaultCreatedAt = chunkjobDescCreatedAt.Default.(func() time.Time)
+	// chunkjobDescResult is the schema descriptor for result field.
+	chunkjobDescResult := chunkjobFields[4].Descriptor()
+	// chunkjob.DefaultResult holds the default value on creation for the result field.
+	chunkjob.DefaultResult = chunkjobDescResult.Default.(string)
+	// chunkjobDescError is the schema descriptor for error field.
+	chunkjobDescError := chunkjobFields[5].Descriptor()
+	// chunkjob.DefaultError holds the default value on creation for the error field.
+	chunkjob.DefaultError = chunkjobDescError.Default.(string)
+	// chunkjobDescAttempts is the schema descriptor for attempts field.
+	chunkjobDescAttempts := chunkjobFields[6].Descriptor()
+	// chunkjob.DefaultAttempts holds the default value on creation for the attempts field.
+	chunkjob.DefaultAttempts = chunkjobDescAttempts.Default.(int)
 	chunkrunMixin := schema.ChunkRun{}.Mixin()
 	chunkrunMixinFields0 := chunkrunMixin[0].Fields()
 	_ = chunkrunMixinFields0
@@ -259,36 +281,32 @@ func init() {
 	extractionversionDescHeartbeatAt := extractionversionFields[23].Descriptor()
 	// extractionversion.DefaultHeartbeatAt holds the default value on creation for the heartbeat_at field.
 	extractionversion.DefaultHeartbeatAt = extractionversionDescHeartbeatAt.Default.(func() time.Time)
-	// extractionversionDescOwner is the schema descriptor for owner field.
-	extractionversionDescOwner := extractionversionFields[24].Descriptor()
-	// extractionversion.DefaultOwner holds the default value on creation for the owner field.
-	extractionversion.DefaultOwner = extractionversionDescOwner.Default.(string)
 	// extractionversionDescRepairs is the schema descriptor for repairs field.
-	extractionversionDescRepairs := extractionversionFields[26].Descriptor()
+	extractionversionDescRepairs := extractionversionFields[25].Descriptor()
 	// extractionversion.DefaultRepairs holds the default value on creation for the repairs field.
 	extractionversion.DefaultRepairs = extractionversionDescRepairs.Default.(int)
 	// extractionversionDescViolations is the schema descriptor for violations field.
-	extractionversionDescViolations := extractionversionFields[27].Descriptor()
+	extractionversionDescViolations := extractionversionFields[26].Descriptor()
 	// extractionversion.DefaultViolations holds the default value on creation for the violations field.
 	extractionversion.DefaultViolations = extractionversionDescViolations.Default.(int)
 	// extractionversionDescChunkErrors is the schema descriptor for chunk_errors field.
-	extractionversionDescChunkErrors := extractionversionFields[28].Descriptor()
+	extractionversionDescChunkErrors := extractionversionFields[27].Descriptor()
 	// extractionversion.DefaultChunkErrors holds the default value on creation for the chunk_errors field.
 	extractionversion.DefaultChunkErrors = extractionversionDescChunkErrors.Default.(string)
 	// extractionversionDescEdits is the schema descriptor for edits field.
-	extractionversionDescEdits := extractionversionFields[29].Descriptor()
+	extractionversionDescEdits := extractionversionFields[28].Descriptor()
 	// extractionversion.DefaultEdits holds the default value on creation for the edits field.
 	extractionversion.DefaultEdits = extractionversionDescEdits.Default.(string)
 	// extractionversionDescInjected is the schema descriptor for injected field.
-	extractionversionDescInjected := extractionversionFields[30].Descriptor()
+	extractionversionDescInjected := extractionversionFields[29].Descriptor()
 	// extractionversion.DefaultInjected holds the default value on creation for the injected field.
 	extractionversion.DefaultInjected = extractionversionDescInjected.Default.(int)
 	// extractionversionDescMergesApplied is the schema descriptor for merges_applied field.
-	extractionversionDescMergesApplied := extractionversionFields[31].Descriptor()
+	extractionversionDescMergesApplied := extractionversionFields[30].Descriptor()
 	// extractionversion.DefaultMergesApplied holds the default value on creation for the merges_applied field.
 	extractionversion.DefaultMergesApplied = extractionversionDescMergesApplied.Default.(int)
 	// extractionversionDescNotSameApplied is the schema descriptor for not_same_applied field.
-	extractionversionDescNotSameApplied := extractionversionFields[32].Descriptor()
+	extractionversionDescNotSameApplied := extractionversionFields[31].Descriptor()
 	// extractionversion.DefaultNotSameApplied holds the default value on creation for the not_same_applied field.
 	extractionversion.DefaultNotSameApplied = extractionversionDescNotSameApplied.Default.(int)
 	kgschemaMixin := schema.KGSchema{}.Mixin()

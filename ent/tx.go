@@ -14,6 +14,8 @@ type Tx struct {
 	config
 	// Chunk is the client for interacting with the Chunk builders.
 	Chunk *ChunkClient
+	// ChunkJob is the client for interacting with the ChunkJob builders.
+	ChunkJob *ChunkJobClient
 	// ChunkRun is the client for interacting with the ChunkRun builders.
 	ChunkRun *ChunkRunClient
 	// Document is the client for interacting with the Document builders.
@@ -178,6 +180,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.Chunk = NewChunkClient(tx.config)
+	tx.ChunkJob = NewChunkJobClient(tx.config)
 	tx.ChunkRun = NewChunkRunClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Edge = NewEdgeClient(tx.config)

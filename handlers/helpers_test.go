@@ -53,6 +53,14 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := app.New(st, log, providers)
+	// The jobs run here, as many at once as the provider takes calls.
+	jobs := providers.Concurrency
+	if jobs == 0 {
+		jobs = 4
+	}
+	if _, err := runner.StartWorker(context.Background(), app.WorkerOptions{Concurrency: jobs}); err != nil {
+		tb.Fatal(err)
+	}
 	h := handlers.New(runner, log, cfg)
 	srv := httptest.NewServer(h.NewServer())
 	tb.Cleanup(func() {

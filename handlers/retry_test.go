@@ -23,20 +23,8 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 	t.Parallel()
 	good := "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\nentity<|#|>Scrooge<|#|>person<|#|>A miser.\n" +
 		"relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>Partners.\n<|COMPLETE|>"
-	srv := fakellm.New(t, fakellm.Options{FailFirst: 5, FailStatus: 500, Rules: []fakellm.Rule{{Text: good}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a, srv, v := flakyRun(t, "flaky", good)
 	ctx := context.Background()
-	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(ctx, d)
-	cfg := extract.DefaultConfig()
-	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = extract.StrategyTuple, "openai", 80, 0, 1, 0
-	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "flaky", Config: cfg, DocumentIDs: []int{d.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.App.Run(ctx, v, nil); err == nil {
-		t.Fatal("run with a failing chunk succeeded")
-	}
 	v, _ = a.Store.Version(ctx, v.ID)
 	if v.Status != store.StatusFailed || v.ChunksDone != v.ChunksTotal-1 || len(v.ChunkErrors) != 1 || v.ChunkErrors[0].Status != "HTTP 500" {
 		t.Fatalf("failed run: %s, %d of %d chunks, errors %+v", v.Status, v.ChunksDone, v.ChunksTotal, v.ChunkErrors)
@@ -51,7 +39,7 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 
 	before := srv.Count()
 	bctx := MustChrome(t)
-	err = chromedp.Do(bctx,
+	err := chromedp.Do(bctx,
 		chromedp.Navigate(fmt.Sprintf("%s/versions/%d", a.Server.URL, v.ID)),
 		chromedp.Click(chromedp.CSS(`[data-testid="retry"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="parent"]`)),

@@ -68,6 +68,9 @@ func (h *Handler) showVersion(c echo.Context) error {
 		}
 	}
 	fillRetry(ctx, h.store, &p, v)
+	if p.Jobs, err = h.jobsView(ctx, v.ID); err != nil {
+		return err
+	}
 	fillGraphTables(&p, g, mentions, c.Request().URL.Query())
 	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err

@@ -55,8 +55,6 @@ type Version struct {
 	StartedAt                              *time.Time
 	FinishedAt                             *time.Time
 	HeartbeatAt                            time.Time
-	// Owner names the process running the version, if any.
-	Owner string
 	// ParentID is the version a retry started from (0 for none).
 	ParentID int
 	// Repairs counts the fixes model answers needed before they parsed.
@@ -89,7 +87,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
 		CachedPromptTokens: v.CachedPromptTokens, CachedOutputTokens: v.CachedOutputTokens,
 		OffSchema: v.OffSchema, ParseFailures: v.ParseFailures, Elapsed: time.Duration(v.ElapsedMs) * time.Millisecond,
-		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt, Owner: v.Owner,
+		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt,
 		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
 		Edits: decodeEdits(v.Edits), Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
 	}
@@ -254,13 +252,6 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 		return s.refreshCounts(ctx, id)
 	}
 	return nil
-}
-
-// Heartbeat records that a run is alive.
-func (s *Store) Heartbeat(ctx context.Context, id int) error {
-	return translate(s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx)
-	}), "version")
 }
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a

@@ -18,6 +18,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
 	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
 
@@ -38,6 +39,12 @@ type Store struct {
 	// writeMu serialises write transactions on SQLite, which has one
 	// writer at a time; on PostgreSQL it is unused.
 	writeMu sync.Mutex
+	// pgPool (PostgreSQL) or riverDB (SQLite) is the pool the job queue
+	// runs on (see jobs.go).
+	pgPool  *pgxpool.Pool
+	riverDB *sql.DB
+	// runLocks holds a mutex per version on SQLite (see LockVersion).
+	runLocks sync.Map
 }
 
 // Options configure Open.
@@ -85,6 +92,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		client.Close()
 		return nil, err
 	}
+	if err := s.openRiver(ctx, dsn); err != nil {
+		s.closeRiver()
+		client.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -109,6 +121,7 @@ func (s *Store) Close() error {
 	if s.stmts != nil {
 		s.stmts.close()
 	}
+	s.closeRiver()
 	return s.client.Close()
 }
 

@@ -138,6 +138,8 @@ type VersionPage struct {
 	ParentLabel string
 	// ChunkErrors are the chunks whose extraction failed.
 	ChunkErrors []ChunkErrorView
+	// Jobs is what the run's jobs are doing; nil when it had none.
+	Jobs *JobsView
 	// CanRetry offers "Retry failed chunks"; CanResume offers "Resume".
 	CanRetry, CanResume bool
 	// Edits is the edit log of a version made by editing its parent, one

@@ -32,6 +32,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&ec.NoCache, "no-cache", false, "ask the model anew instead of answering from the call cache")
 	fs.StringVar(&ec.Reference, "reference", "", "NAME@V of a domain graph: extracted names matching its names or aliases become its nodes")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
+	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -71,6 +72,16 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	v, _, err := runner.NewRun(ctx, app.RunRequest{Extraction: *name, Config: ec, SchemaRef: *schemaRef, DocumentIDs: ids})
 	if err != nil {
 		return err
+	}
+	if *detach {
+		if v, err = runner.Enqueue(ctx, v); err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(app.VersionJSONOf(v))
+		}
+		fmt.Fprintf(stdout, "%s@%d %s: %d chunks; follow it with kgstudio version show %s@%d\n", v.Extraction, v.Number, v.Status, v.ChunksTotal, v.Extraction, v.Number)
+		return nil
 	}
 	return runAndReport(ctx, runner, st, v, *asJSON, stdout, stderr)
 }

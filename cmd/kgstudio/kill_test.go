@@ -22,7 +22,7 @@ import (
 )
 
 // buildBinary compiles kgstudio into a temp dir.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "kgstudio")
 	cmd := exec.Command("go", "build", "-o", bin, ".")

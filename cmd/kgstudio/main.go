@@ -24,13 +24,14 @@ func main() {
 const usage = `kgstudio — turn text into knowledge graphs and compare versions
 
 Usage:
-  kgstudio serve   [--addr 127.0.0.1:8080] [--public-url URL] [--data DIR] [--db URL]
+  kgstudio serve   [--addr 127.0.0.1:8080] [--public-url URL] [--data DIR] [--db URL] [--no-worker]
+  kgstudio worker  [--concurrency N]
   kgstudio doc add FILE...
   kgstudio doc list [--json]
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
-                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--json] FILE...
+                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--detach] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "serve":
 		return cmdServe(ctx, rest, stdout, stderr)
+	case "worker":
+		return cmdWorker(ctx, rest, stdout, stderr)
 	case "doc":
 		return cmdDoc(ctx, rest, stdout, stderr)
 	case "extract":

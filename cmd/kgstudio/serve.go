@@ -21,6 +21,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload in bytes (env KGSTUDIO_MAX_UPLOAD)")
 	fs.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "the URL users reach this server by, e.g. behind a proxy; its host is accepted (env KGSTUDIO_PUBLIC_URL)")
 	noSample := fs.Bool("no-sample", false, "do not add the sample document to an empty database")
+	noWorker := fs.Bool("no-worker", false, "serve pages only; run no extraction jobs (other kgstudio worker processes run them)")
+	wo := workerFlags(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -58,14 +60,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := runner.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
+	// Extraction jobs run here too, unless another process runs them.
+	var worker *app.Worker
+	if !*noWorker {
+		if worker, err = runner.StartWorker(ctx, *wo); err != nil {
+			return err
+		}
+	}
 	if !*noSample {
 		if _, err := runner.SeedSample(ctx); err != nil {
 			log.Error("add sample", "error", err)
 		}
 	}
-
-	// Take over runs whose process died, here or in another instance.
-	go runner.Watch(ctx, 10*time.Second)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -86,6 +92,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	err = srv.Shutdown(sctx)
-	runner.Shutdown(sctx)
+	if worker != nil {
+		// Jobs still running at the deadline are canceled and run again
+		// on another worker (or on the next start).
+		_ = worker.Stop(sctx)
+	}
 	return err
 }

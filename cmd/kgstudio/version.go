@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 const versionUsage = `usage:
@@ -79,14 +80,19 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		j, err := app.New(st, cfg.logger(stderr), cfg.Providers).VersionJSON(ctx, v)
+		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+		j, err := runner.VersionJSON(ctx, v)
+		if err != nil {
+			return err
+		}
+		jobs, err := runner.Jobs(ctx, v.ID)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(j)
+			return enc.Encode(versionShowJSON{VersionJSON: j, Jobs: jobsJSONOf(jobs)})
 		}
 		cfgJSON, _ := json.Marshal(j.Config)
 		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:    %s\n",
@@ -104,6 +110,11 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		for i, e := range j.Edits {
 			fmt.Fprintf(stdout, "edit %d:    %s\n", i+1, e)
+		}
+		c := jobs.Counts
+		fmt.Fprintf(stdout, "jobs:      %d queued, %d running, %d retried, %d failed, %d completed\n", c.Queued, c.Running, c.Retried, c.Failed, c.Completed)
+		for _, e := range jobs.Errors {
+			fmt.Fprintf(stdout, "  chunk %d of document %d (%s after %d attempts): %s\n", e.ChunkIndex, e.DocumentID, e.State, e.Attempts, e.Error)
 		}
 		return nil
 	case "delete":
@@ -143,4 +154,33 @@ func intList(ids []int) string {
 		s[i] = strconv.Itoa(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// versionShowJSON is what version show --json prints: the version and
+// what its jobs are doing.
+type versionShowJSON struct {
+	app.VersionJSON
+	Jobs jobsJSON `json:"jobs"`
+}
+
+// jobsJSON counts a version's jobs and lists its chunks' last errors.
+type jobsJSON struct {
+	store.JobCounts
+	Errors []chunkErrorJSON `json:"errors"`
+}
+
+type chunkErrorJSON struct {
+	DocumentID int    `json:"document_id"`
+	Chunk      int    `json:"chunk"`
+	State      string `json:"state"`
+	Attempts   int    `json:"attempts"`
+	Error      string `json:"error"`
+}
+
+func jobsJSONOf(v app.JobsView) jobsJSON {
+	out := jobsJSON{JobCounts: v.Counts, Errors: []chunkErrorJSON{}}
+	for _, e := range v.Errors {
+		out.Errors = append(out.Errors, chunkErrorJSON{DocumentID: e.DocumentID, Chunk: e.ChunkIndex, State: e.State, Attempts: e.Attempts, Error: e.Error})
+	}
+	return out
 }

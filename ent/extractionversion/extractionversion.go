@@ -65,8 +65,6 @@ const (
 	FieldFinishedAt = "finished_at"
 	// FieldHeartbeatAt holds the string denoting the heartbeat_at field in the database.
 	FieldHeartbeatAt = "heartbeat_at"
-	// FieldOwner holds the string denoting the owner field in the database.
-	FieldOwner = "owner"
 	// FieldParentID holds the string denoting the parent_id field in the database.
 	FieldParentID = "parent_id"
 	// FieldRepairs holds the string denoting the repairs field in the database.
@@ -95,6 +93,8 @@ const (
 	EdgeOperations = "operations"
 	// EdgeChunkRuns holds the string denoting the chunk_runs edge name in mutations.
 	EdgeChunkRuns = "chunk_runs"
+	// EdgeChunkJobs holds the string denoting the chunk_jobs edge name in mutations.
+	EdgeChunkJobs = "chunk_jobs"
 	// Table holds the table name of the extractionversion in the database.
 	Table = "extraction_versions"
 	// ExtractionTable is the table that holds the extraction relation/edge.
@@ -139,6 +139,13 @@ const (
 	ChunkRunsInverseTable = "chunk_runs"
 	// ChunkRunsColumn is the table column denoting the chunk_runs relation/edge.
 	ChunkRunsColumn = "version_id"
+	// ChunkJobsTable is the table that holds the chunk_jobs relation/edge.
+	ChunkJobsTable = "chunk_jobs"
+	// ChunkJobsInverseTable is the table name for the ChunkJob entity.
+	// It exists in this package in order to avoid circular dependency with the "chunkjob" package.
+	ChunkJobsInverseTable = "chunk_jobs"
+	// ChunkJobsColumn is the table column denoting the chunk_jobs relation/edge.
+	ChunkJobsColumn = "version_id"
 )
 
 // Columns holds all SQL columns for extractionversion fields.
@@ -169,7 +176,6 @@ var Columns = []string{
 	FieldStartedAt,
 	FieldFinishedAt,
 	FieldHeartbeatAt,
-	FieldOwner,
 	FieldParentID,
 	FieldRepairs,
 	FieldViolations,
@@ -229,8 +235,6 @@ var (
 	DefaultError string
 	// DefaultHeartbeatAt holds the default value on creation for the "heartbeat_at" field.
 	DefaultHeartbeatAt func() time.Time
-	// DefaultOwner holds the default value on creation for the "owner" field.
-	DefaultOwner string
 	// DefaultRepairs holds the default value on creation for the "repairs" field.
 	DefaultRepairs int
 	// DefaultViolations holds the default value on creation for the "violations" field.
@@ -404,11 +408,6 @@ func ByHeartbeatAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldHeartbeatAt, opts...).ToFunc()
 }
 
-// ByOwner orders the results by the owner field.
-func ByOwner(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldOwner, opts...).ToFunc()
-}
-
 // ByParentID orders the results by the parent_id field.
 func ByParentID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldParentID, opts...).ToFunc()
@@ -525,6 +524,20 @@ func ByChunkRuns(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newChunkRunsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByChunkJobsCount orders the results by chunk_jobs count.
+func ByChunkJobsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newChunkJobsStep(), opts...)
+	}
+}
+
+// ByChunkJobs orders the results by chunk_jobs terms.
+func ByChunkJobs(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newChunkJobsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newExtractionStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -565,5 +578,12 @@ func newChunkRunsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ChunkRunsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ChunkRunsTable, ChunkRunsColumn),
+	)
+}
+func newChunkJobsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ChunkJobsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ChunkJobsTable, ChunkJobsColumn),
 	)
 }

@@ -170,11 +170,6 @@ func HeartbeatAt(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldHeartbeatAt, v))
 }
 
-// Owner applies equality check predicate on the "owner" field. It's identical to OwnerEQ.
-func Owner(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEQ(FieldOwner, v))
-}
-
 // ParentID applies equality check predicate on the "parent_id" field. It's identical to ParentIDEQ.
 func ParentID(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldParentID, v))
@@ -1200,71 +1195,6 @@ func HeartbeatAtLTE(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldLTE(FieldHeartbeatAt, v))
 }
 
-// OwnerEQ applies the EQ predicate on the "owner" field.
-func OwnerEQ(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEQ(FieldOwner, v))
-}
-
-// OwnerNEQ applies the NEQ predicate on the "owner" field.
-func OwnerNEQ(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNEQ(FieldOwner, v))
-}
-
-// OwnerIn applies the In predicate on the "owner" field.
-func OwnerIn(vs ...string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldIn(FieldOwner, vs...))
-}
-
-// OwnerNotIn applies the NotIn predicate on the "owner" field.
-func OwnerNotIn(vs ...string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNotIn(FieldOwner, vs...))
-}
-
-// OwnerGT applies the GT predicate on the "owner" field.
-func OwnerGT(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldGT(FieldOwner, v))
-}
-
-// OwnerGTE applies the GTE predicate on the "owner" field.
-func OwnerGTE(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldGTE(FieldOwner, v))
-}
-
-// OwnerLT applies the LT predicate on the "owner" field.
-func OwnerLT(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldLT(FieldOwner, v))
-}
-
-// OwnerLTE applies the LTE predicate on the "owner" field.
-func OwnerLTE(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldLTE(FieldOwner, v))
-}
-
-// OwnerContains applies the Contains predicate on the "owner" field.
-func OwnerContains(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldContains(FieldOwner, v))
-}
-
-// OwnerHasPrefix applies the HasPrefix predicate on the "owner" field.
-func OwnerHasPrefix(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldOwner, v))
-}
-
-// OwnerHasSuffix applies the HasSuffix predicate on the "owner" field.
-func OwnerHasSuffix(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldOwner, v))
-}
-
-// OwnerEqualFold applies the EqualFold predicate on the "owner" field.
-func OwnerEqualFold(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldOwner, v))
-}
-
-// OwnerContainsFold applies the ContainsFold predicate on the "owner" field.
-func OwnerContainsFold(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldOwner, v))
-}
-
 // ParentIDEQ applies the EQ predicate on the "parent_id" field.
 func ParentIDEQ(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldParentID, v))
@@ -1775,6 +1705,29 @@ func HasChunkRuns() predicate.ExtractionVersion {
 func HasChunkRunsWith(preds ...predicate.ChunkRun) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(func(s *sql.Selector) {
 		step := newChunkRunsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasChunkJobs applies the HasEdge predicate on the "chunk_jobs" edge.
+func HasChunkJobs() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ChunkJobsTable, ChunkJobsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasChunkJobsWith applies the HasEdge predicate on the "chunk_jobs" edge with a given conditions (other predicates).
+func HasChunkJobsWith(preds ...predicate.ChunkJob) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := newChunkJobsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

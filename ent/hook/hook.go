@@ -21,6 +21,18 @@ func (f ChunkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ChunkMutation", m)
 }
 
+// The ChunkJobFunc type is an adapter to allow the use of ordinary
+// function as ChunkJob mutator.
+type ChunkJobFunc func(context.Context, *ent.ChunkJobMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ChunkJobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ChunkJobMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ChunkJobMutation", m)
+}
+
 // The ChunkRunFunc type is an adapter to allow the use of ordinary
 // function as ChunkRun mutator.
 type ChunkRunFunc func(context.Context, *ent.ChunkRunMutation) (ent.Value, error)

@@ -41,6 +41,39 @@ var (
 			},
 		},
 	}
+	// ChunkJobsColumns holds the columns for the "chunk_jobs" table.
+	ChunkJobsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "document_id", Type: field.TypeInt},
+		{Name: "chunk_index", Type: field.TypeInt},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"retrying", "done", "failed"}, Default: "retrying"},
+		{Name: "result", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// ChunkJobsTable holds the schema information for the "chunk_jobs" table.
+	ChunkJobsTable = &schema.Table{
+		Name:       "chunk_jobs",
+		Columns:    ChunkJobsColumns,
+		PrimaryKey: []*schema.Column{ChunkJobsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "chunk_jobs_extraction_versions_chunk_jobs",
+				Columns:    []*schema.Column{ChunkJobsColumns[8]},
+				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "chunkjob_version_id_document_id_chunk_index",
+				Unique:  true,
+				Columns: []*schema.Column{ChunkJobsColumns[8], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+			},
+		},
+	}
 	// ChunkRunsColumns holds the columns for the "chunk_runs" table.
 	ChunkRunsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -225,7 +258,6 @@ var (
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
 		{Name: "heartbeat_at", Type: field.TypeTime},
-		{Name: "owner", Type: field.TypeString, Default: ""},
 		{Name: "parent_id", Type: field.TypeInt, Nullable: true},
 		{Name: "repairs", Type: field.TypeInt, Default: 0},
 		{Name: "violations", Type: field.TypeInt, Default: 0},
@@ -244,7 +276,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[34]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[33]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -253,7 +285,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[34], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[33], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",
@@ -531,6 +563,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		ChunksTable,
+		ChunkJobsTable,
 		ChunkRunsTable,
 		DocumentsTable,
 		EdgesTable,
@@ -552,6 +585,7 @@ var (
 
 func init() {
 	ChunksTable.ForeignKeys[0].RefTable = DocumentsTable
+	ChunkJobsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	ChunkRunsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EdgesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EntityTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable

@@ -9,6 +9,9 @@ import (
 // Chunk is the predicate function for chunk builders.
 type Chunk func(*sql.Selector)
 
+// ChunkJob is the predicate function for chunkjob builders.
+type ChunkJob func(*sql.Selector)
+
 // ChunkRun is the predicate function for chunkrun builders.
 type ChunkRun func(*sql.Selector)
 

@@ -46,10 +46,6 @@ func (ExtractionVersion) Fields() []ent.Field {
 		field.Time("started_at").Optional().Nillable(),
 		field.Time("finished_at").Optional().Nillable(),
 		field.Time("heartbeat_at").Default(time.Now),
-		// owner names the process that runs the version
-		// ("host/pid/nonce"); another process takes over only when the
-		// owner's heartbeat is stale or the owner is known to be dead.
-		field.String("owner").Default(""),
 		// parent_id is the version a retry started from.
 		field.Int("parent_id").Optional().Nillable().Immutable(),
 		// repairs counts the fixes model answers needed before they parsed.
@@ -81,6 +77,7 @@ func (ExtractionVersion) Edges() []ent.Edge {
 		edge.To("mentions", Mention.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("operations", Operation.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("chunk_runs", ChunkRun.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("chunk_jobs", ChunkJob.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

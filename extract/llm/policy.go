@@ -29,6 +29,18 @@ type Policy struct {
 	TokensPerMinute   int
 	// Concurrency caps calls in flight; zero means unlimited.
 	Concurrency int
+	// Gate, when set, enforces RequestsPerMinute, TokensPerMinute and
+	// Concurrency instead of this process's own limiters, e.g. across
+	// every process sharing a database.
+	Gate Gate
+}
+
+// Gate admits model calls under limits shared beyond one client. Admit
+// waits until a call of about tokens prompt tokens may start and returns
+// done, to call when the call ends; it returns ctx's error when ctx ends
+// first.
+type Gate interface {
+	Admit(ctx context.Context, tokens int) (done func(), err error)
 }
 
 // DefaultPolicy returns the defaults used for zero fields.
@@ -67,6 +79,9 @@ func WithPolicy(c Client, p Policy) Client {
 		p.Timeout = d.Timeout
 	}
 	pc := &policyClient{next: c, p: p}
+	if p.Gate != nil {
+		return pc
+	}
 	if p.RequestsPerMinute > 0 {
 		pc.reqs = rate.NewLimiter(rate.Limit(float64(p.RequestsPerMinute)/60), max(1, p.RequestsPerMinute/60))
 	}
@@ -106,6 +121,13 @@ func (pc *policyClient) Complete(ctx context.Context, req Request) (Response, er
 
 // attempt makes one call inside the limits.
 func (pc *policyClient) attempt(ctx context.Context, req Request) (Response, error) {
+	if pc.p.Gate != nil {
+		done, err := pc.p.Gate.Admit(ctx, estimateTokens(req))
+		if err != nil {
+			return Response{}, ctxOr(ctx, err)
+		}
+		defer done()
+	}
 	if pc.reqs != nil {
 		if err := pc.reqs.Wait(ctx); err != nil {
 			return Response{}, ctxOr(ctx, err)

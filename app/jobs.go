@@ -1,0 +1,857 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Runs are River jobs
+//
+// A run is queued as jobs in the store's database (River, see
+// store/jobs.go) that any process running workers picks up: `kgstudio
+// worker`, `kgstudio serve` (unless --no-worker) and a foreground
+// `kgstudio extract`.
+//
+//   - Each chunk of a text document is one chunk job: it extracts the chunk
+//     and stores the result in one transaction keyed by the chunk
+//     (store.StageChunk), so a job that runs again stores nothing twice. A
+//     failed attempt keeps its error and is retried with backoff; after the
+//     last attempt the chunk is settled as failed.
+//   - The chunk job that settles the last chunk enqueues the version's
+//     final job (unique per version and round). It merges the stored
+//     results in chunk order through the same pipeline as before
+//     (extract.RunJobs over the version's sink), so the graph is the one a
+//     single process makes, whichever worker extracted which chunk and in
+//     what order. CSV tables and dialogues (stateful: one turn after the
+//     other) run inside the final job, route after route as before; then
+//     rules, summaries, merge decisions and vectors, and the version's
+//     final status.
+//   - Cancel marks the version canceled and cancels its River jobs; every
+//     job also watches the version's status, so a cancel pressed on any
+//     instance stops the run everywhere.
+//   - A worker that dies leaves its jobs running in river_job; River's
+//     rescuer hands them to another worker once they have run longer than
+//     the rescue delay (WorkerOptions.RescueAfter). A final job runs under
+//     a per-version lock, so a rescued one waits for a live one.
+
+// Job kinds.
+const (
+	KindChunkJob  = "kgstudio_chunk"
+	KindFinishJob = "kgstudio_finish"
+)
+
+// chunkArgs is one chunk of a version to extract.
+type chunkArgs struct {
+	VersionID  int `json:"version_id" river:"unique"`
+	DocumentID int `json:"document_id" river:"unique"`
+	ChunkIndex int `json:"chunk_index" river:"unique"`
+	// Expect is how many chunks the final job waits for.
+	Expect int `json:"expect"`
+	// Round names the queuing the job belongs to.
+	Round int64 `json:"round"`
+}
+
+// Kind implements river.JobArgs.
+func (chunkArgs) Kind() string { return KindChunkJob }
+
+// finishArgs is the final job of a version.
+type finishArgs struct {
+	VersionID int   `json:"version_id"`
+	Round     int64 `json:"round"`
+}
+
+// Kind implements river.JobArgs.
+func (finishArgs) Kind() string { return KindFinishJob }
+
+// WorkerOptions configure the job workers of a process.
+type WorkerOptions struct {
+	// Concurrency is how many jobs the process runs at once (default 4).
+	Concurrency int
+	// JobTimeout bounds one chunk job (default DefaultJobTimeout).
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may run before River's rescuer hands
+	// it to another worker (default 25 s; raised to JobTimeout + 5 s when
+	// shorter): a killed worker's jobs run again within it plus River's
+	// rescue interval (30 s).
+	RescueAfter time.Duration
+}
+
+// DefaultJobTimeout and DefaultRescueAfter are the defaults of
+// WorkerOptions: a chunk job gets 20 s and a dead worker's jobs go to
+// another after 25 s (River's rescuer looks every 30 s, so within a minute).
+const (
+	DefaultJobTimeout  = 20 * time.Second
+	DefaultRescueAfter = 25 * time.Second
+)
+
+func (o WorkerOptions) withDefaults() WorkerOptions {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.JobTimeout <= 0 {
+		o.JobTimeout = DefaultJobTimeout
+	}
+	if o.RescueAfter <= 0 {
+		o.RescueAfter = DefaultRescueAfter
+	}
+	if o.RescueAfter < o.JobTimeout {
+		o.RescueAfter = o.JobTimeout + 5*time.Second
+	}
+	return o
+}
+
+// maxAttempts is how often a chunk is tried before it is settled failed.
+const maxAttempts = 4
+
+// retryPolicy backs off exponentially: 1 s, 2 s, 4 s ... at most a minute.
+type retryPolicy struct{}
+
+// NextRetry implements river.ClientRetryPolicy.
+func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	d := time.Duration(math.Min(60, math.Pow(2, float64(max(len(job.Errors), 1)-1)))) * time.Second
+	return time.Now().Add(d)
+}
+
+// chunkWorker runs chunk jobs.
+type chunkWorker struct {
+	river.WorkerDefaults[chunkArgs]
+	a       *App
+	timeout time.Duration
+}
+
+// Work implements river.Worker.
+func (w *chunkWorker) Work(ctx context.Context, job *river.Job[chunkArgs]) error {
+	return w.a.workChunk(ctx, job)
+}
+
+// Timeout implements river.Worker.
+func (w *chunkWorker) Timeout(*river.Job[chunkArgs]) time.Duration { return w.timeout }
+
+// finishWorker runs final jobs.
+type finishWorker struct {
+	river.WorkerDefaults[finishArgs]
+	a *App
+}
+
+// Work implements river.Worker.
+func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) error {
+	return w.a.workFinish(ctx, job)
+}
+
+// Timeout implements river.Worker: a final job (summaries, vectors,
+// dialogues) may take long; the version lock keeps a rescued copy waiting.
+func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return -1 }
+
+// quietHandler passes on River's warnings and errors only: its info lines
+// (client started, stopped) say nothing a user needs.
+type quietHandler struct{ slog.Handler }
+
+// Enabled implements slog.Handler.
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+// WithAttrs implements slog.Handler.
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as)}
+}
+
+// WithGroup implements slog.Handler.
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
+}
+
+// newQueue builds a River client; with workers, it can run jobs.
+func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
+	o = o.withDefaults()
+	cfg := &river.Config{
+		Logger:               slog.New(quietHandler{a.log.Handler()}),
+		MaxAttempts:          maxAttempts,
+		RetryPolicy:          retryPolicy{},
+		JobTimeout:           o.JobTimeout,
+		RescueStuckJobsAfter: o.RescueAfter,
+		FetchCooldown:        time.Millisecond,
+		FetchPollInterval:    200 * time.Millisecond,
+	}
+	if work {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &chunkWorker{a: a, timeout: o.JobTimeout})
+		river.AddWorker(workers, &finishWorker{a: a})
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Concurrency}}
+	}
+	q, err := a.store.NewQueue(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	return q, nil
+}
+
+// inserter returns the client that inserts and lists jobs.
+func (a *App) inserter() (store.Queue, error) {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if a.queue == nil {
+		q, err := a.newQueue(false, WorkerOptions{})
+		if err != nil {
+			return nil, err
+		}
+		a.queue = q
+	}
+	return a.queue, nil
+}
+
+// Worker is a running set of job workers in this process.
+type Worker struct {
+	q store.Queue
+}
+
+// Stop stops taking jobs and waits for the running ones to finish (or
+// ctx to end, then cancels them: they run again elsewhere).
+func (w *Worker) Stop(ctx context.Context) error {
+	err := w.q.Stop(ctx)
+	if err != nil {
+		_ = w.q.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// StartWorker starts job workers in this process until ctx ends or Stop.
+func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
+	q, err := a.newQueue(true, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start workers: %w", err)
+	}
+	w := &Worker{q: q}
+	a.qmu.Lock()
+	a.workers++
+	a.started = append(a.started, w)
+	a.qmu.Unlock()
+	go func() {
+		// Every minute, queue again the runs left with no job (a job
+		// River gave up on, say a killed worker's on its last attempt).
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				a.qmu.Lock()
+				a.workers--
+				a.qmu.Unlock()
+				return
+			case <-t.C:
+				if err := a.Resume(ctx); err != nil && ctx.Err() == nil {
+					a.log.Warn("resume unfinished extractions", "error", err)
+				}
+			}
+		}
+	}()
+	return w, nil
+}
+
+// Shutdown stops the workers StartWorker started; jobs still running when
+// ctx ends are canceled and run again elsewhere (or on the next start).
+func (a *App) Shutdown(ctx context.Context) {
+	a.qmu.Lock()
+	ws := a.started
+	a.started = nil
+	a.qmu.Unlock()
+	for _, w := range ws {
+		_ = w.Stop(ctx)
+	}
+}
+
+// holdWorker makes sure job workers run in this process until release:
+// the process's own (StartWorker) or one shared by every waiting caller,
+// stopped when the last of them releases it.
+func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), err error) {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if a.workers > 0 {
+		return func() {}, nil
+	}
+	if a.shared == nil {
+		q, err := a.newQueue(true, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
+			return nil, fmt.Errorf("start workers: %w", err)
+		}
+		a.shared = &Worker{q: q}
+	}
+	a.sharedUsers++
+	return func() {
+		a.qmu.Lock()
+		a.sharedUsers--
+		w := a.shared
+		if a.sharedUsers > 0 {
+			w = nil
+		} else {
+			a.shared = nil
+		}
+		a.qmu.Unlock()
+		if w != nil {
+			// Unlocked: a job finishing meanwhile may need the queue.
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = w.Stop(sctx)
+			cancel()
+		}
+	}, nil
+}
+
+// waiter is a caller of Wait in this process: the jobs of its version that
+// run here report progress to it and stop when its context ends, as a
+// foreground run always did.
+type waiter struct {
+	ctx      context.Context
+	mu       sync.Mutex // serialises calls to progress
+	progress func(extract.Progress)
+}
+
+func (w *waiter) report(p extract.Progress) {
+	if w.progress == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.progress(p)
+}
+
+// addWaiter registers a waiter of a version until the returned remove.
+func (a *App) addWaiter(id int, w *waiter) (remove func()) {
+	a.waitMu.Lock()
+	defer a.waitMu.Unlock()
+	if a.waiters == nil {
+		a.waiters = map[int][]*waiter{}
+	}
+	a.waiters[id] = append(a.waiters[id], w)
+	return func() {
+		a.waitMu.Lock()
+		defer a.waitMu.Unlock()
+		a.waiters[id] = slices.DeleteFunc(a.waiters[id], func(x *waiter) bool { return x == w })
+		if len(a.waiters[id]) == 0 {
+			delete(a.waiters, id)
+		}
+	}
+}
+
+// waitersOf returns the waiters of a version.
+func (a *App) waitersOf(id int) []*waiter {
+	a.waitMu.Lock()
+	defer a.waitMu.Unlock()
+	return slices.Clone(a.waiters[id])
+}
+
+// errWaiterGone cancels a job whose local waiter stopped waiting.
+var errWaiterGone = errors.New("the run was interrupted")
+
+// jobProgress reports a job's progress to the version's local waiters; a
+// waiter that stops waiting in its progress call stops the job before it
+// takes another chunk (cancel is the job's).
+func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.Progress) {
+	ws := a.waitersOf(id)
+	if len(ws) == 0 {
+		return nil
+	}
+	return func(p extract.Progress) {
+		for _, w := range ws {
+			w.report(p)
+			if w.ctx.Err() != nil {
+				cancel(errWaiterGone)
+			}
+		}
+	}
+}
+
+// jobMeta tags a version's jobs, so they can be listed and canceled.
+func jobMeta(versionID int) []byte {
+	return []byte(`{"version_id":"` + strconv.Itoa(versionID) + `"}`)
+}
+
+// Enqueue queues a version's jobs: one per text chunk not yet done, or the
+// final job at once when none is left. The version becomes queued; it is
+// returned as it stood then, before any worker took a job.
+func (a *App) Enqueue(ctx context.Context, v store.Version) (store.Version, error) {
+	queued, err := a.enqueue(ctx, v)
+	if err != nil {
+		return v, err
+	}
+	return queued, nil
+}
+
+func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Version, err error) {
+	q, err := a.inserter()
+	if err != nil {
+		return queued, err
+	}
+	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	if err != nil {
+		return queued, err
+	}
+	routes, err := a.planRoutes(ctx, v, docs)
+	if err != nil {
+		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, store.StatusFailed, 0, errText(err))
+		return queued, err
+	}
+	finished, err := a.store.Sink(v.ID, 0).Finished(ctx)
+	if err != nil {
+		return queued, err
+	}
+	staged, err := a.store.ReopenChunks(ctx, v.ID)
+	if err != nil {
+		return queued, err
+	}
+	total, done := 0, 0
+	var text []extract.Job
+	for _, r := range routes {
+		total += len(r.jobs)
+		if r.name == RouteText {
+			text = r.jobs
+		}
+		for _, j := range r.jobs {
+			if ref := j.Chunk.Ref(); finished[ref] || staged[ref] {
+				done++
+			}
+		}
+	}
+	round := time.Now().UnixNano()
+	var pending []chunkArgs
+	expect := 0
+	for _, j := range text {
+		ref := j.Chunk.Ref()
+		switch {
+		case staged[ref]:
+			expect++
+		case finished[ref]:
+		default:
+			expect++
+			pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round})
+		}
+	}
+	if err := a.store.QueueVersion(ctx, v.ID, total, done); err != nil {
+		return queued, err
+	}
+	if queued, err = a.store.Version(ctx, v.ID); err != nil {
+		return queued, err
+	}
+	meta := jobMeta(v.ID)
+	if len(pending) == 0 {
+		return queued, a.enqueueFinish(ctx, q, v.ID, round)
+	}
+	params := make([]river.InsertManyParams, len(pending))
+	for i := range pending {
+		pending[i].Expect = expect
+		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
+	}
+	for start := 0; start < len(params); start += 1000 {
+		if _, err := q.InsertMany(ctx, params[start:min(start+1000, len(params))]); err != nil {
+			return queued, fmt.Errorf("queue chunk jobs: %w", err)
+		}
+	}
+	a.log.Debug("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
+	return queued, nil
+}
+
+// enqueueFinish queues a version's final job, once per round.
+func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
+	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round},
+		&river.InsertOpts{Metadata: jobMeta(versionID), UniqueOpts: river.UniqueOpts{ByArgs: true}})
+	if err != nil {
+		return fmt.Errorf("queue final job: %w", err)
+	}
+	return nil
+}
+
+// watchVersion returns a context canceled when the version stops being
+// queued or running (a cancel from any instance), checked every interval.
+func (a *App) watchVersion(ctx context.Context, id int) (context.Context, context.CancelCauseFunc, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var stops []func() bool
+	for _, w := range a.waitersOf(id) {
+		stops = append(stops, context.AfterFunc(w.ctx, func() { cancel(errWaiterGone) }))
+	}
+	go func() {
+		t := time.NewTicker(300 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				st, err := a.store.VersionStatus(ctx, id)
+				if err == nil && st != store.StatusQueued && st != store.StatusRunning {
+					cancel(store.ErrNotActive)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel, func() {
+		for _, s := range stops {
+			s()
+		}
+		close(done)
+		cancel(nil)
+	}
+}
+
+// active loads a version and reports whether it still runs.
+func (a *App) activeVersion(ctx context.Context, id int) (store.Version, bool, error) {
+	v, err := a.store.Version(ctx, id)
+	if err != nil {
+		if extract.KindOf(err) == extract.KindNotFound {
+			return v, false, nil
+		}
+		return v, false, err
+	}
+	return v, v.Active(), nil
+}
+
+// workChunk extracts one chunk and stores its result.
+func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
+	args := job.Args
+	st, err := a.store.VersionStatus(ctx, args.VersionID)
+	if err != nil && extract.KindOf(err) != extract.KindNotFound {
+		return err
+	}
+	if st != store.StatusQueued && st != store.StatusRunning {
+		return river.JobCancel(store.ErrNotActive)
+	}
+	run, err := a.jobRun(ctx, args.VersionID)
+	if err != nil {
+		return err
+	}
+	v := run.v
+	if st == store.StatusQueued {
+		if err := a.store.MarkRunning(ctx, v.ID); err != nil {
+			return err
+		}
+	}
+	wctx, _, stop := a.watchVersion(ctx, v.ID)
+	defer stop()
+	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
+	all, err := a.extractChunk(wctx, run, ref, job.Attempt, args.Expect)
+	if err != nil {
+		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
+			return river.JobCancel(store.ErrNotActive)
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Past the job timeout: kept as the chunk's last error, and
+			// River tries again, up to the last attempt.
+			final := job.Attempt >= job.MaxAttempts
+			all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect,
+				"timeout: the chunk job ran past its time limit (--job-timeout)", final)
+			if ferr == nil && all {
+				ferr = a.finishAfter(context.WithoutCancel(ctx), v.ID, args.Round)
+			}
+			if ferr != nil && !errors.Is(ferr, store.ErrNotActive) {
+				a.log.Warn("record chunk timeout", "version_id", v.ID, "error", ferr)
+			}
+			return err
+		}
+		if ctx.Err() != nil {
+			return err // the worker stops: River tries again
+		}
+		// A provider's answer (a 429 or 500 after the client's own
+		// backed-off retries) or a chunk it refuses settles the chunk
+		// failed at once, as a run always did: retry or resume asks it
+		// again. Anything else (a timeout, a database error) is tried
+		// again with backoff, up to the last attempt.
+		final := job.Attempt >= job.MaxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
+		ce := extract.ChunkErrorOf(ref, err)
+		msg := ce.Status + ": " + ce.Message
+		all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect, msg, final)
+		if errors.Is(ferr, store.ErrNotActive) {
+			return river.JobCancel(err)
+		}
+		if ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		if all {
+			if qerr := a.finishAfter(ctx, v.ID, args.Round); qerr != nil {
+				return errors.Join(err, qerr)
+			}
+		}
+		if final {
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	if all {
+		return a.finishAfter(ctx, v.ID, args.Round)
+	}
+	return nil
+}
+
+// isProviderErr reports whether an error came from a model provider.
+func isProviderErr(err error) bool {
+	var hs interface{ HTTPStatus() int }
+	return errors.As(err, &hs)
+}
+
+// finishAfter queues the final job once every chunk is settled.
+func (a *App) finishAfter(ctx context.Context, versionID int, round int64) error {
+	q, err := a.inserter()
+	if err != nil {
+		return err
+	}
+	return a.enqueueFinish(ctx, q, versionID, round)
+}
+
+// extractChunk runs the version's extractor on one chunk and stages the
+// result; it reports whether every chunk is now settled.
+func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef, attempt, expect int) (bool, error) {
+	doc, chunk, err := a.jobChunk(ctx, run.v, ref)
+	if err != nil {
+		return false, err
+	}
+	sink := &stageSink{s: a.store, versionID: run.v.ID, attempt: attempt, expect: expect}
+	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, run.ex, sink, nil); err != nil {
+		return false, err
+	}
+	return sink.all, nil
+}
+
+// stageSink is the extract.Sink of a chunk job: it stages the result.
+type stageSink struct {
+	s         *store.Store
+	versionID int
+	attempt   int
+	expect    int
+	all       bool
+}
+
+// Finished implements extract.Sink: a chunk job always extracts.
+func (k *stageSink) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
+
+// WriteChunk implements extract.Sink.
+func (k *stageSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
+	all, err := k.s.StageChunk(ctx, k.versionID, res, k.attempt, k.expect)
+	k.all = all
+	return err
+}
+
+// jobRun is what the chunk jobs of one version share in a process: the
+// version (its settings never change) and its extractor.
+type jobRun struct {
+	v  store.Version
+	ex extract.Extractor
+}
+
+// jobRun returns the version's jobRun, built once per process (the last
+// few versions are kept).
+func (a *App) jobRun(ctx context.Context, id int) (*jobRun, error) {
+	a.docMu.Lock()
+	for _, r := range a.runCache {
+		if r.v.ID == id {
+			a.docMu.Unlock()
+			return r, nil
+		}
+	}
+	a.docMu.Unlock()
+	v, err := a.store.Version(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := a.Extractor(ctx, v.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := &jobRun{v: v, ex: ex}
+	a.docMu.Lock()
+	a.runCache = append(a.runCache, r)
+	if len(a.runCache) > docCacheSize {
+		a.runCache = a.runCache[1:]
+	}
+	a.docMu.Unlock()
+	return r, nil
+}
+
+// docCacheSize is how many documents a process keeps for chunk jobs.
+const docCacheSize = 8
+
+type cachedDoc struct {
+	doc      extract.Document
+	settings string
+	chunks   map[int]extract.Chunk
+}
+
+// jobChunk loads a chunk and its document, keeping the last few documents
+// so the chunk jobs of one document do not read it again each.
+func (a *App) jobChunk(ctx context.Context, v store.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
+	settings := chunkSettings(v.Config)
+	a.docMu.Lock()
+	for _, c := range a.docCache {
+		if c.doc.ID == ref.DocumentID && c.settings == settings {
+			ch, ok := c.chunks[ref.Index]
+			a.docMu.Unlock()
+			if !ok {
+				return c.doc, ch, extract.Errorf(extract.KindNotFound, "chunk %d of %q not found", ref.Index, c.doc.Name)
+			}
+			return c.doc, ch, nil
+		}
+	}
+	a.docMu.Unlock()
+	d, err := a.store.Document(ctx, ref.DocumentID)
+	if err != nil {
+		return d, extract.Chunk{}, err
+	}
+	chunks, err := a.store.Chunks(ctx, d.ID, settings)
+	if err != nil {
+		return d, extract.Chunk{}, err
+	}
+	c := cachedDoc{doc: d, settings: settings, chunks: make(map[int]extract.Chunk, len(chunks))}
+	for _, ch := range chunks {
+		c.chunks[ch.Index] = ch
+	}
+	a.docMu.Lock()
+	a.docCache = append(a.docCache, c)
+	if len(a.docCache) > docCacheSize {
+		a.docCache = a.docCache[1:]
+	}
+	a.docMu.Unlock()
+	ch, ok := c.chunks[ref.Index]
+	if !ok {
+		return d, ch, extract.Errorf(extract.KindNotFound, "chunk %d of %q not found", ref.Index, d.Name)
+	}
+	return d, ch, nil
+}
+
+// workFinish merges a version's chunks and finishes it.
+func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error {
+	v, ok, err := a.activeVersion(ctx, job.Args.VersionID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil // finished already (a copy of this job ran) or canceled
+	}
+	unlock, locked, err := a.store.LockVersion(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	if !locked {
+		// Another live worker finishes it; look again later in case it dies.
+		return river.JobSnooze(10 * time.Second)
+	}
+	defer unlock()
+	// Read again under the lock: the holder before may have finished it.
+	if v, ok, err = a.activeVersion(ctx, v.ID); err != nil || !ok {
+		return err
+	}
+	if err := a.store.MarkRunning(ctx, v.ID); err != nil {
+		return err
+	}
+	wctx, cancel, stop := a.watchVersion(ctx, v.ID)
+	defer stop()
+	err = a.finish(wctx, v, a.jobProgress(v.ID, cancel))
+	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
+		return river.JobCancel(store.ErrNotActive)
+	}
+	return err
+}
+
+// JobsView is what the jobs of a version are doing: River's counts and the
+// chunks whose attempts failed, with their last errors.
+type JobsView struct {
+	Counts store.JobCounts
+	Errors []store.ChunkJobError
+}
+
+// Jobs returns the jobs view of a version.
+func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
+	var out JobsView
+	rows, err := a.versionJobs(ctx, versionID, nil)
+	if err != nil {
+		return out, err
+	}
+	out.Counts = store.CountJobs(rows)
+	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
+		return out, err
+	}
+	// A chunk that failed for good ends its job as canceled (River retries
+	// any error it is given otherwise): count it as failed.
+	for _, e := range out.Errors {
+		if e.State == store.ChunkJobFailed && out.Counts.Canceled > 0 {
+			out.Counts.Canceled--
+			out.Counts.Failed++
+		}
+	}
+	return out, nil
+}
+
+// versionJobs lists a version's River jobs in the given states (all when
+// none).
+func (a *App) versionJobs(ctx context.Context, versionID int, states []rivertype.JobState) ([]*rivertype.JobRow, error) {
+	q, err := a.inserter()
+	if err != nil {
+		return nil, err
+	}
+	var out []*rivertype.JobRow
+	// The metadata filter as SQL both PostgreSQL and SQLite read (River's
+	// Metadata filter is PostgreSQL's only).
+	params := river.NewJobListParams().Where("metadata ->> 'version_id' = @version_id",
+		river.NamedArgs{"version_id": strconv.Itoa(versionID)}).First(10000)
+	if len(states) > 0 {
+		params = params.States(states...)
+	}
+	for {
+		res, err := q.JobList(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		out = append(out, res.Jobs...)
+		if len(res.Jobs) < 10000 || res.LastCursor == nil {
+			return out, nil
+		}
+		params = params.After(res.LastCursor)
+	}
+}
+
+// cancelJobs cancels a version's jobs that have not ended; a running one
+// is told to stop (and sees the version's status in any case).
+func (a *App) cancelJobs(ctx context.Context, versionID int) (int, error) {
+	rows, err := a.versionJobs(ctx, versionID, store.ActiveJobStates)
+	if err != nil {
+		return 0, err
+	}
+	q, err := a.inserter()
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, r := range rows {
+		if _, err := q.JobCancel(ctx, r.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return len(rows), errors.Join(errs...)
+}
+
+// errText is the message a failed version shows for err.
+func errText(err error) string {
+	if extract.KindOf(err) == extract.KindInternal {
+		return err.Error()
+	}
+	return extract.MessageOf(err)
+}

@@ -1,0 +1,49 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// ChunkJob holds the schema definition for the ChunkJob entity: what the
+// job queue's work on one chunk of a version left behind. A chunk job
+// extracts the chunk and stores its result here, in one transaction keyed
+// by the chunk, so a job that runs again (a retry, or a worker killed
+// after the commit) stores nothing twice; the version's final job merges
+// the stored results in chunk order. A chunk that fails keeps its last
+// error and the attempts it took.
+type ChunkJob struct{ ent.Schema }
+
+// Mixin of the ChunkJob.
+func (ChunkJob) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the ChunkJob.
+func (ChunkJob) Fields() []ent.Field {
+	return []ent.Field{
+		versionRef(),
+		field.Int("document_id").Immutable(),
+		field.Int("chunk_index").Immutable(),
+		// state is "done" once the result is stored, "retrying" while an
+		// attempt failed and another is due, "failed" after the last.
+		field.Enum("state").Values("retrying", "done", "failed").Default("retrying"),
+		// result is the chunk's extract.ChunkResult, JSON.
+		field.Text("result").Default(""),
+		// error is the last attempt's error message.
+		field.Text("error").Default(""),
+		field.Int("attempts").Default(0),
+	}
+}
+
+// Edges of the ChunkJob.
+func (ChunkJob) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("version", ExtractionVersion.Type).Ref("chunk_jobs").Field("version_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the ChunkJob.
+func (ChunkJob) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("version_id", "document_id", "chunk_index").Unique()}
+}
