@@ -313,7 +313,7 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 		e.fold(&ents[i], tables)
 	}
 	if !e.skipCorrections {
-		foldLocal(ents)
+		foldLocal(ents, tables.main)
 	}
 	return ents, sents, toks, sentOf
 }
@@ -322,8 +322,9 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 // guess, or none) by the one person's full name in the chunk that ends
 // with it: "Lovelace" after "Ada Lovelace" when no word list knew "Ada".
 // A cue around the word ("in Lovelace") or a title keeps it apart, and a
-// surname two full names share stays as it is.
-func foldLocal(ents []entity) {
+// surname two full names share stays as it is, and so does the document's
+// main entity (edges are drawn from it by name).
+func foldLocal(ents []entity, main string) {
 	full := map[string]string{}
 	for _, en := range ents {
 		if en.cat != catPerson || !strings.Contains(en.name, " ") || !allCapitalised(en.name) {
@@ -338,7 +339,7 @@ func foldLocal(ents []entity) {
 	}
 	for i := range ents {
 		en := &ents[i]
-		if en.tokFirst < 0 || en.tokFirst != en.tokLast || en.ev > evNER || en.title != "" || strings.Contains(en.name, " ") {
+		if en.tokFirst < 0 || en.tokFirst != en.tokLast || en.ev > evNER || en.title != "" || strings.Contains(en.name, " ") || en.name == main {
 			continue
 		}
 		if name := full[en.name]; name != "" {

@@ -323,12 +323,20 @@ func TestExtractor_FoldsSurnameInChunk(t *testing.T) {
 		{"Ada Lovelace met Charles Babbage in London in 1833. Lovelace translated an article by Luigi Menabrea. " +
 			"In Italy, Menabrea later became prime minister.", "menabrea", "luigi menabrea", true},
 		{"Zora Quell met Otto Quell in Paris. Quell wrote a letter.", "quell", "", false},
+		// The document's main entity keeps its name: edges are drawn from it.
+		{"Marley was dead, to begin with. Scrooge signed it. Old Marley was as dead as a door-nail. " +
+			"Bob Cratchit worked for Scrooge and Marley.", "zzz", "", false},
 	} {
 		doc, err := extract.ReadDocument("a.txt", []byte(c.text), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := extractDoc(t, e, doc)
+		for _, ed := range g.Edges {
+			if nodeByKey(g, ed.Source) == nil || nodeByKey(g, ed.Target) == nil {
+				t.Errorf("edge %s -%s-> %s has an end that is no node", ed.Source, ed.Label, ed.Target)
+			}
+		}
 		short := nodeByKey(g, c.short)
 		if c.folded {
 			full := nodeByKey(g, c.full)
