@@ -1,13 +1,14 @@
-// kgstudio graph view: draws one extraction version with sigma.js (WebGL)
-// over a graphology graph, laid out by ForceAtlas2 in a web worker
-// (static/js/graph-layout.js) until the layout converges. Colour by type
+// kgstudio graph view: draws one extraction version on a 2D canvas, laid
+// out by ForceAtlas2 in a web worker (static/js/graph-layout.js) until the
+// layout converges. Measured against force-graph and sigma.js (WebGL) by
+// BenchmarkGraphRender, this draws the most frames per second and keeps
+// the main thread free. Colour by type
 // (the legend toggles types), size by degree, the names of the
 // best-connected nodes (more as you zoom in), search, a side panel for
 // nodes and edges, neighbourhood expansion, and a "load all" switch for
 // graphs past the threshold. The view fits the graph while the layout
 // moves, until the user pans, zooms or picks a node.
 // window.kgGraph exposes the state to tests and benchmarks.
-/* global Sigma, graphology */
 (function () {
   "use strict";
 
@@ -40,52 +41,53 @@
   }
   var EDGE = "rgba(110,110,110,0.35)", EDGE_SELECTED = "#d64545";
   var hidden = {};      // type -> true when toggled off in the legend
-  var byId = new Map(); // node key -> node from the API
-  var links = [];       // edges from the API, with edge keys
+  var byId = new Map(); // node key -> index into nodes
+  var nodes = [];       // nodes from the API, in drawing order
+  var links = [];       // edges from the API
+  var linkKeys = new Set();
+  var es = new Uint32Array(0), et = new Uint32Array(0); // edge ends, node indices
+  var xs = new Float32Array(0), ys = new Float32Array(0); // positions, layout units
   var types = [];
-  var selected = null;  // key of the selected node
-  var selectedLink = null; // key of the selected edge
+  var selected = -1;    // index of the selected node
+  var selectedLink = -1; // index of the selected edge
+  var hovered = -1;
   var panelSeq = 0;
-  var byDegree = [];    // drawn nodes, best-connected first (label order)
+  var byDegree = [];    // node indices, best-connected first (label order)
   var view = "";        // what the status line says is drawn
   var follow = true;    // fit the view to the graph while the layout moves
-  var fitFilter = null; // the nodes to fit, null for all visible ones
-  var lastFit = 0;
+  var fitFilter = null; // the nodes to fit (a Set of indices), null for all visible ones
   var drawGen = 0;      // counts setData calls; the worker's answers carry it
   var LABELS = 30;      // names always drawn, best-connected first
   var MAX_LABELS = 300; // names drawn at most per frame
-  var MAX_FIT_ZOOM = 0.05; // a fit never zooms in closer than this camera ratio
+  var FIT_PAD = 40;     // pixels around a fitted graph
+  var FAST_MS = 12;     // a frame slower than this is reused while the view moves
 
-  var graph = new graphology.MultiDirectedGraph();
-  var renderer = new Sigma(graph, el, {
-    renderLabels: false,       // drawLabels writes them, best-connected first
-    renderEdgeLabels: false,
-    enableEdgeEvents: true,    // an edge click opens its panel
-    defaultEdgeColor: EDGE,
-    defaultEdgeType: "line",
-    labelFont: "system-ui, sans-serif",
-    labelSize: 12,
-    stagePadding: 30,
-    minCameraRatio: 0.005,
-    maxCameraRatio: 20,
-    zIndex: true,
-    nodeReducer: function (key, a) {
-      if (hidden[a.kind]) return Object.assign({}, a, { hidden: true });
-      return a;
-    },
-    edgeReducer: function (key, a) {
-      if (hidden[a.sk] || hidden[a.tk]) return Object.assign({}, a, { hidden: true });
-      if (key === selectedLink) return Object.assign({}, a, { color: EDGE_SELECTED, size: 2, zIndex: 1 });
-      return a;
-    }
-  });
-  renderer.createCanvasContext("kglabels", { beforeLayer: "hovers" });
-  var labelCanvas = renderer.getCanvases().kglabels;
-  var labelCtx = labelCanvas.getContext("2d");
+  // The camera: the layout point at the centre of the canvas and the
+  // zoom (pixels per layout unit); fitK is the zoom of the last fit, which
+  // node sizes grow from as the user zooms in.
+  var cam = { x: 0, y: 0, k: 1 }, fitK = 1, anim = null;
+  var canvas = document.createElement("canvas");
+  canvas.className = "graph-draw";
+  var ctx = canvas.getContext("2d");
+  // The last full frame, reused (moved and scaled) while the view moves
+  // when a full frame is slow.
+  var cache = document.createElement("canvas"), cacheCtx = cache.getContext("2d"), cacheCam = null;
   var tipEl = document.createElement("div");
   tipEl.className = "graph-tip";
   tipEl.hidden = true;
-  el.append(tipEl);
+  el.append(canvas, tipEl);
+  var W = 0, H = 0, PR = 1;
+  function resize() {
+    PR = window.devicePixelRatio || 1;
+    W = el.clientWidth;
+    H = el.clientHeight;
+    canvas.width = cache.width = Math.max(1, Math.round(W * PR));
+    canvas.height = cache.height = Math.max(1, Math.round(H * PR));
+    canvas.style.width = W + "px";
+    canvas.style.height = H + "px";
+    cacheCam = null;
+    redraw();
+  }
 
   var kg = window.kgGraph = {
     settled: false,   // the layout has stopped moving
@@ -98,126 +100,158 @@
     frames: 0,        // frames drawn
     hovered: null,    // key of the node under the pointer
     labels: 0,        // names drawn in the last frame
-    nodeCount: function () { return byId.size; },
-    nodes: function () { return Array.from(byId.values()); },
+    nodeCount: function () { return nodes.length; },
+    nodes: function () { return nodes.slice(); },
     colorOf: colorOf,
     edgeCount: function () { return links.length; },
     select: select,
     // pointOf returns a drawn node's position in page coordinates.
     pointOf: function (key) {
-      if (!graph.hasNode(key)) return null;
-      var p = renderer.graphToViewport(graph.getNodeAttributes(key)), box = el.getBoundingClientRect();
-      return { x: box.left + p.x, y: box.top + p.y };
+      var i = byId.get(key);
+      if (i === undefined) return null;
+      var box = el.getBoundingClientRect();
+      return { x: box.left + sx(xs[i]), y: box.top + sy(ys[i]) };
     },
     // moveView pans by dx, dy pixels and zooms by factor at once, without
     // animation (benchmarks drive the camera with it).
     moveView: function (dx, dy, factor) {
       takeOver();
-      var cam = renderer.getCamera(), s = cam.getState(), d = renderer.getDimensions();
-      var a = renderer.viewportToFramedGraph({ x: d.width / 2 + dx, y: d.height / 2 + dy });
-      cam.setState({ x: a.x, y: a.y, ratio: s.ratio * factor });
-      return s;
+      cam.x += dx / cam.k;
+      cam.y += dy / cam.k;
+      cam.k *= factor;
+      redraw(true);
     }
   };
 
   function fmt(n) { return Number(n).toLocaleString("en"); }
   function status(text) { statusEl.textContent = text; }
   function linkKey(l) { return l.source + "\x1f" + l.label + "\x1f" + l.target; }
-  function sizeOf(n, big) { return (big ? 1.5 : 3) * Math.sqrt(1 + Math.sqrt(n.degree)); }
+  function sx(x) { return (x - cam.x) * cam.k + W / 2; }
+  function sy(y) { return (y - cam.y) * cam.k + H / 2; }
+  // radius is a node's radius in pixels: by degree, growing (slower than
+  // the zoom) as the user zooms in past the fit.
+  var baseR = 3;
+  function radius(i) {
+    var grow = Math.min(Math.max(Math.sqrt(cam.k / fitK), 0.6), 6);
+    return baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree)) * grow;
+  }
+  function shown(i) { return !hidden[nodes[i].type]; }
 
-  // settled is set by the first frame drawn after the last move, so that
-  // what the page reports is what is on the screen.
-  var settleGen = -1;
-  renderer.on("afterRender", function () {
-    kg.frames++;
-    if (settleGen === drawGen) { kg.settled = true; settleGen = -1; }
-    if (kg.loaded && !kg.drawnAt) kg.drawnAt = performance.now();
+  // redraw asks for a frame; moving says the camera moved (a reused frame
+  // may do), else the graph changed.
+  var frameAsked = false, moving = false, fullAfter = 0, lastFull = 0;
+  function redraw(cameraOnly) {
+    if (!cameraOnly) cacheCam = null;
+    moving = moving || !!cameraOnly;
+    if (frameAsked) return;
+    frameAsked = true;
+    requestAnimationFrame(frame);
+  }
+  function frame(now) {
+    frameAsked = false;
+    if (anim) stepAnimation(now);
+    var reuse = moving && cacheCam && lastFull > FAST_MS;
+    moving = false;
+    if (reuse) {
+      drawReused();
+      // A full frame once the view rests.
+      clearTimeout(fullAfter);
+      fullAfter = setTimeout(function () { cacheCam = null; redraw(); }, 150);
+    } else drawFull();
     drawLabels();
-  });
-  renderer.on("enterNode", function (e) {
-    var n = byId.get(e.node);
-    kg.hovered = e.node;
-    el.style.cursor = "pointer";
-    if (n) tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges", e.event);
-  });
-  renderer.on("leaveNode", function () { kg.hovered = null; el.style.cursor = ""; tip(null); });
-  renderer.on("enterEdge", function (e) {
-    el.style.cursor = "pointer";
-    tip(graph.getEdgeAttribute(e.edge, "label"), e.event);
-  });
-  renderer.on("leaveEdge", function () { el.style.cursor = ""; tip(null); });
-  renderer.on("clickNode", function (e) { select(e.node); });
-  renderer.on("clickEdge", function (e) { showEdge(e.edge); });
-  renderer.on("clickStage", function () { selected = null; selectedLink = null; renderer.refresh({ skipIndexation: true }); });
-
-  // tip shows text (as text) beside the pointer, or hides the tooltip.
-  function tip(text, ev) {
-    if (text === null || text === undefined) { tipEl.hidden = true; return; }
-    tipEl.textContent = text;
-    tipEl.hidden = false;
-    if (ev) {
-      tipEl.style.left = (ev.x + 12) + "px";
-      tipEl.style.top = (ev.y + 12) + "px";
-    }
+    kg.frames++;
+    if (kg.loaded && !kg.drawnAt && nodes.length) kg.drawnAt = performance.now();
+    if (settleGen === drawGen && !anim) { kg.settled = true; settleGen = -1; }
+    if (anim) redraw(true);
   }
 
-  // The user takes the view over by panning, zooming or dragging; from then
-  // on the view only moves when asked (Fit, a search, Load all, Expand).
-  el.addEventListener("wheel", takeOver, { passive: true });
-  el.addEventListener("pointerdown", takeOver);
-  function takeOver() {
-    if (!follow) return;
-    follow = false;
-    // Freeze the frame, so that the moving layout does not shift the view.
-    renderer.setCustomBBox(renderer.getBBox());
-  }
-
-  // fit shows the visible nodes (or those fitFilter keeps): the whole
-  // graph is sigma's own frame; a part of it gets the camera that frames
-  // its bounding box.
-  function fit(ms) {
-    var anim = ms ? { duration: ms } : undefined;
-    var all = !fitFilter && !Object.keys(hidden).some(function (k) { return hidden[k]; });
-    if (all) {
-      renderer.setCustomBBox(null);
-      renderer.refresh({ skipIndexation: false });
-      var home = { x: 0.5, y: 0.5, ratio: 1, angle: 0 };
-      if (anim) renderer.getCamera().animate(home, anim); else renderer.getCamera().setState(home);
-      return;
+  // drawFull draws every visible edge and node: edges in one path, nodes
+  // in one path per colour, only those in view.
+  function drawFull() {
+    var t0 = performance.now();
+    ctx.setTransform(PR, 0, 0, PR, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    var n = nodes.length, i, x0 = cam.x - W / 2 / cam.k, x1 = cam.x + W / 2 / cam.k,
+      y0 = cam.y - H / 2 / cam.k, y1 = cam.y + H / 2 / cam.k;
+    var arrows = n <= 1500;
+    ctx.setTransform(PR * cam.k, 0, 0, PR * cam.k, PR * (W / 2 - cam.x * cam.k), PR * (H / 2 - cam.y * cam.k));
+    ctx.beginPath();
+    for (i = 0; i < es.length; i++) {
+      var s = es[i], t = et[i];
+      if (i === selectedLink || !shown(s) || !shown(t)) continue;
+      var ax = xs[s], ay = ys[s], bx = xs[t], by = ys[t];
+      if ((ax < x0 && bx < x0) || (ax > x1 && bx > x1) || (ay < y0 && by < y0) || (ay > y1 && by > y1)) continue;
+      ctx.moveTo(ax, ay);
+      ctx.lineTo(bx, by);
+      if (arrows) arrowPath(ax, ay, bx, by, radius(t) / cam.k);
     }
-    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    graph.forEachNode(function (key, a) {
-      if (hidden[a.kind] || (fitFilter && !fitFilter(key))) return;
-      var p = renderer.viewportToFramedGraph(renderer.graphToViewport(a));
-      if (p.x < x0) x0 = p.x;
-      if (p.x > x1) x1 = p.x;
-      if (p.y < y0) y0 = p.y;
-      if (p.y > y1) y1 = p.y;
+    ctx.strokeStyle = EDGE;
+    ctx.lineWidth = 0.6 / cam.k;
+    ctx.stroke();
+    if (selectedLink >= 0 && shown(es[selectedLink]) && shown(et[selectedLink])) {
+      ctx.beginPath();
+      ctx.moveTo(xs[es[selectedLink]], ys[es[selectedLink]]);
+      ctx.lineTo(xs[et[selectedLink]], ys[et[selectedLink]]);
+      ctx.strokeStyle = EDGE_SELECTED;
+      ctx.lineWidth = 2 / cam.k;
+      ctx.stroke();
+    }
+    var byColor = {};
+    for (i = 0; i < n; i++) {
+      if (!shown(i)) continue;
+      var x = xs[i], y = ys[i], r = radius(i) / cam.k;
+      if (x + r < x0 || x - r > x1 || y + r < y0 || y - r > y1) continue;
+      var c = colorOf(nodes[i].type);
+      (byColor[c] || (byColor[c] = [])).push(i);
+    }
+    Object.keys(byColor).forEach(function (c) {
+      ctx.beginPath();
+      byColor[c].forEach(function (i) {
+        var r = radius(i) / cam.k;
+        ctx.moveTo(xs[i] + r, ys[i]);
+        ctx.arc(xs[i], ys[i], r, 0, 2 * Math.PI);
+      });
+      ctx.fillStyle = c;
+      ctx.fill();
     });
-    if (x0 === Infinity) return;
-    var d = renderer.getDimensions();
-    // Ratio 1 shows the framed [0,1] square across the shorter side.
-    var aspect = Math.max(d.width, d.height) / Math.max(Math.min(d.width, d.height), 1);
-    var span = Math.max((x1 - x0) / (d.width >= d.height ? aspect : 1), (y1 - y0) / (d.height > d.width ? aspect : 1));
-    var state = { x: (x0 + x1) / 2, y: (y0 + y1) / 2, ratio: Math.max(span * 1.15, MAX_FIT_ZOOM), angle: 0 };
-    if (anim) renderer.getCamera().animate(state, anim); else renderer.getCamera().setState(state);
+    // Keep the frame for reuse while the view moves.
+    cacheCtx.setTransform(1, 0, 0, 1, 0, 0);
+    cacheCtx.clearRect(0, 0, cache.width, cache.height);
+    cacheCtx.drawImage(canvas, 0, 0);
+    cacheCam = { x: cam.x, y: cam.y, k: cam.k };
+    lastFull = performance.now() - t0;
+  }
+  function arrowPath(ax, ay, bx, by, r) {
+    var dx = bx - ax, dy = by - ay, d = Math.hypot(dx, dy);
+    if (d < 1e-6) return;
+    var ux = dx / d, uy = dy / d, l = 3 / cam.k * 1.5, tx = bx - ux * r, ty = by - uy * r;
+    ctx.moveTo(tx - ux * l - uy * l * 0.5, ty - uy * l + ux * l * 0.5);
+    ctx.lineTo(tx, ty);
+    ctx.lineTo(tx - ux * l + uy * l * 0.5, ty - uy * l - ux * l * 0.5);
   }
 
-  // drawLabels writes names on their own layer after each frame: right of
-  // the node, on a white halo. The best-connected nodes inside the view
-  // come first; a name that would overlap one already written is skipped.
-  // Zoomed out, LABELS names are written; zoomed in, all the names in
-  // view, up to MAX_LABELS. The selected node always gets its name, and a
-  // red ring marks it; the hovered one gets sigma's hover label.
+  // drawReused moves and scales the last full frame to the camera.
+  function drawReused() {
+    var s = cam.k / cacheCam.k;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    // A layout point p sits at (p - cacheCam) * cacheCam.k + W/2 in the
+    // cache and at (p - cam) * cam.k + W/2 now.
+    var ox = (W / 2 - (cacheCam.x - cam.x) * cam.k - W / 2 * s) * PR,
+      oy = (H / 2 - (cacheCam.y - cam.y) * cam.k - H / 2 * s) * PR;
+    ctx.setTransform(s, 0, 0, s, ox, oy);
+    ctx.drawImage(cache, 0, 0);
+  }
+
+  // drawLabels writes names over the frame: right of the node, on a white
+  // halo. The best-connected nodes inside the view come first; a name that
+  // would overlap one already written is skipped. Zoomed out, LABELS names
+  // are written; zoomed in, all the names in view, up to MAX_LABELS. The
+  // selected and hovered nodes always get theirs, and a red ring marks the
+  // selected one.
   function drawLabels() {
-    var d = renderer.getDimensions(), w = d.width, h = d.height, pr = window.devicePixelRatio || 1;
-    var ctx = labelCtx;
-    ctx.setTransform(pr, 0, 0, pr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    if (!graph.order) { kg.labels = 0; return; }
-    var c0 = renderer.viewportToGraph({ x: 0, y: 0 }), c1 = renderer.viewportToGraph({ x: w, y: h });
-    var gx0 = Math.min(c0.x, c1.x), gx1 = Math.max(c0.x, c1.x), gy0 = Math.min(c0.y, c1.y), gy1 = Math.max(c0.y, c1.y);
-    var ratio = renderer.getCamera().ratio;
+    ctx.setTransform(PR, 0, 0, PR, 0, 0);
+    if (!nodes.length) { kg.labels = 0; return; }
     ctx.font = "12px system-ui, sans-serif";
     ctx.textAlign = "left";
     ctx.textBaseline = "middle";
@@ -226,77 +260,200 @@
     ctx.strokeStyle = "rgba(255,255,255,0.92)";
     ctx.fillStyle = "#1d1d1f";
     var boxes = [];
-    function put(key, force) {
-      var a = graph.getNodeAttributes(key);
-      var p = renderer.graphToViewport(a), r = renderer.scaleSize(a.size);
-      var x = p.x + r + 3, y = p.y;
-      var tw = ctx.measureText(a.label).width;
+    function put(i, force) {
+      var x = sx(xs[i]) + radius(i) + 3, y = sy(ys[i]), name = nodes[i].name;
+      var tw = ctx.measureText(name).width;
       var b = [x - 2, y - 8, x + tw + 2, y + 8];
       if (!force) {
-        if (b[2] > w) return false;
-        for (var i = 0; i < boxes.length; i++) {
-          var o = boxes[i];
+        if (b[2] > W) return false;
+        for (var j = 0; j < boxes.length; j++) {
+          var o = boxes[j];
           if (b[0] < o[2] && b[2] > o[0] && b[1] < o[3] && b[3] > o[1]) return false;
         }
       }
       boxes.push(b);
-      ctx.strokeText(a.label, x, y);
-      ctx.fillText(a.label, x, y);
+      ctx.strokeText(name, x, y);
+      ctx.fillText(name, x, y);
       return true;
     }
-    var sel = selected && graph.hasNode(selected) && !hidden[byId.get(selected).type] ? selected : null;
-    if (sel) put(sel, true);
+    function inView(i) { var x = sx(xs[i]), y = sy(ys[i]); return x >= 0 && x <= W && y >= 0 && y <= H; }
+    var special = [];
+    if (selected >= 0 && shown(selected)) special.push(selected);
+    if (hovered >= 0 && hovered !== selected && shown(hovered)) special.push(hovered);
+    special.forEach(function (i) { put(i, true); });
     // Count the nodes in view (cheap) to know whether all names fit.
-    var inView = 0, i, n, a;
-    for (i = 0; i < byDegree.length; i++) {
-      n = byDegree[i];
-      a = graph.getNodeAttributes(n.id);
-      if (a.x >= gx0 && a.x <= gx1 && a.y >= gy0 && a.y <= gy1 && !hidden[n.type]) inView++;
-    }
-    var budget = inView <= MAX_LABELS && ratio <= 0.8 ? MAX_LABELS : LABELS;
+    var count = 0, i;
+    for (i = 0; i < byDegree.length && count <= MAX_LABELS; i++) if (shown(byDegree[i]) && inView(byDegree[i])) count++;
+    var budget = count <= MAX_LABELS && cam.k >= 1.2 * fitK ? MAX_LABELS : LABELS;
     var drawn = 0, tries = 0;
     for (i = 0; i < byDegree.length && drawn < budget && tries < 4 * budget; i++) {
-      n = byDegree[i];
-      if (n.id === sel || hidden[n.type]) continue;
-      a = graph.getNodeAttributes(n.id);
-      if (a.x < gx0 || a.x > gx1 || a.y < gy0 || a.y > gy1) continue;
+      var n = byDegree[i];
+      if (n === selected || n === hovered || !shown(n) || !inView(n)) continue;
       tries++;
-      if (put(n.id, false)) drawn++;
+      if (put(n, false)) drawn++;
     }
-    kg.labels = drawn + (sel ? 1 : 0);
-    if (sel) {
-      var sa = graph.getNodeAttributes(sel), sp = renderer.graphToViewport(sa);
+    kg.labels = drawn + special.length;
+    if (selected >= 0 && shown(selected)) {
       ctx.beginPath();
-      ctx.arc(sp.x, sp.y, renderer.scaleSize(sa.size) + 2, 0, 2 * Math.PI);
+      ctx.arc(sx(xs[selected]), sy(ys[selected]), radius(selected) + 2, 0, 2 * Math.PI);
       ctx.strokeStyle = EDGE_SELECTED;
       ctx.lineWidth = 2;
       ctx.stroke();
     }
   }
 
+  // The camera moves to a state over ms milliseconds (ease in and out).
+  function moveTo(x, y, k, ms) {
+    if (!ms) { anim = null; cam.x = x; cam.y = y; cam.k = k; redraw(true); return; }
+    anim = { from: { x: cam.x, y: cam.y, k: cam.k }, to: { x: x, y: y, k: k }, t0: performance.now(), ms: ms };
+    redraw(true);
+  }
+  function stepAnimation(now) {
+    var p = Math.min(1, (now - anim.t0) / anim.ms), e = p < 0.5 ? 2 * p * p : 1 - Math.pow(-2 * p + 2, 2) / 2;
+    cam.x = anim.from.x + (anim.to.x - anim.from.x) * e;
+    cam.y = anim.from.y + (anim.to.y - anim.from.y) * e;
+    cam.k = anim.from.k * Math.pow(anim.to.k / anim.from.k, e);
+    moving = true;
+    if (p >= 1) anim = null;
+  }
+
+  // fit zooms to the visible nodes (or those fitFilter keeps), with room
+  // for the names on the right.
+  function fit(ms) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (var i = 0; i < nodes.length; i++) {
+      if (!shown(i) || (fitFilter && !fitFilter.has(i))) continue;
+      if (xs[i] < x0) x0 = xs[i];
+      if (xs[i] > x1) x1 = xs[i];
+      if (ys[i] < y0) y0 = ys[i];
+      if (ys[i] > y1) y1 = ys[i];
+    }
+    if (x0 === Infinity || !W) return;
+    var labelRoom = 80;
+    var k = Math.min((W - 2 * FIT_PAD - labelRoom) / Math.max(x1 - x0, 1e-6), (H - 2 * FIT_PAD - 16) / Math.max(y1 - y0, 1e-6));
+    if (fitFilter && fitFilter.size === 1) k = fitK * 3;
+    if (!fitFilter) fitK = k;
+    // Shift the centre so the labels' room ends up on the right.
+    moveTo((x0 + x1) / 2 + labelRoom / 2 / k, (y0 + y1) / 2 + 8 / k, k, ms);
+  }
+
+  // The user takes the view over by panning, zooming or dragging; from then
+  // on the view only moves when asked (Fit, a search, Load all, Expand).
+  function takeOver() { follow = false; anim = null; }
+
+  // nodeAt is the node under a canvas point, the nearest within its
+  // radius and 3 pixels; edgeAt the edge within 4 pixels.
+  function nodeAt(px, py) {
+    var best = -1, bestD = Infinity;
+    for (var i = 0; i < nodes.length; i++) {
+      if (!shown(i)) continue;
+      var d = Math.hypot(sx(xs[i]) - px, sy(ys[i]) - py);
+      if (d <= radius(i) + 3 && d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+  function edgeAt(px, py) {
+    var best = -1, bestD = 4;
+    for (var i = 0; i < es.length; i++) {
+      var s = es[i], t = et[i];
+      if (!shown(s) || !shown(t)) continue;
+      var ax = sx(xs[s]), ay = sy(ys[s]), bx = sx(xs[t]), by = sy(ys[t]);
+      if (Math.min(ax, bx) - 4 > px || Math.max(ax, bx) + 4 < px || Math.min(ay, by) - 4 > py || Math.max(ay, by) + 4 < py) continue;
+      var dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+      var u = l2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0;
+      var d = Math.hypot(ax + u * dx - px, ay + u * dy - py);
+      if (d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+
+  // Pointer: drag pans, the wheel zooms at the pointer, a click without
+  // a drag picks a node, else an edge, else clears the selection.
+  var drag = null;
+  function local(ev) { var b = canvas.getBoundingClientRect(); return { x: ev.clientX - b.left, y: ev.clientY - b.top }; }
+  canvas.addEventListener("pointerdown", function (ev) {
+    takeOver();
+    var p = local(ev);
+    drag = { x: p.x, y: p.y, moved: false };
+    canvas.setPointerCapture(ev.pointerId);
+  });
+  canvas.addEventListener("pointermove", function (ev) {
+    var p = local(ev);
+    if (drag && (drag.moved || Math.hypot(p.x - drag.x, p.y - drag.y) > 3)) {
+      drag.moved = true;
+      cam.x -= (p.x - drag.x) / cam.k;
+      cam.y -= (p.y - drag.y) / cam.k;
+      drag.x = p.x;
+      drag.y = p.y;
+      tip(null);
+      redraw(true);
+      return;
+    }
+    hover(p, ev);
+  });
+  canvas.addEventListener("pointerup", function (ev) {
+    var d = drag;
+    drag = null;
+    if (!d || d.moved) return;
+    var p = local(ev), i = nodeAt(p.x, p.y);
+    if (i >= 0) { select(nodes[i].id); return; }
+    var e = edgeAt(p.x, p.y);
+    if (e >= 0) { showEdge(e); return; }
+    selected = -1;
+    selectedLink = -1;
+    redraw();
+  });
+  canvas.addEventListener("pointerleave", function () { if (hovered >= 0) { hovered = -1; kg.hovered = null; redraw(true); } tip(null); });
+  canvas.addEventListener("wheel", function (ev) {
+    ev.preventDefault();
+    takeOver();
+    var p = local(ev), f = Math.exp(-ev.deltaY * (ev.deltaMode ? 0.05 : 0.002));
+    // Keep the layout point under the pointer where it is.
+    var gx = cam.x + (p.x - W / 2) / cam.k, gy = cam.y + (p.y - H / 2) / cam.k;
+    cam.k = Math.min(Math.max(cam.k * f, fitK / 20), fitK * 200);
+    cam.x = gx - (p.x - W / 2) / cam.k;
+    cam.y = gy - (p.y - H / 2) / cam.k;
+    redraw(true);
+  }, { passive: false });
+  function hover(p, ev) {
+    var i = nodeAt(p.x, p.y);
+    if (i !== hovered) { hovered = i; kg.hovered = i >= 0 ? nodes[i].id : null; redraw(true); }
+    if (i >= 0) {
+      var n = nodes[i];
+      canvas.style.cursor = "pointer";
+      tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges", p);
+      return;
+    }
+    var e = nodes.length <= 20000 ? edgeAt(p.x, p.y) : -1;
+    canvas.style.cursor = e >= 0 ? "pointer" : "";
+    tip(e >= 0 ? links[e].label : null, p);
+  }
+
+  // tip shows text (as text) beside the pointer, or hides the tooltip.
+  function tip(text, p) {
+    if (text === null || text === undefined) { tipEl.hidden = true; return; }
+    tipEl.textContent = text;
+    tipEl.hidden = false;
+    tipEl.style.left = (p.x + 12) + "px";
+    tipEl.style.top = (p.y + 12) + "px";
+  }
+
   // The layout runs in a worker; each answer moves the nodes. An answer
   // for older data (drawGen) is dropped.
-  var worker = null;
+  var worker = null, settleGen = -1;
   function layout() {
     if (!worker) {
       worker = new Worker(WORKER_URL);
       worker.onmessage = onLayout;
       worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; };
     }
-    var n = graph.order, x = new Float32Array(n), y = new Float32Array(n), mass = new Float32Array(n);
-    var index = new Map(), i = 0;
-    graph.forEachNode(function (key, a) {
-      index.set(key, i);
-      x[i] = a.x;
-      y[i] = a.y;
-      mass[i] = graph.degree(key);
-      i++;
-    });
-    var edges = new Uint32Array(2 * graph.size), j = 0;
-    graph.forEachEdge(function (e, a, s, t) {
-      edges[j++] = index.get(s);
-      edges[j++] = index.get(t);
-    });
+    var n = nodes.length, x = xs.slice(), y = ys.slice(), mass = new Float32Array(n), edges = new Uint32Array(2 * es.length);
+    for (var i = 0; i < es.length; i++) {
+      edges[2 * i] = es[i];
+      edges[2 * i + 1] = et[i];
+      mass[es[i]]++;
+      mass[et[i]]++;
+    }
     kg.settled = false;
     kg.converged = false;
     kg.convergedAt = 0;
@@ -314,24 +471,20 @@
     pending = m;
   }
   function applyLayout() {
-    var m = pending, i = 0;
+    var m = pending;
     pending = null;
     if (!m || m.gen !== drawGen) return;
-    var xy = m.xy;
-    graph.updateEachNodeAttributes(function (key, a) {
-      a.x = xy[2 * i];
-      a.y = xy[2 * i + 1];
-      i++;
-      return a;
-    }, { attributes: ["x", "y"] });
-    var now = performance.now();
-    if (follow && fitFilter && now - lastFit > 300) { lastFit = now; fit(0); }
+    for (var i = 0; i < nodes.length; i++) {
+      xs[i] = m.xy[2 * i];
+      ys[i] = m.xy[2 * i + 1];
+    }
+    if (follow) fit(0);
+    redraw();
     if (!m.done) return;
-    if (m.converged) { kg.converged = true; kg.convergedAt = now; }
+    if (m.converged) { kg.converged = true; kg.convergedAt = performance.now(); }
     var g = drawGen;
-    if (follow && fitFilter) { fit(300); setTimeout(function () { if (g === drawGen) { settleGen = g; renderer.scheduleRender(); } }, 350); return; }
+    if (follow) { fit(fitFilter ? 300 : 0); }
     settleGen = g;
-    renderer.scheduleRender();
   }
 
   function fetchGraph(params) {
@@ -349,36 +502,43 @@
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
     buildLegend();
-    if (!merge) { graph.clear(); byId = new Map(); links = []; }
-    var count = byId.size + res.nodes.length, big = count > 3000;
-    var spread = Math.sqrt(Math.max(count, 1)) * 10;
-    var anchor = anchorKey && graph.hasNode(anchorKey) ? graph.getNodeAttributes(anchorKey) : null;
+    if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = new Set(); selected = selectedLink = hovered = -1; }
+    var anchor = anchorKey !== undefined && anchorKey !== null ? byId.get(anchorKey) : undefined;
     var fresh = new Set();
-    res.nodes.forEach(function (n) {
-      fresh.add(n.id);
-      if (byId.has(n.id)) return;
-      byId.set(n.id, n);
-      var x = (Math.random() - 0.5) * spread, y = (Math.random() - 0.5) * spread;
-      if (anchor) { x = anchor.x + (Math.random() - 0.5) * 10; y = anchor.y + (Math.random() - 0.5) * 10; }
-      graph.addNode(n.id, { x: x, y: y, size: sizeOf(n, big), color: colorOf(n.type), label: n.name, kind: n.type });
+    var add = res.nodes.filter(function (n) { return !byId.has(n.id); });
+    var n0 = nodes.length, count = n0 + add.length;
+    var nx = new Float32Array(count), ny = new Float32Array(count);
+    nx.set(xs.subarray(0, n0));
+    ny.set(ys.subarray(0, n0));
+    var spread = Math.sqrt(Math.max(count, 1)) * 10;
+    add.forEach(function (n, j) {
+      var i = n0 + j;
+      byId.set(n.id, i);
+      nodes.push(n);
+      nx[i] = anchor !== undefined ? nx[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
+      ny[i] = anchor !== undefined ? ny[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
     });
+    res.nodes.forEach(function (n) { fresh.add(byId.get(n.id)); });
+    xs = nx;
+    ys = ny;
     res.edges.forEach(function (e) {
       var k = linkKey(e);
-      if (graph.hasEdge(k) || !graph.hasNode(e.source) || !graph.hasNode(e.target)) return;
+      if (linkKeys.has(k) || !byId.has(e.source) || !byId.has(e.target)) return;
+      linkKeys.add(k);
       links.push(e);
-      graph.addDirectedEdgeWithKey(k, e.source, e.target, { label: e.label,
-        sk: byId.get(e.source).type, tk: byId.get(e.target).type });
     });
-    renderer.setSetting("defaultEdgeType", graph.order > 1500 ? "line" : "arrow");
-    byDegree = Array.from(byId.values()).sort(function (a, b) { return b.degree - a.degree; });
+    es = new Uint32Array(links.length);
+    et = new Uint32Array(links.length);
+    links.forEach(function (l, i) { es[i] = byId.get(l.source); et[i] = byId.get(l.target); });
+    baseR = count > 3000 ? 1.5 : 3;
+    byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     drawGen++;
     kg.loaded = true;
     // Follow the layout again: the whole graph, or after an expansion the
     // neighbourhood that was fetched.
     follow = true;
-    lastFit = 0;
-    fitFilter = merge ? function (key) { return fresh.has(key); } : null;
-    if (!fitFilter) fit(0);
+    fitFilter = merge ? fresh : null;
+    fit(0);
     layout();
     if (!merge) view = what || "";
     else if (what) view = view ? view + "; " + what : what;
@@ -393,29 +553,26 @@
   function updateStatus() {
     var res = lastRes;
     if (!res) return;
-    var all = byId.size >= res.total_nodes;
-    var nodes = 0, edges = 0, off = [];
-    byId.forEach(function (n) { if (!hidden[n.type]) nodes++; });
-    links.forEach(function (l) {
-      var s = byId.get(l.source), t = byId.get(l.target);
-      if (!(s && hidden[s.type]) && !(t && hidden[t.type])) edges++;
-    });
+    var all = nodes.length >= res.total_nodes;
+    var count = 0, edges = 0, off = [];
+    kg.nodes().forEach(function (n) { if (!hidden[n.type]) count++; });
+    for (var i = 0; i < es.length; i++) if (shown(es[i]) && shown(et[i])) edges++;
     Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
-    var shown = "Showing " + (all && !off.length ? "all " + fmt(nodes) : fmt(nodes) + " of " + fmt(res.total_nodes)) +
+    var line = "Showing " + (all && !off.length ? "all " + fmt(count) : fmt(count) + " of " + fmt(res.total_nodes)) +
       " nodes, " + fmt(edges) + " edges";
-    if (res.total_nodes === 0) shown = "This version has no nodes yet.";
+    if (res.total_nodes === 0) line = "This version has no nodes yet.";
     else {
-      if (view && !(all && !lastMerge && !cfg.focus)) shown += ": " + view;
-      if (off.length) shown += " (hidden: " + off.join(", ") + ")";
+      if (view && !(all && !lastMerge && !cfg.focus)) line += ": " + view;
+      if (off.length) line += " (hidden: " + off.join(", ") + ")";
     }
-    status(shown);
-    kg.status = shown;
+    status(line);
+    kg.status = line;
     allBtn.hidden = all;
   }
 
   function nameOf(key, res) {
-    var n = byId.get(key);
-    if (n) return n.name;
+    var i = byId.get(key);
+    if (i !== undefined) return nodes[i].name;
     for (var i = 0; i < res.nodes.length; i++) if (res.nodes[i].id === key) return res.nodes[i].name;
     return key;
   }
@@ -434,7 +591,7 @@
       b.addEventListener("click", function () {
         hidden[t.type] = !hidden[t.type];
         b.classList.toggle("off", hidden[t.type]);
-        renderer.refresh();
+        redraw();
         updateStatus();
       });
       legendEl.append(b);
@@ -444,29 +601,28 @@
   // select centres a node and shows its panel. A node not drawn yet is
   // fetched with its neighbourhood first.
   function select(key, opts) {
-    if (!byId.has(key)) {
+    var i = byId.get(key);
+    if (i === undefined) {
       expand(key).then(function () { if (byId.has(key)) select(key); });
       return false;
     }
-    selected = key;
-    selectedLink = null;
+    selected = i;
+    selectedLink = -1;
     if (opts !== "nomove") {
       takeOver();
-      var cam = renderer.getCamera();
-      var p = renderer.viewportToFramedGraph(renderer.graphToViewport(graph.getNodeAttributes(key)));
-      cam.animate({ x: p.x, y: p.y, ratio: Math.min(cam.ratio, 1 / 3) }, { duration: 500 });
+      moveTo(xs[i], ys[i], Math.max(cam.k, fitK * 3), 500);
     }
-    renderer.refresh({ skipIndexation: true });
+    redraw();
     showPanel(cfg.node_url + encodeURIComponent(key));
     return true;
   }
 
-  function showEdge(key) {
-    selectedLink = key;
-    selected = null;
-    renderer.refresh({ skipIndexation: true });
-    var a = graph.getEdgeAttributes(key);
-    var q = new URLSearchParams({ source: graph.source(key), label: a.label, target: graph.target(key) });
+  function showEdge(i) {
+    selectedLink = i;
+    selected = -1;
+    redraw();
+    var l = links[i];
+    var q = new URLSearchParams({ source: l.source, label: l.label, target: l.target });
     showPanel(cfg.edge_url + "?" + q);
   }
 
@@ -497,7 +653,7 @@
   function find(text) {
     var t = text.toLowerCase();
     var best = null, bestScore = 0;
-    byId.forEach(function (n) {
+    nodes.forEach(function (n) {
       var name = n.name.toLowerCase();
       var s = name === t ? 3 : name.indexOf(t) === 0 ? 2 : name.indexOf(t) >= 0 ? 1 : 0;
       if (s > bestScore || (s && s === bestScore && n.degree > best.degree)) { best = n; bestScore = s; }
@@ -519,6 +675,11 @@
     status("Loading all nodes…");
     fetchGraph({}).then(function (res) { setData(res, false, null, ""); }).catch(function (err) { status(err.message); });
   });
+  window.addEventListener("resize", function () {
+    resize();
+    if (follow) fit(0);
+  });
+  resize();
   side.addEventListener("click", function (ev) {
     var a = ev.target.closest("[data-select],[data-expand]");
     if (!a) return;
