@@ -21,10 +21,11 @@ import (
 // the longest main-thread block (long tasks, from a PerformanceObserver)
 // and, from interact, drives the camera in a requestAnimationFrame loop
 // through kgGraph.moveView, counting the frames the renderer draws.
-const benchProbe = `window.kgBench = { longest: 0, longestInteracting: 0, interacting: false };
+const benchProbe = `window.kgBench = { longest: 0, longestInteracting: 0, interacting: false, tasks: [] };
 new PerformanceObserver(function (list) {
   list.getEntries().forEach(function (e) {
     kgBench.longest = Math.max(kgBench.longest, e.duration);
+    if (e.duration > 100) kgBench.tasks.push(Math.round(e.startTime) + "+" + Math.round(e.duration));
     if (kgBench.interacting) kgBench.longestInteracting = Math.max(kgBench.longestInteracting, e.duration);
   });
 }).observe({ type: "longtask", buffered: true });
@@ -159,7 +160,9 @@ func measureRender(tb testing.TB, page string, nodes int, capped time.Duration) 
 	}
 	var r renderCase
 	wait, cancel := context.WithTimeout(ctx, capped)
-	_ = pollTrue(wait, `kgGraph.converged || kgGraph.settled`)
+	if err := pollTrue(wait, `kgGraph.converged || kgGraph.settled`); err != nil {
+		tb.Logf("layout still moving after %s: %v", capped, err)
+	}
 	cancel()
 	type state struct {
 		Nodes       int
@@ -188,12 +191,16 @@ func measureRender(tb testing.TB, page string, nodes int, capped time.Duration) 
 		tb.Fatal(err)
 	}
 	r.FPS = m.FPS
-	type blocks struct{ Longest, LongestInteracting float64 }
+	type blocks struct {
+		Longest, LongestInteracting float64
+		Tasks                       []string
+	}
 	bl, err := chromedp.Run(ctx, chromedp.Evaluate[blocks](`kgBench`))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	r.LongestMS, r.InteractMS = bl.Longest, bl.LongestInteracting
+	tb.Logf("blocks over 100 ms (start+duration, ms): %v", bl.Tasks)
 	if dir := os.Getenv("KGSTUDIO_SCREENSHOT_DIR"); dir != "" {
 		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("render-%d-%d.png", nodes, time.Now().UnixNano())), png, 0o644)

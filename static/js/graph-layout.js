@@ -54,7 +54,7 @@ function setup(m) {
   }
   var settings = Object.assign({}, ForceAtlas2.defaults, {
     barnesHutOptimize: n > 2000,
-    barnesHutTheta: n > 20000 ? 1.2 : 0.5,
+    barnesHutTheta: n > 5000 ? 1 : 0.5,
     strongGravityMode: true,
     gravity: 0.05,
     scalingRatio: 10,

@@ -461,18 +461,23 @@
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
   }
 
-  var pending = null; // the latest positions, applied at the next frame
+  // While the layout moves, a big graph is drawn at most every
+  // LAYOUT_FRAME_MS, so that drawing leaves the worker the processor.
+  var LAYOUT_FRAME_MS = 150;
+  var pending = null, lastApplied = 0; // the latest positions, applied at the next frame
   function onLayout(ev) {
     var m = ev.data;
     if (m.gen !== drawGen) return;
     kg.energy = m.energy;
     kg.iterations = m.iterations;
-    if (!pending) requestAnimationFrame(applyLayout);
+    var wait = nodes.length > 3000 && !m.done ? LAYOUT_FRAME_MS - (performance.now() - lastApplied) : 0;
+    if (!pending) setTimeout(function () { requestAnimationFrame(applyLayout); }, Math.max(0, wait));
     pending = m;
   }
   function applyLayout() {
     var m = pending;
     pending = null;
+    lastApplied = performance.now();
     if (!m || m.gen !== drawGen) return;
     for (var i = 0; i < nodes.length; i++) {
       xs[i] = m.xy[2 * i];
