@@ -535,7 +535,7 @@
     es = new Uint32Array(links.length);
     et = new Uint32Array(links.length);
     links.forEach(function (l, i) { es[i] = byId.get(l.source); et[i] = byId.get(l.target); });
-    baseR = count > 3000 ? 1.5 : 3;
+    baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     drawGen++;
     kg.loaded = true;
@@ -615,7 +615,8 @@
     selectedLink = -1;
     if (opts !== "nomove") {
       takeOver();
-      moveTo(xs[i], ys[i], Math.max(cam.k, fitK * 3), 500);
+      // Closer in, as far as a graph of this size needs to part its nodes.
+      moveTo(xs[i], ys[i], Math.max(cam.k, fitK * Math.min(3, Math.sqrt(nodes.length) / 4)), 500);
     }
     redraw();
     showPanel(cfg.node_url + encodeURIComponent(key));
