@@ -9,12 +9,18 @@
 // against a layout that never calms down; it then stops unconverged and
 // says so.
 //
+// Given draw, it also draws each posted step of a big graph, fitted whole,
+// on an OffscreenCanvas (static/js/graph-draw.js) and posts the frame, so
+// that the page's main thread only shows it.
+//
 // In:  {type: "start", gen, x, y (Float32Array), mass (Float32Array),
-//       edges (Uint32Array of source, target index pairs), libURL}
+//       edges (Uint32Array of source, target index pairs), libURL,
+//       draw: null or {url, W, H, PR, palette, colorIndex, radius}}
+//      {type: "frames", on: false}: stop drawing
 //      {type: "stop"}
 // Out: {type: "tick", gen, xy (Float32Array x0,y0,x1,y1,…), iterations,
-//       energy, converged, done}
-/* global ForceAtlas2 */
+//       energy, converged, done, and with draw: bitmap, cam}
+/* global ForceAtlas2, kgDrawGraph, kgFitCamera */
 "use strict";
 
 var TOLERANCE = 5e-4;    // mean step per iteration, as a share of the extent
@@ -28,9 +34,21 @@ var run = null; // the layout in progress
 self.onmessage = function (ev) {
   var m = ev.data;
   if (m.type === "stop") { run = null; return; }
+  if (m.type === "frames") { if (run) run.draw = null; return; }
   if (m.type !== "start") return;
   if (typeof ForceAtlas2 === "undefined") importScripts(m.libURL);
+  if (m.draw && typeof kgDrawGraph === "undefined") importScripts(m.draw.url);
   run = setup(m);
+  run.draw = m.draw;
+  if (m.draw) {
+    run.canvas = new OffscreenCanvas(Math.max(1, Math.round(m.draw.W * m.draw.PR)), Math.max(1, Math.round(m.draw.H * m.draw.PR)));
+    run.es = new Uint32Array(run.edges.length / PPE);
+    run.et = new Uint32Array(run.edges.length / PPE);
+    for (var i = 0; i < run.es.length; i++) {
+      run.es[i] = run.edges[i * PPE] / PPN;
+      run.et[i] = run.edges[i * PPE + 1] / PPN;
+    }
+  }
   setTimeout(step, 0);
 };
 
@@ -82,8 +100,16 @@ function step() {
     xy[2 * i] = r.nodes[i * PPN];
     xy[2 * i + 1] = r.nodes[i * PPN + 1];
   }
-  self.postMessage({ type: "tick", gen: r.gen, xy: xy, iterations: r.iterations, energy: r.energy,
-    converged: converged, done: done }, [xy.buffer]);
+  var msg = { type: "tick", gen: r.gen, xy: xy, iterations: r.iterations, energy: r.energy,
+    converged: converged, done: done }, transfer = [xy.buffer];
+  if (r.draw) {
+    msg.cam = drawFrame(r);
+    if (msg.cam) {
+      msg.bitmap = r.canvas.transferToImageBitmap();
+      transfer.push(msg.bitmap);
+    }
+  }
+  self.postMessage(msg, transfer);
   if (done) { run = null; return; }
   setTimeout(step, 0);
 }
@@ -109,4 +135,19 @@ function iterate(r) {
   }
   var extent = Math.hypot(x1 - x0, y1 - y0);
   return n && extent > 0 ? moved / n / extent : 0;
+}
+
+// drawFrame draws the layout, fitted whole, and returns the camera used.
+function drawFrame(r) {
+  var d = r.draw, n = r.n, xs = new Float32Array(n), ys = new Float32Array(n);
+  for (var i = 0; i < n; i++) {
+    xs[i] = r.nodes[i * PPN];
+    ys[i] = r.nodes[i * PPN + 1];
+  }
+  var cam = kgFitCamera(xs, ys, n, function () { return true; }, d.W, d.H);
+  if (!cam) return null;
+  kgDrawGraph(r.canvas.getContext("2d"), { xs: xs, ys: ys, es: r.es, et: r.et, cam: cam, W: d.W, H: d.H, PR: d.PR,
+    shown: function () { return true; }, radius: function (i) { return d.radius[i]; },
+    color: function (i) { return d.palette[d.colorIndex[i]]; }, arrows: false, selectedLink: -1 });
+  return cam;
 }

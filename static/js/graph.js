@@ -24,6 +24,7 @@
   // (same hashed prefix).
   var here = document.currentScript.src;
   var WORKER_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-layout.js");
+  var DRAW_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-draw.js");
   var FA2_URL = here.replace(/js\/graph\.js(\?.*)?$/, "vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js");
 
   // colorOf gives a type the same colour in every version: the common
@@ -39,7 +40,7 @@
     for (var i = 0; i < type.length; i++) h = (h * 31 + type.charCodeAt(i)) >>> 0;
     return (colors[type] = FIXED[type] || PALETTE[h % PALETTE.length]);
   }
-  var EDGE = "rgba(110,110,110,0.35)", EDGE_SELECTED = "#d64545";
+  var EDGE_SELECTED = "#d64545";
   var hidden = {};      // type -> true when toggled off in the legend
   var byId = new Map(); // node key -> index into nodes
   var nodes = [];       // nodes from the API, in drawing order
@@ -59,7 +60,6 @@
   var drawGen = 0;      // counts setData calls; the worker's answers carry it
   var LABELS = 30;      // names always drawn, best-connected first
   var MAX_LABELS = 300; // names drawn at most per frame
-  var FIT_PAD = 40;     // pixels around a fitted graph
   var FAST_MS = 12;     // a frame slower than this is reused while the view moves
 
   // The camera: the layout point at the centre of the canvas and the
@@ -152,7 +152,16 @@
     if (anim) stepAnimation(now);
     var reuse = moving && cacheCam && lastFull > FAST_MS;
     moving = false;
-    if (reuse) {
+    if (bitmap) {
+      // A frame the layout worker drew.
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(bitmap, 0, 0);
+      keep(bitmap);
+      bitmap.close();
+      bitmap = null;
+      lastFull = FAST_MS + 1;
+    } else if (reuse) {
       drawReused();
       // A full frame once the view rests.
       clearTimeout(fullAfter);
@@ -165,69 +174,20 @@
     if (anim) redraw(true);
   }
 
-  // drawFull draws every visible edge and node: edges in one path, nodes
-  // in one path per colour, only those in view.
+  // drawFull draws every visible edge and node (static/js/graph-draw.js)
+  // and keeps the frame for reuse while the view moves.
   function drawFull() {
     var t0 = performance.now();
-    ctx.setTransform(PR, 0, 0, PR, 0, 0);
-    ctx.clearRect(0, 0, W, H);
-    var n = nodes.length, i, x0 = cam.x - W / 2 / cam.k, x1 = cam.x + W / 2 / cam.k,
-      y0 = cam.y - H / 2 / cam.k, y1 = cam.y + H / 2 / cam.k;
-    var arrows = n <= 1500;
-    ctx.setTransform(PR * cam.k, 0, 0, PR * cam.k, PR * (W / 2 - cam.x * cam.k), PR * (H / 2 - cam.y * cam.k));
-    ctx.beginPath();
-    for (i = 0; i < es.length; i++) {
-      var s = es[i], t = et[i];
-      if (i === selectedLink || !shown(s) || !shown(t)) continue;
-      var ax = xs[s], ay = ys[s], bx = xs[t], by = ys[t];
-      if ((ax < x0 && bx < x0) || (ax > x1 && bx > x1) || (ay < y0 && by < y0) || (ay > y1 && by > y1)) continue;
-      ctx.moveTo(ax, ay);
-      ctx.lineTo(bx, by);
-      if (arrows) arrowPath(ax, ay, bx, by, radius(t) / cam.k);
-    }
-    ctx.strokeStyle = EDGE;
-    ctx.lineWidth = 0.6 / cam.k;
-    ctx.stroke();
-    if (selectedLink >= 0 && shown(es[selectedLink]) && shown(et[selectedLink])) {
-      ctx.beginPath();
-      ctx.moveTo(xs[es[selectedLink]], ys[es[selectedLink]]);
-      ctx.lineTo(xs[et[selectedLink]], ys[et[selectedLink]]);
-      ctx.strokeStyle = EDGE_SELECTED;
-      ctx.lineWidth = 2 / cam.k;
-      ctx.stroke();
-    }
-    var byColor = {};
-    for (i = 0; i < n; i++) {
-      if (!shown(i)) continue;
-      var x = xs[i], y = ys[i], r = radius(i) / cam.k;
-      if (x + r < x0 || x - r > x1 || y + r < y0 || y - r > y1) continue;
-      var c = colorOf(nodes[i].type);
-      (byColor[c] || (byColor[c] = [])).push(i);
-    }
-    Object.keys(byColor).forEach(function (c) {
-      ctx.beginPath();
-      byColor[c].forEach(function (i) {
-        var r = radius(i) / cam.k;
-        ctx.moveTo(xs[i] + r, ys[i]);
-        ctx.arc(xs[i], ys[i], r, 0, 2 * Math.PI);
-      });
-      ctx.fillStyle = c;
-      ctx.fill();
-    });
-    // Keep the frame for reuse while the view moves.
-    cacheCtx.setTransform(1, 0, 0, 1, 0, 0);
-    cacheCtx.clearRect(0, 0, cache.width, cache.height);
-    cacheCtx.drawImage(canvas, 0, 0);
-    cacheCam = { x: cam.x, y: cam.y, k: cam.k };
+    kgDrawGraph(ctx, { xs: xs, ys: ys, es: es, et: et, cam: cam, W: W, H: H, PR: PR, shown: shown, radius: radius,
+      color: function (i) { return colorOf(nodes[i].type); }, arrows: nodes.length <= 1500, selectedLink: selectedLink });
+    keep(canvas);
     lastFull = performance.now() - t0;
   }
-  function arrowPath(ax, ay, bx, by, r) {
-    var dx = bx - ax, dy = by - ay, d = Math.hypot(dx, dy);
-    if (d < 1e-6) return;
-    var ux = dx / d, uy = dy / d, l = 3 / cam.k * 1.5, tx = bx - ux * r, ty = by - uy * r;
-    ctx.moveTo(tx - ux * l - uy * l * 0.5, ty - uy * l + ux * l * 0.5);
-    ctx.lineTo(tx, ty);
-    ctx.lineTo(tx - ux * l + uy * l * 0.5, ty - uy * l - ux * l * 0.5);
+  function keep(img) {
+    cacheCtx.setTransform(1, 0, 0, 1, 0, 0);
+    cacheCtx.clearRect(0, 0, cache.width, cache.height);
+    cacheCtx.drawImage(img, 0, 0);
+    cacheCam = { x: cam.x, y: cam.y, k: cam.k };
   }
 
   // drawReused moves and scales the last full frame to the camera.
@@ -320,26 +280,16 @@
   // fit zooms to the visible nodes (or those fitFilter keeps), with room
   // for the names on the right.
   function fit(ms) {
-    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (var i = 0; i < nodes.length; i++) {
-      if (!shown(i) || (fitFilter && !fitFilter.has(i))) continue;
-      if (xs[i] < x0) x0 = xs[i];
-      if (xs[i] > x1) x1 = xs[i];
-      if (ys[i] < y0) y0 = ys[i];
-      if (ys[i] > y1) y1 = ys[i];
-    }
-    if (x0 === Infinity || !W) return;
-    var labelRoom = 80;
-    var k = Math.min((W - 2 * FIT_PAD - labelRoom) / Math.max(x1 - x0, 1e-6), (H - 2 * FIT_PAD - 16) / Math.max(y1 - y0, 1e-6));
-    if (fitFilter && fitFilter.size === 1) k = fitK * 3;
-    if (!fitFilter) fitK = k;
-    // Shift the centre so the labels' room ends up on the right.
-    moveTo((x0 + x1) / 2 + labelRoom / 2 / k, (y0 + y1) / 2 + 8 / k, k, ms);
+    var c = kgFitCamera(xs, ys, nodes.length, function (i) { return shown(i) && (!fitFilter || fitFilter.has(i)); }, W, H);
+    if (!c) return;
+    if (fitFilter && fitFilter.size === 1) c.k = fitK * 3;
+    if (!fitFilter) fitK = c.k;
+    moveTo(c.x, c.y, c.k, ms);
   }
 
   // The user takes the view over by panning, zooming or dragging; from then
   // on the view only moves when asked (Fit, a search, Load all, Expand).
-  function takeOver() { follow = false; anim = null; }
+  function takeOver() { follow = false; anim = null; framesOff(); }
 
   // nodeAt is the node under a canvas point, the nearest within its
   // radius and 3 pixels; edgeAt the edge within 4 pixels.
@@ -457,8 +407,29 @@
     kg.settled = false;
     kg.converged = false;
     kg.convergedAt = 0;
-    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, libURL: FA2_URL },
+    // A big graph fitted whole is drawn by the worker while it moves.
+    workerFrames = n > 3000 && follow && !fitFilter && !Object.keys(hidden).some(function (t) { return hidden[t]; });
+    var draw = null;
+    if (workerFrames) {
+      var palette = [], index = {}, colorIndex = new Uint16Array(n), rad = new Float32Array(n);
+      for (i = 0; i < n; i++) {
+        var c = colorOf(nodes[i].type);
+        if (index[c] === undefined) { index[c] = palette.length; palette.push(c); }
+        colorIndex[i] = index[c];
+        rad[i] = baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree));
+      }
+      draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad };
+    }
+    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, libURL: FA2_URL, draw: draw },
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
+  }
+  // framesOff has the main thread draw again: the user moves the view, a
+  // type is hidden or the canvas changes size.
+  var workerFrames = false, bitmap = null;
+  function framesOff() {
+    if (!workerFrames) return;
+    workerFrames = false;
+    worker.postMessage({ type: "frames", on: false });
   }
 
   // While the layout moves, a big graph is drawn at most every
@@ -472,19 +443,30 @@
     kg.iterations = m.iterations;
     var wait = nodes.length > 3000 && !m.done ? LAYOUT_FRAME_MS - (performance.now() - lastApplied) : 0;
     if (!pending) setTimeout(function () { requestAnimationFrame(applyLayout); }, Math.max(0, wait));
+    else if (pending.bitmap) pending.bitmap.close();
     pending = m;
   }
   function applyLayout() {
     var m = pending;
     pending = null;
     lastApplied = performance.now();
-    if (!m || m.gen !== drawGen) return;
+    if (!m || m.gen !== drawGen) { if (m && m.bitmap) m.bitmap.close(); return; }
     for (var i = 0; i < nodes.length; i++) {
       xs[i] = m.xy[2 * i];
       ys[i] = m.xy[2 * i + 1];
     }
-    if (follow) fit(0);
-    redraw();
+    if (m.bitmap && workerFrames && follow) {
+      cam.x = m.cam.x;
+      cam.y = m.cam.y;
+      cam.k = fitK = m.cam.k;
+      if (bitmap) bitmap.close();
+      bitmap = m.bitmap;
+      redraw(true);
+    } else {
+      if (m.bitmap) m.bitmap.close();
+      if (follow) fit(0);
+      redraw();
+    }
     if (!m.done) return;
     if (m.converged) { kg.converged = true; kg.convergedAt = performance.now(); }
     var g = drawGen;
@@ -596,6 +578,7 @@
       b.addEventListener("click", function () {
         hidden[t.type] = !hidden[t.type];
         b.classList.toggle("off", hidden[t.type]);
+        framesOff();
         redraw();
         updateStatus();
       });
@@ -682,6 +665,7 @@
     fetchGraph({}).then(function (res) { setData(res, false, null, ""); }).catch(function (err) { status(err.message); });
   });
   window.addEventListener("resize", function () {
+    if (worker) framesOff();
     resize();
     if (follow) fit(0);
   });
