@@ -156,6 +156,12 @@ func mustHTML(tb testing.TB, resp *http.Response, err error) (*http.Response, *g
 // (CI=true), where a missing browser fails the test.
 func MustChrome(tb testing.TB) context.Context {
 	tb.Helper()
+	return mustChromeFor(tb, 90*time.Second)
+}
+
+// mustChromeFor is MustChrome with the time the browser may be used.
+func mustChromeFor(tb testing.TB, timeout time.Duration) context.Context {
+	tb.Helper()
 	bin := os.Getenv("KGSTUDIO_TEST_CHROME")
 	if bin == "" {
 		if os.Getenv("CI") != "" {
@@ -178,7 +184,7 @@ func MustChrome(tb testing.TB) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
 	tb.Cleanup(func() { cancelT(); cancelC(); cancelA() })
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("start chromium: %v", err)

@@ -23,11 +23,12 @@ import (
 // of the empty sheet it inserts before filling it) so the library stays
 // unmodified; a new version of it needs its hashes here (the
 // browser tests report what the policy blocks). Scripts may still set
-// styles through the DOM, as the library does.
+// styles through the DOM, as the library does. Workers (the graph view's
+// layout) come from this origin only.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; " +
 	"style-src 'self' 'sha256-jtRRMYY2VbEXuBKbHvqM1/fPT8vazFrEooXdvwUK4y8=' 'sha256-9xjtvxMT1ApHlgn9ohbh2FNfvK5Tqtzy94BjfXBeMSY=' " +
 	"'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='; " +
-	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+	"img-src 'self' data:; connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
 // sessionCookie is the cookie the login form sets when a token is required.
 const sessionCookie = "kgstudio_session"

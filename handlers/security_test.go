@@ -59,6 +59,11 @@ func TestSecurity_Headers(t *testing.T) {
 			!strings.Contains(csp, "frame-ancestors 'none'") {
 			t.Errorf("%s: CSP %q", p, csp)
 		}
+		// The graph view's layout worker comes from this origin only.
+		_, w, _ := strings.Cut(csp, "worker-src")
+		if w, _, _ = strings.Cut(w, ";"); strings.TrimSpace(w) != "'self'" {
+			t.Errorf("%s: worker-src %q, want 'self' only", p, w)
+		}
 		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") == "" {
 			t.Errorf("%s: nosniff %q, referrer policy %q", p, resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Referrer-Policy"))
 		}

@@ -83,7 +83,7 @@ func TestXSS_Browser(t *testing.T) {
 			csp: window.__csp || ["no recorder"],
 			imgs: document.querySelectorAll('img[src="x"]').length,
 			text: document.body.innerText.indexOf('<img src=x') >= 0,
-			tips: Array.from(document.querySelectorAll('.float-tooltip-kap')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
+			tips: Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}
@@ -106,8 +106,8 @@ func TestXSS_Browser(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
 			t.Fatal(err)
 		}
-		if err := pollTrue(ctx, `Array.from(document.querySelectorAll('.float-tooltip-kap')).some(function (t) { return t.style.display !== 'none' && t.textContent.indexOf('Mallory') >= 0 })`); err != nil {
-			dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.elementFromPoint(`+fmt.Sprint(p.X)+`,`+fmt.Sprint(p.Y)+`); return (e?e.outerHTML.slice(0,200):"none")+" | "+Array.from(document.querySelectorAll('.float-tooltip-kap')).map(function(t){return t.outerHTML.slice(0,300)}).join(" ; ")+" | "+window.innerHeight})()`))
+		if err := pollTrue(ctx, `Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.style.display !== 'none' && t.textContent.indexOf('Mallory') >= 0 })`); err != nil {
+			dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.elementFromPoint(`+fmt.Sprint(p.X)+`,`+fmt.Sprint(p.Y)+`); return (e?e.outerHTML.slice(0,200):"none")+" | "+Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).map(function(t){return t.outerHTML.slice(0,300)}).join(" ; ")+" | "+window.innerHeight})()`))
 			t.Fatalf("no tooltip of the planted node at %+v: %v\n%s", p, err, dbg)
 		}
 	}

@@ -1,10 +1,14 @@
-// kgstudio graph view: draws one extraction version with force-graph.
-// Colour by type (the legend toggles types), size by degree, the names of
-// the best-connected nodes (more as you zoom in), search, a side panel for
+// kgstudio graph view: draws one extraction version on a 2D canvas, laid
+// out by ForceAtlas2 in a web worker (static/js/graph-layout.js) until the
+// layout converges. Measured against force-graph and sigma.js (WebGL) by
+// BenchmarkGraphRender, this draws the most frames per second and keeps
+// the main thread free. Colour by type
+// (the legend toggles types), size by degree, the names of the
+// best-connected nodes (more as you zoom in), search, a side panel for
 // nodes and edges, neighbourhood expansion, and a "load all" switch for
 // graphs past the threshold. The view fits the graph while the layout
-// settles, until the user pans, zooms or picks a node.
-// window.kgGraph exposes the state to tests.
+// moves, until the user pans, zooms or picks a node.
+// window.kgGraph exposes the state to tests and benchmarks.
 (function () {
   "use strict";
 
@@ -16,6 +20,12 @@
   var allBtn = document.getElementById("graph-all");
   var PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
     "#ff9da7", "#9c755f", "#1f77b4", "#bcbd22", "#17becf", "#8c564b", "#7f7f7f"];
+  // The worker and the layout library are siblings of this script
+  // (same hashed prefix).
+  var here = document.currentScript.src;
+  var WORKER_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-layout.js");
+  var DRAW_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-draw.js");
+  var FA2_URL = here.replace(/js\/graph\.js(\?.*)?$/, "vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js");
 
   // colorOf gives a type the same colour in every version: the common
   // types have their own, any other name a palette colour from its hash.
@@ -30,201 +40,438 @@
     for (var i = 0; i < type.length; i++) h = (h * 31 + type.charCodeAt(i)) >>> 0;
     return (colors[type] = FIXED[type] || PALETTE[h % PALETTE.length]);
   }
+  var EDGE_SELECTED = "#d64545";
   var hidden = {};      // type -> true when toggled off in the legend
-  var byId = new Map(); // node key -> node object drawn
+  var byId = new Map(); // node key -> index into nodes
+  var nodes = [];       // nodes from the API, in drawing order
+  var links = [];       // edges from the API
   var linkKeys = new Set();
-  var links = [];
+  var es = new Uint32Array(0), et = new Uint32Array(0); // edge ends, node indices
+  var xs = new Float32Array(0), ys = new Float32Array(0); // positions, layout units
   var types = [];
-  var selected = null;
-  var selectedLink = null;
+  var selected = -1;    // index of the selected node
+  var selectedLink = -1; // index of the selected edge
+  var hovered = -1;
   var panelSeq = 0;
-  var byDegree = [];    // drawn nodes, best-connected first (label order)
+  var byDegree = [];    // node indices, best-connected first (label order)
   var view = "";        // what the status line says is drawn
   var follow = true;    // fit the view to the graph while the layout moves
-  var fitFilter = null; // the nodes to fit, null for all visible ones
-  var lastFit = 0;
-  var drawGen = 0;      // counts setData calls
-  var bigGraph = false; // past 3000 nodes: layout and fitting trade looks for speed
+  var fitFilter = null; // the nodes to fit (a Set of indices), null for all visible ones
+  var drawGen = 0;      // counts setData calls; the worker's answers carry it
   var LABELS = 30;      // names always drawn, best-connected first
   var MAX_LABELS = 300; // names drawn at most per frame
-  var FIT_PAD = 40;     // pixels around a fitted graph
-  var MAX_FIT_ZOOM = 4; // a fit never zooms in further than this
+  var FAST_MS = 12;     // a frame slower than this is reused while the view moves
+
+  // The camera: the layout point at the centre of the canvas and the
+  // zoom (pixels per layout unit); fitK is the zoom of the last fit, which
+  // node sizes grow from as the user zooms in.
+  var cam = { x: 0, y: 0, k: 1 }, fitK = 1, anim = null;
+  var canvas = document.createElement("canvas");
+  canvas.className = "graph-draw";
+  var ctx = canvas.getContext("2d");
+  // The last full frame, reused (moved and scaled) while the view moves
+  // when a full frame is slow.
+  var cache = document.createElement("canvas"), cacheCtx = cache.getContext("2d"), cacheCam = null;
+  var tipEl = document.createElement("div");
+  tipEl.className = "graph-tip";
+  tipEl.hidden = true;
+  el.append(canvas, tipEl);
+  var W = 0, H = 0, PR = 1;
+  function resize() {
+    PR = window.devicePixelRatio || 1;
+    W = el.clientWidth;
+    H = el.clientHeight;
+    canvas.width = cache.width = Math.max(1, Math.round(W * PR));
+    canvas.height = cache.height = Math.max(1, Math.round(H * PR));
+    canvas.style.width = W + "px";
+    canvas.style.height = H + "px";
+    cacheCam = null;
+    redraw();
+  }
 
   var kg = window.kgGraph = {
-    settled: false, // the layout has stopped moving
-    loaded: false,  // the first data set is drawn
-    hovered: null,  // key of the node under the pointer
-    labels: 0,      // names drawn in the last frame
-    nodeCount: function () { return byId.size; },
-    nodes: function () { return Array.from(byId.values()); },
+    settled: false,   // the layout has stopped moving
+    loaded: false,    // the first data set is drawn
+    converged: false, // the layout stopped because it converged
+    drawnAt: 0,       // performance.now() of the first frame with data
+    convergedAt: 0,   // performance.now() when the layout converged
+    energy: 0,        // the layout's last energy (see graph-layout.js)
+    iterations: 0,    // layout iterations run for the current data
+    frames: 0,        // frames drawn
+    hovered: null,    // key of the node under the pointer
+    labels: 0,        // names drawn in the last frame
+    nodeCount: function () { return nodes.length; },
+    nodes: function () { return nodes.slice(); },
     colorOf: colorOf,
     edgeCount: function () { return links.length; },
     select: select,
     // pointOf returns a drawn node's position in page coordinates.
     pointOf: function (key) {
-      var n = byId.get(key);
-      if (!n || n.x === undefined) return null;
-      var p = fg.graph2ScreenCoords(n.x, n.y), box = el.getBoundingClientRect();
-      return { x: box.left + p.x, y: box.top + p.y };
+      var i = byId.get(key);
+      if (i === undefined) return null;
+      var box = el.getBoundingClientRect();
+      return { x: box.left + sx(xs[i]), y: box.top + sy(ys[i]) };
+    },
+    // moveView pans by dx, dy pixels and zooms by factor at once, without
+    // animation (benchmarks drive the camera with it).
+    moveView: function (dx, dy, factor) {
+      takeOver();
+      cam.x += dx / cam.k;
+      cam.y += dy / cam.k;
+      cam.k *= factor;
+      redraw(true);
     }
   };
 
   function fmt(n) { return Number(n).toLocaleString("en"); }
   function status(text) { statusEl.textContent = text; }
-  function linkKey(l) { return idOf(l.source) + "\x1f" + l.label + "\x1f" + idOf(l.target); }
-  function idOf(end) { return typeof end === "object" ? end.id : end; }
-  var REL = 4;          // node size: REL * sqrt(1 + sqrt(degree)) pixels at zoom 1
-  function radius(n) { return REL * Math.sqrt(1 + Math.sqrt(n.degree)); }
-  var tip = window.kgText;
+  function linkKey(l) { return l.source + "\x1f" + l.label + "\x1f" + l.target; }
+  function sx(x) { return (x - cam.x) * cam.k + W / 2; }
+  function sy(y) { return (y - cam.y) * cam.k + H / 2; }
+  // radius is a node's radius in pixels: by degree, growing (slower than
+  // the zoom) as the user zooms in past the fit.
+  var baseR = 3;
+  function radius(i) {
+    var grow = Math.min(Math.max(Math.sqrt(cam.k / fitK), 0.6), 6);
+    return baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree)) * grow;
+  }
+  function shown(i) { return !hidden[nodes[i].type]; }
 
-  var fg = new ForceGraph(el)
-    .width(el.clientWidth)
-    .height(el.clientHeight)
-    .nodeId("id")
-    .nodeRelSize(REL)
-    .nodeVal(function (n) { return 1 + Math.sqrt(n.degree); })
-    .nodeColor(function (n) { return colorOf(n.type); })
-    .nodeLabel(function (n) { return tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges"); })
-    .linkLabel(function (l) { return tip(l.label); })
-    .linkColor(function (l) { return l === selectedLink ? "#d64545" : "rgba(110,110,110,0.35)"; })
-    .linkWidth(function (l) { return l === selectedLink ? 2 : 0.6; })
-    .onRenderFramePost(drawLabels)
-    .onNodeHover(function (n) { kg.hovered = n ? n.id : null; el.style.cursor = n ? "pointer" : ""; })
-    .onNodeClick(function (n) { select(n.id); })
-    .onLinkClick(showEdge)
-    .onBackgroundClick(function () { selected = null; selectedLink = null; })
-    .onEngineTick(function () {
-      var now = performance.now();
-      if (follow && now - lastFit > (bigGraph ? 700 : 300)) { lastFit = now; fit(bigGraph ? 0 : 250); }
-    })
-    .onEngineStop(function () {
-      // settled once the last fit has finished moving the view.
-      // Big graphs jump to the fit (an animation costs frames there).
-      var g = drawGen;
-      if (follow && !bigGraph) { fit(300); setTimeout(function () { if (g === drawGen) kg.settled = true; }, 350); return; }
-      if (follow) fit(0);
-      kg.settled = true;
-    });
-  setVisibility();
-
-  // The user takes the view over by panning, zooming or dragging; from then
-  // on the view only moves when asked (Fit, a search, Load all, Expand).
-  el.addEventListener("wheel", function () { follow = false; }, { passive: true });
-  el.addEventListener("pointerdown", function () { follow = false; });
-
-  // fit zooms to the visible nodes (or those fitFilter keeps), with room
-  // for the names on the right, never closer than MAX_FIT_ZOOM.
-  function fit(ms) {
-    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    fg.graphData().nodes.forEach(function (n) {
-      if (n.x === undefined || hidden[n.type] || (fitFilter && !fitFilter(n))) return;
-      var r = radius(n);
-      if (n.x - r < x0) x0 = n.x - r;
-      if (n.x + r > x1) x1 = n.x + r;
-      if (n.y - r < y0) y0 = n.y - r;
-      if (n.y + r > y1) y1 = n.y + r;
-    });
-    if (x0 === Infinity) return;
-    var w = el.clientWidth, h = el.clientHeight, labelRoom = 80;
-    var k = Math.min((w - 2 * FIT_PAD - labelRoom) / Math.max(x1 - x0, 1),
-      (h - 2 * FIT_PAD - 16) / Math.max(y1 - y0, 1), MAX_FIT_ZOOM);
-    k = Math.max(k, 0.02);
-    // Shift the centre so the labels' room ends up on the right.
-    fg.centerAt((x0 + x1) / 2 + labelRoom / 2 / k, (y0 + y1) / 2 + 8 / k, ms);
-    fg.zoom(k, ms);
+  // redraw asks for a frame; moving says the camera moved (a reused frame
+  // may do), else the graph changed.
+  var frameAsked = false, moving = false, fullAfter = 0, lastFull = 0;
+  function redraw(cameraOnly) {
+    if (!cameraOnly) cacheCam = null;
+    moving = moving || !!cameraOnly;
+    if (frameAsked) return;
+    frameAsked = true;
+    requestAnimationFrame(frame);
+  }
+  function frame(now) {
+    frameAsked = false;
+    if (anim) stepAnimation(now);
+    var reuse = moving && cacheCam && lastFull > FAST_MS;
+    moving = false;
+    if (bitmap) {
+      // A frame the layout worker drew.
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(bitmap, 0, 0);
+      keep(bitmap);
+      bitmap.close();
+      bitmap = null;
+      lastFull = FAST_MS + 1;
+    } else if (reuse) {
+      drawReused();
+      // A full frame once the view rests.
+      clearTimeout(fullAfter);
+      fullAfter = setTimeout(function () { cacheCam = null; redraw(); }, 150);
+    } else drawFull();
+    drawLabels();
+    kg.frames++;
+    if (kg.loaded && !kg.drawnAt && nodes.length) kg.drawnAt = performance.now();
+    if (settleGen === drawGen && !anim) { kg.settled = true; settleGen = -1; }
+    if (anim) redraw(true);
   }
 
-  // drawLabels writes names after all nodes are drawn, so no node covers
-  // a name: right of the node, on a white halo. The best-connected nodes
-  // inside the view come first; a name that would overlap one already
-  // written is skipped. Zoomed out, LABELS names are written; zoomed in,
-  // all the names in view, up to MAX_LABELS. The selected and hovered
-  // nodes always get theirs, and a red ring marks the selected one.
-  function drawLabels(ctx, scale) {
-    var w = el.clientWidth, h = el.clientHeight;
-    var tl = fg.screen2GraphCoords(0, 0), br = fg.screen2GraphCoords(w, h);
-    var fs = 12 / scale, pad = 2 / scale;
-    var right = br.x; // names cut by the edge are left out
-    ctx.save();
-    ctx.font = fs + "px system-ui, sans-serif";
+  // drawFull draws every visible edge and node (static/js/graph-draw.js)
+  // and keeps the frame for reuse while the view moves.
+  function drawFull() {
+    var t0 = performance.now();
+    kgDrawGraph(ctx, { xs: xs, ys: ys, es: es, et: et, cam: cam, W: W, H: H, PR: PR, shown: shown, radius: radius,
+      color: function (i) { return colorOf(nodes[i].type); }, arrows: nodes.length <= 1500, selectedLink: selectedLink });
+    keep(canvas);
+    lastFull = performance.now() - t0;
+  }
+  function keep(img) {
+    cacheCtx.setTransform(1, 0, 0, 1, 0, 0);
+    cacheCtx.clearRect(0, 0, cache.width, cache.height);
+    cacheCtx.drawImage(img, 0, 0);
+    cacheCam = { x: cam.x, y: cam.y, k: cam.k };
+  }
+
+  // drawReused moves and scales the last full frame to the camera.
+  function drawReused() {
+    var s = cam.k / cacheCam.k;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    // A layout point p sits at (p - cacheCam) * cacheCam.k + W/2 in the
+    // cache and at (p - cam) * cam.k + W/2 now.
+    var ox = (W / 2 - (cacheCam.x - cam.x) * cam.k - W / 2 * s) * PR,
+      oy = (H / 2 - (cacheCam.y - cam.y) * cam.k - H / 2 * s) * PR;
+    ctx.setTransform(s, 0, 0, s, ox, oy);
+    ctx.drawImage(cache, 0, 0);
+  }
+
+  // drawLabels writes names over the frame: right of the node, on a white
+  // halo. The best-connected nodes inside the view come first; a name that
+  // would overlap one already written is skipped. Zoomed out, LABELS names
+  // are written; zoomed in, all the names in view, up to MAX_LABELS. The
+  // selected and hovered nodes always get theirs, and a red ring marks the
+  // selected one.
+  function drawLabels() {
+    ctx.setTransform(PR, 0, 0, PR, 0, 0);
+    if (!nodes.length) { kg.labels = 0; return; }
+    ctx.font = "12px system-ui, sans-serif";
     ctx.textAlign = "left";
     ctx.textBaseline = "middle";
     ctx.lineJoin = "round";
-    ctx.lineWidth = 3 / scale;
+    ctx.lineWidth = 3;
     ctx.strokeStyle = "rgba(255,255,255,0.92)";
     ctx.fillStyle = "#1d1d1f";
     var boxes = [];
-    var inView = 0;
-    function put(n, force) {
-      var r = radius(n);
-      var x = n.x + r + 3 / scale, y = n.y;
-      var tw = ctx.measureText(n.name).width;
-      var b = [x - pad, y - fs / 2 - pad, x + tw + pad, y + fs / 2 + pad];
+    function put(i, force) {
+      var x = sx(xs[i]) + radius(i) + 3, y = sy(ys[i]), name = nodes[i].name;
+      var tw = ctx.measureText(name).width;
+      var b = [x - 2, y - 8, x + tw + 2, y + 8];
       if (!force) {
-        if (b[2] > right) return false;
-        for (var i = 0; i < boxes.length; i++) {
-          var o = boxes[i];
+        if (b[2] > W) return false;
+        for (var j = 0; j < boxes.length; j++) {
+          var o = boxes[j];
           if (b[0] < o[2] && b[2] > o[0] && b[1] < o[3] && b[3] > o[1]) return false;
         }
       }
       boxes.push(b);
-      ctx.strokeText(n.name, x, y);
-      ctx.fillText(n.name, x, y);
+      ctx.strokeText(name, x, y);
+      ctx.fillText(name, x, y);
       return true;
     }
+    function inView(i) { var x = sx(xs[i]), y = sy(ys[i]); return x >= 0 && x <= W && y >= 0 && y <= H; }
     var special = [];
-    if (selected && selected.x !== undefined) special.push(selected);
-    var hov = kg.hovered && byId.get(kg.hovered);
-    if (hov && hov !== selected && hov.x !== undefined) special.push(hov);
-    special.forEach(function (n) { put(n, true); });
+    if (selected >= 0 && shown(selected)) special.push(selected);
+    if (hovered >= 0 && hovered !== selected && shown(hovered)) special.push(hovered);
+    special.forEach(function (i) { put(i, true); });
     // Count the nodes in view (cheap) to know whether all names fit.
-    for (var i = 0; i < byDegree.length; i++) {
-      var n = byDegree[i];
-      if (n.x >= tl.x && n.x <= br.x && n.y >= tl.y && n.y <= br.y && !hidden[n.type]) inView++;
-    }
-    var budget = inView <= MAX_LABELS && scale >= 1.2 ? MAX_LABELS : LABELS;
+    var count = 0, i;
+    for (i = 0; i < byDegree.length && count <= MAX_LABELS; i++) if (shown(byDegree[i]) && inView(byDegree[i])) count++;
+    var budget = count <= MAX_LABELS && cam.k >= 1.2 * fitK ? MAX_LABELS : LABELS;
     var drawn = 0, tries = 0;
     for (i = 0; i < byDegree.length && drawn < budget && tries < 4 * budget; i++) {
-      n = byDegree[i];
-      if (n === selected || n === hov || hidden[n.type] || n.x === undefined) continue;
-      if (n.x < tl.x || n.x > br.x || n.y < tl.y || n.y > br.y) continue;
+      var n = byDegree[i];
+      if (n === selected || n === hovered || !shown(n) || !inView(n)) continue;
       tries++;
       if (put(n, false)) drawn++;
     }
     kg.labels = drawn + special.length;
-    if (selected && selected.x !== undefined) {
+    if (selected >= 0 && shown(selected)) {
       ctx.beginPath();
-      ctx.arc(selected.x, selected.y, radius(selected) + 2 / scale, 0, 2 * Math.PI);
-      ctx.strokeStyle = "#d64545";
-      ctx.lineWidth = 2 / scale;
+      ctx.arc(sx(xs[selected]), sy(ys[selected]), radius(selected) + 2, 0, 2 * Math.PI);
+      ctx.strokeStyle = EDGE_SELECTED;
+      ctx.lineWidth = 2;
       ctx.stroke();
     }
-    ctx.restore();
   }
 
-  // tune trades layout quality for speed on large graphs: fewer, faster
-  // ticks, a weaker and shorter-ranged charge, no arrows.
-  function tune(count) {
-    var big = bigGraph = count > 3000;
-    // The layout converges (alpha reaches its floor) in about 150 ticks,
-    // 2.5 s at 60 frames a second, and stops at 3 s whatever the frame
-    // rate; big graphs settle some ticks before drawing.
-    fg.d3AlphaDecay(big ? 0.05 : 0.045)
-      .d3VelocityDecay(big ? 0.5 : 0.4)
-      .warmupTicks(big ? 10 : 0)
-      .cooldownTicks(big ? 140 : 160)
-      .cooldownTime(big ? 1500 : 3000)
-      .linkDirectionalArrowLength(count > 1500 ? 0 : 3)
-      .linkDirectionalArrowRelPos(1);
-    // Small graphs get more room, so that hubs do not hide their neighbours.
-    var small = count <= 400;
-    fg.d3Force("charge").strength(big ? -14 : small ? -80 : -40).distanceMax(big ? 160 : small ? 260 : 400);
-    fg.d3Force("link").distance(big ? 18 : small ? 40 : 34);
+  // The camera moves to a state over ms milliseconds (ease in and out).
+  function moveTo(x, y, k, ms) {
+    if (!ms) { anim = null; cam.x = x; cam.y = y; cam.k = k; redraw(true); return; }
+    anim = { from: { x: cam.x, y: cam.y, k: cam.k }, to: { x: x, y: y, k: k }, t0: performance.now(), ms: ms };
+    redraw(true);
+  }
+  function stepAnimation(now) {
+    var p = Math.min(1, (now - anim.t0) / anim.ms), e = p < 0.5 ? 2 * p * p : 1 - Math.pow(-2 * p + 2, 2) / 2;
+    cam.x = anim.from.x + (anim.to.x - anim.from.x) * e;
+    cam.y = anim.from.y + (anim.to.y - anim.from.y) * e;
+    cam.k = anim.from.k * Math.pow(anim.to.k / anim.from.k, e);
+    moving = true;
+    if (p >= 1) anim = null;
   }
 
-  function setVisibility() {
-    fg.nodeVisibility(function (n) { return !hidden[n.type]; })
-      .linkVisibility(function (l) { return !hidden[l.source.type] && !hidden[l.target.type]; });
+  // fit zooms to the visible nodes (or those fitFilter keeps), with room
+  // for the names on the right.
+  function fit(ms) {
+    var c = kgFitCamera(xs, ys, nodes.length, function (i) { return shown(i) && (!fitFilter || fitFilter.has(i)); }, W, H);
+    if (!c) return;
+    if (fitFilter && fitFilter.size === 1) c.k = fitK * 3;
+    if (!fitFilter) fitK = c.k;
+    moveTo(c.x, c.y, c.k, ms);
+  }
+
+  // The user takes the view over by panning, zooming or dragging; from then
+  // on the view only moves when asked (Fit, a search, Load all, Expand).
+  function takeOver() { follow = false; anim = null; framesOff(); }
+
+  // nodeAt is the node under a canvas point, the nearest within its
+  // radius and 3 pixels; edgeAt the edge within 4 pixels.
+  function nodeAt(px, py) {
+    var best = -1, bestD = Infinity;
+    for (var i = 0; i < nodes.length; i++) {
+      if (!shown(i)) continue;
+      var d = Math.hypot(sx(xs[i]) - px, sy(ys[i]) - py);
+      if (d <= radius(i) + 3 && d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+  function edgeAt(px, py) {
+    var best = -1, bestD = 4;
+    for (var i = 0; i < es.length; i++) {
+      var s = es[i], t = et[i];
+      if (!shown(s) || !shown(t)) continue;
+      var ax = sx(xs[s]), ay = sy(ys[s]), bx = sx(xs[t]), by = sy(ys[t]);
+      if (Math.min(ax, bx) - 4 > px || Math.max(ax, bx) + 4 < px || Math.min(ay, by) - 4 > py || Math.max(ay, by) + 4 < py) continue;
+      var dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+      var u = l2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0;
+      var d = Math.hypot(ax + u * dx - px, ay + u * dy - py);
+      if (d < bestD) { best = i; bestD = d; }
+    }
+    return best;
+  }
+
+  // Pointer: drag pans, the wheel zooms at the pointer, a click without
+  // a drag picks a node, else an edge, else clears the selection.
+  var drag = null;
+  function local(ev) { var b = canvas.getBoundingClientRect(); return { x: ev.clientX - b.left, y: ev.clientY - b.top }; }
+  canvas.addEventListener("pointerdown", function (ev) {
+    takeOver();
+    var p = local(ev);
+    drag = { x: p.x, y: p.y, moved: false };
+    canvas.setPointerCapture(ev.pointerId);
+  });
+  canvas.addEventListener("pointermove", function (ev) {
+    var p = local(ev);
+    if (drag && (drag.moved || Math.hypot(p.x - drag.x, p.y - drag.y) > 3)) {
+      drag.moved = true;
+      cam.x -= (p.x - drag.x) / cam.k;
+      cam.y -= (p.y - drag.y) / cam.k;
+      drag.x = p.x;
+      drag.y = p.y;
+      tip(null);
+      redraw(true);
+      return;
+    }
+    hover(p, ev);
+  });
+  canvas.addEventListener("pointerup", function (ev) {
+    var d = drag;
+    drag = null;
+    if (!d || d.moved) return;
+    var p = local(ev), i = nodeAt(p.x, p.y);
+    if (i >= 0) { select(nodes[i].id); return; }
+    var e = edgeAt(p.x, p.y);
+    if (e >= 0) { showEdge(e); return; }
+    selected = -1;
+    selectedLink = -1;
+    redraw();
+  });
+  canvas.addEventListener("pointerleave", function () { if (hovered >= 0) { hovered = -1; kg.hovered = null; redraw(true); } tip(null); });
+  canvas.addEventListener("wheel", function (ev) {
+    ev.preventDefault();
+    takeOver();
+    var p = local(ev), f = Math.exp(-ev.deltaY * (ev.deltaMode ? 0.05 : 0.002));
+    // Keep the layout point under the pointer where it is.
+    var gx = cam.x + (p.x - W / 2) / cam.k, gy = cam.y + (p.y - H / 2) / cam.k;
+    cam.k = Math.min(Math.max(cam.k * f, fitK / 20), fitK * 200);
+    cam.x = gx - (p.x - W / 2) / cam.k;
+    cam.y = gy - (p.y - H / 2) / cam.k;
+    redraw(true);
+  }, { passive: false });
+  function hover(p, ev) {
+    var i = nodeAt(p.x, p.y);
+    if (i !== hovered) { hovered = i; kg.hovered = i >= 0 ? nodes[i].id : null; redraw(true); }
+    if (i >= 0) {
+      var n = nodes[i];
+      canvas.style.cursor = "pointer";
+      tip(n.name + " · " + (n.type || "untyped") + " · " + n.degree + " edges", p);
+      return;
+    }
+    var e = nodes.length <= 20000 ? edgeAt(p.x, p.y) : -1;
+    canvas.style.cursor = e >= 0 ? "pointer" : "";
+    tip(e >= 0 ? links[e].label : null, p);
+  }
+
+  // tip shows text (as text) beside the pointer, or hides the tooltip.
+  function tip(text, p) {
+    if (text === null || text === undefined) { tipEl.hidden = true; return; }
+    tipEl.textContent = text;
+    tipEl.hidden = false;
+    tipEl.style.left = (p.x + 12) + "px";
+    tipEl.style.top = (p.y + 12) + "px";
+  }
+
+  // The layout runs in a worker; each answer moves the nodes. An answer
+  // for older data (drawGen) is dropped.
+  var worker = null, settleGen = -1;
+  function layout() {
+    if (!worker) {
+      worker = new Worker(WORKER_URL);
+      worker.onmessage = onLayout;
+      worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; };
+    }
+    var n = nodes.length, x = xs.slice(), y = ys.slice(), mass = new Float32Array(n), edges = new Uint32Array(2 * es.length);
+    for (var i = 0; i < es.length; i++) {
+      edges[2 * i] = es[i];
+      edges[2 * i + 1] = et[i];
+      mass[es[i]]++;
+      mass[et[i]]++;
+    }
+    kg.settled = false;
+    kg.converged = false;
+    kg.convergedAt = 0;
+    // A big graph fitted whole is drawn by the worker while it moves.
+    workerFrames = n > 3000 && follow && !fitFilter && !Object.keys(hidden).some(function (t) { return hidden[t]; });
+    var draw = null;
+    if (workerFrames) {
+      var palette = [], index = {}, colorIndex = new Uint16Array(n), rad = new Float32Array(n);
+      for (i = 0; i < n; i++) {
+        var c = colorOf(nodes[i].type);
+        if (index[c] === undefined) { index[c] = palette.length; palette.push(c); }
+        colorIndex[i] = index[c];
+        rad[i] = baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree));
+      }
+      draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad };
+    }
+    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, libURL: FA2_URL, draw: draw },
+      [x.buffer, y.buffer, mass.buffer, edges.buffer]);
+  }
+  // framesOff has the main thread draw again: the user moves the view, a
+  // type is hidden or the canvas changes size.
+  var workerFrames = false, bitmap = null;
+  function framesOff() {
+    if (!workerFrames) return;
+    workerFrames = false;
+    worker.postMessage({ type: "frames", on: false });
+  }
+
+  // While the layout moves, a big graph is drawn at most every
+  // LAYOUT_FRAME_MS, so that drawing leaves the worker the processor.
+  var LAYOUT_FRAME_MS = 150;
+  var pending = null, lastApplied = 0; // the latest positions, applied at the next frame
+  function onLayout(ev) {
+    var m = ev.data;
+    if (m.gen !== drawGen) return;
+    kg.energy = m.energy;
+    kg.iterations = m.iterations;
+    var wait = nodes.length > 3000 && !m.done ? LAYOUT_FRAME_MS - (performance.now() - lastApplied) : 0;
+    if (!pending) setTimeout(function () { requestAnimationFrame(applyLayout); }, Math.max(0, wait));
+    else if (pending.bitmap) pending.bitmap.close();
+    pending = m;
+  }
+  function applyLayout() {
+    var m = pending;
+    pending = null;
+    lastApplied = performance.now();
+    if (!m || m.gen !== drawGen) { if (m && m.bitmap) m.bitmap.close(); return; }
+    for (var i = 0; i < nodes.length; i++) {
+      xs[i] = m.xy[2 * i];
+      ys[i] = m.xy[2 * i + 1];
+    }
+    if (m.bitmap && workerFrames && follow) {
+      cam.x = m.cam.x;
+      cam.y = m.cam.y;
+      cam.k = fitK = m.cam.k;
+      if (bitmap) bitmap.close();
+      bitmap = m.bitmap;
+      redraw(true);
+    } else {
+      if (m.bitmap) m.bitmap.close();
+      if (follow) fit(0);
+      redraw();
+    }
+    if (!m.done) return;
+    if (m.converged) { kg.converged = true; kg.convergedAt = performance.now(); }
+    var g = drawGen;
+    if (follow) { fit(fitFilter ? 300 : 0); }
+    settleGen = g;
   }
 
   function fetchGraph(params) {
@@ -237,41 +484,49 @@
   }
 
   // setData draws an API answer, replacing the graph or merging into it.
-  // Merged nodes start next to the anchor node so they do not fly in.
+  // New nodes start at random in a square that grows with the graph;
+  // merged nodes start next to the anchor node so they do not fly in.
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
     buildLegend();
-    var nodes = merge ? fg.graphData().nodes : [];
-    if (!merge) { byId = new Map(); linkKeys = new Set(); links = []; }
-    var anchor = anchorKey && byId.get(anchorKey);
+    if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = new Set(); selected = selectedLink = hovered = -1; }
+    var anchor = anchorKey !== undefined && anchorKey !== null ? byId.get(anchorKey) : undefined;
     var fresh = new Set();
-    res.nodes.forEach(function (n) {
-      fresh.add(n.id);
-      if (byId.has(n.id)) return;
-      if (anchor && anchor.x !== undefined) {
-        n.x = anchor.x + (Math.random() - 0.5) * 30;
-        n.y = anchor.y + (Math.random() - 0.5) * 30;
-      }
-      byId.set(n.id, n);
+    var add = res.nodes.filter(function (n) { return !byId.has(n.id); });
+    var n0 = nodes.length, count = n0 + add.length;
+    var nx = new Float32Array(count), ny = new Float32Array(count);
+    nx.set(xs.subarray(0, n0));
+    ny.set(ys.subarray(0, n0));
+    var spread = Math.sqrt(Math.max(count, 1)) * 10;
+    add.forEach(function (n, j) {
+      var i = n0 + j;
+      byId.set(n.id, i);
       nodes.push(n);
+      nx[i] = anchor !== undefined ? nx[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
+      ny[i] = anchor !== undefined ? ny[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
     });
+    res.nodes.forEach(function (n) { fresh.add(byId.get(n.id)); });
+    xs = nx;
+    ys = ny;
     res.edges.forEach(function (e) {
       var k = linkKey(e);
-      if (linkKeys.has(k)) return;
+      if (linkKeys.has(k) || !byId.has(e.source) || !byId.has(e.target)) return;
       linkKeys.add(k);
       links.push(e);
     });
-    byDegree = nodes.slice().sort(function (a, b) { return b.degree - a.degree; });
-    kg.settled = false;
+    es = new Uint32Array(links.length);
+    et = new Uint32Array(links.length);
+    links.forEach(function (l, i) { es[i] = byId.get(l.source); et[i] = byId.get(l.target); });
+    baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
+    byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     drawGen++;
-    tune(nodes.length);
-    fg.graphData({ nodes: nodes, links: links });
     kg.loaded = true;
     // Follow the layout again: the whole graph, or after an expansion the
     // neighbourhood that was fetched.
     follow = true;
-    lastFit = 0;
-    fitFilter = merge ? function (n) { return fresh.has(n.id); } : null;
+    fitFilter = merge ? fresh : null;
+    fit(0);
+    layout();
     if (!merge) view = what || "";
     else if (what) view = view ? view + "; " + what : what;
     lastRes = res;
@@ -285,30 +540,26 @@
   function updateStatus() {
     var res = lastRes;
     if (!res) return;
-    var all = byId.size >= res.total_nodes;
-    var nodes = 0, edges = 0, off = [];
-    byId.forEach(function (n) { if (!hidden[n.type]) nodes++; });
-    links.forEach(function (l) {
-      var s = typeof l.source === "object" ? l.source : byId.get(l.source);
-      var t = typeof l.target === "object" ? l.target : byId.get(l.target);
-      if (!(s && hidden[s.type]) && !(t && hidden[t.type])) edges++;
-    });
+    var all = nodes.length >= res.total_nodes;
+    var count = 0, edges = 0, off = [];
+    kg.nodes().forEach(function (n) { if (!hidden[n.type]) count++; });
+    for (var i = 0; i < es.length; i++) if (shown(es[i]) && shown(et[i])) edges++;
     Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
-    var shown = "Showing " + (all && !off.length ? "all " + fmt(nodes) : fmt(nodes) + " of " + fmt(res.total_nodes)) +
+    var line = "Showing " + (all && !off.length ? "all " + fmt(count) : fmt(count) + " of " + fmt(res.total_nodes)) +
       " nodes, " + fmt(edges) + " edges";
-    if (res.total_nodes === 0) shown = "This version has no nodes yet.";
+    if (res.total_nodes === 0) line = "This version has no nodes yet.";
     else {
-      if (view && !(all && !lastMerge && !cfg.focus)) shown += ": " + view;
-      if (off.length) shown += " (hidden: " + off.join(", ") + ")";
+      if (view && !(all && !lastMerge && !cfg.focus)) line += ": " + view;
+      if (off.length) line += " (hidden: " + off.join(", ") + ")";
     }
-    status(shown);
-    kg.status = shown;
+    status(line);
+    kg.status = line;
     allBtn.hidden = all;
   }
 
   function nameOf(key, res) {
-    var n = byId.get(key);
-    if (n) return n.name;
+    var i = byId.get(key);
+    if (i !== undefined) return nodes[i].name;
     for (var i = 0; i < res.nodes.length; i++) if (res.nodes[i].id === key) return res.nodes[i].name;
     return key;
   }
@@ -327,7 +578,8 @@
       b.addEventListener("click", function () {
         hidden[t.type] = !hidden[t.type];
         b.classList.toggle("off", hidden[t.type]);
-        setVisibility();
+        framesOff();
+        redraw();
         updateStatus();
       });
       legendEl.append(b);
@@ -337,26 +589,29 @@
   // select centres a node and shows its panel. A node not drawn yet is
   // fetched with its neighbourhood first.
   function select(key, opts) {
-    var n = byId.get(key);
-    if (!n) {
+    var i = byId.get(key);
+    if (i === undefined) {
       expand(key).then(function () { if (byId.has(key)) select(key); });
       return false;
     }
-    selected = n;
-    selectedLink = null;
-    if (n.x !== undefined && opts !== "nomove") {
-      follow = false;
-      fg.centerAt(n.x, n.y, 500);
-      if (fg.zoom() < 2.5) fg.zoom(3, 500);
+    selected = i;
+    selectedLink = -1;
+    if (opts !== "nomove") {
+      takeOver();
+      // Closer in, as far as a graph of this size needs to part its nodes.
+      moveTo(xs[i], ys[i], Math.max(cam.k, fitK * Math.min(3, Math.sqrt(nodes.length) / 4)), 500);
     }
+    redraw();
     showPanel(cfg.node_url + encodeURIComponent(key));
     return true;
   }
 
-  function showEdge(l) {
-    selectedLink = l;
-    selected = null;
-    var q = new URLSearchParams({ source: l.source.id, label: l.label, target: l.target.id });
+  function showEdge(i) {
+    selectedLink = i;
+    selected = -1;
+    redraw();
+    var l = links[i];
+    var q = new URLSearchParams({ source: l.source, label: l.label, target: l.target });
     showPanel(cfg.edge_url + "?" + q);
   }
 
@@ -387,7 +642,7 @@
   function find(text) {
     var t = text.toLowerCase();
     var best = null, bestScore = 0;
-    byId.forEach(function (n) {
+    nodes.forEach(function (n) {
       var name = n.name.toLowerCase();
       var s = name === t ? 3 : name.indexOf(t) === 0 ? 2 : name.indexOf(t) >= 0 ? 1 : 0;
       if (s > bestScore || (s && s === bestScore && n.degree > best.degree)) { best = n; bestScore = s; }
@@ -409,16 +664,18 @@
     status("Loading all nodes…");
     fetchGraph({}).then(function (res) { setData(res, false, null, ""); }).catch(function (err) { status(err.message); });
   });
+  window.addEventListener("resize", function () {
+    if (worker) framesOff();
+    resize();
+    if (follow) fit(0);
+  });
+  resize();
   side.addEventListener("click", function (ev) {
     var a = ev.target.closest("[data-select],[data-expand]");
     if (!a) return;
     ev.preventDefault();
     if (a.dataset.expand) expand(a.dataset.expand);
     else select(a.dataset.select);
-  });
-  window.addEventListener("resize", function () {
-    fg.width(el.clientWidth).height(el.clientHeight);
-    if (follow) fit(0);
   });
 
   // First view: a focus from the URL, everything, or past the threshold the
