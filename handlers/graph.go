@@ -164,8 +164,8 @@ func (h *Handler) showGraph(c echo.Context) error {
 	base := "/versions/" + itoa(v.ID)
 	p := web.GraphPageView{
 		Version:   versionRow(v),
-		LibURL:    h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js"),
 		ScriptURL: h.assets.URL("js/graph.js"),
+		DrawURL:   h.assets.URL("js/graph-draw.js"),
 		StyleURL:  h.assets.URL("css/graph.css"),
 		Config: web.GraphConfig{
 			API:       "/api" + base + "/graph",
@@ -175,6 +175,9 @@ func (h *Handler) showGraph(c echo.Context) error {
 			Total:     v.Nodes,
 			LoadAll:   c.QueryParam("all") == "1",
 			Focus:     c.QueryParam("focus"),
+			LayoutURL: h.assets.URL("js/graph-layout.js"),
+			DrawURL:   h.assets.URL("js/graph-draw.js"),
+			FA2URL:    h.assets.URL("vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js"),
 		},
 	}
 	for _, f := range []string{"json", "graphml", "csv", "cypher"} {

@@ -5,8 +5,8 @@ import "net/url"
 // GraphPageView is the graph page of one extraction version.
 type GraphPageView struct {
 	Version   VersionRow
-	LibURL    string // the vendored graph library
 	ScriptURL string // our glue, static/js/graph.js
+	DrawURL   string // static/js/graph-draw.js, loaded before it
 	StyleURL  string // static/css/graph.css
 	Config    GraphConfig
 	Downloads []Download
@@ -21,6 +21,12 @@ type GraphConfig struct {
 	Total     int    `json:"total"`
 	LoadAll   bool   `json:"load_all"`
 	Focus     string `json:"focus,omitempty"`
+	// The layout worker (static/js/graph-layout.js), the drawing code the
+	// worker imports (static/js/graph-draw.js) and the ForceAtlas2 script it
+	// runs: asset URLs with their own content hashes.
+	LayoutURL string `json:"layout_url"`
+	DrawURL   string `json:"draw_url"`
+	FA2URL    string `json:"fa2_url"`
 }
 
 // Download is an export link.

@@ -22,10 +22,9 @@
     "#ff9da7", "#9c755f", "#1f77b4", "#bcbd22", "#17becf", "#8c564b", "#7f7f7f"];
   // The worker and the layout library are siblings of this script
   // (same hashed prefix).
-  var here = document.currentScript.src;
-  var WORKER_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-layout.js");
-  var DRAW_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-draw.js");
-  var FA2_URL = here.replace(/js\/graph\.js(\?.*)?$/, "vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js");
+  var WORKER_URL = cfg.layout_url;
+  var DRAW_URL = cfg.draw_url;
+  var FA2_URL = cfg.fa2_url;
 
   // colorOf gives a type the same colour in every version: the common
   // types have their own, any other name a palette colour from its hash.
