@@ -25,7 +25,7 @@ func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byt
 		format = export.FormatOf(fileName)
 	}
 	if format == "" {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: name the graph format with --format json|graphml|csv (the extension says none)", filepath.Base(fileName))
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: its extension names no graph format: give the format (json, graphml or csv)", filepath.Base(fileName))
 	}
 	g, err := export.Read(data, format)
 	if err != nil {

@@ -55,7 +55,7 @@ func TestImport_CLI(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ file, content, want string }{
-		{"notes.txt", "Marley was dead.", "--format json|graphml|csv"},
+		{"notes.txt", "Marley was dead.", "give the format (json, graphml or csv)"},
 		{"people.csv", "name,age\nAda,36\n", "people.csv: line 1: not a neo4j CSV export"},
 		{"notes.json", `{"title":"not a graph"}`, "not a JSON graph"},
 		{"notes.graphml", "Marley was dead.", "not a GraphML graph"},

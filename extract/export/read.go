@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,9 +62,12 @@ func ReadJSON(data []byte) (extract.Graph, error) {
 		Nodes *[]extract.Node `json:"nodes"`
 		Edges *[]extract.Edge `json:"edges"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
-	if err := dec.Decode(&raw); err != nil {
-		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a JSON graph: want an object with \"nodes\" and \"edges\"")
+	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&raw); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the file ends early (line %d): is it cut off?", 1+bytes.Count(body, []byte("\n")))
+		}
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph (want an object with \"nodes\" and \"edges\"): %s", extract.JSONProblem(body, err))
 	}
 	if raw.Nodes == nil {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the object has no \"nodes\" list")
@@ -142,7 +147,7 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 			g.Nodes = append(g.Nodes, node)
 		}
 		for _, e := range gr.Edges {
-			edge := extract.Edge{Source: e.Source, Target: e.Target}
+			edge := extract.Edge{Source: e.Source, Target: e.Target, Weight: 1}
 			for _, d := range e.Data {
 				k := keys[d.Key]
 				switch k.name {
@@ -202,7 +207,7 @@ func setProp(props *map[string]any, name, typ, text string, fields map[string]bo
 }
 
 // clean drops mentions, checks that every node has a key and every edge
-// names its ends, and rejects an empty graph.
+// names two of its nodes, and rejects an empty graph.
 func clean(g extract.Graph) (extract.Graph, error) {
 	if len(g.Nodes) == 0 {
 		return g, extract.Errorf(extract.KindInvalid, "the graph has no nodes")
@@ -216,10 +221,20 @@ func clean(g extract.Graph) (extract.Graph, error) {
 			g.Nodes[i].Key = extract.NodeKey(g.Nodes[i].Name)
 		}
 	}
+	keys := make(map[string]bool, len(g.Nodes))
+	for _, n := range g.Nodes {
+		keys[n.Key] = true
+	}
 	for i := range g.Edges {
-		g.Edges[i].Mentions = nil
-		if g.Edges[i].Source == "" || g.Edges[i].Target == "" {
+		e := &g.Edges[i]
+		e.Mentions = nil
+		if e.Source == "" || e.Target == "" {
 			return g, extract.Errorf(extract.KindInvalid, "edge %d lacks a source or a target", i+1)
+		}
+		for _, end := range []string{e.Source, e.Target} {
+			if !keys[end] {
+				return g, extract.Errorf(extract.KindInvalid, "edge %d (%s -%s-> %s): no node with key %q", i+1, e.Source, e.Label, e.Target, end)
+			}
 		}
 	}
 	return g, nil

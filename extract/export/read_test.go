@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -67,5 +68,27 @@ func TestRead_NotAGraph(t *testing.T) {
 		if _, err := Read([]byte(c.data), c.format); extract.KindOf(err) != extract.KindInvalid || extract.MessageOf(err) == "" {
 			t.Errorf("%s %q: %v, want invalid", c.format, c.data, err)
 		}
+	}
+}
+
+// TestRead_DanglingEdges: an edge naming a node the file does not hold is
+// refused, naming the edge and the missing key; a cut-off JSON file says
+// so; a GraphML edge without a weight weighs 1.
+func TestRead_DanglingEdges(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ format, data, want string }{
+		{"json", `{"nodes":[{"key":"a","name":"A"}],"edges":[{"source":"a","target":"zz","label":"knows"}]}`, `edge 1 (a -knows-> zz): no node with key "zz"`},
+		{"graphml", `<graphml><graph><node id="n0"/><node id="n1"/><edge source="n0" target="n2"/></graph></graphml>`, `no node with key "n2"`},
+		{"json", "{\"nodes\":[{\"key\":\"a\",\n\"name\":\"A\"}", "ends early (line 2)"},
+		{"json", "{\"nodes\":[{\"key\":\"a\",\n\"name\":}]}", "line 2"},
+	} {
+		_, err := Read([]byte(c.data), c.format)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), c.want) {
+			t.Errorf("%s %q: %v, want an error saying %q", c.format, c.data, err, c.want)
+		}
+	}
+	g, err := Read([]byte(`<graphml><graph><node id="n0"/><node id="n1"/><edge source="n0" target="n1"/></graph></graphml>`), "graphml")
+	if err != nil || len(g.Edges) != 1 || g.Edges[0].Weight != 1 {
+		t.Fatalf("graphml edge without weight: %+v %v", g.Edges, err)
 	}
 }
