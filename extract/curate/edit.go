@@ -3,8 +3,10 @@ package curate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -115,6 +117,12 @@ func applyEdit(g *extract.Graph, e *Edit) error {
 			if e.Name = strings.TrimSpace(e.Name); e.Name == "" {
 				return extract.Errorf(extract.KindInvalid, "a node needs a name")
 			}
+			want := extract.NodeKey(e.Name)
+			for _, other := range g.Nodes {
+				if other.Key != n.Key && (other.Key == want || extract.NodeKey(other.Name) == want) {
+					return extract.Errorf(extract.KindInvalid, "another node (%s) is called %q: merge the two instead", other.Key, other.Name)
+				}
+			}
 			n.Name = e.Name
 		case OpRetype:
 			if e.Type = strings.TrimSpace(e.Type); e.Type == "" {
@@ -186,6 +194,9 @@ func applyEdit(g *extract.Graph, e *Edit) error {
 			}
 			*end = n.Key
 		}
+		if e.Source == e.Target {
+			return extract.Errorf(extract.KindInvalid, "an edge from %s to itself: a graph here has no self-loops (a merge drops them too)", e.Source)
+		}
 		if edgeAt() >= 0 {
 			return extract.Errorf(extract.KindInvalid, "the edge %s -%s-> %s exists already", e.Source, e.Label, e.Target)
 		}
@@ -215,11 +226,12 @@ func findNode(g *extract.Graph, key string) (int, error) {
 
 // ParseEdits reads a JSON list of edits, or an object holding one under
 // "edits". Unknown fields are refused, so a misspelt one is not silently
-// lost.
+// lost; an error names the operation (counted from 1) it is in.
 func ParseEdits(data []byte) ([]Edit, error) {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	const want = `edits: want a JSON list of operations like [{"op":"rename","key":"...","name":"..."}]`
 	var wrapped struct {
-		Edits []Edit `json:"edits"`
+		Edits []json.RawMessage `json:"edits"`
 	}
 	dst := any(&wrapped.Edits)
 	if bytes.HasPrefix(data, []byte("{")) {
@@ -228,7 +240,37 @@ func ParseEdits(data []byte) ([]Edit, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return nil, extract.Wrap(extract.KindInvalid, err, `edits: want a JSON list of operations like [{"op":"rename","key":"...","name":"..."}]`)
+		return nil, extract.Errorf(extract.KindInvalid, "%s: %s", want, extract.JSONProblem(data, err))
 	}
-	return wrapped.Edits, nil
+	edits := make([]Edit, len(wrapped.Edits))
+	for i, raw := range wrapped.Edits {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&edits[i]); err != nil {
+			msg := err.Error()
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				msg = typ.Field + " must be " + jsonKindOf(typ) + ", not " + typ.Value
+			}
+			return nil, extract.Errorf(extract.KindInvalid, "edit %d: %s", i+1, strings.TrimPrefix(msg, "json: "))
+		}
+	}
+	return edits, nil
+}
+
+// jsonKindOf names the JSON kind a type error wanted.
+func jsonKindOf(typ *json.UnmarshalTypeError) string {
+	switch typ.Type.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Float64, reflect.Float32, reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another kind of value"
 }

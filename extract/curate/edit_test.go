@@ -74,6 +74,8 @@ func TestApplyEdits_Errors(t *testing.T) {
 		"edge no end":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows", Target: "fred"}}, `no node named "fred"`},
 		"edge empty":   {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows"}}, "an edge needs a source and a target"},
 		"edge label":   {[]Edit{{Op: OpAddEdge, Source: "scrooge", Target: "marley"}}, "an edge needs a label"},
+		"rename clash": {[]Edit{{Op: OpRename, Key: "scrooge", Name: " MARLEY "}}, `another node (marley) is called "Marley": merge the two instead`},
+		"self-loop":    {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows", Target: "scrooge"}}, "to itself"},
 		"after delete": {[]Edit{{Op: OpDeleteNode, Key: "marley"}, {Op: OpDeleteEdge, Source: "scrooge", Label: "partner", Target: "marley"}}, "edit 2 (delete_edge): no edge"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -94,9 +96,14 @@ func TestParseEdits(t *testing.T) {
 			t.Errorf("%s: %+v, %v", in, got, err)
 		}
 	}
-	for _, in := range []string{``, `[{"op":"rename","nmae":"B"}]`, `{"op":"rename"}`} {
-		if _, err := ParseEdits([]byte(in)); extract.KindOf(err) != extract.KindInvalid {
-			t.Errorf("%q: error %v, want invalid", in, err)
+	for in, msg := range map[string]string{
+		``:                             "want a JSON list",
+		`[{"op":"rename","nmae":"B"}]`: `edit 1: unknown field "nmae"`,
+		`{"op":"rename"}`:              "want a JSON list",
+		`[{"op":"x"},{"op":"add_edge","weight":"heavy"}]`: "edit 2: weight must be a number",
+	} {
+		if _, err := ParseEdits([]byte(in)); extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), msg) {
+			t.Errorf("%q: error %v, want invalid saying %q", in, err, msg)
 		}
 	}
 }
