@@ -96,7 +96,13 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			if added == nil {
 				added = []extract.Document{}
 			}
-			return c.JSON(http.StatusBadRequest, map[string]any{"error": msg, "status": http.StatusBadRequest,
+			// Some files stored: 201, the refused ones listed beside them;
+			// none stored: 400.
+			status := http.StatusCreated
+			if len(added) == 0 {
+				status = http.StatusBadRequest
+			}
+			return c.JSON(status, map[string]any{"error": msg, "status": status,
 				"stored": added, "refused": refused})
 		}
 		return redirectFlash(c, "/documents", msg, true)

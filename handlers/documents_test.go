@@ -148,3 +148,40 @@ func TestDocuments_Paste(t *testing.T) {
 		t.Fatal("markdown kind not detected")
 	}
 }
+
+// TestDocuments_APIPartialUpload: through the API, an upload that stored
+// some files answers 201 with the stored and the refused ones; one that
+// stored none answers 400.
+func TestDocuments_APIPartialUpload(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	post := func(files map[string][]byte) (int, map[string]any) {
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		for name, data := range files {
+			fw, _ := w.CreateFormFile("files", name)
+			fw.Write(data)
+		}
+		w.Close()
+		req, _ := http.NewRequest("POST", a.Server.URL+"/api/documents", &body)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	code, out := post(map[string][]byte{"good.txt": []byte("Ada Lovelace met Charles Babbage."), "empty.txt": nil})
+	stored, _ := out["stored"].([]any)
+	refused, _ := out["refused"].([]any)
+	if code != http.StatusCreated || len(stored) != 1 || len(refused) != 1 {
+		t.Fatalf("mixed upload: %d %v", code, out)
+	}
+	code, out = post(map[string][]byte{"empty.txt": nil})
+	if code != http.StatusBadRequest {
+		t.Fatalf("nothing stored: %d %v", code, out)
+	}
+}
