@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,6 +167,9 @@ func providerHelp(p app.Providers) string {
 // background.
 func (h *Handler) startExtraction(c echo.Context) error {
 	ctx := c.Request().Context()
+	if err := jsonRunForm(c); err != nil {
+		return err
+	}
 	cfg := extract.DefaultConfig()
 	cfg.Strategy = c.FormValue("strategy")
 	cfg.Provider = c.FormValue("provider")
@@ -187,9 +194,11 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	}
 	var docIDs []int
 	for _, s := range c.Request().Form["doc"] {
-		if id, err := strconv.Atoi(s); err == nil {
-			docIDs = append(docIDs, id)
+		id, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "doc %q is not a document id", s)
 		}
+		docIDs = append(docIDs, id)
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
 	err := cmp.Or(num("chunk_size", &cfg.ChunkSize), num("overlap", &cfg.Overlap),
@@ -335,4 +344,77 @@ func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
 		}
 	}
 	return append(latest, older...), nil
+}
+
+// runRequestJSON is the JSON body POST /api/extractions also takes: the
+// run form's fields by the same names, documents as a list of ids and the
+// prompt templates as a map.
+type runRequestJSON struct {
+	Name        string            `json:"name"`
+	Strategy    string            `json:"strategy"`
+	Provider    string            `json:"provider"`
+	Embedder    string            `json:"embedder"`
+	Model       string            `json:"model"`
+	Language    string            `json:"language"`
+	Reference   string            `json:"reference"`
+	Schema      string            `json:"schema"`
+	Note        string            `json:"note"`
+	Strict      bool              `json:"strict"`
+	ChunkSize   *int              `json:"chunk_size"`
+	Overlap     *int              `json:"overlap"`
+	Concurrency *int              `json:"concurrency"`
+	MaxGleaning *int              `json:"max_gleaning"`
+	Documents   []int             `json:"document_ids"`
+	Doc         []int             `json:"doc"`
+	Prompts     map[string]string `json:"prompts"`
+}
+
+// jsonRunForm reads a JSON body (Content-Type application/json) into the
+// request's form values, so the run form's code reads both alike.
+func jsonRunForm(c echo.Context) error {
+	req := c.Request()
+	if !strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
+		return nil
+	}
+	data, err := io.ReadAll(req.Body)
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the run request")
+	}
+	var in runRequestJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return extract.Errorf(extract.KindInvalid, "the run request is not valid JSON: %s", extract.JSONProblem(data, err))
+	}
+	form := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			form.Set(k, v)
+		}
+	}
+	set("name", in.Name)
+	set("strategy", in.Strategy)
+	set("provider", in.Provider)
+	set("embedder", in.Embedder)
+	set("model", in.Model)
+	set("language", in.Language)
+	set("reference", in.Reference)
+	set("schema", in.Schema)
+	set("note", in.Note)
+	if in.Strict {
+		form.Set("strict", "1")
+	}
+	for k, p := range map[string]*int{"chunk_size": in.ChunkSize, "overlap": in.Overlap, "concurrency": in.Concurrency, "max_gleaning": in.MaxGleaning} {
+		if p != nil {
+			form.Set(k, strconv.Itoa(*p))
+		}
+	}
+	for _, id := range append(in.Documents, in.Doc...) {
+		form.Add("doc", strconv.Itoa(id))
+	}
+	for k, v := range in.Prompts {
+		form.Set("prompt_"+k, v)
+	}
+	req.Form, req.PostForm = form, form
+	return nil
 }

@@ -213,6 +213,45 @@ func TestExtractions_API(t *testing.T) {
 	if len(docs) != 1 || docs[0].Name != "l.txt" || docs[0].CreatedAt.IsZero() {
 		t.Fatalf("documents: %+v", docs)
 	}
+
+	// A JSON body starts a run as the form does; a bad one is refused with
+	// the reason.
+	post := func(body string) (int, map[string]any) {
+		resp, err := http.Post(a.Server.URL+"/api/extractions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	code, out := post(fmt.Sprintf(`{"name":"lincoln-json","strategy":"nlp","chunk_size":600,"document_ids":[%d]}`, docs[0].ID))
+	if code != http.StatusCreated && code != http.StatusAccepted || out["id"] == nil {
+		t.Fatalf("JSON run: %d %v", code, out)
+	}
+	jv := waitVersion(t, a, int(out["id"].(float64)))
+	if jv.Status != "done" || jv.Config.ChunkSize != 600 || jv.Extraction != "lincoln-json" {
+		t.Fatalf("JSON run: %+v", jv)
+	}
+	for body, want := range map[string]string{
+		`{"name":"x","document_ids":[1],"colour":"red"}`: `unknown field "colour"`,
+		`{"name":"x","chunk_size":"big"}`:                "chunk_size",
+		`{"name":"x",`:                                   "not valid JSON",
+	} {
+		code, out := post(body)
+		if msg, _ := out["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %v, want 400 saying %q", body, code, out, want)
+		}
+	}
+	resp, err := http.PostForm(a.Server.URL+"/api/extractions", url.Values{"name": {"x"}, "doc": {"abc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("doc=abc: %d, want 400", resp.StatusCode)
+	}
 }
 
 func mustGetJSON(t *testing.T, url string, v any) {
