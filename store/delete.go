@@ -44,6 +44,9 @@ func (s *Store) DeleteVersion(ctx context.Context, id int) error {
 		if st := string(v.Status); st == StatusQueued || st == StatusRunning {
 			return extract.Errorf(extract.KindConflict, "%s is %s: cancel it before deleting it", label, st)
 		}
+		if err := refusedAsReference(ctx, c, map[string]bool{label: true}, -1); err != nil {
+			return err
+		}
 		if err := deleteVectors(ctx, c, id); err != nil {
 			return err
 		}
@@ -82,8 +85,13 @@ func (s *Store) DeleteExtraction(ctx context.Context, name string) (int, error) 
 			return extract.Errorf(extract.KindConflict, "%s %s still running: cancel before deleting the extraction", labels(active), isAre(len(active)))
 		}
 		ids := make([]int, 0, len(ex.Edges.Versions))
+		own := map[string]bool{}
 		for _, v := range ex.Edges.Versions {
 			ids = append(ids, v.ID)
+			own[fmt.Sprintf("%s@%d", name, v.Number)] = true
+		}
+		if err := refusedAsReference(ctx, c, own, ex.ID); err != nil {
+			return err
 		}
 		if err := deleteVectors(ctx, c, ids...); err != nil {
 			return err
@@ -164,6 +172,31 @@ func versionsWhere(ctx context.Context, c *ent.Client, match func(*ent.Extractio
 		}
 	}
 	return out, nil
+}
+
+// refusedAsReference is a conflict error when a version of another
+// extraction than skip names one of the labels as its run's reference
+// graph (injection), listing those versions; nil otherwise. Versions of
+// the extraction being deleted go with it.
+func refusedAsReference(ctx context.Context, c *ent.Client, targets map[string]bool, skip int) error {
+	var hit string
+	users, err := versionsWhere(ctx, c, func(v *ent.ExtractionVersion) bool {
+		if v.ExtractionID == skip || !strings.Contains(v.Config, `"reference"`) {
+			return false
+		}
+		var cfg struct {
+			Reference string `json:"reference"`
+		}
+		if json.Unmarshal([]byte(v.Config), &cfg) != nil || !targets[cfg.Reference] {
+			return false
+		}
+		hit = cfg.Reference
+		return true
+	})
+	if err != nil || len(users) == 0 {
+		return err
+	}
+	return extract.Errorf(extract.KindConflict, "%s is the reference graph of %s: delete %s first", hit, labels(users), themOrIt(len(users)))
 }
 
 // labels lists version labels, at most listUsers of them.

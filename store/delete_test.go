@@ -127,6 +127,17 @@ func TestStore_Delete(t *testing.T) {
 				}
 			}
 		})
+		t.Run("ReferenceStays", func(t *testing.T) {
+			rc := extract.DefaultConfig()
+			rc.Reference = "carol@2"
+			inj := finishedVersion(t, s, "injected", rc, doc)
+			conflict(s.DeleteVersion(ctx, v2.ID), "carol@2 is the reference graph of injected@1")
+			_, err := s.DeleteExtraction(ctx, "carol")
+			conflict(err, "injected@1")
+			if err := s.DeleteVersion(ctx, inj.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
 		t.Run("VersionThenExtraction", func(t *testing.T) {
 			if err := s.DeleteVersion(ctx, v1.ID); err != nil {
 				t.Fatal(err)
