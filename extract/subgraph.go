@@ -127,6 +127,7 @@ func SelectSubgraph(g Graph, q SubgraphQuery) (Subgraph, error) {
 	for i := range g.Nodes {
 		counts[g.Nodes[i].Type]++
 	}
+	res.Types = make([]TypeCount, 0, len(counts))
 	for t, n := range counts {
 		res.Types = append(res.Types, TypeCount{Type: t, Count: n})
 	}

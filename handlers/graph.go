@@ -139,6 +139,9 @@ func (w *subgraphWriter) edge(e extract.SubgraphEdge) error { w.to(2); return w.
 // finish writes the fields after the edges and flushes.
 func (w *subgraphWriter) finish(totalNodes, totalEdges, matched int, truncated bool, types []extract.TypeCount) error {
 	w.to(2)
+	if types == nil {
+		types = []extract.TypeCount{} // an empty graph has no types: [], not null
+	}
 	tail, err := json.Marshal(struct {
 		TotalNodes int                 `json:"total_nodes"`
 		TotalEdges int                 `json:"total_edges"`

@@ -691,3 +691,28 @@ func BenchmarkGraphPageInteractive(b *testing.B) {
 	b.ReportMetric(float64(draw.Milliseconds())/float64(b.N), "ms-to-draw")
 	b.ReportMetric(float64(settle.Milliseconds())/float64(b.N), "ms-to-settle")
 }
+
+// TestGraphAPI_EmptyGraph: a version with no nodes answers empty lists,
+// never null, for nodes, edges and types.
+func TestGraphAPI_EmptyGraph(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustExtract(t, "empty", "e.txt", "it was so. and then it was not so at all.", extract.DefaultConfig())
+	if v.Nodes != 0 {
+		t.Fatalf("the text gave %d nodes; the test needs none", v.Nodes)
+	}
+	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/graph", a.Server.URL, v.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"nodes", "edges", "types"} {
+		if string(raw[k]) != "[]" {
+			t.Errorf("%s = %s, want []", k, raw[k])
+		}
+	}
+}
