@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -60,22 +61,31 @@ func (h *Handler) saveEdit(c echo.Context) error {
 		return err
 	}
 	e, err := formEdit(c)
-	if err != nil {
+	if err == nil {
+		var nv store.Version
+		if nv, err = h.app.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
+			return redirectFlash(c, editTarget(nv.ID, e), fmt.Sprintf("%s: %s", nv.Label(), nv.Note), false)
+		}
+	}
+	if extract.KindOf(err) != extract.KindInvalid {
 		return err
 	}
-	nv, err := h.app.Edit(c.Request().Context(), v, []curate.Edit{e})
-	if err != nil {
-		return err
-	}
+	// A refused edit goes back to the graph it was made on, the node in
+	// focus and the reason shown; nothing was saved.
+	return redirectFlash(c, editTarget(v.ID, e), "Not saved: "+extract.MessageOf(err), true)
+}
+
+// editTarget is the graph page to show after an edit of version id: the
+// edited node in focus (an edge's source for edge edits and deletions).
+func editTarget(id int, e curate.Edit) string {
 	focus := e.Key
 	if focus == "" || e.Op == curate.OpDeleteNode {
 		focus = e.Source
 	}
-	to := fmt.Sprintf("/versions/%d/graph", nv.ID)
-	if focus != "" {
-		to = web.GraphFocusURL(nv.ID, focus)
+	if focus == "" {
+		return fmt.Sprintf("/versions/%d/graph", id)
 	}
-	return redirectFlash(c, to, fmt.Sprintf("%s: %s", nv.Label(), nv.Note), false)
+	return web.GraphFocusURL(id, focus)
 }
 
 // formEdit reads one edit from the side panel's form fields: op, key, name,

@@ -156,8 +156,18 @@ func TestEdits_PanelForms(t *testing.T) {
 	if nv, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); len(nv.Edits) != 1 || nv.Edits[0].Target != "scrooge" || nv.Edges != 3 {
 		t.Errorf("edge added by name: %+v, %d edges", nv.Edits, nv.Edges)
 	}
-	if resp := post(url.Values{"op": {"delete_node"}, "key": {"nobody"}}); resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("a bad form edit: status %d", resp.StatusCode)
+	// A bad form edit goes back to the same version's graph with the
+	// reason, and saves nothing.
+	before, _ := a.Store.VersionByLabel(t.Context(), "carol", 0)
+	resp = post(url.Values{"op": {"rename"}, "key": {"scrooge"}, "name": {"  "}})
+	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), fmt.Sprintf("/versions/%d/graph", v.ID)) {
+		t.Fatalf("a bad form edit: status %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if msg, _ := flashOf(t, a, resp); !strings.Contains(msg, "Not saved: edit 1 (rename): a node needs a name") {
+		t.Errorf("a bad form edit says %q", msg)
+	}
+	if after, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); after.ID != before.ID {
+		t.Errorf("a bad form edit made %s", after.Label())
 	}
 }
 
