@@ -78,6 +78,7 @@ func (a *App) Merge(ctx context.Context, v store.Version, keep string, drop []st
 		return store.Version{}, err
 	}
 	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "keep", k.Key, "dropped", len(keys))
+	a.vectorizeChild(ctx, v, nv)
 	return nv, nil
 }
 
@@ -167,5 +168,6 @@ func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (s
 		return store.Version{}, err
 	}
 	a.log.Info("graph edited", "version_id", v.ID, "new_version_id", nv.ID, "edits", len(edits))
+	a.vectorizeChild(ctx, v, nv)
 	return a.store.Version(ctx, nv.ID)
 }

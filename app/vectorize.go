@@ -260,3 +260,17 @@ func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID i
 	}
 	return out, nil
 }
+
+// vectorizeChild gives a version made from parent by an edit or a merge
+// vectors of its own when parent has them, with parent's embedder (a model
+// embedder embeds only the texts its cache has not seen). A failure is
+// logged, not returned: the new version is saved either way, and queries
+// on it rank without vectors.
+func (a *App) vectorizeChild(ctx context.Context, parent, child store.Version) {
+	if _, ok, err := a.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
+		return
+	}
+	if err := a.vectorize(ctx, child); err != nil {
+		a.log.Warn("vectors not made", "version_id", child.ID, "err", extract.MessageOf(err))
+	}
+}

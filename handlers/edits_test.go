@@ -287,3 +287,35 @@ func TestEdits_ImportedVersion(t *testing.T) {
 		t.Errorf("edited import %+v", nv)
 	}
 }
+
+// TestEdits_Vectors: an edit of a version with vectors makes the new
+// version's own, so the renamed node is found by meaning there too; the
+// edited version keeps its vectors.
+func TestEdits_Vectors(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustExtract(t, "ada", "ada.txt", "Ada Lovelace worked with Charles Babbage in London. Babbage built the Analytical Engine.", extract.DefaultConfig())
+	if _, ok, err := a.Store.VectorStatsOf(t.Context(), v.ID); !ok || err != nil {
+		t.Fatalf("the run made no vectors: %v", err)
+	}
+	body := `[{"op":"rename","key":"charles babbage","name":"Charles Babbage, inventor"}]`
+	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/edits", a.Server.URL, v.ID), "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var nv app.VersionJSON
+	if err := json.NewDecoder(resp.Body).Decode(&nv); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	st, ok, err := a.Store.VectorStatsOf(t.Context(), nv.ID)
+	if !ok || err != nil || st.Vectors == 0 {
+		t.Fatalf("the edited version has no vectors: %+v %v", st, err)
+	}
+	if nv.Embedding == nil || nv.Embedding.Vectors != st.Vectors {
+		t.Errorf("version JSON embedding %+v, stats %+v", nv.Embedding, st)
+	}
+	if _, ok, _ := a.Store.VectorStatsOf(t.Context(), v.ID); !ok {
+		t.Error("the edited version lost its vectors")
+	}
+}
