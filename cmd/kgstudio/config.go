@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -224,4 +225,30 @@ func parsePrices(s string, prices map[string]app.Price) error {
 		prices[strings.ToLower(strings.TrimSpace(model))] = app.Price{Input: pin, Output: pout}
 	}
 	return nil
+}
+
+// commonFlagsLast moves the flags every command takes (--data, --db,
+// --log-level, --log-format) from before the command to after it, so
+// "kgstudio --data DIR doc list" means "kgstudio doc list --data DIR".
+func commonFlagsLast(args []string) []string {
+	var lead []string
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch name {
+		case "data", "db", "log-level", "log-format":
+		default:
+			return args // not ours (help, or a mistake the command reports)
+		}
+		lead = append(lead, args[i])
+		if !hasValue && i+1 < len(args) {
+			lead = append(lead, args[i+1])
+			i++
+		}
+		i++
+	}
+	if len(lead) == 0 || i == len(args) {
+		return args
+	}
+	return append(slices.Clone(args[i:]), lead...)
 }

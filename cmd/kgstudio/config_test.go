@@ -85,3 +85,26 @@ func TestConfig_LLMTimeout(t *testing.T) {
 		}
 	}
 }
+
+func TestCommonFlagsLast(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"--data d doc list", "doc list --data d"},
+		{"--data=d --log-level debug version show x@1", "version show x@1 --data=d --log-level debug"},
+		{"doc list --data d", "doc list --data d"},
+		{"--help", "--help"},
+		{"--data d", "--data d"},
+		{"--bogus doc list", "--bogus doc list"},
+	} {
+		if got := strings.Join(commonFlagsLast(strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("%q -> %q, want %q", c.in, got, c.want)
+		}
+	}
+	// End to end: the data folder given before the command is the one used.
+	data := t.TempDir()
+	mustCLI(t, data, "doc", "add", writeFile(t, "a.txt", "Ada Lovelace met Charles Babbage."))
+	out, err := cliOut(t, "--data", data, "doc", "list")
+	if err != nil || !strings.Contains(out, "a.txt") {
+		t.Fatalf("kgstudio --data DIR doc list: %q %v", out, err)
+	}
+}

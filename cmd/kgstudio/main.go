@@ -57,6 +57,7 @@ and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
 
 // run dispatches a subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	args = commonFlagsLast(args)
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return nil
