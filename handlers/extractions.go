@@ -282,13 +282,32 @@ func progressOf(v store.Version) web.Progress {
 		Nodes: v.Nodes, Edges: v.Edges, Elapsed: web.HumanDuration(elapsed), Active: v.Active(), Error: v.Error}
 }
 
-// apiVersion returns a version's status and config as JSON.
+// apiVersion returns a version's status, config and jobs as JSON (what
+// version show --json prints).
 func (h *Handler) apiVersion(c echo.Context) error {
 	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}
-	j, err := h.app.VersionJSON(c.Request().Context(), v)
+	j, err := h.app.VersionJobs(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, j)
+}
+
+// apiCancelVersion cancels a queued or running version and answers it as
+// apiVersion does; a version that has ended is a 409.
+func (h *Handler) apiCancelVersion(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if v, err = h.app.CancelVersion(ctx, v); err != nil {
+		return err
+	}
+	j, err := h.app.VersionJobs(ctx, v)
 	if err != nil {
 		return err
 	}
