@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,12 +157,23 @@ func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) err
 func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return -1 }
 
 // quietHandler passes on River's warnings and errors only: its info lines
-// (client started, stopped) say nothing a user needs.
+// (client started, stopped) say nothing a user needs. River's "job
+// cancelled remotely" warning is dropped too: it comes for every job a
+// cancel stops, again at every poll until the job has ended (thousands of
+// lines for one cancel), and Cancel logs the cancel once.
 type quietHandler struct{ slog.Handler }
 
 // Enabled implements slog.Handler.
 func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+// Handle implements slog.Handler.
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasSuffix(r.Message, "job cancelled remotely") {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 // WithAttrs implements slog.Handler.

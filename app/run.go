@@ -40,6 +40,7 @@ func (a *App) Cancel(id int) bool {
 	if err != nil {
 		a.log.Error("cancel jobs", "version_id", id, "error", err)
 	}
+	a.log.Info("extraction canceled", "version_id", id, "jobs_canceled", n)
 	return n > 0
 }
 

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// syncBuffer is a log destination safe for many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// lines returns the logged lines that contain sub.
+func (s *syncBuffer) lines(sub string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(s.b.String(), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sqliteApp opens an app on a new SQLite store whose log goes to logs
+// (nil: discarded).
+func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w = &syncBuffer{}
+	if logs != nil {
+		w = logs
+	}
+	a := New(st, slog.New(slog.NewTextHandler(w, nil)), p)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		a.Shutdown(ctx)
+		st.Close()
+	})
+	return a
+}
+
+// waitChunks waits until at least n chunks of a version are done.
+func waitChunks(t *testing.T, a *App, id, n int) store.Version {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		v, err := a.Store().Version(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ChunksDone >= n || !v.Active() {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d chunks done after 30 s", v.ChunksDone, v.ChunksTotal)
+		}
+	}
+}
+
+// A cancel logs one line, not one warning per job River stops.
+func TestJobs_CancelLogsOneLine(t *testing.T) {
+	t.Parallel()
+	m := newMeter(t, 300*time.Millisecond)
+	logs := &syncBuffer{}
+	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, logs)
+	ctx := context.Background()
+	v := newTupleRun(t, a, chunkText(40, 200), 200)
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 4}); err != nil {
+		t.Fatal(err)
+	}
+	waitChunks(t, a, v.ID, 4)
+	if !a.Cancel(v.ID) {
+		t.Fatal("cancel found no job to stop")
+	}
+	time.Sleep(1500 * time.Millisecond) // the running jobs see the cancel
+	if got := logs.lines("cancelled remotely"); len(got) > 0 {
+		t.Errorf("%d lines of River's remote cancel, e.g. %s", len(got), got[0])
+	}
+	if got := logs.lines("extraction canceled"); len(got) != 1 {
+		t.Errorf("%d lines say the extraction was canceled, want 1:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if got := logs.lines("level=WARN"); len(got) > 0 {
+		t.Errorf("warnings after a cancel:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// River's logger drops its "job cancelled remotely" warning (one per job
+// and poll while a canceled job ends) and passes its other warnings on.
+func TestJobs_RiverLoggerDropsRemoteCancel(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	a := sqliteApp(t, Providers{}, logs)
+	l := slog.New(quietHandler{a.log.Handler()})
+	ctx := context.Background()
+	for range 100 {
+		l.WarnContext(ctx, "jobexecutor.JobExecutor: job cancelled remotely", slog.Int64("job_id", 7))
+	}
+	l.InfoContext(ctx, "producer: started")
+	l.WarnContext(ctx, "producer: something else")
+	if got := logs.lines("cancelled remotely"); len(got) != 0 {
+		t.Errorf("%d remote-cancel lines logged", len(got))
+	}
+	if len(logs.lines("producer: started")) != 0 || len(logs.lines("something else")) != 1 {
+		t.Errorf("River's info line logged or its other warning dropped:\n%s", logs.b.String())
+	}
+}
