@@ -581,8 +581,12 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 			}
 			return err
 		}
-		if ctx.Err() != nil {
-			return err // the worker stops: River tries again
+		if stopped(ctx, wctx) {
+			// Our own process stopped the job (its foreground run was
+			// interrupted, or its workers shut down): not a failure of
+			// the chunk. The job goes back to the queue, its attempt not
+			// counted, for any worker to take.
+			return river.JobSnooze(0)
 		}
 		// A provider's answer (a 429 or 500 after the client's own
 		// backed-off retries) or a chunk it refuses settles the chunk
@@ -780,7 +784,22 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
 		return river.JobCancel(store.ErrNotActive)
 	}
+	if err != nil && stopped(ctx, wctx) {
+		return river.JobSnooze(0) // as a chunk job's (workChunk)
+	}
 	return err
+}
+
+// stopped reports whether a job was stopped by its own process: the local
+// waiter of its run went away (wctx's cause), or the process's workers
+// shut down (ctx, the job's, canceled but neither past its timeout nor
+// canceled remotely).
+func stopped(ctx, wctx context.Context) bool {
+	if errors.Is(context.Cause(wctx), errWaiterGone) {
+		return true
+	}
+	cause := context.Cause(ctx)
+	return ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(cause, rivertype.ErrJobCancelledRemotely)
 }
 
 // JobsView is what the jobs of a version are doing: River's counts and the

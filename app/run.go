@@ -12,6 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/store"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Start queues a version's jobs (see jobs.go) and returns: the workers of
@@ -82,7 +83,10 @@ func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Pr
 }
 
 // Wait works on the queued jobs (with workers of its own when the process
-// runs none) until the version has ended, reporting progress.
+// runs none) until the version has ended, reporting progress. When ctx
+// ends first, the jobs this process runs go back to the queue (their
+// chunks' errors untouched), the version is left queued when no other
+// worker runs it, and the error is an ErrInterrupted.
 func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
 	w := &waiter{ctx: ctx, progress: progress}
 	defer a.addWaiter(id, w)()
@@ -90,7 +94,12 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 	if err != nil {
 		return err
 	}
-	defer release()
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
 	begin := time.Now()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -110,10 +119,29 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			release()
+			released = true
+			return a.interrupted(context.WithoutCancel(ctx), id, ctx.Err())
 		case <-t.C:
 		}
 	}
+}
+
+// ErrInterrupted is the error of a foreground run whose context ended
+// before the version did.
+var ErrInterrupted = errors.New("interrupted")
+
+// interrupted leaves a version whose foreground run stopped for the
+// workers: queued when none of its jobs runs elsewhere.
+func (a *App) interrupted(ctx context.Context, id int, cause error) error {
+	running, err := a.versionJobs(ctx, id, []rivertype.JobState{rivertype.JobStateRunning})
+	if err == nil && len(running) == 0 {
+		err = a.store.MarkQueued(ctx, id)
+	}
+	if err != nil {
+		a.log.Warn("leave the interrupted extraction queued", "version_id", id, "error", err)
+	}
+	return fmt.Errorf("%w: %w", ErrInterrupted, cause)
 }
 
 // finish is a version's final job: it merges what the chunk jobs stored,

@@ -136,6 +136,15 @@ func (s *Store) MarkRunning(ctx context.Context, id int) error {
 	}), "version")
 }
 
+// MarkQueued makes a running version queued again: its jobs wait in the
+// queue with no worker on them (a foreground run was interrupted).
+func (s *Store) MarkQueued(ctx context.Context, id int) error {
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusRunning)).
+			SetStatus(extractionversion.StatusQueued).Exec(ctx)
+	}), "version")
+}
+
 // ResetChunksDone sets a version's finished-chunk count back to the
 // chunks merged already, before its final job merges the others (which
 // counts them again).

@@ -114,6 +114,10 @@ func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store
 	} else {
 		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed)
 	}
+	if errors.Is(runErr, app.ErrInterrupted) {
+		return fmt.Errorf("interrupted: %s stays %s with %d of %d chunks done; workers (kgstudio worker, kgstudio serve) finish it, or kgstudio version cancel %s stops it",
+			v.Label(), v.Status, v.ChunksDone, v.ChunksTotal, v.Label())
+	}
 	if runErr != nil {
 		return fmt.Errorf("%s@%d: %s", v.Extraction, v.Number, strings.TrimSpace(extract.MessageOf(runErr)))
 	}
