@@ -229,11 +229,17 @@ func (a *App) inserter() (store.Queue, error) {
 // Worker is a running set of job workers in this process.
 type Worker struct {
 	q store.Queue
+	// gone, for a worker StartWorker started, tells the app it no longer
+	// runs (once), so a later Wait starts workers of its own.
+	gone func()
 }
 
 // Stop stops taking jobs and waits for the running ones to finish (or
 // ctx to end, then cancels them: they run again elsewhere).
 func (w *Worker) Stop(ctx context.Context) error {
+	if w.gone != nil {
+		w.gone()
+	}
 	err := w.q.Stop(ctx)
 	if err != nil {
 		_ = w.q.StopAndCancel(context.WithoutCancel(ctx))
@@ -251,6 +257,11 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 		return nil, fmt.Errorf("start workers: %w", err)
 	}
 	w := &Worker{q: q}
+	w.gone = sync.OnceFunc(func() {
+		a.qmu.Lock()
+		a.workers--
+		a.qmu.Unlock()
+	})
 	a.qmu.Lock()
 	a.workers++
 	a.started = append(a.started, w)
@@ -263,9 +274,7 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 		for {
 			select {
 			case <-ctx.Done():
-				a.qmu.Lock()
-				a.workers--
-				a.qmu.Unlock()
+				w.gone()
 				return
 			case <-t.C:
 				if err := a.Resume(ctx); err != nil && ctx.Err() == nil {

@@ -3,12 +3,14 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -124,5 +126,94 @@ func TestJobs_RiverLoggerDropsRemoteCancel(t *testing.T) {
 	}
 	if len(logs.lines("producer: started")) != 0 || len(logs.lines("something else")) != 1 {
 		t.Errorf("River's info line logged or its other warning dropped:\n%s", logs.b.String())
+	}
+}
+
+// distinctText is a text of n chunks of 200 characters and a model
+// stand-in answering chunk k with persons k and k+1 and their relation.
+func distinctText(t *testing.T, n int, latency time.Duration) (string, *fakellm.Server) {
+	var b strings.Builder
+	var rules []fakellm.Rule
+	for k := range n {
+		s := fmt.Sprintf("Person%03d meets Person%03d. ", k, k+1)
+		b.WriteString(s + strings.Repeat("z", 200-len(s)-1) + "\n")
+		rules = append(rules, fakellm.Rule{Contains: fmt.Sprintf("Person%03d meets", k), Text: fmt.Sprintf(
+			"entity<|#|>Person%03d<|#|>person<|#|>Person %d.\nentity<|#|>Person%03d<|#|>person<|#|>Person %d.\n"+
+				"relation<|#|>Person%03d<|#|>Person%03d<|#|>meets<|#|>They meet.\n<|COMPLETE|>", k, k, k+1, k+1, k, k+1)})
+	}
+	return b.String(), fakellm.New(t, fakellm.Options{Latency: latency, Rules: rules})
+}
+
+// Retry of a canceled run asks only for the chunks its jobs had not done:
+// the others' stored results are the new version's, and the graph is the
+// whole one.
+func TestRetry_CanceledRunKeepsDoneChunks(t *testing.T) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		text, fake := distinctText(t, 30, 60*time.Millisecond)
+		testRetryCanceled(t, sqliteApp(t, Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "local", Concurrency: 2}, nil), text, fake)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		text, fake := distinctText(t, 30, 60*time.Millisecond)
+		testRetryCanceled(t, pgApps(t, 1, Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "local", Concurrency: 2})[0], text, fake)
+	})
+}
+
+func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) {
+	ctx := context.Background()
+	v := newTupleRun(t, a, text, 200)
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	w, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitChunks(t, a, v.ID, 6)
+	a.Cancel(v.ID)
+	if err := w.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done, err := a.Store().DoneChunks(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) < 6 || len(done) >= 30 {
+		t.Fatalf("%d chunks done at the cancel", len(done))
+	}
+	if v, err = a.Store().Version(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	nv, err := a.Retry(ctx, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d failed", 30-len(done)); !strings.Contains(nv.Note, want) {
+		t.Errorf("retry note %q, want %q", nv.Note, want)
+	}
+	before := fake.Count()
+	if err := a.Run(ctx, nv, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Calls answered before the cancel but not stored come from the
+	// call cache.
+	if asked := fake.Count() - before; asked > 30-len(done) {
+		t.Errorf("the retry asked the model %d times; %d chunks were not done", asked, 30-len(done))
+	}
+	jobs, err := a.Jobs(ctx, nv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunkJobs := jobs.Counts.Completed - 1; chunkJobs != 30-len(done) {
+		t.Errorf("the retry ran %d chunk jobs; %d chunks were not done", chunkJobs, 30-len(done))
+	}
+	nv, err = a.Store().Version(ctx, nv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nv.Status != store.StatusDone || nv.Nodes != 31 || nv.Edges != 30 || nv.ChunksDone != 30 {
+		t.Errorf("retry: %s, %d nodes, %d edges, %d chunks", nv.Status, nv.Nodes, nv.Edges, nv.ChunksDone)
 	}
 }

@@ -304,6 +304,11 @@ func (s *Store) ReopenChunks(ctx context.Context, versionID int) (map[extract.Ch
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
+	return s.DoneChunks(ctx, versionID)
+}
+
+// DoneChunks returns the chunks of a version whose jobs are done.
+func (s *Store) DoneChunks(ctx context.Context, versionID int) (map[extract.ChunkRef]bool, error) {
 	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateEQ(chunkjob.StateDone)).
 		Select(chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex).All(ctx)
 	if err != nil {
@@ -314,6 +319,40 @@ func (s *Store) ReopenChunks(ctx context.Context, versionID int) (map[extract.Ch
 		done[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = true
 	}
 	return done, nil
+}
+
+// CopyStagedChunks gives version to the results the chunk jobs of version
+// from stored (done, result kept) except those of skip, as done chunks of
+// its own: its run merges them without asking for them again. It returns
+// the chunks copied.
+func (s *Store) CopyStagedChunks(ctx context.Context, from, to int, skip map[extract.ChunkRef]bool) (map[extract.ChunkRef]bool, error) {
+	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(from), chunkjob.StateEQ(chunkjob.StateDone), chunkjob.ResultNEQ("")).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	copied := map[extract.ChunkRef]bool{}
+	var bulk []*ent.ChunkJobCreate
+	err = s.write(ctx, func(c *ent.Client) error {
+		for _, r := range rows {
+			ref := extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}
+			if skip[ref] {
+				continue
+			}
+			copied[ref] = true
+			bulk = append(bulk, c.ChunkJob.Create().SetVersionID(to).SetDocumentID(r.DocumentID).SetChunkIndex(r.ChunkIndex).
+				SetState(chunkjob.StateDone).SetResult(r.Result).SetAttempts(r.Attempts))
+		}
+		for start := 0; start < len(bulk); start += 500 {
+			if err := c.ChunkJob.CreateBulk(bulk[start:min(start+500, len(bulk))]...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	return copied, nil
 }
 
 // DropStagedResults frees the stored results of a version's merged
