@@ -410,14 +410,28 @@ func jobMeta(versionID int) []byte {
 // final job at once when none is left. The version becomes queued; it is
 // returned as it stood then, before any worker took a job.
 func (a *App) Enqueue(ctx context.Context, v store.Version) (store.Version, error) {
-	queued, err := a.enqueue(ctx, v)
+	queued, err := a.enqueue(ctx, v, priorityQueued)
 	if err != nil {
 		return v, err
 	}
 	return queued, nil
 }
 
-func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Version, err error) {
+// Job priorities (River's: 1 is taken first). The chunk jobs of a run
+// someone waits for in the foreground (Run: extract without --detach,
+// retry) come before those of runs queued for the workers (Enqueue: the
+// web form, extract --detach, Resume), so a foreground extract works its
+// own run first, whatever was queued before it; when none of its jobs is
+// left to take, its workers help the others, and every worker takes its
+// jobs first. A final job comes first of all: it is one per run, and the
+// run waits on it.
+const (
+	priorityFinish     = 1
+	priorityForeground = 2
+	priorityQueued     = 3
+)
+
+func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queued store.Version, err error) {
 	q, err := a.inserter()
 	if err != nil {
 		return queued, err
@@ -479,7 +493,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
 		pending[i].Expect = expect
-		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
+		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, Priority: priority, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
 	}
 	for start := 0; start < len(params); start += 1000 {
 		if _, err := q.InsertMany(ctx, params[start:min(start+1000, len(params))]); err != nil {
@@ -493,7 +507,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 // enqueueFinish queues a version's final job, once per round.
 func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
 	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round},
-		&river.InsertOpts{Metadata: jobMeta(versionID), UniqueOpts: river.UniqueOpts{ByArgs: true}})
+		&river.InsertOpts{Metadata: jobMeta(versionID), Priority: priorityFinish, UniqueOpts: river.UniqueOpts{ByArgs: true}})
 	if err != nil {
 		return fmt.Errorf("queue final job: %w", err)
 	}

@@ -217,3 +217,32 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 		t.Errorf("retry: %s, %d nodes, %d edges, %d chunks", nv.Status, nv.Nodes, nv.Edges, nv.ChunksDone)
 	}
 }
+
+// A foreground run works its own jobs first, not those of a run queued
+// before it for the workers.
+func TestJobs_ForegroundRunFirst(t *testing.T) {
+	t.Parallel()
+	m := newMeter(t, 50*time.Millisecond)
+	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, nil)
+	ctx := context.Background()
+	queued := newTupleRun(t, a, chunkText(30, 200), 200)
+	if _, err := a.Enqueue(ctx, queued); err != nil {
+		t.Fatal(err)
+	}
+	fg := newTupleRun(t, a, strings.ReplaceAll(chunkText(8, 200), "Chunk", "Part"), 200)
+	fg.Config.Concurrency = 1
+	if err := a.Run(ctx, fg, nil); err != nil {
+		t.Fatal(err)
+	}
+	q, err := a.Store().Version(ctx, queued.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One job at a time: the foreground run's eight chunks, then its
+	// final job, before any of the queued run's; then a few of those (50
+	// ms each) while Run sees its run done (it looks every 100 ms) and
+	// stops its worker.
+	if q.ChunksDone > 4 {
+		t.Errorf("the foreground run's worker did %d of the queued run's %d chunks first", q.ChunksDone, q.ChunksTotal)
+	}
+}

@@ -72,11 +72,12 @@ func (a *App) Resume(ctx context.Context) error {
 
 // Run queues a version's jobs and works on them in this process until
 // the version has ended, reporting progress; the workers of other
-// processes may share the work. It returns the run's error for a failed
-// version, and ctx's error when ctx ends first (the version stays queued
-// or running, for any worker to finish).
+// processes may share the work. Its jobs are taken before those of runs
+// queued with Enqueue. It returns the run's error for a failed version,
+// and an ErrInterrupted when ctx ends first (see Wait).
 func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
-	if _, err := a.Enqueue(ctx, v); err != nil {
+	// Its jobs come before those of runs queued for the workers.
+	if _, err := a.enqueue(ctx, v, priorityForeground); err != nil {
 		return err
 	}
 	return a.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})
