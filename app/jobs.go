@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -585,6 +586,12 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
 	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
+	// A job River runs again whose chunk is stored already (a killed
+	// worker's, whose completion River had not recorded yet) has nothing
+	// to ask.
+	if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil || done {
+		return err
+	}
 	all, err := a.extractChunk(wctx, run, ref, job.Attempt, args.Expect)
 	if err != nil {
 		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
@@ -832,17 +839,25 @@ type JobsView struct {
 	Errors []store.ChunkJobError
 }
 
-// Jobs returns the jobs view of a version.
+// Jobs returns the jobs view of a version. Running counts the jobs a
+// worker is working on, never more than the workers' concurrency: River
+// records a job completed in batches after it has returned (every 50 ms,
+// later while the database is busy), so its row says running for a while
+// after its chunk was stored; such a job is counted completed (its chunk
+// is done), or failed when its chunk failed for good.
 func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 	var out JobsView
 	rows, err := a.versionJobs(ctx, versionID, nil)
 	if err != nil {
 		return out, err
 	}
-	out.Counts = store.CountJobs(rows)
 	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
 		return out, err
 	}
+	if rows, err = a.settledRunning(ctx, versionID, rows, out.Errors); err != nil {
+		return out, err
+	}
+	out.Counts = store.CountJobs(rows)
 	// A chunk that failed for good ends its job as canceled (River retries
 	// any error it is given otherwise): count it as failed.
 	for _, e := range out.Errors {
@@ -850,6 +865,48 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 			out.Counts.Canceled--
 			out.Counts.Failed++
 		}
+	}
+	return out, nil
+}
+
+// settledRunning returns rows with the running chunk jobs whose chunk is
+// settled (stored, or failed for good) set completed or discarded: they
+// have returned, and River has yet to record it.
+func (a *App) settledRunning(ctx context.Context, versionID int, rows []*rivertype.JobRow, errs []store.ChunkJobError) ([]*rivertype.JobRow, error) {
+	var done map[extract.ChunkRef]bool
+	out := rows
+	for i, r := range rows {
+		if r.State != rivertype.JobStateRunning || r.Kind != KindChunkJob {
+			continue
+		}
+		if done == nil {
+			var err error
+			if done, err = a.store.DoneChunks(ctx, versionID); err != nil {
+				return nil, err
+			}
+			for _, e := range errs {
+				if e.State == store.ChunkJobFailed {
+					done[extract.ChunkRef{DocumentID: e.DocumentID, Index: e.ChunkIndex}] = false
+				}
+			}
+			out = slices.Clone(rows)
+		}
+		var args chunkArgs
+		if err := json.Unmarshal(r.EncodedArgs, &args); err != nil {
+			continue
+		}
+		stored, settled := done[extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}]
+		if !settled {
+			continue
+		}
+		c := *r
+		c.State = rivertype.JobStateCompleted
+		if !stored {
+			// Failed for good: the job ends canceled, which Jobs counts
+			// failed.
+			c.State = rivertype.JobStateCancelled
+		}
+		out[i] = &c
 	}
 	return out, nil
 }

@@ -246,3 +246,54 @@ func TestJobs_ForegroundRunFirst(t *testing.T) {
 		t.Errorf("the foreground run's worker did %d of the queued run's %d chunks first", q.ChunksDone, q.ChunksTotal)
 	}
 }
+
+// The jobs view counts as running no more jobs than the workers run at
+// once: a job whose chunk is stored is done, even while River has yet to
+// record it completed (it records completions in batches).
+func TestJobs_RunningCountHoldsToConcurrency(t *testing.T) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		m := newMeter(t, 0)
+		testRunningCount(t, sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 8}, nil))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		m := newMeter(t, 0)
+		testRunningCount(t, pgApps(t, 1, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 8})[0])
+	})
+}
+
+func testRunningCount(t *testing.T, a *App) {
+	ctx := context.Background()
+	v := newTupleRun(t, a, chunkText(200, 200), 200)
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
+		t.Fatal(err)
+	}
+	peak, samples := 0, 0
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		jobs, err := a.Jobs(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, jobs.Counts.Running)
+		samples++
+		cur, err := a.Store().Version(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cur.Active() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d chunks after 60 s", cur.ChunksDone, cur.ChunksTotal)
+		}
+	}
+	if peak > 2 {
+		t.Errorf("%d jobs counted running at once, concurrency 2 (%d samples)", peak, samples)
+	}
+	t.Logf("at most %d running in %d samples", peak, samples)
+}

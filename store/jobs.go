@@ -307,6 +307,13 @@ func (s *Store) ReopenChunks(ctx context.Context, versionID int) (map[extract.Ch
 	return s.DoneChunks(ctx, versionID)
 }
 
+// ChunkDone reports whether a chunk of a version has its result stored.
+func (s *Store) ChunkDone(ctx context.Context, versionID int, ref extract.ChunkRef) (bool, error) {
+	ok, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(ref.DocumentID),
+		chunkjob.ChunkIndex(ref.Index), chunkjob.StateEQ(chunkjob.StateDone)).Exist(ctx)
+	return ok, translate(err, "chunk job")
+}
+
 // DoneChunks returns the chunks of a version whose jobs are done.
 func (s *Store) DoneChunks(ctx context.Context, versionID int) (map[extract.ChunkRef]bool, error) {
 	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateEQ(chunkjob.StateDone)).
