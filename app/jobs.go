@@ -345,14 +345,21 @@ type waiter struct {
 	ctx      context.Context
 	mu       sync.Mutex // serialises calls to progress
 	progress func(extract.Progress)
+	last     extract.Progress
 }
 
+// report passes p on; within a phase the count never steps back (the
+// final job's own reports and the store's count may cross).
 func (w *waiter) report(p extract.Progress) {
 	if w.progress == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if p.Phase == w.last.Phase && p.ChunksDone < w.last.ChunksDone {
+		p.ChunksDone = w.last.ChunksDone
+	}
+	w.last = p
 	w.progress(p)
 }
 
@@ -393,6 +400,7 @@ func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.P
 		return nil
 	}
 	return func(p extract.Progress) {
+		p.Phase = PhaseMerging // only the final job reports progress
 		for _, w := range ws {
 			w.report(p)
 			if w.ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -296,4 +297,67 @@ func testRunningCount(t *testing.T, a *App) {
 		t.Errorf("%d jobs counted running at once, concurrency 2 (%d samples)", peak, samples)
 	}
 	t.Logf("at most %d running in %d samples", peak, samples)
+}
+
+// A foreground run's progress names its phases, and neither its count in
+// a phase nor the API's chunks_done steps back when the final job starts
+// merging.
+func TestJobs_ProgressPhases(t *testing.T) {
+	t.Parallel()
+	m := newMeter(t, 5*time.Millisecond)
+	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, nil)
+	ctx := context.Background()
+	v := newTupleRun(t, a, chunkText(40, 200), 200)
+	var mu sync.Mutex
+	var reports []extract.Progress
+	stop := make(chan struct{})
+	sampled := make(chan []int)
+	go func() {
+		var seen []int
+		defer func() { sampled <- seen }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			cur, err := a.Store().Version(ctx, v.ID)
+			if err != nil {
+				continue
+			}
+			if j, err := a.VersionJobs(ctx, cur); err == nil {
+				seen = append(seen, j.ChunksDone)
+			}
+		}
+	}()
+	err := a.Run(ctx, v, func(p extract.Progress) {
+		mu.Lock()
+		reports = append(reports, p)
+		mu.Unlock()
+	})
+	close(stop)
+	seen := <-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := map[string]bool{}
+	last := map[string]int{}
+	for _, p := range reports {
+		phases[p.Phase] = true
+		if p.ChunksDone < last[p.Phase] {
+			t.Errorf("%s went back from %d to %d chunks", p.Phase, last[p.Phase], p.ChunksDone)
+		}
+		last[p.Phase] = p.ChunksDone
+	}
+	if !phases[PhaseExtracting] || !phases[PhaseMerging] {
+		t.Errorf("phases reported: %v", phases)
+	}
+	if last[PhaseMerging] != 40 {
+		t.Errorf("merging ended at %d of 40 chunks", last[PhaseMerging])
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Fatalf("the API's chunks_done went back from %d to %d (sample %d of %d)", seen[i-1], seen[i], i, len(seen))
+		}
+	}
 }

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // VersionJobsJSON is a version with what its jobs are doing: what
@@ -12,7 +14,62 @@ import (
 // POST /api/versions/ID/cancel answer.
 type VersionJobsJSON struct {
 	VersionJSON
-	Jobs JobsJSON `json:"jobs"`
+	// Phase is what a queued or running version is doing: "queued",
+	// "extracting" (its chunk jobs; chunks_done counts the chunks
+	// extracted) or "merging" (its final job; chunks_merged counts the
+	// chunks merged, and chunks_done stays at the chunks extracted); empty
+	// once it has ended.
+	Phase        string   `json:"phase"`
+	ChunksMerged int      `json:"chunks_merged"`
+	Jobs         JobsJSON `json:"jobs"`
+}
+
+// Run phases (RunPhase.Name).
+const (
+	PhaseQueued     = "queued"
+	PhaseExtracting = "extracting"
+	PhaseMerging    = "merging"
+)
+
+// RunPhase is the step a queued or running version is at, with counts
+// that never step back: ChunksDone the chunks extracted, ChunksMerged
+// those of them the final job has merged.
+type RunPhase struct {
+	Name         string
+	ChunksDone   int
+	ChunksMerged int
+}
+
+// Phase returns the step a version is at. While its final job runs the
+// stored chunk count is the merge's (it starts again from the chunks
+// merged before); ChunksDone is then the chunks the chunk jobs extracted
+// and ChunksMerged the chunks merged.
+func (a *App) Phase(ctx context.Context, v store.Version) (RunPhase, error) {
+	p := RunPhase{ChunksDone: v.ChunksDone}
+	if !v.Active() {
+		return p, nil
+	}
+	p.Name = PhaseExtracting
+	if v.Status == store.StatusQueued {
+		p.Name = PhaseQueued
+	}
+	rows, err := a.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
+	if err != nil {
+		return p, err
+	}
+	if !slices.ContainsFunc(rows, func(r *rivertype.JobRow) bool { return r.Kind == KindFinishJob }) {
+		return p, nil
+	}
+	done, err := a.store.DoneChunks(ctx, v.ID)
+	if err != nil {
+		return p, err
+	}
+	merged, err := a.store.MergedChunks(ctx, v.ID)
+	if err != nil {
+		return p, err
+	}
+	p.Name, p.ChunksMerged, p.ChunksDone = PhaseMerging, merged, max(v.ChunksDone, len(done))
+	return p, nil
 }
 
 // JobsJSON counts a version's jobs and lists its chunks' last errors.
@@ -49,7 +106,12 @@ func (a *App) VersionJobs(ctx context.Context, v store.Version) (VersionJobsJSON
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
-	return VersionJobsJSON{VersionJSON: j, Jobs: JobsJSONOf(jobs)}, nil
+	p, err := a.Phase(ctx, v)
+	if err != nil {
+		return VersionJobsJSON{}, err
+	}
+	j.ChunksDone = p.ChunksDone
+	return VersionJobsJSON{VersionJSON: j, Phase: p.Name, ChunksMerged: p.ChunksMerged, Jobs: JobsJSONOf(jobs)}, nil
 }
 
 // CancelVersion cancels a queued or running version everywhere (Cancel)

@@ -109,7 +109,14 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		if err != nil {
 			return err
 		}
-		w.report(extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)})
+		p := extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)}
+		if ph, err := a.Phase(context.WithoutCancel(ctx), v); err == nil {
+			p.Phase = ph.Name
+			if ph.Name == PhaseMerging {
+				p.ChunksDone = ph.ChunksMerged
+			}
+		}
+		w.report(p)
 		switch v.Status {
 		case store.StatusDone:
 			return nil

@@ -256,11 +256,20 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// While the final job merges, the stored count is the merge's: the
+	// chunks extracted stay shown, with the phase and the merge's count.
+	ph, err := h.app.Phase(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	v.ChunksDone = ph.ChunksDone
 	if wantsJSON(c) {
 		return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "status": v.Status, "chunks_done": v.ChunksDone,
-			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error})
+			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error,
+			"phase": ph.Name, "chunks_merged": ph.ChunksMerged})
 	}
 	p := progressOf(v)
+	p.Phase, p.ChunksMerged = ph.Name, ph.ChunksMerged
 	p.Polled = true
 	if c.QueryParam("refresh") == "1" {
 		// The page shows the run's results elsewhere: reload it once the

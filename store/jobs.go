@@ -158,6 +158,12 @@ func (s *Store) ResetChunksDone(ctx context.Context, id int) error {
 	}), "version")
 }
 
+// MergedChunks counts the chunks of a version its final job has merged.
+func (s *Store) MergedChunks(ctx context.Context, id int) (int, error) {
+	n, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(id)).Count(ctx)
+	return n, translate(err, "chunk runs")
+}
+
 // VersionStatus returns a version's status.
 func (s *Store) VersionStatus(ctx context.Context, id int) (string, error) {
 	v, err := s.client.ExtractionVersion.Query().Where(extractionversion.ID(id)).Select(extractionversion.FieldStatus).Only(ctx)
