@@ -214,6 +214,9 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if paid := nv.Calls - nv.CachedCalls; paid > 30-len(done) {
+		t.Errorf("the retry counts %d paid calls; %d chunks were not done", paid, 30-len(done))
+	}
 	if nv.Status != store.StatusDone || nv.Nodes != 31 || nv.Edges != 30 || nv.ChunksDone != 30 {
 		t.Errorf("retry: %s, %d nodes, %d edges, %d chunks", nv.Status, nv.Nodes, nv.Edges, nv.ChunksDone)
 	}

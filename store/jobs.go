@@ -336,8 +336,9 @@ func (s *Store) DoneChunks(ctx context.Context, versionID int) (map[extract.Chun
 
 // CopyStagedChunks gives version to the results the chunk jobs of version
 // from stored (done, result kept) except those of skip, as done chunks of
-// its own: its run merges them without asking for them again. It returns
-// the chunks copied.
+// its own: its run merges them without asking for them again. Their model
+// calls count as cached for the new version, which did not pay for them.
+// It returns the chunks copied.
 func (s *Store) CopyStagedChunks(ctx context.Context, from, to int, skip map[extract.ChunkRef]bool) (map[extract.ChunkRef]bool, error) {
 	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(from), chunkjob.StateEQ(chunkjob.StateDone), chunkjob.ResultNEQ("")).All(ctx)
 	if err != nil {
@@ -351,9 +352,20 @@ func (s *Store) CopyStagedChunks(ctx context.Context, from, to int, skip map[ext
 			if skip[ref] {
 				continue
 			}
+			var res extract.ChunkResult
+			if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
+				return fmt.Errorf("decode chunk %d of document %d: %w", r.ChunkIndex, r.DocumentID, err)
+			}
+			for i := range res.Calls {
+				res.Calls[i].Cached = true
+			}
+			data, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
 			copied[ref] = true
 			bulk = append(bulk, c.ChunkJob.Create().SetVersionID(to).SetDocumentID(r.DocumentID).SetChunkIndex(r.ChunkIndex).
-				SetState(chunkjob.StateDone).SetResult(r.Result).SetAttempts(r.Attempts))
+				SetState(chunkjob.StateDone).SetResult(string(data)).SetAttempts(r.Attempts))
 		}
 		for start := 0; start < len(bulk); start += 500 {
 			if err := c.ChunkJob.CreateBulk(bulk[start:min(start+500, len(bulk))]...).Exec(ctx); err != nil {
