@@ -62,6 +62,21 @@ func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
 	return a
 }
 
+// queueAndWork queues a tuple run of text in chunks of 200 characters and
+// starts workers running concurrency jobs at once.
+func queueAndWork(t *testing.T, a *App, text string, concurrency int) store.Version {
+	t.Helper()
+	ctx := context.Background()
+	v := newTupleRun(t, a, text, 200)
+	if _, err := a.Enqueue(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: concurrency}); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // waitChunks waits until at least n chunks of a version are done.
 func waitChunks(t *testing.T, a *App, id, n int) store.Version {
 	t.Helper()
@@ -85,14 +100,7 @@ func TestJobs_CancelLogsOneLine(t *testing.T) {
 	m := newMeter(t, 300*time.Millisecond)
 	logs := &syncBuffer{}
 	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, logs)
-	ctx := context.Background()
-	v := newTupleRun(t, a, chunkText(40, 200), 200)
-	if _, err := a.Enqueue(ctx, v); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 4}); err != nil {
-		t.Fatal(err)
-	}
+	v := queueAndWork(t, a, chunkText(40, 200), 4)
 	waitChunks(t, a, v.ID, 4)
 	if !a.Cancel(v.ID) {
 		t.Fatal("cancel found no job to stop")
@@ -270,13 +278,7 @@ func TestJobs_RunningCountHoldsToConcurrency(t *testing.T) {
 
 func testRunningCount(t *testing.T, a *App) {
 	ctx := context.Background()
-	v := newTupleRun(t, a, chunkText(200, 200), 200)
-	if _, err := a.Enqueue(ctx, v); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
-		t.Fatal(err)
-	}
+	v := queueAndWork(t, a, chunkText(200, 200), 2)
 	peak, samples := 0, 0
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		jobs, err := a.Jobs(ctx, v.ID)

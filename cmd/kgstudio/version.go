@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 const versionUsage = `usage:
@@ -72,7 +73,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				v.Nodes, v.Edges, v.ChunksDone, v.ChunksTotal, v.CreatedAt.Format("2006-01-02 15:04"))
 		}
 		return tw.Flush()
-	case "show":
+	case "show", "cancel":
 		if len(pos) != 1 {
 			return errors.New(versionUsage)
 		}
@@ -81,6 +82,9 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+		if args[0] == "cancel" {
+			return cancelVersion(ctx, runner, v, *asJSON, stdout)
+		}
 		vj, err := runner.VersionJobs(ctx, v)
 		if err != nil {
 			return err
@@ -114,27 +118,6 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stdout, "  chunk %d of document %d (%s after %d attempts): %s\n", e.Chunk, e.DocumentID, e.State, e.Attempts, e.Error)
 		}
 		return nil
-	case "cancel":
-		if len(pos) != 1 {
-			return errors.New(versionUsage)
-		}
-		v, err := versionByRef(ctx, st, pos[0])
-		if err != nil {
-			return err
-		}
-		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
-		if v, err = runner.CancelVersion(ctx, v); err != nil {
-			return err
-		}
-		if *asJSON {
-			vj, err := runner.VersionJobs(ctx, v)
-			if err != nil {
-				return err
-			}
-			return json.NewEncoder(stdout).Encode(vj)
-		}
-		fmt.Fprintf(stdout, "canceled %s after %d of %d chunks\n", v.Label(), v.ChunksDone, v.ChunksTotal)
-		return nil
 	case "delete":
 		if len(pos) != 1 {
 			return errors.New(versionUsage)
@@ -164,6 +147,23 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	}
 	return fmt.Errorf("version: unknown subcommand %q\n%s", args[0], versionUsage)
+}
+
+// cancelVersion cancels a queued or running version and prints it.
+func cancelVersion(ctx context.Context, runner *app.App, v store.Version, asJSON bool, stdout io.Writer) error {
+	v, err := runner.CancelVersion(ctx, v)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		vj, err := runner.VersionJobs(ctx, v)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(vj)
+	}
+	fmt.Fprintf(stdout, "canceled %s after %d of %d chunks\n", v.Label(), v.ChunksDone, v.ChunksTotal)
+	return nil
 }
 
 func intList(ids []int) string {
