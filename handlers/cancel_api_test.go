@@ -35,6 +35,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 
 	type versionJobs struct {
 		Status string           `json:"status"`
+		Phase  *string          `json:"phase"`
 		Jobs   *store.JobCounts `json:"jobs"`
 	}
 	call := func(method, path string) (int, versionJobs) {
@@ -55,12 +56,18 @@ func TestAPI_CancelVersion(t *testing.T) {
 		return resp.StatusCode, out
 	}
 	code, got := call("GET", fmt.Sprintf("/api/versions/%d", v.ID))
-	if code != http.StatusOK || got.Jobs == nil {
-		t.Fatalf("GET /api/versions/ID: %d, jobs %v", code, got.Jobs)
+	if code != http.StatusOK || got.Jobs == nil || got.Phase == nil || (*got.Phase != app.PhaseQueued && *got.Phase != app.PhaseExtracting) {
+		t.Fatalf("GET /api/versions/ID: %d, jobs %v, phase %v", code, got.Jobs, got.Phase)
+	}
+	if code, got = call("GET", fmt.Sprintf("/versions/%d/progress", v.ID)); code != http.StatusOK || got.Phase == nil || *got.Phase == "" {
+		t.Fatalf("GET /versions/ID/progress: %d, phase %v", code, got.Phase)
 	}
 	code, got = call("POST", fmt.Sprintf("/api/versions/%d/cancel", v.ID))
 	if code != http.StatusOK || got.Status != store.StatusCanceled || got.Jobs == nil {
 		t.Fatalf("POST /api/versions/ID/cancel: %d, status %q, jobs %v", code, got.Status, got.Jobs)
+	}
+	if got.Phase == nil || *got.Phase != "" {
+		t.Errorf("a canceled version's phase %v", got.Phase)
 	}
 	if got.Jobs.Queued != 0 {
 		t.Errorf("%d jobs still queued after the cancel", got.Jobs.Queued)
