@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,12 +158,23 @@ func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) err
 func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return -1 }
 
 // quietHandler passes on River's warnings and errors only: its info lines
-// (client started, stopped) say nothing a user needs.
+// (client started, stopped) say nothing a user needs. River's "job
+// cancelled remotely" warning is dropped too: it comes for every job a
+// cancel stops, again at every poll until the job has ended (thousands of
+// lines for one cancel), and Cancel logs the cancel once.
 type quietHandler struct{ slog.Handler }
 
 // Enabled implements slog.Handler.
 func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+// Handle implements slog.Handler.
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasSuffix(r.Message, "job cancelled remotely") {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 // WithAttrs implements slog.Handler.
@@ -217,11 +230,17 @@ func (a *App) inserter() (store.Queue, error) {
 // Worker is a running set of job workers in this process.
 type Worker struct {
 	q store.Queue
+	// gone, for a worker StartWorker started, tells the app it no longer
+	// runs (once), so a later Wait starts workers of its own.
+	gone func()
 }
 
 // Stop stops taking jobs and waits for the running ones to finish (or
 // ctx to end, then cancels them: they run again elsewhere).
 func (w *Worker) Stop(ctx context.Context) error {
+	if w.gone != nil {
+		w.gone()
+	}
 	err := w.q.Stop(ctx)
 	if err != nil {
 		_ = w.q.StopAndCancel(context.WithoutCancel(ctx))
@@ -239,6 +258,11 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 		return nil, fmt.Errorf("start workers: %w", err)
 	}
 	w := &Worker{q: q}
+	w.gone = sync.OnceFunc(func() {
+		a.qmu.Lock()
+		a.workers--
+		a.qmu.Unlock()
+	})
 	a.qmu.Lock()
 	a.workers++
 	a.started = append(a.started, w)
@@ -251,9 +275,7 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 		for {
 			select {
 			case <-ctx.Done():
-				a.qmu.Lock()
-				a.workers--
-				a.qmu.Unlock()
+				w.gone()
 				return
 			case <-t.C:
 				if err := a.Resume(ctx); err != nil && ctx.Err() == nil {
@@ -323,14 +345,21 @@ type waiter struct {
 	ctx      context.Context
 	mu       sync.Mutex // serialises calls to progress
 	progress func(extract.Progress)
+	last     extract.Progress
 }
 
+// report passes p on; within a phase the count never steps back (the
+// final job's own reports and the store's count may cross).
 func (w *waiter) report(p extract.Progress) {
 	if w.progress == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if p.Phase == w.last.Phase && p.ChunksDone < w.last.ChunksDone {
+		p.ChunksDone = w.last.ChunksDone
+	}
+	w.last = p
 	w.progress(p)
 }
 
@@ -371,6 +400,7 @@ func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.P
 		return nil
 	}
 	return func(p extract.Progress) {
+		p.Phase = PhaseMerging // only the final job reports progress
 		for _, w := range ws {
 			w.report(p)
 			if w.ctx.Err() != nil {
@@ -389,14 +419,28 @@ func jobMeta(versionID int) []byte {
 // final job at once when none is left. The version becomes queued; it is
 // returned as it stood then, before any worker took a job.
 func (a *App) Enqueue(ctx context.Context, v store.Version) (store.Version, error) {
-	queued, err := a.enqueue(ctx, v)
+	queued, err := a.enqueue(ctx, v, priorityQueued)
 	if err != nil {
 		return v, err
 	}
 	return queued, nil
 }
 
-func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Version, err error) {
+// Job priorities (River's: 1 is taken first). The chunk jobs of a run
+// someone waits for in the foreground (Run: extract without --detach,
+// retry) come before those of runs queued for the workers (Enqueue: the
+// web form, extract --detach, Resume), so a foreground extract works its
+// own run first, whatever was queued before it; when none of its jobs is
+// left to take, its workers help the others, and every worker takes its
+// jobs first. A final job comes first of all: it is one per run, and the
+// run waits on it.
+const (
+	priorityFinish     = 1
+	priorityForeground = 2
+	priorityQueued     = 3
+)
+
+func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queued store.Version, err error) {
 	q, err := a.inserter()
 	if err != nil {
 		return queued, err
@@ -458,7 +502,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
 		pending[i].Expect = expect
-		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
+		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, Priority: priority, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
 	}
 	for start := 0; start < len(params); start += 1000 {
 		if _, err := q.InsertMany(ctx, params[start:min(start+1000, len(params))]); err != nil {
@@ -472,7 +516,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version) (queued store.Versio
 // enqueueFinish queues a version's final job, once per round.
 func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
 	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round},
-		&river.InsertOpts{Metadata: jobMeta(versionID), UniqueOpts: river.UniqueOpts{ByArgs: true}})
+		&river.InsertOpts{Metadata: jobMeta(versionID), Priority: priorityFinish, UniqueOpts: river.UniqueOpts{ByArgs: true}})
 	if err != nil {
 		return fmt.Errorf("queue final job: %w", err)
 	}
@@ -550,6 +594,12 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
 	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
+	// A job River runs again whose chunk is stored already (a killed
+	// worker's, whose completion River had not recorded yet) has nothing
+	// to ask.
+	if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil || done {
+		return err
+	}
 	all, err := a.extractChunk(wctx, run, ref, job.Attempt, args.Expect)
 	if err != nil {
 		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
@@ -569,8 +619,12 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 			}
 			return err
 		}
-		if ctx.Err() != nil {
-			return err // the worker stops: River tries again
+		if stopped(ctx, wctx) {
+			// Our own process stopped the job (its foreground run was
+			// interrupted, or its workers shut down): not a failure of
+			// the chunk. The job goes back to the queue, its attempt not
+			// counted, for any worker to take.
+			return river.JobSnooze(0)
 		}
 		// A provider's answer (a 429 or 500 after the client's own
 		// backed-off retries) or a chunk it refuses settles the chunk
@@ -768,7 +822,22 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
 		return river.JobCancel(store.ErrNotActive)
 	}
+	if err != nil && stopped(ctx, wctx) {
+		return river.JobSnooze(0) // as a chunk job's (workChunk)
+	}
 	return err
+}
+
+// stopped reports whether a job was stopped by its own process: the local
+// waiter of its run went away (wctx's cause), or the process's workers
+// shut down (ctx, the job's, canceled but neither past its timeout nor
+// canceled remotely).
+func stopped(ctx, wctx context.Context) bool {
+	if errors.Is(context.Cause(wctx), errWaiterGone) {
+		return true
+	}
+	cause := context.Cause(ctx)
+	return ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(cause, rivertype.ErrJobCancelledRemotely)
 }
 
 // JobsView is what the jobs of a version are doing: River's counts and the
@@ -778,17 +847,25 @@ type JobsView struct {
 	Errors []store.ChunkJobError
 }
 
-// Jobs returns the jobs view of a version.
+// Jobs returns the jobs view of a version. Running counts the jobs a
+// worker is working on, never more than the workers' concurrency: River
+// records a job completed in batches after it has returned (every 50 ms,
+// later while the database is busy), so its row says running for a while
+// after its chunk was stored; such a job is counted completed (its chunk
+// is done), or failed when its chunk failed for good.
 func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 	var out JobsView
 	rows, err := a.versionJobs(ctx, versionID, nil)
 	if err != nil {
 		return out, err
 	}
-	out.Counts = store.CountJobs(rows)
 	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
 		return out, err
 	}
+	if rows, err = a.settledRunning(ctx, versionID, rows, out.Errors); err != nil {
+		return out, err
+	}
+	out.Counts = store.CountJobs(rows)
 	// A chunk that failed for good ends its job as canceled (River retries
 	// any error it is given otherwise): count it as failed.
 	for _, e := range out.Errors {
@@ -796,6 +873,48 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 			out.Counts.Canceled--
 			out.Counts.Failed++
 		}
+	}
+	return out, nil
+}
+
+// settledRunning returns rows with the running chunk jobs whose chunk is
+// settled (stored, or failed for good) set completed or discarded: they
+// have returned, and River has yet to record it.
+func (a *App) settledRunning(ctx context.Context, versionID int, rows []*rivertype.JobRow, errs []store.ChunkJobError) ([]*rivertype.JobRow, error) {
+	var done map[extract.ChunkRef]bool
+	out := rows
+	for i, r := range rows {
+		if r.State != rivertype.JobStateRunning || r.Kind != KindChunkJob {
+			continue
+		}
+		if done == nil {
+			var err error
+			if done, err = a.store.DoneChunks(ctx, versionID); err != nil {
+				return nil, err
+			}
+			for _, e := range errs {
+				if e.State == store.ChunkJobFailed {
+					done[extract.ChunkRef{DocumentID: e.DocumentID, Index: e.ChunkIndex}] = false
+				}
+			}
+			out = slices.Clone(rows)
+		}
+		var args chunkArgs
+		if err := json.Unmarshal(r.EncodedArgs, &args); err != nil {
+			continue
+		}
+		stored, settled := done[extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}]
+		if !settled {
+			continue
+		}
+		c := *r
+		c.State = rivertype.JobStateCompleted
+		if !stored {
+			// Failed for good: the job ends canceled, which Jobs counts
+			// failed.
+			c.State = rivertype.JobStateCancelled
+		}
+		out[i] = &c
 	}
 	return out, nil
 }

@@ -25,14 +25,33 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	}
 	var bad []string
 	unparsed := 0
+	// merged are the chunks the version's final job merged; unparsedRefs
+	// those of them whose answers did not parse.
+	merged, unparsedRefs := map[extract.ChunkRef]bool{}, map[extract.ChunkRef]bool{}
 	for _, r := range runs {
+		ref := extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}
+		merged[ref] = true
 		if len(r.ParseErrors) == 0 {
 			continue
 		}
 		unparsed++
+		unparsedRefs[ref] = true
 		bad = append(bad, badCalls(r)...)
 	}
-	failed := v.ChunksTotal - len(runs)
+	// A run canceled or failed before its final job merged everything has
+	// chunks whose jobs stored a result: they count as done and the new
+	// version takes their results as they are (copied below).
+	staged, err := a.store.DoneChunks(ctx, v.ID)
+	if err != nil {
+		return store.Version{}, err
+	}
+	done := len(merged)
+	for ref := range staged {
+		if !merged[ref] {
+			done++
+		}
+	}
+	failed := v.ChunksTotal - done
 	if v.ChunksTotal == 0 && v.Status != store.StatusDone {
 		failed = 1 // never planned: everything runs again
 	}
@@ -49,7 +68,14 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	if err != nil {
 		return store.Version{}, err
 	}
-	a.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", failed, "unparsed_chunks", unparsed)
+	// Same settings, same chunks: the stored results of v are the new
+	// version's, but for the unparsed chunks, which are asked again.
+	copied, err := a.store.CopyStagedChunks(ctx, v.ID, nv.ID, unparsedRefs)
+	if err != nil {
+		return store.Version{}, err
+	}
+	a.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", max(failed, 0),
+		"unparsed_chunks", unparsed, "chunks_kept", len(copied))
 	return nv, nil
 }
 

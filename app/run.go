@@ -12,6 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/store"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Start queues a version's jobs (see jobs.go) and returns: the workers of
@@ -40,6 +41,7 @@ func (a *App) Cancel(id int) bool {
 	if err != nil {
 		a.log.Error("cancel jobs", "version_id", id, "error", err)
 	}
+	a.log.Info("extraction canceled", "version_id", id, "jobs_canceled", n)
 	return n > 0
 }
 
@@ -70,18 +72,22 @@ func (a *App) Resume(ctx context.Context) error {
 
 // Run queues a version's jobs and works on them in this process until
 // the version has ended, reporting progress; the workers of other
-// processes may share the work. It returns the run's error for a failed
-// version, and ctx's error when ctx ends first (the version stays queued
-// or running, for any worker to finish).
+// processes may share the work. Its jobs are taken before those of runs
+// queued with Enqueue. It returns the run's error for a failed version,
+// and an ErrInterrupted when ctx ends first (see Wait).
 func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
-	if _, err := a.Enqueue(ctx, v); err != nil {
+	// Its jobs come before those of runs queued for the workers.
+	if _, err := a.enqueue(ctx, v, priorityForeground); err != nil {
 		return err
 	}
 	return a.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})
 }
 
 // Wait works on the queued jobs (with workers of its own when the process
-// runs none) until the version has ended, reporting progress.
+// runs none) until the version has ended, reporting progress. When ctx
+// ends first, the jobs this process runs go back to the queue (their
+// chunks' errors untouched), the version is left queued when no other
+// worker runs it, and the error is an ErrInterrupted.
 func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
 	w := &waiter{ctx: ctx, progress: progress}
 	defer a.addWaiter(id, w)()
@@ -89,7 +95,12 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 	if err != nil {
 		return err
 	}
-	defer release()
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
 	begin := time.Now()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -98,7 +109,14 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		if err != nil {
 			return err
 		}
-		w.report(extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)})
+		p := extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)}
+		if ph, err := a.Phase(context.WithoutCancel(ctx), v); err == nil {
+			p.Phase = ph.Name
+			if ph.Name == PhaseMerging {
+				p.ChunksDone = ph.ChunksMerged
+			}
+		}
+		w.report(p)
 		switch v.Status {
 		case store.StatusDone:
 			return nil
@@ -109,10 +127,29 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			release()
+			released = true
+			return a.interrupted(context.WithoutCancel(ctx), id, ctx.Err())
 		case <-t.C:
 		}
 	}
+}
+
+// ErrInterrupted is the error of a foreground run whose context ended
+// before the version did.
+var ErrInterrupted = errors.New("interrupted")
+
+// interrupted leaves a version whose foreground run stopped for the
+// workers: queued when none of its jobs runs elsewhere.
+func (a *App) interrupted(ctx context.Context, id int, cause error) error {
+	running, err := a.versionJobs(ctx, id, []rivertype.JobState{rivertype.JobStateRunning})
+	if err == nil && len(running) == 0 {
+		err = a.store.MarkQueued(ctx, id)
+	}
+	if err != nil {
+		a.log.Warn("leave the interrupted extraction queued", "version_id", id, "error", err)
+	}
+	return fmt.Errorf("%w: %w", ErrInterrupted, cause)
 }
 
 // finish is a version's final job: it merges what the chunk jobs stored,

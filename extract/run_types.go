@@ -84,6 +84,9 @@ type Progress struct {
 	Nodes       int           `json:"nodes"`
 	Edges       int           `json:"edges"`
 	Elapsed     time.Duration `json:"elapsed"`
+	// Phase names the step ChunksDone counts when a run has more than
+	// one ("extracting", then "merging"); empty when it has one.
+	Phase string `json:"phase,omitempty"`
 }
 
 // ChunkError is a chunk whose extraction failed: the model provider's

@@ -265,11 +265,20 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// While the final job merges, the stored count is the merge's: the
+	// chunks extracted stay shown, with the phase and the merge's count.
+	ph, err := h.app.Phase(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	v.ChunksDone = ph.ChunksDone
 	if wantsJSON(c) {
 		return c.JSON(http.StatusOK, map[string]any{"id": v.ID, "status": v.Status, "chunks_done": v.ChunksDone,
-			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error})
+			"chunks_total": v.ChunksTotal, "nodes": v.Nodes, "edges": v.Edges, "error": v.Error,
+			"phase": ph.Name, "chunks_merged": ph.ChunksMerged})
 	}
 	p := progressOf(v)
+	p.Phase, p.ChunksMerged = ph.Name, ph.ChunksMerged
 	p.Polled = true
 	if c.QueryParam("refresh") == "1" {
 		// The page shows the run's results elsewhere: reload it once the
@@ -291,13 +300,32 @@ func progressOf(v store.Version) web.Progress {
 		Nodes: v.Nodes, Edges: v.Edges, Elapsed: web.HumanDuration(elapsed), Active: v.Active(), Error: v.Error}
 }
 
-// apiVersion returns a version's status and config as JSON.
+// apiVersion returns a version's status, config and jobs as JSON (what
+// version show --json prints).
 func (h *Handler) apiVersion(c echo.Context) error {
 	v, err := h.versionParam(c)
 	if err != nil {
 		return err
 	}
-	j, err := h.app.VersionJSON(c.Request().Context(), v)
+	j, err := h.app.VersionJobs(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, j)
+}
+
+// apiCancelVersion cancels a queued or running version and answers it as
+// apiVersion does; a version that has ended is a 409.
+func (h *Handler) apiCancelVersion(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if v, err = h.app.CancelVersion(ctx, v); err != nil {
+		return err
+	}
+	j, err := h.app.VersionJobs(ctx, v)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id", h.showVersion)
 	e.GET("/versions/:id/progress", h.versionProgress)
 	e.POST("/versions/:id/cancel", h.cancelVersion)
+	e.POST("/api/versions/:id/cancel", h.apiCancelVersion)
 	e.POST("/versions/:id/retry", h.retryVersion)
 	e.POST("/versions/:id/resume", h.resumeVersion)
 	e.GET("/versions/:id/duplicates", h.showDuplicates)

@@ -32,6 +32,12 @@ func (h *Handler) showVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The chunks extracted, also while the final job merges them.
+	ph, err := h.app.Phase(ctx, v)
+	if err != nil {
+		return err
+	}
+	v.ChunksDone = ph.ChunksDone
 	g, err := h.store.LoadGraph(ctx, id, false)
 	if err != nil {
 		return err

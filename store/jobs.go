@@ -136,6 +136,15 @@ func (s *Store) MarkRunning(ctx context.Context, id int) error {
 	}), "version")
 }
 
+// MarkQueued makes a running version queued again: its jobs wait in the
+// queue with no worker on them (a foreground run was interrupted).
+func (s *Store) MarkQueued(ctx context.Context, id int) error {
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusRunning)).
+			SetStatus(extractionversion.StatusQueued).Exec(ctx)
+	}), "version")
+}
+
 // ResetChunksDone sets a version's finished-chunk count back to the
 // chunks merged already, before its final job merges the others (which
 // counts them again).
@@ -147,6 +156,12 @@ func (s *Store) ResetChunksDone(ctx context.Context, id int) error {
 		}
 		return c.ExtractionVersion.UpdateOneID(id).SetChunksDone(n).SetHeartbeatAt(s.Now()).Exec(ctx)
 	}), "version")
+}
+
+// MergedChunks counts the chunks of a version its final job has merged.
+func (s *Store) MergedChunks(ctx context.Context, id int) (int, error) {
+	n, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(id)).Count(ctx)
+	return n, translate(err, "chunk runs")
 }
 
 // VersionStatus returns a version's status.
@@ -295,6 +310,18 @@ func (s *Store) ReopenChunks(ctx context.Context, versionID int) (map[extract.Ch
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
+	return s.DoneChunks(ctx, versionID)
+}
+
+// ChunkDone reports whether a chunk of a version has its result stored.
+func (s *Store) ChunkDone(ctx context.Context, versionID int, ref extract.ChunkRef) (bool, error) {
+	ok, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(ref.DocumentID),
+		chunkjob.ChunkIndex(ref.Index), chunkjob.StateEQ(chunkjob.StateDone)).Exist(ctx)
+	return ok, translate(err, "chunk job")
+}
+
+// DoneChunks returns the chunks of a version whose jobs are done.
+func (s *Store) DoneChunks(ctx context.Context, versionID int) (map[extract.ChunkRef]bool, error) {
 	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateEQ(chunkjob.StateDone)).
 		Select(chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex).All(ctx)
 	if err != nil {
@@ -305,6 +332,52 @@ func (s *Store) ReopenChunks(ctx context.Context, versionID int) (map[extract.Ch
 		done[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = true
 	}
 	return done, nil
+}
+
+// CopyStagedChunks gives version to the results the chunk jobs of version
+// from stored (done, result kept) except those of skip, as done chunks of
+// its own: its run merges them without asking for them again. Their model
+// calls count as cached for the new version, which did not pay for them.
+// It returns the chunks copied.
+func (s *Store) CopyStagedChunks(ctx context.Context, from, to int, skip map[extract.ChunkRef]bool) (map[extract.ChunkRef]bool, error) {
+	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(from), chunkjob.StateEQ(chunkjob.StateDone), chunkjob.ResultNEQ("")).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	copied := map[extract.ChunkRef]bool{}
+	var bulk []*ent.ChunkJobCreate
+	err = s.write(ctx, func(c *ent.Client) error {
+		for _, r := range rows {
+			ref := extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}
+			if skip[ref] {
+				continue
+			}
+			var res extract.ChunkResult
+			if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
+				return fmt.Errorf("decode chunk %d of document %d: %w", r.ChunkIndex, r.DocumentID, err)
+			}
+			for i := range res.Calls {
+				res.Calls[i].Cached = true
+			}
+			data, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			copied[ref] = true
+			bulk = append(bulk, c.ChunkJob.Create().SetVersionID(to).SetDocumentID(r.DocumentID).SetChunkIndex(r.ChunkIndex).
+				SetState(chunkjob.StateDone).SetResult(string(data)).SetAttempts(r.Attempts))
+		}
+		for start := 0; start < len(bulk); start += 500 {
+			if err := c.ChunkJob.CreateBulk(bulk[start:min(start+500, len(bulk))]...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	return copied, nil
 }
 
 // DropStagedResults frees the stored results of a version's merged

@@ -176,6 +176,11 @@ type Progress struct {
 	Elapsed     string
 	Active      bool
 	Error       string
+	// Phase is what a queued or running version is doing (queued,
+	// extracting, merging); ChunksMerged counts the chunks merged while
+	// merging (ChunksDone stays at the chunks extracted).
+	Phase        string
+	ChunksMerged int
 	// Polled is set on the partial fetched while the page watched a run;
 	// a finished run then offers to reload the page for the results.
 	Polled bool

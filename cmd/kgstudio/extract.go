@@ -89,16 +89,20 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // runAndReport runs a version in the foreground with progress on stderr,
 // then prints its summary (JSON with asJSON) and returns the run's error.
 func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store.Version, asJSON bool, stdout, stderr io.Writer) error {
-	last := -1
+	last, lastPhase := -1, ""
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {
 			return
 		}
-		// One line per tenth of the chunks; node and edge totals come at
-		// the end, after merging.
-		if tenth := p.ChunksDone * 10 / p.ChunksTotal; tenth != last {
-			last = tenth
-			fmt.Fprintf(stderr, "%s@%d: %d/%d chunks\n", v.Extraction, v.Number, p.ChunksDone, p.ChunksTotal)
+		// One line per tenth of the chunks in each phase (extracting,
+		// then merging); node and edge totals come at the end.
+		if tenth := p.ChunksDone * 10 / p.ChunksTotal; tenth != last || p.Phase != lastPhase {
+			last, lastPhase = tenth, p.Phase
+			phase := p.Phase
+			if phase == "" {
+				phase = app.PhaseExtracting
+			}
+			fmt.Fprintf(stderr, "%s@%d: %s %d/%d chunks\n", v.Extraction, v.Number, phase, p.ChunksDone, p.ChunksTotal)
 		}
 	})
 	v, err := st.Version(context.WithoutCancel(ctx), v.ID)
@@ -113,6 +117,10 @@ func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store
 		}
 	} else {
 		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed)
+	}
+	if errors.Is(runErr, app.ErrInterrupted) {
+		return fmt.Errorf("interrupted: %s stays %s with %d of %d chunks done; workers (kgstudio worker, kgstudio serve) finish it, or kgstudio version cancel %s stops it",
+			v.Label(), v.Status, v.ChunksDone, v.ChunksTotal, v.Label())
 	}
 	if runErr != nil {
 		return fmt.Errorf("%s@%d: %s", v.Extraction, v.Number, strings.TrimSpace(extract.MessageOf(runErr)))

@@ -43,6 +43,7 @@ Usage:
   kgstudio schema delete NAME
   kgstudio version list [NAME] [--json]
   kgstudio version show NAME@V [--json]
+  kgstudio version cancel NAME@V [--json]
   kgstudio version delete NAME@V | NAME --all
   kgstudio export NAME@V --format json|graphml|csv|cypher [--chunks] [--out PATH]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]

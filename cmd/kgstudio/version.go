@@ -18,10 +18,11 @@ import (
 const versionUsage = `usage:
   kgstudio version list [NAME] [--json]
   kgstudio version show NAME@V [--json]
+  kgstudio version cancel NAME@V [--json]
   kgstudio version delete NAME@V
   kgstudio version delete NAME --all`
 
-// cmdVersion handles "version list|show|delete".
+// cmdVersion handles "version list|show|cancel|delete".
 func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(versionUsage)
@@ -72,7 +73,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				v.Nodes, v.Edges, v.ChunksDone, v.ChunksTotal, v.CreatedAt.Format("2006-01-02 15:04"))
 		}
 		return tw.Flush()
-	case "show":
+	case "show", "cancel":
 		if len(pos) != 1 {
 			return errors.New(versionUsage)
 		}
@@ -81,19 +82,19 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
-		j, err := runner.VersionJSON(ctx, v)
-		if err != nil {
-			return err
+		if args[0] == "cancel" {
+			return cancelVersion(ctx, runner, v, *asJSON, stdout)
 		}
-		jobs, err := runner.Jobs(ctx, v.ID)
+		vj, err := runner.VersionJobs(ctx, v)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(versionShowJSON{VersionJSON: j, Jobs: jobsJSONOf(jobs)})
+			return enc.Encode(vj)
 		}
+		j, jobs := vj.VersionJSON, vj.Jobs
 		cfgJSON, _ := json.Marshal(j.Config)
 		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:    %s\n",
 			j.Extraction, j.Version, j.ID, j.Status, j.Nodes, j.Edges, j.ChunksDone, j.ChunksTotal, j.Calls, j.CachedCalls,
@@ -111,10 +112,10 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		for i, e := range j.Edits {
 			fmt.Fprintf(stdout, "edit %d:    %s\n", i+1, e)
 		}
-		c := jobs.Counts
+		c := jobs.JobCounts
 		fmt.Fprintf(stdout, "jobs:      %d queued, %d running, %d retried, %d failed, %d completed\n", c.Queued, c.Running, c.Retried, c.Failed, c.Completed)
 		for _, e := range jobs.Errors {
-			fmt.Fprintf(stdout, "  chunk %d of document %d (%s after %d attempts): %s\n", e.ChunkIndex, e.DocumentID, e.State, e.Attempts, e.Error)
+			fmt.Fprintf(stdout, "  chunk %d of document %d (%s after %d attempts): %s\n", e.Chunk, e.DocumentID, e.State, e.Attempts, e.Error)
 		}
 		return nil
 	case "delete":
@@ -148,39 +149,27 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return fmt.Errorf("version: unknown subcommand %q\n%s", args[0], versionUsage)
 }
 
+// cancelVersion cancels a queued or running version and prints it.
+func cancelVersion(ctx context.Context, runner *app.App, v store.Version, asJSON bool, stdout io.Writer) error {
+	v, err := runner.CancelVersion(ctx, v)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		vj, err := runner.VersionJobs(ctx, v)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(vj)
+	}
+	fmt.Fprintf(stdout, "canceled %s after %d of %d chunks\n", v.Label(), v.ChunksDone, v.ChunksTotal)
+	return nil
+}
+
 func intList(ids []int) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		s[i] = strconv.Itoa(id)
 	}
 	return strings.Join(s, ", ")
-}
-
-// versionShowJSON is what version show --json prints: the version and
-// what its jobs are doing.
-type versionShowJSON struct {
-	app.VersionJSON
-	Jobs jobsJSON `json:"jobs"`
-}
-
-// jobsJSON counts a version's jobs and lists its chunks' last errors.
-type jobsJSON struct {
-	store.JobCounts
-	Errors []chunkErrorJSON `json:"errors"`
-}
-
-type chunkErrorJSON struct {
-	DocumentID int    `json:"document_id"`
-	Chunk      int    `json:"chunk"`
-	State      string `json:"state"`
-	Attempts   int    `json:"attempts"`
-	Error      string `json:"error"`
-}
-
-func jobsJSONOf(v app.JobsView) jobsJSON {
-	out := jobsJSON{JobCounts: v.Counts, Errors: []chunkErrorJSON{}}
-	for _, e := range v.Errors {
-		out.Errors = append(out.Errors, chunkErrorJSON{DocumentID: e.DocumentID, Chunk: e.ChunkIndex, State: e.State, Attempts: e.Attempts, Error: e.Error})
-	}
-	return out
 }

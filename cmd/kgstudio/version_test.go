@@ -100,3 +100,29 @@ func TestDocAdd_KeepsGoodFiles(t *testing.T) {
 		t.Fatalf("query --top-k 0: %v", err)
 	}
 }
+
+// A queued run is canceled from the command line: version cancel prints
+// the version (canceled, its jobs with none left queued); a version that
+// has ended cannot be canceled, and can then be deleted.
+func TestVersionCancelCLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	mustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "120", "--overlap", "0", "--detach", doc)
+	if _, err := runCLI(t, data, "version", "delete", "carol@1"); err == nil {
+		t.Fatal("a queued version was deleted")
+	}
+	var got app.VersionJobsJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "cancel", "carol@1", "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "canceled" || got.Jobs.Queued != 0 || got.Jobs.Canceled == 0 {
+		t.Fatalf("version cancel --json: status %s, jobs %+v", got.Status, got.Jobs.JobCounts)
+	}
+	if _, err := runCLI(t, data, "version", "cancel", "carol@1"); err == nil || !strings.Contains(err.Error(), "already ended") {
+		t.Fatalf("second cancel: %v", err)
+	}
+	if out := mustCLI(t, data, "version", "delete", "carol@1"); !strings.Contains(out, "deleted carol@1") {
+		t.Fatalf("delete after cancel: %s", out)
+	}
+}

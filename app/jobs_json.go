@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// VersionJobsJSON is a version with what its jobs are doing: what
+// `kgstudio version show --json`, GET /api/versions/ID and
+// POST /api/versions/ID/cancel answer.
+type VersionJobsJSON struct {
+	VersionJSON
+	// Phase is what a queued or running version is doing: "queued",
+	// "extracting" (its chunk jobs; chunks_done counts the chunks
+	// extracted) or "merging" (its final job; chunks_merged counts the
+	// chunks merged, and chunks_done stays at the chunks extracted); empty
+	// once it has ended.
+	Phase        string   `json:"phase"`
+	ChunksMerged int      `json:"chunks_merged"`
+	Jobs         JobsJSON `json:"jobs"`
+}
+
+// Run phases (RunPhase.Name).
+const (
+	PhaseQueued     = "queued"
+	PhaseExtracting = "extracting"
+	PhaseMerging    = "merging"
+)
+
+// RunPhase is the step a queued or running version is at, with counts
+// that never step back: ChunksDone the chunks extracted, ChunksMerged
+// those of them the final job has merged.
+type RunPhase struct {
+	Name         string
+	ChunksDone   int
+	ChunksMerged int
+}
+
+// Phase returns the step a version is at. While its final job runs the
+// stored chunk count is the merge's (it starts again from the chunks
+// merged before); ChunksDone is then the chunks the chunk jobs extracted
+// and ChunksMerged the chunks merged.
+func (a *App) Phase(ctx context.Context, v store.Version) (RunPhase, error) {
+	p := RunPhase{ChunksDone: v.ChunksDone}
+	if !v.Active() {
+		return p, nil
+	}
+	p.Name = PhaseExtracting
+	if v.Status == store.StatusQueued {
+		p.Name = PhaseQueued
+	}
+	rows, err := a.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
+	if err != nil {
+		return p, err
+	}
+	if !slices.ContainsFunc(rows, func(r *rivertype.JobRow) bool { return r.Kind == KindFinishJob }) {
+		return p, nil
+	}
+	done, err := a.store.DoneChunks(ctx, v.ID)
+	if err != nil {
+		return p, err
+	}
+	merged, err := a.store.MergedChunks(ctx, v.ID)
+	if err != nil {
+		return p, err
+	}
+	p.Name, p.ChunksMerged, p.ChunksDone = PhaseMerging, merged, max(v.ChunksDone, len(done))
+	return p, nil
+}
+
+// JobsJSON counts a version's jobs and lists its chunks' last errors.
+type JobsJSON struct {
+	store.JobCounts
+	Errors []ChunkErrorJSON `json:"errors"`
+}
+
+// ChunkErrorJSON is a chunk whose job failed at least once.
+type ChunkErrorJSON struct {
+	DocumentID int    `json:"document_id"`
+	Chunk      int    `json:"chunk"`
+	State      string `json:"state"`
+	Attempts   int    `json:"attempts"`
+	Error      string `json:"error"`
+}
+
+// JobsJSONOf turns a jobs view into its JSON form.
+func JobsJSONOf(v JobsView) JobsJSON {
+	out := JobsJSON{JobCounts: v.Counts, Errors: []ChunkErrorJSON{}}
+	for _, e := range v.Errors {
+		out.Errors = append(out.Errors, ChunkErrorJSON{DocumentID: e.DocumentID, Chunk: e.ChunkIndex, State: e.State, Attempts: e.Attempts, Error: e.Error})
+	}
+	return out
+}
+
+// VersionJobs is VersionJSON with the version's jobs view.
+func (a *App) VersionJobs(ctx context.Context, v store.Version) (VersionJobsJSON, error) {
+	j, err := a.VersionJSON(ctx, v)
+	if err != nil {
+		return VersionJobsJSON{}, err
+	}
+	jobs, err := a.Jobs(ctx, v.ID)
+	if err != nil {
+		return VersionJobsJSON{}, err
+	}
+	p, err := a.Phase(ctx, v)
+	if err != nil {
+		return VersionJobsJSON{}, err
+	}
+	j.ChunksDone = p.ChunksDone
+	return VersionJobsJSON{VersionJSON: j, Phase: p.Name, ChunksMerged: p.ChunksMerged, Jobs: JobsJSONOf(jobs)}, nil
+}
+
+// CancelVersion cancels a queued or running version everywhere (Cancel)
+// and returns it as it stands then; a version that has ended is a
+// conflict.
+func (a *App) CancelVersion(ctx context.Context, v store.Version) (store.Version, error) {
+	if !v.Active() {
+		return v, extract.Errorf(extract.KindConflict, "%s has already ended (%s): nothing to cancel", v.Label(), v.Status)
+	}
+	a.Cancel(v.ID)
+	return a.store.Version(ctx, v.ID)
+}
