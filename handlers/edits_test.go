@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,14 +78,27 @@ func TestEdits_API(t *testing.T) {
 		t.Errorf("edited graph %+v", g)
 	}
 
-	// Compare shows the rename, the removed and the added edge.
+	// Compare shows the rename as a changed node (the key was kept), the
+	// removed and the added edge, and the changed property.
 	var cmp struct {
-		Nodes struct{ Added, Removed []struct{ Name string } }
+		Nodes struct {
+			Added, Removed []struct{ Name string }
+			Changed        []struct {
+				NameA  string   `json:"name_a"`
+				NameB  string   `json:"name_b"`
+				Fields []string `json:"fields"`
+			}
+		}
 		Edges struct{ Added, Removed []struct{ Label string } }
 	}
 	a.MustGetJSON(t, fmt.Sprintf("/api/compare?a=%d&b=%d", v.ID, nv.ID), http.StatusOK, &cmp)
-	if len(cmp.Nodes.Added) != 1 || cmp.Nodes.Added[0].Name != "Ebenezer Scrooge" || len(cmp.Nodes.Removed) != 1 || cmp.Nodes.Removed[0].Name != "Scrooge" {
-		t.Errorf("compare nodes %+v", cmp.Nodes)
+	renamed := false
+	for _, c := range cmp.Nodes.Changed {
+		renamed = renamed || c.NameA == "Scrooge" && c.NameB == "Ebenezer Scrooge" && slices.Contains(c.Fields, "name")
+	}
+	if len(cmp.Nodes.Added)+len(cmp.Nodes.Removed) != 0 || len(cmp.Nodes.Changed) != 2 || !renamed ||
+		len(cmp.Edges.Added) != 1 || len(cmp.Edges.Removed) != 1 {
+		t.Errorf("compare %+v", cmp)
 	}
 
 	// The version page lists the edit log.

@@ -287,6 +287,7 @@ func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
 	}()
 	idb := nodeIdentities(b, ident)
 	<-done
+	adoptRenames(a, b, ida, idb, ident)
 	in := newInterner(len(a.Nodes) + len(b.Nodes))
 	labels := newInterner(16)
 	for _, x := range []struct {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -634,5 +635,49 @@ func TestCompare_IgnoreDescriptions(t *testing.T) {
 	quiet := Compare(a, b, Options{IgnoreType: true, IgnoreDescriptions: true})
 	if len(quiet.Nodes.Changed) != 1 || quiet.Nodes.Changed[0].Name != "Bob" || len(quiet.Edges.Changed) != 0 {
 		t.Fatalf("ignoring descriptions: %+v %+v", quiet.Nodes.Changed, quiet.Edges.Changed)
+	}
+}
+
+// TestCompare_RenameKeepsKey: a node renamed by an edit (same key, same
+// type, a name neither side otherwise has) is one changed node whose edges
+// stay matched, in the result and the union; with a reference side, or
+// when the new name is a node of the other side, names decide as before.
+func TestCompare_RenameKeepsKey(t *testing.T) {
+	t.Parallel()
+	a := extract.Graph{
+		Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}, {Key: "marley", Name: "Marley", Type: "Person"}},
+		Edges: []extract.Edge{{Source: "scrooge", Label: "partner of", Target: "marley", Weight: 1}},
+	}
+	b := extract.Graph{
+		Nodes: []extract.Node{{Key: "scrooge", Name: "Ebenezer Scrooge", Type: "Person"}, {Key: "marley", Name: "Marley", Type: "Person"}},
+		Edges: []extract.Edge{{Source: "scrooge", Label: "partner of", Target: "marley", Weight: 1}},
+	}
+	res := Compare(a, b, Options{})
+	if len(res.Nodes.Added)+len(res.Nodes.Removed) != 0 || len(res.Nodes.Changed) != 1 ||
+		!slices.Equal(res.Nodes.Changed[0].Fields, []string{"name"}) || res.Nodes.Changed[0].NameA != "Scrooge" ||
+		len(res.Edges.Added)+len(res.Edges.Removed)+len(res.Edges.Changed) != 0 {
+		t.Fatalf("rename: %+v", res)
+	}
+	u := NewUnion(a, b, res, Options{})
+	if len(u.Nodes) != 2 || len(u.Edges) != 1 || u.Edges[0].Status != StatusUnchanged {
+		t.Fatalf("union: %+v", u)
+	}
+	for _, n := range u.Nodes {
+		if n.Name == "Ebenezer Scrooge" && n.Status != StatusChanged {
+			t.Errorf("renamed node in the union: %+v", n)
+		}
+	}
+	if res := Compare(a, b, Options{Reference: RefA}); len(res.Nodes.Added) != 1 || len(res.Nodes.Removed) != 1 {
+		t.Errorf("with a reference, names decide: %+v", res.Nodes)
+	}
+	// Renamed to the name of another node of a: no adoption.
+	c := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Marley", Type: "Person"}}}
+	if res := Compare(a, c, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Removed) != 1 {
+		t.Errorf("rename onto another name: %+v", res.Nodes)
+	}
+	// A retype is not a rename: different nodes unless types are ignored.
+	d := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Ebenezer", Type: "Place"}, {Key: "marley", Name: "Marley", Type: "Person"}}}
+	if res := Compare(a, d, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Added) != 1 {
+		t.Errorf("rename and retype: %+v", res.Nodes)
 	}
 }

@@ -12,12 +12,51 @@ import (
 // normalised labels and is not safe for concurrent use.
 type identity struct {
 	ignoreType, undirected, ignoreLabels bool
-	labels                               map[string]string
+	// renames matches a renamed node that kept its key (see adoptRenames);
+	// off when one side is a reference, whose scoring matches by name.
+	renames bool
+	labels  map[string]string
 }
 
 func newIdentity(opts Options) identity {
 	return identity{ignoreType: opts.IgnoreType, undirected: opts.Undirected, ignoreLabels: opts.IgnoreLabels,
-		labels: map[string]string{}}
+		renames: opts.Reference == RefNone, labels: map[string]string{}}
+}
+
+// adoptRenames gives a node of b the identity of the node of a with the
+// same key when the two differ by name only and neither name is found on
+// the other side: a rename that kept the key, as an edit makes, is then
+// one changed node (and its edges stay matched) rather than a node
+// removed and another added. Nodes of separate runs have keys made from
+// their names, so this touches curated versions only. idb is changed in
+// place.
+func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
+	if !ident.renames {
+		return
+	}
+	inA := make(map[string]bool, len(ida))
+	atA := make(map[string]int, len(a.Nodes))
+	for i, id := range ida {
+		inA[id] = true
+		if _, ok := atA[a.Nodes[i].Key]; !ok {
+			atA[a.Nodes[i].Key] = i
+		}
+	}
+	inB := make(map[string]bool, len(idb))
+	for _, id := range idb {
+		inB[id] = true
+	}
+	for j := range b.Nodes {
+		i, ok := atA[b.Nodes[j].Key]
+		if !ok || ida[i] == idb[j] || inA[idb[j]] || inB[ida[i]] {
+			continue
+		}
+		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) {
+			continue
+		}
+		idb[j] = ida[i]
+		inB[ida[i]] = true
+	}
 }
 
 // node is the identity of a node: its normalised name (its key when it has

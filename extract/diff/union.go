@@ -95,10 +95,16 @@ func NewUnion(a, b extract.Graph, res Result, opts Options) Union {
 	nodeAt := map[string]int{}
 	keysA := make(map[string]string, len(a.Nodes))
 	keysB := make(map[string]string, len(b.Nodes))
+	ida, idb := nodeIdentities(&a, ident), nodeIdentities(&b, ident)
+	adoptRenames(&a, &b, ida, idb, ident)
 	addNodes := func(g extract.Graph, keys map[string]string, side int) {
+		ids := ida
+		if side == 1 {
+			ids = idb
+		}
 		for i := range g.Nodes {
 			n := &g.Nodes[i]
-			id := ident.node(n)
+			id := ids[i]
 			if _, ok := keys[n.Key]; !ok {
 				keys[n.Key] = id
 			}
