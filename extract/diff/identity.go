@@ -34,21 +34,34 @@ func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	if !ident.renames {
 		return
 	}
-	inA := make(map[string]bool, len(ida))
 	atA := make(map[string]int, len(a.Nodes))
-	for i, id := range ida {
-		inA[id] = true
+	for i := range a.Nodes {
 		if _, ok := atA[a.Nodes[i].Key]; !ok {
 			atA[a.Nodes[i].Key] = i
 		}
+	}
+	// Most pairs of versions have no candidate: the sets of identities
+	// are built only when one is found.
+	var cand []int
+	for j := range b.Nodes {
+		if i, ok := atA[b.Nodes[j].Key]; ok && ida[i] != idb[j] {
+			cand = append(cand, j)
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	inA := make(map[string]bool, len(ida))
+	for _, id := range ida {
+		inA[id] = true
 	}
 	inB := make(map[string]bool, len(idb))
 	for _, id := range idb {
 		inB[id] = true
 	}
-	for j := range b.Nodes {
-		i, ok := atA[b.Nodes[j].Key]
-		if !ok || ida[i] == idb[j] || inA[idb[j]] || inB[ida[i]] {
+	for _, j := range cand {
+		i := atA[b.Nodes[j].Key]
+		if inA[idb[j]] || inB[ida[i]] {
 			continue
 		}
 		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) {
