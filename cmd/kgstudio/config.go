@@ -141,12 +141,23 @@ func newFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *Config) {
 	return fs, &cfg
 }
 
-// parse parses flags, allowing flags after positional arguments.
+// parse parses flags, allowing flags after positional arguments. -h
+// prints the command's flags; a bad flag is one error naming it (not the
+// flag package's message followed by every flag).
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	help := slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
+	if !help {
+		out := fs.Output()
+		fs.SetOutput(io.Discard)
+		defer fs.SetOutput(out)
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %w (kgstudio %s -h lists its flags)", fs.Name(), err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -202,8 +213,12 @@ func (c Config) openStore(ctx context.Context) (*store.Store, error) {
 	return store.Open(ctx, store.Options{URL: c.DatabaseURL, DataDir: c.DataDir})
 }
 
-// oneLine flattens an error for the terminal.
+// oneLine flattens an error for the terminal; a usage message keeps its
+// lines.
 func oneLine(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "usage:\n") {
+		return strings.TrimSpace(msg)
+	}
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +108,25 @@ func TestCommonFlagsLast(t *testing.T) {
 	out, err := cliOut(t, "--data", data, "doc", "list")
 	if err != nil || !strings.Contains(out, "a.txt") {
 		t.Fatalf("kgstudio --data DIR doc list: %q %v", out, err)
+	}
+}
+
+// TestCLIFlagErrors: a bad flag is one error naming the command and the
+// flag, without the flag list; -h lists the flags and is no error; a
+// usage message keeps its lines on the terminal.
+func TestCLIFlagErrors(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr strings.Builder
+	err := run(t.Context(), []string{"doc", "list", "--bogus", "--data", t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "doc list: flag provided but not defined: -bogus") || strings.Contains(stderr.String(), "-log-level") {
+		t.Fatalf("bad flag: %v; stderr %q", err, stderr.String())
+	}
+	stderr.Reset()
+	err = run(t.Context(), []string{"doc", "list", "-h"}, strings.NewReader(""), &stdout, &stderr)
+	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "-log-level") {
+		t.Fatalf("-h: %v; stderr %q", err, stderr.String())
+	}
+	if got := oneLine(errors.New(versionUsage)); strings.Count(got, "\n") < 3 {
+		t.Errorf("usage flattened: %q", got)
 	}
 }
