@@ -69,8 +69,15 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "VERSION\tSTATUS\tSTRATEGY\tNODES\tEDGES\tCHUNKS\tCREATED")
 		for _, v := range out {
-			fmt.Fprintf(tw, "%s@%d\t%s\t%s\t%d\t%d\t%d/%d\t%s\n", v.Extraction, v.Version, v.Status, v.Config.Strategy,
-				v.Nodes, v.Edges, v.ChunksDone, v.ChunksTotal, v.CreatedAt.Format("2006-01-02 15:04"))
+			chunks, strategy := fmt.Sprintf("%d/%d", v.ChunksDone, v.ChunksTotal), v.Config.Strategy
+			if v.ChunksTotal == 0 && v.Status == "done" {
+				chunks = "-" // made from a graph (an edit, a merge, an import), not extracted
+			}
+			if strategy == "" {
+				strategy = "-"
+			}
+			fmt.Fprintf(tw, "%s@%d\t%s\t%s\t%d\t%d\t%s\t%s\n", v.Extraction, v.Version, v.Status, strategy,
+				v.Nodes, v.Edges, chunks, v.CreatedAt.Format("2006-01-02 15:04"))
 		}
 		return tw.Flush()
 	case "show", "cancel":
