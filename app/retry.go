@@ -19,6 +19,9 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	if v.Active() {
 		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
+	if v.ChunksTotal == 0 && v.Status == store.StatusDone {
+		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s was made from a graph (an edit, a merge or an import), not extracted: there is nothing to retry", v.Label())
+	}
 	runs, err := a.store.ChunkRuns(ctx, v.ID)
 	if err != nil {
 		return store.Version{}, err

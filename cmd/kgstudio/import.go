@@ -60,5 +60,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(v))
 	}
 	fmt.Fprintf(stdout, "%s: %d nodes, %d edges (%s)\n", v.Label(), v.Nodes, v.Edges, v.Note)
+	if v.Number > 1 {
+		fmt.Fprintf(stderr, "note: %s already had versions; this import is its version %d (compare it with %s@%d)\n", v.Extraction, v.Number, v.Extraction, v.Number-1)
+	}
 	return nil
 }

@@ -99,3 +99,15 @@ func mustZip(t *testing.T, path, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestImport_Retry: retrying an imported version says it was not
+// extracted.
+func TestImport_Retry(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	path := writeFile(t, "g.json", `{"nodes":[{"key":"a","name":"A"},{"key":"b","name":"B"}],"edges":[{"source":"a","target":"b","label":"knows","weight":1}]}`)
+	mustCLI(t, data, "import", "g", path)
+	if _, err := runCLI(t, data, "retry", "g@1"); err == nil || !strings.Contains(err.Error(), "made from a graph") {
+		t.Fatalf("retry of an import: %v", err)
+	}
+}
