@@ -151,6 +151,12 @@
     if (anim) stepAnimation(now);
     var reuse = moving && cacheCam && lastFull > FAST_MS;
     moving = false;
+    if (workerPending && !bitmap) {
+      // A big graph's first frame comes from the layout worker: drawing
+      // the whole graph here first would block the page for over 100 ms.
+      if (anim) redraw(true);
+      return;
+    }
     if (bitmap) {
       // A frame the layout worker drew.
       ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -394,7 +400,7 @@
     if (!worker) {
       worker = new Worker(WORKER_URL);
       worker.onmessage = onLayout;
-      worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; };
+      worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; workerPending = false; redraw(); };
     }
     var n = nodes.length, x = xs.slice(), y = ys.slice(), mass = new Float32Array(n), edges = new Uint32Array(2 * es.length);
     for (var i = 0; i < es.length; i++) {
@@ -408,6 +414,7 @@
     kg.convergedAt = 0;
     // A big graph fitted whole is drawn by the worker while it moves.
     workerFrames = n > 3000 && follow && !fitFilter && !Object.keys(hidden).some(function (t) { return hidden[t]; });
+    workerPending = workerFrames;
     var draw = null;
     if (workerFrames) {
       var palette = [], index = {}, colorIndex = new Uint16Array(n), rad = new Float32Array(n);
@@ -424,8 +431,10 @@
   }
   // framesOff has the main thread draw again: the user moves the view, a
   // type is hidden or the canvas changes size.
-  var workerFrames = false, bitmap = null;
+  // workerPending: the worker draws and its first frame has not come yet.
+  var workerFrames = false, workerPending = false, bitmap = null;
   function framesOff() {
+    workerPending = false;
     if (!workerFrames) return;
     workerFrames = false;
     worker.postMessage({ type: "frames", on: false });
@@ -450,6 +459,7 @@
     pending = null;
     lastApplied = performance.now();
     if (!m || m.gen !== drawGen) { if (m && m.bitmap) m.bitmap.close(); return; }
+    workerPending = false;
     for (var i = 0; i < nodes.length; i++) {
       xs[i] = m.xy[2 * i];
       ys[i] = m.xy[2 * i + 1];
