@@ -213,6 +213,25 @@ func (c Config) openStore(ctx context.Context) (*store.Store, error) {
 	return store.Open(ctx, store.Options{URL: c.DatabaseURL, DataDir: c.DataDir})
 }
 
+// openVersion checks the configuration, opens the store and finds the
+// version ref names (NAME@V, or NAME for its latest). The caller closes
+// the store.
+func (c Config) openVersion(ctx context.Context, ref string) (*store.Store, store.Version, error) {
+	if err := c.Validate(); err != nil {
+		return nil, store.Version{}, err
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return nil, store.Version{}, err
+	}
+	v, err := versionByRef(ctx, st, ref)
+	if err != nil {
+		st.Close()
+		return nil, store.Version{}, err
+	}
+	return st, v, nil
+}
+
 // oneLine flattens an error for the terminal; a usage message keeps its
 // lines.
 func oneLine(err error) string {

@@ -25,18 +25,11 @@ func cmdDuplicates(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(rest) != 1 {
 		return errors.New("usage: kgstudio duplicates NAME@V [--json]")
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	st, err := cfg.openStore(ctx)
+	st, v, err := cfg.openVersion(ctx, rest[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	v, err := versionByRef(ctx, st, rest[0])
-	if err != nil {
-		return err
-	}
 	cs, err := app.New(st, cfg.logger(stderr), cfg.Providers).Duplicates(ctx, v)
 	if err != nil {
 		return err
@@ -72,18 +65,11 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(rest) < 3 {
 		return errors.New("usage: kgstudio merge NAME@V KEEP DROP [DROP ...]")
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	st, err := cfg.openStore(ctx)
+	st, v, err := cfg.openVersion(ctx, rest[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	v, err := versionByRef(ctx, st, rest[0])
-	if err != nil {
-		return err
-	}
 	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Merge(ctx, v, rest[1], rest[2:])
 	if err != nil {
 		return err
@@ -123,15 +109,11 @@ func cmdEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	st, err := cfg.openStore(ctx)
+	st, v, err := cfg.openVersion(ctx, rest[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	v, err := versionByRef(ctx, st, rest[0])
-	if err != nil {
-		return err
-	}
 	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Edit(ctx, v, edits)
 	if err != nil {
 		return err

@@ -40,18 +40,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("export: unknown format %q (want json, graphml, csv or cypher)", *format)
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	st, err := cfg.openStore(ctx)
+	st, v, err := cfg.openVersion(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	v, err := versionByRef(ctx, st, pos[0])
-	if err != nil {
-		return err
-	}
 	// Only JSON keeps mentions; chunk nodes are made from them.
 	g, err := st.LoadGraph(ctx, v.ID, *format == "json" || *chunks)
 	if err != nil {

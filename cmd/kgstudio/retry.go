@@ -21,19 +21,12 @@ func cmdRetry(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(rest) != 1 {
 		return errors.New("retry: name one version, NAME@V")
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	st, err := cfg.openStore(ctx)
+	st, v, err := cfg.openVersion(ctx, rest[0])
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	runner := app.New(st, cfg.logger(stderr), cfg.Providers)
-	v, err := versionByRef(ctx, st, rest[0])
-	if err != nil {
-		return err
-	}
 	nv, err := runner.Retry(ctx, v)
 	if err != nil {
 		return err
