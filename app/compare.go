@@ -70,11 +70,7 @@ type compareCall struct {
 // share one computation; a side that is queued or running is compared
 // afresh every time.
 func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
-	va, err := a.store.Version(ctx, aID)
-	if err != nil {
-		return Comparison{}, err
-	}
-	vb, err := a.store.Version(ctx, bID)
+	va, vb, err := a.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -170,15 +166,21 @@ func compareOptions(va, vb store.Version, opts diff.Options) diff.Options {
 // compareUncached loads both versions and compares them, bypassing the
 // cache.
 func (a *App) compareUncached(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
-	va, err := a.store.Version(ctx, aID)
-	if err != nil {
-		return Comparison{}, err
-	}
-	vb, err := a.store.Version(ctx, bID)
+	va, vb, err := a.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err
 	}
 	return a.compareVersions(ctx, va, vb, compareOptions(va, vb, opts))
+}
+
+// versionPair loads the two versions of a comparison.
+func (a *App) versionPair(ctx context.Context, aID, bID int) (store.Version, store.Version, error) {
+	va, err := a.store.Version(ctx, aID)
+	if err != nil {
+		return store.Version{}, store.Version{}, err
+	}
+	vb, err := a.store.Version(ctx, bID)
+	return va, vb, err
 }
 
 // compareVersions loads the graphs of two versions and diffs them with
