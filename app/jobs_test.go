@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -51,7 +52,7 @@ func newMeter(t *testing.T, latency time.Duration) *meter {
 // (and so connections) of its own, as n processes would.
 func pgApps(t *testing.T, n int, p Providers) []*App {
 	t.Helper()
-	if os.Getenv("KGSTUDIO_TEST_POSTGRES_URL") == "" {
+	if testdata.PostgresURL(t) == "" {
 		t.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the PostgreSQL tests")
 	}
 	opts := testPostgres(t)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -16,7 +18,7 @@ import (
 // fresh transaction instead of failing the run. The call cache recovers the
 // same way.
 func TestSink_WriteChunkAfterTerminatedConnections(t *testing.T) {
-	if os.Getenv("KGSTUDIO_TEST_POSTGRES_URL") == "" {
+	if testdata.PostgresURL(t) == "" {
 		t.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the PostgreSQL tests")
 	}
 	t.Parallel()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -32,7 +34,7 @@ func (b backend) open(tb testing.TB) *store.Store {
 // KGSTUDIO_TEST_POSTGRES_URL is set.
 func backends(tb testing.TB) []backend {
 	bs := []backend{{"sqlite", sqliteDB}}
-	if os.Getenv("KGSTUDIO_TEST_POSTGRES_URL") != "" {
+	if testdata.PostgresURL(tb) != "" {
 		bs = append(bs, backend{"postgres", postgresDB})
 	}
 	return bs

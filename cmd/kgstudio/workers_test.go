@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/store"
@@ -31,7 +33,7 @@ import (
 // at cleanup; it skips without KGSTUDIO_TEST_POSTGRES_URL.
 func pgDatabase(tb testing.TB) string {
 	tb.Helper()
-	admin := os.Getenv("KGSTUDIO_TEST_POSTGRES_URL")
+	admin := testdata.PostgresURL(tb)
 	if admin == "" {
 		tb.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the worker tests")
 	}

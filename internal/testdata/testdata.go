@@ -69,3 +69,16 @@ func Glob(tb testing.TB, dir, pattern string) []string {
 	}
 	return files
 }
+
+// PostgresURL is the administrator URL of the PostgreSQL server the tests
+// may use (KGSTUDIO_TEST_POSTGRES_URL), or "" when none is set: the caller
+// then skips or runs on SQLite alone. Under CI=true a missing URL fails
+// the test instead: CI always runs the PostgreSQL tests.
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("KGSTUDIO_TEST_POSTGRES_URL")
+	if u == "" && os.Getenv("CI") != "" {
+		tb.Fatal("KGSTUDIO_TEST_POSTGRES_URL is not set in CI")
+	}
+	return u
+}
