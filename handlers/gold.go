@@ -16,11 +16,11 @@ import (
 func (h *Handler) importGold(c echo.Context) error {
 	ctx := c.Request().Context()
 	format := c.FormValue("format")
-	data, err := formFile(c, "file", true)
+	_, data, err := formFile(c, "file", true)
 	if err != nil {
 		return err
 	}
-	rel, err := formFile(c, "relations", false)
+	_, rel, err := formFile(c, "relations", false)
 	if err != nil {
 		return err
 	}
@@ -44,25 +44,25 @@ func (h *Handler) importGold(c echo.Context) error {
 	return redirectFlash(c, "/compare?"+q, msg+" Started "+v.Label()+" with the nlp strategy.", false)
 }
 
-// formFile reads an uploaded file field.
-func formFile(c echo.Context, field string, required bool) ([]byte, error) {
+// formFile reads an uploaded file field: its file name and content.
+func formFile(c echo.Context, field string, required bool) (string, []byte, error) {
 	fh, err := c.FormFile(field)
 	if err != nil {
 		if required {
-			return nil, extract.Errorf(extract.KindInvalid, "choose a file to upload")
+			return "", nil, extract.Errorf(extract.KindInvalid, "choose a file to upload")
 		}
-		return nil, nil
+		return "", nil, nil
 	}
 	f, err := fh.Open()
 	if err != nil {
-		return nil, extract.Wrap(extract.KindInvalid, err, "read the upload")
+		return "", nil, extract.Wrap(extract.KindInvalid, err, "read the upload")
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, extract.Wrap(extract.KindInvalid, err, "read the upload")
+		return "", nil, extract.Wrap(extract.KindInvalid, err, "read the upload")
 	}
-	return data, nil
+	return fh.Filename, data, nil
 }
 
 func intForm(c echo.Context, name string) int {

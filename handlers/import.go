@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -16,24 +15,15 @@ import (
 // CSV export) as a new version: the page redirects to it, the API answers
 // the version's JSON with 201.
 func (h *Handler) importGraph(c echo.Context) error {
-	fh, err := c.FormFile("file")
+	fileName, data, err := formFile(c, "file", true)
 	if err != nil {
-		return extract.Errorf(extract.KindInvalid, "choose a graph file to upload")
+		return err
 	}
-	if limit := int64(h.maxUpload()); fh.Size > limit {
-		return extract.Errorf(extract.KindInvalid, "%s is %d bytes: the upload limit is %d", fh.Filename, fh.Size, limit)
-	}
-	f, err := fh.Open()
-	if err != nil {
-		return extract.Wrap(extract.KindInvalid, err, "read the upload")
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return extract.Wrap(extract.KindInvalid, err, "read the upload")
+	if limit := h.maxUpload(); len(data) > limit {
+		return extract.Errorf(extract.KindInvalid, "%s is %d bytes: the upload limit is %d", fileName, len(data), limit)
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
-	v, err := h.app.ImportGraph(c.Request().Context(), name, fh.Filename, data, c.FormValue("format"))
+	v, err := h.app.ImportGraph(c.Request().Context(), name, fileName, data, c.FormValue("format"))
 	if err != nil {
 		return err
 	}
@@ -41,5 +31,5 @@ func (h *Handler) importGraph(c echo.Context) error {
 		return c.JSON(http.StatusCreated, app.VersionJSONOf(v))
 	}
 	return redirectFlash(c, "/versions/"+itoa(v.ID),
-		fmt.Sprintf("Imported %s as %s: %d nodes, %d edges.", fh.Filename, v.Label(), v.Nodes, v.Edges), false)
+		fmt.Sprintf("Imported %s as %s: %d nodes, %d edges.", fileName, v.Label(), v.Nodes, v.Edges), false)
 }
