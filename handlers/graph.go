@@ -180,7 +180,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 			Focus:     c.QueryParam("focus"),
 			LayoutURL: h.assets.URL("js/graph-layout.js"),
 			DrawURL:   h.assets.URL("js/graph-draw.js"),
-			FA2URL:    h.assets.URL("vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js"),
+			FA2URL:    h.assets.URL("js/graph-fa2.js"),
 		},
 	}
 	for _, f := range []string{"json", "graphml", "csv", "cypher"} {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,8 +77,10 @@ type renderCase struct {
 //	go test -run '^$' -bench GraphRender -benchtime 1x ./handlers/
 //
 // Candidates: "page" is the graph page as served (a 2D canvas drawn by
-// static/js/graph.js, ForceAtlas2 in a web worker); "sigma" is sigma.js
-// 3.0.3 (WebGL) over graphology with the same worker, what LightRAG's
+// static/js/graph.js, the multilevel ForceAtlas2 of static/js/graph-fa2.js
+// in a web worker); "page-graphology" is the same page with the layout it
+// had before, graphology's ForceAtlas2 iteration at one level; "sigma" is
+// sigma.js 3.0.3 (WebGL) over graphology with that worker, what LightRAG's
 // viewer uses; "force-graph" is the view as it was (force-graph 1.52.0 on
 // a canvas, d3-force on the main thread) with its time cap removed. The
 // last two are kept in testdata/renderbench (candidate.html?candidate=NAME),
@@ -87,8 +90,10 @@ func BenchmarkGraphRender(b *testing.B) {
 		b.Skip("set KGSTUDIO_TEST_CHROME to a Chromium binary")
 	}
 	a := MustApp(b)
-	bench := httptest.NewServer(renderBenchHandler(b, a.Server.URL))
+	bench := httptest.NewServer(renderBenchHandler(b, a.Server.URL, false))
 	b.Cleanup(bench.Close)
+	before := httptest.NewServer(renderBenchHandler(b, a.Server.URL, true))
+	b.Cleanup(before.Close)
 	sizes := []struct {
 		name   string
 		nodes  int
@@ -98,17 +103,19 @@ func BenchmarkGraphRender(b *testing.B) {
 		v := a.MustGraphVersion(b, "render"+size.name, "synthetic", synthetic(size.nodes, 3*size.nodes))
 		cfg := web.GraphConfig{API: fmt.Sprintf("/api/versions/%d/graph", v.ID), NodeURL: fmt.Sprintf("/versions/%d/nodes/", v.ID),
 			EdgeURL: fmt.Sprintf("/versions/%d/edge", v.ID), Threshold: size.nodes + 1, Total: size.nodes, LoadAll: true}
+		page := fmt.Sprintf("/versions/%d/graph?all=1", v.ID)
 		candidates := []struct{ name, path string }{
-			{"page", fmt.Sprintf("/versions/%d/graph?all=1", v.ID)},
-			{"sigma", "/bench/candidate.html?candidate=sigma&config=" + url.QueryEscape(mustJSON(cfg))},
-			{"force-graph", "/bench/candidate.html?candidate=force-graph&config=" + url.QueryEscape(mustJSON(cfg))},
+			{"page", bench.URL + page},
+			{"page-graphology", before.URL + page},
+			{"sigma", bench.URL + "/bench/candidate.html?candidate=sigma&config=" + url.QueryEscape(mustJSON(cfg))},
+			{"force-graph", bench.URL + "/bench/candidate.html?candidate=force-graph&config=" + url.QueryEscape(mustJSON(cfg))},
 		}
 		for _, c := range candidates {
 			b.Run(c.name+"/"+size.name, func(b *testing.B) {
 				var sum renderCase
 				converged := 0
 				for b.Loop() {
-					r := measureRender(b, bench.URL+c.path, size.nodes, size.capped)
+					r := measureRender(b, c.path, size.nodes, size.capped)
 					sum.DrawMS += r.DrawMS
 					sum.ConvergeMS += r.ConvergeMS
 					sum.FPS += r.FPS
@@ -133,8 +140,11 @@ func BenchmarkGraphRender(b *testing.B) {
 }
 
 // renderBenchHandler serves the benchmark's candidate pages under /bench/
-// and passes everything else to the application at app.
-func renderBenchHandler(tb testing.TB, app string) http.Handler {
+// and passes everything else to the application at app. With
+// graphologyLayout, the page's layout worker and layout script are
+// answered by the worker as it was before the multilevel layout and the
+// ForceAtlas2 iteration it ran (graphology-layout-forceatlas2, vendored).
+func renderBenchHandler(tb testing.TB, app string, graphologyLayout bool) http.Handler {
 	tb.Helper()
 	target, err := url.Parse(app)
 	if err != nil {
@@ -142,8 +152,22 @@ func renderBenchHandler(tb testing.TB, app string) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/bench/", http.StripPrefix("/bench/", http.FileServer(http.Dir(filepath.Join("testdata", "renderbench")))))
-	mux.Handle("/", httputil.NewSingleHostReverseProxy(target))
-	return mux
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	mux.Handle("/", proxy)
+	if !graphologyLayout {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/js/graph-layout.js"):
+			http.ServeFile(w, r, filepath.Join("testdata", "renderbench", "layout-graphology.js"))
+		case strings.HasSuffix(r.URL.Path, "/js/graph-fa2.js"):
+			r.URL.Path = "/static/vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js"
+			proxy.ServeHTTP(w, r)
+		default:
+			mux.ServeHTTP(w, r)
+		}
+	})
 }
 
 // measureRender opens one candidate page in a fresh browser and measures it.

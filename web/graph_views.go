@@ -22,8 +22,8 @@ type GraphConfig struct {
 	LoadAll   bool   `json:"load_all"`
 	Focus     string `json:"focus,omitempty"`
 	// The layout worker (static/js/graph-layout.js), the drawing code the
-	// worker imports (static/js/graph-draw.js) and the ForceAtlas2 script it
-	// runs: asset URLs with their own content hashes.
+	// worker imports (static/js/graph-draw.js) and the layout it runs
+	// (static/js/graph-fa2.js): asset URLs with their own content hashes.
 	LayoutURL string `json:"layout_url"`
 	DrawURL   string `json:"draw_url"`
 	FA2URL    string `json:"fa2_url"`

@@ -1,6 +1,6 @@
 // kgstudio graph view: draws one extraction version on a 2D canvas, laid
-// out by ForceAtlas2 in a web worker (static/js/graph-layout.js) until the
-// layout converges. Measured against force-graph and sigma.js (WebGL) by
+// out by a multilevel ForceAtlas2 (static/js/graph-fa2.js) in a web worker
+// (static/js/graph-layout.js) until the layout converges. Measured against force-graph and sigma.js (WebGL) by
 // BenchmarkGraphRender, this draws the most frames per second and keeps
 // the main thread free. Colour by type
 // (the legend toggles types), size by degree, the names of the
@@ -95,7 +95,8 @@
     drawnAt: 0,       // performance.now() of the first frame with data
     convergedAt: 0,   // performance.now() when the layout converged
     energy: 0,        // the layout's last energy (see graph-layout.js)
-    iterations: 0,    // layout iterations run for the current data
+    iterations: 0,    // layout iterations run for the current data (the finest level)
+    coarseIterations: 0, // and on its coarser graphs
     frames: 0,        // frames drawn
     hovered: null,    // key of the node under the pointer
     labels: 0,        // names drawn in the last frame
@@ -395,8 +396,10 @@
 
   // The layout runs in a worker; each answer moves the nodes. An answer
   // for older data (drawGen) is dropped.
+  // A fresh graph is laid out from coarse to fine (multilevel); after an
+  // expansion the layout goes on from where the nodes are.
   var worker = null, settleGen = -1;
-  function layout() {
+  function layout(fresh) {
     if (!worker) {
       worker = new Worker(WORKER_URL);
       worker.onmessage = onLayout;
@@ -426,7 +429,7 @@
       }
       draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad };
     }
-    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, libURL: FA2_URL, draw: draw },
+    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, multilevel: fresh, libURL: FA2_URL, draw: draw },
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
   }
   // framesOff has the main thread draw again: the user moves the view, a
@@ -449,6 +452,7 @@
     if (m.gen !== drawGen) return;
     kg.energy = m.energy;
     kg.iterations = m.iterations;
+    kg.coarseIterations = m.coarseIterations;
     var wait = nodes.length > 3000 && !m.done ? LAYOUT_FRAME_MS - (performance.now() - lastApplied) : 0;
     if (!pending) setTimeout(function () { requestAnimationFrame(applyLayout); }, Math.max(0, wait));
     else if (pending.bitmap) pending.bitmap.close();
@@ -535,7 +539,7 @@
     follow = true;
     fitFilter = merge ? fresh : null;
     fit(0);
-    layout();
+    layout(!merge);
     if (!merge) view = what || "";
     else if (what) view = view ? view + "; " + what : what;
     lastRes = res;

@@ -1,6 +1,7 @@
 // The graph view drawn with sigma.js 3.0.3 (WebGL) over graphology, kept as
 // a candidate for BenchmarkGraphRender: the config comes from the URL, and
-// the layout worker and its library from /static (unhashed). Otherwise as
+// the layout worker as it was then (graphology's ForceAtlas2 at one level,
+// /bench/layout-graphology.js) with its library from /static (unhashed). Otherwise as
 // the page was with sigma:
 // kgstudio graph view: draws one extraction version with sigma.js (WebGL)
 // over a graphology graph, laid out by ForceAtlas2 in a web worker
@@ -26,7 +27,7 @@
   // The worker and the layout library are siblings of this script
   // (same hashed prefix).
   var here = location.origin + "/static/js/graph.js";
-  var WORKER_URL = here.replace(/js\/graph\.js(\?.*)?$/, "js/graph-layout.js");
+  var WORKER_URL = location.origin + "/bench/layout-graphology.js";
   var FA2_URL = here.replace(/js\/graph\.js(\?.*)?$/, "vendor/graphology-layout-forceatlas2-0.10.1/forceatlas2.min.js");
 
   // colorOf gives a type the same colour in every version: the common
