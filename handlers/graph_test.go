@@ -500,6 +500,11 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err != nil || n != len(res.Nodes) {
 			t.Fatalf("expanding a drawn neighbourhood changed the count to %d (%v)", n, err)
 		}
+		// Its edges are drawn already too: none twice.
+		m, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.edgeCount()`))
+		if err != nil || m != len(res.Edges) {
+			t.Fatalf("expanding a drawn neighbourhood changed the edges to %d, want %d (%v)", m, len(res.Edges), err)
+		}
 	})
 }
 

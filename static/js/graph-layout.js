@@ -7,7 +7,8 @@
 // on an OffscreenCanvas (static/js/graph-draw.js) and posts the frame, so
 // that the page's main thread only shows it.
 //
-// In:  {type: "start", gen, x, y (Float32Array), mass (Float32Array),
+// In:  {type: "load", libURL, drawURL}: load the scripts ahead of a start
+//      {type: "start", gen, x, y (Float32Array), mass (Float32Array),
 //       edges (Uint32Array of source, target index pairs), multilevel,
 //       libURL (graph-fa2.js), draw: null or {url, W, H, PR, palette,
 //       colorIndex, radius}}
@@ -28,6 +29,11 @@ self.onmessage = function (ev) {
   var m = ev.data;
   if (m.type === "stop") { run = null; return; }
   if (m.type === "frames") { if (run) run.draw = null; return; }
+  if (m.type === "load") {
+    if (typeof KgLayout === "undefined") importScripts(m.libURL);
+    if (typeof kgDrawGraph === "undefined") importScripts(m.drawURL);
+    return;
+  }
   if (m.type !== "start") return;
   if (typeof KgLayout === "undefined") importScripts(m.libURL);
   if (m.draw && typeof kgDrawGraph === "undefined") importScripts(m.draw.url);

@@ -44,7 +44,7 @@
   var byId = new Map(); // node key -> index into nodes
   var nodes = [];       // nodes from the API, in drawing order
   var links = [];       // edges from the API
-  var linkKeys = new Set();
+  var linkKeys = null;  // keys of links, made when an answer is merged
   var es = new Uint32Array(0), et = new Uint32Array(0); // edge ends, node indices
   var xs = new Float32Array(0), ys = new Float32Array(0); // positions, layout units
   var types = [];
@@ -123,7 +123,9 @@
     }
   };
 
-  function fmt(n) { return Number(n).toLocaleString("en"); }
+  // fmt writes a count with thousands separators (toLocaleString's first
+  // call costs tens of milliseconds on the main thread).
+  function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function status(text) { statusEl.textContent = text; }
   function linkKey(l) { return l.source + "\x1f" + l.label + "\x1f" + l.target; }
   function sx(x) { return (x - cam.x) * cam.k + W / 2; }
@@ -399,12 +401,17 @@
   // A fresh graph is laid out from coarse to fine (multilevel); after an
   // expansion the layout goes on from where the nodes are.
   var worker = null, settleGen = -1;
+  // startWorker starts the worker and has it load its scripts, while the
+  // graph is still being fetched.
+  function startWorker() {
+    if (worker) return;
+    worker = new Worker(WORKER_URL);
+    worker.onmessage = onLayout;
+    worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; workerPending = false; redraw(); };
+    worker.postMessage({ type: "load", libURL: FA2_URL, drawURL: DRAW_URL });
+  }
   function layout(fresh) {
-    if (!worker) {
-      worker = new Worker(WORKER_URL);
-      worker.onmessage = onLayout;
-      worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; workerPending = false; redraw(); };
-    }
+    startWorker();
     var n = nodes.length, x = xs.slice(), y = ys.slice(), mass = new Float32Array(n), edges = new Uint32Array(2 * es.length);
     for (var i = 0; i < es.length; i++) {
       edges[2 * i] = es[i];
@@ -502,7 +509,7 @@
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
     buildLegend();
-    if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = new Set(); selected = selectedLink = hovered = -1; }
+    if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = null; selected = selectedLink = hovered = -1; }
     var anchor = anchorKey !== undefined && anchorKey !== null ? byId.get(anchorKey) : undefined;
     var fresh = new Set();
     var add = res.nodes.filter(function (n) { return !byId.has(n.id); });
@@ -521,15 +528,30 @@
     res.nodes.forEach(function (n) { fresh.add(byId.get(n.id)); });
     xs = nx;
     ys = ny;
+    // One answer holds an edge once (a version identifies an edge by its
+    // source, label and target); merging an answer into the graph drops the
+    // edges it already has, by keys made the first time it is needed.
+    if (merge && !linkKeys) {
+      linkKeys = new Set();
+      links.forEach(function (l) { linkKeys.add(linkKey(l)); });
+    }
+    var m0 = links.length, ns = new Uint32Array(m0 + res.edges.length), nt = new Uint32Array(m0 + res.edges.length);
+    ns.set(es.subarray(0, m0));
+    nt.set(et.subarray(0, m0));
     res.edges.forEach(function (e) {
-      var k = linkKey(e);
-      if (linkKeys.has(k) || !byId.has(e.source) || !byId.has(e.target)) return;
-      linkKeys.add(k);
+      var s = byId.get(e.source), t = byId.get(e.target);
+      if (s === undefined || t === undefined) return;
+      if (merge) {
+        var k = linkKey(e);
+        if (linkKeys.has(k)) return;
+        linkKeys.add(k);
+      }
+      ns[links.length] = s;
+      nt[links.length] = t;
       links.push(e);
     });
-    es = new Uint32Array(links.length);
-    et = new Uint32Array(links.length);
-    links.forEach(function (l, i) { es[i] = byId.get(l.source); et[i] = byId.get(l.target); });
+    es = ns.slice(0, links.length);
+    et = nt.slice(0, links.length);
     baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     drawGen++;
@@ -696,6 +718,7 @@
   var first = {};
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
+  startWorker();
   fetchGraph(first).then(function (res) {
     var what = "";
     if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
