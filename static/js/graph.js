@@ -494,11 +494,14 @@
     settleGen = g;
   }
 
+  // fetchGraph answers the API's JSON in a task of its own after the one
+  // that parsed it, so that parsing a big answer and drawing it do not
+  // block the page as one.
   function fetchGraph(params) {
     return fetch(cfg.api + "?" + new URLSearchParams(params)).then(function (r) {
       return r.json().then(function (body) {
         if (!r.ok) throw new Error(body.error || r.statusText);
-        return body;
+        return new Promise(function (done) { setTimeout(function () { done(body); }, 0); });
       });
     });
   }
@@ -576,10 +579,13 @@
     var res = lastRes;
     if (!res) return;
     var all = nodes.length >= res.total_nodes;
-    var count = 0, edges = 0, off = [];
-    kg.nodes().forEach(function (n) { if (!hidden[n.type]) count++; });
-    for (var i = 0; i < es.length; i++) if (shown(es[i]) && shown(et[i])) edges++;
+    var count = nodes.length, edges = es.length, off = [];
     Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
+    if (off.length) {
+      count = edges = 0;
+      nodes.forEach(function (n) { if (!hidden[n.type]) count++; });
+      for (var i = 0; i < es.length; i++) if (shown(es[i]) && shown(et[i])) edges++;
+    }
     var line = "Showing " + (all && !off.length ? "all " + fmt(count) : fmt(count) + " of " + fmt(res.total_nodes)) +
       " nodes, " + fmt(edges) + " edges";
     if (res.total_nodes === 0) line = "This version has no nodes yet.";
