@@ -21,7 +21,8 @@
 "use strict";
 
 var SLICE_MS = 40;  // iterate this long before posting positions
-var FRAME_MS = 150; // while drawing, post a frame at most this often
+var FRAME_MS = 150; // while drawing, post a frame at most this often,
+var DRAW_SHARE = 5; // and after DRAW_SHARE times the last frame's drawing time
 
 var run = null; // the layout in progress
 
@@ -59,9 +60,10 @@ function step() {
   var L = r.layout, t0 = performance.now();
   do L.step();
   while (!L.done && performance.now() - t0 < SLICE_MS);
-  // Drawing a big graph costs as much as many iterations: draw a frame
-  // only as often as the page shows one (every iteration's work counts).
-  if (r.draw && !L.done && r.posted && performance.now() - r.posted < FRAME_MS) {
+  // Drawing a big graph costs as much as several iterations: draw a frame
+  // only as often as the page shows one, and never spend more than a
+  // DRAW_SHARE-th of the time drawing (a busy processor draws less often).
+  if (r.draw && !L.done && r.posted && performance.now() - r.posted < Math.max(FRAME_MS, DRAW_SHARE * r.drawMS)) {
     setTimeout(step, 0);
     return;
   }
@@ -71,7 +73,9 @@ function step() {
   var msg = { type: "tick", gen: r.gen, xy: xy, iterations: L.iterations, coarseIterations: L.coarseIterations,
     energy: L.energy, converged: L.converged, done: L.done }, transfer = [xy.buffer];
   if (r.draw) {
+    var d0 = performance.now();
     msg.cam = drawFrame(r, xy);
+    r.drawMS = performance.now() - d0;
     if (msg.cam) {
       msg.bitmap = r.canvas.transferToImageBitmap();
       transfer.push(msg.bitmap);
