@@ -681,3 +681,66 @@ func TestCompare_RenameKeepsKey(t *testing.T) {
 		t.Errorf("rename and retype: %+v", res.Nodes)
 	}
 }
+
+// TestCompare_UndirectedEdges: an edge marked undirected (as a GraphML
+// import reads directed="false") matches its reverse, on either side, in
+// the result and the union; unmarked edges keep their direction.
+func TestCompare_UndirectedEdges(t *testing.T) {
+	t.Parallel()
+	nodes := []extract.Node{node("Scrooge", "Person", ""), node("Marley", "Person", ""), node("Fred", "Person", "")}
+	undirected := func(e extract.Edge) extract.Edge {
+		e.Properties = map[string]any{extract.DirectedProperty: false}
+		return e
+	}
+	for _, c := range []struct {
+		name                     string
+		a, b                     []extract.Edge
+		added, removed, changed  int
+		unionEdges, unionChanged int
+	}{
+		{"BothUndirectedReversed",
+			[]extract.Edge{undirected(edge("Scrooge", "partner of", "Marley")), edge("Fred", "nephew of", "Scrooge")},
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge")), edge("Fred", "nephew of", "Scrooge")},
+			0, 0, 0, 2, 0},
+		{"UndirectedAfterDirected",
+			[]extract.Edge{edge("Scrooge", "partner of", "Marley")},
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			0, 0, 1, 1, 1},
+		{"DirectedAfterUndirected",
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			[]extract.Edge{edge("Scrooge", "partner of", "Marley")},
+			0, 0, 1, 1, 1},
+		{"OtherLabelStaysApart",
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			[]extract.Edge{edge("Scrooge", "friend of", "Marley")},
+			1, 1, 0, 2, 0},
+		{"DirectedReversedStaysApart",
+			[]extract.Edge{edge("Fred", "nephew of", "Scrooge")},
+			[]extract.Edge{edge("Scrooge", "nephew of", "Fred")},
+			1, 1, 0, 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := extract.Graph{Nodes: nodes, Edges: c.a}
+			b := extract.Graph{Nodes: nodes, Edges: c.b}
+			res := Compare(a, b, Options{})
+			if got := [3]int{len(res.Edges.Added), len(res.Edges.Removed), len(res.Edges.Changed)}; got != [3]int{c.added, c.removed, c.changed} {
+				t.Fatalf("edges added, removed, changed = %v, want %v: %+v", got, [3]int{c.added, c.removed, c.changed}, res.Edges)
+			}
+			for _, ch := range res.Edges.Changed {
+				if !slices.Equal(ch.Fields, []string{"properties"}) {
+					t.Errorf("changed edge fields %v, want [properties] (the directed mark)", ch.Fields)
+				}
+			}
+			u := NewUnion(a, b, res, Options{})
+			changed := 0
+			for _, e := range u.Edges {
+				if e.Status == StatusChanged {
+					changed++
+				}
+			}
+			if len(u.Edges) != c.unionEdges || changed != c.unionChanged {
+				t.Errorf("union: %d edges, %d changed; want %d, %d", len(u.Edges), changed, c.unionEdges, c.unionChanged)
+			}
+		})
+	}
+}

@@ -16,6 +16,10 @@ type identity struct {
 	// off when one side is a reference, whose scoring matches by name.
 	renames bool
 	labels  map[string]string
+	// pairs holds the identities, ends ordered, of the edges marked
+	// undirected (see markUndirected); edges with one of them match
+	// either way round.
+	pairs map[string]bool
 }
 
 func newIdentity(opts Options) identity {
@@ -112,7 +116,38 @@ func (id identity) edge(keys map[string]string, source, label, target string) (e
 	} else {
 		label = id.label(label)
 	}
+	if len(id.pairs) > 0 && tgt < src && id.pairs[tgt+"\x1e"+label+"\x1e"+src] {
+		src, tgt = tgt, src
+	}
 	return src + "\x1e" + label + "\x1e" + tgt, src, tgt
+}
+
+// markUndirected records the edges of g marked undirected (see
+// extract.Edge.Undirected), whose node keys map to identities in keys, so
+// that edge names them and every edge with their ends and label with its
+// ends ordered, as Compare matches them. Off when every edge is
+// undirected anyway.
+func (id *identity) markUndirected(g *extract.Graph, keys map[string]string) {
+	if id.undirected {
+		return
+	}
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		if !e.Undirected() {
+			continue
+		}
+		src, tgt, label := id.endpoint(keys, e.Source), id.endpoint(keys, e.Target), ""
+		if !id.ignoreLabels {
+			label = id.label(e.Label)
+		}
+		if tgt < src {
+			src, tgt = tgt, src
+		}
+		if id.pairs == nil {
+			id.pairs = map[string]bool{}
+		}
+		id.pairs[src+"\x1e"+label+"\x1e"+tgt] = true
+	}
 }
 
 // label normalises an edge label, memoised: labels repeat a lot.

@@ -204,6 +204,14 @@ func TestNewUnion_AgreesWithCompare(t *testing.T) {
 	for i := range 300 {
 		a := uniqueKeys(randomGraph(rng, rng.IntN(8), rng.IntN(12)))
 		b := uniqueKeys(randomGraph(rng, rng.IntN(8), rng.IntN(12)))
+		// Some edges are marked undirected, as GraphML imports them.
+		for _, g := range []extract.Graph{a, b} {
+			for k := range g.Edges {
+				if rng.IntN(4) == 0 {
+					g.Edges[k].Properties = map[string]any{extract.DirectedProperty: false}
+				}
+			}
+		}
 		opts := Options{IgnoreType: rng.IntN(2) == 0, Undirected: rng.IntN(2) == 0,
 			IgnoreLabels: rng.IntN(2) == 0, Reference: rng.IntN(3)}
 		t.Run(fmt.Sprintf("Case%03d", i), func(t *testing.T) {
