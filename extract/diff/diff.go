@@ -8,7 +8,10 @@
 //   - A node is identified by extract.NormalizeName of its Name, plus its
 //     type (case-folded) unless Options.IgnoreType is set. When one graph
 //     holds several nodes with the same identity, the first one counts and
-//     the others are reported in Summary as duplicates.
+//     the others are reported in Summary as duplicates. Without a
+//     reference side, a node of b that kept the key of a node of a and
+//     changed only its name, or only its type, as an edit does, is that
+//     node changed, provided its new identity is not on the other side.
 //   - An edge is identified by (source, label, target) where source and
 //     target are the identities of its endpoint nodes (resolved through the
 //     node keys of its own graph; an endpoint key that names no node is
@@ -115,7 +118,9 @@ type NodeChange struct {
 	// Fields lists what changed, among "name", "type", "description" and
 	// "properties", in that order.
 	Fields []string `json:"fields"`
-	// TypeA and TypeB are the two types; they differ only with IgnoreType.
+	// TypeA and TypeB are the two types; they differ with IgnoreType, or
+	// for a node retyped by an edit (same key and name; see the package
+	// comment).
 	TypeA string `json:"type_a"`
 	TypeB string `json:"type_b"`
 	// NameA and NameB are the two surface names (equal after normalisation).
@@ -349,7 +354,7 @@ func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
 				labelNum[e.Label] = l
 			}
 			s.label[i] = l
-			if !ident.undirected && e.Undirected() {
+			if !ident.undirected && len(e.Properties) > 0 && e.Undirected() {
 				if pairs == nil {
 					pairs = map[edgeKey]bool{}
 				}

@@ -76,7 +76,9 @@ func TestCompare(t *testing.T) {
 			want: [6]int{1, 1, 0, 1, 1, 0},
 		},
 		{
-			name: "TypeChangeIsAddRemove",
+			// Same key and name, another type: the node retyped, its
+			// edges still matched.
+			name: "TypeChangeKeepsKey",
 			a:    base,
 			b: extract.Graph{
 				Nodes: []extract.Node{
@@ -86,7 +88,25 @@ func TestCompare(t *testing.T) {
 				},
 				Edges: base.Edges,
 			},
-			// The born-in edge's endpoint identity changes with the type.
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"type"},
+		},
+		{
+			name: "TypeChangeIsAddRemove",
+			a:    base,
+			b: extract.Graph{
+				Nodes: []extract.Node{
+					node("Ada Lovelace", "Person", "A mathematician."),
+					{Key: "london-city", Name: "London", Type: "City", Description: "A city."},
+					node("Analytical Engine", "Artifact", ""),
+				},
+				Edges: []extract.Edge{
+					{Source: extract.NodeKey("Ada Lovelace"), Label: "born in", Target: "london-city", Weight: 1},
+					base.Edges[1],
+				},
+			},
+			// Under another key, the born-in edge's endpoint identity
+			// changes with the type.
 			want: [6]int{1, 1, 0, 1, 1, 0},
 		},
 		{
@@ -679,6 +699,55 @@ func TestCompare_RenameKeepsKey(t *testing.T) {
 	d := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Ebenezer", Type: "Place"}, {Key: "marley", Name: "Marley", Type: "Person"}}}
 	if res := Compare(a, d, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Added) != 1 {
 		t.Errorf("rename and retype: %+v", res.Nodes)
+	}
+}
+
+// TestCompare_RetypeKeepsKey: a node retyped by an edit (same key, same
+// name, another type) is one changed node whose edges stay matched, in
+// the result and the union; with a reference side types decide as before,
+// and so they do when the new type's node is on the other side.
+func TestCompare_RetypeKeepsKey(t *testing.T) {
+	t.Parallel()
+	a := extract.Graph{
+		Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}, {Key: "london", Name: "London", Type: "Person"}},
+		Edges: []extract.Edge{{Source: "scrooge", Label: "lives in", Target: "london", Weight: 1}},
+	}
+	b := extract.Graph{
+		Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}, {Key: "london", Name: "london", Type: "Location"}},
+		Edges: []extract.Edge{{Source: "scrooge", Label: "lives in", Target: "london", Weight: 1}},
+	}
+	res := Compare(a, b, Options{})
+	if len(res.Nodes.Added)+len(res.Nodes.Removed) != 0 || len(res.Nodes.Changed) != 1 {
+		t.Fatalf("retype: %+v", res.Nodes)
+	}
+	c := res.Nodes.Changed[0]
+	if !slices.Equal(c.Fields, []string{"name", "type"}) || c.TypeA != "Person" || c.TypeB != "Location" || c.KeyA != "london" || c.KeyB != "london" {
+		t.Errorf("retyped node: %+v", c)
+	}
+	if len(res.Edges.Added)+len(res.Edges.Removed)+len(res.Edges.Changed) != 0 || res.Summary.Edges.Unchanged != 1 {
+		t.Errorf("the retyped node's edge: %+v", res.Edges)
+	}
+	if tc := res.Summary.NodeTypes["Location"]; tc.Before != 0 || tc.After != 1 {
+		t.Errorf("type counts: %+v", res.Summary.NodeTypes)
+	}
+	u := NewUnion(a, b, res, Options{})
+	if len(u.Nodes) != 2 || len(u.Edges) != 1 || u.Edges[0].Status != StatusUnchanged {
+		t.Fatalf("union: %+v", u)
+	}
+	for _, n := range u.Nodes {
+		if n.Type == "Location" && (n.Status != StatusChanged || !slices.Equal(n.Fields, []string{"name", "type"})) {
+			t.Errorf("retyped node in the union: %+v", n)
+		}
+	}
+	// Gold scoring matches by name and type.
+	if res := Compare(a, b, Options{Reference: RefA}); len(res.Nodes.Added) != 1 || len(res.Nodes.Removed) != 1 {
+		t.Errorf("with a reference, types decide: %+v", res.Nodes)
+	}
+	// Retyped to the type of a node b also has under another key: no
+	// adoption.
+	d := extract.Graph{Nodes: append(slices.Clone(b.Nodes), extract.Node{Key: "london-2", Name: "London", Type: "Person"})}
+	if res := Compare(a, d, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Added) != 1 {
+		t.Errorf("retype onto another node's identity: %+v", res.Nodes)
 	}
 }
 

@@ -28,12 +28,13 @@ func newIdentity(opts Options) identity {
 }
 
 // adoptRenames gives a node of b the identity of the node of a with the
-// same key when the two differ by name only and neither name is found on
-// the other side: a rename that kept the key, as an edit makes, is then
-// one changed node (and its edges stay matched) rather than a node
-// removed and another added. Nodes of separate runs have keys made from
-// their names, so this touches curated versions only. idb is changed in
-// place.
+// same key when the two differ by name only or by type only, and neither
+// identity is found on the other side: a rename or a retype that kept the
+// key, as an edit makes, is then one changed node (and its edges stay
+// matched) rather than a node removed and another added. A node renamed
+// and retyped at once stays two. Nodes of separate runs have keys made
+// from their names, so this touches curated versions only. idb is changed
+// in place.
 func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	if !ident.renames {
 		return
@@ -63,17 +64,42 @@ func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	for _, id := range idb {
 		inB[id] = true
 	}
+	// Nodes of b repeating a key with the same identity follow the first.
+	var adopted map[string]string
 	for _, j := range cand {
 		i := atA[b.Nodes[j].Key]
+		was := b.Nodes[j].Key + "\x00" + idb[j]
+		if id, ok := adopted[was]; ok {
+			idb[j] = id
+			continue
+		}
 		if inA[idb[j]] || inB[ida[i]] {
 			continue
 		}
-		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) {
-			continue
+		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) &&
+			!sameName(&a.Nodes[i], &b.Nodes[j]) {
+			continue // renamed and retyped
 		}
+		if adopted == nil {
+			adopted = map[string]string{}
+		}
+		adopted[was] = ida[i]
 		idb[j] = ida[i]
 		inB[ida[i]] = true
 	}
+}
+
+// sameName reports whether two nodes have the same normalised name (their
+// keys standing in for a missing name), as node identities compare them.
+func sameName(a, b *extract.Node) bool {
+	na, nb := a.Name, b.Name
+	if extract.NormalizeName(na) == "" {
+		na = a.Key
+	}
+	if extract.NormalizeName(nb) == "" {
+		nb = b.Key
+	}
+	return extract.NormalizeName(na) == extract.NormalizeName(nb)
 }
 
 // node is the identity of a node: its normalised name (its key when it has

@@ -113,8 +113,14 @@ func TestNewUnion_Options(t *testing.T) {
 		fields []string
 	}{
 		{
-			name: "TypeTellsNodesApart", a: typed("Person"), b: typed("Writer"),
+			name: "TypeTellsNodesApart", a: typed("Person"),
+			b:     extract.Graph{Nodes: []extract.Node{{Key: "ada-writer", Name: "Ada", Type: "Writer"}}},
 			nodes: map[string]string{"Ada/Person": StatusRemoved, "Ada/Writer": StatusAdded}, edges: map[string]string{},
+		},
+		{
+			// A retype keeps the key: one changed node.
+			name: "RetypeKeepsKey", a: typed("Person"), b: typed("Writer"),
+			nodes: map[string]string{"Ada/Writer": StatusChanged}, edges: map[string]string{}, fields: []string{"type"},
 		},
 		{
 			name: "IgnoreType", a: typed("Person"), b: typed("Writer"), opts: Options{IgnoreType: true},
