@@ -33,8 +33,9 @@ func newIdentity(opts Options) identity {
 // key, as an edit makes, is then one changed node (and its edges stay
 // matched) rather than a node removed and another added. A node renamed
 // and retyped at once stays two. Nodes of separate runs have keys made
-// from their names, so this touches curated versions only. idb is changed
-// in place.
+// from their names, so a rename pairs curated versions only, while a name
+// that two runs type differently pairs as one node whose type changed.
+// idb is changed in place.
 func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	if !ident.renames {
 		return
