@@ -297,7 +297,7 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 			return nil, extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", h.name)
 		}
 		if err != nil {
-			return nil, extract.Errorf(extract.KindInvalid, "%s line 1: %v", h.name, csvProblem(err))
+			return nil, csvError(h.name, err)
 		}
 		for _, c := range rec {
 			h.cols = append(h.cols, parseColumn(c))
@@ -305,11 +305,7 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 		switch _, err := r.Read(); {
 		case err == io.EOF:
 		case err != nil:
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, extract.Errorf(extract.KindInvalid, "%s line %d: %v", h.name, pe.Line, pe.Err)
-			}
-			return nil, extract.Wrap(extract.KindInvalid, err, "%s", h.name)
+			return nil, csvError(h.name, err)
 		default:
 			line, _ := r.FieldPos(0)
 			return nil, extract.Errorf(extract.KindInvalid, "%s line %d: a header file holds the header line only; the rows go in %s.csv (or parts like %s-part1.csv)",
@@ -320,11 +316,11 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 	}
 	out := make([]csvPart, 0, len(files))
 	for i, f := range files {
-		name := strings.ReplaceAll(f.Name, "\\", "/")
-		stem := strings.TrimSuffix(name, path.Ext(name))
 		if isHeader[i] {
 			continue
 		}
+		name := strings.ReplaceAll(f.Name, "\\", "/")
+		stem := strings.TrimSuffix(name, path.Ext(name))
 		var best *header
 		for _, h := range headers {
 			rest, ok := strings.CutPrefix(stem, h.prefix)
@@ -363,13 +359,14 @@ func sameHeader(rec []string, cols []csvColumn) bool {
 	return true
 }
 
-// csvProblem is the message of a CSV read error.
-func csvProblem(err error) error {
+// csvError is a CSV read error of the named file, with its line when the
+// reader knows it.
+func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return pe.Err
+		return extract.Errorf(extract.KindInvalid, "%s line %d: %v", name, pe.Line, pe.Err)
 	}
-	return err
+	return extract.Wrap(extract.KindInvalid, err, "%s", name)
 }
 
 func hasType(cols []csvColumn, typ string) bool {
