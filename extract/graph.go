@@ -79,6 +79,27 @@ type Edge struct {
 	Mentions    []Mention      `json:"mentions,omitempty"`
 }
 
+// DirectedProperty is the edge property that marks an undirected edge:
+// false (as GraphML's directed="false" or edgedefault="undirected" is
+// read). An edge keeps a source and a target either way; without the
+// property, or with any other value, it is directed.
+const DirectedProperty = "directed"
+
+// Undirected reports whether the edge is marked undirected: its
+// DirectedProperty is false (the boolean, or the text "false").
+func (e *Edge) Undirected() bool {
+	if len(e.Properties) == 0 {
+		return false
+	}
+	switch v := e.Properties[DirectedProperty].(type) {
+	case bool:
+		return !v
+	case string:
+		return strings.EqualFold(strings.TrimSpace(v), "false")
+	}
+	return false
+}
+
 // Key returns the edge's identity within a version.
 func (e Edge) Key() string { return EdgeKey(e.Source, e.Label, e.Target) }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -454,11 +455,17 @@ func lineViews(segs []diff.Segment) []web.CompareLine {
 	return out
 }
 
-// nodeItems turns the union's nodes into table rows.
+// nodeItems turns the union's nodes into table rows; a changed type says
+// what it was and what it became.
 func nodeItems(u diff.Union) []web.CompareItem {
 	out := make([]web.CompareItem, len(u.Nodes))
 	for i, n := range u.Nodes {
-		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(n.Fields, ", ")}
+		fields := n.Fields
+		if k := slices.Index(fields, "type"); k >= 0 && n.A != nil && n.B != nil {
+			fields = slices.Clone(fields)
+			fields[k] = "type " + n.A.Type + " → " + n.B.Type
+		}
+		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(fields, ", ")}
 	}
 	return sortItems(out)
 }

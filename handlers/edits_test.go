@@ -44,7 +44,8 @@ func TestEdits_API(t *testing.T) {
 	body := `[{"op":"rename","key":"scrooge","name":"Ebenezer Scrooge"},
 		{"op":"delete_edge","source":"scrooge","label":"lives in","target":"london"},
 		{"op":"add_edge","source":"marley","label":"haunts","target":"scrooge"},
-		{"op":"set_props","key":"london","properties":{"population":1000000}}]`
+		{"op":"set_props","key":"london","properties":{"population":1000000}},
+		{"op":"retype","key":"marley","type":"ghost"}]`
 	resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/edits", a.Server.URL, v.ID), "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestEdits_API(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&nv); err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("status %d, %v", resp.StatusCode, err)
 	}
-	if nv.Version != 2 || nv.ParentID != v.ID || nv.Status != "done" || nv.Nodes != 3 || nv.Edges != 2 || len(nv.Edits) != 4 ||
+	if nv.Version != 2 || nv.ParentID != v.ID || nv.Status != "done" || nv.Nodes != 3 || nv.Edges != 2 || len(nv.Edits) != 5 ||
 		!reflect.DeepEqual(nv.Edits[0], curate.Edit{Op: "rename", Key: "scrooge", Name: "Ebenezer Scrooge"}) {
 		t.Errorf("new version %+v", nv)
 	}
@@ -78,8 +79,9 @@ func TestEdits_API(t *testing.T) {
 		t.Errorf("edited graph %+v", g)
 	}
 
-	// Compare shows the rename as a changed node (the key was kept), the
-	// removed and the added edge, and the changed property.
+	// Compare shows the rename and the retype as changed nodes (the keys
+	// were kept, and the edges at them stay matched), the removed and the
+	// added edge, and the changed property.
 	var cmp struct {
 		Nodes struct {
 			Added, Removed []struct{ Name string }
@@ -92,18 +94,24 @@ func TestEdits_API(t *testing.T) {
 		Edges struct{ Added, Removed []struct{ Label string } }
 	}
 	a.MustGetJSON(t, fmt.Sprintf("/api/compare?a=%d&b=%d", v.ID, nv.ID), http.StatusOK, &cmp)
-	renamed := false
+	renamed, retyped := false, false
 	for _, c := range cmp.Nodes.Changed {
 		renamed = renamed || c.NameA == "Scrooge" && c.NameB == "Ebenezer Scrooge" && slices.Contains(c.Fields, "name")
+		retyped = retyped || c.NameB == "Marley" && slices.Equal(c.Fields, []string{"type"})
 	}
-	if len(cmp.Nodes.Added)+len(cmp.Nodes.Removed) != 0 || len(cmp.Nodes.Changed) != 2 || !renamed ||
+	if len(cmp.Nodes.Added)+len(cmp.Nodes.Removed) != 0 || len(cmp.Nodes.Changed) != 3 || !renamed || !retyped ||
 		len(cmp.Edges.Added) != 1 || len(cmp.Edges.Removed) != 1 {
 		t.Errorf("compare %+v", cmp)
+	}
+	// The compare page's table says what the type was and became.
+	_, cmpPage := a.Get(t, fmt.Sprintf("/compare?a=%d&b=%d", v.ID, nv.ID))
+	if !strings.Contains(cmpPage.Find(`tr.item[data-status="changed"]`).Text(), "type person → ghost") {
+		t.Errorf("compare page rows: %q", cmpPage.Find(`tr.item`).Text())
 	}
 
 	// The version page lists the edit log.
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d", nv.ID))
-	if log := page.Find(`[data-testid="edit-log"] li`); log.Length() != 4 || !strings.Contains(log.First().Text(), `rename scrooge to "Ebenezer Scrooge"`) {
+	if log := page.Find(`[data-testid="edit-log"] li`); log.Length() != 5 || !strings.Contains(log.First().Text(), `rename scrooge to "Ebenezer Scrooge"`) {
 		t.Errorf("edit log on the page: %q", page.Find(`[data-testid="edit-log"]`).Text())
 	}
 

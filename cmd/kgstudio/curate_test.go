@@ -124,6 +124,25 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	if out := mustCLI(t, data, "version", "show", "m@4"); !strings.Contains(out, `edit 1:    retype jacob marley to "ghost"`) {
 		t.Errorf("version show text lacks the edit log: %s", out)
 	}
+	// Compare shows the retype as one changed node, its edges matched.
+	var retyped struct {
+		Nodes struct {
+			Added, Removed []any
+			Changed        []struct {
+				KeyA   string   `json:"key_a"`
+				Fields []string `json:"fields"`
+				TypeB  string   `json:"type_b"`
+			}
+		} `json:"nodes"`
+		Edges struct{ Added, Removed, Changed []any } `json:"edges"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "compare", "m@3", "m@4", "--json")), &retyped); err != nil {
+		t.Fatal(err)
+	}
+	if n, e := retyped.Nodes, retyped.Edges; len(n.Added)+len(n.Removed) != 0 || len(n.Changed) != 1 || n.Changed[0].KeyA != "jacob marley" ||
+		strings.Join(n.Changed[0].Fields, ",") != "type" || n.Changed[0].TypeB != "ghost" || len(e.Added)+len(e.Removed)+len(e.Changed) != 0 {
+		t.Errorf("compare m@3 m@4 after a retype: %+v", retyped)
+	}
 	if _, err := runCLI(t, data, "edit", "m@3", writeFile(t, "bad.json", `[{"op":"retype","key":"nobody","type":"x"}]`)); err == nil || !strings.Contains(err.Error(), `no node with key "nobody"`) {
 		t.Errorf("a bad edit: %v", err)
 	}

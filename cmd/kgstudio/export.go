@@ -16,11 +16,13 @@ import (
 // cmdExport writes a version's graph as JSON, GraphML, neo4j-admin CSV or
 // a Cypher script: to stdout, or to --out. CSV writes nodes.csv and
 // edges.csv into the --out folder, or into a zip when --out ends in .zip.
+// An existing non-empty --out (file or folder) is refused unless --force.
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("export", stderr)
 	format := fs.String("format", "json", "json, graphml, csv or cypher")
 	out := fs.String("out", "", "output file (for csv a folder or a .zip file); default stdout")
 	chunks := fs.Bool("chunks", false, "add KAG's chunk nodes with a source edge from every node to its chunks")
+	force := fs.Bool("force", false, "overwrite an existing non-empty --out file or folder (default: refuse)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -39,6 +41,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	default:
 		return fmt.Errorf("export: unknown format %q (want json, graphml, csv or cypher)", *format)
+	}
+	if *out != "" && !*force {
+		if err := refuseOverwrite(*out); err != nil {
+			return err
+		}
 	}
 	st, v, err := cfg.openVersion(ctx, pos[0])
 	if err != nil {
@@ -73,6 +80,26 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return export.Write(stdout, *format, g)
 	}
 	return writeExportFile(*out, *format, g)
+}
+
+// refuseOverwrite is an error when path is a non-empty file or a folder
+// holding anything, so an export never replaces earlier work unasked.
+func refuseOverwrite(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil // absent (or unreadable: creating it will say why)
+	}
+	if info.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil || len(entries) == 0 {
+			return nil
+		}
+		return extract.Errorf(extract.KindConflict, "export: the folder %s is not empty (it holds %s): give another --out, or --force to overwrite", path, entries[0].Name())
+	}
+	if info.Size() == 0 {
+		return nil
+	}
+	return extract.Errorf(extract.KindConflict, "export: %s exists (%d bytes): give another --out, or --force to overwrite it", path, info.Size())
 }
 
 // writeExportFile writes one export to a new or truncated file.

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +129,78 @@ func TestExport_CLI(t *testing.T) {
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("%s was created: %v", path, err)
 		}
+	})
+	t.Run("RefusesToOverwrite", func(t *testing.T) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "g.json")
+		if err := os.WriteFile(file, []byte("earlier work"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		folder := filepath.Join(dir, "neo4j")
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, "nodes.csv"), []byte("earlier work"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		zipFile := filepath.Join(dir, "g.zip")
+		if err := os.WriteFile(zipFile, []byte("earlier work"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ name, format, out string }{
+			{"File", "json", file},
+			{"Folder", "csv", folder},
+			{"Zip", "csv", zipFile},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				kept := func() string {
+					p := tc.out
+					if tc.out == folder {
+						p = filepath.Join(folder, "nodes.csv")
+					}
+					b, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return string(b)
+				}
+				_, _, err := cli(t, "export", "people@1", "--format", tc.format, "--out", tc.out, "--data", data)
+				if err == nil || !strings.Contains(err.Error(), "--force") {
+					t.Fatalf("err = %v, want a refusal naming --force", err)
+				}
+				if got := kept(); got != "earlier work" {
+					t.Fatalf("the refused export changed %s: %.40q", tc.out, got)
+				}
+				if _, stderr, err := cli(t, "export", "people@1", "--format", tc.format, "--out", tc.out, "--force", "--data", data); err != nil {
+					t.Fatalf("--force: %v\n%s", err, stderr)
+				}
+				if got := kept(); got == "earlier work" {
+					t.Fatalf("--force left %s as it was", tc.out)
+				}
+			})
+		}
+		t.Run("EmptyTargets", func(t *testing.T) {
+			empty := filepath.Join(dir, "empty")
+			if err := os.MkdirAll(empty, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if _, stderr, err := cli(t, "export", "people@1", "--format", "csv", "--out", empty, "--data", data); err != nil {
+				t.Fatalf("an empty folder is refused: %v\n%s", err, stderr)
+			}
+			emptyFile := filepath.Join(dir, "empty.graphml")
+			if err := os.WriteFile(emptyFile, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, stderr, err := cli(t, "export", "people@1", "--format", "graphml", "--out", emptyFile, "--data", data); err != nil {
+				t.Fatalf("an empty file is refused: %v\n%s", err, stderr)
+			}
+		})
+		t.Run("Help", func(t *testing.T) {
+			_, stderr, err := cli(t, "export", "-h")
+			if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "-force") {
+				t.Fatalf("-h: %v, does not list --force:\n%s", err, stderr)
+			}
+		})
 	})
 	t.Run("Errors", func(t *testing.T) {
 		for name, args := range map[string][]string{

@@ -8,13 +8,19 @@
 //   - A node is identified by extract.NormalizeName of its Name, plus its
 //     type (case-folded) unless Options.IgnoreType is set. When one graph
 //     holds several nodes with the same identity, the first one counts and
-//     the others are reported in Summary as duplicates.
+//     the others are reported in Summary as duplicates. Without a
+//     reference side, a node of b that kept the key of a node of a and
+//     changed only its name, or only its type, as an edit does, is that
+//     node changed, provided its new identity is not on the other side.
 //   - An edge is identified by (source, label, target) where source and
 //     target are the identities of its endpoint nodes (resolved through the
 //     node keys of its own graph; an endpoint key that names no node is
 //     normalised as a name with an empty type) and the label is normalised
 //     with extract.NormalizeName. With Options.Undirected the two endpoints
-//     are ordered, so A-r-B and B-r-A are the same edge. With
+//     are ordered, so A-r-B and B-r-A are the same edge. Without it, an
+//     edge marked undirected (extract.Edge.Undirected, as GraphML's
+//     directed="false" is read) is matched so, and so is any edge of
+//     either side with its ends and label. With
 //     Options.IgnoreLabels the label is left out: an edge is its pair of
 //     endpoints, and several edges between the same endpoints count once.
 //   - Without a reference every field difference makes an item "changed".
@@ -112,7 +118,9 @@ type NodeChange struct {
 	// Fields lists what changed, among "name", "type", "description" and
 	// "properties", in that order.
 	Fields []string `json:"fields"`
-	// TypeA and TypeB are the two types; they differ only with IgnoreType.
+	// TypeA and TypeB are the two types; they differ with IgnoreType, or
+	// for a node retyped by an edit (same key and name; see the package
+	// comment).
 	TypeA string `json:"type_a"`
 	TypeB string `json:"type_b"`
 	// NameA and NameB are the two surface names (equal after normalisation).
@@ -290,6 +298,7 @@ func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
 	adoptRenames(a, b, ida, idb, ident)
 	in := newInterner(len(a.Nodes) + len(b.Nodes))
 	labels := newInterner(16)
+	var pairs map[edgeKey]bool // ends of edges marked undirected, ordered
 	for _, x := range []struct {
 		g   *extract.Graph
 		ids []string
@@ -345,6 +354,25 @@ func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
 				labelNum[e.Label] = l
 			}
 			s.label[i] = l
+			if !ident.undirected && len(e.Properties) > 0 && e.Undirected() {
+				if pairs == nil {
+					pairs = map[edgeKey]bool{}
+				}
+				pairs[unordered(src, pairLabel(l, ident), tgt)] = true
+			}
+		}
+	}
+	// Edges marked undirected match either way round, and so does an
+	// edge of either side between the same ends with the same label: an
+	// undirected edge read back (in whatever order a tool wrote it) is
+	// the same edge.
+	if len(pairs) > 0 {
+		for _, s := range []*side{&sa, &sb} {
+			for i := range s.src {
+				if k := unordered(s.src[i], pairLabel(s.label[i], ident), s.tgt[i]); pairs[k] {
+					s.src[i], s.tgt[i] = k.src, k.tgt
+				}
+			}
 		}
 	}
 	// The node tables, now that every identity has its number.
@@ -355,6 +383,23 @@ func numberSides(a, b *extract.Graph, ident identity) (sa, sb side) {
 		}
 	}
 	return sa, sb
+}
+
+// unordered is the identity of an edge with its ends in number order.
+func unordered(src, label, tgt int32) edgeKey {
+	if tgt < src {
+		src, tgt = tgt, src
+	}
+	return edgeKey{src: src, label: label, tgt: tgt}
+}
+
+// pairLabel is the label number an undirected pair is recorded with: none
+// when labels are ignored.
+func pairLabel(l int32, ident identity) int32 {
+	if ident.ignoreLabels {
+		return -1
+	}
+	return l
 }
 
 // nodeIdentities names each node of g by ident.

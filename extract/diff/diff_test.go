@@ -34,6 +34,15 @@ func TestCompare(t *testing.T) {
 			edge("Ada Lovelace", "wrote about", "Analytical Engine"),
 		},
 	}
+	// London retyped, its key kept.
+	retyped := extract.Graph{
+		Nodes: []extract.Node{
+			node("Ada Lovelace", "Person", "A mathematician."),
+			node("London", "City", "A city."),
+			node("Analytical Engine", "Artifact", ""),
+		},
+		Edges: base.Edges,
+	}
 	tests := []struct {
 		name string
 		a, b extract.Graph
@@ -76,30 +85,36 @@ func TestCompare(t *testing.T) {
 			want: [6]int{1, 1, 0, 1, 1, 0},
 		},
 		{
+			// Same key and name, another type: the node retyped, its
+			// edges still matched.
+			name:       "TypeChangeKeepsKey",
+			a:          base,
+			b:          retyped,
+			want:       [6]int{0, 0, 1, 0, 0, 0},
+			nodeFields: []string{"type"},
+		},
+		{
 			name: "TypeChangeIsAddRemove",
 			a:    base,
 			b: extract.Graph{
 				Nodes: []extract.Node{
 					node("Ada Lovelace", "Person", "A mathematician."),
-					node("London", "City", "A city."),
+					{Key: "london-city", Name: "London", Type: "City", Description: "A city."},
 					node("Analytical Engine", "Artifact", ""),
 				},
-				Edges: base.Edges,
+				Edges: []extract.Edge{
+					{Source: extract.NodeKey("Ada Lovelace"), Label: "born in", Target: "london-city", Weight: 1},
+					base.Edges[1],
+				},
 			},
-			// The born-in edge's endpoint identity changes with the type.
+			// Under another key, the born-in edge's endpoint identity
+			// changes with the type.
 			want: [6]int{1, 1, 0, 1, 1, 0},
 		},
 		{
-			name: "TypeChangeIgnored",
-			a:    base,
-			b: extract.Graph{
-				Nodes: []extract.Node{
-					node("Ada Lovelace", "Person", "A mathematician."),
-					node("London", "City", "A city."),
-					node("Analytical Engine", "Artifact", ""),
-				},
-				Edges: base.Edges,
-			},
+			name:       "TypeChangeIgnored",
+			a:          base,
+			b:          retyped,
 			opts:       Options{IgnoreType: true},
 			want:       [6]int{0, 0, 1, 0, 0, 0},
 			nodeFields: []string{"type"},
@@ -638,46 +653,140 @@ func TestCompare_IgnoreDescriptions(t *testing.T) {
 	}
 }
 
-// TestCompare_RenameKeepsKey: a node renamed by an edit (same key, same
-// type, a name neither side otherwise has) is one changed node whose edges
-// stay matched, in the result and the union; with a reference side, or
-// when the new name is a node of the other side, names decide as before.
-func TestCompare_RenameKeepsKey(t *testing.T) {
-	t.Parallel()
-	a := extract.Graph{
-		Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}, {Key: "marley", Name: "Marley", Type: "Person"}},
-		Edges: []extract.Edge{{Source: "scrooge", Label: "partner of", Target: "marley", Weight: 1}},
-	}
-	b := extract.Graph{
-		Nodes: []extract.Node{{Key: "scrooge", Name: "Ebenezer Scrooge", Type: "Person"}, {Key: "marley", Name: "Marley", Type: "Person"}},
-		Edges: []extract.Edge{{Source: "scrooge", Label: "partner of", Target: "marley", Weight: 1}},
-	}
+// checkKeptKey checks that b, an edit of the two-node, one-edge graph a
+// that kept the keys, compares as one changed node (changed fields, its
+// name in b) with its edge matched, in the result and the union, and as
+// one node removed and one added with a as the reference (gold scoring
+// matches by name and type).
+func checkKeptKey(t *testing.T, a, b extract.Graph, fields []string, name string) {
+	t.Helper()
 	res := Compare(a, b, Options{})
 	if len(res.Nodes.Added)+len(res.Nodes.Removed) != 0 || len(res.Nodes.Changed) != 1 ||
-		!slices.Equal(res.Nodes.Changed[0].Fields, []string{"name"}) || res.Nodes.Changed[0].NameA != "Scrooge" ||
-		len(res.Edges.Added)+len(res.Edges.Removed)+len(res.Edges.Changed) != 0 {
-		t.Fatalf("rename: %+v", res)
+		!slices.Equal(res.Nodes.Changed[0].Fields, fields) || res.Nodes.Changed[0].NameB != name ||
+		len(res.Edges.Added)+len(res.Edges.Removed)+len(res.Edges.Changed) != 0 || res.Summary.Edges.Unchanged != 1 {
+		t.Fatalf("edit that kept the key: %+v", res)
 	}
 	u := NewUnion(a, b, res, Options{})
 	if len(u.Nodes) != 2 || len(u.Edges) != 1 || u.Edges[0].Status != StatusUnchanged {
 		t.Fatalf("union: %+v", u)
 	}
 	for _, n := range u.Nodes {
-		if n.Name == "Ebenezer Scrooge" && n.Status != StatusChanged {
-			t.Errorf("renamed node in the union: %+v", n)
+		if n.Name == name && (n.Status != StatusChanged || !slices.Equal(n.Fields, fields)) {
+			t.Errorf("edited node in the union: %+v", n)
 		}
 	}
 	if res := Compare(a, b, Options{Reference: RefA}); len(res.Nodes.Added) != 1 || len(res.Nodes.Removed) != 1 {
-		t.Errorf("with a reference, names decide: %+v", res.Nodes)
+		t.Errorf("with a reference, names and types decide: %+v", res.Nodes)
 	}
-	// Renamed to the name of another node of a: no adoption.
-	c := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Marley", Type: "Person"}}}
-	if res := Compare(a, c, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Removed) != 1 {
-		t.Errorf("rename onto another name: %+v", res.Nodes)
+}
+
+// TestCompare_EditKeepsKey: a node renamed by an edit (same key, same
+// type, a name neither side otherwise has) or retyped by one (same key,
+// same name, another type) is one changed node whose edges stay matched,
+// in the result and the union; with a reference side, when the new
+// identity is a node of the other side, or when both name and type
+// changed, names and types decide as before.
+func TestCompare_EditKeepsKey(t *testing.T) {
+	t.Parallel()
+	a := extract.Graph{
+		Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}, {Key: "marley", Name: "Marley", Type: "Person"}},
+		Edges: []extract.Edge{{Source: "scrooge", Label: "partner of", Target: "marley", Weight: 1}},
 	}
-	// A retype is not a rename: different nodes unless types are ignored.
-	d := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Ebenezer", Type: "Place"}, {Key: "marley", Name: "Marley", Type: "Person"}}}
-	if res := Compare(a, d, Options{}); len(res.Nodes.Changed) != 0 || len(res.Nodes.Added) != 1 {
-		t.Errorf("rename and retype: %+v", res.Nodes)
+	edited := func(scrooge, marley extract.Node, more ...extract.Node) extract.Graph {
+		return extract.Graph{Nodes: append([]extract.Node{scrooge, marley}, more...), Edges: a.Edges}
+	}
+	t.Run("Rename", func(t *testing.T) {
+		checkKeptKey(t, a, edited(extract.Node{Key: "scrooge", Name: "Ebenezer Scrooge", Type: "Person"}, a.Nodes[1]),
+			[]string{"name"}, "Ebenezer Scrooge")
+	})
+	t.Run("Retype", func(t *testing.T) {
+		b := edited(a.Nodes[0], extract.Node{Key: "marley", Name: "marley", Type: "Ghost"})
+		checkKeptKey(t, a, b, []string{"name", "type"}, "marley")
+		c := Compare(a, b, Options{}).Nodes.Changed[0]
+		if c.TypeA != "Person" || c.TypeB != "Ghost" || c.KeyA != "marley" || c.KeyB != "marley" {
+			t.Errorf("retyped node: %+v", c)
+		}
+	})
+	for _, c := range []struct {
+		name           string
+		b              extract.Graph
+		added, removed int
+	}{
+		// Renamed to the name of another node of a.
+		{"RenameOntoAnotherName", extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Marley", Type: "Person"}}}, 0, 1},
+		// Retyped while b keeps the old identity under another key.
+		{"RetypeKeepsOldIdentity", edited(a.Nodes[0], extract.Node{Key: "marley", Name: "Marley", Type: "Ghost"},
+			extract.Node{Key: "marley-2", Name: "Marley", Type: "Person"}), 1, 0},
+		{"RenameAndRetype", edited(extract.Node{Key: "scrooge", Name: "Ebenezer", Type: "Place"}, a.Nodes[1]), 1, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Compare(a, c.b, Options{})
+			if len(res.Nodes.Changed) != 0 || len(res.Nodes.Added) != c.added || len(res.Nodes.Removed) != c.removed {
+				t.Errorf("%+v", res.Nodes)
+			}
+		})
+	}
+}
+
+// TestCompare_UndirectedEdges: an edge marked undirected (as a GraphML
+// import reads directed="false") matches its reverse, on either side, in
+// the result and the union; unmarked edges keep their direction.
+func TestCompare_UndirectedEdges(t *testing.T) {
+	t.Parallel()
+	nodes := []extract.Node{node("Scrooge", "Person", ""), node("Marley", "Person", ""), node("Fred", "Person", "")}
+	undirected := func(e extract.Edge) extract.Edge {
+		e.Properties = map[string]any{extract.DirectedProperty: false}
+		return e
+	}
+	for _, c := range []struct {
+		name                     string
+		a, b                     []extract.Edge
+		added, removed, changed  int
+		unionEdges, unionChanged int
+	}{
+		{"BothUndirectedReversed",
+			[]extract.Edge{undirected(edge("Scrooge", "partner of", "Marley")), edge("Fred", "nephew of", "Scrooge")},
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge")), edge("Fred", "nephew of", "Scrooge")},
+			0, 0, 0, 2, 0},
+		{"UndirectedAfterDirected",
+			[]extract.Edge{edge("Scrooge", "partner of", "Marley")},
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			0, 0, 1, 1, 1},
+		{"DirectedAfterUndirected",
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			[]extract.Edge{edge("Scrooge", "partner of", "Marley")},
+			0, 0, 1, 1, 1},
+		{"OtherLabelStaysApart",
+			[]extract.Edge{undirected(edge("Marley", "partner of", "Scrooge"))},
+			[]extract.Edge{edge("Scrooge", "friend of", "Marley")},
+			1, 1, 0, 2, 0},
+		{"DirectedReversedStaysApart",
+			[]extract.Edge{edge("Fred", "nephew of", "Scrooge")},
+			[]extract.Edge{edge("Scrooge", "nephew of", "Fred")},
+			1, 1, 0, 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := extract.Graph{Nodes: nodes, Edges: c.a}
+			b := extract.Graph{Nodes: nodes, Edges: c.b}
+			res := Compare(a, b, Options{})
+			if got := [3]int{len(res.Edges.Added), len(res.Edges.Removed), len(res.Edges.Changed)}; got != [3]int{c.added, c.removed, c.changed} {
+				t.Fatalf("edges added, removed, changed = %v, want %v: %+v", got, [3]int{c.added, c.removed, c.changed}, res.Edges)
+			}
+			for _, ch := range res.Edges.Changed {
+				if !slices.Equal(ch.Fields, []string{"properties"}) {
+					t.Errorf("changed edge fields %v, want [properties] (the directed mark)", ch.Fields)
+				}
+			}
+			u := NewUnion(a, b, res, Options{})
+			changed := 0
+			for _, e := range u.Edges {
+				if e.Status == StatusChanged {
+					changed++
+				}
+			}
+			if len(u.Edges) != c.unionEdges || changed != c.unionChanged {
+				t.Errorf("union: %d edges, %d changed; want %d, %d", len(u.Edges), changed, c.unionEdges, c.unionChanged)
+			}
+		})
 	}
 }

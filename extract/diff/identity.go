@@ -16,6 +16,10 @@ type identity struct {
 	// off when one side is a reference, whose scoring matches by name.
 	renames bool
 	labels  map[string]string
+	// pairs holds the identities, ends ordered, of the edges marked
+	// undirected (see markUndirected); edges with one of them match
+	// either way round.
+	pairs map[string]bool
 }
 
 func newIdentity(opts Options) identity {
@@ -24,12 +28,14 @@ func newIdentity(opts Options) identity {
 }
 
 // adoptRenames gives a node of b the identity of the node of a with the
-// same key when the two differ by name only and neither name is found on
-// the other side: a rename that kept the key, as an edit makes, is then
-// one changed node (and its edges stay matched) rather than a node
-// removed and another added. Nodes of separate runs have keys made from
-// their names, so this touches curated versions only. idb is changed in
-// place.
+// same key when the two differ by name only or by type only, and neither
+// identity is found on the other side: a rename or a retype that kept the
+// key, as an edit makes, is then one changed node (and its edges stay
+// matched) rather than a node removed and another added. A node renamed
+// and retyped at once stays two. Nodes of separate runs have keys made
+// from their names, so a rename pairs curated versions only, while a name
+// that two runs type differently pairs as one node whose type changed.
+// idb is changed in place.
 func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	if !ident.renames {
 		return
@@ -59,17 +65,42 @@ func adoptRenames(a, b *extract.Graph, ida, idb []string, ident identity) {
 	for _, id := range idb {
 		inB[id] = true
 	}
+	// Nodes of b repeating a key with the same identity follow the first.
+	var adopted map[string]string
 	for _, j := range cand {
 		i := atA[b.Nodes[j].Key]
+		was := b.Nodes[j].Key + "\x00" + idb[j]
+		if id, ok := adopted[was]; ok {
+			idb[j] = id
+			continue
+		}
 		if inA[idb[j]] || inB[ida[i]] {
 			continue
 		}
-		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) {
-			continue
+		if !ident.ignoreType && !strings.EqualFold(a.Nodes[i].Type, b.Nodes[j].Type) &&
+			!sameName(&a.Nodes[i], &b.Nodes[j]) {
+			continue // renamed and retyped
 		}
+		if adopted == nil {
+			adopted = map[string]string{}
+		}
+		adopted[was] = ida[i]
 		idb[j] = ida[i]
 		inB[ida[i]] = true
 	}
+}
+
+// sameName reports whether two nodes have the same normalised name (their
+// keys standing in for a missing name), as node identities compare them.
+func sameName(a, b *extract.Node) bool {
+	na, nb := a.Name, b.Name
+	if extract.NormalizeName(na) == "" {
+		na = a.Key
+	}
+	if extract.NormalizeName(nb) == "" {
+		nb = b.Key
+	}
+	return extract.NormalizeName(na) == extract.NormalizeName(nb)
 }
 
 // node is the identity of a node: its normalised name (its key when it has
@@ -112,7 +143,38 @@ func (id identity) edge(keys map[string]string, source, label, target string) (e
 	} else {
 		label = id.label(label)
 	}
+	if len(id.pairs) > 0 && tgt < src && id.pairs[tgt+"\x1e"+label+"\x1e"+src] {
+		src, tgt = tgt, src
+	}
 	return src + "\x1e" + label + "\x1e" + tgt, src, tgt
+}
+
+// markUndirected records the edges of g marked undirected (see
+// extract.Edge.Undirected), whose node keys map to identities in keys, so
+// that edge names them and every edge with their ends and label with its
+// ends ordered, as Compare matches them. Off when every edge is
+// undirected anyway.
+func (id *identity) markUndirected(g *extract.Graph, keys map[string]string) {
+	if id.undirected {
+		return
+	}
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		if !e.Undirected() {
+			continue
+		}
+		src, tgt, label := id.endpoint(keys, e.Source), id.endpoint(keys, e.Target), ""
+		if !id.ignoreLabels {
+			label = id.label(e.Label)
+		}
+		if tgt < src {
+			src, tgt = tgt, src
+		}
+		if id.pairs == nil {
+			id.pairs = map[string]bool{}
+		}
+		id.pairs[src+"\x1e"+label+"\x1e"+tgt] = true
+	}
 }
 
 // label normalises an edge label, memoised: labels repeat a lot.

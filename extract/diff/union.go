@@ -125,6 +125,8 @@ func NewUnion(a, b extract.Graph, res Result, opts Options) Union {
 	}
 	addNodes(a, keysA, 0)
 	addNodes(b, keysB, 1)
+	ident.markUndirected(&a, keysA)
+	ident.markUndirected(&b, keysB)
 	changed := map[string]NodeChange{}
 	for _, c := range res.Nodes.Changed {
 		changed[keysA[c.KeyA]] = c

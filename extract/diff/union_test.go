@@ -113,8 +113,14 @@ func TestNewUnion_Options(t *testing.T) {
 		fields []string
 	}{
 		{
-			name: "TypeTellsNodesApart", a: typed("Person"), b: typed("Writer"),
+			name: "TypeTellsNodesApart", a: typed("Person"),
+			b:     extract.Graph{Nodes: []extract.Node{{Key: "ada-writer", Name: "Ada", Type: "Writer"}}},
 			nodes: map[string]string{"Ada/Person": StatusRemoved, "Ada/Writer": StatusAdded}, edges: map[string]string{},
+		},
+		{
+			// A retype keeps the key: one changed node.
+			name: "RetypeKeepsKey", a: typed("Person"), b: typed("Writer"),
+			nodes: map[string]string{"Ada/Writer": StatusChanged}, edges: map[string]string{}, fields: []string{"type"},
 		},
 		{
 			name: "IgnoreType", a: typed("Person"), b: typed("Writer"), opts: Options{IgnoreType: true},
@@ -204,6 +210,14 @@ func TestNewUnion_AgreesWithCompare(t *testing.T) {
 	for i := range 300 {
 		a := uniqueKeys(randomGraph(rng, rng.IntN(8), rng.IntN(12)))
 		b := uniqueKeys(randomGraph(rng, rng.IntN(8), rng.IntN(12)))
+		// Some edges are marked undirected, as GraphML imports them.
+		for _, g := range []extract.Graph{a, b} {
+			for k := range g.Edges {
+				if rng.IntN(4) == 0 {
+					g.Edges[k].Properties = map[string]any{extract.DirectedProperty: false}
+				}
+			}
+		}
 		opts := Options{IgnoreType: rng.IntN(2) == 0, Undirected: rng.IntN(2) == 0,
 			IgnoreLabels: rng.IntN(2) == 0, Reference: rng.IntN(3)}
 		t.Run(fmt.Sprintf("Case%03d", i), func(t *testing.T) {

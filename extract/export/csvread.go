@@ -93,7 +93,9 @@ func parseColumn(h string) csvColumn {
 //     column (":ID", "id:ID", "personId:ID(Person)") and :LABEL, and
 //     relationship files with :START_ID, :END_ID and :TYPE; other columns
 //     are properties typed by their header (name:long, name:double,
-//     name:boolean, name:string[] split on ';', untyped as text);
+//     name:boolean, name:string[] split on ';', untyped as text); a
+//     header may be a file of its own, "nodes_header.csv" for
+//     "nodes.csv" or parts "nodes-part1.csv" ... (see withHeaders);
 //   - the single file of apoc.export.csv.all: _id, _labels, the property
 //     columns, then _start, _end, _type; node rows fill _id and _labels,
 //     relationship rows _start, _end and _type; a column whose values are
@@ -120,13 +122,22 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 		rows [][]string
 		line []int
 	}
+	parts, err := withHeaders(files)
+	if err != nil {
+		return extract.Graph{}, err
+	}
 	var all []parsed
-	for _, f := range files {
+	for _, part := range parts {
+		f := part.file
 		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
 		r.ReuseRecord = false
 		var p parsed
 		if f.Name != "" {
 			p.name = path.Base(strings.ReplaceAll(f.Name, "\\", "/")) + " "
+		}
+		p.cols = part.header
+		if p.cols != nil {
+			r.FieldsPerRecord = len(p.cols)
 		}
 		for {
 			rec, err := r.Read()
@@ -141,6 +152,9 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 				return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%sread", p.name)
 			}
 			line, _ := r.FieldPos(0)
+			if part.header != nil && len(p.rows) == 0 && sameHeader(rec, part.header) {
+				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d repeats the header of %s: a data file beside its header file has no header line", p.name, line, part.headerName)
+			}
 			if p.cols == nil {
 				for _, h := range rec {
 					p.cols = append(p.cols, parseColumn(h))
@@ -152,6 +166,10 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 		}
 		if p.cols == nil {
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sis empty: want a header line", p.name)
+		}
+		at := "line 1"
+		if part.headerName != "" {
+			at = "header " + part.headerName
 		}
 		has := func(name, typ string) bool {
 			for _, c := range p.cols {
@@ -170,7 +188,7 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 			p.kind = csvAPOC
 		default:
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
-				"%sline 1: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.name)
+				"%s%s: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.name, at)
 		}
 		all = append(all, p)
 	}
@@ -231,6 +249,124 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// csvPart is one data file to read: with the columns of its separate
+// header file (named headerName), or nil when its first line is its
+// header.
+type csvPart struct {
+	file       CSVFile
+	header     []csvColumn
+	headerName string
+}
+
+// withHeaders pairs the data files of a neo4j-admin import with their
+// separate header files, as `neo4j-admin database import
+// --nodes=nodes_header.csv,nodes.csv` takes them: a file whose name ends
+// in "_header.csv", "-header.csv" or ".header.csv" holds the
+// header line only, and its columns are those of every file in the same
+// folder named by what comes before ("nodes.csv", or parts
+// "nodes-part1.csv", "nodes_2.csv", "nodes.part3.csv": the prefix and a
+// '-', '_' or '.'); those files have no header line. A data file matching
+// several header files belongs to the longest prefix. Every other file
+// holds its own header. A header file with more than one line, or with no
+// data file, is invalid.
+func withHeaders(files []CSVFile) ([]csvPart, error) {
+	type header struct {
+		name, prefix string
+		cols         []csvColumn
+		used         bool
+	}
+	var headers []*header
+	isHeader := make([]bool, len(files))
+	for i, f := range files {
+		name := strings.ReplaceAll(f.Name, "\\", "/")
+		stem := strings.TrimSuffix(name, path.Ext(name))
+		lower := strings.ToLower(stem)
+		if f.Name == "" || !(strings.HasSuffix(lower, "_header") || strings.HasSuffix(lower, "-header") || strings.HasSuffix(lower, ".header")) {
+			continue
+		}
+		prefix := stem[:len(stem)-len("_header")]
+		if prefix == "" || strings.HasSuffix(prefix, "/") {
+			continue // "_header.csv" names no data files
+		}
+		h := &header{name: path.Base(name), prefix: prefix}
+		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil, extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", h.name)
+		}
+		if err != nil {
+			return nil, csvError(h.name, err)
+		}
+		for _, c := range rec {
+			h.cols = append(h.cols, parseColumn(c))
+		}
+		switch _, err := r.Read(); {
+		case err == io.EOF:
+		case err != nil:
+			return nil, csvError(h.name, err)
+		default:
+			line, _ := r.FieldPos(0)
+			return nil, extract.Errorf(extract.KindInvalid, "%s line %d: a header file holds the header line only; the rows go in %s.csv (or parts like %s-part1.csv)",
+				h.name, line, path.Base(prefix), path.Base(prefix))
+		}
+		headers = append(headers, h)
+		isHeader[i] = true
+	}
+	out := make([]csvPart, 0, len(files))
+	for i, f := range files {
+		if isHeader[i] {
+			continue
+		}
+		name := strings.ReplaceAll(f.Name, "\\", "/")
+		stem := strings.TrimSuffix(name, path.Ext(name))
+		var best *header
+		for _, h := range headers {
+			rest, ok := strings.CutPrefix(stem, h.prefix)
+			if !ok || (rest != "" && !strings.ContainsRune("-_.", rune(rest[0]))) {
+				continue
+			}
+			if best == nil || len(h.prefix) > len(best.prefix) {
+				best = h
+			}
+		}
+		p := csvPart{file: f}
+		if best != nil {
+			p.header, p.headerName, best.used = best.cols, best.name, true
+		}
+		out = append(out, p)
+	}
+	for _, h := range headers {
+		if !h.used {
+			base := path.Base(h.prefix)
+			return nil, extract.Errorf(extract.KindInvalid, "%s: no data files for this header (want %s.csv, or parts like %s-part1.csv, beside it)", h.name, base, base)
+		}
+	}
+	return out, nil
+}
+
+// sameHeader reports whether a record reads as the header cols.
+func sameHeader(rec []string, cols []csvColumn) bool {
+	if len(rec) != len(cols) {
+		return false
+	}
+	for i, h := range rec {
+		if parseColumn(h) != cols[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// csvError is a CSV read error of the named file, with its line when the
+// reader knows it.
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return extract.Errorf(extract.KindInvalid, "%s line %d: %v", name, pe.Line, pe.Err)
+	}
+	return extract.Wrap(extract.KindInvalid, err, "%s", name)
 }
 
 func hasType(cols []csvColumn, typ string) bool {

@@ -106,6 +106,109 @@ func TestReadCSV_Neo4j(t *testing.T) {
 	}
 }
 
+// neo4j-admin's separate header files: nodes_header.csv with nodes.csv, or
+// with several data parts; relationships_header.csv with
+// relationships.csv; in a zip, beside each other in a folder. The data
+// files have no header line, and their errors name the data file and its
+// own line.
+func TestReadCSV_HeaderFiles(t *testing.T) {
+	t.Parallel()
+	want := extract.Graph{
+		Nodes: []extract.Node{
+			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815)}},
+			{Key: "Person:p2", Name: "Charles", Type: "Person", Properties: map[string]any{"personId": "p2"}},
+			{Key: "Person:p3", Name: "Mary", Type: "Person", Properties: map[string]any{"personId": "p3", "born": int64(1797)}},
+		},
+		Edges: []extract.Edge{
+			{Source: "Person:p1", Target: "Person:p2", Label: "KNOWS", Weight: 1, Properties: map[string]any{"since": int64(1833)}},
+			{Source: "Person:p3", Target: "Person:p1", Label: "KNOWS", Weight: 1},
+		},
+	}
+	nodesHeader := CSVFile{Name: "nodes_header.csv", Data: []byte("personId:ID(Person),name,born:int,:LABEL\n")}
+	relsHeader := CSVFile{Name: "relationships_header.csv", Data: []byte(":START_ID(Person),:END_ID(Person),:TYPE,since:long\n")}
+	rels := CSVFile{Name: "relationships.csv", Data: []byte("p1,p2,KNOWS,1833\np3,p1,KNOWS,\n")}
+	nodes := []byte("p1,Ada,1815,Person\np2,Charles,,Person\np3,Mary,1797,Person\n")
+	part1, part2 := []byte("p1,Ada,1815,Person\np2,Charles,,Person\n"), []byte("p3,Mary,1797,Person\n")
+	for _, c := range []struct {
+		name  string
+		files []CSVFile
+	}{
+		{"OneDataFile", []CSVFile{nodesHeader, {Name: "nodes.csv", Data: nodes}, relsHeader, rels}},
+		{"Parts", []CSVFile{{Name: "nodes-part1.csv", Data: part1}, {Name: "nodes-part2.csv", Data: part2}, nodesHeader, rels, relsHeader}},
+		// A hyphenated header, beside a relationship file with its own
+		// header line.
+		{"HyphenAndOwnHeaders", []CSVFile{
+			{Name: "people-header.csv", Data: nodesHeader.Data},
+			{Name: "people.csv", Data: nodes},
+			{Name: "knows.csv", Data: append(append([]byte(nil), relsHeader.Data...), rels.Data...)},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadCSV(c.files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	t.Run("Zip", func(t *testing.T) {
+		var zbuf bytes.Buffer
+		zw := zip.NewWriter(&zbuf)
+		for _, f := range []CSVFile{
+			{Name: "import/nodes_header.csv", Data: nodesHeader.Data},
+			{Name: "import/nodes-part1.csv", Data: part1},
+			{Name: "import/nodes-part2.csv", Data: part2},
+			{Name: "import/relationships_header.csv", Data: relsHeader.Data},
+			{Name: "import/relationships.csv", Data: rels.Data},
+		} {
+			w, _ := zw.Create(f.Name)
+			w.Write(f.Data)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(zbuf.Bytes(), "csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("\n got %+v\nwant %+v", got, want)
+		}
+	})
+	t.Run("Errors", func(t *testing.T) {
+		for _, c := range []struct {
+			name  string
+			files []CSVFile
+			want  string
+		}{
+			{"field count", []CSVFile{nodesHeader, {"nodes.csv", []byte("p1,Ada,1815,Person\np2,Charles\n")}},
+				"nodes.csv line 2: wrong number of fields"},
+			{"bad int in a part", []CSVFile{nodesHeader, {"nodes-part1.csv", part1}, {"nodes-part2.csv", []byte("p3,Mary,old,Person\n")}},
+				`nodes-part2.csv line 1: born: "old" is not an integer`},
+			{"unknown end", []CSVFile{nodesHeader, {"nodes.csv", []byte("p1,Ada,1815,Person\n")}, relsHeader, rels},
+				`relationships.csv line 1: no node with id "p2"`},
+			{"rows in the header file", []CSVFile{{"nodes_header.csv", []byte("personId:ID,name\np1,Ada\n")}, {"nodes.csv", []byte("p2,Bob\n")}},
+				"nodes_header.csv line 2: a header file holds the header line only"},
+			{"no data", []CSVFile{nodesHeader}, "nodes_header.csv: no data files for this header (want nodes.csv"},
+			{"header repeated", []CSVFile{nodesHeader, {"nodes.csv", append(append([]byte(nil), nodesHeader.Data...), part2...)}},
+				"nodes.csv line 1 repeats the header of nodes_header.csv"},
+			{"not neo4j", []CSVFile{{"people_header.csv", []byte("name,age\n")}, {"people.csv", []byte("Ada,36\n")}},
+				"people.csv header people_header.csv: not a neo4j CSV export"},
+			{"empty header", []CSVFile{{"nodes_header.csv", nil}, {"nodes.csv", []byte("p1\n")}}, "nodes_header.csv is empty"},
+			{"bare quote in the header", []CSVFile{{"nodes_header.csv", []byte("id:ID,\"name\n")}, {"nodes.csv", []byte("p1,Ada\n")}}, "nodes_header.csv line 1"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				_, err := ReadCSV(c.files)
+				if err == nil || extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), c.want) {
+					t.Errorf("error %v, want invalid with %q", err, c.want)
+				}
+			})
+		}
+	})
+}
+
 // Broken files are refused with the file and line.
 func TestReadCSV_Errors(t *testing.T) {
 	t.Parallel()

@@ -33,7 +33,8 @@ const graphMLFooter = `  </graph>
 // and e_p0 ...; attr.type boolean, long, double or string as all the
 // property's values fit; lists and maps as JSON strings; a property named
 // like a field is written as ReservedPrefix + name). Node ids are the node
-// keys; edges are directed. Characters XML cannot carry (most control
+// keys; edges are directed, except that an edge marked undirected (see
+// extract.Edge.Undirected) is written with directed="false". Characters XML cannot carry (most control
 // characters) are replaced by U+FFFD.
 func GraphML(w io.Writer, g extract.Graph) error {
 	g = prepare(g)
@@ -71,6 +72,9 @@ func GraphML(w io.Writer, g extract.Graph) error {
 		escape(bw, e.Source)
 		bw.WriteString(`" target="`)
 		escape(bw, e.Target)
+		if e.Undirected() {
+			bw.WriteString(`" directed="false`)
+		}
 		bw.WriteString(`">`)
 		data(bw, "e_label", e.Label)
 		data(bw, "e_keywords", e.Keywords)

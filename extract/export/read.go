@@ -89,14 +89,16 @@ type graphMLFile struct {
 		Type string `xml:"attr.type,attr"`
 	} `xml:"key"`
 	Graphs []struct {
-		Nodes []struct {
+		EdgeDefault string `xml:"edgedefault,attr"`
+		Nodes       []struct {
 			ID   string        `xml:"id,attr"`
 			Data []graphMLData `xml:"data"`
 		} `xml:"node"`
 		Edges []struct {
-			Source string        `xml:"source,attr"`
-			Target string        `xml:"target,attr"`
-			Data   []graphMLData `xml:"data"`
+			Source   string        `xml:"source,attr"`
+			Target   string        `xml:"target,attr"`
+			Directed string        `xml:"directed,attr"`
+			Data     []graphMLData `xml:"data"`
 		} `xml:"edge"`
 	} `xml:"graph"`
 }
@@ -111,6 +113,10 @@ type graphMLData struct {
 // keywords, description and weight (edges) fill those fields; the others
 // are properties, typed by their attr.type (strings holding a JSON list
 // or map read back as one). A node without a name is named by its id.
+// An undirected edge (directed="false", or no directed attribute in a
+// graph with edgedefault="undirected") stays one edge, its source and
+// target in the file's order, with the property extract.DirectedProperty
+// set to false, which GraphML writes back as directed="false".
 func ReadGraphML(data []byte) (extract.Graph, error) {
 	var doc graphMLFile
 	if err := xml.Unmarshal(data, &doc); err != nil {
@@ -148,6 +154,9 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 		}
 		for _, e := range gr.Edges {
 			edge := extract.Edge{Source: e.Source, Target: e.Target, Weight: 1}
+			if undirectedEdge(e.Directed, gr.EdgeDefault) {
+				edge.Properties = map[string]any{extract.DirectedProperty: false}
+			}
 			for _, d := range e.Data {
 				k := keys[d.Key]
 				switch k.name {
@@ -167,6 +176,17 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// undirectedEdge reports whether a GraphML edge with the directed
+// attribute directed, in a graph with the given edgedefault, is
+// undirected: the edge's own attribute wins; GraphML's default is
+// directed.
+func undirectedEdge(directed, edgeDefault string) bool {
+	if d := strings.TrimSpace(directed); d != "" {
+		return strings.EqualFold(d, "false")
+	}
+	return strings.EqualFold(strings.TrimSpace(edgeDefault), "undirected")
 }
 
 // setProp stores one GraphML property value, read by its declared type,

@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +92,76 @@ func TestRead_DanglingEdges(t *testing.T) {
 	g, err := Read([]byte(`<graphml><graph><node id="n0"/><node id="n1"/><edge source="n0" target="n1"/></graph></graphml>`), "graphml")
 	if err != nil || len(g.Edges) != 1 || g.Edges[0].Weight != 1 {
 		t.Fatalf("graphml edge without weight: %+v %v", g.Edges, err)
+	}
+}
+
+// An undirected GraphML edge (edgedefault="undirected", or directed="false"
+// on the edge) is one edge in the file's order marked directed=false; an
+// edge's own directed attribute wins over the graph's default. Written
+// back as GraphML it reads the same, and it says directed="false".
+func TestReadGraphML_Undirected(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("testdata", "undirected.graphml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGraphML(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type edge struct {
+		src, label, tgt string
+		undirected      bool
+	}
+	var got []edge
+	for _, e := range g.Edges {
+		got = append(got, edge{e.Source, e.Label, e.Target, e.Undirected()})
+	}
+	want := []edge{
+		{"Scrooge", "partner of", "Marley", true},
+		{"Fred", "nephew of", "Scrooge", false},
+		{"Cratchit", "clerk of", "Scrooge", false},
+		{"Cratchit", "knows", "Fred", true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edges:\n got %v\nwant %v", got, want)
+	}
+	var buf bytes.Buffer
+	if err := GraphML(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `directed="false"`); n != 2 {
+		t.Errorf("the export marks %d edges directed=\"false\", want 2:\n%s", n, buf.String())
+	}
+	back, err := ReadGraphML(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := jsonForm(t, g), jsonForm(t, back); !reflect.DeepEqual(a, b) {
+		t.Errorf("export -> import:\n got %+v\nwant %+v", b, a)
+	}
+	for _, format := range []string{"json", "csv"} {
+		var back extract.Graph
+		if format == "csv" {
+			var nodes, edges bytes.Buffer
+			if err := CSV(&nodes, &edges, g); err != nil {
+				t.Fatal(err)
+			}
+			back, err = ReadCSV([]CSVFile{{Name: NodesFile, Data: nodes.Bytes()}, {Name: EdgesFile, Data: edges.Bytes()}})
+		} else {
+			var b bytes.Buffer
+			if err := JSON(&b, g); err != nil {
+				t.Fatal(err)
+			}
+			back, err = ReadJSON(b.Bytes())
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		for i := range back.Edges {
+			if back.Edges[i].Undirected() != g.Edges[i].Undirected() {
+				t.Errorf("%s: edge %d undirected %v after the round trip", format, i, back.Edges[i].Undirected())
+			}
+		}
 	}
 }

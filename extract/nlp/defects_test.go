@@ -70,6 +70,20 @@ func TestExtractor_SampleDefects(t *testing.T) {
 			noLabels:  []string{"'ll keep", "’ll keep"},
 		},
 		{
+			// One-word plurals listed together name classes of things,
+			// and so does a plural before "of" and a name: no places.
+			name: "ListedPluralsAreNoPlaces",
+			text: "There were Cains and Abels, Pharaoh's daughters, Queens of Sheba,\nAngelic messengers descending through the air on clouds like\n" +
+				"feather-beds, Abrahams, Belshazzars, Apostles putting off to sea in\nbutter-boats, hundreds of figures to attract his thoughts.",
+			wantNodes: map[string]string{"abels": "Concept", "queens": "Concept", "abrahams": "Concept", "belshazzars": "Concept", "apostles": "Concept"},
+		},
+		{
+			// Romance names in -as are no English plurals.
+			name:      "ListedRomancePlaceStaysPlace",
+			text:      "The airport is located in Madrid, Paracuellos de Jarama, San Sebastián de los Reyes and Alcobendas. It is operated by ENAIRE.",
+			wantNodes: map[string]string{"alcobendas": "Location", "madrid": "Location"},
+		},
+		{
 			name:      "LordMayorIsOneName",
 			text:      "The Lord\nMayor, in the stronghold of the mighty Mansion House, gave orders to his fifty cooks to keep Christmas as a Lord Mayor's household should.",
 			wantNodes: map[string]string{"lord mayor": "Person"},
@@ -194,5 +208,66 @@ func TestMaskMarkup(t *testing.T) {
 				t.Errorf("length changed: %d -> %d", len(tt.in), len(got))
 			}
 		})
+	}
+}
+
+// TestExtractor_ContentsAreNoDescription: the entries of a table of
+// contents or a list of illustrations ("Title ...... page") give no node
+// a description; prose after them does.
+func TestExtractor_ContentsAreNoDescription(t *testing.T) {
+	e := mustNew(t, Options{})
+	text := "  LIST OF ILLUSTRATIONS\n\n" +
+		"  Then old Fezziwig stood out to\n    dance with Mrs. Fezziwig                                          54\n\n" +
+		"  Tailpiece                                                           vi\n" +
+		"  Heading to Stave One                                                 3\n" +
+		"  On the wings of the wind                                         28-29\n" +
+		"  Chapter Two: Camden Town .......................... 37\n" +
+		"  Tailpiece to Stave Five                                            147\n\n" +
+		"Old Fezziwig laid down his pen, and looked up at the clock. Bob Cratchit ran home to Camden Town as hard as he could pelt.\n"
+	doc, err := extract.ReadDocument("d.txt", []byte(text), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := extractDoc(t, e, doc)
+	checkMentions(t, doc, g)
+	for _, n := range g.Nodes {
+		for _, junk := range []string{"Tailpiece", "Heading to", "  ", "28-29", "....", " 54", " vi"} {
+			if strings.Contains(n.Description, junk) {
+				t.Errorf("node %q: description holds contents entries (%q):\n%s", n.Name, junk, n.Description)
+			}
+		}
+	}
+	for key, want := range map[string]string{"fezziwig": "Old Fezziwig laid down his pen", "camden town": "ran home to Camden Town"} {
+		n := nodeByKey(g, key)
+		if n == nil {
+			t.Fatalf("node %q missing; nodes: %v", key, keys(g))
+		}
+		if !strings.Contains(n.Description, want) {
+			t.Errorf("node %q: description %q lacks the prose %q", key, n.Description, want)
+		}
+	}
+}
+
+func TestPageLines(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"  Heading to Stave One                                                 3", true},
+		{"  Tailpiece                                                           vi", true},
+		{"  On the wings of the wind                                         28-29", true},
+		{"    want with me?\"                                           _Frontispiece_", true},
+		{"Chapter Two .......... 37", true},
+		{"  STAVE ONE--MARLEY'S GHOST                                             3", true},
+		{"He was born in 1843 and died in 1870", false},
+		{"The year was  1843", true}, // a gap of two spaces reads as a leader
+		{"                                                                    12", false},
+		{"It cost 12", false},
+		{"It was chapter  IV", false},
+	} {
+		got := len(pageLines(c.line+"\n")) == 1
+		if got != c.want {
+			t.Errorf("pageLines(%q) = %v, want %v", c.line, got, c.want)
+		}
 	}
 }

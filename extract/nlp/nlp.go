@@ -556,6 +556,7 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity
 	var g extract.Graph
 	nodeAt := map[string]int{}
 	sentKept := map[string]map[int]bool{}
+	pages := pageLines(text)
 	for _, en := range ents {
 		key := extract.NodeKey(en.name)
 		if key == "" {
@@ -578,12 +579,14 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity
 			Start: chunk.Start + en.start, End: chunk.Start + en.end, Text: text[en.start:en.end],
 		})
 		if en.sent < len(sents) && !sentKept[key][en.sent] && len(sentKept[key]) < e.opts.MaxSentences {
-			sentKept[key][en.sent] = true
-			s := sentenceText(text, sents[en.sent])
-			if n.Description != "" {
-				n.Description += "\n"
+			if sent, ok := proseOf(sents[en.sent], en.start, pages); ok {
+				sentKept[key][en.sent] = true
+				s := sentenceText(text, sent)
+				if n.Description != "" {
+					n.Description += "\n"
+				}
+				n.Description += s
 			}
-			n.Description += s
 		}
 	}
 	for i := range g.Nodes {
@@ -591,6 +594,73 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity
 	}
 	g.Edges = e.buildEdges(chunk, masked, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return g
+}
+
+// pageLines returns the lines of text that are entries of a table of
+// contents or a list of illustrations: words, then a gap of two or more
+// spaces or a dot leader, then a page (a number, a range such as 28-29, a
+// roman numeral, or "Frontispiece") closing the line, as in
+// "Heading to Stave One      3". Each span runs from the line's start to
+// its page.
+func pageLines(text string) []span {
+	var out []span
+	for at := 0; at < len(text); {
+		end := strings.IndexByte(text[at:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += at
+		}
+		line := strings.TrimRight(text[at:end], " \t\r")
+		if i := strings.LastIndexAny(line, " \t."); i > 0 && isPageRef(strings.Trim(line[i+1:], "_")) {
+			gap := line[:i+1]
+			body := strings.TrimRight(gap, " \t.")
+			if strings.TrimSpace(body) != "" && (strings.HasSuffix(gap, "  ") || strings.HasSuffix(gap, "\t") ||
+				strings.Contains(gap[len(body):], "...")) {
+				out = append(out, span{at, at + len(line)})
+			}
+		}
+		at = end + 1
+	}
+	return out
+}
+
+// isPageRef reports a page reference: 1 to 4 digits, a range of them, a
+// lower-case roman numeral, or "Frontispiece".
+func isPageRef(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == "Frontispiece" {
+		return true
+	}
+	if strings.Trim(s, "ivxlc") == "" {
+		return len(s) <= 7
+	}
+	a, b, rng := strings.Cut(s, "-")
+	if !rng {
+		a, b, rng = strings.Cut(s, "–")
+	}
+	digits := func(x string) bool { return len(x) >= 1 && len(x) <= 4 && strings.Trim(x, "0123456789") == "" }
+	return digits(a) && (!rng || digits(b))
+}
+
+// proseOf returns the part of sentence s that is prose for a mention at
+// byte at, leaving out entries of a table of contents or a list of
+// illustrations (see pageLines): none when the mention is in one (an
+// entry's page may close a later line), else what follows the last entry
+// before the mention.
+func proseOf(s span, at int, pages []span) (span, bool) {
+	for _, p := range pages {
+		if p.end <= s.start || p.start >= s.end {
+			continue
+		}
+		if p.end > at {
+			return span{}, false
+		}
+		s.start = p.end
+	}
+	return s, s.start < s.end
 }
 
 // sentenceText returns a sentence with white space collapsed, cut at 300

@@ -25,6 +25,9 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 		return catMisc, true
 	}
 	if c, ok := gazetteer(name); ok {
+		if c == catLocation && pluralOfName(en, toks) {
+			return catMisc, true // "Queens of Sheba", "Kings of Israel"
+		}
 		return c, true
 	}
 	if en.tokFirst < 0 {
@@ -113,6 +116,58 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 		}
 	}
 	return catMisc, false
+}
+
+// pluralWord reports a capitalised word shaped like an English plural
+// ("Apostles", "Abrahams", "Belshazzars"): at least four letters, ending
+// in "s" after a letter other than s, u, i, a or o ("Hess", "Cyprus",
+// "Paris", and the Romance "Alcobendas", "Santos" are none).
+func pluralWord(w string) bool {
+	n := len(w)
+	if n < 4 || w[n-1] != 's' || !isWordCap(w) {
+		return false
+	}
+	switch c := w[n-2]; {
+	case strings.IndexByte("suiao", c) >= 0:
+		return false
+	case c < 'a' || c > 'z':
+		return false
+	}
+	return true
+}
+
+// pluralListed reports whether ents[i] is a one-word plural (see
+// pluralWord) in a list (entities of one sentence separated only by
+// commas, "and" or "or") that holds another one.
+func pluralListed(text string, ents []entity, i int) bool {
+	plural := func(k int) bool {
+		en := &ents[k]
+		return en.tokFirst >= 0 && en.tokFirst == en.tokLast && pluralWord(en.name)
+	}
+	if !plural(i) {
+		return false
+	}
+	for k := i - 1; k >= 0 && ents[k].sent == ents[i].sent && isListGap(text[ents[k].end:ents[k+1].start]); k-- {
+		if plural(k) {
+			return true
+		}
+	}
+	for k := i + 1; k < len(ents) && ents[k].sent == ents[i].sent && isListGap(text[ents[k-1].end:ents[k].start]); k++ {
+		if plural(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// pluralOfName reports a one-word name shaped like a plural and followed
+// by "of" and a capitalised word: a class of persons or things named
+// after someone or something ("Queens of Sheba", "Dukes of Burgundy"),
+// not the place the word alone may name.
+func pluralOfName(en *entity, toks []tok) bool {
+	f := en.tokFirst
+	return f >= 0 && f == en.tokLast && pluralWord(en.name) && f+2 < len(toks) &&
+		toks[f+1].text == "of" && isWordCap(toks[f+2].text)
 }
 
 // placeCompound types a name that holds a known place and other words
@@ -315,6 +370,13 @@ func (e *Extractor) classify(text string, ents []entity, toks []tok, sentOf []in
 			continue
 		}
 		if c, ok := e.nerType(text, toks, sentOf, *en); ok {
+			// One-word plurals the gazetteer does not know, listed
+			// together ("Cains and Abels", "Abrahams, Belshazzars,
+			// Apostles"), name classes of things, not places, whatever
+			// the recogniser guesses.
+			if c == catLocation && pluralListed(text, ents, i) {
+				continue
+			}
 			en.cat, en.typed, en.ev = c, true, evNER
 			if c == catDate || c == catNumber {
 				en.cat = catMisc
