@@ -38,18 +38,30 @@ self.onmessage = function (ev) {
   if (m.type !== "start") return;
   if (typeof KgLayout === "undefined") importScripts(m.libURL);
   if (m.draw && typeof kgDrawGraph === "undefined") importScripts(m.draw.url);
-  run = { gen: m.gen, n: m.x.length, draw: m.draw,
-    layout: KgLayout.create({ x: m.x, y: m.y, mass: m.mass, edges: m.edges, multilevel: !!m.multilevel }) };
-  if (m.draw) {
-    run.canvas = new OffscreenCanvas(Math.max(1, Math.round(m.draw.W * m.draw.PR)), Math.max(1, Math.round(m.draw.H * m.draw.PR)));
-    run.es = new Uint32Array(m.edges.length / 2);
-    run.et = new Uint32Array(m.edges.length / 2);
-    for (var i = 0; i < run.es.length; i++) {
-      run.es[i] = m.edges[2 * i];
-      run.et[i] = m.edges[2 * i + 1];
-    }
+  var r = run = { gen: m.gen, n: m.x.length, draw: m.draw, layout: null };
+  var xy = new Float32Array(2 * r.n);
+  for (var i = 0; i < r.n; i++) {
+    xy[2 * i] = m.x[i];
+    xy[2 * i + 1] = m.y[i];
   }
-  setTimeout(step, 0);
+  if (m.draw) {
+    r.canvas = new OffscreenCanvas(Math.max(1, Math.round(m.draw.W * m.draw.PR)), Math.max(1, Math.round(m.draw.H * m.draw.PR)));
+    r.es = new Uint32Array(m.edges.length / 2);
+    r.et = new Uint32Array(m.edges.length / 2);
+    for (i = 0; i < r.es.length; i++) {
+      r.es[i] = m.edges[2 * i];
+      r.et[i] = m.edges[2 * i + 1];
+    }
+    // The first frame shows the nodes where they start, before the layout
+    // is built (coarsening a big graph takes a while).
+    post(r, xy, { iterations: 0, coarseIterations: 0, energy: Infinity, converged: false, done: false });
+    r.posted = performance.now();
+  }
+  setTimeout(function () {
+    if (run !== r) return;
+    r.layout = KgLayout.create({ x: m.x, y: m.y, mass: m.mass, edges: m.edges, multilevel: !!m.multilevel });
+    step();
+  }, 0);
 };
 
 // step iterates for SLICE_MS, then posts the positions and yields so that
@@ -70,6 +82,14 @@ function step() {
   r.posted = performance.now();
   var xy = new Float32Array(2 * r.n);
   L.positions(xy);
+  post(r, xy, L);
+  if (L.done) { run = null; return; }
+  setTimeout(step, 0);
+}
+
+// post sends positions (and with draw, the frame drawn from them) and
+// where the layout stands.
+function post(r, xy, L) {
   var msg = { type: "tick", gen: r.gen, xy: xy, iterations: L.iterations, coarseIterations: L.coarseIterations,
     energy: L.energy, converged: L.converged, done: L.done }, transfer = [xy.buffer];
   if (r.draw) {
@@ -82,8 +102,6 @@ function step() {
     }
   }
   self.postMessage(msg, transfer);
-  if (L.done) { run = null; return; }
-  setTimeout(step, 0);
 }
 
 // drawFrame draws the layout, fitted whole, and returns the camera used.
