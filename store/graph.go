@@ -504,14 +504,27 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	return k.s.inTx(ctx, func(b *writeTx) error {
+	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
+	// sized for its rows, as WriteGraph's batches do.
+	rows := len(res.Graph.Nodes) + len(res.Graph.Edges)
+	for _, n := range res.Graph.Nodes {
+		rows += len(n.Mentions)
+	}
+	for _, e := range res.Graph.Edges {
+		rows += len(e.Mentions)
+	}
+	return k.s.inTxCache(ctx, sqliteCacheKiB(rows), func(b *writeTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
 		// chunk is stored already and nothing more is written.
-		fresh, err := claimChunk(ctx, b, k.versionID, run)
-		if err != nil || !fresh {
+		claimed, err := claimChunk(ctx, b, k.versionID, run)
+		if err != nil || !claimed {
 			return err
 		}
-		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments)
+		fresh, err := lockedEmpty(ctx, b, k.versionID)
+		if err != nil {
+			return err
+		}
+		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments, fresh)
 		if err != nil {
 			return err
 		}
@@ -545,17 +558,36 @@ func repairCount(m map[string]int) int {
 	return n
 }
 
-// mergeInto merges a chunk graph into the stored graph of a version and
-// returns how many nodes and edges are new.
-func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
-	// Nodes: load those that exist, merge, upsert.
-	keys := make([]string, 0, len(g.Nodes))
-	for _, n := range g.Nodes {
-		keys = append(keys, n.Key)
+// lockedEmpty says whether a version holds no nodes and no edges, within
+// the transaction. On PostgreSQL it first locks the version's row, so a
+// concurrent chunk write of the same version waits until this one commits
+// and then finds its rows; SQLite's transaction holds the write lock
+// already.
+func lockedEmpty(ctx context.Context, b *writeTx, versionID int) (bool, error) {
+	if b.dialect == dialect.Postgres {
+		if _, err := b.ExecContext(ctx, `SELECT id FROM extraction_versions WHERE id = $1 FOR UPDATE`, versionID); err != nil {
+			return false, fmt.Errorf("lock version: %w", err)
+		}
 	}
-	existing, err := loadNodes(ctx, b, versionID, keys)
-	if err != nil {
-		return 0, 0, err
+	return versionEmpty(ctx, b, b.dialect, versionID)
+}
+
+// mergeInto merges a chunk graph into the stored graph of a version and
+// returns how many nodes and edges are new. Into an empty version (fresh)
+// nothing is loaded and the degrees are counted in memory with the rows,
+// as WriteGraph does; otherwise they are recounted in SQL.
+func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int, fresh bool) (int, int, error) {
+	// Nodes: load those that exist, merge, upsert.
+	var existing map[string]*extract.Node
+	if !fresh {
+		keys := make([]string, 0, len(g.Nodes))
+		for _, n := range g.Nodes {
+			keys = append(keys, n.Key)
+		}
+		var err error
+		if existing, err = loadNodes(ctx, b, versionID, keys); err != nil {
+			return 0, 0, err
+		}
 	}
 	merged := map[string]*extract.Node{}
 	var order []string
@@ -580,13 +612,13 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range order {
 		out = append(out, *merged[k])
 	}
-	if err := upsertNodes(ctx, b, versionID, out, nil); err != nil {
-		return 0, 0, err
-	}
 	// Edges: same, keyed by (source, label, target).
-	stored, err := loadEdges(ctx, b, versionID, g.Edges)
-	if err != nil {
-		return 0, 0, err
+	var stored map[string]*extract.Edge
+	if !fresh {
+		var err error
+		if stored, err = loadEdges(ctx, b, versionID, g.Edges); err != nil {
+			return 0, 0, err
+		}
 	}
 	mergedE := map[string]*extract.Edge{}
 	var eorder []string
@@ -612,8 +644,18 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range eorder {
 		eout = append(eout, *mergedE[k])
 	}
+	var degrees []int64
+	if fresh {
+		degrees = graphDegrees(out, eout)
+	}
+	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
+		return 0, 0, err
+	}
 	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
 		return 0, 0, err
+	}
+	if fresh {
+		return newNodes, newEdges, nil
 	}
 	if err := refreshWritten(ctx, b, b.dialect, versionID, out, eout); err != nil {
 		return 0, 0, err
