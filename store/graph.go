@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect"
@@ -271,20 +273,61 @@ func (m *mentionBatch) slice(from, to int) columns {
 }
 
 // mentionRows lists the mentions of a graph's nodes and edges, each
-// identity once.
+// identity once: those of the edges by edge key, then those of the nodes
+// by node key, each one's in the order given. That is the order of the
+// mentions' unique index (version, node key, edge key, ...), so a large
+// batch adds to its end instead of all over it; a node's or an edge's
+// mentions still load back in the order given.
 func mentionRows(g extract.Graph) *mentionBatch {
-	type identity struct {
-		nodeKey, edgeKey       string
-		doc, chunk, start, end int
-	}
-	seen := map[identity]bool{}
-	out := &mentionBatch{}
-	add := func(nodeKey, edgeKey string, m extract.Mention) {
-		id := identity{nodeKey, edgeKey, m.DocumentID, m.ChunkIndex, m.Start, m.End}
-		if seen[id] {
-			return
+	total := 0
+	var edges []int
+	var edgeKeys []string
+	for i, e := range g.Edges {
+		if len(e.Mentions) > 0 {
+			edges = append(edges, i)
+			edgeKeys = append(edgeKeys, e.Key())
+			total += len(e.Mentions)
 		}
-		seen[id] = true
+	}
+	var nodes []int
+	for i, n := range g.Nodes {
+		if len(n.Mentions) > 0 {
+			nodes = append(nodes, i)
+			total += len(n.Mentions)
+		}
+	}
+	out := &mentionBatch{nodeKeys: make([]string, 0, total), edgeKeys: make([]string, 0, total), texts: make([]string, 0, total),
+		docs: make([]int64, 0, total), chunks: make([]int64, 0, total), starts: make([]int64, 0, total), ends: make([]int64, 0, total)}
+	// A key's mentions are consecutive rows, so duplicates are looked for
+	// among them only: by scanning a short run, through a map of its own
+	// in a long one.
+	type place struct{ doc, chunk, start, end int }
+	var (
+		from int // first row of the current key
+		seen map[place]struct{}
+	)
+	begin := func() { from, seen = out.len(), nil }
+	add := func(nodeKey, edgeKey string, m extract.Mention) {
+		p := place{m.DocumentID, m.ChunkIndex, m.Start, m.End}
+		if seen != nil {
+			if _, ok := seen[p]; ok {
+				return
+			}
+			seen[p] = struct{}{}
+		} else {
+			for r := from; r < out.len(); r++ {
+				if out.docs[r] == int64(p.doc) && out.chunks[r] == int64(p.chunk) && out.starts[r] == int64(p.start) && out.ends[r] == int64(p.end) {
+					return
+				}
+			}
+			if out.len()-from == 32 {
+				seen = make(map[place]struct{}, 64)
+				for r := from; r < out.len(); r++ {
+					seen[place{int(out.docs[r]), int(out.chunks[r]), int(out.starts[r]), int(out.ends[r])}] = struct{}{}
+				}
+				seen[p] = struct{}{}
+			}
+		}
 		out.nodeKeys = append(out.nodeKeys, nodeKey)
 		out.edgeKeys = append(out.edgeKeys, edgeKey)
 		out.texts = append(out.texts, m.Text)
@@ -293,14 +336,26 @@ func mentionRows(g extract.Graph) *mentionBatch {
 		out.starts = append(out.starts, int64(m.Start))
 		out.ends = append(out.ends, int64(m.End))
 	}
-	for _, n := range g.Nodes {
-		for _, m := range n.Mentions {
-			add(n.Key, "", m)
+	byKey := make([]int, len(edges))
+	for i := range byKey {
+		byKey[i] = i
+	}
+	slices.SortStableFunc(byKey, func(a, b int) int { return strings.Compare(edgeKeys[a], edgeKeys[b]) })
+	for x, i := range byKey {
+		if x == 0 || edgeKeys[i] != edgeKeys[byKey[x-1]] {
+			begin()
+		}
+		for _, m := range g.Edges[edges[i]].Mentions {
+			add("", edgeKeys[i], m)
 		}
 	}
-	for _, e := range g.Edges {
-		for _, m := range e.Mentions {
-			add("", e.Key(), m)
+	slices.SortStableFunc(nodes, func(a, b int) int { return strings.Compare(g.Nodes[a].Key, g.Nodes[b].Key) })
+	for x, i := range nodes {
+		if x == 0 || g.Nodes[i].Key != g.Nodes[nodes[x-1]].Key {
+			begin()
+		}
+		for _, m := range g.Nodes[i].Mentions {
+			add(g.Nodes[i].Key, "", m)
 		}
 	}
 	return out
