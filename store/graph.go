@@ -579,6 +579,9 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 		if err != nil {
 			return err
 		}
+		// Into an empty version every row is new: on PostgreSQL large
+		// batches go in with COPY (see bulk_copy.go).
+		b.copy = fresh
 		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments, fresh)
 		if err != nil {
 			return err
