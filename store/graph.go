@@ -580,8 +580,9 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 			return err
 		}
 		// Into an empty version every row is new: on PostgreSQL large
-		// batches go in with COPY (see bulk_copy.go).
-		b.copy = fresh
+		// batches go in with COPY (see bulk_copy.go), on SQLite without
+		// ON CONFLICT.
+		b.copy, b.allNew = fresh, fresh
 		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments, fresh)
 		if err != nil {
 			return err
