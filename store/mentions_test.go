@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -60,7 +61,7 @@ func TestSink_MentionsInOrderGiven(t *testing.T) {
 		want := map[string][]extract.Mention{}
 		keep := func(key string, ms []extract.Mention) {
 			for _, m := range ms {
-				if !slicesContains(want[key], m) {
+				if !slices.Contains(want[key], m) {
 					want[key] = append(want[key], m)
 				}
 			}
@@ -100,13 +101,4 @@ func TestSink_MentionsInOrderGiven(t *testing.T) {
 			}
 		}
 	})
-}
-
-func slicesContains(ms []extract.Mention, m extract.Mention) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
