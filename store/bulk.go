@@ -233,6 +233,12 @@ func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, co
 		_, err := b.ExecContext(ctx, t.pgSQL(), args...)
 		return err
 	}
+	q := t.sqliteSQL(rows)
+	if b.allNew {
+		// No row can exist: a plain INSERT looks each key up once, where
+		// an upsert looks it up again to insert it.
+		q = strings.TrimSuffix(q, t.tail())
+	}
 	args := make([]any, 0, rows*(len(cols)+1))
 	for r := 0; r < rows; r++ {
 		args = append(args, versionID)
@@ -241,9 +247,9 @@ func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, co
 		}
 	}
 	if rows == bulkRows(b.dialect) {
-		_, err := b.execCached(ctx, t.sqliteSQL(rows), args...)
+		_, err := b.execCached(ctx, q, args...)
 		return err
 	}
-	_, err := b.ExecContext(ctx, t.sqliteSQL(rows), args...)
+	_, err := b.ExecContext(ctx, q, args...)
 	return err
 }

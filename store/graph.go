@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect"
@@ -271,20 +273,61 @@ func (m *mentionBatch) slice(from, to int) columns {
 }
 
 // mentionRows lists the mentions of a graph's nodes and edges, each
-// identity once.
+// identity once: those of the edges by edge key, then those of the nodes
+// by node key, each one's in the order given. That is the order of the
+// mentions' unique index (version, node key, edge key, ...), so a large
+// batch adds to its end instead of all over it; a node's or an edge's
+// mentions still load back in the order given.
 func mentionRows(g extract.Graph) *mentionBatch {
-	type identity struct {
-		nodeKey, edgeKey       string
-		doc, chunk, start, end int
-	}
-	seen := map[identity]bool{}
-	out := &mentionBatch{}
-	add := func(nodeKey, edgeKey string, m extract.Mention) {
-		id := identity{nodeKey, edgeKey, m.DocumentID, m.ChunkIndex, m.Start, m.End}
-		if seen[id] {
-			return
+	total := 0
+	var edges []int
+	var edgeKeys []string
+	for i, e := range g.Edges {
+		if len(e.Mentions) > 0 {
+			edges = append(edges, i)
+			edgeKeys = append(edgeKeys, e.Key())
+			total += len(e.Mentions)
 		}
-		seen[id] = true
+	}
+	var nodes []int
+	for i, n := range g.Nodes {
+		if len(n.Mentions) > 0 {
+			nodes = append(nodes, i)
+			total += len(n.Mentions)
+		}
+	}
+	out := &mentionBatch{nodeKeys: make([]string, 0, total), edgeKeys: make([]string, 0, total), texts: make([]string, 0, total),
+		docs: make([]int64, 0, total), chunks: make([]int64, 0, total), starts: make([]int64, 0, total), ends: make([]int64, 0, total)}
+	// A key's mentions are consecutive rows, so duplicates are looked for
+	// among them only: by scanning a short run, through a map of its own
+	// in a long one.
+	type place struct{ doc, chunk, start, end int }
+	var (
+		from int // first row of the current key
+		seen map[place]struct{}
+	)
+	begin := func() { from, seen = out.len(), nil }
+	add := func(nodeKey, edgeKey string, m extract.Mention) {
+		p := place{m.DocumentID, m.ChunkIndex, m.Start, m.End}
+		if seen != nil {
+			if _, ok := seen[p]; ok {
+				return
+			}
+			seen[p] = struct{}{}
+		} else {
+			for r := from; r < out.len(); r++ {
+				if out.docs[r] == int64(p.doc) && out.chunks[r] == int64(p.chunk) && out.starts[r] == int64(p.start) && out.ends[r] == int64(p.end) {
+					return
+				}
+			}
+			if out.len()-from == 32 {
+				seen = make(map[place]struct{}, 64)
+				for r := from; r < out.len(); r++ {
+					seen[place{int(out.docs[r]), int(out.chunks[r]), int(out.starts[r]), int(out.ends[r])}] = struct{}{}
+				}
+				seen[p] = struct{}{}
+			}
+		}
 		out.nodeKeys = append(out.nodeKeys, nodeKey)
 		out.edgeKeys = append(out.edgeKeys, edgeKey)
 		out.texts = append(out.texts, m.Text)
@@ -293,14 +336,26 @@ func mentionRows(g extract.Graph) *mentionBatch {
 		out.starts = append(out.starts, int64(m.Start))
 		out.ends = append(out.ends, int64(m.End))
 	}
-	for _, n := range g.Nodes {
-		for _, m := range n.Mentions {
-			add(n.Key, "", m)
+	byKey := make([]int, len(edges))
+	for i := range byKey {
+		byKey[i] = i
+	}
+	slices.SortStableFunc(byKey, func(a, b int) int { return strings.Compare(edgeKeys[a], edgeKeys[b]) })
+	for x, i := range byKey {
+		if x == 0 || edgeKeys[i] != edgeKeys[byKey[x-1]] {
+			begin()
+		}
+		for _, m := range g.Edges[edges[i]].Mentions {
+			add("", edgeKeys[i], m)
 		}
 	}
-	for _, e := range g.Edges {
-		for _, m := range e.Mentions {
-			add("", e.Key(), m)
+	slices.SortStableFunc(nodes, func(a, b int) int { return strings.Compare(g.Nodes[a].Key, g.Nodes[b].Key) })
+	for x, i := range nodes {
+		if x == 0 || g.Nodes[i].Key != g.Nodes[nodes[x-1]].Key {
+			begin()
+		}
+		for _, m := range g.Nodes[i].Mentions {
+			add(g.Nodes[i].Key, "", m)
 		}
 	}
 	return out
@@ -504,14 +559,31 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	return k.s.inTx(ctx, func(b *writeTx) error {
+	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
+	// sized for its rows, as WriteGraph's batches do.
+	rows := len(res.Graph.Nodes) + len(res.Graph.Edges)
+	for _, n := range res.Graph.Nodes {
+		rows += len(n.Mentions)
+	}
+	for _, e := range res.Graph.Edges {
+		rows += len(e.Mentions)
+	}
+	return k.s.inTxCache(ctx, sqliteCacheKiB(rows), func(b *writeTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
 		// chunk is stored already and nothing more is written.
-		fresh, err := claimChunk(ctx, b, k.versionID, run)
-		if err != nil || !fresh {
+		claimed, err := claimChunk(ctx, b, k.versionID, run)
+		if err != nil || !claimed {
 			return err
 		}
-		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments)
+		fresh, err := lockedEmpty(ctx, b, k.versionID)
+		if err != nil {
+			return err
+		}
+		// Into an empty version every row is new: on PostgreSQL large
+		// batches go in with COPY (see bulk_copy.go), on SQLite without
+		// ON CONFLICT.
+		b.copy, b.allNew = fresh, fresh
+		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments, fresh)
 		if err != nil {
 			return err
 		}
@@ -545,17 +617,36 @@ func repairCount(m map[string]int) int {
 	return n
 }
 
-// mergeInto merges a chunk graph into the stored graph of a version and
-// returns how many nodes and edges are new.
-func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int) (int, int, error) {
-	// Nodes: load those that exist, merge, upsert.
-	keys := make([]string, 0, len(g.Nodes))
-	for _, n := range g.Nodes {
-		keys = append(keys, n.Key)
+// lockedEmpty says whether a version holds no nodes and no edges, within
+// the transaction. On PostgreSQL it first locks the version's row, so a
+// concurrent chunk write of the same version waits until this one commits
+// and then finds its rows; SQLite's transaction holds the write lock
+// already.
+func lockedEmpty(ctx context.Context, b *writeTx, versionID int) (bool, error) {
+	if b.dialect == dialect.Postgres {
+		if _, err := b.ExecContext(ctx, `SELECT id FROM extraction_versions WHERE id = $1 FOR UPDATE`, versionID); err != nil {
+			return false, fmt.Errorf("lock version: %w", err)
+		}
 	}
-	existing, err := loadNodes(ctx, b, versionID, keys)
-	if err != nil {
-		return 0, 0, err
+	return versionEmpty(ctx, b, b.dialect, versionID)
+}
+
+// mergeInto merges a chunk graph into the stored graph of a version and
+// returns how many nodes and edges are new. Into an empty version (fresh)
+// nothing is loaded and the degrees are counted in memory with the rows,
+// as WriteGraph does; otherwise they are recounted in SQL.
+func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int, fresh bool) (int, int, error) {
+	// Nodes: load those that exist, merge, upsert.
+	var existing map[string]*extract.Node
+	if !fresh {
+		keys := make([]string, 0, len(g.Nodes))
+		for _, n := range g.Nodes {
+			keys = append(keys, n.Key)
+		}
+		var err error
+		if existing, err = loadNodes(ctx, b, versionID, keys); err != nil {
+			return 0, 0, err
+		}
 	}
 	merged := map[string]*extract.Node{}
 	var order []string
@@ -580,13 +671,13 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range order {
 		out = append(out, *merged[k])
 	}
-	if err := upsertNodes(ctx, b, versionID, out, nil); err != nil {
-		return 0, 0, err
-	}
 	// Edges: same, keyed by (source, label, target).
-	stored, err := loadEdges(ctx, b, versionID, g.Edges)
-	if err != nil {
-		return 0, 0, err
+	var stored map[string]*extract.Edge
+	if !fresh {
+		var err error
+		if stored, err = loadEdges(ctx, b, versionID, g.Edges); err != nil {
+			return 0, 0, err
+		}
 	}
 	mergedE := map[string]*extract.Edge{}
 	var eorder []string
@@ -612,8 +703,18 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	for _, k := range eorder {
 		eout = append(eout, *mergedE[k])
 	}
+	var degrees []int64
+	if fresh {
+		degrees = graphDegrees(out, eout)
+	}
+	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
+		return 0, 0, err
+	}
 	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
 		return 0, 0, err
+	}
+	if fresh {
+		return newNodes, newEdges, nil
 	}
 	if err := refreshWritten(ctx, b, b.dialect, versionID, out, eout); err != nil {
 		return 0, 0, err

@@ -121,6 +121,17 @@ func TestStreamSubgraph_MatchesWholeGraph(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Through a run's sink: the first chunk, into the empty version,
+		// has its degrees counted in memory; the later ones (a node twice,
+		// an edge again) recount them.
+		sunk := mustVersion(t, s, "stream-sink")
+		sink := s.Sink(sunk.ID, 0)
+		twice := append(append([]extract.Node{}, g.Nodes[n/2:]...), g.Nodes[n/2])
+		for i, part := range []extract.Graph{{Nodes: g.Nodes[:n/2], Edges: g.Edges}, {Nodes: twice}, {Edges: g.Edges[:1]}} {
+			if err := sink.WriteChunk(ctx, extract.ChunkResult{Chunk: extract.ChunkRef{DocumentID: sunk.DocumentIDs[0], Index: i}, Graph: part}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		queries := []extract.SubgraphQuery{{}}
 		for _, limit := range []int{0, 1, 7, 40, 399, 400, 1000} {
 			for _, types := range [][]string{nil, {"PERSON"}, {"événement", "place"}} {
@@ -131,7 +142,7 @@ func TestStreamSubgraph_MatchesWholeGraph(t *testing.T) {
 				}
 			}
 		}
-		for _, v := range []int{whole.ID, parts.ID} {
+		for _, v := range []int{whole.ID, parts.ID, sunk.ID} {
 			ref, err := s.LoadGraph(ctx, v, false)
 			if err != nil {
 				t.Fatal(err)

@@ -30,6 +30,10 @@ type writeTx struct {
 	// lets large batches try COPY first (see bulk_copy.go).
 	conn *sql.Conn
 	copy bool
+	// allNew says that no row the transaction writes exists yet (the
+	// rows are unique and their version was empty once the transaction
+	// held its lock), so SQLite inserts them without ON CONFLICT.
+	allNew bool
 }
 
 // Client returns an Ent client that runs inside the transaction.
