@@ -30,11 +30,14 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 	cpu := 0.0
 	for i := 0; i < b.N; i++ {
 		before := testdata.CPUSeconds(b)
-		// Start cold: rebuild the per-document tables and the NER cache.
+		// Start cold: rebuild the per-document tables and the NER caches.
 		doc.SHA256 = ""
 		e.nerMu.Lock()
 		e.nerCache = map[string]nerResult{}
 		e.nerMu.Unlock()
+		e.spanMu.Lock()
+		e.spanWords = map[string][]string{}
+		e.spanMu.Unlock()
 		doc.ID = i + 1
 		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, e, discardSink{}, nil); err != nil {
 			b.Fatal(err)

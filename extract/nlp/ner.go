@@ -1,6 +1,10 @@
 package nlp
 
 import (
+	"slices"
+	"strings"
+	"unicode"
+
 	prose "github.com/jdkato/prose/v2"
 )
 
@@ -39,12 +43,14 @@ func (e *Extractor) nerType(text string, toks []tok, sentOf []int, en entity) (c
 // Lincoln" as a place and the surname as a person), else the label of the
 // last labelled token.
 func (e *Extractor) runNER(window string, s, end int) nerResult {
-	pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(e.model))
-	if err != nil {
-		return nerResult{}
-	}
+	return spanAnswer(e.nerTokens(window), s, end)
+}
+
+// spanAnswer reads the category of the span [s, e) from labelled tokens as
+// runNER describes.
+func spanAnswer(toks []tok, s, end int) nerResult {
 	var r nerResult
-	for _, t := range alignTokens(window, pd.Tokens()) {
+	for _, t := range toks {
 		if t.end <= s || t.start >= end || len(t.label) < 3 {
 			continue
 		}
@@ -56,6 +62,167 @@ func (e *Extractor) runNER(window string, s, end int) nerResult {
 	}
 	return r
 }
+
+// nerTokens labels the tokens of window as prose's NewDocument would
+// (without segmentation), from the words the chunk's tokenisation already
+// made: each whitespace-separated span of the window is split as prose
+// split it, tagged by the tagger and labelled by the recognizer, and
+// occurrences of a span share the tags and labels of the last one (bar a
+// span that ends the window), as prose's shared tokens do.
+func (e *Extractor) nerTokens(window string) []tok {
+	spans := whitespaceSpans(window)
+	var (
+		words  []string
+		ranges []tokRange
+	)
+	for _, sp := range e.spanWordsOf(window, spans) {
+		ranges = append(ranges, tokRange{len(words), len(words) + len(sp)})
+		words = append(words, sp...)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	// A run that ends the text, with no space after it, gets tokens of
+	// its own.
+	shared := ranges
+	if last := spans[len(spans)-1]; last.end == len(window) {
+		shared = ranges[:len(ranges)-1]
+	}
+	tags := shareRanges(shared, words, e.tagger.tag(words))
+	labels := shareRanges(shared, words, e.recognizer.classify(words, tags))
+	ptoks := make([]prose.Token, len(words))
+	for i := range words {
+		ptoks[i] = prose.Token{Text: words[i], Tag: tags[i], Label: labels[i]}
+	}
+	return alignTokens(window, ptoks)
+}
+
+// whitespaceSpans returns the runs of text without white space, as
+// prose's tokeniser splits it before splitting each run.
+func whitespaceSpans(text string) []span {
+	var out []span
+	start := -1
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				out = append(out, span{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, span{start, len(text)})
+	}
+	return out
+}
+
+// spanWordsOf returns prose's tokens of each span of text. Spans the
+// chunks' tokenisation has seen come from the cache noteSpans fills (prose
+// splits a run of text the same way wherever it stands); the others are
+// split by prose and remembered.
+func (e *Extractor) spanWordsOf(text string, spans []span) [][]string {
+	out := make([][]string, len(spans))
+	var miss []int
+	e.spanMu.Lock()
+	for i, sp := range spans {
+		w, ok := e.spanWords[text[sp.start:sp.end]]
+		if !ok {
+			miss = append(miss, i)
+		}
+		out[i] = w
+	}
+	e.spanMu.Unlock()
+	for _, i := range miss {
+		run := text[spans[i].start:spans[i].end]
+		out[i] = e.splitRun(run)
+		e.spanMu.Lock()
+		e.storeSpan(run, out[i])
+		e.spanMu.Unlock()
+	}
+	return out
+}
+
+// splitRun is prose's tokenisation of one run of text without white space.
+func (e *Extractor) splitRun(run string) []string {
+	pd, err := prose.NewDocument(run, prose.WithSegmentation(false), prose.WithTagging(false),
+		prose.WithExtraction(false), prose.UsingModel(e.model))
+	if err != nil {
+		return nil
+	}
+	ws := make([]string, 0, 2)
+	for _, t := range pd.Tokens() {
+		ws = append(ws, t.Text)
+	}
+	return ws
+}
+
+// storeSpan caches prose's tokens of one run of text; the caller holds
+// spanMu.
+func (e *Extractor) storeSpan(run string, ws []string) {
+	if len(e.spanWords) >= 200000 {
+		e.spanWords = map[string][]string{}
+	}
+	e.spanWords[strings.Clone(run)] = ws
+}
+
+// noteSpans fills the span cache from a chunk's tokenisation: words are
+// prose's tokens of text in order. A whitespace-separated run of text
+// without an apostrophe gets the tokens whose texts make it up (prose
+// writes curly quotes straight, and keeps every character of such a run);
+// a run with one is split by prose itself (prose drops what follows a
+// clitic that opens a word, "'sdeath"), and must agree with the next
+// tokens. At the first run that does not agree the rest of the chunk is
+// left to spanWordsOf.
+func (e *Extractor) noteSpans(text string, words []string) {
+	if e.opts.SkipNER {
+		return
+	}
+	wi := 0
+	for _, sp := range whitespaceSpans(text) {
+		run := text[sp.start:sp.end]
+		clean := run
+		if strings.ContainsAny(run, "\u201c\u201d\u2018\u2019&") {
+			clean = proseQuotes.Replace(run)
+		}
+		e.spanMu.Lock()
+		ws, known := e.spanWords[run]
+		e.spanMu.Unlock()
+		from := wi
+		switch {
+		case known || strings.Contains(clean, "'"):
+			if !known {
+				ws = e.splitRun(run)
+			}
+			if len(words)-wi < len(ws) || !slices.Equal(words[wi:wi+len(ws)], ws) {
+				return
+			}
+			wi += len(ws)
+		default:
+			for rest := clean; rest != ""; wi++ {
+				if wi >= len(words) || words[wi] == "" || !strings.HasPrefix(rest, words[wi]) {
+					return
+				}
+				rest = rest[len(words[wi]):]
+			}
+			ws = slices.Clone(words[from:wi])
+		}
+		if !known {
+			e.spanMu.Lock()
+			e.storeSpan(run, ws)
+			e.spanMu.Unlock()
+		}
+	}
+}
+
+// proseQuotes is the rewriting prose's tokeniser applies to text first.
+var proseQuotes = strings.NewReplacer(
+	"\u201c", `"`,
+	"\u201d", `"`,
+	"\u2018", "'",
+	"\u2019", "'",
+	"&rsquo;", "'")
 
 // itoa formats a non-negative int.
 func itoa(n int) string {

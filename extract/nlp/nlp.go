@@ -135,10 +135,12 @@ type Options struct {
 // Extractor is the nlp strategy. It is safe for concurrent use.
 type Extractor struct {
 	model *prose.Model
-	// tagger tags chunks (see tagger.go); model still recognises entities.
-	tagger *tagger
-	types  typeMapper
-	opts   Options
+	// tagger tags chunks (see tagger.go) and recognizer labels entities
+	// (see maxent.go) with prose's weights; model still tokenises.
+	tagger     *tagger
+	recognizer *recognizer
+	types      typeMapper
+	opts       Options
 
 	// skipCorrections turns off the typing rules, the junk filters and the
 	// per-name vote (types then come from prose's recogniser alone); tests
@@ -152,6 +154,9 @@ type Extractor struct {
 
 	nerMu    sync.Mutex
 	nerCache map[string]nerResult // by window text
+
+	spanMu    sync.Mutex
+	spanWords map[string][]string // prose's tokens of a run of text without white space
 }
 
 // docEntry is the lazily built per-document table.
@@ -184,13 +189,19 @@ func New(opts Options) (*Extractor, error) {
 	if err != nil {
 		return nil, extract.Wrap(extract.KindInternal, err, "load the tagger model")
 	}
+	rec, err := newRecognizer()
+	if err != nil {
+		return nil, extract.Wrap(extract.KindInternal, err, "load the entity model")
+	}
 	return &Extractor{
-		model:    model,
-		tagger:   tg,
-		types:    newTypeMapper(opts.EntityTypes, opts.TypeMap),
-		opts:     opts,
-		tables:   map[string]*docEntry{},
-		nerCache: map[string]nerResult{},
+		model:      model,
+		tagger:     tg,
+		recognizer: rec,
+		types:      newTypeMapper(opts.EntityTypes, opts.TypeMap),
+		opts:       opts,
+		tables:     map[string]*docEntry{},
+		nerCache:   map[string]nerResult{},
+		spanWords:  map[string][]string{},
 	}, nil
 }
 
@@ -267,6 +278,7 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	for i := range ptoks {
 		words[i] = ptoks[i].Text
 	}
+	e.noteSpans(text, words)
 	toks := alignTokens(text, ptoks)
 	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(words)) {
 		toks[i].tag = t

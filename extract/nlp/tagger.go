@@ -194,14 +194,13 @@ func normalizeWord(word string) string {
 // answers what they were. toks are aligned to text; words are the token
 // texts as prose wrote them, and tags their tags in order.
 func shareSpanTags(text string, toks []tok, words, tags []string) []string {
-	type span struct{ from, to int }
-	var spans []span
+	var spans []tokRange
 	for i := range toks {
 		if i > 0 && toks[i].start >= toks[i-1].end && !strings.ContainsFunc(text[toks[i-1].end:toks[i].start], unicode.IsSpace) {
 			spans[len(spans)-1].to = i + 1
 			continue
 		}
-		spans = append(spans, span{i, i + 1})
+		spans = append(spans, tokRange{i, i + 1})
 	}
 	// A word that ends the text, with no space after it, gets tokens of
 	// its own.
@@ -209,15 +208,25 @@ func shareSpanTags(text string, toks []tok, words, tags []string) []string {
 	if n := len(toks); n > 0 && !strings.ContainsFunc(text[toks[n-1].end:], unicode.IsSpace) {
 		shared = spans[:len(spans)-1]
 	}
+	return shareRanges(shared, words, tags)
+}
+
+// tokRange is the tokens [from, to) of one word.
+type tokRange struct{ from, to int }
+
+// shareRanges gives each word of spans (ranges of words) the values vals
+// of the last word in spans made of the same tokens, as prose's shared
+// token values do.
+func shareRanges(spans []tokRange, words, vals []string) []string {
 	last := make(map[string]int, len(spans)) // word -> first token of its last occurrence
-	key := func(sp span) string { return strings.Join(words[sp.from:sp.to], "\x00") }
-	for _, sp := range shared {
+	key := func(sp tokRange) string { return strings.Join(words[sp.from:sp.to], "\x00") }
+	for _, sp := range spans {
 		last[key(sp)] = sp.from
 	}
-	out := slices.Clone(tags)
-	for _, sp := range shared {
+	out := slices.Clone(vals)
+	for _, sp := range spans {
 		src := last[key(sp)]
-		copy(out[sp.from:sp.to], tags[src:src+sp.to-sp.from])
+		copy(out[sp.from:sp.to], vals[src:src+sp.to-sp.from])
 	}
 	return out
 }

@@ -1,0 +1,265 @@
+package nlp
+
+import (
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	prose "github.com/jdkato/prose/v2"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/eval"
+)
+
+// TestRecognizer_MatchesProse extracts A Christmas Carol, the Re-DocRED
+// and the WebNLG samples, then labels every entity window the extractor
+// asked about both ways: with the chunk's tokens, the tagger and the
+// recognizer, and with prose's own NewDocument. Every token (text, offsets,
+// tag and label) and every window's answer must be the same, but where two
+// labels score within rounding of each other.
+func TestRecognizer_MatchesProse(t *testing.T) {
+	for _, src := range []struct {
+		name string
+		docs func(t *testing.T) []extract.Document
+	}{
+		{"Carol", carolDocs},
+		{"ReDocRED", func(t *testing.T) []extract.Document {
+			return goldDocs(t, "gold/redocred_dev_revised_first100.json", eval.ReadDocRED)
+		}},
+		{"WebNLG", func(t *testing.T) []extract.Document {
+			return goldDocs(t, "gold/webnlg2020_text2rdf_seen_first200.xml", eval.ReadWebNLG)
+		}},
+	} {
+		t.Run(src.name, func(t *testing.T) {
+			e := mustNew(t, Options{})
+			for _, d := range src.docs(t) {
+				extractDoc(t, e, d)
+			}
+			e.nerMu.Lock()
+			keys := make([]string, 0, len(e.nerCache))
+			for k := range e.nerCache {
+				keys = append(keys, k)
+			}
+			e.nerMu.Unlock()
+			sort.Strings(keys)
+			if len(keys) < 100 {
+				t.Fatalf("only %d windows", len(keys))
+			}
+			tokens, ties, labelled := 0, 0, 0
+			for _, k := range keys {
+				s, rest, _ := strings.Cut(k, ":")
+				en, window, _ := strings.Cut(rest, ":")
+				start, end := atoi(t, s), atoi(t, en)
+				pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(e.model))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := alignTokens(window, pd.Tokens())
+				got := e.nerTokens(window)
+				if len(got) != len(want) {
+					t.Errorf("%q: %d tokens, prose %d", window, len(got), len(want))
+					continue
+				}
+				tied := false
+				for i := range want {
+					tokens++
+					if want[i].label != "O" {
+						labelled++
+					}
+					g, w := got[i], want[i]
+					if g.text != w.text || g.start != w.start || g.end != w.end {
+						t.Errorf("%q token %d: %q [%d,%d), prose %q [%d,%d)", window, i, g.text, g.start, g.end, w.text, w.start, w.end)
+						continue
+					}
+					if g.tag == w.tag && g.label == w.label {
+						continue
+					}
+					// prose picks among equal scores in map order; a tie
+					// parts the rest of the window's history.
+					if g.tag == w.tag && labelTie(e.recognizer, want, i, g.label, w.label) ||
+						g.tag != w.tag && tagTie(e.tagger, window, i, g.tag, w.tag) {
+						tied = true
+						break
+					}
+					t.Errorf("%q token %q: %s/%s, prose %s/%s", window, w.text, g.tag, g.label, w.tag, w.label)
+				}
+				if tied {
+					ties++
+					continue
+				}
+				r := e.nerCache[k]
+				if wr := spanAnswer(want, start, end); r != wr {
+					t.Errorf("%q [%d,%d): %+v, prose %+v", window, start, end, r, wr)
+				}
+			}
+			if labelled == 0 {
+				t.Fatal("prose labelled no token")
+			}
+			t.Logf("%d windows, %d tokens (%d labelled), %d windows with tied labels", len(keys), tokens, labelled, ties)
+		})
+	}
+}
+
+// TestRecognizer_MatchesProseParagraphs labels every paragraph of A
+// Christmas Carol whole, with and without the space after it, both ways:
+// every token's tag and label must be prose's, but where two classes score
+// within rounding of each other (the rest of that paragraph is then
+// skipped, its history having parted).
+func TestRecognizer_MatchesProseParagraphs(t *testing.T) {
+	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mustNew(t, Options{})
+	tokens, labelled, ties := 0, 0, 0
+	for _, p := range strings.SplitAfter(string(data), "\n\n") {
+		for _, text := range []string{p, strings.TrimSpace(p)} {
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.UsingModel(e.model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := alignTokens(text, pd.Tokens())
+			got := e.nerTokens(text)
+			if len(got) != len(want) {
+				t.Errorf("%.60q: %d tokens, prose %d", text, len(got), len(want))
+				continue
+			}
+		tokens:
+			for i := range want {
+				tokens++
+				if want[i].label != "O" {
+					labelled++
+				}
+				g, w := got[i], want[i]
+				switch {
+				case g.text != w.text || g.start != w.start || g.end != w.end:
+					t.Errorf("%.60q token %d: %q [%d,%d), prose %q [%d,%d)", text, i, g.text, g.start, g.end, w.text, w.start, w.end)
+					break tokens
+				case g.tag != w.tag:
+					if !tagTie(e.tagger, text, i, g.tag, w.tag) {
+						t.Errorf("%.60q token %q: tag %s, prose %s", text, w.text, g.tag, w.tag)
+					}
+					ties++
+					break tokens
+				case g.label != w.label:
+					if !labelTie(e.recognizer, want, i, g.label, w.label) {
+						t.Errorf("%.60q token %q: label %s, prose %s", text, w.text, g.label, w.label)
+					}
+					ties++
+					break tokens
+				}
+			}
+		}
+	}
+	if tokens < 10000 || labelled < 100 {
+		t.Fatalf("only %d tokens, %d labelled", tokens, labelled)
+	}
+	t.Logf("%d tokens (%d labelled), %d paragraphs cut at a tie", tokens, labelled, ties)
+}
+
+// tagTie reports whether tags a and b score within rounding of each other
+// at token i of text, after the tagger's own tags, as the tagger test
+// allows.
+func tagTie(tg *tagger, text string, i int, a, b string) bool {
+	pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.WithTagging(false), prose.WithExtraction(false))
+	if err != nil {
+		return false
+	}
+	var words []string
+	for _, t := range pd.Tokens() {
+		words = append(words, t.Text)
+	}
+	own := tg.tag(words)
+	return math.Abs(scoreOf(tg, words, own, i, a)-scoreOf(tg, words, own, i, b)) <= 1e-9
+}
+
+// labelTie reports whether labels a and b score within rounding of each
+// other at token i of prose's labelling toks.
+func labelTie(r *recognizer, toks []tok, i int, a, b string) bool {
+	words := make([]string, len(toks))
+	tags := make([]string, len(toks))
+	hist := make([]string, i)
+	for k, t := range toks {
+		words[k], tags[k] = t.text, t.tag
+		if k < i {
+			hist[k] = simpleLabel(t.label)
+		}
+	}
+	scores := make([]float64, len(r.labels))
+	r.score(i, words, tags, hist, scores, nil)
+	sa, sb := math.Inf(-1), math.Inf(-1)
+	for li, l := range r.labels {
+		switch l {
+		case a:
+			sa = scores[li]
+		case b:
+			sb = scores[li]
+		}
+	}
+	return math.Abs(sa-sb) <= 1e-9
+}
+
+func TestShapeOf(t *testing.T) {
+	for word, want := range map[string]string{
+		"12": "number", "3.5": "number", "1e5": "number", "Inf": "number",
+		",": "punct", "Café": "punct", "end.": "punct", "é": "punct",
+		"scrooge": "downcase", "a_b": "downcase", "Scrooge": "upcase", "Jean-Luc": "upcase",
+		"McDonald": "upcase", "SCROOGE": "upcase", "iPhone": "mixedcase", "": "other",
+	} {
+		if got := shapeOf(word); got != want {
+			t.Errorf("shapeOf(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
+
+// carolDocs is A Christmas Carol as one document.
+func carolDocs(t *testing.T) []extract.Document {
+	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := extract.ReadDocument("carol.txt", data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.ID = 1
+	return []extract.Document{doc}
+}
+
+// goldDocs reads the texts of a gold file as documents.
+func goldDocs(t *testing.T, name string, read func(io.Reader) ([]eval.Entry, error)) []extract.Document {
+	f, err := os.Open(testdata.Path(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, err := read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]extract.Document, len(entries))
+	for i, en := range entries {
+		if docs[i], err = extract.ReadDocument(en.ID, []byte(en.Text), 0); err != nil {
+			t.Fatal(err)
+		}
+		docs[i].ID = i + 1
+	}
+	return docs
+}
+
+func atoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
