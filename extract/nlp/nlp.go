@@ -278,7 +278,6 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	for i := range ptoks {
 		words[i] = ptoks[i].Text
 	}
-	e.noteSpans(text, words)
 	toks := alignTokens(text, ptoks)
 	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(words)) {
 		toks[i].tag = t
