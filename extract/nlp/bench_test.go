@@ -57,3 +57,12 @@ func (discardSink) WriteChunk(context.Context, extract.ChunkResult) error       
 
 func BenchmarkExtractor_Carol(b *testing.B)        { benchmarkCarol(b, Options{}, 1) }
 func BenchmarkExtractor_CarolSkipNER(b *testing.B) { benchmarkCarol(b, Options{SkipNER: true}, 1) }
+
+// BenchmarkNew loads the models an Extractor needs: its time and
+// allocations are the start-up cost of every nlp run.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		mustNew(b, Options{})
+	}
+}

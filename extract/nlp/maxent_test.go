@@ -56,7 +56,7 @@ func TestRecognizer_MatchesProse(t *testing.T) {
 				s, rest, _ := strings.Cut(k, ":")
 				en, window, _ := strings.Cut(rest, ":")
 				start, end := atoi(t, s), atoi(t, en)
-				pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(e.model))
+				pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(proseModel(t)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -123,7 +123,7 @@ func TestRecognizer_MatchesProseParagraphs(t *testing.T) {
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
-			pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.UsingModel(e.model))
+			pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.UsingModel(proseModel(t)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -137,7 +137,7 @@ func (e *Extractor) spanWordsOf(text string, spans []span) [][]string {
 	e.spanMu.Unlock()
 	for _, i := range miss {
 		run := text[spans[i].start:spans[i].end]
-		out[i] = e.splitRun(run)
+		out[i] = splitRun(run)
 		e.spanMu.Lock()
 		e.storeSpan(run, out[i])
 		e.spanMu.Unlock()
@@ -146,9 +146,8 @@ func (e *Extractor) spanWordsOf(text string, spans []span) [][]string {
 }
 
 // splitRun is prose's tokenisation of one run of text without white space.
-func (e *Extractor) splitRun(run string) []string {
-	pd, err := prose.NewDocument(run, prose.WithSegmentation(false), prose.WithTagging(false),
-		prose.WithExtraction(false), prose.UsingModel(e.model))
+func splitRun(run string) []string {
+	pd, err := prose.NewDocument(run, prose.WithSegmentation(false), prose.WithTagging(false), prose.WithExtraction(false))
 	if err != nil {
 		return nil
 	}

@@ -1,7 +1,8 @@
 // Package nlp is kgstudio's offline extraction strategy: no model service,
-// pure Go. It tags each chunk with prose (the model is built once per
-// Extractor and reused), then finds entities with passes that cover the
-// weak spots of prose's named-entity recogniser. The rules are written for
+// pure Go. It tokenises each chunk with prose and tags it, and labels
+// entity windows, with prose's models (loaded once per Extractor and laid
+// out for speed: tagger.go, maxent.go), then finds entities with passes that
+// cover the weak spots of prose's named-entity recogniser. The rules are written for
 // kinds of text (encyclopedia articles, novels, news), never for particular
 // names.
 //
@@ -134,9 +135,8 @@ type Options struct {
 
 // Extractor is the nlp strategy. It is safe for concurrent use.
 type Extractor struct {
-	model *prose.Model
 	// tagger tags chunks (see tagger.go) and recognizer labels entities
-	// (see maxent.go) with prose's weights; model still tokenises.
+	// (see maxent.go) with prose's weights; prose itself only tokenises.
 	tagger     *tagger
 	recognizer *recognizer
 	types      typeMapper
@@ -173,7 +173,8 @@ type nerResult struct {
 
 var _ extract.Extractor = (*Extractor)(nil)
 
-// New builds an Extractor; the prose model is loaded here, once.
+// New builds an Extractor; prose's models are loaded here, once (the entity
+// model only when the recogniser is on).
 func New(opts Options) (*Extractor, error) {
 	if opts.MaxSentences <= 0 {
 		opts.MaxSentences = 3
@@ -181,20 +182,17 @@ func New(opts Options) (*Extractor, error) {
 	if opts.PairWindow <= 0 {
 		opts.PairWindow = 3
 	}
-	model := prose.ModelFromData("kgstudio-en")
-	if model == nil {
-		return nil, extract.Errorf(extract.KindInternal, "load the prose model")
-	}
 	tg, err := newTagger()
 	if err != nil {
 		return nil, extract.Wrap(extract.KindInternal, err, "load the tagger model")
 	}
-	rec, err := newRecognizer()
-	if err != nil {
-		return nil, extract.Wrap(extract.KindInternal, err, "load the entity model")
+	var rec *recognizer
+	if !opts.SkipNER {
+		if rec, err = newRecognizer(); err != nil {
+			return nil, extract.Wrap(extract.KindInternal, err, "load the entity model")
+		}
 	}
 	return &Extractor{
-		model:      model,
 		tagger:     tg,
 		recognizer: rec,
 		types:      newTypeMapper(opts.EntityTypes, opts.TypeMap),
@@ -268,8 +266,7 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
 		prose.WithTagging(false),
-		prose.WithExtraction(false),
-		prose.UsingModel(e.model))
+		prose.WithExtraction(false))
 	if err != nil {
 		return nil, nil, nil, nil
 	}
