@@ -2,7 +2,6 @@ package nlp
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/internal/testdata"
@@ -14,14 +13,7 @@ import (
 // reports throughput (MB/s in the -bench output; KB/s = MB/s * 1000) and
 // KB per CPU-second of the process, which a busy machine disturbs less.
 func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
-	data, err := os.ReadFile(testdata.Path(b, "corpora/a_christmas_carol_gutenberg24022.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	doc, err := extract.ReadDocument("carol.txt", data, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	doc := carolDoc(b)
 	e := mustNew(b, opts)
 	cfg := extract.DefaultConfig()
 	cfg.Concurrency = concurrency

@@ -28,12 +28,14 @@ func TestRecognizer_MatchesProse(t *testing.T) {
 		name string
 		docs func(t *testing.T) []extract.Document
 	}{
-		{"Carol", carolDocs},
+		{"Carol", func(t *testing.T) []extract.Document { return []extract.Document{carolDoc(t)} }},
 		{"ReDocRED", func(t *testing.T) []extract.Document {
-			return goldDocs(t, "gold/redocred_dev_revised_first100.json", eval.ReadDocRED)
+			_, docs := goldDocs(t, "gold/redocred_dev_revised_first100.json", eval.ReadDocRED)
+			return docs
 		}},
 		{"WebNLG", func(t *testing.T) []extract.Document {
-			return goldDocs(t, "gold/webnlg2020_text2rdf_seen_first200.xml", eval.ReadWebNLG)
+			_, docs := goldDocs(t, "gold/webnlg2020_text2rdf_seen_first200.xml", eval.ReadWebNLG)
+			return docs
 		}},
 	} {
 		t.Run(src.name, func(t *testing.T) {
@@ -221,22 +223,24 @@ func TestShapeOf(t *testing.T) {
 	}
 }
 
-// carolDocs is A Christmas Carol as one document.
-func carolDocs(t *testing.T) []extract.Document {
-	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+// carolDoc is A Christmas Carol as a document.
+func carolDoc(tb testing.TB) extract.Document {
+	tb.Helper()
+	data, err := os.ReadFile(testdata.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	doc, err := extract.ReadDocument("carol.txt", data, 0)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	doc.ID = 1
-	return []extract.Document{doc}
+	return doc
 }
 
-// goldDocs reads the texts of a gold file as documents.
-func goldDocs(t *testing.T, name string, read func(io.Reader) ([]eval.Entry, error)) []extract.Document {
+// goldDocs reads the entries of a gold file and their texts as documents.
+func goldDocs(t *testing.T, name string, read func(io.Reader) ([]eval.Entry, error)) ([]eval.Entry, []extract.Document) {
+	t.Helper()
 	f, err := os.Open(testdata.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +257,7 @@ func goldDocs(t *testing.T, name string, read func(io.Reader) ([]eval.Entry, err
 		}
 		docs[i].ID = i + 1
 	}
-	return docs
+	return entries, docs
 }
 
 func atoi(t *testing.T, s string) int {
