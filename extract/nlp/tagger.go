@@ -21,10 +21,9 @@ import (
 // holds a short list of (class, weight) pairs summed into an array, and
 // the feature strings are built in one reused buffer.
 //
-// It answers as prose does with two exceptions, both outside the text the
-// extractor reads: prose picks among classes of exactly equal score in map
-// order (at random), this tagger the first class; and prose's list of
-// emoticons, which it tags SYM, is not consulted.
+// It answers as prose does but for one case: prose picks among classes of
+// exactly equal score in map order (at random), this tagger the first
+// class.
 type tagger struct {
 	classes []string
 	tagMap  map[string]string
@@ -82,6 +81,14 @@ var (
 	tagKeep = regexp.MustCompile(`^\-[A-Z]{3}\-$`)
 )
 
+// emoticons are the tokens prose's tokeniser keeps whole and its tagger
+// tags SYM.
+var emoticons = setOf("(-8", "(-;", "(-_-)", "(._.)", "(:", "(=", "(o:", "(¬_¬)", "(ಠ_ಠ)",
+	"(╯°□°）╯︵┻━┻", "-__-", "8-)", "8-D", "8D", ":(", ":((", ":(((", ":()", ":)))", ":-)",
+	":-))", ":-)))", ":-*", ":-/", ":-X", ":-]", ":-o", ":-p", ":-x", ":-|", ":-}", ":0", ":3",
+	":P", ":]", ":`(", ":`)", ":`-(", ":o", ":o)", "=(", "=)", "=D", "=|", "@_@", "O.o", "O_o",
+	"V_V", "XDD", "[-:", "^___^", "o_0", "o_O", "o_o", "v_v", "xD", "xDD", "¯\\(ツ)/¯")
+
 // tag tags words in order, as prose's tagger does.
 func (t *tagger) tag(words []string) []string {
 	ctx := make([]string, len(words)+4)
@@ -100,6 +107,8 @@ func (t *tagger) tag(words []string) []string {
 		switch {
 		case w == "-":
 			tag = "-"
+		case emoticons[w]:
+			tag = "SYM"
 		// Each pattern is tried only where it can match: a link has a
 		// dot, an e-mail address an @, the others begin with 0, * or -.
 		case strings.ContainsRune(w, '.') && commonregex.LinkRegex.MatchString(w) ||

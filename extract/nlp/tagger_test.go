@@ -20,7 +20,7 @@ func TestTagger_MatchesProse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(data) + " Café naïve @someone http://example.com a-b 1843 -LRB- *-1 3.5 ÉMILE 'twas"
+	text := string(data) + " Café naïve @someone http://example.com a-b 1843 -LRB- *-1 3.5 ÉMILE 'twas :-) (._.) 8D ¯\\(ツ)/¯"
 	e := mustNew(t, Options{})
 	tokens, diffs := 0, 0
 	var chunks []string
