@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	prose "github.com/jdkato/prose/v2"
 
@@ -19,10 +20,10 @@ import (
 
 // TestRecognizer_MatchesProse extracts A Christmas Carol, the Re-DocRED
 // and the WebNLG samples, then labels every entity window the extractor
-// asked about both ways: with the chunk's tokens, the tagger and the
-// recognizer, and with prose's own NewDocument. Every token (text, offsets,
-// tag and label) and every window's answer must be the same, but where two
-// labels score within rounding of each other.
+// asked about both ways: with prose's split of each run of the window, the
+// tagger and the recognizer, and with prose's own NewDocument. Every token
+// (text, offsets, tag and label) and every window's answer must be the
+// same, but where two classes score within rounding of each other.
 func TestRecognizer_MatchesProse(t *testing.T) {
 	for _, src := range []struct {
 		name string
@@ -53,119 +54,140 @@ func TestRecognizer_MatchesProse(t *testing.T) {
 			if len(keys) < 100 {
 				t.Fatalf("only %d windows", len(keys))
 			}
-			tokens, ties, labelled := 0, 0, 0
+			var sum proseMatch
 			for _, k := range keys {
 				s, rest, _ := strings.Cut(k, ":")
 				en, window, _ := strings.Cut(rest, ":")
 				start, end := atoi(t, s), atoi(t, en)
-				pd, err := prose.NewDocument(window, prose.WithSegmentation(false), prose.UsingModel(proseModel(t)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := alignTokens(window, pd.Tokens())
-				got := e.nerTokens(window)
-				if len(got) != len(want) {
-					t.Errorf("%q: %d tokens, prose %d", window, len(got), len(want))
+				m := matchProse(t, e, window)
+				sum.add(m)
+				if m.tied {
 					continue
 				}
-				tied := false
-				for i := range want {
-					tokens++
-					if want[i].label != "O" {
-						labelled++
-					}
-					g, w := got[i], want[i]
-					if g.text != w.text || g.start != w.start || g.end != w.end {
-						t.Errorf("%q token %d: %q [%d,%d), prose %q [%d,%d)", window, i, g.text, g.start, g.end, w.text, w.start, w.end)
-						continue
-					}
-					if g.tag == w.tag && g.label == w.label {
-						continue
-					}
-					// prose picks among equal scores in map order; a tie
-					// parts the rest of the window's history.
-					if g.tag == w.tag && labelTie(e.recognizer, want, i, g.label, w.label) ||
-						g.tag != w.tag && tagTie(e.tagger, window, i, g.tag, w.tag) {
-						tied = true
-						break
-					}
-					t.Errorf("%q token %q: %s/%s, prose %s/%s", window, w.text, g.tag, g.label, w.tag, w.label)
-				}
-				if tied {
-					ties++
-					continue
-				}
-				r := e.nerCache[k]
-				if wr := spanAnswer(want, start, end); r != wr {
+				if r, wr := e.nerCache[k], spanAnswer(m.want, start, end); r != wr {
 					t.Errorf("%q [%d,%d): %+v, prose %+v", window, start, end, r, wr)
 				}
 			}
-			if labelled == 0 {
+			if sum.labelled == 0 {
 				t.Fatal("prose labelled no token")
 			}
-			t.Logf("%d windows, %d tokens (%d labelled), %d windows with tied labels", len(keys), tokens, labelled, ties)
+			t.Logf("%d windows, %d tokens (%d labelled), %d windows with a tie", len(keys), sum.tokens, sum.labelled, sum.ties)
 		})
 	}
 }
 
 // TestRecognizer_MatchesProseParagraphs labels every paragraph of A
-// Christmas Carol whole, with and without the space after it, both ways:
-// every token's tag and label must be prose's, but where two classes score
-// within rounding of each other (the rest of that paragraph is then
-// skipped, its history having parted).
+// Christmas Carol whole, with and without the space after it, both ways, as
+// TestRecognizer_MatchesProse does.
 func TestRecognizer_MatchesProseParagraphs(t *testing.T) {
-	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := carolDoc(t)
 	e := mustNew(t, Options{})
-	tokens, labelled, ties := 0, 0, 0
-	for _, p := range strings.SplitAfter(string(data), "\n\n") {
+	var sum proseMatch
+	for _, p := range strings.SplitAfter(doc.Content, "\n\n") {
 		for _, text := range []string{p, strings.TrimSpace(p)} {
-			if strings.TrimSpace(text) == "" {
-				continue
-			}
-			pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.UsingModel(proseModel(t)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := alignTokens(text, pd.Tokens())
-			got := e.nerTokens(text)
-			if len(got) != len(want) {
-				t.Errorf("%.60q: %d tokens, prose %d", text, len(got), len(want))
-				continue
-			}
-		tokens:
-			for i := range want {
-				tokens++
-				if want[i].label != "O" {
-					labelled++
-				}
-				g, w := got[i], want[i]
-				switch {
-				case g.text != w.text || g.start != w.start || g.end != w.end:
-					t.Errorf("%.60q token %d: %q [%d,%d), prose %q [%d,%d)", text, i, g.text, g.start, g.end, w.text, w.start, w.end)
-					break tokens
-				case g.tag != w.tag:
-					if !tagTie(e.tagger, text, i, g.tag, w.tag) {
-						t.Errorf("%.60q token %q: tag %s, prose %s", text, w.text, g.tag, w.tag)
-					}
-					ties++
-					break tokens
-				case g.label != w.label:
-					if !labelTie(e.recognizer, want, i, g.label, w.label) {
-						t.Errorf("%.60q token %q: label %s, prose %s", text, w.text, g.label, w.label)
-					}
-					ties++
-					break tokens
-				}
+			if strings.TrimSpace(text) != "" {
+				sum.add(matchProse(t, e, text))
 			}
 		}
 	}
-	if tokens < 10000 || labelled < 100 {
-		t.Fatalf("only %d tokens, %d labelled", tokens, labelled)
+	if sum.tokens < 10000 || sum.labelled < 100 {
+		t.Fatalf("only %d tokens, %d labelled", sum.tokens, sum.labelled)
 	}
-	t.Logf("%d tokens (%d labelled), %d paragraphs cut at a tie", tokens, labelled, ties)
+	t.Logf("%d tokens (%d labelled), %d paragraphs cut at a tie", sum.tokens, sum.labelled, sum.ties)
+}
+
+// FuzzRecognizer labels odd text both ways, as TestRecognizer_MatchesProse
+// does.
+func FuzzRecognizer(f *testing.F) {
+	for _, s := range []string{
+		"", "   ", "\xff\xfe Scrooge", "'sdeath, Scrooge's nephew!", "Mr. Fezziwig's ball at 7 p.m.",
+		"\u201cBah,\u201d said Scrooge to Marley\u2019s ghost.", "Bob &rsquo;s hat (and Tim's) [sic]",
+		"the the the London London", "Scrooge Scrooge\n", "U.S.A. and the E.U. met in Paris, France.",
+		"$100 in New York", ":-) Tiny Tim :)", "Jean-Luc Picard of the USS Enterprise",
+	} {
+		f.Add(s)
+	}
+	e := mustNew(f, Options{})
+	f.Fuzz(func(t *testing.T, text string) {
+		// Documents are valid UTF-8; prose's tokeniser panics on some
+		// text whose lower case is longer or shorter ("\u212a's"), whole
+		// chunks included, and the pipeline recovers each chunk's panic.
+		if !utf8.ValidString(text) || proseFails(text) {
+			t.Skip()
+		}
+		matchProse(t, e, text)
+	})
+}
+
+// proseFails reports whether prose's tokeniser panics on text.
+func proseFails(text string) (failed bool) {
+	defer func() {
+		if recover() != nil {
+			failed = true
+		}
+	}()
+	_, _ = prose.NewDocument(text, prose.WithSegmentation(false), prose.WithTagging(false), prose.WithExtraction(false))
+	return false
+}
+
+// proseMatch counts what matchProse compared.
+type proseMatch struct {
+	want             []tok // prose's tokens
+	tokens, labelled int
+	tied             bool // a tie parted the rest of the text
+	ties             int  // texts with a tie, in a sum
+}
+
+func (m *proseMatch) add(o proseMatch) {
+	m.tokens += o.tokens
+	m.labelled += o.labelled
+	if o.tied {
+		m.ties++
+	}
+}
+
+// matchProse labels text with nerTokens and with prose's NewDocument and
+// reports every token whose text, offsets, tag or label differ, but where
+// two classes score within rounding of each other (prose picks among equal
+// scores in map order); the rest of the text is then skipped, its history
+// having parted.
+func matchProse(t *testing.T, e *Extractor, text string) proseMatch {
+	t.Helper()
+	pd, err := prose.NewDocument(text, prose.WithSegmentation(false), prose.UsingModel(proseModel(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := proseMatch{want: alignTokens(text, pd.Tokens())}
+	got := e.nerTokens(text)
+	if len(got) != len(m.want) {
+		t.Errorf("%.60q: %d tokens, prose %d", text, len(got), len(m.want))
+		return m
+	}
+	for i, w := range m.want {
+		m.tokens++
+		if w.label != "O" {
+			m.labelled++
+		}
+		g := got[i]
+		switch {
+		case g.text != w.text || g.start != w.start || g.end != w.end:
+			t.Errorf("%.60q token %d: %q [%d,%d), prose %q [%d,%d)", text, i, g.text, g.start, g.end, w.text, w.start, w.end)
+			return m
+		case g.tag != w.tag:
+			if !tagTie(e.tagger, text, i, g.tag, w.tag) {
+				t.Errorf("%.60q token %q: tag %s, prose %s", text, w.text, g.tag, w.tag)
+			}
+			m.tied = true
+			return m
+		case g.label != w.label:
+			if !labelTie(e.recognizer, m.want, i, g.label, w.label) {
+				t.Errorf("%.60q token %q: label %s, prose %s", text, w.text, g.label, w.label)
+			}
+			m.tied = true
+			return m
+		}
+	}
+	return m
 }
 
 // tagTie reports whether tags a and b score within rounding of each other
