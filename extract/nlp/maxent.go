@@ -104,7 +104,8 @@ func (r *recognizer) classify(words, tags []string) []string {
 	var buf []byte
 	for i := range words {
 		buf = r.score(i, words, tags, hist, scores, buf)
-		// As prose: the first score above -Inf wins, else no label.
+		// The highest score wins (the first of equal ones); with none
+		// above -Inf there is no label, as in prose.
 		best, bi := math.Inf(-1), -1
 		for li, s := range scores {
 			if s > best {
