@@ -7,9 +7,10 @@ import (
 	prose "github.com/jdkato/prose/v2"
 )
 
-// nerType asks prose's recogniser for the category of an entity, looking
-// only at a window of two tokens around it within its sentence. Answers are
-// cached by window text, so the result depends on the window alone.
+// nerType asks the recogniser (prose's entity model, see maxent.go) for the
+// category of an entity, looking only at a window of two tokens around it
+// within its sentence. Answers are cached by window text, so the result
+// depends on the window alone.
 func (e *Extractor) nerType(text string, toks []tok, sentOf []int, en entity) (category, bool) {
 	f, l := en.tokFirst, en.tokLast
 	for k := 0; k < 2 && f > 0 && sentOf[f-1] == sentOf[en.tokFirst]; k++ {
