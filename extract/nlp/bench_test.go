@@ -2,7 +2,6 @@ package nlp
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/internal/testdata"
@@ -14,14 +13,7 @@ import (
 // reports throughput (MB/s in the -bench output; KB/s = MB/s * 1000) and
 // KB per CPU-second of the process, which a busy machine disturbs less.
 func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
-	data, err := os.ReadFile(testdata.Path(b, "corpora/a_christmas_carol_gutenberg24022.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	doc, err := extract.ReadDocument("carol.txt", data, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	doc := carolDoc(b)
 	e := mustNew(b, opts)
 	cfg := extract.DefaultConfig()
 	cfg.Concurrency = concurrency
@@ -30,11 +22,14 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 	cpu := 0.0
 	for i := 0; i < b.N; i++ {
 		before := testdata.CPUSeconds(b)
-		// Start cold: rebuild the per-document tables and the NER cache.
+		// Start cold: rebuild the per-document tables and the NER caches.
 		doc.SHA256 = ""
 		e.nerMu.Lock()
 		e.nerCache = map[string]nerResult{}
 		e.nerMu.Unlock()
+		e.spanMu.Lock()
+		e.spanWords = map[string][]string{}
+		e.spanMu.Unlock()
 		doc.ID = i + 1
 		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, e, discardSink{}, nil); err != nil {
 			b.Fatal(err)
@@ -54,3 +49,12 @@ func (discardSink) WriteChunk(context.Context, extract.ChunkResult) error       
 
 func BenchmarkExtractor_Carol(b *testing.B)        { benchmarkCarol(b, Options{}, 1) }
 func BenchmarkExtractor_CarolSkipNER(b *testing.B) { benchmarkCarol(b, Options{SkipNER: true}, 1) }
+
+// BenchmarkNew loads the models an Extractor needs: its time and
+// allocations are the start-up cost of every nlp run.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		mustNew(b, Options{})
+	}
+}

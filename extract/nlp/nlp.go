@@ -1,7 +1,8 @@
 // Package nlp is kgstudio's offline extraction strategy: no model service,
-// pure Go. It tags each chunk with prose (the model is built once per
-// Extractor and reused), then finds entities with passes that cover the
-// weak spots of prose's named-entity recogniser. The rules are written for
+// pure Go. It tokenises each chunk with prose and tags it, and labels
+// entity windows, with prose's models (loaded once per Extractor and laid
+// out for speed: tagger.go, maxent.go), then finds entities with passes that
+// cover the weak spots of prose's named-entity recogniser. The rules are written for
 // kinds of text (encyclopedia articles, novels, news), never for particular
 // names.
 //
@@ -126,19 +127,21 @@ type Options struct {
 	// PairWindow links each entity of a sentence to at most this many
 	// following entities of the same sentence (default 3).
 	PairWindow int
-	// SkipNER turns off prose's statistical recogniser (several times
-	// faster); entities then come from the proper-noun, pattern and cue-word
-	// passes only.
+	// SkipNER turns off the statistical recogniser (prose's entity model);
+	// entities then come from the proper-noun, pattern and cue-word passes
+	// only. It saves loading the model, no longer much time per chunk: the
+	// Carol benchmark runs at the same KB per CPU-second either way.
 	SkipNER bool
 }
 
 // Extractor is the nlp strategy. It is safe for concurrent use.
 type Extractor struct {
-	model *prose.Model
-	// tagger tags chunks (see tagger.go); model still recognises entities.
-	tagger *tagger
-	types  typeMapper
-	opts   Options
+	// tagger tags chunks (see tagger.go) and recognizer labels entities
+	// (see maxent.go) with prose's weights; prose itself only tokenises.
+	tagger     *tagger
+	recognizer *recognizer
+	types      typeMapper
+	opts       Options
 
 	// skipCorrections turns off the typing rules, the junk filters and the
 	// per-name vote (types then come from prose's recogniser alone); tests
@@ -152,6 +155,9 @@ type Extractor struct {
 
 	nerMu    sync.Mutex
 	nerCache map[string]nerResult // by window text
+
+	spanMu    sync.Mutex
+	spanWords map[string][]string // prose's tokens of a run of text without white space
 }
 
 // docEntry is the lazily built per-document table.
@@ -168,7 +174,8 @@ type nerResult struct {
 
 var _ extract.Extractor = (*Extractor)(nil)
 
-// New builds an Extractor; the prose model is loaded here, once.
+// New builds an Extractor; prose's models are loaded here, once (the entity
+// model only when the recogniser is on).
 func New(opts Options) (*Extractor, error) {
 	if opts.MaxSentences <= 0 {
 		opts.MaxSentences = 3
@@ -176,21 +183,24 @@ func New(opts Options) (*Extractor, error) {
 	if opts.PairWindow <= 0 {
 		opts.PairWindow = 3
 	}
-	model := prose.ModelFromData("kgstudio-en")
-	if model == nil {
-		return nil, extract.Errorf(extract.KindInternal, "load the prose model")
-	}
 	tg, err := newTagger()
 	if err != nil {
 		return nil, extract.Wrap(extract.KindInternal, err, "load the tagger model")
 	}
+	var rec *recognizer
+	if !opts.SkipNER {
+		if rec, err = newRecognizer(); err != nil {
+			return nil, extract.Wrap(extract.KindInternal, err, "load the entity model")
+		}
+	}
 	return &Extractor{
-		model:    model,
-		tagger:   tg,
-		types:    newTypeMapper(opts.EntityTypes, opts.TypeMap),
-		opts:     opts,
-		tables:   map[string]*docEntry{},
-		nerCache: map[string]nerResult{},
+		tagger:     tg,
+		recognizer: rec,
+		types:      newTypeMapper(opts.EntityTypes, opts.TypeMap),
+		opts:       opts,
+		tables:     map[string]*docEntry{},
+		nerCache:   map[string]nerResult{},
+		spanWords:  map[string][]string{},
 	}, nil
 }
 
@@ -257,8 +267,7 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	pd, err := prose.NewDocument(text,
 		prose.WithSegmentation(false),
 		prose.WithTagging(false),
-		prose.WithExtraction(false),
-		prose.UsingModel(e.model))
+		prose.WithExtraction(false))
 	if err != nil {
 		return nil, nil, nil, nil
 	}

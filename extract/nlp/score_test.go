@@ -1,10 +1,7 @@
 package nlp
 
 import (
-	"os"
 	"testing"
-
-	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
@@ -18,22 +15,7 @@ import (
 // entity credits one node at most) and unlabelled relation F1 at least
 // 0.30. Every variant keeps untyped PER/ORG/LOC recall at 0.6 or more.
 func TestExtractor_ScoreReDocRED(t *testing.T) {
-	f, err := os.Open(testdata.Path(t, "gold/redocred_dev_revised_first100.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	entries, err := eval.ReadDocRED(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := make([]extract.Document, len(entries))
-	for i, en := range entries {
-		if docs[i], err = extract.ReadDocument(en.ID, []byte(en.Text), 0); err != nil {
-			t.Fatal(err)
-		}
-		docs[i].ID = i + 1
-	}
+	entries, docs := goldDocs(t, "gold/redocred_dev_revised_first100.json", eval.ReadDocRED)
 	type goals struct {
 		typed     map[string]float64 // gold type -> minimum typed recall
 		oneToOne  float64

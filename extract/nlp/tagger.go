@@ -21,10 +21,9 @@ import (
 // holds a short list of (class, weight) pairs summed into an array, and
 // the feature strings are built in one reused buffer.
 //
-// It answers as prose does with two exceptions, both outside the text the
-// extractor reads: prose picks among classes of exactly equal score in map
-// order (at random), this tagger the first class; and prose's list of
-// emoticons, which it tags SYM, is not consulted.
+// It answers as prose does but for one case: prose picks among classes of
+// exactly equal score in map order (at random), this tagger the first
+// class.
 type tagger struct {
 	classes []string
 	tagMap  map[string]string
@@ -82,6 +81,14 @@ var (
 	tagKeep = regexp.MustCompile(`^\-[A-Z]{3}\-$`)
 )
 
+// emoticons are the tokens prose's tokeniser keeps whole and its tagger
+// tags SYM.
+var emoticons = setOf("(-8", "(-;", "(-_-)", "(._.)", "(:", "(=", "(o:", "(¬_¬)", "(ಠ_ಠ)",
+	"(╯°□°）╯︵┻━┻", "-__-", "8-)", "8-D", "8D", ":(", ":((", ":(((", ":()", ":)))", ":-)",
+	":-))", ":-)))", ":-*", ":-/", ":-X", ":-]", ":-o", ":-p", ":-x", ":-|", ":-}", ":0", ":3",
+	":P", ":]", ":`(", ":`)", ":`-(", ":o", ":o)", "=(", "=)", "=D", "=|", "@_@", "O.o", "O_o",
+	"V_V", "XDD", "[-:", "^___^", "o_0", "o_O", "o_o", "v_v", "xD", "xDD", "¯\\(ツ)/¯")
+
 // tag tags words in order, as prose's tagger does.
 func (t *tagger) tag(words []string) []string {
 	ctx := make([]string, len(words)+4)
@@ -100,6 +107,8 @@ func (t *tagger) tag(words []string) []string {
 		switch {
 		case w == "-":
 			tag = "-"
+		case emoticons[w]:
+			tag = "SYM"
 		// Each pattern is tried only where it can match: a link has a
 		// dot, an e-mail address an @, the others begin with 0, * or -.
 		case strings.ContainsRune(w, '.') && commonregex.LinkRegex.MatchString(w) ||
@@ -194,14 +203,13 @@ func normalizeWord(word string) string {
 // answers what they were. toks are aligned to text; words are the token
 // texts as prose wrote them, and tags their tags in order.
 func shareSpanTags(text string, toks []tok, words, tags []string) []string {
-	type span struct{ from, to int }
-	var spans []span
+	var spans []tokRange
 	for i := range toks {
 		if i > 0 && toks[i].start >= toks[i-1].end && !strings.ContainsFunc(text[toks[i-1].end:toks[i].start], unicode.IsSpace) {
 			spans[len(spans)-1].to = i + 1
 			continue
 		}
-		spans = append(spans, span{i, i + 1})
+		spans = append(spans, tokRange{i, i + 1})
 	}
 	// A word that ends the text, with no space after it, gets tokens of
 	// its own.
@@ -209,15 +217,25 @@ func shareSpanTags(text string, toks []tok, words, tags []string) []string {
 	if n := len(toks); n > 0 && !strings.ContainsFunc(text[toks[n-1].end:], unicode.IsSpace) {
 		shared = spans[:len(spans)-1]
 	}
+	return shareRanges(shared, words, tags)
+}
+
+// tokRange is the tokens [from, to) of one word.
+type tokRange struct{ from, to int }
+
+// shareRanges gives each word of spans (ranges of words) the values vals
+// of the last word in spans made of the same tokens, as prose's shared
+// token values do.
+func shareRanges(spans []tokRange, words, vals []string) []string {
 	last := make(map[string]int, len(spans)) // word -> first token of its last occurrence
-	key := func(sp span) string { return strings.Join(words[sp.from:sp.to], "\x00") }
-	for _, sp := range shared {
+	key := func(sp tokRange) string { return strings.Join(words[sp.from:sp.to], "\x00") }
+	for _, sp := range spans {
 		last[key(sp)] = sp.from
 	}
-	out := slices.Clone(tags)
-	for _, sp := range shared {
+	out := slices.Clone(vals)
+	for _, sp := range spans {
 		src := last[key(sp)]
-		copy(out[sp.from:sp.to], tags[src:src+sp.to-sp.from])
+		copy(out[sp.from:sp.to], vals[src:src+sp.to-sp.from])
 	}
 	return out
 }
