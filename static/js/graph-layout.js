@@ -16,7 +16,7 @@
 //      {type: "stop"}
 // Out: {type: "tick", gen, xy (Float32Array x0,y0,x1,y1,…), iterations
 //       (at the finest level), coarseIterations, energy, converged, done,
-//       and with draw: bitmap, cam}
+//       and with draw: bitmap, cam, drawMS (what drawing it took)}
 /* global KgLayout, kgDrawGraph, kgFitCamera */
 "use strict";
 
@@ -95,7 +95,7 @@ function post(r, xy, L) {
   if (r.draw) {
     var d0 = performance.now();
     msg.cam = drawFrame(r, xy);
-    r.drawMS = performance.now() - d0;
+    r.drawMS = msg.drawMS = performance.now() - d0;
     if (msg.cam) {
       msg.bitmap = r.canvas.transferToImageBitmap();
       transfer.push(msg.bitmap);

@@ -168,12 +168,14 @@
       keep(bitmap);
       bitmap.close();
       bitmap = null;
-      lastFull = FAST_MS + 1;
+      lastFull = Math.max(FAST_MS + 1, bitmapMS);
     } else if (reuse) {
       drawReused();
-      // A full frame once the view rests.
+      // A full frame once the view rests: 150 ms, or as long as the last
+      // full frame took (a frame of a very big graph blocks the page, so
+      // a short pause between moves should not start one).
       clearTimeout(fullAfter);
-      fullAfter = setTimeout(function () { cacheCam = null; redraw(); }, 150);
+      fullAfter = setTimeout(function () { cacheCam = null; redraw(); }, Math.max(150, lastFull));
     } else drawFull();
     drawLabels();
     kg.frames++;
@@ -442,7 +444,8 @@
   // framesOff has the main thread draw again: the user moves the view, a
   // type is hidden or the canvas changes size.
   // workerPending: the worker draws and its first frame has not come yet.
-  var workerFrames = false, workerPending = false, bitmap = null;
+  // bitmapMS: what the worker took to draw bitmap.
+  var workerFrames = false, workerPending = false, bitmap = null, bitmapMS = 0;
   function framesOff() {
     workerPending = false;
     if (!workerFrames) return;
@@ -481,6 +484,7 @@
       cam.k = fitK = m.cam.k;
       if (bitmap) bitmap.close();
       bitmap = m.bitmap;
+      bitmapMS = m.drawMS || 0;
       redraw(true);
     } else {
       if (m.bitmap) m.bitmap.close();
