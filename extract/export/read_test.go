@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,5 +164,46 @@ func TestReadGraphML_Undirected(t *testing.T) {
 				t.Errorf("%s: edge %d undirected %v after the round trip", format, i, back.Edges[i].Undirected())
 			}
 		}
+	}
+}
+
+// TestRead_BadInput: what a file would lose or get wrong on import is
+// refused with the place and the reason: a node key given twice, an
+// unknown JSON field, a GraphML weight that is not a number, broken or
+// empty XML.
+func TestRead_BadInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, format, data, want string }{
+		{"json repeated key", "json", `{"nodes":[{"key":"a","name":"A"},{"key":"a","name":"A2"}],"edges":[]}`, `node 2 has the key "a" of node 1`},
+		{"json repeated name", "json", `{"nodes":[{"name":"Marley"},{"name":"marley"}]}`, `node 2 has the key "marley" of node 1`},
+		{"graphml repeated id", "graphml", `<graphml><graph><node id="x"/><node id="x"/></graph></graphml>`, `node 2 has the key "x" of node 1`},
+		{"json unknown node field", "json", "{\"nodes\":[\n{\"key\":\"a\",\"name\":\"A\",\"colour\":\"red\"}]}", `line 2: unknown field "colour"`},
+		{"json unknown top field", "json", `{"nodes":[{"key":"a"}],"links":[{"source":"a","target":"a"}]}`, `unknown field "links"`},
+		{"graphml weight", "graphml", `<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/><graph><node id="a"/><node id="b"/><edge source="a" target="b"><data key="w">heavy</data></edge></graph></graphml>`, `edge 1 (a -> b): weight "heavy" is not a number`},
+		{"graphml broken", "graphml", "<graphml><graph>\n<node id=\"a\">\n</graph></graphml>", "line 3"},
+		{"graphml empty", "graphml", "", "the file is empty"},
+		{"json empty", "json", " \n", "the file is empty"},
+	} {
+		_, err := Read([]byte(c.data), c.format)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), c.want) {
+			t.Errorf("%s: %v, want an invalid error saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestReadJSON_EdgeWeight: a JSON edge without a weight weighs 1, as a
+// GraphML edge does; a weight given, 0 included, is kept.
+func TestReadJSON_EdgeWeight(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`{"nodes":[{"key":"a"},{"key":"b"}],"edges":[{"source":"a","target":"b","label":"x"},{"source":"b","target":"a","label":"y","weight":0},{"source":"a","target":"b","label":"z","weight":2.5}]}`), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, e := range g.Edges {
+		got = append(got, e.Weight)
+	}
+	if fmt.Sprint(got) != "[1 0 2.5]" {
+		t.Errorf("weights %v, want [1 0 2.5]", got)
 	}
 }
