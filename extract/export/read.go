@@ -79,7 +79,7 @@ func ReadJSON(data []byte) (extract.Graph, error) {
 	if err := dec.Decode(&raw); err != nil {
 		if field, ok := unknownField(err); ok {
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
-				"not this program's JSON graph: line %d: unknown field %s (a node has key, name, type, description, properties and mentions; an edge source, target, label, keywords, description, weight, properties and mentions)",
+				"not a JSON graph: line %d: unknown field %s (a node has key, name, type, description, properties and mentions; an edge source, target, label, keywords, description, weight, properties and mentions)",
 				1+bytes.Count(body[:min(int(dec.InputOffset()), len(body))], []byte("\n")), field)
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
