@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -109,5 +110,31 @@ func TestImport_Upload(t *testing.T) {
 	}
 	if _, err := a.Store.VersionByLabel(ctx, "junk", 1); err == nil {
 		t.Fatal("junk stored a version")
+	}
+}
+
+// TestImport_GraphPageSummary: the graph page of an imported version (no
+// run, no strategy) says where it came from instead of an empty
+// "strategy", and counts with thousands separators as the status does.
+func TestImport_GraphPageSummary(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	var b strings.Builder
+	b.WriteString(`{"nodes":[`)
+	for i := range 1200 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"key":"n%d","name":"Node %d","type":"T"}`, i, i)
+	}
+	b.WriteString(`],"edges":[]}`)
+	v, err := a.App.ImportGraph(context.Background(), "big", "big.json", []byte(b.String()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/graph", v.ID))
+	got := strings.Join(strings.Fields(doc.Find(`[data-testid="graph-summary"]`).Text()), " ")
+	if want := "1,200 nodes, 0 edges · imported from big.json (json)"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
 	}
 }
