@@ -679,7 +679,9 @@
   }
 
   // find centres the best match among drawn nodes (exact, prefix, then
-  // substring; ties by degree), else asks the server.
+  // substring; ties by degree). Short of an exact match among them it asks
+  // the server for a node of exactly that name first (a graph drawn in
+  // part may hold it), then for any name containing the text.
   function find(text) {
     var t = text.toLowerCase();
     var best = null, bestScore = 0;
@@ -688,10 +690,14 @@
       var s = name === t ? 3 : name.indexOf(t) === 0 ? 2 : name.indexOf(t) >= 0 ? 1 : 0;
       if (s > bestScore || (s && s === bestScore && n.degree > best.degree)) { best = n; bestScore = s; }
     });
-    if (best) { select(best.id); return; }
-    fetchGraph({ q: text, limit: 1 }).then(function (res) {
-      if (!res.nodes.length) { status("No node matches “" + text + "”."); return; }
-      select(res.nodes[0].id);
+    if (best && bestScore === 3) { select(best.id); return; }
+    fetchGraph({ name: text, limit: 1 }).then(function (res) {
+      if (res.nodes.length) { select(res.nodes[0].id); return; }
+      if (best) { select(best.id); return; }
+      return fetchGraph({ q: text, limit: 1 }).then(function (res) {
+        if (!res.nodes.length) { status("No node matches “" + text + "”."); return; }
+        select(res.nodes[0].id);
+      });
     }).catch(function (err) { status(err.message); });
   }
 
