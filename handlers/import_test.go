@@ -137,4 +137,10 @@ func TestImport_GraphPageSummary(t *testing.T) {
 	if want := "1,200 nodes, 0 edges · imported from big.json (json)"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
+	// The compare page's version picker says it was imported, too.
+	_, doc = a.Get(t, "/compare")
+	opt := strings.Join(strings.Fields(doc.Find(fmt.Sprintf(`[data-testid="pick-a"] option[value="%d"]`, v.ID)).Text()), " ")
+	if want := "big@1 · done · imported · 1200 nodes"; opt != want {
+		t.Errorf("picker option %q, want %q", opt, want)
+	}
 }

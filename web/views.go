@@ -53,6 +53,15 @@ type VersionRow struct {
 // Label is "name@number".
 func (v VersionRow) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v.Number) }
 
+// runKind is the strategy of the run that made a version, or "imported"
+// for a version no run made (an imported graph has an empty config).
+func runKind(v VersionRow) string {
+	if v.Strategy == "" {
+		return "imported"
+	}
+	return v.Strategy
+}
+
 // Dashboard is the home page.
 type Dashboard struct {
 	Schemas     int
