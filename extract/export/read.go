@@ -148,7 +148,8 @@ type graphMLData struct {
 // attributes named name, type and description (nodes) and label,
 // keywords, description and weight (edges) fill those fields; the others
 // are properties, typed by their attr.type (strings holding a JSON list
-// or map read back as one). A node without a name is named by its id.
+// or map read back as one). A node without a name is named by its label
+// attribute (as Gephi and networkx write it), else by its id.
 // An undirected edge (directed="false", or no directed attribute in a
 // graph with edgedefault="undirected") stays one edge, its source and
 // target in the file's order, with the property extract.DirectedProperty
@@ -194,7 +195,12 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 				}
 			}
 			if node.Name == "" {
-				node.Name = n.ID
+				// Gephi and networkx name nodes in "label".
+				if l, ok := node.Properties["label"].(string); ok && strings.TrimSpace(l) != "" {
+					node.Name = l
+				} else {
+					node.Name = n.ID
+				}
 			}
 			g.Nodes = append(g.Nodes, node)
 		}

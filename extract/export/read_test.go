@@ -207,3 +207,18 @@ func TestReadJSON_EdgeWeight(t *testing.T) {
 		t.Errorf("weights %v, want [1 0 2.5]", got)
 	}
 }
+
+// TestReadGraphML_NodeLabel: GraphML from Gephi or networkx names its
+// nodes in a "label" attribute; without a "name" the label names the
+// node (and stays a property), else the id does.
+func TestReadGraphML_NodeLabel(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`<graphml><key id="label" for="node" attr.name="label" attr.type="string"/>
+<graph><node id="0"><data key="label">Ada Lovelace</data></node><node id="1"/></graph></graphml>`), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Nodes[0].Name != "Ada Lovelace" || g.Nodes[0].Properties["label"] != "Ada Lovelace" || g.Nodes[1].Name != "1" {
+		t.Errorf("nodes %+v", g.Nodes)
+	}
+}
