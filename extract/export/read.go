@@ -159,7 +159,20 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: the file is empty")
 	}
-	if err := xml.Unmarshal(data, &doc); err != nil {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var badCharset string
+	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+		switch strings.ToLower(strings.TrimSpace(label)) {
+		case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
+			return latin1Reader(in)
+		}
+		badCharset = label
+		return nil, errors.New("unsupported encoding")
+	}
+	if err := dec.Decode(&doc); err != nil {
+		if badCharset != "" {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: its encoding %q is not read here: save the file as UTF-8 (or ISO-8859-1)", badCharset)
+		}
 		var syn *xml.SyntaxError
 		if errors.As(err, &syn) {
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: line %d: %s", syn.Line, syn.Msg)
@@ -232,6 +245,21 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// latin1Reader decodes ISO-8859-1 to UTF-8: each byte is the code point
+// of the same value.
+func latin1Reader(in io.Reader) (io.Reader, error) {
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return nil, err
+	}
+	var out strings.Builder
+	out.Grow(len(b))
+	for _, c := range b {
+		out.WriteRune(rune(c))
+	}
+	return strings.NewReader(out.String()), nil
 }
 
 // undirectedEdge reports whether a GraphML edge with the directed

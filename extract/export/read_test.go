@@ -222,3 +222,20 @@ func TestReadGraphML_NodeLabel(t *testing.T) {
 		t.Errorf("nodes %+v", g.Nodes)
 	}
 }
+
+// TestReadGraphML_Encoding: GraphML declared ISO-8859-1 (Latin-1) is
+// read as such; an encoding it cannot read is refused by name with the
+// way out.
+func TestReadGraphML_Encoding(t *testing.T) {
+	t.Parallel()
+	latin1 := append([]byte(`<?xml version="1.0" encoding="ISO-8859-1"?><graphml><graph><node id="Jos`), 0xe9)
+	latin1 = append(latin1, []byte(`"/></graph></graphml>`)...)
+	g, err := Read(latin1, "graphml")
+	if err != nil || g.Nodes[0].Name != "José" {
+		t.Fatalf("latin-1: %+v %v", g.Nodes, err)
+	}
+	_, err = Read([]byte(`<?xml version="1.0" encoding="Shift_JIS"?><graphml><graph><node id="a"/></graph></graphml>`), "graphml")
+	if !strings.Contains(extract.MessageOf(err), `encoding "Shift_JIS" is not read here: save the file as UTF-8`) {
+		t.Errorf("Shift_JIS: %v", err)
+	}
+}
