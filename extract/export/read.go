@@ -59,9 +59,10 @@ type jsonEdge struct {
 
 // ReadJSON parses the JSON written by JSON: an object with "nodes" and
 // "edges" (an edge without a weight weighs 1, as in GraphML); a JSON
-// array is read as KAG's domain KG nodes file (see ReadKAG). A field
+// array is read as KAG's domain KG nodes file (see ReadKAG), and
+// networkx's node-link JSON as readNodeLink says. A field
 // JSON does not write is refused by name, so nothing in the file is
-// dropped unseen (another tool's "links" or a node's "colour").
+// dropped unseen (another tool's "relationships" or a node's "colour").
 func ReadJSON(data []byte) (extract.Graph, error) {
 	if isJSONArray(data) {
 		return ReadKAG(data, nil)
@@ -73,6 +74,9 @@ func ReadJSON(data []byte) (extract.Graph, error) {
 	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the file is empty")
+	}
+	if isNodeLink(body) {
+		return readNodeLink(body)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -169,7 +169,7 @@ func TestReadGraphML_Undirected(t *testing.T) {
 
 // TestRead_BadInput: what a file would lose or get wrong on import is
 // refused with the place and the reason: a node key given twice, an
-// unknown JSON field, a GraphML weight that is not a number, broken or
+// unknown JSON field (another tool's "relationships"), a GraphML weight that is not a number, broken or
 // empty XML.
 func TestRead_BadInput(t *testing.T) {
 	t.Parallel()
@@ -178,7 +178,8 @@ func TestRead_BadInput(t *testing.T) {
 		{"json repeated name", "json", `{"nodes":[{"name":"Marley"},{"name":"marley"}]}`, `node 2 has the key "marley" of node 1`},
 		{"graphml repeated id", "graphml", `<graphml><graph><node id="x"/><node id="x"/></graph></graphml>`, `node 2 has the key "x" of node 1`},
 		{"json unknown node field", "json", "{\"nodes\":[\n{\"key\":\"a\",\"name\":\"A\",\"colour\":\"red\"}]}", `line 2: unknown field "colour"`},
-		{"json unknown top field", "json", `{"nodes":[{"key":"a"}],"links":[{"source":"a","target":"a"}]}`, `unknown field "links"`},
+		{"json unknown top field", "json", `{"nodes":[{"key":"a"}],"relationships":[{"source":"a","target":"a"}]}`, `unknown field "relationships"`},
+		{"node-link without ids", "json", `{"nodes":[{"key":"a"}],"links":[]}`, `node 1: want an "id"`},
 		{"graphml weight", "graphml", `<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/><graph><node id="a"/><node id="b"/><edge source="a" target="b"><data key="w">heavy</data></edge></graph></graphml>`, `edge 1 (a -> b): weight "heavy" is not a number`},
 		{"graphml broken", "graphml", "<graphml><graph>\n<node id=\"a\">\n</graph></graphml>", "line 3"},
 		{"graphml empty", "graphml", "", "the file is empty"},
@@ -237,5 +238,35 @@ func TestReadGraphML_Encoding(t *testing.T) {
 	_, err = Read([]byte(`<?xml version="1.0" encoding="Shift_JIS"?><graphml><graph><node id="a"/></graph></graphml>`), "graphml")
 	if !strings.Contains(extract.MessageOf(err), `encoding "Shift_JIS" is not read here: save the file as UTF-8`) {
 		t.Errorf("Shift_JIS: %v", err)
+	}
+}
+
+// TestReadJSON_NodeLink: networkx's node-link JSON (node_link_data, also
+// d3's) imports: ids (strings or numbers) are keys, "name" or "label"
+// names a node, "links" or "edges" holds the edges, the other attributes
+// are properties, and "directed": false marks every edge undirected.
+func TestReadJSON_NodeLink(t *testing.T) {
+	t.Parallel()
+	for _, edges := range []string{"links", "edges"} {
+		data := `{"directed": false, "multigraph": false, "graph": {"name": "g"},
+ "nodes": [{"id": 1, "label": "Ada Lovelace", "type": "Person", "born": 1815}, {"id": "babbage", "name": "Charles Babbage"}, {"id": 3}],
+ "` + edges + `": [{"source": 1, "target": "babbage", "label": "knew", "weight": 2}, {"source": "babbage", "target": 3, "since": "1833"}]}`
+		g, err := Read([]byte(data), "json")
+		if err != nil {
+			t.Fatalf("%s: %v", edges, err)
+		}
+		if len(g.Nodes) != 3 || g.Nodes[0].Key != "1" || g.Nodes[0].Name != "Ada Lovelace" || g.Nodes[0].Type != "Person" ||
+			g.Nodes[0].Properties["born"] != 1815.0 || g.Nodes[1].Name != "Charles Babbage" || g.Nodes[2].Name != "3" {
+			t.Errorf("%s: nodes %+v", edges, g.Nodes)
+		}
+		if len(g.Edges) != 2 || g.Edges[0].Source != "1" || g.Edges[0].Target != "babbage" || g.Edges[0].Label != "knew" ||
+			g.Edges[0].Weight != 2 || g.Edges[1].Weight != 1 || g.Edges[1].Properties["since"] != "1833" ||
+			g.Edges[0].Properties[extract.DirectedProperty] != false {
+			t.Errorf("%s: edges %+v", edges, g.Edges)
+		}
+	}
+	_, err := Read([]byte(`{"directed": true, "nodes": [{"id": "a"}], "links": [{"source": "a", "target": "zz"}]}`), "json")
+	if !strings.Contains(extract.MessageOf(err), `no node with key "zz"`) {
+		t.Errorf("dangling link: %v", err)
 	}
 }
