@@ -144,3 +144,19 @@ func TestImport_GraphPageSummary(t *testing.T) {
 		t.Errorf("picker option %q, want %q", opt, want)
 	}
 }
+
+// TestImport_FormRefusal: a file the page's import form refuses brings
+// the user back to the Extractions page, the form and the reason on it,
+// instead of an error page.
+func TestImport_FormRefusal(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	resp, _ := postGraph(t, a, "/extractions/import", "bad", "g.json", "", []byte(`{"nodes":[{"key":"a"},{"key":"a"}]}`))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/extractions" {
+		t.Fatalf("status %d, location %q: want a redirect to /extractions", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	msg, doc := flashOf(t, a, resp)
+	if !strings.Contains(msg, `g.json: node 2 has the key "a" of node 1`) || doc.Find(`[data-testid="graph-import-form"]`).Length() != 1 {
+		t.Errorf("flash %q on a page with %d import forms", msg, doc.Find(`[data-testid="graph-import-form"]`).Length())
+	}
+}
