@@ -316,7 +316,7 @@ func setProp(props *map[string]any, name, typ, text string, fields map[string]bo
 
 // clean drops mentions, checks that every node has a key of its own
 // (a key given twice would drop a node) and every edge names two of its
-// nodes, and rejects an empty graph.
+// nodes, names a nameless node by its key, and rejects an empty graph.
 func clean(g extract.Graph) (extract.Graph, error) {
 	if len(g.Nodes) == 0 {
 		return g, extract.Errorf(extract.KindInvalid, "the graph has no nodes")
@@ -328,6 +328,9 @@ func clean(g extract.Graph) (extract.Graph, error) {
 				return g, extract.Errorf(extract.KindInvalid, "node %d has neither a key nor a name", i+1)
 			}
 			g.Nodes[i].Key = extract.NodeKey(g.Nodes[i].Name)
+		}
+		if strings.TrimSpace(g.Nodes[i].Name) == "" {
+			g.Nodes[i].Name = g.Nodes[i].Key
 		}
 	}
 	keys := make(map[string]int, len(g.Nodes))

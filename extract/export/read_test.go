@@ -270,3 +270,13 @@ func TestReadJSON_NodeLink(t *testing.T) {
 		t.Errorf("dangling link: %v", err)
 	}
 }
+
+// TestRead_NamelessNode: a JSON node with a key and no name is named by
+// its key, as a GraphML node is by its id, so no node is drawn nameless.
+func TestRead_NamelessNode(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`{"nodes":[{"key":"y","name":"","type":""},{"key":"z"}]}`), "json")
+	if err != nil || g.Nodes[0].Name != "y" || g.Nodes[1].Name != "z" {
+		t.Fatalf("%+v %v", g.Nodes, err)
+	}
+}
