@@ -427,19 +427,32 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 }
 
 // finishNode names a node by its key when it has no name and types it by
-// its first label other than BaseLabel when it has no type.
+// its first label other than BaseLabel when it has no type. Its other
+// labels (a neo4j node may have several: Person;Employee) are kept in
+// the property "labels", a list, unless it has one of that name.
 func finishNode(n *extract.Node, labels []string) {
 	if n.Name == "" {
 		n.Name = n.Key
 	}
-	if n.Type != "" {
-		return
-	}
+	var extra []any
 	for _, l := range labels {
-		if l = strings.TrimSpace(l); l != "" && l != BaseLabel {
-			n.Type = l
-			return
+		l = strings.TrimSpace(l)
+		if l == "" || l == BaseLabel {
+			continue
 		}
+		if n.Type == "" {
+			n.Type = l
+			continue
+		}
+		if l != n.Type && l != SanitizeLabel(n.Type) {
+			extra = append(extra, l)
+		}
+	}
+	if _, taken := n.Properties["labels"]; len(extra) > 0 && !taken {
+		if n.Properties == nil {
+			n.Properties = map[string]any{}
+		}
+		n.Properties["labels"] = extra
 	}
 }
 

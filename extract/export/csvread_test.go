@@ -63,7 +63,8 @@ func TestReadCSV_RoundTrip(t *testing.T) {
 }
 
 // Files from neo4j itself: an ID space, typed and array columns, no name
-// or type column; and apoc.export.csv.all's single file.
+// or type column, a node with two labels (the first types it, the others
+// are kept in "labels"); and apoc.export.csv.all's single file.
 func TestReadCSV_Neo4j(t *testing.T) {
 	t.Parallel()
 	people := "personId:ID(Person),name,born:int,tags:string[],:LABEL\np1,Ada,1815,math;poetry,Person;Writer\np2,Charles,,,Person\n"
@@ -74,7 +75,7 @@ func TestReadCSV_Neo4j(t *testing.T) {
 	}
 	want := extract.Graph{
 		Nodes: []extract.Node{
-			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815), "tags": []any{"math", "poetry"}}},
+			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815), "tags": []any{"math", "poetry"}, "labels": []any{"Writer"}}},
 			{Key: "Person:p2", Name: "Charles", Type: "Person", Properties: map[string]any{"personId": "p2"}},
 		},
 		Edges: []extract.Edge{{Source: "Person:p1", Target: "Person:p2", Label: "KNOWS", Weight: 1, Properties: map[string]any{"since": int64(1833)}}},
@@ -94,7 +95,7 @@ func TestReadCSV_Neo4j(t *testing.T) {
 	want = extract.Graph{
 		Nodes: []extract.Node{
 			{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Properties: map[string]any{"born": int64(1815), "score": 1.5, "tags": []any{"Ada King"}}},
-			{Key: "1", Name: "Analytical Engine", Type: "Machine"},
+			{Key: "1", Name: "Analytical Engine", Type: "Machine", Properties: map[string]any{"labels": []any{"Invention"}}},
 		},
 		Edges: []extract.Edge{
 			{Source: "ada lovelace", Target: "1", Label: "WROTE_ABOUT", Weight: 1, Properties: map[string]any{"since": int64(1843)}},
