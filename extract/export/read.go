@@ -153,7 +153,8 @@ type graphMLData struct {
 // keywords, description and weight (edges) fill those fields; the others
 // are properties, typed by their attr.type (strings holding a JSON list
 // or map read back as one). A node without a name is named by its label
-// attribute (as Gephi and networkx write it), else by its id.
+// attribute (as Gephi and networkx write it), else by its id; a node
+// without a type is typed by its entity_type attribute (LightRAG's).
 // An undirected edge (directed="false", or no directed attribute in a
 // graph with edgedefault="undirected") stays one edge, its source and
 // target in the file's order, with the property extract.DirectedProperty
@@ -209,6 +210,12 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 					node.Description = d.Value
 				default:
 					setProp(&node.Properties, k.name, k.typ, d.Value, nodeFields)
+				}
+			}
+			if node.Type == "" {
+				// LightRAG types its nodes in "entity_type".
+				if t, ok := node.Properties["entity_type"].(string); ok {
+					node.Type = strings.TrimSpace(t)
 				}
 			}
 			if node.Name == "" {

@@ -280,3 +280,33 @@ func TestRead_NamelessNode(t *testing.T) {
 		t.Fatalf("%+v %v", g.Nodes, err)
 	}
 }
+
+// TestReadGraphML_LightRAG: the GraphML LightRAG keeps its graph in
+// (networkx's, entity names as ids) types its nodes by entity_type.
+func TestReadGraphML_LightRAG(t *testing.T) {
+	t.Parallel()
+	data := `<?xml version='1.0' encoding='utf-8'?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="node" attr.name="entity_id" attr.type="string" />
+  <key id="d1" for="node" attr.name="entity_type" attr.type="string" />
+  <key id="d2" for="node" attr.name="description" attr.type="string" />
+  <key id="d5" for="edge" attr.name="weight" attr.type="double" />
+  <key id="d6" for="edge" attr.name="description" attr.type="string" />
+  <key id="d7" for="edge" attr.name="keywords" attr.type="string" />
+  <graph edgedefault="undirected">
+    <node id="Scrooge"><data key="d0">Scrooge</data><data key="d1">person</data><data key="d2">A miser.</data></node>
+    <node id="Marley"><data key="d0">Marley</data><data key="d1">person</data></node>
+    <edge source="Scrooge" target="Marley"><data key="d5">2.0</data><data key="d6">Partners.</data><data key="d7">business,partnership</data></edge>
+  </graph>
+</graphml>`
+	g, err := Read([]byte(data), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Nodes[0].Name != "Scrooge" || g.Nodes[0].Type != "person" || g.Nodes[0].Description != "A miser." || g.Nodes[1].Type != "person" {
+		t.Errorf("nodes %+v", g.Nodes)
+	}
+	if e := g.Edges[0]; e.Weight != 2 || e.Keywords != "business,partnership" || e.Description != "Partners." {
+		t.Errorf("edge %+v", e)
+	}
+}
