@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 )
@@ -158,5 +160,30 @@ func TestImport_FormRefusal(t *testing.T) {
 	msg, doc := flashOf(t, a, resp)
 	if !strings.Contains(msg, `g.json: node 2 has the key "a" of node 1`) || doc.Find(`[data-testid="graph-import-form"]`).Length() != 1 {
 		t.Errorf("flash %q on a page with %d import forms", msg, doc.Find(`[data-testid="graph-import-form"]`).Length())
+	}
+}
+
+// TestImport_ConfigShown: an imported version's settings read as
+// "imported: no run" on its page and in a comparison, not as a run with
+// the built-in types, chunks of 0 and default prompts.
+func TestImport_ConfigShown(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	run := a.MustExtract(t, "carol", "carol.txt", "Ebenezer Scrooge met Bob Cratchit in London.", extract.DefaultConfig())
+	imp, err := a.App.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/compare?a=%d&b=%d", run.ID, imp.ID))
+	rows := map[string]string{}
+	doc.Find(`[data-testid="config-diff"] tbody tr`).Each(func(_ int, tr *goquery.Selection) {
+		rows[strings.TrimSpace(tr.Find("td").Eq(0).Text())] = strings.TrimSpace(tr.Find("td").Eq(2).Text())
+	})
+	if rows["strategy"] != "imported: no run" || rows["schema"] != "" || rows["chunk size"] != "" || rows["prompts"] != "" {
+		t.Errorf("imported side of the config table: %v", rows)
+	}
+	_, doc = a.Get(t, fmt.Sprintf("/versions/%d", imp.ID))
+	if txt := doc.Find(`body`).Text(); !strings.Contains(txt, "imported: no run") || strings.Contains(txt, "0 chars, overlap 0") {
+		t.Errorf("version page config does not say it was imported")
 	}
 }
