@@ -390,6 +390,7 @@ func idKey(group, id string) string {
 func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.Node, error) {
 	var n extract.Node
 	var labels []string
+	space := ""
 	for i, c := range cols {
 		v := rec[i]
 		switch {
@@ -398,6 +399,7 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 				return n, extract.Errorf(extract.KindInvalid, "a node without an id")
 			}
 			n.Key = idKey(c.Group, v)
+			space = c.Group
 			if c.Name != "" && c.Name != "id" {
 				if err := setTyped(&n.Properties, c.Name, "", v, nodeFields); err != nil {
 					return n, err
@@ -419,6 +421,11 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 		}
 	}
 	finishNode(&n, labels)
+	if n.Type == "" {
+		// No label in the file (neo4j-admin takes it from the command
+		// line, --nodes=Person=people.csv): the ID space names the kind.
+		n.Type = space
+	}
 	if _, dup := keys[n.Key]; dup {
 		return n, extract.Errorf(extract.KindInvalid, "node id %q appears twice", n.Key)
 	}

@@ -268,3 +268,25 @@ func TestReadKAG_DomainKG(t *testing.T) {
 		t.Errorf("an edge without an end: %v", err)
 	}
 }
+
+// TestReadCSV_IDSpaceType: neo4j-admin node files without a :LABEL column
+// (the label given on the command line, --nodes=Person=people.csv) type
+// their nodes by their ID space, so two files do not import untyped.
+func TestReadCSV_IDSpaceType(t *testing.T) {
+	t.Parallel()
+	g, err := ReadCSV([]CSVFile{
+		{Name: "people.csv", Data: []byte("id:ID(Person),name\n1,Alice\n")},
+		{Name: "cities.csv", Data: []byte("id:ID(City),name,:LABEL\n1,Paris,\n2,Lyon,Town\n")},
+		{Name: "rels.csv", Data: []byte(":START_ID(Person),:END_ID(City),:TYPE\n1,1,LIVES_IN\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for _, n := range g.Nodes {
+		types[n.Name] = n.Type
+	}
+	if types["Alice"] != "Person" || types["Paris"] != "City" || types["Lyon"] != "Town" {
+		t.Errorf("types %v", types)
+	}
+}
