@@ -195,12 +195,20 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 	for _, k := range doc.Keys {
 		keys[k.ID] = key{k.Name, k.Type}
 	}
+	// keyOf is a data element's key; one the file never declares is read
+	// as a string named by its id, not dropped.
+	keyOf := func(id string) key {
+		if k, ok := keys[id]; ok {
+			return k
+		}
+		return key{name: id}
+	}
 	var g extract.Graph
 	for _, gr := range doc.Graphs {
 		for _, n := range gr.Nodes {
 			node := extract.Node{Key: n.ID}
 			for _, d := range n.Data {
-				k := keys[d.Key]
+				k := keyOf(d.Key)
 				switch k.name {
 				case "name":
 					node.Name = d.Value
@@ -234,7 +242,7 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 				edge.Properties = map[string]any{extract.DirectedProperty: false}
 			}
 			for _, d := range e.Data {
-				k := keys[d.Key]
+				k := keyOf(d.Key)
 				switch k.name {
 				case "label":
 					edge.Label = d.Value

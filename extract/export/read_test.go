@@ -310,3 +310,20 @@ func TestReadGraphML_LightRAG(t *testing.T) {
 		t.Errorf("edge %+v", e)
 	}
 }
+
+// TestReadGraphML_UndeclaredKey: data under a key the file never declares
+// is kept under the key's id, not dropped.
+func TestReadGraphML_UndeclaredKey(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`<graphml><graph><node id="a"><data key="name">Ada</data><data key="born">1815</data></node><node id="b"/>
+<edge source="a" target="b"><data key="label">knew</data><data key="since">1833</data></edge></graph></graphml>`), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := g.Nodes[0]; n.Name != "Ada" || n.Properties["born"] != "1815" {
+		t.Errorf("node %+v", n)
+	}
+	if e := g.Edges[0]; e.Label != "knew" || e.Properties["since"] != "1833" {
+		t.Errorf("edge %+v", e)
+	}
+}
