@@ -621,6 +621,28 @@ func TestGraphPage_SearchExactName(t *testing.T) {
 	}
 }
 
+// TestGraphPage_FocusMissing: a link to a node this version does not have
+// (deleted by an edit, renamed in another run) opens the graph all the
+// same, saying the node is not in it, instead of an empty canvas.
+func TestGraphPage_FocusMissing(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=nobody", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
+		hint, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+		t.Fatalf("%d nodes drawn, status %q: %v", n, hint, err)
+	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if err != nil || !strings.Contains(hint, "No node “nobody” in this version") {
+		t.Errorf("status %q (%v), want it to say the node is missing", hint, err)
+	}
+}
+
 // TestGraphPage_FocusHint: opened on a node, the status line says that the
 // neighbourhood of that node is shown, not the best-connected nodes.
 func TestGraphPage_FocusHint(t *testing.T) {

@@ -500,7 +500,7 @@
   function fetchGraph(params) {
     return fetch(cfg.api + "?" + new URLSearchParams(params)).then(function (r) {
       return r.json().then(function (body) {
-        if (!r.ok) throw new Error(body.error || r.statusText);
+        if (!r.ok) { var err = new Error(body.error || r.statusText); err.status = r.status; throw err; }
         return new Promise(function (done) { setTimeout(function () { done(body); }, 0); });
       });
     });
@@ -731,13 +731,21 @@
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
   startWorker();
-  fetchGraph(first).then(function (res) {
+  var missing = false; // the focus names no node of this version
+  fetchGraph(first).catch(function (err) {
+    // A link to a node this version lacks (deleted by an edit, renamed)
+    // opens the graph as it would open without one, and says so.
+    if (!cfg.focus || err.status !== 404) throw err;
+    missing = true;
+    return fetchGraph(!cfg.load_all && cfg.total > cfg.threshold ? { limit: cfg.threshold } : {});
+  }).then(function (res) {
     var what = "";
-    if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
+    if (missing) what = "No node “" + cfg.focus + "” in this version" + (res.truncated ? "; the best-connected nodes and their neighbours" : "");
+    else if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
     else if (res.truncated) what = "the best-connected nodes and their neighbours";
     setData(res, false, null, what);
     // The focus is marked and its panel shown; the view fits the whole
     // neighbourhood around it.
-    if (cfg.focus) select(cfg.focus, "nomove");
+    if (cfg.focus && !missing) select(cfg.focus, "nomove");
   }).catch(function (err) { status(err.message); });
 })();
