@@ -129,7 +129,7 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 	var all []parsed
 	for _, part := range parts {
 		f := part.file
-		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		r := newCSVReader(f.Data, part.comma)
 		r.ReuseRecord = false
 		var p parsed
 		if f.Name != "" {
@@ -258,6 +258,26 @@ type csvPart struct {
 	file       CSVFile
 	header     []csvColumn
 	headerName string
+	comma      rune // the delimiter: the header file's, else the file's own
+}
+
+// newCSVReader reads a file of a neo4j export, past a byte-order mark,
+// with the delimiter comma.
+func newCSVReader(data []byte, comma rune) *csv.Reader {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	r.Comma = comma
+	return r
+}
+
+// delimiterOf is the delimiter of a file whose first line is a header:
+// a tab when that line has tabs and no comma (neo4j-admin's
+// --delimiter=TAB), else a comma.
+func delimiterOf(data []byte) rune {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if bytes.IndexByte(line, '\t') >= 0 && bytes.IndexByte(line, ',') < 0 {
+		return '\t'
+	}
+	return ','
 }
 
 // withHeaders pairs the data files of a neo4j-admin import with their
@@ -275,6 +295,7 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 	type header struct {
 		name, prefix string
 		cols         []csvColumn
+		comma        rune
 		used         bool
 	}
 	var headers []*header
@@ -290,8 +311,8 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 		if prefix == "" || strings.HasSuffix(prefix, "/") {
 			continue // "_header.csv" names no data files
 		}
-		h := &header{name: path.Base(name), prefix: prefix}
-		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		h := &header{name: path.Base(name), prefix: prefix, comma: delimiterOf(f.Data)}
+		r := newCSVReader(f.Data, h.comma)
 		rec, err := r.Read()
 		if err == io.EOF {
 			return nil, extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", h.name)
@@ -331,9 +352,9 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 				best = h
 			}
 		}
-		p := csvPart{file: f}
+		p := csvPart{file: f, comma: delimiterOf(f.Data)}
 		if best != nil {
-			p.header, p.headerName, best.used = best.cols, best.name, true
+			p.header, p.headerName, p.comma, best.used = best.cols, best.name, best.comma, true
 		}
 		out = append(out, p)
 	}

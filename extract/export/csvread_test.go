@@ -290,3 +290,20 @@ func TestReadCSV_IDSpaceType(t *testing.T) {
 		t.Errorf("types %v", types)
 	}
 }
+
+// TestReadCSV_Tabs: files neo4j-admin reads with --delimiter=TAB (a first
+// line with tabs and no comma) are read with tabs, header files too.
+func TestReadCSV_Tabs(t *testing.T) {
+	t.Parallel()
+	g, err := ReadCSV([]CSVFile{
+		{Name: "nodes_header.csv", Data: []byte("id:ID\tname\t:LABEL\n")},
+		{Name: "nodes.csv", Data: []byte("1\tAda, Countess of Lovelace\tPerson\n2\tCharles\tPerson\n")},
+		{Name: "rels.csv", Data: []byte(":START_ID\t:END_ID\t:TYPE\n1\t2\tKNEW\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 2 || g.Nodes[0].Name != "Ada, Countess of Lovelace" || len(g.Edges) != 1 || g.Edges[0].Label != "KNEW" {
+		t.Errorf("%+v", g)
+	}
+}
