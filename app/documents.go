@@ -16,17 +16,22 @@ import (
 // reason and, for a shape, the JSON path of the bad field: it is not stored
 // as text to fail later.
 //
-// A graph file (this project's JSON export, GraphML) is not a document:
-// it is refused with the command that imports it, instead of running to an
+// A graph file (this project's JSON export, networkx's node-link JSON,
+// GraphML, a zip of neo4j CSV files) is not a document: it is refused
+// with the form and the command that import it, instead of running to an
 // empty graph.
 func ReadDocument(name string, data []byte, maxBytes int) (extract.Document, error) {
+	if export.IsZip(data) {
+		return extract.Document{}, extract.Errorf(extract.KindInvalid,
+			"%s is a zip, not a document: a zip of neo4j CSV files imports as a graph with the Extractions page's import form or kgstudio import NAME %s", name, name)
+	}
 	d, err := extract.ReadDocument(name, data, maxBytes)
 	if err != nil {
 		return d, err
 	}
 	if isGraphFile(name, d.Content) {
 		return extract.Document{}, extract.Errorf(extract.KindInvalid,
-			"%s is a graph, not a document: import it as a version with kgstudio import NAME %s", name, name)
+			"%s is a graph, not a document: import it as a version with the Extractions page's import form or kgstudio import NAME %s", name, name)
 	}
 	if d.Kind != extract.DocDialogue && !strings.EqualFold(filepath.Ext(name), ".json") {
 		return d, nil

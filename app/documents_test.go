@@ -32,10 +32,13 @@ func TestReadDocument_JSON(t *testing.T) {
 		"graph.json":    `{"nodes":[{"key":"ann","name":"Ann","type":"Person"}],"edges":[]}`,
 		"graph.graphml": `<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns"><graph edgedefault="directed"></graph></graphml>`,
 		"graph.xml":     `<?xml version="1.0"?><graphml><graph/></graphml>`,
+		"networkx.json": `{"directed":true,"nodes":[{"id":"ann"}],"links":[]}`,
+		"neo4j.zip":     "PK\x03\x04\x14\x00\x00\x00nodes.csv",
 	} {
 		_, err := ReadDocument(name, []byte(data), 0)
-		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), "kgstudio import") {
-			t.Errorf("%s: %v, want a refusal naming kgstudio import", name, err)
+		msg := extract.MessageOf(err)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(msg, "kgstudio import") || !strings.Contains(msg, "the Extractions page") || !strings.Contains(msg, name) {
+			t.Errorf("%s: %v, want a refusal naming the file, kgstudio import and the Extractions page's form", name, err)
 		}
 	}
 	// Text that merely holds braces is still text.

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -174,6 +175,28 @@ func TestImportGraph_HeaderFiles(t *testing.T) {
 			want := filepath.Base(bad) + "/nodes-part2.csv line 1: wrong number of fields"
 			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(want)) {
 				t.Errorf("broken part: %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+// TestImportGraph_VersionJSON: an imported version's JSON lists its
+// documents as an empty list, not null, on both databases, so a client
+// can walk it like any other version's.
+func TestImportGraph_VersionJSON(t *testing.T) {
+	t.Parallel()
+	for name, a := range importApps(t) {
+		t.Run(name, func(t *testing.T) {
+			v, err := a.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(VersionJSONOf(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte(`"document_ids":[]`)) {
+				t.Errorf("version JSON %s", b)
 			}
 		})
 	}

@@ -83,6 +83,9 @@ func (a *App) EmbeddingOf(ctx context.Context, versionID int) (*EmbeddingJSON, e
 
 // VersionJSONOf turns a stored version into its JSON form.
 func VersionJSONOf(v store.Version) VersionJSON {
+	if v.DocumentIDs == nil {
+		v.DocumentIDs = []int{} // an imported version: a list all the same
+	}
 	return VersionJSON{ID: v.ID, Extraction: v.Extraction, Version: v.Number, Status: v.Status, Reference: v.Reference,
 		Note: v.Note, Config: v.Config, DocumentIDs: v.DocumentIDs, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
 		Nodes: v.Nodes, Edges: v.Edges, PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,

@@ -26,6 +26,9 @@ type SubgraphQuery struct {
 	// Q keeps nodes whose name contains it in any case, or whose key
 	// contains its lower-case form.
 	Q string
+	// Name keeps nodes whose name is exactly it, in any case (the graph
+	// page's search asks for it before it settles on a longer name).
+	Name string
 }
 
 // SubgraphNode is a node of a Subgraph; Degree counts its edges in the
@@ -150,6 +153,9 @@ func SelectSubgraph(g Graph, q SubgraphQuery) (Subgraph, error) {
 			return false
 		}
 		if needle != "" && !strings.Contains(strings.ToLower(n.Name), needle) && !strings.Contains(n.Key, needle) {
+			return false
+		}
+		if q.Name != "" && !strings.EqualFold(n.Name, q.Name) {
 			return false
 		}
 		return true

@@ -402,12 +402,26 @@ func configRows(a, b extract.Config) []web.CompareConfigRow {
 		{"temperature", strconv.FormatFloat(a.Temperature, 'g', -1, 64), strconv.FormatFloat(b.Temperature, 'g', -1, 64)},
 		{"prompts", promptNames(a.Prompts), promptNames(b.Prompts)},
 	}
+	// A version no run made (an import) has no settings to show.
+	for side, c := range []extract.Config{a, b} {
+		if c.Strategy != "" {
+			continue
+		}
+		for i := range rows {
+			rows[i][side+1] = ""
+		}
+		rows[0][side+1] = importedConfig
+	}
 	out := make([]web.CompareConfigRow, len(rows))
 	for i, r := range rows {
 		out[i] = web.CompareConfigRow{Field: r[0], A: r[1], B: r[2], Differs: r[1] != r[2]}
 	}
 	return out
 }
+
+// importedConfig is what a version no run made (an imported graph, whose
+// config is empty) shows for its settings.
+const importedConfig = "imported: no run"
 
 func promptNames(m map[string]string) string {
 	if len(m) == 0 {

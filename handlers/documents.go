@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,8 +43,14 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 	var added []extract.Document
 	var refused []uploadProblem
 	known := 0
-	if form, err := c.MultipartForm(); err == nil && form != nil && len(form.File["files"]) > 0 {
-		for _, fh := range form.File["files"] {
+	var uploads []*multipart.FileHeader
+	if form, err := c.MultipartForm(); err == nil && form != nil {
+		// "files" is the form's field; "file", the field of the graph and
+		// gold imports, is taken too.
+		uploads = append(form.File["files"], form.File["file"]...)
+	}
+	if len(uploads) > 0 {
+		for _, fh := range uploads {
 			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
 				if dbFault(err) {

@@ -24,7 +24,8 @@ const GraphThreshold = 2000
 
 // parseGraphQuery reads the graph API filters.
 func parseGraphQuery(c echo.Context) (extract.SubgraphQuery, error) {
-	q := extract.SubgraphQuery{Q: strings.TrimSpace(c.QueryParam("q")), Focus: c.QueryParam("focus"), Depth: 1}
+	q := extract.SubgraphQuery{Q: strings.TrimSpace(c.QueryParam("q")), Name: strings.TrimSpace(c.QueryParam("name")),
+		Focus: c.QueryParam("focus"), Depth: 1}
 	for _, t := range strings.Split(c.QueryParam("types"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			q.Types = append(q.Types, t)

@@ -134,6 +134,8 @@ func TestGraphAPI_Filters(t *testing.T) {
 		{"MinDegree", "?min_degree=2", []string{"a", "b", "c", "d"}, 4, false},
 		{"Search", "?q=CA", []string{"c"}, 0, false},
 		{"SearchKey", "?q=profile", []string{"/user/profile"}, 0, false},
+		{"Name", "?name=EVE", []string{"e"}, 0, false},
+		{"NameExactOnly", "?name=Ev", []string{}, 0, false},
 		{"Focus", "?focus=d", []string{"c", "d", "f"}, 2, false},
 		{"FocusDepth2", "?focus=d&depth=2", []string{"a", "b", "c", "d", "f"}, 5, false},
 		{"FocusFiltered", "?focus=d&depth=2&types=Person", []string{"a", "b", "d"}, 1, false},
@@ -568,6 +570,76 @@ func TestGraphPage_Threshold(t *testing.T) {
 	}
 	if err := pollTrue(ctx, `window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGraphPage_SearchExactName: a search for a name finds the node of
+// exactly that name even when it is not drawn and drawn nodes' names
+// start with it ("Entity 12" is not "Entity 120").
+func TestGraphPage_SearchExactName(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "big", "synthetic", synthetic(handlers.GraphThreshold+500, 4000))
+	var part extract.Subgraph
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?limit=%d", v.ID, handlers.GraphThreshold), http.StatusOK, &part)
+	shown := map[string]bool{}
+	for _, n := range part.Nodes {
+		shown[n.Name] = true
+	}
+	want := ""
+	for i := 1; i < 250 && want == ""; i++ {
+		name := fmt.Sprintf("Entity %d", i)
+		if shown[name] {
+			continue
+		}
+		for d := range 10 {
+			if shown[fmt.Sprintf("%s%d", name, d)] {
+				want = fmt.Sprintf("n%05d", i)
+				break
+			}
+		}
+	}
+	if want == "" {
+		t.Fatal("no undrawn name that a drawn name starts with")
+	}
+	name := "Entity " + strings.TrimLeft(want[1:], "0")
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="graph-search"]`), strings.ToLower(name)),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("graph-search").requestSubmit()`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want)); err != nil {
+		got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('[data-testid=node-panel]')||{dataset:{key:"none"}}).dataset.key`))
+		t.Fatalf("search %q selected %q, want %q: %v", name, got, want, err)
+	}
+}
+
+// TestGraphPage_FocusMissing: a link to a node this version does not have
+// (deleted by an edit, renamed in another run) opens the graph all the
+// same, saying the node is not in it, instead of an empty canvas.
+func TestGraphPage_FocusMissing(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "small", "Alice and Bob live in Cairo.", smallGraph())
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=nobody", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
+		hint, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+		t.Fatalf("%d nodes drawn, status %q: %v", n, hint, err)
+	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if err != nil || !strings.Contains(hint, "No node “nobody” in this version") {
+		t.Errorf("status %q (%v), want it to say the node is missing", hint, err)
 	}
 }
 

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
@@ -109,5 +112,78 @@ func TestImport_Upload(t *testing.T) {
 	}
 	if _, err := a.Store.VersionByLabel(ctx, "junk", 1); err == nil {
 		t.Fatal("junk stored a version")
+	}
+}
+
+// TestImport_GraphPageSummary: the graph page of an imported version (no
+// run, no strategy) says where it came from instead of an empty
+// "strategy", and counts with thousands separators as the status does.
+func TestImport_GraphPageSummary(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	var b strings.Builder
+	b.WriteString(`{"nodes":[`)
+	for i := range 1200 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"key":"n%d","name":"Node %d","type":"T"}`, i, i)
+	}
+	b.WriteString(`],"edges":[]}`)
+	v, err := a.App.ImportGraph(context.Background(), "big", "big.json", []byte(b.String()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/graph", v.ID))
+	got := strings.Join(strings.Fields(doc.Find(`[data-testid="graph-summary"]`).Text()), " ")
+	if want := "1,200 nodes, 0 edges · imported from big.json (json)"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	// The compare page's version picker says it was imported, too.
+	_, doc = a.Get(t, "/compare")
+	opt := strings.Join(strings.Fields(doc.Find(fmt.Sprintf(`[data-testid="pick-a"] option[value="%d"]`, v.ID)).Text()), " ")
+	if want := "big@1 · done · imported · 1200 nodes"; opt != want {
+		t.Errorf("picker option %q, want %q", opt, want)
+	}
+}
+
+// TestImport_FormRefusal: a file the page's import form refuses brings
+// the user back to the Extractions page, the form and the reason on it,
+// instead of an error page.
+func TestImport_FormRefusal(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	resp, _ := postGraph(t, a, "/extractions/import", "bad", "g.json", "", []byte(`{"nodes":[{"key":"a"},{"key":"a"}]}`))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/extractions" {
+		t.Fatalf("status %d, location %q: want a redirect to /extractions", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	msg, doc := flashOf(t, a, resp)
+	if !strings.Contains(msg, `g.json: node 2 has the key "a" of node 1`) || doc.Find(`[data-testid="graph-import-form"]`).Length() != 1 {
+		t.Errorf("flash %q on a page with %d import forms", msg, doc.Find(`[data-testid="graph-import-form"]`).Length())
+	}
+}
+
+// TestImport_ConfigShown: an imported version's settings read as
+// "imported: no run" on its page and in a comparison, not as a run with
+// the built-in types, chunks of 0 and default prompts.
+func TestImport_ConfigShown(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	run := a.MustExtract(t, "carol", "carol.txt", "Ebenezer Scrooge met Bob Cratchit in London.", extract.DefaultConfig())
+	imp, err := a.App.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/compare?a=%d&b=%d", run.ID, imp.ID))
+	rows := map[string]string{}
+	doc.Find(`[data-testid="config-diff"] tbody tr`).Each(func(_ int, tr *goquery.Selection) {
+		rows[strings.TrimSpace(tr.Find("td").Eq(0).Text())] = strings.TrimSpace(tr.Find("td").Eq(2).Text())
+	})
+	if rows["strategy"] != "imported: no run" || rows["schema"] != "" || rows["chunk size"] != "" || rows["prompts"] != "" {
+		t.Errorf("imported side of the config table: %v", rows)
+	}
+	_, doc = a.Get(t, fmt.Sprintf("/versions/%d", imp.ID))
+	if txt := doc.Find(`body`).Text(); !strings.Contains(txt, "imported: no run") || strings.Contains(txt, "0 chars, overlap 0") {
+		t.Errorf("version page config does not say it was imported")
 	}
 }

@@ -105,6 +105,9 @@ func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v store
 // versionConfigRows lists the config snapshot for display.
 func versionConfigRows(v store.Version) []web.KV {
 	c := v.Config
+	if c.Strategy == "" {
+		return []web.KV{{Key: "strategy", Value: importedConfig}}
+	}
 	rows := []web.KV{{Key: "strategy", Value: c.Strategy}}
 	if c.Provider != "" && c.Provider != "none" {
 		rows = append(rows, web.KV{Key: "provider", Value: c.Provider}, web.KV{Key: "model", Value: c.Model})

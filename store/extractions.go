@@ -182,6 +182,9 @@ func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (Ve
 	}
 	v, err := q.Order(ent.Desc(extractionversion.FieldNumber)).First(ctx)
 	if err != nil {
+		if number == 0 && ent.IsNotFound(err) {
+			return Version{}, extract.Errorf(extract.KindNotFound, "no extraction named %q", name)
+		}
 		return Version{}, translate(err, fmt.Sprintf("version %s@%d", name, number))
 	}
 	return versionFromEnt(v, name), nil

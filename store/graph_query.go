@@ -294,12 +294,15 @@ func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.Sub
 		types[strings.ToLower(t)] = true
 	}
 	needle := strings.ToLower(q.Q)
-	goFilter := len(types) > 0 || needle != ""
+	goFilter := len(types) > 0 || needle != "" || q.Name != ""
 	pass := func(n *extract.SubgraphNode) bool {
 		if len(types) > 0 && !types[strings.ToLower(n.Type)] {
 			return false
 		}
 		if n.Degree < q.MinDegree {
+			return false
+		}
+		if q.Name != "" && !strings.EqualFold(n.Name, q.Name) {
 			return false
 		}
 		return needle == "" || strings.Contains(strings.ToLower(n.Name), needle) || strings.Contains(n.ID, needle)

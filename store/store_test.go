@@ -196,6 +196,13 @@ func TestStore_NewVersion(t *testing.T) {
 		if err != nil || v.Number != 3 {
 			t.Fatalf("latest: %v %d", err, v.Number)
 		}
+		// NAME alone that names no extraction says so, not "NAME@0".
+		if _, err := s.VersionByLabel(ctx, "nobody", 0); extract.KindOf(err) != extract.KindNotFound || extract.MessageOf(err) != `no extraction named "nobody"` {
+			t.Errorf("unknown name: %v", err)
+		}
+		if _, err := s.VersionByLabel(ctx, "people", 9); extract.MessageOf(err) != "version people@9 not found" {
+			t.Errorf("unknown number: %v", err)
+		}
 		if err := s.SetReference(ctx, v.ID, true); err != nil {
 			t.Fatal(err)
 		}

@@ -256,7 +256,7 @@ func versionSelect(name string, groups []CompareGroup, selected int) templ.Compo
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 string
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(v.Strategy)
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(runKind(v))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/compare.templ`, Line: 39, Col: 51}
 				}

@@ -224,7 +224,7 @@ func versionTable(rows []VersionRow) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(v.Strategy)
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(runKind(v))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/dashboard.templ`, Line: 61, Col: 21}
 			}

@@ -5,6 +5,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -45,10 +46,21 @@ type VersionRow struct {
 	Reference   bool
 	Created     string
 	Elapsed     string
+	// Note is the version's note ("imported from g.json (json)").
+	Note string
 }
 
 // Label is "name@number".
 func (v VersionRow) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v.Number) }
+
+// runKind is the strategy of the run that made a version, or "imported"
+// for a version no run made (an imported graph has an empty config).
+func runKind(v VersionRow) string {
+	if v.Strategy == "" {
+		return "imported"
+	}
+	return v.Strategy
+}
 
 // Dashboard is the home page.
 type Dashboard struct {
@@ -89,6 +101,20 @@ func HumanDuration(d time.Duration) string {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// grouped writes n with thousands separators: 10,000.
+func grouped(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
 
 func pct(done, total int) string {
 	if total <= 0 {

@@ -137,6 +137,76 @@ func printComparison(w io.Writer, cmp app.Comparison) {
 		}
 		fmt.Fprintf(w, "types: %s\n", strings.Join(parts, ", "))
 	}
+	printChanges(w, cmp)
+}
+
+// shownChanges is how many added, removed and changed nodes and edges the
+// human summary names of each kind (--json lists them all).
+const shownChanges = 10
+
+// printChanges names the first added, removed and changed nodes and
+// edges, one a line: "+" added, "-" removed, "~" changed with its fields.
+func printChanges(w io.Writer, cmp app.Comparison) {
+	r := cmp.Result
+	namesA, namesB := nodeNames(cmp.GA), nodeNames(cmp.GB)
+	list := func(what string, n int, line func(i int) string) {
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s:\n", what)
+		for i := range min(n, shownChanges) {
+			fmt.Fprintf(w, "  %s\n", line(i))
+		}
+		if n > shownChanges {
+			fmt.Fprintf(w, "  ... and %d more (--json lists them all)\n", n-shownChanges)
+		}
+	}
+	edge := func(sign string, e diff.EdgeItem, names map[string]string) string {
+		return fmt.Sprintf("%s %q -%s-> %q", sign, nameOr(names, e.Source), e.Label, nameOr(names, e.Target))
+	}
+	list("nodes added", len(r.Nodes.Added), func(i int) string {
+		n := r.Nodes.Added[i]
+		return fmt.Sprintf("+ %q (%s)", n.Name, n.Type)
+	})
+	list("nodes removed", len(r.Nodes.Removed), func(i int) string {
+		n := r.Nodes.Removed[i]
+		return fmt.Sprintf("- %q (%s)", n.Name, n.Type)
+	})
+	list("nodes changed", len(r.Nodes.Changed), func(i int) string {
+		c := r.Nodes.Changed[i]
+		name := fmt.Sprintf("%q", c.NameA)
+		if c.NameA != c.NameB {
+			name += fmt.Sprintf(" -> %q", c.NameB)
+		}
+		typ := c.TypeA
+		if c.TypeA != c.TypeB {
+			typ += " -> " + c.TypeB
+		}
+		return fmt.Sprintf("~ %s (%s): %s", name, typ, strings.Join(c.Fields, ", "))
+	})
+	list("edges added", len(r.Edges.Added), func(i int) string { return edge("+", r.Edges.Added[i], namesB) })
+	list("edges removed", len(r.Edges.Removed), func(i int) string { return edge("-", r.Edges.Removed[i], namesA) })
+	list("edges changed", len(r.Edges.Changed), func(i int) string {
+		c := r.Edges.Changed[i]
+		return edge("~", c.B, namesB) + ": " + strings.Join(c.Fields, ", ")
+	})
+}
+
+// nodeNames maps a graph's node keys to their names.
+func nodeNames(g extract.Graph) map[string]string {
+	m := make(map[string]string, len(g.Nodes))
+	for _, n := range g.Nodes {
+		m[n.Key] = n.Name
+	}
+	return m
+}
+
+// nameOr is the name of the node with key k, or k when there is none.
+func nameOr(names map[string]string, k string) string {
+	if n, ok := names[k]; ok {
+		return n
+	}
+	return k
 }
 
 // importGoldFile imports a gold file as a reference version.

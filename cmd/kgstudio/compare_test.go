@@ -80,6 +80,29 @@ func TestCompareCLI(t *testing.T) {
 		}
 	})
 
+	// The human summary names what changed: a renamed and a retyped node
+	// (edits), an added edge, a removed node.
+	t.Run("HumanNamesChanges", func(t *testing.T) {
+		edits := filepath.Join(t.TempDir(), "edits.json")
+		ops := `[{"op":"rename","key":"jacob marley","name":"Jacob Marley Sr."},{"op":"retype","key":"ebenezer scrooge","type":"Miser"},` +
+			`{"op":"delete_node","key":"hamlet"},{"op":"add_edge","source":"jacob marley","label":"haunts","target":"ebenezer scrooge"}]`
+		if err := os.WriteFile(edits, []byte(ops), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mustCLI(t, data, "edit", "carol@1", edits)
+		out := mustCLI(t, data, "compare", "carol@1", "carol@3")
+		for _, want := range []string{
+			`~ "Jacob Marley" -> "Jacob Marley Sr." (Person): name`,
+			`~ "Ebenezer Scrooge" (Person -> Miser): type`,
+			`- "Hamlet" (Person)`,
+			`+ "Jacob Marley Sr." -haunts-> "Ebenezer Scrooge"`,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("summary lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
 	t.Run("Errors", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"compare", "carol@1"},

@@ -42,6 +42,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("export: unknown format %q (want json, graphml, csv or cypher)", *format)
 	}
+	if *out != "" && *format != "csv" {
+		if info, err := os.Stat(*out); err == nil && info.IsDir() {
+			return fmt.Errorf("export: %s is a folder; %s is written to one file: give a file path with --out", *out, *format)
+		}
+	}
 	if *out != "" && !*force {
 		if err := refuseOverwrite(*out); err != nil {
 			return err
@@ -74,7 +79,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stderr, "%s: %d nodes, %d edges written to %s/{%s,%s}\n", v.Label(), len(g.Nodes), len(g.Edges),
 			*out, export.NodesFile, export.EdgesFile)
-		return nil
+		return removeOtherCSV(stderr, *out)
 	}
 	if *out == "" {
 		return export.Write(stdout, *format, g)
@@ -100,6 +105,34 @@ func refuseOverwrite(path string) error {
 		return nil
 	}
 	return extract.Errorf(extract.KindConflict, "export: %s exists (%d bytes): give another --out, or --force to overwrite it", path, info.Size())
+}
+
+// removeOtherCSV removes the .csv files of the folder dir other than the
+// two a CSV export writes: an import reads every .csv file of a folder,
+// so another export's files (header files, relationships.csv) left
+// beside ours would break it or mix into the graph. It runs only under
+// --force (a folder holding anything is refused without it), names what
+// it removed, and keeps every other file.
+func removeOtherCSV(stderr io.Writer, dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return extract.Wrap(extract.KindUnavailable, err, "export: read %s", dir)
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.EqualFold(filepath.Ext(name), ".csv") || name == export.NodesFile || name == export.EdgesFile {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return extract.Wrap(extract.KindUnavailable, err, "export: remove %s", name)
+		}
+		removed = append(removed, name)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "removed the other CSV files of %s, which an import would read with these: %s\n", dir, strings.Join(removed, ", "))
+	}
+	return nil
 }
 
 // writeExportFile writes one export to a new or truncated file.

@@ -195,6 +195,53 @@ func TestExport_CLI(t *testing.T) {
 				t.Fatalf("an empty file is refused: %v\n%s", err, stderr)
 			}
 		})
+		t.Run("ForceOverAnotherCSVExport", func(t *testing.T) {
+			// A folder holding another neo4j export: header files and a
+			// relationships file would be read with ours on import.
+			other := filepath.Join(dir, "other")
+			if err := os.MkdirAll(other, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range map[string]string{
+				"nodes_header.csv":         "id:ID,name,:LABEL\n",
+				"relationships.csv":        ":START_ID,:END_ID,:TYPE\n1,2,KNOWS\n",
+				"relationships_header.csv": ":START_ID,:END_ID,:TYPE\n",
+				"README.txt":               "notes",
+			} {
+				if err := os.WriteFile(filepath.Join(other, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, stderr, err := cli(t, "export", "people@1", "--format", "csv", "--out", other, "--force", "--data", data)
+			if err != nil {
+				t.Fatalf("--force: %v\n%s", err, stderr)
+			}
+			if !strings.Contains(stderr, "relationships.csv") {
+				t.Errorf("stderr does not name the removed files:\n%s", stderr)
+			}
+			if _, err := os.Stat(filepath.Join(other, "README.txt")); err != nil {
+				t.Errorf("a file that is not CSV was removed: %v", err)
+			}
+			if _, stderr, err := cli(t, "import", "again", other, "--data", data); err != nil {
+				t.Fatalf("the folder --force wrote does not import: %v\n%s", err, stderr)
+			}
+			out, stderr, err := cli(t, "compare", "people@1", "again@1", "--data", data)
+			if err != nil || !strings.Contains(out, "+0 added, -0 removed, ~0 changed") {
+				t.Fatalf("compare: %v\n%s%s", err, out, stderr)
+			}
+		})
+		t.Run("OneFileFormatIntoFolder", func(t *testing.T) {
+			for _, force := range []bool{false, true} {
+				args := []string{"export", "people@1", "--format", "json", "--out", dir, "--data", data}
+				if force {
+					args = append(args, "--force")
+				}
+				_, _, err := cli(t, args...)
+				if err == nil || !strings.Contains(err.Error(), "is a folder") {
+					t.Errorf("json into a folder (force %v): %v, want an error saying it is a folder", force, err)
+				}
+			}
+		})
 		t.Run("Help", func(t *testing.T) {
 			_, stderr, err := cli(t, "export", "-h")
 			if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "-force") {

@@ -43,6 +43,9 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in, err := ap.NewQueryInput(strings.Join(pos[1:], " "), *provider, false)
+	if err == nil && in.Question == "" {
+		err = errors.New("query: a question is required after NAME@V")
+	}
 	if err != nil {
 		return err
 	}

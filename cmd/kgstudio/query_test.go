@@ -122,4 +122,7 @@ func TestQuery_CLI(t *testing.T) {
 	if _, err := runCLI(t, data, "query", "emb@1", "x", "--mode", "sideways"); err == nil || !strings.Contains(err.Error(), "unknown mode") {
 		t.Errorf("bad mode: %v", err)
 	}
+	if _, err := runCLI(t, data, "query", "emb@1", " "); err == nil || !strings.Contains(err.Error(), "a question is required") {
+		t.Errorf("blank question: %v", err)
+	}
 }

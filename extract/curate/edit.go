@@ -240,6 +240,12 @@ func ParseEdits(data []byte) ([]Edit, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var one struct {
+			Op *string `json:"op"`
+		}
+		if dst == &wrapped && json.Unmarshal(data, &one) == nil && one.Op != nil {
+			return nil, extract.Errorf(extract.KindInvalid, `%s: one operation given alone: put it in a list, [{"op":...}]`, want)
+		}
 		return nil, extract.Errorf(extract.KindInvalid, "%s: %s", want, extract.JSONProblem(data, err))
 	}
 	edits := make([]Edit, len(wrapped.Edits))

@@ -100,6 +100,7 @@ func TestParseEdits(t *testing.T) {
 		``:                             "want a JSON list",
 		`[{"op":"rename","nmae":"B"}]`: `edit 1: unknown field "nmae"`,
 		`{"op":"rename"}`:              "want a JSON list",
+		`{"op":"rename","key":"a"}`:    `one operation given alone: put it in a list, [{"op":...}]`,
 		`[{"op":"x"},{"op":"add_edge","weight":"heavy"}]`: "edit 2: weight must be a number",
 	} {
 		if _, err := ParseEdits([]byte(in)); extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), msg) {

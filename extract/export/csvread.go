@@ -129,7 +129,7 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 	var all []parsed
 	for _, part := range parts {
 		f := part.file
-		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		r := newCSVReader(f.Data, part.comma)
 		r.ReuseRecord = false
 		var p parsed
 		if f.Name != "" {
@@ -258,6 +258,26 @@ type csvPart struct {
 	file       CSVFile
 	header     []csvColumn
 	headerName string
+	comma      rune // the delimiter: the header file's, else the file's own
+}
+
+// newCSVReader reads a file of a neo4j export, past a byte-order mark,
+// with the delimiter comma.
+func newCSVReader(data []byte, comma rune) *csv.Reader {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	r.Comma = comma
+	return r
+}
+
+// delimiterOf is the delimiter of a file whose first line is a header:
+// a tab when that line has tabs and no comma (neo4j-admin's
+// --delimiter=TAB), else a comma.
+func delimiterOf(data []byte) rune {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	if bytes.IndexByte(line, '\t') >= 0 && bytes.IndexByte(line, ',') < 0 {
+		return '\t'
+	}
+	return ','
 }
 
 // withHeaders pairs the data files of a neo4j-admin import with their
@@ -275,6 +295,7 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 	type header struct {
 		name, prefix string
 		cols         []csvColumn
+		comma        rune
 		used         bool
 	}
 	var headers []*header
@@ -290,8 +311,8 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 		if prefix == "" || strings.HasSuffix(prefix, "/") {
 			continue // "_header.csv" names no data files
 		}
-		h := &header{name: path.Base(name), prefix: prefix}
-		r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(f.Data, []byte("\xef\xbb\xbf"))))
+		h := &header{name: path.Base(name), prefix: prefix, comma: delimiterOf(f.Data)}
+		r := newCSVReader(f.Data, h.comma)
 		rec, err := r.Read()
 		if err == io.EOF {
 			return nil, extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", h.name)
@@ -331,9 +352,9 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 				best = h
 			}
 		}
-		p := csvPart{file: f}
+		p := csvPart{file: f, comma: delimiterOf(f.Data)}
 		if best != nil {
-			p.header, p.headerName, best.used = best.cols, best.name, true
+			p.header, p.headerName, p.comma, best.used = best.cols, best.name, best.comma, true
 		}
 		out = append(out, p)
 	}
@@ -390,6 +411,7 @@ func idKey(group, id string) string {
 func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.Node, error) {
 	var n extract.Node
 	var labels []string
+	space := ""
 	for i, c := range cols {
 		v := rec[i]
 		switch {
@@ -398,6 +420,7 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 				return n, extract.Errorf(extract.KindInvalid, "a node without an id")
 			}
 			n.Key = idKey(c.Group, v)
+			space = c.Group
 			if c.Name != "" && c.Name != "id" {
 				if err := setTyped(&n.Properties, c.Name, "", v, nodeFields); err != nil {
 					return n, err
@@ -419,6 +442,11 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 		}
 	}
 	finishNode(&n, labels)
+	if n.Type == "" {
+		// No label in the file (neo4j-admin takes it from the command
+		// line, --nodes=Person=people.csv): the ID space names the kind.
+		n.Type = space
+	}
 	if _, dup := keys[n.Key]; dup {
 		return n, extract.Errorf(extract.KindInvalid, "node id %q appears twice", n.Key)
 	}
@@ -427,19 +455,32 @@ func adminNode(cols []csvColumn, rec []string, keys map[string]string) (extract.
 }
 
 // finishNode names a node by its key when it has no name and types it by
-// its first label other than BaseLabel when it has no type.
+// its first label other than BaseLabel when it has no type. Its other
+// labels (a neo4j node may have several: Person;Employee) are kept in
+// the property "labels", a list, unless it has one of that name.
 func finishNode(n *extract.Node, labels []string) {
 	if n.Name == "" {
 		n.Name = n.Key
 	}
-	if n.Type != "" {
-		return
-	}
+	var extra []any
 	for _, l := range labels {
-		if l = strings.TrimSpace(l); l != "" && l != BaseLabel {
-			n.Type = l
-			return
+		l = strings.TrimSpace(l)
+		if l == "" || l == BaseLabel {
+			continue
 		}
+		if n.Type == "" {
+			n.Type = l
+			continue
+		}
+		if l != n.Type && l != SanitizeLabel(n.Type) {
+			extra = append(extra, l)
+		}
+	}
+	if _, taken := n.Properties["labels"]; len(extra) > 0 && !taken {
+		if n.Properties == nil {
+			n.Properties = map[string]any{}
+		}
+		n.Properties["labels"] = extra
 	}
 }
 

@@ -63,7 +63,8 @@ func TestReadCSV_RoundTrip(t *testing.T) {
 }
 
 // Files from neo4j itself: an ID space, typed and array columns, no name
-// or type column; and apoc.export.csv.all's single file.
+// or type column, a node with two labels (the first types it, the others
+// are kept in "labels"); and apoc.export.csv.all's single file.
 func TestReadCSV_Neo4j(t *testing.T) {
 	t.Parallel()
 	people := "personId:ID(Person),name,born:int,tags:string[],:LABEL\np1,Ada,1815,math;poetry,Person;Writer\np2,Charles,,,Person\n"
@@ -74,7 +75,7 @@ func TestReadCSV_Neo4j(t *testing.T) {
 	}
 	want := extract.Graph{
 		Nodes: []extract.Node{
-			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815), "tags": []any{"math", "poetry"}}},
+			{Key: "Person:p1", Name: "Ada", Type: "Person", Properties: map[string]any{"personId": "p1", "born": int64(1815), "tags": []any{"math", "poetry"}, "labels": []any{"Writer"}}},
 			{Key: "Person:p2", Name: "Charles", Type: "Person", Properties: map[string]any{"personId": "p2"}},
 		},
 		Edges: []extract.Edge{{Source: "Person:p1", Target: "Person:p2", Label: "KNOWS", Weight: 1, Properties: map[string]any{"since": int64(1833)}}},
@@ -94,7 +95,7 @@ func TestReadCSV_Neo4j(t *testing.T) {
 	want = extract.Graph{
 		Nodes: []extract.Node{
 			{Key: "ada lovelace", Name: "Ada Lovelace", Type: "Person", Properties: map[string]any{"born": int64(1815), "score": 1.5, "tags": []any{"Ada King"}}},
-			{Key: "1", Name: "Analytical Engine", Type: "Machine"},
+			{Key: "1", Name: "Analytical Engine", Type: "Machine", Properties: map[string]any{"labels": []any{"Invention"}}},
 		},
 		Edges: []extract.Edge{
 			{Source: "ada lovelace", Target: "1", Label: "WROTE_ABOUT", Weight: 1, Properties: map[string]any{"since": int64(1843)}},
@@ -265,5 +266,44 @@ func TestReadKAG_DomainKG(t *testing.T) {
 	}
 	if _, err := ReadKAG(nodes, []byte(`[{"from":"ACTH"}]`)); err == nil || !strings.Contains(err.Error(), "KAG edge 1 lacks from or to") {
 		t.Errorf("an edge without an end: %v", err)
+	}
+}
+
+// TestReadCSV_IDSpaceType: neo4j-admin node files without a :LABEL column
+// (the label given on the command line, --nodes=Person=people.csv) type
+// their nodes by their ID space, so two files do not import untyped.
+func TestReadCSV_IDSpaceType(t *testing.T) {
+	t.Parallel()
+	g, err := ReadCSV([]CSVFile{
+		{Name: "people.csv", Data: []byte("id:ID(Person),name\n1,Alice\n")},
+		{Name: "cities.csv", Data: []byte("id:ID(City),name,:LABEL\n1,Paris,\n2,Lyon,Town\n")},
+		{Name: "rels.csv", Data: []byte(":START_ID(Person),:END_ID(City),:TYPE\n1,1,LIVES_IN\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for _, n := range g.Nodes {
+		types[n.Name] = n.Type
+	}
+	if types["Alice"] != "Person" || types["Paris"] != "City" || types["Lyon"] != "Town" {
+		t.Errorf("types %v", types)
+	}
+}
+
+// TestReadCSV_Tabs: files neo4j-admin reads with --delimiter=TAB (a first
+// line with tabs and no comma) are read with tabs, header files too.
+func TestReadCSV_Tabs(t *testing.T) {
+	t.Parallel()
+	g, err := ReadCSV([]CSVFile{
+		{Name: "nodes_header.csv", Data: []byte("id:ID\tname\t:LABEL\n")},
+		{Name: "nodes.csv", Data: []byte("1\tAda, Countess of Lovelace\tPerson\n2\tCharles\tPerson\n")},
+		{Name: "rels.csv", Data: []byte(":START_ID\t:END_ID\t:TYPE\n1\t2\tKNEW\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 2 || g.Nodes[0].Name != "Ada, Countess of Lovelace" || len(g.Edges) != 1 || g.Edges[0].Label != "KNEW" {
+		t.Errorf("%+v", g)
 	}
 }

@@ -51,19 +51,41 @@ func Read(data []byte, format string) (extract.Graph, error) {
 	return extract.Graph{}, extract.Errorf(extract.KindInvalid, "unknown graph format %q (want json, graphml or csv)", format)
 }
 
+// jsonEdge is an edge as ReadJSON reads it: a missing weight weighs 1.
+type jsonEdge struct {
+	extract.Edge
+	Weight *float64 `json:"weight"`
+}
+
 // ReadJSON parses the JSON written by JSON: an object with "nodes" and
-// "edges"; a JSON array is read as KAG's domain KG nodes file (see
-// ReadKAG).
+// "edges" (an edge without a weight weighs 1, as in GraphML); a JSON
+// array is read as KAG's domain KG nodes file (see ReadKAG), and
+// networkx's node-link JSON as readNodeLink says. A field
+// JSON does not write is refused by name, so nothing in the file is
+// dropped unseen (another tool's "relationships" or a node's "colour").
 func ReadJSON(data []byte) (extract.Graph, error) {
 	if isJSONArray(data) {
 		return ReadKAG(data, nil)
 	}
 	var raw struct {
 		Nodes *[]extract.Node `json:"nodes"`
-		Edges *[]extract.Edge `json:"edges"`
+		Edges *[]jsonEdge     `json:"edges"`
 	}
 	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&raw); err != nil {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the file is empty")
+	}
+	if isNodeLink(body) {
+		return readNodeLink(body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		if field, ok := unknownField(err); ok {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
+				"not a JSON graph: line %d: unknown field %s (a node has key, name, type, description, properties and mentions; an edge source, target, label, keywords, description, weight, properties and mentions)",
+				1+bytes.Count(body[:min(int(dec.InputOffset()), len(body))], []byte("\n")), field)
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a JSON graph: the file ends early (line %d): is it cut off?", 1+bytes.Count(body, []byte("\n")))
 		}
@@ -74,9 +96,27 @@ func ReadJSON(data []byte) (extract.Graph, error) {
 	}
 	g := extract.Graph{Nodes: *raw.Nodes}
 	if raw.Edges != nil {
-		g.Edges = *raw.Edges
+		g.Edges = make([]extract.Edge, len(*raw.Edges))
+		for i, e := range *raw.Edges {
+			g.Edges[i] = e.Edge
+			g.Edges[i].Weight = 1
+			if e.Weight != nil {
+				g.Edges[i].Weight = *e.Weight
+			}
+		}
 	}
 	return clean(g)
+}
+
+// unknownField returns the quoted name in encoding/json's error for a
+// field that DisallowUnknownFields refuses.
+func unknownField(err error) (string, bool) {
+	const prefix = "json: unknown field "
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return "", false
+	}
+	return strings.TrimPrefix(msg, prefix), true
 }
 
 // graphMLFile is the subset of GraphML that ReadGraphML reads.
@@ -112,15 +152,40 @@ type graphMLData struct {
 // attributes named name, type and description (nodes) and label,
 // keywords, description and weight (edges) fill those fields; the others
 // are properties, typed by their attr.type (strings holding a JSON list
-// or map read back as one). A node without a name is named by its id.
+// or map read back as one). A node without a name is named by its label
+// attribute (as Gephi and networkx write it), else by its id; a node
+// without a type is typed by its entity_type attribute (LightRAG's).
 // An undirected edge (directed="false", or no directed attribute in a
 // graph with edgedefault="undirected") stays one edge, its source and
 // target in the file's order, with the property extract.DirectedProperty
 // set to false, which GraphML writes back as directed="false".
 func ReadGraphML(data []byte) (extract.Graph, error) {
 	var doc graphMLFile
-	if err := xml.Unmarshal(data, &doc); err != nil {
-		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a GraphML graph")
+	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))) == 0 {
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: the file is empty")
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var badCharset string
+	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+		switch strings.ToLower(strings.TrimSpace(label)) {
+		case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii":
+			return latin1Reader(in)
+		}
+		badCharset = label
+		return nil, errors.New("unsupported encoding")
+	}
+	if err := dec.Decode(&doc); err != nil {
+		if badCharset != "" {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: its encoding %q is not read here: save the file as UTF-8 (or ISO-8859-1)", badCharset)
+		}
+		var syn *xml.SyntaxError
+		if errors.As(err, &syn) {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: line %d: %s", syn.Line, syn.Msg)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: the file ends early: is it cut off?")
+		}
+		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: %s", err.Error())
 	}
 	if len(doc.Graphs) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: no <graph> element")
@@ -130,12 +195,20 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 	for _, k := range doc.Keys {
 		keys[k.ID] = key{k.Name, k.Type}
 	}
+	// keyOf is a data element's key; one the file never declares is read
+	// as a string named by its id, not dropped.
+	keyOf := func(id string) key {
+		if k, ok := keys[id]; ok {
+			return k
+		}
+		return key{name: id}
+	}
 	var g extract.Graph
 	for _, gr := range doc.Graphs {
 		for _, n := range gr.Nodes {
 			node := extract.Node{Key: n.ID}
 			for _, d := range n.Data {
-				k := keys[d.Key]
+				k := keyOf(d.Key)
 				switch k.name {
 				case "name":
 					node.Name = d.Value
@@ -147,8 +220,19 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 					setProp(&node.Properties, k.name, k.typ, d.Value, nodeFields)
 				}
 			}
+			if node.Type == "" {
+				// LightRAG types its nodes in "entity_type".
+				if t, ok := node.Properties["entity_type"].(string); ok {
+					node.Type = strings.TrimSpace(t)
+				}
+			}
 			if node.Name == "" {
-				node.Name = n.ID
+				// Gephi and networkx name nodes in "label".
+				if l, ok := node.Properties["label"].(string); ok && strings.TrimSpace(l) != "" {
+					node.Name = l
+				} else {
+					node.Name = n.ID
+				}
 			}
 			g.Nodes = append(g.Nodes, node)
 		}
@@ -158,7 +242,7 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 				edge.Properties = map[string]any{extract.DirectedProperty: false}
 			}
 			for _, d := range e.Data {
-				k := keys[d.Key]
+				k := keyOf(d.Key)
 				switch k.name {
 				case "label":
 					edge.Label = d.Value
@@ -167,7 +251,11 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 				case "description":
 					edge.Description = d.Value
 				case "weight":
-					edge.Weight, _ = strconv.ParseFloat(strings.TrimSpace(d.Value), 64)
+					w, err := strconv.ParseFloat(strings.TrimSpace(d.Value), 64)
+					if err != nil {
+						return extract.Graph{}, extract.Errorf(extract.KindInvalid, "edge %d (%s -> %s): weight %q is not a number", len(g.Edges)+1, e.Source, e.Target, d.Value)
+					}
+					edge.Weight = w
 				default:
 					setProp(&edge.Properties, k.name, k.typ, d.Value, edgeFields)
 				}
@@ -176,6 +264,21 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// latin1Reader decodes ISO-8859-1 to UTF-8: each byte is the code point
+// of the same value.
+func latin1Reader(in io.Reader) (io.Reader, error) {
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return nil, err
+	}
+	var out strings.Builder
+	out.Grow(len(b))
+	for _, c := range b {
+		out.WriteRune(rune(c))
+	}
+	return strings.NewReader(out.String()), nil
 }
 
 // undirectedEdge reports whether a GraphML edge with the directed
@@ -226,8 +329,9 @@ func setProp(props *map[string]any, name, typ, text string, fields map[string]bo
 	(*props)[name] = v
 }
 
-// clean drops mentions, checks that every node has a key and every edge
-// names two of its nodes, and rejects an empty graph.
+// clean drops mentions, checks that every node has a key of its own
+// (a key given twice would drop a node) and every edge names two of its
+// nodes, names a nameless node by its key, and rejects an empty graph.
 func clean(g extract.Graph) (extract.Graph, error) {
 	if len(g.Nodes) == 0 {
 		return g, extract.Errorf(extract.KindInvalid, "the graph has no nodes")
@@ -240,10 +344,16 @@ func clean(g extract.Graph) (extract.Graph, error) {
 			}
 			g.Nodes[i].Key = extract.NodeKey(g.Nodes[i].Name)
 		}
+		if strings.TrimSpace(g.Nodes[i].Name) == "" {
+			g.Nodes[i].Name = g.Nodes[i].Key
+		}
 	}
-	keys := make(map[string]bool, len(g.Nodes))
-	for _, n := range g.Nodes {
-		keys[n.Key] = true
+	keys := make(map[string]int, len(g.Nodes))
+	for i, n := range g.Nodes {
+		if first, ok := keys[n.Key]; ok {
+			return g, extract.Errorf(extract.KindInvalid, "node %d has the key %q of node %d: give each node its own key", i+1, n.Key, first)
+		}
+		keys[n.Key] = i + 1
 	}
 	for i := range g.Edges {
 		e := &g.Edges[i]
@@ -252,7 +362,7 @@ func clean(g extract.Graph) (extract.Graph, error) {
 			return g, extract.Errorf(extract.KindInvalid, "edge %d lacks a source or a target", i+1)
 		}
 		for _, end := range []string{e.Source, e.Target} {
-			if !keys[end] {
+			if keys[end] == 0 {
 				return g, extract.Errorf(extract.KindInvalid, "edge %d (%s -%s-> %s): no node with key %q", i+1, e.Source, e.Label, e.Target, end)
 			}
 		}

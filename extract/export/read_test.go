@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,5 +164,166 @@ func TestReadGraphML_Undirected(t *testing.T) {
 				t.Errorf("%s: edge %d undirected %v after the round trip", format, i, back.Edges[i].Undirected())
 			}
 		}
+	}
+}
+
+// TestRead_BadInput: what a file would lose or get wrong on import is
+// refused with the place and the reason: a node key given twice, an
+// unknown JSON field (another tool's "relationships"), a GraphML weight that is not a number, broken or
+// empty XML.
+func TestRead_BadInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, format, data, want string }{
+		{"json repeated key", "json", `{"nodes":[{"key":"a","name":"A"},{"key":"a","name":"A2"}],"edges":[]}`, `node 2 has the key "a" of node 1`},
+		{"json repeated name", "json", `{"nodes":[{"name":"Marley"},{"name":"marley"}]}`, `node 2 has the key "marley" of node 1`},
+		{"graphml repeated id", "graphml", `<graphml><graph><node id="x"/><node id="x"/></graph></graphml>`, `node 2 has the key "x" of node 1`},
+		{"json unknown node field", "json", "{\"nodes\":[\n{\"key\":\"a\",\"name\":\"A\",\"colour\":\"red\"}]}", `line 2: unknown field "colour"`},
+		{"json unknown top field", "json", `{"nodes":[{"key":"a"}],"relationships":[{"source":"a","target":"a"}]}`, `unknown field "relationships"`},
+		{"node-link without ids", "json", `{"nodes":[{"key":"a"}],"links":[]}`, `node 1: want an "id"`},
+		{"graphml weight", "graphml", `<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/><graph><node id="a"/><node id="b"/><edge source="a" target="b"><data key="w">heavy</data></edge></graph></graphml>`, `edge 1 (a -> b): weight "heavy" is not a number`},
+		{"graphml broken", "graphml", "<graphml><graph>\n<node id=\"a\">\n</graph></graphml>", "line 3"},
+		{"graphml empty", "graphml", "", "the file is empty"},
+		{"json empty", "json", " \n", "the file is empty"},
+	} {
+		_, err := Read([]byte(c.data), c.format)
+		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), c.want) {
+			t.Errorf("%s: %v, want an invalid error saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestReadJSON_EdgeWeight: a JSON edge without a weight weighs 1, as a
+// GraphML edge does; a weight given, 0 included, is kept.
+func TestReadJSON_EdgeWeight(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`{"nodes":[{"key":"a"},{"key":"b"}],"edges":[{"source":"a","target":"b","label":"x"},{"source":"b","target":"a","label":"y","weight":0},{"source":"a","target":"b","label":"z","weight":2.5}]}`), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, e := range g.Edges {
+		got = append(got, e.Weight)
+	}
+	if fmt.Sprint(got) != "[1 0 2.5]" {
+		t.Errorf("weights %v, want [1 0 2.5]", got)
+	}
+}
+
+// TestReadGraphML_NodeLabel: GraphML from Gephi or networkx names its
+// nodes in a "label" attribute; without a "name" the label names the
+// node (and stays a property), else the id does.
+func TestReadGraphML_NodeLabel(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`<graphml><key id="label" for="node" attr.name="label" attr.type="string"/>
+<graph><node id="0"><data key="label">Ada Lovelace</data></node><node id="1"/></graph></graphml>`), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Nodes[0].Name != "Ada Lovelace" || g.Nodes[0].Properties["label"] != "Ada Lovelace" || g.Nodes[1].Name != "1" {
+		t.Errorf("nodes %+v", g.Nodes)
+	}
+}
+
+// TestReadGraphML_Encoding: GraphML declared ISO-8859-1 (Latin-1) is
+// read as such; an encoding it cannot read is refused by name with the
+// way out.
+func TestReadGraphML_Encoding(t *testing.T) {
+	t.Parallel()
+	latin1 := append([]byte(`<?xml version="1.0" encoding="ISO-8859-1"?><graphml><graph><node id="Jos`), 0xe9)
+	latin1 = append(latin1, []byte(`"/></graph></graphml>`)...)
+	g, err := Read(latin1, "graphml")
+	if err != nil || g.Nodes[0].Name != "José" {
+		t.Fatalf("latin-1: %+v %v", g.Nodes, err)
+	}
+	_, err = Read([]byte(`<?xml version="1.0" encoding="Shift_JIS"?><graphml><graph><node id="a"/></graph></graphml>`), "graphml")
+	if !strings.Contains(extract.MessageOf(err), `encoding "Shift_JIS" is not read here: save the file as UTF-8`) {
+		t.Errorf("Shift_JIS: %v", err)
+	}
+}
+
+// TestReadJSON_NodeLink: networkx's node-link JSON (node_link_data, also
+// d3's) imports: ids (strings or numbers) are keys, "name" or "label"
+// names a node, "links" or "edges" holds the edges, the other attributes
+// are properties, and "directed": false marks every edge undirected.
+func TestReadJSON_NodeLink(t *testing.T) {
+	t.Parallel()
+	for _, edges := range []string{"links", "edges"} {
+		data := `{"directed": false, "multigraph": false, "graph": {"name": "g"},
+ "nodes": [{"id": 1, "label": "Ada Lovelace", "type": "Person", "born": 1815}, {"id": "babbage", "name": "Charles Babbage"}, {"id": 3}],
+ "` + edges + `": [{"source": 1, "target": "babbage", "label": "knew", "weight": 2}, {"source": "babbage", "target": 3, "since": "1833"}]}`
+		g, err := Read([]byte(data), "json")
+		if err != nil {
+			t.Fatalf("%s: %v", edges, err)
+		}
+		if len(g.Nodes) != 3 || g.Nodes[0].Key != "1" || g.Nodes[0].Name != "Ada Lovelace" || g.Nodes[0].Type != "Person" ||
+			g.Nodes[0].Properties["born"] != 1815.0 || g.Nodes[1].Name != "Charles Babbage" || g.Nodes[2].Name != "3" {
+			t.Errorf("%s: nodes %+v", edges, g.Nodes)
+		}
+		if len(g.Edges) != 2 || g.Edges[0].Source != "1" || g.Edges[0].Target != "babbage" || g.Edges[0].Label != "knew" ||
+			g.Edges[0].Weight != 2 || g.Edges[1].Weight != 1 || g.Edges[1].Properties["since"] != "1833" ||
+			g.Edges[0].Properties[extract.DirectedProperty] != false {
+			t.Errorf("%s: edges %+v", edges, g.Edges)
+		}
+	}
+	_, err := Read([]byte(`{"directed": true, "nodes": [{"id": "a"}], "links": [{"source": "a", "target": "zz"}]}`), "json")
+	if !strings.Contains(extract.MessageOf(err), `no node with key "zz"`) {
+		t.Errorf("dangling link: %v", err)
+	}
+}
+
+// TestRead_NamelessNode: a JSON node with a key and no name is named by
+// its key, as a GraphML node is by its id, so no node is drawn nameless.
+func TestRead_NamelessNode(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`{"nodes":[{"key":"y","name":"","type":""},{"key":"z"}]}`), "json")
+	if err != nil || g.Nodes[0].Name != "y" || g.Nodes[1].Name != "z" {
+		t.Fatalf("%+v %v", g.Nodes, err)
+	}
+}
+
+// TestReadGraphML_LightRAG: the GraphML LightRAG keeps its graph in
+// (networkx's, entity names as ids) types its nodes by entity_type.
+func TestReadGraphML_LightRAG(t *testing.T) {
+	t.Parallel()
+	data := `<?xml version='1.0' encoding='utf-8'?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="node" attr.name="entity_id" attr.type="string" />
+  <key id="d1" for="node" attr.name="entity_type" attr.type="string" />
+  <key id="d2" for="node" attr.name="description" attr.type="string" />
+  <key id="d5" for="edge" attr.name="weight" attr.type="double" />
+  <key id="d6" for="edge" attr.name="description" attr.type="string" />
+  <key id="d7" for="edge" attr.name="keywords" attr.type="string" />
+  <graph edgedefault="undirected">
+    <node id="Scrooge"><data key="d0">Scrooge</data><data key="d1">person</data><data key="d2">A miser.</data></node>
+    <node id="Marley"><data key="d0">Marley</data><data key="d1">person</data></node>
+    <edge source="Scrooge" target="Marley"><data key="d5">2.0</data><data key="d6">Partners.</data><data key="d7">business,partnership</data></edge>
+  </graph>
+</graphml>`
+	g, err := Read([]byte(data), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Nodes[0].Name != "Scrooge" || g.Nodes[0].Type != "person" || g.Nodes[0].Description != "A miser." || g.Nodes[1].Type != "person" {
+		t.Errorf("nodes %+v", g.Nodes)
+	}
+	if e := g.Edges[0]; e.Weight != 2 || e.Keywords != "business,partnership" || e.Description != "Partners." {
+		t.Errorf("edge %+v", e)
+	}
+}
+
+// TestReadGraphML_UndeclaredKey: data under a key the file never declares
+// is kept under the key's id, not dropped.
+func TestReadGraphML_UndeclaredKey(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`<graphml><graph><node id="a"><data key="name">Ada</data><data key="born">1815</data></node><node id="b"/>
+<edge source="a" target="b"><data key="label">knew</data><data key="since">1833</data></edge></graph></graphml>`), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := g.Nodes[0]; n.Name != "Ada" || n.Properties["born"] != "1815" {
+		t.Errorf("node %+v", n)
+	}
+	if e := g.Edges[0]; e.Label != "knew" || e.Properties["since"] != "1833" {
+		t.Errorf("edge %+v", e)
 	}
 }

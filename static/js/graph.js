@@ -504,7 +504,7 @@
   function fetchGraph(params) {
     return fetch(cfg.api + "?" + new URLSearchParams(params)).then(function (r) {
       return r.json().then(function (body) {
-        if (!r.ok) throw new Error(body.error || r.statusText);
+        if (!r.ok) { var err = new Error(body.error || r.statusText); err.status = r.status; throw err; }
         return new Promise(function (done) { setTimeout(function () { done(body); }, 0); });
       });
     });
@@ -683,7 +683,9 @@
   }
 
   // find centres the best match among drawn nodes (exact, prefix, then
-  // substring; ties by degree), else asks the server.
+  // substring; ties by degree). Short of an exact match among them it asks
+  // the server for a node of exactly that name first (a graph drawn in
+  // part may hold it), then for any name containing the text.
   function find(text) {
     var t = text.toLowerCase();
     var best = null, bestScore = 0;
@@ -692,10 +694,14 @@
       var s = name === t ? 3 : name.indexOf(t) === 0 ? 2 : name.indexOf(t) >= 0 ? 1 : 0;
       if (s > bestScore || (s && s === bestScore && n.degree > best.degree)) { best = n; bestScore = s; }
     });
-    if (best) { select(best.id); return; }
-    fetchGraph({ q: text, limit: 1 }).then(function (res) {
-      if (!res.nodes.length) { status("No node matches “" + text + "”."); return; }
-      select(res.nodes[0].id);
+    if (best && bestScore === 3) { select(best.id); return; }
+    fetchGraph({ name: text, limit: 1 }).then(function (res) {
+      if (res.nodes.length) { select(res.nodes[0].id); return; }
+      if (best) { select(best.id); return; }
+      return fetchGraph({ q: text, limit: 1 }).then(function (res) {
+        if (!res.nodes.length) { status("No node matches “" + text + "”."); return; }
+        select(res.nodes[0].id);
+      });
     }).catch(function (err) { status(err.message); });
   }
 
@@ -729,13 +735,21 @@
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
   startWorker();
-  fetchGraph(first).then(function (res) {
+  var missing = false; // the focus names no node of this version
+  fetchGraph(first).catch(function (err) {
+    // A link to a node this version lacks (deleted by an edit, renamed)
+    // opens the graph as it would open without one, and says so.
+    if (!cfg.focus || err.status !== 404) throw err;
+    missing = true;
+    return fetchGraph(!cfg.load_all && cfg.total > cfg.threshold ? { limit: cfg.threshold } : {});
+  }).then(function (res) {
     var what = "";
-    if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
+    if (missing) what = "No node “" + cfg.focus + "” in this version" + (res.truncated ? "; the best-connected nodes and their neighbours" : "");
+    else if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
     else if (res.truncated) what = "the best-connected nodes and their neighbours";
     setData(res, false, null, what);
     // The focus is marked and its panel shown; the view fits the whole
     // neighbourhood around it.
-    if (cfg.focus) select(cfg.focus, "nomove");
+    if (cfg.focus && !missing) select(cfg.focus, "nomove");
   }).catch(function (err) { status(err.message); });
 })();
