@@ -127,6 +127,9 @@ type graphMLFile struct {
 		For  string `xml:"for,attr"`
 		Name string `xml:"attr.name,attr"`
 		Type string `xml:"attr.type,attr"`
+		// YFiles is yEd's yfiles.type: nodegraphics and edgegraphics
+		// data hold a node's or an edge's drawing, with its label.
+		YFiles string `xml:"yfiles.type,attr"`
 	} `xml:"key"`
 	Graphs []struct {
 		EdgeDefault string `xml:"edgedefault,attr"`
@@ -146,6 +149,7 @@ type graphMLFile struct {
 type graphMLData struct {
 	Key   string `xml:"key,attr"`
 	Value string `xml:",chardata"`
+	Inner string `xml:",innerxml"`
 }
 
 // ReadGraphML parses GraphML as GraphML writes it: node ids are keys; the
@@ -190,10 +194,10 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 	if len(doc.Graphs) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "not a GraphML graph: no <graph> element")
 	}
-	type key struct{ name, typ string }
+	type key struct{ name, typ, yfiles string }
 	keys := map[string]key{}
 	for _, k := range doc.Keys {
-		keys[k.ID] = key{k.Name, k.Type}
+		keys[k.ID] = key{k.Name, k.Type, k.YFiles}
 	}
 	// keyOf is a data element's key; one the file never declares is read
 	// as a string named by its id, not dropped.
@@ -206,9 +210,13 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 	var g extract.Graph
 	for _, gr := range doc.Graphs {
 		for _, n := range gr.Nodes {
-			node := extract.Node{Key: n.ID}
+			node, yedName := extract.Node{Key: n.ID}, ""
 			for _, d := range n.Data {
 				k := keyOf(d.Key)
+				if k.yfiles == "nodegraphics" {
+					yedName = yEdLabel(d.Inner, "NodeLabel")
+					continue
+				}
 				switch k.name {
 				case "name":
 					node.Name = d.Value
@@ -228,8 +236,11 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 			}
 			if node.Name == "" {
 				// Gephi and networkx name nodes in "label".
+				// yEd writes it in its drawing's <y:NodeLabel>.
 				if l, ok := node.Properties["label"].(string); ok && strings.TrimSpace(l) != "" {
 					node.Name = l
+				} else if yedName != "" {
+					node.Name = yedName
 				} else {
 					node.Name = n.ID
 				}
@@ -243,6 +254,12 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 			}
 			for _, d := range e.Data {
 				k := keyOf(d.Key)
+				if k.yfiles == "edgegraphics" {
+					if edge.Label == "" {
+						edge.Label = yEdLabel(d.Inner, "EdgeLabel")
+					}
+					continue
+				}
 				switch k.name {
 				case "label":
 					edge.Label = d.Value
@@ -264,6 +281,40 @@ func ReadGraphML(data []byte) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// yEdLabel is the text of the first element named label (NodeLabel or
+// EdgeLabel, in yEd's namespace) in a yEd drawing, or "".
+func yEdLabel(inner, label string) string {
+	dec := xml.NewDecoder(strings.NewReader(inner))
+	depth := 0 // inside the label element: 1 for its own text
+	var text strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth > 0 {
+				depth++
+			} else if t.Name.Local == label {
+				depth = 1
+			}
+		case xml.EndElement:
+			if depth == 1 {
+				return strings.TrimSpace(text.String())
+			}
+			if depth > 0 {
+				depth--
+			}
+		case xml.CharData:
+			if depth == 1 {
+				text.Write(t)
+			}
+		}
+	}
+	return strings.TrimSpace(text.String())
 }
 
 // latin1Reader decodes ISO-8859-1 to UTF-8: each byte is the code point

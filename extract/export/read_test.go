@@ -224,6 +224,39 @@ func TestReadGraphML_NodeLabel(t *testing.T) {
 	}
 }
 
+// TestReadGraphML_YEd: yEd keeps a node's name in its drawing
+// (<y:NodeLabel> under a key with yfiles.type="nodegraphics") and an
+// edge's in <y:EdgeLabel>; both are read, the drawing itself is not kept.
+func TestReadGraphML_YEd(t *testing.T) {
+	t.Parallel()
+	g, err := Read([]byte(`<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:y="http://www.yworks.com/xml/graphml">
+  <key for="node" id="d6" yfiles.type="nodegraphics"/>
+  <key for="edge" id="d10" yfiles.type="edgegraphics"/>
+  <graph edgedefault="directed" id="G">
+    <node id="n0"><data key="d6"><y:ShapeNode><y:Geometry height="30" width="30" x="0" y="0"/>
+      <y:NodeLabel alignment="center" autoSizePolicy="content">Ada Lovelace<y:LabelModel><y:SmartNodeLabelModel distance="4.0"/></y:LabelModel></y:NodeLabel>
+      <y:Shape type="rectangle"/></y:ShapeNode></data></node>
+    <node id="n1"><data key="d6"><y:ShapeNode><y:NodeLabel>Charles Babbage</y:NodeLabel></y:ShapeNode></data></node>
+    <node id="n2"><data key="d6"><y:ShapeNode><y:Shape type="ellipse"/></y:ShapeNode></data></node>
+    <edge id="e0" source="n0" target="n1"><data key="d10"><y:PolyLineEdge><y:EdgeLabel>worked with</y:EdgeLabel></y:PolyLineEdge></data></edge>
+  </graph>
+</graphml>`), "graphml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{g.Nodes[0].Name, g.Nodes[1].Name, g.Nodes[2].Name}
+	if names[0] != "Ada Lovelace" || names[1] != "Charles Babbage" || names[2] != "n2" {
+		t.Errorf("names %q", names)
+	}
+	if len(g.Edges) != 1 || g.Edges[0].Label != "worked with" {
+		t.Errorf("edges %+v", g.Edges)
+	}
+	if len(g.Nodes[0].Properties) != 0 {
+		t.Errorf("the drawing was kept: %v", g.Nodes[0].Properties)
+	}
+}
+
 // TestReadGraphML_Encoding: GraphML declared ISO-8859-1 (Latin-1) is
 // read as such; an encoding it cannot read is refused by name with the
 // way out.
