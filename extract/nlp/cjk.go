@@ -591,3 +591,65 @@ func cjkEntities(text string, tables *cjkTables) ([]entity, []span) {
 	}
 	return kept, sents
 }
+
+// isCJKLetter reports a Han, kana or Hangul letter.
+func isCJKLetter(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// hasCJK reports whether text holds any CJK letter. Text without a rune
+// past U+10FF is answered by one byte scan.
+func hasCJK(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] < utf8.RuneSelf {
+			continue
+		}
+		for _, r := range text[i:] {
+			if isCJKLetter(r) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// mixCJK adds to the entities of mostly non-CJK text those that the CJK
+// rules find in its CJK runs ("The poet 杜甫 was born near 洛阳", or a
+// whole Chinese sentence quoted in English): only CJK entities that hold
+// a CJK letter are kept, and a prose entity holding a CJK letter gives way
+// to them. Prose sentences stay the sentences, so both kinds of entity
+// of one sentence are linked; text the prose pass could not read takes
+// the CJK sentences.
+func mixCJK(text string, ents []entity, sents []span, tables *cjkTables) ([]entity, []span) {
+	cents, csents := cjkEntities(text, tables)
+	if len(sents) == 0 {
+		sents = csents
+	}
+	var add []entity
+	for _, en := range cents {
+		if hasCJK(text[en.start:en.end]) {
+			en.sent = sentAt(sents, en.start)
+			add = append(add, en)
+		}
+	}
+	if len(add) == 0 {
+		return ents, sents
+	}
+	out := make([]entity, 0, len(ents)+len(add))
+	for _, en := range ents {
+		clash := hasCJK(text[en.start:en.end])
+		for _, c := range add {
+			if clash || c.start < en.end && en.start < c.end {
+				clash = true
+				break
+			}
+		}
+		if !clash {
+			out = append(out, en)
+		}
+	}
+	out = append(out, add...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out, sents
+}

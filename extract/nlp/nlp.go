@@ -229,6 +229,9 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 			ents, sents, toks, sentOf = e.english(doc, t, chunk.Start, tables)
 		}
 		main, mainCat = tables.main, tables.mainCat
+		if hasCJK(text) {
+			ents, sents = mixCJK(text, ents, sents, e.cjkTablesFor(doc))
+		}
 	}
 	g := e.buildGraph(chunk, text, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return extract.ChunkResult{Chunk: chunk.Ref(), Graph: g, Elapsed: time.Since(start)}, nil
