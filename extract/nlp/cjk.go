@@ -220,7 +220,9 @@ func buildCJKTables(content string) *cjkTables {
 				}
 			}
 		}
-		if subject == "" && prev && strings.TrimSpace(string(rs[:i])) == "" {
+		// The subject must end where the name may: "夏目漱" of "夏目漱石は"
+		// is cut inside a word.
+		if subject == "" && prev && strings.TrimSpace(string(rs[:i])) == "" && nameEnd(rs, i+sl+g) {
 			subject = string(rs[i : i+sl+g])
 		}
 		// A Han run standing alone in text of another script ("The poet
@@ -566,6 +568,13 @@ func gazetteerPass(rs []rune, off []int, covered []bool) []entity {
 // placeSuffixRunes are the one-character suffixes of places.
 var placeSuffixRunes = runeSet("省市县縣県区府州镇鎮村城山河江湖岛島川")
 
+// featureSuffixRunes name natural features and towns; adminSuffixRunes
+// the divisions that may follow them ("黄山市", "临川县").
+var (
+	featureSuffixRunes = runeSet("州城山河江湖岛島川村镇鎮")
+	adminSuffixRunes   = runeSet("省市县縣県区府")
+)
+
 // endsPlace reports whether rs ends with a gazetteer place.
 func endsPlace(rs []rune) bool { return placeEnding(rs) > 0 }
 
@@ -610,11 +619,11 @@ func suffixPass(rs []rune, off []int, covered []bool, short bool) []entity {
 			end := i + utf8.RuneCountInString(s.suffix)
 			// The next character must not make a word with a one-character
 			// suffix ("国产", "台词", "港币").
-			if short && end < len(rs) && oneCharSuffixGlue[string(rs[end-1:end+1])] {
+			if utf8.RuneCountInString(s.suffix) == 1 && end < len(rs) && oneCharSuffixGlue[string(rs[end-1:end+1])] {
 				break
 			}
 			// Nor must it open a longer place name: "临川" of "临川县".
-			if s.cat == catLocation && end < len(rs) && placeSuffixRunes[rs[end]] {
+			if end < len(rs) && featureSuffixRunes[rs[end-1]] && adminSuffixRunes[rs[end]] {
 				break
 			}
 			start := i

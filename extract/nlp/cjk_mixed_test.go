@@ -70,9 +70,21 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 			wantEdges: [][2]string{{"佐藤", "大阪府"}},
 		},
 		{
+			name:      "AdministrativeChain",
+			text:      "她的籍贯是湖南省长沙市望城县，后来移居广东省江门市。",
+			wantNodes: map[string]string{"湖南省": "Location", "长沙市": "Location", "望城县": "Location", "广东省": "Location", "江门市": "Location"},
+			noNodes:   []string{"望城", "省江", "湖南"},
+		},
+		{
+			name:      "JapaneseNameNotCut",
+			text:      "夏目漱石は東京で生まれた。彼は松山市の学校で教えた。",
+			wantNodes: map[string]string{"東京": "Location", "松山市": "Location"},
+			noNodes:   []string{"夏目漱", "夏目"},
+		},
+		{
 			name:    "CommonWordsWithPlaceSuffixes",
-			text:    "我们上山砍柴，然后进城买米。他们过河以后去了城市。",
-			noNodes: []string{"上山", "进城", "过河", "城市", "城"},
+			text:    "我们上山砍柴，然后进城买米。他们过河以后去了城市。唱片在音乐市场很畅销，江湖传说很多。",
+			noNodes: []string{"上山", "进城", "过河", "城市", "城", "音乐市", "音乐市场", "江湖"},
 		},
 	}
 	for _, tt := range tests {
