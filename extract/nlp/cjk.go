@@ -705,7 +705,8 @@ func cjkPersonSpans(text string, t *cjkTables) []entity {
 // of them stands between the two (longest first).
 var cjkVerbs = []string{"出生于", "毕业于", "就读于", "主演", "导演", "执导", "出演", "饰演", "参演", "获得", "荣获", "入围",
 	"提名", "编剧", "监制", "演唱", "发行", "创作", "推出", "加盟", "加入", "签约", "成立", "担任", "合作", "搭档", "举办",
-	"拍摄", "配音", "结婚", "嫁给", "迎娶", "出生", "凭借", "获"}
+	"拍摄", "配音", "结婚", "嫁给", "迎娶", "出生", "凭借", "获", "生于", "位于", "发源于", "流经", "移居", "任职于",
+	"死于", "葬于", "创办", "建立", "访问"}
 
 // cjkVerb returns the verb between two entities of a CJK sentence, or ""
 // when the text between is long or holds none.

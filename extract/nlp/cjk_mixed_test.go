@@ -18,6 +18,7 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 		wantNodes map[string]string // key -> type
 		noNodes   []string
 		wantEdges [][2]string // linked pairs, either direction, any label
+		wantVerbs [][3]string // source, label, target
 	}{
 		{
 			name:      "MixedEnglishWithHanNames",
@@ -47,6 +48,7 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 		{
 			name:      "ChineseSuffixAndGazetteer",
 			text:      "诗人苏轼生于四川眉山。他曾在杭州任职，又被贬到黄州和海南岛。",
+			wantVerbs: [][3]string{{"苏轼", "生于", "四川"}},
 			wantNodes: map[string]string{"苏轼": "Person", "四川": "Location", "眉山": "Location", "杭州": "Location", "黄州": "Location", "海南岛": "Location"},
 			noNodes:   []string{"四川眉山"},
 			wantEdges: [][2]string{{"苏轼", "四川"}, {"杭州", "黄州"}},
@@ -62,6 +64,7 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 			text:      "黄河流经青海、甘肃和山东，长江发源于唐古拉山。泰山位于山东省。",
 			wantNodes: map[string]string{"长江": "Location", "唐古拉山": "Location", "泰山": "Location", "山东省": "Location", "青海": "Location", "甘肃": "Location"},
 			wantEdges: [][2]string{{"长江", "唐古拉山"}, {"泰山", "山东省"}},
+			wantVerbs: [][3]string{{"长江", "发源于", "唐古拉山"}, {"泰山", "位于", "山东省"}},
 		},
 		{
 			name:      "JapanesePlaces",
@@ -121,6 +124,11 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("no edge between %q and %q; edges: %v", p[0], p[1], edgeList(g))
+				}
+			}
+			for _, v := range tt.wantVerbs {
+				if !hasEdge(g, v) {
+					t.Errorf("edge %v missing; edges: %v", v, edgeList(g))
 				}
 			}
 		})
