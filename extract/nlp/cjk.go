@@ -462,12 +462,16 @@ var cjkPlaces = setOf(
 	"中国", "日本", "韩国", "朝鲜", "美国", "英国", "法国", "德国", "俄罗斯", "意大利", "西班牙", "葡萄牙", "荷兰",
 	"加拿大", "澳大利亚", "新加坡", "马来西亚", "印度", "印度尼西亚", "越南", "泰国", "蒙古", "埃及", "巴西", "墨西哥",
 	"亚洲", "欧洲", "非洲", "美洲", "大洋洲", "南极洲",
+	// Rivers, lakes and mountains whose suffix may glue to the next
+	// character ("黄河流经").
+	"黄河", "长江", "珠江", "淮河", "汉江", "渭河", "黑龙江", "泰山", "华山", "黄山", "峨眉山", "庐山", "昆仑山", "天山",
+	"喜马拉雅山", "西湖", "太湖", "洞庭湖", "鄱阳湖", "青海湖", "长城", "富士山", "琵琶湖",
 	// Japan.
 	"東京", "东京", "大阪", "京都", "北海道", "沖縄", "冲绳", "横浜", "横滨", "名古屋", "神戸", "神户", "福岡", "奈良",
 	"広島", "广岛", "札幌", "仙台")
 
 // cjkPlaceMax is the longest gazetteer entry, in runes.
-const cjkPlaceMax = 4
+const cjkPlaceMax = 5
 
 // placeNonNames are words with a place or organisation suffix that name
 // nothing in particular.

@@ -62,7 +62,7 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 		{
 			name:      "ChineseRiversAndMountains",
 			text:      "黄河流经青海、甘肃和山东，长江发源于唐古拉山。泰山位于山东省。",
-			wantNodes: map[string]string{"长江": "Location", "唐古拉山": "Location", "泰山": "Location", "山东省": "Location", "青海": "Location", "甘肃": "Location"},
+			wantNodes: map[string]string{"黄河": "Location", "长江": "Location", "唐古拉山": "Location", "泰山": "Location", "山东省": "Location", "青海": "Location", "甘肃": "Location"},
 			wantEdges: [][2]string{{"长江", "唐古拉山"}, {"泰山", "山东省"}},
 			wantVerbs: [][3]string{{"长江", "发源于", "唐古拉山"}, {"泰山", "位于", "山东省"}},
 		},
