@@ -99,21 +99,7 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 			doc.ID = 9
 			g := extractDoc(t, e, doc)
 			checkMentions(t, doc, g)
-			for key, typ := range tt.wantNodes {
-				n := nodeByKey(g, extract.NodeKey(key))
-				if n == nil {
-					t.Errorf("node %q missing; nodes: %v", key, keys(g))
-					continue
-				}
-				if n.Type != typ {
-					t.Errorf("node %q type = %q, want %q", key, n.Type, typ)
-				}
-			}
-			for _, key := range tt.noNodes {
-				if nodeByKey(g, extract.NodeKey(key)) != nil {
-					t.Errorf("unwanted node %q; nodes: %v", key, keys(g))
-				}
-			}
+			checkNodes(t, g, tt.wantNodes, tt.noNodes)
 			for _, p := range tt.wantEdges {
 				a, b := extract.NodeKey(p[0]), extract.NodeKey(p[1])
 				found := false
