@@ -889,3 +889,20 @@ func mixCJK(text string, ents []entity, sents []span, tables *cjkTables) ([]enti
 	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
 	return out, sents
 }
+
+// cjkStandIn is the word the English tagger reads for a CJK word: it
+// knows no Han, and a proper noun in its place keeps the tags around it
+// ("李白 visited 北京" tags "visited" as a past tense).
+const cjkStandIn = "Smith"
+
+// cjkStandIns returns a copy of words with each word holding a CJK letter
+// replaced by cjkStandIn.
+func cjkStandIns(words []string) []string {
+	out := append([]string(nil), words...)
+	for i, w := range out {
+		if hasCJK(w) {
+			out[i] = cjkStandIn
+		}
+	}
+	return out
+}

@@ -40,6 +40,12 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 			wantEdges: [][2]string{{"鲁迅", "北京"}},
 		},
 		{
+			name:      "MixedEnglishVerbBetweenHanNames",
+			text:      "王维 visited 长安. Both 王维 and 李白 wrote about 长安.",
+			wantNodes: map[string]string{"王维": "Person", "长安": "Location", "李白": "Person"},
+			wantVerbs: [][3]string{{"王维", "visited", "长安"}},
+		},
+		{
 			name:      "MixedJapaneseSentence",
 			text:      "Yesterday we met 田中さん. 田中さんは東京大学で働いています。",
 			wantNodes: map[string]string{"田中": "Person", "東京大学": "Organization"},

@@ -285,7 +285,11 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 		words[i] = ptoks[i].Text
 	}
 	toks := alignTokens(text, ptoks)
-	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(words)) {
+	tagWords := words
+	if hasCJK(text) {
+		tagWords = cjkStandIns(words)
+	}
+	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(tagWords)) {
 		toks[i].tag = t
 	}
 	toks = fixTokens(text, toks)
