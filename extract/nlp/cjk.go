@@ -291,6 +291,9 @@ func buildCJKTables(content string) *cjkTables {
 	for _, n := range honorificNames(rs) {
 		accepted[n] = true
 	}
+	for _, n := range dottedNames(rs) {
+		accepted[n] = true
+	}
 	t := &cjkTables{set: accepted}
 	for c := range accepted {
 		t.names = append(t.names, c)
@@ -903,6 +906,59 @@ func cjkStandIns(words []string) []string {
 		if hasCJK(w) {
 			out[i] = cjkStandIn
 		}
+	}
+	return out
+}
+
+// nameDots join the parts of a foreign name written in Han or kana:
+// "列夫·托尔斯泰", "レオナルド・ダ・ヴィンチ".
+var nameDots = runeSet("·・•")
+
+// isKatakana reports a katakana letter or the prolonged sound mark.
+func isKatakana(r rune) bool { return r == 'ー' || unicode.Is(unicode.Katakana, r) }
+
+// dottedNames finds foreign names: two or more parts of one script joined
+// by a name dot, each part one to six characters. Katakana parts end
+// where the katakana does; Han parts must start after a particle, verb or
+// punctuation and end before a particle or punctuation, since Han runs on.
+func dottedNames(rs []rune) []string {
+	var out []string
+	for i := 1; i < len(rs)-1; i++ {
+		if !nameDots[rs[i]] {
+			continue
+		}
+		var in func(rune) bool
+		switch {
+		case isKatakana(rs[i-1]) && isKatakana(rs[i+1]):
+			in = isKatakana
+		case isHan(rs[i-1]) && isHan(rs[i+1]):
+			in = isHan
+		default:
+			continue
+		}
+		han := isHan(rs[i-1])
+		start := i - 1
+		for start > 0 && i-start < 6 && in(rs[start-1]) && !(han && prefixEnd(rs, start)) {
+			start--
+		}
+		if han && !prefixEnd(rs, start) || !han && start > 0 && in(rs[start-1]) {
+			continue // the first part runs on past six characters
+		}
+		end, parts := i, 1
+		for end < len(rs) && nameDots[rs[end]] {
+			k := end + 1
+			for k < len(rs) && k-end <= 6 && in(rs[k]) && !(han && k > end+1 && cjkRightOK[rs[k]]) {
+				k++
+			}
+			if k == end+1 {
+				break
+			}
+			end, parts = k, parts+1
+		}
+		if parts >= 2 && !(end < len(rs) && in(rs[end]) && !(han && cjkRightOK[rs[end]])) {
+			out = append(out, string(rs[start:end]))
+		}
+		i = end
 	}
 	return out
 }

@@ -91,6 +91,12 @@ func TestExtractor_CJKNamesAndEdges(t *testing.T) {
 			noNodes:   []string{"夏目漱", "夏目"},
 		},
 		{
+			name:      "DottedForeignNames",
+			text:      "列夫·托尔斯泰是俄国作家。他读过查尔斯·狄更斯的小说。レオナルド・ダ・ヴィンチはイタリアで生まれた。",
+			wantNodes: map[string]string{"列夫·托尔斯泰": "Person", "查尔斯·狄更斯": "Person", "レオナルド・ダ・ヴィンチ": "Person"},
+			noNodes:   []string{"读过查尔斯·狄更斯"},
+		},
+		{
 			name:    "CommonWordsWithPlaceSuffixes",
 			text:    "我们上山砍柴，然后进城买米。他们过河以后去了城市。唱片在音乐市场很畅销，江湖传说很多。",
 			noNodes: []string{"上山", "进城", "过河", "城市", "城", "音乐市", "音乐市场", "江湖"},
