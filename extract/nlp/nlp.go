@@ -93,7 +93,8 @@
 // to the same character ("白质" of "蛋白质", "叶分泌" of "前叶分泌") is
 // none; a name met once is one beside a cue, across "和" or "、" from
 // an accepted name, before a Japanese honorific ("田中さん") or standing
-// alone in text of another script; organisations, places, festivals and
+// alone in text of another script, and foreign names joined by a name
+// dot ("列夫·托尔斯泰") are persons too; organisations, places, festivals and
 // awards are typed by their suffix ("大学", "公司", "省", "城", "山",
 // "电影节", "奖") and start at a boundary (punctuation, a particle, or a
 // verb such as "获得", "凭借"); places without a suffix ("北京", "四川")
