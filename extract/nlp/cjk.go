@@ -66,7 +66,17 @@ var leftGlue = setOf("担任", "主任", "责任", "信任", "出任", "继任",
 var afterCues = []string{"说", "表示", "导演", "主演", "饰演", "出生", "先生", "女士", "执导", "演唱", "称"}
 
 // beforeCues precede a person's name ("导演王晶", "搭档吴孟达").
-var beforeCues = []string{"导演", "主演", "演员", "歌手", "搭档", "妻子", "丈夫", "女友", "男友", "父亲", "母亲", "好友", "师父", "老板", "监制", "编剧"}
+var beforeCues = []string{"导演", "主演", "演员", "歌手", "搭档", "妻子", "丈夫", "女友", "男友", "父亲", "母亲", "好友", "师父", "老板", "监制", "编剧",
+	"诗人", "词人", "作家", "画家", "学者", "教授", "将军", "皇帝", "宰相", "丞相", "总统", "总理", "文学家", "思想家", "哲学家",
+	"科学家", "政治家", "书法家", "音乐家", "儿子", "女儿", "弟弟", "哥哥", "姐姐", "妹妹", "朋友", "老师", "学生"}
+
+// coordinators join two names ("韩愈和柳宗元"): a candidate met once is a
+// name when an accepted name stands on the other side of one.
+var coordinators = runeSet("和与及、同跟")
+
+// honorifics follow a Japanese name written in kana text ("田中さん");
+// the ones in Han count only when kana follows ("佐藤先生は").
+var honorifics = []string{"さん", "くん", "ちゃん", "様", "氏", "先生"}
 
 // runeSet builds a set of the runes of s.
 func runeSet(s string) map[rune]bool {
@@ -210,12 +220,20 @@ func buildCJKTables(content string) *cjkTables {
 				}
 			}
 		}
-		if subject == "" && prev && strings.TrimSpace(string(rs[:i])) == "" {
+		// The subject must end where the name may: "夏目漱" of "夏目漱石は"
+		// is cut inside a word.
+		if subject == "" && prev && strings.TrimSpace(string(rs[:i])) == "" && nameEnd(rs, i+sl+g) {
 			subject = string(rs[i : i+sl+g])
+		}
+		// A Han run standing alone in text of another script ("The poet
+		// 杜甫 was ...") that is a whole candidate is a name, unless it
+		// reads as a place.
+		if end := i + sl + g; looseEdge(rs, i-1) && looseEdge(rs, end) && !placeSuffixRunes[rs[end-1]] && !cjkPlaces[string(rs[i:end])] {
+			cued[string(rs[i:end])] = true
 		}
 	}
 	accepted := map[string]bool{}
-	if subject != "" && !nonNames[subject] {
+	if subject != "" && !nonNames[subject] && !nonNames[prefixRunes(subject, 2)] {
 		accepted[subject] = true
 	}
 	// Longer names first, so the shorter prefixes they explain are known.
@@ -269,6 +287,13 @@ func buildCJKTables(content string) *cjkTables {
 			}
 		}
 	}
+	coordinated(rs, accepted)
+	for _, n := range honorificNames(rs) {
+		accepted[n] = true
+	}
+	for _, n := range dottedNames(rs) {
+		accepted[n] = true
+	}
 	t := &cjkTables{set: accepted}
 	for c := range accepted {
 		t.names = append(t.names, c)
@@ -280,6 +305,92 @@ func buildCJKTables(content string) *cjkTables {
 		return t.names[i] < t.names[j]
 	})
 	return t
+}
+
+// looseEdge reports whether rune i is outside the text, a space, or an
+// ASCII letter, digit or mark: the edge of a Han run in mixed text.
+func looseEdge(rs []rune, i int) bool {
+	return i < 0 || i >= len(rs) || rs[i] < utf8.RuneSelf || unicode.IsSpace(rs[i])
+}
+
+// nameEnd reports whether a name may end before rune i: at the end, before
+// a non-Han rune, a particle or a character no given name holds.
+func nameEnd(rs []rune, i int) bool {
+	return i >= len(rs) || !isHan(rs[i]) || cjkRightOK[rs[i]] || nameStops[rs[i]]
+}
+
+// coordinated accepts candidates met beside an accepted name across a
+// coordinator: "韩愈和柳宗元", "柳宗元与韩愈".
+func coordinated(rs []rune, accepted map[string]bool) {
+	if len(accepted) == 0 {
+		return
+	}
+	for i := 0; i < len(rs); i++ {
+		sl, g := nameCandidates(rs, i)
+		if g == 0 || i > 0 && isHan(rs[i-1]) && !coordinators[rs[i-1]] && !cjkLeftOK[rs[i-1]] {
+			continue
+		}
+		for k := g; k >= 1; k-- {
+			end := i + sl + k
+			c := string(rs[i:end])
+			if !nameEnd(rs, end) || nonNames[c] || nonNames[prefixRunes(c, 2)] || cjkPlaces[c] {
+				continue
+			}
+			before := i >= 2 && coordinators[rs[i-1]] && acceptedEnding(rs[:i-1], accepted)
+			after := end+1 < len(rs) && coordinators[rs[end]] && acceptedOpening(rs[end+1:], accepted)
+			if before || after {
+				accepted[c] = true
+			}
+			break
+		}
+	}
+}
+
+// acceptedEnding reports whether rs ends with an accepted name.
+func acceptedEnding(rs []rune, accepted map[string]bool) bool {
+	for n := 2; n <= 4 && n <= len(rs); n++ {
+		if accepted[string(rs[len(rs)-n:])] {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptedOpening reports whether rs opens with an accepted name.
+func acceptedOpening(rs []rune, accepted map[string]bool) bool {
+	for n := 2; n <= 4 && n <= len(rs); n++ {
+		if accepted[string(rs[:n])] {
+			return true
+		}
+	}
+	return false
+}
+
+// honorificNames finds Japanese names by the honorific after them: the
+// Han run (two to four characters) before "さん" or "くん", or before a
+// Han honorific that kana follows ("佐藤先生は").
+func honorificNames(rs []rune) []string {
+	var out []string
+	for i := 2; i < len(rs); i++ {
+		for _, h := range honorifics {
+			if !hasRunePrefix(rs[i:], h) {
+				continue
+			}
+			hl := utf8.RuneCountInString(h)
+			if isHan(rs[i]) && !(i+hl < len(rs) && unicode.In(rs[i+hl], unicode.Hiragana, unicode.Katakana)) {
+				continue
+			}
+			start := i
+			for start > 0 && i-start < 4 && isHan(rs[start-1]) {
+				start--
+			}
+			if i-start >= 2 && (start == 0 || !isHan(rs[start-1])) {
+				out = append(out, string(rs[start:i]))
+			}
+			break
+		}
+	}
+	return out
 }
 
 // cjkLeftOK may stand before a name without gluing to it: particles,
@@ -327,10 +438,43 @@ var cjkSuffixes = []struct {
 	{"中学", catOrg, 2, 6}, {"电视台", catOrg, 1, 6}, {"电台", catOrg, 2, 6}, {"唱片", catOrg, 2, 6},
 	{"影业", catOrg, 2, 6}, {"协会", catOrg, 2, 8}, {"工作室", catOrg, 2, 6},
 	{"奖", catMisc, 2, 10},
+	{"大學", catOrg, 2, 8}, {"会社", catOrg, 2, 8}, {"大学校", catOrg, 2, 6},
 	{"特别行政区", catLocation, 2, 2}, {"自治区", catLocation, 2, 3}, {"省", catLocation, 2, 3},
-	{"市", catLocation, 2, 3}, {"县", catLocation, 2, 3}, {"区", catLocation, 2, 3},
+	{"市", catLocation, 2, 3}, {"县", catLocation, 2, 3}, {"縣", catLocation, 2, 3}, {"県", catLocation, 1, 3},
+	{"区", catLocation, 2, 3}, {"府", catLocation, 2, 2}, {"州", catLocation, 1, 3}, {"镇", catLocation, 2, 3},
+	{"鎮", catLocation, 2, 3}, {"村", catLocation, 2, 3}, {"城", catLocation, 1, 3}, {"山", catLocation, 1, 3},
+	{"河", catLocation, 1, 3}, {"江", catLocation, 1, 2}, {"湖", catLocation, 1, 2}, {"岛", catLocation, 1, 3},
+	{"島", catLocation, 1, 3}, {"川", catLocation, 1, 2},
 	{"国", catLocation, 1, 1}, {"港", catLocation, 1, 1}, {"台", catLocation, 1, 1},
 }
+
+// cjkPlaces is a gazetteer of places that carry no suffix: China's
+// provinces and best-known cities, countries, continents and Japan's
+// best-known places. Matched only where no suffix-typed name stands.
+var cjkPlaces = setOf(
+	// Provinces, municipalities and regions.
+	"北京", "天津", "上海", "重庆", "河北", "山西", "辽宁", "吉林", "黑龙江", "江苏", "浙江", "安徽", "福建", "江西",
+	"山东", "河南", "湖北", "湖南", "广东", "海南", "四川", "贵州", "云南", "陕西", "甘肃", "青海", "台湾", "内蒙古",
+	"广西", "西藏", "宁夏", "新疆", "香港", "澳门",
+	// Cities, old capitals included.
+	"南京", "西安", "长安", "洛阳", "开封", "杭州", "苏州", "扬州", "广州", "深圳", "成都", "武汉", "长沙", "沈阳",
+	"哈尔滨", "青岛", "厦门", "大连", "昆明", "拉萨", "兰州", "郑州", "济南", "福州", "南昌", "合肥", "贵阳", "南宁",
+	"太原", "石家庄", "呼和浩特", "乌鲁木齐", "银川", "西宁", "海口", "宁波", "无锡", "温州", "珠海", "汕头", "桂林",
+	"台北", "高雄", "敦煌", "眉山", "绍兴", "徐州", "泉州", "汴京", "金陵", "临安", "燕京",
+	// Countries and continents.
+	"中国", "日本", "韩国", "朝鲜", "美国", "英国", "法国", "德国", "俄罗斯", "意大利", "西班牙", "葡萄牙", "荷兰",
+	"加拿大", "澳大利亚", "新加坡", "马来西亚", "印度", "印度尼西亚", "越南", "泰国", "蒙古", "埃及", "巴西", "墨西哥",
+	"亚洲", "欧洲", "非洲", "美洲", "大洋洲", "南极洲",
+	// Rivers, lakes and mountains whose suffix may glue to the next
+	// character ("黄河流经").
+	"黄河", "长江", "珠江", "淮河", "汉江", "渭河", "黑龙江", "泰山", "华山", "黄山", "峨眉山", "庐山", "昆仑山", "天山",
+	"喜马拉雅山", "西湖", "太湖", "洞庭湖", "鄱阳湖", "青海湖", "长城", "富士山", "琵琶湖",
+	// Japan.
+	"東京", "东京", "大阪", "京都", "北海道", "沖縄", "冲绳", "横浜", "横滨", "名古屋", "神戸", "神户", "福岡", "奈良",
+	"広島", "广岛", "札幌", "仙台")
+
+// cjkPlaceMax is the longest gazetteer entry, in runes.
+const cjkPlaceMax = 5
 
 // placeNonNames are words with a place or organisation suffix that name
 // nothing in particular.
@@ -338,7 +482,11 @@ var placeNonNames = setOf("全国", "各国", "出国", "回国", "王国", "外
 	"入港", "回港", "来港", "赴港", "在港", "留港", "抵港", "离港", "舞台", "平台", "上台", "后台", "登台", "出台", "电台",
 	"地区", "社区", "城区", "市区", "景区", "郊区", "误区", "专区", "城市", "上市", "都市", "超市", "股市", "门市", "夜市",
 	"节省", "反省", "获奖", "大奖", "颁奖", "得奖", "奖", "领奖", "评奖", "金奖", "嘉奖", "夸奖", "该奖", "此奖", "台湾台",
-	"郡县", "州县", "开国", "建国", "中区", "东区", "西区", "南区", "北区", "单台", "同台", "电视台", "唱片", "公司", "大学",
+	"郡县", "州县", "开国", "建国", "进城", "出城", "入城", "攻城", "守城", "全城", "满城", "古城", "京城", "都城", "皇城",
+	"县城", "王城", "上山", "下山", "爬山", "登山", "进山", "深山", "高山", "大山", "群山", "火山", "江山", "河山", "冰山",
+	"靠山", "出山", "开山", "名山", "过河", "渡河", "运河", "大河", "小河", "内河", "护城河", "过江", "渡江", "大江",
+	"江湖", "山川", "河川", "大川", "各州", "全州", "本州", "全村", "本村", "农村", "乡村", "山村", "渔村", "小岛", "半岛",
+	"海岛", "群岛", "孤岛", "全岛", "本島", "村村", "城镇", "乡镇", "小镇", "全镇", "中区", "东区", "西区", "南区", "北区", "单台", "同台", "电视台", "唱片", "公司", "大学",
 	"分公司", "子公司", "总公司", "学院", "集团", "协会", "工作室", "中学", "影业", "亚国", "英港", "港台", "电影公司", "唱片公司",
 	"音乐公司", "经纪公司", "影视公司", "娱乐公司", "制作公司", "发行公司", "广告公司", "电视公司", "科技公司", "网络公司",
 	"出版公司", "投资公司", "贸易公司", "父亲公司", "母亲公司", "家族公司", "该公司", "本公司", "新公司", "大公司", "小公司")
@@ -392,7 +540,71 @@ func cjkPlaceSpans(text string) []entity {
 			}
 		}
 	}
-	return append(long, suffixPass(rs, off, covered, true)...)
+	short := suffixPass(rs, off, covered, true)
+	for _, en := range short {
+		for i := range rs {
+			if off[i] >= en.start && off[i] < en.end {
+				covered[i] = true
+			}
+		}
+	}
+	out := append(long, short...)
+	return append(out, gazetteerPass(rs, off, covered)...)
+}
+
+// gazetteerPass finds the places of cjkPlaces in uncovered runes, longest
+// first at each position.
+func gazetteerPass(rs []rune, off []int, covered []bool) []entity {
+	var out []entity
+	for i := 0; i < len(rs); i++ {
+		if covered[i] || !isHan(rs[i]) {
+			continue
+		}
+		for n := min(cjkPlaceMax, len(rs)-i); n >= 2; n-- {
+			if covered[i+n-1] || !cjkPlaces[string(rs[i:i+n])] {
+				continue
+			}
+			out = append(out, entity{start: off[i], end: off[i+n], cat: catLocation, typed: true, name: string(rs[i : i+n]), tokFirst: -1, tokLast: -1})
+			i += n - 1
+			break
+		}
+	}
+	return out
+}
+
+// placeSuffixRunes are the one-character suffixes of places.
+var placeSuffixRunes = runeSet("省市县縣県区府州镇鎮村城山河江湖岛島川")
+
+// featureSuffixRunes name natural features and towns; adminSuffixRunes
+// the divisions that may follow them ("黄山市", "临川县").
+var (
+	featureSuffixRunes = runeSet("州城山河江湖岛島川村镇鎮")
+	adminSuffixRunes   = runeSet("省市县縣県区府")
+)
+
+// endsPlace reports whether rs ends with a gazetteer place.
+func endsPlace(rs []rune) bool { return placeEnding(rs) > 0 }
+
+// placeEnding returns the length in runes of the longest gazetteer place
+// ending rs, or 0.
+func placeEnding(rs []rune) int {
+	for n := min(cjkPlaceMax, len(rs)); n >= 2; n-- {
+		if cjkPlaces[string(rs[len(rs)-n:])] {
+			return n
+		}
+	}
+	return 0
+}
+
+// leadingPlace returns the length in runes of a gazetteer place opening
+// rs, or 0: "江西" of "江西临川", "四川" of "四川眉山".
+func leadingPlace(rs []rune) int {
+	for n := min(cjkPlaceMax, len(rs)); n >= 2; n-- {
+		if cjkPlaces[string(rs[:n])] {
+			return n
+		}
+	}
+	return 0
 }
 
 // suffixPass runs the suffixes with one-character place suffixes (short)
@@ -414,16 +626,38 @@ func suffixPass(rs []rune, off []int, covered []bool, short bool) []entity {
 			end := i + utf8.RuneCountInString(s.suffix)
 			// The next character must not make a word with a one-character
 			// suffix ("国产", "台词", "港币").
-			if short && end < len(rs) && oneCharSuffixGlue[string(rs[end-1:end+1])] {
+			if utf8.RuneCountInString(s.suffix) == 1 && end < len(rs) && oneCharSuffixGlue[string(rs[end-1:end+1])] {
+				break
+			}
+			// Nor must it open a longer place name: "临川" of "临川县".
+			if end < len(rs) && featureSuffixRunes[rs[end-1]] && adminSuffixRunes[rs[end]] {
 				break
 			}
 			start := i
-			for start > lastEnd && i-start < s.max && !prefixEnd(rs, start) {
+			reach := s.max
+			if s.cat == catLocation {
+				reach += cjkPlaceMax // room for a leading province to split off
+			}
+			for start > lastEnd && i-start < reach && !prefixEnd(rs, start) {
 				start--
+			}
+			// A place after a province or country of the gazetteer is named
+			// without it: "眉山" of "四川眉山", "临川县" of "江西临川县".
+			if s.cat == catLocation {
+				// A gazetteer place keeps its stop characters: "京都市".
+				if n := placeEnding(rs[lastEnd:i]); n > i-start {
+					start = i - n
+				}
+				if n := leadingPlace(rs[start:i]); n > 0 && i-start-n >= s.min {
+					start += n
+				}
+				if i-start > s.max {
+					break
+				}
 			}
 			// The name must start at a boundary, not inside a word cut by
 			// the length limit ("坡金曲奖" of "新加坡金曲奖").
-			if i-start < s.min || start > lastEnd && !prefixEnd(rs, start) {
+			if i-start < s.min || start > lastEnd && !prefixEnd(rs, start) && !(s.cat == catLocation && endsPlace(rs[:start])) {
 				break
 			}
 			name := string(rs[start:end])
@@ -442,7 +676,11 @@ func suffixPass(rs []rune, off []int, covered []bool, short bool) []entity {
 // one-character suffix: "国产" is no "…国" place.
 var oneCharSuffixGlue = setOf("国产", "国际", "国家", "国内", "国外", "国语", "国民", "国籍", "国宝", "国片", "台词", "台湾",
 	"台北", "台下", "台上", "港币", "港元", "港片", "港剧", "港产", "港姐", "市场", "市民", "市长", "区域", "区别", "区分",
-	"省份", "县城", "国剧", "台前", "港台", "国语", "港澳", "国王", "台风")
+	"省份", "县城", "国剧", "台前", "港台", "国语", "港澳", "国王", "台风", "城市", "城墙", "城门", "城里", "城外",
+	"城内", "城中", "城堡", "城乡", "山上", "山下", "山区", "山脉", "山水", "山顶", "山谷", "山坡", "山脚", "山峰",
+	"山寨", "山村", "河流", "河边", "河畔", "河水", "河道", "河岸", "河谷", "江边", "江水", "江畔", "江湖", "湖泊",
+	"湖边", "湖水", "湖畔", "湖面", "州长", "村民", "村里", "村长", "村庄", "村子", "镇上", "镇长", "岛上", "岛屿",
+	"島々", "川流", "府上", "山东", "山西", "河北", "河南", "湖北", "湖南", "江苏", "江西", "城镇")
 
 // cjkPersonSpans finds the document's accepted names in a chunk, longest
 // first, never inside a Han word run that continues the surname to the
@@ -474,7 +712,8 @@ func cjkPersonSpans(text string, t *cjkTables) []entity {
 // of them stands between the two (longest first).
 var cjkVerbs = []string{"出生于", "毕业于", "就读于", "主演", "导演", "执导", "出演", "饰演", "参演", "获得", "荣获", "入围",
 	"提名", "编剧", "监制", "演唱", "发行", "创作", "推出", "加盟", "加入", "签约", "成立", "担任", "合作", "搭档", "举办",
-	"拍摄", "配音", "结婚", "嫁给", "迎娶", "出生", "凭借", "获"}
+	"拍摄", "配音", "结婚", "嫁给", "迎娶", "出生", "凭借", "获", "生于", "位于", "发源于", "流经", "移居", "任职于",
+	"死于", "葬于", "创办", "建立", "访问"}
 
 // cjkVerb returns the verb between two entities of a CJK sentence, or ""
 // when the text between is long or holds none.
@@ -590,4 +829,136 @@ func cjkEntities(text string, tables *cjkTables) ([]entity, []span) {
 		kept = append(kept, en)
 	}
 	return kept, sents
+}
+
+// isCJKLetter reports a Han, kana or Hangul letter.
+func isCJKLetter(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// hasCJK reports whether text holds any CJK letter. Text without a rune
+// past U+10FF is answered by one byte scan.
+func hasCJK(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] < utf8.RuneSelf {
+			continue
+		}
+		for _, r := range text[i:] {
+			if isCJKLetter(r) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// mixCJK adds to the entities of mostly non-CJK text those that the CJK
+// rules find in its CJK runs ("The poet 杜甫 was born near 洛阳", or a
+// whole Chinese sentence quoted in English): only CJK entities that hold
+// a CJK letter are kept, and a prose entity holding a CJK letter gives way
+// to them. Prose sentences stay the sentences, so both kinds of entity
+// of one sentence are linked; text the prose pass could not read takes
+// the CJK sentences.
+func mixCJK(text string, ents []entity, sents []span, tables *cjkTables) ([]entity, []span) {
+	cents, csents := cjkEntities(text, tables)
+	if len(sents) == 0 {
+		sents = csents
+	}
+	var add []entity
+	for _, en := range cents {
+		if hasCJK(text[en.start:en.end]) {
+			en.sent = sentAt(sents, en.start)
+			add = append(add, en)
+		}
+	}
+	if len(add) == 0 {
+		return ents, sents
+	}
+	out := make([]entity, 0, len(ents)+len(add))
+	for _, en := range ents {
+		clash := hasCJK(text[en.start:en.end])
+		for _, c := range add {
+			if clash || c.start < en.end && en.start < c.end {
+				clash = true
+				break
+			}
+		}
+		if !clash {
+			out = append(out, en)
+		}
+	}
+	out = append(out, add...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out, sents
+}
+
+// cjkStandIn is the word the English tagger reads for a CJK word: it
+// knows no Han, and a proper noun in its place keeps the tags around it
+// ("李白 visited 北京" tags "visited" as a past tense).
+const cjkStandIn = "Smith"
+
+// cjkStandIns returns a copy of words with each word holding a CJK letter
+// replaced by cjkStandIn.
+func cjkStandIns(words []string) []string {
+	out := append([]string(nil), words...)
+	for i, w := range out {
+		if hasCJK(w) {
+			out[i] = cjkStandIn
+		}
+	}
+	return out
+}
+
+// nameDots join the parts of a foreign name written in Han or kana:
+// "列夫·托尔斯泰", "レオナルド・ダ・ヴィンチ".
+var nameDots = runeSet("·・•")
+
+// isKatakana reports a katakana letter or the prolonged sound mark.
+func isKatakana(r rune) bool { return r == 'ー' || unicode.Is(unicode.Katakana, r) }
+
+// dottedNames finds foreign names: two or more parts of one script joined
+// by a name dot, each part one to six characters. Katakana parts end
+// where the katakana does; Han parts must start after a particle, verb or
+// punctuation and end before a particle or punctuation, since Han runs on.
+func dottedNames(rs []rune) []string {
+	var out []string
+	for i := 1; i < len(rs)-1; i++ {
+		if !nameDots[rs[i]] {
+			continue
+		}
+		var in func(rune) bool
+		switch {
+		case isKatakana(rs[i-1]) && isKatakana(rs[i+1]):
+			in = isKatakana
+		case isHan(rs[i-1]) && isHan(rs[i+1]):
+			in = isHan
+		default:
+			continue
+		}
+		han := isHan(rs[i-1])
+		start := i - 1
+		for start > 0 && i-start < 6 && in(rs[start-1]) && !(han && prefixEnd(rs, start)) {
+			start--
+		}
+		if han && !prefixEnd(rs, start) || !han && start > 0 && in(rs[start-1]) {
+			continue // the first part runs on past six characters
+		}
+		end, parts := i, 1
+		for end < len(rs) && nameDots[rs[end]] {
+			k := end + 1
+			for k < len(rs) && k-end <= 6 && in(rs[k]) && !(han && k > end+1 && cjkRightOK[rs[k]]) {
+				k++
+			}
+			if k == end+1 {
+				break
+			}
+			end, parts = k, parts+1
+		}
+		if parts >= 2 && !(end < len(rs) && in(rs[end]) && !(han && cjkRightOK[rs[end]])) {
+			out = append(out, string(rs[start:end]))
+		}
+		i = end
+	}
+	return out
 }

@@ -220,24 +220,31 @@ func TestExtractor_CJKRules(t *testing.T) {
 			}
 			g := extractDoc(t, e, doc)
 			checkMentions(t, doc, g)
-			for key, typ := range tt.wantNodes {
-				n := nodeByKey(g, extract.NodeKey(key))
-				if n == nil {
-					t.Errorf("node %q missing; nodes: %v", key, keys(g))
-					continue
-				}
-				if n.Type != typ {
-					t.Errorf("node %q type = %q, want %q", key, n.Type, typ)
-				}
-			}
-			for _, key := range tt.noNodes {
-				if nodeByKey(g, extract.NodeKey(key)) != nil {
-					t.Errorf("unwanted node %q; nodes: %v", key, keys(g))
-				}
-			}
+			checkNodes(t, g, tt.wantNodes, tt.noNodes)
 			if tt.wantEdge[0] != "" && !hasEdge(g, tt.wantEdge) {
 				t.Errorf("edge %v missing; edges: %v", tt.wantEdge, edgeList(g))
 			}
 		})
+	}
+}
+
+// checkNodes checks that the graph has each wanted node key with its type
+// and none of the unwanted keys.
+func checkNodes(t *testing.T, g extract.Graph, want map[string]string, unwanted []string) {
+	t.Helper()
+	for key, typ := range want {
+		n := nodeByKey(g, extract.NodeKey(key))
+		if n == nil {
+			t.Errorf("node %q missing; nodes: %v", key, keys(g))
+			continue
+		}
+		if n.Type != typ {
+			t.Errorf("node %q type = %q, want %q", key, n.Type, typ)
+		}
+	}
+	for _, key := range unwanted {
+		if nodeByKey(g, extract.NodeKey(key)) != nil {
+			t.Errorf("unwanted node %q; nodes: %v", key, keys(g))
+		}
 	}
 }

@@ -213,7 +213,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			}
 			label := ""
 			if b == a+1 {
-				if cjk {
+				if cjk || hasCJK(text[ea.end:eb2.start]) {
 					label = cjkVerb(text[ea.end:eb2.start])
 				} else {
 					label = clauseVerb(toks, sentOf, ea, eb2)

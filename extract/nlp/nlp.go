@@ -91,9 +91,15 @@
 // characters that open the document, recur, or stand by a cue word ("说",
 // "导演", "搭档"), and not inside a word: a candidate nearly always glued
 // to the same character ("白质" of "蛋白质", "叶分泌" of "前叶分泌") is
-// none; organisations, places, festivals and awards are typed by their
-// suffix ("大学", "公司", "省", "电影节", "奖") and start at a boundary
-// (punctuation, a particle, or a verb such as "获得", "凭借"). An edge
+// none; a name met once is one beside a cue, across "和" or "、" from
+// an accepted name, before a Japanese honorific ("田中さん") or standing
+// alone in text of another script, and foreign names joined by a name
+// dot ("列夫·托尔斯泰") are persons too; organisations, places, festivals and
+// awards are typed by their suffix ("大学", "公司", "省", "城", "山",
+// "电影节", "奖") and start at a boundary (punctuation, a particle, or a
+// verb such as "获得", "凭借"); places without a suffix ("北京", "四川")
+// come from a gazetteer. CJK runs inside mostly non-CJK text go through
+// the same rules, beside the English entities of their sentence. An edge
 // between neighbouring CJK entities is labelled with a verb from a short
 // list ("主演", "获得", "出生于") found between them, else related_to; no
 // pair spans "；".
@@ -229,6 +235,9 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 			ents, sents, toks, sentOf = e.english(doc, t, chunk.Start, tables)
 		}
 		main, mainCat = tables.main, tables.mainCat
+		if hasCJK(text) {
+			ents, sents = mixCJK(text, ents, sents, e.cjkTablesFor(doc))
+		}
 	}
 	g := e.buildGraph(chunk, text, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return extract.ChunkResult{Chunk: chunk.Ref(), Graph: g, Elapsed: time.Since(start)}, nil
@@ -277,7 +286,11 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 		words[i] = ptoks[i].Text
 	}
 	toks := alignTokens(text, ptoks)
-	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(words)) {
+	tagWords := words
+	if hasCJK(text) {
+		tagWords = cjkStandIns(words)
+	}
+	for i, t := range shareSpanTags(text, toks, words, e.tagger.tag(tagWords)) {
 		toks[i].tag = t
 	}
 	toks = fixTokens(text, toks)
