@@ -409,6 +409,6 @@ var KgLayout = (function () {
     create: function (opts) { return new Layout(opts); },
     // forTest exposes one iteration on a single level, to compare with
     // the reference implementation.
-    forTest: { Level: Level, iterate: iterate, coarsen: coarsen }
+    forTest: { Level: Level, iterate: iterate }
   };
 })();

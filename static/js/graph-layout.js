@@ -31,13 +31,11 @@ self.onmessage = function (ev) {
   if (m.type === "stop") { run = null; return; }
   if (m.type === "frames") { if (run) run.draw = null; return; }
   if (m.type === "load") {
-    if (typeof KgLayout === "undefined") importScripts(m.libURL);
-    if (typeof kgDrawGraph === "undefined") importScripts(m.drawURL);
+    load(m.libURL, m.drawURL);
     return;
   }
   if (m.type !== "start") return;
-  if (typeof KgLayout === "undefined") importScripts(m.libURL);
-  if (m.draw && typeof kgDrawGraph === "undefined") importScripts(m.draw.url);
+  load(m.libURL, m.draw && m.draw.url);
   var r = run = { gen: m.gen, n: m.x.length, draw: m.draw, layout: null };
   var xy = new Float32Array(2 * r.n);
   for (var i = 0; i < r.n; i++) {
@@ -63,6 +61,12 @@ self.onmessage = function (ev) {
     step();
   }, 0);
 };
+
+// load imports the layout and, given drawURL, the drawing code, once.
+function load(libURL, drawURL) {
+  if (typeof KgLayout === "undefined") importScripts(libURL);
+  if (drawURL && typeof kgDrawGraph === "undefined") importScripts(drawURL);
+}
 
 // step iterates for SLICE_MS, then posts the positions and yields so that
 // a stop or a new start is read.
