@@ -236,8 +236,11 @@ func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, co
 	q := t.sqliteSQL(rows)
 	if b.allNew {
 		// No row can exist: a plain INSERT looks each key up once, where
-		// an upsert looks it up again to insert it.
-		q = strings.TrimSuffix(q, t.tail())
+		// an upsert looks it up again to insert it. OR ROLLBACK: a
+		// violation (none is expected) ends the whole transaction, which
+		// fails anyway, so SQLite need not journal the statement's pages
+		// to undo it alone (see inTxBulk).
+		q = "INSERT OR ROLLBACK" + strings.TrimPrefix(strings.TrimSuffix(q, t.tail()), "INSERT")
 	}
 	args := make([]any, 0, rows*(len(cols)+1))
 	for r := 0; r < rows; r++ {

@@ -2,10 +2,14 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/mention"
+	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -149,6 +153,79 @@ func TestStore_SinkMergesStoredEdges(t *testing.T) {
 		v, _ = s.Version(ctx, v.ID)
 		if v.ChunksDone != 3 || v.Nodes != 3 || v.Edges != 3 {
 			t.Fatalf("version counters: %+v", v)
+		}
+	})
+}
+
+// TestStore_LargeChunkKeepsForeignKeys writes a chunk large enough for the
+// bulk path (on SQLite a connection of its own that stops enforcing
+// foreign keys for the transaction): the rows are written, every pooled
+// connection enforces foreign keys again afterwards (so deleting the
+// version still removes its rows), and a chunk for a version that does not
+// exist is refused as not found with nothing written.
+func TestStore_LargeChunkKeepsForeignKeys(t *testing.T) {
+	t.Parallel()
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		d := mustDoc(t, s, "large.txt", "a large chunk")
+		v, err := s.NewVersion(ctx, "large", extract.DefaultConfig(), []int{d.ID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := randomKeyGraph(12000)
+		for i := range g.Nodes {
+			g.Nodes[i].Mentions = []extract.Mention{{DocumentID: d.ID, ChunkIndex: 0, Start: i, End: i + 1}}
+		}
+		res := extract.ChunkResult{Chunk: extract.ChunkRef{DocumentID: d.ID}, Graph: g}
+		if err := s.Sink(v.ID, 8).WriteChunk(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ = s.Version(ctx, v.ID); v.Nodes != 12000 || v.Edges != 12000 {
+			t.Fatalf("version holds %d nodes, %d edges; want 12000, 12000", v.Nodes, v.Edges)
+		}
+		if s.Dialect == "sqlite3" {
+			// Hold every connection the pool may open at once, so the
+			// one that wrote the chunk is among them.
+			db := store.DB(s)
+			conns := make([]*sql.Conn, db.Stats().MaxOpenConnections)
+			for i := range conns {
+				if conns[i], err = db.Conn(ctx); err != nil {
+					t.Fatal(err)
+				}
+				defer conns[i].Close()
+				var on int
+				if err := conns[i].QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
+					t.Fatalf("connection %d: foreign_keys = %d (%v), want 1", i, on, err)
+				}
+			}
+			for _, c := range conns {
+				c.Close()
+			}
+		}
+		missing := v.ID + 1000
+		res.Chunk.Index = 1
+		err = s.Sink(missing, 8).WriteChunk(ctx, res)
+		if extract.KindOf(err) != extract.KindNotFound || !strings.Contains(err.Error(), "not found") {
+			t.Fatalf("chunk for a missing version: %v, want not found", err)
+		}
+		ec := store.EntClient(s)
+		if n, err := ec.Node.Query().Where(node.VersionID(missing)).Count(ctx); err != nil || n != 0 {
+			t.Fatalf("missing version has %d nodes (%v)", n, err)
+		}
+		if err := s.FinishVersion(ctx, v.ID, store.StatusDone, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteVersion(ctx, v.ID); err != nil {
+			t.Fatal(err)
+		}
+		for what, q := range map[string]func() (int, error){
+			"nodes":    func() (int, error) { return ec.Node.Query().Where(node.VersionID(v.ID)).Count(ctx) },
+			"edges":    func() (int, error) { return ec.Edge.Query().Where(edge.VersionID(v.ID)).Count(ctx) },
+			"mentions": func() (int, error) { return ec.Mention.Query().Where(mention.VersionID(v.ID)).Count(ctx) },
+		} {
+			if n, err := q(); err != nil || n != 0 {
+				t.Fatalf("deleted version keeps %d %s (%v)", n, what, err)
+			}
 		}
 	})
 }

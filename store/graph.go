@@ -568,7 +568,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	for _, e := range res.Graph.Edges {
 		rows += len(e.Mentions)
 	}
-	return k.s.inTxCache(ctx, sqliteCacheKiB(rows), func(b *writeTx) error {
+	return k.s.inTxBulk(ctx, sqliteCacheKiB(rows), k.versionID, func(b *writeTx) error {
 		// The chunk run is recorded first: if it was recorded before, the
 		// chunk is stored already and nothing more is written.
 		claimed, err := claimChunk(ctx, b, k.versionID, run)
