@@ -28,7 +28,13 @@ func graphDegrees(nodes []extract.Node, edges []extract.Edge) []int64 {
 	for i, n := range nodes {
 		idx[n.Key] = i
 	}
-	deg := make([]int64, len(nodes))
+	return indexDegrees(idx, len(nodes), edges)
+}
+
+// indexDegrees is graphDegrees over n nodes whose positions by key are in
+// idx.
+func indexDegrees(idx map[string]int, n int, edges []extract.Edge) []int64 {
+	deg := make([]int64, n)
 	for _, e := range edges {
 		s, ok1 := idx[e.Source]
 		t, ok2 := idx[e.Target]

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -280,19 +282,16 @@ func (m *mentionBatch) slice(from, to int) columns {
 // mentions still load back in the order given.
 func mentionRows(g extract.Graph) *mentionBatch {
 	total := 0
-	var edges []int
-	var edgeKeys []string
+	var edges, nodes []sortedKey
 	for i, e := range g.Edges {
 		if len(e.Mentions) > 0 {
-			edges = append(edges, i)
-			edgeKeys = append(edgeKeys, e.Key())
+			edges = append(edges, newSortedKey(e.Key(), i))
 			total += len(e.Mentions)
 		}
 	}
-	var nodes []int
 	for i, n := range g.Nodes {
 		if len(n.Mentions) > 0 {
-			nodes = append(nodes, i)
+			nodes = append(nodes, newSortedKey(n.Key, i))
 			total += len(n.Mentions)
 		}
 	}
@@ -336,29 +335,53 @@ func mentionRows(g extract.Graph) *mentionBatch {
 		out.starts = append(out.starts, int64(m.Start))
 		out.ends = append(out.ends, int64(m.End))
 	}
-	byKey := make([]int, len(edges))
-	for i := range byKey {
-		byKey[i] = i
-	}
-	slices.SortStableFunc(byKey, func(a, b int) int { return strings.Compare(edgeKeys[a], edgeKeys[b]) })
-	for x, i := range byKey {
-		if x == 0 || edgeKeys[i] != edgeKeys[byKey[x-1]] {
+	slices.SortFunc(edges, compareSortedKeys)
+	for x, k := range edges {
+		if x == 0 || k.key != edges[x-1].key {
 			begin()
 		}
-		for _, m := range g.Edges[edges[i]].Mentions {
-			add("", edgeKeys[i], m)
+		for _, m := range g.Edges[k.i].Mentions {
+			add("", k.key, m)
 		}
 	}
-	slices.SortStableFunc(nodes, func(a, b int) int { return strings.Compare(g.Nodes[a].Key, g.Nodes[b].Key) })
-	for x, i := range nodes {
-		if x == 0 || g.Nodes[i].Key != g.Nodes[nodes[x-1]].Key {
+	slices.SortFunc(nodes, compareSortedKeys)
+	for x, k := range nodes {
+		if x == 0 || k.key != nodes[x-1].key {
 			begin()
 		}
-		for _, m := range g.Nodes[i].Mentions {
-			add(g.Nodes[i].Key, "", m)
+		for _, m := range g.Nodes[k.i].Mentions {
+			add(k.key, "", m)
 		}
 	}
 	return out
+}
+
+// sortedKey is a key to sort by, with its first eight bytes as a number
+// (big-endian, zero-padded), which settles most comparisons without
+// reading the key's bytes from wherever they are in memory, and its
+// position, which settles ties so that equal keys keep their order.
+type sortedKey struct {
+	prefix uint64
+	key    string
+	i      int
+}
+
+func newSortedKey(key string, i int) sortedKey {
+	var b [8]byte
+	copy(b[:], key)
+	return sortedKey{prefix: binary.BigEndian.Uint64(b[:]), key: key, i: i}
+}
+
+// compareSortedKeys orders by key (as strings.Compare does), then by
+// position.
+func compareSortedKeys(a, b sortedKey) int {
+	if a.prefix != b.prefix {
+		return cmp.Compare(a.prefix, b.prefix)
+	}
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
 }
 
 // insertMentions adds mentions in statements of bulkRows rows; those
@@ -648,28 +671,25 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 			return 0, 0, err
 		}
 	}
-	merged := map[string]*extract.Node{}
-	var order []string
+	// Each distinct key once, in the order first met, merged with its
+	// repeats and its stored row.
+	index := make(map[string]int, len(g.Nodes))
+	out := make([]extract.Node, 0, len(g.Nodes))
 	newNodes := 0
 	for _, n := range g.Nodes {
 		n.Mentions = nil
-		if m, ok := merged[n.Key]; ok {
-			extract.MergeNode(m, n, maxFragments)
+		if i, ok := index[n.Key]; ok {
+			extract.MergeNode(&out[i], n, maxFragments)
 			continue
 		}
 		if e, ok := existing[n.Key]; ok {
 			extract.MergeNode(e, n, maxFragments)
-			merged[n.Key] = e
+			n = *e
 		} else {
-			c := n
-			merged[n.Key] = &c
 			newNodes++
 		}
-		order = append(order, n.Key)
-	}
-	out := make([]extract.Node, 0, len(order))
-	for _, k := range order {
-		out = append(out, *merged[k])
+		index[n.Key] = len(out)
+		out = append(out, n)
 	}
 	// Edges: same, keyed by (source, label, target).
 	var stored map[string]*extract.Edge
@@ -679,33 +699,33 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 			return 0, 0, err
 		}
 	}
-	mergedE := map[string]*extract.Edge{}
-	var eorder []string
+	type edgeID struct{ source, label, target string }
+	eindex := make(map[edgeID]int, len(g.Edges))
+	eout := make([]extract.Edge, 0, len(g.Edges))
 	newEdges := 0
 	for _, e := range g.Edges {
 		e.Mentions = nil
-		k := e.Key()
-		if m, ok := mergedE[k]; ok {
-			extract.MergeEdge(m, e, maxFragments)
+		id := edgeID{e.Source, e.Label, e.Target}
+		if i, ok := eindex[id]; ok {
+			extract.MergeEdge(&eout[i], e, maxFragments)
 			continue
 		}
-		if cur, ok := stored[k]; ok {
+		var cur *extract.Edge
+		if stored != nil {
+			cur = stored[e.Key()]
+		}
+		if cur != nil {
 			extract.MergeEdge(cur, e, maxFragments)
-			mergedE[k] = cur
+			e = *cur
 		} else {
-			c := e
-			mergedE[k] = &c
 			newEdges++
 		}
-		eorder = append(eorder, k)
-	}
-	eout := make([]extract.Edge, 0, len(eorder))
-	for _, k := range eorder {
-		eout = append(eout, *mergedE[k])
+		eindex[id] = len(eout)
+		eout = append(eout, e)
 	}
 	var degrees []int64
 	if fresh {
-		degrees = graphDegrees(out, eout)
+		degrees = indexDegrees(index, len(out), eout)
 	}
 	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
 		return 0, 0, err

@@ -139,7 +139,7 @@ func TestMap_Description(t *testing.T) {
 }
 
 func TestMap_Mentions(t *testing.T) {
-	content := "id,name,worksAt\n1,Ann,\"Acme,Beta\"\n\n2,Bob,Acme\n"
+	content := "id,name,worksAt\n1,Ann,\"Acme,Beta\"\n\n2,Bob,Acme\n3,Cy,\"Acme,Acme\"\n"
 	g, _, err := csvmap.Map(extract.Document{ID: 5, Name: "Person.csv", Content: content}, testOptions)
 	if err != nil {
 		t.Fatal(err)
@@ -161,23 +161,24 @@ func TestMap_Mentions(t *testing.T) {
 	want := map[string][]string{
 		"person:1":             {`1,Ann,"Acme,Beta"`},
 		"person:2":             {`2,Bob,Acme`},
-		"company:acme":         {"Acme", "Acme"},
+		"company:acme":         {"Acme", "Acme", "Acme"},
 		"company:beta":         {"Beta"},
-		"worksAt>company:acme": {`1,Ann,"Acme,Beta"`, `2,Bob,Acme`},
+		"worksAt>company:acme": {`1,Ann,"Acme,Beta"`, `2,Bob,Acme`, `3,Cy,"Acme,Acme"`},
 	}
 	for k, w := range want {
 		if fmt.Sprint(spans[k]) != fmt.Sprint(w) {
 			t.Errorf("%s spans %q, want %q", k, spans[k], w)
 		}
 	}
-	// The two Acme mentions are different cells.
+	// The Acme mentions are different cells; a value repeated in a cell
+	// is mentioned once.
 	var acme []extract.Mention
 	for _, n := range g.Nodes {
 		if n.Key == "company:acme" {
 			acme = n.Mentions
 		}
 	}
-	if len(acme) != 2 || acme[0].Start == acme[1].Start {
+	if len(acme) != 3 || acme[0].Start == acme[1].Start || acme[1].Start == acme[2].Start {
 		t.Errorf("acme mentions %+v", acme)
 	}
 }

@@ -55,14 +55,19 @@ type builder struct {
 	opts     Options
 	nodes    map[string]*extract.Node
 	norder   []string
-	edges    map[string]*extract.Edge
-	eorder   []string
+	edges    map[edgeID]*extract.Edge
+	eorder   []edgeID
 	defined  map[string]bool // keys of nodes that are rows of this document
 	failures []extract.ParseFailure
+	// rowStart is where the row being mapped starts (see addMention).
+	rowStart int
 }
 
+// edgeID is an edge's identity: its ends and label.
+type edgeID struct{ source, label, target string }
+
 func newBuilder(doc extract.Document, opts Options) *builder {
-	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{}, defined: map[string]bool{}}
+	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[edgeID]*extract.Edge{}, defined: map[string]bool{}}
 }
 
 func (b *builder) fail(r record, reason string) {
@@ -94,13 +99,18 @@ func (b *builder) node(typ, id, name string, m extract.Mention) string {
 		b.nodes[key] = n
 		b.norder = append(b.norder, key)
 	}
-	n.Mentions = addMention(n.Mentions, m)
+	n.Mentions = addMention(n.Mentions, m, b.rowStart)
 	return key
 }
 
-func addMention(ms []extract.Mention, m extract.Mention) []extract.Mention {
-	for _, x := range ms {
-		if x.DocumentID == m.DocumentID && x.ChunkIndex == m.ChunkIndex && x.Start == m.Start && x.End == m.End {
+// addMention appends m to ms unless ms holds it already. Only the
+// mentions starting at or after from are compared: rows are read in order,
+// so a row's mentions (of the row or of its cells) follow those of the
+// rows before it, and a repeat can only come from the row being read.
+// Comparing them all made a node named in many rows quadratic.
+func addMention(ms []extract.Mention, m extract.Mention, from int) []extract.Mention {
+	for j := len(ms) - 1; j >= 0 && ms[j].Start >= from; j-- {
+		if x := ms[j]; x.DocumentID == m.DocumentID && x.ChunkIndex == m.ChunkIndex && x.Start == m.Start && x.End == m.End {
 			return ms
 		}
 	}
@@ -110,7 +120,7 @@ func addMention(ms []extract.Mention, m extract.Mention) []extract.Mention {
 // edge adds an edge; a repeated edge counts in the weight and collects
 // differing property values into lists.
 func (b *builder) edge(src, label, dst string, props map[string]any, m extract.Mention) {
-	k := extract.EdgeKey(src, label, dst)
+	k := edgeID{src, label, dst}
 	e, ok := b.edges[k]
 	if !ok {
 		b.edges[k] = &extract.Edge{Source: src, Target: dst, Label: label, Weight: 1, Properties: props, Mentions: []extract.Mention{m}}
@@ -118,7 +128,7 @@ func (b *builder) edge(src, label, dst string, props map[string]any, m extract.M
 		return
 	}
 	e.Weight++
-	e.Mentions = addMention(e.Mentions, m)
+	e.Mentions = addMention(e.Mentions, m, b.rowStart)
 	for name, v := range props {
 		old, had := e.Properties[name]
 		switch {
@@ -171,6 +181,10 @@ func (b *builder) mapTable() {
 		}
 	}
 	rows := recs[1:]
+	// A row adds about one node and at most one edge: room for them up
+	// front, so the maps are not rebuilt as they grow.
+	b.nodes = make(map[string]*extract.Node, len(rows))
+	b.edges = make(map[edgeID]*extract.Edge, len(rows))
 	switch {
 	case isTriples(header):
 		b.mapTriples(header, rows)
@@ -209,6 +223,7 @@ func (b *builder) mapTriples(header []string, rows []record) {
 	typ := b.opts.defaultType()
 	spoName := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " ") }
 	for _, r := range rows {
+		b.rowStart = r.start
 		if !b.checkWidth(header, r) {
 			continue
 		}
@@ -266,6 +281,7 @@ func (b *builder) edgeTable(header []string, rows []record) bool {
 	}
 	declared := st.edgeProps(rel)
 	for _, r := range rows {
+		b.rowStart = r.start
 		if !b.checkWidth(header, r) {
 			continue
 		}
@@ -307,6 +323,7 @@ func (b *builder) mapNodes(header []string, rows []record) {
 	descCol := colIndex(header, "desc", "description")
 	firstRow := map[string]int{}
 	for _, r := range rows {
+		b.rowStart = r.start
 		if !b.checkWidth(header, r) {
 			continue
 		}
@@ -526,7 +543,7 @@ func (b *builder) rekey(moved map[string]string) {
 		}
 		if cur, ok := nodes[n.Key]; ok {
 			for _, m := range n.Mentions {
-				cur.Mentions = addMention(cur.Mentions, m)
+				cur.Mentions = addMention(cur.Mentions, m, 0)
 			}
 			continue
 		}
@@ -536,7 +553,7 @@ func (b *builder) rekey(moved map[string]string) {
 	b.nodes, b.norder = nodes, order
 	edges := b.edges
 	eorder := b.eorder
-	b.edges, b.eorder = map[string]*extract.Edge{}, nil
+	b.edges, b.eorder = make(map[edgeID]*extract.Edge, len(edges)), nil
 	for _, k := range eorder {
 		e := edges[k]
 		src, dst := e.Source, e.Target
@@ -546,11 +563,11 @@ func (b *builder) rekey(moved map[string]string) {
 		if to, ok := moved[dst]; ok {
 			dst = to
 		}
-		nk := extract.EdgeKey(src, e.Label, dst)
+		nk := edgeID{src, e.Label, dst}
 		if cur, ok := b.edges[nk]; ok {
 			cur.Weight += e.Weight
 			for _, m := range e.Mentions {
-				cur.Mentions = addMention(cur.Mentions, m)
+				cur.Mentions = addMention(cur.Mentions, m, 0)
 			}
 			continue
 		}
