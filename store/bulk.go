@@ -47,8 +47,9 @@ func bulkRows(dia string) int {
 	return sqliteBulkRows
 }
 
-// inTxLanes runs lanes of batches, each batch in a transaction of its own
-// (on SQLite with a page cache of cacheKiB, see inTxCache), and returns
+// inTxLanes runs lanes of batches of one version's rows, each batch in a
+// transaction of its own (on SQLite with a page cache of cacheKiB, see
+// inTxBulk), and returns
 // the first error. The batches of a lane run in turn, so rows
 // get their ids in the order given and a graph loads back in that order;
 // on PostgreSQL the lanes (one per table) run at the same time, on their
@@ -56,10 +57,10 @@ func bulkRows(dia string) int {
 // overlap. SQLite has one writer at a time and runs the lanes in turn.
 // Batches that committed before an error stay written; the writes are
 // idempotent, so a retry completes them.
-func (s *Store) inTxLanes(ctx context.Context, cacheKiB int, lanes ...[]func(ctx context.Context, tx *writeTx) error) error {
+func (s *Store) inTxLanes(ctx context.Context, cacheKiB, versionID int, lanes ...[]func(ctx context.Context, tx *writeTx) error) error {
 	runLane := func(ctx context.Context, lane []func(ctx context.Context, tx *writeTx) error) error {
 		for _, fn := range lane {
-			if err := s.inTxCache(ctx, cacheKiB, func(tx *writeTx) error { return fn(ctx, tx) }); err != nil {
+			if err := s.inTxBulk(ctx, cacheKiB, versionID, func(tx *writeTx) error { return fn(ctx, tx) }); err != nil {
 				return err
 			}
 		}

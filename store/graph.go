@@ -35,7 +35,8 @@ const BatchSize = 500
 // rows are new) in its own transaction, so replaying a batch (after a
 // crash) adds no duplicates. Existing rows take the new values. Nodes and
 // edges are written in the order given, so the graph loads back in it.
-// Keys, types and labels longer than MaxIndexedBytes are clipped (boundKey),
+// Into an empty version every row is new: SQLite inserts them without ON
+// CONFLICT and without a statement journal (see inTxBulk). Keys, types and labels longer than MaxIndexedBytes are clipped (boundKey),
 // here and in the run sink alike.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
 	g = boundGraph(g)
@@ -67,18 +68,18 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 			deg = degrees[start:min(start+txRows, len(nodes))]
 		}
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
-			b.copy = true
+			b.copy, b.allNew = true, fresh
 			return upsertNodes(ctx, b, versionID, part, deg)
 		})
 	}
 	for start := 0; start < len(edges); start += txRows {
 		part := edges[start:min(start+txRows, len(edges))]
 		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
-			b.copy = true
+			b.copy, b.allNew = true, fresh
 			return upsertEdges(ctx, b, versionID, part)
 		})
 	}
-	if err := s.inTxLanes(ctx, cacheKiB, nodeBatches, edgeBatches); err != nil {
+	if err := s.inTxLanes(ctx, cacheKiB, versionID, nodeBatches, edgeBatches); err != nil {
 		return err
 	}
 	if !fresh {
@@ -90,8 +91,12 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	}
 	// Mentions last: they only add provenance.
 	if ms := mentionRows(g); ms.len() > 0 {
-		err := s.inTx(ctx, func(b *writeTx) error {
-			b.copy = true
+		mentionCache := 0
+		if s.Dialect == dialect.SQLite {
+			mentionCache = sqliteCacheKiB(ms.len())
+		}
+		err := s.inTxBulk(ctx, mentionCache, versionID, func(b *writeTx) error {
+			b.copy, b.allNew = true, fresh
 			return insertMentions(ctx, b, versionID, ms)
 		})
 		if err != nil {
