@@ -20,29 +20,45 @@ import (
 // then 2n between random ones. The table maps to n nodes and 3n edges
 // whose keys come in random order.
 func triplesCSV(n int) []byte {
-	r := rand.New(rand.NewPCG(uint64(n), 3))
+	return triplesTable(n, 3, []string{"knows"}, func(r *rand.Rand) func() int {
+		return func() int { return r.IntN(n) }
+	})
+}
+
+// triplesTable writes 3n distinct triples over n subjects named by random
+// 16-digit hex numbers: one from each subject, then 2n from random ones,
+// each under a random one of predicates, to the object objects draws.
+func triplesTable(n int, seed uint64, predicates []string, objects func(r *rand.Rand) func() int) []byte {
+	r := rand.New(rand.NewPCG(uint64(n), seed))
+	object := objects(r)
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%016x", r.Uint64())
 	}
+	predicate := func() int {
+		if len(predicates) == 1 {
+			return 0
+		}
+		return r.IntN(len(predicates))
+	}
 	var buf bytes.Buffer
 	buf.Grow(45 * 3 * n)
 	buf.WriteString("S,P,O\n")
-	seen := make(map[[2]int]bool, 3*n)
-	add := func(s, o int) bool {
-		if seen[[2]int{s, o}] {
+	seen := make(map[[3]int]bool, 3*n)
+	add := func(s, p, o int) bool {
+		if seen[[3]int{s, p, o}] {
 			return false
 		}
-		seen[[2]int{s, o}] = true
-		fmt.Fprintf(&buf, "%s,knows,%s\n", names[s], names[o])
+		seen[[3]int{s, p, o}] = true
+		fmt.Fprintf(&buf, "%s,%s,%s\n", names[s], predicates[p], names[o])
 		return true
 	}
 	for s := range n {
-		for !add(s, r.IntN(n)) {
+		for !add(s, predicate(), object()) {
 		}
 	}
 	for added := 0; added < 2*n; {
-		if add(r.IntN(n), r.IntN(n)) {
+		if add(r.IntN(n), predicate(), object()) {
 			added++
 		}
 	}
@@ -94,35 +110,14 @@ func buildFromTriples(tb testing.TB, s *store.Store, data []byte) (mapTime, writ
 // objects follow a Zipf law (a few hubs named in thousands of rows, most
 // nodes in a handful) under one of eight predicates.
 func triplesZipfCSV(n int) []byte {
-	r := rand.New(rand.NewPCG(uint64(n), 5))
-	z := rand.NewZipf(r, 1.1, 2, uint64(n-1))
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("%016x", r.Uint64())
+	predicates := make([]string, 8)
+	for i := range predicates {
+		predicates[i] = fmt.Sprintf("rel%d", i)
 	}
-	var buf bytes.Buffer
-	buf.Grow(45 * 3 * n)
-	buf.WriteString("S,P,O\n")
-	type triple struct{ s, p, o int }
-	seen := make(map[triple]bool, 3*n)
-	add := func(s, p, o int) bool {
-		if seen[triple{s, p, o}] {
-			return false
-		}
-		seen[triple{s, p, o}] = true
-		fmt.Fprintf(&buf, "%s,rel%d,%s\n", names[s], p, names[o])
-		return true
-	}
-	for s := range n {
-		for !add(s, r.IntN(8), int(z.Uint64())) {
-		}
-	}
-	for added := 0; added < 2*n; {
-		if add(r.IntN(n), r.IntN(8), int(z.Uint64())) {
-			added++
-		}
-	}
-	return buf.Bytes()
+	return triplesTable(n, 5, predicates, func(r *rand.Rand) func() int {
+		z := rand.NewZipf(r, 1.1, 2, uint64(n-1))
+		return func() int { return int(z.Uint64()) }
+	})
 }
 
 // BenchmarkBuildTriples builds a version from a triples CSV with random

@@ -66,21 +66,16 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *writeTx) error) error {
 	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, 0, 0, fn) })
 }
 
-// inTxCache is inTx with, on SQLite, a page cache of cacheKiB for the
-// transaction's connection, so that a large batch rewrites its index pages
-// in memory and writes each once at commit instead of spilling them to the
-// WAL. The connection returns to SQLite's default cache afterwards.
-func (s *Store) inTxCache(ctx context.Context, cacheKiB int, fn func(tx *writeTx) error) error {
-	return retryWrite(ctx, func() error { return s.inTxOnce(ctx, cacheKiB, 0, fn) })
-}
-
-// inTxBulk is inTxCache for a large write of one version's graph rows.
-// On SQLite, when the page cache is sized up (a large batch), the
-// transaction's connection also stops enforcing foreign keys until the
-// transaction ends, and the transaction first checks that the version
-// exists instead: the version reference is the only foreign key of the
-// graph tables, and SQLite's write lock keeps the version from being
-// deleted before the commit. An immediate foreign key makes SQLite keep a
+// inTxBulk is inTx for a write of one version's graph rows, which checks
+// first that the version exists. On SQLite a transaction with cacheKiB
+// above the default (a large batch) runs on a connection of its own with a
+// page cache of cacheKiB, so that the batch rewrites its index pages in
+// memory and writes each once at commit instead of spilling them to the
+// WAL; the connection returns to SQLite's default cache afterwards. That
+// connection also stops enforcing foreign keys until the transaction ends,
+// and the version check stands in for them: the version reference is the
+// only foreign key of the graph tables, and SQLite's write lock keeps the
+// version from being deleted before the commit. An immediate foreign key makes SQLite keep a
 // statement journal (a copy of every page a statement changes, written to
 // a temporary file) for each multi-row INSERT, so that a violation found
 // at the statement's end can undo it; with random keys a 2,000-row
@@ -101,8 +96,7 @@ func (s *Store) write(ctx context.Context, fn func(c *ent.Client) error) error {
 	return s.inTx(ctx, func(tx *writeTx) error { return fn(tx.Client()) })
 }
 
-// inTxOnce runs one attempt of inTx, inTxCache or inTxBulk (bulkVersion
-// > 0).
+// inTxOnce runs one attempt of inTx or inTxBulk (bulkVersion > 0).
 func (s *Store) inTxOnce(ctx context.Context, cacheKiB, bulkVersion int, fn func(tx *writeTx) error) error {
 	if s.Dialect == dialect.SQLite {
 		s.writeMu.Lock()
