@@ -103,6 +103,13 @@ func (e *Edge) Undirected() bool {
 // Key returns the edge's identity within a version.
 func (e Edge) Key() string { return EdgeKey(e.Source, e.Label, e.Target) }
 
+// EdgeID is an edge's identity as a comparable value: a map key that,
+// unlike Key, needs no string built.
+type EdgeID struct{ Source, Label, Target string }
+
+// ID returns the edge's identity as an EdgeID.
+func (e Edge) ID() EdgeID { return EdgeID{e.Source, e.Label, e.Target} }
+
 // EdgeKey joins the parts of an edge identity with a separator that cannot
 // appear in a normalised key.
 func EdgeKey(source, label, target string) string {

@@ -178,16 +178,24 @@ func (t bulkTable) pgSQL() string {
 	return q
 }
 
-// sqliteSQL is the SQLite statement for rows rows.
-func (t bulkTable) sqliteSQL(rows int) string {
-	key := "sqlite/" + t.name + "/" + strconv.Itoa(rows)
+// sqliteSQL is the SQLite statement for rows rows. For rows that are all
+// new (allNew) it is a plain INSERT, which looks each key up once where an
+// upsert looks it up again to insert it, and OR ROLLBACK: a violation (none
+// is expected) ends the whole transaction, which fails anyway, so SQLite
+// need not journal the statement's pages to undo it alone (see inTxBulk).
+func (t bulkTable) sqliteSQL(rows int, allNew bool) string {
+	key := "sqlite/" + t.name + "/" + strconv.Itoa(rows) + "/" + strconv.FormatBool(allNew)
 	if q, ok := statements.Load(key); ok {
 		return q.(string)
 	}
 	one := "(?" + strings.Repeat(",?", len(t.cols)) + ")"
 	var sb strings.Builder
 	sb.Grow(len(one)*rows + 300)
-	sb.WriteString(t.head())
+	if allNew {
+		sb.WriteString("INSERT OR ROLLBACK" + strings.TrimPrefix(t.head(), "INSERT"))
+	} else {
+		sb.WriteString(t.head())
+	}
 	sb.WriteString(" VALUES ")
 	for i := 0; i < rows; i++ {
 		if i > 0 {
@@ -195,7 +203,9 @@ func (t bulkTable) sqliteSQL(rows int) string {
 		}
 		sb.WriteString(one)
 	}
-	sb.WriteString(t.tail())
+	if !allNew {
+		sb.WriteString(t.tail())
+	}
 	q := sb.String()
 	statements.Store(key, q)
 	return q
@@ -234,15 +244,7 @@ func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, co
 		_, err := b.ExecContext(ctx, t.pgSQL(), args...)
 		return err
 	}
-	q := t.sqliteSQL(rows)
-	if b.allNew {
-		// No row can exist: a plain INSERT looks each key up once, where
-		// an upsert looks it up again to insert it. OR ROLLBACK: a
-		// violation (none is expected) ends the whole transaction, which
-		// fails anyway, so SQLite need not journal the statement's pages
-		// to undo it alone (see inTxBulk).
-		q = "INSERT OR ROLLBACK" + strings.TrimPrefix(strings.TrimSuffix(q, t.tail()), "INSERT")
-	}
+	q := t.sqliteSQL(rows, b.allNew)
 	args := make([]any, 0, rows*(len(cols)+1))
 	for r := 0; r < rows; r++ {
 		args = append(args, versionID)

@@ -251,11 +251,10 @@ func dedupeEdges(edges []extract.Edge) []extract.Edge {
 	if !dups {
 		return edges
 	}
-	type key struct{ source, label, target string }
-	at := make(map[key]int, len(edges))
+	at := make(map[extract.EdgeID]int, len(edges))
 	out := make([]extract.Edge, 0, len(edges))
 	for _, e := range edges {
-		k := key{e.Source, e.Label, e.Target}
+		k := e.ID()
 		if i, ok := at[k]; ok {
 			out[i] = e
 			continue
@@ -704,13 +703,12 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 			return 0, 0, err
 		}
 	}
-	type edgeID struct{ source, label, target string }
-	eindex := make(map[edgeID]int, len(g.Edges))
+	eindex := make(map[extract.EdgeID]int, len(g.Edges))
 	eout := make([]extract.Edge, 0, len(g.Edges))
 	newEdges := 0
 	for _, e := range g.Edges {
 		e.Mentions = nil
-		id := edgeID{e.Source, e.Label, e.Target}
+		id := e.ID()
 		if i, ok := eindex[id]; ok {
 			extract.MergeEdge(&eout[i], e, maxFragments)
 			continue

@@ -55,19 +55,16 @@ type builder struct {
 	opts     Options
 	nodes    map[string]*extract.Node
 	norder   []string
-	edges    map[edgeID]*extract.Edge
-	eorder   []edgeID
+	edges    map[extract.EdgeID]*extract.Edge
+	eorder   []extract.EdgeID
 	defined  map[string]bool // keys of nodes that are rows of this document
 	failures []extract.ParseFailure
 	// rowStart is where the row being mapped starts (see addMention).
 	rowStart int
 }
 
-// edgeID is an edge's identity: its ends and label.
-type edgeID struct{ source, label, target string }
-
 func newBuilder(doc extract.Document, opts Options) *builder {
-	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[edgeID]*extract.Edge{}, defined: map[string]bool{}}
+	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[extract.EdgeID]*extract.Edge{}, defined: map[string]bool{}}
 }
 
 func (b *builder) fail(r record, reason string) {
@@ -120,7 +117,7 @@ func addMention(ms []extract.Mention, m extract.Mention, from int) []extract.Men
 // edge adds an edge; a repeated edge counts in the weight and collects
 // differing property values into lists.
 func (b *builder) edge(src, label, dst string, props map[string]any, m extract.Mention) {
-	k := edgeID{src, label, dst}
+	k := extract.EdgeID{Source: src, Label: label, Target: dst}
 	e, ok := b.edges[k]
 	if !ok {
 		b.edges[k] = &extract.Edge{Source: src, Target: dst, Label: label, Weight: 1, Properties: props, Mentions: []extract.Mention{m}}
@@ -184,7 +181,7 @@ func (b *builder) mapTable() {
 	// A row adds about one node and at most one edge: room for them up
 	// front, so the maps are not rebuilt as they grow.
 	b.nodes = make(map[string]*extract.Node, len(rows))
-	b.edges = make(map[edgeID]*extract.Edge, len(rows))
+	b.edges = make(map[extract.EdgeID]*extract.Edge, len(rows))
 	switch {
 	case isTriples(header):
 		b.mapTriples(header, rows)
@@ -553,7 +550,7 @@ func (b *builder) rekey(moved map[string]string) {
 	b.nodes, b.norder = nodes, order
 	edges := b.edges
 	eorder := b.eorder
-	b.edges, b.eorder = make(map[edgeID]*extract.Edge, len(edges)), nil
+	b.edges, b.eorder = make(map[extract.EdgeID]*extract.Edge, len(edges)), nil
 	for _, k := range eorder {
 		e := edges[k]
 		src, dst := e.Source, e.Target
@@ -563,7 +560,7 @@ func (b *builder) rekey(moved map[string]string) {
 		if to, ok := moved[dst]; ok {
 			dst = to
 		}
-		nk := edgeID{src, e.Label, dst}
+		nk := extract.EdgeID{Source: src, Label: e.Label, Target: dst}
 		if cur, ok := b.edges[nk]; ok {
 			cur.Weight += e.Weight
 			for _, m := range e.Mentions {
