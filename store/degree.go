@@ -248,3 +248,177 @@ func (s *Store) backfillDegrees(ctx context.Context) error {
 	}
 	return nil
 }
+
+// degreeDelta is what a merge of a chunk into a version that holds rows
+// adds to degrees, counted from the chunk and the stored rows it touches
+// instead of recounting every node it touches: a node named in most
+// chunks (an article's subject, a hub of co-occurrence edges) has
+// thousands of edges, and recounting them at every chunk made a run's
+// merge grow with the square of the text. New nodes get their degree as
+// inserted (newDeg, in the order of the nodes written); nodes that existed
+// get theirs raised by add.
+type degreeDelta struct {
+	newDeg []int64
+	add    map[string]int64
+}
+
+// countDelta counts the degree changes of writing nodes (keys unique;
+// isNew tells the new ones) and the edges of which edgeIsNew tells the new
+// ones, into a version, before any of them is written. A new edge counts
+// at both ends when both exist once the write is done; an edge stored
+// before, dangling at a node this write creates, now counts at that node,
+// and at its other end when that exists.
+func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, nodes []extract.Node, isNew []bool, edges []extract.Edge, edgeIsNew []bool) (degreeDelta, error) {
+	d := degreeDelta{newDeg: make([]int64, len(nodes)), add: map[string]int64{}}
+	at := make(map[string]int, len(nodes))
+	var created []string
+	for i, n := range nodes {
+		at[n.Key] = i
+		if isNew[i] {
+			created = append(created, n.Key)
+		}
+	}
+	// Ends of new edges that are not among the nodes written: stored, or
+	// missing.
+	var others []string
+	seen := map[string]bool{}
+	for i, e := range edges {
+		if !edgeIsNew[i] {
+			continue
+		}
+		for _, k := range [2]string{e.Source, e.Target} {
+			if _, ok := at[k]; !ok && !seen[k] {
+				seen[k] = true
+				others = append(others, k)
+			}
+		}
+	}
+	stored := map[string]bool{}
+	err := forKeys(others, dia, func(in string, args []any) error {
+		rows, err := q.QueryContext(ctx, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			stored[k] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return d, fmt.Errorf("edge ends: %w", err)
+	}
+	bump := func(k string) {
+		if i, ok := at[k]; ok && isNew[i] {
+			d.newDeg[i]++
+		} else {
+			d.add[k]++
+		}
+	}
+	exists := func(k string) bool {
+		_, ok := at[k]
+		return ok || stored[k]
+	}
+	for i, e := range edges {
+		if !edgeIsNew[i] || !exists(e.Source) || !exists(e.Target) {
+			continue
+		}
+		bump(e.Source)
+		if e.Target != e.Source {
+			bump(e.Target)
+		}
+	}
+	if len(created) == 0 {
+		return d, nil
+	}
+	// Stored edges at the nodes created: none of them counted before (one
+	// of its ends did not exist); each counts now when both ends exist.
+	type triple struct{ s, l, t string }
+	dangling := map[triple]bool{}
+	var list []triple
+	for _, side := range [][2]string{{"source", "edges"}, {"target", edgesByTarget(dia, "")}} {
+		err := forKeys(created, dia, func(in string, args []any) error {
+			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT source, label, target FROM "+side[1]+" WHERE version_id = ? AND "+side[0]+" "+in),
+				append([]any{versionID}, args...)...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var p triple
+				if err := rows.Scan(&p.s, &p.l, &p.t); err != nil {
+					return err
+				}
+				if !dangling[p] {
+					dangling[p] = true
+					list = append(list, p)
+				}
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return d, fmt.Errorf("dangling edges: %w", err)
+		}
+	}
+	var ends []string
+	for _, p := range list {
+		for _, k := range [2]string{p.s, p.t} {
+			if !exists(k) && !seen[k] {
+				seen[k] = true
+				ends = append(ends, k)
+			}
+		}
+	}
+	// Their other ends that are neither written nor looked up yet.
+	err = forKeys(ends, dia, func(in string, args []any) error {
+		rows, err := q.QueryContext(ctx, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			stored[k] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return d, fmt.Errorf("edge ends: %w", err)
+	}
+	for _, p := range list {
+		if exists(p.s) && exists(p.t) {
+			bump(p.s)
+			if p.t != p.s {
+				bump(p.t)
+			}
+		}
+	}
+	return d, nil
+}
+
+// apply raises the degrees of the nodes that existed, one statement per
+// distinct increment.
+func (d degreeDelta) apply(ctx context.Context, q execQuerier, dia string, versionID int) error {
+	by := map[int64][]string{}
+	for k, n := range d.add {
+		by[n] = append(by[n], k)
+	}
+	for n, keys := range by {
+		err := forKeys(keys, dia, func(in string, args []any) error {
+			_, err := q.ExecContext(ctx, rebind(dia, `UPDATE nodes SET degree = degree + ? WHERE version_id = ? AND "key" `+in),
+				append([]any{n, versionID}, args...)...)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("count degrees: %w", err)
+		}
+	}
+	return nil
+}

@@ -661,7 +661,8 @@ func lockedEmpty(ctx context.Context, b *writeTx, versionID int) (bool, error) {
 // mergeInto merges a chunk graph into the stored graph of a version and
 // returns how many nodes and edges are new. Into an empty version (fresh)
 // nothing is loaded and the degrees are counted in memory with the rows,
-// as WriteGraph does; otherwise they are recounted in SQL.
+// as WriteGraph does; otherwise what the chunk adds to them is counted
+// (countDelta).
 func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int, fresh bool) (int, int, error) {
 	// Nodes: load those that exist, merge, upsert.
 	var existing map[string]*extract.Node
@@ -727,8 +728,26 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 		eout = append(eout, e)
 	}
 	var degrees []int64
+	var delta degreeDelta
 	if fresh {
 		degrees = indexDegrees(index, len(out), eout)
+	} else {
+		// Counted before the rows are written: the stored edges dangling
+		// at the nodes this write creates are those stored now.
+		isNew := make([]bool, len(out))
+		for i, n := range out {
+			_, had := existing[n.Key]
+			isNew[i] = !had
+		}
+		edgeIsNew := make([]bool, len(eout))
+		for i, e := range eout {
+			edgeIsNew[i] = stored[e.Key()] == nil
+		}
+		var err error
+		if delta, err = countDelta(ctx, b, b.dialect, versionID, out, isNew, eout, edgeIsNew); err != nil {
+			return 0, 0, err
+		}
+		degrees = delta.newDeg
 	}
 	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
 		return 0, 0, err
@@ -739,7 +758,7 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 	if fresh {
 		return newNodes, newEdges, nil
 	}
-	if err := refreshWritten(ctx, b, b.dialect, versionID, out, eout); err != nil {
+	if err := delta.apply(ctx, b, b.dialect, versionID); err != nil {
 		return 0, 0, err
 	}
 	return newNodes, newEdges, nil
