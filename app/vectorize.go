@@ -93,7 +93,10 @@ func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // vectorize is the vectorizer step of a run: it embeds the version's
 // chunks, nodes and edges (the schema's vector-indexed properties join the
 // node text) and stores the vectors with the calls, tokens and cached
-// texts it took.
+// texts it took. It embeds and stores vectorBatchTexts texts at a time, so
+// it holds one batch of vectors, not the version's; the search index is
+// built on the version's first search (vectorIndex), not here: a run
+// nobody queries pays nothing for it.
 func (a *App) vectorize(ctx context.Context, v store.Version) error {
 	emb, err := a.Embedder(ctx, v.Config)
 	if err != nil {
@@ -110,33 +113,90 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
 		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
 	})
+	clear(chunks)
 	props, err := a.vectorProps(ctx, v.Config)
 	if err != nil {
 		return err
 	}
-	vecs, use, err := query.Vectorize(ctx, emb, g, list, props)
+	// What query.Vectorize embeds, in its order: chunks, then each node
+	// key once, then each edge key once.
+	var items []vectorText
+	for _, c := range list {
+		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
+	}
+	seen := map[string]bool{}
+	for i, n := range g.Nodes {
+		if !seen[n.Key] {
+			seen[n.Key] = true
+			items = append(items, vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
+		}
+	}
+	for i, e := range g.Edges {
+		if k := query.EdgeKey(e); !seen["\x00"+k] {
+			seen["\x00"+k] = true
+			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
+		}
+	}
+	clear(seen)
+	w, err := a.store.WriteVectors(ctx, v.ID, emb.Model())
 	if err != nil {
 		return err
 	}
-	items := make([]store.VectorItem, 0, vecs.Len())
-	for ref, vec := range vecs.Chunks {
-		items = append(items, store.VectorItem{Kind: store.VectorChunk, Key: fmt.Sprintf("%d:%d", ref.DocumentID, ref.Index), Vector: vec})
-	}
-	for k, vec := range vecs.Nodes {
-		items = append(items, store.VectorItem{Kind: store.VectorNode, Key: k, Vector: vec})
-	}
-	for k, vec := range vecs.Edges {
-		items = append(items, store.VectorItem{Kind: store.VectorEdge, Key: k, Vector: vec})
+	var use extract.EmbedUsage
+	texts := make([]string, 0, vectorBatchTexts)
+	batch := make([]store.VectorItem, 0, vectorBatchTexts)
+	for lo := 0; lo < len(items); lo += vectorBatchTexts {
+		hi := min(lo+vectorBatchTexts, len(items))
+		texts = texts[:0]
+		for _, it := range items[lo:hi] {
+			texts = append(texts, it.text(props))
+		}
+		vecs, u, err := emb.Embed(ctx, texts)
+		use = use.Add(u)
+		if err != nil {
+			return fmt.Errorf("vectorize: %w", err)
+		}
+		if err := embed.Check(emb, texts, vecs); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		for j, it := range items[lo:hi] {
+			batch = append(batch, store.VectorItem{Kind: it.kind, Key: it.key, Vector: vecs[j]})
+		}
+		if err := w.Add(ctx, batch); err != nil {
+			return err
+		}
 	}
 	st := store.VectorStats{Embedder: embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
 		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
-	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
-	if err := a.store.SaveVectors(ctx, v.ID, st, items); err != nil {
+	if err := w.Close(ctx, st); err != nil {
 		return err
 	}
-	st.Vectors = len(items)
-	a.cacheIndex(v.ID, st, query.NewVectorIndex(vecs))
+	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
 	return nil
+}
+
+// vectorBatchTexts is how many texts the vectorizer embeds and stores at
+// a time.
+const vectorBatchTexts = 512
+
+// vectorText is one text the vectorizer embeds: a chunk, a node or an
+// edge of the version.
+type vectorText struct {
+	kind, key string
+	chunk     extract.Chunk
+	node      *extract.Node
+	edge      *extract.Edge
+}
+
+func (t vectorText) text(props query.VectorProps) string {
+	switch {
+	case t.node != nil:
+		return query.NodeText(*t.node, props[t.node.Type])
+	case t.edge != nil:
+		return query.EdgeText(*t.edge)
+	}
+	return t.chunk.Text
 }
 
 // versionChunks loads a version's chunks by reference.

@@ -42,6 +42,13 @@ type VectorStats struct {
 // vectorBatch bounds the rows of one insert (SQLite's bound variables).
 const vectorBatch = 500
 
+// A version's vectors are stored compactly (embed.EncodeCompact: float16,
+// as (index, value) pairs when most components are zero): per chunk, per
+// node and per edge one row of kind, key, model and the vector, some 2 KB
+// for a chunk and 0.1 to 1 KB for a node or an edge of the offline
+// embedder (1,024 dimensions; 4 KB each as float32 before). Vectors stored
+// as float32 by earlier releases still load.
+
 // SaveVectors replaces a version's vectors and their stats in one
 // transaction.
 func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, items []VectorItem) error {
@@ -50,23 +57,68 @@ func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, 
 		if err := deleteVectors(ctx, c, versionID); err != nil {
 			return err
 		}
-		for lo := 0; lo < len(items); lo += vectorBatch {
-			hi := min(lo+vectorBatch, len(items))
-			bulk := make([]*ent.VectorCreate, 0, hi-lo)
-			for _, it := range items[lo:hi] {
-				bulk = append(bulk, c.Vector.Create().SetVersionID(versionID).SetKind(vector.Kind(it.Kind)).
-					SetKey(it.Key).SetModel(st.Model).SetVector(embed.Encode(it.Vector)))
-			}
-			if err := c.Vector.CreateBulk(bulk...).Exec(ctx); err != nil {
-				return translate(err, "vectors")
-			}
+		if err := insertVectors(ctx, c, versionID, st.Model, items); err != nil {
+			return err
 		}
 		st.Vectors = len(items)
-		err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(st.Embedder).SetModel(st.Model).
-			SetDimensions(st.Dimensions).SetVectors(st.Vectors).SetCalls(st.Calls).SetTokens(st.Tokens).
-			SetCached(st.Cached).Exec(ctx)
-		return translate(err, "vector stats")
+		return insertVectorStats(ctx, c, versionID, st)
 	})
+}
+
+func insertVectors(ctx context.Context, c *ent.Client, versionID int, model string, items []VectorItem) error {
+	for lo := 0; lo < len(items); lo += vectorBatch {
+		hi := min(lo+vectorBatch, len(items))
+		bulk := make([]*ent.VectorCreate, 0, hi-lo)
+		for _, it := range items[lo:hi] {
+			bulk = append(bulk, c.Vector.Create().SetVersionID(versionID).SetKind(vector.Kind(it.Kind)).
+				SetKey(it.Key).SetModel(model).SetVector(embed.EncodeCompact(it.Vector)))
+		}
+		if err := c.Vector.CreateBulk(bulk...).Exec(ctx); err != nil {
+			return translate(err, "vectors")
+		}
+	}
+	return nil
+}
+
+func insertVectorStats(ctx context.Context, c *ent.Client, versionID int, st VectorStats) error {
+	err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(st.Embedder).SetModel(st.Model).
+		SetDimensions(st.Dimensions).SetVectors(st.Vectors).SetCalls(st.Calls).SetTokens(st.Tokens).
+		SetCached(st.Cached).Exec(ctx)
+	return translate(err, "vector stats")
+}
+
+// VectorWriter writes a version's vectors batch by batch, each batch in a
+// transaction of its own, so a large version neither holds every vector
+// in memory nor the database's write lock for long.
+type VectorWriter struct {
+	s         *Store
+	versionID int
+	model     string
+	n         int
+}
+
+// WriteVectors deletes a version's vectors and stats and returns a writer
+// of new ones; Close records the stats, which a reader takes as the mark
+// that the vectors are complete (a writer that never closes leaves
+// vectors without stats, which no search reads).
+func (s *Store) WriteVectors(ctx context.Context, versionID int, model string) (*VectorWriter, error) {
+	err := s.inTx(ctx, func(tx *writeTx) error { return deleteVectors(ctx, tx.Client(), versionID) })
+	if err != nil {
+		return nil, err
+	}
+	return &VectorWriter{s: s, versionID: versionID, model: model}, nil
+}
+
+// Add writes a batch of vectors.
+func (w *VectorWriter) Add(ctx context.Context, items []VectorItem) error {
+	w.n += len(items)
+	return w.s.inTx(ctx, func(tx *writeTx) error { return insertVectors(ctx, tx.Client(), w.versionID, w.model, items) })
+}
+
+// Close records the stats with the count of vectors written.
+func (w *VectorWriter) Close(ctx context.Context, st VectorStats) error {
+	st.Vectors, st.Model = w.n, w.model
+	return w.s.inTx(ctx, func(tx *writeTx) error { return insertVectorStats(ctx, tx.Client(), w.versionID, st) })
 }
 
 // deleteVectors deletes the vectors and vector stats of versions.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -34,9 +35,13 @@ func mustSaveVectors(t *testing.T, s *store.Store, versionID, n int) []store.Vec
 	return items
 }
 
+// equalItems compares vectors as stored: float16, each component within
+// 1/2048 of its own size.
 func equalItems(a, b []store.VectorItem) bool {
 	return slices.EqualFunc(a, b, func(x, y store.VectorItem) bool {
-		return x.Kind == y.Kind && x.Key == y.Key && slices.Equal(x.Vector, y.Vector)
+		return x.Kind == y.Kind && x.Key == y.Key && slices.EqualFunc(x.Vector, y.Vector, func(p, q float32) bool {
+			return math.Abs(float64(p-q)) <= math.Abs(float64(p))/2048+1e-7
+		})
 	})
 }
 
@@ -55,7 +60,7 @@ func TestStore_Vectors(t *testing.T) {
 			t.Fatalf("vectors before the vectorizer: %d, %v", len(items), err)
 		}
 
-		// More than one insert batch; every vector comes back bit for bit.
+		// More than one insert batch; every vector comes back (as float16).
 		items := mustSaveVectors(t, s, v.ID, 400)
 		got, err := s.Vectors(ctx, v.ID)
 		if err != nil || !equalItems(got, items) {

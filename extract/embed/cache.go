@@ -142,9 +142,13 @@ func Encode(v []float32) []byte {
 	return b
 }
 
-// Decode unpacks Encode's bytes; a length that is not a multiple of four
-// is a KindInternal error.
+// Decode unpacks the bytes of Encode or EncodeCompact (told apart by their
+// length: Encode's is a multiple of four, EncodeCompact's never is); any
+// other length is a KindInternal error.
 func Decode(b []byte) ([]float32, error) {
+	if len(b)%4 == compactRem {
+		return decodeCompact(b)
+	}
 	if len(b)%4 != 0 {
 		return nil, extract.Errorf(extract.KindInternal, "a stored vector has %d bytes, not a multiple of 4", len(b))
 	}
