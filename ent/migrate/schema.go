@@ -72,6 +72,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{ChunkJobsColumns[8], ChunkJobsColumns[2], ChunkJobsColumns[3]},
 			},
+			{
+				Name:    "chunkjob_version_id_state_document_id_chunk_index",
+				Unique:  false,
+				Columns: []*schema.Column{ChunkJobsColumns[8], ChunkJobsColumns[4], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+			},
 		},
 	}
 	// ChunkRunsColumns holds the columns for the "chunk_runs" table.

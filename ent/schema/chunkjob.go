@@ -45,5 +45,11 @@ func (ChunkJob) Edges() []ent.Edge {
 
 // Indexes of the ChunkJob.
 func (ChunkJob) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("version_id", "document_id", "chunk_index").Unique()}
+	return []ent.Index{
+		index.Fields("version_id", "document_id", "chunk_index").Unique(),
+		// Counts and lists a version's chunks by state without reading
+		// the rows (their results): every chunk job counts the settled
+		// ones, and a waiting run counts the done ones while it polls.
+		index.Fields("version_id", "state", "document_id", "chunk_index"),
+	}
 }
