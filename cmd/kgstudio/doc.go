@@ -90,17 +90,59 @@ type docJSON struct {
 	Bytes int    `json:"bytes"`
 }
 
-// addFiles stores files as documents and prints one line each: every
-// readable file is stored, and the files refused (missing, too large, not
-// text, malformed) are named in the error returned after the others.
+// Flushing thresholds of a folder: its documents are stored in one
+// transaction each time this many, or this many bytes of them, are read.
+const (
+	folderBatchDocs  = 20_000
+	folderBatchBytes = 64 << 20
+)
+
+// addFiles stores files, folders, zips and JSON corpora as documents (see
+// app.ReadDocuments and app.ReadFolder). A file that holds one document
+// prints one line (id, kind, name, added or already stored); a folder, a
+// zip or a corpus prints how many documents it added, and the files of
+// folders and zips that were skipped are named. Every readable file is
+// stored, the documents of one argument in one transaction (a folder in
+// a few); the files and passages refused (missing, too large, not text,
+// malformed) are named in the error returned after the others.
 func addFiles(ctx context.Context, st *store.Store, files []string, max int, out io.Writer) ([]extract.Document, error) {
 	var docs []extract.Document
 	var refused []string
+	var skipped []app.Problem
 	refuse := func(f, msg string) {
 		if !strings.Contains(msg, filepath.Base(f)) {
 			msg = f + ": " + msg
 		}
 		refused = append(refused, msg)
+	}
+	problems := func(ps []app.Problem) {
+		for _, p := range ps {
+			msg := p.Error
+			if !strings.Contains(msg, p.Name) {
+				msg = p.Name + ": " + msg
+			}
+			refused = append(refused, msg)
+		}
+	}
+	total, added, many := 0, 0, false
+	// save stores documents; n and created count them for the summary
+	// line of a folder, zip or corpus.
+	save := func(pending []extract.Document, n, created *int) ([]extract.Document, error) {
+		if len(pending) == 0 {
+			return nil, nil
+		}
+		got, isNew, err := st.AddDocuments(ctx, pending)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range isNew {
+			if c {
+				*created++
+			}
+		}
+		*n += len(got)
+		docs = append(docs, got...)
+		return got, nil
 	}
 	for _, f := range files {
 		info, err := os.Stat(f)
@@ -112,7 +154,37 @@ func addFiles(ctx context.Context, st *store.Store, files []string, max int, out
 			refuse(f, "cannot read it")
 			continue
 		case info.IsDir():
-			refuse(f, "is a folder, not a file")
+			many = true
+			n, created := 0, 0
+			var pending []extract.Document
+			size := 0
+			err := app.ReadFolder(f, max, func(fd app.FileDocuments) error {
+				skipped = append(skipped, fd.Skipped...)
+				problems(fd.Refused)
+				pending = append(pending, fd.Docs...)
+				for _, d := range fd.Docs {
+					size += len(d.Content)
+				}
+				if len(pending) < folderBatchDocs && size < folderBatchBytes {
+					return nil
+				}
+				_, err := save(pending, &n, &created)
+				pending, size = nil, 0
+				return err
+			})
+			if err == nil {
+				_, err = save(pending, &n, &created)
+			}
+			if n > 0 || err == nil {
+				fmt.Fprintf(out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
+			}
+			total, added = total+n, added+created
+			if err != nil {
+				if extract.KindOf(err) == extract.KindInternal || extract.KindOf(err) == extract.KindUnavailable {
+					return docs, err
+				}
+				refuse(f, "cannot read the folder")
+			}
 			continue
 		case info.Size() > int64(max):
 			refuse(f, fmt.Sprintf("%d bytes is over the limit of %d bytes", info.Size(), max))
@@ -123,24 +195,66 @@ func addFiles(ctx context.Context, st *store.Store, files []string, max int, out
 			refuse(f, "cannot read it")
 			continue
 		}
-		d, err := app.ReadDocument(filepath.Base(f), data, max)
+		fd, err := app.ReadDocuments(filepath.Base(f), data, max)
 		if err != nil {
 			refuse(f, extract.MessageOf(err))
 			continue
 		}
-		d, created, err := st.AddDocument(ctx, d)
+		skipped = append(skipped, fd.Skipped...)
+		problems(fd.Refused)
+		n, created := 0, 0
+		got, err := save(fd.Docs, &n, &created)
 		if err != nil {
 			return docs, err
 		}
-		state := "added"
-		if !created {
-			state = "already stored"
+		total, added = total+n, added+created
+		if fd.Many {
+			many = true
+			fmt.Fprintf(out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
+			continue
 		}
-		fmt.Fprintf(out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
-		docs = append(docs, d)
+		for _, d := range got {
+			state := "added"
+			if created == 0 {
+				state = "already stored"
+			}
+			fmt.Fprintf(out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
+		}
+	}
+	printSkipped(out, skipped)
+	if many || len(files) > 1 {
+		fmt.Fprintf(out, "added %d documents (%d of %d were already stored)\n", added, total-added, total)
 	}
 	if len(refused) > 0 {
-		return docs, fmt.Errorf("refused %d of %d files: %s", len(refused), len(files), strings.Join(refused, "; "))
+		return docs, fmt.Errorf("refused %d: %s", len(refused), strings.Join(refused, "; "))
 	}
 	return docs, nil
+}
+
+// printSkipped names the files of folders and zips that were not read,
+// hidden ones apart from those of other kinds, ten names a line at most.
+func printSkipped(out io.Writer, skipped []app.Problem) {
+	var hidden, other []string
+	for _, p := range skipped {
+		switch p.Error {
+		case app.SkipHidden:
+			hidden = append(hidden, p.Name)
+		case app.SkipOtherKind:
+			other = append(other, p.Name)
+		default:
+			other = append(other, p.Name+" ("+p.Error+")")
+		}
+	}
+	list := func(names []string) string {
+		if len(names) > 10 {
+			return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %d more", len(names)-10)
+		}
+		return strings.Join(names, ", ")
+	}
+	if len(hidden) > 0 {
+		fmt.Fprintf(out, "skipped %d hidden: %s\n", len(hidden), list(hidden))
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(out, "skipped %d of other kinds (kgstudio reads %s): %s\n", len(other), app.DocumentExts(), list(other))
+	}
 }
