@@ -145,17 +145,32 @@ func (w *chunkWorker) Timeout(*river.Job[chunkArgs]) time.Duration { return w.ti
 // finishWorker runs final jobs.
 type finishWorker struct {
 	river.WorkerDefaults[finishArgs]
-	a *App
+	a       *App
+	timeout time.Duration
 }
 
-// Work implements river.Worker.
+// Work implements river.Worker. A final job (summaries, vectors,
+// dialogues) may take longer than its timeout, which exists for River's
+// rescuer: a job with none (-1) is never rescued, so a final job killed
+// mid-way left its version running for ever. The job runs on past the
+// timeout (only a cancel or a shutdown stops it); the rescuer then hands
+// a copy to a worker, which waits while the version's lock is held (or,
+// on SQLite, while its heartbeat is fresh, see workFinish) and finishes
+// the version when the first one is dead.
 func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) error {
-	return w.a.workFinish(ctx, job)
+	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel(context.Cause(ctx))
+		}
+	})
+	defer stop()
+	return w.a.workFinish(wctx, job)
 }
 
-// Timeout implements river.Worker: a final job (summaries, vectors,
-// dialogues) may take long; the version lock keeps a rescued copy waiting.
-func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return -1 }
+// Timeout implements river.Worker: see Work.
+func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return w.timeout }
 
 // quietHandler passes on River's warnings and errors only: its info lines
 // (client started, stopped) say nothing a user needs. River's "job
@@ -202,7 +217,7 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 	if work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &chunkWorker{a: a, timeout: o.JobTimeout})
-		river.AddWorker(workers, &finishWorker{a: a})
+		river.AddWorker(workers, &finishWorker{a: a, timeout: o.RescueAfter})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Concurrency}}
 	}
@@ -800,6 +815,13 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	if !ok {
 		return nil // finished already (a copy of this job ran) or canceled
 	}
+	// A copy of a final job (River's rescuer hands one out once the job
+	// has run past its timeout) waits while the version's heartbeat is
+	// fresh: the first one still works, maybe in another process, whose
+	// lock (on SQLite, within the process) this one cannot see.
+	if job.Attempt > 1 && a.store.Now().Sub(v.HeartbeatAt) < finishStale {
+		return river.JobSnooze(finishBeat)
+	}
 	unlock, locked, err := a.store.LockVersion(ctx, v.ID)
 	if err != nil {
 		return err
@@ -818,6 +840,19 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	}
 	wctx, cancel, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
+	// The heartbeat says the final job is alive (see above).
+	beat := time.NewTicker(finishBeat)
+	defer beat.Stop()
+	go func() {
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-beat.C:
+				_ = a.store.Heartbeat(wctx, v.ID)
+			}
+		}
+	}()
 	err = a.finish(wctx, v, a.jobProgress(v.ID, cancel))
 	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
 		return river.JobCancel(store.ErrNotActive)
@@ -827,6 +862,13 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	}
 	return err
 }
+
+// A working final job beats every finishBeat; a copy takes over once the
+// beat is older than finishStale.
+const (
+	finishBeat  = 5 * time.Second
+	finishStale = 20 * time.Second
+)
 
 // stopped reports whether a job was stopped by its own process: the local
 // waiter of its run went away (wctx's cause), or the process's workers

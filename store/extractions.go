@@ -241,6 +241,13 @@ func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 	}), "version")
 }
 
+// Heartbeat records that a version's run is alive.
+func (s *Store) Heartbeat(ctx context.Context, id int) error {
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(id).SetHeartbeatAt(s.Now()).Exec(ctx)
+	}), "version")
+}
+
 // FinishVersion records the final status, elapsed time and error text.
 func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
 	now := s.Now()

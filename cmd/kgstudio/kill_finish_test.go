@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// TestExtract_KilledInFinalJobFinishes kills a foreground extract with
+// SIGKILL while its final job runs, then starts the server on the data
+// folder: River's rescuer hands the final job to the server's workers
+// (the final job has a timeout, so it can be rescued), which finish the
+// run with the graph an uninterrupted run makes.
+func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
+	args := func(data string) []string {
+		return []string{"extract", "--data", data, "--name", "carol", "--chunk-size", "200", "--overlap", "0", corpus}
+	}
+	killed := t.TempDir()
+	cmd := exec.Command(bin, args(killed)...)
+	cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(killed, store.DefaultSQLiteFile)+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		var n int
+		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
+		if err == nil && n > 0 {
+			break
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			t.Fatalf("the final job was not caught running (%v)", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	st := mustOpen(t, killed)
+	vs, err := st.UnfinishedVersions(context.Background())
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("after the kill: %d unfinished versions (%v), want the run", len(vs), err)
+	}
+	id := vs[0].ID
+	st.Close()
+
+	addr := freeAddr(t)
+	srv := startServer(t, bin, killed, addr)
+	deadline = time.Now().Add(180 * time.Second)
+	for {
+		s := getStatus(t, addr, id)
+		if s.Status == "done" {
+			break
+		}
+		if s.Status == "failed" || s.Status == "canceled" || time.Now().After(deadline) {
+			t.Fatalf("the killed run did not finish: %+v", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	_ = srv.Wait()
+
+	clean := t.TempDir()
+	c := exec.Command(bin, args(clean)...)
+	c.Env = append(c.Environ(), "DATABASE_URL=")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("clean run: %v\n%s", err, out)
+	}
+	ks, cs := mustOpen(t, killed), mustOpen(t, clean)
+	kg, err := ks.LoadGraph(context.Background(), id, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := cs.VersionByLabel(context.Background(), "carol", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := cs.LoadGraph(context.Background(), cv.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := graphText(kg), graphText(cg); a != b {
+		t.Fatalf("the rescued run's graph (%d nodes, %d edges) differs from the clean run's (%d, %d)", len(kg.Nodes), len(kg.Edges), len(cg.Nodes), len(cg.Edges))
+	}
+	t.Logf("%d nodes, %d edges in both runs", len(kg.Nodes), len(kg.Edges))
+}
