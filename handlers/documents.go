@@ -1,12 +1,10 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -36,36 +34,39 @@ func (h *Handler) maxUpload() int {
 	return extract.DefaultMaxBytes
 }
 
-// saveDocuments stores uploaded files or pasted text. A bad file is refused
-// with a message naming it; the files before it are kept.
+// saveDocuments stores uploaded files or pasted text: each file as
+// app.ReadDocuments reads it (a zip or a JSON corpus gives many
+// documents), the files of a folder ("folder", the form's folder field)
+// the same way, less hidden files and files of other kinds, which are
+// named as skipped. A bad file is refused with a message naming it; the
+// others are stored, all in one transaction.
 func (h *Handler) saveDocuments(c echo.Context) error {
 	ctx := c.Request().Context()
-	var added []extract.Document
-	var refused []uploadProblem
-	known := 0
-	var uploads []*multipart.FileHeader
+	var read []app.FileDocuments
+	var refused, skipped []app.Problem
+	var uploads, folder []*multipart.FileHeader
 	if form, err := c.MultipartForm(); err == nil && form != nil {
 		// "files" is the form's field; "file", the field of the graph and
 		// gold imports, is taken too.
 		uploads = append(form.File["files"], form.File["file"]...)
+		folder = form.File["folder"]
 	}
-	if len(uploads) > 0 {
-		for _, fh := range uploads {
-			d, created, err := h.readUpload(ctx, fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
-			if err != nil {
-				if dbFault(err) {
-					return err // the database, not the file: never blame the upload
+	if len(uploads)+len(folder) > 0 {
+		for i, fh := range append(uploads, folder...) {
+			if i >= len(uploads) {
+				// Browsers send a folder's files by their base names.
+				if r := app.SkipReason(fh.Filename); r != "" {
+					skipped = append(skipped, app.Problem{Name: fh.Filename, Error: r})
+					continue
 				}
-				refused = append(refused, uploadProblem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
+			}
+			fd, err := h.readUpload(fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
+			if err != nil {
+				refused = append(refused, app.Problem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
 				continue
 			}
-			if slices.ContainsFunc(added, func(a extract.Document) bool { return a.ID == d.ID }) {
-				continue // the same file twice in one upload
-			}
-			if !created {
-				known++
-			}
-			added = append(added, d)
+			read = append(read, fd)
+			skipped, refused = append(skipped, fd.Skipped...), appendNamed(refused, fd.Refused)
 		}
 	} else {
 		text := c.FormValue("text")
@@ -76,44 +77,88 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if name == "" {
 			name = pastedName(text)
 		}
-		d, created, err := h.addDocument(ctx, name, []byte(text))
-		if dbFault(err) {
-			return err
-		}
+		fd, err := app.ReadDocuments(name, []byte(text), h.maxUpload())
 		if err != nil {
-			refused = append(refused, uploadProblem{Name: name, Error: namedProblem(name, err)})
+			refused = append(refused, app.Problem{Name: name, Error: namedProblem(name, err)})
 		} else {
-			if !created {
+			read = append(read, fd)
+			refused = appendNamed(refused, fd.Refused)
+		}
+	}
+	var docs []extract.Document
+	many := false
+	for _, fd := range read {
+		docs = append(docs, fd.Docs...)
+		many = many || fd.Many
+	}
+	var added []extract.Document
+	known := 0
+	if len(docs) > 0 {
+		stored, created, err := h.store.AddDocuments(ctx, docs)
+		if err != nil {
+			return err // the database, not the files: never blame the upload
+		}
+		seen := make(map[int]bool, len(stored))
+		for i, d := range stored {
+			if seen[d.ID] {
+				continue // the same content twice in one upload
+			}
+			seen[d.ID] = true
+			if !created[i] {
 				known++
 			}
 			added = append(added, d)
 		}
 	}
 	switch {
-	case len(refused) > 0:
-		msgs := make([]string, len(refused))
-		for i, p := range refused {
-			msgs[i] = p.Error
-		}
-		msg := "Refused: " + strings.Join(msgs, "; ")
+	case len(refused) > 0 || len(skipped) > 0:
+		var parts []string
 		if len(added) > 0 {
-			msg = addedSummary(added, known) + " " + msg
+			parts = append(parts, addedSummary(added, known))
+		} else {
+			parts = append(parts, "Nothing was added.")
 		}
+		if len(skipped) > 0 {
+			other := false
+			parts = append(parts, "Skipped "+problemList(skipped, func(p app.Problem) string {
+				if p.Error == app.SkipOtherKind {
+					other = true
+					return p.Name + " (other kind)"
+				}
+				return p.Name + " (" + p.Error + ")"
+			})+".")
+			if other {
+				parts = append(parts, "kgstudio reads "+app.DocumentExts()+" files.")
+			}
+		}
+		if len(refused) > 0 {
+			parts = append(parts, "Refused: "+problemList(refused, func(p app.Problem) string { return p.Error }))
+		}
+		msg := strings.Join(parts, " ")
 		if wantsJSON(c) {
 			if added == nil {
 				added = []extract.Document{}
 			}
-			// Some files stored: 201, the refused ones listed beside them;
-			// none stored: 400.
+			if refused == nil {
+				refused = []app.Problem{}
+			}
+			// Some files stored: 201, the refused and skipped ones listed
+			// beside them; none stored: 400.
 			status := http.StatusCreated
 			if len(added) == 0 {
 				status = http.StatusBadRequest
 			}
-			return c.JSON(status, map[string]any{"error": msg, "status": status,
-				"stored": added, "refused": refused})
+			body := map[string]any{"status": status, "stored": added, "added": len(added) - known, "refused": refused}
+			if len(skipped) > 0 {
+				body["skipped"] = skipped
+			}
+			if len(refused) > 0 || len(added) == 0 {
+				body["error"] = msg
+			}
+			return c.JSON(status, body)
 		}
-		return redirectFlash(c, "/documents", msg, true)
-	case len(added) == 1:
+		return redirectFlash(c, "/documents", extract.Clip(msg, maxFlash), len(refused) > 0 || len(added) == 0)
+	case len(added) == 1 && !many:
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added[0])
 		}
@@ -126,55 +171,79 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added)
 		}
-		return redirectFlash(c, "/documents", addedSummary(added, known), false)
+		return redirectFlash(c, "/documents", extract.Clip(addedSummary(added, known), maxFlash), false)
 	}
 }
 
-// uploadProblem is a refused file of an upload.
-type uploadProblem struct {
-	Name  string `json:"name"`
-	Error string `json:"error"`
-}
+// maxFlash bounds a flash message in bytes, so that its cookie stays
+// under browsers' 4 KB.
+const maxFlash = 2000
 
-func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (extract.Document, bool, error) {
+// listedAtMost is how many stored documents, skipped or refused files a
+// message names; the rest are counted.
+const listedAtMost = 10
+
+// readUpload reads one uploaded file into its documents.
+func (h *Handler) readUpload(name string, open func() (io.ReadCloser, error), size int64) (app.FileDocuments, error) {
 	if size > int64(h.maxUpload()) {
-		return extract.Document{}, false, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
+		return app.FileDocuments{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
 	}
 	f, err := open()
 	if err != nil {
-		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		return app.FileDocuments{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1))
 	if err != nil {
-		return extract.Document{}, false, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		return app.FileDocuments{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
-	return h.addDocument(ctx, name, data)
-}
-
-// dbFault reports an error that is the store's, not the input's.
-func dbFault(err error) bool {
-	k := extract.KindOf(err)
-	return err != nil && (k == extract.KindInternal || k == extract.KindUnavailable)
+	return app.ReadDocuments(name, data, h.maxUpload())
 }
 
 // namedProblem says what was wrong with a file, naming it once.
-func namedProblem(name string, err error) string {
-	msg := extract.MessageOf(err)
+func namedProblem(name string, err error) string { return named(name, extract.MessageOf(err)) }
+
+// named prefixes msg with name unless it names it.
+func named(name, msg string) string {
 	if strings.Contains(msg, name) {
 		return msg
 	}
 	return name + ": " + msg
 }
 
-// addedSummary names the stored documents with their ids and says how
-// many were already stored.
+// appendNamed adds the problems of files inside an upload, each message
+// naming its file.
+func appendNamed(to, ps []app.Problem) []app.Problem {
+	for _, p := range ps {
+		to = append(to, app.Problem{Name: p.Name, Error: named(p.Name, p.Error)})
+	}
+	return to
+}
+
+// problemList joins at most listedAtMost problems and counts the rest.
+func problemList(ps []app.Problem, text func(app.Problem) string) string {
+	out := make([]string, 0, min(len(ps), listedAtMost))
+	for _, p := range ps[:min(len(ps), listedAtMost)] {
+		out = append(out, text(p))
+	}
+	s := strings.Join(out, "; ")
+	if len(ps) > listedAtMost {
+		s += fmt.Sprintf("; and %d more", len(ps)-listedAtMost)
+	}
+	return s
+}
+
+// addedSummary names the stored documents with their ids (the first
+// listedAtMost of them) and says how many were already stored.
 func addedSummary(added []extract.Document, known int) string {
-	names := make([]string, len(added))
-	for i, d := range added {
-		names[i] = fmt.Sprintf("%s (#%d)", d.Name, d.ID)
+	names := make([]string, 0, min(len(added), listedAtMost))
+	for _, d := range added[:min(len(added), listedAtMost)] {
+		names = append(names, fmt.Sprintf("%s (#%d)", d.Name, d.ID))
 	}
 	msg := "Stored " + strings.Join(names, ", ") + "."
+	if len(added) > listedAtMost {
+		msg = fmt.Sprintf("Stored %d documents: %s and %d more.", len(added), strings.Join(names, ", "), len(added)-listedAtMost)
+	}
 	if known > 0 {
 		msg += fmt.Sprintf(" %d of them were already stored.", known)
 	}
@@ -189,21 +258,6 @@ func pastedName(text string) string {
 	}
 	name := strings.Join(words[:min(len(words), 6)], " ")
 	return extract.Clip(name, 48) + ".txt"
-}
-
-// addDocument validates and stores one document. Dialogue JSON must parse
-// as one of the known dialogue shapes.
-func (h *Handler) addDocument(ctx context.Context, name string, data []byte) (extract.Document, bool, error) {
-	d, err := app.ReadDocument(name, data, h.maxUpload())
-	if err != nil {
-		return d, false, err
-	}
-	if d.Kind == extract.DocDialogue {
-		if _, err := dialogue.ParseAll([]byte(d.Content)); err != nil {
-			return d, false, err
-		}
-	}
-	return h.store.AddDocument(ctx, d)
 }
 
 // showDocument renders one document.

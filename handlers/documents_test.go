@@ -1,15 +1,28 @@
 package handlers_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/store"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -191,5 +204,228 @@ func TestDocuments_APIPartialUpload(t *testing.T) {
 	code, out = post(map[string][]byte{"one.txt": []byte("Grace Hopper wrote the first compiler.")})
 	if stored, _ := out["id"].(float64); code != http.StatusCreated || stored == 0 {
 		t.Fatalf("upload under \"file\": %d %v", code, out)
+	}
+}
+
+// documentsApps starts the handlers over a fresh SQLite database and, when
+// the test server is set, a fresh PostgreSQL one, with a 20 MB upload
+// limit; documents need no job workers.
+func documentsApps(t *testing.T) map[string]*testApp {
+	t.Helper()
+	all := map[string]store.Options{"SQLite": {DataDir: t.TempDir()}}
+	if admin := testdata.PostgresURL(t); admin != "" {
+		db, err := sql.Open("pgx", admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		name := "kgstudio_docs_" + hex.EncodeToString(b)
+		if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+			t.Fatalf("create test database: %v", err)
+		}
+		t.Cleanup(func() {
+			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+			db.Close()
+		})
+		u, err := url.Parse(admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + name
+		all["PostgreSQL"] = store.Options{URL: u.String()}
+	}
+	apps := map[string]*testApp{}
+	for name, opts := range all {
+		st, err := store.Open(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		runner := app.New(st, log, app.Providers{Prices: app.DefaultPrices()})
+		h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: 20 << 20})
+		srv := httptest.NewServer(h.NewServer())
+		t.Cleanup(func() {
+			srv.Close()
+			st.Close()
+		})
+		apps[name] = &testApp{Store: st, Handler: h, App: runner, Server: srv}
+	}
+	return apps
+}
+
+// postFiles posts files as a multipart form, each part under its field
+// ("files" or "folder"), and returns the response without following a
+// redirect.
+func postFiles(t *testing.T, a *testApp, path string, parts ...[3]string) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for _, p := range parts {
+		fw, err := w.CreateFormFile(p[0], p[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write([]byte(p[2]))
+	}
+	w.Close()
+	req, _ := http.NewRequest("POST", a.Server.URL+path, &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// zipBytes builds a zip of name, content pairs.
+func zipBytes(t *testing.T, files ...string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for i := 0; i < len(files); i += 2 {
+		f, err := w.Create(files[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(files[i+1]))
+	}
+	w.Close()
+	return buf.String()
+}
+
+// storedNames lists the stored documents' names, oldest first.
+func storedNames(t *testing.T, a *testApp) []string {
+	t.Helper()
+	docs, err := a.Store.ListDocuments(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := len(docs) - 1; i >= 0; i-- {
+		names = append(names, docs[i].Name)
+	}
+	return names
+}
+
+// The upload form takes a JSON corpus as one document per passage, a zip
+// and a folder as one per text file, naming the files skipped; a zip whose
+// path leads out of it is refused beside the files stored.
+func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
+	t.Parallel()
+	for name, a := range documentsApps(t) {
+		t.Run(name, func(t *testing.T) {
+			_, page := a.Get(t, "/documents")
+			form := page.Find(`[data-testid="upload-form"]`)
+			if accept, _ := form.Find(`input[name="files"]`).Attr("accept"); !strings.Contains(accept, ".zip") || !strings.Contains(accept, ".json") {
+				t.Fatalf("the files field accepts %q", accept)
+			}
+			if _, ok := form.Find(`[data-testid="upload-folder"][name="folder"]`).Attr("webkitdirectory"); !ok {
+				t.Fatal("the form has no folder field")
+			}
+			// A corpus in both shapes, through the form.
+			resp := postFiles(t, a, "/documents",
+				[3]string{"files", "musique.json", `[{"title":"Oslo","text":"Oslo is the capital of Norway."},{"title":"Bergen","paragraph_text":"Bergen lies on the west coast."}]`},
+				[3]string{"files", "hotpot.json", `{"Zebra":["Zebras are equines.", " They are striped."]}`})
+			resp.Body.Close()
+			msg, _ := flashOf(t, a, resp)
+			if resp.Header.Get("Location") != "/documents" || msg != "Stored Oslo (#1), Bergen (#2), Zebra (#3)." {
+				t.Fatalf("corpus upload: %s %q", resp.Header.Get("Location"), msg)
+			}
+			d, err := a.Store.Document(context.Background(), 3)
+			if err != nil || d.Content != "Zebras are equines. They are striped." || d.Kind != "text" {
+				t.Fatalf("passage document: %v %+v", err, d)
+			}
+			// A zip with hidden files and other kinds, a zip leading out of
+			// itself, and a folder.
+			resp = postFiles(t, a, "/documents",
+				[3]string{"files", "notes.zip", zipBytes(t, "notes/a.txt", "Ada Lovelace met Charles Babbage.", "notes/.DS_Store", "\x00", "notes/scan.pdf", "%PDF")},
+				[3]string{"files", "slip.zip", zipBytes(t, "ok.txt", "Fine.", "../../evil.txt", "x")},
+				[3]string{"folder", "b.md", "# Grace\n\nGrace Hopper joined the Navy."},
+				[3]string{"folder", ".hidden.txt", "secret"},
+				[3]string{"folder", "photo.jpg", "\xff\xd8"})
+			resp.Body.Close()
+			msg, _ = flashOf(t, a, resp)
+			for _, want := range []string{
+				"Stored notes/a.txt (#4), b.md (#5).",
+				"Skipped notes.zip/notes/.DS_Store (hidden); notes.zip/notes/scan.pdf (other kind); .hidden.txt (hidden); photo.jpg (other kind).",
+				"kgstudio reads .txt .text .md .markdown .csv .tsv .json .jsonl and .zip files.",
+				`Refused: slip.zip holds "../../evil.txt", a path that leads out of the zip; nothing of the zip was added`,
+			} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("flash %q lacks %q", msg, want)
+				}
+			}
+			want := []string{"Oslo", "Bergen", "Zebra", "notes/a.txt", "b.md"}
+			if got := storedNames(t, a); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("stored %q, want %q", got, want)
+			}
+			// Dialogue JSON is still one dialogue document.
+			resp = postFiles(t, a, "/documents", [3]string{"files", "chat.json", `{"sessions":[{"turns":[{"speaker":"A","text":"hi"},{"speaker":"B","text":"hello"}]}]}`})
+			resp.Body.Close()
+			if msg, doc := flashOf(t, a, resp); msg != "Document stored." || !strings.Contains(doc.Find(".badge").First().Text(), "dialogue") {
+				t.Fatalf("dialogue upload: %q", msg)
+			}
+			// Only skipped files: nothing added, said so.
+			resp = postFiles(t, a, "/documents", [3]string{"folder", "photo.png", "\x89PNG"})
+			resp.Body.Close()
+			if msg, _ := flashOf(t, a, resp); !strings.HasPrefix(msg, "Nothing was added. Skipped photo.png") {
+				t.Fatalf("a folder of pictures: %q", msg)
+			}
+		})
+	}
+}
+
+// Through the API a corpus of 6,000 passages is stored in one request in
+// seconds, answered with its documents; an upload with skipped files
+// answers them beside the stored ones.
+func TestDocuments_APICorpus(t *testing.T) {
+	t.Parallel()
+	var corpus bytes.Buffer
+	corpus.WriteString("[")
+	const n = 6000
+	for i := range n {
+		if i > 0 {
+			corpus.WriteString(",")
+		}
+		p, _ := json.Marshal(map[string]string{"title": fmt.Sprintf("Passage %d", i),
+			"text": fmt.Sprintf("Person%d met Person%d in City%d. %s", i, i+1, i%97, strings.Repeat("More words of the passage. ", 20))})
+		corpus.Write(p)
+	}
+	corpus.WriteString("]")
+	for name, a := range documentsApps(t) {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			resp := postFiles(t, a, "/api/documents", [3]string{"files", "corpus.json", corpus.String()})
+			var docs []struct {
+				ID   int    `json:"id"`
+				Name string `json:"name"`
+			}
+			err := json.NewDecoder(resp.Body).Decode(&docs)
+			resp.Body.Close()
+			took := time.Since(start)
+			t.Logf("%d passages (%.1f MB) uploaded and stored in %v", n, float64(corpus.Len())/1e6, took)
+			if err != nil || resp.StatusCode != http.StatusCreated || len(docs) != n || docs[n-1].Name != "Passage 5999" {
+				t.Fatalf("corpus upload: %d %v, %d documents", resp.StatusCode, err, len(docs))
+			}
+			if took > 30*time.Second {
+				t.Errorf("6,000 passages took %v", took)
+			}
+			resp = postFiles(t, a, "/api/documents", [3]string{"files", "notes.zip", zipBytes(t, "a.txt", "Ada Lovelace met Charles Babbage.", ".hidden", "x")})
+			var out struct {
+				Status  int
+				Added   int
+				Stored  []struct{ Name string }
+				Skipped []struct{ Name, Error string }
+				Refused []struct{ Name, Error string }
+				Error   string
+			}
+			err = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusCreated || out.Added != 1 || len(out.Stored) != 1 || len(out.Skipped) != 1 ||
+				out.Skipped[0].Name != "notes.zip/.hidden" || out.Skipped[0].Error != "hidden" || len(out.Refused) != 0 || out.Error != "" {
+				t.Fatalf("zip with a hidden file: %d %v %+v", resp.StatusCode, err, out)
+			}
+		})
 	}
 }
