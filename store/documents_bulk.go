@@ -13,8 +13,9 @@ import (
 // As with AddDocument, content is stored once: a document whose content
 // hash is stored already, or appears earlier in docs, is answered with the
 // stored one. The answer holds one document per document given, in order,
-// with its id, and whether it was created now. Nothing is stored when any
-// batch fails.
+// with its id, and whether it was created now (on PostgreSQL two writers
+// adding the same new content at once may both say so). Nothing is stored
+// when any batch fails.
 func (s *Store) AddDocuments(ctx context.Context, docs []extract.Document) ([]extract.Document, []bool, error) {
 	for _, d := range docs {
 		if d.SHA256 == "" {
