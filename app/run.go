@@ -45,16 +45,27 @@ func (a *App) Cancel(id int) bool {
 	return n > 0
 }
 
-// Resume queues again every version left queued or running whose jobs
-// are all gone (e.g. queued before the jobs were), so the workers finish
+// Resume marks failed the written versions a dead process left running
+// (store.FailInterruptedWrites), and queues again every version left
+// queued or running whose jobs are all gone (e.g. queued before the jobs were), so the workers finish
 // it; the jobs of a killed worker need nothing: River's rescuer hands them
 // to another.
 func (a *App) Resume(ctx context.Context) error {
+	// A graph written whole (an import, a merge, an edit) by a process
+	// that died is half written: it fails, and is never run.
+	if n, err := a.store.FailInterruptedWrites(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		a.log.Warn("versions interrupted while written marked failed", "versions", n)
+	}
 	vs, err := a.store.UnfinishedVersions(ctx)
 	if err != nil {
 		return err
 	}
 	for _, v := range vs {
+		if v.Written {
+			continue
+		}
 		rows, err := a.versionJobs(ctx, v.ID, store.ActiveJobStates)
 		if err != nil {
 			return err

@@ -85,6 +85,8 @@ type ExtractionVersion struct {
 	MergesApplied int `json:"merges_applied,omitempty"`
 	// NotSameApplied holds the value of the "not_same_applied" field.
 	NotSameApplied int `json:"not_same_applied,omitempty"`
+	// Written holds the value of the "written" field.
+	Written bool `json:"written,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionVersionQuery when eager-loading is set.
 	Edges        ExtractionVersionEdges `json:"edges"`
@@ -184,7 +186,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case extractionversion.FieldDocumentIds:
 			values[i] = new([]byte)
-		case extractionversion.FieldReference:
+		case extractionversion.FieldReference, extractionversion.FieldWritten:
 			values[i] = new(sql.NullBool)
 		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied:
 			values[i] = new(sql.NullInt64)
@@ -416,6 +418,12 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.NotSameApplied = int(value.Int64)
 			}
+		case extractionversion.FieldWritten:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field written", values[i])
+			} else if value.Valid {
+				_m.Written = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -591,6 +599,9 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("not_same_applied=")
 	builder.WriteString(fmt.Sprintf("%v", _m.NotSameApplied))
+	builder.WriteString(", ")
+	builder.WriteString("written=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Written))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -459,6 +459,20 @@ func (_c *ExtractionVersionCreate) SetNillableNotSameApplied(v *int) *Extraction
 	return _c
 }
 
+// SetWritten sets the "written" field.
+func (_c *ExtractionVersionCreate) SetWritten(v bool) *ExtractionVersionCreate {
+	_c.mutation.SetWritten(v)
+	return _c
+}
+
+// SetNillableWritten sets the "written" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableWritten(v *bool) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetWritten(*v)
+	}
+	return _c
+}
+
 // SetExtraction sets the "extraction" edge to the Extraction entity.
 func (_c *ExtractionVersionCreate) SetExtraction(v *Extraction) *ExtractionVersionCreate {
 	return _c.SetExtractionID(v.ID)
@@ -693,6 +707,10 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultNotSameApplied
 		_c.mutation.SetNotSameApplied(v)
 	}
+	if _, ok := _c.mutation.Written(); !ok {
+		v := extractionversion.DefaultWritten
+		_c.mutation.SetWritten(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -796,6 +814,9 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.NotSameApplied(); !ok {
 		return &ValidationError{Name: "not_same_applied", err: errors.New(`ent: missing required field "ExtractionVersion.not_same_applied"`)}
+	}
+	if _, ok := _c.mutation.Written(); !ok {
+		return &ValidationError{Name: "written", err: errors.New(`ent: missing required field "ExtractionVersion.written"`)}
 	}
 	if len(_c.mutation.ExtractionIDs()) == 0 {
 		return &ValidationError{Name: "extraction", err: errors.New(`ent: missing required edge "ExtractionVersion.extraction"`)}
@@ -954,6 +975,10 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.NotSameApplied(); ok {
 		_spec.SetField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
 		_node.NotSameApplied = value
+	}
+	if value, ok := _c.mutation.Written(); ok {
+		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
+		_node.Written = value
 	}
 	if nodes := _c.mutation.ExtractionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1564,6 +1589,18 @@ func (u *ExtractionVersionUpsert) AddNotSameApplied(v int) *ExtractionVersionUps
 	return u
 }
 
+// SetWritten sets the "written" field.
+func (u *ExtractionVersionUpsert) SetWritten(v bool) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldWritten, v)
+	return u
+}
+
+// UpdateWritten sets the "written" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateWritten() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldWritten)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -2139,6 +2176,20 @@ func (u *ExtractionVersionUpsertOne) AddNotSameApplied(v int) *ExtractionVersion
 func (u *ExtractionVersionUpsertOne) UpdateNotSameApplied() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateNotSameApplied()
+	})
+}
+
+// SetWritten sets the "written" field.
+func (u *ExtractionVersionUpsertOne) SetWritten(v bool) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetWritten(v)
+	})
+}
+
+// UpdateWritten sets the "written" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateWritten() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateWritten()
 	})
 }
 
@@ -2883,6 +2934,20 @@ func (u *ExtractionVersionUpsertBulk) AddNotSameApplied(v int) *ExtractionVersio
 func (u *ExtractionVersionUpsertBulk) UpdateNotSameApplied() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateNotSameApplied()
+	})
+}
+
+// SetWritten sets the "written" field.
+func (u *ExtractionVersionUpsertBulk) SetWritten(v bool) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetWritten(v)
+	})
+}
+
+// UpdateWritten sets the "written" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateWritten() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateWritten()
 	})
 }
 

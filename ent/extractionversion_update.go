@@ -550,6 +550,20 @@ func (_u *ExtractionVersionUpdate) AddNotSameApplied(v int) *ExtractionVersionUp
 	return _u
 }
 
+// SetWritten sets the "written" field.
+func (_u *ExtractionVersionUpdate) SetWritten(v bool) *ExtractionVersionUpdate {
+	_u.mutation.SetWritten(v)
+	return _u
+}
+
+// SetNillableWritten sets the "written" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableWritten(v *bool) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetWritten(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdate) AddNodeIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddNodeIDs(ids...)
@@ -966,6 +980,9 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.AddedNotSameApplied(); ok {
 		_spec.AddField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Written(); ok {
+		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1773,6 +1790,20 @@ func (_u *ExtractionVersionUpdateOne) AddNotSameApplied(v int) *ExtractionVersio
 	return _u
 }
 
+// SetWritten sets the "written" field.
+func (_u *ExtractionVersionUpdateOne) SetWritten(v bool) *ExtractionVersionUpdateOne {
+	_u.mutation.SetWritten(v)
+	return _u
+}
+
+// SetNillableWritten sets the "written" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableWritten(v *bool) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetWritten(*v)
+	}
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddNodeIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddNodeIDs(ids...)
@@ -2219,6 +2250,9 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.AddedNotSameApplied(); ok {
 		_spec.AddField(extractionversion.FieldNotSameApplied, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Written(); ok {
+		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{

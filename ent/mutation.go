@@ -6373,6 +6373,7 @@ type ExtractionVersionMutation struct {
 	addmerges_applied       *int
 	not_same_applied        *int
 	addnot_same_applied     *int
+	written                 *bool
 	clearedFields           map[string]struct{}
 	extraction              *int
 	clearedextraction       bool
@@ -8140,6 +8141,42 @@ func (m *ExtractionVersionMutation) ResetNotSameApplied() {
 	m.addnot_same_applied = nil
 }
 
+// SetWritten sets the "written" field.
+func (m *ExtractionVersionMutation) SetWritten(b bool) {
+	m.written = &b
+}
+
+// Written returns the value of the "written" field in the mutation.
+func (m *ExtractionVersionMutation) Written() (r bool, exists bool) {
+	v := m.written
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWritten returns the old "written" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldWritten(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWritten is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWritten requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWritten: %w", err)
+	}
+	return oldValue.Written, nil
+}
+
+// ResetWritten resets all changes to the "written" field.
+func (m *ExtractionVersionMutation) ResetWritten() {
+	m.written = nil
+}
+
 // ClearExtraction clears the "extraction" edge to the Extraction entity.
 func (m *ExtractionVersionMutation) ClearExtraction() {
 	m.clearedextraction = true
@@ -8525,7 +8562,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 33)
+	fields := make([]string, 0, 34)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -8625,6 +8662,9 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.not_same_applied != nil {
 		fields = append(fields, extractionversion.FieldNotSameApplied)
 	}
+	if m.written != nil {
+		fields = append(fields, extractionversion.FieldWritten)
+	}
 	return fields
 }
 
@@ -8699,6 +8739,8 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.MergesApplied()
 	case extractionversion.FieldNotSameApplied:
 		return m.NotSameApplied()
+	case extractionversion.FieldWritten:
+		return m.Written()
 	}
 	return nil, false
 }
@@ -8774,6 +8816,8 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldMergesApplied(ctx)
 	case extractionversion.FieldNotSameApplied:
 		return m.OldNotSameApplied(ctx)
+	case extractionversion.FieldWritten:
+		return m.OldWritten(ctx)
 	}
 	return nil, fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -9013,6 +9057,13 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetNotSameApplied(v)
+		return nil
+	case extractionversion.FieldWritten:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWritten(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
@@ -9425,6 +9476,9 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldNotSameApplied:
 		m.ResetNotSameApplied()
+		return nil
+	case extractionversion.FieldWritten:
+		m.ResetWritten()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)

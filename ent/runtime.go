@@ -309,6 +309,10 @@ func init() {
 	extractionversionDescNotSameApplied := extractionversionFields[31].Descriptor()
 	// extractionversion.DefaultNotSameApplied holds the default value on creation for the not_same_applied field.
 	extractionversion.DefaultNotSameApplied = extractionversionDescNotSameApplied.Default.(int)
+	// extractionversionDescWritten is the schema descriptor for written field.
+	extractionversionDescWritten := extractionversionFields[32].Descriptor()
+	// extractionversion.DefaultWritten holds the default value on creation for the written field.
+	extractionversion.DefaultWritten = extractionversionDescWritten.Default.(bool)
 	kgschemaMixin := schema.KGSchema{}.Mixin()
 	kgschemaMixinFields0 := kgschemaMixin[0].Fields()
 	_ = kgschemaMixinFields0

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -35,17 +38,75 @@ func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.C
 		return Version{}, err
 	}
 	fail := func(err error) (Version, error) {
-		_ = s.FinishVersion(context.WithoutCancel(ctx), v.ID, StatusFailed, time.Since(start), extract.MessageOf(err))
+		if errors.Is(err, ErrNotActive) || extract.KindOf(err) == extract.KindNotFound {
+			// Canceled (or canceled and deleted) while written: it stays
+			// as the cancel left it.
+			return Version{}, extract.Errorf(extract.KindConflict, "%s was canceled while it was written", v.Label())
+		}
+		_ = s.finishWritten(context.WithoutCancel(ctx), v.ID, StatusFailed, time.Since(start), extract.MessageOf(err))
 		return Version{}, err
 	}
-	if err := s.StartVersion(ctx, v.ID, 0); err != nil {
+	err = s.write(ctx, func(c *ent.Client) error {
+		now := s.Now()
+		return c.ExtractionVersion.UpdateOneID(v.ID).SetStatus(extractionversion.StatusRunning).SetWritten(true).
+			SetStartedAt(now).SetHeartbeatAt(now).Exec(ctx)
+	})
+	if err != nil {
+		return fail(translate(err, "version"))
+	}
+	// The heartbeat tells FailInterruptedWrites in other processes that
+	// the writer is alive.
+	bctx, stop := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(writeBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-bctx.Done():
+				return
+			case <-t.C:
+				_ = s.Heartbeat(bctx, v.ID)
+			}
+		}
+	}()
+	err = s.writeGraph(ctx, v.ID, g, true)
+	stop()
+	if err != nil {
 		return fail(err)
 	}
-	if err := s.WriteGraph(ctx, v.ID, g); err != nil {
-		return fail(err)
-	}
-	if err := s.FinishVersion(ctx, v.ID, StatusDone, time.Since(start), ""); err != nil {
+	if err := s.finishWritten(ctx, v.ID, StatusDone, time.Since(start), ""); err != nil {
 		return fail(err)
 	}
 	return s.Version(ctx, v.ID)
+}
+
+// A written version's writer beats every writeBeat; one whose beat is
+// older than writeStale is taken for dead.
+const (
+	writeBeat  = 5 * time.Second
+	writeStale = time.Minute
+)
+
+// finishWritten is FinishVersion for a written version that is still
+// running: one canceled meanwhile is left canceled (ErrNotActive).
+func (s *Store) finishWritten(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
+	err := s.write(ctx, func(c *ent.Client) error {
+		n, err := c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusRunning)).
+			SetStatus(extractionversion.Status(status)).SetFinishedAt(s.Now()).SetHeartbeatAt(s.Now()).SetError(errText).
+			AddElapsedMs(elapsed.Milliseconds()).Save(ctx)
+		if err == nil && n == 0 {
+			return ErrNotActive
+		}
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotActive) {
+			return err
+		}
+		return translate(err, "version")
+	}
+	if status == StatusDone {
+		return s.refreshCounts(ctx, id)
+	}
+	return nil
 }

@@ -69,6 +69,9 @@ type Version struct {
 	// MergesApplied and NotSameApplied count the remembered duplicate
 	// answers the run applied.
 	Injected, MergesApplied, NotSameApplied int
+	// Written marks a version whose graph one call writes whole (an
+	// import, a merge, an edit; SaveGraphVersion), not a run.
+	Written bool
 }
 
 // Label is "name@number".
@@ -90,6 +93,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt,
 		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
 		Edits: decodeEdits(v.Edits), Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
+		Written: v.Written,
 	}
 }
 
@@ -239,6 +243,27 @@ func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
 			SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").SetChunkErrors("").Exec(ctx)
 	}), "version")
+}
+
+// ErrInterruptedWrite is the error of a written version (an import, a
+// merge, an edit) left running by a process that died while it wrote it.
+const ErrInterruptedWrite = "interrupted while written; import again"
+
+// FailInterruptedWrites marks failed the written versions left running
+// (see Version.Written) whose writer's heartbeat (every writeBeat) is
+// older than writeStale: a process died while it wrote them, and nothing
+// can finish them. It returns how many it marked.
+func (s *Store) FailInterruptedWrites(ctx context.Context) (int, error) {
+	n := 0
+	err := s.write(ctx, func(c *ent.Client) error {
+		var err error
+		n, err = c.ExtractionVersion.Update().Where(extractionversion.Written(true),
+			extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning),
+			extractionversion.HeartbeatAtLT(s.Now().Add(-writeStale))).
+			SetStatus(extractionversion.StatusFailed).SetError(ErrInterruptedWrite).SetFinishedAt(s.Now()).Save(ctx)
+		return err
+	})
+	return n, translate(err, "versions")
 }
 
 // Heartbeat records that a version's run is alive.

@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
+	gosql "database/sql"
+	"errors"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -39,6 +41,15 @@ const BatchSize = 500
 // CONFLICT and without a statement journal (see inTxBulk). Keys, types and labels longer than MaxIndexedBytes are clipped (boundKey),
 // here and in the run sink alike.
 func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) error {
+	return s.writeGraph(ctx, versionID, g, false)
+}
+
+// writeGraph is WriteGraph; with running, every transaction first checks
+// that the version is still running (ErrNotActive when it was canceled or
+// deleted), holding its row (PostgreSQL) until it commits, so a cancel
+// stops the write at the next batch and a delete waits for the batch in
+// flight instead of failing it.
+func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, running bool) error {
 	g = boundGraph(g)
 	// A transaction per statement on PostgreSQL; on SQLite, where every
 	// commit writes the index pages it touched to the WAL again, up to
@@ -68,6 +79,9 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 			deg = degrees[start:min(start+txRows, len(nodes))]
 		}
 		nodeBatches = append(nodeBatches, func(ctx context.Context, b *writeTx) error {
+			if err := checkRunning(ctx, b, versionID, running); err != nil {
+				return err
+			}
 			b.copy, b.allNew = true, fresh
 			return upsertNodes(ctx, b, versionID, part, deg)
 		})
@@ -75,6 +89,9 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 	for start := 0; start < len(edges); start += txRows {
 		part := edges[start:min(start+txRows, len(edges))]
 		edgeBatches = append(edgeBatches, func(ctx context.Context, b *writeTx) error {
+			if err := checkRunning(ctx, b, versionID, running); err != nil {
+				return err
+			}
 			b.copy, b.allNew = true, fresh
 			return upsertEdges(ctx, b, versionID, part)
 		})
@@ -96,6 +113,9 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 			mentionCache = sqliteCacheKiB(ms.len())
 		}
 		err := s.inTxBulk(ctx, mentionCache, versionID, func(b *writeTx) error {
+			if err := checkRunning(ctx, b, versionID, running); err != nil {
+				return err
+			}
 			b.copy, b.allNew = true, fresh
 			return insertMentions(ctx, b, versionID, ms)
 		})
@@ -104,6 +124,29 @@ func (s *Store) WriteGraph(ctx context.Context, versionID int, g extract.Graph) 
 		}
 	}
 	return s.refreshCounts(ctx, versionID)
+}
+
+// checkRunning, when running is set, checks within a transaction that a
+// version is running, and on PostgreSQL holds its row (FOR SHARE) until
+// the transaction ends, so a delete of the version waits for it.
+func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) error {
+	if !running {
+		return nil
+	}
+	q := `SELECT status FROM extraction_versions WHERE id = ?`
+	if b.dialect == dialect.Postgres {
+		q += ` FOR SHARE`
+	}
+	var st string
+	switch err := b.QueryRowContext(ctx, b.rebind(q), versionID).Scan(&st); {
+	case errors.Is(err, gosql.ErrNoRows):
+		return ErrNotActive
+	case err != nil:
+		return fmt.Errorf("check version: %w", err)
+	case st != StatusRunning:
+		return ErrNotActive
+	}
+	return nil
 }
 
 // refreshCounts stores the node and edge counts of a version.

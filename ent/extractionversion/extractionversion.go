@@ -81,6 +81,8 @@ const (
 	FieldMergesApplied = "merges_applied"
 	// FieldNotSameApplied holds the string denoting the not_same_applied field in the database.
 	FieldNotSameApplied = "not_same_applied"
+	// FieldWritten holds the string denoting the written field in the database.
+	FieldWritten = "written"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
 	EdgeExtraction = "extraction"
 	// EdgeNodes holds the string denoting the nodes edge name in mutations.
@@ -184,6 +186,7 @@ var Columns = []string{
 	FieldInjected,
 	FieldMergesApplied,
 	FieldNotSameApplied,
+	FieldWritten,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -249,6 +252,8 @@ var (
 	DefaultMergesApplied int
 	// DefaultNotSameApplied holds the default value on creation for the "not_same_applied" field.
 	DefaultNotSameApplied int
+	// DefaultWritten holds the default value on creation for the "written" field.
+	DefaultWritten bool
 )
 
 // Status defines the type for the "status" enum field.
@@ -446,6 +451,11 @@ func ByMergesApplied(opts ...sql.OrderTermOption) OrderOption {
 // ByNotSameApplied orders the results by the not_same_applied field.
 func ByNotSameApplied(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNotSameApplied, opts...).ToFunc()
+}
+
+// ByWritten orders the results by the written field.
+func ByWritten(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWritten, opts...).ToFunc()
 }
 
 // ByExtractionField orders the results by extraction field.

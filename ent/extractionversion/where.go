@@ -210,6 +210,11 @@ func NotSameApplied(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldNotSameApplied, v))
 }
 
+// Written applies equality check predicate on the "written" field. It's identical to WrittenEQ.
+func Written(v bool) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldWritten, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCreatedAt, v))
@@ -1573,6 +1578,16 @@ func NotSameAppliedLT(v int) predicate.ExtractionVersion {
 // NotSameAppliedLTE applies the LTE predicate on the "not_same_applied" field.
 func NotSameAppliedLTE(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldLTE(FieldNotSameApplied, v))
+}
+
+// WrittenEQ applies the EQ predicate on the "written" field.
+func WrittenEQ(v bool) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldWritten, v))
+}
+
+// WrittenNEQ applies the NEQ predicate on the "written" field.
+func WrittenNEQ(v bool) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldWritten, v))
 }
 
 // HasExtraction applies the HasEdge predicate on the "extraction" edge.

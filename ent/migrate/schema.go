@@ -271,6 +271,7 @@ var (
 		{Name: "injected", Type: field.TypeInt, Default: 0},
 		{Name: "merges_applied", Type: field.TypeInt, Default: 0},
 		{Name: "not_same_applied", Type: field.TypeInt, Default: 0},
+		{Name: "written", Type: field.TypeBool, Default: false},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -281,7 +282,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[33]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[34]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -290,7 +291,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[33], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[34], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

@@ -65,6 +65,11 @@ func (ExtractionVersion) Fields() []ent.Field {
 		// remembered duplicate answers that the run applied.
 		field.Int("merges_applied").Default(0),
 		field.Int("not_same_applied").Default(0),
+		// written marks a version whose graph one call writes whole (an
+		// import, a merge, an edit) rather than a run's jobs: left
+		// running, it was interrupted while written, and is never
+		// resumed as a run.
+		field.Bool("written").Default(false),
 	}
 }
 
