@@ -192,7 +192,10 @@ func corpusJSONError(dec *json.Decoder, err error, where string) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return Wrap(KindInvalid, err, "cannot read the corpus: %s", where)
+	if where != "" {
+		return Wrap(KindInvalid, err, "cannot read the corpus at %s", strings.TrimSuffix(where, ": "))
+	}
+	return Wrap(KindInvalid, err, "cannot read the corpus")
 }
 
 // tokenKind names the JSON kind of a top-level token.

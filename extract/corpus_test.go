@@ -3,11 +3,14 @@ package extract_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -103,6 +106,17 @@ func TestReadCorpus_Invalid(t *testing.T) {
 				t.Fatalf("%v (kind %s), want an invalid *Error with %q", err, extract.KindOf(err), tc.want)
 			}
 		})
+	}
+}
+
+// A reader that fails is an invalid error saying the corpus could not be
+// read.
+func TestReadCorpus_ReadError(t *testing.T) {
+	t.Parallel()
+	r := io.MultiReader(strings.NewReader(`[{"title":"a","text":"b"},`), iotest.ErrReader(errors.New("disk gone")))
+	_, err := extract.ReadCorpus(r)
+	if extract.KindOf(err) != extract.KindInvalid || extract.MessageOf(err) != "cannot read the corpus at passage 2" || !strings.Contains(err.Error(), "disk gone") {
+		t.Fatalf("%v (kind %s)", err, extract.KindOf(err))
 	}
 }
 
