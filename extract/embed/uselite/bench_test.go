@@ -54,7 +54,7 @@ func benchEncode(b *testing.B, texts []string) {
 	}
 }
 
-// BenchmarkEncodeSentences embeds 40 sentences and queries (6-37 tokens)
+// BenchmarkEncodeSentences embeds 40 sentences and queries (4-37 tokens)
 // in one call.
 func BenchmarkEncodeSentences(b *testing.B) {
 	s, _ := benchTexts(b)

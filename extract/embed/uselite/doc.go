@@ -4,7 +4,7 @@
 // is the Earth?" meets "The planet formed 4.5 billion years ago"). The
 // weights ship inside the package (model/, embedded with go:embed), so it
 // needs no download and no network; they are loaded on first use, once,
-// in about 0.1 s.
+// in 50-70 ms.
 //
 // # Model
 //
@@ -33,7 +33,7 @@
 //
 // # Weights and parity
 //
-// model/weights.bin holds the network's 6,975,872 matrix values as int16
+// model/weights.bin holds the network's 6,963,712 matrix values as int16
 // with one float32 scale per column (14.0 MB instead of 27.9 MB as
 // float32); vectors and scalars stay float32. The choice was measured
 // against testdata/use_ref.json, 42 texts with the token ids and vectors
@@ -66,7 +66,10 @@
 // elsewhere), and the last feed-forward projection, being linear, is
 // applied to the mean instead of to every token. Embed spreads batches
 // over GOMAXPROCS goroutines. BenchmarkEncode* report tokens per second
-// per core (run with -cpu 1): SPEED.
+// per core (run with -cpu 1) and per second of CPU time. On a shared
+// two-core Xeon, eight runs each, min/median: 40 sentences and queries
+// (732 tokens) in one call 4,160/4,480 tokens/s; a 1,121-token chunk
+// (nine windows) 5,280/5,660 tokens/s; a 6-token query takes 1.8 ms.
 package uselite
 
 //go:generate go run ./internal/gen -out model

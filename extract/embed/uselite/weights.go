@@ -35,7 +35,6 @@ type attention struct {
 	qkvBias             []float32
 	out                 packed // in×modelWidth
 	outBias             []float32
-	in                  int
 }
 
 // ffn is one layer's pre-LayerNorm feed-forward block.
@@ -199,7 +198,6 @@ func buildModel(ts tensorSet, tok *tokenizer) (*model, error) {
 			in = modelWidth
 		}
 		a := &m.attn[l]
-		a.in = in
 		a.normScale = get(p+"attn.norm.scale", in)
 		a.normBias = get(p+"attn.norm.bias", in)
 		qkv := get(p+"attn.qkv.w", in, 3*in)
