@@ -2,7 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,22 +28,26 @@ import (
 // `kgstudio extract`.
 //
 //   - Each chunk of a text document is one chunk job: it extracts the chunk
-//     and stores the result in one transaction keyed by the chunk
-//     (store.StageChunk), so a job that runs again stores nothing twice. A
-//     failed attempt keeps its error and is retried with backoff; after the
-//     last attempt the chunk is settled as failed.
-//   - The chunk job that settles the last chunk enqueues the version's
-//     final job (unique per version and round). It merges the stored
-//     results in chunk order through the same pipeline as before
-//     (extract.RunJobs over the version's sink), so the graph is the one a
-//     single process makes, whichever worker extracted which chunk and in
-//     what order. CSV tables and dialogues (stateful: one turn after the
-//     other) run inside the final job, route after route as before; then
-//     rules, summaries, merge decisions and vectors, and the version's
-//     final status.
-//   - Cancel marks the version canceled and cancels its River jobs; every
-//     job also watches the version's status, so a cancel pressed on any
-//     instance stops the run everywhere.
+//     and settles it in the transaction that completes the job
+//     (store.SettleChunk with River's JobCompleteTx on the store's own
+//     database handle): the chunk is merged into the version when every
+//     chunk before it in the run's order is, else staged until they are
+//     (the job that merges the chunk before it merges it next, one
+//     transaction each: store.DrainChunks). So the graph is merged in
+//     chunk order, the one a single process makes, whichever worker
+//     extracted which chunk; a job that runs again stores nothing twice.
+//     A failed attempt keeps its error and is retried with backoff; after
+//     the last attempt the chunk is settled as failed, which stops the
+//     merge there (resume and retry ask it again and merge on in order).
+//   - The transaction that settles the last chunk also queues the
+//     version's final job (unique per version and round), which does what
+//     needs every chunk: it merges any chunk still staged, runs CSV tables
+//     and dialogues (stateful: one turn after the other) route after route
+//     as before, then rules, summaries, merge decisions and vectors, and
+//     records the version's final status.
+//   - Cancel marks the version canceled and cancels its River jobs (River
+//     tells a running job so, on any instance); a chunk's settle also
+//     checks the version is still running, under its lock.
 //   - A worker that dies leaves its jobs running in river_job; River's
 //     rescuer hands them to another worker once they have run longer than
 //     the rescue delay (WorkerOptions.RescueAfter). A final job runs under
@@ -64,6 +68,9 @@ type chunkArgs struct {
 	Expect int `json:"expect"`
 	// Round names the queuing the job belongs to.
 	Round int64 `json:"round"`
+	// Seq is the chunk's place in the run's order of text chunks, the
+	// order the chunks are merged in.
+	Seq int `json:"seq"`
 }
 
 // Kind implements river.JobArgs.
@@ -116,7 +123,13 @@ func (o WorkerOptions) withDefaults() WorkerOptions {
 }
 
 // maxAttempts is how often a chunk is tried before it is settled failed.
-const maxAttempts = 4
+// River's own limit is higher (riverAttempts): a job River gave up on
+// would leave its chunk unsettled and its run waiting, so River retries
+// and rescues a job until the job itself settles its chunk failed.
+const (
+	maxAttempts   = 4
+	riverAttempts = 25
+)
 
 // retryPolicy backs off exponentially: 1 s, 2 s, 4 s ... at most a minute.
 type retryPolicy struct{}
@@ -207,7 +220,7 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 	o = o.withDefaults()
 	cfg := &river.Config{
 		Logger:               slog.New(quietHandler{a.log.Handler()}),
-		MaxAttempts:          maxAttempts,
+		MaxAttempts:          riverAttempts,
 		RetryPolicy:          retryPolicy{},
 		JobTimeout:           o.JobTimeout,
 		RescueStuckJobsAfter: o.RescueAfter,
@@ -282,23 +295,7 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	a.workers++
 	a.started = append(a.started, w)
 	a.qmu.Unlock()
-	go func() {
-		// Every minute, queue again the runs left with no job (a job
-		// River gave up on, say a killed worker's on its last attempt).
-		t := time.NewTicker(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				w.gone()
-				return
-			case <-t.C:
-				if err := a.Resume(ctx); err != nil && ctx.Err() == nil {
-					a.log.Warn("resume unfinished extractions", "error", err)
-				}
-			}
-		}
-	}()
+	context.AfterFunc(ctx, w.gone)
 	return w, nil
 }
 
@@ -469,6 +466,8 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, store.StatusFailed, 0, errText(err))
 		return queued, err
 	}
+	// Merged chunks (a chunk run each) and those whose jobs are done
+	// (merged or staged) are kept; the failed ones are asked again.
 	finished, err := a.store.Sink(v.ID, 0).Finished(ctx)
 	if err != nil {
 		return queued, err
@@ -492,16 +491,10 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	round := time.Now().UnixNano()
 	var pending []chunkArgs
-	expect := 0
-	for _, j := range text {
+	for seq, j := range text {
 		ref := j.Chunk.Ref()
-		switch {
-		case staged[ref]:
-			expect++
-		case finished[ref]:
-		default:
-			expect++
-			pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round})
+		if !staged[ref] && !finished[ref] {
+			pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round, Seq: seq})
 		}
 	}
 	if err := a.store.QueueVersion(ctx, v.ID, total, done); err != nil {
@@ -516,7 +509,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
-		pending[i].Expect = expect
+		pending[i].Expect = len(pending)
 		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, Priority: priority, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
 	}
 	for start := 0; start < len(params); start += 1000 {
@@ -530,46 +523,45 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 
 // enqueueFinish queues a version's final job, once per round.
 func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
-	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round},
-		&river.InsertOpts{Metadata: jobMeta(versionID), Priority: priorityFinish, UniqueOpts: river.UniqueOpts{ByArgs: true}})
+	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round}, finishOpts(versionID))
 	if err != nil {
 		return fmt.Errorf("queue final job: %w", err)
 	}
 	return nil
 }
 
-// watchVersion returns a context canceled when the version stops being
-// queued or running (a cancel from any instance), checked every interval.
+// enqueueFinishTx queues a version's final job within tx, the transaction
+// that settles its last chunk.
+func (a *App) enqueueFinishTx(ctx context.Context, tx *sql.Tx, versionID int, round int64) error {
+	q, err := a.inserter()
+	if err != nil {
+		return err
+	}
+	if _, err := q.InsertTx(ctx, tx, finishArgs{VersionID: versionID, Round: round}, finishOpts(versionID)); err != nil {
+		return fmt.Errorf("queue final job: %w", err)
+	}
+	return nil
+}
+
+func finishOpts(versionID int) *river.InsertOpts {
+	return &river.InsertOpts{Metadata: jobMeta(versionID), Priority: priorityFinish, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// watchVersion returns a context canceled when a local waiter of the
+// version stops waiting (its foreground run was interrupted). A cancel
+// from any instance reaches a running job through River (the job's
+// context ends with rivertype.ErrJobCancelledRemotely) and through the
+// version's status, which every settle checks under the version's lock.
 func (a *App) watchVersion(ctx context.Context, id int) (context.Context, context.CancelCauseFunc, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
 	var stops []func() bool
 	for _, w := range a.waitersOf(id) {
 		stops = append(stops, context.AfterFunc(w.ctx, func() { cancel(errWaiterGone) }))
 	}
-	go func() {
-		t := time.NewTicker(300 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				st, err := a.store.VersionStatus(ctx, id)
-				if err == nil && st != store.StatusQueued && st != store.StatusRunning {
-					cancel(store.ErrNotActive)
-					return
-				}
-			}
-		}
-	}()
 	return ctx, cancel, func() {
 		for _, s := range stops {
 			s()
 		}
-		close(done)
 		cancel(nil)
 	}
 }
@@ -586,7 +578,8 @@ func (a *App) activeVersion(ctx context.Context, id int) (store.Version, bool, e
 	return v, v.Active(), nil
 }
 
-// workChunk extracts one chunk and stores its result.
+// workChunk extracts one chunk and settles it (store.SettleChunk): merged
+// or staged, and the job completed, in one transaction.
 func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	args := job.Args
 	st, err := a.store.VersionStatus(ctx, args.VersionID)
@@ -609,67 +602,90 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
 	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
-	// A job River runs again whose chunk is stored already (a killed
-	// worker's, whose completion River had not recorded yet) has nothing
-	// to ask.
+	// A job River runs again whose chunk is settled already (a killed
+	// worker's, rescued) has nothing to ask.
 	if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil || done {
 		return err
 	}
-	all, err := a.extractChunk(wctx, run, ref, job.Attempt, args.Expect)
-	if err != nil {
-		if errors.Is(context.Cause(wctx), store.ErrNotActive) || errors.Is(err, store.ErrNotActive) {
-			return river.JobCancel(store.ErrNotActive)
+	fragments := sinkFragments(v.Config)
+	// finishHook queues the final job once every chunk is settled, in the
+	// settle's transaction; completeHook also completes this job there.
+	finishHook := func(ctx context.Context, tx *sql.Tx, all bool) error {
+		if !all {
+			return nil
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// Past the job timeout: kept as the chunk's last error, and
-			// River tries again, up to the last attempt.
-			final := job.Attempt >= job.MaxAttempts
-			all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect,
-				"timeout: the chunk job ran past its time limit (--job-timeout)", final)
-			if ferr == nil && all {
-				ferr = a.finishAfter(context.WithoutCancel(ctx), v.ID, args.Round)
+		return a.enqueueFinishTx(ctx, tx, v.ID, args.Round)
+	}
+	res, err := a.extractChunk(wctx, run, ref)
+	if err == nil {
+		completeHook := func(ctx context.Context, tx *sql.Tx, all bool) error {
+			if err := finishHook(ctx, tx, all); err != nil {
+				return err
 			}
-			if ferr != nil && !errors.Is(ferr, store.ErrNotActive) {
-				a.log.Warn("record chunk timeout", "version_id", v.ID, "error", ferr)
-			}
-			return err
+			return store.CompleteJob(ctx, tx, job)
 		}
-		if stopped(ctx, wctx) {
-			// Our own process stopped the job (its foreground run was
-			// interrupted, or its workers shut down): not a failure of
-			// the chunk. The job goes back to the queue, its attempt not
-			// counted, for any worker to take.
-			return river.JobSnooze(0)
-		}
-		// A provider's answer (a 429 or 500 after the client's own
-		// backed-off retries) or a chunk it refuses settles the chunk
-		// failed at once, as a run always did: retry or resume asks it
-		// again. Anything else (a timeout, a database error) is tried
-		// again with backoff, up to the last attempt.
-		final := job.Attempt >= job.MaxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
-		ce := extract.ChunkErrorOf(ref, err)
-		msg := ce.Status + ": " + ce.Message
-		all, ferr := a.store.FailChunk(context.WithoutCancel(ctx), v.ID, ref, job.Attempt, args.Expect, msg, final)
-		if errors.Is(ferr, store.ErrNotActive) {
+		settled, err := a.store.SettleChunk(ctx, v.ID, fragments, args.Expect,
+			store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Result: &res}, completeHook)
+		if errors.Is(err, store.ErrNotActive) {
 			return river.JobCancel(err)
 		}
-		if ferr != nil {
-			return errors.Join(err, ferr)
+		if err != nil {
+			return err
 		}
-		if all {
-			if qerr := a.finishAfter(ctx, v.ID, args.Round); qerr != nil {
-				return errors.Join(err, qerr)
+		if settled.Drain {
+			// The chunks staged after this one merge now, in order; what
+			// is left (a stop, a cancel) the next settle or the final
+			// job merges.
+			if _, err := a.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
+				a.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
 			}
+		}
+		return nil
+	}
+	if errors.Is(err, store.ErrNotActive) || errors.Is(context.Cause(ctx), rivertype.ErrJobCancelledRemotely) {
+		return river.JobCancel(store.ErrNotActive)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Past the job timeout: kept as the chunk's last error, and
+		// River tries again, up to the last attempt.
+		final := job.Attempt >= maxAttempts
+		_, ferr := a.store.SettleChunk(context.WithoutCancel(ctx), v.ID, fragments, args.Expect,
+			store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Final: final,
+				Error: "timeout: the chunk job ran past its time limit (--job-timeout)"}, finishHook)
+		if ferr != nil && !errors.Is(ferr, store.ErrNotActive) {
+			a.log.Warn("record chunk timeout", "version_id", v.ID, "error", ferr)
 		}
 		if final {
 			return river.JobCancel(err)
 		}
 		return err
 	}
-	if all {
-		return a.finishAfter(ctx, v.ID, args.Round)
+	if stopped(ctx, wctx) {
+		// Our own process stopped the job (its foreground run was
+		// interrupted, or its workers shut down): not a failure of
+		// the chunk. The job goes back to the queue, its attempt not
+		// counted, for any worker to take.
+		return river.JobSnooze(0)
 	}
-	return nil
+	// A provider's answer (a 429 or 500 after the client's own
+	// backed-off retries) or a chunk it refuses settles the chunk
+	// failed at once, as a run always did: retry or resume asks it
+	// again. Anything else (a timeout, a database error) is tried
+	// again with backoff, up to the last attempt.
+	final := job.Attempt >= maxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
+	ce := extract.ChunkErrorOf(ref, err)
+	_, ferr := a.store.SettleChunk(context.WithoutCancel(ctx), v.ID, fragments, args.Expect,
+		store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Final: final, Error: ce.Status + ": " + ce.Message}, finishHook)
+	if errors.Is(ferr, store.ErrNotActive) {
+		return river.JobCancel(err)
+	}
+	if ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	if final {
+		return river.JobCancel(err)
+	}
+	return err
 }
 
 // isProviderErr reports whether an error came from a model provider.
@@ -678,46 +694,30 @@ func isProviderErr(err error) bool {
 	return errors.As(err, &hs)
 }
 
-// finishAfter queues the final job once every chunk is settled.
-func (a *App) finishAfter(ctx context.Context, versionID int, round int64) error {
-	q, err := a.inserter()
-	if err != nil {
-		return err
-	}
-	return a.enqueueFinish(ctx, q, versionID, round)
-}
-
-// extractChunk runs the version's extractor on one chunk and stages the
-// result; it reports whether every chunk is now settled.
-func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef, attempt, expect int) (bool, error) {
+// extractChunk runs the version's extractor on one chunk.
+func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef) (extract.ChunkResult, error) {
 	doc, chunk, err := a.jobChunk(ctx, run.v, ref)
 	if err != nil {
-		return false, err
+		return extract.ChunkResult{}, err
 	}
-	sink := &stageSink{s: a.store, versionID: run.v.ID, attempt: attempt, expect: expect}
-	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, run.ex, sink, nil); err != nil {
-		return false, err
+	var sink resultSink
+	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, run.ex, &sink, nil); err != nil {
+		return extract.ChunkResult{}, err
 	}
-	return sink.all, nil
+	return sink.res, nil
 }
 
-// stageSink is the extract.Sink of a chunk job: it stages the result.
-type stageSink struct {
-	s         *store.Store
-	versionID int
-	attempt   int
-	expect    int
-	all       bool
-}
+// resultSink is the extract.Sink of a chunk job: it keeps the one result,
+// which the job then settles.
+type resultSink struct{ res extract.ChunkResult }
 
 // Finished implements extract.Sink: a chunk job always extracts.
-func (k *stageSink) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
+func (k *resultSink) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
 
 // WriteChunk implements extract.Sink.
-func (k *stageSink) WriteChunk(ctx context.Context, res extract.ChunkResult) error {
-	all, err := k.s.StageChunk(ctx, k.versionID, res, k.attempt, k.expect)
-	k.all = all
-	return err
+func (k *resultSink) WriteChunk(_ context.Context, res extract.ChunkResult) error {
+	k.res = res
+	return nil
 }
 
 // jobRun is what the chunk jobs of one version share in a process: the
@@ -854,7 +854,7 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 		}
 	}()
 	err = a.finish(wctx, v, a.jobProgress(v.ID, cancel))
-	if errors.Is(context.Cause(wctx), store.ErrNotActive) {
+	if errors.Is(context.Cause(wctx), rivertype.ErrJobCancelledRemotely) {
 		return river.JobCancel(store.ErrNotActive)
 	}
 	if err != nil && stopped(ctx, wctx) {
@@ -889,12 +889,9 @@ type JobsView struct {
 	Errors []store.ChunkJobError
 }
 
-// Jobs returns the jobs view of a version. Running counts the jobs a
-// worker is working on, never more than the workers' concurrency: River
-// records a job completed in batches after it has returned (every 50 ms,
-// later while the database is busy), so its row says running for a while
-// after its chunk was stored; such a job is counted completed (its chunk
-// is done), or failed when its chunk failed for good.
+// Jobs returns the jobs view of a version. A chunk job that merged or
+// staged its chunk was completed in the same transaction, so River's row
+// says completed as soon as the chunk is stored.
 func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 	var out JobsView
 	rows, err := a.versionJobs(ctx, versionID, nil)
@@ -902,9 +899,6 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 		return out, err
 	}
 	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
-		return out, err
-	}
-	if rows, err = a.settledRunning(ctx, versionID, rows, out.Errors); err != nil {
 		return out, err
 	}
 	out.Counts = store.CountJobs(rows)
@@ -915,48 +909,6 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 			out.Counts.Canceled--
 			out.Counts.Failed++
 		}
-	}
-	return out, nil
-}
-
-// settledRunning returns rows with the running chunk jobs whose chunk is
-// settled (stored, or failed for good) set completed or discarded: they
-// have returned, and River has yet to record it.
-func (a *App) settledRunning(ctx context.Context, versionID int, rows []*rivertype.JobRow, errs []store.ChunkJobError) ([]*rivertype.JobRow, error) {
-	var done map[extract.ChunkRef]bool
-	out := rows
-	for i, r := range rows {
-		if r.State != rivertype.JobStateRunning || r.Kind != KindChunkJob {
-			continue
-		}
-		if done == nil {
-			var err error
-			if done, err = a.store.DoneChunks(ctx, versionID); err != nil {
-				return nil, err
-			}
-			for _, e := range errs {
-				if e.State == store.ChunkJobFailed {
-					done[extract.ChunkRef{DocumentID: e.DocumentID, Index: e.ChunkIndex}] = false
-				}
-			}
-			out = slices.Clone(rows)
-		}
-		var args chunkArgs
-		if err := json.Unmarshal(r.EncodedArgs, &args); err != nil {
-			continue
-		}
-		stored, settled := done[extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}]
-		if !settled {
-			continue
-		}
-		c := *r
-		c.State = rivertype.JobStateCompleted
-		if !stored {
-			// Failed for good: the job ends canceled, which Jobs counts
-			// failed.
-			c.State = rivertype.JobStateCancelled
-		}
-		out[i] = &c
 	}
 	return out, nil
 }

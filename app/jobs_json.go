@@ -15,8 +15,9 @@ import (
 type VersionJobsJSON struct {
 	VersionJSON
 	// Phase is what a queued or running version is doing: "queued",
-	// "extracting" (its chunk jobs; chunks_done counts the chunks
-	// extracted) or "merging" (its final job; chunks_merged counts the
+	// "extracting" (its chunk jobs, which merge the chunks in order as
+	// they settle; chunks_done counts the chunks extracted) or "merging"
+	// (its final job: what needs every chunk; chunks_merged counts the
 	// chunks merged, and chunks_done stays at the chunks extracted); empty
 	// once it has ended.
 	Phase        string   `json:"phase"`
@@ -40,10 +41,9 @@ type RunPhase struct {
 	ChunksMerged int
 }
 
-// Phase returns the step a version is at. While its final job runs the
-// stored chunk count is the merge's (it starts again from the chunks
-// merged before); ChunksDone is then the chunks the chunk jobs extracted
-// and ChunksMerged the chunks merged.
+// Phase returns the step a version is at. While its final job runs,
+// ChunksDone is the chunks the chunk jobs extracted and ChunksMerged the
+// chunks merged.
 func (a *App) Phase(ctx context.Context, v store.Version) (RunPhase, error) {
 	p := RunPhase{ChunksDone: v.ChunksDone}
 	if !v.Active() {

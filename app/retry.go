@@ -71,9 +71,20 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	if err != nil {
 		return store.Version{}, err
 	}
-	// Same settings, same chunks: the stored results of v are the new
-	// version's, but for the unparsed chunks, which are asked again.
-	copied, err := a.store.CopyStagedChunks(ctx, v.ID, nv.ID, unparsedRefs)
+	// Same settings, same chunks: what v's chunk jobs merged and staged
+	// is the new version's, but for the unparsed chunks, which are asked
+	// again. v's graph is taken whole when it is what its chunk jobs
+	// merged in order and nothing else: no answer of it is asked again
+	// (none of its merged chunks failed to parse) and its final job never
+	// got past the text (not every text chunk is merged). Otherwise the
+	// chunks it merged without keeping their results run again, answered
+	// from the call cache.
+	text, err := a.textChunks(ctx, v)
+	if err != nil {
+		return store.Version{}, err
+	}
+	prefix := unparsed == 0 && v.MergeNext < text
+	copied, err := a.store.CopyRunChunks(ctx, v.ID, nv.ID, prefix, unparsedRefs)
 	if err != nil {
 		return store.Version{}, err
 	}
@@ -112,4 +123,24 @@ func (a *App) ResumeFailed(ctx context.Context, v store.Version) error {
 	v.Status = store.StatusQueued
 	a.Start(v)
 	return nil
+}
+
+// textChunks counts the chunks of a version's text documents.
+func (a *App) textChunks(ctx context.Context, v store.Version) (int, error) {
+	docs, err := a.DocKinds(ctx, v)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range docs {
+		if RouteOf(v.Config, d) != RouteText {
+			continue
+		}
+		chunks, err := a.VersionChunks(ctx, v, d.ID)
+		if err != nil {
+			return 0, err
+		}
+		n += len(chunks)
+	}
+	return n, nil
 }

@@ -80,6 +80,9 @@ type route struct {
 	// sink is the route's own sink, when it is not the version's plain one.
 	sink  extract.Sink
 	after func(ctx context.Context) error
+	// merged says the chunk jobs merged the route's chunks (text in a
+	// final job: see mergedText).
+	merged bool
 }
 
 // planRoutes saves the chunks of every document and plans each route that
@@ -165,7 +168,11 @@ func (a *App) runRoutes(ctx context.Context, v store.Version, routes []route, pr
 		if r.sink != nil {
 			rs = r.sink
 		}
-		if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, rs, report); err != nil {
+		if r.merged {
+			if err := a.mergedText(ctx, v, r, report); err != nil {
+				return err
+			}
+		} else if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, rs, report); err != nil {
 			return err
 		}
 		before.ChunksDone += last.ChunksDone

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -193,8 +192,12 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 	default:
 		status, msg = store.StatusFailed, errText(err)
 	}
-	if ferr := a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, status, a.store.Now().Sub(begin), msg); ferr != nil {
+	ok, ferr := a.store.FinishRun(context.WithoutCancel(ctx), v.ID, status, a.store.Now().Sub(begin), msg)
+	if ferr != nil {
 		return errors.Join(err, ferr)
+	}
+	if !ok {
+		return nil // canceled meanwhile
 	}
 	if status == store.StatusDone {
 		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
@@ -207,86 +210,69 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 	return nil
 }
 
-// stagedChunks is the extract.Extractor of a final job's text route: the
-// results the chunk jobs stored.
-type stagedChunks map[extract.ChunkRef]store.StagedChunk
-
-// Extract returns the chunk's stored result, or its stored failure as an
-// unavailable error (recorded with the version's chunk errors).
-func (m stagedChunks) Extract(_ context.Context, doc extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {
-	st, ok := m[ch.Ref()]
-	switch {
-	case !ok:
-		return extract.ChunkResult{}, extract.Errorf(extract.KindInternal, "chunk %d of %q was not extracted", ch.Index, doc.Name)
-	case st.Failed:
-		return extract.ChunkResult{}, stagedError(st.Error)
-	}
-	return st.Result, nil
-}
-
-// stagedError turns a chunk job's stored "status: message" back into an
-// error that extract.ChunkErrorOf reads the same status and message from.
-func stagedError(text string) error {
-	status, msg, ok := strings.Cut(text, ": ")
-	if !ok {
-		return extract.Errorf(extract.KindUnavailable, "%s", text)
-	}
-	e := &statusError{msg: msg, causes: []error{&extract.Error{Kind: extract.KindUnavailable, Message: msg}}}
-	switch {
-	case status == "timeout":
-		e.causes = append(e.causes, context.DeadlineExceeded)
-	case status == "invalid":
-		e.causes[0] = &extract.Error{Kind: extract.KindInvalid, Message: msg}
-	case strings.HasPrefix(status, "HTTP "):
-		code, _ := strconv.Atoi(strings.TrimPrefix(status, "HTTP "))
-		return &httpStatusError{statusError: *e, code: code}
-	}
-	return e
-}
-
-// statusError is a chunk failure read back from a chunk job: its message,
-// with its kind (and a timeout's cause) in its chain.
-type statusError struct {
-	msg    string
-	causes []error
-}
-
-func (e *statusError) Error() string   { return e.msg }
-func (e *statusError) Unwrap() []error { return e.causes }
-
-// httpStatusError is a provider's failing answer read back from a chunk job.
-type httpStatusError struct {
-	statusError
-	code int
-}
-
-// HTTPStatus returns the provider's status code.
-func (e *httpStatusError) HTTPStatus() int { return e.code }
-
 func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return err
 	}
 	// Each document takes its own route (see routes.go); text chunks were
-	// extracted by the chunk jobs and are merged from what they stored.
+	// merged by the chunk jobs as they settled (see jobs.go).
 	routes, err := a.planRoutes(ctx, v, docs)
-	if err != nil {
-		return err
-	}
-	staged, err := a.store.StagedChunks(ctx, v.ID)
 	if err != nil {
 		return err
 	}
 	for i := range routes {
 		if routes[i].name == RouteText {
-			routes[i].ex = stagedChunks(staged)
+			routes[i].merged = true
 		}
 	}
-	if err := a.store.ResetChunksDone(ctx, v.ID); err != nil {
+	return a.runRoutes(ctx, v, routes, progress)
+}
+
+// mergedText finishes the text route of a final job: the chunk jobs
+// merged their chunks in order as they settled; what is still staged
+// (its job's process stopped before it merged the chunks after its own)
+// is merged now. A chunk that failed for good stops the merge there: its
+// error, and those of the other failed chunks, are recorded on the
+// version and the route fails, for resume or retry to ask them again.
+func (a *App) mergedText(ctx context.Context, v store.Version, r route, report func(extract.Progress)) error {
+	begin := time.Now()
+	if _, err := a.store.DrainChunks(ctx, v.ID, sinkFragments(v.Config)); err != nil {
 		return err
 	}
-	return a.runRoutes(ctx, v, routes, progress)
+	runs, err := a.store.Sink(v.ID, 0).Finished(ctx)
+	if err != nil {
+		return err
+	}
+	merged := 0
+	for _, j := range r.jobs {
+		if runs[j.Chunk.Ref()] {
+			merged++
+		}
+	}
+	cur, err := a.store.Version(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	report(extract.Progress{ChunksDone: merged, ChunksTotal: len(r.jobs), Nodes: cur.Nodes, Edges: cur.Edges, Elapsed: time.Since(begin)})
+	failed, err := a.store.FailedChunks(ctx, v.ID)
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		if err := a.store.SetChunkErrors(ctx, v.ID, failed); err != nil {
+			return err
+		}
+		first := failed[0]
+		return extract.Errorf(extract.KindUnavailable, "%d of %d chunks failed (chunk %d: %s: %s); resume or retry to ask them again",
+			len(failed), len(r.jobs), first.Index, first.Status, first.Message)
+	}
+	for _, j := range r.jobs {
+		if !runs[j.Chunk.Ref()] {
+			return extract.Errorf(extract.KindInternal, "chunk %d of %q was not extracted", j.Chunk.Index, j.Doc.Name)
+		}
+	}
+	return nil
 }
 
 // chunkSettings names a splitter setting, so chunks of different settings

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -204,7 +203,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 		r.disk = dirBytes(b, dir)
 	}
 	if v.Status != store.StatusDone {
-		b.Fatal(fmt.Sprintf("run ended %s: %s", v.Status, v.Error))
+		b.Fatalf("run ended %s: %s", v.Status, v.Error)
 	}
 	return r
 }

@@ -26,6 +26,8 @@ type ChunkJob struct {
 	DocumentID int `json:"document_id,omitempty"`
 	// ChunkIndex holds the value of the "chunk_index" field.
 	ChunkIndex int `json:"chunk_index,omitempty"`
+	// Seq holds the value of the "seq" field.
+	Seq int `json:"seq,omitempty"`
 	// State holds the value of the "state" field.
 	State chunkjob.State `json:"state,omitempty"`
 	// Result holds the value of the "result" field.
@@ -65,7 +67,7 @@ func (*ChunkJob) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case chunkjob.FieldID, chunkjob.FieldVersionID, chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex, chunkjob.FieldAttempts:
+		case chunkjob.FieldID, chunkjob.FieldVersionID, chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex, chunkjob.FieldSeq, chunkjob.FieldAttempts:
 			values[i] = new(sql.NullInt64)
 		case chunkjob.FieldState, chunkjob.FieldResult, chunkjob.FieldError:
 			values[i] = new(sql.NullString)
@@ -115,6 +117,12 @@ func (_m *ChunkJob) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field chunk_index", values[i])
 			} else if value.Valid {
 				_m.ChunkIndex = int(value.Int64)
+			}
+		case chunkjob.FieldSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field seq", values[i])
+			} else if value.Valid {
+				_m.Seq = int(value.Int64)
 			}
 		case chunkjob.FieldState:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -192,6 +200,9 @@ func (_m *ChunkJob) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("chunk_index=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ChunkIndex))
+	builder.WriteString(", ")
+	builder.WriteString("seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Seq))
 	builder.WriteString(", ")
 	builder.WriteString("state=")
 	builder.WriteString(fmt.Sprintf("%v", _m.State))

@@ -55,6 +55,20 @@ func (_c *ChunkJobCreate) SetChunkIndex(v int) *ChunkJobCreate {
 	return _c
 }
 
+// SetSeq sets the "seq" field.
+func (_c *ChunkJobCreate) SetSeq(v int) *ChunkJobCreate {
+	_c.mutation.SetSeq(v)
+	return _c
+}
+
+// SetNillableSeq sets the "seq" field if the given value is not nil.
+func (_c *ChunkJobCreate) SetNillableSeq(v *int) *ChunkJobCreate {
+	if v != nil {
+		_c.SetSeq(*v)
+	}
+	return _c
+}
+
 // SetState sets the "state" field.
 func (_c *ChunkJobCreate) SetState(v chunkjob.State) *ChunkJobCreate {
 	_c.mutation.SetState(v)
@@ -155,6 +169,10 @@ func (_c *ChunkJobCreate) defaults() {
 		v := chunkjob.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Seq(); !ok {
+		v := chunkjob.DefaultSeq
+		_c.mutation.SetSeq(v)
+	}
 	if _, ok := _c.mutation.State(); !ok {
 		v := chunkjob.DefaultState
 		_c.mutation.SetState(v)
@@ -186,6 +204,9 @@ func (_c *ChunkJobCreate) check() error {
 	}
 	if _, ok := _c.mutation.ChunkIndex(); !ok {
 		return &ValidationError{Name: "chunk_index", err: errors.New(`ent: missing required field "ChunkJob.chunk_index"`)}
+	}
+	if _, ok := _c.mutation.Seq(); !ok {
+		return &ValidationError{Name: "seq", err: errors.New(`ent: missing required field "ChunkJob.seq"`)}
 	}
 	if _, ok := _c.mutation.State(); !ok {
 		return &ValidationError{Name: "state", err: errors.New(`ent: missing required field "ChunkJob.state"`)}
@@ -245,6 +266,10 @@ func (_c *ChunkJobCreate) createSpec() (*ChunkJob, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ChunkIndex(); ok {
 		_spec.SetField(chunkjob.FieldChunkIndex, field.TypeInt, value)
 		_node.ChunkIndex = value
+	}
+	if value, ok := _c.mutation.Seq(); ok {
+		_spec.SetField(chunkjob.FieldSeq, field.TypeInt, value)
+		_node.Seq = value
 	}
 	if value, ok := _c.mutation.State(); ok {
 		_spec.SetField(chunkjob.FieldState, field.TypeEnum, value)
@@ -330,6 +355,24 @@ type (
 		*sql.UpdateSet
 	}
 )
+
+// SetSeq sets the "seq" field.
+func (u *ChunkJobUpsert) SetSeq(v int) *ChunkJobUpsert {
+	u.Set(chunkjob.FieldSeq, v)
+	return u
+}
+
+// UpdateSeq sets the "seq" field to the value that was provided on create.
+func (u *ChunkJobUpsert) UpdateSeq() *ChunkJobUpsert {
+	u.SetExcluded(chunkjob.FieldSeq)
+	return u
+}
+
+// AddSeq adds v to the "seq" field.
+func (u *ChunkJobUpsert) AddSeq(v int) *ChunkJobUpsert {
+	u.Add(chunkjob.FieldSeq, v)
+	return u
+}
 
 // SetState sets the "state" field.
 func (u *ChunkJobUpsert) SetState(v chunkjob.State) *ChunkJobUpsert {
@@ -437,6 +480,27 @@ func (u *ChunkJobUpsertOne) Update(set func(*ChunkJobUpsert)) *ChunkJobUpsertOne
 		set(&ChunkJobUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetSeq sets the "seq" field.
+func (u *ChunkJobUpsertOne) SetSeq(v int) *ChunkJobUpsertOne {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.SetSeq(v)
+	})
+}
+
+// AddSeq adds v to the "seq" field.
+func (u *ChunkJobUpsertOne) AddSeq(v int) *ChunkJobUpsertOne {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.AddSeq(v)
+	})
+}
+
+// UpdateSeq sets the "seq" field to the value that was provided on create.
+func (u *ChunkJobUpsertOne) UpdateSeq() *ChunkJobUpsertOne {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.UpdateSeq()
+	})
 }
 
 // SetState sets the "state" field.
@@ -720,6 +784,27 @@ func (u *ChunkJobUpsertBulk) Update(set func(*ChunkJobUpsert)) *ChunkJobUpsertBu
 		set(&ChunkJobUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetSeq sets the "seq" field.
+func (u *ChunkJobUpsertBulk) SetSeq(v int) *ChunkJobUpsertBulk {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.SetSeq(v)
+	})
+}
+
+// AddSeq adds v to the "seq" field.
+func (u *ChunkJobUpsertBulk) AddSeq(v int) *ChunkJobUpsertBulk {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.AddSeq(v)
+	})
+}
+
+// UpdateSeq sets the "seq" field to the value that was provided on create.
+func (u *ChunkJobUpsertBulk) UpdateSeq() *ChunkJobUpsertBulk {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.UpdateSeq()
+	})
 }
 
 // SetState sets the "state" field.

@@ -27,6 +27,27 @@ func (_u *ChunkJobUpdate) Where(ps ...predicate.ChunkJob) *ChunkJobUpdate {
 	return _u
 }
 
+// SetSeq sets the "seq" field.
+func (_u *ChunkJobUpdate) SetSeq(v int) *ChunkJobUpdate {
+	_u.mutation.ResetSeq()
+	_u.mutation.SetSeq(v)
+	return _u
+}
+
+// SetNillableSeq sets the "seq" field if the given value is not nil.
+func (_u *ChunkJobUpdate) SetNillableSeq(v *int) *ChunkJobUpdate {
+	if v != nil {
+		_u.SetSeq(*v)
+	}
+	return _u
+}
+
+// AddSeq adds value to the "seq" field.
+func (_u *ChunkJobUpdate) AddSeq(v int) *ChunkJobUpdate {
+	_u.mutation.AddSeq(v)
+	return _u
+}
+
 // SetState sets the "state" field.
 func (_u *ChunkJobUpdate) SetState(v chunkjob.State) *ChunkJobUpdate {
 	_u.mutation.SetState(v)
@@ -147,6 +168,12 @@ func (_u *ChunkJobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Seq(); ok {
+		_spec.SetField(chunkjob.FieldSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSeq(); ok {
+		_spec.AddField(chunkjob.FieldSeq, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.State(); ok {
 		_spec.SetField(chunkjob.FieldState, field.TypeEnum, value)
 	}
@@ -180,6 +207,27 @@ type ChunkJobUpdateOne struct {
 	fields   []string
 	hooks    []Hook
 	mutation *ChunkJobMutation
+}
+
+// SetSeq sets the "seq" field.
+func (_u *ChunkJobUpdateOne) SetSeq(v int) *ChunkJobUpdateOne {
+	_u.mutation.ResetSeq()
+	_u.mutation.SetSeq(v)
+	return _u
+}
+
+// SetNillableSeq sets the "seq" field if the given value is not nil.
+func (_u *ChunkJobUpdateOne) SetNillableSeq(v *int) *ChunkJobUpdateOne {
+	if v != nil {
+		_u.SetSeq(*v)
+	}
+	return _u
+}
+
+// AddSeq adds value to the "seq" field.
+func (_u *ChunkJobUpdateOne) AddSeq(v int) *ChunkJobUpdateOne {
+	_u.mutation.AddSeq(v)
+	return _u
 }
 
 // SetState sets the "state" field.
@@ -331,6 +379,12 @@ func (_u *ChunkJobUpdateOne) sqlSave(ctx context.Context) (_node *ChunkJob, err 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Seq(); ok {
+		_spec.SetField(chunkjob.FieldSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSeq(); ok {
+		_spec.AddField(chunkjob.FieldSeq, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.State(); ok {
 		_spec.SetField(chunkjob.FieldState, field.TypeEnum, value)

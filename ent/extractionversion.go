@@ -87,6 +87,10 @@ type ExtractionVersion struct {
 	NotSameApplied int `json:"not_same_applied,omitempty"`
 	// Written holds the value of the "written" field.
 	Written bool `json:"written,omitempty"`
+	// MergeNext holds the value of the "merge_next" field.
+	MergeNext int `json:"merge_next,omitempty"`
+	// ChunksSettled holds the value of the "chunks_settled" field.
+	ChunksSettled int `json:"chunks_settled,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionVersionQuery when eager-loading is set.
 	Edges        ExtractionVersionEdges `json:"edges"`
@@ -188,7 +192,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case extractionversion.FieldReference, extractionversion.FieldWritten:
 			values[i] = new(sql.NullBool)
-		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied:
+		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied, extractionversion.FieldMergeNext, extractionversion.FieldChunksSettled:
 			values[i] = new(sql.NullInt64)
 		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
 			values[i] = new(sql.NullString)
@@ -424,6 +428,18 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.Written = value.Bool
 			}
+		case extractionversion.FieldMergeNext:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field merge_next", values[i])
+			} else if value.Valid {
+				_m.MergeNext = int(value.Int64)
+			}
+		case extractionversion.FieldChunksSettled:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field chunks_settled", values[i])
+			} else if value.Valid {
+				_m.ChunksSettled = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -602,6 +618,12 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("written=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Written))
+	builder.WriteString(", ")
+	builder.WriteString("merge_next=")
+	builder.WriteString(fmt.Sprintf("%v", _m.MergeNext))
+	builder.WriteString(", ")
+	builder.WriteString("chunks_settled=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ChunksSettled))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -473,6 +473,34 @@ func (_c *ExtractionVersionCreate) SetNillableWritten(v *bool) *ExtractionVersio
 	return _c
 }
 
+// SetMergeNext sets the "merge_next" field.
+func (_c *ExtractionVersionCreate) SetMergeNext(v int) *ExtractionVersionCreate {
+	_c.mutation.SetMergeNext(v)
+	return _c
+}
+
+// SetNillableMergeNext sets the "merge_next" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableMergeNext(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetMergeNext(*v)
+	}
+	return _c
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (_c *ExtractionVersionCreate) SetChunksSettled(v int) *ExtractionVersionCreate {
+	_c.mutation.SetChunksSettled(v)
+	return _c
+}
+
+// SetNillableChunksSettled sets the "chunks_settled" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableChunksSettled(v *int) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetChunksSettled(*v)
+	}
+	return _c
+}
+
 // SetExtraction sets the "extraction" edge to the Extraction entity.
 func (_c *ExtractionVersionCreate) SetExtraction(v *Extraction) *ExtractionVersionCreate {
 	return _c.SetExtractionID(v.ID)
@@ -711,6 +739,14 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultWritten
 		_c.mutation.SetWritten(v)
 	}
+	if _, ok := _c.mutation.MergeNext(); !ok {
+		v := extractionversion.DefaultMergeNext
+		_c.mutation.SetMergeNext(v)
+	}
+	if _, ok := _c.mutation.ChunksSettled(); !ok {
+		v := extractionversion.DefaultChunksSettled
+		_c.mutation.SetChunksSettled(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -817,6 +853,12 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Written(); !ok {
 		return &ValidationError{Name: "written", err: errors.New(`ent: missing required field "ExtractionVersion.written"`)}
+	}
+	if _, ok := _c.mutation.MergeNext(); !ok {
+		return &ValidationError{Name: "merge_next", err: errors.New(`ent: missing required field "ExtractionVersion.merge_next"`)}
+	}
+	if _, ok := _c.mutation.ChunksSettled(); !ok {
+		return &ValidationError{Name: "chunks_settled", err: errors.New(`ent: missing required field "ExtractionVersion.chunks_settled"`)}
 	}
 	if len(_c.mutation.ExtractionIDs()) == 0 {
 		return &ValidationError{Name: "extraction", err: errors.New(`ent: missing required edge "ExtractionVersion.extraction"`)}
@@ -979,6 +1021,14 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
 		_node.Written = value
+	}
+	if value, ok := _c.mutation.MergeNext(); ok {
+		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)
+		_node.MergeNext = value
+	}
+	if value, ok := _c.mutation.ChunksSettled(); ok {
+		_spec.SetField(extractionversion.FieldChunksSettled, field.TypeInt, value)
+		_node.ChunksSettled = value
 	}
 	if nodes := _c.mutation.ExtractionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1601,6 +1651,42 @@ func (u *ExtractionVersionUpsert) UpdateWritten() *ExtractionVersionUpsert {
 	return u
 }
 
+// SetMergeNext sets the "merge_next" field.
+func (u *ExtractionVersionUpsert) SetMergeNext(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldMergeNext, v)
+	return u
+}
+
+// UpdateMergeNext sets the "merge_next" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateMergeNext() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldMergeNext)
+	return u
+}
+
+// AddMergeNext adds v to the "merge_next" field.
+func (u *ExtractionVersionUpsert) AddMergeNext(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldMergeNext, v)
+	return u
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (u *ExtractionVersionUpsert) SetChunksSettled(v int) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldChunksSettled, v)
+	return u
+}
+
+// UpdateChunksSettled sets the "chunks_settled" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateChunksSettled() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldChunksSettled)
+	return u
+}
+
+// AddChunksSettled adds v to the "chunks_settled" field.
+func (u *ExtractionVersionUpsert) AddChunksSettled(v int) *ExtractionVersionUpsert {
+	u.Add(extractionversion.FieldChunksSettled, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -2190,6 +2276,48 @@ func (u *ExtractionVersionUpsertOne) SetWritten(v bool) *ExtractionVersionUpsert
 func (u *ExtractionVersionUpsertOne) UpdateWritten() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateWritten()
+	})
+}
+
+// SetMergeNext sets the "merge_next" field.
+func (u *ExtractionVersionUpsertOne) SetMergeNext(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetMergeNext(v)
+	})
+}
+
+// AddMergeNext adds v to the "merge_next" field.
+func (u *ExtractionVersionUpsertOne) AddMergeNext(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddMergeNext(v)
+	})
+}
+
+// UpdateMergeNext sets the "merge_next" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateMergeNext() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateMergeNext()
+	})
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (u *ExtractionVersionUpsertOne) SetChunksSettled(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetChunksSettled(v)
+	})
+}
+
+// AddChunksSettled adds v to the "chunks_settled" field.
+func (u *ExtractionVersionUpsertOne) AddChunksSettled(v int) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddChunksSettled(v)
+	})
+}
+
+// UpdateChunksSettled sets the "chunks_settled" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateChunksSettled() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateChunksSettled()
 	})
 }
 
@@ -2948,6 +3076,48 @@ func (u *ExtractionVersionUpsertBulk) SetWritten(v bool) *ExtractionVersionUpser
 func (u *ExtractionVersionUpsertBulk) UpdateWritten() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateWritten()
+	})
+}
+
+// SetMergeNext sets the "merge_next" field.
+func (u *ExtractionVersionUpsertBulk) SetMergeNext(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetMergeNext(v)
+	})
+}
+
+// AddMergeNext adds v to the "merge_next" field.
+func (u *ExtractionVersionUpsertBulk) AddMergeNext(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddMergeNext(v)
+	})
+}
+
+// UpdateMergeNext sets the "merge_next" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateMergeNext() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateMergeNext()
+	})
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (u *ExtractionVersionUpsertBulk) SetChunksSettled(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetChunksSettled(v)
+	})
+}
+
+// AddChunksSettled adds v to the "chunks_settled" field.
+func (u *ExtractionVersionUpsertBulk) AddChunksSettled(v int) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.AddChunksSettled(v)
+	})
+}
+
+// UpdateChunksSettled sets the "chunks_settled" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateChunksSettled() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateChunksSettled()
 	})
 }
 

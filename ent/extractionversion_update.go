@@ -564,6 +564,48 @@ func (_u *ExtractionVersionUpdate) SetNillableWritten(v *bool) *ExtractionVersio
 	return _u
 }
 
+// SetMergeNext sets the "merge_next" field.
+func (_u *ExtractionVersionUpdate) SetMergeNext(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetMergeNext()
+	_u.mutation.SetMergeNext(v)
+	return _u
+}
+
+// SetNillableMergeNext sets the "merge_next" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableMergeNext(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetMergeNext(*v)
+	}
+	return _u
+}
+
+// AddMergeNext adds value to the "merge_next" field.
+func (_u *ExtractionVersionUpdate) AddMergeNext(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddMergeNext(v)
+	return _u
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (_u *ExtractionVersionUpdate) SetChunksSettled(v int) *ExtractionVersionUpdate {
+	_u.mutation.ResetChunksSettled()
+	_u.mutation.SetChunksSettled(v)
+	return _u
+}
+
+// SetNillableChunksSettled sets the "chunks_settled" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableChunksSettled(v *int) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetChunksSettled(*v)
+	}
+	return _u
+}
+
+// AddChunksSettled adds value to the "chunks_settled" field.
+func (_u *ExtractionVersionUpdate) AddChunksSettled(v int) *ExtractionVersionUpdate {
+	_u.mutation.AddChunksSettled(v)
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdate) AddNodeIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddNodeIDs(ids...)
@@ -983,6 +1025,18 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.MergeNext(); ok {
+		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMergeNext(); ok {
+		_spec.AddField(extractionversion.FieldMergeNext, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ChunksSettled(); ok {
+		_spec.SetField(extractionversion.FieldChunksSettled, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedChunksSettled(); ok {
+		_spec.AddField(extractionversion.FieldChunksSettled, field.TypeInt, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1804,6 +1858,48 @@ func (_u *ExtractionVersionUpdateOne) SetNillableWritten(v *bool) *ExtractionVer
 	return _u
 }
 
+// SetMergeNext sets the "merge_next" field.
+func (_u *ExtractionVersionUpdateOne) SetMergeNext(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetMergeNext()
+	_u.mutation.SetMergeNext(v)
+	return _u
+}
+
+// SetNillableMergeNext sets the "merge_next" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableMergeNext(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetMergeNext(*v)
+	}
+	return _u
+}
+
+// AddMergeNext adds value to the "merge_next" field.
+func (_u *ExtractionVersionUpdateOne) AddMergeNext(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddMergeNext(v)
+	return _u
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (_u *ExtractionVersionUpdateOne) SetChunksSettled(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.ResetChunksSettled()
+	_u.mutation.SetChunksSettled(v)
+	return _u
+}
+
+// SetNillableChunksSettled sets the "chunks_settled" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableChunksSettled(v *int) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetChunksSettled(*v)
+	}
+	return _u
+}
+
+// AddChunksSettled adds value to the "chunks_settled" field.
+func (_u *ExtractionVersionUpdateOne) AddChunksSettled(v int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddChunksSettled(v)
+	return _u
+}
+
 // AddNodeIDs adds the "nodes" edge to the Node entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddNodeIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddNodeIDs(ids...)
@@ -2253,6 +2349,18 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.MergeNext(); ok {
+		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMergeNext(); ok {
+		_spec.AddField(extractionversion.FieldMergeNext, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ChunksSettled(); ok {
+		_spec.SetField(extractionversion.FieldChunksSettled, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedChunksSettled(); ok {
+		_spec.AddField(extractionversion.FieldChunksSettled, field.TypeInt, value)
 	}
 	if _u.mutation.NodesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -911,6 +911,8 @@ type ChunkJobMutation struct {
 	adddocument_id *int
 	chunk_index    *int
 	addchunk_index *int
+	seq            *int
+	addseq         *int
 	state          *chunkjob.State
 	result         *string
 	error          *string
@@ -1206,6 +1208,62 @@ func (m *ChunkJobMutation) ResetChunkIndex() {
 	m.addchunk_index = nil
 }
 
+// SetSeq sets the "seq" field.
+func (m *ChunkJobMutation) SetSeq(i int) {
+	m.seq = &i
+	m.addseq = nil
+}
+
+// Seq returns the value of the "seq" field in the mutation.
+func (m *ChunkJobMutation) Seq() (r int, exists bool) {
+	v := m.seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeq returns the old "seq" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldSeq(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeq: %w", err)
+	}
+	return oldValue.Seq, nil
+}
+
+// AddSeq adds i to the "seq" field.
+func (m *ChunkJobMutation) AddSeq(i int) {
+	if m.addseq != nil {
+		*m.addseq += i
+	} else {
+		m.addseq = &i
+	}
+}
+
+// AddedSeq returns the value that was added to the "seq" field in this mutation.
+func (m *ChunkJobMutation) AddedSeq() (r int, exists bool) {
+	v := m.addseq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSeq resets all changes to the "seq" field.
+func (m *ChunkJobMutation) ResetSeq() {
+	m.seq = nil
+	m.addseq = nil
+}
+
 // SetState sets the "state" field.
 func (m *ChunkJobMutation) SetState(c chunkjob.State) {
 	m.state = &c
@@ -1431,7 +1489,7 @@ func (m *ChunkJobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChunkJobMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.created_at != nil {
 		fields = append(fields, chunkjob.FieldCreatedAt)
 	}
@@ -1443,6 +1501,9 @@ func (m *ChunkJobMutation) Fields() []string {
 	}
 	if m.chunk_index != nil {
 		fields = append(fields, chunkjob.FieldChunkIndex)
+	}
+	if m.seq != nil {
+		fields = append(fields, chunkjob.FieldSeq)
 	}
 	if m.state != nil {
 		fields = append(fields, chunkjob.FieldState)
@@ -1472,6 +1533,8 @@ func (m *ChunkJobMutation) Field(name string) (ent.Value, bool) {
 		return m.DocumentID()
 	case chunkjob.FieldChunkIndex:
 		return m.ChunkIndex()
+	case chunkjob.FieldSeq:
+		return m.Seq()
 	case chunkjob.FieldState:
 		return m.State()
 	case chunkjob.FieldResult:
@@ -1497,6 +1560,8 @@ func (m *ChunkJobMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldDocumentID(ctx)
 	case chunkjob.FieldChunkIndex:
 		return m.OldChunkIndex(ctx)
+	case chunkjob.FieldSeq:
+		return m.OldSeq(ctx)
 	case chunkjob.FieldState:
 		return m.OldState(ctx)
 	case chunkjob.FieldResult:
@@ -1542,6 +1607,13 @@ func (m *ChunkJobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetChunkIndex(v)
 		return nil
+	case chunkjob.FieldSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeq(v)
+		return nil
 	case chunkjob.FieldState:
 		v, ok := value.(chunkjob.State)
 		if !ok {
@@ -1584,6 +1656,9 @@ func (m *ChunkJobMutation) AddedFields() []string {
 	if m.addchunk_index != nil {
 		fields = append(fields, chunkjob.FieldChunkIndex)
 	}
+	if m.addseq != nil {
+		fields = append(fields, chunkjob.FieldSeq)
+	}
 	if m.addattempts != nil {
 		fields = append(fields, chunkjob.FieldAttempts)
 	}
@@ -1599,6 +1674,8 @@ func (m *ChunkJobMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedDocumentID()
 	case chunkjob.FieldChunkIndex:
 		return m.AddedChunkIndex()
+	case chunkjob.FieldSeq:
+		return m.AddedSeq()
 	case chunkjob.FieldAttempts:
 		return m.AddedAttempts()
 	}
@@ -1623,6 +1700,13 @@ func (m *ChunkJobMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddChunkIndex(v)
+		return nil
+	case chunkjob.FieldSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSeq(v)
 		return nil
 	case chunkjob.FieldAttempts:
 		v, ok := value.(int)
@@ -1669,6 +1753,9 @@ func (m *ChunkJobMutation) ResetField(name string) error {
 		return nil
 	case chunkjob.FieldChunkIndex:
 		m.ResetChunkIndex()
+		return nil
+	case chunkjob.FieldSeq:
+		m.ResetSeq()
 		return nil
 	case chunkjob.FieldState:
 		m.ResetState()
@@ -6374,6 +6461,10 @@ type ExtractionVersionMutation struct {
 	not_same_applied        *int
 	addnot_same_applied     *int
 	written                 *bool
+	merge_next              *int
+	addmerge_next           *int
+	chunks_settled          *int
+	addchunks_settled       *int
 	clearedFields           map[string]struct{}
 	extraction              *int
 	clearedextraction       bool
@@ -8177,6 +8268,118 @@ func (m *ExtractionVersionMutation) ResetWritten() {
 	m.written = nil
 }
 
+// SetMergeNext sets the "merge_next" field.
+func (m *ExtractionVersionMutation) SetMergeNext(i int) {
+	m.merge_next = &i
+	m.addmerge_next = nil
+}
+
+// MergeNext returns the value of the "merge_next" field in the mutation.
+func (m *ExtractionVersionMutation) MergeNext() (r int, exists bool) {
+	v := m.merge_next
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMergeNext returns the old "merge_next" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldMergeNext(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMergeNext is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMergeNext requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMergeNext: %w", err)
+	}
+	return oldValue.MergeNext, nil
+}
+
+// AddMergeNext adds i to the "merge_next" field.
+func (m *ExtractionVersionMutation) AddMergeNext(i int) {
+	if m.addmerge_next != nil {
+		*m.addmerge_next += i
+	} else {
+		m.addmerge_next = &i
+	}
+}
+
+// AddedMergeNext returns the value that was added to the "merge_next" field in this mutation.
+func (m *ExtractionVersionMutation) AddedMergeNext() (r int, exists bool) {
+	v := m.addmerge_next
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMergeNext resets all changes to the "merge_next" field.
+func (m *ExtractionVersionMutation) ResetMergeNext() {
+	m.merge_next = nil
+	m.addmerge_next = nil
+}
+
+// SetChunksSettled sets the "chunks_settled" field.
+func (m *ExtractionVersionMutation) SetChunksSettled(i int) {
+	m.chunks_settled = &i
+	m.addchunks_settled = nil
+}
+
+// ChunksSettled returns the value of the "chunks_settled" field in the mutation.
+func (m *ExtractionVersionMutation) ChunksSettled() (r int, exists bool) {
+	v := m.chunks_settled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChunksSettled returns the old "chunks_settled" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldChunksSettled(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChunksSettled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChunksSettled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChunksSettled: %w", err)
+	}
+	return oldValue.ChunksSettled, nil
+}
+
+// AddChunksSettled adds i to the "chunks_settled" field.
+func (m *ExtractionVersionMutation) AddChunksSettled(i int) {
+	if m.addchunks_settled != nil {
+		*m.addchunks_settled += i
+	} else {
+		m.addchunks_settled = &i
+	}
+}
+
+// AddedChunksSettled returns the value that was added to the "chunks_settled" field in this mutation.
+func (m *ExtractionVersionMutation) AddedChunksSettled() (r int, exists bool) {
+	v := m.addchunks_settled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetChunksSettled resets all changes to the "chunks_settled" field.
+func (m *ExtractionVersionMutation) ResetChunksSettled() {
+	m.chunks_settled = nil
+	m.addchunks_settled = nil
+}
+
 // ClearExtraction clears the "extraction" edge to the Extraction entity.
 func (m *ExtractionVersionMutation) ClearExtraction() {
 	m.clearedextraction = true
@@ -8562,7 +8765,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 34)
+	fields := make([]string, 0, 36)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -8665,6 +8868,12 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.written != nil {
 		fields = append(fields, extractionversion.FieldWritten)
 	}
+	if m.merge_next != nil {
+		fields = append(fields, extractionversion.FieldMergeNext)
+	}
+	if m.chunks_settled != nil {
+		fields = append(fields, extractionversion.FieldChunksSettled)
+	}
 	return fields
 }
 
@@ -8741,6 +8950,10 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.NotSameApplied()
 	case extractionversion.FieldWritten:
 		return m.Written()
+	case extractionversion.FieldMergeNext:
+		return m.MergeNext()
+	case extractionversion.FieldChunksSettled:
+		return m.ChunksSettled()
 	}
 	return nil, false
 }
@@ -8818,6 +9031,10 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldNotSameApplied(ctx)
 	case extractionversion.FieldWritten:
 		return m.OldWritten(ctx)
+	case extractionversion.FieldMergeNext:
+		return m.OldMergeNext(ctx)
+	case extractionversion.FieldChunksSettled:
+		return m.OldChunksSettled(ctx)
 	}
 	return nil, fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -9065,6 +9282,20 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetWritten(v)
 		return nil
+	case extractionversion.FieldMergeNext:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMergeNext(v)
+		return nil
+	case extractionversion.FieldChunksSettled:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChunksSettled(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)
 }
@@ -9133,6 +9364,12 @@ func (m *ExtractionVersionMutation) AddedFields() []string {
 	if m.addnot_same_applied != nil {
 		fields = append(fields, extractionversion.FieldNotSameApplied)
 	}
+	if m.addmerge_next != nil {
+		fields = append(fields, extractionversion.FieldMergeNext)
+	}
+	if m.addchunks_settled != nil {
+		fields = append(fields, extractionversion.FieldChunksSettled)
+	}
 	return fields
 }
 
@@ -9181,6 +9418,10 @@ func (m *ExtractionVersionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedMergesApplied()
 	case extractionversion.FieldNotSameApplied:
 		return m.AddedNotSameApplied()
+	case extractionversion.FieldMergeNext:
+		return m.AddedMergeNext()
+	case extractionversion.FieldChunksSettled:
+		return m.AddedChunksSettled()
 	}
 	return nil, false
 }
@@ -9329,6 +9570,20 @@ func (m *ExtractionVersionMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddNotSameApplied(v)
+		return nil
+	case extractionversion.FieldMergeNext:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMergeNext(v)
+		return nil
+	case extractionversion.FieldChunksSettled:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddChunksSettled(v)
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion numeric field %s", name)
@@ -9479,6 +9734,12 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldWritten:
 		m.ResetWritten()
+		return nil
+	case extractionversion.FieldMergeNext:
+		m.ResetMergeNext()
+		return nil
+	case extractionversion.FieldChunksSettled:
+		m.ResetChunksSettled()
 		return nil
 	}
 	return fmt.Errorf("unknown ExtractionVersion field %s", name)

@@ -61,16 +61,20 @@ func init() {
 	chunkjobDescCreatedAt := chunkjobMixinFields0[0].Descriptor()
 	// chunkjob.DefaultCreatedAt holds the default value on creation for the created_at field.
 	chunkjob.DefaultCreatedAt = chunkjobDescCreatedAt.Default.(func() time.Time)
+	// chunkjobDescSeq is the schema descriptor for seq field.
+	chunkjobDescSeq := chunkjobFields[3].Descriptor()
+	// chunkjob.DefaultSeq holds the default value on creation for the seq field.
+	chunkjob.DefaultSeq = chunkjobDescSeq.Default.(int)
 	// chunkjobDescResult is the schema descriptor for result field.
-	chunkjobDescResult := chunkjobFields[4].Descriptor()
+	chunkjobDescResult := chunkjobFields[5].Descriptor()
 	// chunkjob.DefaultResult holds the default value on creation for the result field.
 	chunkjob.DefaultResult = chunkjobDescResult.Default.(string)
 	// chunkjobDescError is the schema descriptor for error field.
-	chunkjobDescError := chunkjobFields[5].Descriptor()
+	chunkjobDescError := chunkjobFields[6].Descriptor()
 	// chunkjob.DefaultError holds the default value on creation for the error field.
 	chunkjob.DefaultError = chunkjobDescError.Default.(string)
 	// chunkjobDescAttempts is the schema descriptor for attempts field.
-	chunkjobDescAttempts := chunkjobFields[6].Descriptor()
+	chunkjobDescAttempts := chunkjobFields[7].Descriptor()
 	// chunkjob.DefaultAttempts holds the default value on creation for the attempts field.
 	chunkjob.DefaultAttempts = chunkjobDescAttempts.Default.(int)
 	chunkrunMixin := schema.ChunkRun{}.Mixin()
@@ -313,6 +317,14 @@ func init() {
 	extractionversionDescWritten := extractionversionFields[32].Descriptor()
 	// extractionversion.DefaultWritten holds the default value on creation for the written field.
 	extractionversion.DefaultWritten = extractionversionDescWritten.Default.(bool)
+	// extractionversionDescMergeNext is the schema descriptor for merge_next field.
+	extractionversionDescMergeNext := extractionversionFields[33].Descriptor()
+	// extractionversion.DefaultMergeNext holds the default value on creation for the merge_next field.
+	extractionversion.DefaultMergeNext = extractionversionDescMergeNext.Default.(int)
+	// extractionversionDescChunksSettled is the schema descriptor for chunks_settled field.
+	extractionversionDescChunksSettled := extractionversionFields[34].Descriptor()
+	// extractionversion.DefaultChunksSettled holds the default value on creation for the chunks_settled field.
+	extractionversion.DefaultChunksSettled = extractionversionDescChunksSettled.Default.(int)
 	kgschemaMixin := schema.KGSchema{}.Mixin()
 	kgschemaMixinFields0 := kgschemaMixin[0].Fields()
 	_ = kgschemaMixinFields0

@@ -157,6 +157,9 @@ func claimChunk(ctx context.Context, b *writeTx, versionID int, r chunkRunRow) (
 
 // versionDelta is what one chunk adds to its version's counters.
 type versionDelta struct {
+	// chunks counts the chunk among the version's finished ones (0 when
+	// its chunk job counted it already).
+	chunks                                                      int
 	nodes, edges, offSchema, parseFailures, repairs, violations int
 	usage
 }
@@ -184,12 +187,12 @@ func usageOf(calls []extract.CallRecord) usage {
 
 // bumpVersion adds a finished chunk's figures to its version.
 func bumpVersion(ctx context.Context, b *writeTx, versionID int, d versionDelta, now time.Time) error {
-	res, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1, `+
+	res, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + ?, `+
 		`node_count = node_count + ?, edge_count = edge_count + ?, prompt_tokens = prompt_tokens + ?, `+
 		`output_tokens = output_tokens + ?, calls = calls + ?, cached_calls = cached_calls + ?, `+
 		`cached_prompt_tokens = cached_prompt_tokens + ?, cached_output_tokens = cached_output_tokens + ?, `+
 		`off_schema = off_schema + ?, parse_failures = parse_failures + ?, repairs = repairs + ?, violations = violations + ?, heartbeat_at = ? WHERE id = ?`),
-		d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.cachedPromptTokens, d.cachedOutputTokens,
+		d.chunks, d.nodes, d.edges, d.promptTokens, d.outputTokens, d.calls, d.cachedCalls, d.cachedPromptTokens, d.cachedOutputTokens,
 		d.offSchema, d.parseFailures, d.repairs, d.violations, now, versionID)
 	if err != nil {
 		return fmt.Errorf("update version: %w", err)

@@ -72,6 +72,9 @@ type Version struct {
 	// Written marks a version whose graph one call writes whole (an
 	// import, a merge, an edit; SaveGraphVersion), not a run.
 	Written bool
+	// MergeNext is the place, in the run's order of text chunks, of the
+	// first chunk its chunk jobs have not merged.
+	MergeNext int
 }
 
 // Label is "name@number".
@@ -93,7 +96,7 @@ func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
 		Error: v.Error, CreatedAt: v.CreatedAt, StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, HeartbeatAt: v.HeartbeatAt,
 		ParentID: parentOf(v), Repairs: v.Repairs, Violations: v.Violations, ChunkErrors: decodeChunkErrors(v.ChunkErrors),
 		Edits: decodeEdits(v.Edits), Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
-		Written: v.Written,
+		Written: v.Written, MergeNext: v.MergeNext,
 	}
 }
 
@@ -287,6 +290,29 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 		return s.refreshCounts(ctx, id)
 	}
 	return nil
+}
+
+// FinishRun records a run's outcome as FinishVersion does, unless the
+// version is no longer queued or running (a cancel came first): that
+// status stays, and the answer is false.
+func (s *Store) FinishRun(ctx context.Context, id int, status string, elapsed time.Duration, errText string) (bool, error) {
+	now := s.Now()
+	n := 0
+	err := s.write(ctx, func(c *ent.Client) error {
+		var err error
+		n, err = c.ExtractionVersion.Update().Where(extractionversion.ID(id),
+			extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning)).
+			SetStatus(extractionversion.Status(status)).SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).
+			AddElapsedMs(elapsed.Milliseconds()).Save(ctx)
+		return err
+	})
+	if err != nil || n == 0 {
+		return false, translate(err, "version")
+	}
+	if status == StatusDone {
+		return true, s.refreshCounts(ctx, id)
+	}
+	return true, nil
 }
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -624,50 +625,65 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	res.Graph = boundGraph(res.Graph)
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
+	// sized for its rows, as WriteGraph's batches do.
+	return k.s.inTxBulk(ctx, sqliteCacheKiB(chunkRows(res.Graph)), k.versionID, func(b *writeTx) error {
+		_, err := writeChunk(ctx, b, k.versionID, res, k.maxFragments, 1, k.s.Now())
+		return err
+	})
+}
+
+// chunkRows counts the rows a chunk graph writes.
+func chunkRows(g extract.Graph) int {
+	rows := len(g.Nodes) + len(g.Edges)
+	for _, n := range g.Nodes {
+		rows += len(n.Mentions)
+	}
+	for _, e := range g.Edges {
+		rows += len(e.Mentions)
+	}
+	return rows
+}
+
+// writeChunk merges one chunk's result (its graph bounded already) into a
+// version within b, records the chunk run and adds to the version's
+// counters (chunks to its finished chunks). It reports false, writing
+// nothing, when the chunk was merged before.
+func writeChunk(ctx context.Context, b *writeTx, versionID int, res extract.ChunkResult, maxFragments, chunks int, now time.Time) (bool, error) {
 	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})
 	u := usageOf(res.Calls)
 	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
 		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
 		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
-	// sized for its rows, as WriteGraph's batches do.
-	rows := len(res.Graph.Nodes) + len(res.Graph.Edges)
-	for _, n := range res.Graph.Nodes {
-		rows += len(n.Mentions)
+	// The chunk run is recorded first: if it was recorded before, the
+	// chunk is stored already and nothing more is written.
+	claimed, err := claimChunk(ctx, b, versionID, run)
+	if err != nil || !claimed {
+		return false, err
 	}
-	for _, e := range res.Graph.Edges {
-		rows += len(e.Mentions)
+	fresh, err := lockedEmpty(ctx, b, versionID)
+	if err != nil {
+		return false, err
 	}
-	return k.s.inTxBulk(ctx, sqliteCacheKiB(rows), k.versionID, func(b *writeTx) error {
-		// The chunk run is recorded first: if it was recorded before, the
-		// chunk is stored already and nothing more is written.
-		claimed, err := claimChunk(ctx, b, k.versionID, run)
-		if err != nil || !claimed {
-			return err
+	// Into an empty version every row is new: on PostgreSQL large
+	// batches go in with COPY (see bulk_copy.go), on SQLite without
+	// ON CONFLICT.
+	b.copy, b.allNew = fresh, fresh
+	defer func() { b.copy, b.allNew = false, false }()
+	newNodes, newEdges, err := mergeInto(ctx, b, versionID, res.Graph, maxFragments, fresh)
+	if err != nil {
+		return false, err
+	}
+	if err := insertMentions(ctx, b, versionID, mentionRows(res.Graph)); err != nil {
+		return false, err
+	}
+	if len(res.Operations) > 0 {
+		if err := writeOperations(ctx, b.Client(), versionID, res.Operations); err != nil {
+			return false, err
 		}
-		fresh, err := lockedEmpty(ctx, b, k.versionID)
-		if err != nil {
-			return err
-		}
-		// Into an empty version every row is new: on PostgreSQL large
-		// batches go in with COPY (see bulk_copy.go), on SQLite without
-		// ON CONFLICT.
-		b.copy, b.allNew = fresh, fresh
-		newNodes, newEdges, err := mergeInto(ctx, b, k.versionID, res.Graph, k.maxFragments, fresh)
-		if err != nil {
-			return err
-		}
-		if err := insertMentions(ctx, b, k.versionID, mentionRows(res.Graph)); err != nil {
-			return err
-		}
-		if len(res.Operations) > 0 {
-			if err := writeOperations(ctx, b.Client(), k.versionID, res.Operations); err != nil {
-				return err
-			}
-		}
-		return bumpVersion(ctx, b, k.versionID, versionDelta{nodes: newNodes, edges: newEdges, usage: u,
-			offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs), violations: len(res.Violations)}, k.s.Now())
-	})
+	}
+	return true, bumpVersion(ctx, b, versionID, versionDelta{chunks: chunks, nodes: newNodes, edges: newEdges, usage: u,
+		offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs), violations: len(res.Violations)}, now)
 }
 
 // chunkDetail is what the per-chunk inspector shows.

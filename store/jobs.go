@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect"
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -23,13 +25,13 @@ import (
 )
 
 // Runs are River jobs (github.com/riverqueue/river) kept in the same
-// database as everything else: river_job and River's other tables are
-// migrated at Open on PostgreSQL (driver riverpgxv5 over a pgx pool) and on
-// SQLite (driver riversqlite over a second database/sql pool of one
-// connection, as River's SQLite driver advises). The application layer
-// declares the job kinds and workers; the store builds the client over the
-// right driver and keeps what the jobs write: one chunk_jobs row per chunk
-// (its result, or its last error).
+// database as everything else, on the store's own pool: River's tables
+// are migrated at Open, and the client runs over the store's database/sql
+// handle (driver riverdatabasesql on PostgreSQL, riversqlite on SQLite),
+// so a job's write and its completion commit together (SettleChunk). The
+// application layer declares the job kinds and workers; the store builds
+// the client and keeps what the jobs write: one chunk_jobs row per chunk
+// (its state, a result waiting to be merged, or its last error).
 
 // Queue is a River client over the store's database; *river.Client of
 // either driver implements it.
@@ -38,33 +40,36 @@ type Queue interface {
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	InsertTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 	JobCancel(ctx context.Context, jobID int64) (*rivertype.JobRow, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 }
 
-// openRiver opens the pool River runs on and migrates River's tables.
+// openRiver migrates River's tables; on PostgreSQL it also opens the pool
+// the provider limits and run locks hold their connections on.
 func (s *Store) openRiver(ctx context.Context, dsn string) error {
-	switch s.Dialect {
-	case dialect.Postgres:
+	if s.Dialect == dialect.Postgres {
 		pool, err := newPGPool(ctx, dsn)
 		if err != nil {
-			return extract.Wrap(extract.KindUnavailable, err, "open job queue pool")
+			return extract.Wrap(extract.KindUnavailable, err, "open provider limits pool")
 		}
 		s.pgPool = pool
-	default:
-		db, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return extract.Wrap(extract.KindUnavailable, err, "open job queue database")
-		}
-		db.SetMaxOpenConns(1)
-		s.riverDB = db
 	}
 	return s.migrateRiver(ctx)
 }
 
+// riverDriver is River's driver over the store's database.
+func (s *Store) riverDriver() riverdriver.Driver[*sql.Tx] {
+	if s.Dialect == dialect.Postgres {
+		return riverdatabasesql.New(s.db)
+	}
+	return riversqlite.New(s.db)
+}
+
 // migrateRiver applies River's migrations. On PostgreSQL an advisory lock
-// keeps processes that start together from migrating at once.
+// keeps processes that start together from migrating at once; on SQLite
+// a migration that lost the race to another process is tried again.
 func (s *Store) migrateRiver(ctx context.Context) error {
 	var err error
 	if s.pgPool != nil {
@@ -78,8 +83,8 @@ func (s *Store) migrateRiver(ctx context.Context) error {
 			return extract.Wrap(extract.KindUnavailable, err, "migrate job queue")
 		}
 		defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockKey) }()
-		var m *rivermigrate.Migrator[pgx.Tx]
-		if m, err = rivermigrate.New(riverpgxv5.New(s.pgPool), nil); err == nil {
+		var m *rivermigrate.Migrator[*sql.Tx]
+		if m, err = rivermigrate.New(s.riverDriver(), nil); err == nil {
 			_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 		}
 		if err == nil {
@@ -87,10 +92,13 @@ func (s *Store) migrateRiver(ctx context.Context) error {
 			_, err = conn.Exec(ctx, rateLimitsTable)
 		}
 	} else {
-		var m *rivermigrate.Migrator[*sql.Tx]
-		if m, err = rivermigrate.New(riversqlite.New(s.riverDB), nil); err == nil {
-			_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
-		}
+		err = raceRetry(ctx, func() error {
+			m, err := rivermigrate.New(s.riverDriver(), nil)
+			if err == nil {
+				_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+			}
+			return err
+		})
 	}
 	if err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate job queue")
@@ -101,29 +109,37 @@ func (s *Store) migrateRiver(ctx context.Context) error {
 // NewQueue builds a River client over the store's database with cfg (its
 // workers and queues; none to only insert and list jobs).
 func (s *Store) NewQueue(cfg *river.Config) (Queue, error) {
-	if s.pgPool != nil {
-		return river.NewClient(riverpgxv5.New(s.pgPool), cfg)
-	}
-	return river.NewClient(riversqlite.New(s.riverDB), cfg)
+	return river.NewClient(s.riverDriver(), cfg)
 }
 
-// closeRiver releases River's pool.
+// CompleteJob marks a running River job completed within tx, the
+// transaction of the job's own write (see SettleChunk's hook): the write
+// and the completion commit together. ctx is the job's.
+func CompleteJob[A river.JobArgs](ctx context.Context, tx *sql.Tx, job *river.Job[A]) error {
+	// Both drivers' transactions are *sql.Tx; the client in ctx does the
+	// work, whichever driver it runs.
+	_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
+	if err != nil {
+		return fmt.Errorf("complete job: %w", err)
+	}
+	return nil
+}
+
+// closeRiver releases the provider limits' pool.
 func (s *Store) closeRiver() {
 	if s.pgPool != nil {
 		s.pgPool.Close()
-	}
-	if s.riverDB != nil {
-		_ = s.riverDB.Close()
 	}
 }
 
 // QueueVersion makes a version queued with its chunk total and the chunks
 // already done (a resumed run keeps them), for workers to pick up; the
-// earlier error is cleared.
+// earlier error is cleared, and the count of settled chunks starts again.
 func (s *Store) QueueVersion(ctx context.Context, id, chunksTotal, chunksDone int) error {
 	return translate(s.write(ctx, func(c *ent.Client) error {
 		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusQueued).
-			SetChunksTotal(chunksTotal).SetChunksDone(chunksDone).SetHeartbeatAt(s.Now()).SetError("").SetChunkErrors("").ClearFinishedAt().Exec(ctx)
+			SetChunksTotal(chunksTotal).SetChunksDone(chunksDone).SetChunksSettled(0).SetHeartbeatAt(s.Now()).
+			SetError("").SetChunkErrors("").ClearFinishedAt().Exec(ctx)
 	}), "version")
 }
 
@@ -145,20 +161,7 @@ func (s *Store) MarkQueued(ctx context.Context, id int) error {
 	}), "version")
 }
 
-// ResetChunksDone sets a version's finished-chunk count back to the
-// chunks merged already, before its final job merges the others (which
-// counts them again).
-func (s *Store) ResetChunksDone(ctx context.Context, id int) error {
-	return translate(s.write(ctx, func(c *ent.Client) error {
-		n, err := c.ChunkRun.Query().Where(chunkrun.VersionID(id)).Count(ctx)
-		if err != nil {
-			return err
-		}
-		return c.ExtractionVersion.UpdateOneID(id).SetChunksDone(n).SetHeartbeatAt(s.Now()).Exec(ctx)
-	}), "version")
-}
-
-// MergedChunks counts the chunks of a version its final job has merged.
+// MergedChunks counts the chunks of a version merged into its graph.
 func (s *Store) MergedChunks(ctx context.Context, id int) (int, error) {
 	n, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(id)).Count(ctx)
 	return n, translate(err, "chunk runs")
@@ -173,8 +176,8 @@ func (s *Store) VersionStatus(ctx context.Context, id int) (string, error) {
 	return string(v.Status), nil
 }
 
-// ErrNotActive is returned by StageChunk and FailChunk when the version is
-// no longer queued or running (canceled, or finished).
+// ErrNotActive is returned by SettleChunk and DrainChunks when the version
+// is no longer queued or running (canceled, or finished).
 var ErrNotActive = extract.Errorf(extract.KindConflict, "the version is no longer running")
 
 // Chunk job states.
@@ -184,120 +187,298 @@ const (
 	ChunkJobFailed   = "failed"
 )
 
-// StageChunk stores a chunk's result for its version's final job, in one
-// transaction keyed by the chunk: storing a chunk again changes nothing.
-// It reports whether every one of the version's expect chunks is now
-// settled (done or failed). The version row is locked first, so of
-// chunks stored at once the last one sees all the others.
-func (s *Store) StageChunk(ctx context.Context, versionID int, res extract.ChunkResult, attempts, expect int) (bool, error) {
-	data, err := json.Marshal(res)
-	if err != nil {
-		return false, fmt.Errorf("encode chunk result: %w", err)
+// ChunkOutcome is what one attempt of a chunk job came to: the chunk's
+// result, or its error ("status: message") and whether no attempt follows.
+type ChunkOutcome struct {
+	Ref extract.ChunkRef
+	// Seq is the chunk's place in the run's order of text chunks.
+	Seq      int
+	Attempts int
+	Result   *extract.ChunkResult
+	Error    string
+	Final    bool
+}
+
+// TxHook runs last inside the transaction that settles a chunk: it
+// completes the chunk's River job and, once every chunk the run waits for
+// is settled (all), queues the final job, so the chunk's write, the job's
+// completion and the next job commit together.
+type TxHook func(ctx context.Context, tx *sql.Tx, all bool) error
+
+// Settled is what SettleChunk did.
+type Settled struct {
+	// All says every chunk the run waits for is settled.
+	All bool
+	// Drain says the chunk to merge next waits staged (DrainChunks).
+	Drain bool
+}
+
+// SettleChunk records one attempt of a chunk job in one transaction keyed
+// by the chunk, so a job that runs again stores nothing twice; the
+// transaction locks the version's row first, so settles of one version
+// take turns. A result is merged into the version when every chunk before
+// it in the run's order is merged (the version's merge_next is its seq),
+// else staged for DrainChunks; either way the chunk counts as done. An
+// error is kept as the chunk's last; a final one settles the chunk failed,
+// which stops the merge there: the chunks after it stay staged, and a
+// resume or retry that asks it again merges every chunk in order. expect
+// is how many chunks the run was queued with; hook, when not nil, runs
+// last in the transaction. A version no longer queued or running is
+// ErrNotActive.
+func (s *Store) SettleChunk(ctx context.Context, versionID, maxFragments, expect int, o ChunkOutcome, hook TxHook) (Settled, error) {
+	var res extract.ChunkResult
+	rows := 0
+	if o.Result != nil {
+		res = *o.Result
+		res.Chunk = o.Ref
+		res.Graph = boundGraph(res.Graph)
+		rows = chunkRows(res.Graph)
 	}
-	return s.settle(ctx, versionID, res.Chunk, expect, func(c *ent.Client, row *ent.ChunkJob) error {
-		if row != nil && row.State == chunkjob.StateDone {
-			return nil
-		}
-		// The chunk counts as done for the version's progress; the final
-		// job's merge counts it again from zero.
-		if err := c.ExtractionVersion.UpdateOneID(versionID).AddChunksDone(1).Exec(ctx); err != nil {
+	var out Settled
+	err := s.inTxBulk(ctx, sqliteCacheKiB(rows), versionID, func(b *writeTx) error {
+		out = Settled{}
+		st, err := lockActive(ctx, b, versionID)
+		if err != nil {
 			return err
 		}
-		if row == nil {
-			return c.ChunkJob.Create().SetVersionID(versionID).SetDocumentID(res.Chunk.DocumentID).SetChunkIndex(res.Chunk.Index).
-				SetState(chunkjob.StateDone).SetResult(string(data)).SetAttempts(attempts).Exec(ctx)
-		}
-		return c.ChunkJob.UpdateOne(row).SetState(chunkjob.StateDone).SetResult(string(data)).SetAttempts(attempts).Exec(ctx)
-	})
-}
-
-// FailChunk keeps a chunk's last error; final means no attempt follows,
-// and the chunk is settled as failed. It reports, as StageChunk does,
-// whether every chunk is settled.
-func (s *Store) FailChunk(ctx context.Context, versionID int, ref extract.ChunkRef, attempts, expect int, msg string, final bool) (bool, error) {
-	state := chunkjob.StateRetrying
-	if final {
-		state = chunkjob.StateFailed
-	}
-	return s.settle(ctx, versionID, ref, expect, func(c *ent.Client, row *ent.ChunkJob) error {
-		if row != nil && row.State == chunkjob.StateDone {
-			return nil
-		}
-		if row == nil {
-			return c.ChunkJob.Create().SetVersionID(versionID).SetDocumentID(ref.DocumentID).SetChunkIndex(ref.Index).
-				SetState(state).SetError(msg).SetAttempts(attempts).Exec(ctx)
-		}
-		return c.ChunkJob.UpdateOne(row).SetState(state).SetError(msg).SetAttempts(attempts).Exec(ctx)
-	})
-}
-
-// settle runs fn on a chunk's row (nil when there is none) with the
-// version row locked, then counts the settled chunks.
-func (s *Store) settle(ctx context.Context, versionID int, ref extract.ChunkRef, expect int, fn func(c *ent.Client, row *ent.ChunkJob) error) (bool, error) {
-	all := false
-	err := s.inTx(ctx, func(b *writeTx) error {
-		// The update takes the version's row lock (PostgreSQL; SQLite
-		// has one writer anyway) and says whether it still runs.
-		res, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET heartbeat_at = ? WHERE id = ? AND status IN ('queued', 'running')`), s.Now(), versionID)
-		if err != nil {
-			return fmt.Errorf("lock version: %w", err)
-		}
-		if n, err := res.RowsAffected(); err == nil && n == 0 {
-			return ErrNotActive
-		}
 		c := b.Client()
-		row, err := c.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(ref.DocumentID), chunkjob.ChunkIndex(ref.Index)).Only(ctx)
+		row, err := c.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(o.Ref.DocumentID), chunkjob.ChunkIndex(o.Ref.Index)).Only(ctx)
 		if err != nil && !ent.IsNotFound(err) {
 			return err
 		}
-		if err := fn(c, row); err != nil {
+		wasSettled := row != nil && (row.State == chunkjob.StateDone || row.State == chunkjob.StateFailed)
+		if row == nil || row.State != chunkjob.StateDone {
+			state, result := chunkjob.StateRetrying, ""
+			switch {
+			case o.Result != nil:
+				state = chunkjob.StateDone
+				if result, err = s.mergeOrStage(ctx, b, versionID, maxFragments, st, o.Seq, res); err != nil {
+					return err
+				}
+			case o.Final:
+				state = chunkjob.StateFailed
+			}
+			if row == nil {
+				err = c.ChunkJob.Create().SetVersionID(versionID).SetDocumentID(o.Ref.DocumentID).SetChunkIndex(o.Ref.Index).SetSeq(o.Seq).
+					SetState(state).SetResult(result).SetError(o.Error).SetAttempts(o.Attempts).Exec(ctx)
+			} else {
+				u := c.ChunkJob.UpdateOne(row).SetSeq(o.Seq).SetState(state).SetResult(result).SetAttempts(o.Attempts)
+				if o.Error != "" {
+					u.SetError(o.Error)
+				}
+				err = u.Exec(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			if state != chunkjob.StateRetrying && !wasSettled {
+				st.settled++
+				if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_settled = chunks_settled + 1 WHERE id = ?`), versionID); err != nil {
+					return fmt.Errorf("count settled chunk: %w", err)
+				}
+			}
+		}
+		out.All = st.settled >= expect
+		if out.Drain, err = nextStaged(ctx, b, versionID); err != nil {
 			return err
 		}
-		n, err := c.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateIn(chunkjob.StateDone, chunkjob.StateFailed)).Count(ctx)
-		if err != nil {
-			return err
+		if hook != nil {
+			return hook(ctx, b.Tx, out.All)
 		}
-		all = n >= expect
 		return nil
 	})
 	if err == ErrNotActive {
-		return false, err
+		return out, err
 	}
-	return all, translate(err, "chunk job")
+	return out, translate(err, "chunk job")
 }
 
-// StagedChunk is what a chunk job left for the final job: the result, or
-// the error of a chunk that failed for good.
-type StagedChunk struct {
-	Result extract.ChunkResult
-	Failed bool
-	Error  string
+// mergeOrStage merges a chunk's result into the version when it is the
+// chunk to merge next (or one before it, asked again on a resume), and
+// returns what its row keeps: nothing, or the result as JSON while it
+// waits staged, or after its merge when a retry will need it (an earlier
+// chunk's answer did not parse: a retry asks that one again and takes
+// this one's result as stored).
+func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFragments int, st versionState, seq int, res extract.ChunkResult) (string, error) {
+	if seq > st.mergeNext {
+		data, err := json.Marshal(res)
+		if err != nil {
+			return "", fmt.Errorf("encode chunk result: %w", err)
+		}
+		if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1 WHERE id = ?`), versionID); err != nil {
+			return "", fmt.Errorf("count chunk: %w", err)
+		}
+		return string(data), nil
+	}
+	if _, err := writeChunk(ctx, b, versionID, res, maxFragments, 1, s.Now()); err != nil {
+		return "", err
+	}
+	if seq == st.mergeNext {
+		if err := advanceMerge(ctx, b, versionID); err != nil {
+			return "", err
+		}
+	}
+	if st.parseFailures == 0 {
+		return "", nil
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return "", fmt.Errorf("encode chunk result: %w", err)
+	}
+	return string(data), nil
 }
 
-// StagedChunks returns what the chunk jobs of a version stored, by chunk:
-// results and final failures (chunks still being retried are left out).
-func (s *Store) StagedChunks(ctx context.Context, versionID int) (map[extract.ChunkRef]StagedChunk, error) {
-	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateIn(chunkjob.StateDone, chunkjob.StateFailed)).All(ctx)
+// versionState is what a settle reads of its version under the lock.
+type versionState struct {
+	mergeNext, settled, parseFailures int
+}
+
+// lockActive locks a version's row (PostgreSQL; SQLite's transaction
+// holds the write lock already) and reads what a settle needs; a version
+// no longer queued or running is ErrNotActive.
+func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, error) {
+	var st versionState
+	var status string
+	q := `SELECT status, merge_next, chunks_settled, parse_failures FROM extraction_versions WHERE id = ?`
+	if b.dialect == dialect.Postgres {
+		q += ` FOR UPDATE`
+	}
+	switch err := b.QueryRowContext(ctx, b.rebind(q), versionID).Scan(&status, &st.mergeNext, &st.settled, &st.parseFailures); {
+	case errors.Is(err, sql.ErrNoRows):
+		return st, ErrNotActive
+	case err != nil:
+		return st, fmt.Errorf("lock version: %w", err)
+	}
+	if status != StatusQueued && status != StatusRunning {
+		return st, ErrNotActive
+	}
+	return st, nil
+}
+
+// advanceMerge moves a version's merge_next past the chunk just merged.
+func advanceMerge(ctx context.Context, b *writeTx, versionID int) error {
+	if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + 1 WHERE id = ?`), versionID); err != nil {
+		return fmt.Errorf("advance merge: %w", err)
+	}
+	return nil
+}
+
+// nextStaged reports whether the chunk a version merges next waits staged.
+func nextStaged(ctx context.Context, b *writeTx, versionID int) (bool, error) {
+	var one int
+	switch err := b.QueryRowContext(ctx, b.rebind(`SELECT 1 FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
+		`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = 'done' AND j.result <> ''`), versionID).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("find staged chunk: %w", err)
+	}
+	return true, nil
+}
+
+// DrainChunks merges, in order, the staged chunks a version merges next,
+// one transaction each (so a long backlog yields the write lock between
+// chunks), until the next chunk is not staged; it returns how many it
+// merged. Any job may drain: each transaction reads merge_next under the
+// version's lock. A version no longer running is left as it is.
+func (s *Store) DrainChunks(ctx context.Context, versionID, maxFragments int) (int, error) {
+	merged := 0
+	for {
+		// Peek outside the write lock: the result is decoded, and the
+		// transaction sized, before the lock is taken.
+		var seq int
+		var data string
+		err := s.db.QueryRowContext(ctx, rebind(s.Dialect, `SELECT j.seq, j.result FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
+			`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = 'done' AND j.result <> ''`), versionID).Scan(&seq, &data)
+		if errors.Is(err, sql.ErrNoRows) {
+			return merged, nil
+		}
+		if err != nil {
+			return merged, translate(err, "chunk jobs")
+		}
+		var res extract.ChunkResult
+		if err := json.Unmarshal([]byte(data), &res); err != nil {
+			return merged, fmt.Errorf("decode staged chunk %d of version %d: %w", seq, versionID, err)
+		}
+		res.Graph = boundGraph(res.Graph)
+		done := false
+		err = s.inTxBulk(ctx, sqliteCacheKiB(chunkRows(res.Graph)), versionID, func(b *writeTx) error {
+			done = false
+			st, err := lockActive(ctx, b, versionID)
+			if err != nil {
+				return err
+			}
+			if st.mergeNext != seq {
+				done = true // another job merged it meanwhile
+				return nil
+			}
+			var id int
+			var ref extract.ChunkRef
+			err = b.QueryRowContext(ctx, b.rebind(`SELECT id, document_id, chunk_index FROM chunk_jobs WHERE version_id = ? AND seq = ? AND state = 'done' AND result <> ''`),
+				versionID, seq).Scan(&id, &ref.DocumentID, &ref.Index)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read staged chunk: %w", err)
+			}
+			res.Chunk = ref
+			if _, err := writeChunk(ctx, b, versionID, res, maxFragments, 0, s.Now()); err != nil {
+				return err
+			}
+			if st.parseFailures == 0 {
+				if _, err := b.ExecContext(ctx, b.rebind(`UPDATE chunk_jobs SET result = '' WHERE id = ?`), id); err != nil {
+					return fmt.Errorf("clear staged chunk: %w", err)
+				}
+			}
+			done = true
+			merged++
+			return advanceMerge(ctx, b, versionID)
+		})
+		if err == ErrNotActive {
+			return merged, nil
+		}
+		if err != nil {
+			return merged, translate(err, "chunk job")
+		}
+		if !done {
+			return merged, nil
+		}
+	}
+}
+
+// FailedChunks lists the chunks of a version whose jobs failed for good,
+// in the run's order, with their last errors.
+func (s *Store) FailedChunks(ctx context.Context, versionID int) ([]extract.ChunkError, error) {
+	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateEQ(chunkjob.StateFailed)).
+		Order(ent.Asc(chunkjob.FieldSeq)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
-	out := make(map[extract.ChunkRef]StagedChunk, len(rows))
-	for _, r := range rows {
-		ref := extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}
-		if r.State == chunkjob.StateFailed {
-			out[ref] = StagedChunk{Failed: true, Error: r.Error}
-			continue
+	out := make([]extract.ChunkError, len(rows))
+	for i, r := range rows {
+		status, msg, ok := strings.Cut(r.Error, ": ")
+		if !ok {
+			status, msg = "unavailable", r.Error
 		}
-		var res extract.ChunkResult
-		if r.Result != "" {
-			if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
-				return nil, fmt.Errorf("decode chunk %d of document %d: %w", r.ChunkIndex, r.DocumentID, err)
-			}
-		}
-		res.Chunk = ref
-		out[ref] = StagedChunk{Result: res}
+		out[i] = extract.ChunkError{DocumentID: r.DocumentID, Index: r.ChunkIndex, Status: status, Message: msg}
 	}
 	return out, nil
+}
+
+// SetChunkErrors records the chunks whose extraction failed on a version.
+func (s *Store) SetChunkErrors(ctx context.Context, versionID int, list []extract.ChunkError) error {
+	data := ""
+	if len(list) > 0 {
+		b, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		data = string(b)
+	}
+	return translate(s.write(ctx, func(c *ent.Client) error {
+		return c.ExtractionVersion.UpdateOneID(versionID).SetChunkErrors(data).Exec(ctx)
+	}), "version")
 }
 
 // ReopenChunks makes the failed chunks of a version pending again (a
@@ -334,50 +515,115 @@ func (s *Store) DoneChunks(ctx context.Context, versionID int) (map[extract.Chun
 	return done, nil
 }
 
-// CopyStagedChunks gives version to the results the chunk jobs of version
-// from stored (done, result kept) except those of skip, as done chunks of
-// its own: its run merges them without asking for them again. Their model
-// calls count as cached for the new version, which did not pay for them.
-// It returns the chunks copied.
-func (s *Store) CopyStagedChunks(ctx context.Context, from, to int, skip map[extract.ChunkRef]bool) (map[extract.ChunkRef]bool, error) {
-	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(from), chunkjob.StateEQ(chunkjob.StateDone), chunkjob.ResultNEQ("")).All(ctx)
+// CopyRunChunks gives version to what the chunk jobs of version from
+// left that a run of the same settings takes as it is, but for the
+// chunks of skip (asked again): with prefix, from's graph as its chunk
+// jobs merged it (every chunk before its merge_next and nothing else; the
+// caller knows no final job wrote to it), with its chunk runs, counters
+// and merge_next; and the results its rows keep (staged, or kept after a
+// merge) as done chunks of its own, waiting to be merged. The model calls
+// of what is copied count as cached for the new version, which did not
+// pay for them. It returns the chunks copied.
+func (s *Store) CopyRunChunks(ctx context.Context, from, to int, prefix bool, skip map[extract.ChunkRef]bool) (map[extract.ChunkRef]bool, error) {
+	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(from), chunkjob.StateEQ(chunkjob.StateDone)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
+	src, err := s.client.ExtractionVersion.Get(ctx, from)
+	if err != nil {
+		return nil, translate(err, "version")
+	}
 	copied := map[extract.ChunkRef]bool{}
-	var bulk []*ent.ChunkJobCreate
-	err = s.write(ctx, func(c *ent.Client) error {
+	err = s.inTx(ctx, func(b *writeTx) error {
+		c := b.Client()
+		var bulk []*ent.ChunkJobCreate
 		for _, r := range rows {
 			ref := extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}
-			if skip[ref] {
+			merged := prefix && r.Seq < src.MergeNext
+			if skip[ref] || (!merged && r.Result == "") {
 				continue
 			}
-			var res extract.ChunkResult
-			if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
-				return fmt.Errorf("decode chunk %d of document %d: %w", r.ChunkIndex, r.DocumentID, err)
-			}
-			for i := range res.Calls {
-				res.Calls[i].Cached = true
-			}
-			data, err := json.Marshal(res)
-			if err != nil {
-				return err
+			result := ""
+			if !merged {
+				var res extract.ChunkResult
+				if err := json.Unmarshal([]byte(r.Result), &res); err != nil {
+					return fmt.Errorf("decode chunk %d of document %d: %w", r.ChunkIndex, r.DocumentID, err)
+				}
+				for i := range res.Calls {
+					res.Calls[i].Cached = true
+				}
+				data, err := json.Marshal(res)
+				if err != nil {
+					return err
+				}
+				result = string(data)
 			}
 			copied[ref] = true
 			bulk = append(bulk, c.ChunkJob.Create().SetVersionID(to).SetDocumentID(r.DocumentID).SetChunkIndex(r.ChunkIndex).
-				SetState(chunkjob.StateDone).SetResult(string(data)).SetAttempts(r.Attempts))
+				SetSeq(r.Seq).SetState(chunkjob.StateDone).SetResult(result).SetAttempts(r.Attempts))
 		}
 		for start := 0; start < len(bulk); start += 500 {
 			if err := c.ChunkJob.CreateBulk(bulk[start:min(start+500, len(bulk))]...).Exec(ctx); err != nil {
 				return err
 			}
 		}
-		return nil
+		if !prefix {
+			return nil
+		}
+		return copyMerged(ctx, b, src, to)
 	})
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
 	return copied, nil
+}
+
+// copyMerged copies a version's graph, chunk runs and counters into
+// another (empty) one; their model calls count as cached there.
+func copyMerged(ctx context.Context, b *writeTx, src *ent.ExtractionVersion, to int) error {
+	for _, q := range []string{
+		`INSERT INTO nodes ("key", name, "type", description, properties, degree, version_id) ` +
+			`SELECT "key", name, "type", description, properties, degree, ? FROM nodes WHERE version_id = ?`,
+		`INSERT INTO edges (source, target, label, keywords, description, weight, properties, version_id) ` +
+			`SELECT source, target, label, keywords, description, weight, properties, ? FROM edges WHERE version_id = ?`,
+		`INSERT INTO mentions (node_key, edge_key, document_id, chunk_index, "start", "end", "text", version_id) ` +
+			`SELECT node_key, edge_key, document_id, chunk_index, "start", "end", "text", ? FROM mentions WHERE version_id = ?`,
+		`INSERT INTO operations (turn, seq, op, node_id, source_id, target_id, label, description, "timestamp", status, reason, version_id) ` +
+			`SELECT turn, seq, op, node_id, source_id, target_id, label, description, "timestamp", status, reason, ? FROM operations WHERE version_id = ?`,
+	} {
+		if _, err := b.ExecContext(ctx, b.rebind(q), to, src.ID); err != nil {
+			return fmt.Errorf("copy merged chunks: %w", err)
+		}
+	}
+	c := b.Client()
+	runs, err := c.ChunkRun.Query().Where(chunkrun.VersionID(src.ID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	var bulk []*ent.ChunkRunCreate
+	for _, r := range runs {
+		var d chunkDetail
+		detail := r.Detail
+		if json.Unmarshal([]byte(r.Detail), &d) == nil && len(d.Calls) > 0 {
+			for i := range d.Calls {
+				d.Calls[i].Cached = true
+			}
+			data, _ := json.Marshal(d)
+			detail = string(data)
+		}
+		bulk = append(bulk, c.ChunkRun.Create().SetVersionID(to).SetDocumentID(r.DocumentID).SetChunkIndex(r.ChunkIndex).
+			SetDetail(detail).SetNodeCount(r.NodeCount).SetEdgeCount(r.EdgeCount).SetPromptTokens(r.PromptTokens).
+			SetOutputTokens(r.OutputTokens).SetOffSchema(r.OffSchema).SetFailures(r.Failures).SetElapsedMs(r.ElapsedMs))
+	}
+	for start := 0; start < len(bulk); start += 500 {
+		if err := c.ChunkRun.CreateBulk(bulk[start:min(start+500, len(bulk))]...).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return c.ExtractionVersion.UpdateOneID(to).SetMergeNext(src.MergeNext).SetNodeCount(src.NodeCount).SetEdgeCount(src.EdgeCount).
+		SetPromptTokens(src.PromptTokens).SetOutputTokens(src.OutputTokens).SetCalls(src.Calls).SetCachedCalls(src.Calls).
+		SetCachedPromptTokens(src.PromptTokens).SetCachedOutputTokens(src.OutputTokens).SetOffSchema(src.OffSchema).
+		SetParseFailures(src.ParseFailures).SetRepairs(src.Repairs).SetViolations(src.Violations).Exec(ctx)
 }
 
 // DropStagedResults frees the stored results of a version's merged

@@ -39,10 +39,10 @@ type Store struct {
 	// writeMu serialises write transactions on SQLite, which has one
 	// writer at a time; on PostgreSQL it is unused.
 	writeMu sync.Mutex
-	// pgPool (PostgreSQL) or riverDB (SQLite) is the pool the job queue
-	// runs on (see jobs.go).
-	pgPool  *pgxpool.Pool
-	riverDB *sql.DB
+	// pgPool (PostgreSQL) holds the connections of the provider limits
+	// and run locks, which keep a session each (limits.go, jobs.go); the
+	// job queue runs on db.
+	pgPool *pgxpool.Pool
 	// runLocks holds a mutex per version on SQLite (see LockVersion).
 	runLocks sync.Map
 }
@@ -72,8 +72,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, extract.Wrap(extract.KindUnavailable, err, "open database %s", MaskURL(opts.URL))
 	}
 	if dia == dialect.SQLite {
-		// One writer at a time; readers go on in WAL mode.
-		db.SetMaxOpenConns(8)
+		// One writer at a time; readers go on in WAL mode. The job
+		// queue's own work (fetching, completing, electing a leader)
+		// takes a few connections too.
+		db.SetMaxOpenConns(12)
 	} else {
 		db.SetMaxOpenConns(16)
 	}
@@ -106,14 +108,30 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 var migrateMu sync.Mutex
 
 // Migrate brings the schema up to date. Ent's automatic migration only adds
-// tables, columns and indexes; it never drops data.
+// tables, columns and indexes; it never drops data. Two processes opening
+// a new SQLite file at once (an extract and a version show started
+// together) both plan the same tables; the one whose plan the other's
+// commit made stale tries again with the schema as it now stands.
 func (s *Store) Migrate(ctx context.Context) error {
 	migrateMu.Lock()
 	defer migrateMu.Unlock()
-	if err := s.client.Schema.Create(ctx); err != nil {
+	if err := raceRetry(ctx, func() error { return s.client.Schema.Create(ctx) }); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
 	}
 	return s.backfillDegrees(ctx)
+}
+
+// raceRetry runs a migration again while it fails because another
+// process created the same table or index first (SQLite has no lock
+// around a schema change's plan), a few times.
+func raceRetry(ctx context.Context, migrate func() error) error {
+	var err error
+	for range 8 {
+		if err = migrate(); err == nil || !strings.Contains(err.Error(), "already exists") || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
 }
 
 // Close releases the prepared statements and the database.

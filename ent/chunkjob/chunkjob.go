@@ -23,6 +23,8 @@ const (
 	FieldDocumentID = "document_id"
 	// FieldChunkIndex holds the string denoting the chunk_index field in the database.
 	FieldChunkIndex = "chunk_index"
+	// FieldSeq holds the string denoting the seq field in the database.
+	FieldSeq = "seq"
 	// FieldState holds the string denoting the state field in the database.
 	FieldState = "state"
 	// FieldResult holds the string denoting the result field in the database.
@@ -51,6 +53,7 @@ var Columns = []string{
 	FieldVersionID,
 	FieldDocumentID,
 	FieldChunkIndex,
+	FieldSeq,
 	FieldState,
 	FieldResult,
 	FieldError,
@@ -70,6 +73,8 @@ func ValidColumn(column string) bool {
 var (
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultSeq holds the default value on creation for the "seq" field.
+	DefaultSeq int
 	// DefaultResult holds the default value on creation for the "result" field.
 	DefaultResult string
 	// DefaultError holds the default value on creation for the "error" field.
@@ -131,6 +136,11 @@ func ByDocumentID(opts ...sql.OrderTermOption) OrderOption {
 // ByChunkIndex orders the results by the chunk_index field.
 func ByChunkIndex(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldChunkIndex, opts...).ToFunc()
+}
+
+// BySeq orders the results by the seq field.
+func BySeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSeq, opts...).ToFunc()
 }
 
 // ByState orders the results by the state field.

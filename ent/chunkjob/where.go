@@ -75,6 +75,11 @@ func ChunkIndex(v int) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldEQ(FieldChunkIndex, v))
 }
 
+// Seq applies equality check predicate on the "seq" field. It's identical to SeqEQ.
+func Seq(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldEQ(FieldSeq, v))
+}
+
 // Result applies equality check predicate on the "result" field. It's identical to ResultEQ.
 func Result(v string) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldEQ(FieldResult, v))
@@ -228,6 +233,46 @@ func ChunkIndexLT(v int) predicate.ChunkJob {
 // ChunkIndexLTE applies the LTE predicate on the "chunk_index" field.
 func ChunkIndexLTE(v int) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldLTE(FieldChunkIndex, v))
+}
+
+// SeqEQ applies the EQ predicate on the "seq" field.
+func SeqEQ(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldEQ(FieldSeq, v))
+}
+
+// SeqNEQ applies the NEQ predicate on the "seq" field.
+func SeqNEQ(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldNEQ(FieldSeq, v))
+}
+
+// SeqIn applies the In predicate on the "seq" field.
+func SeqIn(vs ...int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldIn(FieldSeq, vs...))
+}
+
+// SeqNotIn applies the NotIn predicate on the "seq" field.
+func SeqNotIn(vs ...int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldNotIn(FieldSeq, vs...))
+}
+
+// SeqGT applies the GT predicate on the "seq" field.
+func SeqGT(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldGT(FieldSeq, v))
+}
+
+// SeqGTE applies the GTE predicate on the "seq" field.
+func SeqGTE(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldGTE(FieldSeq, v))
+}
+
+// SeqLT applies the LT predicate on the "seq" field.
+func SeqLT(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldLT(FieldSeq, v))
+}
+
+// SeqLTE applies the LTE predicate on the "seq" field.
+func SeqLTE(v int) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldLTE(FieldSeq, v))
 }
 
 // StateEQ applies the EQ predicate on the "state" field.

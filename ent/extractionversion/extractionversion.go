@@ -83,6 +83,10 @@ const (
 	FieldNotSameApplied = "not_same_applied"
 	// FieldWritten holds the string denoting the written field in the database.
 	FieldWritten = "written"
+	// FieldMergeNext holds the string denoting the merge_next field in the database.
+	FieldMergeNext = "merge_next"
+	// FieldChunksSettled holds the string denoting the chunks_settled field in the database.
+	FieldChunksSettled = "chunks_settled"
 	// EdgeExtraction holds the string denoting the extraction edge name in mutations.
 	EdgeExtraction = "extraction"
 	// EdgeNodes holds the string denoting the nodes edge name in mutations.
@@ -187,6 +191,8 @@ var Columns = []string{
 	FieldMergesApplied,
 	FieldNotSameApplied,
 	FieldWritten,
+	FieldMergeNext,
+	FieldChunksSettled,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -254,6 +260,10 @@ var (
 	DefaultNotSameApplied int
 	// DefaultWritten holds the default value on creation for the "written" field.
 	DefaultWritten bool
+	// DefaultMergeNext holds the default value on creation for the "merge_next" field.
+	DefaultMergeNext int
+	// DefaultChunksSettled holds the default value on creation for the "chunks_settled" field.
+	DefaultChunksSettled int
 )
 
 // Status defines the type for the "status" enum field.
@@ -456,6 +466,16 @@ func ByNotSameApplied(opts ...sql.OrderTermOption) OrderOption {
 // ByWritten orders the results by the written field.
 func ByWritten(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWritten, opts...).ToFunc()
+}
+
+// ByMergeNext orders the results by the merge_next field.
+func ByMergeNext(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMergeNext, opts...).ToFunc()
+}
+
+// ByChunksSettled orders the results by the chunks_settled field.
+func ByChunksSettled(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChunksSettled, opts...).ToFunc()
 }
 
 // ByExtractionField orders the results by extraction field.

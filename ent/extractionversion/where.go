@@ -215,6 +215,16 @@ func Written(v bool) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldWritten, v))
 }
 
+// MergeNext applies equality check predicate on the "merge_next" field. It's identical to MergeNextEQ.
+func MergeNext(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldMergeNext, v))
+}
+
+// ChunksSettled applies equality check predicate on the "chunks_settled" field. It's identical to ChunksSettledEQ.
+func ChunksSettled(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunksSettled, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldCreatedAt, v))
@@ -1588,6 +1598,86 @@ func WrittenEQ(v bool) predicate.ExtractionVersion {
 // WrittenNEQ applies the NEQ predicate on the "written" field.
 func WrittenNEQ(v bool) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldNEQ(FieldWritten, v))
+}
+
+// MergeNextEQ applies the EQ predicate on the "merge_next" field.
+func MergeNextEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldMergeNext, v))
+}
+
+// MergeNextNEQ applies the NEQ predicate on the "merge_next" field.
+func MergeNextNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldMergeNext, v))
+}
+
+// MergeNextIn applies the In predicate on the "merge_next" field.
+func MergeNextIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldMergeNext, vs...))
+}
+
+// MergeNextNotIn applies the NotIn predicate on the "merge_next" field.
+func MergeNextNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldMergeNext, vs...))
+}
+
+// MergeNextGT applies the GT predicate on the "merge_next" field.
+func MergeNextGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldMergeNext, v))
+}
+
+// MergeNextGTE applies the GTE predicate on the "merge_next" field.
+func MergeNextGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldMergeNext, v))
+}
+
+// MergeNextLT applies the LT predicate on the "merge_next" field.
+func MergeNextLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldMergeNext, v))
+}
+
+// MergeNextLTE applies the LTE predicate on the "merge_next" field.
+func MergeNextLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldMergeNext, v))
+}
+
+// ChunksSettledEQ applies the EQ predicate on the "chunks_settled" field.
+func ChunksSettledEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldChunksSettled, v))
+}
+
+// ChunksSettledNEQ applies the NEQ predicate on the "chunks_settled" field.
+func ChunksSettledNEQ(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldChunksSettled, v))
+}
+
+// ChunksSettledIn applies the In predicate on the "chunks_settled" field.
+func ChunksSettledIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldChunksSettled, vs...))
+}
+
+// ChunksSettledNotIn applies the NotIn predicate on the "chunks_settled" field.
+func ChunksSettledNotIn(vs ...int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldChunksSettled, vs...))
+}
+
+// ChunksSettledGT applies the GT predicate on the "chunks_settled" field.
+func ChunksSettledGT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldChunksSettled, v))
+}
+
+// ChunksSettledGTE applies the GTE predicate on the "chunks_settled" field.
+func ChunksSettledGTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldChunksSettled, v))
+}
+
+// ChunksSettledLT applies the LT predicate on the "chunks_settled" field.
+func ChunksSettledLT(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldChunksSettled, v))
+}
+
+// ChunksSettledLTE applies the LTE predicate on the "chunks_settled" field.
+func ChunksSettledLTE(v int) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldChunksSettled, v))
 }
 
 // HasExtraction applies the HasEdge predicate on the "extraction" edge.

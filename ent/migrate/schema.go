@@ -47,6 +47,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "document_id", Type: field.TypeInt},
 		{Name: "chunk_index", Type: field.TypeInt},
+		{Name: "seq", Type: field.TypeInt, Default: 0},
 		{Name: "state", Type: field.TypeEnum, Enums: []string{"retrying", "done", "failed"}, Default: "retrying"},
 		{Name: "result", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "error", Type: field.TypeString, Size: 2147483647, Default: ""},
@@ -61,7 +62,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "chunk_jobs_extraction_versions_chunk_jobs",
-				Columns:    []*schema.Column{ChunkJobsColumns[8]},
+				Columns:    []*schema.Column{ChunkJobsColumns[9]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -70,12 +71,17 @@ var (
 			{
 				Name:    "chunkjob_version_id_document_id_chunk_index",
 				Unique:  true,
-				Columns: []*schema.Column{ChunkJobsColumns[8], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[2], ChunkJobsColumns[3]},
 			},
 			{
 				Name:    "chunkjob_version_id_state_document_id_chunk_index",
 				Unique:  false,
-				Columns: []*schema.Column{ChunkJobsColumns[8], ChunkJobsColumns[4], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[5], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+			},
+			{
+				Name:    "chunkjob_version_id_seq",
+				Unique:  false,
+				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[4]},
 			},
 		},
 	}
@@ -272,6 +278,8 @@ var (
 		{Name: "merges_applied", Type: field.TypeInt, Default: 0},
 		{Name: "not_same_applied", Type: field.TypeInt, Default: 0},
 		{Name: "written", Type: field.TypeBool, Default: false},
+		{Name: "merge_next", Type: field.TypeInt, Default: 0},
+		{Name: "chunks_settled", Type: field.TypeInt, Default: 0},
 		{Name: "extraction_id", Type: field.TypeInt},
 	}
 	// ExtractionVersionsTable holds the schema information for the "extraction_versions" table.
@@ -282,7 +290,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[34]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[36]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -291,7 +299,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[34], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[36], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

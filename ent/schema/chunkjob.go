@@ -9,11 +9,12 @@ import (
 
 // ChunkJob holds the schema definition for the ChunkJob entity: what the
 // job queue's work on one chunk of a version left behind. A chunk job
-// extracts the chunk and stores its result here, in one transaction keyed
-// by the chunk, so a job that runs again (a retry, or a worker killed
-// after the commit) stores nothing twice; the version's final job merges
-// the stored results in chunk order. A chunk that fails keeps its last
-// error and the attempts it took.
+// extracts the chunk and, in the transaction that completes the job,
+// merges it into the version when every chunk before it is merged, or
+// stages its result here until they are (merged in order by whichever job
+// or final job comes next); the row is keyed by the chunk, so a job that
+// runs again (a retry, or a worker killed after the commit) stores nothing
+// twice. A chunk that fails keeps its last error and the attempts it took.
 type ChunkJob struct{ ent.Schema }
 
 // Mixin of the ChunkJob.
@@ -25,10 +26,14 @@ func (ChunkJob) Fields() []ent.Field {
 		versionRef(),
 		field.Int("document_id").Immutable(),
 		field.Int("chunk_index").Immutable(),
+		// seq is the chunk's place in the run's order of text chunks.
+		field.Int("seq").Default(0),
 		// state is "done" once the result is stored, "retrying" while an
 		// attempt failed and another is due, "failed" after the last.
 		field.Enum("state").Values("retrying", "done", "failed").Default("retrying"),
-		// result is the chunk's extract.ChunkResult, JSON.
+		// result is the chunk's extract.ChunkResult, JSON, while it waits
+		// to be merged (kept after the merge only when retry needs it, see
+		// store.SettleChunk); empty once merged.
 		field.Text("result").Default(""),
 		// error is the last attempt's error message.
 		field.Text("error").Default(""),
@@ -51,5 +56,7 @@ func (ChunkJob) Indexes() []ent.Index {
 		// the rows (their results): every chunk job counts the settled
 		// ones, and a waiting run counts the done ones while it polls.
 		index.Fields("version_id", "state", "document_id", "chunk_index"),
+		// Finds the chunk to merge next.
+		index.Fields("version_id", "seq"),
 	}
 }

@@ -70,6 +70,16 @@ func (ExtractionVersion) Fields() []ent.Field {
 		// running, it was interrupted while written, and is never
 		// resumed as a run.
 		field.Bool("written").Default(false),
+		// merge_next is the place, in the run's order of text chunks, of
+		// the first chunk not merged yet: a chunk job whose chunk is next
+		// merges it into the version, a later one stages it (see
+		// ChunkJob), so the graph is merged in chunk order whichever
+		// worker extracted which chunk.
+		field.Int("merge_next").Default(0),
+		// chunks_settled counts the chunks settled (done, or failed for
+		// good) since the run was last queued: once it reaches the
+		// chunks queued, the final job is.
+		field.Int("chunks_settled").Default(0),
 	}
 }
 

@@ -1,0 +1,151 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// settleChunks is a run's chunk results whose merge depends on the order:
+// every chunk names the same hub with its own description, and links it
+// to a node of its own and to the next chunk's.
+func settleChunks(doc, n int) []extract.ChunkResult {
+	out := make([]extract.ChunkResult, n)
+	for k := range out {
+		own := fmt.Sprintf("node-%03d", k)
+		next := fmt.Sprintf("node-%03d", k+1)
+		out[k] = extract.ChunkResult{Chunk: extract.ChunkRef{DocumentID: doc, Index: k}, Graph: extract.Graph{
+			Nodes: []extract.Node{
+				{Key: "hub", Name: "Hub", Type: "T", Description: fmt.Sprintf("Said in chunk %d.", k),
+					Mentions: []extract.Mention{{DocumentID: doc, ChunkIndex: k, Start: 0, End: 3, Text: "Hub"}}},
+				{Key: own, Name: own, Type: "T", Description: fmt.Sprintf("Own %d.", k)},
+				{Key: next, Name: next, Type: "T", Description: fmt.Sprintf("Next of %d.", k)},
+			},
+			Edges: []extract.Edge{
+				{Source: "hub", Target: own, Label: "has", Weight: 1, Description: fmt.Sprintf("Chunk %d.", k)},
+				{Source: own, Target: next, Label: "next", Weight: 1},
+			},
+		}}
+	}
+	return out
+}
+
+// TestStore_SettleChunkOutOfOrder settles a run's chunks in a shuffled
+// order, each merged when it is next or staged until it is (drained by
+// the settle that makes it next), and finds the graph, counts and chunk
+// runs the in-order sink writes; a chunk settled twice adds nothing, a
+// chunk failed for good stops the merge until it is settled done, and a
+// settle of a canceled version is refused. On both databases.
+func TestStore_SettleChunkOutOfOrder(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		const n = 24
+		want := mustVersion(t, s, "in-order")
+		doc := want.DocumentIDs[0]
+		chunks := settleChunks(doc, n)
+		sink := s.Sink(want.ID, 5)
+		for _, c := range chunks {
+			if err := sink.WriteChunk(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		got, err := s.NewVersion(ctx, "settled", extract.DefaultConfig(), []int{doc}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.QueueVersion(ctx, got.ID, n, 0); err != nil {
+			t.Fatal(err)
+		}
+		order := rand.New(rand.NewPCG(3, 4)).Perm(n)
+		// Chunk 5 fails for good first: nothing after it merges.
+		failed := 5
+		if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: chunks[failed].Chunk, Seq: failed, Attempts: 4,
+			Error: "HTTP 500: down", Final: true}, nil); err != nil {
+			t.Fatal(err)
+		}
+		all := false
+		var st store.Settled
+		for i, k := range order {
+			if k == failed {
+				continue
+			}
+			res := chunks[k]
+			st, err = s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: k, Attempts: 1, Result: &res}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Drain {
+				if _, err := s.DrainChunks(ctx, got.ID, 5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Settling the same chunk again changes nothing.
+			if i%5 == 0 {
+				if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: k, Attempts: 2, Result: &res}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			all = st.All
+		}
+		if !all {
+			t.Error("the last settle did not see every chunk settled")
+		}
+		if merged, _ := s.MergedChunks(ctx, got.ID); merged != failed {
+			t.Fatalf("%d chunks merged past a failed one; want the %d before it", merged, failed)
+		}
+		if fc, err := s.FailedChunks(ctx, got.ID); err != nil || len(fc) != 1 || fc[0].Index != failed || fc[0].Status != "HTTP 500" {
+			t.Fatalf("failed chunks %+v (%v)", fc, err)
+		}
+		// Resumed: the failed chunk is asked again and settles done; the
+		// chunks after it merge in order.
+		if _, err := s.ReopenChunks(ctx, got.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.QueueVersion(ctx, got.ID, n, n-1); err != nil {
+			t.Fatal(err)
+		}
+		res := chunks[failed]
+		st, err = s.SettleChunk(ctx, got.ID, 5, 1, store.ChunkOutcome{Ref: res.Chunk, Seq: failed, Attempts: 1, Result: &res}, nil)
+		if err != nil || !st.All || !st.Drain {
+			t.Fatalf("settle of the failed chunk asked again: %+v (%v)", st, err)
+		}
+		if _, err := s.DrainChunks(ctx, got.ID, 5); err != nil {
+			t.Fatal(err)
+		}
+
+		wg, err := s.LoadGraph(ctx, want.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gg, err := s.LoadGraph(ctx, got.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(wg, gg) {
+			t.Errorf("graphs differ:\nin order: %+v\nsettled:  %+v", wg.Nodes[:3], gg.Nodes[:3])
+		}
+		wv, _ := s.Version(ctx, want.ID)
+		gv, _ := s.Version(ctx, got.ID)
+		if wv.Nodes != gv.Nodes || wv.Edges != gv.Edges || gv.ChunksDone != n || gv.MergeNext != n {
+			t.Errorf("in order %d nodes, %d edges; settled %d nodes, %d edges, %d chunks done, merge_next %d",
+				wv.Nodes, wv.Edges, gv.Nodes, gv.Edges, gv.ChunksDone, gv.MergeNext)
+		}
+		if merged, _ := s.MergedChunks(ctx, got.ID); merged != n {
+			t.Errorf("%d chunk runs, want %d", merged, n)
+		}
+
+		// A canceled version takes no more chunks.
+		if err := s.FinishVersion(ctx, got.ID, store.StatusCanceled, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: 0, Result: &res}, nil); err != store.ErrNotActive {
+			t.Errorf("settle of a canceled version: %v", err)
+		}
+	})
+}
