@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -71,6 +72,15 @@ type chunkArgs struct {
 	// Seq is the chunk's place in the run's order of text chunks, the
 	// order the chunks are merged in.
 	Seq int `json:"seq"`
+	// Then are the chunks after it in the run's order that the job
+	// extracts too (seq Seq+1, Seq+2 ...): an offline run's chunk takes
+	// milliseconds, less than a job costs River, so its jobs take a few.
+	Then []extract.ChunkRef `json:"then,omitempty"`
+}
+
+// refs are the job's chunks in the run's order.
+func (c chunkArgs) refs() []extract.ChunkRef {
+	return append([]extract.ChunkRef{{DocumentID: c.DocumentID, Index: c.ChunkIndex}}, c.Then...)
 }
 
 // Kind implements river.JobArgs.
@@ -491,11 +501,19 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	round := time.Now().UnixNano()
 	var pending []chunkArgs
+	expect := 0
+	batch := jobChunks(v.Config, len(text))
 	for seq, j := range text {
 		ref := j.Chunk.Ref()
-		if !staged[ref] && !finished[ref] {
-			pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round, Seq: seq})
+		if staged[ref] || finished[ref] {
+			continue
 		}
+		expect++
+		if n := len(pending); n > 0 && pending[n-1].Seq+len(pending[n-1].Then)+1 == seq && len(pending[n-1].Then)+1 < batch {
+			pending[n-1].Then = append(pending[n-1].Then, ref)
+			continue
+		}
+		pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round, Seq: seq})
 	}
 	if err := a.store.QueueVersion(ctx, v.ID, total, done); err != nil {
 		return queued, err
@@ -509,7 +527,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
-		pending[i].Expect = len(pending)
+		pending[i].Expect = expect
 		params[i] = river.InsertManyParams{Args: pending[i], InsertOpts: &river.InsertOpts{Metadata: meta, Priority: priority, UniqueOpts: river.UniqueOpts{ByArgs: true}}}
 	}
 	for start := 0; start < len(params); start += 1000 {
@@ -519,6 +537,18 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	a.log.Debug("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
 	return queued, nil
+}
+
+// jobChunks is how many consecutive chunks of a run of n text chunks
+// one chunk job extracts: one for a model's strategies, whose calls take
+// seconds and run side by side across jobs; up to 16 for the offline nlp
+// strategy, whose chunk takes milliseconds (less than River spends on a
+// job), keeping some 32 jobs for the workers to share.
+func jobChunks(cfg extract.Config, n int) int {
+	if cfg.Strategy != extract.StrategyNLP && cfg.Strategy != "" {
+		return 1
+	}
+	return min(max(n/32, 1), 16)
 }
 
 // enqueueFinish queues a version's final job, once per round.
@@ -578,8 +608,8 @@ func (a *App) activeVersion(ctx context.Context, id int) (store.Version, bool, e
 	return v, v.Active(), nil
 }
 
-// workChunk extracts one chunk and settles it (store.SettleChunk): merged
-// or staged, and the job completed, in one transaction.
+// workChunk extracts a job's chunks and settles them (store.SettleChunks):
+// merged or staged, and the job completed, in one transaction.
 func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	args := job.Args
 	st, err := a.store.VersionStatus(ctx, args.VersionID)
@@ -601,91 +631,98 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	}
 	wctx, _, stop := a.watchVersion(ctx, v.ID)
 	defer stop()
-	ref := extract.ChunkRef{DocumentID: args.DocumentID, Index: args.ChunkIndex}
-	// A job River runs again whose chunk is settled already (a killed
-	// worker's, rescued) has nothing to ask.
-	if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil || done {
-		return err
+	// Each chunk not settled yet is asked; a job River runs again (a
+	// killed worker's, rescued, or one retried after an error) asks only
+	// the chunks its earlier attempts did not settle.
+	var outs []store.ChunkOutcome
+	var retry, failed error // the first error tried again, and settled failed
+	for i, ref := range args.refs() {
+		if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil {
+			return err
+		} else if done {
+			continue
+		}
+		o := store.ChunkOutcome{Ref: ref, Seq: args.Seq + i, Attempts: job.Attempt}
+		res, err := a.extractChunk(wctx, run, ref)
+		if err == nil {
+			o.Result = &res
+			outs = append(outs, o)
+			continue
+		}
+		if errors.Is(err, store.ErrNotActive) || errors.Is(context.Cause(ctx), rivertype.ErrJobCancelledRemotely) {
+			return river.JobCancel(store.ErrNotActive)
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Past the job timeout: kept as the chunk's last error, and
+			// River tries again, up to the last attempt.
+			o.Error, o.Final = "timeout: the chunk job ran past its time limit (--job-timeout)", job.Attempt >= maxAttempts
+		} else if stopped(ctx, wctx) {
+			// Our own process stopped the job (its foreground run was
+			// interrupted, or its workers shut down): not a failure of
+			// the chunk. The job goes back to the queue, its attempt
+			// not counted, for any worker to take.
+			return river.JobSnooze(0)
+		} else {
+			// A provider's answer (a 429 or 500 after the client's own
+			// backed-off retries) or a chunk it refuses settles the
+			// chunk failed at once, as a run always did: retry or
+			// resume asks it again. Anything else (a database error) is
+			// tried again with backoff, up to the last attempt.
+			ce := extract.ChunkErrorOf(ref, err)
+			o.Error = ce.Status + ": " + ce.Message
+			o.Final = job.Attempt >= maxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
+		}
+		outs = append(outs, o)
+		if o.Final {
+			failed = cmp.Or(failed, err)
+			if ctx.Err() == nil {
+				continue
+			}
+		} else {
+			retry = err
+		}
+		break // the job's time is up, or it is tried again
 	}
 	fragments := sinkFragments(v.Config)
-	// finishHook queues the final job once every chunk is settled, in the
-	// settle's transaction; completeHook also completes this job there.
-	finishHook := func(ctx context.Context, tx *sql.Tx, all bool) error {
-		if !all {
-			return nil
-		}
-		return a.enqueueFinishTx(ctx, tx, v.ID, args.Round)
-	}
-	res, err := a.extractChunk(wctx, run, ref)
-	if err == nil {
-		completeHook := func(ctx context.Context, tx *sql.Tx, all bool) error {
-			if err := finishHook(ctx, tx, all); err != nil {
+	// The final job is queued once every chunk is settled, and the job
+	// completed when all its chunks are, both in the settle's transaction.
+	complete := retry == nil && failed == nil
+	hook := func(ctx context.Context, tx *sql.Tx, all bool) error {
+		if all {
+			if err := a.enqueueFinishTx(ctx, tx, v.ID, args.Round); err != nil {
 				return err
 			}
+		}
+		if complete {
 			return store.CompleteJob(ctx, tx, job)
-		}
-		settled, err := a.store.SettleChunk(ctx, v.ID, fragments, args.Expect,
-			store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Result: &res}, completeHook)
-		if errors.Is(err, store.ErrNotActive) {
-			return river.JobCancel(err)
-		}
-		if err != nil {
-			return err
-		}
-		if settled.Drain {
-			// The chunks staged after this one merge now, in order; what
-			// is left (a stop, a cancel) the next settle or the final
-			// job merges.
-			if _, err := a.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
-				a.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
-			}
 		}
 		return nil
 	}
-	if errors.Is(err, store.ErrNotActive) || errors.Is(context.Cause(ctx), rivertype.ErrJobCancelledRemotely) {
-		return river.JobCancel(store.ErrNotActive)
+	if len(outs) == 0 {
+		return nil
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		// Past the job timeout: kept as the chunk's last error, and
-		// River tries again, up to the last attempt.
-		final := job.Attempt >= maxAttempts
-		_, ferr := a.store.SettleChunk(context.WithoutCancel(ctx), v.ID, fragments, args.Expect,
-			store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Final: final,
-				Error: "timeout: the chunk job ran past its time limit (--job-timeout)"}, finishHook)
-		if ferr != nil && !errors.Is(ferr, store.ErrNotActive) {
-			a.log.Warn("record chunk timeout", "version_id", v.ID, "error", ferr)
-		}
-		if final {
-			return river.JobCancel(err)
-		}
-		return err
-	}
-	if stopped(ctx, wctx) {
-		// Our own process stopped the job (its foreground run was
-		// interrupted, or its workers shut down): not a failure of
-		// the chunk. The job goes back to the queue, its attempt not
-		// counted, for any worker to take.
-		return river.JobSnooze(0)
-	}
-	// A provider's answer (a 429 or 500 after the client's own
-	// backed-off retries) or a chunk it refuses settles the chunk
-	// failed at once, as a run always did: retry or resume asks it
-	// again. Anything else (a timeout, a database error) is tried
-	// again with backoff, up to the last attempt.
-	final := job.Attempt >= maxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
-	ce := extract.ChunkErrorOf(ref, err)
-	_, ferr := a.store.SettleChunk(context.WithoutCancel(ctx), v.ID, fragments, args.Expect,
-		store.ChunkOutcome{Ref: ref, Seq: args.Seq, Attempts: job.Attempt, Final: final, Error: ce.Status + ": " + ce.Message}, finishHook)
-	if errors.Is(ferr, store.ErrNotActive) {
+	settled, err := a.store.SettleChunks(context.WithoutCancel(ctx), v.ID, fragments, args.Expect, outs, hook)
+	switch {
+	case errors.Is(err, store.ErrNotActive):
 		return river.JobCancel(err)
+	case err != nil:
+		return errors.Join(retry, err)
 	}
-	if ferr != nil {
-		return errors.Join(err, ferr)
+	if settled.Drain {
+		// The chunks staged after these merge now, in order; what is
+		// left (a stop, a cancel) the next settle or the final job
+		// merges.
+		if _, err := a.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
+			a.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
+		}
 	}
-	if final {
-		return river.JobCancel(err)
+	switch {
+	case retry != nil:
+		return retry
+	case failed != nil:
+		return river.JobCancel(failed)
 	}
-	return err
+	return nil
 }
 
 // isProviderErr reports whether an error came from a model provider.

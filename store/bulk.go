@@ -244,18 +244,36 @@ func (t bulkTable) exec(ctx context.Context, b *writeTx, versionID, rows int, co
 		_, err := b.ExecContext(ctx, t.pgSQL(), args...)
 		return err
 	}
-	q := t.sqliteSQL(rows, b.allNew)
-	args := make([]any, 0, rows*(len(cols)+1))
-	for r := 0; r < rows; r++ {
-		args = append(args, versionID)
-		for c := range cols {
-			args = append(args, cols.value(c, r))
+	// A batch goes in as statements of a few sizes (a full batch, then
+	// powers of four), each prepared once per store: parsing a statement
+	// of a new size for every chunk cost as much as running it. The rows
+	// keep their order.
+	for start := 0; start < rows; {
+		n := sqliteStmtRows(rows - start)
+		args := make([]any, 0, n*(len(cols)+1))
+		for r := start; r < start+n; r++ {
+			args = append(args, versionID)
+			for c := range cols {
+				args = append(args, cols.value(c, r))
+			}
 		}
+		if _, err := b.execCached(ctx, t.sqliteSQL(n, b.allNew), args...); err != nil {
+			return err
+		}
+		start += n
 	}
-	if rows == bulkRows(b.dialect) {
-		_, err := b.execCached(ctx, q, args...)
-		return err
+	return nil
+}
+
+// sqliteStmtRows is the rows of the next statement for n rows left: a
+// full batch, or the largest power of four up to n.
+func sqliteStmtRows(n int) int {
+	if n >= sqliteBulkRows {
+		return sqliteBulkRows
 	}
-	_, err := b.ExecContext(ctx, q, args...)
-	return err
+	p := 1
+	for p*4 <= n {
+		p *= 4
+	}
+	return p
 }

@@ -48,13 +48,16 @@ func loadNodes(ctx context.Context, b *writeTx, versionID int, keys []string) (m
 	}
 	for start := 0; start < len(keys); start += BatchSize {
 		part := keys[start:min(start+BatchSize, len(keys))]
-		args := make([]any, 0, len(part)+1)
+		// Padded with its last key, so the statements are few and
+		// prepared once (see forKeys).
+		n := padded(len(part))
+		args := make([]any, 0, n+1)
 		args = append(args, versionID)
-		for _, k := range part {
-			args = append(args, k)
+		for i := range n {
+			args = append(args, part[min(i, len(part)-1)])
 		}
-		q := cols + `? AND "key" IN (?` + strings.Repeat(",?", len(part)-1) + `)`
-		rows, err := b.QueryContext(ctx, q, args...)
+		q := cols + `? AND "key" ` + inList(n)
+		rows, err := b.queryCached(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("load nodes: %w", err)
 		}
@@ -104,14 +107,18 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 	}
 	for start := 0; start < len(edges); start += BatchSize {
 		part := edges[start:min(start+BatchSize, len(edges))]
-		args := make([]any, 0, 3*len(part)+1)
-		for _, e := range part {
+		// Padded with its last edge (which the map reads once), so the
+		// statements are few and prepared once.
+		n := padded(len(part))
+		args := make([]any, 0, 3*n+1)
+		for i := range n {
+			e := part[min(i, len(part)-1)]
 			args = append(args, e.Source, e.Label, e.Target)
 		}
 		args = append(args, versionID)
-		q := cols + `(VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", len(part)-1) + `) AS k ` +
+		q := cols + `(VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1) + `) AS k ` +
 			`JOIN edges e ON e.version_id = ? AND e.source = k.column1 AND e.label = k.column2 AND e.target = k.column3`
-		rows, err := b.QueryContext(ctx, q, args...)
+		rows, err := b.queryCached(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("load edges: %w", err)
 		}

@@ -24,19 +24,37 @@ func newStmtCache(db *sql.DB) *stmtCache {
 	return &stmtCache{db: db, m: map[string]*sql.Stmt{}}
 }
 
-// get returns the statement for q, preparing it the first time.
-func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
+// get returns the statement prepared for q, if it is.
+func (c *stmtCache) get(q string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.m[q]; ok {
-		return st, nil
+	return c.m[q]
+}
+
+// prepare prepares the statements of qs not prepared yet. It takes a
+// connection of the pool, so it runs outside any transaction: a
+// transaction that waited for a connection while it held SQLite's write
+// lock would wait for the connections waiting for that lock.
+func (c *stmtCache) prepare(ctx context.Context, qs []string) {
+	for _, q := range qs {
+		c.mu.Lock()
+		_, ok := c.m[q]
+		c.mu.Unlock()
+		if ok {
+			continue
+		}
+		st, err := c.db.PrepareContext(ctx, q)
+		if err != nil {
+			continue // prepared on its connection at each use, as before
+		}
+		c.mu.Lock()
+		if _, ok := c.m[q]; ok {
+			_ = st.Close()
+		} else {
+			c.m[q] = st
+		}
+		c.mu.Unlock()
 	}
-	st, err := c.db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	c.m[q] = st
-	return st, nil
 }
 
 func (c *stmtCache) close() {
@@ -49,14 +67,43 @@ func (c *stmtCache) close() {
 }
 
 // execCached runs q in the transaction through the store's prepared
-// statement on SQLite, and as it is on PostgreSQL.
+// statement on SQLite, and as it is on PostgreSQL. A statement not
+// prepared yet runs as it is and is prepared once the transaction has
+// ended (see stmtCache.prepare).
 func (b *writeTx) execCached(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := b.cached(q); st != nil {
+		return b.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return b.ExecContext(ctx, q, args...)
+}
+
+// queryRowCached is QueryRowContext through the store's prepared
+// statement on SQLite (see execCached).
+func (b *writeTx) queryRowCached(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := b.cached(q); st != nil {
+		return b.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return b.QueryRowContext(ctx, q, args...)
+}
+
+// queryCached is QueryContext through the store's prepared statement on
+// SQLite (see execCached).
+func (b *writeTx) queryCached(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := b.cached(q); st != nil {
+		return b.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return b.QueryContext(ctx, q, args...)
+}
+
+// cached returns the store's prepared statement for q, or nil (PostgreSQL,
+// or not prepared yet: then it is once the transaction has ended).
+func (b *writeTx) cached(q string) *sql.Stmt {
 	if b.stmts == nil {
-		return b.ExecContext(ctx, q, args...)
+		return nil
 	}
-	st, err := b.stmts.get(ctx, q)
-	if err != nil {
-		return nil, err
+	if st := b.stmts.get(q); st != nil {
+		return st
 	}
-	return b.StmtContext(ctx, st).ExecContext(ctx, args...)
+	b.unprepared = append(b.unprepared, q)
+	return nil
 }

@@ -82,14 +82,14 @@ type execQuerier interface {
 // keys, or of all its nodes when all is set.
 func refreshDegrees(ctx context.Context, q execQuerier, dia string, versionID int, keys []string, all bool) error {
 	if all {
-		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+" WHERE version_id = ?"), versionID)
+		_, err := execOn(ctx, q, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+" WHERE version_id = ?"), versionID)
 		if err != nil {
 			return fmt.Errorf("count degrees: %w", err)
 		}
 		return nil
 	}
 	return forKeys(keys, dia, func(in string, args []any) error {
-		_, err := q.ExecContext(ctx, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+` WHERE version_id = ? AND "key" `+in),
+		_, err := execOn(ctx, q, rebind(dia, "UPDATE nodes SET degree = "+degreeSQL(dia)+` WHERE version_id = ? AND "key" `+in),
 			append([]any{versionID}, args...)...)
 		if err != nil {
 			return fmt.Errorf("count degrees: %w", err)
@@ -105,7 +105,7 @@ func neighbourKeys(ctx context.Context, q execQuerier, dia string, versionID int
 	var out []string
 	for _, side := range [][3]string{{"source", "target", "edges"}, {"target", "source", edgesByTarget(dia, "")}} {
 		err := forKeys(keys, dia, func(in string, args []any) error {
-			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
+			rows, err := queryOn(ctx, q, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
 				append([]any{versionID}, args...)...)
 			if err != nil {
 				return err
@@ -170,15 +170,50 @@ func forKeys(keys []string, dia string, fn func(in string, args []any) error) er
 	}
 	for start := 0; start < len(keys); start += BatchSize {
 		part := keys[start:min(start+BatchSize, len(keys))]
-		args := make([]any, len(part))
-		for i, k := range part {
-			args[i] = k
+		// The list is padded with its last key to a size of a few
+		// (powers of two), so that the statements are few and prepared
+		// once (a key twice in an IN list changes nothing).
+		args := make([]any, padded(len(part)))
+		for i := range args {
+			args[i] = part[min(i, len(part)-1)]
 		}
-		if err := fn("IN (?"+strings.Repeat(",?", len(part)-1)+")", args); err != nil {
+		if err := fn(inList(len(args)), args); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// padded is the size of a list of n values padded to the next power of
+// two (at most BatchSize).
+func padded(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return min(p, max(n, BatchSize))
+}
+
+// inList is "IN (?,?,...)" with n placeholders.
+func inList(n int) string {
+	return "IN (?" + strings.Repeat(",?", n-1) + ")"
+}
+
+// queryOn runs a query on q, through the store's prepared statement when
+// q is a transaction of the store on SQLite (see execCached).
+func queryOn(ctx context.Context, q execQuerier, query string, args ...any) (*sql.Rows, error) {
+	if b, ok := q.(*writeTx); ok {
+		return b.queryCached(ctx, query, args...)
+	}
+	return q.QueryContext(ctx, query, args...)
+}
+
+// execOn is queryOn for a statement that returns no rows.
+func execOn(ctx context.Context, q execQuerier, query string, args ...any) (sql.Result, error) {
+	if b, ok := q.(*writeTx); ok {
+		return b.execCached(ctx, query, args...)
+	}
+	return q.ExecContext(ctx, query, args...)
 }
 
 // rebind turns ? placeholders into $n on PostgreSQL. The statements it is
@@ -202,7 +237,7 @@ func rebind(dia, q string) string {
 
 // versionEmpty says whether a version holds no nodes and no edges.
 func versionEmpty(ctx context.Context, q execQuerier, dia string, versionID int) (bool, error) {
-	rows, err := q.QueryContext(ctx, rebind(dia, `SELECT EXISTS (SELECT 1 FROM nodes WHERE version_id = ?) OR EXISTS (SELECT 1 FROM edges WHERE version_id = ?)`),
+	rows, err := queryOn(ctx, q, rebind(dia, `SELECT EXISTS (SELECT 1 FROM nodes WHERE version_id = ?) OR EXISTS (SELECT 1 FROM edges WHERE version_id = ?)`),
 		versionID, versionID)
 	if err != nil {
 		return false, fmt.Errorf("version rows: %w", err)
@@ -295,7 +330,7 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 	}
 	stored := map[string]bool{}
 	err := forKeys(others, dia, func(in string, args []any) error {
-		rows, err := q.QueryContext(ctx, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
+		rows, err := queryOn(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -342,7 +377,7 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 	var list []triple
 	for _, side := range [][2]string{{"source", "edges"}, {"target", edgesByTarget(dia, "")}} {
 		err := forKeys(created, dia, func(in string, args []any) error {
-			rows, err := q.QueryContext(ctx, rebind(dia, "SELECT source, label, target FROM "+side[1]+" WHERE version_id = ? AND "+side[0]+" "+in),
+			rows, err := queryOn(ctx, q, rebind(dia, "SELECT source, label, target FROM "+side[1]+" WHERE version_id = ? AND "+side[0]+" "+in),
 				append([]any{versionID}, args...)...)
 			if err != nil {
 				return err
@@ -375,7 +410,7 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 	}
 	// Their other ends that are neither written nor looked up yet.
 	err = forKeys(ends, dia, func(in string, args []any) error {
-		rows, err := q.QueryContext(ctx, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
+		rows, err := queryOn(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -412,7 +447,7 @@ func (d degreeDelta) apply(ctx context.Context, q execQuerier, dia string, versi
 	}
 	for n, keys := range by {
 		err := forKeys(keys, dia, func(in string, args []any) error {
-			_, err := q.ExecContext(ctx, rebind(dia, `UPDATE nodes SET degree = degree + ? WHERE version_id = ? AND "key" `+in),
+			_, err := execOn(ctx, q, rebind(dia, `UPDATE nodes SET degree = degree + ? WHERE version_id = ? AND "key" `+in),
 				append([]any{n, versionID}, args...)...)
 			return err
 		})

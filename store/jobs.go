@@ -213,8 +213,9 @@ type Settled struct {
 	Drain bool
 }
 
-// SettleChunk records one attempt of a chunk job in one transaction keyed
-// by the chunk, so a job that runs again stores nothing twice; the
+// SettleChunks records one attempt of a chunk job at its chunks (one or
+// a few consecutive ones, in the run's order) in one transaction keyed by
+// the chunks, so a job that runs again stores nothing twice; the
 // transaction locks the version's row first, so settles of one version
 // take turns. A result is merged into the version when every chunk before
 // it in the run's order is merged (the version's merge_next is its seq),
@@ -225,14 +226,16 @@ type Settled struct {
 // is how many chunks the run was queued with; hook, when not nil, runs
 // last in the transaction. A version no longer queued or running is
 // ErrNotActive.
-func (s *Store) SettleChunk(ctx context.Context, versionID, maxFragments, expect int, o ChunkOutcome, hook TxHook) (Settled, error) {
-	var res extract.ChunkResult
+func (s *Store) SettleChunks(ctx context.Context, versionID, maxFragments, expect int, outs []ChunkOutcome, hook TxHook) (Settled, error) {
+	results := make([]extract.ChunkResult, len(outs))
 	rows := 0
-	if o.Result != nil {
-		res = *o.Result
-		res.Chunk = o.Ref
-		res.Graph = boundGraph(res.Graph)
-		rows = chunkRows(res.Graph)
+	for i, o := range outs {
+		if o.Result != nil {
+			results[i] = *o.Result
+			results[i].Chunk = o.Ref
+			results[i].Graph = boundGraph(results[i].Graph)
+			rows += chunkRows(results[i].Graph)
+		}
 	}
 	var out Settled
 	err := s.inTxBulk(ctx, sqliteCacheKiB(rows), versionID, func(b *writeTx) error {
@@ -241,41 +244,9 @@ func (s *Store) SettleChunk(ctx context.Context, versionID, maxFragments, expect
 		if err != nil {
 			return err
 		}
-		c := b.Client()
-		row, err := c.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(o.Ref.DocumentID), chunkjob.ChunkIndex(o.Ref.Index)).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		wasSettled := row != nil && (row.State == chunkjob.StateDone || row.State == chunkjob.StateFailed)
-		if row == nil || row.State != chunkjob.StateDone {
-			state, result := chunkjob.StateRetrying, ""
-			switch {
-			case o.Result != nil:
-				state = chunkjob.StateDone
-				if result, err = s.mergeOrStage(ctx, b, versionID, maxFragments, st, o.Seq, res); err != nil {
-					return err
-				}
-			case o.Final:
-				state = chunkjob.StateFailed
-			}
-			if row == nil {
-				err = c.ChunkJob.Create().SetVersionID(versionID).SetDocumentID(o.Ref.DocumentID).SetChunkIndex(o.Ref.Index).SetSeq(o.Seq).
-					SetState(state).SetResult(result).SetError(o.Error).SetAttempts(o.Attempts).Exec(ctx)
-			} else {
-				u := c.ChunkJob.UpdateOne(row).SetSeq(o.Seq).SetState(state).SetResult(result).SetAttempts(o.Attempts)
-				if o.Error != "" {
-					u.SetError(o.Error)
-				}
-				err = u.Exec(ctx)
-			}
-			if err != nil {
+		for i, o := range outs {
+			if err := s.settleOne(ctx, b, versionID, maxFragments, &st, o, results[i]); err != nil {
 				return err
-			}
-			if state != chunkjob.StateRetrying && !wasSettled {
-				st.settled++
-				if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_settled = chunks_settled + 1 WHERE id = ?`), versionID); err != nil {
-					return fmt.Errorf("count settled chunk: %w", err)
-				}
 			}
 		}
 		out.All = st.settled >= expect
@@ -293,19 +264,67 @@ func (s *Store) SettleChunk(ctx context.Context, versionID, maxFragments, expect
 	return out, translate(err, "chunk job")
 }
 
+// settleOne settles one chunk within SettleChunks's transaction; st is the
+// version as the transaction has made it so far.
+func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID, maxFragments int, st *versionState, o ChunkOutcome, res extract.ChunkResult) error {
+	var id int
+	var state string
+	switch err := b.queryRowCached(ctx, b.rebind(`SELECT id, state FROM chunk_jobs WHERE version_id = ? AND document_id = ? AND chunk_index = ?`),
+		versionID, o.Ref.DocumentID, o.Ref.Index).Scan(&id, &state); {
+	case errors.Is(err, sql.ErrNoRows):
+		id = 0
+	case err != nil:
+		return fmt.Errorf("read chunk job: %w", err)
+	}
+	if state == ChunkJobDone {
+		return nil // settled before: the job ran again
+	}
+	wasSettled := state == ChunkJobFailed
+	newState, result := ChunkJobRetrying, ""
+	switch {
+	case o.Result != nil:
+		newState = ChunkJobDone
+		var err error
+		if result, err = s.mergeOrStage(ctx, b, versionID, maxFragments, st, o.Seq, res); err != nil {
+			return err
+		}
+	case o.Final:
+		newState = ChunkJobFailed
+	}
+	now := s.Now()
+	var err error
+	if id == 0 {
+		_, err = b.execCached(ctx, b.rebind(`INSERT INTO chunk_jobs (created_at, version_id, document_id, chunk_index, seq, state, result, error, attempts) `+
+			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), now, versionID, o.Ref.DocumentID, o.Ref.Index, o.Seq, newState, result, o.Error, o.Attempts)
+	} else {
+		_, err = b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET seq = ?, state = ?, result = ?, error = CASE WHEN ? = '' THEN error ELSE ? END, attempts = ? WHERE id = ?`),
+			o.Seq, newState, result, o.Error, o.Error, o.Attempts, id)
+	}
+	if err != nil {
+		return fmt.Errorf("record chunk job: %w", err)
+	}
+	if newState != ChunkJobRetrying && !wasSettled {
+		st.settled++
+		if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_settled = chunks_settled + 1 WHERE id = ?`), versionID); err != nil {
+			return fmt.Errorf("count settled chunk: %w", err)
+		}
+	}
+	return nil
+}
+
 // mergeOrStage merges a chunk's result into the version when it is the
 // chunk to merge next (or one before it, asked again on a resume), and
 // returns what its row keeps: nothing, or the result as JSON while it
 // waits staged, or after its merge when a retry will need it (an earlier
 // chunk's answer did not parse: a retry asks that one again and takes
 // this one's result as stored).
-func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFragments int, st versionState, seq int, res extract.ChunkResult) (string, error) {
+func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFragments int, st *versionState, seq int, res extract.ChunkResult) (string, error) {
 	if seq > st.mergeNext {
 		data, err := json.Marshal(res)
 		if err != nil {
 			return "", fmt.Errorf("encode chunk result: %w", err)
 		}
-		if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1 WHERE id = ?`), versionID); err != nil {
+		if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1 WHERE id = ?`), versionID); err != nil {
 			return "", fmt.Errorf("count chunk: %w", err)
 		}
 		return string(data), nil
@@ -313,7 +332,9 @@ func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFrag
 	if _, err := writeChunk(ctx, b, versionID, res, maxFragments, 1, s.Now()); err != nil {
 		return "", err
 	}
+	st.parseFailures += len(res.Failures)
 	if seq == st.mergeNext {
+		st.mergeNext++
 		if err := advanceMerge(ctx, b, versionID); err != nil {
 			return "", err
 		}
@@ -343,7 +364,7 @@ func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, e
 	if b.dialect == dialect.Postgres {
 		q += ` FOR UPDATE`
 	}
-	switch err := b.QueryRowContext(ctx, b.rebind(q), versionID).Scan(&status, &st.mergeNext, &st.settled, &st.parseFailures); {
+	switch err := b.queryRowCached(ctx, b.rebind(q), versionID).Scan(&status, &st.mergeNext, &st.settled, &st.parseFailures); {
 	case errors.Is(err, sql.ErrNoRows):
 		return st, ErrNotActive
 	case err != nil:
@@ -357,7 +378,7 @@ func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, e
 
 // advanceMerge moves a version's merge_next past the chunk just merged.
 func advanceMerge(ctx context.Context, b *writeTx, versionID int) error {
-	if _, err := b.ExecContext(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + 1 WHERE id = ?`), versionID); err != nil {
+	if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + 1 WHERE id = ?`), versionID); err != nil {
 		return fmt.Errorf("advance merge: %w", err)
 	}
 	return nil
@@ -366,7 +387,7 @@ func advanceMerge(ctx context.Context, b *writeTx, versionID int) error {
 // nextStaged reports whether the chunk a version merges next waits staged.
 func nextStaged(ctx context.Context, b *writeTx, versionID int) (bool, error) {
 	var one int
-	switch err := b.QueryRowContext(ctx, b.rebind(`SELECT 1 FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
+	switch err := b.queryRowCached(ctx, b.rebind(`SELECT 1 FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
 		`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = 'done' AND j.result <> ''`), versionID).Scan(&one); {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
@@ -376,64 +397,56 @@ func nextStaged(ctx context.Context, b *writeTx, versionID int) (bool, error) {
 	return true, nil
 }
 
+// drainChunks is the most staged chunks DrainChunks merges in one
+// transaction.
+const drainChunks = 16
+
 // DrainChunks merges, in order, the staged chunks a version merges next,
-// one transaction each (so a long backlog yields the write lock between
-// chunks), until the next chunk is not staged; it returns how many it
-// merged. Any job may drain: each transaction reads merge_next under the
-// version's lock. A version no longer running is left as it is.
+// up to drainChunks in a transaction (so a long backlog yields the write
+// lock between them), until the next chunk is not staged; it returns how
+// many it merged. Any job may drain: each transaction reads merge_next
+// under the version's lock. A version no longer running is left as it is.
 func (s *Store) DrainChunks(ctx context.Context, versionID, maxFragments int) (int, error) {
 	merged := 0
 	for {
-		// Peek outside the write lock: the result is decoded, and the
-		// transaction sized, before the lock is taken.
-		var seq int
-		var data string
-		err := s.db.QueryRowContext(ctx, rebind(s.Dialect, `SELECT j.seq, j.result FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
-			`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = 'done' AND j.result <> ''`), versionID).Scan(&seq, &data)
-		if errors.Is(err, sql.ErrNoRows) {
-			return merged, nil
+		// Read and decode outside the write lock; the transaction then
+		// checks nobody merged them meanwhile.
+		staged, err := s.stagedNext(ctx, versionID)
+		if err != nil || len(staged) == 0 {
+			return merged, err
 		}
-		if err != nil {
-			return merged, translate(err, "chunk jobs")
+		rows := 0
+		for i := range staged {
+			staged[i].res.Graph = boundGraph(staged[i].res.Graph)
+			rows += chunkRows(staged[i].res.Graph)
 		}
-		var res extract.ChunkResult
-		if err := json.Unmarshal([]byte(data), &res); err != nil {
-			return merged, fmt.Errorf("decode staged chunk %d of version %d: %w", seq, versionID, err)
-		}
-		res.Graph = boundGraph(res.Graph)
-		done := false
-		err = s.inTxBulk(ctx, sqliteCacheKiB(chunkRows(res.Graph)), versionID, func(b *writeTx) error {
-			done = false
+		moved := false
+		err = s.inTxBulk(ctx, sqliteCacheKiB(rows), versionID, func(b *writeTx) error {
+			moved = false
 			st, err := lockActive(ctx, b, versionID)
 			if err != nil {
 				return err
 			}
-			if st.mergeNext != seq {
-				done = true // another job merged it meanwhile
+			if st.mergeNext != staged[0].seq {
+				moved = true // another job merged them meanwhile: look again
 				return nil
 			}
-			var id int
-			var ref extract.ChunkRef
-			err = b.QueryRowContext(ctx, b.rebind(`SELECT id, document_id, chunk_index FROM chunk_jobs WHERE version_id = ? AND seq = ? AND state = 'done' AND result <> ''`),
-				versionID, seq).Scan(&id, &ref.DocumentID, &ref.Index)
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("read staged chunk: %w", err)
-			}
-			res.Chunk = ref
-			if _, err := writeChunk(ctx, b, versionID, res, maxFragments, 0, s.Now()); err != nil {
-				return err
-			}
-			if st.parseFailures == 0 {
-				if _, err := b.ExecContext(ctx, b.rebind(`UPDATE chunk_jobs SET result = '' WHERE id = ?`), id); err != nil {
-					return fmt.Errorf("clear staged chunk: %w", err)
+			for _, c := range staged {
+				if _, err := writeChunk(ctx, b, versionID, c.res, maxFragments, 0, s.Now()); err != nil {
+					return err
 				}
+				if st.parseFailures == 0 {
+					if _, err := b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET result = '' WHERE id = ?`), c.id); err != nil {
+						return fmt.Errorf("clear staged chunk: %w", err)
+					}
+				}
+				st.parseFailures += len(c.res.Failures)
 			}
-			done = true
-			merged++
-			return advanceMerge(ctx, b, versionID)
+			if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + ? WHERE id = ?`), len(staged), versionID); err != nil {
+				return fmt.Errorf("advance merge: %w", err)
+			}
+			moved = true
+			return nil
 		})
 		if err == ErrNotActive {
 			return merged, nil
@@ -441,10 +454,57 @@ func (s *Store) DrainChunks(ctx context.Context, versionID, maxFragments int) (i
 		if err != nil {
 			return merged, translate(err, "chunk job")
 		}
-		if !done {
+		if !moved {
 			return merged, nil
 		}
+		merged += len(staged)
 	}
+}
+
+// stagedChunk is a staged chunk's row and result.
+type stagedChunk struct {
+	id, seq int
+	res     extract.ChunkResult
+}
+
+// stagedNext reads the staged chunks a version merges next, in order, up
+// to drainChunks: the run of staged chunks from its merge_next on.
+func (s *Store) stagedNext(ctx context.Context, versionID int) ([]stagedChunk, error) {
+	rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, `SELECT v.merge_next, j.id, j.seq, j.document_id, j.chunk_index, j.result `+
+		`FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
+		`WHERE j.version_id = ? AND j.seq >= v.merge_next AND j.seq < v.merge_next + ? AND j.state = 'done' AND j.result <> '' ORDER BY j.seq`),
+		versionID, drainChunks)
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	defer rows.Close()
+	var out []stagedChunk
+	next := -1
+	for rows.Next() {
+		var c stagedChunk
+		var data string
+		var mergeNext int
+		if err := rows.Scan(&mergeNext, &c.id, &c.seq, &c.res.Chunk.DocumentID, &c.res.Chunk.Index, &data); err != nil {
+			return nil, translate(err, "chunk jobs")
+		}
+		if next < 0 {
+			next = mergeNext
+		}
+		if c.seq != next {
+			break // a gap: the chunks after it wait for it
+		}
+		ref := c.res.Chunk
+		if err := json.Unmarshal([]byte(data), &c.res); err != nil {
+			return nil, fmt.Errorf("decode staged chunk %d of version %d: %w", c.seq, versionID, err)
+		}
+		c.res.Chunk = ref
+		out = append(out, c)
+		next = c.seq + 1
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	return out, nil
 }
 
 // FailedChunks lists the chunks of a version whose jobs failed for good,

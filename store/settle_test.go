@@ -62,21 +62,42 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		if err := s.QueueVersion(ctx, got.ID, n, 0); err != nil {
 			t.Fatal(err)
 		}
-		order := rand.New(rand.NewPCG(3, 4)).Perm(n)
-		// Chunk 5 fails for good first: nothing after it merges.
+		// Jobs of one to three consecutive chunks, settled in a shuffled
+		// order; chunk 5 fails for good first, so nothing after it
+		// merges.
 		failed := 5
-		if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: chunks[failed].Chunk, Seq: failed, Attempts: 4,
-			Error: "HTTP 500: down", Final: true}, nil); err != nil {
+		var jobs [][]int
+		for k := 0; k < n; {
+			size := 1 + k%3
+			if k < failed && k+size > failed {
+				size = failed - k
+			}
+			var job []int
+			for i := k; i < min(k+size, n); i++ {
+				if i != failed {
+					job = append(job, i)
+				}
+			}
+			if len(job) > 0 {
+				jobs = append(jobs, job)
+			}
+			k += size
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		r.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+		if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: chunks[failed].Chunk, Seq: failed, Attempts: 4,
+			Error: "HTTP 500: down", Final: true}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		all := false
 		var st store.Settled
-		for i, k := range order {
-			if k == failed {
-				continue
+		for i, job := range jobs {
+			var outs []store.ChunkOutcome
+			for _, k := range job {
+				outs = append(outs, store.ChunkOutcome{Ref: chunks[k].Chunk, Seq: k, Attempts: 1, Result: &chunks[k]})
 			}
-			res := chunks[k]
-			st, err = s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: k, Attempts: 1, Result: &res}, nil)
+			var err error
+			st, err = s.SettleChunks(ctx, got.ID, 5, n, outs, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,9 +106,9 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// Settling the same chunk again changes nothing.
-			if i%5 == 0 {
-				if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: k, Attempts: 2, Result: &res}, nil); err != nil {
+			// Settling the same chunks again changes nothing.
+			if i%4 == 0 {
+				if _, err := s.SettleChunks(ctx, got.ID, 5, n, outs, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -111,7 +132,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := chunks[failed]
-		st, err = s.SettleChunk(ctx, got.ID, 5, 1, store.ChunkOutcome{Ref: res.Chunk, Seq: failed, Attempts: 1, Result: &res}, nil)
+		st, err = s.SettleChunks(ctx, got.ID, 5, 1, []store.ChunkOutcome{{Ref: res.Chunk, Seq: failed, Attempts: 1, Result: &res}}, nil)
 		if err != nil || !st.All || !st.Drain {
 			t.Fatalf("settle of the failed chunk asked again: %+v (%v)", st, err)
 		}
@@ -144,7 +165,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		if err := s.FinishVersion(ctx, got.ID, store.StatusCanceled, 0, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SettleChunk(ctx, got.ID, 5, n, store.ChunkOutcome{Ref: res.Chunk, Seq: 0, Result: &res}, nil); err != store.ErrNotActive {
+		if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: res.Chunk, Seq: 0, Result: &res}}, nil); err != store.ErrNotActive {
 			t.Errorf("settle of a canceled version: %v", err)
 		}
 	})

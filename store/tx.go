@@ -37,6 +37,9 @@ type writeTx struct {
 	// rows are unique and their version was empty once the transaction
 	// held its lock), so SQLite inserts them without ON CONFLICT.
 	allNew bool
+	// unprepared are the statements the transaction ran that the store
+	// prepares once it has ended (SQLite, see execCached).
+	unprepared []string
 }
 
 // Client returns an Ent client that runs inside the transaction.
@@ -98,11 +101,15 @@ func (s *Store) write(ctx context.Context, fn func(c *ent.Client) error) error {
 
 // inTxOnce runs one attempt of inTx or inTxBulk (bulkVersion > 0).
 func (s *Store) inTxOnce(ctx context.Context, cacheKiB, bulkVersion int, fn func(tx *writeTx) error) error {
+	tx := &writeTx{dialect: s.Dialect, stmts: s.stmts}
+	if s.stmts != nil {
+		// Deferred first, so it runs last: with no lock held.
+		defer func() { s.stmts.prepare(context.WithoutCancel(ctx), tx.unprepared) }()
+	}
 	if s.Dialect == dialect.SQLite {
 		s.writeMu.Lock()
 		defer s.writeMu.Unlock()
 	}
-	tx := &writeTx{dialect: s.Dialect, stmts: s.stmts}
 	var err error
 	if s.Dialect == dialect.Postgres {
 		// A connection of its own, so that COPY can reach the driver.
