@@ -545,10 +545,15 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 // strategy, whose chunk takes milliseconds (less than River spends on a
 // job), keeping some 32 jobs for the workers to share.
 func jobChunks(cfg extract.Config, n int) int {
-	if cfg.Strategy != extract.StrategyNLP && cfg.Strategy != "" {
+	if !offline(cfg) {
 		return 1
 	}
 	return min(max(n/32, 1), 16)
+}
+
+// offline reports whether a run's strategy asks no model (nlp).
+func offline(cfg extract.Config) bool {
+	return cfg.Strategy == extract.StrategyNLP || cfg.Strategy == ""
 }
 
 // enqueueFinish queues a version's final job, once per round.
@@ -634,12 +639,23 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	// Each chunk not settled yet is asked; a job River runs again (a
 	// killed worker's, rescued, or one retried after an error) asks only
 	// the chunks its earlier attempts did not settle.
+	refs := args.refs()
+	done, err := a.store.DoneAmong(ctx, v.ID, refs)
+	if err != nil {
+		return err
+	}
+	// A job of several offline chunks that finishes before the job of the
+	// chunks just before it waits for that one when it runs here (a
+	// matter of milliseconds), rather than stage its chunks; a model's
+	// chunk job never waits (its neighbour's calls may take seconds).
+	wait := offline(v.Config)
+	if wait {
+		defer run.begin(args.Seq + len(refs) - 1)()
+	}
 	var outs []store.ChunkOutcome
 	var retry, failed error // the first error tried again, and settled failed
-	for i, ref := range args.refs() {
-		if done, err := a.store.ChunkDone(ctx, v.ID, ref); err != nil {
-			return err
-		} else if done {
+	for i, ref := range refs {
+		if done[ref] {
 			continue
 		}
 		o := store.ChunkOutcome{Ref: ref, Seq: args.Seq + i, Attempts: job.Attempt}
@@ -701,6 +717,9 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	if len(outs) == 0 {
 		return nil
 	}
+	if wait {
+		run.waitTurn(wctx, args.Seq)
+	}
 	settled, err := a.store.SettleChunks(context.WithoutCancel(ctx), v.ID, fragments, args.Expect, outs, hook)
 	switch {
 	case errors.Is(err, store.ErrNotActive):
@@ -758,10 +777,58 @@ func (k *resultSink) WriteChunk(_ context.Context, res extract.ChunkResult) erro
 }
 
 // jobRun is what the chunk jobs of one version share in a process: the
-// version (its settings never change) and its extractor.
+// version (its settings never change), its extractor, and the jobs
+// extracting its chunks here (see waitTurn).
 type jobRun struct {
 	v  store.Version
 	ex extract.Extractor
+
+	mu sync.Mutex
+	// extracting holds the last chunk (seq) of each job of the version
+	// this process is extracting and has not settled; settled is closed
+	// (and replaced) whenever one settles.
+	extracting map[int]bool
+	settled    chan struct{}
+}
+
+// begin records a job extracting chunks up to last; the returned end
+// records it settled.
+func (r *jobRun) begin(last int) (end func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.extracting == nil {
+		r.extracting, r.settled = map[int]bool{}, make(chan struct{})
+	}
+	r.extracting[last] = true
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.extracting, last)
+		close(r.settled)
+		r.settled = make(chan struct{})
+	}
+}
+
+// waitTurn waits while the job of the chunks just before first is still
+// extracting in this process: once it has settled, the chunks from first
+// on merge at once instead of being staged, written and read back. A
+// job whose chunks before it run elsewhere, or wait for a retry, does not
+// wait (its chunks are staged).
+func (r *jobRun) waitTurn(ctx context.Context, first int) {
+	for {
+		r.mu.Lock()
+		if !r.extracting[first-1] {
+			r.mu.Unlock()
+			return
+		}
+		ch := r.settled
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // jobRun returns the version's jobRun, built once per process (the last

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -559,6 +561,31 @@ func (s *Store) ChunkDone(ctx context.Context, versionID int, ref extract.ChunkR
 	ok, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.DocumentID(ref.DocumentID),
 		chunkjob.ChunkIndex(ref.Index), chunkjob.StateEQ(chunkjob.StateDone)).Exist(ctx)
 	return ok, translate(err, "chunk job")
+}
+
+// DoneAmong returns which of the given chunks of a version are done, in
+// one query.
+func (s *Store) DoneAmong(ctx context.Context, versionID int, refs []extract.ChunkRef) (map[extract.ChunkRef]bool, error) {
+	done := map[extract.ChunkRef]bool{}
+	if len(refs) == 0 {
+		return done, nil
+	}
+	docs := map[int]bool{}
+	lo, hi := refs[0].Index, refs[0].Index
+	for _, r := range refs {
+		docs[r.DocumentID] = true
+		lo, hi = min(lo, r.Index), max(hi, r.Index)
+	}
+	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.StateEQ(chunkjob.StateDone),
+		chunkjob.DocumentIDIn(slices.Collect(maps.Keys(docs))...), chunkjob.ChunkIndexGTE(lo), chunkjob.ChunkIndexLTE(hi)).
+		Select(chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex).All(ctx)
+	if err != nil {
+		return nil, translate(err, "chunk jobs")
+	}
+	for _, r := range rows {
+		done[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = true
+	}
+	return done, nil
 }
 
 // DoneChunks returns the chunks of a version whose jobs are done.
