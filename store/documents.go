@@ -104,16 +104,26 @@ func (s *Store) DocumentByName(ctx context.Context, name string) (extract.Docume
 }
 
 // SaveChunks stores the chunks of a document for one splitter setting,
-// idempotently.
+// idempotently. A chunk whose text is the document's content between its
+// offsets (a text chunk; a dialogue turn is written out) keeps only the
+// offsets: the text is stored once, in the document.
 func (s *Store) SaveChunks(ctx context.Context, docID int, settings string, chunks []extract.Chunk) error {
+	doc, err := s.client.Document.Query().Where(document.ID(docID)).Select(document.FieldContent).Only(ctx)
+	if err != nil {
+		return translate(err, "document")
+	}
 	return s.inTx(ctx, func(w *writeTx) error {
 		tx := w.Client()
 		for start := 0; start < len(chunks); start += BatchSize {
 			part := chunks[start:min(start+BatchSize, len(chunks))]
 			bulk := make([]*ent.ChunkCreate, len(part))
 			for i, c := range part {
+				text := c.Text
+				if text != "" && sliceOf(doc.Content, c.Start, c.End) == text {
+					text = ""
+				}
 				bulk[i] = tx.Chunk.Create().SetDocumentID(docID).SetSettings(settings).SetIndex(c.Index).
-					SetText(c.Text).SetStart(c.Start).SetEnd(c.End).SetTokens(c.Tokens)
+					SetText(text).SetStart(c.Start).SetEnd(c.End).SetTokens(c.Tokens)
 			}
 			err := tx.Chunk.CreateBulk(bulk...).OnConflictColumns(chunk.FieldDocumentID, chunk.FieldSettings, chunk.FieldIndex).
 				DoNothing().Exec(ctx)
@@ -132,8 +142,28 @@ func (s *Store) Chunks(ctx context.Context, docID int, settings string) ([]extra
 		return nil, translate(err, "chunks")
 	}
 	out := make([]extract.Chunk, len(rows))
+	var content *string // read once, for the chunks stored as offsets
 	for i, c := range rows {
 		out[i] = extract.Chunk{DocumentID: c.DocumentID, Index: c.Index, Text: c.Text, Start: c.Start, End: c.End, Tokens: c.Tokens}
+		if c.Text != "" || c.End <= c.Start {
+			continue
+		}
+		if content == nil {
+			d, err := s.client.Document.Query().Where(document.ID(docID)).Select(document.FieldContent).Only(ctx)
+			if err != nil {
+				return nil, translate(err, "document")
+			}
+			content = &d.Content
+		}
+		out[i].Text = sliceOf(*content, c.Start, c.End)
 	}
 	return out, nil
+}
+
+// sliceOf is content[start:end], or "" when the offsets fall outside it.
+func sliceOf(content string, start, end int) string {
+	if start < 0 || end > len(content) || start > end {
+		return ""
+	}
+	return content[start:end]
 }
