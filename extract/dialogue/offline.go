@@ -175,6 +175,8 @@ func (m mention) id() string {
 	switch m.kind {
 	case "number":
 		return "/Knowledge/Quantity/Number/" + seg
+	case "topic":
+		return "/Knowledge/Topic/Thing/" + seg
 	}
 	return "/Knowledge/Entity/ProperName/" + seg
 }
@@ -269,6 +271,58 @@ func findMentions(text string, known map[string]bool) []mention {
 		}
 		for _, loc := range numberRe.FindAllStringIndex(ms, -1) {
 			add("number", ms[loc[0]:loc[1]], s)
+		}
+		for _, t := range topics(ms) {
+			add("topic", t, s)
+		}
+	}
+	return out
+}
+
+// determiners open the noun phrases the offline extractor keeps as
+// topics ("a charity race", "my kids", "that lake sunrise").
+var determiners = map[string]bool{"a": true, "an": true, "the": true, "my": true, "your": true, "our": true,
+	"his": true, "her": true, "their": true, "this": true, "that": true, "these": true, "those": true, "some": true}
+
+// notTopic are words that end a topic phrase besides stop words: times,
+// degree words and the like, which follow a noun ("the race yesterday").
+var notTopic = map[string]bool{"yesterday": true, "today": true, "tomorrow": true, "tonight": true, "last": true,
+	"next": true, "ago": true, "week": true, "weekend": true, "month": true, "year": true, "day": true, "time": true,
+	"way": true, "bit": true, "kind": true, "sort": true, "lot": true, "great": true, "good": true, "amazing": true,
+	"awesome": true, "nice": true, "cool": true, "best": true, "same": true, "whole": true, "other": true, "first": true}
+
+// topics returns the noun phrases of a sentence that follow a determiner
+// or possessive: up to three words, lower-cased, none of them a stop word
+// ("I went to a LGBTQ support group yesterday" -> "lgbtq support group").
+// It is how the offline extractor gives the things people talk about a
+// node, so a question about the pottery class finds the turn about it.
+func topics(sentence string) []string {
+	words := strings.FieldsFunc(sentence, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-')
+	})
+	// Punctuation ends a phrase: mark where each word is followed by it.
+	var out []string
+	for i := 0; i < len(words); i++ {
+		if !determiners[strings.ToLower(words[i])] {
+			continue
+		}
+		var phrase []string
+		for j := i + 1; j < len(words) && len(phrase) < 3; j++ {
+			w := strings.ToLower(strings.Trim(words[j], "'’-"))
+			if w == "" || stopWords[w] || notTopic[w] || determiners[w] || utf8.RuneCountInString(w) < 3 || !unicode.IsLetter(firstRune(w)) {
+				break
+			}
+			phrase = append(phrase, w)
+			if k := strings.Index(sentence, words[j]); k >= 0 {
+				after := sentence[k+len(words[j]):]
+				if after != "" && strings.ContainsRune(",;:.!?()\"", firstRune(after)) {
+					break
+				}
+			}
+		}
+		if len(phrase) > 0 {
+			out = append(out, strings.Join(phrase, " "))
+			i += len(phrase)
 		}
 	}
 	return out

@@ -206,7 +206,7 @@ func TestOffline_ExtractSegment(t *testing.T) {
 	want := []string{
 		UserNameID, AssistantNameID, "/Events/Session/Session2_20230508",
 		"/Knowledge/Entity/ProperName/Mel", "/Knowledge/Time/Date/Yesterday-2023-05-07", "/Knowledge/Entity/ProperName/LGBTQ",
-		"/Knowledge/Entity/ProperName/Jolene", "/Knowledge/Quantity/Number/20", "/Knowledge/Quantity/Number/3",
+		"/Knowledge/Entity/ProperName/Jolene", "/Knowledge/Topic/Thing/LgbtqSupportGroup", "/Knowledge/Quantity/Number/20", "/Knowledge/Quantity/Number/3",
 		"/Knowledge/Entity/ProperName/AcmeCorp", "/Knowledge/Time/Date/June-5-2023", "/Knowledge/Entity/ProperName/Paris",
 	}
 	t.Run("Nodes", func(t *testing.T) {
