@@ -66,6 +66,11 @@ type App struct {
 	vecMu    sync.Mutex
 	vecCache []cachedIndex
 
+	// corpusMu guards corpora: the query corpora (graph, chunks, BM25,
+	// walk graph, document titles) of the finished versions asked last.
+	corpusMu sync.Mutex
+	corpora  []*queryCorpus
+
 	// cmpMu guards the comparison cache (see Compare): the calls by key
 	// and when each key was last used (a counter, cmpUse).
 	cmpMu    sync.Mutex

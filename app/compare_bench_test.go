@@ -108,7 +108,7 @@ func BenchmarkCompare(b *testing.B) {
 		for _, be := range bes {
 			st := benchStore(b, be)
 			va, vb := finishedVersion(b, st, "a", ga), finishedVersion(b, st, "b", gb)
-			ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
+			ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 			ctx := context.Background()
 			b.Run(fmt.Sprintf("%dk/%s/cold", n/1000, be), func(b *testing.B) {
 				var peak uint64

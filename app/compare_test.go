@@ -21,7 +21,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
+	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	ga, gb := randomGraph(50, 100, 1, false), randomGraph(50, 100, 1, true)
 	va, vb := finishedVersion(t, st, "a", ga), finishedVersion(t, st, "b", gb)
 
@@ -96,7 +96,7 @@ func TestCompare_CacheIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
+	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	va, vb := finishedVersion(t, st, "a", randomGraph(5, 5, 1, false)), finishedVersion(t, st, "b", randomGraph(5, 5, 2, false))
 	for i := 0; i < 2*compareCacheEntries; i++ {
 		// Sixteen option sets in all; with both orders, 32 pairs.

@@ -26,10 +26,13 @@ func (a *App) Duplicates(ctx context.Context, v store.Version) ([]curate.Candida
 	opts := curate.Options{Skip: d.IsDistinct}
 	if st, ok, err := a.store.VectorStatsOf(ctx, v.ID); err != nil {
 		return nil, err
-	} else if ok && st.Embedder != "offline" {
+	} else if ok && st.Embedder != extract.EmbedderOffline && st.Embedder != extract.EmbedderUSELite && st.Embedder != "" {
 		// The offline embedder hashes character n-grams: its vectors
 		// measure spelling, which the name signals already cover, and
-		// templated descriptions make unrelated nodes look close.
+		// templated descriptions make unrelated nodes look close. The
+		// sentence encoder puts related names (two Christmas spirits)
+		// as close as one entity's two names, so only a provider's
+		// embeddings add a signal.
 		vecs, err := a.loadVectors(ctx, st, v.ID)
 		if err != nil {
 			return nil, err

@@ -229,11 +229,7 @@ func passageDocuments(file string, passages []extract.Passage, maxBytes int) ([]
 		if r := []rune(name); len(r) > extract.MaxNameLen {
 			name = string(r[:extract.MaxNameLen-1]) + "…"
 		}
-		text := p.Text
-		if strings.TrimSpace(text) == "" {
-			text = p.Title
-		}
-		d, err := extract.ReadDocument(name, []byte(text), maxBytes)
+		d, err := extract.ReadDocument(name, []byte(p.Content()), maxBytes)
 		if err != nil {
 			refused = append(refused, Problem{Name: fmt.Sprintf("%s passage %d (%s)", file, i+1, extract.Clip(name, 60)), Error: extract.MessageOf(err)})
 			continue

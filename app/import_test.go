@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kgstudio/kgstudio/extract"
 	"io"
 	"log/slog"
 	"os"
@@ -32,7 +33,7 @@ func importApps(t *testing.T) map[string]*App {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		apps[name] = New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{})
+		apps[name] = New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	}
 	return apps
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,9 @@ func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
 	if logs != nil {
 		w = logs
 	}
+	// Runs vectorize with the hashed embedder here: the sentence encoder
+	// has tests of its own and would only slow these down.
+	p.Embedder = cmp.Or(p.Embedder, extract.EmbedderOffline)
 	a := New(st, slog.New(slog.NewTextHandler(w, nil)), p)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

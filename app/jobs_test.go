@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -63,6 +64,7 @@ func pgApps(t *testing.T, n int, p Providers) []*App {
 		if err != nil {
 			t.Fatal(err)
 		}
+		p.Embedder = cmp.Or(p.Embedder, extract.EmbedderOffline)
 		a := New(st, log, p)
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

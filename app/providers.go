@@ -29,6 +29,9 @@ type Providers struct {
 	// the gemini and openai embedders (empty: each one's default).
 	GeminiEmbedModel string
 	OpenAIEmbedModel string
+	// Embedder is the embedder of the runs whose config names none
+	// (KGSTUDIO_EMBEDDER); empty means DefaultEmbedder.
+	Embedder string
 	// Concurrency bounds concurrent model calls per run.
 	Concurrency int
 	// Timeout bounds one model call.
@@ -110,10 +113,10 @@ func DefaultPrices() map[string]Price {
 
 // EmbedCostOf estimates what a version's vectorizer step cost from the
 // input tokens of the embedding calls it paid for (texts answered from the
-// cache are free) and the price table: "$0" for the offline embedder,
+// cache are free) and the price table: "$0" for the offline embedders,
 // "n/a" for models the table does not list (set KGSTUDIO_PRICES).
 func (p Providers) EmbedCostOf(st store.VectorStats) string {
-	if st.Embedder == extract.EmbedderOffline || st.Embedder == "" {
+	if st.Embedder == extract.EmbedderOffline || st.Embedder == extract.EmbedderUSELite || st.Embedder == "" {
 		return "$0"
 	}
 	price, ok := p.Prices[strings.ToLower(st.Model)]

@@ -36,8 +36,10 @@ type QueryResult struct {
 	Mode string `json:"mode"`
 	// TopK is the number of items asked of each part.
 	TopK int `json:"top_k"`
-	// Embedder is the model of the vectors the search used; empty when the
-	// version has none (it ran before the vectorizer) and ranking is lexical.
+	// Embedder is the model of the vectors the search used (a split
+	// embedder's fallback for a question its model does not serve); empty
+	// when the version has none (it ran before the vectorizer) and ranking
+	// is lexical.
 	Embedder  string           `json:"embedder"`
 	Keywords  QueryKeywords    `json:"keywords"`
 	Entities  []query.Entity   `json:"entities"`
@@ -189,48 +191,38 @@ func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryR
 	return res, nil
 }
 
-// search is the retrieval half of a query: it loads the version's graph,
-// chunks and vectors and ranks them in the input's mode. It changes
-// nothing and calls no chat model (only the embedder, for the question).
+// search is the retrieval half of a query: it ranks the version's
+// chunks, entities and relations in the input's mode over the version's
+// query corpus (built once per finished version, see corpusOf). It
+// changes nothing and calls no chat model (only the embedder, for the
+// question).
 func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
-	if err != nil {
-		return query.Context{}, err
-	}
-	chunks, err := a.versionChunks(ctx, v)
-	if err != nil {
-		return query.Context{}, err
-	}
-	vi, st, err := a.vectorIndex(ctx, v)
+	qc, err := a.corpusOf(ctx, v)
 	if err != nil {
 		return query.Context{}, err
 	}
 	var emb extract.Embedder
-	if st != nil {
+	if qc.stats != nil {
 		cfg := v.Config
-		cfg.Embedder = st.Embedder
+		cfg.Embedder = qc.stats.Embedder
 		if emb, err = a.Embedder(ctx, cfg); err != nil {
 			return query.Context{}, err
 		}
-		res.Embedder = st.Model
+		res.Embedder = qc.stats.Model
+		if se, ok := emb.(extract.SplitEmbedder); ok && !se.Serves(in.Question) {
+			// Searched among the fallback's vectors (see query.Search).
+			res.Embedder = se.Fallback().Model()
+		}
 	}
-	qc, err := query.NewCorpus(g, chunks, vi).Search(ctx, emb, query.Request{Question: in.Question, Mode: in.Mode,
+	out, err := qc.corpus.Search(ctx, emb, query.Request{Question: in.Question, Mode: in.Mode,
 		High: kw.High, Low: kw.Low, TopK: in.TopK})
 	if err != nil {
-		return qc, err
+		return out, err
 	}
-	docs, err := a.DocKinds(ctx, v)
-	if err != nil {
-		return qc, err
+	for i := range out.Chunks {
+		out.Chunks[i].Document = qc.titles[out.Chunks[i].DocumentID]
 	}
-	titles := map[int]string{}
-	for _, d := range docs {
-		titles[d.ID] = d.Name
-	}
-	for i := range qc.Chunks {
-		qc.Chunks[i].Document = titles[qc.Chunks[i].DocumentID]
-	}
-	return qc, nil
+	return out, nil
 }
 
 // queryClient builds the model client of the picked provider; without one

@@ -17,17 +17,19 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// embedderName is a config's embedder, offline when unset.
-func embedderName(cfg extract.Config) string {
-	if cfg.Embedder == "" {
-		return extract.EmbedderOffline
-	}
-	return cfg.Embedder
+// embedderName is a config's embedder: the one it names, else the
+// configured default (Providers.Embedder), else DefaultEmbedder.
+func (a *App) embedderName(cfg extract.Config) string {
+	return cmp.Or(cfg.Embedder, a.providers.Embedder, DefaultEmbedder)
 }
+
+// DefaultEmbedder is the embedder of a config that names none: the
+// sentence encoder run offline, shipped in the binary.
+const DefaultEmbedder = extract.EmbedderUSELite
 
 // checkEmbedder refuses an embedder whose provider is not configured.
 func (a *App) checkEmbedder(cfg extract.Config) error {
-	switch embedderName(cfg) {
+	switch a.embedderName(cfg) {
 	case extract.EmbedderGemini:
 		if a.providers.GeminiAPIKey == "" {
 			return extract.Errorf(extract.KindInvalid, "the gemini embedder needs GEMINI_API_KEY")
@@ -45,9 +47,12 @@ func (a *App) checkEmbedder(cfg extract.Config) error {
 // rate limits, concurrency; shared by every run on the same model) and the
 // embedding cache, so unchanged text is never embedded twice.
 func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
-	name := embedderName(cfg)
-	if name == extract.EmbedderOffline {
+	name := a.embedderName(cfg)
+	switch name {
+	case extract.EmbedderOffline:
 		return embed.Offline{}, nil
+	case extract.EmbedderUSELite:
+		return embed.USELite{}, nil
 	}
 	if err := a.checkEmbedder(cfg); err != nil {
 		return nil, err
@@ -74,7 +79,7 @@ func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 		}
 		base = o
 	default:
-		return nil, extract.Errorf(extract.KindInvalid, "unknown embedder %q (use offline, gemini or openai)", name)
+		return nil, extract.Errorf(extract.KindInvalid, "unknown embedder %q (use use-lite, offline, gemini or openai)", name)
 	}
 	pol := llm.DefaultPolicy()
 	if p.Timeout > 0 {
@@ -151,23 +156,24 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 		for _, it := range items[lo:hi] {
 			texts = append(texts, it.text(props))
 		}
-		vecs, u, err := emb.Embed(ctx, texts)
+		vecs, other, u, err := embed.EmbedSplit(ctx, emb, texts)
 		use = use.Add(u)
 		if err != nil {
 			return fmt.Errorf("vectorize: %w", err)
 		}
-		if err := embed.Check(emb, texts, vecs); err != nil {
-			return err
-		}
 		batch = batch[:0]
 		for j, it := range items[lo:hi] {
-			batch = append(batch, store.VectorItem{Kind: it.kind, Key: it.key, Vector: vecs[j]})
+			item := store.VectorItem{Kind: it.kind, Key: it.key, Vector: vecs[j]}
+			if other != nil && other[j] {
+				item.Model = emb.(extract.SplitEmbedder).Fallback().Model()
+			}
+			batch = append(batch, item)
 		}
 		if err := w.Add(ctx, batch); err != nil {
 			return err
 		}
 	}
-	st := store.VectorStats{Embedder: embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
+	st := store.VectorStats{Embedder: a.embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
 		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
 	if err := w.Close(ctx, st); err != nil {
 		return err
@@ -302,8 +308,19 @@ func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID i
 	if err != nil {
 		return nil, err
 	}
-	out := &query.Vectors{Model: st.Model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
+	newVectors := func(model string) *query.Vectors {
+		return &query.Vectors{Model: model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
+	}
+	top := newVectors(st.Model)
 	for _, it := range items {
+		// A split embedder's fallback vectors form an index of their own.
+		out := top
+		if it.Model != "" && it.Model != st.Model {
+			if top.Other == nil {
+				top.Other = newVectors(it.Model)
+			}
+			out = top.Other
+		}
 		switch it.Kind {
 		case store.VectorChunk:
 			d, i, ok := strings.Cut(it.Key, ":")
@@ -318,7 +335,7 @@ func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID i
 			out.Edges[it.Key] = it.Vector
 		}
 	}
-	return out, nil
+	return top, nil
 }
 
 // vectorizeChild gives a version made from parent by an edit or a merge

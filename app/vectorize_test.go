@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -26,7 +27,7 @@ func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Docum
 	if d, _, err = st.AddDocument(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{}), st, d
+	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline}), st, d
 }
 
 // mustRun creates and runs a version to the end and returns it with its
@@ -70,7 +71,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
 	// A new app (a restart) builds it from the stored vectors.
-	fresh := New(st, a.log, Providers{})
+	fresh := New(st, a.log, Providers{Embedder: extract.EmbedderOffline})
 	rebuilt, _, err := fresh.vectorIndex(ctx, v)
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
 		t.Fatalf("after a restart: %v (%v)", rebuilt, err)
@@ -90,5 +91,61 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	}
 	if next, _, _ := fresh.vectorIndex(ctx, v); next == rebuilt || next.Len() != 1 {
 		t.Fatalf("a new vectorizer record kept the old index (%d vectors)", next.Len())
+	}
+}
+
+// With no embedder named anywhere, a run vectorizes with the sentence
+// encoder; the Chinese text it cannot serve goes to the hashed
+// embedder's index, and a question in Chinese is searched there.
+func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	text := "Ebenezer Scrooge kept a counting-house in London. His clerk Bob Cratchit worked there in the cold.\n\n" +
+		"周杰伦是台湾著名歌手，出生于台北。他的音乐融合了中西风格。\n\n" +
+		"Jacob Marley had been dead for seven years when his ghost visited Scrooge."
+	a, st, d := testApp(t, "mixed.txt", text)
+	a.providers.Embedder = ""
+	cfg := extract.DefaultConfig()
+	cfg.ChunkSize, cfg.Overlap = 120, 0
+	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.NewVersion(ctx, "mixed", cfg, []int{d.ID}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	stats, ok, err := st.VectorStatsOf(ctx, v.ID)
+	if err != nil || !ok || stats.Embedder != extract.EmbedderUSELite || stats.Model != "universal-sentence-encoder-lite-2" || stats.Dimensions != 512 {
+		t.Fatalf("stats %+v (%v, %v): want the sentence encoder by default", stats, ok, err)
+	}
+	emb, err := a.EmbeddingOf(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := emb.Indexes
+	if counts["universal-sentence-encoder-lite-2"] == 0 || counts["offline-hashed-ngrams-v1"] == 0 || len(counts) != 2 {
+		t.Fatalf("vectors by model %v: want both indexes", counts)
+	}
+	v, err = st.Version(ctx, v.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, want, model string }{
+		{"Who worked for the miser in the cold office?", "Cratchit", "universal-sentence-encoder-lite-2"},
+		{"周杰伦出生在哪里？", "周杰伦", "offline-hashed-ngrams-v1"},
+	} {
+		res, err := a.Query(ctx, v, QueryInput{Question: tc.q, Provider: "none", Mode: "naive", TopK: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Embedder != tc.model {
+			t.Errorf("%q searched with %s, want %s", tc.q, res.Embedder, tc.model)
+		}
+		if len(res.Chunks) == 0 || !strings.Contains(res.Chunks[0].Text, tc.want) {
+			t.Errorf("%q: chunks %+v, want the one about %s first", tc.q, res.Chunks, tc.want)
+		}
 	}
 }

@@ -60,6 +60,10 @@ type EmbeddingJSON struct {
 	store.VectorStats
 	// Cost is the estimated cost of the embedding calls ("$0" offline).
 	Cost string `json:"cost"`
+	// Indexes counts the vectors of each model: the version's, and the
+	// fallback's of a split embedder (the text the sentence encoder does
+	// not serve); vectors of two models are never compared.
+	Indexes map[string]int `json:"indexes"`
 }
 
 // VersionJSON is VersionJSONOf with the vectorizer's record (embedding
@@ -78,7 +82,11 @@ func (a *App) EmbeddingOf(ctx context.Context, versionID int) (*EmbeddingJSON, e
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &EmbeddingJSON{VectorStats: st, Cost: a.providers.EmbedCostOf(st)}, nil
+	counts, err := a.store.VectorCounts(ctx, versionID)
+	if err != nil {
+		return nil, err
+	}
+	return &EmbeddingJSON{VectorStats: st, Cost: a.providers.EmbedCostOf(st), Indexes: counts}, nil
 }
 
 // VersionJSONOf turns a stored version into its JSON form.

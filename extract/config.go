@@ -31,8 +31,9 @@ type Config struct {
 	MaxFragments  int               `json:"max_fragments"`
 	Prompts       map[string]string `json:"prompts,omitempty"`
 	Temperature   float64           `json:"temperature,omitempty"`
-	// Embedder names the vectorizer: offline (the default, also when
-	// empty), gemini or openai.
+	// Embedder names the vectorizer: use-lite (the default, also when
+	// empty: a sentence encoder run offline), offline (hashed n-grams),
+	// gemini or openai.
 	Embedder string `json:"embedder,omitempty"`
 	// NoCache asks the model again for every call instead of answering
 	// from the call cache (a clean run).
@@ -71,7 +72,7 @@ const (
 var Providers = []string{"gemini", "openai", "none"}
 
 // Embedders names the vectorizers a config may ask for.
-var Embedders = []string{EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
+var Embedders = []string{EmbedderUSELite, EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
 
 // Strategies names the extraction strategies.
 var Strategies = []string{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}

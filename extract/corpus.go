@@ -16,6 +16,20 @@ type Passage struct {
 	Text  string `json:"text"`
 }
 
+// Content is the text a passage becomes as a document and a chunk: its
+// title, a blank line (so the title reads as a heading, not as the start
+// of the first sentence), then its text. A passage without a title is
+// its text alone.
+func (p Passage) Content() string {
+	if strings.TrimSpace(p.Title) == "" {
+		return p.Text
+	}
+	if strings.TrimSpace(p.Text) == "" {
+		return p.Title
+	}
+	return p.Title + "\n\n" + p.Text
+}
+
 // ReadCorpus reads a JSON corpus of passages in the forms multi-hop QA sets
 // ship (HippoRAG's MuSiQue, 2WikiMultiHopQA and HotpotQA corpora):
 //

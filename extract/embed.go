@@ -30,8 +30,24 @@ func (u EmbedUsage) Add(o EmbedUsage) EmbedUsage {
 	return EmbedUsage{Calls: u.Calls + o.Calls, Tokens: u.Tokens + o.Tokens, Cached: u.Cached + o.Cached}
 }
 
+// SplitEmbedder is an embedder that serves only some texts (a sentence
+// encoder with an English vocabulary meets Chinese, say) and names the
+// embedder for the rest. Vectors of the two models are never compared:
+// the vectorizer keeps the fallback's vectors in an index of their own,
+// and a question goes to the index of the model that serves it.
+type SplitEmbedder interface {
+	Embedder
+	// Serves reports whether the embedder's own model serves the text.
+	Serves(text string) bool
+	// Fallback embeds the texts it does not serve.
+	Fallback() Embedder
+}
+
 // Embedders a run may pick (Config.Embedder).
 const (
+	// EmbedderUSELite is Universal Sentence Encoder Lite, run offline in
+	// pure Go (the default).
+	EmbedderUSELite = "use-lite"
 	EmbedderOffline = "offline"
 	EmbedderGemini  = "gemini"
 	EmbedderOpenAI  = "openai"

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/kgstudio/kgstudio/extract"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -242,7 +243,7 @@ func documentsApps(t *testing.T) map[string]*testApp {
 			t.Fatal(err)
 		}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		runner := app.New(st, log, app.Providers{Prices: app.DefaultPrices()})
+		runner := app.New(st, log, app.Providers{Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
 		h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: 20 << 20})
 		srv := httptest.NewServer(h.NewServer())
 		t.Cleanup(func() {

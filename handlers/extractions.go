@@ -119,6 +119,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		v, l string
 		ok   bool
 	}{
+		{extract.EmbedderUSELite, "use-lite (sentence encoder, offline)", true},
 		{extract.EmbedderOffline, "offline (hashed n-grams, no model)", true},
 		{extract.EmbedderGemini, "Gemini embeddings", p.GeminiAPIKey != ""},
 		{extract.EmbedderOpenAI, "OpenAI-compatible /v1/embeddings", p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""},
@@ -127,7 +128,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		if !s.ok {
 			l += " — not configured"
 		}
-		form.Embedders = append(form.Embedders, web.Option{Value: s.v, Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderOffline) == s.v})
+		form.Embedders = append(form.Embedders, web.Option{Value: s.v, Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderUSELite) == s.v})
 	}
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict

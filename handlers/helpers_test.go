@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -47,6 +48,9 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 	if providers.Prices == nil {
 		providers.Prices = app.DefaultPrices()
 	}
+	// Runs vectorize with the hashed embedder unless a test asks for
+	// another: the sentence encoder has tests of its own.
+	providers.Embedder = cmp.Or(providers.Embedder, extract.EmbedderOffline)
 	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)

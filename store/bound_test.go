@@ -22,7 +22,7 @@ func TestStore_LongKeys(t *testing.T) {
 	label := strings.ReplaceAll(noise(4000, 2), " ", "_")
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		a := app.New(s, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Providers{Concurrency: 2, Prices: app.DefaultPrices()})
+		a := app.New(s, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Providers{Concurrency: 2, Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
 		var ids []int
 		for _, d := range []struct{ name, text string }{
 			{"People.csv", "id,name\n1," + long + "\n2," + longer + "\n3,Jacob Marley\n"},

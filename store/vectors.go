@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/kgstudio/kgstudio/ent"
@@ -24,6 +25,9 @@ type VectorItem struct {
 	Kind   string
 	Key    string
 	Vector []float32
+	// Model is the model that made the vector when it is not the
+	// version's (the fallback of a split embedder); empty otherwise.
+	Model string
 }
 
 // VectorStats is the vectorizer's record of a version: the embedder and
@@ -71,7 +75,7 @@ func insertVectors(ctx context.Context, c *ent.Client, versionID int, model stri
 		bulk := make([]*ent.VectorCreate, 0, hi-lo)
 		for _, it := range items[lo:hi] {
 			bulk = append(bulk, c.Vector.Create().SetVersionID(versionID).SetKind(vector.Kind(it.Kind)).
-				SetKey(it.Key).SetModel(model).SetVector(embed.EncodeCompact(it.Vector)))
+				SetKey(it.Key).SetModel(cmp.Or(it.Model, model)).SetVector(embed.EncodeCompact(it.Vector)))
 		}
 		if err := c.Vector.CreateBulk(bulk...).Exec(ctx); err != nil {
 			return translate(err, "vectors")
@@ -147,6 +151,24 @@ func (s *Store) VectorStatsOf(ctx context.Context, versionID int) (VectorStats, 
 		Calls: row.Calls, Tokens: row.Tokens, Cached: row.Cached}, true, nil
 }
 
+// VectorCounts returns how many vectors of a version each model made:
+// one index per model (the version's, and a split embedder's fallback).
+func (s *Store) VectorCounts(ctx context.Context, versionID int) (map[string]int, error) {
+	var rows []struct {
+		Model string `json:"model"`
+		Count int    `json:"count"`
+	}
+	err := s.client.Vector.Query().Where(vector.VersionID(versionID)).GroupBy(vector.FieldModel).Aggregate(ent.Count()).Scan(ctx, &rows)
+	if err != nil {
+		return nil, translate(err, "vector counts")
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Model] = r.Count
+	}
+	return out, nil
+}
+
 // Vectors returns a version's stored vectors.
 func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error) {
 	rows, err := s.client.Vector.Query().Where(vector.VersionID(versionID)).Order(ent.Asc(vector.FieldID)).All(ctx)
@@ -159,7 +181,7 @@ func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, VectorItem{Kind: string(r.Kind), Key: r.Key, Vector: v})
+		out = append(out, VectorItem{Kind: string(r.Kind), Key: r.Key, Vector: v, Model: r.Model})
 	}
 	return out, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
@@ -22,14 +21,14 @@ import (
 
 // evalLoCoMo scores evidence recall@k of the query modes on a LoCoMo
 // conversation, with BM25 over the same chunks beside them, offline.
-func evalLoCoMo(ctx context.Context, file, mode string, k int, asJSON bool, stdout io.Writer) error {
-	modes := query.Modes
-	if mode != "" {
-		m, err := query.ParseMode(mode)
-		if err != nil {
-			return err
-		}
-		modes = []string{m}
+func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON bool, stdout io.Writer) error {
+	modes, err := evalModes(mode)
+	if err != nil {
+		return err
+	}
+	emb, err := evalEmbedder(embedder)
+	if err != nil {
+		return err
 	}
 	if k < 1 || k > query.MaxTopK {
 		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
@@ -38,7 +37,7 @@ func evalLoCoMo(ctx context.Context, file, mode string, k int, asJSON bool, stdo
 	if err != nil {
 		return err
 	}
-	rep, err := eval.LoCoMo(ctx, data, embed.Offline{}, modes, k)
+	rep, err := eval.LoCoMo(ctx, data, emb, modes, k)
 	if err != nil {
 		return err
 	}
@@ -75,17 +74,25 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&ec.Concurrency, "concurrency", ec.Concurrency, "entries extracted at once (tuple and schema)")
 	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	mode := fs.String("mode", "", "locomo: one query mode (default: all five)")
+	mode := fs.String("mode", "", "locomo, multihop: one query mode (default: all)")
 	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
+	corpus := fs.String("corpus", "", "multihop: the passages, a JSON list of {title, text} or an object title -> [sentences]")
+	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop: the offline embedder to rank with (use-lite or offline)")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *format == "multihop" {
+		if len(files) != 1 || *corpus == "" {
+			return errors.New("usage: kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder E] [--json]")
+		}
+		return evalMultiHop(ctx, files[0], *corpus, *mode, *embedder, *asJSON, stdout)
 	}
 	if *format == "locomo" {
 		if len(files) != 1 {
 			return errors.New("usage: kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]")
 		}
-		return evalLoCoMo(ctx, files[0], *mode, *topK, *asJSON, stdout)
+		return evalLoCoMo(ctx, files[0], *mode, *embedder, *topK, *asJSON, stdout)
 	}
 	if len(files) != 1 {
 		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo FILE [--strategy nlp|tuple|schema] [--provider P] [--limit N] [--json]")

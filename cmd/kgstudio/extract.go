@@ -22,7 +22,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&ec.Strategy, "strategy", ec.Strategy, "nlp, tuple, schema or dialogue")
 	fs.StringVar(&ec.Provider, "provider", "", "gemini or openai (LLM strategies)")
 	fs.StringVar(&ec.Model, "model", "", "model name (default per provider)")
-	fs.StringVar(&ec.Embedder, "embedder", extract.EmbedderOffline, "vectorizer: offline, gemini or openai")
+	fs.StringVar(&ec.Embedder, "embedder", "", "vectorizer: use-lite (sentence encoder, offline; the default unless KGSTUDIO_EMBEDDER names another), offline (hashed n-grams), gemini or openai")
 	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
 	fs.IntVar(&ec.Overlap, "overlap", ec.Overlap, "overlap window in characters")
 	fs.BoolVar(&ec.Strict, "strict", false, "never exceed the chunk size")

@@ -31,11 +31,11 @@ const usage = `kgstudio — turn text into knowledge graphs and compare versions
 Usage:
   kgstudio serve   [--addr 127.0.0.1:8080] [--public-url URL] [--data DIR] [--db URL] [--no-worker]
   kgstudio worker  [--concurrency N]
-  kgstudio doc add FILE...
+  kgstudio doc add FILE|FOLDER|ZIP|CORPUS.json...
   kgstudio doc list [--json]
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
-                   [--provider gemini|openai] [--model M] [--embedder offline|gemini|openai]
+                   [--provider gemini|openai] [--model M] [--embedder use-lite|offline|gemini|openai]
                    [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--detach] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
@@ -54,8 +54,9 @@ Usage:
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--model M]
                 [--schema NAME[@V]] [--limit N] [--json]
-  kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]
-  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix] [--top-k N] [--provider P] [--json]
+  kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
+  kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
+  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--provider P] [--json]
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).

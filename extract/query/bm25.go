@@ -66,3 +66,10 @@ func (b *BM25) Scores(query string) []float64 {
 	}
 	return out
 }
+
+// IDF is a term's inverse document frequency as Scores weighs it; a term
+// no text holds gets the highest.
+func (b *BM25) IDF(term string) float64 {
+	n, df := float64(len(b.tf)), float64(b.df[term])
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -19,6 +20,8 @@ type VectorIndex struct {
 	chunks kindIndex[extract.ChunkRef]
 	nodes  kindIndex[string]
 	edges  kindIndex[string]
+	// other indexes the fallback model's vectors (Vectors.Other).
+	other *VectorIndex
 }
 
 // kindIndex is the index of one kind of vector with the keys in its order.
@@ -70,12 +73,27 @@ func NewVectorIndexLimit(v *Vectors, limit int) *VectorIndex {
 	if v.Len() == 0 {
 		return nil
 	}
-	return &VectorIndex{
+	vi := &VectorIndex{
 		Model:  v.Model,
 		chunks: newKindIndex(v.Chunks, compareRef, limit),
 		nodes:  newKindIndex(v.Nodes, strings.Compare, limit),
 		edges:  newKindIndex(v.Edges, strings.Compare, limit),
+		other:  NewVectorIndexLimit(v.Other, limit),
 	}
+	if vi.Model == "" && vi.other != nil {
+		// Only fallback vectors: they are the index.
+		return vi.other
+	}
+	return vi
+}
+
+// Counts is the number of vectors in each model's index.
+func (vi *VectorIndex) Counts() map[string]int {
+	out := map[string]int{}
+	for x := vi; x != nil; x = x.other {
+		out[x.Model] += len(x.chunks.keys) + len(x.nodes.keys) + len(x.edges.keys)
+	}
+	return out
 }
 
 // Len is the number of vectors indexed.
@@ -83,7 +101,7 @@ func (vi *VectorIndex) Len() int {
 	if vi == nil {
 		return 0
 	}
-	return len(vi.chunks.keys) + len(vi.nodes.keys) + len(vi.edges.keys)
+	return len(vi.chunks.keys) + len(vi.nodes.keys) + len(vi.edges.keys) + vi.other.Len()
 }
 
 // Approximate reports whether any kind is searched through HNSW.
@@ -91,7 +109,7 @@ func (vi *VectorIndex) Approximate() bool {
 	if vi == nil {
 		return false
 	}
-	return vi.chunks.ix.Approximate() || vi.nodes.ix.Approximate() || vi.edges.ix.Approximate()
+	return vi.chunks.ix.Approximate() || vi.nodes.ix.Approximate() || vi.edges.ix.Approximate() || vi.other.Approximate()
 }
 
 func compareRef(a, b extract.ChunkRef) int {
@@ -108,6 +126,10 @@ type Corpus struct {
 	refs   []extract.ChunkRef
 	pos    map[extract.ChunkRef]int
 	bm25   *BM25
+	lex    *lexIndex
+
+	walkOnce sync.Once
+	walk     *walkGraph
 }
 
 // NewCorpus prepares a version for search; vi may be nil (lexical
@@ -120,5 +142,5 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 		pos[r] = i
 		texts[i] = chunks[r].Text
 	}
-	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts)}
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g)}
 }

@@ -26,12 +26,16 @@ const (
 	// without the graph.
 	ModeNaive = "naive"
 	// ModeMix is hybrid's graph with chunks ranked by the question and by
-	// the graph together; the default.
+	// the graph (hybrid's entities and relations, and the ppr walk)
+	// together; the default.
 	ModeMix = "mix"
+	// ModePPR ranks chunks by a personalized PageRank over entities and
+	// passages from the question's entities (HippoRAG, see ppr.go).
+	ModePPR = "ppr"
 )
 
 // Modes lists the query modes.
-var Modes = []string{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix}
+var Modes = []string{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix, ModePPR}
 
 // ParseMode checks a mode name; empty means ModeMix. An unknown one is a
 // KindInvalid error.
@@ -41,7 +45,7 @@ func ParseMode(s string) (string, error) {
 		return ModeMix, nil
 	}
 	if !slices.Contains(Modes, s) {
-		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use local, global, hybrid, naive or mix)", s)
+		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use local, global, hybrid, naive, mix or ppr)", s)
 	}
 	return s, nil
 }
@@ -53,14 +57,17 @@ type Vectors struct {
 	Chunks map[extract.ChunkRef][]float32
 	Nodes  map[string][]float32
 	Edges  map[string][]float32
+	// Other holds the vectors of the texts the model does not serve, made
+	// by its fallback (see extract.SplitEmbedder); nil when there are none.
+	Other *Vectors
 }
 
-// Len is the number of vectors held.
+// Len is the number of vectors held, the fallback's included.
 func (v *Vectors) Len() int {
 	if v == nil {
 		return 0
 	}
-	return len(v.Chunks) + len(v.Nodes) + len(v.Edges)
+	return len(v.Chunks) + len(v.Nodes) + len(v.Edges) + v.Other.Len()
 }
 
 // EdgeKey names an edge among a version's vectors.
@@ -109,6 +116,8 @@ const (
 	minItemSide = 0.05
 )
 
+var wWalkMix, wWalkTie, wVectorModel = 1.0, 0.03, 0.25
+
 // Search retrieves the context of a question in one of the modes (see the
 // Mode constants); it is NewCorpus(...).Search for a single question.
 func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vecs *Vectors, emb extract.Embedder, req Request) (Context, error) {
@@ -137,9 +146,16 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 
 	// Query vectors: the question, the low-level and the high-level keywords.
 	s := searcher{Corpus: c, topK: req.TopK}
-	if emb != nil && c.vi.Len() > 0 {
-		if emb.Model() != c.vi.Model {
-			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", c.vi.Model, emb.Model())
+	// A question the model does not serve is searched among the
+	// fallback's vectors, with the fallback (vectors of two models are
+	// never compared).
+	vi := c.vi
+	if se, ok := emb.(extract.SplitEmbedder); ok && vi != nil && !se.Serves(req.Question) {
+		emb, vi = se.Fallback(), vi.other
+	}
+	if emb != nil && vi.Len() > 0 {
+		if emb.Model() != vi.Model {
+			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", vi.Model, emb.Model())
 		}
 		texts := []string{req.Question, orQuestion(req.Low, req.Question), orQuestion(req.High, req.Question)}
 		vs, _, err := emb.Embed(ctx, texts)
@@ -150,16 +166,26 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 			return Context{}, err
 		}
 		n := candidates(req.TopK)
+		s.wv = vectorWeight(emb.Model())
 		s.qv = vs[0]
-		s.chunkVec = c.vi.chunks.scores(vs[0], n)
-		s.nodeVec = c.vi.nodes.scores(vs[1], n)
-		s.edgeVec = c.vi.edges.scores(vs[2], n)
+		s.chunkVec = vi.chunks.scores(vs[0], n)
+		s.nodeVec = vi.nodes.scores(vs[1], n)
+		s.edgeVec = vi.edges.scores(vs[2], n)
 	}
 	s.lowKW, s.highKW = prepare(req.Low), prepare(req.High)
-	s.idx, s.lexNode = nodeLexical(g, s.lowKW, s.highKW)
-	s.lexEdge = edgeLexical(g, s.idx, s.lexNode, s.highKW)
+	s.idx, s.lexNode = c.lex.idx, c.lex.nodeScores(s.lowKW, s.highKW)
+	s.lexEdge = c.lex.edgeScores(s.lexNode, s.highKW)
 
 	var nodes, edges []scored
+	var walk []float64
+	if mode == ModePPR || mode == ModeMix {
+		mass := s.ppr(req.Question, s.direct(req.Question))
+		walk = mass[len(g.Nodes):]
+		if mode == ModePPR {
+			nodes = s.topByMass(mass[:len(g.Nodes)])
+			edges = s.edgesOf(nodes)
+		}
+	}
 	switch mode {
 	case ModeLocal:
 		nodes = s.topNodes()
@@ -187,7 +213,7 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 			Source: g.Nodes[s.idx[e.Source]].Name, Target: g.Nodes[s.idx[e.Target]].Name, Label: e.Label,
 			Keywords: e.Keywords, Description: e.Description, Score: round(se.score)})
 	}
-	out.Chunks = s.rankChunks(mode, req.Question, nodes, edges, out, b.Chunks)
+	out.Chunks = s.rankChunks(mode, req.Question, nodes, edges, walk, out, b.Chunks)
 	return out, nil
 }
 
@@ -217,6 +243,20 @@ type searcher struct {
 	idx              map[string]int
 	lexNode          []float64
 	lexEdge          []float64
+	directScores     []float64
+	// wv weighs the vector side against the lexical (vectorWeight).
+	wv float64
+}
+
+// vectorWeight is the weight of a model's cosines beside the lexical
+// scores: a quarter for the hashed offline embedder, whose cosine counts
+// shared words and pieces (BM25 does that better), wVectorModel for a
+// model that embeds meaning.
+func vectorWeight(model string) float64 {
+	if model == embed.OfflineModel {
+		return wVector
+	}
+	return wVectorModel
 }
 
 // scale divides by the largest value so scores from different scales
@@ -238,13 +278,47 @@ func scale(xs []float64) []float64 {
 	return out
 }
 
+// direct is every chunk's score for the question alone: BM25 (scaled to
+// the best chunk's) plus a quarter of its vector's cosine. It is computed
+// once per search.
+func (s *searcher) direct(question string) []float64 {
+	if s.directScores != nil {
+		return s.directScores
+	}
+	lex := scale(s.bm25.Scores(question))
+	d := make([]float64, len(s.refs))
+	for i, r := range s.refs {
+		d[i] = wLexical*lex[i] + s.wv*s.chunkVec[r]
+	}
+	s.directScores = d
+	return d
+}
+
+// topByMass ranks nodes by the walk's mass.
+func (s *searcher) topByMass(mass []float64) []scored {
+	var out []scored
+	for i, m := range mass {
+		if m > 0 && s.lex.first[i] {
+			out = append(out, scored{i, m})
+		}
+	}
+	out = s.sortNodes(out)
+	if len(out) > 0 {
+		top := out[0].score
+		for i := range out {
+			out[i].score /= top
+		}
+	}
+	return out
+}
+
 // topNodes ranks nodes by the low-level keywords: lexical match plus the
 // cosine of the node's vector with the keywords' vector.
 func (s *searcher) topNodes() []scored {
 	lex := scale(s.lexNode)
 	var out []scored
 	for key, i := range s.idx {
-		sc := wLexical*lex[i] + wVector*s.nodeVec[key]
+		sc := wLexical*lex[i] + s.wv*s.nodeVec[key]
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}
@@ -283,7 +357,7 @@ func (s *searcher) topEdges() []scored {
 		if s.lexEdge[i] < 0 {
 			continue
 		}
-		sc := wLexical*lex[i] + wVector*s.edgeVec[EdgeKey(e)]
+		sc := wLexical*lex[i] + s.wv*s.edgeVec[EdgeKey(e)]
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}
@@ -377,12 +451,12 @@ func (s *searcher) fitEdges(edges []scored, budget int) []scored {
 // relations that mention them, damped by how widely each is mentioned) in
 // local, global and hybrid; by the question (BM25 plus vector) in naive;
 // by both in mix.
-func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, out Context, budget int) []ChunkHit {
+func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk []float64, out Context, budget int) []ChunkHit {
 	refs, pos := s.refs, s.pos
 	ents := make([][]string, len(refs))
 	rels := make([][]string, len(refs))
 	graph := make([]float64, len(refs))
-	if mode != ModeNaive {
+	if mode != ModeNaive && mode != ModePPR {
 		add := func(ms []extract.Mention, ref string, sc float64, into [][]string) {
 			spread := 0
 			seen := map[int]bool{}
@@ -408,20 +482,21 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, out 
 	}
 	// The question's own score: BM25 and the chunk vector's cosine.
 	var direct []float64
-	if mode == ModeNaive || mode == ModeMix || s.qv != nil {
-		lex := scale(s.bm25.Scores(question))
-		direct = make([]float64, len(refs))
-		for i, r := range refs {
-			direct[i] = wLexical*lex[i] + wVector*s.chunkVec[r]
-		}
+	if mode == ModeNaive || mode == ModeMix || mode == ModePPR || s.qv != nil {
+		direct = s.direct(question)
 	}
+	walk = scale(walk)
 	final := make([]float64, len(refs))
 	for i := range refs {
 		switch mode {
 		case ModeNaive:
 			final[i] = direct[i]
+		case ModePPR:
+			if walk[i] > 0 {
+				final[i] = walk[i] + wWalkTie*direct[i]
+			}
 		case ModeMix:
-			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+wVector)
+			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+s.wv) + wWalkMix*walk[i]*(wLexical+s.wv)
 		default:
 			if graph[i] > 0 {
 				final[i] = graph[i]

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
 )
 
 // VectorProps names, per node type, the properties the schema marks
@@ -14,33 +15,48 @@ import (
 // embedded text.
 type VectorProps map[string][]string
 
-// NodeText is what the vectorizer embeds for a node: its name, its
-// description and the values of its vector-indexed properties.
+// MaxNodeText and MaxEdgeText bound the text embedded for a node or an
+// edge (bytes; a sentence or two). A node merged from many chunks piles up
+// descriptions and an edge repeats the sentence it came from: their first
+// words say what they are, and embedding the rest would cost several
+// times the chunks' own text.
+const (
+	MaxNodeText = 160
+	MaxEdgeText = 320
+)
+
+// NodeText is what the vectorizer embeds for a node: its name, the
+// values of its vector-indexed properties and its description, at most
+// MaxNodeText bytes.
 func NodeText(n extract.Node, props []string) string {
 	parts := []string{n.Name}
-	if n.Description != "" {
-		parts = append(parts, n.Description)
-	}
 	for _, p := range props {
 		if v, ok := n.Properties[p]; ok && v != nil {
 			parts = append(parts, fmt.Sprint(v))
 		}
 	}
-	return strings.Join(parts, "\n")
+	if n.Description != "" {
+		parts = append(parts, n.Description)
+	}
+	return extract.Clip(strings.Join(parts, "\n"), MaxNodeText)
 }
 
-// EdgeText is what the vectorizer embeds for an edge: its keywords, its
-// label between the endpoints and its description.
+// EdgeText is what the vectorizer embeds for an edge: its keywords and
+// label with its description, or, without a description, the label
+// between the endpoints; at most MaxEdgeText bytes. The edges a sentence
+// gives share its text (the vectorizer embeds it once); their endpoints
+// are matched by name on the lexical side.
 func EdgeText(e extract.Edge) string {
 	parts := []string{}
 	if e.Keywords != "" {
 		parts = append(parts, e.Keywords)
 	}
-	parts = append(parts, e.Source+" "+e.Label+" "+e.Target)
 	if e.Description != "" {
-		parts = append(parts, e.Description)
+		parts = append(parts, e.Label, e.Description)
+	} else {
+		parts = append(parts, e.Source+" "+e.Label+" "+e.Target)
 	}
-	return strings.Join(parts, "\n")
+	return extract.Clip(strings.Join(parts, "\n"), MaxEdgeText)
 }
 
 // Vectorize is the pipeline's vectorizer step (KAG's reader -> splitter
@@ -50,11 +66,11 @@ func EdgeText(e extract.Edge) string {
 func Vectorize(ctx context.Context, emb extract.Embedder, g extract.Graph, chunks []extract.Chunk, props VectorProps) (*Vectors, extract.EmbedUsage, error) {
 	out := &Vectors{Model: emb.Model(), Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
 	var texts []string
-	var put []func([]float32)
+	var put []func(*Vectors, []float32)
 	for _, c := range chunks {
 		ref := c.Ref()
 		texts = append(texts, c.Text)
-		put = append(put, func(v []float32) { out.Chunks[ref] = v })
+		put = append(put, func(into *Vectors, v []float32) { into.Chunks[ref] = v })
 	}
 	seen := map[string]bool{}
 	for _, n := range g.Nodes {
@@ -64,7 +80,7 @@ func Vectorize(ctx context.Context, emb extract.Embedder, g extract.Graph, chunk
 		seen[n.Key] = true
 		key := n.Key
 		texts = append(texts, NodeText(n, props[n.Type]))
-		put = append(put, func(v []float32) { out.Nodes[key] = v })
+		put = append(put, func(into *Vectors, v []float32) { into.Nodes[key] = v })
 	}
 	for _, e := range g.Edges {
 		key := EdgeKey(e)
@@ -73,23 +89,33 @@ func Vectorize(ctx context.Context, emb extract.Embedder, g extract.Graph, chunk
 		}
 		seen["\x00"+key] = true
 		texts = append(texts, EdgeText(e))
-		put = append(put, func(v []float32) { out.Edges[key] = v })
+		put = append(put, func(into *Vectors, v []float32) { into.Edges[key] = v })
 	}
 	var use extract.EmbedUsage
 	const batch = 256
 	for lo := 0; lo < len(texts); lo += batch {
 		hi := min(lo+batch, len(texts))
-		vs, u, err := emb.Embed(ctx, texts[lo:hi])
+		vs, other, u, err := embed.EmbedSplit(ctx, emb, texts[lo:hi])
 		use = use.Add(u)
 		if err != nil {
 			return nil, use, fmt.Errorf("vectorize: %w", err)
 		}
-		if len(vs) != hi-lo {
-			return nil, use, extract.Errorf(extract.KindUnavailable, "embedder %s returned %d vectors for %d texts", emb.Model(), len(vs), hi-lo)
-		}
 		for j, v := range vs {
-			put[lo+j](slices.Clone(v))
+			into := out
+			if other != nil && other[j] {
+				into = otherOf(out, emb)
+			}
+			put[lo+j](into, slices.Clone(v))
 		}
 	}
 	return out, use, nil
+}
+
+// otherOf is the fallback model's vectors beside v, made on first use.
+func otherOf(v *Vectors, emb extract.Embedder) *Vectors {
+	if v.Other == nil {
+		v.Other = &Vectors{Model: emb.(extract.SplitEmbedder).Fallback().Model(), Chunks: map[extract.ChunkRef][]float32{},
+			Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
+	}
+	return v.Other
 }

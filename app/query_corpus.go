@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// queryCorpus is what a version's questions are ranked over: the graph,
+// the chunks with their BM25 index and walk graph, the vector index and
+// the document titles. A finished version never changes, so its corpus
+// is built on its first question and kept (corpusCacheSize versions);
+// a running one is read anew for every question.
+type queryCorpus struct {
+	// versionID and created name the version (an ID a deleted version
+	// left may come back on SQLite; its creation time does not).
+	versionID int
+	created   time.Time
+	stats     *store.VectorStats
+	corpus    *query.Corpus
+	titles    map[int]string
+}
+
+// corpusCacheSize is how many versions' query corpora stay in memory.
+const corpusCacheSize = 4
+
+// corpusOf returns a version's query corpus, from the cache when the
+// version is finished and its vectors are the ones the cache holds.
+func (a *App) corpusOf(ctx context.Context, v store.Version) (*queryCorpus, error) {
+	st, hasStats, err := a.store.VectorStatsOf(ctx, v.ID)
+	if err != nil {
+		return nil, err
+	}
+	done := v.Status == store.StatusDone
+	if done {
+		a.corpusMu.Lock()
+		for i, c := range a.corpora {
+			if c.versionID == v.ID && c.created.Equal(v.CreatedAt) && (c.stats == nil) == !hasStats && (c.stats == nil || *c.stats == st) {
+				// Most recently used last.
+				a.corpora = append(append(a.corpora[:i:i], a.corpora[i+1:]...), c)
+				a.corpusMu.Unlock()
+				return c, nil
+			}
+		}
+		a.corpusMu.Unlock()
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	vi, stp, err := a.vectorIndex(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := a.store.DocumentNames(ctx, v.DocumentIDs)
+	if err != nil {
+		return nil, err
+	}
+	qc := &queryCorpus{versionID: v.ID, created: v.CreatedAt, stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
+	if done {
+		a.corpusMu.Lock()
+		a.corpora = slices.DeleteFunc(a.corpora, func(c *queryCorpus) bool { return c.versionID == v.ID })
+		a.corpora = append(a.corpora, qc)
+		if len(a.corpora) > corpusCacheSize {
+			a.corpora = slices.Delete(a.corpora, 0, len(a.corpora)-corpusCacheSize)
+		}
+		a.corpusMu.Unlock()
+	}
+	return qc, nil
+}
