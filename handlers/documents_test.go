@@ -334,7 +334,7 @@ func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
 				t.Fatalf("corpus upload: %s %q", resp.Header.Get("Location"), msg)
 			}
 			d, err := a.Store.Document(context.Background(), 3)
-			if err != nil || d.Content != "Zebras are equines. They are striped." || d.Kind != "text" {
+			if err != nil || d.Content != "Zebra\n\nZebras are equines. They are striped." || d.Kind != "text" {
 				t.Fatalf("passage document: %v %+v", err, d)
 			}
 			// A zip with hidden files and other kinds, a zip leading out of

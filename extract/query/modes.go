@@ -116,7 +116,15 @@ const (
 	minItemSide = 0.05
 )
 
-var wWalkMix, wWalkTie, wVectorModel = 1.0, 0.03, 0.25
+// Weights measured on the HotpotQA and MuSiQue subsets and two LoCoMo
+// conversations (see the README): in mix the walk's ranking counts as
+// much as the question's own; in ppr the question's own score only breaks
+// near ties; a sentence encoder's cosine counts as much as BM25.
+const (
+	wWalkMix     = 1.0
+	wWalkTie     = 0.03
+	wVectorModel = 1.0
+)
 
 // Search retrieves the context of a question in one of the modes (see the
 // Mode constants); it is NewCorpus(...).Search for a single question.
