@@ -499,6 +499,15 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 			}
 		}
 	}
+	if len(staged) > 0 {
+		refs := make([]extract.ChunkRef, len(text))
+		for i, j := range text {
+			refs[i] = j.Chunk.Ref()
+		}
+		if err := a.store.NumberChunks(ctx, v.ID, refs); err != nil {
+			return queued, err
+		}
+	}
 	round := time.Now().UnixNano()
 	var pending []chunkArgs
 	expect := 0

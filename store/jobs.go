@@ -563,6 +563,21 @@ func (s *Store) ChunkDone(ctx context.Context, versionID int, ref extract.ChunkR
 	return ok, translate(err, "chunk job")
 }
 
+// NumberChunks gives the chunk rows of a version their place (seq) in the
+// run's order, refs; rows stored before chunks had one (a run queued by an
+// earlier release and resumed) are merged in order like the others.
+func (s *Store) NumberChunks(ctx context.Context, versionID int, refs []extract.ChunkRef) error {
+	return translate(s.inTx(ctx, func(b *writeTx) error {
+		for seq, r := range refs {
+			if _, err := b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET seq = ? WHERE version_id = ? AND document_id = ? AND chunk_index = ? AND seq <> ?`),
+				seq, versionID, r.DocumentID, r.Index, seq); err != nil {
+				return fmt.Errorf("number chunks: %w", err)
+			}
+		}
+		return nil
+	}), "chunk jobs")
+}
+
 // DoneAmong returns which of the given chunks of a version are done, in
 // one query.
 func (s *Store) DoneAmong(ctx context.Context, versionID int, refs []extract.ChunkRef) (map[extract.ChunkRef]bool, error) {

@@ -170,3 +170,52 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestStore_NumberChunks: chunks staged without their place in the run's
+// order (rows of an earlier release) are numbered by NumberChunks and then
+// merged in order after the first, as the in-order sink writes them.
+func TestStore_NumberChunks(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		const n = 6
+		want := mustVersion(t, s, "in-order")
+		doc := want.DocumentIDs[0]
+		chunks := settleChunks(doc, n)
+		for _, c := range chunks {
+			if err := s.Sink(want.ID, 5).WriteChunk(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.NewVersion(ctx, "numbered", extract.DefaultConfig(), []int{doc}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.QueueVersion(ctx, got.ID, n, 0); err != nil {
+			t.Fatal(err)
+		}
+		for k := n - 1; k >= 1; k-- {
+			if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: chunks[k].Chunk, Seq: 99, Result: &chunks[k]}}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		refs := make([]extract.ChunkRef, n)
+		for k := range refs {
+			refs[k] = chunks[k].Chunk
+		}
+		if err := s.NumberChunks(ctx, got.ID, refs); err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: chunks[0].Chunk, Seq: 0, Result: &chunks[0]}}, nil)
+		if err != nil || !st.All || !st.Drain {
+			t.Fatalf("settle of the first chunk: %+v (%v)", st, err)
+		}
+		if merged, err := s.DrainChunks(ctx, got.ID, 5); err != nil || merged != n-1 {
+			t.Fatalf("drained %d chunks (%v), want %d", merged, err, n-1)
+		}
+		wg, _ := s.LoadGraph(ctx, want.ID, true)
+		gg, _ := s.LoadGraph(ctx, got.ID, true)
+		if !reflect.DeepEqual(wg, gg) {
+			t.Error("the numbered chunks merged into another graph than the in-order sink's")
+		}
+	})
+}
