@@ -8,28 +8,34 @@ import (
 
 // BM25 is an Okapi BM25 index over a fixed list of texts (k1 1.2, b
 // 0.75), on the same terms as the offline embedder (embed.Terms). It is
-// the lexical half of chunk ranking and the baseline of the LoCoMo eval.
+// the lexical half of chunk ranking and the baseline of the evaluations.
+// Each term keeps its postings (the texts holding it, with the count), so
+// a query touches only the texts that share a term with it.
 type BM25 struct {
-	tf     []map[string]int
-	length []int
-	df     map[string]int
-	avg    float64
+	postings map[string][]posting
+	length   []int
+	avg      float64
+}
+
+type posting struct {
+	doc int32
+	tf  int32
 }
 
 // NewBM25 indexes texts.
 func NewBM25(texts []string) *BM25 {
-	b := &BM25{tf: make([]map[string]int, len(texts)), length: make([]int, len(texts)), df: map[string]int{}}
+	b := &BM25{postings: map[string][]posting{}, length: make([]int, len(texts))}
 	total := 0
 	for i, t := range texts {
 		terms := embed.Terms(t)
-		m := map[string]int{}
+		m := map[string]int32{}
 		for _, w := range terms {
 			m[w]++
 		}
-		for w := range m {
-			b.df[w]++
+		for w, n := range m {
+			b.postings[w] = append(b.postings[w], posting{int32(i), n})
 		}
-		b.tf[i], b.length[i] = m, len(terms)
+		b.length[i] = len(terms)
 		total += len(terms)
 	}
 	if len(texts) > 0 {
@@ -42,26 +48,22 @@ func NewBM25(texts []string) *BM25 {
 // order the texts were given.
 func (b *BM25) Scores(query string) []float64 {
 	const k1, bb = 1.2, 0.75
-	out := make([]float64, len(b.tf))
-	n := float64(len(b.tf))
+	out := make([]float64, len(b.length))
 	seen := map[string]bool{}
 	for _, w := range embed.Terms(query) {
 		if seen[w] {
 			continue
 		}
 		seen[w] = true
-		df := float64(b.df[w])
-		if df == 0 {
+		ps := b.postings[w]
+		if len(ps) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i, m := range b.tf {
-			f := float64(m[w])
-			if f == 0 {
-				continue
-			}
-			norm := 1 - bb + bb*float64(b.length[i])/max(b.avg, 1)
-			out[i] += idf * f * (k1 + 1) / (f + k1*norm)
+		idf := b.IDF(w)
+		for _, p := range ps {
+			f := float64(p.tf)
+			norm := 1 - bb + bb*float64(b.length[p.doc])/max(b.avg, 1)
+			out[p.doc] += idf * f * (k1 + 1) / (f + k1*norm)
 		}
 	}
 	return out
@@ -70,6 +72,6 @@ func (b *BM25) Scores(query string) []float64 {
 // IDF is a term's inverse document frequency as Scores weighs it; a term
 // no text holds gets the highest.
 func (b *BM25) IDF(term string) float64 {
-	n, df := float64(len(b.tf)), float64(b.df[term])
+	n, df := float64(len(b.length)), float64(len(b.postings[term]))
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }

@@ -20,6 +20,8 @@ type lexIndex struct {
 	byName map[string][]int
 	// maxName is the most tokens a node name has (bounded).
 	maxName int
+	// descFirst is the first edge of each distinct description.
+	descFirst []int
 }
 
 type lexNode struct {
@@ -33,6 +35,9 @@ type lexEdge struct {
 	label, labelKey, desc string
 	labelTok, descTok     []string
 	si, ti                int
+	// descID numbers the distinct descriptions (the edges of one sentence
+	// share it), so each is scored once per question; -1 for none.
+	descID int
 }
 
 // maxNameTokens bounds the names looked up as n-grams of a question.
@@ -57,6 +62,7 @@ func newLexIndex(g extract.Graph) *lexIndex {
 		}
 	}
 	labels := map[string]string{}
+	descs := map[string]int{}
 	for i, e := range g.Edges {
 		si, sok := lx.idx[e.Source]
 		ti, tok := lx.idx[e.Target]
@@ -69,10 +75,23 @@ func newLexIndex(g extract.Graph) *lexIndex {
 			label = extract.NormalizeName(e.Label + " " + e.Keywords)
 			labels[lk] = label
 		}
-		le := lexEdge{label: label, labelKey: lk, si: si, ti: ti, labelTok: tokens(label)}
+		le := lexEdge{label: label, labelKey: lk, si: si, ti: ti, labelTok: tokens(label), descID: -1}
 		if e.Description != "" {
-			le.desc = strings.ToLower(e.Description)
-			le.descTok = tokens(le.desc)
+			id, ok := descs[e.Description]
+			if !ok {
+				id = len(descs)
+				descs[e.Description] = id
+				le.desc = strings.ToLower(e.Description)
+				le.descTok = tokens(le.desc)
+			} else {
+				// Share the first edge's normalised text.
+				first := lx.edges[lx.descFirst[id]]
+				le.desc, le.descTok = first.desc, first.descTok
+			}
+			if !ok {
+				lx.descFirst = append(lx.descFirst, i)
+			}
+			le.descID = id
 		}
 		lx.edges[i] = le
 	}
@@ -108,6 +127,8 @@ func (lx *lexIndex) nodeScores(lowKW, highKW []keyword) []float64 {
 func (lx *lexIndex) edgeScores(direct []float64, highKW []keyword) []float64 {
 	out := make([]float64, len(lx.edges))
 	labelScore := map[string]float64{}
+	descScore := make([]float64, len(lx.descFirst))
+	descDone := make([]bool, len(lx.descFirst))
 	for i := range lx.edges {
 		e := &lx.edges[i]
 		if e.si < 0 {
@@ -126,10 +147,14 @@ func (lx *lexIndex) edgeScores(direct []float64, highKW []keyword) []float64 {
 				labelScore[e.labelKey] = ls
 			}
 			s += ls
-			if e.desc != "" {
-				for _, kw := range highKW {
-					s += wDescription * textScore(kw, e.desc, e.descTok)
+			if e.descID >= 0 {
+				if !descDone[e.descID] {
+					descDone[e.descID] = true
+					for _, kw := range highKW {
+						descScore[e.descID] += wDescription * textScore(kw, e.desc, e.descTok)
+					}
 				}
+				s += descScore[e.descID]
 			}
 		}
 		out[i] = s + wEndpoint*(direct[e.si]+direct[e.ti])
