@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,9 +41,7 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printIndented(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s (locomo): %s, %d turns in %d chunks, graph %d nodes / %d edges, %d questions, embedder %s\n",
 		file, rep.Title, rep.Turns, rep.Chunks, rep.Nodes, rep.Edges, rep.Questions, rep.Embedder)
@@ -153,9 +150,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep := eval.Score(entries, graphs, typeMap)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printIndented(stdout, rep)
 	}
 	printEval(stdout, files[0], *format, *strategy, rep, bytes, elapsed)
 	return nil

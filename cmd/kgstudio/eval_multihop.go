@@ -77,9 +77,7 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printIndented(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s (multihop): %d questions over %d passages, graph %d nodes / %d edges, embedder %s, %.1f s\n",
 		questionsFile, rep.Questions, rep.Passages, rep.Nodes, rep.Edges, rep.Embedder, time.Since(start).Seconds())
@@ -91,4 +89,11 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		fmt.Fprintf(stdout, "  %-7s %8.3f %8.3f\n", m, rep.RecallAt2[m], rep.RecallAt5[m])
 	}
 	return nil
+}
+
+// printIndented writes v as indented JSON (the --json output of eval).
+func printIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
