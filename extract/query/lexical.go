@@ -35,6 +35,8 @@ type lexEdge struct {
 	label, labelKey, desc string
 	labelTok, descTok     []string
 	si, ti                int
+	// key is the edge's EdgeKey.
+	key string
 	// descID numbers the distinct descriptions (the edges of one sentence
 	// share it), so each is scored once per question; -1 for none.
 	descID int
@@ -75,7 +77,7 @@ func newLexIndex(g extract.Graph) *lexIndex {
 			label = extract.NormalizeName(e.Label + " " + e.Keywords)
 			labels[lk] = label
 		}
-		le := lexEdge{label: label, labelKey: lk, si: si, ti: ti, labelTok: tokens(label), descID: -1}
+		le := lexEdge{label: label, labelKey: lk, si: si, ti: ti, labelTok: tokens(label), descID: -1, key: EdgeKey(e)}
 		if e.Description != "" {
 			id, ok := descs[e.Description]
 			if !ok {

@@ -348,7 +348,7 @@ func (s *searcher) sortNodes(out []scored) []scored {
 func (s *searcher) sortEdges(out []scored) []scored {
 	slices.SortFunc(out, func(a, b scored) int {
 		ea, eb := s.g.Edges[a.i], s.g.Edges[b.i]
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(eb.Weight, ea.Weight), strings.Compare(EdgeKey(ea), EdgeKey(eb)), cmp.Compare(a.i, b.i))
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(eb.Weight, ea.Weight), strings.Compare(s.lex.edges[a.i].key, s.lex.edges[b.i].key), cmp.Compare(a.i, b.i))
 	})
 	if len(out) > s.topK {
 		out = out[:s.topK]
@@ -361,11 +361,11 @@ func (s *searcher) sortEdges(out []scored) []scored {
 func (s *searcher) topEdges() []scored {
 	lex := scale(s.lexEdge)
 	var out []scored
-	for i, e := range s.g.Edges {
+	for i := range s.g.Edges {
 		if s.lexEdge[i] < 0 {
 			continue
 		}
-		sc := wLexical*lex[i] + s.wv*s.edgeVec[EdgeKey(e)]
+		sc := wLexical*lex[i] + s.wv*s.edgeVec[s.lex.edges[i].key]
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}

@@ -86,6 +86,9 @@ const (
 type keyword struct {
 	norm   string
 	tokens []string
+	// latin reports that the keyword has no Han, kana or Hangul: it is
+	// matched by whole tokens, not as a substring.
+	latin bool
 }
 
 func prepare(words []string) []keyword {
@@ -97,7 +100,7 @@ func prepare(words []string) []keyword {
 			continue
 		}
 		seen[n] = true
-		out = append(out, keyword{norm: n, tokens: tokens(n)})
+		out = append(out, keyword{norm: n, tokens: tokens(n), latin: isLatin(n)})
 	}
 	return out
 }
@@ -138,9 +141,11 @@ func textScore(kw keyword, text string, tt []string) float64 {
 	if text == "" {
 		return 0
 	}
-	if len(kw.tokens) > 0 && isLatin(kw.norm) {
+	if len(kw.tokens) > 0 && kw.latin {
 		for _, t := range kw.tokens {
-			if !slices.Contains(tt, t) {
+			// A token the text does not hold as a substring is not one of
+			// its tokens either (the substring test is the cheap one).
+			if !strings.Contains(text, t) || !slices.Contains(tt, t) {
 				return 0
 			}
 		}
