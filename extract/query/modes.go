@@ -165,13 +165,21 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 		if emb.Model() != vi.Model {
 			return Context{}, extract.Errorf(extract.KindInvalid, "the version's vectors are of model %s, not %s", vi.Model, emb.Model())
 		}
+		// The question and its keywords, each embedded once (a question
+		// without high-level keywords stands for them).
 		texts := []string{req.Question, orQuestion(req.Low, req.Question), orQuestion(req.High, req.Question)}
-		vs, _, err := emb.Embed(ctx, texts)
+		uniq := slices.Compact(slices.Sorted(slices.Values(texts)))
+		uv, _, err := emb.Embed(ctx, uniq)
 		if err != nil {
 			return Context{}, err
 		}
-		if err := embed.Check(emb, texts, vs); err != nil {
+		if err := embed.Check(emb, uniq, uv); err != nil {
 			return Context{}, err
+		}
+		vs := make([][]float32, len(texts))
+		for i, t := range texts {
+			j, _ := slices.BinarySearch(uniq, t)
+			vs[i] = uv[j]
 		}
 		n := candidates(req.TopK)
 		s.wv = vectorWeight(emb.Model())
