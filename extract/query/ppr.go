@@ -231,9 +231,11 @@ func (wg *walkGraph) run(reset []float64) []float64 {
 	return x
 }
 
-// Seed weights of the ppr mode: an entity the question names, an entity
-// close to the question by vector (its cosine above the best cosine's
-// share), and the passages the question matches directly.
+// Seed weights of the ppr mode: an entity or title the question names
+// (times the IDF of its words), one of the seedVectorTop entities closest
+// to the question by vector (times its cosine; only when it names
+// nothing), and the share of the reset mass the seedPassages passages the
+// question matches best hold together.
 const (
 	wSeedNamed    = 1.0
 	wSeedVector   = 0.5
