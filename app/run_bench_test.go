@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -30,28 +29,14 @@ const corpusBytes = 2_700_000
 func benchCorpus(tb testing.TB, n int) []byte {
 	tb.Helper()
 	var passages []string
-	// HotpotQA's corpus is an object title -> sentences, read in file order.
-	dec := json.NewDecoder(bytes.NewReader(testdata.Read(tb, "multihop/hotpotqa_train_corpus.json")))
-	if _, err := dec.Token(); err != nil {
-		tb.Fatal(err)
-	}
-	for dec.More() {
-		t, err := dec.Token()
+	for _, set := range []string{"hotpotqa", "musique"} {
+		ps, err := extract.ReadCorpus(bytes.NewReader(testdata.Read(tb, "multihop/"+set+"_train_corpus.json")))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		var sents []string
-		if err := dec.Decode(&sents); err != nil {
-			tb.Fatal(err)
+		for _, p := range ps {
+			passages = append(passages, p.Title+"\n"+strings.TrimSpace(p.Text))
 		}
-		passages = append(passages, t.(string)+"\n"+strings.TrimSpace(strings.Join(sents, "")))
-	}
-	var musique []struct{ Title, Text string }
-	if err := json.Unmarshal(testdata.Read(tb, "multihop/musique_train_corpus.json"), &musique); err != nil {
-		tb.Fatal(err)
-	}
-	for _, p := range musique {
-		passages = append(passages, p.Title+"\n"+strings.TrimSpace(p.Text))
 	}
 	// The book without Project Gutenberg's header and licence, which the
 	// nlp strategy skips with whatever precedes or follows its markers.
