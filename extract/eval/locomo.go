@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -123,22 +122,8 @@ func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []stri
 		}
 		rep.Questions++
 		// BM25 baseline.
-		sc := bm.Scores(q.Question)
-		order := make([]int, len(sc))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			switch {
-			case sc[a] > sc[b]:
-				return -1
-			case sc[a] < sc[b]:
-				return 1
-			}
-			return 0
-		})
-		for _, i := range order[:min(k, len(order))] {
-			if sc[i] > 0 && want[list[i].Index] {
+		for _, id := range topBM25(bm.Scores(q.Question), k) {
+			if want[list[id-1].Index] {
 				rep.Found[BM25Baseline]++
 				break
 			}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,7 +56,7 @@ func ReadMultiHop(data []byte) ([]MultiHopQuestion, error) {
 	}
 	var out []MultiHopQuestion
 	for i, r := range raw {
-		q := MultiHopQuestion{ID: cmpOr(r.ID, r.HotpotID, fmt.Sprint(i+1)), Question: strings.TrimSpace(r.Question)}
+		q := MultiHopQuestion{ID: cmp.Or(r.ID, r.HotpotID, fmt.Sprint(i+1)), Question: strings.TrimSpace(r.Question)}
 		seen := map[GoldPassage]bool{}
 		add := func(g GoldPassage) {
 			if g.Title != "" && !seen[g] {
@@ -86,15 +87,6 @@ func ReadMultiHop(data []byte) ([]MultiHopQuestion, error) {
 		return nil, extract.Errorf(extract.KindInvalid, "no question with supporting passages (expected supporting_facts or paragraphs with is_supporting)")
 	}
 	return out, nil
-}
-
-func cmpOr(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // MultiHopReport is passage recall of the query modes on a multi-hop set,

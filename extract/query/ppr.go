@@ -25,16 +25,14 @@ import (
 // 0..nodes-1 are the graph's nodes (by index; a repeated key has no
 // links), nodes..nodes+passages-1 the passages in corpus order.
 type walkGraph struct {
-	nodes, passages, titles int
+	nodes, passages int
 	// byName maps a name (tokens joined by spaces) to the vertices so
 	// named: nodes and passage titles.
 	byName  map[string][]int32
 	maxName int
-	// names are the name tokens of each title vertex.
-	titleTok [][]string
-	off      []int32
-	to       []int32
-	p        []float32 // transition probability of each link
+	off     []int32
+	to      []int32
+	p       []float32 // transition probability of each link
 	// spread is the number of passages that mention each node.
 	spread []int32
 }
@@ -136,8 +134,6 @@ func newWalkGraph(g extract.Graph, lx *lexIndex, refs []extract.ChunkRef, pos ma
 		}
 		v := int32(len(adj))
 		adj = append(adj, nil)
-		wg.titleTok = append(wg.titleTok, tt)
-		wg.titles++
 		wg.byName[name] = append(wg.byName[name], v)
 		wg.maxName = max(wg.maxName, len(tt))
 		add(v, int32(n+p), wWalkMain)
