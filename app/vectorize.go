@@ -124,7 +124,7 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 		return err
 	}
 	// What query.Vectorize embeds, in its order: chunks, then each node
-	// key once, then each edge key once.
+	// key once, then each distinct edge text once (query.EdgeVectorKey).
 	var items []vectorText
 	for _, c := range list {
 		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
@@ -137,7 +137,7 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 		}
 	}
 	for i, e := range g.Edges {
-		if k := query.EdgeKey(e); !seen["\x00"+k] {
+		if k := query.EdgeVectorKey(e); !seen["\x00"+k] {
 			seen["\x00"+k] = true
 			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
 		}

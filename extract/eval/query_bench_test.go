@@ -22,7 +22,7 @@ import (
 // size of 2WikiMultiHopQA's corpus (6,119 passages): the shared HotpotQA
 // and MuSiQue passages, repeated under new titles to that count,
 // extracted offline, with a 512-dimension vector for every chunk, node
-// and edge as the default encoder stores (random unit vectors: the cost
+// and distinct edge text as the default encoder stores (random unit vectors: the cost
 // of a search depends on their number and length, not their values), and
 // the question embedded by the real encoder. The corpus is built once, as
 // the app keeps a finished version's; every question of both sets is
@@ -82,7 +82,9 @@ func BenchmarkQuery6119(b *testing.B) {
 		vecs.Nodes[n.Key] = unit()
 	}
 	for _, e := range g.Edges {
-		vecs.Edges[query.EdgeKey(e)] = unit()
+		if k := query.EdgeVectorKey(e); vecs.Edges[k] == nil {
+			vecs.Edges[k] = unit()
+		}
 	}
 	start := time.Now()
 	corpus := query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))

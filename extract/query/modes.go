@@ -343,25 +343,70 @@ func (s *searcher) topNodes() []scored {
 }
 
 func (s *searcher) sortNodes(out []scored) []scored {
-	slices.SortFunc(out, func(a, b scored) int {
-		na, nb := s.g.Nodes[a.i], s.g.Nodes[b.i]
+	return topSorted(out, s.topK, func(a, b scored) int {
+		na, nb := &s.g.Nodes[a.i], &s.g.Nodes[b.i]
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(len(nb.Mentions), len(na.Mentions)), strings.Compare(na.Key, nb.Key))
 	})
-	if len(out) > s.topK {
-		out = out[:s.topK]
-	}
-	return out
 }
 
 func (s *searcher) sortEdges(out []scored) []scored {
-	slices.SortFunc(out, func(a, b scored) int {
-		ea, eb := s.g.Edges[a.i], s.g.Edges[b.i]
+	return topSorted(out, s.topK, func(a, b scored) int {
+		ea, eb := &s.g.Edges[a.i], &s.g.Edges[b.i]
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(eb.Weight, ea.Weight), strings.Compare(s.lex.edges[a.i].key, s.lex.edges[b.i].key), cmp.Compare(a.i, b.i))
 	})
-	if len(out) > s.topK {
-		out = out[:s.topK]
+}
+
+// topSorted returns the first k of xs in the order of compare, sorted: a
+// heap of k keeps the cost near linear when xs holds most of the graph.
+// xs is reordered.
+func topSorted[T any](xs []T, k int, compare func(a, b T) int) []T {
+	if k <= 0 || len(xs) <= 2*k {
+		slices.SortFunc(xs, compare)
+		return xs[:min(k, len(xs))]
 	}
-	return out
+	// h is a heap with the worst kept element at its root.
+	h := xs[:0:0]
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && compare(h[l], h[w]) > 0 {
+				w = l
+			}
+			if r < len(h) && compare(h[r], h[w]) > 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, x := range xs {
+		switch {
+		case len(h) < k:
+			h = append(h, x)
+			for i := len(h) - 1; i > 0 && compare(h[i], h[(i-1)/2]) > 0; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case compare(x, h[0]) < 0:
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compare)
+	return h
+}
+
+// edgeCosine is edge i's cosine with the high-level keywords: its text's
+// vector, or the edge's own in versions vectorized before edges of one
+// text shared a vector.
+func (s *searcher) edgeCosine(i int) float64 {
+	e := &s.lex.edges[i]
+	if c, ok := s.edgeVec[e.vkey]; ok {
+		return c
+	}
+	return s.edgeVec[e.key]
 }
 
 // topEdges ranks relations by the high-level keywords: lexical match on
@@ -373,7 +418,7 @@ func (s *searcher) topEdges() []scored {
 		if s.lexEdge[i] < 0 {
 			continue
 		}
-		sc := wLexical*lex[i] + s.wv*s.edgeVec[s.lex.edges[i].key]
+		sc := wLexical*lex[i] + s.wv*s.edgeCosine(i)
 		if sc > minItemSide {
 			out = append(out, scored{i, sc})
 		}

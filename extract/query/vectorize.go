@@ -3,7 +3,9 @@ package query
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -59,10 +61,21 @@ func EdgeText(e extract.Edge) string {
 	return extract.Clip(strings.Join(parts, "\n"), MaxEdgeText)
 }
 
+// EdgeVectorKey is the key of an edge's vector: a hash of its EdgeText,
+// so the edges one sentence gives (the same text) share one vector,
+// embedded and stored once. Versions vectorized before were keyed by
+// EdgeKey; search reads either.
+func EdgeVectorKey(e extract.Edge) string {
+	h := fnv.New64a()
+	h.Write([]byte(EdgeText(e)))
+	return "\x1ft" + strconv.FormatUint(h.Sum64(), 36)
+}
+
 // Vectorize is the pipeline's vectorizer step (KAG's reader -> splitter
 // -> extractor -> vectorizer -> writer): it embeds the chunks, the nodes
-// (NodeText) and the edges (EdgeText) of a graph with emb, in batches,
-// and returns the vectors with what the embedding calls used.
+// (NodeText) and the edges (EdgeText, each distinct text once, under
+// EdgeVectorKey) of a graph with emb, in batches, and returns the vectors
+// with what the embedding calls used.
 func Vectorize(ctx context.Context, emb extract.Embedder, g extract.Graph, chunks []extract.Chunk, props VectorProps) (*Vectors, extract.EmbedUsage, error) {
 	out := &Vectors{Model: emb.Model(), Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
 	var texts []string
@@ -83,7 +96,7 @@ func Vectorize(ctx context.Context, emb extract.Embedder, g extract.Graph, chunk
 		put = append(put, func(into *Vectors, v []float32) { into.Nodes[key] = v })
 	}
 	for _, e := range g.Edges {
-		key := EdgeKey(e)
+		key := EdgeVectorKey(e)
 		if seen["\x00"+key] {
 			continue
 		}
