@@ -10,23 +10,32 @@ import (
 // The compact form of a stored vector is IEEE half precision (float16),
 // written densely, or, when the components that are not zero take less
 // room as (index, value) pairs (the offline embedder's vectors of names,
-// short descriptions and edges), as those pairs. A 1,024-dimension vector
-// takes 2,062 bytes dense instead of 4,096, and a name of three words some
-// 100 to 150 bytes. A component keeps 11 significant bits (a relative
-// error under 0.05%); on the multi-hop evaluation sets the top 10 passages
-// of 195 of 200 questions are the same in the same order, and the other 5
-// swap near ties only (see TestCompactKeepsRankings). int8 with a scale
-// per vector, tried first, swapped near ties in 60 of the 200.
+// short descriptions and edges), as those pairs, or, smaller still when
+// the values repeat (the hashed embedder's counts take a few values per
+// vector), as index gaps with one byte naming each value in a palette of
+// the vector's distinct float16 values. A 1,024-dimension vector takes
+// 2,062 bytes dense instead of 4,096, and a name of three words some 60 to
+// 100 bytes. A component keeps 11 significant bits (a relative error under
+// 0.05%), the same in all three forms; on the multi-hop evaluation sets
+// the top 10 passages of 195 of 200 questions are the same in the same
+// order, and the other 5 swap near ties only (see TestCompactKeepsRankings).
+// int8 with a scale per vector, tried first, swapped near ties in 60 of
+// the 200.
 //
-// Layout: a format byte ('d' dense, 's' sparse), the dimensions (uint32),
-// a scale (float32, 1 for now) by which every value is multiplied, then
-// the values: n float16 (dense), or a uint32 count and count (uint16
-// index, float16 value) pairs (sparse; dimensions up to 65,536); zero
-// bytes pad the total to 4k+2 bytes, a length Encode's float32 form (4k
-// bytes) never has, so Decode reads both.
+// Layout: a format byte ('d' dense, 's' sparse, 'p' palette), the
+// dimensions (uint32), a scale (float32, 1 for now) by which every value
+// is multiplied, then the values: n float16 (dense); a uint32 count and
+// count (uint16 index, float16 value) pairs (sparse); or a uvarint count,
+// a uvarint palette size (1 to 256) and the palette's float16 values, then
+// per component that is not zero a uvarint gap (its index minus the
+// previous one's, minus one) and a palette byte (palette). Sparse and
+// palette take up to 65,536 dimensions. Zero bytes pad the total to 4k+2
+// bytes, a length Encode's float32 form (4k bytes) never has, so Decode
+// reads both.
 const (
-	compactDense  = 'd'
-	compactSparse = 's'
+	compactDense   = 'd'
+	compactSparse  = 's'
+	compactPalette = 'p'
 	compactRem    = 2
 	compactHeader = 9
 )
@@ -40,7 +49,9 @@ func EncodeCompact(v []float32) []byte {
 		}
 	}
 	var b []byte
-	if len(v) <= 1<<16 && 4*nz+4 < 2*len(v) {
+	if p := encodePalette(v, nz); p != nil && len(p) < min(4*nz+4, 2*len(v))+compactHeader {
+		b = p
+	} else if len(v) <= 1<<16 && 4*nz+4 < 2*len(v) {
 		b = make([]byte, compactHeader+4, compactHeader+4+4*nz+3)
 		b[0] = compactSparse
 		binary.LittleEndian.PutUint32(b[compactHeader:], uint32(nz))
@@ -65,6 +76,83 @@ func EncodeCompact(v []float32) []byte {
 	return b
 }
 
+// encodePalette is the palette form of v (nz components not zero as
+// float16), nil when its values take more than 256 float16 values.
+func encodePalette(v []float32, nz int) []byte {
+	if nz == 0 || len(v) > 1<<16 {
+		return nil
+	}
+	code := map[uint16]byte{}
+	var palette []uint16
+	for _, x := range v {
+		h := toHalf(x)
+		if h == 0 {
+			continue
+		}
+		if _, ok := code[h]; !ok {
+			if len(palette) == 256 {
+				return nil
+			}
+			code[h] = byte(len(palette))
+			palette = append(palette, h)
+		}
+	}
+	b := make([]byte, compactHeader, compactHeader+2*len(palette)+3*nz+16)
+	b[0] = compactPalette
+	b = binary.AppendUvarint(b, uint64(nz))
+	b = binary.AppendUvarint(b, uint64(len(palette)))
+	for _, h := range palette {
+		b = binary.LittleEndian.AppendUint16(b, h)
+	}
+	prev := -1
+	for i, x := range v {
+		if h := toHalf(x); h != 0 {
+			b = binary.AppendUvarint(b, uint64(i-prev-1))
+			b = append(b, code[h])
+			prev = i
+		}
+	}
+	return b
+}
+
+// decodePalette unpacks the palette form's body into n components.
+func decodePalette(body []byte, n int, scale float32) ([]float32, bool) {
+	nz, k := binary.Uvarint(body)
+	if k <= 0 || n > 1<<16 || nz > uint64(n) || uint64(len(body)) < 2*nz {
+		return nil, false
+	}
+	body = body[k:]
+	size, k := binary.Uvarint(body)
+	if k <= 0 || size == 0 || size > 256 || len(body) < k+2*int(size) {
+		return nil, false
+	}
+	body = body[k:]
+	palette := make([]float32, size)
+	for j := range palette {
+		palette[j] = fromHalf(binary.LittleEndian.Uint16(body[2*j:])) * scale
+	}
+	body = body[2*size:]
+	v := make([]float32, n)
+	i := -1
+	for range nz {
+		gap, k := binary.Uvarint(body)
+		if k <= 0 || len(body) < k+1 || gap >= uint64(n-i-1) {
+			return nil, false
+		}
+		i += int(gap) + 1
+		c := body[k]
+		if int(c) >= len(palette) {
+			return nil, false
+		}
+		v[i] = palette[c]
+		body = body[k+1:]
+	}
+	if len(body) > 3 {
+		return nil, false
+	}
+	return v, true
+}
+
 // decodeCompact unpacks EncodeCompact's bytes.
 func decodeCompact(b []byte) ([]float32, error) {
 	bad := func() ([]float32, error) {
@@ -86,6 +174,11 @@ func decodeCompact(b []byte) ([]float32, error) {
 			v[i] = fromHalf(binary.LittleEndian.Uint16(body[2*i:])) * scale
 		}
 		return v, nil
+	case compactPalette:
+		if v, ok := decodePalette(body, n, scale); ok {
+			return v, nil
+		}
+		return bad()
 	case compactSparse:
 		if len(body) < 4 || n > 1<<16 {
 			return bad()

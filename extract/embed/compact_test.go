@@ -41,6 +41,17 @@ func TestCompactRoundTrip(t *testing.T) {
 				if d := math.Abs(float64(got[i] - v[i])); d > math.Abs(float64(v[i]))/2048+1e-7 {
 					t.Fatalf("component %d: %v, want %v", i, got[i], v[i])
 				}
+				// Every form holds the float16 value exactly.
+				if got[i] != fromHalf(toHalf(v[i])) {
+					t.Fatalf("component %d: %v, float16 %v", i, got[i], fromHalf(toHalf(v[i])))
+				}
+			}
+			// A cut or altered vector is refused or decoded, never a panic.
+			for cut := range len(b) {
+				_, _ = Decode(b[:cut])
+				bad := slices.Clone(b)
+				bad[cut] ^= 0xff
+				_, _ = Decode(bad)
 			}
 			if len(b) >= 4*len(v) && len(v) > 8 {
 				t.Fatalf("%d bytes for %d components", len(b), len(v))
@@ -54,8 +65,16 @@ func TestCompactRoundTrip(t *testing.T) {
 	if _, err := Decode([]byte{'x', 0, 0, 0, 0, 0, 0, 0, 0, 0}); err == nil {
 		t.Fatal("a bad compact vector decoded")
 	}
-	if n := len(EncodeCompact(Offline{}.Vector("Bank of England"))); n > 200 {
+	if n := len(EncodeCompact(Offline{}.Vector("Bank of England"))); n > 100 {
 		t.Fatalf("a name takes %d bytes", n)
+	}
+	// The hashed embedder's vectors take the palette form; a sentence
+	// encoder's (values all distinct) stay dense.
+	if b := EncodeCompact(Offline{}.Vector("The Bank of England is the central bank of the United Kingdom.")); b[0] != compactPalette {
+		t.Fatalf("a sentence's hashed vector is stored as %q", b[0])
+	}
+	if b := EncodeCompact(dense); b[0] != compactDense {
+		t.Fatalf("a dense vector is stored as %q", b[0])
 	}
 }
 
