@@ -36,8 +36,8 @@ const (
 	compactDense   = 'd'
 	compactSparse  = 's'
 	compactPalette = 'p'
-	compactRem    = 2
-	compactHeader = 9
+	compactRem     = 2
+	compactHeader  = 9
 )
 
 // EncodeCompact packs a vector in the compact form (see above).
