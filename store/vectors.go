@@ -74,8 +74,14 @@ func insertVectors(ctx context.Context, c *ent.Client, versionID int, model stri
 		hi := min(lo+vectorBatch, len(items))
 		bulk := make([]*ent.VectorCreate, 0, hi-lo)
 		for _, it := range items[lo:hi] {
+			// The version's own model is stored as "" (one name per
+			// version, in its stats, rather than one per row).
+			m := it.Model
+			if m == model {
+				m = ""
+			}
 			bulk = append(bulk, c.Vector.Create().SetVersionID(versionID).SetKind(vector.Kind(it.Kind)).
-				SetKey(it.Key).SetModel(cmp.Or(it.Model, model)).SetVector(embed.EncodeCompact(it.Vector)))
+				SetKey(it.Key).SetModel(m).SetVector(embed.EncodeCompact(it.Vector)))
 		}
 		if err := c.Vector.CreateBulk(bulk...).Exec(ctx); err != nil {
 			return translate(err, "vectors")
@@ -162,9 +168,13 @@ func (s *Store) VectorCounts(ctx context.Context, versionID int) (map[string]int
 	if err != nil {
 		return nil, translate(err, "vector counts")
 	}
+	st, _, err := s.VectorStatsOf(ctx, versionID)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {
-		out[r.Model] = r.Count
+		out[cmp.Or(r.Model, st.Model)] += r.Count
 	}
 	return out, nil
 }
