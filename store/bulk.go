@@ -125,12 +125,16 @@ var (
 		name:     "mentions",
 		cols:     []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text"},
 		pgTypes:  []string{"text", "text", "int8", "int8", "int8", "int8", "text"},
-		conflict: `version_id, node_key, edge_key, document_id, chunk_index, "start", "end"`,
+		// No conflict target: mentions have no unique index (see
+		// insertMentions).
 	}
 )
 
 // tail is the ON CONFLICT clause.
 func (t bulkTable) tail() string {
+	if t.conflict == "" {
+		return ""
+	}
 	var sb strings.Builder
 	sb.WriteString(" ON CONFLICT (")
 	sb.WriteString(t.conflict)

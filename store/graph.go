@@ -33,10 +33,11 @@ import (
 const BatchSize = 500
 
 // WriteGraph upserts a whole graph into a version: nodes by (version, key),
-// edges by (version, source, label, target), mentions by their full
-// identity. Each batch is one statement (on PostgreSQL, a COPY when its
-// rows are new) in its own transaction, so replaying a batch (after a
-// crash) adds no duplicates. Existing rows take the new values. Nodes and
+// edges by (version, source, label, target); mentions are added but for
+// those stored already (same node or edge, document, chunk and span), in
+// one transaction. Each batch of nodes or edges is one statement (on
+// PostgreSQL, a COPY when its rows are new) in its own transaction, so
+// replaying a batch (after a crash) adds no duplicates. Existing rows take the new values. Nodes and
 // edges are written in the order given, so the graph loads back in it.
 // Into an empty version every row is new: SQLite inserts them without ON
 // CONFLICT and without a statement journal (see inTxBulk). Keys, types and labels longer than MaxIndexedBytes are clipped (boundKey),
@@ -118,6 +119,12 @@ func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, 
 				return err
 			}
 			b.copy, b.allNew = true, fresh
+			if !fresh {
+				var err error
+				if ms, err = unstoredMentions(ctx, b, versionID, ms); err != nil {
+					return err
+				}
+			}
 			return insertMentions(ctx, b, versionID, ms)
 		})
 		if err != nil {
@@ -325,9 +332,9 @@ func (m *mentionBatch) slice(from, to int) columns {
 // mentionRows lists the mentions of a graph's nodes and edges, each
 // identity once: those of the edges by edge key, then those of the nodes
 // by node key, each one's in the order given. That is the order of the
-// mentions' unique index (version, node key, edge key, ...), so a large
-// batch adds to its end instead of all over it; a node's or an edge's
-// mentions still load back in the order given.
+// mentions' indexes by node and by edge key, so a large batch adds to
+// their ends instead of all over them; a node's or an edge's mentions
+// still load back in the order given.
 func mentionRows(g extract.Graph) *mentionBatch {
 	total := 0
 	var edges, nodes []sortedKey
@@ -432,8 +439,73 @@ func compareSortedKeys(a, b sortedKey) int {
 	return cmp.Compare(a.i, b.i)
 }
 
-// insertMentions adds mentions in statements of bulkRows rows; those
-// already stored are left as they are.
+// unstoredMentions drops from ms the mentions the version holds already
+// (same node or edge key, document, chunk and span): writes into a version
+// that has rows add only what is new.
+func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) (*mentionBatch, error) {
+	type ident struct {
+		node, edge               string
+		doc, chunk, start, end int64
+	}
+	stored := map[ident]bool{}
+	for _, col := range []string{"node_key", "edge_key"} {
+		keys := ms.nodeKeys
+		if col == "edge_key" {
+			keys = ms.edgeKeys
+		}
+		uniq := map[string]bool{}
+		var list []string
+		for _, k := range keys {
+			if k != "" && !uniq[k] {
+				uniq[k] = true
+				list = append(list, k)
+			}
+		}
+		err := forKeys(list, b.dialect, func(in string, args []any) error {
+			rows, err := queryOn(ctx, b, rebind(b.dialect, `SELECT node_key, edge_key, document_id, chunk_index, "start", "end" FROM mentions `+
+				`WHERE version_id = ? AND `+col+` <> '' AND `+col+` `+in), append([]any{versionID}, args...)...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id ident
+				if err := rows.Scan(&id.node, &id.edge, &id.doc, &id.chunk, &id.start, &id.end); err != nil {
+					return err
+				}
+				stored[id] = true
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read stored mentions: %w", err)
+		}
+	}
+	if len(stored) == 0 {
+		return ms, nil
+	}
+	out := &mentionBatch{}
+	for r := range ms.len() {
+		if stored[ident{ms.nodeKeys[r], ms.edgeKeys[r], ms.docs[r], ms.chunks[r], ms.starts[r], ms.ends[r]}] {
+			continue
+		}
+		out.nodeKeys = append(out.nodeKeys, ms.nodeKeys[r])
+		out.edgeKeys = append(out.edgeKeys, ms.edgeKeys[r])
+		out.texts = append(out.texts, ms.texts[r])
+		out.docs = append(out.docs, ms.docs[r])
+		out.chunks = append(out.chunks, ms.chunks[r])
+		out.starts = append(out.starts, ms.starts[r])
+		out.ends = append(out.ends, ms.ends[r])
+	}
+	return out, nil
+}
+
+// insertMentions adds mentions in statements of bulkRows rows. Mentions
+// have no unique index (a node's and an edge's are found through indexes
+// of their own, which hold only the key): each writer adds only mentions
+// the version does not hold (a chunk is merged once, its mentions listed
+// once by mentionRows; ReplaceGraph deletes first; WriteGraph into a
+// version with rows skips the stored ones, unstoredMentions).
 func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) error {
 	rows := bulkRows(b.dialect)
 	for start := 0; start < ms.len(); start += rows {
@@ -524,7 +596,8 @@ func mentionFromEnt(m *ent.Mention) extract.Mention {
 
 // NodeMentions returns the mentions of one node.
 func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]extract.Mention, error) {
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
+	// NodeKeyNEQ("") names the condition of the index by node key.
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ(""), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "mentions")
 	}

@@ -145,7 +145,7 @@ func (s *Store) EdgeByKey(ctx context.Context, versionID int, source, label, tar
 		return extract.Edge{}, translate(err, "edge")
 	}
 	e := edgeFromEnt(row)
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKey(e.Key())).
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKeyNEQ(""), mention.EdgeKey(e.Key())).
 		Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return e, translate(err, "mentions")

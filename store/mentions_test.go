@@ -93,12 +93,42 @@ func TestSink_MentionsInOrderGiven(t *testing.T) {
 		if n := len(want["node "+hub.Key]); n < 80 {
 			t.Fatalf("the hub should keep at least 80 places, the test has %d", n)
 		}
-		if !reflect.DeepEqual(got, want) {
-			for k := range want {
-				if !reflect.DeepEqual(got[k], want[k]) {
-					t.Errorf("%s: got %v\nwant %v", k, got[k], want[k])
+		check := func(when string) {
+			t.Helper()
+			loaded, err := s.LoadGraph(ctx, v.ID, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]extract.Mention{}
+			for _, n := range loaded.Nodes {
+				got["node "+n.Key] = n.Mentions
+			}
+			for _, e := range loaded.Edges {
+				got["edge "+e.Key()] = e.Mentions
+				one, err := s.EdgeByKey(ctx, v.ID, e.Source, e.Label, e.Target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(one.Mentions, e.Mentions) {
+					t.Errorf("%s: edge %s: EdgeByKey %v, LoadGraph %v", when, e.Key(), one.Mentions, e.Mentions)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				for k := range want {
+					if !reflect.DeepEqual(got[k], want[k]) {
+						t.Errorf("%s: %s: got %v\nwant %v", when, k, got[k], want[k])
+					}
 				}
 			}
 		}
+		check("after the chunk")
+		// Writing the graph again into the version (which has rows now)
+		// adds only the mentions it does not hold: one new place.
+		g.Nodes[5].Mentions = append(g.Nodes[5].Mentions, at(9000))
+		keep("node "+g.Nodes[5].Key, []extract.Mention{at(9000)})
+		if err := s.WriteGraph(ctx, v.ID, g); err != nil {
+			t.Fatal(err)
+		}
+		check("after writing the graph again")
 	})
 }

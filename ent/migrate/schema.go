@@ -369,9 +369,20 @@ var (
 		},
 		Indexes: []*schema.Index{
 			{
-				Name:    "mention_version_id_node_key_edge_key_document_id_chunk_index_start_end",
-				Unique:  true,
-				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[1], MentionsColumns[2], MentionsColumns[3], MentionsColumns[4], MentionsColumns[5], MentionsColumns[6]},
+				Name:    "mention_version_id_node_key",
+				Unique:  false,
+				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[1]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "node_key <> ''",
+				},
+			},
+			{
+				Name:    "mention_version_id_edge_key",
+				Unique:  false,
+				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "edge_key <> ''",
+				},
 			},
 			{
 				Name:    "mention_version_id_document_id_chunk_index",

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -36,7 +37,12 @@ func (Mention) Edges() []ent.Edge {
 // Indexes of the Mention.
 func (Mention) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("version_id", "node_key", "edge_key", "document_id", "chunk_index", "start", "end").Unique(),
+		// A node's and an edge's mentions, each index holding only its own
+		// rows (queries name the condition, so the planner may use them).
+		// No unique index: the writers never store a mention twice (a
+		// chunk is merged once; other writes skip the mentions stored).
+		index.Fields("version_id", "node_key").Annotations(entsql.IndexWhere("node_key <> ''")),
+		index.Fields("version_id", "edge_key").Annotations(entsql.IndexWhere("edge_key <> ''")),
 		index.Fields("version_id", "document_id", "chunk_index"),
 	}
 }
