@@ -122,9 +122,9 @@ var (
 		update:   []string{"keywords", "description", "weight", "properties"},
 	}
 	mentionsTable = bulkTable{
-		name:     "mentions",
-		cols:     []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text"},
-		pgTypes:  []string{"text", "text", "int8", "int8", "int8", "int8", "text"},
+		name:    "mentions",
+		cols:    []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text"},
+		pgTypes: []string{"text", "text", "int8", "int8", "int8", "int8", "text"},
 		// No conflict target: mentions have no unique index (see
 		// insertMentions).
 	}

@@ -444,7 +444,7 @@ func compareSortedKeys(a, b sortedKey) int {
 // that has rows add only what is new.
 func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) (*mentionBatch, error) {
 	type ident struct {
-		node, edge               string
+		node, edge             string
 		doc, chunk, start, end int64
 	}
 	stored := map[ident]bool{}
