@@ -38,6 +38,7 @@ type locomoRaw struct {
 	QA []struct {
 		Question string `json:"question"`
 		Evidence []any  `json:"evidence"`
+		Category int    `json:"category"`
 	} `json:"qa"`
 }
 
@@ -50,40 +51,106 @@ var evidenceID = regexp.MustCompile(`D(\d+):(\d+)`)
 // turns. BM25 over the same chunks is scored in the same run.
 func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []string, k int) (LoCoMoReport, error) {
 	rep := LoCoMoReport{K: k, Embedder: emb.Model(), Recall: map[string]float64{}, Found: map[string]int{}}
-	d, err := dialogue.Parse(data)
+	set, err := loadLoCoMo(ctx, data, emb)
 	if err != nil {
 		return rep, err
 	}
+	rep.Title, rep.Turns, rep.Chunks, rep.Nodes, rep.Edges = set.title, set.turns, len(set.list), set.nodes, set.edges
+	for _, q := range set.questions {
+		rep.Questions++
+		// BM25 baseline.
+		for _, id := range topBM25(set.bm.Scores(q.text), k) {
+			if q.want[set.list[id-1].Index] {
+				rep.Found[BM25Baseline]++
+				break
+			}
+		}
+		for _, mode := range modes {
+			res, err := set.search(ctx, emb, q.text, mode, k)
+			if err != nil {
+				return rep, err
+			}
+			for _, c := range res.Chunks {
+				if q.want[c.Index] {
+					rep.Found[mode]++
+					break
+				}
+			}
+		}
+	}
+	for _, m := range append([]string{BM25Baseline}, modes...) {
+		if rep.Questions > 0 {
+			rep.Recall[m] = float64(rep.Found[m]) / float64(rep.Questions)
+		}
+	}
+	return rep, nil
+}
+
+// locomoSet is one LoCoMo conversation ready to search: its chunks, graph
+// corpus, BM25 over the chunks, and the questions with evidence.
+type locomoSet struct {
+	title               string
+	turns, nodes, edges int
+	list                []extract.Chunk
+	bm                  *query.BM25
+	corpus              *query.Corpus
+	questions           []locomoQuestion
+}
+
+// locomoQuestion is a question with the chunks that hold its evidence
+// turns, by chunk index.
+type locomoQuestion struct {
+	text     string
+	category int
+	want     map[int]bool
+}
+
+// search asks one question in one mode for the first k chunks.
+func (set *locomoSet) search(ctx context.Context, emb extract.Embedder, question, mode string, k int) (query.Context, error) {
+	high, low := query.Keywords(question)
+	res, err := set.corpus.Search(ctx, emb, query.Request{Question: question, Mode: mode, High: high, Low: low, TopK: k})
+	if err != nil {
+		return res, fmt.Errorf("question %q, mode %s: %w", question, mode, err)
+	}
+	return res, nil
+}
+
+// loadLoCoMo extracts one LoCoMo conversation offline as a dialogue run
+// does (one chunk per segment, the offline memory graph) and vectorizes
+// it with emb.
+func loadLoCoMo(ctx context.Context, data []byte, emb extract.Embedder) (*locomoSet, error) {
+	d, err := dialogue.Parse(data)
+	if err != nil {
+		return nil, err
+	}
 	if d.Format != dialogue.FormatLoCoMo {
-		return rep, extract.Errorf(extract.KindInvalid, "not a LoCoMo conversation (read as %s)", d.Format)
+		return nil, extract.Errorf(extract.KindInvalid, "not a LoCoMo conversation (read as %s)", d.Format)
 	}
 	var raw locomoRaw
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return rep, extract.Wrap(extract.KindInvalid, err, "read the LoCoMo questions")
+		return nil, extract.Wrap(extract.KindInvalid, err, "read the LoCoMo questions")
 	}
 	turnIDs, err := locomoTurnIDs(data)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
-	rep.Title, rep.Turns = d.Title, d.TurnCount()
+	set := &locomoSet{title: d.Title, turns: d.TurnCount()}
 
 	// Chunks: one per segment; turn id -> chunk index.
 	const docID = 1
 	segs := dialogue.Segments(d)
 	chunkOf := map[string]int{}
 	chunks := map[extract.ChunkRef]extract.Chunk{}
-	var list []extract.Chunk
 	for _, s := range segs {
 		text := s.Text()
 		ch := extract.Chunk{DocumentID: docID, Index: s.Index, Text: text, End: len(text), Tokens: extract.EstimateTokens(text)}
 		chunks[ch.Ref()] = ch
-		list = append(list, ch)
+		set.list = append(set.list, ch)
 		ids := turnIDs[s.SessionID]
 		for t := s.Turn; t < s.Turn+s.Turns && t < len(ids); t++ {
 			chunkOf[ids[t]] = s.Index
 		}
 	}
-	rep.Chunks = len(list)
 
 	// The graph, as the offline dialogue run builds it.
 	var g extract.Graph
@@ -92,21 +159,21 @@ func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []stri
 		return nil
 	})
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	extract.MergeGraph(&g, mem.Graph(), 8)
-	rep.Nodes, rep.Edges = len(g.Nodes), len(g.Edges)
-	vecs, _, err := query.Vectorize(ctx, emb, g, list, nil)
+	set.nodes, set.edges = len(g.Nodes), len(g.Edges)
+	vecs, _, err := query.Vectorize(ctx, emb, g, set.list, nil)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 
-	texts := make([]string, len(list))
-	for i, c := range list {
+	texts := make([]string, len(set.list))
+	for i, c := range set.list {
 		texts[i] = c.Text
 	}
-	bm := query.NewBM25(texts)
-	corpus := query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
+	set.bm = query.NewBM25(texts)
+	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
 	for _, q := range raw.QA {
 		want := map[int]bool{}
 		for _, ev := range q.Evidence {
@@ -120,34 +187,9 @@ func LoCoMo(ctx context.Context, data []byte, emb extract.Embedder, modes []stri
 		if len(want) == 0 || q.Question == "" {
 			continue
 		}
-		rep.Questions++
-		// BM25 baseline.
-		for _, id := range topBM25(bm.Scores(q.Question), k) {
-			if want[list[id-1].Index] {
-				rep.Found[BM25Baseline]++
-				break
-			}
-		}
-		high, low := query.Keywords(q.Question)
-		for _, mode := range modes {
-			res, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: mode, High: high, Low: low, TopK: k})
-			if err != nil {
-				return rep, fmt.Errorf("question %q, mode %s: %w", q.Question, mode, err)
-			}
-			for _, c := range res.Chunks {
-				if want[c.Index] {
-					rep.Found[mode]++
-					break
-				}
-			}
-		}
+		set.questions = append(set.questions, locomoQuestion{text: q.Question, category: q.Category, want: want})
 	}
-	for _, m := range append([]string{BM25Baseline}, modes...) {
-		if rep.Questions > 0 {
-			rep.Recall[m] = float64(rep.Found[m]) / float64(rep.Questions)
-		}
-	}
-	return rep, nil
+	return set, nil
 }
 
 // locomoTurnIDs reads the dia_id of every turn, by session key, in order.
