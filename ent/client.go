@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -50,6 +51,8 @@ type Client struct {
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
 	Edge *EdgeClient
+	// EdgeText is the client for interacting with the EdgeText builders.
+	EdgeText *EdgeTextClient
 	// Embedding is the client for interacting with the Embedding builders.
 	Embedding *EmbeddingClient
 	// EntityType is the client for interacting with the EntityType builders.
@@ -92,6 +95,7 @@ func (c *Client) init() {
 	c.ChunkRun = NewChunkRunClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Edge = NewEdgeClient(c.config)
+	c.EdgeText = NewEdgeTextClient(c.config)
 	c.Embedding = NewEmbeddingClient(c.config)
 	c.EntityType = NewEntityTypeClient(c.config)
 	c.Extraction = NewExtractionClient(c.config)
@@ -202,6 +206,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
+		EdgeText:          NewEdgeTextClient(cfg),
 		Embedding:         NewEmbeddingClient(cfg),
 		EntityType:        NewEntityTypeClient(cfg),
 		Extraction:        NewExtractionClient(cfg),
@@ -239,6 +244,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChunkRun:          NewChunkRunClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
+		EdgeText:          NewEdgeTextClient(cfg),
 		Embedding:         NewEmbeddingClient(cfg),
 		EntityType:        NewEntityTypeClient(cfg),
 		Extraction:        NewExtractionClient(cfg),
@@ -281,9 +287,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
-		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
-		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.EdgeText, c.Embedding,
+		c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall,
+		c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
+		c.VectorSet,
 	} {
 		n.Use(hooks...)
 	}
@@ -293,9 +300,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.Embedding, c.EntityType,
-		c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall, c.Mention, c.Node,
-		c.Operation, c.RelationType, c.SchemaVersion, c.Vector, c.VectorSet,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.EdgeText, c.Embedding,
+		c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall,
+		c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
+		c.VectorSet,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -314,6 +322,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *EdgeMutation:
 		return c.Edge.mutate(ctx, m)
+	case *EdgeTextMutation:
+		return c.EdgeText.mutate(ctx, m)
 	case *EmbeddingMutation:
 		return c.Embedding.mutate(ctx, m)
 	case *EntityTypeMutation:
@@ -1090,6 +1100,155 @@ func (c *EdgeClient) mutate(ctx context.Context, m *EdgeMutation) (Value, error)
 	}
 }
 
+// EdgeTextClient is a client for the EdgeText schema.
+type EdgeTextClient struct {
+	config
+}
+
+// NewEdgeTextClient returns a client for the EdgeText from the given config.
+func NewEdgeTextClient(c config) *EdgeTextClient {
+	return &EdgeTextClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `edgetext.Hooks(f(g(h())))`.
+func (c *EdgeTextClient) Use(hooks ...Hook) {
+	c.hooks.EdgeText = append(c.hooks.EdgeText, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `edgetext.Intercept(f(g(h())))`.
+func (c *EdgeTextClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EdgeText = append(c.inters.EdgeText, interceptors...)
+}
+
+// Create returns a builder for creating a EdgeText entity.
+func (c *EdgeTextClient) Create() *EdgeTextCreate {
+	mutation := newEdgeTextMutation(c.config, OpCreate)
+	return &EdgeTextCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EdgeText entities.
+func (c *EdgeTextClient) CreateBulk(builders ...*EdgeTextCreate) *EdgeTextCreateBulk {
+	return &EdgeTextCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EdgeTextClient) MapCreateBulk(slice any, setFunc func(*EdgeTextCreate, int)) *EdgeTextCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EdgeTextCreateBulk{err: fmt.Errorf("calling to EdgeTextClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EdgeTextCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EdgeTextCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EdgeText.
+func (c *EdgeTextClient) Update() *EdgeTextUpdate {
+	mutation := newEdgeTextMutation(c.config, OpUpdate)
+	return &EdgeTextUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EdgeTextClient) UpdateOne(_m *EdgeText) *EdgeTextUpdateOne {
+	mutation := newEdgeTextMutation(c.config, OpUpdateOne, withEdgeText(_m))
+	return &EdgeTextUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EdgeTextClient) UpdateOneID(id int) *EdgeTextUpdateOne {
+	mutation := newEdgeTextMutation(c.config, OpUpdateOne, withEdgeTextID(id))
+	return &EdgeTextUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EdgeText.
+func (c *EdgeTextClient) Delete() *EdgeTextDelete {
+	mutation := newEdgeTextMutation(c.config, OpDelete)
+	return &EdgeTextDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EdgeTextClient) DeleteOne(_m *EdgeText) *EdgeTextDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EdgeTextClient) DeleteOneID(id int) *EdgeTextDeleteOne {
+	builder := c.Delete().Where(edgetext.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EdgeTextDeleteOne{builder}
+}
+
+// Query returns a query builder for EdgeText.
+func (c *EdgeTextClient) Query() *EdgeTextQuery {
+	return &EdgeTextQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEdgeText},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EdgeText entity by its id.
+func (c *EdgeTextClient) Get(ctx context.Context, id int) (*EdgeText, error) {
+	return c.Query().Where(edgetext.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EdgeTextClient) GetX(ctx context.Context, id int) *EdgeText {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a EdgeText.
+func (c *EdgeTextClient) QueryVersion(_m *EdgeText) *ExtractionVersionQuery {
+	query := (&ExtractionVersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(edgetext.Table, edgetext.FieldID, id),
+			sqlgraph.To(extractionversion.Table, extractionversion.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, edgetext.VersionTable, edgetext.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *EdgeTextClient) Hooks() []Hook {
+	return c.hooks.EdgeText
+}
+
+// Interceptors returns the client interceptors.
+func (c *EdgeTextClient) Interceptors() []Interceptor {
+	return c.inters.EdgeText
+}
+
+func (c *EdgeTextClient) mutate(ctx context.Context, m *EdgeTextMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EdgeTextCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EdgeTextUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EdgeTextUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EdgeTextDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EdgeText mutation op: %q", m.Op())
+	}
+}
+
 // EmbeddingClient is a client for the Embedding schema.
 type EmbeddingClient struct {
 	config
@@ -1670,6 +1829,22 @@ func (c *ExtractionVersionClient) QueryEdges(_m *ExtractionVersion) *EdgeQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
 			sqlgraph.To(edge.Table, edge.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgesTable, extractionversion.EdgesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryEdgeTexts queries the edge_texts edge of a ExtractionVersion.
+func (c *ExtractionVersionClient) QueryEdgeTexts(_m *ExtractionVersion) *EdgeTextQuery {
+	query := (&EdgeTextClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
+			sqlgraph.To(edgetext.Table, edgetext.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgeTextsTable, extractionversion.EdgeTextsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3094,13 +3269,13 @@ func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Val
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Chunk, ChunkJob, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
-		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
-		SchemaVersion, Vector, VectorSet []ent.Hook
+		Chunk, ChunkJob, ChunkRun, Document, Edge, EdgeText, Embedding, EntityType,
+		Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation,
+		RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
 	}
 	inters struct {
-		Chunk, ChunkJob, ChunkRun, Document, Edge, Embedding, EntityType, Extraction,
-		ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation, RelationType,
-		SchemaVersion, Vector, VectorSet []ent.Interceptor
+		Chunk, ChunkJob, ChunkRun, Document, Edge, EdgeText, Embedding, EntityType,
+		Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation,
+		RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
 	}
 )

@@ -29,6 +29,8 @@ type Edge struct {
 	Keywords string `json:"keywords,omitempty"`
 	// Description holds the value of the "description" field.
 	Description string `json:"description,omitempty"`
+	// DescriptionRef holds the value of the "description_ref" field.
+	DescriptionRef int64 `json:"description_ref,omitempty"`
 	// Weight holds the value of the "weight" field.
 	Weight float64 `json:"weight,omitempty"`
 	// Properties holds the value of the "properties" field.
@@ -66,7 +68,7 @@ func (*Edge) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case edge.FieldWeight:
 			values[i] = new(sql.NullFloat64)
-		case edge.FieldID, edge.FieldVersionID:
+		case edge.FieldID, edge.FieldVersionID, edge.FieldDescriptionRef:
 			values[i] = new(sql.NullInt64)
 		case edge.FieldSource, edge.FieldTarget, edge.FieldLabel, edge.FieldKeywords, edge.FieldDescription, edge.FieldProperties:
 			values[i] = new(sql.NullString)
@@ -126,6 +128,12 @@ func (_m *Edge) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field description", values[i])
 			} else if value.Valid {
 				_m.Description = value.String
+			}
+		case edge.FieldDescriptionRef:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field description_ref", values[i])
+			} else if value.Valid {
+				_m.DescriptionRef = value.Int64
 			}
 		case edge.FieldWeight:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {
@@ -197,6 +205,9 @@ func (_m *Edge) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("description=")
 	builder.WriteString(_m.Description)
+	builder.WriteString(", ")
+	builder.WriteString("description_ref=")
+	builder.WriteString(fmt.Sprintf("%v", _m.DescriptionRef))
 	builder.WriteString(", ")
 	builder.WriteString("weight=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Weight))

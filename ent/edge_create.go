@@ -82,6 +82,20 @@ func (_c *EdgeCreate) SetNillableDescription(v *string) *EdgeCreate {
 	return _c
 }
 
+// SetDescriptionRef sets the "description_ref" field.
+func (_c *EdgeCreate) SetDescriptionRef(v int64) *EdgeCreate {
+	_c.mutation.SetDescriptionRef(v)
+	return _c
+}
+
+// SetNillableDescriptionRef sets the "description_ref" field if the given value is not nil.
+func (_c *EdgeCreate) SetNillableDescriptionRef(v *int64) *EdgeCreate {
+	if v != nil {
+		_c.SetDescriptionRef(*v)
+	}
+	return _c
+}
+
 // SetWeight sets the "weight" field.
 func (_c *EdgeCreate) SetWeight(v float64) *EdgeCreate {
 	_c.mutation.SetWeight(v)
@@ -162,6 +176,10 @@ func (_c *EdgeCreate) defaults() {
 		v := edge.DefaultDescription
 		_c.mutation.SetDescription(v)
 	}
+	if _, ok := _c.mutation.DescriptionRef(); !ok {
+		v := edge.DefaultDescriptionRef
+		_c.mutation.SetDescriptionRef(v)
+	}
 	if _, ok := _c.mutation.Weight(); !ok {
 		v := edge.DefaultWeight
 		_c.mutation.SetWeight(v)
@@ -201,6 +219,9 @@ func (_c *EdgeCreate) check() error {
 	}
 	if _, ok := _c.mutation.Description(); !ok {
 		return &ValidationError{Name: "description", err: errors.New(`ent: missing required field "Edge.description"`)}
+	}
+	if _, ok := _c.mutation.DescriptionRef(); !ok {
+		return &ValidationError{Name: "description_ref", err: errors.New(`ent: missing required field "Edge.description_ref"`)}
 	}
 	if _, ok := _c.mutation.Weight(); !ok {
 		return &ValidationError{Name: "weight", err: errors.New(`ent: missing required field "Edge.weight"`)}
@@ -257,6 +278,10 @@ func (_c *EdgeCreate) createSpec() (*Edge, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Description(); ok {
 		_spec.SetField(edge.FieldDescription, field.TypeString, value)
 		_node.Description = value
+	}
+	if value, ok := _c.mutation.DescriptionRef(); ok {
+		_spec.SetField(edge.FieldDescriptionRef, field.TypeInt64, value)
+		_node.DescriptionRef = value
 	}
 	if value, ok := _c.mutation.Weight(); ok {
 		_spec.SetField(edge.FieldWeight, field.TypeFloat64, value)
@@ -392,6 +417,24 @@ func (u *EdgeUpsert) SetDescription(v string) *EdgeUpsert {
 // UpdateDescription sets the "description" field to the value that was provided on create.
 func (u *EdgeUpsert) UpdateDescription() *EdgeUpsert {
 	u.SetExcluded(edge.FieldDescription)
+	return u
+}
+
+// SetDescriptionRef sets the "description_ref" field.
+func (u *EdgeUpsert) SetDescriptionRef(v int64) *EdgeUpsert {
+	u.Set(edge.FieldDescriptionRef, v)
+	return u
+}
+
+// UpdateDescriptionRef sets the "description_ref" field to the value that was provided on create.
+func (u *EdgeUpsert) UpdateDescriptionRef() *EdgeUpsert {
+	u.SetExcluded(edge.FieldDescriptionRef)
+	return u
+}
+
+// AddDescriptionRef adds v to the "description_ref" field.
+func (u *EdgeUpsert) AddDescriptionRef(v int64) *EdgeUpsert {
+	u.Add(edge.FieldDescriptionRef, v)
 	return u
 }
 
@@ -537,6 +580,27 @@ func (u *EdgeUpsertOne) SetDescription(v string) *EdgeUpsertOne {
 func (u *EdgeUpsertOne) UpdateDescription() *EdgeUpsertOne {
 	return u.Update(func(s *EdgeUpsert) {
 		s.UpdateDescription()
+	})
+}
+
+// SetDescriptionRef sets the "description_ref" field.
+func (u *EdgeUpsertOne) SetDescriptionRef(v int64) *EdgeUpsertOne {
+	return u.Update(func(s *EdgeUpsert) {
+		s.SetDescriptionRef(v)
+	})
+}
+
+// AddDescriptionRef adds v to the "description_ref" field.
+func (u *EdgeUpsertOne) AddDescriptionRef(v int64) *EdgeUpsertOne {
+	return u.Update(func(s *EdgeUpsert) {
+		s.AddDescriptionRef(v)
+	})
+}
+
+// UpdateDescriptionRef sets the "description_ref" field to the value that was provided on create.
+func (u *EdgeUpsertOne) UpdateDescriptionRef() *EdgeUpsertOne {
+	return u.Update(func(s *EdgeUpsert) {
+		s.UpdateDescriptionRef()
 	})
 }
 
@@ -853,6 +917,27 @@ func (u *EdgeUpsertBulk) SetDescription(v string) *EdgeUpsertBulk {
 func (u *EdgeUpsertBulk) UpdateDescription() *EdgeUpsertBulk {
 	return u.Update(func(s *EdgeUpsert) {
 		s.UpdateDescription()
+	})
+}
+
+// SetDescriptionRef sets the "description_ref" field.
+func (u *EdgeUpsertBulk) SetDescriptionRef(v int64) *EdgeUpsertBulk {
+	return u.Update(func(s *EdgeUpsert) {
+		s.SetDescriptionRef(v)
+	})
+}
+
+// AddDescriptionRef adds v to the "description_ref" field.
+func (u *EdgeUpsertBulk) AddDescriptionRef(v int64) *EdgeUpsertBulk {
+	return u.Update(func(s *EdgeUpsert) {
+		s.AddDescriptionRef(v)
+	})
+}
+
+// UpdateDescriptionRef sets the "description_ref" field to the value that was provided on create.
+func (u *EdgeUpsertBulk) UpdateDescriptionRef() *EdgeUpsertBulk {
+	return u.Update(func(s *EdgeUpsert) {
+		s.UpdateDescriptionRef()
 	})
 }
 

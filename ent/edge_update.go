@@ -97,6 +97,27 @@ func (_u *EdgeUpdate) SetNillableDescription(v *string) *EdgeUpdate {
 	return _u
 }
 
+// SetDescriptionRef sets the "description_ref" field.
+func (_u *EdgeUpdate) SetDescriptionRef(v int64) *EdgeUpdate {
+	_u.mutation.ResetDescriptionRef()
+	_u.mutation.SetDescriptionRef(v)
+	return _u
+}
+
+// SetNillableDescriptionRef sets the "description_ref" field if the given value is not nil.
+func (_u *EdgeUpdate) SetNillableDescriptionRef(v *int64) *EdgeUpdate {
+	if v != nil {
+		_u.SetDescriptionRef(*v)
+	}
+	return _u
+}
+
+// AddDescriptionRef adds value to the "description_ref" field.
+func (_u *EdgeUpdate) AddDescriptionRef(v int64) *EdgeUpdate {
+	_u.mutation.AddDescriptionRef(v)
+	return _u
+}
+
 // SetWeight sets the "weight" field.
 func (_u *EdgeUpdate) SetWeight(v float64) *EdgeUpdate {
 	_u.mutation.ResetWeight()
@@ -209,6 +230,12 @@ func (_u *EdgeUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Description(); ok {
 		_spec.SetField(edge.FieldDescription, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.DescriptionRef(); ok {
+		_spec.SetField(edge.FieldDescriptionRef, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDescriptionRef(); ok {
+		_spec.AddField(edge.FieldDescriptionRef, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Weight(); ok {
 		_spec.SetField(edge.FieldWeight, field.TypeFloat64, value)
 	}
@@ -305,6 +332,27 @@ func (_u *EdgeUpdateOne) SetNillableDescription(v *string) *EdgeUpdateOne {
 	if v != nil {
 		_u.SetDescription(*v)
 	}
+	return _u
+}
+
+// SetDescriptionRef sets the "description_ref" field.
+func (_u *EdgeUpdateOne) SetDescriptionRef(v int64) *EdgeUpdateOne {
+	_u.mutation.ResetDescriptionRef()
+	_u.mutation.SetDescriptionRef(v)
+	return _u
+}
+
+// SetNillableDescriptionRef sets the "description_ref" field if the given value is not nil.
+func (_u *EdgeUpdateOne) SetNillableDescriptionRef(v *int64) *EdgeUpdateOne {
+	if v != nil {
+		_u.SetDescriptionRef(*v)
+	}
+	return _u
+}
+
+// AddDescriptionRef adds value to the "description_ref" field.
+func (_u *EdgeUpdateOne) AddDescriptionRef(v int64) *EdgeUpdateOne {
+	_u.mutation.AddDescriptionRef(v)
 	return _u
 }
 
@@ -449,6 +497,12 @@ func (_u *EdgeUpdateOne) sqlSave(ctx context.Context) (_node *Edge, err error) {
 	}
 	if value, ok := _u.mutation.Description(); ok {
 		_spec.SetField(edge.FieldDescription, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.DescriptionRef(); ok {
+		_spec.SetField(edge.FieldDescriptionRef, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDescriptionRef(); ok {
+		_spec.AddField(edge.FieldDescriptionRef, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Weight(); ok {
 		_spec.SetField(edge.FieldWeight, field.TypeFloat64, value)

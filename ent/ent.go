@@ -17,6 +17,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -95,6 +96,7 @@ func checkColumn(t, c string) error {
 			chunkrun.Table:          chunkrun.ValidColumn,
 			document.Table:          document.ValidColumn,
 			edge.Table:              edge.ValidColumn,
+			edgetext.Table:          edgetext.ValidColumn,
 			embedding.Table:         embedding.ValidColumn,
 			entitytype.Table:        entitytype.ValidColumn,
 			extraction.Table:        extraction.ValidColumn,

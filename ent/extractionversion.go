@@ -105,6 +105,8 @@ type ExtractionVersionEdges struct {
 	Nodes []*Node `json:"nodes,omitempty"`
 	// Edges holds the value of the edges edge.
 	Edges []*Edge `json:"edges,omitempty"`
+	// EdgeTexts holds the value of the edge_texts edge.
+	EdgeTexts []*EdgeText `json:"edge_texts,omitempty"`
 	// Mentions holds the value of the mentions edge.
 	Mentions []*Mention `json:"mentions,omitempty"`
 	// Operations holds the value of the operations edge.
@@ -115,7 +117,7 @@ type ExtractionVersionEdges struct {
 	ChunkJobs []*ChunkJob `json:"chunk_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [7]bool
+	loadedTypes [8]bool
 }
 
 // ExtractionOrErr returns the Extraction value or an error if the edge
@@ -147,10 +149,19 @@ func (e ExtractionVersionEdges) EdgesOrErr() ([]*Edge, error) {
 	return nil, &NotLoadedError{edge: "edges"}
 }
 
+// EdgeTextsOrErr returns the EdgeTexts value or an error if the edge
+// was not loaded in eager-loading.
+func (e ExtractionVersionEdges) EdgeTextsOrErr() ([]*EdgeText, error) {
+	if e.loadedTypes[3] {
+		return e.EdgeTexts, nil
+	}
+	return nil, &NotLoadedError{edge: "edge_texts"}
+}
+
 // MentionsOrErr returns the Mentions value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) MentionsOrErr() ([]*Mention, error) {
-	if e.loadedTypes[3] {
+	if e.loadedTypes[4] {
 		return e.Mentions, nil
 	}
 	return nil, &NotLoadedError{edge: "mentions"}
@@ -159,7 +170,7 @@ func (e ExtractionVersionEdges) MentionsOrErr() ([]*Mention, error) {
 // OperationsOrErr returns the Operations value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
-	if e.loadedTypes[4] {
+	if e.loadedTypes[5] {
 		return e.Operations, nil
 	}
 	return nil, &NotLoadedError{edge: "operations"}
@@ -168,7 +179,7 @@ func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
 // ChunkRunsOrErr returns the ChunkRuns value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
-	if e.loadedTypes[5] {
+	if e.loadedTypes[6] {
 		return e.ChunkRuns, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_runs"}
@@ -177,7 +188,7 @@ func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
 // ChunkJobsOrErr returns the ChunkJobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkJobsOrErr() ([]*ChunkJob, error) {
-	if e.loadedTypes[6] {
+	if e.loadedTypes[7] {
 		return e.ChunkJobs, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_jobs"}
@@ -466,6 +477,11 @@ func (_m *ExtractionVersion) QueryNodes() *NodeQuery {
 // QueryEdges queries the "edges" edge of the ExtractionVersion entity.
 func (_m *ExtractionVersion) QueryEdges() *EdgeQuery {
 	return NewExtractionVersionClient(_m.config).QueryEdges(_m)
+}
+
+// QueryEdgeTexts queries the "edge_texts" edge of the ExtractionVersion entity.
+func (_m *ExtractionVersion) QueryEdgeTexts() *EdgeTextQuery {
+	return NewExtractionVersionClient(_m.config).QueryEdgeTexts(_m)
 }
 
 // QueryMentions queries the "mentions" edge of the ExtractionVersion entity.

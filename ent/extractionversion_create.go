@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/mention"
@@ -534,6 +535,21 @@ func (_c *ExtractionVersionCreate) AddEdges(v ...*Edge) *ExtractionVersionCreate
 		ids[i] = v[i].ID
 	}
 	return _c.AddEdgeIDs(ids...)
+}
+
+// AddEdgeTextIDs adds the "edge_texts" edge to the EdgeText entity by IDs.
+func (_c *ExtractionVersionCreate) AddEdgeTextIDs(ids ...int) *ExtractionVersionCreate {
+	_c.mutation.AddEdgeTextIDs(ids...)
+	return _c
+}
+
+// AddEdgeTexts adds the "edge_texts" edges to the EdgeText entity.
+func (_c *ExtractionVersionCreate) AddEdgeTexts(v ...*EdgeText) *ExtractionVersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddEdgeTextIDs(ids...)
 }
 
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
@@ -1072,6 +1088,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edge.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.EdgeTextsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/mention"
@@ -33,6 +34,7 @@ type ExtractionVersionQuery struct {
 	withExtraction *ExtractionQuery
 	withNodes      *NodeQuery
 	withEdges      *EdgeQuery
+	withEdgeTexts  *EdgeTextQuery
 	withMentions   *MentionQuery
 	withOperations *OperationQuery
 	withChunkRuns  *ChunkRunQuery
@@ -132,6 +134,28 @@ func (_q *ExtractionVersionQuery) QueryEdges() *EdgeQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
 			sqlgraph.To(edge.Table, edge.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgesTable, extractionversion.EdgesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryEdgeTexts chains the current query on the "edge_texts" edge.
+func (_q *ExtractionVersionQuery) QueryEdgeTexts() *EdgeTextQuery {
+	query := (&EdgeTextClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
+			sqlgraph.To(edgetext.Table, edgetext.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgeTextsTable, extractionversion.EdgeTextsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -422,6 +446,7 @@ func (_q *ExtractionVersionQuery) Clone() *ExtractionVersionQuery {
 		withExtraction: _q.withExtraction.Clone(),
 		withNodes:      _q.withNodes.Clone(),
 		withEdges:      _q.withEdges.Clone(),
+		withEdgeTexts:  _q.withEdgeTexts.Clone(),
 		withMentions:   _q.withMentions.Clone(),
 		withOperations: _q.withOperations.Clone(),
 		withChunkRuns:  _q.withChunkRuns.Clone(),
@@ -462,6 +487,17 @@ func (_q *ExtractionVersionQuery) WithEdges(opts ...func(*EdgeQuery)) *Extractio
 		opt(query)
 	}
 	_q.withEdges = query
+	return _q
+}
+
+// WithEdgeTexts tells the query-builder to eager-load the nodes that are connected to
+// the "edge_texts" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ExtractionVersionQuery) WithEdgeTexts(opts ...func(*EdgeTextQuery)) *ExtractionVersionQuery {
+	query := (&EdgeTextClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withEdgeTexts = query
 	return _q
 }
 
@@ -587,10 +623,11 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	var (
 		nodes       = []*ExtractionVersion{}
 		_spec       = _q.querySpec()
-		loadedTypes = [7]bool{
+		loadedTypes = [8]bool{
 			_q.withExtraction != nil,
 			_q.withNodes != nil,
 			_q.withEdges != nil,
+			_q.withEdgeTexts != nil,
 			_q.withMentions != nil,
 			_q.withOperations != nil,
 			_q.withChunkRuns != nil,
@@ -632,6 +669,13 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 		if err := _q.loadEdges(ctx, query, nodes,
 			func(n *ExtractionVersion) { n.Edges.Edges = []*Edge{} },
 			func(n *ExtractionVersion, e *Edge) { n.Edges.Edges = append(n.Edges.Edges, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withEdgeTexts; query != nil {
+		if err := _q.loadEdgeTexts(ctx, query, nodes,
+			func(n *ExtractionVersion) { n.Edges.EdgeTexts = []*EdgeText{} },
+			func(n *ExtractionVersion, e *EdgeText) { n.Edges.EdgeTexts = append(n.Edges.EdgeTexts, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -740,6 +784,36 @@ func (_q *ExtractionVersionQuery) loadEdges(ctx context.Context, query *EdgeQuer
 	}
 	query.Where(predicate.Edge(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(extractionversion.EdgesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ExtractionVersionQuery) loadEdgeTexts(ctx context.Context, query *EdgeTextQuery, nodes []*ExtractionVersion, init func(*ExtractionVersion), assign func(*ExtractionVersion, *EdgeText)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*ExtractionVersion)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(edgetext.FieldVersionID)
+	}
+	query.Where(predicate.EdgeText(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(extractionversion.EdgeTextsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

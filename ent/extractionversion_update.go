@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
@@ -636,6 +637,21 @@ func (_u *ExtractionVersionUpdate) AddEdges(v ...*Edge) *ExtractionVersionUpdate
 	return _u.AddEdgeIDs(ids...)
 }
 
+// AddEdgeTextIDs adds the "edge_texts" edge to the EdgeText entity by IDs.
+func (_u *ExtractionVersionUpdate) AddEdgeTextIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.AddEdgeTextIDs(ids...)
+	return _u
+}
+
+// AddEdgeTexts adds the "edge_texts" edges to the EdgeText entity.
+func (_u *ExtractionVersionUpdate) AddEdgeTexts(v ...*EdgeText) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEdgeTextIDs(ids...)
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
 func (_u *ExtractionVersionUpdate) AddMentionIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddMentionIDs(ids...)
@@ -741,6 +757,27 @@ func (_u *ExtractionVersionUpdate) RemoveEdges(v ...*Edge) *ExtractionVersionUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEdgeIDs(ids...)
+}
+
+// ClearEdgeTexts clears all "edge_texts" edges to the EdgeText entity.
+func (_u *ExtractionVersionUpdate) ClearEdgeTexts() *ExtractionVersionUpdate {
+	_u.mutation.ClearEdgeTexts()
+	return _u
+}
+
+// RemoveEdgeTextIDs removes the "edge_texts" edge to EdgeText entities by IDs.
+func (_u *ExtractionVersionUpdate) RemoveEdgeTextIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.RemoveEdgeTextIDs(ids...)
+	return _u
+}
+
+// RemoveEdgeTexts removes "edge_texts" edges to EdgeText entities.
+func (_u *ExtractionVersionUpdate) RemoveEdgeTexts(v ...*EdgeText) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEdgeTextIDs(ids...)
 }
 
 // ClearMentions clears all "mentions" edges to the Mention entity.
@@ -1121,6 +1158,51 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edge.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.EdgeTextsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEdgeTextsIDs(); len(nodes) > 0 && !_u.mutation.EdgeTextsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EdgeTextsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1930,6 +2012,21 @@ func (_u *ExtractionVersionUpdateOne) AddEdges(v ...*Edge) *ExtractionVersionUpd
 	return _u.AddEdgeIDs(ids...)
 }
 
+// AddEdgeTextIDs adds the "edge_texts" edge to the EdgeText entity by IDs.
+func (_u *ExtractionVersionUpdateOne) AddEdgeTextIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddEdgeTextIDs(ids...)
+	return _u
+}
+
+// AddEdgeTexts adds the "edge_texts" edges to the EdgeText entity.
+func (_u *ExtractionVersionUpdateOne) AddEdgeTexts(v ...*EdgeText) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddEdgeTextIDs(ids...)
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddMentionIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddMentionIDs(ids...)
@@ -2035,6 +2132,27 @@ func (_u *ExtractionVersionUpdateOne) RemoveEdges(v ...*Edge) *ExtractionVersion
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEdgeIDs(ids...)
+}
+
+// ClearEdgeTexts clears all "edge_texts" edges to the EdgeText entity.
+func (_u *ExtractionVersionUpdateOne) ClearEdgeTexts() *ExtractionVersionUpdateOne {
+	_u.mutation.ClearEdgeTexts()
+	return _u
+}
+
+// RemoveEdgeTextIDs removes the "edge_texts" edge to EdgeText entities by IDs.
+func (_u *ExtractionVersionUpdateOne) RemoveEdgeTextIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.RemoveEdgeTextIDs(ids...)
+	return _u
+}
+
+// RemoveEdgeTexts removes "edge_texts" edges to EdgeText entities.
+func (_u *ExtractionVersionUpdateOne) RemoveEdgeTexts(v ...*EdgeText) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveEdgeTextIDs(ids...)
 }
 
 // ClearMentions clears all "mentions" edges to the Mention entity.
@@ -2445,6 +2563,51 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edge.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.EdgeTextsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedEdgeTextsIDs(); len(nodes) > 0 && !_u.mutation.EdgeTextsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.EdgeTextsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.EdgeTextsTable,
+			Columns: []string{extractionversion.EdgeTextsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

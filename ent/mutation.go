@@ -16,6 +16,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/embedding"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -46,6 +47,7 @@ const (
 	TypeChunkRun          = "ChunkRun"
 	TypeDocument          = "Document"
 	TypeEdge              = "Edge"
+	TypeEdgeText          = "EdgeText"
 	TypeEmbedding         = "Embedding"
 	TypeEntityType        = "EntityType"
 	TypeExtraction        = "Extraction"
@@ -3849,23 +3851,25 @@ func (m *DocumentMutation) ResetEdge(name string) error {
 // EdgeMutation represents an operation that mutates the Edge nodes in the graph.
 type EdgeMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int
-	source         *string
-	target         *string
-	label          *string
-	keywords       *string
-	description    *string
-	weight         *float64
-	addweight      *float64
-	properties     *string
-	clearedFields  map[string]struct{}
-	version        *int
-	clearedversion bool
-	done           bool
-	oldValue       func(context.Context) (*Edge, error)
-	predicates     []predicate.Edge
+	op                 Op
+	typ                string
+	id                 *int
+	source             *string
+	target             *string
+	label              *string
+	keywords           *string
+	description        *string
+	description_ref    *int64
+	adddescription_ref *int64
+	weight             *float64
+	addweight          *float64
+	properties         *string
+	clearedFields      map[string]struct{}
+	version            *int
+	clearedversion     bool
+	done               bool
+	oldValue           func(context.Context) (*Edge, error)
+	predicates         []predicate.Edge
 }
 
 var _ ent.Mutation = (*EdgeMutation)(nil)
@@ -4182,6 +4186,62 @@ func (m *EdgeMutation) ResetDescription() {
 	m.description = nil
 }
 
+// SetDescriptionRef sets the "description_ref" field.
+func (m *EdgeMutation) SetDescriptionRef(i int64) {
+	m.description_ref = &i
+	m.adddescription_ref = nil
+}
+
+// DescriptionRef returns the value of the "description_ref" field in the mutation.
+func (m *EdgeMutation) DescriptionRef() (r int64, exists bool) {
+	v := m.description_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescriptionRef returns the old "description_ref" field's value of the Edge entity.
+// If the Edge object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EdgeMutation) OldDescriptionRef(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescriptionRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescriptionRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescriptionRef: %w", err)
+	}
+	return oldValue.DescriptionRef, nil
+}
+
+// AddDescriptionRef adds i to the "description_ref" field.
+func (m *EdgeMutation) AddDescriptionRef(i int64) {
+	if m.adddescription_ref != nil {
+		*m.adddescription_ref += i
+	} else {
+		m.adddescription_ref = &i
+	}
+}
+
+// AddedDescriptionRef returns the value that was added to the "description_ref" field in this mutation.
+func (m *EdgeMutation) AddedDescriptionRef() (r int64, exists bool) {
+	v := m.adddescription_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDescriptionRef resets all changes to the "description_ref" field.
+func (m *EdgeMutation) ResetDescriptionRef() {
+	m.description_ref = nil
+	m.adddescription_ref = nil
+}
+
 // SetWeight sets the "weight" field.
 func (m *EdgeMutation) SetWeight(f float64) {
 	m.weight = &f
@@ -4335,7 +4395,7 @@ func (m *EdgeMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EdgeMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.version != nil {
 		fields = append(fields, edge.FieldVersionID)
 	}
@@ -4353,6 +4413,9 @@ func (m *EdgeMutation) Fields() []string {
 	}
 	if m.description != nil {
 		fields = append(fields, edge.FieldDescription)
+	}
+	if m.description_ref != nil {
+		fields = append(fields, edge.FieldDescriptionRef)
 	}
 	if m.weight != nil {
 		fields = append(fields, edge.FieldWeight)
@@ -4380,6 +4443,8 @@ func (m *EdgeMutation) Field(name string) (ent.Value, bool) {
 		return m.Keywords()
 	case edge.FieldDescription:
 		return m.Description()
+	case edge.FieldDescriptionRef:
+		return m.DescriptionRef()
 	case edge.FieldWeight:
 		return m.Weight()
 	case edge.FieldProperties:
@@ -4405,6 +4470,8 @@ func (m *EdgeMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldKeywords(ctx)
 	case edge.FieldDescription:
 		return m.OldDescription(ctx)
+	case edge.FieldDescriptionRef:
+		return m.OldDescriptionRef(ctx)
 	case edge.FieldWeight:
 		return m.OldWeight(ctx)
 	case edge.FieldProperties:
@@ -4460,6 +4527,13 @@ func (m *EdgeMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDescription(v)
 		return nil
+	case edge.FieldDescriptionRef:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescriptionRef(v)
+		return nil
 	case edge.FieldWeight:
 		v, ok := value.(float64)
 		if !ok {
@@ -4482,6 +4556,9 @@ func (m *EdgeMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *EdgeMutation) AddedFields() []string {
 	var fields []string
+	if m.adddescription_ref != nil {
+		fields = append(fields, edge.FieldDescriptionRef)
+	}
 	if m.addweight != nil {
 		fields = append(fields, edge.FieldWeight)
 	}
@@ -4493,6 +4570,8 @@ func (m *EdgeMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *EdgeMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case edge.FieldDescriptionRef:
+		return m.AddedDescriptionRef()
 	case edge.FieldWeight:
 		return m.AddedWeight()
 	}
@@ -4504,6 +4583,13 @@ func (m *EdgeMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *EdgeMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case edge.FieldDescriptionRef:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDescriptionRef(v)
+		return nil
 	case edge.FieldWeight:
 		v, ok := value.(float64)
 		if !ok {
@@ -4555,6 +4641,9 @@ func (m *EdgeMutation) ResetField(name string) error {
 		return nil
 	case edge.FieldDescription:
 		m.ResetDescription()
+		return nil
+	case edge.FieldDescriptionRef:
+		m.ResetDescriptionRef()
 		return nil
 	case edge.FieldWeight:
 		m.ResetWeight()
@@ -4638,6 +4727,530 @@ func (m *EdgeMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Edge edge %s", name)
+}
+
+// EdgeTextMutation represents an operation that mutates the EdgeText nodes in the graph.
+type EdgeTextMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	hash           *int64
+	addhash        *int64
+	text           *string
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*EdgeText, error)
+	predicates     []predicate.EdgeText
+}
+
+var _ ent.Mutation = (*EdgeTextMutation)(nil)
+
+// edgetextOption allows management of the mutation configuration using functional options.
+type edgetextOption func(*EdgeTextMutation)
+
+// newEdgeTextMutation creates new mutation for the EdgeText entity.
+func newEdgeTextMutation(c config, op Op, opts ...edgetextOption) *EdgeTextMutation {
+	m := &EdgeTextMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeEdgeText,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withEdgeTextID sets the ID field of the mutation.
+func withEdgeTextID(id int) edgetextOption {
+	return func(m *EdgeTextMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *EdgeText
+		)
+		m.oldValue = func(ctx context.Context) (*EdgeText, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().EdgeText.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withEdgeText sets the old EdgeText of the mutation.
+func withEdgeText(node *EdgeText) edgetextOption {
+	return func(m *EdgeTextMutation) {
+		m.oldValue = func(context.Context) (*EdgeText, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m EdgeTextMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m EdgeTextMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *EdgeTextMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *EdgeTextMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().EdgeText.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *EdgeTextMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *EdgeTextMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the EdgeText entity.
+// If the EdgeText object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EdgeTextMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *EdgeTextMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetHash sets the "hash" field.
+func (m *EdgeTextMutation) SetHash(i int64) {
+	m.hash = &i
+	m.addhash = nil
+}
+
+// Hash returns the value of the "hash" field in the mutation.
+func (m *EdgeTextMutation) Hash() (r int64, exists bool) {
+	v := m.hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHash returns the old "hash" field's value of the EdgeText entity.
+// If the EdgeText object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EdgeTextMutation) OldHash(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHash: %w", err)
+	}
+	return oldValue.Hash, nil
+}
+
+// AddHash adds i to the "hash" field.
+func (m *EdgeTextMutation) AddHash(i int64) {
+	if m.addhash != nil {
+		*m.addhash += i
+	} else {
+		m.addhash = &i
+	}
+}
+
+// AddedHash returns the value that was added to the "hash" field in this mutation.
+func (m *EdgeTextMutation) AddedHash() (r int64, exists bool) {
+	v := m.addhash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetHash resets all changes to the "hash" field.
+func (m *EdgeTextMutation) ResetHash() {
+	m.hash = nil
+	m.addhash = nil
+}
+
+// SetText sets the "text" field.
+func (m *EdgeTextMutation) SetText(s string) {
+	m.text = &s
+}
+
+// Text returns the value of the "text" field in the mutation.
+func (m *EdgeTextMutation) Text() (r string, exists bool) {
+	v := m.text
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldText returns the old "text" field's value of the EdgeText entity.
+// If the EdgeText object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EdgeTextMutation) OldText(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldText is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldText requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldText: %w", err)
+	}
+	return oldValue.Text, nil
+}
+
+// ResetText resets all changes to the "text" field.
+func (m *EdgeTextMutation) ResetText() {
+	m.text = nil
+}
+
+// ClearVersion clears the "version" edge to the ExtractionVersion entity.
+func (m *EdgeTextMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[edgetext.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the ExtractionVersion entity was cleared.
+func (m *EdgeTextMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *EdgeTextMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *EdgeTextMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the EdgeTextMutation builder.
+func (m *EdgeTextMutation) Where(ps ...predicate.EdgeText) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the EdgeTextMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *EdgeTextMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.EdgeText, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *EdgeTextMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *EdgeTextMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (EdgeText).
+func (m *EdgeTextMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *EdgeTextMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.version != nil {
+		fields = append(fields, edgetext.FieldVersionID)
+	}
+	if m.hash != nil {
+		fields = append(fields, edgetext.FieldHash)
+	}
+	if m.text != nil {
+		fields = append(fields, edgetext.FieldText)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *EdgeTextMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case edgetext.FieldVersionID:
+		return m.VersionID()
+	case edgetext.FieldHash:
+		return m.Hash()
+	case edgetext.FieldText:
+		return m.Text()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *EdgeTextMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case edgetext.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case edgetext.FieldHash:
+		return m.OldHash(ctx)
+	case edgetext.FieldText:
+		return m.OldText(ctx)
+	}
+	return nil, fmt.Errorf("unknown EdgeText field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EdgeTextMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case edgetext.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case edgetext.FieldHash:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHash(v)
+		return nil
+	case edgetext.FieldText:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetText(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EdgeText field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *EdgeTextMutation) AddedFields() []string {
+	var fields []string
+	if m.addhash != nil {
+		fields = append(fields, edgetext.FieldHash)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *EdgeTextMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case edgetext.FieldHash:
+		return m.AddedHash()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *EdgeTextMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case edgetext.FieldHash:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHash(v)
+		return nil
+	}
+	return fmt.Errorf("unknown EdgeText numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *EdgeTextMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *EdgeTextMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *EdgeTextMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown EdgeText nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *EdgeTextMutation) ResetField(name string) error {
+	switch name {
+	case edgetext.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case edgetext.FieldHash:
+		m.ResetHash()
+		return nil
+	case edgetext.FieldText:
+		m.ResetText()
+		return nil
+	}
+	return fmt.Errorf("unknown EdgeText field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *EdgeTextMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, edgetext.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *EdgeTextMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case edgetext.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *EdgeTextMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *EdgeTextMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *EdgeTextMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, edgetext.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *EdgeTextMutation) EdgeCleared(name string) bool {
+	switch name {
+	case edgetext.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *EdgeTextMutation) ClearEdge(name string) error {
+	switch name {
+	case edgetext.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown EdgeText unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *EdgeTextMutation) ResetEdge(name string) error {
+	switch name {
+	case edgetext.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown EdgeText edge %s", name)
 }
 
 // EmbeddingMutation represents an operation that mutates the Embedding nodes in the graph.
@@ -6474,6 +7087,9 @@ type ExtractionVersionMutation struct {
 	edges                   map[int]struct{}
 	removededges            map[int]struct{}
 	clearededges            bool
+	edge_texts              map[int]struct{}
+	removededge_texts       map[int]struct{}
+	clearededge_texts       bool
 	mentions                map[int]struct{}
 	removedmentions         map[int]struct{}
 	clearedmentions         bool
@@ -8515,6 +9131,60 @@ func (m *ExtractionVersionMutation) ResetEdges() {
 	m.removededges = nil
 }
 
+// AddEdgeTextIDs adds the "edge_texts" edge to the EdgeText entity by ids.
+func (m *ExtractionVersionMutation) AddEdgeTextIDs(ids ...int) {
+	if m.edge_texts == nil {
+		m.edge_texts = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.edge_texts[ids[i]] = struct{}{}
+	}
+}
+
+// ClearEdgeTexts clears the "edge_texts" edge to the EdgeText entity.
+func (m *ExtractionVersionMutation) ClearEdgeTexts() {
+	m.clearededge_texts = true
+}
+
+// EdgeTextsCleared reports if the "edge_texts" edge to the EdgeText entity was cleared.
+func (m *ExtractionVersionMutation) EdgeTextsCleared() bool {
+	return m.clearededge_texts
+}
+
+// RemoveEdgeTextIDs removes the "edge_texts" edge to the EdgeText entity by IDs.
+func (m *ExtractionVersionMutation) RemoveEdgeTextIDs(ids ...int) {
+	if m.removededge_texts == nil {
+		m.removededge_texts = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.edge_texts, ids[i])
+		m.removededge_texts[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedEdgeTexts returns the removed IDs of the "edge_texts" edge to the EdgeText entity.
+func (m *ExtractionVersionMutation) RemovedEdgeTextsIDs() (ids []int) {
+	for id := range m.removededge_texts {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// EdgeTextsIDs returns the "edge_texts" edge IDs in the mutation.
+func (m *ExtractionVersionMutation) EdgeTextsIDs() (ids []int) {
+	for id := range m.edge_texts {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetEdgeTexts resets all changes to the "edge_texts" edge.
+func (m *ExtractionVersionMutation) ResetEdgeTexts() {
+	m.edge_texts = nil
+	m.clearededge_texts = false
+	m.removededge_texts = nil
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by ids.
 func (m *ExtractionVersionMutation) AddMentionIDs(ids ...int) {
 	if m.mentions == nil {
@@ -9747,7 +10417,7 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ExtractionVersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.extraction != nil {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -9756,6 +10426,9 @@ func (m *ExtractionVersionMutation) AddedEdges() []string {
 	}
 	if m.edges != nil {
 		edges = append(edges, extractionversion.EdgeEdges)
+	}
+	if m.edge_texts != nil {
+		edges = append(edges, extractionversion.EdgeEdgeTexts)
 	}
 	if m.mentions != nil {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -9792,6 +10465,12 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeEdgeTexts:
+		ids := make([]ent.Value, 0, len(m.edge_texts))
+		for id := range m.edge_texts {
+			ids = append(ids, id)
+		}
+		return ids
 	case extractionversion.EdgeMentions:
 		ids := make([]ent.Value, 0, len(m.mentions))
 		for id := range m.mentions {
@@ -9822,12 +10501,15 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ExtractionVersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.removednodes != nil {
 		edges = append(edges, extractionversion.EdgeNodes)
 	}
 	if m.removededges != nil {
 		edges = append(edges, extractionversion.EdgeEdges)
+	}
+	if m.removededge_texts != nil {
+		edges = append(edges, extractionversion.EdgeEdgeTexts)
 	}
 	if m.removedmentions != nil {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -9857,6 +10539,12 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 	case extractionversion.EdgeEdges:
 		ids := make([]ent.Value, 0, len(m.removededges))
 		for id := range m.removededges {
+			ids = append(ids, id)
+		}
+		return ids
+	case extractionversion.EdgeEdgeTexts:
+		ids := make([]ent.Value, 0, len(m.removededge_texts))
+		for id := range m.removededge_texts {
 			ids = append(ids, id)
 		}
 		return ids
@@ -9890,7 +10578,7 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ExtractionVersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 7)
+	edges := make([]string, 0, 8)
 	if m.clearedextraction {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -9899,6 +10587,9 @@ func (m *ExtractionVersionMutation) ClearedEdges() []string {
 	}
 	if m.clearededges {
 		edges = append(edges, extractionversion.EdgeEdges)
+	}
+	if m.clearededge_texts {
+		edges = append(edges, extractionversion.EdgeEdgeTexts)
 	}
 	if m.clearedmentions {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -9925,6 +10616,8 @@ func (m *ExtractionVersionMutation) EdgeCleared(name string) bool {
 		return m.clearednodes
 	case extractionversion.EdgeEdges:
 		return m.clearededges
+	case extractionversion.EdgeEdgeTexts:
+		return m.clearededge_texts
 	case extractionversion.EdgeMentions:
 		return m.clearedmentions
 	case extractionversion.EdgeOperations:
@@ -9960,6 +10653,9 @@ func (m *ExtractionVersionMutation) ResetEdge(name string) error {
 		return nil
 	case extractionversion.EdgeEdges:
 		m.ResetEdges()
+		return nil
+	case extractionversion.EdgeEdgeTexts:
+		m.ResetEdgeTexts()
 		return nil
 	case extractionversion.EdgeMentions:
 		m.ResetMentions()

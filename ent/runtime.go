@@ -157,12 +157,16 @@ func init() {
 	edgeDescDescription := edgeFields[5].Descriptor()
 	// edge.DefaultDescription holds the default value on creation for the description field.
 	edge.DefaultDescription = edgeDescDescription.Default.(string)
+	// edgeDescDescriptionRef is the schema descriptor for description_ref field.
+	edgeDescDescriptionRef := edgeFields[6].Descriptor()
+	// edge.DefaultDescriptionRef holds the default value on creation for the description_ref field.
+	edge.DefaultDescriptionRef = edgeDescDescriptionRef.Default.(int64)
 	// edgeDescWeight is the schema descriptor for weight field.
-	edgeDescWeight := edgeFields[6].Descriptor()
+	edgeDescWeight := edgeFields[7].Descriptor()
 	// edge.DefaultWeight holds the default value on creation for the weight field.
 	edge.DefaultWeight = edgeDescWeight.Default.(float64)
 	// edgeDescProperties is the schema descriptor for properties field.
-	edgeDescProperties := edgeFields[7].Descriptor()
+	edgeDescProperties := edgeFields[8].Descriptor()
 	// edge.DefaultProperties holds the default value on creation for the properties field.
 	edge.DefaultProperties = edgeDescProperties.Default.(string)
 	entitytypeFields := schema.EntityType{}.Fields()

@@ -22,6 +22,8 @@ type Tx struct {
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
 	Edge *EdgeClient
+	// EdgeText is the client for interacting with the EdgeText builders.
+	EdgeText *EdgeTextClient
 	// Embedding is the client for interacting with the Embedding builders.
 	Embedding *EmbeddingClient
 	// EntityType is the client for interacting with the EntityType builders.
@@ -184,6 +186,7 @@ func (tx *Tx) init() {
 	tx.ChunkRun = NewChunkRunClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Edge = NewEdgeClient(tx.config)
+	tx.EdgeText = NewEdgeTextClient(tx.config)
 	tx.Embedding = NewEmbeddingClient(tx.config)
 	tx.EntityType = NewEntityTypeClient(tx.config)
 	tx.Extraction = NewExtractionClient(tx.config)

@@ -116,10 +116,10 @@ var (
 	}
 	edgesTable = bulkTable{
 		name:     "edges",
-		cols:     []string{"source", "target", "label", "keywords", "description", "weight", "properties"},
-		pgTypes:  []string{"text", "text", "text", "text", "text", "float8", "text"},
+		cols:     []string{"source", "target", "label", "keywords", "description", "description_ref", "weight", "properties"},
+		pgTypes:  []string{"text", "text", "text", "text", "text", "int8", "float8", "text"},
 		conflict: "version_id, source, label, target",
-		update:   []string{"keywords", "description", "weight", "properties"},
+		update:   []string{"keywords", "description", "description_ref", "weight", "properties"},
 	}
 	mentionsTable = bulkTable{
 		name:    "mentions",

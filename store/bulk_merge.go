@@ -75,19 +75,31 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 	if len(edges) == 0 {
 		return out, nil
 	}
-	const cols = `SELECT e.source, e.target, e.label, e.keywords, e.description, e.weight, e.properties FROM `
+	const cols = `SELECT e.source, e.target, e.label, e.keywords, e.description, e.description_ref, e.weight, e.properties FROM `
+	var byRef []*extract.Edge
+	var refs []int64
 	scan := func(rows *sql.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
 			var e extract.Edge
 			var props string
-			if err := rows.Scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &e.Weight, &props); err != nil {
+			var ref int64
+			if err := rows.Scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight, &props); err != nil {
 				return err
 			}
 			e.Properties = decodeProps(props)
 			out[e.Key()] = &e
+			if ref != 0 {
+				byRef, refs = append(byRef, &e), append(refs, ref)
+			}
 		}
 		return rows.Err()
+	}
+	resolve := func() (map[string]*extract.Edge, error) {
+		if err := resolveDescriptions(ctx, b, b.dialect, versionID, byRef, refs, false); err != nil {
+			return nil, fmt.Errorf("load edges: %w", err)
+		}
+		return out, nil
 	}
 	if b.dialect == dialect.Postgres {
 		src, lbl, tgt := make([]string, len(edges)), make([]string, len(edges)), make([]string, len(edges))
@@ -103,7 +115,7 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 		if err := scan(rows); err != nil {
 			return nil, fmt.Errorf("load edges: %w", err)
 		}
-		return out, nil
+		return resolve()
 	}
 	for start := 0; start < len(edges); start += BatchSize {
 		part := edges[start:min(start+BatchSize, len(edges))]
@@ -126,7 +138,7 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 			return nil, fmt.Errorf("load edges: %w", err)
 		}
 	}
-	return out, nil
+	return resolve()
 }
 
 // rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ...; q

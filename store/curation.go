@@ -7,6 +7,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
+	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
@@ -61,6 +62,9 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 		}
 		if _, err := c.Edge.Delete().Where(entedge.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete edges: %w", err)
+		}
+		if _, err := c.EdgeText.Delete().Where(edgetext.VersionID(versionID)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete edge texts: %w", err)
 		}
 		if _, err := c.Node.Delete().Where(node.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete nodes: %w", err)

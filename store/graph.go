@@ -221,8 +221,9 @@ func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract
 	return nil
 }
 
-// upsertEdges writes edges in statements of bulkRows rows. Keys must be
-// unique (see dedupeEdges).
+// upsertEdges writes edges in statements of bulkRows rows, long
+// descriptions once per version (see edgeTextMin). Keys must be unique
+// (see dedupeEdges).
 func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) error {
 	if len(edges) == 0 {
 		return nil
@@ -237,7 +238,11 @@ func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract
 			src[i], tgt[i], lbl[i], kw[i] = e.Source, e.Target, e.Label, e.Keywords
 			descs[i], weights[i], props[i] = e.Description, e.Weight, encodeProps(e.Properties)
 		}
-		if err := edgesTable.exec(ctx, b, versionID, n, columns{src, tgt, lbl, kw, descs, weights, props}); err != nil {
+		refs, hashes, texts := pooledDescriptions(descs)
+		if err := insertEdgeTexts(ctx, b, versionID, hashes, texts); err != nil {
+			return err
+		}
+		if err := edgesTable.exec(ctx, b, versionID, n, columns{src, tgt, lbl, kw, descs, refs, weights, props}); err != nil {
 			return fmt.Errorf("write edges: %w", err)
 		}
 	}
@@ -536,19 +541,29 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
+	var refs []int64
 	err = s.outlineRows(ctx, entedge.Table, versionID, []string{entedge.FieldSource, entedge.FieldTarget,
-		entedge.FieldLabel, entedge.FieldKeywords, entedge.FieldDescription, entedge.FieldWeight, entedge.FieldProperties},
+		entedge.FieldLabel, entedge.FieldKeywords, entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight, entedge.FieldProperties},
 		true, func(scan func(...any) error) error {
 			var e extract.Edge
-			if err := scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &e.Weight, &props); err != nil {
+			var ref int64
+			if err := scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight, &props); err != nil {
 				return err
 			}
 			e.Properties = decodeProps(props)
 			g.Edges = append(g.Edges, e)
+			refs = append(refs, ref)
 			return nil
 		})
 	if err != nil {
 		return g, translate(err, "edges")
+	}
+	ptrs := make([]*extract.Edge, len(g.Edges))
+	for i := range g.Edges {
+		ptrs[i] = &g.Edges[i]
+	}
+	if err := resolveDescriptions(ctx, s.db, s.Dialect, versionID, ptrs, refs, true); err != nil {
+		return g, err
 	}
 	if !withMentions {
 		return g, nil
@@ -583,7 +598,20 @@ func nodeFromEnt(n *ent.Node) extract.Node {
 	return extract.Node{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: decodeProps(n.Properties)}
 }
 
-// edgeFromEnt converts an edge row.
+// edgesFromEnt converts edge rows, with the descriptions they hold by
+// reference.
+func (s *Store) edgesFromEnt(ctx context.Context, versionID int, rows []*ent.Edge) ([]extract.Edge, error) {
+	out := make([]extract.Edge, len(rows))
+	ptrs := make([]*extract.Edge, len(rows))
+	refs := make([]int64, len(rows))
+	for i, r := range rows {
+		out[i], ptrs[i], refs[i] = edgeFromEnt(r), &out[i], r.DescriptionRef
+	}
+	return out, resolveDescriptions(ctx, s.db, s.Dialect, versionID, ptrs, refs, false)
+}
+
+// edgeFromEnt converts an edge row, without a description held by
+// reference (see edgesFromEnt).
 func edgeFromEnt(e *ent.Edge) extract.Edge {
 	return extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: e.Weight, Properties: decodeProps(e.Properties)}

@@ -129,11 +129,7 @@ func (s *Store) NodeEdges(ctx context.Context, versionID int, key string) ([]ext
 	if err != nil {
 		return nil, translate(err, "edges")
 	}
-	out := make([]extract.Edge, len(rows))
-	for i, e := range rows {
-		out[i] = edgeFromEnt(e)
-	}
-	return out, nil
+	return s.edgesFromEnt(ctx, versionID, rows)
 }
 
 // EdgeByKey loads one edge of a version by (source, label, target), with
@@ -144,7 +140,11 @@ func (s *Store) EdgeByKey(ctx context.Context, versionID int, source, label, tar
 	if err != nil {
 		return extract.Edge{}, translate(err, "edge")
 	}
-	e := edgeFromEnt(row)
+	one, err := s.edgesFromEnt(ctx, versionID, []*ent.Edge{row})
+	if err != nil {
+		return extract.Edge{}, err
+	}
+	e := one[0]
 	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKeyNEQ(""), mention.EdgeKey(e.Key())).
 		Order(mention.ByID()).All(ctx)
 	if err != nil {

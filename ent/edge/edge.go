@@ -24,6 +24,8 @@ const (
 	FieldKeywords = "keywords"
 	// FieldDescription holds the string denoting the description field in the database.
 	FieldDescription = "description"
+	// FieldDescriptionRef holds the string denoting the description_ref field in the database.
+	FieldDescriptionRef = "description_ref"
 	// FieldWeight holds the string denoting the weight field in the database.
 	FieldWeight = "weight"
 	// FieldProperties holds the string denoting the properties field in the database.
@@ -50,6 +52,7 @@ var Columns = []string{
 	FieldLabel,
 	FieldKeywords,
 	FieldDescription,
+	FieldDescriptionRef,
 	FieldWeight,
 	FieldProperties,
 }
@@ -75,6 +78,8 @@ var (
 	DefaultKeywords string
 	// DefaultDescription holds the default value on creation for the "description" field.
 	DefaultDescription string
+	// DefaultDescriptionRef holds the default value on creation for the "description_ref" field.
+	DefaultDescriptionRef int64
 	// DefaultWeight holds the default value on creation for the "weight" field.
 	DefaultWeight float64
 	// DefaultProperties holds the default value on creation for the "properties" field.
@@ -117,6 +122,11 @@ func ByKeywords(opts ...sql.OrderTermOption) OrderOption {
 // ByDescription orders the results by the description field.
 func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDescription, opts...).ToFunc()
+}
+
+// ByDescriptionRef orders the results by the description_ref field.
+func ByDescriptionRef(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDescriptionRef, opts...).ToFunc()
 }
 
 // ByWeight orders the results by the weight field.

@@ -78,6 +78,11 @@ func Description(v string) predicate.Edge {
 	return predicate.Edge(sql.FieldEQ(FieldDescription, v))
 }
 
+// DescriptionRef applies equality check predicate on the "description_ref" field. It's identical to DescriptionRefEQ.
+func DescriptionRef(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldEQ(FieldDescriptionRef, v))
+}
+
 // Weight applies equality check predicate on the "weight" field. It's identical to WeightEQ.
 func Weight(v float64) predicate.Edge {
 	return predicate.Edge(sql.FieldEQ(FieldWeight, v))
@@ -431,6 +436,46 @@ func DescriptionEqualFold(v string) predicate.Edge {
 // DescriptionContainsFold applies the ContainsFold predicate on the "description" field.
 func DescriptionContainsFold(v string) predicate.Edge {
 	return predicate.Edge(sql.FieldContainsFold(FieldDescription, v))
+}
+
+// DescriptionRefEQ applies the EQ predicate on the "description_ref" field.
+func DescriptionRefEQ(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldEQ(FieldDescriptionRef, v))
+}
+
+// DescriptionRefNEQ applies the NEQ predicate on the "description_ref" field.
+func DescriptionRefNEQ(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldNEQ(FieldDescriptionRef, v))
+}
+
+// DescriptionRefIn applies the In predicate on the "description_ref" field.
+func DescriptionRefIn(vs ...int64) predicate.Edge {
+	return predicate.Edge(sql.FieldIn(FieldDescriptionRef, vs...))
+}
+
+// DescriptionRefNotIn applies the NotIn predicate on the "description_ref" field.
+func DescriptionRefNotIn(vs ...int64) predicate.Edge {
+	return predicate.Edge(sql.FieldNotIn(FieldDescriptionRef, vs...))
+}
+
+// DescriptionRefGT applies the GT predicate on the "description_ref" field.
+func DescriptionRefGT(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldGT(FieldDescriptionRef, v))
+}
+
+// DescriptionRefGTE applies the GTE predicate on the "description_ref" field.
+func DescriptionRefGTE(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldGTE(FieldDescriptionRef, v))
+}
+
+// DescriptionRefLT applies the LT predicate on the "description_ref" field.
+func DescriptionRefLT(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldLT(FieldDescriptionRef, v))
+}
+
+// DescriptionRefLTE applies the LTE predicate on the "description_ref" field.
+func DescriptionRefLTE(v int64) predicate.Edge {
+	return predicate.Edge(sql.FieldLTE(FieldDescriptionRef, v))
 }
 
 // WeightEQ applies the EQ predicate on the "weight" field.

@@ -93,6 +93,8 @@ const (
 	EdgeNodes = "nodes"
 	// EdgeEdges holds the string denoting the edges edge name in mutations.
 	EdgeEdges = "edges"
+	// EdgeEdgeTexts holds the string denoting the edge_texts edge name in mutations.
+	EdgeEdgeTexts = "edge_texts"
 	// EdgeMentions holds the string denoting the mentions edge name in mutations.
 	EdgeMentions = "mentions"
 	// EdgeOperations holds the string denoting the operations edge name in mutations.
@@ -124,6 +126,13 @@ const (
 	EdgesInverseTable = "edges"
 	// EdgesColumn is the table column denoting the edges relation/edge.
 	EdgesColumn = "version_id"
+	// EdgeTextsTable is the table that holds the edge_texts relation/edge.
+	EdgeTextsTable = "edge_texts"
+	// EdgeTextsInverseTable is the table name for the EdgeText entity.
+	// It exists in this package in order to avoid circular dependency with the "edgetext" package.
+	EdgeTextsInverseTable = "edge_texts"
+	// EdgeTextsColumn is the table column denoting the edge_texts relation/edge.
+	EdgeTextsColumn = "version_id"
 	// MentionsTable is the table that holds the mentions relation/edge.
 	MentionsTable = "mentions"
 	// MentionsInverseTable is the table name for the Mention entity.
@@ -513,6 +522,20 @@ func ByEdges(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByEdgeTextsCount orders the results by edge_texts count.
+func ByEdgeTextsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newEdgeTextsStep(), opts...)
+	}
+}
+
+// ByEdgeTexts orders the results by edge_texts terms.
+func ByEdgeTexts(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newEdgeTextsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByMentionsCount orders the results by mentions count.
 func ByMentionsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -587,6 +610,13 @@ func newEdgesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(EdgesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, EdgesTable, EdgesColumn),
+	)
+}
+func newEdgeTextsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(EdgeTextsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, EdgeTextsTable, EdgeTextsColumn),
 	)
 }
 func newMentionsStep() *sqlgraph.Step {

@@ -1749,6 +1749,29 @@ func HasEdgesWith(preds ...predicate.Edge) predicate.ExtractionVersion {
 	})
 }
 
+// HasEdgeTexts applies the HasEdge predicate on the "edge_texts" edge.
+func HasEdgeTexts() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, EdgeTextsTable, EdgeTextsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasEdgeTextsWith applies the HasEdge predicate on the "edge_texts" edge with a given conditions (other predicates).
+func HasEdgeTextsWith(preds ...predicate.EdgeText) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := newEdgeTextsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasMentions applies the HasEdge predicate on the "mentions" edge.
 func HasMentions() predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(func(s *sql.Selector) {

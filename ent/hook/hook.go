@@ -69,6 +69,18 @@ func (f EdgeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EdgeMutation", m)
 }
 
+// The EdgeTextFunc type is an adapter to allow the use of ordinary
+// function as EdgeText mutator.
+type EdgeTextFunc func(context.Context, *ent.EdgeTextMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f EdgeTextFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.EdgeTextMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.EdgeTextMutation", m)
+}
+
 // The EmbeddingFunc type is an adapter to allow the use of ordinary
 // function as Embedding mutator.
 type EmbeddingFunc func(context.Context, *ent.EmbeddingMutation) (ent.Value, error)

@@ -146,6 +146,7 @@ var (
 		{Name: "label", Type: field.TypeString, Default: ""},
 		{Name: "keywords", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "description_ref", Type: field.TypeInt64, Default: 0},
 		{Name: "weight", Type: field.TypeFloat64, Default: 1},
 		{Name: "properties", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "version_id", Type: field.TypeInt},
@@ -158,7 +159,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "edges_extraction_versions_edges",
-				Columns:    []*schema.Column{EdgesColumns[8]},
+				Columns:    []*schema.Column{EdgesColumns[9]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -167,12 +168,40 @@ var (
 			{
 				Name:    "edge_version_id_source_label_target",
 				Unique:  true,
-				Columns: []*schema.Column{EdgesColumns[8], EdgesColumns[1], EdgesColumns[3], EdgesColumns[2]},
+				Columns: []*schema.Column{EdgesColumns[9], EdgesColumns[1], EdgesColumns[3], EdgesColumns[2]},
 			},
 			{
 				Name:    "edge_version_id_target",
 				Unique:  false,
-				Columns: []*schema.Column{EdgesColumns[8], EdgesColumns[2]},
+				Columns: []*schema.Column{EdgesColumns[9], EdgesColumns[2]},
+			},
+		},
+	}
+	// EdgeTextsColumns holds the columns for the "edge_texts" table.
+	EdgeTextsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "hash", Type: field.TypeInt64},
+		{Name: "text", Type: field.TypeString, Size: 2147483647},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// EdgeTextsTable holds the schema information for the "edge_texts" table.
+	EdgeTextsTable = &schema.Table{
+		Name:       "edge_texts",
+		Columns:    EdgeTextsColumns,
+		PrimaryKey: []*schema.Column{EdgeTextsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "edge_texts_extraction_versions_edge_texts",
+				Columns:    []*schema.Column{EdgeTextsColumns[3]},
+				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "edgetext_version_id_hash",
+				Unique:  true,
+				Columns: []*schema.Column{EdgeTextsColumns[3], EdgeTextsColumns[1]},
 			},
 		},
 	}
@@ -592,6 +621,7 @@ var (
 		ChunkRunsTable,
 		DocumentsTable,
 		EdgesTable,
+		EdgeTextsTable,
 		EmbeddingsTable,
 		EntityTypesTable,
 		ExtractionsTable,
@@ -613,6 +643,7 @@ func init() {
 	ChunkJobsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	ChunkRunsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EdgesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
+	EdgeTextsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EntityTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable
 	ExtractionVersionsTable.ForeignKeys[0].RefTable = ExtractionsTable
 	SchemasTable.Annotation = &entsql.Annotation{

@@ -21,6 +21,9 @@ type Document func(*sql.Selector)
 // Edge is the predicate function for edge builders.
 type Edge func(*sql.Selector)
 
+// EdgeText is the predicate function for edgetext builders.
+type EdgeText func(*sql.Selector)
+
 // Embedding is the predicate function for embedding builders.
 type Embedding func(*sql.Selector)
 

@@ -21,6 +21,9 @@ func (Edge) Fields() []ent.Field {
 		field.String("label").Default(""),
 		field.Text("keywords").Default(""),
 		field.Text("description").Default(""),
+		// description_ref, when not 0, names the version's EdgeText that is
+		// the description (description is then empty).
+		field.Int64("description_ref").Default(0),
 		field.Float("weight").Default(1),
 		field.Text("properties").Default(""),
 	}
