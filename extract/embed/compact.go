@@ -22,13 +22,17 @@ import (
 // int8 with a scale per vector, tried first, swapped near ties in 60 of
 // the 200.
 //
-// Layout: a format byte ('d' dense, 's' sparse, 'p' palette), the
-// dimensions (uint32), a scale (float32, 1 for now) by which every value
-// is multiplied, then the values: n float16 (dense); a uint32 count and
-// count (uint16 index, float16 value) pairs (sparse); or a uvarint count,
-// a uvarint palette size (1 to 256) and the palette's float16 values, then
-// per component that is not zero a uvarint gap (its index minus the
-// previous one's, minus one) and a palette byte (palette). Sparse and
+// Layout: a format byte ('d' dense, 's' sparse, 'p' palette, 'q' small
+// palette), the dimensions (uint32), a scale (float32, 1 for now) by which
+// every value is multiplied, then the values: n float16 (dense); a uint32
+// count and count (uint16 index, float16 value) pairs (sparse); or a
+// uvarint count, a uvarint palette size and the palette's float16 values,
+// then per component that is not zero its gap (its index minus the
+// previous one's, minus one) and its palette index: a uvarint and a byte
+// (palette, up to 256 values), or one byte, the gap in the high nibble
+// and the index in the low one, with a uvarint of the gap past 15 after
+// it when the nibble is 15 (small palette, up to 16 values: a name's or a
+// sentence's hashed vector, whose gaps are mostly under 15). Sparse and
 // palette take up to 65,536 dimensions. Zero bytes pad the total to 4k+2
 // bytes, a length Encode's float32 form (4k bytes) never has, so Decode
 // reads both.
@@ -36,8 +40,10 @@ const (
 	compactDense   = 'd'
 	compactSparse  = 's'
 	compactPalette = 'p'
-	compactRem     = 2
-	compactHeader  = 9
+	// compactPalette16 is the palette form of 16 values at most.
+	compactPalette16 = 'q'
+	compactRem       = 2
+	compactHeader    = 9
 )
 
 // EncodeCompact packs a vector in the compact form (see above).
@@ -99,6 +105,10 @@ func encodePalette(v []float32, nz int) []byte {
 	}
 	b := make([]byte, compactHeader, compactHeader+2*len(palette)+3*nz+16)
 	b[0] = compactPalette
+	small := len(palette) <= 16
+	if small {
+		b[0] = compactPalette16
+	}
 	b = binary.AppendUvarint(b, uint64(nz))
 	b = binary.AppendUvarint(b, uint64(len(palette)))
 	for _, h := range palette {
@@ -106,19 +116,32 @@ func encodePalette(v []float32, nz int) []byte {
 	}
 	prev := -1
 	for i, x := range v {
-		if h := toHalf(x); h != 0 {
-			b = binary.AppendUvarint(b, uint64(i-prev-1))
-			b = append(b, code[h])
-			prev = i
+		h := toHalf(x)
+		if h == 0 {
+			continue
 		}
+		gap := uint64(i - prev - 1)
+		prev = i
+		if small {
+			// The gap in the high nibble (15: the rest follows as a
+			// uvarint), the value's palette index in the low one.
+			b = append(b, byte(min(gap, 15))<<4|code[h])
+			if gap >= 15 {
+				b = binary.AppendUvarint(b, gap-15)
+			}
+			continue
+		}
+		b = binary.AppendUvarint(b, gap)
+		b = append(b, code[h])
 	}
 	return b
 }
 
-// decodePalette unpacks the palette form's body into n components.
-func decodePalette(body []byte, n int, scale float32) ([]float32, bool) {
+// decodePalette unpacks the palette form's body into n components (small:
+// the form of 16 values at most).
+func decodePalette(body []byte, n int, scale float32, small bool) ([]float32, bool) {
 	nz, k := binary.Uvarint(body)
-	if k <= 0 || n > 1<<16 || nz > uint64(n) || uint64(len(body)) < 2*nz {
+	if k <= 0 || n > 1<<16 || nz > uint64(n) || uint64(len(body)) < nz {
 		return nil, false
 	}
 	body = body[k:]
@@ -135,17 +158,33 @@ func decodePalette(body []byte, n int, scale float32) ([]float32, bool) {
 	v := make([]float32, n)
 	i := -1
 	for range nz {
-		gap, k := binary.Uvarint(body)
-		if k <= 0 || len(body) < k+1 || gap >= uint64(n-i-1) {
+		var gap uint64
+		var c byte
+		if small {
+			if len(body) == 0 {
+				return nil, false
+			}
+			gap, c, body = uint64(body[0]>>4), body[0]&15, body[1:]
+			if gap == 15 {
+				more, k := binary.Uvarint(body)
+				if k <= 0 {
+					return nil, false
+				}
+				gap, body = gap+more, body[k:]
+			}
+		} else {
+			var k int
+			gap, k = binary.Uvarint(body)
+			if k <= 0 || len(body) < k+1 {
+				return nil, false
+			}
+			c, body = body[k], body[k+1:]
+		}
+		if gap >= uint64(n-i-1) || int(c) >= len(palette) {
 			return nil, false
 		}
 		i += int(gap) + 1
-		c := body[k]
-		if int(c) >= len(palette) {
-			return nil, false
-		}
 		v[i] = palette[c]
-		body = body[k+1:]
 	}
 	if len(body) > 3 {
 		return nil, false
@@ -174,8 +213,8 @@ func decodeCompact(b []byte) ([]float32, error) {
 			v[i] = fromHalf(binary.LittleEndian.Uint16(body[2*i:])) * scale
 		}
 		return v, nil
-	case compactPalette:
-		if v, ok := decodePalette(body, n, scale); ok {
+	case compactPalette, compactPalette16:
+		if v, ok := decodePalette(body, n, scale, b[0] == compactPalette16); ok {
 			return v, nil
 		}
 		return bad()

@@ -11,6 +11,12 @@ import (
 	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
+// longText is a paragraph whose hashed vector holds more than 16 values.
+var longText = strings.Repeat("Marley was dead: to begin with. There is no doubt whatever about that. ", 3) +
+	strings.Repeat("Scrooge signed it. ", 9) + strings.Repeat("Old Marley was as dead as a door-nail. ", 5) +
+	"The register of his burial was signed by the clergyman, the clerk, the undertaker, and the chief mourner. " +
+	strings.Repeat("Mind! ", 17) + strings.Repeat("counting-house ", 23) + strings.Repeat("humbug ", 31)
+
 func TestCompactRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	dense := make([]float32, 768)
@@ -21,6 +27,7 @@ func TestCompactRoundTrip(t *testing.T) {
 	for name, v := range map[string][]float32{
 		"dense":  dense,
 		"sparse": Offline{}.Vector("Bank of England"),
+		"long":   Offline{}.Vector(longText),
 		"zero":   make([]float32, 1024),
 		"empty":  {},
 		"short":  {0.5, -0.25, 1},
@@ -68,10 +75,14 @@ func TestCompactRoundTrip(t *testing.T) {
 	if n := len(EncodeCompact(Offline{}.Vector("Bank of England"))); n > 100 {
 		t.Fatalf("a name takes %d bytes", n)
 	}
-	// The hashed embedder's vectors take the palette form; a sentence
+	// The hashed embedder's vectors take a palette form (a sentence's
+	// few values the small one, a long text's the other); a sentence
 	// encoder's (values all distinct) stay dense.
-	if b := EncodeCompact(Offline{}.Vector("The Bank of England is the central bank of the United Kingdom.")); b[0] != compactPalette {
+	if b := EncodeCompact(Offline{}.Vector("The Bank of England is the central bank of the United Kingdom.")); b[0] != compactPalette16 {
 		t.Fatalf("a sentence's hashed vector is stored as %q", b[0])
+	}
+	if b := EncodeCompact(Offline{}.Vector(longText)); b[0] != compactPalette {
+		t.Fatalf("a long text's hashed vector is stored as %q", b[0])
 	}
 	if b := EncodeCompact(dense); b[0] != compactDense {
 		t.Fatalf("a dense vector is stored as %q", b[0])
