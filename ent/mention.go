@@ -33,6 +33,8 @@ type Mention struct {
 	End int `json:"end,omitempty"`
 	// Text holds the value of the "text" field.
 	Text string `json:"text,omitempty"`
+	// EdgeRef holds the value of the "edge_ref" field.
+	EdgeRef int64 `json:"edge_ref,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the MentionQuery when eager-loading is set.
 	Edges        MentionEdges `json:"edges"`
@@ -64,7 +66,7 @@ func (*Mention) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case mention.FieldID, mention.FieldVersionID, mention.FieldDocumentID, mention.FieldChunkIndex, mention.FieldStart, mention.FieldEnd:
+		case mention.FieldID, mention.FieldVersionID, mention.FieldDocumentID, mention.FieldChunkIndex, mention.FieldStart, mention.FieldEnd, mention.FieldEdgeRef:
 			values[i] = new(sql.NullInt64)
 		case mention.FieldNodeKey, mention.FieldEdgeKey, mention.FieldText:
 			values[i] = new(sql.NullString)
@@ -137,6 +139,12 @@ func (_m *Mention) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Text = value.String
 			}
+		case mention.FieldEdgeRef:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field edge_ref", values[i])
+			} else if value.Valid {
+				_m.EdgeRef = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -201,6 +209,9 @@ func (_m *Mention) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("text=")
 	builder.WriteString(_m.Text)
+	builder.WriteString(", ")
+	builder.WriteString("edge_ref=")
+	builder.WriteString(fmt.Sprintf("%v", _m.EdgeRef))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -94,6 +94,20 @@ func (_c *MentionCreate) SetNillableText(v *string) *MentionCreate {
 	return _c
 }
 
+// SetEdgeRef sets the "edge_ref" field.
+func (_c *MentionCreate) SetEdgeRef(v int64) *MentionCreate {
+	_c.mutation.SetEdgeRef(v)
+	return _c
+}
+
+// SetNillableEdgeRef sets the "edge_ref" field if the given value is not nil.
+func (_c *MentionCreate) SetNillableEdgeRef(v *int64) *MentionCreate {
+	if v != nil {
+		_c.SetEdgeRef(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *MentionCreate) SetVersion(v *ExtractionVersion) *MentionCreate {
 	return _c.SetVersionID(v.ID)
@@ -146,6 +160,10 @@ func (_c *MentionCreate) defaults() {
 		v := mention.DefaultText
 		_c.mutation.SetText(v)
 	}
+	if _, ok := _c.mutation.EdgeRef(); !ok {
+		v := mention.DefaultEdgeRef
+		_c.mutation.SetEdgeRef(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -173,6 +191,9 @@ func (_c *MentionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Text(); !ok {
 		return &ValidationError{Name: "text", err: errors.New(`ent: missing required field "Mention.text"`)}
+	}
+	if _, ok := _c.mutation.EdgeRef(); !ok {
+		return &ValidationError{Name: "edge_ref", err: errors.New(`ent: missing required field "Mention.edge_ref"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Mention.version"`)}
@@ -231,6 +252,10 @@ func (_c *MentionCreate) createSpec() (*Mention, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Text(); ok {
 		_spec.SetField(mention.FieldText, field.TypeString, value)
 		_node.Text = value
+	}
+	if value, ok := _c.mutation.EdgeRef(); ok {
+		_spec.SetField(mention.FieldEdgeRef, field.TypeInt64, value)
+		_node.EdgeRef = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -409,6 +434,24 @@ func (u *MentionUpsert) UpdateText() *MentionUpsert {
 	return u
 }
 
+// SetEdgeRef sets the "edge_ref" field.
+func (u *MentionUpsert) SetEdgeRef(v int64) *MentionUpsert {
+	u.Set(mention.FieldEdgeRef, v)
+	return u
+}
+
+// UpdateEdgeRef sets the "edge_ref" field to the value that was provided on create.
+func (u *MentionUpsert) UpdateEdgeRef() *MentionUpsert {
+	u.SetExcluded(mention.FieldEdgeRef)
+	return u
+}
+
+// AddEdgeRef adds v to the "edge_ref" field.
+func (u *MentionUpsert) AddEdgeRef(v int64) *MentionUpsert {
+	u.Add(mention.FieldEdgeRef, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -577,6 +620,27 @@ func (u *MentionUpsertOne) SetText(v string) *MentionUpsertOne {
 func (u *MentionUpsertOne) UpdateText() *MentionUpsertOne {
 	return u.Update(func(s *MentionUpsert) {
 		s.UpdateText()
+	})
+}
+
+// SetEdgeRef sets the "edge_ref" field.
+func (u *MentionUpsertOne) SetEdgeRef(v int64) *MentionUpsertOne {
+	return u.Update(func(s *MentionUpsert) {
+		s.SetEdgeRef(v)
+	})
+}
+
+// AddEdgeRef adds v to the "edge_ref" field.
+func (u *MentionUpsertOne) AddEdgeRef(v int64) *MentionUpsertOne {
+	return u.Update(func(s *MentionUpsert) {
+		s.AddEdgeRef(v)
+	})
+}
+
+// UpdateEdgeRef sets the "edge_ref" field to the value that was provided on create.
+func (u *MentionUpsertOne) UpdateEdgeRef() *MentionUpsertOne {
+	return u.Update(func(s *MentionUpsert) {
+		s.UpdateEdgeRef()
 	})
 }
 
@@ -914,6 +978,27 @@ func (u *MentionUpsertBulk) SetText(v string) *MentionUpsertBulk {
 func (u *MentionUpsertBulk) UpdateText() *MentionUpsertBulk {
 	return u.Update(func(s *MentionUpsert) {
 		s.UpdateText()
+	})
+}
+
+// SetEdgeRef sets the "edge_ref" field.
+func (u *MentionUpsertBulk) SetEdgeRef(v int64) *MentionUpsertBulk {
+	return u.Update(func(s *MentionUpsert) {
+		s.SetEdgeRef(v)
+	})
+}
+
+// AddEdgeRef adds v to the "edge_ref" field.
+func (u *MentionUpsertBulk) AddEdgeRef(v int64) *MentionUpsertBulk {
+	return u.Update(func(s *MentionUpsert) {
+		s.AddEdgeRef(v)
+	})
+}
+
+// UpdateEdgeRef sets the "edge_ref" field to the value that was provided on create.
+func (u *MentionUpsertBulk) UpdateEdgeRef() *MentionUpsertBulk {
+	return u.Update(func(s *MentionUpsert) {
+		s.UpdateEdgeRef()
 	})
 }
 

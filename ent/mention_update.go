@@ -153,6 +153,27 @@ func (_u *MentionUpdate) SetNillableText(v *string) *MentionUpdate {
 	return _u
 }
 
+// SetEdgeRef sets the "edge_ref" field.
+func (_u *MentionUpdate) SetEdgeRef(v int64) *MentionUpdate {
+	_u.mutation.ResetEdgeRef()
+	_u.mutation.SetEdgeRef(v)
+	return _u
+}
+
+// SetNillableEdgeRef sets the "edge_ref" field if the given value is not nil.
+func (_u *MentionUpdate) SetNillableEdgeRef(v *int64) *MentionUpdate {
+	if v != nil {
+		_u.SetEdgeRef(*v)
+	}
+	return _u
+}
+
+// AddEdgeRef adds value to the "edge_ref" field.
+func (_u *MentionUpdate) AddEdgeRef(v int64) *MentionUpdate {
+	_u.mutation.AddEdgeRef(v)
+	return _u
+}
+
 // Mutation returns the MentionMutation object of the builder.
 func (_u *MentionUpdate) Mutation() *MentionMutation {
 	return _u.mutation
@@ -237,6 +258,12 @@ func (_u *MentionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Text(); ok {
 		_spec.SetField(mention.FieldText, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EdgeRef(); ok {
+		_spec.SetField(mention.FieldEdgeRef, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedEdgeRef(); ok {
+		_spec.AddField(mention.FieldEdgeRef, field.TypeInt64, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -384,6 +411,27 @@ func (_u *MentionUpdateOne) SetNillableText(v *string) *MentionUpdateOne {
 	return _u
 }
 
+// SetEdgeRef sets the "edge_ref" field.
+func (_u *MentionUpdateOne) SetEdgeRef(v int64) *MentionUpdateOne {
+	_u.mutation.ResetEdgeRef()
+	_u.mutation.SetEdgeRef(v)
+	return _u
+}
+
+// SetNillableEdgeRef sets the "edge_ref" field if the given value is not nil.
+func (_u *MentionUpdateOne) SetNillableEdgeRef(v *int64) *MentionUpdateOne {
+	if v != nil {
+		_u.SetEdgeRef(*v)
+	}
+	return _u
+}
+
+// AddEdgeRef adds value to the "edge_ref" field.
+func (_u *MentionUpdateOne) AddEdgeRef(v int64) *MentionUpdateOne {
+	_u.mutation.AddEdgeRef(v)
+	return _u
+}
+
 // Mutation returns the MentionMutation object of the builder.
 func (_u *MentionUpdateOne) Mutation() *MentionMutation {
 	return _u.mutation
@@ -498,6 +546,12 @@ func (_u *MentionUpdateOne) sqlSave(ctx context.Context) (_node *Mention, err er
 	}
 	if value, ok := _u.mutation.Text(); ok {
 		_spec.SetField(mention.FieldText, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EdgeRef(); ok {
+		_spec.SetField(mention.FieldEdgeRef, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedEdgeRef(); ok {
+		_spec.AddField(mention.FieldEdgeRef, field.TypeInt64, value)
 	}
 	_node = &Mention{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -12185,6 +12185,8 @@ type MentionMutation struct {
 	end            *int
 	addend         *int
 	text           *string
+	edge_ref       *int64
+	addedge_ref    *int64
 	clearedFields  map[string]struct{}
 	version        *int
 	clearedversion bool
@@ -12659,6 +12661,62 @@ func (m *MentionMutation) ResetText() {
 	m.text = nil
 }
 
+// SetEdgeRef sets the "edge_ref" field.
+func (m *MentionMutation) SetEdgeRef(i int64) {
+	m.edge_ref = &i
+	m.addedge_ref = nil
+}
+
+// EdgeRef returns the value of the "edge_ref" field in the mutation.
+func (m *MentionMutation) EdgeRef() (r int64, exists bool) {
+	v := m.edge_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEdgeRef returns the old "edge_ref" field's value of the Mention entity.
+// If the Mention object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MentionMutation) OldEdgeRef(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEdgeRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEdgeRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEdgeRef: %w", err)
+	}
+	return oldValue.EdgeRef, nil
+}
+
+// AddEdgeRef adds i to the "edge_ref" field.
+func (m *MentionMutation) AddEdgeRef(i int64) {
+	if m.addedge_ref != nil {
+		*m.addedge_ref += i
+	} else {
+		m.addedge_ref = &i
+	}
+}
+
+// AddedEdgeRef returns the value that was added to the "edge_ref" field in this mutation.
+func (m *MentionMutation) AddedEdgeRef() (r int64, exists bool) {
+	v := m.addedge_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEdgeRef resets all changes to the "edge_ref" field.
+func (m *MentionMutation) ResetEdgeRef() {
+	m.edge_ref = nil
+	m.addedge_ref = nil
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *MentionMutation) ClearVersion() {
 	m.clearedversion = true
@@ -12720,7 +12778,7 @@ func (m *MentionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MentionMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.version != nil {
 		fields = append(fields, mention.FieldVersionID)
 	}
@@ -12744,6 +12802,9 @@ func (m *MentionMutation) Fields() []string {
 	}
 	if m.text != nil {
 		fields = append(fields, mention.FieldText)
+	}
+	if m.edge_ref != nil {
+		fields = append(fields, mention.FieldEdgeRef)
 	}
 	return fields
 }
@@ -12769,6 +12830,8 @@ func (m *MentionMutation) Field(name string) (ent.Value, bool) {
 		return m.End()
 	case mention.FieldText:
 		return m.Text()
+	case mention.FieldEdgeRef:
+		return m.EdgeRef()
 	}
 	return nil, false
 }
@@ -12794,6 +12857,8 @@ func (m *MentionMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldEnd(ctx)
 	case mention.FieldText:
 		return m.OldText(ctx)
+	case mention.FieldEdgeRef:
+		return m.OldEdgeRef(ctx)
 	}
 	return nil, fmt.Errorf("unknown Mention field %s", name)
 }
@@ -12859,6 +12924,13 @@ func (m *MentionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetText(v)
 		return nil
+	case mention.FieldEdgeRef:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEdgeRef(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Mention field %s", name)
 }
@@ -12879,6 +12951,9 @@ func (m *MentionMutation) AddedFields() []string {
 	if m.addend != nil {
 		fields = append(fields, mention.FieldEnd)
 	}
+	if m.addedge_ref != nil {
+		fields = append(fields, mention.FieldEdgeRef)
+	}
 	return fields
 }
 
@@ -12895,6 +12970,8 @@ func (m *MentionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedStart()
 	case mention.FieldEnd:
 		return m.AddedEnd()
+	case mention.FieldEdgeRef:
+		return m.AddedEdgeRef()
 	}
 	return nil, false
 }
@@ -12931,6 +13008,13 @@ func (m *MentionMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddEnd(v)
+		return nil
+	case mention.FieldEdgeRef:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEdgeRef(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Mention numeric field %s", name)
@@ -12982,6 +13066,9 @@ func (m *MentionMutation) ResetField(name string) error {
 		return nil
 	case mention.FieldText:
 		m.ResetText()
+		return nil
+	case mention.FieldEdgeRef:
+		m.ResetEdgeRef()
 		return nil
 	}
 	return fmt.Errorf("unknown Mention field %s", name)

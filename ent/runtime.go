@@ -393,6 +393,10 @@ func init() {
 	mentionDescText := mentionFields[7].Descriptor()
 	// mention.DefaultText holds the default value on creation for the text field.
 	mention.DefaultText = mentionDescText.Default.(string)
+	// mentionDescEdgeRef is the schema descriptor for edge_ref field.
+	mentionDescEdgeRef := mentionFields[8].Descriptor()
+	// mention.DefaultEdgeRef holds the default value on creation for the edge_ref field.
+	mention.DefaultEdgeRef = mentionDescEdgeRef.Default.(int64)
 	nodeFields := schema.Node{}.Fields()
 	_ = nodeFields
 	// nodeDescKey is the schema descriptor for key field.

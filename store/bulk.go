@@ -123,8 +123,8 @@ var (
 	}
 	mentionsTable = bulkTable{
 		name:    "mentions",
-		cols:    []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text"},
-		pgTypes: []string{"text", "text", "int8", "int8", "int8", "int8", "text"},
+		cols:    []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text", "edge_ref"},
+		pgTypes: []string{"text", "text", "int8", "int8", "int8", "int8", "text", "int8"},
 		// No conflict target: mentions have no unique index (see
 		// insertMentions).
 	}

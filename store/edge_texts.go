@@ -102,26 +102,39 @@ func edgeTexts(ctx context.Context, q execQuerier, dia string, versionID int, re
 		return rows.Err()
 	}
 	var err error
-	switch {
-	case refs == nil:
+	if refs == nil {
 		err = read(`SELECT hash, text FROM edge_texts WHERE version_id = ?`, versionID)
-	case dia == dialect.Postgres:
-		err = read(`SELECT hash, text FROM edge_texts WHERE version_id = ? AND hash = ANY(?::int8[])`, versionID, refs)
-	default:
-		for start := 0; start < len(refs) && err == nil; start += BatchSize {
-			part := refs[start:min(start+BatchSize, len(refs))]
-			args := make([]any, 0, padded(len(part))+1)
-			args = append(args, versionID)
-			for i := range padded(len(part)) {
-				args = append(args, part[min(i, len(part)-1)])
-			}
-			err = read(`SELECT hash, text FROM edge_texts WHERE version_id = ? AND hash `+inList(len(args)-1), args...)
-		}
+	} else {
+		err = forInts(refs, dia, func(in string, args []any) error {
+			return read(`SELECT hash, text FROM edge_texts WHERE version_id = ? AND hash `+in, append([]any{versionID}, args...)...)
+		})
 	}
 	if err != nil {
 		return nil, translate(err, "edge texts")
 	}
 	return out, nil
+}
+
+// forInts is forKeys for numbers: fn gets "= ANY(?::int8[])" with the
+// list on PostgreSQL, "IN (?,...)" with padded parts of it on SQLite.
+func forInts(list []int64, dia string, fn func(in string, args []any) error) error {
+	if len(list) == 0 {
+		return nil
+	}
+	if dia == dialect.Postgres {
+		return fn("= ANY(?::int8[])", []any{list})
+	}
+	for start := 0; start < len(list); start += BatchSize {
+		part := list[start:min(start+BatchSize, len(list))]
+		args := make([]any, padded(len(part)))
+		for i := range args {
+			args[i] = part[min(i, len(part)-1)]
+		}
+		if err := fn(inList(len(args)), args); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resolveDescriptions fills in the descriptions of edges stored by

@@ -330,8 +330,14 @@ type mentionBatch struct {
 func (m *mentionBatch) len() int { return len(m.nodeKeys) }
 
 func (m *mentionBatch) slice(from, to int) columns {
+	refs := make([]int64, to-from)
+	for i, k := range m.edgeKeys[from:to] {
+		if k != "" {
+			refs[i] = textRef(k)
+		}
+	}
 	return columns{m.nodeKeys[from:to], m.edgeKeys[from:to], m.docs[from:to], m.chunks[from:to],
-		m.starts[from:to], m.ends[from:to], m.texts[from:to]}
+		m.starts[from:to], m.ends[from:to], m.texts[from:to], refs}
 }
 
 // mentionRows lists the mentions of a graph's nodes and edges, each
@@ -453,38 +459,41 @@ func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentio
 		doc, chunk, start, end int64
 	}
 	stored := map[ident]bool{}
-	for _, col := range []string{"node_key", "edge_key"} {
-		keys := ms.nodeKeys
-		if col == "edge_key" {
-			keys = ms.edgeKeys
+	read := func(in string, args []any, cond string) error {
+		rows, err := queryOn(ctx, b, rebind(b.dialect, `SELECT node_key, edge_key, document_id, chunk_index, "start", "end" FROM mentions `+
+			`WHERE version_id = ? AND `+cond+` `+in), append([]any{versionID}, args...)...)
+		if err != nil {
+			return err
 		}
-		uniq := map[string]bool{}
-		var list []string
-		for _, k := range keys {
-			if k != "" && !uniq[k] {
-				uniq[k] = true
-				list = append(list, k)
-			}
-		}
-		err := forKeys(list, b.dialect, func(in string, args []any) error {
-			rows, err := queryOn(ctx, b, rebind(b.dialect, `SELECT node_key, edge_key, document_id, chunk_index, "start", "end" FROM mentions `+
-				`WHERE version_id = ? AND `+col+` <> '' AND `+col+` `+in), append([]any{versionID}, args...)...)
-			if err != nil {
+		defer rows.Close()
+		for rows.Next() {
+			var id ident
+			if err := rows.Scan(&id.node, &id.edge, &id.doc, &id.chunk, &id.start, &id.end); err != nil {
 				return err
 			}
-			defer rows.Close()
-			for rows.Next() {
-				var id ident
-				if err := rows.Scan(&id.node, &id.edge, &id.doc, &id.chunk, &id.start, &id.end); err != nil {
-					return err
-				}
-				stored[id] = true
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read stored mentions: %w", err)
+			stored[id] = true
 		}
+		return rows.Err()
+	}
+	nodes, edges := map[string]bool{}, map[int64]bool{}
+	var nodeKeys []string
+	var edgeRefs []int64
+	for r := range ms.len() {
+		if k := ms.nodeKeys[r]; k != "" && !nodes[k] {
+			nodes[k] = true
+			nodeKeys = append(nodeKeys, k)
+		}
+		if k := ms.edgeKeys[r]; k != "" && !edges[textRef(k)] {
+			edges[textRef(k)] = true
+			edgeRefs = append(edgeRefs, textRef(k))
+		}
+	}
+	err := forKeys(nodeKeys, b.dialect, func(in string, args []any) error { return read(in, args, "node_key <> '' AND node_key") })
+	if err == nil {
+		err = forInts(edgeRefs, b.dialect, func(in string, args []any) error { return read(in, args, "edge_ref <> 0 AND edge_ref") })
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read stored mentions: %w", err)
 	}
 	if len(stored) == 0 {
 		return ms, nil

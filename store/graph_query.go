@@ -145,7 +145,7 @@ func (s *Store) EdgeByKey(ctx context.Context, versionID int, source, label, tar
 		return extract.Edge{}, err
 	}
 	e := one[0]
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeKeyNEQ(""), mention.EdgeKey(e.Key())).
+	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeRefNEQ(0), mention.EdgeRef(textRef(e.Key())), mention.EdgeKey(e.Key())).
 		Order(mention.ByID()).All(ctx)
 	if err != nil {
 		return e, translate(err, "mentions")

@@ -118,10 +118,8 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err := raceRetry(ctx, func() error { return s.client.Schema.Create(ctx) }); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "migrate database")
 	}
-	// Mentions were unique on every column; the index repeated the table
-	// (as large again) and is replaced by indexes by node and edge key.
-	if _, err := s.db.ExecContext(ctx, `DROP INDEX IF EXISTS mention_version_id_node_key_edg_11dba4d91f5ce375603ed24fbd019e2c`); err != nil {
-		return extract.Wrap(extract.KindUnavailable, err, "migrate database: drop the old mentions index")
+	if err := s.migrateMentions(ctx); err != nil {
+		return extract.Wrap(extract.KindUnavailable, err, "migrate database: mentions")
 	}
 	return s.backfillDegrees(ctx)
 }

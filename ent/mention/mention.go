@@ -28,6 +28,8 @@ const (
 	FieldEnd = "end"
 	// FieldText holds the string denoting the text field in the database.
 	FieldText = "text"
+	// FieldEdgeRef holds the string denoting the edge_ref field in the database.
+	FieldEdgeRef = "edge_ref"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the mention in the database.
@@ -52,6 +54,7 @@ var Columns = []string{
 	FieldStart,
 	FieldEnd,
 	FieldText,
+	FieldEdgeRef,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -71,6 +74,8 @@ var (
 	DefaultEdgeKey string
 	// DefaultText holds the default value on creation for the "text" field.
 	DefaultText string
+	// DefaultEdgeRef holds the default value on creation for the "edge_ref" field.
+	DefaultEdgeRef int64
 )
 
 // OrderOption defines the ordering options for the Mention queries.
@@ -119,6 +124,11 @@ func ByEnd(opts ...sql.OrderTermOption) OrderOption {
 // ByText orders the results by the text field.
 func ByText(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldText, opts...).ToFunc()
+}
+
+// ByEdgeRef orders the results by the edge_ref field.
+func ByEdgeRef(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEdgeRef, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

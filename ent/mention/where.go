@@ -93,6 +93,11 @@ func Text(v string) predicate.Mention {
 	return predicate.Mention(sql.FieldEQ(FieldText, v))
 }
 
+// EdgeRef applies equality check predicate on the "edge_ref" field. It's identical to EdgeRefEQ.
+func EdgeRef(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldEQ(FieldEdgeRef, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Mention {
 	return predicate.Mention(sql.FieldEQ(FieldVersionID, v))
@@ -466,6 +471,46 @@ func TextEqualFold(v string) predicate.Mention {
 // TextContainsFold applies the ContainsFold predicate on the "text" field.
 func TextContainsFold(v string) predicate.Mention {
 	return predicate.Mention(sql.FieldContainsFold(FieldText, v))
+}
+
+// EdgeRefEQ applies the EQ predicate on the "edge_ref" field.
+func EdgeRefEQ(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldEQ(FieldEdgeRef, v))
+}
+
+// EdgeRefNEQ applies the NEQ predicate on the "edge_ref" field.
+func EdgeRefNEQ(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldNEQ(FieldEdgeRef, v))
+}
+
+// EdgeRefIn applies the In predicate on the "edge_ref" field.
+func EdgeRefIn(vs ...int64) predicate.Mention {
+	return predicate.Mention(sql.FieldIn(FieldEdgeRef, vs...))
+}
+
+// EdgeRefNotIn applies the NotIn predicate on the "edge_ref" field.
+func EdgeRefNotIn(vs ...int64) predicate.Mention {
+	return predicate.Mention(sql.FieldNotIn(FieldEdgeRef, vs...))
+}
+
+// EdgeRefGT applies the GT predicate on the "edge_ref" field.
+func EdgeRefGT(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldGT(FieldEdgeRef, v))
+}
+
+// EdgeRefGTE applies the GTE predicate on the "edge_ref" field.
+func EdgeRefGTE(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldGTE(FieldEdgeRef, v))
+}
+
+// EdgeRefLT applies the LT predicate on the "edge_ref" field.
+func EdgeRefLT(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldLT(FieldEdgeRef, v))
+}
+
+// EdgeRefLTE applies the LTE predicate on the "edge_ref" field.
+func EdgeRefLTE(v int64) predicate.Mention {
+	return predicate.Mention(sql.FieldLTE(FieldEdgeRef, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

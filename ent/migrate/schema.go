@@ -381,6 +381,7 @@ var (
 		{Name: "start", Type: field.TypeInt},
 		{Name: "end", Type: field.TypeInt},
 		{Name: "text", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "edge_ref", Type: field.TypeInt64, Default: 0},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// MentionsTable holds the schema information for the "mentions" table.
@@ -391,7 +392,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "mentions_extraction_versions_mentions",
-				Columns:    []*schema.Column{MentionsColumns[8]},
+				Columns:    []*schema.Column{MentionsColumns[9]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -400,23 +401,23 @@ var (
 			{
 				Name:    "mention_version_id_node_key",
 				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[1]},
+				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[1]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "node_key <> ''",
 				},
 			},
 			{
-				Name:    "mention_version_id_edge_key",
+				Name:    "mention_version_id_edge_ref",
 				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[2]},
+				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[8]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "edge_key <> ''",
+					Where: "edge_ref <> 0",
 				},
 			},
 			{
 				Name:    "mention_version_id_document_id_chunk_index",
 				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[8], MentionsColumns[3], MentionsColumns[4]},
+				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[3], MentionsColumns[4]},
 			},
 		},
 	}

@@ -24,6 +24,10 @@ func (Mention) Fields() []ent.Field {
 		field.Int("start"),
 		field.Int("end"),
 		field.Text("text").Default(""),
+		// edge_ref is a hash of edge_key (0 for a node's mention): an
+		// edge's mentions are found by it through an index of 8-byte
+		// numbers rather than of its key, some 40 bytes.
+		field.Int64("edge_ref").Default(0),
 	}
 }
 
@@ -42,7 +46,7 @@ func (Mention) Indexes() []ent.Index {
 		// No unique index: the writers never store a mention twice (a
 		// chunk is merged once; other writes skip the mentions stored).
 		index.Fields("version_id", "node_key").Annotations(entsql.IndexWhere("node_key <> ''")),
-		index.Fields("version_id", "edge_key").Annotations(entsql.IndexWhere("edge_key <> ''")),
+		index.Fields("version_id", "edge_ref").Annotations(entsql.IndexWhere("edge_ref <> 0")),
 		index.Fields("version_id", "document_id", "chunk_index"),
 	}
 }
