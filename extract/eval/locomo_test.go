@@ -13,10 +13,11 @@ import (
 // locomoFiles are the LoCoMo conversations of the shared data.
 var locomoFiles = []string{"locomo10_conv26.json", "locomo10_conv30.json"}
 
-// checkLoCoMo checks the retrieval goal on one conversation: naive and mix
-// find the evidence turn in the top 10 at least as often as BM25 over the
-// same chunks, mix more than the LightRAG modes, local at least half the
-// time, and every mode finds some.
+// checkLoCoMo checks the retrieval goal on one conversation: mix finds
+// the evidence turn in the top 10 at least 0.05 more often than BM25 over
+// the same chunks and naive at least as often, mix more often than the
+// graph modes (local, global, hybrid), local at least half the time, and
+// every mode finds some.
 func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
 	tb.Helper()
 	rep, err := LoCoMo(context.Background(), testdata.Read(tb, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
@@ -28,17 +29,18 @@ func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
 		tb.Fatalf("only %d questions with evidence", rep.Questions)
 	}
 	bm := rep.Recall[BM25Baseline]
-	for _, m := range []string{query.ModeNaive, query.ModeMix} {
-		if rep.Recall[m] < bm {
-			tb.Errorf("%s recall %.3f < BM25 %.3f", m, rep.Recall[m], bm)
-		}
+	if rep.Recall[query.ModeNaive] < bm {
+		tb.Errorf("naive recall %.3f < BM25 %.3f", rep.Recall[query.ModeNaive], bm)
+	}
+	if mix := rep.Recall[query.ModeMix]; mix < bm+0.05 {
+		tb.Errorf("mix recall %.3f < BM25 %.3f + 0.05", mix, bm)
 	}
 	// The topics of the offline memory graph link most turns to an entity.
 	if rep.Recall[query.ModeLocal] < 0.5 {
 		tb.Errorf("local recall %.3f < 0.5", rep.Recall[query.ModeLocal])
 	}
 	for _, m := range query.Modes {
-		if m != query.ModePPR && rep.Recall[m] > rep.Recall[query.ModeMix] {
+		if (m == query.ModeLocal || m == query.ModeGlobal || m == query.ModeHybrid) && rep.Recall[m] > rep.Recall[query.ModeMix] {
 			tb.Errorf("%s recall %.3f beats mix %.3f", m, rep.Recall[m], rep.Recall[query.ModeMix])
 		}
 		if rep.Found[m] == 0 {

@@ -127,6 +127,9 @@ type Corpus struct {
 	pos    map[extract.ChunkRef]int
 	bm25   *BM25
 	lex    *lexIndex
+	// beside holds, for each chunk, the positions of the chunks before
+	// and after it in its document (-1 for none).
+	beside [][2]int32
 
 	walkOnce sync.Once
 	walk     *walkGraph
@@ -142,5 +145,15 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 		pos[r] = i
 		texts[i] = chunks[r].Text
 	}
-	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g)}
+	beside := make([][2]int32, len(refs))
+	for i, r := range refs {
+		beside[i] = [2]int32{-1, -1}
+		if p, ok := pos[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.Index - 1}]; ok {
+			beside[i][0] = int32(p)
+		}
+		if p, ok := pos[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.Index + 1}]; ok {
+			beside[i][1] = int32(p)
+		}
+	}
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g), beside: beside}
 }
