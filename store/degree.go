@@ -162,17 +162,23 @@ func refreshWritten(ctx context.Context, q execQuerier, dia string, versionID in
 // forKeys calls fn with an IN (or = ANY) test and its arguments for keys,
 // in batches of BatchSize on SQLite and all at once on PostgreSQL.
 func forKeys(keys []string, dia string, fn func(in string, args []any) error) error {
-	if len(keys) == 0 {
+	return forList(keys, dia, "text", fn)
+}
+
+// forList is forKeys for a list of any type; pgType is its PostgreSQL
+// element type.
+func forList[T any](list []T, dia, pgType string, fn func(in string, args []any) error) error {
+	if len(list) == 0 {
 		return nil
 	}
 	if dia == dialect.Postgres {
-		return fn("= ANY(?::text[])", []any{keys})
+		return fn("= ANY(?::"+pgType+"[])", []any{list})
 	}
-	for start := 0; start < len(keys); start += BatchSize {
-		part := keys[start:min(start+BatchSize, len(keys))]
-		// The list is padded with its last key to a size of a few
+	for start := 0; start < len(list); start += BatchSize {
+		part := list[start:min(start+BatchSize, len(list))]
+		// The list is padded with its last value to a size of a few
 		// (powers of two), so that the statements are few and prepared
-		// once (a key twice in an IN list changes nothing).
+		// once (a value twice in an IN list changes nothing).
 		args := make([]any, padded(len(part)))
 		for i := range args {
 			args[i] = part[min(i, len(part)-1)]

@@ -6,8 +6,6 @@ import (
 	"hash/fnv"
 	"strconv"
 
-	"entgo.io/ent/dialect"
-
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -105,7 +103,7 @@ func edgeTexts(ctx context.Context, q execQuerier, dia string, versionID int, re
 	if refs == nil {
 		err = read(`SELECT hash, text FROM edge_texts WHERE version_id = ?`, versionID)
 	} else {
-		err = forInts(refs, dia, func(in string, args []any) error {
+		err = forList(refs, dia, "int8", func(in string, args []any) error {
 			return read(`SELECT hash, text FROM edge_texts WHERE version_id = ? AND hash `+in, append([]any{versionID}, args...)...)
 		})
 	}
@@ -113,28 +111,6 @@ func edgeTexts(ctx context.Context, q execQuerier, dia string, versionID int, re
 		return nil, translate(err, "edge texts")
 	}
 	return out, nil
-}
-
-// forInts is forKeys for numbers: fn gets "= ANY(?::int8[])" with the
-// list on PostgreSQL, "IN (?,...)" with padded parts of it on SQLite.
-func forInts(list []int64, dia string, fn func(in string, args []any) error) error {
-	if len(list) == 0 {
-		return nil
-	}
-	if dia == dialect.Postgres {
-		return fn("= ANY(?::int8[])", []any{list})
-	}
-	for start := 0; start < len(list); start += BatchSize {
-		part := list[start:min(start+BatchSize, len(list))]
-		args := make([]any, padded(len(part)))
-		for i := range args {
-			args[i] = part[min(i, len(part)-1)]
-		}
-		if err := fn(inList(len(args)), args); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // resolveDescriptions fills in the descriptions of edges stored by

@@ -490,7 +490,7 @@ func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentio
 	}
 	err := forKeys(nodeKeys, b.dialect, func(in string, args []any) error { return read(in, args, "node_key <> '' AND node_key") })
 	if err == nil {
-		err = forInts(edgeRefs, b.dialect, func(in string, args []any) error { return read(in, args, "edge_ref <> 0 AND edge_ref") })
+		err = forList(edgeRefs, b.dialect, "int8", func(in string, args []any) error { return read(in, args, "edge_ref <> 0 AND edge_ref") })
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read stored mentions: %w", err)
