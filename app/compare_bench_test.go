@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"runtime"
 	"testing"
@@ -145,27 +143,5 @@ func BenchmarkCompare(b *testing.B) {
 // it at cleanup.
 func testPostgres(tb testing.TB) store.Options {
 	tb.Helper()
-	admin := os.Getenv("KGSTUDIO_TEST_POSTGRES_URL")
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	name := fmt.Sprintf("kgstudio_app_%016x", rand.Uint64())
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		tb.Fatalf("create test database: %v", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	tb.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-			db.Close()
-		}
-	})
-	return store.Options{URL: u.String()}
+	return store.Options{URL: testdata.PostgresDB(tb, "app")}
 }

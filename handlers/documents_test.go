@@ -4,9 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"github.com/kgstudio/kgstudio/extract"
@@ -214,27 +211,8 @@ func TestDocuments_APIPartialUpload(t *testing.T) {
 func documentsApps(t *testing.T) map[string]*testApp {
 	t.Helper()
 	all := map[string]store.Options{"SQLite": {DataDir: t.TempDir()}}
-	if admin := testdata.PostgresURL(t); admin != "" {
-		db, err := sql.Open("pgx", admin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := make([]byte, 6)
-		_, _ = rand.Read(b)
-		name := "kgstudio_docs_" + hex.EncodeToString(b)
-		if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-			t.Fatalf("create test database: %v", err)
-		}
-		t.Cleanup(func() {
-			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-			db.Close()
-		})
-		u, err := url.Parse(admin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Path = "/" + name
-		all["PostgreSQL"] = store.Options{URL: u.String()}
+	if u := testdata.PostgresDB(t, "docs"); u != "" {
+		all["PostgreSQL"] = store.Options{URL: u}
 	}
 	apps := map[string]*testApp{}
 	for name, opts := range all {

@@ -2,10 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,31 +56,7 @@ func sqliteDB(tb testing.TB) store.Options {
 // options that open it and drops it at cleanup.
 func postgresDB(tb testing.TB) store.Options {
 	tb.Helper()
-	admin := os.Getenv("KGSTUDIO_TEST_POSTGRES_URL")
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "kgstudio_test_" + hex.EncodeToString(b)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		tb.Fatalf("create test database: %v", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	tb.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-			db.Close()
-		}
-	})
-	return store.Options{URL: u.String()}
+	return store.Options{URL: testdata.PostgresDB(tb, "test")}
 }
 
 func forEachDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {

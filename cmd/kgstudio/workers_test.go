@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,34 +30,11 @@ import (
 // at cleanup; it skips without KGSTUDIO_TEST_POSTGRES_URL.
 func pgDatabase(tb testing.TB) string {
 	tb.Helper()
-	admin := testdata.PostgresURL(tb)
-	if admin == "" {
+	u := testdata.PostgresDB(tb, "workers")
+	if u == "" {
 		tb.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the worker tests")
 	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "kgstudio_workers_" + hex.EncodeToString(b)
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		tb.Fatalf("create test database: %v", err)
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	tb.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-			db.Close()
-		}
-	})
-	return u.String()
+	return u
 }
 
 // personText is a text of n chunks of chunkSize, chunk k naming persons k
