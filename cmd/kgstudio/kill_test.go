@@ -47,7 +47,9 @@ func freeAddr(t *testing.T) string {
 func startServer(t *testing.T, bin, data, addr string) *exec.Cmd {
 	t.Helper()
 	var logs bytes.Buffer
-	cmd := exec.Command(bin, "serve", "--data", data, "--addr", addr, "--no-sample", "--log-level", "warn")
+	// Short job timeout and rescue delay: a killed server's jobs go to
+	// the next one after River's rescue interval plus 3 s, not 25.
+	cmd := exec.Command(bin, "serve", "--data", data, "--addr", addr, "--no-sample", "--log-level", "warn", "--job-timeout", "2s", "--rescue-after", "3s")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.Env = append(os.Environ(), "DATABASE_URL=")
 	if err := cmd.Start(); err != nil {
