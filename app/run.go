@@ -173,6 +173,9 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 	}
 	err := a.run(ctx, v, progress)
 	if err == nil {
+		err = a.checkReadable(ctx, v.ID)
+	}
+	if err == nil {
 		// Injection of the reference graph the run names (app/inject.go).
 		err = a.inject(ctx, v)
 	}
@@ -206,6 +209,21 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 	}
 	if err != nil {
 		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+	}
+	return nil
+}
+
+// checkReadable fails a run that made nothing because no model answer
+// could be read (every answer failed to parse): an empty graph is then
+// not a result but a failure, with its reason. A run that made something
+// keeps its graph; its failures are counted on the version.
+func (a *App) checkReadable(ctx context.Context, id int) error {
+	cur, err := a.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	if cur.Nodes == 0 && cur.Edges == 0 && cur.ParseFailures > 0 {
+		return extract.Errorf(extract.KindInvalid, "no model answer could be read: %d failed to parse and nothing was extracted (the version's failures show the answers)", cur.ParseFailures)
 	}
 	return nil
 }

@@ -116,7 +116,11 @@ func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed)
+		unread := ""
+		if v.ParseFailures > 0 {
+			unread = fmt.Sprintf("; %d model answers could not be read (kgstudio version show %s lists them)", v.ParseFailures, v.Label())
+		}
+		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s%s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed, unread)
 	}
 	if errors.Is(runErr, app.ErrInterrupted) {
 		return fmt.Errorf("interrupted: %s stays %s with %d of %d chunks done; workers (kgstudio worker, kgstudio serve) finish it, or kgstudio version cancel %s stops it",

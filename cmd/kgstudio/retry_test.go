@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -35,9 +36,17 @@ func TestRetry_CLI(t *testing.T) {
 		return r
 	}
 
-	first := decode(mustCLI(t, data, "extract", "--json", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc))
-	if first.Version != 1 || first.ParseFailures == 0 || first.Nodes != 0 {
-		t.Fatalf("first run %+v, want garbage: parse failures and no nodes", first)
+	// Nothing could be read: the run fails, with the reason and a last
+	// line saying how many answers could not be read, rather than end done
+	// with an empty graph.
+	line, err := runCLI(t, data, "extract", "--name", "m", "--strategy", "tuple", "--provider", "openai", "--max-gleaning", "0", doc)
+	if err == nil || !strings.Contains(err.Error(), "no model answer could be read") || !strings.Contains(line, "failed: 0 nodes") ||
+		!strings.Contains(line, "1 model answers could not be read") {
+		t.Fatalf("a run whose every answer failed to parse: %q, error %v", line, err)
+	}
+	first := decode(mustCLI(t, data, "version", "show", "m@1", "--json"))
+	if first.Version != 1 || first.Status != "failed" || first.ParseFailures == 0 || first.Nodes != 0 {
+		t.Fatalf("first run %+v, want garbage: failed, parse failures and no nodes", first)
 	}
 	before := srv.Count()
 	second := decode(mustCLI(t, data, "retry", "m@1", "--json"))
