@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -113,6 +114,13 @@ func (c Config) Validate() error {
 	}
 	if c.Embedder != "" && !slices.Contains(Embedders, c.Embedder) {
 		return Errorf(KindInvalid, "unknown embedder %q (use %s)", c.Embedder, orList(Embedders))
+	}
+	// Prompt templates come from requests: each is checked before a run
+	// is accepted (ParsePromptTemplate).
+	for _, k := range slices.Sorted(maps.Keys(c.Prompts)) {
+		if _, err := ParsePromptTemplate(k, c.Prompts[k]); err != nil {
+			return err
+		}
 	}
 	if err := inRange("chunk size", c.ChunkSize, MinChunkSize, MaxChunkSize); err != nil {
 		return err

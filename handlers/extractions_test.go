@@ -238,6 +238,8 @@ func TestExtractions_API(t *testing.T) {
 		`{"name":"x","document_ids":[1],"colour":"red"}`: `unknown field "colour"`,
 		`{"name":"x","chunk_size":"big"}`:                "chunk_size",
 		`{"name":"x",`:                                   "not valid JSON",
+		// A prompt template that would build a 6 GB prompt per chunk.
+		`{"name":"x","strategy":"tuple","document_ids":[1],"prompts":{"tuple_user":"{{range 6000}}{{printf \"%1000000d\" 1}}{{end}}"}}`: "prompt tuple_user is refused",
 	} {
 		code, out := post(body)
 		if msg, _ := out["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, want) {

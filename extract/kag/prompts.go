@@ -2,7 +2,6 @@ package kag
 
 import (
 	"embed"
-	"strings"
 	"text/template"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -75,12 +74,12 @@ func parsePrompts(overrides map[string]string) (prompts, error) {
 	p := prompts{}
 	sample := PromptData{Types: []TypeView{{Name: "T"}}, Text: "x", Entities: "[]", Relations: []string{"a"}}
 	for k, text := range src {
-		t, err := template.New(k).Option("missingkey=error").Parse(text)
+		t, err := extract.ParsePromptTemplate(k, text)
 		if err != nil {
-			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not parse", k)
+			return nil, err
 		}
-		if err := t.Execute(&strings.Builder{}, sample); err != nil {
-			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", k)
+		if _, err := extract.RenderPrompt(t, sample); err != nil {
+			return nil, err
 		}
 		p[k] = t
 	}
@@ -88,10 +87,5 @@ func parsePrompts(overrides map[string]string) (prompts, error) {
 }
 
 func (p prompts) render(step, lang string, d PromptData) (string, error) {
-	t := p[PromptKey(step, lang)]
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return "", extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", PromptKey(step, lang))
-	}
-	return b.String(), nil
+	return extract.RenderPrompt(p[PromptKey(step, lang)], d)
 }

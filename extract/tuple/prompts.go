@@ -83,9 +83,9 @@ func ParsePrompts(overrides map[string]string) (*Prompts, error) {
 	}
 	p := &Prompts{t: map[string]*template.Template{}}
 	for k, text := range src {
-		t, err := template.New(k).Option("missingkey=error").Parse(text)
+		t, err := extract.ParsePromptTemplate(k, text)
 		if err != nil {
-			return nil, extract.Wrap(extract.KindInvalid, err, "prompt %s does not parse", k)
+			return nil, err
 		}
 		p.t[k] = t
 	}
@@ -113,9 +113,5 @@ func (p *Prompts) Render(key string, data PromptData) (string, error) {
 		}
 		data.Examples = strings.TrimSpace(ex)
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
-		return "", extract.Wrap(extract.KindInvalid, err, "prompt %s does not render", key)
-	}
-	return b.String(), nil
+	return extract.RenderPrompt(t, data)
 }
