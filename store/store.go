@@ -81,7 +81,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
+	if err := ping(pctx, db, dia); err != nil {
 		db.Close()
 		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(rootCause(err).Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
 	}
@@ -130,11 +130,19 @@ func (s *Store) Migrate(ctx context.Context) error {
 func raceRetry(ctx context.Context, migrate func() error) error {
 	var err error
 	for range 8 {
-		if err = migrate(); err == nil || !strings.Contains(err.Error(), "already exists") || ctx.Err() != nil {
+		if err = migrate(); err == nil || !lostRace(err) || ctx.Err() != nil {
 			return err
 		}
 	}
 	return err
+}
+
+// lostRace says a migration failed because another process made the same
+// change first: a table or index that already exists, or River's record
+// of a migration step that the other process wrote.
+func lostRace(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "UNIQUE constraint failed: river_migration")
 }
 
 // Close releases the prepared statements and the database.
@@ -189,8 +197,29 @@ func resolve(opts Options) (driver, dsn, dia string, err error) {
 	}
 }
 
+// ping checks the connection. On SQLite a connection's first statements
+// switch the file to WAL, which fails at once (no busy wait) while another
+// process creates the file's tables: the ping is tried again until ctx
+// ends.
+func ping(ctx context.Context, db *sql.DB, dia string) error {
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || dia != dialect.SQLite || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sqliteDSN is the DSN of a SQLite file. The busy timeout comes first: the
+// pragmas run in order when a connection opens, and switching a new file to
+// WAL while another process creates its tables must wait, not fail.
 func sqliteDSN(path string) string {
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
 func describe(opts Options, dsn string) string {
