@@ -240,12 +240,19 @@ func CypherString(s string) string {
 // CypherName backquotes a label, relationship type or property name, with
 // backticks doubled. Backquoted names have no other escapes, so control
 // characters (line breaks, tabs, NUL) become spaces, keeping one statement
-// per line; invalid UTF-8 becomes U+FFFD.
+// per line, and backslashes underscores (see below); invalid UTF-8
+// becomes U+FFFD.
 func CypherName(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == 0x2028 || r == 0x2029 {
+		switch {
+		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
 			return ' '
+		case r == '\\':
+			// Neo4j reads a \uXXXX escape in a quoted name before it parses
+			// the query (\u0060 would end the name), and a backslash cannot
+			// be escaped there: it becomes an underscore.
+			return '_'
 		}
 		return r
 	}, s)
