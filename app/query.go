@@ -3,9 +3,11 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/store"
@@ -214,8 +216,20 @@ func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw Que
 			res.Embedder = se.Fallback().Model()
 		}
 	}
-	out, err := qc.corpus.Search(ctx, emb, query.Request{Question: in.Question, Mode: in.Mode,
-		High: kw.High, Low: kw.Low, TopK: in.TopK})
+	// A GET spends nothing: a provider's vectors of the question are
+	// taken from the embedding cache (a question asked before) or the
+	// search goes without vectors.
+	paid := qc.stats != nil && (qc.stats.Embedder == extract.EmbedderGemini || qc.stats.Embedder == extract.EmbedderOpenAI)
+	if in.RetrievalOnly && paid && emb != nil {
+		emb = embed.CacheOnly(emb, a.store)
+	}
+	req := query.Request{Question: in.Question, Mode: in.Mode, High: kw.High, Low: kw.Low, TopK: in.TopK}
+	out, err := qc.corpus.Search(ctx, emb, req)
+	if errors.Is(err, embed.ErrNotCached) {
+		out, err = qc.corpus.Search(ctx, nil, req)
+		res.Embedder = ""
+		res.Note = strings.TrimSpace(res.Note + " Ranked without vectors: the question was never embedded, and a GET makes no paid embedding call (ask with a POST to rank by meaning too).")
+	}
 	if err != nil {
 		return out, err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"math"
 	"sync"
 
@@ -130,6 +131,42 @@ func (c *cached) Embed(ctx context.Context, texts []string) ([][]float32, extrac
 		out[i] = have[h]
 	}
 	return out, use, nil
+}
+
+// ErrNotCached is CacheOnly's error for a text its store does not hold.
+var ErrNotCached = errors.New("not in the embedding cache")
+
+// CacheOnly wraps e so texts are answered from store only: one the model
+// embedded before is served, any other fails with ErrNotCached. Nothing
+// reaches the provider (a GET must not spend money).
+func CacheOnly(e extract.Embedder, store Store) extract.Embedder {
+	return cacheOnly{Embedder: e, store: store}
+}
+
+type cacheOnly struct {
+	extract.Embedder
+	store Store
+}
+
+// Embed implements extract.Embedder.
+func (c cacheOnly) Embed(ctx context.Context, texts []string) ([][]float32, extract.EmbedUsage, error) {
+	hashes := make([]string, len(texts))
+	for i, t := range texts {
+		hashes[i] = TextHash(t)
+	}
+	have, err := c.store.GetVectors(ctx, c.Model(), hashes)
+	if err != nil {
+		return nil, extract.EmbedUsage{}, extract.Wrap(extract.KindOf(err), err, "read embedding cache")
+	}
+	out := make([][]float32, len(texts))
+	for i, h := range hashes {
+		v, ok := have[h]
+		if !ok {
+			return nil, extract.EmbedUsage{}, ErrNotCached
+		}
+		out[i] = v
+	}
+	return out, extract.EmbedUsage{Cached: len(texts)}, nil
 }
 
 // Encode packs a vector as little-endian float32 bytes (the database

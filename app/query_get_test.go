@@ -1,0 +1,95 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
+)
+
+// A retrieval-only query (a GET) on a version vectorized by a provider
+// makes no embedding call: 25 of them make none; it ranks without
+// vectors until the question has been embedded by a POST, and with the
+// cached vector after.
+func TestQuery_GetSpendsNothing(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		var req struct{ Input []string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		var data []map[string]any
+		for i, in := range req.Input {
+			data = append(data, map[string]any{"index": i, "embedding": embed.Offline{}.Vector(in)[:64]})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "usage": map[string]int{"prompt_tokens": len(req.Input)}})
+	}))
+	defer srv.Close()
+	a := sqliteApp(t, Providers{OpenAIBaseURL: srv.URL + "/v1", OpenAIEmbedModel: "local-embed"}, nil)
+	ctx := context.Background()
+	cfg := extract.DefaultConfig()
+	cfg.Embedder = extract.EmbedderOpenAI
+	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadDocument("marley.txt", []byte("Marley was dead: to begin with. Scrooge signed the register of his burial. "+
+		"Scrooge and Marley were partners for many years. Scrooge was his sole executor and his sole friend."), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err = a.Store().AddDocument(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "emb", Config: cfg, DocumentIDs: []int{d.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, v, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = a.Store().Version(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	after := calls.Load()
+	if after == 0 {
+		t.Fatal("the run embedded nothing")
+	}
+	get := QueryInput{Question: "Who was Scrooge's partner?", Provider: "none", Mode: "mix", RetrievalOnly: true}
+	for range 25 {
+		res, err := a.Query(ctx, v, get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Chunks) == 0 || res.Embedder != "" || !strings.Contains(res.Note, "without vectors") {
+			t.Fatalf("GET: %d chunks, embedder %q, note %q", len(res.Chunks), res.Embedder, res.Note)
+		}
+	}
+	if n := calls.Load() - after; n != 0 {
+		t.Fatalf("25 GETs made %d embedding calls", n)
+	}
+	post := get
+	post.RetrievalOnly = false
+	if res, err := a.Query(ctx, v, post); err != nil || res.Embedder != "local-embed" {
+		t.Fatalf("POST: embedder %q, %v", res.Embedder, err)
+	}
+	if calls.Load() == after {
+		t.Fatal("the POST embedded nothing")
+	}
+	paid := calls.Load()
+	res, err := a.Query(ctx, v, get)
+	if err != nil || res.Embedder != "local-embed" || calls.Load() != paid {
+		t.Fatalf("GET after the POST: embedder %q, %d more calls, %v", res.Embedder, calls.Load()-paid, err)
+	}
+}
