@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -36,9 +38,25 @@ func (h *Handler) page(c echo.Context, nav, title string, content templ.Componen
 	return render(c, http.StatusOK, web.Layout(p, content))
 }
 
+// Bounds of what a redirect echoes: the target (a node key to focus can
+// be as long as a request allows) and the one-time message (which may
+// quote user values) in its cookie, which browsers drop past 4 KB.
+const (
+	maxRedirectURL = 2048
+	maxFlashBytes  = 1024
+)
+
 // redirectFlash redirects with a one-time message shown on the next page.
+// A target longer than maxRedirectURL goes without its query (the page
+// without its focus); a message is clipped to maxFlashBytes.
 func redirectFlash(c echo.Context, to, msg string, bad bool) error {
-	v := flashEncode(msg)
+	if len(to) > maxRedirectURL {
+		to, _, _ = strings.Cut(to, "?")
+		if len(to) > maxRedirectURL {
+			to = "/"
+		}
+	}
+	v := flashEncode(extract.Clip(msg, maxFlashBytes))
 	if bad {
 		v = "!" + v
 	}
