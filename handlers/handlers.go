@@ -33,9 +33,10 @@ type Handler struct {
 	log    *slog.Logger
 	assets *static.Assets
 	cfg    Config
+	signIn *signIn
 }
 
 // New builds the handler set over the application.
 func New(a *app.App, log *slog.Logger, cfg Config) *Handler {
-	return &Handler{app: a, store: a.Store(), log: log, assets: static.New("/static"), cfg: cfg}
+	return &Handler{app: a, store: a.Store(), log: log, assets: static.New("/static"), cfg: cfg, signIn: newSignIn()}
 }

@@ -1,13 +1,12 @@
 package handlers
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -145,30 +144,39 @@ func crossSiteAllowed(r *http.Request, publicHost string) bool {
 	return strings.EqualFold(u.Host, r.Host) || (publicHost != "" && strings.EqualFold(u.Host, publicHost))
 }
 
-// sessionValue is what the session cookie holds: a keyed hash of the token,
-// so the cookie never carries the token itself.
-func sessionValue(token string) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("kgstudio session v1"))
-	return hex.EncodeToString(m.Sum(nil))
-}
-
 // equalSecret compares two secrets in constant time.
 func equalSecret(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// authenticated reports whether a request carries the token, as a bearer
-// header or as the login form's cookie.
+// authenticated reports whether a request carries the token as a bearer
+// header, or the cookie of a live session (a random id the login form
+// set; signing out revokes it). A wrong bearer token counts against its
+// sender's address, as a wrong sign-in does.
 func (h *Handler) authenticated(r *http.Request) bool {
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, tok, ok := strings.Cut(auth, " ")
-		return ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token)
+		if ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token) {
+			return true
+		}
+		h.signIn.failed(clientAddr(r))
+		return false
 	}
 	if ck, err := r.Cookie(sessionCookie); err == nil {
-		return equalSecret(ck.Value, sessionValue(h.cfg.Token))
+		return h.signIn.valid(ck.Value)
 	}
 	return false
+}
+
+// tooMany answers 429 to a sender of wrong tokens while it must wait.
+func (h *Handler) tooMany(c echo.Context) (bool, error) {
+	wait := h.signIn.wait(clientAddr(c.Request()))
+	if wait <= 0 {
+		return false, nil
+	}
+	secs := int(wait.Seconds()) + 1
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return true, echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf("too many wrong tokens from this address: try again in %d s", secs))
 }
 
 // requireToken lets a request through when no token is configured, when it
@@ -178,7 +186,15 @@ func (h *Handler) authenticated(r *http.Request) bool {
 func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p := c.Request().URL.Path
-		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" || h.authenticated(c.Request()) {
+		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" {
+			return next(c)
+		}
+		if c.Request().Header.Get("Authorization") != "" {
+			if slow, err := h.tooMany(c); slow {
+				return err
+			}
+		}
+		if h.authenticated(c.Request()) {
 			return next(c)
 		}
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kgstudio"`)
@@ -204,16 +220,24 @@ func (h *Handler) login(c echo.Context) error {
 	if h.cfg.Token == "" {
 		return c.Redirect(http.StatusSeeOther, back)
 	}
+	if slow, err := h.tooMany(c); slow {
+		return err
+	}
 	if !equalSecret(c.FormValue("token"), h.cfg.Token) {
+		h.signIn.failed(clientAddr(c.Request()))
 		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(back, "That token is not right."))
 	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: sessionValue(h.cfg.Token), Path: "/",
+	h.signIn.succeeded(clientAddr(c.Request()))
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: h.signIn.newSession(), Path: "/",
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https:")})
 	return c.Redirect(http.StatusSeeOther, back)
 }
 
-// logout clears the session cookie.
+// logout ends the session and clears its cookie.
 func (h *Handler) logout(c echo.Context) error {
+	if ck, err := c.Request().Cookie(sessionCookie); err == nil {
+		h.signIn.revoke(ck.Value)
+	}
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return c.Redirect(http.StatusSeeOther, "/")
 }

@@ -193,8 +193,13 @@ func loopbackAddr(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// MinTokenLen is the shortest token a server reachable from other
+// machines accepts: guessing it must not be a matter of minutes.
+const MinTokenLen = 16
+
 // checkServe checks the settings only serve uses: a server reachable from
-// other machines needs a token, and a public URL must be absolute.
+// other machines needs a token of MinTokenLen characters or more, and a
+// public URL must be absolute.
 func (c Config) checkServe() error {
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
@@ -205,6 +210,10 @@ func (c Config) checkServe() error {
 	if !loopbackAddr(c.Addr) && c.Token == "" {
 		return fmt.Errorf("serve: %s is reachable from other machines, so a token is required: set KGSTUDIO_TOKEN "+
 			"(clients then send Authorization: Bearer <token>; browsers sign in), or listen on 127.0.0.1", c.Addr)
+	}
+	if !loopbackAddr(c.Addr) && len(c.Token) < MinTokenLen {
+		return fmt.Errorf("serve: %s is reachable from other machines, so KGSTUDIO_TOKEN must be at least %d characters (it has %d): "+
+			"make one with `openssl rand -hex 16`, or listen on 127.0.0.1", c.Addr, MinTokenLen, len(c.Token))
 	}
 	return nil
 }

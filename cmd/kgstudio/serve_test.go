@@ -11,7 +11,8 @@ import (
 )
 
 // serve on an address other machines can reach refuses to start without
-// KGSTUDIO_TOKEN, and with one answers the API only with the token.
+// KGSTUDIO_TOKEN or with one under 16 characters, and with one answers the
+// API only with the token.
 func TestServe_TokenBeyondLoopback(t *testing.T) {
 	t.Setenv("KGSTUDIO_TOKEN", "")
 	_, stderr, err := cli(t, "serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-sample")
@@ -22,7 +23,14 @@ func TestServe_TokenBeyondLoopback(t *testing.T) {
 		t.Fatal("a public URL without a scheme was accepted")
 	}
 
-	const token = "tok-0123456789"
+	// A short token is refused beyond loopback (KGSTUDIO_TOKEN=1 was
+	// accepted), and still serves on loopback.
+	t.Setenv("KGSTUDIO_TOKEN", "1")
+	if _, _, err := cli(t, "serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-sample"); err == nil || !strings.Contains(err.Error(), "at least 16 characters") {
+		t.Fatalf("serve on 0.0.0.0 with a 1-character token: err %v", err)
+	}
+
+	const token = "tok-0123456789abcdef"
 	t.Setenv("KGSTUDIO_TOKEN", token)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
