@@ -42,6 +42,9 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 		}
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "request canceled"
+	case store.IsDiskFull(err):
+		status, msg = http.StatusInsufficientStorage, "the server's disk is full: nothing was saved; free some space (or delete versions) and try again"
+		h.log.Error("disk full", slog_group(c), "error", err)
 	case extract.KindOf(err) == extract.KindInternal && store.IsUnavailable(err):
 		status, msg = http.StatusServiceUnavailable, "the database is unavailable; try again shortly"
 		h.log.Warn("database unavailable", slog_group(c), "error", err)

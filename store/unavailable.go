@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -35,4 +36,23 @@ func IsUnavailable(err error) bool {
 	// or "locked" when another process holds the file.
 	return strings.Contains(msg, "sql: database is closed") || strings.Contains(msg, "database is locked") ||
 		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "conn closed")
+}
+
+// IsDiskFull reports whether err says the database's disk is full: SQLite's
+// SQLITE_FULL, PostgreSQL's class 53100 (disk_full), or the system's
+// ENOSPC. The server says so, rather than "internal error".
+func IsDiskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "53100" {
+		return true
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_FULL") || strings.Contains(msg, "database or disk is full") ||
+		strings.Contains(msg, "no space left on device")
 }
