@@ -24,6 +24,20 @@ type CSVFile struct {
 // maxZipBytes bounds what ReadCSVZip unpacks.
 const maxZipBytes = 1 << 30
 
+// A zip may unpack to at most maxZipRatio times its own size (at least
+// minZipLimit, at most maxZipBytes): CSV compresses five to fifteen times,
+// and a zip bomb (102 KB that unpack to 3.5 GiB) is refused once it has
+// unpacked past the limit, not after.
+const (
+	maxZipRatio = 64
+	minZipLimit = 16 << 20
+)
+
+// zipLimit is how many bytes a zip of n bytes may unpack to.
+func zipLimit(n int) int64 {
+	return min(max(int64(n)*maxZipRatio, minZipLimit), maxZipBytes)
+}
+
 // IsZip reports whether data starts like a zip archive.
 func IsZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
 
@@ -35,22 +49,31 @@ func ReadCSVZip(data []byte) (extract.Graph, error) {
 		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a zip archive")
 	}
 	var files []CSVFile
-	total := int64(0)
+	total, limit := int64(0), zipLimit(len(data))
+	tooBig := func(name string) error {
+		return extract.Errorf(extract.KindInvalid, "%s: the zip unpacks to more than %d bytes (at most %d times its %d bytes, and %d in all)",
+			name, limit, maxZipRatio, len(data), int64(maxZipBytes))
+	}
 	for _, f := range zr.File {
 		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".csv") || strings.HasPrefix(path.Base(f.Name), ".") {
 			continue
+		}
+		// The size the archive declares is checked first; what it holds
+		// is then read no further than the limit, whatever it declared.
+		if f.UncompressedSize64 > uint64(limit-total) {
+			return extract.Graph{}, tooBig(f.Name)
 		}
 		rc, err := f.Open()
 		if err != nil {
 			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
 		}
-		b, err := io.ReadAll(io.LimitReader(rc, maxZipBytes-total+1))
+		b, err := io.ReadAll(io.LimitReader(rc, limit-total+1))
 		rc.Close()
+		if total += int64(len(b)); total > limit {
+			return extract.Graph{}, tooBig(f.Name)
+		}
 		if err != nil {
 			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
-		}
-		if total += int64(len(b)); total > maxZipBytes {
-			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "the zip unpacks to more than %d bytes", maxZipBytes)
 		}
 		files = append(files, CSVFile{Name: f.Name, Data: b})
 	}

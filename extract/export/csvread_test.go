@@ -3,6 +3,8 @@ package export
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -305,5 +307,43 @@ func TestReadCSV_Tabs(t *testing.T) {
 	}
 	if len(g.Nodes) != 2 || g.Nodes[0].Name != "Ada, Countess of Lovelace" || len(g.Edges) != 1 || g.Edges[0].Label != "KNEW" {
 		t.Errorf("%+v", g)
+	}
+}
+
+// A zip bomb is refused before it has unpacked past its limit (64 times
+// the zip's size, at least 16 MiB), whether it declares its true size or
+// lies about it.
+func TestReadCSVZip_Bomb(t *testing.T) {
+	rows := bytes.Repeat([]byte("a,b\n"), 10<<20) // 40 MiB
+	var comp bytes.Buffer
+	fw, err := flate.NewWriter(&comp, flate.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(rows)
+	fw.Close()
+	for _, lie := range []bool{false, true} {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		size := uint64(len(rows))
+		if lie {
+			size = 100
+		}
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: "nodes.csv", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(rows),
+			CompressedSize64: uint64(comp.Len()), UncompressedSize64: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(comp.Bytes())
+		zw.Close()
+		if buf.Len() > 1<<20 {
+			t.Fatalf("the bomb is %d bytes: the test wants a small one", buf.Len())
+		}
+		// One that lies may be refused by the zip reader itself, which
+		// counts what it unpacks against the size declared.
+		_, err = ReadCSVZip(buf.Bytes())
+		if err == nil || extract.KindOf(err) != extract.KindInvalid || !lie && !strings.Contains(err.Error(), "unpacks to more than") {
+			t.Fatalf("a %d-byte zip of %d bytes (declared %d): %v", buf.Len(), len(rows), size, err)
+		}
 	}
 }
