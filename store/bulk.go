@@ -104,6 +104,9 @@ type bulkTable struct {
 	pgTypes  []string
 	conflict string
 	update   []string
+	// add lists the columns an update adds the new value to rather than
+	// takes it (a node's degree: a merge writes its increment).
+	add []string
 }
 
 var (
@@ -113,6 +116,7 @@ var (
 		pgTypes:  []string{"text", "text", "text", "text", "text", "int8"},
 		conflict: `version_id, "key"`,
 		update:   []string{"name", `"type"`, "description", "properties"},
+		add:      []string{"degree"},
 	}
 	edgesTable = bulkTable{
 		name:     "edges",
@@ -149,6 +153,9 @@ func (t bulkTable) tail() string {
 			sb.WriteString(", ")
 		}
 		sb.WriteString(c + " = excluded." + c)
+	}
+	for _, c := range t.add {
+		sb.WriteString(", " + c + " = " + t.name + "." + c + " + excluded." + c)
 	}
 	return sb.String()
 }

@@ -197,7 +197,8 @@ func decodeProps(s string) map[string]any {
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
 // unique (see dedupeNodes): one statement may not touch a row twice. New
 // rows take the degrees given (in the order of nodes), or 0 when degrees
-// is nil; rows that exist keep theirs (see refreshDegrees).
+// is nil; rows that exist add them to theirs (a merge's increments; 0
+// keeps theirs, see refreshDegrees).
 func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node, degrees []int64) error {
 	if len(nodes) == 0 {
 		return nil
@@ -917,6 +918,16 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 			return 0, 0, err
 		}
 		degrees = delta.newDeg
+		// A node written now that existed takes its increment in the
+		// upsert (degree = degree + the value written), so its row is
+		// written once, not twice: on PostgreSQL every write of a row
+		// leaves a dead copy of it.
+		for i, n := range out {
+			if a, ok := delta.add[n.Key]; ok && !isNew[i] {
+				degrees[i] = a
+				delete(delta.add, n.Key)
+			}
+		}
 	}
 	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
 		return 0, 0, err
