@@ -219,8 +219,7 @@ func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw Que
 	// A GET spends nothing: a provider's vectors of the question are
 	// taken from the embedding cache (a question asked before) or the
 	// search goes without vectors.
-	paid := qc.stats != nil && (qc.stats.Embedder == extract.EmbedderGemini || qc.stats.Embedder == extract.EmbedderOpenAI)
-	if in.RetrievalOnly && paid && emb != nil {
+	if in.RetrievalOnly && emb != nil && extract.PaidEmbedder(qc.stats.Embedder) {
 		emb = embed.CacheOnly(emb, a.store)
 	}
 	req := query.Request{Question: in.Question, Mode: in.Mode, High: kw.High, Low: kw.Low, TopK: in.TopK}

@@ -52,3 +52,7 @@ const (
 	EmbedderGemini  = "gemini"
 	EmbedderOpenAI  = "openai"
 )
+
+// PaidEmbedder reports whether an embedder calls a provider (each call
+// may cost money) rather than running in the process.
+func PaidEmbedder(name string) bool { return name == EmbedderGemini || name == EmbedderOpenAI }

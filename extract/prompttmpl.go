@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -49,7 +50,7 @@ func ParsePromptTemplate(name, text string) (*template.Template, error) {
 
 // allowedFuncs are the template functions a prompt may call: they compare
 // or combine values already there.
-var allowedFuncs = map[string]bool{"eq": true, "ne": true, "not": true, "and": true, "or": true, "len": true}
+var allowedFuncs = []string{"eq", "ne", "not", "and", "or", "len"}
 
 func checkNode(n parse.Node, ranges int) error {
 	switch n := n.(type) {
@@ -105,8 +106,8 @@ func checkPipe(p *parse.PipeNode) error {
 	for _, c := range p.Cmds {
 		for i, a := range c.Args {
 			if id, ok := a.(*parse.IdentifierNode); ok {
-				if i != 0 || !allowedFuncs[id.Ident] {
-					return fmt.Errorf("%s: a prompt may call only %s", c, strings.Join([]string{"eq", "ne", "not", "and", "or", "len"}, ", "))
+				if i != 0 || !slices.Contains(allowedFuncs, id.Ident) {
+					return fmt.Errorf("%s: a prompt may call only %s", c, strings.Join(allowedFuncs, ", "))
 				}
 				continue
 			}

@@ -330,6 +330,12 @@ type mentionBatch struct {
 
 func (m *mentionBatch) len() int { return len(m.nodeKeys) }
 
+// push adds one mention row.
+func (m *mentionBatch) push(nodeKey, edgeKey, text string, doc, chunk, start, end int64) {
+	m.nodeKeys, m.edgeKeys, m.texts = append(m.nodeKeys, nodeKey), append(m.edgeKeys, edgeKey), append(m.texts, text)
+	m.docs, m.chunks, m.starts, m.ends = append(m.docs, doc), append(m.chunks, chunk), append(m.starts, start), append(m.ends, end)
+}
+
 func (m *mentionBatch) slice(from, to int) columns {
 	refs := make([]int64, to-from)
 	for i, k := range m.edgeKeys[from:to] {
@@ -394,13 +400,7 @@ func mentionRows(g extract.Graph) *mentionBatch {
 				seen[p] = struct{}{}
 			}
 		}
-		out.nodeKeys = append(out.nodeKeys, nodeKey)
-		out.edgeKeys = append(out.edgeKeys, edgeKey)
-		out.texts = append(out.texts, m.Text)
-		out.docs = append(out.docs, int64(m.DocumentID))
-		out.chunks = append(out.chunks, int64(m.ChunkIndex))
-		out.starts = append(out.starts, int64(m.Start))
-		out.ends = append(out.ends, int64(m.End))
+		out.push(nodeKey, edgeKey, m.Text, int64(m.DocumentID), int64(m.ChunkIndex), int64(m.Start), int64(m.End))
 	}
 	slices.SortFunc(edges, compareSortedKeys)
 	for x, k := range edges {
@@ -504,13 +504,7 @@ func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentio
 		if stored[ident{ms.nodeKeys[r], ms.edgeKeys[r], ms.docs[r], ms.chunks[r], ms.starts[r], ms.ends[r]}] {
 			continue
 		}
-		out.nodeKeys = append(out.nodeKeys, ms.nodeKeys[r])
-		out.edgeKeys = append(out.edgeKeys, ms.edgeKeys[r])
-		out.texts = append(out.texts, ms.texts[r])
-		out.docs = append(out.docs, ms.docs[r])
-		out.chunks = append(out.chunks, ms.chunks[r])
-		out.starts = append(out.starts, ms.starts[r])
-		out.ends = append(out.ends, ms.ends[r])
+		out.push(ms.nodeKeys[r], ms.edgeKeys[r], ms.texts[r], ms.docs[r], ms.chunks[r], ms.starts[r], ms.ends[r])
 	}
 	return out, nil
 }
