@@ -190,6 +190,13 @@ type usage struct {
 	calls, cachedCalls                     int
 }
 
+// plus is u and v summed.
+func (u usage) plus(v usage) usage {
+	return usage{u.promptTokens + v.promptTokens, u.outputTokens + v.outputTokens,
+		u.cachedPromptTokens + v.cachedPromptTokens, u.cachedOutputTokens + v.cachedOutputTokens,
+		u.calls + v.calls, u.cachedCalls + v.cachedCalls}
+}
+
 func usageOf(calls []extract.CallRecord) usage {
 	u := usage{calls: len(calls)}
 	for _, c := range calls {

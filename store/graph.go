@@ -733,7 +733,7 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
 	// sized for its rows, as WriteGraph's batches do.
 	return k.s.inTxBulk(ctx, sqliteCacheKiB(chunkRows(res.Graph)), k.versionID, func(b *writeTx) error {
-		_, err := writeChunk(ctx, b, k.versionID, res, k.maxFragments, 1, k.s.Now())
+		_, err := writeChunks(ctx, b, k.versionID, []extract.ChunkResult{res}, k.maxFragments, true, k.s.Now())
 		return err
 	})
 }
@@ -750,45 +750,78 @@ func chunkRows(g extract.Graph) int {
 	return rows
 }
 
-// writeChunk merges one chunk's result (its graph bounded already) into a
-// version within b, records the chunk run and adds to the version's
-// counters (chunks to its finished chunks). It reports false, writing
-// nothing, when the chunk was merged before.
-func writeChunk(ctx context.Context, b *writeTx, versionID int, res extract.ChunkResult, maxFragments, chunks int, now time.Time) (bool, error) {
-	detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})
-	u := usageOf(res.Calls)
-	run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
-		nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
-		offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
-	// The chunk run is recorded first: if it was recorded before, the
-	// chunk is stored already and nothing more is written.
-	claimed, err := claimChunk(ctx, b, versionID, run)
-	if err != nil || !claimed {
-		return false, err
+// writeChunks merges chunks' results (their graphs bounded already), in
+// the run's order, into a version within b as one write, records each
+// chunk's run and adds to the version's counters (each chunk to its
+// finished chunks when count is set). A chunk merged before is skipped.
+// Their graphs merge as one graph, the chunks' nodes and edges one after
+// another: a key's stored row takes each naming in order
+// (extract.MergeNode), as it would chunk by chunk, so the version is the
+// same; a key named by several of them is written once. It returns how
+// many chunks it merged.
+func writeChunks(ctx context.Context, b *writeTx, versionID int, results []extract.ChunkResult, maxFragments int, count bool, now time.Time) (int, error) {
+	var (
+		g       extract.Graph
+		ops     []extract.Operation
+		d       versionDelta
+		claimed int
+	)
+	for _, res := range results {
+		detail, _ := json.Marshal(chunkDetail{Calls: res.Calls, Failures: res.Failures, Operations: len(res.Operations), Repairs: res.Repairs, Violations: res.Violations})
+		u := usageOf(res.Calls)
+		run := chunkRunRow{documentID: res.Chunk.DocumentID, chunkIndex: res.Chunk.Index, detail: string(detail),
+			nodes: len(res.Graph.Nodes), edges: len(res.Graph.Edges), promptTokens: u.promptTokens, outputTokens: u.outputTokens,
+			offSchema: res.OffSchema, failures: len(res.Failures), elapsedMs: res.Elapsed.Milliseconds()}
+		// The chunk run is recorded first: if it was recorded before, the
+		// chunk is stored already and nothing more is written of it.
+		ok, err := claimChunk(ctx, b, versionID, run)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			continue
+		}
+		claimed++
+		if len(results) == 1 {
+			g = res.Graph
+		} else {
+			g.Nodes = append(g.Nodes, res.Graph.Nodes...)
+			g.Edges = append(g.Edges, res.Graph.Edges...)
+		}
+		ops = append(ops, res.Operations...)
+		d.usage = d.usage.plus(u)
+		d.offSchema += res.OffSchema
+		d.parseFailures += len(res.Failures)
+		d.repairs += repairCount(res.Repairs)
+		d.violations += len(res.Violations)
+	}
+	if claimed == 0 {
+		return 0, nil
+	}
+	if count {
+		d.chunks = claimed
 	}
 	fresh, err := lockedEmpty(ctx, b, versionID)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	// Into an empty version every row is new: on PostgreSQL large
 	// batches go in with COPY (see bulk_copy.go), on SQLite without
 	// ON CONFLICT.
 	b.copy, b.allNew = fresh, fresh
 	defer func() { b.copy, b.allNew = false, false }()
-	newNodes, newEdges, err := mergeInto(ctx, b, versionID, res.Graph, maxFragments, fresh)
-	if err != nil {
-		return false, err
+	if d.nodes, d.edges, err = mergeInto(ctx, b, versionID, g, maxFragments, fresh); err != nil {
+		return 0, err
 	}
-	if err := insertMentions(ctx, b, versionID, mentionRows(res.Graph)); err != nil {
-		return false, err
+	if err := insertMentions(ctx, b, versionID, mentionRows(g)); err != nil {
+		return 0, err
 	}
-	if len(res.Operations) > 0 {
-		if err := writeOperations(ctx, b.Client(), versionID, res.Operations); err != nil {
-			return false, err
+	if len(ops) > 0 {
+		if err := writeOperations(ctx, b.Client(), versionID, ops); err != nil {
+			return 0, err
 		}
 	}
-	return true, bumpVersion(ctx, b, versionID, versionDelta{chunks: chunks, nodes: newNodes, edges: newEdges, usage: u,
-		offSchema: res.OffSchema, parseFailures: len(res.Failures), repairs: repairCount(res.Repairs), violations: len(res.Violations)}, now)
+	return claimed, bumpVersion(ctx, b, versionID, d, now)
 }
 
 // chunkDetail is what the per-chunk inspector shows.

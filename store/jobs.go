@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"entgo.io/ent/dialect"
 	"github.com/riverqueue/river"
@@ -247,9 +248,12 @@ func (s *Store) SettleChunks(ctx context.Context, versionID, maxFragments, expec
 			return err
 		}
 		for i, o := range outs {
-			if err := s.settleOne(ctx, b, versionID, maxFragments, &st, o, results[i]); err != nil {
+			if err := s.settleOne(ctx, b, versionID, &st, o, results[i]); err != nil {
 				return err
 			}
+		}
+		if err := st.flush(ctx, b, versionID, maxFragments, s.Now()); err != nil {
+			return err
 		}
 		out.All = st.settled >= expect
 		if out.Drain, err = nextStaged(ctx, b, versionID); err != nil {
@@ -268,7 +272,7 @@ func (s *Store) SettleChunks(ctx context.Context, versionID, maxFragments, expec
 
 // settleOne settles one chunk within SettleChunks's transaction; st is the
 // version as the transaction has made it so far.
-func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID, maxFragments int, st *versionState, o ChunkOutcome, res extract.ChunkResult) error {
+func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID int, st *versionState, o ChunkOutcome, res extract.ChunkResult) error {
 	var id int
 	var state string
 	switch err := b.queryRowCached(ctx, b.rebind(`SELECT id, state FROM chunk_jobs WHERE version_id = ? AND document_id = ? AND chunk_index = ?`),
@@ -287,7 +291,7 @@ func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID, maxFragmen
 	case o.Result != nil:
 		newState = ChunkJobDone
 		var err error
-		if result, err = s.mergeOrStage(ctx, b, versionID, maxFragments, st, o.Seq, res); err != nil {
+		if result, err = mergeOrStage(st, o.Seq, res); err != nil {
 			return err
 		}
 	case o.Final:
@@ -307,39 +311,32 @@ func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID, maxFragmen
 	}
 	if newState != ChunkJobRetrying && !wasSettled {
 		st.settled++
-		if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_settled = chunks_settled + 1 WHERE id = ?`), versionID); err != nil {
-			return fmt.Errorf("count settled chunk: %w", err)
-		}
+		st.newlySettled++
 	}
 	return nil
 }
 
-// mergeOrStage merges a chunk's result into the version when it is the
-// chunk to merge next (or one before it, asked again on a resume), and
-// returns what its row keeps: nothing, or the result as JSON while it
-// waits staged, or after its merge when a retry will need it (an earlier
-// chunk's answer did not parse: a retry asks that one again and takes
-// this one's result as stored).
-func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFragments int, st *versionState, seq int, res extract.ChunkResult) (string, error) {
+// mergeOrStage takes a chunk's result to merge into the version when it
+// is the chunk to merge next (or one before it, asked again on a resume):
+// the settle's transaction merges those of its chunks as one write at its
+// end (writeChunks). It returns what the chunk's row keeps: nothing, or
+// the result as JSON while it waits staged, or after its merge when a
+// retry will need it (an earlier chunk's answer did not parse: a retry
+// asks that one again and takes this one's result as stored).
+func mergeOrStage(st *versionState, seq int, res extract.ChunkResult) (string, error) {
 	if seq > st.mergeNext {
 		data, err := json.Marshal(res)
 		if err != nil {
 			return "", fmt.Errorf("encode chunk result: %w", err)
 		}
-		if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET chunks_done = chunks_done + 1 WHERE id = ?`), versionID); err != nil {
-			return "", fmt.Errorf("count chunk: %w", err)
-		}
+		st.staged++
 		return string(data), nil
 	}
-	if _, err := writeChunk(ctx, b, versionID, res, maxFragments, 1, s.Now()); err != nil {
-		return "", err
-	}
+	st.merge = append(st.merge, res)
 	st.parseFailures += len(res.Failures)
 	if seq == st.mergeNext {
 		st.mergeNext++
-		if err := advanceMerge(ctx, b, versionID); err != nil {
-			return "", err
-		}
+		st.advanced++
 	}
 	if st.parseFailures == 0 {
 		return "", nil
@@ -351,9 +348,32 @@ func (s *Store) mergeOrStage(ctx context.Context, b *writeTx, versionID, maxFrag
 	return string(data), nil
 }
 
-// versionState is what a settle reads of its version under the lock.
+// versionState is what a settle reads of its version under the lock,
+// and what it has settled so far.
 type versionState struct {
 	mergeNext, settled, parseFailures int
+	// merge are the results to merge, in order; advanced is how far they
+	// move merge_next, staged how many chunks wait staged, newlySettled
+	// how many chunks the settle settled.
+	merge                          []extract.ChunkResult
+	advanced, staged, newlySettled int
+}
+
+// flush merges what a settle took to merge and writes its counters.
+func (st *versionState) flush(ctx context.Context, b *writeTx, versionID, maxFragments int, now time.Time) error {
+	if len(st.merge) > 0 {
+		if _, err := writeChunks(ctx, b, versionID, st.merge, maxFragments, true, now); err != nil {
+			return err
+		}
+	}
+	if st.advanced == 0 && st.staged == 0 && st.newlySettled == 0 {
+		return nil
+	}
+	if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + ?, chunks_done = chunks_done + ?, `+
+		`chunks_settled = chunks_settled + ? WHERE id = ?`), st.advanced, st.staged, st.newlySettled, versionID); err != nil {
+		return fmt.Errorf("count settled chunks: %w", err)
+	}
+	return nil
 }
 
 // lockActive locks a version's row (PostgreSQL; SQLite's transaction
@@ -376,14 +396,6 @@ func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, e
 		return st, ErrNotActive
 	}
 	return st, nil
-}
-
-// advanceMerge moves a version's merge_next past the chunk just merged.
-func advanceMerge(ctx context.Context, b *writeTx, versionID int) error {
-	if _, err := b.execCached(ctx, b.rebind(`UPDATE extraction_versions SET merge_next = merge_next + 1 WHERE id = ?`), versionID); err != nil {
-		return fmt.Errorf("advance merge: %w", err)
-	}
-	return nil
 }
 
 // nextStaged reports whether the chunk a version merges next waits staged.
@@ -433,10 +445,14 @@ func (s *Store) DrainChunks(ctx context.Context, versionID, maxFragments int) (i
 				moved = true // another job merged them meanwhile: look again
 				return nil
 			}
+			results := make([]extract.ChunkResult, len(staged))
+			for i, c := range staged {
+				results[i] = c.res
+			}
+			if _, err := writeChunks(ctx, b, versionID, results, maxFragments, false, s.Now()); err != nil {
+				return err
+			}
 			for _, c := range staged {
-				if _, err := writeChunk(ctx, b, versionID, c.res, maxFragments, 0, s.Now()); err != nil {
-					return err
-				}
 				if st.parseFailures == 0 {
 					if _, err := b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET result = '' WHERE id = ?`), c.id); err != nil {
 						return fmt.Errorf("clear staged chunk: %w", err)
