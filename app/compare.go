@@ -6,14 +6,14 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Comparison is two versions, their graphs and the diff between them. A
 // comparison may be shared with other callers (see Compare): treat its
 // graphs and result as read-only.
 type Comparison struct {
-	A, B    store.Version
+	A, B    record.Version
 	GA, GB  extract.Graph
 	Options diff.Options
 	Result  diff.Result
@@ -38,12 +38,12 @@ type compareKey struct {
 // versionStamp is what identifies a version's content.
 type versionStamp struct {
 	id, nodes, edges int
-	status           string
+	status           record.Status
 	created          time.Time
 	finished         time.Time
 }
 
-func stampOf(v store.Version) versionStamp {
+func stampOf(v record.Version) versionStamp {
 	s := versionStamp{id: v.ID, nodes: v.Nodes, edges: v.Edges, status: v.Status, created: v.CreatedAt}
 	if v.FinishedAt != nil {
 		s.finished = *v.FinishedAt
@@ -152,7 +152,7 @@ func (a *App) evictComparisons() {
 
 // compareOptions sets the reference side of opts from the versions: a
 // when it is the reference, else b when it is, else none.
-func compareOptions(va, vb store.Version, opts diff.Options) diff.Options {
+func compareOptions(va, vb record.Version, opts diff.Options) diff.Options {
 	opts.Reference = diff.RefNone
 	switch {
 	case va.Reference:
@@ -174,10 +174,10 @@ func (a *App) compareUncached(ctx context.Context, aID, bID int, opts diff.Optio
 }
 
 // versionPair loads the two versions of a comparison.
-func (a *App) versionPair(ctx context.Context, aID, bID int) (store.Version, store.Version, error) {
+func (a *App) versionPair(ctx context.Context, aID, bID int) (record.Version, record.Version, error) {
 	va, err := a.store.Version(ctx, aID)
 	if err != nil {
-		return store.Version{}, store.Version{}, err
+		return record.Version{}, record.Version{}, err
 	}
 	vb, err := a.store.Version(ctx, bID)
 	return va, vb, err
@@ -185,7 +185,7 @@ func (a *App) versionPair(ctx context.Context, aID, bID int) (store.Version, sto
 
 // compareVersions loads the graphs of two versions and diffs them with
 // opts as given.
-func (a *App) compareVersions(ctx context.Context, va, vb store.Version, opts diff.Options) (Comparison, error) {
+func (a *App) compareVersions(ctx context.Context, va, vb record.Version, opts diff.Options) (Comparison, error) {
 	c := Comparison{A: va, B: vb, Options: opts}
 	var err error
 	if c.GA, err = a.store.LoadGraph(ctx, va.ID, false); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -59,7 +60,7 @@ func benchStore(b *testing.B, backend string) *store.Store {
 }
 
 // finishedVersion writes g into a new finished version.
-func finishedVersion(b testing.TB, st *store.Store, name string, g extract.Graph) store.Version {
+func finishedVersion(b testing.TB, st *store.Store, name string, g extract.Graph) record.Version {
 	b.Helper()
 	ctx := context.Background()
 	d, err := extract.ReadDocument(name+".txt", []byte("bench "+name), extract.DefaultMaxBytes)
@@ -79,7 +80,7 @@ func finishedVersion(b testing.TB, st *store.Store, name string, g extract.Graph
 	if err := st.WriteGraph(ctx, v.ID, g); err != nil {
 		b.Fatal(err)
 	}
-	if err := st.FinishVersion(ctx, v.ID, store.StatusDone, time.Second, ""); err != nil {
+	if err := st.FinishVersion(ctx, v.ID, record.StatusDone, time.Second, ""); err != nil {
 		b.Fatal(err)
 	}
 	return v

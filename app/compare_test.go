@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -77,7 +78,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 		t.Fatalf("a running pair was cached: %d comparisons", n)
 	}
 	// Once finished, its pair is cached like any other.
-	if err := st.FinishVersion(ctx, vc.ID, store.StatusDone, time.Second, ""); err != nil {
+	if err := st.FinishVersion(ctx, vc.ID, record.StatusDone, time.Second, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ap.Compare(ctx, va.ID, vc.ID, diff.Options{}); err != nil {

@@ -7,14 +7,14 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Duplicates lists the likely duplicate node pairs of a version, best
 // first (see curate.Candidates), leaving out the pairs judged "not the
 // same" on its extraction; the version's node vectors are used where a
 // model embedded them.
-func (a *App) Duplicates(ctx context.Context, v store.Version) ([]curate.Candidate, error) {
+func (a *App) Duplicates(ctx context.Context, v record.Version) ([]curate.Candidate, error) {
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return nil, err
@@ -47,38 +47,38 @@ func (a *App) Duplicates(ctx context.Context, v store.Version) ([]curate.Candida
 // names or keys. v itself is not changed; the merge is recorded on the
 // extraction, so its next runs apply it. A version still running is a
 // conflict.
-func (a *App) Merge(ctx context.Context, v store.Version, keep string, drop []string) (store.Version, error) {
+func (a *App) Merge(ctx context.Context, v record.Version, keep string, drop []string) (record.Version, error) {
 	if v.Active() {
-		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
 	g, err := a.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	k, err := curate.Resolve(g, keep)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	var keys, names []string
 	for _, d := range drop {
 		n, err := curate.Resolve(g, d)
 		if err != nil {
-			return store.Version{}, err
+			return record.Version{}, err
 		}
 		keys = append(keys, n.Key)
 		names = append(names, fmt.Sprintf("%q", n.Name))
 	}
 	merged, err := curate.Merge(g, k.Key, keys, mergeOptions(v))
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	note := fmt.Sprintf("merge of %s: %s into %q", v.Label(), strings.Join(names, ", "), k.Name)
 	nv, err := a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	if err := a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddMerge(k.Key, keys) }); err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "keep", k.Key, "dropped", len(keys))
 	a.vectorizeChild(ctx, v, nv)
@@ -88,7 +88,7 @@ func (a *App) Merge(ctx context.Context, v store.Version, keep string, drop []st
 // Decide records a "not the same" answer for two nodes of v (names or
 // keys) on v's extraction; its next runs leave the pair out of their
 // duplicate candidates.
-func (a *App) Decide(ctx context.Context, v store.Version, x, y string) error {
+func (a *App) Decide(ctx context.Context, v record.Version, x, y string) error {
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (a *App) Decide(ctx context.Context, v store.Version, x, y string) error {
 // applyDecisions folds the merges accepted on v's extraction into the graph
 // v's run produced and records what was applied: counts in its stats
 // (merges_applied, not_same_applied) and a line in its note.
-func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
+func (a *App) applyDecisions(ctx context.Context, v record.Version) error {
 	d, err := a.store.Decisions(ctx, v.ExtractionID)
 	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
 		return err
@@ -136,7 +136,7 @@ func (a *App) applyDecisions(ctx context.Context, v store.Version) error {
 }
 
 // mergeOptions are the merge settings of v's graphs.
-func mergeOptions(v store.Version) curate.MergeOptions {
+func mergeOptions(v record.Version) curate.MergeOptions {
 	return curate.MergeOptions{MaxFragments: v.Config.WithDefaults().MaxFragments, Undirected: v.Config.Strategy == extract.StrategyTuple}
 }
 
@@ -145,17 +145,17 @@ func mergeOptions(v store.Version) curate.MergeOptions {
 // its edit log, so comparing v with it shows exactly what they changed. v itself
 // is not changed. A version still running is a conflict; a bad edit is
 // invalid and saves nothing.
-func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (store.Version, error) {
+func (a *App) Edit(ctx context.Context, v record.Version, edits []curate.Edit) (record.Version, error) {
 	if v.Active() {
-		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
 	g, err := a.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	edited, edits, err := curate.ApplyEdits(g, edits)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	ops := make([]string, len(edits))
 	for i, e := range edits {
@@ -164,11 +164,11 @@ func (a *App) Edit(ctx context.Context, v store.Version, edits []curate.Edit) (s
 	note := fmt.Sprintf("edit of %s: %s", v.Label(), strings.Join(ops, "; "))
 	nv, err := a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, edited)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	if err := a.store.SetEdits(ctx, nv.ID, edits); err != nil {
-		_ = a.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, store.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
-		return store.Version{}, err
+		_ = a.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, record.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
+		return record.Version{}, err
 	}
 	a.log.Info("graph edited", "version_id", v.ID, "new_version_id", nv.ID, "edits", len(edits))
 	a.vectorizeChild(ctx, v, nv)

@@ -9,7 +9,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Gold formats.
@@ -121,7 +121,7 @@ func titleCase(s string) string {
 // GoldImport is the result of importing a gold file.
 type GoldImport struct {
 	Document  extract.Document
-	Reference store.Version
+	Reference record.Version
 	Entries   int
 }
 

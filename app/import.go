@@ -10,7 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/export"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ImportGraph stores a graph file (this program's JSON export, GraphML,
@@ -20,16 +20,16 @@ import (
 // and its config is empty (no strategy, provider or model), so nothing
 // suggests an extraction that never ran; mentions in the file are dropped.
 // A file that is not a graph of the format is invalid.
-func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (store.Version, error) {
+func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (record.Version, error) {
 	if format == "" {
 		format = export.FormatOf(fileName)
 	}
 	if format == "" {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: its extension names no graph format: give the format (json, graphml or csv)", filepath.Base(fileName))
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s: its extension names no graph format: give the format (json, graphml or csv)", filepath.Base(fileName))
 	}
 	g, err := export.Read(data, format)
 	if err != nil {
-		return store.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(fileName), extract.MessageOf(err))
+		return record.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(fileName), extract.MessageOf(err))
 	}
 	return a.saveImported(ctx, name, filepath.Base(fileName), format, g)
 }
@@ -39,21 +39,21 @@ func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byt
 // holds nodes.json (and edges.json), else the neo4j CSV export of its
 // .csv files (neo4j-admin node and relationship files, or apoc's single
 // file).
-func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (store.Version, error) {
+func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (record.Version, error) {
 	if nodes, err := os.ReadFile(filepath.Join(dir, "nodes.json")); err == nil {
 		edges, err := os.ReadFile(filepath.Join(dir, "edges.json"))
 		if err != nil && !os.IsNotExist(err) {
-			return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
+			return record.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
 		}
 		g, err := export.ReadKAG(nodes, edges)
 		if err != nil {
-			return store.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(dir), extract.MessageOf(err))
+			return record.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(dir), extract.MessageOf(err))
 		}
 		return a.saveImported(ctx, name, filepath.Base(dir)+"/", "kag", g)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
+		return record.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
 	}
 	var files []export.CSVFile
 	for _, e := range entries {
@@ -62,28 +62,28 @@ func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (store.Versi
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return store.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", e.Name())
+			return record.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", e.Name())
 		}
 		files = append(files, export.CSVFile{Name: e.Name(), Data: b})
 	}
 	if len(files) == 0 {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s: no .csv files in the folder", filepath.Base(dir))
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s: no .csv files in the folder", filepath.Base(dir))
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	g, err := export.ReadCSV(files)
 	if err != nil {
-		return store.Version{}, extract.Errorf(extract.KindOf(err), "%s/%s", filepath.Base(dir), extract.MessageOf(err))
+		return record.Version{}, extract.Errorf(extract.KindOf(err), "%s/%s", filepath.Base(dir), extract.MessageOf(err))
 	}
 	return a.saveImported(ctx, name, filepath.Base(dir)+"/", "csv", g)
 }
 
 // saveImported stores an imported graph as a version with no documents and
 // an empty config.
-func (a *App) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (store.Version, error) {
+func (a *App) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (record.Version, error) {
 	note := fmt.Sprintf("imported from %s (%s)", from, format)
 	v, err := a.store.SaveGraphVersion(ctx, name, extract.Config{}, nil, note, 0, g)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	a.log.Info("graph imported", "version_id", v.ID, "format", format, "nodes", v.Nodes, "edges", v.Edges)
 	return v, nil

@@ -5,15 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/kgstudio/kgstudio/extract"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/extract"
+
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/export"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -150,7 +152,7 @@ func TestImportGraph_HeaderFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, v := range []store.Version{fromDir, fromZip} {
+			for _, v := range []record.Version{fromDir, fromZip} {
 				if v.Nodes != 3 || v.Edges != 2 {
 					t.Errorf("%s: %d nodes, %d edges; want 3, 2", v.Extraction, v.Nodes, v.Edges)
 				}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // checkReference resolves the reference version a run names
@@ -24,7 +24,7 @@ func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
 	if err != nil {
 		return err
 	}
-	if v.Status != store.StatusDone {
+	if v.Status != record.StatusDone {
 		return extract.Errorf(extract.KindInvalid, "reference %s is %s: name a finished version", v.Label(), v.Status)
 	}
 	cfg.Reference = v.Label()
@@ -32,18 +32,18 @@ func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
 }
 
 // referenceVersion finds the version "NAME@V" or "NAME" names.
-func (a *App) referenceVersion(ctx context.Context, ref string) (store.Version, error) {
+func (a *App) referenceVersion(ctx context.Context, ref string) (record.Version, error) {
 	name, num, found := strings.Cut(ref, "@")
 	n := 0
 	if found {
 		var err error
 		if n, err = strconv.Atoi(num); err != nil || n < 1 {
-			return store.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: want NAME@V with V a version number", ref)
+			return record.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: want NAME@V with V a version number", ref)
 		}
 	}
 	v, err := a.store.VersionByLabel(ctx, name, n)
 	if extract.KindOf(err) == extract.KindNotFound {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: no such version", ref)
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: no such version", ref)
 	}
 	return v, err
 }
@@ -51,7 +51,7 @@ func (a *App) referenceVersion(ctx context.Context, ref string) (store.Version, 
 // inject makes the nodes of v's graph that the reference graph v's config
 // names also holds (by name or alias) its nodes (see curate.Inject), and
 // counts them in v's stats. A run without a reference is left alone.
-func (a *App) inject(ctx context.Context, v store.Version) error {
+func (a *App) inject(ctx context.Context, v record.Version) error {
 	if v.Config.Reference == "" {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -440,7 +441,7 @@ func jobMeta(versionID int) []byte {
 // Enqueue queues a version's jobs: one per text chunk not yet done, or the
 // final job at once when none is left. The version becomes queued; it is
 // returned as it stood then, before any worker took a job.
-func (a *App) Enqueue(ctx context.Context, v store.Version) (store.Version, error) {
+func (a *App) Enqueue(ctx context.Context, v record.Version) (record.Version, error) {
 	queued, err := a.enqueue(ctx, v, priorityQueued)
 	if err != nil {
 		return v, err
@@ -462,7 +463,7 @@ const (
 	priorityQueued     = 3
 )
 
-func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queued store.Version, err error) {
+func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queued record.Version, err error) {
 	q, err := a.inserter()
 	if err != nil {
 		return queued, err
@@ -473,7 +474,7 @@ func (a *App) enqueue(ctx context.Context, v store.Version, priority int) (queue
 	}
 	routes, err := a.planRoutes(ctx, v, docs)
 	if err != nil {
-		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, store.StatusFailed, 0, errText(err))
+		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
 		return queued, err
 	}
 	// Merged chunks (a chunk run each) and those whose jobs are done
@@ -614,7 +615,7 @@ func (a *App) watchVersion(ctx context.Context, id int) (context.Context, contex
 }
 
 // active loads a version and reports whether it still runs.
-func (a *App) activeVersion(ctx context.Context, id int) (store.Version, bool, error) {
+func (a *App) activeVersion(ctx context.Context, id int) (record.Version, bool, error) {
 	v, err := a.store.Version(ctx, id)
 	if err != nil {
 		if extract.KindOf(err) == extract.KindNotFound {
@@ -633,7 +634,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	if err != nil && extract.KindOf(err) != extract.KindNotFound {
 		return err
 	}
-	if st != store.StatusQueued && st != store.StatusRunning {
+	if st != record.StatusQueued && st != record.StatusRunning {
 		return river.JobCancel(store.ErrNotActive)
 	}
 	run, err := a.jobRun(ctx, args.VersionID)
@@ -641,7 +642,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 		return err
 	}
 	v := run.v
-	if st == store.StatusQueued {
+	if st == record.StatusQueued {
 		if err := a.store.MarkRunning(ctx, v.ID); err != nil {
 			return err
 		}
@@ -792,7 +793,7 @@ func (k *resultSink) WriteChunk(_ context.Context, res extract.ChunkResult) erro
 // version (its settings never change), its extractor, and the jobs
 // extracting its chunks here (see waitTurn).
 type jobRun struct {
-	v  store.Version
+	v  record.Version
 	ex extract.Extractor
 
 	mu sync.Mutex
@@ -883,7 +884,7 @@ type cachedDoc struct {
 
 // jobChunk loads a chunk and its document, keeping the last few documents
 // so the chunk jobs of one document do not read it again each.
-func (a *App) jobChunk(ctx context.Context, v store.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
+func (a *App) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
 	settings := chunkSettings(v.Config)
 	a.docMu.Lock()
 	for _, c := range a.docCache {
@@ -1001,8 +1002,8 @@ func stopped(ctx, wctx context.Context) bool {
 // JobsView is what the jobs of a version are doing: River's counts and the
 // chunks whose attempts failed, with their last errors.
 type JobsView struct {
-	Counts store.JobCounts
-	Errors []store.ChunkJobError
+	Counts record.JobCounts
+	Errors []record.ChunkJobError
 }
 
 // Jobs returns the jobs view of a version. A chunk job that merged or

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -68,7 +69,7 @@ func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
 
 // queueAndWork queues a tuple run of text in chunks of 200 characters and
 // starts workers running concurrency jobs at once.
-func queueAndWork(t *testing.T, a *App, text string, concurrency int) store.Version {
+func queueAndWork(t *testing.T, a *App, text string, concurrency int) record.Version {
 	t.Helper()
 	ctx := context.Background()
 	v := newTupleRun(t, a, text, 200)
@@ -82,7 +83,7 @@ func queueAndWork(t *testing.T, a *App, text string, concurrency int) store.Vers
 }
 
 // waitChunks waits until at least n chunks of a version are done.
-func waitChunks(t *testing.T, a *App, id, n int) store.Version {
+func waitChunks(t *testing.T, a *App, id, n int) record.Version {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		v, err := a.Store().Version(context.Background(), id)
@@ -229,7 +230,7 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 	if paid := nv.Calls - nv.CachedCalls; paid > 30-len(done) {
 		t.Errorf("the retry counts %d paid calls; %d chunks were not done", paid, 30-len(done))
 	}
-	if nv.Status != store.StatusDone || nv.Nodes != 31 || nv.Edges != 30 || nv.ChunksDone != 30 {
+	if nv.Status != record.StatusDone || nv.Nodes != 31 || nv.Edges != 30 || nv.ChunksDone != 30 {
 		t.Errorf("retry: %s, %d nodes, %d edges, %d chunks", nv.Status, nv.Nodes, nv.Edges, nv.ChunksDone)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -44,13 +44,13 @@ type RunPhase struct {
 // Phase returns the step a version is at. While its final job runs,
 // ChunksDone is the chunks the chunk jobs extracted and ChunksMerged the
 // chunks merged.
-func (a *App) Phase(ctx context.Context, v store.Version) (RunPhase, error) {
+func (a *App) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	p := RunPhase{ChunksDone: v.ChunksDone}
 	if !v.Active() {
 		return p, nil
 	}
 	p.Name = PhaseExtracting
-	if v.Status == store.StatusQueued {
+	if v.Status == record.StatusQueued {
 		p.Name = PhaseQueued
 	}
 	rows, err := a.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
@@ -74,7 +74,7 @@ func (a *App) Phase(ctx context.Context, v store.Version) (RunPhase, error) {
 
 // JobsJSON counts a version's jobs and lists its chunks' last errors.
 type JobsJSON struct {
-	store.JobCounts
+	record.JobCounts
 	Errors []ChunkErrorJSON `json:"errors"`
 }
 
@@ -97,7 +97,7 @@ func JobsJSONOf(v JobsView) JobsJSON {
 }
 
 // VersionJobs is VersionJSON with the version's jobs view.
-func (a *App) VersionJobs(ctx context.Context, v store.Version) (VersionJobsJSON, error) {
+func (a *App) VersionJobs(ctx context.Context, v record.Version) (VersionJobsJSON, error) {
 	j, err := a.VersionJSON(ctx, v)
 	if err != nil {
 		return VersionJobsJSON{}, err
@@ -117,7 +117,7 @@ func (a *App) VersionJobs(ctx context.Context, v store.Version) (VersionJobsJSON
 // CancelVersion cancels a queued or running version everywhere (Cancel)
 // and returns it as it stands then; a version that has ended is a
 // conflict.
-func (a *App) CancelVersion(ctx context.Context, v store.Version) (store.Version, error) {
+func (a *App) CancelVersion(ctx context.Context, v record.Version) (record.Version, error) {
 	if !v.Active() {
 		return v, extract.Errorf(extract.KindConflict, "%s has already ended (%s): nothing to cancel", v.Label(), v.Status)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -88,7 +89,7 @@ func chunkText(n, size int) string {
 }
 
 // newTupleRun queues a tuple run of text on a.
-func newTupleRun(t *testing.T, a *App, text string, chunkSize int) store.Version {
+func newTupleRun(t *testing.T, a *App, text string, chunkSize int) record.Version {
 	t.Helper()
 	d := addDoc(t, a.Store(), "text.txt", text)
 	cfg := extract.DefaultConfig()
@@ -185,7 +186,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cur.Status != store.StatusCanceled {
+	if cur.Status != record.StatusCanceled {
 		t.Errorf("status %s after cancel", cur.Status)
 	}
 	jobs, err := apps[1].Jobs(ctx, v.ID)

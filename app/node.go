@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // maxMentions bounds the mentions shown in a node's side panel.
@@ -59,7 +59,7 @@ type MentionDetail struct {
 
 // NodeDetail gathers everything the side panel and the node API show about
 // a node of a version.
-func (a *App) NodeDetail(ctx context.Context, v store.Version, key string) (NodeDetail, error) {
+func (a *App) NodeDetail(ctx context.Context, v record.Version, key string) (NodeDetail, error) {
 	n, err := a.store.NodeByKey(ctx, v.ID, key)
 	if err != nil {
 		return NodeDetail{}, err
@@ -105,7 +105,7 @@ func (a *App) NodeDetail(ctx context.Context, v store.Version, key string) (Node
 // mentionSnippets cuts a snippet of the chunk around each mention. A
 // mention without offsets (the chunk as a whole) marks the first place the
 // name occurs in the chunk, if any.
-func (a *App) mentionSnippets(ctx context.Context, v store.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
+func (a *App) mentionSnippets(ctx context.Context, v record.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
 	out := []MentionDetail{}
 	chunks := map[int][]extract.Chunk{}
 	docs := map[int]string{}

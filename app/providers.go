@@ -11,9 +11,9 @@ import (
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/extract/tuple"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // Providers holds the model-provider settings. Keys are never logged or
@@ -115,7 +115,7 @@ func DefaultPrices() map[string]Price {
 // input tokens of the embedding calls it paid for (texts answered from the
 // cache are free) and the price table: "$0" for the offline embedders,
 // "n/a" for models the table does not list (set KGSTUDIO_PRICES).
-func (p Providers) EmbedCostOf(st store.VectorStats) string {
+func (p Providers) EmbedCostOf(st record.VectorStats) string {
 	if st.Embedder == extract.EmbedderOffline || st.Embedder == extract.EmbedderUSELite || st.Embedder == "" {
 		return "$0"
 	}
@@ -129,7 +129,7 @@ func (p Providers) EmbedCostOf(st store.VectorStats) string {
 // CostOf estimates what a run cost from the tokens of the calls it paid for
 // (not those answered from the cache) and the price table: "$0" for offline
 // runs, "n/a" for models the table does not list (set KGSTUDIO_PRICES).
-func (p Providers) CostOf(v store.Version) string {
+func (p Providers) CostOf(v record.Version) string {
 	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
 		return "$0"
 	}

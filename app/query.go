@@ -10,7 +10,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // MaxQuestion bounds a question's length in bytes.
@@ -110,7 +110,7 @@ func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (Quer
 // Query retrieves the context of a question from a version's graph and,
 // with a provider, asks the model to answer from it. The input is checked
 // as NewQueryInput checks it.
-func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryResult, error) {
+func (a *App) Query(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
 	mode, topK, retrievalOnly := in.Mode, in.TopK, in.RetrievalOnly
 	in, err := a.NewQueryInput(in.Question, in.Provider, in.ModelKeywords)
 	in.RetrievalOnly = retrievalOnly
@@ -198,7 +198,7 @@ func (a *App) Query(ctx context.Context, v store.Version, in QueryInput) (QueryR
 // query corpus (built once per finished version, see corpusOf). It
 // changes nothing and calls no chat model (only the embedder, for the
 // question).
-func (a *App) search(ctx context.Context, v store.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
+func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
 	qc, err := a.corpusOf(ctx, v)
 	if err != nil {
 		return query.Context{}, err

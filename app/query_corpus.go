@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // queryCorpus is what a version's questions are ranked over: the graph,
@@ -19,7 +19,7 @@ type queryCorpus struct {
 	// left may come back on SQLite; its creation time does not).
 	versionID int
 	created   time.Time
-	stats     *store.VectorStats
+	stats     *record.VectorStats
 	corpus    *query.Corpus
 	titles    map[int]string
 }
@@ -29,12 +29,12 @@ const corpusCacheSize = 4
 
 // corpusOf returns a version's query corpus, from the cache when the
 // version is finished and its vectors are the ones the cache holds.
-func (a *App) corpusOf(ctx context.Context, v store.Version) (*queryCorpus, error) {
+func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
 	st, hasStats, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
-	done := v.Status == store.StatusDone
+	done := v.Status == record.StatusDone
 	if done {
 		a.corpusMu.Lock()
 		for i, c := range a.corpora {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Retry makes a new version of v's extraction (parent v, same settings and
@@ -15,16 +15,16 @@ import (
 // answered from the cache at no cost. The new version is queued; Start or
 // Run executes it. A version still running is a conflict; one with
 // nothing to retry is invalid.
-func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error) {
+func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, error) {
 	if v.Active() {
-		return store.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
-	if v.ChunksTotal == 0 && v.Status == store.StatusDone {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "%s was made from a graph (an edit, a merge or an import), not extracted: there is nothing to retry", v.Label())
+	if v.ChunksTotal == 0 && v.Status == record.StatusDone {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s was made from a graph (an edit, a merge or an import), not extracted: there is nothing to retry", v.Label())
 	}
 	runs, err := a.store.ChunkRuns(ctx, v.ID)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	var bad []string
 	unparsed := 0
@@ -46,7 +46,7 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	// version takes their results as they are (copied below).
 	staged, err := a.store.DoneChunks(ctx, v.ID)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	done := len(merged)
 	for ref := range staged {
@@ -55,21 +55,21 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 		}
 	}
 	failed := v.ChunksTotal - done
-	if v.ChunksTotal == 0 && v.Status != store.StatusDone {
+	if v.ChunksTotal == 0 && v.Status != record.StatusDone {
 		failed = 1 // never planned: everything runs again
 	}
 	if failed <= 0 && unparsed == 0 {
-		return store.Version{}, extract.Errorf(extract.KindInvalid, "nothing to retry: every chunk of %s finished and parsed", v.Label())
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "nothing to retry: every chunk of %s finished and parsed", v.Label())
 	}
 	if err := a.store.MarkCallsBad(ctx, bad); err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	note := fmt.Sprintf("retry of %s: %d failed, %d unparsed chunks asked again", v.Label(), max(failed, 0), unparsed)
 	cfg := v.Config
 	cfg.NoCache = false
 	nv, err := a.store.NewChildVersion(ctx, v.Extraction, cfg, v.DocumentIDs, note, v.ID)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	// Same settings, same chunks: what v's chunk jobs merged and staged
 	// is the new version's, but for the unparsed chunks, which are asked
@@ -81,12 +81,12 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 	// from the call cache.
 	text, err := a.textChunks(ctx, v)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	prefix := unparsed == 0 && v.MergeNext < text
 	copied, err := a.store.CopyRunChunks(ctx, v.ID, nv.ID, prefix, unparsedRefs)
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	a.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", max(failed, 0),
 		"unparsed_chunks", unparsed, "chunks_kept", len(copied))
@@ -96,7 +96,7 @@ func (a *App) Retry(ctx context.Context, v store.Version) (store.Version, error)
 // badCalls are the cache keys of the answers a chunk could not parse: the
 // calls its parse failures point at, or all its calls when they point at
 // none.
-func badCalls(r store.ChunkRun) []string {
+func badCalls(r record.ChunkRun) []string {
 	var keys []string
 	seen := map[int]bool{}
 	for _, f := range r.ParseErrors {
@@ -116,17 +116,17 @@ func badCalls(r store.ChunkRun) []string {
 // ResumeFailed runs a failed or canceled version again in the background:
 // its finished chunks are kept and skipped, the others (those that failed)
 // are asked again.
-func (a *App) ResumeFailed(ctx context.Context, v store.Version) error {
+func (a *App) ResumeFailed(ctx context.Context, v record.Version) error {
 	if err := a.store.RequeueVersion(ctx, v.ID); err != nil {
 		return err
 	}
-	v.Status = store.StatusQueued
+	v.Status = record.StatusQueued
 	a.Start(v)
 	return nil
 }
 
 // textChunks counts the chunks of a version's text documents.
-func (a *App) textChunks(ctx context.Context, v store.Version) (int, error) {
+func (a *App) textChunks(ctx context.Context, v record.Version) (int, error) {
 	docs, err := a.DocKinds(ctx, v)
 	if err != nil {
 		return 0, err

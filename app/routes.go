@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Every document of a run takes its own route: a dialogue goes turn by
@@ -62,7 +62,7 @@ func ChunkSetFor(cfg extract.Config, d extract.Document) string {
 }
 
 // VersionChunks loads the chunks of one of a version's documents.
-func (a *App) VersionChunks(ctx context.Context, v store.Version, docID int) ([]extract.Chunk, error) {
+func (a *App) VersionChunks(ctx context.Context, v record.Version, docID int) ([]extract.Chunk, error) {
 	d, err := a.store.DocumentInfo(ctx, docID)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ type route struct {
 
 // planRoutes saves the chunks of every document and plans each route that
 // has documents.
-func (a *App) planRoutes(ctx context.Context, v store.Version, docs []extract.Document) ([]route, error) {
+func (a *App) planRoutes(ctx context.Context, v record.Version, docs []extract.Document) ([]route, error) {
 	var dialogues, tables, texts []extract.Document
 	for _, d := range docs {
 		switch RouteOf(v.Config, d) {
@@ -102,7 +102,7 @@ func (a *App) planRoutes(ctx context.Context, v store.Version, docs []extract.Do
 	var routes []route
 	for _, plan := range []struct {
 		docs []extract.Document
-		fn   func(context.Context, store.Version, []extract.Document) (route, error)
+		fn   func(context.Context, record.Version, []extract.Document) (route, error)
 	}{{texts, a.planText}, {tables, a.planCSV}, {dialogues, a.planDialogue}} {
 		if len(plan.docs) == 0 {
 			continue
@@ -117,7 +117,7 @@ func (a *App) planRoutes(ctx context.Context, v store.Version, docs []extract.Do
 }
 
 // planText splits text documents per the settings for the run's strategy.
-func (a *App) planText(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
+func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
 	cfg := v.Config
 	jobs, err := extract.Plan(docs, cfg)
 	if err != nil {
@@ -148,7 +148,7 @@ func (a *App) planText(ctx context.Context, v store.Version, docs []extract.Docu
 
 // runRoutes runs the routes one after the other and reports progress over
 // all of them.
-func (a *App) runRoutes(ctx context.Context, v store.Version, routes []route, progress func(extract.Progress)) error {
+func (a *App) runRoutes(ctx context.Context, v record.Version, routes []route, progress func(extract.Progress)) error {
 	total := 0
 	for _, r := range routes {
 		total += len(r.jobs)

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // deriveRules runs the `rule: [[...]]` blocks of a schema-strategy
@@ -13,7 +13,7 @@ import (
 // derive (see schema.DeriveRules for the forms run); the rules it does not
 // run are logged with the reason. Derived edges carry Properties["rule"].
 // Running it again adds nothing.
-func (a *App) deriveRules(ctx context.Context, v store.Version) error {
+func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if v.Config.Strategy != extract.StrategySchema || v.Config.SchemaName == "" {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -17,12 +18,12 @@ import (
 // Start queues a version's jobs (see jobs.go) and returns: the workers of
 // any process take them. A failure to queue is logged and marks the
 // version failed.
-func (a *App) Start(v store.Version) {
+func (a *App) Start(v record.Version) {
 	// The queuing outlives the request that asked for it.
 	ctx := context.Background()
 	if _, err := a.Enqueue(ctx, v); err != nil {
 		a.log.Error("queue extraction", "version_id", v.ID, "extraction", v.Extraction, "error", err)
-		_ = a.store.FinishVersion(ctx, v.ID, store.StatusFailed, 0, errText(err))
+		_ = a.store.FinishVersion(ctx, v.ID, record.StatusFailed, 0, errText(err))
 	}
 }
 
@@ -31,8 +32,8 @@ func (a *App) Start(v store.Version) {
 // the version had jobs that had not ended.
 func (a *App) Cancel(id int) bool {
 	ctx := context.Background()
-	if st, err := a.store.VersionStatus(ctx, id); err == nil && (st == store.StatusQueued || st == store.StatusRunning) {
-		if err := a.store.FinishVersion(ctx, id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
+	if st, err := a.store.VersionStatus(ctx, id); err == nil && (st == record.StatusQueued || st == record.StatusRunning) {
+		if err := a.store.FinishVersion(ctx, id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
 			a.log.Error("cancel extraction", "version_id", id, "error", err)
 		}
 	}
@@ -85,7 +86,7 @@ func (a *App) Resume(ctx context.Context) error {
 // processes may share the work. Its jobs are taken before those of runs
 // queued with Enqueue. It returns the run's error for a failed version,
 // and an ErrInterrupted when ctx ends first (see Wait).
-func (a *App) Run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+func (a *App) Run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
 	// Its jobs come before those of runs queued for the workers.
 	if _, err := a.enqueue(ctx, v, priorityForeground); err != nil {
 		return err
@@ -128,11 +129,11 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		}
 		w.report(p)
 		switch v.Status {
-		case store.StatusDone:
+		case record.StatusDone:
 			return nil
-		case store.StatusCanceled:
+		case record.StatusCanceled:
 			return context.Canceled
-		case store.StatusFailed:
+		case record.StatusFailed:
 			return extract.Errorf(extract.KindUnavailable, "%s", v.Error)
 		}
 		select {
@@ -166,7 +167,7 @@ func (a *App) interrupted(ctx context.Context, id int, cause error) error {
 // runs the other routes and the steps that need every chunk, and records
 // the outcome. A canceled context leaves the version as it is, for the
 // job to run again; other errors mark it failed.
-func (a *App) finish(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+func (a *App) finish(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
 	begin := time.Now()
 	if v.StartedAt != nil {
 		begin = *v.StartedAt
@@ -187,13 +188,13 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 		// The vectorizer step, after every kind of run.
 		err = a.vectorize(ctx, v)
 	}
-	status, msg := store.StatusDone, ""
+	status, msg := record.StatusDone, ""
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled), ctx.Err() != nil:
 		return err
 	default:
-		status, msg = store.StatusFailed, errText(err)
+		status, msg = record.StatusFailed, errText(err)
 	}
 	ok, ferr := a.store.FinishRun(context.WithoutCancel(ctx), v.ID, status, a.store.Now().Sub(begin), msg)
 	if ferr != nil {
@@ -202,7 +203,7 @@ func (a *App) finish(ctx context.Context, v store.Version, progress func(extract
 	if !ok {
 		return nil // canceled meanwhile
 	}
-	if status == store.StatusDone {
+	if status == record.StatusDone {
 		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
 			a.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
 		}
@@ -228,7 +229,7 @@ func (a *App) checkReadable(ctx context.Context, id int) error {
 	return nil
 }
 
-func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Progress)) error {
+func (a *App) run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return err
@@ -253,7 +254,7 @@ func (a *App) run(ctx context.Context, v store.Version, progress func(extract.Pr
 // is merged now. A chunk that failed for good stops the merge there: its
 // error, and those of the other failed chunks, are recorded on the
 // version and the route fails, for resume or retry to ask them again.
-func (a *App) mergedText(ctx context.Context, v store.Version, r route, report func(extract.Progress)) error {
+func (a *App) mergedText(ctx context.Context, v record.Version, r route, report func(extract.Progress)) error {
 	begin := time.Now()
 	if _, err := a.store.DrainChunks(ctx, v.ID, sinkFragments(v.Config)); err != nil {
 		return err
@@ -304,7 +305,7 @@ func chunkSettings(cfg extract.Config) string {
 const DialogueChunkSet = "dialogue"
 
 // DocKinds returns a version's documents with only ID, name and kind set.
-func (a *App) DocKinds(ctx context.Context, v store.Version) ([]extract.Document, error) {
+func (a *App) DocKinds(ctx context.Context, v record.Version) ([]extract.Document, error) {
 	docs := make([]extract.Document, 0, len(v.DocumentIDs))
 	for _, id := range v.DocumentIDs {
 		d, err := a.store.DocumentInfo(ctx, id)
@@ -414,11 +415,11 @@ type RunRequest struct {
 // executes it. A missing name or document and settings Prepare refuses
 // are invalid errors. The returned config is the one stored, defaults
 // filled in, also when the request is refused.
-func (a *App) NewRun(ctx context.Context, req RunRequest) (store.Version, extract.Config, error) {
+func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extract.Config, error) {
 	cfg := req.Config
 	name := strings.TrimSpace(req.Extraction)
 	if name == "" {
-		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "give the extraction a name")
+		return record.Version{}, cfg, extract.Errorf(extract.KindInvalid, "give the extraction a name")
 	}
 	// The same document twice (two identical files are stored once) runs
 	// once.
@@ -429,10 +430,10 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (store.Version, extrac
 		}
 	}
 	if len(ids) == 0 {
-		return store.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
+		return record.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
-		return store.Version{}, cfg, err
+		return record.Version{}, cfg, err
 	}
 	v, err := a.store.NewVersion(ctx, name, cfg, ids, strings.TrimSpace(req.Note))
 	return v, cfg, err

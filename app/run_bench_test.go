@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -187,7 +188,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	if db == "sqlite" {
 		r.disk = dirBytes(b, dir)
 	}
-	if v.Status != store.StatusDone {
+	if v.Status != record.StatusDone {
 		b.Fatalf("run ended %s: %s", v.Status, v.Error)
 	}
 	return r

@@ -5,8 +5,8 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/csvmap"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // CSV runs
@@ -25,7 +25,7 @@ import (
 // planCSV plans the CSV route (see the comment at the top of this file):
 // the tables are mapped together first, then each document's result is
 // one job.
-func (a *App) planCSV(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
+func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
 	cfg := v.Config
 	settings := chunkSettings(cfg)
 	jobs := make([]extract.Job, len(docs))

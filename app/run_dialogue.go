@@ -7,7 +7,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Dialogue runs
@@ -98,7 +98,7 @@ func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
 // planDialogue plans the dialogue route (see the comment at the top of
 // this file): one job per turn, run one at a time, then each dialogue's
 // consolidated memory is written over the merged per-turn values.
-func (a *App) planDialogue(ctx context.Context, v store.Version, docs []extract.Document) (route, error) {
+func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
 	cfg := v.Config
 	units, total, err := PlanDialogues(docs)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -59,7 +60,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	d := addDoc(t, st, "carol.txt", string(text[:12000]))
 	const runs = 20
-	vs := make([]store.Version, runs)
+	vs := make([]record.Version, runs)
 	for i := range vs {
 		cfg := extract.DefaultConfig()
 		cfg.Strategy, cfg.Provider = extract.StrategyTuple, "openai"
@@ -91,7 +92,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status != store.StatusDone || got.ChunksDone != got.ChunksTotal || got.ChunksTotal < 20 {
+		if got.Status != record.StatusDone || got.ChunksDone != got.ChunksTotal || got.ChunksTotal < 20 {
 			t.Errorf("%s: %s, %d of %d chunks: %s", got.Label(), got.Status, got.ChunksDone, got.ChunksTotal, got.Error)
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/tuple"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // keepAllFragments is the fragment bound the sink uses for the tuple
@@ -24,7 +24,7 @@ func sinkFragments(cfg extract.Config) int {
 // summarize is the tuple strategy's last step: a node or edge with more
 // than cfg.MaxFragments description fragments gets a model-written summary
 // as its description; the fragments stay in Properties["fragments"].
-func (a *App) summarize(ctx context.Context, v store.Version, ex extract.Extractor) error {
+func (a *App) summarize(ctx context.Context, v record.Version, ex extract.Extractor) error {
 	x, ok := ex.(*tuple.Extractor)
 	if !ok {
 		return nil

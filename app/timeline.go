@@ -5,12 +5,12 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Timeline is a dialogue run's turns paired with its stored operation log.
 type Timeline struct {
-	V     store.Version
+	V     record.Version
 	Units []DialogueUnit
 	Ops   []extract.Operation
 	Steps []TimelineStep

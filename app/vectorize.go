@@ -13,6 +13,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -102,7 +103,7 @@ func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // it holds one batch of vectors, not the version's; the search index is
 // built on the version's first search (vectorIndex), not here: a run
 // nobody queries pays nothing for it.
-func (a *App) vectorize(ctx context.Context, v store.Version) error {
+func (a *App) vectorize(ctx context.Context, v record.Version) error {
 	emb, err := a.Embedder(ctx, v.Config)
 	if err != nil {
 		return err
@@ -173,7 +174,7 @@ func (a *App) vectorize(ctx context.Context, v store.Version) error {
 			return err
 		}
 	}
-	st := store.VectorStats{Embedder: a.embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
+	st := record.VectorStats{Embedder: a.embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
 		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
 	if err := w.Close(ctx, st); err != nil {
 		return err
@@ -206,7 +207,7 @@ func (t vectorText) text(props query.VectorProps) string {
 }
 
 // versionChunks loads a version's chunks by reference.
-func (a *App) versionChunks(ctx context.Context, v store.Version) (map[extract.ChunkRef]extract.Chunk, error) {
+func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.ChunkRef]extract.Chunk, error) {
 	chunks := map[extract.ChunkRef]extract.Chunk{}
 	for _, id := range v.DocumentIDs {
 		cs, err := a.VersionChunks(ctx, v, id)
@@ -254,7 +255,7 @@ const vectorCacheSize = 8
 // from; a different record (the version was vectorized again) misses.
 type cachedIndex struct {
 	versionID int
-	stats     store.VectorStats
+	stats     record.VectorStats
 	vi        *query.VectorIndex
 }
 
@@ -263,7 +264,7 @@ type cachedIndex struct {
 // the version has none. Indexes are built on first use and kept for the
 // versions searched last, so HNSW graphs are built once per version and
 // process.
-func (a *App) vectorIndex(ctx context.Context, v store.Version) (*query.VectorIndex, *store.VectorStats, error) {
+func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorIndex, *record.VectorStats, error) {
 	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
@@ -292,7 +293,7 @@ func (a *App) vectorIndex(ctx context.Context, v store.Version) (*query.VectorIn
 
 // cacheIndex keeps a version's index, replacing an older one of the same
 // version and dropping the least recently used past vectorCacheSize.
-func (a *App) cacheIndex(versionID int, st store.VectorStats, vi *query.VectorIndex) {
+func (a *App) cacheIndex(versionID int, st record.VectorStats, vi *query.VectorIndex) {
 	a.vecMu.Lock()
 	defer a.vecMu.Unlock()
 	a.vecCache = slices.DeleteFunc(a.vecCache, func(c cachedIndex) bool { return c.versionID == versionID })
@@ -303,7 +304,7 @@ func (a *App) cacheIndex(versionID int, st store.VectorStats, vi *query.VectorIn
 }
 
 // loadVectors returns a version's stored vectors in the form search uses.
-func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID int) (*query.Vectors, error) {
+func (a *App) loadVectors(ctx context.Context, st record.VectorStats, versionID int) (*query.Vectors, error) {
 	items, err := a.store.Vectors(ctx, versionID)
 	if err != nil {
 		return nil, err
@@ -343,7 +344,7 @@ func (a *App) loadVectors(ctx context.Context, st store.VectorStats, versionID i
 // embedder embeds only the texts its cache has not seen). A failure is
 // logged, not returned: the new version is saved either way, and queries
 // on it rank without vectors.
-func (a *App) vectorizeChild(ctx context.Context, parent, child store.Version) {
+func (a *App) vectorizeChild(ctx context.Context, parent, child record.Version) {
 	if _, ok, err := a.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -32,7 +33,7 @@ func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Docum
 
 // mustRun creates and runs a version to the end and returns it with its
 // graph.
-func mustRun(t *testing.T, a *App, req RunRequest) (store.Version, extract.Graph) {
+func mustRun(t *testing.T, a *App, req RunRequest) (record.Version, extract.Graph) {
 	t.Helper()
 	ctx := context.Background()
 	v, _, err := a.NewRun(ctx, req)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // VersionJSON is a version as the JSON API and the CLI show it.
@@ -14,7 +14,7 @@ type VersionJSON struct {
 	ID           int            `json:"id"`
 	Extraction   string         `json:"extraction"`
 	Version      int            `json:"version"`
-	Status       string         `json:"status"`
+	Status       record.Status  `json:"status"`
 	Reference    bool           `json:"reference"`
 	Note         string         `json:"note,omitempty"`
 	Config       extract.Config `json:"config"`
@@ -57,7 +57,7 @@ type VersionJSON struct {
 
 // EmbeddingJSON is a version's vectorizer record with its estimated cost.
 type EmbeddingJSON struct {
-	store.VectorStats
+	record.VectorStats
 	// Cost is the estimated cost of the embedding calls ("$0" offline).
 	Cost string `json:"cost"`
 	// Indexes counts the vectors of each model: the version's, and the
@@ -68,7 +68,7 @@ type EmbeddingJSON struct {
 
 // VersionJSON is VersionJSONOf with the vectorizer's record (embedding
 // calls, tokens and cost) when the version has vectors.
-func (a *App) VersionJSON(ctx context.Context, v store.Version) (VersionJSON, error) {
+func (a *App) VersionJSON(ctx context.Context, v record.Version) (VersionJSON, error) {
 	j := VersionJSONOf(v)
 	e, err := a.EmbeddingOf(ctx, v.ID)
 	j.Embedding = e
@@ -90,7 +90,7 @@ func (a *App) EmbeddingOf(ctx context.Context, versionID int) (*EmbeddingJSON, e
 }
 
 // VersionJSONOf turns a stored version into its JSON form.
-func VersionJSONOf(v store.Version) VersionJSON {
+func VersionJSONOf(v record.Version) VersionJSON {
 	if v.DocumentIDs == nil {
 		v.DocumentIDs = []int{} // an imported version: a list all the same
 	}

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ExtractionVersion is the model entity for the ExtractionVersion schema.
@@ -26,7 +27,7 @@ type ExtractionVersion struct {
 	// Number holds the value of the "number" field.
 	Number int `json:"number,omitempty"`
 	// Status holds the value of the "status" field.
-	Status extractionversion.Status `json:"status,omitempty"`
+	Status record.Status `json:"status,omitempty"`
 	// Config holds the value of the "config" field.
 	Config string `json:"config,omitempty"`
 	// DocumentIds holds the value of the "document_ids" field.
@@ -252,7 +253,7 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field status", values[i])
 			} else if value.Valid {
-				_m.Status = extractionversion.Status(value.String)
+				_m.Status = record.Status(value.String)
 			}
 		case extractionversion.FieldConfig:
 			if value, ok := values[i].(*sql.NullString); !ok {

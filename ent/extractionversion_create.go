@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ExtractionVersionCreate is the builder for creating a ExtractionVersion entity.
@@ -57,13 +58,13 @@ func (_c *ExtractionVersionCreate) SetNumber(v int) *ExtractionVersionCreate {
 }
 
 // SetStatus sets the "status" field.
-func (_c *ExtractionVersionCreate) SetStatus(v extractionversion.Status) *ExtractionVersionCreate {
+func (_c *ExtractionVersionCreate) SetStatus(v record.Status) *ExtractionVersionCreate {
 	_c.mutation.SetStatus(v)
 	return _c
 }
 
 // SetNillableStatus sets the "status" field if the given value is not nil.
-func (_c *ExtractionVersionCreate) SetNillableStatus(v *extractionversion.Status) *ExtractionVersionCreate {
+func (_c *ExtractionVersionCreate) SetNillableStatus(v *record.Status) *ExtractionVersionCreate {
 	if v != nil {
 		_c.SetStatus(*v)
 	}
@@ -1228,7 +1229,7 @@ type (
 )
 
 // SetStatus sets the "status" field.
-func (u *ExtractionVersionUpsert) SetStatus(v extractionversion.Status) *ExtractionVersionUpsert {
+func (u *ExtractionVersionUpsert) SetStatus(v record.Status) *ExtractionVersionUpsert {
 	u.Set(extractionversion.FieldStatus, v)
 	return u
 }
@@ -1780,7 +1781,7 @@ func (u *ExtractionVersionUpsertOne) Update(set func(*ExtractionVersionUpsert)) 
 }
 
 // SetStatus sets the "status" field.
-func (u *ExtractionVersionUpsertOne) SetStatus(v extractionversion.Status) *ExtractionVersionUpsertOne {
+func (u *ExtractionVersionUpsertOne) SetStatus(v record.Status) *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.SetStatus(v)
 	})
@@ -2580,7 +2581,7 @@ func (u *ExtractionVersionUpsertBulk) Update(set func(*ExtractionVersionUpsert))
 }
 
 // SetStatus sets the "status" field.
-func (u *ExtractionVersionUpsertBulk) SetStatus(v extractionversion.Status) *ExtractionVersionUpsertBulk {
+func (u *ExtractionVersionUpsertBulk) SetStatus(v record.Status) *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.SetStatus(v)
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ExtractionVersionUpdate is the builder for updating ExtractionVersion entities.
@@ -36,13 +37,13 @@ func (_u *ExtractionVersionUpdate) Where(ps ...predicate.ExtractionVersion) *Ext
 }
 
 // SetStatus sets the "status" field.
-func (_u *ExtractionVersionUpdate) SetStatus(v extractionversion.Status) *ExtractionVersionUpdate {
+func (_u *ExtractionVersionUpdate) SetStatus(v record.Status) *ExtractionVersionUpdate {
 	_u.mutation.SetStatus(v)
 	return _u
 }
 
 // SetNillableStatus sets the "status" field if the given value is not nil.
-func (_u *ExtractionVersionUpdate) SetNillableStatus(v *extractionversion.Status) *ExtractionVersionUpdate {
+func (_u *ExtractionVersionUpdate) SetNillableStatus(v *record.Status) *ExtractionVersionUpdate {
 	if v != nil {
 		_u.SetStatus(*v)
 	}
@@ -1411,13 +1412,13 @@ type ExtractionVersionUpdateOne struct {
 }
 
 // SetStatus sets the "status" field.
-func (_u *ExtractionVersionUpdateOne) SetStatus(v extractionversion.Status) *ExtractionVersionUpdateOne {
+func (_u *ExtractionVersionUpdateOne) SetStatus(v record.Status) *ExtractionVersionUpdateOne {
 	_u.mutation.SetStatus(v)
 	return _u
 }
 
 // SetNillableStatus sets the "status" field if the given value is not nil.
-func (_u *ExtractionVersionUpdateOne) SetNillableStatus(v *extractionversion.Status) *ExtractionVersionUpdateOne {
+func (_u *ExtractionVersionUpdateOne) SetNillableStatus(v *record.Status) *ExtractionVersionUpdateOne {
 	if v != nil {
 		_u.SetStatus(*v)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const (
@@ -7023,7 +7024,7 @@ type ExtractionVersionMutation struct {
 	created_at              *time.Time
 	number                  *int
 	addnumber               *int
-	status                  *extractionversion.Status
+	status                  *record.Status
 	_config                 *string
 	document_ids            *[]int
 	appenddocument_ids      []int
@@ -7334,12 +7335,12 @@ func (m *ExtractionVersionMutation) ResetNumber() {
 }
 
 // SetStatus sets the "status" field.
-func (m *ExtractionVersionMutation) SetStatus(e extractionversion.Status) {
-	m.status = &e
+func (m *ExtractionVersionMutation) SetStatus(r record.Status) {
+	m.status = &r
 }
 
 // Status returns the value of the "status" field in the mutation.
-func (m *ExtractionVersionMutation) Status() (r extractionversion.Status, exists bool) {
+func (m *ExtractionVersionMutation) Status() (r record.Status, exists bool) {
 	v := m.status
 	if v == nil {
 		return
@@ -7350,7 +7351,7 @@ func (m *ExtractionVersionMutation) Status() (r extractionversion.Status, exists
 // OldStatus returns the old "status" field's value of the ExtractionVersion entity.
 // If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExtractionVersionMutation) OldStatus(ctx context.Context) (v extractionversion.Status, err error) {
+func (m *ExtractionVersionMutation) OldStatus(ctx context.Context) (v record.Status, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
 	}
@@ -9736,7 +9737,7 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		m.SetNumber(v)
 		return nil
 	case extractionversion.FieldStatus:
-		v, ok := value.(extractionversion.Status)
+		v, ok := value.(record.Status)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // POST /api/versions/ID/cancel stops a running version and answers the
@@ -34,9 +34,9 @@ func TestAPI_CancelVersion(t *testing.T) {
 	a.App.Start(v)
 
 	type versionJobs struct {
-		Status string           `json:"status"`
-		Phase  *string          `json:"phase"`
-		Jobs   *store.JobCounts `json:"jobs"`
+		Status string            `json:"status"`
+		Phase  *string           `json:"phase"`
+		Jobs   *record.JobCounts `json:"jobs"`
 	}
 	call := func(method, path string) (int, versionJobs) {
 		t.Helper()
@@ -63,7 +63,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 		t.Fatalf("GET /versions/ID/progress: %d, phase %v", code, got.Phase)
 	}
 	code, got = call("POST", fmt.Sprintf("/api/versions/%d/cancel", v.ID))
-	if code != http.StatusOK || got.Status != store.StatusCanceled || got.Jobs == nil {
+	if code != http.StatusOK || got.Status != string(record.StatusCanceled) || got.Jobs == nil {
 		t.Fatalf("POST /api/versions/ID/cancel: %d, status %q, jobs %v", code, got.Status, got.Jobs)
 	}
 	if got.Phase == nil || *got.Phase != "" {
@@ -72,7 +72,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 	if got.Jobs.Queued != 0 {
 		t.Errorf("%d jobs still queued after the cancel", got.Jobs.Queued)
 	}
-	if cur, _ := a.Store.Version(ctx, v.ID); cur.Status != store.StatusCanceled {
+	if cur, _ := a.Store.Version(ctx, v.ID); cur.Status != record.StatusCanceled {
 		t.Errorf("stored status %s", cur.Status)
 	}
 	if code, _ = call("POST", fmt.Sprintf("/api/versions/%d/cancel", v.ID)); code != http.StatusConflict {

@@ -9,8 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/tuple"
-	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -23,7 +23,7 @@ func nonNegParam(c echo.Context, name string) int {
 	return n
 }
 
-func mentionKeys(ms []store.NodeMention) []string {
+func mentionKeys(ms []record.NodeMention) []string {
 	seen := map[string]bool{}
 	var keys []string
 	for _, m := range ms {
@@ -38,7 +38,7 @@ func mentionKeys(ms []store.NodeMention) []string {
 // highlight cuts a chunk's text into plain and highlighted spans from the
 // node mentions (document byte offsets), and lists the chunk's entities.
 // Overlapping mentions keep the first (longest at equal start).
-func highlight(ch extract.Chunk, ms []store.NodeMention, nodes map[string]extract.Node) ([]web.Span, []web.NodeRow) {
+func highlight(ch extract.Chunk, ms []record.NodeMention, nodes map[string]extract.Node) ([]web.Span, []web.NodeRow) {
 	type iv struct {
 		s, e int
 		key  string

@@ -15,7 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -109,7 +109,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	}
 	// A side still running shows its progress and reloads the page when
 	// it ends.
-	for _, v := range []store.Version{cmp.A, cmp.B} {
+	for _, v := range []record.Version{cmp.A, cmp.B} {
 		if v.Active() {
 			pr := progressOf(v)
 			pr.Refresh = true
@@ -172,7 +172,7 @@ func localURL(c echo.Context, raw string) (string, bool) {
 	return p, p != ""
 }
 
-func compareGroups(exs []store.ExtractionInfo) []web.CompareGroup {
+func compareGroups(exs []record.ExtractionInfo) []web.CompareGroup {
 	out := make([]web.CompareGroup, 0, len(exs))
 	for _, ex := range exs {
 		g := web.CompareGroup{Extraction: ex.Name}
@@ -253,7 +253,7 @@ func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp ap
 	type ref struct{ doc, idx int }
 	calls := map[ref][2][]extract.CallRecord{}
 	var order []ref
-	add := func(runs []store.ChunkRun, side int) {
+	add := func(runs []record.ChunkRun, side int) {
 		for _, r := range runs {
 			if len(r.Calls) == 0 {
 				continue
@@ -309,12 +309,12 @@ func callViews(calls []extract.CallRecord) []web.CompareCall {
 	return out
 }
 
-func (h *Handler) compareRun(v store.Version) web.CompareRun {
+func (h *Handler) compareRun(v record.Version) web.CompareRun {
 	model := v.Config.Model
 	if model == "" {
 		model = v.Config.Provider
 	}
-	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: v.Status, Strategy: v.Config.Strategy, Model: model,
+	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: string(v.Status), Strategy: v.Config.Strategy, Model: model,
 		Reference: v.Reference, Note: v.Note, Chunks: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
 		Elapsed: web.HumanDuration(v.Elapsed), Cost: h.app.Providers().CostOf(v)}

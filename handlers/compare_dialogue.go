@@ -6,14 +6,14 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
 // fillTurns adds the per-turn operation counts when both versions are
 // dialogue runs; otherwise it does nothing.
 func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Comparison) error {
-	for _, v := range []store.Version{cmp.A, cmp.B} {
+	for _, v := range []record.Version{cmp.A, cmp.B} {
 		docs, err := h.app.DocKinds(ctx, v)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // mustSampleText reads the sample document shipped with the server.
@@ -32,7 +32,7 @@ func mustSampleText(tb testing.TB) string {
 }
 
 // mustTwoVersions extracts the sample twice with different chunking.
-func mustTwoVersions(tb testing.TB, a *testApp) (store.Version, store.Version) {
+func mustTwoVersions(tb testing.TB, a *testApp) (record.Version, record.Version) {
 	tb.Helper()
 	text := mustSampleText(tb)
 	c1 := extract.DefaultConfig()
@@ -40,7 +40,7 @@ func mustTwoVersions(tb testing.TB, a *testApp) (store.Version, store.Version) {
 	c2.ChunkSize, c2.Overlap = 300, 0
 	v1 := a.MustExtract(tb, "carol", "carol.txt", text, c1)
 	v2 := a.MustExtract(tb, "carol", "carol.txt", text, c2)
-	if v1.Status != store.StatusDone || v2.Status != store.StatusDone || v1.Nodes == 0 || v2.Nodes == 0 {
+	if v1.Status != record.StatusDone || v2.Status != record.StatusDone || v1.Nodes == 0 || v2.Nodes == 0 {
 		tb.Fatalf("extractions not done: %+v %+v", v1, v2)
 	}
 	return v1, v2

@@ -16,14 +16,14 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // csvRiskMining stores the RiskMining tables and schema and runs an nlp
 // extraction pinned to the schema; it returns the finished version and the
 // documents by file name.
-func csvRiskMining(t *testing.T, a *testApp) (store.Version, map[string]extract.Document) {
+func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract.Document) {
 	t.Helper()
 	ctx := context.Background()
 	sc, err := schema.ParseKAGString(string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
@@ -83,7 +83,7 @@ func TestCSVRun_RiskMining(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	v, docs := csvRiskMining(t, a)
-	if v.Status != store.StatusDone || v.ChunksTotal != 12 || v.ChunksDone != 12 {
+	if v.Status != record.StatusDone || v.ChunksTotal != 12 || v.ChunksDone != 12 {
 		t.Fatalf("version %s %d/%d: %s", v.Status, v.ChunksDone, v.ChunksTotal, v.Error)
 	}
 	g, err := a.Store.LoadGraph(ctx, v.ID, true)
@@ -250,7 +250,7 @@ func TestCSVRun_Failures(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "broken", "Person.csv", "id,name,age\n1,Ann,41\n2,Bob\n3,\"Cy,40\n", extract.DefaultConfig())
-	if v.Status != store.StatusDone || v.Nodes != 1 || v.ChunksTotal != 1 {
+	if v.Status != record.StatusDone || v.Nodes != 1 || v.ChunksTotal != 1 {
 		t.Fatalf("version %s nodes %d chunks %d: %s", v.Status, v.Nodes, v.ChunksTotal, v.Error)
 	}
 	runs, err := a.Store.ChunkRuns(context.Background(), v.ID)

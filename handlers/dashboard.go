@@ -4,7 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/app"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -32,10 +32,10 @@ func (h *Handler) showDashboard(c echo.Context) error {
 }
 
 // samplePair finds the first two finished versions of the sample extraction.
-func samplePair(vs []store.Version) (int, int, bool) {
+func samplePair(vs []record.Version) (int, int, bool) {
 	var a, b int
 	for _, v := range vs {
-		if v.Extraction != app.SampleExtraction || v.Status != store.StatusDone {
+		if v.Extraction != app.SampleExtraction || v.Status != record.StatusDone {
 			continue
 		}
 		switch v.Number {
@@ -48,7 +48,7 @@ func samplePair(vs []store.Version) (int, int, bool) {
 	return a, b, a > 0 && b > 0
 }
 
-func docRows(docs []store.DocumentInfo) []web.DocumentRow {
+func docRows(docs []record.DocumentInfo) []web.DocumentRow {
 	out := make([]web.DocumentRow, len(docs))
 	for i, d := range docs {
 		out[i] = web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: d.Size, Created: d.Created.Format("2006-01-02 15:04")}
@@ -56,7 +56,7 @@ func docRows(docs []store.DocumentInfo) []web.DocumentRow {
 	return out
 }
 
-func versionRows(vs []store.Version) []web.VersionRow {
+func versionRows(vs []record.Version) []web.VersionRow {
 	out := make([]web.VersionRow, len(vs))
 	for i, v := range vs {
 		out[i] = versionRow(v)
@@ -64,8 +64,8 @@ func versionRows(vs []store.Version) []web.VersionRow {
 	return out
 }
 
-func versionRow(v store.Version) web.VersionRow {
-	return web.VersionRow{ID: v.ID, Extraction: v.Extraction, Number: v.Number, Status: v.Status,
+func versionRow(v record.Version) web.VersionRow {
+	return web.VersionRow{ID: v.ID, Extraction: v.Extraction, Number: v.Number, Status: string(v.Status),
 		Strategy: v.Config.Strategy, Nodes: v.Nodes, Edges: v.Edges, ChunksDone: v.ChunksDone,
 		ChunksTotal: v.ChunksTotal, Reference: v.Reference, Created: v.CreatedAt.Format("2006-01-02 15:04"),
 		Elapsed: web.HumanDuration(v.Elapsed), Note: v.Note}

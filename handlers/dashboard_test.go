@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 func TestDashboard_EmptyAndFilled(t *testing.T) {
@@ -94,7 +94,7 @@ func TestSeedSample(t *testing.T) {
 		t.Fatalf("sample versions: %+v %v", vs, err)
 	}
 	for _, v := range vs {
-		if v = waitVersion(t, a, v.ID); v.Status != store.StatusDone || v.Nodes == 0 {
+		if v = waitVersion(t, a, v.ID); v.Status != record.StatusDone || v.Nodes == 0 {
 			t.Fatalf("sample run ended %s with %d nodes: %s", v.Status, v.Nodes, v.Error)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const (
@@ -75,7 +75,7 @@ func memoryBankUser(tb testing.TB, user string) []byte {
 }
 
 // dlgVersion prepares a config and creates a queued version.
-func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) store.Version {
+func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) record.Version {
 	tb.Helper()
 	ctx := context.Background()
 	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
@@ -92,7 +92,7 @@ func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs
 	return v
 }
 
-func dlgRun(tb testing.TB, a *testApp, v store.Version) store.Version {
+func dlgRun(tb testing.TB, a *testApp, v record.Version) record.Version {
 	tb.Helper()
 	if err := a.App.Run(context.Background(), v, nil); err != nil {
 		tb.Fatalf("run %s: %v", v.Label(), err)
@@ -101,7 +101,7 @@ func dlgRun(tb testing.TB, a *testApp, v store.Version) store.Version {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if v.Status != store.StatusDone {
+	if v.Status != record.StatusDone {
 		tb.Fatalf("%s is %s (%s), want done", v.Label(), v.Status, v.Error)
 	}
 	return v

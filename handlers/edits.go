@@ -14,7 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -62,7 +62,7 @@ func (h *Handler) saveEdit(c echo.Context) error {
 	}
 	e, err := formEdit(c)
 	if err == nil {
-		var nv store.Version
+		var nv record.Version
 		if nv, err = h.app.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
 			return redirectFlash(c, editTarget(nv.ID, e), fmt.Sprintf("%s: %s", nv.Label(), nv.Note), false)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -214,7 +214,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		}
 		cfg.Prompts = app.StrategyPrompts(cfg.Strategy, posted)
 	}
-	var v store.Version
+	var v record.Version
 	if err == nil {
 		v, cfg, err = h.app.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, SchemaRef: c.FormValue("schema"),
 			DocumentIDs: docIDs, Note: c.FormValue("note")})
@@ -254,7 +254,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
 	h.app.Cancel(id)
-	if err := h.store.FinishVersion(c.Request().Context(), id, store.StatusCanceled, 0, "canceled by the user"); err != nil {
+	if err := h.store.FinishVersion(c.Request().Context(), id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("Extraction canceled after %d of %d chunks.", v.ChunksDone, v.ChunksTotal), false)
@@ -292,12 +292,12 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	return render(c, http.StatusOK, web.ProgressView(p))
 }
 
-func progressOf(v store.Version) web.Progress {
+func progressOf(v record.Version) web.Progress {
 	elapsed := v.Elapsed
 	if v.Active() && v.StartedAt != nil {
 		elapsed = v.HeartbeatAt.Sub(*v.StartedAt)
 	}
-	return web.Progress{VersionID: v.ID, Status: v.Status, ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
+	return web.Progress{VersionID: v.ID, Status: string(v.Status), ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal,
 		Nodes: v.Nodes, Edges: v.Edges, Elapsed: web.HumanDuration(elapsed), Active: v.Active(), Error: v.Error}
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const lincoln = `Abraham Lincoln was born in Hodgenville, Kentucky, in 1809. Lincoln moved to Illinois and worked as a lawyer in Springfield.
@@ -123,7 +123,7 @@ func TestExtractions_RunFromForm(t *testing.T) {
 	t.Run("ProgressThenResults", func(t *testing.T) {
 		var id int
 		fmt.Sscanf(versionURL, "/versions/%d", &id)
-		if v := waitVersion(t, a, id); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, id); v.Status != record.StatusDone {
 			t.Fatalf("run %s: %s", v.Status, v.Error)
 		}
 		_, progress := a.Get(t, versionURL+"/progress")

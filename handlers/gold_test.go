@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // postGold uploads a gold file through the import form.
@@ -93,7 +92,7 @@ func TestGold_Import(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ref.Reference || ref.Status != store.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
+		if !ref.Reference || ref.Status != record.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
 			t.Fatalf("reference version: %+v", ref)
 		}
 		run, err := a.Store.VersionByLabel(ctx, "webnlg", 2)
@@ -103,7 +102,7 @@ func TestGold_Import(t *testing.T) {
 		if len(run.DocumentIDs) != 1 || run.DocumentIDs[0] != ref.DocumentIDs[0] {
 			t.Errorf("the run covers %v, the gold %v", run.DocumentIDs, ref.DocumentIDs)
 		}
-		if v := waitVersion(t, a, run.ID); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, run.ID); v.Status != record.StatusDone {
 			t.Fatalf("run %s: %s", v.Status, v.Error)
 		}
 		_, doc := a.Get(t, loc.String())
@@ -132,7 +131,7 @@ func TestGold_Import(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := waitVersion(t, a, run.ID); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, run.ID); v.Status != record.StatusDone {
 			t.Fatalf("run %s: %s", v.Status, v.Error)
 		}
 		_, doc := a.Get(t, loc.String())

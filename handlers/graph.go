@@ -14,7 +14,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -82,7 +82,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		return err
 	}
 	w := newSubgraphWriter(c.Response())
-	matched, truncated, err := h.store.StreamSubgraph(ctx, id, q, store.SubgraphRows{Node: w.node, Edge: w.edge})
+	matched, truncated, err := h.store.StreamSubgraph(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
 	if err == nil {
 		err = w.finish(totalNodes, totalEdges, matched, truncated, types)
 	}

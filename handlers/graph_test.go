@@ -19,13 +19,13 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/handlers"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // MustGraphVersion stores g as a finished version of a new extraction over
 // one small document and returns the version.
-func (a *testApp) MustGraphVersion(tb testing.TB, name, text string, g extract.Graph) store.Version {
+func (a *testApp) MustGraphVersion(tb testing.TB, name, text string, g extract.Graph) record.Version {
 	tb.Helper()
 	ctx := context.Background()
 	d, err := extract.ReadDocument(name+".txt", []byte(text), extract.DefaultMaxBytes)
@@ -43,7 +43,7 @@ func (a *testApp) MustGraphVersion(tb testing.TB, name, text string, g extract.G
 	if err := a.Store.WriteGraph(ctx, v.ID, g); err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.Store.FinishVersion(ctx, v.ID, store.StatusDone, time.Second, ""); err != nil {
+	if err := a.Store.FinishVersion(ctx, v.ID, record.StatusDone, time.Second, ""); err != nil {
 		tb.Fatal(err)
 	}
 	v, err = a.Store.Version(ctx, v.ID)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -79,7 +80,7 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 
 // MustExtract stores text as a document and runs an nlp extraction of it to
 // the end, returning the finished version.
-func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg extract.Config) store.Version {
+func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg extract.Config) record.Version {
 	tb.Helper()
 	ctx := context.Background()
 	d, err := extract.ReadDocument(docName, []byte(text), extract.DefaultMaxBytes)
@@ -109,7 +110,7 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 
 // waitVersion waits until a background run has ended (done, failed or
 // canceled) and returns the version as it ended.
-func waitVersion(tb testing.TB, a *testApp, id int) store.Version {
+func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 	tb.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

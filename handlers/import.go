@@ -9,7 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // importGraph stores an uploaded graph file (JSON, GraphML or a neo4j
@@ -33,13 +33,13 @@ func (h *Handler) importGraph(c echo.Context) error {
 }
 
 // importUpload reads the upload of an import and stores it.
-func (h *Handler) importUpload(c echo.Context) (store.Version, string, error) {
+func (h *Handler) importUpload(c echo.Context) (record.Version, string, error) {
 	fileName, data, err := formFile(c, "file", true)
 	if err != nil {
-		return store.Version{}, "", err
+		return record.Version{}, "", err
 	}
 	if limit := h.maxUpload(); len(data) > limit {
-		return store.Version{}, fileName, extract.Errorf(extract.KindInvalid, "%s is %d bytes: the upload limit is %d", fileName, len(data), limit)
+		return record.Version{}, fileName, extract.Errorf(extract.KindInvalid, "%s is %d bytes: the upload limit is %d", fileName, len(data), limit)
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
 	v, err := h.app.ImportGraph(c.Request().Context(), name, fileName, data, c.FormValue("format"))

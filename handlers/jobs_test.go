@@ -10,7 +10,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // The version page shows the run's jobs: how many completed and failed,
@@ -47,7 +47,7 @@ func TestVersionPage_Jobs(t *testing.T) {
 // flakyRun runs a tuple extraction of marley in chunks of 80 characters
 // whose first chunk fails: the model answers good, but its first five
 // calls (all the client's attempts at that chunk) fail with HTTP 500.
-func flakyRun(t *testing.T, name, good string) (*testApp, *fakellm.Server, store.Version) {
+func flakyRun(t *testing.T, name, good string) (*testApp, *fakellm.Server, record.Version) {
 	t.Helper()
 	srv := fakellm.New(t, fakellm.Options{FailFirst: 5, FailStatus: 500, Rules: []fakellm.Rule{{Text: good}}})
 	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})

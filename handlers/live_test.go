@@ -10,7 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // The version page and the compare page of a run update themselves until
@@ -83,7 +83,7 @@ func TestLivePages_Browser(t *testing.T) {
 		}
 		a.App.Start(third)
 		wait(t, `!document.querySelector('[data-testid="compare-running"]') && !!document.querySelector('[data-testid="summary"]')`)
-		if v := waitVersion(t, a, third.ID); v.Status != store.StatusDone {
+		if v := waitVersion(t, a, third.ID); v.Status != record.StatusDone {
 			t.Fatalf("third run %s", v.Status)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const marley = `Marley was dead, to begin with. There is no doubt whatever about that. The register of his burial was signed by the clergyman, the clerk, the undertaker, and the chief mourner. Scrooge signed it. Old Marley was as dead as a door-nail.`
@@ -39,7 +39,7 @@ func runForm(t *testing.T, a *testApp, form url.Values) int {
 	}
 	var id int
 	fmt.Sscanf(resp.Header.Get("Location"), "/versions/%d", &id)
-	if v := waitVersion(t, a, id); v.Status != store.StatusDone {
+	if v := waitVersion(t, a, id); v.Status != record.StatusDone {
 		t.Fatalf("run %s: %s", v.Status, v.Error)
 	}
 	return id

@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/static"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -35,10 +35,10 @@ func intQuery(c echo.Context, name string, def int) int {
 }
 
 // versionParam loads the version named by the :id path parameter.
-func (h *Handler) versionParam(c echo.Context) (store.Version, error) {
+func (h *Handler) versionParam(c echo.Context) (record.Version, error) {
 	id, err := intParam(c, "id")
 	if err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	return h.store.Version(c.Request().Context(), id)
 }

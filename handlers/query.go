@@ -14,7 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -51,7 +51,7 @@ func (h *Handler) showAsk(c echo.Context) error {
 		return err
 	}
 	for _, v := range vs {
-		if v.Status == store.StatusDone {
+		if v.Status == record.StatusDone {
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", v.ID))
 		}
 	}
@@ -102,7 +102,7 @@ func (h *Handler) queryAPI(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-func (h *Handler) queryPage(v store.Version, in app.QueryInput, res app.QueryResult, docs []extract.Document) web.QueryPage {
+func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryResult, docs []extract.Document) web.QueryPage {
 	base := "/versions/" + itoa(v.ID)
 	p := web.QueryPage{
 		Version:       versionRow(v),

@@ -15,12 +15,12 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const partnerQuestion = "Who was Marley's partner?"
 
-func mustCarol(t *testing.T, a *testApp) store.Version {
+func mustCarol(t *testing.T, a *testApp) record.Version {
 	t.Helper()
 	b, err := os.ReadFile("../app/sample/christmas_carol_stave_one.txt")
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // A provider that answers 500 on every attempt for the first chunk: the run
@@ -26,7 +26,7 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 	a, srv, v := flakyRun(t, "flaky", good)
 	ctx := context.Background()
 	v, _ = a.Store.Version(ctx, v.ID)
-	if v.Status != store.StatusFailed || v.ChunksDone != v.ChunksTotal-1 || len(v.ChunkErrors) != 1 || v.ChunkErrors[0].Status != "HTTP 500" {
+	if v.Status != record.StatusFailed || v.ChunksDone != v.ChunksTotal-1 || len(v.ChunkErrors) != 1 || v.ChunkErrors[0].Status != "HTTP 500" {
 		t.Fatalf("failed run: %s, %d of %d chunks, errors %+v", v.Status, v.ChunksDone, v.ChunksTotal, v.ChunkErrors)
 	}
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
@@ -61,7 +61,7 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 	var id int
 	fmt.Sscanf(url[strings.LastIndex(url, "/versions/"):], "/versions/%d", &id)
 	nv := waitVersion(t, a, id)
-	if nv.Status != store.StatusDone || nv.ParentID != v.ID || nv.Number != 2 || nv.ChunksDone != nv.ChunksTotal {
+	if nv.Status != record.StatusDone || nv.ParentID != v.ID || nv.Number != 2 || nv.ChunksDone != nv.ChunksTotal {
 		t.Fatalf("retry: %+v", nv)
 	}
 	if paid := srv.Count() - before; paid != 1 || nv.Calls-nv.CachedCalls != 1 {

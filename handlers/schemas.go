@@ -17,6 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
@@ -524,7 +525,7 @@ func subJSON(ps []schema.Property) (string, int) {
 	return string(b), len(ps)
 }
 
-func historyRows(hist []store.SchemaVersionInfo) []web.SchemaVersionRow {
+func historyRows(hist []record.SchemaVersionInfo) []web.SchemaVersionRow {
 	rows := make([]web.SchemaVersionRow, len(hist))
 	for i, v := range hist {
 		rows[i] = web.SchemaVersionRow{Number: v.Number, Note: v.Note, Types: v.Types, Hash: v.Hash, Created: v.Created.Format("2006-01-02 15:04")}

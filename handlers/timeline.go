@@ -193,7 +193,7 @@ func (h *Handler) timelineAPI(c echo.Context) error {
 	if limit <= 0 || limit > timelineAPIRows {
 		limit = timelineAPIRows
 	}
-	out := app.TimelineJSON{VersionID: id, Label: t.V.Label(), Status: t.V.Status, Turns: []app.TimelineTurnSummary{}, Totals: map[string]int{},
+	out := app.TimelineJSON{VersionID: id, Label: t.V.Label(), Status: string(t.V.Status), Turns: []app.TimelineTurnSummary{}, Totals: map[string]int{},
 		Offset: offset, TotalTurns: len(t.Steps)}
 	out.MeanCoverage, out.Finished = t.MeanCoverage()
 	for i, s := range t.Steps {

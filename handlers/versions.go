@@ -14,6 +14,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
@@ -86,7 +87,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 
 // fillRetry sets what the page says about failed chunks, repairs and the
 // version a retry came from, and which of retry and resume it offers.
-func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v store.Version) {
+func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v record.Version) {
 	p.Repairs, p.Violations = v.Repairs, v.Violations
 	for _, ce := range v.ChunkErrors {
 		p.ChunkErrors = append(p.ChunkErrors, web.ChunkErrorView{DocumentID: ce.DocumentID, Index: ce.Index, Status: ce.Status, Message: ce.Message})
@@ -98,12 +99,12 @@ func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v store
 		}
 	}
 	finished := !v.Active()
-	p.CanResume = v.Status == store.StatusFailed || v.Status == store.StatusCanceled
-	p.CanRetry = finished && (v.ParseFailures > 0 || v.ChunksDone < v.ChunksTotal || v.Status == store.StatusFailed)
+	p.CanResume = v.Status == record.StatusFailed || v.Status == record.StatusCanceled
+	p.CanRetry = finished && (v.ParseFailures > 0 || v.ChunksDone < v.ChunksTotal || v.Status == record.StatusFailed)
 }
 
 // versionConfigRows lists the config snapshot for display.
-func versionConfigRows(v store.Version) []web.KV {
+func versionConfigRows(v record.Version) []web.KV {
 	c := v.Config
 	if c.Strategy == "" {
 		return []web.KV{{Key: "strategy", Value: importedConfig}}
@@ -251,12 +252,12 @@ func sortedCounts(m map[string]int) []web.TypeCount {
 }
 
 // chunkRows lists the chunks of a version's documents with their results.
-func (h *Handler) chunkRows(ctx context.Context, v store.Version, docs []extract.Document) ([]web.ChunkRow, error) {
+func (h *Handler) chunkRows(ctx context.Context, v record.Version, docs []extract.Document) ([]web.ChunkRow, error) {
 	runs, err := h.store.ChunkRunSummaries(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
-	byRef := map[extract.ChunkRef]store.ChunkRun{}
+	byRef := map[extract.ChunkRef]record.ChunkRun{}
 	for _, r := range runs {
 		byRef[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.ChunkIndex}] = r
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // xss is planted as a name, a type, a label and a description. Were it
@@ -53,8 +53,8 @@ func TestXSS_Browser(t *testing.T) {
 		`{"speaker": ` + mustJSON(xss) + `, "role": "user", "text": "I met Mallory at the club."},` +
 		`{"speaker": "Assistant", "role": "assistant", "text": "Nice."}]}]}`
 	vd := dlgRun(t, a, dlgVersion(t, a, "xss-dialogue", dialogueConfig(), dlgDoc(t, a, "chat.json", []byte(dlg))))
-	for _, v := range []store.Version{v1, v2, vt, vd} {
-		if v.Status != store.StatusDone {
+	for _, v := range []record.Version{v1, v2, vt, vd} {
+		if v.Status != record.StatusDone {
 			t.Fatalf("%s: %s %s", v.Label(), v.Status, v.Error)
 		}
 	}
@@ -118,7 +118,7 @@ func TestXSS_Browser(t *testing.T) {
 		}
 	}
 
-	for _, v := range []store.Version{v1, vt} {
+	for _, v := range []record.Version{v1, vt} {
 		var g extract.Subgraph
 		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), 200, &g)
 		key := ""

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -231,7 +232,7 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func mustVersion(tb testing.TB, s *store.Store, name string) store.Version {
+func mustVersion(tb testing.TB, s *store.Store, name string) record.Version {
 	tb.Helper()
 	ctx := context.Background()
 	d, err := extract.ReadDocument(name+".txt", []byte("bench "+name), extract.DefaultMaxBytes)

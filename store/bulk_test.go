@@ -11,6 +11,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -212,7 +213,7 @@ func TestStore_LargeChunkKeepsForeignKeys(t *testing.T) {
 		if n, err := ec.Node.Query().Where(node.VersionID(missing)).Count(ctx); err != nil || n != 0 {
 			t.Fatalf("missing version has %d nodes (%v)", n, err)
 		}
-		if err := s.FinishVersion(ctx, v.ID, store.StatusDone, 0, ""); err != nil {
+		if err := s.FinishVersion(ctx, v.ID, record.StatusDone, 0, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.DeleteVersion(ctx, v.ID); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ImportReference stores a ready-made graph (an imported gold set) as a new
@@ -15,14 +16,14 @@ import (
 // its graph written, marked done and made the extraction's reference. A
 // failure after the version was created marks it failed, so no half
 // imported version is ever taken for a reference.
-func (s *Store) ImportReference(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, g extract.Graph) (Version, error) {
+func (s *Store) ImportReference(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, g extract.Graph) (record.Version, error) {
 	v, err := s.SaveGraphVersion(ctx, name, cfg, docIDs, note, 0, g)
 	if err != nil {
-		return Version{}, err
+		return record.Version{}, err
 	}
 	if err := s.SetReference(ctx, v.ID, true); err != nil {
-		_ = s.FinishVersion(context.WithoutCancel(ctx), v.ID, StatusFailed, v.Elapsed, extract.MessageOf(err))
-		return Version{}, err
+		_ = s.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, v.Elapsed, extract.MessageOf(err))
+		return record.Version{}, err
 	}
 	return s.Version(ctx, v.ID)
 }
@@ -31,24 +32,24 @@ func (s *Store) ImportReference(ctx context.Context, name string, cfg extract.Co
 // as a new, done version of the named extraction over docIDs, made from
 // parentID (0 for none). A failure after the version was created marks it
 // failed, so a half-written graph is never taken for a finished one.
-func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int, g extract.Graph) (Version, error) {
+func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int, g extract.Graph) (record.Version, error) {
 	start := time.Now()
 	v, err := s.NewChildVersion(ctx, name, cfg, docIDs, note, parentID)
 	if err != nil {
-		return Version{}, err
+		return record.Version{}, err
 	}
-	fail := func(err error) (Version, error) {
+	fail := func(err error) (record.Version, error) {
 		if errors.Is(err, ErrNotActive) || extract.KindOf(err) == extract.KindNotFound {
 			// Canceled (or canceled and deleted) while written: it stays
 			// as the cancel left it.
-			return Version{}, extract.Errorf(extract.KindConflict, "%s was canceled while it was written", v.Label())
+			return record.Version{}, extract.Errorf(extract.KindConflict, "%s was canceled while it was written", v.Label())
 		}
-		_ = s.finishWritten(context.WithoutCancel(ctx), v.ID, StatusFailed, time.Since(start), extract.MessageOf(err))
-		return Version{}, err
+		_ = s.finishWritten(context.WithoutCancel(ctx), v.ID, record.StatusFailed, time.Since(start), extract.MessageOf(err))
+		return record.Version{}, err
 	}
 	err = s.write(ctx, func(c *ent.Client) error {
 		now := s.Now()
-		return c.ExtractionVersion.UpdateOneID(v.ID).SetStatus(extractionversion.StatusRunning).SetWritten(true).
+		return c.ExtractionVersion.UpdateOneID(v.ID).SetStatus(record.StatusRunning).SetWritten(true).
 			SetStartedAt(now).SetHeartbeatAt(now).Exec(ctx)
 	})
 	if err != nil {
@@ -74,7 +75,7 @@ func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.C
 	if err != nil {
 		return fail(err)
 	}
-	if err := s.finishWritten(ctx, v.ID, StatusDone, time.Since(start), ""); err != nil {
+	if err := s.finishWritten(ctx, v.ID, record.StatusDone, time.Since(start), ""); err != nil {
 		return fail(err)
 	}
 	return s.Version(ctx, v.ID)
@@ -89,10 +90,10 @@ const (
 
 // finishWritten is FinishVersion for a written version that is still
 // running: one canceled meanwhile is left canceled (ErrNotActive).
-func (s *Store) finishWritten(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
+func (s *Store) finishWritten(ctx context.Context, id int, status record.Status, elapsed time.Duration, errText string) error {
 	err := s.write(ctx, func(c *ent.Client) error {
-		n, err := c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusRunning)).
-			SetStatus(extractionversion.Status(status)).SetFinishedAt(s.Now()).SetHeartbeatAt(s.Now()).SetError(errText).
+		n, err := c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(record.StatusRunning)).
+			SetStatus(status).SetFinishedAt(s.Now()).SetHeartbeatAt(s.Now()).SetError(errText).
 			AddElapsedMs(elapsed.Milliseconds()).Save(ctx)
 		if err == nil && n == 0 {
 			return ErrNotActive
@@ -105,7 +106,7 @@ func (s *Store) finishWritten(ctx context.Context, id int, status string, elapse
 		}
 		return translate(err, "version")
 	}
-	if status == StatusDone {
+	if status == record.StatusDone {
 		return s.refreshCounts(ctx, id)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -48,7 +49,7 @@ func TestSaveGraphVersion_Merge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v2.Number != 2 || v2.ParentID != v1.ID || v2.Status != store.StatusDone || v2.Nodes != 2 || v2.Edges != 1 || v2.Reference {
+		if v2.Number != 2 || v2.ParentID != v1.ID || v2.Status != record.StatusDone || v2.Nodes != 2 || v2.Edges != 1 || v2.Reference {
 			t.Errorf("merged version %+v", v2)
 		}
 		got, err := s.LoadGraph(ctx, v2.ID, true)
@@ -162,7 +163,7 @@ func TestSaveGraphVersion_NoDocuments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Status != store.StatusDone || len(v.DocumentIDs) != 0 || v.Nodes != 1 {
+		if v.Status != record.StatusDone || len(v.DocumentIDs) != 0 || v.Nodes != 1 {
 			t.Errorf("imported version %+v", v)
 		}
 		if _, err := s.SaveGraphVersion(ctx, "imported", extract.DefaultConfig(), nil, "", 0, g); err == nil || !strings.Contains(err.Error(), "pick at least one document") {

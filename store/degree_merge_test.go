@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -39,7 +40,7 @@ func TestSink_DegreesOfNodesNamedAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []extract.SubgraphNode
-			if _, _, err := s.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{}, store.SubgraphRows{
+			if _, _, err := s.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{}, record.SubgraphRows{
 				Node: func(n extract.SubgraphNode) error { got = append(got, n); return nil },
 				Edge: func(extract.SubgraphEdge) error { return nil },
 			}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Deleting
@@ -41,7 +42,7 @@ func (s *Store) DeleteVersion(ctx context.Context, id int) error {
 			return translate(err, "version")
 		}
 		label := fmt.Sprintf("%s@%d", v.Edges.Extraction.Name, v.Number)
-		if st := string(v.Status); st == StatusQueued || st == StatusRunning {
+		if st := v.Status; st == record.StatusQueued || st == record.StatusRunning {
 			return extract.Errorf(extract.KindConflict, "%s is %s: cancel it before deleting it", label, st)
 		}
 		if err := refusedAsReference(ctx, c, map[string]bool{label: true}, -1); err != nil {
@@ -77,7 +78,7 @@ func (s *Store) DeleteExtraction(ctx context.Context, name string) (int, error) 
 		}
 		var active []string
 		for _, v := range ex.Edges.Versions {
-			if st := string(v.Status); st == StatusQueued || st == StatusRunning {
+			if st := v.Status; st == record.StatusQueued || st == record.StatusRunning {
 				active = append(active, fmt.Sprintf("%s@%d", name, v.Number))
 			}
 		}

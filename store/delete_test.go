@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -42,7 +43,7 @@ func rowCounts(t *testing.T, s *store.Store) map[string]int {
 
 // finishedVersion makes a done version over doc with a small graph written
 // through the sink.
-func finishedVersion(t *testing.T, s *store.Store, name string, cfg extract.Config, doc extract.Document) store.Version {
+func finishedVersion(t *testing.T, s *store.Store, name string, cfg extract.Config, doc extract.Document) record.Version {
 	t.Helper()
 	ctx := context.Background()
 	if err := s.SaveChunks(ctx, doc.ID, "t", extract.Split(doc, 200, 0, false)); err != nil {
@@ -63,7 +64,7 @@ func finishedVersion(t *testing.T, s *store.Store, name string, cfg extract.Conf
 	if err := s.Sink(v.ID, 8).WriteChunk(ctx, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishVersion(ctx, v.ID, store.StatusDone, time.Second, ""); err != nil {
+	if err := s.FinishVersion(ctx, v.ID, record.StatusDone, time.Second, ""); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -85,7 +86,7 @@ func TestStore_Delete(t *testing.T) {
 		cfg.SchemaName, cfg.SchemaVersion = "people", 1
 		v1 := finishedVersion(t, s, "carol", cfg, doc)
 		v2 := finishedVersion(t, s, "carol", extract.DefaultConfig(), doc)
-		for _, v := range []store.Version{v1, v2} {
+		for _, v := range []record.Version{v1, v2} {
 			mustSaveVectors(t, s, v.ID, 3)
 		}
 		running, err := s.NewVersion(ctx, "other", extract.DefaultConfig(), []int{doc.ID}, "")
@@ -161,7 +162,7 @@ func TestStore_Delete(t *testing.T) {
 			if err := s.DeleteVersion(ctx, v2.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.FinishVersion(ctx, running.ID, store.StatusCanceled, 0, ""); err != nil {
+			if err := s.FinishVersion(ctx, running.ID, record.StatusCanceled, 0, ""); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := s.DeleteExtraction(ctx, "other"); err != nil || n != 1 {

@@ -3,12 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // AddDocument stores a document unless one with the same content hash
@@ -46,17 +46,8 @@ func documentFromEnt(d *ent.Document) extract.Document {
 	return extract.Document{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Content: d.Content, SHA256: d.Sha256}
 }
 
-// DocumentInfo is a document without its content, for lists.
-type DocumentInfo struct {
-	ID      int       `json:"id"`
-	Name    string    `json:"name"`
-	Kind    string    `json:"kind"`
-	Size    int       `json:"size"`
-	Created time.Time `json:"created_at"`
-}
-
 // ListDocuments lists documents, newest first, without their content.
-func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, error) {
+func (s *Store) ListDocuments(ctx context.Context, limit int) ([]record.DocumentInfo, error) {
 	q := s.client.Document.Query().Order(ent.Desc(document.FieldID))
 	if limit > 0 {
 		q = q.Limit(limit)
@@ -65,9 +56,9 @@ func (s *Store) ListDocuments(ctx context.Context, limit int) ([]DocumentInfo, e
 	if err != nil {
 		return nil, translate(err, "documents")
 	}
-	out := make([]DocumentInfo, len(rows))
+	out := make([]record.DocumentInfo, len(rows))
 	for i, r := range rows {
-		out[i] = DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}
+		out[i] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}
 	}
 	return out, nil
 }

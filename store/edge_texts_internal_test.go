@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // The edges of one sentence hold it once: one edge_texts row, empty
@@ -43,7 +44,7 @@ func TestEdgeTexts_StoredOnce(t *testing.T) {
 		t.Fatalf("%d texts, %d edges by reference, %d inline; want 1, 2, 1", texts, refs, inline)
 	}
 	// Deleting the version deletes its texts.
-	if err := s.FinishVersion(ctx, v.ID, StatusDone, 0, ""); err != nil {
+	if err := s.FinishVersion(ctx, v.ID, record.StatusDone, 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteVersion(ctx, v.ID); err != nil {

@@ -13,81 +13,14 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
-// Version statuses.
-const (
-	StatusQueued   = "queued"
-	StatusRunning  = "running"
-	StatusDone     = "done"
-	StatusFailed   = "failed"
-	StatusCanceled = "canceled"
-)
-
-// Version is an extraction version with its decoded config.
-type Version struct {
-	ID           int
-	ExtractionID int
-	Extraction   string
-	Number       int
-	Status       string
-	Config       extract.Config
-	DocumentIDs  []int
-	Reference    bool
-	Note         string
-	ChunksTotal  int
-	ChunksDone   int
-	Nodes        int
-	Edges        int
-	PromptTokens int
-	OutputTokens int
-	Calls        int
-	CachedCalls  int
-	// CachedPromptTokens and CachedOutputTokens are the tokens of calls
-	// answered from the cache; they cost nothing.
-	CachedPromptTokens, CachedOutputTokens int
-	OffSchema                              int
-	ParseFailures                          int
-	Elapsed                                time.Duration
-	Error                                  string
-	CreatedAt                              time.Time
-	StartedAt                              *time.Time
-	FinishedAt                             *time.Time
-	HeartbeatAt                            time.Time
-	// ParentID is the version a retry started from (0 for none).
-	ParentID int
-	// Repairs counts the fixes model answers needed before they parsed.
-	Repairs int
-	// Violations counts extracted values that break a schema constraint.
-	Violations int
-	// ChunkErrors lists the chunks whose extraction failed.
-	ChunkErrors []extract.ChunkError
-	// Edits is the edit log of a version made by editing its parent.
-	Edits []curate.Edit
-	// Injected counts extracted nodes that became reference nodes;
-	// MergesApplied and NotSameApplied count the remembered duplicate
-	// answers the run applied.
-	Injected, MergesApplied, NotSameApplied int
-	// Written marks a version whose graph one call writes whole (an
-	// import, a merge, an edit; SaveGraphVersion), not a run.
-	Written bool
-	// MergeNext is the place, in the run's order of text chunks, of the
-	// first chunk its chunk jobs have not merged.
-	MergeNext int
-}
-
-// Label is "name@number".
-func (v Version) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v.Number) }
-
-// Active reports whether the version is queued or running.
-func (v Version) Active() bool { return v.Status == StatusQueued || v.Status == StatusRunning }
-
-func versionFromEnt(v *ent.ExtractionVersion, name string) Version {
+func versionFromEnt(v *ent.ExtractionVersion, name string) record.Version {
 	var cfg extract.Config
 	_ = json.Unmarshal([]byte(v.Config), &cfg)
-	return Version{
-		ID: v.ID, ExtractionID: v.ExtractionID, Extraction: name, Number: v.Number, Status: string(v.Status),
+	return record.Version{
+		ID: v.ID, ExtractionID: v.ExtractionID, Extraction: name, Number: v.Number, Status: v.Status,
 		Config: cfg, DocumentIDs: v.DocumentIds, Reference: v.Reference, Note: v.Note,
 		ChunksTotal: v.ChunksTotal, ChunksDone: v.ChunksDone, Nodes: v.NodeCount, Edges: v.EdgeCount,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
@@ -109,7 +42,7 @@ func parentOf(v *ent.ExtractionVersion) int {
 
 // NewVersion creates the next version of the named extraction (creating the
 // extraction if needed), queued, with the config snapshot.
-func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string) (Version, error) {
+func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string) (record.Version, error) {
 	return s.NewChildVersion(ctx, name, cfg, docIDs, note, 0)
 }
 
@@ -117,29 +50,29 @@ func (s *Store) NewVersion(ctx context.Context, name string, cfg extract.Config,
 // retry): parentID names it; 0 means none. A run's version needs
 // documents; one whose config has no strategy (an imported graph) may
 // have none.
-func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int) (Version, error) {
+func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Config, docIDs []int, note string, parentID int) (record.Version, error) {
 	if name == "" {
-		return Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "an extraction needs a name")
 	}
 	if err := extract.CheckName("extraction name", name); err != nil {
-		return Version{}, err
+		return record.Version{}, err
 	}
 	if strings.ContainsAny(name, "@/") {
-		return Version{}, extract.Errorf(extract.KindInvalid, "extraction name %q: @ and / are not allowed (NAME@V names a version)", name)
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "extraction name %q: @ and / are not allowed (NAME@V names a version)", name)
 	}
 	// A version without a strategy holds a graph no run made (an import,
 	// and the merges and edits of one): it has no documents to name.
 	if len(docIDs) == 0 && cfg.Strategy != "" {
-		return Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := s.checkDocuments(ctx, docIDs); err != nil {
-		return Version{}, err
+		return record.Version{}, err
 	}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
-		return Version{}, fmt.Errorf("encode config: %w", err)
+		return record.Version{}, fmt.Errorf("encode config: %w", err)
 	}
-	var out Version
+	var out record.Version
 	err = s.inTx(ctx, func(w *writeTx) error {
 		tx := w.Client()
 		ex, err := tx.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
@@ -173,16 +106,16 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 }
 
 // Version loads one version.
-func (s *Store) Version(ctx context.Context, id int) (Version, error) {
+func (s *Store) Version(ctx context.Context, id int) (record.Version, error) {
 	v, err := s.client.ExtractionVersion.Query().Where(extractionversion.ID(id)).WithExtraction().Only(ctx)
 	if err != nil {
-		return Version{}, translate(err, fmt.Sprintf("version %d", id))
+		return record.Version{}, translate(err, fmt.Sprintf("version %d", id))
 	}
 	return versionFromEnt(v, v.Edges.Extraction.Name), nil
 }
 
 // VersionByLabel finds "name@number"; number 0 means the latest.
-func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (Version, error) {
+func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (record.Version, error) {
 	q := s.client.ExtractionVersion.Query().Where(extractionversion.HasExtractionWith(extraction.Name(name)))
 	if number > 0 {
 		q = q.Where(extractionversion.Number(number))
@@ -190,23 +123,16 @@ func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (Ve
 	v, err := q.Order(ent.Desc(extractionversion.FieldNumber)).First(ctx)
 	if err != nil {
 		if number == 0 && ent.IsNotFound(err) {
-			return Version{}, extract.Errorf(extract.KindNotFound, "no extraction named %q", name)
+			return record.Version{}, extract.Errorf(extract.KindNotFound, "no extraction named %q", name)
 		}
-		return Version{}, translate(err, fmt.Sprintf("version %s@%d", name, number))
+		return record.Version{}, translate(err, fmt.Sprintf("version %s@%d", name, number))
 	}
 	return versionFromEnt(v, name), nil
 }
 
-// ExtractionInfo summarises an extraction for lists.
-type ExtractionInfo struct {
-	ID       int
-	Name     string
-	Versions []Version
-}
-
 // ListExtractions lists extractions, newest first, with their versions
 // (newest first).
-func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInfo, error) {
+func (s *Store) ListExtractions(ctx context.Context, limit int) ([]record.ExtractionInfo, error) {
 	q := s.client.Extraction.Query().Order(ent.Desc(extraction.FieldID)).
 		WithVersions(func(q *ent.ExtractionVersionQuery) { q.Order(ent.Desc(extractionversion.FieldNumber)) })
 	if limit > 0 {
@@ -216,9 +142,9 @@ func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInf
 	if err != nil {
 		return nil, translate(err, "extractions")
 	}
-	out := make([]ExtractionInfo, len(rows))
+	out := make([]record.ExtractionInfo, len(rows))
 	for i, r := range rows {
-		out[i] = ExtractionInfo{ID: r.ID, Name: r.Name}
+		out[i] = record.ExtractionInfo{ID: r.ID, Name: r.Name}
 		for _, v := range r.Edges.Versions {
 			out[i].Versions = append(out[i].Versions, versionFromEnt(v, r.Name))
 		}
@@ -227,12 +153,12 @@ func (s *Store) ListExtractions(ctx context.Context, limit int) ([]ExtractionInf
 }
 
 // RecentVersions lists the latest versions across extractions.
-func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error) {
+func (s *Store) RecentVersions(ctx context.Context, limit int) ([]record.Version, error) {
 	rows, err := s.client.ExtractionVersion.Query().WithExtraction().Order(ent.Desc(extractionversion.FieldID)).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, translate(err, "versions")
 	}
-	out := make([]Version, len(rows))
+	out := make([]record.Version, len(rows))
 	for i, r := range rows {
 		out[i] = versionFromEnt(r, r.Edges.Extraction.Name)
 	}
@@ -243,7 +169,7 @@ func (s *Store) RecentVersions(ctx context.Context, limit int) ([]Version, error
 func (s *Store) StartVersion(ctx context.Context, id, chunksTotal int) error {
 	now := s.Now()
 	return translate(s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusRunning).
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(record.StatusRunning).
 			SetChunksTotal(chunksTotal).SetStartedAt(now).SetHeartbeatAt(now).SetError("").SetChunkErrors("").Exec(ctx)
 	}), "version")
 }
@@ -261,9 +187,9 @@ func (s *Store) FailInterruptedWrites(ctx context.Context) (int, error) {
 	err := s.write(ctx, func(c *ent.Client) error {
 		var err error
 		n, err = c.ExtractionVersion.Update().Where(extractionversion.Written(true),
-			extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning),
+			extractionversion.StatusIn(record.StatusQueued, record.StatusRunning),
 			extractionversion.HeartbeatAtLT(s.Now().Add(-writeStale))).
-			SetStatus(extractionversion.StatusFailed).SetError(ErrInterruptedWrite).SetFinishedAt(s.Now()).Save(ctx)
+			SetStatus(record.StatusFailed).SetError(ErrInterruptedWrite).SetFinishedAt(s.Now()).Save(ctx)
 		return err
 	})
 	return n, translate(err, "versions")
@@ -277,16 +203,16 @@ func (s *Store) Heartbeat(ctx context.Context, id int) error {
 }
 
 // FinishVersion records the final status, elapsed time and error text.
-func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapsed time.Duration, errText string) error {
+func (s *Store) FinishVersion(ctx context.Context, id int, status record.Status, elapsed time.Duration, errText string) error {
 	now := s.Now()
 	err := s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.Status(status)).
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(status).
 			SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).AddElapsedMs(elapsed.Milliseconds()).Exec(ctx)
 	})
 	if err != nil {
 		return translate(err, "version")
 	}
-	if status == StatusDone {
+	if status == record.StatusDone {
 		return s.refreshCounts(ctx, id)
 	}
 	return nil
@@ -295,21 +221,21 @@ func (s *Store) FinishVersion(ctx context.Context, id int, status string, elapse
 // FinishRun records a run's outcome as FinishVersion does, unless the
 // version is no longer queued or running (a cancel came first): that
 // status stays, and the answer is false.
-func (s *Store) FinishRun(ctx context.Context, id int, status string, elapsed time.Duration, errText string) (bool, error) {
+func (s *Store) FinishRun(ctx context.Context, id int, status record.Status, elapsed time.Duration, errText string) (bool, error) {
 	now := s.Now()
 	n := 0
 	err := s.write(ctx, func(c *ent.Client) error {
 		var err error
 		n, err = c.ExtractionVersion.Update().Where(extractionversion.ID(id),
-			extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning)).
-			SetStatus(extractionversion.Status(status)).SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).
+			extractionversion.StatusIn(record.StatusQueued, record.StatusRunning)).
+			SetStatus(status).SetFinishedAt(now).SetHeartbeatAt(now).SetError(errText).
 			AddElapsedMs(elapsed.Milliseconds()).Save(ctx)
 		return err
 	})
 	if err != nil || n == 0 {
 		return false, translate(err, "version")
 	}
-	if status == StatusDone {
+	if status == record.StatusDone {
 		return true, s.refreshCounts(ctx, id)
 	}
 	return true, nil
@@ -317,14 +243,14 @@ func (s *Store) FinishRun(ctx context.Context, id int, status string, elapsed ti
 
 // UnfinishedVersions lists versions left queued or running, e.g. by a
 // process that was killed; the server resumes them on start.
-func (s *Store) UnfinishedVersions(ctx context.Context) ([]Version, error) {
+func (s *Store) UnfinishedVersions(ctx context.Context) ([]record.Version, error) {
 	rows, err := s.client.ExtractionVersion.Query().WithExtraction().
-		Where(extractionversion.StatusIn(extractionversion.StatusQueued, extractionversion.StatusRunning)).
+		Where(extractionversion.StatusIn(record.StatusQueued, record.StatusRunning)).
 		Order(ent.Asc(extractionversion.FieldID)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "versions")
 	}
-	out := make([]Version, len(rows))
+	out := make([]record.Version, len(rows))
 	for i, r := range rows {
 		out[i] = versionFromEnt(r, r.Edges.Extraction.Name)
 	}
@@ -358,8 +284,8 @@ func (s *Store) RequeueVersion(ctx context.Context, id int) error {
 	err := s.write(ctx, func(c *ent.Client) error {
 		var err error
 		n, err = c.ExtractionVersion.Update().Where(extractionversion.ID(id),
-			extractionversion.StatusIn(extractionversion.StatusFailed, extractionversion.StatusCanceled)).
-			SetStatus(extractionversion.StatusQueued).SetError("").ClearFinishedAt().Save(ctx)
+			extractionversion.StatusIn(record.StatusFailed, record.StatusCanceled)).
+			SetStatus(record.StatusQueued).SetError("").ClearFinishedAt().Save(ctx)
 		return err
 	})
 	if err != nil {
@@ -371,33 +297,14 @@ func (s *Store) RequeueVersion(ctx context.Context, id int) error {
 	return nil
 }
 
-// ChunkRun is a finished chunk of a version with what the strategy reported.
-type ChunkRun struct {
-	DocumentID   int
-	ChunkIndex   int
-	Nodes        int
-	Edges        int
-	PromptTokens int
-	OutputTokens int
-	OffSchema    int
-	Failures     int
-	Elapsed      time.Duration
-	Calls        []extract.CallRecord
-	ParseErrors  []extract.ParseFailure
-	// Repairs counts the fixes the chunk's model answers needed, per kind.
-	Repairs map[string]int
-	// Violations are the chunk's values that break a schema constraint.
-	Violations []string
-}
-
 // ChunkRuns lists the finished chunks of a version in document order.
-func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error) {
+func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]record.ChunkRun, error) {
 	rows, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
 		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk runs")
 	}
-	out := make([]ChunkRun, len(rows))
+	out := make([]record.ChunkRun, len(rows))
 	for i, r := range rows {
 		out[i] = chunkRunFromEnt(r)
 	}
@@ -406,7 +313,7 @@ func (s *Store) ChunkRuns(ctx context.Context, versionID int) ([]ChunkRun, error
 
 // ChunkRunSummaries lists the finished chunks of a version like ChunkRuns,
 // without the model calls and parse failures (which can be large).
-func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRun, error) {
+func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]record.ChunkRun, error) {
 	rows, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID)).
 		Order(chunkrun.ByDocumentID(), chunkrun.ByChunkIndex()).
 		Select(chunkrun.FieldDocumentID, chunkrun.FieldChunkIndex, chunkrun.FieldNodeCount, chunkrun.FieldEdgeCount,
@@ -415,7 +322,7 @@ func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRu
 	if err != nil {
 		return nil, translate(err, "chunk runs")
 	}
-	out := make([]ChunkRun, len(rows))
+	out := make([]record.ChunkRun, len(rows))
 	for i, r := range rows {
 		out[i] = chunkRunFromEnt(r)
 	}
@@ -424,36 +331,31 @@ func (s *Store) ChunkRunSummaries(ctx context.Context, versionID int) ([]ChunkRu
 
 // ChunkRunAt returns one finished chunk of a version with its calls and
 // parse failures; ok is false when the chunk has not run.
-func (s *Store) ChunkRunAt(ctx context.Context, versionID, documentID, chunkIndex int) (ChunkRun, bool, error) {
+func (s *Store) ChunkRunAt(ctx context.Context, versionID, documentID, chunkIndex int) (record.ChunkRun, bool, error) {
 	r, err := s.client.ChunkRun.Query().Where(chunkrun.VersionID(versionID), chunkrun.DocumentID(documentID),
 		chunkrun.ChunkIndex(chunkIndex)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return ChunkRun{}, false, nil
+		return record.ChunkRun{}, false, nil
 	}
 	if err != nil {
-		return ChunkRun{}, false, translate(err, "chunk run")
+		return record.ChunkRun{}, false, translate(err, "chunk run")
 	}
 	return chunkRunFromEnt(r), true, nil
 }
 
-func chunkRunFromEnt(r *ent.ChunkRun) ChunkRun {
+func chunkRunFromEnt(r *ent.ChunkRun) record.ChunkRun {
 	var d chunkDetail
 	if r.Detail != "" {
 		_ = json.Unmarshal([]byte(r.Detail), &d)
 	}
-	return ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
+	return record.ChunkRun{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, Nodes: r.NodeCount, Edges: r.EdgeCount,
 		PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, OffSchema: r.OffSchema, Failures: r.Failures,
 		Elapsed: time.Duration(r.ElapsedMs) * time.Millisecond, Calls: d.Calls, ParseErrors: d.Failures, Repairs: d.Repairs, Violations: d.Violations}
 }
 
-// Counts are the dashboard totals.
-type Counts struct {
-	Schemas, Documents, Extractions, Versions int
-}
-
 // Counts returns the dashboard totals.
-func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	var c Counts
+func (s *Store) Counts(ctx context.Context) (record.Counts, error) {
+	var c record.Counts
 	var err error
 	if c.Schemas, err = s.client.KGSchema.Query().Count(ctx); err != nil {
 		return c, translate(err, "schemas")

@@ -24,6 +24,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // BatchSize is the number of rows or keys per statement in the store's Ent
@@ -145,13 +146,13 @@ func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) 
 	if b.dialect == dialect.Postgres {
 		q += ` FOR SHARE`
 	}
-	var st string
+	var st record.Status
 	switch err := b.QueryRowContext(ctx, b.rebind(q), versionID).Scan(&st); {
 	case errors.Is(err, gosql.ErrNoRows):
 		return ErrNotActive
 	case err != nil:
 		return fmt.Errorf("check version: %w", err)
-	case st != StatusRunning:
+	case st != record.StatusRunning:
 		return ErrNotActive
 	}
 	return nil
@@ -640,23 +641,16 @@ func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]
 	return out, nil
 }
 
-// NodeMention is a mention of a node: the node's key and where in the
-// documents it was found.
-type NodeMention struct {
-	NodeKey string
-	extract.Mention
-}
-
 // ChunkMentions returns the node mentions inside one chunk in text order.
-func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]NodeMention, error) {
+func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]record.NodeMention, error) {
 	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
 		mention.ChunkIndex(chunkIndex), mention.NodeKeyNEQ("")).Order(mention.ByStart()).All(ctx)
 	if err != nil {
 		return nil, translate(err, "mentions")
 	}
-	out := make([]NodeMention, len(ms))
+	out := make([]record.NodeMention, len(ms))
 	for i, m := range ms {
-		out[i] = NodeMention{NodeKey: m.NodeKey, Mention: mentionFromEnt(m)}
+		out[i] = record.NodeMention{NodeKey: m.NodeKey, Mention: mentionFromEnt(m)}
 	}
 	return out, nil
 }

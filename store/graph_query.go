@@ -18,6 +18,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // LoadOutline loads a version's graph with only what drawing it needs: node
@@ -270,13 +271,6 @@ func (s *Store) GraphTotals(ctx context.Context, versionID int) (nodes, edges in
 	return nodes, edges, types, nil
 }
 
-// SubgraphRows receives a graph API answer as StreamSubgraph reads it:
-// every node, then every edge.
-type SubgraphRows struct {
-	Node func(extract.SubgraphNode) error
-	Edge func(extract.SubgraphEdge) error
-}
-
 // StreamSubgraph answers a query without focus (q.Focus is ignored) as
 // extract.SelectSubgraph answers it over the whole graph, and returns its
 // Matched and Truncated; the totals are GraphTotals'. It reads nodes in
@@ -288,7 +282,7 @@ type SubgraphRows struct {
 // sources when few nodes are kept and by one pass over the version's
 // edges otherwise. What it holds is bounded by what it returns: the kept
 // nodes' keys, and under a limit the kept nodes and their edges.
-func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.SubgraphQuery, out SubgraphRows) (matched int, truncated bool, err error) {
+func (s *Store) StreamSubgraph(ctx context.Context, versionID int, q extract.SubgraphQuery, out record.SubgraphRows) (matched int, truncated bool, err error) {
 	types := map[string]bool{}
 	for _, t := range q.Types {
 		types[strings.ToLower(t)] = true

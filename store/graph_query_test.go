@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -153,7 +154,7 @@ func TestStreamSubgraph_MatchesWholeGraph(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := extract.Subgraph{Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
-				got.Matched, got.Truncated, err = s.StreamSubgraph(ctx, v, q, store.SubgraphRows{
+				got.Matched, got.Truncated, err = s.StreamSubgraph(ctx, v, q, record.SubgraphRows{
 					Node: func(n extract.SubgraphNode) error { got.Nodes = append(got.Nodes, n); return nil },
 					Edge: func(e extract.SubgraphEdge) error { got.Edges = append(got.Edges, e); return nil },
 				})
@@ -192,7 +193,7 @@ func TestMigrate_BackfillsDegrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []extract.SubgraphNode
-		if _, _, err := s.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{}, store.SubgraphRows{
+		if _, _, err := s.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{}, record.SubgraphRows{
 			Node: func(n extract.SubgraphNode) error { got = append(got, n); return nil },
 			Edge: func(extract.SubgraphEdge) error { return nil },
 		}); err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Runs are River jobs (github.com/riverqueue/river) kept in the same
@@ -140,7 +141,7 @@ func (s *Store) closeRiver() {
 // earlier error is cleared, and the count of settled chunks starts again.
 func (s *Store) QueueVersion(ctx context.Context, id, chunksTotal, chunksDone int) error {
 	return translate(s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.UpdateOneID(id).SetStatus(extractionversion.StatusQueued).
+		return c.ExtractionVersion.UpdateOneID(id).SetStatus(record.StatusQueued).
 			SetChunksTotal(chunksTotal).SetChunksDone(chunksDone).SetChunksSettled(0).SetHeartbeatAt(s.Now()).
 			SetError("").SetChunkErrors("").ClearFinishedAt().Exec(ctx)
 	}), "version")
@@ -150,8 +151,8 @@ func (s *Store) QueueVersion(ctx context.Context, id, chunksTotal, chunksDone in
 func (s *Store) MarkRunning(ctx context.Context, id int) error {
 	now := s.Now()
 	return translate(s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusQueued)).
-			SetStatus(extractionversion.StatusRunning).SetStartedAt(now).SetHeartbeatAt(now).Exec(ctx)
+		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(record.StatusQueued)).
+			SetStatus(record.StatusRunning).SetStartedAt(now).SetHeartbeatAt(now).Exec(ctx)
 	}), "version")
 }
 
@@ -159,8 +160,8 @@ func (s *Store) MarkRunning(ctx context.Context, id int) error {
 // queue with no worker on them (a foreground run was interrupted).
 func (s *Store) MarkQueued(ctx context.Context, id int) error {
 	return translate(s.write(ctx, func(c *ent.Client) error {
-		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(extractionversion.StatusRunning)).
-			SetStatus(extractionversion.StatusQueued).Exec(ctx)
+		return c.ExtractionVersion.Update().Where(extractionversion.ID(id), extractionversion.StatusEQ(record.StatusRunning)).
+			SetStatus(record.StatusQueued).Exec(ctx)
 	}), "version")
 }
 
@@ -171,12 +172,12 @@ func (s *Store) MergedChunks(ctx context.Context, id int) (int, error) {
 }
 
 // VersionStatus returns a version's status.
-func (s *Store) VersionStatus(ctx context.Context, id int) (string, error) {
+func (s *Store) VersionStatus(ctx context.Context, id int) (record.Status, error) {
 	v, err := s.client.ExtractionVersion.Query().Where(extractionversion.ID(id)).Select(extractionversion.FieldStatus).Only(ctx)
 	if err != nil {
 		return "", translate(err, fmt.Sprintf("version %d", id))
 	}
-	return string(v.Status), nil
+	return v.Status, nil
 }
 
 // ErrNotActive is returned by SettleChunk and DrainChunks when the version
@@ -381,7 +382,7 @@ func (st *versionState) flush(ctx context.Context, b *writeTx, versionID, maxFra
 // no longer queued or running is ErrNotActive.
 func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, error) {
 	var st versionState
-	var status string
+	var status record.Status
 	q := `SELECT status, merge_next, chunks_settled, parse_failures FROM extraction_versions WHERE id = ?`
 	if b.dialect == dialect.Postgres {
 		q += ` FOR UPDATE`
@@ -392,7 +393,7 @@ func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, e
 	case err != nil:
 		return st, fmt.Errorf("lock version: %w", err)
 	}
-	if status != StatusQueued && status != StatusRunning {
+	if status != record.StatusQueued && status != record.StatusRunning {
 		return st, ErrNotActive
 	}
 	return st, nil
@@ -754,45 +755,25 @@ func (s *Store) DropStagedResults(ctx context.Context, versionID int) error {
 	}), "chunk jobs")
 }
 
-// ChunkJobError is a chunk whose job failed at least once: its last error,
-// the attempts it took and whether it is still being retried.
-type ChunkJobError struct {
-	DocumentID int
-	ChunkIndex int
-	State      string
-	Attempts   int
-	Error      string
-}
-
 // ChunkJobErrors lists a version's chunks with a last error, in chunk
 // order.
-func (s *Store) ChunkJobErrors(ctx context.Context, versionID int) ([]ChunkJobError, error) {
+func (s *Store) ChunkJobErrors(ctx context.Context, versionID int) ([]record.ChunkJobError, error) {
 	rows, err := s.client.ChunkJob.Query().Where(chunkjob.VersionID(versionID), chunkjob.ErrorNEQ("")).
 		Order(ent.Asc(chunkjob.FieldDocumentID), ent.Asc(chunkjob.FieldChunkIndex)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}
-	out := make([]ChunkJobError, len(rows))
+	out := make([]record.ChunkJobError, len(rows))
 	for i, r := range rows {
-		out[i] = ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: string(r.State), Attempts: r.Attempts, Error: r.Error}
+		out[i] = record.ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: string(r.State), Attempts: r.Attempts, Error: r.Error}
 	}
 	return out, nil
 }
 
-// JobCounts counts a version's River jobs by what they are doing.
-type JobCounts struct {
-	Queued    int `json:"queued"`
-	Running   int `json:"running"`
-	Retried   int `json:"retried"`
-	Failed    int `json:"failed"`
-	Completed int `json:"completed"`
-	Canceled  int `json:"canceled"`
-}
-
 // CountJobs counts the jobs rows of one version: a retried job is one
 // that took more than one attempt (or waits for its next).
-func CountJobs(rows []*rivertype.JobRow) JobCounts {
-	var c JobCounts
+func CountJobs(rows []*rivertype.JobRow) record.JobCounts {
+	var c record.JobCounts
 	for _, r := range rows {
 		switch r.State {
 		case rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStatePending:

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"time"
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
@@ -36,25 +36,6 @@ func ValidSchemaName(name string) error {
 		return extract.Errorf(extract.KindInvalid, "schema name %q: use letters of any script, digits, spaces, _, . and - (at most 100, starting with a letter or digit, not ending with a space)", name)
 	}
 	return nil
-}
-
-// SchemaInfo is a schema in a list.
-type SchemaInfo struct {
-	Name        string
-	Description string
-	Latest      int
-	Types       int
-	Versions    int
-	Updated     time.Time
-}
-
-// SchemaVersionInfo is one version in a schema's history.
-type SchemaVersionInfo struct {
-	Number  int
-	Note    string
-	Hash    string
-	Types   int
-	Created time.Time
 }
 
 // AnyBase, as the base of SaveSchema, skips the check on the latest version:
@@ -267,7 +248,7 @@ func (s *Store) SchemaVersion(ctx context.Context, name string, number int) (*sc
 }
 
 // ListSchemas lists schemas by name with their latest version.
-func (s *Store) ListSchemas(ctx context.Context) ([]SchemaInfo, error) {
+func (s *Store) ListSchemas(ctx context.Context) ([]record.SchemaInfo, error) {
 	rows, err := s.client.KGSchema.Query().Order(ent.Asc(kgschema.FieldName)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "schemas")
@@ -294,9 +275,9 @@ func (s *Store) ListSchemas(ctx context.Context) ([]SchemaInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SchemaInfo, 0, len(rows))
+	out := make([]record.SchemaInfo, 0, len(rows))
 	for _, r := range rows {
-		info := SchemaInfo{Name: r.Name, Description: r.Description, Updated: r.CreatedAt, Versions: count[r.ID]}
+		info := record.SchemaInfo{Name: r.Name, Description: r.Description, Updated: r.CreatedAt, Versions: count[r.ID]}
 		if v := latest[r.ID]; v != nil {
 			info.Latest, info.Types, info.Updated = v.Number, types[v.ID], v.CreatedAt
 		}
@@ -327,7 +308,7 @@ func (s *Store) typeCounts(ctx context.Context, versionIDs []int) (map[int]int, 
 }
 
 // SchemaVersions returns the history of a schema, newest first.
-func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersionInfo, error) {
+func (s *Store) SchemaVersions(ctx context.Context, name string) ([]record.SchemaVersionInfo, error) {
 	row, err := s.client.KGSchema.Query().Where(kgschema.Name(name)).Only(ctx)
 	if err != nil {
 		return nil, translate(err, fmt.Sprintf("schema %q", name))
@@ -347,9 +328,9 @@ func (s *Store) SchemaVersions(ctx context.Context, name string) ([]SchemaVersio
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SchemaVersionInfo, len(vs))
+	out := make([]record.SchemaVersionInfo, len(vs))
 	for i, v := range vs {
-		out[i] = SchemaVersionInfo{Number: v.Number, Note: v.Note, Hash: v.Hash, Types: types[v.ID], Created: v.CreatedAt}
+		out[i] = record.SchemaVersionInfo{Number: v.Number, Note: v.Note, Hash: v.Hash, Types: types[v.ID], Created: v.CreatedAt}
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -162,7 +163,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		}
 
 		// A canceled version takes no more chunks.
-		if err := s.FinishVersion(ctx, got.ID, store.StatusCanceled, 0, ""); err != nil {
+		if err := s.FinishVersion(ctx, got.ID, record.StatusCanceled, 0, ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: res.Chunk, Seq: 0, Result: &res}}, nil); err != store.ErrNotActive {

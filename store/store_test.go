@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -157,7 +158,7 @@ func TestStore_NewVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.Number != want || v.Status != store.StatusQueued || v.Config.Strategy != "nlp" {
+			if v.Number != want || v.Status != record.StatusQueued || v.Config.Strategy != "nlp" {
 				t.Fatalf("version %d: %+v", want, v)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
 	"github.com/kgstudio/kgstudio/extract/embed"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Vector kinds.
@@ -30,19 +31,6 @@ type VectorItem struct {
 	Model string
 }
 
-// VectorStats is the vectorizer's record of a version: the embedder and
-// model, the vector length and count, and what the embedding calls used
-// (provider calls, input tokens, texts answered from the cache).
-type VectorStats struct {
-	Embedder   string `json:"embedder"`
-	Model      string `json:"model"`
-	Dimensions int    `json:"dimensions"`
-	Vectors    int    `json:"vectors"`
-	Calls      int    `json:"calls"`
-	Tokens     int    `json:"tokens"`
-	Cached     int    `json:"cached"`
-}
-
 // vectorBatch bounds the rows of one insert (SQLite's bound variables).
 const vectorBatch = 500
 
@@ -55,7 +43,7 @@ const vectorBatch = 500
 
 // SaveVectors replaces a version's vectors and their stats in one
 // transaction.
-func (s *Store) SaveVectors(ctx context.Context, versionID int, st VectorStats, items []VectorItem) error {
+func (s *Store) SaveVectors(ctx context.Context, versionID int, st record.VectorStats, items []VectorItem) error {
 	return s.inTx(ctx, func(tx *writeTx) error {
 		c := tx.Client()
 		if err := deleteVectors(ctx, c, versionID); err != nil {
@@ -90,7 +78,7 @@ func insertVectors(ctx context.Context, c *ent.Client, versionID int, model stri
 	return nil
 }
 
-func insertVectorStats(ctx context.Context, c *ent.Client, versionID int, st VectorStats) error {
+func insertVectorStats(ctx context.Context, c *ent.Client, versionID int, st record.VectorStats) error {
 	err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(st.Embedder).SetModel(st.Model).
 		SetDimensions(st.Dimensions).SetVectors(st.Vectors).SetCalls(st.Calls).SetTokens(st.Tokens).
 		SetCached(st.Cached).Exec(ctx)
@@ -126,7 +114,7 @@ func (w *VectorWriter) Add(ctx context.Context, items []VectorItem) error {
 }
 
 // Close records the stats with the count of vectors written.
-func (w *VectorWriter) Close(ctx context.Context, st VectorStats) error {
+func (w *VectorWriter) Close(ctx context.Context, st record.VectorStats) error {
 	st.Vectors, st.Model = w.n, w.model
 	return w.s.inTx(ctx, func(tx *writeTx) error { return insertVectorStats(ctx, tx.Client(), w.versionID, st) })
 }
@@ -145,15 +133,15 @@ func deleteVectors(ctx context.Context, c *ent.Client, versionIDs ...int) error 
 
 // VectorStatsOf returns a version's vectorizer record and whether it has
 // one (versions run before the vectorizer existed have none).
-func (s *Store) VectorStatsOf(ctx context.Context, versionID int) (VectorStats, bool, error) {
+func (s *Store) VectorStatsOf(ctx context.Context, versionID int) (record.VectorStats, bool, error) {
 	row, err := s.client.VectorSet.Query().Where(vectorset.VersionID(versionID)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return VectorStats{}, false, nil
+		return record.VectorStats{}, false, nil
 	}
 	if err != nil {
-		return VectorStats{}, false, translate(err, "vector stats")
+		return record.VectorStats{}, false, translate(err, "vector stats")
 	}
-	return VectorStats{Embedder: row.Embedder, Model: row.Model, Dimensions: row.Dimensions, Vectors: row.Vectors,
+	return record.VectorStats{Embedder: row.Embedder, Model: row.Model, Dimensions: row.Dimensions, Vectors: row.Vectors,
 		Calls: row.Calls, Tokens: row.Tokens, Cached: row.Cached}, true, nil
 }
 

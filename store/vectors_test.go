@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -28,7 +29,7 @@ func vectorItems(n int) []store.VectorItem {
 func mustSaveVectors(t *testing.T, s *store.Store, versionID, n int) []store.VectorItem {
 	t.Helper()
 	items := vectorItems(n)
-	st := store.VectorStats{Embedder: "openai", Model: "m1", Dimensions: 3, Calls: 2, Tokens: 40, Cached: 1}
+	st := record.VectorStats{Embedder: "openai", Model: "m1", Dimensions: 3, Calls: 2, Tokens: 40, Cached: 1}
 	if err := s.SaveVectors(context.Background(), versionID, st, items); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestStore_Vectors(t *testing.T) {
 			t.Fatalf("Vectors returned %d items (%v), want the %d saved", len(got), err, len(items))
 		}
 		st, ok, err := s.VectorStatsOf(ctx, v.ID)
-		want := store.VectorStats{Embedder: "openai", Model: "m1", Dimensions: 3, Vectors: len(items), Calls: 2, Tokens: 40, Cached: 1}
+		want := record.VectorStats{Embedder: "openai", Model: "m1", Dimensions: 3, Vectors: len(items), Calls: 2, Tokens: 40, Cached: 1}
 		if !ok || err != nil || st != want {
 			t.Fatalf("stats %+v (%v, %v), want %+v", st, ok, err, want)
 		}
@@ -75,7 +76,7 @@ func TestStore_Vectors(t *testing.T) {
 		// Saving again replaces the vectors and the stats.
 		mustSaveVectors(t, s, other.ID, 2)
 		small := vectorItems(1)
-		if err := s.SaveVectors(ctx, v.ID, store.VectorStats{Embedder: "offline", Model: "m2", Dimensions: 3}, small); err != nil {
+		if err := s.SaveVectors(ctx, v.ID, record.VectorStats{Embedder: "offline", Model: "m2", Dimensions: 3}, small); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := s.Vectors(ctx, v.ID); err != nil || !equalItems(got, small) {

@@ -10,6 +10,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // MentionCounts counts the mentions of each node of a version.
@@ -32,13 +33,13 @@ func (s *Store) MentionCounts(ctx context.Context, versionID int) (map[string]in
 }
 
 // DocumentInfo loads a document without its content.
-func (s *Store) DocumentInfo(ctx context.Context, id int) (DocumentInfo, error) {
+func (s *Store) DocumentInfo(ctx context.Context, id int) (record.DocumentInfo, error) {
 	r, err := s.client.Document.Query().Where(document.ID(id)).
 		Select(document.FieldID, document.FieldName, document.FieldKind, document.FieldSize, document.FieldCreatedAt).Only(ctx)
 	if err != nil {
-		return DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
+		return record.DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
 	}
-	return DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
+	return record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
 }
 
 // NodesByKeys loads the nodes of a version with the given keys.

@@ -8,11 +8,12 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // startWritten makes a version as SaveGraphVersion starts it: written and
 // running.
-func startWritten(t *testing.T, s *Store, name string) Version {
+func startWritten(t *testing.T, s *Store, name string) record.Version {
 	t.Helper()
 	ctx := context.Background()
 	v, err := s.NewChildVersion(ctx, name, extract.Config{}, nil, "imported", 0)
@@ -40,7 +41,7 @@ func TestWrittenVersions(t *testing.T) {
 
 	t.Run("CanceledStopsTheWrite", func(t *testing.T) {
 		v := startWritten(t, s, "canceled")
-		if err := s.FinishVersion(ctx, v.ID, StatusCanceled, 0, "canceled by the user"); err != nil {
+		if err := s.FinishVersion(ctx, v.ID, record.StatusCanceled, 0, "canceled by the user"); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.writeGraph(ctx, v.ID, g, true); !errors.Is(err, ErrNotActive) {
@@ -49,10 +50,10 @@ func TestWrittenVersions(t *testing.T) {
 		if got, _ := s.LoadGraph(ctx, v.ID, false); len(got.Nodes) != 0 {
 			t.Fatalf("%d nodes written after the cancel", len(got.Nodes))
 		}
-		if err := s.finishWritten(ctx, v.ID, StatusDone, 0, ""); !errors.Is(err, ErrNotActive) {
+		if err := s.finishWritten(ctx, v.ID, record.StatusDone, 0, ""); !errors.Is(err, ErrNotActive) {
 			t.Fatalf("finishing a canceled import: %v", err)
 		}
-		if got, _ := s.Version(ctx, v.ID); got.Status != StatusCanceled {
+		if got, _ := s.Version(ctx, v.ID); got.Status != record.StatusCanceled {
 			t.Fatalf("status %s, want canceled", got.Status)
 		}
 	})
@@ -71,10 +72,10 @@ func TestWrittenVersions(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("marked %d (%v), want 1", n, err)
 		}
-		if v, _ := s.Version(ctx, dead.ID); v.Status != StatusFailed || v.Error != ErrInterruptedWrite {
+		if v, _ := s.Version(ctx, dead.ID); v.Status != record.StatusFailed || v.Error != ErrInterruptedWrite {
 			t.Fatalf("dead import %s %q", v.Status, v.Error)
 		}
-		if v, _ := s.Version(ctx, live.ID); v.Status != StatusRunning {
+		if v, _ := s.Version(ctx, live.ID); v.Status != record.StatusRunning {
 			t.Fatalf("live import %s", v.Status)
 		}
 		if vs, _ := s.UnfinishedVersions(ctx); len(vs) != 1 || !vs[0].Written {
@@ -91,7 +92,7 @@ func TestWrittenVersions(t *testing.T) {
 
 	t.Run("SaveGraphVersion", func(t *testing.T) {
 		v, err := s.SaveGraphVersion(ctx, "whole", extract.Config{}, nil, "imported", 0, g)
-		if err != nil || v.Status != StatusDone || v.Nodes != 2 || v.Edges != 1 || !v.Written {
+		if err != nil || v.Status != record.StatusDone || v.Nodes != 2 || v.Edges != 1 || !v.Written {
 			t.Fatalf("%+v %v", v, err)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -73,12 +74,12 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // versionByRef finds "NAME@V" (NAME alone is the latest version).
-func versionByRef(ctx context.Context, st *store.Store, ref string) (store.Version, error) {
+func versionByRef(ctx context.Context, st *store.Store, ref string) (record.Version, error) {
 	name, num := ref, 0
 	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
 		n, err := strconv.Atoi(ref[i+1:])
 		if err != nil || n <= 0 {
-			return store.Version{}, extract.Errorf(extract.KindInvalid, "%q: the version after @ must be a positive number", ref)
+			return record.Version{}, extract.Errorf(extract.KindInvalid, "%q: the version after @ must be a positive number", ref)
 		}
 		name, num = ref[:i], n
 	}

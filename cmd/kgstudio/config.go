@@ -17,6 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -226,18 +227,18 @@ func (c Config) openStore(ctx context.Context) (*store.Store, error) {
 // openVersion checks the configuration, opens the store and finds the
 // version ref names (NAME@V, or NAME for its latest). The caller closes
 // the store.
-func (c Config) openVersion(ctx context.Context, ref string) (*store.Store, store.Version, error) {
+func (c Config) openVersion(ctx context.Context, ref string) (*store.Store, record.Version, error) {
 	if err := c.Validate(); err != nil {
-		return nil, store.Version{}, err
+		return nil, record.Version{}, err
 	}
 	st, err := c.openStore(ctx)
 	if err != nil {
-		return nil, store.Version{}, err
+		return nil, record.Version{}, err
 	}
 	v, err := versionByRef(ctx, st, ref)
 	if err != nil {
 		st.Close()
-		return nil, store.Version{}, err
+		return nil, record.Version{}, err
 	}
 	return st, v, nil
 }

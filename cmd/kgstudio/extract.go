@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -88,7 +89,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // runAndReport runs a version in the foreground with progress on stderr,
 // then prints its summary (JSON with asJSON) and returns the run's error.
-func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v store.Version, asJSON bool, stdout, stderr io.Writer) error {
+func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
 	last, lastPhase := -1, ""
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // cmdImport stores a graph file as a new version of the named extraction.
@@ -47,7 +47,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer st.Close()
 	a := app.New(st, cfg.logger(stderr), cfg.Providers)
-	var v store.Version
+	var v record.Version
 	if info.IsDir() {
 		v, err = a.ImportGraphDir(ctx, rest[0], rest[1])
 	} else {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const versionUsage = `usage:
@@ -157,7 +157,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // cancelVersion cancels a queued or running version and prints it.
-func cancelVersion(ctx context.Context, runner *app.App, v store.Version, asJSON bool, stdout io.Writer) error {
+func cancelVersion(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout io.Writer) error {
 	v, err := runner.CancelVersion(ctx, v)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -102,7 +103,7 @@ func detach(tb testing.TB, bin string, env []string, name, file string, chunkSiz
 }
 
 // waitDone polls a version until it is done.
-func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) store.Version {
+func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) record.Version {
 	tb.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -111,9 +112,9 @@ func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) stor
 			tb.Fatal(err)
 		}
 		switch {
-		case v.Status == store.StatusDone:
+		case v.Status == record.StatusDone:
 			return v
-		case v.Status == store.StatusFailed || v.Status == store.StatusCanceled:
+		case v.Status == record.StatusFailed || v.Status == record.StatusCanceled:
 			tb.Fatalf("version %d %s: %s", id, v.Status, v.Error)
 		case time.Now().After(deadline):
 			tb.Fatalf("version %d still %s after %s (%d/%d chunks)", id, v.Status, within, v.ChunksDone, v.ChunksTotal)
@@ -205,7 +206,7 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	_ = first.Wait()
 	killedAt := time.Now()
 	v, _ := st.Version(context.Background(), id)
-	if v.Status == store.StatusDone || v.ChunksDone >= v.ChunksTotal {
+	if v.Status == record.StatusDone || v.ChunksDone >= v.ChunksTotal {
 		t.Fatalf("the run ended before the kill: %+v", v)
 	}
 	t.Logf("killed the first worker at %d/%d chunks", v.ChunksDone, v.ChunksTotal)
@@ -364,7 +365,7 @@ func TestServe_NoWorker(t *testing.T) {
 			}
 		}
 	}
-	status := func() store.Version {
+	status := func() record.Version {
 		s, err := store.Open(context.Background(), store.Options{DataDir: data})
 		if err != nil {
 			t.Fatal(err)
@@ -379,14 +380,14 @@ func TestServe_NoWorker(t *testing.T) {
 	stop := serve("--no-worker")
 	time.Sleep(1500 * time.Millisecond)
 	stop()
-	if cur := status(); cur.Status != store.StatusQueued || cur.ChunksDone != 0 {
+	if cur := status(); cur.Status != record.StatusQueued || cur.ChunksDone != 0 {
 		t.Fatalf("serve --no-worker ran the run: %s, %d chunks done", cur.Status, cur.ChunksDone)
 	}
 	stop = serve()
 	defer stop()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		cur := status()
-		if cur.Status == store.StatusDone && cur.ChunksDone == cur.ChunksTotal && cur.Nodes > 0 {
+		if cur.Status == record.StatusDone && cur.ChunksDone == cur.ChunksTotal && cur.Nodes > 0 {
 			return
 		}
 		if time.Now().After(deadline) {

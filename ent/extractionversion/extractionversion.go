@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const (
@@ -275,29 +276,12 @@ var (
 	DefaultChunksSettled int
 )
 
-// Status defines the type for the "status" enum field.
-type Status string
-
-// StatusQueued is the default value of the Status enum.
-const DefaultStatus = StatusQueued
-
-// Status values.
-const (
-	StatusQueued   Status = "queued"
-	StatusRunning  Status = "running"
-	StatusDone     Status = "done"
-	StatusFailed   Status = "failed"
-	StatusCanceled Status = "canceled"
-)
-
-func (s Status) String() string {
-	return string(s)
-}
+const DefaultStatus record.Status = "queued"
 
 // StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
-func StatusValidator(s Status) error {
+func StatusValidator(s record.Status) error {
 	switch s {
-	case StatusQueued, StatusRunning, StatusDone, StatusFailed, StatusCanceled:
+	case "queued", "running", "done", "failed", "canceled":
 		return nil
 	default:
 		return fmt.Errorf("extractionversion: invalid enum value for status field: %q", s)

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ID filters vertices based on their ID field.
@@ -326,23 +327,33 @@ func NumberLTE(v int) predicate.ExtractionVersion {
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.
-func StatusEQ(v Status) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEQ(FieldStatus, v))
+func StatusEQ(v record.Status) predicate.ExtractionVersion {
+	vc := v
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldStatus, vc))
 }
 
 // StatusNEQ applies the NEQ predicate on the "status" field.
-func StatusNEQ(v Status) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNEQ(FieldStatus, v))
+func StatusNEQ(v record.Status) predicate.ExtractionVersion {
+	vc := v
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldStatus, vc))
 }
 
 // StatusIn applies the In predicate on the "status" field.
-func StatusIn(vs ...Status) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldIn(FieldStatus, vs...))
+func StatusIn(vs ...record.Status) predicate.ExtractionVersion {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = vs[i]
+	}
+	return predicate.ExtractionVersion(sql.FieldIn(FieldStatus, v...))
 }
 
 // StatusNotIn applies the NotIn predicate on the "status" field.
-func StatusNotIn(vs ...Status) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNotIn(FieldStatus, vs...))
+func StatusNotIn(vs ...record.Status) predicate.ExtractionVersion {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = vs[i]
+	}
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldStatus, v...))
 }
 
 // ConfigEQ applies the EQ predicate on the "config" field.

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // ExtractionVersion holds the schema definition for the ExtractionVersion
@@ -23,7 +24,7 @@ func (ExtractionVersion) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("extraction_id").Immutable(),
 		field.Int("number").Positive().Immutable(),
-		field.Enum("status").Values("queued", "running", "done", "failed", "canceled").Default("queued"),
+		field.Enum("status").GoType(record.Status("")).Default(string(record.StatusQueued)),
 		field.Text("config").Immutable(),
 		field.JSON("document_ids", []int{}).Immutable(),
 		field.Bool("reference").Default(false),
