@@ -8,6 +8,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 
@@ -25,6 +26,13 @@ import (
 // through the store's sink, so a run that was interrupted (even by a killed
 // process) resumes where it stopped.
 type App struct {
+	// Versions, Graphs, Documents and Schemas read, add and remove what
+	// the store holds (catalog.go).
+	Versions  *Versions
+	Graphs    *Graphs
+	Documents *Documents
+	Schemas   *Schemas
+
 	store     *store.Store
 	log       *slog.Logger
 	providers Providers
@@ -81,11 +89,45 @@ type App struct {
 
 // New builds the application over a store.
 func New(st *store.Store, log *slog.Logger, p Providers) *App {
-	return &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}}
+	return &App{store: st, log: log, providers: p, clients: map[string]llm.Client{},
+		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
 }
 
-// Store returns the store the application runs on.
-func (a *App) Store() *store.Store { return a.store }
+// Options say where the application's database is.
+type Options struct {
+	// URL is a database URL (postgres://... or sqlite:PATH); empty for the
+	// SQLite file in DataDir.
+	URL     string
+	DataDir string
+}
+
+// Open opens the database o names (creating and migrating it as needed)
+// and builds the application over it; Close closes it.
+func Open(ctx context.Context, o Options, log *slog.Logger, p Providers) (*App, error) {
+	st, err := store.Open(ctx, store.Options{URL: o.URL, DataDir: o.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	return New(st, log, p), nil
+}
+
+// Close closes the application's database.
+func (a *App) Close() error { return a.store.Close() }
+
+// Database names the database the application runs on: sqlite3 or
+// postgres.
+func (a *App) Database() string { return a.store.Dialect }
+
+// Health pings the database and names it.
+func (a *App) Health(ctx context.Context) (string, error) {
+	return a.Database(), a.store.Ping(ctx)
+}
+
+// IsDiskFull reports whether err says the database's disk is full.
+func IsDiskFull(err error) bool { return store.IsDiskFull(err) }
+
+// IsUnavailable reports whether err says the database cannot be reached.
+func IsUnavailable(err error) bool { return store.IsUnavailable(err) }
 
 // Providers returns the model-provider settings (keys included: never
 // render them).

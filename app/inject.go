@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -33,15 +32,7 @@ func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
 
 // referenceVersion finds the version "NAME@V" or "NAME" names.
 func (a *App) referenceVersion(ctx context.Context, ref string) (record.Version, error) {
-	name, num, found := strings.Cut(ref, "@")
-	n := 0
-	if found {
-		var err error
-		if n, err = strconv.Atoi(num); err != nil || n < 1 {
-			return record.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: want NAME@V with V a version number", ref)
-		}
-	}
-	v, err := a.store.VersionByLabel(ctx, name, n)
+	v, err := a.Versions.ByRef(ctx, ref)
 	if extract.KindOf(err) == extract.KindNotFound {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: no such version", ref)
 	}

@@ -86,7 +86,7 @@ func queueAndWork(t *testing.T, a *App, text string, concurrency int) record.Ver
 func waitChunks(t *testing.T, a *App, id, n int) record.Version {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		v, err := a.Store().Version(context.Background(), id)
+		v, err := a.store.Version(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestJobs_CancelLogsOneLine(t *testing.T) {
 	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, logs)
 	v := queueAndWork(t, a, chunkText(40, 200), 4)
 	waitChunks(t, a, v.ID, 4)
-	if !a.Cancel(v.ID) {
+	if had, err := a.cancel(context.Background(), v.ID); err != nil || !had {
 		t.Fatal("cancel found no job to stop")
 	}
 	time.Sleep(1500 * time.Millisecond) // the running jobs see the cancel
@@ -186,18 +186,20 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 		t.Fatal(err)
 	}
 	waitChunks(t, a, v.ID, 6)
-	a.Cancel(v.ID)
+	if _, err := a.cancel(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	done, err := a.Store().DoneChunks(ctx, v.ID)
+	done, err := a.store.DoneChunks(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(done) < 6 || len(done) >= 30 {
 		t.Fatalf("%d chunks done at the cancel", len(done))
 	}
-	if v, err = a.Store().Version(ctx, v.ID); err != nil {
+	if v, err = a.store.Version(ctx, v.ID); err != nil {
 		t.Fatal(err)
 	}
 	nv, err := a.Retry(ctx, v)
@@ -223,7 +225,7 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 	if chunkJobs := jobs.Counts.Completed - 1; chunkJobs != 30-len(done) {
 		t.Errorf("the retry ran %d chunk jobs; %d chunks were not done", chunkJobs, 30-len(done))
 	}
-	nv, err = a.Store().Version(ctx, nv.ID)
+	nv, err = a.store.Version(ctx, nv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +253,7 @@ func TestJobs_ForegroundRunFirst(t *testing.T) {
 	if err := a.Run(ctx, fg, nil); err != nil {
 		t.Fatal(err)
 	}
-	q, err := a.Store().Version(ctx, queued.ID)
+	q, err := a.store.Version(ctx, queued.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +294,7 @@ func testRunningCount(t *testing.T, a *App) {
 		}
 		peak = max(peak, jobs.Counts.Running)
 		samples++
-		cur, err := a.Store().Version(ctx, v.ID)
+		cur, err := a.store.Version(ctx, v.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +333,7 @@ func TestJobs_ProgressPhases(t *testing.T) {
 				return
 			case <-time.After(2 * time.Millisecond):
 			}
-			cur, err := a.Store().Version(ctx, v.ID)
+			cur, err := a.store.Version(ctx, v.ID)
 			if err != nil {
 				continue
 			}

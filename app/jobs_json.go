@@ -114,13 +114,17 @@ func (a *App) VersionJobs(ctx context.Context, v record.Version) (VersionJobsJSO
 	return VersionJobsJSON{VersionJSON: j, Phase: p.Name, ChunksMerged: p.ChunksMerged, Jobs: JobsJSONOf(jobs)}, nil
 }
 
-// CancelVersion cancels a queued or running version everywhere (Cancel)
-// and returns it as it stands then; a version that has ended is a
+// CancelVersion cancels a queued or running version everywhere: it is
+// marked canceled, which every job of it watches, and its River jobs are
+// canceled. The web page, the API and the command line all cancel here.
+// It returns the version as it stands then; a version that has ended is a
 // conflict.
 func (a *App) CancelVersion(ctx context.Context, v record.Version) (record.Version, error) {
 	if !v.Active() {
 		return v, extract.Errorf(extract.KindConflict, "%s has already ended (%s): nothing to cancel", v.Label(), v.Status)
 	}
-	a.Cancel(v.ID)
+	if _, err := a.cancel(ctx, v.ID); err != nil {
+		return v, err
+	}
 	return a.store.Version(ctx, v.ID)
 }

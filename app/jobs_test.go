@@ -91,7 +91,7 @@ func chunkText(n, size int) string {
 // newTupleRun queues a tuple run of text on a.
 func newTupleRun(t *testing.T, a *App, text string, chunkSize int) record.Version {
 	t.Helper()
-	d := addDoc(t, a.Store(), "text.txt", text)
+	d := addDoc(t, a.store, "text.txt", text)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxGleaning = extract.StrategyTuple, "openai", chunkSize, 0, 0
 	v, _, err := a.NewRun(context.Background(), RunRequest{Extraction: "limited", Config: cfg, DocumentIDs: []int{d.ID}})
@@ -161,14 +161,14 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if cur, _ := apps[0].Store().Version(ctx, v.ID); cur.ChunksDone >= 3 {
+		if cur, _ := apps[0].store.Version(ctx, v.ID); cur.ChunksDone >= 3 {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the worker did not start the run")
 		}
 	}
-	if !apps[0].Cancel(v.ID) {
+	if had, err := apps[0].cancel(ctx, v.ID); err != nil || !had {
 		t.Error("cancel found no job to stop")
 	}
 	time.Sleep(time.Second) // a call in flight at the cancel may end
@@ -182,7 +182,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	if later != calls || calls >= 40 {
 		t.Errorf("calls went on after the cancel: %d, then %d (of 40 chunks)", calls, later)
 	}
-	cur, err := apps[1].Store().Version(ctx, v.ID)
+	cur, err := apps[1].store.Version(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, err = a.Store().AddDocument(ctx, d); err != nil {
+	if d, _, err = a.store.AddDocument(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "emb", Config: cfg, DocumentIDs: []int{d.ID}})
@@ -59,7 +59,7 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	if err := a.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	if v, err = a.Store().Version(ctx, v.ID); err != nil {
+	if v, err = a.store.Version(ctx, v.ID); err != nil {
 		t.Fatal(err)
 	}
 	after := calls.Load()

@@ -27,22 +27,25 @@ func (a *App) Start(v record.Version) {
 	}
 }
 
-// Cancel stops a version everywhere: it is marked canceled, which every
+// cancel stops a version everywhere: it is marked canceled, which every
 // job of it watches, and its River jobs are canceled. It reports whether
-// the version had jobs that had not ended.
-func (a *App) Cancel(id int) bool {
-	ctx := context.Background()
-	if st, err := a.store.VersionStatus(ctx, id); err == nil && (st == record.StatusQueued || st == record.StatusRunning) {
+// the version had jobs that had not ended. CancelVersion is the way in.
+func (a *App) cancel(ctx context.Context, id int) (bool, error) {
+	st, err := a.store.VersionStatus(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if st.Active() {
 		if err := a.store.FinishVersion(ctx, id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
-			a.log.Error("cancel extraction", "version_id", id, "error", err)
+			return false, err
 		}
 	}
 	n, err := a.cancelJobs(ctx, id)
 	if err != nil {
-		a.log.Error("cancel jobs", "version_id", id, "error", err)
+		return false, err
 	}
 	a.log.Info("extraction canceled", "version_id", id, "jobs_canceled", n)
-	return n > 0
+	return n > 0, nil
 }
 
 // Resume marks failed the written versions a dead process left running

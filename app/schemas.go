@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -18,29 +18,11 @@ func (a *App) EnsureDefaults(ctx context.Context) error {
 	return a.store.EnsureDefaultSchema(ctx)
 }
 
-// ParseSchemaRef splits "NAME" or "NAME@V" into the name and the version
-// number (0 for the latest).
-func ParseSchemaRef(ref string) (string, int, error) {
-	ref = strings.TrimSpace(ref)
-	name, num := ref, 0
-	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
-		n, err := strconv.Atoi(ref[i+1:])
-		if err != nil || n <= 0 {
-			return "", 0, extract.Errorf(extract.KindInvalid, "schema reference %q: the version after @ must be a positive number", ref)
-		}
-		name, num = ref[:i], n
-	}
-	if name == "" {
-		return "", 0, extract.Errorf(extract.KindInvalid, "schema reference %q has no name", ref)
-	}
-	return name, num, nil
-}
-
 // ResolveSchema loads the schema version a reference names ("NAME" for the
 // latest, "NAME@V") and pins it in the config: the schema name, the exact
 // version number and the entity type names.
 func (a *App) ResolveSchema(ctx context.Context, cfg *extract.Config, ref string) error {
-	name, num, err := ParseSchemaRef(ref)
+	name, num, err := record.ParseRef("schema", ref)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (h *Handler) apiCompare(c echo.Context) error {
 // showCompare renders the pickers and, with a and b, the comparison.
 func (h *Handler) showCompare(c echo.Context) error {
 	ctx := c.Request().Context()
-	exs, err := h.store.ListExtractions(ctx, 0)
+	exs, err := h.app.Versions.Extractions(ctx, 0)
 	if err != nil {
 		return err
 	}
@@ -127,11 +127,11 @@ func (h *Handler) toggleReference(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	v, err := h.store.Version(ctx, id)
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := h.store.SetReference(ctx, id, !v.Reference); err != nil {
+	if err := h.app.Versions.SetReference(ctx, id, !v.Reference); err != nil {
 		return err
 	}
 	msg := v.Label() + " is now the reference of " + v.Extraction
@@ -242,11 +242,11 @@ func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp ap
 	if cmp.A.Calls == 0 && cmp.B.Calls == 0 {
 		return nil
 	}
-	runsA, err := h.store.ChunkRuns(ctx, cmp.A.ID)
+	runsA, err := h.app.Versions.ChunkRuns(ctx, cmp.A.ID)
 	if err != nil {
 		return err
 	}
-	runsB, err := h.store.ChunkRuns(ctx, cmp.B.ID)
+	runsB, err := h.app.Versions.ChunkRuns(ctx, cmp.B.ID)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	var once sync.Once
 	err = a.App.Run(ctx, part, func(p extract.Progress) {
 		if p.ChunksDone >= 10 {
-			once.Do(func() { go a.App.Cancel(part.ID) })
+			once.Do(func() { go a.App.CancelVersion(context.Background(), part) })
 		}
 	})
 	if !errors.Is(err, context.Canceled) {

@@ -20,7 +20,7 @@ const previewBytes = 200 << 10
 
 // listDocuments renders the documents page.
 func (h *Handler) listDocuments(c echo.Context) error {
-	docs, err := h.store.ListDocuments(c.Request().Context(), 0)
+	docs, err := h.app.Documents.List(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 	var added []extract.Document
 	known := 0
 	if len(docs) > 0 {
-		stored, created, err := h.store.AddDocuments(ctx, docs)
+		stored, created, err := h.app.Documents.Add(ctx, docs)
 		if err != nil {
 			return err // the database, not the files: never blame the upload
 		}
@@ -266,11 +266,11 @@ func (h *Handler) showDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.store.Document(c.Request().Context(), id)
+	d, err := h.app.Documents.Get(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
-	info, err := h.store.DocumentInfo(c.Request().Context(), id)
+	info, err := h.app.Documents.Info(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (h *Handler) showDocument(c echo.Context) error {
 
 // apiDocuments lists documents as JSON.
 func (h *Handler) apiDocuments(c echo.Context) error {
-	docs, err := h.store.ListDocuments(c.Request().Context(), 0)
+	docs, err := h.app.Documents.List(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kgstudio/kgstudio/extract"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"

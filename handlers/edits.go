@@ -141,6 +141,6 @@ func (h *Handler) edgeEdit(c echo.Context, versionID int, e extract.Edge) templ.
 // versionActive reports whether a version is still queued or running (or
 // cannot be read), so no edit forms are offered.
 func (h *Handler) versionActive(c echo.Context, versionID int) bool {
-	v, err := h.store.Version(c.Request().Context(), versionID)
+	v, err := h.app.Versions.Get(c.Request().Context(), versionID)
 	return err != nil || v.Active()
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -42,10 +42,10 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 		}
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "request canceled"
-	case store.IsDiskFull(err):
+	case app.IsDiskFull(err):
 		status, msg = http.StatusInsufficientStorage, "the server's disk is full: nothing was saved; free some space (or delete versions) and try again"
 		h.log.Error("disk full", slog_group(c), "error", err)
-	case extract.KindOf(err) == extract.KindInternal && store.IsUnavailable(err):
+	case extract.KindOf(err) == extract.KindInternal && app.IsUnavailable(err):
 		status, msg = http.StatusServiceUnavailable, "the database is unavailable; try again shortly"
 		h.log.Warn("database unavailable", slog_group(c), "error", err)
 	default:

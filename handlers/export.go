@@ -39,18 +39,18 @@ func (h *Handler) exportVersion(c echo.Context) error {
 		return extract.Errorf(extract.KindInvalid, "unknown export format %q (want json, graphml, csv or cypher)", format)
 	}
 	ctx := c.Request().Context()
-	v, err := h.store.Version(ctx, id)
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	// Only JSON keeps mentions; chunk nodes (chunks=1) are made from them.
 	chunks := c.QueryParam("chunks") == "1"
-	g, err := h.store.LoadGraph(ctx, id, format == "json" || chunks)
+	g, err := h.app.Graphs.Load(ctx, id, format == "json" || chunks)
 	if err != nil {
 		return err
 	}
 	if chunks {
-		g = export.WithChunks(g, h.store.DocumentNamer(ctx))
+		g = export.WithChunks(g, h.app.Documents.Namer(ctx))
 	}
 	var buf bytes.Buffer
 	if format == "csv" {

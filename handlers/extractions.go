@@ -24,11 +24,11 @@ import (
 // listExtractions renders the extractions page.
 func (h *Handler) listExtractions(c echo.Context) error {
 	ctx := c.Request().Context()
-	exs, err := h.store.ListExtractions(ctx, 0)
+	exs, err := h.app.Versions.Extractions(ctx, 0)
 	if err != nil {
 		return err
 	}
-	counts, err := h.store.Counts(ctx)
+	counts, err := h.app.Versions.Counts(ctx)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (h *Handler) newExtraction(c echo.Context) error {
 	form := web.RunForm{}
 	picked := map[int]bool{}
 	if from := intQuery(c, "from", 0); from > 0 {
-		v, err := h.store.Version(ctx, from)
+		v, err := h.app.Versions.Get(ctx, from)
 		if err != nil {
 			return err
 		}
@@ -71,7 +71,7 @@ func (h *Handler) newExtraction(c echo.Context) error {
 // fillRunForm sets the choices and values of the run form from a config.
 func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Config, picked map[int]bool) error {
 	ctx := c.Request().Context()
-	docs, err := h.store.ListDocuments(ctx, 0)
+	docs, err := h.app.Documents.List(ctx, 0)
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 	if !v.Active() {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
-	h.app.Cancel(id)
-	if err := h.store.FinishVersion(c.Request().Context(), id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
+	if v, err = h.app.CancelVersion(c.Request().Context(), v); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("Extraction canceled after %d of %d chunks.", v.ChunksDone, v.ChunksTotal), false)
@@ -335,7 +334,7 @@ func (h *Handler) apiCancelVersion(c echo.Context) error {
 
 // apiExtractions lists extractions with their versions, newest first.
 func (h *Handler) apiExtractions(c echo.Context) error {
-	exs, err := h.store.ListExtractions(c.Request().Context(), 0)
+	exs, err := h.app.Versions.Extractions(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}
@@ -357,7 +356,7 @@ func (h *Handler) apiExtractions(c echo.Context) error {
 // schemaOptions lists "NAME@V" choices for the run form: every schema at its
 // latest version first, then older versions, newest first.
 func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
-	list, err := h.store.ListSchemas(ctx)
+	list, err := h.app.Schemas.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -56,13 +56,13 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if _, err := h.store.Version(ctx, id); err != nil {
+	if _, err := h.app.Versions.Get(ctx, id); err != nil {
 		return err
 	}
 	if q.Focus != "" {
 		// A neighbourhood: read only the rings around the focus, and the
 		// totals from the indexes.
-		g, err := h.store.LoadNeighbourhood(ctx, id, q.Focus, min(q.Depth, extract.MaxSubgraphDepth))
+		g, err := h.app.Graphs.Neighbourhood(ctx, id, q.Focus, min(q.Depth, extract.MaxSubgraphDepth))
 		if err != nil {
 			return err
 		}
@@ -70,19 +70,19 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if res.TotalNodes, res.TotalEdges, res.Types, err = h.store.GraphTotals(ctx, id); err != nil {
+		if res.TotalNodes, res.TotalEdges, res.Types, err = h.app.Graphs.Totals(ctx, id); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, res)
 	}
 	// Without a focus: the totals from the indexes, then the answer
 	// streamed as the store reads it.
-	totalNodes, totalEdges, types, err := h.store.GraphTotals(ctx, id)
+	totalNodes, totalEdges, types, err := h.app.Graphs.Totals(ctx, id)
 	if err != nil {
 		return err
 	}
 	w := newSubgraphWriter(c.Response())
-	matched, truncated, err := h.store.StreamSubgraph(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
+	matched, truncated, err := h.app.Graphs.Stream(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
 	if err == nil {
 		err = w.finish(totalNodes, totalEdges, matched, truncated, types)
 	}
@@ -222,7 +222,7 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 		return app.NodeDetail{}, err
 	}
 	ctx := c.Request().Context()
-	v, err := h.store.Version(ctx, id)
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return app.NodeDetail{}, err
 	}
@@ -290,11 +290,11 @@ func (h *Handler) showEdgePanel(c echo.Context) error {
 		return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
 	}
 	ctx := c.Request().Context()
-	e, err := h.store.EdgeByKey(ctx, id, src, label, tgt)
+	e, err := h.app.Graphs.Edge(ctx, id, src, label, tgt)
 	if err != nil {
 		return err
 	}
-	names, err := h.store.NodesByKey(ctx, id, []string{src, tgt})
+	names, err := h.app.Graphs.Nodes(ctx, id, []string{src, tgt})
 	if err != nil {
 		return err
 	}

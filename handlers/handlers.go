@@ -1,6 +1,6 @@
 // Package handlers holds kgstudio's Echo routes: HTML pages rendered with
 // templ and a JSON API under /api. A handler binds its input, calls the
-// application (package app) or reads the store, and renders; errors are
+// application (package app), and renders; errors are
 // returned and mapped to HTTP in errors.go.
 package handlers
 
@@ -9,7 +9,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/static"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // Config holds the server settings the handlers need.
@@ -29,7 +28,6 @@ type Config struct {
 // Handler holds the dependencies of every route.
 type Handler struct {
 	app    *app.App
-	store  *store.Store
 	log    *slog.Logger
 	assets *static.Assets
 	cfg    Config
@@ -38,5 +36,5 @@ type Handler struct {
 
 // New builds the handler set over the application.
 func New(a *app.App, log *slog.Logger, cfg Config) *Handler {
-	return &Handler{app: a, store: a.Store(), log: log, assets: static.New("/static"), cfg: cfg, signIn: newSignIn()}
+	return &Handler{app: a, log: log, assets: static.New("/static"), cfg: cfg, signIn: newSignIn()}
 }

@@ -46,7 +46,7 @@ func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 // showAsk opens the query page of the newest finished version (the menu's
 // Ask), or says there is none yet.
 func (h *Handler) showAsk(c echo.Context) error {
-	vs, err := h.store.RecentVersions(c.Request().Context(), 50)
+	vs, err := h.app.Versions.Recent(c.Request().Context(), 50)
 	if err != nil {
 		return err
 	}

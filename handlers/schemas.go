@@ -19,13 +19,12 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
 // listSchemas renders the schema list with the import form.
 func (h *Handler) listSchemas(c echo.Context) error {
-	list, err := h.store.ListSchemas(c.Request().Context())
+	list, err := h.app.Schemas.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func (h *Handler) importSchema(c echo.Context) error {
 	if note == "" {
 		note = "imported from " + fh.Filename
 	}
-	v, created, err := h.store.SaveSchema(c.Request().Context(), name, store.AnyBase, sc, note)
+	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, app.AnyBase, sc, note)
 	if err != nil {
 		return h.importFailed(c, err)
 	}
@@ -107,11 +106,11 @@ func (h *Handler) showSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, n, err := h.store.SchemaVersion(ctx, name, max(intQuery(c, "v", 0), 0))
+	sc, n, err := h.app.Schemas.Get(ctx, name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
 	}
-	hist, err := h.store.SchemaVersions(ctx, name)
+	hist, err := h.app.Schemas.Versions(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -148,11 +147,11 @@ func (h *Handler) diffSchema(c echo.Context) error {
 }
 
 func (h *Handler) schemaDiff(ctx context.Context, name string, a, b int) (web.SchemaDiffView, error) {
-	sa, _, err := h.store.SchemaVersion(ctx, name, a)
+	sa, _, err := h.app.Schemas.Get(ctx, name, a)
 	if err != nil {
 		return web.SchemaDiffView{}, err
 	}
-	sb, _, err := h.store.SchemaVersion(ctx, name, b)
+	sb, _, err := h.app.Schemas.Get(ctx, name, b)
 	if err != nil {
 		return web.SchemaDiffView{}, err
 	}
@@ -186,7 +185,7 @@ func (h *Handler) exportSchema(c echo.Context) error {
 	if format == "" {
 		format = app.FormatKAG
 	}
-	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, n)
+	sc, n, err := h.app.Schemas.Get(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
@@ -223,7 +222,7 @@ func (h *Handler) editSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, n, err := h.store.SchemaVersion(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
+	sc, n, err := h.app.Schemas.Get(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
 	}
@@ -296,7 +295,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 		}
 		// The store refuses the save when a version was saved after the
 		// one the editor started from: saving would undo it.
-		v, created, err := h.store.SaveSchema(c.Request().Context(), name, from, sc, note)
+		v, created, err := h.app.Schemas.Save(c.Request().Context(), name, from, sc, note)
 		if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
 			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
 			break
@@ -329,10 +328,10 @@ func (h *Handler) postEditor(c echo.Context) error {
 
 // newNameProblems checks the name of a schema created in the editor.
 func (h *Handler) newNameProblems(ctx context.Context, name string) []schema.Problem {
-	if err := store.ValidSchemaName(name); err != nil {
+	if err := h.app.Schemas.ValidName(name); err != nil {
 		return []schema.Problem{{Field: "schema", Message: extract.MessageOf(err)}}
 	}
-	if _, _, err := h.store.SchemaVersion(ctx, name, 0); err == nil {
+	if _, _, err := h.app.Schemas.Get(ctx, name, 0); err == nil {
 		return []schema.Problem{{Field: "schema", Message: fmt.Sprintf("a schema named %q exists; open it and edit it instead", name)}}
 	}
 	return nil
@@ -535,7 +534,7 @@ func historyRows(hist []record.SchemaVersionInfo) []web.SchemaVersionRow {
 
 // apiListSchemas lists schemas as JSON.
 func (h *Handler) apiListSchemas(c echo.Context) error {
-	list, err := h.store.ListSchemas(c.Request().Context())
+	list, err := h.app.Schemas.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -606,7 +605,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 			"error": extract.MessageOf(schema.ProblemsError(problems)), "status": http.StatusBadRequest, "problems": problems,
 		})
 	}
-	v, created, err := h.store.SaveSchema(c.Request().Context(), name, base, sc, note)
+	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, base, sc, note)
 	if err != nil {
 		return err
 	}
@@ -615,14 +614,14 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 
 // baseVersion reads the optional base version of a schema save, from the
 // body or else the query; without one the save goes on top of the latest
-// version (store.AnyBase).
+// version (app.AnyBase).
 func baseVersion(query string, body *int) (int, error) {
 	n := -1
 	switch {
 	case body != nil:
 		n = *body
 	case query == "":
-		return store.AnyBase, nil
+		return app.AnyBase, nil
 	default:
 		if v, err := strconv.Atoi(query); err == nil {
 			n = v
@@ -651,7 +650,7 @@ func (h *Handler) apiSchemaVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, _, err := h.store.SchemaVersion(c.Request().Context(), name, n)
+	sc, _, err := h.app.Schemas.Get(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
@@ -664,7 +663,7 @@ func (h *Handler) apiSchemaVersions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hist, err := h.store.SchemaVersions(c.Request().Context(), name)
+	hist, err := h.app.Schemas.Versions(c.Request().Context(), name)
 	if err != nil {
 		return err
 	}

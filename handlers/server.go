@@ -36,10 +36,11 @@ func bodyLimit(max int) string {
 
 // healthz pings the database.
 func (h *Handler) healthz(c echo.Context) error {
-	if err := h.store.Ping(c.Request().Context()); err != nil {
+	database, err := h.app.Health(c.Request().Context())
+	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": h.store.Dialect})
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": database})
 }
 
 // serveStatic serves embedded assets; hashed URLs are cached for a year.

@@ -15,7 +15,6 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/store"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -29,7 +28,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.store.Version(ctx, id)
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -39,11 +38,11 @@ func (h *Handler) showVersion(c echo.Context) error {
 		return err
 	}
 	v.ChunksDone = ph.ChunksDone
-	g, err := h.store.LoadGraph(ctx, id, false)
+	g, err := h.app.Graphs.Load(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	mentions, err := h.store.MentionCounts(ctx, id)
+	mentions, err := h.app.Graphs.MentionCounts(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -70,11 +69,11 @@ func (h *Handler) showVersion(c echo.Context) error {
 	}
 	p.Dialogue = app.IsDialogueRun(v.Config, docs)
 	if v.Number > 1 {
-		if prev, err := h.store.VersionByLabel(ctx, v.Extraction, v.Number-1); err == nil {
+		if prev, err := h.app.Versions.ByLabel(ctx, v.Extraction, v.Number-1); err == nil {
 			p.PrevID = prev.ID
 		}
 	}
-	fillRetry(ctx, h.store, &p, v)
+	fillRetry(ctx, h.app.Versions, &p, v)
 	if p.Jobs, err = h.jobsView(ctx, v.ID); err != nil {
 		return err
 	}
@@ -87,14 +86,14 @@ func (h *Handler) showVersion(c echo.Context) error {
 
 // fillRetry sets what the page says about failed chunks, repairs and the
 // version a retry came from, and which of retry and resume it offers.
-func fillRetry(ctx context.Context, st *store.Store, p *web.VersionPage, v record.Version) {
+func fillRetry(ctx context.Context, versions *app.Versions, p *web.VersionPage, v record.Version) {
 	p.Repairs, p.Violations = v.Repairs, v.Violations
 	for _, ce := range v.ChunkErrors {
 		p.ChunkErrors = append(p.ChunkErrors, web.ChunkErrorView{DocumentID: ce.DocumentID, Index: ce.Index, Status: ce.Status, Message: ce.Message})
 	}
 	if v.ParentID > 0 {
 		p.ParentID = v.ParentID
-		if pv, err := st.Version(ctx, v.ParentID); err == nil {
+		if pv, err := versions.Get(ctx, v.ParentID); err == nil {
 			p.ParentLabel = pv.Label()
 		}
 	}
@@ -253,7 +252,7 @@ func sortedCounts(m map[string]int) []web.TypeCount {
 
 // chunkRows lists the chunks of a version's documents with their results.
 func (h *Handler) chunkRows(ctx context.Context, v record.Version, docs []extract.Document) ([]web.ChunkRow, error) {
-	runs, err := h.store.ChunkRunSummaries(ctx, v.ID)
+	runs, err := h.app.Versions.ChunkRunSummaries(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +263,7 @@ func (h *Handler) chunkRows(ctx context.Context, v record.Version, docs []extrac
 	var rows []web.ChunkRow
 	for _, d := range docs {
 		docID := d.ID
-		chunks, err := h.store.Chunks(ctx, docID, app.ChunkSetFor(v.Config, d))
+		chunks, err := h.app.Documents.Chunks(ctx, docID, app.ChunkSetFor(v.Config, d))
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +296,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if index < 0 {
 		return extract.Errorf(extract.KindInvalid, "chunk index must be a number")
 	}
-	v, err := h.store.Version(ctx, id)
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -309,15 +308,15 @@ func (h *Handler) showChunk(c echo.Context) error {
 		return extract.Errorf(extract.KindNotFound, "chunk %d of document %d not found in this version", index, docID)
 	}
 	ch := chunks[index]
-	d, err := h.store.DocumentInfo(ctx, docID)
+	d, err := h.app.Documents.Info(ctx, docID)
 	if err != nil {
 		return err
 	}
-	ms, err := h.store.ChunkMentions(ctx, id, docID, index)
+	ms, err := h.app.Graphs.ChunkMentions(ctx, id, docID, index)
 	if err != nil {
 		return err
 	}
-	g, err := h.store.NodesByKeys(ctx, id, mentionKeys(ms))
+	g, err := h.app.Graphs.Nodes(ctx, id, mentionKeys(ms))
 	if err != nil {
 		return err
 	}
@@ -327,7 +326,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 		p.NextIndex = index + 1
 	}
 	p.Spans, p.Entities = highlight(ch, ms, g)
-	r, done, err := h.store.ChunkRunAt(ctx, id, docID, index)
+	r, done, err := h.app.Versions.ChunkRunAt(ctx, id, docID, index)
 	if err != nil {
 		return err
 	}

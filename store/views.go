@@ -8,8 +8,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/mention"
-	"github.com/kgstudio/kgstudio/ent/node"
-	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -40,21 +38,6 @@ func (s *Store) DocumentInfo(ctx context.Context, id int) (record.DocumentInfo, 
 		return record.DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
 	}
 	return record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
-}
-
-// NodesByKeys loads the nodes of a version with the given keys.
-func (s *Store) NodesByKeys(ctx context.Context, versionID int, keys []string) (map[string]extract.Node, error) {
-	out := make(map[string]extract.Node, len(keys))
-	for start := 0; start < len(keys); start += BatchSize {
-		rows, err := s.client.Node.Query().Where(node.VersionID(versionID), node.KeyIn(keys[start:min(start+BatchSize, len(keys))]...)).All(ctx)
-		if err != nil {
-			return nil, translate(err, "nodes")
-		}
-		for _, r := range rows {
-			out[r.Key] = nodeFromEnt(r)
-		}
-	}
-	return out, nil
 }
 
 // DocumentNamer returns a lookup of document names by ID (empty for an ID

@@ -8,14 +8,11 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
-	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // cmdCompare compares two versions, or imports a gold file as a reference
@@ -42,20 +39,19 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *gold == "" && len(pos) != 2 {
 		return errors.New("usage: kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected] [--ignore-labels] [--ignore-descriptions]")
 	}
-	st, err := cfg.openStore(ctx)
+	ap, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	ap := app.New(st, cfg.logger(stderr), cfg.Providers)
+	defer ap.Close()
 	if *gold != "" {
 		return importGoldFile(ctx, ap, stdout, *gold, *format, *name, *relations, *limit, cfg.MaxUpload)
 	}
-	a, err := versionByRef(ctx, st, pos[0])
+	a, err := ap.Versions.ByRef(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	b, err := versionByRef(ctx, st, pos[1])
+	b, err := ap.Versions.ByRef(ctx, pos[1])
 	if err != nil {
 		return err
 	}
@@ -71,19 +67,6 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	printComparison(stdout, cmp)
 	return nil
-}
-
-// versionByRef finds "NAME@V" (NAME alone is the latest version).
-func versionByRef(ctx context.Context, st *store.Store, ref string) (record.Version, error) {
-	name, num := ref, 0
-	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
-		n, err := strconv.Atoi(ref[i+1:])
-		if err != nil || n <= 0 {
-			return record.Version{}, extract.Errorf(extract.KindInvalid, "%q: the version after @ must be a positive number", ref)
-		}
-		name, num = ref[:i], n
-	}
-	return st.VersionByLabel(ctx, name, num)
 }
 
 // printComparison writes a short human summary.

@@ -18,7 +18,6 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // Config is everything read from flags and the environment.
@@ -219,28 +218,29 @@ func (c Config) checkServe() error {
 	return nil
 }
 
-// openStore opens the configured database.
-func (c Config) openStore(ctx context.Context) (*store.Store, error) {
-	return store.Open(ctx, store.Options{URL: c.DatabaseURL, DataDir: c.DataDir})
+// openApp opens the configured database and builds the application
+// over it, logging to log. The caller closes it.
+func (c Config) openApp(ctx context.Context, log *slog.Logger) (*app.App, error) {
+	return app.Open(ctx, app.Options{URL: c.DatabaseURL, DataDir: c.DataDir}, log, c.Providers)
 }
 
-// openVersion checks the configuration, opens the store and finds the
-// version ref names (NAME@V, or NAME for its latest). The caller closes
-// the store.
-func (c Config) openVersion(ctx context.Context, ref string) (*store.Store, record.Version, error) {
+// openVersion checks the configuration, opens the application and finds
+// the version ref names (NAME@V, or NAME for its latest). The caller
+// closes the application.
+func (c Config) openVersion(ctx context.Context, ref string, log *slog.Logger) (*app.App, record.Version, error) {
 	if err := c.Validate(); err != nil {
 		return nil, record.Version{}, err
 	}
-	st, err := c.openStore(ctx)
+	a, err := c.openApp(ctx, log)
 	if err != nil {
 		return nil, record.Version{}, err
 	}
-	v, err := versionByRef(ctx, st, ref)
+	v, err := a.Versions.ByRef(ctx, ref)
 	if err != nil {
-		st.Close()
+		a.Close()
 		return nil, record.Version{}, err
 	}
-	return st, v, nil
+	return a, v, nil
 }
 
 // oneLine flattens an error for the terminal; a usage message keeps its

@@ -25,12 +25,12 @@ func cmdDuplicates(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(rest) != 1 {
 		return errors.New("usage: kgstudio duplicates NAME@V [--json]")
 	}
-	st, v, err := cfg.openVersion(ctx, rest[0])
+	a, v, err := cfg.openVersion(ctx, rest[0], cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	cs, err := app.New(st, cfg.logger(stderr), cfg.Providers).Duplicates(ctx, v)
+	defer a.Close()
+	cs, err := a.Duplicates(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -65,12 +65,12 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(rest) < 3 {
 		return errors.New("usage: kgstudio merge NAME@V KEEP DROP [DROP ...]")
 	}
-	st, v, err := cfg.openVersion(ctx, rest[0])
+	a, v, err := cfg.openVersion(ctx, rest[0], cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Merge(ctx, v, rest[1], rest[2:])
+	defer a.Close()
+	nv, err := a.Merge(ctx, v, rest[1], rest[2:])
 	if err != nil {
 		return err
 	}
@@ -109,12 +109,12 @@ func cmdEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	st, v, err := cfg.openVersion(ctx, rest[0])
+	a, v, err := cfg.openVersion(ctx, rest[0], cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	nv, err := app.New(st, cfg.logger(stderr), cfg.Providers).Edit(ctx, v, edits)
+	defer a.Close()
+	nv, err := a.Edit(ctx, v, edits)
 	if err != nil {
 		return err
 	}

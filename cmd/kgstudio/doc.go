@@ -14,7 +14,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 const docUsage = `usage:
@@ -38,20 +37,20 @@ func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		return fmt.Errorf("doc: unknown subcommand %q\n%s", args[0], docUsage)
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer a.Close()
 	switch args[0] {
 	case "add":
 		if len(pos) == 0 {
 			return errors.New("doc add: name at least one file")
 		}
-		_, err = addFiles(ctx, st, pos, cfg.MaxUpload, stdout)
+		_, err = addFiles(ctx, a.Documents, pos, cfg.MaxUpload, stdout)
 		return err
 	case "list":
-		docs, err := st.ListDocuments(ctx, 0)
+		docs, err := a.Documents.List(ctx, 0)
 		if err != nil {
 			return err
 		}
@@ -74,7 +73,7 @@ func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil || id <= 0 {
 			return fmt.Errorf("doc delete: %q is not a document ID (kgstudio doc list shows them)", pos[0])
 		}
-		if err := st.DeleteDocument(ctx, id); err != nil {
+		if err := a.Documents.Delete(ctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "deleted document %d\n", id)
@@ -105,7 +104,7 @@ const (
 // stored, the documents of one argument in one transaction (a folder in
 // a few); the files and passages refused (missing, too large, not text,
 // malformed) are named in the error returned after the others.
-func addFiles(ctx context.Context, st *store.Store, files []string, max int, out io.Writer) ([]extract.Document, error) {
+func addFiles(ctx context.Context, documents *app.Documents, files []string, max int, out io.Writer) ([]extract.Document, error) {
 	var docs []extract.Document
 	var refused []string
 	var skipped []app.Problem
@@ -131,7 +130,7 @@ func addFiles(ctx context.Context, st *store.Store, files []string, max int, out
 		if len(pending) == 0 {
 			return nil, nil
 		}
-		got, isNew, err := st.AddDocuments(ctx, pending)
+		got, isNew, err := documents.Add(ctx, pending)
 		if err != nil {
 			return nil, err
 		}

@@ -123,12 +123,11 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := cfg.Validate(); err != nil {
 			return err
 		}
-		st, err := cfg.openStore(ctx)
+		runner, err := cfg.openApp(ctx, cfg.logger(stderr))
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+		defer runner.Close()
 		ec.Strategy, ec.Provider, ec.Model = *strategy, *provider, *model
 		if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 			return err

@@ -52,18 +52,18 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	st, v, err := cfg.openVersion(ctx, pos[0])
+	a, v, err := cfg.openVersion(ctx, pos[0], cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer a.Close()
 	// Only JSON keeps mentions; chunk nodes are made from them.
-	g, err := st.LoadGraph(ctx, v.ID, *format == "json" || *chunks)
+	g, err := a.Graphs.Load(ctx, v.ID, *format == "json" || *chunks)
 	if err != nil {
 		return err
 	}
 	if *chunks {
-		g = export.WithChunks(g, st.DocumentNamer(ctx))
+		g = export.WithChunks(g, a.Documents.Namer(ctx))
 	}
 	if *format == "csv" && strings.EqualFold(filepath.Ext(*out), ".zip") {
 		if err := export.CSVZip(*out, g); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // cmdExtract runs one extraction version in the foreground.
@@ -48,12 +47,11 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	log := cfg.logger(stderr)
-	st, err := cfg.openStore(ctx)
+	runner, err := cfg.openApp(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	runner := app.New(st, log, cfg.Providers)
+	defer runner.Close()
 	// Refuse bad settings before any file is stored.
 	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 		return err
@@ -62,7 +60,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !*asJSON {
 		info = stdout
 	}
-	docs, err := addFiles(ctx, st, files, cfg.MaxUpload, info)
+	docs, err := addFiles(ctx, runner.Documents, files, cfg.MaxUpload, info)
 	if err != nil {
 		return err
 	}
@@ -84,12 +82,12 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%s@%d %s: %d chunks; follow it with kgstudio version show %s@%d\n", v.Extraction, v.Number, v.Status, v.ChunksTotal, v.Extraction, v.Number)
 		return nil
 	}
-	return runAndReport(ctx, runner, st, v, *asJSON, stdout, stderr)
+	return runAndReport(ctx, runner, v, *asJSON, stdout, stderr)
 }
 
 // runAndReport runs a version in the foreground with progress on stderr,
 // then prints its summary (JSON with asJSON) and returns the run's error.
-func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
+func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
 	last, lastPhase := -1, ""
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {
@@ -106,7 +104,7 @@ func runAndReport(ctx context.Context, runner *app.App, st *store.Store, v recor
 			fmt.Fprintf(stderr, "%s@%d: %s %d/%d chunks\n", v.Extraction, v.Number, phase, p.ChunksDone, p.ChunksTotal)
 		}
 	})
-	v, err := st.Version(context.WithoutCancel(ctx), v.ID)
+	v, err := runner.Versions.Get(context.WithoutCancel(ctx), v.ID)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}

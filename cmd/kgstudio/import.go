@@ -41,12 +41,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return extract.Errorf(extract.KindInvalid, "import: %v", err)
 		}
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	a := app.New(st, cfg.logger(stderr), cfg.Providers)
+	defer a.Close()
 	var v record.Version
 	if info.IsDir() {
 		v, err = a.ImportGraphDir(ctx, rest[0], rest[1])

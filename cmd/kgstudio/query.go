@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
 
@@ -32,13 +31,12 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *topK < 1 || *topK > query.MaxTopK {
 		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
 	}
-	st, err := cfg.openStore(ctx)
+	ap, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	ap := app.New(st, cfg.logger(stderr), cfg.Providers)
-	v, err := versionByRef(ctx, st, pos[0])
+	defer ap.Close()
+	v, err := ap.Versions.ByRef(ctx, pos[0])
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"github.com/kgstudio/kgstudio/app"
 )
 
 // cmdRetry makes a new version from NAME@V that asks the model again only
@@ -21,15 +19,14 @@ func cmdRetry(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(rest) != 1 {
 		return errors.New("retry: name one version, NAME@V")
 	}
-	st, v, err := cfg.openVersion(ctx, rest[0])
+	runner, v, err := cfg.openVersion(ctx, rest[0], cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	runner := app.New(st, cfg.logger(stderr), cfg.Providers)
+	defer runner.Close()
 	nv, err := runner.Retry(ctx, v)
 	if err != nil {
 		return err
 	}
-	return runAndReport(ctx, runner, st, nv, *asJSON, stdout, stderr)
+	return runAndReport(ctx, runner, nv, *asJSON, stdout, stderr)
 }

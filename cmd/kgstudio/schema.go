@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 const schemaUsage = `usage:
@@ -72,12 +72,12 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	if *note == "" {
 		*note = "imported from " + filepath.Base(files[0])
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	v, created, err := st.SaveSchema(ctx, *name, store.AnyBase, sc, *note)
+	defer a.Close()
+	v, created, err := a.Schemas.Save(ctx, *name, app.AnyBase, sc, *note)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
@@ -102,19 +102,19 @@ func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Write
 	if *format != app.FormatKAG && *format != app.FormatJSON {
 		return fmt.Errorf("schema export: --format %q: use kag or json", *format)
 	}
-	name, num, err := app.ParseSchemaRef(refs[0])
+	name, num, err := record.ParseRef("schema", refs[0])
 	if err != nil {
 		return err
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := st.EnsureDefaultSchema(ctx); err != nil {
+	defer a.Close()
+	if err := a.EnsureDefaults(ctx); err != nil {
 		return err
 	}
-	sc, _, err := st.SchemaVersion(ctx, name, num)
+	sc, _, err := a.Schemas.Get(ctx, name, num)
 	if err != nil {
 		return err
 	}
@@ -133,15 +133,15 @@ func cmdSchemaList(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := st.EnsureDefaultSchema(ctx); err != nil {
+	defer a.Close()
+	if err := a.EnsureDefaults(ctx); err != nil {
 		return err
 	}
-	list, err := st.ListSchemas(ctx)
+	list, err := a.Schemas.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -162,12 +162,12 @@ func cmdSchemaDelete(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(names) != 1 {
 		return errors.New("schema delete: name one schema")
 	}
-	st, err := cfg.openStore(ctx)
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	if err := st.DeleteSchema(ctx, names[0]); err != nil {
+	defer a.Close()
+	if err := a.Schemas.Delete(ctx, names[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "deleted schema %s\n", names[0])

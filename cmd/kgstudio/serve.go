@@ -33,11 +33,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := cfg.logger(stderr)
-	st, err := cfg.openStore(ctx)
+	runner, err := cfg.openApp(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer runner.Close()
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -46,7 +46,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	runner := app.New(st, log, cfg.Providers)
 	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload,
 		BindAddr: cfg.Addr, PublicURL: cfg.PublicURL, Token: cfg.Token})
 	e := h.NewServer()
@@ -75,11 +74,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), st.Dialect)
+	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), runner.Database())
 	if cfg.Token != "" {
 		fmt.Fprintln(stdout, "a token is required: API clients send Authorization: Bearer $KGSTUDIO_TOKEN; browsers sign in at /login")
 	}
-	log.Info("serving", "addr", ln.Addr().String(), "database", st.Dialect, "data", cfg.DataDir)
+	log.Info("serving", "addr", ln.Addr().String(), "database", runner.Database(), "data", cfg.DataDir)
 
 	select {
 	case err := <-errc:

@@ -34,17 +34,17 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	st, err := cfg.openStore(ctx)
+	runner, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer runner.Close()
 	switch args[0] {
 	case "list":
 		if len(pos) > 1 {
 			return errors.New(versionUsage)
 		}
-		exs, err := st.ListExtractions(ctx, 0)
+		exs, err := runner.Versions.Extractions(ctx, 0)
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(tw, "VERSION\tSTATUS\tSTRATEGY\tNODES\tEDGES\tCHUNKS\tCREATED")
 		for _, v := range out {
 			chunks, strategy := fmt.Sprintf("%d/%d", v.ChunksDone, v.ChunksTotal), v.Config.Strategy
-			if v.ChunksTotal == 0 && v.Status == "done" {
+			if v.ChunksTotal == 0 && v.Status == record.StatusDone {
 				chunks = "-" // made from a graph (an edit, a merge, an import), not extracted
 			}
 			if strategy == "" {
@@ -84,11 +84,10 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) != 1 {
 			return errors.New(versionUsage)
 		}
-		v, err := versionByRef(ctx, st, pos[0])
+		v, err := runner.Versions.ByRef(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		runner := app.New(st, cfg.logger(stderr), cfg.Providers)
 		if args[0] == "cancel" {
 			return cancelVersion(ctx, runner, v, *asJSON, stdout)
 		}
@@ -133,7 +132,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if strings.Contains(pos[0], "@") {
 				return errors.New("version delete --all takes an extraction NAME, not NAME@V")
 			}
-			n, err := st.DeleteExtraction(ctx, pos[0])
+			n, err := runner.Versions.DeleteExtraction(ctx, pos[0])
 			if err != nil {
 				return err
 			}
@@ -143,11 +142,11 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if !strings.Contains(pos[0], "@") {
 			return fmt.Errorf("version delete: name one version as NAME@V, or the whole extraction with %s --all", pos[0])
 		}
-		v, err := versionByRef(ctx, st, pos[0])
+		v, err := runner.Versions.ByRef(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		if err := st.DeleteVersion(ctx, v.ID); err != nil {
+		if err := runner.Versions.Delete(ctx, v.ID); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "deleted %s\n", v.Label())

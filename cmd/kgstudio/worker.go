@@ -34,12 +34,11 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("worker: --concurrency must be at least 1")
 	}
 	log := cfg.logger(stderr)
-	st, err := cfg.openStore(ctx)
+	runner, err := cfg.openApp(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	runner := app.New(st, log, cfg.Providers)
+	defer runner.Close()
 	if err := runner.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
@@ -47,8 +46,8 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "kgstudio worker running %d jobs at a time (database: %s)\n", wo.Concurrency, st.Dialect)
-	log.Info("worker started", "concurrency", wo.Concurrency, "database", st.Dialect)
+	fmt.Fprintf(stdout, "kgstudio worker running %d jobs at a time (database: %s)\n", wo.Concurrency, runner.Database())
+	log.Info("worker started", "concurrency", wo.Concurrency, "database", runner.Database())
 	<-ctx.Done()
 	log.Info("worker stopping")
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
