@@ -42,16 +42,6 @@ func Plan(docs []Document, cfg Config) ([]Job, error) {
 	return jobs, nil
 }
 
-// Run is RunJobs over the jobs Plan makes of docs, cfg.Concurrency chunks
-// at a time.
-func Run(ctx context.Context, docs []Document, cfg Config, ex Extractor, sink Sink, progress func(Progress)) error {
-	jobs, err := Plan(docs, cfg)
-	if err != nil {
-		return err
-	}
-	return RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, progress)
-}
-
 // RunJobs skips the jobs sink reports as finished, extracts the others with
 // at most concurrency at a time (1 when unset) and writes each result
 // through sink in job order, as soon as it and every job before it are

@@ -39,9 +39,9 @@ func TestRun_WritesInChunkOrder(t *testing.T) {
 	cfg.Concurrency = 6
 	chunks := Split(doc, cfg.ChunkSize, cfg.Overlap, cfg.Strict)
 	var first Graph
-	for run := 0; run < 3; run++ {
+	for round := 0; round < 3; round++ {
 		sink := &orderSink{}
-		if err := Run(context.Background(), []Document{doc}, cfg, slowFirst{n: len(chunks)}, sink, nil); err != nil {
+		if err := run(context.Background(), []Document{doc}, cfg, slowFirst{n: len(chunks)}, sink, nil); err != nil {
 			t.Fatal(err)
 		}
 		if len(sink.order) != len(chunks) {
@@ -52,7 +52,7 @@ func TestRun_WritesInChunkOrder(t *testing.T) {
 				t.Fatalf("write %d was chunk %d", i, ref.Index)
 			}
 		}
-		if run == 0 {
+		if round == 0 {
 			first = sink.graph
 			continue
 		}

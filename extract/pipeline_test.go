@@ -113,7 +113,7 @@ func TestRun(t *testing.T) {
 		sink, ex := newMemSink(), &wordExtractor{failAt: -1, delay: time.Millisecond}
 		var last Progress
 		calls := 0
-		err := Run(context.Background(), docs, cfg, ex, sink, func(p Progress) { calls++; last = p })
+		err := run(context.Background(), docs, cfg, ex, sink, func(p Progress) { calls++; last = p })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestRun(t *testing.T) {
 		sink := newMemSink()
 		first := &wordExtractor{failAt: 5}
 		cfg.Concurrency = 1
-		if err := Run(context.Background(), docs, cfg, first, sink, nil); err == nil {
+		if err := run(context.Background(), docs, cfg, first, sink, nil); err == nil {
 			t.Fatal("want the failing chunk's error")
 		}
 		doneBefore := len(sink.finished)
@@ -151,7 +151,7 @@ func TestRun(t *testing.T) {
 		}
 		second := &wordExtractor{failAt: -1}
 		var last Progress
-		if err := Run(context.Background(), docs, cfg, second, sink, func(p Progress) { last = p }); err != nil {
+		if err := run(context.Background(), docs, cfg, second, sink, func(p Progress) { last = p }); err != nil {
 			t.Fatal(err)
 		}
 		total := last.ChunksTotal
@@ -178,7 +178,7 @@ func TestRun(t *testing.T) {
 	})
 	t.Run("ErrorPropagates", func(t *testing.T) {
 		ex := &wordExtractor{failAt: 2}
-		err := Run(context.Background(), testDocs(), testConfig(), ex, newMemSink(), nil)
+		err := run(context.Background(), testDocs(), testConfig(), ex, newMemSink(), nil)
 		if err == nil || KindOf(err) != KindInvalid || !strings.Contains(err.Error(), "chunk 2") {
 			t.Fatalf("err = %v, want the invalid chunk error", err)
 		}
@@ -186,7 +186,7 @@ func TestRun(t *testing.T) {
 	t.Run("SinkErrorPropagates", func(t *testing.T) {
 		sink := newMemSink()
 		sink.failOn = 3
-		err := Run(context.Background(), testDocs(), testConfig(), &wordExtractor{failAt: -1}, sink, nil)
+		err := run(context.Background(), testDocs(), testConfig(), &wordExtractor{failAt: -1}, sink, nil)
 		if KindOf(err) != KindUnavailable {
 			t.Fatalf("err = %v, want unavailable", err)
 		}
@@ -196,7 +196,7 @@ func TestRun(t *testing.T) {
 		ex := &wordExtractor{failAt: -1, delay: 50 * time.Millisecond}
 		sink := newMemSink()
 		done := make(chan error, 1)
-		go func() { done <- Run(ctx, testDocs(), testConfig(), ex, sink, nil) }()
+		go func() { done <- run(ctx, testDocs(), testConfig(), ex, sink, nil) }()
 		time.Sleep(20 * time.Millisecond)
 		cancel()
 		select {
@@ -214,9 +214,19 @@ func TestRun(t *testing.T) {
 	t.Run("DuplicateDocumentID", func(t *testing.T) {
 		docs := testDocs()
 		docs[1].ID = docs[0].ID
-		err := Run(context.Background(), docs, testConfig(), &wordExtractor{failAt: -1}, newMemSink(), nil)
+		err := run(context.Background(), docs, testConfig(), &wordExtractor{failAt: -1}, newMemSink(), nil)
 		if KindOf(err) != KindInvalid {
 			t.Fatalf("err = %v, want invalid", err)
 		}
 	})
+}
+
+// run is RunJobs over the jobs Plan makes of docs, cfg.Concurrency chunks
+// at a time.
+func run(ctx context.Context, docs []Document, cfg Config, ex Extractor, sink Sink, progress func(Progress)) error {
+	jobs, err := Plan(docs, cfg)
+	if err != nil {
+		return err
+	}
+	return RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, progress)
 }

@@ -204,7 +204,11 @@ func BenchmarkRunCarol(b *testing.B) {
 			}
 			b.StartTimer()
 			before := cpuTime(b)
-			if err := extract.Run(ctx, []extract.Document{doc}, cfg, ex, sink, nil); err != nil {
+			jobs, err := extract.Plan([]extract.Document{doc}, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, nil); err != nil {
 				b.Fatal(err)
 			}
 			cpu += cpuTime(b) - before

@@ -31,7 +31,11 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 		e.spanWords = map[string][]string{}
 		e.spanMu.Unlock()
 		doc.ID = i + 1
-		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, e, discardSink{}, nil); err != nil {
+		jobs, err := extract.Plan([]extract.Document{doc}, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := extract.RunJobs(context.Background(), jobs, cfg.Concurrency, e, discardSink{}, nil); err != nil {
 			b.Fatal(err)
 		}
 		cpu += testdata.CPUSeconds(b) - before

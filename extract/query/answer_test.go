@@ -39,8 +39,7 @@ func TestKeywordsLLM(t *testing.T) {
 }
 
 func TestAnswer_PromptHoldsContext(t *testing.T) {
-	g, chunks := sampleGraph()
-	ctxt := Retrieve(g, chunks, []string{"partner"}, []string{"Marley"}, Options{})
+	ctxt := searchSample(t, []string{"partner"}, []string{"Marley"})
 	c := &stubClient{reply: " Scrooge [C1]. "}
 	text, rec, err := Answer(context.Background(), c, "Who was Marley's partner?", ctxt)
 	if err != nil || text != "Scrooge [C1]." || rec.Purpose != "query-answer" {

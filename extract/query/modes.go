@@ -142,12 +142,6 @@ const (
 )
 
 // Search retrieves the context of a question in one of the modes (see the
-// Mode constants); it is NewCorpus(...).Search for a single question.
-func Search(ctx context.Context, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vecs *Vectors, emb extract.Embedder, req Request) (Context, error) {
-	return NewCorpus(g, chunks, NewVectorIndex(vecs)).Search(ctx, emb, req)
-}
-
-// Search retrieves the context of a question in one of the modes (see the
 // Mode constants). emb embeds the question and its keywords; it must be
 // the model the vectors were made with. Without vectors (none indexed, or
 // emb nil) ranking is lexical only. Entities, relations and chunks each

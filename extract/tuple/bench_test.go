@@ -62,7 +62,11 @@ func BenchmarkRun_Throughput(b *testing.B) {
 		}
 		srv.Reset()
 		start := time.Now()
-		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, x, &memSink{}, nil); err != nil {
+		jobs, err := extract.Plan([]extract.Document{doc}, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := extract.RunJobs(context.Background(), jobs, cfg.Concurrency, x, &memSink{}, nil); err != nil {
 			b.Fatal(err)
 		}
 		elapsed += time.Since(start)
@@ -70,7 +74,11 @@ func BenchmarkRun_Throughput(b *testing.B) {
 		// Re-run: every call should come from the cache.
 		srv.Reset()
 		sink := &memSink{}
-		if err := extract.Run(context.Background(), []extract.Document{doc}, cfg, x, sink, nil); err != nil {
+		jobs, err = extract.Plan([]extract.Document{doc}, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := extract.RunJobs(context.Background(), jobs, cfg.Concurrency, x, sink, nil); err != nil {
 			b.Fatal(err)
 		}
 		for _, r := range sink.res {

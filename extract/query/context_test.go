@@ -1,10 +1,12 @@
 package query
 
 import (
+	"context"
 	"flag"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -54,85 +56,35 @@ func names(es []Entity) []string {
 	return out
 }
 
-func TestRetrieve(t *testing.T) {
-	g, chunks := sampleGraph()
-	tests := []struct {
-		name      string
-		high, low []string
-		opts      Options
-		entities  []string
-		relations []string // "ref label"
-		chunks    []string // "ref doc/index"
-	}{
-		{
-			// Scrooge inherits half the partner edge's score, above the
-			// weak token overlap of Jacob Marley's Ghost.
-			name: "exact name beats token overlap, relation theme picks the partner edge",
-			high: []string{"partner"}, low: []string{"Marley"},
-			entities:  []string{"E1 Marley", "E2 Scrooge", "E3 Jacob Marley's Ghost"},
-			relations: []string{"R1 partner of"},
-			chunks:    []string{"C1 1/1", "C2 1/0", "C3 1/2"},
-		},
-		{
-			name: "limits cut every list",
-			high: []string{"partner"}, low: []string{"Marley"}, opts: Options{TopNodes: 1, TopEdges: 1, TopChunks: 1},
-			entities:  []string{"E1 Marley"},
-			relations: []string{"R1 partner of"},
-			chunks:    []string{"C1 1/1"},
-		},
-		{
-			name: "substring of a name and a description match",
-			low:  []string{"cratchit", "clerk"},
-			// Bob Cratchit: token overlap 6/2 + description "clerk";
-			// Scrooge: only via the works-for edge.
-			entities:  []string{"E1 Bob Cratchit", "E2 Scrooge"},
-			relations: []string{"R1 works for"},
-			chunks:    []string{"C1 1/2", "C2 1/0", "C3 1/1"},
-		},
-		{
-			name: "no match retrieves nothing",
-			low:  []string{"Fezziwig"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := Retrieve(g, chunks, tt.high, tt.low, tt.opts)
-			if got := names(c.Entities); !slices.Equal(got, tt.entities) {
-				t.Errorf("entities %q, want %q", got, tt.entities)
-			}
-			var rels, chs []string
-			for _, r := range c.Relations {
-				rels = append(rels, r.Ref+" "+r.Label)
-			}
-			for _, ch := range c.Chunks {
-				chs = append(chs, ch.Ref+" "+itoa(ch.DocumentID)+"/"+itoa(ch.Index))
-			}
-			if !slices.Equal(rels, tt.relations) {
-				t.Errorf("relations %q, want %q", rels, tt.relations)
-			}
-			if !slices.Equal(chs, tt.chunks) {
-				t.Errorf("chunks %q, want %q", chs, tt.chunks)
-			}
-		})
-	}
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func TestRetrieve_Deterministic(t *testing.T) {
+// searchSample asks the sample graph for the keywords, in hybrid mode,
+// without vectors.
+func searchSample(t testing.TB, high, low []string) Context {
+	t.Helper()
 	g, chunks := sampleGraph()
-	first := Retrieve(g, chunks, []string{"partner"}, []string{"Scrooge"}, Options{}).Render()
+	q := strings.Join(append(slices.Clone(high), low...), " ")
+	c, err := NewCorpus(g, chunks, nil).Search(context.Background(), nil, Request{Question: q, Mode: ModeHybrid, High: high, Low: low, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestSearch_Deterministic(t *testing.T) {
+	first := searchSample(t, []string{"partner"}, []string{"Scrooge"}).Render()
+	if !strings.Contains(first, "Scrooge") {
+		t.Fatalf("the context names no Scrooge:\n%s", first)
+	}
 	for range 20 {
-		if got := Retrieve(g, chunks, []string{"partner"}, []string{"Scrooge"}, Options{}).Render(); got != first {
+		if got := searchSample(t, []string{"partner"}, []string{"Scrooge"}).Render(); got != first {
 			t.Fatalf("results differ between runs:\n%s\n---\n%s", first, got)
 		}
 	}
 }
 
 func TestRender_Golden(t *testing.T) {
-	g, chunks := sampleGraph()
-	c := Retrieve(g, chunks, []string{"partner"}, []string{"Marley"}, Options{})
-	got := c.Render()
+	got := searchSample(t, []string{"partner"}, []string{"Marley"}).Render()
 	path := "testdata/render.golden"
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -149,8 +101,7 @@ func TestRender_Golden(t *testing.T) {
 }
 
 func TestCited(t *testing.T) {
-	g, chunks := sampleGraph()
-	c := Retrieve(g, chunks, []string{"partner"}, []string{"Marley"}, Options{})
+	c := searchSample(t, []string{"partner"}, []string{"Marley"})
 	got := c.Cited("Scrooge was Marley's partner [C1][R1]. See also [C1], [E9] and [X1].")
 	if !slices.Equal(got, []string{"C1", "R1"}) {
 		t.Fatalf("Cited = %q", got)
