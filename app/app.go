@@ -32,6 +32,10 @@ type App struct {
 	Graphs    *Graphs
 	Documents *Documents
 	Schemas   *Schemas
+	// Curation finds duplicates, merges, edits and imports graphs;
+	// Queries answers questions over a version (query.go, node.go).
+	Curation *Curation
+	Queries  *Queries
 
 	store     *store.Store
 	log       *slog.Logger
@@ -89,8 +93,10 @@ type App struct {
 
 // New builds the application over a store.
 func New(st *store.Store, log *slog.Logger, p Providers) *App {
-	return &App{store: st, log: log, providers: p, clients: map[string]llm.Client{},
+	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{},
 		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
+	a.Curation, a.Queries = &Curation{a}, &Queries{a}
+	return a
 }
 
 // Options say where the application's database is.

@@ -10,11 +10,16 @@ import (
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
+// Curation finds a version's duplicate nodes and merges them, edits
+// versions, and imports graphs and gold sets, each change a new version.
+type Curation struct{ a *App }
+
 // Duplicates lists the likely duplicate node pairs of a version, best
 // first (see curate.Candidates), leaving out the pairs judged "not the
 // same" on its extraction; the version's node vectors are used where a
 // model embedded them.
-func (a *App) Duplicates(ctx context.Context, v record.Version) ([]curate.Candidate, error) {
+func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.Candidate, error) {
+	a := c.a
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return nil, err
@@ -47,7 +52,8 @@ func (a *App) Duplicates(ctx context.Context, v record.Version) ([]curate.Candid
 // names or keys. v itself is not changed; the merge is recorded on the
 // extraction, so its next runs apply it. A version still running is a
 // conflict.
-func (a *App) Merge(ctx context.Context, v record.Version, keep string, drop []string) (record.Version, error) {
+func (c *Curation) Merge(ctx context.Context, v record.Version, keep string, drop []string) (record.Version, error) {
+	a := c.a
 	if v.Active() {
 		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
@@ -88,7 +94,8 @@ func (a *App) Merge(ctx context.Context, v record.Version, keep string, drop []s
 // Decide records a "not the same" answer for two nodes of v (names or
 // keys) on v's extraction; its next runs leave the pair out of their
 // duplicate candidates.
-func (a *App) Decide(ctx context.Context, v record.Version, x, y string) error {
+func (c *Curation) Decide(ctx context.Context, v record.Version, x, y string) error {
+	a := c.a
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
@@ -145,7 +152,8 @@ func mergeOptions(v record.Version) curate.MergeOptions {
 // its edit log, so comparing v with it shows exactly what they changed. v itself
 // is not changed. A version still running is a conflict; a bad edit is
 // invalid and saves nothing.
-func (a *App) Edit(ctx context.Context, v record.Version, edits []curate.Edit) (record.Version, error) {
+func (c *Curation) Edit(ctx context.Context, v record.Version, edits []curate.Edit) (record.Version, error) {
+	a := c.a
 	if v.Active() {
 		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}

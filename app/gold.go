@@ -127,7 +127,8 @@ type GoldImport struct {
 
 // ImportGold stores a gold file as a document and a reference version of
 // the named extraction whose graph is the gold graph.
-func (a *App) ImportGold(ctx context.Context, name, format string, data, relNames []byte, limit, maxBytes int) (GoldImport, error) {
+func (c *Curation) ImportGold(ctx context.Context, name, format string, data, relNames []byte, limit, maxBytes int) (GoldImport, error) {
+	a := c.a
 	var out GoldImport
 	name = strings.TrimSpace(name)
 	if name == "" {

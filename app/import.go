@@ -20,7 +20,8 @@ import (
 // and its config is empty (no strategy, provider or model), so nothing
 // suggests an extraction that never ran; mentions in the file are dropped.
 // A file that is not a graph of the format is invalid.
-func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (record.Version, error) {
+func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (record.Version, error) {
+	a := c.a
 	if format == "" {
 		format = export.FormatOf(fileName)
 	}
@@ -39,7 +40,8 @@ func (a *App) ImportGraph(ctx context.Context, name, fileName string, data []byt
 // holds nodes.json (and edges.json), else the neo4j CSV export of its
 // .csv files (neo4j-admin node and relationship files, or apoc's single
 // file).
-func (a *App) ImportGraphDir(ctx context.Context, name, dir string) (record.Version, error) {
+func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record.Version, error) {
+	a := c.a
 	if nodes, err := os.ReadFile(filepath.Join(dir, "nodes.json")); err == nil {
 		edges, err := os.ReadFile(filepath.Join(dir, "edges.json"))
 		if err != nil && !os.IsNotExist(err) {

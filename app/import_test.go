@@ -62,7 +62,7 @@ func TestImportGraph_UndirectedGraphML(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {
-			v1, err := a.ImportGraph(ctx, "u", "carol.graphml", []byte(undirectedGraphML), "")
+			v1, err := a.Curation.ImportGraph(ctx, "u", "carol.graphml", []byte(undirectedGraphML), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestImportGraph_UndirectedGraphML(t *testing.T) {
 			if err := export.GraphML(&buf, g); err != nil {
 				t.Fatal(err)
 			}
-			v2, err := a.ImportGraph(ctx, "u2", "u.graphml", buf.Bytes(), "")
+			v2, err := a.Curation.ImportGraph(ctx, "u2", "u.graphml", buf.Bytes(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestImportGraph_UndirectedGraphML(t *testing.T) {
 			}
 			// The same file with the undirected edge written Marley, Scrooge.
 			reversed := bytes.Replace([]byte(undirectedGraphML), []byte(`source="Scrooge" target="Marley"`), []byte(`source="Marley" target="Scrooge"`), 1)
-			v3, err := a.ImportGraph(ctx, "u3", "reversed.graphml", reversed, "")
+			v3, err := a.Curation.ImportGraph(ctx, "u3", "reversed.graphml", reversed, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,11 +144,11 @@ func TestImportGraph_HeaderFiles(t *testing.T) {
 	}
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {
-			fromDir, err := a.ImportGraphDir(ctx, "folder", dir)
+			fromDir, err := a.Curation.ImportGraphDir(ctx, "folder", dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromZip, err := a.ImportGraph(ctx, "zip", "carol.zip", zbuf.Bytes(), "")
+			fromZip, err := a.Curation.ImportGraph(ctx, "zip", "carol.zip", zbuf.Bytes(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestImportGraph_HeaderFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err = a.ImportGraphDir(ctx, "bad", bad)
+			_, err = a.Curation.ImportGraphDir(ctx, "bad", bad)
 			want := filepath.Base(bad) + "/nodes-part2.csv line 1: wrong number of fields"
 			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(want)) {
 				t.Errorf("broken part: %v, want %q", err, want)
@@ -190,7 +190,7 @@ func TestImportGraph_VersionJSON(t *testing.T) {
 	t.Parallel()
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {
-			v, err := a.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
+			v, err := a.Curation.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
 			if err != nil {
 				t.Fatal(err)
 			}

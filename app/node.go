@@ -18,7 +18,7 @@ const maxMentions = 40
 // side of the mention.
 const snippetContext = 90
 
-// NodeDetail is the answer of the node API: the node, its edges and its
+// Node is the answer of the node API: the node, its edges and its
 // mentions with snippets.
 type NodeDetail struct {
 	Key         string          `json:"key"`
@@ -57,9 +57,10 @@ type MentionDetail struct {
 	Link       string `json:"link"`
 }
 
-// NodeDetail gathers everything the side panel and the node API show about
+// Node gathers everything the side panel and the node API show about
 // a node of a version.
-func (a *App) NodeDetail(ctx context.Context, v record.Version, key string) (NodeDetail, error) {
+func (q *Queries) Node(ctx context.Context, v record.Version, key string) (NodeDetail, error) {
+	a := q.a
 	n, err := a.store.NodeByKey(ctx, v.ID, key)
 	if err != nil {
 		return NodeDetail{}, err

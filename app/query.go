@@ -85,10 +85,15 @@ func (p Providers) Configured() []string {
 	return out
 }
 
-// NewQueryInput trims a question and picks the provider: the one named, or
+// Queries answers questions over a finished version (its context, and an
+// answer when a provider is set) and describes its nodes and vectors.
+type Queries struct{ a *App }
+
+// NewInput trims a question and picks the provider: the one named, or
 // the first configured, or none. It returns an invalid error for a question
 // longer than MaxQuestion bytes or an unknown provider.
-func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (QueryInput, error) {
+func (q *Queries) NewInput(question, provider string, modelKeywords bool) (QueryInput, error) {
+	a := q.a
 	in := QueryInput{Question: strings.TrimSpace(question), Provider: provider, ModelKeywords: modelKeywords}
 	if len(in.Question) > MaxQuestion {
 		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
@@ -107,12 +112,13 @@ func (a *App) NewQueryInput(question, provider string, modelKeywords bool) (Quer
 	return in, nil
 }
 
-// Query retrieves the context of a question from a version's graph and,
+// Ask retrieves the context of a question from a version's graph and,
 // with a provider, asks the model to answer from it. The input is checked
-// as NewQueryInput checks it.
-func (a *App) Query(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
+// as NewInput checks it.
+func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
+	a := q.a
 	mode, topK, retrievalOnly := in.Mode, in.TopK, in.RetrievalOnly
-	in, err := a.NewQueryInput(in.Question, in.Provider, in.ModelKeywords)
+	in, err := a.Queries.NewInput(in.Question, in.Provider, in.ModelKeywords)
 	in.RetrievalOnly = retrievalOnly
 	if err != nil {
 		return QueryResult{}, err
@@ -207,7 +213,7 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	if qc.stats != nil {
 		cfg := v.Config
 		cfg.Embedder = qc.stats.Embedder
-		if emb, err = a.Embedder(ctx, cfg); err != nil {
+		if emb, err = a.embedder(ctx, cfg); err != nil {
 			return query.Context{}, err
 		}
 		res.Embedder = qc.stats.Model

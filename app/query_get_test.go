@@ -68,7 +68,7 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	}
 	get := QueryInput{Question: "Who was Scrooge's partner?", Provider: "none", Mode: "mix", RetrievalOnly: true}
 	for range 25 {
-		res, err := a.Query(ctx, v, get)
+		res, err := a.Queries.Ask(ctx, v, get)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,14 +81,14 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	}
 	post := get
 	post.RetrievalOnly = false
-	if res, err := a.Query(ctx, v, post); err != nil || res.Embedder != "local-embed" {
+	if res, err := a.Queries.Ask(ctx, v, post); err != nil || res.Embedder != "local-embed" {
 		t.Fatalf("POST: embedder %q, %v", res.Embedder, err)
 	}
 	if calls.Load() == after {
 		t.Fatal("the POST embedded nothing")
 	}
 	paid := calls.Load()
-	res, err := a.Query(ctx, v, get)
+	res, err := a.Queries.Ask(ctx, v, get)
 	if err != nil || res.Embedder != "local-embed" || calls.Load() != paid {
 		t.Fatalf("GET after the POST: embedder %q, %d more calls, %v", res.Embedder, calls.Load()-paid, err)
 	}

@@ -43,11 +43,11 @@ func (a *App) checkEmbedder(cfg extract.Config) error {
 	return nil
 }
 
-// Embedder builds the embedder a config asks for: offline (no calls), or
+// embedder builds the embedder a config asks for: offline (no calls), or
 // Gemini or an OpenAI-compatible server behind the model policy (retries,
 // rate limits, concurrency; shared by every run on the same model) and the
 // embedding cache, so unchanged text is never embedded twice.
-func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
+func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
 	name := a.embedderName(cfg)
 	switch name {
 	case extract.EmbedderOffline:
@@ -104,7 +104,7 @@ func (a *App) Embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // built on the version's first search (vectorIndex), not here: a run
 // nobody queries pays nothing for it.
 func (a *App) vectorize(ctx context.Context, v record.Version) error {
-	emb, err := a.Embedder(ctx, v.Config)
+	emb, err := a.embedder(ctx, v.Config)
 	if err != nil {
 		return err
 	}

@@ -122,7 +122,7 @@ func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
 	if err != nil || !ok || stats.Embedder != extract.EmbedderUSELite || stats.Model != "universal-sentence-encoder-lite-2" || stats.Dimensions != 512 {
 		t.Fatalf("stats %+v (%v, %v): want the sentence encoder by default", stats, ok, err)
 	}
-	emb, err := a.EmbeddingOf(ctx, v.ID)
+	emb, err := a.Queries.Embedding(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
 		{"Who worked for the miser in the cold office?", "Cratchit", "universal-sentence-encoder-lite-2"},
 		{"周杰伦出生在哪里？", "周杰伦", "offline-hashed-ngrams-v1"},
 	} {
-		res, err := a.Query(ctx, v, QueryInput{Question: tc.q, Provider: "none", Mode: "naive", TopK: 1})
+		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: tc.q, Provider: "none", Mode: "naive", TopK: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

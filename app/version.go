@@ -70,14 +70,15 @@ type EmbeddingJSON struct {
 // calls, tokens and cost) when the version has vectors.
 func (a *App) VersionJSON(ctx context.Context, v record.Version) (VersionJSON, error) {
 	j := VersionJSONOf(v)
-	e, err := a.EmbeddingOf(ctx, v.ID)
+	e, err := a.Queries.Embedding(ctx, v.ID)
 	j.Embedding = e
 	return j, err
 }
 
-// EmbeddingOf returns a version's vectorizer record with its cost, or nil
+// Embedding returns a version's vectorizer record with its cost, or nil
 // when the version has no vectors.
-func (a *App) EmbeddingOf(ctx context.Context, versionID int) (*EmbeddingJSON, error) {
+func (q *Queries) Embedding(ctx context.Context, versionID int) (*EmbeddingJSON, error) {
+	a := q.a
 	st, ok, err := a.store.VectorStatsOf(ctx, versionID)
 	if err != nil || !ok {
 		return nil, err

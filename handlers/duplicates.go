@@ -21,7 +21,7 @@ func (h *Handler) showDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := h.app.Duplicates(c.Request().Context(), v)
+	cs, err := h.app.Curation.Duplicates(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *Handler) mergeDuplicates(c echo.Context) error {
 		return err
 	}
 	keep, drop := strings.TrimSpace(c.FormValue("keep")), strings.TrimSpace(c.FormValue("drop"))
-	nv, err := h.app.Merge(c.Request().Context(), v, keep, []string{drop})
+	nv, err := h.app.Curation.Merge(c.Request().Context(), v, keep, []string{drop})
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *Handler) distinctDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Decide(c.Request().Context(), v, c.FormValue("a"), c.FormValue("b")); err != nil {
+	if err := h.app.Curation.Decide(c.Request().Context(), v, c.FormValue("a"), c.FormValue("b")); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates?skip=%d", v.ID, max(intQuery(c, "skip", 0), 0)),

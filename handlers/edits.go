@@ -41,7 +41,7 @@ func (h *Handler) apiEdits(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	nv, err := h.app.Edit(ctx, v, edits)
+	nv, err := h.app.Curation.Edit(ctx, v, edits)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) saveEdit(c echo.Context) error {
 	e, err := formEdit(c)
 	if err == nil {
 		var nv record.Version
-		if nv, err = h.app.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
+		if nv, err = h.app.Curation.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
 			return redirectFlash(c, editTarget(nv.ID, e), fmt.Sprintf("%s: %s", nv.Label(), nv.Note), false)
 		}
 	}

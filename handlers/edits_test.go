@@ -291,7 +291,7 @@ func TestEdits_ImportedVersion(t *testing.T) {
 	a := MustApp(t)
 	data := []byte(`{"nodes":[{"key":"scrooge","name":"Scrooge","type":"person"},{"key":"marley","name":"Marley","type":"person"}],
 		"edges":[{"source":"scrooge","target":"marley","label":"partner","weight":1}]}`)
-	v, err := a.App.ImportGraph(t.Context(), "imp", "carol.json", data, "")
+	v, err := a.App.Curation.ImportGraph(t.Context(), "imp", "carol.json", data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestEdits_ImportedVersion(t *testing.T) {
 			t.Errorf("GET /versions/%d%s: %d", v.ID, p, resp.StatusCode)
 		}
 	}
-	nv, err := a.App.Edit(t.Context(), v, []curate.Edit{{Op: curate.OpDeleteNode, Key: "marley"}})
+	nv, err := a.App.Curation.Edit(t.Context(), v, []curate.Edit{{Op: curate.OpDeleteNode, Key: "marley"}})
 	if err != nil {
 		t.Fatal(err)
 	}

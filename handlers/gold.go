@@ -24,7 +24,7 @@ func (h *Handler) importGold(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	imp, err := h.app.ImportGold(ctx, c.FormValue("name"), format, data, rel, intForm(c, "limit"), h.cfg.MaxUploadBytes)
+	imp, err := h.app.Curation.ImportGold(ctx, c.FormValue("name"), format, data, rel, intForm(c, "limit"), h.cfg.MaxUploadBytes)
 	if err != nil {
 		return err
 	}

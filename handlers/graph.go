@@ -226,7 +226,7 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 	if err != nil {
 		return app.NodeDetail{}, err
 	}
-	return h.app.NodeDetail(ctx, v, key)
+	return h.app.Queries.Node(ctx, v, key)
 }
 
 func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {

@@ -130,7 +130,7 @@ func TestImport_GraphPageSummary(t *testing.T) {
 		fmt.Fprintf(&b, `{"key":"n%d","name":"Node %d","type":"T"}`, i, i)
 	}
 	b.WriteString(`],"edges":[]}`)
-	v, err := a.App.ImportGraph(context.Background(), "big", "big.json", []byte(b.String()), "")
+	v, err := a.App.Curation.ImportGraph(context.Background(), "big", "big.json", []byte(b.String()), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestImport_ConfigShown(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	run := a.MustExtract(t, "carol", "carol.txt", "Ebenezer Scrooge met Bob Cratchit in London.", extract.DefaultConfig())
-	imp, err := a.App.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
+	imp, err := a.App.Curation.ImportGraph(context.Background(), "g", "g.json", []byte(`{"nodes":[{"key":"a"}]}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestRun_Reference(t *testing.T) {
 	a := MustApp(t)
 	ref := []byte(`{"nodes":[{"key":"wd:Q91","name":"Abraham Lincoln","type":"President","properties":{"aliases":["Lincoln"],"wikidata":"Q91"}},
 		{"key":"wd:Q1261","name":"Illinois","type":"State"}]}`)
-	rv, err := a.App.ImportGraph(t.Context(), "domain", "domain.json", ref, "")
+	rv, err := a.App.Curation.ImportGraph(t.Context(), "domain", "domain.json", ref, "")
 	if err != nil {
 		t.Fatal(err)
 	}

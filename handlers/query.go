@@ -25,7 +25,7 @@ const querySnippet = 320
 // the app's query input: q, provider, keywords=model, mode and top_k. Only
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	in, err := h.app.NewQueryInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
+	in, err := h.app.Queries.NewInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
 	in.RetrievalOnly = c.Request().Method != http.MethodPost
 	if err != nil {
 		return in, err
@@ -69,7 +69,7 @@ func (h *Handler) showQuery(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	res, err := h.app.Query(ctx, v, in)
+	res, err := h.app.Queries.Ask(ctx, v, in)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (h *Handler) queryAPI(c echo.Context) error {
 	if in.Question == "" {
 		return extract.Errorf(extract.KindInvalid, "a question is required: ?q=...")
 	}
-	res, err := h.app.Query(c.Request().Context(), v, in)
+	res, err := h.app.Queries.Ask(c.Request().Context(), v, in)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 	for _, e := range v.Edits {
 		p.Edits = append(p.Edits, e.String())
 	}
-	if e, err := h.app.EmbeddingOf(ctx, v.ID); err != nil {
+	if e, err := h.app.Queries.Embedding(ctx, v.ID); err != nil {
 		return err
 	} else if e != nil {
 		p.Embedding = &web.EmbeddingStats{Embedder: e.Embedder, Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,

@@ -30,7 +30,7 @@ func cmdDuplicates(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer a.Close()
-	cs, err := a.Duplicates(ctx, v)
+	cs, err := a.Curation.Duplicates(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer a.Close()
-	nv, err := a.Merge(ctx, v, rest[1], rest[2:])
+	nv, err := a.Curation.Merge(ctx, v, rest[1], rest[2:])
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func cmdEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer a.Close()
-	nv, err := a.Edit(ctx, v, edits)
+	nv, err := a.Curation.Edit(ctx, v, edits)
 	if err != nil {
 		return err
 	}

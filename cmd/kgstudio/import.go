@@ -48,9 +48,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer a.Close()
 	var v record.Version
 	if info.IsDir() {
-		v, err = a.ImportGraphDir(ctx, rest[0], rest[1])
+		v, err = a.Curation.ImportGraphDir(ctx, rest[0], rest[1])
 	} else {
-		v, err = a.ImportGraph(ctx, rest[0], rest[1], data, *format)
+		v, err = a.Curation.ImportGraph(ctx, rest[0], rest[1], data, *format)
 	}
 	if err != nil {
 		return err

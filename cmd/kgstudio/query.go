@@ -40,7 +40,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	in, err := ap.NewQueryInput(strings.Join(pos[1:], " "), *provider, false)
+	in, err := ap.Queries.NewInput(strings.Join(pos[1:], " "), *provider, false)
 	if err == nil && in.Question == "" {
 		err = errors.New("query: a question is required after NAME@V")
 	}
@@ -48,7 +48,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in.Mode, in.TopK = *mode, *topK
-	res, err := ap.Query(ctx, v, in)
+	res, err := ap.Queries.Ask(ctx, v, in)
 	if err != nil {
 		return err
 	}
