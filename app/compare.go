@@ -163,16 +163,6 @@ func compareOptions(va, vb record.Version, opts diff.Options) diff.Options {
 	return opts
 }
 
-// compareUncached loads both versions and compares them, bypassing the
-// cache.
-func (a *App) compareUncached(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
-	va, vb, err := a.versionPair(ctx, aID, bID)
-	if err != nil {
-		return Comparison{}, err
-	}
-	return a.compareVersions(ctx, va, vb, compareOptions(va, vb, opts))
-}
-
 // versionPair loads the two versions of a comparison.
 func (a *App) versionPair(ctx context.Context, aID, bID int) (record.Version, record.Version, error) {
 	va, err := a.store.Version(ctx, aID)

@@ -146,3 +146,13 @@ func testPostgres(tb testing.TB) store.Options {
 	tb.Helper()
 	return store.Options{URL: testdata.PostgresDB(tb, "app")}
 }
+
+// compareUncached loads both versions and compares them, bypassing the
+// cache.
+func (a *App) compareUncached(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
+	va, vb, err := a.versionPair(ctx, aID, bID)
+	if err != nil {
+		return Comparison{}, err
+	}
+	return a.compareVersions(ctx, va, vb, compareOptions(va, vb, opts))
+}

@@ -124,28 +124,6 @@ func nameScore(kw keyword, name string, nameTokens []string) float64 {
 	return 0
 }
 
-// textScore counts a keyword found in free text (a description); tt are
-// the text's tokens.
-func textScore(kw keyword, text string, tt []string) float64 {
-	if text == "" {
-		return 0
-	}
-	if len(kw.tokens) > 0 && kw.latin {
-		for _, t := range kw.tokens {
-			// A token the text does not hold as a substring is not one of
-			// its tokens either (the substring test is the cheap one).
-			if !strings.Contains(text, t) || !slices.Contains(tt, t) {
-				return 0
-			}
-		}
-		return 1
-	}
-	if strings.Contains(text, kw.norm) {
-		return 1
-	}
-	return 0
-}
-
 func isLatin(s string) bool {
 	for _, r := range s {
 		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -47,16 +46,6 @@ func sampleGraph() (extract.Graph, map[extract.ChunkRef]extract.Chunk) {
 	}
 	return extract.Graph{Nodes: nodes, Edges: edges}, chunks
 }
-
-func names(es []Entity) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Ref+" "+e.Name)
-	}
-	return out
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // searchSample asks the sample graph for the keywords, in hybrid mode,
 // without vectors.

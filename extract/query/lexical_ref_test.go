@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -74,4 +75,26 @@ func edgeLexical(g extract.Graph, idx map[string]int, direct []float64, highKW [
 		out[i] = s + wEndpoint*(direct[si]+direct[ti])
 	}
 	return out
+}
+
+// textScore counts a keyword found in free text (a description); tt are
+// the text's tokens.
+func textScore(kw keyword, text string, tt []string) float64 {
+	if text == "" {
+		return 0
+	}
+	if len(kw.tokens) > 0 && kw.latin {
+		for _, t := range kw.tokens {
+			// A token the text does not hold as a substring is not one of
+			// its tokens either (the substring test is the cheap one).
+			if !strings.Contains(text, t) || !slices.Contains(tt, t) {
+				return 0
+			}
+		}
+		return 1
+	}
+	if strings.Contains(text, kw.norm) {
+		return 1
+	}
+	return 0
 }

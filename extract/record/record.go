@@ -46,17 +46,6 @@ func (s Status) Active() bool { return s == StatusQueued || s == StatusRunning }
 // failed or canceled.
 func (s Status) Finished() bool { return s == StatusDone || s == StatusFailed || s == StatusCanceled }
 
-// ParseStatus reads a stored or requested status; anything else is an
-// error naming the statuses there are.
-func ParseStatus(s string) (Status, error) {
-	for _, st := range Statuses {
-		if string(st) == s {
-			return st, nil
-		}
-	}
-	return "", extract.Errorf(extract.KindInvalid, "unknown status %q: queued, running, done, failed or canceled", s)
-}
-
 // DocumentInfo is a document without its content, for lists.
 type DocumentInfo struct {
 	ID      int       `json:"id"`
