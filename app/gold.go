@@ -152,7 +152,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 	case GoldWebNLG:
 		typeMap = webNLGTypes
 	}
-	cfg := extract.Config{Strategy: StrategyGold, Provider: "none", Model: format}
+	cfg := extract.Config{Strategy: StrategyGold, Provider: extract.ProviderNone, Model: format}
 	note := fmt.Sprintf("gold: %d %s entries", len(entries), format)
 	if out.Reference, err = a.store.ImportReference(ctx, name, cfg, []int{out.Document.ID}, note, GoldGraph(entries, typeMap)); err != nil {
 		return out, err

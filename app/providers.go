@@ -45,6 +45,58 @@ type Providers struct {
 	Prices map[string]Price
 }
 
+// Has reports whether a model provider (extract.ProviderGemini or
+// extract.ProviderOpenAI) is configured: it is the one place that knows
+// what each one needs. The offline provider (none) always is.
+func (p Providers) Has(provider string) bool {
+	switch provider {
+	case extract.ProviderGemini:
+		return p.GeminiAPIKey != ""
+	case extract.ProviderOpenAI:
+		return p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""
+	}
+	return extract.Offline(provider)
+}
+
+// Configured lists the model providers that can answer, in preference
+// order (gemini first).
+func (p Providers) Configured() []string {
+	var out []string
+	for _, name := range []string{extract.ProviderGemini, extract.ProviderOpenAI} {
+		if p.Has(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Default is the preferred configured provider, or none.
+func (p Providers) Default() string {
+	if conf := p.Configured(); len(conf) > 0 {
+		return conf[0]
+	}
+	return extract.ProviderNone
+}
+
+// Model is the configured model of a provider (empty for none).
+func (p Providers) Model(provider string) string {
+	switch provider {
+	case extract.ProviderGemini:
+		return p.GeminiModel
+	case extract.ProviderOpenAI:
+		return p.OpenAIModel
+	}
+	return ""
+}
+
+// needs says what a provider needs configured, for refusals.
+func needs(provider string) string {
+	if provider == extract.ProviderGemini {
+		return "GEMINI_API_KEY"
+	}
+	return "OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)"
+}
+
 // DefaultPrompts returns every editable prompt template of the LLM
 // strategies, by key.
 func DefaultPrompts() map[string]string {
@@ -130,7 +182,7 @@ func (p Providers) EmbedCostOf(st record.VectorStats) string {
 // (not those answered from the cache) and the price table: "$0" for offline
 // runs, "n/a" for models the table does not list (set KGSTUDIO_PRICES).
 func (p Providers) CostOf(v record.Version) string {
-	if v.Config.Strategy == extract.StrategyNLP || v.Config.Provider == "none" || v.Config.Provider == "" {
+	if v.Config.Strategy == extract.StrategyNLP || extract.Offline(v.Config.Provider) {
 		return "$0"
 	}
 	price, ok := p.Prices[strings.ToLower(v.Config.Model)]
@@ -150,7 +202,7 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 	if err := a.checkProvider(cfg); err != nil {
 		return nil, "", err
 	}
-	if cfg.Provider == "none" || cfg.Provider == "" {
+	if extract.Offline(cfg.Provider) {
 		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
 	}
 	p := a.providers

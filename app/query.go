@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -73,18 +74,6 @@ type QueryInput struct {
 	RetrievalOnly bool
 }
 
-// Configured lists the providers that can answer, in preference order.
-func (p Providers) Configured() []string {
-	var out []string
-	if p.GeminiAPIKey != "" {
-		out = append(out, "gemini")
-	}
-	if p.OpenAIBaseURL != "" || p.OpenAIAPIKey != "" {
-		out = append(out, "openai")
-	}
-	return out
-}
-
 // Queries answers questions over a finished version (its context, and an
 // answer when a provider is set) and describes its nodes and vectors.
 type Queries struct{ a *App }
@@ -99,14 +88,9 @@ func (q *Queries) NewInput(question, provider string, modelKeywords bool) (Query
 		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
 	}
 	if in.Provider == "" {
-		in.Provider = "none"
-		if conf := a.providers.Configured(); len(conf) > 0 {
-			in.Provider = conf[0]
-		}
+		in.Provider = a.providers.Default()
 	}
-	switch in.Provider {
-	case "none", "gemini", "openai":
-	default:
+	if !slices.Contains(extract.Providers, in.Provider) {
 		return in, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", in.Provider)
 	}
 	return in, nil
@@ -141,7 +125,7 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	cfg.Provider = in.Provider
 	var llmClient llm.Client
 	var model string
-	if in.RetrievalOnly && in.Provider != "none" {
+	if in.RetrievalOnly && !extract.Offline(in.Provider) {
 		res.Note = "Retrieval only: ask with a POST (the Ask button) for the model's answer."
 	} else {
 		llmClient, model = a.queryClient(ctx, cfg, &res)
@@ -247,7 +231,7 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 // queryClient builds the model client of the picked provider; without one
 // (or when it is not configured) it notes why and returns nil.
 func (a *App) queryClient(ctx context.Context, cfg extract.Config, res *QueryResult) (llm.Client, string) {
-	if cfg.Provider == "none" {
+	if extract.Offline(cfg.Provider) {
 		if len(a.providers.Configured()) == 0 {
 			res.Note = "No model provider is configured (set GEMINI_API_KEY or OPENAI_BASE_URL), so there is no answer: the retrieved context is shown below."
 		} else {

@@ -362,7 +362,7 @@ func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
 func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
 	*cfg = cfg.WithDefaults()
 	if cfg.Strategy != extract.StrategyNLP && cfg.Provider == "" {
-		cfg.Provider = a.defaultProvider()
+		cfg.Provider = a.providers.Default()
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -373,13 +373,8 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 	if err := a.checkEmbedder(*cfg); err != nil {
 		return err
 	}
-	if cfg.Provider != "none" && cfg.Model == "" {
-		switch cfg.Provider {
-		case "gemini":
-			cfg.Model = a.providers.GeminiModel
-		case "openai":
-			cfg.Model = a.providers.OpenAIModel
-		}
+	if cfg.Model == "" {
+		cfg.Model = a.providers.Model(cfg.Provider)
 	}
 	// The version keeps the prompts it runs with, defaults included, so a
 	// later release with new defaults cannot change what it says it ran.
@@ -442,36 +437,19 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extra
 	return v, cfg, err
 }
 
-// defaultProvider is the configured provider, gemini first, or "none".
-func (a *App) defaultProvider() string {
-	switch {
-	case a.providers.GeminiAPIKey != "":
-		return "gemini"
-	case a.providers.OpenAIBaseURL != "" || a.providers.OpenAIAPIKey != "":
-		return "openai"
-	}
-	return "none"
-}
-
 // checkProvider refuses a config whose model provider is missing or not
 // configured, before a version is created for it.
 func (a *App) checkProvider(cfg extract.Config) error {
-	needs := cfg.Strategy == extract.StrategyTuple || cfg.Strategy == extract.StrategySchema
-	switch cfg.Provider {
-	case "none", "":
-		if needs {
+	needsModel := cfg.Strategy == extract.StrategyTuple || cfg.Strategy == extract.StrategySchema
+	switch {
+	case !slices.Contains(extract.Providers, cfg.Provider) && cfg.Provider != "":
+		return extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", cfg.Provider)
+	case extract.Offline(cfg.Provider):
+		if needsModel {
 			return extract.Errorf(extract.KindInvalid, "strategy %s needs a model provider: set GEMINI_API_KEY or OPENAI_BASE_URL, or use nlp offline", cfg.Strategy)
 		}
-	case "gemini":
-		if a.providers.GeminiAPIKey == "" {
-			return extract.Errorf(extract.KindInvalid, "the gemini provider needs GEMINI_API_KEY")
-		}
-	case "openai":
-		if a.providers.OpenAIBaseURL == "" && a.providers.OpenAIAPIKey == "" {
-			return extract.Errorf(extract.KindInvalid, "the openai provider needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
-		}
-	default:
-		return extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", cfg.Provider)
+	case !a.providers.Has(cfg.Provider):
+		return extract.Errorf(extract.KindInvalid, "the %s provider needs %s", cfg.Provider, needs(cfg.Provider))
 	}
 	return nil
 }

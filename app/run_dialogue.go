@@ -181,7 +181,7 @@ func (d *dialogueTurns) Extract(ctx context.Context, _ extract.Document, ch extr
 
 // dialogueExtractor builds the segment extractor a config asks for.
 func (a *App) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
-	if cfg.Strategy != extract.StrategyDialogue || cfg.Provider == "" || cfg.Provider == "none" {
+	if cfg.Strategy != extract.StrategyDialogue || extract.Offline(cfg.Provider) {
 		return dialogue.NewOffline(), nil
 	}
 	client, model, err := a.client(ctx, cfg)

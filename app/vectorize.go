@@ -30,14 +30,11 @@ const DefaultEmbedder = extract.EmbedderUSELite
 
 // checkEmbedder refuses an embedder whose provider is not configured.
 func (a *App) checkEmbedder(cfg extract.Config) error {
-	switch a.embedderName(cfg) {
-	case extract.EmbedderGemini:
-		if a.providers.GeminiAPIKey == "" {
-			return extract.Errorf(extract.KindInvalid, "the gemini embedder needs GEMINI_API_KEY")
-		}
-	case extract.EmbedderOpenAI:
-		if a.providers.OpenAIBaseURL == "" && a.providers.OpenAIAPIKey == "" {
-			return extract.Errorf(extract.KindInvalid, "the openai embedder needs OPENAI_BASE_URL (and OPENAI_API_KEY for hosted servers)")
+	// The gemini and openai embedders are their providers'.
+	switch name := a.embedderName(cfg); name {
+	case extract.EmbedderGemini, extract.EmbedderOpenAI:
+		if !a.providers.Has(name) {
+			return extract.Errorf(extract.KindInvalid, "the %s embedder needs %s", name, needs(name))
 		}
 	}
 	return nil

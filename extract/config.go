@@ -49,7 +49,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Strategy:     StrategyNLP,
-		Provider:     "none",
+		Provider:     ProviderNone,
 		ChunkSize:    1200,
 		Overlap:      100,
 		Concurrency:  4,
@@ -68,9 +68,18 @@ const (
 	MaxFragmentCap = 1000
 )
 
-// Providers names the model providers a config may ask for; "none" runs
-// offline.
-var Providers = []string{"gemini", "openai", "none"}
+// Model providers a config may ask for; none runs offline.
+const (
+	ProviderGemini = "gemini"
+	ProviderOpenAI = "openai"
+	ProviderNone   = "none"
+)
+
+// Providers names the model providers a config may ask for.
+var Providers = []string{ProviderGemini, ProviderOpenAI, ProviderNone}
+
+// Offline reports whether a provider name asks no model (none, or unset).
+func Offline(provider string) bool { return provider == ProviderNone || provider == "" }
 
 // Embedders names the vectorizers a config may ask for.
 var Embedders = []string{EmbedderUSELite, EmbedderOffline, EmbedderGemini, EmbedderOpenAI}

@@ -49,8 +49,8 @@ const (
 	// pure Go (the default).
 	EmbedderUSELite = "use-lite"
 	EmbedderOffline = "offline"
-	EmbedderGemini  = "gemini"
-	EmbedderOpenAI  = "openai"
+	EmbedderGemini  = ProviderGemini
+	EmbedderOpenAI  = ProviderOpenAI
 )
 
 // PaidEmbedder reports whether an embedder calls a provider (each call

@@ -104,9 +104,9 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		v, l string
 		ok   bool
 	}{
-		{"none", "none (offline)", true},
-		{"gemini", "Gemini", p.GeminiAPIKey != ""},
-		{"openai", "OpenAI-compatible", p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""},
+		{extract.ProviderNone, "none (offline)", true},
+		{extract.ProviderGemini, "Gemini", p.Has(extract.ProviderGemini)},
+		{extract.ProviderOpenAI, "OpenAI-compatible", p.Has(extract.ProviderOpenAI)},
 	} {
 		l := s.l
 		if !s.ok {
@@ -121,8 +121,8 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	}{
 		{extract.EmbedderUSELite, "use-lite (sentence encoder, offline)", true},
 		{extract.EmbedderOffline, "offline (hashed n-grams, no model)", true},
-		{extract.EmbedderGemini, "Gemini embeddings", p.GeminiAPIKey != ""},
-		{extract.EmbedderOpenAI, "OpenAI-compatible /v1/embeddings", p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""},
+		{extract.EmbedderGemini, "Gemini embeddings", p.Has(extract.ProviderGemini)},
+		{extract.EmbedderOpenAI, "OpenAI-compatible /v1/embeddings", p.Has(extract.ProviderOpenAI)},
 	} {
 		l := s.l
 		if !s.ok {
@@ -152,10 +152,10 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 // providerHelp says which providers are configured, never their keys.
 func providerHelp(p app.Providers) string {
 	var on []string
-	if p.GeminiAPIKey != "" {
+	if p.Has(extract.ProviderGemini) {
 		on = append(on, "Gemini ("+p.GeminiModel+")")
 	}
-	if p.OpenAIBaseURL != "" || p.OpenAIAPIKey != "" {
+	if p.Has(extract.ProviderOpenAI) {
 		on = append(on, "OpenAI-compatible ("+p.OpenAIModel+")")
 	}
 	if len(on) == 0 {

@@ -125,9 +125,9 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		p.Modes = append(p.Modes, web.Option{Value: m, Label: m, Selected: m == cmp.Or(res.Mode, query.ModeMix)})
 	}
 	conf := h.app.Providers().Configured()
-	for _, o := range []struct{ v, l string }{{"none", "none (context only)"}, {"gemini", "Gemini"}, {"openai", "OpenAI-compatible"}} {
+	for _, o := range []struct{ v, l string }{{extract.ProviderNone, "none (context only)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
 		l := o.l
-		if o.v != "none" && !contains(conf, o.v) {
+		if !extract.Offline(o.v) && !contains(conf, o.v) {
 			l += " — not configured"
 		}
 		p.Providers = append(p.Providers, web.Option{Value: o.v, Label: l, Selected: in.Provider == o.v})

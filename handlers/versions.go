@@ -109,7 +109,7 @@ func versionConfigRows(v record.Version) []web.KV {
 		return []web.KV{{Key: "strategy", Value: importedConfig}}
 	}
 	rows := []web.KV{{Key: "strategy", Value: c.Strategy}}
-	if c.Provider != "" && c.Provider != "none" {
+	if !extract.Offline(c.Provider) {
 		rows = append(rows, web.KV{Key: "provider", Value: c.Provider}, web.KV{Key: "model", Value: c.Model})
 	}
 	if c.SchemaName != "" {

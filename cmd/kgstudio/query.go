@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
 
@@ -16,7 +17,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, cfg := newFlagSet("query", stderr)
 	mode := fs.String("mode", query.ModeMix, "local, global, hybrid, naive or mix")
 	topK := fs.Int("top-k", query.DefaultTopK, "entities, relations and chunks to retrieve")
-	provider := fs.String("provider", "none", "answer with gemini or openai; none shows the context only")
+	provider := fs.String("provider", extract.ProviderNone, "answer with gemini or openai; none shows the context only")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
 	pos, err := parse(fs, args)
 	if err != nil {

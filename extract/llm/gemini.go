@@ -14,7 +14,7 @@ import (
 )
 
 // ProviderGemini is the provider name of the Gemini client.
-const ProviderGemini = "gemini"
+const ProviderGemini = extract.ProviderGemini
 
 // DefaultGeminiModel is used when GeminiConfig.Model is empty.
 const DefaultGeminiModel = "gemini-2.5-flash"

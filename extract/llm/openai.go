@@ -14,7 +14,7 @@ import (
 )
 
 // ProviderOpenAI is the provider name of the OpenAI-compatible client.
-const ProviderOpenAI = "openai"
+const ProviderOpenAI = extract.ProviderOpenAI
 
 // DefaultOpenAIBaseURL is used when OpenAIConfig.BaseURL is empty.
 const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
