@@ -30,6 +30,9 @@ type QueryAnswer struct {
 	Cited    []string `json:"cited"`
 	Provider string   `json:"provider"`
 	Model    string   `json:"model"`
+	// Extractive marks an answer built without a model: the sentences of
+	// the retrieved passages that best match the question, cited.
+	Extractive bool `json:"extractive,omitempty"`
 }
 
 // QueryResult is the answer of the query API.
@@ -70,8 +73,14 @@ type QueryInput struct {
 	// query.DefaultTopK.
 	TopK int
 	// RetrievalOnly makes no model call at all (a GET shows retrieval only;
-	// answers, which cost money, need a POST).
+	// answers, which cost money, need a POST): the answer is extractive.
 	RetrievalOnly bool
+	// History is the conversation before the question, oldest first
+	// (chat clients send it); ResponseType and UserPrompt shape a model's
+	// answer (see query.AnswerRequest).
+	History      []llm.Message
+	ResponseType string
+	UserPrompt   string
 }
 
 // Queries answers questions over a finished version (its context, and an
@@ -164,13 +173,20 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Chunks = qc.Chunks
 	}
 	if llmClient == nil {
+		// Offline, an answer is quoted from the evidence.
+		text := query.Extractive(in.Question, qc, 0)
+		res.Answer = &QueryAnswer{Text: text, Cited: qc.Cited(text), Provider: extract.ProviderNone, Model: "extractive", Extractive: true}
+		if res.Answer.Cited == nil {
+			res.Answer.Cited = []string{}
+		}
 		return res, nil
 	}
 	if qc.Empty() {
 		res.Note = "Nothing in the graph matches the question, so the model was not asked."
 		return res, nil
 	}
-	text, _, err := query.Answer(ctx, llmClient, in.Question, qc)
+	text, _, err := query.Answer(ctx, llmClient, query.AnswerRequest{Question: in.Question, History: in.History,
+		ResponseType: in.ResponseType, UserPrompt: in.UserPrompt, Mode: res.Mode}, qc)
 	if err != nil {
 		a.log.Warn("query answer", "version", v.ID, "err", err)
 		res.Note = "The model did not answer: " + extract.MessageOf(err)
@@ -233,9 +249,9 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 func (a *App) queryClient(ctx context.Context, cfg extract.Config, res *QueryResult) (llm.Client, string) {
 	if extract.Offline(cfg.Provider) {
 		if len(a.providers.Configured()) == 0 {
-			res.Note = "No model provider is configured (set GEMINI_API_KEY or OPENAI_BASE_URL), so there is no answer: the retrieved context is shown below."
+			res.Note = "No model provider is configured (set GEMINI_API_KEY or OPENAI_BASE_URL): the answer is quoted from the retrieved passages."
 		} else {
-			res.Note = "Provider none: the retrieved context is shown without an answer."
+			res.Note = "Provider none: the answer is quoted from the retrieved passages."
 		}
 		return nil, ""
 	}

@@ -17,7 +17,8 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, cfg := newFlagSet("query", stderr)
 	mode := fs.String("mode", query.ModeMix, "local, global, hybrid, naive or mix")
 	topK := fs.Int("top-k", query.DefaultTopK, "entities, relations and chunks to retrieve")
-	provider := fs.String("provider", extract.ProviderNone, "answer with gemini or openai; none shows the context only")
+	provider := fs.String("provider", extract.ProviderNone, "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
+	answerOnly := fs.Bool("answer", false, "print only the answer (a model's, or extractive without a provider) with its references")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -27,7 +28,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) < 2 {
-		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--json]")
+		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--answer] [--json]")
 	}
 	if *topK < 1 || *topK > query.MaxTopK {
 		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
@@ -52,6 +53,13 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	res, err := ap.Queries.Ask(ctx, v, in)
 	if err != nil {
 		return err
+	}
+	if *answerOnly && !*asJSON {
+		if res.Answer == nil {
+			return errors.New("query: no answer: " + res.Note)
+		}
+		fmt.Fprintln(stdout, res.Answer.Text)
+		return nil
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

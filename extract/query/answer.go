@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -16,7 +17,7 @@ var promptFS embed.FS
 
 var (
 	keywordsPrompt = mustPrompt("keywords")
-	answerPrompt   = mustPrompt("answer")
+	answerPrompt   = mustPrompt("rag_response")
 )
 
 func mustPrompt(name string) *template.Template {
@@ -79,18 +80,52 @@ func KeywordsLLM(ctx context.Context, client llm.Client, question string) (high,
 	return hs.list, ls.list, rec, nil
 }
 
-// AnswerPrompt is the prompt Answer sends.
-func AnswerPrompt(question string, c Context) string {
-	return fill(answerPrompt, map[string]string{"Question": question, "Context": c.Render()})
+// DefaultResponseType is how an answer is laid out when the request
+// names no other form.
+const DefaultResponseType = "Multiple Paragraphs"
+
+// AnswerRequest is a question to answer from a retrieved context.
+type AnswerRequest struct {
+	Question string
+	// History is the conversation before the question, oldest first
+	// (roles user and assistant).
+	History []llm.Message
+	// ResponseType is the form of the answer ("Multiple Paragraphs",
+	// "Bullet Points", ...); empty is DefaultResponseType.
+	ResponseType string
+	// UserPrompt is more instructions from the user, added to the rules.
+	UserPrompt string
+	// Mode is the query mode the context was retrieved in: naive answers
+	// from the passages alone.
+	Mode string
 }
 
-// Answer asks the model to answer the question from the context only,
-// citing reference ids.
-func Answer(ctx context.Context, client llm.Client, question string, c Context) (string, extract.CallRecord, error) {
-	resp, err := client.Complete(ctx, llm.Request{
-		Messages: []llm.Message{{Role: "user", Content: AnswerPrompt(question, c)}},
-		Purpose:  "query-answer",
+// AnswerPrompt is the system prompt Answer sends: the rules, then the
+// context laid out for the answer (see Context.RenderForAnswer).
+func AnswerPrompt(req AnswerRequest, c Context) string {
+	naive := req.Mode == ModeNaive
+	return fill(answerPrompt, map[string]any{
+		"Naive":        naive,
+		"ResponseType": cmp.Or(strings.TrimSpace(req.ResponseType), DefaultResponseType),
+		"UserPrompt":   strings.TrimSpace(req.UserPrompt),
+		"Context":      c.RenderForAnswer(naive),
 	})
+}
+
+// Answer asks the model to answer the question from the context only: the
+// rules and the context as the system message, the conversation so far,
+// then the question. The answer cites documents as [n] and ends with a
+// "### References" list of at most five.
+func Answer(ctx context.Context, client llm.Client, req AnswerRequest, c Context) (string, extract.CallRecord, error) {
+	msgs := make([]llm.Message, 0, len(req.History)+2)
+	msgs = append(msgs, llm.Message{Role: "system", Content: AnswerPrompt(req, c)})
+	for _, m := range req.History {
+		if m.Role == "user" || m.Role == "assistant" {
+			msgs = append(msgs, m)
+		}
+	}
+	msgs = append(msgs, llm.Message{Role: "user", Content: req.Question})
+	resp, err := client.Complete(ctx, llm.Request{Messages: msgs, Purpose: "query-answer"})
 	if err != nil {
 		return "", extract.CallRecord{}, err
 	}

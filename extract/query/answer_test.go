@@ -38,15 +38,73 @@ func TestKeywordsLLM(t *testing.T) {
 	}
 }
 
-func TestAnswer_PromptHoldsContext(t *testing.T) {
+// TestAnswer_Contract: the system message holds the rules, the response
+// type, the user's instructions and the context laid out for the answer
+// (knowledge graph, passages with reference ids, reference document list);
+// the conversation so far comes between it and the question; naive leaves
+// the knowledge graph out.
+func TestAnswer_Contract(t *testing.T) {
 	ctxt := searchSample(t, []string{"partner"}, []string{"Marley"})
-	c := &stubClient{reply: " Scrooge [C1]. "}
-	text, rec, err := Answer(context.Background(), c, "Who was Marley's partner?", ctxt)
-	if err != nil || text != "Scrooge [C1]." || rec.Purpose != "query-answer" {
+	for i := range ctxt.Chunks {
+		ctxt.Chunks[i].Document = "A Christmas Carol"
+	}
+	c := &stubClient{reply: " Scrooge was his partner [1].\n\n### References\n\n- [1] A Christmas Carol "}
+	history := []llm.Message{{Role: "user", Content: "Who is Scrooge?"}, {Role: "assistant", Content: "A miser [1]."}, {Role: "system", Content: "ignored"}}
+	req := AnswerRequest{Question: "Who was Marley's partner?", History: history, ResponseType: "Bullet Points", UserPrompt: "Answer in one line."}
+	text, rec, err := Answer(context.Background(), c, req, ctxt)
+	if err != nil || !strings.HasPrefix(text, "Scrooge was his partner [1].") || rec.Purpose != "query-answer" {
 		t.Fatalf("Answer = %q %+v %v", text, rec, err)
 	}
-	p := c.got.Messages[0].Content
-	if !strings.Contains(p, ctxt.Render()) || !strings.Contains(p, "Question: Who was Marley's partner?") {
-		t.Fatalf("prompt lacks the context or question:\n%s", p)
+	msgs := c.got.Messages
+	if len(msgs) != 4 || msgs[0].Role != "system" || msgs[1].Content != "Who is Scrooge?" || msgs[2].Role != "assistant" || msgs[3].Content != req.Question {
+		t.Fatalf("messages %+v", msgs)
+	}
+	p := msgs[0].Content
+	for _, want := range []string{"Bullet Points", "Answer in one line.", "### References", "at most 5", ctxt.RenderForAnswer(false),
+		"Knowledge Graph Data (Entity)", `"reference_id":"1"`, "[1] A Christmas Carol"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, p)
+		}
+	}
+	if got := ctxt.Cited(text); len(got) == 0 || got[0] != ctxt.Chunks[0].Ref {
+		t.Errorf("a citation of document 1 should name its passages: %v", got)
+	}
+	req.Mode, req.ResponseType, req.UserPrompt = ModeNaive, "", ""
+	p = AnswerPrompt(req, ctxt)
+	if strings.Contains(p, "Knowledge Graph Data") || !strings.Contains(p, DefaultResponseType) || strings.Contains(p, "More instructions") {
+		t.Errorf("naive prompt:\n%s", p)
+	}
+}
+
+// TestExtractive: without a model the answer quotes the sentences that
+// match the question best, cites their documents by reference number and
+// ends with the references; a question no sentence matches says so.
+func TestExtractive(t *testing.T) {
+	c := Context{Chunks: []ChunkHit{
+		{Ref: "C1", DocumentID: 7, Document: "Carol", Text: "Marley was dead, to begin with. Scrooge was Marley's sole partner for many years."},
+		{Ref: "C2", DocumentID: 9, Document: "Notes", Text: "The fog came in. Scrooge signed the register. Scrooge was Marley's sole partner for many years."},
+	}}
+	got := Extractive("Who was Marley's partner?", c, 2)
+	if !strings.HasPrefix(got, ExtractiveNote) {
+		t.Fatalf("no extractive note:\n%s", got)
+	}
+	lines := strings.Split(got, "\n")
+	var quoted []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "- ") && !strings.Contains(got[:strings.Index(got, l)], "### References") {
+			quoted = append(quoted, l)
+		}
+	}
+	if len(quoted) != 2 || quoted[0] != "- Scrooge was Marley's sole partner for many years. [1]" || quoted[1] != "- Marley was dead, to begin with. [1]" {
+		t.Fatalf("quoted %q in\n%s", quoted, got)
+	}
+	if !strings.HasSuffix(got, "### References\n\n- [1] Carol\n") {
+		t.Fatalf("references:\n%s", got)
+	}
+	if refs := c.References(); len(refs) != 2 || refs[1].N != 2 || refs[1].Title != "Notes" {
+		t.Fatalf("references %+v", refs)
+	}
+	if none := Extractive("quantum chromodynamics", c, 2); !strings.Contains(none, "not enough information") || strings.Contains(none, "### References") {
+		t.Fatalf("no match:\n%s", none)
 	}
 }

@@ -1,0 +1,89 @@
+package query
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// ExtractiveNote opens an answer built without a model.
+const ExtractiveNote = "*Extractive answer: no model was asked; these are the sentences of the documents that best match the question.*"
+
+// MaxExtractive is how many sentences an extractive answer quotes.
+const MaxExtractive = 4
+
+// Extractive answers a question without a model: the sentences of the
+// context's passages that best match it (BM25 over the sentences, ties to
+// the better ranked passage), at most max of them, best first, each cited
+// as [n] with n its document's reference number, then the "### References"
+// list of the documents cited (see Context.References), as a model's
+// answer ends. It starts with ExtractiveNote. When no sentence shares a
+// word with the question it says so.
+func Extractive(question string, c Context, max int) string {
+	if max <= 0 {
+		max = MaxExtractive
+	}
+	type sentence struct {
+		text  string
+		chunk int // rank of its passage
+		doc   int // reference number of its document
+	}
+	refs := c.References()
+	docOf := map[string]int{}
+	for _, r := range refs {
+		for _, ref := range r.Chunks {
+			docOf[ref] = r.N
+		}
+	}
+	var sents []sentence
+	seen := map[string]bool{}
+	for i, ch := range c.Chunks {
+		for _, sp := range extract.Sentences(ch.Text) {
+			t := strings.Join(strings.Fields(ch.Text[sp.Start:sp.End]), " ")
+			// A passage that repeats a sentence (overlapping chunks) quotes
+			// it once.
+			if len([]rune(t)) < 3 || seen[t] {
+				continue
+			}
+			seen[t] = true
+			sents = append(sents, sentence{text: t, chunk: i, doc: docOf[ch.Ref]})
+		}
+	}
+	texts := make([]string, len(sents))
+	for i, s := range sents {
+		texts[i] = s.text
+	}
+	scores := NewBM25(texts).Scores(question)
+	order := make([]int, 0, len(sents))
+	for i := range sents {
+		if scores[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(scores[b], scores[a]), cmp.Compare(sents[a].chunk, sents[b].chunk))
+	})
+	var b strings.Builder
+	b.WriteString(ExtractiveNote + "\n\n")
+	if len(order) == 0 {
+		b.WriteString("The retrieved documents hold no sentence that shares a word with the question, so there is not enough information to answer.\n")
+		return b.String()
+	}
+	order = order[:min(max, len(order))]
+	var cited []int
+	for _, i := range order {
+		s := sents[i]
+		fmt.Fprintf(&b, "- %s [%d]\n", s.text, s.doc)
+		if !slices.Contains(cited, s.doc) {
+			cited = append(cited, s.doc)
+		}
+	}
+	b.WriteString("\n### References\n\n")
+	for _, n := range cited {
+		fmt.Fprintf(&b, "- [%d] %s\n", n, refs[n-1].Title)
+	}
+	return b.String()
+}
