@@ -136,23 +136,29 @@ func (b *builder) targets(typ string) []*TypeSpec {
 	return out
 }
 
-// resolve maps a surface name to a node key, creating an implicit node.
-func (b *builder) resolve(name string) string {
+// resolve maps a relation endpoint to a node key: the node the name (or a
+// surface name standardisation replaced) already has, else a new implicit
+// node of the relation's category for the endpoint, or of type unknown
+// when the relation form gives none.
+func (b *builder) resolve(name, category string) string {
 	if k, ok := b.alias[extract.NodeKey(name)]; ok {
 		return k
 	}
-	n := b.node(name, UnknownType)
+	if category == "" {
+		category = UnknownType
+	}
+	n := b.node(name, category)
 	n.Properties["implicit"] = true
 	return n.Key
 }
 
-// addRelation adds a relation triple, checked against the schema.
-func (b *builder) addRelation(subj, pred, obj string) {
-	s, o := b.resolve(subj), b.resolve(obj)
+// addRelation adds a relation, checked against the schema.
+func (b *builder) addRelation(r relation) {
+	s, o := b.resolve(r.Subject, r.SubjectType), b.resolve(r.Object, r.ObjectType)
 	if s == "" || o == "" || s == o {
 		return
 	}
-	label, ok := b.allowed(b.nodes[s].Type, pred, b.nodes[o].Type)
+	label, ok := b.allowed(b.nodes[s].Type, r.Predicate, b.nodes[o].Type)
 	b.edge(s, label, o, !ok)
 }
 

@@ -10,9 +10,15 @@
 // type is a schema type becomes an edge labelled with the property name to
 // a node of that type. Types, relations and property edges the schema does
 // not know are kept, marked Properties["off_schema"]=true and counted in
-// ChunkResult.OffSchema. Relation endpoints that NER did not report become
-// nodes of type "unknown" marked Properties["implicit"]. ParseFailure.Round
-// is the index of the call (in ChunkResult.Calls) whose output failed.
+// ChunkResult.OffSchema. Relations are read as objects {subject, predicate,
+// object}, as triples, or as KAG's five-element lists [subject,
+// subject_category, predicate, object, object_category]; in every form the
+// predicate is camel-cased as KAG does ("located in" -> "locatedIn"; the
+// rule is documented on predicateName). Relation endpoints that NER
+// did not report become nodes marked Properties["implicit"], of the category
+// the five-element form gives them, else of type "unknown".
+// ParseFailure.Round is the index of the call (in ChunkResult.Calls) whose
+// output failed.
 package kag
 
 import (
@@ -269,7 +275,7 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		x.readOfficial(&res, out, items)
 	}
 	// 4. Relations among the entities found.
-	var rels [][3]string
+	var rels []relation
 	if len(items) >= 2 {
 		p, err := x.prompts.render(StepRelation, lang, PromptData{Text: chunk.Text, Entities: named, Relations: x.allowedRelations()})
 		if err != nil {
@@ -286,7 +292,7 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		b.addItem(it)
 	}
 	for _, r := range rels {
-		b.addRelation(r[0], r[1], r[2])
+		b.addRelation(r)
 	}
 	res.Graph, res.OffSchema = b.graph(chunk)
 	res.Violations = b.violations

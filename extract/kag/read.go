@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -192,30 +194,75 @@ func (x *Extractor) readOfficial(res *extract.ChunkResult, out string, items []i
 	}
 }
 
-// readRelations reads relation output as (subject, predicate, object).
-func (x *Extractor) readRelations(res *extract.ChunkResult, out string) [][3]string {
+// relation is one relation read from model output. SubjectType and
+// ObjectType are the categories of KAG's five-element form, empty in the
+// other forms.
+type relation struct {
+	Subject, SubjectType, Predicate, Object, ObjectType string
+}
+
+// readRelations reads relation output in any of three forms: objects
+// {"subject", "predicate", "object"}, triples [subject, predicate, object],
+// and KAG's five-element lists [subject, subject_category, predicate,
+// object, object_category]. Every predicate goes through predicateName.
+func (x *Extractor) readRelations(res *extract.ChunkResult, out string) []relation {
 	list, err := decodeList(res, out, "relations")
 	if err != nil {
 		fail(res, snippet(out), err.Error())
 		return nil
 	}
-	var rels [][3]string
+	var rels []relation
 	for _, raw := range list {
-		var r [3]string
+		var r relation
 		switch t := raw.(type) {
 		case map[string]any:
-			r = [3]string{str(t["subject"]), str(t["predicate"]), str(t["object"])}
+			r = relation{Subject: str(t["subject"]), Predicate: str(t["predicate"]), Object: str(t["object"])}
 		case []any:
-			// KAG's triple layout: [subject, predicate, object].
-			if len(t) == 3 {
-				r = [3]string{str(t[0]), str(t[1]), str(t[2])}
+			switch len(t) {
+			case 3:
+				r = relation{Subject: str(t[0]), Predicate: str(t[1]), Object: str(t[2])}
+			case 5:
+				r = relation{Subject: str(t[0]), SubjectType: str(t[1]), Predicate: str(t[2]), Object: str(t[3]), ObjectType: str(t[4])}
 			}
 		}
-		if r[0] == "" || r[1] == "" || r[2] == "" {
+		r.Predicate = predicateName(r.Predicate)
+		if r.Subject == "" || r.Predicate == "" || r.Object == "" {
 			fail(res, snippet(raw), "relation needs subject, predicate and object")
 			continue
 		}
 		rels = append(rels, r)
 	}
 	return rels
+}
+
+// predicateName camel-cases a predicate the way KAG's builder does before it
+// writes an edge (to_camel_case): every character that is not a letter or a
+// digit separates words, the first word starts in lower case and each
+// following word in upper case, and the words are joined, so "located in",
+// "Located In", "LOCATED_IN" and "located-in" all give "locatedIn", and a
+// predicate without letters or digits gives "" (refused, as KAG drops it).
+// Two choices differ from KAG, which lower-cases the whole phrase first and
+// keeps only ASCII letters, digits and the basic CJK block: a word already
+// in mixed case keeps its inner capitals, so "worksFor" stays "worksFor" (the
+// spelling schema relations use) rather than becoming "worksfor"; and
+// letters of every script are kept ("née", "発行"). A word in capitals only
+// is lower-cased like KAG does. Scripts without case ("发行") are unchanged.
+func predicateName(p string) string {
+	words := strings.FieldsFunc(p, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+	})
+	var b strings.Builder
+	for i, w := range words {
+		if !strings.ContainsFunc(w, unicode.IsLower) {
+			w = strings.ToLower(w)
+		}
+		r, size := utf8.DecodeRuneInString(w)
+		if i == 0 {
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(unicode.ToUpper(r))
+		}
+		b.WriteString(w[size:])
+	}
+	return b.String()
 }

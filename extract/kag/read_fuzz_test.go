@@ -14,6 +14,7 @@ func FuzzReaders(f *testing.F) {
 		"```json\n{'entities': [{name: 'Marley', category: 'Person',},]}\n```",
 		`[{"category": "Person", "properties": {"name": "Fred", "spouse": {"name": "Clara"}}}]`,
 		`{"relations": [["Scrooge", "partnerOf", "Marley"], {"subject": "A", "predicate": "p", "object": "B"}, ["x"`,
+		`[["Scrooge", "Person", "partner of", "Marley", "Person"], ["A", "", "--", "B", ""]]`,
 		`{"entities": [{"name": "Scrooge", "official_name": "Ebenezer Scrooge"}]}`,
 		`<think>{`, `null`, `[[[[[`, `{"entities": {"name": 1}}`,
 	} {
@@ -31,8 +32,8 @@ func FuzzReaders(f *testing.F) {
 		}
 		x.readOfficial(&res, out, items)
 		for _, r := range x.readRelations(&res, out) {
-			if r[0] == "" || r[1] == "" || r[2] == "" {
-				t.Fatalf("kept incomplete relation %q", r)
+			if r.Subject == "" || r.Predicate == "" || r.Object == "" {
+				t.Fatalf("kept incomplete relation %+v", r)
 			}
 		}
 		for k, n := range res.Repairs {
