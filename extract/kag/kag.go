@@ -261,7 +261,8 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 		}
 		items = append(items, x.readItems(&res, out, "events", true)...)
 	}
-	named := namedList(items)
+	entities := x.distinct(items)
+	named := namedList(entities)
 	// 3. Official names.
 	if len(named) > 0 {
 		p, err := x.prompts.render(StepStd, lang, PromptData{Text: chunk.Text, Entities: named})
@@ -276,7 +277,7 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 	}
 	// 4. Relations among the entities found.
 	var rels []relation
-	if len(items) >= 2 {
+	if len(entities) >= 2 {
 		p, err := x.prompts.render(StepRelation, lang, PromptData{Text: chunk.Text, Entities: named, Relations: x.allowedRelations()})
 		if err != nil {
 			return res, err
@@ -298,6 +299,32 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 	res.Violations = b.violations
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// distinct returns items without repeats, for the lists the
+// standardisation and relation prompts show: an item is left out when an
+// earlier one has the same name (as extract.NormalizeName folds it) and the
+// same type (a type's alias naming the type), so the first occurrence wins
+// and the order is kept. The event step often repeats the entities NER
+// found; KAG removes such repeats from its NER result too. Two types that
+// share a name stay apart. The builder still gets every item, so a repeat's
+// description and properties are kept.
+func (x *Extractor) distinct(items []item) []item {
+	seen := make(map[[2]string]bool, len(items))
+	out := make([]item, 0, len(items))
+	for _, it := range items {
+		typ := strings.ToLower(it.Category)
+		if t := x.lookup(it.Category); t != nil {
+			typ = strings.ToLower(t.Name)
+		}
+		k := [2]string{extract.NormalizeName(it.Name), typ}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, it)
+	}
+	return out
 }
 
 // namedList is the {name, category} JSON list given to later steps.
