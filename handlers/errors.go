@@ -60,6 +60,15 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 		_ = c.NoContent(status)
 		return
 	}
+	if strings.HasPrefix(c.Request().URL.Path, "/v1/") {
+		// OpenAI's clients read an error object.
+		kind := "invalid_request_error"
+		if status >= 500 {
+			kind = "server_error"
+		}
+		_ = c.JSON(status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "code": status}})
+		return
+	}
 	if wantsJSON(c) {
 		_ = c.JSON(status, map[string]any{"error": msg, "status": status})
 		return
@@ -75,7 +84,8 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 
 func wantsJSON(c echo.Context) bool {
 	r := c.Request()
-	return strings.HasPrefix(r.URL.Path, "/api/") || strings.Contains(r.Header.Get("Accept"), "application/json")
+	return strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/mcp" ||
+		strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
 // backPath is the local path of the referring page, or "/".

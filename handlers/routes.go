@@ -76,6 +76,13 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/versions/:id/query", h.queryAPI)
 
 	// Comparison of two versions.
+	// Chat clients (chat.go): OpenAI's and Ollama's chat APIs.
+	e.POST("/v1/chat/completions", h.openAIChat)
+	e.GET("/v1/models", h.openAIModels)
+	e.POST("/api/chat", h.ollamaChat)
+	e.GET("/api/tags", h.ollamaTags)
+	e.GET("/api/version", h.ollamaVersion)
+
 	e.GET("/compare", h.showCompare)
 	e.GET("/api/compare", h.apiCompare)
 

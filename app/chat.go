@@ -1,0 +1,151 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+// ChatRequest is a chat client's turn (an OpenAI or Ollama chat request):
+// the model names the extraction ("NAME" for its latest version, or
+// "NAME@V"; an Ollama tag such as ":latest" is ignored), the messages are
+// the conversation, the last user message the question. A leading
+// "/local", "/global", "/hybrid", "/naive", "/mix" or "/ppr" in the
+// question picks the query mode (LightRAG's convention); the earlier
+// messages are the history, and system messages add instructions.
+type ChatRequest struct {
+	Model    string
+	Messages []llm.Message
+}
+
+// ChatAnswer is the answer of a chat turn: the text ends with its
+// references.
+type ChatAnswer struct {
+	// Model is the version that answered, NAME@V.
+	Model string
+	Text  string
+	Mode  string
+	// Extractive says no model wrote the answer (see query.Extractive).
+	Extractive bool
+	Result     QueryResult
+}
+
+// MaxChatMessages bounds the messages of one chat request.
+const MaxChatMessages = 200
+
+// Chat answers a chat client's turn from the extraction its model names,
+// as Ask does (an extractive answer without a provider).
+func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error) {
+	a := q.a
+	v, err := q.chatVersion(ctx, req.Model)
+	if err != nil {
+		return ChatAnswer{}, err
+	}
+	if len(req.Messages) > MaxChatMessages {
+		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "at most %d messages in a request", MaxChatMessages)
+	}
+	last := -1
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "no user message: the last user message is the question")
+	}
+	mode, question := ChatMode(req.Messages[last].Content)
+	if question == "" {
+		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "the question is empty")
+	}
+	var history []llm.Message
+	var instructions []string
+	for _, m := range req.Messages[:last] {
+		switch m.Role {
+		case "user", "assistant":
+			history = append(history, m)
+		case "system":
+			instructions = append(instructions, strings.TrimSpace(m.Content))
+		}
+	}
+	in, err := q.NewInput(question, "", false)
+	if err != nil {
+		return ChatAnswer{}, err
+	}
+	in.Mode, in.History, in.UserPrompt = mode, history, strings.Join(instructions, "\n")
+	res, err := q.Ask(ctx, v, in)
+	if err != nil {
+		return ChatAnswer{}, err
+	}
+	out := ChatAnswer{Model: v.Label(), Mode: res.Mode, Result: res}
+	switch {
+	case res.Answer != nil:
+		out.Text, out.Extractive = res.Answer.Text, res.Answer.Extractive
+	default:
+		// The model failed or was not asked: the evidence still answers.
+		a.log.Info("chat answered from the evidence", "version", v.ID, "note", res.Note)
+		out.Text, out.Extractive = res.Note+"\n\n"+query.Extractive(question, res.Context(), 0), true
+	}
+	return out, nil
+}
+
+// ChatMode splits a leading mode prefix ("/mix ...") off a question; the
+// mode is empty (the default, mix) when there is none.
+func ChatMode(question string) (mode, rest string) {
+	q := strings.TrimSpace(question)
+	if strings.HasPrefix(q, "/") {
+		word, after, _ := strings.Cut(q[1:], " ")
+		if m, err := query.ParseMode(strings.ToLower(word)); err == nil && word != "" {
+			return m, strings.TrimSpace(after)
+		}
+	}
+	return "", q
+}
+
+// chatVersion finds the finished version a chat model name names.
+func (q *Queries) chatVersion(ctx context.Context, model string) (record.Version, error) {
+	name := strings.TrimSpace(model)
+	if name == "" {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "name an extraction as the model: NAME or NAME@V (GET /api/tags lists them)")
+	}
+	if i := strings.LastIndexByte(name, ':'); i > 0 && !strings.Contains(name[i:], "@") {
+		name = name[:i] // an Ollama tag (":latest")
+	}
+	v, err := q.a.Versions.ByRef(ctx, name)
+	if err != nil {
+		return v, err
+	}
+	if v.Status != record.StatusDone {
+		return v, extract.Errorf(extract.KindConflict, "%s is %s: only a finished version answers", v.Label(), v.Status)
+	}
+	return v, nil
+}
+
+// ChatModel is a finished version a chat client may name.
+type ChatModel struct {
+	Name     string
+	Version  record.Version
+	Strategy string
+}
+
+// ChatModels lists the finished versions chat clients may name, newest
+// first, as NAME@V.
+func (q *Queries) ChatModels(ctx context.Context) ([]ChatModel, error) {
+	exs, err := q.a.Versions.Extractions(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChatModel
+	for _, ex := range exs {
+		for _, v := range ex.Versions {
+			if v.Status == record.StatusDone {
+				out = append(out, ChatModel{Name: v.Label(), Version: v, Strategy: v.Config.Strategy})
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/query"
+)
+
+// TestChatMode: a leading /MODE picks the mode (any case) and is cut off
+// the question; an unknown one stays part of the question.
+func TestChatMode(t *testing.T) {
+	for _, tc := range []struct{ in, mode, q string }{
+		{"/mix Who was Marley's partner?", query.ModeMix, "Who was Marley's partner?"},
+		{"  /NAIVE  Who?", query.ModeNaive, "Who?"},
+		{"/ppr", query.ModePPR, ""},
+		{"Who was it?", "", "Who was it?"},
+		{"/sideways Who?", "", "/sideways Who?"},
+		{"/ Who?", "", "/ Who?"},
+	} {
+		if mode, q := ChatMode(tc.in); mode != tc.mode || q != tc.q {
+			t.Errorf("ChatMode(%q) = %q, %q; want %q, %q", tc.in, mode, q, tc.mode, tc.q)
+		}
+	}
+}
+
+// TestChat_ModeHistoryAndModel: a chat turn asks the version its model
+// names (an Ollama tag ignored) in the mode its prefix picks, mix without
+// one; a version not finished, an unknown one and a turn without a user
+// message are refused.
+func TestChat_ModeHistoryAndModel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners in London.")
+	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	history := []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Who is Scrooge?"}, {Role: "assistant", Content: "A miser."}}
+	for _, tc := range []struct{ model, question, mode string }{
+		{"m@1", "/mix Who was Marley's partner?", query.ModeMix},
+		{"m:latest", "/local Who was Marley's partner?", query.ModeLocal},
+		{"m", "Who was Marley's partner?", query.ModeMix},
+	} {
+		msgs := append(append([]llm.Message{}, history...), llm.Message{Role: "user", Content: tc.question})
+		ans, err := a.Queries.Chat(ctx, ChatRequest{Model: tc.model, Messages: msgs})
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.model, tc.question, err)
+		}
+		if ans.Mode != tc.mode || ans.Model != v.Label() || !ans.Extractive || !strings.Contains(ans.Text, "Scrooge and Marley were partners") {
+			t.Errorf("%s %q: mode %q model %q extractive %v:\n%s", tc.model, tc.question, ans.Mode, ans.Model, ans.Extractive, ans.Text)
+		}
+	}
+	for _, tc := range []struct {
+		req  ChatRequest
+		kind extract.ErrorKind
+	}{
+		{ChatRequest{Model: "nosuch", Messages: []llm.Message{{Role: "user", Content: "q"}}}, extract.KindNotFound},
+		{ChatRequest{Model: "", Messages: []llm.Message{{Role: "user", Content: "q"}}}, extract.KindInvalid},
+		{ChatRequest{Model: "m", Messages: history[:1]}, extract.KindInvalid},
+		{ChatRequest{Model: "m", Messages: []llm.Message{{Role: "user", Content: "/mix "}}}, extract.KindInvalid},
+	} {
+		if _, err := a.Queries.Chat(ctx, tc.req); extract.KindOf(err) != tc.kind {
+			t.Errorf("%+v: %v, want %s", tc.req, err, tc.kind)
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
+)
+
+// The chat API lets chat front ends ask an extraction as they ask a model:
+// OpenAI's POST /v1/chat/completions (and GET /v1/models), and Ollama's
+// POST /api/chat, GET /api/tags and GET /api/version, so Open WebUI and
+// OpenAI client libraries connect unchanged. The model name picks the
+// extraction (see app.ChatRequest); answers stream as the protocols do
+// (server-sent events, newline-delimited JSON), in pieces of the whole
+// answer.
+
+// chatVersion is the Ollama version /api/version reports: clients check
+// it against the API they speak.
+const chatVersion = "0.6.0"
+
+// chatMessage is a message as both APIs send it; OpenAI's content may
+// also be a list of parts, of which the text parts count.
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text is the message's text.
+func (m chatMessage) text() (string, error) {
+	if len(m.Content) == 0 || string(m.Content) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(m.Content, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(m.Content, &parts); err != nil {
+		return "", extract.Errorf(extract.KindInvalid, "a message's content must be a string or a list of parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// chatBody is the part of an OpenAI or Ollama chat request kgstudio reads.
+type chatBody struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	// Stream is OpenAI's flag (default false) and Ollama's (default true).
+	Stream *bool `json:"stream"`
+}
+
+// readChat decodes a chat request body.
+func readChat(c echo.Context) (chatBody, app.ChatRequest, error) {
+	var body chatBody
+	dec := json.NewDecoder(c.Request().Body)
+	if err := dec.Decode(&body); err != nil {
+		return body, app.ChatRequest{}, extract.Errorf(extract.KindInvalid, "the body must be a JSON chat request: %v", err)
+	}
+	req := app.ChatRequest{Model: body.Model}
+	for _, m := range body.Messages {
+		t, err := m.text()
+		if err != nil {
+			return body, req, err
+		}
+		req.Messages = append(req.Messages, llm.Message{Role: m.Role, Content: t})
+	}
+	return body, req, nil
+}
+
+// pieces cuts an answer into the parts a stream sends: its lines, each
+// with its newline, long lines by words.
+func pieces(text string) []string {
+	var out []string
+	for _, line := range strings.SplitAfter(text, "\n") {
+		for len(line) > 80 {
+			cut := strings.LastIndexByte(line[:80], ' ')
+			if cut <= 0 {
+				cut = 80
+				for cut < len(line) && line[cut]&0xC0 == 0x80 {
+					cut++ // not inside a UTF-8 sequence
+				}
+			} else {
+				cut++
+			}
+			out = append(out, line[:cut])
+			line = line[cut:]
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func chatID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "chatcmpl-" + hex.EncodeToString(b[:])
+}
+
+// openAIChat answers POST /v1/chat/completions.
+func (h *Handler) openAIChat(c echo.Context) error {
+	body, req, err := readChat(c)
+	if err != nil {
+		return err
+	}
+	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	id, created := chatID(), time.Now().Unix()
+	type delta struct {
+		Role    string `json:"role,omitempty"`
+		Content string `json:"content"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Message      *delta  `json:"message,omitempty"`
+		Delta        *delta  `json:"delta,omitempty"`
+		FinishReason *string `json:"finish_reason"`
+	}
+	type usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
+	type completion struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   *usage   `json:"usage,omitempty"`
+	}
+	stop := "stop"
+	if body.Stream == nil || !*body.Stream {
+		return c.JSON(http.StatusOK, completion{ID: id, Object: "chat.completion", Created: created, Model: body.Model,
+			Choices: []choice{{Message: &delta{Role: "assistant", Content: ans.Text}, FinishReason: &stop}}, Usage: &usage{}})
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(v any) {
+		data, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		w.Flush()
+	}
+	for i, p := range pieces(ans.Text) {
+		d := &delta{Content: p}
+		if i == 0 {
+			d.Role = "assistant"
+		}
+		send(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: d}}})
+	}
+	send(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	w.Flush()
+	return nil
+}
+
+// ollamaChat answers Ollama's POST /api/chat.
+func (h *Handler) ollamaChat(c echo.Context) error {
+	start := time.Now()
+	body, req, err := readChat(c)
+	if err != nil {
+		return err
+	}
+	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	type reply struct {
+		Model         string  `json:"model"`
+		CreatedAt     string  `json:"created_at"`
+		Message       message `json:"message"`
+		Done          bool    `json:"done"`
+		DoneReason    string  `json:"done_reason,omitempty"`
+		TotalDuration int64   `json:"total_duration,omitempty"`
+		EvalCount     int     `json:"eval_count,omitempty"`
+	}
+	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+	final := reply{Model: body.Model, Message: message{Role: "assistant"}, Done: true, DoneReason: "stop"}
+	if body.Stream != nil && !*body.Stream {
+		final.CreatedAt, final.Message.Content = now(), ans.Text
+		final.TotalDuration, final.EvalCount = time.Since(start).Nanoseconds(), len(pieces(ans.Text))
+		return c.JSON(http.StatusOK, final)
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	ps := pieces(ans.Text)
+	for _, p := range ps {
+		_ = enc.Encode(reply{Model: body.Model, CreatedAt: now(), Message: message{Role: "assistant", Content: p}})
+		w.Flush()
+	}
+	final.CreatedAt, final.TotalDuration, final.EvalCount = now(), time.Since(start).Nanoseconds(), len(ps)
+	_ = enc.Encode(final)
+	w.Flush()
+	return nil
+}
+
+// ollamaTags answers Ollama's GET /api/tags: the finished versions.
+func (h *Handler) ollamaTags(c echo.Context) error {
+	models, err := h.app.Queries.ChatModels(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	type details struct {
+		Format            string `json:"format"`
+		Family            string `json:"family"`
+		ParameterSize     string `json:"parameter_size"`
+		QuantizationLevel string `json:"quantization_level"`
+	}
+	type model struct {
+		Name       string  `json:"name"`
+		Model      string  `json:"model"`
+		ModifiedAt string  `json:"modified_at"`
+		Size       int64   `json:"size"`
+		Digest     string  `json:"digest"`
+		Details    details `json:"details"`
+	}
+	out := struct {
+		Models []model `json:"models"`
+	}{Models: []model{}}
+	for _, m := range models {
+		when := m.Version.CreatedAt
+		if m.Version.FinishedAt != nil {
+			when = *m.Version.FinishedAt
+		}
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", m.Name, m.Version.ID))
+		out.Models = append(out.Models, model{Name: m.Name, Model: m.Name, ModifiedAt: when.UTC().Format(time.RFC3339Nano),
+			Digest: hex.EncodeToString(sum[:]), Details: details{Format: "kgstudio", Family: m.Strategy}})
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// ollamaVersion answers Ollama's GET /api/version.
+func (h *Handler) ollamaVersion(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"version": chatVersion})
+}
+
+// openAIModels answers GET /v1/models: the finished versions.
+func (h *Handler) openAIModels(c echo.Context) error {
+	models, err := h.app.Queries.ChatModels(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	out := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, m := range models {
+		out.Data = append(out.Data, model{ID: m.Name, Object: "model", Created: m.Version.CreatedAt.Unix(), OwnedBy: "kgstudio"})
+	}
+	return c.JSON(http.StatusOK, out)
+}
