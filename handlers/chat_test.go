@@ -186,7 +186,6 @@ func TestChat_Security(t *testing.T) {
 	}
 }
 
-
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
