@@ -2,6 +2,7 @@ package tuple
 
 import (
 	"embed"
+	"encoding/json"
 	"strings"
 	"text/template"
 
@@ -46,11 +47,28 @@ type PromptData struct {
 	Examples string
 	// InputText is the chunk text (user only).
 	InputText string
-	// Name, Fragments and MaxWords feed the summary template.
-	Name      string
-	Fragments []string
-	MaxWords  int
+	// Name, DescriptionType, Fragments (also as FragmentsJSON) and
+	// MaxTokens feed the summary template.
+	Name string
+	// DescriptionType says what Name names, DescriptionEntity or
+	// DescriptionRelation; empty when the caller does not say.
+	DescriptionType string
+	Fragments       []string
+	// FragmentsJSON is Fragments as a JSON list of strings, one a line;
+	// Render fills it in when empty.
+	FragmentsJSON string
+	// MaxTokens bounds the summary's length, in tokens.
+	MaxTokens int
+	// MaxWords is MaxTokens under the name summary templates used before
+	// they spoke of tokens; Render fills it in when zero.
+	MaxWords int
 }
+
+// What a summary describes (PromptData.DescriptionType).
+const (
+	DescriptionEntity   = "entity"
+	DescriptionRelation = "relation"
+)
 
 // DefaultPrompts returns the built-in templates by key. The map is a fresh
 // copy the caller may edit and put into extract.Config.Prompts.
@@ -90,7 +108,7 @@ func ParsePrompts(overrides map[string]string) (*Prompts, error) {
 		p.t[k] = t
 	}
 	// Render once with sample data so a bad field reference fails now.
-	sample := PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: "Person", Language: DefaultLanguage, InputText: "x", Name: "x", Fragments: []string{"x"}, MaxWords: 1}
+	sample := PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: "Person", Language: DefaultLanguage, InputText: "x", Name: "x", DescriptionType: DescriptionEntity, Fragments: []string{"x"}, MaxTokens: 1}
 	for k := range p.t {
 		if _, err := p.Render(k, sample); err != nil {
 			return nil, err
@@ -100,11 +118,18 @@ func ParsePrompts(overrides map[string]string) (*Prompts, error) {
 }
 
 // Render executes the template key with data. For PromptSystem the examples
-// template is rendered first and passed in as Examples.
+// template is rendered first and passed in as Examples; FragmentsJSON and
+// MaxWords are derived from Fragments and MaxTokens when not set.
 func (p *Prompts) Render(key string, data PromptData) (string, error) {
 	t, ok := p.t[key]
 	if !ok {
 		return "", extract.Errorf(extract.KindInvalid, "unknown prompt %q", key)
+	}
+	if data.FragmentsJSON == "" {
+		data.FragmentsJSON = jsonList(data.Fragments)
+	}
+	if data.MaxWords == 0 {
+		data.MaxWords = data.MaxTokens
 	}
 	if key == PromptSystem {
 		ex, err := p.Render(PromptExamples, data)
@@ -114,4 +139,18 @@ func (p *Prompts) Render(key string, data PromptData) (string, error) {
 		data.Examples = strings.TrimSpace(ex)
 	}
 	return extract.RenderPrompt(t, data)
+}
+
+// jsonList writes strings as a JSON list, one a line, leaving <, > and &
+// as they are.
+func jsonList(items []string) string {
+	if items == nil {
+		items = []string{}
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(items) // strings always encode
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -23,8 +23,9 @@ import (
 
 // Options tune an Extractor beyond extract.Config.
 type Options struct {
-	// SummaryMaxWords bounds merged descriptions (default 150).
-	SummaryMaxWords int
+	// SummaryMaxTokens bounds merged descriptions, in tokens (default 200,
+	// some 150 English words).
+	SummaryMaxTokens int
 }
 
 // Extractor runs the tuple strategy on chunks. It is safe for concurrent
@@ -51,8 +52,8 @@ func New(client llm.Client, cfg extract.Config, opts Options) (*Extractor, error
 	if err != nil {
 		return nil, err
 	}
-	if opts.SummaryMaxWords <= 0 {
-		opts.SummaryMaxWords = 150
+	if opts.SummaryMaxTokens <= 0 {
+		opts.SummaryMaxTokens = defaultSummaryTokens
 	}
 	if cfg.MaxFragments <= 0 {
 		cfg.MaxFragments = 8
@@ -79,7 +80,7 @@ func languageName(l string) string {
 
 func (x *Extractor) data(text string) PromptData {
 	return PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: x.types,
-		Language: x.lang, InputText: text, MaxWords: x.opts.SummaryMaxWords}
+		Language: x.lang, InputText: text, MaxTokens: x.opts.SummaryMaxTokens}
 }
 
 // Messages returns the opening conversation for a chunk text (system and
@@ -165,16 +166,27 @@ func addMentions(g *extract.Graph, chunk extract.Chunk) {
 	}
 }
 
-// MergeDescriptions returns one description for the named node or edge.
-// Up to cfg.MaxFragments fragments are joined with newlines without a call;
-// more are summarised by the model, and the call's record is returned (zero
-// otherwise).
+// defaultSummaryTokens is Options.SummaryMaxTokens when unset.
+const defaultSummaryTokens = 200
+
+// MergeDescriptions is MergeDescriptionsOf without saying whether name is
+// an entity or a relation.
 func (x *Extractor) MergeDescriptions(ctx context.Context, name string, fragments []string) (string, extract.CallRecord, error) {
+	return x.MergeDescriptionsOf(ctx, "", name, fragments)
+}
+
+// MergeDescriptionsOf returns one description for the node or edge called
+// name; descType is DescriptionEntity or DescriptionRelation, named in the
+// summary prompt. Up to cfg.MaxFragments fragments are joined with newlines
+// without a call; more are summarised by the model, and the call's record
+// is returned (zero otherwise).
+func (x *Extractor) MergeDescriptionsOf(ctx context.Context, descType, name string, fragments []string) (string, extract.CallRecord, error) {
 	frags := dedupe(fragments)
 	if len(frags) <= x.cfg.MaxFragments {
 		return strings.Join(frags, "\n"), extract.CallRecord{}, nil
 	}
-	return summarize(ctx, x.client, x.prompts, x.lang, x.opts.SummaryMaxWords, x.cfg.Temperature, name, frags)
+	return summarize(ctx, x.client, x.prompts, PromptData{Language: x.lang, MaxTokens: x.opts.SummaryMaxTokens,
+		DescriptionType: descType, Name: name, Fragments: frags}, x.cfg.Temperature)
 }
 
 // Summarize asks client to merge description fragments of the named node
@@ -185,27 +197,29 @@ func Summarize(ctx context.Context, client llm.Client, name string, fragments []
 	if err != nil {
 		return "", err
 	}
-	s, _, err := summarize(ctx, client, p, DefaultLanguage, 150, 0, name, dedupe(fragments))
+	s, _, err := summarize(ctx, client, p, PromptData{Language: DefaultLanguage, MaxTokens: defaultSummaryTokens,
+		Name: name, Fragments: dedupe(fragments)}, 0)
 	return s, err
 }
 
-func summarize(ctx context.Context, client llm.Client, p *Prompts, lang string, maxWords int, temp float64, name string, frags []string) (string, extract.CallRecord, error) {
-	if len(frags) == 0 {
+// summarize renders the summary prompt with d and asks client for it.
+func summarize(ctx context.Context, client llm.Client, p *Prompts, d PromptData, temp float64) (string, extract.CallRecord, error) {
+	if len(d.Fragments) == 0 {
 		return "", extract.CallRecord{}, nil
 	}
-	text, err := p.Render(PromptSummary, PromptData{Name: name, Fragments: frags, Language: lang, MaxWords: maxWords,
-		TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter})
+	d.TupleDelimiter, d.CompletionDelimiter = TupleDelimiter, CompletionDelimiter
+	text, err := p.Render(PromptSummary, d)
 	if err != nil {
 		return "", extract.CallRecord{}, err
 	}
 	resp, err := client.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: text}}, Temperature: temp, Purpose: "summary"})
 	if err != nil {
-		return "", extract.CallRecord{}, fmt.Errorf("summarize %q: %w", name, err)
+		return "", extract.CallRecord{}, fmt.Errorf("summarize %q: %w", d.Name, err)
 	}
 	resp.Record.Purpose = "summary"
 	out := strings.TrimSpace(resp.Text)
 	if out == "" {
-		return "", resp.Record, extract.Errorf(extract.KindUnavailable, "summary of %q came back empty", name)
+		return "", resp.Record, extract.Errorf(extract.KindUnavailable, "summary of %q came back empty", d.Name)
 	}
 	return out, resp.Record, nil
 }

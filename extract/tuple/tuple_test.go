@@ -174,7 +174,7 @@ func TestPrompts_Render(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := p.Render(tuple.PromptSummary, tuple.PromptData{Name: "Scrooge", Fragments: []string{"A miser.", "Marley's partner."}, Language: "English", MaxWords: 150})
+	sum, err := p.Render(tuple.PromptSummary, tuple.PromptData{Name: "Scrooge", DescriptionType: tuple.DescriptionEntity, Fragments: []string{"A miser.", "Marley's partner."}, Language: "English", MaxTokens: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
