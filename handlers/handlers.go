@@ -23,6 +23,8 @@ type Config struct {
 	// Token, when set, is required of every request: as a bearer token on
 	// the API, through the login form's cookie on pages.
 	Token string
+	// Version is what the MCP server reports.
+	Version string
 }
 
 // Handler holds the dependencies of every route.

@@ -76,6 +76,9 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/versions/:id/query", h.queryAPI)
 
 	// Comparison of two versions.
+	// Agents (mcp.go): the MCP server over Streamable HTTP.
+	e.Match([]string{"GET", "POST", "DELETE"}, "/mcp", h.mcpHandler())
+
 	// Chat clients (chat.go): OpenAI's and Ollama's chat APIs.
 	e.POST("/v1/chat/completions", h.openAIChat)
 	e.GET("/v1/models", h.openAIModels)

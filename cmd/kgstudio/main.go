@@ -14,6 +14,9 @@ import (
 	"syscall"
 )
 
+// version is what the MCP server reports as its version.
+const version = "0.1.0"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -56,7 +59,8 @@ Usage:
                 [--schema NAME[@V]] [--limit N] [--json]
   kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
   kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
-  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--provider P] [--json]
+  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--provider P] [--answer] [--json]
+  kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
@@ -101,6 +105,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdEdit(ctx, rest, stdin, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, rest, stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -47,7 +47,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: cfg.MaxUpload,
-		BindAddr: cfg.Addr, PublicURL: cfg.PublicURL, Token: cfg.Token})
+		BindAddr: cfg.Addr, PublicURL: cfg.PublicURL, Token: cfg.Token, Version: version})
 	e := h.NewServer()
 	// Bodies must arrive within a bound (a 20 MB upload at 1 Mbit/s takes under
 	// three minutes); responses are not bounded, so long exports still stream.

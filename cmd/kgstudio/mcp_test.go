@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCP_Stdio drives `kgstudio mcp` through the SDK's own client over
+// the command's stdin and stdout: it initializes, lists the tools, adds a
+// document, starts an extraction with the extract tool, follows it with
+// run_status until it is done, and asks it with query (an extractive
+// answer citing its document, offline); bad arguments are tool errors
+// that say what is wrong.
+func TestMCP_Stdio(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("KGSTUDIO_EMBEDDER", "offline")
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"mcp", "--data", data, "--log-level", "warn"}, inR, outW, &stderr)
+		outW.Close()
+		done <- err
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	if info := cs.InitializeResult().ServerInfo; info == nil || info.Name != "kgstudio" {
+		t.Fatalf("server info %+v", info)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil {
+			t.Errorf("tool %s has no description or input schema", tl.Name)
+		}
+	}
+	for _, want := range []string{"list_extractions", "query", "get_node", "neighbors", "search_nodes", "add_document", "extract", "run_status", "compare"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no tool %s among %v", want, names)
+		}
+	}
+
+	call := func(name string, args map[string]any, out any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if out != nil && !res.IsError {
+			b, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(b, out); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		return res
+	}
+	var doc struct {
+		ID      int  `json:"id"`
+		Created bool `json:"created"`
+	}
+	if res := call("add_document", map[string]any{"name": "marley.txt",
+		"text": "Marley was dead, to begin with. Scrooge and Marley were partners in London for many years. Scrooge signed the register."}, &doc); res.IsError || !doc.Created {
+		t.Fatalf("add_document: %+v %+v", res, doc)
+	}
+	var started struct {
+		Version string `json:"version"`
+		Status  string `json:"status"`
+	}
+	if res := call("extract", map[string]any{"name": "m", "document_ids": []int{doc.ID}}, &started); res.IsError || started.Version != "m@1" {
+		t.Fatalf("extract: %+v %+v", res, started)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var st struct {
+			Status string `json:"status"`
+			Nodes  int    `json:"nodes"`
+		}
+		if res := call("run_status", map[string]any{"version": "m@1"}, &st); res.IsError {
+			t.Fatalf("run_status: %+v", res.Content)
+		}
+		if st.Status == "done" && st.Nodes > 0 {
+			break
+		}
+		if st.Status == "failed" || st.Status == "canceled" || time.Now().After(deadline) {
+			t.Fatalf("the run ended %s (stderr: %s)", st.Status, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var q struct {
+		Answer     string `json:"answer"`
+		Extractive bool   `json:"extractive"`
+		Mode       string `json:"mode"`
+		References []struct {
+			N     int    `json:"n"`
+			Title string `json:"title"`
+		} `json:"references"`
+		Chunks []json.RawMessage `json:"chunks"`
+	}
+	res := call("query", map[string]any{"question": "Who was Marley's partner?", "version": "m", "mode": "naive"}, &q)
+	if res.IsError || !q.Extractive || q.Mode != "naive" || len(q.Chunks) == 0 || len(q.References) != 1 || q.References[0].Title != "marley.txt" {
+		t.Fatalf("query: %+v %+v", res.Content, q)
+	}
+	if !strings.Contains(q.Answer, "Scrooge and Marley were partners") || !strings.Contains(q.Answer, "- [1] marley.txt") {
+		t.Fatalf("answer:\n%s", q.Answer)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != q.Answer {
+		t.Fatalf("the text content is not the answer: %+v", res.Content)
+	}
+
+	// Bad arguments: a tool error naming the problem.
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"query", map[string]any{"question": "Who?", "version": "nosuch"}, "nosuch"},
+		{"query", map[string]any{"question": "Who?", "version": "m@1", "mode": "sideways"}, "sideways"},
+		{"neighbors", map[string]any{"version": "m@1", "key": "no such node"}, "no node"},
+		{"extract", map[string]any{"name": "x", "document_ids": []int{}}, "document"},
+	} {
+		res := call(tc.tool, tc.args, nil)
+		text := ""
+		if len(res.Content) > 0 {
+			if c, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = c.Text
+			}
+		}
+		if !res.IsError || !strings.Contains(text, tc.want) {
+			t.Errorf("%s %v: error %v %q, want a tool error naming %q", tc.tool, tc.args, res.IsError, text, tc.want)
+		}
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"question": 3}}); err == nil && !res.IsError {
+		t.Error("a question of the wrong type was taken")
+	}
+
+	cs.Close()
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("mcp ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("mcp did not end when its stdin closed")
+	}
+}

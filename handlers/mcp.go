@@ -1,0 +1,427 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+// The MCP server lets agents (Claude Desktop, IDE agents) use kgstudio
+// through the Model Context Protocol: `kgstudio mcp` over stdio, and
+// Streamable HTTP at /mcp on `serve`, behind the same token rules as the
+// API. Its tools list, query, explore, feed and compare extractions; its
+// resources are versions' graphs and documents.
+
+// MCPServer builds the MCP server over the application.
+func MCPServer(a *app.App, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "kgstudio", Title: "kgstudio knowledge graphs", Version: version}, &mcp.ServerOptions{
+		Instructions: "kgstudio turns documents into knowledge graphs. list_extractions names the versions (NAME@V); " +
+			"query answers a question from one with its evidence and references; get_node, neighbors and search_nodes explore " +
+			"its graph; add_document and extract build a new one; run_status follows a run; compare diffs two versions.",
+	})
+	t := &mcpTools{a: a}
+	mcp.AddTool(s, &mcp.Tool{Name: "list_extractions", Description: "List the extractions and their versions (newest first), with status, strategy and size."}, t.listExtractions)
+	mcp.AddTool(s, &mcp.Tool{Name: "query", Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
+		"else extractive: the best sentences) with its references, and the entities, relations and passages retrieved."}, t.query)
+	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
+	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Description: "The nodes within depth steps of a node (1 or 2) and the edges among them."}, t.neighbors)
+	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first."}, t.searchNodes)
+	mcp.AddTool(s, &mcp.Tool{Name: "add_document", Description: "Store a text as a document (a document with the same content is the stored one)."}, t.addDocument)
+	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Start an extraction run over documents; returns the new version at once (follow it with run_status)."}, t.extract)
+	mcp.AddTool(s, &mcp.Tool{Name: "run_status", Description: "Where a version's run stands: status, phase, chunks done, nodes and edges, errors."}, t.runStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: "compare", Description: "Compare two versions: nodes and edges added, removed and changed, and the summary."}, t.compare)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "graph", URITemplate: "kgstudio://versions/{id}/graph", MIMEType: "application/json",
+		Description: "A version's whole graph (nodes and edges) as JSON."}, t.readResource)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: "kgstudio://documents/{id}", MIMEType: "text/plain",
+		Description: "A document's text."}, t.readResource)
+	return s
+}
+
+// mcpHandler serves the MCP server over Streamable HTTP (one server for
+// every session); the token and same-site rules run before it as on
+// every route.
+func (h *Handler) mcpHandler() echo.HandlerFunc {
+	srv := MCPServer(h.app, h.cfg.Version)
+	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	return echo.WrapHandler(hh)
+}
+
+type mcpTools struct{ a *app.App }
+
+// version finds a version by NAME@V, NAME (its latest) or its id.
+func (t *mcpTools) version(ctx context.Context, ref string) (record.Version, error) {
+	ref = strings.TrimSpace(ref)
+	if id, err := strconv.Atoi(ref); err == nil && id > 0 {
+		return t.a.Versions.Get(ctx, id)
+	}
+	if ref == "" {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "name a version: NAME@V, NAME for its latest, or its id (list_extractions lists them)")
+	}
+	return t.a.Versions.ByRef(ctx, ref)
+}
+
+// toolError makes an error a tool's answer: what went wrong, in words an
+// agent can act on.
+func toolError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s", extract.MessageOf(err))
+}
+
+type mcpVersion struct {
+	Version  string `json:"version" jsonschema:"NAME@V"`
+	ID       int    `json:"id"`
+	Status   string `json:"status"`
+	Strategy string `json:"strategy,omitempty"`
+	Nodes    int    `json:"nodes"`
+	Edges    int    `json:"edges"`
+	Created  string `json:"created"`
+}
+
+func versionOut(v record.Version) mcpVersion {
+	return mcpVersion{Version: v.Label(), ID: v.ID, Status: string(v.Status), Strategy: v.Config.Strategy, Nodes: v.Nodes, Edges: v.Edges,
+		Created: v.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
+}
+
+type listIn struct{}
+
+type listOut struct {
+	Extractions []struct {
+		Name     string       `json:"name"`
+		Versions []mcpVersion `json:"versions"`
+	} `json:"extractions"`
+}
+
+func (t *mcpTools) listExtractions(ctx context.Context, _ *mcp.CallToolRequest, _ listIn) (*mcp.CallToolResult, listOut, error) {
+	var out listOut
+	exs, err := t.a.Versions.Extractions(ctx, 0)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	for _, ex := range exs {
+		e := struct {
+			Name     string       `json:"name"`
+			Versions []mcpVersion `json:"versions"`
+		}{Name: ex.Name, Versions: []mcpVersion{}}
+		for _, v := range ex.Versions {
+			e.Versions = append(e.Versions, versionOut(v))
+		}
+		out.Extractions = append(out.Extractions, e)
+	}
+	return nil, out, nil
+}
+
+type queryIn struct {
+	Question string `json:"question" jsonschema:"the question"`
+	Version  string `json:"version" jsonschema:"the version to ask: NAME@V, NAME for its latest, or its id"`
+	Mode     string `json:"mode,omitempty" jsonschema:"local, global, hybrid, naive, mix (the default) or ppr"`
+	TopK     int    `json:"top_k,omitempty" jsonschema:"entities, relations and passages to retrieve (default 10)"`
+}
+
+type queryOut struct {
+	Version    string             `json:"version"`
+	Mode       string             `json:"mode"`
+	Answer     string             `json:"answer"`
+	Extractive bool               `json:"extractive"`
+	References []query.Reference  `json:"references"`
+	Entities   []query.Entity     `json:"entities"`
+	Relations  []query.Relation   `json:"relations"`
+	Chunks     []query.ChunkHit   `json:"chunks"`
+	Note       string             `json:"note,omitempty"`
+	Keywords   *app.QueryKeywords `json:"keywords,omitempty"`
+}
+
+func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn) (*mcp.CallToolResult, queryOut, error) {
+	var out queryOut
+	v, err := t.version(ctx, in.Version)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	qi, err := t.a.Queries.NewInput(in.Question, "", false)
+	if err == nil && qi.Question == "" {
+		err = extract.Errorf(extract.KindInvalid, "the question is empty")
+	}
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	if in.TopK < 0 || in.TopK > query.MaxTopK {
+		return nil, out, fmt.Errorf("top_k must be from 1 to %d", query.MaxTopK)
+	}
+	qi.Mode, qi.TopK = in.Mode, in.TopK
+	res, err := t.a.Queries.Ask(ctx, v, qi)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	out = queryOut{Version: v.Label(), Mode: res.Mode, Entities: res.Entities, Relations: res.Relations, Chunks: res.Chunks,
+		References: res.Context().References(), Note: res.Note, Keywords: &res.Keywords}
+	if res.Answer != nil {
+		out.Answer, out.Extractive = res.Answer.Text, res.Answer.Extractive
+	}
+	if out.References == nil {
+		out.References = []query.Reference{}
+	}
+	// The answer reads best as text; the evidence comes as structure.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Answer}}}, out, nil
+}
+
+type nodeIn struct {
+	Version string `json:"version" jsonschema:"NAME@V, NAME or id"`
+	Key     string `json:"key" jsonschema:"the node's key (search_nodes finds keys)"`
+}
+
+func (t *mcpTools) getNode(ctx context.Context, _ *mcp.CallToolRequest, in nodeIn) (*mcp.CallToolResult, app.NodeDetail, error) {
+	v, err := t.version(ctx, in.Version)
+	if err != nil {
+		return nil, app.NodeDetail{}, toolError(err)
+	}
+	d, err := t.a.Queries.Node(ctx, v, in.Key)
+	return nil, d, toolError(err)
+}
+
+type neighborsIn struct {
+	Version string `json:"version" jsonschema:"NAME@V, NAME or id"`
+	Key     string `json:"key" jsonschema:"the node's key"`
+	Depth   int    `json:"depth,omitempty" jsonschema:"steps from the node: 1 (the default) or 2"`
+}
+
+type graphOut struct {
+	Nodes []mcpNode `json:"nodes"`
+	Edges []mcpEdge `json:"edges"`
+}
+
+type mcpNode struct {
+	Key         string `json:"key"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+}
+
+type mcpEdge struct {
+	Source      string  `json:"source"`
+	Label       string  `json:"label"`
+	Target      string  `json:"target"`
+	Description string  `json:"description,omitempty"`
+	Weight      float64 `json:"weight"`
+}
+
+func graphOf(g extract.Graph, withDescriptions bool) graphOut {
+	out := graphOut{Nodes: []mcpNode{}, Edges: []mcpEdge{}}
+	for _, n := range g.Nodes {
+		m := mcpNode{Key: n.Key, Name: n.Name, Type: n.Type}
+		if withDescriptions {
+			m.Description = n.Description
+		}
+		out.Nodes = append(out.Nodes, m)
+	}
+	for _, e := range g.Edges {
+		m := mcpEdge{Source: e.Source, Label: e.Label, Target: e.Target, Weight: e.Weight}
+		if withDescriptions {
+			m.Description = e.Description
+		}
+		out.Edges = append(out.Edges, m)
+	}
+	return out
+}
+
+func (t *mcpTools) neighbors(ctx context.Context, _ *mcp.CallToolRequest, in neighborsIn) (*mcp.CallToolResult, graphOut, error) {
+	v, err := t.version(ctx, in.Version)
+	if err != nil {
+		return nil, graphOut{}, toolError(err)
+	}
+	depth := in.Depth
+	if depth == 0 {
+		depth = 1
+	}
+	if depth < 1 || depth > 2 {
+		return nil, graphOut{}, fmt.Errorf("depth must be 1 or 2")
+	}
+	if _, err := t.a.Graphs.Nodes(ctx, v.ID, []string{in.Key}); err != nil {
+		return nil, graphOut{}, toolError(err)
+	}
+	g, err := t.a.Graphs.Neighbourhood(ctx, v.ID, in.Key, depth)
+	if err != nil {
+		return nil, graphOut{}, toolError(err)
+	}
+	if len(g.Nodes) == 0 {
+		return nil, graphOut{}, fmt.Errorf("%s has no node with key %q (search_nodes finds keys)", v.Label(), in.Key)
+	}
+	return nil, graphOf(g, true), nil
+}
+
+type searchIn struct {
+	Version string   `json:"version" jsonschema:"NAME@V, NAME or id"`
+	Text    string   `json:"text" jsonschema:"text the node's name contains, in any case"`
+	Types   []string `json:"types,omitempty" jsonschema:"keep nodes of these types only"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"at most this many nodes (default 20, at most 200)"`
+}
+
+type searchOut struct {
+	Nodes   []extract.SubgraphNode `json:"nodes"`
+	Matched int                    `json:"matched"`
+}
+
+func (t *mcpTools) searchNodes(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
+	out := searchOut{Nodes: []extract.SubgraphNode{}}
+	v, err := t.version(ctx, in.Version)
+	if err != nil {
+		return nil, out, toolError(err)
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, out, fmt.Errorf("text is empty: give part of a name")
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	if limit < 1 || limit > 200 {
+		return nil, out, fmt.Errorf("limit must be from 1 to 200")
+	}
+	q := extract.SubgraphQuery{Q: strings.TrimSpace(in.Text), Types: in.Types, Limit: limit}
+	out.Matched, _, err = t.a.Graphs.Stream(ctx, v.ID, q, record.SubgraphRows{
+		Node: func(n extract.SubgraphNode) error { out.Nodes = append(out.Nodes, n); return nil },
+		Edge: func(extract.SubgraphEdge) error { return nil },
+	})
+	return nil, out, toolError(err)
+}
+
+type addDocIn struct {
+	Name string `json:"name" jsonschema:"the document's name, e.g. notes.txt or report.md"`
+	Text string `json:"text" jsonschema:"the document's text"`
+}
+
+type addDocOut struct {
+	ID      int    `json:"id"`
+	Name    string `json:"name"`
+	Created bool   `json:"created"`
+}
+
+func (t *mcpTools) addDocument(ctx context.Context, _ *mcp.CallToolRequest, in addDocIn) (*mcp.CallToolResult, addDocOut, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		name = "document.txt"
+	}
+	d, err := extract.ReadDocument(name, []byte(in.Text), extract.DefaultMaxBytes)
+	if err != nil {
+		return nil, addDocOut{}, toolError(err)
+	}
+	stored, created, err := t.a.Documents.Add(ctx, []extract.Document{d})
+	if err != nil {
+		return nil, addDocOut{}, toolError(err)
+	}
+	return nil, addDocOut{ID: stored[0].ID, Name: stored[0].Name, Created: created[0]}, nil
+}
+
+type extractIn struct {
+	Name        string `json:"name" jsonschema:"the extraction's name (a new version of it when it exists)"`
+	DocumentIDs []int  `json:"document_ids" jsonschema:"the documents to extract from (add_document returns ids)"`
+	Strategy    string `json:"strategy,omitempty" jsonschema:"nlp (offline, the default), tuple, schema or dialogue"`
+	Schema      string `json:"schema,omitempty" jsonschema:"a schema NAME or NAME@V for the schema strategy"`
+}
+
+func (t *mcpTools) extract(ctx context.Context, _ *mcp.CallToolRequest, in extractIn) (*mcp.CallToolResult, mcpVersion, error) {
+	cfg := extract.DefaultConfig()
+	if in.Strategy != "" {
+		cfg.Strategy = in.Strategy
+		if in.Strategy != extract.StrategyNLP {
+			cfg.Provider = ""
+		}
+	}
+	v, _, err := t.a.NewRun(ctx, app.RunRequest{Extraction: in.Name, Config: cfg, SchemaRef: in.Schema, DocumentIDs: in.DocumentIDs})
+	if err != nil {
+		return nil, mcpVersion{}, toolError(err)
+	}
+	if v, err = t.a.Enqueue(ctx, v); err != nil {
+		return nil, mcpVersion{}, toolError(err)
+	}
+	return nil, versionOut(v), nil
+}
+
+type statusIn struct {
+	Version string `json:"version" jsonschema:"NAME@V, NAME or id"`
+}
+
+func (t *mcpTools) runStatus(ctx context.Context, _ *mcp.CallToolRequest, in statusIn) (*mcp.CallToolResult, app.VersionJobsJSON, error) {
+	v, err := t.version(ctx, in.Version)
+	if err != nil {
+		return nil, app.VersionJobsJSON{}, toolError(err)
+	}
+	vj, err := t.a.VersionJobs(ctx, v)
+	return nil, vj, toolError(err)
+}
+
+type compareIn struct {
+	A           string `json:"a" jsonschema:"the first version: NAME@V, NAME or id"`
+	B           string `json:"b" jsonschema:"the second version"`
+	IgnoreTypes bool   `json:"ignore_types,omitempty" jsonschema:"match nodes by name only"`
+	Undirected  bool   `json:"undirected,omitempty" jsonschema:"match edges regardless of direction"`
+}
+
+func (t *mcpTools) compare(ctx context.Context, _ *mcp.CallToolRequest, in compareIn) (*mcp.CallToolResult, diff.Result, error) {
+	va, err := t.version(ctx, in.A)
+	if err != nil {
+		return nil, diff.Result{}, toolError(err)
+	}
+	vb, err := t.version(ctx, in.B)
+	if err != nil {
+		return nil, diff.Result{}, toolError(err)
+	}
+	cmp, err := t.a.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: in.IgnoreTypes, Undirected: in.Undirected})
+	if err != nil {
+		return nil, diff.Result{}, toolError(err)
+	}
+	return nil, cmp.Result, nil
+}
+
+// readResource reads kgstudio://versions/{id}/graph and
+// kgstudio://documents/{id}.
+func (t *mcpTools) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	rest, ok := strings.CutPrefix(uri, "kgstudio://")
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	parts := strings.Split(rest, "/")
+	id := 0
+	if len(parts) >= 2 {
+		id, _ = strconv.Atoi(parts[1])
+	}
+	switch {
+	case id > 0 && len(parts) == 3 && parts[0] == "versions" && parts[2] == "graph":
+		v, err := t.a.Versions.Get(ctx, id)
+		if err != nil {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		g, err := t.a.Graphs.Load(ctx, v.ID, false)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(struct {
+			Version string `json:"version"`
+			graphOut
+		}{v.Label(), graphOf(g, true)})
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
+	case id > 0 && len(parts) == 2 && parts[0] == "documents":
+		d, err := t.a.Documents.Get(ctx, id)
+		if err != nil {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: d.Content}}}, nil
+	}
+	return nil, mcp.ResourceNotFoundError(uri)
+}
