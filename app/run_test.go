@@ -124,7 +124,7 @@ func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
 	_, g := mustRun(t, a, RunRequest{Extraction: "risk", Config: cfg, SchemaRef: "risk", DocumentIDs: []int{d.ID}})
 	found := false
 	for _, e := range g.Edges {
-		if e.Label == "release" && e.Source == extract.NodeKey("Alice") && e.Target == extract.NodeKey("PayApp") && e.Properties["rule"] == true {
+		if e.Label == "release" && e.Source == extract.TypedNodeKey("Person", "Alice") && e.Target == extract.TypedNodeKey("App", "PayApp") && e.Properties["rule"] == true {
 			found = true
 		}
 	}

@@ -44,7 +44,7 @@ func (a *App) summarize(ctx context.Context, v record.Version, ex extract.Extrac
 		if len(frags) <= v.Config.MaxFragments {
 			continue
 		}
-		sum, rec, err := x.MergeDescriptions(ctx, n.Name, frags)
+		sum, rec, err := x.MergeDescriptionsOf(ctx, tuple.DescriptionEntity, n.Name, frags)
 		if err != nil {
 			return fmt.Errorf("summarise %q: %w", n.Name, err)
 		}
@@ -58,7 +58,7 @@ func (a *App) summarize(ctx context.Context, v record.Version, ex extract.Extrac
 		if len(frags) <= v.Config.MaxFragments {
 			continue
 		}
-		sum, rec, err := x.MergeDescriptions(ctx, names[e.Source]+" — "+names[e.Target], frags)
+		sum, rec, err := x.MergeDescriptionsOf(ctx, tuple.DescriptionRelation, names[e.Source]+" — "+names[e.Target], frags)
 		if err != nil {
 			return fmt.Errorf("summarise an edge: %w", err)
 		}

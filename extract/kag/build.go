@@ -1,6 +1,7 @@
 package kag
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,14 +15,59 @@ type builder struct {
 	order  []string
 	edges  map[string]*extract.Edge
 	eorder []string
-	alias  map[string]string // normalised surface name -> node key
-	off    int
+	// alias maps a normalised name (a node's own, or a surface name
+	// standardisation replaced) to the node it last named; named lists
+	// every node it named, first first.
+	alias map[string]string
+	named map[string][]string
+	off   int
 	// violations are property values that break a schema constraint.
 	violations []string
 }
 
 func newBuilder(x *Extractor) *builder {
-	return &builder{x: x, nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{}, alias: map[string]string{}}
+	return &builder{x: x, nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{},
+		alias: map[string]string{}, named: map[string][]string{}}
+}
+
+// nodeKey is the key of the node for name of schema type typ (a category
+// resolved by typeOf). KAG identifies a node by its name and its label
+// (SubGraph.add_node(id=name, label=category); postprocess_graph merges only
+// nodes equal in both), so "Apple" the Company and "Apple" the Fruit are two
+// nodes. Here the pair is one key, extract.TypedNodeKey ("company:apple"),
+// as the CSV mapping builds it: keys stay opaque to storage, comparisons
+// match nodes by name and type (package diff), and injection and curation
+// find nodes by name, so none of them reads the key format. A category
+// given by a type's alias resolves to the type first, so 作品 and Works
+// give one key.
+func nodeKey(name, typ string) string { return extract.TypedNodeKey(typ, name) }
+
+// link records that name refers to n.
+func (b *builder) link(name string, n *extract.Node) {
+	norm := extract.NormalizeName(name)
+	b.alias[norm] = n.Key
+	if !slices.Contains(b.named[norm], n.Key) {
+		b.named[norm] = append(b.named[norm], n.Key)
+	}
+}
+
+// lookup returns the key of the node name refers to. With a type, it is
+// the first node of name of that type, else the first of a subtype
+// (Employee for Person); without one, the node name last referred to.
+func (b *builder) lookup(name, typ string) (string, bool) {
+	norm := extract.NormalizeName(name)
+	if typ == "" {
+		k, ok := b.alias[norm]
+		return k, ok
+	}
+	for _, sub := range []bool{false, true} {
+		for _, k := range b.named[norm] {
+			if t := b.nodes[k].Type; strings.EqualFold(t, typ) || sub && b.x.isA(t, typ) {
+				return k, true
+			}
+		}
+	}
+	return "", false
 }
 
 // typeOf resolves a category to the schema's type name and reports
@@ -35,11 +81,11 @@ func (b *builder) typeOf(category string) (string, *TypeSpec) {
 
 // node finds or creates the node for name of category.
 func (b *builder) node(name, category string) *extract.Node {
-	key := extract.NodeKey(name)
+	typ, spec := b.typeOf(category)
+	key := nodeKey(name, typ)
 	if n, ok := b.nodes[key]; ok {
 		return n
 	}
-	typ, spec := b.typeOf(category)
 	n := &extract.Node{Key: key, Name: name, Type: typ, Properties: map[string]any{}}
 	if spec == nil && category != UnknownType {
 		n.Properties["off_schema"] = true
@@ -47,12 +93,12 @@ func (b *builder) node(name, category string) *extract.Node {
 	}
 	b.nodes[key] = n
 	b.order = append(b.order, key)
-	b.alias[key] = key
+	b.link(name, n)
 	return n
 }
 
 func addAlias(n *extract.Node, name string) {
-	if extract.NodeKey(name) == n.Key && name == n.Name {
+	if name == n.Name {
 		return
 	}
 	list, _ := n.Properties["aliases"].([]string)
@@ -74,7 +120,7 @@ func (b *builder) addItem(it item) {
 	if name != it.Name {
 		addAlias(n, it.Name)
 	}
-	b.alias[extract.NodeKey(it.Name)] = n.Key
+	b.link(it.Name, n)
 	if n.Description == "" {
 		n.Description = it.Description
 	} else if it.Description != "" && !strings.Contains(n.Description, it.Description) {
@@ -95,19 +141,21 @@ func (b *builder) addItem(it item) {
 			b.check(n, ps, p.Values)
 			if targets := b.targets(ps.Type); len(targets) > 0 {
 				// A property typed by a schema type becomes an edge; with
-				// several types (an event's subjects) a value takes the
-				// type of the node it already names, else the first.
+				// several types (an event's subjects) a value names the
+				// node it already names of the first type that has one
+				// (or of a subtype), else a new node of the first type.
 				for _, v := range p.Values {
-					typ := targets[0].Name
-					if k, ok := b.alias[extract.NodeKey(v)]; ok {
-						for _, t := range targets {
-							if strings.EqualFold(b.nodes[k].Type, t.Name) {
-								typ = t.Name
-							}
+					var tn *extract.Node
+					for _, t := range targets {
+						if k, ok := b.lookup(v, t.Name); ok {
+							tn = b.nodes[k]
+							break
 						}
 					}
-					tn := b.node(v, typ)
-					b.alias[extract.NodeKey(v)] = tn.Key
+					if tn == nil {
+						tn = b.node(v, targets[0].Name)
+					}
+					b.link(v, tn)
 					b.edge(n.Key, ps.Name, tn.Key, false)
 				}
 				continue
@@ -136,12 +184,18 @@ func (b *builder) targets(typ string) []*TypeSpec {
 	return out
 }
 
-// resolve maps a relation endpoint to a node key: the node the name (or a
-// surface name standardisation replaced) already has, else a new implicit
-// node of the relation's category for the endpoint, or of type unknown
-// when the relation form gives none.
+// resolve maps a relation endpoint to a node key. With a category (KAG's
+// five-element form) it is the node of that name (or surface name
+// standardisation replaced) and type, as KAG adds the edge between the
+// (name, category) pairs; without one, the node the name last named, of
+// any type. An endpoint with no such node becomes a new implicit node of
+// the category, or of type unknown when the relation form gives none.
 func (b *builder) resolve(name, category string) string {
-	if k, ok := b.alias[extract.NodeKey(name)]; ok {
+	typ := ""
+	if category != "" {
+		typ, _ = b.typeOf(category)
+	}
+	if k, ok := b.lookup(name, typ); ok {
 		return k
 	}
 	if category == "" {

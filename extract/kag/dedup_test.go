@@ -69,7 +69,7 @@ func TestExtractor_EntitiesListedOnce(t *testing.T) {
 	}
 	// The builder still sees the repeats: the event step's description of
 	// the school is kept.
-	if n := node(res.Graph, "淡江高级中学"); n == nil || !strings.Contains(n.Description, "周杰伦的母校") {
+	if n := node(res.Graph, "organization:淡江高级中学"); n == nil || !strings.Contains(n.Description, "周杰伦的母校") {
 		t.Errorf("repeat's description lost: %+v", n)
 	}
 }

@@ -5,8 +5,9 @@
 // JSON calls with a response schema. It takes the schema as plain TypeSpecs
 // so it does not depend on the schema package.
 //
-// Choices: node keys are extract.NodeKey of the official name; surface
-// names that differ are kept in Properties["aliases"]. A property whose
+// Choices: a node is its official name and its type, as in KAG, so its key
+// is extract.TypedNodeKey(type, official name) (see nodeKey); surface names
+// that differ are kept in Properties["aliases"]. A property whose
 // type is a schema type becomes an edge labelled with the property name to
 // a node of that type. Types, relations and property edges the schema does
 // not know are kept, marked Properties["off_schema"]=true and counted in
@@ -43,8 +44,11 @@ const (
 
 // TypeSpec is one schema type.
 type TypeSpec struct {
-	Name        string
-	Alias       string
+	Name  string
+	Alias string
+	// Parent is the type this one is declared under (`Child -> Parent:`),
+	// if any; a node of the type counts as one of its parent.
+	Parent      string
 	Kind        string // KindEntity, KindConcept or KindEvent
 	Description string
 	Properties  []PropSpec
@@ -144,6 +148,22 @@ func Language(cfgLang, text string) string {
 
 func (x *Extractor) lookup(name string) *TypeSpec {
 	return x.byName[strings.ToLower(strings.TrimSpace(name))]
+}
+
+// isA reports whether type typ is ancestor or declared under it, at any
+// depth.
+func (x *Extractor) isA(typ, ancestor string) bool {
+	t := x.lookup(typ)
+	for range len(x.types) + 1 {
+		if t == nil {
+			return false
+		}
+		if strings.EqualFold(t.Name, ancestor) {
+			return true
+		}
+		t = x.lookup(t.Parent)
+	}
+	return false
 }
 
 func (x *Extractor) views(event bool) []TypeView {

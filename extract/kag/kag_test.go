@@ -151,26 +151,26 @@ func TestExtractor_Extract(t *testing.T) {
 				}
 			}
 			g := res.Graph
-			school := node(g, "淡江高级中学")
+			school := node(g, "organization:淡江高级中学")
 			if school == nil || school.Type != "Organization" {
 				t.Fatalf("standardised node missing: %+v", g.Nodes)
 			}
 			if a, _ := school.Properties["aliases"].([]string); len(a) != 1 || a[0] != "淡江中学" {
 				t.Errorf("aliases = %v", school.Properties["aliases"])
 			}
-			if n := node(g, "jay"); n == nil || n.Type != "Works" {
+			if n := node(g, "works:jay"); n == nil || n.Type != "Works" {
 				t.Errorf("alias type 作品 not mapped to Works: %+v", n)
 			}
-			if n := node(g, "台湾省新北市"); n == nil || n.Type != "GeographicLocation" {
+			if n := node(g, "geographiclocation:台湾省新北市"); n == nil || n.Type != "GeographicLocation" {
 				t.Errorf("property node missing: %+v", n)
 			}
 			for _, e := range [][3]string{
-				{"周杰伦", "birthPlace", "台湾省新北市"},
-				{"周杰伦", "graduatedFrom", "淡江高级中学"},
-				{"周杰伦", "release", "范特西"},
-				{"周杰伦", "release", "jay"},
-				{"周杰伦举行the one世界巡回演唱会", "subject", "周杰伦"},
-				{"周杰伦", "coverOf", "时代周刊"},
+				{"person:周杰伦", "birthPlace", "geographiclocation:台湾省新北市"},
+				{"person:周杰伦", "graduatedFrom", "organization:淡江高级中学"},
+				{"person:周杰伦", "release", "works:范特西"},
+				{"person:周杰伦", "release", "works:jay"},
+				{"event:周杰伦举行the one世界巡回演唱会", "subject", "person:周杰伦"},
+				{"person:周杰伦", "coverOf", "magazine:时代周刊"},
 			} {
 				if !hasEdge(g, e[0], e[1], e[2]) {
 					t.Errorf("edge %v missing", e)
@@ -180,7 +180,7 @@ func TestExtractor_Extract(t *testing.T) {
 			if res.OffSchema != 2 {
 				t.Errorf("OffSchema = %d, want 2", res.OffSchema)
 			}
-			if n := node(g, "时代周刊"); n == nil || n.Properties["off_schema"] != true || n.Type != "Magazine" {
+			if n := node(g, "magazine:时代周刊"); n == nil || n.Properties["off_schema"] != true || n.Type != "Magazine" {
 				t.Errorf("off-schema node not kept: %+v", n)
 			}
 			if len(res.Failures) != 3 {
@@ -212,13 +212,13 @@ func TestExtractor_Extract(t *testing.T) {
 				t.Fatalf("requests = %d, want 3", srv.Count())
 			}
 			g := res.Graph
-			if !hasEdge(g, "ebenezer scrooge", "worksFor", "scrooge and marley") || !hasEdge(g, "ebenezer scrooge", "partnerOf", "jacob marley") {
+			if !hasEdge(g, "person:ebenezer scrooge", "worksFor", "company:scrooge and marley") || !hasEdge(g, "person:ebenezer scrooge", "partnerOf", "person:jacob marley") {
 				t.Errorf("edges = %+v", g.Edges)
 			}
 			if res.OffSchema != 1 { // Bob Cratchit worksFor a Person
 				t.Errorf("OffSchema = %d, want 1", res.OffSchema)
 			}
-			if n := node(g, "jacob marley"); n == nil || n.Mentions[0].Text != "Marley" {
+			if n := node(g, "person:jacob marley"); n == nil || n.Mentions[0].Text != "Marley" {
 				t.Errorf("alias mention: %+v", n)
 			}
 			b, _ := json.MarshalIndent(stable(res), "", "  ")

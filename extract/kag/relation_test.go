@@ -43,21 +43,21 @@ func TestExtractor_KAGRelationForm(t *testing.T) {
 	}
 	g := res.Graph
 	for _, e := range [][3]string{
-		{"周杰伦", "graduatedFrom", "淡江高级中学"}, // "graduated from", to the official name
-		{"周杰伦", "release", "范特西"},          // categories given by alias
-		{"周杰伦", "release", "jay"},          // predicate given by alias
-		{"周杰伦", "coverOf", "时代周刊"},         // off-schema relation, camel-cased
-		{"周杰伦", "release", "叶惠美"},
-		{"叶惠美", "wonAward", "第15届台湾金曲奖"},
+		{"person:周杰伦", "graduatedFrom", "organization:淡江高级中学"}, // "graduated from", to the official name
+		{"person:周杰伦", "release", "works:范特西"},                 // categories given by alias
+		{"person:周杰伦", "release", "works:jay"},                 // predicate given by alias
+		{"person:周杰伦", "coverOf", "magazine:时代周刊"},             // off-schema relation, camel-cased
+		{"person:周杰伦", "release", "works:叶惠美"},
+		{"works:叶惠美", "wonAward", "award:第15届台湾金曲奖"},
 	} {
 		if !hasEdge(g, e[0], e[1], e[2]) {
 			t.Errorf("edge %v missing", e)
 		}
 	}
-	if n := node(g, "叶惠美"); n == nil || n.Type != "Works" || n.Properties["implicit"] != true || n.Properties["off_schema"] != nil {
+	if n := node(g, "works:叶惠美"); n == nil || n.Type != "Works" || n.Properties["implicit"] != true || n.Properties["off_schema"] != nil {
 		t.Errorf("endpoint NER missed is not typed by its category: %+v", n)
 	}
-	if n := node(g, "第15届台湾金曲奖"); n == nil || n.Type != "Award" || n.Properties["off_schema"] != true {
+	if n := node(g, "award:第15届台湾金曲奖"); n == nil || n.Type != "Award" || n.Properties["off_schema"] != true {
 		t.Errorf("endpoint of an off-schema category: %+v", n)
 	}
 }
@@ -92,7 +92,7 @@ func TestExtractor_RelationPredicates(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := res.Graph
-			if !hasEdge(g, "ebenezer scrooge", "partnerOf", "jacob marley") || !hasEdge(g, "bob cratchit", "worksFor", "ebenezer scrooge") {
+			if !hasEdge(g, "person:ebenezer scrooge", "partnerOf", "person:jacob marley") || !hasEdge(g, "person:bob cratchit", "worksFor", "person:ebenezer scrooge") {
 				t.Errorf("edges = %+v", g.Edges)
 			}
 			for _, e := range g.Edges {

@@ -24,7 +24,7 @@ func TypesFromSchema(sc *schema.Schema) []TypeSpec {
 		if kind == schema.KindStandard {
 			kind = schema.KindConcept
 		}
-		ts := TypeSpec{Name: t.Name, Alias: t.Alias, Kind: kind, Description: t.Description}
+		ts := TypeSpec{Name: t.Name, Alias: t.Alias, Parent: strings.TrimPrefix(t.Parent, sc.Namespace+"."), Kind: kind, Description: t.Description}
 		seenP, seenR := map[string]bool{}, map[string]bool{}
 		visited := map[string]bool{}
 		for cur := &t; cur != nil && !visited[cur.Name]; cur = byName[strings.TrimPrefix(cur.Parent, sc.Namespace+".")] {

@@ -102,7 +102,7 @@ Meeting(会议): EventType
 	for _, e := range res.Graph.Edges {
 		edges[e.Label+" "+e.Target] = e.Source
 	}
-	for _, want := range []string{"worksFor scrooge and marley", "subject bob cratchit", "subject scrooge and marley"} {
+	for _, want := range []string{"worksFor company:scrooge and marley", "subject employee:bob cratchit", "subject company:scrooge and marley"} {
 		if _, ok := edges[want]; !ok {
 			t.Errorf("no edge %q in %v", want, edges)
 		}

@@ -1,0 +1,58 @@
+package kag_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/kag"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+)
+
+// Two types that share a name are two nodes, as in KAG, and relations
+// reach each by its category.
+func TestExtractor_SameNameTwoTypes(t *testing.T) {
+	types := []kag.TypeSpec{
+		{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "worksFor", Type: "Company"}}},
+		{Name: "Company", Kind: kag.KindEntity},
+		{Name: "Fruit", Alias: "水果", Kind: kag.KindConcept},
+	}
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "belongs to one of the schema types", Text: `{"entities": [
+			{"name": "Tim", "category": "Person", "properties": [{"name": "worksFor", "values": ["Apple"]}]},
+			{"name": "Apple", "category": "Company", "description": "Tim's employer"},
+			{"name": "apple", "category": "水果", "description": "what Tim eats"}]}`},
+		{Contains: "give its official name", Text: `{"entities": []}`},
+		{Contains: "Find the relations", Text: `[["Tim", "Person", "eats", "apple", "Fruit"], ["Tim", "Person", "owns shares in", "Apple", "Company"]]`},
+	}})
+	x, err := kag.New(clients(t, srv)["openai"], extract.Config{}, types, kag.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Tim works for Apple and eats an apple every day."
+	res, err := x.Extract(context.Background(), extract.Document{ID: 1, Content: text}, extract.Chunk{DocumentID: 1, Text: text, End: len(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graph
+	company, fruit := node(g, extract.TypedNodeKey("Company", "Apple")), node(g, extract.TypedNodeKey("Fruit", "apple"))
+	if company == nil || company.Type != "Company" || company.Description != "Tim's employer" {
+		t.Errorf("company node: %+v", company)
+	}
+	if fruit == nil || fruit.Type != "Fruit" || fruit.Description != "what Tim eats" {
+		t.Errorf("fruit node: %+v", fruit)
+	}
+	if len(g.Nodes) != 3 {
+		t.Errorf("%d nodes, want 3: %+v", len(g.Nodes), g.Nodes)
+	}
+	tim := extract.TypedNodeKey("Person", "Tim")
+	for _, e := range [][3]string{
+		{tim, "worksFor", extract.TypedNodeKey("Company", "Apple")}, // a property typed Company
+		{tim, "eats", extract.TypedNodeKey("Fruit", "apple")},
+		{tim, "ownsSharesIn", extract.TypedNodeKey("Company", "Apple")},
+	} {
+		if !hasEdge(g, e[0], e[1], e[2]) {
+			t.Errorf("edge %v missing from %+v", e, g.Edges)
+		}
+	}
+}
