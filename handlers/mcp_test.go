@@ -48,6 +48,10 @@ func TestMCP_HTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) < 9 {
+		t.Fatalf("tools %+v (%v)", tools, err)
+	}
 	var list struct {
 		Extractions []struct {
 			Name     string `json:"name"`

@@ -104,6 +104,11 @@ func TestExtractive(t *testing.T) {
 	if refs := c.References(); len(refs) != 2 || refs[1].N != 2 || refs[1].Title != "Notes" {
 		t.Fatalf("references %+v", refs)
 	}
+	// Chinese: no spaces, still sentences.
+	zh := Context{Chunks: []ChunkHit{{Ref: "C1", DocumentID: 1, Document: "周杰伦", Text: "周杰伦出生于台湾新北市。他是著名歌手。"}}}
+	if got := Extractive("周杰伦出生在哪里？", zh, 2); !strings.Contains(got, "- 周杰伦出生于台湾新北市。 [1]") {
+		t.Fatalf("Chinese:\n%s", got)
+	}
 	if none := Extractive("quantum chromodynamics", c, 2); !strings.Contains(none, "not enough information") || strings.Contains(none, "### References") {
 		t.Fatalf("no match:\n%s", none)
 	}

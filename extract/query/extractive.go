@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -12,8 +13,12 @@ import (
 // ExtractiveNote opens an answer built without a model.
 const ExtractiveNote = "*Extractive answer: no model was asked; these are the sentences of the documents that best match the question.*"
 
-// MaxExtractive is how many sentences an extractive answer quotes.
-const MaxExtractive = 4
+// MaxExtractive is how many sentences an extractive answer quotes;
+// sentences of fewer than minExtractiveWords words are not quoted.
+const (
+	MaxExtractive      = 4
+	minExtractiveWords = 4
+)
 
 // Extractive answers a question without a model: the sentences of the
 // context's passages that best match it (BM25 over the sentences, ties to
@@ -44,8 +49,9 @@ func Extractive(question string, c Context, max int) string {
 		for _, sp := range extract.Sentences(ch.Text) {
 			t := strings.Join(strings.Fields(ch.Text[sp.Start:sp.End]), " ")
 			// A passage that repeats a sentence (overlapping chunks) quotes
-			// it once.
-			if len([]rune(t)) < 3 || seen[t] {
+			// it once; a fragment of a few words ("Marley?") says nothing
+			// on its own.
+			if words(t) < minExtractiveWords || seen[t] {
 				continue
 			}
 			seen[t] = true
@@ -86,4 +92,20 @@ func Extractive(question string, c Context, max int) string {
 		fmt.Fprintf(&b, "- [%d] %s\n", n, refs[n-1].Title)
 	}
 	return b.String()
+}
+
+// words counts a sentence's words: space-separated ones, and in Han text
+// one for every two characters (a Chinese word is about two).
+func words(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		han := 0
+		for _, r := range f {
+			if unicode.Is(unicode.Han, r) {
+				han++
+			}
+		}
+		n += max(1, han/2)
+	}
+	return n
 }
