@@ -133,6 +133,9 @@ type Corpus struct {
 
 	walkOnce sync.Once
 	walk     *walkGraph
+
+	commOnce sync.Once
+	comm     *commIndex
 }
 
 // NewCorpus prepares a version for search; vi may be nil (lexical

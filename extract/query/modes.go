@@ -17,8 +17,8 @@ const (
 	// ModeLocal ranks entities by the low-level keywords, then takes their
 	// relations and the chunks that mention them.
 	ModeLocal = "local"
-	// ModeGlobal ranks relations by the high-level keywords, then takes
-	// their entities and the chunks that mention them.
+	// ModeGlobal ranks the graph's communities by the question and takes
+	// their members and the chunks that mention them (global.go).
 	ModeGlobal = "global"
 	// ModeHybrid is local and global together.
 	ModeHybrid = "hybrid"
@@ -136,6 +136,7 @@ const (
 // much as the question's own; in ppr the question's own score only breaks
 // near ties; a sentence encoder's cosine counts as much as BM25.
 const (
+	wCommunity   = 0.5
 	wWalkMix     = 1.0
 	wWalkTie     = 0.03
 	wVectorModel = 1.0
@@ -216,8 +217,8 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 		nodes = s.topNodes()
 		edges = s.edgesOf(nodes)
 	case ModeGlobal:
-		edges = s.topEdges()
-		nodes = s.nodesOf(edges)
+		nodes, s.commChunks = s.global(req.Question)
+		edges = s.edgesOf(nodes)
 	case ModeHybrid, ModeMix:
 		ln := s.topNodes()
 		ge := s.topEdges()
@@ -271,6 +272,8 @@ type searcher struct {
 	directScores     []float64
 	// wv weighs the vector side against the lexical (vectorWeight).
 	wv float64
+	// commChunks is each chunk's community score in global search.
+	commChunks []float64
 }
 
 // vectorWeight is the weight of a model's cosines beside the lexical
@@ -564,7 +567,7 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 	// The question's own score: BM25 and the chunk vector's cosine, with a
 	// share of the neighbours'.
 	var direct []float64
-	if mode == ModeNaive || mode == ModeMix || mode == ModePPR || s.qv != nil {
+	if mode == ModeNaive || mode == ModeMix || mode == ModePPR || mode == ModeGlobal || s.qv != nil {
 		direct = s.direct(question)
 	}
 	walk = scale(walk)
@@ -579,6 +582,11 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 			}
 		case ModeMix:
 			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+s.wv) + wWalkMix*walk[i]*(wLexical+s.wv)
+		case ModeGlobal:
+			// The passages of the best communities, by the question.
+			if s.commChunks[i] > 0 {
+				final[i] = direct[i] + wCommunity*s.commChunks[i]
+			}
 		default:
 			if graph[i] > 0 {
 				final[i] = graph[i]

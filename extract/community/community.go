@@ -1,0 +1,234 @@
+package community
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// Community is one community of one level. Level 0 is the coarsest;
+// each community of level L+1 lies inside one of level L, its parent.
+type Community struct {
+	ID     int `json:"id"`
+	Level  int `json:"level"`
+	Parent int `json:"parent"` // -1 at level 0
+	Size   int `json:"size"`
+	// TopNodes are the names of its best connected members, most first.
+	TopNodes []string `json:"top_nodes"`
+	Title    string   `json:"title"`
+	// Members are its nodes' keys, best connected first.
+	Members []string `json:"members,omitempty"`
+}
+
+// Result is a graph's communities.
+type Result struct {
+	Levels int `json:"levels"`
+	// Modularity is each level's modularity, level 0 first.
+	Modularity  []float64   `json:"modularity"`
+	Communities []Community `json:"communities"`
+}
+
+// Level returns the communities of one level, largest first.
+func (r Result) Level(level int) []Community {
+	var out []Community
+	for _, c := range r.Communities {
+		if c.Level == level {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Options tune Detect.
+type Options struct {
+	// Resolution weighs the null model (1, the default, is modularity).
+	Resolution float64
+	// Seed orders the node visits (the result is the same for a seed).
+	Seed uint64
+	// TopNodes is how many names a community lists (default 5).
+	TopNodes int
+}
+
+// Detect splits a graph into communities, level by level (see the
+// package comment). Edges weigh their weight (1 when unset); an edge
+// whose end is not a node of the graph is ignored.
+func Detect(g extract.Graph, o Options) Result {
+	res := cmp.Or(o.Resolution, 1)
+	top := cmp.Or(o.TopNodes, 5)
+	idx := make(map[string]int32, len(g.Nodes))
+	keys := make([]string, 0, len(g.Nodes))
+	names := make([]string, 0, len(g.Nodes))
+	for _, n := range g.Nodes {
+		if _, ok := idx[n.Key]; ok {
+			continue
+		}
+		idx[n.Key] = int32(len(keys))
+		keys = append(keys, n.Key)
+		names = append(names, cmp.Or(n.Name, n.Key))
+	}
+	edges := make([]edge, 0, len(g.Edges))
+	for _, e := range g.Edges {
+		a, okA := idx[e.Source]
+		b, okB := idx[e.Target]
+		if !okA || !okB {
+			continue
+		}
+		w := e.Weight
+		if w <= 0 {
+			w = 1
+		}
+		if a > b {
+			a, b = b, a
+		}
+		edges = append(edges, edge{a, b, w})
+	}
+	slices.SortFunc(edges, func(x, y edge) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) })
+	// Parallel edges (two labels between one pair) add up.
+	merged := edges[:0]
+	for _, e := range edges {
+		if n := len(merged); n > 0 && merged[n-1].a == e.a && merged[n-1].b == e.b {
+			merged[n-1].w += e.w
+			continue
+		}
+		merged = append(merged, e)
+	}
+	finest, qs := louvain(len(keys), merged, res, o.Seed)
+	gr := build(len(keys), merged)
+	out := Result{Levels: len(finest)}
+	// Coarsest first.
+	slices.Reverse(finest)
+	slices.Reverse(qs)
+	out.Modularity = qs
+	// Each level's communities get ids in order of size (largest first),
+	// numbered on from the level before.
+	ids := make([][]int, len(finest)) // level -> local community -> id
+	next := 0
+	for l, level := range finest {
+		k := 0
+		for _, c := range level {
+			k = max(k, int(c)+1)
+		}
+		members := make([][]int32, k)
+		for i, c := range level {
+			members[c] = append(members[c], int32(i))
+		}
+		order := make([]int, k)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(members[b]), len(members[a])) })
+		ids[l] = make([]int, k)
+		for _, c := range order {
+			ids[l][c] = next
+			ms := members[c]
+			slices.SortStableFunc(ms, func(a, b int32) int {
+				return cmp.Or(cmp.Compare(gr.deg[b], gr.deg[a]), strings.Compare(keys[a], keys[b]))
+			})
+			com := Community{ID: next, Level: l, Parent: -1, Size: len(ms)}
+			if l > 0 {
+				com.Parent = ids[l-1][finest[l-1][ms[0]]]
+			}
+			for _, m := range ms[:min(top, len(ms))] {
+				com.TopNodes = append(com.TopNodes, names[m])
+			}
+			com.Title = title(com.TopNodes)
+			com.Members = make([]string, len(ms))
+			for i, m := range ms {
+				com.Members[i] = keys[m]
+			}
+			out.Communities = append(out.Communities, com)
+			next++
+		}
+	}
+	return out
+}
+
+// title names a community by its best connected members.
+func title(names []string) string {
+	switch n := min(len(names), 3); n {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	default:
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+}
+
+// Finding is one statement of a report with the passages it comes from.
+type Finding struct {
+	Text   string             `json:"text"`
+	Chunks []extract.ChunkRef `json:"chunks"`
+}
+
+// Report describes a community without a model: its title, a summary
+// naming its main members and their types, and findings from its
+// strongest relations (the relation's description, which an offline run
+// takes from the sentence that states it, with its passages).
+type Report struct {
+	Community int       `json:"community"`
+	Title     string    `json:"title"`
+	Summary   string    `json:"summary"`
+	Findings  []Finding `json:"findings"`
+}
+
+// OfflineReport writes c's report from g (at most maxFindings findings).
+func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
+	maxFindings = cmp.Or(maxFindings, 5)
+	in := make(map[string]bool, len(c.Members))
+	for _, k := range c.Members {
+		in[k] = true
+	}
+	types := map[string]int{}
+	for _, n := range g.Nodes {
+		if in[n.Key] && n.Type != "" {
+			types[n.Type]++
+		}
+	}
+	tl := slices.SortedFunc(maps.Keys(types), func(a, b string) int { return cmp.Or(cmp.Compare(types[b], types[a]), strings.Compare(a, b)) })
+	var parts []string
+	for _, t := range tl[:min(3, len(tl))] {
+		parts = append(parts, fmt.Sprintf("%d %s", types[t], t))
+	}
+	r := Report{Community: c.ID, Title: c.Title}
+	r.Summary = fmt.Sprintf("%d members around %s", c.Size, strings.Join(c.TopNodes, ", "))
+	if len(parts) > 0 {
+		r.Summary += " (" + strings.Join(parts, ", ") + ")"
+	}
+	r.Summary += "."
+	// The relations inside the community, heaviest first.
+	var es []extract.Edge
+	for _, e := range g.Edges {
+		if in[e.Source] && in[e.Target] && e.Source != e.Target {
+			es = append(es, e)
+		}
+	}
+	slices.SortStableFunc(es, func(a, b extract.Edge) int { return cmp.Compare(b.Weight, a.Weight) })
+	seen := map[string]bool{}
+	for _, e := range es {
+		text := strings.TrimSpace(e.Description)
+		if text == "" {
+			text = e.Source + " " + e.Label + " " + e.Target
+		}
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		f := Finding{Text: text}
+		for _, m := range e.Mentions {
+			ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
+			if !slices.Contains(f.Chunks, ref) {
+				f.Chunks = append(f.Chunks, ref)
+			}
+		}
+		r.Findings = append(r.Findings, f)
+		if len(r.Findings) == maxFindings {
+			break
+		}
+	}
+	return r
+}
