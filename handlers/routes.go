@@ -73,6 +73,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id/query", h.showQuery)
 	e.POST("/versions/:id/query", h.showQuery)
 	e.GET("/api/versions/:id/query", h.queryAPI)
+	e.GET("/api/versions/:id/communities", h.communitiesAPI)
 	e.POST("/api/versions/:id/query", h.queryAPI)
 
 	// Comparison of two versions.

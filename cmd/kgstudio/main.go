@@ -60,6 +60,7 @@ Usage:
   kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
   kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--provider P] [--answer] [--json]
+  kgstudio communities NAME@V [--level N] [--json]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
@@ -105,6 +106,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdEdit(ctx, rest, stdin, stdout, stderr)
 	case "import":
 		return cmdImport(ctx, rest, stdout, stderr)
+	case "communities":
+		return cmdCommunities(ctx, rest, stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "--help":
