@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
@@ -17,7 +18,8 @@ const schemaUsage = `usage:
   kgstudio schema import FILE [--name NAME] [--note TEXT]
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
-  kgstudio schema delete NAME`
+  kgstudio schema delete NAME
+  kgstudio schema suggest NAME FILE... [--out FILE]`
 
 // cmdSchema handles "schema import|export|list|delete".
 func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -33,6 +35,8 @@ func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return cmdSchemaList(ctx, args[1:], stdout, stderr)
 	case "delete":
 		return cmdSchemaDelete(ctx, args[1:], stdout, stderr)
+	case "suggest":
+		return cmdSchemaSuggest(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("schema: unknown subcommand %q\n%s", args[0], schemaUsage)
 }
@@ -172,4 +176,56 @@ func cmdSchemaDelete(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "deleted schema %s\n", names[0])
 	return nil
+}
+
+// cmdSchemaSuggest drafts a schema from sample documents (offline: the
+// types, relation verbs and values the nlp extractor finds) and prints it
+// in KAG's DSL, or writes it to --out; nothing is stored, and `kgstudio
+// schema import` takes the draft once it is reviewed.
+func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cfg := newFlagSet("schema suggest", stderr)
+	out := fs.String("out", "", "write the draft to FILE instead of stdout")
+	force := fs.Bool("force", false, "overwrite --out if it exists")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return errors.New("usage: kgstudio schema suggest NAME FILE... [--out FILE]")
+	}
+	if *out != "" && !*force {
+		if err := refuseOverwrite(*out); err != nil {
+			return err
+		}
+	}
+	var docs []extract.Document
+	for _, f := range pos[1:] {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "schema suggest: %v", err)
+		}
+		fd, err := app.ReadDocuments(filepath.Base(f), data, cfg.MaxUpload)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		docs = append(docs, fd.Docs...)
+	}
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	sc, err := a.SuggestSchema(ctx, pos[0], docs)
+	if err != nil {
+		return err
+	}
+	text, err := app.FormatSchema(sc, app.FormatKAG)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = stdout.Write(text)
+		return err
+	}
+	return os.WriteFile(*out, text, 0o644)
 }
