@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -11,7 +12,9 @@ import (
 // deriveRules runs the `rule: [[...]]` blocks of a schema-strategy
 // version's schema over its finished graph and adds the relations they
 // derive (see schema.DeriveRules for the forms run); the rules it does not
-// run are logged with the reason. Derived edges carry Properties["rule"].
+// run (a form not run, a rule over schema's default Budget) are logged
+// with the reason; the end of ctx stops them. Derived edges carry
+// Properties["rule"].
 // Running it again adds nothing.
 func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if v.Config.Strategy != extract.StrategySchema || v.Config.SchemaName == "" {
@@ -25,7 +28,10 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return err
 	}
-	edges, skipped := schema.DeriveRules(sc, g)
+	edges, skipped, err := schema.DeriveRules(ctx, sc, g, schema.Budget{})
+	if err != nil {
+		return fmt.Errorf("schema rules: %w", err)
+	}
 	for _, p := range skipped {
 		a.log.Info("schema rule not run", "version_id", v.ID, "field", p.Field, "reason", p.Message)
 	}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -26,7 +27,8 @@ import (
 //	R1("more than 5 devices"): deviceNum > 5
 //
 // Rules that compute a property value (an object of a basic type,
-// sum/date functions) are not run.
+// sum/date functions) are not run. A rule runs within a Budget of join
+// steps and matches and stops when its context ends (see Derive).
 type Rule struct {
 	Subject, Predicate, Object string
 	// Types maps each variable to its type, "" for any.
@@ -177,67 +179,310 @@ func (r *Rule) bind(v, typ string) string {
 	return v
 }
 
+// Budget bounds the work of evaluating one rule, so a rule whose join
+// would grow without end (a long path over a dense label) is stopped and
+// reported instead of running away. Zero fields take the defaults.
+type Budget struct {
+	// MaxSteps is how many candidate edges one rule may look at while it
+	// joins its STRUCTURE (each edge tried for each partial match is a
+	// step), DefaultMaxSteps when 0.
+	MaxSteps int
+	// MaxMatches is how many distinct matches one rule may keep: pairs
+	// (subject, object), or triples with the counted node for a counting
+	// rule. It bounds the relations a rule derives and the memory it
+	// holds. DefaultMaxMatches when 0.
+	MaxMatches int
+}
+
+// The default Budget: under a second of joining per rule on one core (a
+// step costs some 40 ns), and no more matches than a version's graph
+// would sensibly take as derived relations.
+const (
+	DefaultMaxSteps   = 20_000_000
+	DefaultMaxMatches = 200_000
+)
+
+// checkEvery is how many steps a rule takes between two looks at its
+// context.
+const checkEvery = 4096
+
+func (b Budget) withDefaults() Budget {
+	if b.MaxSteps <= 0 {
+		b.MaxSteps = DefaultMaxSteps
+	}
+	if b.MaxMatches <= 0 {
+		b.MaxMatches = DefaultMaxMatches
+	}
+	return b
+}
+
+// ruleGraph is a graph indexed for joins: nodes by number with their
+// types, and each label's edges by source and by target. Labels and types
+// compare without case or namespace prefix.
+type ruleGraph struct {
+	keys  []string         // node number -> key
+	ids   map[string]int32 // key -> node number
+	types []int32          // node number -> type number; noNode for an edge end that is no node
+	// typeIDs numbers the types, lower-case without prefix.
+	typeIDs map[string]int32
+	byLabel map[string]*labelEdges
+}
+
+// labelEdges are the edges of one label: their ends by edge number, and
+// the edge numbers by source and by target node.
+type labelEdges struct {
+	src, dst []int32
+	bySource map[int32][]int32
+	byTarget map[int32][]int32
+}
+
+// Type numbers of ruleGraph.types and of a variable's wanted type.
+const (
+	noNode  = -1 // an edge end that is no node of the graph: no variable binds it
+	anyType = -2 // a variable of any type
+	noType  = -3 // a variable of a type no node has
+)
+
+func indexRuleGraph(g extract.Graph) *ruleGraph {
+	rg := &ruleGraph{ids: make(map[string]int32, len(g.Nodes)), typeIDs: map[string]int32{}, byLabel: map[string]*labelEdges{}}
+	id := func(key string) int32 {
+		if i, ok := rg.ids[key]; ok {
+			return i
+		}
+		i := int32(len(rg.keys))
+		rg.ids[key] = i
+		rg.keys = append(rg.keys, key)
+		rg.types = append(rg.types, noNode)
+		return i
+	}
+	for _, n := range g.Nodes {
+		t := strings.ToLower(lastPart(n.Type))
+		tid, ok := rg.typeIDs[t]
+		if !ok {
+			tid = int32(len(rg.typeIDs))
+			rg.typeIDs[t] = tid
+		}
+		rg.types[id(n.Key)] = tid
+	}
+	for _, e := range g.Edges {
+		label := strings.ToLower(lastPart(e.Label))
+		le := rg.byLabel[label]
+		if le == nil {
+			le = &labelEdges{bySource: map[int32][]int32{}, byTarget: map[int32][]int32{}}
+			rg.byLabel[label] = le
+		}
+		i, s, t := int32(len(le.src)), id(e.Source), id(e.Target)
+		le.src, le.dst = append(le.src, s), append(le.dst, t)
+		le.bySource[s] = append(le.bySource[s], i)
+		le.byTarget[t] = append(le.byTarget[t], i)
+	}
+	return rg
+}
+
 // Derive returns the relations the rule derives in g: an edge labelled
 // Predicate from every subject to every object a STRUCTURE match joins
 // (and whose count passes the conditions), marked Properties["rule"], in a
 // stable order. Node types compare without case or namespace prefix.
-func (r *Rule) Derive(g extract.Graph) []extract.Edge {
-	nodes := make(map[string]*extract.Node, len(g.Nodes))
-	for i := range g.Nodes {
-		nodes[g.Nodes[i].Key] = &g.Nodes[i]
+//
+// The join follows the edges of the nodes bound so far and stops when it
+// passes the budget (an invalid error saying so: the rule derives
+// nothing) or when ctx ends (ctx's error), which it checks every few
+// thousand steps.
+func (r *Rule) Derive(ctx context.Context, g extract.Graph, b Budget) ([]extract.Edge, error) {
+	return r.derive(ctx, indexRuleGraph(g), b.withDefaults())
+}
+
+func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.Edge, error) {
+	// Variables by number, each with the type number it wants.
+	slot := map[string]int{}
+	var want []int32
+	varOf := func(v string) int {
+		if i, ok := slot[v]; ok {
+			return i
+		}
+		slot[v] = len(want)
+		w := int32(anyType)
+		if t := strings.ToLower(lastPart(r.Types[v])); t != "" {
+			w = noType
+			if id, ok := rg.typeIDs[t]; ok {
+				w = id
+			}
+		}
+		want = append(want, w)
+		return len(want) - 1
 	}
-	byLabel := map[string][]extract.Edge{}
-	for _, e := range g.Edges {
-		byLabel[strings.ToLower(e.Label)] = append(byLabel[strings.ToLower(e.Label)], e)
+	type step struct {
+		from, to int
+		edges    *labelEdges
 	}
-	typed := func(v, key string) bool {
-		want := r.Types[v]
-		n, ok := nodes[key]
-		if !ok {
+	steps := make([]step, len(r.Patterns))
+	for i, p := range r.Patterns {
+		steps[i] = step{from: varOf(p.From), to: varOf(p.To), edges: rg.byLabel[strings.ToLower(lastPart(p.Label))]}
+		if steps[i].edges == nil {
+			return nil, ctx.Err() // a label the graph lacks: no match
+		}
+	}
+	subj, obj := varOf(r.Subject), varOf(r.Object)
+	counted := -1
+	if r.CountVar != "" {
+		counted = varOf(r.CountVar)
+	}
+	steps = joinOrder(steps, func(s step) (int, int, int) { return s.from, s.to, len(s.edges.src) })
+
+	typed := func(v int, node int32) bool {
+		t := rg.types[node]
+		return t != noNode && (want[v] == anyType || t == want[v])
+	}
+	const unbound = -1
+	bound := make([]int32, len(want))
+	for i := range bound {
+		bound[i] = unbound
+	}
+	// A match is a subject, an object and the counted node (unbound when
+	// the rule counts nothing); counts holds the matches per pair.
+	type pair struct{ s, o int32 }
+	type match struct {
+		pair
+		c int32
+	}
+	seen := map[match]struct{}{}
+	counts := map[pair]int{}
+	work := 0
+	var stop error
+	// try binds step i's ends to its label's edge j and walks on; it
+	// reports false once the walk must stop.
+	var walk func(i int) bool
+	try := func(i int, j int32) bool {
+		if work++; work > b.MaxSteps {
+			stop = extract.Errorf(extract.KindInvalid, "rule %s: over its budget of %d join steps: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxSteps)
 			return false
 		}
-		return want == "" || strings.EqualFold(lastPart(n.Type), lastPart(want))
-	}
-	counts := map[[2]string]map[string]bool{}
-	var walk func(i int, bound map[string]string)
-	walk = func(i int, bound map[string]string) {
-		if i == len(r.Patterns) {
-			pair := [2]string{bound[r.Subject], bound[r.Object]}
-			if pair[0] == "" || pair[1] == "" || pair[0] == pair[1] {
-				return
+		if work%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				stop = err
+				return false
 			}
-			if counts[pair] == nil {
-				counts[pair] = map[string]bool{}
-			}
-			counts[pair][bound[r.CountVar]] = true
-			return
 		}
-		p := r.Patterns[i]
-		for _, e := range byLabel[strings.ToLower(lastPart(p.Label))] {
-			if (bound[p.From] != "" && bound[p.From] != e.Source) || (bound[p.To] != "" && bound[p.To] != e.Target) {
-				continue
-			}
-			if !typed(p.From, e.Source) || !typed(p.To, e.Target) {
-				continue
-			}
-			next := make(map[string]string, len(bound)+2)
-			for k, v := range bound {
-				next[k] = v
-			}
-			next[p.From], next[p.To] = e.Source, e.Target
-			walk(i+1, next)
+		s := steps[i]
+		src, dst := s.edges.src[j], s.edges.dst[j]
+		if !typed(s.from, src) || !typed(s.to, dst) {
+			return true
 		}
+		setFrom, setTo := bound[s.from] == unbound, false
+		if !setFrom && bound[s.from] != src {
+			return true
+		}
+		bound[s.from] = src
+		switch {
+		case bound[s.to] == unbound:
+			bound[s.to], setTo = dst, true
+		case bound[s.to] != dst:
+			if setFrom {
+				bound[s.from] = unbound
+			}
+			return true
+		}
+		ok := walk(i + 1)
+		if setFrom {
+			bound[s.from] = unbound
+		}
+		if setTo {
+			bound[s.to] = unbound
+		}
+		return ok
 	}
-	walk(0, map[string]string{})
+	walk = func(i int) bool {
+		if i == len(steps) {
+			p := pair{bound[subj], bound[obj]}
+			if p.s == unbound || p.o == unbound || p.s == p.o {
+				return true
+			}
+			m := match{p, unbound}
+			if counted >= 0 {
+				m.c = bound[counted]
+			}
+			if _, ok := seen[m]; !ok {
+				if len(seen) >= b.MaxMatches {
+					stop = extract.Errorf(extract.KindInvalid, "rule %s: matches more than %d times: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxMatches)
+					return false
+				}
+				seen[m] = struct{}{}
+				counts[p]++
+			}
+			return true
+		}
+		s := steps[i]
+		var cand []int32
+		switch {
+		case bound[s.from] != unbound:
+			cand = s.edges.bySource[bound[s.from]]
+		case bound[s.to] != unbound:
+			cand = s.edges.byTarget[bound[s.to]]
+		default:
+			for j := range s.edges.src {
+				if !try(i, int32(j)) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, j := range cand {
+			if !try(i, j) {
+				return false
+			}
+		}
+		return true
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !walk(0) {
+		return nil, stop
+	}
 	var out []extract.Edge
-	for pair, set := range counts {
-		if !r.holds(float64(len(set))) {
+	for p, n := range counts {
+		if !r.holds(float64(n)) {
 			continue
 		}
-		out = append(out, extract.Edge{Source: pair[0], Target: pair[1], Label: r.Predicate, Weight: 1,
+		out = append(out, extract.Edge{Source: rg.keys[p.s], Target: rg.keys[p.o], Label: r.Predicate, Weight: 1,
 			Description: "derived by the schema's rule for " + r.Predicate, Properties: map[string]any{"rule": true}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out, nil
+}
+
+// joinOrder orders a rule's steps for the join: first the step of the
+// label with the fewest edges, then always a step that touches a variable
+// bound already (both ends bound first), the fewest edges first, so each
+// step follows the edges of nodes it has rather than every edge of its
+// label.
+func joinOrder[S any](steps []S, ends func(S) (from, to, size int)) []S {
+	out := make([]S, 0, len(steps))
+	used := make([]bool, len(steps))
+	seen := map[int]bool{}
+	for range steps {
+		best, bestRank, bestSize := -1, -1, 0
+		for i, s := range steps {
+			if used[i] {
+				continue
+			}
+			from, to, size := ends(s)
+			rank := 0
+			if seen[from] {
+				rank++
+			}
+			if seen[to] {
+				rank++
+			}
+			if best < 0 || rank > bestRank || (rank == bestRank && size < bestSize) {
+				best, bestRank, bestSize = i, rank, size
+			}
+		}
+		used[best] = true
+		from, to, _ := ends(steps[best])
+		seen[from], seen[to] = true, true
+		out = append(out, steps[best])
+	}
 	return out
 }
 
@@ -272,14 +517,35 @@ func lastPart(name string) string {
 	return name
 }
 
-// DeriveRules runs every rule of s's relations over g and returns the
-// derived edges g does not hold yet, and a problem for each rule it does
-// not run (with the field path of the rule and the reason).
-func DeriveRules(s *Schema, g extract.Graph) ([]extract.Edge, []Problem) {
+// HasRules reports whether some relation or property of s has a rule.
+func (s *Schema) HasRules() bool {
+	for _, t := range s.Types {
+		for _, rel := range t.Relations {
+			if strings.TrimSpace(rel.Rule) != "" {
+				return true
+			}
+		}
+		for _, p := range t.Properties {
+			if strings.TrimSpace(p.Rule) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DeriveRules runs every rule of s's relations over g, each within budget
+// b, and returns the derived edges g does not hold yet, and a problem for
+// each rule it does not run (with the field path of the rule and the
+// reason): a form it does not run, or a rule over its budget. It stops at
+// once with ctx's error when ctx ends.
+func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) ([]extract.Edge, []Problem, error) {
+	b = b.withDefaults()
 	have := make(map[string]bool, len(g.Edges))
 	for _, e := range g.Edges {
 		have[e.Key()] = true
 	}
+	var rg *ruleGraph
 	var out []extract.Edge
 	var skipped []Problem
 	for i, t := range s.Types {
@@ -287,12 +553,24 @@ func DeriveRules(s *Schema, g extract.Graph) ([]extract.Edge, []Problem) {
 			if strings.TrimSpace(rel.Rule) == "" {
 				continue
 			}
+			field := fmt.Sprintf("types[%d].relations[%d].rule", i, j)
 			r, err := ParseRule(rel.Rule)
 			if err != nil {
-				skipped = append(skipped, Problem{Field: fmt.Sprintf("types[%d].relations[%d].rule", i, j), Message: extract.MessageOf(err)})
+				skipped = append(skipped, Problem{Field: field, Message: extract.MessageOf(err)})
 				continue
 			}
-			for _, e := range r.Derive(g) {
+			if rg == nil {
+				rg = indexRuleGraph(g)
+			}
+			derived, err := r.derive(ctx, rg, b)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				skipped = append(skipped, Problem{Field: field, Message: extract.MessageOf(err)})
+				continue
+			}
+			for _, e := range derived {
 				if !have[e.Key()] {
 					have[e.Key()] = true
 					out = append(out, e)
@@ -306,5 +584,5 @@ func DeriveRules(s *Schema, g extract.Graph) ([]extract.Edge, []Problem) {
 			}
 		}
 	}
-	return out, skipped
+	return out, skipped, nil
 }
