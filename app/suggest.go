@@ -33,7 +33,11 @@ func (a *App) SuggestSchema(ctx context.Context, name string, docs []extract.Doc
 	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, nil); err != nil {
 		return nil, err
 	}
-	return kag.SuggestSchema(sink.g, name, kag.SuggestOptions{}), nil
+	chunks := make(map[extract.ChunkRef]extract.Chunk, len(jobs))
+	for _, j := range jobs {
+		chunks[j.Chunk.Ref()] = j.Chunk
+	}
+	return kag.SuggestSchema(sink.g, chunks, name, kag.SuggestOptions{}), nil
 }
 
 // graphSink merges chunk results into one graph in memory.

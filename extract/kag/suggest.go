@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
@@ -34,8 +35,10 @@ var auxiliaries = map[string]bool{"is": true, "was": true, "are": true, "were": 
 // the type its sources mostly have, to the type its targets mostly have,
 // named in KAG's camel case from the verb phrase ("was born in" is
 // bornIn, its alias the phrase); a relation to a value is a property.
-// The draft is for a person to edit before saving.
-func SuggestSchema(g extract.Graph, name string, o SuggestOptions) *schema.Schema {
+// Relations also come from the chunks: the few words between two
+// typed mentions in one sentence ("Ada [joined] Acme") when they read as a
+// verb phrase. The draft is for a person to edit before saving.
+func SuggestSchema(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, name string, o SuggestOptions) *schema.Schema {
 	minNodes := cmp.Or(o.MinNodes, 2)
 	maxRel := cmp.Or(o.MaxRelations, 20)
 	typeOf := make(map[string]string, len(g.Nodes))
@@ -98,6 +101,16 @@ func SuggestSchema(g extract.Graph, name string, o SuggestOptions) *schema.Schem
 		}
 		return best
 	}
+	for _, p := range betweenPhrases(g, chunks, typeOf) {
+		u := labels[p.phrase]
+		if u == nil {
+			u = &use{from: map[string]int{}, to: map[string]int{}}
+			labels[p.phrase] = u
+		}
+		u.count++
+		u.from[p.from]++
+		u.to[p.to]++
+	}
 	order := slices.SortedFunc(maps.Keys(labels), func(a, b string) int {
 		return cmp.Or(cmp.Compare(labels[b].count, labels[a].count), strings.Compare(a, b))
 	})
@@ -134,4 +147,100 @@ func SuggestSchema(g extract.Graph, name string, o SuggestOptions) *schema.Schem
 		added++
 	}
 	return sc
+}
+
+// phrase is the text between two typed mentions.
+type phrase struct{ phrase, from, to string }
+
+// notVerbs open or make up phrases that name no relation.
+var notVerbs = map[string]bool{"and": true, "or": true, "the": true, "a": true, "an": true, "of": true, "in": true, "on": true,
+	"at": true, "by": true, "for": true, "with": true, "to": true, "from": true, "as": true, "but": true, "which": true, "who": true,
+	"that": true, "this": true, "its": true, "his": true, "her": true, "their": true, "s": true, "after": true, "before": true,
+	"during": true, "since": true, "until": true, "near": true, "into": true, "under": true, "over": true, "about": true,
+	"between": true, "through": true, "within": true, "without": true, "including": true, "while": true, "when": true}
+
+// articles end a phrase that leads into the next mention ("not far from
+// the"), or, right after a copula, make it an attribute ("is a major").
+var articles = map[string]bool{"the": true, "a": true, "an": true}
+
+// betweenPhrases lists, for each chunk, the words between consecutive
+// mentions of typed nodes in one sentence: two to four lower-case words
+// whose first is not an article, a preposition or a conjunction ("was
+// born in", "joined", "is a member of").
+func betweenPhrases(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, typeOf map[string]string) []phrase {
+	type mention struct {
+		start, end int
+		typ        string
+	}
+	byChunk := map[extract.ChunkRef][]mention{}
+	for _, n := range g.Nodes {
+		t := typeOf[n.Key]
+		if t == "" || valueTypes[t] {
+			continue
+		}
+		for _, m := range n.Mentions {
+			ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
+			byChunk[ref] = append(byChunk[ref], mention{m.Start, m.End, t})
+		}
+	}
+	var out []phrase
+	for ref, ms := range byChunk {
+		ch, ok := chunks[ref]
+		if !ok {
+			continue
+		}
+		slices.SortFunc(ms, func(a, b mention) int { return cmp.Compare(a.start, b.start) })
+		for i := 1; i < len(ms); i++ {
+			// Mentions hold offsets into the document.
+			a, b := ms[i-1], ms[i]
+			from, to := a.end-ch.Start, b.start-ch.Start
+			if from < 0 || from > to || to > len(ch.Text) {
+				continue
+			}
+			gap := ch.Text[from:to]
+			if strings.ContainsAny(gap, ".;:!?()[]\"\n") {
+				continue // another sentence, or an aside
+			}
+			words := strings.Fields(gap)
+			for len(words) > 0 && articles[words[len(words)-1]] {
+				words = words[:len(words)-1]
+			}
+			if len(words) < 1 || len(words) > 4 || notVerbs[strings.ToLower(words[0])] || strings.Contains(gap, ",") || slices.Contains(words, "and") {
+				continue
+			}
+			rest := words
+			for len(rest) > 0 && auxiliaries[rest[0]] {
+				rest = rest[1:]
+			}
+			if len(rest) == 0 || articles[rest[0]] {
+				continue // "is", "is a major": an attribute, not a relation
+			}
+			if len(words) == 1 && !strings.HasSuffix(words[0], "s") && !strings.HasSuffix(words[0], "ed") {
+				continue // one word that does not read as a verb ("physician")
+			}
+			ok := true
+			for _, w := range words {
+				if w != strings.ToLower(w) || !isWord(w) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				out = append(out, phrase{strings.Join(words, " "), a.typ, b.typ})
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y phrase) int {
+		return cmp.Or(strings.Compare(x.phrase, y.phrase), strings.Compare(x.from, y.from), strings.Compare(x.to, y.to))
+	})
+	return out
+}
+
+func isWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '-' {
+			return false
+		}
+	}
+	return true
 }
