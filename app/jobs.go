@@ -45,8 +45,9 @@ import (
 //     version's final job (unique per version and round), which does what
 //     needs every chunk: it merges any chunk still staged, runs CSV tables
 //     and dialogues (stateful: one turn after the other) route after route
-//     as before, then rules, summaries, merge decisions and vectors, and
-//     records the version's final status.
+//     as before, then summaries, injection, merge decisions, the schema's
+//     rules (over the whole graph) and vectors, and records the version's
+//     final status.
 //   - Cancel marks the version canceled and cancels its River jobs (River
 //     tells a running job so, on any instance); a chunk's settle also
 //     checks the version is still running, under its lock.

@@ -136,12 +136,7 @@ func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Doc
 	if err != nil {
 		return route{}, err
 	}
-	after := func(ctx context.Context) error {
-		if err := a.deriveRules(ctx, v); err != nil {
-			return err
-		}
-		return a.summarize(ctx, v, ex)
-	}
+	after := func(ctx context.Context) error { return a.summarize(ctx, v, ex) }
 	// A chunk the provider fails on is recorded and the others go on.
 	return route{name: RouteText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
 }

@@ -3,26 +3,35 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
-// deriveRules runs the `rule: [[...]]` blocks of a schema-strategy
-// version's schema over its finished graph and adds the relations they
-// derive (see schema.DeriveRules for the forms run); the rules it does not
-// run (a form not run, a rule over schema's default Budget) are logged
-// with the reason; the end of ctx stops them. Derived edges carry
-// Properties["rule"].
-// Running it again adds nothing.
+// deriveRules runs the `rule: [[...]]` blocks of the schema a version pins
+// over its whole graph and adds the relations they derive (see
+// schema.DeriveRules for the forms run). The final job runs it once every
+// route (text, CSV tables, dialogues), the reference injection and the
+// merge decisions have written the graph, so a rule joins edges of every
+// source, and a run of CSV tables alone derives relations too; the rule is
+// part of the schema, so it runs whatever the strategy. Each rule runs
+// within schema's default Budget; a rule over it, or of a form not run, is
+// logged and named in the version's note with the reason. The end of ctx
+// (a cancel, a shutdown) stops it. Derived edges carry
+// Properties["rule"]. Running it again adds nothing.
 func (a *App) deriveRules(ctx context.Context, v record.Version) error {
-	if v.Config.Strategy != extract.StrategySchema || v.Config.SchemaName == "" {
+	if v.Config.SchemaName == "" {
 		return nil
 	}
 	sc, _, err := a.store.SchemaVersion(ctx, v.Config.SchemaName, v.Config.SchemaVersion)
 	if err != nil {
 		return err
+	}
+	if !sc.HasRules() {
+		return nil
 	}
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
@@ -32,12 +41,49 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return fmt.Errorf("schema rules: %w", err)
 	}
-	for _, p := range skipped {
-		a.log.Info("schema rule not run", "version_id", v.ID, "field", p.Field, "reason", p.Message)
+	var notes []string
+	if len(skipped) > 0 {
+		why := make([]string, len(skipped))
+		for i, p := range skipped {
+			a.log.Info("schema rule not run", "version_id", v.ID, "field", p.Field, "reason", p.Message)
+			why[i] = p.Message
+		}
+		notes = append(notes, "schema rules not run: "+strings.Join(why, "; "))
 	}
-	if len(edges) == 0 {
+	if len(edges) > 0 {
+		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", len(edges))
+		if err := a.store.WriteGraph(ctx, v.ID, extract.Graph{Edges: edges}); err != nil {
+			return err
+		}
+		notes = append(notes, fmt.Sprintf("schema rules derived %d relation%s", len(edges), plural(len(edges))))
+	}
+	return a.noteOnce(ctx, v.ID, notes...)
+}
+
+// noteOnce appends each line to a version's note unless the note holds it
+// already (a final job that runs again notes nothing twice).
+func (a *App) noteOnce(ctx context.Context, id int, lines ...string) error {
+	if len(lines) == 0 {
 		return nil
 	}
-	a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", len(edges))
-	return a.store.WriteGraph(ctx, v.ID, extract.Graph{Edges: edges})
+	cur, err := a.store.Version(ctx, id)
+	if err != nil {
+		return err
+	}
+	have := strings.Split(cur.Note, "\n")
+	for _, line := range lines {
+		if !slices.Contains(have, line) {
+			if err := a.store.AppendNote(ctx, id, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

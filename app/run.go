@@ -188,6 +188,10 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		err = a.applyDecisions(ctx, v)
 	}
 	if err == nil {
+		// The schema's rules, over everything the steps before wrote.
+		err = a.deriveRules(ctx, v)
+	}
+	if err == nil {
 		// The vectorizer step, after every kind of run.
 		err = a.vectorize(ctx, v)
 	}
