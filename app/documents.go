@@ -31,6 +31,14 @@ import (
 // with the form and the command that import it, instead of running to an
 // empty graph.
 func ReadDocument(name string, data []byte, maxBytes int) (extract.Document, error) {
+	if extract.Converts(name) {
+		// An HTML page or a Word document: its text.
+		text, err := extract.ToText(name, data, maxBytes)
+		if err != nil {
+			return extract.Document{}, err
+		}
+		return extract.ReadDocument(name, text, maxBytes)
+	}
 	if export.IsZip(data) {
 		return extract.Document{}, extract.Errorf(extract.KindInvalid,
 			"%s is a zip, not a document: a zip of neo4j CSV files imports as a graph with the Extractions page's import form or kgstudio import NAME %s", name, name)
@@ -92,7 +100,7 @@ type FileDocuments struct {
 
 // documentExts are the extensions of the files read from a folder or a
 // zip; others are skipped.
-var documentExts = []string{".txt", ".text", ".md", ".markdown", ".csv", ".tsv", ".json", ".jsonl"}
+var documentExts = []string{".txt", ".text", ".md", ".markdown", ".csv", ".tsv", ".json", ".jsonl", ".html", ".htm", ".xhtml", ".docx"}
 
 // DocumentExts names the kinds of file read from a folder or a zip, for
 // messages.
@@ -153,7 +161,7 @@ func ReadDocuments(name string, data []byte, maxBytes int) (FileDocuments, error
 	if len(data) > maxBytes {
 		return FileDocuments{Name: name}, extract.Errorf(extract.KindInvalid, "%s is %d bytes, over the size limit of %d bytes", name, len(data), maxBytes)
 	}
-	if export.IsZip(data) {
+	if export.IsZip(data) && !extract.Converts(name) {
 		return readZip(name, data, maxBytes)
 	}
 	return readFile(name, name, data, maxBytes)

@@ -1,0 +1,192 @@
+package extract
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Converted formats: an HTML page and a Word document become text
+// before ReadDocument reads them (see ToText).
+var convertedExts = map[string]bool{".html": true, ".htm": true, ".xhtml": true, ".docx": true}
+
+// Converts reports whether ToText turns a file of this name into text.
+func Converts(name string) bool { return convertedExts[strings.ToLower(filepath.Ext(name))] }
+
+// ToText turns an HTML page or a Word (.docx) document into plain text:
+// HTML's title, then the text of its body, one block (paragraph, heading,
+// list item, table row) a line, without scripts, styles or markup; a
+// .docx's paragraphs, a line each, tabs and line breaks kept. Any other
+// file is returned as it is. The text may be at most maxBytes; a .docx
+// whose document part unpacks to more is refused without reading it all.
+func ToText(name string, data []byte, maxBytes int) ([]byte, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".html", ".htm", ".xhtml":
+		return htmlText(data), nil
+	case ".docx":
+		return docxText(name, data, maxBytes)
+	}
+	return data, nil
+}
+
+// blockTags end a line of text.
+var blockTags = map[string]bool{"p": true, "div": true, "br": true, "li": true, "tr": true, "h1": true, "h2": true, "h3": true,
+	"h4": true, "h5": true, "h6": true, "section": true, "article": true, "header": true, "footer": true, "blockquote": true,
+	"pre": true, "table": true, "ul": true, "ol": true, "dt": true, "dd": true, "title": true, "hr": true, "figcaption": true}
+
+// skipTags hold no reader-visible text.
+var skipTags = map[string]bool{"script": true, "style": true, "noscript": true, "template": true, "svg": true, "head": false}
+
+func htmlText(data []byte) []byte {
+	z := html.NewTokenizer(bytes.NewReader(data))
+	var b strings.Builder
+	skip := 0
+	inHead, inTitle := false, false
+	trail := false // the last text ended in white space
+	newline := func() {
+		s := b.String()
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return []byte(tidyLines(b.String()))
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			switch {
+			case skipTags[tag]:
+				skip++
+			case tag == "head":
+				inHead = true
+			case tag == "title":
+				inTitle = true
+			}
+			if blockTags[tag] {
+				newline()
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			switch {
+			case skipTags[tag] && skip > 0:
+				skip--
+			case tag == "head":
+				inHead = false
+			case tag == "title":
+				inTitle = false
+			}
+			if blockTags[tag] {
+				newline()
+			}
+		case html.TextToken:
+			if skip > 0 || (inHead && !inTitle) {
+				continue
+			}
+			raw := string(z.Text())
+			t := strings.Join(strings.Fields(raw), " ")
+			if t == "" {
+				trail = trail || raw != ""
+				continue
+			}
+			// Text split by inline markup ("was <b>dead</b>,") joins as
+			// it was written: a space only where the page had one.
+			lead := strings.TrimLeftFunc(raw, isBlank) != raw
+			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") && (lead || trail) {
+				b.WriteString(" ")
+			}
+			b.WriteString(t)
+			trail = strings.TrimRightFunc(raw, isBlank) != raw
+		}
+	}
+}
+
+// tidyLines trims each line and keeps at most one blank line between
+// blocks.
+func tidyLines(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n\n")
+}
+
+func docxText(name string, data []byte, maxBytes int) ([]byte, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, Errorf(KindInvalid, "%s is not a Word document (not a zip: %v)", name, err)
+	}
+	var part *zip.File
+	for _, f := range zr.File {
+		if f.Name == "word/document.xml" {
+			part = f
+		}
+	}
+	if part == nil {
+		return nil, Errorf(KindInvalid, "%s is not a Word document (no word/document.xml)", name)
+	}
+	// The XML is larger than its text, a few times over: allow for it,
+	// and stop reading at the bound whatever the size declared.
+	limit := int64(maxBytes) * 8
+	if part.UncompressedSize64 > uint64(limit) {
+		return nil, Errorf(KindInvalid, "%s unpacks to %d bytes of XML, over the limit of %d", name, part.UncompressedSize64, limit)
+	}
+	rc, err := part.Open()
+	if err != nil {
+		return nil, Errorf(KindInvalid, "%s: %v", name, err)
+	}
+	defer rc.Close()
+	dec := xml.NewDecoder(io.LimitReader(rc, limit+1))
+	var b strings.Builder
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, Errorf(KindInvalid, "%s: its document part is not well-formed XML: %v", name, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "t":
+				inText = true
+			case "tab":
+				b.WriteString("\t")
+			case "br", "cr":
+				b.WriteString("\n")
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "t":
+				inText = false
+			case "p":
+				b.WriteString("\n")
+			}
+		case xml.CharData:
+			if inText {
+				b.Write(t)
+			}
+		}
+		if b.Len() > maxBytes {
+			return nil, Errorf(KindInvalid, "%s holds more than %d bytes of text", name, maxBytes)
+		}
+	}
+	return []byte(tidyLines(b.String())), nil
+}
