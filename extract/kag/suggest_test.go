@@ -20,7 +20,7 @@ func TestSuggestSchema(t *testing.T) {
 		Edges: []extract.Edge{e("ada", "was born in", "london"), e("charles", "was born in", "london"), e("ada", "was born on", "1815"),
 			e("ada", "related_to", "charles"), e("ada", "is", "paris"), e("charles", "works for", "acme"), e("acme", "is located in", "paris")},
 	}
-	sc := SuggestSchema(g, "Draft", SuggestOptions{})
+	sc := SuggestSchema(g, nil, "Draft", SuggestOptions{})
 	types := map[string]schema.EntityType{}
 	for _, ty := range sc.Types {
 		types[ty.Name] = ty
