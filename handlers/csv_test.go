@@ -107,8 +107,10 @@ func TestCSVRun_RiskMining(t *testing.T) {
 		}
 	}
 	// Distinct (src, dst) pairs of the edge tables; install and useCert come
-	// from the node tables' reference columns.
-	wantLabels := map[string]int{"fundTrans": 3, "hasCert": 193, "hasDevice": 58, "holdShare": 3, "install": 731, "useCert": 200}
+	// from the node tables' reference columns; release and developed are
+	// derived by the schema's rules over the tables.
+	wantLabels := map[string]int{"developed": 15, "fundTrans": 3, "hasCert": 193, "hasDevice": 58, "holdShare": 3, "install": 731,
+		"release": 20, "useCert": 200}
 	if fmt.Sprint(labels) != fmt.Sprint(wantLabels) {
 		t.Errorf("edge labels %v, want %v", labels, wantLabels)
 	}

@@ -329,7 +329,7 @@ func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
 			for _, want := range []string{
 				"Stored notes/a.txt (#4), b.md (#5).",
 				"Skipped notes.zip/notes/.DS_Store (hidden); notes.zip/notes/scan.pdf (other kind); .hidden.txt (hidden); photo.jpg (other kind).",
-				"kgstudio reads .txt .text .md .markdown .csv .tsv .json .jsonl and .zip files.",
+				"kgstudio reads " + app.DocumentExts() + " files.",
 				`Refused: slip.zip holds "../../evil.txt", a path that leads out of the zip; nothing of the zip was added`,
 			} {
 				if !strings.Contains(msg, want) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
@@ -127,7 +128,7 @@ func TestDocAdd_FolderAndZip(t *testing.T) {
 				dir + "\t3 documents\t3 added\t0 already stored\n",
 				good + "\t1 documents\t1 added\t0 already stored\n",
 				"skipped 3 hidden: " + filepath.Join(dir, ".DS_Store") + ", " + filepath.Join(dir, ".git") + string(filepath.Separator) + ", good.zip/__MACOSX/._c.txt\n",
-				"skipped 2 of other kinds (kgstudio reads .txt .text .md .markdown .csv .tsv .json .jsonl and .zip): " + filepath.Join(dir, "photo.jpg") + ", good.zip/d.pdf\n",
+				"skipped 2 of other kinds (kgstudio reads " + app.DocumentExts() + "): " + filepath.Join(dir, "photo.jpg") + ", good.zip/d.pdf\n",
 				"added 4 documents (0 of 4 were already stored)\n",
 			} {
 				if !strings.Contains(out, want) {
