@@ -34,6 +34,55 @@ var (
 // already uses ("name" -> "prop_name").
 const ReservedPrefix = "prop_"
 
+// MaxPropertyDepth bounds how deep lists and maps may nest in one
+// property value of an imported graph ([[1]] nests two levels). Real
+// properties nest a few levels; a value nested thousands deep fits in a
+// few kilobytes yet costs every reader of it (indented JSON, the compare
+// page) time and memory that grow with its depth, so an import refuses it.
+const MaxPropertyDepth = 32
+
+// nestsDeeper reports whether the lists and maps of v nest more than
+// limit levels deep; it looks no deeper than limit+1 levels.
+func nestsDeeper(v any, limit int) bool {
+	switch x := v.(type) {
+	case []any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range x {
+			if nestsDeeper(e, limit-1) {
+				return true
+			}
+		}
+	case map[string]any:
+		if limit == 0 {
+			return true
+		}
+		for _, e := range x {
+			if nestsDeeper(e, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deepProperty names the first property of props (in name order) that
+// nests deeper than MaxPropertyDepth.
+func deepProperty(props map[string]any) (string, bool) {
+	var deep []string
+	for k, v := range props {
+		if nestsDeeper(v, MaxPropertyDepth) {
+			deep = append(deep, k)
+		}
+	}
+	if len(deep) == 0 {
+		return "", false
+	}
+	sort.Strings(deep)
+	return deep[0], true
+}
+
 // propCol is one property name of a graph's nodes or edges: Name in the
 // property maps, Out as written, Kind the kind all its values fit.
 type propCol struct {

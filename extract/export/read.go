@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -106,6 +107,13 @@ func ReadJSON(data []byte) (extract.Graph, error) {
 		}
 	}
 	return clean(g)
+}
+
+// deepErr refuses a property that nests too deep, naming the item and
+// the property.
+func deepErr(item, prop string) error {
+	return extract.Errorf(extract.KindInvalid,
+		"%s: property %q nests lists or maps more than %d levels deep: flatten it, or give it as text", item, prop, MaxPropertyDepth)
 }
 
 // unknownField returns the quoted name in encoding/json's error for a
@@ -381,8 +389,9 @@ func setProp(props *map[string]any, name, typ, text string, fields map[string]bo
 }
 
 // clean drops mentions, checks that every node has a key of its own
-// (a key given twice would drop a node) and every edge names two of its
-// nodes, names a nameless node by its key, and rejects an empty graph.
+// (a key given twice would drop a node), every edge names two of its
+// nodes and no property nests deeper than MaxPropertyDepth, names a
+// nameless node by its key, and rejects an empty graph.
 func clean(g extract.Graph) (extract.Graph, error) {
 	if len(g.Nodes) == 0 {
 		return g, extract.Errorf(extract.KindInvalid, "the graph has no nodes")
@@ -397,6 +406,9 @@ func clean(g extract.Graph) (extract.Graph, error) {
 		}
 		if strings.TrimSpace(g.Nodes[i].Name) == "" {
 			g.Nodes[i].Name = g.Nodes[i].Key
+		}
+		if k, deep := deepProperty(g.Nodes[i].Properties); deep {
+			return g, deepErr(fmt.Sprintf("node %d (%q)", i+1, g.Nodes[i].Key), k)
 		}
 	}
 	keys := make(map[string]int, len(g.Nodes))
@@ -416,6 +428,9 @@ func clean(g extract.Graph) (extract.Graph, error) {
 			if keys[end] == 0 {
 				return g, extract.Errorf(extract.KindInvalid, "edge %d (%s -%s-> %s): no node with key %q", i+1, e.Source, e.Label, e.Target, end)
 			}
+		}
+		if k, deep := deepProperty(e.Properties); deep {
+			return g, deepErr(fmt.Sprintf("edge %d (%s -%s-> %s)", i+1, e.Source, e.Label, e.Target), k)
 		}
 	}
 	return g, nil
