@@ -3,7 +3,6 @@ package export
 import (
 	"archive/zip"
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -51,23 +50,82 @@ const DefaultRelType = "RELATED_TO"
 // relationship types are sanitised with SanitizeRelType. The type and
 // label columns keep the type and label as written, so ReadCSV reads the
 // graph back as it was.
+//
+// Every value is written exactly as it is, including text that starts
+// with '=', '+', '-' or '@', which a spreadsheet would run as a formula:
+// these files are neo4j-admin's input, and a quote put before such text
+// (the spreadsheet's escape) would be imported into Neo4j and read back
+// as part of the value (an "@handle" or a "+44" phone number would gain a
+// quote). To look at a graph in a spreadsheet, use SpreadsheetCSV.
 func CSV(nodes, edges io.Writer, g extract.Graph) error {
+	cw := newCSVWriter(g, false)
+	if err := cw.nodes(nodes); err != nil {
+		return err
+	}
+	return cw.edges(edges)
+}
+
+// SpreadsheetCSV writes the same files as CSV for a spreadsheet to open:
+// every text cell (header names included) that starts with '=', '+',
+// '-', '@', a tab or a carriage return gets a leading single quote, so
+// that Excel, LibreOffice and Google Sheets show it as text instead of
+// running it as a formula (see SpreadsheetCell). Numbers and booleans of
+// typed columns are written as CSV writes them. The quotes change those
+// values, so these files are for reading, not for neo4j-admin or
+// ReadCSV.
+func SpreadsheetCSV(nodes, edges io.Writer, g extract.Graph) error {
+	cw := newCSVWriter(g, true)
+	if err := cw.nodes(nodes); err != nil {
+		return err
+	}
+	return cw.edges(edges)
+}
+
+// SpreadsheetCell is s as a spreadsheet shows it and never evaluates: s
+// with a single quote before it when it starts with a character that
+// makes a spreadsheet read a cell as a formula ('=', '+', '-', '@', tab,
+// carriage return), else s.
+func SpreadsheetCell(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
+}
+
+// csvWriter writes the node and edge files of one graph, streaming: a
+// row at a time.
+type csvWriter struct {
+	g      extract.Graph // prepared
+	np, ep []propCol
+	// text writes a text cell: as it is, or with SpreadsheetCell.
+	text func(string) string
+}
+
+func newCSVWriter(g extract.Graph, spreadsheet bool) *csvWriter {
 	g = prepare(g)
-	np, ep := nodeProps(g), edgeProps(g)
-	bn := bufio.NewWriterSize(nodes, 64<<10)
+	cw := &csvWriter{g: g, np: nodeProps(g), ep: edgeProps(g), text: func(s string) string { return s }}
+	if spreadsheet {
+		cw.text = SpreadsheetCell
+	}
+	return cw
+}
+
+// nodes writes the node file.
+func (cw *csvWriter) nodes(w io.Writer) error {
+	bn := bufio.NewWriterSize(w, 64<<10)
 	cn := csv.NewWriter(bn)
-	if err := cn.Write(csvHeader(NodesHeader, np)); err != nil {
+	if err := cn.Write(cw.header(NodesHeader, cw.np)); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
 	}
-	rec := make([]string, len(NodesHeader)+len(np))
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
+	rec := make([]string, len(NodesHeader)+len(cw.np))
+	for i := range cw.g.Nodes {
+		n := &cw.g.Nodes[i]
 		label := BaseLabel
 		if t := SanitizeLabel(n.Type); t != "" && t != BaseLabel {
 			label += ";" + t
 		}
-		rec[0], rec[1], rec[2], rec[3], rec[4] = n.Key, n.Name, n.Description, label, n.Type
-		propCells(rec[len(NodesHeader):], np, n.Properties)
+		rec[0], rec[1], rec[2], rec[3], rec[4] = cw.text(n.Key), cw.text(n.Name), cw.text(n.Description), cw.text(label), cw.text(n.Type)
+		cw.propCells(rec[len(NodesHeader):], cw.np, n.Properties)
 		if err := cn.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
 		}
@@ -76,23 +134,24 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	if err := cn.Error(); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv nodes")
 	}
-	if err := flush(bn, "export csv nodes"); err != nil {
-		return err
-	}
+	return flush(bn, "export csv nodes")
+}
 
-	be := bufio.NewWriterSize(edges, 64<<10)
+// edges writes the edge file.
+func (cw *csvWriter) edges(w io.Writer) error {
+	be := bufio.NewWriterSize(w, 64<<10)
 	ce := csv.NewWriter(be)
-	if err := ce.Write(csvHeader(EdgesHeader, ep)); err != nil {
+	if err := ce.Write(cw.header(EdgesHeader, cw.ep)); err != nil {
 		return extract.Wrap(extract.KindUnavailable, err, "export csv edges")
 	}
-	rec = make([]string, len(EdgesHeader)+len(ep))
-	for i := range g.Edges {
-		e := &g.Edges[i]
-		rec[0], rec[1], rec[2] = e.Source, e.Target, SanitizeRelType(e.Label)
-		rec[3], rec[4] = e.Description, e.Keywords
+	rec := make([]string, len(EdgesHeader)+len(cw.ep))
+	for i := range cw.g.Edges {
+		e := &cw.g.Edges[i]
+		rec[0], rec[1], rec[2] = cw.text(e.Source), cw.text(e.Target), cw.text(SanitizeRelType(e.Label))
+		rec[3], rec[4] = cw.text(e.Description), cw.text(e.Keywords)
 		rec[5] = strconv.FormatFloat(finite(e.Weight), 'g', -1, 64)
-		rec[6] = e.Label
-		propCells(rec[len(EdgesHeader):], ep, e.Properties)
+		rec[6] = cw.text(e.Label)
+		cw.propCells(rec[len(EdgesHeader):], cw.ep, e.Properties)
 		if err := ce.Write(rec); err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv edges")
 		}
@@ -104,27 +163,31 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	return flush(be, "export csv edges")
 }
 
-// csvHeader is base followed by one column per property: the name
+// header is base followed by one column per property: the name
 // (':' replaced, since neo4j-admin reads it as the type separator) and,
 // except for strings, ":" and the neo4j type.
-func csvHeader(base []string, cols []propCol) []string {
+func (cw *csvWriter) header(base []string, cols []propCol) []string {
 	out := append([]string(nil), base...)
 	for _, c := range cols {
 		h := strings.ReplaceAll(c.Out, ":", "_")
 		if c.Kind != kindString {
 			h += ":" + c.Kind
 		}
-		out = append(out, h)
+		out = append(out, cw.text(h))
 	}
 	return out
 }
 
-// propCells fills the property cells of one row.
-func propCells(cells []string, cols []propCol, props map[string]any) {
+// propCells fills the property cells of one row; text goes through
+// cw.text, numbers and booleans of typed columns do not.
+func (cw *csvWriter) propCells(cells []string, cols []propCol, props map[string]any) {
 	for i, c := range cols {
 		cells[i] = ""
 		if v, ok := props[c.Name]; ok {
 			cells[i], _ = formatProp(v, c.Kind)
+			if c.Kind == kindString {
+				cells[i] = cw.text(cells[i])
+			}
 		}
 	}
 }
@@ -204,23 +267,29 @@ func CSVZip(path string, g extract.Graph) (err error) {
 }
 
 // WriteCSVZip writes nodes.csv and edges.csv as the two entries of a zip
-// archive to w.
+// archive to w, as it goes: the files are never whole in memory.
 func WriteCSVZip(w io.Writer, g extract.Graph) error {
-	var nodes, edges bytes.Buffer
-	if err := CSV(&nodes, &edges, g); err != nil {
-		return err
-	}
+	return writeZip(w, newCSVWriter(g, false))
+}
+
+// WriteSpreadsheetZip writes the files of SpreadsheetCSV as the two
+// entries of a zip archive to w.
+func WriteSpreadsheetZip(w io.Writer, g extract.Graph) error {
+	return writeZip(w, newCSVWriter(g, true))
+}
+
+func writeZip(w io.Writer, cw *csvWriter) error {
 	zw := zip.NewWriter(w)
 	for _, e := range []struct {
-		name string
-		data []byte
-	}{{NodesFile, nodes.Bytes()}, {EdgesFile, edges.Bytes()}} {
+		name  string
+		write func(io.Writer) error
+	}{{NodesFile, cw.nodes}, {EdgesFile, cw.edges}} {
 		fw, err := zw.Create(e.name)
 		if err != nil {
 			return extract.Wrap(extract.KindUnavailable, err, "export csv: zip %s", e.name)
 		}
-		if _, err := fw.Write(e.data); err != nil {
-			return extract.Wrap(extract.KindUnavailable, err, "export csv: zip %s", e.name)
+		if err := e.write(fw); err != nil {
+			return err
 		}
 	}
 	if err := zw.Close(); err != nil {
