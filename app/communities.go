@@ -1,7 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/community"
@@ -65,3 +69,85 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 	}
 	return out, nil
 }
+
+// CommunityMap is a version's graph drawn by community: one node per
+// community of the top level (its id "community:N", its name the
+// community's title, its degree its size), and an edge between two
+// communities for the edges between their members, weighed by how many.
+// Singletons (nodes alone in their community) are left out.
+func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.Subgraph, error) {
+	g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return extract.Subgraph{}, err
+	}
+	r := community.Detect(g, community.Options{})
+	out := extract.Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
+	of := map[string]int{}
+	for _, c := range r.Level(0) {
+		if c.Size < 2 {
+			continue
+		}
+		out.Nodes = append(out.Nodes, extract.SubgraphNode{ID: communityID(c.ID), Name: c.Title, Type: "Community", Degree: c.Size})
+		for _, k := range c.Members {
+			of[k] = c.ID
+		}
+	}
+	type pair struct{ a, b int }
+	weight := map[pair]float64{}
+	for _, e := range g.Edges {
+		a, okA := of[e.Source]
+		b, okB := of[e.Target]
+		if !okA || !okB || a == b {
+			continue
+		}
+		if a > b {
+			a, b = b, a
+		}
+		weight[pair{a, b}]++
+	}
+	for p, w := range weight {
+		out.Edges = append(out.Edges, extract.SubgraphEdge{Source: communityID(p.a), Target: communityID(p.b), Label: "links", Weight: w})
+	}
+	slices.SortFunc(out.Edges, func(x, y extract.SubgraphEdge) int {
+		return cmp.Or(strings.Compare(x.Source, y.Source), strings.Compare(x.Target, y.Target))
+	})
+	out.Matched = len(out.Nodes)
+	out.Types = []extract.TypeCount{{Type: "Community", Count: len(out.Nodes)}}
+	return out, nil
+}
+
+// CommunityGraph is the members of one community of the top level and
+// the edges among them, as the graph API answers a query.
+func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) (extract.Subgraph, error) {
+	g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return extract.Subgraph{}, err
+	}
+	r := community.Detect(g, community.Options{})
+	for _, c := range r.Communities {
+		if c.ID != id {
+			continue
+		}
+		in := make(map[string]bool, len(c.Members))
+		for _, k := range c.Members {
+			in[k] = true
+		}
+		var sub extract.Graph
+		for _, n := range g.Nodes {
+			if in[n.Key] {
+				sub.Nodes = append(sub.Nodes, n)
+			}
+		}
+		for _, e := range g.Edges {
+			if in[e.Source] && in[e.Target] {
+				sub.Edges = append(sub.Edges, e)
+			}
+		}
+		res, err := extract.SelectSubgraph(sub, extract.SubgraphQuery{})
+		res.TotalNodes, res.TotalEdges = len(g.Nodes), len(g.Edges)
+		return res, err
+	}
+	return extract.Subgraph{}, extract.Errorf(extract.KindNotFound, "%s has no community %d", v.Label(), id)
+}
+
+func communityID(id int) string { return "community:" + strconv.Itoa(id) }

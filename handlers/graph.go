@@ -18,9 +18,14 @@ import (
 	"github.com/kgstudio/kgstudio/web"
 )
 
-// GraphThreshold is the node count past which the graph page opens on the
-// neighbourhoods of the best-connected nodes instead of the whole graph.
-const GraphThreshold = 2000
+// GraphThreshold is the node count past which the graph page loads the
+// neighbourhoods of the best-connected nodes instead of the whole graph;
+// CommunityThreshold the count past which it opens on the graph's
+// communities, a node each (click one to open it).
+const (
+	GraphThreshold     = 2000
+	CommunityThreshold = 1000
+)
 
 // parseGraphQuery reads the graph API filters.
 func parseGraphQuery(c echo.Context) (extract.SubgraphQuery, error) {
@@ -51,12 +56,33 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	q, err := parseGraphQuery(c)
+	ctx := c.Request().Context()
+	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if _, err := h.app.Versions.Get(ctx, id); err != nil {
+	// The graph by community (view=communities), or one community's
+	// members (community=ID).
+	if c.QueryParam("view") == "communities" {
+		res, err := h.app.Queries.CommunityMap(ctx, v)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
+	if s := c.QueryParam("community"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return extract.Errorf(extract.KindInvalid, "community must be a community's id (a number)")
+		}
+		res, err := h.app.Queries.CommunityGraph(ctx, v, n)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
+	q, err := parseGraphQuery(c)
+	if err != nil {
 		return err
 	}
 	if q.Focus != "" {
@@ -172,16 +198,17 @@ func (h *Handler) showGraph(c echo.Context) error {
 		DrawURL:   h.assets.URL("js/graph-draw.js"),
 		StyleURL:  h.assets.URL("css/graph.css"),
 		Config: web.GraphConfig{
-			API:       "/api" + base + "/graph",
-			NodeURL:   base + "/nodes/",
-			EdgeURL:   base + "/edge",
-			Threshold: GraphThreshold,
-			Total:     v.Nodes,
-			LoadAll:   c.QueryParam("all") == "1",
-			Focus:     c.QueryParam("focus"),
-			LayoutURL: h.assets.URL("js/graph-layout.js"),
-			DrawURL:   h.assets.URL("js/graph-draw.js"),
-			FA2URL:    h.assets.URL("js/graph-fa2.js"),
+			API:         "/api" + base + "/graph",
+			NodeURL:     base + "/nodes/",
+			EdgeURL:     base + "/edge",
+			Threshold:   GraphThreshold,
+			Communities: CommunityThreshold,
+			Total:       v.Nodes,
+			LoadAll:     c.QueryParam("all") == "1",
+			Focus:       c.QueryParam("focus"),
+			LayoutURL:   h.assets.URL("js/graph-layout.js"),
+			DrawURL:     h.assets.URL("js/graph-draw.js"),
+			FA2URL:      h.assets.URL("js/graph-fa2.js"),
 		},
 	}
 	for _, f := range []string{"json", "graphml", "csv", "cypher"} {

@@ -522,7 +522,9 @@ func TestGraphPage_Threshold(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustGraphVersion(t, "big", "synthetic", synthetic(handlers.GraphThreshold+500, 4000))
-	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID))); err != nil {
+	// A big graph opens on its communities (TestGraphPage_Communities); a
+	// link to a node the version lacks opens on its best-connected nodes.
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=nosuch", a.Server.URL, v.ID))); err != nil {
 		t.Fatal(err)
 	}
 	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded`); err != nil {
@@ -791,5 +793,56 @@ func TestGraphAPI_EmptyGraph(t *testing.T) {
 		if string(raw[k]) != "[]" {
 			t.Errorf("%s = %s, want []", k, raw[k])
 		}
+	}
+}
+
+// TestGraphPage_Communities: a graph of 1,800 nodes opens on its
+// communities, one drawn node each (as many as the API's community view
+// lists, far fewer than the nodes); a click on one opens its members;
+// Load all draws every node.
+func TestGraphPage_Communities(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "mid", "synthetic", synthetic(1800, 3600))
+	var view extract.Subgraph
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?view=communities", v.ID), http.StatusOK, &view)
+	if len(view.Nodes) < 2 || len(view.Nodes) > v.Nodes/4 || view.Nodes[0].Type != "Community" {
+		t.Fatalf("community view: %d nodes of %d", len(view.Nodes), v.Nodes)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
+	if err != nil || n != len(view.Nodes) {
+		t.Fatalf("%d nodes drawn, want the %d communities (%v)", n, len(view.Nodes), err)
+	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if err != nil || !strings.Contains(hint, "communities") {
+		t.Errorf("status of the community view: %q (%v)", hint, err)
+	}
+	big := view.Nodes[0]
+	for _, c := range view.Nodes {
+		if c.Degree > big.Degree {
+			big = c
+		}
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(`+mustJSON(big.ID)+`)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.nodeCount() === `+fmt.Sprint(big.Degree)); err != nil {
+		t.Fatalf("opening %s (%d members): %v", big.Name, big.Degree, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-load-all"]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.nodeCount() === `+fmt.Sprint(v.Nodes)); err != nil {
+		t.Fatal(err)
+	}
+	if code := getJSON(t, a, fmt.Sprintf("/api/versions/%d/graph?community=99999", v.ID), nil); code != http.StatusNotFound {
+		t.Errorf("an unknown community: status %d", code)
 	}
 }

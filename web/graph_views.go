@@ -18,9 +18,12 @@ type GraphConfig struct {
 	NodeURL   string `json:"node_url"` // prefix of the node side panel; the escaped key follows
 	EdgeURL   string `json:"edge_url"` // the edge side panel; source, label, target as query
 	Threshold int    `json:"threshold"`
-	Total     int    `json:"total"`
-	LoadAll   bool   `json:"load_all"`
-	Focus     string `json:"focus,omitempty"`
+	// Communities is the node count past which the page opens on the
+	// graph's communities, a node each (0: never).
+	Communities int    `json:"communities"`
+	Total       int    `json:"total"`
+	LoadAll     bool   `json:"load_all"`
+	Focus       string `json:"focus,omitempty"`
 	// The layout worker (static/js/graph-layout.js), the drawing code the
 	// worker imports (static/js/graph-draw.js) and the layout it runs
 	// (static/js/graph-fa2.js): asset URLs with their own content hashes.

@@ -634,6 +634,15 @@
   // select centres a node and shows its panel. A node not drawn yet is
   // fetched with its neighbourhood first.
   function select(key, opts) {
+    // A community of the first view opens as its members.
+    if (typeof key === "string" && key.indexOf("community:") === 0 && byId.has(key)) {
+      var c = nodes[byId.get(key)];
+      status("Opening “" + c.name + "”…");
+      fetchGraph({ community: key.slice("community:".length) }).then(function (res) {
+        setData(res, false, null, "the community “" + c.name + "” (" + res.nodes.length + " nodes; Load all for the whole graph)");
+      }).catch(function (err) { status(err.message); });
+      return true;
+    }
     var i = byId.get(key);
     if (i === undefined) {
       expand(key).then(function () { if (byId.has(key)) select(key); });
@@ -733,6 +742,7 @@
   // neighbourhoods of the best-connected nodes.
   var first = {};
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
+  else if (!cfg.load_all && cfg.communities && cfg.total > cfg.communities) { first = { view: "communities" }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
   startWorker();
   var missing = false; // the focus names no node of this version
@@ -746,6 +756,7 @@
     var what = "";
     if (missing) what = "No node “" + cfg.focus + "” in this version" + (res.truncated ? "; the best-connected nodes and their neighbours" : "");
     else if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
+    else if (first.view === "communities") what = "its " + res.nodes.length + " communities, a node each sized by its members (click one to open it)";
     else if (res.truncated) what = "the best-connected nodes and their neighbours";
     setData(res, false, null, what);
     // The focus is marked and its panel shown; the view fits the whole
