@@ -68,7 +68,8 @@ type compareCall struct {
 // The comparison of two versions that are not running is cached (bounded,
 // least recently used first out), and concurrent requests for the same pair
 // share one computation; a side that is queued or running is compared
-// afresh every time.
+// afresh every time. A computation is a heavy request (see Gate): when
+// the gate stays full, Compare returns an error for which IsBusy is true.
 func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
 	va, vb, err := a.versionPair(ctx, aID, bID)
 	if err != nil {
@@ -76,35 +77,29 @@ func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Com
 	}
 	opts = compareOptions(va, vb, opts)
 	if va.Active() || vb.Active() {
+		ctx, release, err := a.Heavy().Enter(ctx)
+		if err != nil {
+			return Comparison{}, err
+		}
+		defer release()
 		return a.compareVersions(ctx, va, vb, opts)
 	}
 	key := compareKey{a: stampOf(va), b: stampOf(vb), opts: opts}
-	a.cmpMu.Lock()
-	call, ok := a.cmpCache[key]
-	if ok {
-		a.cmpUse++
-		a.cmpUsed[key] = a.cmpUse
-		a.cmpMu.Unlock()
-		select {
-		case <-call.done:
-		case <-ctx.Done():
-			return Comparison{}, ctx.Err()
-		}
-		if call.err != nil {
-			return Comparison{}, call.err
-		}
-		c := call.c
-		c.A, c.B = va, vb
-		return c, nil
+	if call, _ := a.comparisonCall(key, false); call != nil {
+		return call.wait(ctx, va, vb)
 	}
-	call = &compareCall{done: make(chan struct{})}
-	if a.cmpCache == nil {
-		a.cmpCache, a.cmpUsed = map[compareKey]*compareCall{}, map[compareKey]uint64{}
+	// A slot first, then the cache again: another caller may have
+	// started this pair while this one waited.
+	ctx, release, err := a.Heavy().Enter(ctx)
+	if err != nil {
+		return Comparison{}, err
 	}
-	a.cmpCache[key] = call
-	a.cmpUse++
-	a.cmpUsed[key] = a.cmpUse
-	a.cmpMu.Unlock()
+	defer release()
+	call, started := a.comparisonCall(key, true)
+	if !started {
+		release()
+		return call.wait(ctx, va, vb)
+	}
 
 	// The computation is shared, so it does not stop when this caller
 	// goes away.
@@ -120,6 +115,44 @@ func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Com
 	a.evictComparisons()
 	a.cmpMu.Unlock()
 	return call.c, call.err
+}
+
+// comparisonCall returns the cached call of key (done or in flight),
+// marking it used; without one, it starts a call when start is set
+// (started is then true) and returns nil otherwise.
+func (a *App) comparisonCall(key compareKey, start bool) (call *compareCall, started bool) {
+	a.cmpMu.Lock()
+	defer a.cmpMu.Unlock()
+	call, ok := a.cmpCache[key]
+	if !ok && !start {
+		return nil, false
+	}
+	if !ok {
+		call = &compareCall{done: make(chan struct{})}
+		if a.cmpCache == nil {
+			a.cmpCache, a.cmpUsed = map[compareKey]*compareCall{}, map[compareKey]uint64{}
+		}
+		a.cmpCache[key] = call
+	}
+	a.cmpUse++
+	a.cmpUsed[key] = a.cmpUse
+	return call, !ok
+}
+
+// wait waits for the call to end and returns its comparison with the
+// versions as the caller loaded them.
+func (call *compareCall) wait(ctx context.Context, va, vb record.Version) (Comparison, error) {
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		return Comparison{}, ctx.Err()
+	}
+	if call.err != nil {
+		return Comparison{}, call.err
+	}
+	c := call.c
+	c.A, c.B = va, vb
+	return c, nil
 }
 
 // evictComparisons drops the least recently used finished comparisons

@@ -19,9 +19,16 @@ import (
 // file name's extension. No run made the version: it names no documents
 // and its config is empty (no strategy, provider or model), so nothing
 // suggests an extraction that never ran; mentions in the file are dropped.
-// A file that is not a graph of the format is invalid.
+// A file that is not a graph of the format is invalid. An import is a
+// heavy request (see Gate): when the gate stays full, the error says the
+// server is busy (IsBusy).
 func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (record.Version, error) {
 	a := c.a
+	ctx, release, err := a.Heavy().Enter(ctx)
+	if err != nil {
+		return record.Version{}, err
+	}
+	defer release()
 	if format == "" {
 		format = export.FormatOf(fileName)
 	}
@@ -39,9 +46,14 @@ func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data 
 // named extraction, as ImportGraph does: KAG's domain KG when the folder
 // holds nodes.json (and edges.json), else the neo4j CSV export of its
 // .csv files (neo4j-admin node and relationship files, or apoc's single
-// file).
+// file). It is a heavy request, as ImportGraph is.
 func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record.Version, error) {
 	a := c.a
+	ctx, release, err := a.Heavy().Enter(ctx)
+	if err != nil {
+		return record.Version{}, err
+	}
+	defer release()
 	if nodes, err := os.ReadFile(filepath.Join(dir, "nodes.json")); err == nil {
 		edges, err := os.ReadFile(filepath.Join(dir, "edges.json"))
 		if err != nil && !os.IsNotExist(err) {
