@@ -230,5 +230,30 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 			break
 		}
 	}
+	// A community without relations inside it (a lone pair, members
+	// linked only through others) is reported by its members' own
+	// descriptions and the passages that mention them.
+	if len(r.Findings) == 0 {
+		for _, n := range g.Nodes {
+			if !in[n.Key] || len(n.Mentions) == 0 {
+				continue
+			}
+			text := strings.TrimSpace(n.Description)
+			if text == "" {
+				text = cmp.Or(n.Name, n.Key)
+			}
+			f := Finding{Text: text}
+			for _, m := range n.Mentions {
+				ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
+				if !slices.Contains(f.Chunks, ref) {
+					f.Chunks = append(f.Chunks, ref)
+				}
+			}
+			r.Findings = append(r.Findings, f)
+			if len(r.Findings) == maxFindings {
+				break
+			}
+		}
+	}
 	return r
 }
