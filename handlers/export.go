@@ -1,10 +1,12 @@
 package handlers
 
 import (
-	"bytes"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/labstack/echo/v4"
@@ -21,10 +23,26 @@ var exportTypes = map[string][2]string{
 	"csv":     {"application/zip", "zip"},
 }
 
+// Bounds of a download's writes: a client that takes longer than
+// exportStall to accept one write, or longer than exportTimeout for the
+// whole file, is cut off, so it cannot hold a heavy slot (and the graph
+// in memory) by not reading.
+const (
+	exportStall   = 30 * time.Second
+	exportTimeout = 10 * time.Minute
+)
+
 // exportVersion answers GET /versions/:id/export?format=json|graphml|csv|cypher
 // with a download. CSV comes as a zip of nodes.csv and edges.csv in the
-// neo4j-admin import form. The body is built in memory first, so a failure
-// becomes an error page rather than a truncated file.
+// neo4j-admin import form, values as they are; with spreadsheet=1 the
+// same files with formula-like text quoted for a spreadsheet (see
+// export.SpreadsheetCSV).
+//
+// An export is a heavy request (see app.Gate): it holds the graph in
+// memory while it writes. The file is written to the client as it is
+// made, never whole in memory; a failure before the first byte is an
+// error page, one after it cuts the download off (the client sees a
+// failed download, never a short file that looks whole).
 func (h *Handler) exportVersion(c echo.Context) error {
 	id, err := intParam(c, "id")
 	if err != nil {
@@ -38,6 +56,12 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	if !ok {
 		return extract.Errorf(extract.KindInvalid, "unknown export format %q (want json, graphml, csv or cypher)", format)
 	}
+	spreadsheet := format == "csv" && flagQuery(c, "spreadsheet")
+	release, err := h.enterHeavy(c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx := c.Request().Context()
 	v, err := h.app.Versions.Get(ctx, id)
 	if err != nil {
@@ -52,19 +76,62 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	if chunks {
 		g = export.WithChunks(g, h.app.Documents.Namer(ctx))
 	}
-	var buf bytes.Buffer
-	if format == "csv" {
-		err = export.WriteCSVZip(&buf, g)
-	} else {
-		err = export.Write(&buf, format, g)
+	name := fmt.Sprintf("%s-v%d", fileSafe(v.Extraction), v.Number)
+	if spreadsheet {
+		name += "-spreadsheet"
+	}
+	res := c.Response()
+	res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s.%s"`, name, ct[1]))
+	res.Header().Set(echo.HeaderContentType, ct[0])
+	res.WriteHeader(http.StatusOK)
+	w := newDeadlineWriter(res, exportStall, exportTimeout)
+	defer w.clear()
+	switch {
+	case spreadsheet:
+		err = export.WriteSpreadsheetZip(w, g)
+	case format == "csv":
+		err = export.WriteCSVZip(w, g)
+	default:
+		err = export.Write(w, format, g)
 	}
 	if err != nil {
-		return err
+		// The status line is out: only cutting the connection tells the
+		// client that the file is not whole.
+		level := slog.LevelError
+		if extract.KindOf(err) == extract.KindUnavailable {
+			level = slog.LevelInfo // the client went away or stopped reading
+		}
+		h.log.Log(ctx, level, "export cut short", slog_group(c), "version_id", id, "format", format, "bytes", res.Size, "error", err)
+		panic(http.ErrAbortHandler)
 	}
-	name := fmt.Sprintf("%s-v%d.%s", fileSafe(v.Extraction), v.Number, ct[1])
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
-	return c.Blob(http.StatusOK, ct[0], buf.Bytes())
+	return nil
 }
+
+// deadlineWriter writes to a response, giving each write stall to go
+// through and all of them together until end.
+type deadlineWriter struct {
+	w     io.Writer
+	rc    *http.ResponseController
+	stall time.Duration
+	end   time.Time
+}
+
+func newDeadlineWriter(res *echo.Response, stall, total time.Duration) *deadlineWriter {
+	return &deadlineWriter{w: res, rc: http.NewResponseController(res), stall: stall, end: time.Now().Add(total)}
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	dl := time.Now().Add(d.stall)
+	if dl.After(d.end) {
+		dl = d.end
+	}
+	_ = d.rc.SetWriteDeadline(dl) // not every writer has deadlines
+	return d.w.Write(p)
+}
+
+// clear takes the deadline off the connection, which may serve the
+// client's next request.
+func (d *deadlineWriter) clear() { _ = d.rc.SetWriteDeadline(time.Time{}) }
 
 // fileSafe keeps ASCII letters, digits, dots, dashes and underscores of a
 // name for use in a download's file name (a header value).
