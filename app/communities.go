@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 	if err != nil {
 		return CommunitiesJSON{}, err
 	}
-	r := community.Detect(g, community.Options{})
+	r := q.a.communitiesOf(ctx, v, g)
 	out := CommunitiesJSON{Version: v.Label(), Levels: r.Levels, Level: level, LevelModularity: r.Modularity, Communities: []CommunityJSON{}}
 	if out.LevelModularity == nil {
 		out.LevelModularity = []float64{}
@@ -80,7 +81,7 @@ func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.S
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := community.Detect(g, community.Options{})
+	r := q.a.communitiesOf(ctx, v, g)
 	out := extract.Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
 	of := map[string]int{}
 	for _, c := range r.Level(0) {
@@ -123,7 +124,7 @@ func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) 
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := community.Detect(g, community.Options{})
+	r := q.a.communitiesOf(ctx, v, g)
 	for _, c := range r.Communities {
 		if c.ID != id {
 			continue
@@ -151,3 +152,38 @@ func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) 
 }
 
 func communityID(id int) string { return "community:" + strconv.Itoa(id) }
+
+// keepCommunities detects the communities of a version whose graph is
+// complete and stores them with it (g is the graph when the caller holds
+// it, else it is loaded). A failure is logged, not returned: communities
+// are detected again when asked.
+func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) {
+	if g == nil {
+		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
+			return
+		}
+		g = &loaded
+	}
+	data, err := json.Marshal(community.Detect(*g, community.Options{}))
+	if err == nil {
+		err = a.store.SaveCommunities(ctx, v.ID, string(data))
+	}
+	if err != nil {
+		a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
+	}
+}
+
+// communitiesOf returns a version's stored communities, or detects them
+// over g (its graph) for a version that has none stored (one finished
+// before they were).
+func (a *App) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
+	if data, ok, err := a.store.Communities(ctx, v.ID); err == nil && ok {
+		var r community.Result
+		if err := json.Unmarshal([]byte(data), &r); err == nil {
+			return r
+		}
+	}
+	return community.Detect(g, community.Options{})
+}

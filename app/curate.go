@@ -83,6 +83,7 @@ func (c *Curation) Merge(ctx context.Context, v record.Version, keep string, dro
 	if err != nil {
 		return record.Version{}, err
 	}
+	a.keepCommunities(ctx, nv, &merged)
 	if err := a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddMerge(k.Key, keys) }); err != nil {
 		return record.Version{}, err
 	}
@@ -174,6 +175,7 @@ func (c *Curation) Edit(ctx context.Context, v record.Version, edits []curate.Ed
 	if err != nil {
 		return record.Version{}, err
 	}
+	a.keepCommunities(ctx, nv, &edited)
 	if err := a.store.SetEdits(ctx, nv.ID, edits); err != nil {
 		_ = a.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, record.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
 		return record.Version{}, err

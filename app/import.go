@@ -99,6 +99,7 @@ func (a *App) saveImported(ctx context.Context, name, from, format string, g ext
 	if err != nil {
 		return record.Version{}, err
 	}
+	a.keepCommunities(ctx, v, &g)
 	a.log.Info("graph imported", "version_id", v.ID, "format", format, "nodes", v.Nodes, "edges", v.Edges)
 	return v, nil
 }

@@ -192,6 +192,10 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		err = a.deriveRules(ctx, v)
 	}
 	if err == nil {
+		// The graph is complete: its communities are stored with it.
+		a.keepCommunities(ctx, v, nil)
+	}
+	if err == nil {
 		// The vectorizer step, after every kind of run.
 		err = a.vectorize(ctx, v)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
@@ -47,6 +48,8 @@ type Client struct {
 	ChunkJob *ChunkJobClient
 	// ChunkRun is the client for interacting with the ChunkRun builders.
 	ChunkRun *ChunkRunClient
+	// CommunitySet is the client for interacting with the CommunitySet builders.
+	CommunitySet *CommunitySetClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
@@ -93,6 +96,7 @@ func (c *Client) init() {
 	c.Chunk = NewChunkClient(c.config)
 	c.ChunkJob = NewChunkJobClient(c.config)
 	c.ChunkRun = NewChunkRunClient(c.config)
+	c.CommunitySet = NewCommunitySetClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Edge = NewEdgeClient(c.config)
 	c.EdgeText = NewEdgeTextClient(c.config)
@@ -204,6 +208,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Chunk:             NewChunkClient(cfg),
 		ChunkJob:          NewChunkJobClient(cfg),
 		ChunkRun:          NewChunkRunClient(cfg),
+		CommunitySet:      NewCommunitySetClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
 		EdgeText:          NewEdgeTextClient(cfg),
@@ -242,6 +247,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Chunk:             NewChunkClient(cfg),
 		ChunkJob:          NewChunkJobClient(cfg),
 		ChunkRun:          NewChunkRunClient(cfg),
+		CommunitySet:      NewCommunitySetClient(cfg),
 		Document:          NewDocumentClient(cfg),
 		Edge:              NewEdgeClient(cfg),
 		EdgeText:          NewEdgeTextClient(cfg),
@@ -287,10 +293,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.EdgeText, c.Embedding,
-		c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall,
-		c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
-		c.VectorSet,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
+		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
+		c.LLMCall, c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion,
+		c.Vector, c.VectorSet,
 	} {
 		n.Use(hooks...)
 	}
@@ -300,10 +306,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Chunk, c.ChunkJob, c.ChunkRun, c.Document, c.Edge, c.EdgeText, c.Embedding,
-		c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema, c.LLMCall,
-		c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
-		c.VectorSet,
+		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
+		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
+		c.LLMCall, c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion,
+		c.Vector, c.VectorSet,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -318,6 +324,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ChunkJob.mutate(ctx, m)
 	case *ChunkRunMutation:
 		return c.ChunkRun.mutate(ctx, m)
+	case *CommunitySetMutation:
+		return c.CommunitySet.mutate(ctx, m)
 	case *DocumentMutation:
 		return c.Document.mutate(ctx, m)
 	case *EdgeMutation:
@@ -799,6 +807,155 @@ func (c *ChunkRunClient) mutate(ctx context.Context, m *ChunkRunMutation) (Value
 		return (&ChunkRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ChunkRun mutation op: %q", m.Op())
+	}
+}
+
+// CommunitySetClient is a client for the CommunitySet schema.
+type CommunitySetClient struct {
+	config
+}
+
+// NewCommunitySetClient returns a client for the CommunitySet from the given config.
+func NewCommunitySetClient(c config) *CommunitySetClient {
+	return &CommunitySetClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `communityset.Hooks(f(g(h())))`.
+func (c *CommunitySetClient) Use(hooks ...Hook) {
+	c.hooks.CommunitySet = append(c.hooks.CommunitySet, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `communityset.Intercept(f(g(h())))`.
+func (c *CommunitySetClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CommunitySet = append(c.inters.CommunitySet, interceptors...)
+}
+
+// Create returns a builder for creating a CommunitySet entity.
+func (c *CommunitySetClient) Create() *CommunitySetCreate {
+	mutation := newCommunitySetMutation(c.config, OpCreate)
+	return &CommunitySetCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CommunitySet entities.
+func (c *CommunitySetClient) CreateBulk(builders ...*CommunitySetCreate) *CommunitySetCreateBulk {
+	return &CommunitySetCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CommunitySetClient) MapCreateBulk(slice any, setFunc func(*CommunitySetCreate, int)) *CommunitySetCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CommunitySetCreateBulk{err: fmt.Errorf("calling to CommunitySetClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CommunitySetCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CommunitySetCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CommunitySet.
+func (c *CommunitySetClient) Update() *CommunitySetUpdate {
+	mutation := newCommunitySetMutation(c.config, OpUpdate)
+	return &CommunitySetUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CommunitySetClient) UpdateOne(_m *CommunitySet) *CommunitySetUpdateOne {
+	mutation := newCommunitySetMutation(c.config, OpUpdateOne, withCommunitySet(_m))
+	return &CommunitySetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CommunitySetClient) UpdateOneID(id int) *CommunitySetUpdateOne {
+	mutation := newCommunitySetMutation(c.config, OpUpdateOne, withCommunitySetID(id))
+	return &CommunitySetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CommunitySet.
+func (c *CommunitySetClient) Delete() *CommunitySetDelete {
+	mutation := newCommunitySetMutation(c.config, OpDelete)
+	return &CommunitySetDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CommunitySetClient) DeleteOne(_m *CommunitySet) *CommunitySetDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CommunitySetClient) DeleteOneID(id int) *CommunitySetDeleteOne {
+	builder := c.Delete().Where(communityset.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CommunitySetDeleteOne{builder}
+}
+
+// Query returns a query builder for CommunitySet.
+func (c *CommunitySetClient) Query() *CommunitySetQuery {
+	return &CommunitySetQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCommunitySet},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CommunitySet entity by its id.
+func (c *CommunitySetClient) Get(ctx context.Context, id int) (*CommunitySet, error) {
+	return c.Query().Where(communityset.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CommunitySetClient) GetX(ctx context.Context, id int) *CommunitySet {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a CommunitySet.
+func (c *CommunitySetClient) QueryVersion(_m *CommunitySet) *ExtractionVersionQuery {
+	query := (&ExtractionVersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(communityset.Table, communityset.FieldID, id),
+			sqlgraph.To(extractionversion.Table, extractionversion.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, communityset.VersionTable, communityset.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CommunitySetClient) Hooks() []Hook {
+	return c.hooks.CommunitySet
+}
+
+// Interceptors returns the client interceptors.
+func (c *CommunitySetClient) Interceptors() []Interceptor {
+	return c.inters.CommunitySet
+}
+
+func (c *CommunitySetClient) mutate(ctx context.Context, m *CommunitySetMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CommunitySetCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CommunitySetUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CommunitySetUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CommunitySetDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CommunitySet mutation op: %q", m.Op())
 	}
 }
 
@@ -1845,6 +2002,22 @@ func (c *ExtractionVersionClient) QueryEdgeTexts(_m *ExtractionVersion) *EdgeTex
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
 			sqlgraph.To(edgetext.Table, edgetext.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgeTextsTable, extractionversion.EdgeTextsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCommunitySets queries the community_sets edge of a ExtractionVersion.
+func (c *ExtractionVersionClient) QueryCommunitySets(_m *ExtractionVersion) *CommunitySetQuery {
+	query := (&CommunitySetClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
+			sqlgraph.To(communityset.Table, communityset.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.CommunitySetsTable, extractionversion.CommunitySetsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3269,13 +3442,13 @@ func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Val
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Chunk, ChunkJob, ChunkRun, Document, Edge, EdgeText, Embedding, EntityType,
-		Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation,
-		RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
+		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
+		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node,
+		Operation, RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
 	}
 	inters struct {
-		Chunk, ChunkJob, ChunkRun, Document, Edge, EdgeText, Embedding, EntityType,
-		Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node, Operation,
-		RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
+		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
+		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node,
+		Operation, RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
 	}
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
@@ -94,6 +95,7 @@ func checkColumn(t, c string) error {
 			chunk.Table:             chunk.ValidColumn,
 			chunkjob.Table:          chunkjob.ValidColumn,
 			chunkrun.Table:          chunkrun.ValidColumn,
+			communityset.Table:      communityset.ValidColumn,
 			document.Table:          document.ValidColumn,
 			edge.Table:              edge.ValidColumn,
 			edgetext.Table:          edgetext.ValidColumn,

@@ -108,6 +108,8 @@ type ExtractionVersionEdges struct {
 	Edges []*Edge `json:"edges,omitempty"`
 	// EdgeTexts holds the value of the edge_texts edge.
 	EdgeTexts []*EdgeText `json:"edge_texts,omitempty"`
+	// CommunitySets holds the value of the community_sets edge.
+	CommunitySets []*CommunitySet `json:"community_sets,omitempty"`
 	// Mentions holds the value of the mentions edge.
 	Mentions []*Mention `json:"mentions,omitempty"`
 	// Operations holds the value of the operations edge.
@@ -118,7 +120,7 @@ type ExtractionVersionEdges struct {
 	ChunkJobs []*ChunkJob `json:"chunk_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [9]bool
 }
 
 // ExtractionOrErr returns the Extraction value or an error if the edge
@@ -159,10 +161,19 @@ func (e ExtractionVersionEdges) EdgeTextsOrErr() ([]*EdgeText, error) {
 	return nil, &NotLoadedError{edge: "edge_texts"}
 }
 
+// CommunitySetsOrErr returns the CommunitySets value or an error if the edge
+// was not loaded in eager-loading.
+func (e ExtractionVersionEdges) CommunitySetsOrErr() ([]*CommunitySet, error) {
+	if e.loadedTypes[4] {
+		return e.CommunitySets, nil
+	}
+	return nil, &NotLoadedError{edge: "community_sets"}
+}
+
 // MentionsOrErr returns the Mentions value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) MentionsOrErr() ([]*Mention, error) {
-	if e.loadedTypes[4] {
+	if e.loadedTypes[5] {
 		return e.Mentions, nil
 	}
 	return nil, &NotLoadedError{edge: "mentions"}
@@ -171,7 +182,7 @@ func (e ExtractionVersionEdges) MentionsOrErr() ([]*Mention, error) {
 // OperationsOrErr returns the Operations value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
-	if e.loadedTypes[5] {
+	if e.loadedTypes[6] {
 		return e.Operations, nil
 	}
 	return nil, &NotLoadedError{edge: "operations"}
@@ -180,7 +191,7 @@ func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
 // ChunkRunsOrErr returns the ChunkRuns value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
-	if e.loadedTypes[6] {
+	if e.loadedTypes[7] {
 		return e.ChunkRuns, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_runs"}
@@ -189,7 +200,7 @@ func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
 // ChunkJobsOrErr returns the ChunkJobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkJobsOrErr() ([]*ChunkJob, error) {
-	if e.loadedTypes[7] {
+	if e.loadedTypes[8] {
 		return e.ChunkJobs, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_jobs"}
@@ -483,6 +494,11 @@ func (_m *ExtractionVersion) QueryEdges() *EdgeQuery {
 // QueryEdgeTexts queries the "edge_texts" edge of the ExtractionVersion entity.
 func (_m *ExtractionVersion) QueryEdgeTexts() *EdgeTextQuery {
 	return NewExtractionVersionClient(_m.config).QueryEdgeTexts(_m)
+}
+
+// QueryCommunitySets queries the "community_sets" edge of the ExtractionVersion entity.
+func (_m *ExtractionVersion) QueryCommunitySets() *CommunitySetQuery {
+	return NewExtractionVersionClient(_m.config).QueryCommunitySets(_m)
 }
 
 // QueryMentions queries the "mentions" edge of the ExtractionVersion entity.

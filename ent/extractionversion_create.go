@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -551,6 +552,21 @@ func (_c *ExtractionVersionCreate) AddEdgeTexts(v ...*EdgeText) *ExtractionVersi
 		ids[i] = v[i].ID
 	}
 	return _c.AddEdgeTextIDs(ids...)
+}
+
+// AddCommunitySetIDs adds the "community_sets" edge to the CommunitySet entity by IDs.
+func (_c *ExtractionVersionCreate) AddCommunitySetIDs(ids ...int) *ExtractionVersionCreate {
+	_c.mutation.AddCommunitySetIDs(ids...)
+	return _c
+}
+
+// AddCommunitySets adds the "community_sets" edges to the CommunitySet entity.
+func (_c *ExtractionVersionCreate) AddCommunitySets(v ...*CommunitySet) *ExtractionVersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCommunitySetIDs(ids...)
 }
 
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
@@ -1105,6 +1121,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CommunitySetsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

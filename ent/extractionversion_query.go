@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -27,18 +28,19 @@ import (
 // ExtractionVersionQuery is the builder for querying ExtractionVersion entities.
 type ExtractionVersionQuery struct {
 	config
-	ctx            *QueryContext
-	order          []extractionversion.OrderOption
-	inters         []Interceptor
-	predicates     []predicate.ExtractionVersion
-	withExtraction *ExtractionQuery
-	withNodes      *NodeQuery
-	withEdges      *EdgeQuery
-	withEdgeTexts  *EdgeTextQuery
-	withMentions   *MentionQuery
-	withOperations *OperationQuery
-	withChunkRuns  *ChunkRunQuery
-	withChunkJobs  *ChunkJobQuery
+	ctx               *QueryContext
+	order             []extractionversion.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.ExtractionVersion
+	withExtraction    *ExtractionQuery
+	withNodes         *NodeQuery
+	withEdges         *EdgeQuery
+	withEdgeTexts     *EdgeTextQuery
+	withCommunitySets *CommunitySetQuery
+	withMentions      *MentionQuery
+	withOperations    *OperationQuery
+	withChunkRuns     *ChunkRunQuery
+	withChunkJobs     *ChunkJobQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -156,6 +158,28 @@ func (_q *ExtractionVersionQuery) QueryEdgeTexts() *EdgeTextQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
 			sqlgraph.To(edgetext.Table, edgetext.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.EdgeTextsTable, extractionversion.EdgeTextsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCommunitySets chains the current query on the "community_sets" edge.
+func (_q *ExtractionVersionQuery) QueryCommunitySets() *CommunitySetQuery {
+	query := (&CommunitySetClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
+			sqlgraph.To(communityset.Table, communityset.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.CommunitySetsTable, extractionversion.CommunitySetsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -438,19 +462,20 @@ func (_q *ExtractionVersionQuery) Clone() *ExtractionVersionQuery {
 		return nil
 	}
 	return &ExtractionVersionQuery{
-		config:         _q.config,
-		ctx:            _q.ctx.Clone(),
-		order:          append([]extractionversion.OrderOption{}, _q.order...),
-		inters:         append([]Interceptor{}, _q.inters...),
-		predicates:     append([]predicate.ExtractionVersion{}, _q.predicates...),
-		withExtraction: _q.withExtraction.Clone(),
-		withNodes:      _q.withNodes.Clone(),
-		withEdges:      _q.withEdges.Clone(),
-		withEdgeTexts:  _q.withEdgeTexts.Clone(),
-		withMentions:   _q.withMentions.Clone(),
-		withOperations: _q.withOperations.Clone(),
-		withChunkRuns:  _q.withChunkRuns.Clone(),
-		withChunkJobs:  _q.withChunkJobs.Clone(),
+		config:            _q.config,
+		ctx:               _q.ctx.Clone(),
+		order:             append([]extractionversion.OrderOption{}, _q.order...),
+		inters:            append([]Interceptor{}, _q.inters...),
+		predicates:        append([]predicate.ExtractionVersion{}, _q.predicates...),
+		withExtraction:    _q.withExtraction.Clone(),
+		withNodes:         _q.withNodes.Clone(),
+		withEdges:         _q.withEdges.Clone(),
+		withEdgeTexts:     _q.withEdgeTexts.Clone(),
+		withCommunitySets: _q.withCommunitySets.Clone(),
+		withMentions:      _q.withMentions.Clone(),
+		withOperations:    _q.withOperations.Clone(),
+		withChunkRuns:     _q.withChunkRuns.Clone(),
+		withChunkJobs:     _q.withChunkJobs.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -498,6 +523,17 @@ func (_q *ExtractionVersionQuery) WithEdgeTexts(opts ...func(*EdgeTextQuery)) *E
 		opt(query)
 	}
 	_q.withEdgeTexts = query
+	return _q
+}
+
+// WithCommunitySets tells the query-builder to eager-load the nodes that are connected to
+// the "community_sets" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ExtractionVersionQuery) WithCommunitySets(opts ...func(*CommunitySetQuery)) *ExtractionVersionQuery {
+	query := (&CommunitySetClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCommunitySets = query
 	return _q
 }
 
@@ -623,11 +659,12 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	var (
 		nodes       = []*ExtractionVersion{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [9]bool{
 			_q.withExtraction != nil,
 			_q.withNodes != nil,
 			_q.withEdges != nil,
 			_q.withEdgeTexts != nil,
+			_q.withCommunitySets != nil,
 			_q.withMentions != nil,
 			_q.withOperations != nil,
 			_q.withChunkRuns != nil,
@@ -676,6 +713,13 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 		if err := _q.loadEdgeTexts(ctx, query, nodes,
 			func(n *ExtractionVersion) { n.Edges.EdgeTexts = []*EdgeText{} },
 			func(n *ExtractionVersion, e *EdgeText) { n.Edges.EdgeTexts = append(n.Edges.EdgeTexts, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCommunitySets; query != nil {
+		if err := _q.loadCommunitySets(ctx, query, nodes,
+			func(n *ExtractionVersion) { n.Edges.CommunitySets = []*CommunitySet{} },
+			func(n *ExtractionVersion, e *CommunitySet) { n.Edges.CommunitySets = append(n.Edges.CommunitySets, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -814,6 +858,36 @@ func (_q *ExtractionVersionQuery) loadEdgeTexts(ctx context.Context, query *Edge
 	}
 	query.Where(predicate.EdgeText(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(extractionversion.EdgeTextsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ExtractionVersionQuery) loadCommunitySets(ctx context.Context, query *CommunitySetQuery, nodes []*ExtractionVersion, init func(*ExtractionVersion), assign func(*ExtractionVersion, *CommunitySet)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*ExtractionVersion)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(communityset.FieldVersionID)
+	}
+	query.Where(predicate.CommunitySet(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(extractionversion.CommunitySetsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

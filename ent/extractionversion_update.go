@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
@@ -653,6 +654,21 @@ func (_u *ExtractionVersionUpdate) AddEdgeTexts(v ...*EdgeText) *ExtractionVersi
 	return _u.AddEdgeTextIDs(ids...)
 }
 
+// AddCommunitySetIDs adds the "community_sets" edge to the CommunitySet entity by IDs.
+func (_u *ExtractionVersionUpdate) AddCommunitySetIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.AddCommunitySetIDs(ids...)
+	return _u
+}
+
+// AddCommunitySets adds the "community_sets" edges to the CommunitySet entity.
+func (_u *ExtractionVersionUpdate) AddCommunitySets(v ...*CommunitySet) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommunitySetIDs(ids...)
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
 func (_u *ExtractionVersionUpdate) AddMentionIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddMentionIDs(ids...)
@@ -779,6 +795,27 @@ func (_u *ExtractionVersionUpdate) RemoveEdgeTexts(v ...*EdgeText) *ExtractionVe
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEdgeTextIDs(ids...)
+}
+
+// ClearCommunitySets clears all "community_sets" edges to the CommunitySet entity.
+func (_u *ExtractionVersionUpdate) ClearCommunitySets() *ExtractionVersionUpdate {
+	_u.mutation.ClearCommunitySets()
+	return _u
+}
+
+// RemoveCommunitySetIDs removes the "community_sets" edge to CommunitySet entities by IDs.
+func (_u *ExtractionVersionUpdate) RemoveCommunitySetIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.RemoveCommunitySetIDs(ids...)
+	return _u
+}
+
+// RemoveCommunitySets removes "community_sets" edges to CommunitySet entities.
+func (_u *ExtractionVersionUpdate) RemoveCommunitySets(v ...*CommunitySet) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommunitySetIDs(ids...)
 }
 
 // ClearMentions clears all "mentions" edges to the Mention entity.
@@ -1204,6 +1241,51 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommunitySetsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommunitySetsIDs(); len(nodes) > 0 && !_u.mutation.CommunitySetsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommunitySetsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -2028,6 +2110,21 @@ func (_u *ExtractionVersionUpdateOne) AddEdgeTexts(v ...*EdgeText) *ExtractionVe
 	return _u.AddEdgeTextIDs(ids...)
 }
 
+// AddCommunitySetIDs adds the "community_sets" edge to the CommunitySet entity by IDs.
+func (_u *ExtractionVersionUpdateOne) AddCommunitySetIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddCommunitySetIDs(ids...)
+	return _u
+}
+
+// AddCommunitySets adds the "community_sets" edges to the CommunitySet entity.
+func (_u *ExtractionVersionUpdateOne) AddCommunitySets(v ...*CommunitySet) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCommunitySetIDs(ids...)
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddMentionIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddMentionIDs(ids...)
@@ -2154,6 +2251,27 @@ func (_u *ExtractionVersionUpdateOne) RemoveEdgeTexts(v ...*EdgeText) *Extractio
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveEdgeTextIDs(ids...)
+}
+
+// ClearCommunitySets clears all "community_sets" edges to the CommunitySet entity.
+func (_u *ExtractionVersionUpdateOne) ClearCommunitySets() *ExtractionVersionUpdateOne {
+	_u.mutation.ClearCommunitySets()
+	return _u
+}
+
+// RemoveCommunitySetIDs removes the "community_sets" edge to CommunitySet entities by IDs.
+func (_u *ExtractionVersionUpdateOne) RemoveCommunitySetIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.RemoveCommunitySetIDs(ids...)
+	return _u
+}
+
+// RemoveCommunitySets removes "community_sets" edges to CommunitySet entities.
+func (_u *ExtractionVersionUpdateOne) RemoveCommunitySets(v ...*CommunitySet) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCommunitySetIDs(ids...)
 }
 
 // ClearMentions clears all "mentions" edges to the Mention entity.
@@ -2609,6 +2727,51 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(edgetext.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CommunitySetsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCommunitySetsIDs(); len(nodes) > 0 && !_u.mutation.CommunitySetsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CommunitySetsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.CommunitySetsTable,
+			Columns: []string{extractionversion.CommunitySetsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
@@ -46,6 +47,7 @@ const (
 	TypeChunk             = "Chunk"
 	TypeChunkJob          = "ChunkJob"
 	TypeChunkRun          = "ChunkRun"
+	TypeCommunitySet      = "CommunitySet"
 	TypeDocument          = "Document"
 	TypeEdge              = "Edge"
 	TypeEdgeText          = "EdgeText"
@@ -3122,6 +3124,443 @@ func (m *ChunkRunMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ChunkRun edge %s", name)
+}
+
+// CommunitySetMutation represents an operation that mutates the CommunitySet nodes in the graph.
+type CommunitySetMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	data           *string
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*CommunitySet, error)
+	predicates     []predicate.CommunitySet
+}
+
+var _ ent.Mutation = (*CommunitySetMutation)(nil)
+
+// communitysetOption allows management of the mutation configuration using functional options.
+type communitysetOption func(*CommunitySetMutation)
+
+// newCommunitySetMutation creates new mutation for the CommunitySet entity.
+func newCommunitySetMutation(c config, op Op, opts ...communitysetOption) *CommunitySetMutation {
+	m := &CommunitySetMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCommunitySet,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCommunitySetID sets the ID field of the mutation.
+func withCommunitySetID(id int) communitysetOption {
+	return func(m *CommunitySetMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CommunitySet
+		)
+		m.oldValue = func(ctx context.Context) (*CommunitySet, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CommunitySet.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCommunitySet sets the old CommunitySet of the mutation.
+func withCommunitySet(node *CommunitySet) communitysetOption {
+	return func(m *CommunitySetMutation) {
+		m.oldValue = func(context.Context) (*CommunitySet, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CommunitySetMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CommunitySetMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CommunitySetMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CommunitySetMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CommunitySet.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *CommunitySetMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *CommunitySetMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the CommunitySet entity.
+// If the CommunitySet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommunitySetMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *CommunitySetMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetData sets the "data" field.
+func (m *CommunitySetMutation) SetData(s string) {
+	m.data = &s
+}
+
+// Data returns the value of the "data" field in the mutation.
+func (m *CommunitySetMutation) Data() (r string, exists bool) {
+	v := m.data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldData returns the old "data" field's value of the CommunitySet entity.
+// If the CommunitySet object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommunitySetMutation) OldData(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldData: %w", err)
+	}
+	return oldValue.Data, nil
+}
+
+// ResetData resets all changes to the "data" field.
+func (m *CommunitySetMutation) ResetData() {
+	m.data = nil
+}
+
+// ClearVersion clears the "version" edge to the ExtractionVersion entity.
+func (m *CommunitySetMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[communityset.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the ExtractionVersion entity was cleared.
+func (m *CommunitySetMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *CommunitySetMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *CommunitySetMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the CommunitySetMutation builder.
+func (m *CommunitySetMutation) Where(ps ...predicate.CommunitySet) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CommunitySetMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CommunitySetMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CommunitySet, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CommunitySetMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CommunitySetMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CommunitySet).
+func (m *CommunitySetMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CommunitySetMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.version != nil {
+		fields = append(fields, communityset.FieldVersionID)
+	}
+	if m.data != nil {
+		fields = append(fields, communityset.FieldData)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CommunitySetMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case communityset.FieldVersionID:
+		return m.VersionID()
+	case communityset.FieldData:
+		return m.Data()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CommunitySetMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case communityset.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case communityset.FieldData:
+		return m.OldData(ctx)
+	}
+	return nil, fmt.Errorf("unknown CommunitySet field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommunitySetMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case communityset.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case communityset.FieldData:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetData(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CommunitySet field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CommunitySetMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CommunitySetMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CommunitySetMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown CommunitySet numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CommunitySetMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CommunitySetMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CommunitySetMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CommunitySet nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CommunitySetMutation) ResetField(name string) error {
+	switch name {
+	case communityset.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case communityset.FieldData:
+		m.ResetData()
+		return nil
+	}
+	return fmt.Errorf("unknown CommunitySet field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CommunitySetMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, communityset.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CommunitySetMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case communityset.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CommunitySetMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CommunitySetMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CommunitySetMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, communityset.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CommunitySetMutation) EdgeCleared(name string) bool {
+	switch name {
+	case communityset.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CommunitySetMutation) ClearEdge(name string) error {
+	switch name {
+	case communityset.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown CommunitySet unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CommunitySetMutation) ResetEdge(name string) error {
+	switch name {
+	case communityset.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown CommunitySet edge %s", name)
 }
 
 // DocumentMutation represents an operation that mutates the Document nodes in the graph.
@@ -7091,6 +7530,9 @@ type ExtractionVersionMutation struct {
 	edge_texts              map[int]struct{}
 	removededge_texts       map[int]struct{}
 	clearededge_texts       bool
+	community_sets          map[int]struct{}
+	removedcommunity_sets   map[int]struct{}
+	clearedcommunity_sets   bool
 	mentions                map[int]struct{}
 	removedmentions         map[int]struct{}
 	clearedmentions         bool
@@ -9186,6 +9628,60 @@ func (m *ExtractionVersionMutation) ResetEdgeTexts() {
 	m.removededge_texts = nil
 }
 
+// AddCommunitySetIDs adds the "community_sets" edge to the CommunitySet entity by ids.
+func (m *ExtractionVersionMutation) AddCommunitySetIDs(ids ...int) {
+	if m.community_sets == nil {
+		m.community_sets = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.community_sets[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCommunitySets clears the "community_sets" edge to the CommunitySet entity.
+func (m *ExtractionVersionMutation) ClearCommunitySets() {
+	m.clearedcommunity_sets = true
+}
+
+// CommunitySetsCleared reports if the "community_sets" edge to the CommunitySet entity was cleared.
+func (m *ExtractionVersionMutation) CommunitySetsCleared() bool {
+	return m.clearedcommunity_sets
+}
+
+// RemoveCommunitySetIDs removes the "community_sets" edge to the CommunitySet entity by IDs.
+func (m *ExtractionVersionMutation) RemoveCommunitySetIDs(ids ...int) {
+	if m.removedcommunity_sets == nil {
+		m.removedcommunity_sets = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.community_sets, ids[i])
+		m.removedcommunity_sets[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCommunitySets returns the removed IDs of the "community_sets" edge to the CommunitySet entity.
+func (m *ExtractionVersionMutation) RemovedCommunitySetsIDs() (ids []int) {
+	for id := range m.removedcommunity_sets {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CommunitySetsIDs returns the "community_sets" edge IDs in the mutation.
+func (m *ExtractionVersionMutation) CommunitySetsIDs() (ids []int) {
+	for id := range m.community_sets {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCommunitySets resets all changes to the "community_sets" edge.
+func (m *ExtractionVersionMutation) ResetCommunitySets() {
+	m.community_sets = nil
+	m.clearedcommunity_sets = false
+	m.removedcommunity_sets = nil
+}
+
 // AddMentionIDs adds the "mentions" edge to the Mention entity by ids.
 func (m *ExtractionVersionMutation) AddMentionIDs(ids ...int) {
 	if m.mentions == nil {
@@ -10418,7 +10914,7 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ExtractionVersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.extraction != nil {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -10430,6 +10926,9 @@ func (m *ExtractionVersionMutation) AddedEdges() []string {
 	}
 	if m.edge_texts != nil {
 		edges = append(edges, extractionversion.EdgeEdgeTexts)
+	}
+	if m.community_sets != nil {
+		edges = append(edges, extractionversion.EdgeCommunitySets)
 	}
 	if m.mentions != nil {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -10472,6 +10971,12 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeCommunitySets:
+		ids := make([]ent.Value, 0, len(m.community_sets))
+		for id := range m.community_sets {
+			ids = append(ids, id)
+		}
+		return ids
 	case extractionversion.EdgeMentions:
 		ids := make([]ent.Value, 0, len(m.mentions))
 		for id := range m.mentions {
@@ -10502,7 +11007,7 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ExtractionVersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.removednodes != nil {
 		edges = append(edges, extractionversion.EdgeNodes)
 	}
@@ -10511,6 +11016,9 @@ func (m *ExtractionVersionMutation) RemovedEdges() []string {
 	}
 	if m.removededge_texts != nil {
 		edges = append(edges, extractionversion.EdgeEdgeTexts)
+	}
+	if m.removedcommunity_sets != nil {
+		edges = append(edges, extractionversion.EdgeCommunitySets)
 	}
 	if m.removedmentions != nil {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -10549,6 +11057,12 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeCommunitySets:
+		ids := make([]ent.Value, 0, len(m.removedcommunity_sets))
+		for id := range m.removedcommunity_sets {
+			ids = append(ids, id)
+		}
+		return ids
 	case extractionversion.EdgeMentions:
 		ids := make([]ent.Value, 0, len(m.removedmentions))
 		for id := range m.removedmentions {
@@ -10579,7 +11093,7 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ExtractionVersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.clearedextraction {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -10591,6 +11105,9 @@ func (m *ExtractionVersionMutation) ClearedEdges() []string {
 	}
 	if m.clearededge_texts {
 		edges = append(edges, extractionversion.EdgeEdgeTexts)
+	}
+	if m.clearedcommunity_sets {
+		edges = append(edges, extractionversion.EdgeCommunitySets)
 	}
 	if m.clearedmentions {
 		edges = append(edges, extractionversion.EdgeMentions)
@@ -10619,6 +11136,8 @@ func (m *ExtractionVersionMutation) EdgeCleared(name string) bool {
 		return m.clearededges
 	case extractionversion.EdgeEdgeTexts:
 		return m.clearededge_texts
+	case extractionversion.EdgeCommunitySets:
+		return m.clearedcommunity_sets
 	case extractionversion.EdgeMentions:
 		return m.clearedmentions
 	case extractionversion.EdgeOperations:
@@ -10657,6 +11176,9 @@ func (m *ExtractionVersionMutation) ResetEdge(name string) error {
 		return nil
 	case extractionversion.EdgeEdgeTexts:
 		m.ResetEdgeTexts()
+		return nil
+	case extractionversion.EdgeCommunitySets:
+		m.ResetCommunitySets()
 		return nil
 	case extractionversion.EdgeMentions:
 		m.ResetMentions()

@@ -18,6 +18,8 @@ type Tx struct {
 	ChunkJob *ChunkJobClient
 	// ChunkRun is the client for interacting with the ChunkRun builders.
 	ChunkRun *ChunkRunClient
+	// CommunitySet is the client for interacting with the CommunitySet builders.
+	CommunitySet *CommunitySetClient
 	// Document is the client for interacting with the Document builders.
 	Document *DocumentClient
 	// Edge is the client for interacting with the Edge builders.
@@ -184,6 +186,7 @@ func (tx *Tx) init() {
 	tx.Chunk = NewChunkClient(tx.config)
 	tx.ChunkJob = NewChunkJobClient(tx.config)
 	tx.ChunkRun = NewChunkRunClient(tx.config)
+	tx.CommunitySet = NewCommunitySetClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Edge = NewEdgeClient(tx.config)
 	tx.EdgeText = NewEdgeTextClient(tx.config)

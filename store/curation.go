@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/communityset"
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
@@ -62,6 +63,10 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 		}
 		if _, err := c.Edge.Delete().Where(entedge.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete edges: %w", err)
+		}
+		// The communities were the old graph's.
+		if _, err := c.CommunitySet.Delete().Where(communityset.VersionID(versionID)).Exec(ctx); err != nil {
+			return fmt.Errorf("delete communities: %w", err)
 		}
 		if _, err := c.EdgeText.Delete().Where(edgetext.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete edge texts: %w", err)

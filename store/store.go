@@ -138,11 +138,13 @@ func raceRetry(ctx context.Context, migrate func() error) error {
 }
 
 // lostRace says a migration failed because another process made the same
-// change first: a table or index that already exists, or River's record
-// of a migration step that the other process wrote.
+// change first: a table or index that already exists, River's record of a
+// migration step that the other process wrote, or an index the other
+// process's later step dropped before this one could.
 func lostRace(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "already exists") || strings.Contains(msg, "UNIQUE constraint failed: river_migration")
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "UNIQUE constraint failed: river_migration") ||
+		strings.Contains(msg, "no such index")
 }
 
 // Close releases the prepared statements and the database.

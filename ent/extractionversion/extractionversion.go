@@ -96,6 +96,8 @@ const (
 	EdgeEdges = "edges"
 	// EdgeEdgeTexts holds the string denoting the edge_texts edge name in mutations.
 	EdgeEdgeTexts = "edge_texts"
+	// EdgeCommunitySets holds the string denoting the community_sets edge name in mutations.
+	EdgeCommunitySets = "community_sets"
 	// EdgeMentions holds the string denoting the mentions edge name in mutations.
 	EdgeMentions = "mentions"
 	// EdgeOperations holds the string denoting the operations edge name in mutations.
@@ -134,6 +136,13 @@ const (
 	EdgeTextsInverseTable = "edge_texts"
 	// EdgeTextsColumn is the table column denoting the edge_texts relation/edge.
 	EdgeTextsColumn = "version_id"
+	// CommunitySetsTable is the table that holds the community_sets relation/edge.
+	CommunitySetsTable = "community_sets"
+	// CommunitySetsInverseTable is the table name for the CommunitySet entity.
+	// It exists in this package in order to avoid circular dependency with the "communityset" package.
+	CommunitySetsInverseTable = "community_sets"
+	// CommunitySetsColumn is the table column denoting the community_sets relation/edge.
+	CommunitySetsColumn = "version_id"
 	// MentionsTable is the table that holds the mentions relation/edge.
 	MentionsTable = "mentions"
 	// MentionsInverseTable is the table name for the Mention entity.
@@ -520,6 +529,20 @@ func ByEdgeTexts(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByCommunitySetsCount orders the results by community_sets count.
+func ByCommunitySetsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCommunitySetsStep(), opts...)
+	}
+}
+
+// ByCommunitySets orders the results by community_sets terms.
+func ByCommunitySets(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCommunitySetsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByMentionsCount orders the results by mentions count.
 func ByMentionsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -601,6 +624,13 @@ func newEdgeTextsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(EdgeTextsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, EdgeTextsTable, EdgeTextsColumn),
+	)
+}
+func newCommunitySetsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CommunitySetsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CommunitySetsTable, CommunitySetsColumn),
 	)
 }
 func newMentionsStep() *sqlgraph.Step {

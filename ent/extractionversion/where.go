@@ -1783,6 +1783,29 @@ func HasEdgeTextsWith(preds ...predicate.EdgeText) predicate.ExtractionVersion {
 	})
 }
 
+// HasCommunitySets applies the HasEdge predicate on the "community_sets" edge.
+func HasCommunitySets() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CommunitySetsTable, CommunitySetsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCommunitySetsWith applies the HasEdge predicate on the "community_sets" edge with a given conditions (other predicates).
+func HasCommunitySetsWith(preds ...predicate.CommunitySet) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := newCommunitySetsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasMentions applies the HasEdge predicate on the "mentions" edge.
 func HasMentions() predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(func(s *sql.Selector) {

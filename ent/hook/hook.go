@@ -45,6 +45,18 @@ func (f ChunkRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ChunkRunMutation", m)
 }
 
+// The CommunitySetFunc type is an adapter to allow the use of ordinary
+// function as CommunitySet mutator.
+type CommunitySetFunc func(context.Context, *ent.CommunitySetMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CommunitySetFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CommunitySetMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CommunitySetMutation", m)
+}
+
 // The DocumentFunc type is an adapter to allow the use of ordinary
 // function as Document mutator.
 type DocumentFunc func(context.Context, *ent.DocumentMutation) (ent.Value, error)

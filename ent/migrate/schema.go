@@ -122,6 +122,33 @@ var (
 			},
 		},
 	}
+	// CommunitySetsColumns holds the columns for the "community_sets" table.
+	CommunitySetsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "data", Type: field.TypeString, Size: 2147483647},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// CommunitySetsTable holds the schema information for the "community_sets" table.
+	CommunitySetsTable = &schema.Table{
+		Name:       "community_sets",
+		Columns:    CommunitySetsColumns,
+		PrimaryKey: []*schema.Column{CommunitySetsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "community_sets_extraction_versions_community_sets",
+				Columns:    []*schema.Column{CommunitySetsColumns[2]},
+				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "communityset_version_id",
+				Unique:  true,
+				Columns: []*schema.Column{CommunitySetsColumns[2]},
+			},
+		},
+	}
 	// DocumentsColumns holds the columns for the "documents" table.
 	DocumentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -620,6 +647,7 @@ var (
 		ChunksTable,
 		ChunkJobsTable,
 		ChunkRunsTable,
+		CommunitySetsTable,
 		DocumentsTable,
 		EdgesTable,
 		EdgeTextsTable,
@@ -643,6 +671,7 @@ func init() {
 	ChunksTable.ForeignKeys[0].RefTable = DocumentsTable
 	ChunkJobsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	ChunkRunsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
+	CommunitySetsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EdgesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EdgeTextsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	EntityTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable

@@ -15,6 +15,9 @@ type ChunkJob func(*sql.Selector)
 // ChunkRun is the predicate function for chunkrun builders.
 type ChunkRun func(*sql.Selector)
 
+// CommunitySet is the predicate function for communityset builders.
+type CommunitySet func(*sql.Selector)
+
 // Document is the predicate function for document builders.
 type Document func(*sql.Selector)
 
