@@ -39,6 +39,9 @@ type App struct {
 
 	store     *store.Store
 	log       *slog.Logger
+	// heavy admits the requests that load whole graphs (comparisons,
+	// exports, imports) a few at a time (limits_heavy.go).
+	heavy *Gate
 	providers Providers
 
 	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
@@ -93,7 +96,7 @@ type App struct {
 
 // New builds the application over a store.
 func New(st *store.Store, log *slog.Logger, p Providers) *App {
-	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{},
+	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
 		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
 	a.Curation, a.Queries = &Curation{a}, &Queries{a}
 	return a

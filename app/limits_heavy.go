@@ -129,16 +129,16 @@ func HeavySlots() int {
 	return n
 }
 
-// processGate is the gate of this process's heavy requests, made on
-// first use and never replaced. Memory is the process's, so every App in
-// it shares one bound.
-var processGate = sync.OnceValue(func() *Gate {
-	n := HeavySlots()
-	return NewGate(n, heavyLine*n, HeavyWait)
-})
-
 // Heavy is the gate that admits the application's heavy requests:
 // Compare, ImportGraph and ImportGraphDir enter it themselves; a handler
 // that holds a graph of its own (an export) or builds more from a
-// comparison (the compare page) enters it for the whole request.
-func (a *App) Heavy() *Gate { return processGate() }
+// comparison (the compare page) enters it for the whole request. Each
+// App has its own (tests run several in one process).
+func (a *App) Heavy() *Gate { return a.heavy }
+
+// newHeavyGate is the gate an App's heavy requests pass (see Gate):
+// HeavySlots slots, a line of heavyLine a slot.
+func newHeavyGate() *Gate {
+	n := HeavySlots()
+	return NewGate(n, heavyLine*n, HeavyWait)
+}

@@ -28,6 +28,9 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	// A heavy request refused as busy says when to try again, whichever
+	// handler it came from.
+	busy(c, err)
 	status, msg := http.StatusInternalServerError, "internal error"
 	var he *echo.HTTPError
 	switch {
