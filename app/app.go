@@ -37,11 +37,11 @@ type App struct {
 	Curation *Curation
 	Queries  *Queries
 
-	store     *store.Store
-	log       *slog.Logger
+	store *store.Store
+	log   *slog.Logger
 	// heavy admits the requests that load whole graphs (comparisons,
 	// exports, imports) a few at a time (limits_heavy.go).
-	heavy *Gate
+	heavy     *Gate
 	providers Providers
 
 	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
