@@ -36,7 +36,7 @@ const (
 // with a download. CSV comes as a zip of nodes.csv and edges.csv in the
 // neo4j-admin import form, values as they are; with spreadsheet=1 the
 // same files with formula-like text quoted for a spreadsheet (see
-// export.SpreadsheetCSV).
+// export.WriteSpreadsheetZip).
 //
 // An export is a heavy request (see app.Gate): it holds the graph in
 // memory while it writes. The file is written to the client as it is

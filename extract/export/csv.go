@@ -56,7 +56,7 @@ const DefaultRelType = "RELATED_TO"
 // these files are neo4j-admin's input, and a quote put before such text
 // (the spreadsheet's escape) would be imported into Neo4j and read back
 // as part of the value (an "@handle" or a "+44" phone number would gain a
-// quote). To look at a graph in a spreadsheet, use SpreadsheetCSV.
+// quote). To look at a graph in a spreadsheet, use WriteSpreadsheetZip.
 func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	cw := newCSVWriter(g, false)
 	if err := cw.nodes(nodes); err != nil {
@@ -65,21 +65,6 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	return cw.edges(edges)
 }
 
-// SpreadsheetCSV writes the same files as CSV for a spreadsheet to open:
-// every text cell (header names included) that starts with '=', '+',
-// '-', '@', a tab or a carriage return gets a leading single quote, so
-// that Excel, LibreOffice and Google Sheets show it as text instead of
-// running it as a formula (see SpreadsheetCell). Numbers and booleans of
-// typed columns are written as CSV writes them. The quotes change those
-// values, so these files are for reading, not for neo4j-admin or
-// ReadCSV.
-func SpreadsheetCSV(nodes, edges io.Writer, g extract.Graph) error {
-	cw := newCSVWriter(g, true)
-	if err := cw.nodes(nodes); err != nil {
-		return err
-	}
-	return cw.edges(edges)
-}
 
 // SpreadsheetCell is s as a spreadsheet shows it and never evaluates: s
 // with a single quote before it when it starts with a character that
@@ -272,8 +257,14 @@ func WriteCSVZip(w io.Writer, g extract.Graph) error {
 	return writeZip(w, newCSVWriter(g, false))
 }
 
-// WriteSpreadsheetZip writes the files of SpreadsheetCSV as the two
-// entries of a zip archive to w.
+// WriteSpreadsheetZip writes the CSV files for a spreadsheet to open as
+// the two entries of a zip archive to w: every text cell (header names
+// included) that starts with '=', '+', '-', '@', a tab or a carriage
+// return gets a leading single quote, so that Excel, LibreOffice and
+// Google Sheets show it as text instead of running it as a formula (see
+// SpreadsheetCell). Numbers and booleans of typed columns are written as
+// CSV writes them. The quotes change those values, so these files are for
+// reading, not for neo4j-admin or ReadCSV.
 func WriteSpreadsheetZip(w io.Writer, g extract.Graph) error {
 	return writeZip(w, newCSVWriter(g, true))
 }
