@@ -65,7 +65,6 @@ func CSV(nodes, edges io.Writer, g extract.Graph) error {
 	return cw.edges(edges)
 }
 
-
 // SpreadsheetCell is s as a spreadsheet shows it and never evaluates: s
 // with a single quote before it when it starts with a character that
 // makes a spreadsheet read a cell as a formula ('=', '+', '-', '@', tab,
