@@ -113,3 +113,17 @@ func TestExtractive(t *testing.T) {
 		t.Fatalf("no match:\n%s", none)
 	}
 }
+
+// TestProseSentences: wrapped lines join; a sentence ends after its
+// closing quote, not inside a quotation's "!'" followed by lower case,
+// nor after "Mr." or an initial; Chinese end marks end sentences.
+func TestProseSentences(t *testing.T) {
+	text := "Marley was dead: to begin with. Mr. Scrooge signed\nit. 'Humbug!' said Scrooge, 'humbug!' he said again.\n\n" +
+		"J. Marley had a partner. 周杰伦出生于台湾。他是歌手。"
+	got := proseSentences(text)
+	want := []string{"Marley was dead: to begin with.", "Mr. Scrooge signed it.", "'Humbug!' said Scrooge, 'humbug!' he said again.",
+		"J. Marley had a partner.", "周杰伦出生于台湾。", "他是歌手。"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}

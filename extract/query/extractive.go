@@ -3,11 +3,10 @@ package query
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/kgstudio/kgstudio/extract"
 )
 
 // ExtractiveNote opens an answer built without a model.
@@ -46,8 +45,7 @@ func Extractive(question string, c Context, max int) string {
 	var sents []sentence
 	seen := map[string]bool{}
 	for i, ch := range c.Chunks {
-		for _, sp := range extract.Sentences(ch.Text) {
-			t := strings.Join(strings.Fields(ch.Text[sp.Start:sp.End]), " ")
+		for _, t := range proseSentences(ch.Text) {
 			// A passage that repeats a sentence (overlapping chunks) quotes
 			// it once; a fragment of a few words ("Marley?") says nothing
 			// on its own.
@@ -109,3 +107,68 @@ func words(s string) int {
 	}
 	return n
 }
+
+// abbreviations end in a full stop that ends no sentence.
+var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "mt": true, "jr": true, "sr": true,
+	"prof": true, "gen": true, "col": true, "capt": true, "lt": true, "vs": true, "etc": true, "no": true, "vol": true, "fig": true,
+	"inc": true, "ltd": true, "co": true, "corp": true, "e.g": true, "i.e": true}
+
+// proseSentences cuts a passage into sentences as a reader sees them:
+// lines wrapped within a paragraph are joined; a sentence ends at '.',
+// '!' or '?' (and the closing quotes or brackets after it) followed by
+// white space and a capital (or a letter of a script without case), a
+// digit or an opening quote, but not after
+// an abbreviation ("Mr.", "St.") or an initial ("J."); Chinese and
+// Japanese end marks end a sentence as they are; a paragraph ends one.
+func proseSentences(text string) []string {
+	var out []string
+	for _, para := range regexpParagraphs.Split(text, -1) {
+		p := strings.Join(strings.Fields(para), " ")
+		rs := []rune(p)
+		start := 0
+		emit := func(end int) {
+			if t := strings.TrimSpace(string(rs[start:end])); t != "" {
+				out = append(out, t)
+			}
+			start = end
+		}
+		for i := 0; i < len(rs); i++ {
+			r := rs[i]
+			if r == '。' || r == '！' || r == '？' {
+				emit(i + 1)
+				continue
+			}
+			if r != '.' && r != '!' && r != '?' {
+				continue
+			}
+			j := i + 1
+			for j < len(rs) && strings.ContainsRune("\"'”’)]»", rs[j]) {
+				j++
+			}
+			if j >= len(rs) || rs[j] != ' ' || j+1 >= len(rs) {
+				continue
+			}
+			next := rs[j+1]
+			caseless := unicode.IsLetter(next) && !unicode.IsLower(next) // a capital, or a letter of a script without case
+			if !caseless && !unicode.IsDigit(next) && !strings.ContainsRune("\"'“‘([«", next) {
+				continue
+			}
+			if r == '.' {
+				k := i
+				for k > start && unicode.IsLetter(rs[k-1]) || k > start && rs[k-1] == '.' {
+					k--
+				}
+				word := strings.ToLower(string(rs[k:i]))
+				if abbreviations[word] || len([]rune(word)) == 1 && unicode.IsUpper(rs[k]) {
+					continue
+				}
+			}
+			emit(j)
+		}
+		emit(len(rs))
+	}
+	return out
+}
+
+// regexpParagraphs splits text at blank lines.
+var regexpParagraphs = regexp.MustCompile(`\n[ \t]*\n`)
