@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -59,6 +60,18 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "no user message: the last user message is the question")
 	}
 	mode, question := ChatMode(req.Messages[last].Content)
+	if len(question) > MaxQuestion {
+		// A chat client's long message (a pasted text, its own request
+		// for a title) is read up to the limit, cut at a word.
+		cut := strings.LastIndexByte(question[:MaxQuestion], ' ')
+		if cut <= 0 {
+			cut = MaxQuestion
+			for cut > 0 && !utf8.RuneStart(question[cut]) {
+				cut--
+			}
+		}
+		question = question[:cut]
+	}
 	if question == "" {
 		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "the question is empty")
 	}

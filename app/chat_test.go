@@ -51,6 +51,12 @@ func TestChat_ModeHistoryAndModel(t *testing.T) {
 			t.Errorf("%s %q: mode %q model %q extractive %v:\n%s", tc.model, tc.question, ans.Mode, ans.Model, ans.Extractive, ans.Text)
 		}
 	}
+	// A message over the question's limit (a client's own request for a
+	// title) is read up to it.
+	long := strings.Repeat("Marley partner ", 300)
+	if ans, err := a.Queries.Chat(ctx, ChatRequest{Model: "m", Messages: []llm.Message{{Role: "user", Content: long}}}); err != nil || ans.Text == "" {
+		t.Fatalf("a %d-byte message: %v", len(long), err)
+	}
 	for _, tc := range []struct {
 		req  ChatRequest
 		kind extract.ErrorKind

@@ -76,6 +76,13 @@ func htmlText(data []byte) []byte {
 			if blockTags[tag] {
 				newline()
 			}
+			if tag == "td" || tag == "th" {
+				// Cells of a row stay apart.
+				if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+					b.WriteString("\t")
+				}
+				trail = false
+			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			tag := string(name)

@@ -12,12 +12,13 @@ import (
 func TestToText_HTML(t *testing.T) {
 	page := `<!doctype html><html><head><title>Marley &amp; Scrooge</title><style>p{color:red}</style>
 <script>var x = "not text";</script></head><body><h1>Stave One</h1><p>Marley was <b>dead</b>,
-to begin with.</p><ul><li>Scrooge</li><li>Cratchit</li></ul><noscript>enable scripts</noscript></body></html>`
+to begin with.</p><ul><li>Scrooge</li><li>Cratchit</li></ul><noscript>enable scripts</noscript>
+<table><tr><td>Cell A</td><td>Cell B</td></tr></table></body></html>`
 	got, err := ToText("carol.html", []byte(page), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Marley & Scrooge\n\nStave One\n\nMarley was dead, to begin with.\n\nScrooge\n\nCratchit"
+	want := "Marley & Scrooge\n\nStave One\n\nMarley was dead, to begin with.\n\nScrooge\n\nCratchit\n\nCell A\tCell B"
 	if string(got) != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

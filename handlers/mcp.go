@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -37,13 +38,13 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 		"else extractive: the best sentences) with its references, and the entities, relations and passages retrieved."}, t.query)
 	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
 	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Description: "The nodes within depth steps of a node (1 or 2) and the edges among them."}, t.neighbors)
-	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first."}, t.searchNodes)
+	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first; a node's id is the key get_node and neighbors take."}, t.searchNodes)
 	mcp.AddTool(s, &mcp.Tool{Name: "add_document", Description: "Store a text as a document (a document with the same content is the stored one)."}, t.addDocument)
 	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Start an extraction run over documents; returns the new version at once (follow it with run_status)."}, t.extract)
 	mcp.AddTool(s, &mcp.Tool{Name: "run_status", Description: "Where a version's run stands: status, phase, chunks done, nodes and edges, errors."}, t.runStatus)
 	mcp.AddTool(s, &mcp.Tool{Name: "compare", Description: "Compare two versions: nodes and edges added, removed and changed, and the summary."}, t.compare)
-	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "graph", URITemplate: "kgstudio://versions/{id}/graph", MIMEType: "application/json",
-		Description: "A version's whole graph (nodes and edges) as JSON."}, t.readResource)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "graph", URITemplate: "kgstudio://versions/{+version}/graph", MIMEType: "application/json",
+		Description: "A version's whole graph (nodes and edges) as JSON; the version by id, NAME@V or NAME."}, t.readResource)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: "kgstudio://documents/{id}", MIMEType: "text/plain",
 		Description: "A document's text."}, t.readResource)
 	return s
@@ -70,6 +71,16 @@ func (t *mcpTools) version(ctx context.Context, ref string) (record.Version, err
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "name a version: NAME@V, NAME for its latest, or its id (list_extractions lists them)")
 	}
 	return t.a.Versions.ByRef(ctx, ref)
+}
+
+// finished finds a version as version does and refuses one whose run has
+// not ended done: its graph is not all there yet.
+func (t *mcpTools) finished(ctx context.Context, ref string) (record.Version, error) {
+	v, err := t.version(ctx, ref)
+	if err == nil && v.Status != record.StatusDone {
+		err = extract.Errorf(extract.KindConflict, "%s is %s: only a finished version answers (follow a run with run_status)", v.Label(), v.Status)
+	}
+	return v, err
 }
 
 // toolError makes an error a tool's answer: what went wrong, in words an
@@ -106,7 +117,10 @@ type listOut struct {
 }
 
 func (t *mcpTools) listExtractions(ctx context.Context, _ *mcp.CallToolRequest, _ listIn) (*mcp.CallToolResult, listOut, error) {
-	var out listOut
+	out := listOut{Extractions: []struct {
+		Name     string       `json:"name"`
+		Versions []mcpVersion `json:"versions"`
+	}{}}
 	exs, err := t.a.Versions.Extractions(ctx, 0)
 	if err != nil {
 		return nil, out, toolError(err)
@@ -146,7 +160,7 @@ type queryOut struct {
 
 func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn) (*mcp.CallToolResult, queryOut, error) {
 	var out queryOut
-	v, err := t.version(ctx, in.Version)
+	v, err := t.finished(ctx, in.Version)
 	if err != nil {
 		return nil, out, toolError(err)
 	}
@@ -183,7 +197,7 @@ type nodeIn struct {
 }
 
 func (t *mcpTools) getNode(ctx context.Context, _ *mcp.CallToolRequest, in nodeIn) (*mcp.CallToolResult, app.NodeDetail, error) {
-	v, err := t.version(ctx, in.Version)
+	v, err := t.finished(ctx, in.Version)
 	if err != nil {
 		return nil, app.NodeDetail{}, toolError(err)
 	}
@@ -237,7 +251,7 @@ func graphOf(g extract.Graph, withDescriptions bool) graphOut {
 }
 
 func (t *mcpTools) neighbors(ctx context.Context, _ *mcp.CallToolRequest, in neighborsIn) (*mcp.CallToolResult, graphOut, error) {
-	v, err := t.version(ctx, in.Version)
+	v, err := t.finished(ctx, in.Version)
 	if err != nil {
 		return nil, graphOut{}, toolError(err)
 	}
@@ -275,7 +289,7 @@ type searchOut struct {
 
 func (t *mcpTools) searchNodes(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 	out := searchOut{Nodes: []extract.SubgraphNode{}}
-	v, err := t.version(ctx, in.Version)
+	v, err := t.finished(ctx, in.Version)
 	if err != nil {
 		return nil, out, toolError(err)
 	}
@@ -370,11 +384,11 @@ type compareIn struct {
 }
 
 func (t *mcpTools) compare(ctx context.Context, _ *mcp.CallToolRequest, in compareIn) (*mcp.CallToolResult, diff.Result, error) {
-	va, err := t.version(ctx, in.A)
+	va, err := t.finished(ctx, in.A)
 	if err != nil {
 		return nil, diff.Result{}, toolError(err)
 	}
-	vb, err := t.version(ctx, in.B)
+	vb, err := t.finished(ctx, in.B)
 	if err != nil {
 		return nil, diff.Result{}, toolError(err)
 	}
@@ -399,8 +413,10 @@ func (t *mcpTools) readResource(ctx context.Context, req *mcp.ReadResourceReques
 		id, _ = strconv.Atoi(parts[1])
 	}
 	switch {
-	case id > 0 && len(parts) == 3 && parts[0] == "versions" && parts[2] == "graph":
-		v, err := t.a.Versions.Get(ctx, id)
+	case len(parts) == 3 && parts[0] == "versions" && parts[2] == "graph":
+		// The version by id, NAME@V or NAME (its latest).
+		ref, _ := url.PathUnescape(parts[1])
+		v, err := t.version(ctx, ref)
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}

@@ -127,6 +127,10 @@ func TestMCP_HTTP(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), &g); err != nil || g.Version != v.Label() || len(g.Nodes) != v.Nodes {
 		t.Fatalf("graph resource: %v %s %d nodes", err, g.Version, len(g.Nodes))
 	}
+	byName, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "kgstudio://versions/" + v.Label() + "/graph"})
+	if err != nil || byName.Contents[0].Text != res.Contents[0].Text {
+		t.Fatalf("the graph resource by NAME@V: %v", err)
+	}
 	res, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: fmt.Sprintf("kgstudio://documents/%d", v.DocumentIDs[0])})
 	if err != nil || !strings.Contains(res.Contents[0].Text, "Marley was dead") {
 		t.Fatalf("document resource: %v", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // cmdCommunities lists a version's communities at a level with their
@@ -35,9 +36,21 @@ func cmdCommunities(ctx context.Context, args []string, stdout, stderr io.Writer
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(stdout, "%s: %d levels; level %d has %d communities, modularity %.3f\n", out.Version, out.Levels, out.Level, len(out.Communities), out.Modularity)
+	fmt.Fprintf(stdout, "%s: %s; level %d has %s, modularity %.3f\n", out.Version, plural(out.Levels, "level"), out.Level,
+		plural(len(out.Communities), "community"), out.Modularity)
 	for _, c := range out.Communities {
-		fmt.Fprintf(stdout, "%d\t%d nodes\t%s\n", c.ID, c.Size, c.Title)
+		fmt.Fprintf(stdout, "%d\t%s\t%s\n", c.ID, plural(c.Size, "node"), c.Title)
 	}
 	return nil
+}
+
+// plural is n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

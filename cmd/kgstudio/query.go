@@ -58,6 +58,10 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if res.Answer == nil {
 			return errors.New("query: no answer: " + res.Note)
 		}
+		if res.Note != "" {
+			// Why the answer is not the model's (no provider configured).
+			fmt.Fprintln(stderr, "note:", res.Note)
+		}
 		fmt.Fprintln(stdout, res.Answer.Text)
 		return nil
 	}

@@ -196,6 +196,9 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 	}
 	r := Report{Community: c.ID, Title: c.Title}
 	r.Summary = fmt.Sprintf("%d members around %s", c.Size, strings.Join(c.TopNodes, ", "))
+	if c.Size == 1 {
+		r.Summary = "One member, " + strings.Join(c.TopNodes, ", ")
+	}
 	if len(parts) > 0 {
 		r.Summary += " (" + strings.Join(parts, ", ") + ")"
 	}

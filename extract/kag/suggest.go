@@ -51,7 +51,7 @@ func SuggestSchema(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, n
 		typeOf[n.Key] = t
 		counts[t]++
 	}
-	sc := &schema.Schema{Name: name, Description: "Drafted from sample documents; review before use."}
+	sc := &schema.Schema{Name: name, Namespace: name, Description: "Drafted from sample documents; review before use."}
 	declared := map[string]int{}
 	for _, t := range slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
 		return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b))
