@@ -244,7 +244,10 @@ func addedSummary(added []extract.Document, known int) string {
 	if len(added) > listedAtMost {
 		msg = fmt.Sprintf("Stored %d documents: %s and %d more.", len(added), strings.Join(names, ", "), len(added)-listedAtMost)
 	}
-	if known > 0 {
+	switch {
+	case known == 1:
+		msg += " One of them was already stored."
+	case known > 1:
 		msg += fmt.Sprintf(" %d of them were already stored.", known)
 	}
 	return msg

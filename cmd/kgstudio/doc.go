@@ -212,10 +212,16 @@ func addFiles(ctx context.Context, documents *app.Documents, files []string, max
 			fmt.Fprintf(out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
 			continue
 		}
-		for _, d := range got {
+		for i, d := range got {
 			state := "added"
 			if created == 0 {
 				state = "already stored"
+				// The same content under another name is named as the
+				// file given, with the stored one's name.
+				if i < len(fd.Docs) && fd.Docs[i].Name != d.Name {
+					state = "already stored as " + d.Name
+					d.Name = fd.Docs[i].Name
+				}
 			}
 			fmt.Fprintf(out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
 		}

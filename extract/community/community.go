@@ -184,9 +184,13 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 		in[k] = true
 	}
 	types := map[string]int{}
+	names := map[string]string{}
 	for _, n := range g.Nodes {
-		if in[n.Key] && n.Type != "" {
-			types[n.Type]++
+		if in[n.Key] {
+			names[n.Key] = cmp.Or(n.Name, n.Key)
+			if n.Type != "" {
+				types[n.Type]++
+			}
 		}
 	}
 	tl := slices.SortedFunc(maps.Keys(types), func(a, b string) int { return cmp.Or(cmp.Compare(types[b], types[a]), strings.Compare(a, b)) })
@@ -213,9 +217,13 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 	slices.SortStableFunc(es, func(a, b extract.Edge) int { return cmp.Compare(b.Weight, a.Weight) })
 	seen := map[string]bool{}
 	for _, e := range es {
-		text := strings.TrimSpace(e.Description)
-		if text == "" {
-			text = e.Source + " " + e.Label + " " + e.Target
+		// The relation's ends first, then what the passage says of it.
+		text := names[e.Source] + " " + e.Label + " " + names[e.Target]
+		if e.Label == "" || e.Label == "related_to" {
+			text = names[e.Source] + " and " + names[e.Target]
+		}
+		if d := strings.Join(strings.Fields(e.Description), " "); d != "" {
+			text += ": " + d
 		}
 		if seen[text] {
 			continue
