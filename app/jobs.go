@@ -275,15 +275,24 @@ type Worker struct {
 	gone func()
 }
 
+// stopGrace is how long Stop waits, once ctx has ended, for the canceled
+// jobs to return: a job that does not heed its cancel is left behind (its
+// process is going away; the rescuer hands it to another worker).
+const stopGrace = 5 * time.Second
+
 // Stop stops taking jobs and waits for the running ones to finish (or
-// ctx to end, then cancels them: they run again elsewhere).
+// ctx to end, then cancels them, waiting stopGrace more: they run again
+// elsewhere), so a process told to stop ends within ctx's time and the
+// grace.
 func (w *Worker) Stop(ctx context.Context) error {
 	if w.gone != nil {
 		w.gone()
 	}
 	err := w.q.Stop(ctx)
 	if err != nil {
-		_ = w.q.StopAndCancel(context.WithoutCancel(ctx))
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
+		defer cancel()
+		_ = w.q.StopAndCancel(gctx)
 	}
 	return err
 }
