@@ -135,6 +135,14 @@ func (c Config) Validate() error {
 // environment applied.
 func newFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *Config) {
 	cfg := DefaultConfig()
+	// A command run once keeps its output to what it was asked: warnings
+	// and errors on stderr, not every step (--log-level info brings them
+	// back); the long-running processes log their steps.
+	switch name {
+	case "serve", "worker", "mcp":
+	default:
+		cfg.LogLevel = "warn"
+	}
 	cfg.fromEnv()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
