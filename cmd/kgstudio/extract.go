@@ -89,8 +89,14 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // then prints its summary (JSON with asJSON) and returns the run's error.
 func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
 	last, lastPhase := -1, ""
+	// Phases are shown in their order: a late report of an earlier phase
+	// (a chunk job's, read after the final job began) is not printed.
+	rank := map[string]int{app.PhaseQueued: 0, "": 1, app.PhaseExtracting: 1, app.PhaseMerging: 2}
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {
+			return
+		}
+		if r, ok := rank[p.Phase]; ok && lastPhase != "" && r < rank[lastPhase] {
 			return
 		}
 		// One line per tenth of the chunks in each phase (extracting,
