@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -25,6 +26,9 @@ func main() {
 			return // -h printed the command's flags
 		}
 		fmt.Fprintln(os.Stderr, "kgstudio:", oneLine(err))
+		if isUsage(err) {
+			os.Exit(2) // the command line was wrong, as flag-based tools say
+		}
 		os.Exit(1)
 	}
 }
@@ -72,8 +76,8 @@ and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	args = commonFlagsLast(args)
 	if len(args) == 0 {
-		fmt.Fprint(stdout, usage)
-		return nil
+		fmt.Fprint(stderr, usage)
+		return errNoCommand
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -117,4 +121,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		return fmt.Errorf("unknown command %q; run kgstudio help", cmd)
 	}
+}
+
+// errNoCommand is a command line that names no command.
+var errNoCommand = errors.New("name a command (kgstudio help lists them)")
+
+// isUsage reports whether err says the command line was wrong: no
+// command, an unknown one, a bad flag, or a command's usage.
+func isUsage(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, errNoCommand) || strings.HasPrefix(msg, "usage:") || strings.HasPrefix(msg, "unknown command") ||
+		strings.Contains(msg, "-h lists its flags")
 }

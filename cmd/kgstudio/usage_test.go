@@ -43,3 +43,21 @@ func TestUsage_MatchesREADME(t *testing.T) {
 		t.Fatalf("README's command summary differs from kgstudio help:\nREADME:\n%s\n\nhelp:\n%s", inREADME, got)
 	}
 }
+
+// TestUsage_Errors: a command line that names no command, an unknown one,
+// a bad flag or a command without its arguments is a usage error (exit
+// 2); a command that fails is not.
+func TestUsage_Errors(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	for _, args := range [][]string{{}, {"bogus"}, {"query"}, {"doc", "list", "--bogus"}, {"communities"}} {
+		_, _, err := cli(t, args...)
+		if err == nil || !isUsage(err) {
+			t.Errorf("kgstudio %v: %v, want a usage error", args, err)
+		}
+	}
+	_, _, err := cli(t, "version", "show", "nosuch@1", "--data", data)
+	if err == nil || isUsage(err) {
+		t.Errorf("an unknown version: %v, want an error that is not about usage", err)
+	}
+}
