@@ -35,6 +35,7 @@ func compareQuery(c echo.Context) (a, b int, opts diff.Options, err error) {
 		Undirected:         flagQuery(c, "undirected"),
 		IgnoreLabels:       flagQuery(c, "ignore_labels"),
 		IgnoreDescriptions: flagQuery(c, "ignore_descriptions"),
+		Weights:            flagQuery(c, "weights"),
 	}
 	return a, b, opts, nil
 }
@@ -54,6 +55,9 @@ func CompareQuery(a, b int, opts diff.Options) string {
 	}
 	if opts.IgnoreDescriptions {
 		q.Set("ignore_descriptions", "1")
+	}
+	if opts.Weights {
+		q.Set("weights", "1")
 	}
 	return q.Encode()
 }

@@ -56,14 +56,20 @@ const (
 
 // Options controls matching and scoring.
 type Options struct {
-	// IgnoreType matches nodes by normalised name only; a type difference
-	// is then reported as a change.
+	// IgnoreType matches nodes by normalised name only; a type
+	// difference is then no change either (the two types are still
+	// shown).
 	IgnoreType bool `json:"ignore_type"`
-	// Undirected matches edges regardless of direction.
+	// Undirected matches edges regardless of direction; a direction
+	// difference is then no change.
 	Undirected bool `json:"undirected"`
 	// IgnoreLabels matches edges by their endpoints only; a label
-	// difference is then reported as a change.
+	// difference is then no change either (both labels are shown).
 	IgnoreLabels bool `json:"ignore_labels"`
+	// Weights counts a difference in edge weight as a change. Weights
+	// count how often an extraction met an edge, bookkeeping rather than
+	// meaning, so by default they are shown but change nothing.
+	Weights bool `json:"weights,omitempty"`
 	// Reference is RefNone, RefA (a is gold) or RefB (b is gold).
 	Reference int `json:"reference"`
 	// IgnoreDescriptions leaves descriptions out of the comparison: a
@@ -513,7 +519,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 			res.Nodes.Removed = append(res.Nodes.Removed, NodeItem{Key: n.Key, Name: n.Name, Type: n.Type})
 			continue
 		}
-		if c, changed := compareNodes(n, &b.Nodes[j], opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
+		if c, changed := compareNodes(n, &b.Nodes[j], opts); changed {
 			res.Nodes.Changed = append(res.Nodes.Changed, c)
 		} else {
 			nt.Unchanged++
@@ -540,7 +546,7 @@ func Compare(a, b extract.Graph, opts Options) Result {
 		}
 		matchedEdges++
 		direction := ident.undirected && sa.srcRaw[i] != sb.srcRaw[j]
-		if c, changed := compareEdges(e, &b.Edges[j], direction, opts.Reference != RefNone, opts.IgnoreDescriptions); changed {
+		if c, changed := compareEdges(e, &b.Edges[j], direction, opts); changed {
 			res.Edges.Changed = append(res.Edges.Changed, c)
 		}
 	}
@@ -603,10 +609,12 @@ func bump(m map[string]TypeCount, typ string, d int) {
 	m[typ] = c
 }
 
-// compareNodes lists what differs between two matched nodes. With ref set
-// (one side is the reference) a type, description or property one side
-// lacks is not a difference. With noDesc set descriptions are not compared.
-func compareNodes(a, b *extract.Node, ref, noDesc bool) (NodeChange, bool) {
+// compareNodes lists what differs between two matched nodes. With a
+// reference side, a type, description or property one side lacks is not a
+// difference; what the options ignore is not compared; bookkeeping
+// properties (see bookkeeping) never are.
+func compareNodes(a, b *extract.Node, opts Options) (NodeChange, bool) {
+	ref, noDesc := opts.Reference != RefNone, opts.IgnoreDescriptions
 	c := NodeChange{
 		KeyA: a.Key, KeyB: b.Key, Name: b.Name,
 		TypeA: a.Type, TypeB: b.Type, NameA: a.Name, NameB: b.Name,
@@ -614,7 +622,7 @@ func compareNodes(a, b *extract.Node, ref, noDesc bool) (NodeChange, bool) {
 	if a.Name != b.Name {
 		c.Fields = append(c.Fields, "name")
 	}
-	if differs(a.Type, b.Type, ref) {
+	if !opts.IgnoreType && differs(a.Type, b.Type, ref) {
 		c.Fields = append(c.Fields, "type")
 	}
 	if !noDesc && differs(a.Description, b.Description, ref) {
@@ -636,25 +644,26 @@ func differs(a, b string, ref bool) bool {
 	return a != b
 }
 
-// compareEdges lists what differs between two matched edges of the indexed
-// sides sa and sb. With ref and noDesc set, as for compareNodes.
-func compareEdges(a, b *extract.Edge, direction, ref, noDesc bool) (EdgeChange, bool) {
+// compareEdges lists what differs between two matched edges, as
+// compareNodes does; direction says they point opposite ways.
+func compareEdges(a, b *extract.Edge, direction bool, opts Options) (EdgeChange, bool) {
+	ref, noDesc := opts.Reference != RefNone, opts.IgnoreDescriptions
 	c := EdgeChange{
 		A:         EdgeItem{Source: a.Source, Target: a.Target, Label: a.Label},
 		B:         EdgeItem{Source: b.Source, Target: b.Target, Label: b.Label},
 		KeywordsA: a.Keywords, KeywordsB: b.Keywords,
 		WeightA: finite(a.Weight), WeightB: finite(b.Weight),
 	}
-	if a.Label != b.Label {
+	if a.Label != b.Label && !opts.IgnoreLabels {
 		c.Fields = append(c.Fields, "label")
 	}
-	if direction {
+	if direction && !opts.Undirected {
 		c.Fields = append(c.Fields, "direction")
 	}
 	if differs(a.Keywords, b.Keywords, ref) {
 		c.Fields = append(c.Fields, "keywords")
 	}
-	if !ref && c.WeightA != c.WeightB {
+	if !ref && opts.Weights && c.WeightA != c.WeightB {
 		c.Fields = append(c.Fields, "weight")
 	}
 	if !noDesc && differs(a.Description, b.Description, ref) {
@@ -684,6 +693,9 @@ func compareProps(a, b map[string]any, ref bool) []PropertyChange {
 	}
 	var out []PropertyChange
 	for k, va := range a {
+		if bookkeeping[k] {
+			continue
+		}
 		vb, ok := b[k]
 		switch {
 		case !ok:
@@ -696,7 +708,7 @@ func compareProps(a, b map[string]any, ref bool) []PropertyChange {
 	}
 	if !ref {
 		for k, vb := range b {
-			if _, ok := a[k]; !ok {
+			if _, ok := a[k]; !ok && !bookkeeping[k] {
 				out = append(out, PropertyChange{Name: k, Op: "+", B: vb})
 			}
 		}
@@ -731,3 +743,8 @@ func number(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// bookkeeping are the properties a merge keeps about how it merged (the
+// types met and how often, descriptions dropped for room): they tell how
+// an extraction counted, not what it found, and never make a change.
+var bookkeeping = map[string]bool{"type_counts": true, "fragments_dropped": true}

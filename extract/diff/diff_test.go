@@ -112,12 +112,12 @@ func TestCompare(t *testing.T) {
 			want: [6]int{1, 1, 0, 1, 1, 0},
 		},
 		{
-			name:       "TypeChangeIgnored",
-			a:          base,
-			b:          retyped,
-			opts:       Options{IgnoreType: true},
-			want:       [6]int{0, 0, 1, 0, 0, 0},
-			nodeFields: []string{"type"},
+			name: "TypeChangeIgnored",
+			a:    base,
+			b:    retyped,
+			opts: Options{IgnoreType: true},
+			// Ignored, the type difference is no change.
+			want: [6]int{0, 0, 0, 0, 0, 0},
 		},
 		{
 			name: "DescriptionAndProperties",
@@ -136,7 +136,8 @@ func TestCompare(t *testing.T) {
 			},
 			want:       [6]int{0, 0, 1, 0, 0, 1},
 			nodeFields: []string{"description", "properties"},
-			edgeFields: []string{"keywords", "weight"},
+			// The weight differs too, but weights are bookkeeping.
+			edgeFields: []string{"keywords"},
 		},
 		{
 			name: "ReversedEdgeDirected",
@@ -160,9 +161,9 @@ func TestCompare(t *testing.T) {
 					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
 				},
 			},
-			opts:       Options{Undirected: true},
-			want:       [6]int{0, 0, 0, 0, 0, 1},
-			edgeFields: []string{"direction"},
+			opts: Options{Undirected: true},
+			// Ignored, the direction is no change.
+			want: [6]int{0, 0, 0, 0, 0, 0},
 		},
 		{
 			name: "LabelNormalised",
@@ -205,9 +206,9 @@ func TestCompare(t *testing.T) {
 					edge("London", "wrote about", "Analytical Engine"),
 				},
 			},
-			opts:       Options{IgnoreLabels: true},
-			want:       [6]int{0, 0, 0, 1, 0, 1},
-			edgeFields: []string{"label"},
+			opts: Options{IgnoreLabels: true},
+			// Ignored, the label is no change.
+			want: [6]int{0, 0, 0, 1, 0, 0},
 		},
 		{
 			name: "LabelsIgnoredUndirected",
@@ -219,9 +220,8 @@ func TestCompare(t *testing.T) {
 					edge("Ada Lovelace", "wrote about", "Analytical Engine"),
 				},
 			},
-			opts:       Options{IgnoreLabels: true, Undirected: true},
-			want:       [6]int{0, 0, 0, 0, 0, 1},
-			edgeFields: []string{"label", "direction"},
+			opts: Options{IgnoreLabels: true, Undirected: true},
+			want: [6]int{0, 0, 0, 0, 0, 0},
 		},
 		{
 			// Against a reference, what the gold side leaves empty is no
@@ -255,9 +255,8 @@ func TestCompare(t *testing.T) {
 			a:    extract.Graph{Nodes: []extract.Node{node("Ada", "", ""), node("Bob", "Person", "")}},
 			b:    extract.Graph{Nodes: []extract.Node{node("Ada", "Person", "x"), node("Bob", "Place", "")}},
 			opts: Options{IgnoreType: true, Reference: RefA},
-			// Only Bob's two types disagree.
-			want:       [6]int{0, 0, 1, 0, 0, 0},
-			nodeFields: []string{"type"},
+			// Types ignored, Bob's two types are no disagreement either.
+			want: [6]int{0, 0, 0, 0, 0, 0},
 		},
 		{
 			// extract.NormalizeName drops a byte-order mark, so a name that
@@ -643,11 +642,11 @@ func TestCompare_IgnoreDescriptions(t *testing.T) {
 	b := extract.Graph{Nodes: []extract.Node{{Key: "ann", Name: "Ann", Type: "Person", Description: "a painter"},
 		{Key: "bob", Name: "Bob", Type: "Location", Description: "a smith"}},
 		Edges: []extract.Edge{{Source: "ann", Target: "bob", Label: "knows", Weight: 1, Description: "new friends"}}}
-	all := Compare(a, b, Options{IgnoreType: true})
+	all := Compare(a, b, Options{})
 	if len(all.Nodes.Changed) != 2 || len(all.Edges.Changed) != 1 {
 		t.Fatalf("with descriptions: %d nodes, %d edges changed", len(all.Nodes.Changed), len(all.Edges.Changed))
 	}
-	quiet := Compare(a, b, Options{IgnoreType: true, IgnoreDescriptions: true})
+	quiet := Compare(a, b, Options{IgnoreDescriptions: true})
 	if len(quiet.Nodes.Changed) != 1 || quiet.Nodes.Changed[0].Name != "Bob" || len(quiet.Edges.Changed) != 0 {
 		t.Fatalf("ignoring descriptions: %+v %+v", quiet.Nodes.Changed, quiet.Edges.Changed)
 	}
@@ -788,5 +787,30 @@ func TestCompare_UndirectedEdges(t *testing.T) {
 				t.Errorf("union: %d edges, %d changed; want %d, %d", len(u.Edges), changed, c.unionEdges, c.unionChanged)
 			}
 		})
+	}
+}
+
+// TestCompare_BookkeepingIsNoChange: two extractions that found the same
+// things but counted differently (type counts, dropped fragments, edge
+// weights) compare as unchanged; weights count when asked.
+func TestCompare_BookkeepingIsNoChange(t *testing.T) {
+	g := func(count int, w float64) extract.Graph {
+		return extract.Graph{
+			Nodes: []extract.Node{{Key: "ann", Name: "Ann", Type: "Person", Properties: map[string]any{"type_counts": map[string]any{"Person": count}, "born": 1900}},
+				{Key: "bob", Name: "Bob", Type: "Person", Properties: map[string]any{"fragments_dropped": count}}},
+			Edges: []extract.Edge{{Source: "ann", Target: "bob", Label: "knows", Weight: w}},
+		}
+	}
+	r := Compare(g(1, 1), g(3, 2), Options{})
+	if len(r.Nodes.Changed) != 0 || len(r.Edges.Changed) != 0 || r.Summary.Nodes.Unchanged != 2 {
+		t.Fatalf("bookkeeping counted as change: %+v %+v", r.Nodes.Changed, r.Edges.Changed)
+	}
+	if w := Compare(g(1, 1), g(1, 2), Options{Weights: true}); len(w.Edges.Changed) != 1 || w.Edges.Changed[0].Fields[0] != "weight" {
+		t.Fatalf("asked for weights: %+v", w.Edges.Changed)
+	}
+	other := g(1, 1)
+	other.Nodes[0].Properties["born"] = 1901
+	if c := Compare(g(1, 1), other, Options{}); len(c.Nodes.Changed) != 1 {
+		t.Fatalf("a real property change was missed: %+v", c.Nodes.Changed)
 	}
 }

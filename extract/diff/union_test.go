@@ -123,26 +123,27 @@ func TestNewUnion_Options(t *testing.T) {
 			nodes: map[string]string{"Ada/Writer": StatusChanged}, edges: map[string]string{}, fields: []string{"type"},
 		},
 		{
+			// Ignored, a type difference is no change.
 			name: "IgnoreType", a: typed("Person"), b: typed("Writer"), opts: Options{IgnoreType: true},
-			nodes: map[string]string{"Ada/Writer": StatusChanged}, edges: map[string]string{}, fields: []string{"type"},
+			nodes: map[string]string{"Ada/Writer": StatusUnchanged}, edges: map[string]string{},
 		},
 		{
 			name: "DirectionTellsEdgesApart", a: linked(edge("A", "r", "B")), b: linked(edge("B", "r", "A")),
 			nodes: same, edges: map[string]string{"n0 r n1": StatusRemoved, "n1 r n0": StatusAdded},
 		},
 		{
-			// The union draws a's direction.
+			// The union draws a's direction; ignored, it is no change.
 			name: "Undirected", a: linked(edge("A", "r", "B")), b: linked(edge("B", "r", "A")), opts: Options{Undirected: true},
-			nodes: same, edges: map[string]string{"n0 r n1": StatusChanged}, fields: []string{"direction"},
+			nodes: same, edges: map[string]string{"n0 r n1": StatusUnchanged},
 		},
 		{
 			name: "LabelTellsEdgesApart", a: linked(edge("A", "knows", "B")), b: linked(edge("A", "met", "B")),
 			nodes: same, edges: map[string]string{"n0 knows n1": StatusRemoved, "n0 met n1": StatusAdded},
 		},
 		{
-			// The union keeps a's label.
+			// The union keeps a's label; ignored, it is no change.
 			name: "IgnoreLabels", a: linked(edge("A", "knows", "B")), b: linked(edge("A", "met", "B")), opts: Options{IgnoreLabels: true},
-			nodes: same, edges: map[string]string{"n0 knows n1": StatusChanged}, fields: []string{"label"},
+			nodes: same, edges: map[string]string{"n0 knows n1": StatusUnchanged},
 		},
 		{
 			// With types ignored, an endpoint typed in one graph and
