@@ -229,14 +229,7 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 			continue
 		}
 		seen[text] = true
-		f := Finding{Text: text}
-		for _, m := range e.Mentions {
-			ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
-			if !slices.Contains(f.Chunks, ref) {
-				f.Chunks = append(f.Chunks, ref)
-			}
-		}
-		r.Findings = append(r.Findings, f)
+		r.Findings = append(r.Findings, Finding{Text: text, Chunks: chunksOf(e.Mentions)})
 		if len(r.Findings) == maxFindings {
 			break
 		}
@@ -253,18 +246,23 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 			if text == "" {
 				text = cmp.Or(n.Name, n.Key)
 			}
-			f := Finding{Text: text}
-			for _, m := range n.Mentions {
-				ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
-				if !slices.Contains(f.Chunks, ref) {
-					f.Chunks = append(f.Chunks, ref)
-				}
-			}
-			r.Findings = append(r.Findings, f)
+			r.Findings = append(r.Findings, Finding{Text: text, Chunks: chunksOf(n.Mentions)})
 			if len(r.Findings) == maxFindings {
 				break
 			}
 		}
 	}
 	return r
+}
+
+// chunksOf lists the passages of mentions, each once, in order.
+func chunksOf(ms []extract.Mention) []extract.ChunkRef {
+	var out []extract.ChunkRef
+	for _, m := range ms {
+		ref := extract.ChunkRef{DocumentID: m.DocumentID, Index: m.ChunkIndex}
+		if !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
