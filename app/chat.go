@@ -138,25 +138,18 @@ func (q *Queries) chatVersion(ctx context.Context, model string) (record.Version
 	return v, nil
 }
 
-// ChatModel is a finished version a chat client may name.
-type ChatModel struct {
-	Name     string
-	Version  record.Version
-	Strategy string
-}
-
-// ChatModels lists the finished versions chat clients may name, newest
-// first, as NAME@V.
-func (q *Queries) ChatModels(ctx context.Context) ([]ChatModel, error) {
+// ChatModels lists the finished versions chat clients may name (as
+// v.Label(), NAME@V), newest first.
+func (q *Queries) ChatModels(ctx context.Context) ([]record.Version, error) {
 	exs, err := q.a.Versions.Extractions(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
-	var out []ChatModel
+	var out []record.Version
 	for _, ex := range exs {
 		for _, v := range ex.Versions {
 			if v.Status == record.StatusDone {
-				out = append(out, ChatModel{Name: v.Label(), Version: v, Strategy: v.Config.Strategy})
+				out = append(out, v)
 			}
 		}
 	}

@@ -166,7 +166,8 @@ func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.
 		}
 		g = &loaded
 	}
-	data, err := json.Marshal(community.Detect(*g, community.Options{}))
+	// Members on the finest level only: every node once (Expand).
+	data, err := json.Marshal(community.Detect(*g, community.Options{}).Compact())
 	if err == nil {
 		err = a.store.SaveCommunities(ctx, v.ID, string(data))
 	}
@@ -179,11 +180,20 @@ func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.
 // over g (its graph) for a version that has none stored (one finished
 // before they were).
 func (a *App) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
-	if data, ok, err := a.store.Communities(ctx, v.ID); err == nil && ok {
-		var r community.Result
-		if err := json.Unmarshal([]byte(data), &r); err == nil {
-			return r
-		}
+	if r, ok := a.storedCommunities(ctx, v); ok {
+		return r
 	}
 	return community.Detect(g, community.Options{})
+}
+
+// storedCommunities returns the communities stored with a version, if it
+// has them.
+func (a *App) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
+	var r community.Result
+	data, ok, err := a.store.Communities(ctx, v.ID)
+	if err != nil || !ok || json.Unmarshal([]byte(data), &r) != nil {
+		return r, false
+	}
+	r.Expand()
+	return r, true
 }

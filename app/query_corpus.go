@@ -64,6 +64,9 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 		return nil, err
 	}
 	qc := &queryCorpus{versionID: v.ID, created: v.CreatedAt, stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
+	if r, ok := a.storedCommunities(ctx, v); ok {
+		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
+	}
 	if done {
 		a.corpusMu.Lock()
 		a.corpora = slices.DeleteFunc(a.corpora, func(c *queryCorpus) bool { return c.versionID == v.ID })

@@ -248,14 +248,14 @@ func (h *Handler) ollamaTags(c echo.Context) error {
 	out := struct {
 		Models []model `json:"models"`
 	}{Models: []model{}}
-	for _, m := range models {
-		when := m.Version.CreatedAt
-		if m.Version.FinishedAt != nil {
-			when = *m.Version.FinishedAt
+	for _, v := range models {
+		when := v.CreatedAt
+		if v.FinishedAt != nil {
+			when = *v.FinishedAt
 		}
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", m.Name, m.Version.ID))
-		out.Models = append(out.Models, model{Name: m.Name, Model: m.Name, ModifiedAt: when.UTC().Format(time.RFC3339Nano),
-			Digest: hex.EncodeToString(sum[:]), Details: details{Format: "kgstudio", Family: m.Strategy}})
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", v.Label(), v.ID))
+		out.Models = append(out.Models, model{Name: v.Label(), Model: v.Label(), ModifiedAt: when.UTC().Format(time.RFC3339Nano),
+			Digest: hex.EncodeToString(sum[:]), Details: details{Format: "kgstudio", Family: v.Config.Strategy}})
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -281,8 +281,8 @@ func (h *Handler) openAIModels(c echo.Context) error {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list", Data: []model{}}
-	for _, m := range models {
-		out.Data = append(out.Data, model{ID: m.Name, Object: "model", Created: m.Version.CreatedAt.Unix(), OwnedBy: "kgstudio"})
+	for _, v := range models {
+		out.Data = append(out.Data, model{ID: v.Label(), Object: "model", Created: v.CreatedAt.Unix(), OwnedBy: "kgstudio"})
 	}
 	return c.JSON(http.StatusOK, out)
 }

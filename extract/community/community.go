@@ -266,3 +266,37 @@ func chunksOf(ms []extract.Mention) []extract.ChunkRef {
 	}
 	return out
 }
+
+// Compact returns r with members listed on its finest level only: each
+// coarser community's members are its children's, so a stored result
+// holds every node once (see Expand).
+func (r Result) Compact() Result {
+	out := r
+	out.Communities = slices.Clone(r.Communities)
+	for i := range out.Communities {
+		if out.Communities[i].Level < r.Levels-1 {
+			out.Communities[i].Members = nil
+		}
+	}
+	return out
+}
+
+// Expand fills in the members of the coarser levels of a compacted
+// result from their children, finest level first; a coarser community's
+// members come child by child.
+func (r *Result) Expand() {
+	at := make(map[int]int, len(r.Communities))
+	for i, c := range r.Communities {
+		at[c.ID] = i
+	}
+	for l := r.Levels - 1; l > 0; l-- {
+		for _, c := range r.Communities {
+			if c.Level != l {
+				continue
+			}
+			if p, ok := at[c.Parent]; ok && len(r.Communities[p].Members) < r.Communities[p].Size {
+				r.Communities[p].Members = append(r.Communities[p].Members, c.Members...)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -137,4 +138,28 @@ func BenchmarkDetect(b *testing.B) {
 	}
 	b.ReportMetric(r.Modularity[0], "modularity")
 	b.ReportMetric(float64(len(r.Level(0))), "communities")
+}
+
+// TestResult_CompactExpand: a result stored compact (members on the
+// finest level only) expands to the same members in every community.
+func TestResult_CompactExpand(t *testing.T) {
+	r := Detect(planted(3000, 30, 9000, 2), Options{})
+	if r.Levels < 2 {
+		t.Fatalf("%d levels: want a hierarchy to compact", r.Levels)
+	}
+	// Stored compact (members on the finest level) and expanded, every
+	// community holds the same members.
+	small := r.Compact()
+	for _, c := range small.Communities {
+		if c.Level < r.Levels-1 && c.Members != nil {
+			t.Fatalf("community %d of level %d keeps its members", c.ID, c.Level)
+		}
+	}
+	small.Expand()
+	for i, c := range small.Communities {
+		got, want := slices.Sorted(slices.Values(c.Members)), slices.Sorted(slices.Values(r.Communities[i].Members))
+		if !slices.Equal(got, want) {
+			t.Fatalf("community %d expanded to %v, want %v", c.ID, got, want)
+		}
+	}
 }

@@ -31,14 +31,21 @@ type commIndex struct {
 	bm25    *BM25   // over each community's text
 }
 
-// communities detects the version's communities once.
+// communities indexes the version's communities once: those given by
+// UseCommunities, else detected over its graph.
 func (c *Corpus) communities() *commIndex {
-	c.commOnce.Do(func() { c.comm = newCommIndex(c.g, c.lex.idx) })
+	c.commOnce.Do(func() { c.comm = newCommIndex(community.Detect(c.g, community.Options{}), c.g, c.lex.idx) })
 	return c.comm
 }
 
-func newCommIndex(g extract.Graph, idx map[string]int) *commIndex {
-	r := community.Detect(g, community.Options{})
+// UseCommunities gives the corpus its version's communities as they were
+// stored (detected over the same graph), so global search does not detect
+// them again. It has effect only before the first global search.
+func (c *Corpus) UseCommunities(r community.Result) {
+	c.commOnce.Do(func() { c.comm = newCommIndex(r, c.g, c.lex.idx) })
+}
+
+func newCommIndex(r community.Result, g extract.Graph, idx map[string]int) *commIndex {
 	ci := &commIndex{}
 	if r.Levels == 0 {
 		return ci

@@ -3,9 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 )
 
 // TestSearch_GlobalReadsCommunities: global search takes the passages of
@@ -14,6 +17,60 @@ import (
 // community is not among them (naive search, which ranks passages alone,
 // finds it).
 func TestSearch_GlobalReadsCommunities(t *testing.T) {
+	g, chunks := globalTopics()
+	c := NewCorpus(g, chunks, nil)
+	q := "Who worked on the mechanical engine?"
+	global, err := c.Search(context.Background(), nil, Request{Question: q, Mode: ModeGlobal, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(global.Chunks) != 1 || global.Chunks[0].Index != 0 || len(global.Entities) != 4 || global.Entities[0].Name == "" {
+		t.Fatalf("global: chunks %+v, entities %+v", global.Chunks, global.Entities)
+	}
+	naive, err := c.Search(context.Background(), nil, Request{Question: q, Mode: ModeNaive, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, ch := range naive.Chunks {
+		found = found || ch.Index == 3
+	}
+	if !found {
+		t.Fatalf("naive should find the passage that shares a word: %+v", naive.Chunks)
+	}
+}
+
+// TestSearch_GlobalUsesGivenCommunities: communities given to the corpus
+// (a version's stored ones) are what global search reads, not ones it
+// detects again: here the mechanics and the whaling story are one
+// community, so the whaling passage that says "engine" is found too.
+func TestSearch_GlobalUsesGivenCommunities(t *testing.T) {
+	g, chunks := globalTopics()
+	var members []string
+	for _, n := range g.Nodes {
+		if n.Description == n.Name+" worked on the mechanical engine." || strings.Contains(n.Description, "Pequod") {
+			members = append(members, n.Key)
+		}
+	}
+	c := NewCorpus(g, chunks, nil)
+	c.UseCommunities(community.Result{Levels: 1, Modularity: []float64{0.5},
+		Communities: []community.Community{{ID: 0, Level: 0, Parent: -1, Size: len(members), Members: members}}})
+	res, err := c.Search(context.Background(), nil, Request{Question: "Who worked on the mechanical engine?", Mode: ModeGlobal, TopK: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, ch := range res.Chunks {
+		got = append(got, ch.Index)
+	}
+	if !slices.Contains(got, 0) || !slices.Contains(got, 3) {
+		t.Fatalf("chunks %v: want the given community's passages 0 and 3", got)
+	}
+}
+
+// globalTopics is four topics of four people each, a passage each; the
+// whaling passage shares "engine" with the mechanics' question.
+func globalTopics() (extract.Graph, map[extract.ChunkRef]extract.Chunk) {
 	topics := [][]string{
 		{"Ada Lovelace", "Charles Babbage", "Analytical Engine", "Difference Engine"},
 		{"Ebenezer Scrooge", "Jacob Marley", "Bob Cratchit", "Fred"},
@@ -41,24 +98,5 @@ func TestSearch_GlobalReadsCommunities(t *testing.T) {
 			}
 		}
 	}
-	c := NewCorpus(g, chunks, nil)
-	q := "Who worked on the mechanical engine?"
-	global, err := c.Search(context.Background(), nil, Request{Question: q, Mode: ModeGlobal, TopK: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(global.Chunks) != 1 || global.Chunks[0].Index != 0 || len(global.Entities) != 4 || global.Entities[0].Name == "" {
-		t.Fatalf("global: chunks %+v, entities %+v", global.Chunks, global.Entities)
-	}
-	naive, err := c.Search(context.Background(), nil, Request{Question: q, Mode: ModeNaive, TopK: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, ch := range naive.Chunks {
-		found = found || ch.Index == 3
-	}
-	if !found {
-		t.Fatalf("naive should find the passage that shares a word: %+v", naive.Chunks)
-	}
+	return g, chunks
 }
