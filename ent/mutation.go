@@ -14430,6 +14430,8 @@ type OperationMutation struct {
 	timestamp      *string
 	status         *string
 	reason         *string
+	valid_at       *string
+	recorded_at    *string
 	clearedFields  map[string]struct{}
 	version        *int
 	clearedversion bool
@@ -15008,6 +15010,78 @@ func (m *OperationMutation) ResetReason() {
 	m.reason = nil
 }
 
+// SetValidAt sets the "valid_at" field.
+func (m *OperationMutation) SetValidAt(s string) {
+	m.valid_at = &s
+}
+
+// ValidAt returns the value of the "valid_at" field in the mutation.
+func (m *OperationMutation) ValidAt() (r string, exists bool) {
+	v := m.valid_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValidAt returns the old "valid_at" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldValidAt(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValidAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValidAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValidAt: %w", err)
+	}
+	return oldValue.ValidAt, nil
+}
+
+// ResetValidAt resets all changes to the "valid_at" field.
+func (m *OperationMutation) ResetValidAt() {
+	m.valid_at = nil
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (m *OperationMutation) SetRecordedAt(s string) {
+	m.recorded_at = &s
+}
+
+// RecordedAt returns the value of the "recorded_at" field in the mutation.
+func (m *OperationMutation) RecordedAt() (r string, exists bool) {
+	v := m.recorded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRecordedAt returns the old "recorded_at" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldRecordedAt(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRecordedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRecordedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRecordedAt: %w", err)
+	}
+	return oldValue.RecordedAt, nil
+}
+
+// ResetRecordedAt resets all changes to the "recorded_at" field.
+func (m *OperationMutation) ResetRecordedAt() {
+	m.recorded_at = nil
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *OperationMutation) ClearVersion() {
 	m.clearedversion = true
@@ -15069,7 +15143,7 @@ func (m *OperationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OperationMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 14)
 	if m.version != nil {
 		fields = append(fields, operation.FieldVersionID)
 	}
@@ -15106,6 +15180,12 @@ func (m *OperationMutation) Fields() []string {
 	if m.reason != nil {
 		fields = append(fields, operation.FieldReason)
 	}
+	if m.valid_at != nil {
+		fields = append(fields, operation.FieldValidAt)
+	}
+	if m.recorded_at != nil {
+		fields = append(fields, operation.FieldRecordedAt)
+	}
 	return fields
 }
 
@@ -15138,6 +15218,10 @@ func (m *OperationMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case operation.FieldReason:
 		return m.Reason()
+	case operation.FieldValidAt:
+		return m.ValidAt()
+	case operation.FieldRecordedAt:
+		return m.RecordedAt()
 	}
 	return nil, false
 }
@@ -15171,6 +15255,10 @@ func (m *OperationMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldStatus(ctx)
 	case operation.FieldReason:
 		return m.OldReason(ctx)
+	case operation.FieldValidAt:
+		return m.OldValidAt(ctx)
+	case operation.FieldRecordedAt:
+		return m.OldRecordedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Operation field %s", name)
 }
@@ -15263,6 +15351,20 @@ func (m *OperationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetReason(v)
+		return nil
+	case operation.FieldValidAt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValidAt(v)
+		return nil
+	case operation.FieldRecordedAt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordedAt(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Operation field %s", name)
@@ -15375,6 +15477,12 @@ func (m *OperationMutation) ResetField(name string) error {
 		return nil
 	case operation.FieldReason:
 		m.ResetReason()
+		return nil
+	case operation.FieldValidAt:
+		m.ResetValidAt()
+		return nil
+	case operation.FieldRecordedAt:
+		m.ResetRecordedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Operation field %s", name)

@@ -41,6 +41,10 @@ type Operation struct {
 	Status string `json:"status,omitempty"`
 	// Reason holds the value of the "reason" field.
 	Reason string `json:"reason,omitempty"`
+	// ValidAt holds the value of the "valid_at" field.
+	ValidAt string `json:"valid_at,omitempty"`
+	// RecordedAt holds the value of the "recorded_at" field.
+	RecordedAt string `json:"recorded_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OperationQuery when eager-loading is set.
 	Edges        OperationEdges `json:"edges"`
@@ -74,7 +78,7 @@ func (*Operation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case operation.FieldID, operation.FieldVersionID, operation.FieldTurn, operation.FieldSeq:
 			values[i] = new(sql.NullInt64)
-		case operation.FieldOp, operation.FieldNodeID, operation.FieldSourceID, operation.FieldTargetID, operation.FieldLabel, operation.FieldDescription, operation.FieldTimestamp, operation.FieldStatus, operation.FieldReason:
+		case operation.FieldOp, operation.FieldNodeID, operation.FieldSourceID, operation.FieldTargetID, operation.FieldLabel, operation.FieldDescription, operation.FieldTimestamp, operation.FieldStatus, operation.FieldReason, operation.FieldValidAt, operation.FieldRecordedAt:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -169,6 +173,18 @@ func (_m *Operation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Reason = value.String
 			}
+		case operation.FieldValidAt:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field valid_at", values[i])
+			} else if value.Valid {
+				_m.ValidAt = value.String
+			}
+		case operation.FieldRecordedAt:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field recorded_at", values[i])
+			} else if value.Valid {
+				_m.RecordedAt = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -245,6 +261,12 @@ func (_m *Operation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("reason=")
 	builder.WriteString(_m.Reason)
+	builder.WriteString(", ")
+	builder.WriteString("valid_at=")
+	builder.WriteString(_m.ValidAt)
+	builder.WriteString(", ")
+	builder.WriteString("recorded_at=")
+	builder.WriteString(_m.RecordedAt)
 	builder.WriteByte(')')
 	return builder.String()
 }

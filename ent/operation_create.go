@@ -158,6 +158,34 @@ func (_c *OperationCreate) SetNillableReason(v *string) *OperationCreate {
 	return _c
 }
 
+// SetValidAt sets the "valid_at" field.
+func (_c *OperationCreate) SetValidAt(v string) *OperationCreate {
+	_c.mutation.SetValidAt(v)
+	return _c
+}
+
+// SetNillableValidAt sets the "valid_at" field if the given value is not nil.
+func (_c *OperationCreate) SetNillableValidAt(v *string) *OperationCreate {
+	if v != nil {
+		_c.SetValidAt(*v)
+	}
+	return _c
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (_c *OperationCreate) SetRecordedAt(v string) *OperationCreate {
+	_c.mutation.SetRecordedAt(v)
+	return _c
+}
+
+// SetNillableRecordedAt sets the "recorded_at" field if the given value is not nil.
+func (_c *OperationCreate) SetNillableRecordedAt(v *string) *OperationCreate {
+	if v != nil {
+		_c.SetRecordedAt(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *OperationCreate) SetVersion(v *ExtractionVersion) *OperationCreate {
 	return _c.SetVersionID(v.ID)
@@ -230,6 +258,14 @@ func (_c *OperationCreate) defaults() {
 		v := operation.DefaultReason
 		_c.mutation.SetReason(v)
 	}
+	if _, ok := _c.mutation.ValidAt(); !ok {
+		v := operation.DefaultValidAt
+		_c.mutation.SetValidAt(v)
+	}
+	if _, ok := _c.mutation.RecordedAt(); !ok {
+		v := operation.DefaultRecordedAt
+		_c.mutation.SetRecordedAt(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -269,6 +305,12 @@ func (_c *OperationCreate) check() error {
 	}
 	if _, ok := _c.mutation.Reason(); !ok {
 		return &ValidationError{Name: "reason", err: errors.New(`ent: missing required field "Operation.reason"`)}
+	}
+	if _, ok := _c.mutation.ValidAt(); !ok {
+		return &ValidationError{Name: "valid_at", err: errors.New(`ent: missing required field "Operation.valid_at"`)}
+	}
+	if _, ok := _c.mutation.RecordedAt(); !ok {
+		return &ValidationError{Name: "recorded_at", err: errors.New(`ent: missing required field "Operation.recorded_at"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Operation.version"`)}
@@ -343,6 +385,14 @@ func (_c *OperationCreate) createSpec() (*Operation, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Reason(); ok {
 		_spec.SetField(operation.FieldReason, field.TypeString, value)
 		_node.Reason = value
+	}
+	if value, ok := _c.mutation.ValidAt(); ok {
+		_spec.SetField(operation.FieldValidAt, field.TypeString, value)
+		_node.ValidAt = value
+	}
+	if value, ok := _c.mutation.RecordedAt(); ok {
+		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
+		_node.RecordedAt = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -557,6 +607,30 @@ func (u *OperationUpsert) UpdateReason() *OperationUpsert {
 	return u
 }
 
+// SetValidAt sets the "valid_at" field.
+func (u *OperationUpsert) SetValidAt(v string) *OperationUpsert {
+	u.Set(operation.FieldValidAt, v)
+	return u
+}
+
+// UpdateValidAt sets the "valid_at" field to the value that was provided on create.
+func (u *OperationUpsert) UpdateValidAt() *OperationUpsert {
+	u.SetExcluded(operation.FieldValidAt)
+	return u
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (u *OperationUpsert) SetRecordedAt(v string) *OperationUpsert {
+	u.Set(operation.FieldRecordedAt, v)
+	return u
+}
+
+// UpdateRecordedAt sets the "recorded_at" field to the value that was provided on create.
+func (u *OperationUpsert) UpdateRecordedAt() *OperationUpsert {
+	u.SetExcluded(operation.FieldRecordedAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -767,6 +841,34 @@ func (u *OperationUpsertOne) SetReason(v string) *OperationUpsertOne {
 func (u *OperationUpsertOne) UpdateReason() *OperationUpsertOne {
 	return u.Update(func(s *OperationUpsert) {
 		s.UpdateReason()
+	})
+}
+
+// SetValidAt sets the "valid_at" field.
+func (u *OperationUpsertOne) SetValidAt(v string) *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetValidAt(v)
+	})
+}
+
+// UpdateValidAt sets the "valid_at" field to the value that was provided on create.
+func (u *OperationUpsertOne) UpdateValidAt() *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateValidAt()
+	})
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (u *OperationUpsertOne) SetRecordedAt(v string) *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetRecordedAt(v)
+	})
+}
+
+// UpdateRecordedAt sets the "recorded_at" field to the value that was provided on create.
+func (u *OperationUpsertOne) UpdateRecordedAt() *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateRecordedAt()
 	})
 }
 
@@ -1146,6 +1248,34 @@ func (u *OperationUpsertBulk) SetReason(v string) *OperationUpsertBulk {
 func (u *OperationUpsertBulk) UpdateReason() *OperationUpsertBulk {
 	return u.Update(func(s *OperationUpsert) {
 		s.UpdateReason()
+	})
+}
+
+// SetValidAt sets the "valid_at" field.
+func (u *OperationUpsertBulk) SetValidAt(v string) *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetValidAt(v)
+	})
+}
+
+// UpdateValidAt sets the "valid_at" field to the value that was provided on create.
+func (u *OperationUpsertBulk) UpdateValidAt() *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateValidAt()
+	})
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (u *OperationUpsertBulk) SetRecordedAt(v string) *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetRecordedAt(v)
+	})
+}
+
+// UpdateRecordedAt sets the "recorded_at" field to the value that was provided on create.
+func (u *OperationUpsertBulk) UpdateRecordedAt() *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateRecordedAt()
 	})
 }
 

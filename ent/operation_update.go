@@ -195,6 +195,34 @@ func (_u *OperationUpdate) SetNillableReason(v *string) *OperationUpdate {
 	return _u
 }
 
+// SetValidAt sets the "valid_at" field.
+func (_u *OperationUpdate) SetValidAt(v string) *OperationUpdate {
+	_u.mutation.SetValidAt(v)
+	return _u
+}
+
+// SetNillableValidAt sets the "valid_at" field if the given value is not nil.
+func (_u *OperationUpdate) SetNillableValidAt(v *string) *OperationUpdate {
+	if v != nil {
+		_u.SetValidAt(*v)
+	}
+	return _u
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (_u *OperationUpdate) SetRecordedAt(v string) *OperationUpdate {
+	_u.mutation.SetRecordedAt(v)
+	return _u
+}
+
+// SetNillableRecordedAt sets the "recorded_at" field if the given value is not nil.
+func (_u *OperationUpdate) SetNillableRecordedAt(v *string) *OperationUpdate {
+	if v != nil {
+		_u.SetRecordedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the OperationMutation object of the builder.
 func (_u *OperationUpdate) Mutation() *OperationMutation {
 	return _u.mutation
@@ -285,6 +313,12 @@ func (_u *OperationUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Reason(); ok {
 		_spec.SetField(operation.FieldReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ValidAt(); ok {
+		_spec.SetField(operation.FieldValidAt, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.RecordedAt(); ok {
+		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -474,6 +508,34 @@ func (_u *OperationUpdateOne) SetNillableReason(v *string) *OperationUpdateOne {
 	return _u
 }
 
+// SetValidAt sets the "valid_at" field.
+func (_u *OperationUpdateOne) SetValidAt(v string) *OperationUpdateOne {
+	_u.mutation.SetValidAt(v)
+	return _u
+}
+
+// SetNillableValidAt sets the "valid_at" field if the given value is not nil.
+func (_u *OperationUpdateOne) SetNillableValidAt(v *string) *OperationUpdateOne {
+	if v != nil {
+		_u.SetValidAt(*v)
+	}
+	return _u
+}
+
+// SetRecordedAt sets the "recorded_at" field.
+func (_u *OperationUpdateOne) SetRecordedAt(v string) *OperationUpdateOne {
+	_u.mutation.SetRecordedAt(v)
+	return _u
+}
+
+// SetNillableRecordedAt sets the "recorded_at" field if the given value is not nil.
+func (_u *OperationUpdateOne) SetNillableRecordedAt(v *string) *OperationUpdateOne {
+	if v != nil {
+		_u.SetRecordedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the OperationMutation object of the builder.
 func (_u *OperationUpdateOne) Mutation() *OperationMutation {
 	return _u.mutation
@@ -594,6 +656,12 @@ func (_u *OperationUpdateOne) sqlSave(ctx context.Context) (_node *Operation, er
 	}
 	if value, ok := _u.mutation.Reason(); ok {
 		_spec.SetField(operation.FieldReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ValidAt(); ok {
+		_spec.SetField(operation.FieldValidAt, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.RecordedAt(); ok {
+		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
 	}
 	_node = &Operation{config: _u.config}
 	_spec.Assign = _node.assignValues

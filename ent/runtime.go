@@ -453,6 +453,14 @@ func init() {
 	operationDescReason := operationFields[11].Descriptor()
 	// operation.DefaultReason holds the default value on creation for the reason field.
 	operation.DefaultReason = operationDescReason.Default.(string)
+	// operationDescValidAt is the schema descriptor for valid_at field.
+	operationDescValidAt := operationFields[12].Descriptor()
+	// operation.DefaultValidAt holds the default value on creation for the valid_at field.
+	operation.DefaultValidAt = operationDescValidAt.Default.(string)
+	// operationDescRecordedAt is the schema descriptor for recorded_at field.
+	operationDescRecordedAt := operationFields[13].Descriptor()
+	// operation.DefaultRecordedAt holds the default value on creation for the recorded_at field.
+	operation.DefaultRecordedAt = operationDescRecordedAt.Default.(string)
 	relationtypeFields := schema.RelationType{}.Fields()
 	_ = relationtypeFields
 	// relationtypeDescName is the schema descriptor for name field.

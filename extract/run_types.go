@@ -44,6 +44,12 @@ type Operation struct {
 	Timestamp   string `json:"timestamp,omitempty"`
 	Status      string `json:"status"` // applied | parent_created | rejected
 	Reason      string `json:"reason,omitempty"`
+	// ValidAt is when what the operation says became true: the start of
+	// its turn's session (RFC 3339 or a date; empty when the dialogue has
+	// no dates). RecordedAt is when the run applied it (RFC 3339). The two
+	// make the memory bi-temporal.
+	ValidAt    string `json:"valid_at,omitempty"`
+	RecordedAt string `json:"recorded_at,omitempty"`
 }
 
 // ChunkResult is everything a strategy produced for one chunk. It is written

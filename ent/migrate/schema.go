@@ -509,6 +509,8 @@ var (
 		{Name: "timestamp", Type: field.TypeString, Default: ""},
 		{Name: "status", Type: field.TypeString, Default: "applied"},
 		{Name: "reason", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "valid_at", Type: field.TypeString, Default: ""},
+		{Name: "recorded_at", Type: field.TypeString, Default: ""},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// OperationsTable holds the schema information for the "operations" table.
@@ -519,7 +521,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "operations_extraction_versions_operations",
-				Columns:    []*schema.Column{OperationsColumns[12]},
+				Columns:    []*schema.Column{OperationsColumns[14]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -528,7 +530,7 @@ var (
 			{
 				Name:    "operation_version_id_turn_seq",
 				Unique:  true,
-				Columns: []*schema.Column{OperationsColumns[12], OperationsColumns[1], OperationsColumns[2]},
+				Columns: []*schema.Column{OperationsColumns[14], OperationsColumns[1], OperationsColumns[2]},
 			},
 		},
 	}

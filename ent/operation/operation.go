@@ -36,6 +36,10 @@ const (
 	FieldStatus = "status"
 	// FieldReason holds the string denoting the reason field in the database.
 	FieldReason = "reason"
+	// FieldValidAt holds the string denoting the valid_at field in the database.
+	FieldValidAt = "valid_at"
+	// FieldRecordedAt holds the string denoting the recorded_at field in the database.
+	FieldRecordedAt = "recorded_at"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the operation in the database.
@@ -64,6 +68,8 @@ var Columns = []string{
 	FieldTimestamp,
 	FieldStatus,
 	FieldReason,
+	FieldValidAt,
+	FieldRecordedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -93,6 +99,10 @@ var (
 	DefaultStatus string
 	// DefaultReason holds the default value on creation for the "reason" field.
 	DefaultReason string
+	// DefaultValidAt holds the default value on creation for the "valid_at" field.
+	DefaultValidAt string
+	// DefaultRecordedAt holds the default value on creation for the "recorded_at" field.
+	DefaultRecordedAt string
 )
 
 // OrderOption defines the ordering options for the Operation queries.
@@ -161,6 +171,16 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByReason orders the results by the reason field.
 func ByReason(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReason, opts...).ToFunc()
+}
+
+// ByValidAt orders the results by the valid_at field.
+func ByValidAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldValidAt, opts...).ToFunc()
+}
+
+// ByRecordedAt orders the results by the recorded_at field.
+func ByRecordedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRecordedAt, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

@@ -108,6 +108,16 @@ func Reason(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldReason, v))
 }
 
+// ValidAt applies equality check predicate on the "valid_at" field. It's identical to ValidAtEQ.
+func ValidAt(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldValidAt, v))
+}
+
+// RecordedAt applies equality check predicate on the "recorded_at" field. It's identical to RecordedAtEQ.
+func RecordedAt(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldRecordedAt, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldVersionID, v))
@@ -791,6 +801,136 @@ func ReasonEqualFold(v string) predicate.Operation {
 // ReasonContainsFold applies the ContainsFold predicate on the "reason" field.
 func ReasonContainsFold(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldContainsFold(FieldReason, v))
+}
+
+// ValidAtEQ applies the EQ predicate on the "valid_at" field.
+func ValidAtEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldValidAt, v))
+}
+
+// ValidAtNEQ applies the NEQ predicate on the "valid_at" field.
+func ValidAtNEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldNEQ(FieldValidAt, v))
+}
+
+// ValidAtIn applies the In predicate on the "valid_at" field.
+func ValidAtIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldIn(FieldValidAt, vs...))
+}
+
+// ValidAtNotIn applies the NotIn predicate on the "valid_at" field.
+func ValidAtNotIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldNotIn(FieldValidAt, vs...))
+}
+
+// ValidAtGT applies the GT predicate on the "valid_at" field.
+func ValidAtGT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGT(FieldValidAt, v))
+}
+
+// ValidAtGTE applies the GTE predicate on the "valid_at" field.
+func ValidAtGTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGTE(FieldValidAt, v))
+}
+
+// ValidAtLT applies the LT predicate on the "valid_at" field.
+func ValidAtLT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLT(FieldValidAt, v))
+}
+
+// ValidAtLTE applies the LTE predicate on the "valid_at" field.
+func ValidAtLTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLTE(FieldValidAt, v))
+}
+
+// ValidAtContains applies the Contains predicate on the "valid_at" field.
+func ValidAtContains(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContains(FieldValidAt, v))
+}
+
+// ValidAtHasPrefix applies the HasPrefix predicate on the "valid_at" field.
+func ValidAtHasPrefix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasPrefix(FieldValidAt, v))
+}
+
+// ValidAtHasSuffix applies the HasSuffix predicate on the "valid_at" field.
+func ValidAtHasSuffix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasSuffix(FieldValidAt, v))
+}
+
+// ValidAtEqualFold applies the EqualFold predicate on the "valid_at" field.
+func ValidAtEqualFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEqualFold(FieldValidAt, v))
+}
+
+// ValidAtContainsFold applies the ContainsFold predicate on the "valid_at" field.
+func ValidAtContainsFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContainsFold(FieldValidAt, v))
+}
+
+// RecordedAtEQ applies the EQ predicate on the "recorded_at" field.
+func RecordedAtEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldRecordedAt, v))
+}
+
+// RecordedAtNEQ applies the NEQ predicate on the "recorded_at" field.
+func RecordedAtNEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldNEQ(FieldRecordedAt, v))
+}
+
+// RecordedAtIn applies the In predicate on the "recorded_at" field.
+func RecordedAtIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldIn(FieldRecordedAt, vs...))
+}
+
+// RecordedAtNotIn applies the NotIn predicate on the "recorded_at" field.
+func RecordedAtNotIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldNotIn(FieldRecordedAt, vs...))
+}
+
+// RecordedAtGT applies the GT predicate on the "recorded_at" field.
+func RecordedAtGT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGT(FieldRecordedAt, v))
+}
+
+// RecordedAtGTE applies the GTE predicate on the "recorded_at" field.
+func RecordedAtGTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGTE(FieldRecordedAt, v))
+}
+
+// RecordedAtLT applies the LT predicate on the "recorded_at" field.
+func RecordedAtLT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLT(FieldRecordedAt, v))
+}
+
+// RecordedAtLTE applies the LTE predicate on the "recorded_at" field.
+func RecordedAtLTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLTE(FieldRecordedAt, v))
+}
+
+// RecordedAtContains applies the Contains predicate on the "recorded_at" field.
+func RecordedAtContains(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContains(FieldRecordedAt, v))
+}
+
+// RecordedAtHasPrefix applies the HasPrefix predicate on the "recorded_at" field.
+func RecordedAtHasPrefix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasPrefix(FieldRecordedAt, v))
+}
+
+// RecordedAtHasSuffix applies the HasSuffix predicate on the "recorded_at" field.
+func RecordedAtHasSuffix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasSuffix(FieldRecordedAt, v))
+}
+
+// RecordedAtEqualFold applies the EqualFold predicate on the "recorded_at" field.
+func RecordedAtEqualFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEqualFold(FieldRecordedAt, v))
+}
+
+// RecordedAtContainsFold applies the ContainsFold predicate on the "recorded_at" field.
+func RecordedAtContainsFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContainsFold(FieldRecordedAt, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

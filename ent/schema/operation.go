@@ -26,6 +26,10 @@ func (Operation) Fields() []ent.Field {
 		field.String("timestamp").Default(""),
 		field.String("status").Default("applied"),
 		field.Text("reason").Default(""),
+		// valid_at: when what the operation says became true (its session's
+		// start); recorded_at: when the run applied it.
+		field.String("valid_at").Default(""),
+		field.String("recorded_at").Default(""),
 	}
 }
 

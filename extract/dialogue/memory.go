@@ -45,13 +45,21 @@ var StructureNodes = []string{
 }
 
 // Revision is an earlier value of a node's attributes: the values set at
-// turn Since and replaced at turn Until.
+// turn Since and replaced at turn Until. ValidAt and InvalidAt are the
+// dates of those turns (when the value became true and when it stopped),
+// RecordedAt and ExpiredAt when the run wrote it and when it wrote the
+// replacement; Reason says what replaced it.
 type Revision struct {
 	Since       int    `json:"since"`
 	Until       int    `json:"until"`
 	Label       string `json:"label,omitempty"`
 	Description string `json:"description,omitempty"`
 	Timestamp   string `json:"timestamp,omitempty"`
+	ValidAt     string `json:"valid_at,omitempty"`
+	InvalidAt   string `json:"invalid_at,omitempty"`
+	RecordedAt  string `json:"recorded_at,omitempty"`
+	ExpiredAt   string `json:"expired_at,omitempty"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // MemoryNode is one node of the memory tree.
@@ -71,23 +79,42 @@ type MemoryNode struct {
 	// History holds every earlier value, oldest first. The default label
 	// of a structure or implicit node is not kept.
 	History []Revision
+	// ValidAt and RecordedAt are the event and record times of the current
+	// value (see Revision).
+	ValidAt    string
+	RecordedAt string
 
 	defaulted bool // current values are defaults, not said in a turn
 }
 
-// Relation is a labelled edge added by add_relation at a turn.
+// Relation is a labelled edge added by add_relation at a turn. A relation
+// of a single-valued label (see SingleValued) is retired when a later one
+// gives the same source and label another target: Until is then that
+// turn, InvalidAt its date, ExpiredAt when the run wrote it and Reason
+// names the new target. Until is -1 while the relation holds.
 type Relation struct {
-	Source string `json:"source"`
-	Target string `json:"target"`
-	Label  string `json:"label"`
-	Turn   int    `json:"turn"`
+	Source     string `json:"source"`
+	Target     string `json:"target"`
+	Label      string `json:"label"`
+	Turn       int    `json:"turn"`
+	ValidAt    string `json:"valid_at,omitempty"`
+	RecordedAt string `json:"recorded_at,omitempty"`
+	Until      int    `json:"until"`
+	InvalidAt  string `json:"invalid_at,omitempty"`
+	ExpiredAt  string `json:"expired_at,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
+
+// Current reports whether the relation still holds.
+func (r Relation) Current() bool { return r.Until < 0 }
 
 // Stats counts what applying operations did.
 type Stats struct {
 	Applied        int `json:"applied"`
 	ParentsCreated int `json:"parents_created"`
 	Rejected       int `json:"rejected"`
+	// Retired counts the values and relations a later one replaced.
+	Retired int `json:"retired"`
 }
 
 // Memory is the consolidated memory graph of one dialogue. It is not safe
@@ -99,7 +126,7 @@ type Memory struct {
 	nodes  map[string]*MemoryNode
 	order  []string
 	rels   []Relation
-	relSet map[string]bool
+	relSet map[string]int // edge key -> index in rels of its latest relation
 	log    []extract.Operation
 	seq    map[int]int
 	stats  Stats
@@ -107,7 +134,7 @@ type Memory struct {
 
 // NewMemory returns a memory holding only StructureNodes.
 func NewMemory() *Memory {
-	m := &Memory{nodes: map[string]*MemoryNode{}, relSet: map[string]bool{}, seq: map[int]int{}}
+	m := &Memory{nodes: map[string]*MemoryNode{}, relSet: map[string]int{}, seq: map[int]int{}}
 	for _, id := range StructureNodes {
 		m.nodes[id] = &MemoryNode{ID: id, Label: lastSegment(id), Structure: true, Created: -1, Updated: -1, defaulted: true}
 		m.order = append(m.order, id)
@@ -119,9 +146,17 @@ func NewMemory() *Memory {
 // add_relation) and returns the log entries it wrote, each with its status
 // and, when not plainly applied, the reason.
 func (m *Memory) Apply(turn int, ops Ops) []extract.Operation {
+	return m.ApplyAt(turn, "", "", ops)
+}
+
+// ApplyAt is Apply for a turn said at validAt (the session's start, RFC
+// 3339 or a date) and applied at recordedAt (RFC 3339); both are kept on
+// every fact the turn writes and on the facts it retires.
+func (m *Memory) ApplyAt(turn int, validAt, recordedAt string, ops Ops) []extract.Operation {
 	recs := OpsToRecords(turn, ops)
 	out := make([]extract.Operation, 0, len(recs))
 	for _, r := range recs {
+		r.ValidAt, r.RecordedAt = validAt, recordedAt
 		out = append(out, m.applyRecord(r))
 	}
 	return out
@@ -184,7 +219,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 			break
 		}
 		r.NodeID = id
-		created := m.ensureParents(id, r.Turn)
+		created := m.ensureParents(id, r)
 		var notes []string
 		if len(created) > 0 {
 			r.Status = StatusParentCreated
@@ -194,18 +229,18 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 		n, exists := m.nodes[id]
 		switch {
 		case !exists:
-			m.addNode(id, d, r.Turn, false)
+			m.addNode(id, d, r, false)
 			if r.Op == OpUpdateNode {
 				notes = append(notes, "node did not exist; created")
 			}
 		case n.Implicit && r.Op == OpAddNode:
 			n.Implicit = false
-			m.update(n, d, r.Turn)
+			m.update(n, d, r)
 		default:
 			if r.Op == OpAddNode && !n.Structure {
 				notes = append(notes, "node existed; attributes updated")
 			}
-			m.update(n, d, r.Turn)
+			m.update(n, d, r)
 		}
 		r.Reason = strings.Join(notes, "; ")
 	case OpAddRelation:
@@ -234,12 +269,16 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 			reject("unknown target node %s", tgt)
 		default:
 			k := extract.EdgeKey(src, r.Label, tgt)
-			if m.relSet[k] {
+			if i, ok := m.relSet[k]; ok && m.rels[i].Current() {
 				r.Reason = "relation already present"
 				break
 			}
-			m.relSet[k] = true
-			m.rels = append(m.rels, Relation{Source: src, Target: tgt, Label: r.Label, Turn: r.Turn})
+			if n := m.retire(src, r.Label, tgt, r); n > 0 {
+				r.Reason = fmt.Sprintf("retired %d earlier %s relation(s) of %s", n, r.Label, src)
+			}
+			m.relSet[k] = len(m.rels)
+			m.rels = append(m.rels, Relation{Source: src, Target: tgt, Label: r.Label, Turn: r.Turn,
+				ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, Until: -1})
 		}
 	default:
 		reject("unknown operation %q", r.Op)
@@ -253,12 +292,61 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 	return r
 }
 
+// retire ends the current relations of src with a single-valued label
+// and a target other than tgt: only facts of the same subject and
+// relation are ever compared, so nothing unrelated is retired. It returns
+// how many it ended.
+func (m *Memory) retire(src, label, tgt string, by extract.Operation) int {
+	if !SingleValued(label) {
+		return 0
+	}
+	norm := normLabel(label)
+	n := 0
+	for i := range m.rels {
+		old := &m.rels[i]
+		if old.Source != src || old.Target == tgt || !old.Current() || normLabel(old.Label) != norm {
+			continue
+		}
+		old.Until, old.InvalidAt, old.ExpiredAt = by.Turn, by.ValidAt, by.RecordedAt
+		old.Reason = fmt.Sprintf("replaced by %s at turn %d", tgt, by.Turn)
+		n++
+		m.stats.Retired++
+	}
+	return n
+}
+
+// singleValued are the relation labels (upper case, words joined by
+// underscores) that hold one target at a time, so a new target retires
+// the old one: where someone lives or works, their partner, a status.
+var singleValued = map[string]bool{
+	"LIVES_IN": true, "LIVES_AT": true, "RESIDES_IN": true, "MOVED_TO": true, "WORKS_AT": true, "WORKS_FOR": true,
+	"EMPLOYED_BY": true, "JOB_TITLE": true, "WORKS_AS": true, "HAS_JOB": true, "HAS_ROLE": true, "MARRIED_TO": true,
+	"DATING": true, "ENGAGED_TO": true, "HAS_STATUS": true, "STATUS": true, "HAS_AGE": true, "AGE": true,
+	"STUDIES_AT": true, "ATTENDS": true, "DRIVES": true, "HAS_PHONE": true, "HAS_EMAIL": true, "HAS_ADDRESS": true,
+}
+
+// SingleValued reports whether a relation label holds one target at a
+// time: one of a short list (LIVES_IN, WORKS_AT, MARRIED_TO, HAS_STATUS,
+// ...) or any label starting CURRENT or ending _NOW. Every other label
+// (LIKES, MENTIONS, PARTICIPATED_IN) may hold many targets at once and is
+// never retired.
+func SingleValued(label string) bool {
+	l := normLabel(label)
+	return singleValued[l] || strings.HasPrefix(l, "CURRENT") || strings.HasSuffix(l, "_NOW")
+}
+
+// normLabel spells a relation label in upper case with its words joined
+// by underscores, so "lives in" and LIVES_IN are one relation.
+func normLabel(label string) string {
+	return strings.ToUpper(strings.Join(strings.FieldsFunc(label, func(r rune) bool { return r == ' ' || r == '_' || r == '-' }), "_"))
+}
+
 // ensureParents creates the missing ancestors of id and returns them.
-func (m *Memory) ensureParents(id string, turn int) []string {
+func (m *Memory) ensureParents(id string, r extract.Operation) []string {
 	var created []string
 	for _, p := range ancestors(id) {
 		if m.nodes[p] == nil {
-			m.addNode(p, NodeDetails{}, turn, true)
+			m.addNode(p, NodeDetails{}, r, true)
 			created = append(created, p)
 			m.stats.ParentsCreated++
 		}
@@ -266,17 +354,21 @@ func (m *Memory) ensureParents(id string, turn int) []string {
 	return created
 }
 
-func (m *Memory) addNode(id string, d NodeDetails, turn int, implicit bool) {
+func (m *Memory) addNode(id string, d NodeDetails, r extract.Operation, implicit bool) {
 	label := d.Label
 	if label == "" {
 		label = lastSegment(id)
 	}
-	m.nodes[id] = &MemoryNode{ID: id, Label: label, Description: d.Description, Timestamp: d.Timestamp, Implicit: implicit, Created: turn, Updated: turn, defaulted: implicit}
+	m.nodes[id] = &MemoryNode{ID: id, Label: label, Description: d.Description, Timestamp: d.Timestamp, Implicit: implicit,
+		Created: r.Turn, Updated: r.Turn, ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, defaulted: implicit}
 	m.order = append(m.order, id)
 }
 
-// update sets the non-empty fields of d, keeping the earlier values.
-func (m *Memory) update(n *MemoryNode, d NodeDetails, turn int) {
+// update sets the non-empty fields of d, keeping the earlier values as an
+// expired revision (the same node path is the same slot: its new value
+// retires the old one).
+func (m *Memory) update(n *MemoryNode, d NodeDetails, r extract.Operation) {
+	turn := r.Turn
 	next := *n
 	if d.Label != "" {
 		next.Label = d.Label
@@ -293,12 +385,15 @@ func (m *Memory) update(n *MemoryNode, d NodeDetails, turn int) {
 	if n.defaulted {
 		n.defaulted = false
 		n.Label, n.Description, n.Timestamp = next.Label, next.Description, next.Timestamp
-		n.Updated = turn
+		n.Updated, n.ValidAt, n.RecordedAt = turn, r.ValidAt, r.RecordedAt
 		return
 	}
-	n.History = append(n.History, Revision{Since: n.Updated, Until: turn, Label: n.Label, Description: n.Description, Timestamp: n.Timestamp})
+	n.History = append(n.History, Revision{Since: n.Updated, Until: turn, Label: n.Label, Description: n.Description, Timestamp: n.Timestamp,
+		ValidAt: n.ValidAt, InvalidAt: r.ValidAt, RecordedAt: n.RecordedAt, ExpiredAt: r.RecordedAt,
+		Reason: fmt.Sprintf("replaced by %s at turn %d", r.Op, turn)})
 	n.Label, n.Description, n.Timestamp = next.Label, next.Description, next.Timestamp
-	n.Updated = turn
+	n.Updated, n.ValidAt, n.RecordedAt = turn, r.ValidAt, r.RecordedAt
+	m.stats.Retired++
 }
 
 // Log returns the operation log in the order applied.
@@ -341,6 +436,7 @@ func (m *Memory) Graph() extract.Graph {
 func (m *Memory) GraphOf(ops []extract.Operation) extract.Graph {
 	keep := map[string]bool{}
 	rels := map[string]bool{}
+	turns := map[int]bool{}
 	mark := func(id string) {
 		if m.nodes[id] == nil {
 			return
@@ -361,6 +457,15 @@ func (m *Memory) GraphOf(ops []extract.Operation) extract.Graph {
 			mark(op.SourceID)
 			mark(op.TargetID)
 			rels[extract.EdgeKey(op.SourceID, op.Label, op.TargetID)] = true
+			turns[op.Turn] = true
+		}
+	}
+	// The relations these operations retired, so their end is written too.
+	for _, r := range m.rels {
+		if !r.Current() && turns[r.Until] {
+			mark(r.Source)
+			mark(r.Target)
+			rels[extract.EdgeKey(r.Source, r.Label, r.Target)] = true
 		}
 	}
 	return m.graphFilter(keep, rels)
@@ -382,15 +487,40 @@ func (m *Memory) graphFilter(keep, rels map[string]bool) extract.Graph {
 			g.Edges = append(g.Edges, extract.Edge{Source: p, Target: id, Label: HasLabel, Weight: 1})
 		}
 	}
-	for _, r := range m.rels {
-		if keep != nil && !rels[extract.EdgeKey(r.Source, r.Label, r.Target)] {
-			continue
+	for i, r := range m.rels {
+		k := extract.EdgeKey(r.Source, r.Label, r.Target)
+		if m.relSet[k] != i || (keep != nil && !rels[k]) {
+			continue // a relation said again after it was retired is written once, as it stands
+		}
+		props := map[string]any{"turn": r.Turn}
+		putTimes(props, r.ValidAt, r.RecordedAt)
+		mentions := []extract.Mention{{DocumentID: m.DocumentID, ChunkIndex: r.Turn}}
+		if !r.Current() {
+			props[extract.PropExpired] = true
+			props["until_turn"] = r.Until
+			props["reason"] = r.Reason
+			if r.InvalidAt != "" {
+				props[extract.PropInvalidAt] = r.InvalidAt
+			}
+			if r.ExpiredAt != "" {
+				props[extract.PropExpiredAt] = r.ExpiredAt
+			}
+			mentions = append(mentions, extract.Mention{DocumentID: m.DocumentID, ChunkIndex: r.Until})
 		}
 		g.Edges = append(g.Edges, extract.Edge{Source: r.Source, Target: r.Target, Label: r.Label, Weight: 1,
-			Properties: map[string]any{"turn": r.Turn},
-			Mentions:   []extract.Mention{{DocumentID: m.DocumentID, ChunkIndex: r.Turn}}})
+			Properties: props, Mentions: mentions})
 	}
 	return g
+}
+
+// putTimes sets the valid and recorded times of a fact, when known.
+func putTimes(props map[string]any, validAt, recordedAt string) {
+	if validAt != "" {
+		props[extract.PropValidAt] = validAt
+	}
+	if recordedAt != "" {
+		props[extract.PropRecordedAt] = recordedAt
+	}
 }
 
 func (m *Memory) graphNode(n *MemoryNode) extract.Node {
@@ -410,12 +540,20 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 	if n.Updated >= 0 {
 		props["updated_turn"] = n.Updated
 	}
+	putTimes(props, n.ValidAt, n.RecordedAt)
 	if len(n.History) > 0 {
 		h := make([]any, 0, len(n.History))
 		for _, r := range n.History {
-			h = append(h, map[string]any{"since": r.Since, "until": r.Until, "label": r.Label, "description": r.Description, "timestamp": r.Timestamp})
+			e := map[string]any{"since": r.Since, "until": r.Until, "label": r.Label, "description": r.Description, "timestamp": r.Timestamp}
+			putTimes(e, r.ValidAt, r.RecordedAt)
+			for k, v := range map[string]string{extract.PropInvalidAt: r.InvalidAt, extract.PropExpiredAt: r.ExpiredAt, "reason": r.Reason} {
+				if v != "" {
+					e[k] = v
+				}
+			}
+			h = append(h, e)
 		}
-		props["history"] = h
+		props[extract.PropHistory] = h
 	}
 	node := extract.Node{Key: n.ID, Name: n.Label, Type: NodeType(n.ID), Description: n.Description, Properties: props}
 	if node.Name == "" || n.defaulted {

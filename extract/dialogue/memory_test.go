@@ -196,8 +196,8 @@ func TestMemory_Apply(t *testing.T) {
 		n, _ := m.Node("/User/Status/CurrentMood")
 		want := MemoryNode{ID: "/User/Status/CurrentMood", Label: "Tired", Description: "Slept badly", Timestamp: "2023-05-09", Structure: true, Created: -1, Updated: 3,
 			History: []Revision{
-				{Since: 0, Until: 1, Label: "Happy", Description: "Got a new job"},
-				{Since: 1, Until: 3, Label: "Tired", Description: "Got a new job"},
+				{Since: 0, Until: 1, Label: "Happy", Description: "Got a new job", Reason: "replaced by update_node at turn 1"},
+				{Since: 1, Until: 3, Label: "Tired", Description: "Got a new job", Reason: "replaced by update_node at turn 3"},
 			}}
 		if !reflect.DeepEqual(n, want) {
 			t.Errorf("\n got %+v\nwant %+v", n, want)

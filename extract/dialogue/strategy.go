@@ -121,7 +121,7 @@ func (s *Builder) Step(ctx context.Context, seg Segment) (extract.ChunkResult, e
 	if err != nil {
 		return extract.ChunkResult{}, err
 	}
-	applied := s.mem.Apply(seg.Index, prop.Ops)
+	applied := s.mem.ApplyAt(seg.Index, seg.Start, s.now().UTC().Format(time.RFC3339), prop.Ops)
 	return extract.ChunkResult{
 		Chunk:      extract.ChunkRef{DocumentID: s.docID, Index: seg.Index},
 		Graph:      s.mem.GraphOf(applied),

@@ -82,8 +82,9 @@ func TestLLM_ExtractSegment_FakeGemini(t *testing.T) {
 		ops := seedOps(t)
 		want := NewMemory()
 		want.DocumentID = 7
-		wantLog := want.Apply(0, ops)
-		if !reflect.DeepEqual(res[0].Operations, wantLog) {
+		got := res[0].Operations
+		wantLog := want.ApplyAt(0, Segments(d)[0].Start, got[0].RecordedAt, ops)
+		if got[0].RecordedAt == "" || !reflect.DeepEqual(got, wantLog) {
 			t.Errorf("operations of segment 0 differ from applying the seed directly")
 		}
 		if len(res[0].Failures) != 0 {

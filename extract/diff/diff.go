@@ -725,7 +725,33 @@ func sameValue(a, b any) bool {
 			return fa == fb
 		}
 	}
-	return reflect.DeepEqual(a, b)
+	return reflect.DeepEqual(plain(a), plain(b))
+}
+
+// plain is a property value with the bookkeeping keys of nested maps (a
+// memory node's history keeps when each value was recorded) left out and
+// every number a float64.
+func plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if !bookkeeping[k] {
+				out[k] = plain(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	if f, ok := number(v); ok {
+		return f
+	}
+	return v
 }
 
 func number(v any) (float64, bool) {
@@ -745,6 +771,8 @@ func number(v any) (float64, bool) {
 }
 
 // bookkeeping are the properties a merge keeps about how it merged (the
-// types met and how often, descriptions dropped for room): they tell how
-// an extraction counted, not what it found, and never make a change.
-var bookkeeping = map[string]bool{"type_counts": true, "fragments_dropped": true}
+// types met and how often, descriptions dropped for room) and when a run
+// recorded a fact (each run records at its own time): they tell how an
+// extraction counted, not what it found, and never make a change.
+var bookkeeping = map[string]bool{"type_counts": true, "fragments_dropped": true,
+	extract.PropRecordedAt: true, extract.PropExpiredAt: true}

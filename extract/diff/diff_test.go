@@ -814,3 +814,21 @@ func TestCompare_BookkeepingIsNoChange(t *testing.T) {
 		t.Fatalf("a real property change was missed: %+v", c.Nodes.Changed)
 	}
 }
+
+// Two runs of one dialogue record their facts at different times; that is
+// no change, but a value that held at another time is.
+func TestCompare_RecordTimesAreNoChange(t *testing.T) {
+	g := func(recorded, validAt string) extract.Graph {
+		return extract.Graph{Nodes: []extract.Node{{Key: "/User/Status/CurrentMood", Name: "Calm", Properties: map[string]any{
+			extract.PropValidAt: "2023-06-01", extract.PropRecordedAt: recorded,
+			extract.PropHistory: []any{map[string]any{"label": "Busy", "since": 1, extract.PropValidAt: validAt,
+				extract.PropRecordedAt: recorded, extract.PropExpiredAt: recorded}},
+		}}}}
+	}
+	if r := Compare(g("2024-01-01T00:00:00Z", "2023-03-05"), g("2025-02-02T00:00:00Z", "2023-03-05"), Options{}); len(r.Nodes.Changed) != 0 {
+		t.Fatalf("record times counted as change: %+v", r.Nodes.Changed)
+	}
+	if r := Compare(g("2024-01-01T00:00:00Z", "2023-03-05"), g("2024-01-01T00:00:00Z", "2023-03-06"), Options{}); len(r.Nodes.Changed) != 1 {
+		t.Fatalf("a changed valid time was missed: %+v", r.Nodes.Changed)
+	}
+}
