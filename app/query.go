@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -42,6 +43,8 @@ type QueryResult struct {
 	Mode string `json:"mode"`
 	// TopK is the number of items asked of each part.
 	TopK int `json:"top_k"`
+	// AsOf is the date the graph was asked as of; empty for now.
+	AsOf string `json:"as_of,omitempty"`
 	// Embedder is the model of the vectors the search used (a split
 	// embedder's fallback for a question its model does not serve); empty
 	// when the version has none (it ran before the vectorizer) and ranking
@@ -81,6 +84,10 @@ type QueryInput struct {
 	History      []llm.Message
 	ResponseType string
 	UserPrompt   string
+	// AsOf asks of the graph as it stood then: a date (YYYY-MM-DD, that
+	// whole day) or an RFC 3339 time; empty asks of the facts that hold
+	// now.
+	AsOf string
 }
 
 // Queries answers questions over a finished version (its context, and an
@@ -110,10 +117,13 @@ func (q *Queries) NewInput(question, provider string, modelKeywords bool) (Query
 // as NewInput checks it.
 func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
 	a := q.a
-	mode, topK, retrievalOnly := in.Mode, in.TopK, in.RetrievalOnly
+	mode, topK, retrievalOnly, asOfText := in.Mode, in.TopK, in.RetrievalOnly, strings.TrimSpace(in.AsOf)
 	in, err := a.Queries.NewInput(in.Question, in.Provider, in.ModelKeywords)
-	in.RetrievalOnly = retrievalOnly
+	in.RetrievalOnly, in.AsOf = retrievalOnly, asOfText
 	if err != nil {
+		return QueryResult{}, err
+	}
+	if _, err := ParseAsOf(in.AsOf); err != nil {
 		return QueryResult{}, err
 	}
 	if in.Mode, err = query.ParseMode(mode); err != nil {
@@ -123,7 +133,7 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		return QueryResult{}, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
 	}
 	in.TopK = cmp.Or(topK, query.DefaultTopK)
-	res := QueryResult{Question: in.Question, Mode: in.Mode, TopK: in.TopK, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
+	res := QueryResult{Question: in.Question, Mode: in.Mode, TopK: in.TopK, AsOf: in.AsOf, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
 	if in.Question == "" {
 		return res, nil
 	}
@@ -205,7 +215,16 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 // changes nothing and calls no chat model (only the embedder, for the
 // question).
 func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
-	qc, err := a.corpusOf(ctx, v)
+	asOf, err := ParseAsOf(in.AsOf)
+	if err != nil {
+		return query.Context{}, err
+	}
+	var qc *queryCorpus
+	if asOf.IsZero() {
+		qc, err = a.corpusOf(ctx, v)
+	} else {
+		qc, err = a.buildCorpus(ctx, v, asOf) // not cached: one per date
+	}
 	if err != nil {
 		return query.Context{}, err
 	}
@@ -261,4 +280,18 @@ func (a *App) queryClient(ctx context.Context, cfg extract.Config, res *QueryRes
 		return nil, ""
 	}
 	return client, model
+}
+
+// ParseAsOf reads an as-of date: empty for now, a date (YYYY-MM-DD, read
+// as the end of that day) or an RFC 3339 time. Anything else is an
+// invalid error.
+func ParseAsOf(s string) (time.Time, error) {
+	if strings.TrimSpace(s) == "" {
+		return time.Time{}, nil
+	}
+	t, ok := extract.ParseFactTime(s, true)
+	if !ok {
+		return time.Time{}, extract.Errorf(extract.KindInvalid, "as_of %q is not a date (YYYY-MM-DD) or an RFC 3339 time", extract.Clip(s, 40))
+	}
+	return t, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
@@ -47,6 +48,29 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 		}
 		a.corpusMu.Unlock()
 	}
+	qc, err := a.buildCorpus(ctx, v, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		a.corpusMu.Lock()
+		a.corpora = slices.DeleteFunc(a.corpora, func(c *queryCorpus) bool { return c.versionID == v.ID })
+		a.corpora = append(a.corpora, qc)
+		if len(a.corpora) > corpusCacheSize {
+			a.corpora = slices.Delete(a.corpora, 0, len(a.corpora)-corpusCacheSize)
+		}
+		a.corpusMu.Unlock()
+	}
+	return qc, nil
+}
+
+// buildCorpus reads a version's query corpus. With a zero asOf it holds
+// the facts that hold now (expired ones left out); otherwise the graph as
+// it stood at asOf (see extract.AsOf) and only the chunks said by then,
+// a chunk dated by its turn's operations (a dialogue run's; chunks of
+// other runs have no date and are all kept). Vectors are the version's:
+// an earlier value of a node is ranked by its current vector.
+func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time) (*queryCorpus, error) {
 	g, err := a.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return nil, err
@@ -54,6 +78,26 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 	chunks, err := a.versionChunks(ctx, v)
 	if err != nil {
 		return nil, err
+	}
+	if asOf.IsZero() {
+		g = extract.Current(g)
+	} else {
+		g = extract.AsOf(g, asOf)
+		ops, err := a.store.Operations(ctx, v.ID)
+		if err != nil {
+			return nil, err
+		}
+		dated := map[int]time.Time{}
+		for _, op := range ops {
+			if t, ok := extract.ParseFactTime(op.ValidAt, false); ok {
+				dated[op.Turn] = t
+			}
+		}
+		for ref, ch := range chunks {
+			if t, ok := dated[ch.Index]; ok && t.After(asOf) {
+				delete(chunks, ref)
+			}
+		}
 	}
 	vi, stp, err := a.vectorIndex(ctx, v)
 	if err != nil {
@@ -64,17 +108,8 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 		return nil, err
 	}
 	qc := &queryCorpus{versionID: v.ID, created: v.CreatedAt, stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
-	if r, ok := a.storedCommunities(ctx, v); ok {
+	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
-	}
-	if done {
-		a.corpusMu.Lock()
-		a.corpora = slices.DeleteFunc(a.corpora, func(c *queryCorpus) bool { return c.versionID == v.ID })
-		a.corpora = append(a.corpora, qc)
-		if len(a.corpora) > corpusCacheSize {
-			a.corpora = slices.Delete(a.corpora, 0, len(a.corpora)-corpusCacheSize)
-		}
-		a.corpusMu.Unlock()
 	}
 	return qc, nil
 }

@@ -22,7 +22,8 @@ import (
 const querySnippet = 320
 
 // queryInput reads a query request (the URL's query or a posted form) into
-// the app's query input: q, provider, keywords=model, mode and top_k. Only
+// the app's query input: q, provider, keywords=model, mode, top_k and as_of
+// (a date or RFC 3339 time: the graph as it stood then). Only
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 	in, err := h.app.Queries.NewInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
@@ -39,6 +40,10 @@ func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 			return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
 		}
 		in.TopK = n
+	}
+	in.AsOf = strings.TrimSpace(c.FormValue("as_of"))
+	if _, err := app.ParseAsOf(in.AsOf); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -80,7 +85,7 @@ func (h *Handler) showQuery(c echo.Context) error {
 	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
 }
 
-// queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&provider=&keywords=model
+// queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&as_of=&provider=&keywords=model
 // with retrieval only, and the same fields POSTed (as a form or in the
 // query) with the model's answer too.
 func (h *Handler) queryAPI(c echo.Context) error {

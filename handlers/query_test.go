@@ -160,6 +160,7 @@ func TestQuery_Invalid(t *testing.T) {
 		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "mode", "sideways")),
 		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "top_k", "0")),
 		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "top_k", "many")),
+		fmt.Sprintf("/api/versions/%d/query?%s", v.ID, queryValues("x", "as_of", "last spring")),
 	} {
 		resp, err := http.Get(a.Server.URL + path)
 		if err != nil {
@@ -170,6 +171,18 @@ func TestQuery_Invalid(t *testing.T) {
 			t.Errorf("%s: status %d, want 400", path[:min(len(path), 60)], resp.StatusCode)
 		}
 	}
+	// A readable as_of is answered and echoed.
+	resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/query?%s", a.Server.URL, v.ID, queryValues("Scrooge", "as_of", "2020-01-01")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		AsOf string `json:"as_of"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != http.StatusOK || res.AsOf != "2020-01-01" {
+		t.Errorf("as_of query: status %d, as_of %q, %v", resp.StatusCode, res.AsOf, err)
+	}
+	resp.Body.Close()
 	if resp, _ := a.Get(t, "/versions/999/query?q=x"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown version: status %d", resp.StatusCode)
 	}

@@ -64,7 +64,8 @@ Usage:
                 [--schema NAME[@V]] [--limit N] [--json]
   kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
   kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
-  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--provider P] [--answer] [--json]
+  kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--embedder use-lite|offline] [--json]
+  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--as-of DATE] [--provider P] [--answer] [--json]
   kgstudio communities NAME@V [--level N] [--json]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
 

@@ -20,6 +20,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	provider := fs.String("provider", extract.ProviderNone, "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
 	answerOnly := fs.Bool("answer", false, "print only the answer (a model's, or extractive without a provider) with its references")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
+	asOf := fs.String("as-of", "", "ask of the graph as it stood on DATE (YYYY-MM-DD or RFC 3339); default: the facts that hold now")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -28,7 +29,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) < 2 {
-		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--answer] [--json]")
+		return errors.New("usage: kgstudio query NAME@V QUESTION [--mode M] [--top-k N] [--as-of DATE] [--answer] [--json]")
 	}
 	if *topK < 1 || *topK > query.MaxTopK {
 		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
@@ -49,7 +50,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	in.Mode, in.TopK = *mode, *topK
+	in.Mode, in.TopK, in.AsOf = *mode, *topK, *asOf
 	res, err := ap.Queries.Ask(ctx, v, in)
 	if err != nil {
 		return err
@@ -71,6 +72,9 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return enc.Encode(res)
 	}
 	fmt.Fprintf(stdout, "mode %s, top %d, keywords: high %v, low %v\n", res.Mode, res.TopK, res.Keywords.High, res.Keywords.Low)
+	if res.AsOf != "" {
+		fmt.Fprintf(stdout, "as of %s\n", res.AsOf)
+	}
 	for _, e := range res.Entities {
 		fmt.Fprintf(stdout, "[%s] %s (%s) %.2f\n", e.Ref, e.Name, e.Type, e.Score)
 	}
