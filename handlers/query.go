@@ -115,6 +115,7 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		GraphURL:      base + "/graph",
 		Question:      in.Question,
 		TopK:          res.TopK,
+		AsOf:          in.AsOf,
 		Embedder:      res.Embedder,
 		ModelKeywords: in.ModelKeywords,
 		High:          res.Keywords.High,

@@ -14,6 +14,8 @@ type QueryPage struct {
 	Modes []Option
 	// TopK is the number of items of each part.
 	TopK int
+	// AsOf is the date asked as of (YYYY-MM-DD); empty for now.
+	AsOf string
 	// Embedder is the model of the version's vectors; empty without any.
 	Embedder      string
 	ModelKeywords bool

@@ -58,7 +58,7 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 // store's call cache, so a second evaluation costs nothing.
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("eval", stderr)
-	format := fs.String("format", "", "gold file format: webnlg or docred")
+	format := fs.String("format", "", "file format: webnlg, docred, locomo, multihop or longmemeval")
 	strategy := fs.String("strategy", extract.StrategyNLP, "extraction strategy: nlp, tuple or schema")
 	provider := fs.String("provider", "", "gemini or openai (tuple and schema)")
 	model := fs.String("model", "", "model name (default per provider)")
@@ -74,7 +74,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	mode := fs.String("mode", "", "locomo, multihop: one query mode (default: all)")
 	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
 	corpus := fs.String("corpus", "", "multihop: the passages, a JSON list of {title, text} or an object title -> [sentences]")
-	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop: the offline embedder to rank with (use-lite or offline)")
+	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop, longmemeval: the offline embedder to rank with (use-lite or offline)")
+	distractors := fs.Int("distractors", eval.DefaultDistractors, "longmemeval: other questions' sessions added to each haystack")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -85,6 +86,12 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return evalMultiHop(ctx, files[0], *corpus, *mode, *embedder, *asJSON, stdout)
 	}
+	if *format == "longmemeval" {
+		if len(files) != 1 {
+			return errors.New("usage: kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--json]")
+		}
+		return evalLongMemEval(ctx, files[0], *mode, *embedder, *distractors, *limit, *asJSON, stdout)
+	}
 	if *format == "locomo" {
 		if len(files) != 1 {
 			return errors.New("usage: kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]")
@@ -92,7 +99,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return evalLoCoMo(ctx, files[0], *mode, *embedder, *topK, *asJSON, stdout)
 	}
 	if len(files) != 1 {
-		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo FILE [--strategy nlp|tuple|schema] [--provider P] [--limit N] [--json]")
+		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo|multihop|longmemeval FILE [--strategy nlp|tuple|schema] [--provider P] [--limit N] [--json]")
 	}
 	switch *strategy {
 	case extract.StrategyNLP, extract.StrategyTuple, extract.StrategySchema:
@@ -244,4 +251,67 @@ func printEval(w io.Writer, file, format, strategy string, rep eval.Report, byte
 	} else {
 		fmt.Fprintln(w, "relations labelled:   not comparable (the nlp strategy labels edges with verb phrases)")
 	}
+}
+
+// evalLongMemEval scores turn and session recall of BM25 and the query
+// modes on a LongMemEval file, each question over its own sessions and
+// distractors, offline.
+func evalLongMemEval(ctx context.Context, file, mode, embedder string, distractors, limit int, asJSON bool, stdout io.Writer) error {
+	modes, err := evalModes(mode)
+	if err != nil {
+		return err
+	}
+	emb, err := evalEmbedder(embedder)
+	if err != nil {
+		return err
+	}
+	if distractors < 0 || limit < 0 {
+		return errors.New("--distractors and --limit must be 0 or more")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	qs, err := eval.ReadLongMemEval(data)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rep, err := eval.LongMemEval(ctx, qs, emb, eval.LongMemOptions{Distractors: distractors, Limit: limit, Modes: modes})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printIndented(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "%s (longmemeval): %d questions, %d distractor sessions each, %d rounds in all, embedder %s, %.1f s\n",
+		file, rep.Questions, rep.Distractors, rep.Rounds, rep.Embedder, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "evidence-turn recall@%d / session recall@%d:\n", eval.LongMemTurnK, eval.LongMemSessionK)
+	fmt.Fprintf(stdout, "  %-26s %4s", "type", "n")
+	for _, m := range rep.Methods {
+		fmt.Fprintf(stdout, " %13s", m)
+	}
+	fmt.Fprintln(stdout)
+	row := func(name string, n int, r eval.LongMemRecalls) {
+		fmt.Fprintf(stdout, "  %-26s %4d", name, n)
+		for _, m := range rep.Methods {
+			fmt.Fprintf(stdout, "   %.3f/%.3f", r.TurnRecall[m], r.SessionRecall[m])
+		}
+		fmt.Fprintln(stdout)
+	}
+	types := make([]string, 0, len(rep.Types))
+	for t := range rep.Types {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		row(t, rep.Types[t].Questions, rep.Types[t].LongMemRecalls)
+	}
+	row("overall", rep.Questions, rep.Overall)
+	fmt.Fprintf(stdout, "knowledge updates, current value ranked first (%d questions):", rep.Knowledge.Questions)
+	for _, m := range rep.Methods {
+		fmt.Fprintf(stdout, " %s %.3f", m, rep.Knowledge.CurrentFirst[m])
+	}
+	fmt.Fprintln(stdout)
+	return nil
 }

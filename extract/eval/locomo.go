@@ -134,46 +134,17 @@ func loadLoCoMo(ctx context.Context, data []byte, emb extract.Embedder) (*locomo
 	if err != nil {
 		return nil, err
 	}
-	set := &locomoSet{title: d.Title, turns: d.TurnCount()}
-
-	// Chunks: one per segment; turn id -> chunk index.
-	const docID = 1
-	segs := dialogue.Segments(d)
+	set, segs, err := newDialogueSet(ctx, d, emb)
+	if err != nil {
+		return nil, err
+	}
 	chunkOf := map[string]int{}
-	chunks := map[extract.ChunkRef]extract.Chunk{}
 	for _, s := range segs {
-		text := s.Text()
-		ch := extract.Chunk{DocumentID: docID, Index: s.Index, Text: text, End: len(text), Tokens: extract.EstimateTokens(text)}
-		chunks[ch.Ref()] = ch
-		set.list = append(set.list, ch)
 		ids := turnIDs[s.SessionID]
 		for t := s.Turn; t < s.Turn+s.Turns && t < len(ids); t++ {
 			chunkOf[ids[t]] = s.Index
 		}
 	}
-
-	// The graph, as the offline dialogue run builds it.
-	var g extract.Graph
-	mem, err := dialogue.RunDialogue(ctx, d, dialogue.NewOffline(), dialogue.RunOptions{DocumentID: docID}, func(_ int, res extract.ChunkResult) error {
-		extract.MergeGraph(&g, res.Graph, 8)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	extract.MergeGraph(&g, mem.Graph(), 8)
-	set.nodes, set.edges = len(g.Nodes), len(g.Edges)
-	vecs, _, err := query.Vectorize(ctx, emb, g, set.list, nil)
-	if err != nil {
-		return nil, err
-	}
-
-	texts := make([]string, len(set.list))
-	for i, c := range set.list {
-		texts[i] = c.Text
-	}
-	set.bm = query.NewBM25(texts)
-	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
 	for _, q := range raw.QA {
 		want := map[int]bool{}
 		for _, ev := range q.Evidence {
@@ -218,4 +189,43 @@ func locomoTurnIDs(data []byte) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// newDialogueSet extracts a dialogue offline as a dialogue run does (one
+// chunk per segment, the offline memory graph), vectorizes it with emb,
+// and indexes the chunks for BM25 and the query modes. It returns the
+// segments too, so callers can map their turns to chunks.
+func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embedder) (*locomoSet, []dialogue.Segment, error) {
+	set := &locomoSet{title: d.Title, turns: d.TurnCount()}
+	const docID = 1
+	segs := dialogue.Segments(d)
+	chunks := make(map[extract.ChunkRef]extract.Chunk, len(segs))
+	for _, s := range segs {
+		text := s.Text()
+		ch := extract.Chunk{DocumentID: docID, Index: s.Index, Text: text, End: len(text), Tokens: extract.EstimateTokens(text)}
+		chunks[ch.Ref()] = ch
+		set.list = append(set.list, ch)
+	}
+	// The graph, as the offline dialogue run builds it.
+	var g extract.Graph
+	mem, err := dialogue.RunDialogue(ctx, d, dialogue.NewOffline(), dialogue.RunOptions{DocumentID: docID}, func(_ int, res extract.ChunkResult) error {
+		extract.MergeGraph(&g, res.Graph, 8)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	extract.MergeGraph(&g, mem.Graph(), 8)
+	set.nodes, set.edges = len(g.Nodes), len(g.Edges)
+	vecs, _, err := query.Vectorize(ctx, emb, g, set.list, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	texts := make([]string, len(set.list))
+	for i, c := range set.list {
+		texts[i] = c.Text
+	}
+	set.bm = query.NewBM25(texts)
+	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
+	return set, segs, nil
 }
