@@ -41,11 +41,16 @@ type SubgraphNode struct {
 }
 
 // SubgraphEdge is an edge of a Subgraph between two of its nodes.
+// Expired marks an edge a later fact retired (see Expired); InvalidAt and
+// Reason say when and why it ended, when the graph keeps them.
 type SubgraphEdge struct {
-	Source string  `json:"source"`
-	Target string  `json:"target"`
-	Label  string  `json:"label"`
-	Weight float64 `json:"weight"`
+	Source    string  `json:"source"`
+	Target    string  `json:"target"`
+	Label     string  `json:"label"`
+	Weight    float64 `json:"weight"`
+	Expired   bool    `json:"expired,omitempty"`
+	InvalidAt string  `json:"invalid_at,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
 }
 
 // TypeCount is a node type and how many nodes of the whole graph have it.
@@ -257,7 +262,13 @@ func SelectSubgraph(g Graph, q SubgraphQuery) (Subgraph, error) {
 	for i, e := range ends {
 		if e[0] >= 0 && kept[e[0]] && kept[e[1]] {
 			ge := &g.Edges[i]
-			res.Edges = append(res.Edges, SubgraphEdge{Source: ge.Source, Target: ge.Target, Label: ge.Label, Weight: ge.Weight})
+			se := SubgraphEdge{Source: ge.Source, Target: ge.Target, Label: ge.Label, Weight: ge.Weight}
+			if Expired(ge.Properties) {
+				se.Expired = true
+				se.InvalidAt, _ = ge.Properties[PropInvalidAt].(string)
+				se.Reason, _ = ge.Properties["reason"].(string)
+			}
+			res.Edges = append(res.Edges, se)
 		}
 	}
 	return res, nil

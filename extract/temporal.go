@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -173,4 +175,48 @@ func without(props map[string]any, keys ...string) map[string]any {
 		delete(out, k)
 	}
 	return out
+}
+
+// ExpiredBy returns the edges of g that held before t and that a later
+// fact had retired by t: what AsOf leaves out as no longer true then.
+// Their times are kept, so a view can say when and why they ended.
+func ExpiredBy(g Graph, t time.Time) []Edge {
+	var out []Edge
+	for _, e := range g.Edges {
+		from, to, ok := span(e.Properties)
+		if ok && !to.IsZero() && !to.After(t) && !from.After(t) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// FactDays lists the days (YYYY-MM-DD, in UTC) on which a fact of g
+// became or stopped being true, earliest first: the valid and invalid
+// times of its nodes, of their earlier values and of its edges. A graph
+// that keeps no times has none.
+func FactDays(g Graph) []string {
+	seen := map[string]bool{}
+	add := func(props map[string]any) {
+		for _, k := range []string{PropValidAt, PropInvalidAt} {
+			if s, _ := props[k].(string); s != "" {
+				if t, ok := ParseFactTime(s, false); ok {
+					seen[t.UTC().Format(time.DateOnly)] = true
+				}
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		add(n.Properties)
+		hist, _ := n.Properties[PropHistory].([]any)
+		for _, r := range hist {
+			if r, ok := r.(map[string]any); ok {
+				add(r)
+			}
+		}
+	}
+	for _, e := range g.Edges {
+		add(e.Properties)
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

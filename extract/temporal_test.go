@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -125,5 +126,27 @@ func TestParseFactTime(t *testing.T) {
 	end, _ := ParseFactTime("2023-05-08", true)
 	if end.Format("15:04") != "23:59" {
 		t.Errorf("a date as-of ends at %s; want the end of the day", end)
+	}
+}
+
+func TestExpiredBy(t *testing.T) {
+	day := func(s string) time.Time { tm, _ := ParseFactTime(s, true); return tm }
+	if got := ExpiredBy(timeline(), day("2023-02-01")); len(got) != 0 {
+		t.Errorf("before the move %d edges had ended; want none", len(got))
+	}
+	got := ExpiredBy(timeline(), day("2023-07-01"))
+	if len(got) != 1 || got[0].Target != "/Knowledge/Place/Boston" || got[0].Properties["reason"] != "replaced by Denver" {
+		t.Errorf("after the move the ended edges are %+v; want the Boston home with its reason", got)
+	}
+}
+
+func TestFactDays(t *testing.T) {
+	got := FactDays(timeline())
+	want := []string{"2023-01-10", "2023-03-05", "2023-06-01"}
+	if !slices.Equal(got, want) {
+		t.Errorf("days %v; want %v (node, history and edge times, once each)", got, want)
+	}
+	if got := FactDays(Graph{Nodes: []Node{{Key: "a"}}}); len(got) != 0 {
+		t.Errorf("a graph without times has days %v", got)
 	}
 }
