@@ -86,6 +86,11 @@ type App struct {
 	corpusMu sync.Mutex
 	corpora  []*queryCorpus
 
+	// timesMu guards timesCache: whether finished graphs written whole
+	// keep fact times (see KeepsTimes), by version.
+	timesMu    sync.Mutex
+	timesCache map[timesKey]bool
+
 	// cmpMu guards the comparison cache (see Compare): the calls by key
 	// and when each key was last used (a counter, cmpUse).
 	cmpMu    sync.Mutex

@@ -44,6 +44,9 @@ type NodeEdge struct {
 	// Other is the key of the node at the other end, OtherName its name.
 	Other     string `json:"other"`
 	OtherName string `json:"other_name"`
+	// Properties are the edge's own, its fact times among them (see
+	// extract.Expired).
+	Properties map[string]any `json:"properties,omitempty"`
 }
 
 // MentionDetail is a mention with a snippet of its chunk.
@@ -81,7 +84,7 @@ func (q *Queries) Node(ctx context.Context, v record.Version, key string) (NodeD
 	}
 	for _, e := range edges {
 		ne := NodeEdge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
-			Description: e.Description, Weight: e.Weight}
+			Description: e.Description, Weight: e.Weight, Properties: e.Properties}
 		if e.Source == key {
 			ne.Other = e.Target
 		} else {

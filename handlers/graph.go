@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -85,6 +86,25 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	tv, err := parseTimeView(c)
+	if err != nil {
+		return err
+	}
+	timed := tv.asked()
+	if !timed {
+		if timed, err = h.app.KeepsTimes(ctx, v); err != nil {
+			return err
+		}
+	}
+	if timed {
+		// A graph that says when its facts held is read whole: what has
+		// expired is left out (or marked), and a past date rolls it back.
+		res, err := h.app.Graphs.At(ctx, id, q, tv.AsOf, tv.Expired)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
 	if q.Focus != "" {
 		// A neighbourhood: read only the rings around the focus, and the
 		// totals from the indexes.
@@ -119,6 +139,32 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	}
 	return err
 }
+
+// timeView is the time a graph is seen at: AsOf (zero for now) and
+// whether facts retired by then are shown, marked expired.
+type timeView struct {
+	AsOf    time.Time
+	Expired bool
+}
+
+// parseTimeView reads the graph API's as_of (a date, read as the end of
+// that day, or an RFC 3339 time) and expired=1.
+func parseTimeView(c echo.Context) (timeView, error) {
+	var tv timeView
+	switch c.QueryParam("expired") {
+	case "", "0", "false":
+	case "1", "true":
+		tv.Expired = true
+	default:
+		return tv, extract.Errorf(extract.KindInvalid, "expired must be 1 (show the facts that ended) or 0")
+	}
+	t, err := app.ParseAsOf(c.QueryParam("as_of"))
+	tv.AsOf = t
+	return tv, err
+}
+
+// asked reports whether the request names a time view at all.
+func (tv timeView) asked() bool { return tv.Expired || !tv.AsOf.IsZero() }
 
 // subgraphWriter writes an extract.Subgraph as JSON, field by field in the
 // struct's order, as its nodes and edges arrive, through a bounded buffer.
@@ -211,6 +257,17 @@ func (h *Handler) showGraph(c echo.Context) error {
 			FA2URL:      h.assets.URL("js/graph-fa2.js"),
 		},
 	}
+	// A graph that keeps fact times opens as of the date in the address,
+	// if any, and with or without the facts that ended.
+	if p.Config.Times, err = h.app.KeepsTimes(c.Request().Context(), v); err != nil {
+		return err
+	}
+	if p.Config.Times {
+		if _, ok := extract.ParseFactTime(c.QueryParam("as_of"), true); ok {
+			p.Config.AsOf = strings.TrimSpace(c.QueryParam("as_of"))
+		}
+		p.Config.Expired = c.QueryParam("expired") == "1"
+	}
 	for _, f := range []string{"json", "graphml", "csv", "cypher"} {
 		p.Downloads = append(p.Downloads, web.Download{Format: f, URL: base + "/export?format=" + f})
 	}
@@ -259,14 +316,15 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 	p := web.NodePanelView{VersionID: versionID, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
 		MentionCount: d.MentionCount, AlsoSeenAs: web.AlsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
+	p.Times, p.History = factTimes(d.Properties), factHistory(d.Properties[extract.PropHistory])
 	keys := make([]string, 0, len(d.Properties))
 	for k := range d.Properties {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k == extract.PropTypeCounts {
-			continue // shown as AlsoSeenAs
+		if k == extract.PropTypeCounts || timeProps[k] || (k == extract.PropHistory && len(p.History) > 0) {
+			continue // shown as AlsoSeenAs, Times and History
 		}
 		row := web.PropRow{Key: cmp.Or(propNames[k], strings.ReplaceAll(k, "_", " ")), Value: web.PropString(d.Properties[k])}
 		if detailProps[k] {
@@ -280,6 +338,9 @@ func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 		for i, e := range es {
 			out[i] = web.PanelEdge{Label: e.Label, Other: e.Other, OtherName: e.OtherName, Keywords: e.Keywords,
 				Description: e.Description}
+			if t := factTimes(e.Properties); t.Expired {
+				out[i].Expired, out[i].Ended = true, t.Ended()
+			}
 		}
 		return out
 	}
@@ -289,6 +350,51 @@ func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
 			ChunkIndex: m.ChunkIndex, Before: m.Before, Mark: m.Mark, After: m.After, Link: m.Link})
 	}
 	return p
+}
+
+// timeProps are the properties that say when a fact held; the side
+// panels show them as its times.
+var timeProps = map[string]bool{
+	extract.PropValidAt: true, extract.PropInvalidAt: true, extract.PropRecordedAt: true, extract.PropExpiredAt: true,
+	extract.PropExpired: true,
+}
+
+// factTimes reads when a fact held from its properties.
+func factTimes(props map[string]any) web.FactTimes {
+	str := func(k string) string {
+		if v, ok := props[k]; ok && v != nil {
+			return web.PropString(v)
+		}
+		return ""
+	}
+	t := web.FactTimes{ValidAt: str(extract.PropValidAt), InvalidAt: str(extract.PropInvalidAt),
+		RecordedAt: str(extract.PropRecordedAt), Expired: extract.Expired(props)}
+	if t.Expired {
+		t.ExpiredAt, t.Reason, t.UntilTurn = str(extract.PropExpiredAt), str("reason"), str("until_turn")
+	}
+	return t
+}
+
+// factHistory reads a node's earlier values (see extract.PropHistory),
+// oldest first; a history of another shape gives none.
+func factHistory(v any) []web.FactRevision {
+	list, _ := v.([]any)
+	var out []web.FactRevision
+	for _, e := range list {
+		r, ok := e.(map[string]any)
+		if !ok {
+			return nil
+		}
+		str := func(k string) string {
+			if v, ok := r[k]; ok && v != nil {
+				return web.PropString(v)
+			}
+			return ""
+		}
+		out = append(out, web.FactRevision{Label: str("label"), Description: str("description"), Since: str("since"),
+			Until: str("until"), ValidAt: str(extract.PropValidAt), InvalidAt: str(extract.PropInvalidAt), Reason: str("reason")})
+	}
+	return out
 }
 
 // detailProps are bookkeeping properties of the extraction; the side panel
@@ -327,6 +433,6 @@ func (h *Handler) showEdgePanel(c echo.Context) error {
 	}
 	p := web.EdgePanelView{VersionID: id, Source: src, Target: tgt, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: strconv.FormatFloat(e.Weight, 'f', -1, 64), Mentions: len(e.Mentions),
-		SourceName: cmp.Or(names[src].Name, src), TargetName: cmp.Or(names[tgt].Name, tgt)}
+		SourceName: cmp.Or(names[src].Name, src), TargetName: cmp.Or(names[tgt].Name, tgt), Times: factTimes(e.Properties)}
 	return render(c, http.StatusOK, templ.Join(web.EdgePanel(p), h.edgeEdit(c, id, e)))
 }

@@ -22,3 +22,19 @@ func (s *Store) DocumentNames(ctx context.Context, ids []int) (map[int]string, e
 	}
 	return out, nil
 }
+
+// HasDocumentKind reports whether some of the documents with these IDs
+// are of kind (see extract.Document.Kind), BatchSize at a query.
+func (s *Store) HasDocumentKind(ctx context.Context, ids []int, kind string) (bool, error) {
+	for start := 0; start < len(ids); start += BatchSize {
+		ok, err := s.client.Document.Query().Where(document.IDIn(ids[start:min(start+BatchSize, len(ids))]...),
+			document.KindEQ(document.Kind(kind))).Exist(ctx)
+		if err != nil {
+			return false, translate(err, "document kinds")
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}

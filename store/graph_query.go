@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -513,4 +514,24 @@ func (s *Store) edgesAmong(ctx context.Context, versionID int, kept map[string]b
 		}
 	}
 	return nil
+}
+
+// HasFactTimes reports whether some node or edge of a version says when
+// its fact held: a valid_at, invalid_at or expired property (see
+// extract.PropValidAt). Short of one, it reads the properties of every
+// row, so it is meant for versions likely to keep times.
+func (s *Store) HasFactTimes(ctx context.Context, versionID int) (bool, error) {
+	for _, table := range []string{"nodes", "edges"} {
+		var one int
+		err := s.db.QueryRowContext(ctx, rebind(s.Dialect, `SELECT 1 FROM `+table+` WHERE version_id = ?
+			AND (properties LIKE ? OR properties LIKE ? OR properties LIKE ?) LIMIT 1`),
+			versionID, `%"`+extract.PropValidAt+`"%`, `%"`+extract.PropInvalidAt+`"%`, `%"`+extract.PropExpired+`"%`).Scan(&one)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return false, fmt.Errorf("fact times: %w", err)
+		}
+	}
+	return false, nil
 }

@@ -24,6 +24,12 @@ type GraphConfig struct {
 	Total       int    `json:"total"`
 	LoadAll     bool   `json:"load_all"`
 	Focus       string `json:"focus,omitempty"`
+	// Times says the graph keeps when its facts held: the page shows an
+	// "As of" date and a switch for the facts that ended, whose first
+	// values are AsOf (a date or empty for now) and Expired.
+	Times   bool   `json:"times,omitempty"`
+	AsOf    string `json:"as_of,omitempty"`
+	Expired bool   `json:"expired,omitempty"`
 	// The layout worker (static/js/graph-layout.js), the drawing code the
 	// worker imports (static/js/graph-draw.js) and the layout it runs
 	// (static/js/graph-fa2.js): asset URLs with their own content hashes.
@@ -52,6 +58,8 @@ type NodePanelView struct {
 	Type         string
 	Description  string
 	AlsoSeenAs   string    // other types the node was given, "Location ×5"
+	Times        FactTimes // when the current value became true
+	History      []FactRevision
 	Properties   []PropRow // properties worth reading
 	Details      []PropRow // bookkeeping properties, folded away
 	Out          []PanelEdge
@@ -60,13 +68,66 @@ type NodePanelView struct {
 	MentionCount int
 }
 
-// PanelEdge is an edge listed in a node's panel.
+// PanelEdge is an edge listed in a node's panel; Ended says when and why
+// a later fact retired it ("" while it holds).
 type PanelEdge struct {
 	Label       string
 	Other       string
 	OtherName   string
 	Keywords    string
 	Description string
+	Expired     bool
+	Ended       string
+}
+
+// FactTimes say when a fact (a node's value, an edge) held: valid from
+// ValidAt until InvalidAt, recorded at RecordedAt; a fact a later one
+// retired is Expired, at ExpiredAt in the record, for Reason, at turn
+// UntilTurn of a dialogue. Empty fields are unknown.
+type FactTimes struct {
+	ValidAt    string
+	InvalidAt  string
+	RecordedAt string
+	ExpiredAt  string
+	Reason     string
+	UntilTurn  string
+	Expired    bool
+}
+
+// Known reports whether any time is known.
+func (t FactTimes) Known() bool {
+	return t.ValidAt != "" || t.InvalidAt != "" || t.RecordedAt != "" || t.Expired
+}
+
+// Ended says when and why a retired fact ended: "ended 2023-06-01:
+// replaced by …"; empty for a fact that holds.
+func (t FactTimes) Ended() string {
+	if !t.Expired {
+		return ""
+	}
+	s := "ended"
+	switch {
+	case t.InvalidAt != "":
+		s += " " + t.InvalidAt
+	case t.UntilTurn != "":
+		s += " at turn " + t.UntilTurn
+	}
+	if t.Reason != "" {
+		s += ": " + t.Reason
+	}
+	return s
+}
+
+// FactRevision is an earlier value of a node: its label and description,
+// the turns it was set and replaced at, and when and why it ended.
+type FactRevision struct {
+	Label       string
+	Description string
+	Since       string
+	Until       string
+	ValidAt     string
+	InvalidAt   string
+	Reason      string
 }
 
 // PanelMention is a chunk snippet with the mention marked.
@@ -91,8 +152,22 @@ type EdgePanelView struct {
 	Description string
 	Weight      string
 	Mentions    int
+	Times       FactTimes
 }
 
 func graphURL(versionID int, focus string) string {
 	return "/versions/" + itoa(versionID) + "/graph?focus=" + url.QueryEscape(focus)
+}
+
+// FactSpan writes when a fact held, "2023-01-10 → 2023-06-01", with "?"
+// for an unknown end.
+func FactSpan(from, to string) string {
+	return orUnknown(from) + " → " + orUnknown(to)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
 }

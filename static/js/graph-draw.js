@@ -27,26 +27,41 @@
 
   // kgDrawGraph draws g on ctx: g.xs, g.ys (layout units), g.es, g.et
   // (edge ends), g.cam, g.W, g.H, g.PR, g.shown(i), g.radius(i) (pixels),
-  // g.color(i), g.arrows, g.selectedLink (an edge index or -1).
+  // g.color(i), g.arrows, g.selectedLink (an edge index or -1), and
+  // g.dashed (null, or 1 per edge a later fact retired: drawn dashed and
+  // paler).
   scope.kgDrawGraph = function (ctx, g) {
     var cam = g.cam, W = g.W, H = g.H, PR = g.PR, xs = g.xs, ys = g.ys, es = g.es, et = g.et, i;
     ctx.setTransform(PR, 0, 0, PR, 0, 0);
     ctx.clearRect(0, 0, W, H);
     var x0 = cam.x - W / 2 / cam.k, x1 = cam.x + W / 2 / cam.k, y0 = cam.y - H / 2 / cam.k, y1 = cam.y + H / 2 / cam.k;
     ctx.setTransform(PR * cam.k, 0, 0, PR * cam.k, PR * (W / 2 - cam.x * cam.k), PR * (H / 2 - cam.y * cam.k));
+    var dashed = g.dashed || null, any = false;
     ctx.beginPath();
     for (i = 0; i < es.length; i++) {
-      var s = es[i], t = et[i];
-      if (i === g.selectedLink || !g.shown(s) || !g.shown(t)) continue;
-      var ax = xs[s], ay = ys[s], bx = xs[t], by = ys[t];
-      if ((ax < x0 && bx < x0) || (ax > x1 && bx > x1) || (ay < y0 && by < y0) || (ay > y1 && by > y1)) continue;
-      ctx.moveTo(ax, ay);
-      ctx.lineTo(bx, by);
-      if (g.arrows) arrowPath(ctx, ax, ay, bx, by, g.radius(t) / cam.k, cam.k);
+      if (dashed && dashed[i]) { any = true; continue; }
+      edgePath(i);
     }
     ctx.strokeStyle = "rgba(110,110,110,0.35)";
     ctx.lineWidth = 0.6 / cam.k;
     ctx.stroke();
+    if (any) {
+      ctx.beginPath();
+      for (i = 0; i < es.length; i++) if (dashed[i]) edgePath(i);
+      ctx.setLineDash([4 / cam.k, 3 / cam.k]);
+      ctx.strokeStyle = "rgba(150,150,150,0.6)";
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    function edgePath(i) {
+      var s = es[i], t = et[i];
+      if (i === g.selectedLink || !g.shown(s) || !g.shown(t)) return;
+      var ax = xs[s], ay = ys[s], bx = xs[t], by = ys[t];
+      if ((ax < x0 && bx < x0) || (ax > x1 && bx > x1) || (ay < y0 && by < y0) || (ay > y1 && by > y1)) return;
+      ctx.moveTo(ax, ay);
+      ctx.lineTo(bx, by);
+      if (g.arrows) arrowPath(ctx, ax, ay, bx, by, g.radius(t) / cam.k, cam.k);
+    }
     var sl = g.selectedLink;
     if (sl >= 0 && g.shown(es[sl]) && g.shown(et[sl])) {
       ctx.beginPath();
@@ -54,7 +69,9 @@
       ctx.lineTo(xs[et[sl]], ys[et[sl]]);
       ctx.strokeStyle = "#d64545";
       ctx.lineWidth = 2 / cam.k;
+      if (dashed && dashed[sl]) ctx.setLineDash([4 / cam.k, 3 / cam.k]);
       ctx.stroke();
+      ctx.setLineDash([]);
     }
     var byColor = {};
     for (i = 0; i < xs.length; i++) {

@@ -11,7 +11,7 @@
 //      {type: "start", gen, x, y (Float32Array), mass (Float32Array),
 //       edges (Uint32Array of source, target index pairs), multilevel,
 //       libURL (graph-fa2.js), draw: null or {url, W, H, PR, palette,
-//       colorIndex, radius}}
+//       colorIndex, radius, dashed (null or 1 per retired edge)}}
 //      {type: "frames", on: false}: stop drawing
 //      {type: "stop"}
 // Out: {type: "tick", gen, xy (Float32Array x0,y0,x1,y1,…), iterations
@@ -119,6 +119,6 @@ function drawFrame(r, xy) {
   if (!cam) return null;
   kgDrawGraph(r.canvas.getContext("2d"), { xs: xs, ys: ys, es: r.es, et: r.et, cam: cam, W: d.W, H: d.H, PR: d.PR,
     shown: function () { return true; }, radius: function (i) { return d.radius[i]; },
-    color: function (i) { return d.palette[d.colorIndex[i]]; }, arrows: false, selectedLink: -1 });
+    color: function (i) { return d.palette[d.colorIndex[i]]; }, arrows: false, selectedLink: -1, dashed: d.dashed });
   return cam;
 }

@@ -6,7 +6,10 @@
 // (the legend toggles types), size by degree, the names of the
 // best-connected nodes (more as you zoom in), search, a side panel for
 // nodes and edges, neighbourhood expansion, and a "load all" switch for
-// graphs past the threshold. The view fits the graph while the layout
+// graphs past the threshold. A graph that keeps fact times (a dialogue's
+// memory) is read as of a date (an input and a slider over the days its
+// facts changed), without the facts that ended unless asked; those are
+// drawn dashed and pale. The view fits the graph while the layout
 // moves, until the user pans, zooms or picks a node.
 // window.kgGraph exposes the state to tests and benchmarks.
 (function () {
@@ -45,6 +48,7 @@
   var nodes = [];       // nodes from the API, in drawing order
   var links = [];       // edges from the API
   var linkKeys = null;  // keys of links, made when an answer is merged
+  var dashed = null;    // 1 per link a later fact retired, null when none
   var es = new Uint32Array(0), et = new Uint32Array(0); // edge ends, node indices
   var xs = new Float32Array(0), ys = new Float32Array(0); // positions, layout units
   var types = [];
@@ -104,6 +108,10 @@
     nodes: function () { return nodes.slice(); },
     colorOf: colorOf,
     edgeCount: function () { return links.length; },
+    // expiredCount counts the drawn edges a later fact retired.
+    expiredCount: function () { return links.filter(function (l) { return l.expired; }).length; },
+    links: function () { return links.slice(); },
+    time: function () { return { as_of: timeView.as_of || "", expired: !!timeView.expired, dates: dates.slice() }; },
     select: select,
     // pointOf returns a drawn node's position in page coordinates.
     pointOf: function (key) {
@@ -189,7 +197,8 @@
   function drawFull() {
     var t0 = performance.now();
     kgDrawGraph(ctx, { xs: xs, ys: ys, es: es, et: et, cam: cam, W: W, H: H, PR: PR, shown: shown, radius: radius,
-      color: function (i) { return colorOf(nodes[i].type); }, arrows: nodes.length <= 1500, selectedLink: selectedLink });
+      color: function (i) { return colorOf(nodes[i].type); }, arrows: nodes.length <= 1500, selectedLink: selectedLink,
+      dashed: dashed });
     keep(canvas);
     lastFull = performance.now() - t0;
   }
@@ -386,7 +395,12 @@
     }
     var e = nodes.length <= 20000 ? edgeAt(p.x, p.y) : -1;
     canvas.style.cursor = e >= 0 ? "pointer" : "";
-    tip(e >= 0 ? links[e].label : null, p);
+    tip(e >= 0 ? edgeTip(links[e]) : null, p);
+  }
+  // edgeTip is an edge's label and, for a fact that ended, when and why.
+  function edgeTip(l) {
+    if (!l.expired) return l.label;
+    return l.label + " · ended" + (l.invalid_at ? " " + l.invalid_at : "") + (l.reason ? ": " + l.reason : "");
   }
 
   // tip shows text (as text) beside the pointer, or hides the tooltip.
@@ -436,7 +450,7 @@
         colorIndex[i] = index[c];
         rad[i] = baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree));
       }
-      draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad };
+      draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad, dashed: dashed };
     }
     worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, multilevel: fresh, libURL: FA2_URL, draw: draw },
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
@@ -500,9 +514,12 @@
 
   // fetchGraph answers the API's JSON in a task of its own after the one
   // that parsed it, so that parsing a big answer and drawing it do not
-  // block the page as one.
+  // block the page as one. Every request asks for the time view.
   function fetchGraph(params) {
-    return fetch(cfg.api + "?" + new URLSearchParams(params)).then(function (r) {
+    var q = new URLSearchParams(params);
+    if (timeView.as_of) q.set("as_of", timeView.as_of);
+    if (timeView.expired) q.set("expired", "1");
+    return fetch(cfg.api + "?" + q).then(function (r) {
       return r.json().then(function (body) {
         if (!r.ok) { var err = new Error(body.error || r.statusText); err.status = r.status; throw err; }
         return new Promise(function (done) { setTimeout(function () { done(body); }, 0); });
@@ -559,6 +576,13 @@
     });
     es = ns.slice(0, links.length);
     et = nt.slice(0, links.length);
+    dashed = null;
+    links.forEach(function (l, i) {
+      if (!l.expired) return;
+      if (!dashed) dashed = new Uint8Array(links.length);
+      dashed[i] = 1;
+    });
+    if (res.dates) setDates(res.dates);
     baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     drawGen++;
@@ -596,6 +620,12 @@
     else {
       if (view && !(all && !lastMerge && !cfg.focus)) line += ": " + view;
       if (off.length) line += " (hidden: " + off.join(", ") + ")";
+    }
+    if (cfg.times) {
+      line += timeView.as_of ? " · as of " + timeView.as_of : " · now";
+      var ended = kg.expiredCount();
+      if (timeView.expired) line += " · " + fmt(ended) + " expired " + (ended === 1 ? "fact" : "facts") + " dashed";
+      else if (res.expired_hidden) line += " · " + fmt(res.expired_hidden) + " expired " + (res.expired_hidden === 1 ? "fact" : "facts") + " hidden";
     }
     status(line);
     kg.status = line;
@@ -722,6 +752,7 @@
   document.getElementById("graph-fit").addEventListener("click", function () { fitFilter = null; fit(400); });
   allBtn.addEventListener("click", function () {
     status("Loading all nodes…");
+    base = {};
     fetchGraph({}).then(function (res) { setData(res, false, null, ""); }).catch(function (err) { status(err.message); });
   });
   window.addEventListener("resize", function () {
@@ -738,12 +769,66 @@
     else select(a.dataset.select);
   });
 
+  // The time view: as of a date (empty for now) and whether the facts that
+  // ended are drawn. Changing it reloads what is drawn (base: the first
+  // view's request, or all nodes after Load all).
+  var timeView = { as_of: cfg.as_of || "", expired: !!cfg.expired };
+  var dates = [];
+  var asofEl = document.getElementById("graph-asof"), rangeEl = document.getElementById("graph-asof-range");
+  var expiredEl = document.getElementById("graph-expired"), nowBtn = document.getElementById("graph-now");
+  var reloadTimer = 0;
+  function reload() {
+    clearTimeout(reloadTimer);
+    reloadTimer = setTimeout(function () {
+      status("Loading " + (timeView.as_of ? "the graph as of " + timeView.as_of : "the current graph") + "…");
+      fetchGraph(base).then(function (res) {
+        setData(res, false, null, res.truncated ? "the best-connected nodes and their neighbours" : "");
+      }).catch(function (err) { status(err.message); });
+    }, 150);
+  }
+  // setDates takes the days the facts changed on: the slider steps through
+  // them, its last step being now.
+  function setDates(ds) {
+    dates = ds;
+    if (!rangeEl) return;
+    rangeEl.max = String(dates.length);
+    rangeEl.hidden = dates.length === 0;
+    syncRange();
+  }
+  function syncRange() {
+    if (!rangeEl) return;
+    // Now is the last step; a date, the last day of change up to it.
+    var i = dates.length;
+    if (timeView.as_of) {
+      var d = timeView.as_of.slice(0, 10);
+      i = 0;
+      while (i + 1 < dates.length && dates[i + 1] <= d) i++;
+    }
+    rangeEl.value = String(i);
+  }
+  function setAsOf(v) {
+    timeView.as_of = v;
+    if (asofEl) asofEl.value = /^\d{4}-\d{2}-\d{2}$/.test(v.slice(0, 10)) ? v.slice(0, 10) : "";
+    syncRange();
+    reload();
+  }
+  if (asofEl) asofEl.addEventListener("change", function () { setAsOf(asofEl.value); });
+  if (rangeEl) rangeEl.addEventListener("input", function () {
+    var i = +rangeEl.value;
+    timeView.as_of = i < dates.length ? dates[i] : "";
+    if (asofEl) asofEl.value = timeView.as_of;
+    reload();
+  });
+  if (nowBtn) nowBtn.addEventListener("click", function () { setAsOf(""); });
+  if (expiredEl) expiredEl.addEventListener("change", function () { timeView.expired = expiredEl.checked; reload(); });
+
   // First view: a focus from the URL, everything, or past the threshold the
   // neighbourhoods of the best-connected nodes.
   var first = {};
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
   else if (!cfg.load_all && cfg.communities && cfg.total > cfg.communities) { first = { view: "communities" }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
+  var base = !cfg.load_all && cfg.total > cfg.threshold ? { limit: cfg.threshold } : {};
   startWorker();
   var missing = false; // the focus names no node of this version
   fetchGraph(first).catch(function (err) {
