@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"sort"
@@ -15,8 +16,10 @@ import (
 )
 
 // graphAt rebuilds the memory of a turn's dialogue as it stood after the
-// turn, marking what the turn changed.
-func graphAt(t *app.Timeline, s app.TimelineStep) web.TimelineGraph {
+// turn, marking what the turn changed. As on the graph page, the facts
+// that ended are left out, but for those this turn retired: they are
+// drawn marked, and listed with when and why they ended.
+func graphAt(t *app.Timeline, s app.TimelineStep) (web.TimelineGraph, []web.RetiredFact) {
 	u := t.Units[s.Unit]
 	local := s.Turn - u.TurnBase
 	g := dialogue.Rebuild(u.Ops(t.Ops), local).Graph()
@@ -34,7 +37,22 @@ func graphAt(t *app.Timeline, s app.TimelineStep) web.TimelineGraph {
 		}
 	}
 	out := web.TimelineGraph{Turn: s.Turn, Nodes: make([]web.TimelineNode, 0, len(g.Nodes)), Links: make([]web.TimelineLink, 0, len(g.Edges))}
+	var retired []web.RetiredFact
 	for _, n := range g.Nodes {
+		hist, _ := n.Properties[extract.PropHistory].([]any)
+		for _, h := range hist {
+			r, _ := h.(map[string]any)
+			if until, ok := turnOf(r["until"]); !ok || until != local {
+				continue
+			}
+			f := web.RetiredFact{Kind: "value", Node: n.Key}
+			f.Fact, _ = r["label"].(string)
+			f.Fact = cmp.Or(f.Fact, n.Key)
+			f.ValidAt, _ = r[extract.PropValidAt].(string)
+			f.InvalidAt, _ = r[extract.PropInvalidAt].(string)
+			f.Reason, _ = r["reason"].(string)
+			retired = append(retired, f)
+		}
 		structure, _ := n.Properties["structure"].(bool)
 		tn := web.TimelineNode{ID: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Structure: structure, Touched: touched[n.Key]}
 		if tn.Touched {
@@ -42,15 +60,46 @@ func graphAt(t *app.Timeline, s app.TimelineStep) web.TimelineGraph {
 		}
 		out.Nodes = append(out.Nodes, tn)
 	}
+	names := make(map[string]string, len(g.Nodes))
+	for _, n := range g.Nodes {
+		names[n.Key] = n.Name
+	}
 	for _, e := range g.Edges {
 		l := web.TimelineLink{Source: e.Source, Target: e.Target, Label: e.Label, Touched: rels[e.Key()]}
+		if extract.Expired(e.Properties) {
+			if until, ok := turnOf(e.Properties["until_turn"]); !ok || until != local {
+				continue // ended before this turn
+			}
+			l.Touched, l.Retired = false, true
+			f := web.RetiredFact{Kind: "relation", Node: e.Source,
+				Fact: cmp.Or(names[e.Source], e.Source) + " " + e.Label + " " + cmp.Or(names[e.Target], e.Target)}
+			f.ValidAt, _ = e.Properties[extract.PropValidAt].(string)
+			f.InvalidAt, _ = e.Properties[extract.PropInvalidAt].(string)
+			f.Reason, _ = e.Properties["reason"].(string)
+			retired = append(retired, f)
+			out.Links = append(out.Links, l)
+			continue
+		}
 		if e.Label != dialogue.HasLabel || l.Touched {
 			out.Stats.Relations++
 		}
 		out.Links = append(out.Links, l)
 	}
 	out.Stats.Nodes = len(out.Nodes)
-	return out
+	out.Stats.Retired = len(retired)
+	return out, retired
+}
+
+// turnOf reads a turn number from a property (an int in a rebuilt memory,
+// a float64 once read back from JSON).
+func turnOf(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
 }
 
 // showTimeline renders the timeline page of a dialogue run.
@@ -121,7 +170,8 @@ func timelineDetail(t *app.Timeline, s app.TimelineStep, base string) web.Timeli
 		UserSpeaker: s.Segment.UserSpeaker, AssistantSpeaker: s.Segment.AssistantSpeaker,
 		User: s.Segment.User, Assistant: s.Segment.Assistant, Done: t.IsDone(s), Coverage: s.Coverage,
 		ChunkURL: fmt.Sprintf("/versions/%d/chunks/%d/%d", t.V.ID, ref.DocumentID, ref.Index),
-		Counts:   opCounts(s.Counts), Graph: graphAt(t, s)}
+		Counts:   opCounts(s.Counts)}
+	d.Graph, d.Retired = graphAt(t, s)
 	if len(t.Units) > 1 {
 		d.Dialogue = u.Dialogue.Title
 	}
@@ -176,6 +226,9 @@ type TimelineTurnJSON struct {
 	Coverage   float64             `json:"coverage"`
 	Operations []extract.Operation `json:"operations"`
 	Graph      web.TimelineGraph   `json:"graph"`
+	// Retired lists the facts this turn ended: relations and earlier
+	// values of nodes, with when they held and why they ended.
+	Retired []web.RetiredFact `json:"retired"`
 }
 
 // timelineAPI returns the per-turn operation counts and coverage of a
@@ -236,6 +289,11 @@ func (h *Handler) timelineTurnAPI(c echo.Context) error {
 	if ops == nil {
 		ops = []extract.Operation{}
 	}
-	return c.JSON(http.StatusOK, TimelineTurnJSON{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index, Done: t.IsDone(s),
-		Segment: seg, Counts: s.Counts, Coverage: s.Coverage, Operations: ops, Graph: graphAt(t, s)})
+	out := TimelineTurnJSON{Turn: s.Turn, DocumentID: ref.DocumentID, Chunk: ref.Index, Done: t.IsDone(s),
+		Segment: seg, Counts: s.Counts, Coverage: s.Coverage, Operations: ops}
+	out.Graph, out.Retired = graphAt(t, s)
+	if out.Retired == nil {
+		out.Retired = []web.RetiredFact{}
+	}
+	return c.JSON(http.StatusOK, out)
 }

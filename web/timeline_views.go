@@ -62,6 +62,8 @@ type TimelineDetail struct {
 	Coverage         float64
 	Counts           []OpCount
 	Operations       []OpRow
+	// Retired lists the facts this turn ended.
+	Retired []RetiredFact
 	// Graph is handed to timeline.js as JSON.
 	Graph TimelineGraph
 }
@@ -106,12 +108,25 @@ type TimelineNode struct {
 }
 
 // TimelineLink is a tree ("has") edge or a relation; Touched marks
-// relations the turn added.
+// relations the turn added, Retired those it ended.
 type TimelineLink struct {
 	Source  string `json:"source"`
 	Target  string `json:"target"`
 	Label   string `json:"label"`
 	Touched bool   `json:"touched,omitempty"`
+	Retired bool   `json:"retired,omitempty"`
+}
+
+// RetiredFact is a fact a turn ended: a relation ("source LABEL target")
+// or an earlier value of a node (its label), with when it held and why
+// it ended.
+type RetiredFact struct {
+	Kind      string `json:"kind"` // "relation" or "value"
+	Node      string `json:"node"` // the node, or the relation's source
+	Fact      string `json:"fact"`
+	ValidAt   string `json:"valid_at,omitempty"`
+	InvalidAt string `json:"invalid_at,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // TimelineGraphSt counts the graph after a turn.
@@ -119,6 +134,7 @@ type TimelineGraphSt struct {
 	Nodes     int `json:"nodes"`
 	Relations int `json:"relations"`
 	Touched   int `json:"touched"`
+	Retired   int `json:"retired"`
 }
 
 // coveragePct formats a share in [0, 1] as a percentage.

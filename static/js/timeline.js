@@ -2,7 +2,8 @@
 // stood after the selected turn. The graph data is the JSON script
 // #timeline-graph inside #turn-detail; htmx swaps that part when the slider
 // or the prev/next links move, and the graph is redrawn with the nodes that
-// were already drawn kept in place. Arrow keys step through the turns.
+// were already drawn kept in place; relations the turn ended are dashed.
+// Arrow keys step through the turns.
 // window.kgTimeline exposes the state to tests.
 (function () {
   "use strict";
@@ -39,12 +40,14 @@
     .nodeVal(function (n) { return n.structure ? 2 : 1; })
     .nodeColor(function (n) { return colorOf(n.type); })
     .nodeLabel(function (n) { return tip(n.id + (n.name ? " · " + n.name : "") + (n.description ? "\n" + n.description : "")); })
-    .linkLabel(function (l) { return tip(l.label); })
+    .linkLabel(function (l) { return tip(l.retired ? l.label + " · ended by this turn" : l.label); })
     .linkColor(function (l) {
+      if (l.retired) return "rgba(214,69,69,0.55)";
       if (l.touched) return "#d64545";
       return l.label === "has" ? "rgba(150,150,150,0.35)" : "rgba(40,40,40,0.7)";
     })
-    .linkWidth(function (l) { return l.touched ? 2 : (l.label === "has" ? 0.5 : 1); })
+    .linkWidth(function (l) { return l.touched || l.retired ? 2 : (l.label === "has" ? 0.5 : 1); })
+    .linkLineDash(function (l) { return l.retired ? [4, 3] : null; })
     .linkDirectionalArrowLength(function (l) { return l.label === "has" ? 0 : 3; })
     .linkDirectionalArrowRelPos(1)
     .onRenderFramePost(drawLabels)
