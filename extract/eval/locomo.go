@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -206,16 +207,13 @@ func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embed
 		chunks[ch.Ref()] = ch
 		set.list = append(set.list, ch)
 	}
-	// The graph, as the offline dialogue run builds it.
-	var g extract.Graph
-	mem, err := dialogue.RunDialogue(ctx, d, dialogue.NewOffline(), dialogue.RunOptions{DocumentID: docID}, func(_ int, res extract.ChunkResult) error {
-		extract.MergeGraph(&g, res.Graph, 8)
-		return nil
-	})
+	// The graph, as the offline dialogue run leaves it: the consolidated
+	// memory (a run writes it over the per-turn graphs).
+	mem, err := dialogue.RunDialogue(ctx, d, dialogue.NewOffline(), dialogue.RunOptions{DocumentID: docID}, func(int, extract.ChunkResult) error { return nil })
 	if err != nil {
 		return nil, nil, err
 	}
-	extract.MergeGraph(&g, mem.Graph(), 8)
+	g := mem.Graph()
 	set.nodes, set.edges = len(g.Nodes), len(g.Edges)
 	vecs, _, err := query.Vectorize(ctx, emb, g, set.list, nil)
 	if err != nil {
@@ -226,6 +224,8 @@ func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embed
 		texts[i] = c.Text
 	}
 	set.bm = query.NewBM25(texts)
-	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndex(vecs))
+	// Exact search: a set answers a few questions, fewer than building
+	// an approximate index would pay for, and ranks them exactly.
+	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndexLimit(vecs, math.MaxInt))
 	return set, segs, nil
 }

@@ -128,14 +128,21 @@ type Corpus struct {
 	bm25   *BM25
 	lex    *lexIndex
 	// beside holds, for each chunk, the positions of the chunks before
-	// and after it in its document (-1 for none).
-	beside [][2]int32
+	// and after it in its document (-1 for none); besideW the share of
+	// their score it takes: wBeside for a short chunk, less past
+	// shortChunk tokens (a short turn is read in its neighbours' context;
+	// a long passage, a round with a long answer, stands alone).
+	beside  [][2]int32
+	besideW []float64
 
 	walkOnce sync.Once
 	walk     *walkGraph
 
 	commOnce sync.Once
 	comm     *commIndex
+
+	revOnce   sync.Once
+	revChains map[int][]int
 }
 
 // NewCorpus prepares a version for search; vi may be nil (lexical
@@ -149,7 +156,10 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 		texts[i] = chunks[r].Text
 	}
 	beside := make([][2]int32, len(refs))
+	besideW := make([]float64, len(refs))
 	for i, r := range refs {
+		ch := chunks[r]
+		besideW[i] = wBeside * min(1, float64(shortChunk)/float64(max(1, ch.Tokens, extract.EstimateTokens(ch.Text))))
 		beside[i] = [2]int32{-1, -1}
 		if p, ok := pos[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.Index - 1}]; ok {
 			beside[i][0] = int32(p)
@@ -158,5 +168,5 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 			beside[i][1] = int32(p)
 		}
 	}
-	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g), beside: beside}
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g), beside: beside, besideW: besideW}
 }
