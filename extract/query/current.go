@@ -81,6 +81,11 @@ func (s *searcher) currentFirst(order []int, nodes []scored, k int) []int {
 	for _, n := range nodes {
 		matched[n.i] = max(matched[n.i], n.score)
 	}
+	// Every node the keywords match, the weak matches too: the fact a
+	// question asks about is often named by one word of it ("how many
+	// goldfish"); limiting to the strong matches (half the best score)
+	// ranked the current value first in 0.886 of the dev half's knowledge
+	// updates, against 0.971 with all.
 	for i, sc := range s.lexNode {
 		if sc > 0 {
 			matched[i] = max(matched[i], sc)
