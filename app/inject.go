@@ -39,9 +39,12 @@ func (a *App) referenceVersion(ctx context.Context, ref string) (record.Version,
 	return v, err
 }
 
-// inject makes the nodes of v's graph that the reference graph v's config
-// names also holds (by name or alias) its nodes (see curate.Inject), and
-// counts them in v's stats. A run without a reference is left alone.
+// inject writes the reference graph v's config names into v's graph, as
+// KAG's domain knowledge injection does: the extracted nodes it names (by
+// name or alias) become its nodes (see curate.Inject, counted in v's
+// stats), its own nodes and edges are added beside them, and its nodes
+// are linked to the chunks that name them (see curate.AddDomain). A run
+// without a reference is left alone.
 func (a *App) inject(ctx context.Context, v record.Version) error {
 	if v.Config.Reference == "" {
 		return nil
@@ -59,12 +62,22 @@ func (a *App) inject(ctx context.Context, v record.Version) error {
 		return err
 	}
 	g, n, err := curate.Inject(g, ref, mergeOptions(v))
-	if err != nil || n == 0 {
+	if err != nil {
 		return err
 	}
+	byRef, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return err
+	}
+	chunks := make([]extract.Chunk, 0, len(byRef))
+	for _, c := range byRef {
+		chunks = append(chunks, c)
+	}
+	g, nodes, edges, mentions := curate.AddDomain(g, ref, chunks)
 	if err := a.store.ReplaceGraph(ctx, v.ID, g); err != nil {
 		return err
 	}
-	a.log.Info("reference injected", "version_id", v.ID, "reference", rv.Label(), "injected", n)
+	a.log.Info("reference injected", "version_id", v.ID, "reference", rv.Label(), "injected", n,
+		"nodes_added", nodes, "edges_added", edges, "mentions", mentions)
 	return a.store.SetInjected(ctx, v.ID, n)
 }

@@ -204,7 +204,8 @@ func TestExtract_Reference(t *testing.T) {
 
 // KAG's own domain KG example imports from its folder (nodes.json,
 // edges.json) and, named as the reference of a run over its document,
-// turns the extracted names it lists into its nodes.
+// turns the extracted names it lists into its nodes and is written beside
+// them: its 25 nodes and 19 isA edges join the run's graph.
 func TestExtract_ReferenceKAGDomainKG(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
@@ -223,13 +224,14 @@ func TestExtract_ReferenceKAGDomainKG(t *testing.T) {
 		"--reference", "domain@1", filepath.Join(dir, "doc.txt"))
 	var v struct {
 		Nodes    int `json:"nodes"`
+		Edges    int `json:"edges"`
 		Injected int `json:"injected"`
 	}
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "hgh@1", "--json")), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Nodes != 3 || v.Injected != 2 {
-		t.Errorf("run: %+v, want 3 nodes, 2 of them injected (生长激素, ACTH)", v)
+	if v.Nodes != 26 || v.Edges != 20 || v.Injected != 2 {
+		t.Errorf("run: %+v, want 26 nodes (the domain's 25 and 脑垂体) and 20 edges (its 19 isA and secretes), 2 nodes injected (生长激素, ACTH)", v)
 	}
 	out := mustCLI(t, data, "version", "show", "hgh@1")
 	if !strings.Contains(out, "curation:  2 injected") {

@@ -2,6 +2,9 @@ package curate
 
 import (
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -104,3 +107,99 @@ func adopt(g extract.Graph, key string, r extract.Node, opts MergeOptions) extra
 	out.Edges = moveEdges(g.Edges, map[string]string{key: r.Key}, opts)
 	return out
 }
+
+// AddDomain writes a domain graph beside an extracted one, as KAG's domain
+// knowledge injection writes the external graph with the extracted
+// subgraphs: every node and edge of ref that g lacks (by key) is added,
+// and every ref node whose name or alias a chunk's text holds gets a
+// mention of that chunk, as KAG's extractor adds the external graph's
+// name matches to the model's entities. Names of fewer than two
+// characters are not looked for; a Latin name must stand as a word, a
+// Han or kana name anywhere. It returns the nodes and edges added and the
+// mentions made. Run it after Inject, which has turned the extracted
+// nodes ref names into ref's nodes.
+func AddDomain(g, ref extract.Graph, chunks []extract.Chunk) (out extract.Graph, nodes, edges, mentions int) {
+	out = extract.Graph{Nodes: make([]extract.Node, 0, len(g.Nodes)+len(ref.Nodes)), Edges: make([]extract.Edge, 0, len(g.Edges)+len(ref.Edges))}
+	at := map[string]int{}
+	for _, n := range g.Nodes {
+		at[n.Key] = len(out.Nodes)
+		out.Nodes = append(out.Nodes, cloneNode(n))
+	}
+	for _, n := range ref.Nodes {
+		if _, ok := at[n.Key]; ok {
+			continue
+		}
+		n = cloneNode(n)
+		n.Mentions = nil
+		at[n.Key] = len(out.Nodes)
+		out.Nodes = append(out.Nodes, n)
+		nodes++
+	}
+	seen := map[string]bool{}
+	for _, e := range g.Edges {
+		seen[extract.EdgeKey(e.Source, e.Label, e.Target)] = true
+		out.Edges = append(out.Edges, e)
+	}
+	for _, e := range ref.Edges {
+		k := extract.EdgeKey(e.Source, e.Label, e.Target)
+		if seen[k] {
+			continue
+		}
+		if _, ok := at[e.Source]; !ok {
+			continue
+		}
+		if _, ok := at[e.Target]; !ok {
+			continue
+		}
+		seen[k] = true
+		e.Mentions = nil
+		out.Edges = append(out.Edges, e)
+		edges++
+	}
+	// Name matches in the chunks.
+	for _, r := range ref.Nodes {
+		i := at[r.Key]
+		names := append([]string{r.Name}, Aliases(r)...)
+		for _, c := range chunks {
+			if !slices.ContainsFunc(names, func(name string) bool { return holdsName(c.Text, name) }) {
+				continue
+			}
+			m := extract.Mention{DocumentID: c.DocumentID, ChunkIndex: c.Index}
+			if !slices.Contains(out.Nodes[i].Mentions, m) {
+				out.Nodes[i].Mentions = append(out.Nodes[i].Mentions, m)
+				mentions++
+			}
+		}
+	}
+	return out, nodes, edges, mentions
+}
+
+// holdsName reports whether text holds name: anywhere for a name with a
+// Han or kana letter, as a whole word otherwise (case kept).
+func holdsName(text, name string) bool {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) < 2 {
+		return false
+	}
+	cjk := strings.IndexFunc(name, func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	}) >= 0
+	for off := 0; ; {
+		j := strings.Index(text[off:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := off+j, off+j+len(name)
+		if cjk {
+			return true
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		off = start + 1
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
