@@ -150,7 +150,8 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 
 // A run naming a reference version (--reference NAME@V) turns the
 // extracted nodes matching its names or aliases into its nodes, counted
-// as injected; an unknown reference is refused before anything runs.
+// as injected, and holds the reference's other nodes too (London); an
+// unknown reference is refused before anything runs.
 func TestExtract_Reference(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
@@ -177,8 +178,8 @@ func TestExtract_Reference(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@1", "--json")), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Nodes != 2 || v.Edges != 1 || v.Injected != 2 || v.Config.Reference != "domain@1" {
-		t.Errorf("run with a reference: %+v, want 2 nodes (Q1 and Jacob Marley), 2 injected, reference domain@1", v)
+	if v.Nodes != 3 || v.Edges != 1 || v.Injected != 2 || v.Config.Reference != "domain@1" {
+		t.Errorf("run with a reference: %+v, want 3 nodes (Q1, Jacob Marley and the reference's London), 2 injected, reference domain@1", v)
 	}
 	var g struct {
 		Nodes []struct {
