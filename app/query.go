@@ -291,7 +291,7 @@ func ParseAsOf(s string) (time.Time, error) {
 	}
 	t, ok := extract.ParseFactTime(s, true)
 	if !ok {
-		return time.Time{}, extract.Errorf(extract.KindInvalid, "as_of %q is not a date (YYYY-MM-DD) or an RFC 3339 time", extract.Clip(s, 40))
+		return time.Time{}, extract.Errorf(extract.KindInvalid, "as-of date %q is not a date (YYYY-MM-DD) or an RFC 3339 time (2023-05-01T10:00:00Z; in a URL write + as %%2B)", extract.Clip(s, 40))
 	}
 	return t, nil
 }

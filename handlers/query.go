@@ -125,7 +125,11 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		Context:       res.Context().Render(),
 	}
 	if in.Question != "" {
-		p.APIURL = "/api" + base + "/query?" + url.Values{"q": {in.Question}, "provider": {in.Provider}, "mode": {res.Mode}}.Encode()
+		vals := url.Values{"q": {in.Question}, "provider": {in.Provider}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
+		if in.AsOf != "" {
+			vals.Set("as_of", in.AsOf)
+		}
+		p.APIURL = "/api" + base + "/query?" + vals.Encode()
 	}
 	for _, m := range query.Modes {
 		p.Modes = append(p.Modes, web.Option{Value: m, Label: m, Selected: m == cmp.Or(res.Mode, query.ModeMix)})

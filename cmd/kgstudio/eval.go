@@ -71,7 +71,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&ec.Concurrency, "concurrency", ec.Concurrency, "entries extracted at once (tuple and schema)")
 	fs.IntVar(&ec.MaxGleaning, "max-gleaning", ec.MaxGleaning, "continue-extraction rounds (tuple strategy)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	mode := fs.String("mode", "", "locomo, multihop: one query mode (default: all)")
+	mode := fs.String("mode", "", "locomo, multihop, longmemeval: one query mode (default: all)")
 	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
 	corpus := fs.String("corpus", "", "multihop: the passages, a JSON list of {title, text} or an object title -> [sentences]")
 	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop, longmemeval: the offline embedder to rank with (use-lite or offline)")
@@ -284,8 +284,8 @@ func evalLongMemEval(ctx context.Context, file, mode, embedder string, distracto
 	if asJSON {
 		return printIndented(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "%s (longmemeval): %d questions, %d distractor sessions each, %d rounds in all, embedder %s, %.1f s\n",
-		file, rep.Questions, rep.Distractors, rep.Rounds, rep.Embedder, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "%s (longmemeval): %d questions, up to %d distractor sessions each (%.1f sessions a haystack), %d rounds in all, embedder %s, %.1f s\n",
+		file, rep.Questions, rep.Distractors, rep.Sessions, rep.Rounds, rep.Embedder, time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "evidence-turn recall@%d / session recall@%d:\n", eval.LongMemTurnK, eval.LongMemSessionK)
 	fmt.Fprintf(stdout, "  %-26s %4s", "type", "n")
 	for _, m := range rep.Methods {
@@ -295,7 +295,7 @@ func evalLongMemEval(ctx context.Context, file, mode, embedder string, distracto
 	row := func(name string, n int, r eval.LongMemRecalls) {
 		fmt.Fprintf(stdout, "  %-26s %4d", name, n)
 		for _, m := range rep.Methods {
-			fmt.Fprintf(stdout, "   %.3f/%.3f", r.TurnRecall[m], r.SessionRecall[m])
+			fmt.Fprintf(stdout, "   %s/%s", score(r.TurnRecall, m), score(r.SessionRecall, m))
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -313,5 +313,19 @@ func evalLongMemEval(ctx context.Context, file, mode, embedder string, distracto
 		fmt.Fprintf(stdout, " %s %.3f", m, rep.Knowledge.CurrentFirst[m])
 	}
 	fmt.Fprintln(stdout)
+	for _, t := range rep.Types {
+		if len(t.TurnRecall) == 0 {
+			fmt.Fprintln(stdout, "n/a: no question of the type has evidence turns (abstention questions have none); they count for sessions only")
+			break
+		}
+	}
 	return nil
+}
+
+// score prints a recall, or n/a when none was measured.
+func score(m map[string]float64, k string) string {
+	if v, ok := m[k]; ok {
+		return fmt.Sprintf("%.3f", v)
+	}
+	return "  n/a"
 }

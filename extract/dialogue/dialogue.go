@@ -209,6 +209,7 @@ func parseOne(v any, p jpath) ([]*Dialogue, error) {
 				if err != nil {
 					return nil, err
 				}
+				inDateOrder(d)
 				out = append(out, d)
 			}
 			return out, nil
@@ -221,7 +222,34 @@ func wrapOne(d *Dialogue, err error) ([]*Dialogue, error) {
 	if err != nil {
 		return nil, err
 	}
+	inDateOrder(d)
 	return []*Dialogue{d}, nil
+}
+
+// inDateOrder puts the sessions in the order of their start times when
+// every session has one (a file may list them otherwise: LongMemEval's
+// haystacks are not in date order), so turn order follows time and a
+// fact's later value is the one said later. Sessions of one time keep
+// the file's order; a dialogue with an undated session is left as it is.
+func inDateOrder(d *Dialogue) {
+	at := make([]time.Time, len(d.Sessions))
+	for i, s := range d.Sessions {
+		t, ok := extract.ParseFactTime(s.Start, false)
+		if !ok {
+			return
+		}
+		at[i] = t
+	}
+	idx := make([]int, len(d.Sessions))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return at[idx[a]].Before(at[idx[b]]) })
+	out := make([]Session, len(idx))
+	for i, j := range idx {
+		out[i] = d.Sessions[j]
+	}
+	d.Sessions = out
 }
 
 // field helpers

@@ -3,6 +3,7 @@ package dialogue
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,5 +217,29 @@ func TestRetire_KeepsWhenAndWhy(t *testing.T) {
 	}
 	if live != 1 {
 		t.Errorf("%d current homes; want 1", live)
+	}
+}
+
+// Sessions listed out of date order are read in date order, so a later
+// value is the one said later; one undated session leaves the file's order.
+func TestParse_SessionsInDateOrder(t *testing.T) {
+	const dated = `{"title":"t","sessions":[
+	 {"id":"c","start":"2023-06-01","turns":[{"role":"user","text":"Rex is grown."}]},
+	 {"id":"a","start":"2023-01-10T09:00:00Z","turns":[{"role":"user","text":"Rex is a puppy."}]},
+	 {"id":"b","start":"2023-01-10T09:00:00Z","turns":[{"role":"user","text":"Rex chews shoes."}]}]}`
+	d, err := Parse([]byte(dated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids string
+	for _, s := range d.Sessions {
+		ids += s.ID
+	}
+	if ids != "abc" {
+		t.Errorf("sessions in order %q; want abc (by date, ties in file order)", ids)
+	}
+	undated := strings.Replace(dated, `"start":"2023-06-01"`, `"start":""`, 1)
+	if d, err = Parse([]byte(undated)); err != nil || d.Sessions[0].ID != "c" {
+		t.Errorf("with an undated session the order changed: %v %+v", err, d)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -51,9 +52,19 @@ type LongMemTurn struct {
 // question's sessions, dates and ids line up.
 func ReadLongMemEval(data []byte) ([]LongMemQuestion, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var qs []LongMemQuestion
-	if err := json.Unmarshal(data, &qs); err != nil {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, extract.Wrap(extract.KindInvalid, err, "read the questions: expected a LongMemEval list of {question_id, question_type, haystack_sessions, ...}")
+	}
+	qs := make([]LongMemQuestion, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &qs[i]); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return nil, extract.Errorf(extract.KindInvalid, "question %d: %s: expected %s, got %s", i+1, te.Field, te.Type, te.Value)
+			}
+			return nil, extract.Wrap(extract.KindInvalid, err, "question %d", i+1)
+		}
 	}
 	for i, q := range qs {
 		switch {
@@ -99,14 +110,17 @@ type LongMemOptions struct {
 
 // LongMemReport is what `kgstudio eval --format longmemeval` prints.
 type LongMemReport struct {
-	Questions   int                     `json:"questions"`
-	Distractors int                     `json:"distractors"`
-	Embedder    string                  `json:"embedder"`
-	Rounds      int                     `json:"rounds"`
-	Overall     LongMemRecalls          `json:"overall"`
-	Types       map[string]*LongMemType `json:"types"`
-	Knowledge   LongMemUpdates          `json:"knowledge_update"`
-	Methods     []string                `json:"methods"`
+	Questions   int    `json:"questions"`
+	Distractors int    `json:"distractors"`
+	Embedder    string `json:"embedder"`
+	Rounds      int    `json:"rounds"`
+	// Sessions is the mean haystack size: each question's own sessions and
+	// its distractors (fewer than asked when the file holds fewer others).
+	Sessions  float64                 `json:"sessions"`
+	Overall   LongMemRecalls          `json:"overall"`
+	Types     map[string]*LongMemType `json:"types"`
+	Knowledge LongMemUpdates          `json:"knowledge_update"`
+	Methods   []string                `json:"methods"`
 }
 
 // LongMemRecalls are the mean recalls of each method (bm25 and the modes):
@@ -137,6 +151,7 @@ type LongMemUpdates struct {
 type longMemResult struct {
 	typ         string
 	rounds      int
+	sessions    int
 	turn, sess  map[string]float64
 	hasTurns    bool
 	hasSessions bool
@@ -162,6 +177,9 @@ func LongMemEval(ctx context.Context, qs []LongMemQuestion, emb extract.Embedder
 	n := len(qs)
 	if opt.Limit > 0 {
 		n = min(n, opt.Limit)
+	}
+	if n == 0 {
+		return rep, extract.Errorf(extract.KindInvalid, "no questions to score")
 	}
 	emb = cachedEmbedder(emb)
 	results := make([]longMemResult, n)
@@ -202,6 +220,7 @@ func LongMemEval(ctx context.Context, qs []LongMemQuestion, emb extract.Embedder
 	current := map[string]int{}
 	for _, r := range results {
 		rep.Rounds += r.rounds
+		rep.Sessions += float64(r.sessions) / float64(n)
 		t := byType[r.typ]
 		if t == nil {
 			t = newSums()
@@ -242,6 +261,7 @@ func LongMemEval(ctx context.Context, qs []LongMemQuestion, emb extract.Embedder
 		return out
 	}
 	rep.Questions = all.qs
+	rep.Sessions = round3(rep.Sessions)
 	rep.Overall = mean(all)
 	for typ, s := range byType {
 		rep.Types[typ] = &LongMemType{Questions: s.qs, LongMemRecalls: mean(s)}
@@ -319,7 +339,7 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 	if err != nil {
 		return res, fmt.Errorf("question %s: %w", q.ID, err)
 	}
-	res.rounds = len(segs)
+	res.rounds, res.sessions = len(segs), len(hay)
 	// Evidence: each has_answer turn's round; the round's session.
 	chunkSession := make([]int, len(segs))
 	var evidence []int // round per evidence turn
