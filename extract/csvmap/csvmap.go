@@ -145,7 +145,16 @@ func (o Options) refType(typ string) *Type {
 	case "", "text", "integer", "float", "int", "long", "double", "number", "string", "boolean", "date":
 		return nil
 	}
-	return o.lookup(first)
+	if t := o.lookup(first); t != nil {
+		return t
+	}
+	// A standard type the schema uses without declaring it: KAG makes
+	// the value a node of its own (a phone number two people share links
+	// them).
+	if name := strings.TrimSpace(first); len(name) > 4 && strings.EqualFold(name[:4], "STD.") {
+		return &Type{Name: "STD." + name[4:]}
+	}
+	return nil
 }
 
 // matches reports whether a column header names a property or relation.

@@ -276,3 +276,31 @@ func FuzzMap(f *testing.F) {
 		}
 	})
 }
+
+// A column of a standard type the schema does not declare (STD.*) makes
+// its values nodes of that type, as KAG does: two people who share a
+// phone number link to one node.
+func TestMap_StandardTypeColumn(t *testing.T) {
+	opts := csvmap.Options{Types: []csvmap.Type{{Name: "Person", Properties: []csvmap.Property{{Name: "phone", Type: "STD.ChinaMobile"}, {Name: "age", Type: "Integer"}}}}}
+	g, fails, err := csvmap.Map(extract.Document{ID: 1, Name: "Person.csv", Content: "id,name,phone,age\n1,Li Lei,13800138000,30\n2,Han Meimei,13800138000,29\n"}, opts)
+	if err != nil || len(fails) != 0 {
+		t.Fatal(err, fails)
+	}
+	var phones, edges int
+	for _, n := range g.Nodes {
+		if n.Type == "STD.ChinaMobile" && n.Name == "13800138000" {
+			phones++
+		}
+		if n.Type == "Person" && (n.Properties["phone"] != nil || n.Properties["age"] == nil) {
+			t.Errorf("%s: properties %v; the phone is a node, the age a value", n.Name, n.Properties)
+		}
+	}
+	for _, e := range g.Edges {
+		if e.Label == "phone" {
+			edges++
+		}
+	}
+	if phones != 1 || edges != 2 {
+		t.Errorf("%d phone nodes and %d phone edges; want 1 and 2: %+v", phones, edges, g)
+	}
+}

@@ -76,7 +76,22 @@ func (b *builder) typeOf(category string) (string, *TypeSpec) {
 	if t := b.x.lookup(category); t != nil {
 		return t.Name, t
 	}
+	if t := standardSpec(category); t != nil {
+		return t.Name, t
+	}
 	return category, nil
+}
+
+// standardSpec is the type of a standard type the schema uses without
+// declaring it ("STD.ChinaMobile", "STD.Email"): KAG makes a property of
+// such a type a node of its own, linked from its owner, so people who
+// share a phone number meet at its node. Nil for any other name.
+func standardSpec(name string) *TypeSpec {
+	name = strings.TrimSpace(name)
+	if len(name) <= 4 || !strings.EqualFold(name[:4], "STD.") {
+		return nil
+	}
+	return &TypeSpec{Name: "STD." + name[4:], Kind: KindConcept} // as declared standard types are read
 }
 
 // node finds or creates the node for name of category.
@@ -178,6 +193,8 @@ func (b *builder) targets(typ string) []*TypeSpec {
 	var out []*TypeSpec
 	for _, name := range strings.Split(typ, ",") {
 		if t := b.x.lookup(name); t != nil {
+			out = append(out, t)
+		} else if t := standardSpec(name); t != nil {
 			out = append(out, t)
 		}
 	}

@@ -56,3 +56,42 @@ func TestExtractor_SameNameTwoTypes(t *testing.T) {
 		}
 	}
 }
+
+// A property of a standard type becomes a node of its own linked from its
+// owner, as KAG does (a User's phone is an STD.ChinaMobile node): two
+// people who share a number meet at its node.
+func TestExtractor_StandardTypeProperty(t *testing.T) {
+	types := []kag.TypeSpec{
+		{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "phone", Type: "STD.ChinaMobile"}, {Name: "age", Type: "Integer"}}},
+	}
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "belongs to one of the schema types", Text: `{"entities": [
+			{"name": "Li Lei", "category": "Person", "properties": [{"name": "phone", "values": ["13800138000"]}, {"name": "age", "values": ["30"]}]},
+			{"name": "Han Meimei", "category": "Person", "properties": [{"name": "phone", "values": ["13800138000"]}]}]}`},
+		{Contains: "give its official name", Text: `{"entities": []}`},
+		{Contains: "Find the relations", Text: `[]`},
+	}})
+	x, err := kag.New(clients(t, srv)["openai"], extract.Config{}, types, kag.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Li Lei and Han Meimei share the phone 13800138000."
+	res, err := x.Extract(context.Background(), extract.Document{ID: 1, Content: text}, extract.Chunk{DocumentID: 1, Text: text, End: len(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graph
+	phone := node(g, extract.TypedNodeKey("STD.ChinaMobile", "13800138000"))
+	if phone == nil || phone.Type != "STD.ChinaMobile" || phone.Properties["off_schema"] != nil {
+		t.Fatalf("phone node: %+v (nodes %+v)", phone, g.Nodes)
+	}
+	for _, who := range []string{"Li Lei", "Han Meimei"} {
+		if !hasEdge(g, extract.TypedNodeKey("Person", who), "phone", phone.Key) {
+			t.Errorf("no phone edge from %s: %+v", who, g.Edges)
+		}
+	}
+	li := node(g, extract.TypedNodeKey("Person", "Li Lei"))
+	if li.Properties["phone"] != nil || li.Properties["age"] == nil {
+		t.Errorf("Li Lei's properties %v: the phone is a node, the age a value", li.Properties)
+	}
+}
