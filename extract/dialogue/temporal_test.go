@@ -243,3 +243,26 @@ func TestParse_SessionsInDateOrder(t *testing.T) {
 		t.Errorf("with an undated session the order changed: %v %+v", err, d)
 	}
 }
+
+// The system prompt's worked example is a valid answer: it parses and
+// every operation applies.
+func TestSystemPrompt_ExampleApplies(t *testing.T) {
+	var example string
+	for _, line := range strings.Split(SystemPrompt(), "\n") {
+		if strings.HasPrefix(line, `{"add_node"`) {
+			example = line
+		}
+	}
+	if example == "" {
+		t.Fatal("the system prompt has no example answer")
+	}
+	ops, _, fails := ParseOpsRepaired(example)
+	if len(fails) != 0 || len(ops.AddNode) == 0 || len(ops.UpdateNode) == 0 || len(ops.AddRelation) == 0 {
+		t.Fatalf("example: %+v, failures %+v", ops, fails)
+	}
+	for _, op := range NewMemory().Apply(0, ops) {
+		if op.Status == StatusRejected {
+			t.Errorf("the example's %s %s%s was rejected: %s", op.Op, op.NodeID, op.SourceID, op.Reason)
+		}
+	}
+}
