@@ -31,6 +31,9 @@ type NodeDetail struct {
 	Mentions    []MentionDetail `json:"mentions"`
 	// MentionCount counts all mentions; Mentions holds the first few.
 	MentionCount int `json:"mention_count"`
+	// AsOf is the as-of date the node is seen at, as asked (empty for
+	// now).
+	AsOf string `json:"as_of,omitempty"`
 }
 
 // NodeEdge is an edge seen from one of its nodes.
@@ -63,16 +66,26 @@ type MentionDetail struct {
 // Node gathers everything the side panel and the node API show about
 // a node of a version.
 func (q *Queries) Node(ctx context.Context, v record.Version, key string) (NodeDetail, error) {
+	return q.NodeAt(ctx, v, key, "")
+}
+
+// NodeAt is Node as the node stood at an as-of date (see ParseAsOf;
+// empty for now): its value then and its edges then, with their other
+// nodes as they stood then (see extract.AsOf), and the edges that had
+// ended by then, marked. A node not known yet then is not found.
+func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string) (NodeDetail, error) {
 	a := q.a
+	at, err := ParseAsOf(asOf)
+	if err != nil {
+		return NodeDetail{}, err
+	}
 	n, err := a.store.NodeByKey(ctx, v.ID, key)
 	if err != nil {
 		return NodeDetail{}, err
 	}
-	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: n.Properties,
-		Out: []NodeEdge{}, In: []NodeEdge{}, Mentions: []MentionDetail{}}
 	edges, err := a.store.NodeEdges(ctx, v.ID, key)
 	if err != nil {
-		return d, err
+		return NodeDetail{}, err
 	}
 	var others []string
 	for _, e := range edges {
@@ -80,7 +93,18 @@ func (q *Queries) Node(ctx context.Context, v record.Version, key string) (NodeD
 	}
 	names, err := a.store.NodesByKey(ctx, v.ID, others)
 	if err != nil {
-		return d, err
+		return NodeDetail{}, err
+	}
+	if !at.IsZero() {
+		var ok bool
+		if n, edges, names, ok = nodeAsOf(n, edges, names, at); !ok {
+			return NodeDetail{}, extract.Errorf(extract.KindNotFound, "node %q was not known yet as of %s", extract.Clip(key, 80), strings.TrimSpace(asOf))
+		}
+	}
+	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: n.Properties,
+		Out: []NodeEdge{}, In: []NodeEdge{}, Mentions: []MentionDetail{}}
+	if !at.IsZero() {
+		d.AsOf = strings.TrimSpace(asOf)
 	}
 	for _, e := range edges {
 		ne := NodeEdge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,

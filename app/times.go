@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -10,9 +11,9 @@ import (
 
 // TimedSubgraph is a part of a graph that keeps fact times, as it stood
 // at a time: the subgraph, the days on which the graph's facts changed
-// (for a date slider), the time it was read at (RFC 3339, empty for now),
-// and how many edges that had ended by then it leaves out (none when they
-// are shown).
+// (for a date slider), the as-of date it was read at as asked (empty for
+// now), and how many edges that had ended by then it leaves out (none
+// when they are shown).
 type TimedSubgraph struct {
 	extract.Subgraph
 	Dates         []string `json:"dates,omitempty"`
@@ -20,23 +21,30 @@ type TimedSubgraph struct {
 	ExpiredHidden int      `json:"expired_hidden"`
 }
 
-// At selects q from a version's graph as it stood at asOf (zero for now;
-// see extract.AsOf). The facts that had ended by then are left out, or
-// with expired kept and marked (see extract.SubgraphEdge), with when and
-// why they ended.
-func (g *Graphs) At(ctx context.Context, versionID int, q extract.SubgraphQuery, asOf time.Time, expired bool) (TimedSubgraph, error) {
+// At selects q from a version's graph as it stood at an as-of date (see
+// ParseAsOf; empty for now; see extract.AsOf). The facts that had ended
+// by then are left out, or with expired kept and marked (see
+// extract.SubgraphEdge), with when and why they ended.
+func (g *Graphs) At(ctx context.Context, versionID int, q extract.SubgraphQuery, asOf string, expired bool) (TimedSubgraph, error) {
+	t, err := ParseAsOf(asOf)
+	if err != nil {
+		return TimedSubgraph{}, err
+	}
 	whole, err := g.Load(ctx, versionID, false)
 	if err != nil {
 		return TimedSubgraph{}, err
 	}
-	return subgraphAt(whole, q, asOf, expired)
+	out, err := subgraphAt(whole, q, t, expired)
+	if !t.IsZero() {
+		out.AsOf = strings.TrimSpace(asOf)
+	}
+	return out, err
 }
 
 func subgraphAt(g extract.Graph, q extract.SubgraphQuery, asOf time.Time, expired bool) (TimedSubgraph, error) {
 	out := TimedSubgraph{Dates: extract.FactDays(g)}
 	var ended []extract.Edge
 	if !asOf.IsZero() {
-		out.AsOf = asOf.UTC().Format(time.RFC3339)
 		// AsOf leaves out what had ended by then; kept aside, between
 		// nodes that stood then, for a view that shows it.
 		all := extract.ExpiredBy(g, asOf)
@@ -61,6 +69,93 @@ func subgraphAt(g extract.Graph, q extract.SubgraphQuery, asOf time.Time, expire
 	res, err := extract.SelectSubgraph(g, q)
 	out.Subgraph = res
 	return out, err
+}
+
+// nodeAsOf is a node as it stood at t with its edges (see
+// store.NodeEdges) and the nodes at their other ends (by key): its value
+// then, the edges that held then and those that had ended by then (kept
+// with their times, so a view can say when and why they ended), and the
+// other nodes as they stood then (those not known yet as they are
+// stored). False when the node was not known yet at t.
+func nodeAsOf(n extract.Node, edges []extract.Edge, others map[string]extract.Node, t time.Time) (extract.Node, []extract.Edge, map[string]extract.Node, bool) {
+	g := extract.Graph{Nodes: []extract.Node{n}, Edges: edges}
+	for k, o := range others {
+		if k != n.Key {
+			g.Nodes = append(g.Nodes, o)
+		}
+	}
+	ended := extract.ExpiredBy(g, t)
+	g = extract.AsOf(g, t)
+	var found bool
+	then := make(map[string]extract.Node, len(others))
+	for k, o := range others {
+		then[k] = o
+	}
+	for _, o := range g.Nodes {
+		if o.Key == n.Key {
+			n, found = heldAt(o, t), true
+		}
+		then[o.Key] = o
+	}
+	if !found {
+		return n, nil, others, false
+	}
+	return n, append(g.Edges, ended...), then, true
+}
+
+// EdgeAt is Edge as it stood at an as-of date (see ParseAsOf; empty for
+// now), with its two nodes as they stood then: an edge that held then
+// without the marks of an end that came later, one that had ended by then
+// as it is stored (marked, with when and why). An edge not valid yet then
+// is not found. Nodes maps the two keys to the nodes.
+func (g *Graphs) EdgeAt(ctx context.Context, versionID int, source, label, target, asOf string) (extract.Edge, map[string]extract.Node, error) {
+	t, err := ParseAsOf(asOf)
+	if err != nil {
+		return extract.Edge{}, nil, err
+	}
+	e, err := g.Edge(ctx, versionID, source, label, target)
+	if err != nil {
+		return e, nil, err
+	}
+	nodes, err := g.Nodes(ctx, versionID, []string{source, target})
+	if err != nil || t.IsZero() {
+		return e, nodes, err
+	}
+	sub := extract.Graph{Edges: []extract.Edge{e}}
+	for _, n := range nodes {
+		sub.Nodes = append(sub.Nodes, n)
+	}
+	ended := len(extract.ExpiredBy(sub, t)) > 0
+	sub = extract.AsOf(sub, t)
+	for _, n := range sub.Nodes {
+		nodes[n.Key] = n
+	}
+	switch {
+	case len(sub.Edges) == 1:
+		e = sub.Edges[0]
+	case !ended:
+		return e, nodes, extract.Errorf(extract.KindNotFound, "the edge %s was not known yet as of %s", extract.Clip(label, 80), strings.TrimSpace(asOf))
+	}
+	return e, nodes, nil
+}
+
+// heldAt drops the marks of an end after t from a node's properties, as
+// extract.AsOf does for an edge: at t the node still held.
+func heldAt(n extract.Node, t time.Time) extract.Node {
+	s, _ := n.Properties[extract.PropInvalidAt].(string)
+	if end, ok := extract.ParseFactTime(s, false); !ok || !end.After(t) {
+		return n
+	}
+	props := make(map[string]any, len(n.Properties))
+	for k, v := range n.Properties {
+		switch k {
+		case extract.PropExpired, extract.PropInvalidAt, extract.PropExpiredAt, "until_turn", "reason":
+		default:
+			props[k] = v
+		}
+	}
+	n.Properties = props
+	return n
 }
 
 // timesKey names a version for the times cache: an id and when the

@@ -99,7 +99,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	if timed {
 		// A graph that says when its facts held is read whole: what has
 		// expired is left out (or marked), and a past date rolls it back.
-		res, err := h.app.Graphs.At(ctx, id, q, tv.AsOf, tv.Expired)
+		res, err := h.app.Graphs.At(ctx, id, q, tv.Raw, tv.Expired)
 		if err != nil {
 			return err
 		}
@@ -140,10 +140,12 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	return err
 }
 
-// timeView is the time a graph is seen at: AsOf (zero for now) and
-// whether facts retired by then are shown, marked expired.
+// timeView is the time a graph is seen at: AsOf (zero for now), as
+// asked (Raw, trimmed), and whether facts retired by then are shown,
+// marked expired.
 type timeView struct {
 	AsOf    time.Time
+	Raw     string
 	Expired bool
 }
 
@@ -159,7 +161,9 @@ func parseTimeView(c echo.Context) (timeView, error) {
 		return tv, extract.Errorf(extract.KindInvalid, "expired must be 1 (show the facts that ended) or 0")
 	}
 	t, err := app.ParseAsOf(c.QueryParam("as_of"))
-	tv.AsOf = t
+	if err == nil && !t.IsZero() {
+		tv.AsOf, tv.Raw = t, strings.TrimSpace(c.QueryParam("as_of"))
+	}
 	return tv, err
 }
 
@@ -237,6 +241,12 @@ func (h *Handler) showGraph(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// A date or expired switch the page cannot read is refused, as the
+	// graph API refuses it, rather than dropped.
+	tv, err := parseTimeView(c)
+	if err != nil {
+		return err
+	}
 	base := "/versions/" + itoa(v.ID)
 	p := web.GraphPageView{
 		Version:   versionRow(v),
@@ -263,10 +273,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 		return err
 	}
 	if p.Config.Times {
-		if _, ok := extract.ParseFactTime(c.QueryParam("as_of"), true); ok {
-			p.Config.AsOf = strings.TrimSpace(c.QueryParam("as_of"))
-		}
-		p.Config.Expired = c.QueryParam("expired") == "1"
+		p.Config.AsOf, p.Config.Expired = tv.Raw, tv.Expired
 	}
 	for _, f := range []string{"json", "graphml", "csv", "cypher"} {
 		p.Downloads = append(p.Downloads, web.Download{Format: f, URL: base + "/export?format=" + f})
@@ -286,13 +293,18 @@ func (h *Handler) nodeAPI(c echo.Context) error {
 	return c.JSON(http.StatusOK, d)
 }
 
-// showNodePanel renders the side panel of a node (an HTML fragment).
+// showNodePanel renders the side panel of a node (an HTML fragment), as
+// of the date as_of names, if any.
 func (h *Handler) showNodePanel(c echo.Context) error {
 	d, err := h.loadNodeDetail(c)
 	if err != nil {
 		return err
 	}
 	id, _ := intParam(c, "id")
+	if d.AsOf != "" {
+		// Edits change the graph as it is now, not as it stood.
+		return render(c, http.StatusOK, templ.Join(web.NodePanel(nodePanelView(id, d)), web.EditNow()))
+	}
 	return render(c, http.StatusOK, templ.Join(web.NodePanel(nodePanelView(id, d)), h.nodeEdit(c, id, d)))
 }
 
@@ -310,13 +322,14 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 	if err != nil {
 		return app.NodeDetail{}, err
 	}
-	return h.app.Queries.Node(ctx, v, key)
+	return h.app.Queries.NodeAt(ctx, v, key, c.QueryParam("as_of"))
 }
 
 func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
-	p := web.NodePanelView{VersionID: versionID, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
+	p := web.NodePanelView{VersionID: versionID, AsOf: d.AsOf, Key: d.Key, Name: d.Name, Type: d.Type, Description: d.Description,
 		MentionCount: d.MentionCount, AlsoSeenAs: web.AlsoSeenAs(d.Type, d.Properties[extract.PropTypeCounts])}
 	p.Times, p.History = factTimes(d.Properties), factHistory(d.Properties[extract.PropHistory])
+	p.Times.AsOf = d.AsOf
 	keys := make([]string, 0, len(d.Properties))
 	for k := range d.Properties {
 		keys = append(keys, k)
@@ -412,7 +425,8 @@ var propNames = map[string]string{
 }
 
 // showEdgePanel renders the side panel of an edge, named by the query
-// parameters source, label and target.
+// parameters source, label and target, as of the date as_of names, if
+// any.
 func (h *Handler) showEdgePanel(c echo.Context) error {
 	id, err := intParam(c, "id")
 	if err != nil {
@@ -422,17 +436,18 @@ func (h *Handler) showEdgePanel(c echo.Context) error {
 	if src == "" || tgt == "" {
 		return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
 	}
-	ctx := c.Request().Context()
-	e, err := h.app.Graphs.Edge(ctx, id, src, label, tgt)
-	if err != nil {
-		return err
-	}
-	names, err := h.app.Graphs.Nodes(ctx, id, []string{src, tgt})
+	asOf := strings.TrimSpace(c.QueryParam("as_of"))
+	e, names, err := h.app.Graphs.EdgeAt(c.Request().Context(), id, src, label, tgt, asOf)
 	if err != nil {
 		return err
 	}
 	p := web.EdgePanelView{VersionID: id, Source: src, Target: tgt, Label: e.Label, Keywords: e.Keywords,
 		Description: e.Description, Weight: strconv.FormatFloat(e.Weight, 'f', -1, 64), Mentions: len(e.Mentions),
-		SourceName: cmp.Or(names[src].Name, src), TargetName: cmp.Or(names[tgt].Name, tgt), Times: factTimes(e.Properties)}
+		SourceName: cmp.Or(names[src].Name, src), TargetName: cmp.Or(names[tgt].Name, tgt), Times: factTimes(e.Properties),
+		AsOf: asOf}
+	p.Times.AsOf = asOf
+	if asOf != "" {
+		return render(c, http.StatusOK, templ.Join(web.EdgePanel(p), web.EditNow()))
+	}
 	return render(c, http.StatusOK, templ.Join(web.EdgePanel(p), h.edgeEdit(c, id, e)))
 }

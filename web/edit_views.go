@@ -21,4 +21,4 @@ type EdgeEditView struct {
 }
 
 // GraphFocusURL is the graph page of a version focused on a node.
-func GraphFocusURL(versionID int, focus string) string { return graphURL(versionID, focus) }
+func GraphFocusURL(versionID int, focus string) string { return graphURL(versionID, focus, "") }

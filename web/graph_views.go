@@ -53,6 +53,7 @@ type PropRow struct {
 // NodePanelView is the side panel of a node.
 type NodePanelView struct {
 	VersionID    int
+	AsOf         string // the as-of date the node is seen at (empty for now)
 	Key          string
 	Name         string
 	Type         string
@@ -83,8 +84,11 @@ type PanelEdge struct {
 // FactTimes say when a fact (a node's value, an edge) held: valid from
 // ValidAt until InvalidAt, recorded at RecordedAt; a fact a later one
 // retired is Expired, at ExpiredAt in the record, for Reason, at turn
-// UntilTurn of a dialogue. Empty fields are unknown.
+// UntilTurn of a dialogue. Empty fields are unknown. AsOf is the as-of
+// date the fact is seen at (empty for now): one that held then is said to
+// hold then, not now.
 type FactTimes struct {
+	AsOf       string
 	ValidAt    string
 	InvalidAt  string
 	RecordedAt string
@@ -153,10 +157,17 @@ type EdgePanelView struct {
 	Weight      string
 	Mentions    int
 	Times       FactTimes
+	AsOf        string // the as-of date the edge is seen at (empty for now)
 }
 
-func graphURL(versionID int, focus string) string {
-	return "/versions/" + itoa(versionID) + "/graph?focus=" + url.QueryEscape(focus)
+// graphURL is the graph page opened on a node, as of a date if one is
+// given.
+func graphURL(versionID int, focus, asOf string) string {
+	u := "/versions/" + itoa(versionID) + "/graph?focus=" + url.QueryEscape(focus)
+	if asOf != "" {
+		u += "&as_of=" + url.QueryEscape(asOf)
+	}
+	return u
 }
 
 // FactSpan writes when a fact held, "2023-01-10 → 2023-06-01", with "?"

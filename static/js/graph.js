@@ -56,6 +56,7 @@
   var selectedLink = -1; // index of the selected edge
   var hovered = -1;
   var panelSeq = 0;
+  var panelURL = null; // the open side panel's address, as of the current date
   var byDegree = [];    // node indices, best-connected first (label order)
   var view = "";        // what the status line says is drawn
   var follow = true;    // fit the view to the graph while the layout moves
@@ -623,6 +624,13 @@
     }
     if (cfg.times) {
       line += timeView.as_of ? " · as of " + timeView.as_of : " · now";
+      // The header counts the whole graph, the facts that ended or came
+      // later included; this says how many nodes there were at the time.
+      var sum = document.getElementById("graph-summary-time");
+      if (sum && "expired_hidden" in res) {
+        sum.textContent = "; " + fmt(res.total_nodes) + " " + (res.total_nodes === 1 ? "node" : "nodes") +
+          (timeView.as_of ? " as of " + timeView.as_of : " now");
+      }
       var ended = kg.expiredCount();
       if (timeView.expired) line += " · " + fmt(ended) + " expired " + (ended === 1 ? "fact" : "facts") + " dashed";
       else if (res.expired_hidden) line += " · " + fmt(res.expired_hidden) + " expired " + (res.expired_hidden === 1 ? "fact" : "facts") + " hidden";
@@ -686,7 +694,8 @@
       moveTo(xs[i], ys[i], Math.max(cam.k, fitK * Math.min(3, Math.sqrt(nodes.length) / 4)), 500);
     }
     redraw();
-    showPanel(cfg.node_url + encodeURIComponent(key));
+    panelURL = function () { return atTime(cfg.node_url + encodeURIComponent(key), new URLSearchParams()); };
+    showPanel(panelURL());
     return true;
   }
 
@@ -696,7 +705,16 @@
     redraw();
     var l = links[i];
     var q = new URLSearchParams({ source: l.source, label: l.label, target: l.target });
-    showPanel(cfg.edge_url + "?" + q);
+    panelURL = function () { return atTime(cfg.edge_url, new URLSearchParams(q)); };
+    showPanel(panelURL());
+  }
+
+  // atTime adds the date the graph is seen at to a side panel's query, so
+  // that the panel shows the node or edge as it stood then.
+  function atTime(url, q) {
+    if (timeView.as_of) q.set("as_of", timeView.as_of);
+    var s = q.toString();
+    return s ? url + "?" + s : url;
   }
 
   // showPanel loads an HTML fragment into the side panel; only the latest
@@ -709,6 +727,7 @@
         if (seq !== panelSeq) return;
         side.removeAttribute("aria-busy");
         if (r.ok) side.innerHTML = html;
+        else if (r.status === 404 && timeView.as_of) side.textContent = "Not in the graph as of " + timeView.as_of + ".";
         else side.textContent = "Could not load the details (" + r.status + ").";
       });
     }).catch(function () { side.textContent = "Could not load the details."; });
@@ -783,6 +802,8 @@
       status("Loading " + (timeView.as_of ? "the graph as of " + timeView.as_of : "the current graph") + "…");
       fetchGraph(base).then(function (res) {
         setData(res, false, null, res.truncated ? "the best-connected nodes and their neighbours" : "");
+        // The open side panel follows the date.
+        if (panelURL) showPanel(panelURL());
       }).catch(function (err) { status(err.message); });
     }, 150);
   }
