@@ -1,6 +1,9 @@
 package extract
 
-import "unicode/utf8"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // Clip shortens s to at most n bytes, cutting on a rune boundary, and marks
 // the cut with "…". Text that fits is returned as it is.
@@ -21,4 +24,20 @@ func RuneBoundary(s string, n int) int {
 		n--
 	}
 	return n
+}
+
+// MostlyHan reports whether at least a fifth of the letters of text are
+// Han characters: Chinese text, for choosing the language of prompts and
+// answers.
+func MostlyHan(text string) bool {
+	han, letters := 0, 0
+	for _, r := range text {
+		if unicode.Is(unicode.Han, r) {
+			han++
+			letters++
+		} else if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters > 0 && han*5 >= letters
 }

@@ -29,7 +29,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -131,16 +130,7 @@ func Language(cfgLang, text string) string {
 	case "en", "english":
 		return LangEnglish
 	}
-	han, letters := 0, 0
-	for _, r := range text {
-		if unicode.Is(unicode.Han, r) {
-			han++
-			letters++
-		} else if unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	if letters > 0 && han*5 >= letters {
+	if extract.MostlyHan(text) {
 		return LangChinese
 	}
 	return LangEnglish

@@ -40,8 +40,9 @@ type Extractor struct {
 }
 
 // New builds an Extractor. cfg.Prompts may override any tuple_* template;
-// cfg.EntityTypes and cfg.Language default to DefaultEntityTypes and
-// DefaultLanguage; cfg.MaxGleaning is the number of continue rounds
+// cfg.EntityTypes defaults to DefaultEntityTypes and cfg.Language to the
+// language of each text (Chinese for Chinese text, DefaultLanguage
+// otherwise); cfg.MaxGleaning is the number of continue rounds
 // (negative means none); cfg.MaxFragments is the summary threshold (default
 // 8). Templates that do not parse give a KindInvalid error.
 func New(client llm.Client, cfg extract.Config, opts Options) (*Extractor, error) {
@@ -67,20 +68,36 @@ func New(client llm.Client, cfg extract.Config, opts Options) (*Extractor, error
 }
 
 // languageName turns a config language (a code or a name) into the name
-// written in prompts.
+// written in prompts; empty when the config names none (the text's
+// language is then used, see textLanguage).
 func languageName(l string) string {
 	switch strings.ToLower(strings.TrimSpace(l)) {
-	case "", "en", "english":
+	case "":
+		return ""
+	case "en", "english":
 		return DefaultLanguage
-	case "zh", "zh-cn", "cn", "chinese", "中文":
+	case "zh", "zh-cn", "zh-tw", "cn", "chinese", "中文":
 		return "Chinese"
 	}
 	return l
 }
 
+// textLanguage is the output language for a text when the config names
+// none: Chinese for Chinese text, DefaultLanguage otherwise.
+func textLanguage(text string) string {
+	if extract.MostlyHan(text) {
+		return "Chinese"
+	}
+	return DefaultLanguage
+}
+
 func (x *Extractor) data(text string) PromptData {
+	lang := x.lang
+	if lang == "" {
+		lang = textLanguage(text)
+	}
 	return PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: x.types,
-		Language: x.lang, InputText: text, MaxTokens: x.opts.SummaryMaxTokens}
+		Language: lang, InputText: text, MaxTokens: x.opts.SummaryMaxTokens}
 }
 
 // Messages returns the opening conversation for a chunk text (system and
@@ -185,7 +202,11 @@ func (x *Extractor) MergeDescriptionsOf(ctx context.Context, descType, name stri
 	if len(frags) <= x.cfg.MaxFragments {
 		return strings.Join(frags, "\n"), extract.CallRecord{}, nil
 	}
-	return summarize(ctx, x.client, x.prompts, PromptData{Language: x.lang, MaxTokens: x.opts.SummaryMaxTokens,
+	lang := x.lang
+	if lang == "" {
+		lang = textLanguage(name + " " + strings.Join(frags, " "))
+	}
+	return summarize(ctx, x.client, x.prompts, PromptData{Language: lang, MaxTokens: x.opts.SummaryMaxTokens,
 		DescriptionType: descType, Name: name, Fragments: frags}, x.cfg.Temperature)
 }
 

@@ -440,3 +440,28 @@ func TestExtractor_Errors(t *testing.T) {
 		}
 	})
 }
+
+// Without a configured language the output follows the text: Chinese text
+// asks for Chinese, other text for English; a configured one wins.
+func TestPrompts_LanguageFollowsText(t *testing.T) {
+	for _, c := range []struct{ cfgLang, text, want string }{
+		{"", "Marley was dead, to begin with.", "Write names, keywords and descriptions in English."},
+		{"", "鹿鸣茶社于2018年在杭州开业。", "Write names, keywords and descriptions in Chinese."},
+		{"en", "鹿鸣茶社于2018年在杭州开业。", "Write names, keywords and descriptions in English."},
+		{"zh", "Marley was dead.", "Write names, keywords and descriptions in Chinese."},
+	} {
+		cfg := extract.DefaultConfig()
+		cfg.Language = c.cfgLang
+		x, err := tuple.New(llm.Cached(nil, "x", "y", llm.NewMemoryStore()), cfg, tuple.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := x.Messages(c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msgs[0].Content, c.want) {
+			t.Errorf("language %q, text %q: the system prompt does not say %q", c.cfgLang, c.text, c.want)
+		}
+	}
+}
