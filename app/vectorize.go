@@ -218,6 +218,19 @@ func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.
 	return chunks, nil
 }
 
+// ChunkContent returns a lookup of the text of a version's chunks by
+// document and index ("" for a chunk it does not hold), for exports that
+// write chunk nodes.
+func (a *App) ChunkContent(ctx context.Context, v record.Version) (func(documentID, index int) string, error) {
+	chunks, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return func(documentID, index int) string {
+		return chunks[extract.ChunkRef{DocumentID: documentID, Index: index}].Text
+	}, nil
+}
+
 // vectorProps lists, per type, the properties the version's schema marks
 // `index: Vector` or `index: TextAndVector`.
 func (a *App) vectorProps(ctx context.Context, cfg extract.Config) (query.VectorProps, error) {

@@ -74,7 +74,11 @@ func (h *Handler) exportVersion(c echo.Context) error {
 		return err
 	}
 	if chunks {
-		g = export.WithChunks(g, h.app.Documents.Namer(ctx))
+		content, err := h.app.ChunkContent(ctx, v)
+		if err != nil {
+			return err
+		}
+		g = export.WithChunks(g, h.app.Documents.Namer(ctx), content)
 	}
 	name := fmt.Sprintf("%s-v%d", fileSafe(v.Extraction), v.Number)
 	if spreadsheet {

@@ -63,7 +63,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *chunks {
-		g = export.WithChunks(g, a.Documents.Namer(ctx))
+		content, err := a.ChunkContent(ctx, v)
+		if err != nil {
+			return err
+		}
+		g = export.WithChunks(g, a.Documents.Namer(ctx), content)
 	}
 	if *format == "csv" && strings.EqualFold(filepath.Ext(*out), ".zip") {
 		if err := export.CSVZip(*out, g); err != nil {

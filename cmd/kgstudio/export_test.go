@@ -75,6 +75,11 @@ func TestExport_CLI(t *testing.T) {
 		if len(withChunks.Nodes) != len(g.Nodes)+1 || len(withChunks.Edges) != len(g.Edges)+len(g.Nodes) {
 			t.Errorf("with chunks: %d nodes, %d edges; without: %d, %d", len(withChunks.Nodes), len(withChunks.Edges), len(g.Nodes), len(g.Edges))
 		}
+		for _, n := range withChunks.Nodes {
+			if c, _ := n.Properties["content"].(string); n.Type == "Chunk" && !strings.Contains(c, "Lincoln") {
+				t.Errorf("chunk node %s: content %q; want the chunk's text, as KAG's Chunk nodes hold it", n.Key, c)
+			}
+		}
 	})
 	t.Run("Cypher", func(t *testing.T) {
 		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--data", data)

@@ -18,10 +18,12 @@ func ChunkKey(documentID, index int) string { return fmt.Sprintf("chunk:%d:%d", 
 
 // WithChunks returns g with KAG's provenance layout: a node of type Chunk
 // per chunk that the nodes' mentions name (properties document_id,
-// chunk_index and, when docName knows it, document), and a source edge from
-// each node to every chunk it was extracted from. g needs its mentions
-// loaded; the result has none, so every format writes it alike.
-func WithChunks(g extract.Graph, docName func(documentID int) string) extract.Graph {
+// chunk_index, when docName knows it document, and when content knows it
+// the chunk's text as content, as KAG's Chunk nodes hold it), and a source
+// edge from each node to every chunk it was extracted from. g needs its
+// mentions loaded; the result has none, so every format writes it alike.
+// docName and content may be nil.
+func WithChunks(g extract.Graph, docName func(documentID int) string, content func(documentID, index int) string) extract.Graph {
 	out := extract.Graph{Nodes: make([]extract.Node, 0, len(g.Nodes)), Edges: make([]extract.Edge, 0, len(g.Edges))}
 	var chunks []extract.Node
 	seenChunk := map[string]bool{}
@@ -38,6 +40,11 @@ func WithChunks(g extract.Graph, docName func(documentID int) string) extract.Gr
 					if d := docName(m.DocumentID); d != "" {
 						props["document"] = d
 						name = fmt.Sprintf("%s #%d", d, m.ChunkIndex)
+					}
+				}
+				if content != nil {
+					if text := content(m.DocumentID, m.ChunkIndex); text != "" {
+						props["content"] = text
 					}
 				}
 				chunks = append(chunks, extract.Node{Key: key, Name: name, Type: ChunkType, Properties: props})

@@ -820,12 +820,20 @@ func TestWithChunks(t *testing.T) {
 		},
 		Edges: []extract.Edge{{Source: "scrooge", Target: "marley", Label: "partner", Mentions: []extract.Mention{{DocumentID: 1}}}},
 	}
-	out := WithChunks(g, func(id int) string { return "carol.txt" })
+	out := WithChunks(g, func(id int) string { return "carol.txt" }, func(doc, index int) string {
+		if index == 0 {
+			return "Marley was dead."
+		}
+		return ""
+	})
 	if len(out.Nodes) != 4 || len(out.Edges) != 4 {
 		t.Fatalf("%d nodes, %d edges: %+v", len(out.Nodes), len(out.Edges), out)
 	}
-	if c := out.Nodes[2]; c.Key != ChunkKey(1, 0) || c.Type != ChunkType || c.Name != "carol.txt #0" {
+	if c := out.Nodes[2]; c.Key != ChunkKey(1, 0) || c.Type != ChunkType || c.Name != "carol.txt #0" || c.Properties["content"] != "Marley was dead." {
 		t.Errorf("chunk node %+v", c)
+	}
+	if c := out.Nodes[3]; c.Properties["content"] != nil {
+		t.Errorf("a chunk whose text is unknown has content %v", c.Properties["content"])
 	}
 	if e := out.Edges[1]; e.Source != "scrooge" || e.Label != SourceLabel || e.Target != ChunkKey(1, 0) {
 		t.Errorf("source edge %+v", e)
