@@ -80,6 +80,9 @@ func (h *Handler) exportVersion(c echo.Context) error {
 		}
 		g = export.WithChunks(g, h.app.Documents.Namer(ctx), content)
 	}
+	if g, err = export.WithNamespace(g, c.QueryParam("namespace")); err != nil {
+		return err
+	}
 	name := fmt.Sprintf("%s-v%d", fileSafe(v.Extraction), v.Number)
 	if spreadsheet {
 		name += "-spreadsheet"

@@ -22,6 +22,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "json", "json, graphml, csv or cypher")
 	out := fs.String("out", "", "output file (for csv a folder or a .zip file); default stdout")
 	chunks := fs.Bool("chunks", false, "add KAG's chunk nodes with a source edge from every node to its chunks")
+	namespace := fs.String("namespace", "", "prefix every node type with NS. as KAG labels a project's graph (RiskMining.Person)")
 	force := fs.Bool("force", false, "overwrite an existing non-empty --out file or folder (default: refuse)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -68,6 +69,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		g = export.WithChunks(g, a.Documents.Namer(ctx), content)
+	}
+	if g, err = export.WithNamespace(g, *namespace); err != nil {
+		return err
 	}
 	if *format == "csv" && strings.EqualFold(filepath.Ext(*out), ".zip") {
 		if err := export.CSVZip(*out, g); err != nil {

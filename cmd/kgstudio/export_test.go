@@ -81,6 +81,15 @@ func TestExport_CLI(t *testing.T) {
 			}
 		}
 	})
+	t.Run("Namespace", func(t *testing.T) {
+		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--namespace", "People", "--data", data)
+		if err != nil || !strings.Contains(out, ":`People.") {
+			t.Fatalf("cypher with a namespace: %v %.300s", err, out)
+		}
+		if _, _, err := cli(t, "export", "people@1", "--namespace", "bad name", "--data", data); err == nil || !strings.Contains(err.Error(), "namespace") {
+			t.Errorf("a bad namespace: %v", err)
+		}
+	})
 	t.Run("Cypher", func(t *testing.T) {
 		out, _, err := cli(t, "export", "people@1", "--format", "cypher", "--data", data)
 		if err != nil || !strings.Contains(out, "MERGE") {

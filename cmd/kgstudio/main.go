@@ -58,7 +58,7 @@ Usage:
   kgstudio version show NAME@V [--json]
   kgstudio version cancel NAME@V [--json]
   kgstudio version delete NAME@V | NAME --all
-  kgstudio export NAME@V --format json|graphml|csv|cypher [--chunks] [--out PATH [--force]]
+  kgstudio export NAME@V --format json|graphml|csv|cypher [--chunks] [--namespace NS] [--out PATH [--force]]
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--model M]
                 [--schema NAME[@V]] [--limit N] [--json]

@@ -2,6 +2,9 @@ package export
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -65,4 +68,29 @@ func WithChunks(g extract.Graph, docName func(documentID int) string, content fu
 	out.Nodes = append(out.Nodes, chunks...)
 	out.Edges = append(out.Edges, sources...)
 	return out
+}
+
+// WithNamespace returns g with every node type prefixed by ns and a dot,
+// as KAG names the labels of a project's graph (RiskMining.Person); a type
+// that has the prefix already keeps it. ns must start with a letter and
+// hold only letters, digits and underscores (at most 64), so it is a safe
+// label in every format; an empty ns returns g as it is.
+func WithNamespace(g extract.Graph, ns string) (extract.Graph, error) {
+	ns = strings.TrimSpace(ns)
+	if ns == "" {
+		return g, nil
+	}
+	if len(ns) > 64 || !unicode.IsLetter(rune(ns[0])) || strings.IndexFunc(ns, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'))
+	}) >= 0 {
+		return g, extract.Errorf(extract.KindInvalid, "namespace %q: use a letter then letters, digits or underscores (at most 64)", extract.Clip(ns, 70))
+	}
+	out := extract.Graph{Nodes: make([]extract.Node, len(g.Nodes)), Edges: g.Edges}
+	for i, n := range g.Nodes {
+		if n.Type != "" && !strings.HasPrefix(n.Type, ns+".") {
+			n.Type = ns + "." + n.Type
+		}
+		out.Nodes[i] = n
+	}
+	return out, nil
 }

@@ -847,3 +847,26 @@ func TestWithChunks(t *testing.T) {
 		t.Error("the input graph was changed")
 	}
 }
+
+func TestWithNamespace(t *testing.T) {
+	g := extract.Graph{Nodes: []extract.Node{{Key: "a", Type: "Person"}, {Key: "b", Type: "RiskMining.App"}, {Key: "c"}}}
+	out, err := WithNamespace(g, "RiskMining")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, n := range out.Nodes {
+		types = append(types, n.Type)
+	}
+	if strings.Join(types, ",") != "RiskMining.Person,RiskMining.App," || g.Nodes[0].Type != "Person" {
+		t.Errorf("types %v (input %v)", types, g.Nodes[0].Type)
+	}
+	for _, bad := range []string{"Risk Mining", "1st", "a`b", "ns.x", strings.Repeat("a", 65), "Ünï"} {
+		if _, err := WithNamespace(g, bad); extract.KindOf(err) != extract.KindInvalid {
+			t.Errorf("namespace %q: %v; want an invalid error", bad, err)
+		}
+	}
+	if same, _ := WithNamespace(g, " "); same.Nodes[0].Type != "Person" {
+		t.Error("an empty namespace changed the types")
+	}
+}
