@@ -14432,6 +14432,7 @@ type OperationMutation struct {
 	reason         *string
 	valid_at       *string
 	recorded_at    *string
+	attributes     *map[string]string
 	clearedFields  map[string]struct{}
 	version        *int
 	clearedversion bool
@@ -15082,6 +15083,55 @@ func (m *OperationMutation) ResetRecordedAt() {
 	m.recorded_at = nil
 }
 
+// SetAttributes sets the "attributes" field.
+func (m *OperationMutation) SetAttributes(value map[string]string) {
+	m.attributes = &value
+}
+
+// Attributes returns the value of the "attributes" field in the mutation.
+func (m *OperationMutation) Attributes() (r map[string]string, exists bool) {
+	v := m.attributes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttributes returns the old "attributes" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldAttributes(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttributes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttributes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttributes: %w", err)
+	}
+	return oldValue.Attributes, nil
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (m *OperationMutation) ClearAttributes() {
+	m.attributes = nil
+	m.clearedFields[operation.FieldAttributes] = struct{}{}
+}
+
+// AttributesCleared returns if the "attributes" field was cleared in this mutation.
+func (m *OperationMutation) AttributesCleared() bool {
+	_, ok := m.clearedFields[operation.FieldAttributes]
+	return ok
+}
+
+// ResetAttributes resets all changes to the "attributes" field.
+func (m *OperationMutation) ResetAttributes() {
+	m.attributes = nil
+	delete(m.clearedFields, operation.FieldAttributes)
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *OperationMutation) ClearVersion() {
 	m.clearedversion = true
@@ -15143,7 +15193,7 @@ func (m *OperationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OperationMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.version != nil {
 		fields = append(fields, operation.FieldVersionID)
 	}
@@ -15186,6 +15236,9 @@ func (m *OperationMutation) Fields() []string {
 	if m.recorded_at != nil {
 		fields = append(fields, operation.FieldRecordedAt)
 	}
+	if m.attributes != nil {
+		fields = append(fields, operation.FieldAttributes)
+	}
 	return fields
 }
 
@@ -15222,6 +15275,8 @@ func (m *OperationMutation) Field(name string) (ent.Value, bool) {
 		return m.ValidAt()
 	case operation.FieldRecordedAt:
 		return m.RecordedAt()
+	case operation.FieldAttributes:
+		return m.Attributes()
 	}
 	return nil, false
 }
@@ -15259,6 +15314,8 @@ func (m *OperationMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldValidAt(ctx)
 	case operation.FieldRecordedAt:
 		return m.OldRecordedAt(ctx)
+	case operation.FieldAttributes:
+		return m.OldAttributes(ctx)
 	}
 	return nil, fmt.Errorf("unknown Operation field %s", name)
 }
@@ -15366,6 +15423,13 @@ func (m *OperationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRecordedAt(v)
 		return nil
+	case operation.FieldAttributes:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttributes(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Operation field %s", name)
 }
@@ -15422,7 +15486,11 @@ func (m *OperationMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *OperationMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(operation.FieldAttributes) {
+		fields = append(fields, operation.FieldAttributes)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -15435,6 +15503,11 @@ func (m *OperationMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *OperationMutation) ClearField(name string) error {
+	switch name {
+	case operation.FieldAttributes:
+		m.ClearAttributes()
+		return nil
+	}
 	return fmt.Errorf("unknown Operation nullable field %s", name)
 }
 
@@ -15483,6 +15556,9 @@ func (m *OperationMutation) ResetField(name string) error {
 		return nil
 	case operation.FieldRecordedAt:
 		m.ResetRecordedAt()
+		return nil
+	case operation.FieldAttributes:
+		m.ResetAttributes()
 		return nil
 	}
 	return fmt.Errorf("unknown Operation field %s", name)

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -45,6 +46,8 @@ type Operation struct {
 	ValidAt string `json:"valid_at,omitempty"`
 	// RecordedAt holds the value of the "recorded_at" field.
 	RecordedAt string `json:"recorded_at,omitempty"`
+	// Attributes holds the value of the "attributes" field.
+	Attributes map[string]string `json:"attributes,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OperationQuery when eager-loading is set.
 	Edges        OperationEdges `json:"edges"`
@@ -76,6 +79,8 @@ func (*Operation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case operation.FieldAttributes:
+			values[i] = new([]byte)
 		case operation.FieldID, operation.FieldVersionID, operation.FieldTurn, operation.FieldSeq:
 			values[i] = new(sql.NullInt64)
 		case operation.FieldOp, operation.FieldNodeID, operation.FieldSourceID, operation.FieldTargetID, operation.FieldLabel, operation.FieldDescription, operation.FieldTimestamp, operation.FieldStatus, operation.FieldReason, operation.FieldValidAt, operation.FieldRecordedAt:
@@ -185,6 +190,14 @@ func (_m *Operation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RecordedAt = value.String
 			}
+		case operation.FieldAttributes:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field attributes", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Attributes); err != nil {
+					return fmt.Errorf("unmarshal field attributes: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -267,6 +280,9 @@ func (_m *Operation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("recorded_at=")
 	builder.WriteString(_m.RecordedAt)
+	builder.WriteString(", ")
+	builder.WriteString("attributes=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attributes))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -186,6 +186,12 @@ func (_c *OperationCreate) SetNillableRecordedAt(v *string) *OperationCreate {
 	return _c
 }
 
+// SetAttributes sets the "attributes" field.
+func (_c *OperationCreate) SetAttributes(v map[string]string) *OperationCreate {
+	_c.mutation.SetAttributes(v)
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *OperationCreate) SetVersion(v *ExtractionVersion) *OperationCreate {
 	return _c.SetVersionID(v.ID)
@@ -393,6 +399,10 @@ func (_c *OperationCreate) createSpec() (*Operation, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RecordedAt(); ok {
 		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
 		_node.RecordedAt = value
+	}
+	if value, ok := _c.mutation.Attributes(); ok {
+		_spec.SetField(operation.FieldAttributes, field.TypeJSON, value)
+		_node.Attributes = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -628,6 +638,24 @@ func (u *OperationUpsert) SetRecordedAt(v string) *OperationUpsert {
 // UpdateRecordedAt sets the "recorded_at" field to the value that was provided on create.
 func (u *OperationUpsert) UpdateRecordedAt() *OperationUpsert {
 	u.SetExcluded(operation.FieldRecordedAt)
+	return u
+}
+
+// SetAttributes sets the "attributes" field.
+func (u *OperationUpsert) SetAttributes(v map[string]string) *OperationUpsert {
+	u.Set(operation.FieldAttributes, v)
+	return u
+}
+
+// UpdateAttributes sets the "attributes" field to the value that was provided on create.
+func (u *OperationUpsert) UpdateAttributes() *OperationUpsert {
+	u.SetExcluded(operation.FieldAttributes)
+	return u
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (u *OperationUpsert) ClearAttributes() *OperationUpsert {
+	u.SetNull(operation.FieldAttributes)
 	return u
 }
 
@@ -869,6 +897,27 @@ func (u *OperationUpsertOne) SetRecordedAt(v string) *OperationUpsertOne {
 func (u *OperationUpsertOne) UpdateRecordedAt() *OperationUpsertOne {
 	return u.Update(func(s *OperationUpsert) {
 		s.UpdateRecordedAt()
+	})
+}
+
+// SetAttributes sets the "attributes" field.
+func (u *OperationUpsertOne) SetAttributes(v map[string]string) *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetAttributes(v)
+	})
+}
+
+// UpdateAttributes sets the "attributes" field to the value that was provided on create.
+func (u *OperationUpsertOne) UpdateAttributes() *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateAttributes()
+	})
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (u *OperationUpsertOne) ClearAttributes() *OperationUpsertOne {
+	return u.Update(func(s *OperationUpsert) {
+		s.ClearAttributes()
 	})
 }
 
@@ -1276,6 +1325,27 @@ func (u *OperationUpsertBulk) SetRecordedAt(v string) *OperationUpsertBulk {
 func (u *OperationUpsertBulk) UpdateRecordedAt() *OperationUpsertBulk {
 	return u.Update(func(s *OperationUpsert) {
 		s.UpdateRecordedAt()
+	})
+}
+
+// SetAttributes sets the "attributes" field.
+func (u *OperationUpsertBulk) SetAttributes(v map[string]string) *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.SetAttributes(v)
+	})
+}
+
+// UpdateAttributes sets the "attributes" field to the value that was provided on create.
+func (u *OperationUpsertBulk) UpdateAttributes() *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.UpdateAttributes()
+	})
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (u *OperationUpsertBulk) ClearAttributes() *OperationUpsertBulk {
+	return u.Update(func(s *OperationUpsert) {
+		s.ClearAttributes()
 	})
 }
 

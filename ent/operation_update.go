@@ -223,6 +223,18 @@ func (_u *OperationUpdate) SetNillableRecordedAt(v *string) *OperationUpdate {
 	return _u
 }
 
+// SetAttributes sets the "attributes" field.
+func (_u *OperationUpdate) SetAttributes(v map[string]string) *OperationUpdate {
+	_u.mutation.SetAttributes(v)
+	return _u
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (_u *OperationUpdate) ClearAttributes() *OperationUpdate {
+	_u.mutation.ClearAttributes()
+	return _u
+}
+
 // Mutation returns the OperationMutation object of the builder.
 func (_u *OperationUpdate) Mutation() *OperationMutation {
 	return _u.mutation
@@ -319,6 +331,12 @@ func (_u *OperationUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.RecordedAt(); ok {
 		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Attributes(); ok {
+		_spec.SetField(operation.FieldAttributes, field.TypeJSON, value)
+	}
+	if _u.mutation.AttributesCleared() {
+		_spec.ClearField(operation.FieldAttributes, field.TypeJSON)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -536,6 +554,18 @@ func (_u *OperationUpdateOne) SetNillableRecordedAt(v *string) *OperationUpdateO
 	return _u
 }
 
+// SetAttributes sets the "attributes" field.
+func (_u *OperationUpdateOne) SetAttributes(v map[string]string) *OperationUpdateOne {
+	_u.mutation.SetAttributes(v)
+	return _u
+}
+
+// ClearAttributes clears the value of the "attributes" field.
+func (_u *OperationUpdateOne) ClearAttributes() *OperationUpdateOne {
+	_u.mutation.ClearAttributes()
+	return _u
+}
+
 // Mutation returns the OperationMutation object of the builder.
 func (_u *OperationUpdateOne) Mutation() *OperationMutation {
 	return _u.mutation
@@ -662,6 +692,12 @@ func (_u *OperationUpdateOne) sqlSave(ctx context.Context) (_node *Operation, er
 	}
 	if value, ok := _u.mutation.RecordedAt(); ok {
 		_spec.SetField(operation.FieldRecordedAt, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Attributes(); ok {
+		_spec.SetField(operation.FieldAttributes, field.TypeJSON, value)
+	}
+	if _u.mutation.AttributesCleared() {
+		_spec.ClearField(operation.FieldAttributes, field.TypeJSON)
 	}
 	_node = &Operation{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -50,6 +50,9 @@ type Operation struct {
 	// make the memory bi-temporal.
 	ValidAt    string `json:"valid_at,omitempty"`
 	RecordedAt string `json:"recorded_at,omitempty"`
+	// Attributes are a node operation's other attributes (see
+	// dialogue.NodeDetails).
+	Attributes map[string]string `json:"attributes,omitempty"`
 }
 
 // ChunkResult is everything a strategy produced for one chunk. It is written

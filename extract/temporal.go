@@ -21,6 +21,9 @@ const (
 	PropExpiredAt  = "expired_at"
 	PropExpired    = "expired"
 	PropHistory    = "history"
+	// PropAttributes holds a memory node's other attributes (a map), in
+	// its properties and in each history entry.
+	PropAttributes = "attributes"
 )
 
 // ParseFactTime reads a fact time or an as-of date: RFC 3339, or a date
@@ -142,7 +145,7 @@ func nodeAsOf(n Node, t time.Time) (Node, bool) {
 			continue
 		}
 		props := without(n.Properties, PropHistory)
-		for _, k := range []string{PropValidAt, PropRecordedAt, "timestamp"} {
+		for _, k := range []string{PropValidAt, PropRecordedAt, "timestamp", PropAttributes} {
 			if v, ok := r[k]; ok {
 				props[k] = v
 			} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -360,7 +361,7 @@ func TestDialogueRun_MemoryBankCollection(t *testing.T) {
 // holds one relation from a bare root (rejected).
 func fakeRules(tb testing.TB) []fakellm.Rule {
 	seed := fakellm.Load(tb, dlgSeedPath)
-	other := `{"add_node": [{"node_id": "/User/Status/CurrentFocus/Conversation", "node_details": {"label": "Conversation", "description": "Talking with the assistant."}}], "update_node": [], "add_relation": [{"source_node_id": "/User", "target_node_id": "/User/Status/CurrentFocus/Conversation", "relation_details": {"label": "FOCUSES_ON"}}]}`
+	other := `{"add_node": [{"node_id": "/User/Status/CurrentFocus/Conversation", "node_details": {"label": "Conversation", "description": "Talking with the assistant.", "status": "active"}}], "update_node": [], "add_relation": [{"source_node_id": "/User", "target_node_id": "/User/Status/CurrentFocus/Conversation", "relation_details": {"label": "FOCUSES_ON"}}]}`
 	return []fakellm.Rule{
 		{Contains: "LGBTQ support group yesterday", Text: seed},
 		{Text: other},
@@ -419,6 +420,37 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 		if tl.Totals["rejected"] != len(tl.Turns)-1 {
 			t.Errorf("%d rejected, want one per turn but the seed's", tl.Totals["rejected"])
 		}
+	})
+
+	t.Run("OtherAttributesKept", func(t *testing.T) {
+		// The model's "status" beside label and description is stored
+		// with the operation and becomes the node's attribute.
+		ops, err := a.Store.Operations(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := 0
+		for _, op := range ops {
+			if op.Attributes["status"] == "active" {
+				kept++
+			}
+		}
+		if kept == 0 {
+			t.Fatal("no stored operation kept the status attribute")
+		}
+		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range g.Nodes {
+			if strings.HasSuffix(n.Key, "/User/Status/CurrentFocus/Conversation") {
+				if attrs, _ := n.Properties["attributes"].(map[string]any); attrs["status"] != "active" {
+					t.Errorf("%s: properties %v; want attributes.status active", n.Key, n.Properties)
+				}
+				return
+			}
+		}
+		t.Error("no conversation node in the graph")
 	})
 
 	t.Run("SecondDocumentContinuesTurns", func(t *testing.T) {
@@ -522,7 +554,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	for i := range ops {
 		// When each run wrote an operation is its own.
 		ops[i].RecordedAt, want[i].RecordedAt = "", ""
-		if ops[i] != want[i] {
+		if !reflect.DeepEqual(ops[i], want[i]) {
 			t.Fatalf("operation %d: resumed %+v, uninterrupted %+v", i, ops[i], want[i])
 		}
 	}

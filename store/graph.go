@@ -977,6 +977,9 @@ func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []e
 				SetNodeID(o.NodeID).SetSourceID(o.SourceID).SetTargetID(o.TargetID).SetLabel(o.Label).
 				SetDescription(o.Description).SetTimestamp(o.Timestamp).SetStatus(o.Status).SetReason(o.Reason).
 				SetValidAt(o.ValidAt).SetRecordedAt(o.RecordedAt)
+			if len(o.Attributes) > 0 {
+				bulk[i].SetAttributes(o.Attributes)
+			}
 		}
 		if err := tx.Operation.CreateBulk(bulk...).Exec(ctx); err != nil {
 			return fmt.Errorf("write operations: %w", err)
@@ -997,7 +1000,7 @@ func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operat
 	for i, o := range rows {
 		out[i] = extract.Operation{Turn: o.Turn, Seq: o.Seq, Op: o.Op, NodeID: o.NodeID, SourceID: o.SourceID,
 			TargetID: o.TargetID, Label: o.Label, Description: o.Description, Timestamp: o.Timestamp,
-			Status: o.Status, Reason: o.Reason, ValidAt: o.ValidAt, RecordedAt: o.RecordedAt}
+			Status: o.Status, Reason: o.Reason, ValidAt: o.ValidAt, RecordedAt: o.RecordedAt, Attributes: o.Attributes}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Turn != out[j].Turn {

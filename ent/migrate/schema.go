@@ -511,6 +511,7 @@ var (
 		{Name: "reason", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "valid_at", Type: field.TypeString, Default: ""},
 		{Name: "recorded_at", Type: field.TypeString, Default: ""},
+		{Name: "attributes", Type: field.TypeJSON, Nullable: true},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// OperationsTable holds the schema information for the "operations" table.
@@ -521,7 +522,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "operations_extraction_versions_operations",
-				Columns:    []*schema.Column{OperationsColumns[14]},
+				Columns:    []*schema.Column{OperationsColumns[15]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -530,7 +531,7 @@ var (
 			{
 				Name:    "operation_version_id_turn_seq",
 				Unique:  true,
-				Columns: []*schema.Column{OperationsColumns[14], OperationsColumns[1], OperationsColumns[2]},
+				Columns: []*schema.Column{OperationsColumns[15], OperationsColumns[1], OperationsColumns[2]},
 			},
 		},
 	}

@@ -40,6 +40,8 @@ const (
 	FieldValidAt = "valid_at"
 	// FieldRecordedAt holds the string denoting the recorded_at field in the database.
 	FieldRecordedAt = "recorded_at"
+	// FieldAttributes holds the string denoting the attributes field in the database.
+	FieldAttributes = "attributes"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the operation in the database.
@@ -70,6 +72,7 @@ var Columns = []string{
 	FieldReason,
 	FieldValidAt,
 	FieldRecordedAt,
+	FieldAttributes,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

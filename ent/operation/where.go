@@ -933,6 +933,16 @@ func RecordedAtContainsFold(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldContainsFold(FieldRecordedAt, v))
 }
 
+// AttributesIsNil applies the IsNil predicate on the "attributes" field.
+func AttributesIsNil() predicate.Operation {
+	return predicate.Operation(sql.FieldIsNull(FieldAttributes))
+}
+
+// AttributesNotNil applies the NotNil predicate on the "attributes" field.
+func AttributesNotNil() predicate.Operation {
+	return predicate.Operation(sql.FieldNotNull(FieldAttributes))
+}
+
 // HasVersion applies the HasEdge predicate on the "version" edge.
 func HasVersion() predicate.Operation {
 	return predicate.Operation(func(s *sql.Selector) {

@@ -30,6 +30,8 @@ func (Operation) Fields() []ent.Field {
 		// start); recorded_at: when the run applied it.
 		field.String("valid_at").Default(""),
 		field.String("recorded_at").Default(""),
+		// attributes: a node operation's other attributes (status, ...).
+		field.JSON("attributes", map[string]string{}).Optional(),
 	}
 }
 

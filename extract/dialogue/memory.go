@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -60,6 +61,8 @@ type Revision struct {
 	RecordedAt  string `json:"recorded_at,omitempty"`
 	ExpiredAt   string `json:"expired_at,omitempty"`
 	Reason      string `json:"reason,omitempty"`
+	// Attributes are the other attributes the node held then.
+	Attributes map[string]string `json:"attributes,omitempty"`
 }
 
 // MemoryNode is one node of the memory tree.
@@ -83,6 +86,9 @@ type MemoryNode struct {
 	// value (see Revision).
 	ValidAt    string
 	RecordedAt string
+	// Attributes are the other attributes operations gave the node (see
+	// NodeDetails), written as its properties.
+	Attributes map[string]string
 
 	defaulted bool // current values are defaults, not said in a turn
 }
@@ -167,10 +173,10 @@ func (m *Memory) ApplyAt(turn int, validAt, recordedAt string, ops Ops) []extrac
 func OpsToRecords(turn int, ops Ops) []extract.Operation {
 	var recs []extract.Operation
 	for _, n := range ops.AddNode {
-		recs = append(recs, extract.Operation{Turn: turn, Op: OpAddNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp})
+		recs = append(recs, extract.Operation{Turn: turn, Op: OpAddNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
 	}
 	for _, n := range ops.UpdateNode {
-		recs = append(recs, extract.Operation{Turn: turn, Op: OpUpdateNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp})
+		recs = append(recs, extract.Operation{Turn: turn, Op: OpUpdateNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
 	}
 	for _, r := range ops.AddRelation {
 		recs = append(recs, extract.Operation{Turn: turn, Op: OpAddRelation, SourceID: r.SourceID, TargetID: r.TargetID, Label: r.Label})
@@ -225,7 +231,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 			r.Status = StatusParentCreated
 			notes = append(notes, "created parent "+strings.Join(created, ", "))
 		}
-		d := NodeDetails{Label: r.Label, Description: r.Description, Timestamp: r.Timestamp}
+		d := NodeDetails{Label: r.Label, Description: r.Description, Timestamp: r.Timestamp, Attributes: r.Attributes}
 		n, exists := m.nodes[id]
 		switch {
 		case !exists:
@@ -360,7 +366,7 @@ func (m *Memory) addNode(id string, d NodeDetails, r extract.Operation, implicit
 		label = lastSegment(id)
 	}
 	m.nodes[id] = &MemoryNode{ID: id, Label: label, Description: d.Description, Timestamp: d.Timestamp, Implicit: implicit,
-		Created: r.Turn, Updated: r.Turn, ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, defaulted: implicit}
+		Created: r.Turn, Updated: r.Turn, ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, Attributes: maps.Clone(d.Attributes), defaulted: implicit}
 	m.order = append(m.order, id)
 }
 
@@ -379,19 +385,30 @@ func (m *Memory) update(n *MemoryNode, d NodeDetails, r extract.Operation) {
 	if d.Timestamp != "" {
 		next.Timestamp = d.Timestamp
 	}
-	if next.Label == n.Label && next.Description == n.Description && next.Timestamp == n.Timestamp {
+	attrs := n.Attributes
+	for k, v := range d.Attributes {
+		if attrs[k] != v {
+			attrs = maps.Clone(n.Attributes)
+			if attrs == nil {
+				attrs = map[string]string{}
+			}
+			maps.Copy(attrs, d.Attributes)
+			break
+		}
+	}
+	if next.Label == n.Label && next.Description == n.Description && next.Timestamp == n.Timestamp && maps.Equal(attrs, n.Attributes) {
 		return
 	}
 	if n.defaulted {
 		n.defaulted = false
-		n.Label, n.Description, n.Timestamp = next.Label, next.Description, next.Timestamp
+		n.Label, n.Description, n.Timestamp, n.Attributes = next.Label, next.Description, next.Timestamp, attrs
 		n.Updated, n.ValidAt, n.RecordedAt = turn, r.ValidAt, r.RecordedAt
 		return
 	}
 	n.History = append(n.History, Revision{Since: n.Updated, Until: turn, Label: n.Label, Description: n.Description, Timestamp: n.Timestamp,
 		ValidAt: n.ValidAt, InvalidAt: r.ValidAt, RecordedAt: n.RecordedAt, ExpiredAt: r.RecordedAt,
-		Reason: fmt.Sprintf("replaced by %s at turn %d", r.Op, turn)})
-	n.Label, n.Description, n.Timestamp = next.Label, next.Description, next.Timestamp
+		Reason: fmt.Sprintf("replaced by %s at turn %d", r.Op, turn), Attributes: n.Attributes})
+	n.Label, n.Description, n.Timestamp, n.Attributes = next.Label, next.Description, next.Timestamp, attrs
 	n.Updated, n.ValidAt, n.RecordedAt = turn, r.ValidAt, r.RecordedAt
 	m.stats.Retired++
 }
@@ -411,6 +428,7 @@ func (m *Memory) Node(id string) (MemoryNode, bool) {
 	}
 	c := *n
 	c.History = append([]Revision(nil), n.History...)
+	c.Attributes = maps.Clone(n.Attributes)
 	return c, true
 }
 
@@ -513,6 +531,15 @@ func (m *Memory) graphFilter(keep, rels map[string]bool) extract.Graph {
 	return g
 }
 
+// anyMap is m as a property value.
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
 // putTimes sets the valid and recorded times of a fact, when known.
 func putTimes(props map[string]any, validAt, recordedAt string) {
 	if validAt != "" {
@@ -525,6 +552,9 @@ func putTimes(props map[string]any, validAt, recordedAt string) {
 
 func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 	props := map[string]any{"path": n.ID}
+	if len(n.Attributes) > 0 {
+		props[extract.PropAttributes] = anyMap(n.Attributes)
+	}
 	if n.Timestamp != "" {
 		props["timestamp"] = n.Timestamp
 	}
@@ -550,6 +580,9 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 				if v != "" {
 					e[k] = v
 				}
+			}
+			if len(r.Attributes) > 0 {
+				e[extract.PropAttributes] = anyMap(r.Attributes)
 			}
 			h = append(h, e)
 		}

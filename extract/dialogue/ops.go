@@ -30,6 +30,10 @@ type NodeDetails struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Timestamp   string `json:"timestamp,omitempty"`
+	// Attributes are the other scalar attributes a model gave (a
+	// "status": "revised", say), kept as the node's properties. They are
+	// read from node_details' other keys, not written back as JSON.
+	Attributes map[string]string `json:"-"`
 }
 
 // NodeOp adds or updates the node at NodeID.
@@ -143,7 +147,7 @@ func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
 				continue
 			}
 			if len(extra) > 0 {
-				fail(string(item), "%s[%d]: attributes %s not kept (only label, description and timestamp are stored)", name, i, strings.Join(extra, ", "))
+				fail(string(item), "%s[%d]: attributes %s not kept (an attribute is a string, number or boolean, at most %d of them, not a reserved name)", name, i, strings.Join(extra, ", "), maxAttributes)
 			}
 			if name == OpAddNode {
 				ops.AddNode = append(ops.AddNode, n)
@@ -232,7 +236,13 @@ func nodeFrom(m map[string]json.RawMessage) (NodeOp, []string, error) {
 		}
 	}
 	var extra []string
-	for k, v := range details {
+	names := make([]string, 0, len(details))
+	for k := range details {
+		names = append(names, k)
+	}
+	sort.Strings(names) // which attributes fit under maxAttributes does not depend on map order
+	for _, k := range names {
+		v := details[k]
 		switch k {
 		case "label", "description", "timestamp":
 			s, ok := scalar(v)
@@ -249,12 +259,30 @@ func nodeFrom(m map[string]json.RawMessage) (NodeOp, []string, error) {
 			}
 		case "node_id", "node_details", "operation_type":
 		default:
-			extra = append(extra, k)
+			v, ok := scalar(v)
+			if !ok || reservedAttribute[k] || len(n.Details.Attributes) >= maxAttributes || len(k) > 64 {
+				extra = append(extra, k)
+				continue
+			}
+			if n.Details.Attributes == nil {
+				n.Details.Attributes = map[string]string{}
+			}
+			n.Details.Attributes[k] = extract.Clip(v, 2000)
 		}
 	}
 	sort.Strings(extra)
 	return n, extra, nil
 }
+
+// maxAttributes bounds the extra attributes kept per node operation.
+const maxAttributes = 16
+
+// reservedAttribute are the property names a memory node sets itself; a
+// model's attribute of that name is not kept.
+var reservedAttribute = map[string]bool{"path": true, "structure": true, "implicit": true, "created_turn": true,
+	"updated_turn": true, "history": true, "valid_at": true, "invalid_at": true, "recorded_at": true, "expired_at": true,
+	"expired": true, "reason": true, "turn": true, "until_turn": true, "label": true, "description": true, "timestamp": true,
+	"attributes": true}
 
 func relationFrom(m map[string]json.RawMessage) (RelationOp, error) {
 	var r RelationOp

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +59,8 @@ func TestParseOps_Tolerance(t *testing.T) {
 		{"NodeNoID", `{"add_node": [{"node_details": {"label": "A"}}]}`, 0, 0, 0, 1, "node_id missing"},
 		{"NodeNumberLabel", `{"add_node": [{"node_id": "/Knowledge/Number/Count/Three", "node_details": {"label": 3}}]}`, 1, 0, 0, 0, ""},
 		{"NodeObjectLabel", `{"add_node": [{"node_id": "/K", "node_details": {"label": {"x": 1}}}]}`, 0, 0, 0, 1, "not a string"},
-		{"ExtraAttribute", `{"update_node": [{"node_id": "/User/Status/CurrentMood", "node_details": {"label": "Tired", "status": "revised"}}]}`, 0, 1, 0, 1, "status not kept"},
+		{"ExtraAttribute", `{"update_node": [{"node_id": "/User/Status/CurrentMood", "node_details": {"label": "Tired", "status": "revised"}}]}`, 0, 1, 0, 0, ""},
+		{"ExtraAttributeObject", `{"update_node": [{"node_id": "/User/Status/CurrentMood", "node_details": {"label": "Tired", "status": {"x": 1}, "path": "/X"}}]}`, 0, 1, 0, 1, "path, status not kept"},
 		{"ListNotList", `{"add_node": {"node_id": "/K"}}`, 0, 0, 0, 1, "not a list"},
 		{"ItemNotObject", `{"add_node": ["x", {"node_id": "/K/A", "node_details": {"label": "A"}}]}`, 1, 0, 0, 1, "not an object"},
 		{"UnknownKey", `{"add_node": [], "delete_node": []}`, 0, 0, 0, 1, "unknown key"},
@@ -121,7 +123,7 @@ func TestOps_MarshalRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, fails := ParseOps(string(b))
-	if len(fails) != 0 || back.Len() != ops.Len() || back.AddRelation[3] != ops.AddRelation[3] || back.AddNode[5] != ops.AddNode[5] {
+	if len(fails) != 0 || back.Len() != ops.Len() || back.AddRelation[3] != ops.AddRelation[3] || !reflect.DeepEqual(back.AddNode[5], ops.AddNode[5]) {
 		t.Errorf("round trip changed the operations: %d failures, %d vs %d ops", len(fails), back.Len(), ops.Len())
 	}
 }

@@ -266,3 +266,42 @@ func TestSystemPrompt_ExampleApplies(t *testing.T) {
 		}
 	}
 }
+
+// A model's other attributes ("status": "revised") are kept as the node's
+// properties; a later value moves them to the history with the rest.
+func TestMemory_KeepsOtherAttributes(t *testing.T) {
+	ops, fails := ParseOps(`{"add_node": [{"node_id": "/Knowledge/Document/Draft/Plan", "node_details": {"label": "Plan", "status": "draft", "pages": 4}}]}`)
+	if len(fails) != 0 {
+		t.Fatal(fails)
+	}
+	m := NewMemory()
+	m.ApplyAt(0, "2024-01-01", "", ops)
+	upd, _ := ParseOps(`{"update_node": [{"node_id": "/Knowledge/Document/Draft/Plan", "node_details": {"status": "revised"}}]}`)
+	log := m.ApplyAt(1, "2024-02-01", "", upd)
+	if log[0].Attributes["status"] != "revised" {
+		t.Errorf("the log entry lost the attribute: %+v", log[0])
+	}
+	n, _ := m.Node("/Knowledge/Document/Draft/Plan")
+	if n.Attributes["status"] != "revised" || n.Attributes["pages"] != "4" || len(n.History) != 1 || n.History[0].Attributes["status"] != "draft" {
+		t.Fatalf("node %+v", n)
+	}
+	var props map[string]any
+	for _, gn := range m.Graph().Nodes {
+		if gn.Key == n.ID {
+			props = gn.Properties
+		}
+	}
+	attrs, _ := props[extract.PropAttributes].(map[string]any)
+	if attrs["status"] != "revised" || attrs["pages"] != "4" || props["path"] != n.ID {
+		t.Errorf("graph properties %v", props)
+	}
+	if r, _ := Rebuild(m.Log(), 9).Node(n.ID); r.Attributes["status"] != "revised" || r.History[0].Attributes["status"] != "draft" {
+		t.Errorf("rebuilt node %+v", r)
+	}
+	jan, _ := extract.ParseFactTime("2024-01-15", true)
+	for _, gn := range extract.AsOf(m.Graph(), jan).Nodes {
+		if a, _ := gn.Properties[extract.PropAttributes].(map[string]any); gn.Key == n.ID && a["status"] != "draft" {
+			t.Errorf("as of January the status is %v; want draft", a["status"])
+		}
+	}
+}
