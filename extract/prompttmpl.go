@@ -41,7 +41,7 @@ func ParsePromptTemplate(name, text string) (*template.Template, error) {
 		}
 	}
 	if t.Tree != nil {
-		if err := checkNode(t.Tree.Root, 0); err != nil {
+		if err := checkNode(t.Tree.Root, 0, scope{dotData: true, vars: map[string]bool{}}); err != nil {
 			return nil, Wrap(KindInvalid, err, "prompt %s is refused", name)
 		}
 	}
@@ -52,7 +52,55 @@ func ParsePromptTemplate(name, text string) (*template.Template, error) {
 // or combine values already there.
 var allowedFuncs = []string{"eq", "ne", "not", "and", "or", "len"}
 
-func checkNode(n parse.Node, ranges int) error {
+// scope is what a point of a template knows of its values: whether dot
+// holds the data (or a part of it) and which variables do. A range may
+// only go over the data, so no template loops a number of times it makes
+// up ({{range 1000000}}, or a variable or dot set to such a number).
+type scope struct {
+	dotData bool
+	vars    map[string]bool // variable -> holds the data or a part of it
+}
+
+func (s scope) child(dotData bool) scope {
+	vars := make(map[string]bool, len(s.vars))
+	for k, v := range s.vars {
+		vars[k] = v
+	}
+	return scope{dotData: dotData, vars: vars}
+}
+
+// isData reports whether a pipeline yields the data or a part of it: a
+// field, a variable that holds data (or a field of one), or a dot that
+// holds data, with no command after it.
+func (s scope) isData(p *parse.PipeNode) bool {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		return true
+	case *parse.VariableNode:
+		return len(a.Ident) > 0 && (a.Ident[0] == "$" || s.vars[a.Ident[0]])
+	case *parse.DotNode:
+		return s.dotData
+	}
+	return false
+}
+
+// declare records the variables a pipeline declares: they hold data when
+// the pipeline yields it.
+func (s scope) declare(p *parse.PipeNode, data bool) {
+	if p == nil {
+		return
+	}
+	for _, v := range p.Decl {
+		if len(v.Ident) > 0 {
+			s.vars[v.Ident[0]] = data
+		}
+	}
+}
+
+func checkNode(n parse.Node, ranges int, sc scope) error {
 	switch n := n.(type) {
 	case nil:
 		return nil
@@ -61,25 +109,30 @@ func checkNode(n parse.Node, ranges int) error {
 			return nil
 		}
 		for _, c := range n.Nodes {
-			if err := checkNode(c, ranges); err != nil {
+			if err := checkNode(c, ranges, sc); err != nil {
 				return err
 			}
 		}
 	case *parse.TextNode, *parse.CommentNode:
 	case *parse.ActionNode:
+		sc.declare(n.Pipe, sc.isData(n.Pipe))
 		return checkPipe(n.Pipe)
 	case *parse.IfNode:
-		return checkBranch(&n.BranchNode, ranges)
+		return checkBranch(&n.BranchNode, ranges, sc.child(sc.dotData), sc.child(sc.dotData))
 	case *parse.WithNode:
-		return checkBranch(&n.BranchNode, ranges)
+		body := sc.child(sc.isData(n.Pipe))
+		body.declare(n.Pipe, body.dotData)
+		return checkBranch(&n.BranchNode, ranges, body, sc.child(sc.dotData))
 	case *parse.RangeNode:
 		if ranges+1 > maxRangeDepth {
 			return fmt.Errorf("ranges nest deeper than %d", maxRangeDepth)
 		}
-		if err := checkRangeOver(n.Pipe); err != nil {
-			return err
+		if !sc.isData(n.Pipe) {
+			return fmt.Errorf("range %s: a prompt may range over the data's fields only", n.Pipe)
 		}
-		return checkBranch(&n.BranchNode, ranges+1)
+		body := sc.child(true)
+		body.declare(n.Pipe, true) // the index and the element
+		return checkBranch(&n.BranchNode, ranges+1, body, sc.child(sc.dotData))
 	case *parse.TemplateNode:
 		return fmt.Errorf("{{template %q}}: a prompt may not call templates", n.Name)
 	case *parse.BreakNode, *parse.ContinueNode:
@@ -89,14 +142,14 @@ func checkNode(n parse.Node, ranges int) error {
 	return nil
 }
 
-func checkBranch(b *parse.BranchNode, ranges int) error {
+func checkBranch(b *parse.BranchNode, ranges int, body, els scope) error {
 	if err := checkPipe(b.Pipe); err != nil {
 		return err
 	}
-	if err := checkNode(b.List, ranges); err != nil {
+	if err := checkNode(b.List, ranges, body); err != nil {
 		return err
 	}
-	return checkNode(b.ElseList, ranges)
+	return checkNode(b.ElseList, ranges, els)
 }
 
 func checkPipe(p *parse.PipeNode) error {
@@ -126,19 +179,6 @@ func checkPipe(p *parse.PipeNode) error {
 		}
 	}
 	return nil
-}
-
-// checkRangeOver allows a range over the data only: a field, a variable
-// or the dot, with no command after it.
-func checkRangeOver(p *parse.PipeNode) error {
-	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return fmt.Errorf("range %s: a prompt may range over the data's fields only", p)
-	}
-	switch p.Cmds[0].Args[0].(type) {
-	case *parse.FieldNode, *parse.VariableNode, *parse.DotNode:
-		return nil
-	}
-	return fmt.Errorf("range %s: a prompt may range over the data's fields only", p)
 }
 
 // errPromptTooLong stops a template's execution at MaxPromptBytes.

@@ -17,6 +17,9 @@ func TestParsePromptTemplate(t *testing.T) {
 		`{{if eq .Language "English"}}en{{else}}other{{end}} {{len .Types}}`,
 		"{{range $i, $t := .Types}}{{$i}} {{$t.Name}}{{range .Properties}}{{.}}{{end}}{{end}}",
 		"{{with .Text}}{{.}}{{end}}{{/* a comment */}}",
+		"{{with .Types}}{{range .}}{{.Name}}{{end}}{{end}}",
+		"{{$types := .Types}}{{range $types}}{{.Name}}{{end}}{{range $.Types}}{{end}}",
+		`{{$n := 3}}{{if eq $n 3}}three{{end}}`,
 	} {
 		if _, err := extract.ParsePromptTemplate("p", ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
@@ -31,6 +34,12 @@ func TestParsePromptTemplate(t *testing.T) {
 		{`{{block "b" .}}x{{end}}`, "template"},
 		{`{{range .Types}}{{range .Properties}}{{range .Types}}x{{end}}{{end}}{{end}}`, "nest deeper"},
 		{`{{range (call .F)}}x{{end}}`, "range"},
+		// A loop count the template makes up, through a variable or dot.
+		{`{{$n := 12000}}{{range $n}}{{range $n}}{{end}}{{end}}ok`, "range"},
+		{`{{with 1000000000000}}{{range .}}{{end}}{{end}}`, "range"},
+		{`{{$n := len .InputText}}{{range $n}}x{{end}}`, "range"},
+		{`{{range $i, $t := .Types}}{{$k := 100000}}{{range $k}}{{end}}{{end}}`, "range"},
+		{`{{with $x := 99999999}}{{range $x}}{{end}}{{end}}`, "range"},
 		{strings.Repeat("x", extract.MaxTemplateBytes+1), "at most"},
 		{`{{.Text`, "does not parse"},
 	} {
