@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
@@ -223,7 +224,28 @@ func (c Config) checkServe() error {
 		return fmt.Errorf("serve: %s is reachable from other machines, so KGSTUDIO_TOKEN must be at least %d characters (it has %d): "+
 			"make one with `openssl rand -hex 16`, or listen on 127.0.0.1", c.Addr, MinTokenLen, len(c.Token))
 	}
+	if !loopbackAddr(c.Addr) && weakToken(c.Token) {
+		return fmt.Errorf("serve: %s is reachable from other machines, and KGSTUDIO_TOKEN is easy to guess (spaces, or fewer than %d "+
+			"different characters): make one with `openssl rand -hex 16`", c.Addr, minTokenKinds)
+	}
 	return nil
+}
+
+// minTokenKinds is the fewest different characters a token may hold.
+const minTokenKinds = 8
+
+// weakToken reports a token that is easy to guess however long: one with
+// a space or another invisible character, or with fewer than
+// minTokenKinds different characters ("aaaaaaaaaaaaaaaa").
+func weakToken(tok string) bool {
+	kinds := map[rune]bool{}
+	for _, r := range tok {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return true
+		}
+		kinds[r] = true
+	}
+	return len(kinds) < minTokenKinds
 }
 
 // openApp opens the configured database and builds the application

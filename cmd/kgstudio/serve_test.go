@@ -29,6 +29,13 @@ func TestServe_TokenBeyondLoopback(t *testing.T) {
 	if _, _, err := cli(t, "serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-sample"); err == nil || !strings.Contains(err.Error(), "at least 16 characters") {
 		t.Fatalf("serve on 0.0.0.0 with a 1-character token: err %v", err)
 	}
+	// Long but easy to guess: spaces, or one letter repeated.
+	for _, weak := range []string{strings.Repeat(" ", 16), strings.Repeat("a", 20), "abababababababab", "tok 0123456789abcdef"} {
+		t.Setenv("KGSTUDIO_TOKEN", weak)
+		if _, _, err := cli(t, "serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-sample"); err == nil || !strings.Contains(err.Error(), "easy to guess") {
+			t.Errorf("serve on 0.0.0.0 with token %q: err %v", weak, err)
+		}
+	}
 
 	const token = "tok-0123456789abcdef"
 	t.Setenv("KGSTUDIO_TOKEN", token)
