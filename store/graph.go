@@ -158,6 +158,22 @@ func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) 
 	return nil
 }
 
+// checkActive is checkRunning for a version that may still be queued: it
+// fails with ErrNotActive once the version has ended (canceled, failed,
+// done) or is gone.
+func checkActive(ctx context.Context, b *writeTx, versionID int) error {
+	var st record.Status
+	switch err := b.QueryRowContext(ctx, b.rebind(`SELECT status FROM extraction_versions WHERE id = ?`), versionID).Scan(&st); {
+	case errors.Is(err, gosql.ErrNoRows):
+		return ErrNotActive
+	case err != nil:
+		return fmt.Errorf("check version: %w", err)
+	case !st.Active():
+		return ErrNotActive
+	}
+	return nil
+}
+
 // refreshCounts stores the node and edge counts of a version.
 func (s *Store) refreshCounts(ctx context.Context, versionID int) error {
 	nodes, err := s.client.Node.Query().Where(node.VersionID(versionID)).Count(ctx)
@@ -727,6 +743,12 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	// On SQLite a large chunk (a whole CSV table is one) gets a page cache
 	// sized for its rows, as WriteGraph's batches do.
 	return k.s.inTxBulk(ctx, sqliteCacheKiB(chunkRows(res.Graph)), k.versionID, func(b *writeTx) error {
+		// A version canceled or deleted meanwhile takes no more chunks:
+		// the run stops at the next one (ErrNotActive) rather than going
+		// on to the end.
+		if err := checkActive(ctx, b, k.versionID); err != nil {
+			return err
+		}
 		_, err := writeChunks(ctx, b, k.versionID, []extract.ChunkResult{res}, k.maxFragments, true, k.s.Now())
 		return err
 	})
