@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kgstudio/kgstudio/internal/testdata"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // TestExtract_KilledInFinalJobFinishes kills a foreground extract with
@@ -34,23 +31,7 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(killed, store.DefaultSQLiteFile)+"?mode=ro&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		var n int
-		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
-		if err == nil && n > 0 {
-			break
-		}
-		if time.Now().After(deadline) || cmd.ProcessState != nil {
-			t.Fatalf("the final job was not caught running (%v)", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFinalJob(t, killed, func() bool { return cmd.ProcessState != nil })
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +46,7 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 
 	addr := freeAddr(t)
 	srv := startServer(t, bin, killed, addr)
-	deadline = time.Now().Add(180 * time.Second)
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		s := getStatus(t, addr, id)
 		if s.Status == "done" {

@@ -35,26 +35,14 @@ func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, store.DefaultSQLiteFile)+"?mode=ro&_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var n int
-		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
-		if err == nil && n > 0 {
-			break
-		}
+	waitFinalJob(t, data, func() bool {
 		select {
 		case err := <-exited:
 			t.Fatalf("the run ended before its final job was caught running (%v)", err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the final job was not caught running (%v)", err)
-		}
-	}
+		return false
+	})
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -74,5 +62,27 @@ func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 	}
 	if v.Status == "failed" || v.Status == "canceled" {
 		t.Errorf("after SIGTERM the run is %s; a worker should be able to finish it", v.Status)
+	}
+}
+
+// waitFinalJob waits until a run in the SQLite data folder has its final
+// job running; ended reports (or fails the test) when the process went
+// away first.
+func waitFinalJob(t *testing.T, data string, ended func() bool) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, store.DefaultSQLiteFile)+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
+		if err == nil && n > 0 {
+			return
+		}
+		if time.Now().After(deadline) || ended() {
+			t.Fatalf("the final job was not caught running (%v)", err)
+		}
 	}
 }
