@@ -93,7 +93,7 @@ func nodeAsOf(n extract.Node, edges []extract.Edge, others map[string]extract.No
 	}
 	for _, o := range g.Nodes {
 		if o.Key == n.Key {
-			n, found = heldAt(o, t), true
+			n, found = o, true
 		}
 		then[o.Key] = o
 	}
@@ -137,25 +137,6 @@ func (g *Graphs) EdgeAt(ctx context.Context, versionID int, source, label, targe
 		return e, nodes, extract.Errorf(extract.KindNotFound, "the edge %s was not known yet as of %s", extract.Clip(label, 80), strings.TrimSpace(asOf))
 	}
 	return e, nodes, nil
-}
-
-// heldAt drops the marks of an end after t from a node's properties, as
-// extract.AsOf does for an edge: at t the node still held.
-func heldAt(n extract.Node, t time.Time) extract.Node {
-	s, _ := n.Properties[extract.PropInvalidAt].(string)
-	if end, ok := extract.ParseFactTime(s, false); !ok || !end.After(t) {
-		return n
-	}
-	props := make(map[string]any, len(n.Properties))
-	for k, v := range n.Properties {
-		switch k {
-		case extract.PropExpired, extract.PropInvalidAt, extract.PropExpiredAt, "until_turn", "reason":
-		default:
-			props[k] = v
-		}
-	}
-	n.Properties = props
-	return n
 }
 
 // timesKey names a version for the times cache: an id and when the

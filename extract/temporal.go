@@ -99,13 +99,16 @@ func AsOf(g Graph, t time.Time) Graph {
 			}
 			if !to.IsZero() {
 				// Retired only after t: it held at t.
-				e.Properties = without(e.Properties, PropExpired, PropInvalidAt, PropExpiredAt, "until_turn", "reason")
+				e.Properties = without(e.Properties, endMarks...)
 			}
 		}
 		out.Edges = append(out.Edges, e)
 	}
 	return out
 }
+
+// endMarks are the properties that say a fact ended, and when and why.
+var endMarks = []string{PropExpired, PropInvalidAt, PropExpiredAt, "until_turn", "reason"}
 
 // span reads a fact's valid and invalid times; ok is false when neither
 // is readable (the fact keeps no times). A zero end means still valid.
@@ -134,6 +137,10 @@ func nodeAsOf(n Node, t time.Time) (Node, bool) {
 	case !to.IsZero() && !to.After(t):
 		return n, false // ended before t
 	case !from.After(t):
+		if !to.IsZero() {
+			// Ended only after t: it held at t.
+			n.Properties = without(n.Properties, endMarks...)
+		}
 		return n, true
 	}
 	// Not yet valid in its current value: the revision that held at t.

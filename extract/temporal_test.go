@@ -150,3 +150,22 @@ func TestFactDays(t *testing.T) {
 		t.Errorf("a graph without times has days %v", got)
 	}
 }
+
+// A node that ended only after the as-of time held then: AsOf drops its
+// end marks, as it does an edge's.
+func TestAsOf_NodeEndedLater(t *testing.T) {
+	g := Graph{Nodes: []Node{{Key: "job", Name: "Acme", Properties: map[string]any{
+		PropValidAt: "2023-01-01", PropInvalidAt: "2023-06-01", PropExpired: true, "reason": "left"}}}}
+	mar, _ := ParseFactTime("2023-03-01", true)
+	then := AsOf(g, mar)
+	if len(then.Nodes) != 1 || Expired(then.Nodes[0].Properties) || then.Nodes[0].Properties["reason"] != nil {
+		t.Errorf("as of March: %+v; want the node without its later end", then.Nodes)
+	}
+	if !Expired(g.Nodes[0].Properties) {
+		t.Error("the input was changed")
+	}
+	jul, _ := ParseFactTime("2023-07-01", true)
+	if len(AsOf(g, jul).Nodes) != 0 {
+		t.Error("as of July the ended node is still there")
+	}
+}
