@@ -27,14 +27,23 @@ func TextHash(text string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// MemoryStore is a Store held in memory, safe for concurrent use.
+// MemoryStore is a Store held in memory, safe for concurrent use. With a
+// limit it keeps at most that many vectors, dropping the oldest stored.
 type MemoryStore struct {
-	mu   sync.Mutex
-	vecs map[string][]float32
+	mu    sync.Mutex
+	vecs  map[string][]float32
+	limit int
+	order []string // keys in the order stored, when limited
 }
 
-// NewMemoryStore returns an empty MemoryStore.
+// NewMemoryStore returns an empty MemoryStore without a limit.
 func NewMemoryStore() *MemoryStore { return &MemoryStore{vecs: map[string][]float32{}} }
+
+// NewMemoryStoreLimit returns an empty MemoryStore that keeps at most
+// limit vectors.
+func NewMemoryStoreLimit(limit int) *MemoryStore {
+	return &MemoryStore{vecs: map[string][]float32{}, limit: limit}
+}
 
 // GetVectors implements Store.
 func (m *MemoryStore) GetVectors(_ context.Context, model string, hashes []string) (map[string][]float32, error) {
@@ -54,7 +63,18 @@ func (m *MemoryStore) PutVectors(_ context.Context, model string, vecs map[strin
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for h, v := range vecs {
-		m.vecs[model+"\x1f"+h] = v
+		k := model + "\x1f" + h
+		if _, had := m.vecs[k]; !had && m.limit > 0 {
+			m.order = append(m.order, k)
+		}
+		m.vecs[k] = v
+	}
+	if m.limit > 0 && len(m.order) > m.limit {
+		drop := len(m.order) - m.limit
+		for _, k := range m.order[:drop] {
+			delete(m.vecs, k)
+		}
+		m.order = append(m.order[:0:0], m.order[drop:]...)
 	}
 	return nil
 }

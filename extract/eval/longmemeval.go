@@ -440,7 +440,7 @@ func cachedEmbedder(e extract.Embedder) extract.Embedder {
 	if e.Model() == embed.OfflineModel {
 		return e
 	}
-	c := embed.Cached(e, newFIFOStore(longMemCacheSize), 256)
+	c := embed.Cached(e, embed.NewMemoryStoreLimit(longMemCacheSize), 256)
 	if se, ok := e.(extract.SplitEmbedder); ok {
 		return splitCached{Embedder: c, serves: se.Serves, fallback: cachedEmbedder(se.Fallback())}
 	}
@@ -459,46 +459,3 @@ type splitCached struct {
 
 func (s splitCached) Serves(text string) bool    { return s.serves(text) }
 func (s splitCached) Fallback() extract.Embedder { return s.fallback }
-
-// fifoStore is an embed.Store of at most max vectors, safe for concurrent
-// use; past max, the oldest stored go first.
-type fifoStore struct {
-	mu    sync.Mutex
-	max   int
-	vecs  map[string][]float32
-	order []string
-}
-
-func newFIFOStore(max int) *fifoStore { return &fifoStore{max: max, vecs: map[string][]float32{}} }
-
-// GetVectors implements embed.Store.
-func (f *fifoStore) GetVectors(_ context.Context, model string, hashes []string) (map[string][]float32, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := map[string][]float32{}
-	for _, h := range hashes {
-		if v, ok := f.vecs[model+"\x1f"+h]; ok {
-			out[h] = v
-		}
-	}
-	return out, nil
-}
-
-// PutVectors implements embed.Store.
-func (f *fifoStore) PutVectors(_ context.Context, model string, vecs map[string][]float32) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for h, v := range vecs {
-		k := model + "\x1f" + h
-		if _, ok := f.vecs[k]; ok {
-			continue
-		}
-		f.vecs[k] = v
-		f.order = append(f.order, k)
-	}
-	for len(f.order) > f.max {
-		delete(f.vecs, f.order[0])
-		f.order = f.order[1:]
-	}
-	return nil
-}
