@@ -142,8 +142,15 @@ func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) 
 	if !running {
 		return nil
 	}
+	return checkStatus(ctx, b, versionID, b.dialect == dialect.Postgres, func(st record.Status) bool { return st == record.StatusRunning })
+}
+
+// checkStatus reads a version's status within b (holding its row FOR
+// SHARE with lock) and fails with ErrNotActive when the version is gone
+// or ok refuses its status.
+func checkStatus(ctx context.Context, b *writeTx, versionID int, lock bool, ok func(record.Status) bool) error {
 	q := `SELECT status FROM extraction_versions WHERE id = ?`
-	if b.dialect == dialect.Postgres {
+	if lock {
 		q += ` FOR SHARE`
 	}
 	var st record.Status
@@ -152,7 +159,7 @@ func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) 
 		return ErrNotActive
 	case err != nil:
 		return fmt.Errorf("check version: %w", err)
-	case st != record.StatusRunning:
+	case !ok(st):
 		return ErrNotActive
 	}
 	return nil
@@ -162,16 +169,7 @@ func checkRunning(ctx context.Context, b *writeTx, versionID int, running bool) 
 // fails with ErrNotActive once the version has ended (canceled, failed,
 // done) or is gone.
 func checkActive(ctx context.Context, b *writeTx, versionID int) error {
-	var st record.Status
-	switch err := b.QueryRowContext(ctx, b.rebind(`SELECT status FROM extraction_versions WHERE id = ?`), versionID).Scan(&st); {
-	case errors.Is(err, gosql.ErrNoRows):
-		return ErrNotActive
-	case err != nil:
-		return fmt.Errorf("check version: %w", err)
-	case !st.Active():
-		return ErrNotActive
-	}
-	return nil
+	return checkStatus(ctx, b, versionID, false, record.Status.Active)
 }
 
 // refreshCounts stores the node and edge counts of a version.
