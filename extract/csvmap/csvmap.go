@@ -69,6 +69,8 @@ package csvmap
 
 import (
 	"strings"
+
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // DefaultType is the node type of rows whose file names no schema type.
@@ -151,8 +153,8 @@ func (o Options) refType(typ string) *Type {
 	// A standard type the schema uses without declaring it: KAG makes
 	// the value a node of its own (a phone number two people share links
 	// them).
-	if name := strings.TrimSpace(first); len(name) > 4 && strings.EqualFold(name[:4], "STD.") {
-		return &Type{Name: "STD." + name[4:]}
+	if std, ok := schema.StandardName(first); ok {
+		return &Type{Name: std}
 	}
 	return nil
 }

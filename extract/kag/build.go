@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/extract/schema"
+
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -87,11 +89,11 @@ func (b *builder) typeOf(category string) (string, *TypeSpec) {
 // such a type a node of its own, linked from its owner, so people who
 // share a phone number meet at its node. Nil for any other name.
 func standardSpec(name string) *TypeSpec {
-	name = strings.TrimSpace(name)
-	if len(name) <= 4 || !strings.EqualFold(name[:4], "STD.") {
+	std, ok := schema.StandardName(name)
+	if !ok {
 		return nil
 	}
-	return &TypeSpec{Name: "STD." + name[4:], Kind: KindConcept} // as declared standard types are read
+	return &TypeSpec{Name: std, Kind: KindConcept} // as declared standard types are read
 }
 
 // node finds or creates the node for name of category.

@@ -276,3 +276,14 @@ func splitConstraint(s string) []string {
 	flush()
 	return out
 }
+
+// StandardName reads a standard type's name ("STD.ChinaMobile", the
+// prefix in any case) and returns it spelled STD.<Name>; false for any
+// other name.
+func StandardName(name string) (string, bool) {
+	name = strings.TrimSpace(name)
+	if len(name) <= 4 || !strings.EqualFold(name[:4], "STD.") {
+		return "", false
+	}
+	return "STD." + name[4:], true
+}
