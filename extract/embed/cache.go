@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -28,7 +30,8 @@ func TextHash(text string) string {
 }
 
 // MemoryStore is a Store held in memory, safe for concurrent use. With a
-// limit it keeps at most that many vectors, dropping the oldest stored.
+// limit it keeps at most that many vectors, dropping the oldest stored
+// (within one PutVectors call, in key order).
 type MemoryStore struct {
 	mu    sync.Mutex
 	vecs  map[string][]float32
@@ -62,7 +65,10 @@ func (m *MemoryStore) GetVectors(_ context.Context, model string, hashes []strin
 func (m *MemoryStore) PutVectors(_ context.Context, model string, vecs map[string][]float32) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for h, v := range vecs {
+	// Keys of one call are taken in sorted order, so which of them is
+	// dropped first does not depend on map order.
+	for _, h := range slices.Sorted(maps.Keys(vecs)) {
+		v := vecs[h]
 		k := model + "\x1f" + h
 		if _, had := m.vecs[k]; !had && m.limit > 0 {
 			m.order = append(m.order, k)
