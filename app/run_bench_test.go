@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -187,9 +188,46 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	stop()
 	if db == "sqlite" {
 		r.disk = dirBytes(b, dir)
+	} else {
+		r.disk = postgresBytes(b, opts.URL)
 	}
 	if v.Status != record.StatusDone {
 		b.Fatalf("run ended %s: %s", v.Status, v.Error)
 	}
 	return r
+}
+
+// postgresBytes is the size of the database at url (pg_database_size:
+// tables, indexes, TOAST and free space, the empty schema included). With
+// KGSTUDIO_BENCH_TABLES set it logs each table's share.
+func postgresBytes(b *testing.B, url string) int64 {
+	b.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT pg_database_size(current_database())`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("KGSTUDIO_BENCH_TABLES") == "" {
+		return n
+	}
+	rows, err := db.Query(`SELECT relname, pg_table_size(oid), pg_indexes_size(oid), n_live_tup, n_dead_tup
+		FROM pg_class JOIN pg_stat_user_tables USING (relname)
+		WHERE relkind = 'r' ORDER BY pg_total_relation_size(oid) DESC LIMIT 12`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var table, index, live, dead int64
+		if err := rows.Scan(&name, &table, &index, &live, &dead); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%-20s table %6.1f MB  indexes %6.1f MB  rows %d live, %d dead", name, float64(table)/1e6, float64(index)/1e6, live, dead)
+	}
+	return n
 }
