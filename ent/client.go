@@ -28,7 +28,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -68,8 +67,6 @@ type Client struct {
 	KGSchema *KGSchemaClient
 	// LLMCall is the client for interacting with the LLMCall builders.
 	LLMCall *LLMCallClient
-	// Mention is the client for interacting with the Mention builders.
-	Mention *MentionClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
 	// Operation is the client for interacting with the Operation builders.
@@ -106,7 +103,6 @@ func (c *Client) init() {
 	c.ExtractionVersion = NewExtractionVersionClient(c.config)
 	c.KGSchema = NewKGSchemaClient(c.config)
 	c.LLMCall = NewLLMCallClient(c.config)
-	c.Mention = NewMentionClient(c.config)
 	c.Node = NewNodeClient(c.config)
 	c.Operation = NewOperationClient(c.config)
 	c.RelationType = NewRelationTypeClient(c.config)
@@ -218,7 +214,6 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ExtractionVersion: NewExtractionVersionClient(cfg),
 		KGSchema:          NewKGSchemaClient(cfg),
 		LLMCall:           NewLLMCallClient(cfg),
-		Mention:           NewMentionClient(cfg),
 		Node:              NewNodeClient(cfg),
 		Operation:         NewOperationClient(cfg),
 		RelationType:      NewRelationTypeClient(cfg),
@@ -257,7 +252,6 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ExtractionVersion: NewExtractionVersionClient(cfg),
 		KGSchema:          NewKGSchemaClient(cfg),
 		LLMCall:           NewLLMCallClient(cfg),
-		Mention:           NewMentionClient(cfg),
 		Node:              NewNodeClient(cfg),
 		Operation:         NewOperationClient(cfg),
 		RelationType:      NewRelationTypeClient(cfg),
@@ -295,8 +289,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
 		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
-		c.LLMCall, c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion,
-		c.Vector, c.VectorSet,
+		c.LLMCall, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
+		c.VectorSet,
 	} {
 		n.Use(hooks...)
 	}
@@ -308,8 +302,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
 		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
-		c.LLMCall, c.Mention, c.Node, c.Operation, c.RelationType, c.SchemaVersion,
-		c.Vector, c.VectorSet,
+		c.LLMCall, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
+		c.VectorSet,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -344,8 +338,6 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.KGSchema.mutate(ctx, m)
 	case *LLMCallMutation:
 		return c.LLMCall.mutate(ctx, m)
-	case *MentionMutation:
-		return c.Mention.mutate(ctx, m)
 	case *NodeMutation:
 		return c.Node.mutate(ctx, m)
 	case *OperationMutation:
@@ -2025,22 +2017,6 @@ func (c *ExtractionVersionClient) QueryCommunitySets(_m *ExtractionVersion) *Com
 	return query
 }
 
-// QueryMentions queries the mentions edge of a ExtractionVersion.
-func (c *ExtractionVersionClient) QueryMentions(_m *ExtractionVersion) *MentionQuery {
-	query := (&MentionClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
-			sqlgraph.To(mention.Table, mention.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.MentionsTable, extractionversion.MentionsColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
 // QueryOperations queries the operations edge of a ExtractionVersion.
 func (c *ExtractionVersionClient) QueryOperations(_m *ExtractionVersion) *OperationQuery {
 	query := (&OperationClient{config: c.config}).Query()
@@ -2393,155 +2369,6 @@ func (c *LLMCallClient) mutate(ctx context.Context, m *LLMCallMutation) (Value, 
 		return (&LLMCallDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown LLMCall mutation op: %q", m.Op())
-	}
-}
-
-// MentionClient is a client for the Mention schema.
-type MentionClient struct {
-	config
-}
-
-// NewMentionClient returns a client for the Mention from the given config.
-func NewMentionClient(c config) *MentionClient {
-	return &MentionClient{config: c}
-}
-
-// Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `mention.Hooks(f(g(h())))`.
-func (c *MentionClient) Use(hooks ...Hook) {
-	c.hooks.Mention = append(c.hooks.Mention, hooks...)
-}
-
-// Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `mention.Intercept(f(g(h())))`.
-func (c *MentionClient) Intercept(interceptors ...Interceptor) {
-	c.inters.Mention = append(c.inters.Mention, interceptors...)
-}
-
-// Create returns a builder for creating a Mention entity.
-func (c *MentionClient) Create() *MentionCreate {
-	mutation := newMentionMutation(c.config, OpCreate)
-	return &MentionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// CreateBulk returns a builder for creating a bulk of Mention entities.
-func (c *MentionClient) CreateBulk(builders ...*MentionCreate) *MentionCreateBulk {
-	return &MentionCreateBulk{config: c.config, builders: builders}
-}
-
-// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
-// a builder and applies setFunc on it.
-func (c *MentionClient) MapCreateBulk(slice any, setFunc func(*MentionCreate, int)) *MentionCreateBulk {
-	rv := reflect.ValueOf(slice)
-	if rv.Kind() != reflect.Slice {
-		return &MentionCreateBulk{err: fmt.Errorf("calling to MentionClient.MapCreateBulk with wrong type %T, need slice", slice)}
-	}
-	builders := make([]*MentionCreate, rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		builders[i] = c.Create()
-		setFunc(builders[i], i)
-	}
-	return &MentionCreateBulk{config: c.config, builders: builders}
-}
-
-// Update returns an update builder for Mention.
-func (c *MentionClient) Update() *MentionUpdate {
-	mutation := newMentionMutation(c.config, OpUpdate)
-	return &MentionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOne returns an update builder for the given entity.
-func (c *MentionClient) UpdateOne(_m *Mention) *MentionUpdateOne {
-	mutation := newMentionMutation(c.config, OpUpdateOne, withMention(_m))
-	return &MentionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOneID returns an update builder for the given id.
-func (c *MentionClient) UpdateOneID(id int) *MentionUpdateOne {
-	mutation := newMentionMutation(c.config, OpUpdateOne, withMentionID(id))
-	return &MentionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// Delete returns a delete builder for Mention.
-func (c *MentionClient) Delete() *MentionDelete {
-	mutation := newMentionMutation(c.config, OpDelete)
-	return &MentionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// DeleteOne returns a builder for deleting the given entity.
-func (c *MentionClient) DeleteOne(_m *Mention) *MentionDeleteOne {
-	return c.DeleteOneID(_m.ID)
-}
-
-// DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *MentionClient) DeleteOneID(id int) *MentionDeleteOne {
-	builder := c.Delete().Where(mention.ID(id))
-	builder.mutation.id = &id
-	builder.mutation.op = OpDeleteOne
-	return &MentionDeleteOne{builder}
-}
-
-// Query returns a query builder for Mention.
-func (c *MentionClient) Query() *MentionQuery {
-	return &MentionQuery{
-		config: c.config,
-		ctx:    &QueryContext{Type: TypeMention},
-		inters: c.Interceptors(),
-	}
-}
-
-// Get returns a Mention entity by its id.
-func (c *MentionClient) Get(ctx context.Context, id int) (*Mention, error) {
-	return c.Query().Where(mention.ID(id)).Only(ctx)
-}
-
-// GetX is like Get, but panics if an error occurs.
-func (c *MentionClient) GetX(ctx context.Context, id int) *Mention {
-	obj, err := c.Get(ctx, id)
-	if err != nil {
-		panic(err)
-	}
-	return obj
-}
-
-// QueryVersion queries the version edge of a Mention.
-func (c *MentionClient) QueryVersion(_m *Mention) *ExtractionVersionQuery {
-	query := (&ExtractionVersionClient{config: c.config}).Query()
-	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
-		id := _m.ID
-		step := sqlgraph.NewStep(
-			sqlgraph.From(mention.Table, mention.FieldID, id),
-			sqlgraph.To(extractionversion.Table, extractionversion.FieldID),
-			sqlgraph.Edge(sqlgraph.M2O, true, mention.VersionTable, mention.VersionColumn),
-		)
-		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
-		return fromV, nil
-	}
-	return query
-}
-
-// Hooks returns the client hooks.
-func (c *MentionClient) Hooks() []Hook {
-	return c.hooks.Mention
-}
-
-// Interceptors returns the client interceptors.
-func (c *MentionClient) Interceptors() []Interceptor {
-	return c.inters.Mention
-}
-
-func (c *MentionClient) mutate(ctx context.Context, m *MentionMutation) (Value, error) {
-	switch m.Op() {
-	case OpCreate:
-		return (&MentionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdate:
-		return (&MentionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdateOne:
-		return (&MentionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpDelete, OpDeleteOne:
-		return (&MentionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
-	default:
-		return nil, fmt.Errorf("ent: unknown Mention mutation op: %q", m.Op())
 	}
 }
 
@@ -3443,12 +3270,12 @@ func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Val
 type (
 	hooks struct {
 		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
-		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node,
-		Operation, RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
+		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Node, Operation,
+		RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
 	}
 	inters struct {
 		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
-		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Mention, Node,
-		Operation, RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
+		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Node, Operation,
+		RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
 	}
 )

@@ -35,6 +35,8 @@ type Edge struct {
 	Weight float64 `json:"weight,omitempty"`
 	// Properties holds the value of the "properties" field.
 	Properties string `json:"properties,omitempty"`
+	// Mentions holds the value of the "mentions" field.
+	Mentions string `json:"mentions,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the EdgeQuery when eager-loading is set.
 	Edges        EdgeEdges `json:"edges"`
@@ -70,7 +72,7 @@ func (*Edge) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case edge.FieldID, edge.FieldVersionID, edge.FieldDescriptionRef:
 			values[i] = new(sql.NullInt64)
-		case edge.FieldSource, edge.FieldTarget, edge.FieldLabel, edge.FieldKeywords, edge.FieldDescription, edge.FieldProperties:
+		case edge.FieldSource, edge.FieldTarget, edge.FieldLabel, edge.FieldKeywords, edge.FieldDescription, edge.FieldProperties, edge.FieldMentions:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -147,6 +149,12 @@ func (_m *Edge) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Properties = value.String
 			}
+		case edge.FieldMentions:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field mentions", values[i])
+			} else if value.Valid {
+				_m.Mentions = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -214,6 +222,9 @@ func (_m *Edge) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("properties=")
 	builder.WriteString(_m.Properties)
+	builder.WriteString(", ")
+	builder.WriteString("mentions=")
+	builder.WriteString(_m.Mentions)
 	builder.WriteByte(')')
 	return builder.String()
 }

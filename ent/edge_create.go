@@ -124,6 +124,20 @@ func (_c *EdgeCreate) SetNillableProperties(v *string) *EdgeCreate {
 	return _c
 }
 
+// SetMentions sets the "mentions" field.
+func (_c *EdgeCreate) SetMentions(v string) *EdgeCreate {
+	_c.mutation.SetMentions(v)
+	return _c
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_c *EdgeCreate) SetNillableMentions(v *string) *EdgeCreate {
+	if v != nil {
+		_c.SetMentions(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *EdgeCreate) SetVersion(v *ExtractionVersion) *EdgeCreate {
 	return _c.SetVersionID(v.ID)
@@ -188,6 +202,10 @@ func (_c *EdgeCreate) defaults() {
 		v := edge.DefaultProperties
 		_c.mutation.SetProperties(v)
 	}
+	if _, ok := _c.mutation.Mentions(); !ok {
+		v := edge.DefaultMentions
+		_c.mutation.SetMentions(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -228,6 +246,9 @@ func (_c *EdgeCreate) check() error {
 	}
 	if _, ok := _c.mutation.Properties(); !ok {
 		return &ValidationError{Name: "properties", err: errors.New(`ent: missing required field "Edge.properties"`)}
+	}
+	if _, ok := _c.mutation.Mentions(); !ok {
+		return &ValidationError{Name: "mentions", err: errors.New(`ent: missing required field "Edge.mentions"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Edge.version"`)}
@@ -290,6 +311,10 @@ func (_c *EdgeCreate) createSpec() (*Edge, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Properties(); ok {
 		_spec.SetField(edge.FieldProperties, field.TypeString, value)
 		_node.Properties = value
+	}
+	if value, ok := _c.mutation.Mentions(); ok {
+		_spec.SetField(edge.FieldMentions, field.TypeString, value)
+		_node.Mentions = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -468,6 +493,18 @@ func (u *EdgeUpsert) UpdateProperties() *EdgeUpsert {
 	return u
 }
 
+// SetMentions sets the "mentions" field.
+func (u *EdgeUpsert) SetMentions(v string) *EdgeUpsert {
+	u.Set(edge.FieldMentions, v)
+	return u
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *EdgeUpsert) UpdateMentions() *EdgeUpsert {
+	u.SetExcluded(edge.FieldMentions)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -636,6 +673,20 @@ func (u *EdgeUpsertOne) SetProperties(v string) *EdgeUpsertOne {
 func (u *EdgeUpsertOne) UpdateProperties() *EdgeUpsertOne {
 	return u.Update(func(s *EdgeUpsert) {
 		s.UpdateProperties()
+	})
+}
+
+// SetMentions sets the "mentions" field.
+func (u *EdgeUpsertOne) SetMentions(v string) *EdgeUpsertOne {
+	return u.Update(func(s *EdgeUpsert) {
+		s.SetMentions(v)
+	})
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *EdgeUpsertOne) UpdateMentions() *EdgeUpsertOne {
+	return u.Update(func(s *EdgeUpsert) {
+		s.UpdateMentions()
 	})
 }
 
@@ -973,6 +1024,20 @@ func (u *EdgeUpsertBulk) SetProperties(v string) *EdgeUpsertBulk {
 func (u *EdgeUpsertBulk) UpdateProperties() *EdgeUpsertBulk {
 	return u.Update(func(s *EdgeUpsert) {
 		s.UpdateProperties()
+	})
+}
+
+// SetMentions sets the "mentions" field.
+func (u *EdgeUpsertBulk) SetMentions(v string) *EdgeUpsertBulk {
+	return u.Update(func(s *EdgeUpsert) {
+		s.SetMentions(v)
+	})
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *EdgeUpsertBulk) UpdateMentions() *EdgeUpsertBulk {
+	return u.Update(func(s *EdgeUpsert) {
+		s.UpdateMentions()
 	})
 }
 

@@ -153,6 +153,20 @@ func (_u *EdgeUpdate) SetNillableProperties(v *string) *EdgeUpdate {
 	return _u
 }
 
+// SetMentions sets the "mentions" field.
+func (_u *EdgeUpdate) SetMentions(v string) *EdgeUpdate {
+	_u.mutation.SetMentions(v)
+	return _u
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_u *EdgeUpdate) SetNillableMentions(v *string) *EdgeUpdate {
+	if v != nil {
+		_u.SetMentions(*v)
+	}
+	return _u
+}
+
 // Mutation returns the EdgeMutation object of the builder.
 func (_u *EdgeUpdate) Mutation() *EdgeMutation {
 	return _u.mutation
@@ -244,6 +258,9 @@ func (_u *EdgeUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Properties(); ok {
 		_spec.SetField(edge.FieldProperties, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Mentions(); ok {
+		_spec.SetField(edge.FieldMentions, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -391,6 +408,20 @@ func (_u *EdgeUpdateOne) SetNillableProperties(v *string) *EdgeUpdateOne {
 	return _u
 }
 
+// SetMentions sets the "mentions" field.
+func (_u *EdgeUpdateOne) SetMentions(v string) *EdgeUpdateOne {
+	_u.mutation.SetMentions(v)
+	return _u
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_u *EdgeUpdateOne) SetNillableMentions(v *string) *EdgeUpdateOne {
+	if v != nil {
+		_u.SetMentions(*v)
+	}
+	return _u
+}
+
 // Mutation returns the EdgeMutation object of the builder.
 func (_u *EdgeUpdateOne) Mutation() *EdgeMutation {
 	return _u.mutation
@@ -512,6 +543,9 @@ func (_u *EdgeUpdateOne) sqlSave(ctx context.Context) (_node *Edge, err error) {
 	}
 	if value, ok := _u.mutation.Properties(); ok {
 		_spec.SetField(edge.FieldProperties, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Mentions(); ok {
+		_spec.SetField(edge.FieldMentions, field.TypeString, value)
 	}
 	_node = &Edge{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -25,7 +25,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -105,7 +104,6 @@ func checkColumn(t, c string) error {
 			extractionversion.Table: extractionversion.ValidColumn,
 			kgschema.Table:          kgschema.ValidColumn,
 			llmcall.Table:           llmcall.ValidColumn,
-			mention.Table:           mention.ValidColumn,
 			node.Table:              node.ValidColumn,
 			operation.Table:         operation.ValidColumn,
 			relationtype.Table:      relationtype.ValidColumn,

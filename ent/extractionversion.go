@@ -110,8 +110,6 @@ type ExtractionVersionEdges struct {
 	EdgeTexts []*EdgeText `json:"edge_texts,omitempty"`
 	// CommunitySets holds the value of the community_sets edge.
 	CommunitySets []*CommunitySet `json:"community_sets,omitempty"`
-	// Mentions holds the value of the mentions edge.
-	Mentions []*Mention `json:"mentions,omitempty"`
 	// Operations holds the value of the operations edge.
 	Operations []*Operation `json:"operations,omitempty"`
 	// ChunkRuns holds the value of the chunk_runs edge.
@@ -120,7 +118,7 @@ type ExtractionVersionEdges struct {
 	ChunkJobs []*ChunkJob `json:"chunk_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [9]bool
+	loadedTypes [8]bool
 }
 
 // ExtractionOrErr returns the Extraction value or an error if the edge
@@ -170,19 +168,10 @@ func (e ExtractionVersionEdges) CommunitySetsOrErr() ([]*CommunitySet, error) {
 	return nil, &NotLoadedError{edge: "community_sets"}
 }
 
-// MentionsOrErr returns the Mentions value or an error if the edge
-// was not loaded in eager-loading.
-func (e ExtractionVersionEdges) MentionsOrErr() ([]*Mention, error) {
-	if e.loadedTypes[5] {
-		return e.Mentions, nil
-	}
-	return nil, &NotLoadedError{edge: "mentions"}
-}
-
 // OperationsOrErr returns the Operations value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
-	if e.loadedTypes[6] {
+	if e.loadedTypes[5] {
 		return e.Operations, nil
 	}
 	return nil, &NotLoadedError{edge: "operations"}
@@ -191,7 +180,7 @@ func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
 // ChunkRunsOrErr returns the ChunkRuns value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
-	if e.loadedTypes[7] {
+	if e.loadedTypes[6] {
 		return e.ChunkRuns, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_runs"}
@@ -200,7 +189,7 @@ func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
 // ChunkJobsOrErr returns the ChunkJobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkJobsOrErr() ([]*ChunkJob, error) {
-	if e.loadedTypes[8] {
+	if e.loadedTypes[7] {
 		return e.ChunkJobs, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_jobs"}
@@ -499,11 +488,6 @@ func (_m *ExtractionVersion) QueryEdgeTexts() *EdgeTextQuery {
 // QueryCommunitySets queries the "community_sets" edge of the ExtractionVersion entity.
 func (_m *ExtractionVersion) QueryCommunitySets() *CommunitySetQuery {
 	return NewExtractionVersionClient(_m.config).QueryCommunitySets(_m)
-}
-
-// QueryMentions queries the "mentions" edge of the ExtractionVersion entity.
-func (_m *ExtractionVersion) QueryMentions() *MentionQuery {
-	return NewExtractionVersionClient(_m.config).QueryMentions(_m)
 }
 
 // QueryOperations queries the "operations" edge of the ExtractionVersion entity.

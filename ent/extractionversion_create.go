@@ -18,7 +18,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -567,21 +566,6 @@ func (_c *ExtractionVersionCreate) AddCommunitySets(v ...*CommunitySet) *Extract
 		ids[i] = v[i].ID
 	}
 	return _c.AddCommunitySetIDs(ids...)
-}
-
-// AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
-func (_c *ExtractionVersionCreate) AddMentionIDs(ids ...int) *ExtractionVersionCreate {
-	_c.mutation.AddMentionIDs(ids...)
-	return _c
-}
-
-// AddMentions adds the "mentions" edges to the Mention entity.
-func (_c *ExtractionVersionCreate) AddMentions(v ...*Mention) *ExtractionVersionCreate {
-	ids := make([]int, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _c.AddMentionIDs(ids...)
 }
 
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
@@ -1137,22 +1121,6 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges = append(_spec.Edges, edge)
-	}
-	if nodes := _c.mutation.MentionsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -19,7 +19,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
@@ -37,7 +36,6 @@ type ExtractionVersionQuery struct {
 	withEdges         *EdgeQuery
 	withEdgeTexts     *EdgeTextQuery
 	withCommunitySets *CommunitySetQuery
-	withMentions      *MentionQuery
 	withOperations    *OperationQuery
 	withChunkRuns     *ChunkRunQuery
 	withChunkJobs     *ChunkJobQuery
@@ -180,28 +178,6 @@ func (_q *ExtractionVersionQuery) QueryCommunitySets() *CommunitySetQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
 			sqlgraph.To(communityset.Table, communityset.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.CommunitySetsTable, extractionversion.CommunitySetsColumn),
-		)
-		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
-		return fromU, nil
-	}
-	return query
-}
-
-// QueryMentions chains the current query on the "mentions" edge.
-func (_q *ExtractionVersionQuery) QueryMentions() *MentionQuery {
-	query := (&MentionClient{config: _q.config}).Query()
-	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
-		if err := _q.prepareQuery(ctx); err != nil {
-			return nil, err
-		}
-		selector := _q.sqlQuery(ctx)
-		if err := selector.Err(); err != nil {
-			return nil, err
-		}
-		step := sqlgraph.NewStep(
-			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
-			sqlgraph.To(mention.Table, mention.FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.MentionsTable, extractionversion.MentionsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -472,7 +448,6 @@ func (_q *ExtractionVersionQuery) Clone() *ExtractionVersionQuery {
 		withEdges:         _q.withEdges.Clone(),
 		withEdgeTexts:     _q.withEdgeTexts.Clone(),
 		withCommunitySets: _q.withCommunitySets.Clone(),
-		withMentions:      _q.withMentions.Clone(),
 		withOperations:    _q.withOperations.Clone(),
 		withChunkRuns:     _q.withChunkRuns.Clone(),
 		withChunkJobs:     _q.withChunkJobs.Clone(),
@@ -534,17 +509,6 @@ func (_q *ExtractionVersionQuery) WithCommunitySets(opts ...func(*CommunitySetQu
 		opt(query)
 	}
 	_q.withCommunitySets = query
-	return _q
-}
-
-// WithMentions tells the query-builder to eager-load the nodes that are connected to
-// the "mentions" edge. The optional arguments are used to configure the query builder of the edge.
-func (_q *ExtractionVersionQuery) WithMentions(opts ...func(*MentionQuery)) *ExtractionVersionQuery {
-	query := (&MentionClient{config: _q.config}).Query()
-	for _, opt := range opts {
-		opt(query)
-	}
-	_q.withMentions = query
 	return _q
 }
 
@@ -659,13 +623,12 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	var (
 		nodes       = []*ExtractionVersion{}
 		_spec       = _q.querySpec()
-		loadedTypes = [9]bool{
+		loadedTypes = [8]bool{
 			_q.withExtraction != nil,
 			_q.withNodes != nil,
 			_q.withEdges != nil,
 			_q.withEdgeTexts != nil,
 			_q.withCommunitySets != nil,
-			_q.withMentions != nil,
 			_q.withOperations != nil,
 			_q.withChunkRuns != nil,
 			_q.withChunkJobs != nil,
@@ -720,13 +683,6 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 		if err := _q.loadCommunitySets(ctx, query, nodes,
 			func(n *ExtractionVersion) { n.Edges.CommunitySets = []*CommunitySet{} },
 			func(n *ExtractionVersion, e *CommunitySet) { n.Edges.CommunitySets = append(n.Edges.CommunitySets, e) }); err != nil {
-			return nil, err
-		}
-	}
-	if query := _q.withMentions; query != nil {
-		if err := _q.loadMentions(ctx, query, nodes,
-			func(n *ExtractionVersion) { n.Edges.Mentions = []*Mention{} },
-			func(n *ExtractionVersion, e *Mention) { n.Edges.Mentions = append(n.Edges.Mentions, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -888,36 +844,6 @@ func (_q *ExtractionVersionQuery) loadCommunitySets(ctx context.Context, query *
 	}
 	query.Where(predicate.CommunitySet(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(extractionversion.CommunitySetsColumn), fks...))
-	}))
-	neighbors, err := query.All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range neighbors {
-		fk := n.VersionID
-		node, ok := nodeids[fk]
-		if !ok {
-			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
-		}
-		assign(node, n)
-	}
-	return nil
-}
-func (_q *ExtractionVersionQuery) loadMentions(ctx context.Context, query *MentionQuery, nodes []*ExtractionVersion, init func(*ExtractionVersion), assign func(*ExtractionVersion, *Mention)) error {
-	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[int]*ExtractionVersion)
-	for i := range nodes {
-		fks = append(fks, nodes[i].ID)
-		nodeids[nodes[i].ID] = nodes[i]
-		if init != nil {
-			init(nodes[i])
-		}
-	}
-	if len(query.ctx.Fields) > 0 {
-		query.ctx.AppendFieldOnce(mention.FieldVersionID)
-	}
-	query.Where(predicate.Mention(func(s *sql.Selector) {
-		s.Where(sql.InValues(s.C(extractionversion.MentionsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
@@ -669,21 +668,6 @@ func (_u *ExtractionVersionUpdate) AddCommunitySets(v ...*CommunitySet) *Extract
 	return _u.AddCommunitySetIDs(ids...)
 }
 
-// AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
-func (_u *ExtractionVersionUpdate) AddMentionIDs(ids ...int) *ExtractionVersionUpdate {
-	_u.mutation.AddMentionIDs(ids...)
-	return _u
-}
-
-// AddMentions adds the "mentions" edges to the Mention entity.
-func (_u *ExtractionVersionUpdate) AddMentions(v ...*Mention) *ExtractionVersionUpdate {
-	ids := make([]int, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddMentionIDs(ids...)
-}
-
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
 func (_u *ExtractionVersionUpdate) AddOperationIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddOperationIDs(ids...)
@@ -816,27 +800,6 @@ func (_u *ExtractionVersionUpdate) RemoveCommunitySets(v ...*CommunitySet) *Extr
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommunitySetIDs(ids...)
-}
-
-// ClearMentions clears all "mentions" edges to the Mention entity.
-func (_u *ExtractionVersionUpdate) ClearMentions() *ExtractionVersionUpdate {
-	_u.mutation.ClearMentions()
-	return _u
-}
-
-// RemoveMentionIDs removes the "mentions" edge to Mention entities by IDs.
-func (_u *ExtractionVersionUpdate) RemoveMentionIDs(ids ...int) *ExtractionVersionUpdate {
-	_u.mutation.RemoveMentionIDs(ids...)
-	return _u
-}
-
-// RemoveMentions removes "mentions" edges to Mention entities.
-func (_u *ExtractionVersionUpdate) RemoveMentions(v ...*Mention) *ExtractionVersionUpdate {
-	ids := make([]int, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveMentionIDs(ids...)
 }
 
 // ClearOperations clears all "operations" edges to the Operation entity.
@@ -1286,51 +1249,6 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
-	}
-	if _u.mutation.MentionsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedMentionsIDs(); len(nodes) > 0 && !_u.mutation.MentionsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.MentionsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -2125,21 +2043,6 @@ func (_u *ExtractionVersionUpdateOne) AddCommunitySets(v ...*CommunitySet) *Extr
 	return _u.AddCommunitySetIDs(ids...)
 }
 
-// AddMentionIDs adds the "mentions" edge to the Mention entity by IDs.
-func (_u *ExtractionVersionUpdateOne) AddMentionIDs(ids ...int) *ExtractionVersionUpdateOne {
-	_u.mutation.AddMentionIDs(ids...)
-	return _u
-}
-
-// AddMentions adds the "mentions" edges to the Mention entity.
-func (_u *ExtractionVersionUpdateOne) AddMentions(v ...*Mention) *ExtractionVersionUpdateOne {
-	ids := make([]int, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.AddMentionIDs(ids...)
-}
-
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddOperationIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddOperationIDs(ids...)
@@ -2272,27 +2175,6 @@ func (_u *ExtractionVersionUpdateOne) RemoveCommunitySets(v ...*CommunitySet) *E
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommunitySetIDs(ids...)
-}
-
-// ClearMentions clears all "mentions" edges to the Mention entity.
-func (_u *ExtractionVersionUpdateOne) ClearMentions() *ExtractionVersionUpdateOne {
-	_u.mutation.ClearMentions()
-	return _u
-}
-
-// RemoveMentionIDs removes the "mentions" edge to Mention entities by IDs.
-func (_u *ExtractionVersionUpdateOne) RemoveMentionIDs(ids ...int) *ExtractionVersionUpdateOne {
-	_u.mutation.RemoveMentionIDs(ids...)
-	return _u
-}
-
-// RemoveMentions removes "mentions" edges to Mention entities.
-func (_u *ExtractionVersionUpdateOne) RemoveMentions(v ...*Mention) *ExtractionVersionUpdateOne {
-	ids := make([]int, len(v))
-	for i := range v {
-		ids[i] = v[i].ID
-	}
-	return _u.RemoveMentionIDs(ids...)
 }
 
 // ClearOperations clears all "operations" edges to the Operation entity.
@@ -2772,51 +2654,6 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Add = append(_spec.Edges.Add, edge)
-	}
-	if _u.mutation.MentionsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
-			},
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.RemovedMentionsIDs(); len(nodes) > 0 && !_u.mutation.MentionsCleared() {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
-			},
-		}
-		for _, k := range nodes {
-			edge.Target.Nodes = append(edge.Target.Nodes, k)
-		}
-		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
-	}
-	if nodes := _u.mutation.MentionsIDs(); len(nodes) > 0 {
-		edge := &sqlgraph.EdgeSpec{
-			Rel:     sqlgraph.O2M,
-			Inverse: false,
-			Table:   extractionversion.MentionsTable,
-			Columns: []string{extractionversion.MentionsColumn},
-			Bidi:    false,
-			Target: &sqlgraph.EdgeTarget{
-				IDSpec: sqlgraph.NewFieldSpec(mention.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

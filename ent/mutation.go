@@ -24,7 +24,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
@@ -57,7 +56,6 @@ const (
 	TypeExtractionVersion = "ExtractionVersion"
 	TypeKGSchema          = "KGSchema"
 	TypeLLMCall           = "LLMCall"
-	TypeMention           = "Mention"
 	TypeNode              = "Node"
 	TypeOperation         = "Operation"
 	TypeRelationType      = "RelationType"
@@ -4304,6 +4302,7 @@ type EdgeMutation struct {
 	weight             *float64
 	addweight          *float64
 	properties         *string
+	mentions           *string
 	clearedFields      map[string]struct{}
 	version            *int
 	clearedversion     bool
@@ -4774,6 +4773,42 @@ func (m *EdgeMutation) ResetProperties() {
 	m.properties = nil
 }
 
+// SetMentions sets the "mentions" field.
+func (m *EdgeMutation) SetMentions(s string) {
+	m.mentions = &s
+}
+
+// Mentions returns the value of the "mentions" field in the mutation.
+func (m *EdgeMutation) Mentions() (r string, exists bool) {
+	v := m.mentions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMentions returns the old "mentions" field's value of the Edge entity.
+// If the Edge object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EdgeMutation) OldMentions(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMentions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMentions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMentions: %w", err)
+	}
+	return oldValue.Mentions, nil
+}
+
+// ResetMentions resets all changes to the "mentions" field.
+func (m *EdgeMutation) ResetMentions() {
+	m.mentions = nil
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *EdgeMutation) ClearVersion() {
 	m.clearedversion = true
@@ -4835,7 +4870,7 @@ func (m *EdgeMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EdgeMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.version != nil {
 		fields = append(fields, edge.FieldVersionID)
 	}
@@ -4863,6 +4898,9 @@ func (m *EdgeMutation) Fields() []string {
 	if m.properties != nil {
 		fields = append(fields, edge.FieldProperties)
 	}
+	if m.mentions != nil {
+		fields = append(fields, edge.FieldMentions)
+	}
 	return fields
 }
 
@@ -4889,6 +4927,8 @@ func (m *EdgeMutation) Field(name string) (ent.Value, bool) {
 		return m.Weight()
 	case edge.FieldProperties:
 		return m.Properties()
+	case edge.FieldMentions:
+		return m.Mentions()
 	}
 	return nil, false
 }
@@ -4916,6 +4956,8 @@ func (m *EdgeMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldWeight(ctx)
 	case edge.FieldProperties:
 		return m.OldProperties(ctx)
+	case edge.FieldMentions:
+		return m.OldMentions(ctx)
 	}
 	return nil, fmt.Errorf("unknown Edge field %s", name)
 }
@@ -4987,6 +5029,13 @@ func (m *EdgeMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetProperties(v)
+		return nil
+	case edge.FieldMentions:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMentions(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Edge field %s", name)
@@ -5090,6 +5139,9 @@ func (m *EdgeMutation) ResetField(name string) error {
 		return nil
 	case edge.FieldProperties:
 		m.ResetProperties()
+		return nil
+	case edge.FieldMentions:
+		m.ResetMentions()
 		return nil
 	}
 	return fmt.Errorf("unknown Edge field %s", name)
@@ -7533,9 +7585,6 @@ type ExtractionVersionMutation struct {
 	community_sets          map[int]struct{}
 	removedcommunity_sets   map[int]struct{}
 	clearedcommunity_sets   bool
-	mentions                map[int]struct{}
-	removedmentions         map[int]struct{}
-	clearedmentions         bool
 	operations              map[int]struct{}
 	removedoperations       map[int]struct{}
 	clearedoperations       bool
@@ -9682,60 +9731,6 @@ func (m *ExtractionVersionMutation) ResetCommunitySets() {
 	m.removedcommunity_sets = nil
 }
 
-// AddMentionIDs adds the "mentions" edge to the Mention entity by ids.
-func (m *ExtractionVersionMutation) AddMentionIDs(ids ...int) {
-	if m.mentions == nil {
-		m.mentions = make(map[int]struct{})
-	}
-	for i := range ids {
-		m.mentions[ids[i]] = struct{}{}
-	}
-}
-
-// ClearMentions clears the "mentions" edge to the Mention entity.
-func (m *ExtractionVersionMutation) ClearMentions() {
-	m.clearedmentions = true
-}
-
-// MentionsCleared reports if the "mentions" edge to the Mention entity was cleared.
-func (m *ExtractionVersionMutation) MentionsCleared() bool {
-	return m.clearedmentions
-}
-
-// RemoveMentionIDs removes the "mentions" edge to the Mention entity by IDs.
-func (m *ExtractionVersionMutation) RemoveMentionIDs(ids ...int) {
-	if m.removedmentions == nil {
-		m.removedmentions = make(map[int]struct{})
-	}
-	for i := range ids {
-		delete(m.mentions, ids[i])
-		m.removedmentions[ids[i]] = struct{}{}
-	}
-}
-
-// RemovedMentions returns the removed IDs of the "mentions" edge to the Mention entity.
-func (m *ExtractionVersionMutation) RemovedMentionsIDs() (ids []int) {
-	for id := range m.removedmentions {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// MentionsIDs returns the "mentions" edge IDs in the mutation.
-func (m *ExtractionVersionMutation) MentionsIDs() (ids []int) {
-	for id := range m.mentions {
-		ids = append(ids, id)
-	}
-	return
-}
-
-// ResetMentions resets all changes to the "mentions" edge.
-func (m *ExtractionVersionMutation) ResetMentions() {
-	m.mentions = nil
-	m.clearedmentions = false
-	m.removedmentions = nil
-}
-
 // AddOperationIDs adds the "operations" edge to the Operation entity by ids.
 func (m *ExtractionVersionMutation) AddOperationIDs(ids ...int) {
 	if m.operations == nil {
@@ -10914,7 +10909,7 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ExtractionVersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 8)
 	if m.extraction != nil {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -10929,9 +10924,6 @@ func (m *ExtractionVersionMutation) AddedEdges() []string {
 	}
 	if m.community_sets != nil {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
-	}
-	if m.mentions != nil {
-		edges = append(edges, extractionversion.EdgeMentions)
 	}
 	if m.operations != nil {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -10977,12 +10969,6 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
-	case extractionversion.EdgeMentions:
-		ids := make([]ent.Value, 0, len(m.mentions))
-		for id := range m.mentions {
-			ids = append(ids, id)
-		}
-		return ids
 	case extractionversion.EdgeOperations:
 		ids := make([]ent.Value, 0, len(m.operations))
 		for id := range m.operations {
@@ -11007,7 +10993,7 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ExtractionVersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 8)
 	if m.removednodes != nil {
 		edges = append(edges, extractionversion.EdgeNodes)
 	}
@@ -11019,9 +11005,6 @@ func (m *ExtractionVersionMutation) RemovedEdges() []string {
 	}
 	if m.removedcommunity_sets != nil {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
-	}
-	if m.removedmentions != nil {
-		edges = append(edges, extractionversion.EdgeMentions)
 	}
 	if m.removedoperations != nil {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -11063,12 +11046,6 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
-	case extractionversion.EdgeMentions:
-		ids := make([]ent.Value, 0, len(m.removedmentions))
-		for id := range m.removedmentions {
-			ids = append(ids, id)
-		}
-		return ids
 	case extractionversion.EdgeOperations:
 		ids := make([]ent.Value, 0, len(m.removedoperations))
 		for id := range m.removedoperations {
@@ -11093,7 +11070,7 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ExtractionVersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 9)
+	edges := make([]string, 0, 8)
 	if m.clearedextraction {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -11108,9 +11085,6 @@ func (m *ExtractionVersionMutation) ClearedEdges() []string {
 	}
 	if m.clearedcommunity_sets {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
-	}
-	if m.clearedmentions {
-		edges = append(edges, extractionversion.EdgeMentions)
 	}
 	if m.clearedoperations {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -11138,8 +11112,6 @@ func (m *ExtractionVersionMutation) EdgeCleared(name string) bool {
 		return m.clearededge_texts
 	case extractionversion.EdgeCommunitySets:
 		return m.clearedcommunity_sets
-	case extractionversion.EdgeMentions:
-		return m.clearedmentions
 	case extractionversion.EdgeOperations:
 		return m.clearedoperations
 	case extractionversion.EdgeChunkRuns:
@@ -11179,9 +11151,6 @@ func (m *ExtractionVersionMutation) ResetEdge(name string) error {
 		return nil
 	case extractionversion.EdgeCommunitySets:
 		m.ResetCommunitySets()
-		return nil
-	case extractionversion.EdgeMentions:
-		m.ResetMentions()
 		return nil
 	case extractionversion.EdgeOperations:
 		m.ResetOperations()
@@ -12691,986 +12660,6 @@ func (m *LLMCallMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown LLMCall edge %s", name)
 }
 
-// MentionMutation represents an operation that mutates the Mention nodes in the graph.
-type MentionMutation struct {
-	config
-	op             Op
-	typ            string
-	id             *int
-	node_key       *string
-	edge_key       *string
-	document_id    *int
-	adddocument_id *int
-	chunk_index    *int
-	addchunk_index *int
-	start          *int
-	addstart       *int
-	end            *int
-	addend         *int
-	text           *string
-	edge_ref       *int64
-	addedge_ref    *int64
-	clearedFields  map[string]struct{}
-	version        *int
-	clearedversion bool
-	done           bool
-	oldValue       func(context.Context) (*Mention, error)
-	predicates     []predicate.Mention
-}
-
-var _ ent.Mutation = (*MentionMutation)(nil)
-
-// mentionOption allows management of the mutation configuration using functional options.
-type mentionOption func(*MentionMutation)
-
-// newMentionMutation creates new mutation for the Mention entity.
-func newMentionMutation(c config, op Op, opts ...mentionOption) *MentionMutation {
-	m := &MentionMutation{
-		config:        c,
-		op:            op,
-		typ:           TypeMention,
-		clearedFields: make(map[string]struct{}),
-	}
-	for _, opt := range opts {
-		opt(m)
-	}
-	return m
-}
-
-// withMentionID sets the ID field of the mutation.
-func withMentionID(id int) mentionOption {
-	return func(m *MentionMutation) {
-		var (
-			err   error
-			once  sync.Once
-			value *Mention
-		)
-		m.oldValue = func(ctx context.Context) (*Mention, error) {
-			once.Do(func() {
-				if m.done {
-					err = errors.New("querying old values post mutation is not allowed")
-				} else {
-					value, err = m.Client().Mention.Get(ctx, id)
-				}
-			})
-			return value, err
-		}
-		m.id = &id
-	}
-}
-
-// withMention sets the old Mention of the mutation.
-func withMention(node *Mention) mentionOption {
-	return func(m *MentionMutation) {
-		m.oldValue = func(context.Context) (*Mention, error) {
-			return node, nil
-		}
-		m.id = &node.ID
-	}
-}
-
-// Client returns a new `ent.Client` from the mutation. If the mutation was
-// executed in a transaction (ent.Tx), a transactional client is returned.
-func (m MentionMutation) Client() *Client {
-	client := &Client{config: m.config}
-	client.init()
-	return client
-}
-
-// Tx returns an `ent.Tx` for mutations that were executed in transactions;
-// it returns an error otherwise.
-func (m MentionMutation) Tx() (*Tx, error) {
-	if _, ok := m.driver.(*txDriver); !ok {
-		return nil, errors.New("ent: mutation is not running in a transaction")
-	}
-	tx := &Tx{config: m.config}
-	tx.init()
-	return tx, nil
-}
-
-// ID returns the ID value in the mutation. Note that the ID is only available
-// if it was provided to the builder or after it was returned from the database.
-func (m *MentionMutation) ID() (id int, exists bool) {
-	if m.id == nil {
-		return
-	}
-	return *m.id, true
-}
-
-// IDs queries the database and returns the entity ids that match the mutation's predicate.
-// That means, if the mutation is applied within a transaction with an isolation level such
-// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
-// or updated by the mutation.
-func (m *MentionMutation) IDs(ctx context.Context) ([]int, error) {
-	switch {
-	case m.op.Is(OpUpdateOne | OpDeleteOne):
-		id, exists := m.ID()
-		if exists {
-			return []int{id}, nil
-		}
-		fallthrough
-	case m.op.Is(OpUpdate | OpDelete):
-		return m.Client().Mention.Query().Where(m.predicates...).IDs(ctx)
-	default:
-		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
-	}
-}
-
-// SetVersionID sets the "version_id" field.
-func (m *MentionMutation) SetVersionID(i int) {
-	m.version = &i
-}
-
-// VersionID returns the value of the "version_id" field in the mutation.
-func (m *MentionMutation) VersionID() (r int, exists bool) {
-	v := m.version
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldVersionID returns the old "version_id" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldVersionID(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldVersionID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
-	}
-	return oldValue.VersionID, nil
-}
-
-// ResetVersionID resets all changes to the "version_id" field.
-func (m *MentionMutation) ResetVersionID() {
-	m.version = nil
-}
-
-// SetNodeKey sets the "node_key" field.
-func (m *MentionMutation) SetNodeKey(s string) {
-	m.node_key = &s
-}
-
-// NodeKey returns the value of the "node_key" field in the mutation.
-func (m *MentionMutation) NodeKey() (r string, exists bool) {
-	v := m.node_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldNodeKey returns the old "node_key" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldNodeKey(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldNodeKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldNodeKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldNodeKey: %w", err)
-	}
-	return oldValue.NodeKey, nil
-}
-
-// ResetNodeKey resets all changes to the "node_key" field.
-func (m *MentionMutation) ResetNodeKey() {
-	m.node_key = nil
-}
-
-// SetEdgeKey sets the "edge_key" field.
-func (m *MentionMutation) SetEdgeKey(s string) {
-	m.edge_key = &s
-}
-
-// EdgeKey returns the value of the "edge_key" field in the mutation.
-func (m *MentionMutation) EdgeKey() (r string, exists bool) {
-	v := m.edge_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldEdgeKey returns the old "edge_key" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldEdgeKey(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldEdgeKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldEdgeKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldEdgeKey: %w", err)
-	}
-	return oldValue.EdgeKey, nil
-}
-
-// ResetEdgeKey resets all changes to the "edge_key" field.
-func (m *MentionMutation) ResetEdgeKey() {
-	m.edge_key = nil
-}
-
-// SetDocumentID sets the "document_id" field.
-func (m *MentionMutation) SetDocumentID(i int) {
-	m.document_id = &i
-	m.adddocument_id = nil
-}
-
-// DocumentID returns the value of the "document_id" field in the mutation.
-func (m *MentionMutation) DocumentID() (r int, exists bool) {
-	v := m.document_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldDocumentID returns the old "document_id" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldDocumentID(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldDocumentID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldDocumentID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldDocumentID: %w", err)
-	}
-	return oldValue.DocumentID, nil
-}
-
-// AddDocumentID adds i to the "document_id" field.
-func (m *MentionMutation) AddDocumentID(i int) {
-	if m.adddocument_id != nil {
-		*m.adddocument_id += i
-	} else {
-		m.adddocument_id = &i
-	}
-}
-
-// AddedDocumentID returns the value that was added to the "document_id" field in this mutation.
-func (m *MentionMutation) AddedDocumentID() (r int, exists bool) {
-	v := m.adddocument_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetDocumentID resets all changes to the "document_id" field.
-func (m *MentionMutation) ResetDocumentID() {
-	m.document_id = nil
-	m.adddocument_id = nil
-}
-
-// SetChunkIndex sets the "chunk_index" field.
-func (m *MentionMutation) SetChunkIndex(i int) {
-	m.chunk_index = &i
-	m.addchunk_index = nil
-}
-
-// ChunkIndex returns the value of the "chunk_index" field in the mutation.
-func (m *MentionMutation) ChunkIndex() (r int, exists bool) {
-	v := m.chunk_index
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldChunkIndex returns the old "chunk_index" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldChunkIndex(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldChunkIndex is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldChunkIndex requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldChunkIndex: %w", err)
-	}
-	return oldValue.ChunkIndex, nil
-}
-
-// AddChunkIndex adds i to the "chunk_index" field.
-func (m *MentionMutation) AddChunkIndex(i int) {
-	if m.addchunk_index != nil {
-		*m.addchunk_index += i
-	} else {
-		m.addchunk_index = &i
-	}
-}
-
-// AddedChunkIndex returns the value that was added to the "chunk_index" field in this mutation.
-func (m *MentionMutation) AddedChunkIndex() (r int, exists bool) {
-	v := m.addchunk_index
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetChunkIndex resets all changes to the "chunk_index" field.
-func (m *MentionMutation) ResetChunkIndex() {
-	m.chunk_index = nil
-	m.addchunk_index = nil
-}
-
-// SetStart sets the "start" field.
-func (m *MentionMutation) SetStart(i int) {
-	m.start = &i
-	m.addstart = nil
-}
-
-// Start returns the value of the "start" field in the mutation.
-func (m *MentionMutation) Start() (r int, exists bool) {
-	v := m.start
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldStart returns the old "start" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldStart(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStart is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStart requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStart: %w", err)
-	}
-	return oldValue.Start, nil
-}
-
-// AddStart adds i to the "start" field.
-func (m *MentionMutation) AddStart(i int) {
-	if m.addstart != nil {
-		*m.addstart += i
-	} else {
-		m.addstart = &i
-	}
-}
-
-// AddedStart returns the value that was added to the "start" field in this mutation.
-func (m *MentionMutation) AddedStart() (r int, exists bool) {
-	v := m.addstart
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetStart resets all changes to the "start" field.
-func (m *MentionMutation) ResetStart() {
-	m.start = nil
-	m.addstart = nil
-}
-
-// SetEnd sets the "end" field.
-func (m *MentionMutation) SetEnd(i int) {
-	m.end = &i
-	m.addend = nil
-}
-
-// End returns the value of the "end" field in the mutation.
-func (m *MentionMutation) End() (r int, exists bool) {
-	v := m.end
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldEnd returns the old "end" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldEnd(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldEnd is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldEnd requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldEnd: %w", err)
-	}
-	return oldValue.End, nil
-}
-
-// AddEnd adds i to the "end" field.
-func (m *MentionMutation) AddEnd(i int) {
-	if m.addend != nil {
-		*m.addend += i
-	} else {
-		m.addend = &i
-	}
-}
-
-// AddedEnd returns the value that was added to the "end" field in this mutation.
-func (m *MentionMutation) AddedEnd() (r int, exists bool) {
-	v := m.addend
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetEnd resets all changes to the "end" field.
-func (m *MentionMutation) ResetEnd() {
-	m.end = nil
-	m.addend = nil
-}
-
-// SetText sets the "text" field.
-func (m *MentionMutation) SetText(s string) {
-	m.text = &s
-}
-
-// Text returns the value of the "text" field in the mutation.
-func (m *MentionMutation) Text() (r string, exists bool) {
-	v := m.text
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldText returns the old "text" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldText(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldText is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldText requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldText: %w", err)
-	}
-	return oldValue.Text, nil
-}
-
-// ResetText resets all changes to the "text" field.
-func (m *MentionMutation) ResetText() {
-	m.text = nil
-}
-
-// SetEdgeRef sets the "edge_ref" field.
-func (m *MentionMutation) SetEdgeRef(i int64) {
-	m.edge_ref = &i
-	m.addedge_ref = nil
-}
-
-// EdgeRef returns the value of the "edge_ref" field in the mutation.
-func (m *MentionMutation) EdgeRef() (r int64, exists bool) {
-	v := m.edge_ref
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldEdgeRef returns the old "edge_ref" field's value of the Mention entity.
-// If the Mention object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *MentionMutation) OldEdgeRef(ctx context.Context) (v int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldEdgeRef is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldEdgeRef requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldEdgeRef: %w", err)
-	}
-	return oldValue.EdgeRef, nil
-}
-
-// AddEdgeRef adds i to the "edge_ref" field.
-func (m *MentionMutation) AddEdgeRef(i int64) {
-	if m.addedge_ref != nil {
-		*m.addedge_ref += i
-	} else {
-		m.addedge_ref = &i
-	}
-}
-
-// AddedEdgeRef returns the value that was added to the "edge_ref" field in this mutation.
-func (m *MentionMutation) AddedEdgeRef() (r int64, exists bool) {
-	v := m.addedge_ref
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetEdgeRef resets all changes to the "edge_ref" field.
-func (m *MentionMutation) ResetEdgeRef() {
-	m.edge_ref = nil
-	m.addedge_ref = nil
-}
-
-// ClearVersion clears the "version" edge to the ExtractionVersion entity.
-func (m *MentionMutation) ClearVersion() {
-	m.clearedversion = true
-	m.clearedFields[mention.FieldVersionID] = struct{}{}
-}
-
-// VersionCleared reports if the "version" edge to the ExtractionVersion entity was cleared.
-func (m *MentionMutation) VersionCleared() bool {
-	return m.clearedversion
-}
-
-// VersionIDs returns the "version" edge IDs in the mutation.
-// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
-// VersionID instead. It exists only for internal usage by the builders.
-func (m *MentionMutation) VersionIDs() (ids []int) {
-	if id := m.version; id != nil {
-		ids = append(ids, *id)
-	}
-	return
-}
-
-// ResetVersion resets all changes to the "version" edge.
-func (m *MentionMutation) ResetVersion() {
-	m.version = nil
-	m.clearedversion = false
-}
-
-// Where appends a list predicates to the MentionMutation builder.
-func (m *MentionMutation) Where(ps ...predicate.Mention) {
-	m.predicates = append(m.predicates, ps...)
-}
-
-// WhereP appends storage-level predicates to the MentionMutation builder. Using this method,
-// users can use type-assertion to append predicates that do not depend on any generated package.
-func (m *MentionMutation) WhereP(ps ...func(*sql.Selector)) {
-	p := make([]predicate.Mention, len(ps))
-	for i := range ps {
-		p[i] = ps[i]
-	}
-	m.Where(p...)
-}
-
-// Op returns the operation name.
-func (m *MentionMutation) Op() Op {
-	return m.op
-}
-
-// SetOp allows setting the mutation operation.
-func (m *MentionMutation) SetOp(op Op) {
-	m.op = op
-}
-
-// Type returns the node type of this mutation (Mention).
-func (m *MentionMutation) Type() string {
-	return m.typ
-}
-
-// Fields returns all fields that were changed during this mutation. Note that in
-// order to get all numeric fields that were incremented/decremented, call
-// AddedFields().
-func (m *MentionMutation) Fields() []string {
-	fields := make([]string, 0, 9)
-	if m.version != nil {
-		fields = append(fields, mention.FieldVersionID)
-	}
-	if m.node_key != nil {
-		fields = append(fields, mention.FieldNodeKey)
-	}
-	if m.edge_key != nil {
-		fields = append(fields, mention.FieldEdgeKey)
-	}
-	if m.document_id != nil {
-		fields = append(fields, mention.FieldDocumentID)
-	}
-	if m.chunk_index != nil {
-		fields = append(fields, mention.FieldChunkIndex)
-	}
-	if m.start != nil {
-		fields = append(fields, mention.FieldStart)
-	}
-	if m.end != nil {
-		fields = append(fields, mention.FieldEnd)
-	}
-	if m.text != nil {
-		fields = append(fields, mention.FieldText)
-	}
-	if m.edge_ref != nil {
-		fields = append(fields, mention.FieldEdgeRef)
-	}
-	return fields
-}
-
-// Field returns the value of a field with the given name. The second boolean
-// return value indicates that this field was not set, or was not defined in the
-// schema.
-func (m *MentionMutation) Field(name string) (ent.Value, bool) {
-	switch name {
-	case mention.FieldVersionID:
-		return m.VersionID()
-	case mention.FieldNodeKey:
-		return m.NodeKey()
-	case mention.FieldEdgeKey:
-		return m.EdgeKey()
-	case mention.FieldDocumentID:
-		return m.DocumentID()
-	case mention.FieldChunkIndex:
-		return m.ChunkIndex()
-	case mention.FieldStart:
-		return m.Start()
-	case mention.FieldEnd:
-		return m.End()
-	case mention.FieldText:
-		return m.Text()
-	case mention.FieldEdgeRef:
-		return m.EdgeRef()
-	}
-	return nil, false
-}
-
-// OldField returns the old value of the field from the database. An error is
-// returned if the mutation operation is not UpdateOne, or the query to the
-// database failed.
-func (m *MentionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
-	switch name {
-	case mention.FieldVersionID:
-		return m.OldVersionID(ctx)
-	case mention.FieldNodeKey:
-		return m.OldNodeKey(ctx)
-	case mention.FieldEdgeKey:
-		return m.OldEdgeKey(ctx)
-	case mention.FieldDocumentID:
-		return m.OldDocumentID(ctx)
-	case mention.FieldChunkIndex:
-		return m.OldChunkIndex(ctx)
-	case mention.FieldStart:
-		return m.OldStart(ctx)
-	case mention.FieldEnd:
-		return m.OldEnd(ctx)
-	case mention.FieldText:
-		return m.OldText(ctx)
-	case mention.FieldEdgeRef:
-		return m.OldEdgeRef(ctx)
-	}
-	return nil, fmt.Errorf("unknown Mention field %s", name)
-}
-
-// SetField sets the value of a field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *MentionMutation) SetField(name string, value ent.Value) error {
-	switch name {
-	case mention.FieldVersionID:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetVersionID(v)
-		return nil
-	case mention.FieldNodeKey:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetNodeKey(v)
-		return nil
-	case mention.FieldEdgeKey:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetEdgeKey(v)
-		return nil
-	case mention.FieldDocumentID:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetDocumentID(v)
-		return nil
-	case mention.FieldChunkIndex:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetChunkIndex(v)
-		return nil
-	case mention.FieldStart:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStart(v)
-		return nil
-	case mention.FieldEnd:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetEnd(v)
-		return nil
-	case mention.FieldText:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetText(v)
-		return nil
-	case mention.FieldEdgeRef:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetEdgeRef(v)
-		return nil
-	}
-	return fmt.Errorf("unknown Mention field %s", name)
-}
-
-// AddedFields returns all numeric fields that were incremented/decremented during
-// this mutation.
-func (m *MentionMutation) AddedFields() []string {
-	var fields []string
-	if m.adddocument_id != nil {
-		fields = append(fields, mention.FieldDocumentID)
-	}
-	if m.addchunk_index != nil {
-		fields = append(fields, mention.FieldChunkIndex)
-	}
-	if m.addstart != nil {
-		fields = append(fields, mention.FieldStart)
-	}
-	if m.addend != nil {
-		fields = append(fields, mention.FieldEnd)
-	}
-	if m.addedge_ref != nil {
-		fields = append(fields, mention.FieldEdgeRef)
-	}
-	return fields
-}
-
-// AddedField returns the numeric value that was incremented/decremented on a field
-// with the given name. The second boolean return value indicates that this field
-// was not set, or was not defined in the schema.
-func (m *MentionMutation) AddedField(name string) (ent.Value, bool) {
-	switch name {
-	case mention.FieldDocumentID:
-		return m.AddedDocumentID()
-	case mention.FieldChunkIndex:
-		return m.AddedChunkIndex()
-	case mention.FieldStart:
-		return m.AddedStart()
-	case mention.FieldEnd:
-		return m.AddedEnd()
-	case mention.FieldEdgeRef:
-		return m.AddedEdgeRef()
-	}
-	return nil, false
-}
-
-// AddField adds the value to the field with the given name. It returns an error if
-// the field is not defined in the schema, or if the type mismatched the field
-// type.
-func (m *MentionMutation) AddField(name string, value ent.Value) error {
-	switch name {
-	case mention.FieldDocumentID:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddDocumentID(v)
-		return nil
-	case mention.FieldChunkIndex:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddChunkIndex(v)
-		return nil
-	case mention.FieldStart:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddStart(v)
-		return nil
-	case mention.FieldEnd:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddEnd(v)
-		return nil
-	case mention.FieldEdgeRef:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddEdgeRef(v)
-		return nil
-	}
-	return fmt.Errorf("unknown Mention numeric field %s", name)
-}
-
-// ClearedFields returns all nullable fields that were cleared during this
-// mutation.
-func (m *MentionMutation) ClearedFields() []string {
-	return nil
-}
-
-// FieldCleared returns a boolean indicating if a field with the given name was
-// cleared in this mutation.
-func (m *MentionMutation) FieldCleared(name string) bool {
-	_, ok := m.clearedFields[name]
-	return ok
-}
-
-// ClearField clears the value of the field with the given name. It returns an
-// error if the field is not defined in the schema.
-func (m *MentionMutation) ClearField(name string) error {
-	return fmt.Errorf("unknown Mention nullable field %s", name)
-}
-
-// ResetField resets all changes in the mutation for the field with the given name.
-// It returns an error if the field is not defined in the schema.
-func (m *MentionMutation) ResetField(name string) error {
-	switch name {
-	case mention.FieldVersionID:
-		m.ResetVersionID()
-		return nil
-	case mention.FieldNodeKey:
-		m.ResetNodeKey()
-		return nil
-	case mention.FieldEdgeKey:
-		m.ResetEdgeKey()
-		return nil
-	case mention.FieldDocumentID:
-		m.ResetDocumentID()
-		return nil
-	case mention.FieldChunkIndex:
-		m.ResetChunkIndex()
-		return nil
-	case mention.FieldStart:
-		m.ResetStart()
-		return nil
-	case mention.FieldEnd:
-		m.ResetEnd()
-		return nil
-	case mention.FieldText:
-		m.ResetText()
-		return nil
-	case mention.FieldEdgeRef:
-		m.ResetEdgeRef()
-		return nil
-	}
-	return fmt.Errorf("unknown Mention field %s", name)
-}
-
-// AddedEdges returns all edge names that were set/added in this mutation.
-func (m *MentionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.version != nil {
-		edges = append(edges, mention.EdgeVersion)
-	}
-	return edges
-}
-
-// AddedIDs returns all IDs (to other nodes) that were added for the given edge
-// name in this mutation.
-func (m *MentionMutation) AddedIDs(name string) []ent.Value {
-	switch name {
-	case mention.EdgeVersion:
-		if id := m.version; id != nil {
-			return []ent.Value{*id}
-		}
-	}
-	return nil
-}
-
-// RemovedEdges returns all edge names that were removed in this mutation.
-func (m *MentionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
-	return edges
-}
-
-// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
-// the given name in this mutation.
-func (m *MentionMutation) RemovedIDs(name string) []ent.Value {
-	return nil
-}
-
-// ClearedEdges returns all edge names that were cleared in this mutation.
-func (m *MentionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
-	if m.clearedversion {
-		edges = append(edges, mention.EdgeVersion)
-	}
-	return edges
-}
-
-// EdgeCleared returns a boolean which indicates if the edge with the given name
-// was cleared in this mutation.
-func (m *MentionMutation) EdgeCleared(name string) bool {
-	switch name {
-	case mention.EdgeVersion:
-		return m.clearedversion
-	}
-	return false
-}
-
-// ClearEdge clears the value of the edge with the given name. It returns an error
-// if that edge is not defined in the schema.
-func (m *MentionMutation) ClearEdge(name string) error {
-	switch name {
-	case mention.EdgeVersion:
-		m.ClearVersion()
-		return nil
-	}
-	return fmt.Errorf("unknown Mention unique edge %s", name)
-}
-
-// ResetEdge resets all changes to the edge with the given name in this mutation.
-// It returns an error if the edge is not defined in the schema.
-func (m *MentionMutation) ResetEdge(name string) error {
-	switch name {
-	case mention.EdgeVersion:
-		m.ResetVersion()
-		return nil
-	}
-	return fmt.Errorf("unknown Mention edge %s", name)
-}
-
 // NodeMutation represents an operation that mutates the Node nodes in the graph.
 type NodeMutation struct {
 	config
@@ -13684,6 +12673,7 @@ type NodeMutation struct {
 	properties     *string
 	degree         *int
 	adddegree      *int
+	mentions       *string
 	clearedFields  map[string]struct{}
 	version        *int
 	clearedversion bool
@@ -14062,6 +13052,42 @@ func (m *NodeMutation) ResetDegree() {
 	m.adddegree = nil
 }
 
+// SetMentions sets the "mentions" field.
+func (m *NodeMutation) SetMentions(s string) {
+	m.mentions = &s
+}
+
+// Mentions returns the value of the "mentions" field in the mutation.
+func (m *NodeMutation) Mentions() (r string, exists bool) {
+	v := m.mentions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMentions returns the old "mentions" field's value of the Node entity.
+// If the Node object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NodeMutation) OldMentions(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMentions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMentions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMentions: %w", err)
+	}
+	return oldValue.Mentions, nil
+}
+
+// ResetMentions resets all changes to the "mentions" field.
+func (m *NodeMutation) ResetMentions() {
+	m.mentions = nil
+}
+
 // ClearVersion clears the "version" edge to the ExtractionVersion entity.
 func (m *NodeMutation) ClearVersion() {
 	m.clearedversion = true
@@ -14123,7 +13149,7 @@ func (m *NodeMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *NodeMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.version != nil {
 		fields = append(fields, node.FieldVersionID)
 	}
@@ -14144,6 +13170,9 @@ func (m *NodeMutation) Fields() []string {
 	}
 	if m.degree != nil {
 		fields = append(fields, node.FieldDegree)
+	}
+	if m.mentions != nil {
+		fields = append(fields, node.FieldMentions)
 	}
 	return fields
 }
@@ -14167,6 +13196,8 @@ func (m *NodeMutation) Field(name string) (ent.Value, bool) {
 		return m.Properties()
 	case node.FieldDegree:
 		return m.Degree()
+	case node.FieldMentions:
+		return m.Mentions()
 	}
 	return nil, false
 }
@@ -14190,6 +13221,8 @@ func (m *NodeMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldProperties(ctx)
 	case node.FieldDegree:
 		return m.OldDegree(ctx)
+	case node.FieldMentions:
+		return m.OldMentions(ctx)
 	}
 	return nil, fmt.Errorf("unknown Node field %s", name)
 }
@@ -14247,6 +13280,13 @@ func (m *NodeMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDegree(v)
+		return nil
+	case node.FieldMentions:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMentions(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Node field %s", name)
@@ -14332,6 +13372,9 @@ func (m *NodeMutation) ResetField(name string) error {
 		return nil
 	case node.FieldDegree:
 		m.ResetDegree()
+		return nil
+	case node.FieldMentions:
+		m.ResetMentions()
 		return nil
 	}
 	return fmt.Errorf("unknown Node field %s", name)

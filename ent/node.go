@@ -31,6 +31,8 @@ type Node struct {
 	Properties string `json:"properties,omitempty"`
 	// Degree holds the value of the "degree" field.
 	Degree int `json:"degree,omitempty"`
+	// Mentions holds the value of the "mentions" field.
+	Mentions string `json:"mentions,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the NodeQuery when eager-loading is set.
 	Edges        NodeEdges `json:"edges"`
@@ -64,7 +66,7 @@ func (*Node) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case node.FieldID, node.FieldVersionID, node.FieldDegree:
 			values[i] = new(sql.NullInt64)
-		case node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription, node.FieldProperties:
+		case node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription, node.FieldProperties, node.FieldMentions:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -129,6 +131,12 @@ func (_m *Node) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Degree = int(value.Int64)
 			}
+		case node.FieldMentions:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field mentions", values[i])
+			} else if value.Valid {
+				_m.Mentions = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -190,6 +198,9 @@ func (_m *Node) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("degree=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Degree))
+	builder.WriteString(", ")
+	builder.WriteString("mentions=")
+	builder.WriteString(_m.Mentions)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -96,6 +96,20 @@ func (_c *NodeCreate) SetNillableDegree(v *int) *NodeCreate {
 	return _c
 }
 
+// SetMentions sets the "mentions" field.
+func (_c *NodeCreate) SetMentions(v string) *NodeCreate {
+	_c.mutation.SetMentions(v)
+	return _c
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_c *NodeCreate) SetNillableMentions(v *string) *NodeCreate {
+	if v != nil {
+		_c.SetMentions(*v)
+	}
+	return _c
+}
+
 // SetVersion sets the "version" edge to the ExtractionVersion entity.
 func (_c *NodeCreate) SetVersion(v *ExtractionVersion) *NodeCreate {
 	return _c.SetVersionID(v.ID)
@@ -152,6 +166,10 @@ func (_c *NodeCreate) defaults() {
 		v := node.DefaultDegree
 		_c.mutation.SetDegree(v)
 	}
+	if _, ok := _c.mutation.Mentions(); !ok {
+		v := node.DefaultMentions
+		_c.mutation.SetMentions(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -181,6 +199,9 @@ func (_c *NodeCreate) check() error {
 	}
 	if _, ok := _c.mutation.Degree(); !ok {
 		return &ValidationError{Name: "degree", err: errors.New(`ent: missing required field "Node.degree"`)}
+	}
+	if _, ok := _c.mutation.Mentions(); !ok {
+		return &ValidationError{Name: "mentions", err: errors.New(`ent: missing required field "Node.mentions"`)}
 	}
 	if len(_c.mutation.VersionIDs()) == 0 {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required edge "Node.version"`)}
@@ -235,6 +256,10 @@ func (_c *NodeCreate) createSpec() (*Node, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Degree(); ok {
 		_spec.SetField(node.FieldDegree, field.TypeInt, value)
 		_node.Degree = value
+	}
+	if value, ok := _c.mutation.Mentions(); ok {
+		_spec.SetField(node.FieldMentions, field.TypeString, value)
+		_node.Mentions = value
 	}
 	if nodes := _c.mutation.VersionIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -383,6 +408,18 @@ func (u *NodeUpsert) AddDegree(v int) *NodeUpsert {
 	return u
 }
 
+// SetMentions sets the "mentions" field.
+func (u *NodeUpsert) SetMentions(v string) *NodeUpsert {
+	u.Set(node.FieldMentions, v)
+	return u
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *NodeUpsert) UpdateMentions() *NodeUpsert {
+	u.SetExcluded(node.FieldMentions)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -516,6 +553,20 @@ func (u *NodeUpsertOne) AddDegree(v int) *NodeUpsertOne {
 func (u *NodeUpsertOne) UpdateDegree() *NodeUpsertOne {
 	return u.Update(func(s *NodeUpsert) {
 		s.UpdateDegree()
+	})
+}
+
+// SetMentions sets the "mentions" field.
+func (u *NodeUpsertOne) SetMentions(v string) *NodeUpsertOne {
+	return u.Update(func(s *NodeUpsert) {
+		s.SetMentions(v)
+	})
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *NodeUpsertOne) UpdateMentions() *NodeUpsertOne {
+	return u.Update(func(s *NodeUpsert) {
+		s.UpdateMentions()
 	})
 }
 
@@ -818,6 +869,20 @@ func (u *NodeUpsertBulk) AddDegree(v int) *NodeUpsertBulk {
 func (u *NodeUpsertBulk) UpdateDegree() *NodeUpsertBulk {
 	return u.Update(func(s *NodeUpsert) {
 		s.UpdateDegree()
+	})
+}
+
+// SetMentions sets the "mentions" field.
+func (u *NodeUpsertBulk) SetMentions(v string) *NodeUpsertBulk {
+	return u.Update(func(s *NodeUpsert) {
+		s.SetMentions(v)
+	})
+}
+
+// UpdateMentions sets the "mentions" field to the value that was provided on create.
+func (u *NodeUpsertBulk) UpdateMentions() *NodeUpsertBulk {
+	return u.Update(func(s *NodeUpsert) {
+		s.UpdateMentions()
 	})
 }
 

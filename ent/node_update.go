@@ -118,6 +118,20 @@ func (_u *NodeUpdate) AddDegree(v int) *NodeUpdate {
 	return _u
 }
 
+// SetMentions sets the "mentions" field.
+func (_u *NodeUpdate) SetMentions(v string) *NodeUpdate {
+	_u.mutation.SetMentions(v)
+	return _u
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_u *NodeUpdate) SetNillableMentions(v *string) *NodeUpdate {
+	if v != nil {
+		_u.SetMentions(*v)
+	}
+	return _u
+}
+
 // Mutation returns the NodeMutation object of the builder.
 func (_u *NodeUpdate) Mutation() *NodeMutation {
 	return _u.mutation
@@ -195,6 +209,9 @@ func (_u *NodeUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedDegree(); ok {
 		_spec.AddField(node.FieldDegree, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Mentions(); ok {
+		_spec.SetField(node.FieldMentions, field.TypeString, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -307,6 +324,20 @@ func (_u *NodeUpdateOne) AddDegree(v int) *NodeUpdateOne {
 	return _u
 }
 
+// SetMentions sets the "mentions" field.
+func (_u *NodeUpdateOne) SetMentions(v string) *NodeUpdateOne {
+	_u.mutation.SetMentions(v)
+	return _u
+}
+
+// SetNillableMentions sets the "mentions" field if the given value is not nil.
+func (_u *NodeUpdateOne) SetNillableMentions(v *string) *NodeUpdateOne {
+	if v != nil {
+		_u.SetMentions(*v)
+	}
+	return _u
+}
+
 // Mutation returns the NodeMutation object of the builder.
 func (_u *NodeUpdateOne) Mutation() *NodeMutation {
 	return _u.mutation
@@ -414,6 +445,9 @@ func (_u *NodeUpdateOne) sqlSave(ctx context.Context) (_node *Node, err error) {
 	}
 	if value, ok := _u.mutation.AddedDegree(); ok {
 		_spec.AddField(node.FieldDegree, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Mentions(); ok {
+		_spec.SetField(node.FieldMentions, field.TypeString, value)
 	}
 	_node = &Node{config: _u.config}
 	_spec.Assign = _node.assignValues

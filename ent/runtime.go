@@ -15,7 +15,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -169,6 +168,10 @@ func init() {
 	edgeDescProperties := edgeFields[8].Descriptor()
 	// edge.DefaultProperties holds the default value on creation for the properties field.
 	edge.DefaultProperties = edgeDescProperties.Default.(string)
+	// edgeDescMentions is the schema descriptor for mentions field.
+	edgeDescMentions := edgeFields[9].Descriptor()
+	// edge.DefaultMentions holds the default value on creation for the mentions field.
+	edge.DefaultMentions = edgeDescMentions.Default.(string)
 	entitytypeFields := schema.EntityType{}.Fields()
 	_ = entitytypeFields
 	// entitytypeDescName is the schema descriptor for name field.
@@ -379,24 +382,6 @@ func init() {
 	llmcallDescBad := llmcallFields[9].Descriptor()
 	// llmcall.DefaultBad holds the default value on creation for the bad field.
 	llmcall.DefaultBad = llmcallDescBad.Default.(bool)
-	mentionFields := schema.Mention{}.Fields()
-	_ = mentionFields
-	// mentionDescNodeKey is the schema descriptor for node_key field.
-	mentionDescNodeKey := mentionFields[1].Descriptor()
-	// mention.DefaultNodeKey holds the default value on creation for the node_key field.
-	mention.DefaultNodeKey = mentionDescNodeKey.Default.(string)
-	// mentionDescEdgeKey is the schema descriptor for edge_key field.
-	mentionDescEdgeKey := mentionFields[2].Descriptor()
-	// mention.DefaultEdgeKey holds the default value on creation for the edge_key field.
-	mention.DefaultEdgeKey = mentionDescEdgeKey.Default.(string)
-	// mentionDescText is the schema descriptor for text field.
-	mentionDescText := mentionFields[7].Descriptor()
-	// mention.DefaultText holds the default value on creation for the text field.
-	mention.DefaultText = mentionDescText.Default.(string)
-	// mentionDescEdgeRef is the schema descriptor for edge_ref field.
-	mentionDescEdgeRef := mentionFields[8].Descriptor()
-	// mention.DefaultEdgeRef holds the default value on creation for the edge_ref field.
-	mention.DefaultEdgeRef = mentionDescEdgeRef.Default.(int64)
 	nodeFields := schema.Node{}.Fields()
 	_ = nodeFields
 	// nodeDescKey is the schema descriptor for key field.
@@ -419,6 +404,10 @@ func init() {
 	nodeDescDegree := nodeFields[6].Descriptor()
 	// node.DefaultDegree holds the default value on creation for the degree field.
 	node.DefaultDegree = nodeDescDegree.Default.(int)
+	// nodeDescMentions is the schema descriptor for mentions field.
+	nodeDescMentions := nodeFields[7].Descriptor()
+	// node.DefaultMentions holds the default value on creation for the mentions field.
+	node.DefaultMentions = nodeDescMentions.Default.(string)
 	operationFields := schema.Operation{}.Fields()
 	_ = operationFields
 	// operationDescNodeID is the schema descriptor for node_id field.

@@ -38,8 +38,6 @@ type Tx struct {
 	KGSchema *KGSchemaClient
 	// LLMCall is the client for interacting with the LLMCall builders.
 	LLMCall *LLMCallClient
-	// Mention is the client for interacting with the Mention builders.
-	Mention *MentionClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
 	// Operation is the client for interacting with the Operation builders.
@@ -196,7 +194,6 @@ func (tx *Tx) init() {
 	tx.ExtractionVersion = NewExtractionVersionClient(tx.config)
 	tx.KGSchema = NewKGSchemaClient(tx.config)
 	tx.LLMCall = NewLLMCallClient(tx.config)
-	tx.Mention = NewMentionClient(tx.config)
 	tx.Node = NewNodeClient(tx.config)
 	tx.Operation = NewOperationClient(tx.config)
 	tx.RelationType = NewRelationTypeClient(tx.config)

@@ -107,30 +107,28 @@ type bulkTable struct {
 	// add lists the columns an update adds the new value to rather than
 	// takes it (a node's degree: a merge writes its increment).
 	add []string
+	// concat lists the text columns an update appends the new value to
+	// (a node's or an edge's mentions: a write gives only new ones).
+	concat []string
 }
 
 var (
 	nodesTable = bulkTable{
 		name:     "nodes",
-		cols:     []string{`"key"`, "name", `"type"`, "description", "properties", "degree"},
-		pgTypes:  []string{"text", "text", "text", "text", "text", "int8"},
+		cols:     []string{`"key"`, "name", `"type"`, "description", "properties", "degree", "mentions"},
+		pgTypes:  []string{"text", "text", "text", "text", "text", "int8", "text"},
 		conflict: `version_id, "key"`,
 		update:   []string{"name", `"type"`, "description", "properties"},
 		add:      []string{"degree"},
+		concat:   []string{"mentions"},
 	}
 	edgesTable = bulkTable{
 		name:     "edges",
-		cols:     []string{"source", "target", "label", "keywords", "description", "description_ref", "weight", "properties"},
-		pgTypes:  []string{"text", "text", "text", "text", "text", "int8", "float8", "text"},
+		cols:     []string{"source", "target", "label", "keywords", "description", "description_ref", "weight", "properties", "mentions"},
+		pgTypes:  []string{"text", "text", "text", "text", "text", "int8", "float8", "text", "text"},
 		conflict: "version_id, source, label, target",
 		update:   []string{"keywords", "description", "description_ref", "weight", "properties"},
-	}
-	mentionsTable = bulkTable{
-		name:    "mentions",
-		cols:    []string{"node_key", "edge_key", "document_id", "chunk_index", `"start"`, `"end"`, "text", "edge_ref"},
-		pgTypes: []string{"text", "text", "int8", "int8", "int8", "int8", "text", "int8"},
-		// No conflict target: mentions have no unique index (see
-		// insertMentions).
+		concat:   []string{"mentions"},
 	}
 )
 
@@ -156,6 +154,9 @@ func (t bulkTable) tail() string {
 	}
 	for _, c := range t.add {
 		sb.WriteString(", " + c + " = " + t.name + "." + c + " + excluded." + c)
+	}
+	for _, c := range t.concat {
+		sb.WriteString(", " + c + " = " + t.name + "." + c + " || excluded." + c)
 	}
 	return sb.String()
 }

@@ -72,15 +72,10 @@ func loadNodes(ctx context.Context, b *writeTx, versionID int, keys []string) (m
 // edges, by key.
 func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) (map[string]*extract.Edge, error) {
 	out := make(map[string]*extract.Edge, len(edges))
-	if len(edges) == 0 {
-		return out, nil
-	}
-	const cols = `SELECT e.source, e.target, e.label, e.keywords, e.description, e.description_ref, e.weight, e.properties FROM `
 	var byRef []*extract.Edge
 	var refs []int64
-	scan := func(rows *sql.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
+	err := edgeRows(ctx, b, versionID, edges, `e.source, e.target, e.label, e.keywords, e.description, e.description_ref, e.weight, e.properties`,
+		func(rows *sql.Rows) error {
 			var e extract.Edge
 			var props string
 			var ref int64
@@ -92,35 +87,67 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 			if ref != 0 {
 				byRef, refs = append(byRef, &e), append(refs, ref)
 			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("load edges: %w", err)
+	}
+	if err := resolveDescriptions(ctx, b, b.dialect, versionID, byRef, refs, false); err != nil {
+		return nil, fmt.Errorf("load edges: %w", err)
+	}
+	return out, nil
+}
+
+// loadEdgeMentions returns the mention packs stored for the edges of a
+// version matching edges (those that hold any), by identity.
+func loadEdgeMentions(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) (map[extract.EdgeID]string, error) {
+	out := map[extract.EdgeID]string{}
+	err := edgeRows(ctx, b, versionID, edges, `e.source, e.label, e.target, e.mentions`, func(rows *sql.Rows) error {
+		var id extract.EdgeID
+		var pack string
+		if err := rows.Scan(&id.Source, &id.Label, &id.Target, &pack); err != nil {
+			return err
+		}
+		if pack != "" {
+			out[id] = pack
+		}
+		return nil
+	})
+	return out, err
+}
+
+// edgeRows selects cols (of edges e) from the stored edges of a version
+// matching the keys of edges, calling row for each.
+func edgeRows(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge, cols string, row func(*sql.Rows) error) error {
+	if len(edges) == 0 {
+		return nil
+	}
+	scan := func(rows *sql.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			if err := row(rows); err != nil {
+				return err
+			}
 		}
 		return rows.Err()
-	}
-	resolve := func() (map[string]*extract.Edge, error) {
-		if err := resolveDescriptions(ctx, b, b.dialect, versionID, byRef, refs, false); err != nil {
-			return nil, fmt.Errorf("load edges: %w", err)
-		}
-		return out, nil
 	}
 	if b.dialect == dialect.Postgres {
 		src, lbl, tgt := make([]string, len(edges)), make([]string, len(edges)), make([]string, len(edges))
 		for i, e := range edges {
 			src[i], lbl[i], tgt[i] = e.Source, e.Label, e.Target
 		}
-		q := cols + `unnest($2::text[], $3::text[], $4::text[]) AS k(s, l, t) JOIN edges e ON e.version_id = $1 ` +
+		q := `SELECT ` + cols + ` FROM unnest($2::text[], $3::text[], $4::text[]) AS k(s, l, t) JOIN edges e ON e.version_id = $1 ` +
 			`AND e.source = k.s AND e.label = k.l AND e.target = k.t`
 		rows, err := b.QueryContext(ctx, q, versionID, src, lbl, tgt)
 		if err != nil {
-			return nil, fmt.Errorf("load edges: %w", err)
+			return err
 		}
-		if err := scan(rows); err != nil {
-			return nil, fmt.Errorf("load edges: %w", err)
-		}
-		return resolve()
+		return scan(rows)
 	}
 	for start := 0; start < len(edges); start += BatchSize {
 		part := edges[start:min(start+BatchSize, len(edges))]
-		// Padded with its last edge (which the map reads once), so the
-		// statements are few and prepared once.
+		// Padded with its last edge (which the caller's map reads once),
+		// so the statements are few and prepared once.
 		n := padded(len(part))
 		args := make([]any, 0, 3*n+1)
 		for i := range n {
@@ -128,17 +155,17 @@ func loadEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.E
 			args = append(args, e.Source, e.Label, e.Target)
 		}
 		args = append(args, versionID)
-		q := cols + `(VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1) + `) AS k ` +
+		q := `SELECT ` + cols + ` FROM (VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1) + `) AS k ` +
 			`JOIN edges e ON e.version_id = ? AND e.source = k.column1 AND e.label = k.column2 AND e.target = k.column3`
 		rows, err := b.queryCached(ctx, q, args...)
 		if err != nil {
-			return nil, fmt.Errorf("load edges: %w", err)
+			return err
 		}
 		if err := scan(rows); err != nil {
-			return nil, fmt.Errorf("load edges: %w", err)
+			return err
 		}
 	}
-	return resolve()
+	return nil
 }
 
 // rebind turns the ? placeholders of q into PostgreSQL's $1, $2, ...; q

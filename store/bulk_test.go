@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/ent/edge"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -220,9 +219,8 @@ func TestStore_LargeChunkKeepsForeignKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for what, q := range map[string]func() (int, error){
-			"nodes":    func() (int, error) { return ec.Node.Query().Where(node.VersionID(v.ID)).Count(ctx) },
-			"edges":    func() (int, error) { return ec.Edge.Query().Where(edge.VersionID(v.ID)).Count(ctx) },
-			"mentions": func() (int, error) { return ec.Mention.Query().Where(mention.VersionID(v.ID)).Count(ctx) },
+			"nodes": func() (int, error) { return ec.Node.Query().Where(node.VersionID(v.ID)).Count(ctx) },
+			"edges": func() (int, error) { return ec.Edge.Query().Where(edge.VersionID(v.ID)).Count(ctx) },
 		} {
 			if n, err := q(); err != nil || n != 0 {
 				t.Fatalf("deleted version keeps %d %s (%v)", n, what, err)

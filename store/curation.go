@@ -10,7 +10,6 @@ import (
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
 	"github.com/kgstudio/kgstudio/ent/edgetext"
 	"github.com/kgstudio/kgstudio/ent/extraction"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
@@ -58,9 +57,6 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 	g = boundGraph(g)
 	err := s.inTx(ctx, func(b *writeTx) error {
 		c := b.Client()
-		if _, err := c.Mention.Delete().Where(mention.VersionID(versionID)).Exec(ctx); err != nil {
-			return fmt.Errorf("delete mentions: %w", err)
-		}
 		if _, err := c.Edge.Delete().Where(entedge.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete edges: %w", err)
 		}
@@ -75,16 +71,11 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 			return fmt.Errorf("delete nodes: %w", err)
 		}
 		nodes, edges := dedupeNodes(g.Nodes), dedupeEdges(g.Edges)
-		if err := upsertNodes(ctx, b, versionID, nodes, graphDegrees(nodes, edges)); err != nil {
+		packs := packGraph(g, storedPlaces{})
+		if err := upsertNodes(ctx, b, versionID, nodes, graphDegrees(nodes, edges), packs.nodes); err != nil {
 			return err
 		}
-		if err := upsertEdges(ctx, b, versionID, edges); err != nil {
-			return err
-		}
-		if ms := mentionRows(g); ms.len() > 0 {
-			return insertMentions(ctx, b, versionID, ms)
-		}
-		return nil
+		return upsertEdges(ctx, b, versionID, edges, packs.edges)
 	})
 	if err != nil {
 		return err

@@ -25,7 +25,6 @@ func rowCounts(t *testing.T, s *store.Store) map[string]int {
 		"versions":    c.ExtractionVersion.Query().Count,
 		"nodes":       c.Node.Query().Count,
 		"edges":       c.Edge.Query().Count,
-		"mentions":    c.Mention.Query().Count,
 		"chunk_runs":  c.ChunkRun.Query().Count,
 		"schemas":     c.KGSchema.Query().Count,
 		"entities":    c.EntityType.Query().Count,

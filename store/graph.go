@@ -4,14 +4,12 @@ import (
 	"cmp"
 	"context"
 	gosql "database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -74,6 +71,20 @@ func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, 
 	if fresh {
 		degrees = graphDegrees(nodes, edges)
 	}
+	// Mentions go into the rows' packs: all of them into an empty
+	// version, otherwise those the version does not hold yet.
+	var stored storedPlaces
+	if !fresh {
+		err := s.inTx(ctx, func(b *writeTx) error {
+			var err error
+			stored, err = storedMentionPlaces(ctx, b, versionID, g)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	packs := packGraph(g, stored)
 	var nodeBatches, edgeBatches []func(ctx context.Context, b *writeTx) error
 	for start := 0; start < len(nodes); start += txRows {
 		part := nodes[start:min(start+txRows, len(nodes))]
@@ -86,7 +97,7 @@ func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, 
 				return err
 			}
 			b.copy, b.allNew = true, fresh
-			return upsertNodes(ctx, b, versionID, part, deg)
+			return upsertNodes(ctx, b, versionID, part, deg, packs.nodes)
 		})
 	}
 	for start := 0; start < len(edges); start += txRows {
@@ -96,7 +107,7 @@ func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, 
 				return err
 			}
 			b.copy, b.allNew = true, fresh
-			return upsertEdges(ctx, b, versionID, part)
+			return upsertEdges(ctx, b, versionID, part, packs.edges)
 		})
 	}
 	if err := s.inTxLanes(ctx, cacheKiB, versionID, nodeBatches, edgeBatches); err != nil {
@@ -106,29 +117,6 @@ func (s *Store) writeGraph(ctx context.Context, versionID int, g extract.Graph, 
 		if err := s.inTx(ctx, func(b *writeTx) error {
 			return refreshWritten(ctx, b, s.Dialect, versionID, nodes, edges)
 		}); err != nil {
-			return err
-		}
-	}
-	// Mentions last: they only add provenance.
-	if ms := mentionRows(g); ms.len() > 0 {
-		mentionCache := 0
-		if s.Dialect == dialect.SQLite {
-			mentionCache = sqliteCacheKiB(ms.len())
-		}
-		err := s.inTxBulk(ctx, mentionCache, versionID, func(b *writeTx) error {
-			if err := checkRunning(ctx, b, versionID, running); err != nil {
-				return err
-			}
-			b.copy, b.allNew = true, fresh
-			if !fresh {
-				var err error
-				if ms, err = unstoredMentions(ctx, b, versionID, ms); err != nil {
-					return err
-				}
-			}
-			return insertMentions(ctx, b, versionID, ms)
-		})
-		if err != nil {
 			return err
 		}
 	}
@@ -213,8 +201,9 @@ func decodeProps(s string) map[string]any {
 // unique (see dedupeNodes): one statement may not touch a row twice. New
 // rows take the degrees given (in the order of nodes), or 0 when degrees
 // is nil; rows that exist add them to theirs (a merge's increments; 0
-// keeps theirs, see refreshDegrees).
-func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node, degrees []int64) error {
+// keeps theirs, see refreshDegrees). Each node's pack in packs (new
+// mentions) is appended to its stored ones.
+func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract.Node, degrees []int64, packs map[string]string) error {
 	if len(nodes) == 0 {
 		return nil
 	}
@@ -222,15 +211,16 @@ func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract
 	for start := 0; start < len(nodes); start += rows {
 		part := nodes[start:min(start+rows, len(nodes))]
 		keys, names, types := make([]string, len(part)), make([]string, len(part)), make([]string, len(part))
-		descs, props := make([]string, len(part)), make([]string, len(part))
+		descs, props, ms := make([]string, len(part)), make([]string, len(part)), make([]string, len(part))
 		deg := make([]int64, len(part))
 		if degrees != nil {
 			copy(deg, degrees[start:])
 		}
 		for i, n := range part {
 			keys[i], names[i], types[i], descs[i], props[i] = n.Key, n.Name, n.Type, n.Description, encodeProps(n.Properties)
+			ms[i] = packs[n.Key]
 		}
-		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props, deg}); err != nil {
+		if err := nodesTable.exec(ctx, b, versionID, len(part), columns{keys, names, types, descs, props, deg, ms}); err != nil {
 			return fmt.Errorf("write nodes: %w", err)
 		}
 	}
@@ -239,8 +229,9 @@ func upsertNodes(ctx context.Context, b *writeTx, versionID int, nodes []extract
 
 // upsertEdges writes edges in statements of bulkRows rows, long
 // descriptions once per version (see edgeTextMin). Keys must be unique
-// (see dedupeEdges).
-func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge) error {
+// (see dedupeEdges). Each edge's pack in packs (new mentions) is appended
+// to its stored ones.
+func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract.Edge, packs map[extract.EdgeID]string) error {
 	if len(edges) == 0 {
 		return nil
 	}
@@ -249,16 +240,16 @@ func upsertEdges(ctx context.Context, b *writeTx, versionID int, edges []extract
 		part := edges[start:min(start+rows, len(edges))]
 		n := len(part)
 		src, tgt, lbl, kw := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		descs, weights, props := make([]string, n), make([]float64, n), make([]string, n)
+		descs, weights, props, ms := make([]string, n), make([]float64, n), make([]string, n), make([]string, n)
 		for i, e := range part {
 			src[i], tgt[i], lbl[i], kw[i] = e.Source, e.Target, e.Label, e.Keywords
-			descs[i], weights[i], props[i] = e.Description, e.Weight, encodeProps(e.Properties)
+			descs[i], weights[i], props[i], ms[i] = e.Description, e.Weight, encodeProps(e.Properties), packs[e.ID()]
 		}
 		refs, hashes, texts := pooledDescriptions(descs)
 		if err := insertEdgeTexts(ctx, b, versionID, hashes, texts); err != nil {
 			return err
 		}
-		if err := edgesTable.exec(ctx, b, versionID, n, columns{src, tgt, lbl, kw, descs, refs, weights, props}); err != nil {
+		if err := edgesTable.exec(ctx, b, versionID, n, columns{src, tgt, lbl, kw, descs, refs, weights, props, ms}); err != nil {
 			return fmt.Errorf("write edges: %w", err)
 		}
 	}
@@ -337,208 +328,54 @@ func dedupeEdges(edges []extract.Edge) []extract.Edge {
 	return out
 }
 
-// mentionBatch holds mention rows column by column.
-type mentionBatch struct {
-	nodeKeys, edgeKeys, texts  []string
-	docs, chunks, starts, ends []int64
-}
-
-func (m *mentionBatch) len() int { return len(m.nodeKeys) }
-
-// push adds one mention row.
-func (m *mentionBatch) push(nodeKey, edgeKey, text string, doc, chunk, start, end int64) {
-	m.nodeKeys, m.edgeKeys, m.texts = append(m.nodeKeys, nodeKey), append(m.edgeKeys, edgeKey), append(m.texts, text)
-	m.docs, m.chunks, m.starts, m.ends = append(m.docs, doc), append(m.chunks, chunk), append(m.starts, start), append(m.ends, end)
-}
-
-func (m *mentionBatch) slice(from, to int) columns {
-	refs := make([]int64, to-from)
-	for i, k := range m.edgeKeys[from:to] {
-		if k != "" {
-			refs[i] = textRef(k)
-		}
-	}
-	return columns{m.nodeKeys[from:to], m.edgeKeys[from:to], m.docs[from:to], m.chunks[from:to],
-		m.starts[from:to], m.ends[from:to], m.texts[from:to], refs}
-}
-
-// mentionRows lists the mentions of a graph's nodes and edges, each
-// identity once: those of the edges by edge key, then those of the nodes
-// by node key, each one's in the order given. That is the order of the
-// mentions' indexes by node and by edge key, so a large batch adds to
-// their ends instead of all over them; a node's or an edge's mentions
-// still load back in the order given.
-func mentionRows(g extract.Graph) *mentionBatch {
-	total := 0
-	var edges, nodes []sortedKey
-	for i, e := range g.Edges {
-		if len(e.Mentions) > 0 {
-			edges = append(edges, newSortedKey(e.Key(), i))
-			total += len(e.Mentions)
-		}
-	}
-	for i, n := range g.Nodes {
+// storedMentionPlaces reads the places of the mentions a version holds
+// for g's nodes and edges (a write into a version with rows adds only
+// others).
+func storedMentionPlaces(ctx context.Context, b *writeTx, versionID int, g extract.Graph) (storedPlaces, error) {
+	out := storedPlaces{nodes: map[string]map[mentionPlace]bool{}, edges: map[extract.EdgeID]map[mentionPlace]bool{}}
+	var keys []string
+	var edges []extract.Edge
+	for _, n := range g.Nodes {
 		if len(n.Mentions) > 0 {
-			nodes = append(nodes, newSortedKey(n.Key, i))
-			total += len(n.Mentions)
+			keys = append(keys, n.Key)
 		}
 	}
-	out := &mentionBatch{nodeKeys: make([]string, 0, total), edgeKeys: make([]string, 0, total), texts: make([]string, 0, total),
-		docs: make([]int64, 0, total), chunks: make([]int64, 0, total), starts: make([]int64, 0, total), ends: make([]int64, 0, total)}
-	// A key's mentions are consecutive rows, so duplicates are looked for
-	// among them only: by scanning a short run, through a map of its own
-	// in a long one.
-	type place struct{ doc, chunk, start, end int }
-	var (
-		from int // first row of the current key
-		seen map[place]struct{}
-	)
-	begin := func() { from, seen = out.len(), nil }
-	add := func(nodeKey, edgeKey string, m extract.Mention) {
-		p := place{m.DocumentID, m.ChunkIndex, m.Start, m.End}
-		if seen != nil {
-			if _, ok := seen[p]; ok {
-				return
-			}
-			seen[p] = struct{}{}
-		} else {
-			for r := from; r < out.len(); r++ {
-				if out.docs[r] == int64(p.doc) && out.chunks[r] == int64(p.chunk) && out.starts[r] == int64(p.start) && out.ends[r] == int64(p.end) {
-					return
-				}
-			}
-			if out.len()-from == 32 {
-				seen = make(map[place]struct{}, 64)
-				for r := from; r < out.len(); r++ {
-					seen[place{int(out.docs[r]), int(out.chunks[r]), int(out.starts[r]), int(out.ends[r])}] = struct{}{}
-				}
-				seen[p] = struct{}{}
-			}
-		}
-		out.push(nodeKey, edgeKey, m.Text, int64(m.DocumentID), int64(m.ChunkIndex), int64(m.Start), int64(m.End))
-	}
-	slices.SortFunc(edges, compareSortedKeys)
-	for x, k := range edges {
-		if x == 0 || k.key != edges[x-1].key {
-			begin()
-		}
-		for _, m := range g.Edges[k.i].Mentions {
-			add("", k.key, m)
+	for _, e := range g.Edges {
+		if len(e.Mentions) > 0 {
+			edges = append(edges, e)
 		}
 	}
-	slices.SortFunc(nodes, compareSortedKeys)
-	for x, k := range nodes {
-		if x == 0 || k.key != nodes[x-1].key {
-			begin()
-		}
-		for _, m := range g.Nodes[k.i].Mentions {
-			add(k.key, "", m)
-		}
-	}
-	return out
-}
-
-// sortedKey is a key to sort by, with its first eight bytes as a number
-// (big-endian, zero-padded), which settles most comparisons without
-// reading the key's bytes from wherever they are in memory, and its
-// position, which settles ties so that equal keys keep their order.
-type sortedKey struct {
-	prefix uint64
-	key    string
-	i      int
-}
-
-func newSortedKey(key string, i int) sortedKey {
-	var b [8]byte
-	copy(b[:], key)
-	return sortedKey{prefix: binary.BigEndian.Uint64(b[:]), key: key, i: i}
-}
-
-// compareSortedKeys orders by key (as strings.Compare does), then by
-// position.
-func compareSortedKeys(a, b sortedKey) int {
-	if a.prefix != b.prefix {
-		return cmp.Compare(a.prefix, b.prefix)
-	}
-	if c := strings.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.i, b.i)
-}
-
-// unstoredMentions drops from ms the mentions the version holds already
-// (same node or edge key, document, chunk and span): writes into a version
-// that has rows add only what is new.
-func unstoredMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) (*mentionBatch, error) {
-	type ident struct {
-		node, edge             string
-		doc, chunk, start, end int64
-	}
-	stored := map[ident]bool{}
-	read := func(in string, args []any, cond string) error {
-		rows, err := queryOn(ctx, b, rebind(b.dialect, `SELECT node_key, edge_key, document_id, chunk_index, "start", "end" FROM mentions `+
-			`WHERE version_id = ? AND `+cond+` `+in), append([]any{versionID}, args...)...)
+	err := forKeys(keys, b.dialect, func(in string, args []any) error {
+		rows, err := queryOn(ctx, b, rebind(b.dialect, `SELECT "key", mentions FROM nodes WHERE version_id = ? AND mentions <> '' AND "key" `+in),
+			append([]any{versionID}, args...)...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id ident
-			if err := rows.Scan(&id.node, &id.edge, &id.doc, &id.chunk, &id.start, &id.end); err != nil {
+			var key, pack string
+			if err := rows.Scan(&key, &pack); err != nil {
 				return err
 			}
-			stored[id] = true
+			if out.nodes[key], err = placesOf(pack); err != nil {
+				return fmt.Errorf("node %q: %w", key, err)
+			}
 		}
 		return rows.Err()
-	}
-	nodes, edges := map[string]bool{}, map[int64]bool{}
-	var nodeKeys []string
-	var edgeRefs []int64
-	for r := range ms.len() {
-		if k := ms.nodeKeys[r]; k != "" && !nodes[k] {
-			nodes[k] = true
-			nodeKeys = append(nodeKeys, k)
-		}
-		if k := ms.edgeKeys[r]; k != "" && !edges[textRef(k)] {
-			edges[textRef(k)] = true
-			edgeRefs = append(edgeRefs, textRef(k))
-		}
-	}
-	err := forKeys(nodeKeys, b.dialect, func(in string, args []any) error { return read(in, args, "node_key <> '' AND node_key") })
-	if err == nil {
-		err = forList(edgeRefs, b.dialect, "int8", func(in string, args []any) error { return read(in, args, "edge_ref <> 0 AND edge_ref") })
-	}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read stored mentions: %w", err)
+		return out, fmt.Errorf("read stored mentions: %w", err)
 	}
-	if len(stored) == 0 {
-		return ms, nil
+	packs, err := loadEdgeMentions(ctx, b, versionID, edges)
+	if err != nil {
+		return out, fmt.Errorf("read stored mentions: %w", err)
 	}
-	out := &mentionBatch{}
-	for r := range ms.len() {
-		if stored[ident{ms.nodeKeys[r], ms.edgeKeys[r], ms.docs[r], ms.chunks[r], ms.starts[r], ms.ends[r]}] {
-			continue
+	for id, pack := range packs {
+		if out.edges[id], err = placesOf(pack); err != nil {
+			return out, fmt.Errorf("read stored mentions: edge %s: %w", extract.EdgeKey(id.Source, id.Label, id.Target), err)
 		}
-		out.push(ms.nodeKeys[r], ms.edgeKeys[r], ms.texts[r], ms.docs[r], ms.chunks[r], ms.starts[r], ms.ends[r])
 	}
 	return out, nil
-}
-
-// insertMentions adds mentions in statements of bulkRows rows. Mentions
-// have no unique index (a node's and an edge's are found through indexes
-// of their own, which hold only the key): each writer adds only mentions
-// the version does not hold (a chunk is merged once, its mentions listed
-// once by mentionRows; ReplaceGraph deletes first; WriteGraph into a
-// version with rows skips the stored ones, unstoredMentions).
-func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionBatch) error {
-	rows := bulkRows(b.dialect)
-	for start := 0; start < ms.len(); start += rows {
-		end := min(start+rows, ms.len())
-		if err := mentionsTable.exec(ctx, b, versionID, end-start, ms.slice(start, end)); err != nil {
-			return fmt.Errorf("write mentions: %w", err)
-		}
-	}
-	return nil
 }
 
 // LoadGraph loads a version's whole graph in insertion order. With
@@ -546,14 +383,30 @@ func insertMentions(ctx context.Context, b *writeTx, versionID int, ms *mentionB
 // straight into the domain types, without Ent entities in between.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
 	var g extract.Graph
-	var props string
-	err := s.outlineRows(ctx, node.Table, versionID, []string{node.FieldKey, node.FieldName, node.FieldType,
-		node.FieldDescription, node.FieldProperties}, true, func(scan func(...any) error) error {
+	var props, pack string
+	nodeCols := []string{node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription, node.FieldProperties}
+	edgeCols := []string{entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldKeywords,
+		entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight, entedge.FieldProperties}
+	if withMentions {
+		nodeCols = append(nodeCols, node.FieldMentions)
+		edgeCols = append(edgeCols, entedge.FieldMentions)
+	}
+	err := s.outlineRows(ctx, node.Table, versionID, nodeCols, true, func(scan func(...any) error) error {
 		var n extract.Node
-		if err := scan(&n.Key, &n.Name, &n.Type, &n.Description, &props); err != nil {
+		dest := []any{&n.Key, &n.Name, &n.Type, &n.Description, &props}
+		if withMentions {
+			dest = append(dest, &pack)
+		}
+		if err := scan(dest...); err != nil {
 			return err
 		}
 		n.Properties = decodeProps(props)
+		if withMentions {
+			var err error
+			if n.Mentions, err = decodePack(pack); err != nil {
+				return fmt.Errorf("node %q: %w", n.Key, err)
+			}
+		}
 		g.Nodes = append(g.Nodes, n)
 		return nil
 	})
@@ -561,19 +414,27 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 		return g, translate(err, "nodes")
 	}
 	var refs []int64
-	err = s.outlineRows(ctx, entedge.Table, versionID, []string{entedge.FieldSource, entedge.FieldTarget,
-		entedge.FieldLabel, entedge.FieldKeywords, entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight, entedge.FieldProperties},
-		true, func(scan func(...any) error) error {
-			var e extract.Edge
-			var ref int64
-			if err := scan(&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight, &props); err != nil {
-				return err
+	err = s.outlineRows(ctx, entedge.Table, versionID, edgeCols, true, func(scan func(...any) error) error {
+		var e extract.Edge
+		var ref int64
+		dest := []any{&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight, &props}
+		if withMentions {
+			dest = append(dest, &pack)
+		}
+		if err := scan(dest...); err != nil {
+			return err
+		}
+		e.Properties = decodeProps(props)
+		if withMentions {
+			var err error
+			if e.Mentions, err = decodePack(pack); err != nil {
+				return fmt.Errorf("edge %s: %w", e.Key(), err)
 			}
-			e.Properties = decodeProps(props)
-			g.Edges = append(g.Edges, e)
-			refs = append(refs, ref)
-			return nil
-		})
+		}
+		g.Edges = append(g.Edges, e)
+		refs = append(refs, ref)
+		return nil
+	})
 	if err != nil {
 		return g, translate(err, "edges")
 	}
@@ -583,31 +444,6 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 	}
 	if err := resolveDescriptions(ctx, s.db, s.Dialect, versionID, ptrs, refs, true); err != nil {
 		return g, err
-	}
-	if !withMentions {
-		return g, nil
-	}
-	nodeIdx := make(map[string]int, len(g.Nodes))
-	for i, n := range g.Nodes {
-		nodeIdx[n.Key] = i
-	}
-	edgeIdx := make(map[string]int, len(g.Edges))
-	for i, e := range g.Edges {
-		edgeIdx[e.Key()] = i
-	}
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID)).Order(mention.ByID()).All(ctx)
-	if err != nil {
-		return g, translate(err, "mentions")
-	}
-	for _, m := range ms {
-		dm := mentionFromEnt(m)
-		if m.NodeKey != "" {
-			if i, ok := nodeIdx[m.NodeKey]; ok {
-				g.Nodes[i].Mentions = append(g.Nodes[i].Mentions, dm)
-			}
-		} else if i, ok := edgeIdx[m.EdgeKey]; ok {
-			g.Edges[i].Mentions = append(g.Edges[i].Mentions, dm)
-		}
 	}
 	return g, nil
 }
@@ -636,37 +472,62 @@ func edgeFromEnt(e *ent.Edge) extract.Edge {
 		Description: e.Description, Weight: e.Weight, Properties: decodeProps(e.Properties)}
 }
 
-// mentionFromEnt converts a mention row.
-func mentionFromEnt(m *ent.Mention) extract.Mention {
-	return extract.Mention{DocumentID: m.DocumentID, ChunkIndex: m.ChunkIndex, Start: m.Start, End: m.End, Text: m.Text}
-}
-
-// NodeMentions returns the mentions of one node.
+// NodeMentions returns the mentions of one node (none for a key the
+// version does not hold).
 func (s *Store) NodeMentions(ctx context.Context, versionID int, key string) ([]extract.Mention, error) {
-	// NodeKeyNEQ("") names the condition of the index by node key.
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ(""), mention.NodeKey(key)).Order(mention.ByID()).All(ctx)
+	var pack string
+	err := s.db.QueryRowContext(ctx, rebind(s.Dialect, `SELECT mentions FROM nodes WHERE version_id = ? AND "key" = ?`), versionID, key).Scan(&pack)
+	if errors.Is(err, gosql.ErrNoRows) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, translate(err, "mentions")
 	}
-	out := make([]extract.Mention, len(ms))
-	for i, m := range ms {
-		out[i] = mentionFromEnt(m)
+	ms, err := decodePack(pack)
+	if err != nil {
+		return nil, fmt.Errorf("node %q: %w", key, err)
 	}
+	return ms, nil
+}
+
+// ChunkMentions returns the node mentions inside one chunk in text order
+// (by start; nodes in their stored order at equal starts). It reads the
+// packs of every node of the version that has any.
+func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]record.NodeMention, error) {
+	var out []record.NodeMention
+	err := s.nodePacks(ctx, versionID, func(key, pack string) error {
+		return walkPack(pack, func(m extract.Mention) bool {
+			if m.DocumentID == documentID && m.ChunkIndex == chunkIndex {
+				out = append(out, record.NodeMention{NodeKey: key, Mention: m})
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b record.NodeMention) int { return cmp.Compare(a.Start, b.Start) })
 	return out, nil
 }
 
-// ChunkMentions returns the node mentions inside one chunk in text order.
-func (s *Store) ChunkMentions(ctx context.Context, versionID, documentID, chunkIndex int) ([]record.NodeMention, error) {
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.DocumentID(documentID),
-		mention.ChunkIndex(chunkIndex), mention.NodeKeyNEQ("")).Order(mention.ByStart()).All(ctx)
+// nodePacks calls fn with the key and mention pack of each node of a
+// version that has mentions, in stored order.
+func (s *Store) nodePacks(ctx context.Context, versionID int, fn func(key, pack string) error) error {
+	rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, `SELECT "key", mentions FROM nodes WHERE version_id = ? AND mentions <> '' ORDER BY id`), versionID)
 	if err != nil {
-		return nil, translate(err, "mentions")
+		return translate(err, "mentions")
 	}
-	out := make([]record.NodeMention, len(ms))
-	for i, m := range ms {
-		out[i] = record.NodeMention{NodeKey: m.NodeKey, Mention: mentionFromEnt(m)}
+	defer rows.Close()
+	for rows.Next() {
+		var key, pack string
+		if err := rows.Scan(&key, &pack); err != nil {
+			return translate(err, "mentions")
+		}
+		if err := fn(key, pack); err != nil {
+			return fmt.Errorf("node %q: %w", key, err)
+		}
 	}
-	return out, nil
+	return translate(rows.Err(), "mentions")
 }
 
 // Sink returns an extract.Sink that writes a run's chunk results into a
@@ -752,17 +613,9 @@ func (k *versionSink) WriteChunk(ctx context.Context, res extract.ChunkResult) e
 	})
 }
 
-// chunkRows counts the rows a chunk graph writes.
-func chunkRows(g extract.Graph) int {
-	rows := len(g.Nodes) + len(g.Edges)
-	for _, n := range g.Nodes {
-		rows += len(n.Mentions)
-	}
-	for _, e := range g.Edges {
-		rows += len(e.Mentions)
-	}
-	return rows
-}
+// chunkRows counts the rows a chunk graph writes (its mentions go into
+// them).
+func chunkRows(g extract.Graph) int { return len(g.Nodes) + len(g.Edges) }
 
 // writeChunks merges chunks' results (their graphs bounded already), in
 // the run's order, into a version within b as one write, records each
@@ -827,9 +680,6 @@ func writeChunks(ctx context.Context, b *writeTx, versionID int, results []extra
 	if d.nodes, d.edges, err = mergeInto(ctx, b, versionID, g, maxFragments, fresh); err != nil {
 		return 0, err
 	}
-	if err := insertMentions(ctx, b, versionID, mentionRows(g)); err != nil {
-		return 0, err
-	}
 	if len(ops) > 0 {
 		if err := writeOperations(ctx, b.Client(), versionID, ops); err != nil {
 			return 0, err
@@ -875,6 +725,9 @@ func lockedEmpty(ctx context.Context, b *writeTx, versionID int) (bool, error) {
 // as WriteGraph does; otherwise what the chunk adds to them is counted
 // (countDelta).
 func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, maxFragments int, fresh bool) (int, int, error) {
+	// The chunks' mentions are new (a chunk is merged once): their packs
+	// are appended to the rows'.
+	packs := packGraph(g, storedPlaces{})
 	// Nodes: load those that exist, merge, upsert.
 	var existing map[string]*extract.Node
 	if !fresh {
@@ -970,10 +823,10 @@ func mergeInto(ctx context.Context, b *writeTx, versionID int, g extract.Graph, 
 			}
 		}
 	}
-	if err := upsertNodes(ctx, b, versionID, out, degrees); err != nil {
+	if err := upsertNodes(ctx, b, versionID, out, degrees, packs.nodes); err != nil {
 		return 0, 0, err
 	}
-	if err := upsertEdges(ctx, b, versionID, eout); err != nil {
+	if err := upsertEdges(ctx, b, versionID, eout, packs.edges); err != nil {
 		return 0, 0, err
 	}
 	if fresh {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	entedge "github.com/kgstudio/kgstudio/ent/edge"
-	"github.com/kgstudio/kgstudio/ent/mention"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -147,13 +146,8 @@ func (s *Store) EdgeByKey(ctx context.Context, versionID int, source, label, tar
 		return extract.Edge{}, err
 	}
 	e := one[0]
-	ms, err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.EdgeRefNEQ(0), mention.EdgeRef(textRef(e.Key())), mention.EdgeKey(e.Key())).
-		Order(mention.ByID()).All(ctx)
-	if err != nil {
-		return e, translate(err, "mentions")
-	}
-	for _, m := range ms {
-		e.Mentions = append(e.Mentions, mentionFromEnt(m))
+	if e.Mentions, err = decodePack(row.Mentions); err != nil {
+		return e, fmt.Errorf("edge %s: %w", e.Key(), err)
 	}
 	return e, nil
 }

@@ -701,13 +701,11 @@ func (s *Store) CopyRunChunks(ctx context.Context, from, to int, prefix bool, sk
 // another (empty) one; their model calls count as cached there.
 func copyMerged(ctx context.Context, b *writeTx, src *ent.ExtractionVersion, to int) error {
 	for _, q := range []string{
-		`INSERT INTO nodes ("key", name, "type", description, properties, degree, version_id) ` +
-			`SELECT "key", name, "type", description, properties, degree, ? FROM nodes WHERE version_id = ?`,
-		`INSERT INTO edges (source, target, label, keywords, description, description_ref, weight, properties, version_id) ` +
-			`SELECT source, target, label, keywords, description, description_ref, weight, properties, ? FROM edges WHERE version_id = ?`,
+		`INSERT INTO nodes ("key", name, "type", description, properties, degree, mentions, version_id) ` +
+			`SELECT "key", name, "type", description, properties, degree, mentions, ? FROM nodes WHERE version_id = ?`,
+		`INSERT INTO edges (source, target, label, keywords, description, description_ref, weight, properties, mentions, version_id) ` +
+			`SELECT source, target, label, keywords, description, description_ref, weight, properties, mentions, ? FROM edges WHERE version_id = ?`,
 		`INSERT INTO edge_texts (hash, text, version_id) SELECT hash, text, ? FROM edge_texts WHERE version_id = ?`,
-		`INSERT INTO mentions (node_key, edge_key, document_id, chunk_index, "start", "end", "text", edge_ref, version_id) ` +
-			`SELECT node_key, edge_key, document_id, chunk_index, "start", "end", "text", edge_ref, ? FROM mentions WHERE version_id = ?`,
 		`INSERT INTO operations (turn, seq, op, node_id, source_id, target_id, label, description, "timestamp", status, reason, version_id) ` +
 			`SELECT turn, seq, op, node_id, source_id, target_id, label, description, "timestamp", status, reason, ? FROM operations WHERE version_id = ?`,
 	} {

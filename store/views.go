@@ -4,30 +4,22 @@ import (
 	"context"
 	"fmt"
 
-	"entgo.io/ent/dialect/sql"
-
 	"github.com/kgstudio/kgstudio/ent/document"
-	"github.com/kgstudio/kgstudio/ent/mention"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
-// MentionCounts counts the mentions of each node of a version.
+// MentionCounts counts the mentions of each node of a version (nodes
+// without any are left out).
 func (s *Store) MentionCounts(ctx context.Context, versionID int) (map[string]int, error) {
-	var rows []struct {
-		NodeKey string `json:"node_key"`
-		Count   int    `json:"count"`
-	}
-	err := s.client.Mention.Query().Where(mention.VersionID(versionID), mention.NodeKeyNEQ("")).
-		GroupBy(mention.FieldNodeKey).Aggregate(func(sel *sql.Selector) string { return sql.As(sql.Count("*"), "count") }).
-		Scan(ctx, &rows)
-	if err != nil {
-		return nil, translate(err, "mentions")
-	}
-	out := make(map[string]int, len(rows))
-	for _, r := range rows {
-		out[r.NodeKey] = r.Count
-	}
-	return out, nil
+	out := map[string]int{}
+	err := s.nodePacks(ctx, versionID, func(key, pack string) error {
+		n := 0
+		err := walkPack(pack, func(extract.Mention) bool { n++; return true })
+		out[key] = n
+		return err
+	})
+	return out, err
 }
 
 // DocumentInfo loads a document without its content.

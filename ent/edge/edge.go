@@ -30,6 +30,8 @@ const (
 	FieldWeight = "weight"
 	// FieldProperties holds the string denoting the properties field in the database.
 	FieldProperties = "properties"
+	// FieldMentions holds the string denoting the mentions field in the database.
+	FieldMentions = "mentions"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the edge in the database.
@@ -55,6 +57,7 @@ var Columns = []string{
 	FieldDescriptionRef,
 	FieldWeight,
 	FieldProperties,
+	FieldMentions,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -84,6 +87,8 @@ var (
 	DefaultWeight float64
 	// DefaultProperties holds the default value on creation for the "properties" field.
 	DefaultProperties string
+	// DefaultMentions holds the default value on creation for the "mentions" field.
+	DefaultMentions string
 )
 
 // OrderOption defines the ordering options for the Edge queries.
@@ -137,6 +142,11 @@ func ByWeight(opts ...sql.OrderTermOption) OrderOption {
 // ByProperties orders the results by the properties field.
 func ByProperties(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldProperties, opts...).ToFunc()
+}
+
+// ByMentions orders the results by the mentions field.
+func ByMentions(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMentions, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

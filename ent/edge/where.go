@@ -93,6 +93,11 @@ func Properties(v string) predicate.Edge {
 	return predicate.Edge(sql.FieldEQ(FieldProperties, v))
 }
 
+// Mentions applies equality check predicate on the "mentions" field. It's identical to MentionsEQ.
+func Mentions(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldEQ(FieldMentions, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Edge {
 	return predicate.Edge(sql.FieldEQ(FieldVersionID, v))
@@ -581,6 +586,71 @@ func PropertiesEqualFold(v string) predicate.Edge {
 // PropertiesContainsFold applies the ContainsFold predicate on the "properties" field.
 func PropertiesContainsFold(v string) predicate.Edge {
 	return predicate.Edge(sql.FieldContainsFold(FieldProperties, v))
+}
+
+// MentionsEQ applies the EQ predicate on the "mentions" field.
+func MentionsEQ(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldEQ(FieldMentions, v))
+}
+
+// MentionsNEQ applies the NEQ predicate on the "mentions" field.
+func MentionsNEQ(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldNEQ(FieldMentions, v))
+}
+
+// MentionsIn applies the In predicate on the "mentions" field.
+func MentionsIn(vs ...string) predicate.Edge {
+	return predicate.Edge(sql.FieldIn(FieldMentions, vs...))
+}
+
+// MentionsNotIn applies the NotIn predicate on the "mentions" field.
+func MentionsNotIn(vs ...string) predicate.Edge {
+	return predicate.Edge(sql.FieldNotIn(FieldMentions, vs...))
+}
+
+// MentionsGT applies the GT predicate on the "mentions" field.
+func MentionsGT(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldGT(FieldMentions, v))
+}
+
+// MentionsGTE applies the GTE predicate on the "mentions" field.
+func MentionsGTE(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldGTE(FieldMentions, v))
+}
+
+// MentionsLT applies the LT predicate on the "mentions" field.
+func MentionsLT(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldLT(FieldMentions, v))
+}
+
+// MentionsLTE applies the LTE predicate on the "mentions" field.
+func MentionsLTE(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldLTE(FieldMentions, v))
+}
+
+// MentionsContains applies the Contains predicate on the "mentions" field.
+func MentionsContains(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldContains(FieldMentions, v))
+}
+
+// MentionsHasPrefix applies the HasPrefix predicate on the "mentions" field.
+func MentionsHasPrefix(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldHasPrefix(FieldMentions, v))
+}
+
+// MentionsHasSuffix applies the HasSuffix predicate on the "mentions" field.
+func MentionsHasSuffix(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldHasSuffix(FieldMentions, v))
+}
+
+// MentionsEqualFold applies the EqualFold predicate on the "mentions" field.
+func MentionsEqualFold(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldEqualFold(FieldMentions, v))
+}
+
+// MentionsContainsFold applies the ContainsFold predicate on the "mentions" field.
+func MentionsContainsFold(v string) predicate.Edge {
+	return predicate.Edge(sql.FieldContainsFold(FieldMentions, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

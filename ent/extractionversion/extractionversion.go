@@ -98,8 +98,6 @@ const (
 	EdgeEdgeTexts = "edge_texts"
 	// EdgeCommunitySets holds the string denoting the community_sets edge name in mutations.
 	EdgeCommunitySets = "community_sets"
-	// EdgeMentions holds the string denoting the mentions edge name in mutations.
-	EdgeMentions = "mentions"
 	// EdgeOperations holds the string denoting the operations edge name in mutations.
 	EdgeOperations = "operations"
 	// EdgeChunkRuns holds the string denoting the chunk_runs edge name in mutations.
@@ -143,13 +141,6 @@ const (
 	CommunitySetsInverseTable = "community_sets"
 	// CommunitySetsColumn is the table column denoting the community_sets relation/edge.
 	CommunitySetsColumn = "version_id"
-	// MentionsTable is the table that holds the mentions relation/edge.
-	MentionsTable = "mentions"
-	// MentionsInverseTable is the table name for the Mention entity.
-	// It exists in this package in order to avoid circular dependency with the "mention" package.
-	MentionsInverseTable = "mentions"
-	// MentionsColumn is the table column denoting the mentions relation/edge.
-	MentionsColumn = "version_id"
 	// OperationsTable is the table that holds the operations relation/edge.
 	OperationsTable = "operations"
 	// OperationsInverseTable is the table name for the Operation entity.
@@ -543,20 +534,6 @@ func ByCommunitySets(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
-// ByMentionsCount orders the results by mentions count.
-func ByMentionsCount(opts ...sql.OrderTermOption) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborsCount(s, newMentionsStep(), opts...)
-	}
-}
-
-// ByMentions orders the results by mentions terms.
-func ByMentions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
-	return func(s *sql.Selector) {
-		sqlgraph.OrderByNeighborTerms(s, newMentionsStep(), append([]sql.OrderTerm{term}, terms...)...)
-	}
-}
-
 // ByOperationsCount orders the results by operations count.
 func ByOperationsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -631,13 +608,6 @@ func newCommunitySetsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CommunitySetsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CommunitySetsTable, CommunitySetsColumn),
-	)
-}
-func newMentionsStep() *sqlgraph.Step {
-	return sqlgraph.NewStep(
-		sqlgraph.From(Table, FieldID),
-		sqlgraph.To(MentionsInverseTable, FieldID),
-		sqlgraph.Edge(sqlgraph.O2M, false, MentionsTable, MentionsColumn),
 	)
 }
 func newOperationsStep() *sqlgraph.Step {

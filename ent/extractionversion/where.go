@@ -1806,29 +1806,6 @@ func HasCommunitySetsWith(preds ...predicate.CommunitySet) predicate.ExtractionV
 	})
 }
 
-// HasMentions applies the HasEdge predicate on the "mentions" edge.
-func HasMentions() predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(func(s *sql.Selector) {
-		step := sqlgraph.NewStep(
-			sqlgraph.From(Table, FieldID),
-			sqlgraph.Edge(sqlgraph.O2M, false, MentionsTable, MentionsColumn),
-		)
-		sqlgraph.HasNeighbors(s, step)
-	})
-}
-
-// HasMentionsWith applies the HasEdge predicate on the "mentions" edge with a given conditions (other predicates).
-func HasMentionsWith(preds ...predicate.Mention) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(func(s *sql.Selector) {
-		step := newMentionsStep()
-		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
-			for _, p := range preds {
-				p(s)
-			}
-		})
-	})
-}
-
 // HasOperations applies the HasEdge predicate on the "operations" edge.
 func HasOperations() predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(func(s *sql.Selector) {

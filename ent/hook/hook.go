@@ -165,18 +165,6 @@ func (f LLMCallFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LLMCallMutation", m)
 }
 
-// The MentionFunc type is an adapter to allow the use of ordinary
-// function as Mention mutator.
-type MentionFunc func(context.Context, *ent.MentionMutation) (ent.Value, error)
-
-// Mutate calls f(ctx, m).
-func (f MentionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.MentionMutation); ok {
-		return f(ctx, mv)
-	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MentionMutation", m)
-}
-
 // The NodeFunc type is an adapter to allow the use of ordinary
 // function as Node mutator.
 type NodeFunc func(context.Context, *ent.NodeMutation) (ent.Value, error)

@@ -176,6 +176,7 @@ var (
 		{Name: "description_ref", Type: field.TypeInt64, Default: 0},
 		{Name: "weight", Type: field.TypeFloat64, Default: 1},
 		{Name: "properties", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "mentions", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// EdgesTable holds the schema information for the "edges" table.
@@ -186,7 +187,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "edges_extraction_versions_edges",
-				Columns:    []*schema.Column{EdgesColumns[9]},
+				Columns:    []*schema.Column{EdgesColumns[10]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -195,12 +196,12 @@ var (
 			{
 				Name:    "edge_version_id_source_label_target",
 				Unique:  true,
-				Columns: []*schema.Column{EdgesColumns[9], EdgesColumns[1], EdgesColumns[3], EdgesColumns[2]},
+				Columns: []*schema.Column{EdgesColumns[10], EdgesColumns[1], EdgesColumns[3], EdgesColumns[2]},
 			},
 			{
 				Name:    "edge_version_id_target",
 				Unique:  false,
-				Columns: []*schema.Column{EdgesColumns[9], EdgesColumns[2]},
+				Columns: []*schema.Column{EdgesColumns[10], EdgesColumns[2]},
 			},
 		},
 	}
@@ -398,56 +399,6 @@ var (
 		Columns:    LlmCallsColumns,
 		PrimaryKey: []*schema.Column{LlmCallsColumns[0]},
 	}
-	// MentionsColumns holds the columns for the "mentions" table.
-	MentionsColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeInt, Increment: true},
-		{Name: "node_key", Type: field.TypeString, Default: ""},
-		{Name: "edge_key", Type: field.TypeString, Default: ""},
-		{Name: "document_id", Type: field.TypeInt},
-		{Name: "chunk_index", Type: field.TypeInt},
-		{Name: "start", Type: field.TypeInt},
-		{Name: "end", Type: field.TypeInt},
-		{Name: "text", Type: field.TypeString, Size: 2147483647, Default: ""},
-		{Name: "edge_ref", Type: field.TypeInt64, Default: 0},
-		{Name: "version_id", Type: field.TypeInt},
-	}
-	// MentionsTable holds the schema information for the "mentions" table.
-	MentionsTable = &schema.Table{
-		Name:       "mentions",
-		Columns:    MentionsColumns,
-		PrimaryKey: []*schema.Column{MentionsColumns[0]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "mentions_extraction_versions_mentions",
-				Columns:    []*schema.Column{MentionsColumns[9]},
-				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-		Indexes: []*schema.Index{
-			{
-				Name:    "mention_version_id_node_key",
-				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[1]},
-				Annotation: &entsql.IndexAnnotation{
-					Where: "node_key <> ''",
-				},
-			},
-			{
-				Name:    "mention_version_id_edge_ref",
-				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[8]},
-				Annotation: &entsql.IndexAnnotation{
-					Where: "edge_ref <> 0",
-				},
-			},
-			{
-				Name:    "mention_version_id_document_id_chunk_index",
-				Unique:  false,
-				Columns: []*schema.Column{MentionsColumns[9], MentionsColumns[3], MentionsColumns[4]},
-			},
-		},
-	}
 	// NodesColumns holds the columns for the "nodes" table.
 	NodesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -457,6 +408,7 @@ var (
 		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "properties", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "degree", Type: field.TypeInt, Default: 0},
+		{Name: "mentions", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "version_id", Type: field.TypeInt},
 	}
 	// NodesTable holds the schema information for the "nodes" table.
@@ -467,7 +419,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "nodes_extraction_versions_nodes",
-				Columns:    []*schema.Column{NodesColumns[7]},
+				Columns:    []*schema.Column{NodesColumns[8]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -476,17 +428,17 @@ var (
 			{
 				Name:    "node_version_id_key",
 				Unique:  true,
-				Columns: []*schema.Column{NodesColumns[7], NodesColumns[1]},
+				Columns: []*schema.Column{NodesColumns[8], NodesColumns[1]},
 			},
 			{
 				Name:    "node_version_id_type",
 				Unique:  false,
-				Columns: []*schema.Column{NodesColumns[7], NodesColumns[3]},
+				Columns: []*schema.Column{NodesColumns[8], NodesColumns[3]},
 			},
 			{
 				Name:    "node_version_id_degree_key",
 				Unique:  false,
-				Columns: []*schema.Column{NodesColumns[7], NodesColumns[6], NodesColumns[1]},
+				Columns: []*schema.Column{NodesColumns[8], NodesColumns[6], NodesColumns[1]},
 				Annotation: &entsql.IndexAnnotation{
 					DescColumns: map[string]bool{
 						NodesColumns[6].Name: true,
@@ -660,7 +612,6 @@ var (
 		ExtractionVersionsTable,
 		SchemasTable,
 		LlmCallsTable,
-		MentionsTable,
 		NodesTable,
 		OperationsTable,
 		RelationTypesTable,
@@ -682,7 +633,6 @@ func init() {
 	SchemasTable.Annotation = &entsql.Annotation{
 		Table: "schemas",
 	}
-	MentionsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	NodesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	OperationsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	RelationTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable

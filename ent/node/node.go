@@ -26,6 +26,8 @@ const (
 	FieldProperties = "properties"
 	// FieldDegree holds the string denoting the degree field in the database.
 	FieldDegree = "degree"
+	// FieldMentions holds the string denoting the mentions field in the database.
+	FieldMentions = "mentions"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
 	EdgeVersion = "version"
 	// Table holds the table name of the node in the database.
@@ -49,6 +51,7 @@ var Columns = []string{
 	FieldDescription,
 	FieldProperties,
 	FieldDegree,
+	FieldMentions,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -72,6 +75,8 @@ var (
 	DefaultProperties string
 	// DefaultDegree holds the default value on creation for the "degree" field.
 	DefaultDegree int
+	// DefaultMentions holds the default value on creation for the "mentions" field.
+	DefaultMentions string
 )
 
 // OrderOption defines the ordering options for the Node queries.
@@ -115,6 +120,11 @@ func ByProperties(opts ...sql.OrderTermOption) OrderOption {
 // ByDegree orders the results by the degree field.
 func ByDegree(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDegree, opts...).ToFunc()
+}
+
+// ByMentions orders the results by the mentions field.
+func ByMentions(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMentions, opts...).ToFunc()
 }
 
 // ByVersionField orders the results by version field.

@@ -88,6 +88,11 @@ func Degree(v int) predicate.Node {
 	return predicate.Node(sql.FieldEQ(FieldDegree, v))
 }
 
+// Mentions applies equality check predicate on the "mentions" field. It's identical to MentionsEQ.
+func Mentions(v string) predicate.Node {
+	return predicate.Node(sql.FieldEQ(FieldMentions, v))
+}
+
 // VersionIDEQ applies the EQ predicate on the "version_id" field.
 func VersionIDEQ(v int) predicate.Node {
 	return predicate.Node(sql.FieldEQ(FieldVersionID, v))
@@ -471,6 +476,71 @@ func DegreeLT(v int) predicate.Node {
 // DegreeLTE applies the LTE predicate on the "degree" field.
 func DegreeLTE(v int) predicate.Node {
 	return predicate.Node(sql.FieldLTE(FieldDegree, v))
+}
+
+// MentionsEQ applies the EQ predicate on the "mentions" field.
+func MentionsEQ(v string) predicate.Node {
+	return predicate.Node(sql.FieldEQ(FieldMentions, v))
+}
+
+// MentionsNEQ applies the NEQ predicate on the "mentions" field.
+func MentionsNEQ(v string) predicate.Node {
+	return predicate.Node(sql.FieldNEQ(FieldMentions, v))
+}
+
+// MentionsIn applies the In predicate on the "mentions" field.
+func MentionsIn(vs ...string) predicate.Node {
+	return predicate.Node(sql.FieldIn(FieldMentions, vs...))
+}
+
+// MentionsNotIn applies the NotIn predicate on the "mentions" field.
+func MentionsNotIn(vs ...string) predicate.Node {
+	return predicate.Node(sql.FieldNotIn(FieldMentions, vs...))
+}
+
+// MentionsGT applies the GT predicate on the "mentions" field.
+func MentionsGT(v string) predicate.Node {
+	return predicate.Node(sql.FieldGT(FieldMentions, v))
+}
+
+// MentionsGTE applies the GTE predicate on the "mentions" field.
+func MentionsGTE(v string) predicate.Node {
+	return predicate.Node(sql.FieldGTE(FieldMentions, v))
+}
+
+// MentionsLT applies the LT predicate on the "mentions" field.
+func MentionsLT(v string) predicate.Node {
+	return predicate.Node(sql.FieldLT(FieldMentions, v))
+}
+
+// MentionsLTE applies the LTE predicate on the "mentions" field.
+func MentionsLTE(v string) predicate.Node {
+	return predicate.Node(sql.FieldLTE(FieldMentions, v))
+}
+
+// MentionsContains applies the Contains predicate on the "mentions" field.
+func MentionsContains(v string) predicate.Node {
+	return predicate.Node(sql.FieldContains(FieldMentions, v))
+}
+
+// MentionsHasPrefix applies the HasPrefix predicate on the "mentions" field.
+func MentionsHasPrefix(v string) predicate.Node {
+	return predicate.Node(sql.FieldHasPrefix(FieldMentions, v))
+}
+
+// MentionsHasSuffix applies the HasSuffix predicate on the "mentions" field.
+func MentionsHasSuffix(v string) predicate.Node {
+	return predicate.Node(sql.FieldHasSuffix(FieldMentions, v))
+}
+
+// MentionsEqualFold applies the EqualFold predicate on the "mentions" field.
+func MentionsEqualFold(v string) predicate.Node {
+	return predicate.Node(sql.FieldEqualFold(FieldMentions, v))
+}
+
+// MentionsContainsFold applies the ContainsFold predicate on the "mentions" field.
+func MentionsContainsFold(v string) predicate.Node {
+	return predicate.Node(sql.FieldContainsFold(FieldMentions, v))
 }
 
 // HasVersion applies the HasEdge predicate on the "version" edge.

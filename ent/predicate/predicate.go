@@ -45,9 +45,6 @@ type KGSchema func(*sql.Selector)
 // LLMCall is the predicate function for llmcall builders.
 type LLMCall func(*sql.Selector)
 
-// Mention is the predicate function for mention builders.
-type Mention func(*sql.Selector)
-
 // Node is the predicate function for node builders.
 type Node func(*sql.Selector)
 

@@ -26,6 +26,9 @@ func (Edge) Fields() []ent.Field {
 		field.Int64("description_ref").Default(0),
 		field.Float("weight").Default(1),
 		field.Text("properties").Default(""),
+		// mentions is the edge's provenance as a pack of its mentions
+		// (see store/mention_pack.go).
+		field.Text("mentions").Default(""),
 	}
 }
 

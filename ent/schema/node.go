@@ -25,6 +25,9 @@ func (Node) Fields() []ent.Field {
 		// are nodes of the version (a self-loop once); the store keeps it
 		// current on every write, so the graph API ranks by an index.
 		field.Int("degree").Default(0),
+		// mentions is the node's provenance as a pack of its mentions
+		// (see store/mention_pack.go).
+		field.Text("mentions").Default(""),
 	}
 }
 
