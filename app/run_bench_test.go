@@ -214,7 +214,7 @@ func postgresBytes(b *testing.B, url string) int64 {
 	if os.Getenv("KGSTUDIO_BENCH_TABLES") == "" {
 		return n
 	}
-	rows, err := db.Query(`SELECT relname, pg_table_size(oid), pg_indexes_size(oid), n_live_tup, n_dead_tup
+	rows, err := db.Query(`SELECT relname, pg_table_size(oid), pg_indexes_size(oid), n_live_tup, n_dead_tup, n_tup_ins, n_tup_upd, n_tup_hot_upd
 		FROM pg_class JOIN pg_stat_user_tables USING (relname)
 		WHERE relkind = 'r' ORDER BY pg_total_relation_size(oid) DESC LIMIT 12`)
 	if err != nil {
@@ -223,11 +223,11 @@ func postgresBytes(b *testing.B, url string) int64 {
 	defer rows.Close()
 	for rows.Next() {
 		var name string
-		var table, index, live, dead int64
-		if err := rows.Scan(&name, &table, &index, &live, &dead); err != nil {
+		var table, index, live, dead, ins, upd, hot int64
+		if err := rows.Scan(&name, &table, &index, &live, &dead, &ins, &upd, &hot); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("%-20s table %6.1f MB  indexes %6.1f MB  rows %d live, %d dead", name, float64(table)/1e6, float64(index)/1e6, live, dead)
+		b.Logf("%-20s table %6.1f MB  indexes %6.1f MB  rows %d live, %d dead; %d inserted, %d updated (%d HOT)", name, float64(table)/1e6, float64(index)/1e6, live, dead, ins, upd, hot)
 	}
 	return n
 }
