@@ -268,6 +268,9 @@ func (s *Store) SettleChunks(ctx context.Context, versionID, maxFragments, expec
 	if err == ErrNotActive {
 		return out, err
 	}
+	if err == nil {
+		s.reclaim(ctx, rows)
+	}
 	return out, translate(err, "chunk job")
 }
 

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -45,6 +46,8 @@ type Store struct {
 	pgPool *pgxpool.Pool
 	// runLocks holds a mutex per version on SQLite (see LockVersion).
 	runLocks sync.Map
+	// merged counts the rows merged since the last reclaim.
+	merged atomic.Int64
 }
 
 // Options configure Open.
