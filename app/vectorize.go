@@ -100,52 +100,28 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // it holds one batch of vectors, not the version's; the search index is
 // built on the version's first search (vectorIndex), not here: a run
 // nobody queries pays nothing for it.
+//
+// The offline embedder's vectors are not stored: they are a hash of the
+// text, computed faster than they are read back, so a version records only
+// their count, and its first search computes them again (derivedVectors).
 func (a *App) vectorize(ctx context.Context, v record.Version) error {
 	emb, err := a.embedder(ctx, v.Config)
 	if err != nil {
 		return err
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	items, props, err := a.vectorTexts(ctx, v)
 	if err != nil {
 		return err
 	}
-	chunks, err := a.versionChunks(ctx, v)
-	if err != nil {
-		return err
-	}
-	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
-		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
-	})
-	clear(chunks)
-	props, err := a.vectorProps(ctx, v.Config)
-	if err != nil {
-		return err
-	}
-	// What query.Vectorize embeds, in its order: chunks, then each node
-	// key once, then each distinct edge text once (query.EdgeVectorKey).
-	var items []vectorText
-	for _, c := range list {
-		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
-	}
-	seen := map[string]bool{}
-	for i, n := range g.Nodes {
-		if !seen[n.Key] {
-			seen[n.Key] = true
-			items = append(items, vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
-		}
-	}
-	for i, e := range g.Edges {
-		if k := query.EdgeVectorKey(e); !seen["\x00"+k] {
-			seen["\x00"+k] = true
-			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
-		}
-	}
-	clear(seen)
 	w, err := a.store.WriteVectors(ctx, v.ID, emb.Model())
 	if err != nil {
 		return err
 	}
 	var use extract.EmbedUsage
+	if derivedEmbedder(emb) {
+		w.Derived(len(items))
+		items = nil
+	}
 	texts := make([]string, 0, vectorBatchTexts)
 	batch := make([]store.VectorItem, 0, vectorBatchTexts)
 	for lo := 0; lo < len(items); lo += vectorBatchTexts {
@@ -178,6 +154,55 @@ func (a *App) vectorize(ctx context.Context, v record.Version) error {
 	}
 	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
 	return nil
+}
+
+// derivedEmbedder says an embedder's vectors are computed again when searched
+// rather than stored: the offline embedder's, a hash of the text.
+func derivedEmbedder(emb extract.Embedder) bool {
+	_, ok := emb.(embed.Offline)
+	return ok
+}
+
+// vectorTexts lists what a version's vectors embed, in query.Vectorize's
+// order (chunks, then each node key once, then each distinct edge text
+// once, query.EdgeVectorKey), and the schema's vector-indexed properties
+// that join a node's text.
+func (a *App) vectorTexts(ctx context.Context, v record.Version) ([]vectorText, query.VectorProps, error) {
+	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := a.versionChunks(ctx, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
+		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
+	})
+	clear(chunks)
+	props, err := a.vectorProps(ctx, v.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []vectorText
+	for _, c := range list {
+		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
+	}
+	seen := map[string]bool{}
+	for i, n := range g.Nodes {
+		if !seen[n.Key] {
+			seen[n.Key] = true
+			items = append(items, vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
+		}
+	}
+	for i, e := range g.Edges {
+		if k := query.EdgeVectorKey(e); !seen["\x00"+k] {
+			seen["\x00"+k] = true
+			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
+		}
+	}
+	clear(seen)
+	return items, props, nil
 }
 
 // vectorBatchTexts is how many texts the vectorizer embeds and stores at
@@ -289,7 +314,7 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorI
 		}
 	}
 	a.vecMu.Unlock()
-	vecs, err := a.loadVectors(ctx, st, v.ID)
+	vecs, err := a.loadVectors(ctx, st, v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,10 +339,15 @@ func (a *App) cacheIndex(versionID int, st record.VectorStats, vi *query.VectorI
 }
 
 // loadVectors returns a version's stored vectors in the form search uses.
-func (a *App) loadVectors(ctx context.Context, st record.VectorStats, versionID int) (*query.Vectors, error) {
-	items, err := a.store.Vectors(ctx, versionID)
+func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version) (*query.Vectors, error) {
+	items, err := a.store.Vectors(ctx, v.ID)
 	if err != nil {
 		return nil, err
+	}
+	if len(items) == 0 && st.Vectors > 0 && st.Embedder == extract.EmbedderOffline {
+		if items, err = a.derivedVectors(ctx, v); err != nil {
+			return nil, err
+		}
 	}
 	newVectors := func(model string) *query.Vectors {
 		return &query.Vectors{Model: model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
@@ -347,6 +377,28 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, versionID 
 		}
 	}
 	return top, nil
+}
+
+// derivedVectors computes the offline embedder's vectors of a version,
+// which vectorize counted but did not store.
+func (a *App) derivedVectors(ctx context.Context, v record.Version) ([]store.VectorItem, error) {
+	items, props, err := a.vectorTexts(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.text(props)
+	}
+	vecs, _, err := embed.Offline{}.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.VectorItem, len(items))
+	for i, it := range items {
+		out[i] = store.VectorItem{Kind: it.kind, Key: it.key, Vector: vecs[i]}
+	}
+	return out, nil
 }
 
 // vectorizeChild gives a version made from parent by an edit or a merge

@@ -71,7 +71,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
-	// A new app (a restart) builds it from the stored vectors.
+	// A new app (a restart) builds it again.
 	fresh := New(st, a.log, Providers{Embedder: extract.EmbedderOffline})
 	rebuilt, _, err := fresh.vectorIndex(ctx, v)
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
@@ -80,11 +80,19 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if again, _, _ := fresh.vectorIndex(ctx, v); again != rebuilt {
 		t.Fatal("the second search built the index again")
 	}
-	// The store's record changes when the version is vectorized again.
-	items, err := st.Vectors(ctx, v.ID)
-	if err != nil {
-		t.Fatal(err)
+	// The offline embedder's vectors are counted, not stored: the index
+	// computes them again, as many as the record counts.
+	if stored, err := st.Vectors(ctx, v.ID); err != nil || len(stored) != 0 {
+		t.Fatalf("%d offline vectors stored (%v); want none", len(stored), err)
 	}
+	if counts, err := st.VectorCounts(ctx, v.ID); err != nil || counts[stats.Model] != stats.Vectors || stats.Vectors == 0 {
+		t.Fatalf("vector counts %v (%v); want %d of %s", counts, err, stats.Vectors, stats.Model)
+	}
+	items, err := a.derivedVectors(ctx, v)
+	if err != nil || len(items) != stats.Vectors {
+		t.Fatalf("%d derived vectors (%v); want %d", len(items), err, stats.Vectors)
+	}
+	// The store's record changes when the version is vectorized again.
 	rec := *stats
 	rec.Calls = 1
 	if err := st.SaveVectors(ctx, v.ID, rec, items[:1]); err != nil {

@@ -113,7 +113,11 @@ func (w *VectorWriter) Add(ctx context.Context, items []VectorItem) error {
 	return w.s.inTx(ctx, func(tx *writeTx) error { return insertVectors(ctx, tx.Client(), w.versionID, w.model, items) })
 }
 
-// Close records the stats with the count of vectors written.
+// Derived counts n vectors that are not stored because search computes
+// them again (the offline embedder's).
+func (w *VectorWriter) Derived(n int) { w.n += n }
+
+// Close records the stats with the count of vectors written (or derived).
 func (w *VectorWriter) Close(ctx context.Context, st record.VectorStats) error {
 	st.Vectors, st.Model = w.n, w.model
 	return w.s.inTx(ctx, func(tx *writeTx) error { return insertVectorStats(ctx, tx.Client(), w.versionID, st) })
@@ -163,6 +167,9 @@ func (s *Store) VectorCounts(ctx context.Context, versionID int) (map[string]int
 	out := make(map[string]int, len(rows))
 	for _, r := range rows {
 		out[cmp.Or(r.Model, st.Model)] += r.Count
+	}
+	if len(rows) == 0 && st.Vectors > 0 {
+		out[st.Model] = st.Vectors // derived, not stored
 	}
 	return out, nil
 }
