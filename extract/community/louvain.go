@@ -67,7 +67,13 @@ func build(n int, edges []edge) *wgraph {
 	return g
 }
 
-// moveNodes is Louvain's local moving phase: it returns each node's
+// moveNodes is Louvain's local moving phase, visiting nodes as Leiden's
+// fast local moving does: every node once in a random order, then only
+// the neighbours of a node that moved (those outside its new community),
+// until no node is waiting. A pass over every node until none moves, as
+// first published, revisits all of them many times on a graph without
+// clear communities (a random one took 24x the time at 10x the nodes);
+// the queue revisits only where something changed. It returns each node's
 // community (numbered 0..k-1) and whether any node moved.
 func (g *wgraph) moveNodes(r *rand.Rand, resolution float64) ([]int32, bool) {
 	n := len(g.deg)
@@ -80,55 +86,68 @@ func (g *wgraph) moveNodes(r *rand.Rand, resolution float64) ([]int32, bool) {
 	if g.m2 == 0 {
 		return comm, false
 	}
-	order := r.Perm(n)
+	// queue is a ring of the nodes waiting to be visited; waiting marks
+	// them, so a node waits at most once.
+	queue := make([]int32, n)
+	for i, oi := range r.Perm(n) {
+		queue[i] = int32(oi)
+	}
+	waiting := make([]bool, n)
+	for i := range waiting {
+		waiting[i] = true
+	}
+	head, size := 0, n
 	// Weights from the node at hand to each neighbouring community.
 	wto := make([]float64, n)
 	var touched []int32
 	moved := false
-	for pass := 0; pass < 50; pass++ {
-		changes := 0
-		for _, oi := range order {
-			i := int32(oi)
-			ci := comm[i]
-			touched = touched[:0]
-			self := 0.0
-			for k := g.start[i]; k < g.start[i+1]; k++ {
-				j := g.adj[k]
-				if j == i {
-					self += g.w[k]
-					continue
-				}
-				c := comm[j]
-				if wto[c] == 0 {
-					touched = append(touched, c)
-				}
-				wto[c] += g.w[k]
+	// A bound on visits, far above what convergence takes, so that
+	// rounding can never keep two nodes trading places forever.
+	for visits := 0; size > 0 && visits < 64*n; visits++ {
+		i := queue[head]
+		head = (head + 1) % n
+		size--
+		waiting[i] = false
+		ci := comm[i]
+		touched = touched[:0]
+		for k := g.start[i]; k < g.start[i+1]; k++ {
+			j := g.adj[k]
+			if j == i {
+				continue
 			}
-			ki := g.deg[i]
-			tot[ci] -= ki
-			// The gain of joining c, up to terms common to every c.
-			gain := func(c int32) float64 { return wto[c] - resolution*tot[c]*ki/g.m2 }
-			best, bestGain := ci, gain(ci)
-			for _, c := range touched {
-				if gg := gain(c); gg > bestGain+1e-12 || (math.Abs(gg-bestGain) <= 1e-12 && c < best) {
-					best, bestGain = c, gg
-				}
+			c := comm[j]
+			if wto[c] == 0 {
+				touched = append(touched, c)
 			}
-			tot[best] += ki
-			if best != ci {
-				comm[i] = best
-				changes++
-			}
-			for _, c := range touched {
-				wto[c] = 0
-			}
-			wto[ci] = 0
-			_ = self
+			wto[c] += g.w[k]
 		}
-		if changes == 0 {
-			break
+		ki := g.deg[i]
+		tot[ci] -= ki
+		// The gain of joining c, up to terms common to every c.
+		gain := func(c int32) float64 { return wto[c] - resolution*tot[c]*ki/g.m2 }
+		best, bestGain := ci, gain(ci)
+		for _, c := range touched {
+			if gg := gain(c); gg > bestGain+1e-12 || (math.Abs(gg-bestGain) <= 1e-12 && c < best) {
+				best, bestGain = c, gg
+			}
 		}
+		tot[best] += ki
+		for _, c := range touched {
+			wto[c] = 0
+		}
+		wto[ci] = 0
+		if best == ci {
+			continue
+		}
+		comm[i] = best
 		moved = true
+		for k := g.start[i]; k < g.start[i+1]; k++ {
+			if j := g.adj[k]; !waiting[j] && comm[j] != best {
+				waiting[j] = true
+				queue[(head+size)%n] = j
+				size++
+			}
+		}
 	}
 	return g.split(comm), moved
 }
