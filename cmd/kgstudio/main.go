@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 )
@@ -18,18 +19,30 @@ import (
 // version is what the MCP server reports as its version.
 const version = "0.1.0"
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode runs the command line and returns the process's exit code.
+func mainCode() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h printed the command's flags
+	// KGSTUDIO_CPUPROFILE=FILE writes a CPU profile of the command (go tool
+	// pprof reads it), for finding where a whole run spends its time.
+	if path := os.Getenv("KGSTUDIO_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
 		}
+	}
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp): // -h printed the command's flags
+		return 0
+	case isUsage(err):
 		fmt.Fprintln(os.Stderr, "kgstudio:", oneLine(err))
-		if isUsage(err) {
-			os.Exit(2) // the command line was wrong, as flag-based tools say
-		}
-		os.Exit(1)
+		return 2 // the command line was wrong, as flag-based tools say
+	default:
+		fmt.Fprintln(os.Stderr, "kgstudio:", oneLine(err))
+		return 1
 	}
 }
 
