@@ -192,12 +192,14 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		err = a.deriveRules(ctx, v)
 	}
 	if err == nil {
-		// The graph is complete: its communities are stored with it.
-		a.keepCommunities(ctx, v, nil)
-	}
-	if err == nil {
-		// The vectorizer step, after every kind of run.
-		err = a.vectorize(ctx, v)
+		// The graph is complete: its communities are stored with it, and
+		// the vectorizer step (after every kind of run) embeds it. Both
+		// read it as loaded once.
+		var g extract.Graph
+		if g, err = a.store.LoadGraph(ctx, v.ID, false); err == nil {
+			a.keepCommunities(ctx, v, &g)
+			err = a.vectorize(ctx, v, &g)
+		}
 	}
 	status, msg := record.StatusDone, ""
 	switch {

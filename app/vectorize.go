@@ -104,12 +104,12 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // The offline embedder's vectors are not stored: they are a hash of the
 // text, computed faster than they are read back, so a version records only
 // their count, and its first search computes them again (derivedVectors).
-func (a *App) vectorize(ctx context.Context, v record.Version) error {
+func (a *App) vectorize(ctx context.Context, v record.Version, g *extract.Graph) error {
 	emb, err := a.embedder(ctx, v.Config)
 	if err != nil {
 		return err
 	}
-	items, props, err := a.vectorTexts(ctx, v)
+	items, props, err := a.vectorTexts(ctx, v, g)
 	if err != nil {
 		return err
 	}
@@ -166,11 +166,15 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // vectorTexts lists what a version's vectors embed, in query.Vectorize's
 // order (chunks, then each node key once, then each distinct edge text
 // once, query.EdgeVectorKey), and the schema's vector-indexed properties
-// that join a node's text.
-func (a *App) vectorTexts(ctx context.Context, v record.Version) ([]vectorText, query.VectorProps, error) {
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
-	if err != nil {
-		return nil, nil, err
+// that join a node's text. g is the version's graph without mentions, or
+// nil to load it.
+func (a *App) vectorTexts(ctx context.Context, v record.Version, g *extract.Graph) ([]vectorText, query.VectorProps, error) {
+	if g == nil {
+		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		g = &loaded
 	}
 	chunks, err := a.versionChunks(ctx, v)
 	if err != nil {
@@ -382,7 +386,7 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 // derivedVectors computes the offline embedder's vectors of a version,
 // which vectorize counted but did not store.
 func (a *App) derivedVectors(ctx context.Context, v record.Version) ([]store.VectorItem, error) {
-	items, props, err := a.vectorTexts(ctx, v)
+	items, props, err := a.vectorTexts(ctx, v, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +414,7 @@ func (a *App) vectorizeChild(ctx context.Context, parent, child record.Version) 
 	if _, ok, err := a.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
 		return
 	}
-	if err := a.vectorize(ctx, child); err != nil {
+	if err := a.vectorize(ctx, child, nil); err != nil {
 		a.log.Warn("vectors not made", "version_id", child.ID, "err", extract.MessageOf(err))
 	}
 }
