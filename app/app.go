@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -91,12 +92,9 @@ type App struct {
 	timesMu    sync.Mutex
 	timesCache map[timesKey]bool
 
-	// cmpMu guards the comparison cache (see Compare): the calls by key
-	// and when each key was last used (a counter, cmpUse).
-	cmpMu    sync.Mutex
-	cmpCache map[compareKey]*compareCall
-	cmpUsed  map[compareKey]uint64
-	cmpUse   uint64
+	// comparisons are the comparisons of versions asked last (see
+	// Compare).
+	comparisons *lru.Cache[compareKey, Comparison]
 }
 
 // New builds the application over a store.
@@ -104,6 +102,7 @@ func New(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
 		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
 	a.Curation, a.Queries = &Curation{a}, &Queries{a}
+	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	return a
 }
 

@@ -51,15 +51,6 @@ func stampOf(v record.Version) versionStamp {
 	return s
 }
 
-// compareCall is one comparison in flight or done; done is closed when c
-// and err are set.
-type compareCall struct {
-	done chan struct{}
-	c    Comparison
-	err  error
-	size int
-}
-
 // Compare loads two versions' graphs and compares them with the
 // matching options of opts. When one side is marked as the reference (a
 // first when both are), the result is scored against it; opts.Reference
@@ -85,102 +76,32 @@ func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Com
 		return a.compareVersions(ctx, va, vb, opts)
 	}
 	key := compareKey{a: stampOf(va), b: stampOf(vb), opts: opts}
-	if call, _ := a.comparisonCall(key, false); call != nil {
-		return call.wait(ctx, va, vb)
+	// A pair held or being compared is waited for without a slot; else a
+	// slot first, and the cache again (another caller may have started
+	// the pair while this one waited for the slot). The computation is
+	// shared, so it does not stop when this caller goes away.
+	if !a.comparisons.Has(key) {
+		var release func()
+		ctx, release, err = a.Heavy().Enter(ctx)
+		if err != nil {
+			return Comparison{}, err
+		}
+		defer release()
 	}
-	// A slot first, then the cache again: another caller may have
-	// started this pair while this one waited.
-	ctx, release, err := a.Heavy().Enter(ctx)
+	c, err := a.comparisons.Get(ctx, key, func() (Comparison, error) {
+		return a.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
+	})
 	if err != nil {
 		return Comparison{}, err
 	}
-	defer release()
-	call, started := a.comparisonCall(key, true)
-	if !started {
-		release()
-		return call.wait(ctx, va, vb)
-	}
-
-	// The computation is shared, so it does not stop when this caller
-	// goes away.
-	call.c, call.err = a.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
-	call.size = len(call.c.GA.Nodes) + len(call.c.GA.Edges) + len(call.c.GB.Nodes) + len(call.c.GB.Edges)
-	close(call.done)
-
-	a.cmpMu.Lock()
-	if call.err != nil || call.size > compareCacheElements {
-		delete(a.cmpCache, key)
-		delete(a.cmpUsed, key)
-	}
-	a.evictComparisons()
-	a.cmpMu.Unlock()
-	return call.c, call.err
-}
-
-// comparisonCall returns the cached call of key (done or in flight),
-// marking it used; without one, it starts a call when start is set
-// (started is then true) and returns nil otherwise.
-func (a *App) comparisonCall(key compareKey, start bool) (call *compareCall, started bool) {
-	a.cmpMu.Lock()
-	defer a.cmpMu.Unlock()
-	call, ok := a.cmpCache[key]
-	if !ok && !start {
-		return nil, false
-	}
-	if !ok {
-		call = &compareCall{done: make(chan struct{})}
-		if a.cmpCache == nil {
-			a.cmpCache, a.cmpUsed = map[compareKey]*compareCall{}, map[compareKey]uint64{}
-		}
-		a.cmpCache[key] = call
-	}
-	a.cmpUse++
-	a.cmpUsed[key] = a.cmpUse
-	return call, !ok
-}
-
-// wait waits for the call to end and returns its comparison with the
-// versions as the caller loaded them.
-func (call *compareCall) wait(ctx context.Context, va, vb record.Version) (Comparison, error) {
-	select {
-	case <-call.done:
-	case <-ctx.Done():
-		return Comparison{}, ctx.Err()
-	}
-	if call.err != nil {
-		return Comparison{}, call.err
-	}
-	c := call.c
 	c.A, c.B = va, vb
 	return c, nil
 }
 
-// evictComparisons drops the least recently used finished comparisons
-// until the cache is within its bounds. a.cmpMu must be held.
-func (a *App) evictComparisons() {
-	for {
-		total, n := 0, 0
-		var oldest compareKey
-		var oldestUse uint64
-		found := false
-		for k, c := range a.cmpCache {
-			select {
-			case <-c.done:
-			default:
-				continue // in flight: not counted, not evicted
-			}
-			total += c.size
-			n++
-			if u := a.cmpUsed[k]; !found || u < oldestUse {
-				oldest, oldestUse, found = k, u, true
-			}
-		}
-		if !found || (n <= compareCacheEntries && total <= compareCacheElements) {
-			return
-		}
-		delete(a.cmpCache, oldest)
-		delete(a.cmpUsed, oldest)
-	}
+// comparisonSize is what a comparison weighs in the cache: the nodes and
+// edges of both sides.
+func comparisonSize(c Comparison) int {
+	return len(c.GA.Nodes) + len(c.GA.Edges) + len(c.GB.Nodes) + len(c.GB.Edges)
 }
 
 // compareOptions sets the reference side of opts from the versions: a
