@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/nlp"
+	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -71,21 +72,15 @@ type App struct {
 	// waitMu guards waiters: the callers of Wait, by version.
 	waitMu  sync.Mutex
 	waiters map[int][]*waiter
-	// docMu guards docCache and runCache: the documents and versions
-	// chunk jobs read last.
-	docMu    sync.Mutex
-	docCache []cachedDoc
-	runCache []*jobRun
+	// jobDocs and jobRuns are the documents and versions chunk jobs
+	// read last.
+	jobDocs *lru.Cache[docKey, *cachedDoc]
+	jobRuns *lru.Cache[int, *jobRun]
 
-	// vecMu guards vecCache: the vector indexes of the versions searched
-	// last (see vectorIndex).
-	vecMu    sync.Mutex
-	vecCache []cachedIndex
-
-	// corpusMu guards corpora: the query corpora (graph, chunks, BM25,
-	// walk graph, document titles) of the finished versions asked last.
-	corpusMu sync.Mutex
-	corpora  []*queryCorpus
+	// indexes are the vector indexes of the versions searched last (see
+	// vectorIndex); corpora their query corpora (see corpusOf).
+	indexes *lru.Cache[indexKey, *query.VectorIndex]
+	corpora *lru.Cache[corpusKey, *queryCorpus]
 
 	// timesMu guards timesCache: whether finished graphs written whole
 	// keep fact times (see KeepsTimes), by version.
@@ -103,6 +98,10 @@ func New(st *store.Store, log *slog.Logger, p Providers) *App {
 		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
 	a.Curation, a.Queries = &Curation{a}, &Queries{a}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
+	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
+	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
+	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
+	a.corpora = lru.New[corpusKey, *queryCorpus](corpusCacheSize)
 	return a
 }
 

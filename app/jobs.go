@@ -855,82 +855,63 @@ func (r *jobRun) waitTurn(ctx context.Context, first int) {
 }
 
 // jobRun returns the version's jobRun, built once per process (the last
-// few versions are kept).
+// few versions are kept), however many of its jobs ask at the same time.
 func (a *App) jobRun(ctx context.Context, id int) (*jobRun, error) {
-	a.docMu.Lock()
-	for _, r := range a.runCache {
-		if r.v.ID == id {
-			a.docMu.Unlock()
-			return r, nil
+	return a.jobRuns.Get(ctx, id, func() (*jobRun, error) {
+		v, err := a.store.Version(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-	}
-	a.docMu.Unlock()
-	v, err := a.store.Version(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	ex, err := a.Extractor(ctx, v.Config)
-	if err != nil {
-		return nil, err
-	}
-	r := &jobRun{v: v, ex: ex}
-	a.docMu.Lock()
-	a.runCache = append(a.runCache, r)
-	if len(a.runCache) > docCacheSize {
-		a.runCache = a.runCache[1:]
-	}
-	a.docMu.Unlock()
-	return r, nil
+		ex, err := a.Extractor(ctx, v.Config)
+		if err != nil {
+			return nil, err
+		}
+		return &jobRun{v: v, ex: ex}, nil
+	})
 }
 
-// docCacheSize is how many documents a process keeps for chunk jobs.
+// docCacheSize is how many documents (and versions) a process keeps for
+// chunk jobs.
 const docCacheSize = 8
 
-type cachedDoc struct {
-	doc      extract.Document
+// docKey names a document split as a run's settings split it.
+type docKey struct {
+	id       int
 	settings string
-	chunks   map[int]extract.Chunk
+}
+
+type cachedDoc struct {
+	doc    extract.Document
+	chunks map[int]extract.Chunk
 }
 
 // jobChunk loads a chunk and its document, keeping the last few documents
 // so the chunk jobs of one document do not read it again each.
 func (a *App) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
 	settings := chunkSettings(v.Config)
-	a.docMu.Lock()
-	for _, c := range a.docCache {
-		if c.doc.ID == ref.DocumentID && c.settings == settings {
-			ch, ok := c.chunks[ref.Index]
-			a.docMu.Unlock()
-			if !ok {
-				return c.doc, ch, extract.Errorf(extract.KindNotFound, "chunk %d of %q not found", ref.Index, c.doc.Name)
-			}
-			return c.doc, ch, nil
+	c, err := a.jobDocs.Get(ctx, docKey{ref.DocumentID, settings}, func() (*cachedDoc, error) {
+		d, err := a.store.Document(ctx, ref.DocumentID)
+		if err != nil {
+			return nil, err
 		}
-	}
-	a.docMu.Unlock()
-	d, err := a.store.Document(ctx, ref.DocumentID)
+		chunks, err := a.store.Chunks(ctx, d.ID, settings)
+		if err != nil {
+			return nil, err
+		}
+		c := &cachedDoc{doc: d, chunks: make(map[int]extract.Chunk, len(chunks))}
+		for _, ch := range chunks {
+			c.chunks[ch.Index] = ch
+		}
+		return c, nil
+	})
 	if err != nil {
-		return d, extract.Chunk{}, err
+		return extract.Document{}, extract.Chunk{}, err
 	}
-	chunks, err := a.store.Chunks(ctx, d.ID, settings)
-	if err != nil {
-		return d, extract.Chunk{}, err
-	}
-	c := cachedDoc{doc: d, settings: settings, chunks: make(map[int]extract.Chunk, len(chunks))}
-	for _, ch := range chunks {
-		c.chunks[ch.Index] = ch
-	}
-	a.docMu.Lock()
-	a.docCache = append(a.docCache, c)
-	if len(a.docCache) > docCacheSize {
-		a.docCache = a.docCache[1:]
-	}
-	a.docMu.Unlock()
 	ch, ok := c.chunks[ref.Index]
 	if !ok {
-		return d, ch, extract.Errorf(extract.KindNotFound, "chunk %d of %q not found", ref.Index, d.Name)
+		return c.doc, ch, extract.Errorf(extract.KindNotFound, "chunk %d of %q not found", ref.Index, c.doc.Name)
 	}
-	return d, ch, nil
+	return c.doc, ch, nil
 }
 
 // workFinish merges a version's chunks and finishes it.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -13,16 +12,23 @@ import (
 // queryCorpus is what a version's questions are ranked over: the graph,
 // the chunks with their BM25 index and walk graph, the vector index and
 // the document titles. A finished version never changes, so its corpus
-// is built on its first question and kept (corpusCacheSize versions);
-// a running one is read anew for every question.
+// is built on its first question (once, however many ask at the same
+// time) and kept (corpusCacheSize versions); a running one is read anew
+// for every question.
 type queryCorpus struct {
-	// versionID and created name the version (an ID a deleted version
-	// left may come back on SQLite; its creation time does not).
+	stats  *record.VectorStats // the vectorizer record, nil for none
+	corpus *query.Corpus
+	titles map[int]string
+}
+
+// corpusKey names a finished version's corpus: the version (an ID a
+// deleted version left may come back on SQLite; its creation time does
+// not) and its vectorizer record, if any.
+type corpusKey struct {
 	versionID int
-	created   time.Time
-	stats     *record.VectorStats
-	corpus    *query.Corpus
-	titles    map[int]string
+	created   int64 // UnixNano
+	hasStats  bool
+	stats     record.VectorStats
 }
 
 // corpusCacheSize is how many versions' query corpora stay in memory.
@@ -31,37 +37,18 @@ const corpusCacheSize = 4
 // corpusOf returns a version's query corpus, from the cache when the
 // version is finished and its vectors are the ones the cache holds.
 func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
+	if v.Status != record.StatusDone {
+		return a.buildCorpus(ctx, v, time.Time{})
+	}
 	st, hasStats, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
-	done := v.Status == record.StatusDone
-	if done {
-		a.corpusMu.Lock()
-		for i, c := range a.corpora {
-			if c.versionID == v.ID && c.created.Equal(v.CreatedAt) && (c.stats == nil) == !hasStats && (c.stats == nil || *c.stats == st) {
-				// Most recently used last.
-				a.corpora = append(append(a.corpora[:i:i], a.corpora[i+1:]...), c)
-				a.corpusMu.Unlock()
-				return c, nil
-			}
-		}
-		a.corpusMu.Unlock()
-	}
-	qc, err := a.buildCorpus(ctx, v, time.Time{})
-	if err != nil {
-		return nil, err
-	}
-	if done {
-		a.corpusMu.Lock()
-		a.corpora = slices.DeleteFunc(a.corpora, func(c *queryCorpus) bool { return c.versionID == v.ID })
-		a.corpora = append(a.corpora, qc)
-		if len(a.corpora) > corpusCacheSize {
-			a.corpora = slices.Delete(a.corpora, 0, len(a.corpora)-corpusCacheSize)
-		}
-		a.corpusMu.Unlock()
-	}
-	return qc, nil
+	key := corpusKey{versionID: v.ID, created: v.CreatedAt.UnixNano(), hasStats: hasStats, stats: st}
+	return a.corpora.Get(ctx, key, func() (*queryCorpus, error) {
+		a.corpora.DeleteFunc(func(k corpusKey) bool { return k.versionID == v.ID && k != key })
+		return a.buildCorpus(context.WithoutCancel(ctx), v, time.Time{})
+	})
 }
 
 // buildCorpus reads a version's query corpus. With a zero asOf it holds
@@ -107,7 +94,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	if err != nil {
 		return nil, err
 	}
-	qc := &queryCorpus{versionID: v.ID, created: v.CreatedAt, stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
+	qc := &queryCorpus{stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
 	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
 	}

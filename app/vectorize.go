@@ -290,56 +290,42 @@ func VectorPropsOf(sc schema.Schema) query.VectorProps {
 // vectorCacheSize is how many versions' vector indexes stay in memory.
 const vectorCacheSize = 8
 
-// cachedIndex is a version's vector index with the record it was built
-// from; a different record (the version was vectorized again) misses.
-type cachedIndex struct {
+// indexKey names a version's vector index: the version and the record
+// it was built from (a different record, the version vectorized again,
+// misses).
+type indexKey struct {
 	versionID int
 	stats     record.VectorStats
-	vi        *query.VectorIndex
 }
 
 // vectorIndex returns a version's vector index (exact for small versions,
 // HNSW past embed.ExactLimit) and its vectorizer record, both nil when
-// the version has none. Indexes are built on first use and kept for the
-// versions searched last, so HNSW graphs are built once per version and
-// process.
+// the version has none. Indexes are built on first use, once however many
+// searches ask at the same time, and kept for the versions searched last,
+// so HNSW graphs are built once per version and process.
 func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorIndex, *record.VectorStats, error) {
 	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
 	}
-	a.vecMu.Lock()
-	for i, c := range a.vecCache {
-		if c.versionID == v.ID && c.stats == st {
-			// Most recently used last.
-			a.vecCache = append(append(a.vecCache[:i:i], a.vecCache[i+1:]...), c)
-			a.vecMu.Unlock()
-			return c.vi, &st, nil
+	key := indexKey{v.ID, st}
+	vi, err := a.indexes.Get(ctx, key, func() (*query.VectorIndex, error) {
+		// An index of an older record of the version is of no more use.
+		a.indexes.DeleteFunc(func(k indexKey) bool { return k.versionID == v.ID && k != key })
+		vecs, err := a.loadVectors(ctx, st, v)
+		if err != nil {
+			return nil, err
 		}
-	}
-	a.vecMu.Unlock()
-	vecs, err := a.loadVectors(ctx, st, v)
+		vi := query.NewVectorIndex(vecs)
+		if vi.Approximate() {
+			a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
+		}
+		return vi, nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	vi := query.NewVectorIndex(vecs)
-	if vi.Approximate() {
-		a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
-	}
-	a.cacheIndex(v.ID, st, vi)
 	return vi, &st, nil
-}
-
-// cacheIndex keeps a version's index, replacing an older one of the same
-// version and dropping the least recently used past vectorCacheSize.
-func (a *App) cacheIndex(versionID int, st record.VectorStats, vi *query.VectorIndex) {
-	a.vecMu.Lock()
-	defer a.vecMu.Unlock()
-	a.vecCache = slices.DeleteFunc(a.vecCache, func(c cachedIndex) bool { return c.versionID == versionID })
-	a.vecCache = append(a.vecCache, cachedIndex{versionID: versionID, stats: st, vi: vi})
-	if len(a.vecCache) > vectorCacheSize {
-		a.vecCache = slices.Delete(a.vecCache, 0, len(a.vecCache)-vectorCacheSize)
-	}
 }
 
 // loadVectors returns a version's stored vectors in the form search uses.
