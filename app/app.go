@@ -46,10 +46,9 @@ type App struct {
 	heavy     *Gate
 	providers Providers
 
-	// nlpMu guards nlpByTypes: one offline extractor (and so one loaded
-	// model) per entity-type list.
-	nlpMu      sync.Mutex
-	nlpByTypes map[string]*nlp.Extractor
+	// nlpByTypes holds one offline extractor (and so one loaded model)
+	// per entity-type list.
+	nlpByTypes *lru.Cache[string, *nlp.Extractor]
 
 	mu sync.Mutex
 	// clients holds one rate-limited client per provider and model, so
@@ -82,10 +81,9 @@ type App struct {
 	indexes *lru.Cache[indexKey, *query.VectorIndex]
 	corpora *lru.Cache[corpusKey, *queryCorpus]
 
-	// timesMu guards timesCache: whether finished graphs written whole
-	// keep fact times (see KeepsTimes), by version.
-	timesMu    sync.Mutex
-	timesCache map[timesKey]bool
+	// keepsTimes remembers whether finished versions' graphs keep fact
+	// times (see KeepsTimes).
+	keepsTimes *lru.Cache[timesKey, bool]
 
 	// comparisons are the comparisons of versions asked last (see
 	// Compare).
@@ -101,6 +99,8 @@ func New(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
+	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)
+	a.keepsTimes = lru.New[timesKey, bool](maxTimesCache)
 	a.corpora = lru.New[corpusKey, *queryCorpus](corpusCacheSize)
 	return a
 }

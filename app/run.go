@@ -345,23 +345,19 @@ func (a *App) Extractor(ctx context.Context, cfg extract.Config) (extract.Extrac
 	}
 }
 
+// nlpCacheSize is how many entity-type lists keep their offline
+// extractor.
+const nlpCacheSize = 16
+
 // nlp returns the offline extractor for the config's entity types, built
 // once per type list (building one loads the NER model).
 func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
-	key := strings.Join(cfg.EntityTypes, "\x1f")
-	a.nlpMu.Lock()
-	defer a.nlpMu.Unlock()
-	if ex, ok := a.nlpByTypes[key]; ok {
-		return ex, nil
-	}
-	ex, err := nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
+	ex, err := a.nlpByTypes.Get(context.Background(), strings.Join(cfg.EntityTypes, "\x1f"), func() (*nlp.Extractor, error) {
+		return nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
+	})
 	if err != nil {
-		return nil, err
+		return nil, err // not a nil *nlp.Extractor in an interface
 	}
-	if a.nlpByTypes == nil {
-		a.nlpByTypes = map[string]*nlp.Extractor{}
-	}
-	a.nlpByTypes[key] = ex
 	return ex, nil
 }
 

@@ -143,10 +143,10 @@ func (g *Graphs) EdgeAt(ctx context.Context, versionID int, source, label, targe
 // version was made, so that an id used again is another key.
 type timesKey struct {
 	id      int
-	created time.Time
+	created int64 // UnixNano
 }
 
-// maxTimesCache bounds the times cache; past it the cache starts afresh.
+// maxTimesCache bounds the times cache.
 const maxTimesCache = 1024
 
 // KeepsTimes reports whether a version's graph may say when its facts
@@ -165,23 +165,10 @@ func (a *App) KeepsTimes(ctx context.Context, v record.Version) (bool, error) {
 	if err != nil || dialogue || !v.Written {
 		return dialogue, err
 	}
-	key := timesKey{v.ID, v.CreatedAt}
-	a.timesMu.Lock()
-	kept, ok := a.timesCache[key]
-	a.timesMu.Unlock()
-	if ok {
-		return kept, nil
+	if v.Status != record.StatusDone {
+		return a.store.HasFactTimes(ctx, v.ID)
 	}
-	if kept, err = a.store.HasFactTimes(ctx, v.ID); err != nil {
-		return false, err
-	}
-	if v.Status == record.StatusDone {
-		a.timesMu.Lock()
-		if a.timesCache == nil || len(a.timesCache) >= maxTimesCache {
-			a.timesCache = map[timesKey]bool{}
-		}
-		a.timesCache[key] = kept
-		a.timesMu.Unlock()
-	}
-	return kept, nil
+	return a.keepsTimes.Get(ctx, timesKey{v.ID, v.CreatedAt.UnixNano()}, func() (bool, error) {
+		return a.store.HasFactTimes(ctx, v.ID)
+	})
 }
