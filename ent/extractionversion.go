@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
+	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -29,7 +30,7 @@ type ExtractionVersion struct {
 	// Status holds the value of the "status" field.
 	Status record.Status `json:"status,omitempty"`
 	// Config holds the value of the "config" field.
-	Config string `json:"config,omitempty"`
+	Config schema.StoredConfig `json:"config,omitempty"`
 	// DocumentIds holds the value of the "document_ids" field.
 	DocumentIds []int `json:"document_ids,omitempty"`
 	// Reference holds the value of the "reference" field.
@@ -200,13 +201,13 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case extractionversion.FieldDocumentIds:
+		case extractionversion.FieldConfig, extractionversion.FieldDocumentIds:
 			values[i] = new([]byte)
 		case extractionversion.FieldReference, extractionversion.FieldWritten:
 			values[i] = new(sql.NullBool)
 		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied, extractionversion.FieldMergeNext, extractionversion.FieldChunksSettled:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldConfig, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
+		case extractionversion.FieldStatus, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -256,10 +257,12 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 				_m.Status = record.Status(value.String)
 			}
 		case extractionversion.FieldConfig:
-			if value, ok := values[i].(*sql.NullString); !ok {
+			if value, ok := values[i].(*[]byte); !ok {
 				return fmt.Errorf("unexpected type %T for field config", values[i])
-			} else if value.Valid {
-				_m.Config = value.String
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Config); err != nil {
+					return fmt.Errorf("unmarshal field config: %w", err)
+				}
 			}
 		case extractionversion.FieldDocumentIds:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -541,7 +544,7 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))
 	builder.WriteString(", ")
 	builder.WriteString("config=")
-	builder.WriteString(_m.Config)
+	builder.WriteString(fmt.Sprintf("%v", _m.Config))
 	builder.WriteString(", ")
 	builder.WriteString("document_ids=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DocumentIds))

@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
+	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -72,7 +73,7 @@ func (_c *ExtractionVersionCreate) SetNillableStatus(v *record.Status) *Extracti
 }
 
 // SetConfig sets the "config" field.
-func (_c *ExtractionVersionCreate) SetConfig(v string) *ExtractionVersionCreate {
+func (_c *ExtractionVersionCreate) SetConfig(v schema.StoredConfig) *ExtractionVersionCreate {
 	_c.mutation.SetConfig(v)
 	return _c
 }
@@ -920,7 +921,7 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 		_node.Status = value
 	}
 	if value, ok := _c.mutation.Config(); ok {
-		_spec.SetField(extractionversion.FieldConfig, field.TypeString, value)
+		_spec.SetField(extractionversion.FieldConfig, field.TypeJSON, value)
 		_node.Config = value
 	}
 	if value, ok := _c.mutation.DocumentIds(); ok {

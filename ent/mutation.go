@@ -28,6 +28,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
+	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
@@ -7516,7 +7517,7 @@ type ExtractionVersionMutation struct {
 	number                  *int
 	addnumber               *int
 	status                  *record.Status
-	_config                 *string
+	_config                 *schema.StoredConfig
 	document_ids            *[]int
 	appenddocument_ids      []int
 	reference               *bool
@@ -7862,12 +7863,12 @@ func (m *ExtractionVersionMutation) ResetStatus() {
 }
 
 // SetConfig sets the "config" field.
-func (m *ExtractionVersionMutation) SetConfig(s string) {
-	m._config = &s
+func (m *ExtractionVersionMutation) SetConfig(sc schema.StoredConfig) {
+	m._config = &sc
 }
 
 // Config returns the value of the "config" field in the mutation.
-func (m *ExtractionVersionMutation) Config() (r string, exists bool) {
+func (m *ExtractionVersionMutation) Config() (r schema.StoredConfig, exists bool) {
 	v := m._config
 	if v == nil {
 		return
@@ -7878,7 +7879,7 @@ func (m *ExtractionVersionMutation) Config() (r string, exists bool) {
 // OldConfig returns the old "config" field's value of the ExtractionVersion entity.
 // If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExtractionVersionMutation) OldConfig(ctx context.Context) (v string, err error) {
+func (m *ExtractionVersionMutation) OldConfig(ctx context.Context) (v schema.StoredConfig, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldConfig is only allowed on UpdateOne operations")
 	}
@@ -10235,7 +10236,7 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 		m.SetStatus(v)
 		return nil
 	case extractionversion.FieldConfig:
-		v, ok := value.(string)
+		v, ok := value.(schema.StoredConfig)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

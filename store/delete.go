@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,10 +140,7 @@ func (s *Store) DeleteSchema(ctx context.Context, name string) error {
 			return translate(err, "schema "+name)
 		}
 		users, err := versionsWhere(ctx, c, func(v *ent.ExtractionVersion) bool {
-			var cfg struct {
-				SchemaName string `json:"schema_name"`
-			}
-			return json.Unmarshal([]byte(v.Config), &cfg) == nil && cfg.SchemaName == name
+			return v.Config.SchemaName == name
 		})
 		if err != nil {
 			return err
@@ -182,16 +178,10 @@ func versionsWhere(ctx context.Context, c *ent.Client, match func(*ent.Extractio
 func refusedAsReference(ctx context.Context, c *ent.Client, targets map[string]bool, skip int) error {
 	var hit string
 	users, err := versionsWhere(ctx, c, func(v *ent.ExtractionVersion) bool {
-		if v.ExtractionID == skip || !strings.Contains(v.Config, `"reference"`) {
+		if v.ExtractionID == skip || !targets[v.Config.Reference] {
 			return false
 		}
-		var cfg struct {
-			Reference string `json:"reference"`
-		}
-		if json.Unmarshal([]byte(v.Config), &cfg) != nil || !targets[cfg.Reference] {
-			return false
-		}
-		hit = cfg.Reference
+		hit = v.Config.Reference
 		return true
 	})
 	if err != nil || len(users) == 0 {

@@ -12,16 +12,15 @@ import (
 	"github.com/kgstudio/kgstudio/ent/document"
 	"github.com/kgstudio/kgstudio/ent/extraction"
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
+	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 func versionFromEnt(v *ent.ExtractionVersion, name string) record.Version {
-	var cfg extract.Config
-	_ = json.Unmarshal([]byte(v.Config), &cfg)
 	return record.Version{
 		ID: v.ID, ExtractionID: v.ExtractionID, Extraction: name, Number: v.Number, Status: v.Status,
-		Config: cfg, DocumentIDs: v.DocumentIds, Reference: v.Reference, Note: v.Note,
+		Config: extract.Config(v.Config), DocumentIDs: v.DocumentIds, Reference: v.Reference, Note: v.Note,
 		ChunksTotal: v.ChunksTotal, ChunksDone: v.ChunksDone, Nodes: v.NodeCount, Edges: v.EdgeCount,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
 		CachedPromptTokens: v.CachedPromptTokens, CachedOutputTokens: v.CachedOutputTokens,
@@ -68,12 +67,8 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 	if err := s.checkDocuments(ctx, docIDs); err != nil {
 		return record.Version{}, err
 	}
-	cfgJSON, err := json.Marshal(cfg)
-	if err != nil {
-		return record.Version{}, fmt.Errorf("encode config: %w", err)
-	}
 	var out record.Version
-	err = s.inTx(ctx, func(w *writeTx) error {
+	err := s.inTx(ctx, func(w *writeTx) error {
 		tx := w.Client()
 		ex, err := tx.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -90,7 +85,7 @@ func (s *Store) NewChildVersion(ctx context.Context, name string, cfg extract.Co
 		} else if !ent.IsNotFound(err) {
 			return translate(err, "version")
 		}
-		create := tx.ExtractionVersion.Create().SetExtractionID(ex.ID).SetNumber(num).SetConfig(string(cfgJSON)).
+		create := tx.ExtractionVersion.Create().SetExtractionID(ex.ID).SetNumber(num).SetConfig(schema.StoredConfig(cfg)).
 			SetDocumentIds(docIDs).SetNote(note).SetHeartbeatAt(s.Now())
 		if parentID > 0 {
 			create.SetParentID(parentID)

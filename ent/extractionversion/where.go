@@ -71,11 +71,6 @@ func Number(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldNumber, v))
 }
 
-// Config applies equality check predicate on the "config" field. It's identical to ConfigEQ.
-func Config(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEQ(FieldConfig, v))
-}
-
 // Reference applies equality check predicate on the "reference" field. It's identical to ReferenceEQ.
 func Reference(v bool) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldReference, v))
@@ -354,71 +349,6 @@ func StatusNotIn(vs ...record.Status) predicate.ExtractionVersion {
 		v[i] = vs[i]
 	}
 	return predicate.ExtractionVersion(sql.FieldNotIn(FieldStatus, v...))
-}
-
-// ConfigEQ applies the EQ predicate on the "config" field.
-func ConfigEQ(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEQ(FieldConfig, v))
-}
-
-// ConfigNEQ applies the NEQ predicate on the "config" field.
-func ConfigNEQ(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNEQ(FieldConfig, v))
-}
-
-// ConfigIn applies the In predicate on the "config" field.
-func ConfigIn(vs ...string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldIn(FieldConfig, vs...))
-}
-
-// ConfigNotIn applies the NotIn predicate on the "config" field.
-func ConfigNotIn(vs ...string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldNotIn(FieldConfig, vs...))
-}
-
-// ConfigGT applies the GT predicate on the "config" field.
-func ConfigGT(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldGT(FieldConfig, v))
-}
-
-// ConfigGTE applies the GTE predicate on the "config" field.
-func ConfigGTE(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldGTE(FieldConfig, v))
-}
-
-// ConfigLT applies the LT predicate on the "config" field.
-func ConfigLT(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldLT(FieldConfig, v))
-}
-
-// ConfigLTE applies the LTE predicate on the "config" field.
-func ConfigLTE(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldLTE(FieldConfig, v))
-}
-
-// ConfigContains applies the Contains predicate on the "config" field.
-func ConfigContains(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldContains(FieldConfig, v))
-}
-
-// ConfigHasPrefix applies the HasPrefix predicate on the "config" field.
-func ConfigHasPrefix(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldConfig, v))
-}
-
-// ConfigHasSuffix applies the HasSuffix predicate on the "config" field.
-func ConfigHasSuffix(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldConfig, v))
-}
-
-// ConfigEqualFold applies the EqualFold predicate on the "config" field.
-func ConfigEqualFold(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldConfig, v))
-}
-
-// ConfigContainsFold applies the ContainsFold predicate on the "config" field.
-func ConfigContainsFold(v string) predicate.ExtractionVersion {
-	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldConfig, v))
 }
 
 // ReferenceEQ applies the EQ predicate on the "reference" field.

@@ -305,7 +305,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "number", Type: field.TypeInt},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "running", "done", "failed", "canceled"}, Default: "queued"},
-		{Name: "config", Type: field.TypeString, Size: 2147483647},
+		{Name: "config", Type: field.TypeJSON, SchemaType: map[string]string{"postgres": "text", "sqlite3": "text"}},
 		{Name: "document_ids", Type: field.TypeJSON},
 		{Name: "reference", Type: field.TypeBool, Default: false},
 		{Name: "note", Type: field.TypeString, Default: ""},

@@ -4,10 +4,13 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -19,13 +22,22 @@ type ExtractionVersion struct{ ent.Schema }
 // Mixin of the ExtractionVersion.
 func (ExtractionVersion) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 
+// StoredConfig is a run's settings as a version stores them: an
+// extract.Config without its methods, so that the settings of a graph
+// imported or merged (which name no strategy) are stored as they are and
+// not validated as a run's.
+type StoredConfig extract.Config
+
 // Fields of the ExtractionVersion.
 func (ExtractionVersion) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("extraction_id").Immutable(),
 		field.Int("number").Positive().Immutable(),
 		field.Enum("status").GoType(record.Status("")).Default(string(record.StatusQueued)),
-		field.Text("config").Immutable(),
+		// config is the run's settings as JSON, in a text column (as
+		// before it was typed, so no database changes its column).
+		field.JSON("config", StoredConfig{}).Immutable().
+			SchemaType(map[string]string{dialect.Postgres: "text", dialect.SQLite: "text"}),
 		field.JSON("document_ids", []int{}).Immutable(),
 		field.Bool("reference").Default(false),
 		field.String("note").Default(""),
