@@ -1,0 +1,40 @@
+package testdata
+
+import (
+	"testing"
+	"time"
+)
+
+// Pauses between two calls of a check: the first is short, so a condition
+// that holds soon is seen soon; they grow by half each time up to the
+// longest, so a long wait does not load the machine.
+const (
+	firstPause = 5 * time.Millisecond
+	lastPause  = 100 * time.Millisecond
+)
+
+// Eventually calls check until it returns nil: at once, then after pauses
+// growing from 5 ms to 100 ms, and once more at the timeout. Once timeout
+// has passed it fails tb with check's last error ("after 30s: version 3
+// still running"), so that error should say what was awaited and what was
+// seen instead. check runs on the calling goroutine: it may fail tb itself
+// when what it waits for can no longer happen (a run that failed, a
+// process that ended).
+func Eventually(tb testing.TB, timeout time.Duration, check func() error) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	pause := firstPause
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			tb.Fatalf("after %s: %v", timeout, err)
+			return
+		}
+		time.Sleep(min(pause, left))
+		pause = min(pause*3/2, lastPause)
+	}
+}
