@@ -54,9 +54,9 @@ func TestEventually(t *testing.T) {
 		if took < 200*time.Millisecond || took > 2*time.Second {
 			t.Errorf("gave up after %s, want 200ms", took)
 		}
-		// Pauses of 5 ms, growing by half to 100 ms: 1 + 7 calls to
-		// reach 100 ms, then one per 100 ms (a fixed 5 ms would be 40).
-		if calls < 3 || calls > 12 {
+		// Pauses of 5 ms, growing by half to 50 ms: calls at 0, 5, 12.5,
+		// 24, 41, 66, 104, 154 and 200 ms (a fixed 5 ms would make 41).
+		if calls < 4 || calls > 14 {
 			t.Errorf("%d calls in 200 ms", calls)
 		}
 	})
