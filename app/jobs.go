@@ -694,7 +694,8 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Past the job timeout: kept as the chunk's last error, and
 			// River tries again, up to the last attempt.
-			o.Error, o.Final = "timeout: the chunk job ran past its time limit (--job-timeout)", job.Attempt >= maxAttempts
+			o.Error = extract.ChunkError{DocumentID: ref.DocumentID, Index: ref.Index, Status: "timeout", Message: "the chunk job ran past its time limit (--job-timeout)"}
+			o.Final = job.Attempt >= maxAttempts
 		} else if stopped(ctx, wctx) {
 			// Our own process stopped the job (its foreground run was
 			// interrupted, or its workers shut down): not a failure of
@@ -707,8 +708,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 			// chunk failed at once, as a run always did: retry or
 			// resume asks it again. Anything else (a database error) is
 			// tried again with backoff, up to the last attempt.
-			ce := extract.ChunkErrorOf(ref, err)
-			o.Error = ce.Status + ": " + ce.Message
+			o.Error = extract.ChunkErrorOf(ref, err)
 			o.Final = job.Attempt >= maxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
 		}
 		outs = append(outs, o)

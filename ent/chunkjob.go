@@ -34,6 +34,8 @@ type ChunkJob struct {
 	Result string `json:"result,omitempty"`
 	// Error holds the value of the "error" field.
 	Error string `json:"error,omitempty"`
+	// ErrorStatus holds the value of the "error_status" field.
+	ErrorStatus string `json:"error_status,omitempty"`
 	// Attempts holds the value of the "attempts" field.
 	Attempts int `json:"attempts,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -69,7 +71,7 @@ func (*ChunkJob) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case chunkjob.FieldID, chunkjob.FieldVersionID, chunkjob.FieldDocumentID, chunkjob.FieldChunkIndex, chunkjob.FieldSeq, chunkjob.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case chunkjob.FieldState, chunkjob.FieldResult, chunkjob.FieldError:
+		case chunkjob.FieldState, chunkjob.FieldResult, chunkjob.FieldError, chunkjob.FieldErrorStatus:
 			values[i] = new(sql.NullString)
 		case chunkjob.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -142,6 +144,12 @@ func (_m *ChunkJob) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Error = value.String
 			}
+		case chunkjob.FieldErrorStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field error_status", values[i])
+			} else if value.Valid {
+				_m.ErrorStatus = value.String
+			}
 		case chunkjob.FieldAttempts:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field attempts", values[i])
@@ -212,6 +220,9 @@ func (_m *ChunkJob) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("error=")
 	builder.WriteString(_m.Error)
+	builder.WriteString(", ")
+	builder.WriteString("error_status=")
+	builder.WriteString(_m.ErrorStatus)
 	builder.WriteString(", ")
 	builder.WriteString("attempts=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Attempts))

@@ -111,6 +111,20 @@ func (_c *ChunkJobCreate) SetNillableError(v *string) *ChunkJobCreate {
 	return _c
 }
 
+// SetErrorStatus sets the "error_status" field.
+func (_c *ChunkJobCreate) SetErrorStatus(v string) *ChunkJobCreate {
+	_c.mutation.SetErrorStatus(v)
+	return _c
+}
+
+// SetNillableErrorStatus sets the "error_status" field if the given value is not nil.
+func (_c *ChunkJobCreate) SetNillableErrorStatus(v *string) *ChunkJobCreate {
+	if v != nil {
+		_c.SetErrorStatus(*v)
+	}
+	return _c
+}
+
 // SetAttempts sets the "attempts" field.
 func (_c *ChunkJobCreate) SetAttempts(v int) *ChunkJobCreate {
 	_c.mutation.SetAttempts(v)
@@ -185,6 +199,10 @@ func (_c *ChunkJobCreate) defaults() {
 		v := chunkjob.DefaultError
 		_c.mutation.SetError(v)
 	}
+	if _, ok := _c.mutation.ErrorStatus(); !ok {
+		v := chunkjob.DefaultErrorStatus
+		_c.mutation.SetErrorStatus(v)
+	}
 	if _, ok := _c.mutation.Attempts(); !ok {
 		v := chunkjob.DefaultAttempts
 		_c.mutation.SetAttempts(v)
@@ -221,6 +239,9 @@ func (_c *ChunkJobCreate) check() error {
 	}
 	if _, ok := _c.mutation.Error(); !ok {
 		return &ValidationError{Name: "error", err: errors.New(`ent: missing required field "ChunkJob.error"`)}
+	}
+	if _, ok := _c.mutation.ErrorStatus(); !ok {
+		return &ValidationError{Name: "error_status", err: errors.New(`ent: missing required field "ChunkJob.error_status"`)}
 	}
 	if _, ok := _c.mutation.Attempts(); !ok {
 		return &ValidationError{Name: "attempts", err: errors.New(`ent: missing required field "ChunkJob.attempts"`)}
@@ -282,6 +303,10 @@ func (_c *ChunkJobCreate) createSpec() (*ChunkJob, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Error(); ok {
 		_spec.SetField(chunkjob.FieldError, field.TypeString, value)
 		_node.Error = value
+	}
+	if value, ok := _c.mutation.ErrorStatus(); ok {
+		_spec.SetField(chunkjob.FieldErrorStatus, field.TypeString, value)
+		_node.ErrorStatus = value
 	}
 	if value, ok := _c.mutation.Attempts(); ok {
 		_spec.SetField(chunkjob.FieldAttempts, field.TypeInt, value)
@@ -407,6 +432,18 @@ func (u *ChunkJobUpsert) SetError(v string) *ChunkJobUpsert {
 // UpdateError sets the "error" field to the value that was provided on create.
 func (u *ChunkJobUpsert) UpdateError() *ChunkJobUpsert {
 	u.SetExcluded(chunkjob.FieldError)
+	return u
+}
+
+// SetErrorStatus sets the "error_status" field.
+func (u *ChunkJobUpsert) SetErrorStatus(v string) *ChunkJobUpsert {
+	u.Set(chunkjob.FieldErrorStatus, v)
+	return u
+}
+
+// UpdateErrorStatus sets the "error_status" field to the value that was provided on create.
+func (u *ChunkJobUpsert) UpdateErrorStatus() *ChunkJobUpsert {
+	u.SetExcluded(chunkjob.FieldErrorStatus)
 	return u
 }
 
@@ -542,6 +579,20 @@ func (u *ChunkJobUpsertOne) SetError(v string) *ChunkJobUpsertOne {
 func (u *ChunkJobUpsertOne) UpdateError() *ChunkJobUpsertOne {
 	return u.Update(func(s *ChunkJobUpsert) {
 		s.UpdateError()
+	})
+}
+
+// SetErrorStatus sets the "error_status" field.
+func (u *ChunkJobUpsertOne) SetErrorStatus(v string) *ChunkJobUpsertOne {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.SetErrorStatus(v)
+	})
+}
+
+// UpdateErrorStatus sets the "error_status" field to the value that was provided on create.
+func (u *ChunkJobUpsertOne) UpdateErrorStatus() *ChunkJobUpsertOne {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.UpdateErrorStatus()
 	})
 }
 
@@ -846,6 +897,20 @@ func (u *ChunkJobUpsertBulk) SetError(v string) *ChunkJobUpsertBulk {
 func (u *ChunkJobUpsertBulk) UpdateError() *ChunkJobUpsertBulk {
 	return u.Update(func(s *ChunkJobUpsert) {
 		s.UpdateError()
+	})
+}
+
+// SetErrorStatus sets the "error_status" field.
+func (u *ChunkJobUpsertBulk) SetErrorStatus(v string) *ChunkJobUpsertBulk {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.SetErrorStatus(v)
+	})
+}
+
+// UpdateErrorStatus sets the "error_status" field to the value that was provided on create.
+func (u *ChunkJobUpsertBulk) UpdateErrorStatus() *ChunkJobUpsertBulk {
+	return u.Update(func(s *ChunkJobUpsert) {
+		s.UpdateErrorStatus()
 	})
 }
 

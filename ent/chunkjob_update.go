@@ -90,6 +90,20 @@ func (_u *ChunkJobUpdate) SetNillableError(v *string) *ChunkJobUpdate {
 	return _u
 }
 
+// SetErrorStatus sets the "error_status" field.
+func (_u *ChunkJobUpdate) SetErrorStatus(v string) *ChunkJobUpdate {
+	_u.mutation.SetErrorStatus(v)
+	return _u
+}
+
+// SetNillableErrorStatus sets the "error_status" field if the given value is not nil.
+func (_u *ChunkJobUpdate) SetNillableErrorStatus(v *string) *ChunkJobUpdate {
+	if v != nil {
+		_u.SetErrorStatus(*v)
+	}
+	return _u
+}
+
 // SetAttempts sets the "attempts" field.
 func (_u *ChunkJobUpdate) SetAttempts(v int) *ChunkJobUpdate {
 	_u.mutation.ResetAttempts()
@@ -183,6 +197,9 @@ func (_u *ChunkJobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Error(); ok {
 		_spec.SetField(chunkjob.FieldError, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.ErrorStatus(); ok {
+		_spec.SetField(chunkjob.FieldErrorStatus, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Attempts(); ok {
 		_spec.SetField(chunkjob.FieldAttempts, field.TypeInt, value)
 	}
@@ -268,6 +285,20 @@ func (_u *ChunkJobUpdateOne) SetError(v string) *ChunkJobUpdateOne {
 func (_u *ChunkJobUpdateOne) SetNillableError(v *string) *ChunkJobUpdateOne {
 	if v != nil {
 		_u.SetError(*v)
+	}
+	return _u
+}
+
+// SetErrorStatus sets the "error_status" field.
+func (_u *ChunkJobUpdateOne) SetErrorStatus(v string) *ChunkJobUpdateOne {
+	_u.mutation.SetErrorStatus(v)
+	return _u
+}
+
+// SetNillableErrorStatus sets the "error_status" field if the given value is not nil.
+func (_u *ChunkJobUpdateOne) SetNillableErrorStatus(v *string) *ChunkJobUpdateOne {
+	if v != nil {
+		_u.SetErrorStatus(*v)
 	}
 	return _u
 }
@@ -394,6 +425,9 @@ func (_u *ChunkJobUpdateOne) sqlSave(ctx context.Context) (_node *ChunkJob, err 
 	}
 	if value, ok := _u.mutation.Error(); ok {
 		_spec.SetField(chunkjob.FieldError, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ErrorStatus(); ok {
+		_spec.SetField(chunkjob.FieldErrorStatus, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Attempts(); ok {
 		_spec.SetField(chunkjob.FieldAttempts, field.TypeInt, value)

@@ -920,6 +920,7 @@ type ChunkJobMutation struct {
 	state          *chunkjob.State
 	result         *string
 	error          *string
+	error_status   *string
 	attempts       *int
 	addattempts    *int
 	clearedFields  map[string]struct{}
@@ -1376,6 +1377,42 @@ func (m *ChunkJobMutation) ResetError() {
 	m.error = nil
 }
 
+// SetErrorStatus sets the "error_status" field.
+func (m *ChunkJobMutation) SetErrorStatus(s string) {
+	m.error_status = &s
+}
+
+// ErrorStatus returns the value of the "error_status" field in the mutation.
+func (m *ChunkJobMutation) ErrorStatus() (r string, exists bool) {
+	v := m.error_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorStatus returns the old "error_status" field's value of the ChunkJob entity.
+// If the ChunkJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChunkJobMutation) OldErrorStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorStatus: %w", err)
+	}
+	return oldValue.ErrorStatus, nil
+}
+
+// ResetErrorStatus resets all changes to the "error_status" field.
+func (m *ChunkJobMutation) ResetErrorStatus() {
+	m.error_status = nil
+}
+
 // SetAttempts sets the "attempts" field.
 func (m *ChunkJobMutation) SetAttempts(i int) {
 	m.attempts = &i
@@ -1493,7 +1530,7 @@ func (m *ChunkJobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChunkJobMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, chunkjob.FieldCreatedAt)
 	}
@@ -1517,6 +1554,9 @@ func (m *ChunkJobMutation) Fields() []string {
 	}
 	if m.error != nil {
 		fields = append(fields, chunkjob.FieldError)
+	}
+	if m.error_status != nil {
+		fields = append(fields, chunkjob.FieldErrorStatus)
 	}
 	if m.attempts != nil {
 		fields = append(fields, chunkjob.FieldAttempts)
@@ -1545,6 +1585,8 @@ func (m *ChunkJobMutation) Field(name string) (ent.Value, bool) {
 		return m.Result()
 	case chunkjob.FieldError:
 		return m.Error()
+	case chunkjob.FieldErrorStatus:
+		return m.ErrorStatus()
 	case chunkjob.FieldAttempts:
 		return m.Attempts()
 	}
@@ -1572,6 +1614,8 @@ func (m *ChunkJobMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldResult(ctx)
 	case chunkjob.FieldError:
 		return m.OldError(ctx)
+	case chunkjob.FieldErrorStatus:
+		return m.OldErrorStatus(ctx)
 	case chunkjob.FieldAttempts:
 		return m.OldAttempts(ctx)
 	}
@@ -1638,6 +1682,13 @@ func (m *ChunkJobMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetError(v)
+		return nil
+	case chunkjob.FieldErrorStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorStatus(v)
 		return nil
 	case chunkjob.FieldAttempts:
 		v, ok := value.(int)
@@ -1769,6 +1820,9 @@ func (m *ChunkJobMutation) ResetField(name string) error {
 		return nil
 	case chunkjob.FieldError:
 		m.ResetError()
+		return nil
+	case chunkjob.FieldErrorStatus:
+		m.ResetErrorStatus()
 		return nil
 	case chunkjob.FieldAttempts:
 		m.ResetAttempts()

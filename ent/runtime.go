@@ -72,8 +72,12 @@ func init() {
 	chunkjobDescError := chunkjobFields[6].Descriptor()
 	// chunkjob.DefaultError holds the default value on creation for the error field.
 	chunkjob.DefaultError = chunkjobDescError.Default.(string)
+	// chunkjobDescErrorStatus is the schema descriptor for error_status field.
+	chunkjobDescErrorStatus := chunkjobFields[7].Descriptor()
+	// chunkjob.DefaultErrorStatus holds the default value on creation for the error_status field.
+	chunkjob.DefaultErrorStatus = chunkjobDescErrorStatus.Default.(string)
 	// chunkjobDescAttempts is the schema descriptor for attempts field.
-	chunkjobDescAttempts := chunkjobFields[7].Descriptor()
+	chunkjobDescAttempts := chunkjobFields[8].Descriptor()
 	// chunkjob.DefaultAttempts holds the default value on creation for the attempts field.
 	chunkjob.DefaultAttempts = chunkjobDescAttempts.Default.(int)
 	chunkrunMixin := schema.ChunkRun{}.Mixin()

@@ -19,7 +19,15 @@ func (h *Handler) jobsView(ctx context.Context, versionID int) (*web.JobsView, e
 	}
 	out := &web.JobsView{Queued: c.Queued, Running: c.Running, Retried: c.Retried, Failed: c.Failed, Completed: c.Completed, Canceled: c.Canceled}
 	for _, e := range j.Errors {
-		out.Errors = append(out.Errors, web.JobErrorView{DocumentID: e.DocumentID, Index: e.ChunkIndex, State: e.State, Attempts: e.Attempts, Error: e.Error})
+		out.Errors = append(out.Errors, web.JobErrorView{DocumentID: e.DocumentID, Index: e.ChunkIndex, State: e.State, Attempts: e.Attempts, Error: joinStatus(e.Status, e.Error)})
 	}
 	return out, nil
+}
+
+// joinStatus writes an error with its kind first ("unavailable: ...").
+func joinStatus(status, msg string) string {
+	if status == "" {
+		return msg
+	}
+	return status + ": " + msg
 }

@@ -199,8 +199,10 @@ type ChunkOutcome struct {
 	Seq      int
 	Attempts int
 	Result   *extract.ChunkResult
-	Error    string
-	Final    bool
+	// Error is the attempt's error, when it failed (Status and Message
+	// set; its chunk reference is Ref's).
+	Error extract.ChunkError
+	Final bool
 }
 
 // TxHook runs last inside the transaction that settles a chunk: it
@@ -304,11 +306,13 @@ func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID int, st *ve
 	now := s.Now()
 	var err error
 	if id == 0 {
-		_, err = b.execCached(ctx, b.rebind(`INSERT INTO chunk_jobs (created_at, version_id, document_id, chunk_index, seq, state, result, error, attempts) `+
-			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), now, versionID, o.Ref.DocumentID, o.Ref.Index, o.Seq, newState, result, o.Error, o.Attempts)
+		_, err = b.execCached(ctx, b.rebind(`INSERT INTO chunk_jobs (created_at, version_id, document_id, chunk_index, seq, state, result, error, error_status, attempts) `+
+			`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), now, versionID, o.Ref.DocumentID, o.Ref.Index, o.Seq, newState, result, o.Error.Message, o.Error.Status, o.Attempts)
 	} else {
-		_, err = b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET seq = ?, state = ?, result = ?, error = CASE WHEN ? = '' THEN error ELSE ? END, attempts = ? WHERE id = ?`),
-			o.Seq, newState, result, o.Error, o.Error, o.Attempts, id)
+		// A success keeps the last error (and its status) on the row.
+		_, err = b.execCached(ctx, b.rebind(`UPDATE chunk_jobs SET seq = ?, state = ?, result = ?, `+
+			`error = CASE WHEN ? = '' THEN error ELSE ? END, error_status = CASE WHEN ? = '' THEN error_status ELSE ? END, attempts = ? WHERE id = ?`),
+			o.Seq, newState, result, o.Error.Message, o.Error.Message, o.Error.Status, o.Error.Status, o.Attempts, id)
 	}
 	if err != nil {
 		return fmt.Errorf("record chunk job: %w", err)
@@ -539,13 +543,22 @@ func (s *Store) FailedChunks(ctx context.Context, versionID int) ([]extract.Chun
 	}
 	out := make([]extract.ChunkError, len(rows))
 	for i, r := range rows {
-		status, msg, ok := strings.Cut(r.Error, ": ")
-		if !ok {
-			status, msg = "unavailable", r.Error
-		}
+		status, msg := jobError(r)
 		out[i] = extract.ChunkError{DocumentID: r.DocumentID, Index: r.ChunkIndex, Status: status, Message: msg}
 	}
 	return out, nil
+}
+
+// jobError is a chunk job's last error: its status and message. A row
+// written before the status was kept apart holds "status: message".
+func jobError(r *ent.ChunkJob) (status, message string) {
+	if r.ErrorStatus != "" || r.Error == "" {
+		return r.ErrorStatus, r.Error
+	}
+	if status, msg, ok := strings.Cut(r.Error, ": "); ok && !strings.Contains(status, " ") {
+		return status, msg
+	}
+	return "unavailable", r.Error
 }
 
 // SetChunkErrors records the chunks whose extraction failed on a version.
@@ -766,7 +779,8 @@ func (s *Store) ChunkJobErrors(ctx context.Context, versionID int) ([]record.Chu
 	}
 	out := make([]record.ChunkJobError, len(rows))
 	for i, r := range rows {
-		out[i] = record.ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: string(r.State), Attempts: r.Attempts, Error: r.Error}
+		status, msg := jobError(r)
+		out[i] = record.ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: string(r.State), Attempts: r.Attempts, Status: status, Error: msg}
 	}
 	return out, nil
 }

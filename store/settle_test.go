@@ -87,8 +87,13 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		r.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 		if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: chunks[failed].Chunk, Seq: failed, Attempts: 4,
-			Error: "HTTP 500: down", Final: true}}, nil); err != nil {
+			Error: extract.ChunkError{Status: "unavailable", Message: "HTTP 500: down"}, Final: true}}, nil); err != nil {
 			t.Fatal(err)
+		}
+		// The failure reads back as written: its kind apart, a message
+		// holding ": " whole.
+		if fc, err := s.FailedChunks(ctx, got.ID); err != nil || len(fc) != 1 || fc[0].Status != "unavailable" || fc[0].Message != "HTTP 500: down" {
+			t.Fatalf("failed chunks %+v (%v)", fc, err)
 		}
 		all := false
 		var st store.Settled
@@ -121,7 +126,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		if merged, _ := s.MergedChunks(ctx, got.ID); merged != failed {
 			t.Fatalf("%d chunks merged past a failed one; want the %d before it", merged, failed)
 		}
-		if fc, err := s.FailedChunks(ctx, got.ID); err != nil || len(fc) != 1 || fc[0].Index != failed || fc[0].Status != "HTTP 500" {
+		if fc, err := s.FailedChunks(ctx, got.ID); err != nil || len(fc) != 1 || fc[0].Index != failed || fc[0].Status != "unavailable" {
 			t.Fatalf("failed chunks %+v (%v)", fc, err)
 		}
 		// Resumed: the failed chunk is asked again and settles done; the

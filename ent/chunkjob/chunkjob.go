@@ -31,6 +31,8 @@ const (
 	FieldResult = "result"
 	// FieldError holds the string denoting the error field in the database.
 	FieldError = "error"
+	// FieldErrorStatus holds the string denoting the error_status field in the database.
+	FieldErrorStatus = "error_status"
 	// FieldAttempts holds the string denoting the attempts field in the database.
 	FieldAttempts = "attempts"
 	// EdgeVersion holds the string denoting the version edge name in mutations.
@@ -57,6 +59,7 @@ var Columns = []string{
 	FieldState,
 	FieldResult,
 	FieldError,
+	FieldErrorStatus,
 	FieldAttempts,
 }
 
@@ -79,6 +82,8 @@ var (
 	DefaultResult string
 	// DefaultError holds the default value on creation for the "error" field.
 	DefaultError string
+	// DefaultErrorStatus holds the default value on creation for the "error_status" field.
+	DefaultErrorStatus string
 	// DefaultAttempts holds the default value on creation for the "attempts" field.
 	DefaultAttempts int
 )
@@ -156,6 +161,11 @@ func ByResult(opts ...sql.OrderTermOption) OrderOption {
 // ByError orders the results by the error field.
 func ByError(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldError, opts...).ToFunc()
+}
+
+// ByErrorStatus orders the results by the error_status field.
+func ByErrorStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldErrorStatus, opts...).ToFunc()
 }
 
 // ByAttempts orders the results by the attempts field.

@@ -90,6 +90,11 @@ func Error(v string) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldEQ(FieldError, v))
 }
 
+// ErrorStatus applies equality check predicate on the "error_status" field. It's identical to ErrorStatusEQ.
+func ErrorStatus(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldEQ(FieldErrorStatus, v))
+}
+
 // Attempts applies equality check predicate on the "attempts" field. It's identical to AttemptsEQ.
 func Attempts(v int) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldEQ(FieldAttempts, v))
@@ -423,6 +428,71 @@ func ErrorEqualFold(v string) predicate.ChunkJob {
 // ErrorContainsFold applies the ContainsFold predicate on the "error" field.
 func ErrorContainsFold(v string) predicate.ChunkJob {
 	return predicate.ChunkJob(sql.FieldContainsFold(FieldError, v))
+}
+
+// ErrorStatusEQ applies the EQ predicate on the "error_status" field.
+func ErrorStatusEQ(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldEQ(FieldErrorStatus, v))
+}
+
+// ErrorStatusNEQ applies the NEQ predicate on the "error_status" field.
+func ErrorStatusNEQ(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldNEQ(FieldErrorStatus, v))
+}
+
+// ErrorStatusIn applies the In predicate on the "error_status" field.
+func ErrorStatusIn(vs ...string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldIn(FieldErrorStatus, vs...))
+}
+
+// ErrorStatusNotIn applies the NotIn predicate on the "error_status" field.
+func ErrorStatusNotIn(vs ...string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldNotIn(FieldErrorStatus, vs...))
+}
+
+// ErrorStatusGT applies the GT predicate on the "error_status" field.
+func ErrorStatusGT(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldGT(FieldErrorStatus, v))
+}
+
+// ErrorStatusGTE applies the GTE predicate on the "error_status" field.
+func ErrorStatusGTE(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldGTE(FieldErrorStatus, v))
+}
+
+// ErrorStatusLT applies the LT predicate on the "error_status" field.
+func ErrorStatusLT(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldLT(FieldErrorStatus, v))
+}
+
+// ErrorStatusLTE applies the LTE predicate on the "error_status" field.
+func ErrorStatusLTE(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldLTE(FieldErrorStatus, v))
+}
+
+// ErrorStatusContains applies the Contains predicate on the "error_status" field.
+func ErrorStatusContains(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldContains(FieldErrorStatus, v))
+}
+
+// ErrorStatusHasPrefix applies the HasPrefix predicate on the "error_status" field.
+func ErrorStatusHasPrefix(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldHasPrefix(FieldErrorStatus, v))
+}
+
+// ErrorStatusHasSuffix applies the HasSuffix predicate on the "error_status" field.
+func ErrorStatusHasSuffix(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldHasSuffix(FieldErrorStatus, v))
+}
+
+// ErrorStatusEqualFold applies the EqualFold predicate on the "error_status" field.
+func ErrorStatusEqualFold(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldEqualFold(FieldErrorStatus, v))
+}
+
+// ErrorStatusContainsFold applies the ContainsFold predicate on the "error_status" field.
+func ErrorStatusContainsFold(v string) predicate.ChunkJob {
+	return predicate.ChunkJob(sql.FieldContainsFold(FieldErrorStatus, v))
 }
 
 // AttemptsEQ applies the EQ predicate on the "attempts" field.

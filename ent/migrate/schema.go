@@ -51,6 +51,7 @@ var (
 		{Name: "state", Type: field.TypeEnum, Enums: []string{"retrying", "done", "failed"}, Default: "retrying"},
 		{Name: "result", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "error_status", Type: field.TypeString, Default: ""},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "version_id", Type: field.TypeInt},
 	}
@@ -62,7 +63,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "chunk_jobs_extraction_versions_chunk_jobs",
-				Columns:    []*schema.Column{ChunkJobsColumns[9]},
+				Columns:    []*schema.Column{ChunkJobsColumns[10]},
 				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -71,17 +72,17 @@ var (
 			{
 				Name:    "chunkjob_version_id_document_id_chunk_index",
 				Unique:  true,
-				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+				Columns: []*schema.Column{ChunkJobsColumns[10], ChunkJobsColumns[2], ChunkJobsColumns[3]},
 			},
 			{
 				Name:    "chunkjob_version_id_state_document_id_chunk_index",
 				Unique:  false,
-				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[5], ChunkJobsColumns[2], ChunkJobsColumns[3]},
+				Columns: []*schema.Column{ChunkJobsColumns[10], ChunkJobsColumns[5], ChunkJobsColumns[2], ChunkJobsColumns[3]},
 			},
 			{
 				Name:    "chunkjob_version_id_seq",
 				Unique:  false,
-				Columns: []*schema.Column{ChunkJobsColumns[9], ChunkJobsColumns[4]},
+				Columns: []*schema.Column{ChunkJobsColumns[10], ChunkJobsColumns[4]},
 			},
 		},
 	}

@@ -35,8 +35,12 @@ func (ChunkJob) Fields() []ent.Field {
 		// to be merged (kept after the merge only when retry needs it, see
 		// store.SettleChunk); empty once merged.
 		field.Text("result").Default(""),
-		// error is the last attempt's error message.
+		// error is the last attempt's error message, error_status its
+		// kind (extract.ChunkError's Status: unavailable, invalid,
+		// timeout...; empty in rows written before it was kept apart,
+		// whose error reads "status: message").
 		field.Text("error").Default(""),
+		field.String("error_status").Default(""),
 		field.Int("attempts").Default(0),
 	}
 }

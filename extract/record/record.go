@@ -175,6 +175,7 @@ type ChunkJobError struct {
 	ChunkIndex int
 	State      string
 	Attempts   int
+	Status     string // the error's kind (extract.ChunkError's Status)
 	Error      string
 }
 
