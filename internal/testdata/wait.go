@@ -23,17 +23,25 @@ const (
 // process that ended).
 func Eventually(tb testing.TB, timeout time.Duration, check func() error) {
 	tb.Helper()
+	if err := Poll(timeout, check); err != nil {
+		tb.Fatalf("after %s: %v", timeout, err)
+	}
+}
+
+// Poll calls check as Eventually does, and returns nil as soon as check
+// does, or check's last error once timeout has passed: for a caller with
+// something to do before it fails (stop a process, show its output).
+func Poll(timeout time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	pause := firstPause
 	for {
 		err := check()
 		if err == nil {
-			return
+			return nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			tb.Fatalf("after %s: %v", timeout, err)
-			return
+			return err
 		}
 		time.Sleep(min(pause, left))
 		pause = min(pause*3/2, lastPause)

@@ -69,4 +69,20 @@ func TestEventually(t *testing.T) {
 			t.Errorf("%d calls, failed %q", calls, tb.fatal)
 		}
 	})
+	t.Run("PollReturnsTheLastError", func(t *testing.T) {
+		t.Parallel()
+		calls := 0
+		last := errors.New("")
+		err := Poll(20*time.Millisecond, func() error {
+			calls++
+			last = fmt.Errorf("call %d", calls)
+			return last
+		})
+		if err != last || calls < 2 {
+			t.Errorf("Poll returned %v after %d calls, want the last error", err, calls)
+		}
+		if err := Poll(time.Minute, func() error { return nil }); err != nil {
+			t.Errorf("Poll of a check that holds: %v", err)
+		}
+	})
 }
