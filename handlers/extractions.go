@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,60 +163,43 @@ func providerHelp(p app.Providers) string {
 	return "Configured: " + strings.Join(on, ", ") + "."
 }
 
-// startExtraction creates a version from the run form and starts it in the
-// background.
+// startExtraction creates a version from the run form (or its JSON body)
+// and starts it in the background.
 func (h *Handler) startExtraction(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := jsonRunForm(c); err != nil {
+	in, err := readRunInput(c)
+	if err != nil && wantsJSON(c) {
 		return err
 	}
 	cfg := extract.DefaultConfig()
-	cfg.Strategy = c.FormValue("strategy")
-	cfg.Provider = c.FormValue("provider")
-	cfg.Embedder = c.FormValue("embedder")
-	cfg.Model = strings.TrimSpace(c.FormValue("model"))
-	cfg.Language = strings.TrimSpace(c.FormValue("language"))
-	cfg.Reference = strings.TrimSpace(c.FormValue("reference"))
-	cfg.Strict = c.FormValue("strict") != ""
-	// Numbers are only parsed here: their ranges are checked by the app,
-	// as for the CLI.
-	num := func(name string, dst *int) error {
-		s := strings.TrimSpace(c.FormValue(name))
-		if s == "" {
-			return nil
+	cfg.Strategy, cfg.Provider, cfg.Embedder = in.Strategy, in.Provider, in.Embedder
+	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
+	cfg.Strict = in.Strict
+	// Numbers are only read here: their ranges are checked by the app, as
+	// for the CLI.
+	for _, n := range []struct {
+		v   *int
+		dst *int
+	}{{in.ChunkSize, &cfg.ChunkSize}, {in.Overlap, &cfg.Overlap}, {in.Concurrency, &cfg.Concurrency}, {in.MaxGleaning, &cfg.MaxGleaning}} {
+		if n.v != nil {
+			*n.dst = *n.v
 		}
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return extract.Errorf(extract.KindInvalid, "%s must be a whole number", strings.ReplaceAll(name, "_", " "))
-		}
-		*dst = n
-		return nil
 	}
-	var docIDs []int
-	for _, s := range c.Request().Form["doc"] {
-		id, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return extract.Errorf(extract.KindInvalid, "doc %q is not a document id", s)
-		}
-		docIDs = append(docIDs, id)
-	}
-	name := strings.TrimSpace(c.FormValue("name"))
-	err := cmp.Or(num("chunk_size", &cfg.ChunkSize), num("overlap", &cfg.Overlap),
-		num("concurrency", &cfg.Concurrency), num("max_gleaning", &cfg.MaxGleaning))
+	docIDs := append(in.Documents, in.Doc...)
+	name := strings.TrimSpace(in.Name)
 	if err == nil && cfg.Strategy != extract.StrategyNLP {
-		defaults := app.DefaultPrompts()
 		posted := map[string]string{}
-		for k := range defaults {
-			if v, ok := c.Request().Form["prompt_"+k]; ok && len(v) > 0 {
-				posted[k] = strings.ReplaceAll(v[0], "\r\n", "\n")
+		for k := range app.DefaultPrompts() {
+			if v, ok := in.Prompts[k]; ok {
+				posted[k] = strings.ReplaceAll(v, "\r\n", "\n")
 			}
 		}
 		cfg.Prompts = app.StrategyPrompts(cfg.Strategy, posted)
 	}
 	var v record.Version
 	if err == nil {
-		v, cfg, err = h.app.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, SchemaRef: c.FormValue("schema"),
-			DocumentIDs: docIDs, Note: c.FormValue("note")})
+		v, cfg, err = h.app.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, SchemaRef: in.Schema,
+			DocumentIDs: docIDs, Note: in.Note})
 	}
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
@@ -232,7 +214,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		if ferr := h.fillRunForm(c, &form, cfg, picked); ferr != nil {
 			return ferr
 		}
-		form.Name, form.Note = name, c.FormValue("note")
+		form.Name, form.Note = name, in.Note
 		c.Response().Status = http.StatusUnprocessableEntity
 		return h.renderStatus(c, http.StatusUnprocessableEntity, "extractions", "New extraction", web.RunFormPage(form))
 	}
@@ -374,10 +356,11 @@ func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
 	return append(latest, older...), nil
 }
 
-// runRequestJSON is the JSON body POST /api/extractions also takes: the
-// run form's fields by the same names, documents as a list of ids and the
-// prompt templates as a map.
-type runRequestJSON struct {
+// runInput is what POST /api/extractions and the run form send: a JSON
+// body (Content-Type application/json), or form values by the same names,
+// documents as repeated doc values and each prompt template as
+// prompt_NAME.
+type runInput struct {
 	Name        string            `json:"name"`
 	Strategy    string            `json:"strategy"`
 	Provider    string            `json:"provider"`
@@ -397,52 +380,54 @@ type runRequestJSON struct {
 	Prompts     map[string]string `json:"prompts"`
 }
 
-// jsonRunForm reads a JSON body (Content-Type application/json) into the
-// request's form values, so the run form's code reads both alike.
-func jsonRunForm(c echo.Context) error {
+// readRunInput reads a run request from a JSON body or the form. An
+// error says what is wrong with it; the fields read before it are
+// returned too, for the form shown again.
+func readRunInput(c echo.Context) (runInput, error) {
+	var in runInput
 	req := c.Request()
-	if !strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
+	if strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
+		data, err := io.ReadAll(req.Body)
+		if err != nil {
+			return in, extract.Wrap(extract.KindInvalid, err, "read the run request")
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			return runInput{}, extract.Errorf(extract.KindInvalid, "the run request is not valid JSON: %s", extract.JSONProblem(data, err))
+		}
+		return in, nil
+	}
+	in.Name, in.Strategy, in.Provider, in.Embedder = c.FormValue("name"), c.FormValue("strategy"), c.FormValue("provider"), c.FormValue("embedder")
+	in.Model, in.Language, in.Reference = c.FormValue("model"), c.FormValue("language"), c.FormValue("reference")
+	in.Schema, in.Note, in.Strict = c.FormValue("schema"), c.FormValue("note"), c.FormValue("strict") != ""
+	num := func(name string, dst **int) error {
+		s := strings.TrimSpace(c.FormValue(name))
+		if s == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "%s must be a whole number", strings.ReplaceAll(name, "_", " "))
+		}
+		*dst = &n
 		return nil
 	}
-	data, err := io.ReadAll(req.Body)
-	if err != nil {
-		return extract.Wrap(extract.KindInvalid, err, "read the run request")
+	for _, s := range req.Form["doc"] {
+		id, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return in, extract.Errorf(extract.KindInvalid, "doc %q is not a document id", s)
+		}
+		in.Documents = append(in.Documents, id)
 	}
-	var in runRequestJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return extract.Errorf(extract.KindInvalid, "the run request is not valid JSON: %s", extract.JSONProblem(data, err))
-	}
-	form := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			form.Set(k, v)
+	for k, v := range req.Form {
+		if name, ok := strings.CutPrefix(k, "prompt_"); ok && len(v) > 0 {
+			if in.Prompts == nil {
+				in.Prompts = map[string]string{}
+			}
+			in.Prompts[name] = v[0]
 		}
 	}
-	set("name", in.Name)
-	set("strategy", in.Strategy)
-	set("provider", in.Provider)
-	set("embedder", in.Embedder)
-	set("model", in.Model)
-	set("language", in.Language)
-	set("reference", in.Reference)
-	set("schema", in.Schema)
-	set("note", in.Note)
-	if in.Strict {
-		form.Set("strict", "1")
-	}
-	for k, p := range map[string]*int{"chunk_size": in.ChunkSize, "overlap": in.Overlap, "concurrency": in.Concurrency, "max_gleaning": in.MaxGleaning} {
-		if p != nil {
-			form.Set(k, strconv.Itoa(*p))
-		}
-	}
-	for _, id := range append(in.Documents, in.Doc...) {
-		form.Add("doc", strconv.Itoa(id))
-	}
-	for k, v := range in.Prompts {
-		form.Set("prompt_"+k, v)
-	}
-	req.Form, req.PostForm = form, form
-	return nil
+	return in, cmp.Or(num("chunk_size", &in.ChunkSize), num("overlap", &in.Overlap),
+		num("concurrency", &in.Concurrency), num("max_gleaning", &in.MaxGleaning))
 }
