@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // A dialogue run canceled while its turns are written takes no more of
@@ -35,18 +36,16 @@ func TestDialogueRun_CancelStopsTurns(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, v, nil) }()
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testdata.Eventually(t, time.Minute, func() error {
 		cur, err := st.Version(ctx, v.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cur.ChunksDone >= 20 {
-			break
+		if cur.ChunksDone < 20 {
+			return fmt.Errorf("the run wrote %d turns, want 20", cur.ChunksDone)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run wrote %d turns in a minute", cur.ChunksDone)
-		}
-	}
+		return nil
+	})
 	if _, err := a.CancelVersion(ctx, v); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -82,21 +83,40 @@ func queueAndWork(t *testing.T, a *App, text string, concurrency int) record.Ver
 	return v
 }
 
-// waitChunks waits until at least n chunks of a version are done.
+// waitChunks waits until at least n chunks of a version are done, or the
+// run has ended.
 func waitChunks(t *testing.T, a *App, id, n int) record.Version {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		v, err := a.store.Version(context.Background(), id)
-		if err != nil {
+	var v record.Version
+	testdata.Eventually(t, 30*time.Second, func() error {
+		var err error
+		if v, err = a.store.Version(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		if v.ChunksDone >= n || !v.Active() {
-			return v
+		if v.ChunksDone < n && v.Active() {
+			return fmt.Errorf("%d of %d chunks done, want %d", v.ChunksDone, v.ChunksTotal, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d chunks done after 30 s", v.ChunksDone, v.ChunksTotal)
+		return nil
+	})
+	return v
+}
+
+// waitJobsEnded waits until no job of a version is queued or running: a
+// canceled job is running until it has seen the cancel and returned.
+func waitJobsEnded(t *testing.T, a *App, id int) JobsView {
+	t.Helper()
+	var jobs JobsView
+	testdata.Eventually(t, 30*time.Second, func() error {
+		var err error
+		if jobs, err = a.Jobs(context.Background(), id); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if jobs.Counts.Queued+jobs.Counts.Running > 0 {
+			return fmt.Errorf("jobs of version %d still queued or running: %+v", id, jobs.Counts)
+		}
+		return nil
+	})
+	return jobs
 }
 
 // A cancel logs one line, not one warning per job River stops.
@@ -110,7 +130,7 @@ func TestJobs_CancelLogsOneLine(t *testing.T) {
 	if had, err := a.cancel(context.Background(), v.ID); err != nil || !had {
 		t.Fatal("cancel found no job to stop")
 	}
-	time.Sleep(1500 * time.Millisecond) // the running jobs see the cancel
+	waitJobsEnded(t, a, v.ID) // the running jobs see the cancel
 	if got := logs.lines("cancelled remotely"); len(got) > 0 {
 		t.Errorf("%d lines of River's remote cancel, e.g. %s", len(got), got[0])
 	}
@@ -286,24 +306,42 @@ func TestJobs_RunningCountHoldsToConcurrency(t *testing.T) {
 func testRunningCount(t *testing.T, a *App) {
 	ctx := context.Background()
 	v := queueAndWork(t, a, chunkText(200, 200), 2)
+	// The running count is sampled every 5 ms until the run has ended.
 	peak, samples := 0, 0
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		jobs, err := a.Jobs(ctx, v.ID)
-		if err != nil {
-			t.Fatal(err)
+	var sampleErr error
+	stop, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			jobs, err := a.Jobs(ctx, v.ID)
+			if err != nil {
+				sampleErr = err
+				return
+			}
+			peak = max(peak, jobs.Counts.Running)
+			samples++
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
-		peak = max(peak, jobs.Counts.Running)
-		samples++
+	}()
+	end := sync.OnceFunc(func() { close(stop); <-sampled })
+	defer end()
+	testdata.Eventually(t, time.Minute, func() error {
 		cur, err := a.store.Version(ctx, v.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !cur.Active() {
-			break
+		if cur.Active() {
+			return fmt.Errorf("%d of %d chunks done", cur.ChunksDone, cur.ChunksTotal)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d chunks after 60 s", cur.ChunksDone, cur.ChunksTotal)
-		}
+		return nil
+	})
+	end()
+	if sampleErr != nil {
+		t.Fatal(sampleErr)
 	}
 	if peak > 2 {
 		t.Errorf("%d jobs counted running at once, concurrency 2 (%d samples)", peak, samples)

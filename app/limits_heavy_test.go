@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func TestGate_Enter(t *testing.T) {
@@ -53,9 +54,12 @@ func TestGate_Enter(t *testing.T) {
 			}
 			entered <- err
 		}()
-		for g.Waiting() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		testdata.Eventually(t, 10*time.Second, func() error {
+			if g.Waiting() == 0 {
+				return errors.New("the second request is not in line")
+			}
+			return nil
+		})
 		if _, _, err := g.Enter(context.Background()); !IsBusy(err) {
 			t.Fatalf("with the line full: %v, want busy", err)
 		}
