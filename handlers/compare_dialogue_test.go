@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -48,18 +47,7 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	// past the tenth. A job in flight at the cancel may still record the
 	// turns it ran: the turns reached are read once no job of the run
 	// runs, from the chunk runs recorded, as the timeline reads them.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		jobs, err := a.App.Jobs(ctx, part.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if jobs.Counts.Running == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jobs still running 10 s after the cancel: %+v", jobs.Counts)
-		}
-	}
+	waitJobsIdle(t, a, part.ID)
 	part, _ = a.Store.Version(ctx, part.ID)
 	reached, err := a.Store.Sink(part.ID, 0).Finished(ctx)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // carolGraph is a small graph to edit.
@@ -230,16 +231,13 @@ func TestCuration_Browser(t *testing.T) {
 	// pollAcross polls expr through a navigation that may cut a poll short.
 	pollAcross := func(expr string) {
 		t.Helper()
-		for try := 0; ; try++ {
+		testdata.Eventually(t, 10*time.Second, func() error {
 			err := pollTrue(bctx, expr)
-			if err == nil {
-				return
-			}
-			if try == 20 || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
+			if err != nil && !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context with specified id") {
 				t.Fatal(err)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return err
+		})
 	}
 
 	// Duplicates: merge the first pair, keep the next apart.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // nestedList is a list nested depth levels deep.
@@ -119,9 +120,12 @@ func fillHeavy(t *testing.T, g *app.Gate) func() {
 			done <- struct{}{}
 		}()
 	}
-	for g.Waiting() < g.Line() {
-		time.Sleep(time.Millisecond)
-	}
+	testdata.Eventually(t, 10*time.Second, func() error {
+		if n := g.Waiting(); n < g.Line() {
+			return fmt.Errorf("%d of %d requests in the heavy gate's line", n, g.Line())
+		}
+		return nil
+	})
 	return func() {
 		cancel()
 		for range g.Line() {

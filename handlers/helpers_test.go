@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -112,20 +114,35 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 // canceled) and returns the version as it ended.
 func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		v, err := a.Store.Version(context.Background(), id)
+	var v record.Version
+	testdata.Eventually(tb, time.Minute, func() error {
+		var err error
+		if v, err = a.Store.Version(context.Background(), id); err != nil {
+			tb.Fatal(err)
+		}
+		if v.Active() {
+			return fmt.Errorf("version %d still %s", id, v.Status)
+		}
+		return nil
+	})
+	return v
+}
+
+// waitJobsIdle waits until no job of a version runs: a run's final job
+// completes just after it marks the version done, and a job canceled with
+// its version runs until it has seen the cancel.
+func waitJobsIdle(tb testing.TB, a *testApp, id int) {
+	tb.Helper()
+	testdata.Eventually(tb, 10*time.Second, func() error {
+		jobs, err := a.App.Jobs(context.Background(), id)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if !v.Active() {
-			return v
+		if jobs.Counts.Running > 0 {
+			return fmt.Errorf("jobs of version %d still running: %+v", id, jobs.Counts)
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("version %d still %s after a minute", id, v.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // Get fetches a path and parses the HTML.

@@ -21,12 +21,7 @@ func TestVersionPage_Jobs(t *testing.T) {
 	a, _, v := flakyRun(t, "jobs", good)
 	ctx := context.Background()
 	v, _ = a.Store.Version(ctx, v.ID)
-	// The final job completes just after it marks the version.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if j, _ := a.App.Jobs(ctx, v.ID); j.Counts.Running == 0 {
-			break
-		}
-	}
+	waitJobsIdle(t, a, v.ID) // the final job completes just after it marks the version
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
 	text := func(id string) string { return strings.TrimSpace(page.Find(`[data-testid="` + id + `"]`).Text()) }
 	if page.Find(`[data-testid="jobs"]`).Length() != 1 {

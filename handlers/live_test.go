@@ -11,6 +11,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // The version page and the compare page of a run update themselves until
@@ -30,17 +31,16 @@ func TestLivePages_Browser(t *testing.T) {
 	// wait evaluates js until it is true; the page may reload meanwhile.
 	wait := func(t *testing.T, js string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		testdata.Eventually(t, 30*time.Second, func() error {
 			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
-			if err == nil && ok {
-				return
+			if err != nil {
+				return fmt.Errorf("waiting for %s: %v", js, err)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s: %v", js, err)
+			if !ok {
+				return fmt.Errorf("%s is still false", js)
 			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	t.Run("VersionPage", func(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d", a.Server.URL, v.ID))); err != nil {
