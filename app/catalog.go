@@ -182,7 +182,12 @@ func (s *Schemas) Get(ctx context.Context, name string, number int) (*schema.Sch
 // Save validates sc and stores it as the next version of the named
 // schema over base (AnyBase: over whatever is stored); created says the
 // schema is new.
+// A schema with problems is a *schema.InvalidError (schema.ProblemsOf
+// lists them).
 func (s *Schemas) Save(ctx context.Context, name string, base int, sc *schema.Schema, note string) (version int, created bool, err error) {
+	if err := schema.ProblemsError(schema.Validate(sc)); err != nil {
+		return 0, false, err
+	}
 	return s.st.SaveSchema(ctx, name, base, sc, note)
 }
 

@@ -283,7 +283,10 @@ func (h *Handler) postEditor(c echo.Context) error {
 			}
 		}
 	case "validate", "save":
-		problems = append(formProblems, schema.Validate(sc)...)
+		problems = formProblems
+		if op == "validate" {
+			problems = append(problems, schema.Validate(sc)...)
+		}
 		if from == 0 {
 			problems = append(problems, h.newNameProblems(c.Request().Context(), name)...)
 		}
@@ -293,9 +296,14 @@ func (h *Handler) postEditor(c echo.Context) error {
 			}
 			break
 		}
-		// The store refuses the save when a version was saved after the
-		// one the editor started from: saving would undo it.
+		// Save validates the schema (its problems come back listed); the
+		// store refuses the save when a version was saved after the one
+		// the editor started from: saving would undo it.
 		v, created, err := h.app.Schemas.Save(c.Request().Context(), name, from, sc, note)
+		if ps := schema.ProblemsOf(err); ps != nil {
+			problems = ps
+			break
+		}
 		if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
 			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
 			break
@@ -600,12 +608,12 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 	if name == "" {
 		name = app.ImportName("", sc)
 	}
-	if problems := schema.Validate(sc); len(problems) > 0 {
+	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, base, sc, note)
+	if problems := schema.ProblemsOf(err); problems != nil {
 		return c.JSON(http.StatusBadRequest, map[string]any{
-			"error": extract.MessageOf(schema.ProblemsError(problems)), "status": http.StatusBadRequest, "problems": problems,
+			"error": extract.MessageOf(err), "status": http.StatusBadRequest, "problems": problems,
 		})
 	}
-	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, base, sc, note)
 	if err != nil {
 		return err
 	}

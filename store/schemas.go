@@ -66,9 +66,6 @@ func (s *Store) SaveSchema(ctx context.Context, name string, base int, sc *schem
 	if base < AnyBase {
 		return 0, false, extract.Errorf(extract.KindInvalid, "the base version of %s must be 0 or more", name)
 	}
-	if err := schema.ProblemsError(schema.Validate(sc)); err != nil {
-		return 0, false, err
-	}
 	c := *sc
 	c.Name = name
 	hash := schema.Hash(&c)

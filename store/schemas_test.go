@@ -127,12 +127,8 @@ func TestStore_SaveSchema(t *testing.T) {
 			}
 		})
 		t.Run("Invalid", func(t *testing.T) {
-			bad := mustKAG(t, medSchema)
-			bad.Types[0].Relations[0].Target = "Nowhere"
-			_, _, err := s.SaveSchema(ctx, "med", 2, bad, "")
-			if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "Nowhere") {
-				t.Fatalf("invalid schema: %v", err)
-			}
+			// (A schema's content is validated by app.Schemas.Save; the
+			// store checks names and bases.)
 			for _, name := range []string{"", " lead", "trail ", "x@1", "a/b", "new"} {
 				if _, _, err := s.SaveSchema(ctx, name, 0, schema.Default(), ""); extract.KindOf(err) != extract.KindInvalid {
 					t.Errorf("name %q: %v", name, err)

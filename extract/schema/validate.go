@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -312,8 +313,29 @@ func bareName(name string) string {
 	return name
 }
 
-// ProblemsError turns problems into an *extract.Error of kind invalid that
-// lists them, or returns nil when there are none.
+// InvalidError is a schema refused for its problems: it is an
+// *extract.Error of kind invalid listing the first of them (errors.As
+// finds it), and it keeps them all.
+type InvalidError struct {
+	Problems []Problem
+	err      error
+}
+
+func (e *InvalidError) Error() string { return e.err.Error() }
+func (e *InvalidError) Unwrap() error { return e.err }
+
+// ProblemsOf returns the problems of a schema err refuses (nil for any
+// other error).
+func ProblemsOf(err error) []Problem {
+	var ie *InvalidError
+	if errors.As(err, &ie) {
+		return ie.Problems
+	}
+	return nil
+}
+
+// ProblemsError turns problems into an *InvalidError, or returns nil when
+// there are none.
 func ProblemsError(problems []Problem) error {
 	if len(problems) == 0 {
 		return nil
@@ -327,5 +349,5 @@ func ProblemsError(problems []Problem) error {
 		}
 		parts = append(parts, p.String())
 	}
-	return extract.Errorf(extract.KindInvalid, "invalid schema: %s", strings.Join(parts, "; "))
+	return &InvalidError{Problems: problems, err: extract.Errorf(extract.KindInvalid, "invalid schema: %s", strings.Join(parts, "; "))}
 }
