@@ -85,11 +85,7 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 			instructions = append(instructions, strings.TrimSpace(m.Content))
 		}
 	}
-	in, err := q.NewInput(question, "", false)
-	if err != nil {
-		return ChatAnswer{}, err
-	}
-	in.Mode, in.History, in.UserPrompt = mode, history, strings.Join(instructions, "\n")
+	in := QueryInput{Question: question, Mode: mode, History: history, UserPrompt: strings.Join(instructions, "\n")}
 	res, err := q.Ask(ctx, v, in)
 	if err != nil {
 		return ChatAnswer{}, err

@@ -39,6 +39,8 @@ type QueryAnswer struct {
 // QueryResult is the answer of the query API.
 type QueryResult struct {
 	Question string `json:"question"`
+	// Provider is the provider asked for an answer ("none": no model).
+	Provider string `json:"provider"`
 	// Mode is the query mode used (local, global, hybrid, naive or mix).
 	Mode string `json:"mode"`
 	// TopK is the number of items asked of each part.
@@ -94,46 +96,46 @@ type QueryInput struct {
 // answer when a provider is set) and describes its nodes and vectors.
 type Queries struct{ a *App }
 
-// NewInput trims a question and picks the provider: the one named, or
-// the first configured, or none. It returns an invalid error for a question
-// longer than MaxQuestion bytes or an unknown provider.
-func (q *Queries) NewInput(question, provider string, modelKeywords bool) (QueryInput, error) {
-	a := q.a
-	in := QueryInput{Question: strings.TrimSpace(question), Provider: provider, ModelKeywords: modelKeywords}
+// checked is the input as Ask reads it, its one check: the question
+// trimmed and at most MaxQuestion bytes; the provider named, or the first
+// configured, or none; a known mode (mix when empty); top_k from 1 to
+// query.MaxTopK (query.DefaultTopK when 0); a readable as_of.
+func (q *Queries) checked(in QueryInput) (QueryInput, error) {
+	in.Question, in.AsOf = strings.TrimSpace(in.Question), strings.TrimSpace(in.AsOf)
 	if len(in.Question) > MaxQuestion {
 		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
 	}
-	if in.Provider == "" {
-		in.Provider = a.providers.Default()
-	}
+	in.Provider = cmp.Or(in.Provider, q.a.providers.Default())
 	if !slices.Contains(extract.Providers, in.Provider) {
 		return in, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", in.Provider)
 	}
+	if _, err := ParseAsOf(in.AsOf); err != nil {
+		return in, err
+	}
+	var err error
+	if in.Mode, err = query.ParseMode(in.Mode); err != nil {
+		return in, err
+	}
+	if in.TopK < 0 || in.TopK > query.MaxTopK {
+		return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
+	}
+	in.TopK = cmp.Or(in.TopK, query.DefaultTopK)
 	return in, nil
 }
 
 // Ask retrieves the context of a question from a version's graph and,
-// with a provider, asks the model to answer from it. The input is checked
-// as NewInput checks it.
+// with a provider, asks the model to answer from it. It checks the input
+// (an invalid error says what is wrong) and answers with the input as it
+// read it: the question trimmed, the provider, mode and top_k it used. An
+// empty question gets an empty result.
 func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
 	a := q.a
-	mode, topK, retrievalOnly, asOfText := in.Mode, in.TopK, in.RetrievalOnly, strings.TrimSpace(in.AsOf)
-	in, err := a.Queries.NewInput(in.Question, in.Provider, in.ModelKeywords)
-	in.RetrievalOnly, in.AsOf = retrievalOnly, asOfText
+	in, err := q.checked(in)
 	if err != nil {
 		return QueryResult{}, err
 	}
-	if _, err := ParseAsOf(in.AsOf); err != nil {
-		return QueryResult{}, err
-	}
-	if in.Mode, err = query.ParseMode(mode); err != nil {
-		return QueryResult{}, err
-	}
-	if topK < 0 || topK > query.MaxTopK {
-		return QueryResult{}, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
-	}
-	in.TopK = cmp.Or(topK, query.DefaultTopK)
-	res := QueryResult{Question: in.Question, Mode: in.Mode, TopK: in.TopK, AsOf: in.AsOf, Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
+	res := QueryResult{Question: in.Question, Provider: in.Provider, Mode: in.Mode, TopK: in.TopK, AsOf: in.AsOf,
+		Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
 	if in.Question == "" {
 		return res, nil
 	}

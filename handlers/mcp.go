@@ -164,18 +164,10 @@ func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn
 	if err != nil {
 		return nil, out, toolError(err)
 	}
-	qi, err := t.a.Queries.NewInput(in.Question, "", false)
-	if err == nil && qi.Question == "" {
-		err = extract.Errorf(extract.KindInvalid, "the question is empty")
+	if strings.TrimSpace(in.Question) == "" {
+		return nil, out, toolError(extract.Errorf(extract.KindInvalid, "the question is empty"))
 	}
-	if err != nil {
-		return nil, out, toolError(err)
-	}
-	if in.TopK < 0 || in.TopK > query.MaxTopK {
-		return nil, out, fmt.Errorf("top_k must be from 1 to %d", query.MaxTopK)
-	}
-	qi.Mode, qi.TopK = in.Mode, in.TopK
-	res, err := t.a.Queries.Ask(ctx, v, qi)
+	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: in.Mode, TopK: in.TopK})
 	if err != nil {
 		return nil, out, toolError(err)
 	}

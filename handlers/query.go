@@ -26,24 +26,15 @@ const querySnippet = 320
 // (a date or RFC 3339 time: the graph as it stood then). Only
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	in, err := h.app.Queries.NewInput(c.FormValue("q"), c.FormValue("provider"), c.FormValue("keywords") == "model")
-	in.RetrievalOnly = c.Request().Method != http.MethodPost
-	if err != nil {
-		return in, err
-	}
-	if in.Mode, err = query.ParseMode(c.FormValue("mode")); err != nil {
-		return in, err
-	}
+	in := app.QueryInput{Question: c.FormValue("q"), Provider: c.FormValue("provider"), ModelKeywords: c.FormValue("keywords") == "model",
+		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost}
+	// Only read here; app.Queries.Ask checks the values.
 	if s := strings.TrimSpace(c.FormValue("top_k")); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > query.MaxTopK {
+		if err != nil || n < 1 {
 			return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
 		}
 		in.TopK = n
-	}
-	in.AsOf = strings.TrimSpace(c.FormValue("as_of"))
-	if _, err := app.ParseAsOf(in.AsOf); err != nil {
-		return in, err
 	}
 	return in, nil
 }
@@ -97,7 +88,7 @@ func (h *Handler) queryAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if in.Question == "" {
+	if strings.TrimSpace(in.Question) == "" {
 		return extract.Errorf(extract.KindInvalid, "a question is required: ?q=...")
 	}
 	res, err := h.app.Queries.Ask(c.Request().Context(), v, in)
@@ -113,9 +104,9 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		Version:       versionRow(v),
 		Action:        base + "/query",
 		GraphURL:      base + "/graph",
-		Question:      in.Question,
+		Question:      res.Question,
 		TopK:          res.TopK,
-		AsOf:          in.AsOf,
+		AsOf:          res.AsOf,
 		Embedder:      res.Embedder,
 		ModelKeywords: in.ModelKeywords,
 		High:          res.Keywords.High,
@@ -124,10 +115,10 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		Note:          res.Note,
 		Context:       res.Context().Render(),
 	}
-	if in.Question != "" {
-		vals := url.Values{"q": {in.Question}, "provider": {in.Provider}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
-		if in.AsOf != "" {
-			vals.Set("as_of", in.AsOf)
+	if res.Question != "" {
+		vals := url.Values{"q": {res.Question}, "provider": {res.Provider}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
+		if res.AsOf != "" {
+			vals.Set("as_of", res.AsOf)
 		}
 		p.APIURL = "/api" + base + "/query?" + vals.Encode()
 	}
@@ -140,7 +131,7 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		if !extract.Offline(o.v) && !contains(conf, o.v) {
 			l += " — not configured"
 		}
-		p.Providers = append(p.Providers, web.Option{Value: o.v, Label: l, Selected: in.Provider == o.v})
+		p.Providers = append(p.Providers, web.Option{Value: o.v, Label: l, Selected: res.Provider == o.v})
 	}
 	docName := map[int]string{}
 	for _, d := range docs {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/query"
 )
@@ -43,15 +44,11 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	in, err := ap.Queries.NewInput(strings.Join(pos[1:], " "), *provider, false)
-	if err == nil && in.Question == "" {
-		err = errors.New("query: a question is required after NAME@V")
+	question := strings.Join(pos[1:], " ")
+	if strings.TrimSpace(question) == "" {
+		return errors.New("query: a question is required after NAME@V")
 	}
-	if err != nil {
-		return err
-	}
-	in.Mode, in.TopK, in.AsOf = *mode, *topK, *asOf
-	res, err := ap.Queries.Ask(ctx, v, in)
+	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: *provider, Mode: *mode, TopK: *topK, AsOf: *asOf})
 	if err != nil {
 		return err
 	}
