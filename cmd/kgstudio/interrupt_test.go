@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // A foreground extract interrupted (Ctrl-C ends its context) says so and
@@ -58,17 +60,15 @@ func TestExtract_Interrupted(t *testing.T) {
 		done <- run(wctx, []string{"worker", "--concurrency", "4", "--data", data}, strings.NewReader(""), &wout, &werr)
 	}()
 	defer func() { stop(); <-done }()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	testdata.Eventually(t, 30*time.Second, func() error {
 		if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "x@1", "--json")), &v); err != nil {
 			t.Fatal(err)
 		}
-		if v.Status == "done" {
-			break
+		if v.Status != "done" {
+			return fmt.Errorf("the worker left x@1 %s, %d of %d chunks", v.Status, v.ChunksDone, v.ChunksTotal)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker left x@1 %s, %d of %d chunks", v.Status, v.ChunksDone, v.ChunksTotal)
-		}
-	}
+		return nil
+	})
 	if v.Edges != 30 || len(v.Jobs.Errors) != 0 {
 		t.Errorf("finished run: %d edges, errors %+v", v.Edges, v.Jobs.Errors)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -46,17 +47,16 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 
 	addr := freeAddr(t)
 	srv := startServer(t, bin, killed, addr)
-	deadline := time.Now().Add(180 * time.Second)
-	for {
+	testdata.Eventually(t, 3*time.Minute, func() error {
 		s := getStatus(t, addr, id)
-		if s.Status == "done" {
-			break
-		}
-		if s.Status == "failed" || s.Status == "canceled" || time.Now().After(deadline) {
+		if s.Status == "failed" || s.Status == "canceled" {
 			t.Fatalf("the killed run did not finish: %+v", s)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		if s.Status != "done" {
+			return fmt.Errorf("the killed run did not finish: %+v", s)
+		}
+		return nil
+	})
 	_ = srv.Process.Signal(syscall.SIGTERM)
 	_ = srv.Wait()
 

@@ -55,19 +55,23 @@ func startServer(t *testing.T, bin, data, addr string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return cmd
-			}
+	err := testdata.Poll(30*time.Second, func() error {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return err
 		}
-		time.Sleep(50 * time.Millisecond)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/healthz: %s", resp.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("server did not start (%v):\n%s", err, logs.String())
 	}
-	cmd.Process.Kill()
-	t.Fatalf("server did not start:\n%s", logs.String())
-	return nil
+	return cmd
 }
 
 type versionStatus struct {
@@ -122,17 +126,16 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 		}
 		if kill {
 			// Wait until the run is part-way, then kill the process hard.
-			deadline := time.Now().Add(60 * time.Second)
-			for {
+			testdata.Eventually(t, time.Minute, func() error {
 				s := getStatus(t, addr, started.ID)
-				if s.ChunksDone > 5 && s.ChunksDone < s.ChunksTotal {
-					break
-				}
-				if s.Status == "done" || time.Now().After(deadline) {
+				if s.Status == "done" {
 					t.Fatalf("could not catch the run mid-way: %+v", s)
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				if s.ChunksDone <= 5 || s.ChunksDone >= s.ChunksTotal {
+					return fmt.Errorf("could not catch the run mid-way: %+v", s)
+				}
+				return nil
+			})
 			if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -146,17 +149,16 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 			t.Logf("killed at %d/%d chunks", v.ChunksDone, v.ChunksTotal)
 			srv = startServer(t, bin, data, addr)
 		}
-		deadline := time.Now().Add(120 * time.Second)
-		for {
+		testdata.Eventually(t, 2*time.Minute, func() error {
 			s := getStatus(t, addr, started.ID)
-			if s.Status == "done" {
-				break
-			}
-			if s.Status == "failed" || time.Now().After(deadline) {
+			if s.Status == "failed" {
 				t.Fatalf("run did not finish: %+v", s)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			if s.Status != "done" {
+				return fmt.Errorf("run did not finish: %+v", s)
+			}
+			return nil
+		})
 		srv.Process.Signal(syscall.SIGTERM)
 		srv.Wait()
 		return mustOpen(t, data), started.ID

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // TestMCP_Stdio drives `kgstudio mcp` through the SDK's own client over
@@ -88,8 +91,7 @@ func TestMCP_Stdio(t *testing.T) {
 	if res := call("extract", map[string]any{"name": "m", "document_ids": []int{doc.ID}}, &started); res.IsError || started.Version != "m@1" {
 		t.Fatalf("extract: %+v %+v", res, started)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	err = testdata.Poll(time.Minute, func() error {
 		var st struct {
 			Status string `json:"status"`
 			Nodes  int    `json:"nodes"`
@@ -97,13 +99,16 @@ func TestMCP_Stdio(t *testing.T) {
 		if res := call("run_status", map[string]any{"version": "m@1"}, &st); res.IsError {
 			t.Fatalf("run_status: %+v", res.Content)
 		}
-		if st.Status == "done" && st.Nodes > 0 {
-			break
-		}
-		if st.Status == "failed" || st.Status == "canceled" || time.Now().After(deadline) {
+		if st.Status == "failed" || st.Status == "canceled" {
 			t.Fatalf("the run ended %s (stderr: %s)", st.Status, stderr.String())
 		}
-		time.Sleep(100 * time.Millisecond)
+		if st.Status != "done" || st.Nodes == 0 {
+			return fmt.Errorf("the run is %s with %d nodes", st.Status, st.Nodes)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("after a minute: %v (stderr: %s)", err, stderr.String())
 	}
 	var q struct {
 		Answer     string `json:"answer"`

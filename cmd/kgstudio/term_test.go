@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -75,14 +76,15 @@ func waitFinalJob(t *testing.T, data string, ended func() bool) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testdata.Eventually(t, 2*time.Minute, func() error {
 		var n int
 		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
 		if err == nil && n > 0 {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) || ended() {
+		if ended() {
 			t.Fatalf("the final job was not caught running (%v)", err)
 		}
-	}
+		return fmt.Errorf("the final job was not caught running (%v)", err)
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -105,22 +106,21 @@ func detach(tb testing.TB, bin string, env []string, name, file string, chunkSiz
 // waitDone polls a version until it is done.
 func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) record.Version {
 	tb.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		v, err := st.Version(context.Background(), id)
-		if err != nil {
+	var v record.Version
+	testdata.Eventually(tb, within, func() error {
+		var err error
+		if v, err = st.Version(context.Background(), id); err != nil {
 			tb.Fatal(err)
 		}
-		switch {
-		case v.Status == record.StatusDone:
-			return v
-		case v.Status == record.StatusFailed || v.Status == record.StatusCanceled:
+		switch v.Status {
+		case record.StatusDone:
+			return nil
+		case record.StatusFailed, record.StatusCanceled:
 			tb.Fatalf("version %d %s: %s", id, v.Status, v.Error)
-		case time.Now().After(deadline):
-			tb.Fatalf("version %d still %s after %s (%d/%d chunks)", id, v.Status, within, v.ChunksDone, v.ChunksTotal)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("version %d still %s (%d/%d chunks)", id, v.Status, v.ChunksDone, v.ChunksTotal)
+	})
+	return v
 }
 
 // workerRig is what a worker test needs: a PostgreSQL database, the built
@@ -188,18 +188,16 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	id := detach(t, bin, env, "killed", file, size)
 	rescue := []string{"--concurrency", "2", "--job-timeout", "2s", "--rescue-after", "3s"}
 	first := startWorker(t, bin, env, rescue...)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testdata.Eventually(t, 30*time.Second, func() error {
 		v, err := st.Version(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.ChunksDone >= 4 {
-			break
+		if v.ChunksDone < 4 {
+			return fmt.Errorf("the first worker did not start the run: %s, %d chunks done", v.Status, v.ChunksDone)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first worker did not start the run")
-		}
-	}
+		return nil
+	})
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -291,18 +289,17 @@ func TestWorkers_DetachThenWorkerOnSQLite(t *testing.T) {
 		_ = run(ctx, []string{"worker", "--data", data, "--concurrency", "2", "--log-level", "warn"}, strings.NewReader(""), &sink, &sink)
 	}()
 	defer func() { cancel(); wg.Wait() }()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		m := show()
+	var m map[string]any
+	testdata.Eventually(t, 30*time.Second, func() error {
+		m = show()
 		// The final job completes just after it marks the version done.
-		if jobs := m["jobs"].(map[string]any); m["status"] == "done" && jobs["running"].(float64) == 0 {
-			if m["chunks_done"].(float64) != 12 || m["nodes"].(float64) != 13 || jobs["completed"].(float64) != 13 {
-				t.Fatalf("done: chunks %v, nodes %v, jobs %v", m["chunks_done"], m["nodes"], jobs)
-			}
-			return
+		if jobs := m["jobs"].(map[string]any); m["status"] != "done" || jobs["running"].(float64) != 0 {
+			return fmt.Errorf("still %v, jobs %v", m["status"], jobs)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %v after 30s", m["status"])
-		}
+		return nil
+	})
+	if jobs := m["jobs"].(map[string]any); m["chunks_done"].(float64) != 12 || m["nodes"].(float64) != 13 || jobs["completed"].(float64) != 13 {
+		t.Fatalf("done: chunks %v, nodes %v, jobs %v", m["chunks_done"], m["nodes"], jobs)
 	}
 }
 
@@ -351,19 +348,29 @@ func TestServe_NoWorker(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Status != "queued" {
 		t.Fatalf("extract --detach: %s (%v)", out, err)
 	}
+	// serve starts serve and returns once it says it serves, which it
+	// does after starting its worker (if any).
 	serve := func(args ...string) (stop func()) {
 		ctx, cancel := context.WithCancel(context.Background())
+		out, w := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
 			done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--no-sample", "--log-level", "warn"}, args...),
-				strings.NewReader(""), io.Discard, io.Discard)
+				strings.NewReader(""), w, io.Discard)
+			w.Close()
 		}()
-		return func() {
+		stop = func() {
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("serve: %v", err)
 			}
 		}
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			stop()
+			t.Fatalf("serve printed nothing: %v", err)
+		}
+		go func() { _, _ = io.Copy(io.Discard, out) }()
+		return stop
 	}
 	status := func() record.Version {
 		s, err := store.Open(context.Background(), store.Options{DataDir: data})
@@ -378,20 +385,17 @@ func TestServe_NoWorker(t *testing.T) {
 		return cur
 	}
 	stop := serve("--no-worker")
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(time.Second) // in a second, a worker started with serve runs chunks of the run
 	stop()
 	if cur := status(); cur.Status != record.StatusQueued || cur.ChunksDone != 0 {
 		t.Fatalf("serve --no-worker ran the run: %s, %d chunks done", cur.Status, cur.ChunksDone)
 	}
 	stop = serve()
 	defer stop()
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		cur := status()
-		if cur.Status == record.StatusDone && cur.ChunksDone == cur.ChunksTotal && cur.Nodes > 0 {
-			return
+	testdata.Eventually(t, time.Minute, func() error {
+		if cur := status(); cur.Status != record.StatusDone || cur.ChunksDone != cur.ChunksTotal || cur.Nodes == 0 {
+			return fmt.Errorf("serve did not run the queued run: %s, %d/%d chunks, %d nodes", cur.Status, cur.ChunksDone, cur.ChunksTotal, cur.Nodes)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not run the queued run: %+v", cur)
-		}
-	}
+		return nil
+	})
 }
