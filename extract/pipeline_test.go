@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 // memSink is an in-memory Sink that merges chunk graphs like the database
@@ -197,7 +199,12 @@ func TestRun(t *testing.T) {
 		sink := newMemSink()
 		done := make(chan error, 1)
 		go func() { done <- run(ctx, testDocs(), testConfig(), ex, sink, nil) }()
-		time.Sleep(20 * time.Millisecond)
+		testdata.Eventually(t, 5*time.Second, func() error {
+			if ex.running.Load() == 0 {
+				return errors.New("no chunk in flight")
+			}
+			return nil
+		})
 		cancel()
 		select {
 		case err := <-done:
