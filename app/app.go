@@ -93,8 +93,8 @@ type App struct {
 // New builds the application over a store.
 func New(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
-		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st}}
-	a.Curation, a.Queries = &Curation{a}, &Queries{a}
+		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
+	a.Curation, a.Queries, a.Schemas.a = &Curation{a}, &Queries{a}, a
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)

@@ -163,7 +163,10 @@ func (d *Documents) Chunks(ctx context.Context, id int, settings string) ([]extr
 func (d *Documents) Namer(ctx context.Context) func(id int) string { return d.st.DocumentNamer(ctx) }
 
 // Schemas lists, reads, saves and removes schemas and their versions.
-type Schemas struct{ st *store.Store }
+type Schemas struct {
+	st *store.Store
+	a  *App // Suggest runs the offline extractor
+}
 
 // AnyBase, as the base of Save, puts the content on top of whatever
 // version is stored (imports, the command line); an editor passes the

@@ -399,7 +399,7 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 		return err
 	}
 	if schemaRef != "" {
-		return a.ResolveSchema(ctx, cfg, schemaRef)
+		return a.Schemas.Resolve(ctx, cfg, schemaRef)
 	}
 	return nil
 }

@@ -18,15 +18,15 @@ func (a *App) EnsureDefaults(ctx context.Context) error {
 	return a.store.EnsureDefaultSchema(ctx)
 }
 
-// ResolveSchema loads the schema version a reference names ("NAME" for the
+// Resolve loads the schema version a reference names ("NAME" for the
 // latest, "NAME@V") and pins it in the config: the schema name, the exact
 // version number and the entity type names.
-func (a *App) ResolveSchema(ctx context.Context, cfg *extract.Config, ref string) error {
+func (s *Schemas) Resolve(ctx context.Context, cfg *extract.Config, ref string) error {
 	name, num, err := record.ParseRef("schema", ref)
 	if err != nil {
 		return err
 	}
-	sc, n, err := a.store.SchemaVersion(ctx, name, num)
+	sc, n, err := s.st.SchemaVersion(ctx, name, num)
 	if err != nil {
 		return err
 	}

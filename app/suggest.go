@@ -9,10 +9,11 @@ import (
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
-// SuggestSchema drafts a schema from sample documents (see
-// kag.SuggestSchema): the offline extractor reads them in memory, nothing
-// is stored, and the draft is the caller's to show, edit and save.
-func (a *App) SuggestSchema(ctx context.Context, name string, docs []extract.Document) (*schema.Schema, error) {
+// Suggest drafts a schema from sample documents (see kag.SuggestSchema):
+// the offline extractor reads them in memory, nothing is stored, and the
+// draft is the caller's to show, edit and save.
+func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Document) (*schema.Schema, error) {
+	a := s.a
 	if len(docs) == 0 {
 		return nil, extract.Errorf(extract.KindInvalid, "give at least one sample document")
 	}

@@ -542,7 +542,7 @@ func TestResolveSchema(t *testing.T) {
 		"default":  {SchemaName: "default", SchemaVersion: 1, EntityTypes: schema.Default().TypeNames()},
 	} {
 		var cfg extract.Config
-		if err := a.App.ResolveSchema(ctx, &cfg, ref); err != nil {
+		if err := a.App.Schemas.Resolve(ctx, &cfg, ref); err != nil {
 			t.Fatalf("%s: %v", ref, err)
 		}
 		if !reflect.DeepEqual(cfg, want) {
@@ -551,7 +551,7 @@ func TestResolveSchema(t *testing.T) {
 	}
 	for ref, kind := range map[string]extract.ErrorKind{"people@3": extract.KindNotFound, "people@x": extract.KindInvalid, "@1": extract.KindInvalid, "nope": extract.KindNotFound} {
 		var cfg extract.Config
-		if err := a.App.ResolveSchema(ctx, &cfg, ref); extract.KindOf(err) != kind {
+		if err := a.App.Schemas.Resolve(ctx, &cfg, ref); extract.KindOf(err) != kind {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}

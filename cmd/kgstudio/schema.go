@@ -215,7 +215,7 @@ func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer a.Close()
-	sc, err := a.SuggestSchema(ctx, pos[0], docs)
+	sc, err := a.Schemas.Suggest(ctx, pos[0], docs)
 	if err != nil {
 		return err
 	}
