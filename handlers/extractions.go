@@ -220,7 +220,8 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	}
 	h.app.Start(v)
 	if wantsJSON(c) {
-		return c.JSON(http.StatusAccepted, map[string]any{"id": v.ID, "extraction": v.Extraction, "version": v.Number})
+		// The version as GET /api/versions/{id} shows it, as queued.
+		return c.JSON(http.StatusAccepted, app.VersionJSONOf(v))
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d", v.ID))
 }

@@ -230,6 +230,11 @@ func TestExtractions_API(t *testing.T) {
 	if code != http.StatusCreated && code != http.StatusAccepted || out["id"] == nil {
 		t.Fatalf("JSON run: %d %v", code, out)
 	}
+	// The answer is the new version's JSON, as GET /api/versions/{id}.
+	if cfg, _ := out["config"].(map[string]any); out["extraction"] != "lincoln-json" || out["version"] != float64(1) ||
+		out["status"] == nil || cfg["chunk_size"] != float64(600) || out["document_ids"] == nil {
+		t.Fatalf("the run's answer is not the version's JSON: %v", out)
+	}
 	jv := waitVersion(t, a, int(out["id"].(float64)))
 	if jv.Status != "done" || jv.Config.ChunkSize != 600 || jv.Extraction != "lincoln-json" {
 		t.Fatalf("JSON run: %+v", jv)
