@@ -255,9 +255,13 @@ func readZip(name string, data []byte, maxBytes int) (FileDocuments, error) {
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fd, extract.Wrap(extract.KindInvalid, err, "%s is not a zip that can be read (cut off or damaged?)", name)
 	}
-	if _, gerr := export.ReadCSVZip(data); gerr == nil {
-		return fd, extract.Errorf(extract.KindInvalid,
-			"%s is a zip of neo4j CSV files, a graph: import it as a version with the Extractions page's import form or kgstudio import NAME %s", name, name)
+	// A graph (neo4j CSV files) is told by its headers first: a zip of CSV
+	// tables is not unpacked whole to find out.
+	if export.MayBeCSVZip(data) {
+		if _, gerr := export.ReadCSVZip(data); gerr == nil {
+			return fd, extract.Errorf(extract.KindInvalid,
+				"%s is a zip of neo4j CSV files, a graph: import it as a version with the Extractions page's import form or kgstudio import NAME %s", name, name)
+		}
 	}
 	for _, f := range zr.File {
 		if !localZipPath(f.Name) {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -36,6 +37,62 @@ const (
 // zipLimit is how many bytes a zip of n bytes may unpack to.
 func zipLimit(n int) int64 {
 	return min(max(int64(n)*maxZipRatio, minZipLimit), maxZipBytes)
+}
+
+// headerKind tells what a CSV file holds by its header (0: not a neo4j
+// export's).
+func headerKind(cols []csvColumn) csvKind {
+	has := func(name, typ string) bool {
+		for _, c := range cols {
+			if c.Name == name && c.Type == typ {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("", "START_ID") && has("", "END_ID"):
+		return csvEdges
+	case hasType(cols, "ID"):
+		return csvNodes
+	case has("_id", "") && has("_labels", "") && has("_start", "") && has("_end", ""):
+		return csvAPOC
+	}
+	return 0
+}
+
+// MayBeCSVZip reports whether a zip may be a neo4j CSV export: one of its
+// .csv files starts with a neo4j header. It reads the first line of each
+// (at most 64 KiB), never a whole file, so telling a zip of CSV tables
+// from a graph costs next to nothing (ReadCSVZip says for sure).
+func MayBeCSVZip(data []byte) bool {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return false
+	}
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".csv") || strings.HasPrefix(path.Base(f.Name), ".") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			continue
+		}
+		line, _ := bufio.NewReader(io.LimitReader(rc, 64<<10)).ReadString('\n')
+		rc.Close()
+		rec, err := newCSVReader([]byte(line), delimiterOf([]byte(line))).Read()
+		if err != nil {
+			continue
+		}
+		cols := make([]csvColumn, len(rec))
+		for i, h := range rec {
+			cols[i] = parseColumn(h)
+		}
+		if headerKind(cols) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // IsZip reports whether data starts like a zip archive.
@@ -194,22 +251,7 @@ func ReadCSV(files []CSVFile) (extract.Graph, error) {
 		if part.headerName != "" {
 			at = "header " + part.headerName
 		}
-		has := func(name, typ string) bool {
-			for _, c := range p.cols {
-				if c.Name == name && c.Type == typ {
-					return true
-				}
-			}
-			return false
-		}
-		switch {
-		case has("", "START_ID") && has("", "END_ID"):
-			p.kind = csvEdges
-		case hasType(p.cols, "ID"):
-			p.kind = csvNodes
-		case has("_id", "") && has("_labels", "") && has("_start", "") && has("_end", ""):
-			p.kind = csvAPOC
-		default:
+		if p.kind = headerKind(p.cols); p.kind == 0 {
 			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
 				"%s%s: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.name, at)
 		}
