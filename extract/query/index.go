@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -134,6 +135,9 @@ type Corpus struct {
 	// a long passage, a round with a long answer, stands alone).
 	beside  [][2]int32
 	besideW []float64
+	// dates holds, by position, when each chunk was said (zero when
+	// unknown); see DateChunks.
+	dates []time.Time
 
 	walkOnce sync.Once
 	walk     *walkGraph
@@ -169,4 +173,28 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 		}
 	}
 	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g), beside: beside, besideW: besideW}
+}
+
+// DateChunks records when each chunk was said (for a dialogue, its
+// session's start; chunks absent from dates stay undated). Searches then
+// read the relative times of a question ("two weeks ago", "in the past
+// month", "in March") against Request.Now, and mix prefers the chunks
+// said in that span. Call it before the corpus is shared between
+// searches.
+func (c *Corpus) DateChunks(dates map[extract.ChunkRef]time.Time) {
+	c.dates = make([]time.Time, len(c.refs))
+	for i, r := range c.refs {
+		c.dates[i] = dates[r]
+	}
+}
+
+// latest is the time of the last dated chunk, zero when none is dated.
+func (c *Corpus) latest() time.Time {
+	var t time.Time
+	for _, d := range c.dates {
+		if d.After(t) {
+			t = d
+		}
+	}
+	return t
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -100,6 +101,11 @@ type Request struct {
 	Low      []string
 	TopK     int
 	Budget   Budget
+	// Now is when the question is asked (an as-of date, when the
+	// question asks of the past): relative times in it ("two weeks ago",
+	// "last month", "in May") are read against it, over the chunks dated
+	// by Corpus.DateChunks. Zero: the latest chunk's date.
+	Now time.Time
 }
 
 // Score weights, measured on LoCoMo conversations (see the README). A
@@ -140,6 +146,15 @@ const (
 	minItemSide = 0.05
 )
 
+// wWhen: in mix, a chunk said within the span of time a question names
+// ("two weeks ago", "in the past month", "in March", read against
+// Request.Now) counts twice. On the 30 LongMemEval dev questions that
+// name such a span (with the sentence encoder), mix's evidence-turn
+// recall@10 rose from 0.740 to 0.794 (BM25 0.649): three questions
+// gained, none lost. On every fifth dev question 2 and 4 did the same
+// as 1, 0.5 less and 0.2 nothing.
+const wWhen = 1.0
+
 // Weights measured on the HotpotQA and MuSiQue subsets and two LoCoMo
 // conversations (see the README): in mix the walk's ranking counts as
 // much as the question's own; in ppr the question's own score only breaks
@@ -173,6 +188,9 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 
 	// Query vectors: the question, the low-level and the high-level keywords.
 	s := searcher{Corpus: c, topK: req.TopK}
+	if c.dates != nil {
+		s.when, s.hasWhen = periodOf(req.Question, cmp.Or(req.Now, c.latest()))
+	}
 	// A question the model does not serve is searched among the
 	// fallback's vectors, with the fallback (vectors of two models are
 	// never compared).
@@ -283,6 +301,9 @@ type searcher struct {
 	wv float64
 	// commChunks is each chunk's community score in global search.
 	commChunks []float64
+	// when is the span of time the question names, if hasWhen.
+	when    period
+	hasWhen bool
 }
 
 // vectorWeight is the weight of a model's cosines beside the lexical
@@ -602,6 +623,15 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 				if direct != nil {
 					final[i] += wChunkTie * direct[i]
 				}
+			}
+		}
+	}
+	// A question that names a span of time ("two weeks ago", "in the
+	// past month") prefers the chunks said in it.
+	if mode == ModeMix && s.hasWhen {
+		for i := range final {
+			if s.when.contains(s.dates[i]) {
+				final[i] *= 1 + wWhen
 			}
 		}
 	}
