@@ -362,6 +362,30 @@ func TestGraphPage_Browser(t *testing.T) {
 	if err != nil || legend != len(res.Types) {
 		t.Fatalf("legend has %d entries, want %d (%v)", legend, len(res.Types), err)
 	}
+	// No two types of the legend share a colour; and, whatever the types,
+	// the colour rule gives the common types theirs and any 60 others 60
+	// colours unlike each other and unlike the common ones.
+	same, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function () {
+		var seen = {}, dup = "";
+		document.querySelectorAll('[data-testid=graph-legend] button .sw').forEach(function (s) {
+			var c = s.style.background;
+			if (seen[c]) dup += seen[c] + " and " + s.parentNode.dataset.type + " share " + c + "; ";
+			seen[c] = s.parentNode.dataset.type;
+		});
+		var f = window.kgColors(), all = {};
+		var types = ["Person", "Concept", "Knowledge", "User", "Assistant", "Knowledge/Time", "Event", "person", "Date", "Number", "Data"];
+		for (var i = 0; i < 50; i++) types.push("Type" + i);
+		types.forEach(function (t) {
+			var c = f(t);
+			if (all[c]) dup += all[c] + " and " + t + " share " + c + "; ";
+			all[c] = t;
+		});
+		if (f("Person") !== "#4e79a7") dup += "Person is " + f("Person") + "; ";
+		return dup;
+	})()`))
+	if err != nil || same != "" {
+		t.Fatalf("colours shared: %s (%v)", same, err)
+	}
 
 	t.Run("FitsAndNames", func(t *testing.T) {
 		// The settled layout fills the canvas in one direction at least,

@@ -21,27 +21,13 @@
   var statusEl = document.getElementById("graph-status");
   var legendEl = document.getElementById("graph-legend");
   var allBtn = document.getElementById("graph-all");
-  var PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
-    "#ff9da7", "#9c755f", "#1f77b4", "#bcbd22", "#17becf", "#8c564b", "#7f7f7f"];
-  // The worker and the layout library are siblings of this script
-  // (same hashed prefix).
   var WORKER_URL = cfg.layout_url;
   var DRAW_URL = cfg.draw_url;
   var FA2_URL = cfg.fa2_url;
 
-  // colorOf gives a type the same colour in every version: the common
-  // types have their own, any other name a palette colour from its hash.
-  var FIXED = { Person: "#4e79a7", Organization: "#f28e2b", Location: "#59a14f", Event: "#e15759",
-    Concept: "#b07aa1", Date: "#edc948", Number: "#9c755f", Data: "#9c755f", Content: "#76b7b2",
-    Creature: "#ff9da7", Artifact: "#17becf", Method: "#bcbd22", NaturalObject: "#8c564b" };
-  var colors = {};      // type -> colour, memoised
-  function colorOf(type) {
-    if (!type) return "#999";
-    if (colors[type]) return colors[type];
-    var h = 0;
-    for (var i = 0; i < type.length; i++) h = (h * 31 + type.charCodeAt(i)) >>> 0;
-    return (colors[type] = FIXED[type] || PALETTE[h % PALETTE.length]);
-  }
+  // colorOf gives a type its colour (static/js/colors.js): the common
+  // types their own, any other one no other type of the view holds.
+  var colorOf = window.kgColors();
   var EDGE_SELECTED = "#d64545";
   var hidden = {};      // type -> true when toggled off in the legend
   var byId = new Map(); // node key -> index into nodes

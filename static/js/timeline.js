@@ -14,21 +14,10 @@
   var legendEl = document.getElementById("timeline-legend");
   if (!el || typeof ForceGraph === "undefined") return;
 
-  var COLORS = { User: "#4e79a7", Assistant: "#59a14f", Event: "#f28e2b", Knowledge: "#b07aa1" };
-  var EXTRA = ["#e15759", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#17becf", "#bcbd22", "#8c564b"];
-  var colors = {};
   var state = window.kgTimeline = { turn: -1, loaded: 0, nodes: 0, links: 0, touched: 0, settled: false };
 
-  function colorOf(type) {
-    if (colors[type]) return colors[type];
-    var root = (type || "").split("/")[0];
-    if (root === "Knowledge" && type !== "Knowledge") {
-      colors[type] = EXTRA[Object.keys(colors).length % EXTRA.length];
-    } else {
-      colors[type] = COLORS[root] || "#999";
-    }
-    return colors[type];
-  }
+  // The same colours as the graph view (static/js/colors.js).
+  var colorOf = window.kgColors();
   var tip = window.kgText;
   function idOf(end) { return typeof end === "object" ? end.id : end; }
 
