@@ -12,9 +12,9 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Converted formats: an HTML page and a Word document become text
+// Converted formats: an HTML page, a Word document and a PDF become text
 // before ReadDocument reads them (see ToText).
-var convertedExts = map[string]bool{".html": true, ".htm": true, ".xhtml": true, ".docx": true}
+var convertedExts = map[string]bool{".html": true, ".htm": true, ".xhtml": true, ".docx": true, ".pdf": true}
 
 // Converts reports whether ToText turns a file of this name into text.
 func Converts(name string) bool { return convertedExts[strings.ToLower(filepath.Ext(name))] }
@@ -22,7 +22,8 @@ func Converts(name string) bool { return convertedExts[strings.ToLower(filepath.
 // ToText turns an HTML page or a Word (.docx) document into plain text:
 // HTML's title, then the text of its body, one block (paragraph, heading,
 // list item, table row) a line, without scripts, styles or markup; a
-// .docx's paragraphs, a line each, tabs and line breaks kept. Any other
+// .docx's paragraphs, a line each, tabs and line breaks kept; a PDF's text
+// layer, a line per baseline (see pdfText). Any other
 // file is returned as it is. The text may be at most maxBytes; a .docx
 // whose document part unpacks to more is refused without reading it all.
 func ToText(name string, data []byte, maxBytes int) ([]byte, error) {
@@ -34,6 +35,8 @@ func ToText(name string, data []byte, maxBytes int) ([]byte, error) {
 		return htmlText(data), nil
 	case ".docx":
 		return docxText(name, data, maxBytes)
+	case ".pdf":
+		return pdfText(name, data, maxBytes)
 	}
 	return data, nil
 }

@@ -1,0 +1,110 @@
+package extract
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// testPDF builds a PDF of the given pages, each a list of lines drawn with
+// Helvetica one below the other (its cross-reference table computed, as a
+// writer would), so the tests need no binary fixture.
+func testPDF(pages ...[]string) []byte {
+	var objs []string
+	font := 3 + 2*len(pages)
+	kids := ""
+	for i := range pages {
+		kids += fmt.Sprintf("%d 0 R ", 3+2*i)
+	}
+	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>",
+		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.TrimSpace(kids), len(pages)))
+	for i, lines := range pages {
+		var c strings.Builder
+		c.WriteString("BT /F1 12 Tf 72 720 Td 14 TL\n")
+		for j, l := range lines {
+			if j > 0 {
+				c.WriteString("T* ")
+			}
+			// Two words drawn apart, as a typesetter places them.
+			w := strings.SplitN(l, " ", 2)
+			if len(w) == 2 {
+				fmt.Fprintf(&c, "[(%s) -250 (%s)] TJ\n", w[0], w[1])
+			} else {
+				fmt.Fprintf(&c, "(%s) Tj\n", l)
+			}
+		}
+		c.WriteString("ET")
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> >> >>", 4+2*i, font),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
+	}
+	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// A PDF's text layer becomes a document: a line per baseline, words
+// apart, a blank line between pages; a PDF without text, a damaged one
+// and one whose text is over the limit are refused with the reason.
+func TestToText_PDF(t *testing.T) {
+	data := testPDF([]string{"Marley was dead", "to begin with."}, []string{"Scrooge signed it."})
+	got, err := ToText("carol.pdf", data, DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(got)
+	for _, want := range []string{"Marley was dead\nto begin with.", "\n\nScrooge signed it."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q lacks %q", text, want)
+		}
+	}
+	d, err := ReadDocument("carol.pdf", got, DefaultMaxBytes)
+	if err != nil || !strings.Contains(d.Content, "Scrooge") {
+		t.Fatalf("the text is not a document: %v", err)
+	}
+	for name, c := range map[string]struct {
+		data []byte
+		max  int
+		want string
+	}{
+		"no text":   {testPDF([]string{}), DefaultMaxBytes, "no text layer"},
+		"damaged":   {data[:len(data)/2], DefaultMaxBytes, "cannot be read"},
+		"not a PDF": {[]byte("hello"), DefaultMaxBytes, "cannot be read"},
+		"too long":  {data, 10, "more than 10 bytes"},
+	} {
+		_, err := ToText("x.pdf", c.data, c.max)
+		if KindOf(err) != KindInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an invalid error saying %q", name, err, c.want)
+		}
+	}
+}
+
+// A PDF reader meets hostile files: whatever the bytes, it answers text or
+// an invalid error, never a panic or another kind of error.
+func FuzzPDFText(f *testing.F) {
+	f.Add(testPDF([]string{"Marley was dead", "to begin with."}))
+	f.Add(testPDF([]string{"one"}, []string{"two words"}))
+	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := pdfText("f.pdf", data, 1<<16)
+		if err != nil && KindOf(err) != KindInvalid {
+			t.Fatalf("error of kind %v: %v", KindOf(err), err)
+		}
+		if err == nil && len(out) > 1<<16+1 {
+			t.Fatalf("%d bytes of text past the limit", len(out))
+		}
+	})
+}
