@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
@@ -227,5 +228,19 @@ func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embed
 	// Exact search: a set answers a few questions, fewer than building
 	// an approximate index would pay for, and ranks them exactly.
 	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndexLimit(vecs, math.MaxInt))
+	set.corpus.DateChunks(segmentDates(segs, docID))
 	return set, segs, nil
+}
+
+// segmentDates dates each segment's chunk by its session's start, as a
+// dialogue run's operations date its turns; segments of undated sessions
+// are left out.
+func segmentDates(segs []dialogue.Segment, docID int) map[extract.ChunkRef]time.Time {
+	out := make(map[extract.ChunkRef]time.Time, len(segs))
+	for _, s := range segs {
+		if t, ok := extract.ParseFactTime(s.Start, false); ok {
+			out[extract.ChunkRef{DocumentID: docID, Index: s.Index}] = t
+		}
+	}
+	return out
 }

@@ -163,8 +163,8 @@ type longMemResult struct {
 // own sessions plus opt.Distractors sessions of the questions after it (in
 // file order, wrapping), sorted by date; it is extracted offline as a
 // dialogue run does (one chunk per user+assistant round, the offline
-// memory graph), and the question is asked of BM25 over the rounds and of
-// every mode. Embeddings are cached across questions, since distractor
+// memory graph, each round dated by its session), and the question is
+// asked of BM25 over the rounds and of every mode, on its question_date. Embeddings are cached across questions, since distractor
 // sessions recur.
 func LongMemEval(ctx context.Context, qs []LongMemQuestion, emb extract.Embedder, opt LongMemOptions) (LongMemReport, error) {
 	methods := append([]string{BM25Baseline}, opt.Modes...)
@@ -378,6 +378,8 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 	}
 	res.update = q.Type == "knowledge-update" && len(cur) > 0 && len(old) > 0
 
+	// The question is asked on its date: "two weeks ago" is read from it.
+	asked, _ := longMemDate(q.Date)
 	high, low := query.Keywords(q.Question)
 	for _, m := range methods {
 		var ranked []int // chunk indexes, best first
@@ -386,7 +388,7 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 				ranked = append(ranked, set.list[id-1].Index)
 			}
 		} else {
-			out, err := set.corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: m, High: high, Low: low,
+			out, err := set.corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: m, High: high, Low: low, Now: asked,
 				TopK: LongMemTurnK, Budget: query.Budget{Chunks: 1 << 30}})
 			if err != nil {
 				return res, fmt.Errorf("question %s, mode %s: %w", q.ID, m, err)
