@@ -1,9 +1,10 @@
 package dialogue
 
 import (
-	"github.com/kgstudio/kgstudio/extract"
 	"strings"
 	"unicode"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // stopWords are common English function words that carry no content.

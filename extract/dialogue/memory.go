@@ -1,8 +1,10 @@
 package dialogue
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,18 +133,27 @@ type Memory struct {
 
 	nodes  map[string]*MemoryNode
 	order  []string
+	pos    map[string]int // node id -> index in order
+	sorted []string       // order sorted (see IDs)
 	rels   []Relation
 	relSet map[string]int // edge key -> index in rels of its latest relation
-	log    []extract.Operation
-	seq    map[int]int
-	stats  Stats
+	// bySource and retiredAt index rels: by source, and the relations a
+	// turn retired, by turn. With pos they keep a turn's work from
+	// growing with the memory.
+	bySource  map[string][]int
+	retiredAt map[int][]int
+	log       []extract.Operation
+	seq       map[int]int
+	stats     Stats
 }
 
 // NewMemory returns a memory holding only StructureNodes.
 func NewMemory() *Memory {
-	m := &Memory{nodes: map[string]*MemoryNode{}, relSet: map[string]int{}, seq: map[int]int{}}
+	m := &Memory{nodes: map[string]*MemoryNode{}, pos: map[string]int{}, relSet: map[string]int{}, seq: map[int]int{},
+		bySource: map[string][]int{}, retiredAt: map[int][]int{}}
 	for _, id := range StructureNodes {
 		m.nodes[id] = &MemoryNode{ID: id, Label: lastSegment(id), Structure: true, Created: -1, Updated: -1, defaulted: true}
+		m.pos[id] = len(m.order)
 		m.order = append(m.order, id)
 	}
 	return m
@@ -283,6 +294,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 				r.Reason = fmt.Sprintf("retired %d earlier %s relation(s) of %s", n, r.Label, src)
 			}
 			m.relSet[k] = len(m.rels)
+			m.bySource[src] = append(m.bySource[src], len(m.rels))
 			m.rels = append(m.rels, Relation{Source: src, Target: tgt, Label: r.Label, Turn: r.Turn,
 				ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, Until: -1})
 		}
@@ -308,11 +320,12 @@ func (m *Memory) retire(src, label, tgt string, by extract.Operation) int {
 	}
 	norm := normLabel(label)
 	n := 0
-	for i := range m.rels {
+	for _, i := range m.bySource[src] {
 		old := &m.rels[i]
-		if old.Source != src || old.Target == tgt || !old.Current() || normLabel(old.Label) != norm {
+		if old.Target == tgt || !old.Current() || normLabel(old.Label) != norm {
 			continue
 		}
+		m.retiredAt[by.Turn] = append(m.retiredAt[by.Turn], i)
 		old.Until, old.InvalidAt, old.ExpiredAt = by.Turn, by.ValidAt, by.RecordedAt
 		old.Reason = fmt.Sprintf("replaced by %s at turn %d", tgt, by.Turn)
 		n++
@@ -367,6 +380,7 @@ func (m *Memory) addNode(id string, d NodeDetails, r extract.Operation, implicit
 	}
 	m.nodes[id] = &MemoryNode{ID: id, Label: label, Description: d.Description, Timestamp: d.Timestamp, Implicit: implicit,
 		Created: r.Turn, Updated: r.Turn, ValidAt: r.ValidAt, RecordedAt: r.RecordedAt, Attributes: maps.Clone(d.Attributes), defaulted: implicit}
+	m.pos[id] = len(m.order)
 	m.order = append(m.order, id)
 }
 
@@ -433,10 +447,23 @@ func (m *Memory) Node(id string) (MemoryNode, bool) {
 }
 
 // NodeIDs returns every node id, sorted.
-func (m *Memory) NodeIDs() []string {
-	ids := append([]string(nil), m.order...)
-	sort.Strings(ids)
-	return ids
+func (m *Memory) NodeIDs() []string { return append([]string(nil), m.IDs()...) }
+
+// Has implements Known: whether the memory holds a node of that id.
+func (m *Memory) Has(id string) bool {
+	_, ok := m.nodes[id]
+	return ok
+}
+
+// IDs implements Known: every node id, sorted (the caller must not change
+// the slice). Nodes are never removed, so the sorted ids are kept and
+// sorted again only when nodes were added since.
+func (m *Memory) IDs() []string {
+	if len(m.sorted) != len(m.order) {
+		m.sorted = append(m.sorted[:0], m.order...)
+		sort.Strings(m.sorted)
+	}
+	return m.sorted
 }
 
 // Relations returns the relations in the order added.
@@ -479,35 +506,62 @@ func (m *Memory) GraphOf(ops []extract.Operation) extract.Graph {
 		}
 	}
 	// The relations these operations retired, so their end is written too.
-	for _, r := range m.rels {
-		if !r.Current() && turns[r.Until] {
+	for t := range turns {
+		for _, i := range m.retiredAt[t] {
+			r := m.rels[i]
 			mark(r.Source)
 			mark(r.Target)
 			rels[extract.EdgeKey(r.Source, r.Label, r.Target)] = true
 		}
 	}
-	return m.graphFilter(keep, rels)
+	return m.graphFilter(keep, rels, turns)
 }
 
 func (m *Memory) graphOf(keep map[string]bool) extract.Graph {
-	return m.graphFilter(keep, nil)
+	return m.graphFilter(keep, nil, nil)
 }
 
 // graphFilter builds the graph; a nil keep keeps every node and relation.
-func (m *Memory) graphFilter(keep, rels map[string]bool) extract.Graph {
+func (m *Memory) graphFilter(keep, rels map[string]bool, turns map[int]bool) extract.Graph {
 	g := extract.Graph{Nodes: []extract.Node{}, Edges: []extract.Edge{}}
-	for _, id := range m.order {
-		if keep != nil && !keep[id] {
-			continue
+	// The nodes and relations in the order added: all of them, or those
+	// kept, looked up rather than found among all (a turn's part of a
+	// long dialogue's memory is small).
+	ids := m.order
+	history := -1
+	if keep != nil {
+		ids = make([]string, 0, len(keep))
+		for id := range keep {
+			if _, ok := m.pos[id]; ok {
+				ids = append(ids, id)
+			}
 		}
-		g.Nodes = append(g.Nodes, m.graphNode(m.nodes[id]))
+		slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(m.pos[a], m.pos[b]) })
+		history = turnHistory
+	}
+	for _, id := range ids {
+		g.Nodes = append(g.Nodes, m.graphNode(m.nodes[id], history, turns))
 		if p := parentOf(id); p != "" && (keep == nil || keep[p]) {
 			g.Edges = append(g.Edges, extract.Edge{Source: p, Target: id, Label: HasLabel, Weight: 1})
 		}
 	}
-	for i, r := range m.rels {
+	relIdx := make([]int, 0, len(rels))
+	if keep == nil {
+		for i := range m.rels {
+			relIdx = append(relIdx, i)
+		}
+	} else {
+		for k := range rels {
+			if i, ok := m.relSet[k]; ok {
+				relIdx = append(relIdx, i)
+			}
+		}
+		slices.Sort(relIdx)
+	}
+	for _, i := range relIdx {
+		r := m.rels[i]
 		k := extract.EdgeKey(r.Source, r.Label, r.Target)
-		if m.relSet[k] != i || (keep != nil && !rels[k]) {
+		if m.relSet[k] != i {
 			continue // a relation said again after it was retired is written once, as it stands
 		}
 		props := map[string]any{"turn": r.Turn}
@@ -550,7 +604,18 @@ func putTimes(props map[string]any, validAt, recordedAt string) {
 	}
 }
 
-func (m *Memory) graphNode(n *MemoryNode) extract.Node {
+// turnHistory is how many of a node's earlier values a turn's graph
+// carries (the latest ones): a node named in every turn would otherwise
+// write its whole history each turn, and a dialogue's writes would grow
+// with the square of its turns. The consolidated memory a finished
+// dialogue writes (Graph) carries them all.
+const turnHistory = 16
+
+// graphNode is a node as a graph node; history, when not negative, keeps
+// only the latest earlier values (the property history_dropped counts the
+// others), and turns, when not nil, keeps only the mentions of those turns
+// (a turn's graph adds its own; the earlier ones are stored).
+func (m *Memory) graphNode(n *MemoryNode, history int, turns map[int]bool) extract.Node {
 	props := map[string]any{"path": n.ID}
 	if len(n.Attributes) > 0 {
 		props[extract.PropAttributes] = anyMap(n.Attributes)
@@ -572,8 +637,13 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 	}
 	putTimes(props, n.ValidAt, n.RecordedAt)
 	if len(n.History) > 0 {
-		h := make([]any, 0, len(n.History))
-		for _, r := range n.History {
+		revs := n.History
+		if history >= 0 && len(revs) > history {
+			props["history_dropped"] = len(revs) - history
+			revs = revs[len(revs)-history:]
+		}
+		h := make([]any, 0, len(revs))
+		for _, r := range revs {
 			e := map[string]any{"since": r.Since, "until": r.Until, "label": r.Label, "description": r.Description, "timestamp": r.Timestamp}
 			putTimes(e, r.ValidAt, r.RecordedAt)
 			for k, v := range map[string]string{extract.PropInvalidAt: r.InvalidAt, extract.PropExpiredAt: r.ExpiredAt, "reason": r.Reason} {
@@ -593,7 +663,18 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 		node.Name = defaultName(n.ID)
 	}
 	seen := map[int]bool{}
-	for _, t := range append(historyTurns(n), n.Created, n.Updated) {
+	var at []int
+	if turns == nil {
+		at = append(historyTurns(n), n.Created, n.Updated)
+	} else {
+		for t := range turns {
+			at = append(at, t)
+		}
+	}
+	for _, t := range at {
+		if turns != nil && t != n.Created && t != n.Updated && !historyHas(n, t) {
+			continue
+		}
 		if t >= 0 && !seen[t] {
 			seen[t] = true
 			node.Mentions = append(node.Mentions, extract.Mention{DocumentID: m.DocumentID, ChunkIndex: t})
@@ -601,6 +682,20 @@ func (m *Memory) graphNode(n *MemoryNode) extract.Node {
 	}
 	sort.Slice(node.Mentions, func(i, j int) bool { return node.Mentions[i].ChunkIndex < node.Mentions[j].ChunkIndex })
 	return node
+}
+
+// historyHas says an earlier value of n began or ended at turn t (the
+// latest values are looked at first, as a turn's are).
+func historyHas(n *MemoryNode, t int) bool {
+	for i := len(n.History) - 1; i >= 0; i-- {
+		if r := n.History[i]; r.Since == t || r.Until == t {
+			return true
+		}
+		if n.History[i].Until < t {
+			return false
+		}
+	}
+	return false
 }
 
 func historyTurns(n *MemoryNode) []int {

@@ -36,14 +36,11 @@ const (
 
 // ExtractSegment proposes operations for seg. It makes no calls and never
 // fails except when ctx is done.
-func (o *Offline) ExtractSegment(ctx context.Context, seg Segment, existing []string) (Proposal, error) {
+func (o *Offline) ExtractSegment(ctx context.Context, seg Segment, memory Known) (Proposal, error) {
 	if err := ctx.Err(); err != nil {
 		return Proposal{}, err
 	}
-	known := make(map[string]bool, len(existing))
-	for _, id := range existing {
-		known[id] = true
-	}
+	known := func(id string) bool { return memory != nil && memory.Has(id) }
 	var ops Ops
 	added := map[string]bool{}
 	addOrUpdate := func(id string, d NodeDetails) {
@@ -51,22 +48,22 @@ func (o *Offline) ExtractSegment(ctx context.Context, seg Segment, existing []st
 			return
 		}
 		added[id] = true
-		if known[id] {
+		if known(id) {
 			ops.UpdateNode = append(ops.UpdateNode, NodeOp{NodeID: id, Details: d})
 		} else {
 			ops.AddNode = append(ops.AddNode, NodeOp{NodeID: id, Details: d})
 		}
 	}
 	// Speakers.
-	if seg.UserSpeaker != "" && !known[UserNameID] {
+	if seg.UserSpeaker != "" && !known(UserNameID) {
 		addOrUpdate(UserNameID, NodeDetails{Label: seg.UserSpeaker, Description: "The user's name."})
 	}
-	if seg.AssistantSpeaker != "" && !known[AssistantNameID] {
+	if seg.AssistantSpeaker != "" && !known(AssistantNameID) {
 		addOrUpdate(AssistantNameID, NodeDetails{Label: seg.AssistantSpeaker, Description: "The assistant's name."})
 	}
 	// The session event.
 	event := sessionEventID(seg)
-	if !known[event] {
+	if !known(event) {
 		label := "Session " + strconv.Itoa(seg.Session+1)
 		if seg.Start != "" {
 			label += " on " + seg.Start
@@ -215,8 +212,9 @@ var (
 )
 
 // findMentions returns the names, dates and numbers of text, each with its
-// sentence, in order of first appearance, without repeats.
-func findMentions(text string, known map[string]bool) []mention {
+// sentence, in order of first appearance, without repeats; known says
+// whether the memory holds a node of an id.
+func findMentions(text string, known func(id string) bool) []mention {
 	var out []mention
 	seen := map[string]bool{}
 	add := func(kind, name, sentence string) {
@@ -255,7 +253,7 @@ func findMentions(text string, known map[string]bool) []mention {
 				// Sentence start: drop a first word that is only capitalised
 				// because it starts the sentence.
 				fw := firstWord(name)
-				seen := midCaps[fw] || known[mention{kind: "name", name: name}.id()]
+				seen := midCaps[fw] || known(mention{kind: "name", name: name}.id())
 				if !seen || stopWords[strings.ToLower(fw)] {
 					rest := strings.TrimSpace(name[len(fw):])
 					if rest == "" || !unicode.IsUpper(firstRune(rest)) {

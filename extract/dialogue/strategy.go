@@ -3,6 +3,7 @@ package dialogue
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -24,7 +25,34 @@ type Proposal struct {
 // *extract.Error of kind unavailable when the model cannot be reached;
 // unusable model output is reported in Proposal.Failures, not as an error.
 type SegmentExtractor interface {
-	ExtractSegment(ctx context.Context, seg Segment, existing []string) (Proposal, error)
+	ExtractSegment(ctx context.Context, seg Segment, known Known) (Proposal, error)
+}
+
+// Known is what a segment extractor may ask of the memory so far: whether
+// a node id exists, and every id in order (a model's prompt lists them). A
+// Memory is one; nil knows none. Asking Has costs no copy of the ids, so a
+// turn's cost does not grow with the memory (the offline extractor asks
+// only that).
+type Known interface {
+	Has(id string) bool
+	IDs() []string
+}
+
+// IDList is a Known of a list of ids.
+type IDList []string
+
+// Has implements Known.
+func (l IDList) Has(id string) bool { return slices.Contains(l, id) }
+
+// IDs implements Known.
+func (l IDList) IDs() []string { return l }
+
+// idsOf is known's ids (none for nil).
+func idsOf(known Known) []string {
+	if known == nil {
+		return nil
+	}
+	return known.IDs()
 }
 
 // LLM is the model-backed dialogue strategy: one call per segment, with the
@@ -48,8 +76,8 @@ func NewLLM(client llm.Client, cfg extract.Config) *LLM {
 }
 
 // ExtractSegment makes one model call for seg and parses its answer.
-func (l *LLM) ExtractSegment(ctx context.Context, seg Segment, existing []string) (Proposal, error) {
-	user, err := UserPrompt(seg, existing)
+func (l *LLM) ExtractSegment(ctx context.Context, seg Segment, known Known) (Proposal, error) {
+	user, err := UserPrompt(seg, idsOf(known))
 	if err != nil {
 		return Proposal{}, extract.Wrap(extract.KindInternal, err, "render dialogue prompt")
 	}
@@ -117,7 +145,7 @@ func NewBuilder(ex SegmentExtractor, opt RunOptions) *Builder {
 // and the part of the graph it touched. Segments must come in order.
 func (s *Builder) Step(ctx context.Context, seg Segment) (extract.ChunkResult, error) {
 	start := s.now()
-	prop, err := s.ex.ExtractSegment(ctx, seg, s.mem.NodeIDs())
+	prop, err := s.ex.ExtractSegment(ctx, seg, s.mem)
 	if err != nil {
 		return extract.ChunkResult{}, err
 	}

@@ -196,7 +196,7 @@ func TestOffline_ExtractSegment(t *testing.T) {
 	seg := Segment{Index: 3, Session: 1, Start: "2023-05-08T13:56:00Z", UserSpeaker: "Caroline", AssistantSpeaker: "Melanie",
 		User:      "Hey Mel! I went to a LGBTQ support group yesterday with Jolene. It cost $20 and lasted 3 hours.",
 		Assistant: "Wow, Caroline! Did you meet anyone from Acme Corp? We could go to Paris on June 5, 2023."}
-	prop, err := NewOffline().ExtractSegment(context.Background(), seg, StructureNodes)
+	prop, err := NewOffline().ExtractSegment(context.Background(), seg, IDList(StructureNodes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestOffline_ExtractSegment(t *testing.T) {
 		m.Apply(0, prop.Ops)
 		seg2 := seg
 		seg2.Index, seg2.User, seg2.Assistant = 4, "Jolene called again.", "Nice."
-		p2, _ := NewOffline().ExtractSegment(context.Background(), seg2, m.NodeIDs())
+		p2, _ := NewOffline().ExtractSegment(context.Background(), seg2, m)
 		if len(p2.Ops.AddNode) != 0 || len(p2.Ops.UpdateNode) != 1 || p2.Ops.UpdateNode[0].NodeID != "/Knowledge/Entity/ProperName/Jolene" {
 			t.Errorf("ops %+v", p2.Ops)
 		}
