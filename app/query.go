@@ -249,7 +249,9 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	if in.RetrievalOnly && emb != nil && extract.PaidEmbedder(qc.stats.Embedder) {
 		emb = embed.CacheOnly(emb, a.store)
 	}
-	req := query.Request{Question: in.Question, Mode: in.Mode, High: kw.High, Low: kw.Low, TopK: in.TopK}
+	// Spans of time in the question are read against as_of, else against
+	// the newest dated chunk (the conversation's last day).
+	req := query.Request{Question: in.Question, Mode: in.Mode, High: kw.High, Low: kw.Low, TopK: in.TopK, Now: asOf}
 	out, err := qc.corpus.Search(ctx, emb, req)
 	if errors.Is(err, embed.ErrNotCached) {
 		out, err = qc.corpus.Search(ctx, nil, req)

@@ -60,3 +60,40 @@ func TestQueries_AsOf(t *testing.T) {
 		t.Errorf("an unreadable as_of: %v; want an invalid error", err)
 	}
 }
+
+// A question naming a span of time ranks a dialogue's rounds said in it
+// first: "two weeks ago" read against as_of, or against the
+// conversation's last day; the same question without the span does not.
+func TestQueries_TimeSpan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const dlg = `{"title": "Hikes", "sessions": [
+	 {"id": "s1", "start": "2023-05-07", "turns": [
+	  {"role": "user", "text": "I went hiking at Mount Tam with my sister."},
+	  {"role": "assistant", "text": "Mount Tam has lovely views."}]},
+	 {"id": "s2", "start": "2023-05-20", "turns": [
+	  {"role": "user", "text": "I went hiking at Mount Diablo with my sister."},
+	  {"role": "assistant", "text": "Mount Diablo is steep."}]},
+	 {"id": "s3", "start": "2023-05-21", "turns": [
+	  {"role": "user", "text": "Any tips for a rainy day?"},
+	  {"role": "assistant", "text": "A museum, perhaps."}]}]}`
+	a, _, d := testApp(t, "hikes.json", dlg)
+	cfg := extract.DefaultConfig()
+	cfg.Strategy = extract.StrategyDialogue
+	v, _ := mustRun(t, a, RunRequest{Extraction: "hikes", Config: cfg, DocumentIDs: []int{d.ID}})
+	first := func(q, asOf string) int {
+		t.Helper()
+		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: q, Mode: "mix", RetrievalOnly: true, AsOf: asOf})
+		if err != nil || len(res.Chunks) == 0 {
+			t.Fatalf("%q as of %q: %v (%d chunks)", q, asOf, err, len(res.Chunks))
+		}
+		return res.Chunks[0].Index
+	}
+	// Chunk 0 is the first session's round, chunk 1 the second's.
+	if got := first("Where did I go hiking with my sister two weeks ago?", ""); got != 0 {
+		t.Errorf("two weeks before the last day: chunk %d first, want 0 (May 7)", got)
+	}
+	if got := first("Where did I go hiking with my sister two weeks ago?", "2023-06-03"); got != 1 {
+		t.Errorf("two weeks before June 3: chunk %d first, want 1 (May 20)", got)
+	}
+}

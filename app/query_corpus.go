@@ -66,22 +66,30 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	if err != nil {
 		return nil, err
 	}
+	// A dialogue run's chunks are dated by their turn's operations (when
+	// the turn was said); other runs' chunks have no date.
+	ops, err := a.store.Operations(ctx, v.ID)
+	if err != nil {
+		return nil, err
+	}
+	dated := map[int]time.Time{}
+	for _, op := range ops {
+		if t, ok := extract.ParseFactTime(op.ValidAt, false); ok {
+			dated[op.Turn] = t
+		}
+	}
+	dates := map[extract.ChunkRef]time.Time{}
+	for ref, ch := range chunks {
+		if t, ok := dated[ch.Index]; ok {
+			dates[ref] = t
+		}
+	}
 	if asOf.IsZero() {
 		g = extract.Current(g)
 	} else {
 		g = extract.AsOf(g, asOf)
-		ops, err := a.store.Operations(ctx, v.ID)
-		if err != nil {
-			return nil, err
-		}
-		dated := map[int]time.Time{}
-		for _, op := range ops {
-			if t, ok := extract.ParseFactTime(op.ValidAt, false); ok {
-				dated[op.Turn] = t
-			}
-		}
-		for ref, ch := range chunks {
-			if t, ok := dated[ch.Index]; ok && t.After(asOf) {
+		for ref, t := range dates {
+			if t.After(asOf) {
 				delete(chunks, ref)
 			}
 		}
@@ -95,6 +103,11 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		return nil, err
 	}
 	qc := &queryCorpus{stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
+	if len(dates) > 0 {
+		// A question naming a span of time ("two weeks ago") prefers the
+		// chunks said in it (query.Request.Now).
+		qc.corpus.DateChunks(dates)
+	}
 	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
 	}

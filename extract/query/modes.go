@@ -642,7 +642,9 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(final[b], final[a]), cmp.Compare(a, b)) })
-	if mode != ModeNaive {
+	// The value that holds now goes first, unless the question asks of a
+	// span of time: it asks of then, not now.
+	if mode != ModeNaive && !s.hasWhen {
 		order = s.currentFirst(order, nodes, s.topK)
 	}
 	var hits []ChunkHit
