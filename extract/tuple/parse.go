@@ -48,7 +48,7 @@ type record struct {
 // zero. Node keys are extract.NodeKey of the name; edges are labelled
 // RelationLabel and ordered so that Source <= Target.
 func Parse(output string) (extract.Graph, []extract.ParseFailure) {
-	c := newCollector()
+	c := newCollector(nil)
 	c.parse(output, 0)
 	return c.graph(), c.failures
 }
@@ -60,10 +60,23 @@ type collector struct {
 	edges    map[string]*extract.Edge
 	eorder   []string
 	failures []extract.ParseFailure
+	// types spells each entity type the first way it was given, by its
+	// lower case: the configured types first, then as the model wrote
+	// them, so "person" and "PERSON" are the configured "Person" and a
+	// type keeps the case it was given.
+	types map[string]string
 }
 
-func newCollector() *collector {
-	return &collector{nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{}}
+// newCollector starts a collector; types are the configured entity types.
+func newCollector(types []string) *collector {
+	c := &collector{nodes: map[string]*extract.Node{}, edges: map[string]*extract.Edge{}, types: map[string]string{}}
+	for _, t := range types {
+		t = strings.Join(strings.Fields(t), " ")
+		if k := strings.ToLower(t); k != "" && c.types[k] == "" {
+			c.types[k] = t
+		}
+	}
+	return c
 }
 
 // parse adds the records of one answer and reports how many lines it used.
@@ -222,12 +235,19 @@ func cleanField(s string) string {
 	}
 }
 
-// normType folds an entity type: lower case, single spaces.
-func normType(t string) string {
-	t = strings.ToLower(strings.Join(strings.Fields(t), " "))
+// typeOf spells an entity type: single spaces, and the spelling the
+// configured types (or the first answer naming it) gave it, whatever its
+// case here; "other" when empty.
+func (c *collector) typeOf(t string) string {
+	t = strings.Join(strings.Fields(t), " ")
 	if t == "" {
 		return "other"
 	}
+	k := strings.ToLower(t)
+	if s, ok := c.types[k]; ok {
+		return s
+	}
+	c.types[k] = t
 	return t
 }
 
@@ -236,7 +256,7 @@ func (c *collector) addEntity(f []string, round int) string {
 	if len(f) < 2 {
 		return fmt.Sprintf("entity line has %d of 4 fields", len(f)+1)
 	}
-	name, typ := f[0], normType(f[1])
+	name, typ := f[0], c.typeOf(f[1])
 	desc := ""
 	if len(f) > 2 {
 		desc = strings.Join(f[2:], " ")

@@ -31,12 +31,13 @@ type Options struct {
 // Extractor runs the tuple strategy on chunks. It is safe for concurrent
 // use.
 type Extractor struct {
-	client  llm.Client
-	cfg     extract.Config
-	opts    Options
-	prompts *Prompts
-	types   string
-	lang    string
+	client   llm.Client
+	cfg      extract.Config
+	opts     Options
+	prompts  *Prompts
+	types    string
+	typeList []string // the same, one by one: answers take their spelling
+	lang     string
 }
 
 // New builds an Extractor. cfg.Prompts may override any tuple_* template;
@@ -64,7 +65,7 @@ func New(client llm.Client, cfg extract.Config, opts Options) (*Extractor, error
 		types = DefaultEntityTypes
 	}
 	lang := languageName(cfg.Language)
-	return &Extractor{client: client, cfg: cfg, opts: opts, prompts: p, types: strings.Join(types, ", "), lang: lang}, nil
+	return &Extractor{client: client, cfg: cfg, opts: opts, prompts: p, types: strings.Join(types, ", "), typeList: types, lang: lang}, nil
 }
 
 // languageName turns a config language (a code or a name) into the name
@@ -136,7 +137,7 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 	if err != nil {
 		return res, err
 	}
-	c := newCollector()
+	c := newCollector(x.typeList)
 	for round := 0; round <= max(0, x.cfg.MaxGleaning); round++ {
 		purpose := "extract"
 		if round > 0 {

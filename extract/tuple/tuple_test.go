@@ -94,8 +94,21 @@ func TestParse(t *testing.T) {
 func TestParse_Details(t *testing.T) {
 	t.Run("delimiter variants and quotes", func(t *testing.T) {
 		g, _ := tuple.Parse("entity<|>\"Belle\"<|>Person<|>A young woman.\n<|COMPLETE|>")
-		if len(g.Nodes) != 1 || g.Nodes[0].Name != "Belle" || g.Nodes[0].Type != "person" {
+		if len(g.Nodes) != 1 || g.Nodes[0].Name != "Belle" || g.Nodes[0].Type != "Person" {
 			t.Fatalf("nodes = %+v", g.Nodes)
+		}
+	})
+	t.Run("types keep the case first given", func(t *testing.T) {
+		// A type keeps the case the answer gave it; the same type in
+		// another case is spelt as first given, not made a second type.
+		g, _ := tuple.Parse("entity<|>Belle<|>Person<|>A young woman.\nentity<|>Fan<|>PERSON<|>His sister.\n" +
+			"entity<|>London<|>city<|>A city.\n<|COMPLETE|>")
+		types := map[string]string{}
+		for _, n := range g.Nodes {
+			types[n.Name] = n.Type
+		}
+		if types["Belle"] != "Person" || types["Fan"] != "Person" || types["London"] != "city" {
+			t.Fatalf("types %v; want Person, Person, city", types)
 		}
 	})
 	t.Run("repeated entity keeps both descriptions once", func(t *testing.T) {
