@@ -23,11 +23,12 @@ import (
 // passages with A Christmas Carol in the middle.
 const corpusBytes = 2_700_000
 
-// benchCorpus builds the run benchmark's text from ../shared/data: the
-// HotpotQA and MuSiQue passages (title, then text) in file order, repeated
-// until the text holds 2.7 MB, the body of A Christmas Carol inserted
-// after the first half of the passages; n < 2.7 MB keeps its first n
-// bytes, cut at a passage boundary.
+// benchCorpus builds the run benchmark's text from the shared data sets
+// (read through testdata.Read, so the benchmark skips where they are
+// absent, outside CI): the HotpotQA and MuSiQue passages (title, then
+// text) in file order, repeated until the text holds 2.7 MB, the body of
+// A Christmas Carol inserted after the first half of the passages;
+// n < 2.7 MB keeps its first n bytes, cut at a passage boundary.
 func benchCorpus(tb testing.TB, n int) []byte {
 	tb.Helper()
 	var passages []string
