@@ -38,7 +38,7 @@ func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.C
 		// sentence encoder puts related names (two Christmas spirits)
 		// as close as one entity's two names, so only a provider's
 		// embeddings add a signal.
-		vecs, err := a.loadVectors(ctx, st, v)
+		vecs, err := a.loadVectors(ctx, st, v, versionRead{})
 		if err != nil {
 			return nil, err
 		}

@@ -66,6 +66,12 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	if err != nil {
 		return nil, err
 	}
+	// The vector index first, while the graph and chunks are as stored:
+	// derived vectors are computed from them, not read again.
+	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, chunks: chunks})
+	if err != nil {
+		return nil, err
+	}
 	// A dialogue run's chunks are dated by their turn's operations (when
 	// the turn was said); other runs' chunks have no date.
 	ops, err := a.store.Operations(ctx, v.ID)
@@ -93,10 +99,6 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 				delete(chunks, ref)
 			}
 		}
-	}
-	vi, stp, err := a.vectorIndex(ctx, v)
-	if err != nil {
-		return nil, err
 	}
 	docs, err := a.store.DocumentNames(ctx, v.DocumentIDs)
 	if err != nil {

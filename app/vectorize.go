@@ -109,7 +109,7 @@ func (a *App) vectorize(ctx context.Context, v record.Version, g *extract.Graph)
 	if err != nil {
 		return err
 	}
-	items, props, err := a.vectorTexts(ctx, v, g)
+	items, props, err := a.vectorTexts(ctx, v, versionRead{graph: g})
 	if err != nil {
 		return err
 	}
@@ -166,9 +166,9 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // vectorTexts lists what a version's vectors embed, in query.Vectorize's
 // order (chunks, then each node key once, then each distinct edge text
 // once, query.EdgeVectorKey), and the schema's vector-indexed properties
-// that join a node's text. g is the version's graph without mentions, or
-// nil to load it.
-func (a *App) vectorTexts(ctx context.Context, v record.Version, g *extract.Graph) ([]vectorText, query.VectorProps, error) {
+// that join a node's text. What have holds is not read again.
+func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
+	g := have.graph
 	if g == nil {
 		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
@@ -176,14 +176,17 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, g *extract.Grap
 		}
 		g = &loaded
 	}
-	chunks, err := a.versionChunks(ctx, v)
-	if err != nil {
-		return nil, nil, err
+	chunks := have.chunks
+	if chunks == nil {
+		var err error
+		if chunks, err = a.versionChunks(ctx, v); err != nil {
+			return nil, nil, err
+		}
+		defer clear(chunks) // ours: the list below holds them
 	}
 	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
 		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
 	})
-	clear(chunks)
 	props, err := a.vectorProps(ctx, v.Config)
 	if err != nil {
 		return nil, nil, err
@@ -207,6 +210,14 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, g *extract.Grap
 	}
 	clear(seen)
 	return items, props, nil
+}
+
+// versionRead is what a caller has read of a version already, its graph
+// as stored and its chunks, for the vector steps to use rather than read
+// again; a nil field is read.
+type versionRead struct {
+	graph  *extract.Graph
+	chunks map[extract.ChunkRef]extract.Chunk
 }
 
 // vectorBatchTexts is how many texts the vectorizer embeds and stores at
@@ -303,7 +314,9 @@ type indexKey struct {
 // the version has none. Indexes are built on first use, once however many
 // searches ask at the same time, and kept for the versions searched last,
 // so HNSW graphs are built once per version and process.
-func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorIndex, *record.VectorStats, error) {
+// What have holds (the caller's reading of the version) is used to derive
+// vectors rather than read again.
+func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRead) (*query.VectorIndex, *record.VectorStats, error) {
 	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
@@ -312,7 +325,7 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorI
 	vi, err := a.indexes.Get(ctx, key, func() (*query.VectorIndex, error) {
 		// An index of an older record of the version is of no more use.
 		a.indexes.DeleteFunc(func(k indexKey) bool { return k.versionID == v.ID && k != key })
-		vecs, err := a.loadVectors(ctx, st, v)
+		vecs, err := a.loadVectors(ctx, st, v, have)
 		if err != nil {
 			return nil, err
 		}
@@ -329,13 +342,13 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version) (*query.VectorI
 }
 
 // loadVectors returns a version's stored vectors in the form search uses.
-func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version) (*query.Vectors, error) {
+func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.Vectors, error) {
 	items, err := a.store.Vectors(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
 	if len(items) == 0 && st.Vectors > 0 && st.Embedder == extract.EmbedderOffline {
-		if items, err = a.derivedVectors(ctx, v); err != nil {
+		if items, err = a.derivedVectors(ctx, v, have); err != nil {
 			return nil, err
 		}
 	}
@@ -371,8 +384,8 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 
 // derivedVectors computes the offline embedder's vectors of a version,
 // which vectorize counted but did not store.
-func (a *App) derivedVectors(ctx context.Context, v record.Version) ([]store.VectorItem, error) {
-	items, props, err := a.vectorTexts(ctx, v, nil)
+func (a *App) derivedVectors(ctx context.Context, v record.Version, have versionRead) ([]store.VectorItem, error) {
+	items, props, err := a.vectorTexts(ctx, v, have)
 	if err != nil {
 		return nil, err
 	}

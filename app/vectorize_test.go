@@ -67,17 +67,17 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err := a.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	first, stats, err := a.vectorIndex(ctx, v)
+	first, stats, err := a.vectorIndex(ctx, v, versionRead{})
 	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
 	// A new app (a restart) builds it again.
 	fresh := New(st, a.log, Providers{Embedder: extract.EmbedderOffline})
-	rebuilt, _, err := fresh.vectorIndex(ctx, v)
+	rebuilt, _, err := fresh.vectorIndex(ctx, v, versionRead{})
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
 		t.Fatalf("after a restart: %v (%v)", rebuilt, err)
 	}
-	if again, _, _ := fresh.vectorIndex(ctx, v); again != rebuilt {
+	if again, _, _ := fresh.vectorIndex(ctx, v, versionRead{}); again != rebuilt {
 		t.Fatal("the second search built the index again")
 	}
 	// The offline embedder's vectors are counted, not stored: the index
@@ -88,7 +88,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if counts, err := st.VectorCounts(ctx, v.ID); err != nil || counts[stats.Model] != stats.Vectors || stats.Vectors == 0 {
 		t.Fatalf("vector counts %v (%v); want %d of %s", counts, err, stats.Vectors, stats.Model)
 	}
-	items, err := a.derivedVectors(ctx, v)
+	items, err := a.derivedVectors(ctx, v, versionRead{})
 	if err != nil || len(items) != stats.Vectors {
 		t.Fatalf("%d derived vectors (%v); want %d", len(items), err, stats.Vectors)
 	}
@@ -98,7 +98,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err := st.SaveVectors(ctx, v.ID, rec, items[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if next, _, _ := fresh.vectorIndex(ctx, v); next == rebuilt || next.Len() != 1 {
+	if next, _, _ := fresh.vectorIndex(ctx, v, versionRead{}); next == rebuilt || next.Len() != 1 {
 		t.Fatalf("a new vectorizer record kept the old index (%d vectors)", next.Len())
 	}
 }
