@@ -71,7 +71,7 @@ func MayBeCSVZip(data []byte) bool {
 		return false
 	}
 	for _, f := range zr.File {
-		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".csv") || strings.HasPrefix(path.Base(f.Name), ".") {
+		if !csvMember(f) {
 			continue
 		}
 		rc, err := f.Open()
@@ -95,6 +95,12 @@ func MayBeCSVZip(data []byte) bool {
 	return false
 }
 
+// csvMember says a zip's file is one of its CSV files (not a folder, not
+// hidden).
+func csvMember(f *zip.File) bool {
+	return !f.FileInfo().IsDir() && strings.EqualFold(path.Ext(f.Name), ".csv") && !strings.HasPrefix(path.Base(f.Name), ".")
+}
+
 // IsZip reports whether data starts like a zip archive.
 func IsZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
 
@@ -112,7 +118,7 @@ func ReadCSVZip(data []byte) (extract.Graph, error) {
 			name, limit, maxZipRatio, len(data), int64(maxZipBytes))
 	}
 	for _, f := range zr.File {
-		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".csv") || strings.HasPrefix(path.Base(f.Name), ".") {
+		if !csvMember(f) {
 			continue
 		}
 		// The size the archive declares is checked first; what it holds
