@@ -182,7 +182,7 @@ func (p Providers) EmbedCostOf(st record.VectorStats) string {
 // (not those answered from the cache) and the price table: "$0" for offline
 // runs, "n/a" for models the table does not list (set KGSTUDIO_PRICES).
 func (p Providers) CostOf(v record.Version) string {
-	if v.Config.Strategy == extract.StrategyNLP || extract.Offline(v.Config.Provider) {
+	if (v.Config.Strategy == extract.StrategyNLP && !v.Config.ModelReports()) || extract.Offline(v.Config.Provider) {
 		return "$0"
 	}
 	price, ok := p.Prices[strings.ToLower(v.Config.Model)]

@@ -367,7 +367,7 @@ func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
 // refuses, and a provider that is not configured, are invalid errors.
 func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
 	*cfg = cfg.WithDefaults()
-	if cfg.Strategy != extract.StrategyNLP && cfg.Provider == "" {
+	if (cfg.Strategy != extract.StrategyNLP || cfg.ModelReports()) && cfg.Provider == "" {
 		cfg.Provider = a.providers.Default()
 	}
 	if err := cfg.Validate(); err != nil {
@@ -453,6 +453,9 @@ func (a *App) checkProvider(cfg extract.Config) error {
 	case extract.Offline(cfg.Provider):
 		if needsModel {
 			return extract.Errorf(extract.KindInvalid, "strategy %s needs a model provider: set GEMINI_API_KEY or OPENAI_BASE_URL, or use nlp offline", cfg.Strategy)
+		}
+		if cfg.ModelReports() {
+			return extract.Errorf(extract.KindInvalid, "reports model needs a model provider: set GEMINI_API_KEY or OPENAI_BASE_URL and choose gemini or openai, or write the reports offline")
 		}
 	case !a.providers.Has(cfg.Provider):
 		return extract.Errorf(extract.KindInvalid, "the %s provider needs %s", cfg.Provider, needs(cfg.Provider))

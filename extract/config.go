@@ -43,7 +43,37 @@ type Config struct {
 	// graph of the run: extracted nodes whose names match its names or
 	// aliases become its nodes (KAG's domain KG injection).
 	Reference string `json:"reference,omitempty"`
+	// Reports chooses who writes the community reports: offline (also
+	// when empty: extractive, from the graph) or model (the run's
+	// provider, once per community of at least MinReportSize members, at
+	// most MaxReports calls; the others stay offline).
+	Reports string `json:"reports,omitempty"`
+	// MaxReports bounds the model's report calls of a run; zero means
+	// DefaultMaxReports.
+	MaxReports int `json:"max_reports,omitempty"`
 }
+
+// Community report writers (Config.Reports).
+const (
+	ReportsOffline = "offline"
+	ReportsModel   = "model"
+)
+
+// ReportWriters names the community report writers a config may ask for.
+var ReportWriters = []string{ReportsOffline, ReportsModel}
+
+// Bounds of the model's community reports: the fewest members a
+// community needs for one, the calls a run makes when the config names
+// no bound, and the most it may name.
+const (
+	MinReportSize     = 3
+	DefaultMaxReports = 50
+	MaxReportCalls    = 1000
+)
+
+// ModelReports reports whether the config asks a model for the
+// community reports.
+func (c Config) ModelReports() bool { return c.Reports == ReportsModel }
 
 // DefaultConfig returns the offline defaults.
 func DefaultConfig() Config {
@@ -97,7 +127,11 @@ func (c Config) WithDefaults() Config {
 		c.Strategy = d.Strategy
 	}
 	if c.Strategy == StrategyNLP {
-		c.Provider, c.Model, c.Prompts = d.Provider, "", nil
+		c.Prompts = nil
+		// The provider of an nlp run only writes its community reports.
+		if !c.ModelReports() {
+			c.Provider, c.Model = d.Provider, ""
+		}
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = d.Concurrency
@@ -109,8 +143,8 @@ func (c Config) WithDefaults() Config {
 }
 
 // Validate checks the settings every entry point (CLI, run form, JSON
-// API) accepts, with one message each: a known strategy and provider, a
-// chunk size from MinChunkSize to MaxChunkSize, an overlap from 0 to less
+// API) accepts, with one message each: a known strategy, provider and
+// report writer, 0 to MaxReportCalls report calls, a chunk size from MinChunkSize to MaxChunkSize, an overlap from 0 to less
 // than the chunk size, MinConcurrency to MaxConcurrency chunks at a time,
 // 0 to MaxGleanRounds gleaning rounds and 1 to MaxFragmentCap description
 // fragments. It returns an *Error of kind KindInvalid.
@@ -123,6 +157,12 @@ func (c Config) Validate() error {
 	}
 	if c.Embedder != "" && !slices.Contains(Embedders, c.Embedder) {
 		return Errorf(KindInvalid, "unknown embedder %q (use %s)", c.Embedder, orList(Embedders))
+	}
+	if c.Reports != "" && !slices.Contains(ReportWriters, c.Reports) {
+		return Errorf(KindInvalid, "unknown reports %q (use %s)", c.Reports, orList(ReportWriters))
+	}
+	if err := inRange("max reports", c.MaxReports, 0, MaxReportCalls); err != nil {
+		return err
 	}
 	// Prompt templates come from requests: each is checked before a run
 	// is accepted (ParsePromptTemplate).

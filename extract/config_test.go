@@ -22,6 +22,8 @@ func TestConfig_Validate(t *testing.T) {
 		{"Fragments", func(c *Config) { c.MaxFragments = 0 }, "max fragments must be a number from 1 to 1000"},
 		{"Strategy", func(c *Config) { c.Strategy = "magic" }, `unknown strategy "magic" (use nlp, tuple, schema or dialogue)`},
 		{"Provider", func(c *Config) { c.Provider = "acme" }, `unknown provider "acme" (use gemini, openai or none)`},
+		{"Reports", func(c *Config) { c.Reports = "llm" }, `unknown reports "llm" (use offline or model)`},
+		{"MaxReports", func(c *Config) { c.MaxReports = 1001 }, "max reports must be a number from 0 to 1000"},
 		// The first problem wins, in a fixed order.
 		{"SeveralAtOnce", func(c *Config) { c.ChunkSize, c.Overlap, c.Concurrency = 10, 20, 1000 }, "chunk size must be a number from 50 to 1000000"},
 	}
@@ -45,6 +47,10 @@ func TestConfig_WithDefaults(t *testing.T) {
 	}
 	if c.Concurrency != d.Concurrency || c.MaxFragments != d.MaxFragments || c.ChunkSize != 500 {
 		t.Fatalf("defaults not filled or chosen values changed: %+v", c)
+	}
+	// An nlp run keeps the provider that writes its community reports.
+	if r := (Config{Strategy: StrategyNLP, Provider: "gemini", Model: "m", Reports: ReportsModel}).WithDefaults(); r.Provider != "gemini" || r.Model != "m" {
+		t.Fatalf("nlp with model reports lost its provider: %+v", r)
 	}
 	tuple := Config{Strategy: StrategyTuple, Provider: "openai", Concurrency: 9}.WithDefaults()
 	if tuple.Provider != "openai" || tuple.Concurrency != 9 {

@@ -129,6 +129,12 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		}
 		form.Embedders = append(form.Embedders, web.Option{Value: s.v, Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderUSELite) == s.v})
 	}
+	for _, s := range []struct{ v, l string }{
+		{extract.ReportsOffline, "offline (from the graph's text)"},
+		{extract.ReportsModel, "model (the provider, once per community)"},
+	} {
+		form.ReportWriters = append(form.ReportWriters, web.Option{Value: s.v, Label: s.l, Selected: cmp.Or(cfg.Reports, extract.ReportsOffline) == s.v})
+	}
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
@@ -174,13 +180,13 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.Embedder = in.Strategy, in.Provider, in.Embedder
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
-	cfg.Strict = in.Strict
+	cfg.Strict, cfg.Reports = in.Strict, strings.TrimSpace(in.Reports)
 	// Numbers are only read here: their ranges are checked by the app, as
 	// for the CLI.
 	for _, n := range []struct {
 		v   *int
 		dst *int
-	}{{in.ChunkSize, &cfg.ChunkSize}, {in.Overlap, &cfg.Overlap}, {in.Concurrency, &cfg.Concurrency}, {in.MaxGleaning, &cfg.MaxGleaning}} {
+	}{{in.ChunkSize, &cfg.ChunkSize}, {in.Overlap, &cfg.Overlap}, {in.Concurrency, &cfg.Concurrency}, {in.MaxGleaning, &cfg.MaxGleaning}, {in.MaxReports, &cfg.MaxReports}} {
 		if n.v != nil {
 			*n.dst = *n.v
 		}
@@ -366,6 +372,8 @@ type runInput struct {
 	Strategy    string            `json:"strategy"`
 	Provider    string            `json:"provider"`
 	Embedder    string            `json:"embedder"`
+	Reports     string            `json:"reports"`
+	MaxReports  *int              `json:"max_reports"`
 	Model       string            `json:"model"`
 	Language    string            `json:"language"`
 	Reference   string            `json:"reference"`
@@ -401,6 +409,7 @@ func readRunInput(c echo.Context) (runInput, error) {
 	}
 	in.Name, in.Strategy, in.Provider, in.Embedder = c.FormValue("name"), c.FormValue("strategy"), c.FormValue("provider"), c.FormValue("embedder")
 	in.Model, in.Language, in.Reference = c.FormValue("model"), c.FormValue("language"), c.FormValue("reference")
+	in.Reports = c.FormValue("reports")
 	in.Schema, in.Note, in.Strict = c.FormValue("schema"), c.FormValue("note"), c.FormValue("strict") != ""
 	num := func(name string, dst **int) error {
 		s := strings.TrimSpace(c.FormValue(name))
@@ -430,5 +439,5 @@ func readRunInput(c echo.Context) (runInput, error) {
 		}
 	}
 	return in, cmp.Or(num("chunk_size", &in.ChunkSize), num("overlap", &in.Overlap),
-		num("concurrency", &in.Concurrency), num("max_gleaning", &in.MaxGleaning))
+		num("concurrency", &in.Concurrency), num("max_gleaning", &in.MaxGleaning), num("max_reports", &in.MaxReports))
 }

@@ -173,6 +173,26 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 	}
 }
 
+// Model-written community reports need a provider: the run is refused,
+// saying so, before a version is made.
+func TestRunForm_ModelReportsNeedAProvider(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
+	d, _, _ = a.Store.AddDocument(context.Background(), d)
+	_, page := a.Get(t, "/extractions/new")
+	if page.Find(`[data-testid="run-reports"] option[value="model"]`).Length() != 1 {
+		t.Fatal("the run form offers no model reports")
+	}
+	resp, doc := a.PostForm(t, "/extractions", url.Values{"name": {"m"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"nlp"}, "reports": {"model"}})
+	if msg := doc.Find(`[data-testid="form-error"]`).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "reports model needs a model provider") {
+		t.Fatalf("status %d, error %q", resp.StatusCode, msg)
+	}
+	if c, _ := a.Store.Counts(context.Background()); c.Versions != 0 {
+		t.Fatalf("a refused run left %d versions", c.Versions)
+	}
+}
+
 func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{

@@ -55,6 +55,8 @@ type RunForm struct {
 	Prompts     []PromptField
 	// Embedders are the vectorizer choices (offline, gemini, openai).
 	Embedders []Option
+	// ReportWriters are the community report choices (offline, model).
+	ReportWriters []Option
 	// ProviderHelp says which providers are configured (never the keys).
 	ProviderHelp string
 	Error        string

@@ -31,6 +31,8 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&ec.Language, "language", "", "output language for LLM strategies (default: the text's)")
 	fs.BoolVar(&ec.NoCache, "no-cache", false, "ask the model anew instead of answering from the call cache")
 	fs.StringVar(&ec.Reference, "reference", "", "NAME@V of a domain graph: extracted names matching its names or aliases become its nodes")
+	fs.StringVar(&ec.Reports, "reports", extract.ReportsOffline, "community reports: offline (from the graph's text) or model (the provider writes them)")
+	fs.IntVar(&ec.MaxReports, "max-reports", extract.DefaultMaxReports, "with --reports model: the most report calls a run makes")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
 	files, err := parse(fs, args)

@@ -56,7 +56,8 @@ Usage:
   kgstudio doc delete ID
   kgstudio extract --name NAME [--schema NAME[@V]] [--strategy nlp|tuple|schema|dialogue]
                    [--provider gemini|openai] [--model M] [--embedder use-lite|offline|gemini|openai]
-                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V] [--detach] [--json] FILE...
+                   [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V]
+                   [--reports offline|model] [--max-reports N] [--detach] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
