@@ -213,6 +213,12 @@ func New(opts Options) (*Extractor, error) {
 // Extract implements extract.Extractor. It returns an error only when ctx
 // is done; any text, CJK included, yields a (possibly empty) graph.
 func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk extract.Chunk) (extract.ChunkResult, error) {
+	return e.extract(ctx, doc, chunk, nil)
+}
+
+// extract runs the passes over chunk; the names of domain, when not nil,
+// are found as a gazetteer (see withDomain).
+func (e *Extractor) extract(ctx context.Context, doc extract.Document, chunk extract.Chunk, domain *extract.Domain) (extract.ChunkResult, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return extract.ChunkResult{}, err
@@ -239,6 +245,9 @@ func (e *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 			ents, sents = mixCJK(text, ents, sents, e.cjkTablesFor(doc))
 		}
 	}
+	if domain != nil {
+		ents = domainEntities(text, ents, sents, domain)
+	}
 	g := e.buildGraph(chunk, text, ents, sents, toks, sentOf, cjk, main, mainCat)
 	return extract.ChunkResult{Chunk: chunk.Ref(), Graph: g, Elapsed: time.Since(start)}, nil
 }
@@ -256,6 +265,7 @@ type entity struct {
 	ev         int    // evidence strength (evDefault ... evName)
 	prio       int    // candidate priority (prioRun ... prioQuoted)
 	title      string // a title or rank before a person's name ("Mr.")
+	typ        string // the domain graph's type of a gazetteer match (see withDomain)
 	sent       int    // sentence index
 	tokFirst   int    // first token index, -1 for pattern matches
 	tokLast    int
@@ -588,11 +598,18 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity
 		if !ok {
 			i = len(g.Nodes)
 			nodeAt[key] = i
-			g.Nodes = append(g.Nodes, extract.Node{Key: key, Name: en.name, Type: e.types.name(en.cat),
+			typ := e.types.name(en.cat)
+			if en.typ != "" {
+				typ = en.typ
+			}
+			g.Nodes = append(g.Nodes, extract.Node{Key: key, Name: en.name, Type: typ,
 				Properties: map[string]any{"category": en.cat.String()}})
 			sentKept[key] = map[int]bool{}
 		}
 		n := &g.Nodes[i]
+		if en.typ != "" {
+			n.Type = en.typ // the domain graph's type wins
+		}
 		if en.title != "" && n.Properties["title"] == nil && en.cat == catPerson {
 			n.Properties["title"] = en.title
 		}

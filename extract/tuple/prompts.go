@@ -47,6 +47,9 @@ type PromptData struct {
 	Examples string
 	// InputText is the chunk text (user only).
 	InputText string
+	// Known are the entities of the run's domain graph the text names
+	// (user only; empty without a domain graph).
+	Known []extract.DomainEntity
 	// Name, DescriptionType, Fragments (also as FragmentsJSON) and
 	// MaxTokens feed the summary template.
 	Name string
@@ -108,7 +111,7 @@ func ParsePrompts(overrides map[string]string) (*Prompts, error) {
 		p.t[k] = t
 	}
 	// Render once with sample data so a bad field reference fails now.
-	sample := PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: "Person", Language: DefaultLanguage, InputText: "x", Name: "x", DescriptionType: DescriptionEntity, Fragments: []string{"x"}, MaxTokens: 1}
+	sample := PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: "Person", Language: DefaultLanguage, InputText: "x", Name: "x", DescriptionType: DescriptionEntity, Fragments: []string{"x"}, MaxTokens: 1, Known: []extract.DomainEntity{{Name: "k", Type: "T"}}}
 	for k := range p.t {
 		if _, err := p.Render(k, sample); err != nil {
 			return nil, err

@@ -38,7 +38,21 @@ type Extractor struct {
 	types    string
 	typeList []string // the same, one by one: answers take their spelling
 	lang     string
+	// domain is the run's domain graph (see WithDomain), nil without one.
+	domain *extract.Domain
 }
+
+// WithDomain returns a copy of x whose first user message lists the
+// domain graph's entities a chunk names (at most extract.MaxDomainList),
+// with their types, for the model to use, as KAG gives its NER step the
+// external graph's entities.
+func (x *Extractor) WithDomain(d *extract.Domain) extract.Extractor {
+	c := *x
+	c.domain = d
+	return &c
+}
+
+var _ extract.DomainAware = (*Extractor)(nil)
 
 // New builds an Extractor. cfg.Prompts may override any tuple_* template;
 // cfg.EntityTypes defaults to DefaultEntityTypes and cfg.Language to the
@@ -98,7 +112,7 @@ func (x *Extractor) data(text string) PromptData {
 		lang = textLanguage(text)
 	}
 	return PromptData{TupleDelimiter: TupleDelimiter, CompletionDelimiter: CompletionDelimiter, EntityTypes: x.types,
-		Language: lang, InputText: text, MaxTokens: x.opts.SummaryMaxTokens}
+		Language: lang, InputText: text, MaxTokens: x.opts.SummaryMaxTokens, Known: x.domain.In(text, extract.MaxDomainList)}
 }
 
 // Messages returns the opening conversation for a chunk text (system and
