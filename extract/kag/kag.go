@@ -87,7 +87,24 @@ type Extractor struct {
 	types   []TypeSpec
 	byName  map[string]*TypeSpec
 	prompts prompts
+	// domain is the run's domain graph (see WithDomain), nil without one.
+	domain *extract.Domain
 }
+
+// WithDomain returns a copy of x that gives its NER step the entities of a
+// domain graph, as KAG's extractor does with its external graph: the
+// domain entities a chunk names are listed in the NER prompt (at most
+// extract.MaxDomainList), and each joins the NER result under the domain's
+// name and type; an entity the model also reported by that name or an
+// alias takes them and keeps its description and properties. They then
+// reach the standardisation and relation steps like the model's own.
+func (x *Extractor) WithDomain(d *extract.Domain) extract.Extractor {
+	c := *x
+	c.domain = d
+	return &c
+}
+
+var _ extract.DomainAware = (*Extractor)(nil)
 
 // New builds an Extractor for types. It returns KindInvalid when there is
 // no client, no entity, concept or event type, a type without a name, or a
@@ -247,25 +264,27 @@ func (x *Extractor) Extract(ctx context.Context, doc extract.Document, chunk ext
 	lang := Language(x.cfg.Language, chunk.Text)
 	var items []item
 
+	known := x.domain.In(chunk.Text, extract.MaxDomainList)
 	// 1. Named entities of entity and concept types.
 	if v := x.views(false); len(v) > 0 {
-		p, err := x.prompts.render(StepNER, lang, PromptData{Types: v, Text: chunk.Text})
+		p, err := x.prompts.render(StepNER, lang, PromptData{Types: v, Text: chunk.Text, Known: known})
 		if err != nil {
 			return res, err
 		}
-		out, err := x.call(ctx, &res, StepNER, p, itemsSchema("entities"))
+		out, err := x.call(ctx, &res, StepNER, p, itemsSchema("entities", x.props(false), false))
 		if err != nil {
 			return res, err
 		}
 		items = append(items, x.readItems(&res, out, "entities", false)...)
 	}
+	items = withKnown(known, items)
 	// 2. Events of event types.
 	if v := x.views(true); len(v) > 0 {
 		p, err := x.prompts.render(StepEvent, lang, PromptData{Types: v, Text: chunk.Text})
 		if err != nil {
 			return res, err
 		}
-		out, err := x.call(ctx, &res, StepEvent, p, itemsSchema("events"))
+		out, err := x.call(ctx, &res, StepEvent, p, itemsSchema("events", x.props(true), true))
 		if err != nil {
 			return res, err
 		}
@@ -337,6 +356,41 @@ func (x *Extractor) distinct(items []item) []item {
 	return out
 }
 
+// withKnown puts the domain entities a chunk names before the NER items,
+// as KAG's extractor puts its external graph's NER result first: an item
+// the model reported under a domain entity's name or alias takes the
+// domain's name and type (keeping what the model said of it), and a
+// domain entity the model missed becomes an item of its own.
+func withKnown(known []extract.DomainEntity, items []item) []item {
+	if len(known) == 0 {
+		return items
+	}
+	out := make([]item, 0, len(known)+len(items))
+	taken := make([]bool, len(items))
+	for _, k := range known {
+		names := map[string]bool{extract.NormalizeName(k.Name): true}
+		for _, a := range k.Aliases {
+			names[extract.NormalizeName(a)] = true
+		}
+		it := item{Name: k.Name, Category: k.Type}
+		for i, m := range items {
+			if !taken[i] && !m.event && names[extract.NormalizeName(m.Name)] {
+				taken[i] = true
+				m.Name, m.Category = k.Name, k.Type
+				it = m
+				break
+			}
+		}
+		out = append(out, it)
+	}
+	for i, m := range items {
+		if !taken[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // namedList is the {name, category} JSON list given to later steps.
 func namedList(items []item) string {
 	if len(items) == 0 {
@@ -354,8 +408,26 @@ func namedList(items []item) string {
 	return string(b)
 }
 
-// Response schemas.
-func itemsSchema(key string) map[string]any {
+// Response schemas. Items come in KAG's own layout, {category,
+// properties: {name, ...}}, under key (a structured answer needs an object
+// at its root); props are the schema properties of the types the prompt
+// lists, each a string or, for a MultiValue one, a list.
+func itemsSchema(key string, props []PropSpec, event bool) map[string]any {
+	str := map[string]any{"type": "string"}
+	fields := map[string]any{"name": str, "semanticType": str, "description": str}
+	if event {
+		fields["abstract"] = str
+	}
+	for _, p := range props {
+		if _, ok := fields[p.Name]; ok || p.Name == "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(p.Constraint), "multivalue") {
+			fields[p.Name] = map[string]any{"type": "array", "items": str}
+		} else {
+			fields[p.Name] = str
+		}
+	}
 	return map[string]any{
 		"type": "object",
 		"properties": map[string]any{key: map[string]any{
@@ -363,23 +435,33 @@ func itemsSchema(key string) map[string]any {
 			"items": map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"name":        map[string]any{"type": "string"},
-					"category":    map[string]any{"type": "string"},
-					"description": map[string]any{"type": "string"},
-					"properties": map[string]any{"type": "array", "items": map[string]any{
-						"type": "object",
-						"properties": map[string]any{
-							"name":   map[string]any{"type": "string"},
-							"values": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-						},
-						"required": []any{"name", "values"},
-					}},
+					"category":   str,
+					"properties": map[string]any{"type": "object", "properties": fields, "required": []any{"name"}},
 				},
-				"required": []any{"name", "category"},
+				"required": []any{"category", "properties"},
 			},
 		}},
 		"required": []any{key},
 	}
+}
+
+// props lists the properties of the event types (event) or of the other
+// types, each name once.
+func (x *Extractor) props(event bool) []PropSpec {
+	var out []PropSpec
+	seen := map[string]bool{}
+	for _, t := range x.types {
+		if (t.Kind == KindEvent) != event {
+			continue
+		}
+		for _, p := range t.Properties {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 var stdSchema = map[string]any{
@@ -403,15 +485,9 @@ var relationSchema = map[string]any{
 	"type": "object",
 	"properties": map[string]any{"relations": map[string]any{
 		"type": "array",
-		"items": map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"subject":   map[string]any{"type": "string"},
-				"predicate": map[string]any{"type": "string"},
-				"object":    map[string]any{"type": "string"},
-			},
-			"required": []any{"subject", "predicate", "object"},
-		},
+		// KAG's five-element form: subject, subject_category, predicate,
+		// object, object_category.
+		"items": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 5, "maxItems": 5},
 	}},
 	"required": []any{"relations"},
 }

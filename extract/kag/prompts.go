@@ -60,6 +60,9 @@ type PromptData struct {
 	Entities string
 	// Relations lists the allowed relations, "Subject -[name]-> Object".
 	Relations []string
+	// Known are the entities of the run's domain graph the text names
+	// (NER step; empty without a domain graph).
+	Known []extract.DomainEntity
 }
 
 type prompts map[string]*template.Template
@@ -72,7 +75,7 @@ func parsePrompts(overrides map[string]string) (prompts, error) {
 		}
 	}
 	p := prompts{}
-	sample := PromptData{Types: []TypeView{{Name: "T"}}, Text: "x", Entities: "[]", Relations: []string{"a"}}
+	sample := PromptData{Types: []TypeView{{Name: "T"}}, Text: "x", Entities: "[]", Relations: []string{"a"}, Known: []extract.DomainEntity{{Name: "k", Type: "T"}}}
 	for k, text := range src {
 		t, err := extract.ParsePromptTemplate(k, text)
 		if err != nil {

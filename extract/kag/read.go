@@ -143,7 +143,7 @@ func (x *Extractor) readItems(res *extract.ChunkResult, out, key string, event b
 					if it.Name == "" {
 						it.Name = str(p[k])
 					}
-				case "description":
+				case "description", "abstract": // abstract: KAG's event summary
 					if it.Description == "" {
 						it.Description = str(p[k])
 					}
