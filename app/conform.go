@@ -45,6 +45,15 @@ type conformTypes struct {
 	sc *schema.Schema
 }
 
+// WithDomain gives the offline extractor the domain graph's names (see
+// App.withDomain); the domain's types are mapped like its own.
+func (c conformTypes) WithDomain(d *extract.Domain) extract.Extractor {
+	if da, ok := c.ex.(extract.DomainAware); ok {
+		c.ex = da.WithDomain(d)
+	}
+	return c
+}
+
 // Extract runs the extractor and maps its node types (see the comment at
 // the top of this file).
 func (c conformTypes) Extract(ctx context.Context, doc extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {

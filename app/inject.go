@@ -81,3 +81,30 @@ func (a *App) inject(ctx context.Context, v record.Version) error {
 		"nodes_added", nodes, "edges_added", edges, "mentions", mentions)
 	return a.store.SetInjected(ctx, v.ID, n)
 }
+
+// withDomain gives ex the entities of the reference graph cfg names, when
+// it names one and ex can take them (extract.DomainAware): KAG's
+// extractor runs its external graph's NER beside the model's, so the
+// offline strategy finds their names as a gazetteer and the model
+// strategies list the ones a chunk names in their prompts (see
+// nlp.Extractor.WithDomain, kag.Extractor.WithDomain and
+// tuple.Extractor.WithDomain).
+func (a *App) withDomain(ctx context.Context, cfg extract.Config, ex extract.Extractor) (extract.Extractor, error) {
+	da, ok := ex.(extract.DomainAware)
+	if cfg.Reference == "" || !ok {
+		return ex, nil
+	}
+	rv, err := a.referenceVersion(ctx, cfg.Reference)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := a.store.LoadGraph(ctx, rv.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	ents := make([]extract.DomainEntity, 0, len(ref.Nodes))
+	for _, n := range ref.Nodes {
+		ents = append(ents, extract.DomainEntity{Name: n.Name, Type: n.Type, Aliases: curate.Aliases(n)})
+	}
+	return da.WithDomain(extract.NewDomain(ents)), nil
+}

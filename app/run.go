@@ -330,8 +330,18 @@ func (a *App) DocKinds(ctx context.Context, v record.Version) ([]extract.Documen
 	return docs, nil
 }
 
-// Extractor builds the strategy a config asks for.
+// Extractor builds the strategy a config asks for, given the entities of
+// the reference graph it names (app/inject.go).
 func (a *App) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	ex, err := a.strategy(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return a.withDomain(ctx, cfg, ex)
+}
+
+// strategy builds the extractor of the config's strategy.
+func (a *App) strategy(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
 	switch cfg.Strategy {
 	case extract.StrategyNLP, "":
 		if cfg.SchemaName != "" {

@@ -165,7 +165,11 @@ func AddDomain(g, ref extract.Graph, chunks []extract.Chunk) (out extract.Graph,
 				continue
 			}
 			m := extract.Mention{DocumentID: c.DocumentID, ChunkIndex: c.Index}
-			if !slices.Contains(out.Nodes[i].Mentions, m) {
+			// A mention of the chunk the extractor made (with its place)
+			// is enough.
+			if !slices.ContainsFunc(out.Nodes[i].Mentions, func(o extract.Mention) bool {
+				return o.DocumentID == m.DocumentID && o.ChunkIndex == m.ChunkIndex
+			}) {
 				out.Nodes[i].Mentions = append(out.Nodes[i].Mentions, m)
 				mentions++
 			}
