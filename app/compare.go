@@ -1,10 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
@@ -17,6 +21,21 @@ type Comparison struct {
 	GA, GB  extract.Graph
 	Options diff.Options
 	Result  diff.Result
+	// Communities says which communities of the coarsest level are new,
+	// gone or changed (see CommunityChanges).
+	Communities CommunityChanges
+}
+
+// CompareJSON is a comparison as GET /api/compare and `kgstudio compare
+// --json` give it: the diff's fields and the communities that changed.
+type CompareJSON struct {
+	diff.Result
+	Communities CommunityChanges `json:"communities"`
+}
+
+// JSON is the comparison's JSON form.
+func (c Comparison) JSON() CompareJSON {
+	return CompareJSON{Result: c.Result, Communities: c.Communities}
 }
 
 // Bounds of the comparison cache: at most compareCacheEntries pairs and
@@ -139,5 +158,206 @@ func (a *App) compareVersions(ctx context.Context, va, vb record.Version, opts d
 		return c, err
 	}
 	c.Result = diff.Compare(c.GA, c.GB, c.Options)
+	ra, rb := a.communitiesOf(ctx, va, c.GA), a.communitiesOf(ctx, vb, c.GB)
+	c.Communities = compareCommunities(ra, rb, c.GA, c.GB, c.Result, c.Options)
 	return c, nil
+}
+
+// CommunityChanges compares the communities of the coarsest level of two
+// versions (those of two members or more; a node alone is in none).
+// Communities are matched by their members, a node of a matching the one
+// of b the diff matches it with: the pairs of greatest Jaccard overlap
+// first, each community in one pair at most, a pair only from
+// CommunityMatch. A community of b without a match is new, one of a
+// without a match is gone, a matched pair whose members differ changed.
+type CommunityChanges struct {
+	// Before and After count the communities of a and b.
+	Before    int `json:"before"`
+	After     int `json:"after"`
+	Unchanged int `json:"unchanged"`
+	// New and Gone are largest first; Changed most changed first.
+	New     []CommunityChange `json:"new"`
+	Gone    []CommunityChange `json:"gone"`
+	Changed []CommunityChange `json:"changed"`
+}
+
+// CommunityChange is a community that is new, gone or changed. A and B
+// are its ids in the two versions' communities (-1 on the side without
+// it); Title and TopNodes are b's (a's when it is gone), TitleA a's title
+// when it differs. Added and Removed name up to communityNames of the
+// members that joined and left it, best connected first, out of
+// AddedCount and RemovedCount.
+type CommunityChange struct {
+	A            int      `json:"a"`
+	B            int      `json:"b"`
+	Title        string   `json:"title"`
+	TitleA       string   `json:"title_a,omitempty"`
+	TopNodes     []string `json:"top_nodes"`
+	SizeA        int      `json:"size_a"`
+	SizeB        int      `json:"size_b"`
+	Jaccard      float64  `json:"jaccard"`
+	Added        []string `json:"added"`
+	Removed      []string `json:"removed"`
+	AddedCount   int      `json:"added_count"`
+	RemovedCount int      `json:"removed_count"`
+}
+
+// CommunityMatch is the least Jaccard overlap of members (shared over
+// either's) at which a community of one version is taken for one of the
+// other: a third, so a community that doubled in size still matches.
+const CommunityMatch = 1.0 / 3
+
+// communityNames bounds the member names a change lists.
+const communityNames = 10
+
+// compareCommunities matches the coarsest communities of ra (graph a)
+// and rb (graph b). A node of a is the node of b of the same identity as
+// the diff names nodes (normalised name, and type unless opts ignores
+// it), or the one res pairs it with (a node renamed by an edit).
+func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.Result, opts diff.Options) CommunityChanges {
+	// Node identities, numbered; each side's node keys to their numbers.
+	ids := map[string]int32{}
+	var names []string
+	number := func(g extract.Graph) map[string]int32 {
+		keys := make(map[string]int32, len(g.Nodes))
+		for i := range g.Nodes {
+			n := &g.Nodes[i]
+			name := extract.NormalizeName(n.Name)
+			if name == "" {
+				name = extract.NormalizeName(n.Key)
+			}
+			id := name
+			if !opts.IgnoreType {
+				id += "\x1f" + strings.ToLower(n.Type)
+			}
+			at, ok := ids[id]
+			if !ok {
+				at = int32(len(names))
+				ids[id] = at
+				names = append(names, cmp.Or(n.Name, n.Key))
+			}
+			if _, dup := keys[n.Key]; !dup {
+				keys[n.Key] = at
+			}
+		}
+		return keys
+	}
+	keysA, keysB := number(ga), number(gb)
+	for _, c := range res.Nodes.Changed {
+		if at, ok := keysA[c.KeyA]; ok && c.KeyA != c.KeyB {
+			keysB[c.KeyB] = at
+		}
+	}
+	type side struct {
+		cs      []community.Community
+		members [][]int32 // node numbers, best connected first, each once
+		of      []int32   // node number -> index into cs, -1 for none
+	}
+	load := func(r community.Result, keys map[string]int32) side {
+		s := side{of: make([]int32, len(names))}
+		for i := range s.of {
+			s.of[i] = -1
+		}
+		for _, c := range r.Level(0) {
+			if c.Size < 2 {
+				continue
+			}
+			var ms []int32
+			for _, k := range c.Members {
+				i, ok := keys[k]
+				if !ok || s.of[i] >= 0 {
+					continue
+				}
+				s.of[i] = int32(len(s.cs))
+				ms = append(ms, i)
+			}
+			s.cs = append(s.cs, c)
+			s.members = append(s.members, ms)
+		}
+		return s
+	}
+	sa, sb := load(ra, keysA), load(rb, keysB)
+	out := CommunityChanges{Before: len(sa.cs), After: len(sb.cs), New: []CommunityChange{}, Gone: []CommunityChange{}, Changed: []CommunityChange{}}
+
+	// Shared members of every overlapping pair, then the pairs by overlap.
+	type pair struct {
+		a, b, shared int
+		jaccard      float64
+	}
+	shared := map[[2]int]int{}
+	for j, ms := range sb.members {
+		for _, m := range ms {
+			if i := sa.of[m]; i >= 0 {
+				shared[[2]int{int(i), j}]++
+			}
+		}
+	}
+	pairs := make([]pair, 0, len(shared))
+	for k, n := range shared {
+		pairs = append(pairs, pair{k[0], k[1], n, float64(n) / float64(len(sa.members[k[0]])+len(sb.members[k[1]])-n)})
+	}
+	slices.SortFunc(pairs, func(x, y pair) int {
+		return cmp.Or(cmp.Compare(y.jaccard, x.jaccard), cmp.Compare(y.shared, x.shared), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
+	})
+	matchA, matchB := make([]int, len(sa.cs)), make([]int, len(sb.cs))
+	for i := range matchA {
+		matchA[i] = -1
+	}
+	for j := range matchB {
+		matchB[j] = -1
+	}
+	// list names the members keep keeps, up to communityNames, and
+	// counts them.
+	list := func(ms []int32, keep func(int32) bool) ([]string, int) {
+		out, n := []string{}, 0
+		for _, m := range ms {
+			if !keep(m) {
+				continue
+			}
+			if n++; len(out) < communityNames {
+				out = append(out, names[m])
+			}
+		}
+		return out, n
+	}
+	for _, p := range pairs {
+		if matchA[p.a] >= 0 || matchB[p.b] >= 0 || p.jaccard < CommunityMatch {
+			continue
+		}
+		matchA[p.a], matchB[p.b] = p.b, p.a
+		ca, cb := sa.cs[p.a], sb.cs[p.b]
+		if p.shared == len(sa.members[p.a]) && p.shared == len(sb.members[p.b]) {
+			out.Unchanged++
+			continue
+		}
+		ch := CommunityChange{A: ca.ID, B: cb.ID, Title: cb.Title, TopNodes: cb.TopNodes, SizeA: ca.Size, SizeB: cb.Size, Jaccard: p.jaccard}
+		if ca.Title != cb.Title {
+			ch.TitleA = ca.Title
+		}
+		ch.Added, ch.AddedCount = list(sb.members[p.b], func(m int32) bool { return sa.of[m] != int32(p.a) })
+		ch.Removed, ch.RemovedCount = list(sa.members[p.a], func(m int32) bool { return sb.of[m] != int32(p.b) })
+		out.Changed = append(out.Changed, ch)
+	}
+	all := func(int32) bool { return true }
+	for j, c := range sb.cs {
+		if matchB[j] < 0 {
+			ch := CommunityChange{A: -1, B: c.ID, Title: c.Title, TopNodes: c.TopNodes, SizeB: c.Size, Removed: []string{}}
+			ch.Added, ch.AddedCount = list(sb.members[j], all)
+			out.New = append(out.New, ch)
+		}
+	}
+	for i, c := range sa.cs {
+		if matchA[i] < 0 {
+			ch := CommunityChange{A: c.ID, B: -1, Title: c.Title, TopNodes: c.TopNodes, SizeA: c.Size, Added: []string{}}
+			ch.Removed, ch.RemovedCount = list(sa.members[i], all)
+			out.Gone = append(out.Gone, ch)
+		}
+	}
+	bySize := func(x, y CommunityChange) int { return cmp.Compare(y.SizeA+y.SizeB, x.SizeA+x.SizeB) }
+	slices.SortStableFunc(out.New, bySize)
+	slices.SortStableFunc(out.Gone, bySize)
+	slices.SortStableFunc(out.Changed, func(x, y CommunityChange) int {
+		return cmp.Or(cmp.Compare(y.AddedCount+y.RemovedCount, x.AddedCount+x.RemovedCount), bySize(x, y))
+	})
+	return out
 }

@@ -83,7 +83,7 @@ func (h *Handler) apiCompare(c echo.Context) error {
 		busy(c, err)
 		return err
 	}
-	return c.JSON(http.StatusOK, cmp.Result)
+	return c.JSON(http.StatusOK, cmp.JSON())
 }
 
 // showCompare renders the pickers and, with a and b, the comparison. A
@@ -246,11 +246,38 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp ap
 	p.NodeTypeOpts = u.NodeTypes()
 	p.EdgeLabelOpts = u.EdgeLabels(compareLabelLimit)
 	p.Config = configRows(cmp.A.Config, cmp.B.Config)
+	p.Communities = communityRows(cmp.Communities)
 	p.Prompts = promptDiffs(cmp.A.Config.Prompts, cmp.B.Config.Prompts)
 	if err := h.fillTurns(ctx, p, cmp); err != nil {
 		return err
 	}
 	return h.fillRawOutputs(ctx, p, cmp, chunk)
+}
+
+// communityRows turns the communities that changed into the rows of the
+// compare page: new, gone, then changed.
+func communityRows(c app.CommunityChanges) web.CompareCommunities {
+	out := web.CompareCommunities{Before: c.Before, After: c.After, Unchanged: c.Unchanged}
+	names := func(list []string, n int) string {
+		s := strings.Join(list, ", ")
+		if more := n - len(list); more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+		return s
+	}
+	for _, ch := range c.New {
+		out.Rows = append(out.Rows, web.CompareCommunityRow{Status: "new", Title: ch.Title, Size: itoa(ch.SizeB),
+			Joined: names(ch.Added, ch.AddedCount)})
+	}
+	for _, ch := range c.Gone {
+		out.Rows = append(out.Rows, web.CompareCommunityRow{Status: "gone", Title: ch.Title, Size: itoa(ch.SizeA),
+			Left: names(ch.Removed, ch.RemovedCount)})
+	}
+	for _, ch := range c.Changed {
+		out.Rows = append(out.Rows, web.CompareCommunityRow{Status: "changed", Title: ch.Title, Was: ch.TitleA,
+			Size: itoa(ch.SizeA) + " → " + itoa(ch.SizeB), Joined: names(ch.Added, ch.AddedCount), Left: names(ch.Removed, ch.RemovedCount)})
+	}
+	return out
 }
 
 // fillRawOutputs lists the chunks with model calls and the calls of the

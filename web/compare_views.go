@@ -48,6 +48,36 @@ type ComparePage struct {
 	Query string
 	// Turns, for two dialogue runs: operation counts per turn.
 	Turns []CompareTurn
+	// Communities lists the communities that are new, gone or changed.
+	Communities CompareCommunities
+}
+
+// CompareCommunities is how the communities of the two versions differ:
+// how many each has, how many stayed as they were, and a row for every
+// community that is new, gone or changed.
+type CompareCommunities struct {
+	Before, After, Unchanged int
+	Rows                     []CompareCommunityRow
+}
+
+// CompareCommunityRow is a community that is new, gone or changed
+// (Status); Was is its title in version a when the title changed; Size
+// says its size ("12" or "12 → 15"); Joined and Left name the members
+// that joined and left it.
+type CompareCommunityRow struct {
+	Status, Title, Was, Size string
+	Joined, Left             string
+}
+
+// StatusClass is the badge class of a row's status.
+func (r CompareCommunityRow) StatusClass() string {
+	switch r.Status {
+	case "new":
+		return "st-added"
+	case "gone":
+		return "st-removed"
+	}
+	return "st-changed"
 }
 
 // ComparePicker chooses two versions and the matching options.

@@ -63,7 +63,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(cmp.Result)
+		return enc.Encode(cmp.JSON())
 	}
 	printComparison(stdout, cmp)
 	return nil
