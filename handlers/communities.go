@@ -17,15 +17,46 @@ func (h *Handler) communitiesAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	level := 0
-	if s := c.QueryParam("level"); s != "" {
-		if level, err = strconv.Atoi(s); err != nil || level < 0 {
-			return extract.Errorf(extract.KindInvalid, "level must be a number from 0")
-		}
+	level, err := levelQuery(c)
+	if err != nil {
+		return err
 	}
 	out, err := h.app.Queries.Communities(c.Request().Context(), v, level)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// communityMembersAPI answers GET /api/versions/:id/communities/members?level=N:
+// the communities of a level (0, the coarsest, by default) and each node
+// key's community, which the graph view colours by.
+func (h *Handler) communityMembersAPI(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	level, err := levelQuery(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.app.Queries.CommunityMembers(c.Request().Context(), v, level)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// levelQuery reads ?level=, a community level (0, the coarsest, when
+// absent).
+func levelQuery(c echo.Context) (int, error) {
+	s := c.QueryParam("level")
+	if s == "" {
+		return 0, nil
+	}
+	level, err := strconv.Atoi(s)
+	if err != nil || level < 0 {
+		return 0, extract.Errorf(extract.KindInvalid, "level must be a number from 0")
+	}
+	return level, nil
 }

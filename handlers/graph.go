@@ -265,7 +265,13 @@ func (h *Handler) showGraph(c echo.Context) error {
 			LayoutURL:   h.assets.URL("js/graph-layout.js"),
 			DrawURL:     h.assets.URL("js/graph-draw.js"),
 			FA2URL:      h.assets.URL("js/graph-fa2.js"),
+			// ?color=community opens the page coloured by community.
+			ColorBy:        c.QueryParam("color"),
+			CommunitiesAPI: "/api" + base + "/communities/members",
 		},
+	}
+	if p.Config.ColorBy != "community" {
+		p.Config.ColorBy = "type"
 	}
 	// A graph that keeps fact times opens as of the date in the address,
 	// if any, and with or without the facts that ended.

@@ -36,6 +36,11 @@ type GraphConfig struct {
 	LayoutURL string `json:"layout_url"`
 	DrawURL   string `json:"draw_url"`
 	FA2URL    string `json:"fa2_url"`
+	// ColorBy is what the nodes are coloured by first, "type" or
+	// "community"; CommunitiesAPI answers each node's community (fetched
+	// when the page colours by community).
+	ColorBy        string `json:"color_by"`
+	CommunitiesAPI string `json:"communities_api"`
 }
 
 // Download is an export link.

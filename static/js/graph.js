@@ -2,8 +2,8 @@
 // out by a multilevel ForceAtlas2 (static/js/graph-fa2.js) in a web worker
 // (static/js/graph-layout.js) until the layout converges. Measured against force-graph and sigma.js (WebGL) by
 // BenchmarkGraphRender, this draws the most frames per second and keeps
-// the main thread free. Colour by type
-// (the legend toggles types), size by degree, the names of the
+// the main thread free. Colour by type or by community (the legend
+// toggles types or communities), size by degree, the names of the
 // best-connected nodes (more as you zoom in), search, a side panel for
 // nodes and edges, neighbourhood expansion, and a "load all" switch for
 // graphs past the threshold. A graph that keeps fact times (a dialogue's
@@ -30,6 +30,17 @@
   var colorOf = window.kgColors();
   var EDGE_SELECTED = "#d64545";
   var hidden = {};      // type -> true when toggled off in the legend
+  // Colouring by community: the communities of the coarsest level and
+  // each node key's (the communities API, fetched when first asked),
+  // their colours from the same rule (a view of their own), and the
+  // communities toggled off in the legend.
+  var colorBy = cfg.color_by === "community" ? "community" : "type";
+  var comm = null;      // {communities: [{id, title, size}], members: {key: id}, byId: {id: info}}
+  var groupOf = new Int32Array(0); // node index -> community id, -1 for none
+  var commColorOf = window.kgColors();
+  var hiddenComm = {};  // community id -> true when toggled off
+  var colorSel = document.getElementById("graph-color");
+  var legendNote = document.getElementById("graph-legend-note");
   var byId = new Map(); // node key -> index into nodes
   var nodes = [];       // nodes from the API, in drawing order
   var links = [];       // edges from the API
@@ -94,6 +105,13 @@
     nodeCount: function () { return nodes.length; },
     nodes: function () { return nodes.slice(); },
     colorOf: colorOf,
+    colorBy: function () { return colorBy; },
+    // nodeColor is a drawn node's colour as drawn now; communityOf the
+    // community it is coloured by (-1 for none, undefined before the
+    // communities are loaded).
+    nodeColor: function (key) { var i = byId.get(key); return i === undefined ? null : nodeColor(i); },
+    communityOf: function (key) { var i = byId.get(key); return i === undefined || !comm ? undefined : groupOf[i]; },
+    setColorBy: setColorBy,
     edgeCount: function () { return links.length; },
     // expiredCount counts the drawn edges a later fact retired.
     expiredCount: function () { return links.filter(function (l) { return l.expired; }).length; },
@@ -132,7 +150,24 @@
     var grow = Math.min(Math.max(Math.sqrt(cam.k / fitK), 0.6), 6);
     return baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree)) * grow;
   }
-  function shown(i) { return !hidden[nodes[i].type]; }
+  function shown(i) { return colorBy === "community" && comm ? !hiddenComm[groupOf[i]] : !hidden[nodes[i].type]; }
+  // nodeColor is a node's colour: its type's, or its community's (grey
+  // for a node alone in its community, or in none).
+  function nodeColor(i) {
+    if (colorBy !== "community" || !comm) return colorOf(nodes[i].type);
+    var c = groupOf[i], info = comm.byId[c];
+    return !info || info.size < 2 ? commColorOf("") : commColorOf("community " + c);
+  }
+  // assignGroups finds every drawn node's community: a node of the
+  // community view is one; any other, the one its key is in.
+  function assignGroups() {
+    if (!comm) return;
+    groupOf = new Int32Array(nodes.length);
+    nodes.forEach(function (n, i) {
+      var c = n.id.indexOf("community:") === 0 ? +n.id.slice(10) : comm.members[n.id];
+      groupOf[i] = c === undefined ? -1 : c;
+    });
+  }
 
   // redraw asks for a frame; moving says the camera moved (a reused frame
   // may do), else the graph changed.
@@ -184,7 +219,7 @@
   function drawFull() {
     var t0 = performance.now();
     kgDrawGraph(ctx, { xs: xs, ys: ys, es: es, et: et, cam: cam, W: W, H: H, PR: PR, shown: shown, radius: radius,
-      color: function (i) { return colorOf(nodes[i].type); }, arrows: nodes.length <= 1500, selectedLink: selectedLink,
+      color: nodeColor, arrows: nodes.length <= 1500, selectedLink: selectedLink,
       dashed: dashed });
     keep(canvas);
     lastFull = performance.now() - t0;
@@ -426,13 +461,13 @@
     kg.converged = false;
     kg.convergedAt = 0;
     // A big graph fitted whole is drawn by the worker while it moves.
-    workerFrames = n > 3000 && follow && !fitFilter && !Object.keys(hidden).some(function (t) { return hidden[t]; });
+    workerFrames = n > 3000 && follow && !fitFilter && !anyHidden();
     workerPending = workerFrames;
     var draw = null;
     if (workerFrames) {
       var palette = [], index = {}, colorIndex = new Uint16Array(n), rad = new Float32Array(n);
       for (i = 0; i < n; i++) {
-        var c = colorOf(nodes[i].type);
+        var c = nodeColor(i);
         if (index[c] === undefined) { index[c] = palette.length; palette.push(c); }
         colorIndex[i] = index[c];
         rad[i] = baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree));
@@ -519,7 +554,6 @@
   // merged nodes start next to the anchor node so they do not fly in.
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
-    buildLegend();
     if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = null; selected = selectedLink = hovered = -1; }
     var anchor = anchorKey !== undefined && anchorKey !== null ? byId.get(anchorKey) : undefined;
     var fresh = new Set();
@@ -572,6 +606,8 @@
     if (res.dates) setDates(res.dates);
     baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
+    assignGroups();
+    buildLegend();
     drawGen++;
     kg.loaded = true;
     // Follow the layout again: the whole graph, or after an expansion the
@@ -594,11 +630,10 @@
     var res = lastRes;
     if (!res) return;
     var all = nodes.length >= res.total_nodes;
-    var count = nodes.length, edges = es.length, off = [];
-    Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
+    var count = nodes.length, edges = es.length, off = hiddenNames();
     if (off.length) {
       count = edges = 0;
-      nodes.forEach(function (n) { if (!hidden[n.type]) count++; });
+      for (var j = 0; j < nodes.length; j++) if (shown(j)) count++;
       for (var i = 0; i < es.length; i++) if (shown(es[i]) && shown(et[i])) edges++;
     }
     var line = "Showing " + (all && !off.length ? "all " + fmt(count) : fmt(count) + " of " + fmt(res.total_nodes)) +
@@ -633,8 +668,37 @@
     return key;
   }
 
+  // byCommunity says the legend and colours follow the communities.
+  function byCommunity() { return colorBy === "community" && !!comm; }
+  function anyHidden() {
+    var h = byCommunity() ? hiddenComm : hidden;
+    return Object.keys(h).some(function (k) { return h[k]; });
+  }
+  // hiddenNames names what the legend has hidden.
+  function hiddenNames() {
+    var off = [];
+    if (byCommunity()) {
+      Object.keys(hiddenComm).forEach(function (k) {
+        if (!hiddenComm[k]) return;
+        var info = comm.byId[k];
+        off.push(info && info.size > 1 ? info.title : "nodes alone");
+      });
+    } else Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
+    return off;
+  }
+  function legendToggled() {
+    framesOff();
+    redraw();
+    updateStatus();
+  }
+
+  // LEGEND_COMMUNITIES bounds the communities the legend lists.
+  var LEGEND_COMMUNITIES = 40;
   function buildLegend() {
     legendEl.textContent = "";
+    if (legendNote) legendNote.textContent = byCommunity() ? "Colour: community (click to hide) · size: number of edges" :
+      "Colour: type (click to hide) · size: number of edges";
+    if (byCommunity()) { buildCommunityLegend(); return; }
     types.forEach(function (t) {
       var b = document.createElement("button");
       b.type = "button";
@@ -647,13 +711,97 @@
       b.addEventListener("click", function () {
         hidden[t.type] = !hidden[t.type];
         b.classList.toggle("off", hidden[t.type]);
-        framesOff();
-        redraw();
-        updateStatus();
+        legendToggled();
       });
       legendEl.append(b);
     });
   }
+
+  // buildCommunityLegend lists the communities of the drawn nodes, largest
+  // first (up to LEGEND_COMMUNITIES), then the nodes alone in theirs,
+  // each in its colour; a click hides or shows a community.
+  function buildCommunityLegend() {
+    var drawn = {}, alone = 0;
+    for (var i = 0; i < nodes.length; i++) {
+      var info = comm.byId[groupOf[i]];
+      if (info && info.size > 1) drawn[info.id] = info;
+      else alone++;
+    }
+    var list = Object.keys(drawn).map(function (k) { return drawn[k]; })
+      .sort(function (a, b) { return b.size - a.size || a.id - b.id; });
+    // Colours in order of size, so that the largest take the palette's.
+    list.forEach(function (c) { commColorOf("community " + c.id); });
+    function entry(key, color, text, testid) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.dataset.community = key;
+      b.dataset.testid = testid;
+      b.classList.toggle("off", !!hiddenComm[key]);
+      var sw = document.createElement("span");
+      sw.className = "sw";
+      sw.style.background = color;
+      b.append(sw, document.createTextNode(text));
+      b.addEventListener("click", function () {
+        // The nodes alone share one entry: it toggles every one of them.
+        var keys = key === "alone" ? aloneKeys() : [key];
+        var off = !hiddenComm[keys[0]];
+        keys.forEach(function (k) { hiddenComm[k] = off; });
+        b.classList.toggle("off", off);
+        legendToggled();
+      });
+      legendEl.append(b);
+    }
+    function aloneKeys() {
+      var ks = {};
+      for (var i = 0; i < nodes.length; i++) {
+        var info = comm.byId[groupOf[i]];
+        if (!info || info.size < 2) ks[groupOf[i]] = true;
+      }
+      return Object.keys(ks);
+    }
+    list.slice(0, LEGEND_COMMUNITIES).forEach(function (c) {
+      entry(String(c.id), commColorOf("community " + c.id), c.title + " " + fmt(c.size), "legend-community");
+    });
+    if (list.length > LEGEND_COMMUNITIES) {
+      var more = document.createElement("span");
+      more.className = "muted small";
+      more.textContent = "and " + fmt(list.length - LEGEND_COMMUNITIES) + " smaller communities";
+      legendEl.append(more);
+    }
+    if (alone) entry("alone", commColorOf(""), "alone in their community " + fmt(alone), "legend-alone");
+  }
+
+  // setColorBy colours the nodes by "type" or "community", fetching the
+  // communities the first time; the legend follows.
+  function setColorBy(mode) {
+    colorBy = mode === "community" ? "community" : "type";
+    if (colorSel) colorSel.value = colorBy;
+    if (colorBy === "community" && !comm) {
+      status("Loading the communities…");
+      return fetch(cfg.communities_api).then(function (r) {
+        return r.json().then(function (body) {
+          if (!r.ok) throw new Error(body.error || r.statusText);
+          comm = { communities: body.communities, members: body.members, byId: {} };
+          body.communities.forEach(function (c) { comm.byId[c.id] = c; });
+          assignGroups();
+          recolor();
+        });
+      }).catch(function (err) {
+        colorBy = "type";
+        if (colorSel) colorSel.value = "type";
+        status("The communities could not be loaded: " + err.message);
+      });
+    }
+    recolor();
+    return Promise.resolve();
+  }
+  function recolor() {
+    buildLegend();
+    framesOff();
+    redraw();
+    updateStatus();
+  }
+  if (colorSel) colorSel.addEventListener("change", function () { setColorBy(colorSel.value); });
 
   // select centres a node and shows its panel. A node not drawn yet is
   // fetched with its neighbourhood first.
@@ -851,6 +999,7 @@
     else if (first.view === "communities") what = "its " + res.nodes.length + " communities, a node each sized by its members (click one to open it)";
     else if (res.truncated) what = "the best-connected nodes and their neighbours";
     setData(res, false, null, what);
+    if (colorBy === "community") setColorBy("community");
     // The focus is marked and its panel shown; the view fits the whole
     // neighbourhood around it.
     if (cfg.focus && !missing) select(cfg.focus, "nomove");

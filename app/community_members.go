@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+// CommunityMembersJSON says which community of one level each node of a
+// version is in, for the graph view's colouring by community: the level's
+// communities (largest first) and each node key's community id.
+type CommunityMembersJSON struct {
+	Levels      int                   `json:"levels"`
+	Level       int                   `json:"level"`
+	Communities []CommunityMemberInfo `json:"communities"`
+	Members     map[string]int        `json:"members"`
+}
+
+// CommunityMemberInfo names a community of CommunityMembersJSON.
+type CommunityMemberInfo struct {
+	ID    int    `json:"id"`
+	Title string `json:"title"`
+	Size  int    `json:"size"`
+}
+
+// CommunityMembers lists a version's communities of one level (0 is the
+// coarsest) with each node's, from the communities stored with the
+// version (detected over its graph when none are). A level beyond the
+// last is invalid.
+func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level int) (CommunityMembersJSON, error) {
+	r, ok := q.a.storedCommunities(ctx, v)
+	if !ok {
+		g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+		if err != nil {
+			return CommunityMembersJSON{}, err
+		}
+		r = q.a.communitiesOf(ctx, v, g)
+	}
+	out := CommunityMembersJSON{Levels: r.Levels, Level: level, Communities: []CommunityMemberInfo{}, Members: map[string]int{}}
+	if level < 0 || (level > 0 && level >= r.Levels) {
+		return out, extract.Errorf(extract.KindInvalid, "level %d: %s has %d levels (0 is the coarsest)", level, v.Label(), r.Levels)
+	}
+	for _, c := range r.Level(level) {
+		out.Communities = append(out.Communities, CommunityMemberInfo{ID: c.ID, Title: c.Title, Size: c.Size})
+		for _, k := range c.Members {
+			out.Members[k] = c.ID
+		}
+	}
+	return out, nil
+}
