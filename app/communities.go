@@ -14,7 +14,9 @@ import (
 )
 
 // CommunitiesJSON is a version's communities at one level, each with its
-// report (written without a model: see community.OfflineReport).
+// report: the model's when the run asked for model reports and one was
+// written (community.ModelReport), else written without a model
+// (community.OfflineReport).
 type CommunitiesJSON struct {
 	Version string `json:"version"`
 	// Levels is how many levels there are; Level the one listed (0 is the
@@ -26,6 +28,11 @@ type CommunitiesJSON struct {
 	Modularity      float64         `json:"modularity"`
 	LevelModularity []float64       `json:"level_modularity"`
 	Communities     []CommunityJSON `json:"communities"`
+	// ModelReports is how many communities (every level) have a model's
+	// report; ReportFallbacks how many the model was asked for but are
+	// reported offline (a malformed answer, a failed call).
+	ModelReports    int `json:"model_reports"`
+	ReportFallbacks int `json:"report_fallbacks"`
 }
 
 // CommunityJSON is one community with its report.
@@ -38,6 +45,11 @@ type CommunityJSON struct {
 	Title    string              `json:"title"`
 	Summary  string              `json:"summary"`
 	Findings []community.Finding `json:"findings"`
+	// Rating is the model's rating of the community's importance (0 to
+	// 10; absent for an offline report); ReportBy is who wrote the
+	// report, offline or model.
+	Rating   float64 `json:"rating,omitempty"`
+	ReportBy string  `json:"report_by"`
 }
 
 // Communities splits a version's graph into communities (Louvain with
@@ -49,7 +61,8 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 		return CommunitiesJSON{}, err
 	}
 	r := q.a.communitiesOf(ctx, v, g)
-	out := CommunitiesJSON{Version: v.Label(), Levels: r.Levels, Level: level, LevelModularity: r.Modularity, Communities: []CommunityJSON{}}
+	out := CommunitiesJSON{Version: v.Label(), Levels: r.Levels, Level: level, LevelModularity: r.Modularity, Communities: []CommunityJSON{},
+		ModelReports: len(r.Reports), ReportFallbacks: r.ReportFallbacks}
 	if out.LevelModularity == nil {
 		out.LevelModularity = []float64{}
 	}
@@ -60,13 +73,16 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 		return out, nil
 	}
 	out.Modularity = r.Modularity[level]
-	for _, c := range r.Level(level) {
-		rep := community.OfflineReport(c, g, 5)
+	cs := r.Level(level)
+	reps := r.ReportsOf(cs, g)
+	for i, c := range cs {
+		rep := reps[i]
 		if rep.Findings == nil {
 			rep.Findings = []community.Finding{}
 		}
 		out.Communities = append(out.Communities, CommunityJSON{ID: c.ID, Level: c.Level, Parent: c.Parent, Size: c.Size,
-			TopNodes: c.TopNodes, Title: c.Title, Summary: rep.Summary, Findings: rep.Findings})
+			TopNodes: c.TopNodes, Title: cmp.Or(rep.Title, c.Title), Summary: rep.Summary, Findings: rep.Findings,
+			Rating: rep.Rating, ReportBy: rep.By})
 	}
 	return out, nil
 }
@@ -154,26 +170,28 @@ func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) 
 func communityID(id int) string { return "community:" + strconv.Itoa(id) }
 
 // keepCommunities detects the communities of a version whose graph is
-// complete and stores them with it (g is the graph when the caller holds
-// it, else it is loaded). A failure is logged, not returned: communities
-// are detected again when asked.
-func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) {
+// complete, stores them with it (g is the graph when the caller holds
+// it, else it is loaded) and returns them. A failure to store is logged,
+// not returned: communities are detected again when asked.
+func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) community.Result {
 	if g == nil {
 		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
 			a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
-			return
+			return community.Result{}
 		}
 		g = &loaded
 	}
+	r := community.Detect(*g, community.Options{})
 	// Members on the finest level only: every node once (Expand).
-	data, err := json.Marshal(community.Detect(*g, community.Options{}).Compact())
+	data, err := json.Marshal(r.Compact())
 	if err == nil {
 		err = a.store.SaveCommunities(ctx, v.ID, string(data))
 	}
 	if err != nil {
 		a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
 	}
+	return r
 }
 
 // communitiesOf returns a version's stored communities, or detects them

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,11 @@ type QueryAnswer struct {
 	// Extractive marks an answer built without a model: the sentences of
 	// the retrieved passages that best match the question, cited.
 	Extractive bool `json:"extractive,omitempty"`
+	// Points are the key points a global answer was reduced from (the
+	// map step over the ranked reports), and Communities the ids of the
+	// communities it cites; both only in global mode with a model.
+	Points      []query.GlobalPoint `json:"points,omitempty"`
+	Communities []int               `json:"communities,omitempty"`
 }
 
 // QueryResult is the answer of the query API.
@@ -56,7 +62,9 @@ type QueryResult struct {
 	Entities  []query.Entity   `json:"entities"`
 	Relations []query.Relation `json:"relations"`
 	Chunks    []query.ChunkHit `json:"chunks"`
-	Answer    *QueryAnswer     `json:"answer,omitempty"`
+	// Reports are the community reports global mode read, best first.
+	Reports []query.ReportHit `json:"reports,omitempty"`
+	Answer  *QueryAnswer      `json:"answer,omitempty"`
 	// Note says why there is no answer (no provider, a failed call).
 	Note string `json:"note,omitempty"`
 
@@ -193,12 +201,27 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		}
 		return res, nil
 	}
+	areq := query.AnswerRequest{Question: in.Question, History: in.History, ResponseType: in.ResponseType, UserPrompt: in.UserPrompt, Mode: res.Mode}
+	if res.Mode == query.ModeGlobal && len(res.Reports) > 0 {
+		// GraphRAG's map-reduce over the ranked reports.
+		ga, err := query.GlobalAnswer(ctx, llmClient, areq, res.Reports)
+		if err != nil {
+			a.log.Warn("global answer", "version", v.ID, "err", err)
+			res.Note = "The model did not answer: " + extract.MessageOf(err)
+			return res, nil
+		}
+		if ga.Unreadable > 0 {
+			res.Note = fmt.Sprintf("%d of the model's key-point answers could not be read; their reports were left out.", ga.Unreadable)
+		}
+		res.Answer = &QueryAnswer{Text: ga.Text, Cited: citedChunks(qc, res.Reports, ga.Cited), Provider: in.Provider, Model: model,
+			Points: ga.Points, Communities: ga.Cited}
+		return res, nil
+	}
 	if qc.Empty() {
 		res.Note = "Nothing in the graph matches the question, so the model was not asked."
 		return res, nil
 	}
-	text, _, err := query.Answer(ctx, llmClient, query.AnswerRequest{Question: in.Question, History: in.History,
-		ResponseType: in.ResponseType, UserPrompt: in.UserPrompt, Mode: res.Mode}, qc)
+	text, _, err := query.Answer(ctx, llmClient, areq, qc)
 	if err != nil {
 		a.log.Warn("query answer", "version", v.ID, "err", err)
 		res.Note = "The model did not answer: " + extract.MessageOf(err)
@@ -209,6 +232,29 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Answer.Cited = []string{}
 	}
 	return res, nil
+}
+
+// citedChunks lists the references (C1, ...) of the context's passages
+// that the cited communities' report findings point at, in the order
+// they rank; never nil.
+func citedChunks(qc query.Context, reports []query.ReportHit, cited []int) []string {
+	in := map[extract.ChunkRef]bool{}
+	for _, r := range reports {
+		if slices.Contains(cited, r.Community) {
+			for _, f := range r.Findings {
+				for _, ref := range f.Chunks {
+					in[ref] = true
+				}
+			}
+		}
+	}
+	out := []string{}
+	for _, ch := range qc.Chunks {
+		if in[extract.ChunkRef{DocumentID: ch.DocumentID, Index: ch.Index}] {
+			out = append(out, ch.Ref)
+		}
+	}
+	return out
 }
 
 // search is the retrieval half of a query: it ranks the version's
@@ -264,7 +310,16 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	for i := range out.Chunks {
 		out.Chunks[i].Document = qc.titles[out.Chunks[i].DocumentID]
 	}
-	return out, nil
+	if in.Mode == query.ModeGlobal {
+		// The reports the communities' ranking read (a GET ranks them
+		// without vectors when the question was never embedded).
+		n := min(in.TopK, query.MaxGlobalReports)
+		res.Reports, err = qc.corpus.GlobalReports(ctx, emb, in.Question, n)
+		if errors.Is(err, embed.ErrNotCached) {
+			res.Reports, err = qc.corpus.GlobalReports(ctx, nil, in.Question, n)
+		}
+	}
+	return out, err
 }
 
 // queryClient builds the model client of the picked provider; without one

@@ -112,6 +112,14 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	}
 	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
+		if stp != nil {
+			// Their reports' vectors join their ranking.
+			rv, err := a.reportVectors(ctx, v, *stp, qc.corpus)
+			if err != nil {
+				return nil, err
+			}
+			qc.corpus.UseReportVectors(rv)
+		}
 	}
 	return qc, nil
 }

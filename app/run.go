@@ -192,13 +192,19 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		err = a.deriveRules(ctx, v)
 	}
 	if err == nil {
-		// The graph is complete: its communities are stored with it, and
-		// the vectorizer step (after every kind of run) embeds it. Both
-		// read it as loaded once.
+		// The graph is complete: its communities are stored with it (with
+		// the model's reports when the run asks for them), and the
+		// vectorizer step (after every kind of run) embeds it. They read
+		// it as loaded once.
 		var g extract.Graph
 		if g, err = a.store.LoadGraph(ctx, v.ID, false); err == nil {
-			a.keepCommunities(ctx, v, &g)
-			err = a.vectorize(ctx, v, &g)
+			r := a.keepCommunities(ctx, v, &g)
+			if v.Config.ModelReports() {
+				err = a.writeReports(ctx, v, r)
+			}
+			if err == nil {
+				err = a.vectorize(ctx, v, &g)
+			}
 		}
 	}
 	status, msg := record.StatusDone, ""

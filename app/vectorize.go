@@ -94,12 +94,13 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 }
 
 // vectorize is the vectorizer step of a run: it embeds the version's
-// chunks, nodes and edges (the schema's vector-indexed properties join the
-// node text) and stores the vectors with the calls, tokens and cached
-// texts it took. It embeds and stores vectorBatchTexts texts at a time, so
-// it holds one batch of vectors, not the version's; the search index is
-// built on the version's first search (vectorIndex), not here: a run
-// nobody queries pays nothing for it.
+// chunks, nodes, edges and community reports (the schema's
+// vector-indexed properties join the node text) and stores the vectors
+// with the calls, tokens and cached texts it took. It embeds and stores
+// vectorBatchTexts texts at a time, so it holds one batch of vectors,
+// not the version's; the search index is built on the version's first
+// search (vectorIndex), not here: a run nobody queries pays nothing for
+// it.
 //
 // The offline embedder's vectors are not stored: they are a hash of the
 // text, computed faster than they are read back, so a version records only
@@ -165,8 +166,10 @@ func derivedEmbedder(emb extract.Embedder) bool {
 
 // vectorTexts lists what a version's vectors embed, in query.Vectorize's
 // order (chunks, then each node key once, then each distinct edge text
-// once, query.EdgeVectorKey), and the schema's vector-indexed properties
-// that join a node's text. What have holds is not read again.
+// once, query.EdgeVectorKey), then the reports of the communities global
+// search reads (query.ReportedCommunities, keyed by community id), and the
+// schema's vector-indexed properties that join a node's text. What have
+// holds is not read again.
 func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
 	g := have.graph
 	if g == nil {
@@ -196,9 +199,11 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRea
 		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
 	}
 	seen := map[string]bool{}
+	nodes := 0
 	for i, n := range g.Nodes {
 		if !seen[n.Key] {
 			seen[n.Key] = true
+			nodes++
 			items = append(items, vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
 		}
 	}
@@ -207,6 +212,12 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRea
 			seen["\x00"+k] = true
 			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
 		}
+	}
+	// The reports of the communities global search reads.
+	r := a.communitiesOf(ctx, v, *g)
+	cs := query.ReportedCommunities(r, nodes)
+	for i, rep := range r.ReportsOf(cs, *g) {
+		items = append(items, vectorText{kind: store.VectorReport, key: strconv.Itoa(cs[i].ID), report: query.ReportText(rep)})
 	}
 	clear(seen)
 	return items, props, nil
@@ -224,17 +235,20 @@ type versionRead struct {
 // a time.
 const vectorBatchTexts = 512
 
-// vectorText is one text the vectorizer embeds: a chunk, a node or an
-// edge of the version.
+// vectorText is one text the vectorizer embeds: a chunk, a node, an
+// edge or a community report of the version.
 type vectorText struct {
 	kind, key string
 	chunk     extract.Chunk
 	node      *extract.Node
 	edge      *extract.Edge
+	report    string
 }
 
 func (t vectorText) text(props query.VectorProps) string {
 	switch {
+	case t.kind == store.VectorReport:
+		return t.report
 	case t.node != nil:
 		return query.NodeText(*t.node, props[t.node.Type])
 	case t.edge != nil:

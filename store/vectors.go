@@ -6,6 +6,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/embedding"
+	"github.com/kgstudio/kgstudio/ent/predicate"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -17,11 +18,14 @@ const (
 	VectorChunk = "chunk"
 	VectorNode  = "node"
 	VectorEdge  = "edge"
+	// VectorReport is a community report's vector, keyed by the
+	// community's id.
+	VectorReport = "report"
 )
 
 // VectorItem is one stored embedding of a version: Kind is VectorChunk,
-// VectorNode or VectorEdge; Key names the chunk ("documentID:index"), the
-// node (its key) or the edge.
+// VectorNode, VectorEdge or VectorReport; Key names the chunk
+// ("documentID:index"), the node (its key), the edge or the community.
 type VectorItem struct {
 	Kind   string
 	Key    string
@@ -176,7 +180,16 @@ func (s *Store) VectorCounts(ctx context.Context, versionID int) (map[string]int
 
 // Vectors returns a version's stored vectors.
 func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error) {
-	rows, err := s.client.Vector.Query().Where(vector.VersionID(versionID)).Order(ent.Asc(vector.FieldID)).All(ctx)
+	return s.vectorsWhere(ctx, vector.VersionID(versionID))
+}
+
+// KindVectors returns a version's stored vectors of one kind.
+func (s *Store) KindVectors(ctx context.Context, versionID int, kind string) ([]VectorItem, error) {
+	return s.vectorsWhere(ctx, vector.VersionID(versionID), vector.KindEQ(vector.Kind(kind)))
+}
+
+func (s *Store) vectorsWhere(ctx context.Context, where ...predicate.Vector) ([]VectorItem, error) {
+	rows, err := s.client.Vector.Query().Where(where...).Order(ent.Asc(vector.FieldID)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "vectors")
 	}

@@ -100,6 +100,29 @@ func TestStore_Vectors(t *testing.T) {
 	})
 }
 
+// TestStore_KindVectors: community reports' vectors are stored beside the
+// others and read back by kind.
+func TestStore_KindVectors(t *testing.T) {
+	t.Parallel()
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		doc := mustDoc(t, s, "marley.txt", "Marley was dead. Scrooge signed it.")
+		v := finishedVersion(t, s, "carol", extract.DefaultConfig(), doc)
+		reports := []store.VectorItem{{Kind: store.VectorReport, Key: "3", Vector: []float32{0.5, 0.25, -1}},
+			{Kind: store.VectorReport, Key: "7", Vector: []float32{1, 0, 0}}}
+		items := append(vectorItems(2), reports...)
+		if err := s.SaveVectors(ctx, v.ID, record.VectorStats{Embedder: "openai", Model: "m1", Dimensions: 3}, items); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.KindVectors(ctx, v.ID, store.VectorReport); err != nil || !equalItems(got, reports) {
+			t.Fatalf("report vectors %+v (%v)", got, err)
+		}
+		if got, err := s.KindVectors(ctx, v.ID, store.VectorChunk); err != nil || len(got) != 2 {
+			t.Fatalf("chunk vectors: %d (%v)", len(got), err)
+		}
+	})
+}
+
 func TestStore_EmbeddingCache(t *testing.T) {
 	t.Parallel()
 	forEachDB(t, func(t *testing.T, s *store.Store) {

@@ -38,6 +38,9 @@ func cmdCommunities(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "%s: %s; level %d has %s, modularity %.3f\n", out.Version, plural(out.Levels, "level"), out.Level,
 		plural(len(out.Communities), "community"), out.Modularity)
+	if out.ModelReports > 0 || out.ReportFallbacks > 0 {
+		fmt.Fprintf(stdout, "reports: %d by the model, %d reported offline because the model's answer could not be had\n", out.ModelReports, out.ReportFallbacks)
+	}
 	for _, c := range out.Communities {
 		fmt.Fprintf(stdout, "%d\t%s\t%s\n", c.ID, plural(c.Size, "node"), c.Title)
 	}

@@ -561,7 +561,7 @@ var (
 	VectorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "version_id", Type: field.TypeInt},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"chunk", "node", "edge"}},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"chunk", "node", "edge", "report"}},
 		{Name: "key", Type: field.TypeString, Size: 2147483647},
 		{Name: "model", Type: field.TypeString},
 		{Name: "vector", Type: field.TypeBytes},

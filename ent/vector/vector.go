@@ -52,9 +52,10 @@ type Kind string
 
 // Kind values.
 const (
-	KindChunk Kind = "chunk"
-	KindNode  Kind = "node"
-	KindEdge  Kind = "edge"
+	KindChunk  Kind = "chunk"
+	KindNode   Kind = "node"
+	KindEdge   Kind = "edge"
+	KindReport Kind = "report"
 )
 
 func (k Kind) String() string {
@@ -64,7 +65,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindChunk, KindNode, KindEdge:
+	case KindChunk, KindNode, KindEdge, KindReport:
 		return nil
 	default:
 		return fmt.Errorf("vector: invalid enum value for kind field: %q", k)

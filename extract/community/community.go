@@ -30,6 +30,12 @@ type Result struct {
 	// Modularity is each level's modularity, level 0 first.
 	Modularity  []float64   `json:"modularity"`
 	Communities []Community `json:"communities"`
+	// Reports are the reports a model wrote (see ModelReport); the other
+	// communities are reported offline (ReportOf).
+	Reports []Report `json:"reports,omitempty"`
+	// ReportFallbacks counts the communities whose model report could not
+	// be had (a malformed answer, a failed call) and are reported offline.
+	ReportFallbacks int `json:"report_fallbacks,omitempty"`
 }
 
 // Level returns the communities of one level, largest first.
@@ -165,40 +171,126 @@ type Finding struct {
 	Chunks []extract.ChunkRef `json:"chunks"`
 }
 
-// Report describes a community without a model: its title, a summary
-// naming its main members and their types, and findings from its
-// strongest relations (the relation's description, which an offline run
-// takes from the sentence that states it, with its passages).
+// Report describes a community. Without a model (OfflineReport): its
+// title, a summary naming its main members and their types, and findings
+// from its strongest relations (the relation's description, which an
+// offline run takes from the sentence that states it, with its
+// passages). A model's report (ModelReport) has its own title, summary
+// and findings, and rates the community's importance.
 type Report struct {
 	Community int       `json:"community"`
 	Title     string    `json:"title"`
 	Summary   string    `json:"summary"`
 	Findings  []Finding `json:"findings"`
+	// Rating is a model's rating of the community's importance, 0 to 10
+	// (0 for an offline report).
+	Rating float64 `json:"rating,omitempty"`
+	// By says who wrote it: ByOffline or ByModel.
+	By string `json:"by"`
+}
+
+// Text is what a report says, as one text: its title, summary and
+// findings, for search to rank and embed.
+func (r Report) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Title)
+	b.WriteString(".\n")
+	b.WriteString(r.Summary)
+	for _, f := range r.Findings {
+		b.WriteString("\n")
+		b.WriteString(f.Text)
+	}
+	return b.String()
+}
+
+// ReportsOf are the reports of cs: the model's, for those it wrote one
+// for, the others written offline from g (one pass over it).
+func (r Result) ReportsOf(cs []Community, g extract.Graph) []Report {
+	model := make(map[int]Report, len(r.Reports))
+	for _, rep := range r.Reports {
+		model[rep.Community] = rep
+	}
+	out := make([]Report, len(cs))
+	var offline []Community
+	var at []int
+	for i, c := range cs {
+		if rep, ok := model[c.ID]; ok {
+			out[i] = rep
+			continue
+		}
+		offline = append(offline, c)
+		at = append(at, i)
+	}
+	if len(offline) > 0 {
+		for j, rep := range OfflineReports(offline, g, 5) {
+			out[at[j]] = rep
+		}
+	}
+	return out
 }
 
 // OfflineReport writes c's report from g (at most maxFindings findings).
 func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
+	return OfflineReports([]Community{c}, g, maxFindings)[0]
+}
+
+// OfflineReports writes the reports of cs from g in one pass over its
+// nodes and edges (each as OfflineReport would).
+func OfflineReports(cs []Community, g extract.Graph, maxFindings int) []Report {
 	maxFindings = cmp.Or(maxFindings, 5)
-	in := make(map[string]bool, len(c.Members))
-	for _, k := range c.Members {
-		in[k] = true
+	// The communities of each node (several when cs span levels).
+	of := map[string][]int{}
+	for i, c := range cs {
+		for _, k := range c.Members {
+			of[k] = append(of[k], i)
+		}
 	}
-	types := map[string]int{}
-	names := map[string]string{}
-	for _, n := range g.Nodes {
-		if in[n.Key] {
-			names[n.Key] = cmp.Or(n.Name, n.Key)
+	types := make([]map[string]int, len(cs))
+	names := make([]map[string]string, len(cs))
+	lone := make([][]int, len(cs)) // positions of members with mentions
+	for i := range cs {
+		types[i], names[i] = map[string]int{}, map[string]string{}
+	}
+	for p, n := range g.Nodes {
+		for _, i := range of[n.Key] {
+			names[i][n.Key] = cmp.Or(n.Name, n.Key)
 			if n.Type != "" {
-				types[n.Type]++
+				types[i][n.Type]++
+			}
+			if len(n.Mentions) > 0 {
+				lone[i] = append(lone[i], p)
 			}
 		}
 	}
+	// The relations inside each community, in the graph's order.
+	inside := make([][]int, len(cs))
+	for p, e := range g.Edges {
+		if e.Source == e.Target {
+			continue
+		}
+		for _, i := range of[e.Source] {
+			if slices.Contains(of[e.Target], i) {
+				inside[i] = append(inside[i], p)
+			}
+		}
+	}
+	out := make([]Report, len(cs))
+	for i, c := range cs {
+		out[i] = offlineReport(c, g, maxFindings, types[i], names[i], inside[i], lone[i])
+	}
+	return out
+}
+
+// offlineReport writes one community's report from what OfflineReports
+// gathered of it: its types, its members' names, the positions of its
+// inner edges and of its members with mentions.
+func offlineReport(c Community, g extract.Graph, maxFindings int, types map[string]int, names map[string]string, inside, lone []int) Report {
 	tl := slices.SortedFunc(maps.Keys(types), func(a, b string) int { return cmp.Or(cmp.Compare(types[b], types[a]), strings.Compare(a, b)) })
 	var parts []string
 	for _, t := range tl[:min(3, len(tl))] {
 		parts = append(parts, fmt.Sprintf("%d %s", types[t], t))
 	}
-	r := Report{Community: c.ID, Title: c.Title}
+	r := Report{Community: c.ID, Title: c.Title, By: ByOffline}
 	r.Summary = fmt.Sprintf("%d members around %s", c.Size, strings.Join(c.TopNodes, ", "))
 	if c.Size == 1 {
 		r.Summary = "One member, " + strings.Join(c.TopNodes, ", ")
@@ -208,11 +300,9 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 	}
 	r.Summary += "."
 	// The relations inside the community, heaviest first.
-	var es []extract.Edge
-	for _, e := range g.Edges {
-		if in[e.Source] && in[e.Target] && e.Source != e.Target {
-			es = append(es, e)
-		}
+	es := make([]extract.Edge, len(inside))
+	for j, p := range inside {
+		es[j] = g.Edges[p]
 	}
 	slices.SortStableFunc(es, func(a, b extract.Edge) int { return cmp.Compare(b.Weight, a.Weight) })
 	seen := map[string]bool{}
@@ -238,10 +328,8 @@ func OfflineReport(c Community, g extract.Graph, maxFindings int) Report {
 	// linked only through others) is reported by its members' own
 	// descriptions and the passages that mention them.
 	if len(r.Findings) == 0 {
-		for _, n := range g.Nodes {
-			if !in[n.Key] || len(n.Mentions) == 0 {
-				continue
-			}
+		for _, p := range lone {
+			n := g.Nodes[p]
 			text := strings.TrimSpace(n.Description)
 			if text == "" {
 				text = cmp.Or(n.Name, n.Key)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/community"
+	"github.com/kgstudio/kgstudio/extract/embed"
 )
 
 // TestSearch_GlobalReadsCommunities: global search takes the passages of
@@ -99,4 +100,64 @@ func globalTopics() (extract.Graph, map[extract.ChunkRef]extract.Chunk) {
 		}
 	}
 	return g, chunks
+}
+
+// TestSearch_GlobalReadsReportVectors: a question none of the
+// communities' words match ranks them by their reports' vectors when
+// they have them: the whaling community's report comes first, and its
+// passage is found; without the vectors it is not.
+func TestSearch_GlobalReadsReportVectors(t *testing.T) {
+	ctx := context.Background()
+	g, chunks := globalTopics()
+	r := community.Detect(g, community.Options{})
+	list := make([]extract.Chunk, 0, len(chunks))
+	for i := range len(chunks) {
+		list = append(list, chunks[extract.ChunkRef{DocumentID: 1, Index: i}])
+	}
+	vecs, _, err := Vectorize(ctx, embed.Offline{}, g, list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCorpus := func() *Corpus {
+		c := NewCorpus(g, chunks, NewVectorIndex(vecs))
+		c.UseCommunities(r)
+		return c
+	}
+	// The reports' texts say what the members' names and descriptions do
+	// not.
+	whaling := -1
+	texts := map[int]string{}
+	for _, cm := range r.Level(GlobalLevel(r, len(g.Nodes))) {
+		texts[cm.ID] = "A story of " + cm.Title
+		if slices.Contains(cm.TopNodes, "Ishmael") {
+			whaling, texts[cm.ID] = cm.ID, "Whaling voyages: a crew hunting the white whale across the oceans."
+		}
+	}
+	rv := ReportVectors{Model: embed.OfflineModel, Vectors: map[int][]float32{}}
+	for id, text := range texts {
+		v, _, err := embed.Offline{}.Embed(ctx, []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rv.Vectors[id] = v[0]
+	}
+	q := "Tell me about the whaling voyages."
+	with := newCorpus()
+	with.UseReportVectors(rv)
+	hits, err := with.GlobalReports(ctx, embed.Offline{}, q, 4)
+	if err != nil || len(hits) == 0 || hits[0].Community != whaling || hits[0].Score <= 0 {
+		t.Fatalf("with vectors: %+v (%v), want community %d first", hits, err, whaling)
+	}
+	res, err := with.Search(ctx, embed.Offline{}, Request{Question: q, Mode: ModeGlobal, TopK: 10})
+	if err != nil || len(res.Entities) == 0 || !strings.Contains("Captain Ahab Ishmael Queequeg Starbuck", res.Entities[0].Name) {
+		t.Fatalf("with vectors, global search found %+v (%v)", res.Entities, err)
+	}
+	without := newCorpus()
+	hits, err = without.GlobalReports(ctx, embed.Offline{}, q, 4)
+	if err != nil || len(hits) == 0 || hits[0].Score != 0 {
+		t.Fatalf("without vectors: %+v (%v), want no community matched", hits, err)
+	}
+	if res, _ := without.Search(ctx, embed.Offline{}, Request{Question: q, Mode: ModeGlobal, TopK: 10}); len(res.Entities) != 0 {
+		t.Fatalf("without vectors, global search found %+v", res.Entities)
+	}
 }
