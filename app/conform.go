@@ -15,7 +15,9 @@ import (
 // kind the schema has no type for as off-schema (Properties["off_schema"],
 // counted in the version's off-schema figure), as the schema strategy does
 // for a model's answers. Relations are not constrained: nlp labels edges
-// with verbs.
+// with verbs. The values of the schema's standard-type properties in the
+// text (phone numbers, e-mail addresses, ...) become nodes linked from
+// their owners (schema.LinkStandard), as KAG makes them.
 
 // schemaNLP builds the offline extractor for a run pinned to a schema.
 func (a *App) schemaNLP(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
@@ -61,10 +63,16 @@ func (c conformTypes) Extract(ctx context.Context, doc extract.Document, ch extr
 	if err != nil {
 		return res, err
 	}
+	// Values of the schema's standard-type properties become nodes, as
+	// KAG makes them (a Person's phone: STD.ChinaMobile).
+	c.sc.LinkStandard(&res.Graph, ch)
 	for i := range res.Graph.Nodes {
 		n := &res.Graph.Nodes[i]
 		if t, ok := c.sc.Lookup(n.Type); ok {
 			n.Type = t.Name
+			continue
+		}
+		if _, ok := schema.StandardName(n.Type); ok {
 			continue
 		}
 		props := make(map[string]any, len(n.Properties)+1)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // Result is what one document maps to.
@@ -367,7 +368,11 @@ func (b *builder) mapNodes(header []string, rows []record) {
 			}
 			if target != nil {
 				for _, v := range splitMulti(cell) {
-					dk := b.node(target.Name, v, v, b.mention(r.cell(b.doc.Content, i, v)))
+					id := v
+					if std, ok := schema.StandardName(target.Name); ok {
+						id = schema.StandardValue(std, v) // "138-0013-8000" is 13800138000
+					}
+					dk := b.node(target.Name, id, id, b.mention(r.cell(b.doc.Content, i, v)))
 					b.edge(key, h, dk, nil, b.rowMention(r))
 				}
 				continue

@@ -99,8 +99,16 @@ func standardSpec(name string) *TypeSpec {
 // node finds or creates the node for name of category.
 func (b *builder) node(name, category string) *extract.Node {
 	typ, spec := b.typeOf(category)
+	surface := name
+	if std, ok := schema.StandardName(typ); ok {
+		// One value written two ways is one node ("138-0013-8000").
+		name = schema.StandardValue(std, name)
+	}
 	key := nodeKey(name, typ)
 	if n, ok := b.nodes[key]; ok {
+		if surface != name {
+			b.link(surface, n)
+		}
 		return n
 	}
 	n := &extract.Node{Key: key, Name: name, Type: typ, Properties: map[string]any{}}
@@ -111,6 +119,9 @@ func (b *builder) node(name, category string) *extract.Node {
 	b.nodes[key] = n
 	b.order = append(b.order, key)
 	b.link(name, n)
+	if surface != name {
+		b.link(surface, n)
+	}
 	return n
 }
 

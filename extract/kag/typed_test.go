@@ -59,7 +59,7 @@ func TestExtractor_SameNameTwoTypes(t *testing.T) {
 
 // A property of a standard type becomes a node of its own linked from its
 // owner, as KAG does (a User's phone is an STD.ChinaMobile node): two
-// people who share a number meet at its node.
+// people who share a number meet at its node, however each wrote it.
 func TestExtractor_StandardTypeProperty(t *testing.T) {
 	types := []kag.TypeSpec{
 		{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "phone", Type: "STD.ChinaMobile"}, {Name: "age", Type: "Integer"}}},
@@ -67,7 +67,7 @@ func TestExtractor_StandardTypeProperty(t *testing.T) {
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "belongs to one of the schema types", Text: `{"entities": [
 			{"name": "Li Lei", "category": "Person", "properties": [{"name": "phone", "values": ["13800138000"]}, {"name": "age", "values": ["30"]}]},
-			{"name": "Han Meimei", "category": "Person", "properties": [{"name": "phone", "values": ["13800138000"]}]}]}`},
+			{"name": "Han Meimei", "category": "Person", "properties": [{"name": "phone", "values": ["+86 138-0013-8000"]}]}]}`},
 		{Contains: "give its official name", Text: `{"entities": []}`},
 		{Contains: "Find the relations", Text: `[]`},
 	}})
