@@ -216,6 +216,11 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 	if res := getQueryJSON(t, a, v.ID, partnerQuestion, "keywords", "model"); res.Answer == nil || !res.Answer.Extractive || srv.Count() != 0 {
 		t.Fatalf("GET of the query API: answer %+v, %d model calls", res.Answer, srv.Count())
 	}
+	// Global mode too: a GET ranks the community reports, and maps and
+	// reduces none of them.
+	if res := getQueryJSON(t, a, v.ID, partnerQuestion, "mode", "global"); len(res.Reports) == 0 || res.Answer == nil || !res.Answer.Extractive || srv.Count() != 0 {
+		t.Fatalf("GET of global: %d reports, answer %+v, %d model calls", len(res.Reports), res.Answer, srv.Count())
+	}
 	if m := doc.Find(`[data-testid="query-form"]`).AttrOr("method", ""); m != "post" {
 		t.Fatalf("the Ask form uses %q, want post", m)
 	}

@@ -195,7 +195,7 @@ func parseReport(text string, facts map[string][]extract.ChunkRef) (Report, erro
 		return Report{}, fmt.Errorf("%w: no title or summary", ErrMalformed)
 	}
 	rating, err := strconv.ParseFloat(strings.Trim(string(a.Rating), `" `), 64)
-	if err != nil || rating < 0 || rating > 10 {
+	if err != nil || !(rating >= 0 && rating <= 10) { // NaN too
 		return Report{}, fmt.Errorf("%w: the rating is not a number from 0 to 10", ErrMalformed)
 	}
 	r.Rating = rating

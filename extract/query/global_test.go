@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/embed"
+	"github.com/kgstudio/kgstudio/extract/llm"
 )
 
 // TestSearch_GlobalReadsCommunities: global search takes the passages of
@@ -159,5 +161,54 @@ func TestSearch_GlobalReadsReportVectors(t *testing.T) {
 	}
 	if res, _ := without.Search(ctx, embed.Offline{}, Request{Question: q, Mode: ModeGlobal, TopK: 10}); len(res.Entities) != 0 {
 		t.Fatalf("without vectors, global search found %+v", res.Entities)
+	}
+}
+
+// mapReduce answers map calls by the communities they show and the
+// reduce call with a fixed text, counting the calls.
+type mapReduce struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (m *mapReduce) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
+	m.mu.Lock()
+	m.calls++
+	m.mu.Unlock()
+	user := req.Messages[len(req.Messages)-1].Content
+	text := "Engines matter most [Community 1] and whaling [Communities 9 and 99]."
+	switch {
+	case strings.Contains(user, "Community 5 "):
+		text = "no JSON here"
+	case strings.Contains(user, "Community 1 "):
+		text = `{"points": [{"text": "Engines matter most.", "score": 80, "communities": [1, 7]}, {"text": "Nothing.", "score": 0, "communities": [1]}]}`
+	case strings.Contains(user, "Reports:"):
+		text = `{"points": [{"text": "Whaling too.", "score": 40, "communities": [9, 99]}]}`
+	}
+	return llm.Response{Text: text, Record: extract.CallRecord{Key: fmt.Sprint(m.calls)}}, nil
+}
+
+// TestGlobalAnswer: batches of four reports are mapped to points (a
+// point keeps only the communities of its batch, one scored 0 is
+// dropped, an unreadable batch is counted), the points are reduced best
+// first, and the answer's citations of known communities are listed.
+func TestGlobalAnswer(t *testing.T) {
+	var reports []ReportHit
+	for _, id := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9} {
+		reports = append(reports, ReportHit{Size: 3, Report: community.Report{Community: id, Title: fmt.Sprint("c", id), Summary: "s"}})
+	}
+	client := &mapReduce{}
+	got, err := GlobalAnswer(context.Background(), client, AnswerRequest{Question: "What are the themes?"}, reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client.calls != 4 || len(got.Calls) != 4 || got.Unreadable != 1 {
+		t.Fatalf("%d calls (%d recorded), %d unreadable: want 3 maps, a reduce and 1 unreadable", client.calls, len(got.Calls), got.Unreadable)
+	}
+	if len(got.Points) != 2 || got.Points[0].Score != 80 || fmt.Sprint(got.Points[0].Communities) != "[1]" || fmt.Sprint(got.Points[1].Communities) != "[9]" {
+		t.Fatalf("points %+v", got.Points)
+	}
+	if fmt.Sprint(got.Cited) != "[1 9]" || !strings.HasPrefix(got.Text, "Engines matter most") {
+		t.Fatalf("answer %q cites %v", got.Text, got.Cited)
 	}
 }
