@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -210,9 +211,15 @@ func versionParam(c echo.Context) (int, error) {
 	return intParam(c, "n")
 }
 
-// newSchema opens the editor on an empty schema.
+// newSchema opens the editor on an empty schema, with the suggestion
+// from documents unfolded.
 func (h *Handler) newSchema(c echo.Context) error {
 	e := editorView("", 0, "", &schema.Schema{}, nil)
+	var err error
+	if e.Docs, err = h.suggestDocs(c.Request().Context(), nil); err != nil {
+		return err
+	}
+	e.SuggestOpen = true
 	return h.page(c, "schemas", "New schema", web.SchemaEditorPage(e))
 }
 
@@ -226,7 +233,85 @@ func (h *Handler) editSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, "schemas", "Edit "+name, web.SchemaEditorPage(editorView(name, n, "", sc, nil)))
+	e := editorView(name, n, "", sc, nil)
+	if e.Docs, err = h.suggestDocs(c.Request().Context(), nil); err != nil {
+		return err
+	}
+	return h.page(c, "schemas", "Edit "+name, web.SchemaEditorPage(e))
+}
+
+// suggestMaxDocs bounds the documents a schema is suggested from at once.
+const suggestMaxDocs = 20
+
+// suggestDocs lists the newest stored documents for the editor's
+// suggestion box, those picked checked.
+func (h *Handler) suggestDocs(ctx context.Context, picked map[int]bool) ([]web.DocChoice, error) {
+	docs, err := h.app.Documents.List(ctx, 200)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.DocChoice, len(docs))
+	for i, d := range docs {
+		out[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID]}
+	}
+	return out, nil
+}
+
+// suggest drafts a schema from the picked documents (Schemas.Suggest,
+// offline, nothing stored) and adds its types to the working copy sc:
+// all of them to an empty copy, else those it lacks (by name). It answers
+// the editor's message and the field to focus.
+func (h *Handler) suggest(c echo.Context, name string, picked []int, sc *schema.Schema) (string, string, error) {
+	if len(picked) == 0 {
+		return "Pick one or more documents to suggest a schema from.", web.OpValue("suggest"), nil
+	}
+	if len(picked) > suggestMaxDocs {
+		return fmt.Sprintf("Pick at most %d documents; a draft needs only a sample.", suggestMaxDocs), web.OpValue("suggest"), nil
+	}
+	release, err := h.enterHeavy(c)
+	if err != nil {
+		return "", "", err
+	}
+	defer release()
+	ctx := c.Request().Context()
+	docs := make([]extract.Document, 0, len(picked))
+	size := 0
+	for _, id := range picked {
+		d, err := h.app.Documents.Get(ctx, id)
+		if err != nil {
+			return "", "", err
+		}
+		if size += len(d.Content); size > h.maxUpload() {
+			return fmt.Sprintf("The documents picked hold more than %s; pick fewer.", web.HumanBytes(h.maxUpload())), web.OpValue("suggest"), nil
+		}
+		docs = append(docs, d)
+	}
+	draft, err := h.app.Schemas.Suggest(ctx, cmp.Or(name, "Draft"), docs)
+	if err != nil {
+		return "", "", err
+	}
+	have := map[string]bool{}
+	for _, t := range sc.Types {
+		have[strings.ToLower(t.Name)] = true
+	}
+	first := len(sc.Types)
+	var added []string
+	for _, t := range draft.Types {
+		if have[strings.ToLower(t.Name)] {
+			continue
+		}
+		sc.Types = append(sc.Types, t)
+		added = append(added, t.Name)
+	}
+	if sc.Description == "" {
+		sc.Description = draft.Description
+	}
+	if len(added) == 0 {
+		return fmt.Sprintf("The %s suggested no type the schema lacks.", web.Count(len(docs), "document", "documents")), web.OpValue("suggest"), nil
+	}
+	msg := fmt.Sprintf("Drafted %s from %s: %s. Review them, then press Save version; nothing is saved until then.",
+		web.Count(len(added), "type", "types"), web.Count(len(docs), "document", "documents"), strings.Join(added, ", "))
+	return msg, web.TypeField(first, "name"), nil
 }
 
 // postEditor applies one editor action to the posted working copy: add or
@@ -244,7 +329,20 @@ func (h *Handler) postEditor(c echo.Context) error {
 	op, idx := parseOp(form.Get("op"))
 	var problems []schema.Problem
 	msg, focus := "", ""
+	picked := map[int]bool{}
+	var pickedIDs []int
+	for _, s := range form["suggest_doc"] {
+		if id, err := strconv.Atoi(s); err == nil && id > 0 && !picked[id] {
+			picked[id] = true
+			pickedIDs = append(pickedIDs, id)
+		}
+	}
 	switch op {
+	case "suggest":
+		// A draft fills the working copy; only Save stores it.
+		if msg, focus, err = h.suggest(c, name, pickedIDs, sc); err != nil {
+			return err
+		}
 	case "add-type":
 		sc.Types = append(sc.Types, schema.EntityType{Kind: schema.KindEntity})
 		focus = web.TypeField(len(sc.Types)-1, "name")
@@ -319,6 +417,10 @@ func (h *Handler) postEditor(c echo.Context) error {
 	}
 	e := editorView(name, from, note, sc, problems)
 	e.Message, e.Focus, e.Dirty = msg, focus, true
+	if e.Docs, err = h.suggestDocs(c.Request().Context(), picked); err != nil {
+		return err
+	}
+	e.SuggestOpen = op == "suggest"
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity

@@ -100,6 +100,11 @@ type SchemaEditor struct {
 	// Name is the schema's name; New means it can still be chosen.
 	Name string
 	New  bool
+	// Docs are the stored documents a draft can be suggested from (the
+	// newest first, those picked checked); SuggestOpen unfolds the
+	// suggestion box.
+	Docs        []DocChoice
+	SuggestOpen bool
 	// From is the version the working copy started from (0 for none).
 	From        int
 	Namespace   string

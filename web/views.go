@@ -171,6 +171,9 @@ func hasPrompts(f RunForm) bool {
 	return false
 }
 
+// Count is count for the handlers' messages.
+func Count(n int, singular, plural string) string { return count(n, singular, plural) }
+
 // count writes n with a noun, singular for exactly one: "1 node",
 // "3 nodes". plural is the noun's plural form.
 func count(n int, singular, plural string) string {

@@ -1,0 +1,147 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// suggestDocs are two short news items naming people and organizations.
+var suggestDocs = []string{
+	`Maria Lopez joined Acme Corporation in March. Maria Lopez now leads the research team at Acme Corporation in Boston.
+Daniel Kim left Globex Industries last year. Daniel Kim founded Initech Software with Sarah Chen.`,
+	`Sarah Chen works for Initech Software. Sarah Chen met Maria Lopez at a conference in Chicago.
+Globex Industries hired Daniel Kim again in June. Acme Corporation and Globex Industries signed an agreement in Boston.`,
+}
+
+// mustSuggestDocs stores the sample documents.
+func mustSuggestDocs(t *testing.T, a *testApp) []extract.Document {
+	t.Helper()
+	var out []extract.Document
+	for i, text := range suggestDocs {
+		d, err := extract.ReadDocument("news"+strconv.Itoa(i+1)+".txt", []byte(text), extract.DefaultMaxBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _, err = a.Store.AddDocument(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func schemaCount(t *testing.T, a *testApp) int {
+	t.Helper()
+	list, err := a.App.Schemas.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
+}
+
+// TestSchemaEditor_Suggest: "Suggest from documents" in the new-schema
+// editor drafts Person and Organization types from two picked documents
+// into the form without storing anything; Save stores the draft.
+func TestSchemaEditor_Suggest(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	mustSuggestDocs(t, a)
+	typeNames := func() []string {
+		t.Helper()
+		names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll('#editor input[name^="types["]')].filter(i => /^types\[\d+\]\.name$/.test(i.name)).map(i => i.value)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(a.Server.URL+"/schemas/new"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="suggest"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.kgMarker = 1; document.querySelectorAll('[data-testid="suggest-doc"]').forEach(c => c.checked = true)`),
+		chromedp.Click(chromedp.CSS(`[data-testid="suggest"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="editor-message"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="editor-message"]`)))
+	names := typeNames()
+	joined := strings.Join(names, " ")
+	if !strings.Contains(joined, "Person") || !strings.Contains(joined, "Organization") {
+		t.Fatalf("drafted types %q (message %q)", names, msg)
+	}
+	if marker, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgMarker || 0`)); marker != 1 {
+		t.Fatal("the suggestion reloaded the page instead of filling the form")
+	}
+	if n := schemaCount(t, a); n != 0 {
+		t.Fatalf("%d schemas stored before Save", n)
+	}
+	// Leaving now would lose the draft: the page asks first.
+	if asks, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){ var e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`)); err != nil || !asks {
+		t.Fatalf("leaving with the unsaved draft does not ask: %v %v", asks, err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="schema-name"]`), "News"),
+		chromedp.Click(chromedp.CSS(`[data-testid="save"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="history"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := schemaCount(t, a); n != 1 {
+		t.Fatalf("%d schemas after Save, want 1", n)
+	}
+}
+
+// TestSchemaEditor_SuggestForm: the suggestion is a POST of the editor
+// that stores nothing: without a pick it asks for one; a draft keeps the
+// types the working copy has; GET does not suggest.
+func TestSchemaEditor_SuggestForm(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	docs := mustSuggestDocs(t, a)
+	resp, doc := a.PostForm(t, "/schemas/editor", url.Values{"op": {"suggest"}, "schema": {"x"}, "from": {"0"}})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(doc.Find(`[data-testid="editor-message"]`).Text(), "Pick one or more documents") {
+		t.Fatalf("no pick: %d %q", resp.StatusCode, doc.Find(`[data-testid="editor-message"]`).Text())
+	}
+	form := url.Values{"op": {"suggest"}, "schema": {"x"}, "from": {"0"}, "types[0].name": {"Person"}, "types[0].description": {"mine"},
+		"suggest_doc": {strconv.Itoa(docs[0].ID), strconv.Itoa(docs[1].ID)}}
+	resp, doc = a.PostForm(t, "/schemas/editor", form)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if v, _ := doc.Find(`input[name="types[0].description"]`).Attr("value"); v != "mine" {
+		t.Errorf("the working copy's Person was replaced: %q", v)
+	}
+	persons := 0
+	doc.Find(`input`).Each(func(_ int, s *goquery.Selection) {
+		if n, _ := s.Attr("name"); strings.HasSuffix(n, "].name") && !strings.Contains(n, "].properties[") && !strings.Contains(n, "].relations[") {
+			if v, _ := s.Attr("value"); v == "Person" {
+				persons++
+			}
+		}
+	})
+	if persons != 1 || doc.Find(`input[name="types[1].name"]`).Length() != 1 {
+		t.Errorf("%d Person types; a second type: %d", persons, doc.Find(`input[name="types[1].name"]`).Length())
+	}
+	if checked := doc.Find(`[data-testid="suggest-doc"][checked]`).Length(); checked != 2 {
+		t.Errorf("%d documents still picked, want 2", checked)
+	}
+	if n := schemaCount(t, a); n != 0 {
+		t.Fatalf("%d schemas stored by a suggestion", n)
+	}
+	if code := getJSON(t, a, "/schemas/editor?op=suggest&suggest_doc="+strconv.Itoa(docs[0].ID), nil); code != http.StatusMethodNotAllowed && code != http.StatusNotFound {
+		t.Errorf("GET of the editor: status %d", code)
+	}
+}
