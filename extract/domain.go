@@ -75,14 +75,6 @@ func NewDomain(entities []DomainEntity) *Domain {
 	return d
 }
 
-// Len is the number of entities d knows.
-func (d *Domain) Len() int {
-	if d == nil {
-		return 0
-	}
-	return len(d.entities)
-}
-
 // DomainMatch is one place where text names a domain entity.
 type DomainMatch struct {
 	Start, End int // bytes of the text
