@@ -97,3 +97,43 @@ func TestQueries_TimeSpan(t *testing.T) {
 		t.Errorf("two weeks before June 3: chunk %d first, want 1 (May 20)", got)
 	}
 }
+
+// In a conversation with an assistant a round is also ranked by the
+// user's words: the user's short remark about a model kit comes before a
+// round whose long advice repeats "model kits", and a question about what
+// the assistant recommended ranks by the assistant's words.
+func TestQueries_DialogueSides(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	advice := strings.Repeat("Model kits take washes well; weathering model kits is a craft, and many model kits builders start with acrylics. ", 3)
+	dlg := `{"title": "Kits", "sessions": [
+	 {"id": "s1", "start": "2023-05-07", "turns": [
+	  {"role": "user", "text": "Any tips for weathering?"},
+	  {"role": "assistant", "text": "` + advice + `"}]},
+	 {"id": "s2", "start": "2023-05-20", "turns": [
+	  {"role": "user", "text": "I finished the Tamiya Spitfire model kit last week and started a tank."},
+	  {"role": "assistant", "text": "Well done."}]},
+	 {"id": "s3", "start": "2023-05-21", "turns": [
+	  {"role": "user", "text": "I stayed at a hostel near the station once and the hostel was noisy."},
+	  {"role": "assistant", "text": "Sorry to hear that."},
+	  {"role": "user", "text": "Where should I stay in Amsterdam?"},
+	  {"role": "assistant", "text": "The Flying Pig is a friendly hostel near the station."}]}]}`
+	a, _, d := testApp(t, "kits.json", dlg)
+	cfg := extract.DefaultConfig()
+	cfg.Strategy = extract.StrategyDialogue
+	v, _ := mustRun(t, a, RunRequest{Extraction: "kits", Config: cfg, DocumentIDs: []int{d.ID}})
+	first := func(q string) int {
+		t.Helper()
+		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: q, Mode: "naive", RetrievalOnly: true})
+		if err != nil || len(res.Chunks) == 0 {
+			t.Fatalf("%q: %v, %d chunks", q, err, len(res.Chunks))
+		}
+		return res.Chunks[0].Index
+	}
+	if got := first("How many model kits have I worked on?"); got != 1 {
+		t.Errorf("model kits: round %d first, want the user's Spitfire (1)", got)
+	}
+	if got := first("Can you remind me of the hostel near the station you recommended?"); got != 3 {
+		t.Errorf("the assistant's hostel: round %d first, want its recommendation (3)", got)
+	}
+}

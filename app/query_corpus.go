@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
@@ -109,6 +110,11 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		// A question naming a span of time ("two weeks ago") prefers the
 		// chunks said in it (query.Request.Now).
 		qc.corpus.DateChunks(dates)
+	}
+	if v.Config.Strategy == extract.StrategyDialogue {
+		// A round is scored by the user's words too, or the assistant's
+		// when the question asks what it said.
+		qc.corpus.SideChunks(dialogue.SidesOf)
 	}
 	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again

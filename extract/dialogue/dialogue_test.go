@@ -273,3 +273,32 @@ func TestSegments(t *testing.T) {
 		}
 	})
 }
+
+// TestSidesOf: the user's and the assistant's words come back from a
+// segment's text when the sides are roles; a dialogue between named
+// people has none.
+func TestSidesOf(t *testing.T) {
+	d := &Dialogue{Sessions: []Session{{Turns: []Turn{
+		{Role: RoleAssistant, Text: "Welcome back."},
+		{Role: RoleUser, Text: "I moved to Lisbon.\nUser: not a new side"}, {Role: RoleUser, Text: "And I got a cat."},
+		{Role: RoleAssistant, Text: "Congratulations!\nAssistant: twice"},
+		{Role: RoleUser, Text: "Thanks."},
+	}}}}
+	segs := Segments(d)
+	if len(segs) != 3 {
+		t.Fatalf("%d segments, want 3", len(segs))
+	}
+	for _, s := range segs {
+		u, a, ok := SidesOf(s.Text())
+		if !ok || u != s.User || a != s.Assistant {
+			t.Errorf("SidesOf(%q) = %q, %q, %v; want %q, %q", s.Text(), u, a, ok, s.User, s.Assistant)
+		}
+	}
+	named := Segments(&Dialogue{Sessions: []Session{{Turns: []Turn{{Speaker: "Ann", Text: "hi"}, {Speaker: "Bob", Text: "hello"}}}}})
+	if u, a, ok := SidesOf(named[0].Text()); ok {
+		t.Errorf("named speakers: sides %q, %q", u, a)
+	}
+	if _, _, ok := SidesOf("A plain paragraph."); ok {
+		t.Error("a plain paragraph has sides")
+	}
+}

@@ -47,6 +47,26 @@ func (s Segment) Text() string {
 	return b.String()
 }
 
+// SidesOf reads back the user's and the assistant's words from a
+// segment's Text when the two sides are not named speakers but roles
+// ("User: ...\nAssistant: ..."), as in a conversation with an assistant;
+// ok is false for any other text, a dialogue between named people
+// included.
+func SidesOf(text string) (user, assistant string, ok bool) {
+	const u, a = "User: ", "Assistant: "
+	switch {
+	case strings.HasPrefix(text, u):
+		rest := text[len(u):]
+		if i := strings.Index(rest, "\n"+a); i >= 0 {
+			return rest[:i], rest[i+1+len(a):], true
+		}
+		return rest, "", true
+	case strings.HasPrefix(text, a):
+		return "", text[len(a):], true
+	}
+	return "", "", false
+}
+
 func nameOr(s, def string) string {
 	if s == "" {
 		return def

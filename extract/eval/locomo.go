@@ -229,6 +229,7 @@ func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embed
 	// an approximate index would pay for, and ranks them exactly.
 	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndexLimit(vecs, math.MaxInt))
 	set.corpus.DateChunks(segmentDates(segs, docID))
+	set.corpus.SideChunks(dialogue.SidesOf)
 	return set, segs, nil
 }
 

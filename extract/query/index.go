@@ -128,6 +128,9 @@ type Corpus struct {
 	pos    map[extract.ChunkRef]int
 	bm25   *BM25
 	lex    *lexIndex
+	// userBM25 and assistantBM25 index each party's words of the chunks
+	// of a user–assistant conversation (nil otherwise); see SideChunks.
+	userBM25, assistantBM25 *BM25
 	// beside holds, for each chunk, the positions of the chunks before
 	// and after it in its document (-1 for none); besideW the share of
 	// their score it takes: wBeside for a short chunk, less past

@@ -136,6 +136,9 @@ type Request struct {
 // evidence of other sessions (turn recall@10 of mix 0.842 against 0.864
 // with the share scaled down past 100 tokens, on a third of the dev
 // questions; LoCoMo's turns, 20 to 60 tokens, keep the full share).
+//
+// wSide: in a conversation with an assistant, a round's lexical score
+// adds the BM25 of the side the question asks of (see SideChunks).
 const (
 	shortChunk  = 100
 	wVector     = 0.25
@@ -143,6 +146,7 @@ const (
 	wGraphMix   = 0.05
 	wChunkTie   = 0.1
 	wBeside     = 0.5
+	wSide       = 1.0
 	minItemSide = 0.05
 )
 
@@ -345,6 +349,9 @@ func (s *searcher) direct(question string) []float64 {
 		return s.directScores
 	}
 	lex := scale(s.bm25.Scores(question))
+	for i, x := range s.sideScores(question) {
+		lex[i] += wSide * x
+	}
 	own := make([]float64, len(s.refs))
 	for i, r := range s.refs {
 		own[i] = wLexical*lex[i] + s.wv*s.chunkVec[r]
