@@ -69,22 +69,18 @@ func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record
 	if err != nil {
 		return record.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", dir)
 	}
-	var files []export.CSVFile
+	var names []string
 	for _, e := range entries {
 		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".csv") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return record.Version{}, extract.Wrap(extract.KindInvalid, err, "import %s", e.Name())
-		}
-		files = append(files, export.CSVFile{Name: e.Name(), Data: b})
+		names = append(names, e.Name())
 	}
-	if len(files) == 0 {
+	if len(names) == 0 {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s: no .csv files in the folder", filepath.Base(dir))
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
-	g, err := export.ReadCSV(files)
+	sort.Strings(names)
+	g, err := export.ReadCSVFS(os.DirFS(dir), names)
 	if err != nil {
 		return record.Version{}, extract.Errorf(extract.KindOf(err), "%s/%s", filepath.Base(dir), extract.MessageOf(err))
 	}

@@ -76,6 +76,11 @@ import (
 // DefaultType is the node type of rows whose file names no schema type.
 const DefaultType = "Concept"
 
+// MaxRows bounds the rows the tables of one run may have in all: the
+// tables are read row by row, and the row past the limit stops the
+// mapping with an error naming its table and row.
+const MaxRows = 100_000
+
 // Options are the schema types a table is mapped under.
 type Options struct {
 	// Types are the schema types with their properties and relations.

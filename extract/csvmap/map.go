@@ -35,12 +35,15 @@ func Map(doc extract.Document, opts Options) (extract.Graph, []extract.ParseFail
 // and links references across them (see the package comment).
 func MapAll(docs []extract.Document, opts Options) ([]Result, error) {
 	bs := make([]*builder, len(docs))
+	rows := 0
 	for i, d := range docs {
 		if !utf8.ValidString(d.Content) {
 			return nil, extract.Errorf(extract.KindInvalid, "%s is not valid UTF-8", d.Name)
 		}
 		bs[i] = newBuilder(d, opts)
-		bs[i].mapTable()
+		if bs[i].mapTable(&rows); bs[i].err != nil {
+			return nil, bs[i].err
+		}
 	}
 	link(bs)
 	out := make([]Result, len(bs))
@@ -62,6 +65,8 @@ type builder struct {
 	failures []extract.ParseFailure
 	// rowStart is where the row being mapped starts (see addMention).
 	rowStart int
+	// err is why the table was not mapped whole (too many rows).
+	err error
 }
 
 func newBuilder(doc extract.Document, opts Options) *builder {
@@ -163,32 +168,50 @@ func baseName(name string) string {
 	return strings.TrimSuffix(name, path.Ext(name))
 }
 
-// mapTable reads the document and dispatches on its layout.
-func (b *builder) mapTable() {
-	recs, fails := readTable(b.doc.Name, b.doc.Content)
-	b.failures = append(b.failures, fails...)
-	if len(recs) == 0 {
-		b.failures = append(b.failures, extract.ParseFailure{Line: "row 1: ", Reason: "empty table: no header row"})
-		return
-	}
-	header := make([]string, len(recs[0].fields))
-	for i, h := range recs[0].fields {
-		header[i] = cleanHeader(h)
-		if header[i] == "" {
-			header[i] = fmt.Sprintf("column%d", i+1)
-		}
-	}
-	rows := recs[1:]
+// mapTable reads the document and maps its rows as they are read, by
+// the layout its header tells. It counts the rows in *rows, over all the
+// documents of a run, and stops at the one past MaxRows (b.err).
+func (b *builder) mapTable(rows *int) {
 	// A row adds about one node and at most one edge: room for them up
 	// front, so the maps are not rebuilt as they grow.
-	b.nodes = make(map[string]*extract.Node, len(rows))
-	b.edges = make(map[extract.EdgeID]*extract.Edge, len(rows))
-	switch {
-	case isTriples(header):
-		b.mapTriples(header, rows)
-	case b.edgeTable(header, rows):
-	default:
-		b.mapNodes(header, rows)
+	lines := min(strings.Count(b.doc.Content, "\n")+1, MaxRows)
+	b.nodes = make(map[string]*extract.Node, lines)
+	b.edges = make(map[extract.EdgeID]*extract.Edge, lines)
+	var header []string
+	var mapRow func(record)
+	fails := readTable(b.doc.Name, b.doc.Content, func(r record) bool {
+		if header == nil {
+			header = make([]string, len(r.fields))
+			for i, h := range r.fields {
+				header[i] = cleanHeader(h)
+				if header[i] == "" {
+					header[i] = fmt.Sprintf("column%d", i+1)
+				}
+			}
+			switch {
+			case isTriples(header):
+				mapRow = b.mapTriples(header)
+			default:
+				if mapRow = b.edgeTable(header); mapRow == nil {
+					mapRow = b.mapNodes(header)
+				}
+			}
+			return true
+		}
+		if *rows++; *rows > MaxRows {
+			b.err = extract.Errorf(extract.KindInvalid, "%s line %d: the tables of the run have more than %d rows in all: split them into runs of at most that many",
+				baseName(b.doc.Name)+path.Ext(b.doc.Name), r.line, MaxRows)
+			return false
+		}
+		b.rowStart = r.start
+		mapRow(r)
+		return true
+	})
+	// The records that could not be read come first, as they did when
+	// the table was read whole before its rows were mapped.
+	b.failures = append(fails, b.failures...)
+	if header == nil {
+		b.failures = append(b.failures, extract.ParseFailure{Line: "row 1: ", Reason: "empty table: no header row"})
 	}
 }
 
@@ -216,19 +239,18 @@ func isTriples(header []string) bool {
 	return len(header) >= 3 && strings.EqualFold(header[0], "S") && strings.EqualFold(header[1], "P") && strings.EqualFold(header[2], "O")
 }
 
-// mapTriples maps an S,P,O[,properties] table.
-func (b *builder) mapTriples(header []string, rows []record) {
+// mapTriples maps the rows of an S,P,O[,properties] table.
+func (b *builder) mapTriples(header []string) func(record) {
 	typ := b.opts.defaultType()
 	spoName := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " ") }
-	for _, r := range rows {
-		b.rowStart = r.start
+	return func(r record) {
 		if !b.checkWidth(header, r) {
-			continue
+			return
 		}
 		s, p, o := strings.TrimSpace(r.fields[0]), strings.TrimSpace(r.fields[1]), strings.TrimSpace(r.fields[2])
 		if spoName(s) == "" || p == "" || spoName(o) == "" {
 			b.fail(r, "a triple needs a subject, a predicate and an object")
-			continue
+			return
 		}
 		props := map[string]any{}
 		for i := 3; i < len(header); i++ {
@@ -261,13 +283,13 @@ func (b *builder) mapTriples(header []string, rows []record) {
 // edgeName splits "Src_rel_Dst"; rel may itself hold underscores.
 var edgeName = regexp.MustCompile(`^([^_]+)_(.+)_([^_]+)$`)
 
-// edgeTable maps a Src_rel_Dst table with src and dst columns; it reports
-// false when the document is not one.
-func (b *builder) edgeTable(header []string, rows []record) bool {
+// edgeTable maps the rows of a Src_rel_Dst table with src and dst
+// columns; it returns nil when the document is not one.
+func (b *builder) edgeTable(header []string) func(record) {
 	m := edgeName.FindStringSubmatch(baseName(b.doc.Name))
 	si, di := colIndex(header, "src", "srcId"), colIndex(header, "dst", "dstId")
 	if m == nil || si < 0 || di < 0 {
-		return false
+		return nil
 	}
 	srcType, rel, dstType := m[1], m[2], m[3]
 	st := b.opts.lookup(srcType)
@@ -278,15 +300,14 @@ func (b *builder) edgeTable(header []string, rows []record) bool {
 		dstType = t.Name
 	}
 	declared := st.edgeProps(rel)
-	for _, r := range rows {
-		b.rowStart = r.start
+	return func(r record) {
 		if !b.checkWidth(header, r) {
-			continue
+			return
 		}
 		src, dst := strings.TrimSpace(r.fields[si]), strings.TrimSpace(r.fields[di])
 		if src == "" || dst == "" {
 			b.fail(r, "an edge row needs src and dst")
-			continue
+			return
 		}
 		var props map[string]any
 		for i, h := range header {
@@ -303,11 +324,10 @@ func (b *builder) edgeTable(header []string, rows []record) bool {
 		dk := b.node(dstType, dst, dst, b.mention(r.cell(b.doc.Content, di, dst)))
 		b.edge(sk, rel, dk, props, b.rowMention(r))
 	}
-	return true
 }
 
-// mapNodes maps a node table.
-func (b *builder) mapNodes(header []string, rows []record) {
+// mapNodes maps the rows of a node table.
+func (b *builder) mapNodes(header []string) func(record) {
 	t := b.opts.lookup(baseName(b.doc.Name))
 	typ := b.opts.defaultType()
 	if t != nil {
@@ -320,15 +340,14 @@ func (b *builder) mapNodes(header []string, rows []record) {
 	nameCol := colIndex(header, "name", "title")
 	descCol := colIndex(header, "desc", "description")
 	firstRow := map[string]int{}
-	for _, r := range rows {
-		b.rowStart = r.start
+	return func(r record) {
 		if !b.checkWidth(header, r) {
-			continue
+			return
 		}
 		id := strings.TrimSpace(r.fields[idCol])
 		if id == "" {
 			b.fail(r, fmt.Sprintf("the row has no id (column %q)", header[idCol]))
-			continue
+			return
 		}
 		name := id
 		if nameCol >= 0 {

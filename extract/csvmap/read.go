@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -42,15 +43,17 @@ func (r record) cell(content string, i int, v string) (int, int) {
 // utf8BOM is U+FEFF encoded.
 const utf8BOM = "\ufeff"
 
-// readTable decodes the content into records. Records that cannot be
-// decoded are reported as failures; reading goes on after them.
-func readTable(name, content string) ([]record, []extract.ParseFailure) {
+// readTable decodes the content into records, one at a time: each is
+// given to row as it is read, and reading stops when row returns false.
+// Records that cannot be decoded are reported as failures; reading goes
+// on after them.
+func readTable(name, content string, row func(record) bool) []extract.ParseFailure {
 	base := 0
 	if strings.HasPrefix(content, utf8BOM) {
 		base = len(utf8BOM)
 	}
 	body := content[base:]
-	lineStarts := []int{0}
+	lineStarts := make([]int, 1, strings.Count(body, "\n")+1)
 	for i := 0; i < len(body); i++ {
 		if body[i] == '\n' {
 			lineStarts = append(lineStarts, i+1)
@@ -66,10 +69,9 @@ func readTable(name, content string) ([]record, []extract.ParseFailure) {
 	r := csv.NewReader(strings.NewReader(body))
 	r.Comma = delimiter(name, body)
 	r.FieldsPerRecord = -1
-	var (
-		recs  []record
-		fails []extract.ParseFailure
-	)
+	r.ReuseRecord = true
+	var fails []extract.ParseFailure
+	var cells [][2]int
 	for {
 		before := r.InputOffset()
 		fields, err := r.Read()
@@ -87,7 +89,9 @@ func readTable(name, content string) ([]record, []extract.ParseFailure) {
 				// {"confidence": 1.0}) is read as written.
 				if errors.Is(pe.Err, csv.ErrBareQuote) && pe.StartLine == pe.Line {
 					if rec, ok := lazyLine(body, lineStarts, pe.Line, r.Comma); ok {
-						recs = append(recs, rec.shift(base))
+						if !row(rec.shift(base)) {
+							break
+						}
 						continue
 					}
 				}
@@ -99,7 +103,9 @@ func readTable(name, content string) ([]record, []extract.ParseFailure) {
 			}
 			continue
 		}
-		rec := record{fields: fields, cells: make([][2]int, len(fields))}
+		// The record's fields and cells are reused by the next record.
+		cells = slices.Grow(cells[:0], len(fields))[:len(fields)]
+		rec := record{fields: fields, cells: cells}
 		line, col := r.FieldPos(0)
 		rec.line = line
 		rec.start = offset(line, col)
@@ -115,9 +121,11 @@ func readTable(name, content string) ([]record, []extract.ParseFailure) {
 			}
 			rec.cells[i][1] = min(max(e, rec.cells[i][0]), rec.end)
 		}
-		recs = append(recs, rec.shift(base))
+		if !row(rec.shift(base)) {
+			break
+		}
 	}
-	return recs, fails
+	return fails
 }
 
 // shift moves a record's offsets by n bytes.

@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"runtime"
 	"strings"
@@ -172,5 +173,52 @@ func TestRead_NestedProperty(t *testing.T) {
 				t.Fatalf("a property %d levels deep: %v", MaxPropertyDepth, err)
 			}
 		})
+	}
+}
+
+// A neo4j CSV export is read record by record and refused, naming the
+// file and line, once its records would take more of the server's memory
+// than an import may (or pass MaxCSVRecords): a million node rows were
+// read whole, then held twice over (783 MiB allocated), and imported at
+// 711 MB of RSS.
+func TestReadCSV_Limits(t *testing.T) {
+	t.Parallel()
+	var nodes bytes.Buffer
+	nodes.WriteString("id:ID,name\n")
+	for i := range MaxCSVRecords {
+		fmt.Fprintf(&nodes, "n%d,N\n", i)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadCSV([]CSVFile{{Name: "people/nodes.csv", Data: nodes.Bytes()}})
+	runtime.ReadMemStats(&after)
+	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "nodes.csv line ") ||
+		!strings.Contains(err.Error(), "would take more than 384 MiB of the server's memory") {
+		t.Fatalf("a million node rows: err = %v, want a refusal naming the file and line", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 300<<20 {
+		t.Errorf("reading until the refusal allocated %d MiB, want under 300", alloc>>20)
+	}
+
+	// The count of records is a limit of its own, over all the files.
+	var edges bytes.Buffer
+	edges.WriteString(":START_ID,:END_ID\n")
+	for range MaxCSVRecords/2 + 1 {
+		edges.WriteString("a,b\n")
+	}
+	e := edges.Bytes()
+	_, err = ReadCSV([]CSVFile{{Name: "n.csv", Data: []byte(":ID\na\nb\n")}, {Name: "e1.csv", Data: e}, {Name: "e2.csv", Data: e}})
+	if err == nil || !strings.Contains(err.Error(), "e2.csv line ") || !strings.Contains(err.Error(), "more than 1000000 records") {
+		t.Fatalf("%d relationships: err = %v, want a refusal naming e2.csv", MaxCSVRecords+3, err)
+	}
+
+	// apoc's single file is counted as it is first read.
+	var apoc bytes.Buffer
+	apoc.WriteString("_id,_labels,note,_start,_end,_type\n")
+	for i := range 400_000 {
+		fmt.Fprintf(&apoc, "%d,:T,%s,,,\n", i, strings.Repeat("x", 60))
+	}
+	if _, err := ReadCSV([]CSVFile{{Name: "all.csv", Data: apoc.Bytes()}}); err == nil || !strings.Contains(err.Error(), "all.csv line ") {
+		t.Fatalf("a million apoc rows: err = %v, want a refusal naming all.csv", err)
 	}
 }

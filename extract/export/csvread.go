@@ -7,7 +7,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,21 +24,66 @@ type CSVFile struct {
 	Data []byte
 }
 
-// maxZipBytes bounds what ReadCSVZip unpacks.
-const maxZipBytes = 1 << 30
-
-// A zip may unpack to at most maxZipRatio times its own size (at least
-// minZipLimit, at most maxZipBytes): CSV compresses five to fifteen times,
-// and a zip bomb (102 KB that unpack to 3.5 GiB) is refused once it has
-// unpacked past the limit, not after.
+// Limits of a CSV import, checked as its files are read: at most
+// MaxCSVRecords records (header lines not counted), maxCSVBytes of CSV
+// over all the files, and records estimated to take at most maxCSVMemory
+// of the server's memory once read and stored (see csvBudget). A zip may
+// besides unpack to at most maxZipRatio times its own size (at least
+// minZipLimit): CSV compresses five to fifteen times, and a zip bomb
+// (102 KB that unpack to 3.5 GiB) is refused by what it declares, before
+// anything is unpacked.
 const (
-	maxZipRatio = 64
-	minZipLimit = 16 << 20
+	MaxCSVRecords = 1_000_000
+	maxCSVBytes   = 64 << 20
+	maxCSVMemory  = 384 << 20
+	maxZipRatio   = 64
+	minZipLimit   = 16 << 20
 )
+
+// What a record read is estimated to take in the server's memory (its
+// node or edge, its text, its properties) from its reading to its
+// storing, garbage collection's room included, fitted to imports
+// measured by their peak RSS (a node of a short row without properties
+// 430 bytes; with one property of 100 bytes 1,260; of 250 bytes 1,715).
+const (
+	recordCost = 384 // a node or an edge and its key
+	byteCost   = 4   // a byte of its cells: held, copied to be stored
+	propsCost  = 512 // its properties' map, when it has any
+	propCost   = 64  // each property after the first
+)
+
+// csvBudget counts the records an import has read and their estimated
+// memory, and refuses the record past either limit.
+type csvBudget struct {
+	records int
+	memory  int64
+}
+
+// add counts one record of p (at line, with props properties).
+func (b *csvBudget) add(p *csvPart, line int, rec []string, props int) error {
+	cost := int64(recordCost)
+	for _, f := range rec {
+		cost += byteCost * int64(len(f)+1)
+	}
+	if props > 0 {
+		cost += propsCost + propCost*int64(props-1)
+	}
+	b.records++
+	b.memory += cost
+	switch {
+	case b.records > MaxCSVRecords:
+		return extract.Errorf(extract.KindInvalid, "%sline %d: the import has more than %d records (nodes and relationships): import the graph in parts",
+			p.label(), line, MaxCSVRecords)
+	case b.memory > maxCSVMemory:
+		return extract.Errorf(extract.KindInvalid, "%sline %d: the %d records read so far would take more than %d MiB of the server's memory (an import may take that much): import the graph in parts",
+			p.label(), line, b.records, maxCSVMemory>>20)
+	}
+	return nil
+}
 
 // zipLimit is how many bytes a zip of n bytes may unpack to.
 func zipLimit(n int) int64 {
-	return min(max(int64(n)*maxZipRatio, minZipLimit), maxZipBytes)
+	return min(max(int64(n)*maxZipRatio, minZipLimit), maxCSVBytes)
 }
 
 // headerKind tells what a CSV file holds by its header (0: not a neo4j
@@ -80,7 +127,7 @@ func MayBeCSVZip(data []byte) bool {
 		}
 		line, _ := bufio.NewReader(io.LimitReader(rc, 64<<10)).ReadString('\n')
 		rc.Close()
-		rec, err := newCSVReader([]byte(line), delimiterOf([]byte(line))).Read()
+		rec, err := newCSVReader(strings.NewReader(line), delimiterOf([]byte(line))).Read()
 		if err != nil {
 			continue
 		}
@@ -105,42 +152,77 @@ func csvMember(f *zip.File) bool {
 func IsZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
 
 // ReadCSVZip reads a zip archive of a neo4j CSV export (see ReadCSV); its
-// .csv files are read, in name order, the rest ignored.
+// .csv files are read, in the archive's order, the rest ignored. The files are
+// unpacked as they are read, never held whole: what the zip declares is
+// checked against the limit first, and the zip reader refuses a file
+// that unpacks to more than it declared.
 func ReadCSVZip(data []byte) (extract.Graph, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "not a zip archive")
 	}
-	var files []CSVFile
+	var srcs []csvSource
 	total, limit := int64(0), zipLimit(len(data))
-	tooBig := func(name string) error {
-		return extract.Errorf(extract.KindInvalid, "%s: the zip unpacks to more than %d bytes (at most %d times its %d bytes, and %d in all)",
-			name, limit, maxZipRatio, len(data), int64(maxZipBytes))
-	}
 	for _, f := range zr.File {
 		if !csvMember(f) {
 			continue
 		}
-		// The size the archive declares is checked first; what it holds
-		// is then read no further than the limit, whatever it declared.
 		if f.UncompressedSize64 > uint64(limit-total) {
-			return extract.Graph{}, tooBig(f.Name)
+			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%s: the zip unpacks to more than %d bytes (at most %d times its %d bytes, and %d in all)",
+				f.Name, limit, maxZipRatio, len(data), int64(maxCSVBytes))
 		}
-		rc, err := f.Open()
-		if err != nil {
-			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
-		}
-		b, err := io.ReadAll(io.LimitReader(rc, limit-total+1))
-		rc.Close()
-		if total += int64(len(b)); total > limit {
-			return extract.Graph{}, tooBig(f.Name)
-		}
-		if err != nil {
-			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
-		}
-		files = append(files, CSVFile{Name: f.Name, Data: b})
+		total += int64(f.UncompressedSize64)
+		srcs = append(srcs, csvSource{name: f.Name, open: func() (io.ReadCloser, error) {
+			rc, err := f.Open()
+			if err != nil {
+				return nil, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
+			}
+			return rc, nil
+		}})
 	}
-	return ReadCSV(files)
+	return readCSV(srcs)
+}
+
+// ReadCSVFS reads the neo4j CSV export in the named files of fsys (see
+// ReadCSV), named in errors by their base names. The files are read as
+// they are needed, never held whole; together they may hold at most
+// maxCSVBytes.
+func ReadCSVFS(fsys fs.FS, names []string) (extract.Graph, error) {
+	var srcs []csvSource
+	total := int64(0)
+	for _, name := range names {
+		base := path.Base(name)
+		info, err := fs.Stat(fsys, name)
+		if err != nil {
+			return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%s", base)
+		}
+		if total += info.Size(); total > maxCSVBytes {
+			return extract.Graph{}, tooManyBytes(base)
+		}
+		srcs = append(srcs, csvSource{name: base, open: func() (io.ReadCloser, error) {
+			f, err := fsys.Open(name)
+			if err != nil {
+				return nil, extract.Wrap(extract.KindInvalid, err, "%s", base)
+			}
+			return f, nil
+		}})
+	}
+	return readCSV(srcs)
+}
+
+// tooManyBytes refuses an import whose CSV files hold more than
+// maxCSVBytes, naming the file that passes the limit.
+func tooManyBytes(name string) error {
+	return extract.Errorf(extract.KindInvalid, "%s: the CSV files hold more than %d bytes in all: an import reads at most %d MiB of CSV (import the graph in parts)",
+		name, int64(maxCSVBytes), maxCSVBytes>>20)
+}
+
+// csvSource is one file of a CSV import, opened each time it is read
+// (its header, a first pass typing apoc's columns, its rows), so no file
+// need be held whole.
+type csvSource struct {
+	name string
+	open func() (io.ReadCloser, error)
 }
 
 // csvKind is what a CSV file holds, told by its header.
@@ -197,147 +279,300 @@ func parseColumn(h string) csvColumn {
 // empty cell is an absent property. A file that is neither layout, a row
 // whose field count differs from its header, a bad typed value or an edge
 // naming an unknown node is a KindInvalid error naming the file and line.
+//
+// The files are read record by record, each record made a node or an edge
+// as it is read. An import reads at most MaxCSVRecords records (header
+// lines not counted), maxCSVBytes of CSV in all, and records estimated to
+// take at most maxCSVMemory (see csvBudget): the record past a limit is
+// refused, naming its file and line, so what an import holds stays
+// bounded whatever it is given.
 func ReadCSV(files []CSVFile) (extract.Graph, error) {
-	if len(files) == 0 {
+	srcs := make([]csvSource, len(files))
+	total := 0
+	for i, f := range files {
+		if total += len(f.Data); total > maxCSVBytes {
+			return extract.Graph{}, tooManyBytes(f.Name)
+		}
+		srcs[i] = csvSource{name: f.Name, open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(f.Data)), nil }}
+	}
+	return readCSV(srcs)
+}
+
+// readCSV reads the files of a CSV import: see ReadCSV.
+func readCSV(srcs []csvSource) (extract.Graph, error) {
+	if len(srcs) == 0 {
 		return extract.Graph{}, extract.Errorf(extract.KindInvalid, "no CSV files to read")
 	}
-	type parsed struct {
-		name string
-		kind csvKind
-		cols []csvColumn
-		rows [][]string
-		line []int
-	}
-	parts, err := withHeaders(files)
+	parts, err := withHeaders(srcs)
 	if err != nil {
 		return extract.Graph{}, err
 	}
-	var all []parsed
-	for _, part := range parts {
-		f := part.file
-		r := newCSVReader(f.Data, part.comma)
-		r.ReuseRecord = false
-		var p parsed
-		if f.Name != "" {
-			p.name = path.Base(strings.ReplaceAll(f.Name, "\\", "/")) + " "
+	for i := range parts {
+		if err := parts[i].readHeader(); err != nil {
+			return extract.Graph{}, err
 		}
-		p.cols = part.header
-		if p.cols != nil {
-			r.FieldsPerRecord = len(p.cols)
-		}
-		for {
-			rec, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var pe *csv.ParseError
-				if errors.As(err, &pe) {
-					return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %v", p.name, pe.Line, pe.Err)
-				}
-				return extract.Graph{}, extract.Wrap(extract.KindInvalid, err, "%sread", p.name)
-			}
-			line, _ := r.FieldPos(0)
-			if part.header != nil && len(p.rows) == 0 && sameHeader(rec, part.header) {
-				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d repeats the header of %s: a data file beside its header file has no header line", p.name, line, part.headerName)
-			}
-			if p.cols == nil {
-				for _, h := range rec {
-					p.cols = append(p.cols, parseColumn(h))
-				}
-				continue
-			}
-			p.rows = append(p.rows, rec)
-			p.line = append(p.line, line)
-		}
-		if p.cols == nil {
-			return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sis empty: want a header line", p.name)
-		}
-		at := "line 1"
-		if part.headerName != "" {
-			at = "header " + part.headerName
-		}
-		if p.kind = headerKind(p.cols); p.kind == 0 {
-			return extract.Graph{}, extract.Errorf(extract.KindInvalid,
-				"%s%s: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.name, at)
-		}
-		all = append(all, p)
 	}
 	// Nodes first, so relationships in any file can name them.
-	sort.SliceStable(all, func(i, j int) bool { return all[i].kind == csvNodes && all[j].kind != csvNodes })
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].kind == csvNodes && parts[j].kind != csvNodes })
 
-	var g extract.Graph
-	keys := map[string]string{} // id as relationships name it -> node key
-	for _, p := range all {
+	// The graph's lists and the keys are made once at the size the
+	// files' lines allow (a record is a line at least), not grown row by
+	// row: growing them left copies of up to twice their size to collect.
+	var nodeLines, edgeLines int
+	for i := range parts {
+		n, err := parts[i].lines()
+		if err != nil {
+			return extract.Graph{}, err
+		}
+		if parts[i].kind != csvEdges {
+			nodeLines += n
+		}
+		if parts[i].kind != csvNodes {
+			edgeLines += n
+		}
+	}
+	var (
+		g = extract.Graph{Nodes: make([]extract.Node, 0, min(nodeLines, MaxCSVRecords)),
+			Edges: make([]extract.Edge, 0, min(edgeLines, MaxCSVRecords))}
+		kinds = make([][]string, len(parts))
+	)
+	keys := make(map[string]string, min(nodeLines, MaxCSVRecords)) // id as relationships name it -> node key
+	var budget csvBudget
+	for i := range parts {
+		p := &parts[i]
+		if p.kind == csvAPOC {
+			// apoc's columns are typed by their values: a first pass.
+			var err error
+			if kinds[i], err = apocKinds(p, &budget); err != nil {
+				return extract.Graph{}, err
+			}
+		}
 		if p.kind == csvEdges {
 			continue
 		}
-		for i, rec := range p.rows {
+		err := p.eachRow(func(rec []string, line int) error {
 			var (
 				n   extract.Node
 				err error
 				ok  bool
 			)
 			if p.kind == csvNodes {
-				n, err = adminNode(p.cols, rec, keys)
+				n, err = adminNode(p.header, rec, keys)
 				ok = true
 			} else {
-				n, ok, err = apocNode(p.cols, apocKinds(p.cols, p.rows), rec, keys)
+				n, ok, err = apocNode(p.header, kinds[i], rec, keys)
 			}
 			if err != nil {
-				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.name, p.line[i], extract.MessageOf(err))
+				return extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.label(), line, extract.MessageOf(err))
+			}
+			if p.kind == csvNodes {
+				if err := budget.add(p, line, rec, len(n.Properties)); err != nil {
+					return err
+				}
 			}
 			if ok {
 				g.Nodes = append(g.Nodes, n)
 			}
+			return nil
+		})
+		if err != nil {
+			return extract.Graph{}, err
 		}
 	}
-	for _, p := range all {
+	for i := range parts {
+		p := &parts[i]
 		if p.kind == csvNodes {
 			continue
 		}
-		var kinds []string
-		if p.kind == csvAPOC {
-			kinds = apocKinds(p.cols, p.rows)
-		}
-		for i, rec := range p.rows {
+		err := p.eachRow(func(rec []string, line int) error {
 			var (
 				e   extract.Edge
 				ok  = true
 				err error
 			)
 			if p.kind == csvEdges {
-				e, err = adminEdge(p.cols, rec, keys)
+				e, err = adminEdge(p.header, rec, keys)
 			} else {
-				e, ok, err = apocEdge(p.cols, kinds, rec, keys)
+				e, ok, err = apocEdge(p.header, kinds[i], rec, keys)
 			}
 			if err != nil {
-				return extract.Graph{}, extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.name, p.line[i], extract.MessageOf(err))
+				return extract.Errorf(extract.KindInvalid, "%sline %d: %s", p.label(), line, extract.MessageOf(err))
+			}
+			if p.kind == csvEdges {
+				if err := budget.add(p, line, rec, len(e.Properties)); err != nil {
+					return err
+				}
 			}
 			if ok {
 				g.Edges = append(g.Edges, e)
 			}
+			return nil
+		})
+		if err != nil {
+			return extract.Graph{}, err
 		}
 	}
-	return clean(g)
+	// neo4j-admin's ids were checked unique as they were read and are
+	// the keys; apoc's key property may repeat.
+	keyed := !slices.ContainsFunc(parts, func(p csvPart) bool { return p.kind == csvAPOC })
+	return cleanGraph(g, keyed)
 }
 
 // csvPart is one data file to read: with the columns of its separate
-// header file (named headerName), or nil when its first line is its
-// header.
+// header file (named headerName), or its own first line's (own).
 type csvPart struct {
-	file       CSVFile
+	src        csvSource
 	header     []csvColumn
 	headerName string
+	own        bool // the file's first line is its header
 	comma      rune // the delimiter: the header file's, else the file's own
+	kind       csvKind
+}
+
+// label is the part's file name and a space, or "" for a file read alone
+// (whose caller names it).
+func (p *csvPart) label() string {
+	if p.src.name == "" {
+		return ""
+	}
+	return path.Base(strings.ReplaceAll(p.src.name, "\\", "/")) + " "
+}
+
+// lines counts the lines of the part's file (a last line without a
+// newline too).
+func (p *csvPart) lines() (int, error) {
+	rc, err := p.src.open()
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	n, last := 0, byte('\n')
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := rc.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte("\n"))
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, p.readErr(err)
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
+}
+
+// readHeader reads the columns of a part whose first line is its header
+// and tells the part's kind by them.
+func (p *csvPart) readHeader() error {
+	if p.own {
+		rc, err := p.src.open()
+		if err != nil {
+			return err
+		}
+		r := newCSVReader(rc, p.comma)
+		rec, err := r.Read()
+		rc.Close()
+		if err == io.EOF {
+			return extract.Errorf(extract.KindInvalid, "%sis empty: want a header line", p.label())
+		}
+		if err != nil {
+			return p.readErr(err)
+		}
+		for _, h := range rec {
+			p.header = append(p.header, parseColumn(h))
+		}
+	}
+	at := "line 1"
+	if p.headerName != "" {
+		at = "header " + p.headerName
+	}
+	if p.kind = headerKind(p.header); p.kind == 0 {
+		return extract.Errorf(extract.KindInvalid,
+			"%s%s: not a neo4j CSV export: want a node header with an :ID column, a relationship header with :START_ID and :END_ID, or apoc's _id,_labels,...,_start,_end,_type", p.label(), at)
+	}
+	return nil
+}
+
+// readErr is a read error of the part, with its line when the reader
+// knows it.
+func (p *csvPart) readErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return extract.Errorf(extract.KindInvalid, "%sline %d: %v", p.label(), pe.Line, pe.Err)
+	}
+	if extract.KindOf(err) == extract.KindInvalid {
+		return err
+	}
+	return extract.Wrap(extract.KindInvalid, err, "%sread", p.label())
+}
+
+// eachRow reads the part's data records one at a time (the header line
+// skipped) and calls f with each and its line; rec is reused by the next
+// record. It stops at f's first error.
+func (p *csvPart) eachRow(f func(rec []string, line int) error) error {
+	rc, err := p.src.open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := newCSVReader(rc, p.comma)
+	r.ReuseRecord = true
+	r.FieldsPerRecord = len(p.header)
+	first := true
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return p.readErr(err)
+		}
+		line, _ := r.FieldPos(0)
+		if first {
+			first = false
+			if p.own {
+				continue
+			}
+			if sameHeader(rec, p.header) {
+				return extract.Errorf(extract.KindInvalid, "%sline %d repeats the header of %s: a data file beside its header file has no header line", p.label(), line, p.headerName)
+			}
+		}
+		if err := f(rec, line); err != nil {
+			return err
+		}
+	}
 }
 
 // newCSVReader reads a file of a neo4j export, past a byte-order mark,
 // with the delimiter comma.
-func newCSVReader(data []byte, comma rune) *csv.Reader {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+func newCSVReader(in io.Reader, comma rune) *csv.Reader {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.Comma = comma
 	return r
+}
+
+// firstLine is the first line of a source (at most 64 KiB of it).
+func firstLine(src csvSource) ([]byte, error) {
+	rc, err := src.open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(rc, 64<<10), 64<<10).ReadSlice('\n')
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, extract.Wrap(extract.KindInvalid, err, "%s", src.name)
+	}
+	return line, nil
 }
 
 // delimiterOf is the delimiter of a file whose first line is a header:
@@ -362,7 +597,7 @@ func delimiterOf(data []byte) rune {
 // several header files belongs to the longest prefix. Every other file
 // holds its own header. A header file with more than one line, or with no
 // data file, is invalid.
-func withHeaders(files []CSVFile) ([]csvPart, error) {
+func withHeaders(files []csvSource) ([]csvPart, error) {
 	type header struct {
 		name, prefix string
 		cols         []csvColumn
@@ -372,36 +607,23 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 	var headers []*header
 	isHeader := make([]bool, len(files))
 	for i, f := range files {
-		name := strings.ReplaceAll(f.Name, "\\", "/")
+		name := strings.ReplaceAll(f.name, "\\", "/")
 		stem := strings.TrimSuffix(name, path.Ext(name))
 		lower := strings.ToLower(stem)
-		if f.Name == "" || !(strings.HasSuffix(lower, "_header") || strings.HasSuffix(lower, "-header") || strings.HasSuffix(lower, ".header")) {
+		if f.name == "" || !(strings.HasSuffix(lower, "_header") || strings.HasSuffix(lower, "-header") || strings.HasSuffix(lower, ".header")) {
 			continue
 		}
 		prefix := stem[:len(stem)-len("_header")]
 		if prefix == "" || strings.HasSuffix(prefix, "/") {
 			continue // "_header.csv" names no data files
 		}
-		h := &header{name: path.Base(name), prefix: prefix, comma: delimiterOf(f.Data)}
-		r := newCSVReader(f.Data, h.comma)
-		rec, err := r.Read()
-		if err == io.EOF {
-			return nil, extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", h.name)
-		}
+		first, err := firstLine(f)
 		if err != nil {
-			return nil, csvError(h.name, err)
+			return nil, err
 		}
-		for _, c := range rec {
-			h.cols = append(h.cols, parseColumn(c))
-		}
-		switch _, err := r.Read(); {
-		case err == io.EOF:
-		case err != nil:
-			return nil, csvError(h.name, err)
-		default:
-			line, _ := r.FieldPos(0)
-			return nil, extract.Errorf(extract.KindInvalid, "%s line %d: a header file holds the header line only; the rows go in %s.csv (or parts like %s-part1.csv)",
-				h.name, line, path.Base(prefix), path.Base(prefix))
+		h := &header{name: path.Base(name), prefix: prefix, comma: delimiterOf(first)}
+		if err := readHeaderFile(f, h.name, path.Base(prefix), h.comma, &h.cols); err != nil {
+			return nil, err
 		}
 		headers = append(headers, h)
 		isHeader[i] = true
@@ -411,7 +633,7 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 		if isHeader[i] {
 			continue
 		}
-		name := strings.ReplaceAll(f.Name, "\\", "/")
+		name := strings.ReplaceAll(f.name, "\\", "/")
 		stem := strings.TrimSuffix(name, path.Ext(name))
 		var best *header
 		for _, h := range headers {
@@ -423,9 +645,15 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 				best = h
 			}
 		}
-		p := csvPart{file: f, comma: delimiterOf(f.Data)}
+		p := csvPart{src: f, own: true}
 		if best != nil {
-			p.header, p.headerName, p.comma, best.used = best.cols, best.name, best.comma, true
+			p.header, p.headerName, p.comma, p.own, best.used = best.cols, best.name, best.comma, false, true
+		} else {
+			first, err := firstLine(f)
+			if err != nil {
+				return nil, err
+			}
+			p.comma = delimiterOf(first)
 		}
 		out = append(out, p)
 	}
@@ -436,6 +664,37 @@ func withHeaders(files []CSVFile) ([]csvPart, error) {
 		}
 	}
 	return out, nil
+}
+
+// readHeaderFile reads the columns of a header file, which holds its
+// header line only (base names its data files in the error otherwise).
+func readHeaderFile(f csvSource, name, base string, comma rune, cols *[]csvColumn) error {
+	rc, err := f.open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := newCSVReader(rc, comma)
+	rec, err := r.Read()
+	if err == io.EOF {
+		return extract.Errorf(extract.KindInvalid, "%s is empty: want the header line", name)
+	}
+	if err != nil {
+		return csvError(name, err)
+	}
+	for _, c := range rec {
+		*cols = append(*cols, parseColumn(c))
+	}
+	switch _, err := r.Read(); {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return csvError(name, err)
+	default:
+		line, _ := r.FieldPos(0)
+		return extract.Errorf(extract.KindInvalid, "%s line %d: a header file holds the header line only; the rows go in %s.csv (or parts like %s-part1.csv)",
+			name, line, base, base)
+	}
 }
 
 // sameHeader reports whether a record reads as the header cols.
@@ -629,16 +888,24 @@ func finishEdge(e *extract.Edge, relType string, hasWeight bool) {
 	}
 }
 
-// apocKinds types the property columns of an apoc file by their values:
-// long, double or boolean when every non-empty cell reads as one, else
-// string.
-func apocKinds(cols []csvColumn, rows [][]string) []string {
-	kinds := make([]string, len(cols))
-	for i := range cols {
-		kind := ""
-		for _, r := range rows {
-			v := strings.TrimSpace(r[i])
-			if v == "" {
+// apocKinds types the property columns of an apoc file by their values
+// (a pass over its rows, each counted in the budget): long, double or
+// boolean when every non-empty cell reads as one, else string.
+func apocKinds(p *csvPart, budget *csvBudget) ([]string, error) {
+	kinds := make([]string, len(p.header))
+	err := p.eachRow(func(rec []string, line int) error {
+		props := 0
+		for i, c := range p.header {
+			if rec[i] != "" && !apocField(c.Name) {
+				props++
+			}
+		}
+		if err := budget.add(p, line, rec, props); err != nil {
+			return err
+		}
+		for i, kind := range kinds {
+			v := strings.TrimSpace(rec[i])
+			if v == "" || kind == kindString {
 				continue
 			}
 			k := kindString
@@ -649,13 +916,20 @@ func apocKinds(cols []csvColumn, rows [][]string) []string {
 			} else if v == "true" || v == "false" {
 				k = kindBoolean
 			}
-			if kind = mergeKind(kind, k); kind == kindString {
-				break
-			}
+			kinds[i] = mergeKind(kind, k)
 		}
-		kinds[i] = kind
+		return nil
+	})
+	return kinds, err
+}
+
+// apocField says a column of an apoc file holds no property.
+func apocField(name string) bool {
+	switch name {
+	case "_id", "_labels", "_start", "_end", "_type", "key", "name", "type", "description", "label", "keywords", "weight":
+		return true
 	}
-	return kinds
+	return false
 }
 
 // apocNode reads a node row of an apoc file; ok is false for a
