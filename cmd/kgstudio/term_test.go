@@ -2,9 +2,13 @@ package main
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -87,4 +91,130 @@ func waitFinalJob(t *testing.T, data string, ended func() bool) {
 		}
 		return fmt.Errorf("the final job was not caught running (%v)", err)
 	})
+}
+
+// serveGrace is how long serve may take to end after SIGTERM: its
+// shutdown deadline (15 s, for requests and then running jobs) plus the
+// workers' stop grace (5 s for canceled jobs to return).
+const serveGrace = 20 * time.Second
+
+// denseSchema has a rule whose join would run for hours (four hops over
+// a table linking every node to every other): each run's final job
+// spends its budget on it.
+const denseSchema = `namespace Dense
+
+T(点): EntityType
+	relations:
+		link(连): T
+		far(远): T
+			rule: [[
+				Define (a:T)-[p:far]->(e:T) {
+					STRUCTURE { (a)-[:link]->(b)-[:link]->(c)-[:link]->(d)-[:link]->(e) }
+					CONSTRAINT { }
+				}
+			]]
+`
+
+// TestServe_TermInFinalJobEndsInGrace sends SIGTERM to `kgstudio serve`
+// while a run's final job evaluates a rule over a dense table: the
+// process ends within serveGrace (plus a margin to close the database),
+// and the next start finishes the run, its note naming the rule as not
+// run, with the reason.
+func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := buildBinary(t)
+	data, dir := t.TempDir(), t.TempDir()
+	var table strings.Builder
+	table.WriteString("src,dst\n")
+	const n = 120
+	for i := range n {
+		for j := range n {
+			if i != j {
+				fmt.Fprintf(&table, "%d,%d\n", i, j)
+			}
+		}
+	}
+	files := map[string]string{"dense.schema": denseSchema, "T_link_T.csv": table.String()}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"schema", "import", filepath.Join(dir, "dense.schema"), "--name", "dense"}, {"doc", "add", filepath.Join(dir, "T_link_T.csv")}} {
+		cmd := exec.Command(bin, append(args, "--data", data)...)
+		cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kgstudio %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	addr := freeAddr(t)
+	srv := startServer(t, bin, data, addr)
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	body := `{"name":"dense","document_ids":[1],"schema":"dense","embedder":"offline"}`
+	resp, err := http.Post("http://"+addr+"/api/extractions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ ID int }
+	_ = json.NewDecoder(resp.Body).Decode(&started)
+	resp.Body.Close()
+	if started.ID == 0 {
+		t.Fatalf("run not started: %s", resp.Status)
+	}
+	waitFinalJob(t, data, func() bool {
+		select {
+		case err := <-exited:
+			t.Fatalf("the server ended before the final job was caught running (%v)", err)
+		default:
+		}
+		if s := getStatus(t, addr, started.ID); s.Status == "done" || s.Status == "failed" {
+			t.Fatalf("the run ended before its final job was caught running: %+v", s)
+		}
+		return false
+	})
+	sent := time.Now()
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	const margin = 5 * time.Second
+	select {
+	case <-exited:
+		t.Logf("serve ended %.2f s after SIGTERM (grace %s)", time.Since(sent).Seconds(), serveGrace)
+	case <-time.After(serveGrace + margin):
+		_ = srv.Process.Kill()
+		t.Fatalf("serve still running %s after SIGTERM", serveGrace+margin)
+	}
+	st := mustOpen(t, data)
+	v, err := st.Version(t.Context(), started.ID)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Status == "done" || v.Status == "failed" || v.Status == "canceled" {
+		t.Fatalf("after SIGTERM in its final job the run is %s; the next start should finish it", v.Status)
+	}
+
+	srv = startServer(t, bin, data, addr)
+	defer func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		_ = srv.Wait()
+	}()
+	testdata.Eventually(t, 2*time.Minute, func() error {
+		if s := getStatus(t, addr, started.ID); s.Status != "done" {
+			if s.Status == "failed" || s.Status == "canceled" {
+				t.Fatalf("the run resumed and ended %s", s.Status)
+			}
+			return fmt.Errorf("the run did not finish after the restart: %+v", s)
+		}
+		return nil
+	})
+	st = mustOpen(t, data)
+	defer st.Close()
+	if v, err = st.Version(t.Context(), started.ID); err != nil || !strings.Contains(v.Note, "schema rules not run: rule far: over its budget") {
+		t.Errorf("the finished run's note %q (%v), want the rule named as not run", v.Note, err)
+	}
 }
