@@ -177,10 +177,26 @@ func ReadCSVZip(data []byte) (extract.Graph, error) {
 			if err != nil {
 				return nil, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
 			}
-			return rc, nil
+			return zipMember{rc, f.Name}, nil
 		}})
 	}
 	return readCSV(srcs)
+}
+
+// zipMember reads a file of a zip; a read error (it unpacks to more than
+// it declares, its checksum fails, it is cut off) says so by its name.
+type zipMember struct {
+	io.ReadCloser
+	name string
+}
+
+// Read implements io.Reader.
+func (m zipMember) Read(p []byte) (int, error) {
+	n, err := m.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = extract.Wrap(extract.KindInvalid, err, "%s: the zip is damaged (the file unpacks to more than it declares, fails its checksum or is cut off): nothing was imported", m.name)
+	}
+	return n, err
 }
 
 // ReadCSVFS reads the neo4j CSV export in the named files of fsys (see
@@ -570,7 +586,10 @@ func firstLine(src csvSource) ([]byte, error) {
 	defer rc.Close()
 	line, err := bufio.NewReaderSize(io.LimitReader(rc, 64<<10), 64<<10).ReadSlice('\n')
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, extract.Wrap(extract.KindInvalid, err, "%s", src.name)
+		if extract.KindOf(err) == extract.KindInvalid {
+			return nil, err
+		}
+		return nil, extract.Wrap(extract.KindInvalid, err, "%s: cannot be read", src.name)
 	}
 	return line, nil
 }

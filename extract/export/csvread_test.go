@@ -345,5 +345,10 @@ func TestReadCSVZip_Bomb(t *testing.T) {
 		if err == nil || extract.KindOf(err) != extract.KindInvalid || !lie && !strings.Contains(err.Error(), "unpacks to more than") {
 			t.Fatalf("a %d-byte zip of %d bytes (declared %d): %v", buf.Len(), len(rows), size, err)
 		}
+		// One that lies is refused naming the file and saying why (the
+		// message was "nodes.csv" alone).
+		if lie && !strings.Contains(extract.MessageOf(err), "nodes.csv: the zip is damaged (the file unpacks to more than it declares") {
+			t.Fatalf("a zip declaring %d bytes of its %d: %q, want it called damaged", size, len(rows), extract.MessageOf(err))
+		}
 	}
 }
