@@ -88,9 +88,10 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 }
 
 // CommunityMap is a version's graph drawn by community: one node per
-// community of the top level (its id "community:N", its name the
-// community's title, its degree its size), and an edge between two
-// communities for the edges between their members, weighed by how many.
+// community of the top level (its id "community:N", its name the title of
+// its model report, else the community's title, its degree its size),
+// and an edge between two communities for the edges between their
+// members, weighed by how many.
 // Singletons (nodes alone in their community) are left out.
 func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.Subgraph, error) {
 	g, err := q.a.store.LoadGraph(ctx, v.ID, false)
@@ -100,11 +101,16 @@ func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.S
 	r := q.a.communitiesOf(ctx, v, g)
 	out := extract.Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
 	of := map[string]int{}
+	// A model's report names its community better than its top members.
+	titles := map[int]string{}
+	for _, rep := range r.Reports {
+		titles[rep.Community] = rep.Title
+	}
 	for _, c := range r.Level(0) {
 		if c.Size < 2 {
 			continue
 		}
-		out.Nodes = append(out.Nodes, extract.SubgraphNode{ID: communityID(c.ID), Name: c.Title, Type: "Community", Degree: c.Size})
+		out.Nodes = append(out.Nodes, extract.SubgraphNode{ID: communityID(c.ID), Name: cmp.Or(titles[c.ID], c.Title), Type: "Community", Degree: c.Size})
 		for _, k := range c.Members {
 			of[k] = c.ID
 		}

@@ -135,6 +135,11 @@ func TestReports_WrittenByTheModel(t *testing.T) {
 		if v.Calls != calls || v.CachedCalls != 0 || v.PromptTokens == 0 {
 			t.Fatalf("usage: %d calls (%d cached), %d prompt tokens; the provider had %d", v.Calls, v.CachedCalls, v.PromptTokens, calls)
 		}
+		// The graph drawn by community names them by their reports.
+		m, err := a.Queries.CommunityMap(context.Background(), v)
+		if err != nil || len(m.Nodes) == 0 || m.Nodes[0].Name != "The engine makers of London" {
+			t.Fatalf("community map %+v (%v)", m.Nodes, err)
+		}
 		// Again: every report from the cache.
 		again := modelReportRun(t, a, st)
 		if srv.Count() != calls {
