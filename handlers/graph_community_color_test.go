@@ -103,3 +103,59 @@ func TestGraphPage_ColourByCommunity(t *testing.T) {
 		t.Fatalf("after hiding a community: %q (%v)", st, err)
 	}
 }
+
+// TestGraphPage_ColourByCommunityView: a big graph opened on its
+// communities with ?color=community draws each community node in a
+// colour of its own, and the members of one it opens in its colour.
+func TestGraphPage_ColourByCommunityView(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "mid", "synthetic", synthetic(1800, 3600))
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?color=community", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded && window.kgGraph.nodes().length > 1 &&
+		window.kgGraph.communityOf(window.kgGraph.nodes()[0].id) !== undefined`); err != nil {
+		t.Fatal(err)
+	}
+	type drawn struct {
+		IDs     []string
+		Colours []string
+		Legend  int
+	}
+	d, err := chromedp.Run(ctx, chromedp.Evaluate[drawn](`(function(){ var ns = window.kgGraph.nodes();
+		return {IDs: ns.map(n => n.id), Colours: ns.map(n => window.kgGraph.nodeColor(n.id)),
+			Legend: document.querySelectorAll('[data-testid="legend-community"]').length}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for i, c := range d.Colours {
+		if !strings.HasPrefix(d.IDs[i], "community:") {
+			t.Fatalf("not the community view: %s", d.IDs[i])
+		}
+		if other, ok := seen[c]; ok {
+			t.Fatalf("%s and %s share the colour %s", other, d.IDs[i], c)
+		}
+		seen[c] = d.IDs[i]
+	}
+	if d.Legend != min(len(d.IDs), 40) {
+		t.Errorf("legend lists %d communities of %d drawn", d.Legend, len(d.IDs))
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(`+mustJSON(d.IDs[0])+`)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.nodes().length > 0 && window.kgGraph.nodes()[0].id.indexOf("community:") < 0`); err != nil {
+		t.Fatal(err)
+	}
+	members, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.kgGraph.nodes().map(n => window.kgGraph.nodeColor(n.id))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range members {
+		if c != d.Colours[0] {
+			t.Fatalf("a member of %s in %s, the community in %s", d.IDs[0], c, d.Colours[0])
+		}
+	}
+}
