@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/export"
 )
 
 // Edit operations (Edit.Op).
@@ -135,6 +136,10 @@ func applyEdit(g *extract.Graph, e *Edit) error {
 		case OpSetProps:
 			if len(e.Properties) == 0 {
 				return extract.Errorf(extract.KindInvalid, "give the properties to set (null removes one)")
+			}
+			// What an import would refuse, an edit does not store.
+			if k, deep := export.DeepProperty(e.Properties); deep {
+				return extract.Errorf(extract.KindInvalid, "property %q nests lists or maps more than %d levels deep: flatten it, or give it as text", k, export.MaxPropertyDepth)
 			}
 			for k, v := range e.Properties {
 				if strings.TrimSpace(k) == "" {

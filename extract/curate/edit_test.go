@@ -57,6 +57,15 @@ func TestApplyEdits(t *testing.T) {
 	}
 }
 
+// nestedList is a list nested depth levels deep.
+func nestedList(depth int) any {
+	var v any = []any{}
+	for range depth - 1 {
+		v = []any{v}
+	}
+	return v
+}
+
 func TestApplyEdits_Errors(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {
@@ -69,6 +78,10 @@ func TestApplyEdits_Errors(t *testing.T) {
 		"empty name":   {[]Edit{{Op: OpRename, Key: "scrooge", Name: "  "}}, "a node needs a name"},
 		"empty type":   {[]Edit{{Op: OpRetype, Key: "scrooge"}}, "a node needs a type"},
 		"no props":     {[]Edit{{Op: OpSetProps, Key: "scrooge"}}, "give the properties"},
+		// An edit stored a property 9,000 levels deep, which an import
+		// of the version's export then refused.
+		"deep prop": {[]Edit{{Op: OpSetProps, Key: "scrooge", Properties: map[string]any{"ok": []any{}, "deep": nestedList(33)}}},
+			`edit 1 (set_props): property "deep" nests lists or maps more than 32 levels deep`},
 		"missing edge": {[]Edit{{Op: OpDeleteEdge, Source: "scrooge", Label: "x", Target: "marley"}}, "no edge scrooge -x-> marley"},
 		"edge exists":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "partner", Target: "marley"}}, "exists already"},
 		"edge no end":  {[]Edit{{Op: OpAddEdge, Source: "scrooge", Label: "knows", Target: "fred"}}, `no node named "fred"`},

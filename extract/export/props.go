@@ -67,9 +67,9 @@ func nestsDeeper(v any, limit int) bool {
 	return false
 }
 
-// deepProperty names the first property of props (in name order) that
+// DeepProperty names the first property of props (in name order) that
 // nests deeper than MaxPropertyDepth.
-func deepProperty(props map[string]any) (string, bool) {
+func DeepProperty(props map[string]any) (string, bool) {
 	var deep []string
 	for k, v := range props {
 		if nestsDeeper(v, MaxPropertyDepth) {

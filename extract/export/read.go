@@ -411,7 +411,7 @@ func cleanGraph(g extract.Graph, keyed bool) (extract.Graph, error) {
 		if strings.TrimSpace(g.Nodes[i].Name) == "" {
 			g.Nodes[i].Name = g.Nodes[i].Key
 		}
-		if k, deep := deepProperty(g.Nodes[i].Properties); deep {
+		if k, deep := DeepProperty(g.Nodes[i].Properties); deep {
 			return g, deepErr(fmt.Sprintf("node %d (%q)", i+1, g.Nodes[i].Key), k)
 		}
 	}
@@ -419,7 +419,7 @@ func cleanGraph(g extract.Graph, keyed bool) (extract.Graph, error) {
 		for i := range g.Edges {
 			e := &g.Edges[i]
 			e.Mentions = nil
-			if k, deep := deepProperty(e.Properties); deep {
+			if k, deep := DeepProperty(e.Properties); deep {
 				return g, deepErr(fmt.Sprintf("edge %d (%s -%s-> %s)", i+1, e.Source, e.Label, e.Target), k)
 			}
 		}
@@ -443,7 +443,7 @@ func cleanGraph(g extract.Graph, keyed bool) (extract.Graph, error) {
 				return g, extract.Errorf(extract.KindInvalid, "edge %d (%s -%s-> %s): no node with key %q", i+1, e.Source, e.Label, e.Target, end)
 			}
 		}
-		if k, deep := deepProperty(e.Properties); deep {
+		if k, deep := DeepProperty(e.Properties); deep {
 			return g, deepErr(fmt.Sprintf("edge %d (%s -%s-> %s)", i+1, e.Source, e.Label, e.Target), k)
 		}
 	}
