@@ -1,9 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -17,7 +19,8 @@ type CommunityMembersJSON struct {
 	Members     map[string]int        `json:"members"`
 }
 
-// CommunityMemberInfo names a community of CommunityMembersJSON.
+// CommunityMemberInfo names a community of CommunityMembersJSON (by its
+// model report's title when it has one).
 type CommunityMemberInfo struct {
 	ID    int    `json:"id"`
 	Title string `json:"title"`
@@ -41,11 +44,22 @@ func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level 
 	if level < 0 || (level > 0 && level >= r.Levels) {
 		return out, extract.Errorf(extract.KindInvalid, "level %d: %s has %d levels (0 is the coarsest)", level, v.Label(), r.Levels)
 	}
+	titles := titlesOf(r)
 	for _, c := range r.Level(level) {
-		out.Communities = append(out.Communities, CommunityMemberInfo{ID: c.ID, Title: c.Title, Size: c.Size})
+		out.Communities = append(out.Communities, CommunityMemberInfo{ID: c.ID, Title: titles(c), Size: c.Size})
 		for _, k := range c.Members {
 			out.Members[k] = c.ID
 		}
 	}
 	return out, nil
+}
+
+// titlesOf names r's communities by their model reports' titles, else
+// by their own (made from their best connected members).
+func titlesOf(r community.Result) func(community.Community) string {
+	byReport := make(map[int]string, len(r.Reports))
+	for _, rep := range r.Reports {
+		byReport[rep.Community] = rep.Title
+	}
+	return func(c community.Community) string { return cmp.Or(byReport[c.ID], c.Title) }
 }

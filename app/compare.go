@@ -184,7 +184,7 @@ type CommunityChanges struct {
 // CommunityChange is a community that is new, gone or changed. A and B
 // are its ids in the two versions' communities (-1 on the side without
 // it); Title and TopNodes are b's (a's when it is gone), TitleA a's title
-// when it differs. Added and Removed name up to communityNames of the
+// when it differs; a title is the model report's when there is one. Added and Removed name up to communityNames of the
 // members that joined and left it, best connected first, out of
 // AddedCount and RemovedCount.
 type CommunityChange struct {
@@ -244,17 +244,18 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 	}
 	keysA, keysB := number(ga), number(gb)
 	for _, c := range res.Nodes.Changed {
-		if at, ok := keysA[c.KeyA]; ok && c.KeyA != c.KeyB {
+		if at, ok := keysA[c.KeyA]; ok {
 			keysB[c.KeyB] = at
 		}
 	}
 	type side struct {
+		title   func(community.Community) string
 		cs      []community.Community
 		members [][]int32 // node numbers, best connected first, each once
 		of      []int32   // node number -> index into cs, -1 for none
 	}
 	load := func(r community.Result, keys map[string]int32) side {
-		s := side{of: make([]int32, len(names))}
+		s := side{title: titlesOf(r), of: make([]int32, len(names))}
 		for i := range s.of {
 			s.of[i] = -1
 		}
@@ -330,9 +331,9 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 			out.Unchanged++
 			continue
 		}
-		ch := CommunityChange{A: ca.ID, B: cb.ID, Title: cb.Title, TopNodes: cb.TopNodes, SizeA: ca.Size, SizeB: cb.Size, Jaccard: p.jaccard}
-		if ca.Title != cb.Title {
-			ch.TitleA = ca.Title
+		ch := CommunityChange{A: ca.ID, B: cb.ID, Title: sb.title(cb), TopNodes: cb.TopNodes, SizeA: ca.Size, SizeB: cb.Size, Jaccard: p.jaccard}
+		if ta := sa.title(ca); ta != ch.Title {
+			ch.TitleA = ta
 		}
 		ch.Added, ch.AddedCount = list(sb.members[p.b], func(m int32) bool { return sa.of[m] != int32(p.a) })
 		ch.Removed, ch.RemovedCount = list(sa.members[p.a], func(m int32) bool { return sb.of[m] != int32(p.b) })
@@ -341,14 +342,14 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 	all := func(int32) bool { return true }
 	for j, c := range sb.cs {
 		if matchB[j] < 0 {
-			ch := CommunityChange{A: -1, B: c.ID, Title: c.Title, TopNodes: c.TopNodes, SizeB: c.Size, Removed: []string{}}
+			ch := CommunityChange{A: -1, B: c.ID, Title: sb.title(c), TopNodes: c.TopNodes, SizeB: c.Size, Removed: []string{}}
 			ch.Added, ch.AddedCount = list(sb.members[j], all)
 			out.New = append(out.New, ch)
 		}
 	}
 	for i, c := range sa.cs {
 		if matchA[i] < 0 {
-			ch := CommunityChange{A: c.ID, B: -1, Title: c.Title, TopNodes: c.TopNodes, SizeA: c.Size, Added: []string{}}
+			ch := CommunityChange{A: c.ID, B: -1, Title: sa.title(c), TopNodes: c.TopNodes, SizeA: c.Size, Added: []string{}}
 			ch.Removed, ch.RemovedCount = list(sa.members[i], all)
 			out.Gone = append(out.Gone, ch)
 		}
