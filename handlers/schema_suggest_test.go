@@ -106,7 +106,7 @@ func TestSchemaEditor_Suggest(t *testing.T) {
 
 // TestSchemaEditor_SuggestForm: the suggestion is a POST of the editor
 // that stores nothing: without a pick it asks for one; a draft keeps the
-// types the working copy has; GET does not suggest.
+// types the working copy has; GET does not suggest, nor another origin.
 func TestSchemaEditor_SuggestForm(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
@@ -140,6 +140,9 @@ func TestSchemaEditor_SuggestForm(t *testing.T) {
 	}
 	if n := schemaCount(t, a); n != 0 {
 		t.Fatalf("%d schemas stored by a suggestion", n)
+	}
+	if resp := do(t, "POST", a.Server.URL+"/schemas/editor", form.Encode(), map[string]string{"Origin": "https://evil.example"}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a suggestion from another origin: status %d", resp.StatusCode)
 	}
 	if code := getJSON(t, a, "/schemas/editor?op=suggest&suggest_doc="+strconv.Itoa(docs[0].ID), nil); code != http.StatusMethodNotAllowed && code != http.StatusNotFound {
 		t.Errorf("GET of the editor: status %d", code)
