@@ -221,3 +221,26 @@ func TestReports_GlobalMapReduce(t *testing.T) {
 		}
 	})
 }
+
+// TestReports_FailedCallFallsBack: a provider that refuses every report
+// request leaves every community reported offline, counted; the run ends
+// done.
+func TestReports_FailedCallFallsBack(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Options{}) // no recorded answer: every call is refused
+	reportBackends(t, srv, func(t *testing.T, a *App, st *store.Store) {
+		v := modelReportRun(t, a, st)
+		all, fallbacks := modelReports(t, a, v)
+		eligible := 0
+		for _, c := range all {
+			if c.ReportBy == community.ByModel {
+				t.Fatalf("a model report without an answer: %+v", c)
+			}
+			if c.Size >= extract.MinReportSize {
+				eligible++
+			}
+		}
+		if eligible == 0 || fallbacks != eligible || srv.Count() == 0 {
+			t.Fatalf("%d fallbacks of %d eligible communities, %d calls", fallbacks, eligible, srv.Count())
+		}
+	})
+}
