@@ -152,10 +152,10 @@ func csvMember(f *zip.File) bool {
 func IsZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
 
 // ReadCSVZip reads a zip archive of a neo4j CSV export (see ReadCSV); its
-// .csv files are read, in the archive's order, the rest ignored. The files are
-// unpacked as they are read, never held whole: what the zip declares is
-// checked against the limit first, and the zip reader refuses a file
-// that unpacks to more than it declared.
+// .csv files are read, in the archive's order, the rest ignored. The
+// files are unpacked as they are read, never held whole: what the zip
+// declares is checked against the limit first, and the zip reader
+// refuses a file that unpacks to more than it declared.
 func ReadCSVZip(data []byte) (extract.Graph, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -175,7 +175,7 @@ func ReadCSVZip(data []byte) (extract.Graph, error) {
 		srcs = append(srcs, csvSource{name: f.Name, open: func() (io.ReadCloser, error) {
 			rc, err := f.Open()
 			if err != nil {
-				return nil, extract.Wrap(extract.KindInvalid, err, "%s in the zip", f.Name)
+				return nil, extract.Wrap(extract.KindInvalid, err, "%s in the zip cannot be unpacked (damaged, or packed by a method not read here)", f.Name)
 			}
 			return zipMember{rc, f.Name}, nil
 		}})
@@ -340,10 +340,11 @@ func readCSV(srcs []csvSource) (extract.Graph, error) {
 		if err != nil {
 			return extract.Graph{}, err
 		}
-		if parts[i].kind != csvEdges {
+		// apoc's file holds both, in shares unknown until it is read.
+		switch parts[i].kind {
+		case csvNodes:
 			nodeLines += n
-		}
-		if parts[i].kind != csvNodes {
+		case csvEdges:
 			edgeLines += n
 		}
 	}
@@ -454,8 +455,8 @@ func (p *csvPart) label() string {
 	return path.Base(strings.ReplaceAll(p.src.name, "\\", "/")) + " "
 }
 
-// lines counts the lines of the part's file (a last line without a
-// newline too).
+// lines counts the lines of the part's file that are not empty (the CSV
+// reader skips empty ones): a bound on its records.
 func (p *csvPart) lines() (int, error) {
 	rc, err := p.src.open()
 	if err != nil {
@@ -466,9 +467,11 @@ func (p *csvPart) lines() (int, error) {
 	buf := make([]byte, 64<<10)
 	for {
 		k, err := rc.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte("\n"))
-			last = buf[k-1]
+		for _, c := range buf[:k] {
+			if c == '\n' && last != '\n' {
+				n++
+			}
+			last = c
 		}
 		if err == io.EOF {
 			break
