@@ -234,6 +234,9 @@ func TestExtractor_MalformedOutput(t *testing.T) {
 		wantErr string
 	}{
 		{"not json", "I could not find entities.", "no JSON in output"},
+		// The answer is quoted as the model wrote it, not JSON-encoded
+		// (entity\u003c|#|\u003e...).
+		{"tuple form", "entity<|#|>Scrooge<|#|>Person<|#|>A miser & a partner.", "no JSON in output"},
 		{"truncated in the first item", `{"entities": [{"name": "Scrooge"`, ""},
 		{"wrong key", `{"things": []}`, `no "entities" list`},
 		{"bare list", `[{"name": "Scrooge", "category": "Person"}]`, ""},
@@ -264,6 +267,9 @@ func TestExtractor_MalformedOutput(t *testing.T) {
 			}
 			if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, tt.wantErr) || res.Failures[0].Round != 0 {
 				t.Errorf("failures = %+v", res.Failures)
+			}
+			if res.Failures[0].Line != tt.ner {
+				t.Errorf("failure quotes %q, want the answer %q", res.Failures[0].Line, tt.ner)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package kag
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -83,13 +84,19 @@ func values(v any) []string {
 	return nil
 }
 
+// snippet is the text a parse failure quotes: a model's answer as it was
+// written, an item of it as JSON (not HTML-escaped: the page escapes it),
+// at most 300 bytes.
 func snippet(v any) string {
-	b, _ := json.Marshal(v)
-	s := string(b)
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	s, ok := v.(string)
+	if !ok {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		s = strings.TrimSuffix(b.String(), "\n")
 	}
-	return s
+	return extract.Clip(s, 300)
 }
 
 func fail(res *extract.ChunkResult, line, reason string) {
