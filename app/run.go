@@ -301,9 +301,15 @@ func (a *App) mergedText(ctx context.Context, v record.Version, r route, report 
 		if err := a.store.SetChunkErrors(ctx, v.ID, failed); err != nil {
 			return err
 		}
-		first := failed[0]
-		return extract.Errorf(extract.KindUnavailable, "%d of %d chunks failed (chunk %d: %s: %s); resume or retry to ask them again",
-			len(failed), len(r.jobs), first.Index, first.Status, first.Message)
+		first, doc := failed[0], ""
+		for _, j := range r.jobs {
+			if j.Doc.ID == first.DocumentID {
+				doc = j.Doc.Name
+				break
+			}
+		}
+		return extract.Errorf(extract.KindUnavailable, "%d of %d chunks failed (chunk %d of %q: %s: %s); resume or retry to ask them again",
+			len(failed), len(r.jobs), first.Index, doc, first.Status, first.Message)
 	}
 	for _, j := range r.jobs {
 		if !runs[j.Chunk.Ref()] {
@@ -453,6 +459,9 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extra
 		return record.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
 	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
+		return record.Version{}, cfg, err
+	}
+	if err := a.checkTables(ctx, cfg, ids); err != nil {
 		return record.Version{}, cfg, err
 	}
 	v, err := a.store.NewVersion(ctx, name, cfg, ids, strings.TrimSpace(req.Note))

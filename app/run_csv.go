@@ -78,3 +78,26 @@ func (a *App) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Option
 	}
 	return csvmap.FromSchema(sc), nil
 }
+
+// checkTables refuses a run whose CSV tables have more than
+// csvmap.MaxRows rows in all before its version is made, naming the table
+// and line the mapping would stop at. The tables are read one at a time;
+// a document that cannot be read is left for the version's creation to
+// refuse.
+func (a *App) checkTables(ctx context.Context, cfg extract.Config, ids []int) error {
+	rows := 0
+	for _, id := range ids {
+		info, err := a.store.DocumentInfo(ctx, id)
+		if err != nil || RouteOf(cfg, extract.Document{ID: info.ID, Name: info.Name, Kind: info.Kind}) != RouteCSV {
+			continue
+		}
+		d, err := a.store.Document(ctx, id)
+		if err != nil {
+			continue
+		}
+		if rows, err = csvmap.CountRows(d, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}

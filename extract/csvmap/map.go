@@ -199,8 +199,7 @@ func (b *builder) mapTable(rows *int) {
 			return true
 		}
 		if *rows++; *rows > MaxRows {
-			b.err = extract.Errorf(extract.KindInvalid, "%s line %d: the tables of the run have more than %d rows in all: split them into runs of at most that many",
-				baseName(b.doc.Name)+path.Ext(b.doc.Name), r.line, MaxRows)
+			b.err = tooManyRows(b.doc.Name, r.line)
 			return false
 		}
 		b.rowStart = r.start
@@ -213,6 +212,33 @@ func (b *builder) mapTable(rows *int) {
 	if header == nil {
 		b.failures = append(b.failures, extract.ParseFailure{Line: "row 1: ", Reason: "empty table: no header row"})
 	}
+}
+
+// tooManyRows refuses the row at line of the named table, past MaxRows.
+func tooManyRows(name string, line int) error {
+	return extract.Errorf(extract.KindInvalid, "%s line %d: the tables of the run have more than %d rows in all: split them into runs of at most that many",
+		baseName(name)+path.Ext(name), line, MaxRows)
+}
+
+// CountRows counts the rows of a CSV document (its records but the
+// header) onto rows, the count of the run's tables before it, as MapAll
+// would: past MaxRows it stops and says where, as MapAll would fail. It
+// maps nothing, so a run can be refused before it is made.
+func CountRows(doc extract.Document, rows int) (int, error) {
+	var err error
+	header := true
+	readTable(doc.Name, doc.Content, func(r record) bool {
+		if header {
+			header = false
+			return true
+		}
+		if rows++; rows > MaxRows {
+			err = tooManyRows(doc.Name, r.line)
+			return false
+		}
+		return true
+	})
+	return rows, err
 }
 
 // checkWidth reports a row whose field count differs from the header's.
