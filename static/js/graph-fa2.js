@@ -18,11 +18,13 @@
 // bounding box) for CALM iterations in a row. A graph that starts from an
 // earlier layout (an expansion) is refined at one level.
 //
-// KgLayout.create({x, y, mass, edges, multilevel}) returns a layout whose
+// KgLayout.create({x, y, mass, edges, multilevel, pack}) returns a layout whose
 // step() runs one iteration (or moves to the next finer level);
 // positions(xy) writes every node's place, interleaved, into a
 // Float32Array; and whose fields say where it stands: iterations (at the
-// finest level), coarseIterations, energy, converged, done.
+// finest level), coarseIterations, energy, converged, done. With pack,
+// each connected component is laid out alone and the components are
+// packed side by side (Packed, below).
 /* exported KgLayout */
 var KgLayout = (function () {
   "use strict";
@@ -405,8 +407,103 @@ var KgLayout = (function () {
     }
   };
 
+  // Packed lays out each connected component of a graph on its own (a
+  // Layout each, stepped in turn) and packs the components side by side
+  // in rows, largest first, instead of letting them repel one another
+  // into a disc. A component of one node needs no layout.
+  function Packed(opts) {
+    var n = opts.x.length, e = opts.edges.length / 2, up = new Int32Array(n), i;
+    for (i = 0; i < n; i++) up[i] = i;
+    function root(a) { while (up[a] !== a) { up[a] = up[up[a]]; a = up[a]; } return a; }
+    for (i = 0; i < e; i++) {
+      var a = root(opts.edges[2 * i]), b = root(opts.edges[2 * i + 1]);
+      if (a !== b) up[Math.max(a, b)] = Math.min(a, b);
+    }
+    var byRoot = new Map(), parts = [];
+    for (i = 0; i < n; i++) {
+      var r = root(i), p = byRoot.get(r);
+      if (!p) { p = { nodes: [], edges: [] }; byRoot.set(r, p); parts.push(p); }
+      p.nodes.push(i);
+    }
+    var localOf = new Uint32Array(n);
+    parts.forEach(function (p) { p.nodes.forEach(function (g, j) { localOf[g] = j; }); });
+    for (i = 0; i < e; i++) {
+      var s = opts.edges[2 * i], t = opts.edges[2 * i + 1];
+      byRoot.get(root(s)).edges.push(localOf[s], localOf[t]);
+    }
+    // Largest first; parts are in order of their first node already.
+    parts.sort(function (p, q) { return q.nodes.length - p.nodes.length; });
+    this.parts = parts.map(function (p) {
+      var m = p.nodes.length, x = new Float32Array(m), y = new Float32Array(m), mass = new Float32Array(m);
+      p.nodes.forEach(function (g, j) { x[j] = opts.x[g]; y[j] = opts.y[g]; mass[j] = opts.mass ? opts.mass[g] : 0; });
+      return { nodes: p.nodes, xy: new Float32Array(2 * m), layout: m > 1 ? new Layout({ x: x, y: y, mass: mass,
+        edges: Uint32Array.from(p.edges), multilevel: opts.multilevel }) : null };
+    });
+    this.components = parts.length;
+    this.n = n;
+    this.update();
+  }
+  Packed.prototype.update = function () {
+    var first = this.parts.length && this.parts[0].layout;
+    this.iterations = first ? first.iterations : 0;
+    this.coarseIterations = first ? first.coarseIterations : 0;
+    var energy = 0, converged = true, done = true;
+    this.parts.forEach(function (p) {
+      if (!p.layout) return;
+      energy = Math.max(energy, p.layout.energy);
+      converged = converged && p.layout.converged;
+      done = done && p.layout.done;
+    });
+    this.energy = first ? energy : 0;
+    this.converged = converged;
+    this.done = done;
+  };
+  // step runs one iteration of every component still moving.
+  Packed.prototype.step = function () {
+    this.parts.forEach(function (p) { if (p.layout && !p.layout.done) p.layout.step(); });
+    this.update();
+  };
+  // positions packs the components in rows about as wide as a 3:2 frame
+  // holding them all, GAP mean edge lengths apart.
+  var GAP = 2;
+  Packed.prototype.positions = function (xy) {
+    var boxes = [], area = 0, widest = 0, len = 0, edges = 0;
+    this.parts.forEach(function (p) {
+      if (p.layout) p.layout.positions(p.xy);
+      else { p.xy[0] = 0; p.xy[1] = 0; }
+      var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (var j = 0; j < p.nodes.length; j++) {
+        x0 = Math.min(x0, p.xy[2 * j]); x1 = Math.max(x1, p.xy[2 * j]);
+        y0 = Math.min(y0, p.xy[2 * j + 1]); y1 = Math.max(y1, p.xy[2 * j + 1]);
+      }
+      if (p.layout) {
+        var lv = p.layout.levels[p.layout.at];
+        for (var k = 0; k < lv.es.length; k++) len += Math.hypot(lv.x[lv.es[k]] - lv.x[lv.et[k]], lv.y[lv.es[k]] - lv.y[lv.et[k]]);
+        edges += lv.es.length;
+      }
+      boxes.push([x0, y0, x1, y1]);
+    });
+    var gap = GAP * (edges && len > 0 ? len / edges : 10);
+    boxes.forEach(function (b) {
+      area += (b[2] - b[0] + gap) * (b[3] - b[1] + gap);
+      widest = Math.max(widest, b[2] - b[0] + gap);
+    });
+    var rowW = Math.max(widest, Math.sqrt(area * 1.5)), cx = 0, cy = 0, rowH = 0;
+    for (var q = 0; q < this.parts.length; q++) {
+      var p = this.parts[q], b = boxes[q], w = b[2] - b[0] + gap, h = b[3] - b[1] + gap;
+      if (cx > 0 && cx + w > rowW) { cx = 0; cy += rowH; rowH = 0; }
+      var ox = cx - b[0], oy = cy - b[1];
+      for (var j = 0; j < p.nodes.length; j++) {
+        xy[2 * p.nodes[j]] = p.xy[2 * j] + ox;
+        xy[2 * p.nodes[j] + 1] = p.xy[2 * j + 1] + oy;
+      }
+      cx += w;
+      rowH = Math.max(rowH, h);
+    }
+  };
+
   return {
-    create: function (opts) { return new Layout(opts); },
+    create: function (opts) { return opts.pack ? new Packed(opts) : new Layout(opts); },
     // forTest exposes one iteration on a single level, to compare with
     // the reference implementation.
     forTest: { Level: Level, iterate: iterate }

@@ -57,7 +57,7 @@ self.onmessage = function (ev) {
   }
   setTimeout(function () {
     if (run !== r) return;
-    r.layout = KgLayout.create({ x: m.x, y: m.y, mass: m.mass, edges: m.edges, multilevel: !!m.multilevel });
+    r.layout = KgLayout.create({ x: m.x, y: m.y, mass: m.mass, edges: m.edges, multilevel: !!m.multilevel, pack: true });
     step();
   }, 0);
 };

@@ -10,7 +10,11 @@
 // memory) is read as of a date (an input and a slider over the days its
 // facts changed), without the facts that ended unless asked; those are
 // drawn dashed and pale. The view fits the graph while the layout
-// moves, until the user pans, zooms or picks a node.
+// moves, until the user pans, zooms or picks a node. Nodes start at places
+// seeded by their keys, so a reload draws the same picture; connected
+// components are laid out apart and packed side by side; a dragged node
+// stays where it is put until unpinned; edge labels appear closer in, and
+// a small graph names every node.
 // window.kgGraph exposes the state to tests and benchmarks.
 (function () {
   "use strict";
@@ -61,6 +65,9 @@
   var drawGen = 0;      // counts setData calls; the worker's answers carry it
   var LABELS = 30;      // names always drawn, best-connected first
   var MAX_LABELS = 300; // names drawn at most per frame
+  var ALL_LABELS = 50;  // a graph of at most this many nodes has every name drawn
+  var EDGE_ZOOM = 1.5;  // edge labels are drawn from this many times the fit's zoom,
+  var EDGE_LABELS = 200; // at most this many per frame
   var FAST_MS = 12;     // a frame slower than this is reused while the view moves
 
   // The camera: the layout point at the centre of the canvas and the
@@ -102,6 +109,7 @@
     frames: 0,        // frames drawn
     hovered: null,    // key of the node under the pointer
     labels: 0,        // names drawn in the last frame
+    edgeLabels: 0,    // edge labels drawn in the last frame
     nodeCount: function () { return nodes.length; },
     nodes: function () { return nodes.slice(); },
     colorOf: colorOf,
@@ -118,6 +126,8 @@
     links: function () { return links.slice(); },
     time: function () { return { as_of: timeView.as_of || "", expired: !!timeView.expired, dates: dates.slice() }; },
     select: select,
+    // layoutOf returns a drawn node's position in layout units.
+    layoutOf: function (key) { var i = byId.get(key); return i === undefined ? null : { x: xs[i], y: ys[i] }; },
     // pointOf returns a drawn node's position in page coordinates.
     pointOf: function (key) {
       var i = byId.get(key);
@@ -247,12 +257,15 @@
   // drawLabels writes names over the frame: right of the node, on a white
   // halo. The best-connected nodes inside the view come first; a name that
   // would overlap one already written is skipped. Zoomed out, LABELS names
-  // are written; zoomed in, all the names in view, up to MAX_LABELS. The
-  // selected and hovered nodes always get theirs, and a red ring marks the
-  // selected one.
+  // are written; zoomed in, all the names in view, up to MAX_LABELS; a
+  // graph of up to ALL_LABELS nodes has all its names. The selected and
+  // hovered nodes always get theirs, and a red ring marks the selected
+  // one. Closer in (or on a small graph), edges long enough to hold their
+  // label get it at their middle.
   function drawLabels() {
     ctx.setTransform(PR, 0, 0, PR, 0, 0);
-    if (!nodes.length) { kg.labels = 0; return; }
+    if (!nodes.length) { kg.labels = 0; kg.edgeLabels = 0; return; }
+    drawEdgeLabels();
     ctx.font = "12px system-ui, sans-serif";
     ctx.textAlign = "left";
     ctx.textBaseline = "middle";
@@ -286,12 +299,14 @@
     var count = 0, i;
     for (i = 0; i < byDegree.length && count <= MAX_LABELS; i++) if (shown(byDegree[i]) && inView(byDegree[i])) count++;
     var budget = count <= MAX_LABELS && cam.k >= 1.2 * fitK ? MAX_LABELS : LABELS;
+    var all = nodes.length <= ALL_LABELS;
+    if (all) budget = ALL_LABELS;
     var drawn = 0, tries = 0;
     for (i = 0; i < byDegree.length && drawn < budget && tries < 4 * budget; i++) {
       var n = byDegree[i];
       if (n === selected || n === hovered || !shown(n) || !inView(n)) continue;
       tries++;
-      if (put(n, false)) drawn++;
+      if (put(n, all)) drawn++;
     }
     kg.labels = drawn + special.length;
     if (selected >= 0 && shown(selected)) {
@@ -301,6 +316,43 @@
       ctx.lineWidth = 2;
       ctx.stroke();
     }
+  }
+
+  // drawEdgeLabels writes the labels of the edges in view whose drawn
+  // length holds them, small and grey, at the edge's middle, none over
+  // another; from EDGE_ZOOM times the fit's zoom, or at any zoom on a graph
+  // of up to ALL_LABELS nodes.
+  function drawEdgeLabels() {
+    var drawn = 0;
+    if (cam.k >= EDGE_ZOOM * fitK || nodes.length <= ALL_LABELS) {
+      ctx.font = "10px system-ui, sans-serif";
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      ctx.lineJoin = "round";
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = "rgba(255,255,255,0.92)";
+      ctx.fillStyle = "#6b6b70";
+      var boxes = [];
+      for (var i = 0; i < es.length && drawn < EDGE_LABELS; i++) {
+        var s = es[i], t = et[i], label = links[i].label;
+        if (!label || !shown(s) || !shown(t)) continue;
+        var ax = sx(xs[s]), ay = sy(ys[s]), bx = sx(xs[t]), by = sy(ys[t]), mx = (ax + bx) / 2, my = (ay + by) / 2;
+        if (mx < 0 || mx > W || my < 0 || my > H) continue;
+        var tw = ctx.measureText(label).width;
+        if (Math.hypot(bx - ax, by - ay) < tw + radius(s) + radius(t) + 12) continue;
+        var b = [mx - tw / 2 - 2, my - 7, mx + tw / 2 + 2, my + 7], free = true;
+        for (var j = 0; j < boxes.length && free; j++) {
+          var o = boxes[j];
+          if (b[0] < o[2] && b[2] > o[0] && b[1] < o[3] && b[3] > o[1]) free = false;
+        }
+        if (!free) continue;
+        boxes.push(b);
+        ctx.strokeText(label, mx, my);
+        ctx.fillText(label, mx, my);
+        drawn++;
+      }
+    }
+    kg.edgeLabels = drawn;
   }
 
   // The camera moves to a state over ms milliseconds (ease in and out).
@@ -358,18 +410,27 @@
     return best;
   }
 
-  // Pointer: drag pans, the wheel zooms at the pointer, a click without
-  // a drag picks a node, else an edge, else clears the selection.
+  // Pointer: a drag from a node moves the node and pins it there (the
+  // layout no longer moves it; a double-click or Unpin all lets it go back
+  // to the layout's place); a drag elsewhere pans; the wheel zooms at the
+  // pointer; a click without a drag picks a node, else an edge, else
+  // clears the selection.
   var drag = null;
   function local(ev) { var b = canvas.getBoundingClientRect(); return { x: ev.clientX - b.left, y: ev.clientY - b.top }; }
   canvas.addEventListener("pointerdown", function (ev) {
     takeOver();
     var p = local(ev);
-    drag = { x: p.x, y: p.y, moved: false };
+    drag = { x: p.x, y: p.y, moved: false, node: nodeAt(p.x, p.y) };
     canvas.setPointerCapture(ev.pointerId);
   });
   canvas.addEventListener("pointermove", function (ev) {
     var p = local(ev);
+    if (drag && drag.node >= 0 && (drag.moved || Math.hypot(p.x - drag.x, p.y - drag.y) > 3)) {
+      drag.moved = true;
+      pinAt(drag.node, cam.x + (p.x - W / 2) / cam.k, cam.y + (p.y - H / 2) / cam.k);
+      tip(null);
+      return;
+    }
     if (drag && (drag.moved || Math.hypot(p.x - drag.x, p.y - drag.y) > 3)) {
       drag.moved = true;
       cam.x -= (p.x - drag.x) / cam.k;
@@ -393,6 +454,10 @@
     selected = -1;
     selectedLink = -1;
     redraw();
+  });
+  canvas.addEventListener("dblclick", function (ev) {
+    var p = local(ev), i = nodeAt(p.x, p.y);
+    if (i >= 0 && pins[nodes[i].id]) unpin(nodes[i].id);
   });
   canvas.addEventListener("pointerleave", function () { if (hovered >= 0) { hovered = -1; kg.hovered = null; redraw(true); } tip(null); });
   canvas.addEventListener("wheel", function (ev) {
@@ -433,6 +498,35 @@
     tipEl.style.left = (p.x + 12) + "px";
     tipEl.style.top = (p.y + 12) + "px";
   }
+
+  // pins holds the nodes the user dragged, by key: where they were put
+  // (x, y) and where the layout has them (lx, ly), which they go back to
+  // when unpinned.
+  var pins = {}, pinCount = 0;
+  var unpinBtn = document.getElementById("graph-unpin");
+  function pinAt(i, x, y) {
+    var key = nodes[i].id, pin = pins[key];
+    if (!pin) { pin = pins[key] = { lx: xs[i], ly: ys[i] }; pinCount++; syncPins(); }
+    pin.x = xs[i] = x;
+    pin.y = ys[i] = y;
+    redraw();
+  }
+  function unpin(key) {
+    var pin = pins[key];
+    if (!pin) return;
+    delete pins[key];
+    pinCount--;
+    var i = byId.get(key);
+    if (i !== undefined) { xs[i] = pin.lx; ys[i] = pin.ly; }
+    syncPins();
+    redraw();
+  }
+  function syncPins() {
+    if (unpinBtn) unpinBtn.hidden = pinCount === 0;
+  }
+  if (unpinBtn) unpinBtn.addEventListener("click", function () { Object.keys(pins).forEach(unpin); });
+  kg.pinned = function () { return Object.keys(pins).sort(); };
+  kg.unpin = unpin;
 
   // The layout runs in a worker; each answer moves the nodes. An answer
   // for older data (drawGen) is dropped.
@@ -513,6 +607,8 @@
     for (var i = 0; i < nodes.length; i++) {
       xs[i] = m.xy[2 * i];
       ys[i] = m.xy[2 * i + 1];
+      var pin = pinCount ? pins[nodes[i].id] : null;
+      if (pin) { pin.lx = xs[i]; pin.ly = ys[i]; xs[i] = pin.x; ys[i] = pin.y; }
     }
     if (m.bitmap && workerFrames && follow) {
       cam.x = m.cam.x;
@@ -549,9 +645,26 @@
     });
   }
 
+  // seeded returns two numbers in [-0.5, 0.5) made from a node's key
+  // (FNV-1a, then mulberry32), so that a node starts at the same place on
+  // every load and the layout, deterministic from its start, draws the
+  // same picture on a reload.
+  function seeded(key) {
+    var h = 2166136261;
+    for (var i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+    function next() {
+      h = (h + 0x6D2B79F5) | 0;
+      var t = Math.imul(h ^ (h >>> 15), 1 | h);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+    }
+    return [next(), next()];
+  }
+
   // setData draws an API answer, replacing the graph or merging into it.
-  // New nodes start at random in a square that grows with the graph;
-  // merged nodes start next to the anchor node so they do not fly in.
+  // New nodes start in a square that grows with the graph, at a place
+  // seeded by their key; merged nodes start next to the anchor node so
+  // they do not fly in.
   function setData(res, merge, anchorKey, what) {
     types = res.types || [];
     if (!merge) { byId = new Map(); nodes = []; links = []; linkKeys = null; selected = selectedLink = hovered = -1; }
@@ -567,8 +680,11 @@
       var i = n0 + j;
       byId.set(n.id, i);
       nodes.push(n);
-      nx[i] = anchor !== undefined ? nx[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
-      ny[i] = anchor !== undefined ? ny[anchor] + (Math.random() - 0.5) * 10 : (Math.random() - 0.5) * spread;
+      var r = seeded(n.id);
+      nx[i] = anchor !== undefined ? nx[anchor] + r[0] * 10 : r[0] * spread;
+      ny[i] = anchor !== undefined ? ny[anchor] + r[1] * 10 : r[1] * spread;
+      var pin = pins[n.id];
+      if (pin) { nx[i] = pin.x; ny[i] = pin.y; }
     });
     res.nodes.forEach(function (n) { fresh.add(byId.get(n.id)); });
     xs = nx;
