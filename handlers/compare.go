@@ -121,6 +121,8 @@ func (h *Handler) showCompare(c echo.Context) error {
 	p.Query = CompareQuery(a, b, opts)
 	p.ScriptURL = h.assets.URL("js/compare.js")
 	p.GraphLibURL = h.assets.URL("vendor/force-graph-1.52.0/force-graph.min.js")
+	p.LayoutURL = h.assets.URL("js/graph-layout.js")
+	p.FA2URL = h.assets.URL("js/graph-fa2.js")
 	if err := h.fillComparison(ctx, &p, cmp, c.QueryParam("chunk"), c.Request().URL.Query()); err != nil {
 		return err
 	}

@@ -42,8 +42,10 @@ type ComparePage struct {
 	GraphNote string
 	// Union is the union graph handed to static/js/compare.js.
 	Union any
-	// ScriptURL and GraphLibURL are the asset URLs of the page's scripts.
-	ScriptURL, GraphLibURL string
+	// ScriptURL and GraphLibURL are the asset URLs of the page's scripts;
+	// LayoutURL and FA2URL those of the layout worker and its library,
+	// which lay the union out once for every panel.
+	ScriptURL, GraphLibURL, LayoutURL, FA2URL string
 	// Query is the query string of the current comparison (a, b and options).
 	Query string
 	// Turns, for two dialogue runs: operation counts per turn.

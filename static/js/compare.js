@@ -2,8 +2,17 @@
 // by side), filters the graph and the item tables, and shows both versions'
 // details of the selected item. Data comes from the JSON script #cmp-data
 // (see handlers/compare.go, unionGraph).
+//
+// The union is laid out once, by the graph view's layout worker
+// (static/js/graph-layout.js) from places seeded by the node keys, and
+// every panel draws its nodes at the union's places with the union's
+// camera: a node is at the same place in the union and in both versions
+// side by side, and on every reload. Panning or zooming one side moves the
+// other with it.
 (function () {
   "use strict";
+
+  var script = document.currentScript;
 
   var COLORS = { added: "#1f9d55", removed: "#d64545", changed: "#d49a1a", unchanged: "#9aa0a6" };
   var dataEl = document.getElementById("cmp-data");
@@ -29,6 +38,79 @@
 
   var state = { diffOnly: false, type: "", label: "", selected: "", split: false };
   var views = {}; // name -> {fg, el, side, objs, settled}
+
+  // The union's layout: each node's place by id, and the box holding them.
+  var place = {}, box = null;
+
+  // seeded returns two numbers in [-0.5, 0.5) made from a key (FNV-1a,
+  // then mulberry32), as the graph view seeds its layout.
+  function seeded(key) {
+    var h = 2166136261;
+    for (var i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
+    function next() {
+      h = (h + 0x6D2B79F5) | 0;
+      var t = Math.imul(h ^ (h >>> 15), 1 | h);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+    }
+    return [next(), next()];
+  }
+
+  // layoutUnion lays the whole union out in the worker and calls done when
+  // it has stopped moving.
+  function layoutUnion(done) {
+    var n = data.nodes.length, index = {}, x = new Float32Array(n), y = new Float32Array(n), mass = new Float32Array(n), pairs = [];
+    var spread = Math.sqrt(Math.max(n, 1)) * 10;
+    data.nodes.forEach(function (nd, i) {
+      index[nd.id] = i;
+      var r = seeded(nd.id);
+      x[i] = r[0] * spread;
+      y[i] = r[1] * spread;
+    });
+    data.edges.forEach(function (e) {
+      var s = index[e.source], t = index[e.target];
+      if (s === undefined || t === undefined) return;
+      pairs.push(s, t);
+      mass[s]++;
+      mass[t]++;
+    });
+    var edges = Uint32Array.from(pairs);
+    function finish(xy) {
+      var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      data.nodes.forEach(function (nd, i) {
+        var p = place[nd.id] = { x: xy ? xy[2 * i] : x[i], y: xy ? xy[2 * i + 1] : y[i] };
+        x0 = Math.min(x0, p.x); x1 = Math.max(x1, p.x); y0 = Math.min(y0, p.y); y1 = Math.max(y1, p.y);
+      });
+      box = n ? { x0: x0, y0: y0, x1: x1, y1: y1 } : null;
+      done();
+    }
+    var worker;
+    try {
+      worker = new Worker(script.dataset.layout);
+    } catch (err) {
+      finish(null);
+      return;
+    }
+    worker.onmessage = function (ev) {
+      if (!ev.data.done) return;
+      worker.terminate();
+      finish(ev.data.xy);
+    };
+    worker.onerror = function () { finish(null); };
+    worker.postMessage({ type: "start", gen: 1, x: x, y: y, mass: mass, edges: edges, multilevel: true, libURL: script.dataset.fa2, draw: null },
+      [mass.buffer, edges.buffer]);
+  }
+
+  // fitView shows the union's box in a view: every panel the same.
+  function fitView(view, ms) {
+    if (!box) return;
+    var fg = view.fg, W = fg.width(), H = fg.height(), pad = 30;
+    var k = Math.min((W - 2 * pad) / Math.max(box.x1 - box.x0, 1e-6), (H - 2 * pad) / Math.max(box.y1 - box.y0, 1e-6));
+    view.syncing = true;
+    fg.centerAt((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2, ms);
+    fg.zoom(k, ms);
+    view.syncing = false;
+  }
 
   function nodeVisible(n) {
     if (state.diffOnly && n.status === "unchanged") return false;
@@ -57,7 +139,8 @@
       if (!onSide(n, view.side) || !nodeVisible(n)) return;
       var o = view.objs[n.id];
       if (!o) {
-        o = view.objs[n.id] = { id: n.id, name: n.name, type: n.type, status: n.status };
+        var p = place[n.id] || { x: 0, y: 0 };
+        o = view.objs[n.id] = { id: n.id, name: n.name, type: n.type, status: n.status, x: p.x, y: p.y, fx: p.x, fy: p.y };
       }
       shown[n.id] = true;
       nodes.push(o);
@@ -86,7 +169,8 @@
       .linkLabel(function (l) { return window.kgText(l.label + " · " + l.status); })
       .linkDirectionalArrowLength(3)
       .linkDirectionalArrowRelPos(1)
-      .cooldownTicks(300)
+      .enableNodeDrag(false)
+      .cooldownTicks(1)
       .nodeCanvasObjectMode(function () { return "after"; })
       .nodeCanvasObject(function (n, ctx, scale) {
         var r = radius(n);
@@ -111,9 +195,20 @@
       .onLinkClick(function (l) { select(l.id); })
       .onEngineStop(function () {
         if (!view.settled) {
+          fitView(view, 0);
           view.settled = true;
-          fg.zoomToFit(300, 20);
         }
+      })
+      .onZoom(function (t) {
+        // Side by side, the other version follows.
+        if (view.syncing || !view.side) return;
+        var other = views[view.side === "a" ? "b" : "a"];
+        if (!other || !other.settled) return;
+        var c = fg.screen2GraphCoords(fg.width() / 2, fg.height() / 2);
+        other.syncing = true;
+        other.fg.zoom(t.k, 0);
+        other.fg.centerAt(c.x, c.y, 0);
+        other.syncing = false;
       });
     view.fg = fg;
     views[name] = view;
@@ -261,9 +356,7 @@
 
   // Wiring --------------------------------------------------------------
 
-  var union = makeView("union", "cmp-union", "");
-  union.fg.graphData(graphFor(union));
-  var left = null, right = null;
+  var union = null, left = null, right = null;
 
   function setSplit(split) {
     state.split = split;
@@ -272,7 +365,7 @@
     document.getElementById("cmp-right").hidden = !split;
     var btn = document.getElementById("cmp-layout");
     if (btn) btn.textContent = split ? "Union graph" : "Side by side";
-    if (split && !left) {
+    if (split && !left && union) {
       left = makeView("a", "cmp-left", "a");
       right = makeView("b", "cmp-right", "b");
       left.fg.graphData(graphFor(left));
@@ -314,19 +407,30 @@
       if (!v.el.hidden && v.fg.zoom() < 2.5) v.fg.zoom(3, 400);
     });
   });
-  var layout = document.getElementById("cmp-layout");
-  if (layout) layout.addEventListener("click", function () { setSplit(!state.split); });
+  var layoutBtn = document.getElementById("cmp-layout");
+  if (layoutBtn) layoutBtn.addEventListener("click", function () { setSplit(!state.split); });
   document.querySelectorAll("tr.item").forEach(function (tr) {
     tr.addEventListener("click", function () { select(tr.dataset.id); });
     tr.addEventListener("keydown", function (ev) { if (ev.key === "Enter") select(tr.dataset.id); });
   });
   window.addEventListener("resize", resize);
 
+  // The graph is drawn once the union is laid out.
+  layoutUnion(function () {
+    union = makeView("union", "cmp-union", "");
+    union.fg.graphData(graphFor(union));
+    if (state.split) {
+      state.split = false;
+      setSplit(true);
+    }
+  });
+
   // kgCompare lets tests and the console read what is drawn.
   window.kgCompare = {
     // counts returns the union graph's drawn nodes by colour, and whether
     // its layout has settled.
     counts: function () {
+      if (!union) return { added: 0, removed: 0, changed: 0, unchanged: 0, settled: false };
       var out = { added: 0, removed: 0, changed: 0, unchanged: 0, settled: union.settled };
       var color = union.fg.nodeColor();
       union.fg.graphData().nodes.forEach(function (n) {
@@ -341,11 +445,19 @@
     split: setSplit,
     // pointOf returns a node's position in the union graph, in page
     // coordinates.
-    pointOf: function (id) {
-      var o = union.objs[id];
-      if (!o || o.x === undefined) return null;
-      var p = union.fg.graph2ScreenCoords(o.x, o.y), box = union.el.getBoundingClientRect();
-      return { x: box.left + p.x, y: box.top + p.y };
-    }
+    pointOf: function (id) { return union ? pointIn(union, id, true) : null; },
+    // sidePoint returns a node's position in the panel of version "a" or
+    // "b", from the panel's top left corner; settled says both panels are
+    // drawn.
+    sidePoint: function (side, id) { var v = views[side]; return v ? pointIn(v, id, false) : null; },
+    settled: function () { return !!(left && right && left.settled && right.settled); }
   };
+
+  // pointIn returns a node's place in a view, on the page or in the panel.
+  function pointIn(view, id, onPage) {
+    var o = view.objs[id];
+    if (!o || o.x === undefined || !view.fg.graphData().nodes.some(function (n) { return n.id === id; })) return null;
+    var p = view.fg.graph2ScreenCoords(o.x, o.y), b = view.el.getBoundingClientRect();
+    return onPage ? { x: b.left + p.x, y: b.top + p.y } : { x: p.x, y: p.y };
+  }
 })();
