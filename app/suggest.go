@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -9,13 +12,28 @@ import (
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
-// Suggest drafts a schema from sample documents (see kag.SuggestSchema):
-// the offline extractor reads them in memory, nothing is stored, and the
-// draft is the caller's to show, edit and save.
-func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Document) (*schema.Schema, error) {
+// SuggestOptions choose who drafts a schema.
+type SuggestOptions struct {
+	// Provider is gemini or openai to ask a model; empty or none drafts
+	// offline.
+	Provider string
+	// Model is the provider's model (empty: its configured one).
+	Model string
+}
+
+// Suggest drafts a schema from sample documents, nothing stored: the
+// draft is the caller's to show, edit and save. Offline (see
+// kag.SuggestSchema) the nlp extractor reads them in memory; with a
+// provider a model reads passages sampled from them (see
+// kag.SuggestSample), asked once through the call cache, and its answer
+// is the draft whole or an error naming what could not be read.
+func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Document, o SuggestOptions) (*schema.Schema, error) {
 	a := s.a
 	if len(docs) == 0 {
 		return nil, extract.Errorf(extract.KindInvalid, "give at least one sample document")
+	}
+	if !extract.Offline(o.Provider) {
+		return s.suggestByModel(ctx, name, docs, o)
 	}
 	cfg := extract.DefaultConfig()
 	ex, err := a.Extractor(ctx, cfg)
@@ -39,6 +57,49 @@ func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Docum
 		chunks[j.Chunk.Ref()] = j.Chunk
 	}
 	return kag.SuggestSchema(sink.g, chunks, name, kag.SuggestOptions{}), nil
+}
+
+// suggestByModel asks o's provider for a schema of passages sampled
+// from docs. A provider that is not configured is refused naming what
+// it needs. An answer that cannot be read is an invalid error naming the
+// problem, and its call is marked bad so asking again asks the model
+// again rather than the cache.
+func (s *Schemas) suggestByModel(ctx context.Context, name string, docs []extract.Document, o SuggestOptions) (*schema.Schema, error) {
+	a := s.a
+	if !slices.Contains(extract.Providers, o.Provider) {
+		return nil, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini or openai, or none to suggest offline)", o.Provider)
+	}
+	if !a.providers.Has(o.Provider) {
+		return nil, extract.Errorf(extract.KindInvalid, "the %s provider is not configured: set %s, or suggest offline without a provider", o.Provider, needs(o.Provider))
+	}
+	cfg := extract.DefaultConfig()
+	cfg.Provider, cfg.Model = o.Provider, o.Model
+	client, model, err := a.client(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	passages := kag.SuggestSample(docs)
+	if len(passages) == 0 {
+		return nil, extract.Errorf(extract.KindInvalid, "the sample documents hold no text")
+	}
+	resp, err := client.Complete(ctx, kag.SuggestRequest(passages))
+	if err != nil {
+		return nil, err
+	}
+	a.log.Info("schema suggested by a model", "provider", o.Provider, "model", model, "passages", len(passages),
+		"cached", resp.Record.Cached, "prompt_tokens", resp.Record.PromptTokens, "output_tokens", resp.Record.OutputTokens)
+	sc, err := kag.ParseSuggestion(resp.Text, name)
+	if err != nil {
+		if resp.Record.Key != "" {
+			if err := a.store.MarkCallsBad(ctx, []string{resp.Record.Key}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, extract.Errorf(extract.KindInvalid, "the %s model's schema could not be read (%s); nothing was drafted: ask again, or suggest offline without a provider",
+			o.Provider, strings.TrimPrefix(err.Error(), kag.ErrMalformedSchema.Error()+": "))
+	}
+	sc.Description = fmt.Sprintf("Drafted by %s from %d passage%s of sample documents; review before use.", model, len(passages), plural(len(passages)))
+	return sc, nil
 }
 
 // graphSink merges chunk results into one graph in memory.

@@ -11,7 +11,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 )
 
 // suggestDocs are two short news items naming people and organizations.
@@ -146,5 +148,78 @@ func TestSchemaEditor_SuggestForm(t *testing.T) {
 	}
 	if code := getJSON(t, a, "/schemas/editor?op=suggest&suggest_doc="+strconv.Itoa(docs[0].ID), nil); code != http.StatusMethodNotAllowed && code != http.StatusNotFound {
 		t.Errorf("GET of the editor: status %d", code)
+	}
+}
+
+// draftTypes lists the type names of the editor's working copy.
+func draftTypes(doc *goquery.Document) []string {
+	var names []string
+	doc.Find(`input`).Each(func(_ int, s *goquery.Selection) {
+		if n, _ := s.Attr("name"); strings.HasPrefix(n, "types[") && strings.HasSuffix(n, "].name") && !strings.Contains(n, "].properties[") && !strings.Contains(n, "].relations[") {
+			v, _ := s.Attr("value")
+			names = append(names, v)
+		}
+	})
+	return names
+}
+
+// TestSchemaEditor_SuggestByModel: the editor drafts offline unless a
+// configured provider is picked beside the button; then the model's types
+// fill the working copy (one call, cached: asking again makes none) and
+// nothing is stored. A provider not configured, or an answer that cannot
+// be read, is said in the editor, the working copy as it was.
+func TestSchemaEditor_SuggestByModel(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Anywhere: "You design the schema of a knowledge graph", Contains: "Sarah Chen works for", Text: fakellm.Load(t, "../app/testdata/suggest/cutoff.json")},
+		{Anywhere: "You design the schema of a knowledge graph", Text: fakellm.Load(t, "../app/testdata/suggest/schema.json")},
+	}})
+	a := MustAppWith(t, app.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 2})
+	docs := mustSuggestDocs(t, a)
+
+	// The box offers offline first, selected; Gemini with its model; OpenAI not configured.
+	_, doc := a.Get(t, "/schemas/new")
+	opts := doc.Find(`[data-testid="suggest-provider"] option`)
+	sel, _ := opts.Filter(`[selected]`).Attr("value")
+	if opts.Length() != 3 || sel != extract.ProviderNone || !strings.Contains(opts.Eq(1).Text(), "gemini-2.5-flash") || !strings.Contains(opts.Eq(2).Text(), "not configured") {
+		t.Fatalf("providers offered: %q, selected %q", opts.Text(), sel)
+	}
+
+	form := url.Values{"op": {"suggest"}, "schema": {"News"}, "from": {"0"}, "suggest_provider": {"gemini"}, "suggest_doc": {strconv.Itoa(docs[0].ID)}}
+	for i := range 2 {
+		resp, doc := a.PostForm(t, "/schemas/editor", form)
+		names := strings.Join(draftTypes(doc), " ")
+		msg := doc.Find(`[data-testid="editor-message"]`).Text()
+		if resp.StatusCode != http.StatusOK || names != "Person Organization City ResearchTeam" || !strings.Contains(msg, "by the gemini model") {
+			t.Fatalf("ask %d: %d, types %q, message %q", i+1, resp.StatusCode, names, msg)
+		}
+		if v, _ := doc.Find(`[data-testid="suggest-provider"] option[selected]`).Attr("value"); v != "gemini" {
+			t.Errorf("ask %d: the provider picked is not kept: %q", i+1, v)
+		}
+		if srv.Count() != 1 {
+			t.Fatalf("ask %d: %d calls, want 1", i+1, srv.Count())
+		}
+	}
+	if n := schemaCount(t, a); n != 0 {
+		t.Fatalf("%d schemas stored by a suggestion", n)
+	}
+
+	// Not configured: said, nothing drafted, no call.
+	form.Set("suggest_provider", "openai")
+	form.Set("types[0].name", "Mine")
+	_, doc = a.PostForm(t, "/schemas/editor", form)
+	if msg := doc.Find(`[data-testid="editor-message"]`).Text(); !strings.Contains(msg, "the openai provider is not configured: set OPENAI_BASE_URL") || strings.Join(draftTypes(doc), " ") != "Mine" || srv.Count() != 1 {
+		t.Fatalf("openai not configured: message %q, types %v, %d calls", msg, draftTypes(doc), srv.Count())
+	}
+
+	// Unreadable: said, the working copy as it was.
+	form.Set("suggest_provider", "gemini")
+	form["suggest_doc"] = []string{strconv.Itoa(docs[1].ID)}
+	_, doc = a.PostForm(t, "/schemas/editor", form)
+	if msg := doc.Find(`[data-testid="editor-message"]`).Text(); !strings.Contains(msg, "could not be read (the answer is cut off)") || strings.Join(draftTypes(doc), " ") != "Mine" {
+		t.Fatalf("cut-off answer: message %q, types %v", msg, draftTypes(doc))
+	}
+	if n := schemaCount(t, a); n != 0 {
+		t.Fatalf("%d schemas stored", n)
 	}
 }

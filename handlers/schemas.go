@@ -216,7 +216,7 @@ func versionParam(c echo.Context) (int, error) {
 func (h *Handler) newSchema(c echo.Context) error {
 	e := editorView("", 0, "", &schema.Schema{}, nil)
 	var err error
-	if e.Docs, err = h.suggestDocs(c.Request().Context(), nil); err != nil {
+	if err = h.fillSuggestBox(c.Request().Context(), &e, nil, ""); err != nil {
 		return err
 	}
 	e.SuggestOpen = true
@@ -234,7 +234,7 @@ func (h *Handler) editSchema(c echo.Context) error {
 		return err
 	}
 	e := editorView(name, n, "", sc, nil)
-	if e.Docs, err = h.suggestDocs(c.Request().Context(), nil); err != nil {
+	if err = h.fillSuggestBox(c.Request().Context(), &e, nil, ""); err != nil {
 		return err
 	}
 	return h.page(c, "schemas", "Edit "+name, web.SchemaEditorPage(e))
@@ -243,36 +243,54 @@ func (h *Handler) editSchema(c echo.Context) error {
 // suggestMaxDocs bounds the documents a schema is suggested from at once.
 const suggestMaxDocs = 20
 
-// suggestDocs lists the newest stored documents for the editor's
-// suggestion box, those picked checked.
-func (h *Handler) suggestDocs(ctx context.Context, picked map[int]bool) ([]web.DocChoice, error) {
+// fillSuggestBox fills the editor's suggestion box: the newest stored
+// documents, those picked checked, and who drafts (offline unless a
+// provider was picked; those not configured say so).
+func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picked map[int]bool, provider string) error {
 	docs, err := h.app.Documents.List(ctx, 200)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]web.DocChoice, len(docs))
+	e.Docs = make([]web.DocChoice, len(docs))
 	for i, d := range docs {
-		out[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID]}
+		e.Docs[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID]}
 	}
-	return out, nil
+	p := h.app.Providers()
+	e.SuggestProviders = nil
+	for _, o := range []struct{ v, l string }{{extract.ProviderNone, "offline (nlp extractor)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
+		l := o.l
+		if m := p.Model(o.v); m != "" && p.Has(o.v) {
+			l += " (" + m + ")"
+		}
+		if !p.Has(o.v) {
+			l += " — not configured"
+		}
+		e.SuggestProviders = append(e.SuggestProviders, web.Option{Value: o.v, Label: l, Selected: cmp.Or(provider, extract.ProviderNone) == o.v})
+	}
+	return nil
 }
 
 // suggest drafts a schema from the picked documents (Schemas.Suggest,
-// offline, nothing stored) and adds its types to the working copy sc:
-// all of them to an empty copy, else those it lacks (by name). It answers
-// the editor's message and the field to focus.
-func (h *Handler) suggest(c echo.Context, name string, picked []int, sc *schema.Schema) (string, string, error) {
+// offline or by the provider picked, nothing stored) and adds its types
+// to the working copy sc: all of them to an empty copy, else those it
+// lacks (by name). It answers the editor's message and the field to
+// focus; a model's refusal or unreadable answer is the message, the
+// working copy as it was.
+func (h *Handler) suggest(c echo.Context, name string, picked []int, provider string, sc *schema.Schema) (string, string, error) {
 	if len(picked) == 0 {
 		return "Pick one or more documents to suggest a schema from.", web.OpValue("suggest"), nil
 	}
 	if len(picked) > suggestMaxDocs {
 		return fmt.Sprintf("Pick at most %d documents; a draft needs only a sample.", suggestMaxDocs), web.OpValue("suggest"), nil
 	}
-	release, err := h.enterHeavy(c)
-	if err != nil {
-		return "", "", err
+	if extract.Offline(provider) {
+		// The offline extractor is the heavy work; a model's call is not.
+		release, err := h.enterHeavy(c)
+		if err != nil {
+			return "", "", err
+		}
+		defer release()
 	}
-	defer release()
 	ctx := c.Request().Context()
 	docs := make([]extract.Document, 0, len(picked))
 	size := 0
@@ -286,7 +304,10 @@ func (h *Handler) suggest(c echo.Context, name string, picked []int, sc *schema.
 		}
 		docs = append(docs, d)
 	}
-	draft, err := h.app.Schemas.Suggest(ctx, cmp.Or(name, "Draft"), docs)
+	draft, err := h.app.Schemas.Suggest(ctx, cmp.Or(name, "Draft"), docs, app.SuggestOptions{Provider: provider})
+	if k := extract.KindOf(err); err != nil && !extract.Offline(provider) && (k == extract.KindInvalid || k == extract.KindUnavailable) {
+		return extract.MessageOf(err), "suggest_provider", nil
+	}
 	if err != nil {
 		return "", "", err
 	}
@@ -309,8 +330,12 @@ func (h *Handler) suggest(c echo.Context, name string, picked []int, sc *schema.
 	if len(added) == 0 {
 		return fmt.Sprintf("The %s suggested no type the schema lacks.", web.Count(len(docs), "document", "documents")), web.OpValue("suggest"), nil
 	}
-	msg := fmt.Sprintf("Drafted %s from %s: %s. Review them, then press Save version; nothing is saved until then.",
-		web.Count(len(added), "type", "types"), web.Count(len(docs), "document", "documents"), strings.Join(added, ", "))
+	by := ""
+	if !extract.Offline(provider) {
+		by = " by the " + provider + " model"
+	}
+	msg := fmt.Sprintf("Drafted %s from %s%s: %s. Review them, then press Save version; nothing is saved until then.",
+		web.Count(len(added), "type", "types"), web.Count(len(docs), "document", "documents"), by, strings.Join(added, ", "))
 	return msg, web.TypeField(first, "name"), nil
 }
 
@@ -337,10 +362,11 @@ func (h *Handler) postEditor(c echo.Context) error {
 			pickedIDs = append(pickedIDs, id)
 		}
 	}
+	provider := strings.TrimSpace(form.Get("suggest_provider"))
 	switch op {
 	case "suggest":
 		// A draft fills the working copy; only Save stores it.
-		if msg, focus, err = h.suggest(c, name, pickedIDs, sc); err != nil {
+		if msg, focus, err = h.suggest(c, name, pickedIDs, provider, sc); err != nil {
 			return err
 		}
 	case "add-type":
@@ -417,7 +443,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 	}
 	e := editorView(name, from, note, sc, problems)
 	e.Message, e.Focus, e.Dirty = msg, focus, true
-	if e.Docs, err = h.suggestDocs(c.Request().Context(), picked); err != nil {
+	if err = h.fillSuggestBox(c.Request().Context(), &e, picked, provider); err != nil {
 		return err
 	}
 	e.SuggestOpen = op == "suggest"

@@ -102,9 +102,11 @@ type SchemaEditor struct {
 	New  bool
 	// Docs are the stored documents a draft can be suggested from (the
 	// newest first, those picked checked); SuggestOpen unfolds the
-	// suggestion box.
-	Docs        []DocChoice
-	SuggestOpen bool
+	// suggestion box; SuggestProviders choose who drafts (offline first,
+	// the one picked selected).
+	Docs             []DocChoice
+	SuggestOpen      bool
+	SuggestProviders []Option
 	// From is the version the working copy started from (0 for none).
 	From        int
 	Namespace   string

@@ -67,7 +67,7 @@ Usage:
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
   kgstudio schema delete NAME
-  kgstudio schema suggest NAME FILE... [--out FILE]
+  kgstudio schema suggest NAME FILE... [--provider gemini|openai] [--model M] [--out FILE]
   kgstudio version list [NAME] [--json]
   kgstudio version show NAME@V [--json]
   kgstudio version cancel NAME@V [--json]

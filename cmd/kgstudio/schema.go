@@ -19,7 +19,7 @@ const schemaUsage = `usage:
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
   kgstudio schema delete NAME
-  kgstudio schema suggest NAME FILE... [--out FILE]`
+  kgstudio schema suggest NAME FILE... [--provider gemini|openai] [--model M] [--out FILE]`
 
 // cmdSchema handles "schema import|export|list|delete".
 func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -179,11 +179,15 @@ func cmdSchemaDelete(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 // cmdSchemaSuggest drafts a schema from sample documents (offline: the
-// types, relation verbs and values the nlp extractor finds) and prints it
-// in KAG's DSL, or writes it to --out; nothing is stored, and `kgstudio
-// schema import` takes the draft once it is reviewed.
+// types, relation verbs and values the nlp extractor finds; with
+// --provider: a model's answer for passages sampled from them, cached)
+// and prints it in KAG's DSL, or writes it to --out; nothing is stored,
+// and `kgstudio schema import` takes the draft once it is reviewed.
 func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("schema suggest", stderr)
+	var o app.SuggestOptions
+	fs.StringVar(&o.Provider, "provider", "", "ask gemini or openai for the draft (default: offline)")
+	fs.StringVar(&o.Model, "model", "", "model name (default per provider)")
 	out := fs.String("out", "", "write the draft to FILE instead of stdout")
 	force := fs.Bool("force", false, "overwrite --out if it exists")
 	pos, err := parse(fs, args)
@@ -191,7 +195,10 @@ func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	if len(pos) < 2 {
-		return errors.New("usage: kgstudio schema suggest NAME FILE... [--out FILE]")
+		return errors.New("usage: kgstudio schema suggest NAME FILE... [--provider gemini|openai] [--model M] [--out FILE]")
+	}
+	if o.Model != "" && extract.Offline(o.Provider) {
+		return errors.New("schema suggest: --model needs --provider gemini or openai")
 	}
 	if *out != "" && !*force {
 		if err := refuseOverwrite(*out); err != nil {
@@ -215,7 +222,7 @@ func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer a.Close()
-	sc, err := a.Schemas.Suggest(ctx, pos[0], docs)
+	sc, err := a.Schemas.Suggest(ctx, pos[0], docs, o)
 	if err != nil {
 		return err
 	}

@@ -310,9 +310,9 @@ func typeName(s string) string {
 	return string(unicode.ToUpper(r)) + n[size:]
 }
 
-// aliasOf keeps the words a name was made from as its alias when they
-// differ from it beyond case and spacing, without the parentheses and
-// colons the DSL reserves.
+// aliasOf keeps the words a name was made from as its alias ("works
+// for" of worksFor) when they differ from it beyond case, without the
+// parentheses and colons the DSL reserves.
 func aliasOf(words, name string) string {
 	w := line(strings.Map(func(r rune) rune {
 		if strings.ContainsRune("():[]#", r) {
@@ -321,7 +321,7 @@ func aliasOf(words, name string) string {
 		return r
 	}, words))
 	w = strings.Join(strings.Fields(w), " ")
-	if strings.EqualFold(strings.ReplaceAll(w, " ", ""), name) || w == name {
+	if strings.EqualFold(w, name) {
 		return ""
 	}
 	return w

@@ -29,7 +29,7 @@ func TestParseSuggestion(t *testing.T) {
 		names = append(names, ty.Name)
 		byName[ty.Name] = ty
 	}
-	if strings.Join(names, " ") != "Person Organization City ResearchTeam" || sc.Namespace != "News" {
+	if strings.Join(names, " ") != "Person Organization City ResearchTeam" || sc.Namespace != "News" || byName["ResearchTeam"].Alias != "Research Team" || byName["Person"].Alias != "" {
 		t.Fatalf("types %v, namespace %q", names, sc.Namespace)
 	}
 	var rels []string
@@ -46,7 +46,7 @@ func TestParseSuggestion(t *testing.T) {
 	if props["role"] != "Text" || props["joinedOn"] != "Date" || len(props) != 2 {
 		t.Errorf("Person properties %v", props)
 	}
-	if r := byName["Organization"].Relations; len(r) != 2 || r[1].Name != "signedAnAgreementWith" || r[1].Alias != "" {
+	if r := byName["Organization"].Relations; len(r) != 2 || r[1].Name != "signedAnAgreementWith" || r[1].Alias != "signed an agreement with" {
 		t.Errorf("Organization relations %+v", r)
 	}
 	if p := byName["Organization"].Properties; len(p) != 2 || p[1].Name != "foundingDate" || p[1].Type != "Date" {
