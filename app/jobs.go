@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -704,12 +705,13 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 			return river.JobSnooze(0)
 		} else {
 			// A provider's answer (a 429 or 500 after the client's own
-			// backed-off retries) or a chunk it refuses settles the
-			// chunk failed at once, as a run always did: retry or
-			// resume asks it again. Anything else (a database error) is
-			// tried again with backoff, up to the last attempt.
+			// backed-off retries), a chunk it refuses or a server that
+			// refuses the connection settles the chunk failed at once,
+			// as a run always did: retry or resume asks it again.
+			// Anything else (a database error) is tried again with
+			// backoff, up to the last attempt.
 			o.Error = extract.ChunkErrorOf(ref, err)
-			o.Final = job.Attempt >= maxAttempts || isProviderErr(err) || extract.KindOf(err) == extract.KindInvalid
+			o.Final = job.Attempt >= maxAttempts || isProviderErr(err) || llm.Refused(err) || extract.KindOf(err) == extract.KindInvalid
 		}
 		outs = append(outs, o)
 		if o.Final {
@@ -779,24 +781,9 @@ func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRe
 	if err != nil {
 		return extract.ChunkResult{}, err
 	}
-	var sink resultSink
-	if err := extract.RunJobs(ctx, []extract.Job{{Doc: &doc, Chunk: chunk}}, 1, run.ex, &sink, nil); err != nil {
-		return extract.ChunkResult{}, err
-	}
-	return sink.res, nil
-}
-
-// resultSink is the extract.Sink of a chunk job: it keeps the one result,
-// which the job then settles.
-type resultSink struct{ res extract.ChunkResult }
-
-// Finished implements extract.Sink: a chunk job always extracts.
-func (k *resultSink) Finished(context.Context) (map[extract.ChunkRef]bool, error) { return nil, nil }
-
-// WriteChunk implements extract.Sink.
-func (k *resultSink) WriteChunk(_ context.Context, res extract.ChunkResult) error {
-	k.res = res
-	return nil
+	// The error is the extractor's: the chunk's row names the document
+	// and the chunk.
+	return extract.ExtractChunk(ctx, run.ex, doc, chunk)
 }
 
 // jobRun is what the chunk jobs of one version share in a process: the

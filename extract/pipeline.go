@@ -129,13 +129,14 @@ func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, s
 	// held back.
 	fsink, _ := sink.(FailureSink)
 	var (
-		omu     sync.Mutex
-		cond    = sync.NewCond(&omu)
-		results = make([]*ChunkResult, len(jobs))
-		failed  = make([]*ChunkError, len(jobs))
-		nfailed int
-		first   *ChunkError
-		next    int
+		omu      sync.Mutex
+		cond     = sync.NewCond(&omu)
+		results  = make([]*ChunkResult, len(jobs))
+		failed   = make([]*ChunkError, len(jobs))
+		nfailed  int
+		first    *ChunkError
+		firstDoc string
+		next     int
 	)
 	window := 4 * n
 	if n == 1 {
@@ -173,7 +174,7 @@ func RunJobs(parent context.Context, all []Job, concurrency int, ex Extractor, s
 				}
 				nfailed++
 				if first == nil {
-					first = ce
+					first, firstDoc = ce, j.doc.Name
 				}
 				report(nil)
 			} else {
@@ -211,13 +212,18 @@ loop:
 		wg.Add(1)
 		go func(i int, j job) {
 			defer wg.Done()
-			res, err := extractOne(ctx, ex, *j.doc, j.chunk)
+			res, err := ExtractChunk(ctx, ex, *j.doc, j.chunk)
 			<-sem
 			if err != nil {
 				if fsink == nil || ctx.Err() != nil || (KindOf(err) != KindUnavailable && KindOf(err) != KindInvalid) {
+					if ctx.Err() == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+						err = fmt.Errorf("extract chunk %d of %q: %w", j.chunk.Index, j.doc.Name, err)
+					}
 					fail(err)
 					return
 				}
+				// Recorded with its document and chunk: the error
+				// itself need not name them.
 				ce := ChunkErrorOf(j.chunk.Ref(), err)
 				omu.Lock()
 				failed[i] = &ce
@@ -237,27 +243,27 @@ loop:
 		return err
 	}
 	if firstErr == nil && nfailed > 0 {
-		return Errorf(KindUnavailable, "%d of %d chunks failed (chunk %d: %s: %s); resume or retry to ask them again",
-			nfailed, len(jobs), first.Index, first.Status, first.Message)
+		return Errorf(KindUnavailable, "%d of %d chunks failed (chunk %d of %q: %s: %s); resume or retry to ask them again",
+			nfailed, len(jobs), first.Index, firstDoc, first.Status, first.Message)
 	}
 	return firstErr
 }
 
-// extractOne runs the extractor on one chunk, turning a panic into an error
-// and stamping the chunk reference and elapsed time.
-func extractOne(ctx context.Context, ex Extractor, doc Document, c Chunk) (res ChunkResult, err error) {
+// ExtractChunk runs the extractor on one chunk, turning a panic into an
+// error and stamping the chunk reference and elapsed time. Its error is
+// the extractor's, not prefixed with the chunk: RunJobs names the chunk
+// when the error stops a run, and a failed chunk is recorded with its
+// reference (ChunkError).
+func ExtractChunk(ctx context.Context, ex Extractor, doc Document, c Chunk) (res ChunkResult, err error) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			err = Errorf(KindInternal, "extract chunk %d of %q: panic: %v", c.Index, doc.Name, p)
+			err = Errorf(KindInternal, "panic: %v", p)
 		}
 	}()
 	res, err = ex.Extract(ctx, doc, c)
 	if err != nil {
-		if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			return res, err
-		}
-		return res, fmt.Errorf("extract chunk %d of %q: %w", c.Index, doc.Name, err)
+		return res, err
 	}
 	res.Chunk = c.Ref()
 	if res.Elapsed == 0 {

@@ -34,8 +34,8 @@ func TestVersionPage_Jobs(t *testing.T) {
 	if text("jobs-failed") != "1" || text("jobs-queued") != "0" || text("jobs-running") != "0" {
 		t.Errorf("jobs: failed %q, queued %q, running %q", text("jobs-failed"), text("jobs-queued"), text("jobs-running"))
 	}
-	if got := text("job-error"); !strings.HasPrefix(got, "HTTP 500: ") || text("job-error-state") != "failed" {
-		t.Errorf("last error %q (%s)", got, text("job-error-state"))
+	if got := text("chunk-status"); got != "HTTP 500" || text("job-error-state") != "failed" || !strings.Contains(text("job-error"), "HTTP 500") {
+		t.Errorf("last error %s %q (%s)", got, text("job-error"), text("job-error-state"))
 	}
 }
 

@@ -74,9 +74,11 @@ func (h *Handler) showVersion(c echo.Context) error {
 		}
 	}
 	fillRetry(ctx, h.app.Versions, &p, v)
-	if p.Jobs, err = h.jobsView(ctx, v.ID); err != nil {
+	jobs, jobErrs, err := h.jobsView(ctx, v.ID)
+	if err != nil {
 		return err
 	}
+	p.Jobs, p.ChunkErrors = jobs, failureRows(v, jobErrs, docs)
 	fillGraphTables(&p, g, mentions, c.Request().URL.Query())
 	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err
@@ -84,13 +86,10 @@ func (h *Handler) showVersion(c echo.Context) error {
 	return h.page(c, "extractions", v.Label(), web.VersionView(p))
 }
 
-// fillRetry sets what the page says about failed chunks, repairs and the
-// version a retry came from, and which of retry and resume it offers.
+// fillRetry sets what the page says about repairs and the version a retry
+// came from, and which of retry and resume it offers.
 func fillRetry(ctx context.Context, versions *app.Versions, p *web.VersionPage, v record.Version) {
 	p.Repairs, p.Violations = v.Repairs, v.Violations
-	for _, ce := range v.ChunkErrors {
-		p.ChunkErrors = append(p.ChunkErrors, web.ChunkErrorView{DocumentID: ce.DocumentID, Index: ce.Index, Status: ce.Status, Message: ce.Message})
-	}
 	if v.ParentID > 0 {
 		p.ParentID = v.ParentID
 		if pv, err := versions.Get(ctx, v.ParentID); err == nil {

@@ -138,7 +138,8 @@ type VersionPage struct {
 	// ParentID is the version a retry started from (0 for none).
 	ParentID    int
 	ParentLabel string
-	// ChunkErrors are the chunks whose extraction failed.
+	// ChunkErrors are the chunks whose extraction failed (or whose job
+	// failed an attempt), one row each.
 	ChunkErrors []ChunkErrorView
 	// Jobs is what the run's jobs are doing; nil when it had none.
 	Jobs *JobsView
@@ -154,10 +155,16 @@ type VersionPage struct {
 }
 
 // ChunkErrorView is a chunk whose extraction failed, with the provider's
-// status.
+// status: one row per chunk, from its job when the run had jobs.
 type ChunkErrorView struct {
+	// Document is the document's file name.
+	Document          string
 	DocumentID, Index int
-	Status, Message   string
+	// State is the job's ("retrying", "failed", or "done" when a later
+	// attempt succeeded); empty for a chunk that ran without a job.
+	State           string
+	Attempts        int
+	Status, Message string
 }
 
 // EmbeddingStats is what a version's vectorizer step made and used.

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -147,6 +148,41 @@ func TestWithPolicy_Complete(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A server that refuses the connection (nothing listens at its port) is
+// tried twice, not MaxRetries+1 times: a model server that is down fails
+// a call at once, and Refused says so.
+func TestWithPolicy_ConnectionRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var dials atomic.Int32
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, a)
+	}}
+	o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: "http://" + addr + "/v1", Model: "m", HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := llm.WithPolicy(o, llm.Policy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, MaxRetries: 4})
+	_, err = c.Complete(context.Background(), chat("x"))
+	if extract.KindOf(err) != extract.KindUnavailable || !llm.Refused(err) {
+		t.Fatalf("kind %v, refused %t: %v", extract.KindOf(err), llm.Refused(err), err)
+	}
+	if n := dials.Load(); n != 2 || !strings.Contains(err.Error(), "after 2 attempts") {
+		t.Errorf("%d connections tried (%v), want 2", n, err)
+	}
+	// A status from a server that is up is not a refused connection.
+	srv := fakellm.New(t, fakellm.Options{FailFirst: 100, FailStatus: 503})
+	_, err = llm.WithPolicy(providers(t, srv)["openai"], llm.Policy{BaseDelay: time.Millisecond, MaxRetries: 2}).Complete(context.Background(), chat("x"))
+	if err == nil || llm.Refused(err) || srv.Count() != 3 {
+		t.Errorf("503: refused %t, %d requests (%v)", llm.Refused(err), srv.Count(), err)
 	}
 }
 

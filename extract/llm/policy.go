@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -115,8 +116,21 @@ func (pc *policyClient) Complete(ctx context.Context, req Request) (Response, er
 			return Response{}, err
 		}
 		lastErr = err
+		if Refused(err) && attempt >= 1 {
+			// Nothing listens there: one more try (a server
+			// restarting) and no backoff of a minute on a dead port.
+			return Response{}, extract.Wrap(extract.KindUnavailable, lastErr, "model call failed after %d attempts", attempt+1)
+		}
 	}
 	return Response{}, extract.Wrap(extract.KindUnavailable, lastErr, "model call failed after %d attempts", attempts)
+}
+
+// Refused reports whether a call failed because the provider's server
+// refused the connection (nothing listens at its address). WithPolicy
+// tries such a call twice, not MaxRetries+1 times, and a run's chunk
+// job takes it as final rather than try the chunk again.
+func Refused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // attempt makes one call inside the limits.
