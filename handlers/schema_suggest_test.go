@@ -223,3 +223,38 @@ func TestSchemaEditor_SuggestByModel(t *testing.T) {
 		t.Fatalf("%d schemas stored", n)
 	}
 }
+
+// TestSchemaEditor_SuggestByModelBrowser: in the browser, picking Gemini
+// beside the button fills the editor with the model's types (ResearchTeam
+// is the model's, not the offline extractor's), nothing stored.
+func TestSchemaEditor_SuggestByModelBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Anywhere: "You design the schema of a knowledge graph", Text: fakellm.Load(t, "../app/testdata/suggest/schema.json")},
+	}})
+	a := MustAppWith(t, app.Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Concurrency: 2})
+	mustSuggestDocs(t, a)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(a.Server.URL+"/schemas/new"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="suggest"]`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="suggest-doc"]').forEach(c => c.checked = true)`),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="suggest-provider"]`), "gemini"),
+		chromedp.Click(chromedp.CSS(`[data-testid="suggest"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="editor-message"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll('#editor input[name^="types["]')].filter(i => /^types\[\d+\]\.name$/.test(i.name)).map(i => i.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, " ") != "Person Organization City ResearchTeam" || srv.Count() != 1 {
+		t.Fatalf("drafted types %q, %d calls", names, srv.Count())
+	}
+	if n := schemaCount(t, a); n != 0 {
+		t.Fatalf("%d schemas stored before Save", n)
+	}
+}
