@@ -269,10 +269,15 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 		}
 	}
 	sameType := a.node.Type == "" || b.node.Type == "" || strings.EqualFold(a.node.Type, b.node.Type)
-	for n := range a.names {
-		if b.names[n] {
-			hit(ReasonAlias, aliasDetail(a.node, b.node, n), 0.95)
-			break
+	if n := extract.NormalizeName(a.node.Name); n != "" && n == extract.NormalizeName(b.node.Name) {
+		// Exactly the same name (but for case), whatever the types.
+		hit(ReasonAlias, "both are named \""+a.node.Name+"\"", 0.95)
+	} else {
+		for n := range a.names {
+			if b.names[n] {
+				hit(ReasonAlias, aliasDetail(a.node, b.node, n), 0.95)
+				break
+			}
 		}
 	}
 	if sameType {
@@ -341,10 +346,14 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	return Candidate{Keep: ref(keep.node), Drop: ref(drop.node), Score: math.Round(s*1000) / 1000, Reasons: reasons}, true
 }
 
-// prefer reports whether x should be kept over y: the one that already
-// lists the other's name as an alias, then the longer untitled name, then
-// the better connected, then the earlier node.
+// prefer reports whether x should be kept over y: the one with a type
+// over an untyped one, then the one that already lists the other's name
+// as an alias, then the longer untitled name, then the better connected,
+// then the earlier node.
 func prefer(x, y *info) bool {
+	if xt, yt := x.node.Type != "", y.node.Type != ""; xt != yt {
+		return xt
+	}
 	xa, ya := x.names[extract.NormalizeName(y.node.Name)], y.names[extract.NormalizeName(x.node.Name)]
 	if xa != ya {
 		return xa

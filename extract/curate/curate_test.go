@@ -259,3 +259,26 @@ func TestCandidates_LabelledPrecision(t *testing.T) {
 			len(cs), len(known), at[5], at[10], at[len(cs)])
 	}
 }
+
+// Two nodes of exactly the same name (but for case) are a pair whatever
+// their types, said plainly, and the typed one is proposed to stay.
+func TestCandidates_SameName(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a, b      extract.Node
+		keep, why string
+	}{
+		{extract.Node{Key: "nate", Name: "Nate"}, extract.Node{Key: "nate|person", Name: "Nate", Type: "Person"}, "nate|person", `both are named "Nate"`},
+		{extract.Node{Key: "NATE", Name: "NATE", Type: "Person"}, extract.Node{Key: "nate", Name: "nate"}, "NATE", `both are named "NATE"`},
+		{extract.Node{Key: "nate", Name: "Nate", Type: "Concept"}, extract.Node{Key: "nate|person", Name: "nate", Type: "Person"}, "nate", `both are named "Nate"`},
+	} {
+		cs := Candidates(extract.Graph{Nodes: []extract.Node{tt.a, tt.b}}, Options{})
+		if len(cs) != 1 {
+			t.Errorf("%s / %s: %d candidates", tt.a.Key, tt.b.Key, len(cs))
+			continue
+		}
+		if cs[0].Keep.Key != tt.keep || cs[0].Reasons[0].Detail != tt.why {
+			t.Errorf("%s / %s: keep %s (%+v), want %s (%s)", tt.a.Key, tt.b.Key, cs[0].Keep.Key, cs[0].Reasons, tt.keep, tt.why)
+		}
+	}
+}
