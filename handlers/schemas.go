@@ -354,6 +354,9 @@ func (h *Handler) postEditor(c echo.Context) error {
 	op, idx := parseOp(form.Get("op"))
 	var problems []schema.Problem
 	msg, focus := "", ""
+	// conflict is a save refused because another save came first;
+	// latest, the version that save made.
+	conflict, latest := "", 0
 	picked := map[int]bool{}
 	var pickedIDs []int
 	for _, s := range form["suggest_doc"] {
@@ -428,6 +431,15 @@ func (h *Handler) postEditor(c echo.Context) error {
 			problems = ps
 			break
 		}
+		if extract.KindOf(err) == extract.KindConflict && from > 0 {
+			// Another save came first: the message and the way out go at
+			// the top of the form.
+			conflict = extract.MessageOf(err)
+			if _, n, err := h.app.Schemas.Get(c.Request().Context(), name, 0); err == nil && n > from {
+				latest = n
+			}
+			break
+		}
 		if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
 			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
 			break
@@ -443,6 +455,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 	}
 	e := editorView(name, from, note, sc, problems)
 	e.Message, e.Focus, e.Dirty = msg, focus, true
+	e.Conflict, e.Latest = conflict, latest
 	if err = h.fillSuggestBox(c.Request().Context(), &e, picked, provider); err != nil {
 		return err
 	}
@@ -450,6 +463,9 @@ func (h *Handler) postEditor(c echo.Context) error {
 	status := http.StatusOK
 	if len(problems) > 0 {
 		status = http.StatusUnprocessableEntity
+	}
+	if conflict != "" {
+		status = http.StatusConflict
 	}
 	if c.Request().Header.Get("HX-Request") == "true" {
 		// htmx swaps only 2xx answers; the messages are in the form.

@@ -337,7 +337,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 		stale := formValues(doc.Find(`form[data-testid="editor"]`))
 		stale.Set("types[0].description", "a person")
 		resp, page := postEditor(t, a, stale, "save", false)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Selection, "people@2 was saved after @1") {
+		if resp.StatusCode != http.StatusConflict || !hasText(page.Find(`[data-testid="editor-conflict"]`), "people@2 was saved after @1") {
 			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
 		}
 		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 2 {
@@ -356,8 +356,17 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 			t.Fatalf("first save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 		}
 		resp, page := postEditor(t, a, second, "save", false)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !hasText(page.Find(`[data-testid="field-error"][data-field="schema"]`), "people@3 was saved after @2") {
+		// The refusal is at the top of the form, with the way out: the
+		// latest version in the editor, and what it changed.
+		conflict := page.Find(`form[data-testid="editor"] > [data-testid="editor-conflict"]`)
+		if resp.StatusCode != http.StatusConflict || !hasText(conflict, "people@3 was saved after @2") {
 			t.Fatalf("second save: %d %q", resp.StatusCode, page.Find(".error").Text())
+		}
+		if href, _ := conflict.Find(`[data-testid="conflict-reload"]`).Attr("href"); href != "/schemas/people/edit?v=3" {
+			t.Errorf("the way out opens %q", href)
+		}
+		if href, _ := conflict.Find(`[data-testid="conflict-diff"]`).Attr("href"); href != "/schemas/people/diff?a=2&b=3" {
+			t.Errorf("the changes link to %q", href)
 		}
 		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 3 {
 			t.Fatalf("latest after two saves on @2: %d", n)

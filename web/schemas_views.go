@@ -136,6 +136,29 @@ type SchemaEditor struct {
 	Dirty bool
 	// Message is a short note about the last action.
 	Message string
+	// Conflict is why a save was refused because another one came first;
+	// Latest is the version it made (0 when unknown), which the editor
+	// offers to open instead.
+	Conflict string
+	Latest   int
+}
+
+// TOCMin is the number of types from which the editor lists them at its
+// top, each a link to its editor.
+const TOCMin = 5
+
+// TypeAnchor is the id of a type's editor in the form.
+func TypeAnchor(i int) string { return fmt.Sprintf("ed-type-%d", i) }
+
+// typeHasErrors reports whether a field of type i has a message.
+func typeHasErrors(e SchemaEditor, i int) bool {
+	prefix := fmt.Sprintf("types[%d].", i)
+	for f, ms := range e.Errors {
+		if len(ms) > 0 && strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // TypeNames returns the working copy's type names, for pickers.

@@ -25,17 +25,40 @@
   });
   syncPrompts();
   // Schema editor: after an action the new (or next) field takes the
-  // focus; leaving with unsaved changes asks first.
+  // focus; a refusal is brought to the user: a save another editor's save
+  // came before (its message at the top, with the way out), else the first
+  // field with a message, else the list of problems. Leaving with unsaved
+  // changes asks first.
   var editorDirty = false;
   function editorSwapped() {
     var form = document.getElementById("editor");
     if (!form) return;
     if (form.hasAttribute("data-dirty")) editorDirty = true;
+    var conflict = document.getElementById("editor-conflict");
+    if (conflict) { bringUp(conflict); return; }
     var f = form.dataset.focus;
-    if (!f) return;
-    var el = form.querySelector('[name="' + CSS.escape(f) + '"]') ||
-      form.querySelector('button[value="' + CSS.escape(f) + '"]');
-    if (el) el.focus();
+    if (f) {
+      var el = form.querySelector('[name="' + CSS.escape(f) + '"]') ||
+        form.querySelector('button[value="' + CSS.escape(f) + '"]');
+      if (el) el.focus();
+      return;
+    }
+    var err = form.querySelector('[data-testid="field-error"]');
+    if (err) {
+      var field = form.querySelector('[name="' + CSS.escape(err.dataset.field) + '"]:not([type=hidden])');
+      bringUp(field || err);
+      return;
+    }
+    var problems = form.querySelector('[data-testid="problems"]');
+    if (problems) bringUp(problems);
+  }
+  // bringUp opens the folds around an element, scrolls it to the middle of
+  // the window and gives it the focus.
+  function bringUp(el) {
+    for (var d = el.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
+    if (!el.matches("input, select, textarea, button, a[href]") && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+    el.scrollIntoView({ block: "center" });
+    el.focus({ preventScroll: true });
   }
   document.addEventListener("htmx:afterSettle", editorSwapped);
   editorSwapped();
