@@ -35,9 +35,16 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&ec.MaxReports, "max-reports", extract.DefaultMaxReports, "with --reports model: the most report calls a run makes")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
+	from := fs.String("from", "", "NAME@V: grow that finished version by the files named (a new version of its extraction, its settings, extracting only the new files' chunks)")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *from != "" {
+		if len(files) == 0 {
+			return errors.New("extract: --from needs the files to add")
+		}
+		return growExtraction(ctx, cfg, *from, files, *detach, *asJSON, stdout, stderr)
 	}
 	if *name == "" {
 		return errors.New("extract: --name is required")
@@ -74,17 +81,24 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if *detach {
-		if v, err = runner.Enqueue(ctx, v); err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(stdout).Encode(app.VersionJSONOf(v))
-		}
-		fmt.Fprintf(stdout, "%s@%d %s: %d chunks; follow it with kgstudio version show %s@%d\n", v.Extraction, v.Number, v.Status, v.ChunksTotal, v.Extraction, v.Number)
-		return nil
+	return startRun(ctx, runner, v, *detach, *asJSON, stdout, stderr)
+}
+
+// startRun queues a new version and returns (detach), or runs it in the
+// foreground and reports it.
+func startRun(ctx context.Context, runner *app.App, v record.Version, detach, asJSON bool, stdout, stderr io.Writer) error {
+	if !detach {
+		return runAndReport(ctx, runner, v, asJSON, stdout, stderr)
 	}
-	return runAndReport(ctx, runner, v, *asJSON, stdout, stderr)
+	v, err := runner.Enqueue(ctx, v)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(v))
+	}
+	fmt.Fprintf(stdout, "%s@%d %s: %d chunks; follow it with kgstudio version show %s@%d\n", v.Extraction, v.Number, v.Status, v.ChunksTotal, v.Extraction, v.Number)
+	return nil
 }
 
 // runAndReport runs a version in the foreground with progress on stderr,
@@ -137,4 +151,32 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON
 		return fmt.Errorf("%s@%d: %s", v.Extraction, v.Number, strings.TrimSpace(extract.MessageOf(runErr)))
 	}
 	return nil
+}
+
+// growExtraction adds files to a finished version as a new version of its
+// extraction that extracts only their chunks (app.Grow), and runs or
+// queues it.
+func growExtraction(ctx context.Context, cfg *Config, ref string, files []string, detach, asJSON bool, stdout, stderr io.Writer) error {
+	runner, v, err := cfg.openVersion(ctx, ref, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer runner.Close()
+	info := io.Discard
+	if !asJSON {
+		info = stdout
+	}
+	docs, err := addFiles(ctx, runner.Documents, files, cfg.MaxUpload, info)
+	if err != nil {
+		return err
+	}
+	ids := make([]int, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	nv, err := runner.Grow(ctx, v, ids)
+	if err != nil {
+		return err
+	}
+	return startRun(ctx, runner, nv, detach, asJSON, stdout, stderr)
 }

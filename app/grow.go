@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+// Grow makes a new version of v's extraction (parent v, v's settings)
+// over v's documents and the new ones named, extracting only the new
+// documents' chunks, as LightRAG inserts documents into a graph it has:
+// v's graph, chunk runs and counters are taken as they are, the new
+// chunks merge into them after v's, and the final job (summaries, rules,
+// communities, vectors) runs again over the whole. The new version is
+// queued; Start or Run executes it.
+//
+// Only a finished extraction of text documents grows, with text
+// documents: a dialogue's memory and a table's mapping are built whole,
+// so they are run anew. A version still running is a conflict; naming
+// only documents v has is invalid.
+func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.Version, error) {
+	if v.Active() {
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it to finish", v.Label())
+	}
+	if v.Status != record.StatusDone || v.ChunksTotal == 0 {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is %s: only a finished extraction grows (not a failed or canceled run, an edit, a merge or an import)", v.Label(), v.Status)
+	}
+	var added []int
+	for _, id := range docIDs {
+		if !slices.Contains(v.DocumentIDs, id) && !slices.Contains(added, id) {
+			added = append(added, id)
+		}
+	}
+	if len(added) == 0 {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s already holds every document named: nothing to add", v.Label())
+	}
+	all := append(slices.Clone(v.DocumentIDs), added...)
+	docs, err := a.store.Documents(ctx, all)
+	if err != nil {
+		return record.Version{}, err
+	}
+	for _, d := range docs {
+		if RouteOf(v.Config, d) != RouteText {
+			return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (run the extraction anew to add it)", d.Name, RouteOf(v.Config, d))
+		}
+	}
+	note := fmt.Sprintf("grown from %s: %d new documents", v.Label(), len(added))
+	nv, err := a.store.NewChildVersion(ctx, v.Extraction, v.Config, all, note, v.ID)
+	if err != nil {
+		return record.Version{}, err
+	}
+	// v's chunks come first in the new run's order, so its graph is the
+	// new version's graph as its chunk jobs merged it up to v's last
+	// chunk; the new documents' chunks merge after it.
+	copied, err := a.store.CopyRunChunks(ctx, v.ID, nv.ID, true, nil)
+	if err != nil {
+		return record.Version{}, err
+	}
+	a.log.Info("growing extraction", "version_id", v.ID, "new_version_id", nv.ID, "new_documents", len(added), "chunks_kept", len(copied))
+	return nv, nil
+}
