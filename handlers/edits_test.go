@@ -265,6 +265,16 @@ func TestCuration_Browser(t *testing.T) {
 	panelName := `(document.querySelector('[data-testid=node-panel] [data-testid=node-name]')||{}).textContent`
 	step(chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?focus=%s", a.Server.URL, merged.ID, url.QueryEscape("ebenezer scrooge"))))
 	pollAcross(panelName + ` === "Ebenezer Scrooge"`)
+	// The edit forms come first in the panel, above its edges and mentions.
+	editFirst, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
+		const q = id => document.querySelector('[data-testid=node-panel] [data-testid=' + id + ']');
+		const e = q('node-edit'), d = q('node-description'), m = q('node-mentions');
+		return !!e && !!m && e.getBoundingClientRect().bottom <= m.getBoundingClientRect().top &&
+			(!d || e.getBoundingClientRect().top < d.getBoundingClientRect().top);
+	})()`))
+	if err != nil || !editFirst {
+		t.Errorf("the edit forms are not first in the node panel (%v)", err)
+	}
 	step(chromedp.Click(chromedp.CSS(`[data-testid="node-edit"] summary`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="edit-name"]`)),
 		chromedp.SetValue(chromedp.CSS(`[data-testid="edit-name"]`), "Scrooge"),

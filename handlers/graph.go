@@ -3,7 +3,9 @@ package handlers
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -307,11 +309,16 @@ func (h *Handler) showNodePanel(c echo.Context) error {
 		return err
 	}
 	id, _ := intParam(c, "id")
+	// The edit forms come first, above the edges and mentions.
+	edit := h.nodeEdit(c, id, d)
 	if d.AsOf != "" {
 		// Edits change the graph as it is now, not as it stood.
-		return render(c, http.StatusOK, templ.Join(web.NodePanel(nodePanelView(id, d)), web.EditNow()))
+		edit = web.EditNow()
 	}
-	return render(c, http.StatusOK, templ.Join(web.NodePanel(nodePanelView(id, d)), h.nodeEdit(c, id, d)))
+	panel := web.NodePanel(nodePanelView(id, d))
+	return render(c, http.StatusOK, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return panel.Render(templ.WithChildren(ctx, edit), w)
+	}))
 }
 
 func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
