@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -61,4 +62,46 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 	}
 	a.log.Info("growing extraction", "version_id", v.ID, "new_version_id", nv.ID, "new_documents", len(added), "chunks_kept", len(copied))
 	return nv, nil
+}
+
+// Without makes a new version of v's extraction (parent v, v's settings)
+// over v's documents but those named (by id or by name): what only they
+// contributed is gone, and what they shared with the others is merged
+// again from the others' chunks alone, as LightRAG's delete by document
+// rebuilds an entity's description from the chunks that remain. The
+// remaining chunks are extracted again, their model calls answered from
+// the call cache at no cost. The new version is queued; Start or Run
+// executes it.
+func (a *App) Without(ctx context.Context, v record.Version, names []string) (record.Version, error) {
+	if v.Active() {
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it to finish", v.Label())
+	}
+	if v.Status != record.StatusDone || v.ChunksTotal == 0 {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is %s: documents are taken out of a finished extraction only (not a failed or canceled run, an edit, a merge or an import)", v.Label(), v.Status)
+	}
+	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	if err != nil {
+		return record.Version{}, err
+	}
+	out := map[int]bool{}
+	for _, name := range names {
+		i := slices.IndexFunc(docs, func(d extract.Document) bool { return d.Name == name || strconv.Itoa(d.ID) == name })
+		if i < 0 {
+			return record.Version{}, extract.Errorf(extract.KindNotFound, "%s has no document %q", v.Label(), name)
+		}
+		out[docs[i].ID] = true
+	}
+	var keep []int
+	for _, id := range v.DocumentIDs {
+		if !out[id] {
+			keep = append(keep, id)
+		}
+	}
+	if len(out) == 0 || len(keep) == 0 {
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s without %d of its %d documents would leave nothing to extract", v.Label(), len(out), len(v.DocumentIDs))
+	}
+	cfg := v.Config
+	cfg.NoCache = false
+	note := fmt.Sprintf("%s without %d documents", v.Label(), len(out))
+	return a.store.NewChildVersion(ctx, v.Extraction, cfg, keep, note, v.ID)
 }

@@ -110,3 +110,67 @@ func testGrow(t *testing.T, a *App) {
 		t.Errorf("growing a failed run: %v, want invalid", err)
 	}
 }
+
+// Taking a document out of a finished extraction: what only it named is
+// gone, and a node it shared keeps only what the other documents say of
+// it; the graph is the one a run of the others makes.
+func TestWithout_TakesADocumentOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := sqliteApp(t, Providers{}, nil)
+	cfg := extract.DefaultConfig()
+	docs := []string{
+		"Ada Lovelace wrote to Charles Babbage from London. Charles Babbage answered Ada Lovelace.",
+		"Mary Somerville met Michael Faraday in London. Michael Faraday thanked Mary Somerville.",
+		"Isambard Brunel built a bridge in Bristol with Charles Babbage. Charles Babbage admired the bridge in Bristol.",
+	}
+	var ids []int
+	for i, text := range docs {
+		ids = append(ids, addDoc(t, a.store, fmt.Sprintf("d%d.txt", i), text).ID)
+	}
+	v, all := mustRun(t, a, RunRequest{Extraction: "science", Config: cfg, DocumentIDs: ids})
+	if !slices.ContainsFunc(all.Nodes, func(n extract.Node) bool { return strings.Contains(n.Name, "Brunel") }) {
+		t.Fatal("the run of all three documents has no Brunel")
+	}
+	_, rest := mustRun(t, a, RunRequest{Extraction: "rest", Config: cfg, DocumentIDs: ids[:2]})
+	var err error
+	if v, err = a.store.Version(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Without(ctx, v, []string{"nope.txt"}); extract.KindOf(err) != extract.KindNotFound {
+		t.Errorf("a document the version lacks: %v", err)
+	}
+	if _, err := a.Without(ctx, v, []string{"d0.txt", "d1.txt", fmt.Sprint(ids[2])}); extract.KindOf(err) != extract.KindInvalid {
+		t.Errorf("taking every document out: %v", err)
+	}
+	nv, err := a.Without(ctx, v, []string{"d2.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx, nv, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.store.LoadGraph(ctx, nv.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(g extract.Graph) []string {
+		var out []string
+		for _, n := range g.Nodes {
+			out = append(out, n.Name+": "+n.Description)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := names(g), names(rest); !slices.Equal(got, want) {
+		t.Errorf("without d2.txt:\n got %q\nwant %q", got, want)
+	}
+	for _, n := range g.Nodes {
+		if strings.Contains(n.Name, "Brunel") || strings.Contains(n.Description, "Bristol") {
+			t.Errorf("node %q (%q) still holds what only d2.txt said", n.Name, n.Description)
+		}
+	}
+	if nv.ParentID != v.ID || !strings.Contains(nv.Note, "without 1 documents") {
+		t.Errorf("parent %d, note %q", nv.ParentID, nv.Note)
+	}
+}

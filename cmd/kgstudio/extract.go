@@ -36,15 +36,24 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
 	from := fs.String("from", "", "NAME@V: grow that finished version by the files named (a new version of its extraction, its settings, extracting only the new files' chunks)")
+	var without []string
+	fs.Func("without", "with --from: a document of the version (name or id) the new version leaves out, with what only it contributed (repeatable)", func(s string) error {
+		without = append(without, s)
+		return nil
+	})
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *from != "" {
-		if len(files) == 0 {
-			return errors.New("extract: --from needs the files to add")
-		}
-		return growExtraction(ctx, cfg, *from, files, *detach, *asJSON, stdout, stderr)
+	switch {
+	case *from != "" && len(without) > 0 && len(files) > 0:
+		return errors.New("extract: --from either adds files or, with --without, takes documents out; not both at once")
+	case *from != "" && (len(files) > 0 || len(without) > 0):
+		return changeExtraction(ctx, cfg, *from, files, without, *detach, *asJSON, stdout, stderr)
+	case *from != "":
+		return errors.New("extract: --from needs the files to add, or --without DOC")
+	case len(without) > 0:
+		return errors.New("extract: --without needs --from NAME@V")
 	}
 	if *name == "" {
 		return errors.New("extract: --name is required")
@@ -153,28 +162,33 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON
 	return nil
 }
 
-// growExtraction adds files to a finished version as a new version of its
-// extraction that extracts only their chunks (app.Grow), and runs or
-// queues it.
-func growExtraction(ctx context.Context, cfg *Config, ref string, files []string, detach, asJSON bool, stdout, stderr io.Writer) error {
+// changeExtraction makes the next version of a finished one: with files,
+// grown by them, extracting only their chunks (app.Grow); with without,
+// leaving those documents out (app.Without). It runs or queues it.
+func changeExtraction(ctx context.Context, cfg *Config, ref string, files, without []string, detach, asJSON bool, stdout, stderr io.Writer) error {
 	runner, v, err := cfg.openVersion(ctx, ref, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	info := io.Discard
-	if !asJSON {
-		info = stdout
+	var nv record.Version
+	if len(without) > 0 {
+		nv, err = runner.Without(ctx, v, without)
+	} else {
+		info := io.Discard
+		if !asJSON {
+			info = stdout
+		}
+		var docs []extract.Document
+		if docs, err = addFiles(ctx, runner.Documents, files, cfg.MaxUpload, info); err != nil {
+			return err
+		}
+		ids := make([]int, len(docs))
+		for i, d := range docs {
+			ids[i] = d.ID
+		}
+		nv, err = runner.Grow(ctx, v, ids)
 	}
-	docs, err := addFiles(ctx, runner.Documents, files, cfg.MaxUpload, info)
-	if err != nil {
-		return err
-	}
-	ids := make([]int, len(docs))
-	for i, d := range docs {
-		ids[i] = d.ID
-	}
-	nv, err := runner.Grow(ctx, v, ids)
 	if err != nil {
 		return err
 	}

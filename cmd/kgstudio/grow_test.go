@@ -45,4 +45,19 @@ func TestExtract_From(t *testing.T) {
 	if _, err := runCLI(t, data, "extract", "--from", "letters@2"); err == nil {
 		t.Error("--from without files was accepted")
 	}
+	// Taking b.txt out again: the next version has no Faraday.
+	var without out
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "extract", "--from", "letters@2", "--without", "b.txt", "--json")), &without); err != nil {
+		t.Fatal(err)
+	}
+	if without.Version != 3 || without.ParentID != grown.ID || without.Status != "done" {
+		t.Errorf("without b.txt: %+v", without)
+	}
+	graph = mustCLI(t, data, "export", "letters@3", "--format", "json")
+	if strings.Contains(graph, "Faraday") || !strings.Contains(graph, "Isambard Brunel") {
+		t.Errorf("letters@3 without b.txt still names Faraday, or lost Brunel")
+	}
+	if _, err := runCLI(t, data, "extract", "--from", "letters@3", "--without", "b.txt"); err == nil || !strings.Contains(err.Error(), "no document") {
+		t.Errorf("taking out a document it lacks: %v", err)
+	}
 }

@@ -58,7 +58,7 @@ Usage:
                    [--provider gemini|openai] [--model M] [--embedder use-lite|offline|gemini|openai]
                    [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V]
                    [--reports offline|model] [--max-reports N] [--detach] [--json] FILE...
-  kgstudio extract --from NAME@V [--detach] [--json] FILE...
+  kgstudio extract --from NAME@V [--without DOC]... [--detach] [--json] [FILE...]
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]
