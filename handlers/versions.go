@@ -99,6 +99,7 @@ func fillRetry(ctx context.Context, versions *app.Versions, p *web.VersionPage, 
 	finished := !v.Active()
 	p.CanResume = v.Status == record.StatusFailed || v.Status == record.StatusCanceled
 	p.CanRetry = finished && (v.ParseFailures > 0 || v.ChunksDone < v.ChunksTotal || v.Status == record.StatusFailed)
+	p.CanGrow = v.Status == record.StatusDone && v.ChunksTotal > 0
 }
 
 // versionConfigRows lists the config snapshot for display.

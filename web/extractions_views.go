@@ -135,6 +135,9 @@ type VersionPage struct {
 	Repairs int
 	// Violations counts extracted values that break a schema constraint.
 	Violations int
+	// CanGrow offers adding documents to the version or leaving some out
+	// (a finished extraction).
+	CanGrow bool
 	// ParentID is the version a retry started from (0 for none).
 	ParentID    int
 	ParentLabel string

@@ -1,0 +1,87 @@
+package handlers
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// versionDocuments shows the page that adds documents to a finished
+// version or leaves some out (GET /versions/:id/documents).
+func (h *Handler) versionDocuments(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	docs, err := h.app.Documents.List(c.Request().Context(), 0)
+	if err != nil {
+		return err
+	}
+	p := web.GrowPage{ID: v.ID, Label: v.Label()}
+	for _, d := range docs {
+		o := web.DocOption{ID: d.ID, Name: d.Name}
+		if slices.Contains(v.DocumentIDs, d.ID) {
+			p.Have = append(p.Have, o)
+		} else {
+			p.Add = append(p.Add, o)
+		}
+	}
+	return h.page(c, "extractions", "Documents of "+v.Label(), web.GrowView(p))
+}
+
+// growVersion makes the next version with the picked documents added,
+// extracting only their chunks, and starts it (POST /versions/:id/grow).
+func (h *Handler) growVersion(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the form")
+	}
+	var ids []int
+	for _, s := range form["document_id"] {
+		id, err := strconv.Atoi(s)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "document_id %q is not a number", s)
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return extract.Errorf(extract.KindInvalid, "pick the documents to add")
+	}
+	nv, err := h.app.Grow(c.Request().Context(), v, ids)
+	if err != nil {
+		return err
+	}
+	h.app.Start(nv)
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s adds %d documents to %s.", nv.Label(), len(nv.DocumentIDs)-len(v.DocumentIDs), v.Label()), false)
+}
+
+// withoutVersion makes the next version without the picked documents and
+// starts it (POST /versions/:id/without).
+func (h *Handler) withoutVersion(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the form")
+	}
+	if len(form["document"]) == 0 {
+		return extract.Errorf(extract.KindInvalid, "pick the documents to leave out")
+	}
+	nv, err := h.app.Without(c.Request().Context(), v, form["document"])
+	if err != nil {
+		return err
+	}
+	h.app.Start(nv)
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s leaves %d documents of %s out.", nv.Label(), len(v.DocumentIDs)-len(nv.DocumentIDs), v.Label()), false)
+}
