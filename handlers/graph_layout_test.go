@@ -141,3 +141,82 @@ func TestGraphLayout_MultilevelConverges(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphLayout_PackedComponents lays out 1,800 nodes in 171 components
+// (one of 600 nodes, 20 of 40, 100 of 4, 50 alone) with pack: each
+// component is laid out alone, no two components' boxes overlap and they
+// lie apart (rows, not a disc of components pushed against one another);
+// the whole is about as wide as high.
+func TestGraphLayout_PackedComponents(t *testing.T) {
+	ctx := MustChrome(t)
+	evalScripts(t, ctx, "js/graph-fa2.js")
+	type result struct {
+		Components, Overlaps int
+		Converged, Finite    bool
+		Aspect, Fill, MS     float64
+		Apart                float64 // the closest two components' boxes, in mean edge lengths
+	}
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`(function () {
+  var sizes = [600], s = 5, edges = [], comp = [], i, c;
+  for (i = 0; i < 20; i++) sizes.push(40);
+  for (i = 0; i < 100; i++) sizes.push(4);
+  for (i = 0; i < 50; i++) sizes.push(1);
+  function rnd() { s = (s * 16807) % 2147483647; return s / 2147483647; }
+  var n = 0;
+  sizes.forEach(function (size, c) {
+    for (i = 0; i < size; i++) comp.push(c);
+    for (i = 1; i < size; i++) edges.push(n + i, n + Math.floor(rnd() * i));
+    for (i = 0; i < size; i++) { var a = n + Math.floor(rnd() * size), b = n + Math.floor(rnd() * size); if (a !== b) edges.push(a, b); }
+    n += size;
+  });
+  var x = new Float32Array(n), y = new Float32Array(n), mass = new Float32Array(n), spread = Math.sqrt(n) * 10;
+  for (i = 0; i < n; i++) { x[i] = (rnd() - 0.5) * spread; y[i] = (rnd() - 0.5) * spread; }
+  for (i = 0; i < edges.length; i++) mass[edges[i]]++;
+  var t0 = performance.now();
+  var L = KgLayout.create({ x: x, y: y, mass: mass, edges: Uint32Array.from(edges), multilevel: true, pack: true });
+  while (!L.done) L.step();
+  var xy = new Float32Array(2 * n);
+  L.positions(xy);
+  var ms = performance.now() - t0;
+  var box = sizes.map(function () { return [Infinity, Infinity, -Infinity, -Infinity]; });
+  for (i = 0; i < n; i++) {
+    var b = box[comp[i]];
+    b[0] = Math.min(b[0], xy[2 * i]); b[1] = Math.min(b[1], xy[2 * i + 1]);
+    b[2] = Math.max(b[2], xy[2 * i]); b[3] = Math.max(b[3], xy[2 * i + 1]);
+  }
+  var overlaps = 0, all = [Infinity, Infinity, -Infinity, -Infinity], area = 0, apart = Infinity, len = 0;
+  for (i = 0; i < edges.length; i += 2) len += Math.hypot(xy[2 * edges[i]] - xy[2 * edges[i + 1]], xy[2 * edges[i] + 1] - xy[2 * edges[i + 1] + 1]);
+  len /= edges.length / 2;
+  for (c = 0; c < box.length; c++) {
+    var p = box[c];
+    area += (p[2] - p[0]) * (p[3] - p[1]);
+    all = [Math.min(all[0], p[0]), Math.min(all[1], p[1]), Math.max(all[2], p[2]), Math.max(all[3], p[3])];
+    for (var o = 0; o < c; o++) {
+      var q = box[o];
+      if (p[0] <= q[2] && p[2] >= q[0] && p[1] <= q[3] && p[3] >= q[1]) overlaps++;
+      apart = Math.min(apart, Math.max(q[0] - p[2], p[0] - q[2], q[1] - p[3], p[1] - q[3]));
+    }
+  }
+  return { components: L.components, overlaps: overlaps, converged: L.converged, finite: xy.every(isFinite),
+    aspect: (all[2] - all[0]) / (all[3] - all[1]), fill: area / ((all[2] - all[0]) * (all[3] - all[1])), apart: apart / len, ms: ms };
+})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d components laid out and packed in %.0f ms, width/height %.2f, their boxes fill %.2f of the whole and are %.2f mean edge lengths apart at least",
+		r.Components, r.MS, r.Aspect, r.Fill, r.Apart)
+	if r.Components != 171 || !r.Converged || !r.Finite {
+		t.Fatalf("components %d, converged %v, finite %v", r.Components, r.Converged, r.Finite)
+	}
+	if r.Overlaps > 0 {
+		t.Fatalf("%d pairs of components overlap", r.Overlaps)
+	}
+	// Left to repel one another, the components lie in a disc 0.23 mean
+	// edge lengths apart at the closest; packed, 2.
+	if r.Apart < 1.5 {
+		t.Fatalf("two components are %.2f mean edge lengths apart", r.Apart)
+	}
+	if r.Aspect < 0.5 || r.Aspect > 3 {
+		t.Fatalf("the packed components are %.2f times as wide as high", r.Aspect)
+	}
+}
