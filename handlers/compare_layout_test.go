@@ -5,11 +5,14 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // TestCompare_SharedLayout: side by side, every node of both versions is
 // at the same place in its panel as in the other; and the union graph
-// draws each node at the same place after a reload.
+// draws each node at the same place after a reload. A small union has
+// every node named.
 func TestCompare_SharedLayout(t *testing.T) {
 	t.Parallel()
 	ctx := MustChrome(t)
@@ -76,4 +79,21 @@ func TestCompare_SharedLayout(t *testing.T) {
 			t.Errorf("node %q at %v in the union graph, after a reload at %v", id, *p, *q)
 		}
 	}
+
+	t.Run("SmallAllNamed", func(t *testing.T) {
+		g := smallGraph()
+		s1 := a.MustGraphVersion(t, "small", "Alice knows Bob.", g)
+		g.Nodes = append(g.Nodes, extract.Node{Key: "z", Name: "Zed", Type: "Person"})
+		s2 := a.MustGraphVersion(t, "small", "Alice knows Bob.", g)
+		if err := chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+comparePath("/compare", s1.ID, s2.ID))); err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `window.kgCompare && window.kgCompare.counts().settled`); err != nil {
+			t.Fatalf("the union graph did not settle: %v", err)
+		}
+		named, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgCompare.named().length`))
+		if err != nil || named != len(g.Nodes) {
+			t.Errorf("%d of %d nodes named (%v)", named, len(g.Nodes), err)
+		}
+	})
 }

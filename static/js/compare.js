@@ -24,15 +24,17 @@
   data.nodes.forEach(function (n) { nodeById[n.id] = n; });
   var edgeById = {};
   data.edges.forEach(function (e) { edgeById[e.id] = e; });
-  // Size follows degree; the best-connected nodes are named at any zoom.
+  // Size follows degree; the best-connected nodes are named at any zoom,
+  // every node of a union of up to ALL_NAMED nodes.
   var degree = {};
   data.edges.forEach(function (e) {
     degree[e.source] = (degree[e.source] || 0) + 1;
     degree[e.target] = (degree[e.target] || 0) + 1;
   });
-  var NAMED = 15;
+  var NAMED = 15, ALL_NAMED = 50;
   var named = {};
-  data.nodes.slice().sort(function (a, b) { return (degree[b.id] || 0) - (degree[a.id] || 0); })
+  if (data.nodes.length <= ALL_NAMED) data.nodes.forEach(function (n) { named[n.id] = true; });
+  else data.nodes.slice().sort(function (a, b) { return (degree[b.id] || 0) - (degree[a.id] || 0); })
     .slice(0, NAMED).forEach(function (n) { if (degree[n.id]) named[n.id] = true; });
   function radius(n) { return 4 * Math.sqrt(1 + Math.sqrt(degree[n.id] || 0)); }
 
