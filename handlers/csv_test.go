@@ -260,7 +260,7 @@ func TestCSVRun_Failures(t *testing.T) {
 		t.Fatalf("runs %v %v", runs, err)
 	}
 	_, cv := a.Get(t, fmt.Sprintf("/versions/%d/chunks/%d/0", v.ID, runs[0].DocumentID))
-	fails := cv.Find(`[data-testid="failures"] tr.diff-del`)
+	fails := cv.Find(`[data-testid="failures"] tbody tr`)
 	text := fails.Text()
 	if fails.Length() != 2 || !strings.Contains(text, "row 3: 2,Bob") || !strings.Contains(text, "row 4:") {
 		t.Errorf("failures (%d): %s", fails.Length(), text)
