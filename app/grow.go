@@ -23,11 +23,8 @@ import (
 // so they are run anew. A version still running is a conflict; naming
 // only documents v has is invalid.
 func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.Version, error) {
-	if v.Active() {
-		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it to finish", v.Label())
-	}
-	if v.Status != record.StatusDone || v.ChunksTotal == 0 {
-		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is %s: only a finished extraction grows (not a failed or canceled run, an edit, a merge or an import)", v.Label(), v.Status)
+	if err := finishedExtraction(v, "grows"); err != nil {
+		return record.Version{}, err
 	}
 	var added []int
 	for _, id := range docIDs {
@@ -73,11 +70,8 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 // the call cache at no cost. The new version is queued; Start or Run
 // executes it.
 func (a *App) Without(ctx context.Context, v record.Version, names []string) (record.Version, error) {
-	if v.Active() {
-		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it to finish", v.Label())
-	}
-	if v.Status != record.StatusDone || v.ChunksTotal == 0 {
-		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is %s: documents are taken out of a finished extraction only (not a failed or canceled run, an edit, a merge or an import)", v.Label(), v.Status)
+	if err := finishedExtraction(v, "has documents taken out"); err != nil {
+		return record.Version{}, err
 	}
 	docs, err := a.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
@@ -104,4 +98,17 @@ func (a *App) Without(ctx context.Context, v record.Version, names []string) (re
 	cfg.NoCache = false
 	note := fmt.Sprintf("%s without %d documents", v.Label(), len(out))
 	return a.store.NewChildVersion(ctx, v.Extraction, cfg, keep, note, v.ID)
+}
+
+// finishedExtraction refuses to change the documents of a version that is
+// not a finished extraction: one still running is a conflict; a failed or
+// canceled run, an edit, a merge or an import is invalid.
+func finishedExtraction(v record.Version, what string) error {
+	if v.Active() {
+		return extract.Errorf(extract.KindConflict, "%s is still running: wait for it to finish", v.Label())
+	}
+	if v.Status != record.StatusDone || v.ChunksTotal == 0 {
+		return extract.Errorf(extract.KindInvalid, "%s is %s: only a finished extraction %s (not a failed or canceled run, an edit, a merge or an import)", v.Label(), v.Status, what)
+	}
+	return nil
 }
