@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -51,65 +52,158 @@ func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.C
 // drop nodes are folded into keep (see curate.Merge); keep and drop are
 // names or keys. v itself is not changed; the merge is recorded on the
 // extraction, so its next runs apply it. A version still running is a
-// conflict.
+// conflict, and so is a merge v already has a version for (the same merge
+// twice is a no-op, refused).
 func (c *Curation) Merge(ctx context.Context, v record.Version, keep string, drop []string) (record.Version, error) {
+	nv, _, err := c.Apply(ctx, v, Decisions{Merges: []MergeRequest{{Keep: keep, Drop: drop}}})
+	return nv, err
+}
+
+// MergeRequest folds the Drop nodes into Keep (names or keys).
+type MergeRequest struct {
+	Keep string   `json:"keep" form:"keep"`
+	Drop []string `json:"drop" form:"drop"`
+}
+
+// Decisions are review answers applied together: merges, made as one new
+// version, and pairs of nodes (names or keys) that are not the same.
+type Decisions struct {
+	Merges   []MergeRequest `json:"merges"`
+	Distinct [][2]string    `json:"distinct"`
+}
+
+// Apply applies review decisions to v at once: its merges make one new
+// version (parent v), in order, a later merge following the nodes an
+// earlier one folded away; its "not the same" pairs are remembered on the
+// extraction. Every decision is recorded for the extraction's next runs.
+// made is false when there were no merges to make (only answers to
+// remember). Nothing is saved when any reference is unknown, when nothing
+// would change, or when v already has a version made by the same merges.
+func (c *Curation) Apply(ctx context.Context, v record.Version, d Decisions) (nv record.Version, made bool, err error) {
 	a := c.a
-	if v.Active() {
-		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+	if len(d.Merges) == 0 && len(d.Distinct) == 0 {
+		return record.Version{}, false, extract.Errorf(extract.KindInvalid, "no decisions to apply")
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	if len(d.Merges) > 0 && v.Active() {
+		return record.Version{}, false, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
+	}
+	g, err := a.store.LoadGraph(ctx, v.ID, len(d.Merges) > 0)
 	if err != nil {
-		return record.Version{}, err
+		return record.Version{}, false, err
 	}
-	k, err := curate.Resolve(g, keep)
-	if err != nil {
-		return record.Version{}, err
-	}
-	var keys, names []string
-	for _, d := range drop {
-		n, err := curate.Resolve(g, d)
+	resolve := func(ref string) (extract.Node, error) { return curate.Resolve(g, ref) }
+	var distinct [][2]string
+	for _, p := range d.Distinct {
+		x, err := resolve(p[0])
 		if err != nil {
-			return record.Version{}, err
+			return record.Version{}, false, err
 		}
-		keys = append(keys, n.Key)
-		names = append(names, fmt.Sprintf("%q", n.Name))
+		y, err := resolve(p[1])
+		if err != nil {
+			return record.Version{}, false, err
+		}
+		if x.Key == y.Key {
+			return record.Version{}, false, extract.Errorf(extract.KindInvalid, "%q and %q are one node", p[0], p[1])
+		}
+		distinct = append(distinct, [2]string{x.Key, y.Key})
 	}
-	merged, err := curate.Merge(g, k.Key, keys, mergeOptions(v))
+	merged, merges, notes, err := mergeAll(g, d.Merges, resolve, mergeOptions(v))
 	if err != nil {
-		return record.Version{}, err
+		return record.Version{}, false, err
 	}
-	note := fmt.Sprintf("merge of %s: %s into %q", v.Label(), strings.Join(names, ", "), k.Name)
-	nv, err := a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged)
+	if len(d.Merges) > 0 {
+		note := fmt.Sprintf("merge of %s: %s", v.Label(), strings.Join(notes, "; "))
+		if prev, ok, err := a.store.ChildWithNote(ctx, v.ID, note); err != nil {
+			return record.Version{}, false, err
+		} else if ok {
+			return record.Version{}, false, extract.Errorf(extract.KindConflict, "%s already has this merge: %s (%s)", v.Label(), prev.Label(), note)
+		}
+		if nv, err = a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged); err != nil {
+			return record.Version{}, false, err
+		}
+		a.keepCommunities(ctx, nv, &merged)
+		made = true
+	}
+	err = a.store.UpdateDecisions(ctx, v.ExtractionID, func(rec *curate.Decisions) {
+		for _, m := range merges {
+			rec.AddMerge(m.Keep, m.Drop)
+		}
+		for _, p := range distinct {
+			rec.AddDistinct(p[0], p[1])
+		}
+	})
 	if err != nil {
-		return record.Version{}, err
+		return record.Version{}, false, err
 	}
-	a.keepCommunities(ctx, nv, &merged)
-	if err := a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddMerge(k.Key, keys) }); err != nil {
-		return record.Version{}, err
+	if !made {
+		return v, false, nil
 	}
-	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "keep", k.Key, "dropped", len(keys))
+	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "merges", len(merges), "distinct", len(distinct))
 	a.vectorizeChild(ctx, v, nv)
-	return nv, nil
+	return nv, true, nil
+}
+
+// mergeAll folds each request's drop nodes into its keep node, in order,
+// on g (references resolved on g; a node an earlier request folded away
+// stands for the node it went into). It returns the merged graph, the
+// merges as keys, and a phrase per merge for the version's note. A
+// request whose nodes are all one node already is a no-op, refused.
+func mergeAll(g extract.Graph, reqs []MergeRequest, resolve func(string) (extract.Node, error), opts curate.MergeOptions) (extract.Graph, []curate.MergeDecision, []string, error) {
+	into := map[string]string{} // a folded key -> the key it went into
+	follow := func(k string) string {
+		for into[k] != "" {
+			k = into[k]
+		}
+		return k
+	}
+	names := map[string]string{}
+	for _, n := range g.Nodes {
+		names[n.Key] = n.Name
+	}
+	var merges []curate.MergeDecision
+	var notes []string
+	for _, r := range reqs {
+		k, err := resolve(r.Keep)
+		if err != nil {
+			return extract.Graph{}, nil, nil, err
+		}
+		keep := follow(k.Key)
+		var keys, dropped []string
+		for _, ref := range r.Drop {
+			n, err := resolve(ref)
+			if err != nil {
+				return extract.Graph{}, nil, nil, err
+			}
+			if key := follow(n.Key); key != keep && !slices.Contains(keys, key) {
+				keys = append(keys, key)
+				dropped = append(dropped, fmt.Sprintf("%q", names[key]))
+			}
+		}
+		if len(keys) == 0 {
+			if len(r.Drop) == 0 {
+				return extract.Graph{}, nil, nil, extract.Errorf(extract.KindInvalid, "name at least one node to merge into %q", r.Keep)
+			}
+			return extract.Graph{}, nil, nil, extract.Errorf(extract.KindInvalid, "%s: already one node with %q, nothing to merge", strings.Join(r.Drop, ", "), names[keep])
+		}
+		var err2 error
+		if g, err2 = curate.Merge(g, keep, keys, opts); err2 != nil {
+			return extract.Graph{}, nil, nil, err2
+		}
+		for _, key := range keys {
+			into[key] = keep
+		}
+		merges = append(merges, curate.MergeDecision{Keep: keep, Drop: keys})
+		notes = append(notes, fmt.Sprintf("%s into %q", strings.Join(dropped, ", "), names[keep]))
+	}
+	return g, merges, notes, nil
 }
 
 // Decide records a "not the same" answer for two nodes of v (names or
 // keys) on v's extraction; its next runs leave the pair out of their
 // duplicate candidates.
 func (c *Curation) Decide(ctx context.Context, v record.Version, x, y string) error {
-	a := c.a
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
-	if err != nil {
-		return err
-	}
-	nx, err := curate.Resolve(g, x)
-	if err != nil {
-		return err
-	}
-	ny, err := curate.Resolve(g, y)
-	if err != nil {
-		return err
-	}
-	return a.store.UpdateDecisions(ctx, v.ExtractionID, func(d *curate.Decisions) { d.AddDistinct(nx.Key, ny.Key) })
+	_, _, err := c.Apply(ctx, v, Decisions{Distinct: [][2]string{{x, y}}})
+	return err
 }
 
 // applyDecisions folds the merges accepted on v's extraction into the graph

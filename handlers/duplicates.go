@@ -1,12 +1,17 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/web"
 )
@@ -73,4 +78,82 @@ func (h *Handler) distinctDuplicates(c echo.Context) error {
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates?skip=%d", v.ID, max(intQuery(c, "skip", 0), 0)),
 		"Kept apart; the extraction's next runs remember it.", false)
+}
+
+// applyDuplicates applies the decisions chosen in the queue's table at
+// once: every merge in one new version, every "not the same" remembered.
+// Row i posts a_i and b_i (the pair's keys) and choice_i: "merge" folds b
+// into a, "reverse" a into b, "distinct" keeps them apart, anything else
+// leaves the pair.
+func (h *Handler) applyDuplicates(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the form")
+	}
+	var d app.Decisions
+	for i := 0; i <= duplicatesShown; i++ {
+		a, b := strings.TrimSpace(form.Get(fmt.Sprintf("a_%d", i))), strings.TrimSpace(form.Get(fmt.Sprintf("b_%d", i)))
+		if a == "" || b == "" {
+			continue
+		}
+		switch form.Get(fmt.Sprintf("choice_%d", i)) {
+		case "merge":
+			d.Merges = append(d.Merges, app.MergeRequest{Keep: a, Drop: []string{b}})
+		case "reverse":
+			d.Merges = append(d.Merges, app.MergeRequest{Keep: b, Drop: []string{a}})
+		case "distinct":
+			d.Distinct = append(d.Distinct, [2]string{a, b})
+		}
+	}
+	if len(d.Merges) == 0 && len(d.Distinct) == 0 {
+		return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates", v.ID), "Choose a decision for at least one pair.", true)
+	}
+	nv, made, err := h.app.Curation.Apply(c.Request().Context(), v, d)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("%d pairs kept apart; the extraction's next runs remember them.", len(d.Distinct))
+	if made {
+		msg = fmt.Sprintf("%s: %s", nv.Label(), nv.Note)
+		if len(d.Distinct) > 0 {
+			msg += fmt.Sprintf(" (and %d pairs kept apart)", len(d.Distinct))
+		}
+	}
+	return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates", nv.ID), msg, false)
+}
+
+// maxDecisionsBody bounds the JSON body of a batch of review decisions.
+const maxDecisionsBody = 1 << 20
+
+// apiApplyDuplicates applies a JSON batch of review decisions
+// ({"merges":[{"keep":K,"drop":[D...]}], "distinct":[[A,B]]}) and answers
+// the new version (201) or, with no merges, the version itself (200).
+func (h *Handler) apiApplyDuplicates(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	var d app.Decisions
+	dec := json.NewDecoder(io.LimitReader(c.Request().Body, maxDecisionsBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the decisions")
+	}
+	ctx := c.Request().Context()
+	nv, made, err := h.app.Curation.Apply(ctx, v, d)
+	if err != nil {
+		return err
+	}
+	j, err := h.app.VersionJSON(ctx, nv)
+	if err != nil {
+		return err
+	}
+	if made {
+		return c.JSON(http.StatusCreated, j)
+	}
+	return c.JSON(http.StatusOK, j)
 }

@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,5 +111,85 @@ func TestDuplicates_ReviewThroughUI(t *testing.T) {
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d/duplicates", next.ID))
 	if page.Find(`[data-testid="duplicates-empty"]`).Length() != 1 {
 		t.Errorf("next run still has candidates: %s", page.Find(`[data-testid="duplicate-current"]`).Text())
+	}
+}
+
+// The queue's table takes a decision per pair and applies them together:
+// one new version holds every merge. The same decisions posted again (as
+// through the API) are refused as a no-op and make nothing.
+func TestDuplicates_QueueAppliedAsOneVersion(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	ctx := context.Background()
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
+	v := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
+
+	bctx := MustChrome(t)
+	err := chromedp.Do(bctx,
+		chromedp.Navigate(fmt.Sprintf("%s/versions/%d/duplicates", a.Server.URL, v.ID)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="duplicates-queue"]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table lists the pairs after the one under review: choose
+	// "merge into" the first node of each.
+	rows, err := chromedp.Run(bctx, chromedp.Evaluate[int](`(() => {
+		const sels = document.querySelectorAll('[data-testid="duplicates-next"] select');
+		sels.forEach(s => { s.value = 'merge'; });
+		return sels.length;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 {
+		t.Fatalf("%d rows in the queue table, want 1 (two candidate pairs, one under review)", rows)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="apply-decisions"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`))); err != nil {
+		t.Fatal(err)
+	}
+	flash, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS(`[data-testid="flash"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(flash, "carol@2: merge of carol@1:") {
+		t.Errorf("flash after applying the queue: %q", flash)
+	}
+	v2, err := a.Store.VersionByLabel(ctx, "carol", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.ParentID != v.ID || v2.Nodes != 3 {
+		t.Errorf("queued merge: parent %d, %d nodes", v2.ParentID, v2.Nodes)
+	}
+
+	// Both pairs merged through the API: one version of 2 nodes.
+	post := func(body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(fmt.Sprintf("%s/api/versions/%d/duplicates/apply", a.Server.URL, v.ID), "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	both := `{"merges":[{"keep":"Ebenezer Scrooge","drop":["Mr. Scrooge"]},{"keep":"Jacob Marley","drop":["Marley"]}]}`
+	code, body := post(both)
+	if code != http.StatusCreated || !strings.Contains(body, `"nodes":2`) {
+		t.Fatalf("apply both: %d %s", code, body)
+	}
+	if code, body := post(both); code != http.StatusConflict || !strings.Contains(body, "already has this merge") {
+		t.Errorf("the same merges again: %d %s", code, body)
+	}
+	if code, body := post(`{"merges":[{"keep":"Nobody","drop":["Marley"]}]}`); code != http.StatusBadRequest && code != http.StatusUnprocessableEntity {
+		t.Errorf("an unknown node: %d %s", code, body)
+	}
+	if _, err := a.Store.VersionByLabel(ctx, "carol", 4); err == nil {
+		t.Errorf("a refused batch made a version")
 	}
 }

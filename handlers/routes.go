@@ -46,6 +46,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id/duplicates", h.showDuplicates)
 	e.POST("/versions/:id/duplicates/merge", h.mergeDuplicates)
 	e.POST("/versions/:id/duplicates/distinct", h.distinctDuplicates)
+	e.POST("/versions/:id/duplicates/apply", h.applyDuplicates)
+	e.POST("/api/versions/:id/duplicates/apply", h.apiApplyDuplicates)
 	e.POST("/versions/:id/delete", h.deleteVersion)
 	e.DELETE("/api/versions/:id", h.deleteVersion)
 	e.POST("/extractions/:name/delete", h.deleteExtraction)

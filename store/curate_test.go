@@ -171,3 +171,35 @@ func TestSaveGraphVersion_NoDocuments(t *testing.T) {
 		}
 	})
 }
+
+// ChildWithNote finds the version made from a parent with a given note,
+// and no other.
+func TestChildWithNote(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		g := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge"}}}
+		v1, err := s.SaveGraphVersion(ctx, "carol", extract.Config{}, nil, "", 0, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2, err := s.SaveGraphVersion(ctx, "carol", extract.Config{}, nil, "merge of carol@1: x", v1.ID, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SaveGraphVersion(ctx, "carol", extract.Config{}, nil, "merge of carol@2: x", v2.ID, g); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.ChildWithNote(ctx, v1.ID, "merge of carol@1: x")
+		if err != nil || !ok || got.ID != v2.ID || got.Label() != "carol@2" {
+			t.Errorf("child of v1: %+v, %t, %v", got, ok, err)
+		}
+		for _, q := range []struct {
+			parent int
+			note   string
+		}{{v1.ID, "merge of carol@1: y"}, {v2.ID, "merge of carol@1: x"}} {
+			if got, ok, err := s.ChildWithNote(ctx, q.parent, q.note); err != nil || ok {
+				t.Errorf("%d %q: %+v, %t, %v", q.parent, q.note, got, ok, err)
+			}
+		}
+	})
+}

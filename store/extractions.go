@@ -396,3 +396,18 @@ func (s *Store) checkDocuments(ctx context.Context, ids []int) error {
 	}
 	return nil
 }
+
+// ChildWithNote finds the first version made from parentID whose note is
+// note (a curation of parentID made before: a merge's or an edit's note
+// names what it did); ok is false when there is none.
+func (s *Store) ChildWithNote(ctx context.Context, parentID int, note string) (v record.Version, ok bool, err error) {
+	row, err := s.client.ExtractionVersion.Query().Where(extractionversion.ParentID(parentID), extractionversion.Note(note)).
+		WithExtraction().Order(ent.Asc(extractionversion.FieldNumber)).First(ctx)
+	if ent.IsNotFound(err) {
+		return record.Version{}, false, nil
+	}
+	if err != nil {
+		return record.Version{}, false, translate(err, "versions")
+	}
+	return versionFromEnt(row, row.Edges.Extraction.Name), true, nil
+}
