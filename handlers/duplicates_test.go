@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 )
 
@@ -26,18 +27,25 @@ const carolAnswer = "entity<|#|>Ebenezer Scrooge<|#|>person<|#|>A squeezing old 
 	"relation<|#|>Ebenezer Scrooge<|#|>Jacob Marley<|#|>partnership<|#|>Partners for years.\n" +
 	"relation<|#|>Mr. Scrooge<|#|>Marley<|#|>register<|#|>Scrooge signed the register of Marley's burial.\n<|COMPLETE|>"
 
+// carolTuples is an app whose model answers carolAnswer, with the tuple
+// run's config and the version it made of marley.
+func carolTuples(t *testing.T) (*testApp, extract.Config, record.Version) {
+	t.Helper()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	cfg := extract.DefaultConfig()
+	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
+	return a, cfg, a.MustExtract(t, "carol", "marley.txt", marley, cfg)
+}
+
 // The Duplicates page, reached from the version page, reviews the pairs:
 // Skip moves on, "Not the same" keeps a pair apart, "Merge into" makes a
 // new version (parent the reviewed one) whose queue no longer holds the
 // pair. The next run of the extraction applies both answers and says so.
 func TestDuplicates_ReviewThroughUI(t *testing.T) {
 	t.Parallel()
-	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a, cfg, v := carolTuples(t)
 	ctx := context.Background()
-	cfg := extract.DefaultConfig()
-	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
-	v := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
 	if v.Nodes != 4 {
 		t.Fatalf("version has %d nodes, want 4", v.Nodes)
 	}
@@ -119,12 +127,8 @@ func TestDuplicates_ReviewThroughUI(t *testing.T) {
 // through the API) are refused as a no-op and make nothing.
 func TestDuplicates_QueueAppliedAsOneVersion(t *testing.T) {
 	t.Parallel()
-	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a, _, v := carolTuples(t)
 	ctx := context.Background()
-	cfg := extract.DefaultConfig()
-	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
-	v := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
 
 	bctx := MustChrome(t)
 	err := chromedp.Do(bctx,
