@@ -47,11 +47,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *gold != "" {
 		return importGoldFile(ctx, ap, stdout, *gold, *format, *name, *relations, *limit, cfg.MaxUpload)
 	}
-	a, err := ap.Versions.ByRef(ctx, pos[0])
+	a, err := cfg.versionByRef(ctx, ap, pos[0])
 	if err != nil {
 		return err
 	}
-	b, err := ap.Versions.ByRef(ctx, pos[1])
+	b, err := cfg.versionByRef(ctx, ap, pos[1])
 	if err != nil {
 		return err
 	}

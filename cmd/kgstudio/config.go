@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,12 +266,34 @@ func (c Config) openVersion(ctx context.Context, ref string, log *slog.Logger) (
 	if err != nil {
 		return nil, record.Version{}, err
 	}
-	v, err := a.Versions.ByRef(ctx, ref)
+	v, err := c.versionByRef(ctx, a, ref)
 	if err != nil {
 		a.Close()
 		return nil, record.Version{}, err
 	}
 	return a, v, nil
+}
+
+// versionByRef finds the version ref names. When it is not found and the
+// database holds no extractions at all, the error says which database was
+// opened: a command run outside the folder it was meant for opens (and
+// creates) an empty one.
+func (c Config) versionByRef(ctx context.Context, a *app.App, ref string) (record.Version, error) {
+	v, err := a.Versions.ByRef(ctx, ref)
+	if err == nil || extract.KindOf(err) != extract.KindNotFound {
+		return v, err
+	}
+	if n, cerr := a.Versions.Counts(ctx); cerr != nil || n.Extractions > 0 {
+		return v, err
+	}
+	where := "the data folder " + c.DataDir
+	if abs, aerr := filepath.Abs(c.DataDir); aerr == nil {
+		where = "the data folder " + abs
+	}
+	if c.DatabaseURL != "" {
+		where = "the database of --db/DATABASE_URL"
+	}
+	return v, fmt.Errorf("%w: %s holds no extractions (give --data DIR or --db URL, or set KGSTUDIO_DATA, to open another)", err, where)
 }
 
 // oneLine flattens an error for the terminal; a usage message keeps its

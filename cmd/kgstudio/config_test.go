@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 func TestParsePrices(t *testing.T) {
@@ -128,5 +130,44 @@ func TestCLIFlagErrors(t *testing.T) {
 	}
 	if got := oneLine(errors.New(versionUsage)); strings.Count(got, "\n") < 3 {
 		t.Errorf("usage flattened: %q", got)
+	}
+}
+
+// A version asked of a data folder that holds no extractions (the command
+// run outside the folder meant) names the folder it opened; once the
+// folder holds one, "not found" is all there is to say.
+func TestVersionShow_EmptyFolderSaysWhere(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	_, err := runCLI(t, data, "version", "show", "carol@1")
+	if err == nil || !strings.Contains(err.Error(), "not found") || !strings.Contains(err.Error(), data) ||
+		!strings.Contains(err.Error(), "holds no extractions") {
+		t.Fatalf("empty folder: %v", err)
+	}
+	mustCLI(t, data, "extract", "--name", "x", writeFile(t, "marley.txt", marleyText))
+	_, err = runCLI(t, data, "version", "show", "carol@1")
+	if err == nil || strings.Contains(err.Error(), "holds no extractions") {
+		t.Errorf("folder with an extraction: %v", err)
+	}
+}
+
+// version show prints a run's config a setting a line, a prompt by its
+// first line and size, not as one long line of JSON.
+func TestConfigLines_Readable(t *testing.T) {
+	cfg := extract.DefaultConfig()
+	cfg.Strategy = extract.StrategyTuple
+	prompt := "You read a text and list its entities.\n" + strings.Repeat("Keep every name as written. ", 300)
+	cfg.Prompts = map[string]string{"extract": prompt}
+	got := configLines(cfg)
+	for _, want := range []string{"  strategy: tuple\n", "  chunk_size: 1200\n",
+		fmt.Sprintf("  prompts.extract: You read a text and list its entities.… (%d characters; --json shows it whole)\n", len(prompt))} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config lines lack %q:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if len(line) > 160 {
+			t.Errorf("a line of %d characters: %.80s…", len(line), line)
+		}
 	}
 }

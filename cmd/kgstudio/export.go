@@ -90,9 +90,17 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return removeOtherCSV(stderr, *out)
 	}
 	if *out == "" {
-		return export.Write(stdout, *format, g)
+		if err := export.Write(stdout, *format, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: %d nodes, %d edges written as %s to standard output\n", v.Label(), len(g.Nodes), len(g.Edges), *format)
+		return nil
 	}
-	return writeExportFile(*out, *format, g)
+	if err := writeExportFile(*out, *format, g); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %d nodes, %d edges written as %s to %s\n", v.Label(), len(g.Nodes), len(g.Edges), *format, *out)
+	return nil
 }
 
 // refuseOverwrite is an error when path is a non-empty file or a folder

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,12 +39,18 @@ func TestExport_CLI(t *testing.T) {
 		if len(g.Nodes[0].Mentions) == 0 {
 			t.Fatal("json export lost the mentions")
 		}
+		if want := fmt.Sprintf("people@1: %d nodes, %d edges written as json to standard output", len(g.Nodes), len(g.Edges)); !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
 	})
 	t.Run("LatestToFile", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "g.graphml")
 		out, stderr, err := cli(t, "export", "people", "--format", "graphml", "--out", path, "--data", data)
 		if err != nil || out != "" {
 			t.Fatalf("%v, stdout %q\n%s", err, out, stderr)
+		}
+		if want := "written as graphml to " + path; !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -40,7 +40,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer ap.Close()
-	v, err := ap.Versions.ByRef(ctx, pos[0])
+	v, err := cfg.versionByRef(ctx, ap, pos[0])
 	if err != nil {
 		return err
 	}

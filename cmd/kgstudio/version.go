@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -84,7 +86,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) != 1 {
 			return errors.New(versionUsage)
 		}
-		v, err := runner.Versions.ByRef(ctx, pos[0])
+		v, err := cfg.versionByRef(ctx, runner, pos[0])
 		if err != nil {
 			return err
 		}
@@ -101,10 +103,9 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return enc.Encode(vj)
 		}
 		j, jobs := vj.VersionJSON, vj.Jobs
-		cfgJSON, _ := json.Marshal(j.Config)
-		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:    %s\n",
+		fmt.Fprintf(stdout, "%s@%d (id %d)\nstatus:    %s\nnodes:     %d\nedges:     %d\nchunks:    %d/%d\ncalls:     %d (%d cached)\ntokens:    %d in, %d out\ndocuments: %s\nconfig:\n%s",
 			j.Extraction, j.Version, j.ID, j.Status, j.Nodes, j.Edges, j.ChunksDone, j.ChunksTotal, j.Calls, j.CachedCalls,
-			j.PromptTokens, j.OutputTokens, intList(j.DocumentIDs), cfgJSON)
+			j.PromptTokens, j.OutputTokens, intList(j.DocumentIDs), configLines(j.Config))
 		if e := j.Embedding; e != nil {
 			fmt.Fprintf(stdout, "vectors:   %d of %s (%s, %d dimensions)\nembedding: %d calls, %d tokens, %d cached, cost %s\n",
 				e.Vectors, e.Model, e.Embedder, e.Dimensions, e.Calls, e.Tokens, e.Cached, e.Cost)
@@ -142,7 +143,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if !strings.Contains(pos[0], "@") {
 			return fmt.Errorf("version delete: name one version as NAME@V, or the whole extraction with %s --all", pos[0])
 		}
-		v, err := runner.Versions.ByRef(ctx, pos[0])
+		v, err := cfg.versionByRef(ctx, runner, pos[0])
 		if err != nil {
 			return err
 		}
@@ -178,4 +179,48 @@ func intList(ids []int) string {
 		s[i] = strconv.Itoa(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// configShown is the longest config value version show prints whole.
+const configShown = 72
+
+// configLines prints a run's config a setting a line ("  strategy: nlp"),
+// nested settings by their dotted path; a long or multi-line value (a
+// prompt) is shown by its first line and its size (--json prints it
+// whole).
+func configLines(cfg any) string {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return "  (unreadable: " + err.Error() + ")\n"
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "  (unreadable: " + err.Error() + ")\n"
+	}
+	var lines []string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), x[k])
+			}
+			return
+		case string:
+			first, _, multi := strings.Cut(x, "\n")
+			if multi || len(x) > configShown {
+				if r := []rune(first); len(r) > configShown {
+					first = string(r[:configShown]) + "…"
+				}
+				lines = append(lines, fmt.Sprintf("  %s: %s… (%d characters; --json shows it whole)", prefix, first, len(x)))
+			} else {
+				lines = append(lines, fmt.Sprintf("  %s: %s", prefix, x))
+			}
+			return
+		}
+		j, _ := json.Marshal(v)
+		lines = append(lines, fmt.Sprintf("  %s: %s", prefix, j))
+	}
+	walk("", m)
+	return strings.Join(lines, "\n") + "\n"
 }
