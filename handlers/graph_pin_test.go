@@ -147,13 +147,33 @@ func TestGraphPage_SeededPinnedLabelled(t *testing.T) {
 		if err != nil || after != at {
 			t.Fatalf("the pinned node moved from %v to %v after the layout ran again (%v)", at, after, err)
 		}
-		// Unpin all: the button empties the pins and shows no more.
+		// A reload puts the pinned node back where it was put.
+		graphPoints(t, ctx, url, keys)
+		type reloaded struct {
+			C      pagePoint
+			Pinned []string
+			Button bool
+		}
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[reloaded](`({C: kgGraph.layoutOf("c"), Pinned: kgGraph.pinned(),
+			Button: !document.getElementById("graph-unpin").hidden})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Pinned) != 1 || r.Pinned[0] != "c" || !r.Button || math.Hypot(r.C.X-at.X, r.C.Y-at.Y) > 1e-6 {
+			t.Fatalf("after a reload: pinned %v (Unpin all shown: %t), c at %v, pinned at %v", r.Pinned, r.Button, r.C, at)
+		}
+		// Unpin all: the button empties the pins and shows no more, and a
+		// reload has none.
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-unpin"]`))); err != nil {
 			t.Fatal(err)
 		}
 		left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length + (document.getElementById("graph-unpin").hidden ? 0 : 10)`))
 		if err != nil || left != 0 {
 			t.Fatalf("after Unpin all: %d (%v)", left, err)
+		}
+		graphPoints(t, ctx, url, keys)
+		if left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length`)); err != nil || left != 0 {
+			t.Fatalf("after Unpin all and a reload: %d pinned (%v)", left, err)
 		}
 	})
 }

@@ -501,14 +501,36 @@
 
   // pins holds the nodes the user dragged, by key: where they were put
   // (x, y) and where the layout has them (lx, ly), which they go back to
-  // when unpinned.
+  // when unpinned. They are kept in the browser's storage per version, so
+  // a reload puts them back where they were put.
   var pins = {}, pinCount = 0;
+  var pinStore = "kgstudio.pins:" + cfg.api;
   var unpinBtn = document.getElementById("graph-unpin");
+  function loadPins() {
+    var saved = null;
+    try { saved = JSON.parse(window.localStorage.getItem(pinStore) || "null"); } catch (e) { saved = null; }
+    if (!saved || typeof saved !== "object") return;
+    Object.keys(saved).forEach(function (key) {
+      var p = saved[key];
+      if (!p || !isFinite(p.x) || !isFinite(p.y)) return;
+      pins[key] = { x: +p.x, y: +p.y, lx: +p.x, ly: +p.y };
+      pinCount++;
+    });
+  }
+  function savePins() {
+    var out = {};
+    Object.keys(pins).forEach(function (key) { out[key] = { x: pins[key].x, y: pins[key].y }; });
+    try {
+      if (pinCount) window.localStorage.setItem(pinStore, JSON.stringify(out));
+      else window.localStorage.removeItem(pinStore);
+    } catch (e) { /* storage full or disabled: pins last until the page goes */ }
+  }
   function pinAt(i, x, y) {
     var key = nodes[i].id, pin = pins[key];
     if (!pin) { pin = pins[key] = { lx: xs[i], ly: ys[i] }; pinCount++; syncPins(); }
     pin.x = xs[i] = x;
     pin.y = ys[i] = y;
+    savePins();
     redraw();
   }
   function unpin(key) {
@@ -518,12 +540,15 @@
     pinCount--;
     var i = byId.get(key);
     if (i !== undefined) { xs[i] = pin.lx; ys[i] = pin.ly; }
+    savePins();
     syncPins();
     redraw();
   }
   function syncPins() {
     if (unpinBtn) unpinBtn.hidden = pinCount === 0;
   }
+  loadPins();
+  syncPins();
   if (unpinBtn) unpinBtn.addEventListener("click", function () { Object.keys(pins).forEach(unpin); });
   kg.pinned = function () { return Object.keys(pins).sort(); };
   kg.unpin = unpin;
