@@ -38,6 +38,10 @@ type App struct {
 	// Queries answers questions over a version (query.go, node.go).
 	Curation *Curation
 	Queries  *Queries
+	// Comparisons compares two versions (compare.go); Memory reads a
+	// dialogue run's timeline and fact times (timeline.go, times.go).
+	Comparisons *Comparisons
+	Memory      *Memory
 
 	store *store.Store
 	log   *slog.Logger
@@ -82,19 +86,20 @@ type App struct {
 	corpora *lru.Cache[corpusKey, *queryCorpus]
 
 	// keepsTimes remembers whether finished versions' graphs keep fact
-	// times (see KeepsTimes).
+	// times (see Memory.KeepsTimes).
 	keepsTimes *lru.Cache[timesKey, bool]
 
 	// comparisons are the comparisons of versions asked last (see
-	// Compare).
+	// Comparisons.Compare).
 	comparisons *lru.Cache[compareKey, Comparison]
 }
 
-// New builds the application over a store.
-func New(st *store.Store, log *slog.Logger, p Providers) *App {
+// newApp builds the application over a store (Open opens one).
+func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
-		Versions: &Versions{st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
-	a.Curation, a.Queries, a.Schemas.a = &Curation{a}, &Queries{a}, a
+		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
+	a.Curation, a.Queries, a.Schemas.a, a.Versions.a = &Curation{a}, &Queries{a}, a, a
+	a.Comparisons, a.Memory = &Comparisons{a}, &Memory{a}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
@@ -120,7 +125,7 @@ func Open(ctx context.Context, o Options, log *slog.Logger, p Providers) (*App, 
 	if err != nil {
 		return nil, err
 	}
-	return New(st, log, p), nil
+	return newApp(st, log, p), nil
 }
 
 // Close closes the application's database.

@@ -11,12 +11,16 @@ import (
 
 // The catalog services read and remove what kgstudio holds: extractions
 // and their versions (Versions), the graphs versions hold (Graphs),
-// documents (Documents) and schemas (Schemas). Runs, queries, comparisons
-// and curation, which do more than read and write, are App's own.
+// documents (Documents) and schemas (Schemas). Comparisons, Memory,
+// Queries and Curation (compare.go, timeline.go, query.go, curate.go) do
+// more than read and write; runs and their jobs are App's own.
 
 // Versions reads extractions and their versions, what their runs recorded
 // per chunk, and removes them.
-type Versions struct{ st *store.Store }
+type Versions struct {
+	st *store.Store
+	a  *App
+}
 
 // Get returns a version by id.
 func (s *Versions) Get(ctx context.Context, id int) (record.Version, error) {

@@ -70,6 +70,9 @@ func stampOf(v record.Version) versionStamp {
 	return s
 }
 
+// Comparisons compares versions, caching what it compared last.
+type Comparisons struct{ a *App }
+
 // Compare loads two versions' graphs and compares them with the
 // matching options of opts. When one side is marked as the reference (a
 // first when both are), the result is scored against it; opts.Reference
@@ -80,7 +83,8 @@ func stampOf(v record.Version) versionStamp {
 // share one computation; a side that is queued or running is compared
 // afresh every time. A computation is a heavy request (see Gate): when
 // the gate stays full, Compare returns an error for which IsBusy is true.
-func (a *App) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
+func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
+	a := s.a
 	va, vb, err := a.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err

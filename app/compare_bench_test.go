@@ -108,7 +108,7 @@ func BenchmarkCompare(b *testing.B) {
 		for _, be := range bes {
 			st := benchStore(b, be)
 			va, vb := finishedVersion(b, st, "a", ga), finishedVersion(b, st, "b", gb)
-			ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+			ap := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 			ctx := context.Background()
 			b.Run(fmt.Sprintf("%dk/%s/cold", n/1000, be), func(b *testing.B) {
 				var peak uint64
@@ -138,12 +138,12 @@ func BenchmarkCompare(b *testing.B) {
 				}
 			})
 			b.Run(fmt.Sprintf("%dk/%s/cached", n/1000, be), func(b *testing.B) {
-				if _, err := ap.Compare(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
+				if _, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
 					b.Fatal(err)
 				}
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, err := ap.Compare(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
+					if _, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}

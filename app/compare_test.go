@@ -22,15 +22,15 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+	ap := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	ga, gb := randomGraph(50, 100, 1, false), randomGraph(50, 100, 1, true)
 	va, vb := finishedVersion(t, st, "a", ga), finishedVersion(t, st, "b", gb)
 
-	first, err := ap.Compare(ctx, va.ID, vb.ID, diff.Options{})
+	first, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ap.Compare(ctx, va.ID, vb.ID, diff.Options{})
+	again, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 		t.Fatalf("cache holds %d comparisons, want 1", n)
 	}
 	// Other options are another comparison.
-	if _, err := ap.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: true}); err != nil {
+	if _, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: true}); err != nil {
 		t.Fatal(err)
 	}
 	if n := ap.comparisons.Len(); n != 2 {
@@ -60,14 +60,14 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if err := st.StartVersion(ctx, vc.ID, 0); err != nil {
 		t.Fatal(err)
 	}
-	before, err := ap.Compare(ctx, va.ID, vc.ID, diff.Options{})
+	before, err := ap.Comparisons.Compare(ctx, va.ID, vc.ID, diff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.WriteGraph(ctx, vc.ID, ga); err != nil {
 		t.Fatal(err)
 	}
-	after, err := ap.Compare(ctx, va.ID, vc.ID, diff.Options{})
+	after, err := ap.Comparisons.Compare(ctx, va.ID, vc.ID, diff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if err := st.FinishVersion(ctx, vc.ID, record.StatusDone, time.Second, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ap.Compare(ctx, va.ID, vc.ID, diff.Options{}); err != nil {
+	if _, err := ap.Comparisons.Compare(ctx, va.ID, vc.ID, diff.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := ap.comparisons.Len(); n != 3 {
@@ -97,7 +97,7 @@ func TestCompare_CacheIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ap := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+	ap := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	va, vb := finishedVersion(t, st, "a", randomGraph(5, 5, 1, false)), finishedVersion(t, st, "b", randomGraph(5, 5, 2, false))
 	for i := 0; i < 2*compareCacheEntries; i++ {
 		// Sixteen option sets in all; with both orders, 32 pairs.
@@ -106,7 +106,7 @@ func TestCompare_CacheIsBounded(t *testing.T) {
 		if i&16 != 0 {
 			x, y = y, x
 		}
-		if _, err := ap.Compare(ctx, x, y, o); err != nil {
+		if _, err := ap.Comparisons.Compare(ctx, x, y, o); err != nil {
 			t.Fatal(err)
 		}
 	}

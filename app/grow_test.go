@@ -69,7 +69,7 @@ func testGrow(t *testing.T, a *App) {
 	if err := a.Run(ctx, nv, nil); err != nil {
 		t.Fatal(err)
 	}
-	newChunks, err := a.VersionChunks(ctx, nv, ids[10])
+	newChunks, err := a.Versions.Chunks(ctx, nv, ids[10])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func BenchmarkImportCSV_Memory(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			a := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+			a := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 			for i := 0; b.Loop(); i++ {
 				var v record.Version
 				var err error

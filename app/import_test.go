@@ -35,7 +35,7 @@ func importApps(t *testing.T) map[string]*App {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		apps[name] = New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+		apps[name] = newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	}
 	return apps
 }
@@ -90,7 +90,7 @@ func TestImportGraph_UndirectedGraphML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmp, err := a.Compare(ctx, v1.ID, v2.ID, diff.Options{})
+			cmp, err := a.Comparisons.Compare(ctx, v1.ID, v2.ID, diff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestImportGraph_UndirectedGraphML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmp, err = a.Compare(ctx, v1.ID, v3.ID, diff.Options{})
+			cmp, err = a.Comparisons.Compare(ctx, v1.ID, v3.ID, diff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestImportGraph_HeaderFiles(t *testing.T) {
 					t.Errorf("%s: %d nodes, %d edges; want 3, 2", v.Extraction, v.Nodes, v.Edges)
 				}
 			}
-			cmp, err := a.Compare(ctx, fromDir.ID, fromZip.ID, diff.Options{})
+			cmp, err := a.Comparisons.Compare(ctx, fromDir.ID, fromZip.ID, diff.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

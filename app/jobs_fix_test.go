@@ -58,7 +58,7 @@ func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
 	// Runs vectorize with the hashed embedder here: the sentence encoder
 	// has tests of its own and would only slow these down.
 	p.Embedder = cmp.Or(p.Embedder, extract.EmbedderOffline)
-	a := New(st, slog.New(slog.NewTextHandler(w, nil)), p)
+	a := newApp(st, slog.New(slog.NewTextHandler(w, nil)), p)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -375,7 +375,7 @@ func TestJobs_ProgressPhases(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			if j, err := a.VersionJobs(ctx, cur); err == nil {
+			if j, err := a.Versions.WithJobs(ctx, cur); err == nil {
 				seen = append(seen, j.ChunksDone)
 			}
 		}

@@ -96,9 +96,10 @@ func JobsJSONOf(v JobsView) JobsJSON {
 	return out
 }
 
-// VersionJobs is VersionJSON with the version's jobs view.
-func (a *App) VersionJobs(ctx context.Context, v record.Version) (VersionJobsJSON, error) {
-	j, err := a.VersionJSON(ctx, v)
+// WithJobs is JSON with the version's jobs view.
+func (s *Versions) WithJobs(ctx context.Context, v record.Version) (VersionJobsJSON, error) {
+	a := s.a
+	j, err := s.JSON(ctx, v)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}

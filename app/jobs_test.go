@@ -66,7 +66,7 @@ func pgApps(t *testing.T, n int, p Providers) []*App {
 			t.Fatal(err)
 		}
 		p.Embedder = cmp.Or(p.Embedder, extract.EmbedderOffline)
-		a := New(st, log, p)
+		a := newApp(st, log, p)
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

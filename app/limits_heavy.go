@@ -130,7 +130,7 @@ func HeavySlots() int {
 }
 
 // Heavy is the gate that admits the application's heavy requests:
-// Compare, ImportGraph and ImportGraphDir enter it themselves; a handler
+// Comparisons.Compare, ImportGraph and ImportGraphDir enter it themselves; a handler
 // that holds a graph of its own (an export) or builds more from a
 // comparison (the compare page) enters it for the whole request. Each
 // App has its own (tests run several in one process).

@@ -141,7 +141,7 @@ func (a *App) mentionSnippets(ctx context.Context, v record.Version, name string
 		cs, ok := chunks[m.DocumentID]
 		if !ok {
 			var err error
-			if cs, err = a.VersionChunks(ctx, v, m.DocumentID); err != nil {
+			if cs, err = a.Versions.Chunks(ctx, v, m.DocumentID); err != nil {
 				return nil, err
 			}
 			chunks[m.DocumentID] = cs

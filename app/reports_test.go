@@ -43,14 +43,19 @@ func reportRules(t *testing.T, badFor string) []fakellm.Rule {
 // reportBackends runs a test on SQLite and, when it is set up,
 // PostgreSQL, each with an app whose Gemini is srv.
 func reportBackends(t *testing.T, srv *fakellm.Server, test func(t *testing.T, a *App, st *store.Store)) {
-	p := Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Embedder: extract.EmbedderOffline, Concurrency: 2}
+	backends(t, Providers{GeminiAPIKey: "k", GeminiBaseURL: srv.GeminiURL(), GeminiModel: "gemini-2.5-flash", Embedder: extract.EmbedderOffline, Concurrency: 2}, test)
+}
+
+// backends runs a test on SQLite and, when it is set up, PostgreSQL, each
+// with an app with providers p.
+func backends(t *testing.T, p Providers, test func(t *testing.T, a *App, st *store.Store)) {
 	t.Run("SQLite", func(t *testing.T) {
 		st, err := store.Open(context.Background(), store.Options{DataDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		test(t, New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), p), st)
+		test(t, newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), p), st)
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
 		if testdata.PostgresURL(t) == "" {

@@ -136,7 +136,7 @@ func (a *App) textChunks(ctx context.Context, v record.Version) (int, error) {
 		if RouteOf(v.Config, d) != RouteText {
 			continue
 		}
-		chunks, err := a.VersionChunks(ctx, v, d.ID)
+		chunks, err := a.Versions.Chunks(ctx, v, d.ID)
 		if err != nil {
 			return 0, err
 		}

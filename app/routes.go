@@ -61,13 +61,13 @@ func ChunkSetFor(cfg extract.Config, d extract.Document) string {
 	return chunkSettings(cfg)
 }
 
-// VersionChunks loads the chunks of one of a version's documents.
-func (a *App) VersionChunks(ctx context.Context, v record.Version, docID int) ([]extract.Chunk, error) {
-	d, err := a.store.DocumentInfo(ctx, docID)
+// Chunks loads the chunks of one of a version's documents.
+func (s *Versions) Chunks(ctx context.Context, v record.Version, docID int) ([]extract.Chunk, error) {
+	d, err := s.st.DocumentInfo(ctx, docID)
 	if err != nil {
 		return nil, err
 	}
-	return a.store.Chunks(ctx, docID, ChunkSetFor(v.Config, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind}))
+	return s.st.Chunks(ctx, docID, ChunkSetFor(v.Config, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind}))
 }
 
 // route is one route's part of a run: its jobs, the extractor and

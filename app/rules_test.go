@@ -73,7 +73,7 @@ func rulesApp(t *testing.T, srv *fakellm.Server, schemaText string) (*App, *stor
 	if _, _, err := st.SaveSchema(context.Background(), "risk", store.AnyBase, sc, ""); err != nil {
 		t.Fatal(err)
 	}
-	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), p), st
+	return newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), p), st
 }
 
 // derived returns the "source label target" of the edges a rule derived.

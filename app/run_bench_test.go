@@ -157,7 +157,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+	a := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	cfg := extract.DefaultConfig()
 	cfg.Embedder = extract.EmbedderOffline
 	if err := a.Prepare(ctx, &cfg, ""); err != nil {

@@ -27,7 +27,7 @@ func llmTestApp(t *testing.T, srv *fakellm.Server, concurrency int) (*App, *stor
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return New(st, log, Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: concurrency}), st
+	return newApp(st, log, Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: concurrency}), st
 }
 
 // addDoc stores a document read from text.

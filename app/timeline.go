@@ -44,9 +44,14 @@ func (t *Timeline) MeanCoverage() (float64, int) {
 	return dialogue.MeanCoverage(steps), len(steps)
 }
 
+// Memory reads what dialogue runs remember: the timeline of their
+// operations and when their facts held.
+type Memory struct{ a *App }
+
 // Timeline loads a version's dialogues and operation log. A version with
 // no dialogue is refused with an invalid error.
-func (a *App) Timeline(ctx context.Context, id int) (*Timeline, error) {
+func (m *Memory) Timeline(ctx context.Context, id int) (*Timeline, error) {
+	a := m.a
 	v, err := a.store.Version(ctx, id)
 	if err != nil {
 		return nil, err

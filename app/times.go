@@ -156,7 +156,8 @@ const maxTimesCache = 1024
 // carry fact times. The graphs of other runs keep none and are read as
 // they are stored. Looking for times in a written graph reads all its
 // rows, so the answer for a finished one is remembered.
-func (a *App) KeepsTimes(ctx context.Context, v record.Version) (bool, error) {
+func (m *Memory) KeepsTimes(ctx context.Context, v record.Version) (bool, error) {
+	a := m.a
 	if v.Config.Strategy == extract.StrategyDialogue && len(v.DocumentIDs) > 0 {
 		return true, nil
 	}

@@ -261,7 +261,7 @@ func (t vectorText) text(props query.VectorProps) string {
 func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.ChunkRef]extract.Chunk, error) {
 	chunks := map[extract.ChunkRef]extract.Chunk{}
 	for _, id := range v.DocumentIDs {
-		cs, err := a.VersionChunks(ctx, v, id)
+		cs, err := a.Versions.Chunks(ctx, v, id)
 		if err != nil {
 			return nil, err
 		}
@@ -275,8 +275,8 @@ func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.
 // ChunkContent returns a lookup of the text of a version's chunks by
 // document and index ("" for a chunk it does not hold), for exports that
 // write chunk nodes.
-func (a *App) ChunkContent(ctx context.Context, v record.Version) (func(documentID, index int) string, error) {
-	chunks, err := a.versionChunks(ctx, v)
+func (s *Versions) ChunkContent(ctx context.Context, v record.Version) (func(documentID, index int) string, error) {
+	chunks, err := s.a.versionChunks(ctx, v)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Docum
 	if d, _, err = st.AddDocument(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	return New(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline}), st, d
+	return newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline}), st, d
 }
 
 // mustRun creates and runs a version to the end and returns it with its
@@ -72,7 +72,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
 	// A new app (a restart) builds it again.
-	fresh := New(st, a.log, Providers{Embedder: extract.EmbedderOffline})
+	fresh := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline})
 	rebuilt, _, err := fresh.vectorIndex(ctx, v, versionRead{})
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
 		t.Fatalf("after a restart: %v (%v)", rebuilt, err)

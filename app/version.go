@@ -66,9 +66,10 @@ type EmbeddingJSON struct {
 	Indexes map[string]int `json:"indexes"`
 }
 
-// VersionJSON is VersionJSONOf with the vectorizer's record (embedding
+// JSON is VersionJSONOf with the vectorizer's record (embedding
 // calls, tokens and cost) when the version has vectors.
-func (a *App) VersionJSON(ctx context.Context, v record.Version) (VersionJSON, error) {
+func (s *Versions) JSON(ctx context.Context, v record.Version) (VersionJSON, error) {
+	a := s.a
 	j := VersionJSONOf(v)
 	e, err := a.Queries.Embedding(ctx, v.ID)
 	j.Embedding = e

@@ -78,7 +78,7 @@ func (h *Handler) apiCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := h.app.Compare(c.Request().Context(), a, b, opts)
+	cmp, err := h.app.Comparisons.Compare(c.Request().Context(), a, b, opts)
 	if err != nil {
 		busy(c, err)
 		return err
@@ -114,7 +114,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	p.Picker.A, p.Picker.B = a, b
 	p.Picker.IgnoreType, p.Picker.Undirected, p.Picker.IgnoreLabels = opts.IgnoreType, opts.Undirected, opts.IgnoreLabels
 	p.Picker.IgnoreDescriptions = opts.IgnoreDescriptions
-	cmp, err := h.app.Compare(ctx, a, b, opts)
+	cmp, err := h.app.Comparisons.Compare(ctx, a, b, opts)
 	if err != nil {
 		return err
 	}

@@ -22,11 +22,11 @@ func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Com
 			return nil
 		}
 	}
-	ta, err := h.app.Timeline(ctx, cmp.A.ID)
+	ta, err := h.app.Memory.Timeline(ctx, cmp.A.ID)
 	if err != nil {
 		return err
 	}
-	tb, err := h.app.Timeline(ctx, cmp.B.ID)
+	tb, err := h.app.Memory.Timeline(ctx, cmp.B.ID)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func TestHealthz(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", err, resp)
 	}
-	a.Store.Close()
+	a.App.Close()
 	resp, err = http.Get(a.Server.URL + "/healthz")
 	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("healthz after close: %v %v", err, resp.StatusCode)

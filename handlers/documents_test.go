@@ -217,18 +217,10 @@ func documentsApps(t *testing.T) map[string]*testApp {
 	}
 	apps := map[string]*testApp{}
 	for name, opts := range all {
-		st, err := store.Open(context.Background(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		runner := app.New(st, log, app.Providers{Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
-		h := handlers.New(runner, log, handlers.Config{MaxUploadBytes: 20 << 20})
+		runner, st := openApp(t, opts, app.Providers{Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
+		h := handlers.New(runner, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Config{MaxUploadBytes: 20 << 20})
 		srv := httptest.NewServer(h.NewServer())
-		t.Cleanup(func() {
-			srv.Close()
-			st.Close()
-		})
+		t.Cleanup(srv.Close)
 		apps[name] = &testApp{Store: st, Handler: h, App: runner, Server: srv}
 	}
 	return apps

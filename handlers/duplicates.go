@@ -148,7 +148,7 @@ func (h *Handler) apiApplyDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := h.app.VersionJSON(ctx, nv)
+	j, err := h.app.Versions.JSON(ctx, nv)
 	if err != nil {
 		return err
 	}

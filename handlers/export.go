@@ -74,7 +74,7 @@ func (h *Handler) exportVersion(c echo.Context) error {
 		return err
 	}
 	if chunks {
-		content, err := h.app.ChunkContent(ctx, v)
+		content, err := h.app.Versions.ChunkContent(ctx, v)
 		if err != nil {
 			return err
 		}

@@ -296,7 +296,7 @@ func (h *Handler) apiVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := h.app.VersionJobs(c.Request().Context(), v)
+	j, err := h.app.Versions.WithJobs(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -314,7 +314,7 @@ func (h *Handler) apiCancelVersion(c echo.Context) error {
 	if v, err = h.app.CancelVersion(ctx, v); err != nil {
 		return err
 	}
-	j, err := h.app.VersionJobs(ctx, v)
+	j, err := h.app.Versions.WithJobs(ctx, v)
 	if err != nil {
 		return err
 	}

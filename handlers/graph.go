@@ -94,7 +94,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	}
 	timed := tv.asked()
 	if !timed {
-		if timed, err = h.app.KeepsTimes(ctx, v); err != nil {
+		if timed, err = h.app.Memory.KeepsTimes(ctx, v); err != nil {
 			return err
 		}
 	}
@@ -277,7 +277,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 	}
 	// A graph that keeps fact times opens as of the date in the address,
 	// if any, and with or without the facts that ended.
-	if p.Config.Times, err = h.app.KeepsTimes(c.Request().Context(), v); err != nil {
+	if p.Config.Times, err = h.app.Memory.KeepsTimes(c.Request().Context(), v); err != nil {
 		return err
 	}
 	if p.Config.Times {

@@ -54,12 +54,8 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 	// Runs vectorize with the hashed embedder unless a test asks for
 	// another: the sentence encoder has tests of its own.
 	providers.Embedder = cmp.Or(providers.Embedder, extract.EmbedderOffline)
-	st, err := store.Open(context.Background(), store.Options{DataDir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	runner, st := openApp(tb, store.Options{DataDir: tb.TempDir()}, providers)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := app.New(st, log, providers)
 	// The jobs run here, as many at once as the provider takes calls.
 	jobs := providers.Concurrency
 	if jobs == 0 {
@@ -75,7 +71,6 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		runner.Shutdown(ctx)
-		st.Close()
 	})
 	return &testApp{Store: st, Handler: h, App: runner, Server: srv}
 }
@@ -216,3 +211,25 @@ func mustChromeFor(tb testing.TB, timeout time.Duration) context.Context {
 
 // hasText reports whether the selection's text contains s.
 func hasText(sel *goquery.Selection, s string) bool { return strings.Contains(sel.Text(), s) }
+
+// openApp opens the application on the database opts names, and a store
+// of its own on the same database for the test to set up and look at what
+// the application holds (closed, as the application is, when tb ends).
+func openApp(tb testing.TB, opts store.Options, providers app.Providers) (*app.App, *store.Store) {
+	tb.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner, err := app.Open(context.Background(), app.Options{URL: opts.URL, DataDir: opts.DataDir}, log, providers)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), opts)
+	if err != nil {
+		runner.Close()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		st.Close()
+		runner.Close()
+	})
+	return runner, st
+}

@@ -98,7 +98,7 @@ func TestImport_Upload(t *testing.T) {
 		if _, page := a.Get(t, "/versions/"+strconv.Itoa(id)); !strings.Contains(page.Find(`[data-testid="progress-text"]`).Text(), "no chunks") {
 			t.Errorf("%s: the imported version's page says %q", c.format, page.Find(`[data-testid="progress-text"]`).Text())
 		}
-		cmp, err := a.App.Compare(ctx, v.ID, id, diff.Options{})
+		cmp, err := a.App.Comparisons.Compare(ctx, v.ID, id, diff.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

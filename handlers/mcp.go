@@ -364,7 +364,7 @@ func (t *mcpTools) runStatus(ctx context.Context, _ *mcp.CallToolRequest, in sta
 	if err != nil {
 		return nil, app.VersionJobsJSON{}, toolError(err)
 	}
-	vj, err := t.a.VersionJobs(ctx, v)
+	vj, err := t.a.Versions.WithJobs(ctx, v)
 	return nil, vj, toolError(err)
 }
 
@@ -384,7 +384,7 @@ func (t *mcpTools) compare(ctx context.Context, _ *mcp.CallToolRequest, in compa
 	if err != nil {
 		return nil, diff.Result{}, toolError(err)
 	}
-	cmp, err := t.a.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: in.IgnoreTypes, Undirected: in.Undirected})
+	cmp, err := t.a.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: in.IgnoreTypes, Undirected: in.Undirected})
 	if err != nil {
 		return nil, diff.Result{}, toolError(err)
 	}

@@ -271,7 +271,7 @@ func TestSecurity_BoundedInput(t *testing.T) {
 func TestSecurity_DatabaseDown(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
-	a.Store.Close()
+	a.App.Close()
 	for _, p := range []string{"/", "/documents", "/api/documents", "/extractions"} {
 		resp := do(t, "GET", a.Server.URL+p, "", nil)
 		body, _ := io.ReadAll(resp.Body)

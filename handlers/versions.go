@@ -300,7 +300,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	chunks, err := h.app.VersionChunks(ctx, v, docID)
+	chunks, err := h.app.Versions.Chunks(ctx, v, docID)
 	if err != nil {
 		return err
 	}

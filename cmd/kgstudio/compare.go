@@ -56,7 +56,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	opts := diff.Options{IgnoreType: *ignoreType, Undirected: *undirected, IgnoreLabels: *ignoreLabels, IgnoreDescriptions: *ignoreDescriptions}
-	cmp, err := ap.Compare(ctx, a.ID, b.ID, opts)
+	cmp, err := ap.Comparisons.Compare(ctx, a.ID, b.ID, opts)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *chunks {
-		content, err := a.ChunkContent(ctx, v)
+		content, err := a.Versions.ChunkContent(ctx, v)
 		if err != nil {
 			return err
 		}

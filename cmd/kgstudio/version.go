@@ -93,7 +93,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if args[0] == "cancel" {
 			return cancelVersion(ctx, runner, v, *asJSON, stdout)
 		}
-		vj, err := runner.VersionJobs(ctx, v)
+		vj, err := runner.Versions.WithJobs(ctx, v)
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func cancelVersion(ctx context.Context, runner *app.App, v record.Version, asJSO
 		return err
 	}
 	if asJSON {
-		vj, err := runner.VersionJobs(ctx, v)
+		vj, err := runner.Versions.WithJobs(ctx, v)
 		if err != nil {
 			return err
 		}

@@ -1,13 +1,10 @@
-package store_test
+package app
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -20,15 +17,21 @@ func TestStore_LongKeys(t *testing.T) {
 	long := noise(4000, 1)
 	longer := long + " the younger"
 	label := strings.ReplaceAll(noise(4000, 2), " ", "_")
-	forEachDB(t, func(t *testing.T, s *store.Store) {
+	backends(t, Providers{Concurrency: 2, Prices: DefaultPrices(), Embedder: extract.EmbedderOffline}, func(t *testing.T, a *App, s *store.Store) {
 		ctx := context.Background()
-		a := app.New(s, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Providers{Concurrency: 2, Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
 		var ids []int
 		for _, d := range []struct{ name, text string }{
 			{"People.csv", "id,name\n1," + long + "\n2," + longer + "\n3,Jacob Marley\n"},
 			{"facts.csv", "S,P,O\n" + strings.ReplaceAll(long, " ", "_") + "," + label + ",Jacob_Marley\n"},
 		} {
-			ids = append(ids, mustDoc(t, s, d.name, d.text).ID)
+			doc, err := extract.ReadDocument(d.name, []byte(d.text), extract.DefaultMaxBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc, _, err = s.AddDocument(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, doc.ID)
 		}
 		cfg := extract.DefaultConfig()
 		if err := a.Prepare(ctx, &cfg, ""); err != nil {
