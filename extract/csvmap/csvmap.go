@@ -10,7 +10,9 @@
 //     like KAG's SPO.csv, makes one edge per row: subject S, label P,
 //     object O. In S and O an underscore reads as a space
 //     ("Panic_disorder" is the node "Panic disorder"); both nodes take the
-//     default type. A "properties" column holding a JSON object becomes the
+//     default type, unless a node table of the run defines exactly one row
+//     (of any type) with that name or id: then the end is that row, so a
+//     triples table and Person.csv give one "Ebenezer Scrooge". A "properties" column holding a JSON object becomes the
 //     edge's properties; other columns are edge properties too.
 //   - Edge table. A base name of the form Src_rel_Dst
 //     (Person_fundTrans_Person) with src and dst (or srcId and dstId)

@@ -304,3 +304,34 @@ func TestMap_StandardTypeColumn(t *testing.T) {
 		t.Errorf("%d phone nodes and %d phone edges; want 1 and 2: %+v", phones, edges, g)
 	}
 }
+
+// A triples table names its subjects and objects without a type; in a run
+// with a node table that defines one of them, the triple's end is that row
+// (its type and name), so the run holds one "Ebenezer Scrooge". A name two
+// tables define with different types stays as the triple typed it.
+func TestMapAll_TriplesJoinTypedRows(t *testing.T) {
+	docs := []extract.Document{
+		{ID: 1, Name: "Person.csv", Content: "id,name\nscrooge,Ebenezer Scrooge\nmarley,Jacob Marley\nfan,Fan\n"},
+		{ID: 2, Name: "Company.csv", Content: "id,name\nfan,Fan\n"},
+		{ID: 3, Name: "facts.csv", Content: "S,P,O\nEbenezer_Scrooge,partnerOf,Jacob Marley\nEbenezer Scrooge,livesIn,London\nfan,sisterOf,Ebenezer_Scrooge\n"},
+	}
+	res, err := csvmap.MapAll(docs, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summary(res[2].Graph)
+	for _, want := range []string{
+		"N person:scrooge|Ebenezer Scrooge|Person|",
+		"N person:marley|Jacob Marley|Person|",
+		"E person:scrooge-partnerOf->person:marley",
+		"E person:scrooge-livesIn->concept:london",
+		"E concept:fan-sisterOf->person:scrooge",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("triples graph lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "concept:ebenezer scrooge") {
+		t.Errorf("the triples kept an untyped Ebenezer Scrooge:\n%s", got)
+	}
+}

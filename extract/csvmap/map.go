@@ -55,13 +55,16 @@ func MapAll(docs []extract.Document, opts Options) ([]Result, error) {
 
 // builder collects one document's graph.
 type builder struct {
-	doc      extract.Document
-	opts     Options
-	nodes    map[string]*extract.Node
-	norder   []string
-	edges    map[extract.EdgeID]*extract.Edge
-	eorder   []extract.EdgeID
-	defined  map[string]bool // keys of nodes that are rows of this document
+	doc     extract.Document
+	opts    Options
+	nodes   map[string]*extract.Node
+	norder  []string
+	edges   map[extract.EdgeID]*extract.Edge
+	eorder  []extract.EdgeID
+	defined map[string]bool // keys of nodes that are rows of this document
+	// untyped are the keys of nodes a table named without a type (the
+	// subjects and objects of triples), typed with the default type.
+	untyped  map[string]bool
 	failures []extract.ParseFailure
 	// rowStart is where the row being mapped starts (see addMention).
 	rowStart int
@@ -70,7 +73,7 @@ type builder struct {
 }
 
 func newBuilder(doc extract.Document, opts Options) *builder {
-	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[extract.EdgeID]*extract.Edge{}, defined: map[string]bool{}}
+	return &builder{doc: doc, opts: opts, nodes: map[string]*extract.Node{}, edges: map[extract.EdgeID]*extract.Edge{}, defined: map[string]bool{}, untyped: map[string]bool{}}
 }
 
 func (b *builder) fail(r record, reason string) {
@@ -302,6 +305,7 @@ func (b *builder) mapTriples(header []string) func(record) {
 		}
 		sk := b.node(typ, spoName(s), spoName(s), b.mention(r.cell(b.doc.Content, 0, s)))
 		ok := b.node(typ, spoName(o), spoName(o), b.mention(r.cell(b.doc.Content, 2, o)))
+		b.untyped[sk], b.untyped[ok] = true, true
 		b.edge(sk, p, ok, props, b.rowMention(r))
 	}
 }
@@ -525,11 +529,24 @@ func value(cell string, p *Property) any {
 }
 
 // link looks across the documents of a run: references to a row defined in
-// any document take its name, and references that match no id of their
-// type but one row's text property value are moved onto that row.
+// any document take its name; references that match no id of their type
+// but one row's text property value are moved onto that row; and a node
+// named without a type (a triple's subject or object) that no row of the
+// default type defines is moved onto the one row, of any type, with that
+// name or id, so a triples table and a node table of one run give one
+// "Ebenezer Scrooge", a Person.
 func link(bs []*builder) {
 	name := map[string]string{} // defined key -> row name
+	typ := map[string]string{}  // defined key -> row type
 	byValue := map[string]string{}
+	byName := map[string]string{} // normalized name or id -> defined key
+	unique := func(m map[string]string, vk, k string) {
+		if old, seen := m[vk]; seen && old != k {
+			m[vk] = "" // ambiguous
+		} else {
+			m[vk] = k
+		}
+	}
 	for _, b := range bs {
 		for _, k := range b.norder {
 			if !b.defined[k] {
@@ -537,7 +554,7 @@ func link(bs []*builder) {
 			}
 			n := b.nodes[k]
 			if _, ok := name[k]; !ok {
-				name[k] = n.Name
+				name[k], typ[k] = n.Name, n.Type
 			}
 			values := []any{n.Name}
 			for _, v := range n.Properties {
@@ -548,11 +565,11 @@ func link(bs []*builder) {
 				if !ok || s == "" {
 					continue
 				}
-				vk := nodeKey(n.Type, s)
-				if old, seen := byValue[vk]; seen && old != k {
-					byValue[vk] = "" // ambiguous
-				} else {
-					byValue[vk] = k
+				unique(byValue, nodeKey(n.Type, s), k)
+			}
+			for _, s := range []string{extract.NormalizeName(n.Name), idOf(k)} {
+				if s != "" {
+					unique(byName, s, k)
 				}
 			}
 		}
@@ -565,6 +582,8 @@ func link(bs []*builder) {
 			}
 			if to := byValue[k]; to != "" {
 				moved[k] = to
+			} else if to := byName[idOf(k)]; b.untyped[k] && to != "" {
+				moved[k] = to
 			}
 		}
 		if len(moved) > 0 {
@@ -572,10 +591,16 @@ func link(bs []*builder) {
 		}
 		for _, k := range b.norder {
 			if nm, ok := name[k]; ok && !b.defined[k] {
-				b.nodes[k].Name = nm
+				b.nodes[k].Name, b.nodes[k].Type = nm, typ[k]
 			}
 		}
 	}
+}
+
+// idOf is the normalized id a typed key holds.
+func idOf(key string) string {
+	_, id, _ := strings.Cut(key, ":")
+	return id
 }
 
 // rekey moves nodes onto other keys, merging mentions, and rewrites the
