@@ -170,12 +170,15 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 		t.Error("cancel found no job to stop")
 	}
 	// A call in flight at the cancel may end: its job ends with it. Then
-	// no call starts in five calls' time of the model stand-in.
+	// no call starts before the worker has stopped (Shutdown waits for
+	// whatever the worker still runs).
 	waitJobsEnded(t, apps[1], v.ID)
 	m.mu.Lock()
 	calls := len(m.starts)
 	m.mu.Unlock()
-	time.Sleep(500 * time.Millisecond)
+	sctx, stop := context.WithTimeout(ctx, 10*time.Second)
+	apps[1].Shutdown(sctx)
+	stop()
 	m.mu.Lock()
 	later := len(m.starts)
 	m.mu.Unlock()
