@@ -168,7 +168,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 // change rather than a miss) and, for runs that label edges with their
 // own words (nlp verb phrases, not the gold relation names), relations as
 // unordered entity pairs.
-func GoldCompareOptions(format, strategy string) diff.Options {
+func GoldCompareOptions(format string, strategy extract.Strategy) diff.Options {
 	opts := diff.Options{IgnoreType: format == GoldWebNLG || format == GoldDocRED}
 	if strategy == extract.StrategyNLP {
 		opts.IgnoreLabels, opts.Undirected = true, true

@@ -434,7 +434,7 @@ func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.P
 		return nil
 	}
 	return func(p extract.Progress) {
-		p.Phase = PhaseMerging // only the final job reports progress
+		p.Phase = extract.PhaseMerging // only the final job reports progress
 		for _, w := range ws {
 			w.report(p)
 			if w.ctx.Err() != nil {

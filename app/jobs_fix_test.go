@@ -390,8 +390,8 @@ func TestJobs_ProgressPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phases := map[string]bool{}
-	last := map[string]int{}
+	phases := map[extract.Phase]bool{}
+	last := map[extract.Phase]int{}
 	for _, p := range reports {
 		phases[p.Phase] = true
 		if p.ChunksDone < last[p.Phase] {
@@ -399,11 +399,11 @@ func TestJobs_ProgressPhases(t *testing.T) {
 		}
 		last[p.Phase] = p.ChunksDone
 	}
-	if !phases[PhaseExtracting] || !phases[PhaseMerging] {
+	if !phases[extract.PhaseExtracting] || !phases[extract.PhaseMerging] {
 		t.Errorf("phases reported: %v", phases)
 	}
-	if last[PhaseMerging] != 40 {
-		t.Errorf("merging ended at %d of 40 chunks", last[PhaseMerging])
+	if last[extract.PhaseMerging] != 40 {
+		t.Errorf("merging ended at %d of 40 chunks", last[extract.PhaseMerging])
 	}
 	for i := 1; i < len(seen); i++ {
 		if seen[i] < seen[i-1] {

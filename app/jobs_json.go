@@ -20,23 +20,16 @@ type VersionJobsJSON struct {
 	// (its final job: what needs every chunk; chunks_merged counts the
 	// chunks merged, and chunks_done stays at the chunks extracted); empty
 	// once it has ended.
-	Phase        string   `json:"phase"`
-	ChunksMerged int      `json:"chunks_merged"`
-	Jobs         JobsJSON `json:"jobs"`
+	Phase        extract.Phase `json:"phase"`
+	ChunksMerged int           `json:"chunks_merged"`
+	Jobs         JobsJSON      `json:"jobs"`
 }
-
-// Run phases (RunPhase.Name).
-const (
-	PhaseQueued     = "queued"
-	PhaseExtracting = "extracting"
-	PhaseMerging    = "merging"
-)
 
 // RunPhase is the step a queued or running version is at, with counts
 // that never step back: ChunksDone the chunks extracted, ChunksMerged
 // those of them the final job has merged.
 type RunPhase struct {
-	Name         string
+	Name         extract.Phase
 	ChunksDone   int
 	ChunksMerged int
 }
@@ -49,9 +42,9 @@ func (a *App) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	if !v.Active() {
 		return p, nil
 	}
-	p.Name = PhaseExtracting
+	p.Name = extract.PhaseExtracting
 	if v.Status == record.StatusQueued {
-		p.Name = PhaseQueued
+		p.Name = extract.PhaseQueued
 	}
 	rows, err := a.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
 	if err != nil {
@@ -68,7 +61,7 @@ func (a *App) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	if err != nil {
 		return p, err
 	}
-	p.Name, p.ChunksMerged, p.ChunksDone = PhaseMerging, merged, max(v.ChunksDone, len(done))
+	p.Name, p.ChunksMerged, p.ChunksDone = extract.PhaseMerging, merged, max(v.ChunksDone, len(done))
 	return p, nil
 }
 

@@ -48,7 +48,7 @@ type Providers struct {
 // Has reports whether a model provider (extract.ProviderGemini or
 // extract.ProviderOpenAI) is configured: it is the one place that knows
 // what each one needs. The offline provider (none) always is.
-func (p Providers) Has(provider string) bool {
+func (p Providers) Has(provider extract.Provider) bool {
 	switch provider {
 	case extract.ProviderGemini:
 		return p.GeminiAPIKey != ""
@@ -60,9 +60,9 @@ func (p Providers) Has(provider string) bool {
 
 // Configured lists the model providers that can answer, in preference
 // order (gemini first).
-func (p Providers) Configured() []string {
-	var out []string
-	for _, name := range []string{extract.ProviderGemini, extract.ProviderOpenAI} {
+func (p Providers) Configured() []extract.Provider {
+	var out []extract.Provider
+	for _, name := range []extract.Provider{extract.ProviderGemini, extract.ProviderOpenAI} {
 		if p.Has(name) {
 			out = append(out, name)
 		}
@@ -71,7 +71,7 @@ func (p Providers) Configured() []string {
 }
 
 // Default is the preferred configured provider, or none.
-func (p Providers) Default() string {
+func (p Providers) Default() extract.Provider {
 	if conf := p.Configured(); len(conf) > 0 {
 		return conf[0]
 	}
@@ -79,7 +79,7 @@ func (p Providers) Default() string {
 }
 
 // Model is the configured model of a provider (empty for none).
-func (p Providers) Model(provider string) string {
+func (p Providers) Model(provider extract.Provider) string {
 	switch provider {
 	case extract.ProviderGemini:
 		return p.GeminiModel
@@ -90,7 +90,7 @@ func (p Providers) Model(provider string) string {
 }
 
 // needs says what a provider needs configured, for refusals.
-func needs(provider string) string {
+func needs(provider extract.Provider) string {
 	if provider == extract.ProviderGemini {
 		return "GEMINI_API_KEY"
 	}
@@ -107,14 +107,14 @@ func DefaultPrompts() map[string]string {
 }
 
 // promptPrefix is the key prefix of each LLM strategy's prompt templates.
-var promptPrefix = map[string]string{
+var promptPrefix = map[extract.Strategy]string{
 	extract.StrategyTuple:    "tuple_",
 	extract.StrategySchema:   "kag_",
 	extract.StrategyDialogue: "dialogue_",
 }
 
 // PromptStrategy names the strategy a prompt template belongs to, or "".
-func PromptStrategy(key string) string {
+func PromptStrategy(key string) extract.Strategy {
 	for strategy, prefix := range promptPrefix {
 		if strings.HasPrefix(key, prefix) {
 			return strategy
@@ -124,7 +124,7 @@ func PromptStrategy(key string) string {
 }
 
 // StrategyPrompts keeps the templates a strategy uses.
-func StrategyPrompts(strategy string, prompts map[string]string) map[string]string {
+func StrategyPrompts(strategy extract.Strategy, prompts map[string]string) map[string]string {
 	prefix, ok := promptPrefix[strategy]
 	if !ok {
 		return nil
@@ -215,7 +215,7 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	key := cfg.Provider + "/" + model
+	key := string(cfg.Provider) + "/" + model
 	limited, ok := a.clients[key]
 	if !ok {
 		var base llm.Client

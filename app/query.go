@@ -28,10 +28,10 @@ type QueryKeywords struct {
 
 // QueryAnswer is the model's answer with the references it cites.
 type QueryAnswer struct {
-	Text     string   `json:"text"`
-	Cited    []string `json:"cited"`
-	Provider string   `json:"provider"`
-	Model    string   `json:"model"`
+	Text     string           `json:"text"`
+	Cited    []string         `json:"cited"`
+	Provider extract.Provider `json:"provider"`
+	Model    string           `json:"model"`
 	// Extractive marks an answer built without a model: the sentences of
 	// the retrieved passages that best match the question, cited.
 	Extractive bool `json:"extractive,omitempty"`
@@ -46,7 +46,7 @@ type QueryAnswer struct {
 type QueryResult struct {
 	Question string `json:"question"`
 	// Provider is the provider asked for an answer ("none": no model).
-	Provider string `json:"provider"`
+	Provider extract.Provider `json:"provider"`
 	// Mode is the query mode used (local, global, hybrid, naive or mix).
 	Mode string `json:"mode"`
 	// TopK is the number of items asked of each part.
@@ -77,7 +77,7 @@ func (r QueryResult) Context() query.Context { return r.context }
 // QueryInput is what a query asks for.
 type QueryInput struct {
 	Question string
-	Provider string // "none", "gemini" or "openai"
+	Provider extract.Provider // "none", "gemini" or "openai"
 	// ModelKeywords asks the model for the keywords too.
 	ModelKeywords bool
 	// Mode is a query mode (query.Modes); empty means mix.

@@ -126,7 +126,7 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		p := extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)}
 		if ph, err := a.Phase(context.WithoutCancel(ctx), v); err == nil {
 			p.Phase = ph.Name
-			if ph.Name == PhaseMerging {
+			if ph.Name == extract.PhaseMerging {
 				p.ChunksDone = ph.ChunksMerged
 			}
 		}

@@ -16,7 +16,7 @@ import (
 type SuggestOptions struct {
 	// Provider is gemini or openai to ask a model; empty or none drafts
 	// offline.
-	Provider string
+	Provider extract.Provider
 	// Model is the provider's model (empty: its configured one).
 	Model string
 }

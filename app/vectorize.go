@@ -33,8 +33,8 @@ func (a *App) checkEmbedder(cfg extract.Config) error {
 	// The gemini and openai embedders are their providers'.
 	switch name := a.embedderName(cfg); name {
 	case extract.EmbedderGemini, extract.EmbedderOpenAI:
-		if !a.providers.Has(name) {
-			return extract.Errorf(extract.KindInvalid, "the %s embedder needs %s", name, needs(name))
+		if !a.providers.Has(extract.Provider(name)) {
+			return extract.Errorf(extract.KindInvalid, "the %s embedder needs %s", name, needs(extract.Provider(name)))
 		}
 	}
 	return nil

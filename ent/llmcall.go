@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // LLMCall is the model entity for the LLMCall schema.
@@ -22,7 +23,7 @@ type LLMCall struct {
 	// Key holds the value of the "key" field.
 	Key string `json:"key,omitempty"`
 	// Provider holds the value of the "provider" field.
-	Provider string `json:"provider,omitempty"`
+	Provider extract.Provider `json:"provider,omitempty"`
 	// Model holds the value of the "model" field.
 	Model string `json:"model,omitempty"`
 	// Purpose holds the value of the "purpose" field.
@@ -92,7 +93,7 @@ func (_m *LLMCall) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field provider", values[i])
 			} else if value.Valid {
-				_m.Provider = value.String
+				_m.Provider = extract.Provider(value.String)
 			}
 		case llmcall.FieldModel:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -185,7 +186,7 @@ func (_m *LLMCall) String() string {
 	builder.WriteString(_m.Key)
 	builder.WriteString(", ")
 	builder.WriteString("provider=")
-	builder.WriteString(_m.Provider)
+	builder.WriteString(fmt.Sprintf("%v", _m.Provider))
 	builder.WriteString(", ")
 	builder.WriteString("model=")
 	builder.WriteString(_m.Model)

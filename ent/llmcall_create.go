@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // LLMCallCreate is the builder for creating a LLMCall entity.
@@ -43,7 +44,7 @@ func (_c *LLMCallCreate) SetKey(v string) *LLMCallCreate {
 }
 
 // SetProvider sets the "provider" field.
-func (_c *LLMCallCreate) SetProvider(v string) *LLMCallCreate {
+func (_c *LLMCallCreate) SetProvider(v extract.Provider) *LLMCallCreate {
 	_c.mutation.SetProvider(v)
 	return _c
 }
@@ -361,7 +362,7 @@ type (
 )
 
 // SetProvider sets the "provider" field.
-func (u *LLMCallUpsert) SetProvider(v string) *LLMCallUpsert {
+func (u *LLMCallUpsert) SetProvider(v extract.Provider) *LLMCallUpsert {
 	u.Set(llmcall.FieldProvider, v)
 	return u
 }
@@ -535,7 +536,7 @@ func (u *LLMCallUpsertOne) Update(set func(*LLMCallUpsert)) *LLMCallUpsertOne {
 }
 
 // SetProvider sets the "provider" field.
-func (u *LLMCallUpsertOne) SetProvider(v string) *LLMCallUpsertOne {
+func (u *LLMCallUpsertOne) SetProvider(v extract.Provider) *LLMCallUpsertOne {
 	return u.Update(func(s *LLMCallUpsert) {
 		s.SetProvider(v)
 	})
@@ -896,7 +897,7 @@ func (u *LLMCallUpsertBulk) Update(set func(*LLMCallUpsert)) *LLMCallUpsertBulk 
 }
 
 // SetProvider sets the "provider" field.
-func (u *LLMCallUpsertBulk) SetProvider(v string) *LLMCallUpsertBulk {
+func (u *LLMCallUpsertBulk) SetProvider(v extract.Provider) *LLMCallUpsertBulk {
 	return u.Update(func(s *LLMCallUpsert) {
 		s.SetProvider(v)
 	})

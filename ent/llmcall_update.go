@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // LLMCallUpdate is the builder for updating LLMCall entities.
@@ -28,13 +29,13 @@ func (_u *LLMCallUpdate) Where(ps ...predicate.LLMCall) *LLMCallUpdate {
 }
 
 // SetProvider sets the "provider" field.
-func (_u *LLMCallUpdate) SetProvider(v string) *LLMCallUpdate {
+func (_u *LLMCallUpdate) SetProvider(v extract.Provider) *LLMCallUpdate {
 	_u.mutation.SetProvider(v)
 	return _u
 }
 
 // SetNillableProvider sets the "provider" field if the given value is not nil.
-func (_u *LLMCallUpdate) SetNillableProvider(v *string) *LLMCallUpdate {
+func (_u *LLMCallUpdate) SetNillableProvider(v *extract.Provider) *LLMCallUpdate {
 	if v != nil {
 		_u.SetProvider(*v)
 	}
@@ -272,13 +273,13 @@ type LLMCallUpdateOne struct {
 }
 
 // SetProvider sets the "provider" field.
-func (_u *LLMCallUpdateOne) SetProvider(v string) *LLMCallUpdateOne {
+func (_u *LLMCallUpdateOne) SetProvider(v extract.Provider) *LLMCallUpdateOne {
 	_u.mutation.SetProvider(v)
 	return _u
 }
 
 // SetNillableProvider sets the "provider" field if the given value is not nil.
-func (_u *LLMCallUpdateOne) SetNillableProvider(v *string) *LLMCallUpdateOne {
+func (_u *LLMCallUpdateOne) SetNillableProvider(v *extract.Provider) *LLMCallUpdateOne {
 	if v != nil {
 		_u.SetProvider(*v)
 	}

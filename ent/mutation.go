@@ -32,6 +32,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -11755,7 +11756,7 @@ type LLMCallMutation struct {
 	id               *int
 	created_at       *time.Time
 	key              *string
-	provider         *string
+	provider         *extract.Provider
 	model            *string
 	purpose          *string
 	request          *string
@@ -11944,12 +11945,12 @@ func (m *LLMCallMutation) ResetKey() {
 }
 
 // SetProvider sets the "provider" field.
-func (m *LLMCallMutation) SetProvider(s string) {
-	m.provider = &s
+func (m *LLMCallMutation) SetProvider(e extract.Provider) {
+	m.provider = &e
 }
 
 // Provider returns the value of the "provider" field in the mutation.
-func (m *LLMCallMutation) Provider() (r string, exists bool) {
+func (m *LLMCallMutation) Provider() (r extract.Provider, exists bool) {
 	v := m.provider
 	if v == nil {
 		return
@@ -11960,7 +11961,7 @@ func (m *LLMCallMutation) Provider() (r string, exists bool) {
 // OldProvider returns the old "provider" field's value of the LLMCall entity.
 // If the LLMCall object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *LLMCallMutation) OldProvider(ctx context.Context) (v string, err error) {
+func (m *LLMCallMutation) OldProvider(ctx context.Context) (v extract.Provider, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldProvider is only allowed on UpdateOne operations")
 	}
@@ -12480,7 +12481,7 @@ func (m *LLMCallMutation) SetField(name string, value ent.Value) error {
 		m.SetKey(v)
 		return nil
 	case llmcall.FieldProvider:
-		v, ok := value.(string)
+		v, ok := value.(extract.Provider)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -6,19 +6,22 @@ import (
 	"strings"
 )
 
-// Strategy names.
+// Strategy names an extraction strategy.
+type Strategy string
+
+// The extraction strategies.
 const (
-	StrategyNLP      = "nlp"
-	StrategyTuple    = "tuple"
-	StrategySchema   = "schema"
-	StrategyDialogue = "dialogue"
+	StrategyNLP      Strategy = "nlp"
+	StrategyTuple    Strategy = "tuple"
+	StrategySchema   Strategy = "schema"
+	StrategyDialogue Strategy = "dialogue"
 )
 
 // Config is the snapshot of everything that shaped one extraction version.
 // It is stored verbatim with the version so a run can be repeated or compared.
 type Config struct {
-	Strategy      string            `json:"strategy"`
-	Provider      string            `json:"provider,omitempty"`
+	Strategy      Strategy          `json:"strategy"`
+	Provider      Provider          `json:"provider,omitempty"`
 	Model         string            `json:"model,omitempty"`
 	SchemaName    string            `json:"schema_name,omitempty"`
 	SchemaVersion int               `json:"schema_version,omitempty"`
@@ -98,24 +101,27 @@ const (
 	MaxFragmentCap = 1000
 )
 
+// Provider names a model provider.
+type Provider string
+
 // Model providers a config may ask for; none runs offline.
 const (
-	ProviderGemini = "gemini"
-	ProviderOpenAI = "openai"
-	ProviderNone   = "none"
+	ProviderGemini Provider = "gemini"
+	ProviderOpenAI Provider = "openai"
+	ProviderNone   Provider = "none"
 )
 
 // Providers names the model providers a config may ask for.
-var Providers = []string{ProviderGemini, ProviderOpenAI, ProviderNone}
+var Providers = []Provider{ProviderGemini, ProviderOpenAI, ProviderNone}
 
 // Offline reports whether a provider name asks no model (none, or unset).
-func Offline(provider string) bool { return provider == ProviderNone || provider == "" }
+func Offline(provider Provider) bool { return provider == ProviderNone || provider == "" }
 
 // Embedders names the vectorizers a config may ask for.
 var Embedders = []string{EmbedderUSELite, EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
 
 // Strategies names the extraction strategies.
-var Strategies = []string{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}
+var Strategies = []Strategy{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}
 
 // WithDefaults fills the settings left at their zero value: the nlp
 // strategy, its "none" provider, four chunks at a time, eight description
@@ -198,7 +204,11 @@ func inRange(name string, n, lo, hi int) error {
 }
 
 // orList joins names as "a, b, c or d".
-func orList(names []string) string {
+func orList[S ~string](list []S) string {
+	names := make([]string, len(list))
+	for i, n := range list {
+		names[i] = string(n)
+	}
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}

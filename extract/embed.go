@@ -49,8 +49,8 @@ const (
 	// pure Go (the default).
 	EmbedderUSELite = "use-lite"
 	EmbedderOffline = "offline"
-	EmbedderGemini  = ProviderGemini
-	EmbedderOpenAI  = ProviderOpenAI
+	EmbedderGemini  = string(ProviderGemini)
+	EmbedderOpenAI  = string(ProviderOpenAI)
 )
 
 // PaidEmbedder reports whether an embedder calls a provider (each call

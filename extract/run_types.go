@@ -12,7 +12,7 @@ import (
 // a hash of provider, model, messages and parameters.
 type CallRecord struct {
 	Key          string        `json:"key"`
-	Provider     string        `json:"provider"`
+	Provider     Provider      `json:"provider"`
 	Model        string        `json:"model"`
 	Purpose      string        `json:"purpose,omitempty"` // e.g. "extract", "glean-1", "summary"
 	Request      string        `json:"request"`           // messages and parameters, JSON
@@ -94,9 +94,20 @@ type Progress struct {
 	Edges       int           `json:"edges"`
 	Elapsed     time.Duration `json:"elapsed"`
 	// Phase names the step ChunksDone counts when a run has more than
-	// one ("extracting", then "merging"); empty when it has one.
-	Phase string `json:"phase,omitempty"`
+	// one (PhaseExtracting, then PhaseMerging); empty when it has one.
+	Phase Phase `json:"phase,omitempty"`
 }
+
+// Phase is the step a queued or running version is at; empty once it
+// has ended.
+type Phase string
+
+// Run phases.
+const (
+	PhaseQueued     Phase = "queued"
+	PhaseExtracting Phase = "extracting"
+	PhaseMerging    Phase = "merging"
+)
 
 // ChunkError is a chunk whose extraction failed: the model provider's
 // status ("HTTP 429", "HTTP 500", "timeout", "unavailable", "invalid") and

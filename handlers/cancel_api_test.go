@@ -56,7 +56,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 		return resp.StatusCode, out
 	}
 	code, got := call("GET", fmt.Sprintf("/api/versions/%d", v.ID))
-	if code != http.StatusOK || got.Jobs == nil || got.Phase == nil || (*got.Phase != app.PhaseQueued && *got.Phase != app.PhaseExtracting) {
+	if code != http.StatusOK || got.Jobs == nil || got.Phase == nil || (extract.Phase(*got.Phase) != extract.PhaseQueued && extract.Phase(*got.Phase) != extract.PhaseExtracting) {
 		t.Fatalf("GET /api/versions/ID: %d, jobs %v, phase %v", code, got.Jobs, got.Phase)
 	}
 	if code, got = call("GET", fmt.Sprintf("/versions/%d/progress", v.ID)); code != http.StatusOK || got.Phase == nil || *got.Phase == "" {

@@ -255,7 +255,7 @@ func (h *Handler) ollamaTags(c echo.Context) error {
 		}
 		sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", v.Label(), v.ID))
 		out.Models = append(out.Models, model{Name: v.Label(), Model: v.Label(), ModifiedAt: when.UTC().Format(time.RFC3339Nano),
-			Digest: hex.EncodeToString(sum[:]), Details: details{Format: "kgstudio", Family: v.Config.Strategy}})
+			Digest: hex.EncodeToString(sum[:]), Details: details{Format: "kgstudio", Family: string(v.Config.Strategy)}})
 	}
 	return c.JSON(http.StatusOK, out)
 }

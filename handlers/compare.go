@@ -358,9 +358,9 @@ func callViews(calls []extract.CallRecord) []web.CompareCall {
 func (h *Handler) compareRun(v record.Version) web.CompareRun {
 	model := v.Config.Model
 	if model == "" {
-		model = v.Config.Provider
+		model = string(v.Config.Provider)
 	}
-	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: string(v.Status), Strategy: v.Config.Strategy, Model: model,
+	return web.CompareRun{ID: v.ID, Label: v.Label(), Status: string(v.Status), Strategy: string(v.Config.Strategy), Model: model,
 		Reference: v.Reference, Note: v.Note, Chunks: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges,
 		PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls, CachedCalls: v.CachedCalls,
 		Elapsed: web.HumanDuration(v.Elapsed), Cost: h.app.Providers().CostOf(v)}
@@ -433,8 +433,8 @@ func configRows(a, b extract.Config) []web.CompareConfigRow {
 		return fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)
 	}
 	rows := [][3]string{
-		{"strategy", a.Strategy, b.Strategy},
-		{"provider", a.Provider, b.Provider},
+		{"strategy", string(a.Strategy), string(b.Strategy)},
+		{"provider", string(a.Provider), string(b.Provider)},
 		{"model", a.Model, b.Model},
 		{"schema", schema(a), schema(b)},
 		{"entity types", strings.Join(a.EntityTypes, ", "), strings.Join(b.EntityTypes, ", ")},

@@ -90,18 +90,22 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		o.Selected = o.Value == cur
 		form.Schemas = append(form.Schemas, o)
 	}
-	for _, s := range []struct{ v, l string }{
+	for _, s := range []struct {
+		v extract.Strategy
+		l string
+	}{
 		{extract.StrategyNLP, "nlp — offline NER and co-occurrence (no model)"},
 		{extract.StrategyTuple, "tuple — open extraction with gleaning (LLM)"},
 		{extract.StrategySchema, "schema — schema-constrained extraction (LLM)"},
 		{extract.StrategyDialogue, "dialogue — memory operations per turn (LLM, or offline with provider none)"},
 	} {
-		form.Strategies = append(form.Strategies, web.Option{Value: s.v, Label: s.l, Selected: cfg.Strategy == s.v})
+		form.Strategies = append(form.Strategies, web.Option{Value: string(s.v), Label: s.l, Selected: cfg.Strategy == s.v})
 	}
 	p := h.app.Providers()
 	for _, s := range []struct {
-		v, l string
-		ok   bool
+		v  extract.Provider
+		l  string
+		ok bool
 	}{
 		{extract.ProviderNone, "none (offline)", true},
 		{extract.ProviderGemini, "Gemini", p.Has(extract.ProviderGemini)},
@@ -111,7 +115,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		if !s.ok {
 			l += " — not configured"
 		}
-		form.Providers = append(form.Providers, web.Option{Value: s.v, Label: l, Selected: cfg.Provider == s.v})
+		form.Providers = append(form.Providers, web.Option{Value: string(s.v), Label: l, Selected: cfg.Provider == s.v})
 	}
 	form.ProviderHelp = providerHelp(p)
 	for _, s := range []struct {
@@ -149,7 +153,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		form.Prompts = append(form.Prompts, web.PromptField{Name: k, Text: prompts[k], Strategy: app.PromptStrategy(k)})
+		form.Prompts = append(form.Prompts, web.PromptField{Name: k, Text: prompts[k], Strategy: string(app.PromptStrategy(k))})
 	}
 	return nil
 }
@@ -178,7 +182,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		return err
 	}
 	cfg := extract.DefaultConfig()
-	cfg.Strategy, cfg.Provider, cfg.Embedder = in.Strategy, in.Provider, in.Embedder
+	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), in.Embedder
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
 	cfg.Strict, cfg.Reports = in.Strict, strings.TrimSpace(in.Reports)
 	// Numbers are only read here: their ranges are checked by the app, as
@@ -267,7 +271,7 @@ func (h *Handler) versionProgress(c echo.Context) error {
 			"phase": ph.Name, "chunks_merged": ph.ChunksMerged})
 	}
 	p := progressOf(v)
-	p.Phase, p.ChunksMerged = ph.Name, ph.ChunksMerged
+	p.Phase, p.ChunksMerged = string(ph.Name), ph.ChunksMerged
 	p.Polled = true
 	if c.QueryParam("refresh") == "1" {
 		// The page shows the run's results elsewhere: reload it once the

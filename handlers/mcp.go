@@ -103,7 +103,7 @@ type mcpVersion struct {
 }
 
 func versionOut(v record.Version) mcpVersion {
-	return mcpVersion{Version: v.Label(), ID: v.ID, Status: string(v.Status), Strategy: v.Config.Strategy, Nodes: v.Nodes, Edges: v.Edges,
+	return mcpVersion{Version: v.Label(), ID: v.ID, Status: string(v.Status), Strategy: string(v.Config.Strategy), Nodes: v.Nodes, Edges: v.Edges,
 		Created: v.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 }
 
@@ -340,8 +340,8 @@ type extractIn struct {
 func (t *mcpTools) extract(ctx context.Context, _ *mcp.CallToolRequest, in extractIn) (*mcp.CallToolResult, mcpVersion, error) {
 	cfg := extract.DefaultConfig()
 	if in.Strategy != "" {
-		cfg.Strategy = in.Strategy
-		if in.Strategy != extract.StrategyNLP {
+		cfg.Strategy = extract.Strategy(in.Strategy)
+		if cfg.Strategy != extract.StrategyNLP {
 			cfg.Provider = ""
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,7 +27,7 @@ const querySnippet = 320
 // (a date or RFC 3339 time: the graph as it stood then). Only
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	in := app.QueryInput{Question: c.FormValue("q"), Provider: c.FormValue("provider"), ModelKeywords: c.FormValue("keywords") == "model",
+	in := app.QueryInput{Question: c.FormValue("q"), Provider: extract.Provider(c.FormValue("provider")), ModelKeywords: c.FormValue("keywords") == "model",
 		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost}
 	// Only read here; app.Queries.Ask checks the values.
 	if s := strings.TrimSpace(c.FormValue("top_k")); s != "" {
@@ -116,7 +117,7 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		Context:       res.Context().Render(),
 	}
 	if res.Question != "" {
-		vals := url.Values{"q": {res.Question}, "provider": {res.Provider}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
+		vals := url.Values{"q": {res.Question}, "provider": {string(res.Provider)}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
 		if res.AsOf != "" {
 			vals.Set("as_of", res.AsOf)
 		}
@@ -126,12 +127,15 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		p.Modes = append(p.Modes, web.Option{Value: m, Label: m, Selected: m == cmp.Or(res.Mode, query.ModeMix)})
 	}
 	conf := h.app.Providers().Configured()
-	for _, o := range []struct{ v, l string }{{extract.ProviderNone, "none (context only)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
+	for _, o := range []struct {
+		v extract.Provider
+		l string
+	}{{extract.ProviderNone, "none (context only)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
 		l := o.l
-		if !extract.Offline(o.v) && !contains(conf, o.v) {
+		if !extract.Offline(o.v) && !slices.Contains(conf, o.v) {
 			l += " — not configured"
 		}
-		p.Providers = append(p.Providers, web.Option{Value: o.v, Label: l, Selected: res.Provider == o.v})
+		p.Providers = append(p.Providers, web.Option{Value: string(o.v), Label: l, Selected: res.Provider == o.v})
 	}
 	docName := map[int]string{}
 	for _, d := range docs {
@@ -162,21 +166,12 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 	}
 	if a := res.Answer; a != nil {
 		p.Answer = a.Text
-		p.AnswerBy = a.Provider + " " + a.Model
+		p.AnswerBy = string(a.Provider) + " " + a.Model
 		for _, ref := range a.Cited {
 			p.Cited = append(p.Cited, web.QueryRef{Ref: ref, Text: refText[ref], URL: refURL[ref]})
 		}
 	}
 	return p
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func score(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

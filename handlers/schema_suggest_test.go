@@ -181,7 +181,7 @@ func TestSchemaEditor_SuggestByModel(t *testing.T) {
 	_, doc := a.Get(t, "/schemas/new")
 	opts := doc.Find(`[data-testid="suggest-provider"] option`)
 	sel, _ := opts.Filter(`[selected]`).Attr("value")
-	if opts.Length() != 3 || sel != extract.ProviderNone || !strings.Contains(opts.Eq(1).Text(), "gemini-2.5-flash") || !strings.Contains(opts.Eq(2).Text(), "not configured") {
+	if opts.Length() != 3 || sel != string(extract.ProviderNone) || !strings.Contains(opts.Eq(1).Text(), "gemini-2.5-flash") || !strings.Contains(opts.Eq(2).Text(), "not configured") {
 		t.Fatalf("providers offered: %q, selected %q", opts.Text(), sel)
 	}
 

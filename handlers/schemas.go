@@ -246,7 +246,7 @@ const suggestMaxDocs = 20
 // fillSuggestBox fills the editor's suggestion box: the newest stored
 // documents, those picked checked, and who drafts (offline unless a
 // provider was picked; those not configured say so).
-func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picked map[int]bool, provider string) error {
+func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picked map[int]bool, provider extract.Provider) error {
 	docs, err := h.app.Documents.List(ctx, 200)
 	if err != nil {
 		return err
@@ -257,7 +257,10 @@ func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picke
 	}
 	p := h.app.Providers()
 	e.SuggestProviders = nil
-	for _, o := range []struct{ v, l string }{{extract.ProviderNone, "offline (nlp extractor)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
+	for _, o := range []struct {
+		v extract.Provider
+		l string
+	}{{extract.ProviderNone, "offline (nlp extractor)"}, {extract.ProviderGemini, "Gemini"}, {extract.ProviderOpenAI, "OpenAI-compatible"}} {
 		l := o.l
 		if m := p.Model(o.v); m != "" && p.Has(o.v) {
 			l += " (" + m + ")"
@@ -265,7 +268,7 @@ func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picke
 		if !p.Has(o.v) {
 			l += " — not configured"
 		}
-		e.SuggestProviders = append(e.SuggestProviders, web.Option{Value: o.v, Label: l, Selected: cmp.Or(provider, extract.ProviderNone) == o.v})
+		e.SuggestProviders = append(e.SuggestProviders, web.Option{Value: string(o.v), Label: l, Selected: cmp.Or(provider, extract.ProviderNone) == o.v})
 	}
 	return nil
 }
@@ -276,7 +279,7 @@ func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picke
 // lacks (by name). It answers the editor's message and the field to
 // focus; a model's refusal or unreadable answer is the message, the
 // working copy as it was.
-func (h *Handler) suggest(c echo.Context, name string, picked []int, provider string, sc *schema.Schema) (string, string, error) {
+func (h *Handler) suggest(c echo.Context, name string, picked []int, provider extract.Provider, sc *schema.Schema) (string, string, error) {
 	if len(picked) == 0 {
 		return "Pick one or more documents to suggest a schema from.", web.OpValue("suggest"), nil
 	}
@@ -332,7 +335,7 @@ func (h *Handler) suggest(c echo.Context, name string, picked []int, provider st
 	}
 	by := ""
 	if !extract.Offline(provider) {
-		by = " by the " + provider + " model"
+		by = " by the " + string(provider) + " model"
 	}
 	msg := fmt.Sprintf("Drafted %s from %s%s: %s. Review them, then press Save version; nothing is saved until then.",
 		web.Count(len(added), "type", "types"), web.Count(len(docs), "document", "documents"), by, strings.Join(added, ", "))
@@ -365,7 +368,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 			pickedIDs = append(pickedIDs, id)
 		}
 	}
-	provider := strings.TrimSpace(form.Get("suggest_provider"))
+	provider := extract.Provider(strings.TrimSpace(form.Get("suggest_provider")))
 	switch op {
 	case "suggest":
 		// A draft fills the working copy; only Save stores it.

@@ -108,9 +108,9 @@ func versionConfigRows(v record.Version) []web.KV {
 	if c.Strategy == "" {
 		return []web.KV{{Key: "strategy", Value: importedConfig}}
 	}
-	rows := []web.KV{{Key: "strategy", Value: c.Strategy}}
+	rows := []web.KV{{Key: "strategy", Value: string(c.Strategy)}}
 	if !extract.Offline(c.Provider) {
-		rows = append(rows, web.KV{Key: "provider", Value: c.Provider}, web.KV{Key: "model", Value: c.Model})
+		rows = append(rows, web.KV{Key: "provider", Value: string(c.Provider)}, web.KV{Key: "model", Value: c.Model})
 	}
 	if c.SchemaName != "" {
 		rows = append(rows, web.KV{Key: "schema", Value: fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)})

@@ -59,7 +59,7 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("eval", stderr)
 	format := fs.String("format", "", "file format: webnlg, docred, locomo, multihop or longmemeval")
-	strategy := fs.String("strategy", extract.StrategyNLP, "extraction strategy: nlp, tuple or schema")
+	strategy := fs.String("strategy", string(extract.StrategyNLP), "extraction strategy: nlp, tuple or schema")
 	provider := fs.String("provider", "", "gemini or openai (tuple and schema)")
 	model := fs.String("model", "", "model name (default per provider)")
 	schemaRef := fs.String("schema", "", "schema NAME[@VERSION] for the schema strategy (default: the built-in one)")
@@ -101,7 +101,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(files) != 1 {
 		return errors.New("usage: kgstudio eval --format webnlg|docred|locomo|multihop|longmemeval FILE [--strategy nlp|tuple|schema] [--provider P] [--limit N] [--json]")
 	}
-	switch *strategy {
+	switch extract.Strategy(*strategy) {
 	case extract.StrategyNLP, extract.StrategyTuple, extract.StrategySchema:
 	default:
 		return fmt.Errorf("eval: strategy %q cannot be evaluated; use nlp, tuple or schema", *strategy)
@@ -122,7 +122,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var ex extract.Extractor
 	workers := runtime.GOMAXPROCS(0)
-	if *strategy == extract.StrategyNLP {
+	if extract.Strategy(*strategy) == extract.StrategyNLP {
 		if ex, err = nlp.New(nlp.Options{}); err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		defer runner.Close()
-		ec.Strategy, ec.Provider, ec.Model = *strategy, *provider, *model
+		ec.Strategy, ec.Provider, ec.Model = extract.Strategy(*strategy), extract.Provider(*provider), *model
 		if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 			return err
 		}

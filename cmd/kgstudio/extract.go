@@ -19,8 +19,8 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	name := fs.String("name", "", "extraction name (required)")
 	ec := extract.DefaultConfig()
 	schemaRef := fs.String("schema", "", "schema NAME[@VERSION] to constrain types")
-	fs.StringVar(&ec.Strategy, "strategy", ec.Strategy, "nlp, tuple, schema or dialogue")
-	fs.StringVar(&ec.Provider, "provider", "", "gemini or openai (LLM strategies)")
+	fs.StringVar((*string)(&ec.Strategy), "strategy", string(ec.Strategy), "nlp, tuple, schema or dialogue")
+	fs.StringVar((*string)(&ec.Provider), "provider", "", "gemini or openai (LLM strategies)")
 	fs.StringVar(&ec.Model, "model", "", "model name (default per provider)")
 	fs.StringVar(&ec.Embedder, "embedder", "", "vectorizer: use-lite (sentence encoder, offline; the default unless KGSTUDIO_EMBEDDER names another), offline (hashed n-grams), gemini or openai")
 	fs.IntVar(&ec.ChunkSize, "chunk-size", ec.ChunkSize, "chunk length in characters")
@@ -113,10 +113,10 @@ func startRun(ctx context.Context, runner *app.App, v record.Version, detach, as
 // runAndReport runs a version in the foreground with progress on stderr,
 // then prints its summary (JSON with asJSON) and returns the run's error.
 func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
-	last, lastPhase := -1, ""
+	last, lastPhase := -1, extract.Phase("")
 	// Phases are shown in their order: a late report of an earlier phase
 	// (a chunk job's, read after the final job began) is not printed.
-	rank := map[string]int{app.PhaseQueued: 0, "": 1, app.PhaseExtracting: 1, app.PhaseMerging: 2}
+	rank := map[extract.Phase]int{extract.PhaseQueued: 0, "": 1, extract.PhaseExtracting: 1, extract.PhaseMerging: 2}
 	runErr := runner.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {
 			return
@@ -130,7 +130,7 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON
 			last, lastPhase = tenth, p.Phase
 			phase := p.Phase
 			if phase == "" {
-				phase = app.PhaseExtracting
+				phase = extract.PhaseExtracting
 			}
 			fmt.Fprintf(stderr, "%s@%d: %s %d/%d chunks\n", v.Extraction, v.Number, phase, p.ChunksDone, p.ChunksTotal)
 		}

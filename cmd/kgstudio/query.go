@@ -18,7 +18,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, cfg := newFlagSet("query", stderr)
 	mode := fs.String("mode", query.ModeMix, "local, global, hybrid, naive or mix")
 	topK := fs.Int("top-k", query.DefaultTopK, "entities, relations and chunks to retrieve")
-	provider := fs.String("provider", extract.ProviderNone, "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
+	provider := fs.String("provider", string(extract.ProviderNone), "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
 	answerOnly := fs.Bool("answer", false, "print only the answer (a model's, or extractive without a provider) with its references")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
 	asOf := fs.String("as-of", "", "ask of the graph as it stood on DATE (YYYY-MM-DD or RFC 3339); default: the facts that hold now")
@@ -48,7 +48,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if strings.TrimSpace(question) == "" {
 		return errors.New("query: a question is required after NAME@V")
 	}
-	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: *provider, Mode: *mode, TopK: *topK, AsOf: *asOf})
+	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: extract.Provider(*provider), Mode: *mode, TopK: *topK, AsOf: *asOf})
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func cmdSchemaDelete(ctx context.Context, args []string, stdout, stderr io.Write
 func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("schema suggest", stderr)
 	var o app.SuggestOptions
-	fs.StringVar(&o.Provider, "provider", "", "ask gemini or openai for the draft (default: offline)")
+	fs.StringVar((*string)(&o.Provider), "provider", "", "ask gemini or openai for the draft (default: offline)")
 	fs.StringVar(&o.Model, "model", "", "model name (default per provider)")
 	out := fs.String("out", "", "write the draft to FILE instead of stdout")
 	force := fs.Bool("force", false, "overwrite --out if it exists")

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // ID filters vertices based on their ID field.
@@ -65,8 +66,9 @@ func Key(v string) predicate.LLMCall {
 }
 
 // Provider applies equality check predicate on the "provider" field. It's identical to ProviderEQ.
-func Provider(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldEQ(FieldProvider, v))
+func Provider(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldEQ(FieldProvider, vc))
 }
 
 // Model applies equality check predicate on the "model" field. It's identical to ModelEQ.
@@ -215,68 +217,87 @@ func KeyContainsFold(v string) predicate.LLMCall {
 }
 
 // ProviderEQ applies the EQ predicate on the "provider" field.
-func ProviderEQ(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldEQ(FieldProvider, v))
+func ProviderEQ(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldEQ(FieldProvider, vc))
 }
 
 // ProviderNEQ applies the NEQ predicate on the "provider" field.
-func ProviderNEQ(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldNEQ(FieldProvider, v))
+func ProviderNEQ(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldNEQ(FieldProvider, vc))
 }
 
 // ProviderIn applies the In predicate on the "provider" field.
-func ProviderIn(vs ...string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldIn(FieldProvider, vs...))
+func ProviderIn(vs ...extract.Provider) predicate.LLMCall {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = string(vs[i])
+	}
+	return predicate.LLMCall(sql.FieldIn(FieldProvider, v...))
 }
 
 // ProviderNotIn applies the NotIn predicate on the "provider" field.
-func ProviderNotIn(vs ...string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldNotIn(FieldProvider, vs...))
+func ProviderNotIn(vs ...extract.Provider) predicate.LLMCall {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = string(vs[i])
+	}
+	return predicate.LLMCall(sql.FieldNotIn(FieldProvider, v...))
 }
 
 // ProviderGT applies the GT predicate on the "provider" field.
-func ProviderGT(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldGT(FieldProvider, v))
+func ProviderGT(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldGT(FieldProvider, vc))
 }
 
 // ProviderGTE applies the GTE predicate on the "provider" field.
-func ProviderGTE(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldGTE(FieldProvider, v))
+func ProviderGTE(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldGTE(FieldProvider, vc))
 }
 
 // ProviderLT applies the LT predicate on the "provider" field.
-func ProviderLT(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldLT(FieldProvider, v))
+func ProviderLT(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldLT(FieldProvider, vc))
 }
 
 // ProviderLTE applies the LTE predicate on the "provider" field.
-func ProviderLTE(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldLTE(FieldProvider, v))
+func ProviderLTE(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldLTE(FieldProvider, vc))
 }
 
 // ProviderContains applies the Contains predicate on the "provider" field.
-func ProviderContains(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldContains(FieldProvider, v))
+func ProviderContains(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldContains(FieldProvider, vc))
 }
 
 // ProviderHasPrefix applies the HasPrefix predicate on the "provider" field.
-func ProviderHasPrefix(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldHasPrefix(FieldProvider, v))
+func ProviderHasPrefix(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldHasPrefix(FieldProvider, vc))
 }
 
 // ProviderHasSuffix applies the HasSuffix predicate on the "provider" field.
-func ProviderHasSuffix(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldHasSuffix(FieldProvider, v))
+func ProviderHasSuffix(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldHasSuffix(FieldProvider, vc))
 }
 
 // ProviderEqualFold applies the EqualFold predicate on the "provider" field.
-func ProviderEqualFold(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldEqualFold(FieldProvider, v))
+func ProviderEqualFold(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldEqualFold(FieldProvider, vc))
 }
 
 // ProviderContainsFold applies the ContainsFold predicate on the "provider" field.
-func ProviderContainsFold(v string) predicate.LLMCall {
-	return predicate.LLMCall(sql.FieldContainsFold(FieldProvider, v))
+func ProviderContainsFold(v extract.Provider) predicate.LLMCall {
+	vc := string(v)
+	return predicate.LLMCall(sql.FieldContainsFold(FieldProvider, vc))
 }
 
 // ModelEQ applies the EQ predicate on the "model" field.

@@ -3,6 +3,8 @@ package schema
 import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // LLMCall holds the schema definition for the LLMCall entity: the cache of
@@ -16,7 +18,7 @@ func (LLMCall) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 func (LLMCall) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("key").NotEmpty().Unique().Immutable(),
-		field.String("provider"),
+		field.String("provider").GoType(extract.Provider("")),
 		field.String("model"),
 		field.String("purpose").Default(""),
 		field.Text("request"),

@@ -56,7 +56,7 @@ func (m *MemoryStore) Len() int {
 // cachedClient answers from a Store before asking the provider.
 type cachedClient struct {
 	next     Client
-	provider string
+	provider extract.Provider
 	model    string
 	store    Store
 	// fresh skips the lookup: every request goes to the provider.
@@ -66,7 +66,7 @@ type cachedClient struct {
 // Uncached wraps client like Cached, except that it never answers from
 // store: every request is asked anew (a clean run). Answers are still
 // offered to store, which keeps what it held unless that was marked bad.
-func Uncached(client Client, provider, model string, store Store) Client {
+func Uncached(client Client, provider extract.Provider, model string, store Store) Client {
 	return &cachedClient{next: client, provider: provider, model: model, store: store, fresh: true}
 }
 
@@ -75,7 +75,7 @@ func Uncached(client Client, provider, model string, store Store) Client {
 // Record.Cached set and no provider call. New answers are stored. A store
 // failure is returned as an error; on a failed PutCall the fresh Response
 // is returned alongside it so the paid answer is not lost.
-func Cached(client Client, provider, model string, store Store) Client {
+func Cached(client Client, provider extract.Provider, model string, store Store) Client {
 	return &cachedClient{next: client, provider: provider, model: model, store: store}
 }
 

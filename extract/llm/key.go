@@ -29,7 +29,7 @@ func RequestJSON(req Request) string {
 
 // Key is the cache key of a call: the hex sha256 of provider, model,
 // messages, temperature and schema.
-func Key(provider, model string, req Request) string {
+func Key(provider extract.Provider, model string, req Request) string {
 	h := sha256.New()
 	h.Write([]byte(provider))
 	h.Write([]byte{0})
@@ -40,7 +40,7 @@ func Key(provider, model string, req Request) string {
 }
 
 // newRecord starts the record of a call.
-func newRecord(provider, model string, req Request) extract.CallRecord {
+func newRecord(provider extract.Provider, model string, req Request) extract.CallRecord {
 	return extract.CallRecord{
 		Key:      Key(provider, model, req),
 		Provider: provider,

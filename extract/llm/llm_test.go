@@ -54,7 +54,7 @@ func TestClient_Complete(t *testing.T) {
 				t.Errorf("text = %q", resp.Text)
 			}
 			r := resp.Record
-			if r.Provider != name || r.Key == "" || r.PromptTokens == 0 || r.OutputTokens == 0 || r.Purpose != "extract" {
+			if string(r.Provider) != name || r.Key == "" || r.PromptTokens == 0 || r.OutputTokens == 0 || r.Purpose != "extract" {
 				t.Errorf("record = %+v", r)
 			}
 			if strings.Contains(r.Request, secretKey) {
@@ -281,7 +281,7 @@ func TestKey(t *testing.T) {
 	k := llm.Key("gemini", "m", base)
 	tests := []struct {
 		name string
-		prov string
+		prov extract.Provider
 		mod  string
 		req  llm.Request
 		same bool
@@ -309,7 +309,7 @@ func TestCached_Complete(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv.Reset()
 			store := llm.NewMemoryStore()
-			c := llm.Cached(p, name, "m", store)
+			c := llm.Cached(p, extract.Provider(name), "m", store)
 			ctx := context.Background()
 			for round := range 2 {
 				for _, q := range []string{"one", "two"} {

@@ -16,7 +16,7 @@ import (
 // inside an *extract.Error so callers can still use extract.KindOf, while the
 // retry wrapper reads the status and the provider's requested delay.
 type StatusError struct {
-	Provider   string
+	Provider   extract.Provider
 	Status     int
 	RetryAfter time.Duration
 	Message    string
@@ -51,7 +51,7 @@ func statusErr(se *StatusError) error {
 
 // transportErr classifies a failure below HTTP (connection refused, reset,
 // deadline). Cancellation by the caller is passed through untouched.
-func transportErr(ctx context.Context, provider string, err error) error {
+func transportErr(ctx context.Context, provider extract.Provider, err error) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return err
 	}
