@@ -115,6 +115,21 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		// A round is scored by the user's words too, or the assistant's
 		// when the question asks what it said.
 		qc.corpus.SideChunks(dialogue.SidesOf)
+		// And by the meaning of the user's words, which a long answer
+		// drowns in the round's vector. A model embedder's side vectors
+		// would cost calls at query time: only the local embedders give
+		// them.
+		if stp != nil && !extract.PaidEmbedder(stp.Embedder) {
+			cfg := v.Config
+			cfg.Embedder = stp.Embedder
+			emb, err := a.embedder(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			if err := qc.corpus.SideVectors(ctx, emb); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
 		qc.corpus.UseCommunities(r) // global search reads them, not detects them again

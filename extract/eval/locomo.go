@@ -230,6 +230,9 @@ func newDialogueSet(ctx context.Context, d *dialogue.Dialogue, emb extract.Embed
 	set.corpus = query.NewCorpus(g, chunks, query.NewVectorIndexLimit(vecs, math.MaxInt))
 	set.corpus.DateChunks(segmentDates(segs, docID))
 	set.corpus.SideChunks(dialogue.SidesOf)
+	if err := set.corpus.SideVectors(ctx, emb); err != nil {
+		return nil, nil, err
+	}
 	return set, segs, nil
 }
 

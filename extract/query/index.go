@@ -131,6 +131,12 @@ type Corpus struct {
 	// userBM25 and assistantBM25 index each party's words of the chunks
 	// of a user–assistant conversation (nil otherwise); see SideChunks.
 	userBM25, assistantBM25 *BM25
+	// userVec holds, by position, the vector of each chunk's user side
+	// (nil where none, or where the model does not serve it), of model
+	// userVecModel; see SideVectors.
+	userVec      [][]float32
+	userVecModel string
+	users        []string
 	// beside holds, for each chunk, the positions of the chunks before
 	// and after it in its document (-1 for none); besideW the share of
 	// their score it takes: wBeside for a short chunk, less past

@@ -159,6 +159,11 @@ const (
 // as 1, 0.5 less and 0.2 nothing.
 const wWhen = 1.0
 
+// wSideVec: in a conversation with an assistant, a round's vector share
+// adds the cosine of the question with the user's side alone (see
+// Corpus.SideVectors), as much again as the whole round's.
+const wSideVec = 1.0
+
 // Weights measured on the HotpotQA and MuSiQue subsets and two LoCoMo
 // conversations (see the README): in mix the walk's ranking counts as
 // much as the question's own; in ppr the question's own score only breaks
@@ -226,6 +231,7 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 		s.wv = vectorWeight(emb.Model())
 		s.qv = vs[0]
 		s.chunkVec = vi.chunks.scores(vs[0], n)
+		s.sideVec = c.sideVecScores(req.Question, emb.Model(), vs[0])
 		s.nodeVec = vi.nodes.scores(vs[1], n)
 		s.edgeVec = vi.edges.scores(vs[2], n)
 	}
@@ -293,8 +299,11 @@ type searcher struct {
 	// cosines of the question, the low-level and the high-level keywords
 	// with the chunks, nodes and edges (the nearest only, past the exact
 	// limit).
-	qv               []float32
-	chunkVec         map[extract.ChunkRef]float64
+	qv       []float32
+	chunkVec map[extract.ChunkRef]float64
+	// sideVec is each chunk's user-side cosine (by position; nil without
+	// side vectors).
+	sideVec          []float64
 	nodeVec, edgeVec map[string]float64
 	lowKW, highKW    []keyword
 	idx              map[string]int
@@ -355,6 +364,9 @@ func (s *searcher) direct(question string) []float64 {
 	own := make([]float64, len(s.refs))
 	for i, r := range s.refs {
 		own[i] = wLexical*lex[i] + s.wv*s.chunkVec[r]
+		if s.sideVec != nil {
+			own[i] += wSideVec * s.wv * s.sideVec[i]
+		}
 	}
 	d := make([]float64, len(own))
 	for i, o := range own {

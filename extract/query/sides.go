@@ -1,8 +1,12 @@
 package query
 
 import (
+	"context"
 	"regexp"
 	"strings"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
 )
 
 // SideChunks records what each party said in the chunks of a
@@ -39,6 +43,62 @@ func (c *Corpus) SideChunks(sides func(text string) (user, assistant string, ok 
 		return
 	}
 	c.userBM25, c.assistantBM25 = NewBM25(users), NewBM25(assistants)
+	c.users = users
+}
+
+// SideVectors embeds the user's side of each chunk SideChunks found (with
+// a split embedder, only the sides its own model serves), so a question
+// is also matched by meaning against what the user said, which a long
+// answer would otherwise drown in the round's vector. Call it after
+// SideChunks and before the corpus is shared between searches.
+func (c *Corpus) SideVectors(ctx context.Context, emb extract.Embedder) error {
+	c.userVec, c.userVecModel = nil, ""
+	if c.users == nil || emb == nil {
+		return nil
+	}
+	var texts []string
+	var at []int
+	for i, u := range c.users {
+		if strings.TrimSpace(u) == "" {
+			continue
+		}
+		if se, ok := emb.(extract.SplitEmbedder); ok && !se.Serves(u) {
+			continue
+		}
+		texts = append(texts, u)
+		at = append(at, i)
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	vs, _, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	if err := embed.Check(emb, texts, vs); err != nil {
+		return err
+	}
+	c.userVec = make([][]float32, len(c.users))
+	for k, i := range at {
+		c.userVec[i] = vs[k]
+	}
+	c.userVecModel = emb.Model()
+	return nil
+}
+
+// sideVecScores is every chunk's user-side cosine with the question's
+// vector qv (of model), nil when there are none to compare.
+func (c *Corpus) sideVecScores(question, model string, qv []float32) []float64 {
+	if c.userVec == nil || qv == nil || model != c.userVecModel || asksAssistant(question) {
+		return nil
+	}
+	out := make([]float64, len(c.userVec))
+	for i, v := range c.userVec {
+		if v != nil {
+			out[i] = max(0, float64(embed.Dot(qv, v)))
+		}
+	}
+	return out
 }
 
 // sideScores is every chunk's BM25 score on the side the question asks

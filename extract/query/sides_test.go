@@ -2,11 +2,13 @@ package query
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
+	"github.com/kgstudio/kgstudio/extract/embed"
 )
 
 // TestSearch_Sides: in a conversation with an assistant, a round is also
@@ -69,5 +71,59 @@ func TestAsksAssistant(t *testing.T) {
 		if got := asksAssistant(q); got != want {
 			t.Errorf("asksAssistant(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestSideVectors: the user's side of each round is embedded on its own,
+// and a question's side score is its cosine with it (never below zero);
+// a question about the assistant's words, a question vector of another
+// model, or a corpus without sides gets none.
+func TestSideVectors(t *testing.T) {
+	ctx := context.Background()
+	texts := []string{
+		"User: I bought a Fitbit and a blood sugar monitor.\nAssistant: " + strings.Repeat("Devices like these track many things. ", 5),
+		"User: We went hiking in the Alps.\nAssistant: Sounds lovely.",
+		"Narrator: no sides here.",
+	}
+	chunks := map[extract.ChunkRef]extract.Chunk{}
+	for i, text := range texts {
+		r := extract.ChunkRef{DocumentID: 1, Index: i}
+		chunks[r] = extract.Chunk{DocumentID: 1, Index: i, Text: text, End: len(text)}
+	}
+	c := NewCorpus(extract.Graph{}, chunks, nil)
+	emb := embed.Offline{}
+	if err := c.SideVectors(ctx, emb); err != nil || c.userVec != nil {
+		t.Fatalf("without SideChunks: %v, %d vectors", err, len(c.userVec))
+	}
+	c.SideChunks(dialogue.SidesOf)
+	if err := c.SideVectors(ctx, emb); err != nil {
+		t.Fatal(err)
+	}
+	q := "Which health devices do I use, like a blood sugar monitor?"
+	qv, _, err := emb.Embed(ctx, []string{q, "I bought a Fitbit and a blood sugar monitor."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.sideVecScores(q, emb.Model(), qv[0])
+	if len(got) != 3 {
+		t.Fatalf("%d side scores, want 3", len(got))
+	}
+	pos := c.pos[extract.ChunkRef{DocumentID: 1, Index: 0}]
+	if want := float64(embed.Dot(qv[0], qv[1])); want <= 0 || math.Abs(got[pos]-want) > 1e-6 {
+		t.Errorf("the Fitbit round's side score %v, want its user side's cosine %v", got[pos], want)
+	}
+	if none := got[c.pos[extract.ChunkRef{DocumentID: 1, Index: 2}]]; none != 0 {
+		t.Errorf("a chunk without sides scored %v", none)
+	}
+	for _, x := range got {
+		if x < 0 {
+			t.Errorf("negative side score %v", x)
+		}
+	}
+	if c.sideVecScores("Remind me what you recommended for my Fitbit?", emb.Model(), qv[0]) != nil {
+		t.Error("a question about the assistant's words got user-side scores")
+	}
+	if c.sideVecScores(q, "another-model", qv[0]) != nil {
+		t.Error("a question vector of another model was compared")
 	}
 }
