@@ -96,7 +96,7 @@ func (a *App) Without(ctx context.Context, v record.Version, names []string) (re
 	}
 	cfg := v.Config
 	cfg.NoCache = false
-	note := fmt.Sprintf("%s without %d documents", v.Label(), len(out))
+	note := fmt.Sprintf("%s without %s", v.Label(), extract.Count(len(out), "document"))
 	return a.store.NewChildVersion(ctx, v.Extraction, cfg, keep, note, v.ID)
 }
 

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -40,4 +41,14 @@ func MostlyHan(text string) bool {
 		}
 	}
 	return letters > 0 && han*5 >= letters
+}
+
+// Count says how many of a thing there are: "1 document", "3 documents"
+// (the plural is word+"s").
+func Count(n int, word string) string {
+	s := strconv.Itoa(n) + " " + word
+	if n != 1 {
+		s += "s"
+	}
+	return s
 }

@@ -116,11 +116,11 @@ func (h *Handler) applyDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("%d pairs kept apart; the extraction's next runs remember them.", len(d.Distinct))
+	msg := fmt.Sprintf("%s kept apart; the extraction's next runs remember them.", web.Count(len(d.Distinct), "pair", "pairs"))
 	if made {
 		msg = fmt.Sprintf("%s: %s", nv.Label(), nv.Note)
 		if len(d.Distinct) > 0 {
-			msg += fmt.Sprintf(" (and %d pairs kept apart)", len(d.Distinct))
+			msg += fmt.Sprintf(" (and %s kept apart)", web.Count(len(d.Distinct), "pair", "pairs"))
 		}
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates", nv.ID), msg, false)

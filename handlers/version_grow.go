@@ -61,7 +61,7 @@ func (h *Handler) growVersion(c echo.Context) error {
 		return err
 	}
 	h.app.Start(nv)
-	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s adds %d documents to %s.", nv.Label(), len(nv.DocumentIDs)-len(v.DocumentIDs), v.Label()), false)
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s adds %s to %s.", nv.Label(), web.Count(len(nv.DocumentIDs)-len(v.DocumentIDs), "document", "documents"), v.Label()), false)
 }
 
 // withoutVersion makes the next version without the picked documents and
@@ -83,5 +83,5 @@ func (h *Handler) withoutVersion(c echo.Context) error {
 		return err
 	}
 	h.app.Start(nv)
-	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s leaves %d documents of %s out.", nv.Label(), len(v.DocumentIDs)-len(nv.DocumentIDs), v.Label()), false)
+	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s leaves %s of %s out.", nv.Label(), web.Count(len(v.DocumentIDs)-len(nv.DocumentIDs), "document", "documents"), v.Label()), false)
 }

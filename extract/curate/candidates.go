@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -331,7 +330,7 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	}
 	total := float64(len(reasons) - 1)
 	if shared > 0 {
-		reasons = append(reasons, Reason{Kind: ReasonNeighbors, Detail: count(shared, "shared neighbour")})
+		reasons = append(reasons, Reason{Kind: ReasonNeighbors, Detail: extract.Count(shared, "shared neighbour")})
 		total += math.Min(float64(shared), 3) / 2
 	}
 	if !sameType {
@@ -375,14 +374,6 @@ func prefer(x, y *info) bool {
 }
 
 func ref(n extract.Node) NodeRef { return NodeRef{Key: n.Key, Name: n.Name, Type: n.Type} }
-
-func count(n int, word string) string {
-	s := strconv.Itoa(n) + " " + word
-	if n != 1 {
-		s += "s"
-	}
-	return s
-}
 
 func equalTokens(a, b []string) bool {
 	if len(a) != len(b) || len(a) == 0 {
