@@ -170,7 +170,7 @@ func TestWithout_TakesADocumentOut(t *testing.T) {
 			t.Errorf("node %q (%q) still holds what only d2.txt said", n.Name, n.Description)
 		}
 	}
-	if nv.ParentID != v.ID || !strings.Contains(nv.Note, "without 1 documents") {
+	if nv.ParentID != v.ID || !strings.Contains(nv.Note, "without 1 document") {
 		t.Errorf("parent %d, note %q", nv.ParentID, nv.Note)
 	}
 }
