@@ -117,7 +117,7 @@ func TestDuplicates_ReviewThroughUI(t *testing.T) {
 
 	// The next run applies the merge and keeps Marley apart.
 	next := a.MustExtract(t, "carol", "marley.txt", marley, cfg)
-	if next.Nodes != 3 || !strings.Contains(next.Note, "curation applied: 1 merges (1 nodes folded), 1 pairs kept apart") {
+	if next.Nodes != 3 || !strings.Contains(next.Note, "curation applied: 1 merge (1 node folded), 1 pair kept apart") {
 		t.Errorf("next run: %d nodes, note %q", next.Nodes, next.Note)
 	}
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d/duplicates", next.ID))

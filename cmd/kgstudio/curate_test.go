@@ -99,7 +99,7 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "m@3", "--json")), &v3); err != nil {
 		t.Fatal(err)
 	}
-	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merges (1 nodes folded)") || v3.MergesApplied != 1 {
+	if v3.Nodes != 2 || !strings.Contains(v3.Note, "curation applied: 1 merge (1 node folded)") || v3.MergesApplied != 1 {
 		t.Errorf("next run %+v, want the merge applied and noted", v3)
 	}
 	if out := mustCLI(t, data, "duplicates", "m@3"); strings.Contains(out, "Mr. Scrooge [") {

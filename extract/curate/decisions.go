@@ -63,7 +63,7 @@ type Applied struct {
 
 // String says what was applied, for a version's stats.
 func (a Applied) String() string {
-	return fmt.Sprintf("curation applied: %d merges (%d nodes folded), %d pairs kept apart", a.Merges, a.Dropped, a.Distinct)
+	return fmt.Sprintf("curation applied: %s (%s folded), %s kept apart", extract.Count(a.Merges, "merge"), extract.Count(a.Dropped, "node"), extract.Count(a.Distinct, "pair"))
 }
 
 // Apply folds the recorded merges into g, in the order they were taken,
