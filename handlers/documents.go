@@ -92,7 +92,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		many = many || fd.Many
 	}
 	var added []extract.Document
-	known := 0
+	known := map[int]bool{}
 	if len(docs) > 0 {
 		stored, created, err := h.app.Documents.Add(ctx, docs)
 		if err != nil {
@@ -105,7 +105,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			}
 			seen[d.ID] = true
 			if !created[i] {
-				known++
+				known[d.ID] = true
 			}
 			added = append(added, d)
 		}
@@ -148,7 +148,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			if len(added) == 0 {
 				status = http.StatusBadRequest
 			}
-			body := map[string]any{"status": status, "stored": added, "added": len(added) - known, "refused": refused}
+			body := map[string]any{"status": status, "stored": added, "added": len(added) - len(known), "refused": refused}
 			if len(skipped) > 0 {
 				body["skipped"] = skipped
 			}
@@ -163,7 +163,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			return c.JSON(http.StatusCreated, added[0])
 		}
 		msg := "Document stored."
-		if known > 0 {
+		if len(known) > 0 {
 			msg = "This content was already stored; here it is."
 		}
 		return redirectFlash(c, "/documents/"+itoa(added[0].ID), msg, false)
@@ -233,24 +233,43 @@ func problemList(ps []app.Problem, text func(app.Problem) string) string {
 	return s
 }
 
-// addedSummary names the stored documents with their ids (the first
-// listedAtMost of them) and says how many were already stored.
-func addedSummary(added []extract.Document, known int) string {
-	names := make([]string, 0, min(len(added), listedAtMost))
-	for _, d := range added[:min(len(added), listedAtMost)] {
-		names = append(names, fmt.Sprintf("%s (#%d)", d.Name, d.ID))
+// addedSummary names the documents stored new and those that were
+// already stored, with their ids (the first listedAtMost of each).
+func addedSummary(added []extract.Document, known map[int]bool) string {
+	var fresh, old []extract.Document
+	for _, d := range added {
+		if known[d.ID] {
+			old = append(old, d)
+		} else {
+			fresh = append(fresh, d)
+		}
 	}
-	msg := "Stored " + strings.Join(names, ", ") + "."
-	if len(added) > listedAtMost {
-		msg = fmt.Sprintf("Stored %d documents: %s and %d more.", len(added), strings.Join(names, ", "), len(added)-listedAtMost)
+	named := func(docs []extract.Document) string {
+		names := make([]string, 0, min(len(docs), listedAtMost))
+		for _, d := range docs[:min(len(docs), listedAtMost)] {
+			names = append(names, fmt.Sprintf("%s (#%d)", d.Name, d.ID))
+		}
+		if len(docs) > listedAtMost {
+			return fmt.Sprintf("%s and %d more", strings.Join(names, ", "), len(docs)-listedAtMost)
+		}
+		return strings.Join(names, ", ")
+	}
+	var parts []string
+	switch {
+	case len(fresh) > listedAtMost:
+		parts = append(parts, fmt.Sprintf("Stored %d documents: %s.", len(fresh), named(fresh)))
+	case len(fresh) > 0:
+		parts = append(parts, "Stored "+named(fresh)+".")
 	}
 	switch {
-	case known == 1:
-		msg += " One of them was already stored."
-	case known > 1:
-		msg += fmt.Sprintf(" %d of them were already stored.", known)
+	case len(old) == 1:
+		parts = append(parts, named(old)+" was already stored.")
+	case len(old) > listedAtMost:
+		parts = append(parts, fmt.Sprintf("%d documents were already stored: %s.", len(old), named(old)))
+	case len(old) > 1:
+		parts = append(parts, named(old)+" were already stored.")
 	}
-	return msg
+	return strings.Join(parts, " ")
 }
 
 // pastedName names pasted text after its first words.

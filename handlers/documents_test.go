@@ -338,6 +338,15 @@ func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
 			if msg, doc := flashOf(t, a, resp); msg != "Document stored." || !strings.Contains(doc.Find(".badge").First().Text(), "dialogue") {
 				t.Fatalf("dialogue upload: %q", msg)
 			}
+			// Stored again beside a new one: the flash says which was new
+			// and which was there already.
+			resp = postFiles(t, a, "/documents",
+				[3]string{"files", "b.md", "# Grace\n\nGrace Hopper joined the Navy."},
+				[3]string{"files", "c.txt", "Katherine Johnson computed orbits."})
+			resp.Body.Close()
+			if msg, _ := flashOf(t, a, resp); msg != "Stored c.txt (#7). b.md (#5) was already stored." {
+				t.Fatalf("upload of a stored and a new document: %q", msg)
+			}
 			// Only skipped files: nothing added, said so.
 			resp = postFiles(t, a, "/documents", [3]string{"folder", "photo.png", "\x89PNG"})
 			resp.Body.Close()
