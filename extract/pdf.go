@@ -50,24 +50,81 @@ func pdfText(name string, data []byte, maxBytes int) (out []byte, err error) {
 	return []byte(text + "\n"), nil
 }
 
-// pageText writes a page's glyphs as lines of text.
+// pageText writes a page's glyphs as lines of text. Where the parser
+// knows no glyph widths of an embedded font (it gives each glyph of a run
+// the run's start and no width, as for the fonts browsers print with), a
+// run's end is
+// estimated from its characters (see glyphWidth), and only a gap wider
+// than the estimate's error is a space, so a word drawn as two runs for
+// kerning ("Quarterly r" "eport") stays one word.
 func pageText(b *strings.Builder, glyphs []pdf.Text) {
 	var prev *pdf.Text
+	end := 0.0 // where the previous glyph ends (estimated without widths)
 	for i := range glyphs {
 		g := &glyphs[i]
 		if strings.TrimSpace(g.S) == "" && (g.S == "" || strings.ContainsAny(g.S, "\r\n")) {
 			continue // a line break the parser drew: the baselines say it
 		}
 		size := math.Max(g.FontSize, 1)
+		sameRun := prev != nil && g.W == 0 && prev.W == 0 && g.X == prev.X && g.Y == prev.Y && !standardFont(g.Font)
+		// A space is wider than a sixth of the size; an estimated end
+		// may be half an em short, so a gap must be wider to count.
+		gap := size / 6
+		if prev != nil && prev.W == 0 && !standardFont(prev.Font) {
+			gap = size * 0.6
+		}
 		if prev != nil {
 			switch {
 			case math.Abs(g.Y-prev.Y) > size/2:
 				b.WriteByte('\n')
-			case g.X-(prev.X+prev.W) > size/6 && !strings.HasSuffix(prev.S, " ") && !strings.HasPrefix(g.S, " "):
+			case !sameRun && g.X-end > gap && !strings.HasSuffix(prev.S, " ") && !strings.HasPrefix(g.S, " "):
 				b.WriteByte(' ')
 			}
 		}
 		b.WriteString(g.S)
+		switch {
+		case g.W > 0 || standardFont(g.Font):
+			end = g.X + g.W
+		case sameRun:
+			end += glyphWidth(g.S, size)
+		default:
+			end = g.X + glyphWidth(g.S, size)
+		}
 		prev = g
 	}
+}
+
+// standardFont reports whether a font is one of the PDF's standard 14
+// (Helvetica, Times, Courier, Symbol, ZapfDingbats), which a PDF may use
+// without widths and whose writers place each word as a run of its own:
+// there a new run on the line is a new word.
+func standardFont(name string) bool {
+	for _, f := range []string{"Helvetica", "Times", "Courier", "Symbol", "ZapfDingbats"} {
+		if strings.HasPrefix(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// glyphWidth estimates the width of text set at size in a proportional
+// font: narrow letters and punctuation a third of the size, wide ones and
+// capitals more, the rest half.
+func glyphWidth(s string, size float64) float64 {
+	w := 0.0
+	for _, r := range s {
+		switch {
+		case strings.ContainsRune("ijlftrI.,;:!'|()[] ", r):
+			w += 0.3
+		case strings.ContainsRune("mwMW", r):
+			w += 0.85
+		case r >= 'A' && r <= 'Z':
+			w += 0.65
+		case r > 0x2e80: // CJK: a full em
+			w += 1
+		default:
+			w += 0.5
+		}
+	}
+	return w * size
 }

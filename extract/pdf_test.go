@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,24 @@ func testPDF(pages ...[]string) []byte {
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
+}
+
+// A page a browser printed (Chromium's "Save as PDF", fonts embedded
+// without widths the parser reads, words cut into runs for kerning) reads
+// as the words it shows, not "Quarterly r eport" or "W ayne".
+func TestToText_BrowserPrintedPDF(t *testing.T) {
+	data, err := os.ReadFile("testdata/browser-printed.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ToText("report.pdf", data, DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Quarterly report\nThe Tokyo office of Wayne Enterprises reported strong growth. Bruce Wayne met Lucius Fox in Tokyo.\n"
+	if string(got) != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
 }
 
 // A PDF's text layer becomes a document: a line per baseline, words
