@@ -231,6 +231,9 @@ func TestCompare_Page(t *testing.T) {
 		if doc.Find(`[data-testid="node-types"] tbody tr`).Length() == 0 {
 			t.Error("no type table")
 		}
+		if th := doc.Find(`[data-testid="edge-labels"] th`).First().Text(); th != "Label" {
+			t.Errorf("the edge label table's first column is headed %q", th)
+		}
 		chunk := doc.Find(`[data-testid="config-diff"] tr`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 			return strings.HasPrefix(strings.TrimSpace(s.Find("td").First().Text()), "chunk size")
 		})
