@@ -107,6 +107,7 @@ package nlp
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -705,10 +706,32 @@ func proseOf(s span, at int, pages []span) (span, bool) {
 // sentenceText returns a sentence with white space collapsed, cut at 300
 // characters.
 func sentenceText(text string, s span) string {
-	t := strings.Join(strings.Fields(text[s.start:s.end]), " ")
+	t := strings.Join(strings.Fields(plainMarkup(text[s.start:s.end])), " ")
 	if utf8.RuneCountInString(t) > 300 {
 		r := []rune(t)
 		t = string(r[:300]) + "…"
 	}
 	return t
+}
+
+// Markdown's marks, which a description quotes the words of, not the
+// marks: a heading's #s and a list item's bullet at the start of a line,
+// **strong** and __strong__, *emphasis*, and a link's [text](target).
+var (
+	mdLineMark = regexp.MustCompile(`(?m)^[ \t]*(?:#{1,6}|[-*+]|\d{1,3}[.)])[ \t]+`)
+	mdStrong   = regexp.MustCompile(`(\*\*|__)(\S(?:[^\n]*?\S)?)(\*\*|__)`)
+	mdEm       = regexp.MustCompile(`(^|[^\w*])\*(\S(?:[^*\n]*?\S)?)\*($|[^\w*])`)
+	mdLink     = regexp.MustCompile(`\[([^\]\n]+)\]\([^)\s]+\)`)
+)
+
+// plainMarkup is text without Markdown's marks (see above); text with
+// none is returned as it is.
+func plainMarkup(text string) string {
+	if !strings.ContainsAny(text, "#*-+_[0123456789") {
+		return text
+	}
+	text = mdLineMark.ReplaceAllString(text, "")
+	text = mdStrong.ReplaceAllString(text, "$2")
+	text = mdEm.ReplaceAllString(text, "$1$2$3")
+	return mdLink.ReplaceAllString(text, "$1")
 }
