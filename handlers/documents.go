@@ -71,7 +71,11 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 	} else {
 		text := c.FormValue("text")
 		if strings.TrimSpace(text) == "" {
-			return extract.Errorf(extract.KindInvalid, "nothing to add: choose one or more files, or paste some text")
+			const msg = "nothing to add: choose one or more files, or paste some text"
+			if wantsJSON(c) {
+				return extract.Errorf(extract.KindInvalid, msg)
+			}
+			return redirectFlash(c, "/documents", "Nothing to add: choose one or more files, or paste some text.", true)
 		}
 		name := strings.TrimSpace(c.FormValue("name"))
 		if name == "" {

@@ -117,6 +117,13 @@ func TestDocuments_Upload(t *testing.T) {
 		if resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || !strings.Contains(body.Error, "nothing to add") {
 			t.Fatalf("an empty upload: %d %q", resp.StatusCode, body.Error)
 		}
+		// The form is sent back to with the reason, not left for an
+		// error page.
+		resp = postFiles(t, a, "/documents")
+		resp.Body.Close()
+		if msg, _ := flashOf(t, a, resp); resp.Header.Get("Location") != "/documents" || !strings.Contains(msg, "Nothing to add") {
+			t.Fatalf("an empty upload form: %d %s %q", resp.StatusCode, resp.Header.Get("Location"), msg)
+		}
 	})
 	t.Run("MixedReportsEachFile", func(t *testing.T) {
 		resp := upload(t, a, map[string][]byte{"good.txt": []byte("Grace Hopper wrote the first compiler."), "bad.json": []byte("{oops")})

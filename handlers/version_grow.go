@@ -54,7 +54,7 @@ func (h *Handler) growVersion(c echo.Context) error {
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
-		return extract.Errorf(extract.KindInvalid, "pick the documents to add")
+		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), "Pick the documents to add.", true)
 	}
 	nv, err := h.app.Grow(c.Request().Context(), v, ids)
 	if err != nil {
@@ -76,7 +76,7 @@ func (h *Handler) withoutVersion(c echo.Context) error {
 		return extract.Wrap(extract.KindInvalid, err, "read the form")
 	}
 	if len(form["document"]) == 0 {
-		return extract.Errorf(extract.KindInvalid, "pick the documents to leave out")
+		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), "Pick the documents to leave out.", true)
 	}
 	nv, err := h.app.Without(c.Request().Context(), v, form["document"])
 	if err != nil {

@@ -55,7 +55,13 @@ func TestVersionDocuments_GrowAndLeaveOut(t *testing.T) {
 	if !slices.Equal(shrunk.DocumentIDs, v.DocumentIDs) || shrunk.Status != "done" || shrunk.Nodes != v.Nodes {
 		t.Errorf("without b.txt: %+v; want the nodes of letters@1 (%d)", shrunk, v.Nodes)
 	}
-	if resp, _ := a.PostForm(t, fmt.Sprintf("/versions/%d/grow", v.ID), url.Values{}); resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("grow with no document picked: %s", resp.Status)
+	// With nothing picked, the form comes back with the reason.
+	resp, err = noRedirect.PostForm(a.Server.URL+fmt.Sprintf("/versions/%d/grow", v.ID), url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if msg, _ := flashOf(t, a, resp); resp.Header.Get("Location") != fmt.Sprintf("/versions/%d/documents", v.ID) || msg != "Pick the documents to add." {
+		t.Errorf("grow with no document picked: %s to %s, flash %q", resp.Status, resp.Header.Get("Location"), msg)
 	}
 }
