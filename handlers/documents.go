@@ -307,6 +307,18 @@ func (h *Handler) showDocument(c echo.Context) error {
 	}
 	if d.Kind == extract.DocDialogue {
 		if ds, err := dialogue.ParseAll([]byte(d.Content)); err == nil {
+			// Shown as a transcript, not the JSON it was stored as.
+			var b strings.Builder
+			for i, dl := range ds {
+				if i > 0 {
+					b.WriteString("\n")
+				}
+				b.WriteString(dl.Transcript())
+			}
+			p.Content, p.Truncated, p.Transcript = b.String(), false, true
+			if len(p.Content) > previewBytes {
+				p.Content, p.Truncated = p.Content[:extract.RuneBoundary(p.Content, previewBytes)], true
+			}
 			seen := map[string]bool{}
 			for _, dl := range ds {
 				p.Sessions += len(dl.Sessions)

@@ -344,6 +344,8 @@ func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
 			resp.Body.Close()
 			if msg, doc := flashOf(t, a, resp); msg != "Document stored." || !strings.Contains(doc.Find(".badge").First().Text(), "dialogue") {
 				t.Fatalf("dialogue upload: %q", msg)
+			} else if got := doc.Find(`[data-testid="doc-content"]`).Text(); got != "— session_1 —\nA: hi\nB: hello\n" {
+				t.Fatalf("the dialogue is shown as %q, want its transcript", got)
 			}
 			// Stored again beside a new one: the flash says which was new
 			// and which was there already.

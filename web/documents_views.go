@@ -12,6 +12,9 @@ type DocumentPage struct {
 	SHA256    string
 	Content   string
 	Truncated bool
+	// Transcript says Content is a dialogue's transcript, not the
+	// document as stored.
+	Transcript bool
 	// Dialogue summary, for dialogue documents.
 	Sessions int
 	Turns    int

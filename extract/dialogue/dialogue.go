@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +50,30 @@ type Turn struct {
 	Speaker string `json:"speaker"`
 	Role    string `json:"role"`
 	Text    string `json:"text"`
+}
+
+// Transcript writes the dialogue as people read one: its title, then
+// each session under a line naming it (and when it began), a turn per
+// line as "Speaker: text".
+func (d *Dialogue) Transcript() string {
+	var b strings.Builder
+	if d.Title != "" {
+		b.WriteString(d.Title + "\n\n")
+	}
+	for i, s := range d.Sessions {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		head := cmp.Or(s.ID, fmt.Sprintf("session %d", i+1))
+		if s.Start != "" && s.Start != s.ID {
+			head += " · " + s.Start
+		}
+		b.WriteString("— " + head + " —\n")
+		for _, t := range s.Turns {
+			b.WriteString(cmp.Or(t.Speaker, t.Role, "?") + ": " + t.Text + "\n")
+		}
+	}
+	return b.String()
 }
 
 // TurnCount returns the number of turns over all sessions.
