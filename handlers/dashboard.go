@@ -68,5 +68,5 @@ func versionRow(v record.Version) web.VersionRow {
 	return web.VersionRow{ID: v.ID, Extraction: v.Extraction, Number: v.Number, Status: string(v.Status),
 		Strategy: string(v.Config.Strategy), Nodes: v.Nodes, Edges: v.Edges, ChunksDone: v.ChunksDone,
 		ChunksTotal: v.ChunksTotal, Reference: v.Reference, Created: v.CreatedAt.Format("2006-01-02 15:04"),
-		Elapsed: web.HumanDuration(v.Elapsed), Note: v.Note}
+		Elapsed: web.HumanDuration(v.Elapsed), Note: v.Note, Curated: v.Written && v.ParentID != 0}
 }

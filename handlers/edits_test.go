@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -59,6 +60,15 @@ func TestEdits_API(t *testing.T) {
 	if nv.Version != 2 || nv.ParentID != v.ID || nv.Status != "done" || nv.Nodes != 3 || nv.Edges != 2 || len(nv.Edits) != 5 ||
 		!reflect.DeepEqual(nv.Edits[0], curate.Edit{Op: "rename", Key: "scrooge", Name: "Ebenezer Scrooge"}) {
 		t.Errorf("new version %+v", nv)
+	}
+	// The lists say the edit is curated, not a run of its strategy.
+	_, home := a.Get(t, "/")
+	kinds := map[string]string{}
+	home.Find(`[data-testid="versions"] tbody tr`).Each(func(_ int, r *goquery.Selection) {
+		kinds[strings.TrimSpace(r.Find("td a").First().Text())] = strings.TrimSpace(r.Find("td").Eq(2).Text())
+	})
+	if kinds["carol@2"] != "curated" || kinds["carol@1"] == "curated" {
+		t.Errorf("the versions list shows kinds %v", kinds)
 	}
 	var shown app.VersionJSON
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d", nv.ID), http.StatusOK, &shown)

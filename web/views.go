@@ -48,6 +48,9 @@ type VersionRow struct {
 	Elapsed     string
 	// Note is the version's note ("imported from g.json (json)").
 	Note string
+	// Curated marks a version written whole from another (an edit, a
+	// merge, curation decisions), not extracted by a run.
+	Curated bool
 }
 
 // Label is "name@number".
@@ -56,7 +59,10 @@ func (v VersionRow) Label() string { return fmt.Sprintf("%s@%d", v.Extraction, v
 // runKind is the strategy of the run that made a version, or "imported"
 // for a version no run made (an imported graph has an empty config).
 func runKind(v VersionRow) string {
-	if v.Strategy == "" {
+	switch {
+	case v.Curated:
+		return "curated"
+	case v.Strategy == "":
 		return "imported"
 	}
 	return v.Strategy
