@@ -105,7 +105,7 @@ func Validate(s *Schema) []Problem {
 			v.add(f+".name", "type name %q is not a valid identifier (letters, digits and _, starting with a letter)", t.Name)
 		}
 		if j, dup := v.byName[t.Name]; dup && t.Name != "" {
-			v.add(f+".name", "duplicate type %q (first declared as types[%d])", t.Name, j)
+			v.add(f+".name", "duplicate type %q (type %d of the schema has that name already)", t.Name, j+1)
 		} else if t.Name != "" {
 			v.byName[t.Name] = i
 		}
@@ -173,7 +173,7 @@ func (v *validator) checkType(i int) {
 		v.checkPredName(rf+".name", t.Name, "relation", r.Name)
 		key := bareName(r.Name) + "->" + r.Target
 		if k, dup := seen[key]; dup && r.Name != "" {
-			v.add(rf+".name", "type %s: duplicate relation %s to %s (also relations[%d])", t.Name, r.Name, r.Target, k)
+			v.add(rf+".name", "type %s: duplicate relation %s to %s (also its relation %d)", t.Name, r.Name, r.Target, k+1)
 		} else {
 			seen[key] = j
 		}
@@ -242,7 +242,7 @@ func (v *validator) checkProps(f, owner string, props []Property) {
 		path := owner + "." + p.Name
 		v.checkPredName(pf+".name", owner, "property", p.Name)
 		if k, dup := seen[bareName(p.Name)]; dup && p.Name != "" {
-			v.add(pf+".name", "%s: duplicate property %q (also %s[%d])", owner, p.Name, f, k)
+			v.add(pf+".name", "%s: duplicate property %q (also its property %d)", owner, p.Name, k+1)
 		} else {
 			seen[bareName(p.Name)] = j
 		}

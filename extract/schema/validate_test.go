@@ -31,7 +31,7 @@ func TestValidate(t *testing.T) {
 		{"RelationToBasicType", func(s *Schema) { s.Types[0].Relations[0].Target = "Text" },
 			"types[0].relations[0].target", "target Text is a value type"},
 		{"DuplicateType", func(s *Schema) { s.Types = append(s.Types, EntityType{Name: "Drug", Kind: KindEntity}) },
-			"types[4].name", `duplicate type "Drug" (first declared as types[2])`},
+			"types[4].name", `duplicate type "Drug" (type 3 of the schema has that name already)`},
 		{"DuplicateProperty", func(s *Schema) {
 			s.Types[0].Properties = append(s.Types[0].Properties, Property{Name: "symptom", Type: "Text"})
 		}, "types[0].properties[1].name", `Disease: duplicate property "symptom"`},
