@@ -759,7 +759,7 @@ func timelineDetail(d TimelineDetail) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if d.Start != "" {
+		if d.Start != "" && d.Start != d.Session {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "· <span data-testid=\"turn-date\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
