@@ -348,6 +348,12 @@ func TestCompare_Browser(t *testing.T) {
 	if err != nil || len(split) != 3 || split[0] == 0 || split[1] == 0 || split[2] != 1 {
 		t.Errorf("side by side: %v %v", split, err)
 	}
+	// Each panel says which version it draws.
+	caps, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['cmp-left', 'cmp-right'].map(function (id) {
+		return getComputedStyle(document.getElementById(id), '::before').content; })`))
+	if err != nil || len(caps) != 2 || !strings.Contains(caps[0], "A · ") || !strings.Contains(caps[1], "B · ") {
+		t.Errorf("the panels are captioned %q (%v)", caps, err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Sleep(1500*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
