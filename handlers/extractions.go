@@ -233,6 +233,11 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		// The version as GET /api/versions/{id} shows it, as queued.
 		return c.JSON(http.StatusAccepted, app.VersionJSONOf(v))
 	}
+	if v.Number > 1 {
+		// A name already taken adds a version to that extraction: said,
+		// so a user who meant a new one can tell.
+		return redirectFlash(c, fmt.Sprintf("/versions/%d", v.ID), fmt.Sprintf("Started %s, a new version of the extraction %s; its earlier versions are kept, to compare with.", v.Label(), v.Extraction), false)
+	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d", v.ID))
 }
 

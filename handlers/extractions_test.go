@@ -293,3 +293,19 @@ func TestExtractions_CancelFinished(t *testing.T) {
 		t.Fatalf("status changed to %s", got.Status)
 	}
 }
+
+// A run given the name of an extraction that exists is a new version of
+// it, and the page says so.
+func TestExtractions_SameNameIsANewVersion(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustExtract(t, "people", "a.txt", "Ada Lovelace met Charles Babbage in London.", extract.DefaultConfig())
+	resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"people"}, "doc": {fmt.Sprint(v.DocumentIDs[0])}, "strategy": {"nlp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if msg, _ := flashOf(t, a, resp); !strings.HasPrefix(msg, "Started people@2, a new version of the extraction people") {
+		t.Errorf("a second run named people: %s to %s, flash %q", resp.Status, resp.Header.Get("Location"), msg)
+	}
+}
