@@ -50,6 +50,21 @@ func TestDashboard_EmptyAndFilled(t *testing.T) {
 		if want := fmt.Sprintf("/versions/%d/query", v.ID); resp.Header.Get("Location") != want {
 			t.Fatalf("ask goes to %q, want %q", resp.Header.Get("Location"), want)
 		}
+		// With two finished versions the query page offers the other,
+		// and picking it goes there.
+		w := a.MustExtract(t, "places", "b.txt", "Paris is the capital of France.", extract.DefaultConfig())
+		_, q := a.Get(t, fmt.Sprintf("/versions/%d/query", v.ID))
+		if opts := q.Find(`[data-testid="query-version"] option`); opts.Length() != 2 || q.Find(`[data-testid="query-version"] option[selected]`).Text() != v.Label() {
+			t.Fatalf("the version picker offers %q", opts.Text())
+		}
+		resp, err = noRedirect.Get(a.Server.URL + fmt.Sprintf("/ask?v=%d", w.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := fmt.Sprintf("/versions/%d/query", w.ID); resp.Header.Get("Location") != want {
+			t.Fatalf("the picker goes to %q, want %q", resp.Header.Get("Location"), want)
+		}
 		_, doc := a.Get(t, "/")
 		if doc.Find(`[data-testid="upload"]`).Length() != 1 || doc.Find(`[data-testid="dashboard-new-extraction"]`).Length() != 1 {
 			t.Fatal("with data, the dashboard lost its Upload or New extraction button")

@@ -43,6 +43,14 @@ func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 // showAsk opens the query page of the newest finished version (the menu's
 // Ask), or says there is none yet.
 func (h *Handler) showAsk(c echo.Context) error {
+	if id := c.QueryParam("v"); id != "" {
+		// The query page's version picker.
+		n, err := strconv.Atoi(id)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "v %q is not a version id", id)
+		}
+		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", n))
+	}
 	vs, err := h.app.Versions.Recent(c.Request().Context(), 50)
 	if err != nil {
 		return err
@@ -74,7 +82,17 @@ func (h *Handler) showQuery(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(h.queryPage(v, in, res, docs)))
+	p := h.queryPage(v, in, res, docs)
+	recent, err := h.app.Versions.Recent(ctx, 50)
+	if err != nil {
+		return err
+	}
+	for _, o := range recent {
+		if o.Status == record.StatusDone {
+			p.Versions = append(p.Versions, web.Option{Value: strconv.Itoa(o.ID), Label: o.Label(), Selected: o.ID == v.ID})
+		}
+	}
+	return h.page(c, "ask", "Ask "+v.Label(), web.QueryView(p))
 }
 
 // queryAPI answers GET /api/versions/:id/query?q=&mode=&top_k=&as_of=&provider=&keywords=model

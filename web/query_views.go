@@ -4,7 +4,10 @@ package web
 // of the question, the ranked context retrieved from the graph and, with a
 // model provider, an answer citing the context's reference ids.
 type QueryPage struct {
-	Version   VersionRow
+	Version VersionRow
+	// Versions are the finished versions a question may be asked of
+	// instead (the newest first), this one selected.
+	Versions  []Option
 	Action    string // the form's URL
 	GraphURL  string
 	APIURL    string // the same query as JSON; empty without a question
