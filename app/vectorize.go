@@ -40,6 +40,10 @@ func (a *App) checkEmbedder(cfg extract.Config) error {
 	return nil
 }
 
+// localVectorCache bounds the sentence encoder's cache of vectors: about
+// 40 MB of 512-dimension vectors.
+const localVectorCache = 20_000
+
 // embedder builds the embedder a config asks for: offline (no calls), or
 // Gemini or an OpenAI-compatible server behind the model policy (retries,
 // rate limits, concurrency; shared by every run on the same model) and the
@@ -50,7 +54,16 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 	case extract.EmbedderOffline:
 		return embed.Offline{}, nil
 	case extract.EmbedderUSELite:
-		return embed.USELite{}, nil
+		// The sentence encoder costs nothing but time: texts it embedded
+		// lately (a curation, edit or grow re-vectorizes a graph that is
+		// mostly its parent's; a conversation's query corpus embeds its
+		// sides) are answered from memory.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.local == nil {
+			a.local = embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0)
+		}
+		return a.local, nil
 	}
 	if err := a.checkEmbedder(cfg); err != nil {
 		return nil, err

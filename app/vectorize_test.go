@@ -158,3 +158,36 @@ func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
 		}
 	}
 }
+
+// The sentence encoder's vectors are kept in memory for a while: a second
+// version of the same text (a curation, an edit, a rerun) takes every
+// vector from there and embeds nothing again.
+func TestVectorize_SentenceEncoderReusesVectors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
+	a.providers.Embedder = extract.EmbedderUSELite
+	var stats []record.VectorStats
+	for range 2 {
+		cfg := extract.DefaultConfig()
+		cfg.Embedder = extract.EmbedderUSELite
+		if err := a.Prepare(ctx, &cfg, ""); err != nil {
+			t.Fatal(err)
+		}
+		v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Run(ctx, v, nil); err != nil {
+			t.Fatal(err)
+		}
+		s, ok, err := st.VectorStatsOf(ctx, v.ID)
+		if err != nil || !ok {
+			t.Fatalf("no vector record for %s: %v", v.Label(), err)
+		}
+		stats = append(stats, s)
+	}
+	if stats[0].Vectors == 0 || stats[1].Vectors != stats[0].Vectors || stats[1].Cached != stats[1].Vectors {
+		t.Errorf("vector records %+v then %+v; want the second's vectors all cached", stats[0], stats[1])
+	}
+}

@@ -221,3 +221,28 @@ func Decode(b []byte) ([]float32, error) {
 	}
 	return v, nil
 }
+
+// CachedSplit is Cached keeping a split embedder's routing (see
+// extract.SplitEmbedder), so each text still goes to the model that
+// serves it; the fallback is cached in the same store (its vectors are
+// kept under its own model), unless it is the hashed offline embedder,
+// which is cheaper than a lookup.
+func CachedSplit(e extract.Embedder, store Store, batch int) extract.Embedder {
+	if e.Model() == OfflineModel {
+		return e
+	}
+	c := Cached(e, store, batch)
+	if se, ok := e.(extract.SplitEmbedder); ok {
+		return splitCached{Embedder: c, serves: se.Serves, fallback: CachedSplit(se.Fallback(), store, batch)}
+	}
+	return c
+}
+
+type splitCached struct {
+	extract.Embedder
+	serves   func(string) bool
+	fallback extract.Embedder
+}
+
+func (s splitCached) Serves(text string) bool    { return s.serves(text) }
+func (s splitCached) Fallback() extract.Embedder { return s.fallback }

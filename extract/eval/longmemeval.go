@@ -439,25 +439,9 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 // embedder's routing so each text still goes to the model that serves it.
 // The hashed offline embedder is cheaper than a lookup and is not cached.
 func cachedEmbedder(e extract.Embedder) extract.Embedder {
-	if e.Model() == embed.OfflineModel {
-		return e
-	}
-	c := embed.Cached(e, embed.NewMemoryStoreLimit(longMemCacheSize), 256)
-	if se, ok := e.(extract.SplitEmbedder); ok {
-		return splitCached{Embedder: c, serves: se.Serves, fallback: cachedEmbedder(se.Fallback())}
-	}
-	return c
+	return embed.CachedSplit(e, embed.NewMemoryStoreLimit(longMemCacheSize), 256)
 }
 
 // longMemCacheSize bounds the embedding cache of a LongMemEval run: about
 // 200 MB of 512-dimension vectors.
 const longMemCacheSize = 100_000
-
-type splitCached struct {
-	extract.Embedder
-	serves   func(string) bool
-	fallback extract.Embedder
-}
-
-func (s splitCached) Serves(text string) bool    { return s.serves(text) }
-func (s splitCached) Fallback() extract.Embedder { return s.fallback }
