@@ -58,10 +58,9 @@ type App struct {
 	// clients holds one rate-limited client per provider and model, so
 	// concurrent runs share the limits.
 	clients map[string]llm.Client
-	// embedders holds one limited, cached embedder per provider; local
+	// embedders holds one limited, cached embedder per provider, and
 	// the sentence encoder with its cache of recent vectors.
 	embedders map[string]extract.Embedder
-	local     extract.Embedder
 
 	// qmu guards queue (the client that inserts and lists jobs) and
 	// workers (how many sets of job workers run in this process).

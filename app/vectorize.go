@@ -60,10 +60,14 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 		// sides) are answered from memory.
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if a.local == nil {
-			a.local = embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0)
+		key := "embed/" + name
+		if a.embedders[key] == nil {
+			if a.embedders == nil {
+				a.embedders = map[string]extract.Embedder{}
+			}
+			a.embedders[key] = embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0)
 		}
-		return a.local, nil
+		return a.embedders[key], nil
 	}
 	if err := a.checkEmbedder(cfg); err != nil {
 		return nil, err

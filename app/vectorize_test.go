@@ -50,23 +50,31 @@ func mustRun(t *testing.T, a *App, req RunRequest) (record.Version, extract.Grap
 	return v, g
 }
 
-// A version's vector index is built once and reused by later searches; a
-// new vectorizer record (the version vectorized again) builds it anew.
-func TestApp_VectorIndexCache(t *testing.T) {
-	t.Parallel()
+// runConfig prepares cfg, makes a version of name over docIDs and runs it
+// to the end.
+func runConfig(t *testing.T, a *App, st *store.Store, name string, cfg extract.Config, docIDs ...int) record.Version {
+	t.Helper()
 	ctx := context.Background()
-	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
-	cfg := extract.DefaultConfig()
 	if err := a.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
-	v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
+	v, err := st.NewVersion(ctx, name, cfg, docIDs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
+	return v
+}
+
+// A version's vector index is built once and reused by later searches; a
+// new vectorizer record (the version vectorized again) builds it anew.
+func TestApp_VectorIndexCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
+	v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
 	first, stats, err := a.vectorIndex(ctx, v, versionRead{})
 	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
@@ -116,16 +124,7 @@ func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
 	a.providers.Embedder = ""
 	cfg := extract.DefaultConfig()
 	cfg.ChunkSize, cfg.Overlap = 120, 0
-	if err := a.Prepare(ctx, &cfg, ""); err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.NewVersion(ctx, "mixed", cfg, []int{d.ID}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx, v, nil); err != nil {
-		t.Fatal(err)
-	}
+	v := runConfig(t, a, st, "mixed", cfg, d.ID)
 	stats, ok, err := st.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok || stats.Embedder != extract.EmbedderUSELite || stats.Model != "universal-sentence-encoder-lite-2" || stats.Dimensions != 512 {
 		t.Fatalf("stats %+v (%v, %v): want the sentence encoder by default", stats, ok, err)
@@ -171,16 +170,7 @@ func TestVectorize_SentenceEncoderReusesVectors(t *testing.T) {
 	for range 2 {
 		cfg := extract.DefaultConfig()
 		cfg.Embedder = extract.EmbedderUSELite
-		if err := a.Prepare(ctx, &cfg, ""); err != nil {
-			t.Fatal(err)
-		}
-		v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Run(ctx, v, nil); err != nil {
-			t.Fatal(err)
-		}
+		v := runConfig(t, a, st, "carol", cfg, d.ID)
 		s, ok, err := st.VectorStatsOf(ctx, v.ID)
 		if err != nil || !ok {
 			t.Fatalf("no vector record for %s: %v", v.Label(), err)
