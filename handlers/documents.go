@@ -302,25 +302,16 @@ func (h *Handler) showDocument(c echo.Context) error {
 	}
 	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created.Format("2006-01-02 15:04")},
 		SHA256: d.SHA256, Content: d.Content}
-	if len(p.Content) > previewBytes {
-		p.Content, p.Truncated = p.Content[:extract.RuneBoundary(p.Content, previewBytes)], true
-	}
 	if d.Kind == extract.DocDialogue {
 		if ds, err := dialogue.ParseAll([]byte(d.Content)); err == nil {
 			// Shown as a transcript, not the JSON it was stored as.
 			var b strings.Builder
+			seen := map[string]bool{}
 			for i, dl := range ds {
 				if i > 0 {
 					b.WriteString("\n")
 				}
 				b.WriteString(dl.Transcript())
-			}
-			p.Content, p.Truncated, p.Transcript = b.String(), false, true
-			if len(p.Content) > previewBytes {
-				p.Content, p.Truncated = p.Content[:extract.RuneBoundary(p.Content, previewBytes)], true
-			}
-			seen := map[string]bool{}
-			for _, dl := range ds {
 				p.Sessions += len(dl.Sessions)
 				p.Turns += dl.TurnCount()
 				for _, s := range dl.Speakers() {
@@ -330,7 +321,11 @@ func (h *Handler) showDocument(c echo.Context) error {
 					}
 				}
 			}
+			p.Content, p.Transcript = b.String(), true
 		}
+	}
+	if len(p.Content) > previewBytes {
+		p.Content, p.Truncated = p.Content[:extract.RuneBoundary(p.Content, previewBytes)], true
 	}
 	return h.page(c, "documents", d.Name, web.DocumentView(p))
 }
