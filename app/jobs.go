@@ -54,7 +54,8 @@ import (
 //     checks the version is still running, under its lock.
 //   - A worker that dies leaves its jobs running in river_job; River's
 //     rescuer hands them to another worker once they have run longer than
-//     the rescue delay (WorkerOptions.RescueAfter). A final job runs under
+//     the rescue delay (WorkerOptions.RescueAfter). A worker starting on
+//     the same machine takes them over at once (store.TakeOverGone). A final job runs under
 //     a per-version lock, so a rescued one waits for a live one.
 
 // Job kinds.
@@ -298,14 +299,30 @@ func (w *Worker) Stop(ctx context.Context) error {
 	return err
 }
 
-// StartWorker starts job workers in this process until ctx ends or Stop.
-func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
+// startQueue starts a River client with workers, having first taken over
+// what a gone process of this machine left (store.TakeOverGone): its jobs
+// run again at once instead of after River's lease and rescue delay.
+func (a *App) startQueue(ctx context.Context, o WorkerOptions) (store.Queue, error) {
 	q, err := a.newQueue(true, o)
 	if err != nil {
 		return nil, err
 	}
+	if n, err := a.store.TakeOverGone(ctx); err != nil {
+		a.log.Warn("taking over a gone process's jobs", "err", err)
+	} else if n > 0 {
+		a.log.Info("took over the jobs of a gone process", "jobs", n)
+	}
 	if err := q.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start workers: %w", err)
+	}
+	return q, nil
+}
+
+// StartWorker starts job workers in this process until ctx ends or Stop.
+func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
+	q, err := a.startQueue(ctx, o)
+	if err != nil {
+		return nil, err
 	}
 	w := &Worker{q: q}
 	w.gone = sync.OnceFunc(func() {
@@ -343,12 +360,9 @@ func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), 
 		return func() {}, nil
 	}
 	if a.shared == nil {
-		q, err := a.newQueue(true, o)
+		q, err := a.startQueue(context.WithoutCancel(ctx), o)
 		if err != nil {
 			return nil, err
-		}
-		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
-			return nil, fmt.Errorf("start workers: %w", err)
 		}
 		a.shared = &Worker{q: q}
 	}
@@ -913,8 +927,9 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	// A copy of a final job (River's rescuer hands one out once the job
 	// has run past its timeout) waits while the version's heartbeat is
 	// fresh: the first one still works, maybe in another process, whose
-	// lock (on SQLite, within the process) this one cannot see.
-	if job.Attempt > 1 && a.store.Now().Sub(v.HeartbeatAt) < finishStale {
+	// lock (on SQLite, within the process) this one cannot see. It need
+	// not wait when that process is known to be gone.
+	if job.Attempt > 1 && a.store.Now().Sub(v.HeartbeatAt) < finishStale && !store.PreviousAttemptGone(job.AttemptedBy) {
 		return river.JobSnooze(finishBeat)
 	}
 	unlock, locked, err := a.store.LockVersion(ctx, v.ID)

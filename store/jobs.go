@@ -111,8 +111,12 @@ func (s *Store) migrateRiver(ctx context.Context) error {
 }
 
 // NewQueue builds a River client over the store's database with cfg (its
-// workers and queues; none to only insert and list jobs).
+// workers and queues; none to only insert and list jobs). The client is
+// named after this process (see TakeOverGone) unless cfg names it.
 func (s *Store) NewQueue(cfg *river.Config) (Queue, error) {
+	if cfg.ID == "" {
+		cfg.ID = newClientID()
+	}
 	return river.NewClient(s.riverDriver(), cfg)
 }
 

@@ -19,9 +19,9 @@ import (
 func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("runs the command as separate processes")
 	}
-	bin := buildBinary(t)
+	bin := kgstudioBinary(t)
 	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	args := func(data string) []string {
 		return []string{"extract", "--data", data, "--name", "carol", "--chunk-size", "200", "--overlap", "0", corpus}

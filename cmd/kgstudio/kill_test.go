@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"syscall"
 	"testing"
@@ -21,13 +20,14 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// buildBinary compiles kgstudio into a temp dir.
-func buildBinary(t testing.TB) string {
+// kgstudioBinary returns the executable the tests start as a kgstudio
+// process: this test binary, which TestMain turns into the command when
+// asKgstudio is set in its environment.
+func kgstudioBinary(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kgstudio")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -101,9 +101,9 @@ func getStatus(t *testing.T, addr string, id int) versionStatus {
 func TestServe_KilledMidRunResumes(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs the server binary")
+		t.Skip("runs the server as a separate process")
 	}
-	bin := buildBinary(t)
+	bin := kgstudioBinary(t)
 	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	run := func(data string, kill bool) (*store.Store, int) {
 		if out, err := exec.Command(bin, "doc", "add", "--data", data, corpus).CombinedOutput(); err != nil {

@@ -15,9 +15,9 @@ import (
 func TestDataFolder_TwoProcessesOpenANewOne(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("runs the command as separate processes")
 	}
-	bin := buildBinary(t)
+	bin := kgstudioBinary(t)
 	doc := writeFile(t, "marley.txt", marleyText)
 	for round := range 4 {
 		data := t.TempDir()

@@ -28,9 +28,9 @@ const termGrace = 15 * time.Second
 func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("runs the command as separate processes")
 	}
-	bin := buildBinary(t)
+	bin := kgstudioBinary(t)
 	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	data := t.TempDir()
 	cmd := exec.Command(bin, "extract", "--data", data, "--name", "carol", "--chunk-size", "200", "--overlap", "0", corpus)
@@ -123,9 +123,9 @@ T(点): EntityType
 func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and runs the server binary")
+		t.Skip("runs the server as a separate process")
 	}
-	bin := buildBinary(t)
+	bin := kgstudioBinary(t)
 	data, dir := t.TempDir(), t.TempDir()
 	var table strings.Builder
 	table.WriteString("src,dst\n")

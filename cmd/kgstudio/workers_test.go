@@ -134,7 +134,7 @@ type workerRig struct {
 
 func newWorkerRig(tb testing.TB, chunks, size int, latency time.Duration) workerRig {
 	tb.Helper()
-	w := workerRig{dbURL: pgDatabase(tb), bin: buildBinary(tb)}
+	w := workerRig{dbURL: pgDatabase(tb), bin: kgstudioBinary(tb)}
 	text, fake := personText(tb, chunks, size, latency)
 	w.file = filepath.Join(tb.TempDir(), "persons.txt")
 	if err := os.WriteFile(w.file, []byte(text), 0o644); err != nil {
