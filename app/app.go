@@ -129,8 +129,15 @@ func Open(ctx context.Context, o Options, log *slog.Logger, p Providers) (*App, 
 	return newApp(st, log, p), nil
 }
 
-// Close closes the application's database.
-func (a *App) Close() error { return a.store.Close() }
+// Close stops the workers StartWorker started, if Shutdown has not (their
+// running jobs are canceled, see Shutdown), and closes the application's
+// database: workers left polling a closed database only fail.
+func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	defer cancel()
+	a.Shutdown(ctx)
+	return a.store.Close()
+}
 
 // Database names the database the application runs on: sqlite3 or
 // postgres.

@@ -36,6 +36,9 @@ type Providers struct {
 	Concurrency int
 	// Timeout bounds one model call.
 	Timeout time.Duration
+	// RetryDelay is the first wait before a failed model call is tried
+	// again (zero: llm.DefaultPolicy's); it doubles per attempt.
+	RetryDelay time.Duration
 	// RequestsPerMinute and TokensPerMinute limit the calls to each
 	// provider and model across all runs; zero means unlimited.
 	RequestsPerMinute int
@@ -236,6 +239,9 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		pol := llm.DefaultPolicy()
 		if p.Timeout > 0 {
 			pol.Timeout = p.Timeout
+		}
+		if p.RetryDelay > 0 {
+			pol.BaseDelay = p.RetryDelay
 		}
 		pol.Concurrency = max(p.Concurrency, cfg.Concurrency)
 		pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute

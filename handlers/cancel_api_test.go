@@ -21,7 +21,7 @@ import (
 func TestAPI_CancelVersion(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(t, fakellm.Options{Latency: 200 * time.Millisecond, Rules: []fakellm.Rule{{Text: "entity<|#|>Marley<|#|>person<|#|>Dead.\n<|COMPLETE|>"}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(strings.Repeat(marley, 3)), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(ctx, d)

@@ -32,7 +32,7 @@ const carolAnswer = "entity<|#|>Ebenezer Scrooge<|#|>person<|#|>A squeezing old 
 func carolTuples(t *testing.T) (*testApp, extract.Config, record.Version) {
 	t.Helper()
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: carolAnswer}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, "openai", 0
 	return a, cfg, a.MustExtract(t, "carol", "marley.txt", marley, cfg)

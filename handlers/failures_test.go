@@ -28,7 +28,7 @@ func TestVersionPage_FailuresOfARefusedServer(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: "http://" + addr + "/v1", OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: "http://" + addr + "/v1", OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(ctx, d)

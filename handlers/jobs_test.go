@@ -45,7 +45,7 @@ func TestVersionPage_Jobs(t *testing.T) {
 func flakyRun(t *testing.T, name, good string) (*testApp, *fakellm.Server, record.Version) {
 	t.Helper()
 	srv := fakellm.New(t, fakellm.Options{FailFirst: 5, FailStatus: 500, Rules: []fakellm.Rule{{Text: good}}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(ctx, d)

@@ -21,6 +21,7 @@ import (
 // asks the model once, for that chunk only.
 func TestRetry_FailedChunkThroughUI(t *testing.T) {
 	t.Parallel()
+	bctx := MustChrome(t)
 	good := "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\nentity<|#|>Scrooge<|#|>person<|#|>A miser.\n" +
 		"relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>Partners.\n<|COMPLETE|>"
 	a, srv, v := flakyRun(t, "flaky", good)
@@ -38,7 +39,6 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 	}
 
 	before := srv.Count()
-	bctx := MustChrome(t)
 	err := chromedp.Do(bctx,
 		chromedp.Navigate(fmt.Sprintf("%s/versions/%d", a.Server.URL, v.ID)),
 		chromedp.Click(chromedp.CSS(`[data-testid="retry"]`)),
@@ -79,7 +79,7 @@ func TestChunkInspector_Repairs(t *testing.T) {
 		{Contains: "give its official name", Text: `{"entities": []}`},
 		{Contains: "Find the relations", Text: "```json\n{\"relations\": [{\"subject\": \"Scrooge\", \"predicate\": \"partnerOf\", \"object\": \"Marley\"},]}\n```"},
 	}})
-	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second})
+	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
 	d, _, _ = a.Store.AddDocument(ctx, d)

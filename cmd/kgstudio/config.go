@@ -92,12 +92,15 @@ func (c *Config) fromEnv() {
 			*dst = n
 		}
 	}
-	if v := os.Getenv("KGSTUDIO_LLM_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			c.envErr = fmt.Errorf("KGSTUDIO_LLM_TIMEOUT=%q: want a duration such as 90s or 2m", v)
+	for key, dst := range map[string]*time.Duration{"KGSTUDIO_LLM_TIMEOUT": &c.Providers.Timeout,
+		"KGSTUDIO_LLM_RETRY_DELAY": &c.Providers.RetryDelay} {
+		if v := os.Getenv(key); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				c.envErr = fmt.Errorf("%s=%q: want a duration such as 500ms or 2m", key, v)
+			}
+			*dst = d
 		}
-		c.Providers.Timeout = d
 	}
 	if v := os.Getenv("KGSTUDIO_MAX_UPLOAD"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {

@@ -77,16 +77,20 @@ func TestConfig_RateLimits(t *testing.T) {
 
 func TestConfig_LLMTimeout(t *testing.T) {
 	t.Setenv("KGSTUDIO_LLM_TIMEOUT", "90s")
+	t.Setenv("KGSTUDIO_LLM_RETRY_DELAY", "50ms")
 	_, cfg := newFlagSet("x", nil)
-	if err := cfg.Validate(); err != nil || cfg.Providers.Timeout != 90*time.Second {
-		t.Fatalf("timeout: %v %v", err, cfg.Providers.Timeout)
+	if err := cfg.Validate(); err != nil || cfg.Providers.Timeout != 90*time.Second || cfg.Providers.RetryDelay != 50*time.Millisecond {
+		t.Fatalf("timeout %v, retry delay %v: %v", cfg.Providers.Timeout, cfg.Providers.RetryDelay, err)
 	}
-	for _, bad := range []string{"soon", "-1s", "0"} {
-		t.Setenv("KGSTUDIO_LLM_TIMEOUT", bad)
-		_, cfg = newFlagSet("x", nil)
-		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "KGSTUDIO_LLM_TIMEOUT") {
-			t.Errorf("KGSTUDIO_LLM_TIMEOUT=%s: %v", bad, err)
+	for _, key := range []string{"KGSTUDIO_LLM_TIMEOUT", "KGSTUDIO_LLM_RETRY_DELAY"} {
+		for _, bad := range []string{"soon", "-1s", "0"} {
+			t.Setenv(key, bad)
+			_, cfg = newFlagSet("x", nil)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s=%s: %v", key, bad, err)
+			}
 		}
+		t.Setenv(key, "1s")
 	}
 }
 
