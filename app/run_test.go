@@ -27,7 +27,9 @@ func llmTestApp(t *testing.T, srv *fakellm.Server, concurrency int) (*App, *stor
 	}
 	t.Cleanup(func() { st.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return newApp(st, log, Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: concurrency}), st
+	// Runs vectorize with the hashed embedder: the sentence encoder has
+	// tests of its own.
+	return newApp(st, log, Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: concurrency, Embedder: extract.EmbedderOffline}), st
 }
 
 // addDoc stores a document read from text.
@@ -49,6 +51,7 @@ func addDoc(t *testing.T, st *store.Store, name, text string) extract.Document {
 // one run may fail (the cache once wrote outside the store's write lock and
 // died with "database is locked").
 func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
+	t.Parallel()
 	text, err := os.ReadFile("sample/christmas_carol_stave_one.txt")
 	if err != nil {
 		t.Fatal(err)
