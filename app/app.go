@@ -148,6 +148,14 @@ func (a *App) Health(ctx context.Context) (string, error) {
 	return a.Database(), a.store.Ping(ctx)
 }
 
+// Workers is how many job workers StartWorker runs in this process (0
+// under serve --no-worker: the process only queues runs).
+func (a *App) Workers() int {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	return a.workers
+}
+
 // IsDiskFull reports whether err says the database's disk is full.
 func IsDiskFull(err error) bool { return store.IsDiskFull(err) }
 

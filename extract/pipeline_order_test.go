@@ -4,14 +4,38 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 )
 
-// slowFirst takes longer on earlier chunks, so they finish last.
-type slowFirst struct{ n int }
+// lastFirst makes each chunk wait until the next one is extracted, except
+// the last of every run of n: jobs start in chunk order, n at a time, so
+// within each run of n the chunks finish in reverse order.
+type lastFirst struct {
+	n        int
+	done     []chan struct{}
+	mu       sync.Mutex
+	finished []int // chunk indexes in the order they finished
+}
 
-func (s slowFirst) Extract(ctx context.Context, doc Document, c Chunk) (ChunkResult, error) {
-	time.Sleep(time.Duration(s.n-c.Index) * 2 * time.Millisecond)
+func newLastFirst(n, chunks int) *lastFirst {
+	s := &lastFirst{n: n, done: make([]chan struct{}, chunks)}
+	for i := range s.done {
+		s.done[i] = make(chan struct{})
+	}
+	return s
+}
+
+func (s *lastFirst) Extract(ctx context.Context, doc Document, c Chunk) (ChunkResult, error) {
+	if c.Index%s.n != s.n-1 && c.Index+1 < len(s.done) {
+		select {
+		case <-s.done[c.Index+1]:
+		case <-ctx.Done():
+			return ChunkResult{}, ctx.Err()
+		}
+	}
+	s.mu.Lock()
+	s.finished = append(s.finished, c.Index)
+	s.mu.Unlock()
+	close(s.done[c.Index])
 	return ChunkResult{Graph: Graph{Nodes: []Node{{Key: "x", Name: "X", Type: []string{"A", "B"}[c.Index%2], Description: c.Text}}}}, nil
 }
 
@@ -41,8 +65,12 @@ func TestRun_WritesInChunkOrder(t *testing.T) {
 	var first Graph
 	for round := 0; round < 3; round++ {
 		sink := &orderSink{}
-		if err := run(context.Background(), []Document{doc}, cfg, slowFirst{n: len(chunks)}, sink, nil); err != nil {
+		ex := newLastFirst(cfg.Concurrency, len(chunks))
+		if err := run(context.Background(), []Document{doc}, cfg, ex, sink, nil); err != nil {
 			t.Fatal(err)
+		}
+		if len(chunks) < 2 || ex.finished[0] == 0 {
+			t.Fatalf("chunks finished in order %v: the test needs them out of order", ex.finished)
 		}
 		if len(sink.order) != len(chunks) {
 			t.Fatalf("%d writes for %d chunks", len(sink.order), len(chunks))

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -81,14 +82,24 @@ func TestDashboard_EmptyAndFilled(t *testing.T) {
 func TestHealthz(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
-	resp, err := http.Get(a.Server.URL + "/healthz")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("healthz: %v %v", err, resp)
+	get := func() (int, map[string]any) {
+		resp, err := http.Get(a.Server.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	if code, body := get(); code != 200 || body["status"] != "ok" || body["database"] != "sqlite3" || body["workers"] != 1.0 {
+		t.Fatalf("healthz: %d %v, want ok on sqlite3 with the one worker", code, body)
 	}
 	a.App.Close()
-	resp, err = http.Get(a.Server.URL + "/healthz")
-	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("healthz after close: %v %v", err, resp.StatusCode)
+	if code, body := get(); code != http.StatusServiceUnavailable || body["status"] != "unavailable" || body["workers"] != 0.0 {
+		t.Fatalf("healthz after close: %d %v, want unavailable and no worker", code, body)
 	}
 }
 

@@ -34,13 +34,22 @@ func bodyLimit(max int) string {
 	return itoa((max+(64<<10))/1024) + "K"
 }
 
+// health is the answer of /healthz.
+type health struct {
+	Status   string `json:"status"`   // ok or unavailable
+	Database string `json:"database"` // sqlite3, postgres, or unreachable
+	// Workers is how many job workers this process runs: 0 under serve
+	// --no-worker, whose runs wait for a worker elsewhere.
+	Workers int `json:"workers"`
+}
+
 // healthz pings the database.
 func (h *Handler) healthz(c echo.Context) error {
 	database, err := h.app.Health(c.Request().Context())
 	if err != nil {
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "database": "unreachable"})
+		return c.JSON(http.StatusServiceUnavailable, health{Status: "unavailable", Database: "unreachable", Workers: h.app.Workers()})
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "database": database})
+	return c.JSON(http.StatusOK, health{Status: "ok", Database: database, Workers: h.app.Workers()})
 }
 
 // serveStatic serves embedded assets; hashed URLs are cached for a year.

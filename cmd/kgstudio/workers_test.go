@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,8 +350,9 @@ func TestServe_NoWorker(t *testing.T) {
 		t.Fatalf("extract --detach: %s (%v)", out, err)
 	}
 	// serve starts serve and returns once it says it serves, which it
-	// does after starting its worker (if any).
-	serve := func(args ...string) (stop func()) {
+	// does after starting its worker (if any), with the job workers its
+	// /healthz counts.
+	serve := func(args ...string) (workers int, stop func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out, w := io.Pipe()
 		done := make(chan error, 1)
@@ -365,12 +367,23 @@ func TestServe_NoWorker(t *testing.T) {
 				t.Errorf("serve: %v", err)
 			}
 		}
-		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
 			stop()
 			t.Fatalf("serve printed nothing: %v", err)
 		}
 		go func() { _, _ = io.Copy(io.Discard, out) }()
-		return stop
+		var h struct{ Workers int }
+		resp, err := http.Get(strings.Fields(line)[3] + "/healthz")
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+		}
+		if err != nil {
+			stop()
+			t.Fatalf("%s: /healthz: %v", line, err)
+		}
+		return h.Workers, stop
 	}
 	status := func() record.Version {
 		s, err := store.Open(context.Background(), store.Options{DataDir: data})
@@ -384,14 +397,19 @@ func TestServe_NoWorker(t *testing.T) {
 		}
 		return cur
 	}
-	stop := serve("--no-worker")
-	time.Sleep(time.Second) // in a second, a worker started with serve runs chunks of the run
+	workers, stop := serve("--no-worker")
 	stop()
+	if workers != 0 {
+		t.Fatalf("serve --no-worker runs %d job workers", workers)
+	}
 	if cur := status(); cur.Status != record.StatusQueued || cur.ChunksDone != 0 {
 		t.Fatalf("serve --no-worker ran the run: %s, %d chunks done", cur.Status, cur.ChunksDone)
 	}
-	stop = serve()
+	workers, stop = serve()
 	defer stop()
+	if workers != 1 {
+		t.Fatalf("serve runs %d job workers, want 1", workers)
+	}
 	testdata.Eventually(t, time.Minute, func() error {
 		if cur := status(); cur.Status != record.StatusDone || cur.ChunksDone != cur.ChunksTotal || cur.Nodes == 0 {
 			return fmt.Errorf("serve did not run the queued run: %s, %d/%d chunks, %d nodes", cur.Status, cur.ChunksDone, cur.ChunksTotal, cur.Nodes)
