@@ -57,8 +57,10 @@ func (p Providers) Has(provider extract.Provider) bool {
 		return p.GeminiAPIKey != ""
 	case extract.ProviderOpenAI:
 		return p.OpenAIBaseURL != "" || p.OpenAIAPIKey != ""
+	case extract.ProviderNone:
+		return true
 	}
-	return extract.Offline(provider)
+	return extract.Offline(provider) // "" (the default) too
 }
 
 // Configured lists the model providers that can answer, in preference
@@ -88,6 +90,8 @@ func (p Providers) Model(provider extract.Provider) string {
 		return p.GeminiModel
 	case extract.ProviderOpenAI:
 		return p.OpenAIModel
+	case extract.ProviderNone:
+		return ""
 	}
 	return ""
 }
@@ -278,6 +282,7 @@ func (a *App) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Ext
 			return nil, err
 		}
 		return kag.New(client, cfg, types, kag.Options{})
+	case extract.StrategyNLP, extract.StrategyDialogue:
 	}
 	return nil, extract.Errorf(extract.KindInvalid, "strategy %q is not an LLM strategy", cfg.Strategy)
 }

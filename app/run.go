@@ -138,6 +138,7 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 			return context.Canceled
 		case record.StatusFailed:
 			return extract.Errorf(extract.KindUnavailable, "%s", v.Error)
+		case record.StatusQueued, record.StatusRunning: // wait on
 		}
 		select {
 		case <-ctx.Done():

@@ -346,6 +346,7 @@ func readCSV(srcs []csvSource) (extract.Graph, error) {
 			nodeLines += n
 		case csvEdges:
 			edgeLines += n
+		case csvAPOC: // nodes and edges, in shares known once read
 		}
 	}
 	var (

@@ -43,6 +43,7 @@ func (c category) String() string {
 		return "EVENT"
 	case catWork:
 		return "WORK"
+	case catMisc:
 	}
 	return "MISC"
 }
