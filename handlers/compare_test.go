@@ -322,7 +322,7 @@ func TestCompare_Browser(t *testing.T) {
 		t.Errorf("drawn colours %+v, diff %+v", got, want)
 	}
 
-	dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS")
+	dir := screenshotDir()
 	if dir == "" {
 		dir = t.TempDir()
 	}
@@ -354,7 +354,7 @@ func TestCompare_Browser(t *testing.T) {
 	if err != nil || len(caps) != 2 || !strings.Contains(caps[0], "A · ") || !strings.Contains(caps[1], "B · ") {
 		t.Errorf("the panels are captioned %q (%v)", caps, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Sleep(1500*time.Millisecond)); err != nil {
+	if err := forPicture(ctx, 1500*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	shoot("compare-split.png")

@@ -637,7 +637,7 @@ func TestTimeline_Browser(t *testing.T) {
 			t.Errorf("location %s does not name the turn", loc)
 		}
 		poll(`kgTimeline.settled`)
-		if err := chromedp.Do(ctx, chromedp.Sleep(500*time.Millisecond)); err != nil { // the zoom-to-fit animation
+		if err := forPicture(ctx, 500*time.Millisecond); err != nil { // the zoom-to-fit animation
 			t.Fatal(err)
 		}
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -647,7 +647,7 @@ func TestTimeline_Browser(t *testing.T) {
 		if len(png) < 10000 {
 			t.Errorf("screenshot of %d bytes", len(png))
 		}
-		if dir := os.Getenv("KGSTUDIO_SCREENSHOTS"); dir != "" {
+		if dir := screenshotDir(); dir != "" {
 			if err := os.WriteFile(dir+"/timeline.png", png, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -240,7 +240,7 @@ func measureRender(tb testing.TB, page string, nodes int, capped time.Duration) 
 	}
 	r.LongestMS, r.InteractMS = bl.Longest, bl.LongestInteracting
 	tb.Logf("blocks over 100 ms (start+duration, ms): %v", bl.Tasks)
-	if dir := os.Getenv("KGSTUDIO_SCREENSHOT_DIR"); dir != "" {
+	if dir := screenshotDir(); dir != "" {
 		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("render-%d-%d.png", nodes, time.Now().UnixNano())), png, 0o644)
 		}

@@ -441,8 +441,8 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err != nil || marks == 0 {
 			t.Fatalf("no highlighted mentions in the panel (%v)", err)
 		}
-		// Let the centring animation end, then keep a picture.
-		if err := chromedp.Do(ctx, chromedp.Sleep(700*time.Millisecond)); err != nil {
+		// Keep a picture (where the centring animation lands).
+		if err := forPicture(ctx, 700*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -453,7 +453,7 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if dir := os.Getenv("KGSTUDIO_SCREENSHOT_DIR"); dir != "" {
+		if dir := screenshotDir(); dir != "" {
 			_ = os.WriteFile(filepath.Join(dir, "graph.png"), png, 0o644)
 		}
 		t.Logf("screenshot %s (%d bytes)", path, len(png))
@@ -790,7 +790,7 @@ func BenchmarkGraphPageInteractive(b *testing.B) {
 			b.Fatalf("nodes %d (%v)", n, err)
 		}
 	}
-	if dir := os.Getenv("KGSTUDIO_SCREENSHOT_DIR"); dir != "" {
+	if dir := screenshotDir(); dir != "" {
 		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 			_ = os.WriteFile(filepath.Join(dir, "graph-10k.png"), png, 0o644)
 		}

@@ -168,6 +168,20 @@ func mustHTML(tb testing.TB, resp *http.Response, err error) (*http.Response, *g
 	return resp, doc
 }
 
+// screenshotDir is where the browser tests keep pictures for people to
+// look at (KGSTUDIO_SCREENSHOT_DIR), or "" to keep none.
+func screenshotDir() string { return os.Getenv("KGSTUDIO_SCREENSHOT_DIR") }
+
+// forPicture lets a view's zoom animation (of about d) end before a
+// picture is kept for people, so that it shows where the view lands; with
+// no pictures kept it waits for nothing, since no test asserts on it.
+func forPicture(ctx context.Context, d time.Duration) error {
+	if screenshotDir() == "" {
+		return nil
+	}
+	return chromedp.Do(ctx, chromedp.Sleep(d))
+}
+
 // MustChrome returns a chromedp context on headless Chromium from
 // KGSTUDIO_TEST_CHROME. Without it the test is skipped, except in CI
 // (CI=true), where a missing browser fails the test.

@@ -647,7 +647,7 @@ func TestSchemaEditor_Browser(t *testing.T) {
 	if n := count(`[data-testid="type"]`); n != 3 {
 		t.Fatalf("saved version shows %d types", n)
 	}
-	if dir := os.Getenv("KGSTUDIO_TEST_SCREENSHOTS"); dir != "" {
+	if dir := screenshotDir(); dir != "" {
 		chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+"/schemas/people/edit"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="editor"]`)))
 		if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
 			os.WriteFile(filepath.Join(dir, "schema-editor.png"), shot, 0o644)

@@ -157,9 +157,6 @@ func TestXSS_Browser(t *testing.T) {
 		if err := pollTrue(ctx, `window.kgCompare && kgCompare.counts().settled`); err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Do(ctx, chromedp.Sleep(600*time.Millisecond)); err != nil { // the zoom-to-fit animation
-			t.Fatal(err)
-		}
 		safe(t, "compare", true)
 		id, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.parse(document.getElementById('cmp-data').textContent).nodes.find(function (n) { return n.name.indexOf('<img') >= 0 }).id`))
 		if err != nil {
