@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +94,7 @@ func TestSwitchesAreExhaustive(t *testing.T) {
 		}
 	}
 	if enums["extract/record.Status"] == nil || enums["extract.Strategy"] == nil || enums["extract.Provider"] == nil || enums["extract.Phase"] == nil {
-		t.Fatalf("the enum types were not found: %v", keys(enums))
+		t.Fatalf("the enum types were not found: %v", slices.Sorted(maps.Keys(enums)))
 	}
 
 	checked := 0
@@ -193,13 +195,4 @@ func declaresType(files []*ast.File, name string) bool {
 		}
 	}
 	return false
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
