@@ -27,7 +27,10 @@ const (
 //     Properties["type_counts"]. On a tie the type seen first stays.
 //   - Description: fragments are the "\n"-separated lines; src's new
 //     fragments (exact duplicates skipped) are appended while fewer than
-//     maxFragments are held; the rest are counted in
+//     maxFragments are held. A fragment that repeats text of one held
+//     (overlapping chunks cut one sentence in two places) joins it: one
+//     held inside the other keeps the longer, and where one ends as the
+//     other begins they become one fragment. The rest are counted in
 //     Properties["fragments_dropped"]. maxFragments <= 0 means
 //     DefaultConfig().MaxFragments.
 //   - Mentions: appended, identical mentions skipped.
@@ -208,6 +211,10 @@ func mergeFragments(dst, src string, maxFragments int, props *map[string]any) st
 			continue
 		}
 		seen[f] = true
+		if joined := joinOverlap(frags, f); joined >= 0 {
+			seen[frags[joined]] = true
+			continue
+		}
 		if len(frags) >= maxFragments {
 			dropped++
 			continue
@@ -225,6 +232,57 @@ func mergeFragments(dst, src string, maxFragments int, props *map[string]any) st
 		setProp(props, PropFragmentsDropped, prev+dropped)
 	}
 	return strings.Join(frags, "\n")
+}
+
+// minOverlap is the least text two fragments share for joinOverlap to
+// take them for pieces of one sentence: a few words, more than a phrase
+// such as "said Scrooge." repeats by chance.
+const minOverlap = 24
+
+// joinOverlap joins f into the fragment of frags whose text it repeats
+// (see MergeNode) and returns that fragment's index, or -1 when f repeats
+// none and stays a fragment of its own.
+func joinOverlap(frags []string, f string) int {
+	if len(f) < minOverlap {
+		return -1
+	}
+	for i, e := range frags {
+		switch {
+		case len(e) < minOverlap:
+			continue
+		case strings.Contains(e, f):
+			return i
+		case strings.Contains(f, e):
+			frags[i] = f
+			return i
+		}
+		if k := overlap(e, f); k > 0 {
+			frags[i] = e + f[k:]
+			return i
+		} else if k := overlap(f, e); k > 0 {
+			frags[i] = f + e[k:]
+			return i
+		}
+	}
+	return -1
+}
+
+// overlap is the length of the longest end of a that begins b, at a word
+// boundary of a and at least minOverlap long, or 0.
+func overlap(a, b string) int {
+	head := b[:minOverlap]
+	for i := 0; i+minOverlap <= len(a); {
+		j := strings.Index(a[i:], head)
+		if j < 0 {
+			return 0
+		}
+		i += j
+		if (i == 0 || a[i-1] == ' ') && strings.HasPrefix(b, a[i:]) {
+			return len(a) - i
+		}
+		i++
+	}
+	return 0
 }
 
 // splitFragments returns the non-empty trimmed lines of a description.

@@ -131,3 +131,41 @@ func TestMergeGraph(t *testing.T) {
 		}
 	})
 }
+
+// Overlapping chunks cut a sentence in two places: the pieces a node's
+// description gets from each chunk join into one fragment.
+func TestMergeNode_OverlappingFragments(t *testing.T) {
+	first := "Scrooge sat busy in his counting-house.\nThe clerk, with the long ends of his white comforter dangling below his waist (for he boasted no greatcoat), went down a slide on Cornhill and then ran home to"
+	second := "greatcoat), went down a slide on Cornhill and then ran home to Camden Town as hard as he could pelt."
+	for _, tt := range []struct {
+		name, dst, src, want string
+	}{
+		{"EndBeginsTheNext", first, second,
+			"Scrooge sat busy in his counting-house.\nThe clerk, with the long ends of his white comforter dangling below his waist (for he boasted no greatcoat), went down a slide on Cornhill and then ran home to Camden Town as hard as he could pelt."},
+		{"NextEndBeginsThis", second, "The clerk, with the long ends of his white comforter (for he boasted no greatcoat), went down a slide on Cornhill",
+			"The clerk, with the long ends of his white comforter (for he boasted no greatcoat), went down a slide on Cornhill and then ran home to Camden Town as hard as he could pelt."},
+		{"Inside", first, "went down a slide on Cornhill and then",
+			first},
+		{"Around", "went down a slide on Cornhill and then", first,
+			"The clerk, with the long ends of his white comforter dangling below his waist (for he boasted no greatcoat), went down a slide on Cornhill and then ran home to\nScrooge sat busy in his counting-house."},
+		// Shared words that do not begin a fragment, or fewer than a few
+		// words, keep both.
+		{"SharedMiddle", "Marley was dead, to begin with, said the narrator.", "He said it: Marley was dead, to begin with, and so on.",
+			"Marley was dead, to begin with, said the narrator.\nHe said it: Marley was dead, to begin with, and so on."},
+		{"ShortOverlap", "Bah, humbug, said Scrooge.", "said Scrooge. Then he went home.",
+			"Bah, humbug, said Scrooge.\nsaid Scrooge. Then he went home."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := Node{Key: "k", Description: tt.dst}
+			MergeNode(&dst, Node{Key: "k", Description: tt.src}, 10)
+			if dst.Description != tt.want {
+				t.Errorf("description\n%q\nwant\n%q", dst.Description, tt.want)
+			}
+			again := dst
+			MergeNode(&again, Node{Key: "k", Description: tt.src}, 10)
+			if again.Description != dst.Description {
+				t.Errorf("merging the same again changed it: %q", again.Description)
+			}
+		})
+	}
+}
