@@ -142,7 +142,7 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		p.APIURL = "/api" + base + "/query?" + vals.Encode()
 	}
 	for _, m := range query.Modes {
-		p.Modes = append(p.Modes, web.Option{Value: m, Label: m, Selected: m == cmp.Or(res.Mode, query.ModeMix)})
+		p.Modes = append(p.Modes, web.Option{Value: m, Label: m + " — " + query.ModeSummary(m), Selected: m == cmp.Or(res.Mode, query.ModeMix)})
 	}
 	conf := h.app.Providers().Configured()
 	for _, o := range []struct {

@@ -38,6 +38,26 @@ const (
 // Modes lists the query modes.
 var Modes = []string{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix, ModePPR}
 
+// ModeSummary says in a few words what a mode searches, for a user
+// choosing one.
+func ModeSummary(mode string) string {
+	switch mode {
+	case ModeLocal:
+		return "entities named in the question, their relations and chunks"
+	case ModeGlobal:
+		return "communities of the graph that match the question's themes"
+	case ModeHybrid:
+		return "local and global together"
+	case ModeNaive:
+		return "text chunks alone, without the graph"
+	case ModeMix:
+		return "the graph and the text chunks together (default)"
+	case ModePPR:
+		return "chunks reached by a PageRank walk from the question's entities"
+	}
+	return ""
+}
+
 // ParseMode checks a mode name; empty means ModeMix. An unknown one is a
 // KindInvalid error.
 func ParseMode(s string) (string, error) {
