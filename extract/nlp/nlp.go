@@ -198,15 +198,25 @@ func New(opts Options) (*Extractor, error) {
 	if opts.PairWindow <= 0 {
 		opts.PairWindow = 3
 	}
+	// The two models decode at once, on two cores where there are.
+	var (
+		rec    *recognizer
+		recErr error
+		loaded = make(chan struct{})
+	)
+	go func() {
+		defer close(loaded)
+		if !opts.SkipNER {
+			rec, recErr = loadRecognizer()
+		}
+	}()
 	tg, err := loadTagger()
+	<-loaded
 	if err != nil {
 		return nil, extract.Wrap(extract.KindInternal, err, "load the tagger model")
 	}
-	var rec *recognizer
-	if !opts.SkipNER {
-		if rec, err = loadRecognizer(); err != nil {
-			return nil, extract.Wrap(extract.KindInternal, err, "load the entity model")
-		}
+	if recErr != nil {
+		return nil, extract.Wrap(extract.KindInternal, recErr, "load the entity model")
 	}
 	return &Extractor{
 		tagger:     tg,
