@@ -22,10 +22,12 @@ import (
 // rescue delay. A restarted server waited most of a minute.
 //
 // Each River client of kgstudio is named after its process
-// (kgstudio_HOST_PID_TIME). A worker starting on the same machine sees
-// that a named process is gone and takes over its jobs and leadership at
-// once (TakeOverGone). Clients of other machines, and processes that may
-// still run, are left to River.
+// (kgstudio_HOST_PID_TIME, HOST with the process's PID namespace where
+// there is one: two containers may share a host name but not their
+// process numbers). A worker starting on the same machine, in the same
+// namespace, sees that a named process is gone and takes over its jobs
+// and leadership at once (TakeOverGone). Clients of other machines or
+// namespaces, and processes that may still run, are left to River.
 
 // clientPrefix starts the River client IDs kgstudio gives.
 const clientPrefix = "kgstudio_"
@@ -43,6 +45,9 @@ func clientHost() string {
 	h = strings.ReplaceAll(h, ".", "_")
 	if len(h) > 60 {
 		h = h[:60]
+	}
+	if ns := pidNamespace(); ns != "" {
+		h += "_ns" + ns
 	}
 	return h
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,17 @@ func TestClientPID(t *testing.T) {
 			t.Errorf("clientPID(%q) = %d, want 0", id, got)
 		}
 	}
-	if gone := goneID(t); !clientGone(gone) {
+	gone := goneID(t)
+	if !clientGone(gone) {
 		t.Fatalf("%q: the ended process is not taken for gone", gone)
+	}
+	// The same host name in another PID namespace (another container):
+	// its process numbers are not this machine's.
+	if ns := pidNamespace(); ns != "" {
+		other := strings.Replace(gone, "_ns"+ns+"_", "_ns1_", 1)
+		if other == gone || clientPID(other) != 0 || clientGone(other) {
+			t.Fatalf("%q, a client of another PID namespace, is read as this one's", other)
+		}
 	}
 }
 
