@@ -41,8 +41,8 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 		return record.Version{}, err
 	}
 	for _, d := range docs {
-		if RouteOf(v.Config, d) != RouteText {
-			return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (run the extraction anew to add it)", d.Name, RouteOf(v.Config, d))
+		if TrackOf(v.Config, d) != TrackText {
+			return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (run the extraction anew to add it)", d.Name, TrackOf(v.Config, d))
 		}
 	}
 	note := fmt.Sprintf("grown from %s: %d new documents", v.Label(), len(added))

@@ -45,7 +45,7 @@ import (
 //   - The transaction that settles the last chunk also queues the
 //     version's final job (unique per version and round), which does what
 //     needs every chunk: it merges any chunk still staged, runs CSV tables
-//     and dialogues (stateful: one turn after the other) route after route
+//     and dialogues (stateful: one turn after the other) track after track
 //     as before, then summaries, injection, merge decisions, the schema's
 //     rules (over the whole graph) and vectors, and records the version's
 //     final status.
@@ -497,7 +497,7 @@ func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queu
 	if err != nil {
 		return queued, err
 	}
-	routes, err := a.planRoutes(ctx, v, docs)
+	tracks, err := a.planTracks(ctx, v, docs)
 	if err != nil {
 		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
 		return queued, err
@@ -514,9 +514,9 @@ func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queu
 	}
 	total, done := 0, 0
 	var text []extract.Job
-	for _, r := range routes {
+	for _, r := range tracks {
 		total += len(r.jobs)
-		if r.name == RouteText {
+		if r.name == TrackText {
 			text = r.jobs
 		}
 		for _, j := range r.jobs {

@@ -133,7 +133,7 @@ func (a *App) textChunks(ctx context.Context, v record.Version) (int, error) {
 	}
 	n := 0
 	for _, d := range docs {
-		if RouteOf(v.Config, d) != RouteText {
+		if TrackOf(v.Config, d) != TrackText {
 			continue
 		}
 		chunks, err := a.Versions.Chunks(ctx, v, d.ID)

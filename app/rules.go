@@ -14,7 +14,7 @@ import (
 // deriveRules runs the `rule: [[...]]` blocks of the schema a version pins
 // over its whole graph and adds the relations they derive (see
 // schema.DeriveRules for the forms run). The final job runs it once every
-// route (text, CSV tables, dialogues), the reference injection and the
+// track (text, CSV tables, dialogues), the reference injection and the
 // merge decisions have written the graph, so a rule joins edges of every
 // source, and a run of CSV tables alone derives relations too; the rule is
 // part of the schema, so it runs whatever the strategy. Each rule runs

@@ -117,7 +117,7 @@ func TestApp_RulesOverCSVTables(t *testing.T) {
 	}
 }
 
-// The rules run after every route: the text says who holds a share of
+// The rules run after every track: the text says who holds a share of
 // acme, the tables which certificate acme has and pay uses, and only the
 // two together derive that alice releases pay.
 func TestApp_RulesAfterTextAndTables(t *testing.T) {

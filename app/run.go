@@ -168,7 +168,7 @@ func (a *App) interrupted(ctx context.Context, id int, cause error) error {
 }
 
 // finish is a version's final job: it merges what the chunk jobs stored,
-// runs the other routes and the steps that need every chunk, and records
+// runs the other tracks and the steps that need every chunk, and records
 // the outcome. A canceled context leaves the version as it is, for the
 // job to run again; other errors mark it failed.
 func (a *App) finish(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
@@ -254,27 +254,27 @@ func (a *App) run(ctx context.Context, v record.Version, progress func(extract.P
 	if err != nil {
 		return err
 	}
-	// Each document takes its own route (see routes.go); text chunks were
+	// Each document takes its own track (see tracks.go); text chunks were
 	// merged by the chunk jobs as they settled (see jobs.go).
-	routes, err := a.planRoutes(ctx, v, docs)
+	tracks, err := a.planTracks(ctx, v, docs)
 	if err != nil {
 		return err
 	}
-	for i := range routes {
-		if routes[i].name == RouteText {
-			routes[i].merged = true
+	for i := range tracks {
+		if tracks[i].name == TrackText {
+			tracks[i].merged = true
 		}
 	}
-	return a.runRoutes(ctx, v, routes, progress)
+	return a.runTracks(ctx, v, tracks, progress)
 }
 
-// mergedText finishes the text route of a final job: the chunk jobs
+// mergedText finishes the text track of a final job: the chunk jobs
 // merged their chunks in order as they settled; what is still staged
 // (its job's process stopped before it merged the chunks after its own)
 // is merged now. A chunk that failed for good stops the merge there: its
 // error, and those of the other failed chunks, are recorded on the
-// version and the route fails, for resume or retry to ask them again.
-func (a *App) mergedText(ctx context.Context, v record.Version, r route, report func(extract.Progress)) error {
+// version and the track fails, for resume or retry to ask them again.
+func (a *App) mergedText(ctx context.Context, v record.Version, r track, report func(extract.Progress)) error {
 	begin := time.Now()
 	if _, err := a.store.DrainChunks(ctx, v.ID, sinkFragments(v.Config)); err != nil {
 		return err

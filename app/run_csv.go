@@ -22,10 +22,10 @@ import (
 // document's graph and row failures are written through the sink as one
 // chunk result: an interrupted run skips the tables already written.
 
-// planCSV plans the CSV route (see the comment at the top of this file):
+// planCSV plans the CSV track (see the comment at the top of this file):
 // the tables are mapped together first, then each document's result is
 // one job.
-func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
+func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
 	settings := chunkSettings(cfg)
 	jobs := make([]extract.Job, len(docs))
@@ -33,23 +33,23 @@ func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Docu
 		d := &docs[i]
 		ch := extract.Chunk{DocumentID: d.ID, Index: 0, Text: d.Content, Start: 0, End: len(d.Content), Tokens: extract.EstimateTokens(d.Content)}
 		if err := a.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
-			return route{}, err
+			return track{}, err
 		}
 		jobs[i] = extract.Job{Doc: d, Chunk: ch}
 	}
 	opts, err := a.csvOptions(ctx, cfg)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	results, err := csvmap.MapAll(docs, opts)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	mapped := csvTables{}
 	for i, d := range docs {
 		mapped[d.ID] = extract.ChunkResult{Graph: results[i].Graph, Failures: results[i].Failures}
 	}
-	return route{jobs: jobs, ex: mapped, concurrency: cfg.Concurrency}, nil
+	return track{jobs: jobs, ex: mapped, concurrency: cfg.Concurrency}, nil
 }
 
 // csvTables is the extract.Extractor of a CSV run: the result of each
@@ -88,7 +88,7 @@ func (a *App) checkTables(ctx context.Context, cfg extract.Config, ids []int) er
 	rows := 0
 	for _, id := range ids {
 		info, err := a.store.DocumentInfo(ctx, id)
-		if err != nil || RouteOf(cfg, extract.Document{ID: info.ID, Name: info.Name, Kind: info.Kind}) != RouteCSV {
+		if err != nil || TrackOf(cfg, extract.Document{ID: info.ID, Name: info.Name, Kind: info.Kind}) != TrackCSV {
 			continue
 		}
 		d, err := a.store.Document(ctx, id)

@@ -95,14 +95,14 @@ func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
 	return units, turn, nil
 }
 
-// planDialogue plans the dialogue route (see the comment at the top of
+// planDialogue plans the dialogue track (see the comment at the top of
 // this file): one job per turn, run one at a time, then each dialogue's
 // consolidated memory is written over the merged per-turn values.
-func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
+func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
 	units, total, err := PlanDialogues(docs)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	// Jobs and chunks: one per segment, so the version page lists the turns.
 	jobs := make([]extract.Job, 0, total)
@@ -120,17 +120,17 @@ func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract
 	}
 	for _, d := range docs {
 		if err := a.store.SaveChunks(ctx, d.ID, DialogueChunkSet, byDoc[d.ID]); err != nil {
-			return route{}, err
+			return track{}, err
 		}
 	}
 	ex, err := a.dialogueExtractor(ctx, cfg)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	// Each dialogue's memory resumes from its stored operation log.
 	prior, err := a.store.Operations(ctx, v.ID)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	turns := &dialogueTurns{units: units, at: at, builders: make([]*dialogue.Builder, len(units))}
 	for i, u := range units {
@@ -145,7 +145,7 @@ func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract
 		}
 		return nil
 	}
-	return route{jobs: jobs, ex: turns, concurrency: 1, after: after}, nil
+	return track{jobs: jobs, ex: turns, concurrency: 1, after: after}, nil
 }
 
 // turnAt places a chunk of a dialogue run: its unit and segment.

@@ -161,7 +161,7 @@ func (m *Memory) KeepsTimes(ctx context.Context, v record.Version) (bool, error)
 	if v.Config.Strategy == extract.StrategyDialogue && len(v.DocumentIDs) > 0 {
 		return true, nil
 	}
-	// A dialogue goes turn by turn whatever the strategy (see RouteOf).
+	// A dialogue goes turn by turn whatever the strategy (see TrackOf).
 	dialogue, err := a.store.HasDocumentKind(ctx, v.DocumentIDs, extract.DocDialogue)
 	if err != nil || dialogue || !v.Written {
 		return dialogue, err

@@ -7,30 +7,30 @@ import (
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
-// Every document of a run takes its own route: a dialogue goes turn by
+// Every document of a run takes its own track: a dialogue goes turn by
 // turn into a memory graph (run_dialogue.go), a CSV table is mapped row by
 // row through the schema (run_csv.go), and text and Markdown go chunk by
 // chunk through the run's strategy. The dialogue strategy reads dialogues
-// only. One version holds what every route wrote; the routes run one after
+// only. One version holds what every track wrote; the tracks run one after
 // the other through extract.RunJobs with one sink, so a resumed run skips
 // what any of them finished.
 
-// Route names.
+// Track names.
 const (
-	RouteText     = "text"
-	RouteCSV      = "csv"
-	RouteDialogue = "dialogue"
+	TrackText     = "text"
+	TrackCSV      = "csv"
+	TrackDialogue = "dialogue"
 )
 
-// RouteOf names the route a document takes in a run of cfg.
-func RouteOf(cfg extract.Config, d extract.Document) string {
+// TrackOf names the track a document takes in a run of cfg.
+func TrackOf(cfg extract.Config, d extract.Document) string {
 	switch {
 	case cfg.Strategy == extract.StrategyDialogue || d.Kind == extract.DocDialogue:
-		return RouteDialogue
+		return TrackDialogue
 	case d.Kind == extract.DocCSV:
-		return RouteCSV
+		return TrackCSV
 	}
-	return RouteText
+	return TrackText
 }
 
 // DialogueDocs keeps the documents of a run that go turn by turn, in
@@ -38,7 +38,7 @@ func RouteOf(cfg extract.Config, d extract.Document) string {
 func DialogueDocs(cfg extract.Config, docs []extract.Document) []extract.Document {
 	var out []extract.Document
 	for _, d := range docs {
-		if RouteOf(cfg, d) == RouteDialogue {
+		if TrackOf(cfg, d) == TrackDialogue {
 			out = append(out, d)
 		}
 	}
@@ -55,7 +55,7 @@ func IsDialogueRun(cfg extract.Config, docs []extract.Document) bool {
 // a run of cfg: dialogues have one chunk per turn whatever the splitter
 // settings; the others are split per the settings.
 func ChunkSetFor(cfg extract.Config, d extract.Document) string {
-	if RouteOf(cfg, d) == RouteDialogue {
+	if TrackOf(cfg, d) == TrackDialogue {
 		return DialogueChunkSet
 	}
 	return chunkSettings(cfg)
@@ -70,39 +70,39 @@ func (s *Versions) Chunks(ctx context.Context, v record.Version, docID int) ([]e
 	return s.st.Chunks(ctx, docID, ChunkSetFor(v.Config, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind}))
 }
 
-// route is one route's part of a run: its jobs, the extractor and
+// track is one track's part of a run: its jobs, the extractor and
 // concurrency they run with, and what follows once they are all written.
-type route struct {
+type track struct {
 	name        string
 	jobs        []extract.Job
 	ex          extract.Extractor
 	concurrency int
-	// sink is the route's own sink, when it is not the version's plain one.
+	// sink is the track's own sink, when it is not the version's plain one.
 	sink  extract.Sink
 	after func(ctx context.Context) error
-	// merged says the chunk jobs merged the route's chunks (text in a
+	// merged says the chunk jobs merged the track's chunks (text in a
 	// final job: see mergedText).
 	merged bool
 }
 
-// planRoutes saves the chunks of every document and plans each route that
+// planTracks saves the chunks of every document and plans each track that
 // has documents.
-func (a *App) planRoutes(ctx context.Context, v record.Version, docs []extract.Document) ([]route, error) {
+func (a *App) planTracks(ctx context.Context, v record.Version, docs []extract.Document) ([]track, error) {
 	var dialogues, tables, texts []extract.Document
 	for _, d := range docs {
-		switch RouteOf(v.Config, d) {
-		case RouteDialogue:
+		switch TrackOf(v.Config, d) {
+		case TrackDialogue:
 			dialogues = append(dialogues, d)
-		case RouteCSV:
+		case TrackCSV:
 			tables = append(tables, d)
 		default:
 			texts = append(texts, d)
 		}
 	}
-	var routes []route
+	var tracks []track
 	for _, plan := range []struct {
 		docs []extract.Document
-		fn   func(context.Context, record.Version, []extract.Document) (route, error)
+		fn   func(context.Context, record.Version, []extract.Document) (track, error)
 	}{{texts, a.planText}, {tables, a.planCSV}, {dialogues, a.planDialogue}} {
 		if len(plan.docs) == 0 {
 			continue
@@ -111,17 +111,17 @@ func (a *App) planRoutes(ctx context.Context, v record.Version, docs []extract.D
 		if err != nil {
 			return nil, err
 		}
-		routes = append(routes, r)
+		tracks = append(tracks, r)
 	}
-	return routes, nil
+	return tracks, nil
 }
 
 // planText splits text documents per the settings for the run's strategy.
-func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Document) (route, error) {
+func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
 	jobs, err := extract.Plan(docs, cfg)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	byDoc := map[int][]extract.Chunk{}
 	for _, j := range jobs {
@@ -129,28 +129,28 @@ func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Doc
 	}
 	for _, d := range docs {
 		if err := a.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
-			return route{}, err
+			return track{}, err
 		}
 	}
 	ex, err := a.Extractor(ctx, cfg)
 	if err != nil {
-		return route{}, err
+		return track{}, err
 	}
 	after := func(ctx context.Context) error { return a.summarize(ctx, v, ex) }
 	// A chunk the provider fails on is recorded and the others go on.
-	return route{name: RouteText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
+	return track{name: TrackText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
 }
 
-// runRoutes runs the routes one after the other and reports progress over
+// runTracks runs the tracks one after the other and reports progress over
 // all of them.
-func (a *App) runRoutes(ctx context.Context, v record.Version, routes []route, progress func(extract.Progress)) error {
+func (a *App) runTracks(ctx context.Context, v record.Version, tracks []track, progress func(extract.Progress)) error {
 	total := 0
-	for _, r := range routes {
+	for _, r := range tracks {
 		total += len(r.jobs)
 	}
 	sink := a.store.Sink(v.ID, sinkFragments(v.Config))
-	var before extract.Progress // what the routes before this one did
-	for _, r := range routes {
+	var before extract.Progress // what the tracks before this one did
+	for _, r := range tracks {
 		var last extract.Progress
 		report := func(p extract.Progress) {
 			last = p
