@@ -73,7 +73,8 @@ func (s *Store) riverDriver() riverdriver.Driver[*sql.Tx] {
 
 // migrateRiver applies River's migrations. On PostgreSQL an advisory lock
 // keeps processes that start together from migrating at once; on SQLite
-// a migration that lost the race to another process is tried again.
+// Open's file lock does (and a migration that lost a race to another
+// process anyway is tried again).
 func (s *Store) migrateRiver(ctx context.Context) error {
 	var err error
 	if s.pgPool != nil {

@@ -93,12 +93,26 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if dia == dialect.SQLite {
 		s.stmts = newStmtCache(db)
 	}
-	if err := s.Migrate(ctx); err != nil {
-		client.Close()
-		return nil, err
+	// Processes that open one SQLite file at once migrate it one after
+	// the other (PostgreSQL's migrations take an advisory lock instead).
+	unlock := func() {}
+	if path := sqlitePath(dsn); dia == dialect.SQLite && path != ":memory:" {
+		lctx, cancel := context.WithTimeout(ctx, time.Minute)
+		unlock, err = lockFile(lctx, path+".lock")
+		cancel()
+		if err != nil {
+			client.Close()
+			return nil, extract.Wrap(extract.KindUnavailable, err, "lock %s to migrate it", path)
+		}
 	}
-	if err := s.openRiver(ctx, dsn); err != nil {
-		s.closeRiver()
+	err = s.Migrate(ctx)
+	if err == nil {
+		if err = s.openRiver(ctx, dsn); err != nil {
+			s.closeRiver()
+		}
+	}
+	unlock()
+	if err != nil {
 		client.Close()
 		return nil, err
 	}
@@ -113,8 +127,10 @@ var migrateMu sync.Mutex
 // Migrate brings the schema up to date. Ent's automatic migration only adds
 // tables, columns and indexes; it never drops data. Two processes opening
 // a new SQLite file at once (an extract and a version show started
-// together) both plan the same tables; the one whose plan the other's
-// commit made stale tries again with the schema as it now stands.
+// together) take turns (Open locks the file's NAME.lock); where the
+// system has no such lock, both plan the same tables, and the one whose
+// plan the other's commit made stale tries again with the schema as it
+// now stands.
 func (s *Store) Migrate(ctx context.Context) error {
 	migrateMu.Lock()
 	defer migrateMu.Unlock()
@@ -146,7 +162,7 @@ func raceRetry(ctx context.Context, migrate func() error) error {
 // process's later step dropped before this one could.
 func lostRace(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "already exists") || strings.Contains(msg, "UNIQUE constraint failed: river_migration") ||
+	return strings.Contains(msg, "already exists") || strings.Contains(msg, "constraint failed: river_migration") ||
 		strings.Contains(msg, "no such index")
 }
 
@@ -231,6 +247,11 @@ func describe(opts Options, dsn string) string {
 	if opts.URL != "" {
 		return opts.URL
 	}
+	return sqlitePath(dsn)
+}
+
+// sqlitePath is the file of a SQLite DSN (see sqliteDSN).
+func sqlitePath(dsn string) string {
 	return strings.SplitN(strings.TrimPrefix(dsn, "file:"), "?", 2)[0]
 }
 
