@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -52,10 +53,13 @@ func clientHost() string {
 	return h
 }
 
-// newClientID names a River client after this process; the time tells
-// apart clients of one process.
+// clients counts the River clients this process named.
+var clients atomic.Int64
+
+// newClientID names a River client after this process; the time and a
+// count tell apart clients of one process (a clock may tick coarsely).
 func newClientID() string {
-	return fmt.Sprintf("%s%s_%d_%s", clientPrefix, thisHost, os.Getpid(), time.Now().UTC().Format("20060102T150405.000000000"))
+	return fmt.Sprintf("%s%s_%d_%s_%d", clientPrefix, thisHost, os.Getpid(), time.Now().UTC().Format("20060102T150405.000000000"), clients.Add(1))
 }
 
 // clientPID is the process of a client ID given on this machine, or 0

@@ -28,6 +28,9 @@ func goneID(t *testing.T) string {
 
 func TestClientPID(t *testing.T) {
 	id := newClientID()
+	if again := newClientID(); again == id {
+		t.Fatalf("two clients of this process are both named %q", id)
+	}
 	if got := clientPID(id); got != os.Getpid() {
 		t.Fatalf("clientPID(%q) = %d, want this process %d", id, got, os.Getpid())
 	}
