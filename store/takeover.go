@@ -23,7 +23,7 @@ import (
 // rescue delay. A restarted server waited most of a minute.
 //
 // Each River client of kgstudio is named after its process
-// (kgstudio_HOST_PID_TIME, HOST with the process's PID namespace where
+// (kgstudio_HOST_PID_TIME_N, HOST with the process's PID namespace where
 // there is one: two containers may share a host name but not their
 // process numbers). A worker starting on the same machine, in the same
 // namespace, sees that a named process is gone and takes over its jobs
