@@ -65,6 +65,7 @@ func (a *App) Resume(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var failed error
 	for _, v := range vs {
 		if v.Written {
 			continue
@@ -78,10 +79,20 @@ func (a *App) Resume(ctx context.Context) error {
 		}
 		a.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
 		if _, err := a.Enqueue(ctx, v); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// One run that cannot be resumed keeps neither the others
+			// nor the next start waiting: a run whose settings or
+			// documents are refused fails with the reason, once.
+			a.log.Error("resume extraction", "version_id", v.ID, "error", err)
+			if k := extract.KindOf(err); k == extract.KindInvalid {
+				_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
+			}
+			failed = errors.Join(failed, err)
 		}
 	}
-	return nil
+	return failed
 }
 
 // Run queues a version's jobs and works on them in this process until

@@ -245,6 +245,11 @@ func TestExtractions_API(t *testing.T) {
 		`{"name":"x",`:                                   "not valid JSON",
 		// A prompt template that would build a 6 GB prompt per chunk.
 		`{"name":"x","strategy":"tuple","document_ids":[1],"prompts":{"tuple_user":"{{range 6000}}{{printf \"%1000000d\" 1}}{{end}}"}}`: "prompt tuple_user is refused",
+		// An assignment in a nested scope that made the number a range
+		// went over: if, with and range forms.
+		`{"name":"x","strategy":"tuple","document_ids":[1],"prompts":{"tuple_user":"{{$x := .InputText}}{{if true}}{{$x = 9000000000000000000}}{{end}}{{range $x}}{{end}}"}}`:         "may not assign",
+		`{"name":"x","strategy":"tuple","document_ids":[1],"prompts":{"tuple_user":"{{$x := .InputText}}{{with .InputText}}{{$x = 9000000000000000000}}{{end}}{{range $x}}{{end}}"}}`: "may not assign",
+		`{"name":"x","strategy":"tuple","document_ids":[1],"prompts":{"tuple_user":"{{$x := .InputText}}{{range .Known}}{{$x = 9000000000000000000}}{{end}}{{range $x}}{{end}}"}}`:    "may not assign",
 	} {
 		code, out := post(body)
 		if msg, _ := out["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, want) {

@@ -56,27 +56,30 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := runner.EnsureDefaults(ctx); err != nil {
 		return err
 	}
-	if err := runner.Resume(ctx); err != nil {
-		log.Error("resume unfinished extractions", "error", err)
-	}
-	// Extraction jobs run here too, unless another process runs them.
+	// Extraction jobs run here too, unless another process runs them:
+	// the workers start at once and take jobs in the background.
 	var worker *app.Worker
 	if !*noWorker {
 		if worker, err = runner.StartWorker(ctx, *wo); err != nil {
 			return err
 		}
 	}
-	if !*noSample {
-		if _, err := runner.SeedSample(ctx); err != nil {
-			log.Error("add sample", "error", err)
-		}
-	}
-
+	// The listener answers before any user work runs: resuming stored
+	// runs and adding the sample come after it, so a run that cannot be
+	// resumed never keeps /healthz from answering.
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "kgstudio serving on http://%s (database: %s)\n", ln.Addr(), runner.Database())
 	if cfg.Token != "" {
 		fmt.Fprintln(stdout, "a token is required: API clients send Authorization: Bearer $KGSTUDIO_TOKEN; browsers sign in at /login")
+	}
+	if err := runner.Resume(ctx); err != nil {
+		log.Error("resume unfinished extractions", "error", err)
+	}
+	if !*noSample {
+		if _, err := runner.SeedSample(ctx); err != nil {
+			log.Error("add sample", "error", err)
+		}
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "database", runner.Database(), "data", cfg.DataDir)
 
