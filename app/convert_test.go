@@ -16,7 +16,7 @@ func TestReadDocuments_WordAndHTML(t *testing.T) {
 	w, _ := zw.Create("word/document.xml")
 	w.Write([]byte(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Ada Lovelace wrote programs.</w:t></w:r></w:p></w:body></w:document>`))
 	zw.Close()
-	fd, err := ReadDocuments("ada.docx", d.Bytes(), 0)
+	fd, err := ReadDocuments(t.Context(), "ada.docx", d.Bytes(), 0)
 	if err != nil || len(fd.Docs) != 1 || fd.Docs[0].Content != "Ada Lovelace wrote programs." || fd.Docs[0].Name != "ada.docx" {
 		t.Fatalf("docx: %+v (%v)", fd, err)
 	}
@@ -27,7 +27,7 @@ func TestReadDocuments_WordAndHTML(t *testing.T) {
 	w, _ = zw.Create("page.html")
 	w.Write([]byte("<p>Charles Babbage built engines.</p>"))
 	zw.Close()
-	fd, err = ReadDocuments("both.zip", z.Bytes(), 0)
+	fd, err = ReadDocuments(t.Context(), "both.zip", z.Bytes(), 0)
 	if err != nil || len(fd.Docs) != 2 {
 		t.Fatalf("zip: %+v (%v)", fd, err)
 	}

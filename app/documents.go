@@ -3,6 +3,7 @@ package app
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,10 +31,10 @@ import (
 // GraphML, a zip of neo4j CSV files) is not a document: it is refused
 // with the form and the command that import it, instead of running to an
 // empty graph.
-func ReadDocument(name string, data []byte, maxBytes int) (extract.Document, error) {
+func ReadDocument(ctx context.Context, name string, data []byte, maxBytes int) (extract.Document, error) {
 	if extract.Converts(name) {
 		// An HTML page or a Word document: its text.
-		text, err := extract.ToText(name, data, maxBytes)
+		text, err := extract.ToText(ctx, name, data, maxBytes)
 		if err != nil {
 			return extract.Document{}, err
 		}
@@ -154,7 +155,7 @@ const zipUnpackFactor = 10
 //
 // Each file counts against maxBytes on its own. An error refuses the file
 // as a whole; it is an *extract.Error of kind invalid naming the file.
-func ReadDocuments(name string, data []byte, maxBytes int) (FileDocuments, error) {
+func ReadDocuments(ctx context.Context, name string, data []byte, maxBytes int) (FileDocuments, error) {
 	if maxBytes <= 0 {
 		maxBytes = extract.DefaultMaxBytes
 	}
@@ -162,17 +163,17 @@ func ReadDocuments(name string, data []byte, maxBytes int) (FileDocuments, error
 		return FileDocuments{Name: name}, extract.Errorf(extract.KindInvalid, "%s is %d bytes, over the size limit of %d bytes", name, len(data), maxBytes)
 	}
 	if export.IsZip(data) && !extract.Converts(name) {
-		return readZip(name, data, maxBytes)
+		return readZip(ctx, name, data, maxBytes)
 	}
-	return readFile(name, name, data, maxBytes)
+	return readFile(ctx, name, name, data, maxBytes)
 }
 
 // readFile reads a file that is not a zip; label names it in messages
 // (a zip's name and the path inside it).
-func readFile(label, name string, data []byte, maxBytes int) (FileDocuments, error) {
+func readFile(ctx context.Context, label, name string, data []byte, maxBytes int) (FileDocuments, error) {
 	fd := FileDocuments{Name: label}
 	if !strings.EqualFold(filepath.Ext(name), ".json") {
-		d, err := ReadDocument(name, data, maxBytes)
+		d, err := ReadDocument(ctx, name, data, maxBytes)
 		if err != nil {
 			return fd, err
 		}
@@ -249,7 +250,7 @@ func passageDocuments(file string, passages []extract.Passage, maxBytes int) ([]
 }
 
 // readZip reads the files of a zip (see ReadDocuments).
-func readZip(name string, data []byte, maxBytes int) (FileDocuments, error) {
+func readZip(ctx context.Context, name string, data []byte, maxBytes int) (FileDocuments, error) {
 	fd := FileDocuments{Name: name, Many: true}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
@@ -301,7 +302,7 @@ func readZip(name string, data []byte, maxBytes int) (FileDocuments, error) {
 		if total += len(b); total > zipUnpackFactor*maxBytes {
 			return fd, extract.Errorf(extract.KindInvalid, "%s unpacks to more than %d bytes (%d times the upload limit); nothing of the zip was added", name, zipUnpackFactor*maxBytes, zipUnpackFactor)
 		}
-		sub, err := readFile(entry, f.Name, b, maxBytes)
+		sub, err := readFile(ctx, entry, f.Name, b, maxBytes)
 		if err != nil {
 			fd.Refused = append(fd.Refused, Problem{Name: entry, Error: extract.MessageOf(err)})
 			continue
@@ -349,7 +350,7 @@ func localZipPath(p string) bool {
 // hidden files and folders, links to folders and files of other kinds are
 // skipped, each folder once. Documents are named by their path below dir
 // (with /). An error of each, or of reading the folder, stops the walk.
-func ReadFolder(dir string, maxBytes int, each func(FileDocuments) error) error {
+func ReadFolder(ctx context.Context, dir string, maxBytes int, each func(FileDocuments) error) error {
 	root := dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		root = real // a link to a folder given by name is followed
@@ -395,9 +396,9 @@ func ReadFolder(dir string, maxBytes int, each func(FileDocuments) error) error 
 		}
 		var fd FileDocuments
 		if export.IsZip(data) {
-			fd, err = readZip(p, data, maxBytes)
+			fd, err = readZip(ctx, p, data, maxBytes)
 		} else {
-			fd, err = readFile(p, filepath.ToSlash(rel), data, maxBytes)
+			fd, err = readFile(ctx, p, filepath.ToSlash(rel), data, maxBytes)
 		}
 		fd.Name = p
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 func TestReadDocument_JSON(t *testing.T) {
 	t.Parallel()
 	good := `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann","text":"I moved to Oslo."},{"speaker":"Bot","text":"Nice."}]}]}`
-	d, err := ReadDocument("chat.json", []byte(good), 0)
+	d, err := ReadDocument(t.Context(), "chat.json", []byte(good), 0)
 	if err != nil || d.Kind != extract.DocDialogue {
 		t.Fatalf("a dialogue: %v %q", err, d.Kind)
 	}
@@ -32,7 +32,7 @@ func TestReadDocument_JSON(t *testing.T) {
 		{"shape.json", `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann"}]}]}`, "sessions[0].turns[0]"},
 		{"other.json", `{"nodes":[1,2,3],"id":7}`, "must hold a dialogue"},
 	} {
-		_, err := ReadDocument(tc.name, []byte(tc.data), 0)
+		_, err := ReadDocument(t.Context(), tc.name, []byte(tc.data), 0)
 		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), tc.want) || !strings.Contains(extract.MessageOf(err), tc.name) {
 			t.Errorf("%s: %v, want an invalid error naming the file and %q", tc.name, err, tc.want)
 		}
@@ -45,14 +45,14 @@ func TestReadDocument_JSON(t *testing.T) {
 		"networkx.json": `{"directed":true,"nodes":[{"id":"ann"}],"links":[]}`,
 		"neo4j.zip":     "PK\x03\x04\x14\x00\x00\x00nodes.csv",
 	} {
-		_, err := ReadDocument(name, []byte(data), 0)
+		_, err := ReadDocument(t.Context(), name, []byte(data), 0)
 		msg := extract.MessageOf(err)
 		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(msg, "kgstudio import") || !strings.Contains(msg, "the Extractions page") || !strings.Contains(msg, name) {
 			t.Errorf("%s: %v, want a refusal naming the file, kgstudio import and the Extractions page's form", name, err)
 		}
 	}
 	// Text that merely holds braces is still text.
-	if d, err := ReadDocument("notes.txt", []byte("{draft} of a letter"), 0); err != nil || d.Kind != extract.DocText {
+	if d, err := ReadDocument(t.Context(), "notes.txt", []byte("{draft} of a letter"), 0); err != nil || d.Kind != extract.DocText {
 		t.Fatalf("braces in text: %v %q", err, d.Kind)
 	}
 }
@@ -63,7 +63,7 @@ func TestReadDocument_JSON(t *testing.T) {
 func TestReadDocuments_JSON(t *testing.T) {
 	t.Parallel()
 	dlg := `{"title":"t","sessions":[{"id":"s1","turns":[{"speaker":"Ann","text":"I moved to Oslo."},{"speaker":"Bot","text":"Nice."}]}]}`
-	fd, err := ReadDocuments("chat.json", []byte(dlg), 0)
+	fd, err := ReadDocuments(t.Context(), "chat.json", []byte(dlg), 0)
 	if err != nil || fd.Many || len(fd.Docs) != 1 || fd.Docs[0].Kind != extract.DocDialogue {
 		t.Fatalf("a dialogue: %v %+v", err, fd)
 	}
@@ -82,7 +82,7 @@ func TestReadDocuments_JSON(t *testing.T) {
 		{"titles.json", `[{"title":"  Only\n a title "},{"title":"Rome","text":"Rome is old."},{"title":"` + long + `","text":"Long."}]`,
 			[]string{"Only a title|  Only\n a title ", "Rome|Rome\n\nRome is old.", strings.Repeat("é", extract.MaxNameLen-1) + "…|" + long + "\n\nLong."}},
 	} {
-		fd, err := ReadDocuments(tc.name, []byte(tc.data), 0)
+		fd, err := ReadDocuments(t.Context(), tc.name, []byte(tc.data), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -98,7 +98,7 @@ func TestReadDocuments_JSON(t *testing.T) {
 		}
 	}
 	// A passage that is no text is refused by itself, naming it.
-	fd, err = ReadDocuments("nul.json", []byte(`[{"title":"a","text":"ok"},{"title":"b","text":"bad\u0000"}]`), 0)
+	fd, err = ReadDocuments(t.Context(), "nul.json", []byte(`[{"title":"a","text":"ok"},{"title":"b","text":"bad\u0000"}]`), 0)
 	if err != nil || len(fd.Docs) != 1 || len(fd.Refused) != 1 || !strings.Contains(fd.Refused[0].Name, "nul.json passage 2 (b)") || !strings.Contains(fd.Refused[0].Error, "binary") {
 		t.Fatalf("a passage with a NUL: %v %+v", err, fd)
 	}
@@ -111,12 +111,12 @@ func TestReadDocuments_JSON(t *testing.T) {
 		{"turns.json", `[{"speaker":"A","text":1}]`, "must hold a dialogue"},
 		{"empty.json", `[]`, "must hold a dialogue"},
 	} {
-		_, err := ReadDocuments(tc.name, []byte(tc.data), 0)
+		_, err := ReadDocuments(t.Context(), tc.name, []byte(tc.data), 0)
 		if msg := extract.MessageOf(err); extract.KindOf(err) != extract.KindInvalid || !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.name) {
 			t.Errorf("%s: %v, want an invalid error naming the file and %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ReadDocuments("big.json", []byte(`[{"title":"a","text":"`+strings.Repeat("x", 100)+`"}]`), 50); !strings.Contains(extract.MessageOf(err), "over the size limit") {
+	if _, err := ReadDocuments(t.Context(), "big.json", []byte(`[{"title":"a","text":"`+strings.Repeat("x", 100)+`"}]`), 50); !strings.Contains(extract.MessageOf(err), "over the size limit") {
 		t.Fatalf("over the limit: %v", err)
 	}
 }
@@ -160,7 +160,7 @@ func TestReadDocuments_Zip(t *testing.T) {
 		"docs/empty.txt", "  ",
 		"docs/chat.json", `{"sessions":[{"turns":[{"speaker":"A","text":"hi"},{"speaker":"B","text":"hello"}]}]}`,
 	)
-	fd, err := ReadDocuments("upload.zip", data, 0)
+	fd, err := ReadDocuments(t.Context(), "upload.zip", data, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,13 +220,13 @@ func TestReadDocuments_Zip(t *testing.T) {
 		if tc.max == 0 {
 			tc.max = 1 << 20
 		}
-		_, err := ReadDocuments(tc.name, tc.data, tc.max)
+		_, err := ReadDocuments(t.Context(), tc.name, tc.data, tc.max)
 		if msg := extract.MessageOf(err); extract.KindOf(err) != extract.KindInvalid || !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.name) {
 			t.Errorf("%s: %v, want an invalid error naming the zip and %q", tc.name, err, tc.want)
 		}
 	}
 	// A file over the limit is refused by itself.
-	fd, err = ReadDocuments("two.zip", zipOf(t, "small.txt", "Ada.", "large.txt", strings.Repeat("x", 1500)), 1000)
+	fd, err = ReadDocuments(t.Context(), "two.zip", zipOf(t, "small.txt", "Ada.", "large.txt", strings.Repeat("x", 1500)), 1000)
 	if err != nil || len(fd.Docs) != 1 || len(fd.Refused) != 1 || fd.Refused[0].Name != "two.zip/large.txt" {
 		t.Fatalf("a file over the limit: %v %+v", err, fd)
 	}
@@ -260,7 +260,7 @@ func TestReadFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs, skipped, refused []string
-	err := ReadFolder(dir, 1000, func(fd FileDocuments) error {
+	err := ReadFolder(t.Context(), dir, 1000, func(fd FileDocuments) error {
 		for _, d := range fd.Docs {
 			docs = append(docs, d.Name)
 		}
@@ -305,7 +305,7 @@ func TestAddDocuments_Corpus(t *testing.T) {
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			fd, err := ReadDocuments("corpus.json", corpus.Bytes(), 20<<20)
+			fd, err := ReadDocuments(t.Context(), "corpus.json", corpus.Bytes(), 20<<20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,7 +349,7 @@ func TestAddDocuments_MuSiQue(t *testing.T) {
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			fd, err := ReadDocuments("musique_train_corpus.json", data, 20<<20)
+			fd, err := ReadDocuments(t.Context(), "musique_train_corpus.json", data, 20<<20)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	if err := a.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ReadDocument("marley.txt", []byte("Marley was dead: to begin with. Scrooge signed the register of his burial. "+
+	d, err := ReadDocument(t.Context(), "marley.txt", []byte("Marley was dead: to begin with. Scrooge signed the register of his burial. "+
 		"Scrooge and Marley were partners for many years. Scrooge was his sole executor and his sole friend."), 1<<20)
 	if err != nil {
 		t.Fatal(err)

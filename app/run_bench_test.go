@@ -163,7 +163,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	if err := a.Prepare(ctx, &cfg, ""); err != nil {
 		b.Fatal(err)
 	}
-	d, err := ReadDocument("corpus.txt", text, 2*len(text))
+	d, err := ReadDocument(b.Context(), "corpus.txt", text, 2*len(text))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -26,7 +27,8 @@ func Converts(name string) bool { return convertedExts[strings.ToLower(filepath.
 // layer, a line per baseline (see pdfText). Any other
 // file is returned as it is. The text may be at most maxBytes; a .docx
 // whose document part unpacks to more is refused without reading it all.
-func ToText(name string, data []byte, maxBytes int) ([]byte, error) {
+// A PDF is read in a child process on a budget that ends with ctx.
+func ToText(ctx context.Context, name string, data []byte, maxBytes int) ([]byte, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
@@ -36,7 +38,7 @@ func ToText(name string, data []byte, maxBytes int) ([]byte, error) {
 	case ".docx":
 		return docxText(name, data, maxBytes)
 	case ".pdf":
-		return pdfText(name, data, maxBytes)
+		return pdfText(ctx, name, data, maxBytes)
 	}
 	return data, nil
 }

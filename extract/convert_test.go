@@ -14,7 +14,7 @@ func TestToText_HTML(t *testing.T) {
 <script>var x = "not text";</script></head><body><h1>Stave One</h1><p>Marley was <b>dead</b>,
 to begin with.</p><ul><li>Scrooge</li><li>Cratchit</li></ul><noscript>enable scripts</noscript>
 <table><tr><td>Cell A</td><td>Cell B</td></tr></table></body></html>`
-	got, err := ToText("carol.html", []byte(page), 0)
+	got, err := ToText(t.Context(), "carol.html", []byte(page), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func docx(t *testing.T, paras ...string) []byte {
 // runs joined, tabs kept; a zip without a document part, and one whose
 // text is over the limit, are refused with the reason.
 func TestToText_DOCX(t *testing.T) {
-	got, err := ToText("notes.docx", docx(t, "Ada Lovelace wrote the first program.", "Charles Babbage &amp; the Engine."), 0)
+	got, err := ToText(t.Context(), "notes.docx", docx(t, "Ada Lovelace wrote the first program.", "Charles Babbage &amp; the Engine."), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +65,13 @@ func TestToText_DOCX(t *testing.T) {
 	w, _ := zw.Create("other.xml")
 	w.Write([]byte("<x/>"))
 	zw.Close()
-	if _, err := ToText("bad.docx", buf.Bytes(), 0); KindOf(err) != KindInvalid || !strings.Contains(err.Error(), "word/document.xml") {
+	if _, err := ToText(t.Context(), "bad.docx", buf.Bytes(), 0); KindOf(err) != KindInvalid || !strings.Contains(err.Error(), "word/document.xml") {
 		t.Fatalf("a zip without a document part: %v", err)
 	}
-	if _, err := ToText("bad.docx", []byte("not a zip"), 0); KindOf(err) != KindInvalid {
+	if _, err := ToText(t.Context(), "bad.docx", []byte("not a zip"), 0); KindOf(err) != KindInvalid {
 		t.Fatalf("not a zip: %v", err)
 	}
-	if _, err := ToText("big.docx", docx(t, strings.Repeat("word ", 400)), 1000); KindOf(err) != KindInvalid {
+	if _, err := ToText(t.Context(), "big.docx", docx(t, strings.Repeat("word ", 400)), 1000); KindOf(err) != KindInvalid {
 		t.Fatalf("over the limit: %v", err)
 	}
 }

@@ -2,7 +2,10 @@ package extract
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -14,7 +17,20 @@ import (
 // the gap to the previous glyph is wider than a sixth of it. A PDF with no
 // text layer (a scan), an encrypted one, or one that cannot be parsed is
 // refused with the reason; the text may be at most maxBytes.
-func pdfText(name string, data []byte, maxBytes int) (out []byte, err error) {
+//
+// A PDF is untrusted input that the parser cannot be interrupted in (a
+// page tree or a cross-reference chain that lists itself loops, a
+// compressed stream may unpack to gigabytes), so it is parsed in a child
+// process on a budget (see pdfchild.go): killed when ctx ends, when it
+// spends more CPU time than the file's size allows, or when it needs
+// more memory than PDFMemoryLimit.
+func pdfText(ctx context.Context, name string, data []byte, maxBytes int) ([]byte, error) {
+	return runPDFChild(ctx, name, data, maxBytes)
+}
+
+// pdfTextLocal is pdfText in this process, with no budget: the child's
+// work.
+func pdfTextLocal(name string, data []byte, maxBytes int) (out []byte, err error) {
 	// The parser panics on some malformed files: that is a refusal too.
 	defer func() {
 		if r := recover(); r != nil {
@@ -29,25 +45,86 @@ func pdfText(name string, data []byte, maxBytes int) (out []byte, err error) {
 		return nil, Errorf(KindInvalid, "%s cannot be read as a PDF: %v", name, err)
 	}
 	var b strings.Builder
-	pages := r.NumPage()
-	for i := 1; i <= pages; i++ {
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
+	pages, err := pdfPages(r, len(data))
+	if err != nil {
+		return nil, Errorf(KindInvalid, "%s cannot be read as a PDF: %v", name, err)
+	}
+	for i, p := range pages {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}
 		pageText(&b, p.Content().Text)
 		if b.Len() > maxBytes {
-			return nil, Errorf(KindInvalid, "%s holds more than %d bytes of text (page %d of %d)", name, maxBytes, i, pages)
+			return nil, Errorf(KindInvalid, "%s holds more than %d bytes of text (page %d of %d)", name, maxBytes, i+1, len(pages))
 		}
 	}
 	text := strings.TrimSpace(b.String())
 	if text == "" {
-		return nil, Errorf(KindInvalid, "%s has no text layer (%d pages; a scan needs text recognition first)", name, pages)
+		return nil, Errorf(KindInvalid, "%s has no text layer (%d pages; a scan needs text recognition first)", name, len(pages))
 	}
 	return []byte(text + "\n"), nil
+}
+
+// pdfPages lists a PDF's pages in order by one walk of its page tree, so
+// a file of n pages costs n steps (the library's Page(i) walks from the
+// root for each page, n² in all). A tree that lists a node twice (itself
+// among its kids, or a kid of two parents) or nests deeper than
+// maxPageTreeDepth is refused; so is one with more nodes than the file
+// has room for.
+func pdfPages(r *pdf.Reader, size int) ([]pdf.Page, error) {
+	var pages []pdf.Page
+	seen := map[uint64]bool{}
+	visits := 0
+	var walk func(v pdf.Value, depth int) error
+	walk = func(v pdf.Value, depth int) error {
+		if depth > maxPageTreeDepth {
+			return fmt.Errorf("its page tree nests deeper than %d", maxPageTreeDepth)
+		}
+		if visits++; visits > size/8+16 {
+			return fmt.Errorf("its page tree has more nodes than the file has room for")
+		}
+		if id, ok := pdfObjectID(v); ok {
+			if seen[id] {
+				return fmt.Errorf("its page tree lists an object twice (object %d)", id>>16)
+			}
+			seen[id] = true
+		}
+		switch v.Key("Type").Name() {
+		case "Pages":
+			kids := v.Key("Kids")
+			for i := 0; i < kids.Len(); i++ {
+				if err := walk(kids.Index(i), depth+1); err != nil {
+					return err
+				}
+			}
+		case "Page":
+			pages = append(pages, pdf.Page{V: v})
+		}
+		return nil
+	}
+	if err := walk(r.Trailer().Key("Root").Key("Pages"), 0); err != nil {
+		return nil, err
+	}
+	return pages, nil
+}
+
+// maxPageTreeDepth bounds how deep a page tree nests; writers keep
+// theirs a few levels deep.
+const maxPageTreeDepth = 64
+
+// pdfObjectID is the number and generation of the indirect object a
+// value was read from, when it was read from one. The library keeps it
+// unexported; reflection reads it without changing anything.
+func pdfObjectID(v pdf.Value) (uint64, bool) {
+	p := reflect.ValueOf(v).FieldByName("ptr")
+	if !p.IsValid() || p.Kind() != reflect.Struct || p.NumField() < 2 {
+		return 0, false
+	}
+	id, gen := p.Field(0), p.Field(1)
+	if !id.CanUint() || !gen.CanUint() || (id.Uint() == 0 && gen.Uint() == 0) {
+		return 0, false
+	}
+	return id.Uint()<<16 | gen.Uint(), true
 }
 
 // pageText writes a page's glyphs as lines of text. Where the parser

@@ -2,6 +2,9 @@ package extract
 
 import (
 	"bytes"
+	"compress/zlib"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -65,7 +68,7 @@ func TestToText_BrowserPrintedPDF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ToText("report.pdf", data, DefaultMaxBytes)
+	got, err := ToText(t.Context(), "report.pdf", data, DefaultMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,7 @@ func TestToText_BrowserPrintedPDF(t *testing.T) {
 // and one whose text is over the limit are refused with the reason.
 func TestToText_PDF(t *testing.T) {
 	data := testPDF([]string{"Marley was dead", "to begin with."}, []string{"Scrooge signed it."})
-	got, err := ToText("carol.pdf", data, DefaultMaxBytes)
+	got, err := ToText(t.Context(), "carol.pdf", data, DefaultMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func TestToText_PDF(t *testing.T) {
 		"not a PDF": {[]byte("hello"), DefaultMaxBytes, "cannot be read"},
 		"too long":  {data, 10, "more than 10 bytes"},
 	} {
-		_, err := ToText("x.pdf", c.data, c.max)
+		_, err := ToText(t.Context(), "x.pdf", c.data, c.max)
 		if KindOf(err) != KindInvalid || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an invalid error saying %q", name, err, c.want)
 		}
@@ -118,7 +121,7 @@ func FuzzPDFText(f *testing.F) {
 	f.Add(testPDF([]string{"one"}, []string{"two words"}))
 	f.Add([]byte("%PDF-1.4\n%%EOF\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := pdfText("f.pdf", data, 1<<16)
+		out, err := pdfText(t.Context(), "f.pdf", data, 1<<16)
 		if err != nil && KindOf(err) != KindInvalid {
 			t.Fatalf("error of kind %v: %v", KindOf(err), err)
 		}
@@ -126,4 +129,140 @@ func FuzzPDFText(f *testing.F) {
 			t.Fatalf("%d bytes of text past the limit", len(out))
 		}
 	})
+}
+
+// rawPDF writes objects (their bodies, numbered from 1) with a computed
+// cross-reference table and the trailer's extra entries; prevSelf points
+// the trailer's /Prev at its own table, a chain that never ends.
+func rawPDF(objs []string, prevSelf bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	prev := ""
+	if prevSelf {
+		prev = fmt.Sprintf(" /Prev %d", xref)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, prev, xref)
+	return b.Bytes()
+}
+
+// onePage is a one-page PDF whose page draws content.
+func onePage(content string, prevSelf bool) []byte {
+	return rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}, prevSelf)
+}
+
+// Hostile PDFs are refused with the reason, in bounded time and memory:
+// a page tree that lists itself, a cross-reference chain that points at
+// itself (the parser loops inside its reader: the child is killed on its
+// CPU budget), a string that unpacks past the memory budget, arrays
+// nested millions deep. None hangs the caller or takes its memory.
+func TestToText_HostilePDFs(t *testing.T) {
+	selfTree := rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [2 0 R 2 0 R] /Count 2 >>",
+	}, false)
+	var big bytes.Buffer
+	big.WriteString("BT /F1 12 Tf (")
+	big.Write(bytes.Repeat([]byte("A"), 600<<20))
+	big.WriteString(") Tj ET")
+	bomb := compressedPage(t, big.Bytes())
+	nested := onePage("BT "+strings.Repeat("[", 3_000_000)+" ET", false)
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"page tree lists itself": {selfTree, "lists an object twice"},
+		"xref chain loops":       {onePage("BT /F1 12 Tf (x) Tj ET", true), "to read as a PDF"},
+		"decompression bomb":     {bomb, "refused"},
+		"nested arrays":          {nested, "x.pdf"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ToText(t.Context(), "x.pdf", c.data, DefaultMaxBytes)
+			t.Log(err)
+			if KindOf(err) != KindInvalid || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%d bytes: %v, want an invalid error saying %q", len(c.data), err, c.want)
+			}
+		})
+	}
+}
+
+// compressedPage is a one-page PDF whose content stream is content
+// compressed with Flate.
+func compressedPage(t testing.TB, content []byte) []byte {
+	var z bytes.Buffer
+	w, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(content); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return rawPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}, false)
+}
+
+// A PDF of many pages is read in one walk of its page tree: every page's
+// text, in order.
+func TestToText_ManyPages(t *testing.T) {
+	pages := make([][]string, 2000)
+	for i := range pages {
+		pages[i] = []string{fmt.Sprintf("Page%d", i)}
+	}
+	got, err := ToText(t.Context(), "many.pdf", testPDF(pages...), DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(got))
+	if len(lines) != len(pages) || lines[0] != "Page0" || lines[len(lines)-1] != "Page1999" {
+		t.Fatalf("%d pages read, first %q", len(lines), lines[0])
+	}
+}
+
+// A request that ends stops its PDF's reader at once.
+func TestToText_PDFCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := ToText(ctx, "x.pdf", onePage("BT /F1 12 Tf (x) Tj ET", true), DefaultMaxBytes); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled: %v", err)
+	}
+}
+
+// BenchmarkPDFPages reads a PDF of 10,000 one-line pages: the time per
+// page stays flat as pages grow (one walk of the page tree).
+func BenchmarkPDFPages(b *testing.B) {
+	pages := make([][]string, 10_000)
+	for i := range pages {
+		pages[i] = []string{fmt.Sprintf("Page %d", i)}
+	}
+	data := testPDF(pages...)
+	b.ReportMetric(float64(len(data)), "bytes")
+	for b.Loop() {
+		if _, err := ToText(b.Context(), "many.pdf", data, DefaultMaxBytes); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

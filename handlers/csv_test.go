@@ -197,7 +197,7 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 	// own route.
 	chat := `{"title":"chat","sessions":[{"id":"s1","turns":[{"speaker":"Ann","text":"My name is Ann and I live in Oslo."},{"speaker":"Bot","text":"Nice to meet you, Ann."}]}]}`
 	for _, d := range []struct{ name, text string }{{"People.csv", "id,name\n1,Ann Smith\n"}, {"notes.txt", "Ada Lovelace worked with Charles Babbage in London."}, {"chat.json", chat}} {
-		doc, err := app.ReadDocument(d.name, []byte(d.text), 0)
+		doc, err := app.ReadDocument(t.Context(), d.name, []byte(d.text), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

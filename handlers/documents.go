@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -60,7 +61,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 					continue
 				}
 			}
-			fd, err := h.readUpload(fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
+			fd, err := h.readUpload(c.Request().Context(), fh.Filename, func() (io.ReadCloser, error) { return fh.Open() }, fh.Size)
 			if err != nil {
 				refused = append(refused, app.Problem{Name: fh.Filename, Error: namedProblem(fh.Filename, err)})
 				continue
@@ -81,7 +82,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if name == "" {
 			name = pastedName(text)
 		}
-		fd, err := app.ReadDocuments(name, []byte(text), h.maxUpload())
+		fd, err := app.ReadDocuments(c.Request().Context(), name, []byte(text), h.maxUpload())
 		if err != nil {
 			refused = append(refused, app.Problem{Name: name, Error: namedProblem(name, err)})
 		} else {
@@ -188,7 +189,7 @@ const maxFlash = 2000
 const listedAtMost = 10
 
 // readUpload reads one uploaded file into its documents.
-func (h *Handler) readUpload(name string, open func() (io.ReadCloser, error), size int64) (app.FileDocuments, error) {
+func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (app.FileDocuments, error) {
 	if size > int64(h.maxUpload()) {
 		return app.FileDocuments{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
 	}
@@ -201,7 +202,7 @@ func (h *Handler) readUpload(name string, open func() (io.ReadCloser, error), si
 	if err != nil {
 		return app.FileDocuments{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
-	return app.ReadDocuments(name, data, h.maxUpload())
+	return app.ReadDocuments(ctx, name, data, h.maxUpload())
 }
 
 // namedProblem says what was wrong with a file, naming it once.

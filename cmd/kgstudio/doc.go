@@ -157,7 +157,7 @@ func addFiles(ctx context.Context, documents *app.Documents, files []string, max
 			n, created := 0, 0
 			var pending []extract.Document
 			size := 0
-			err := app.ReadFolder(f, max, func(fd app.FileDocuments) error {
+			err := app.ReadFolder(ctx, f, max, func(fd app.FileDocuments) error {
 				skipped = append(skipped, fd.Skipped...)
 				problems(fd.Refused)
 				pending = append(pending, fd.Docs...)
@@ -194,7 +194,7 @@ func addFiles(ctx context.Context, documents *app.Documents, files []string, max
 			refuse(f, "cannot read it")
 			continue
 		}
-		fd, err := app.ReadDocuments(filepath.Base(f), data, max)
+		fd, err := app.ReadDocuments(ctx, filepath.Base(f), data, max)
 		if err != nil {
 			refuse(f, extract.MessageOf(err))
 			continue

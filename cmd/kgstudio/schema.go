@@ -211,7 +211,7 @@ func cmdSchemaSuggest(ctx context.Context, args []string, stdout, stderr io.Writ
 		if err != nil {
 			return extract.Errorf(extract.KindInvalid, "schema suggest: %v", err)
 		}
-		fd, err := app.ReadDocuments(filepath.Base(f), data, cfg.MaxUpload)
+		fd, err := app.ReadDocuments(ctx, filepath.Base(f), data, cfg.MaxUpload)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
