@@ -14,6 +14,14 @@ import (
 // (BenchmarkExact; the README has the figures).
 const ExactLimit = 8_000_000
 
+// ScanLimit is the largest index, in vector components, that is scanned
+// whole for each search past ExactLimit (keeping the best candidates
+// only): 32M components (62k vectors of 512 dimensions) take about 20 ms
+// a scan and no build, where an HNSW graph over them takes tens of CPU
+// seconds to build in every process that opens the version. Past it the
+// graph is built (see NewIndexLimit).
+const ScanLimit = 32_000_000
+
 // HNSW parameters: neighbours per node, the candidate list while building
 // and while searching (at least k).
 const (
@@ -30,41 +38,62 @@ type Hit struct {
 }
 
 // Index finds the vectors nearest a query by cosine (the dot product of
-// unit vectors): an exact scan for small sets, an HNSW graph (hnsw.go)
-// past ExactLimit. It is built once per version and is safe for
-// concurrent searches.
+// unit vectors). Up to ExactLimit components every search scans all of
+// them and callers may ask for every score; past it searches return the
+// best candidates (Bounded): exactly, from postings by dimension when the
+// vectors are sparse (the offline embedder's vectors of names and short
+// texts: a few dozen components of 1,024), or by a scan up to ScanLimit;
+// past that through an HNSW graph (hnsw.go). It is built once per version
+// and is safe for concurrent searches.
 type Index struct {
-	vecs  [][]float32
-	graph *hnsw
+	vecs    [][]float32 // nil when the postings hold them
+	n       int
+	graph   *hnsw
+	sparse  *postings
+	bounded bool
 }
 
 // NewIndex indexes unit vectors of one length. The list is kept, not
-// copied.
+// copied (unless the vectors are sparse, when postings replace it).
 func NewIndex(vecs [][]float32) *Index {
 	return NewIndexLimit(vecs, ExactLimit)
 }
 
-// NewIndexLimit is NewIndex with another exact limit (0 always builds the
-// graph), for measurements.
+// NewIndexLimit is NewIndex with another exact limit, for measurements: 0
+// always builds the HNSW graph.
 func NewIndexLimit(vecs [][]float32, limit int) *Index {
-	ix := &Index{vecs: vecs}
+	ix := &Index{vecs: vecs, n: len(vecs)}
 	if len(vecs) == 0 || len(vecs)*len(vecs[0]) <= limit {
 		return ix
 	}
-	ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
+	ix.bounded = true
+	switch comps := len(vecs) * len(vecs[0]); {
+	case limit == 0:
+		ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
+	case sparseEnough(vecs):
+		ix.sparse = newPostings(vecs)
+		ix.vecs = nil
+	case comps <= ScanLimit:
+	default:
+		ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
+	}
 	return ix
 }
 
 // Len is the number of vectors indexed.
-func (ix *Index) Len() int { return len(ix.vecs) }
+func (ix *Index) Len() int { return ix.n }
 
 // Approximate reports whether searches go through the HNSW graph.
 func (ix *Index) Approximate() bool { return ix.graph != nil }
 
+// Bounded reports whether a search returns only the best candidates
+// (the index is past its exact limit), not every vector's score.
+func (ix *Index) Bounded() bool { return ix.bounded }
+
 // Search returns the k vectors nearest q, best first; ties break by
 // position.
 func (ix *Index) Search(q []float32, k int) []Hit {
-	if k <= 0 || len(ix.vecs) == 0 {
+	if k <= 0 || ix.n == 0 {
 		return nil
 	}
 	if ix.graph == nil {
@@ -75,24 +104,34 @@ func (ix *Index) Search(q []float32, k int) []Hit {
 	return ix.graph.search(q, k, max(k, hnswEfSearch))
 }
 
-// Exact returns the k vectors nearest q by a full scan.
+// Exact returns the k vectors nearest q by a full scan (of the postings,
+// for sparse vectors).
 func (ix *Index) Exact(q []float32, k int) []Hit {
-	k = min(k, len(ix.vecs))
+	k = min(k, ix.n)
+	if ix.sparse != nil {
+		return ix.sparse.search(q, k)
+	}
 	// A bounded min-heap of the best k.
 	h := make([]Hit, 0, k)
 	for i, v := range ix.vecs {
 		s := vek32.Dot(q, v[:len(q)])
-		if len(h) < k {
-			h = append(h, Hit{i, s})
-			up(h, len(h)-1)
-			continue
-		}
-		if worse(h[0], Hit{i, s}) {
-			h[0] = Hit{i, s}
-			down(h, 0)
-		}
+		h = pushHit(h, k, Hit{i, s})
 	}
 	sortHits(h)
+	return h
+}
+
+// pushHit adds a hit to the min-heap h of the best k so far.
+func pushHit(h []Hit, k int, x Hit) []Hit {
+	if len(h) < k {
+		h = append(h, x)
+		up(h, len(h)-1)
+		return h
+	}
+	if worse(h[0], x) {
+		h[0] = x
+		down(h, 0)
+	}
 	return h
 }
 

@@ -167,3 +167,42 @@ func BenchmarkExact(b *testing.B) {
 		})
 	}
 }
+
+// Past the exact limit, the offline embedder's sparse vectors are
+// searched through postings and dense ones by a scan: both bounded (the
+// best candidates only), neither approximate, and both give the hits a
+// dense scan gives.
+func TestIndexPastExactLimit(t *testing.T) {
+	texts := make([]string, 3000)
+	for i := range texts {
+		texts[i] = "person " + strconv.Itoa(i) + " of family " + strconv.Itoa(i%37) + " born in town " + strconv.Itoa(i%101)
+	}
+	vecs, _, err := Offline{}.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := clustered(rand.New(rand.NewSource(5)), 3000, 64)
+	for name, c := range map[string]struct {
+		vecs   [][]float32
+		sparse bool
+	}{"sparse": {vecs, true}, "dense": {dense, false}} {
+		t.Run(name, func(t *testing.T) {
+			ix := NewIndexLimit(c.vecs, 1000)
+			if !ix.Bounded() || ix.Approximate() || (ix.sparse != nil) != c.sparse || ix.Len() != len(c.vecs) {
+				t.Fatalf("bounded %t, approximate %t, postings %t, %d vectors", ix.Bounded(), ix.Approximate(), ix.sparse != nil, ix.Len())
+			}
+			full := NewIndexLimit(c.vecs, math.MaxInt)
+			for _, qi := range []int{0, 17, 999, 2999} {
+				got, want := ix.Search(c.vecs[qi], 10), full.Exact(c.vecs[qi], 10)
+				if len(got) != len(want) || got[0].I != qi {
+					t.Fatalf("query %d: %v, want %v", qi, got, want)
+				}
+				for i := range got {
+					if math.Abs(float64(got[i].Score-want[i].Score)) > 1e-5 {
+						t.Fatalf("query %d, hit %d: %v, want %v", qi, i, got, want)
+					}
+				}
+			}
+		})
+	}
+}

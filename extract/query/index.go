@@ -50,7 +50,7 @@ func (k kindIndex[K]) scores(q []float32, n int) map[K]float64 {
 	if q == nil || k.ix == nil || k.ix.Len() == 0 {
 		return nil
 	}
-	if !k.ix.Approximate() {
+	if !k.ix.Bounded() {
 		n = k.ix.Len()
 	}
 	hits := k.ix.Search(q, n)
