@@ -7,8 +7,8 @@ package embed
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
+	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -60,24 +60,38 @@ const (
 // Vector embeds one text.
 func (Offline) Vector(text string) []float32 {
 	terms := Terms(text)
-	counts := map[string]float64{}
+	// Features are counted by their FNV-1a hash, computed as the feature
+	// ("w:term", "p:prev term", "c:tri") would be written, without
+	// writing it.
+	counts := make(map[uint64]float64, 4*len(terms))
+	var tri []byte
 	for i, t := range terms {
-		counts["w:"+t] += wTerm
+		counts[fnvString(fnvString(fnvOffset, "w:"), t)] += wTerm
 		if i > 0 {
-			counts["p:"+terms[i-1]+" "+t] += wPair
+			h := fnvString(fnvString(fnvString(fnvOffset, "p:"), terms[i-1]), " ")
+			counts[fnvString(h, t)] += wPair
 		}
-		r := []rune("<" + t + ">")
-		if len(r) > 5 {
-			for j := 0; j+3 <= len(r); j++ {
-				counts["c:"+string(r[j:j+3])] += wTrigram
+		if utf8.RuneCountInString(t)+2 > 5 {
+			tri = append(append(append(tri[:0], '<'), t...), '>')
+			// The trigrams of runes: each starts at a rune of tri.
+			for j := 0; j < len(tri); {
+				k, n := j, 0
+				for n < 3 && k < len(tri) {
+					_, size := utf8.DecodeRune(tri[k:])
+					k += size
+					n++
+				}
+				if n < 3 {
+					break
+				}
+				counts[fnvBytes(fnvString(fnvOffset, "c:"), tri[j:k])] += wTrigram
+				_, size := utf8.DecodeRune(tri[j:])
+				j += size
 			}
 		}
 	}
 	v := make([]float32, OfflineDimensions)
-	for f, c := range counts {
-		h := fnv.New64a()
-		h.Write([]byte(f))
-		x := h.Sum64()
+	for x, c := range counts {
 		sign := float32(1)
 		if x>>63 == 1 {
 			sign = -1
@@ -87,6 +101,28 @@ func (Offline) Vector(text string) []float32 {
 	}
 	Normalize(v)
 	return v
+}
+
+// FNV-1a, 64 bits (hash/fnv's New64a), folded a string at a time.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+func fnvBytes(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
 }
 
 // Normalize scales v to unit length in place (a zero vector stays zero).

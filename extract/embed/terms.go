@@ -72,6 +72,9 @@ func Terms(text string) []string {
 }
 
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo, the first of these scripts
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
