@@ -152,11 +152,11 @@ func equalSecret(a, b string) bool {
 // authenticated reports whether a request carries the token as a bearer
 // header, or the cookie of a live session (a random id the login form
 // set; signing out revokes it). A wrong bearer token counts against its
-// sender's address, as a wrong sign-in does.
+// sender's address, as a wrong sign-in does; the right one is accepted
+// whatever its address sent before.
 func (h *Handler) authenticated(r *http.Request) bool {
 	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, tok, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token) {
+		if h.rightBearer(auth) {
 			return true
 		}
 		h.signIn.failed(clientAddr(r))
@@ -166,6 +166,13 @@ func (h *Handler) authenticated(r *http.Request) bool {
 		return h.signIn.valid(ck.Value)
 	}
 	return false
+}
+
+// rightBearer reports, in constant time, whether an Authorization header
+// carries the token.
+func (h *Handler) rightBearer(auth string) bool {
+	scheme, tok, ok := strings.Cut(auth, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token)
 }
 
 // tooMany answers 429 to a sender of wrong tokens while it must wait.
@@ -189,7 +196,10 @@ func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" {
 			return next(c)
 		}
-		if c.Request().Header.Get("Authorization") != "" {
+		// The right token is checked first: a sender of wrong ones is slowed
+		// down, never the right credential from the same address (behind a
+		// proxy every client shares one).
+		if auth := c.Request().Header.Get("Authorization"); auth != "" && !h.rightBearer(auth) {
 			if slow, err := h.tooMany(c); slow {
 				return err
 			}
@@ -220,10 +230,11 @@ func (h *Handler) login(c echo.Context) error {
 	if h.cfg.Token == "" {
 		return c.Redirect(http.StatusSeeOther, back)
 	}
-	if slow, err := h.tooMany(c); slow {
-		return err
-	}
 	if !equalSecret(c.FormValue("token"), h.cfg.Token) {
+		// The right token signs in at once; wrong ones wait.
+		if slow, err := h.tooMany(c); slow {
+			return err
+		}
 		h.signIn.failed(clientAddr(c.Request()))
 		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(back, "That token is not right."))
 	}
