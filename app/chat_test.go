@@ -2,12 +2,17 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // TestChatMode: a leading /MODE picks the mode (any case) and is cut off
@@ -69,5 +74,69 @@ func TestChat_ModeHistoryAndModel(t *testing.T) {
 		if _, err := a.Queries.Chat(ctx, tc.req); extract.KindOf(err) != tc.kind {
 			t.Errorf("%+v: %v, want %s", tc.req, err, tc.kind)
 		}
+	}
+}
+
+// A chat with a long past reaches the provider bounded: 199 history
+// messages of 100 KB and a 100 KB system message send at most 1 MB, the
+// newest turns kept, and the answer's note says how many were left out.
+func TestChat_HistoryBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "Marley was Scrooge's partner."}}})
+	st, err := store.Open(ctx, store.Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	a := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "m", Embedder: extract.EmbedderOffline})
+	d, err := extract.ReadDocument("marley.txt", []byte("Marley was dead. Scrooge and Marley were partners in London."), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err = st.AddDocument(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	msgs := []llm.Message{{Role: "system", Content: strings.Repeat("Be brief. ", 10_000)}}
+	for i := range 198 {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, llm.Message{Role: role, Content: fmt.Sprintf("turn %d ", i) + strings.Repeat("x", 100_000)})
+	}
+	msgs = append(msgs, llm.Message{Role: "user", Content: "Who was Marley's partner?"})
+	srv.Reset()
+	ans, err := a.Queries.Chat(ctx, ChatRequest{Model: "m", Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Extractive || !strings.Contains(ans.Result.Note, "oldest messages of the conversation were left out") {
+		t.Fatalf("answer %+v, note %q", ans.Text, ans.Result.Note)
+	}
+	calls := srv.Calls()
+	if len(calls) == 0 {
+		t.Fatal("the provider was not asked")
+	}
+	for _, c := range calls {
+		size := 0
+		for _, m := range c.Messages {
+			size += len(m.Content)
+		}
+		if size > 1<<20 {
+			t.Fatalf("a call of %d bytes reached the provider", size)
+		}
+		if last := c.Messages[len(c.Messages)-1].Content; !strings.Contains(last, "Who was Marley's partner?") && !strings.Contains(last, "Marley") {
+			t.Fatalf("the question is not the last message: %.80q", last)
+		}
+	}
+	// The newest turn is kept, the oldest left out.
+	all := ""
+	for _, m := range calls[len(calls)-1].Messages {
+		all += m.Content
+	}
+	if !strings.Contains(all, "turn 197 ") || strings.Contains(all, "turn 0 ") {
+		t.Fatal("the history kept is not the newest")
 	}
 }

@@ -135,8 +135,51 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 // with a provider, asks the model to answer from it. It checks the input
 // (an invalid error says what is wrong) and answers with the input as it
 // read it: the question trimmed, the provider, mode and top_k it used. An
-// empty question gets an empty result.
+// empty question gets an empty result. The conversation before the
+// question and the instructions are bounded before any provider sees
+// them (see boundConversation): the oldest turns are left out, and the
+// result's note says how many.
 func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
+	var dropped int
+	in.History, in.UserPrompt, dropped = boundConversation(in.History, in.UserPrompt)
+	res, err := q.ask(ctx, v, in)
+	if dropped > 0 {
+		res.Note = strings.TrimSpace(res.Note + fmt.Sprintf(" The %d oldest messages of the conversation were left out (the model reads the newest %d messages, at most %d KB).", dropped, MaxHistoryMessages, MaxHistoryBytes>>10))
+	}
+	return res, err
+}
+
+// Bounds of what a question carries to a model besides itself: the
+// conversation before it (the newest MaxHistoryMessages messages within
+// MaxHistoryBytes) and the instructions (MaxInstructionBytes).
+const (
+	MaxHistoryMessages  = 32
+	MaxHistoryBytes     = 256 << 10
+	MaxInstructionBytes = 16 << 10
+)
+
+// boundConversation keeps the newest messages of history that fit the
+// bounds (one message longer than MaxHistoryBytes alone is cut to it) and
+// cuts the instructions to MaxInstructionBytes; dropped counts the
+// messages left out.
+func boundConversation(history []llm.Message, instructions string) (kept []llm.Message, prompt string, dropped int) {
+	size, first := 0, len(history)
+	for first > 0 && len(history)-first < MaxHistoryMessages {
+		n := len(history[first-1].Content)
+		if size+n > MaxHistoryBytes && first < len(history) {
+			break
+		}
+		size += n
+		first--
+	}
+	kept = slices.Clone(history[first:])
+	for i := range kept {
+		kept[i].Content = extract.Clip(kept[i].Content, MaxHistoryBytes)
+	}
+	return kept, extract.Clip(instructions, MaxInstructionBytes), first
+}
+
+func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
 	a := q.a
 	in, err := q.checked(in)
 	if err != nil {
