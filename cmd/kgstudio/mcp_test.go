@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -158,6 +159,74 @@ func TestMCP_Stdio(t *testing.T) {
 	}
 
 	cs.Close()
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("mcp ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("mcp did not end when its stdin closed")
+	}
+}
+
+// A malformed line on stdin gets a JSON-RPC error and the session goes
+// on: a line that is not JSON (-32700), JSON that is no message (-32600),
+// then a request that is answered.
+func TestMCP_StdioMalformedLine(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("KGSTUDIO_EMBEDDER", "offline")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"mcp", "--data", t.TempDir(), "--no-worker", "--log-level", "error"}, inR, outW, io.Discard)
+		outW.Close()
+		done <- err
+	}()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("answer %q: %v", lines.Text(), err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := next(); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`this is not json {`)
+	if m := next(); code(m) != -32700 {
+		t.Fatalf("a line that is not JSON: %v", m)
+	}
+	send(`42`)
+	if m := next(); code(m) != -32600 {
+		t.Fatalf("a number for a message: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if m := next(); m["result"] == nil || m["id"] != float64(2) {
+		t.Fatalf("tools/list after the malformed lines: %v", m)
+	}
 	inW.Close()
 	select {
 	case err := <-done:
