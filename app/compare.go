@@ -24,6 +24,8 @@ type Comparison struct {
 	// Communities says which communities of the coarsest level are new,
 	// gone or changed (see CommunityChanges).
 	Communities CommunityChanges
+	// view is the page's view, built on first use (see View).
+	view *viewOnce
 }
 
 // CompareJSON is a comparison as GET /api/compare and `kgstudio compare
@@ -153,7 +155,7 @@ func (a *App) versionPair(ctx context.Context, aID, bID int) (record.Version, re
 // compareVersions loads the graphs of two versions and diffs them with
 // opts as given.
 func (a *App) compareVersions(ctx context.Context, va, vb record.Version, opts diff.Options) (Comparison, error) {
-	c := Comparison{A: va, B: vb, Options: opts}
+	c := Comparison{A: va, B: vb, Options: opts, view: &viewOnce{}}
 	var err error
 	if c.GA, err = a.store.LoadGraph(ctx, va.ID, false); err != nil {
 		return c, err

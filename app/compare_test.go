@@ -40,6 +40,19 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if n := ap.comparisons.Len(); n != 1 {
 		t.Fatalf("cache holds %d comparisons, want 1", n)
 	}
+	// The page's view is built once and shared with the cached pair: the
+	// union holds every node of both sides, the tables list the
+	// differences first.
+	view := first.View()
+	if view != again.View() {
+		t.Fatal("the view of a cached pair was built again")
+	}
+	if len(view.Union.Nodes) != 50 || len(view.Nodes) != 50 || len(view.Edges) != len(view.Union.Edges) || len(view.EdgeNames) != len(view.Union.Edges) {
+		t.Fatalf("view: %d union nodes, %d rows, %d edges, %d edge rows", len(view.Union.Nodes), len(view.Nodes), len(view.Union.Edges), len(view.Edges))
+	}
+	if st := view.Union.Nodes[view.Nodes[0]].Status; st == diff.StatusUnchanged {
+		t.Fatalf("the first row is unchanged while %d nodes changed", len(first.Result.Nodes.Changed))
+	}
 	// Other options are another comparison.
 	if _, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: true}); err != nil {
 		t.Fatal(err)

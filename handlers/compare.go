@@ -231,22 +231,20 @@ func (h *Handler) fillComparison(ctx context.Context, p *web.ComparePage, cmp ap
 		}
 	}
 
-	u := diff.NewUnion(cmp.GA, cmp.GB, res, cmp.Options)
-	drawn := u
-	if len(u.Nodes) > compareGraphLimit {
-		drawn = u.Cap(compareGraphLimit)
-		p.GraphNote = fmt.Sprintf("The union has %d nodes; the picture shows %d of them: every difference first, then the best-connected unchanged nodes. The tables below list everything.", len(u.Nodes), len(drawn.Nodes))
+	view := cmp.View()
+	u := view.Union
+	if len(u.Nodes) > len(view.Drawn.Nodes) {
+		p.GraphNote = fmt.Sprintf("The union has %d nodes; the picture shows %d of them: every difference first, then the best-connected unchanged nodes. The tables below list everything.", len(u.Nodes), len(view.Drawn.Nodes))
 	}
-	p.Union = drawn
-	nodes, edges := nodeItems(u), edgeItems(u)
+	p.Union = view.Drawn
 	var from, to int
-	p.NodePager, from, to = pageOf(query, "npage", len(nodes), compareItemLimit, "#node-items")
-	p.NodeItems, p.NodeTotal = nodes[from:to], len(u.Nodes)
-	p.EdgePager, from, to = pageOf(query, "epage", len(edges), compareItemLimit, "#edge-items")
-	p.EdgeItems, p.EdgeTotal = edges[from:to], len(u.Edges)
+	p.NodePager, from, to = pageOf(query, "npage", len(view.Nodes), compareItemLimit, "#node-items")
+	p.NodeItems, p.NodeTotal = nodeItems(u, view.Nodes[from:to]), len(u.Nodes)
+	p.EdgePager, from, to = pageOf(query, "epage", len(view.Edges), compareItemLimit, "#edge-items")
+	p.EdgeItems, p.EdgeTotal = edgeItems(view, view.Edges[from:to]), len(u.Edges)
 	p.ItemLimit = compareItemLimit
-	p.NodeTypeOpts = u.NodeTypes()
-	p.EdgeLabelOpts = u.EdgeLabels(compareLabelLimit)
+	p.NodeTypeOpts = view.NodeTypes
+	p.EdgeLabelOpts = view.EdgeLabels
 	p.Config = configRows(cmp.A.Config, cmp.B.Config)
 	p.Communities = communityRows(cmp.Communities)
 	p.Prompts = promptDiffs(cmp.A.Config.Prompts, cmp.B.Config.Prompts)
@@ -515,11 +513,12 @@ func lineViews(segs []diff.Segment) []web.CompareLine {
 	return out
 }
 
-// nodeItems turns the union's nodes into table rows; a changed type says
-// what it was and what it became.
-func nodeItems(u diff.Union) []web.CompareItem {
-	out := make([]web.CompareItem, len(u.Nodes))
-	for i, n := range u.Nodes {
+// nodeItems turns the union's nodes at the given positions into table
+// rows; a changed type says what it was and what it became.
+func nodeItems(u diff.Union, at []int) []web.CompareItem {
+	out := make([]web.CompareItem, len(at))
+	for i, j := range at {
+		n := u.Nodes[j]
 		fields := n.Fields
 		if k := slices.Index(fields, "type"); k >= 0 && n.A != nil && n.B != nil {
 			fields = slices.Clone(fields)
@@ -527,61 +526,17 @@ func nodeItems(u diff.Union) []web.CompareItem {
 		}
 		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(fields, ", ")}
 	}
-	return sortItems(out)
+	return out
 }
 
-// edgeItems turns the union's edges into table rows named by their
-// endpoints' union nodes, or by the edge's own keys where it names none.
-func edgeItems(u diff.Union) []web.CompareItem {
-	names := make(map[string]string, len(u.Nodes))
-	for _, n := range u.Nodes {
-		names[n.ID] = n.Name
-	}
-	name := func(id, fallback string) string {
-		if n, ok := names[id]; ok {
-			return n
-		}
-		return fallback
-	}
-	out := make([]web.CompareItem, len(u.Edges))
-	for i, e := range u.Edges {
-		side := e.B
-		if side == nil {
-			side = e.A
-		}
-		label := e.Label
-		out[i] = web.CompareItem{ID: e.ID, Name: name(e.Source, side.Source) + " —" + label + "→ " + name(e.Target, side.Target),
-			Type: label, Status: e.Status, Fields: strings.Join(e.Fields, ", ")}
-	}
-	return sortItems(out)
-}
-
-// sortItems puts the differences first (added, removed, changed), then
-// sorts by name, case folded once per item (folding in every comparison
-// allocated 158 MB to sort the 120,000 edges of a large comparison).
-func sortItems(items []web.CompareItem) []web.CompareItem {
-	rank := make([]int, len(items))
-	lower := make([]string, len(items))
-	order := make([]int, len(items))
-	for i := range items {
-		rank[i], lower[i], order[i] = diff.StatusRank(items[i].Status), strings.ToLower(items[i].Name), i
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		if rank[x] != rank[y] {
-			return rank[x] - rank[y]
-		}
-		return strings.Compare(lower[x], lower[y])
-	})
-	out := make([]web.CompareItem, len(items))
-	for i, j := range order {
-		out[i] = items[j]
+// edgeItems turns the union's edges at the given positions into table
+// rows named as the view names them.
+func edgeItems(v *app.CompareView, at []int) []web.CompareItem {
+	out := make([]web.CompareItem, len(at))
+	for i, j := range at {
+		e := v.Union.Edges[j]
+		out[i] = web.CompareItem{ID: e.ID, Name: v.EdgeNames[j], Type: e.Label, Status: e.Status, Fields: strings.Join(e.Fields, ", ")}
 	}
 	return out
 }
 
-// compareGraphLimit bounds the nodes drawn in the union graph; past it the
-// page would hand the browser more than it can lay out interactively.
-const compareGraphLimit = 4000
-
-// compareLabelLimit bounds the edge labels offered by the label filter.
-const compareLabelLimit = 200
