@@ -539,4 +539,3 @@ func edgeItems(v *app.CompareView, at []int) []web.CompareItem {
 	}
 	return out
 }
-
