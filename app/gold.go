@@ -9,6 +9,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
+	"github.com/kgstudio/kgstudio/extract/relation"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -44,6 +45,10 @@ func ReadGold(format string, data, relNames []byte, limit int) ([]eval.Entry, er
 			return nil, err
 		}
 		eval.NameRelations(entries, names)
+	} else if format == GoldDocRED {
+		// DocRED's codes are Wikidata properties: the standard relations
+		// the offline extractor labels edges with.
+		eval.NameRelations(entries, relation.Names())
 	}
 	if limit > 0 && len(entries) > limit {
 		entries = entries[:limit]

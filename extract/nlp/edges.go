@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/relation"
 )
 
 // contractions spell out the clitics prose splits off ("you'll" ->
@@ -176,6 +177,14 @@ func (eb *edgeBuilder) add(src, dst, label string, sent int, weight float64) {
 		Description: sentenceText(eb.text, sp), Mentions: []extract.Mention{m}})
 }
 
+// keywords sets the keywords of an edge added before (the phrase it was
+// named from), when it has none.
+func (eb *edgeBuilder) keywords(src, dst, label, kw string) {
+	if i, ok := eb.edgeAt[extract.EdgeKey(src, label, dst)]; ok && eb.edges[i].Keywords == "" {
+		eb.edges[i].Keywords = kw
+	}
+}
+
 // pairKey orders two keys.
 func pairKey(a, b string) [2]string {
 	if b < a {
@@ -211,7 +220,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			if src == "" || dst == "" || src == dst {
 				continue
 			}
-			label := ""
+			label, phrase := "", ""
 			if b == a+1 {
 				if cjk || hasCJK(text[ea.end:eb2.start]) {
 					label = cjkVerb(text[ea.end:eb2.start])
@@ -224,6 +233,27 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			if label != "" && (eb2.cat == catDate || ea.cat == catDate) && !isPrepWord(lastWord(label)) {
 				label = ""
 			}
+			if label != "" && !cjk {
+				// A phrase with a standard reading takes its name ("was
+				// born in" -> place of birth); the phrase stays as the
+				// edge's keywords.
+				if r, reverse, ok := relation.Phrase(label, relationKind(eb2)); ok {
+					label, phrase = r.Name, label
+					if reverse {
+						src, dst = dst, src
+					}
+				}
+			}
+			if label == "" && !cjk {
+				// No verb: what the two are and how they stand in the
+				// text ("Ulm, Germany"; "Ada (born 1815)").
+				if r, reverse, ok := pairRelation(text, ents, a, b); ok {
+					label = r.Name
+					if reverse {
+						src, dst = dst, src
+					}
+				}
+			}
 			if !linkable(ea.cat, eb2.cat, label != "") {
 				continue
 			}
@@ -234,6 +264,9 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				}
 			}
 			eb.add(src, dst, label, ea.sent, weightSentence)
+			if phrase != "" {
+				eb.keywords(src, dst, label, phrase)
+			}
 		}
 	}
 	// Links beyond the sentence.

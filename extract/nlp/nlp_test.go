@@ -62,7 +62,7 @@ func TestExtractor_Extract(t *testing.T) {
 			name:      "PersonPlaceDate",
 			text:      "Abraham Lincoln was born on February 12, 1809, in Hodgenville, Kentucky. Lincoln later moved to Illinois.",
 			wantNodes: map[string]string{"abraham lincoln": "Person", "february 12, 1809": "Data", "illinois": ""},
-			wantEdge:  [3]string{"abraham lincoln", "moved to", "illinois"},
+			wantEdge:  [3]string{"abraham lincoln", "residence", "illinois"},
 		},
 		{
 			name:      "OrganisationByCueWord",
