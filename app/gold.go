@@ -9,8 +9,8 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
-	"github.com/kgstudio/kgstudio/extract/relation"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/extract/relation"
 )
 
 // Gold formats.
