@@ -340,6 +340,18 @@ type indexKey struct {
 	stats     record.VectorStats
 }
 
+// vectorIndexStamp names what a finished version's vector index is built
+// from: the version as it finished (its content does not change after)
+// and its vectorizer record. A version that is not finished has none:
+// its index is not stored.
+func vectorIndexStamp(v record.Version, st record.VectorStats) string {
+	if v.Status != record.StatusDone || v.FinishedAt == nil {
+		return ""
+	}
+	return fmt.Sprintf("v1 %d %d %d %d %d|%s|%s|%d|%d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges,
+		st.Embedder, st.Model, st.Dimensions, st.Vectors)
+}
+
 // vectorIndex returns a version's vector index (exact for small versions,
 // HNSW past embed.ExactLimit) and its vectorizer record, both nil when
 // the version has none. Indexes are built on first use, once however many
@@ -356,6 +368,22 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 	vi, err := a.indexes.Get(ctx, key, func() (*query.VectorIndex, error) {
 		// An index of an older record of the version is of no more use.
 		a.indexes.DeleteFunc(func(k indexKey) bool { return k.versionID == v.ID && k != key })
+		// A finished version's index is built once and stored: every
+		// process (a fresh query, an MCP server, a replica) reads it.
+		stamp := vectorIndexStamp(v, st)
+		if stamp != "" {
+			data, ok, err := a.store.VersionIndex(ctx, v.ID, store.IndexVectors, stamp)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				vi, err := query.ReadVectorIndex(data)
+				if err == nil {
+					return vi, nil
+				}
+				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", err)
+			}
+		}
 		vecs, err := a.loadVectors(ctx, st, v, have)
 		if err != nil {
 			return nil, err
@@ -363,6 +391,13 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 		vi := query.NewVectorIndex(vecs)
 		if vi.Approximate() {
 			a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
+		}
+		if stamp != "" && vi != nil {
+			// Best effort: a version whose index cannot be stored is
+			// answered all the same, and built again next time.
+			if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexVectors, stamp, vi.AppendBinary(nil)); err != nil {
+				a.log.Warn("vector index not stored", "version_id", v.ID, "err", err)
+			}
 		}
 		return vi, nil
 	})

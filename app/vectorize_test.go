@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -65,6 +66,10 @@ func runConfig(t *testing.T, a *App, st *store.Store, name string, cfg extract.C
 	if err := a.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
+	// As it finished.
+	if v, err = st.Version(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
 	return v
 }
 
@@ -79,11 +84,32 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
-	// A new app (a restart) builds it again.
+	// The finished version's index is stored with the first search...
+	stamp := vectorIndexStamp(v, *stats)
+	data, ok, err := st.VersionIndex(ctx, v.ID, store.IndexVectors, stamp)
+	if err != nil || !ok {
+		t.Fatalf("the index was not stored: %v", err)
+	}
+	if stored, err := query.ReadVectorIndex(data); err != nil || stored.Len() != first.Len() {
+		t.Fatalf("the stored index: %v", err)
+	}
+	// ... and a new app (a restart) reads it instead of building it.
 	fresh := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline})
 	rebuilt, _, err := fresh.vectorIndex(ctx, v, versionRead{})
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
 		t.Fatalf("after a restart: %v (%v)", rebuilt, err)
+	}
+	// A damaged stored index is built again, and stored again whole.
+	if err := st.SaveVersionIndex(ctx, v.ID, store.IndexVectors, stamp, data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
+	if again, _, err := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline}).vectorIndex(ctx, v, versionRead{}); err != nil || again.Len() != first.Len() {
+		t.Fatalf("from a damaged stored index: %v", err)
+	}
+	if data, ok, _ := st.VersionIndex(ctx, v.ID, store.IndexVectors, stamp); !ok || len(data) == 0 {
+		t.Fatal("the damaged index was not stored again")
+	} else if _, err := query.ReadVectorIndex(data); err != nil {
+		t.Fatalf("stored again: %v", err)
 	}
 	if again, _, _ := fresh.vectorIndex(ctx, v, versionRead{}); again != rebuilt {
 		t.Fatal("the second search built the index again")

@@ -34,6 +34,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 )
 
 // Client is the client that holds all ent builders.
@@ -79,6 +80,8 @@ type Client struct {
 	Vector *VectorClient
 	// VectorSet is the client for interacting with the VectorSet builders.
 	VectorSet *VectorSetClient
+	// VersionIndex is the client for interacting with the VersionIndex builders.
+	VersionIndex *VersionIndexClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -109,6 +112,7 @@ func (c *Client) init() {
 	c.SchemaVersion = NewSchemaVersionClient(c.config)
 	c.Vector = NewVectorClient(c.config)
 	c.VectorSet = NewVectorSetClient(c.config)
+	c.VersionIndex = NewVersionIndexClient(c.config)
 }
 
 type (
@@ -220,6 +224,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		SchemaVersion:     NewSchemaVersionClient(cfg),
 		Vector:            NewVectorClient(cfg),
 		VectorSet:         NewVectorSetClient(cfg),
+		VersionIndex:      NewVersionIndexClient(cfg),
 	}, nil
 }
 
@@ -258,6 +263,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		SchemaVersion:     NewSchemaVersionClient(cfg),
 		Vector:            NewVectorClient(cfg),
 		VectorSet:         NewVectorSetClient(cfg),
+		VersionIndex:      NewVersionIndexClient(cfg),
 	}, nil
 }
 
@@ -290,7 +296,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
 		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
 		c.LLMCall, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
-		c.VectorSet,
+		c.VectorSet, c.VersionIndex,
 	} {
 		n.Use(hooks...)
 	}
@@ -303,7 +309,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Chunk, c.ChunkJob, c.ChunkRun, c.CommunitySet, c.Document, c.Edge, c.EdgeText,
 		c.Embedding, c.EntityType, c.Extraction, c.ExtractionVersion, c.KGSchema,
 		c.LLMCall, c.Node, c.Operation, c.RelationType, c.SchemaVersion, c.Vector,
-		c.VectorSet,
+		c.VectorSet, c.VersionIndex,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -350,6 +356,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Vector.mutate(ctx, m)
 	case *VectorSetMutation:
 		return c.VectorSet.mutate(ctx, m)
+	case *VersionIndexMutation:
+		return c.VersionIndex.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -2017,6 +2025,22 @@ func (c *ExtractionVersionClient) QueryCommunitySets(_m *ExtractionVersion) *Com
 	return query
 }
 
+// QueryVersionIndexes queries the version_indexes edge of a ExtractionVersion.
+func (c *ExtractionVersionClient) QueryVersionIndexes(_m *ExtractionVersion) *VersionIndexQuery {
+	query := (&VersionIndexClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, id),
+			sqlgraph.To(versionindex.Table, versionindex.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.VersionIndexesTable, extractionversion.VersionIndexesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryOperations queries the operations edge of a ExtractionVersion.
 func (c *ExtractionVersionClient) QueryOperations(_m *ExtractionVersion) *OperationQuery {
 	query := (&OperationClient{config: c.config}).Query()
@@ -3266,16 +3290,165 @@ func (c *VectorSetClient) mutate(ctx context.Context, m *VectorSetMutation) (Val
 	}
 }
 
+// VersionIndexClient is a client for the VersionIndex schema.
+type VersionIndexClient struct {
+	config
+}
+
+// NewVersionIndexClient returns a client for the VersionIndex from the given config.
+func NewVersionIndexClient(c config) *VersionIndexClient {
+	return &VersionIndexClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `versionindex.Hooks(f(g(h())))`.
+func (c *VersionIndexClient) Use(hooks ...Hook) {
+	c.hooks.VersionIndex = append(c.hooks.VersionIndex, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `versionindex.Intercept(f(g(h())))`.
+func (c *VersionIndexClient) Intercept(interceptors ...Interceptor) {
+	c.inters.VersionIndex = append(c.inters.VersionIndex, interceptors...)
+}
+
+// Create returns a builder for creating a VersionIndex entity.
+func (c *VersionIndexClient) Create() *VersionIndexCreate {
+	mutation := newVersionIndexMutation(c.config, OpCreate)
+	return &VersionIndexCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of VersionIndex entities.
+func (c *VersionIndexClient) CreateBulk(builders ...*VersionIndexCreate) *VersionIndexCreateBulk {
+	return &VersionIndexCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *VersionIndexClient) MapCreateBulk(slice any, setFunc func(*VersionIndexCreate, int)) *VersionIndexCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &VersionIndexCreateBulk{err: fmt.Errorf("calling to VersionIndexClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*VersionIndexCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &VersionIndexCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for VersionIndex.
+func (c *VersionIndexClient) Update() *VersionIndexUpdate {
+	mutation := newVersionIndexMutation(c.config, OpUpdate)
+	return &VersionIndexUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *VersionIndexClient) UpdateOne(_m *VersionIndex) *VersionIndexUpdateOne {
+	mutation := newVersionIndexMutation(c.config, OpUpdateOne, withVersionIndex(_m))
+	return &VersionIndexUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *VersionIndexClient) UpdateOneID(id int) *VersionIndexUpdateOne {
+	mutation := newVersionIndexMutation(c.config, OpUpdateOne, withVersionIndexID(id))
+	return &VersionIndexUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for VersionIndex.
+func (c *VersionIndexClient) Delete() *VersionIndexDelete {
+	mutation := newVersionIndexMutation(c.config, OpDelete)
+	return &VersionIndexDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *VersionIndexClient) DeleteOne(_m *VersionIndex) *VersionIndexDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *VersionIndexClient) DeleteOneID(id int) *VersionIndexDeleteOne {
+	builder := c.Delete().Where(versionindex.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &VersionIndexDeleteOne{builder}
+}
+
+// Query returns a query builder for VersionIndex.
+func (c *VersionIndexClient) Query() *VersionIndexQuery {
+	return &VersionIndexQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeVersionIndex},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a VersionIndex entity by its id.
+func (c *VersionIndexClient) Get(ctx context.Context, id int) (*VersionIndex, error) {
+	return c.Query().Where(versionindex.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *VersionIndexClient) GetX(ctx context.Context, id int) *VersionIndex {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVersion queries the version edge of a VersionIndex.
+func (c *VersionIndexClient) QueryVersion(_m *VersionIndex) *ExtractionVersionQuery {
+	query := (&ExtractionVersionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(versionindex.Table, versionindex.FieldID, id),
+			sqlgraph.To(extractionversion.Table, extractionversion.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, versionindex.VersionTable, versionindex.VersionColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *VersionIndexClient) Hooks() []Hook {
+	return c.hooks.VersionIndex
+}
+
+// Interceptors returns the client interceptors.
+func (c *VersionIndexClient) Interceptors() []Interceptor {
+	return c.inters.VersionIndex
+}
+
+func (c *VersionIndexClient) mutate(ctx context.Context, m *VersionIndexMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&VersionIndexCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&VersionIndexUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&VersionIndexUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&VersionIndexDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown VersionIndex mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
 		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Node, Operation,
-		RelationType, SchemaVersion, Vector, VectorSet []ent.Hook
+		RelationType, SchemaVersion, Vector, VectorSet, VersionIndex []ent.Hook
 	}
 	inters struct {
 		Chunk, ChunkJob, ChunkRun, CommunitySet, Document, Edge, EdgeText, Embedding,
 		EntityType, Extraction, ExtractionVersion, KGSchema, LLMCall, Node, Operation,
-		RelationType, SchemaVersion, Vector, VectorSet []ent.Interceptor
+		RelationType, SchemaVersion, Vector, VectorSet, VersionIndex []ent.Interceptor
 	}
 )

@@ -31,6 +31,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -110,6 +111,7 @@ func checkColumn(t, c string) error {
 			schemaversion.Table:     schemaversion.ValidColumn,
 			vector.Table:            vector.ValidColumn,
 			vectorset.Table:         vectorset.ValidColumn,
+			versionindex.Table:      versionindex.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -111,6 +111,8 @@ type ExtractionVersionEdges struct {
 	EdgeTexts []*EdgeText `json:"edge_texts,omitempty"`
 	// CommunitySets holds the value of the community_sets edge.
 	CommunitySets []*CommunitySet `json:"community_sets,omitempty"`
+	// VersionIndexes holds the value of the version_indexes edge.
+	VersionIndexes []*VersionIndex `json:"version_indexes,omitempty"`
 	// Operations holds the value of the operations edge.
 	Operations []*Operation `json:"operations,omitempty"`
 	// ChunkRuns holds the value of the chunk_runs edge.
@@ -119,7 +121,7 @@ type ExtractionVersionEdges struct {
 	ChunkJobs []*ChunkJob `json:"chunk_jobs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [8]bool
+	loadedTypes [9]bool
 }
 
 // ExtractionOrErr returns the Extraction value or an error if the edge
@@ -169,10 +171,19 @@ func (e ExtractionVersionEdges) CommunitySetsOrErr() ([]*CommunitySet, error) {
 	return nil, &NotLoadedError{edge: "community_sets"}
 }
 
+// VersionIndexesOrErr returns the VersionIndexes value or an error if the edge
+// was not loaded in eager-loading.
+func (e ExtractionVersionEdges) VersionIndexesOrErr() ([]*VersionIndex, error) {
+	if e.loadedTypes[5] {
+		return e.VersionIndexes, nil
+	}
+	return nil, &NotLoadedError{edge: "version_indexes"}
+}
+
 // OperationsOrErr returns the Operations value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
-	if e.loadedTypes[5] {
+	if e.loadedTypes[6] {
 		return e.Operations, nil
 	}
 	return nil, &NotLoadedError{edge: "operations"}
@@ -181,7 +192,7 @@ func (e ExtractionVersionEdges) OperationsOrErr() ([]*Operation, error) {
 // ChunkRunsOrErr returns the ChunkRuns value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
-	if e.loadedTypes[6] {
+	if e.loadedTypes[7] {
 		return e.ChunkRuns, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_runs"}
@@ -190,7 +201,7 @@ func (e ExtractionVersionEdges) ChunkRunsOrErr() ([]*ChunkRun, error) {
 // ChunkJobsOrErr returns the ChunkJobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e ExtractionVersionEdges) ChunkJobsOrErr() ([]*ChunkJob, error) {
-	if e.loadedTypes[7] {
+	if e.loadedTypes[8] {
 		return e.ChunkJobs, nil
 	}
 	return nil, &NotLoadedError{edge: "chunk_jobs"}
@@ -491,6 +502,11 @@ func (_m *ExtractionVersion) QueryEdgeTexts() *EdgeTextQuery {
 // QueryCommunitySets queries the "community_sets" edge of the ExtractionVersion entity.
 func (_m *ExtractionVersion) QueryCommunitySets() *CommunitySetQuery {
 	return NewExtractionVersionClient(_m.config).QueryCommunitySets(_m)
+}
+
+// QueryVersionIndexes queries the "version_indexes" edge of the ExtractionVersion entity.
+func (_m *ExtractionVersion) QueryVersionIndexes() *VersionIndexQuery {
+	return NewExtractionVersionClient(_m.config).QueryVersionIndexes(_m)
 }
 
 // QueryOperations queries the "operations" edge of the ExtractionVersion entity.

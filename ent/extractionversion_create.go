@@ -21,6 +21,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/schema"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -567,6 +568,21 @@ func (_c *ExtractionVersionCreate) AddCommunitySets(v ...*CommunitySet) *Extract
 		ids[i] = v[i].ID
 	}
 	return _c.AddCommunitySetIDs(ids...)
+}
+
+// AddVersionIndexIDs adds the "version_indexes" edge to the VersionIndex entity by IDs.
+func (_c *ExtractionVersionCreate) AddVersionIndexIDs(ids ...int) *ExtractionVersionCreate {
+	_c.mutation.AddVersionIndexIDs(ids...)
+	return _c
+}
+
+// AddVersionIndexes adds the "version_indexes" edges to the VersionIndex entity.
+func (_c *ExtractionVersionCreate) AddVersionIndexes(v ...*VersionIndex) *ExtractionVersionCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddVersionIndexIDs(ids...)
 }
 
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
@@ -1122,6 +1138,22 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.VersionIndexesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -22,23 +22,25 @@ import (
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 )
 
 // ExtractionVersionQuery is the builder for querying ExtractionVersion entities.
 type ExtractionVersionQuery struct {
 	config
-	ctx               *QueryContext
-	order             []extractionversion.OrderOption
-	inters            []Interceptor
-	predicates        []predicate.ExtractionVersion
-	withExtraction    *ExtractionQuery
-	withNodes         *NodeQuery
-	withEdges         *EdgeQuery
-	withEdgeTexts     *EdgeTextQuery
-	withCommunitySets *CommunitySetQuery
-	withOperations    *OperationQuery
-	withChunkRuns     *ChunkRunQuery
-	withChunkJobs     *ChunkJobQuery
+	ctx                *QueryContext
+	order              []extractionversion.OrderOption
+	inters             []Interceptor
+	predicates         []predicate.ExtractionVersion
+	withExtraction     *ExtractionQuery
+	withNodes          *NodeQuery
+	withEdges          *EdgeQuery
+	withEdgeTexts      *EdgeTextQuery
+	withCommunitySets  *CommunitySetQuery
+	withVersionIndexes *VersionIndexQuery
+	withOperations     *OperationQuery
+	withChunkRuns      *ChunkRunQuery
+	withChunkJobs      *ChunkJobQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -178,6 +180,28 @@ func (_q *ExtractionVersionQuery) QueryCommunitySets() *CommunitySetQuery {
 			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
 			sqlgraph.To(communityset.Table, communityset.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.CommunitySetsTable, extractionversion.CommunitySetsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryVersionIndexes chains the current query on the "version_indexes" edge.
+func (_q *ExtractionVersionQuery) QueryVersionIndexes() *VersionIndexQuery {
+	query := (&VersionIndexClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(extractionversion.Table, extractionversion.FieldID, selector),
+			sqlgraph.To(versionindex.Table, versionindex.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, extractionversion.VersionIndexesTable, extractionversion.VersionIndexesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -438,19 +462,20 @@ func (_q *ExtractionVersionQuery) Clone() *ExtractionVersionQuery {
 		return nil
 	}
 	return &ExtractionVersionQuery{
-		config:            _q.config,
-		ctx:               _q.ctx.Clone(),
-		order:             append([]extractionversion.OrderOption{}, _q.order...),
-		inters:            append([]Interceptor{}, _q.inters...),
-		predicates:        append([]predicate.ExtractionVersion{}, _q.predicates...),
-		withExtraction:    _q.withExtraction.Clone(),
-		withNodes:         _q.withNodes.Clone(),
-		withEdges:         _q.withEdges.Clone(),
-		withEdgeTexts:     _q.withEdgeTexts.Clone(),
-		withCommunitySets: _q.withCommunitySets.Clone(),
-		withOperations:    _q.withOperations.Clone(),
-		withChunkRuns:     _q.withChunkRuns.Clone(),
-		withChunkJobs:     _q.withChunkJobs.Clone(),
+		config:             _q.config,
+		ctx:                _q.ctx.Clone(),
+		order:              append([]extractionversion.OrderOption{}, _q.order...),
+		inters:             append([]Interceptor{}, _q.inters...),
+		predicates:         append([]predicate.ExtractionVersion{}, _q.predicates...),
+		withExtraction:     _q.withExtraction.Clone(),
+		withNodes:          _q.withNodes.Clone(),
+		withEdges:          _q.withEdges.Clone(),
+		withEdgeTexts:      _q.withEdgeTexts.Clone(),
+		withCommunitySets:  _q.withCommunitySets.Clone(),
+		withVersionIndexes: _q.withVersionIndexes.Clone(),
+		withOperations:     _q.withOperations.Clone(),
+		withChunkRuns:      _q.withChunkRuns.Clone(),
+		withChunkJobs:      _q.withChunkJobs.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -509,6 +534,17 @@ func (_q *ExtractionVersionQuery) WithCommunitySets(opts ...func(*CommunitySetQu
 		opt(query)
 	}
 	_q.withCommunitySets = query
+	return _q
+}
+
+// WithVersionIndexes tells the query-builder to eager-load the nodes that are connected to
+// the "version_indexes" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ExtractionVersionQuery) WithVersionIndexes(opts ...func(*VersionIndexQuery)) *ExtractionVersionQuery {
+	query := (&VersionIndexClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withVersionIndexes = query
 	return _q
 }
 
@@ -623,12 +659,13 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 	var (
 		nodes       = []*ExtractionVersion{}
 		_spec       = _q.querySpec()
-		loadedTypes = [8]bool{
+		loadedTypes = [9]bool{
 			_q.withExtraction != nil,
 			_q.withNodes != nil,
 			_q.withEdges != nil,
 			_q.withEdgeTexts != nil,
 			_q.withCommunitySets != nil,
+			_q.withVersionIndexes != nil,
 			_q.withOperations != nil,
 			_q.withChunkRuns != nil,
 			_q.withChunkJobs != nil,
@@ -683,6 +720,15 @@ func (_q *ExtractionVersionQuery) sqlAll(ctx context.Context, hooks ...queryHook
 		if err := _q.loadCommunitySets(ctx, query, nodes,
 			func(n *ExtractionVersion) { n.Edges.CommunitySets = []*CommunitySet{} },
 			func(n *ExtractionVersion, e *CommunitySet) { n.Edges.CommunitySets = append(n.Edges.CommunitySets, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withVersionIndexes; query != nil {
+		if err := _q.loadVersionIndexes(ctx, query, nodes,
+			func(n *ExtractionVersion) { n.Edges.VersionIndexes = []*VersionIndex{} },
+			func(n *ExtractionVersion, e *VersionIndex) {
+				n.Edges.VersionIndexes = append(n.Edges.VersionIndexes, e)
+			}); err != nil {
 			return nil, err
 		}
 	}
@@ -844,6 +890,36 @@ func (_q *ExtractionVersionQuery) loadCommunitySets(ctx context.Context, query *
 	}
 	query.Where(predicate.CommunitySet(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(extractionversion.CommunitySetsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.VersionID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "version_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *ExtractionVersionQuery) loadVersionIndexes(ctx context.Context, query *VersionIndexQuery, nodes []*ExtractionVersion, init func(*ExtractionVersion), assign func(*ExtractionVersion, *VersionIndex)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*ExtractionVersion)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(versionindex.FieldVersionID)
+	}
+	query.Where(predicate.VersionIndex(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(extractionversion.VersionIndexesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

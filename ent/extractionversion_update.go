@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/predicate"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -668,6 +669,21 @@ func (_u *ExtractionVersionUpdate) AddCommunitySets(v ...*CommunitySet) *Extract
 	return _u.AddCommunitySetIDs(ids...)
 }
 
+// AddVersionIndexIDs adds the "version_indexes" edge to the VersionIndex entity by IDs.
+func (_u *ExtractionVersionUpdate) AddVersionIndexIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.AddVersionIndexIDs(ids...)
+	return _u
+}
+
+// AddVersionIndexes adds the "version_indexes" edges to the VersionIndex entity.
+func (_u *ExtractionVersionUpdate) AddVersionIndexes(v ...*VersionIndex) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddVersionIndexIDs(ids...)
+}
+
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
 func (_u *ExtractionVersionUpdate) AddOperationIDs(ids ...int) *ExtractionVersionUpdate {
 	_u.mutation.AddOperationIDs(ids...)
@@ -800,6 +816,27 @@ func (_u *ExtractionVersionUpdate) RemoveCommunitySets(v ...*CommunitySet) *Extr
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommunitySetIDs(ids...)
+}
+
+// ClearVersionIndexes clears all "version_indexes" edges to the VersionIndex entity.
+func (_u *ExtractionVersionUpdate) ClearVersionIndexes() *ExtractionVersionUpdate {
+	_u.mutation.ClearVersionIndexes()
+	return _u
+}
+
+// RemoveVersionIndexIDs removes the "version_indexes" edge to VersionIndex entities by IDs.
+func (_u *ExtractionVersionUpdate) RemoveVersionIndexIDs(ids ...int) *ExtractionVersionUpdate {
+	_u.mutation.RemoveVersionIndexIDs(ids...)
+	return _u
+}
+
+// RemoveVersionIndexes removes "version_indexes" edges to VersionIndex entities.
+func (_u *ExtractionVersionUpdate) RemoveVersionIndexes(v ...*VersionIndex) *ExtractionVersionUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveVersionIndexIDs(ids...)
 }
 
 // ClearOperations clears all "operations" edges to the Operation entity.
@@ -1249,6 +1286,51 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.VersionIndexesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedVersionIndexesIDs(); len(nodes) > 0 && !_u.mutation.VersionIndexesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.VersionIndexesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -2043,6 +2125,21 @@ func (_u *ExtractionVersionUpdateOne) AddCommunitySets(v ...*CommunitySet) *Extr
 	return _u.AddCommunitySetIDs(ids...)
 }
 
+// AddVersionIndexIDs adds the "version_indexes" edge to the VersionIndex entity by IDs.
+func (_u *ExtractionVersionUpdateOne) AddVersionIndexIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.AddVersionIndexIDs(ids...)
+	return _u
+}
+
+// AddVersionIndexes adds the "version_indexes" edges to the VersionIndex entity.
+func (_u *ExtractionVersionUpdateOne) AddVersionIndexes(v ...*VersionIndex) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddVersionIndexIDs(ids...)
+}
+
 // AddOperationIDs adds the "operations" edge to the Operation entity by IDs.
 func (_u *ExtractionVersionUpdateOne) AddOperationIDs(ids ...int) *ExtractionVersionUpdateOne {
 	_u.mutation.AddOperationIDs(ids...)
@@ -2175,6 +2272,27 @@ func (_u *ExtractionVersionUpdateOne) RemoveCommunitySets(v ...*CommunitySet) *E
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommunitySetIDs(ids...)
+}
+
+// ClearVersionIndexes clears all "version_indexes" edges to the VersionIndex entity.
+func (_u *ExtractionVersionUpdateOne) ClearVersionIndexes() *ExtractionVersionUpdateOne {
+	_u.mutation.ClearVersionIndexes()
+	return _u
+}
+
+// RemoveVersionIndexIDs removes the "version_indexes" edge to VersionIndex entities by IDs.
+func (_u *ExtractionVersionUpdateOne) RemoveVersionIndexIDs(ids ...int) *ExtractionVersionUpdateOne {
+	_u.mutation.RemoveVersionIndexIDs(ids...)
+	return _u
+}
+
+// RemoveVersionIndexes removes "version_indexes" edges to VersionIndex entities.
+func (_u *ExtractionVersionUpdateOne) RemoveVersionIndexes(v ...*VersionIndex) *ExtractionVersionUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveVersionIndexIDs(ids...)
 }
 
 // ClearOperations clears all "operations" edges to the Operation entity.
@@ -2654,6 +2772,51 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(communityset.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.VersionIndexesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedVersionIndexesIDs(); len(nodes) > 0 && !_u.mutation.VersionIndexesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.VersionIndexesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   extractionversion.VersionIndexesTable,
+			Columns: []string{extractionversion.VersionIndexesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(versionindex.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

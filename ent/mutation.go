@@ -32,6 +32,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/ent/versionindex"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
@@ -64,6 +65,7 @@ const (
 	TypeSchemaVersion     = "SchemaVersion"
 	TypeVector            = "Vector"
 	TypeVectorSet         = "VectorSet"
+	TypeVersionIndex      = "VersionIndex"
 )
 
 // ChunkMutation represents an operation that mutates the Chunk nodes in the graph.
@@ -7641,6 +7643,9 @@ type ExtractionVersionMutation struct {
 	community_sets          map[int]struct{}
 	removedcommunity_sets   map[int]struct{}
 	clearedcommunity_sets   bool
+	version_indexes         map[int]struct{}
+	removedversion_indexes  map[int]struct{}
+	clearedversion_indexes  bool
 	operations              map[int]struct{}
 	removedoperations       map[int]struct{}
 	clearedoperations       bool
@@ -9787,6 +9792,60 @@ func (m *ExtractionVersionMutation) ResetCommunitySets() {
 	m.removedcommunity_sets = nil
 }
 
+// AddVersionIndexIDs adds the "version_indexes" edge to the VersionIndex entity by ids.
+func (m *ExtractionVersionMutation) AddVersionIndexIDs(ids ...int) {
+	if m.version_indexes == nil {
+		m.version_indexes = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.version_indexes[ids[i]] = struct{}{}
+	}
+}
+
+// ClearVersionIndexes clears the "version_indexes" edge to the VersionIndex entity.
+func (m *ExtractionVersionMutation) ClearVersionIndexes() {
+	m.clearedversion_indexes = true
+}
+
+// VersionIndexesCleared reports if the "version_indexes" edge to the VersionIndex entity was cleared.
+func (m *ExtractionVersionMutation) VersionIndexesCleared() bool {
+	return m.clearedversion_indexes
+}
+
+// RemoveVersionIndexIDs removes the "version_indexes" edge to the VersionIndex entity by IDs.
+func (m *ExtractionVersionMutation) RemoveVersionIndexIDs(ids ...int) {
+	if m.removedversion_indexes == nil {
+		m.removedversion_indexes = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.version_indexes, ids[i])
+		m.removedversion_indexes[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedVersionIndexes returns the removed IDs of the "version_indexes" edge to the VersionIndex entity.
+func (m *ExtractionVersionMutation) RemovedVersionIndexesIDs() (ids []int) {
+	for id := range m.removedversion_indexes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// VersionIndexesIDs returns the "version_indexes" edge IDs in the mutation.
+func (m *ExtractionVersionMutation) VersionIndexesIDs() (ids []int) {
+	for id := range m.version_indexes {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetVersionIndexes resets all changes to the "version_indexes" edge.
+func (m *ExtractionVersionMutation) ResetVersionIndexes() {
+	m.version_indexes = nil
+	m.clearedversion_indexes = false
+	m.removedversion_indexes = nil
+}
+
 // AddOperationIDs adds the "operations" edge to the Operation entity by ids.
 func (m *ExtractionVersionMutation) AddOperationIDs(ids ...int) {
 	if m.operations == nil {
@@ -10965,7 +11024,7 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ExtractionVersionMutation) AddedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.extraction != nil {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -10980,6 +11039,9 @@ func (m *ExtractionVersionMutation) AddedEdges() []string {
 	}
 	if m.community_sets != nil {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
+	}
+	if m.version_indexes != nil {
+		edges = append(edges, extractionversion.EdgeVersionIndexes)
 	}
 	if m.operations != nil {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -11025,6 +11087,12 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeVersionIndexes:
+		ids := make([]ent.Value, 0, len(m.version_indexes))
+		for id := range m.version_indexes {
+			ids = append(ids, id)
+		}
+		return ids
 	case extractionversion.EdgeOperations:
 		ids := make([]ent.Value, 0, len(m.operations))
 		for id := range m.operations {
@@ -11049,7 +11117,7 @@ func (m *ExtractionVersionMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ExtractionVersionMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.removednodes != nil {
 		edges = append(edges, extractionversion.EdgeNodes)
 	}
@@ -11061,6 +11129,9 @@ func (m *ExtractionVersionMutation) RemovedEdges() []string {
 	}
 	if m.removedcommunity_sets != nil {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
+	}
+	if m.removedversion_indexes != nil {
+		edges = append(edges, extractionversion.EdgeVersionIndexes)
 	}
 	if m.removedoperations != nil {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -11102,6 +11173,12 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case extractionversion.EdgeVersionIndexes:
+		ids := make([]ent.Value, 0, len(m.removedversion_indexes))
+		for id := range m.removedversion_indexes {
+			ids = append(ids, id)
+		}
+		return ids
 	case extractionversion.EdgeOperations:
 		ids := make([]ent.Value, 0, len(m.removedoperations))
 		for id := range m.removedoperations {
@@ -11126,7 +11203,7 @@ func (m *ExtractionVersionMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ExtractionVersionMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 8)
+	edges := make([]string, 0, 9)
 	if m.clearedextraction {
 		edges = append(edges, extractionversion.EdgeExtraction)
 	}
@@ -11141,6 +11218,9 @@ func (m *ExtractionVersionMutation) ClearedEdges() []string {
 	}
 	if m.clearedcommunity_sets {
 		edges = append(edges, extractionversion.EdgeCommunitySets)
+	}
+	if m.clearedversion_indexes {
+		edges = append(edges, extractionversion.EdgeVersionIndexes)
 	}
 	if m.clearedoperations {
 		edges = append(edges, extractionversion.EdgeOperations)
@@ -11168,6 +11248,8 @@ func (m *ExtractionVersionMutation) EdgeCleared(name string) bool {
 		return m.clearededge_texts
 	case extractionversion.EdgeCommunitySets:
 		return m.clearedcommunity_sets
+	case extractionversion.EdgeVersionIndexes:
+		return m.clearedversion_indexes
 	case extractionversion.EdgeOperations:
 		return m.clearedoperations
 	case extractionversion.EdgeChunkRuns:
@@ -11207,6 +11289,9 @@ func (m *ExtractionVersionMutation) ResetEdge(name string) error {
 		return nil
 	case extractionversion.EdgeCommunitySets:
 		m.ResetCommunitySets()
+		return nil
+	case extractionversion.EdgeVersionIndexes:
+		m.ResetVersionIndexes()
 		return nil
 	case extractionversion.EdgeOperations:
 		m.ResetOperations()
@@ -17887,4 +17972,549 @@ func (m *VectorSetMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *VectorSetMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown VectorSet edge %s", name)
+}
+
+// VersionIndexMutation represents an operation that mutates the VersionIndex nodes in the graph.
+type VersionIndexMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	part           *string
+	stamp          *string
+	data           *[]byte
+	clearedFields  map[string]struct{}
+	version        *int
+	clearedversion bool
+	done           bool
+	oldValue       func(context.Context) (*VersionIndex, error)
+	predicates     []predicate.VersionIndex
+}
+
+var _ ent.Mutation = (*VersionIndexMutation)(nil)
+
+// versionindexOption allows management of the mutation configuration using functional options.
+type versionindexOption func(*VersionIndexMutation)
+
+// newVersionIndexMutation creates new mutation for the VersionIndex entity.
+func newVersionIndexMutation(c config, op Op, opts ...versionindexOption) *VersionIndexMutation {
+	m := &VersionIndexMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeVersionIndex,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withVersionIndexID sets the ID field of the mutation.
+func withVersionIndexID(id int) versionindexOption {
+	return func(m *VersionIndexMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *VersionIndex
+		)
+		m.oldValue = func(ctx context.Context) (*VersionIndex, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().VersionIndex.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withVersionIndex sets the old VersionIndex of the mutation.
+func withVersionIndex(node *VersionIndex) versionindexOption {
+	return func(m *VersionIndexMutation) {
+		m.oldValue = func(context.Context) (*VersionIndex, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m VersionIndexMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m VersionIndexMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *VersionIndexMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *VersionIndexMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().VersionIndex.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *VersionIndexMutation) SetVersionID(i int) {
+	m.version = &i
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *VersionIndexMutation) VersionID() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the VersionIndex entity.
+// If the VersionIndex object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionIndexMutation) OldVersionID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *VersionIndexMutation) ResetVersionID() {
+	m.version = nil
+}
+
+// SetPart sets the "part" field.
+func (m *VersionIndexMutation) SetPart(s string) {
+	m.part = &s
+}
+
+// Part returns the value of the "part" field in the mutation.
+func (m *VersionIndexMutation) Part() (r string, exists bool) {
+	v := m.part
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPart returns the old "part" field's value of the VersionIndex entity.
+// If the VersionIndex object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionIndexMutation) OldPart(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPart: %w", err)
+	}
+	return oldValue.Part, nil
+}
+
+// ResetPart resets all changes to the "part" field.
+func (m *VersionIndexMutation) ResetPart() {
+	m.part = nil
+}
+
+// SetStamp sets the "stamp" field.
+func (m *VersionIndexMutation) SetStamp(s string) {
+	m.stamp = &s
+}
+
+// Stamp returns the value of the "stamp" field in the mutation.
+func (m *VersionIndexMutation) Stamp() (r string, exists bool) {
+	v := m.stamp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStamp returns the old "stamp" field's value of the VersionIndex entity.
+// If the VersionIndex object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionIndexMutation) OldStamp(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStamp is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStamp requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStamp: %w", err)
+	}
+	return oldValue.Stamp, nil
+}
+
+// ResetStamp resets all changes to the "stamp" field.
+func (m *VersionIndexMutation) ResetStamp() {
+	m.stamp = nil
+}
+
+// SetData sets the "data" field.
+func (m *VersionIndexMutation) SetData(b []byte) {
+	m.data = &b
+}
+
+// Data returns the value of the "data" field in the mutation.
+func (m *VersionIndexMutation) Data() (r []byte, exists bool) {
+	v := m.data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldData returns the old "data" field's value of the VersionIndex entity.
+// If the VersionIndex object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VersionIndexMutation) OldData(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldData: %w", err)
+	}
+	return oldValue.Data, nil
+}
+
+// ResetData resets all changes to the "data" field.
+func (m *VersionIndexMutation) ResetData() {
+	m.data = nil
+}
+
+// ClearVersion clears the "version" edge to the ExtractionVersion entity.
+func (m *VersionIndexMutation) ClearVersion() {
+	m.clearedversion = true
+	m.clearedFields[versionindex.FieldVersionID] = struct{}{}
+}
+
+// VersionCleared reports if the "version" edge to the ExtractionVersion entity was cleared.
+func (m *VersionIndexMutation) VersionCleared() bool {
+	return m.clearedversion
+}
+
+// VersionIDs returns the "version" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VersionID instead. It exists only for internal usage by the builders.
+func (m *VersionIndexMutation) VersionIDs() (ids []int) {
+	if id := m.version; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVersion resets all changes to the "version" edge.
+func (m *VersionIndexMutation) ResetVersion() {
+	m.version = nil
+	m.clearedversion = false
+}
+
+// Where appends a list predicates to the VersionIndexMutation builder.
+func (m *VersionIndexMutation) Where(ps ...predicate.VersionIndex) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the VersionIndexMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *VersionIndexMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.VersionIndex, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *VersionIndexMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *VersionIndexMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (VersionIndex).
+func (m *VersionIndexMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *VersionIndexMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.version != nil {
+		fields = append(fields, versionindex.FieldVersionID)
+	}
+	if m.part != nil {
+		fields = append(fields, versionindex.FieldPart)
+	}
+	if m.stamp != nil {
+		fields = append(fields, versionindex.FieldStamp)
+	}
+	if m.data != nil {
+		fields = append(fields, versionindex.FieldData)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *VersionIndexMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case versionindex.FieldVersionID:
+		return m.VersionID()
+	case versionindex.FieldPart:
+		return m.Part()
+	case versionindex.FieldStamp:
+		return m.Stamp()
+	case versionindex.FieldData:
+		return m.Data()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *VersionIndexMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case versionindex.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case versionindex.FieldPart:
+		return m.OldPart(ctx)
+	case versionindex.FieldStamp:
+		return m.OldStamp(ctx)
+	case versionindex.FieldData:
+		return m.OldData(ctx)
+	}
+	return nil, fmt.Errorf("unknown VersionIndex field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VersionIndexMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case versionindex.FieldVersionID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case versionindex.FieldPart:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPart(v)
+		return nil
+	case versionindex.FieldStamp:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStamp(v)
+		return nil
+	case versionindex.FieldData:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetData(v)
+		return nil
+	}
+	return fmt.Errorf("unknown VersionIndex field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *VersionIndexMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *VersionIndexMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VersionIndexMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown VersionIndex numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *VersionIndexMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *VersionIndexMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *VersionIndexMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown VersionIndex nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *VersionIndexMutation) ResetField(name string) error {
+	switch name {
+	case versionindex.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case versionindex.FieldPart:
+		m.ResetPart()
+		return nil
+	case versionindex.FieldStamp:
+		m.ResetStamp()
+		return nil
+	case versionindex.FieldData:
+		m.ResetData()
+		return nil
+	}
+	return fmt.Errorf("unknown VersionIndex field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *VersionIndexMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.version != nil {
+		edges = append(edges, versionindex.EdgeVersion)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *VersionIndexMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case versionindex.EdgeVersion:
+		if id := m.version; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *VersionIndexMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *VersionIndexMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *VersionIndexMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedversion {
+		edges = append(edges, versionindex.EdgeVersion)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *VersionIndexMutation) EdgeCleared(name string) bool {
+	switch name {
+	case versionindex.EdgeVersion:
+		return m.clearedversion
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *VersionIndexMutation) ClearEdge(name string) error {
+	switch name {
+	case versionindex.EdgeVersion:
+		m.ClearVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown VersionIndex unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *VersionIndexMutation) ResetEdge(name string) error {
+	switch name {
+	case versionindex.EdgeVersion:
+		m.ResetVersion()
+		return nil
+	}
+	return fmt.Errorf("unknown VersionIndex edge %s", name)
 }

@@ -50,6 +50,8 @@ type Tx struct {
 	Vector *VectorClient
 	// VectorSet is the client for interacting with the VectorSet builders.
 	VectorSet *VectorSetClient
+	// VersionIndex is the client for interacting with the VersionIndex builders.
+	VersionIndex *VersionIndexClient
 
 	// lazily loaded.
 	client     *Client
@@ -200,6 +202,7 @@ func (tx *Tx) init() {
 	tx.SchemaVersion = NewSchemaVersionClient(tx.config)
 	tx.Vector = NewVectorClient(tx.config)
 	tx.VectorSet = NewVectorSetClient(tx.config)
+	tx.VersionIndex = NewVersionIndexClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

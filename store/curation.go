@@ -64,6 +64,10 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 		if _, err := c.CommunitySet.Delete().Where(communityset.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete communities: %w", err)
 		}
+		// So was the search index.
+		if err := deleteVersionIndexes(ctx, c, versionID); err != nil {
+			return err
+		}
 		if _, err := c.EdgeText.Delete().Where(edgetext.VersionID(versionID)).Exec(ctx); err != nil {
 			return fmt.Errorf("delete edge texts: %w", err)
 		}

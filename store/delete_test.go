@@ -19,17 +19,18 @@ func rowCounts(t *testing.T, s *store.Store) map[string]int {
 	c := store.EntClient(s)
 	out := map[string]int{}
 	for name, count := range map[string]func(context.Context) (int, error){
-		"documents":   c.Document.Query().Count,
-		"chunks":      c.Chunk.Query().Count,
-		"extractions": c.Extraction.Query().Count,
-		"versions":    c.ExtractionVersion.Query().Count,
-		"nodes":       c.Node.Query().Count,
-		"edges":       c.Edge.Query().Count,
-		"chunk_runs":  c.ChunkRun.Query().Count,
-		"schemas":     c.KGSchema.Query().Count,
-		"entities":    c.EntityType.Query().Count,
-		"vectors":     c.Vector.Query().Count,
-		"vector_sets": c.VectorSet.Query().Count,
+		"documents":       c.Document.Query().Count,
+		"chunks":          c.Chunk.Query().Count,
+		"extractions":     c.Extraction.Query().Count,
+		"versions":        c.ExtractionVersion.Query().Count,
+		"nodes":           c.Node.Query().Count,
+		"edges":           c.Edge.Query().Count,
+		"chunk_runs":      c.ChunkRun.Query().Count,
+		"schemas":         c.KGSchema.Query().Count,
+		"entities":        c.EntityType.Query().Count,
+		"vectors":         c.Vector.Query().Count,
+		"vector_sets":     c.VectorSet.Query().Count,
+		"version_indexes": c.VersionIndex.Query().Count,
 	} {
 		n, err := count(ctx)
 		if err != nil {

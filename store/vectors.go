@@ -135,6 +135,9 @@ func deleteVectors(ctx context.Context, c *ent.Client, versionIDs ...int) error 
 	if _, err := c.Vector.Delete().Where(vector.VersionIDIn(versionIDs...)).Exec(ctx); err != nil {
 		return translate(err, "vectors")
 	}
+	if err := deleteVersionIndexes(ctx, c, versionIDs...); err != nil {
+		return err
+	}
 	_, err := c.VectorSet.Delete().Where(vectorset.VersionIDIn(versionIDs...)).Exec(ctx)
 	return translate(err, "vector stats")
 }

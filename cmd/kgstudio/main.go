@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -32,6 +33,17 @@ func mainCode() int {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
 		}
+	}
+	// KGSTUDIO_MEMPROFILE=FILE writes a heap profile of what the command
+	// allocated, in use and in all (go tool pprof -sample_index=...).
+	if path := os.Getenv("KGSTUDIO_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	switch {

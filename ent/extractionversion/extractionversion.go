@@ -98,6 +98,8 @@ const (
 	EdgeEdgeTexts = "edge_texts"
 	// EdgeCommunitySets holds the string denoting the community_sets edge name in mutations.
 	EdgeCommunitySets = "community_sets"
+	// EdgeVersionIndexes holds the string denoting the version_indexes edge name in mutations.
+	EdgeVersionIndexes = "version_indexes"
 	// EdgeOperations holds the string denoting the operations edge name in mutations.
 	EdgeOperations = "operations"
 	// EdgeChunkRuns holds the string denoting the chunk_runs edge name in mutations.
@@ -141,6 +143,13 @@ const (
 	CommunitySetsInverseTable = "community_sets"
 	// CommunitySetsColumn is the table column denoting the community_sets relation/edge.
 	CommunitySetsColumn = "version_id"
+	// VersionIndexesTable is the table that holds the version_indexes relation/edge.
+	VersionIndexesTable = "version_indexes"
+	// VersionIndexesInverseTable is the table name for the VersionIndex entity.
+	// It exists in this package in order to avoid circular dependency with the "versionindex" package.
+	VersionIndexesInverseTable = "version_indexes"
+	// VersionIndexesColumn is the table column denoting the version_indexes relation/edge.
+	VersionIndexesColumn = "version_id"
 	// OperationsTable is the table that holds the operations relation/edge.
 	OperationsTable = "operations"
 	// OperationsInverseTable is the table name for the Operation entity.
@@ -529,6 +538,20 @@ func ByCommunitySets(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByVersionIndexesCount orders the results by version_indexes count.
+func ByVersionIndexesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newVersionIndexesStep(), opts...)
+	}
+}
+
+// ByVersionIndexes orders the results by version_indexes terms.
+func ByVersionIndexes(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newVersionIndexesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByOperationsCount orders the results by operations count.
 func ByOperationsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -603,6 +626,13 @@ func newCommunitySetsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CommunitySetsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CommunitySetsTable, CommunitySetsColumn),
+	)
+}
+func newVersionIndexesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(VersionIndexesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, VersionIndexesTable, VersionIndexesColumn),
 	)
 }
 func newOperationsStep() *sqlgraph.Step {

@@ -1736,6 +1736,29 @@ func HasCommunitySetsWith(preds ...predicate.CommunitySet) predicate.ExtractionV
 	})
 }
 
+// HasVersionIndexes applies the HasEdge predicate on the "version_indexes" edge.
+func HasVersionIndexes() predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, VersionIndexesTable, VersionIndexesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasVersionIndexesWith applies the HasEdge predicate on the "version_indexes" edge with a given conditions (other predicates).
+func HasVersionIndexesWith(preds ...predicate.VersionIndex) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(func(s *sql.Selector) {
+		step := newVersionIndexesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasOperations applies the HasEdge predicate on the "operations" edge.
 func HasOperations() predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(func(s *sql.Selector) {

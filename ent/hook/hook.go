@@ -237,6 +237,18 @@ func (f VectorSetFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VectorSetMutation", m)
 }
 
+// The VersionIndexFunc type is an adapter to allow the use of ordinary
+// function as VersionIndex mutator.
+type VersionIndexFunc func(context.Context, *ent.VersionIndexMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f VersionIndexFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.VersionIndexMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VersionIndexMutation", m)
+}
+
 // Condition is a hook condition function.
 type Condition func(context.Context, ent.Mutation) bool
 

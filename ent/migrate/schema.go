@@ -598,6 +598,35 @@ var (
 		Columns:    VectorSetsColumns,
 		PrimaryKey: []*schema.Column{VectorSetsColumns[0]},
 	}
+	// VersionIndexesColumns holds the columns for the "version_indexes" table.
+	VersionIndexesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "part", Type: field.TypeString},
+		{Name: "stamp", Type: field.TypeString},
+		{Name: "data", Type: field.TypeBytes},
+		{Name: "version_id", Type: field.TypeInt},
+	}
+	// VersionIndexesTable holds the schema information for the "version_indexes" table.
+	VersionIndexesTable = &schema.Table{
+		Name:       "version_indexes",
+		Columns:    VersionIndexesColumns,
+		PrimaryKey: []*schema.Column{VersionIndexesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "version_indexes_extraction_versions_version_indexes",
+				Columns:    []*schema.Column{VersionIndexesColumns[4]},
+				RefColumns: []*schema.Column{ExtractionVersionsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "versionindex_version_id_part",
+				Unique:  true,
+				Columns: []*schema.Column{VersionIndexesColumns[4], VersionIndexesColumns[1]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		ChunksTable,
@@ -619,6 +648,7 @@ var (
 		SchemaVersionsTable,
 		VectorsTable,
 		VectorSetsTable,
+		VersionIndexesTable,
 	}
 )
 
@@ -638,4 +668,5 @@ func init() {
 	OperationsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	RelationTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable
 	SchemaVersionsTable.ForeignKeys[0].RefTable = SchemasTable
+	VersionIndexesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 }

@@ -62,3 +62,6 @@ type Vector func(*sql.Selector)
 
 // VectorSet is the predicate function for vectorset builders.
 type VectorSet func(*sql.Selector)
+
+// VersionIndex is the predicate function for versionindex builders.
+type VersionIndex func(*sql.Selector)

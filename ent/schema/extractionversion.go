@@ -104,6 +104,7 @@ func (ExtractionVersion) Edges() []ent.Edge {
 		edge.To("edges", Edge.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("edge_texts", EdgeText.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("community_sets", CommunitySet.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("version_indexes", VersionIndex.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("operations", Operation.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("chunk_runs", ChunkRun.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("chunk_jobs", ChunkJob.Type).Annotations(entsql.OnDelete(entsql.Cascade)),

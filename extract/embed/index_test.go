@@ -206,3 +206,49 @@ func TestIndexPastExactLimit(t *testing.T) {
 		})
 	}
 }
+
+// An index read back from its binary form searches as the one built, in
+// each of its modes; a truncated or foreign form is an error.
+func TestIndexBinary(t *testing.T) {
+	texts := make([]string, 2000)
+	for i := range texts {
+		texts[i] = "person " + strconv.Itoa(i) + " of family " + strconv.Itoa(i%37)
+	}
+	sparse, _, err := Offline{}.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := clustered(rand.New(rand.NewSource(6)), 2000, 48)
+	for name, ix := range map[string]*Index{
+		"exact":    NewIndex(dense),
+		"scan":     NewIndexLimit(dense, 1000),
+		"postings": NewIndexLimit(sparse, 1000),
+		"hnsw":     NewIndexLimit(dense, 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := ix.AppendBinary([]byte("prefix"))
+			got, rest, err := ReadIndex(append(b[len("prefix"):], "tail"...))
+			if err != nil || string(rest) != "tail" {
+				t.Fatalf("read back: %v, rest %q", err, rest)
+			}
+			if got.Len() != ix.Len() || got.Bounded() != ix.Bounded() || got.Approximate() != ix.Approximate() {
+				t.Fatalf("read back: len %d bounded %t approximate %t", got.Len(), got.Bounded(), got.Approximate())
+			}
+			vecs := dense
+			if name == "postings" {
+				vecs = sparse
+			}
+			for _, qi := range []int{0, 5, 1999} {
+				want, have := ix.Search(vecs[qi], 10), got.Search(vecs[qi], 10)
+				if !slices.Equal(want, have) {
+					t.Fatalf("query %d: %v, built %v", qi, have, want)
+				}
+			}
+			for _, cut := range []int{0, 3, len(b) / 2} {
+				if _, _, err := ReadIndex(b[len("prefix") : len("prefix")+cut]); err == nil {
+					t.Fatalf("a form cut to %d bytes was read", cut)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,3 +89,74 @@ func TestSearch_ApproximateIndex(t *testing.T) {
 type otherModel struct{ embed.Offline }
 
 func (otherModel) Model() string { return "other" }
+
+// A vector index read back from its binary form (as a version stores it)
+// ranks as the one built: the same context for each question, in every
+// mode of the index; a damaged form is an error.
+func TestVectorIndexBinary(t *testing.T) {
+	ctx := context.Background()
+	chunks := carolChunks(t)
+	list := make([]extract.Chunk, 0, len(chunks))
+	for _, c := range chunks {
+		list = append(list, c)
+	}
+	g := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person", Description: "A miser."},
+		{Key: "marley", Name: "Marley", Type: "Person", Description: "Scrooge's dead partner."}},
+		Edges: []extract.Edge{{Source: "scrooge", Target: "marley", Label: "partner of", Description: "Scrooge and Marley were partners."}}}
+	emb := embed.Offline{}
+	vecs, _, err := Vectorize(ctx, emb, g, list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{math.MaxInt, 1000, 0} {
+		built := NewVectorIndexLimit(vecs, limit)
+		read, err := ReadVectorIndex(built.AppendBinary(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read.Len() != built.Len() || read.Model != built.Model {
+			t.Fatalf("limit %d: %d vectors of %q, built %d of %q", limit, read.Len(), read.Model, built.Len(), built.Model)
+		}
+		cb, cr := NewCorpus(g, chunks, built), NewCorpus(g, chunks, read)
+		for _, q := range []string{"Who was Marley's partner?", "the clerk's fire in the cell"} {
+			for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
+				req := Request{Question: q, Mode: mode, TopK: 10}
+				a, err := cb.Search(ctx, emb, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := cr.Search(ctx, emb, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ra, rb := render(a), render(b); ra != rb {
+					t.Fatalf("limit %d, %s %q: read back ranks otherwise", limit, mode, q)
+				}
+			}
+		}
+	}
+	b := NewVectorIndex(vecs).AppendBinary(nil)
+	for _, bad := range [][]byte{b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("KGVI\x09")} {
+		if _, err := ReadVectorIndex(bad); err == nil {
+			t.Fatalf("a damaged form of %d bytes was read", len(bad))
+		}
+	}
+	if vi, err := ReadVectorIndex(nil); vi != nil || err != nil {
+		t.Fatalf("empty form: %v, %v", vi, err)
+	}
+}
+
+// render is a search context as text, to compare two rankings.
+func render(c Context) string {
+	var b strings.Builder
+	for _, e := range c.Entities {
+		b.WriteString("E " + e.Name + "\n")
+	}
+	for _, r := range c.Relations {
+		b.WriteString("R " + r.Source + " " + r.Target + "\n")
+	}
+	for _, ch := range c.Chunks {
+		b.WriteString("C " + strconv.Itoa(ch.DocumentID) + ":" + strconv.Itoa(ch.Index) + "\n")
+	}
+	return b.String()
+}

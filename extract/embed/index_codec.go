@@ -1,0 +1,240 @@
+package embed
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// The binary form of an Index, so a version's index is built once and
+// read by every process (see AppendBinary and ReadIndex). Little endian:
+//
+//	magic "KGIX" | version byte | mode byte | bounded byte | n uint32 | dims uint32
+//	mode 'v' (vectors: exact or scanned): n*dims float32
+//	mode 's' (postings): dims+1 int32 starts, then the ids (int32) and
+//	         values (float32) of the postings
+//	mode 'h' (HNSW): the vectors, then entry int32, top int32, m uint32
+//	         and per node its layer count (uint8) and per layer its link
+//	         count (uint16) and links (int32)
+//
+// The values are the float32 bits of what was indexed, so an index read
+// back searches exactly as the one built.
+const (
+	indexMagic   = "KGIX"
+	indexVersion = 1
+	modeVectors  = 'v'
+	modeSparse   = 's'
+	modeHNSW     = 'h'
+)
+
+// errIndexFormat is a binary index that cannot be read.
+var errIndexFormat = errors.New("not an index in kgstudio's binary form")
+
+// AppendBinary appends the index's binary form to b.
+func (ix *Index) AppendBinary(b []byte) []byte {
+	dims := 0
+	switch {
+	case ix.sparse != nil:
+		dims = len(ix.sparse.start) - 1
+	case len(ix.vecs) > 0:
+		dims = len(ix.vecs[0])
+	}
+	mode := byte(modeVectors)
+	switch {
+	case ix.sparse != nil:
+		mode = modeSparse
+	case ix.graph != nil:
+		mode = modeHNSW
+	}
+	b = append(b, indexMagic...)
+	b = append(b, indexVersion, mode, boolByte(ix.bounded))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ix.n))
+	b = binary.LittleEndian.AppendUint32(b, uint32(dims))
+	if mode == modeSparse {
+		p := ix.sparse
+		b = appendInt32s(b, p.start)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(p.ids)))
+		b = appendInt32s(b, p.ids)
+		return appendFloat32s(b, p.vals)
+	}
+	for _, v := range ix.vecs {
+		b = appendFloat32s(b, v)
+	}
+	if mode == modeHNSW {
+		h := ix.graph
+		b = binary.LittleEndian.AppendUint32(b, uint32(h.entry))
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(h.top)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(h.m))
+		for _, layers := range h.links {
+			b = append(b, byte(len(layers)))
+			for _, l := range layers {
+				b = binary.LittleEndian.AppendUint16(b, uint16(len(l)))
+				b = appendInt32s(b, l)
+			}
+		}
+	}
+	return b
+}
+
+// ReadIndex reads an index from its binary form (AppendBinary) and
+// returns it with the rest of b.
+func ReadIndex(b []byte) (*Index, []byte, error) {
+	r := reader{b: b}
+	if string(r.next(4)) != indexMagic || r.byte() != indexVersion {
+		return nil, nil, errIndexFormat
+	}
+	mode, bounded := r.byte(), r.byte() == 1
+	n, dims := int(r.uint32()), int(r.uint32())
+	if r.err != nil || dims > 1<<20 {
+		return nil, nil, errIndexFormat
+	}
+	ix := &Index{n: n, bounded: bounded}
+	switch mode {
+	case modeSparse:
+		p := &postings{n: n, start: r.int32s(dims + 1)}
+		total := int(r.uint32())
+		p.ids, p.vals = r.int32s(total), r.float32s(total)
+		if r.err == nil && (len(p.start) != dims+1 || p.start[dims] != int32(total)) {
+			r.err = errIndexFormat
+		}
+		for _, id := range p.ids {
+			if id < 0 || int(id) >= n {
+				r.err = errIndexFormat
+				break
+			}
+		}
+		p.acc.New = func() any { a := make([]float32, p.n); return &a }
+		ix.sparse = p
+	case modeVectors, modeHNSW:
+		flat := r.float32s(n * dims)
+		if r.err != nil {
+			break
+		}
+		ix.vecs = make([][]float32, n)
+		for i := range ix.vecs {
+			ix.vecs[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
+		}
+		if mode == modeHNSW && r.err == nil {
+			ix.graph = readHNSW(&r, ix.vecs)
+		}
+	default:
+		return nil, nil, errIndexFormat
+	}
+	if r.err != nil {
+		return nil, nil, fmt.Errorf("read index: %w", r.err)
+	}
+	return ix, r.b, nil
+}
+
+// readHNSW reads a graph's links for searching (not for inserts: the
+// distances of its lists are not kept).
+func readHNSW(r *reader, vecs [][]float32) *hnsw {
+	n := len(vecs)
+	h := &hnsw{vecs: vecs, links: make([][][]int32, n), locks: make([]sync.Mutex, n)}
+	h.entry, h.top, h.m = int32(r.uint32()), int(int32(r.uint32())), int(r.uint32())
+	for i := range h.links {
+		layers := int(r.byte())
+		h.links[i] = make([][]int32, layers)
+		for l := range layers {
+			h.links[i][l] = r.int32s(int(r.uint16()))
+			for _, id := range h.links[i][l] {
+				if id < 0 || int(id) >= n {
+					r.err = errIndexFormat
+				}
+			}
+		}
+		if r.err != nil {
+			return nil
+		}
+	}
+	if h.top >= 0 && (h.entry < 0 || int(h.entry) >= n || len(h.links[h.entry]) <= h.top) {
+		r.err = errIndexFormat
+	}
+	h.seen.New = func() any { return &visited{mark: make([]uint32, n)} }
+	return h
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func appendInt32s(b []byte, v []int32) []byte {
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+	}
+	return b
+}
+
+func appendFloat32s(b []byte, v []float32) []byte {
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// reader reads the binary form, remembering the first error (a short
+// buffer).
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) next(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b) {
+		r.err = errIndexFormat
+		return nil
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *reader) byte() byte {
+	if b := r.next(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) uint16() uint16 {
+	if b := r.next(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (r *reader) uint32() uint32 {
+	if b := r.next(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *reader) int32s(n int) []int32 {
+	b := r.next(4 * n)
+	if b == nil {
+		return nil
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func (r *reader) float32s(n int) []float32 {
+	b := r.next(4 * n)
+	if b == nil {
+		return nil
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
