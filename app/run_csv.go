@@ -48,6 +48,11 @@ func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Docu
 	mapped := csvTables{}
 	for i, d := range docs {
 		mapped[d.ID] = extract.ChunkResult{Graph: results[i].Graph, Failures: results[i].Failures}
+		// How each table was read, on the version's page: a table of
+		// triples whose header was not recognised reads as nodes.
+		if err := a.store.AppendNote(ctx, v.ID, d.Name+" was read as "+results[i].Layout+"."); err != nil {
+			return track{}, err
+		}
 	}
 	return track{jobs: jobs, ex: mapped, concurrency: cfg.Concurrency}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/communityset"
@@ -87,7 +89,7 @@ func (s *Store) ReplaceGraph(ctx context.Context, versionID int, g extract.Graph
 	return s.refreshCounts(ctx, versionID)
 }
 
-// AppendNote adds a line to a version's note.
+// AppendNote adds a line to a version's note, unless the note holds it.
 func (s *Store) AppendNote(ctx context.Context, versionID int, line string) error {
 	return s.write(ctx, func(c *ent.Client) error {
 		v, err := c.ExtractionVersion.Get(ctx, versionID)
@@ -96,6 +98,9 @@ func (s *Store) AppendNote(ctx context.Context, versionID int, line string) erro
 		}
 		note := line
 		if v.Note != "" {
+			if slices.Contains(strings.Split(v.Note, "\n"), line) {
+				return nil // said already (a resumed run plans again)
+			}
 			note = v.Note + "\n" + line
 		}
 		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetNote(note).Exec(ctx), "version")

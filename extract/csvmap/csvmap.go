@@ -7,8 +7,9 @@
 // name without folder and .csv/.tsv extension) and its header:
 //
 //   - Triples. A header whose first three columns are S, P and O (any case),
-//     like KAG's SPO.csv, makes one edge per row: subject S, label P,
-//     object O. In S and O an underscore reads as a space
+//     like KAG's SPO.csv, or named like them (subject/predicate/object,
+//     head/relation/tail, source/relation/target, from/label/to), makes
+//     one edge per row: subject S, label P, object O. In S and O an underscore reads as a space
 //     ("Panic_disorder" is the node "Panic disorder"); both nodes take the
 //     default type, unless a node table of the run defines exactly one row
 //     (of any type) with that name or id: then the end is that row, so a

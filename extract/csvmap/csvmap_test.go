@@ -335,3 +335,25 @@ func TestMapAll_TriplesJoinTypedRows(t *testing.T) {
 		t.Errorf("the triples kept an untyped Ebenezer Scrooge:\n%s", got)
 	}
 }
+
+// A header named like a triple's parts, in any case, reads as triples;
+// any other reads as nodes, and each result says how it was read.
+func TestMapAll_TripleHeaders(t *testing.T) {
+	for _, header := range []string{"S,P,O", "subject,predicate,object", "Head,Relation,Tail", "source,relation,target", "from,label,to", "Subject , Predicate , Object"} {
+		res, err := csvmap.MapAll([]extract.Document{{ID: 1, Name: "facts.csv", Content: header + "\nAda Lovelace,worked with,Charles Babbage\n"}}, csvmap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := res[0].Graph
+		if len(g.Edges) != 1 || g.Edges[0].Label != "worked with" || len(g.Nodes) != 2 || !strings.HasPrefix(res[0].Layout, "triples") {
+			t.Errorf("%q: %s\nlayout %q", header, summary(g), res[0].Layout)
+		}
+	}
+	res, err := csvmap.MapAll([]extract.Document{{ID: 1, Name: "people.csv", Content: "name,born,field\nAda Lovelace,1815,mathematics\n"}}, csvmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res[0].Graph.Edges) != 0 || !strings.Contains(res[0].Layout, "node table") || !strings.Contains(res[0].Layout, "name, born, field") {
+		t.Errorf("a node table: %s\nlayout %q", summary(res[0].Graph), res[0].Layout)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +19,9 @@ import (
 type Result struct {
 	Graph    extract.Graph
 	Failures []extract.ParseFailure
+	// Layout says how the table was read and why: as triples, as an
+	// edge table, or as a node table (whose header names no triple).
+	Layout string
 }
 
 // Map maps one CSV document to a graph (see the package comment). It
@@ -48,7 +52,7 @@ func MapAll(docs []extract.Document, opts Options) ([]Result, error) {
 	link(bs)
 	out := make([]Result, len(bs))
 	for i, b := range bs {
-		out[i] = Result{Graph: b.graph(), Failures: b.failures}
+		out[i] = Result{Graph: b.graph(), Failures: b.failures, Layout: b.layout}
 	}
 	return out, nil
 }
@@ -70,6 +74,8 @@ type builder struct {
 	rowStart int
 	// err is why the table was not mapped whole (too many rows).
 	err error
+	// layout says how the table was read (Result.Layout).
+	layout string
 }
 
 func newBuilder(doc extract.Document, opts Options) *builder {
@@ -194,9 +200,14 @@ func (b *builder) mapTable(rows *int) {
 			switch {
 			case isTriples(header):
 				mapRow = b.mapTriples(header)
+				b.layout = fmt.Sprintf("triples: one edge per row (columns %s, %s, %s)", header[0], header[1], header[2])
 			default:
-				if mapRow = b.edgeTable(header); mapRow == nil {
+				if mapRow = b.edgeTable(header); mapRow != nil {
+					b.layout = "an edge table: one edge per row, from its src to its dst"
+				} else {
 					mapRow = b.mapNodes(header)
+					b.layout = fmt.Sprintf("a node table: one node per row (its first columns, %s, are not subject, predicate and object, nor S, P and O)",
+						strings.Join(header[:min(3, len(header))], ", "))
 				}
 			}
 			return true
@@ -264,8 +275,21 @@ func colIndex(header []string, names ...string) int {
 	return -1
 }
 
+// The names a triples table's first three columns go by (any case, with
+// or without spaces and underscores): KAG's S, P, O and the usual names
+// of the triples' parts.
+var (
+	subjectCols   = []string{"s", "subject", "head", "source", "from", "subj"}
+	predicateCols = []string{"p", "predicate", "relation", "rel", "label", "property", "relationship", "pred"}
+	objectCols    = []string{"o", "object", "tail", "target", "to", "obj"}
+)
+
 func isTriples(header []string) bool {
-	return len(header) >= 3 && strings.EqualFold(header[0], "S") && strings.EqualFold(header[1], "P") && strings.EqualFold(header[2], "O")
+	is := func(h string, names []string) bool {
+		h = strings.ToLower(strings.NewReplacer(" ", "", "_", "", "-", "").Replace(h))
+		return slices.Contains(names, h)
+	}
+	return len(header) >= 3 && is(header[0], subjectCols) && is(header[1], predicateCols) && is(header[2], objectCols)
 }
 
 // mapTriples maps the rows of an S,P,O[,properties] table.
