@@ -44,21 +44,21 @@ func pdfTextLocal(name string, data []byte, maxBytes int) (out []byte, err error
 		}
 		return nil, Errorf(KindInvalid, "%s cannot be read as a PDF: %v", name, err)
 	}
-	var b strings.Builder
 	pages, err := pdfPages(r, len(data))
 	if err != nil {
 		return nil, Errorf(KindInvalid, "%s cannot be read as a PDF: %v", name, err)
 	}
+	texts := make([]string, 0, len(pages))
+	size := 0
 	for i, p := range pages {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
+		var b strings.Builder
 		pageText(&b, p.Content().Text)
-		if b.Len() > maxBytes {
+		texts = append(texts, b.String())
+		if size += b.Len() + 2; size > maxBytes {
 			return nil, Errorf(KindInvalid, "%s holds more than %d bytes of text (page %d of %d)", name, maxBytes, i+1, len(pages))
 		}
 	}
-	text := strings.TrimSpace(b.String())
+	text := strings.TrimSpace(joinPages(dropRunningLines(texts)))
 	if text == "" {
 		return nil, Errorf(KindInvalid, "%s has no text layer (%d pages; a scan needs text recognition first)", name, len(pages))
 	}
@@ -125,6 +125,114 @@ func pdfObjectID(v pdf.Value) (uint64, bool) {
 		return 0, false
 	}
 	return id.Uint()<<16 | gen.Uint(), true
+}
+
+// runningEdge is how many lines at the top and at the bottom of a page
+// may be a running header or footer.
+const runningEdge = 3
+
+// dropRunningLines drops what a printer repeats on every page: lines
+// among the first or last runningEdge of a page that recur, digits aside,
+// at the same end of at least half the pages (two at least: a title and
+// date header, "3/5", a file's address), and lines there that are a page
+// number alone ("12", "Page 3 of 5", "- 4 -").
+func dropRunningLines(pages []string) []string {
+	if len(pages) < 2 {
+		return pages
+	}
+	lines := make([][]string, len(pages))
+	topSeen, bottomSeen := map[string]int{}, map[string]int{}
+	for i, p := range pages {
+		lines[i] = strings.Split(strings.TrimSpace(p), "\n")
+		top, bottom := map[string]bool{}, map[string]bool{}
+		for j, l := range lines[i] {
+			k := runningKey(l)
+			if k == "" {
+				continue
+			}
+			if j < runningEdge {
+				top[k] = true
+			}
+			if j >= len(lines[i])-runningEdge {
+				bottom[k] = true
+			}
+		}
+		for k := range top {
+			topSeen[k]++
+		}
+		for k := range bottom {
+			bottomSeen[k]++
+		}
+	}
+	most := max(2, (len(pages)+1)/2)
+	out := make([]string, len(pages))
+	for i, ls := range lines {
+		kept := ls[:0:0]
+		for j, l := range ls {
+			k := runningKey(l)
+			atTop, atBottom := j < runningEdge, j >= len(ls)-runningEdge
+			if (atTop || atBottom) && (pageNumber(l) || atTop && topSeen[k] >= most || atBottom && bottomSeen[k] >= most) {
+				continue
+			}
+			kept = append(kept, l)
+		}
+		out[i] = strings.Join(kept, "\n")
+	}
+	if strings.TrimSpace(strings.Join(out, "")) == "" {
+		return pages // every line repeats: nothing tells a header from the text
+	}
+	return out
+}
+
+// runningKey is a line as it repeats from page to page: trimmed, digits
+// as one mark ("3/5" and "4/5" are one line).
+func runningKey(l string) string {
+	var b strings.Builder
+	digit := false
+	for _, r := range strings.TrimSpace(l) {
+		if r >= '0' && r <= '9' {
+			if !digit {
+				b.WriteByte('#')
+			}
+			digit = true
+			continue
+		}
+		digit = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// pageNumber reports a line that is a page number alone.
+func pageNumber(l string) bool {
+	switch runningKey(strings.ToLower(l)) {
+	case "#", "# / #", "#/#", "- # -", "– # –", "page #", "page # of #", "p. #", "[#]", "(#)":
+		return true
+	}
+	return false
+}
+
+// joinPages joins the pages' text: a blank line between pages, or a line
+// break where a page ends inside a sentence (no closing punctuation), so
+// the sentence split by the page break reads as one.
+func joinPages(pages []string) string {
+	var b strings.Builder
+	for _, p := range pages {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			prev := strings.TrimRight(b.String(), " ")
+			if strings.ContainsAny(prev[len(prev)-1:], ".!?:;\"”)]") {
+				b.WriteString("\n\n")
+			} else {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // pageText writes a page's glyphs as lines of text. Where the parser

@@ -230,15 +230,59 @@ func compressedPage(t testing.TB, content []byte) []byte {
 func TestToText_ManyPages(t *testing.T) {
 	pages := make([][]string, 2000)
 	for i := range pages {
-		pages[i] = []string{fmt.Sprintf("Page%d", i)}
+		pages[i] = []string{"Word" + letters(i) + "."}
 	}
 	got, err := ToText(t.Context(), "many.pdf", testPDF(pages...), DefaultMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Fields(string(got))
-	if len(lines) != len(pages) || lines[0] != "Page0" || lines[len(lines)-1] != "Page1999" {
+	if len(lines) != len(pages) || lines[0] != "Worda." || lines[len(lines)-1] != "Word"+letters(1999)+"." {
 		t.Fatalf("%d pages read, first %q", len(lines), lines[0])
+	}
+}
+
+// letters writes n in base 26 with the letters a to z.
+func letters(n int) string {
+	s := ""
+	for {
+		s = string(rune('a'+n%26)) + s
+		if n /= 26; n == 0 {
+			return s
+		}
+	}
+}
+
+// A printed page's running header and footer (a title and date, a page
+// number, "3/5") are not text: they are dropped, and a sentence the page
+// break cut in two reads as one.
+func TestToText_RunningHeadersDropped(t *testing.T) {
+	var pages [][]string
+	body := [][]string{
+		{"Apollo guidance was hard.", "The guidance officer was"},
+		{"Steve Bales, who made the call.", "Kennedy set the goal."},
+		{"The crew landed in July.", "Armstrong stepped out first."},
+	}
+	for i, b := range body {
+		page := append([]string{"Apollo program notes 12/06/2026"}, b...)
+		page = append(page, fmt.Sprintf("%d/%d", i+1, len(body)))
+		pages = append(pages, page)
+	}
+	got, err := ToText(t.Context(), "apollo.pdf", testPDF(pages...), DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(got)
+	for _, gone := range []string{"program notes", "1/3", "2/3", "3/3"} {
+		if strings.Contains(text, gone) {
+			t.Errorf("the running line %q is in the text:\n%s", gone, text)
+		}
+	}
+	if !strings.Contains(text, "The guidance officer was\nSteve Bales") {
+		t.Errorf("the sentence cut by the page break is not joined:\n%s", text)
+	}
+	if !strings.Contains(text, "Kennedy set the goal.\n\nThe crew landed") {
+		t.Errorf("pages that end a sentence are not kept apart:\n%s", text)
 	}
 }
 
