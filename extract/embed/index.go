@@ -38,12 +38,12 @@ type Hit struct {
 }
 
 // Index finds the vectors nearest a query by cosine (the dot product of
-// unit vectors). Up to ExactLimit components every search scans all of
-// them and callers may ask for every score; past it searches return the
-// best candidates (Bounded): exactly, from postings by dimension when the
-// vectors are sparse (the offline embedder's vectors of names and short
-// texts: a few dozen components of 1,024), or by a scan up to ScanLimit;
-// past that through an HNSW graph (hnsw.go). It is built once per version
+// unit vectors). Sparse vectors (the offline embedder's vectors of names
+// and short texts: a few dozen components of 1,024) are held as postings
+// by dimension and searched exactly at any size; dense ones are scanned.
+// Up to ExactLimit components callers may ask for every score; past it
+// searches return the best candidates (Bounded), and dense vectors past
+// ScanLimit go through an HNSW graph (hnsw.go). It is built once per version
 // and is safe for concurrent searches.
 type Index struct {
 	vecs    [][]float32 // nil when the postings hold them
@@ -63,17 +63,19 @@ func NewIndex(vecs [][]float32) *Index {
 // always builds the HNSW graph.
 func NewIndexLimit(vecs [][]float32, limit int) *Index {
 	ix := &Index{vecs: vecs, n: len(vecs)}
-	if len(vecs) == 0 || len(vecs)*len(vecs[0]) <= limit {
+	if len(vecs) == 0 {
 		return ix
 	}
-	ix.bounded = true
-	switch comps := len(vecs) * len(vecs[0]); {
+	comps := len(vecs) * len(vecs[0])
+	ix.bounded = comps > limit
+	switch {
 	case limit == 0:
 		ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
 	case sparseEnough(vecs):
+		// Postings at any size: exact, a quarter of the room at most.
 		ix.sparse = newPostings(vecs)
 		ix.vecs = nil
-	case comps <= ScanLimit:
+	case comps <= limit, comps <= ScanLimit:
 	default:
 		ix.graph = buildHNSW(vecs, hnswM, hnswEfConstruction, 1)
 	}

@@ -591,6 +591,16 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 		return
 	}
 	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\ufeff"))
+	// A title line (a heading, a page's or file's title: short, no
+	// closing punctuation, text after it) is no sentence: the lead is the
+	// first sentence after it, so a title is never the main entity.
+	if nl := strings.IndexByte(text[start:], '\n'); nl > 0 && nl <= 120 {
+		line := strings.TrimSpace(text[start : start+nl])
+		if line != "" && !strings.ContainsAny(line[len(line)-1:], ".!?:;") && strings.TrimSpace(text[start+nl:]) != "" {
+			rest := text[start+nl:]
+			start += nl + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
+		}
+	}
 	end := start
 	for _, s := range extract.Sentences(text[start:]) {
 		end = start + s.End
