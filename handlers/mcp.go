@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,12 +51,22 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 	return s
 }
 
+// MCPSessionIdle is how long an MCP session over HTTP lives without a
+// request: past it the session is closed and its memory freed (a client
+// that comes back starts a new one).
+const MCPSessionIdle = 30 * time.Minute
+
 // mcpHandler serves the MCP server over Streamable HTTP (one server for
-// every session); the token and same-site rules run before it as on
-// every route.
+// every session; a session idle for Config.MCPSessionIdle, else
+// MCPSessionIdle, is closed); the token and same-site rules run before it
+// as on every route.
 func (h *Handler) mcpHandler() echo.HandlerFunc {
 	srv := MCPServer(h.app, h.cfg.Version)
-	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	idle := h.cfg.MCPSessionIdle
+	if idle <= 0 {
+		idle = MCPSessionIdle
+	}
+	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: idle})
 	return echo.WrapHandler(hh)
 }
 

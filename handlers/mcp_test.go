@@ -3,13 +3,17 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func mcpSession(t *testing.T, url string, hc *http.Client) (*mcp.ClientSession, error) {
@@ -168,4 +172,51 @@ func TestMCP_Token(t *testing.T) {
 		Extractions []json.RawMessage `json:"extractions"`
 	}
 	callTool(t, cs, "list_extractions", map[string]any{}, &list)
+}
+
+// An MCP session over HTTP that sees no request for the idle time is
+// closed (its memory freed): a request naming it is refused and a new
+// session starts.
+func TestMCP_HTTPSessionExpires(t *testing.T) {
+	t.Parallel()
+	srv := mustAppConfig(t, app.Providers{}, handlers.Config{MCPSessionIdle: 50 * time.Millisecond}).Server
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, session)
+	}
+	// Each try waits longer without a request (a request keeps the
+	// session alive), until the idle session is gone.
+	wait := 100 * time.Millisecond
+	testdata.Eventually(t, 30*time.Second, func() error {
+		time.Sleep(wait)
+		wait *= 2
+		if code := post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode; code != http.StatusNotFound {
+			return fmt.Errorf("an idle session still answers (%d)", code)
+		}
+		return nil
+	})
+	if resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a new session after the old one expired: %d", resp.StatusCode)
+	}
 }
