@@ -438,6 +438,9 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 	return nil
 }
 
+// MaxRunDocuments bounds the documents of one run.
+const MaxRunDocuments = 100_000
+
 // RunRequest is a new version to run: the extraction it belongs to, its
 // settings, an optional schema reference ("NAME" or "NAME@V") and the
 // documents.
@@ -461,9 +464,15 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extra
 	}
 	// The same document twice (two identical files are stored once) runs
 	// once.
+	if len(req.DocumentIDs) > MaxRunDocuments {
+		return record.Version{}, cfg, extract.Errorf(extract.KindInvalid,
+			"%d documents in one run: at most %d (split the corpus into several extractions)", len(req.DocumentIDs), MaxRunDocuments)
+	}
 	var ids []int
+	seen := make(map[int]bool, len(req.DocumentIDs))
 	for _, id := range req.DocumentIDs {
-		if !slices.Contains(ids, id) {
+		if !seen[id] {
+			seen[id] = true
 			ids = append(ids, id)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -133,5 +134,34 @@ func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no derived release edge in %+v", g.Edges)
+	}
+}
+
+// Long lists of document ids: repeats run once, ids past SQLite's limit
+// of values in one query are checked in batches (an unknown one named),
+// and more than MaxRunDocuments are refused with the reason.
+func TestNewRun_LongDocumentLists(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it.")
+	same := make([]int, 40_000)
+	for i := range same {
+		same[i] = d.ID
+	}
+	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: same})
+	if err != nil || len(v.DocumentIDs) != 1 {
+		t.Fatalf("40,000 times one document: %v, %v", v.DocumentIDs, err)
+	}
+	unknown := make([]int, 40_000)
+	for i := range unknown {
+		unknown[i] = d.ID + 1 + i
+	}
+	_, _, err = a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: append([]int{d.ID}, unknown...)})
+	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("40,000 unknown documents: %v", err)
+	}
+	_, _, err = a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: make([]int, MaxRunDocuments+1)})
+	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "at most") {
+		t.Fatalf("too many documents: %v", err)
 	}
 }

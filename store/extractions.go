@@ -381,13 +381,17 @@ func (s *Store) AddUsage(ctx context.Context, id int, calls []extract.CallRecord
 // checkDocuments refuses document ids that name no stored document, so a
 // run is refused when submitted rather than failing once it starts.
 func (s *Store) checkDocuments(ctx context.Context, ids []int) error {
-	found, err := s.client.Document.Query().Where(document.IDIn(ids...)).IDs(ctx)
-	if err != nil {
-		return translate(err, "documents")
-	}
-	have := make(map[int]bool, len(found))
-	for _, id := range found {
-		have[id] = true
+	have := make(map[int]bool, len(ids))
+	// In batches: a database takes only so many values in one query
+	// (SQLite 32,766).
+	for start := 0; start < len(ids); start += BatchSize {
+		found, err := s.client.Document.Query().Where(document.IDIn(ids[start:min(start+BatchSize, len(ids))]...)).IDs(ctx)
+		if err != nil {
+			return translate(err, "documents")
+		}
+		for _, id := range found {
+			have[id] = true
+		}
 	}
 	for _, id := range ids {
 		if !have[id] {
