@@ -109,6 +109,9 @@ func (g *Gemini) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 
 	start := time.Now()
+	if delta := streamOf(ctx); delta != nil && req.JSONSchema == nil {
+		return g.stream(ctx, contents, config, rec, start, delta)
+	}
 	resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, config)
 	rec.Latency = time.Since(start)
 	if err != nil {
@@ -129,6 +132,31 @@ func (g *Gemini) Complete(ctx context.Context, req Request) (Response, error) {
 	text := resp.Text()
 	rec.Response = text
 	return Response{Text: text, Record: rec}, nil
+}
+
+// stream asks for the answer streamed and passes each piece to delta.
+func (g *Gemini) stream(ctx context.Context, contents []*genai.Content, config *genai.GenerateContentConfig, rec extract.CallRecord, start time.Time, delta func(string)) (Response, error) {
+	var text strings.Builder
+	for resp, err := range g.client.Models.GenerateContentStream(ctx, g.model, contents, config) {
+		if err != nil {
+			rec.Latency = time.Since(start)
+			return Response{}, g.mapErr(ctx, err)
+		}
+		if resp.UsageMetadata != nil {
+			rec.PromptTokens = int(resp.UsageMetadata.PromptTokenCount)
+			rec.OutputTokens = int(resp.UsageMetadata.CandidatesTokenCount + resp.UsageMetadata.ThoughtsTokenCount)
+		}
+		if resp.PromptFeedback != nil && resp.PromptFeedback.BlockReason != "" {
+			return Response{}, extract.Errorf(extract.KindInvalid, "gemini: prompt blocked: %s", resp.PromptFeedback.BlockReason)
+		}
+		if t := resp.Text(); t != "" {
+			text.WriteString(t)
+			delta(t)
+		}
+	}
+	rec.Latency = time.Since(start)
+	rec.Response = text.String()
+	return Response{Text: rec.Response, Record: rec}, nil
 }
 
 // mapErr turns SDK errors into *extract.Error, reading RetryInfo from the

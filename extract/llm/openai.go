@@ -74,6 +74,8 @@ type oaRequest struct {
 	Messages       []Message      `json:"messages"`
 	Temperature    float64        `json:"temperature"`
 	ResponseFormat map[string]any `json:"response_format,omitempty"`
+	Stream         bool           `json:"stream,omitempty"`
+	StreamOptions  map[string]any `json:"stream_options,omitempty"`
 }
 
 type oaResponse struct {
@@ -92,13 +94,57 @@ type oaResponse struct {
 	} `json:"error"`
 }
 
-// Complete sends one chat-completions call.
+// readStream reads a streamed answer, passing each piece to delta.
+func (o *OpenAI) readStream(ctx context.Context, body io.Reader, rec extract.CallRecord, start time.Time, delta func(string)) (Response, error) {
+	var text strings.Builder
+	var streamErr string
+	err := readSSE(io.LimitReader(body, 32<<20), func(data string) bool {
+		if data == "[DONE]" {
+			return false
+		}
+		c, ok := decodeOAChunk(data)
+		if !ok {
+			return true // a keep-alive or a line of another kind
+		}
+		if c.Error != nil {
+			streamErr = c.Error.Message
+			return false
+		}
+		if c.Usage != nil {
+			rec.PromptTokens, rec.OutputTokens = c.Usage.PromptTokens, c.Usage.CompletionTokens
+		}
+		if len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+			text.WriteString(c.Choices[0].Delta.Content)
+			delta(c.Choices[0].Delta.Content)
+		}
+		return true
+	})
+	rec.Latency = time.Since(start)
+	if err != nil {
+		return Response{}, transportErr(ctx, ProviderOpenAI, fmt.Errorf("read streamed response: %w", err))
+	}
+	if streamErr != "" {
+		return Response{}, extract.Errorf(extract.KindUnavailable, "openai: %s", redact(streamErr, o.cfg.APIKey))
+	}
+	rec.Response = text.String()
+	return Response{Text: rec.Response, Record: rec}, nil
+}
+
+// Complete sends one chat-completions call; with a stream in ctx (see
+// WithStream) it asks for the answer streamed and passes on its pieces.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	rec := newRecord(ProviderOpenAI, o.cfg.Model, req)
 	if len(req.Messages) == 0 {
 		return Response{}, extract.Errorf(extract.KindInvalid, "openai: request has no messages")
 	}
-	body := oaRequest{Model: o.cfg.Model, Messages: req.Messages, Temperature: req.Temperature}
+	delta := streamOf(ctx)
+	if req.JSONSchema != nil {
+		delta = nil
+	}
+	body := oaRequest{Model: o.cfg.Model, Messages: req.Messages, Temperature: req.Temperature, Stream: delta != nil}
+	if delta != nil {
+		body.StreamOptions = map[string]any{"include_usage": true}
+	}
 	if req.JSONSchema != nil {
 		body.ResponseFormat = map[string]any{
 			"type":        "json_schema",
@@ -129,6 +175,9 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, transportErr(ctx, ProviderOpenAI, redactErr(err, o.cfg.APIKey))
 	}
 	defer hresp.Body.Close()
+	if delta != nil && hresp.StatusCode/100 == 2 && strings.HasPrefix(hresp.Header.Get("Content-Type"), "text/event-stream") {
+		return o.readStream(ctx, hresp.Body, rec, start, delta)
+	}
 	raw, err := io.ReadAll(io.LimitReader(hresp.Body, 32<<20))
 	rec.Latency = time.Since(start)
 	if err != nil {

@@ -99,7 +99,16 @@ func WithPolicy(c Client, p Policy) Client {
 func (pc *policyClient) Complete(ctx context.Context, req Request) (Response, error) {
 	var lastErr error
 	attempts := pc.p.MaxRetries + 1
+	// A streamed answer is not tried again once a piece of it has gone
+	// out: the listener would read it twice.
+	streamed := false
+	if d := streamOf(ctx); d != nil {
+		ctx = WithStream(ctx, func(s string) { streamed = true; d(s) })
+	}
 	for attempt := 0; attempt < attempts; attempt++ {
+		if streamed {
+			return Response{}, extract.Wrap(extract.KindUnavailable, lastErr, "model call failed while its answer streamed")
+		}
 		if attempt > 0 {
 			if err := sleep(ctx, pc.delay(attempt, lastErr)); err != nil {
 				return Response{}, err

@@ -50,6 +50,11 @@ type Options struct {
 	// RetryAfter, when set, is sent as the Retry-After header of injected
 	// failures (seconds, e.g. "0").
 	RetryAfter string
+	// StreamGate, when set, holds a streamed answer after its first piece
+	// until the gate is closed (or the request ends), so a test can see
+	// whether the first piece reached its listener before the model
+	// finished.
+	StreamGate chan struct{}
 }
 
 // Call is one request the server received.
@@ -59,6 +64,8 @@ type Call struct {
 	Messages []llm.Message
 	// JSON reports whether the request asked for JSON output.
 	JSON bool
+	// Stream reports whether the request asked for the answer streamed.
+	Stream bool
 	// Status is the HTTP status the server answered with.
 	Status int
 }
@@ -133,7 +140,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	var call Call
 	switch {
-	case strings.HasSuffix(r.URL.Path, ":generateContent") && strings.Contains(r.URL.Path, "/models/"):
+	case (strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, ":streamGenerateContent")) && strings.Contains(r.URL.Path, "/models/"):
 		call, err = parseGemini(r.URL.Path, body)
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		call, err = parseOpenAI(body)
@@ -180,10 +187,56 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, call.API, call.Status, "injected failure")
 	case !found:
 		writeError(w, call.API, call.Status, "fakellm: no recorded answer for this request")
+	case call.Stream:
+		s.writeStream(w, r, call, text)
 	case call.API == "gemini":
 		writeGemini(w, call, text)
 	default:
 		writeOpenAI(w, call, text)
+	}
+}
+
+// writeStream sends an answer as server-sent events, a word at a time,
+// in the form of the call's API; after the first piece it waits for
+// Options.StreamGate when set.
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, c Call, text string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		flush()
+	}
+	p, o := promptTokens(c.Messages), tokens(text)
+	for i, piece := range strings.SplitAfter(text, " ") {
+		if piece == "" {
+			continue
+		}
+		if c.API == "gemini" {
+			send(map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": piece}}}, "index": 0}},
+				"usageMetadata": map[string]any{"promptTokenCount": p, "candidatesTokenCount": o, "totalTokenCount": p + o}, "modelVersion": c.Model})
+		} else {
+			send(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": c.Model,
+				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": piece}, "finish_reason": nil}}})
+		}
+		if i == 0 && s.opts.StreamGate != nil {
+			select {
+			case <-s.opts.StreamGate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	if c.API != "gemini" {
+		send(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": c.Model, "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": p, "completion_tokens": o, "total_tokens": p + o}})
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		flush()
 	}
 }
 
@@ -250,8 +303,8 @@ func parseGemini(path string, body []byte) (Call, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return Call{}, fmt.Errorf("fakellm: bad gemini body: %w", err)
 	}
-	model := path[strings.LastIndex(path, "/models/")+len("/models/") : len(path)-len(":generateContent")]
-	call := Call{API: "gemini", Model: model, JSON: in.GenerationConfig.ResponseMimeType == "application/json"}
+	model, method, _ := strings.Cut(path[strings.LastIndex(path, "/models/")+len("/models/"):], ":")
+	call := Call{API: "gemini", Model: model, JSON: in.GenerationConfig.ResponseMimeType == "application/json", Stream: method == "streamGenerateContent"}
 	if in.SystemInstruction != nil {
 		call.Messages = append(call.Messages, llm.Message{Role: "system", Content: joinParts(*in.SystemInstruction)})
 	}
@@ -270,11 +323,12 @@ func parseOpenAI(body []byte) (Call, error) {
 		Model          string          `json:"model"`
 		Messages       []llm.Message   `json:"messages"`
 		ResponseFormat json.RawMessage `json:"response_format"`
+		Stream         bool            `json:"stream"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		return Call{}, fmt.Errorf("fakellm: bad openai body: %w", err)
 	}
-	return Call{API: "openai", Model: in.Model, Messages: in.Messages, JSON: len(in.ResponseFormat) > 0}, nil
+	return Call{API: "openai", Model: in.Model, Messages: in.Messages, JSON: len(in.ResponseFormat) > 0, Stream: in.Stream}, nil
 }
 
 func tokens(s string) int { return len(s)/4 + 1 }
