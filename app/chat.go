@@ -21,6 +21,10 @@ import (
 type ChatRequest struct {
 	Model    string
 	Messages []llm.Message
+	// Stream, when set, receives a model's answer piece by piece as the
+	// provider sends it (see QueryInput.Stream); the answer's Text is
+	// still whole, and a caller sends what Stream did not.
+	Stream func(string)
 }
 
 // ChatAnswer is the answer of a chat turn: the text ends with its
@@ -85,7 +89,7 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 			instructions = append(instructions, strings.TrimSpace(m.Content))
 		}
 	}
-	in := QueryInput{Question: question, Mode: mode, History: history, UserPrompt: strings.Join(instructions, "\n")}
+	in := QueryInput{Question: question, Mode: mode, History: history, UserPrompt: strings.Join(instructions, "\n"), Stream: req.Stream}
 	res, err := q.Ask(ctx, v, in)
 	if err != nil {
 		return ChatAnswer{}, err

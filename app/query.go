@@ -94,6 +94,10 @@ type QueryInput struct {
 	History      []llm.Message
 	ResponseType string
 	UserPrompt   string
+	// Stream, when set, receives a model's answer piece by piece as the
+	// provider sends it (a chat client's streamed reply); the result still
+	// holds the whole answer. Offline and global answers are not streamed.
+	Stream func(string) `json:"-"`
 	// AsOf asks of the graph as it stood then: a date (YYYY-MM-DD, that
 	// whole day) or an RFC 3339 time; empty asks of the facts that hold
 	// now.
@@ -264,7 +268,12 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Note = "Nothing in the graph matches the question, so the model was not asked."
 		return res, nil
 	}
-	text, _, err := query.Answer(ctx, llmClient, areq, qc)
+	actx := ctx
+	if in.Stream != nil {
+		// Only the answer streams, not the keyword calls before it.
+		actx = llm.WithStream(ctx, in.Stream)
+	}
+	text, _, err := query.Answer(actx, llmClient, areq, qc)
 	if err != nil {
 		a.log.Warn("query answer", "version", v.ID, "err", err)
 		res.Note = "The model did not answer: " + extract.MessageOf(err)

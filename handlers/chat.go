@@ -118,13 +118,13 @@ func chatID() string {
 	return "chatcmpl-" + hex.EncodeToString(b[:])
 }
 
-// openAIChat answers POST /v1/chat/completions.
+// openAIChat answers POST /v1/chat/completions. A streamed reply relays
+// a model's answer as the provider sends it (its first piece goes out
+// with the model's first token); what the provider did not stream (an
+// offline answer, a cached one, the note of a failed call) follows in
+// pieces.
 func (h *Handler) openAIChat(c echo.Context) error {
 	body, req, err := readChat(c)
-	if err != nil {
-		return err
-	}
-	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
@@ -154,39 +154,99 @@ func (h *Handler) openAIChat(c echo.Context) error {
 	}
 	stop := "stop"
 	if body.Stream == nil || !*body.Stream {
+		ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+		if err != nil {
+			return err
+		}
 		return c.JSON(http.StatusOK, completion{ID: id, Object: "chat.completion", Created: created, Model: body.Model,
 			Choices: []choice{{Message: &delta{Role: "assistant", Content: ans.Text}, FinishReason: &stop}}, Usage: &usage{}})
 	}
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	send := func(v any) {
-		data, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", data)
-		w.Flush()
-	}
-	for i, p := range pieces(ans.Text) {
+	st := &chatStream{start: func() {
+		w.Header().Set(echo.HeaderContentType, "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusOK)
+	}, send: func(p string, first bool) {
 		d := &delta{Content: p}
-		if i == 0 {
+		if first {
 			d.Role = "assistant"
 		}
-		send(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: d}}})
+		data, _ := json.Marshal(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: d}}})
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		w.Flush()
+	}}
+	req.Stream = st.piece
+	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	if err != nil && !st.started {
+		return err
 	}
-	send(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}}})
+	st.finish(ans.Text, err)
+	data, _ := json.Marshal(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}}})
+	fmt.Fprintf(w, "data: %s\n\n", data)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	w.Flush()
 	return nil
 }
 
-// ollamaChat answers Ollama's POST /api/chat.
+// chatStream relays a chat answer: the model's pieces as they come, then
+// whatever of the whole answer they did not hold.
+type chatStream struct {
+	start   func()                         // writes the response's headers
+	send    func(piece string, first bool) // writes one piece
+	started bool
+	sent    strings.Builder
+	pieces  int
+}
+
+// piece relays one piece of the model's answer.
+func (s *chatStream) piece(p string) {
+	if s.sent.Len() == 0 {
+		p = strings.TrimLeft(p, " \t\r\n") // the answer is trimmed
+		if p == "" {
+			return
+		}
+	}
+	if !s.started {
+		s.start()
+		s.started = true
+	}
+	s.send(p, s.pieces == 0)
+	s.pieces++
+	s.sent.WriteString(p)
+}
+
+// finish sends what the whole answer holds past what was streamed (all
+// of it when nothing was); a failure after the stream began is said in
+// the stream, the status being sent.
+func (s *chatStream) finish(text string, err error) {
+	if !s.started {
+		s.start()
+		s.started = true
+	}
+	rest := text
+	switch sent := s.sent.String(); {
+	case err != nil:
+		rest = "\n\n(" + extract.MessageOf(err) + ")"
+	case sent == "":
+	case strings.HasPrefix(text, sent):
+		rest = text[len(sent):]
+	case strings.HasPrefix(sent, text):
+		rest = ""
+	default:
+		// The model's answer broke off and another took its place.
+		rest = "\n\n" + text
+	}
+	for _, p := range pieces(rest) {
+		s.send(p, s.pieces == 0)
+		s.pieces++
+	}
+}
+
+// ollamaChat answers Ollama's POST /api/chat; a streamed reply relays a
+// model's answer as openAIChat does.
 func (h *Handler) ollamaChat(c echo.Context) error {
 	start := time.Now()
 	body, req, err := readChat(c)
-	if err != nil {
-		return err
-	}
-	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
@@ -206,20 +266,30 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 	final := reply{Model: body.Model, Message: message{Role: "assistant"}, Done: true, DoneReason: "stop"}
 	if body.Stream != nil && !*body.Stream {
+		ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+		if err != nil {
+			return err
+		}
 		final.CreatedAt, final.Message.Content = now(), ans.Text
 		final.TotalDuration, final.EvalCount = time.Since(start).Nanoseconds(), len(pieces(ans.Text))
 		return c.JSON(http.StatusOK, final)
 	}
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
-	ps := pieces(ans.Text)
-	for _, p := range ps {
+	st := &chatStream{start: func() {
+		w.Header().Set(echo.HeaderContentType, "application/x-ndjson")
+		w.WriteHeader(http.StatusOK)
+	}, send: func(p string, _ bool) {
 		_ = enc.Encode(reply{Model: body.Model, CreatedAt: now(), Message: message{Role: "assistant", Content: p}})
 		w.Flush()
+	}}
+	req.Stream = st.piece
+	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	if err != nil && !st.started {
+		return err
 	}
-	final.CreatedAt, final.TotalDuration, final.EvalCount = now(), time.Since(start).Nanoseconds(), len(ps)
+	st.finish(ans.Text, err)
+	final.CreatedAt, final.TotalDuration, final.EvalCount = now(), time.Since(start).Nanoseconds(), st.pieces
 	_ = enc.Encode(final)
 	w.Flush()
 	return nil

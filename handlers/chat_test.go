@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/handlers"
 )
 
@@ -197,4 +200,65 @@ func post(t *testing.T, url, body string) *http.Response {
 		t.Fatalf("POST %s: status %d", url, resp.StatusCode)
 	}
 	return resp
+}
+
+// A streamed chat with a model relays the model's answer as it comes: the
+// first chunk reaches the client while the provider still holds the rest
+// of its answer (the fake waits until the test has read it), for the
+// OpenAI and the Ollama API alike, through the openai client library;
+// the chunks add up to the answer.
+func TestChat_StreamRelaysTheModel(t *testing.T) {
+	t.Parallel()
+	const answer = "Marley was Scrooge's partner [1].\n\n### References\n- [1] christmas_carol_stave_one.txt"
+	gate := make(chan struct{})
+	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Anywhere: "Marley", Text: answer}, {Text: "ok"}}, StreamGate: gate})
+	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
+	v := mustCarol(t, a)
+	client := openai.NewClient(option.WithBaseURL(a.Server.URL+"/v1/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+	stream := client.Chat.Completions.NewStreaming(t.Context(), openai.ChatCompletionNewParams{
+		Model:    v.Label(),
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("/naive " + partnerQuestion)},
+	})
+	var acc openai.ChatCompletionAccumulator
+	first := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		for stream.Next() {
+			c := stream.Current()
+			acc.AddChunk(c)
+			if len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+				select {
+				case first <- c.Choices[0].Delta.Content:
+				default:
+				}
+			}
+		}
+		done <- stream.Err()
+	}()
+	select {
+	case p := <-first:
+		if !strings.HasPrefix(answer, p) {
+			t.Fatalf("first chunk %q is not the model's first piece", p)
+		}
+	case err := <-done:
+		t.Fatalf("the stream ended (%v) before the model finished", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no chunk in a minute while the model held its answer")
+	}
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := acc.Choices[0].Message.Content; got != answer {
+		t.Fatalf("streamed %q, want %q", got, answer)
+	}
+	streamed := 0
+	for _, c := range fake.Calls() {
+		if c.Stream {
+			streamed++
+		}
+	}
+	if streamed != 1 {
+		t.Fatalf("%d streamed calls to the provider, want the answer's", streamed)
+	}
 }
