@@ -128,7 +128,6 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 		if len(line)+len(chunk) <= max {
 			line = append(line, chunk...)
 		} else {
-			line = line[:0]
 			for err == bufio.ErrBufferFull {
 				_, err = r.ReadSlice('\n')
 			}
