@@ -48,7 +48,7 @@ func ReadGold(format string, data, relNames []byte, limit int) ([]eval.Entry, er
 	} else if format == GoldDocRED {
 		// DocRED's codes are Wikidata properties: the standard relations
 		// the offline extractor labels edges with.
-		eval.NameRelations(entries, relation.Names())
+		eval.NameRelations(entries, relation.Labels())
 	}
 	if limit > 0 && len(entries) > limit {
 		entries = entries[:limit]

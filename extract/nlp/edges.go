@@ -238,7 +238,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				// born in" -> place of birth); the phrase stays as the
 				// edge's keywords.
 				if r, reverse, ok := relation.Phrase(label, relationKind(eb2)); ok {
-					label, phrase = r.Name, label
+					label, phrase = r.Label(), label
 					if reverse {
 						src, dst = dst, src
 					}
@@ -248,7 +248,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				// No verb: what the two are and how they stand in the
 				// text ("Ulm, Germany"; "Ada (born 1815)").
 				if r, reverse, ok := pairRelation(text, ents, a, b); ok {
-					label = r.Name
+					label = r.Label()
 					if reverse {
 						src, dst = dst, src
 					}

@@ -371,3 +371,35 @@ func TestExtractor_EdgeRules(t *testing.T) {
 		}
 	})
 }
+
+// A title line the text does not name again ("Double Helix" over a text
+// on DNA, as a .docx or a web page has one) gives no node and is no hub;
+// a title the text names again is read as any line.
+func TestExtractor_LoneTitle(t *testing.T) {
+	e := mustNew(t, Options{})
+	run := func(text string) extract.Graph {
+		doc, err := extract.ReadDocument("helix.docx", []byte(text), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.ID = 7
+		return extractDoc(t, e, doc)
+	}
+	body := "The structure of DNA was described by James Watson and Francis Crick in 1953. Rosalind Franklin took the photograph in London. Watson later worked at Harvard University."
+	g := run("Double Helix\n\n" + body)
+	for _, n := range g.Nodes {
+		if strings.Contains(n.Key, "helix") {
+			t.Errorf("the lone title made node %q (%s)", n.Key, n.Type)
+		}
+	}
+	g = run("Rosalind Franklin\n\n" + body)
+	degree := 0
+	for _, ed := range g.Edges {
+		if ed.Source == "rosalind franklin" || ed.Target == "rosalind franklin" {
+			degree++
+		}
+	}
+	if nodeByKey(g, "rosalind franklin") == nil || degree == 0 {
+		t.Errorf("a title the text names again is lost (degree %d)", degree)
+	}
+}

@@ -221,6 +221,9 @@ func (e *Extractor) docTables(doc extract.Document) *docTables {
 	e.mu.Unlock()
 	ent.once.Do(func() {
 		t := buildTables(doc.Content)
+		if title, ok := loneTitle(doc.Content); ok {
+			t.skip = append(t.skip, title)
+		}
 		e.findMain(doc, t)
 		ent.t = t
 	})
@@ -577,6 +580,27 @@ func leadSubject(first string, start int) span {
 	return span{s, e}
 }
 
+// loneTitle returns the span of a document's title line when the text
+// does not name it again: a first line of at most 120 bytes with no
+// closing punctuation and text after it (a heading, a file's or page's
+// title: "Double Helix" over a text on DNA). Such a title gives no node
+// and is never the document's main entity; a title the text names again
+// ("Ada Lovelace" over a life of Ada Lovelace) is read as any line.
+func loneTitle(content string) (span, bool) {
+	start := len(content) - len(strings.TrimLeft(content, " \t\n\r\ufeff"))
+	nl := strings.IndexByte(content[start:], '\n')
+	if nl <= 0 || nl > 120 {
+		return span{}, false
+	}
+	line := strings.TrimSpace(content[start : start+nl])
+	body := content[start+nl:]
+	if line == "" || strings.ContainsAny(line[len(line)-1:], ".!?:;,") || strings.TrimSpace(body) == "" ||
+		strings.Contains(strings.ToLower(body), strings.ToLower(line)) {
+		return span{}, false
+	}
+	return span{start, start + nl}, true
+}
+
 // findMain sets the document's main entity: in an article-sized document
 // whose first sentence opens with a name ("Wilfried Schneider (born 1963)
 // is ...", "The Carey Business School is ..."), that name. Its links to
@@ -591,15 +615,11 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 		return
 	}
 	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\ufeff"))
-	// A title line (a heading, a page's or file's title: short, no
-	// closing punctuation, text after it) is no sentence: the lead is the
-	// first sentence after it, so a title is never the main entity.
-	if nl := strings.IndexByte(text[start:], '\n'); nl > 0 && nl <= 120 {
-		line := strings.TrimSpace(text[start : start+nl])
-		if line != "" && !strings.ContainsAny(line[len(line)-1:], ".!?:;") && strings.TrimSpace(text[start+nl:]) != "" {
-			rest := text[start+nl:]
-			start += nl + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
-		}
+	// A title line the text does not name again is skipped (loneTitle):
+	// the lead is the first sentence after it.
+	if title, ok := loneTitle(content); ok {
+		rest := text[title.end:]
+		start = title.end + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
 	}
 	end := start
 	for _, s := range extract.Sentences(text[start:]) {
@@ -622,6 +642,9 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 	for _, en := range ents {
 		if en.cat == catDate || en.cat == catNumber {
 			continue
+		}
+		if en.start < start {
+			continue // in the skipped title
 		}
 		// The name must open the sentence (after "The" at most).
 		lead := 0

@@ -18,6 +18,27 @@ type Relation struct {
 	Name string // "place of birth"
 }
 
+// Label is what an edge of the relation is labelled: its name, or a
+// shorter form of a long one ("located in" for "located in the
+// administrative territorial entity"), so a graph reads well and its
+// labels add no words that say nothing to what a question matches.
+func (r Relation) Label() string {
+	if l, ok := shortLabels[r.ID]; ok {
+		return l
+	}
+	return r.Name
+}
+
+// shortLabels shorten the long names.
+var shortLabels = map[string]string{
+	"P131":  "located in",
+	"P150":  "contains",
+	"P206":  "located next to water",
+	"P576":  "dissolved",
+	"P1412": "languages spoken",
+	"P1001": "jurisdiction",
+}
+
 // Standard lists the standard relations, by property number.
 var Standard = []Relation{
 	{"P6", "head of government"},
@@ -132,11 +153,12 @@ func ByID(id string) (Relation, bool) {
 	return r, ok
 }
 
-// Names maps every standard relation's id to its name.
-func Names() map[string]string {
+// Labels maps every standard relation's id to its edge label (see
+// Relation.Label).
+func Labels() map[string]string {
 	m := make(map[string]string, len(Standard))
 	for _, r := range Standard {
-		m[r.ID] = r.Name
+		m[r.ID] = r.Label()
 	}
 	return m
 }

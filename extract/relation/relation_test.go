@@ -64,3 +64,12 @@ func TestVocabulary(t *testing.T) {
 		t.Errorf("ByID(p17) = %+v, %t", r, ok)
 	}
 }
+
+// Long names read short on an edge; the rest are their names.
+func TestLabel(t *testing.T) {
+	for id, want := range map[string]string{"P131": "located in", "P17": "country", "P19": "place of birth"} {
+		if r, ok := ByID(id); !ok || r.Label() != want || Labels()[id] != want {
+			t.Errorf("%s: label %q, want %q", id, r.Label(), want)
+		}
+	}
+}
