@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -221,9 +222,6 @@ func (e *Extractor) docTables(doc extract.Document) *docTables {
 	e.mu.Unlock()
 	ent.once.Do(func() {
 		t := buildTables(doc.Content)
-		if title, ok := loneTitle(doc.Content); ok {
-			t.skip = append(t.skip, title)
-		}
 		e.findMain(doc, t)
 		ent.t = t
 	})
@@ -580,12 +578,17 @@ func leadSubject(first string, start int) span {
 	return span{s, e}
 }
 
-// loneTitle returns the span of a document's title line when the text
-// does not name it again: a first line of at most 120 bytes with no
-// closing punctuation and text after it (a heading, a file's or page's
-// title: "Double Helix" over a text on DNA). Such a title gives no node
-// and is never the document's main entity; a title the text names again
-// ("Ada Lovelace" over a life of Ada Lovelace) is read as any line.
+// loneTitle returns the span of a document's title line when the
+// document's first sentence does not name it: a first line of at most
+// 120 bytes with no closing punctuation and text after it (a heading, a
+// file's or page's title: "Double Helix" over "The structure of DNA was
+// described by ..."). Such a title is never the document's main entity,
+// so it is not linked to everything the document names; a title its lead
+// sentence names (every word of it: "Ernest Hemingway" over "Ernest
+// Miller Hemingway was an American novelist") is, as an article's subject.
+// (Leaving every title that the text does not repeat word for word out
+// of the main entity lost retrieval on passages titled by their subject:
+// MuSiQue ppr R@5 0.636 to 0.623, hybrid 0.508 to 0.492.)
 func loneTitle(content string) (span, bool) {
 	start := len(content) - len(strings.TrimLeft(content, " \t\n\r\ufeff"))
 	nl := strings.IndexByte(content[start:], '\n')
@@ -593,13 +596,44 @@ func loneTitle(content string) (span, bool) {
 		return span{}, false
 	}
 	line := strings.TrimSpace(content[start : start+nl])
-	body := content[start+nl:]
-	if line == "" || strings.ContainsAny(line[len(line)-1:], ".!?:;,") || strings.TrimSpace(body) == "" ||
-		strings.Contains(strings.ToLower(body), strings.ToLower(line)) {
+	body := strings.TrimSpace(content[start+nl:])
+	if line == "" || strings.ContainsAny(line[len(line)-1:], ".!?:;,") || body == "" {
+		return span{}, false
+	}
+	lead := body
+	for _, s := range extract.Sentences(body) {
+		lead = body[:s.End]
+		break
+	}
+	if namedIn(line, lead) {
 		return span{}, false
 	}
 	return span{start, start + nl}, true
 }
+
+// namedIn reports whether a sentence names what a title does: each of
+// the title's words of three letters or more is a word of the sentence,
+// in any case ("Ernest Hemingway" over "Ernest Miller Hemingway was
+// ...").
+func namedIn(title, sentence string) bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(sentence), notWordRune) {
+		words[w] = true
+	}
+	named := false
+	for _, w := range strings.FieldsFunc(strings.ToLower(title), notWordRune) {
+		if len(w) < 3 {
+			continue
+		}
+		if !words[w] {
+			return false
+		}
+		named = true
+	}
+	return named
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // findMain sets the document's main entity: in an article-sized document
 // whose first sentence opens with a name ("Wilfried Schneider (born 1963)
