@@ -181,7 +181,12 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 			beside[i][1] = int32(p)
 		}
 	}
-	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: NewBM25(texts), lex: newLexIndex(g), beside: beside, besideW: besideW}
+	// The passages' index and the graph's are built at once, on two
+	// cores where there are.
+	lexDone := make(chan *lexIndex, 1)
+	go func() { lexDone <- newLexIndex(g) }()
+	bm25 := NewBM25(texts)
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: bm25, lex: <-lexDone, beside: beside, besideW: besideW}
 }
 
 // DateChunks records when each chunk was said (for a dialogue, its
