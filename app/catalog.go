@@ -111,6 +111,68 @@ func (g *Graphs) Neighbourhood(ctx context.Context, versionID int, focus string,
 	return g.st.LoadNeighbourhood(ctx, versionID, focus, depth)
 }
 
+// Within returns the nodes within depth steps of a node (ignoring edge
+// direction), with their descriptions, and the edges among them: the
+// exact ring, where Neighbourhood loads one step more for degrees. An
+// unknown key gives an empty graph.
+func (g *Graphs) Within(ctx context.Context, versionID int, key string, depth int) (extract.Graph, error) {
+	around, err := g.st.LoadNeighbourhood(ctx, versionID, key, depth)
+	if err != nil || len(around.Nodes) == 0 {
+		return extract.Graph{}, err
+	}
+	adj := map[string][]string{}
+	for _, e := range around.Edges {
+		adj[e.Source] = append(adj[e.Source], e.Target)
+		adj[e.Target] = append(adj[e.Target], e.Source)
+	}
+	dist := map[string]int{key: 0}
+	queue := []string{key}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		if dist[k] == depth {
+			continue
+		}
+		for _, n := range adj[k] {
+			if _, ok := dist[n]; !ok {
+				dist[n] = dist[k] + 1
+				queue = append(queue, n)
+			}
+		}
+	}
+	keys := make([]string, 0, len(dist))
+	for _, n := range around.Nodes {
+		if _, ok := dist[n.Key]; ok {
+			keys = append(keys, n.Key)
+		}
+	}
+	full, err := g.st.NodesByKey(ctx, versionID, keys)
+	if err != nil {
+		return extract.Graph{}, err
+	}
+	var out extract.Graph
+	for _, k := range keys {
+		n, ok := full[k]
+		if !ok {
+			continue
+		}
+		n.Description = extract.Clip(n.Description, maxWithinDescription)
+		n.Mentions = nil
+		out.Nodes = append(out.Nodes, n)
+	}
+	for _, e := range around.Edges {
+		_, a := dist[e.Source]
+		_, b := dist[e.Target]
+		if a && b {
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	return out, nil
+}
+
+// maxWithinDescription bounds each node description Within returns.
+const maxWithinDescription = 600
+
 // Nodes returns the nodes of a version with the given keys, by key.
 func (g *Graphs) Nodes(ctx context.Context, versionID int, keys []string) (map[string]extract.Node, error) {
 	return g.st.NodesByKey(ctx, versionID, keys)

@@ -93,3 +93,77 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 		t.Fatalf("GET after the POST: embedder %q, %d more calls, %v", res.Embedder, calls.Load()-paid, err)
 	}
 }
+
+// Within gives exactly the nodes within 1 and 2 steps of a node, as a
+// walk over the whole graph finds them, with their descriptions, and
+// only edges among them.
+func TestGraphs_Within(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed the register of his burial. Scrooge and Marley were partners in London. "+
+		"Bob Cratchit worked for Scrooge in London. Fred, Scrooge's nephew, visited him on Christmas Eve. Fezziwig taught Scrooge in London.")
+	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	g, err := st.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adj := map[string][]string{}
+	for _, e := range g.Edges {
+		adj[e.Source] = append(adj[e.Source], e.Target)
+		adj[e.Target] = append(adj[e.Target], e.Source)
+	}
+	ring := func(key string, depth int) map[string]bool {
+		seen := map[string]bool{key: true}
+		front := []string{key}
+		for range depth {
+			var next []string
+			for _, k := range front {
+				for _, n := range adj[k] {
+					if !seen[n] {
+						seen[n] = true
+						next = append(next, n)
+					}
+				}
+			}
+			front = next
+		}
+		return seen
+	}
+	checked := 0
+	for _, n := range g.Nodes {
+		for _, depth := range []int{1, 2} {
+			got, err := a.Graphs.Within(ctx, v.ID, n.Key, depth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ring(n.Key, depth)
+			keys := map[string]bool{}
+			for _, m := range got.Nodes {
+				keys[m.Key] = true
+			}
+			if len(keys) != len(want) {
+				t.Fatalf("%s at depth %d: %d nodes, want %d", n.Key, depth, len(keys), len(want))
+			}
+			for k := range want {
+				if !keys[k] {
+					t.Fatalf("%s at depth %d lacks %s", n.Key, depth, k)
+				}
+			}
+			for _, e := range got.Edges {
+				if !keys[e.Source] || !keys[e.Target] {
+					t.Fatalf("edge %s-%s leaves the ring", e.Source, e.Target)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 8 {
+		t.Fatalf("only %d rings checked", checked)
+	}
+	if scrooge, _ := a.Graphs.Within(ctx, v.ID, "scrooge", 1); len(scrooge.Nodes) == 0 || scrooge.Nodes[0].Description == "" {
+		t.Fatalf("no description: %+v", scrooge.Nodes)
+	}
+	if none, err := a.Graphs.Within(ctx, v.ID, "nobody", 1); err != nil || len(none.Nodes) != 0 {
+		t.Fatalf("an unknown key: %v, %v", none, err)
+	}
+}

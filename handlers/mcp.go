@@ -38,7 +38,7 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "query", Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
 		"else extractive: the best sentences) with its references, and the entities, relations and passages retrieved."}, t.query)
 	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
-	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Description: "The nodes within depth steps of a node (1 or 2) and the edges among them."}, t.neighbors)
+	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Description: "The nodes within depth steps of a node (1 or 2, either direction), with their descriptions, and the edges among them."}, t.neighbors)
 	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first; a node's id is the key get_node and neighbors take."}, t.searchNodes)
 	mcp.AddTool(s, &mcp.Tool{Name: "add_document", Description: "Store a text as a document (a document with the same content is the stored one)."}, t.addDocument)
 	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Start an extraction run over documents; returns the new version at once (follow it with run_status)."}, t.extract)
@@ -265,10 +265,7 @@ func (t *mcpTools) neighbors(ctx context.Context, _ *mcp.CallToolRequest, in nei
 	if depth < 1 || depth > 2 {
 		return nil, graphOut{}, fmt.Errorf("depth must be 1 or 2")
 	}
-	if _, err := t.a.Graphs.Nodes(ctx, v.ID, []string{in.Key}); err != nil {
-		return nil, graphOut{}, toolError(err)
-	}
-	g, err := t.a.Graphs.Neighbourhood(ctx, v.ID, in.Key, depth)
+	g, err := t.a.Graphs.Within(ctx, v.ID, in.Key, depth)
 	if err != nil {
 		return nil, graphOut{}, toolError(err)
 	}
