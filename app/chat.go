@@ -39,8 +39,9 @@ type ChatAnswer struct {
 	Result     QueryResult
 }
 
-// MaxChatMessages bounds the messages of one chat request.
-const MaxChatMessages = 200
+// MaxChatMessages bounds the messages of one chat request; a long chat
+// under it is answered, its oldest turns left out (see boundConversation).
+const MaxChatMessages = 100_000
 
 // Chat answers a chat client's turn from the extraction its model names,
 // as Ask does (an extractive answer without a provider).
@@ -127,6 +128,10 @@ func (q *Queries) chatVersion(ctx context.Context, model string) (record.Version
 	}
 	if i := strings.LastIndexByte(name, ':'); i > 0 && !strings.Contains(name[i:], "@") {
 		name = name[:i] // an Ollama tag (":latest")
+	}
+	if !strings.Contains(name, "@") {
+		// NAME is its newest finished version, whatever runs after it.
+		return q.a.store.LatestDone(ctx, name)
 	}
 	v, err := q.a.Versions.ByRef(ctx, name)
 	if err != nil {

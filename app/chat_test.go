@@ -140,3 +140,32 @@ func TestChat_HistoryBounded(t *testing.T) {
 		t.Fatal("the history kept is not the newest")
 	}
 }
+
+// A chat model named NAME (or NAME:latest) is the newest finished
+// version, while a newer run waits or after one failed; a long chat is
+// answered, not refused.
+func TestChat_NameIsNewestFinished(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge and Marley were partners in London.")
+	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	if _, _, err := a.NewRun(ctx, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	var long []llm.Message
+	for range 300 {
+		long = append(long, llm.Message{Role: "user", Content: "Who?"}, llm.Message{Role: "assistant", Content: "Scrooge."})
+	}
+	for _, model := range []string{"m", "m:latest"} {
+		ans, err := a.Queries.Chat(ctx, ChatRequest{Model: model, Messages: append(long, llm.Message{Role: "user", Content: "Who was Marley's partner?"})})
+		if err != nil || ans.Model != v.Label() {
+			t.Fatalf("%s with a queued newer run: %q, %v", model, ans.Model, err)
+		}
+	}
+	if _, err := a.Queries.Chat(ctx, ChatRequest{Model: "m@2", Messages: []llm.Message{{Role: "user", Content: "Who?"}}}); extract.KindOf(err) != extract.KindConflict {
+		t.Fatalf("the queued version named: %v", err)
+	}
+	if _, err := a.Queries.Chat(ctx, ChatRequest{Model: "nosuch", Messages: []llm.Message{{Role: "user", Content: "Who?"}}}); extract.KindOf(err) != extract.KindNotFound {
+		t.Fatalf("an unknown extraction: %v", err)
+	}
+}

@@ -125,6 +125,24 @@ func (s *Store) VersionByLabel(ctx context.Context, name string, number int) (re
 	return versionFromEnt(v, name), nil
 }
 
+// LatestDone returns the newest finished version of the extraction name;
+// a not-found error names the extraction and says none is finished.
+func (s *Store) LatestDone(ctx context.Context, name string) (record.Version, error) {
+	v, err := s.client.ExtractionVersion.Query().
+		Where(extractionversion.HasExtractionWith(extraction.Name(name)), extractionversion.StatusEQ(record.StatusDone)).
+		Order(ent.Desc(extractionversion.FieldNumber)).First(ctx)
+	if ent.IsNotFound(err) {
+		if _, err := s.VersionByLabel(ctx, name, 0); err != nil {
+			return record.Version{}, err
+		}
+		return record.Version{}, extract.Errorf(extract.KindConflict, "%s has no finished version yet: only a finished version answers", name)
+	}
+	if err != nil {
+		return record.Version{}, translate(err, "version "+name)
+	}
+	return versionFromEnt(v, name), nil
+}
+
 // ListExtractions lists extractions, newest first, with their versions
 // (newest first).
 func (s *Store) ListExtractions(ctx context.Context, limit int) ([]record.ExtractionInfo, error) {
