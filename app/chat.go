@@ -120,6 +120,13 @@ func ChatMode(question string) (mode, rest string) {
 	return "", q
 }
 
+// ChatModel finds the finished version a chat client's model name names:
+// NAME (or NAME:latest) is the extraction's newest finished version,
+// NAME@V that version when it is finished.
+func (q *Queries) ChatModel(ctx context.Context, model string) (record.Version, error) {
+	return q.chatVersion(ctx, model)
+}
+
 // chatVersion finds the finished version a chat model name names.
 func (q *Queries) chatVersion(ctx context.Context, model string) (record.Version, error) {
 	name := strings.TrimSpace(model)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,16 +19,17 @@ import (
 )
 
 // The chat API lets chat front ends ask an extraction as they ask a model:
-// OpenAI's POST /v1/chat/completions (and GET /v1/models), and Ollama's
-// POST /api/chat, GET /api/tags and GET /api/version, so Open WebUI and
-// OpenAI client libraries connect unchanged. The model name picks the
+// OpenAI's POST /v1/chat/completions (and GET /v1/models, GET
+// /v1/models/{id}), and Ollama's POST /api/chat, POST /api/show, GET
+// /api/tags, GET /api/ps and GET /api/version, so Open WebUI, Continue,
+// VS Code's Ollama provider and OpenAI client libraries connect unchanged. The model name picks the
 // extraction (see app.ChatRequest); answers stream as the protocols do
 // (server-sent events, newline-delimited JSON), in pieces of the whole
 // answer.
 
 // chatVersion is the Ollama version /api/version reports: clients check
 // it against the API they speak.
-const chatVersion = "0.6.0"
+const chatVersion = "0.9.0"
 
 // chatMessage is a message as both APIs send it; OpenAI's content may
 // also be a list of parts, of which the text parts count.
@@ -139,18 +141,13 @@ func (h *Handler) openAIChat(c echo.Context) error {
 		Delta        *delta  `json:"delta,omitempty"`
 		FinishReason *string `json:"finish_reason"`
 	}
-	type usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
-	}
 	type completion struct {
-		ID      string   `json:"id"`
-		Object  string   `json:"object"`
-		Created int64    `json:"created"`
-		Model   string   `json:"model"`
-		Choices []choice `json:"choices"`
-		Usage   *usage   `json:"usage,omitempty"`
+		ID      string     `json:"id"`
+		Object  string     `json:"object"`
+		Created int64      `json:"created"`
+		Model   string     `json:"model"`
+		Choices []choice   `json:"choices"`
+		Usage   *chatUsage `json:"usage,omitempty"`
 	}
 	stop := "stop"
 	if body.Stream == nil || !*body.Stream {
@@ -159,7 +156,7 @@ func (h *Handler) openAIChat(c echo.Context) error {
 			return err
 		}
 		return c.JSON(http.StatusOK, completion{ID: id, Object: "chat.completion", Created: created, Model: body.Model,
-			Choices: []choice{{Message: &delta{Role: "assistant", Content: ans.Text}, FinishReason: &stop}}, Usage: &usage{}})
+			Choices: []choice{{Message: &delta{Role: "assistant", Content: ans.Text}, FinishReason: &stop}}, Usage: usageOf(req, ans.Text)})
 	}
 	w := c.Response()
 	st := &chatStream{start: func() {
@@ -181,11 +178,30 @@ func (h *Handler) openAIChat(c echo.Context) error {
 		return err
 	}
 	st.finish(ans.Text, err)
-	data, _ := json.Marshal(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}}})
+	data, _ := json.Marshal(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}},
+		Usage: usageOf(req, ans.Text)})
 	fmt.Fprintf(w, "data: %s\n\n", data)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	w.Flush()
 	return nil
+}
+
+// chatUsage is a chat's token counts, as OpenAI's usage gives them.
+type chatUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// usageOf estimates a chat's tokens (extract.EstimateTokens): the
+// messages it was sent and the answer.
+func usageOf(req app.ChatRequest, answer string) *chatUsage {
+	u := &chatUsage{CompletionTokens: extract.EstimateTokens(answer)}
+	for _, m := range req.Messages {
+		u.PromptTokens += extract.EstimateTokens(m.Content)
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
 }
 
 // chatStream relays a chat answer: the model's pieces as they come, then
@@ -261,6 +277,7 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 		Done          bool    `json:"done"`
 		DoneReason    string  `json:"done_reason,omitempty"`
 		TotalDuration int64   `json:"total_duration,omitempty"`
+		PromptCount   int     `json:"prompt_eval_count,omitempty"`
 		EvalCount     int     `json:"eval_count,omitempty"`
 	}
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
@@ -271,7 +288,8 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 			return err
 		}
 		final.CreatedAt, final.Message.Content = now(), ans.Text
-		final.TotalDuration, final.EvalCount = time.Since(start).Nanoseconds(), len(pieces(ans.Text))
+		u := usageOf(req, ans.Text)
+		final.TotalDuration, final.PromptCount, final.EvalCount = time.Since(start).Nanoseconds(), u.PromptTokens, u.CompletionTokens
 		return c.JSON(http.StatusOK, final)
 	}
 	w := c.Response()
@@ -289,7 +307,8 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 		return err
 	}
 	st.finish(ans.Text, err)
-	final.CreatedAt, final.TotalDuration, final.EvalCount = now(), time.Since(start).Nanoseconds(), st.pieces
+	u := usageOf(req, ans.Text)
+	final.CreatedAt, final.TotalDuration, final.PromptCount, final.EvalCount = now(), time.Since(start).Nanoseconds(), u.PromptTokens, u.CompletionTokens
 	_ = enc.Encode(final)
 	w.Flush()
 	return nil
@@ -333,6 +352,53 @@ func (h *Handler) ollamaTags(c echo.Context) error {
 // ollamaVersion answers Ollama's GET /api/version.
 func (h *Handler) ollamaVersion(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"version": chatVersion})
+}
+
+// openAIModel answers GET /v1/models/{id}: the finished version the id
+// names, as a model.
+func (h *Handler) openAIModel(c echo.Context) error {
+	v, err := h.app.Queries.ChatModel(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": c.Param("id"), "object": "model", "created": v.CreatedAt.Unix(), "owned_by": "kgstudio"})
+}
+
+// ollamaShow answers Ollama's POST /api/show {"model": NAME}: what the
+// model is (the version, its strategy and size) and what it can do.
+func (h *Handler) ollamaShow(c echo.Context) error {
+	var body struct {
+		Model string `json:"model"`
+		Name  string `json:"name"` // older clients
+	}
+	if err := json.NewDecoder(c.Request().Body).Decode(&body); err != nil {
+		return extract.Errorf(extract.KindInvalid, "the body must be JSON naming a model: %v", err)
+	}
+	v, err := h.app.Queries.ChatModel(c.Request().Context(), cmp.Or(body.Model, body.Name))
+	if err != nil {
+		return err
+	}
+	when := v.CreatedAt
+	if v.FinishedAt != nil {
+		when = *v.FinishedAt
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"modelfile":  "# kgstudio extraction " + v.Label(),
+		"parameters": "",
+		"template":   "{{ .Prompt }}",
+		"details": map[string]any{"format": "kgstudio", "family": string(v.Config.Strategy), "families": []string{string(v.Config.Strategy)},
+			"parameter_size": "", "quantization_level": ""},
+		"model_info": map[string]any{"general.architecture": "kgstudio", "kgstudio.version": v.Label(),
+			"kgstudio.nodes": v.Nodes, "kgstudio.edges": v.Edges, "kgstudio.context_length": 32768},
+		"capabilities": []string{"completion"},
+		"modified_at":  when.UTC().Format(time.RFC3339Nano),
+	})
+}
+
+// ollamaPS answers Ollama's GET /api/ps: no model is held in memory the
+// way Ollama loads one, so the list is empty.
+func (h *Handler) ollamaPS(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"models": []any{}})
 }
 
 // openAIModels answers GET /v1/models: the finished versions.

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -260,5 +261,78 @@ func TestChat_StreamRelaysTheModel(t *testing.T) {
 	}
 	if streamed != 1 {
 		t.Fatalf("%d streamed calls to the provider, want the answer's", streamed)
+	}
+}
+
+// The calls an Ollama client makes when it connects (VS Code's provider
+// needs a version of 0.6.4 or more and /api/show), then a chat with its
+// token counts; OpenAI's models.retrieve through the openai library.
+func TestChat_ClientConnectSequence(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := mustCarol(t, a)
+	get := func(path string, out any) {
+		t.Helper()
+		resp, err := http.Get(a.Server.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ver struct{ Version string }
+	get("/api/version", &ver)
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(ver.Version, "%d.%d.%d", &major, &minor, &patch); err != nil || major == 0 && (minor < 6 || minor == 6 && patch < 4) {
+		t.Fatalf("version %q, want 0.6.4 or later", ver.Version)
+	}
+	var tags struct{ Models []struct{ Name string } }
+	get("/api/tags", &tags)
+	if len(tags.Models) != 1 || tags.Models[0].Name != v.Label() {
+		t.Fatalf("tags %+v", tags)
+	}
+	var show struct {
+		Capabilities []string       `json:"capabilities"`
+		ModelInfo    map[string]any `json:"model_info"`
+	}
+	resp := post(t, a.Server.URL+"/api/show", `{"model":"carol:latest"}`)
+	if err := json.NewDecoder(resp.Body).Decode(&show); err != nil || len(show.Capabilities) == 0 || show.ModelInfo["kgstudio.version"] != v.Label() {
+		t.Fatalf("show %+v (%v)", show, err)
+	}
+	resp.Body.Close()
+	if r, _ := http.Post(a.Server.URL+"/api/show", "application/json", strings.NewReader(`{"model":"nosuch"}`)); r.StatusCode != http.StatusNotFound {
+		t.Fatalf("show of an unknown model: %d", r.StatusCode)
+	}
+	var ps struct{ Models []any }
+	get("/api/ps", &ps)
+	if ps.Models == nil {
+		t.Fatal("ps has no model list")
+	}
+	var reply struct {
+		Message     struct{ Content string }
+		Done        bool
+		PromptCount int `json:"prompt_eval_count"`
+		EvalCount   int `json:"eval_count"`
+	}
+	resp = post(t, a.Server.URL+"/api/chat", `{"model":"carol","stream":false,"messages":[{"role":"user","content":"`+partnerQuestion+`"}]}`)
+	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil || !reply.Done || reply.PromptCount == 0 || reply.EvalCount == 0 {
+		t.Fatalf("chat %+v (%v)", reply, err)
+	}
+	resp.Body.Close()
+
+	client := openai.NewClient(option.WithBaseURL(a.Server.URL+"/v1/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+	m, err := client.Models.Get(t.Context(), v.Label())
+	if err != nil || m.ID != v.Label() {
+		t.Fatalf("models.retrieve: %+v, %v", m, err)
+	}
+	done, err := client.Chat.Completions.New(t.Context(), openai.ChatCompletionNewParams{Model: v.Label(),
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(partnerQuestion)}})
+	if err != nil || done.Usage.PromptTokens == 0 || done.Usage.CompletionTokens == 0 {
+		t.Fatalf("usage %+v (%v)", done.Usage, err)
 	}
 }

@@ -89,8 +89,11 @@ func (h *Handler) Routes(e *echo.Echo) {
 	// Chat clients (chat.go): OpenAI's and Ollama's chat APIs.
 	e.POST("/v1/chat/completions", h.openAIChat)
 	e.GET("/v1/models", h.openAIModels)
+	e.GET("/v1/models/:id", h.openAIModel)
 	e.POST("/api/chat", h.ollamaChat)
+	e.POST("/api/show", h.ollamaShow)
 	e.GET("/api/tags", h.ollamaTags)
+	e.GET("/api/ps", h.ollamaPS)
 	e.GET("/api/version", h.ollamaVersion)
 
 	e.GET("/compare", h.showCompare)
