@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,6 +68,42 @@ type MentionDetail struct {
 // a node of a version.
 func (q *Queries) Node(ctx context.Context, v record.Version, key string) (NodeDetail, error) {
 	return q.NodeAt(ctx, v, key, "")
+}
+
+// NodeByRef is Node by a node's key or its exact name (any case): an
+// agent often has the name ("Marie Curie") where the graph keys the node
+// otherwise. A name that matches no node, or several, is a not-found
+// error naming the nodes whose names contain it, for search_nodes.
+func (q *Queries) NodeByRef(ctx context.Context, v record.Version, ref string) (NodeDetail, error) {
+	d, err := q.Node(ctx, v, ref)
+	if err == nil || extract.KindOf(err) != extract.KindNotFound {
+		return d, err
+	}
+	var close []extract.SubgraphNode
+	_, _, serr := q.a.store.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{Q: strings.TrimSpace(ref), Limit: 10}, record.SubgraphRows{
+		Node: func(n extract.SubgraphNode) error { close = append(close, n); return nil },
+		Edge: func(extract.SubgraphEdge) error { return nil },
+	})
+	if serr != nil {
+		return NodeDetail{}, serr
+	}
+	var exact []extract.SubgraphNode
+	for _, n := range close {
+		if strings.EqualFold(strings.TrimSpace(n.Name), strings.TrimSpace(ref)) {
+			exact = append(exact, n)
+		}
+	}
+	if len(exact) == 1 {
+		return q.Node(ctx, v, exact[0].ID)
+	}
+	if len(close) == 0 {
+		return NodeDetail{}, extract.Errorf(extract.KindNotFound, "%s has no node with key or name %q: search_nodes finds nodes by part of a name", v.Label(), ref)
+	}
+	var names []string
+	for _, n := range close {
+		names = append(names, fmt.Sprintf("%s (key %q)", n.Name, n.ID))
+	}
+	return NodeDetail{}, extract.Errorf(extract.KindNotFound, "%s has no node with key %q; nodes whose names contain it: %s", v.Label(), ref, strings.Join(names, ", "))
 }
 
 // NodeAt is Node as the node stood at an as-of date (see ParseAsOf;

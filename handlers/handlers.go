@@ -6,7 +6,6 @@ package handlers
 
 import (
 	"log/slog"
-	"time"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/static"
@@ -26,9 +25,6 @@ type Config struct {
 	Token string
 	// Version is what the MCP server reports.
 	Version string
-	// MCPSessionIdle closes an MCP session over HTTP idle this long (0:
-	// MCPSessionIdle).
-	MCPSessionIdle time.Duration
 }
 
 // Handler holds the dependencies of every route.

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,43 +33,102 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 			"its graph; add_document and extract build a new one; run_status follows a run; compare diffs two versions.",
 	})
 	t := &mcpTools{a: a}
-	mcp.AddTool(s, &mcp.Tool{Name: "list_extractions", Description: "List the extractions and their versions (newest first), with status, strategy and size."}, t.listExtractions)
-	mcp.AddTool(s, &mcp.Tool{Name: "query", Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
+	mcp.AddTool(s, &mcp.Tool{Name: "list_extractions", Annotations: readOnly("List extractions"), Description: "List the extractions and their versions (newest first), with status, strategy and size."}, t.listExtractions)
+	mcp.AddTool(s, &mcp.Tool{Name: "query", Annotations: readOnly("Ask a version a question"), Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
 		"else extractive: the best sentences) with its references, and the entities, relations and passages retrieved."}, t.query)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
-	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Description: "The nodes within depth steps of a node (1 or 2, either direction), with their descriptions, and the edges among them."}, t.neighbors)
-	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first; a node's id is the key get_node and neighbors take."}, t.searchNodes)
-	mcp.AddTool(s, &mcp.Tool{Name: "add_document", Description: "Store a text as a document (a document with the same content is the stored one)."}, t.addDocument)
-	mcp.AddTool(s, &mcp.Tool{Name: "extract", Description: "Start an extraction run over documents; returns the new version at once (follow it with run_status)."}, t.extract)
-	mcp.AddTool(s, &mcp.Tool{Name: "run_status", Description: "Where a version's run stands: status, phase, chunks done, nodes and edges, errors."}, t.runStatus)
-	mcp.AddTool(s, &mcp.Tool{Name: "compare", Description: "Compare two versions: nodes and edges added, removed and changed, and the summary."}, t.compare)
+	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Annotations: readOnly("A node and its edges"), Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
+	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Annotations: readOnly("The nodes around a node"), Description: "The nodes within depth steps of a node (1 or 2, either direction), with their descriptions, and the edges among them."}, t.neighbors)
+	mcp.AddTool(s, &mcp.Tool{Name: "search_nodes", Annotations: readOnly("Find nodes by name"), Description: "Nodes of a version whose name contains the text (any case), optionally of some types, best connected first; a node's id is the key get_node and neighbors take."}, t.searchNodes)
+	mcp.AddTool(s, &mcp.Tool{Name: "add_document", Annotations: idempotentWrite("Store a document"), Description: "Store a text as a document (a document with the same content is the stored one)."}, t.addDocument)
+	mcp.AddTool(s, &mcp.Tool{Name: "extract", Annotations: writes("Start an extraction run"), Description: "Start an extraction run over documents; returns the new version at once (follow it with run_status)."}, t.extract)
+	mcp.AddTool(s, &mcp.Tool{Name: "run_status", Annotations: readOnly("Where a run stands"), Description: "Where a version's run stands: status, phase, chunks done, nodes and edges, errors."}, t.runStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: "compare", Annotations: readOnly("Compare two versions"), Description: "Compare two versions: nodes and edges added, removed and changed, and the summary."}, t.compare)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "graph", URITemplate: "kgstudio://versions/{+version}/graph", MIMEType: "application/json",
 		Description: "A version's whole graph (nodes and edges) as JSON; the version by id, NAME@V or NAME."}, t.readResource)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "document", URITemplate: "kgstudio://documents/{id}", MIMEType: "text/plain",
 		Description: "A document's text."}, t.readResource)
+	s.AddReceivingMiddleware(t.listResources)
 	return s
 }
 
-// MCPSessionIdle is how long an MCP session over HTTP lives without a
-// request: past it the session is closed and its memory freed (a client
-// that comes back starts a new one).
-const MCPSessionIdle = 30 * time.Minute
-
-// mcpHandler serves the MCP server over Streamable HTTP (one server for
-// every session; a session idle for Config.MCPSessionIdle, else
-// MCPSessionIdle, is closed); the token and same-site rules run before it
-// as on every route.
+// mcpHandler serves the MCP server over Streamable HTTP, stateless: no
+// session lives in the server, so a client keeps working across a
+// restart (or on another replica) and an idle client holds no memory;
+// every tool and resource answers from the request alone. The token and
+// same-site rules run before it as on every route.
 func (h *Handler) mcpHandler() echo.HandlerFunc {
 	srv := MCPServer(h.app, h.cfg.Version)
-	idle := h.cfg.MCPSessionIdle
-	if idle <= 0 {
-		idle = MCPSessionIdle
-	}
-	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: idle})
+	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
 	return echo.WrapHandler(hh)
 }
 
 type mcpTools struct{ a *app.App }
+
+// Tool annotations: every tool works on this server's own data (a closed
+// world) and none deletes anything.
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+}
+
+// idempotentWrite is a tool that stores, the same call storing nothing
+// more (a document is stored once by its content).
+func idempotentWrite(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+// writes is a tool each call of which adds something (a run).
+func writes(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+// mcpResourcePage is how many resources one resources/list page holds.
+const mcpResourcePage = 100
+
+// listResources answers resources/list: the graphs of the finished
+// versions, newest first, then the documents, a page at a time (the
+// cursor is where the page starts). The server's registered templates
+// read them.
+func (t *mcpTools) listResources(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "resources/list" {
+			return next(ctx, method, req)
+		}
+		start := 0
+		if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p != nil && p.Cursor != "" {
+			n, err := strconv.Atoi(p.Cursor)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("invalid cursor %q", p.Cursor)
+			}
+			start = n
+		}
+		var all []*mcp.Resource
+		versions, err := t.a.Queries.ChatModels(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range versions {
+			all = append(all, &mcp.Resource{URI: "kgstudio://versions/" + v.Label() + "/graph", Name: v.Label() + " graph", MIMEType: "application/json",
+				Description: fmt.Sprintf("The graph of %s: %d nodes, %d edges (%s)", v.Label(), v.Nodes, v.Edges, v.Config.Strategy)})
+		}
+		docs, err := t.a.Documents.List(ctx, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			all = append(all, &mcp.Resource{URI: fmt.Sprintf("kgstudio://documents/%d", d.ID), Name: d.Name, MIMEType: "text/plain",
+				Description: "The text of document " + d.Name})
+		}
+		out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+		if start < len(all) {
+			end := min(start+mcpResourcePage, len(all))
+			out.Resources = all[start:end]
+			if end < len(all) {
+				out.NextCursor = strconv.Itoa(end)
+			}
+		}
+		return out, nil
+	}
+}
 
 // version finds a version by NAME@V, NAME (its latest) or its id.
 func (t *mcpTools) version(ctx context.Context, ref string) (record.Version, error) {
@@ -190,13 +248,47 @@ func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn
 	if out.References == nil {
 		out.References = []query.Reference{}
 	}
-	// The answer reads best as text; the evidence comes as structure.
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Answer}}}, out, nil
+	// The answer reads best as text, with the passages it stands on (an
+	// agent that reads only the text still has the evidence); all of it
+	// comes as structure too.
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: queryText(out)}}}, out, nil
+}
+
+// mcpPassages and mcpPassageBytes bound the passages a query's text
+// carries after its answer.
+const (
+	mcpPassages     = 5
+	mcpPassageBytes = 700
+)
+
+// queryText is a query's answer followed by its first passages, each
+// with its reference.
+func queryText(out queryOut) string {
+	var b strings.Builder
+	b.WriteString(out.Answer)
+	if out.Note != "" {
+		b.WriteString("\n\n(" + out.Note + ")")
+	}
+	if len(out.Chunks) > 0 {
+		b.WriteString("\n\n### Passages\n")
+	}
+	for i, c := range out.Chunks {
+		if i == mcpPassages {
+			fmt.Fprintf(&b, "\n(%d more in the structured result)\n", len(out.Chunks)-i)
+			break
+		}
+		doc := c.Document
+		if doc == "" {
+			doc = fmt.Sprintf("document %d", c.DocumentID)
+		}
+		fmt.Fprintf(&b, "\n[%s] %s, passage %d (kgstudio://documents/%d):\n%s\n", c.Ref, doc, c.Index, c.DocumentID, extract.Clip(strings.TrimSpace(c.Text), mcpPassageBytes))
+	}
+	return b.String()
 }
 
 type nodeIn struct {
 	Version string `json:"version" jsonschema:"NAME@V, NAME or id"`
-	Key     string `json:"key" jsonschema:"the node's key (search_nodes finds keys)"`
+	Key     string `json:"key" jsonschema:"the node's key, or its exact name (search_nodes finds keys)"`
 }
 
 func (t *mcpTools) getNode(ctx context.Context, _ *mcp.CallToolRequest, in nodeIn) (*mcp.CallToolResult, app.NodeDetail, error) {
@@ -204,7 +296,7 @@ func (t *mcpTools) getNode(ctx context.Context, _ *mcp.CallToolRequest, in nodeI
 	if err != nil {
 		return nil, app.NodeDetail{}, toolError(err)
 	}
-	d, err := t.a.Queries.Node(ctx, v, in.Key)
+	d, err := t.a.Queries.NodeByRef(ctx, v, in.Key)
 	return nil, d, toolError(err)
 }
 

@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"
-	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func mcpSession(t *testing.T, url string, hc *http.Client) (*mcp.ClientSession, error) {
@@ -174,49 +174,82 @@ func TestMCP_Token(t *testing.T) {
 	callTool(t, cs, "list_extractions", map[string]any{}, &list)
 }
 
-// An MCP session over HTTP that sees no request for the idle time is
-// closed (its memory freed): a request naming it is refused and a new
-// session starts.
-func TestMCP_HTTPSessionExpires(t *testing.T) {
+// An MCP client over HTTP keeps working across a server restart without
+// being rebuilt (the server keeps no session), and the tools carry their
+// annotations; resources/list lists the finished versions' graphs and the
+// documents; query's text carries the passages after the answer; get_node
+// takes an exact name, and a name it cannot take points to the nodes
+// whose names contain it.
+func TestMCP_HTTPAcrossRestart(t *testing.T) {
 	t.Parallel()
-	srv := mustAppConfig(t, app.Providers{}, handlers.Config{MCPSessionIdle: 50 * time.Millisecond}).Server
-	post := func(session, body string) *http.Response {
-		t.Helper()
-		req, err := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp
+	a := MustApp(t)
+	v := mustCarol(t, a)
+	var current atomic.Pointer[http.Handler]
+	serve := func() {
+		h := handlers.New(a.App, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Config{MaxUploadBytes: 1 << 20}).NewServer()
+		var hh http.Handler = h
+		current.Store(&hh)
 	}
-	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || session == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, session)
+	serve()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	cs, err := mcpSession(t, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Each try waits longer without a request (a request keeps the
-	// session alive), until the idle session is gone.
-	wait := 100 * time.Millisecond
-	testdata.Eventually(t, 30*time.Second, func() error {
-		time.Sleep(wait)
-		wait *= 2
-		if code := post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode; code != http.StatusNotFound {
-			return fmt.Errorf("an idle session still answers (%d)", code)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Annotations == nil || tl.Annotations.Title == "" {
+			t.Errorf("tool %s has no annotations", tl.Name)
+			continue
 		}
-		return nil
-	})
-	if resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); resp.StatusCode != http.StatusOK {
-		t.Fatalf("a new session after the old one expired: %d", resp.StatusCode)
+		if write := tl.Name == "add_document" || tl.Name == "extract"; tl.Annotations.ReadOnlyHint == write {
+			t.Errorf("tool %s read-only %t", tl.Name, tl.Annotations.ReadOnlyHint)
+		}
+	}
+	serve() // a restart: a new server, nothing of the old one kept
+	var q struct {
+		Answer string `json:"answer"`
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"version": v.Label(), "question": partnerQuestion}})
+	if err != nil || res.IsError {
+		t.Fatalf("query after a restart: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &q); err != nil || q.Answer == "" {
+		t.Fatalf("answer %q (%v)", q.Answer, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.HasPrefix(text, q.Answer) || !strings.Contains(text, "### Passages") || !strings.Contains(text, "kgstudio://documents/") {
+		t.Fatalf("query text lacks its passages:\n%s", text)
+	}
+	list, err := cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uris := map[string]bool{}
+	for _, r := range list.Resources {
+		uris[r.URI] = true
+	}
+	graphURI := "kgstudio://versions/" + v.Label() + "/graph"
+	if !uris[graphURI] || len(list.Resources) < 2 {
+		t.Fatalf("resources %v lack %s and a document", uris, graphURI)
+	}
+	if r, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: graphURI}); err != nil || len(r.Contents) == 0 {
+		t.Fatalf("read %s: %v", graphURI, err)
+	}
+	var node struct {
+		Key string `json:"key"`
+	}
+	callTool(t, cs, "get_node", map[string]any{"version": v.Label(), "key": "ebenezer SCROOGE"}, &node)
+	if node.Key != "ebenezer scrooge" {
+		t.Fatalf("get_node by name: %+v", node)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_node", Arguments: map[string]any{"version": v.Label(), "key": "Marl"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "Marley") {
+		t.Fatalf("get_node of part of a name: %v %+v", err, res)
 	}
 }
