@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -104,7 +107,39 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 		a.log.Info("chat answered from the evidence", "version", v.ID, "note", res.Note)
 		out.Text, out.Extractive = res.Note+"\n\n"+query.Extractive(question, res.Context(), 0), true
 	}
+	out.Text = linkReferences(out.Text, res.Context())
 	return out, nil
+}
+
+// referenceLine is a line of an answer's references: "- [n] Title".
+var referenceLine = regexp.MustCompile(`(?m)^(\s*[-*]\s*\[(\d+)\]\s*)(.+?)\s*$`)
+
+// linkReferences adds to each line of an answer's references the
+// document it names, by id and by its page ("- [1] marley.txt (document
+// 3, /documents/3)"), so a chat client's reader can open it.
+func linkReferences(text string, c query.Context) string {
+	i := strings.LastIndex(text, "### References")
+	if i < 0 {
+		return text
+	}
+	docs := map[int]int{} // reference number -> document
+	for _, r := range c.References() {
+		for _, ch := range c.Chunks {
+			if len(r.Chunks) > 0 && ch.Ref == r.Chunks[0] {
+				docs[r.N] = ch.DocumentID
+			}
+		}
+	}
+	tail := referenceLine.ReplaceAllStringFunc(text[i:], func(line string) string {
+		m := referenceLine.FindStringSubmatch(line)
+		n, _ := strconv.Atoi(m[2])
+		id, ok := docs[n]
+		if !ok || strings.Contains(m[3], "/documents/") {
+			return line
+		}
+		return fmt.Sprintf("%s%s (document %d, /documents/%d)", m[1], m[3], id, id)
+	})
+	return text[:i] + tail
 }
 
 // ChatMode splits a leading mode prefix ("/mix ...") off a question; the

@@ -43,7 +43,7 @@ func TestChat_OpenAIClient(t *testing.T) {
 		t.Fatalf("completion %+v", resp)
 	}
 	text := resp.Choices[0].Message.Content
-	for _, want := range []string{"Extractive answer", "Marley", "[1]", "### References", "- [1] christmas_carol_stave_one.txt"} {
+	for _, want := range []string{"Extractive answer", "Marley", "[1]", "### References", "- [1] christmas_carol_stave_one.txt (document ", "/documents/"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, text)
 		}
@@ -250,8 +250,10 @@ func TestChat_StreamRelaysTheModel(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := acc.Choices[0].Message.Content; got != answer {
-		t.Fatalf("streamed %q, want %q", got, answer)
+	// The model's words as it wrote them, then the link its reference
+	// gets (the document's id and page).
+	if got := acc.Choices[0].Message.Content; !strings.HasPrefix(got, answer) || !strings.HasSuffix(got, fmt.Sprintf("(document %d, /documents/%d)", v.DocumentIDs[0], v.DocumentIDs[0])) {
+		t.Fatalf("streamed %q, want %q with its reference linked", got, answer)
 	}
 	streamed := 0
 	for _, c := range fake.Calls() {
