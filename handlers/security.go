@@ -159,7 +159,7 @@ func (h *Handler) authenticated(r *http.Request) bool {
 		if h.rightBearer(auth) {
 			return true
 		}
-		h.signIn.failed(clientAddr(r))
+		h.signIn.failed(clientAddr(r), bearerToken(auth))
 		return false
 	}
 	if ck, err := r.Cookie(sessionCookie); err == nil {
@@ -175,9 +175,16 @@ func (h *Handler) rightBearer(auth string) bool {
 	return ok && strings.EqualFold(scheme, "Bearer") && equalSecret(strings.TrimSpace(tok), h.cfg.Token)
 }
 
-// tooMany answers 429 to a sender of wrong tokens while it must wait.
-func (h *Handler) tooMany(c echo.Context) (bool, error) {
-	wait := h.signIn.wait(clientAddr(c.Request()))
+// bearerToken is the credential an Authorization header carries.
+func bearerToken(auth string) string {
+	_, tok, _ := strings.Cut(auth, " ")
+	return strings.TrimSpace(tok)
+}
+
+// tooMany answers 429 to a sender of wrong tokens, or to a wrong
+// credential cred, while it must wait.
+func (h *Handler) tooMany(c echo.Context, cred string) (bool, error) {
+	wait := h.signIn.wait(clientAddr(c.Request()), cred)
 	if wait <= 0 {
 		return false, nil
 	}
@@ -199,9 +206,13 @@ func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		// The right token is checked first: a sender of wrong ones is slowed
 		// down, never the right credential from the same address (behind a
 		// proxy every client shares one).
-		if auth := c.Request().Header.Get("Authorization"); auth != "" && !h.rightBearer(auth) {
-			if slow, err := h.tooMany(c); slow {
-				return err
+		if auth := c.Request().Header.Get("Authorization"); auth != "" {
+			if !h.rightBearer(auth) {
+				if slow, err := h.tooMany(c, bearerToken(auth)); slow {
+					return err
+				}
+			} else {
+				h.signIn.succeeded(clientAddr(c.Request()))
 			}
 		}
 		if h.authenticated(c.Request()) {
@@ -232,10 +243,10 @@ func (h *Handler) login(c echo.Context) error {
 	}
 	if !equalSecret(c.FormValue("token"), h.cfg.Token) {
 		// The right token signs in at once; wrong ones wait.
-		if slow, err := h.tooMany(c); slow {
+		if slow, err := h.tooMany(c, c.FormValue("token")); slow {
 			return err
 		}
-		h.signIn.failed(clientAddr(c.Request()))
+		h.signIn.failed(clientAddr(c.Request()), c.FormValue("token"))
 		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(back, "That token is not right."))
 	}
 	h.signIn.succeeded(clientAddr(c.Request()))

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"net"
 	"net/http"
@@ -71,19 +72,36 @@ func (s *signIn) revoke(id string) {
 	delete(s.sessions, id)
 }
 
-// wait is how long the client at addr must wait before its next token is
-// checked (0: now).
-func (s *signIn) wait(addr string) time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f := s.fails[addr]; f != nil {
-		return max(f.until.Sub(s.now()), 0)
-	}
-	return 0
+// Failures are counted per address ("addr:" keys) and per wrong
+// credential tried ("cred:" keys, a digest of it): a client that keeps
+// sending a stale token is slowed wherever it sends from, and an address
+// is slowed whatever it tries. The right credential is never counted or
+// refused (see requireToken).
+
+// addrKey and credKey name an address's and a credential's count.
+func addrKey(addr string) string { return "addr:" + addr }
+
+func credKey(cred string) string {
+	sum := sha256.Sum256([]byte(cred))
+	return "cred:" + hex.EncodeToString(sum[:12])
 }
 
-// failed records a wrong token from addr.
-func (s *signIn) failed(addr string) {
+// wait is how long a wrong token from addr, or the wrong credential cred,
+// must wait before it is checked again (0: now).
+func (s *signIn) wait(addr, cred string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var w time.Duration
+	for _, k := range []string{addrKey(addr), credKey(cred)} {
+		if f := s.fails[k]; f != nil {
+			w = max(w, f.until.Sub(s.now()))
+		}
+	}
+	return max(w, 0)
+}
+
+// failed records the wrong credential cred from addr.
+func (s *signIn) failed(addr, cred string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -94,23 +112,25 @@ func (s *signIn) failed(addr string) {
 			}
 		}
 	}
-	f := s.fails[addr]
-	if f == nil {
-		f = &failures{}
-		s.fails[addr] = f
-	}
-	f.n++
-	if f.n > freeFailures {
-		backoff := min(time.Second<<min(f.n-freeFailures-1, 20), maxBackoff)
-		f.until = now.Add(backoff)
+	for _, k := range []string{addrKey(addr), credKey(cred)} {
+		f := s.fails[k]
+		if f == nil {
+			f = &failures{}
+			s.fails[k] = f
+		}
+		f.n++
+		if f.n > freeFailures {
+			backoff := min(time.Second<<min(f.n-freeFailures-1, 20), maxBackoff)
+			f.until = now.Add(backoff)
+		}
 	}
 }
 
-// succeeded clears addr's wrong tokens.
+// succeeded clears addr's count (a wrong credential's stays).
 func (s *signIn) succeeded(addr string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.fails, addr)
+	delete(s.fails, addrKey(addr))
 }
 
 // clientAddr is the address a request came from: the connection's peer
