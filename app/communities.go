@@ -56,6 +56,13 @@ type CommunityJSON struct {
 // refinement, see extract/community) and lists one level's, largest
 // first, with their reports. A level beyond the last is invalid.
 func (q *Queries) Communities(ctx context.Context, v record.Version, level int) (CommunitiesJSON, error) {
+	// It reads the whole graph: a heavy request (see Gate), so a burst of
+	// them waits its turn instead of holding every graph at once.
+	ctx, release, err := q.a.Heavy().Enter(ctx)
+	if err != nil {
+		return CommunitiesJSON{}, err
+	}
+	defer release()
 	g, err := q.a.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return CommunitiesJSON{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/community"
@@ -42,5 +43,27 @@ func TestCommunities_StoredWithTheVersion(t *testing.T) {
 	}
 	if _, ok, err := st.Communities(ctx, nv.ID); err != nil || !ok {
 		t.Fatalf("no communities stored with the edited version (%v)", err)
+	}
+}
+
+// Communities and the members of communities not stored read the whole
+// graph: heavy requests, refused as busy while the gate is full, answered
+// once a slot frees.
+func TestCommunities_HeavyRequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge and Marley were partners in London. Bob Cratchit worked for Scrooge.")
+	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	a.heavy = NewGate(1, 0, time.Millisecond)
+	_, release, err := a.Heavy().Enter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Queries.Communities(ctx, v, 0); !IsBusy(err) {
+		t.Fatalf("communities with the gate full: %v", err)
+	}
+	release()
+	if out, err := a.Queries.Communities(ctx, v, 0); err != nil || out.Version != v.Label() {
+		t.Fatalf("communities: %+v, %v", out, err)
 	}
 }

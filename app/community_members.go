@@ -34,6 +34,12 @@ type CommunityMemberInfo struct {
 func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level int) (CommunityMembersJSON, error) {
 	r, ok := q.a.storedCommunities(ctx, v)
 	if !ok {
+		// Detecting them reads the whole graph: a heavy request.
+		ctx, release, err := q.a.Heavy().Enter(ctx)
+		if err != nil {
+			return CommunityMembersJSON{}, err
+		}
+		defer release()
 		g, err := q.a.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
 			return CommunityMembersJSON{}, err
