@@ -207,3 +207,38 @@ func TestVectorize_SentenceEncoderReusesVectors(t *testing.T) {
 		t.Errorf("vector records %+v then %+v; want the second's vectors all cached", stats[0], stats[1])
 	}
 }
+
+// A model embedder leaves out what has no meaning of its own: a table's
+// chunk always, and in a version of tables alone the nodes and edges of
+// names alone and, when no node has more, the community reports. A
+// version with text keeps every node, edge and report.
+func TestMeaningful(t *testing.T) {
+	items := func() []vectorText {
+		return []vectorText{
+			{kind: store.VectorChunk, key: "1:0", chunk: extract.Chunk{DocumentID: 1}},
+			{kind: store.VectorChunk, key: "2:0", chunk: extract.Chunk{DocumentID: 2}},
+			{kind: store.VectorNode, key: "e1", node: &extract.Node{Key: "e1", Name: "e1"}},
+			{kind: store.VectorNode, key: "e2", node: &extract.Node{Key: "e2", Name: "e2", Properties: map[string]any{"desc": "a city"}}},
+			{kind: store.VectorEdge, key: "x", edge: &extract.Edge{Source: "e1", Label: "p5", Target: "e2"}},
+			{kind: store.VectorEdge, key: "y", edge: &extract.Edge{Source: "e1", Label: "p5", Target: "e2", Description: "e1 met e2."}},
+			{kind: store.VectorReport, key: "0", report: "e1, e2"},
+		}
+	}
+	keys := func(its []vectorText) string {
+		var ks []string
+		for _, it := range its {
+			ks = append(ks, it.kind+":"+it.key)
+		}
+		return strings.Join(ks, " ")
+	}
+	tables := map[int]bool{1: true}
+	if got := keys(meaningful(items(), query.VectorProps{}, tables, false)); got != "chunk:2:0 node:e1 node:e2 edge:x edge:y report:0" {
+		t.Errorf("with text: %s", got)
+	}
+	if got := keys(meaningful(items(), query.VectorProps{"": {"desc"}}, tables, true)); got != "chunk:2:0 node:e2 edge:y report:0" {
+		t.Errorf("tables alone, a described node: %s", got)
+	}
+	if got := keys(meaningful(items(), query.VectorProps{}, tables, true)); got != "chunk:2:0 edge:y" {
+		t.Errorf("tables alone, names alone: %s", got)
+	}
+}
