@@ -222,3 +222,31 @@ func TestReadCSV_Limits(t *testing.T) {
 		t.Fatalf("a million apoc rows: err = %v, want a refusal naming all.csv", err)
 	}
 }
+
+// A header wider than MaxCSVColumns (a node of two million properties)
+// is refused before any row is read, naming the file and the limit, and
+// so is one in a header file; a wide header under it is read.
+func TestReadCSV_WideHeader(t *testing.T) {
+	t.Parallel()
+	wide := func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString("id:ID")
+		for i := range n {
+			fmt.Fprintf(&b, ",p%d", i)
+		}
+		b.WriteString("\nn1")
+		for range n {
+			b.WriteString(",v")
+		}
+		b.WriteString("\n")
+		return b.Bytes()
+	}
+	_, err := ReadCSV([]CSVFile{{Name: "wide/nodes.csv", Data: wide(200_000)}})
+	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "nodes.csv") || !strings.Contains(err.Error(), "at most 4096") {
+		t.Fatalf("200,000 columns: %v", err)
+	}
+	g, err := ReadCSV([]CSVFile{{Name: "ok/nodes.csv", Data: wide(MaxCSVColumns - 1)}})
+	if err != nil || len(g.Nodes) != 1 || len(g.Nodes[0].Properties) < MaxCSVColumns-2 {
+		t.Fatalf("%d columns: %v", MaxCSVColumns-1, err)
+	}
+}
