@@ -95,6 +95,28 @@ func (a *App) Resume(ctx context.Context) error {
 	return failed
 }
 
+// WatchInterruptedWrites fails, until ctx ends, the written versions (an
+// import, a merge, an edit) whose writer died: Resume fails those whose
+// heartbeat was already stale at start; one whose writer died within the
+// minute before the start is failed here, once its heartbeat is stale,
+// instead of staying running.
+func (a *App) WatchInterruptedWrites(ctx context.Context) {
+	t := time.NewTicker(store.WriteStale / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := a.store.FailInterruptedWrites(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("fail interrupted writes", "err", err)
+			} else if n > 0 {
+				a.log.Warn("versions interrupted while written marked failed", "versions", n)
+			}
+		}
+	}
+}
+
 // Run queues a version's jobs and works on them in this process until
 // the version has ended, reporting progress; the workers of other
 // processes may share the work. Its jobs are taken before those of runs

@@ -81,11 +81,15 @@ func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.C
 	return s.Version(ctx, v.ID)
 }
 
+// WriteStale is how old a written version's heartbeat is when its
+// writer is taken for dead.
+const WriteStale = time.Minute
+
 // A written version's writer beats every writeBeat; one whose beat is
 // older than writeStale is taken for dead.
 const (
 	writeBeat  = 5 * time.Second
-	writeStale = time.Minute
+	writeStale = WriteStale
 )
 
 // finishWritten is FinishVersion for a written version that is still

@@ -76,6 +76,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := runner.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
+	go runner.WatchInterruptedWrites(ctx)
 	if !*noSample {
 		if _, err := runner.SeedSample(ctx); err != nil {
 			log.Error("add sample", "error", err)
