@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -138,14 +140,14 @@ func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string
 			return NodeDetail{}, extract.Errorf(extract.KindNotFound, "node %q was not known yet as of %s", extract.Clip(key, 80), strings.TrimSpace(asOf))
 		}
 	}
-	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: n.Properties,
+	d := NodeDetail{Key: n.Key, Name: n.Name, Type: n.Type, Description: n.Description, Properties: shownProperties(n.Properties),
 		Out: []NodeEdge{}, In: []NodeEdge{}, Mentions: []MentionDetail{}}
 	if !at.IsZero() {
 		d.AsOf = strings.TrimSpace(asOf)
 	}
 	for _, e := range edges {
 		ne := NodeEdge{Source: e.Source, Target: e.Target, Label: e.Label, Keywords: e.Keywords,
-			Description: e.Description, Weight: e.Weight, Properties: e.Properties}
+			Description: e.Description, Weight: e.Weight, Properties: shownProperties(e.Properties)}
 		if e.Source == key {
 			ne.Other = e.Target
 		} else {
@@ -165,6 +167,36 @@ func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string
 	d.MentionCount = len(ms)
 	d.Mentions, err = a.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
 	return d, err
+}
+
+// Bounds of the properties a node's panel and API show: at most
+// maxShownProperties of them (by name), each value at most
+// maxShownValue bytes; the export keeps them whole.
+const (
+	maxShownProperties = 500
+	maxShownValue      = 8 << 10
+)
+
+// shownProperties bounds properties for showing: long text values cut,
+// and past maxShownProperties the rest counted under "…".
+func shownProperties(props map[string]any) map[string]any {
+	if props == nil {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(props))
+	out := make(map[string]any, min(len(props), maxShownProperties+1))
+	for i, k := range names {
+		if i == maxShownProperties {
+			out["…"] = fmt.Sprintf("%d more properties (the export holds them all)", len(names)-i)
+			break
+		}
+		v := props[k]
+		if s, ok := v.(string); ok && len(s) > maxShownValue {
+			v = extract.Clip(s, maxShownValue)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // mentionSnippets cuts a snippet of the chunk around each mention. A

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -165,5 +166,24 @@ func TestGraphs_Within(t *testing.T) {
 	}
 	if none, err := a.Graphs.Within(ctx, v.ID, "nobody", 1); err != nil || len(none.Nodes) != 0 {
 		t.Fatalf("an unknown key: %v, %v", none, err)
+	}
+}
+
+// A node's panel shows its properties bounded: long text cut, and past
+// maxShownProperties the rest counted.
+func TestShownProperties(t *testing.T) {
+	props := map[string]any{"long": strings.Repeat("x", 3*maxShownValue), "n": 3}
+	for i := range maxShownProperties + 10 {
+		props[fmt.Sprintf("p%04d", i)] = "v"
+	}
+	got := shownProperties(props)
+	if len(got) != maxShownProperties+1 || !strings.Contains(fmt.Sprint(got["…"]), "12 more properties") {
+		t.Fatalf("%d shown, … = %v", len(got), got["…"])
+	}
+	if s, _ := got["long"].(string); len(s) > maxShownValue+4 {
+		t.Fatalf("a long value shown at %d bytes", len(s))
+	}
+	if shownProperties(nil) != nil {
+		t.Fatal("nil properties became some")
 	}
 }
