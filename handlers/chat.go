@@ -172,12 +172,10 @@ func (h *Handler) openAIChat(c echo.Context) error {
 		fmt.Fprintf(w, "data: %s\n\n", data)
 		w.Flush()
 	}}
-	req.Stream = st.piece
-	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
-	if err != nil && !st.started {
+	ans, err := h.relayChat(c, req, st)
+	if err != nil {
 		return err
 	}
-	st.finish(ans.Text, err)
 	data, _ := json.Marshal(completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: body.Model, Choices: []choice{{Delta: &delta{}, FinishReason: &stop}},
 		Usage: usageOf(req, ans.Text)})
 	fmt.Fprintf(w, "data: %s\n\n", data)
@@ -202,6 +200,20 @@ func usageOf(req app.ChatRequest, answer string) *chatUsage {
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
+}
+
+// relayChat answers a streamed chat through st: the model's pieces as
+// they come, then what the whole answer holds past them. An error before
+// anything was sent is returned (the client gets its status); one after
+// is said in the stream.
+func (h *Handler) relayChat(c echo.Context, req app.ChatRequest, st *chatStream) (app.ChatAnswer, error) {
+	req.Stream = st.piece
+	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	if err != nil && !st.started {
+		return ans, err
+	}
+	st.finish(ans.Text, err)
+	return ans, nil
 }
 
 // chatStream relays a chat answer: the model's pieces as they come, then
@@ -301,12 +313,10 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 		_ = enc.Encode(reply{Model: body.Model, CreatedAt: now(), Message: message{Role: "assistant", Content: p}})
 		w.Flush()
 	}}
-	req.Stream = st.piece
-	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
-	if err != nil && !st.started {
+	ans, err := h.relayChat(c, req, st)
+	if err != nil {
 		return err
 	}
-	st.finish(ans.Text, err)
 	u := usageOf(req, ans.Text)
 	final.CreatedAt, final.TotalDuration, final.PromptCount, final.EvalCount = now(), time.Since(start).Nanoseconds(), u.PromptTokens, u.CompletionTokens
 	_ = enc.Encode(final)
