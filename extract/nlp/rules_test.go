@@ -420,3 +420,25 @@ func TestExtractor_LoneTitle(t *testing.T) {
 		t.Errorf("a title the lead sentence names is no longer the main entity (degree %d)", d)
 	}
 }
+
+// A prize named by its field is one name: "Nobel Prize in Physics" is
+// neither a prize and a place nor two prizes of one name.
+func TestExtractor_PrizeNames(t *testing.T) {
+	e := mustNew(t, Options{})
+	doc, err := extract.ReadDocument("curie.txt", []byte("Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911."), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.ID = 9
+	g := extractDoc(t, e, doc)
+	for _, key := range []string{"nobel prize in physics", "nobel prize in chemistry"} {
+		if nodeByKey(g, key) == nil {
+			t.Errorf("no node %q: %v", key, keys(g))
+		}
+	}
+	for _, key := range []string{"physics", "chemistry"} {
+		if n := nodeByKey(g, key); n != nil {
+			t.Errorf("the field %q is a node of its own (%s)", key, n.Type)
+		}
+	}
+}

@@ -155,6 +155,11 @@ func (b *runBuilder) extend(i int) (int, int) {
 			dash = j + 1
 			j += 2
 			continue
+		// "Nobel Prize in Physics", "Academy Award for Best Director": a
+		// prize named by its field.
+		case b.same(i, j+2) && (toks[j+1].text == "in" || toks[j+1].text == "for") && prizeHeads[toks[j].text] && b.isCand(j+2):
+			j += 2
+			continue
 		case b.same(i, j+2) && toks[j+1].text == "of" && b.ofHead(i, j):
 			k := j + 2
 			if toks[k].text == "the" && b.same(i, k+1) {
@@ -174,6 +179,9 @@ func (b *runBuilder) extend(i int) (int, int) {
 		return j, dash
 	}
 }
+
+// prizeHeads are the words a prize's name ends in before its field.
+var prizeHeads = wordsOf(`Prize Award Medal Trophy`)
 
 // isQuote reports a double quote token.
 func isQuote(s string) bool { return s == "\"" || s == "“" || s == "”" || s == "``" || s == "''" }
