@@ -149,25 +149,6 @@ func equalSecret(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
-// authenticated reports whether a request carries the token as a bearer
-// header, or the cookie of a live session (a random id the login form
-// set; signing out revokes it). A wrong bearer token counts against its
-// sender's address, as a wrong sign-in does; the right one is accepted
-// whatever its address sent before.
-func (h *Handler) authenticated(r *http.Request) bool {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		if h.rightBearer(auth) {
-			return true
-		}
-		h.signIn.failed(clientAddr(r), bearerToken(auth))
-		return false
-	}
-	if ck, err := r.Cookie(sessionCookie); err == nil {
-		return h.signIn.valid(ck.Value)
-	}
-	return false
-}
-
 // rightBearer reports, in constant time, whether an Authorization header
 // carries the token.
 func (h *Handler) rightBearer(auth string) bool {
@@ -203,19 +184,23 @@ func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" {
 			return next(c)
 		}
-		// The right token is checked first: a sender of wrong ones is slowed
-		// down, never the right credential from the same address (behind a
-		// proxy every client shares one).
-		if auth := c.Request().Header.Get("Authorization"); auth != "" {
-			if !h.rightBearer(auth) {
-				if slow, err := h.tooMany(c, bearerToken(auth)); slow {
-					return err
-				}
-			} else {
-				h.signIn.succeeded(clientAddr(c.Request()))
+		// A bearer token, or the cookie of a live session (a random id the
+		// login form set; signing out revokes it). The right token is
+		// checked first, once: a sender of wrong ones is slowed down (and a
+		// wrong one counts against its address and itself), never the
+		// right credential from the same address (behind a proxy every
+		// client shares one).
+		r := c.Request()
+		if auth := r.Header.Get("Authorization"); auth != "" {
+			if h.rightBearer(auth) {
+				h.signIn.succeeded(clientAddr(r))
+				return next(c)
 			}
-		}
-		if h.authenticated(c.Request()) {
+			if slow, err := h.tooMany(c, bearerToken(auth)); slow {
+				return err
+			}
+			h.signIn.failed(clientAddr(r), bearerToken(auth))
+		} else if ck, err := r.Cookie(sessionCookie); err == nil && h.signIn.valid(ck.Value) {
 			return next(c)
 		}
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kgstudio"`)
