@@ -365,11 +365,15 @@ const DialogueChunkSet = "dialogue"
 
 // DocKinds returns a version's documents with only ID, name and kind set.
 func (a *App) DocKinds(ctx context.Context, v record.Version) ([]extract.Document, error) {
+	infos, err := a.store.DocumentInfos(ctx, v.DocumentIDs)
+	if err != nil {
+		return nil, err
+	}
 	docs := make([]extract.Document, 0, len(v.DocumentIDs))
 	for _, id := range v.DocumentIDs {
-		d, err := a.store.DocumentInfo(ctx, id)
-		if err != nil {
-			return nil, err
+		d, ok := infos[id]
+		if !ok {
+			return nil, extract.Errorf(extract.KindNotFound, "document %d not found", id)
 		}
 		docs = append(docs, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kgstudio/kgstudio/ent/document"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // DocumentNames returns the names of documents by ID, BatchSize at a
@@ -18,6 +19,24 @@ func (s *Store) DocumentNames(ctx context.Context, ids []int) (map[int]string, e
 		}
 		for _, r := range rows {
 			out[r.ID] = r.Name
+		}
+	}
+	return out, nil
+}
+
+// DocumentInfos returns the name and kind of each document of ids that
+// exists, by id, BatchSize at a query (a run of thousands of passages
+// was read one query a document).
+func (s *Store) DocumentInfos(ctx context.Context, ids []int) (map[int]record.DocumentInfo, error) {
+	out := make(map[int]record.DocumentInfo, len(ids))
+	for start := 0; start < len(ids); start += BatchSize {
+		rows, err := s.client.Document.Query().Where(document.IDIn(ids[start:min(start+BatchSize, len(ids))]...)).
+			Select(document.FieldID, document.FieldName, document.FieldKind).All(ctx)
+		if err != nil {
+			return nil, translate(err, "documents")
+		}
+		for _, r := range rows {
+			out[r.ID] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind)}
 		}
 	}
 	return out, nil
