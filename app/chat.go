@@ -50,7 +50,7 @@ const MaxChatMessages = 100_000
 // as Ask does (an extractive answer without a provider).
 func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error) {
 	a := q.a
-	v, err := q.chatVersion(ctx, req.Model)
+	v, err := q.ChatModel(ctx, req.Model)
 	if err != nil {
 		return ChatAnswer{}, err
 	}
@@ -159,11 +159,6 @@ func ChatMode(question string) (mode, rest string) {
 // NAME (or NAME:latest) is the extraction's newest finished version,
 // NAME@V that version when it is finished.
 func (q *Queries) ChatModel(ctx context.Context, model string) (record.Version, error) {
-	return q.chatVersion(ctx, model)
-}
-
-// chatVersion finds the finished version a chat model name names.
-func (q *Queries) chatVersion(ctx context.Context, model string) (record.Version, error) {
 	name := strings.TrimSpace(model)
 	if name == "" {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "name an extraction as the model: NAME or NAME@V (GET /api/tags lists them)")
