@@ -3,6 +3,8 @@ package app
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -220,11 +222,20 @@ func (a *App) communitiesOf(ctx context.Context, v record.Version, g extract.Gra
 // storedCommunities returns the communities stored with a version, if it
 // has them.
 func (a *App) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
+	r, _, ok := a.storedCommunitiesSum(ctx, v)
+	return r, ok
+}
+
+// storedCommunitiesSum is storedCommunities with a digest of the stored
+// form, which names the communities in the stamps of what is built from
+// them.
+func (a *App) storedCommunitiesSum(ctx context.Context, v record.Version) (community.Result, string, bool) {
 	var r community.Result
 	data, ok, err := a.store.Communities(ctx, v.ID)
 	if err != nil || !ok || json.Unmarshal([]byte(data), &r) != nil {
-		return r, false
+		return r, "", false
 	}
 	r.Expand()
-	return r, true
+	sum := sha256.Sum256([]byte(data))
+	return r, hex.EncodeToString(sum[:8]), true
 }

@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // queryCorpus is what a version's questions are ranked over: the graph,
@@ -59,18 +63,33 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 // other runs have no date and are all kept). Vectors are the version's:
 // an earlier value of a node is ranked by its current vector.
 func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time) (*queryCorpus, error) {
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
-	if err != nil {
-		return nil, err
+	// The graph is read while the chunks and the stored indexes are: on
+	// two cores, the first question waits for the longest of them, not
+	// their sum.
+	var g extract.Graph
+	var gErr error
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		g, gErr = a.store.LoadGraph(ctx, v.ID, true)
+	}()
+	wait := func() error {
+		<-loaded
+		return gErr
 	}
 	chunks, err := a.versionChunks(ctx, v)
 	if err != nil {
+		wait()
 		return nil, err
+	}
+	var lexical lexicalRead
+	if asOf.IsZero() {
+		lexical = a.readLexical(ctx, v)
 	}
 	// The vector index first, while the graph and chunks are as stored:
 	// derived vectors are computed from them, not read again.
-	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, chunks: chunks})
-	if err != nil {
+	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, wait: wait, chunks: chunks})
+	if err := errors.Join(err, wait()); err != nil {
 		return nil, err
 	}
 	// A dialogue run's chunks are dated by their turn's operations (when
@@ -105,7 +124,11 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	if err != nil {
 		return nil, err
 	}
-	qc := &queryCorpus{stats: stp, corpus: query.NewCorpus(g, chunks, vi), titles: docs}
+	corpus, err := a.lexicalCorpus(ctx, v, lexical, g, chunks, vi)
+	if err != nil {
+		return nil, err
+	}
+	qc := &queryCorpus{stats: stp, corpus: corpus, titles: docs}
 	if len(dates) > 0 {
 		// A question naming a span of time ("two weeks ago") prefers the
 		// chunks said in it (query.Request.Now).
@@ -131,8 +154,10 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 			}
 		}
 	}
-	if r, ok := a.storedCommunities(ctx, v); ok && asOf.IsZero() {
-		qc.corpus.UseCommunities(r) // global search reads them, not detects them again
+	if r, sum, ok := a.storedCommunitiesSum(ctx, v); ok && asOf.IsZero() {
+		// Global search reads them, not detects them again, and reads
+		// their index as stored when it is.
+		a.communityIndex(ctx, v, lexical.stamp, r, sum, qc.corpus)
 		if stp != nil {
 			// Their reports' vectors join their ranking.
 			rv, err := a.reportVectors(ctx, v, *stp, qc.corpus)
@@ -143,4 +168,89 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		}
 	}
 	return qc, nil
+}
+
+// lexicalStamp names what a finished version's lexical indexes are built
+// from: the version as it finished (its graph and chunks do not change
+// after). A version that is not finished has none: its indexes are not
+// stored.
+func lexicalStamp(v record.Version) string {
+	if v.Status != record.StatusDone || v.FinishedAt == nil {
+		return ""
+	}
+	return fmt.Sprintf("l1 %d %d %d %d %d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges)
+}
+
+// lexicalRead is a finished version's stored lexical indexes as read
+// (ok false when none is stored), or why they could not be read.
+type lexicalRead struct {
+	stamp string
+	data  string
+	ok    bool
+	err   error
+}
+
+// readLexical reads a finished version's stored lexical indexes; a
+// version not finished has none.
+func (a *App) readLexical(ctx context.Context, v record.Version) lexicalRead {
+	r := lexicalRead{stamp: lexicalStamp(v)}
+	if r.stamp != "" {
+		r.ok, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
+			r.data = string(b)
+			return nil
+		})
+	}
+	return r
+}
+
+// lexicalCorpus makes the version's query corpus over g and chunks. A
+// finished version's lexical indexes (BM25 postings, keyword index) are
+// built once and stored (lex is what readLexical read of them), and every
+// later process reads them instead of building them; a graph as of a past
+// time (a zero lex) is built each time.
+func (a *App) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRead, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *query.VectorIndex) (*query.Corpus, error) {
+	if lex.err != nil {
+		return nil, lex.err
+	}
+	if lex.stamp == "" {
+		return query.NewCorpus(g, chunks, vi), nil
+	}
+	if lex.ok {
+		c, err := query.ReadCorpus(g, chunks, vi, lex.data)
+		if err == nil {
+			return c, nil
+		}
+		a.log.Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", err)
+	}
+	c := query.NewCorpus(g, chunks, vi)
+	// Best effort: a version whose index cannot be stored is answered all
+	// the same, and built again next time.
+	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexLexical, lex.stamp, c.AppendLexical(nil)); err != nil {
+		a.log.Warn("lexical index not stored", "version_id", v.ID, "err", err)
+	}
+	return c, nil
+}
+
+// communityIndex gives corpus the version's stored communities r (sum
+// their digest) with their index: read when stored under the version's
+// lexical stamp and sum, else built and stored.
+func (a *App) communityIndex(ctx context.Context, v record.Version, lexStamp string, r community.Result, sum string, corpus *query.Corpus) {
+	if lexStamp == "" {
+		corpus.UseCommunities(r)
+		return
+	}
+	stamp := lexStamp + " " + sum
+	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexCommunities, stamp, func(b []byte) error {
+		return corpus.ReadCommunities(r, string(b))
+	})
+	if err == nil && ok {
+		return
+	}
+	if err != nil {
+		a.log.Warn("stored community index unreadable, building it again", "version_id", v.ID, "err", err)
+	}
+	corpus.UseCommunities(r)
+	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexCommunities, stamp, corpus.AppendCommunities(nil)); err != nil {
+		a.log.Warn("community index not stored", "version_id", v.ID, "err", err)
+	}
 }

@@ -261,6 +261,11 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // schema's vector-indexed properties that join a node's text. What have
 // holds is not read again.
 func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
+	if have.wait != nil {
+		if err := have.wait(); err != nil {
+			return nil, nil, err
+		}
+	}
 	g := have.graph
 	if g == nil {
 		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
@@ -315,9 +320,11 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRea
 
 // versionRead is what a caller has read of a version already, its graph
 // as stored and its chunks, for the vector steps to use rather than read
-// again; a nil field is read.
+// again; a nil field is read. When wait is set, graph is being read and
+// is there once wait returns (nil when the read failed).
 type versionRead struct {
 	graph  *extract.Graph
+	wait   func() error
 	chunks map[extract.ChunkRef]extract.Chunk
 }
 
@@ -445,16 +452,20 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 		// process (a fresh query, an MCP server, a replica) reads it.
 		stamp := vectorIndexStamp(v, st)
 		if stamp != "" {
-			data, ok, err := a.store.VersionIndex(ctx, v.ID, store.IndexVectors, stamp)
+			var vi *query.VectorIndex
+			var bad error
+			ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexVectors, stamp, func(data []byte) error {
+				vi, bad = query.ReadVectorIndex(data)
+				return nil
+			})
 			if err != nil {
 				return nil, err
 			}
+			if ok && bad == nil {
+				return vi, nil
+			}
 			if ok {
-				vi, err := query.ReadVectorIndex(data)
-				if err == nil {
-					return vi, nil
-				}
-				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", err)
+				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 		}
 		vecs, err := a.loadVectors(ctx, st, v, have)

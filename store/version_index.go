@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	stdsql "database/sql"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -14,6 +16,12 @@ const (
 	// IndexVectors is the vector indexes of a version's chunks, nodes and
 	// edges (query.VectorIndex's binary form).
 	IndexVectors = "vectors"
+	// IndexLexical is the passages' BM25 postings and the graph's keyword
+	// index (query.Corpus's AppendLexical form).
+	IndexLexical = "lexical"
+	// IndexCommunities is the index of the communities global search
+	// reads (query.Corpus's AppendCommunities form).
+	IndexCommunities = "communities"
 )
 
 // SaveVersionIndex stores one part of a version's search index with the
@@ -30,15 +38,35 @@ func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp
 // it was built from what stamp names; ok is false when there is none or
 // it was built from something else.
 func (s *Store) VersionIndex(ctx context.Context, versionID int, part, stamp string) (data []byte, ok bool, err error) {
-	row, err := s.client.VersionIndex.Query().
-		Where(versionindex.VersionID(versionID), versionindex.Part(part), versionindex.Stamp(stamp)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, false, nil
-	}
+	ok, err = s.ReadVersionIndex(ctx, versionID, part, stamp, func(b []byte) error {
+		data = bytes.Clone(b)
+		return nil
+	})
+	return data, ok, err
+}
+
+// ReadVersionIndex is VersionIndex for a reader that decodes the part as
+// it is read: read gets the stored bytes, valid only until it returns
+// (a part of tens of megabytes is not copied once more to be decoded).
+func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part, stamp string, read func(data []byte) error) (ok bool, err error) {
+	query, args := sql.Dialect(s.Dialect).Select(versionindex.FieldData).From(sql.Table(versionindex.Table)).
+		Where(sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.EQ(versionindex.FieldPart, part), sql.EQ(versionindex.FieldStamp, stamp))).Query()
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, false, translate(err, "version index")
+		return false, translate(err, "version index")
 	}
-	return row.Data, true, nil
+	defer rows.Close()
+	if !rows.Next() {
+		return false, translate(rows.Err(), "version index")
+	}
+	var raw stdsql.RawBytes
+	if err := rows.Scan(&raw); err != nil {
+		return false, translate(err, "version index")
+	}
+	if err := read(raw); err != nil {
+		return true, err
+	}
+	return true, translate(rows.Close(), "version index")
 }
 
 // deleteVersionIndexes drops the stored search indexes of versions (their

@@ -161,18 +161,33 @@ type Corpus struct {
 // NewCorpus prepares a version for search; vi may be nil (lexical
 // ranking only).
 func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex) *Corpus {
+	c := newCorpusShell(g, chunks, vi)
+	texts := make([]string, len(c.refs))
+	c.besideW = make([]float64, len(c.refs))
+	for i, r := range c.refs {
+		ch := chunks[r]
+		texts[i] = ch.Text
+		c.besideW[i] = wBeside * min(1, float64(shortChunk)/float64(max(1, ch.Tokens, extract.EstimateTokens(ch.Text))))
+	}
+	// The passages' index and the graph's are built at once, on two
+	// cores where there are.
+	lexDone := make(chan *lexIndex, 1)
+	go func() { lexDone <- newLexIndex(g) }()
+	c.bm25 = NewBM25(texts)
+	c.lex = <-lexDone
+	return c
+}
+
+// newCorpusShell is a corpus without its lexical indexes and chunk
+// weights: the chunks in order and their neighbours.
+func newCorpusShell(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex) *Corpus {
 	refs := slices.SortedFunc(maps.Keys(chunks), compareRef)
 	pos := make(map[extract.ChunkRef]int, len(refs))
-	texts := make([]string, len(refs))
 	for i, r := range refs {
 		pos[r] = i
-		texts[i] = chunks[r].Text
 	}
 	beside := make([][2]int32, len(refs))
-	besideW := make([]float64, len(refs))
 	for i, r := range refs {
-		ch := chunks[r]
-		besideW[i] = wBeside * min(1, float64(shortChunk)/float64(max(1, ch.Tokens, extract.EstimateTokens(ch.Text))))
 		beside[i] = [2]int32{-1, -1}
 		if p, ok := pos[extract.ChunkRef{DocumentID: r.DocumentID, Index: r.Index - 1}]; ok {
 			beside[i][0] = int32(p)
@@ -181,12 +196,7 @@ func NewCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *V
 			beside[i][1] = int32(p)
 		}
 	}
-	// The passages' index and the graph's are built at once, on two
-	// cores where there are.
-	lexDone := make(chan *lexIndex, 1)
-	go func() { lexDone <- newLexIndex(g) }()
-	bm25 := NewBM25(texts)
-	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, bm25: bm25, lex: <-lexDone, beside: beside, besideW: besideW}
+	return &Corpus{g: g, chunks: chunks, vi: vi, refs: refs, pos: pos, beside: beside}
 }
 
 // DateChunks records when each chunk was said (for a dialogue, its

@@ -43,8 +43,8 @@ type lexLabel struct {
 }
 
 type lexNode struct {
-	name, key, desc  string
-	nameTok, descTok []string
+	name, key, desc string
+	nameTok         []string
 }
 
 type lexEdge struct {
@@ -52,7 +52,6 @@ type lexEdge struct {
 	// so each is scored once per question.
 	labelID int
 	desc    string
-	descTok []string
 	si, ti  int
 	// key is the edge's EdgeKey, vkey its EdgeVectorKey.
 	key, vkey string
@@ -76,14 +75,10 @@ func newLexIndex(g extract.Graph) *lexIndex {
 		lx.first[i] = true
 		name := extract.NormalizeName(n.Name)
 		desc := strings.ToLower(n.Description)
-		ln := lexNode{name: name, key: n.Key, desc: desc, nameTok: tokens(name), descTok: tokens(desc)}
+		ln := lexNode{name: name, key: n.Key, desc: desc, nameTok: tokens(name)}
 		lx.nodes[i] = ln
-		lx.names.add(i, ln)
-		lx.nodeDesc.add(i, ln.desc, ln.descTok)
-		if len(ln.nameTok) <= maxNameTokens {
-			lx.maxName = max(lx.maxName, len(ln.nameTok))
-			lx.byName[strings.Join(ln.nameTok, " ")] = append(lx.byName[strings.Join(ln.nameTok, " ")], i)
-		}
+		lx.addName(i)
+		lx.nodeDesc.add(i, ln.desc, tokens(ln.desc))
 	}
 	labels := map[string]int{}
 	descs := map[string]int{}
@@ -108,15 +103,13 @@ func newLexIndex(g extract.Graph) *lexIndex {
 				id = len(descs)
 				descs[e.Description] = id
 				le.desc = strings.ToLower(e.Description)
-				le.descTok = tokens(le.desc)
 			} else {
 				// Share the first edge's normalised text.
-				first := lx.edges[lx.descFirst[id]]
-				le.desc, le.descTok = first.desc, first.descTok
+				le.desc = lx.edges[lx.descFirst[id]].desc
 			}
 			if !ok {
 				lx.descFirst = append(lx.descFirst, i)
-				lx.edgeDesc.add(id, le.desc, le.descTok)
+				lx.edgeDesc.add(id, le.desc, tokens(le.desc))
 			}
 			le.descID = id
 		}
@@ -124,6 +117,17 @@ func newLexIndex(g extract.Graph) *lexIndex {
 	}
 	lx.names.build()
 	return lx
+}
+
+// addName indexes node i's name and key (it is the first of its key).
+func (lx *lexIndex) addName(i int) {
+	ln := lx.nodes[i]
+	lx.names.add(i, ln)
+	if len(ln.nameTok) <= maxNameTokens {
+		lx.maxName = max(lx.maxName, len(ln.nameTok))
+		name := strings.Join(ln.nameTok, " ")
+		lx.byName[name] = append(lx.byName[name], i)
+	}
 }
 
 // nodeScores scores every node by the keywords on its name and

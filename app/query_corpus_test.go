@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// A finished version's lexical and community indexes are stored with its
+// first question; a new app (a restart, another process) reads them and
+// answers every mode exactly as the one that built them; a damaged stored
+// index is built again and stored again whole.
+func TestApp_LexicalIndexStored(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	text := "Marley was dead. Scrooge signed the register of his burial. Scrooge and Marley were partners in a counting-house in London. " +
+		"Bob Cratchit was Scrooge's clerk. Fred, Scrooge's nephew, invited him to dinner in London. Belle was engaged to Scrooge."
+	a, st, d := testApp(t, "carol.txt", text)
+	v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
+	answers := func(app *App) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, mode := range []string{"local", "global", "hybrid", "naive", "mix", "ppr"} {
+			res, err := app.Queries.Ask(ctx, v, QueryInput{Question: "Who was Scrooge's partner in London?", Mode: mode, RetrievalOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[mode] = string(b)
+		}
+		return out
+	}
+	built := answers(a)
+	stamp := lexicalStamp(v)
+	lex, ok, err := st.VersionIndex(ctx, v.ID, store.IndexLexical, stamp)
+	if err != nil || !ok || len(lex) == 0 {
+		t.Fatalf("the lexical index was not stored (%t, %v)", ok, err)
+	}
+	_, sum, ok := a.storedCommunitiesSum(ctx, v)
+	if !ok {
+		t.Fatal("the run stored no communities")
+	}
+	if comm, ok, err := st.VersionIndex(ctx, v.ID, store.IndexCommunities, stamp+" "+sum); err != nil || !ok || len(comm) == 0 {
+		t.Fatalf("the community index was not stored (%t, %v)", ok, err)
+	}
+	fresh := answers(newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline}))
+	for mode, want := range built {
+		if fresh[mode] != want {
+			t.Fatalf("%s after a restart:\n%s\nwant\n%s", mode, fresh[mode], want)
+		}
+	}
+	for _, part := range []string{store.IndexLexical, store.IndexCommunities} {
+		s := stamp
+		if part == store.IndexCommunities {
+			s += " " + sum
+		}
+		data, _, _ := st.VersionIndex(ctx, v.ID, part, s)
+		if err := st.SaveVersionIndex(ctx, v.ID, part, s, data[:len(data)/2]); err != nil {
+			t.Fatal(err)
+		}
+		again := answers(newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline}))
+		for mode, want := range built {
+			if again[mode] != want {
+				t.Fatalf("%s from a damaged %s index:\n%s\nwant\n%s", mode, part, again[mode], want)
+			}
+		}
+		if stored, _, _ := st.VersionIndex(ctx, v.ID, part, s); len(stored) != len(data) {
+			t.Fatalf("the damaged %s index was stored again with %d bytes, want %d", part, len(stored), len(data))
+		}
+	}
+}
