@@ -83,19 +83,31 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		return nil, err
 	}
 	var lexical lexicalRead
+	var comms struct {
+		r   community.Result
+		sum string
+		ok  bool
+	}
 	if asOf.IsZero() {
 		lexical = a.readLexical(ctx, v)
-	}
-	// The vector index first, while the graph and chunks are as stored:
-	// derived vectors are computed from them, not read again.
-	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, wait: wait, chunks: chunks})
-	if err := errors.Join(err, wait()); err != nil {
-		return nil, err
+		comms.r, comms.sum, comms.ok = a.storedCommunitiesSum(ctx, v)
 	}
 	// A dialogue run's chunks are dated by their turn's operations (when
 	// the turn was said); other runs' chunks have no date.
 	ops, err := a.store.Operations(ctx, v.ID)
 	if err != nil {
+		wait()
+		return nil, err
+	}
+	docs, err := a.store.DocumentNames(ctx, v.DocumentIDs)
+	if err != nil {
+		wait()
+		return nil, err
+	}
+	// The vector index last, while the graph and chunks are as stored:
+	// derived vectors are computed from them, not read again.
+	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, wait: wait, chunks: chunks})
+	if err := errors.Join(err, wait()); err != nil {
 		return nil, err
 	}
 	dated := map[int]time.Time{}
@@ -119,10 +131,6 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 				delete(chunks, ref)
 			}
 		}
-	}
-	docs, err := a.store.DocumentNames(ctx, v.DocumentIDs)
-	if err != nil {
-		return nil, err
 	}
 	corpus, err := a.lexicalCorpus(ctx, v, lexical, g, chunks, vi)
 	if err != nil {
@@ -154,10 +162,10 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 			}
 		}
 	}
-	if r, sum, ok := a.storedCommunitiesSum(ctx, v); ok && asOf.IsZero() {
+	if comms.ok {
 		// Global search reads them, not detects them again, and reads
 		// their index as stored when it is.
-		a.communityIndex(ctx, v, lexical.stamp, r, sum, qc.corpus)
+		a.communityIndex(ctx, v, lexical.stamp, comms.r, comms.sum, qc.corpus)
 		if stp != nil {
 			// Their reports' vectors join their ranking.
 			rv, err := a.reportVectors(ctx, v, *stp, qc.corpus)
@@ -182,12 +190,12 @@ func lexicalStamp(v record.Version) string {
 }
 
 // lexicalRead is a finished version's stored lexical indexes as read
-// (ok false when none is stored), or why they could not be read.
+// and parsed (nil when none is stored or it is damaged), or why they
+// could not be read.
 type lexicalRead struct {
-	stamp string
-	data  string
-	ok    bool
-	err   error
+	stamp  string
+	parsed *query.Lexical
+	err    error
 }
 
 // readLexical reads a finished version's stored lexical indexes; a
@@ -195,8 +203,11 @@ type lexicalRead struct {
 func (a *App) readLexical(ctx context.Context, v record.Version) lexicalRead {
 	r := lexicalRead{stamp: lexicalStamp(v)}
 	if r.stamp != "" {
-		r.ok, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
-			r.data = string(b)
+		_, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
+			var bad error
+			if r.parsed, bad = query.ParseLexical(string(b)); bad != nil {
+				a.log.Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", bad)
+			}
 			return nil
 		})
 	}
@@ -215,8 +226,8 @@ func (a *App) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRe
 	if lex.stamp == "" {
 		return query.NewCorpus(g, chunks, vi), nil
 	}
-	if lex.ok {
-		c, err := query.ReadCorpus(g, chunks, vi, lex.data)
+	if lex.parsed != nil {
+		c, err := lex.parsed.Corpus(g, chunks, vi)
 		if err == nil {
 			return c, nil
 		}

@@ -186,17 +186,6 @@ func encodeProps(p map[string]any) string {
 	return string(b)
 }
 
-func decodeProps(s string) map[string]any {
-	if s == "" {
-		return nil
-	}
-	var p map[string]any
-	if json.Unmarshal([]byte(s), &p) != nil {
-		return nil
-	}
-	return p
-}
-
 // upsertNodes writes nodes in statements of bulkRows rows. Keys must be
 // unique (see dedupeNodes): one statement may not touch a row twice. New
 // rows take the degrees given (in the order of nodes), or 0 when degrees

@@ -116,36 +116,61 @@ func (x *textIndex) appendPostings(b []byte) []byte {
 	return b
 }
 
-// ReadCorpus is NewCorpus with the lexical indexes read from their
-// binary form (AppendLexical of the corpus of the same graph and chunks)
-// instead of built. A form of another graph or chunks, or a damaged one,
-// is an error.
-func ReadCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex, data string) (*Corpus, error) {
-	c := newCorpusShell(g, chunks, vi)
+// Lexical is the lexical indexes of a corpus as read from their binary
+// form (ParseLexical), before they join the graph and chunks they were
+// built from (Corpus): a version's first question reads them while its
+// graph is read.
+type Lexical struct {
+	nodes, edges, chunks int
+	besideW              []float64
+	bm25                 *BM25
+	lex                  *lexIndex
+}
+
+// ParseLexical reads lexical indexes from their binary form
+// (AppendLexical); a damaged form is an error.
+func ParseLexical(data string) (*Lexical, error) {
 	r := lexReader{s: data}
 	if len(r.s) < 5 || r.s[:4] != lexicalMagic || r.s[4] != lexicalVersion {
 		return nil, fmt.Errorf("read lexical index: %w", errLexicalFormat)
 	}
 	r.s = r.s[5:]
-	if r.count() != len(g.Nodes) || r.count() != len(g.Edges) || r.count() != len(c.refs) || r.err != nil {
-		return nil, fmt.Errorf("read lexical index: %w (of another graph or chunks)", errLexicalFormat)
-	}
-	if len(r.s) < 8*len(c.refs) {
+	l := &Lexical{nodes: r.count(), edges: r.count(), chunks: r.count()}
+	if r.err != nil || len(r.s) < 8*l.chunks {
 		return nil, fmt.Errorf("read lexical index: %w", errLexicalFormat)
 	}
-	c.besideW = make([]float64, len(c.refs))
-	for i := range c.besideW {
-		c.besideW[i] = math.Float64frombits(binary.LittleEndian.Uint64([]byte(r.s[8*i : 8*i+8])))
+	l.besideW = make([]float64, l.chunks)
+	for i := range l.besideW {
+		l.besideW[i] = math.Float64frombits(binary.LittleEndian.Uint64([]byte(r.s[8*i : 8*i+8])))
 	}
-	r.s = r.s[8*len(c.refs):]
-	c.bm25 = r.bm25()
-	c.lex = r.lexIndex(g)
+	r.s = r.s[8*l.chunks:]
+	l.bm25 = r.bm25()
+	if r.err == nil && len(l.bm25.length) != l.chunks {
+		r.fail()
+	}
+	l.lex = r.lexIndex(l.nodes, l.edges)
 	if r.err == nil && r.s != "" {
 		r.err = errLexicalFormat
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("read lexical index: %w", r.err)
 	}
+	return l, nil
+}
+
+// Corpus is NewCorpus with these lexical indexes instead of new ones. The
+// indexes of another graph or other chunks are an error.
+func (l *Lexical) Corpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex) (*Corpus, error) {
+	if l.nodes != len(g.Nodes) || l.edges != len(g.Edges) || l.chunks != len(chunks) {
+		return nil, fmt.Errorf("read lexical index: %w (of another graph or chunks)", errLexicalFormat)
+	}
+	for i, n := range l.lex.nodes {
+		if l.lex.first[i] && n.key != g.Nodes[i].Key {
+			return nil, fmt.Errorf("read lexical index: %w (of another graph)", errLexicalFormat)
+		}
+	}
+	c := newCorpusShell(g, chunks, vi)
+	c.besideW, c.bm25, c.lex = l.besideW, l.bm25, l.lex
 	return c, nil
 }
 
@@ -238,18 +263,15 @@ func (r *lexReader) bm25() *BM25 {
 	return b
 }
 
-func (r *lexReader) lexIndex(g extract.Graph) *lexIndex {
-	lx := &lexIndex{idx: make(map[string]int, len(g.Nodes)), first: make([]bool, len(g.Nodes)),
-		nodes: make([]lexNode, len(g.Nodes)), edges: make([]lexEdge, len(g.Edges)), byName: map[string][]int{},
+func (r *lexReader) lexIndex(nodes, edges int) *lexIndex {
+	lx := &lexIndex{idx: make(map[string]int, nodes), first: make([]bool, nodes),
+		nodes: make([]lexNode, nodes), edges: make([]lexEdge, edges), byName: map[string][]int{},
 		names: newNameIndex(), nodeDesc: newTextIndex(), edgeDesc: newTextIndex()}
 	for i := range lx.nodes {
 		if r.uvarint() == 0 {
 			continue
 		}
 		ln := lexNode{name: r.str(), key: r.str(), desc: r.str()}
-		if ln.key != g.Nodes[i].Key {
-			r.fail() // of another graph
-		}
 		if r.err != nil {
 			return lx
 		}

@@ -22,7 +22,7 @@ func TestReadCorpus_EqualsBuilt(t *testing.T) {
 		extract.Edge{Source: g.Edges[0].Source, Target: g.Edges[0].Target, Label: "again", Description: g.Edges[0].Description})
 	built := NewCorpus(g, chunks, nil)
 	data := built.AppendLexical(nil)
-	read, err := ReadCorpus(g, chunks, nil, string(data))
+	read, err := readCorpus(g, chunks, nil, string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,18 +80,18 @@ func TestReadCorpus_Refuses(t *testing.T) {
 			fewer[r] = c
 		}
 	}
-	if _, err := ReadCorpus(other, chunks, nil, string(data)); err == nil {
+	if _, err := readCorpus(other, chunks, nil, string(data)); err == nil {
 		t.Fatal("read the form of another graph")
 	}
-	if _, err := ReadCorpus(g, fewer, nil, string(data)); err == nil {
+	if _, err := readCorpus(g, fewer, nil, string(data)); err == nil {
 		t.Fatal("read the form of other chunks")
 	}
 	for n := 0; n < len(data); n += 1 + n/50 {
-		if _, err := ReadCorpus(g, chunks, nil, string(data[:n])); err == nil {
+		if _, err := readCorpus(g, chunks, nil, string(data[:n])); err == nil {
 			t.Fatalf("read a form cut at %d of %d bytes", n, len(data))
 		}
 	}
-	if _, err := ReadCorpus(g, chunks, nil, string(data)+"\x00"); err == nil {
+	if _, err := readCorpus(g, chunks, nil, string(data)+"\x00"); err == nil {
 		t.Fatal("read a form with a byte too many")
 	}
 	built := NewCorpus(g, chunks, nil)
@@ -116,7 +116,7 @@ func FuzzReadCorpus(f *testing.F) {
 		{DocumentID: 1, Index: 1}: {DocumentID: 1, Index: 1, Text: "Scrooge knew he was dead."}}
 	f.Add(NewCorpus(g, chunks, nil).AppendLexical(nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ReadCorpus(g, chunks, nil, string(data))
+		c, err := readCorpus(g, chunks, nil, string(data))
 		if err != nil {
 			return
 		}
@@ -125,4 +125,12 @@ func FuzzReadCorpus(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func readCorpus(g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *VectorIndex, data string) (*Corpus, error) {
+	l, err := ParseLexical(data)
+	if err != nil {
+		return nil, err
+	}
+	return l.Corpus(g, chunks, vi)
 }
