@@ -203,7 +203,9 @@ func (w *finishWorker) Timeout(*river.Job[finishArgs]) time.Duration { return w.
 // (client started, stopped) say nothing a user needs. River's "job
 // cancelled remotely" warning is dropped too: it comes for every job a
 // cancel stops, again at every poll until the job has ended (thousands of
-// lines for one cancel), and Cancel logs the cancel once.
+// lines for one cancel), and Cancel logs the cancel once. So is its "job
+// appears to be stuck" for a final job, which runs past its timeout by
+// design (see finishWorker.Work): a long run's last step is not stuck.
 type quietHandler struct{ slog.Handler }
 
 // Enabled implements slog.Handler.
@@ -215,6 +217,16 @@ func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	if strings.HasSuffix(r.Message, "job cancelled remotely") {
 		return nil
+	}
+	if strings.HasSuffix(r.Message, "Job appears to be stuck") {
+		final := false
+		r.Attrs(func(at slog.Attr) bool {
+			final = at.Key == "kind" && at.Value.String() == KindFinishJob
+			return !final
+		})
+		if final {
+			return nil
+		}
 	}
 	return h.Handler.Handle(ctx, r)
 }

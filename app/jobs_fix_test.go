@@ -143,7 +143,8 @@ func TestJobs_CancelLogsOneLine(t *testing.T) {
 }
 
 // River's logger drops its "job cancelled remotely" warning (one per job
-// and poll while a canceled job ends) and passes its other warnings on.
+// and poll while a canceled job ends) and its "stuck" warning for final
+// jobs, and passes its other warnings on.
 func TestJobs_RiverLoggerDropsRemoteCancel(t *testing.T) {
 	t.Parallel()
 	logs := &syncBuffer{}
@@ -155,6 +156,12 @@ func TestJobs_RiverLoggerDropsRemoteCancel(t *testing.T) {
 	}
 	l.InfoContext(ctx, "producer: started")
 	l.WarnContext(ctx, "producer: something else")
+	// A final job runs past its timeout by design; a chunk job does not.
+	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 8), slog.String("kind", KindFinishJob))
+	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 9), slog.String("kind", KindChunkJob))
+	if got := logs.lines("appears to be stuck"); len(got) != 1 || !strings.Contains(got[0], KindChunkJob) {
+		t.Errorf("stuck lines logged: %q, want the chunk job's alone", got)
+	}
 	if got := logs.lines("cancelled remotely"); len(got) != 0 {
 		t.Errorf("%d remote-cancel lines logged", len(got))
 	}
