@@ -23,7 +23,8 @@ type SuggestOptions struct {
 
 // Suggest drafts a schema from sample documents, nothing stored: the
 // draft is the caller's to show, edit and save. Offline (see
-// kag.SuggestSchema) the nlp extractor reads them in memory; with a
+// kag.SuggestSchema) the nlp extractor reads them in memory (at most
+// suggestOfflineBytes of them, spread over them); with a
 // provider a model reads passages sampled from them (see
 // kag.SuggestSample), asked once through the call cache, and its answer
 // is the draft whole or an error naming what could not be read.
@@ -48,6 +49,7 @@ func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Docum
 	if err != nil {
 		return nil, err
 	}
+	jobs = spreadJobs(jobs, suggestOfflineBytes)
 	sink := &graphSink{}
 	if err := extract.RunJobs(ctx, jobs, cfg.Concurrency, ex, sink, nil); err != nil {
 		return nil, err
@@ -57,6 +59,37 @@ func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Docum
 		chunks[j.Chunk.Ref()] = j.Chunk
 	}
 	return kag.SuggestSchema(sink.g, chunks, name, kag.SuggestOptions{}), nil
+}
+
+// suggestOfflineBytes bounds the text an offline suggestion reads: of
+// larger samples it reads chunks spread evenly over them, so a draft of
+// an 18 MB document holds a heavy request slot for seconds, not minutes.
+// The types and relations of a corpus show in a megabyte of it.
+const suggestOfflineBytes = 1 << 20
+
+// spreadJobs returns jobs whole when their chunks hold at most limit
+// bytes of text, else evenly spaced ones (the first always) holding at
+// most that much.
+func spreadJobs(jobs []extract.Job, limit int) []extract.Job {
+	total := 0
+	for _, j := range jobs {
+		total += len(j.Chunk.Text)
+	}
+	if total <= limit {
+		return jobs
+	}
+	var out []extract.Job
+	kept := 0
+	keep := max(1, len(jobs)*limit/total)
+	for k := range keep {
+		j := jobs[k*len(jobs)/keep]
+		if kept+len(j.Chunk.Text) > limit && len(out) > 0 {
+			break
+		}
+		out = append(out, j)
+		kept += len(j.Chunk.Text)
+	}
+	return out
 }
 
 // suggestByModel asks o's provider for a schema of passages sampled

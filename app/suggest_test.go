@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,4 +65,33 @@ func TestSuggest_ByModel(t *testing.T) {
 			t.Fatalf("openai not configured: %v", err)
 		}
 	})
+}
+
+// An offline suggestion reads at most suggestOfflineBytes of a large
+// sample, in chunks spread over all of it (its end as well as its start);
+// a small sample is read whole.
+func TestSpreadJobs(t *testing.T) {
+	var b strings.Builder
+	for i := range 80_000 {
+		fmt.Fprintf(&b, "Person%05d met Person%05d in Town%05d. ", i, i+1, i)
+	}
+	docs := []extract.Document{{ID: 1, Name: "big.txt", Content: b.String()}}
+	jobs, err := extract.Plan(docs, extract.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := spreadJobs(jobs, suggestOfflineBytes)
+	text := 0
+	for _, j := range got {
+		text += len(j.Chunk.Text)
+	}
+	if len(b.String()) < 2*suggestOfflineBytes || text > suggestOfflineBytes || text < suggestOfflineBytes*9/10 {
+		t.Fatalf("kept %d bytes of %d, want at most %d and near it", text, len(b.String()), suggestOfflineBytes)
+	}
+	if got[0].Chunk.Index != 0 || got[len(got)-1].Chunk.Index < len(jobs)*9/10 {
+		t.Fatalf("kept chunks %d to %d of %d: not spread over the sample", got[0].Chunk.Index, got[len(got)-1].Chunk.Index, len(jobs))
+	}
+	if small := jobs[:3]; len(spreadJobs(small, suggestOfflineBytes)) != 3 {
+		t.Fatal("a small sample was not read whole")
+	}
 }

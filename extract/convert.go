@@ -34,9 +34,9 @@ func ToText(ctx context.Context, name string, data []byte, maxBytes int) ([]byte
 	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".html", ".htm", ".xhtml":
-		return htmlText(data), nil
+		return htmlText(ctx, data)
 	case ".docx":
-		return docxText(name, data, maxBytes)
+		return docxText(ctx, name, data, maxBytes)
 	case ".pdf":
 		return pdfText(ctx, name, data, maxBytes)
 	}
@@ -51,7 +51,12 @@ var blockTags = map[string]bool{"p": true, "div": true, "br": true, "li": true, 
 // skipTags hold no reader-visible text.
 var skipTags = map[string]bool{"script": true, "style": true, "noscript": true, "template": true, "svg": true, "head": false}
 
-func htmlText(data []byte) []byte {
+// checkEvery is how many tokens a parser reads between looks at its
+// context: a client that leaves, or a deadline, stops a parse within
+// microseconds.
+const checkEvery = 4096
+
+func htmlText(ctx context.Context, data []byte) ([]byte, error) {
 	z := html.NewTokenizer(bytes.NewReader(data))
 	var b strings.Builder
 	skip := 0
@@ -63,10 +68,13 @@ func htmlText(data []byte) []byte {
 			b.WriteString("\n")
 		}
 	}
-	for {
+	for n := 1; ; n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		switch z.Next() {
 		case html.ErrorToken:
-			return []byte(tidyLines(b.String()))
+			return []byte(tidyLines(b.String())), nil
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
 			tag := string(name)
@@ -138,7 +146,7 @@ func tidyLines(s string) string {
 	return strings.Join(out, "\n\n")
 }
 
-func docxText(name string, data []byte, maxBytes int) ([]byte, error) {
+func docxText(ctx context.Context, name string, data []byte, maxBytes int) ([]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, Errorf(KindInvalid, "%s is not a Word document (not a zip: %v)", name, err)
@@ -166,7 +174,10 @@ func docxText(name string, data []byte, maxBytes int) ([]byte, error) {
 	dec := xml.NewDecoder(io.LimitReader(rc, limit+1))
 	var b strings.Builder
 	inText := false
-	for {
+	for n := 1; ; n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break

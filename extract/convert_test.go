@@ -3,6 +3,8 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,31 @@ func TestToText_DOCX(t *testing.T) {
 	}
 	if _, err := ToText(t.Context(), "big.docx", docx(t, strings.Repeat("word ", 400)), 1000); KindOf(err) != KindInvalid {
 		t.Fatalf("over the limit: %v", err)
+	}
+}
+
+// An HTML page or a Word document being read stops when its request
+// does (the client left, or a deadline passed), with the context's error;
+// a small one is read before the first look.
+func TestToText_HTMLAndDOCXCanceled(t *testing.T) {
+	paras := make([]string, 20_000)
+	for i := range paras {
+		paras[i] = "Marley was dead."
+	}
+	page := []byte("<html><body><p>" + strings.Join(paras, "</p><p>") + "</p></body></html>")
+	doc := docx(t, paras...)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for name, data := range map[string][]byte{"big.html": page, "big.docx": doc} {
+		if _, err := ToText(ctx, name, data, DefaultMaxBytes); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, canceled: %v", name, err)
+		}
+		got, err := ToText(t.Context(), name, data, DefaultMaxBytes)
+		if err != nil || strings.Count(string(got), "Marley was dead.") != len(paras) {
+			t.Errorf("%s: %d paragraphs (%v)", name, strings.Count(string(got), "Marley was dead."), err)
+		}
+	}
+	if _, err := ToText(ctx, "small.html", []byte("<p>Marley</p>"), 0); err != nil {
+		t.Errorf("small page: %v", err)
 	}
 }
