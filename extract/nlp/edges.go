@@ -42,18 +42,48 @@ func tokIndex(toks []tok, at int) int {
 // (punctuation, a conjunction, a pronoun, a second noun, a participle
 // without an auxiliary, a preposition before a) gives "".
 func clauseVerb(toks []tok, sentOf []int, a, b entity) string {
-	i := tokIndex(toks, a.end)
-	end := tokIndex(toks, b.start)
-	if i >= end || end-i > 8 {
+	if !subjectLike(toks, sentOf, a) {
 		return ""
 	}
-	// a must not be the object of a preposition or verb of its sentence.
+	return verbGroup(toks, tokIndex(toks, a.end), b)
+}
+
+// carriedVerb returns the label of an edge from a sentence's subject s
+// to an entity b further on, when b is the object of a verb group of the
+// subject's that follows the entity before b ("Curie was born in Warsaw
+// and moved to Paris": Curie moved to Paris), after a comma or a
+// conjunction; else "".
+func carriedVerb(toks []tok, sentOf []int, s, before, b entity) string {
+	if !subjectLike(toks, sentOf, s) {
+		return ""
+	}
+	i := tokIndex(toks, before.end)
+	lead := false
+	for i < len(toks) && (toks[i].text == "," || toks[i].tag == "CC") {
+		i++
+		lead = true
+	}
+	if !lead {
+		return "" // the verb of the entity before: its own clause
+	}
+	return verbGroup(toks, i, b)
+}
+
+// subjectLike reports whether a can be the subject of its clause: it is
+// not the object of a preposition or verb of its sentence.
+func subjectLike(toks []tok, sentOf []int, a entity) bool {
 	first := tokIndex(toks, a.start)
 	p := first - 1
 	for p >= 0 && sentOf[p] == sentOf[first] && (toks[p].tag == "DT" || toks[p].tag == "JJ" || toks[p].tag == "PRP$") {
 		p--
 	}
-	if p >= 0 && sentOf[p] == sentOf[first] && (toks[p].tag == "IN" || toks[p].tag == "TO" || strings.HasPrefix(toks[p].tag, "VB")) {
+	return !(p >= 0 && sentOf[p] == sentOf[first] && (toks[p].tag == "IN" || toks[p].tag == "TO" || strings.HasPrefix(toks[p].tag, "VB")))
+}
+
+// verbGroup reads the tokens from i to entity b as clauseVerb does.
+func verbGroup(toks []tok, i int, b entity) string {
+	end := tokIndex(toks, b.start)
+	if i >= end || end-i > 8 {
 		return ""
 	}
 	// "was Scrooge's partner": b owns the object, it is none.
@@ -197,7 +227,12 @@ func pairKey(a, b string) [2]string {
 //   - within a sentence, each entity with the next few (Options.PairWindow);
 //     neighbours get a verb label when the first is the subject and the
 //     second the object of one clause (clauseVerb, or cjkVerb for CJK
-//     text), else "related_to";
+//     text), the sentence's subject a verb label for an object further on
+//     (carriedVerb), pairs a standard relation their kinds and the text
+//     between them give (pairRelation), else "related_to" — except for
+//     the members of one list, a date and anything but the subject, and
+//     an entity and the object of the subject's verb, which are not
+//     linked;
 //   - the document's main entity with the entities of other sentences, and
 //     a sentence's subject with the entities of the next sentence when that
 //     one opens with a pronoun ("He won ..."), at a lower weight.
@@ -210,7 +245,12 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	for i, en := range ents {
 		keys[i] = extract.NodeKey(en.name)
 	}
+	sentStart := 0
 	for a := 0; a < len(ents); a++ {
+		first := a == 0 || ents[a-1].sent != ents[a].sent
+		if first {
+			sentStart = a
+		}
 		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
 			ea, eb2 := ents[a], ents[b]
 			if ea.sent != eb2.sent {
@@ -221,12 +261,16 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				continue
 			}
 			label, phrase := "", ""
-			if b == a+1 {
-				if cjk || hasCJK(text[ea.end:eb2.start]) {
-					label = cjkVerb(text[ea.end:eb2.start])
-				} else {
-					label = clauseVerb(toks, sentOf, ea, eb2)
-				}
+			switch {
+			case b == a+1 && (cjk || hasCJK(text[ea.end:eb2.start])):
+				label = cjkVerb(text[ea.end:eb2.start])
+			case b == a+1:
+				label = clauseVerb(toks, sentOf, ea, eb2)
+			case first && !cjk:
+				label = carriedVerb(toks, sentOf, ea, ents[b-1], eb2)
+			case !cjk && carriedVerb(toks, sentOf, ents[sentStart], ents[b-1], eb2) != "":
+				// b is the object of the subject's verb, not of a.
+				continue
 			}
 			// A date is no object: "has been dead seven years" says when,
 			// "was born in 1963" says it with a preposition.
@@ -255,6 +299,15 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				}
 			}
 			if !linkable(ea.cat, eb2.cat, label != "") {
+				continue
+			}
+			// Co-occurrence alone links a sentence's subject with what
+			// it names, not the members of a list the sentence names
+			// ("... in Iowa, Michigan and Ohio"; a list of subjects,
+			// "Scrooge and Marley were partners", is linked) nor a date
+			// with anything but the subject.
+			if label == "" && (listed(text, ents, a, b) && (sentStart != a || !opensSpan(text, sents[min(ea.sent, len(sents)-1)], ea)) ||
+				(ea.cat == catDate || eb2.cat == catDate) && !first) {
 				continue
 			}
 			if label == "" {
@@ -345,4 +398,19 @@ func opensSpan(text string, s span, en entity) bool {
 	}
 	lead := strings.Fields(text[s.start:en.start])
 	return len(lead) == 0 || len(lead) == 1 && (lead[0] == "The" || lead[0] == "the")
+}
+
+// listed reports whether entities a and b stand in one list: every gap
+// from a to b holds only a separator ("," "and" "or" "&" ";").
+func listed(text string, ents []entity, a, b int) bool {
+	for i := a; i < b; i++ {
+		gap := strings.TrimSpace(text[ents[i].end:ents[i+1].start])
+		gap = strings.TrimSpace(strings.TrimPrefix(gap, ","))
+		switch gap {
+		case "", "and", "or", "&", ";", "as well as", "and the", "or the":
+		default:
+			return false
+		}
+	}
+	return true
 }

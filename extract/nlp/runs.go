@@ -94,11 +94,38 @@ func (b *runBuilder) same(i, j int) bool {
 }
 
 // adjacent reports whether tokens i and j are separated by spaces or
-// tabs only (at most one line break).
+// tabs only (at most one line break). A name runs on over a line break in
+// wrapped prose ("visited Ebenezer\nScrooge"), not out of a line of
+// capitalised words alone, a title over its text ("Demon Dice\nDemon
+// Dice, originally published as ...").
 func (b *runBuilder) adjacent(i, j int) bool {
 	gap := b.text[b.toks[i].end:b.toks[j].start]
-	return strings.Count(gap, "\n") <= 1 && strings.TrimSpace(gap) == ""
+	switch strings.Count(gap, "\n") {
+	case 0:
+		return strings.TrimSpace(gap) == ""
+	case 1:
+		return strings.TrimSpace(gap) == "" && !titleLine(b.text[strings.LastIndexByte(b.text[:b.toks[i].end], '\n')+1:b.toks[i].end])
+	}
+	return false
 }
+
+// titleLine reports whether a line (up to a name's end) is made of
+// capitalised words and the small words of titles ("History of English
+// Food"): no other word of it opens in lower case.
+func titleLine(line string) bool {
+	for _, w := range strings.Fields(line) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) && !titleWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// titleWords are the lower-case words titles and names hold.
+var titleWords = map[string]bool{"of": true, "the": true, "and": true, "for": true, "in": true, "on": true, "at": true,
+	"a": true, "an": true, "to": true, "de": true, "del": true, "della": true, "di": true, "da": true, "von": true,
+	"van": true, "der": true, "den": true, "du": true, "la": true, "le": true, "les": true, "y": true, "und": true,
+	"ap": true, "bin": true, "ibn": true, "al": true, "el": true}
 
 // isHyphen reports a hyphen token joining two name parts, written "X-Y"
 // or spaced "X - Y".
