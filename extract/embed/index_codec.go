@@ -18,15 +18,20 @@ import (
 //	mode 'h' (HNSW): the vectors, then entry int32, top int32, m uint32
 //	         and per node its layer count (uint8) and per layer its link
 //	         count (uint16) and links (int32)
+//	modes 'V' and 'H': 'v' and 'h' with the vectors as float16, when
+//	         every value is one (vectors read back from their stored,
+//	         compact form are: a sentence encoder's index is half the size)
 //
-// The values are the float32 bits of what was indexed, so an index read
-// back searches exactly as the one built.
+// The values are the bits of what was indexed, so an index read back
+// searches exactly as the one built.
 const (
-	indexMagic   = "KGIX"
-	indexVersion = 1
-	modeVectors  = 'v'
-	modeSparse   = 's'
-	modeHNSW     = 'h'
+	indexMagic    = "KGIX"
+	indexVersion  = 1
+	modeVectors   = 'v'
+	modeSparse    = 's'
+	modeHNSW      = 'h'
+	modeVectors16 = 'V'
+	modeHNSW16    = 'H'
 )
 
 // errIndexFormat is a binary index that cannot be read.
@@ -48,6 +53,10 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 	case ix.graph != nil:
 		mode = modeHNSW
 	}
+	half := mode != modeSparse && halves(ix.vecs)
+	if half {
+		mode = map[byte]byte{modeVectors: modeVectors16, modeHNSW: modeHNSW16}[mode]
+	}
 	b = append(b, indexMagic...)
 	b = append(b, indexVersion, mode, boolByte(ix.bounded))
 	b = binary.LittleEndian.AppendUint32(b, uint32(ix.n))
@@ -60,9 +69,15 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 		return appendFloat32s(b, p.vals)
 	}
 	for _, v := range ix.vecs {
-		b = appendFloat32s(b, v)
+		if half {
+			for _, x := range v {
+				b = binary.LittleEndian.AppendUint16(b, toHalf(x))
+			}
+		} else {
+			b = appendFloat32s(b, v)
+		}
 	}
-	if mode == modeHNSW {
+	if mode == modeHNSW || mode == modeHNSW16 {
 		h := ix.graph
 		b = binary.LittleEndian.AppendUint32(b, uint32(h.entry))
 		b = binary.LittleEndian.AppendUint32(b, uint32(int32(h.top)))
@@ -107,8 +122,13 @@ func ReadIndex(b []byte) (*Index, []byte, error) {
 		}
 		p.acc.New = func() any { a := make([]float32, p.n); return &a }
 		ix.sparse = p
-	case modeVectors, modeHNSW:
-		flat := r.float32s(n * dims)
+	case modeVectors, modeHNSW, modeVectors16, modeHNSW16:
+		var flat []float32
+		if mode == modeVectors16 || mode == modeHNSW16 {
+			flat = r.halves(n * dims)
+		} else {
+			flat = r.float32s(n * dims)
+		}
 		if r.err != nil {
 			break
 		}
@@ -116,7 +136,7 @@ func ReadIndex(b []byte) (*Index, []byte, error) {
 		for i := range ix.vecs {
 			ix.vecs[i] = flat[i*dims : (i+1)*dims : (i+1)*dims]
 		}
-		if mode == modeHNSW && r.err == nil {
+		if (mode == modeHNSW || mode == modeHNSW16) && r.err == nil {
 			ix.graph = readHNSW(&r, ix.vecs)
 		}
 	default:
@@ -154,6 +174,19 @@ func readHNSW(r *reader, vecs [][]float32) *hnsw {
 	}
 	h.seen.New = func() any { return &visited{mark: make([]uint32, n)} }
 	return h
+}
+
+// halves reports whether every value of vecs is a float16's, bit for
+// bit once widened.
+func halves(vecs [][]float32) bool {
+	for _, v := range vecs {
+		for _, x := range v {
+			if math.Float32bits(fromHalf(toHalf(x))) != math.Float32bits(x) {
+				return false
+			}
+		}
+	}
+	return len(vecs) > 0
 }
 
 func boolByte(v bool) byte {
@@ -235,6 +268,19 @@ func (r *reader) float32s(n int) []float32 {
 	out := make([]float32, n)
 	for i := range out {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// halves reads n float16 values widened to float32.
+func (r *reader) halves(n int) []float32 {
+	b := r.next(2 * n)
+	if b == nil {
+		return nil
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = fromHalf(binary.LittleEndian.Uint16(b[2*i:]))
 	}
 	return out
 }

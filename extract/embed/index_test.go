@@ -219,11 +219,21 @@ func TestIndexBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	dense := clustered(rand.New(rand.NewSource(6)), 2000, 48)
+	// Vectors read back from their compact stored form are float16s.
+	dense16 := make([][]float32, len(dense))
+	for i, v := range dense {
+		dense16[i] = make([]float32, len(v))
+		for j, x := range v {
+			dense16[i][j] = fromHalf(toHalf(x))
+		}
+	}
 	for name, ix := range map[string]*Index{
 		"exact":    NewIndex(dense),
 		"scan":     NewIndexLimit(dense, 1000),
 		"postings": NewIndexLimit(sparse, 1000),
 		"hnsw":     NewIndexLimit(dense, 0),
+		"exact16":  NewIndex(dense16),
+		"hnsw16":   NewIndexLimit(dense16, 0),
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := ix.AppendBinary([]byte("prefix"))
@@ -235,8 +245,22 @@ func TestIndexBinary(t *testing.T) {
 				t.Fatalf("read back: len %d bounded %t approximate %t", got.Len(), got.Bounded(), got.Approximate())
 			}
 			vecs := dense
-			if name == "postings" {
+			switch name {
+			case "postings":
 				vecs = sparse
+			case "exact16", "hnsw16":
+				vecs = dense16
+				// Two bytes a value less than the float32 form.
+				if f32, f16 := len(NewIndex(dense).AppendBinary(nil)), len(ix.AppendBinary(nil)); name == "exact16" && f32-f16 != 2*len(dense)*48 {
+					t.Fatalf("form of float16 vectors: %d bytes, of float32 ones %d", f16, f32)
+				}
+			}
+			if name != "postings" {
+				for i := range vecs {
+					if !slices.Equal(got.vecs[i], ix.vecs[i]) {
+						t.Fatalf("vector %d read back as %v, built %v", i, got.vecs[i][:4], ix.vecs[i][:4])
+					}
+				}
 			}
 			for _, qi := range []int{0, 5, 1999} {
 				want, have := ix.Search(vecs[qi], 10), got.Search(vecs[qi], 10)
