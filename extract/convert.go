@@ -56,28 +56,136 @@ var skipTags = map[string]bool{"script": true, "style": true, "noscript": true, 
 // microseconds.
 const checkEvery = 4096
 
+// htmlText is the text a reader of a page reads: its title and the
+// blocks of its main content. Navigation, banners, cookie notices,
+// sidebars, footers and the like (by element, role, or a class or id
+// that says so) are dropped, as reading modes drop them; a page that marks
+// its content (<main>, <article>, role="main") gives that content alone,
+// unless it holds almost none of the page's text.
 func htmlText(ctx context.Context, data []byte) ([]byte, error) {
+	hasMain, err := htmlPass(ctx, data, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	var all strings.Builder
+	if _, err := htmlPass(ctx, data, false, &all); err != nil {
+		return nil, err
+	}
+	text := tidyLines(all.String())
+	if hasMain {
+		var main strings.Builder
+		if _, err := htmlPass(ctx, data, true, &main); err != nil {
+			return nil, err
+		}
+		// The marked content, unless it is next to nothing of the page.
+		if m := tidyLines(main.String()); len(m) >= len(text)/5 {
+			text = m
+		}
+	}
+	return []byte(text), nil
+}
+
+// maxHTMLDepth bounds the open elements htmlPass tracks; deeper ones are
+// read as if they closed at once.
+const maxHTMLDepth = 4096
+
+// htmlFrame is an open element: its tag, and whether it is boilerplate
+// or main content.
+type htmlFrame struct {
+	tag          string
+	boiler, main bool
+}
+
+// voidTags have no end tag.
+var voidTags = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// boilerTags hold a page's furniture, not its text.
+var boilerTags = map[string]bool{"nav": true, "aside": true, "footer": true, "button": true, "select": true, "dialog": true,
+	"iframe": true, "menu": true}
+
+// boilerRoles and boilerWords mark furniture by role, or by a word of a
+// class or id ("cookie-banner", "site_footer", "nav-menu").
+var (
+	boilerRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
+		"search": true, "dialog": true, "alertdialog": true, "menu": true, "menubar": true}
+	boilerWords = map[string]bool{"cookie": true, "cookies": true, "consent": true, "gdpr": true, "breadcrumb": true,
+		"breadcrumbs": true, "nav": true, "navbar": true, "navigation": true, "menu": true, "sidebar": true, "footer": true,
+		"social": true, "share": true, "sharing": true, "subscribe": true, "newsletter": true, "ad": true, "ads": true,
+		"advert": true, "advertisement": true, "promo": true, "popup": true, "modal": true, "skip": true, "masthead": true, "byline": true}
+)
+
+// htmlPass reads a page's tokens once. With out nil it reports whether
+// the page marks its main content; else it writes the page's text to out
+// (that content's alone when mainOnly), furniture left out.
+func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Builder) (bool, error) {
 	z := html.NewTokenizer(bytes.NewReader(data))
-	var b strings.Builder
-	skip := 0
+	var stack []htmlFrame
+	boiler, inMain, skip := 0, 0, 0
 	inHead, inTitle := false, false
 	trail := false // the last text ended in white space
+	b := out
 	newline := func() {
 		s := b.String()
 		if s != "" && !strings.HasSuffix(s, "\n") {
 			b.WriteString("\n")
 		}
 	}
+	pop := func(tag string) {
+		i := len(stack) - 1
+		for i >= 0 && stack[i].tag != tag {
+			i--
+		}
+		if i < 0 {
+			return // an end tag of nothing open
+		}
+		for _, f := range stack[i:] {
+			if f.boiler {
+				boiler--
+			}
+			if f.main {
+				inMain--
+			}
+		}
+		stack = stack[:i]
+	}
 	for n := 1; ; n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return false, context.Cause(ctx)
 		}
-		switch z.Next() {
+		tt := z.Next()
+		switch tt {
 		case html.ErrorToken:
-			return []byte(tidyLines(b.String())), nil
+			return false, nil
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
+			name, hasAttr := z.TagName()
 			tag := string(name)
+			var role, words string
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "role":
+					role = strings.ToLower(string(v))
+				case "class", "id":
+					words += " " + strings.ToLower(string(v))
+				case "hidden":
+					words += " hidden"
+				case "aria-hidden":
+					if string(v) == "true" {
+						words += " hidden"
+					}
+				}
+			}
+			isMain := tag == "main" || tag == "article" || role == "main"
+			if out == nil {
+				if isMain {
+					return true, nil
+				}
+				continue
+			}
+			f := htmlFrame{tag: tag, main: isMain}
+			f.boiler = boilerTags[tag] || boilerRoles[role] || tag == "header" && inMain == 0 || boilerClass(words)
 			switch {
 			case skipTags[tag]:
 				skip++
@@ -85,6 +193,15 @@ func htmlText(ctx context.Context, data []byte) ([]byte, error) {
 				inHead = true
 			case tag == "title":
 				inTitle = true
+			}
+			if tt == html.StartTagToken && !voidTags[tag] && !skipTags[tag] && tag != "head" && tag != "title" && len(stack) < maxHTMLDepth {
+				stack = append(stack, f)
+				if f.boiler {
+					boiler++
+				}
+				if f.main {
+					inMain++
+				}
 			}
 			if blockTags[tag] {
 				newline()
@@ -97,6 +214,9 @@ func htmlText(ctx context.Context, data []byte) ([]byte, error) {
 				trail = false
 			}
 		case html.EndTagToken:
+			if out == nil {
+				continue
+			}
 			name, _ := z.TagName()
 			tag := string(name)
 			switch {
@@ -106,12 +226,14 @@ func htmlText(ctx context.Context, data []byte) ([]byte, error) {
 				inHead = false
 			case tag == "title":
 				inTitle = false
+			default:
+				pop(tag)
 			}
 			if blockTags[tag] {
 				newline()
 			}
 		case html.TextToken:
-			if skip > 0 || (inHead && !inTitle) {
+			if out == nil || skip > 0 || (inHead && !inTitle) || boiler > 0 && !inTitle || mainOnly && inMain == 0 && !inTitle {
 				continue
 			}
 			raw := string(z.Text())
@@ -130,6 +252,18 @@ func htmlText(ctx context.Context, data []byte) ([]byte, error) {
 			trail = strings.TrimRightFunc(raw, isBlank) != raw
 		}
 	}
+}
+
+// boilerClass reports whether the words of a class or id name
+// furniture (split at anything but letters: "cookie-banner" is
+// "cookie" and "banner").
+func boilerClass(words string) bool {
+	for _, w := range strings.FieldsFunc(words, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if boilerWords[w] || w == "hidden" {
+			return true
+		}
+	}
+	return false
 }
 
 // tidyLines trims each line and keeps at most one blank line between

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestToText_HTML: a page's title and the text of its blocks, a block a
@@ -102,4 +103,66 @@ func TestToText_HTMLAndDOCXCanceled(t *testing.T) {
 	if _, err := ToText(ctx, "small.html", []byte("<p>Marley</p>"), 0); err != nil {
 		t.Errorf("small page: %v", err)
 	}
+}
+
+// A page's furniture is left out as a reading mode leaves it: navigation,
+// the site header, cookie notice, sidebar, share buttons and footer (by
+// element, role, class or id); a page marking its main content gives that
+// content (with the title); one marking none keeps its body's text; a
+// marked content of next to nothing is not taken for the page.
+func TestToText_HTMLBoilerplate(t *testing.T) {
+	page := `<html><head><title>Wright brothers</title></head><body>
+<header class="site-header"><a href="/">Home</a> <span>Encyclopedia of Flight</span></header>
+<div id="cookie-banner">We use cookies to improve your experience. <button>Accept all</button></div>
+<nav><ul><li>History</li><li>Aircraft</li><li><div>Unclosed menu item</li></ul></nav>
+<div role="navigation">Skip to content</div>
+<main><article><header><h1>The Wright brothers</h1><p class="byline">By A. Writer</p></header>
+<p>Orville and Wilbur Wright built the first successful airplane.</p>
+<p>They flew it at Kitty Hawk in 1903.</p>
+<div class="share-buttons">Share on Facebook Share on X</div></article></main>
+<aside class="sidebar">Related: Gliders of the 1890s</aside>
+<footer>Copyright 2024 Encyclopedia of Flight. Privacy policy.</footer>
+</body></html>`
+	got, err := ToText(t.Context(), "wright.html", []byte(page), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Wright brothers", "The Wright brothers", "Orville and Wilbur Wright built the first successful airplane.", "Kitty Hawk in 1903."} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("%q missing from %q", want, got)
+		}
+	}
+	for _, junk := range []string{"cookies", "Accept", "History", "Unclosed", "Skip to", "Share on", "Related", "Copyright", "Home", "Encyclopedia of Flight"} {
+		if strings.Contains(string(got), junk) {
+			t.Errorf("furniture %q kept: %q", junk, got)
+		}
+	}
+	// No marked content: the body less its furniture.
+	plain := strings.NewReplacer("<main>", "<div>", "</main>", "</div>", "<article>", "<div>", "</article>", "</div>").Replace(page)
+	got, err = ToText(t.Context(), "wright.html", []byte(plain), 0)
+	if err != nil || !strings.Contains(string(got), "Kitty Hawk in 1903.") || strings.Contains(string(got), "Copyright") || strings.Contains(string(got), "cookies") {
+		t.Errorf("unmarked page: %q (%v)", got, err)
+	}
+	// A marked content that is a sliver of the page is not the page.
+	sliver := `<html><body><main><p>Hi.</p></main><div><p>` + strings.Repeat("Orville Wright flew at Kitty Hawk. ", 20) + `</p></div></body></html>`
+	if got, err := ToText(t.Context(), "sliver.html", []byte(sliver), 0); err != nil || !strings.Contains(string(got), "Kitty Hawk") {
+		t.Errorf("sliver main: %q (%v)", got, err)
+	}
+}
+
+// Any page is read without a panic or an error, and a page of valid
+// UTF-8 gives valid UTF-8.
+func FuzzHTMLText(f *testing.F) {
+	f.Add("<html><head><title>T</title></head><body><nav>menu</nav><main><p>Marley was dead.</p></main></body></html>")
+	f.Add("<div class=cookie><div><div></nav></div><article><header>A</header><p>x</p>")
+	f.Add("<p>" + strings.Repeat("<div>", 5000) + "deep")
+	f.Fuzz(func(t *testing.T, page string) {
+		got, err := ToText(t.Context(), "f.html", []byte(page), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if utf8.ValidString(page) && !utf8.Valid(got) {
+			t.Fatalf("invalid UTF-8 from a valid page: %q", got)
+		}
+	})
 }
