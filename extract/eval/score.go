@@ -93,8 +93,8 @@ type RelationReport struct {
 }
 
 // Score scores extracted[i] against entries[i]. Matching is by
-// extract.NormalizeName of the node's name against every mention name of a
-// gold entity of the same entry. Entries beyond len(extracted) score as
+// matchName of the node's name against every mention name of a gold
+// entity of the same entry. Entries beyond len(extracted) score as
 // empty graphs (counted in Report.Missing); extra graphs are ignored.
 //
 // typeMap maps gold types to extracted type names (DocREDTypes for
@@ -131,7 +131,7 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 		byName := map[string][]int{}
 		for j, ge := range e.Entities {
 			for _, n := range ge.Names {
-				k := extract.NormalizeName(n)
+				k := matchName(n)
 				if k == "" {
 					continue
 				}
@@ -363,18 +363,31 @@ func prf(correct, predicted, found, gold int) PRF {
 	return p
 }
 
+// matchName is a name as scoring compares it: extract.NormalizeName
+// without a leading article, as answer scoring normalises ("the United
+// States" and "United States" name one entity).
+func matchName(s string) string {
+	k := extract.NormalizeName(s)
+	for _, a := range []string{"the ", "a ", "an "} {
+		if rest, ok := strings.CutPrefix(k, a); ok && rest != "" {
+			return rest
+		}
+	}
+	return k
+}
+
 func nodeNameOf(n extract.Node) string {
-	if k := extract.NormalizeName(n.Name); k != "" {
+	if k := matchName(n.Name); k != "" {
 		return k
 	}
-	return extract.NormalizeName(n.Key)
+	return matchName(n.Key)
 }
 
 func endpointName(names map[string]string, key string) string {
 	if n, ok := names[key]; ok {
 		return n
 	}
-	return extract.NormalizeName(key)
+	return matchName(key)
 }
 
 // NormalizeLabel folds a relation label for comparison: camelCase words are

@@ -76,6 +76,7 @@ var orgHeads = wordsOf(`Inc Inc. Corp Corp. Corporation Company Co. Ltd Ltd. LLC
 	Organization Organisation Institute Consortium Cooperative Syndicate Guild Order Brotherhood Sisterhood Movement
 	Front Mission Monastery Abbey Convent Newspaper Magazine Times Post Journal Herald Gazette Tribune Chronicle Daily
 	Weekly Review Observer Telegraph Standard Courier Sun Mirror Express Bulletin Patrol Unit Units Command Philharmonic
+	Annalen Annals Proceedings Transactions Zeitschrift Revue Rivista Revista Zeitung Journaal
 	Symphony Fotball Fotbal Fußball Futebol Fútbol Calcio Sport Sports Athletic Olympic Dynamo Sporting Club Clube
 	Brothers Sisters Singers Players Partners Associates Holdings Capital Ventures Solutions Group Groupe Gruppe
 	Democrats Republicans Socialists Liberals Conservatives Greens Interactive
@@ -201,10 +202,6 @@ var commonAcronyms = wordsOf(`TV DVD CD CDs DVDs LP EP LPs EPs MW GW KW CEO CEOs
 // religionsMulti are faiths named by two words.
 var religionsMulti = linesOf(`Roman Catholic|Roman Catholics|Eastern Orthodox|Greek Orthodox|Russian Orthodox|Serbian
 	Orthodox|Coptic Orthodox|Church of England|Latter Day Saints`)
-
-// theNames are places whose mentions usually take "the" ("the United
-// States"): a "the" before them is kept in the name, as in the mention.
-var theNames = linesOf(`United States|United States of America`)
 
 // holyPersons are religious figures named alone.
 var holyPersons = wordsOf(`God Jesus Christ Allah Buddha Muhammad Mohammed Moses Abraham Isaac Jacob Noah Adam Eve Mary Joseph

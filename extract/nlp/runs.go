@@ -121,6 +121,10 @@ func titleLine(line string) bool {
 	return true
 }
 
+// ofWords join a name's head to what it is of.
+var ofWords = map[string]bool{"of": true, "der": true, "des": true, "de": true, "du": true, "di": true, "del": true,
+	"della": true, "dello": true, "degli": true}
+
 // titleWords are the lower-case words titles and names hold.
 var titleWords = map[string]bool{"of": true, "the": true, "and": true, "for": true, "in": true, "on": true, "at": true,
 	"a": true, "an": true, "to": true, "de": true, "del": true, "della": true, "di": true, "da": true, "von": true,
@@ -374,9 +378,20 @@ func (b *runBuilder) finish(i, j, dash int) []entity {
 	if first == last && locatorWords[toks[first].text] && last+1 < len(toks) && toks[last+1].tag == "CD" {
 		return out
 	}
+	// A name heading a programme or mission is its name ("the Apollo
+	// program", not Apollo the god).
+	if last+1 < len(toks) && b.same(last, last+1) && b.adjacent(last, last+1) && lowerHeads[toks[last+1].text] != "" {
+		last++
+	}
 	out = append(out, b.cand(first, last, title))
 	return out
 }
+
+// lowerHeads are the heads a name takes in lower case ("Apollo program",
+// "Manhattan Project" written "Manhattan project"), as miscHeads write
+// them.
+var lowerHeads = map[string]string{"program": "Program", "programme": "Programme", "project": "Project", "mission": "Mission",
+	"campaign": "Campaign"}
 
 // headingLine reports whether the line holding byte at has letters but
 // none in lower case: a heading ("A CHRISTMAS CAROL", "CONTENTS").
@@ -435,30 +450,39 @@ func (b *runBuilder) personAhead(first, last int) bool {
 }
 
 // headOf returns the category of the head word of toks[first..last]: the
-// word before the first "of", else the last word.
+// word before the first "of" (or its German, French, Italian or Spanish
+// form: "Annalen der Physik"), else the last word.
 func (b *runBuilder) headOf(first, last int) category {
 	head := last
 	for k := first + 1; k < last; k++ {
-		if b.toks[k].text == "of" {
+		if ofWords[b.toks[k].text] {
 			head = k - 1
 			break
 		}
 	}
-	if c, ok := headCat[b.toks[head].text]; ok {
+	if c, ok := headCat[headWord(b.toks[head].text)]; ok {
 		return c
 	}
 	return catMisc
 }
 
+// headWord is a word as headCat knows it: a lower-case head
+// (lowerHeads) as it is written in names.
+func headWord(w string) string {
+	if h := lowerHeads[w]; h != "" {
+		return h
+	}
+	return w
+}
+
 // cand makes a candidate of toks[first..last]. A capital "The" right
 // before it inside a sentence is part of the name ("The Scotsman", "The
-// Everly Brothers").
+// Everly Brothers"); a small "the" is not ("moved to the United States"
+// names the United States of "United States v. Nixon").
 func (b *runBuilder) cand(first, last int, title string) entity {
 	if title == "" && first > 0 && b.same(first-1, first) {
 		switch p := b.toks[first-1].text; {
 		case p == "The" && !b.startsSentence(first-1):
-			first--
-		case p == "the" && theNames[strings.Join(strings.Fields(b.text[b.toks[first].start:b.toks[last].end]), " ")]:
 			first--
 		}
 	}

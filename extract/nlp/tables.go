@@ -486,8 +486,12 @@ func buildTables(content string) *docTables {
 		if _, isSurname := full[g]; isSurname {
 			continue
 		}
+		distinct := map[string]bool{}
 		for _, n := range names {
-			if full[lastOf(n)][n] >= 2 || t.bare[lastOf(n)] >= 2 {
+			distinct[n] = true
+		}
+		for _, n := range names {
+			if full[lastOf(n)][n] >= 2 || t.bare[lastOf(n)] >= 2 || len(distinct) == 1 {
 				add(g, n)
 			}
 		}

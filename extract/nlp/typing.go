@@ -57,11 +57,11 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 	if f < l {
 		top := l
 		for k := f + 1; k < l; k++ {
-			if toks[k].text == "of" {
+			if ofWords[toks[k].text] {
 				// "DePaul University School of Law": a head before "of"
 				// wins over words after it.
 				for h := k - 1; h >= f; h-- {
-					if _, ok := headCat[toks[h].text]; ok {
+					if _, ok := headCat[headWord(toks[h].text)]; ok {
 						top = k - 1
 						break
 					}
@@ -70,7 +70,7 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 			}
 		}
 		for k := top; k >= f; k-- {
-			if c, ok := headCat[toks[k].text]; ok && !(k == f && titles[toks[k].text]) {
+			if c, ok := headCat[headWord(toks[k].text)]; ok && !(k == f && titles[toks[k].text]) {
 				// A place word followed by other words names something
 				// after the place: "Kansas City Kings".
 				if c == catLocation && k < top && k > f && isWordCap(toks[k+1].text) && !nameConnectors[toks[k+1].text] {
