@@ -26,6 +26,10 @@ func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(args) == 0 {
 		return errors.New(docUsage)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, docUsage)
+		return nil
+	}
 	fs, cfg := newFlagSet("doc "+args[0], stderr)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	pos, err := parse(fs, args[1:])

@@ -151,6 +151,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
+// isHelp reports an argument asking for a command's usage.
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "help" }
+
 // errNoCommand is a command line that names no command.
 var errNoCommand = errors.New("name a command (kgstudio help lists them)")
 

@@ -26,6 +26,10 @@ func cmdSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) == 0 {
 		return errors.New(schemaUsage)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, schemaUsage)
+		return nil
+	}
 	switch args[0] {
 	case "import":
 		return cmdSchemaImport(ctx, args[1:], stdout, stderr)

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/query"
 )
 
 // The README's command summary is the program's own usage.
@@ -59,5 +64,34 @@ func TestUsage_Errors(t *testing.T) {
 	_, _, err := cli(t, "version", "show", "nosuch@1", "--data", data)
 	if err == nil || isUsage(err) {
 		t.Errorf("an unknown version: %v, want an error that is not about usage", err)
+	}
+}
+
+// Every command's --help prints its usage and succeeds, and creates no
+// data folder (asking how to use a command changes nothing).
+func TestUsage_HelpEverywhere(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "kgstudio-data")
+	t.Setenv("KGSTUDIO_DATA", data)
+	for _, c := range []string{"serve", "worker", "doc", "doc add", "extract", "schema", "schema import", "version", "version list",
+		"export", "compare", "eval", "query", "retry", "duplicates", "merge", "edit", "import", "communities", "mcp"} {
+		for _, h := range []string{"--help", "-h"} {
+			args := append(strings.Fields(c), h)
+			out, stderr, err := cli(t, args...)
+			if err != nil && !errors.Is(err, flag.ErrHelp) {
+				t.Errorf("kgstudio %s: %v", strings.Join(args, " "), err)
+			}
+			if !strings.Contains(out+stderr, "usage") && !strings.Contains(out+stderr, "Usage") {
+				t.Errorf("kgstudio %s printed no usage: %q", strings.Join(args, " "), out+stderr)
+			}
+			if _, err := os.Stat(data); err == nil {
+				t.Fatalf("kgstudio %s created %s", strings.Join(args, " "), data)
+			}
+		}
+	}
+	out, stderr, _ := cli(t, "query", "--help")
+	for _, m := range query.Modes {
+		if !strings.Contains(out+stderr, m) {
+			t.Errorf("query --help does not name the %s mode", m)
+		}
 	}
 }

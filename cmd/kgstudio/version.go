@@ -29,12 +29,21 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) == 0 {
 		return errors.New(versionUsage)
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, versionUsage)
+		return nil
+	}
 	fs, cfg := newFlagSet("version "+args[0], stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	all := fs.Bool("all", false, "delete: every version of the extraction, and the extraction")
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
+	}
+	switch args[0] {
+	case "list", "show", "cancel", "delete":
+	default:
+		return fmt.Errorf("version: unknown subcommand %q\n%s", args[0], versionUsage)
 	}
 	runner, err := cfg.openApp(ctx, cfg.logger(stderr))
 	if err != nil {
