@@ -147,7 +147,8 @@ func StrategyPrompts(strategy extract.Strategy, prompts map[string]string) map[s
 
 // Price is the list price of a million tokens in US dollars.
 type Price struct {
-	Input, Output float64
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
 }
 
 // DefaultPrices is the built-in price table for cost estimates; local

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -34,6 +36,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&ec.Reports, "reports", extract.ReportsOffline, "community reports: offline (from the graph's text) or model (the provider writes them)")
 	fs.IntVar(&ec.MaxReports, "max-reports", extract.DefaultMaxReports, "with --reports model: the most report calls a run makes")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
+	estimate := fs.Bool("estimate", false, "count the chunks, model calls, tokens and cost the run would take, calling no model and storing nothing")
 	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
 	from := fs.String("from", "", "NAME@V: grow that finished version by the files named (a new version of its extraction, its settings, extracting only the new files' chunks)")
 	var without []string
@@ -55,7 +58,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case len(without) > 0:
 		return errors.New("extract: --without needs --from NAME@V")
 	}
-	if *name == "" {
+	if *name == "" && !*estimate {
 		return errors.New("extract: --name is required")
 	}
 	if len(files) == 0 {
@@ -73,6 +76,9 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// Refuse bad settings before any file is stored.
 	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
 		return err
+	}
+	if *estimate {
+		return estimateRun(ctx, runner, ec, files, cfg.MaxUpload, *asJSON, stdout)
 	}
 	info := io.Discard
 	if !*asJSON {
@@ -193,4 +199,59 @@ func changeExtraction(ctx context.Context, cfg *Config, ref string, files, witho
 		return err
 	}
 	return startRun(ctx, runner, nv, detach, asJSON, stdout, stderr)
+}
+
+// estimateRun prints what a run of ec over files would ask of its model
+// (app.EstimateRun): the files are read, not stored, and no model is
+// called.
+func estimateRun(ctx context.Context, runner *app.App, ec extract.Config, files []string, maxBytes int, asJSON bool, stdout io.Writer) error {
+	var docs []extract.Document
+	for _, f := range files {
+		read := func(fd app.FileDocuments) error {
+			for _, p := range fd.Refused {
+				return fmt.Errorf("%s: %s", p.Name, p.Error)
+			}
+			docs = append(docs, fd.Docs...)
+			return nil
+		}
+		if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+			if err := app.ReadFolder(ctx, f, maxBytes, read); err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		fd, err := app.ReadDocuments(ctx, filepath.Base(f), data, maxBytes)
+		if err != nil {
+			return err
+		}
+		if err := read(fd); err != nil {
+			return err
+		}
+	}
+	est, err := runner.EstimateRun(ctx, ec, docs)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(est)
+	}
+	model := est.Model
+	if model == "" {
+		model = "no model"
+	}
+	fmt.Fprintf(stdout, "estimate of a %s run of %s with %s (no model was called, nothing stored):\n", est.Strategy, plural(len(docs), "document"), model)
+	fmt.Fprintf(stdout, "  chunks          %d\n  calls           %d\n  input tokens    %d\n  output tokens   %d\n", est.Chunks, est.Calls, est.InputTokens, est.OutputTokens)
+	if est.Priced {
+		fmt.Fprintf(stdout, "  cost            $%.4f (%s at $%.2f in, $%.2f out a million tokens)\n", est.Cost, est.Model, est.Price.Input, est.Price.Output)
+	} else {
+		fmt.Fprintf(stdout, "  cost            unknown\n")
+	}
+	for _, n := range est.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	return nil
 }

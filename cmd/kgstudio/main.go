@@ -71,6 +71,7 @@ Usage:
                    [--chunk-size N] [--overlap N] [--no-cache] [--reference NAME@V]
                    [--reports offline|model] [--max-reports N] [--detach] [--json] FILE...
   kgstudio extract --from NAME@V [--without DOC]... [--detach] [--json] [FILE...]
+  kgstudio extract --estimate [--strategy nlp|tuple] [--provider P] [--model M] [--max-gleaning N] [--json] FILE...
   kgstudio retry NAME@V [--json]
   kgstudio duplicates NAME@V [--json]
   kgstudio merge NAME@V KEEP DROP... [--json]

@@ -130,6 +130,11 @@ func (x *Extractor) Messages(text string) ([]llm.Message, error) {
 	return []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, nil
 }
 
+// ContinuePrompt is the user message of a gleaning round.
+func (x *Extractor) ContinuePrompt() (string, error) {
+	return x.prompts.Render(PromptContinue, x.data(""))
+}
+
 // Extract runs one extraction call and up to cfg.MaxGleaning continue
 // rounds on chunk. Each call's record is kept in Calls (Purpose "extract",
 // "glean-1", ...); lines that could not be parsed are in Failures with their

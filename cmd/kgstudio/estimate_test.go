@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+)
+
+// extract --estimate --json prints the contract's fields, calls no model
+// and creates no version nor document; without --json it says the same
+// in words.
+func TestExtract_EstimateCLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", strings.Repeat(marleyText+"\n\n", 20))
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "<|COMPLETE|>"}}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "gpt-4o-mini")
+	out := mustCLI(t, data, "extract", "--estimate", "--json", "--strategy", "tuple", "--max-gleaning", "0", doc)
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	for _, k := range []string{"chunks", "calls", "input_tokens", "output_tokens", "cost", "currency", "exact_tokens"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q in %s", k, out)
+		}
+	}
+	if raw["chunks"].(float64) < 2 || raw["calls"] != raw["chunks"] || raw["cost"].(float64) <= 0 || raw["currency"] != "USD" || raw["exact_tokens"] != false {
+		t.Errorf("estimate %s", out)
+	}
+	if srv.Count() != 0 {
+		t.Errorf("the estimate called the model %d times", srv.Count())
+	}
+	if list := mustCLI(t, data, "version", "list"); strings.Contains(list, "@1") {
+		t.Errorf("the estimate made a version:\n%s", list)
+	}
+	if docs := mustCLI(t, data, "doc", "list"); strings.Contains(docs, "marley") {
+		t.Errorf("the estimate stored the document:\n%s", docs)
+	}
+	text := mustCLI(t, data, "extract", "--estimate", "--strategy", "tuple", doc)
+	if !strings.Contains(text, "no model was called") || !strings.Contains(text, "cost            $") {
+		t.Errorf("estimate in words:\n%s", text)
+	}
+}
