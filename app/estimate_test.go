@@ -45,17 +45,7 @@ func TestApp_EstimateRun(t *testing.T) {
 		t.Fatalf("estimate %+v", est)
 	}
 	// The run itself.
-	d := addDoc(t, st, "carol.txt", string(text))
-	v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx, v, nil); err != nil {
-		t.Fatal(err)
-	}
-	if v, err = st.Version(ctx, v.ID); err != nil {
-		t.Fatal(err)
-	}
+	v := runConfig(t, a, st, "carol", cfg, addDoc(t, st, "carol.txt", string(text)).ID)
 	if srv.Count() != est.Calls || v.Calls != est.Calls || v.ChunksTotal != est.Chunks {
 		t.Fatalf("the run made %d calls (%d recorded) over %d chunks; the estimate said %d over %d", srv.Count(), v.Calls, v.ChunksTotal, est.Calls, est.Chunks)
 	}
