@@ -6,6 +6,7 @@ package curate
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -258,6 +259,9 @@ func uniq(ss []string) []string {
 func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool) {
 	if memoryPath(a.node.Key) || memoryPath(b.node.Key) {
 		return Candidate{}, false // dialogue memory's tree: a path is not a duplicate of its parent
+	}
+	if numberedSeries(a.bare, b.bare) {
+		return Candidate{}, false // "Apollo 10" and "Apollo 1", "World War I" and "World War II"
 	}
 	var reasons []Reason
 	var base float64
@@ -513,3 +517,36 @@ func Aliases(n extract.Node) []string {
 func memoryPath(key string) bool {
 	return strings.HasPrefix(key, "/") || strings.Contains(key, ":/")
 }
+
+// numberedSeries reports two names of one series: the same words but for
+// numbers (digits or Roman numerals) that differ ("Apollo 10", "Apollo
+// 1"; "Henry VIII", "Henry VII").
+func numberedSeries(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	differ := false
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		if !seriesNumber(a[i]) || !seriesNumber(b[i]) {
+			return false
+		}
+		differ = true
+	}
+	return differ
+}
+
+// seriesNumber reports a token that numbers a member of a series: digits
+// (with an ordinal ending: "2nd") or a Roman numeral.
+func seriesNumber(t string) bool {
+	t = strings.ToLower(t)
+	digits := strings.TrimRight(t, "stndrh")
+	if digits != "" && strings.Trim(digits, "0123456789") == "" {
+		return true
+	}
+	return t != "" && romanNumeral.MatchString(t)
+}
+
+var romanNumeral = regexp.MustCompile(`^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$`)

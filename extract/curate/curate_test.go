@@ -282,3 +282,32 @@ func TestCandidates_SameName(t *testing.T) {
 		}
 	}
 }
+
+// Members of a numbered series are never offered as duplicates, however
+// close their vectors and neighbours; a name and its plural still are.
+func TestCandidates_NumberedSeries(t *testing.T) {
+	vec := []float32{1, 0, 0}
+	node := func(name string) extract.Node { return extract.Node{Key: extract.NodeKey(name), Name: name, Type: "Event"} }
+	g := extract.Graph{Nodes: []extract.Node{node("Apollo 10"), node("Apollo 1"), node("World War I"), node("World War II"),
+		node("Henry VIII"), node("Henry VII"), node("Civil War"), node("Civil Wars"), node("NASA")}}
+	for _, n := range g.Nodes[:8] {
+		g.Edges = append(g.Edges, extract.Edge{Source: n.Key, Target: "nasa", Label: "related_to"})
+	}
+	vectors := map[string][]float32{}
+	for _, n := range g.Nodes {
+		vectors[n.Key] = vec
+	}
+	got := map[[2]string]bool{}
+	for _, c := range Candidates(g, Options{Vectors: vectors, MinVector: 0.5}) {
+		got[[2]string{c.Keep.Name, c.Drop.Name}] = true
+		got[[2]string{c.Drop.Name, c.Keep.Name}] = true
+	}
+	for _, pair := range [][2]string{{"Apollo 10", "Apollo 1"}, {"World War I", "World War II"}, {"Henry VIII", "Henry VII"}} {
+		if got[pair] {
+			t.Errorf("%q and %q offered as duplicates", pair[0], pair[1])
+		}
+	}
+	if !got[[2]string{"Civil War", "Civil Wars"}] {
+		t.Errorf("the plural pair was not offered: %v", got)
+	}
+}
