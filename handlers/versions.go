@@ -98,7 +98,10 @@ func fillRetry(ctx context.Context, versions *app.Versions, p *web.VersionPage, 
 	}
 	finished := !v.Active()
 	p.CanResume = v.Status == record.StatusFailed || v.Status == record.StatusCanceled
-	p.CanRetry = finished && (v.ParseFailures > 0 || v.ChunksDone < v.ChunksTotal || v.Status == record.StatusFailed)
+	// Unparsed answers are worth asking again only of a model: an
+	// offline extractor reads a chunk the same way every time.
+	asked := v.Config.Strategy != extract.StrategyNLP && !extract.Offline(v.Config.Provider)
+	p.CanRetry = finished && (v.ParseFailures > 0 && asked || v.ChunksDone < v.ChunksTotal || v.Status == record.StatusFailed)
 	p.CanGrow = v.Status == record.StatusDone && v.ChunksTotal > 0
 }
 
