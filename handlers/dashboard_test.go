@@ -76,6 +76,20 @@ func TestDashboard_EmptyAndFilled(t *testing.T) {
 		if !hasText(doc.Find(`[data-testid="documents"]`), "a.txt") {
 			t.Fatal("recent document not listed")
 		}
+		// A newer imported graph has no text to answer from: Ask still
+		// opens the newest version that has.
+		graph := `{"nodes":[{"key":"paris","name":"Paris","type":"Location"}],"edges":[]}`
+		if _, err := a.App.Curation.ImportGraph(t.Context(), "imported", "g.json", []byte(graph), ""); err != nil {
+			t.Fatal(err)
+		}
+		resp, err = noRedirect.Get(a.Server.URL + "/ask")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := fmt.Sprintf("/versions/%d/query", w.ID); resp.Header.Get("Location") != want {
+			t.Fatalf("ask after an import goes to %q, want %q", resp.Header.Get("Location"), want)
+		}
 	})
 }
 

@@ -55,10 +55,23 @@ func (h *Handler) showAsk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The newest finished version with text to answer from; an imported
+	// or edited graph without chunks only when there is no other.
+	pick := 0
 	for _, v := range vs {
-		if v.Status == record.StatusDone {
-			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", v.ID))
+		if v.Status != record.StatusDone {
+			continue
 		}
+		if v.ChunksTotal > 0 {
+			pick = v.ID
+			break
+		}
+		if pick == 0 {
+			pick = v.ID
+		}
+	}
+	if pick > 0 {
+		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", pick))
 	}
 	return redirectFlash(c, "/extractions", "Ask answers questions over a finished extraction: there is none yet. Start one, then ask.", true)
 }
