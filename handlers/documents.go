@@ -103,12 +103,15 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		if err != nil {
 			return err // the database, not the files: never blame the upload
 		}
-		seen := make(map[int]bool, len(stored))
+		seen := make(map[int]string, len(stored))
 		for i, d := range stored {
-			if seen[d.ID] {
-				continue // the same content twice in one upload
+			if first, ok := seen[d.ID]; ok {
+				// The same content twice in one upload: stored once, and
+				// the second named.
+				skipped = append(skipped, app.Problem{Name: docs[i].Name, Error: "the same content as " + first})
+				continue
 			}
-			seen[d.ID] = true
+			seen[d.ID] = docs[i].Name
 			if !created[i] {
 				known[d.ID] = true
 			}

@@ -419,3 +419,37 @@ func TestDocuments_APICorpus(t *testing.T) {
 		})
 	}
 }
+
+// One upload of several files: a file whose content another file of the
+// batch holds is stored once and named as skipped; the run form then ticks
+// every document of that upload, not only the newest.
+func TestDocuments_BatchUploadAndRunForm(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	upload(t, a, map[string][]byte{"older.txt": []byte("Marie Curie studied in Paris.")})
+	time.Sleep(2200 * time.Millisecond) // past the gap between two uploads (2 s)
+	resp := upload(t, a, map[string][]byte{
+		"one.txt":  []byte("Ada Lovelace worked with Charles Babbage."),
+		"two.txt":  []byte("Grace Hopper wrote the first compiler."),
+		"copy.txt": []byte("Grace Hopper wrote the first compiler."),
+	})
+	msg, _ := flashOf(t, a, resp)
+	if !strings.Contains(msg, "Skipped") || !strings.Contains(msg, "the same content as") {
+		t.Fatalf("a batch with a repeated file says %q", msg)
+	}
+	_, form := a.Get(t, "/extractions/new")
+	ticked := map[string]bool{}
+	form.Find(`input[name="doc"]`).Each(func(_ int, s *goquery.Selection) {
+		if _, ok := s.Attr("checked"); ok {
+			ticked[strings.TrimSpace(s.Parent().Text())] = true
+		}
+	})
+	if len(ticked) != 2 {
+		t.Fatalf("the run form ticks %v, want the upload's two documents", ticked)
+	}
+	for name := range ticked {
+		if strings.Contains(name, "older.txt") {
+			t.Fatalf("the run form ticks the earlier upload's document: %v", ticked)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -67,6 +68,10 @@ func (h *Handler) newExtraction(c echo.Context) error {
 	return h.page(c, "extractions", "New extraction", web.RunFormPage(form))
 }
 
+// uploadBatchGap is the most time between two documents stored by one
+// upload: a batch is stored in one request, within it.
+const uploadBatchGap = 2 * time.Second
+
 // fillRunForm sets the choices and values of the run form from a config.
 func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Config, picked map[int]bool) error {
 	ctx := c.Request().Context()
@@ -74,9 +79,18 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	if err != nil {
 		return err
 	}
+	// With nothing picked, the newest upload's documents are: the newest
+	// document and those stored just before it, one after the other
+	// (documents list newest first).
+	batch := 0
+	for i := range docs {
+		if i > 0 && docs[i-1].Created.Sub(docs[i].Created) > uploadBatchGap {
+			break
+		}
+		batch++
+	}
 	for i, d := range docs {
-		// With nothing picked, the newest document is.
-		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(picked) == 0 && i == 0})
+		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(picked) == 0 && i < batch})
 	}
 	schemas, err := h.schemaOptions(ctx)
 	if err != nil {
