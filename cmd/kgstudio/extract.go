@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,21 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *from != "" {
+		// A grown version keeps its parent's settings: a setting given
+		// with --from would be ignored, so it is refused.
+		var ignored []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "from", "without", "detach", "json", "data", "db", "log-level", "log-format":
+			default:
+				ignored = append(ignored, "--"+f.Name)
+			}
+		})
+		if len(ignored) > 0 {
+			return fmt.Errorf("extract --from: %s cannot apply: a version grown from %s keeps its settings (strategy, model, chunking, gleaning); run a new extraction with them instead (kgstudio extract --name NAME ... FILE...)", strings.Join(ignored, ", "), *from)
+		}
 	}
 	switch {
 	case *from != "" && len(without) > 0 && len(files) > 0:

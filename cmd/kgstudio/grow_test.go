@@ -45,6 +45,11 @@ func TestExtract_From(t *testing.T) {
 	if _, err := runCLI(t, data, "extract", "--from", "letters@2"); err == nil {
 		t.Error("--from without files was accepted")
 	}
+	// Settings given with --from would be ignored: refused, named.
+	if _, err := runCLI(t, data, "extract", "--from", "letters@2", "--max-gleaning", "3", "--chunk-size", "400", c); err == nil ||
+		!strings.Contains(err.Error(), "--max-gleaning") || !strings.Contains(err.Error(), "--chunk-size") {
+		t.Errorf("--from with settings: %v", err)
+	}
 	// Taking b.txt out again: the next version has no Faraday.
 	var without out
 	if err := json.Unmarshal([]byte(mustCLI(t, data, "extract", "--from", "letters@2", "--without", "b.txt", "--json")), &without); err != nil {
