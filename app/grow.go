@@ -41,9 +41,13 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 		return record.Version{}, err
 	}
 	for _, d := range docs {
-		if TrackOf(v.Config, d) != TrackText {
-			return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (run the extraction anew to add it)", d.Name, TrackOf(v.Config, d))
+		if TrackOf(v.Config, d) == TrackText {
+			continue
 		}
+		if slices.Contains(v.DocumentIDs, d.ID) {
+			return record.Version{}, extract.Errorf(extract.KindInvalid, "%s holds %s, read as %s: a version with tables or conversations does not grow; make a new version with the documents instead", v.Label(), d.Name, TrackOf(v.Config, d))
+		}
+		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (make a new version with it)", d.Name, TrackOf(v.Config, d))
 	}
 	note := fmt.Sprintf("grown from %s: %d new documents", v.Label(), len(added))
 	nv, err := a.store.NewChildVersion(ctx, v.Extraction, v.Config, all, note, v.ID)

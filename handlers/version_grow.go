@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/web"
 )
@@ -25,10 +26,17 @@ func (h *Handler) versionDocuments(c echo.Context) error {
 	p := web.GrowPage{ID: v.ID, Label: v.Label()}
 	for _, d := range docs {
 		o := web.DocOption{ID: d.ID, Name: d.Name}
-		if slices.Contains(v.DocumentIDs, d.ID) {
+		track := app.TrackOf(v.Config, extract.Document{Kind: d.Kind})
+		switch {
+		case slices.Contains(v.DocumentIDs, d.ID):
 			p.Have = append(p.Have, o)
-		} else {
+			if track != app.TrackText && p.NoGrow == "" {
+				p.NoGrow = fmt.Sprintf("%s holds %s, read as %s: a version with tables or conversations does not grow. Make a new version with the documents you want instead (New version on %s's page).", v.Label(), d.Name, track, v.Label())
+			}
+		case track == app.TrackText:
 			p.Add = append(p.Add, o)
+		default:
+			p.Others++
 		}
 	}
 	return h.page(c, "extractions", "Documents of "+v.Label(), web.GrowView(p))
@@ -57,6 +65,10 @@ func (h *Handler) growVersion(c echo.Context) error {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), "Pick the documents to add.", true)
 	}
 	nv, err := h.app.Grow(c.Request().Context(), v, ids)
+	if extract.KindOf(err) == extract.KindInvalid && !wantsJSON(c) {
+		// Back to the form, with the reason.
+		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), extract.MessageOf(err), true)
+	}
 	if err != nil {
 		return err
 	}

@@ -65,3 +65,40 @@ func TestVersionDocuments_GrowAndLeaveOut(t *testing.T) {
 		t.Errorf("grow with no document picked: %s to %s, flash %q", resp.Status, resp.Header.Get("Location"), msg)
 	}
 }
+
+// A version holding a CSV says on its documents page that it does not
+// grow, and why; a text version does not offer tables to add, counting
+// them; a grow refused all the same comes back to the form with the
+// reason, not an error page.
+func TestVersionDocuments_TablesDoNotGrow(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	ctx := context.Background()
+	text := a.MustExtract(t, "letters", "a.txt", "Ada Lovelace wrote to Charles Babbage from London.", extract.DefaultConfig())
+	table := a.MustExtract(t, "people", "people.csv", "name,city\nAda Lovelace,London\nCharles Babbage,London\n", extract.DefaultConfig())
+	d, err := extract.ReadDocument("b.txt", []byte("Isambard Brunel built a bridge in Bristol."), extract.DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _, err = a.Store.AddDocument(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d/documents", table.ID))
+	if msg := page.Find(`[data-testid="grow-none"]`).Text(); !strings.Contains(msg, "people.csv") || !strings.Contains(msg, "does not grow") ||
+		page.Find(`[data-testid="grow-form"]`).Length() != 0 {
+		t.Fatalf("a CSV version's documents page: %q", msg)
+	}
+	_, page = a.Get(t, fmt.Sprintf("/versions/%d/documents", text.ID))
+	if page.Find(`[data-testid="grow-form"] input[value="`+fmt.Sprint(table.DocumentIDs[0])+`"]`).Length() != 0 ||
+		!strings.Contains(page.Find(`[data-testid="grow-others"]`).Text(), "1 stored table or conversation is") {
+		t.Fatalf("a text version offers the table: %q", page.Find(`[data-testid="grow-others"]`).Text())
+	}
+	resp, err := noRedirect.PostForm(a.Server.URL+fmt.Sprintf("/versions/%d/grow", table.ID), url.Values{"document_id": {fmt.Sprint(d.ID)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if msg, _ := flashOf(t, a, resp); resp.Header.Get("Location") != fmt.Sprintf("/versions/%d/documents", table.ID) || !strings.Contains(msg, "people.csv") {
+		t.Errorf("growing a CSV version: %s to %s, flash %q", resp.Status, resp.Header.Get("Location"), msg)
+	}
+}
