@@ -62,6 +62,9 @@ type QueryResult struct {
 	Entities  []query.Entity   `json:"entities"`
 	Relations []query.Relation `json:"relations"`
 	Chunks    []query.ChunkHit `json:"chunks"`
+	// References are the documents of the chunks, numbered as an answer
+	// cites them ([1], [2] ...), each with its chunks' ids.
+	References []query.Reference `json:"references"`
 	// Reports are the community reports global mode read, best first.
 	Reports []query.ReportHit `json:"reports,omitempty"`
 	Answer  *QueryAnswer      `json:"answer,omitempty"`
@@ -238,6 +241,10 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	}
 	if qc.Chunks != nil {
 		res.Chunks = qc.Chunks
+	}
+	res.References = qc.References()
+	if res.References == nil {
+		res.References = []query.Reference{}
 	}
 	if llmClient == nil {
 		// Offline, an answer is quoted from the evidence.

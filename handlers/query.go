@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,12 +199,47 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 	if a := res.Answer; a != nil {
 		p.Answer = a.Text
 		p.AnswerBy = string(a.Provider) + " " + a.Model
-		for _, ref := range a.Cited {
-			p.Cited = append(p.Cited, web.QueryRef{Ref: ref, Text: refText[ref], URL: refURL[ref]})
-		}
+		p.Cited = citedRefs(a.Text, a.Cited, res.References, refText, refURL)
 	}
 	return p
 }
+
+// citedRefs lists what an answer cites as it cites it: a document by its
+// number ([1], as the answer's references number it: its title and
+// passages), an entity, a relation or a passage by its id ([E2], [C1]),
+// in the order the answer first cites each. An answer citing nothing the
+// context holds by either form lists cited (a global answer's
+// passages).
+func citedRefs(answer string, cited []string, refs []query.Reference, text, links map[string]string) []web.QueryRef {
+	byN := map[string]query.Reference{}
+	for _, r := range refs {
+		byN[itoa(r.N)] = r
+	}
+	var out []web.QueryRef
+	seen := map[string]bool{}
+	for _, m := range citePattern.FindAllStringSubmatch(answer, -1) {
+		id := m[1]
+		if seen[id] {
+			continue
+		}
+		if r, ok := byN[id]; ok && len(r.Chunks) > 0 {
+			seen[id] = true
+			out = append(out, web.QueryRef{Ref: id, Text: r.Title + " · passages " + strings.Join(r.Chunks, ", "), URL: links[r.Chunks[0]]})
+		} else if _, ok := text[id]; ok {
+			seen[id] = true
+			out = append(out, web.QueryRef{Ref: id, Text: text[id], URL: links[id]})
+		}
+	}
+	if len(out) == 0 {
+		for _, id := range cited {
+			out = append(out, web.QueryRef{Ref: id, Text: text[id], URL: links[id]})
+		}
+	}
+	return out
+}
+
+// citePattern is an answer's citation: [1], [E2], [R3], [C4].
+var citePattern = regexp.MustCompile(`\[([ERC]?\d+)\]`)
 
 func score(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 

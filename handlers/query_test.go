@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,8 +115,23 @@ func TestQuery_OfflineCarol(t *testing.T) {
 	if got := answer.Text(); !strings.Contains(answer.Find("em").Text(), "Extractive answer") || answer.Find("h4").Text() != "References" || strings.Contains(got, "###") || strings.Contains(got, "*Extractive") {
 		t.Fatalf("extractive answer %q", got)
 	}
-	if ref := doc.Find(`[data-testid="answer-ref"]`).First().AttrOr("data-ref", ""); !strings.HasPrefix(ref, "C") {
-		t.Fatalf("the extractive answer cites %q, want a passage", ref)
+	// The list numbers what the answer cites as the answer does: its
+	// documents [n], each with its passages.
+	var listed []string
+	doc.Find(`[data-testid="answer-ref"]`).Each(func(_ int, s *goquery.Selection) { listed = append(listed, s.AttrOr("data-ref", "")) })
+	if len(listed) == 0 {
+		t.Fatal("the extractive answer lists nothing cited")
+	}
+	for _, m := range regexp.MustCompile(`\[(\d+)\]`).FindAllStringSubmatch(answer.Text(), -1) {
+		if !slices.Contains(listed, m[1]) {
+			t.Fatalf("the answer cites [%s], the list shows %v", m[1], listed)
+		}
+	}
+	for _, ref := range listed {
+		item := doc.Find(`[data-testid="answer-ref"][data-ref="` + ref + `"]`).Text()
+		if _, err := strconv.Atoi(ref); err != nil || !strings.Contains(answer.Text(), "["+ref+"]") || !strings.Contains(item, "passages C") {
+			t.Fatalf("cited %q (%q), not a document number the answer cites: %q", ref, item, answer.Text())
+		}
 	}
 	// The offline strategy folds short forms into full names: "Marley" is
 	// "Jacob Marley", "Scrooge" is "Ebenezer Scrooge".

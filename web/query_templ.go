@@ -417,7 +417,7 @@ func QueryView(p QueryPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if len(p.Cited) > 0 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<h3>Context cited</h3><p class=\"muted small\">The entities, relations and chunks below that the answer draws on.</p><ul class=\"small\" data-testid=\"answer-refs\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<h3>Context cited</h3><p class=\"muted small\">The documents the answer cites, numbered as it cites them, with their passages below, and the entities and relations it draws on.</p><ul class=\"small\" data-testid=\"answer-refs\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
