@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -62,6 +63,10 @@ type QueryResult struct {
 	Entities  []query.Entity   `json:"entities"`
 	Relations []query.Relation `json:"relations"`
 	Chunks    []query.ChunkHit `json:"chunks"`
+	// FollowUpOf is the earlier question a follow-up was searched with
+	// ("Who bought it?" after "What did Babbage design?"), empty for a
+	// question read on its own.
+	FollowUpOf string `json:"follow_up_of,omitempty"`
 	// References are the documents of the chunks, numbered as an answer
 	// cites them ([1], [2] ...), each with its chunks' ids.
 	References []query.Reference `json:"references"`
@@ -210,8 +215,16 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		llmClient, model = a.queryClient(ctx, cfg, &res)
 	}
 
+	// A follow-up ("Who bought it?") is searched with the question it
+	// follows, as LightRAG reads a conversation's history; the answer
+	// answers the follow-up.
+	sin := in
+	if prev := followedQuestion(in.Question, in.History); prev != "" {
+		sin.Question = prev + "\n" + in.Question
+		res.FollowUpOf = prev
+	}
 	res.Keywords = QueryKeywords{Source: "offline"}
-	res.Keywords.High, res.Keywords.Low = query.Keywords(in.Question)
+	res.Keywords.High, res.Keywords.Low = query.Keywords(sin.Question)
 	if in.ModelKeywords && llmClient != nil {
 		high, low, _, err := query.KeywordsLLM(ctx, llmClient, in.Question)
 		if err != nil {
@@ -228,7 +241,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Keywords.Low = []string{}
 	}
 
-	qc, err := a.search(ctx, v, in, res.Keywords, &res)
+	qc, err := a.search(ctx, v, sin, res.Keywords, &res)
 	if err != nil {
 		return res, err
 	}
@@ -248,7 +261,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	}
 	if llmClient == nil {
 		// Offline, an answer is quoted from the evidence.
-		text := query.Extractive(in.Question, qc, 0)
+		text := query.Extractive(sin.Question, qc, 0)
 		res.Answer = &QueryAnswer{Text: text, Cited: qc.Cited(text), Provider: extract.ProviderNone, Model: "extractive", Extractive: true}
 		if res.Answer.Cited == nil {
 			res.Answer.Cited = []string{}
@@ -413,3 +426,43 @@ func ParseAsOf(s string) (time.Time, error) {
 	}
 	return t, nil
 }
+
+// followedQuestion returns the user's previous question when question
+// reads as a follow-up of it: it refers back ("it", "he", "there", "that
+// one" ...) and names nothing of its own (no capitalised word past its
+// first). Empty otherwise, or without a previous question.
+func followedQuestion(question string, history []llm.Message) string {
+	prev := ""
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == "user" && strings.TrimSpace(history[i].Content) != "" {
+			prev = strings.TrimSpace(history[i].Content)
+			break
+		}
+	}
+	if prev == "" {
+		return ""
+	}
+	words := strings.FieldsFunc(question, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	refers := false
+	for i, w := range words {
+		if i > 0 && unicode.IsUpper([]rune(w)[0]) && w != "I" {
+			return "" // names something of its own
+		}
+		if anaphors[strings.ToLower(w)] {
+			refers = true
+		}
+	}
+	if !refers {
+		return ""
+	}
+	return extract.Clip(prev, maxFollowedBytes)
+}
+
+// maxFollowedBytes bounds the earlier question a follow-up is searched
+// with.
+const maxFollowedBytes = 2000
+
+// anaphors are the words a follow-up refers back with.
+var anaphors = map[string]bool{"it": true, "its": true, "it's": true, "he": true, "him": true, "his": true, "she": true,
+	"her": true, "hers": true, "they": true, "them": true, "their": true, "theirs": true, "this": true, "that": true,
+	"these": true, "those": true, "there": true, "then": true, "one": true}

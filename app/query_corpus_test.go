@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -73,5 +74,42 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 		if stored, _, _ := st.VersionIndex(ctx, v.ID, part, s); len(stored) != len(data) {
 			t.Fatalf("the damaged %s index was stored again with %d bytes, want %d", part, len(stored), len(data))
 		}
+	}
+}
+
+// A follow-up that refers back and names nothing ("When was it built?")
+// is searched with the question before it; one that names something of
+// its own, or comes first, is read on its own.
+func TestQueries_FollowUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, st, d := testApp(t, "engine.txt", "The Analytical Engine was designed by Charles Babbage in London. It was never finished; a part of it was built in 1910 by his son.")
+	e := addDoc(t, st, "tower.txt", "The Eiffel Tower was built in 1889 in Paris. It was built by Gustave Eiffel's company.")
+	v := runConfig(t, a, st, "machines", extract.DefaultConfig(), d.ID, e.ID)
+	history := []llm.Message{{Role: "user", Content: "What did Charles Babbage design?"}, {Role: "assistant", Content: "The Analytical Engine."}}
+	top := func(q string, h []llm.Message) (QueryResult, string) {
+		t.Helper()
+		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: q, Mode: "mix", History: h, RetrievalOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Chunks) == 0 {
+			t.Fatalf("%q: no passage", q)
+		}
+		return res, res.Chunks[0].Document
+	}
+	alone, first := top("When was it built?", nil)
+	if first != "tower.txt" {
+		t.Fatalf("alone, %s ranks first: the texts no longer tell whether the history is read", first)
+	}
+	if alone.FollowUpOf != "" {
+		t.Fatalf("a first question read as a follow-up of %q", alone.FollowUpOf)
+	}
+	res, doc := top("When was it built?", history)
+	if res.FollowUpOf != history[0].Content || doc != "engine.txt" {
+		t.Fatalf("follow-up of %q ranks %s first (alone: %s)", res.FollowUpOf, doc, first)
+	}
+	if res, _ := top("When was the Eiffel Tower built?", history); res.FollowUpOf != "" {
+		t.Fatalf("a question naming its own subject read as a follow-up of %q", res.FollowUpOf)
 	}
 }
