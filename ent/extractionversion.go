@@ -89,6 +89,8 @@ type ExtractionVersion struct {
 	NotSameApplied int `json:"not_same_applied,omitempty"`
 	// Written holds the value of the "written" field.
 	Written bool `json:"written,omitempty"`
+	// Writer holds the value of the "writer" field.
+	Writer string `json:"writer,omitempty"`
 	// MergeNext holds the value of the "merge_next" field.
 	MergeNext int `json:"merge_next,omitempty"`
 	// ChunksSettled holds the value of the "chunks_settled" field.
@@ -218,7 +220,7 @@ func (*ExtractionVersion) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case extractionversion.FieldID, extractionversion.FieldExtractionID, extractionversion.FieldNumber, extractionversion.FieldChunksTotal, extractionversion.FieldChunksDone, extractionversion.FieldNodeCount, extractionversion.FieldEdgeCount, extractionversion.FieldPromptTokens, extractionversion.FieldOutputTokens, extractionversion.FieldCalls, extractionversion.FieldCachedCalls, extractionversion.FieldCachedPromptTokens, extractionversion.FieldCachedOutputTokens, extractionversion.FieldOffSchema, extractionversion.FieldParseFailures, extractionversion.FieldElapsedMs, extractionversion.FieldParentID, extractionversion.FieldRepairs, extractionversion.FieldViolations, extractionversion.FieldInjected, extractionversion.FieldMergesApplied, extractionversion.FieldNotSameApplied, extractionversion.FieldMergeNext, extractionversion.FieldChunksSettled:
 			values[i] = new(sql.NullInt64)
-		case extractionversion.FieldStatus, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits:
+		case extractionversion.FieldStatus, extractionversion.FieldNote, extractionversion.FieldError, extractionversion.FieldChunkErrors, extractionversion.FieldEdits, extractionversion.FieldWriter:
 			values[i] = new(sql.NullString)
 		case extractionversion.FieldCreatedAt, extractionversion.FieldStartedAt, extractionversion.FieldFinishedAt, extractionversion.FieldHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -454,6 +456,12 @@ func (_m *ExtractionVersion) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.Written = value.Bool
 			}
+		case extractionversion.FieldWriter:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field writer", values[i])
+			} else if value.Valid {
+				_m.Writer = value.String
+			}
 		case extractionversion.FieldMergeNext:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field merge_next", values[i])
@@ -654,6 +662,9 @@ func (_m *ExtractionVersion) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("written=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Written))
+	builder.WriteString(", ")
+	builder.WriteString("writer=")
+	builder.WriteString(_m.Writer)
 	builder.WriteString(", ")
 	builder.WriteString("merge_next=")
 	builder.WriteString(fmt.Sprintf("%v", _m.MergeNext))

@@ -477,6 +477,20 @@ func (_c *ExtractionVersionCreate) SetNillableWritten(v *bool) *ExtractionVersio
 	return _c
 }
 
+// SetWriter sets the "writer" field.
+func (_c *ExtractionVersionCreate) SetWriter(v string) *ExtractionVersionCreate {
+	_c.mutation.SetWriter(v)
+	return _c
+}
+
+// SetNillableWriter sets the "writer" field if the given value is not nil.
+func (_c *ExtractionVersionCreate) SetNillableWriter(v *string) *ExtractionVersionCreate {
+	if v != nil {
+		_c.SetWriter(*v)
+	}
+	return _c
+}
+
 // SetMergeNext sets the "merge_next" field.
 func (_c *ExtractionVersionCreate) SetMergeNext(v int) *ExtractionVersionCreate {
 	_c.mutation.SetMergeNext(v)
@@ -773,6 +787,10 @@ func (_c *ExtractionVersionCreate) defaults() {
 		v := extractionversion.DefaultWritten
 		_c.mutation.SetWritten(v)
 	}
+	if _, ok := _c.mutation.Writer(); !ok {
+		v := extractionversion.DefaultWriter
+		_c.mutation.SetWriter(v)
+	}
 	if _, ok := _c.mutation.MergeNext(); !ok {
 		v := extractionversion.DefaultMergeNext
 		_c.mutation.SetMergeNext(v)
@@ -887,6 +905,9 @@ func (_c *ExtractionVersionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Written(); !ok {
 		return &ValidationError{Name: "written", err: errors.New(`ent: missing required field "ExtractionVersion.written"`)}
+	}
+	if _, ok := _c.mutation.Writer(); !ok {
+		return &ValidationError{Name: "writer", err: errors.New(`ent: missing required field "ExtractionVersion.writer"`)}
 	}
 	if _, ok := _c.mutation.MergeNext(); !ok {
 		return &ValidationError{Name: "merge_next", err: errors.New(`ent: missing required field "ExtractionVersion.merge_next"`)}
@@ -1055,6 +1076,10 @@ func (_c *ExtractionVersionCreate) createSpec() (*ExtractionVersion, *sqlgraph.C
 	if value, ok := _c.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
 		_node.Written = value
+	}
+	if value, ok := _c.mutation.Writer(); ok {
+		_spec.SetField(extractionversion.FieldWriter, field.TypeString, value)
+		_node.Writer = value
 	}
 	if value, ok := _c.mutation.MergeNext(); ok {
 		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)
@@ -1717,6 +1742,18 @@ func (u *ExtractionVersionUpsert) UpdateWritten() *ExtractionVersionUpsert {
 	return u
 }
 
+// SetWriter sets the "writer" field.
+func (u *ExtractionVersionUpsert) SetWriter(v string) *ExtractionVersionUpsert {
+	u.Set(extractionversion.FieldWriter, v)
+	return u
+}
+
+// UpdateWriter sets the "writer" field to the value that was provided on create.
+func (u *ExtractionVersionUpsert) UpdateWriter() *ExtractionVersionUpsert {
+	u.SetExcluded(extractionversion.FieldWriter)
+	return u
+}
+
 // SetMergeNext sets the "merge_next" field.
 func (u *ExtractionVersionUpsert) SetMergeNext(v int) *ExtractionVersionUpsert {
 	u.Set(extractionversion.FieldMergeNext, v)
@@ -2342,6 +2379,20 @@ func (u *ExtractionVersionUpsertOne) SetWritten(v bool) *ExtractionVersionUpsert
 func (u *ExtractionVersionUpsertOne) UpdateWritten() *ExtractionVersionUpsertOne {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateWritten()
+	})
+}
+
+// SetWriter sets the "writer" field.
+func (u *ExtractionVersionUpsertOne) SetWriter(v string) *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetWriter(v)
+	})
+}
+
+// UpdateWriter sets the "writer" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertOne) UpdateWriter() *ExtractionVersionUpsertOne {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateWriter()
 	})
 }
 
@@ -3142,6 +3193,20 @@ func (u *ExtractionVersionUpsertBulk) SetWritten(v bool) *ExtractionVersionUpser
 func (u *ExtractionVersionUpsertBulk) UpdateWritten() *ExtractionVersionUpsertBulk {
 	return u.Update(func(s *ExtractionVersionUpsert) {
 		s.UpdateWritten()
+	})
+}
+
+// SetWriter sets the "writer" field.
+func (u *ExtractionVersionUpsertBulk) SetWriter(v string) *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.SetWriter(v)
+	})
+}
+
+// UpdateWriter sets the "writer" field to the value that was provided on create.
+func (u *ExtractionVersionUpsertBulk) UpdateWriter() *ExtractionVersionUpsertBulk {
+	return u.Update(func(s *ExtractionVersionUpsert) {
+		s.UpdateWriter()
 	})
 }
 

@@ -567,6 +567,20 @@ func (_u *ExtractionVersionUpdate) SetNillableWritten(v *bool) *ExtractionVersio
 	return _u
 }
 
+// SetWriter sets the "writer" field.
+func (_u *ExtractionVersionUpdate) SetWriter(v string) *ExtractionVersionUpdate {
+	_u.mutation.SetWriter(v)
+	return _u
+}
+
+// SetNillableWriter sets the "writer" field if the given value is not nil.
+func (_u *ExtractionVersionUpdate) SetNillableWriter(v *string) *ExtractionVersionUpdate {
+	if v != nil {
+		_u.SetWriter(*v)
+	}
+	return _u
+}
+
 // SetMergeNext sets the "merge_next" field.
 func (_u *ExtractionVersionUpdate) SetMergeNext(v int) *ExtractionVersionUpdate {
 	_u.mutation.ResetMergeNext()
@@ -1100,6 +1114,9 @@ func (_u *ExtractionVersionUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Writer(); ok {
+		_spec.SetField(extractionversion.FieldWriter, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.MergeNext(); ok {
 		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)
@@ -2023,6 +2040,20 @@ func (_u *ExtractionVersionUpdateOne) SetNillableWritten(v *bool) *ExtractionVer
 	return _u
 }
 
+// SetWriter sets the "writer" field.
+func (_u *ExtractionVersionUpdateOne) SetWriter(v string) *ExtractionVersionUpdateOne {
+	_u.mutation.SetWriter(v)
+	return _u
+}
+
+// SetNillableWriter sets the "writer" field if the given value is not nil.
+func (_u *ExtractionVersionUpdateOne) SetNillableWriter(v *string) *ExtractionVersionUpdateOne {
+	if v != nil {
+		_u.SetWriter(*v)
+	}
+	return _u
+}
+
 // SetMergeNext sets the "merge_next" field.
 func (_u *ExtractionVersionUpdateOne) SetMergeNext(v int) *ExtractionVersionUpdateOne {
 	_u.mutation.ResetMergeNext()
@@ -2586,6 +2617,9 @@ func (_u *ExtractionVersionUpdateOne) sqlSave(ctx context.Context) (_node *Extra
 	}
 	if value, ok := _u.mutation.Written(); ok {
 		_spec.SetField(extractionversion.FieldWritten, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Writer(); ok {
+		_spec.SetField(extractionversion.FieldWriter, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.MergeNext(); ok {
 		_spec.SetField(extractionversion.FieldMergeNext, field.TypeInt, value)

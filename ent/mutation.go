@@ -7624,6 +7624,7 @@ type ExtractionVersionMutation struct {
 	not_same_applied        *int
 	addnot_same_applied     *int
 	written                 *bool
+	writer                  *string
 	merge_next              *int
 	addmerge_next           *int
 	chunks_settled          *int
@@ -9437,6 +9438,42 @@ func (m *ExtractionVersionMutation) ResetWritten() {
 	m.written = nil
 }
 
+// SetWriter sets the "writer" field.
+func (m *ExtractionVersionMutation) SetWriter(s string) {
+	m.writer = &s
+}
+
+// Writer returns the value of the "writer" field in the mutation.
+func (m *ExtractionVersionMutation) Writer() (r string, exists bool) {
+	v := m.writer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWriter returns the old "writer" field's value of the ExtractionVersion entity.
+// If the ExtractionVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionVersionMutation) OldWriter(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWriter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWriter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWriter: %w", err)
+	}
+	return oldValue.Writer, nil
+}
+
+// ResetWriter resets all changes to the "writer" field.
+func (m *ExtractionVersionMutation) ResetWriter() {
+	m.writer = nil
+}
+
 // SetMergeNext sets the "merge_next" field.
 func (m *ExtractionVersionMutation) SetMergeNext(i int) {
 	m.merge_next = &i
@@ -10042,7 +10079,7 @@ func (m *ExtractionVersionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionVersionMutation) Fields() []string {
-	fields := make([]string, 0, 36)
+	fields := make([]string, 0, 37)
 	if m.created_at != nil {
 		fields = append(fields, extractionversion.FieldCreatedAt)
 	}
@@ -10145,6 +10182,9 @@ func (m *ExtractionVersionMutation) Fields() []string {
 	if m.written != nil {
 		fields = append(fields, extractionversion.FieldWritten)
 	}
+	if m.writer != nil {
+		fields = append(fields, extractionversion.FieldWriter)
+	}
 	if m.merge_next != nil {
 		fields = append(fields, extractionversion.FieldMergeNext)
 	}
@@ -10227,6 +10267,8 @@ func (m *ExtractionVersionMutation) Field(name string) (ent.Value, bool) {
 		return m.NotSameApplied()
 	case extractionversion.FieldWritten:
 		return m.Written()
+	case extractionversion.FieldWriter:
+		return m.Writer()
 	case extractionversion.FieldMergeNext:
 		return m.MergeNext()
 	case extractionversion.FieldChunksSettled:
@@ -10308,6 +10350,8 @@ func (m *ExtractionVersionMutation) OldField(ctx context.Context, name string) (
 		return m.OldNotSameApplied(ctx)
 	case extractionversion.FieldWritten:
 		return m.OldWritten(ctx)
+	case extractionversion.FieldWriter:
+		return m.OldWriter(ctx)
 	case extractionversion.FieldMergeNext:
 		return m.OldMergeNext(ctx)
 	case extractionversion.FieldChunksSettled:
@@ -10558,6 +10602,13 @@ func (m *ExtractionVersionMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetWritten(v)
+		return nil
+	case extractionversion.FieldWriter:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWriter(v)
 		return nil
 	case extractionversion.FieldMergeNext:
 		v, ok := value.(int)
@@ -11011,6 +11062,9 @@ func (m *ExtractionVersionMutation) ResetField(name string) error {
 		return nil
 	case extractionversion.FieldWritten:
 		m.ResetWritten()
+		return nil
+	case extractionversion.FieldWriter:
+		m.ResetWriter()
 		return nil
 	case extractionversion.FieldMergeNext:
 		m.ResetMergeNext()

@@ -328,12 +328,16 @@ func init() {
 	extractionversionDescWritten := extractionversionFields[32].Descriptor()
 	// extractionversion.DefaultWritten holds the default value on creation for the written field.
 	extractionversion.DefaultWritten = extractionversionDescWritten.Default.(bool)
+	// extractionversionDescWriter is the schema descriptor for writer field.
+	extractionversionDescWriter := extractionversionFields[33].Descriptor()
+	// extractionversion.DefaultWriter holds the default value on creation for the writer field.
+	extractionversion.DefaultWriter = extractionversionDescWriter.Default.(string)
 	// extractionversionDescMergeNext is the schema descriptor for merge_next field.
-	extractionversionDescMergeNext := extractionversionFields[33].Descriptor()
+	extractionversionDescMergeNext := extractionversionFields[34].Descriptor()
 	// extractionversion.DefaultMergeNext holds the default value on creation for the merge_next field.
 	extractionversion.DefaultMergeNext = extractionversionDescMergeNext.Default.(int)
 	// extractionversionDescChunksSettled is the schema descriptor for chunks_settled field.
-	extractionversionDescChunksSettled := extractionversionFields[34].Descriptor()
+	extractionversionDescChunksSettled := extractionversionFields[35].Descriptor()
 	// extractionversion.DefaultChunksSettled holds the default value on creation for the chunks_settled field.
 	extractionversion.DefaultChunksSettled = extractionversionDescChunksSettled.Default.(int)
 	kgschemaMixin := schema.KGSchema{}.Mixin()

@@ -49,7 +49,7 @@ func (s *Store) SaveGraphVersion(ctx context.Context, name string, cfg extract.C
 	}
 	err = s.write(ctx, func(c *ent.Client) error {
 		now := s.Now()
-		return c.ExtractionVersion.UpdateOneID(v.ID).SetStatus(record.StatusRunning).SetWritten(true).
+		return c.ExtractionVersion.UpdateOneID(v.ID).SetStatus(record.StatusRunning).SetWritten(true).SetWriter(thisWriter).
 			SetStartedAt(now).SetHeartbeatAt(now).Exec(ctx)
 	})
 	if err != nil {

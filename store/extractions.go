@@ -193,8 +193,9 @@ const ErrInterruptedWrite = "interrupted while written; import again"
 
 // FailInterruptedWrites marks failed the written versions left running
 // (see Version.Written) whose writer's heartbeat (every writeBeat) is
-// older than writeStale: a process died while it wrote them, and nothing
-// can finish them. It returns how many it marked.
+// older than writeStale, or whose writer is a process of this machine
+// that is gone: a process died while it wrote them, and nothing can
+// finish them. It returns how many it marked.
 func (s *Store) FailInterruptedWrites(ctx context.Context) (int, error) {
 	n := 0
 	err := s.write(ctx, func(c *ent.Client) error {
@@ -203,6 +204,30 @@ func (s *Store) FailInterruptedWrites(ctx context.Context) (int, error) {
 			extractionversion.StatusIn(record.StatusQueued, record.StatusRunning),
 			extractionversion.HeartbeatAtLT(s.Now().Add(-writeStale))).
 			SetStatus(record.StatusFailed).SetError(ErrInterruptedWrite).SetFinishedAt(s.Now()).Save(ctx)
+		if err != nil {
+			return err
+		}
+		// Those whose writer is a gone process of this machine fail at
+		// once, whatever their heartbeat's age.
+		running, err := c.ExtractionVersion.Query().Where(extractionversion.Written(true),
+			extractionversion.StatusIn(record.StatusQueued, record.StatusRunning), extractionversion.WriterNEQ("")).
+			Select(extractionversion.FieldID, extractionversion.FieldWriter).All(ctx)
+		if err != nil {
+			return err
+		}
+		var gone []int
+		for _, v := range running {
+			if clientGone(v.Writer) {
+				gone = append(gone, v.ID)
+			}
+		}
+		if len(gone) == 0 {
+			return nil
+		}
+		m, err := c.ExtractionVersion.Update().Where(extractionversion.IDIn(gone...),
+			extractionversion.StatusIn(record.StatusQueued, record.StatusRunning)).
+			SetStatus(record.StatusFailed).SetError(ErrInterruptedWrite).SetFinishedAt(s.Now()).Save(ctx)
+		n += m
 		return err
 	})
 	return n, translate(err, "versions")

@@ -62,6 +62,10 @@ func newClientID() string {
 	return fmt.Sprintf("%s%s_%d_%s_%d", clientPrefix, thisHost, os.Getpid(), time.Now().UTC().Format("20060102T150405.000000000"), clients.Add(1))
 }
 
+// thisWriter names this process as the writer of a written version, in
+// the form of its client IDs (clientGone reads it).
+var thisWriter = fmt.Sprintf("%s%s_%d_writer", clientPrefix, thisHost, os.Getpid())
+
 // clientPID is the process of a client ID given on this machine, or 0
 // for another machine's or an ID kgstudio did not give.
 func clientPID(id string) int {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -80,6 +82,37 @@ func TestWrittenVersions(t *testing.T) {
 		}
 		if vs, _ := s.UnfinishedVersions(ctx); len(vs) != 1 || !vs[0].Written {
 			t.Fatalf("unfinished %+v", vs)
+		}
+	})
+
+	t.Run("GoneWriterFailsAtOnce", func(t *testing.T) {
+		// A process of this machine that has ended: its write fails at
+		// the next look, its heartbeat fresh; this process's own write,
+		// as fresh, goes on.
+		cmd := exec.Command("true")
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		goneWriter := fmt.Sprintf("%s%s_%d_writer", clientPrefix, thisHost, cmd.Process.Pid)
+		gone := startWritten(t, s, "gone")
+		mine := startWritten(t, s, "mine")
+		for id, w := range map[int]string{gone.ID: goneWriter, mine.ID: thisWriter} {
+			if err := s.write(ctx, func(c *ent.Client) error { return c.ExtractionVersion.UpdateOneID(id).SetWriter(w).Exec(ctx) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := s.FailInterruptedWrites(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("marked %d (%v), want 1", n, err)
+		}
+		if v, _ := s.Version(ctx, gone.ID); v.Status != record.StatusFailed || v.Error != ErrInterruptedWrite {
+			t.Fatalf("gone writer's import %s %q", v.Status, v.Error)
+		}
+		if v, _ := s.Version(ctx, mine.ID); v.Status != record.StatusRunning {
+			t.Fatalf("this process's import %s", v.Status)
+		}
+		if err := s.finishWritten(ctx, mine.ID, record.StatusDone, 0, ""); err != nil {
+			t.Fatal(err)
 		}
 	})
 

@@ -84,6 +84,8 @@ const (
 	FieldNotSameApplied = "not_same_applied"
 	// FieldWritten holds the string denoting the written field in the database.
 	FieldWritten = "written"
+	// FieldWriter holds the string denoting the writer field in the database.
+	FieldWriter = "writer"
 	// FieldMergeNext holds the string denoting the merge_next field in the database.
 	FieldMergeNext = "merge_next"
 	// FieldChunksSettled holds the string denoting the chunks_settled field in the database.
@@ -210,6 +212,7 @@ var Columns = []string{
 	FieldMergesApplied,
 	FieldNotSameApplied,
 	FieldWritten,
+	FieldWriter,
 	FieldMergeNext,
 	FieldChunksSettled,
 }
@@ -279,6 +282,8 @@ var (
 	DefaultNotSameApplied int
 	// DefaultWritten holds the default value on creation for the "written" field.
 	DefaultWritten bool
+	// DefaultWriter holds the default value on creation for the "writer" field.
+	DefaultWriter string
 	// DefaultMergeNext holds the default value on creation for the "merge_next" field.
 	DefaultMergeNext int
 	// DefaultChunksSettled holds the default value on creation for the "chunks_settled" field.
@@ -463,6 +468,11 @@ func ByNotSameApplied(opts ...sql.OrderTermOption) OrderOption {
 // ByWritten orders the results by the written field.
 func ByWritten(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWritten, opts...).ToFunc()
+}
+
+// ByWriter orders the results by the writer field.
+func ByWriter(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWriter, opts...).ToFunc()
 }
 
 // ByMergeNext orders the results by the merge_next field.

@@ -211,6 +211,11 @@ func Written(v bool) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldWritten, v))
 }
 
+// Writer applies equality check predicate on the "writer" field. It's identical to WriterEQ.
+func Writer(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldWriter, v))
+}
+
 // MergeNext applies equality check predicate on the "merge_next" field. It's identical to MergeNextEQ.
 func MergeNext(v int) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldEQ(FieldMergeNext, v))
@@ -1539,6 +1544,71 @@ func WrittenEQ(v bool) predicate.ExtractionVersion {
 // WrittenNEQ applies the NEQ predicate on the "written" field.
 func WrittenNEQ(v bool) predicate.ExtractionVersion {
 	return predicate.ExtractionVersion(sql.FieldNEQ(FieldWritten, v))
+}
+
+// WriterEQ applies the EQ predicate on the "writer" field.
+func WriterEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEQ(FieldWriter, v))
+}
+
+// WriterNEQ applies the NEQ predicate on the "writer" field.
+func WriterNEQ(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNEQ(FieldWriter, v))
+}
+
+// WriterIn applies the In predicate on the "writer" field.
+func WriterIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldIn(FieldWriter, vs...))
+}
+
+// WriterNotIn applies the NotIn predicate on the "writer" field.
+func WriterNotIn(vs ...string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldNotIn(FieldWriter, vs...))
+}
+
+// WriterGT applies the GT predicate on the "writer" field.
+func WriterGT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGT(FieldWriter, v))
+}
+
+// WriterGTE applies the GTE predicate on the "writer" field.
+func WriterGTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldGTE(FieldWriter, v))
+}
+
+// WriterLT applies the LT predicate on the "writer" field.
+func WriterLT(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLT(FieldWriter, v))
+}
+
+// WriterLTE applies the LTE predicate on the "writer" field.
+func WriterLTE(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldLTE(FieldWriter, v))
+}
+
+// WriterContains applies the Contains predicate on the "writer" field.
+func WriterContains(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContains(FieldWriter, v))
+}
+
+// WriterHasPrefix applies the HasPrefix predicate on the "writer" field.
+func WriterHasPrefix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasPrefix(FieldWriter, v))
+}
+
+// WriterHasSuffix applies the HasSuffix predicate on the "writer" field.
+func WriterHasSuffix(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldHasSuffix(FieldWriter, v))
+}
+
+// WriterEqualFold applies the EqualFold predicate on the "writer" field.
+func WriterEqualFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldEqualFold(FieldWriter, v))
+}
+
+// WriterContainsFold applies the ContainsFold predicate on the "writer" field.
+func WriterContainsFold(v string) predicate.ExtractionVersion {
+	return predicate.ExtractionVersion(sql.FieldContainsFold(FieldWriter, v))
 }
 
 // MergeNextEQ applies the EQ predicate on the "merge_next" field.

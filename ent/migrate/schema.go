@@ -336,6 +336,7 @@ var (
 		{Name: "merges_applied", Type: field.TypeInt, Default: 0},
 		{Name: "not_same_applied", Type: field.TypeInt, Default: 0},
 		{Name: "written", Type: field.TypeBool, Default: false},
+		{Name: "writer", Type: field.TypeString, Default: ""},
 		{Name: "merge_next", Type: field.TypeInt, Default: 0},
 		{Name: "chunks_settled", Type: field.TypeInt, Default: 0},
 		{Name: "extraction_id", Type: field.TypeInt},
@@ -348,7 +349,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "extraction_versions_extractions_versions",
-				Columns:    []*schema.Column{ExtractionVersionsColumns[36]},
+				Columns:    []*schema.Column{ExtractionVersionsColumns[37]},
 				RefColumns: []*schema.Column{ExtractionsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -357,7 +358,7 @@ var (
 			{
 				Name:    "extractionversion_extraction_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{ExtractionVersionsColumns[36], ExtractionVersionsColumns[2]},
+				Columns: []*schema.Column{ExtractionVersionsColumns[37], ExtractionVersionsColumns[2]},
 			},
 			{
 				Name:    "extractionversion_status",

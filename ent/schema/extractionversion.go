@@ -83,6 +83,11 @@ func (ExtractionVersion) Fields() []ent.Field {
 		// running, it was interrupted while written, and is never
 		// resumed as a run.
 		field.Bool("written").Default(false),
+		// writer names the process writing a written version (as River
+		// client IDs name processes: host, PID namespace, PID), so a
+		// start on the same machine fails it at once when that process is
+		// gone, whatever its heartbeat's age.
+		field.String("writer").Default(""),
 		// merge_next is the place, in the run's order of text chunks, of
 		// the first chunk not merged yet: a chunk job whose chunk is next
 		// merges it into the version, a later one stages it (see
