@@ -24,6 +24,9 @@ import (
 type ChatRequest struct {
 	Model    string
 	Messages []llm.Message
+	// ResponseType shapes a model's answer ("Bullet Points"; see
+	// QueryInput.ResponseType).
+	ResponseType string
 	// Stream, when set, receives a model's answer piece by piece as the
 	// provider sends it (see QueryInput.Stream); the answer's Text is
 	// still whole, and a caller sends what Stream did not.
@@ -93,7 +96,8 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 			instructions = append(instructions, strings.TrimSpace(m.Content))
 		}
 	}
-	in := QueryInput{Question: question, Mode: mode, History: history, UserPrompt: strings.Join(instructions, "\n"), Stream: req.Stream}
+	in := QueryInput{Question: question, Mode: mode, History: history, UserPrompt: strings.Join(instructions, "\n"), Stream: req.Stream,
+		ResponseType: req.ResponseType}
 	res, err := q.Ask(ctx, v, in)
 	if err != nil {
 		return ChatAnswer{}, err

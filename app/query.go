@@ -140,8 +140,15 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 		return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
 	}
 	in.TopK = cmp.Or(in.TopK, query.DefaultTopK)
+	in.ResponseType = strings.TrimSpace(in.ResponseType)
+	if len(in.ResponseType) > MaxResponseType {
+		return in, extract.Errorf(extract.KindInvalid, "response_type is longer than %d bytes: name a shape (Multiple Paragraphs, Single Paragraph, Bullet Points ...)", MaxResponseType)
+	}
 	return in, nil
 }
+
+// MaxResponseType bounds a query's response_type.
+const MaxResponseType = 200
 
 // Ask retrieves the context of a question from a version's graph and,
 // with a provider, asks the model to answer from it. It checks the input

@@ -69,6 +69,9 @@ type chatBody struct {
 	Messages []chatMessage `json:"messages"`
 	// Stream is OpenAI's flag (default false) and Ollama's (default true).
 	Stream *bool `json:"stream"`
+	// ResponseType shapes a model's answer, as LightRAG's response_type
+	// ("Bullet Points"); a parameter beside the messages.
+	ResponseType string `json:"response_type"`
 }
 
 // readChat decodes a chat request body.
@@ -78,7 +81,7 @@ func readChat(c echo.Context) (chatBody, app.ChatRequest, error) {
 	if err := dec.Decode(&body); err != nil {
 		return body, app.ChatRequest{}, extract.Errorf(extract.KindInvalid, "the body must be a JSON chat request: %v", err)
 	}
-	req := app.ChatRequest{Model: body.Model}
+	req := app.ChatRequest{Model: body.Model, ResponseType: body.ResponseType}
 	for _, m := range body.Messages {
 		t, err := m.text()
 		if err != nil {

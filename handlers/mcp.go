@@ -212,6 +212,8 @@ type queryIn struct {
 	Version  string `json:"version" jsonschema:"the version to ask: NAME@V, NAME for its latest, or its id"`
 	Mode     string `json:"mode,omitempty" jsonschema:"local, global, hybrid, naive, mix (the default) or ppr"`
 	TopK     int    `json:"top_k,omitempty" jsonschema:"entities, relations and passages to retrieve (default 10)"`
+	// ResponseType shapes a model's answer, as LightRAG's response_type.
+	ResponseType string `json:"response_type,omitempty" jsonschema:"the answer's shape for a model: Multiple Paragraphs (the default), Single Paragraph, Bullet Points ..."`
 }
 
 type queryOut struct {
@@ -236,7 +238,7 @@ func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn
 	if strings.TrimSpace(in.Question) == "" {
 		return nil, out, toolError(extract.Errorf(extract.KindInvalid, "the question is empty"))
 	}
-	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: in.Mode, TopK: in.TopK})
+	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: in.Mode, TopK: in.TopK, ResponseType: in.ResponseType})
 	if err != nil {
 		return nil, out, toolError(err)
 	}

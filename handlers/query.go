@@ -29,7 +29,8 @@ const querySnippet = 320
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 	in := app.QueryInput{Question: c.FormValue("q"), Provider: extract.Provider(c.FormValue("provider")), ModelKeywords: c.FormValue("keywords") == "model",
-		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost}
+		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost,
+		ResponseType: c.FormValue("response_type")}
 	// Only read here; app.Queries.Ask checks the values.
 	if s := strings.TrimSpace(c.FormValue("top_k")); s != "" {
 		n, err := strconv.Atoi(s)

@@ -45,3 +45,26 @@ func TestExtract_EstimateCLI(t *testing.T) {
 		t.Errorf("estimate in words:\n%s", text)
 	}
 }
+
+// query --response-type reaches the model's answer prompt.
+func TestQuery_ResponseTypeCLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	mustCLI(t, data, "extract", "--name", "carol", "--embedder", "offline", doc)
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "- Marley was dead [1]."}}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	mustCLI(t, data, "query", "carol@1", "Who was Marley?", "--provider", "openai", "--response-type", "Bullet Points")
+	calls := srv.Calls()
+	if len(calls) == 0 {
+		t.Fatal("no model call")
+	}
+	var prompt strings.Builder
+	for _, m := range calls[len(calls)-1].Messages {
+		prompt.WriteString(m.Content)
+	}
+	if !strings.Contains(prompt.String(), "Bullet Points") {
+		t.Fatalf("the answer prompt does not ask for bullet points:\n%.2000s", prompt.String())
+	}
+}

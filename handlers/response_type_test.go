@@ -1,0 +1,78 @@
+package handlers_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+// response_type reaches the model's answer prompt from the query API, the
+// chat API and MCP's query tool, as LightRAG's does; an overlong one is
+// refused with the reason.
+func TestQuery_ResponseTypeReachesThePrompt(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "- Marley was Scrooge's partner [1]."}}})
+	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
+	v := mustCarol(t, a)
+	lastPrompt := func() string {
+		t.Helper()
+		calls := fake.Calls()
+		if len(calls) == 0 {
+			t.Fatal("no model call")
+		}
+		var b strings.Builder
+		for _, m := range calls[len(calls)-1].Messages {
+			b.WriteString(m.Content)
+		}
+		return b.String()
+	}
+	for i, shape := range []string{"Bullet Points", "Single Paragraph", "Three Haiku"} {
+		q := fmt.Sprintf("%s (%d)", partnerQuestion, i) // a question of its own: no cached answer
+		switch i {
+		case 0: // the query API
+			resp, err := http.PostForm(a.Server.URL+fmt.Sprintf("/api/versions/%d/query", v.ID), url.Values{"q": {q}, "provider": {"openai"}, "response_type": {shape}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("query API: %s", resp.Status)
+			}
+		case 1: // the chat API
+			body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":%q}],"response_type":%q}`, v.Label(), q, shape)
+			resp, err := http.Post(a.Server.URL+"/v1/chat/completions", "application/json", bytes.NewBufferString(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("chat API: %s", resp.Status)
+			}
+		case 2: // MCP
+			cs, err := mcpSession(t, a.Server.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct{ Answer string }
+			callTool(t, cs, "query", map[string]any{"question": q, "version": v.Label(), "response_type": shape}, &out)
+		}
+		if p := lastPrompt(); !strings.Contains(p, shape) {
+			t.Errorf("%s: the answer prompt does not ask for %q", []string{"query API", "chat API", "MCP"}[i], shape)
+		}
+	}
+	resp, err := http.PostForm(a.Server.URL+fmt.Sprintf("/api/versions/%d/query", v.ID), url.Values{"q": {partnerQuestion}, "response_type": {strings.Repeat("x", app.MaxResponseType+1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("an overlong response_type: %s", resp.Status)
+	}
+}
