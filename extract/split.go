@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -20,9 +21,10 @@ func isSentenceEnd(r rune) bool {
 	return false
 }
 
-// Sentences cuts text into sentence spans at `.。？?！!` and newlines. Each
-// span keeps its delimiter, excludes surrounding white space and is never
-// empty. Offsets are bytes into text.
+// Sentences cuts text into sentence spans at `.。？?！!` and newlines (a
+// period only where it ends a sentence: see periodEnds). Each span keeps
+// its delimiter, excludes surrounding white space and is never empty.
+// Offsets are bytes into text.
 func Sentences(text string) []Span {
 	var out []Span
 	start := 0
@@ -33,8 +35,19 @@ func Sentences(text string) []Span {
 		}
 	}
 	for i, r := range text {
-		if isSentenceEnd(r) {
+		if i < start {
+			continue // a closing quote taken with the sentence before
+		}
+		if isSentenceEnd(r) && (r != '.' || periodEnds(text, i)) {
 			end := i + utf8.RuneLen(r)
+			// Closing quotes and brackets stay with their sentence.
+			for end < len(text) && r != '\n' {
+				q, n := utf8.DecodeRuneInString(text[end:])
+				if !strings.ContainsRune(`"')]”’»`, q) {
+					break
+				}
+				end += n
+			}
 			emit(end)
 			start = end
 		}
@@ -42,6 +55,48 @@ func Sentences(text string) []Span {
 	emit(len(text))
 	return out
 }
+
+// periodEnds reports whether the period at byte i of text ends a
+// sentence: it is followed by white space (or a closing quote or bracket
+// and white space) or the end of the text, and does not close an initial
+// ("J. R. R. Tolkien") or a common abbreviation ("Dr.", "e.g.", "U.S.").
+// A period between letters or digits ("$87.60", "3.0", "example.com")
+// never ends one.
+func periodEnds(text string, i int) bool {
+	j := i + 1
+	for j < len(text) && (text[j] == '"' || text[j] == '\'' || text[j] == ')' || text[j] == ']') {
+		j++
+	}
+	if j < len(text) {
+		r, _ := utf8.DecodeRuneInString(text[j:])
+		if !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	// The word the period closes.
+	k := i
+	for k > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:k])
+		if !unicode.IsLetter(r) && r != '.' {
+			break
+		}
+		k -= n
+	}
+	word := text[k:i]
+	if word == "" {
+		return true
+	}
+	if r, n := utf8.DecodeRuneInString(word); n == len(word) && unicode.IsUpper(r) {
+		return false // an initial
+	}
+	return !abbreviations[strings.ToLower(word)]
+}
+
+// abbreviations close with a period that ends no sentence.
+var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "jr": true,
+	"sr": true, "vs": true, "etc": true, "e.g": true, "i.e": true, "inc": true, "ltd": true, "co": true,
+	"u.s": true, "u.k": true, "gen": true, "gov": true, "sen": true, "rep": true, "col": true, "lt": true, "capt": true,
+	"mt": true, "ft": true, "approx": true, "cf": true, "al": true, "fig": true, "vol": true, "pp": true}
 
 // trimSpan narrows [s, e) of text to exclude leading and trailing white space.
 func trimSpan(text string, s, e int) (int, int) {

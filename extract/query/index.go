@@ -144,6 +144,9 @@ type Corpus struct {
 	// a long passage, a round with a long answer, stands alone).
 	beside  [][2]int32
 	besideW []float64
+	// conversation marks the chunks of a conversation (see SideChunks):
+	// mix weighs the walk less there.
+	conversation bool
 	// dates holds, by position, when each chunk was said (zero when
 	// unknown); see DateChunks.
 	dates []time.Time

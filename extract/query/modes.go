@@ -185,12 +185,16 @@ const wWhen = 1.0
 const wSideVec = 1.0
 
 // Weights measured on the HotpotQA and MuSiQue subsets and two LoCoMo
-// conversations (see the README): in mix the walk's ranking counts as
-// much as the question's own; in ppr the question's own score only breaks
-// near ties; a sentence encoder's cosine counts as much as BM25.
+// conversations (see docs/measured.md): in mix over documents the walk's
+// ranking counts wWalkDocs times the question's own (a bridge question's
+// second passage shares no word with it, and only the walk reaches it);
+// over a conversation, whose graph is its speakers and what they did, as
+// much (more lost LoCoMo evidence); in ppr the question's own score only
+// breaks near ties; a sentence encoder's cosine counts as much as BM25.
 const (
 	wCommunity   = 0.5
 	wWalkMix     = 1.0
+	wWalkDocs    = 8.0
 	wWalkTie     = 0.03
 	wVectorModel = 1.0
 )
@@ -640,6 +644,10 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 		direct = s.direct(question)
 	}
 	walk = scale(walk)
+	walkW := wWalkDocs
+	if s.conversation {
+		walkW = wWalkMix
+	}
 	final := make([]float64, len(refs))
 	for i := range refs {
 		switch mode {
@@ -650,7 +658,7 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 				final[i] = walk[i] + wWalkTie*direct[i]
 			}
 		case ModeMix:
-			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+s.wv) + wWalkMix*walk[i]*(wLexical+s.wv)
+			final[i] = direct[i] + wGraphMix*graph[i]*(wLexical+s.wv) + walkW*walk[i]*(wLexical+s.wv)
 		case ModeGlobal:
 			// The passages of the best communities, by the question.
 			if s.commChunks[i] > 0 {

@@ -29,6 +29,7 @@ import (
 // multi-session 0.722 to 0.783, knowledge updates 0.949 to 1.000; a
 // weight of 0.5 gave 0.902 and 2 gave 0.892.
 func (c *Corpus) SideChunks(sides func(text string) (user, assistant string, ok bool)) {
+	c.conversation = true
 	users := make([]string, len(c.refs))
 	assistants := make([]string, len(c.refs))
 	n := 0
