@@ -89,14 +89,18 @@ func periodEnds(text string, i int) bool {
 	if r, n := utf8.DecodeRuneInString(word); n == len(word) && unicode.IsUpper(r) {
 		return false // an initial
 	}
-	return !abbreviations[strings.ToLower(word)]
+	return !Abbreviation(word)
 }
+
+// Abbreviation reports a word (without its period) a period closes
+// without ending the sentence: "Dr", "e.g", "U.S" (any case).
+func Abbreviation(word string) bool { return abbreviations[strings.ToLower(word)] }
 
 // abbreviations close with a period that ends no sentence.
 var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "jr": true,
 	"sr": true, "vs": true, "etc": true, "e.g": true, "i.e": true, "inc": true, "ltd": true, "co": true,
 	"u.s": true, "u.k": true, "gen": true, "gov": true, "sen": true, "rep": true, "col": true, "lt": true, "capt": true,
-	"mt": true, "ft": true, "approx": true, "cf": true, "al": true, "fig": true, "vol": true, "pp": true}
+	"mt": true, "ft": true, "approx": true, "cf": true, "al": true, "fig": true, "vol": true, "pp": true, "corp": true}
 
 // trimSpan narrows [s, e) of text to exclude leading and trailing white space.
 func trimSpan(text string, s, e int) (int, int) {

@@ -127,3 +127,31 @@ func TestProseSentences(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+// An extractive answer quotes the sentences that answer about as well as
+// the best, not those sharing a word with the question in passing, and
+// never a title line or heading while a sentence of prose matches.
+func TestExtractive_OnlyWhatAnswers(t *testing.T) {
+	c := Context{Chunks: []ChunkHit{
+		{Ref: "C1", DocumentID: 1, Document: "wright.html", Text: "The Wright Brothers First Flight\n\nOrville and Wilbur Wright built the first successful airplane and flew it in 1903. The weather that December was cold."},
+		{Ref: "C2", DocumentID: 2, Document: "apollo.pdf", Text: "The first crew flew around the Moon in 1968. Engineers built the Saturn V."},
+	}}
+	got := Extractive("Who built the first successful airplane?", c, 4)
+	var quoted []string
+	for _, l := range strings.Split(got[:strings.Index(got, "### References")], "\n") {
+		if strings.HasPrefix(l, "- ") {
+			quoted = append(quoted, l)
+		}
+	}
+	if len(quoted) == 0 || !strings.HasPrefix(quoted[0], "- Orville and Wilbur Wright built the first successful airplane") {
+		t.Fatalf("first quote %q", quoted)
+	}
+	for _, q := range quoted {
+		if strings.Contains(q, "First Flight") || strings.Contains(q, "Saturn V") || strings.Contains(q, "weather") {
+			t.Errorf("quoted padding or a title: %q", q)
+		}
+	}
+	if strings.Contains(got, "apollo.pdf") {
+		t.Errorf("cites a document that does not answer:\n%s", got)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // ExtractiveNote opens an answer built without a model.
@@ -76,7 +78,27 @@ func Extractive(question string, c Context, max int) string {
 		b.WriteString("The retrieved documents hold no sentence that shares a word with the question, so there is not enough information to answer.\n")
 		return b.String()
 	}
-	order = order[:min(max, len(order))]
+	// Only sentences that answer about as well as the best: one that
+	// shares a common word with the question pads the answer. A heading
+	// or a title line (no closing mark) is quoted only when nothing else
+	// matches.
+	var proseOrder []int
+	for _, i := range order {
+		if prose(sents[i].text) {
+			proseOrder = append(proseOrder, i)
+		}
+	}
+	if len(proseOrder) > 0 {
+		order = proseOrder
+	}
+	best := scores[order[0]]
+	kept := order[:1]
+	for _, i := range order[1:] {
+		if scores[i] >= extractiveShare*best {
+			kept = append(kept, i)
+		}
+	}
+	order = kept[:min(max, len(kept))]
 	var cited []int
 	for _, i := range order {
 		s := sents[i]
@@ -90,6 +112,19 @@ func Extractive(question string, c Context, max int) string {
 		fmt.Fprintf(&b, "- [%d] %s\n", n, refs[n-1].Title)
 	}
 	return b.String()
+}
+
+// extractiveShare is the least share of the best sentence's score a
+// sentence quoted after it has.
+const extractiveShare = 0.5
+
+// prose reports a sentence that closes as prose does (a full stop, a
+// question or exclamation mark, a closing quote or bracket after one), not
+// a heading, a title line or a table row.
+func prose(s string) bool {
+	s = strings.TrimRight(s, "\"'”’)]» ")
+	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") ||
+		strings.HasSuffix(s, "。") || strings.HasSuffix(s, "！") || strings.HasSuffix(s, "？")
 }
 
 // words counts a sentence's words: space-separated ones, and in Han text
@@ -107,11 +142,6 @@ func words(s string) int {
 	}
 	return n
 }
-
-// abbreviations end in a full stop that ends no sentence.
-var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "mt": true, "jr": true, "sr": true,
-	"prof": true, "gen": true, "col": true, "capt": true, "lt": true, "vs": true, "etc": true, "no": true, "vol": true, "fig": true,
-	"inc": true, "ltd": true, "co": true, "corp": true, "e.g": true, "i.e": true}
 
 // proseSentences cuts a passage into sentences as a reader sees them:
 // lines wrapped within a paragraph are joined; a sentence ends at '.',
@@ -159,7 +189,7 @@ func proseSentences(text string) []string {
 					k--
 				}
 				word := strings.ToLower(string(rs[k:i]))
-				if abbreviations[word] || len([]rune(word)) == 1 && unicode.IsUpper(rs[k]) {
+				if extract.Abbreviation(word) || len([]rune(word)) == 1 && unicode.IsUpper(rs[k]) {
 					continue
 				}
 			}

@@ -184,17 +184,19 @@ const wWhen = 1.0
 // Corpus.SideVectors), as much again as the whole round's.
 const wSideVec = 1.0
 
-// Weights measured on the HotpotQA and MuSiQue subsets and two LoCoMo
-// conversations (see docs/measured.md): in mix over documents the walk's
-// ranking counts wWalkDocs times the question's own (a bridge question's
-// second passage shares no word with it, and only the walk reaches it);
+// Weights measured on the HotpotQA and MuSiQue subsets, two LoCoMo
+// conversations and LongMemEval (see docs/measured.md): in mix over
+// documents, a walk from entities the question names counts wWalkDocs
+// times the question's own score (a bridge question's second passage
+// shares no word with it, and only the walk reaches it); otherwise, and
 // over a conversation, whose graph is its speakers and what they did, as
-// much (more lost LoCoMo evidence); in ppr the question's own score only
-// breaks near ties; a sentence encoder's cosine counts as much as BM25.
+// much (more lost LoCoMo and LongMemEval evidence); in ppr the question's
+// own score only breaks near ties; a sentence encoder's cosine counts as
+// much as BM25.
 const (
 	wCommunity   = 0.5
 	wWalkMix     = 1.0
-	wWalkDocs    = 8.0
+	wWalkDocs    = 20.0
 	wWalkTie     = 0.03
 	wVectorModel = 1.0
 )
@@ -317,6 +319,9 @@ type scored struct {
 }
 
 type searcher struct {
+	// walkNamed says the walk started from entities the question names
+	// (see ppr), not from the nearest by vector.
+	walkNamed bool
 	*Corpus
 	topK int
 	// qv is the question's vector; chunkVec, nodeVec and edgeVec the
@@ -644,9 +649,13 @@ func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk
 		direct = s.direct(question)
 	}
 	walk = scale(walk)
-	walkW := wWalkDocs
-	if s.conversation {
-		walkW = wWalkMix
+	// The walk leads mix over documents when it starts from what the
+	// question names: a bridge question's second passage shares no word
+	// with it. From vector seeds, or in a conversation, it counts as much
+	// as the question's own score.
+	walkW := wWalkMix
+	if s.walkNamed && !s.conversation {
+		walkW = wWalkDocs
 	}
 	final := make([]float64, len(refs))
 	for i := range refs {

@@ -304,6 +304,7 @@ func (s *searcher) ppr(question string, direct []float64) []float64 {
 	for _, r := range reset {
 		named = named || r > 0
 	}
+	s.walkNamed = named
 	// A question that names nothing the graph holds starts from the
 	// entities closest to it by vector. (Beside named seeds they add
 	// noise: on the HotpotQA and MuSiQue subsets recall@5 fell by 0.05
