@@ -287,7 +287,9 @@ func TestCandidates_SameName(t *testing.T) {
 // close their vectors and neighbours; a name and its plural still are.
 func TestCandidates_NumberedSeries(t *testing.T) {
 	vec := []float32{1, 0, 0}
-	node := func(name string) extract.Node { return extract.Node{Key: extract.NodeKey(name), Name: name, Type: "Event"} }
+	node := func(name string) extract.Node {
+		return extract.Node{Key: extract.NodeKey(name), Name: name, Type: "Event"}
+	}
 	g := extract.Graph{Nodes: []extract.Node{node("Apollo 10"), node("Apollo 1"), node("World War I"), node("World War II"),
 		node("Henry VIII"), node("Henry VII"), node("Civil War"), node("Civil Wars"), node("NASA")}}
 	for _, n := range g.Nodes[:8] {
