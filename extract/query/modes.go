@@ -49,11 +49,11 @@ func ModeSummary(mode string) string {
 	case ModeHybrid:
 		return "local and global together"
 	case ModeNaive:
-		return "text chunks alone, without the graph"
+		return "text chunks alone, without the graph: conversations, questions that name nothing"
 	case ModeMix:
-		return "the graph and the text chunks together (default)"
+		return "the graph, the walk and the text chunks together: the default, for any question"
 	case ModePPR:
-		return "chunks reached by a PageRank walk from the question's entities"
+		return "chunks reached by a PageRank walk from the entities the question names: questions that link them"
 	}
 	return ""
 }
