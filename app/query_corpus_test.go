@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -111,5 +112,30 @@ func TestQueries_FollowUp(t *testing.T) {
 	}
 	if res, _ := top("When was the Eiffel Tower built?", history); res.FollowUpOf != "" {
 		t.Fatalf("a question naming its own subject read as a follow-up of %q", res.FollowUpOf)
+	}
+}
+
+// A person named in a triples CSV and in the run's text is one node, of
+// the text's type: a triple's ends no table defines are keyed by name.
+func TestApp_TriplesJoinTheText(t *testing.T) {
+	t.Parallel()
+	a, st, d := testApp(t, "bio.txt", "Marie Curie was born in Warsaw. Pierre Curie married Marie Curie in Paris.")
+	csv := addDoc(t, st, "facts.csv", "subject,predicate,object\nMarie Curie,award received,Nobel Prize in Physics\nPierre Curie,spouse,Marie Curie\n")
+	v := runConfig(t, a, st, "curies", extract.DefaultConfig(), d.ID, csv.ID)
+	g, err := st.LoadGraph(context.Background(), v.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string][]string{}
+	for _, n := range g.Nodes {
+		named[n.Name] = append(named[n.Name], n.Key+" "+n.Type)
+	}
+	for _, who := range []string{"Marie Curie", "Pierre Curie"} {
+		if len(named[who]) != 1 || !strings.HasSuffix(named[who][0], " Person") {
+			t.Errorf("%s: %v, want one Person node", who, named[who])
+		}
+	}
+	if len(named["Nobel Prize in Physics"]) != 1 {
+		t.Errorf("the triple's object: %v", named["Nobel Prize in Physics"])
 	}
 }

@@ -183,11 +183,12 @@ func TestMapAll_Medicine(t *testing.T) {
 	if len(r.Graph.Edges) != len(rows) || len(r.Failures) != 0 {
 		t.Errorf("SPO: %d edges, want %d; failures %v", len(r.Graph.Edges), len(rows), r.Failures)
 	}
-	e, ok := edgeOf(r.Graph, "concept:panic disorder", "has_symptom", "concept:depression")
+	// A triple's ends no table defines are keyed by name, as text's nodes.
+	e, ok := edgeOf(r.Graph, "panic disorder", "has_symptom", "depression")
 	if !ok || e.Properties["confidence"] != 1.0 {
 		t.Errorf("SPO edge = %+v", e)
 	}
-	if n, _ := nodeOf(r.Graph, "concept:panic disorder"); n.Name != "Panic disorder" {
+	if n, _ := nodeOf(r.Graph, "panic disorder"); n.Name != "Panic disorder" {
 		t.Errorf("SPO subject name %q", n.Name)
 	}
 	_, r = docNamed(t, docs, rs, "HospitalDepartment.csv")

@@ -608,6 +608,11 @@ func link(bs []*builder) {
 				moved[k] = to
 			} else if to := byName[idOf(k)]; b.untyped[k] && to != "" {
 				moved[k] = to
+			} else if to := extract.NodeKey(b.nodes[k].Name); b.untyped[k] && to != "" && to != k {
+				// A triple's end no table defines is named, not typed: its
+				// key is its name's, so it is the node the run's text
+				// finds by that name, whatever type the text gives it.
+				moved[k] = to
 			}
 		}
 		if len(moved) > 0 {
