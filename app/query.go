@@ -86,8 +86,12 @@ func (r QueryResult) Context() query.Context { return r.context }
 type QueryInput struct {
 	Question string
 	Provider extract.Provider // "none", "gemini" or "openai"
-	// ModelKeywords asks the model for the keywords too.
-	ModelKeywords bool
+	// Keywords picks who splits the question into high- and low-level
+	// keywords: "model" or "" (the default) asks the model that answers,
+	// as LightRAG does before every graph query (a call cached like any
+	// other); "offline" splits it into words. Without a model answering
+	// (no provider, a GET) the split is offline.
+	Keywords string
 	// Mode is a query mode (query.Modes); empty means mix.
 	Mode string
 	// TopK is the number of entities, relations and chunks; zero means
@@ -140,12 +144,23 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 		return in, extract.Errorf(extract.KindInvalid, "top_k must be a number from 1 to %d", query.MaxTopK)
 	}
 	in.TopK = cmp.Or(in.TopK, query.DefaultTopK)
+	switch in.Keywords {
+	case "", KeywordsModel, KeywordsOffline:
+	default:
+		return in, extract.Errorf(extract.KindInvalid, "keywords %q: use model or offline", in.Keywords)
+	}
 	in.ResponseType = strings.TrimSpace(in.ResponseType)
 	if len(in.ResponseType) > MaxResponseType {
 		return in, extract.Errorf(extract.KindInvalid, "response_type is longer than %d bytes: name a shape (Multiple Paragraphs, Single Paragraph, Bullet Points ...)", MaxResponseType)
 	}
 	return in, nil
 }
+
+// Who splits a question into keywords (QueryInput.Keywords).
+const (
+	KeywordsModel   = "model"
+	KeywordsOffline = "offline"
+)
 
 // MaxResponseType bounds a query's response_type.
 const MaxResponseType = 200
@@ -232,7 +247,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	}
 	res.Keywords = QueryKeywords{Source: "offline"}
 	res.Keywords.High, res.Keywords.Low = query.Keywords(sin.Question)
-	if in.ModelKeywords && llmClient != nil {
+	if in.Keywords != KeywordsOffline && llmClient != nil {
 		high, low, _, err := query.KeywordsLLM(ctx, llmClient, in.Question)
 		if err != nil {
 			a.log.Warn("query keywords", "version", v.ID, "err", err)

@@ -203,7 +203,7 @@ func TestReports_GlobalMapReduce(t *testing.T) {
 		if srv.Count() != before || len(got.Reports) == 0 || !got.Answer.Extractive {
 			t.Fatalf("GET: %d calls, %d reports, answer %+v", srv.Count()-before, len(got.Reports), got.Answer)
 		}
-		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: q, Mode: query.ModeGlobal, Provider: extract.ProviderGemini})
+		res, err := a.Queries.Ask(ctx, v, QueryInput{Question: q, Mode: query.ModeGlobal, Provider: extract.ProviderGemini, Keywords: KeywordsOffline})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -250,7 +250,7 @@ func TestQuery_AnswerThroughGemini(t *testing.T) {
 	}
 
 	// Five chunks, so the answer's [C9] is a reference the context lacks.
-	_, doc = a.PostForm(t, fmt.Sprintf("/versions/%d/query", v.ID), url.Values{"q": {partnerQuestion}, "top_k": {"5"}})
+	_, doc = a.PostForm(t, fmt.Sprintf("/versions/%d/query", v.ID), url.Values{"q": {partnerQuestion}, "top_k": {"5"}, "keywords": {"offline"}})
 	calls := srv.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("%d provider calls, want 1", len(calls))

@@ -68,3 +68,49 @@ func TestQuery_ResponseTypeCLI(t *testing.T) {
 		t.Fatalf("the answer prompt does not ask for bullet points:\n%.2000s", prompt.String())
 	}
 }
+
+// With a model answering, query asks it for high- and low-level keywords
+// first, as LightRAG does, and searches with both lists; --keywords
+// offline splits the question instead.
+func TestQuery_ModelKeywordsCLI(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	mustCLI(t, data, "extract", "--name", "carol", "--embedder", "offline", doc)
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
+		{Contains: "prepare a question for retrieval", Text: `{"high_level_keywords": ["partnership"], "low_level_keywords": ["Marley", "Scrooge"]}`},
+		{Text: "Scrooge was Marley's partner [1]."},
+	}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	out := mustCLI(t, data, "query", "carol@1", "Who was Marley's partner?", "--provider", "openai", "--mode", "hybrid", "--json")
+	var res struct {
+		Keywords struct {
+			High   []string `json:"high"`
+			Low    []string `json:"low"`
+			Source string   `json:"source"`
+		} `json:"keywords"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if res.Keywords.Source != "model" || strings.Join(res.Keywords.High, ",") != "partnership" || strings.Join(res.Keywords.Low, ",") != "Marley,Scrooge" {
+		t.Fatalf("keywords %+v", res.Keywords)
+	}
+	prompts := 0
+	for _, c := range srv.Calls() {
+		for _, m := range c.Messages {
+			if strings.Contains(m.Content, "prepare a question for retrieval") {
+				prompts++
+			}
+		}
+	}
+	if prompts != 1 {
+		t.Fatalf("%d keyword prompts sent, want 1", prompts)
+	}
+	before := srv.Count()
+	out = mustCLI(t, data, "query", "carol@1", "Who was Scrooge's clerk?", "--provider", "openai", "--keywords", "offline", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Keywords.Source != "offline" || srv.Count() != before+1 {
+		t.Fatalf("offline keywords: %+v, %d calls (%v)", res.Keywords, srv.Count()-before, err)
+	}
+}

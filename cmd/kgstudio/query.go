@@ -21,6 +21,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	provider := fs.String("provider", string(extract.ProviderNone), "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
 	answerOnly := fs.Bool("answer", false, "print only the answer (a model's, or extractive without a provider) with its references")
 	asJSON := fs.Bool("json", false, "print the result as JSON (the same as GET /api/versions/ID/query)")
+	keywords := fs.String("keywords", "", "who splits the question into keywords: model (the default when --provider answers, as LightRAG) or offline")
 	responseType := fs.String("response-type", "", "the shape of a model's answer, as LightRAG's response_type: Multiple Paragraphs (the default), Single Paragraph, Bullet Points ...")
 	asOf := fs.String("as-of", "", "ask of the graph as it stood on DATE (YYYY-MM-DD or RFC 3339); default: the facts that hold now")
 	pos, err := parse(fs, args)
@@ -50,7 +51,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errors.New("query: a question is required after NAME@V")
 	}
 	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: extract.Provider(*provider), Mode: *mode, TopK: *topK, AsOf: *asOf,
-		ResponseType: *responseType})
+		ResponseType: *responseType, Keywords: *keywords})
 	if err != nil {
 		return err
 	}
