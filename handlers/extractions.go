@@ -198,7 +198,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), in.Embedder
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
-	cfg.Strict, cfg.Reports = in.Strict, strings.TrimSpace(in.Reports)
+	cfg.Strict, cfg.Reports, cfg.NoCache = in.Strict, strings.TrimSpace(in.Reports), in.NoCache
 	// Numbers are only read here: their ranges are checked by the app, as
 	// for the CLI.
 	for _, n := range []struct {
@@ -391,18 +391,21 @@ func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
 // documents as repeated doc values and each prompt template as
 // prompt_NAME.
 type runInput struct {
-	Name        string            `json:"name"`
-	Strategy    string            `json:"strategy"`
-	Provider    string            `json:"provider"`
-	Embedder    string            `json:"embedder"`
-	Reports     string            `json:"reports"`
-	MaxReports  *int              `json:"max_reports"`
-	Model       string            `json:"model"`
-	Language    string            `json:"language"`
-	Reference   string            `json:"reference"`
-	Schema      string            `json:"schema"`
-	Note        string            `json:"note"`
-	Strict      bool              `json:"strict"`
+	Name       string `json:"name"`
+	Strategy   string `json:"strategy"`
+	Provider   string `json:"provider"`
+	Embedder   string `json:"embedder"`
+	Reports    string `json:"reports"`
+	MaxReports *int   `json:"max_reports"`
+	Model      string `json:"model"`
+	Language   string `json:"language"`
+	Reference  string `json:"reference"`
+	Schema     string `json:"schema"`
+	Note       string `json:"note"`
+	Strict     bool   `json:"strict"`
+	// NoCache asks the model anew instead of answering from the call
+	// cache (the CLI's --no-cache).
+	NoCache     bool              `json:"no_cache"`
 	ChunkSize   *int              `json:"chunk_size"`
 	Overlap     *int              `json:"overlap"`
 	Concurrency *int              `json:"concurrency"`
@@ -434,6 +437,7 @@ func readRunInput(c echo.Context) (runInput, error) {
 	in.Model, in.Language, in.Reference = c.FormValue("model"), c.FormValue("language"), c.FormValue("reference")
 	in.Reports = c.FormValue("reports")
 	in.Schema, in.Note, in.Strict = c.FormValue("schema"), c.FormValue("note"), c.FormValue("strict") != ""
+	in.NoCache = c.FormValue("no_cache") != ""
 	num := func(name string, dst **int) error {
 		s := strings.TrimSpace(c.FormValue(name))
 		if s == "" {

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/handlers"
 )
@@ -74,5 +76,44 @@ func TestQuery_ResponseTypeReachesThePrompt(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("an overlong response_type: %s", resp.Status)
+	}
+}
+
+// no_cache on the run API (and the form's checkbox) asks the model anew:
+// the same run again answers from the call cache without it, and makes
+// its calls again with it.
+func TestExtractions_NoCache(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\n<|COMPLETE|>"}}})
+	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
+	d := a.MustExtract(t, "plain", "marley.txt", "Marley was dead, to begin with. Scrooge signed the register of his burial.", extract.DefaultConfig())
+	run := func(noCache bool) int {
+		t.Helper()
+		before := fake.Count()
+		body := fmt.Sprintf(`{"name":"tuple","strategy":"tuple","provider":"openai","max_gleaning":0,"document_ids":[%d],"no_cache":%t}`, d.DocumentIDs[0], noCache)
+		resp, err := http.Post(a.Server.URL+"/api/extractions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		id, ok := out["id"].(float64)
+		if !ok {
+			t.Fatalf("run: %s %v", resp.Status, out)
+		}
+		if v := waitVersion(t, a, int(id)); v.Status != "done" || v.Config.NoCache != noCache {
+			t.Fatalf("run: %s, no_cache %t", v.Status, v.Config.NoCache)
+		}
+		return fake.Count() - before
+	}
+	if n := run(false); n == 0 {
+		t.Fatal("the first run called no model")
+	}
+	if n := run(false); n != 0 {
+		t.Fatalf("the same run again made %d calls, want them answered from the cache", n)
+	}
+	if n := run(true); n == 0 {
+		t.Fatal("no_cache answered from the cache")
 	}
 }

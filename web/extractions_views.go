@@ -48,6 +48,7 @@ type RunForm struct {
 	ChunkSize   int
 	Overlap     int
 	Strict      bool
+	NoCache     bool
 	Concurrency int
 	MaxGleaning int
 	Language    string
