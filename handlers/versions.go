@@ -83,6 +83,12 @@ func (h *Handler) showVersion(c echo.Context) error {
 	if p.Chunks, err = h.chunkRows(ctx, v, docs); err != nil {
 		return err
 	}
+	// A long version lists its first chunks (each has a page of its own,
+	// linked from its graph, its failures and Ask's passages).
+	if len(p.Chunks) > web.MaxChunkRows {
+		p.ChunksMore = len(p.Chunks) - web.MaxChunkRows
+		p.Chunks = p.Chunks[:web.MaxChunkRows]
+	}
 	return h.page(c, "extractions", v.Label(), web.VersionView(p))
 }
 

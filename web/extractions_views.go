@@ -116,11 +116,13 @@ type VersionPage struct {
 	NodePager, EdgePager Pager
 	TypeFilter           string
 	// OffSchemaOnly keeps the nodes and edges the schema does not know.
-	OffSchemaOnly                                  bool
-	Query                                          string
-	Sort                                           string
-	Types                                          []string
-	Chunks                                         []ChunkRow
+	OffSchemaOnly bool
+	Query         string
+	Sort          string
+	Types         []string
+	Chunks        []ChunkRow
+	// ChunksMore counts the chunks not listed (past MaxChunkRows).
+	ChunksMore                                     int
 	PromptTokens, OutputTokens, Calls, CachedCalls int
 	CachedTokens                                   int
 	OffSchema, ParseFailures                       int
@@ -280,3 +282,10 @@ type Pager struct {
 	From, To, Total  int
 	PrevURL, NextURL string
 }
+
+// MaxChunkRows is how many chunks a version page lists; the table folds
+// past foldChunkRows.
+const (
+	MaxChunkRows  = 500
+	foldChunkRows = 20
+)

@@ -13,6 +13,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/web"
 )
 
 // response_type reaches the model's answer prompt from the query API, the
@@ -115,5 +116,35 @@ func TestExtractions_NoCache(t *testing.T) {
 	}
 	if n := run(true); n == 0 {
 		t.Fatal("no_cache answered from the cache")
+	}
+}
+
+// A version page lists a short version's chunks open, folds a long
+// version's, and lists at most MaxChunkRows of them, saying how many more
+// there are.
+func TestVersionPage_ChunksFold(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	small := a.MustExtract(t, "small", "s.txt", "Marley was dead. Scrooge signed the register.", extract.DefaultConfig())
+	var b strings.Builder
+	for i := range web.MaxChunkRows + 20 {
+		fmt.Fprintf(&b, "Person%04d met Person%04d in Town%04d.\n", i, i+1, i)
+	}
+	cfg := extract.DefaultConfig()
+	cfg.ChunkSize, cfg.Overlap = 50, 0
+	big := a.MustExtract(t, "big", "b.txt", b.String(), cfg)
+	_, page := a.Get(t, fmt.Sprintf("/versions/%d", small.ID))
+	if _, open := page.Find(`[data-testid="chunks-fold"]`).Attr("open"); !open || page.Find(`[data-testid="chunks-more"]`).Length() != 0 {
+		t.Fatal("a short version's chunks are folded, or said to be more")
+	}
+	_, page = a.Get(t, fmt.Sprintf("/versions/%d", big.ID))
+	if _, open := page.Find(`[data-testid="chunks-fold"]`).Attr("open"); open {
+		t.Fatal("a long version's chunks are not folded")
+	}
+	if n := page.Find(`[data-testid="chunks"] tbody tr`).Length(); n != web.MaxChunkRows || big.ChunksTotal <= web.MaxChunkRows {
+		t.Fatalf("%d chunk rows listed of %d", n, big.ChunksTotal)
+	}
+	if more := page.Find(`[data-testid="chunks-more"]`).Text(); !strings.Contains(more, fmt.Sprint(big.ChunksTotal-web.MaxChunkRows)) {
+		t.Fatalf("the note on the others: %q", more)
 	}
 }
