@@ -1,6 +1,12 @@
 package nlp
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 // The word lists below are general knowledge about English names: cue
 // words that head organisation, place and event names, person titles and
@@ -423,4 +429,35 @@ func gazetteer(name string) (category, bool) {
 		return catPerson, true
 	}
 	return catMisc, false
+}
+
+// isGivenName reports a given name, its accents aside ("Leó" is "Leo",
+// "José" is "Jose").
+func isGivenName(w string) bool {
+	if givenNames[w] {
+		return true
+	}
+	folded := foldAccents(w)
+	return folded != w && givenNames[folded]
+}
+
+// foldAccents drops a word's combining marks: "Szilárd" is "Szilard".
+func foldAccents(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return w
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(w) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

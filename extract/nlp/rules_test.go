@@ -442,3 +442,28 @@ func TestExtractor_PrizeNames(t *testing.T) {
 		}
 	}
 }
+
+// A given name written with its accents is a given name: "Leó Szilárd"
+// and "José Martí" are people.
+func TestExtractor_AccentedGivenNames(t *testing.T) {
+	doc, err := extract.ReadDocument("e.txt", []byte("Leó Szilárd moved to the United States in 1938. José Martí wrote poems in New York."), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.ID = 42
+	g := extractDoc(t, mustNew(t, Options{}), doc)
+	for _, who := range []string{"Leó Szilárd", "José Martí"} {
+		found := false
+		for _, n := range g.Nodes {
+			if n.Name == who {
+				found = true
+				if n.Type != "Person" {
+					t.Errorf("%s typed %s", who, n.Type)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s not found: %v", who, g.Nodes)
+		}
+	}
+}

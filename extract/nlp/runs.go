@@ -233,7 +233,7 @@ func (b *runBuilder) ofHead(i, j int) bool {
 		return true
 	}
 	// A single common noun: "Ghost of Christmas Past", "Song of Freedom".
-	return i == j && !titles[w] && !rankWords[w] && !roleWords[w] && !givenNames[w] && !b.tables.isPerson(w) && !gazetteerHas(w) && w != "List" &&
+	return i == j && !titles[w] && !rankWords[w] && !roleWords[w] && !isGivenName(w) && !b.tables.isPerson(w) && !gazetteerHas(w) && w != "List" &&
 		(b.toks[j].tag == "NN" || b.toks[j].tag == "NNS" || b.tables.lower[strings.ToLower(w)] > 0)
 }
 
@@ -421,7 +421,7 @@ func (b *runBuilder) capsNeighbour(k int) bool {
 // nationality.
 func (b *runBuilder) splitsFrom(k int) bool {
 	w := b.toks[k].text
-	return titles[w] || rankWords[w] && b.titleAt(k, len(b.toks)-1) || givenNames[w] || religions[w] || demonyms[w] || partyWords[w] ||
+	return titles[w] || rankWords[w] && b.titleAt(k, len(b.toks)-1) || isGivenName(w) || religions[w] || demonyms[w] || partyWords[w] ||
 		b.tables.isPerson(w)
 }
 
@@ -442,7 +442,7 @@ func (b *runBuilder) titleAt(k, last int) bool {
 // a given name, a title, or a name the document knows as a person.
 func (b *runBuilder) personAhead(first, last int) bool {
 	w := b.toks[first].text
-	if givenNames[w] || titles[w] {
+	if isGivenName(w) || titles[w] {
 		return true
 	}
 	name := strings.Join(strings.Fields(b.text[b.toks[first].start:b.toks[last].end]), " ")
@@ -604,7 +604,7 @@ func quotedTitle(text string, s, e int, inner string) (entity, bool) {
 	if strings.ContainsAny(text[ts:te], ".,") && len(words) < 3 {
 		return entity{}, false
 	}
-	if len(words) <= 3 && givenNames[strings.Trim(words[len(words)-1], ",")] {
+	if len(words) <= 3 && isGivenName(strings.Trim(words[len(words)-1], ",")) {
 		return entity{}, false // a nickname: Tim Cratchit ("Tiny Tim")
 	}
 	if len(words) == 1 {

@@ -418,7 +418,7 @@ func buildTables(content string) *docTables {
 				person = true
 			}
 		}
-		if len(words) >= 2 && givenNames[words[0]] {
+		if len(words) >= 2 && isGivenName(words[0]) {
 			person = true
 		}
 		if _, ok := headCat[last]; ok || gazetteerHas(name) || placeLeads[words[0]] && !titled {
@@ -478,7 +478,7 @@ func buildTables(content string) *docTables {
 			continue
 		}
 		add(last, name)
-		if givenNames[s.words[0]] {
+		if isGivenName(s.words[0]) {
 			given[s.words[0]] = append(given[s.words[0]], name)
 		}
 	}

@@ -89,7 +89,7 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 	if en.title != "" {
 		return catPerson, true
 	}
-	if f < l && nameSuffixes[toks[l].text] && (givenNames[toks[f].text] || toks[l].text != "I") {
+	if f < l && nameSuffixes[toks[l].text] && (isGivenName(toks[f].text) || toks[l].text != "I") {
 		return catPerson, true
 	}
 	if f < l {
@@ -100,11 +100,11 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 				}
 			}
 		}
-		if givenNames[toks[f].text] && !placeLeads[toks[f].text] {
+		if isGivenName(toks[f].text) && !placeLeads[toks[f].text] {
 			return catPerson, true
 		}
 		// A given name after a nickname word: "Tiny Tim", "Little John".
-		if givenNames[toks[l].text] && !placeLeads[toks[f].text] && !placeFirst[toks[f].text] && !saints[toks[f].text] {
+		if isGivenName(toks[l].text) && !placeLeads[toks[f].text] && !placeFirst[toks[f].text] && !saints[toks[f].text] {
 			return catPerson, true
 		}
 		// A club prefix or suffix ("FK Teleoptik", "Graz EC").
@@ -177,7 +177,7 @@ func pluralOfName(en *entity, toks []tok) bool {
 // evidence.
 func placeCompound(text string, en *entity, toks []tok) bool {
 	f, l := en.tokFirst, en.tokLast
-	if f < 0 || f == l || demonyms[toks[f].text] || givenNames[toks[f].text] {
+	if f < 0 || f == l || demonyms[toks[f].text] || isGivenName(toks[f].text) {
 		return false
 	}
 	for k := f; k <= l; k++ {
@@ -330,7 +330,7 @@ func (e *Extractor) classify(text string, ents []entity, toks []tok, sentOf []in
 			en.cat, en.typed, en.ev = c, true, evContext
 			continue
 		}
-		if en.tokFirst == en.tokLast && givenNames[en.name] {
+		if en.tokFirst == en.tokLast && isGivenName(en.name) {
 			en.cat, en.typed, en.ev = catPerson, true, evContext
 			continue
 		}
