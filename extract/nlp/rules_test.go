@@ -444,21 +444,22 @@ func TestExtractor_PrizeNames(t *testing.T) {
 }
 
 // A given name written with its accents is a given name: "Leó Szilárd"
-// and "José Martí" are people.
+// and "José Martí" are people; an institution named with a possessive is
+// one name, not a king and a college ("King's College London").
 func TestExtractor_AccentedGivenNames(t *testing.T) {
-	doc, err := extract.ReadDocument("e.txt", []byte("Leó Szilárd moved to the United States in 1938. José Martí wrote poems in New York."), 0)
+	doc, err := extract.ReadDocument("e.txt", []byte("Leó Szilárd moved to the United States in 1938. José Martí wrote poems in New York. James Watson studied at King's College London."), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc.ID = 42
 	g := extractDoc(t, mustNew(t, Options{}), doc)
-	for _, who := range []string{"Leó Szilárd", "José Martí"} {
+	for who, typ := range map[string]string{"Leó Szilárd": "Person", "José Martí": "Person", "King's College London": "Organization"} {
 		found := false
 		for _, n := range g.Nodes {
 			if n.Name == who {
 				found = true
-				if n.Type != "Person" {
-					t.Errorf("%s typed %s", who, n.Type)
+				if n.Type != typ {
+					t.Errorf("%s typed %s, want %s", who, n.Type, typ)
 				}
 			}
 		}

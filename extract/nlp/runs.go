@@ -203,13 +203,17 @@ func (b *runBuilder) extend(i int) (int, int) {
 		// "St. Paul's Churchyard", "Regent's Park", "People's Republic":
 		// a possessive inside a place name.
 		case b.same(i, j+2) && toks[j+1].tag == "POS" && toks[j+1].start == toks[j].end && b.isCand(j+2) &&
-			(saint || placeHeads[toks[j+2].text] && !b.isCandAt(j+3)):
+			(saint || placeHeads[toks[j+2].text] && !b.isCandAt(j+3) || possessiveHeads[toks[j+2].text]):
 			j += 2
 			continue
 		}
 		return j, dash
 	}
 }
+
+// possessiveHeads are institutions named with a possessive ("King's
+// College London", "Queen's University", "Children's Hospital").
+var possessiveHeads = wordsOf(`College University Hospital School Church Cathedral Academy`)
 
 // prizeHeads are the words a prize's name ends in before its field.
 var prizeHeads = wordsOf(`Prize Award Medal Trophy`)
@@ -327,7 +331,8 @@ func (b *runBuilder) finish(i, j, dash int) []entity {
 	// title stays ("Lord Mayor"), "St." stays in a place ("St. Paul's
 	// Churchyard").
 	tf := first
-	for tf <= last && (titles[toks[tf].text] || rankWords[toks[tf].text] && tf < last && b.titleAt(tf+1, last)) {
+	for tf <= last && (titles[toks[tf].text] || rankWords[toks[tf].text] && tf < last && b.titleAt(tf+1, last)) &&
+		!(tf < last && toks[tf+1].tag == "POS") { // "King's College" names no king
 		tf++
 	}
 	if tf > first {
