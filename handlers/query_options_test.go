@@ -24,18 +24,6 @@ func TestQuery_ResponseTypeReachesThePrompt(t *testing.T) {
 	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "- Marley was Scrooge's partner [1]."}}})
 	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
 	v := mustCarol(t, a)
-	lastPrompt := func() string {
-		t.Helper()
-		calls := fake.Calls()
-		if len(calls) == 0 {
-			t.Fatal("no model call")
-		}
-		var b strings.Builder
-		for _, m := range calls[len(calls)-1].Messages {
-			b.WriteString(m.Content)
-		}
-		return b.String()
-	}
 	for i, shape := range []string{"Bullet Points", "Single Paragraph", "Three Haiku"} {
 		q := fmt.Sprintf("%s (%d)", partnerQuestion, i) // a question of its own: no cached answer
 		switch i {
@@ -66,7 +54,7 @@ func TestQuery_ResponseTypeReachesThePrompt(t *testing.T) {
 			var out struct{ Answer string }
 			callTool(t, cs, "query", map[string]any{"question": q, "version": v.Label(), "response_type": shape}, &out)
 		}
-		if p := lastPrompt(); !strings.Contains(p, shape) {
+		if p := fake.LastPrompt(); !strings.Contains(p, shape) {
 			t.Errorf("%s: the answer prompt does not ask for %q", []string{"query API", "chat API", "MCP"}[i], shape)
 		}
 	}

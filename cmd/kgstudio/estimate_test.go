@@ -56,16 +56,8 @@ func TestQuery_ResponseTypeCLI(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
 	t.Setenv("OPENAI_MODEL", "local")
 	mustCLI(t, data, "query", "carol@1", "Who was Marley?", "--provider", "openai", "--response-type", "Bullet Points")
-	calls := srv.Calls()
-	if len(calls) == 0 {
-		t.Fatal("no model call")
-	}
-	var prompt strings.Builder
-	for _, m := range calls[len(calls)-1].Messages {
-		prompt.WriteString(m.Content)
-	}
-	if !strings.Contains(prompt.String(), "Bullet Points") {
-		t.Fatalf("the answer prompt does not ask for bullet points:\n%.2000s", prompt.String())
+	if prompt := srv.LastPrompt(); !strings.Contains(prompt, "Bullet Points") {
+		t.Fatalf("the answer prompt does not ask for bullet points:\n%.2000s", prompt)
 	}
 }
 

@@ -111,6 +111,22 @@ func (s *Server) Calls() []Call {
 	return append([]Call(nil), s.calls...)
 }
 
+// LastPrompt is every message of the last request received, joined
+// ("" before any).
+func (s *Server) LastPrompt() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.calls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, m := range s.calls[len(s.calls)-1].Messages {
+		b.WriteString(m.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // Reset forgets the requests received so far (the fault counter too).
 func (s *Server) Reset() {
 	s.mu.Lock()
