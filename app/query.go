@@ -307,7 +307,9 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		return res, nil
 	}
 	if qc.Empty() {
+		// LightRAG's fail response, without a call.
 		res.Note = "Nothing in the graph matches the question, so the model was not asked."
+		res.Answer = &QueryAnswer{Text: query.FailResponse(in.Question), Cited: []string{}, Provider: in.Provider, Model: model}
 		return res, nil
 	}
 	actx := ctx

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -137,5 +138,32 @@ func TestApp_TriplesJoinTheText(t *testing.T) {
 	}
 	if len(named["Nobel Prize in Physics"]) != 1 {
 		t.Errorf("the triple's object: %v", named["Nobel Prize in Physics"])
+	}
+}
+
+// A question nothing in the graph matches gets LightRAG's fail response
+// in its own language, with a model configured or not, and the model is
+// not asked.
+func TestQueries_FailResponse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: `{"high_level_keywords": [], "low_level_keywords": []}`}}})
+	a, st := llmTestApp(t, srv, 2)
+	d := addDoc(t, st, "marley.txt", "Marley was dead, to begin with. Scrooge signed the register of his burial.")
+	v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
+	before := srv.Count()
+	res, err := a.Queries.Ask(ctx, v, QueryInput{Question: "Xylophones quarks zeppelins?", Provider: extract.ProviderOpenAI, Keywords: KeywordsOffline, Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer == nil || !strings.HasSuffix(res.Answer.Text, "[no-context]") || srv.Count() != before {
+		t.Fatalf("answer %+v, %d model calls", res.Answer, srv.Count()-before)
+	}
+	zh, err := a.Queries.Ask(ctx, v, QueryInput{Question: "量子计算机是什么？", Provider: extract.ProviderNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zh.Answer == nil || !strings.Contains(zh.Answer.Text, "无法回答") {
+		t.Fatalf("a Chinese question's fail response: %+v", zh.Answer)
 	}
 }

@@ -75,7 +75,7 @@ func Extractive(question string, c Context, max int) string {
 	var b strings.Builder
 	b.WriteString(ExtractiveNote + "\n\n")
 	if len(order) == 0 {
-		b.WriteString("The retrieved documents hold no sentence that shares a word with the question, so there is not enough information to answer.\n")
+		b.WriteString(FailResponse(question) + "\n")
 		return b.String()
 	}
 	// Only sentences that answer about as well as the best: one that
@@ -112,6 +112,16 @@ func Extractive(question string, c Context, max int) string {
 		fmt.Fprintf(&b, "- [%d] %s\n", n, refs[n-1].Title)
 	}
 	return b.String()
+}
+
+// FailResponse is the answer to a question nothing retrieved answers, in
+// the question's language (Chinese for a question in Han script, English
+// otherwise), ending in LightRAG's "[no-context]" mark.
+func FailResponse(question string) string {
+	if extract.IsCJK(question) {
+		return "抱歉，检索到的内容中没有与问题相关的信息，无法回答这个问题。[no-context]"
+	}
+	return "Sorry, there is not enough information to answer that question: nothing retrieved shares a word with it. [no-context]"
 }
 
 // extractiveShare is the least share of the best sentence's score a
