@@ -319,6 +319,9 @@ func (r *lexReader) postings(x *textIndex, n int, text func(id int) string) {
 	x.texts = make([]string, len(x.ids))
 	for j := range x.ids {
 		x.ids[j] = r.index(n, false)
+		if r.err != nil {
+			return // no id to read a text by
+		}
 		x.texts[j] = text(x.ids[j])
 	}
 	terms := r.count()
