@@ -48,13 +48,7 @@ func TestExtract_EstimateCLI(t *testing.T) {
 
 // query --response-type reaches the model's answer prompt.
 func TestQuery_ResponseTypeCLI(t *testing.T) {
-	t.Setenv("DATABASE_URL", "")
-	data := t.TempDir()
-	doc := writeFile(t, "marley.txt", marleyText)
-	mustCLI(t, data, "extract", "--name", "carol", "--embedder", "offline", doc)
-	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "- Marley was dead [1]."}}})
-	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
-	t.Setenv("OPENAI_MODEL", "local")
+	data, srv := carolWithModel(t, fakellm.Rule{Text: "- Marley was dead [1]."})
 	mustCLI(t, data, "query", "carol@1", "Who was Marley?", "--provider", "openai", "--response-type", "Bullet Points")
 	if prompt := srv.LastPrompt(); !strings.Contains(prompt, "Bullet Points") {
 		t.Fatalf("the answer prompt does not ask for bullet points:\n%.2000s", prompt)
@@ -65,16 +59,9 @@ func TestQuery_ResponseTypeCLI(t *testing.T) {
 // first, as LightRAG does, and searches with both lists; --keywords
 // offline splits the question instead.
 func TestQuery_ModelKeywordsCLI(t *testing.T) {
-	t.Setenv("DATABASE_URL", "")
-	data := t.TempDir()
-	doc := writeFile(t, "marley.txt", marleyText)
-	mustCLI(t, data, "extract", "--name", "carol", "--embedder", "offline", doc)
-	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
-		{Contains: "prepare a question for retrieval", Text: `{"high_level_keywords": ["partnership"], "low_level_keywords": ["Marley", "Scrooge"]}`},
-		{Text: "Scrooge was Marley's partner [1]."},
-	}})
-	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
-	t.Setenv("OPENAI_MODEL", "local")
+	data, srv := carolWithModel(t,
+		fakellm.Rule{Contains: "prepare a question for retrieval", Text: `{"high_level_keywords": ["partnership"], "low_level_keywords": ["Marley", "Scrooge"]}`},
+		fakellm.Rule{Text: "Scrooge was Marley's partner [1]."})
 	out := mustCLI(t, data, "query", "carol@1", "Who was Marley's partner?", "--provider", "openai", "--mode", "hybrid", "--json")
 	var res struct {
 		Keywords struct {
@@ -105,4 +92,18 @@ func TestQuery_ModelKeywordsCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Keywords.Source != "offline" || srv.Count() != before+1 {
 		t.Fatalf("offline keywords: %+v, %d calls (%v)", res.Keywords, srv.Count()-before, err)
 	}
+}
+
+// carolWithModel extracts the Marley text offline as carol@1 into a new
+// data folder and points the CLI's OpenAI provider at a local server
+// answering by rules.
+func carolWithModel(t *testing.T, rules ...fakellm.Rule) (string, *fakellm.Server) {
+	t.Helper()
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	mustCLI(t, data, "extract", "--name", "carol", "--embedder", "offline", writeFile(t, "marley.txt", marleyText))
+	srv := fakellm.New(t, fakellm.Options{Rules: rules})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	return data, srv
 }
