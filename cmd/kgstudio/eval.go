@@ -248,6 +248,7 @@ func printEval(w io.Writer, file, format, strategy string, rep eval.Report, byte
 	if r.LabelsComparable {
 		fmt.Fprintf(w, "relations labelled:   P %.3f  R %.3f  F1 %.3f  (%d gold triples)\n",
 			r.Labelled.Precision, r.Labelled.Recall, r.Labelled.F1, r.GoldTriples)
+		printLabels(w, r.ByLabel)
 	} else {
 		fmt.Fprintln(w, "relations labelled:   not comparable (the nlp strategy labels edges with verb phrases)")
 	}
@@ -328,4 +329,24 @@ func score(m map[string]float64, k string) string {
 		return fmt.Sprintf("%.3f", v)
 	}
 	return "  n/a"
+}
+
+// printLabels prints the labelled score's biggest labels (by gold and
+// extracted triples, at most 12): gold, found, extracted, correct.
+func printLabels(w io.Writer, by map[string]eval.LabelCount) {
+	labels := make([]string, 0, len(by))
+	for l := range by {
+		labels = append(labels, l)
+	}
+	size := func(l string) int { return max(by[l].Gold, by[l].Extracted) }
+	sort.Slice(labels, func(i, j int) bool {
+		if a, b := size(labels[i]), size(labels[j]); a != b {
+			return a > b
+		}
+		return labels[i] < labels[j]
+	})
+	for _, l := range labels[:min(len(labels), 12)] {
+		c := by[l]
+		fmt.Fprintf(w, "  %-24s gold %4d found %4d  extracted %4d correct %4d\n", l, c.Gold, c.Found, c.Extracted, c.Correct)
+	}
 }

@@ -90,6 +90,19 @@ type RelationReport struct {
 	GoldTriples    int `json:"gold_triples"`
 	ExtractedPairs int `json:"extracted_pairs"`
 	ExtractedEdges int `json:"extracted_triples"`
+	// ByLabel counts, per normalised label of either side, the gold
+	// triples and how many were found, and the extracted triples and how
+	// many were right: where a graph's labels miss and where they are
+	// wrong.
+	ByLabel map[string]LabelCount `json:"by_label,omitempty"`
+}
+
+// LabelCount is one label's share of the labelled score.
+type LabelCount struct {
+	Gold      int `json:"gold"`
+	Found     int `json:"found"`
+	Extracted int `json:"extracted"`
+	Correct   int `json:"correct"`
 }
 
 // Score scores extracted[i] against entries[i]. Matching is by
@@ -119,6 +132,12 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 	var typedMatched, typedFound, oneToOne, typedOneToOne int
 	var pairFound, pairCorrect, tripleFound, tripleCorrect int
 	r := &rep.Relations
+	r.ByLabel = map[string]LabelCount{}
+	count := func(label string, f func(*LabelCount)) {
+		c := r.ByLabel[label]
+		f(&c)
+		r.ByLabel[label] = c
+	}
 	for i, e := range entries {
 		var g extract.Graph
 		if i < len(extracted) {
@@ -209,7 +228,11 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 				continue // self-loops are left out on both sides
 			}
 			goldPairs[orderPair(gr.Head, gr.Tail)] = true
-			goldTriples[triple{gr.Head, NormalizeLabel(gr.Label), gr.Tail}] = true
+			tr := triple{gr.Head, NormalizeLabel(gr.Label), gr.Tail}
+			if !goldTriples[tr] {
+				count(tr.label, func(c *LabelCount) { c.Gold++ })
+			}
+			goldTriples[tr] = true
 		}
 		r.GoldPairs += len(goldPairs)
 		r.GoldTriples += len(goldTriples)
@@ -262,7 +285,16 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 				if correct {
 					tripleCorrect++
 				}
+				count(label, func(c *LabelCount) {
+					c.Extracted++
+					if correct {
+						c.Correct++
+					}
+				})
 			}
+		}
+		for tr := range hitTriples {
+			count(tr.label, func(c *LabelCount) { c.Found++ })
 		}
 		r.ExtractedPairs += len(pairSeen)
 		r.ExtractedEdges += len(tripleSeen)

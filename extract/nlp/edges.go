@@ -229,10 +229,11 @@ func pairKey(a, b string) [2]string {
 //     second the object of one clause (clauseVerb, or cjkVerb for CJK
 //     text), the sentence's subject a verb label for an object further on
 //     (carriedVerb), pairs a standard relation their kinds and the text
-//     between them give (pairRelation), else "related_to" — except for
-//     the members of one list, a date and anything but the subject, and
-//     an entity and the object of the subject's verb, which are not
-//     linked;
+//     between them give (pairRelation), else "related_to" when one of
+//     the two is the sentence's subject — except for the members of one
+//     list, a date and anything but the subject, and an entity and the
+//     object of the subject's verb, which are not linked;
+//   - places and organisations their country (countries);
 //   - the document's main entity with the entities of other sentences, and
 //     a sentence's subject with the entities of the next sentence when that
 //     one opens with a pronoun ("He won ..."), at a lower weight.
@@ -245,11 +246,11 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	for i, en := range ents {
 		keys[i] = extract.NodeKey(en.name)
 	}
-	sentStart := 0
+	sentStart, subj := 0, 0
 	for a := 0; a < len(ents); a++ {
 		first := a == 0 || ents[a-1].sent != ents[a].sent
 		if first {
-			sentStart = a
+			sentStart, subj = a, sentenceSubject(ents, a)
 		}
 		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
 			ea, eb2 := ents[a], ents[b]
@@ -277,7 +278,13 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			if label != "" && (eb2.cat == catDate || ea.cat == catDate) && !isPrepWord(lastWord(label)) {
 				label = ""
 			}
-			if label != "" && !cjk {
+			if label != "" && !cjk && b == a+1 && ea.cat != catPerson {
+				// "is an album by": what the work is says the relation.
+				if r, ok := workOf(text, ea, eb2, strings.TrimSpace(text[ea.end:eb2.start])); ok {
+					label, phrase = r.Label(), label
+				}
+			}
+			if label != "" && phrase == "" && !cjk {
 				// A phrase with a standard reading takes its name ("was
 				// born in" -> place of birth); the phrase stays as the
 				// edge's keywords.
@@ -288,9 +295,10 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 					}
 				}
 			}
-			if label == "" && !cjk {
-				// No verb: what the two are and how they stand in the
-				// text ("Ulm, Germany"; "Ada (born 1815)").
+			if (label == "" || beVerbs[label]) && !cjk {
+				// No verb, or a bare copula ("is a German racer"): what
+				// the two are and how they stand in the text ("Ulm,
+				// Germany"; "Ada (born 1815)").
 				if r, reverse, ok := pairRelation(text, ents, a, b); ok {
 					label = r.Label()
 					if reverse {
@@ -310,6 +318,12 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				(ea.cat == catDate || eb2.cat == catDate) && !first) {
 				continue
 			}
+			// Nor does it link two things the sentence names beside its
+			// subject: "Alger moved to Calgary with Rod Sykes" says
+			// nothing of Calgary and Sykes.
+			if label == "" && !cjk && a != subj && b != subj {
+				continue
+			}
 			if label == "" {
 				label = "related_to"
 				if dst < src {
@@ -321,6 +335,9 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				eb.keywords(src, dst, label, phrase)
 			}
 		}
+	}
+	if !cjk {
+		eb.countries(ents, keys)
 	}
 	// Links beyond the sentence.
 	mainKey := extract.NodeKey(main)
@@ -356,7 +373,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	}
 	// A sentence opening with a pronoun goes on about the previous
 	// sentence's subject (its first entity, when it opens the sentence).
-	subj := -1
+	subj = -1
 	for i := 0; i < len(ents); {
 		s := ents[i].sent
 		j := i
@@ -381,6 +398,18 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		i = j
 	}
 	return eb.edges
+}
+
+// sentenceSubject returns the index of the subject of the sentence whose
+// first entity is ents[first]: its first entity that is no date or
+// number ("In 1998, Alger ...").
+func sentenceSubject(ents []entity, first int) int {
+	for i := first; i < len(ents) && ents[i].sent == ents[first].sent; i++ {
+		if ents[i].cat != catDate && ents[i].cat != catNumber {
+			return i
+		}
+	}
+	return first
 }
 
 // startsWithPronoun reports whether a sentence opens with a subject

@@ -461,3 +461,67 @@ func foldAccents(w string) string {
 	}
 	return b.String()
 }
+
+// demonymCountry maps a nationality adjective (or people) to its
+// country's name, so "Canadian" and "Canada" in one text are one country.
+// Regional adjectives ("African", "Texan", "Catalan") are not in it: they
+// name no country.
+var demonymCountry = pairsOf(`Afghan=Afghanistan Albanian=Albania Algerian=Algeria American=United_States
+	Americans=United_States Andorran=Andorra Angolan=Angola Argentine=Argentina Argentinian=Argentina
+	Armenian=Armenia Australian=Australia Australians=Australia Austrian=Austria Azerbaijani=Azerbaijan
+	Bahraini=Bahrain Bangladeshi=Bangladesh Belarusian=Belarus Belgian=Belgium Bolivian=Bolivia Bosnian=Bosnia
+	Brazilian=Brazil British=United_Kingdom Briton=United_Kingdom Britons=United_Kingdom Bulgarian=Bulgaria
+	Burmese=Myanmar Cambodian=Cambodia Cameroonian=Cameroon Canadian=Canada Canadians=Canada Chilean=Chile
+	Chinese=China Colombian=Colombia Congolese=Congo Croatian=Croatia Cuban=Cuba Cypriot=Cyprus Czech=Czech_Republic
+	Danish=Denmark Dane=Denmark Danes=Denmark Dutch=Netherlands Dutchman=Netherlands Ecuadorian=Ecuador
+	Egyptian=Egypt Egyptians=Egypt English=England Englishman=England Englishmen=England Eritrean=Eritrea
+	Estonian=Estonia Ethiopian=Ethiopia Fijian=Fiji Filipino=Philippines Finnish=Finland Finn=Finland Finns=Finland
+	French=France Frenchman=France Georgian=Georgia German=Germany Germans=Germany Ghanaian=Ghana Greek=Greece
+	Greeks=Greece Guatemalan=Guatemala Haitian=Haiti Honduran=Honduras Hungarian=Hungary Icelandic=Iceland
+	Indian=India Indians=India Indonesian=Indonesia Iranian=Iran Iraqi=Iraq Irish=Ireland Irishman=Ireland
+	Israeli=Israel Italian=Italy Italians=Italy Jamaican=Jamaica Japanese=Japan Jordanian=Jordan Kazakh=Kazakhstan
+	Kenyan=Kenya Korean=Korea Koreans=Korea Kosovar=Kosovo Kuwaiti=Kuwait Kyrgyz=Kyrgyzstan Lao=Laos
+	Latvian=Latvia Lebanese=Lebanon Liberian=Liberia Libyan=Libya Lithuanian=Lithuania Luxembourgish=Luxembourg
+	Macedonian=Macedonia Malagasy=Madagascar Malaysian=Malaysia Maltese=Malta Mexican=Mexico Mexicans=Mexico
+	Moldovan=Moldova Mongolian=Mongolia Montenegrin=Montenegro Moroccan=Morocco Mozambican=Mozambique
+	Namibian=Namibia Nepali=Nepal Nepalese=Nepal Nicaraguan=Nicaragua Nigerian=Nigeria Norwegian=Norway
+	Norwegians=Norway Omani=Oman Pakistani=Pakistan Palestinian=Palestine Panamanian=Panama Paraguayan=Paraguay
+	Persian=Persia Peruvian=Peru Polish=Poland Pole=Poland Poles=Poland Portuguese=Portugal Qatari=Qatar
+	Romanian=Romania Russian=Russia Russians=Russia Rwandan=Rwanda Saudi=Saudi_Arabia Scottish=Scotland
+	Scot=Scotland Scots=Scotland Scotsman=Scotland Senegalese=Senegal Serbian=Serbia Serb=Serbia Serbs=Serbia
+	Singaporean=Singapore Slovak=Slovakia Slovakian=Slovakia Slovenian=Slovenia Somali=Somalia
+	South-African=South_Africa Spanish=Spain Spaniard=Spain Spaniards=Spain Sri-Lankan=Sri_Lanka Sudanese=Sudan
+	Swedish=Sweden Swede=Sweden Swedes=Sweden Swiss=Switzerland Syrian=Syria Taiwanese=Taiwan Tajik=Tajikistan
+	Tanzanian=Tanzania Thai=Thailand Tibetan=Tibet Tunisian=Tunisia Turkish=Turkey Turk=Turkey Turks=Turkey
+	Turkmen=Turkmenistan Ugandan=Uganda Ukrainian=Ukraine Uruguayan=Uruguay Uzbek=Uzbekistan Venezuelan=Venezuela
+	Vietnamese=Vietnam Welsh=Wales Welshman=Wales Yemeni=Yemen Zambian=Zambia Zimbabwean=Zimbabwe
+	Soviet=Soviet_Union Yugoslav=Yugoslavia Prussian=Prussia South_Korean=South_Korea North_Korean=North_Korea
+	South_African=South_Africa New_Zealander=New_Zealand Sri_Lankan=Sri_Lanka Saudi_Arabian=Saudi_Arabia
+	Puerto_Rican=Puerto_Rico Costa_Rican=Costa_Rica Greek_Cypriot=Cyprus Turkish_Cypriot=Cyprus`)
+
+// countryAliases name one country by another of its names, so "the U.S."
+// and "the United States" in one text are one country.
+var countryAliases = pairsOf(`US=United_States U.S.=United_States USA=United_States U.S.A.=United_States
+	America=United_States United_States_of_America=United_States UK=United_Kingdom U.K.=United_Kingdom
+	Britain=United_Kingdom Great_Britain=United_Kingdom USSR=Soviet_Union PRC=China
+	People's_Republic_of_China=China Russian_Federation=Russia Holland=Netherlands`)
+
+// wideRegions are continents, oceans, seas, mountain ranges, rivers and
+// regions that cross borders: they lie in no one country.
+var wideRegions = linesOf(`Africa|Asia|Europe|North America|South America|Latin America|Central America|Antarctica|
+	Oceania|Australasia|Eurasia|Middle East|Near East|Far East|Scandinavia|Balkans|Caribbean|Mediterranean|Caucasus|
+	Sahara|Arctic|Antarctic|Atlantic|Pacific|Indian Ocean|Atlantic Ocean|Pacific Ocean|Arctic Ocean|Baltic|Baltic Sea|
+	North Sea|Black Sea|Red Sea|Caspian Sea|Persian Gulf|Alps|Andes|Himalayas|Amazon|Nile|Danube|Rhine|Western Europe|
+	Eastern Europe|Southern Europe|Northern Europe|Central Europe|Southeast Asia|South Asia|East Asia|Central Asia|
+	West Africa|East Africa|North Africa|Southern Africa|Sub-Saharan Africa|World|Earth`)
+
+// pairsOf reads "key=value" words into a map; underscores stand for
+// spaces.
+func pairsOf(s string) map[string]string {
+	m := map[string]string{}
+	for _, f := range strings.Fields(s) {
+		k, v, _ := strings.Cut(f, "=")
+		m[strings.ReplaceAll(k, "_", " ")] = strings.ReplaceAll(v, "_", " ")
+	}
+	return m
+}

@@ -1,6 +1,7 @@
 package nlp
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract/relation"
@@ -27,7 +28,36 @@ func relationKind(e entity) relation.Kind {
 // isCountry reports whether a place's name is a country's.
 func isCountry(name string) bool {
 	name = placeName(name)
-	return countries[name] || countryCodes[name]
+	return countries[name] || countryAliases[name] != "" || countryCodes[name] && !cityCodes[name]
+}
+
+// subnational are the names in the countries list that name a part of a
+// country, or a territory that lies in one, for what it lies in.
+var subnational = linesOf(`Catalonia|Basque Country|Bavaria|Flanders|Wallonia|Kurdistan|Tibet|Crimea|Gaza|West Bank|
+	Greenland|Hong Kong|Macau|Puerto Rico|English Channel|Prussia`)
+
+// cityCodes are the abbreviations among countryCodes that name cities
+// or parts of a country.
+var cityCodes = wordsOf(`NYC LA DC D.C. SSR`)
+
+// countryOf returns the country a place entity names: a country's name
+// in its usual form ("the U.S." -> "United States"), or a nationality's
+// country ("Canadian" -> "Canada"); "" for anything else.
+func countryOf(e entity) string {
+	if e.cat != catLocation {
+		return ""
+	}
+	name := placeName(e.name)
+	switch {
+	case subnational[name]:
+		return ""
+	case countryAliases[name] != "":
+		return countryAliases[name]
+	case isCountry(name):
+		return name
+	default:
+		return demonymCountry[name]
+	}
 }
 
 // pairRelation reads a standard relation from two entities of a sentence
@@ -48,8 +78,13 @@ func isCountry(name string) bool {
 func pairRelation(text string, ents []entity, a, b int) (r relation.Relation, reverse, ok bool) {
 	ea, eb := ents[a], ents[b]
 	gap := strings.TrimSpace(text[ea.end:eb.start])
+	if b == a+1 && ea.cat != catPerson && ea.cat != catDate && ea.cat != catNumber {
+		if r, ok := workOf(text, ea, eb, gap); ok {
+			return r, false, true
+		}
+	}
 	switch {
-	case b == a+1 && ea.cat == catLocation && demonyms[ea.name] && eb.cat == catPerson && nounsOnly(gap):
+	case b == a+1 && demonymCountry[ea.name] != "" && ea.cat == catLocation && eb.cat == catPerson && nounsOnly(gap):
 		return mustRelation("P27"), true, true
 	case ea.cat == catPerson && nation(eb) && !isCountry(eb.name) && copulaOnly(text, ents, a, b):
 		return mustRelation("P27"), false, true
@@ -58,9 +93,9 @@ func pairRelation(text string, ents []entity, a, b int) (r relation.Relation, re
 			return mustRelation(id), false, true
 		}
 		return relation.Relation{}, false, false
-	case nation(ea) && located(eb):
+	case nation(ea) && inCountry(eb) && nationOf(text, ents, b, a):
 		return mustRelation("P17"), true, true
-	case located(ea) && nation(eb):
+	case inCountry(ea) && nation(eb) && nationOf(text, ents, a, b):
 		return mustRelation("P17"), false, true
 	case region(ea) && located(eb) && !region(eb):
 		return mustRelation("P131"), true, true
@@ -73,12 +108,74 @@ func pairRelation(text string, ents []entity, a, b int) (r relation.Relation, re
 }
 
 // nation reports a country or a nationality.
-func nation(e entity) bool {
-	return e.cat == catLocation && (isCountry(e.name) || demonyms[e.name] || multiDemonyms[e.name])
-}
+func nation(e entity) bool { return countryOf(e) != "" }
 
 // region reports a state, province or other region below a country.
-func region(e entity) bool { return e.cat == catLocation && regions[placeName(e.name)] }
+func region(e entity) bool {
+	return e.cat == catLocation && regions[placeName(e.name)] && !wideRegions[placeName(e.name)]
+}
+
+// inCountry reports an entity that lies in one country: a place that is
+// no country and crosses no border, or an organisation.
+func inCountry(e entity) bool {
+	switch e.cat {
+	case catLocation:
+		return !nation(e) && !wideRegions[placeName(e.name)]
+	case catOrg:
+		return true
+	default:
+		return false
+	}
+}
+
+// nationOf reports whether ents[n], a country or nationality, is the
+// country of ents[x] by how they stand in a sentence: no other country
+// stands between them, and a nationality (an adjective) must qualify x,
+// directly before it ("the Canadian province of Alberta") or after a
+// copula ("Roketsan is a major Turkish weapons manufacturer").
+func nationOf(text string, ents []entity, x, n int) bool {
+	lo, hi := min(x, n), max(x, n)
+	for k := lo + 1; k < hi; k++ {
+		if nation(ents[k]) {
+			return false
+		}
+	}
+	if isCountry(ents[n].name) {
+		return true
+	}
+	if hi != lo+1 {
+		return false
+	}
+	gap := strings.TrimSpace(text[ents[lo].end:ents[hi].start])
+	if n < x {
+		return nounsOnly(gap)
+	}
+	words := strings.Fields(gap)
+	if len(words) == 0 || len(words) > 5 || !nounsOnly(strings.Join(words[min(len(words), 3):], " ")) {
+		return false
+	}
+	switch words[0] {
+	case "is", "was", "are", "were":
+	default:
+		return false
+	}
+	for _, w := range words {
+		if !lowerWord(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerWord reports a word of lower-case letters and hyphens.
+func lowerWord(w string) bool {
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r == '-') {
+			return false
+		}
+	}
+	return w != ""
+}
 
 // located reports an entity that lies somewhere: a place that is no
 // country, an organisation, or another named thing that is not a person.
@@ -165,4 +262,157 @@ func nounsOnly(gap string) bool {
 		}
 	}
 	return true
+}
+
+// countries gives the places and organisations of a chunk that no
+// sentence gave a country the country the chunk places them in:
+//   - the country of what they lie in ("Westmere, Guilderland" and
+//     "Guilderland, United States": Westmere's country is the United
+//     States);
+//   - else the chunk's one country, when it names only one (by name or
+//     nationality: "Canada" and "Canadian" are one), as an encyclopedia
+//     article about a town or a firm names the country it is in and no
+//     other.
+//
+// The edges weigh as links beyond a sentence do and cite the sentence of
+// the entity's first mention.
+func (eb *edgeBuilder) countries(ents []entity, keys []string) {
+	country := mustRelation("P17").Label()
+	located := mustRelation("P131").Label()
+	has := map[string]string{} // key -> its country's key
+	within := map[string][]string{}
+	for _, ed := range eb.edges {
+		switch ed.Label {
+		case country:
+			has[ed.Source] = ed.Target
+		case located:
+			within[ed.Source] = append(within[ed.Source], ed.Target)
+		}
+	}
+	// The chunk's countries: one key per country, the name's entity
+	// before a nationality's. A nationality counts only when it names
+	// the country of a place or organisation ("the Canadian province"),
+	// not when it says who a person is ("a German racer").
+	placed := map[string]bool{}
+	for _, c := range has {
+		placed[c] = true
+	}
+	named := map[string]string{} // country -> key of its entity
+	for i, en := range ents {
+		c := countryOf(en)
+		if c == "" || keys[i] == "" || !isCountry(en.name) && !placed[keys[i]] {
+			continue
+		}
+		if k, ok := named[c]; !ok || isCountry(en.name) && !isCountry(nameOfKey(ents, keys, k)) {
+			named[c] = keys[i]
+		}
+	}
+	only := ""
+	if len(named) == 1 {
+		for _, k := range named {
+			only = k
+		}
+	}
+	for i, en := range ents {
+		k := keys[i]
+		if k == "" || has[k] != "" || !inCountry(en) {
+			continue
+		}
+		target := ""
+		for _, up := range within[k] {
+			if c := has[up]; c != "" {
+				target = c
+				break
+			}
+		}
+		if target == "" {
+			target = only
+		}
+		if target == "" || target == k {
+			continue
+		}
+		has[k] = target
+		eb.add(k, target, country, en.sent, weightDistant)
+	}
+}
+
+// nameOfKey returns the name of the first entity with key k.
+func nameOfKey(ents []entity, keys []string, k string) string {
+	for i := range ents {
+		if keys[i] == k {
+			return ents[i].name
+		}
+	}
+	return ""
+}
+
+// workRE reads the copula that says what a work is: "is an album by",
+// "was a 1936 British film directed by", "is a novel written by": the
+// class noun (group 1), a participle (group 2) and a closing "by"
+// (group 3), each optional but the noun.
+var workRE = regexp.MustCompile(`^(?:is|was) (?:an?|the) (?:[\w'’-]+ ){0,4}?(album|single|song|EP|record|film|movie|documentary|series|sitcom|show|novel|book|poem|story|play|opera|musical|painting|sculpture|game|video game|comic|manga|anime)(?: (directed|written|produced|developed|published|created|composed|performed|recorded|released|sung|painted))?(?: (by))?$`)
+
+// workRelation maps a work's class noun, or the participle before "by",
+// to the relation from the work to the person or organisation named
+// after "by".
+var workRelation = map[string]string{
+	"album": "P175", "single": "P175", "song": "P175", "EP": "P175", "record": "P175",
+	"film": "P57", "movie": "P57", "documentary": "P57",
+	"novel": "P50", "book": "P50", "poem": "P50", "story": "P50", "play": "P50", "comic": "P50", "manga": "P50",
+	"painting": "P170", "sculpture": "P170", "opera": "P86", "musical": "P86",
+	"game": "P178", "video game": "P178",
+	"directed": "P57", "written": "P50", "produced": "P162", "developed": "P178", "published": "P123",
+	"created": "P170", "composed": "P86", "performed": "P175", "recorded": "P175", "sung": "P175", "painted": "P170",
+}
+
+// workOf reads what a sentence says a work a is to entity b right after
+// it: "Mess of Blues is an album by Jeff Healey" (performer), "Song of
+// Freedom is a 1936 British film" (publication date 1936, country of
+// origin British), "... is a 1936 British film directed by J. Elder
+// Wills" (director). The date and the nationality stand inside the
+// copula, before the class noun.
+func workOf(text string, ea, eb entity, gap string) (relation.Relation, bool) {
+	switch {
+	case eb.cat == catDate || nation(eb):
+		// "is a 1936 British film": the class noun follows b.
+		lead := strings.Fields(strings.ToLower(gap))
+		if len(lead) != 2 || lead[0] != "is" && lead[0] != "was" || lead[1] != "a" && lead[1] != "an" && lead[1] != "the" {
+			return relation.Relation{}, false
+		}
+		m := workRE.FindStringSubmatch("is a " + firstWords(text[eb.end:], 3))
+		if m == nil && eb.cat == catDate {
+			m = workRE.FindStringSubmatch("is a " + firstWords(text[eb.end:], 1))
+		}
+		if m == nil {
+			return relation.Relation{}, false
+		}
+		if eb.cat == catDate {
+			return mustRelation("P577"), true
+		}
+		return mustRelation("P495"), true
+	case eb.cat == catPerson || eb.cat == catOrg:
+		m := workRE.FindStringSubmatch(strings.Join(strings.Fields(gap), " "))
+		if m == nil || m[3] == "" {
+			return relation.Relation{}, false
+		}
+		id := workRelation[m[1]]
+		if m[2] != "" {
+			id = workRelation[m[2]]
+		}
+		if eb.cat == catOrg && id != "P178" && id != "P123" && id != "P162" {
+			return relation.Relation{}, false
+		}
+		return mustRelation(id), true
+	}
+	return relation.Relation{}, false
+}
+
+// firstWords returns up to n words of s that come before any
+// punctuation, joined by spaces.
+func firstWords(s string, n int) string {
+	if i := strings.IndexAny(s, ".,;:()\"“”"); i >= 0 {
+		s = s[:i]
+	}
+	w := strings.Fields(s)
+	return strings.Join(w[:min(len(w), n)], " ")
 }

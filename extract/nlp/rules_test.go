@@ -359,6 +359,59 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			t.Errorf("pronoun link weight %v, want below 1", ed.Weight)
 		}
 	})
+	t.Run("Countries", func(t *testing.T) {
+		// A nationality names the country of what it qualifies, not of
+		// everything in its sentence; a place lies in the chunk's one
+		// country, or in the country of what it lies in.
+		g := extractText(t, "Roketsan is a major Turkish weapons manufacturer based in the central province of Ankara.")
+		if !hasEdge(g, [3]string{"roketsan", "country", "turkish"}) {
+			t.Errorf("roketsan -country-> turkish missing; edges: %v", edgeList(g))
+		}
+		if !hasEdge(g, [3]string{"ankara", "country", "turkish"}) {
+			t.Errorf("ankara -country-> turkish (the chunk's one country) missing; edges: %v", edgeList(g))
+		}
+		g = extractText(t, "Wilfried Schneider was born in Mediaș, Transylvania. Schneider is a German skeleton racer.")
+		if !hasEdge(g, [3]string{"wilfried schneider", "country of citizenship", "german"}) {
+			t.Errorf("wilfried schneider -country of citizenship-> german missing; edges: %v", edgeList(g))
+		}
+		for _, ed := range g.Edges {
+			if ed.Label == "country" && (ed.Source == "mediaș" || ed.Source == "transylvania") {
+				t.Errorf("%s -country-> %s: the nationality is the racer's", ed.Source, ed.Target)
+			}
+		}
+		g = extractText(t, "The monument stands in Phnom Penh, capital of Cambodia, and honours an alliance with Vietnam. "+
+			"Students come from Africa and Asia. The Capistrano offices are in Westmere, Albany County, in the United States.")
+		if !hasEdge(g, [3]string{"phnom penh", "country", "cambodia"}) || hasEdge(g, [3]string{"phnom penh", "country", "vietnam"}) {
+			t.Errorf("phnom penh's country is the nearest one, cambodia; edges: %v", edgeList(g))
+		}
+		for _, ed := range g.Edges {
+			if ed.Label == "country" && (ed.Source == "africa" || ed.Source == "asia") {
+				t.Errorf("%s -country-> %s: a continent lies in no country", ed.Source, ed.Target)
+			}
+		}
+	})
+	t.Run("Works", func(t *testing.T) {
+		g := extractText(t, "Mess of Blues is an album by Jeff Healey. Song of Freedom is a 1936 British film directed by J. Elder Wills.")
+		for _, want := range [][3]string{
+			{"mess of blues", "performer", "jeff healey"},
+			{"song of freedom", "publication date", "1936"},
+		} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+	})
+	t.Run("SubjectCooccurrence", func(t *testing.T) {
+		// Co-occurrence links the subject with what its sentence names,
+		// never two of those with each other.
+		g := extractText(t, "In 1974, Ross Alger ran for mayor of Calgary against Rod Sykes.")
+		if edge(g, "calgary", "rod sykes") != nil {
+			t.Errorf("calgary - rod sykes linked; edges: %v", edgeList(g))
+		}
+		if edge(g, "ross alger", "rod sykes") == nil || edge(g, "ross alger", "calgary") == nil {
+			t.Errorf("the subject's links missing; edges: %v", edgeList(g))
+		}
+	})
 	t.Run("RelatedToHasOneDirection", func(t *testing.T) {
 		g := extractText(t, "Scrooge and Marley were partners. Marley and Scrooge were friends.")
 		n := 0

@@ -88,6 +88,8 @@ var aliases = map[string][]alias{
 	"perform by":     {{"P175", false, Any}},
 	"sing":           {{"P175", true, Any}},
 	"record":         {{"P175", true, Any}},
+	"record by":      {{"P175", false, Any}},
+	"sing by":        {{"P175", false, Person}},
 	"release in":     {{"P577", false, Date}},
 	"release on":     {{"P577", false, Date}},
 	"release by":     {{"P264", false, Org}},
