@@ -165,6 +165,27 @@ func TestScore(t *testing.T) {
 			if rel.LabelsComparable != tt.comp {
 				t.Errorf("labels comparable = %v, want %v", rel.LabelsComparable, tt.comp)
 			}
+			// The per-label counts add up to the labelled score's.
+			var sum LabelCount
+			for _, c := range rel.ByLabel {
+				sum.Gold += c.Gold
+				sum.Found += c.Found
+				sum.Extracted += c.Extracted
+				sum.Correct += c.Correct
+			}
+			if sum.Gold != rel.GoldTriples || sum.Extracted != rel.ExtractedEdges ||
+				!approx(float64(sum.Found), rel.Labelled.Recall*float64(rel.GoldTriples)) ||
+				!approx(float64(sum.Correct), rel.Labelled.Precision*float64(rel.ExtractedEdges)) {
+				t.Errorf("by_label sums %+v, want gold %d extracted %d (labelled %+v)", sum, rel.GoldTriples, rel.ExtractedEdges, rel.Labelled)
+			}
+			if tt.name == "PartialNoTypeMap" {
+				if got, want := rel.ByLabel["father"], (LabelCount{Gold: 1, Found: 1, Extracted: 1, Correct: 1}); got != want {
+					t.Errorf("by_label[father] = %+v, want %+v", got, want)
+				}
+				if got := rel.ByLabel["knows"]; got.Extracted != 1 || got.Correct != 0 {
+					t.Errorf("by_label[knows] = %+v, want one wrong", got)
+				}
+			}
 		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 // PER and LOC at least 0.80 and of ORG at least 0.60 (the node's type must
 // be the mapped gold type), one-to-one precision at least 0.80 (each gold
 // entity credits one node at most) and unlabelled relation F1 at least
-// 0.30. Every variant keeps untyped PER/ORG/LOC recall at 0.6 or more.
+// 0.35. Every variant keeps untyped PER/ORG/LOC recall at 0.6 or more.
 func TestExtractor_ScoreReDocRED(t *testing.T) {
 	entries, docs := goldDocs(t, "gold/redocred_dev_revised_first100.json", eval.ReadDocRED)
 	type goals struct {
@@ -27,7 +27,7 @@ func TestExtractor_ScoreReDocRED(t *testing.T) {
 		noCorrections bool
 		goals         goals
 	}{
-		{"Default", Options{}, false, goals{map[string]float64{"PER": 0.80, "LOC": 0.80, "ORG": 0.60}, 0.80, 0.30}},
+		{"Default", Options{}, false, goals{map[string]float64{"PER": 0.80, "LOC": 0.80, "ORG": 0.60}, 0.80, 0.35}},
 		{"SkipNER", Options{SkipNER: true}, false, goals{}},
 		{"NoCorrections", Options{}, true, goals{}},
 	} {
