@@ -234,7 +234,9 @@ func pairKey(a, b string) [2]string {
 //     list, a date and anything but the subject, and an entity and the
 //     object of the subject's verb, which are not linked;
 //   - places and organisations their country (countries);
-//   - the document's main entity with the entities of other sentences, and
+//   - the document's main entity with the entities of other sentences
+//     that nothing else links (pronounSubjects labels those a sentence
+//     opening with "He" or "It" gives a verb), and
 //     a sentence's subject with the entities of the next sentence when that
 //     one opens with a pronoun ("He won ..."), at a lower weight.
 //
@@ -337,6 +339,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		}
 	}
 	if !cjk {
+		eb.pronounSubjects(text, ents, keys, toks, main)
 		eb.countries(ents, keys)
 	}
 	// Links beyond the sentence.
@@ -353,12 +356,22 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		mainCat, hasMain = mainCatOf, true
 	}
 	if hasMain {
+		// The main entity links what its chunk names and links to
+		// nothing else, so nothing is left alone and the main entity is
+		// no hub of everything the document names.
+		linked := map[string]bool{}
+		for _, ed := range eb.edges {
+			linked[ed.Source], linked[ed.Target] = true, true
+		}
 		for i, en := range ents {
 			if keys[i] == "" || keys[i] == mainKey || en.cat == catDate || !linkable(mainCat, en.cat, false) {
 				continue
 			}
 			if eb.pairs[pairKey(mainKey, keys[i])] {
 				continue
+			}
+			if linked[keys[i]] {
+				continue // reached through the sentence that names it
 			}
 			src, dst := mainKey, keys[i]
 			if dst < src {
@@ -398,6 +411,114 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		i = j
 	}
 	return eb.edges
+}
+
+// subjectPronouns stand for a sentence's subject; personal ones for a
+// person only.
+var subjectPronouns = map[string]bool{"He": true, "She": true, "It": true, "They": true}
+
+// pronounSubjects labels what a sentence that opens with a subject
+// pronoun says of the one it stands for: "He moved to Alberta" after a
+// sentence on Alger gives Alger -residence-> Alberta. The pronoun stands
+// for the document's main entity when there is one, else for the
+// previous sentence's subject; "he" and "she" only for a person, "it"
+// never for one. The first entity after the pronoun's verb group is its
+// object, and so is an entity after a comma or conjunction that opens
+// another verb group of the pronoun's ("He was born in Sudbury and
+// moved to Toronto"). The edges weigh as sentence links do; their
+// pairs are then not linked beyond the sentence.
+func (eb *edgeBuilder) pronounSubjects(text string, ents []entity, keys []string, toks []tok, main string) {
+	mainKey := extract.NodeKey(main)
+	mainCat, hasMain := catMisc, false
+	for i := range ents {
+		if keys[i] == mainKey && mainKey != "" {
+			mainCat, hasMain = ents[i].cat, true
+			break
+		}
+	}
+	prev := -1 // the previous sentence's subject, an index into ents
+	for i := 0; i < len(ents); {
+		s := ents[i].sent
+		j := i
+		for j < len(ents) && ents[j].sent == s {
+			j++
+		}
+		ref, refCat := "", catMisc
+		switch {
+		case hasMain:
+			ref, refCat = mainKey, mainCat
+		case prev >= 0 && ents[prev].sent == s-1:
+			ref, refCat = keys[prev], ents[prev].cat
+		}
+		if sp := eb.sents[min(s, len(eb.sents)-1)]; ref != "" && s < len(eb.sents) {
+			p := tokIndex(toks, sp.start)
+			for p < len(toks) && toks[p].start < sp.end && strings.ContainsAny(toks[p].text, "\"'‘“(") {
+				p++
+			}
+			if p < len(toks) && toks[p].start < ents[i].start && pronounFits(toks[p].text, refCat) {
+				eb.pronounObjects(text, ents[i:j], keys[i:j], toks, p+1, ref)
+			}
+		}
+		if opensSpan(text, eb.sents[min(s, len(eb.sents)-1)], ents[i]) && ents[i].cat != catDate && ents[i].cat != catNumber {
+			prev = i
+		} else {
+			prev = -1
+		}
+		i = j
+	}
+}
+
+// pronounFits reports whether a subject pronoun can stand for an entity
+// of category c.
+func pronounFits(pronoun string, c category) bool {
+	switch pronoun {
+	case "He", "She":
+		return c == catPerson
+	case "It":
+		return c != catPerson && c != catDate && c != catNumber
+	case "They":
+		return c != catDate && c != catNumber
+	}
+	return false
+}
+
+// pronounObjects adds the edges from ref (what the pronoun stands for)
+// to the objects of its verb groups among one sentence's entities; from
+// is the token after the pronoun.
+func (eb *edgeBuilder) pronounObjects(text string, ents []entity, keys []string, toks []tok, from int, ref string) {
+	for k := range ents {
+		label := ""
+		if k == 0 {
+			label = verbGroup(toks, from, ents[0])
+		} else {
+			i := tokIndex(toks, ents[k-1].end)
+			lead := false
+			for i < len(toks) && (toks[i].text == "," || toks[i].tag == "CC") {
+				i++
+				lead = true
+			}
+			if lead {
+				label = verbGroup(toks, i, ents[k])
+			}
+		}
+		if label == "" || keys[k] == "" || keys[k] == ref || beVerbs[label] {
+			continue
+		}
+		if ents[k].cat == catDate && !isPrepWord(lastWord(label)) || ents[k].cat == catNumber {
+			continue
+		}
+		src, dst, phrase := ref, keys[k], ""
+		if r, reverse, ok := relation.Phrase(label, relationKind(ents[k])); ok {
+			label, phrase = r.Label(), label
+			if reverse {
+				src, dst = dst, src
+			}
+		}
+		eb.add(src, dst, label, ents[k].sent, weightSentence)
+		if phrase != "" {
+			eb.keywords(src, dst, label, phrase)
+		}
+	}
 }
 
 // sentenceSubject returns the index of the subject of the sentence whose

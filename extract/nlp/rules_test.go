@@ -335,7 +335,7 @@ func TestExtractor_EdgeRules(t *testing.T) {
 	t.Run("MainEntityLowerWeight", func(t *testing.T) {
 		g := extractText(t, "Wilfried Schneider is a German skeleton racer. He won two medals at the FIBT World Championships. "+
 			"After retiring, the Canadian team hired him in Turin.")
-		ed := edge(g, "wilfried schneider", "turin")
+		ed := edge(g, "wilfried schneider", "fibt world championships")
 		if ed == nil {
 			t.Fatalf("main entity link missing; edges: %v", edgeList(g))
 		}
@@ -345,18 +345,31 @@ func TestExtractor_EdgeRules(t *testing.T) {
 		if in := edge(g, "wilfried schneider", "german"); in == nil || in.Weight < 1 {
 			t.Errorf("same-sentence link %+v, want weight 1", in)
 		}
+		// Turin is linked in its own sentence: the main entity is no hub
+		// of everything the text names.
+		if edge(g, "canadian", "turin") == nil || edge(g, "wilfried schneider", "turin") != nil {
+			t.Errorf("turin: want the sentence's link, not the main entity's; edges: %v", edgeList(g))
+		}
 	})
 	t.Run("PronounSentenceLowerWeight", func(t *testing.T) {
 		// A long document has no main entity; a sentence opening with a
 		// pronoun links to the previous sentence's subject.
 		long := strings.Repeat("Nothing else of note happened that day in the quiet town. ", 220)
-		g := extractText(t, long+"\n\nEbenezer Scrooge kept a counting-house. He walked to Cornhill every morning.")
+		g := extractText(t, long+"\n\nEbenezer Scrooge kept a counting-house. He walked every morning past Cornhill.")
 		ed := edge(g, "ebenezer scrooge", "cornhill")
 		if ed == nil {
 			t.Fatalf("pronoun link missing; edges: %v", edgeList(g))
 		}
 		if ed.Weight >= 1 {
 			t.Errorf("pronoun link weight %v, want below 1", ed.Weight)
+		}
+		// A verb right after the pronoun names the link: the pronoun
+		// stands for the previous sentence's subject.
+		g = extractText(t, long+"\n\nEbenezer Scrooge kept a counting-house. He walked to Cornhill and visited Camden Town.")
+		for _, want := range [][3]string{{"ebenezer scrooge", "walked to", "cornhill"}, {"ebenezer scrooge", "visited", "camden town"}} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
 		}
 	})
 	t.Run("Countries", func(t *testing.T) {
@@ -469,8 +482,16 @@ func TestExtractor_LoneTitle(t *testing.T) {
 		}
 	}
 	g = run("Rosalind Franklin\n\nRosalind Franklin was a chemist. " + body)
-	if d := degree(g, "rosalind franklin"); d < 4 {
-		t.Errorf("a title the lead sentence names is no longer the main entity (degree %d)", d)
+	// The main entity links what nothing else links (Wilkins, alone in
+	// his sentence).
+	linked := false
+	for _, ed := range g.Edges {
+		if ed.Source == "rosalind franklin" && ed.Target == "maurice wilkins" || ed.Target == "rosalind franklin" && ed.Source == "maurice wilkins" {
+			linked = true
+		}
+	}
+	if !linked {
+		t.Errorf("a title the lead sentence names is no longer the main entity: edges %v", edgeList(g))
 	}
 }
 
