@@ -413,10 +413,6 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	return eb.edges
 }
 
-// subjectPronouns stand for a sentence's subject; personal ones for a
-// person only.
-var subjectPronouns = map[string]bool{"He": true, "She": true, "It": true, "They": true}
-
 // pronounSubjects labels what a sentence that opens with a subject
 // pronoun says of the one it stands for: "He moved to Alberta" after a
 // sentence on Alger gives Alger -residence-> Alberta. The pronoun stands
