@@ -57,6 +57,13 @@ func carriedVerb(toks []tok, sentOf []int, s, before, b entity) string {
 	if !subjectLike(toks, sentOf, s) {
 		return ""
 	}
+	return carriedGroup(toks, before, b)
+}
+
+// carriedGroup reads the verb group from the comma or conjunction after
+// entity before to entity b ("..., and moved to Paris"); "" when no
+// comma or conjunction follows before (its verb is its own clause's).
+func carriedGroup(toks []tok, before, b entity) string {
 	i := tokIndex(toks, before.end)
 	lead := false
 	for i < len(toks) && (toks[i].text == "," || toks[i].tag == "CC") {
@@ -64,7 +71,7 @@ func carriedVerb(toks []tok, sentOf []int, s, before, b entity) string {
 		lead = true
 	}
 	if !lead {
-		return "" // the verb of the entity before: its own clause
+		return ""
 	}
 	return verbGroup(toks, i, b)
 }
@@ -338,11 +345,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			}
 		}
 	}
-	if !cjk {
-		eb.pronounSubjects(text, ents, keys, toks, main)
-		eb.countries(ents, keys)
-	}
-	// Links beyond the sentence.
+	// The main entity, when the chunk names it.
 	mainKey := extract.NodeKey(main)
 	mainCat, hasMain := catMisc, false
 	for i, en := range ents {
@@ -351,6 +354,15 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			break
 		}
 	}
+	if !cjk {
+		ref := ""
+		if hasMain {
+			ref = mainKey
+		}
+		eb.pronounSubjects(text, ents, keys, toks, ref, mainCat)
+		eb.countries(ents, keys)
+	}
+	// Links beyond the sentence.
 	if !hasMain && mainKey != "" && !cjk {
 		// The main entity is named in another chunk of the document.
 		mainCat, hasMain = mainCatOf, true
@@ -416,22 +428,16 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 // pronounSubjects labels what a sentence that opens with a subject
 // pronoun says of the one it stands for: "He moved to Alberta" after a
 // sentence on Alger gives Alger -residence-> Alberta. The pronoun stands
-// for the document's main entity when there is one, else for the
+// for the document's main entity (mainKey, of category mainCat) when the
+// chunk names it, else for the
 // previous sentence's subject; "he" and "she" only for a person, "it"
 // never for one. The first entity after the pronoun's verb group is its
 // object, and so is an entity after a comma or conjunction that opens
 // another verb group of the pronoun's ("He was born in Sudbury and
 // moved to Toronto"). The edges weigh as sentence links do; their
 // pairs are then not linked beyond the sentence.
-func (eb *edgeBuilder) pronounSubjects(text string, ents []entity, keys []string, toks []tok, main string) {
-	mainKey := extract.NodeKey(main)
-	mainCat, hasMain := catMisc, false
-	for i := range ents {
-		if keys[i] == mainKey && mainKey != "" {
-			mainCat, hasMain = ents[i].cat, true
-			break
-		}
-	}
+func (eb *edgeBuilder) pronounSubjects(text string, ents []entity, keys []string, toks []tok, mainKey string, mainCat category) {
+	hasMain := mainKey != ""
 	prev := -1 // the previous sentence's subject, an index into ents
 	for i := 0; i < len(ents); {
 		s := ents[i].sent
@@ -487,15 +493,7 @@ func (eb *edgeBuilder) pronounObjects(text string, ents []entity, keys []string,
 		if k == 0 {
 			label = verbGroup(toks, from, ents[0])
 		} else {
-			i := tokIndex(toks, ents[k-1].end)
-			lead := false
-			for i < len(toks) && (toks[i].text == "," || toks[i].tag == "CC") {
-				i++
-				lead = true
-			}
-			if lead {
-				label = verbGroup(toks, i, ents[k])
-			}
+			label = carriedGroup(toks, ents[k-1], ents[k])
 		}
 		if label == "" || keys[k] == "" || keys[k] == ref || beVerbs[label] {
 			continue
