@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
@@ -37,7 +36,7 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return err
 	}
-	edges, skipped, err := schema.DeriveRules(ctx, sc, g, schema.Budget{})
+	derived, skipped, err := schema.DeriveRules(ctx, sc, g, schema.Budget{})
 	if err != nil {
 		return fmt.Errorf("schema rules: %w", err)
 	}
@@ -50,12 +49,12 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 		}
 		notes = append(notes, "schema rules not run: "+strings.Join(why, "; "))
 	}
-	if len(edges) > 0 {
-		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", len(edges))
-		if err := a.store.WriteGraph(ctx, v.ID, extract.Graph{Edges: edges}); err != nil {
+	if n := len(derived.Edges); n > 0 {
+		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", n, "concept_nodes", len(derived.Nodes))
+		if err := a.store.WriteGraph(ctx, v.ID, derived); err != nil {
 			return err
 		}
-		notes = append(notes, fmt.Sprintf("schema rules derived %d relation%s", len(edges), plural(len(edges))))
+		notes = append(notes, fmt.Sprintf("schema rules derived %d relation%s", n, plural(n)))
 	}
 	return a.noteOnce(ctx, v.ID, notes...)
 }

@@ -150,7 +150,11 @@ func TestApp_RulesAfterTextAndTables(t *testing.T) {
 func TestApp_RulesRiskMiningTables(t *testing.T) {
 	t.Parallel()
 	files := testdata.Glob(t, "corpora/kag-riskmining", "*.csv")
-	a, st := rulesApp(t, nil, string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
+	// The schema's rules with their keywords as KAG's README writes them
+	// (Structure, Constraint), and the concept rules of its concept.rule.
+	text := strings.NewReplacer("STRUCTURE", "Structure", "CONSTRAINT", "Constraint").Replace(string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
+	rules := strings.Replace(string(testdata.Read(t, "kag-rules/RiskMining.rule")), "namespace RiskMining", "", 1)
+	a, st := rulesApp(t, nil, text+"\n"+rules)
 	var ids []int
 	for _, f := range files {
 		ids = append(ids, addDoc(t, st, filepath.Base(f), string(testdata.Read(t, "corpora/kag-riskmining/"+filepath.Base(f)))).ID)
@@ -164,11 +168,34 @@ func TestApp_RulesRiskMiningTables(t *testing.T) {
 		count[strings.Fields(d)[1]]++
 		have[d] = true
 	}
-	if count["release"] != 20 || count["developed"] != 15 || len(count) != 2 {
-		t.Errorf("derived %v; want 20 release and 15 developed", count)
+	if count["release"] != 20 || count["developed"] != 15 || count["belongTo"] != 9 || len(count) != 3 {
+		t.Errorf("derived %v; want 20 release, 15 developed and 9 belongTo", count)
 	}
 	person := func(id string) string { return extract.TypedNodeKey("Person", id) }
 	app := func(id string) string { return extract.TypedNodeKey("App", id) }
+	// The nine classifications: the five apps marked 赌博, the three
+	// people who developed them, and person 10, who releases them and
+	// pays their developers.
+	gambling := extract.TypedNodeKey("TaxOfRiskApp", "赌博应用")
+	var classified []string
+	for _, d := range derived(g) {
+		if f := strings.Fields(d); f[1] == "belongTo" {
+			classified = append(classified, f[0]+" "+f[2])
+		}
+	}
+	slices.Sort(classified)
+	want := []string{
+		app("com.CYUwwpj.ceCCEm.LCtzt.NCrUKX") + " " + gambling, app("com.HOfs.aOnwJ.fFHM.QoXx") + " " + gambling,
+		app("com.Yirmf.MZx.NKC.Xqp") + " " + gambling, app("com.qIu.VJbJ") + " " + gambling, app("com.ziNtg.tSIuhlG") + " " + gambling,
+		person("0") + " " + extract.TypedNodeKey("TaxOfRiskUser", "赌博App开发者"),
+		person("1") + " " + extract.TypedNodeKey("TaxOfRiskUser", "赌博App开发者"),
+		person("10") + " " + extract.TypedNodeKey("TaxOfRiskUser", "赌博App老板"),
+		person("2") + " " + extract.TypedNodeKey("TaxOfRiskUser", "赌博App开发者"),
+	}
+	slices.Sort(want)
+	if !slices.Equal(classified, want) {
+		t.Errorf("classified\n%q\nwant\n%q", classified, want)
+	}
 	for _, want := range []string{
 		// Company 0 has certificate 68802add…, which this app uses.
 		person("10") + " release " + app("com.ucyDA.gNLGD.oQsbzPe.nQd"),

@@ -55,6 +55,9 @@ func (h *Handler) importSchema(c echo.Context) error {
 	if err != nil {
 		return h.importFailed(c, extract.Wrap(extract.KindInvalid, err, "cannot read the upload"))
 	}
+	if app.IsRuleFile(fh.Filename) {
+		return h.importRules(c, fh.Filename, data)
+	}
 	sc, err := app.ParseSchemaFile(fh.Filename, data, "")
 	if err != nil {
 		return h.importFailed(c, extract.Errorf(extract.KindInvalid, "%s: %s", fh.Filename, extract.MessageOf(err)))
@@ -77,6 +80,30 @@ func (h *Handler) importSchema(c echo.Context) error {
 	msg := fmt.Sprintf("Imported %s as %s@%d.", fh.Filename, name, v)
 	if !created {
 		msg = fmt.Sprintf("%s holds the same content as %s@%d; no version added.", fh.Filename, name, v)
+	}
+	return redirectFlash(c, schemaURL(name, v), msg, false)
+}
+
+// importRules attaches an uploaded KAG rule file's concept rules to the
+// schema its namespace (or the form's name) names.
+func (h *Handler) importRules(c echo.Context, filename string, data []byte) error {
+	note := strings.TrimSpace(c.FormValue("note"))
+	if note == "" {
+		note = "concept rules from " + filename
+	}
+	name, v, created, err := h.app.Schemas.ImportRules(c.Request().Context(), strings.TrimSpace(c.FormValue("name")), data, note)
+	if err != nil {
+		if extract.KindOf(err) != extract.KindInternal {
+			err = extract.Errorf(extract.KindOf(err), "%s: %s", filename, extract.MessageOf(err))
+		}
+		return h.importFailed(c, err)
+	}
+	if wantsJSON(c) {
+		return c.JSON(saveStatus(created), map[string]any{"name": name, "version": v, "created": created})
+	}
+	msg := fmt.Sprintf("Added the concept rules of %s to %s@%d.", filename, name, v)
+	if !created {
+		msg = fmt.Sprintf("%s@%d holds these rules already; no version added.", name, v)
 	}
 	return redirectFlash(c, schemaURL(name, v), msg, false)
 }
@@ -117,6 +144,9 @@ func (h *Handler) showSchema(c echo.Context) error {
 	}
 	p := web.SchemaPage{Name: name, Namespace: sc.Namespace, Description: sc.Description, Version: n,
 		Types: typeViews(sc), History: historyRows(hist), Warnings: warningLines(sc)}
+	for _, r := range sc.ConceptRules {
+		p.ConceptRules = append(p.ConceptRules, web.ConceptRuleView{Concept: r.Concept, Rule: r.Rule})
+	}
 	if len(hist) > 0 {
 		p.Latest = hist[0].Number
 	}
@@ -609,6 +639,17 @@ func schemaFromForm(form url.Values) (*schema.Schema, []schema.Problem) {
 		}
 		sc.Types = append(sc.Types, et)
 	}
+	if text := textareaValue(form.Get("concept_rules")); text != "" {
+		rules, err := schema.ParseKAGString(text)
+		switch {
+		case err != nil:
+			problems = append(problems, schema.Problem{Field: "concept_rules", Message: extract.MessageOf(err)})
+		case len(rules.Types) > 0 || rules.Namespace != "":
+			problems = append(problems, schema.Problem{Field: "concept_rules", Message: "only concept rule sections go here (`Type`/`Concept`: then rule: [[ ... ]]); types and the namespace have their own fields"})
+		default:
+			sc.ConceptRules = rules.ConceptRules
+		}
+	}
 	return sc, problems
 }
 
@@ -636,7 +677,7 @@ func editorView(name string, from int, note string, sc *schema.Schema, problems 
 	e := web.SchemaEditor{
 		Name: name, New: from == 0, From: from, Note: note,
 		Namespace: sc.Namespace, Description: sc.Description,
-		Types: typeViews(sc), BasicTypes: schema.BasicTypes,
+		Types: typeViews(sc), BasicTypes: schema.BasicTypes, ConceptRules: conceptRulesText(sc),
 		Errors: map[string][]string{}, Problems: len(problems), Warnings: warningLines(sc),
 	}
 	for _, p := range problems {
@@ -647,6 +688,15 @@ func editorView(name string, from int, note string, sc *schema.Schema, problems 
 		}
 	}
 	return e
+}
+
+// conceptRulesText is a schema's concept rules as a KAG rule file's
+// sections, for the editor.
+func conceptRulesText(sc *schema.Schema) string {
+	if len(sc.ConceptRules) == 0 {
+		return ""
+	}
+	return schema.FormatKAG(&schema.Schema{ConceptRules: sc.ConceptRules})
 }
 
 // typeViews converts a schema's types for display and editing.

@@ -717,3 +717,43 @@ func TestSchemas_Warnings(t *testing.T) {
 		}
 	}
 }
+
+// A .rule file uploaded through the import form joins the schema its
+// namespace names as a new version; the editor carries the concept rules,
+// so saving it unchanged adds no version, and a broken rule section is
+// shown on its field, not stored.
+func TestSchemas_UploadConceptRules(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	if resp := uploadSchema(t, a, "RiskMining.schema", testdata.Read(t, "kag-schemas/RiskMining.schema"), ""); resp.Header.Get("Location") != "/schemas/RiskMining?v=1" {
+		t.Fatalf("schema upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp := uploadSchema(t, a, "concept.rule", testdata.Read(t, "kag-rules/RiskMining.rule"), "")
+	loc := "/schemas/RiskMining?v=2"
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != loc {
+		t.Fatalf("rule upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	sc, _, err := a.Store.SchemaVersion(context.Background(), "RiskMining", 2)
+	if err != nil || len(sc.ConceptRules) != 3 || len(sc.Types) != 7 {
+		t.Fatalf("version 2: %v, %d concept rules, %d types", err, len(sc.ConceptRules), len(sc.Types))
+	}
+	if _, page := a.Get(t, loc); page.Find(`[data-testid="concept-rule"]`).Length() != 3 || !hasText(page.Find(`[data-testid="concept-rule"]`), "赌博App老板") {
+		t.Fatalf("schema page shows %d concept rules", page.Find(`[data-testid="concept-rule"]`).Length())
+	}
+	_, ed := a.Get(t, "/schemas/RiskMining/edit")
+	form := formValues(ed.Find(`form[data-testid="editor"]`))
+	if !strings.Contains(form.Get("concept_rules"), "`TaxOfRiskApp`/`赌博应用`:") {
+		t.Fatalf("editor concept rules: %q", form.Get("concept_rules"))
+	}
+	if resp, _ := postEditor(t, a, form, "save", false); resp.Header.Get("Location") != loc {
+		t.Fatalf("unchanged editor save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	form.Set("concept_rules", "`A`/`b`:\n    desc: not a rule\n")
+	if resp, doc := postEditor(t, a, form, "save", false); resp.StatusCode == http.StatusSeeOther ||
+		doc.Find(`#err-concept_rules, [id^="err-concept"]`).Length() == 0 {
+		t.Fatalf("broken concept rules: %d, %q", resp.StatusCode, doc.Text())
+	}
+	if _, n, _ := a.Store.SchemaVersion(context.Background(), "RiskMining", 0); n != 2 {
+		t.Fatalf("latest version %d", n)
+	}
+}

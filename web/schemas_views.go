@@ -83,13 +83,18 @@ type SchemaPage struct {
 	Version     int
 	Latest      int
 	Types       []SchemaType
-	History     []SchemaVersionRow
+	// ConceptRules are the schema's concept rules.
+	ConceptRules []ConceptRuleView
+	History      []SchemaVersionRow
 	// Diff, when set, compares two versions of the history.
 	Diff *SchemaDiffView
 	// Warnings are KAG's own conventions the schema does not follow
 	// ("types[2].properties: ..."); they do not stop a save or a run.
 	Warnings []string
 }
+
+// ConceptRuleView is one concept rule: its concept and its text.
+type ConceptRuleView struct{ Concept, Rule string }
 
 // Ref is "name@version".
 func (p SchemaPage) Ref() string { return fmt.Sprintf("%s@%d", p.Name, p.Version) }
@@ -113,6 +118,9 @@ type SchemaEditor struct {
 	Description string
 	Note        string
 	Types       []SchemaType
+	// ConceptRules are the schema's concept rules as a KAG rule file's
+	// sections.
+	ConceptRules string
 	// TypeChoices are the values offered for property types: the basic
 	// types and the schema's own types.
 	BasicTypes []string
@@ -182,7 +190,7 @@ var IndexModes = []string{"", "Text", "Vector", "TextAndVector"}
 var HypernymPredicates = []string{"", "isA", "locateAt", "mannerOf"}
 
 // editorFieldRE matches the field names the editor renders inputs for.
-var editorFieldRE = regexp.MustCompile(`^(namespace|description|types\[\d+\]\.(name|alias|kind|description|parent|hypernym_predicate|auto_relate|spreadable|regular)|types\[\d+\]\.properties\[\d+\]\.(name|alias|type|description|constraint|index|rule)|types\[\d+\]\.relations\[\d+\]\.(name|alias|target|description|constraint|rule))$`)
+var editorFieldRE = regexp.MustCompile(`^(namespace|description|concept_rules|types\[\d+\]\.(name|alias|kind|description|parent|hypernym_predicate|auto_relate|spreadable|regular)|types\[\d+\]\.properties\[\d+\]\.(name|alias|type|description|constraint|index|rule)|types\[\d+\]\.relations\[\d+\]\.(name|alias|target|description|constraint|rule))$`)
 
 // EditorHasField reports whether the editor shows an input for a field
 // path, so its validation message can sit next to it.

@@ -16,6 +16,8 @@ import (
 
 const schemaUsage = `usage:
   kgstudio schema import FILE [--name NAME] [--note TEXT]
+      FILE is a .schema (KAG DSL) or .json schema, or a KAG .rule file of
+      concept rules, which joins the schema its namespace names
   kgstudio schema export NAME[@VERSION] [--format kag|json]
   kgstudio schema list
   kgstudio schema delete NAME
@@ -52,7 +54,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	fs, cfg := newFlagSet("schema import", stderr)
 	name := fs.String("name", "", "schema name (default: the schema's namespace or the file's base name)")
 	note := fs.String("note", "", "note for the new version")
-	format := fs.String("format", "", "file format: kag or json (default: from the file name and content)")
+	format := fs.String("format", "", "file format: kag, json or rule (default: from the file name and content; a .rule file's concept rules join the schema its namespace names)")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -66,6 +68,9 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	data, err := os.ReadFile(files[0])
 	if err != nil {
 		return err
+	}
+	if app.IsRuleFile(files[0]) || *format == "rule" {
+		return importRules(ctx, cfg, files[0], data, *name, *note, stdout, stderr)
 	}
 	sc, err := app.ParseSchemaFile(files[0], data, *format)
 	if err != nil {
@@ -93,6 +98,28 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "unchanged: %s@%d already holds this content\n", *name, v)
 	}
 	fmt.Fprintf(stdout, "%s@%d\n", *name, v)
+	return nil
+}
+
+// importRules attaches a KAG rule file's concept rules to the schema its
+// namespace (or --name) names, as that schema's next version.
+func importRules(ctx context.Context, cfg *Config, file string, data []byte, name, note string, stdout, stderr io.Writer) error {
+	if note == "" {
+		note = "concept rules from " + filepath.Base(file)
+	}
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	name, v, created, err := a.Schemas.ImportRules(ctx, name, data, note)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if !created {
+		fmt.Fprintf(stderr, "unchanged: %s@%d already holds these rules\n", name, v)
+	}
+	fmt.Fprintf(stdout, "%s@%d\n", name, v)
 	return nil
 }
 

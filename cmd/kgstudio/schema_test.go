@@ -119,3 +119,30 @@ func TestSchemaCLI_Versions(t *testing.T) {
 		}
 	})
 }
+
+// `schema import FILE.rule` attaches a KAG rule file's concept rules to
+// the schema its namespace names, as a new version; the export carries
+// them; the same file again adds nothing; a rule file for a namespace no
+// schema has is refused, naming it.
+func TestSchemaCLI_ImportRules(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	rules := testdata.Path(t, "kag-rules/RiskMining.rule")
+	if _, err := runCLI(t, data, "schema", "import", rules); err == nil || !strings.Contains(err.Error(), "no schema has the namespace RiskMining") {
+		t.Fatalf("rules before their schema: %v", err)
+	}
+	mustCLI(t, data, "schema", "import", testdata.Path(t, "kag-schemas/RiskMining.schema"), "--name", "risk")
+	if got := mustCLI(t, data, "schema", "import", rules); got != "risk@2\n" {
+		t.Fatalf("import rules: %q", got)
+	}
+	if got := mustCLI(t, data, "schema", "import", rules); got != "risk@2\n" {
+		t.Fatalf("import the same rules again: %q", got)
+	}
+	out := mustCLI(t, data, "schema", "export", "risk@2")
+	if !strings.Contains(out, "`TaxOfRiskUser`/`赌博App老板`:\n    rule: [[") || !strings.Contains(out, `s.riskMark like "%赌博%"`) {
+		t.Fatalf("export lacks the concept rules:\n%s", out)
+	}
+	if strings.Contains(mustCLI(t, data, "schema", "export", "risk@1"), "赌博App老板") {
+		t.Fatal("version 1 changed")
+	}
+}

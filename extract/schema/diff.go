@@ -98,6 +98,7 @@ func Diff(a, b *Schema) Changes {
 	if fs := fieldDiff([][3]string{
 		{"namespace", a.Namespace, b.Namespace},
 		{"description", a.Description, b.Description},
+		{"concept_rules", conceptRulesText(a), conceptRulesText(b)},
 	}); len(fs) > 0 {
 		out = append(out, Change{Op: OpChanged, Element: ElemSchema, Fields: fs})
 	}
@@ -243,4 +244,13 @@ func fieldDiff(fields [][3]string) []FieldChange {
 		}
 	}
 	return fs
+}
+
+// conceptRulesText is a schema's concept rules as one text, to compare.
+func conceptRulesText(s *Schema) string {
+	var b strings.Builder
+	for _, c := range s.ConceptRules {
+		b.WriteString(c.Concept + ":\n" + c.Rule + "\n")
+	}
+	return b.String()
 }

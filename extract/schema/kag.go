@@ -325,7 +325,21 @@ func (p *kagParser) topLevel(l *kline) error {
 		return errAt(l.no, "namespace without a name")
 	}
 	if l.hasRule {
-		return errAt(l.no, "a rule must sit under a property or relation")
+		// A rule of its own: a concept rule, its concept in its head.
+		p.s.ConceptRules = append(p.s.ConceptRules, ConceptRule{Rule: l.rule})
+		return nil
+	}
+	if concept, ok := conceptHead(l.text); ok {
+		if len(l.children) == 0 {
+			return errAt(l.no, "concept %s: no rule: [[ ... ]] under it", clip(concept))
+		}
+		for _, c := range l.children {
+			if !c.hasRule || len(c.children) > 0 {
+				return errAt(c.no, "concept %s: expected rule: [[ ... ]], got %q", clip(concept), clip(c.text))
+			}
+			p.s.ConceptRules = append(p.s.ConceptRules, ConceptRule{Concept: concept, Rule: c.rule})
+		}
+		return nil
 	}
 	d, err := parseDecl(l)
 	if err != nil {
@@ -395,6 +409,22 @@ func (p *kagParser) topLevel(l *kline) error {
 	}
 	p.s.Types = append(p.s.Types, t)
 	return nil
+}
+
+// conceptHead reads the head of a concept rule section, as a KAG
+// `concept.rule` file writes it: "`TaxOfRiskApp`/`赌博应用`:" (the
+// backticks may be left out when the names hold no special character).
+func conceptHead(text string) (string, bool) {
+	head, ok := strings.CutSuffix(text, ":")
+	if !ok {
+		return "", false
+	}
+	head = strings.TrimSpace(head)
+	slash := strings.IndexByte(head, '/')
+	if slash <= 0 || slash == len(head)-1 || strings.ContainsAny(head, "()") {
+		return "", false
+	}
+	return head, true
 }
 
 // predicateMeta is what may sit under a property or relation declaration.
@@ -572,6 +602,17 @@ func FormatKAG(s *Schema) string {
 					writeProps(&b, 4, r.Properties)
 				}
 			}
+		}
+	}
+	for _, c := range s.ConceptRules {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		if _, ok := conceptHead(oneLine(c.Concept) + ":"); ok {
+			b.WriteString(oneLine(c.Concept) + ":\n")
+			writeRule(&b, 1, c.Rule)
+		} else {
+			writeRule(&b, 0, c.Rule)
 		}
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -20,24 +21,53 @@ import (
 //	}
 //
 // STRUCTURE is a list of paths over typed variables, edges in either
-// direction; CONSTRAINT is empty, or counts one variable per subject and
-// object and keeps the pairs past thresholds:
+// direction; a path may be a lone node, "(s)". A variable's type may name
+// a concept, "(a:`TaxOfRiskApp`/`赌博应用`)": it binds the nodes classified
+// under that concept (with a belongTo edge to the concept's node). A
+// concept rule names a concept as its object and classifies each subject
+// the structure matches under it:
+//
+//	Define (s:App)-[p:belongTo]->(o:`TaxOfRiskApp`/`赌博应用`) {
+//	    Structure { (s) }
+//	    Constraint { R1("gambling"): s.riskMark like "%赌博%" }
+//	}
+//
+// CONSTRAINT lines are conditions every match must meet: a property of a
+// node or edge variable compared with a number or a quoted text (>, >=, <,
+// <=, ==, !=, like, not like with % and _ wildcards); and one count per
+// subject and object with thresholds on it:
 //
 //	deviceNum = group(s,o).count(d)
 //	R1("more than 5 devices"): deviceNum > 5
 //
-// Rules that compute a property value (an object of a basic type,
-// sum/date functions) are not run. A rule runs within a Budget of join
-// steps and matches and stops when its context ends (see Derive).
+// Keywords are read in any case (STRUCTURE, Structure). Rules that compute
+// a property value (an object of a basic type, sums, dates, arithmetic)
+// are not run. A rule runs within a Budget of join steps and matches and
+// stops when its context ends (see Derive).
 type Rule struct {
 	Subject, Predicate, Object string
 	// Types maps each variable to its type, "" for any.
-	Types    map[string]string
-	Patterns []RuleEdge
+	Types map[string]string
+	// Concepts maps a variable typed `Type`/`Concept` in STRUCTURE to the
+	// concept: it binds only nodes classified under it.
+	Concepts map[string]string
+	// ObjectConcept, when set, makes the rule a concept rule: its object
+	// is the node of type Types[Object] named ObjectConcept (made when the
+	// graph has none), not a variable of STRUCTURE.
+	ObjectConcept string
+	Patterns      []RuleEdge
+	// Lone are the variables STRUCTURE names in no edge ("(s)"): each is
+	// bound to every node of its type.
+	Lone []string
+	// EdgeVars maps an edge variable ("[f:fundTrans]") to its pattern.
+	EdgeVars map[string]int
+	// Filters are the property conditions every match must meet.
+	Filters []RuleFilter
 	// CountVar, when set, is counted per (subject, object); every
 	// condition must hold for a pair to be kept.
 	CountVar   string
 	Conditions []RuleCondition
+	countName  string // the name the count is given ("deviceNum")
 }
 
 // RuleEdge is one edge of a STRUCTURE path: From -[Label]-> To.
@@ -49,14 +79,50 @@ type RuleCondition struct {
 	Value float64
 }
 
+// RuleFilter is a CONSTRAINT condition on a property of a node or edge
+// variable: Var.Prop Op Value, where Op is >, >=, <, <=, ==, !=, like or
+// "not like". A number Value compares as a number with a property that
+// reads as one; "id" and "name" are the node's name.
+type RuleFilter struct {
+	Var, Prop, Op string
+	Value         string
+	Number        float64
+	IsNumber      bool
+	like          *regexp.Regexp
+}
+
+// typeRef is a variable's type: a name, optionally dotted and with a
+// concept after a slash, each part possibly in backticks.
+const typeRef = "(?:`[^`]*`|[\\w.]+)(?:\\s*/\\s*(?:`[^`]*`|[^\\s)`]+))?"
+
 var (
-	defineRE = regexp.MustCompile(`(?s)Define\s*\(\s*(\w+)\s*:\s*([\w.]+)\s*\)\s*-\s*\[\s*(\w+)\s*:\s*([\w.#]+)\s*\]\s*->\s*\(\s*(\w+)\s*:\s*([\w.]+)\s*\)\s*\{`)
-	blockRE  = regexp.MustCompile(`(?s)(STRUCTURE|CONSTRAINT)\s*\{([^{}]*)\}`)
-	nodeRE   = regexp.MustCompile(`^\(\s*(\w+)\s*(?::\s*([\w.]+)\s*)?\)`)
+	defineRE = regexp.MustCompile(`(?is)Define\s*\(\s*(\w+)\s*:\s*(` + typeRef + `)\s*\)\s*-\s*\[\s*(\w+)\s*:\s*([\w.#]+)\s*\]\s*->\s*\(\s*(\w+)\s*:\s*(` + typeRef + `)\s*\)\s*\{`)
+	blockRE  = regexp.MustCompile(`(?is)\b(STRUCTURE|CONSTRAINT)\s*\{([^{}]*)\}`)
+	nodeRE   = regexp.MustCompile(`^\(\s*(\w+)\s*(?::\s*(` + typeRef + `)\s*)?\)`)
 	edgeRE   = regexp.MustCompile(`^(<?)-\s*\[\s*(?:(\w+)\s*)?(?::\s*([\w.#]+)\s*)?\]\s*-(>?)`)
-	groupRE  = regexp.MustCompile(`^(\w+)\s*(?:\("[^"]*"\))?\s*=\s*group\(\s*(\w+)\s*,\s*(\w+)\s*\)\.count\(\s*(\w+)\s*\)$`)
-	condRE   = regexp.MustCompile(`^\w+\s*(?:\("[^"]*"\))?\s*:\s*(\w+)\s*(>=|<=|==|!=|>|<)\s*(-?[0-9.]+)$`)
+	groupRE  = regexp.MustCompile(`(?i)^(\w+)\s*(?:\("[^"]*"\))?\s*=\s*group\(\s*(\w+)\s*,\s*(\w+)\s*\)\.count\(\s*(\w+)\s*\)$`)
+	// condRE is a condition, named or not: [R1("why"):] left op right.
+	condRE = regexp.MustCompile(`(?i)^(?:\w+\s*(?:\(\s*"[^"]*"\s*\))?\s*:)?\s*(\w+(?:\.\w+)?)\s*(>=|<=|==|!=|>|<|=|not\s+like|like)\s*("[^"]*"|'[^']*'|-?[0-9]+(?:\.[0-9]+)?)$`)
 )
+
+// splitTypeRef reads a typeRef: "`RiskMining.TaxOfRiskApp`/`赌博应用`" is
+// the type "RiskMining.TaxOfRiskApp" and the concept "赌博应用".
+func splitTypeRef(ref string) (typ, concept string) {
+	unquote := func(s string) string { return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "`")) }
+	if strings.HasPrefix(ref, "`") {
+		if end := strings.IndexByte(ref[1:], '`'); end >= 0 {
+			typ, rest := ref[1:1+end], strings.TrimSpace(ref[2+end:])
+			if c, ok := strings.CutPrefix(rest, "/"); ok {
+				return strings.TrimSpace(typ), unquote(c)
+			}
+			return strings.TrimSpace(typ), ""
+		}
+	}
+	if t, c, ok := strings.Cut(ref, "/"); ok {
+		return unquote(t), unquote(c)
+	}
+	return unquote(ref), ""
+}
 
 // ParseRule reads a rule's text. A rule of another form is an invalid
 // error saying why it is not run.
@@ -65,20 +131,54 @@ func ParseRule(text string) (*Rule, error) {
 	if m == nil {
 		return nil, extract.Errorf(extract.KindInvalid, "no Define (s:Type)-[p:name]->(o:Type) head")
 	}
-	r := &Rule{Subject: m[1], Predicate: m[4], Object: m[5], Types: map[string]string{m[1]: m[2], m[5]: m[6]}}
-	if contains(BasicTypes, m[6]) {
-		return nil, extract.Errorf(extract.KindInvalid, "rule %s computes a %s value, not a relation: not run", r.Predicate, m[6])
+	r := &Rule{Subject: m[1], Predicate: m[4], Object: m[5], Types: map[string]string{}, Concepts: map[string]string{}, EdgeVars: map[string]int{}}
+	if t, c := splitTypeRef(m[2]); c != "" {
+		r.Types[r.Subject], r.Concepts[r.Subject] = t, c
+	} else {
+		r.Types[r.Subject] = t
 	}
+	objType, objConcept := splitTypeRef(m[6])
+	r.Types[r.Object], r.ObjectConcept = objType, objConcept
+	if contains(BasicTypes, objType) {
+		return nil, extract.Errorf(extract.KindInvalid, "rule %s computes a %s value, not a relation: not run", r.Predicate, objType)
+	}
+	named := map[string]bool{}
+	var constraints []string
 	for _, b := range blockRE.FindAllStringSubmatch(text, -1) {
 		body := strings.TrimSpace(b[2])
-		if b[1] == "STRUCTURE" {
+		if strings.EqualFold(b[1], "STRUCTURE") {
 			for _, path := range splitPaths(body) {
-				if err := r.addPath(path); err != nil {
+				if err := r.addPath(path, named); err != nil {
 					return nil, extract.Errorf(extract.KindInvalid, "rule %s: %v", r.Predicate, err)
 				}
 			}
 			continue
 		}
+		constraints = append(constraints, body)
+	}
+	if len(named) == 0 {
+		return nil, extract.Errorf(extract.KindInvalid, "rule %s: STRUCTURE has no path (write it as STRUCTURE { (s)-[:label]->(o) }, any case)", r.Predicate)
+	}
+	if !named[r.Subject] {
+		return nil, extract.Errorf(extract.KindInvalid, "rule %s: its subject %s appears in no STRUCTURE path, so it derives nothing", r.Predicate, r.Subject)
+	}
+	if r.ObjectConcept == "" && !named[r.Object] {
+		return nil, extract.Errorf(extract.KindInvalid, "rule %s: its object %s appears in no STRUCTURE path, so it derives nothing", r.Predicate, r.Object)
+	}
+	if r.ObjectConcept != "" && named[r.Object] {
+		return nil, extract.Errorf(extract.KindInvalid, "rule %s: its object %s is the concept %s and cannot also be a STRUCTURE variable", r.Predicate, r.Object, r.ObjectConcept)
+	}
+	inEdge := map[string]bool{}
+	for _, p := range r.Patterns {
+		inEdge[p.From], inEdge[p.To] = true, true
+	}
+	for v := range named {
+		if !inEdge[v] {
+			r.Lone = append(r.Lone, v)
+		}
+	}
+	sort.Strings(r.Lone)
+	for _, body := range constraints {
 		for _, line := range strings.Split(body, "\n") {
 			if i := strings.Index(line, "//"); i >= 0 {
 				line = line[:i]
@@ -86,24 +186,86 @@ func ParseRule(text string) (*Rule, error) {
 			if line = strings.TrimSpace(line); line == "" {
 				continue
 			}
-			if g := groupRE.FindStringSubmatch(line); g != nil && g[2] == r.Subject && g[3] == r.Object && r.CountVar == "" {
-				r.CountVar = g[4]
-				continue
+			if err := r.addConstraint(line, named); err != nil {
+				return nil, extract.Errorf(extract.KindInvalid, "rule %s: constraint %q %v", r.Predicate, line, err)
 			}
-			if c := condRE.FindStringSubmatch(line); c != nil && r.CountVar != "" {
-				v, err := strconv.ParseFloat(c[3], 64)
-				if err == nil {
-					r.Conditions = append(r.Conditions, RuleCondition{Op: c[2], Value: v})
-					continue
-				}
-			}
-			return nil, extract.Errorf(extract.KindInvalid, "rule %s: constraint %q is not a form kgstudio runs (only group(s,o).count(x) thresholds)", r.Predicate, line)
 		}
 	}
-	if len(r.Patterns) == 0 {
-		return nil, extract.Errorf(extract.KindInvalid, "rule %s: STRUCTURE has no path", r.Predicate)
-	}
 	return r, nil
+}
+
+// addConstraint reads one CONSTRAINT line: a count, a condition on it, or
+// a condition on a variable's property.
+func (r *Rule) addConstraint(line string, named map[string]bool) error {
+	if g := groupRE.FindStringSubmatch(line); g != nil {
+		if g[2] != r.Subject || g[3] != r.Object || r.CountVar != "" || !named[g[4]] {
+			return fmt.Errorf("is not a form kgstudio runs (one group(%s,%s).count(x) of a STRUCTURE variable)", r.Subject, r.Object)
+		}
+		r.countName, r.CountVar = g[1], g[4]
+		return nil
+	}
+	c := condRE.FindStringSubmatch(line)
+	if c == nil {
+		return errors.New("is not a form kgstudio runs (a count threshold, or a property compared with a number or a quoted text)")
+	}
+	op := strings.ToLower(strings.Join(strings.Fields(c[2]), " "))
+	if op == "=" {
+		op = "=="
+	}
+	val := c[3]
+	quoted := strings.HasPrefix(val, `"`) || strings.HasPrefix(val, `'`)
+	if quoted {
+		val = val[1 : len(val)-1]
+	}
+	left, prop, isProp := strings.Cut(c[1], ".")
+	if !isProp {
+		if r.countName == "" || left != r.countName || quoted || strings.Contains(op, "like") {
+			return errors.New("compares what is neither a count of group(s,o) nor a variable's property")
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return err
+		}
+		r.Conditions = append(r.Conditions, RuleCondition{Op: op, Value: v})
+		return nil
+	}
+	if _, isEdge := r.EdgeVars[left]; !named[left] && !isEdge {
+		return fmt.Errorf("names %s, which is no variable of STRUCTURE", left)
+	}
+	f := RuleFilter{Var: left, Prop: prop, Op: op, Value: val}
+	if strings.Contains(op, "like") {
+		if !quoted {
+			return errors.New("likes what is not a quoted text")
+		}
+		f.like = likePattern(val)
+	} else if !quoted {
+		f.Number, f.IsNumber = mustFloat(val), true
+	}
+	r.Filters = append(r.Filters, f)
+	return nil
+}
+
+func mustFloat(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}
+
+// likePattern is SQL's LIKE: % any run of characters, _ one character.
+func likePattern(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for _, c := range p {
+		switch c {
+		case '%':
+			b.WriteString(".*")
+		case '_':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
 
 // splitPaths splits a STRUCTURE body on the commas between paths.
@@ -131,14 +293,15 @@ func splitPaths(body string) []string {
 	return out
 }
 
-// addPath reads one path "(a:T)-[:l]->(b)<-[m]-(c)".
-func (r *Rule) addPath(path string) error {
+// addPath reads one path "(a:T)-[:l]->(b)<-[m]-(c)", or a lone node
+// "(s)", and marks the variables it names.
+func (r *Rule) addPath(path string, named map[string]bool) error {
 	rest := strings.TrimSpace(path)
 	n := nodeRE.FindStringSubmatch(rest)
 	if n == nil {
 		return fmt.Errorf("path %q does not start with a node", path)
 	}
-	prev := r.bind(n[1], n[2])
+	prev := r.bind(n[1], n[2], named)
 	rest = strings.TrimSpace(rest[len(n[0]):])
 	for rest != "" {
 		e := edgeRE.FindStringSubmatch(rest)
@@ -151,11 +314,13 @@ func (r *Rule) addPath(path string) error {
 			return fmt.Errorf("an edge in %q ends in no node", path)
 		}
 		rest = strings.TrimSpace(rest[len(n[0]):])
-		next := r.bind(n[1], n[2])
+		next := r.bind(n[1], n[2], named)
 		// [:label], [v:label] or, leniently, [label].
 		label := e[3]
 		if label == "" {
 			label = e[2]
+		} else if e[2] != "" {
+			r.EdgeVars[e[2]] = len(r.Patterns)
 		}
 		if label == "" || (e[1] == "<") == (e[4] == ">") {
 			return fmt.Errorf("edge %q needs a label and one direction", e[0])
@@ -170,9 +335,14 @@ func (r *Rule) addPath(path string) error {
 	return nil
 }
 
-func (r *Rule) bind(v, typ string) string {
-	if typ != "" {
+func (r *Rule) bind(v, ref string, named map[string]bool) string {
+	named[v] = true
+	if ref != "" {
+		typ, concept := splitTypeRef(ref)
 		r.Types[v] = typ
+		if concept != "" {
+			r.Concepts[v] = concept
+		}
 	} else if _, ok := r.Types[v]; !ok {
 		r.Types[v] = ""
 	}
@@ -217,21 +387,33 @@ func (b Budget) withDefaults() Budget {
 }
 
 // ruleGraph is a graph indexed for joins: nodes by number with their
-// types, and each label's edges by source and by target. Labels and types
-// compare without case or namespace prefix.
+// types, names and properties, and each label's edges by source and by
+// target. Labels and types compare without case or namespace prefix.
+// Derived edges and concept nodes are added as rules run, so a rule joins
+// what an earlier rule derived.
 type ruleGraph struct {
 	keys  []string         // node number -> key
 	ids   map[string]int32 // key -> node number
 	types []int32          // node number -> type number; noNode for an edge end that is no node
+	names []string
+	props []map[string]any
 	// typeIDs numbers the types, lower-case without prefix.
 	typeIDs map[string]int32
 	byLabel map[string]*labelEdges
+	// byName finds a node by type number and normalised name (concepts).
+	byName map[typedName]int32
 }
 
-// labelEdges are the edges of one label: their ends by edge number, and
-// the edge numbers by source and by target node.
+type typedName struct {
+	typ  int32
+	name string
+}
+
+// labelEdges are the edges of one label: their ends and properties by
+// edge number, and the edge numbers by source and by target node.
 type labelEdges struct {
 	src, dst []int32
+	props    []map[string]any
 	bySource map[int32][]int32
 	byTarget map[int32][]int32
 }
@@ -243,59 +425,116 @@ const (
 	noType  = -3 // a variable of a type no node has
 )
 
+// memberLabel is the label that classifies a node under a concept.
+const memberLabel = "belongto"
+
 func indexRuleGraph(g extract.Graph) *ruleGraph {
-	rg := &ruleGraph{ids: make(map[string]int32, len(g.Nodes)), typeIDs: map[string]int32{}, byLabel: map[string]*labelEdges{}}
-	id := func(key string) int32 {
-		if i, ok := rg.ids[key]; ok {
-			return i
-		}
-		i := int32(len(rg.keys))
-		rg.ids[key] = i
-		rg.keys = append(rg.keys, key)
-		rg.types = append(rg.types, noNode)
-		return i
-	}
+	rg := &ruleGraph{ids: make(map[string]int32, len(g.Nodes)), typeIDs: map[string]int32{}, byLabel: map[string]*labelEdges{}, byName: map[typedName]int32{}}
 	for _, n := range g.Nodes {
-		t := strings.ToLower(lastPart(n.Type))
-		tid, ok := rg.typeIDs[t]
-		if !ok {
-			tid = int32(len(rg.typeIDs))
-			rg.typeIDs[t] = tid
-		}
-		rg.types[id(n.Key)] = tid
+		rg.addNode(n)
 	}
 	for _, e := range g.Edges {
-		label := strings.ToLower(lastPart(e.Label))
-		le := rg.byLabel[label]
-		if le == nil {
-			le = &labelEdges{bySource: map[int32][]int32{}, byTarget: map[int32][]int32{}}
-			rg.byLabel[label] = le
-		}
-		i, s, t := int32(len(le.src)), id(e.Source), id(e.Target)
-		le.src, le.dst = append(le.src, s), append(le.dst, t)
-		le.bySource[s] = append(le.bySource[s], i)
-		le.byTarget[t] = append(le.byTarget[t], i)
+		rg.addEdge(e)
 	}
 	return rg
 }
 
+// id numbers a key, as no node until addNode gives it a type.
+func (rg *ruleGraph) id(key string) int32 {
+	if i, ok := rg.ids[key]; ok {
+		return i
+	}
+	i := int32(len(rg.keys))
+	rg.ids[key] = i
+	rg.keys = append(rg.keys, key)
+	rg.types = append(rg.types, noNode)
+	rg.names = append(rg.names, "")
+	rg.props = append(rg.props, nil)
+	return i
+}
+
+func (rg *ruleGraph) typeID(typ string) int32 {
+	t := strings.ToLower(lastPart(typ))
+	tid, ok := rg.typeIDs[t]
+	if !ok {
+		tid = int32(len(rg.typeIDs))
+		rg.typeIDs[t] = tid
+	}
+	return tid
+}
+
+func (rg *ruleGraph) addNode(n extract.Node) {
+	i, tid := rg.id(n.Key), rg.typeID(n.Type)
+	rg.types[i], rg.names[i], rg.props[i] = tid, n.Name, n.Properties
+	k := typedName{tid, extract.NormalizeName(n.Name)}
+	if _, ok := rg.byName[k]; !ok {
+		rg.byName[k] = i
+	}
+}
+
+func (rg *ruleGraph) addEdge(e extract.Edge) {
+	label := strings.ToLower(lastPart(e.Label))
+	le := rg.byLabel[label]
+	if le == nil {
+		le = &labelEdges{bySource: map[int32][]int32{}, byTarget: map[int32][]int32{}}
+		rg.byLabel[label] = le
+	}
+	i, s, t := int32(len(le.src)), rg.id(e.Source), rg.id(e.Target)
+	le.src, le.dst, le.props = append(le.src, s), append(le.dst, t), append(le.props, e.Properties)
+	le.bySource[s] = append(le.bySource[s], i)
+	le.byTarget[t] = append(le.byTarget[t], i)
+}
+
+// concept is the node of a concept type and name, noNode when the graph
+// has none.
+func (rg *ruleGraph) concept(typ, name string) int32 {
+	tid, ok := rg.typeIDs[strings.ToLower(lastPart(typ))]
+	if !ok {
+		return noNode
+	}
+	if i, ok := rg.byName[typedName{tid, extract.NormalizeName(name)}]; ok {
+		return i
+	}
+	return noNode
+}
+
+// member reports whether node is classified under the concept node c.
+func (rg *ruleGraph) member(node, c int32) bool {
+	le := rg.byLabel[memberLabel]
+	if le == nil || c == noNode {
+		return false
+	}
+	for _, j := range le.bySource[node] {
+		if le.dst[j] == c {
+			return true
+		}
+	}
+	return false
+}
+
 // Derive returns the relations the rule derives in g: an edge labelled
 // Predicate from every subject to every object a STRUCTURE match joins
-// (and whose count passes the conditions), marked Properties["rule"], in a
-// stable order. Node types compare without case or namespace prefix.
+// (and that meets the constraints), marked Properties["rule"], in a stable
+// order. Node types compare without case or namespace prefix. A concept
+// rule's edges point to the concept's node, TypedNodeKey(type, concept)
+// when g has no node of that type and name.
 //
 // The join follows the edges of the nodes bound so far and stops when it
 // passes the budget (an invalid error saying so: the rule derives
 // nothing) or when ctx ends (ctx's error), which it checks every few
 // thousand steps.
 func (r *Rule) Derive(ctx context.Context, g extract.Graph, b Budget) ([]extract.Edge, error) {
-	return r.derive(ctx, indexRuleGraph(g), b.withDefaults())
+	edges, _, err := r.derive(ctx, indexRuleGraph(g), b.withDefaults())
+	return edges, err
 }
 
-func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.Edge, error) {
-	// Variables by number, each with the type number it wants.
+// derive is Derive over an indexed graph. It also returns the concept
+// node it added to rg when the rule's concept had none.
+func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.Edge, *extract.Node, error) {
+	// Variables by number, each with the type number it wants and the
+	// concept node it must be classified under (noNode for none).
 	slot := map[string]int{}
-	var want []int32
+	var want, under []int32
 	varOf := func(v string) int {
 		if i, ok := slot[v]; ok {
 			return i
@@ -308,21 +547,48 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 				w = id
 			}
 		}
-		want = append(want, w)
+		c := int32(noNode)
+		if name, ok := r.Concepts[v]; ok {
+			// The type names the concept's taxonomy; what it binds is
+			// any node classified under the concept.
+			w = anyType
+			if c = rg.concept(r.Types[v], name); c == noNode {
+				w = noType // a concept the graph lacks classifies nothing
+			}
+		}
+		want, under = append(want, w), append(under, c)
 		return len(want) - 1
 	}
 	type step struct {
-		from, to int
-		edges    *labelEdges
+		from, to, pattern int
+		edges             *labelEdges
 	}
 	steps := make([]step, len(r.Patterns))
+	byPattern := make([]*labelEdges, len(r.Patterns))
 	for i, p := range r.Patterns {
-		steps[i] = step{from: varOf(p.From), to: varOf(p.To), edges: rg.byLabel[strings.ToLower(lastPart(p.Label))]}
-		if steps[i].edges == nil {
-			return nil, ctx.Err() // a label the graph lacks: no match
+		steps[i] = step{from: varOf(p.From), to: varOf(p.To), pattern: i, edges: rg.byLabel[strings.ToLower(lastPart(p.Label))]}
+		if byPattern[i] = steps[i].edges; byPattern[i] == nil {
+			return nil, nil, ctx.Err() // a label the graph lacks: no match
 		}
 	}
-	subj, obj := varOf(r.Subject), varOf(r.Object)
+	lone := make([]int, len(r.Lone))
+	for i, v := range r.Lone {
+		lone[i] = varOf(v)
+	}
+	subj := varOf(r.Subject)
+	obj, fixedObj := -1, int32(noNode)
+	var made *extract.Node
+	if r.ObjectConcept != "" {
+		if fixedObj = rg.concept(r.Types[r.Object], r.ObjectConcept); fixedObj == noNode {
+			typ := lastPart(r.Types[r.Object])
+			made = &extract.Node{Key: extract.TypedNodeKey(typ, r.ObjectConcept), Name: r.ObjectConcept, Type: typ,
+				Description: "concept " + r.ObjectConcept + " of " + typ + ", named by a schema rule"}
+			rg.addNode(*made)
+			fixedObj = rg.ids[made.Key]
+		}
+	} else {
+		obj = varOf(r.Object)
+	}
 	counted := -1
 	if r.CountVar != "" {
 		counted = varOf(r.CountVar)
@@ -331,13 +597,14 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 
 	typed := func(v int, node int32) bool {
 		t := rg.types[node]
-		return t != noNode && (want[v] == anyType || t == want[v])
+		return t != noNode && (want[v] == anyType || t == want[v]) && (under[v] == noNode || rg.member(node, under[v]))
 	}
 	const unbound = -1
 	bound := make([]int32, len(want))
 	for i := range bound {
 		bound[i] = unbound
 	}
+	edgeAt := make([]int32, len(r.Patterns)) // the edge each pattern is bound to
 	// A match is a subject, an object and the counted node (unbound when
 	// the rule counts nothing); counts holds the matches per pair.
 	type pair struct{ s, o int32 }
@@ -349,10 +616,9 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 	counts := map[pair]int{}
 	work := 0
 	var stop error
-	// try binds step i's ends to its label's edge j and walks on; it
-	// reports false once the walk must stop.
-	var walk func(i int) bool
-	try := func(i int, j int32) bool {
+	// charge counts one step of work; it reports false once the walk
+	// must stop.
+	charge := func() bool {
 		if work++; work > b.MaxSteps {
 			stop = extract.Errorf(extract.KindInvalid, "rule %s: over its budget of %d join steps: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxSteps)
 			return false
@@ -362,6 +628,82 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 				stop = err
 				return false
 			}
+		}
+		return true
+	}
+	// meets reports whether the bound variables meet every filter.
+	meets := func() bool {
+		for _, f := range r.Filters {
+			var v any
+			var ok bool
+			if p, isEdge := r.EdgeVars[f.Var]; isEdge {
+				v, ok = byPattern[p].props[edgeAt[p]][f.Prop]
+			} else {
+				node := bound[slot[f.Var]]
+				switch strings.ToLower(f.Prop) {
+				case "id", "name":
+					v, ok = rg.names[node], true
+				default:
+					v, ok = rg.props[node][f.Prop]
+				}
+			}
+			if !ok || !f.holds(v) {
+				return false
+			}
+		}
+		return true
+	}
+	finish := func() bool {
+		p := pair{bound[subj], fixedObj}
+		if obj >= 0 {
+			p.o = bound[obj]
+		}
+		if p.s == unbound || p.o == unbound || p.s == p.o || !meets() {
+			return true
+		}
+		m := match{p, unbound}
+		if counted >= 0 {
+			m.c = bound[counted]
+		}
+		if _, ok := seen[m]; !ok {
+			if len(seen) >= b.MaxMatches {
+				stop = extract.Errorf(extract.KindInvalid, "rule %s: matches more than %d times: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxMatches)
+				return false
+			}
+			seen[m] = struct{}{}
+			counts[p]++
+		}
+		return true
+	}
+	// bindLone binds the k-th lone variable to each node of its type.
+	var bindLone func(k int) bool
+	bindLone = func(k int) bool {
+		if k == len(lone) {
+			return finish()
+		}
+		v := lone[k]
+		for node := range rg.types {
+			if !charge() {
+				return false
+			}
+			if !typed(v, int32(node)) {
+				continue
+			}
+			bound[v] = int32(node)
+			ok := bindLone(k + 1)
+			bound[v] = unbound
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	// try binds step i's ends to its label's edge j and walks on; it
+	// reports false once the walk must stop.
+	var walk func(i int) bool
+	try := func(i int, j int32) bool {
+		if !charge() {
+			return false
 		}
 		s := steps[i]
 		src, dst := s.edges.src[j], s.edges.dst[j]
@@ -382,6 +724,7 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 			}
 			return true
 		}
+		edgeAt[s.pattern] = j
 		ok := walk(i + 1)
 		if setFrom {
 			bound[s.from] = unbound
@@ -393,23 +736,7 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 	}
 	walk = func(i int) bool {
 		if i == len(steps) {
-			p := pair{bound[subj], bound[obj]}
-			if p.s == unbound || p.o == unbound || p.s == p.o {
-				return true
-			}
-			m := match{p, unbound}
-			if counted >= 0 {
-				m.c = bound[counted]
-			}
-			if _, ok := seen[m]; !ok {
-				if len(seen) >= b.MaxMatches {
-					stop = extract.Errorf(extract.KindInvalid, "rule %s: matches more than %d times: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxMatches)
-					return false
-				}
-				seen[m] = struct{}{}
-				counts[p]++
-			}
-			return true
+			return bindLone(0)
 		}
 		s := steps[i]
 		var cand []int32
@@ -434,10 +761,10 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 		return true
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !walk(0) {
-		return nil, stop
+		return nil, nil, stop
 	}
 	var out []extract.Edge
 	for p, n := range counts {
@@ -445,10 +772,80 @@ func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.E
 			continue
 		}
 		out = append(out, extract.Edge{Source: rg.keys[p.s], Target: rg.keys[p.o], Label: r.Predicate, Weight: 1,
-			Description: "derived by the schema's rule for " + r.Predicate, Properties: map[string]any{"rule": true}})
+			Description: r.describe(), Properties: map[string]any{"rule": true}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
-	return out, nil
+	return out, made, nil
+}
+
+// describe is a derived edge's description.
+func (r *Rule) describe() string {
+	if r.ObjectConcept != "" {
+		return "derived by the schema's concept rule for " + r.ObjectConcept
+	}
+	return "derived by the schema's rule for " + r.Predicate
+}
+
+// holds reports whether a property value meets the filter. A list holds
+// when one of its items does; a value that reads as a number compares as
+// one with a number.
+func (f RuleFilter) holds(v any) bool {
+	if list, ok := v.([]any); ok {
+		for _, item := range list {
+			if f.holds(item) {
+				return true
+			}
+		}
+		return false
+	}
+	text := fmt.Sprint(v)
+	switch f.Op {
+	case "like":
+		return f.like.MatchString(text)
+	case "not like":
+		return !f.like.MatchString(text)
+	}
+	cmp := 0
+	if f.IsNumber {
+		n, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return f.Op == "!="
+		}
+		cmp = compareFloat(n, f.Number)
+	} else {
+		cmp = strings.Compare(text, f.Value)
+	}
+	return compareHolds(f.Op, cmp)
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareHolds reports whether a comparison whose sides compare as cmp
+// (-1, 0, 1) meets op.
+func compareHolds(op string, cmp int) bool {
+	switch op {
+	case ">":
+		return cmp > 0
+	case ">=":
+		return cmp >= 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	}
+	return false
 }
 
 // joinOrder orders a rule's steps for the join: first the step of the
@@ -488,22 +885,7 @@ func joinOrder[S any](steps []S, ends func(S) (from, to, size int)) []S {
 
 func (r *Rule) holds(n float64) bool {
 	for _, c := range r.Conditions {
-		ok := false
-		switch c.Op {
-		case ">":
-			ok = n > c.Value
-		case ">=":
-			ok = n >= c.Value
-		case "<":
-			ok = n < c.Value
-		case "<=":
-			ok = n <= c.Value
-		case "==":
-			ok = n == c.Value
-		case "!=":
-			ok = n != c.Value
-		}
-		if !ok {
+		if !compareHolds(c.Op, compareFloat(n, c.Value)) {
 			return false
 		}
 	}
@@ -517,8 +899,12 @@ func lastPart(name string) string {
 	return name
 }
 
-// HasRules reports whether some relation or property of s has a rule.
+// HasRules reports whether some relation or property of s has a rule, or
+// s has concept rules.
 func (s *Schema) HasRules() bool {
+	if len(s.ConceptRules) > 0 {
+		return true
+	}
 	for _, t := range s.Types {
 		for _, rel := range t.Relations {
 			if strings.TrimSpace(rel.Rule) != "" {
@@ -534,53 +920,118 @@ func (s *Schema) HasRules() bool {
 	return false
 }
 
-// DeriveRules runs every rule of s's relations over g, each within budget
-// b, and returns the derived edges g does not hold yet, and a problem for
-// each rule it does not run (with the field path of the rule and the
-// reason): a form it does not run, or a rule over its budget. It stops at
-// once with ctx's error when ctx ends.
-func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) ([]extract.Edge, []Problem, error) {
+// schemaRule is one rule of a schema with the field path it sits at.
+type schemaRule struct {
+	field, text string
+}
+
+// rules lists the rules of s DeriveRules runs, and a problem for each
+// rule it never runs: a property rule that computes a value.
+func (s *Schema) rules() ([]schemaRule, []Problem) {
+	var out []schemaRule
+	var skipped []Problem
+	basic := map[string]bool{}
+	for _, b := range BasicTypes {
+		basic[strings.ToLower(b)] = true
+	}
+	for i, t := range s.Types {
+		for j, rel := range t.Relations {
+			if strings.TrimSpace(rel.Rule) != "" {
+				out = append(out, schemaRule{fmt.Sprintf("types[%d].relations[%d].rule", i, j), rel.Rule})
+			}
+		}
+		for j, p := range t.Properties {
+			if strings.TrimSpace(p.Rule) == "" {
+				continue
+			}
+			field := fmt.Sprintf("types[%d].properties[%d].rule", i, j)
+			if basic[strings.ToLower(p.Type)] || strings.HasPrefix(p.Type, "STD.") {
+				skipped = append(skipped, Problem{Field: field, Message: fmt.Sprintf("rule for property %s.%s computes a value: not run", t.Name, p.Name)})
+				continue
+			}
+			// A property of a declared type (IND#belongTo: TaxOfRiskApp)
+			// is a relation: its rule derives edges.
+			out = append(out, schemaRule{field, p.Rule})
+		}
+	}
+	for i, c := range s.ConceptRules {
+		out = append(out, schemaRule{fmt.Sprintf("concept_rules[%d].rule", i), c.Rule})
+	}
+	return out, skipped
+}
+
+// DeriveRules runs every rule of s over g, each within budget b: the
+// rules of relations, of properties whose type is a declared type, and the
+// concept rules. A rule joins what the others derived: the rules run again
+// while a round derives something new (at most once more than there are
+// rules), so "developed" feeds a concept rule over developers. It returns
+// the derived edges g does not hold yet with the concept nodes they need
+// that g lacks, and a problem for each rule it does not run (with the
+// field path of the rule and the reason): a form it does not run, or a
+// rule over its budget. It stops at once with ctx's error when ctx ends.
+func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (extract.Graph, []Problem, error) {
 	b = b.withDefaults()
+	var out extract.Graph
 	have := make(map[string]bool, len(g.Edges))
 	for _, e := range g.Edges {
 		have[e.Key()] = true
 	}
-	var rg *ruleGraph
-	var out []extract.Edge
-	var skipped []Problem
-	for i, t := range s.Types {
-		for j, rel := range t.Relations {
-			if strings.TrimSpace(rel.Rule) == "" {
+	list, skipped := s.rules()
+	type parsed struct {
+		field string
+		rule  *Rule
+	}
+	var runnable []parsed
+	for _, sr := range list {
+		r, err := ParseRule(sr.text)
+		if err != nil {
+			skipped = append(skipped, Problem{Field: sr.field, Message: extract.MessageOf(err)})
+			continue
+		}
+		runnable = append(runnable, parsed{sr.field, r})
+	}
+	if len(runnable) == 0 {
+		return out, skipped, ctx.Err()
+	}
+	rg := indexRuleGraph(g)
+	failed := make([]bool, len(runnable))
+	var madeNodes []extract.Node // concept nodes the rules added to rg
+	for round := 0; round <= len(runnable); round++ {
+		added := 0
+		for i, p := range runnable {
+			if failed[i] {
 				continue
 			}
-			field := fmt.Sprintf("types[%d].relations[%d].rule", i, j)
-			r, err := ParseRule(rel.Rule)
-			if err != nil {
-				skipped = append(skipped, Problem{Field: field, Message: extract.MessageOf(err)})
-				continue
-			}
-			if rg == nil {
-				rg = indexRuleGraph(g)
-			}
-			derived, err := r.derive(ctx, rg, b)
+			derived, made, err := p.rule.derive(ctx, rg, b)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, nil, ctx.Err()
+					return extract.Graph{}, nil, ctx.Err()
 				}
-				skipped = append(skipped, Problem{Field: field, Message: extract.MessageOf(err)})
+				failed[i] = true
+				skipped = append(skipped, Problem{Field: p.field, Message: extract.MessageOf(err)})
 				continue
+			}
+			if made != nil {
+				madeNodes = append(madeNodes, *made)
 			}
 			for _, e := range derived {
 				if !have[e.Key()] {
 					have[e.Key()] = true
-					out = append(out, e)
+					rg.addEdge(e)
+					out.Edges = append(out.Edges, e)
+					added++
 				}
 			}
 		}
-		for j, p := range t.Properties {
-			if strings.TrimSpace(p.Rule) != "" {
-				skipped = append(skipped, Problem{Field: fmt.Sprintf("types[%d].properties[%d].rule", i, j),
-					Message: fmt.Sprintf("rule for property %s.%s computes a value: not run", t.Name, p.Name)})
+		if added == 0 {
+			break
+		}
+	}
+	for _, n := range madeNodes {
+		for _, e := range out.Edges {
+			if e.Target == n.Key {
+				out.Nodes = append(out.Nodes, n)
+				break
 			}
 		}
 	}

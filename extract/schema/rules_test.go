@@ -37,7 +37,7 @@ func TestDeriveRules_Shipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range derived {
+	for _, d := range derived.Edges {
 		got = append(got, d.Source+" "+d.Label+" "+d.Target)
 		if d.Properties["rule"] != true {
 			t.Errorf("derived edge %s not marked", d.Key())
@@ -51,7 +51,7 @@ func TestDeriveRules_Shipped(t *testing.T) {
 	}
 
 	supply := mustParseFile(t, filepath.Join(kagDir(t), "SupplyChain.schema"))
-	if _, skipped, _ := DeriveRules(context.Background(), supply, g, Budget{}); len(skipped) != 11 || !strings.Contains(skipped[0].Message, "mainSupply") {
+	if _, skipped, _ := DeriveRules(context.Background(), supply, g, Budget{}); len(skipped) != 11 || !strings.Contains(fmt.Sprint(skipped), "rule mainSupply: constraint") {
 		t.Errorf("SupplyChain rules: %v", skipped)
 	}
 }
@@ -154,7 +154,8 @@ func TestRule_Derive_Budget(t *testing.T) {
 			{Name: "far", Target: "T", Rule: fourHops},
 			{Name: "back", Target: "T", Rule: `Define (a:T)-[p:back]->(b:T) { STRUCTURE { (b)-[:link]->(a) } CONSTRAINT { } }`},
 		}}}}
-		edges, skipped, err := DeriveRules(context.Background(), s, g, Budget{MaxSteps: 100_000})
+		derived, skipped, err := DeriveRules(context.Background(), s, g, Budget{MaxSteps: 100_000})
+		edges := derived.Edges
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,9 +188,9 @@ func TestRule_Derive_Canceled(t *testing.T) {
 		s := &Schema{Types: []EntityType{{Name: "T", Relations: []Relation{{Name: "far", Target: "T", Rule: fourHops}}}}}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		edges, skipped, err := DeriveRules(ctx, s, g, unlimited)
-		if !errors.Is(err, context.Canceled) || len(edges) != 0 || len(skipped) != 0 {
-			t.Fatalf("DeriveRules: %d edges, %v skipped, error %v; want context.Canceled", len(edges), skipped, err)
+		derived, skipped, err := DeriveRules(ctx, s, g, unlimited)
+		if !errors.Is(err, context.Canceled) || len(derived.Edges) != 0 || len(skipped) != 0 {
+			t.Fatalf("DeriveRules: %d edges, %v skipped, error %v; want context.Canceled", len(derived.Edges), skipped, err)
 		}
 	})
 }

@@ -41,6 +41,18 @@ type Schema struct {
 	Description string `json:"description,omitempty"`
 	// Types are the declared types in declaration order.
 	Types []EntityType `json:"types"`
+	// ConceptRules are KAG concept rules (a `concept.rule` file, or
+	// sections headed by a concept after the types): each classifies the
+	// nodes its structure matches under a concept (see Rule).
+	ConceptRules []ConceptRule `json:"concept_rules,omitempty"`
+}
+
+// ConceptRule is one KAG concept rule: the concept it is written for, as
+// its section heads it ("`TaxOfRiskApp`/`赌博应用`"), and the rule's text
+// between `[[` and `]]`, kept verbatim.
+type ConceptRule struct {
+	Concept string `json:"concept,omitempty"`
+	Rule    string `json:"rule"`
 }
 
 // EntityType is one declared type: an entity, concept, event or standard type.

@@ -114,6 +114,14 @@ func Validate(s *Schema) []Problem {
 	for i := range s.Types {
 		v.checkType(i)
 	}
+	for i, c := range s.ConceptRules {
+		f := fmt.Sprintf("concept_rules[%d]", i)
+		v.oneLine(f+".concept", "concept rule", "concept", c.Concept)
+		if strings.TrimSpace(c.Rule) == "" {
+			v.add(f+".rule", "concept rule %d: the rule is empty", i+1)
+		}
+		v.checkRule(f+".rule", "concept rule "+c.Concept, c.Rule)
+	}
 	return v.problems
 }
 
