@@ -226,6 +226,10 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		err = a.deriveRules(ctx, v)
 	}
 	if err == nil {
+		// KAG's chunk nodes, when the run asks for them.
+		err = a.addChunkLayer(ctx, v)
+	}
+	if err == nil {
 		// The graph is complete: its communities are stored with it (with
 		// the model's reports when the run asks for them), and the
 		// vectorizer step (after every kind of run) embeds it. They read

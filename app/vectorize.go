@@ -369,17 +369,18 @@ func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.
 	return chunks, nil
 }
 
-// ChunkContent returns a lookup of the text of a version's chunks by
-// document and index ("" for a chunk it does not hold), for exports that
-// write chunk nodes.
-func (s *Versions) ChunkContent(ctx context.Context, v record.Version) (func(documentID, index int) string, error) {
-	chunks, err := s.a.versionChunks(ctx, v)
-	if err != nil {
-		return nil, err
+// AllChunks returns a version's chunks in document and index order, for
+// exports that write chunk nodes.
+func (s *Versions) AllChunks(ctx context.Context, v record.Version) ([]extract.Chunk, error) {
+	var out []extract.Chunk
+	for _, id := range v.DocumentIDs {
+		cs, err := s.Chunks(ctx, v, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
 	}
-	return func(documentID, index int) string {
-		return chunks[extract.ChunkRef{DocumentID: documentID, Index: index}].Text
-	}, nil
+	return out, nil
 }
 
 // vectorProps lists, per type, the properties the version's schema marks

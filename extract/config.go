@@ -54,7 +54,30 @@ type Config struct {
 	// MaxReports bounds the model's report calls of a run; zero means
 	// DefaultMaxReports.
 	MaxReports int `json:"max_reports,omitempty"`
+	// OfficialNames chooses what the schema strategy makes of the official
+	// name its standardisation step gives an entity: rename (also when
+	// empty: the node takes the official name and keeps the surface name
+	// as an alias) or node (KAG's shape: the node keeps the name the text
+	// uses and an OfficialName edge leads to a node of the official name).
+	OfficialNames string `json:"official_names,omitempty"`
+	// ChunkNodes puts KAG's chunk layer into the version's graph: a Chunk
+	// node per chunk, whether anything was extracted from it or not, and
+	// a source edge from each node to every chunk it was extracted from.
+	ChunkNodes bool `json:"chunk_nodes,omitempty"`
 }
+
+// What standardisation makes of an official name (Config.OfficialNames).
+const (
+	OfficialRename = "rename"
+	OfficialNode   = "node"
+)
+
+// OfficialNameModes names the values Config.OfficialNames takes.
+var OfficialNameModes = []string{OfficialRename, OfficialNode}
+
+// OfficialNameLabel is the label of the edge from an entity to the node
+// of its official name (Config.OfficialNames node), as KAG names it.
+const OfficialNameLabel = "OfficialName"
 
 // Community report writers (Config.Reports).
 const (
@@ -169,6 +192,9 @@ func (c Config) Validate() error {
 	}
 	if err := inRange("max reports", c.MaxReports, 0, MaxReportCalls); err != nil {
 		return err
+	}
+	if c.OfficialNames != "" && !slices.Contains(OfficialNameModes, c.OfficialNames) {
+		return Errorf(KindInvalid, "unknown official names %q (use %s)", c.OfficialNames, orList(OfficialNameModes))
 	}
 	// Prompt templates come from requests: each is checked before a run
 	// is accepted (ParsePromptTemplate).

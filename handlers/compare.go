@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -445,6 +446,8 @@ func configRows(a, b extract.Config) []web.CompareConfigRow {
 		{"description fragments", itoa(a.MaxFragments), itoa(b.MaxFragments)},
 		{"temperature", strconv.FormatFloat(a.Temperature, 'g', -1, 64), strconv.FormatFloat(b.Temperature, 'g', -1, 64)},
 		{"prompts", promptNames(a.Prompts), promptNames(b.Prompts)},
+		{"official names", cmp.Or(a.OfficialNames, extract.OfficialRename), cmp.Or(b.OfficialNames, extract.OfficialRename)},
+		{"chunk nodes", strconv.FormatBool(a.ChunkNodes), strconv.FormatBool(b.ChunkNodes)},
 	}
 	// A version no run made (an import) has no settings to show.
 	for side, c := range []extract.Config{a, b} {

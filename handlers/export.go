@@ -74,11 +74,11 @@ func (h *Handler) exportVersion(c echo.Context) error {
 		return err
 	}
 	if chunks {
-		content, err := h.app.Versions.ChunkContent(ctx, v)
+		chunks, err := h.app.Versions.AllChunks(ctx, v)
 		if err != nil {
 			return err
 		}
-		g = export.WithChunks(g, h.app.Documents.Namer(ctx), content)
+		g = export.WithChunks(g, h.app.Documents.Namer(ctx), chunks)
 	}
 	if g, err = export.WithNamespace(g, c.QueryParam("namespace")); err != nil {
 		return err

@@ -157,6 +157,13 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
 	form.Reference = cfg.Reference
+	form.ChunkNodes = cfg.ChunkNodes
+	for _, s := range []struct{ v, l string }{
+		{extract.OfficialRename, "rename the node (the text's name kept as an alias)"},
+		{extract.OfficialNode, "an official-name node and an OfficialName edge (KAG's shape)"},
+	} {
+		form.OfficialNames = append(form.OfficialNames, web.Option{Value: s.v, Label: s.l, Selected: cmp.Or(cfg.OfficialNames, extract.OfficialRename) == s.v})
+	}
 	prompts := app.DefaultPrompts()
 	for k, v := range cfg.Prompts {
 		prompts[k] = v
@@ -199,6 +206,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), in.Embedder
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
 	cfg.Strict, cfg.Reports, cfg.NoCache = in.Strict, strings.TrimSpace(in.Reports), in.NoCache
+	cfg.OfficialNames, cfg.ChunkNodes = strings.TrimSpace(in.OfficialNames), in.ChunkNodes
 	// Numbers are only read here: their ranges are checked by the app, as
 	// for the CLI.
 	for _, n := range []struct {
@@ -405,14 +413,18 @@ type runInput struct {
 	Strict     bool   `json:"strict"`
 	// NoCache asks the model anew instead of answering from the call
 	// cache (the CLI's --no-cache).
-	NoCache     bool              `json:"no_cache"`
-	ChunkSize   *int              `json:"chunk_size"`
-	Overlap     *int              `json:"overlap"`
-	Concurrency *int              `json:"concurrency"`
-	MaxGleaning *int              `json:"max_gleaning"`
-	Documents   []int             `json:"document_ids"`
-	Doc         []int             `json:"doc"`
-	Prompts     map[string]string `json:"prompts"`
+	NoCache bool `json:"no_cache"`
+	// OfficialNames is rename or node (Config.OfficialNames); ChunkNodes
+	// puts KAG's chunk layer into the graph (Config.ChunkNodes).
+	OfficialNames string            `json:"official_names"`
+	ChunkNodes    bool              `json:"chunk_nodes"`
+	ChunkSize     *int              `json:"chunk_size"`
+	Overlap       *int              `json:"overlap"`
+	Concurrency   *int              `json:"concurrency"`
+	MaxGleaning   *int              `json:"max_gleaning"`
+	Documents     []int             `json:"document_ids"`
+	Doc           []int             `json:"doc"`
+	Prompts       map[string]string `json:"prompts"`
 }
 
 // readRunInput reads a run request from a JSON body or the form. An
@@ -438,6 +450,7 @@ func readRunInput(c echo.Context) (runInput, error) {
 	in.Reports = c.FormValue("reports")
 	in.Schema, in.Note, in.Strict = c.FormValue("schema"), c.FormValue("note"), c.FormValue("strict") != ""
 	in.NoCache = c.FormValue("no_cache") != ""
+	in.OfficialNames, in.ChunkNodes = c.FormValue("official_names"), c.FormValue("chunk_nodes") != ""
 	num := func(name string, dst **int) error {
 		s := strings.TrimSpace(c.FormValue(name))
 		if s == "" {

@@ -137,6 +137,12 @@ func versionConfigRows(v record.Version) []web.KV {
 	if len(c.Prompts) > 0 {
 		rows = append(rows, web.KV{Key: "prompts", Value: fmt.Sprintf("%d templates (see the run form)", len(c.Prompts))})
 	}
+	if c.OfficialNames == extract.OfficialNode {
+		rows = append(rows, web.KV{Key: "official names", Value: "official-name nodes with OfficialName edges"})
+	}
+	if c.ChunkNodes {
+		rows = append(rows, web.KV{Key: "chunk nodes", Value: "a Chunk node per chunk, with source edges"})
+	}
 	rows = append(rows, web.KV{Key: "documents", Value: fmt.Sprint(len(v.DocumentIDs))})
 	return rows
 }

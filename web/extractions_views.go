@@ -38,22 +38,26 @@ type PromptField struct {
 
 // RunForm is the form that starts an extraction version.
 type RunForm struct {
-	Name        string
-	From        string // "name@n" when pre-filled from a version
-	Docs        []DocChoice
-	Schemas     []Option
-	Strategies  []Option
-	Providers   []Option
-	Model       string
-	ChunkSize   int
-	Overlap     int
-	Strict      bool
-	NoCache     bool
-	Concurrency int
-	MaxGleaning int
-	Language    string
-	Note        string
-	Prompts     []PromptField
+	Name       string
+	From       string // "name@n" when pre-filled from a version
+	Docs       []DocChoice
+	Schemas    []Option
+	Strategies []Option
+	Providers  []Option
+	Model      string
+	ChunkSize  int
+	Overlap    int
+	Strict     bool
+	NoCache    bool
+	// ChunkNodes asks for KAG's chunk layer in the graph; OfficialNames
+	// are the choices of what standardisation makes of an official name.
+	ChunkNodes    bool
+	OfficialNames []Option
+	Concurrency   int
+	MaxGleaning   int
+	Language      string
+	Note          string
+	Prompts       []PromptField
 	// Embedders are the vectorizer choices (offline, gemini, openai).
 	Embedders []Option
 	// ReportWriters are the community report choices (offline, model).

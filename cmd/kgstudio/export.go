@@ -64,11 +64,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *chunks {
-		content, err := a.Versions.ChunkContent(ctx, v)
+		chunks, err := a.Versions.AllChunks(ctx, v)
 		if err != nil {
 			return err
 		}
-		g = export.WithChunks(g, a.Documents.Namer(ctx), content)
+		g = export.WithChunks(g, a.Documents.Namer(ctx), chunks)
 	}
 	if g, err = export.WithNamespace(g, *namespace); err != nil {
 		return err

@@ -19,45 +19,14 @@ const (
 // ChunkKey is the node key of a document's chunk.
 func ChunkKey(documentID, index int) string { return fmt.Sprintf("chunk:%d:%d", documentID, index) }
 
-// WithChunks returns g with KAG's provenance layout: a node of type Chunk
-// per chunk that the nodes' mentions name (properties document_id,
-// chunk_index, when docName knows it document, and when content knows it
-// the chunk's text as content, as KAG's Chunk nodes hold it), and a source
-// edge from each node to every chunk it was extracted from. g needs its
-// mentions loaded; the result has none, so every format writes it alike.
-// docName and content may be nil.
-func WithChunks(g extract.Graph, docName func(documentID int) string, content func(documentID, index int) string) extract.Graph {
-	out := extract.Graph{Nodes: make([]extract.Node, 0, len(g.Nodes)), Edges: make([]extract.Edge, 0, len(g.Edges))}
-	var chunks []extract.Node
-	seenChunk := map[string]bool{}
-	seenEdge := map[string]bool{}
-	var sources []extract.Edge
+// WithChunks returns g with KAG's provenance layout (see ChunkLayer): g's
+// nodes and edges without their mentions, then the chunk nodes and the
+// source edges. g needs its mentions loaded; the result has none, so every
+// format writes it alike. docName may be nil.
+func WithChunks(g extract.Graph, docName func(documentID int) string, chunks []extract.Chunk) extract.Graph {
+	layer := ChunkLayer(g, docName, chunks)
+	out := extract.Graph{Nodes: make([]extract.Node, 0, len(g.Nodes)+len(layer.Nodes)), Edges: make([]extract.Edge, 0, len(g.Edges)+len(layer.Edges))}
 	for _, n := range g.Nodes {
-		for _, m := range n.Mentions {
-			key := ChunkKey(m.DocumentID, m.ChunkIndex)
-			if !seenChunk[key] {
-				seenChunk[key] = true
-				props := map[string]any{"document_id": m.DocumentID, "chunk_index": m.ChunkIndex}
-				name := fmt.Sprintf("chunk %d of document %d", m.ChunkIndex, m.DocumentID)
-				if docName != nil {
-					if d := docName(m.DocumentID); d != "" {
-						props["document"] = d
-						name = fmt.Sprintf("%s #%d", d, m.ChunkIndex)
-					}
-				}
-				if content != nil {
-					if text := content(m.DocumentID, m.ChunkIndex); text != "" {
-						props["content"] = text
-					}
-				}
-				chunks = append(chunks, extract.Node{Key: key, Name: name, Type: ChunkType, Properties: props})
-			}
-			e := extract.Edge{Source: n.Key, Target: key, Label: SourceLabel, Weight: 1}
-			if !seenEdge[e.Key()] {
-				seenEdge[e.Key()] = true
-				sources = append(sources, e)
-			}
-		}
 		n.Mentions = nil
 		out.Nodes = append(out.Nodes, n)
 	}
@@ -65,8 +34,63 @@ func WithChunks(g extract.Graph, docName func(documentID int) string, content fu
 		e.Mentions = nil
 		out.Edges = append(out.Edges, e)
 	}
-	out.Nodes = append(out.Nodes, chunks...)
-	out.Edges = append(out.Edges, sources...)
+	out.Nodes = append(out.Nodes, layer.Nodes...)
+	out.Edges = append(out.Edges, layer.Edges...)
+	return out
+}
+
+// ChunkLayer is KAG's chunk layer of g: a node of type Chunk for every
+// chunk of chunks, whether anything was extracted from it or not, and for
+// every other chunk the nodes' mentions name (properties document_id,
+// chunk_index, document when docName knows it, and the chunk's text as
+// content, as KAG's Chunk nodes hold it), and a source edge from each node
+// to every chunk it was extracted from. A chunk node g holds already (a
+// version built with chunk nodes) is not made again. g needs its mentions
+// loaded; docName may be nil.
+func ChunkLayer(g extract.Graph, docName func(documentID int) string, chunks []extract.Chunk) extract.Graph {
+	var out extract.Graph
+	seen := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Type == ChunkType {
+			seen[n.Key] = true
+		}
+	}
+	add := func(doc, index int, text string) string {
+		key := ChunkKey(doc, index)
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
+		props := map[string]any{"document_id": doc, "chunk_index": index}
+		name := fmt.Sprintf("chunk %d of document %d", index, doc)
+		if docName != nil {
+			if d := docName(doc); d != "" {
+				props["document"] = d
+				name = fmt.Sprintf("%s #%d", d, index)
+			}
+		}
+		if text != "" {
+			props["content"] = text
+		}
+		out.Nodes = append(out.Nodes, extract.Node{Key: key, Name: name, Type: ChunkType, Properties: props})
+		return key
+	}
+	for _, c := range chunks {
+		add(c.DocumentID, c.Index, c.Text)
+	}
+	seenEdge := map[string]bool{}
+	for _, n := range g.Nodes {
+		if n.Type == ChunkType {
+			continue
+		}
+		for _, m := range n.Mentions {
+			e := extract.Edge{Source: n.Key, Target: add(m.DocumentID, m.ChunkIndex, ""), Label: SourceLabel, Weight: 1}
+			if !seenEdge[e.Key()] {
+				seenEdge[e.Key()] = true
+				out.Edges = append(out.Edges, e)
+			}
+		}
+	}
 	return out
 }
 

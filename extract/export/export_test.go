@@ -820,20 +820,25 @@ func TestWithChunks(t *testing.T) {
 		},
 		Edges: []extract.Edge{{Source: "scrooge", Target: "marley", Label: "partner", Mentions: []extract.Mention{{DocumentID: 1}}}},
 	}
-	out := WithChunks(g, func(id int) string { return "carol.txt" }, func(doc, index int) string {
-		if index == 0 {
-			return "Marley was dead."
-		}
-		return ""
-	})
-	if len(out.Nodes) != 4 || len(out.Edges) != 4 {
+	// Chunk 1 names nothing and is a node all the same; chunk 2 is not in
+	// the list, and is made from the mentions without its text.
+	chunks := []extract.Chunk{{DocumentID: 1, Index: 0, Text: "Marley was dead."}, {DocumentID: 1, Index: 1, Text: "Scrooge knew he was dead?"}}
+	out := WithChunks(g, func(id int) string { return "carol.txt" }, chunks)
+	if len(out.Nodes) != 5 || len(out.Edges) != 4 {
 		t.Fatalf("%d nodes, %d edges: %+v", len(out.Nodes), len(out.Edges), out)
 	}
 	if c := out.Nodes[2]; c.Key != ChunkKey(1, 0) || c.Type != ChunkType || c.Name != "carol.txt #0" || c.Properties["content"] != "Marley was dead." {
 		t.Errorf("chunk node %+v", c)
 	}
-	if c := out.Nodes[3]; c.Properties["content"] != nil {
-		t.Errorf("a chunk whose text is unknown has content %v", c.Properties["content"])
+	if c := out.Nodes[3]; c.Key != ChunkKey(1, 1) || c.Properties["content"] != "Scrooge knew he was dead?" {
+		t.Errorf("the chunk nothing was extracted from: %+v", c)
+	}
+	if c := out.Nodes[4]; c.Key != ChunkKey(1, 2) || c.Properties["content"] != nil {
+		t.Errorf("a chunk whose text is unknown: %+v", c)
+	}
+	// A graph that holds its chunk layer already gets no second one.
+	if again := ChunkLayer(out, nil, chunks); len(again.Nodes) != 0 {
+		t.Errorf("chunk nodes made twice: %+v", again.Nodes)
 	}
 	if e := out.Edges[1]; e.Source != "scrooge" || e.Label != SourceLabel || e.Target != ChunkKey(1, 0) {
 		t.Errorf("source edge %+v", e)

@@ -144,9 +144,19 @@ func (b *builder) addItem(it item) {
 	if it.Official != "" {
 		name = it.Official
 	}
-	n := b.node(name, it.Category)
-	if name != it.Name {
-		addAlias(n, it.Name)
+	var n *extract.Node
+	if name != it.Name && b.x.cfg.OfficialNames == extract.OfficialNode {
+		// KAG's shape: the entity keeps the text's name and points to a
+		// node of its official name.
+		n = b.node(it.Name, it.Category)
+		off := b.node(name, it.Category)
+		b.link(name, off)
+		b.edge(n.Key, extract.OfficialNameLabel, off.Key, false)
+	} else {
+		n = b.node(name, it.Category)
+		if name != it.Name {
+			addAlias(n, it.Name)
+		}
 	}
 	b.link(it.Name, n)
 	if n.Description == "" {

@@ -367,3 +367,41 @@ func TestDefaultPrompts_Render(t *testing.T) {
 	}
 	golden(t, "prompts_zh.golden", []byte(b.String()))
 }
+
+// With official names as nodes (KAG's shape), an entity keeps the name
+// the text uses and an OfficialName edge leads to a node of its official
+// name; the relations name the entities as the text does; a name that is
+// its own official name gets no such edge.
+func TestExtractor_OfficialNameNodes(t *testing.T) {
+	srv := fakellm.New(t, fakellm.Options{Rules: rules(t)})
+	x, err := kag.New(clients(t, srv)["openai"], extract.Config{OfficialNames: extract.OfficialNode}, enTypes, kag.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, chunk := enChunk()
+	res, err := x.Extract(context.Background(), doc, chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Graph
+	for _, want := range [][3]string{
+		{"person:scrooge", extract.OfficialNameLabel, "person:ebenezer scrooge"},
+		{"person:marley", extract.OfficialNameLabel, "person:jacob marley"},
+		{"person:scrooge", "partnerOf", "person:marley"},
+	} {
+		if !hasEdge(g, want[0], want[1], want[2]) {
+			t.Errorf("no edge %v in %+v", want, g.Edges)
+		}
+	}
+	if n := node(g, "person:scrooge"); n == nil || n.Properties["aliases"] != nil {
+		t.Errorf("surface node %+v", n)
+	}
+	if node(g, "person:ebenezer scrooge") == nil {
+		t.Error("no official-name node")
+	}
+	for _, e := range g.Edges {
+		if e.Label == extract.OfficialNameLabel && e.Source == "person:bob cratchit" {
+			t.Errorf("an OfficialName edge to itself: %+v", e)
+		}
+	}
+}
