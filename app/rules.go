@@ -36,22 +36,31 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return err
 	}
-	derived, skipped, err := schema.DeriveRules(ctx, sc, g, schema.Budget{})
+	d, err := schema.DeriveRules(ctx, sc, g, schema.Budget{})
 	if err != nil {
 		return fmt.Errorf("schema rules: %w", err)
 	}
 	var notes []string
-	if len(skipped) > 0 {
-		why := make([]string, len(skipped))
-		for i, p := range skipped {
-			a.log.Info("schema rule not run", "version_id", v.ID, "field", p.Field, "reason", p.Message)
+	for _, set := range []struct {
+		problems []schema.Problem
+		log, note string
+	}{
+		{d.Skipped, "schema rule not run", "schema rules not run: "},
+		{d.Idle, "schema rule derived nothing", "schema rules that derived nothing: "},
+	} {
+		if len(set.problems) == 0 {
+			continue
+		}
+		why := make([]string, len(set.problems))
+		for i, p := range set.problems {
+			a.log.Info(set.log, "version_id", v.ID, "field", p.Field, "reason", p.Message)
 			why[i] = p.Message
 		}
-		notes = append(notes, "schema rules not run: "+strings.Join(why, "; "))
+		notes = append(notes, set.note+strings.Join(why, "; "))
 	}
-	if n := len(derived.Edges); n > 0 {
-		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", n, "concept_nodes", len(derived.Nodes))
-		if err := a.store.WriteGraph(ctx, v.ID, derived); err != nil {
+	if n := len(d.Graph.Edges); n > 0 {
+		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", n, "concept_nodes", len(d.Graph.Nodes))
+		if err := a.store.WriteGraph(ctx, v.ID, d.Graph); err != nil {
 			return err
 		}
 		notes = append(notes, fmt.Sprintf("schema rules derived %d relation%s", n, plural(n)))

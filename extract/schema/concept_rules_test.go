@@ -111,10 +111,11 @@ func TestDeriveRules_Concepts(t *testing.T) {
 		{Rule: "define (s:App)-[p:belongTo]->(o:`RiskMining.TaxOfRiskApp`/`赌博应用`) {\n" +
 			"STRUCTURE { (s) }\nCONSTRAINT { R1(\"赌博\"): s.riskMark like \"%赌博%\"\n R2: s.riskMark != \"UNKNOWN\" }\n}"},
 	}}
-	got, skipped, err := DeriveRules(context.Background(), s, riskGraph(), Budget{})
-	if err != nil || len(skipped) != 0 {
-		t.Fatalf("error %v, skipped %v", err, skipped)
+	d, err := DeriveRules(context.Background(), s, riskGraph(), Budget{})
+	if err != nil || len(d.Skipped) != 0 || len(d.Idle) != 0 {
+		t.Fatalf("error %v, skipped %v, idle %v", err, d.Skipped, d.Idle)
 	}
+	got := d.Graph
 	want := []string{
 		"boss belongTo " + boss, // clerk's transfer is too small
 		"casino belongTo " + app,
@@ -137,7 +138,8 @@ func TestDeriveRules_Concepts(t *testing.T) {
 	// A concept node the graph has is used, not made again.
 	g := riskGraph()
 	g.Nodes = append(g.Nodes, extract.Node{Key: "gambling", Name: "赌博应用", Type: "TaxOfRiskApp"})
-	got, _, err = DeriveRules(context.Background(), &Schema{ConceptRules: s.ConceptRules[2:]}, g, Budget{})
+	d, err = DeriveRules(context.Background(), &Schema{ConceptRules: s.ConceptRules[2:]}, g, Budget{})
+	got = d.Graph
 	if err != nil || len(got.Nodes) != 0 || fmt.Sprint(derivedStrings(got)) != "[casino belongTo gambling poker belongTo gambling]" {
 		t.Errorf("with the concept node: %v, %+v", err, got)
 	}
@@ -194,5 +196,35 @@ func TestParseRule_Says(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseRule(%q): %v; want %q", text, err, want)
 		}
+	}
+}
+
+// A rule that runs and derives nothing says what the graph lacks: the
+// label of an edge it follows, a type, a concept; else that nothing met
+// its structure and constraints.
+func TestDeriveRules_SaysWhyNothing(t *testing.T) {
+	s := &Schema{ConceptRules: []ConceptRule{
+		{Rule: "Define (s:Person)-[p:belongTo]->(o:`G`/`a`) { Structure { (s)-[:hasDevice]->(d) } Constraint { } }"},
+		{Rule: "Define (s:Robot)-[p:belongTo]->(o:`G`/`b`) { Structure { (s) } Constraint { } }"},
+		{Rule: "Define (s:Person)-[p:belongTo]->(o:`G`/`c`) { Structure { (s)-[:release]->(x:`TaxOfRiskApp`/`棋牌`) } Constraint { } }"},
+		{Rule: "Define (s:Person)-[p:belongTo]->(o:`G`/`d`) { Structure { (s) } Constraint { R1: s.age > 90 } }"},
+		{Rule: "Define (s:Person)-[p:belongTo]->(o:`G`/`e`) { Structure { (s) } Constraint { R1: s.age > 40 } }"},
+	}}
+	d, err := DeriveRules(context.Background(), s, riskGraph(), Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var why []string
+	for _, p := range d.Idle {
+		why = append(why, p.Field+": "+p.Message)
+	}
+	want := []string{
+		"concept_rules[0].rule: rule belongTo → a derived nothing: the graph has no hasDevice edge",
+		"concept_rules[1].rule: rule belongTo → b derived nothing: the graph has no node of type Robot for s",
+		"concept_rules[2].rule: rule belongTo → c derived nothing: the graph has no concept 棋牌 of TaxOfRiskApp for x",
+		"concept_rules[3].rule: rule belongTo → d derived nothing: no match met its structure and constraints",
+	}
+	if !reflect.DeepEqual(why, want) || len(d.Graph.Edges) != 1 {
+		t.Errorf("idle:\n%s\nwant\n%s\n(%d edges)", strings.Join(why, "\n"), strings.Join(want, "\n"), len(d.Graph.Edges))
 	}
 }

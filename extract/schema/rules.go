@@ -960,23 +960,34 @@ func (s *Schema) rules() ([]schemaRule, []Problem) {
 	return out, skipped
 }
 
+// Derivation is what DeriveRules did: the relations its rules derived
+// with the concept nodes they need, the rules it did not run and the
+// rules that ran and derived nothing, each with its field path and why.
+type Derivation struct {
+	Graph   extract.Graph
+	Skipped []Problem
+	Idle    []Problem
+}
+
 // DeriveRules runs every rule of s over g, each within budget b: the
 // rules of relations, of properties whose type is a declared type, and the
 // concept rules. A rule joins what the others derived: the rules run again
 // while a round derives something new (at most once more than there are
 // rules), so "developed" feeds a concept rule over developers. It returns
 // the derived edges g does not hold yet with the concept nodes they need
-// that g lacks, and a problem for each rule it does not run (with the
-// field path of the rule and the reason): a form it does not run, or a
-// rule over its budget. It stops at once with ctx's error when ctx ends.
-func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (extract.Graph, []Problem, error) {
+// that g lacks; a problem for each rule it does not run (a form it does
+// not run, or a rule over its budget); and for each rule that derived
+// nothing, what in g it found missing. It stops at once with ctx's error
+// when ctx ends.
+func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (Derivation, error) {
 	b = b.withDefaults()
-	var out extract.Graph
+	var d Derivation
 	have := make(map[string]bool, len(g.Edges))
 	for _, e := range g.Edges {
 		have[e.Key()] = true
 	}
 	list, skipped := s.rules()
+	d.Skipped = skipped
 	type parsed struct {
 		field string
 		rule  *Rule
@@ -985,16 +996,17 @@ func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (ext
 	for _, sr := range list {
 		r, err := ParseRule(sr.text)
 		if err != nil {
-			skipped = append(skipped, Problem{Field: sr.field, Message: extract.MessageOf(err)})
+			d.Skipped = append(d.Skipped, Problem{Field: sr.field, Message: extract.MessageOf(err)})
 			continue
 		}
 		runnable = append(runnable, parsed{sr.field, r})
 	}
 	if len(runnable) == 0 {
-		return out, skipped, ctx.Err()
+		return d, ctx.Err()
 	}
 	rg := indexRuleGraph(g)
 	failed := make([]bool, len(runnable))
+	derivedBy := make([]int, len(runnable))
 	var madeNodes []extract.Node // concept nodes the rules added to rg
 	for round := 0; round <= len(runnable); round++ {
 		added := 0
@@ -1005,20 +1017,21 @@ func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (ext
 			derived, made, err := p.rule.derive(ctx, rg, b)
 			if err != nil {
 				if ctx.Err() != nil {
-					return extract.Graph{}, nil, ctx.Err()
+					return Derivation{}, ctx.Err()
 				}
 				failed[i] = true
-				skipped = append(skipped, Problem{Field: p.field, Message: extract.MessageOf(err)})
+				d.Skipped = append(d.Skipped, Problem{Field: p.field, Message: extract.MessageOf(err)})
 				continue
 			}
 			if made != nil {
 				madeNodes = append(madeNodes, *made)
 			}
+			derivedBy[i] += len(derived)
 			for _, e := range derived {
 				if !have[e.Key()] {
 					have[e.Key()] = true
 					rg.addEdge(e)
-					out.Edges = append(out.Edges, e)
+					d.Graph.Edges = append(d.Graph.Edges, e)
 					added++
 				}
 			}
@@ -1028,12 +1041,53 @@ func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (ext
 		}
 	}
 	for _, n := range madeNodes {
-		for _, e := range out.Edges {
+		for _, e := range d.Graph.Edges {
 			if e.Target == n.Key {
-				out.Nodes = append(out.Nodes, n)
+				d.Graph.Nodes = append(d.Graph.Nodes, n)
 				break
 			}
 		}
 	}
-	return out, skipped, nil
+	for i, p := range runnable {
+		if !failed[i] && derivedBy[i] == 0 {
+			d.Idle = append(d.Idle, Problem{Field: p.field, Message: p.rule.whyNothing(rg)})
+		}
+	}
+	return d, nil
+}
+
+// whyNothing says why the rule matched nothing in rg: the first label,
+// type or concept its structure names that rg lacks, else that no match
+// met the structure and constraints.
+func (r *Rule) whyNothing(rg *ruleGraph) string {
+	name := r.Predicate
+	if r.ObjectConcept != "" {
+		name += " → " + r.ObjectConcept
+	}
+	for _, p := range r.Patterns {
+		if rg.byLabel[strings.ToLower(lastPart(p.Label))] == nil {
+			return fmt.Sprintf("rule %s derived nothing: the graph has no %s edge", name, p.Label)
+		}
+	}
+	vars := make([]string, 0, len(r.Types))
+	for v := range r.Types {
+		vars = append(vars, v)
+	}
+	sort.Strings(vars)
+	for _, v := range vars {
+		t := r.Types[v]
+		if v == r.Object && r.ObjectConcept != "" || t == "" {
+			continue
+		}
+		if c, ok := r.Concepts[v]; ok {
+			if rg.concept(t, c) == noNode {
+				return fmt.Sprintf("rule %s derived nothing: the graph has no concept %s of %s for %s", name, c, lastPart(t), v)
+			}
+			continue
+		}
+		if _, ok := rg.typeIDs[strings.ToLower(lastPart(t))]; !ok {
+			return fmt.Sprintf("rule %s derived nothing: the graph has no node of type %s for %s", name, lastPart(t), v)
+		}
+	}
+	return fmt.Sprintf("rule %s derived nothing: no match met its structure and constraints", name)
 }

@@ -32,10 +32,11 @@ func TestDeriveRules_Shipped(t *testing.T) {
 			g.Edges = append(g.Edges, e("alice", "hasDevice", d))
 		}
 	}
-	derived, skipped, err := DeriveRules(context.Background(), risk, g, Budget{})
+	d, err := DeriveRules(context.Background(), risk, g, Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	derived, skipped := d.Graph, d.Skipped
 	var got []string
 	for _, d := range derived.Edges {
 		got = append(got, d.Source+" "+d.Label+" "+d.Target)
@@ -51,8 +52,8 @@ func TestDeriveRules_Shipped(t *testing.T) {
 	}
 
 	supply := mustParseFile(t, filepath.Join(kagDir(t), "SupplyChain.schema"))
-	if _, skipped, _ := DeriveRules(context.Background(), supply, g, Budget{}); len(skipped) != 11 || !strings.Contains(fmt.Sprint(skipped), "rule mainSupply: constraint") {
-		t.Errorf("SupplyChain rules: %v", skipped)
+	if d, _ := DeriveRules(context.Background(), supply, g, Budget{}); len(d.Skipped) != 11 || !strings.Contains(fmt.Sprint(d.Skipped), "rule mainSupply: constraint") {
+		t.Errorf("SupplyChain rules: %v", d.Skipped)
 	}
 }
 
@@ -154,8 +155,8 @@ func TestRule_Derive_Budget(t *testing.T) {
 			{Name: "far", Target: "T", Rule: fourHops},
 			{Name: "back", Target: "T", Rule: `Define (a:T)-[p:back]->(b:T) { STRUCTURE { (b)-[:link]->(a) } CONSTRAINT { } }`},
 		}}}}
-		derived, skipped, err := DeriveRules(context.Background(), s, g, Budget{MaxSteps: 100_000})
-		edges := derived.Edges
+		d, err := DeriveRules(context.Background(), s, g, Budget{MaxSteps: 100_000})
+		edges, skipped := d.Graph.Edges, d.Skipped
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,9 +189,9 @@ func TestRule_Derive_Canceled(t *testing.T) {
 		s := &Schema{Types: []EntityType{{Name: "T", Relations: []Relation{{Name: "far", Target: "T", Rule: fourHops}}}}}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		derived, skipped, err := DeriveRules(ctx, s, g, unlimited)
-		if !errors.Is(err, context.Canceled) || len(derived.Edges) != 0 || len(skipped) != 0 {
-			t.Fatalf("DeriveRules: %d edges, %v skipped, error %v; want context.Canceled", len(derived.Edges), skipped, err)
+		d, err := DeriveRules(ctx, s, g, unlimited)
+		if !errors.Is(err, context.Canceled) || len(d.Graph.Edges) != 0 || len(d.Skipped) != 0 {
+			t.Fatalf("DeriveRules: %d edges, %v skipped, error %v; want context.Canceled", len(d.Graph.Edges), d.Skipped, err)
 		}
 	})
 }
