@@ -42,7 +42,7 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 	}
 	var notes []string
 	for _, set := range []struct {
-		problems []schema.Problem
+		problems  []schema.Problem
 		log, note string
 	}{
 		{d.Skipped, "schema rule not run", "schema rules not run: "},
