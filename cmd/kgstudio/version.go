@@ -122,6 +122,11 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if j.Error != "" {
 			fmt.Fprintf(stdout, "error:     %s\n", j.Error)
 		}
+		for _, line := range strings.Split(strings.TrimSpace(j.Note), "\n") {
+			if line != "" {
+				fmt.Fprintf(stdout, "note:      %s\n", line)
+			}
+		}
 		if j.Injected > 0 || j.MergesApplied > 0 || j.NotSameApplied > 0 {
 			fmt.Fprintf(stdout, "curation:  %d injected, %d merges applied, %d not-the-same applied\n", j.Injected, j.MergesApplied, j.NotSameApplied)
 		}
