@@ -210,6 +210,9 @@ func (c *Curation) Decide(ctx context.Context, v record.Version, x, y string) er
 // v's run produced and records what was applied: counts in its stats
 // (merges_applied, not_same_applied) and a line in its note.
 func (a *App) applyDecisions(ctx context.Context, v record.Version) error {
+	if v.Config.NoDecisions {
+		return nil
+	}
 	d, err := a.store.Decisions(ctx, v.ExtractionID)
 	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
 		return err

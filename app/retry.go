@@ -67,6 +67,9 @@ func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, erro
 	note := fmt.Sprintf("retry of %s: %d failed, %d unparsed chunks asked again", v.Label(), max(failed, 0), unparsed)
 	cfg := v.Config
 	cfg.NoCache = false
+	// A retry changes only what failed: the duplicate decisions taken
+	// since v was made are not applied to it when v applied none.
+	cfg.NoDecisions = v.Config.NoDecisions || v.MergesApplied == 0 && v.NotSameApplied == 0
 	nv, err := a.store.NewChildVersion(ctx, v.Extraction, cfg, v.DocumentIDs, note, v.ID)
 	if err != nil {
 		return record.Version{}, err

@@ -64,6 +64,10 @@ type Config struct {
 	// node per chunk, whether anything was extracted from it or not, and
 	// a source edge from each node to every chunk it was extracted from.
 	ChunkNodes bool `json:"chunk_nodes,omitempty"`
+	// NoDecisions leaves out the extraction's remembered duplicate
+	// decisions (merges, not-the-same) that a run otherwise applies in
+	// its final job: a retry of a version that applied none applies none.
+	NoDecisions bool `json:"no_decisions,omitempty"`
 }
 
 // What standardisation makes of an official name (Config.OfficialNames).

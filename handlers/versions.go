@@ -140,6 +140,9 @@ func versionConfigRows(v record.Version) []web.KV {
 	if c.OfficialNames == extract.OfficialNode {
 		rows = append(rows, web.KV{Key: "official names", Value: "official-name nodes with OfficialName edges"})
 	}
+	if c.NoDecisions {
+		rows = append(rows, web.KV{Key: "curation", Value: "remembered merges not applied (a retry changes only what failed)"})
+	}
 	if c.ChunkNodes {
 		rows = append(rows, web.KV{Key: "chunk nodes", Value: "a Chunk node per chunk, with source edges"})
 	}
