@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/tuple"
 )
 
@@ -157,4 +158,38 @@ func promptTokens(s string) int {
 		}
 	}
 	return cjk + (other+3)/4
+}
+
+// EstimateRequest is EstimateRun for a run request over stored documents:
+// the settings are prepared as NewRun would (defaults, provider, schema),
+// and nothing is made or asked.
+func (a *App) EstimateRequest(ctx context.Context, req RunRequest) (Estimate, error) {
+	cfg := req.Config
+	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
+		return Estimate{}, err
+	}
+	if len(req.DocumentIDs) == 0 {
+		return Estimate{}, extract.Errorf(extract.KindInvalid, "pick at least one document to estimate")
+	}
+	docs, err := a.store.Documents(ctx, req.DocumentIDs)
+	if err != nil {
+		return Estimate{}, err
+	}
+	return a.EstimateRun(ctx, cfg, docs)
+}
+
+// EstimateOf is the estimate a version's run would have had before it
+// ran (its settings over its documents), to show beside what it spent;
+// ok is false for a run whose calls cannot be counted ahead (nlp, schema,
+// dialogue, or documents gone).
+func (a *App) EstimateOf(ctx context.Context, v record.Version) (Estimate, bool) {
+	if v.Config.Strategy != extract.StrategyTuple || extract.Offline(v.Config.Provider) {
+		return Estimate{}, false
+	}
+	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	if err != nil {
+		return Estimate{}, false
+	}
+	est, err := a.EstimateRun(ctx, v.Config, docs)
+	return est, err == nil
 }

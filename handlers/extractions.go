@@ -194,14 +194,10 @@ func providerHelp(p app.Providers) string {
 	return "Configured: " + strings.Join(on, ", ") + "."
 }
 
-// startExtraction creates a version from the run form (or its JSON body)
-// and starts it in the background.
-func (h *Handler) startExtraction(c echo.Context) error {
-	ctx := c.Request().Context()
+// runRequestOf reads a run request from the run form or its JSON body:
+// what was sent, the request it makes and what is wrong with it.
+func runRequestOf(c echo.Context) (runInput, app.RunRequest, error) {
 	in, err := readRunInput(c)
-	if err != nil && wantsJSON(c) {
-		return err
-	}
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), in.Embedder
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
@@ -217,8 +213,6 @@ func (h *Handler) startExtraction(c echo.Context) error {
 			*n.dst = *n.v
 		}
 	}
-	docIDs := append(in.Documents, in.Doc...)
-	name := strings.TrimSpace(in.Name)
 	if err == nil && cfg.Strategy != extract.StrategyNLP {
 		posted := map[string]string{}
 		for k := range app.DefaultPrompts() {
@@ -228,10 +222,38 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		}
 		cfg.Prompts = app.StrategyPrompts(cfg.Strategy, posted)
 	}
+	return in, app.RunRequest{Extraction: strings.TrimSpace(in.Name), Config: cfg, SchemaRef: in.Schema,
+		DocumentIDs: append(in.Documents, in.Doc...), Note: in.Note}, err
+}
+
+// apiEstimate answers POST /api/extractions/estimate: what the run the
+// body describes would ask of its model (the contract of extract
+// --estimate --json), calling no model and storing nothing.
+func (h *Handler) apiEstimate(c echo.Context) error {
+	_, req, err := runRequestOf(c)
+	if err != nil {
+		return err
+	}
+	est, err := h.app.EstimateRequest(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, est)
+}
+
+// startExtraction creates a version from the run form (or its JSON body)
+// and starts it in the background. The form's Estimate button (op
+// estimate) shows the form again with what the run would cost instead.
+func (h *Handler) startExtraction(c echo.Context) error {
+	ctx := c.Request().Context()
+	in, req, err := runRequestOf(c)
+	cfg, docIDs, name := req.Config, req.DocumentIDs, req.Extraction
+	if err == nil && !wantsJSON(c) && c.FormValue("op") == "estimate" {
+		return h.showEstimate(c, in, req)
+	}
 	var v record.Version
 	if err == nil {
-		v, cfg, err = h.app.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, SchemaRef: in.Schema,
-			DocumentIDs: docIDs, Note: in.Note})
+		v, cfg, err = h.app.NewRun(ctx, req)
 	}
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
@@ -261,6 +283,37 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", v.ID), fmt.Sprintf("Started %s, a new version of the extraction %s; its earlier versions are kept, to compare with.", v.Label(), v.Extraction), false)
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d", v.ID))
+}
+
+// showEstimate renders the run form again, as filled, with the estimate
+// of the run it describes (or why there is none).
+func (h *Handler) showEstimate(c echo.Context, in runInput, req app.RunRequest) error {
+	form := web.RunForm{}
+	est, err := h.app.EstimateRequest(c.Request().Context(), req)
+	switch {
+	case err == nil:
+		form.Estimate = estimateView(est)
+	case extract.KindOf(err) == extract.KindInvalid:
+		form.Error = "No estimate: " + extract.MessageOf(err)
+	default:
+		return err
+	}
+	picked := map[int]bool{}
+	for _, id := range req.DocumentIDs {
+		picked[id] = true
+	}
+	if err := h.fillRunForm(c, &form, req.Config, picked); err != nil {
+		return err
+	}
+	form.Name, form.Note = req.Extraction, in.Note
+	return h.renderStatus(c, http.StatusOK, "extractions", "New extraction", web.RunFormPage(form))
+}
+
+// estimateView shows an estimate.
+func estimateView(est app.Estimate) *web.EstimateView {
+	v := &web.EstimateView{Chunks: est.Chunks, Calls: est.Calls, InputTokens: est.InputTokens, OutputTokens: est.OutputTokens,
+		Cost: fmt.Sprintf("%.4f %s", est.Cost, est.Currency), Exact: est.ExactTokens, Priced: est.Priced, Model: est.Model, Notes: est.Notes}
+	return v
 }
 
 // cancelVersion stops a running version.

@@ -2,12 +2,16 @@ package handlers_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
@@ -134,5 +138,77 @@ func TestVersionPage_ChunksFold(t *testing.T) {
 	}
 	if more := page.Find(`[data-testid="chunks-more"]`).Text(); !strings.Contains(more, fmt.Sprint(big.ChunksTotal-web.MaxChunkRows)) {
 		t.Fatalf("the note on the others: %q", more)
+	}
+}
+
+// The run form's Estimate button and POST /api/extractions/estimate count
+// a run's calls before any is made, storing nothing; the finished run's
+// page shows the estimate against what it asked.
+func TestExtractions_Estimate(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\n<|COMPLETE|>"}}})
+	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
+	text := strings.Repeat("Marley was dead, to begin with. Scrooge signed the register of his burial. ", 12)
+	d := a.MustExtract(t, "plain", "marley.txt", text, extract.DefaultConfig())
+	doc := d.DocumentIDs[0]
+
+	// The form: the estimate is shown with the form as filled; nothing runs.
+	form := url.Values{"name": {"est"}, "strategy": {"tuple"}, "provider": {"openai"}, "max_gleaning": {"0"},
+		"chunk_size": {"200"}, "overlap": {"0"}, "doc": {strconv.Itoa(doc)}, "op": {"estimate"}}
+	resp, err := http.PostForm(a.Server.URL+"/extractions", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := goquery.NewDocumentFromReader(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("estimate form: %d %v", resp.StatusCode, err)
+	}
+	chunks, _ := strconv.Atoi(strings.TrimSpace(page.Find(`[data-testid="estimate-chunks"]`).Text()))
+	calls, _ := strconv.Atoi(strings.TrimSpace(page.Find(`[data-testid="estimate-calls"]`).Text()))
+	if chunks < 4 || calls != chunks || fake.Count() != 0 {
+		t.Fatalf("estimate shows %d chunks, %d calls; %d model calls made", chunks, calls, fake.Count())
+	}
+	if v, _ := page.Find(`input[name="name"]`).Attr("value"); v != "est" {
+		t.Errorf("the form lost its name: %q", v)
+	}
+	if _, err := a.App.Versions.ByRef(context.Background(), "est@1"); err == nil {
+		t.Error("an estimate made a version")
+	}
+
+	// The API gives the contract's fields.
+	body := fmt.Sprintf(`{"strategy":"tuple","provider":"openai","max_gleaning":0,"chunk_size":200,"overlap":0,"document_ids":[%d]}`, doc)
+	resp, err = http.Post(a.Server.URL+"/api/extractions/estimate", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var est map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&est)
+	resp.Body.Close()
+	for _, k := range []string{"chunks", "calls", "input_tokens", "output_tokens", "cost", "currency", "exact_tokens"} {
+		if _, ok := est[k]; !ok {
+			t.Errorf("estimate JSON lacks %s: %v", k, est)
+		}
+	}
+	if est["calls"] != float64(calls) || fake.Count() != 0 {
+		t.Errorf("API estimate %v calls (the form said %d); %d model calls made", est["calls"], calls, fake.Count())
+	}
+
+	// The run, then its page: estimate against actual, the calls equal.
+	form.Del("op")
+	resp, err = http.PostForm(a.Server.URL+"/extractions", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	v, err := a.App.Versions.ByRef(context.Background(), "est@1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitVersion(t, a, v.ID)
+	_, vp := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
+	row := vp.Find(`[data-testid="estimate-actual"] tbody tr`).First()
+	if got := row.Find("td").First().Text(); got != strconv.Itoa(calls) || !strings.HasPrefix(row.Find("td").Last().Text(), strconv.Itoa(fake.Count())+" ") {
+		t.Errorf("estimate against actual: %q (made %d calls)", row.Text(), fake.Count())
 	}
 }

@@ -31,6 +31,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/extractions", h.startExtraction)
 	e.GET("/api/extractions", h.apiExtractions)
 	e.POST("/api/extractions", h.startExtraction)
+	e.POST("/api/extractions/estimate", h.apiEstimate)
 	e.POST("/extractions/gold", h.importGold)
 	e.POST("/extractions/import", h.importGraph)
 	e.POST("/api/extractions/import", h.importGraph)

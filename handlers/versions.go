@@ -57,6 +57,16 @@ func (h *Handler) showVersion(c echo.Context) error {
 	for _, e := range v.Edits {
 		p.Edits = append(p.Edits, e.String())
 	}
+	if !v.Active() {
+		if est, ok := h.app.EstimateOf(ctx, v); ok {
+			p.Estimate = [][3]string{
+				{"model calls", itoa(est.Calls), fmt.Sprintf("%d (%d from the cache)", v.Calls, v.CachedCalls)},
+				{"input tokens", itoa(est.InputTokens), itoa(v.PromptTokens)},
+				{"output tokens", itoa(est.OutputTokens), itoa(v.OutputTokens)},
+				{"cost", fmt.Sprintf("$%.4f", est.Cost), p.Cost},
+			}
+		}
+	}
 	if e, err := h.app.Queries.Embedding(ctx, v.ID); err != nil {
 		return err
 	} else if e != nil {

@@ -38,6 +38,9 @@ type PromptField struct {
 
 // RunForm is the form that starts an extraction version.
 type RunForm struct {
+	// Estimate, when set, is what the run as filled would cost (the
+	// Estimate button).
+	Estimate   *EstimateView
 	Name       string
 	From       string // "name@n" when pre-filled from a version
 	Docs       []DocChoice
@@ -105,6 +108,10 @@ type ChunkRow struct {
 
 // VersionPage shows one extraction version.
 type VersionPage struct {
+	// Estimate compares, for a run whose calls can be counted ahead,
+	// what it was estimated to ask with what it asked: rows of measure,
+	// estimate, actual.
+	Estimate   [][3]string
 	V          VersionRow
 	Note       string
 	Error      string
@@ -293,3 +300,13 @@ const (
 	MaxChunkRows  = 500
 	foldChunkRows = 20
 )
+
+// EstimateView is what a run would ask of its model, before any call.
+type EstimateView struct {
+	Chunks, Calls, InputTokens, OutputTokens int
+	Cost, Model                              string
+	// Exact says the tokens were counted with the provider's tokenizer;
+	// Priced that the price table has the model.
+	Exact, Priced bool
+	Notes         []string
+}
