@@ -42,6 +42,9 @@ type App struct {
 	// dialogue run's timeline and fact times (timeline.go, times.go).
 	Comparisons *Comparisons
 	Memory      *Memory
+	// Scores scores an extraction's versions on its question set and
+	// their graphs (scores.go).
+	Scores *Scores
 
 	store *store.Store
 	log   *slog.Logger
@@ -100,7 +103,7 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
 	a.Curation, a.Queries, a.Schemas.a, a.Versions.a = &Curation{a}, &Queries{a}, a, a
-	a.Comparisons, a.Memory = &Comparisons{a}, &Memory{a}
+	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)

@@ -25,6 +25,8 @@ type Extraction struct {
 	Description string `json:"description,omitempty"`
 	// Curation holds the value of the "curation" field.
 	Curation string `json:"curation,omitempty"`
+	// Questions holds the value of the "questions" field.
+	Questions string `json:"questions,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExtractionQuery when eager-loading is set.
 	Edges        ExtractionEdges `json:"edges"`
@@ -56,7 +58,7 @@ func (*Extraction) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case extraction.FieldID:
 			values[i] = new(sql.NullInt64)
-		case extraction.FieldName, extraction.FieldDescription, extraction.FieldCuration:
+		case extraction.FieldName, extraction.FieldDescription, extraction.FieldCuration, extraction.FieldQuestions:
 			values[i] = new(sql.NullString)
 		case extraction.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -104,6 +106,12 @@ func (_m *Extraction) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field curation", values[i])
 			} else if value.Valid {
 				_m.Curation = value.String
+			}
+		case extraction.FieldQuestions:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field questions", values[i])
+			} else if value.Valid {
+				_m.Questions = value.String
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -157,6 +165,9 @@ func (_m *Extraction) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("curation=")
 	builder.WriteString(_m.Curation)
+	builder.WriteString(", ")
+	builder.WriteString("questions=")
+	builder.WriteString(_m.Questions)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -71,6 +71,20 @@ func (_c *ExtractionCreate) SetNillableCuration(v *string) *ExtractionCreate {
 	return _c
 }
 
+// SetQuestions sets the "questions" field.
+func (_c *ExtractionCreate) SetQuestions(v string) *ExtractionCreate {
+	_c.mutation.SetQuestions(v)
+	return _c
+}
+
+// SetNillableQuestions sets the "questions" field if the given value is not nil.
+func (_c *ExtractionCreate) SetNillableQuestions(v *string) *ExtractionCreate {
+	if v != nil {
+		_c.SetQuestions(*v)
+	}
+	return _c
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by IDs.
 func (_c *ExtractionCreate) AddVersionIDs(ids ...int) *ExtractionCreate {
 	_c.mutation.AddVersionIDs(ids...)
@@ -133,6 +147,10 @@ func (_c *ExtractionCreate) defaults() {
 		v := extraction.DefaultCuration
 		_c.mutation.SetCuration(v)
 	}
+	if _, ok := _c.mutation.Questions(); !ok {
+		v := extraction.DefaultQuestions
+		_c.mutation.SetQuestions(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -153,6 +171,9 @@ func (_c *ExtractionCreate) check() error {
 	}
 	if _, ok := _c.mutation.Curation(); !ok {
 		return &ValidationError{Name: "curation", err: errors.New(`ent: missing required field "Extraction.curation"`)}
+	}
+	if _, ok := _c.mutation.Questions(); !ok {
+		return &ValidationError{Name: "questions", err: errors.New(`ent: missing required field "Extraction.questions"`)}
 	}
 	return nil
 }
@@ -196,6 +217,10 @@ func (_c *ExtractionCreate) createSpec() (*Extraction, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Curation(); ok {
 		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
 		_node.Curation = value
+	}
+	if value, ok := _c.mutation.Questions(); ok {
+		_spec.SetField(extraction.FieldQuestions, field.TypeString, value)
+		_node.Questions = value
 	}
 	if nodes := _c.mutation.VersionsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -301,6 +326,18 @@ func (u *ExtractionUpsert) UpdateCuration() *ExtractionUpsert {
 	return u
 }
 
+// SetQuestions sets the "questions" field.
+func (u *ExtractionUpsert) SetQuestions(v string) *ExtractionUpsert {
+	u.Set(extraction.FieldQuestions, v)
+	return u
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *ExtractionUpsert) UpdateQuestions() *ExtractionUpsert {
+	u.SetExcluded(extraction.FieldQuestions)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -385,6 +422,20 @@ func (u *ExtractionUpsertOne) SetCuration(v string) *ExtractionUpsertOne {
 func (u *ExtractionUpsertOne) UpdateCuration() *ExtractionUpsertOne {
 	return u.Update(func(s *ExtractionUpsert) {
 		s.UpdateCuration()
+	})
+}
+
+// SetQuestions sets the "questions" field.
+func (u *ExtractionUpsertOne) SetQuestions(v string) *ExtractionUpsertOne {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.SetQuestions(v)
+	})
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *ExtractionUpsertOne) UpdateQuestions() *ExtractionUpsertOne {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.UpdateQuestions()
 	})
 }
 
@@ -638,6 +689,20 @@ func (u *ExtractionUpsertBulk) SetCuration(v string) *ExtractionUpsertBulk {
 func (u *ExtractionUpsertBulk) UpdateCuration() *ExtractionUpsertBulk {
 	return u.Update(func(s *ExtractionUpsert) {
 		s.UpdateCuration()
+	})
+}
+
+// SetQuestions sets the "questions" field.
+func (u *ExtractionUpsertBulk) SetQuestions(v string) *ExtractionUpsertBulk {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.SetQuestions(v)
+	})
+}
+
+// UpdateQuestions sets the "questions" field to the value that was provided on create.
+func (u *ExtractionUpsertBulk) UpdateQuestions() *ExtractionUpsertBulk {
+	return u.Update(func(s *ExtractionUpsert) {
+		s.UpdateQuestions()
 	})
 }
 

@@ -70,6 +70,20 @@ func (_u *ExtractionUpdate) SetNillableCuration(v *string) *ExtractionUpdate {
 	return _u
 }
 
+// SetQuestions sets the "questions" field.
+func (_u *ExtractionUpdate) SetQuestions(v string) *ExtractionUpdate {
+	_u.mutation.SetQuestions(v)
+	return _u
+}
+
+// SetNillableQuestions sets the "questions" field if the given value is not nil.
+func (_u *ExtractionUpdate) SetNillableQuestions(v *string) *ExtractionUpdate {
+	if v != nil {
+		_u.SetQuestions(*v)
+	}
+	return _u
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by IDs.
 func (_u *ExtractionUpdate) AddVersionIDs(ids ...int) *ExtractionUpdate {
 	_u.mutation.AddVersionIDs(ids...)
@@ -168,6 +182,9 @@ func (_u *ExtractionUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if value, ok := _u.mutation.Curation(); ok {
 		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Questions(); ok {
+		_spec.SetField(extraction.FieldQuestions, field.TypeString, value)
 	}
 	if _u.mutation.VersionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -272,6 +289,20 @@ func (_u *ExtractionUpdateOne) SetCuration(v string) *ExtractionUpdateOne {
 func (_u *ExtractionUpdateOne) SetNillableCuration(v *string) *ExtractionUpdateOne {
 	if v != nil {
 		_u.SetCuration(*v)
+	}
+	return _u
+}
+
+// SetQuestions sets the "questions" field.
+func (_u *ExtractionUpdateOne) SetQuestions(v string) *ExtractionUpdateOne {
+	_u.mutation.SetQuestions(v)
+	return _u
+}
+
+// SetNillableQuestions sets the "questions" field if the given value is not nil.
+func (_u *ExtractionUpdateOne) SetNillableQuestions(v *string) *ExtractionUpdateOne {
+	if v != nil {
+		_u.SetQuestions(*v)
 	}
 	return _u
 }
@@ -404,6 +435,9 @@ func (_u *ExtractionUpdateOne) sqlSave(ctx context.Context) (_node *Extraction, 
 	}
 	if value, ok := _u.mutation.Curation(); ok {
 		_spec.SetField(extraction.FieldCuration, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Questions(); ok {
+		_spec.SetField(extraction.FieldQuestions, field.TypeString, value)
 	}
 	if _u.mutation.VersionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

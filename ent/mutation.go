@@ -6993,6 +6993,7 @@ type ExtractionMutation struct {
 	name            *string
 	description     *string
 	curation        *string
+	questions       *string
 	clearedFields   map[string]struct{}
 	versions        map[int]struct{}
 	removedversions map[int]struct{}
@@ -7244,6 +7245,42 @@ func (m *ExtractionMutation) ResetCuration() {
 	m.curation = nil
 }
 
+// SetQuestions sets the "questions" field.
+func (m *ExtractionMutation) SetQuestions(s string) {
+	m.questions = &s
+}
+
+// Questions returns the value of the "questions" field in the mutation.
+func (m *ExtractionMutation) Questions() (r string, exists bool) {
+	v := m.questions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuestions returns the old "questions" field's value of the Extraction entity.
+// If the Extraction object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExtractionMutation) OldQuestions(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuestions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuestions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuestions: %w", err)
+	}
+	return oldValue.Questions, nil
+}
+
+// ResetQuestions resets all changes to the "questions" field.
+func (m *ExtractionMutation) ResetQuestions() {
+	m.questions = nil
+}
+
 // AddVersionIDs adds the "versions" edge to the ExtractionVersion entity by ids.
 func (m *ExtractionMutation) AddVersionIDs(ids ...int) {
 	if m.versions == nil {
@@ -7332,7 +7369,7 @@ func (m *ExtractionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExtractionMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.created_at != nil {
 		fields = append(fields, extraction.FieldCreatedAt)
 	}
@@ -7344,6 +7381,9 @@ func (m *ExtractionMutation) Fields() []string {
 	}
 	if m.curation != nil {
 		fields = append(fields, extraction.FieldCuration)
+	}
+	if m.questions != nil {
+		fields = append(fields, extraction.FieldQuestions)
 	}
 	return fields
 }
@@ -7361,6 +7401,8 @@ func (m *ExtractionMutation) Field(name string) (ent.Value, bool) {
 		return m.Description()
 	case extraction.FieldCuration:
 		return m.Curation()
+	case extraction.FieldQuestions:
+		return m.Questions()
 	}
 	return nil, false
 }
@@ -7378,6 +7420,8 @@ func (m *ExtractionMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldDescription(ctx)
 	case extraction.FieldCuration:
 		return m.OldCuration(ctx)
+	case extraction.FieldQuestions:
+		return m.OldQuestions(ctx)
 	}
 	return nil, fmt.Errorf("unknown Extraction field %s", name)
 }
@@ -7414,6 +7458,13 @@ func (m *ExtractionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCuration(v)
+		return nil
+	case extraction.FieldQuestions:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuestions(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Extraction field %s", name)
@@ -7475,6 +7526,9 @@ func (m *ExtractionMutation) ResetField(name string) error {
 		return nil
 	case extraction.FieldCuration:
 		m.ResetCuration()
+		return nil
+	case extraction.FieldQuestions:
+		m.ResetQuestions()
 		return nil
 	}
 	return fmt.Errorf("unknown Extraction field %s", name)

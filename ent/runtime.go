@@ -215,6 +215,10 @@ func init() {
 	extractionDescCuration := extractionFields[2].Descriptor()
 	// extraction.DefaultCuration holds the default value on creation for the curation field.
 	extraction.DefaultCuration = extractionDescCuration.Default.(string)
+	// extractionDescQuestions is the schema descriptor for questions field.
+	extractionDescQuestions := extractionFields[3].Descriptor()
+	// extraction.DefaultQuestions holds the default value on creation for the questions field.
+	extraction.DefaultQuestions = extractionDescQuestions.Default.(string)
 	extractionversionMixin := schema.ExtractionVersion{}.Mixin()
 	extractionversionMixinFields0 := extractionversionMixin[0].Fields()
 	_ = extractionversionMixinFields0

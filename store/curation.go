@@ -141,3 +141,28 @@ func (s *Store) SetDecisionsApplied(ctx context.Context, versionID, merges, notS
 		return translate(c.ExtractionVersion.UpdateOneID(versionID).SetMergesApplied(merges).SetNotSameApplied(notSame).Exec(ctx), "version")
 	})
 }
+
+// Questions returns the question set stored on the named extraction (its
+// JSON; "" when it has none).
+func (s *Store) Questions(ctx context.Context, name string) (string, error) {
+	ex, err := s.client.Extraction.Query().Where(extraction.Name(name)).Only(ctx)
+	if err != nil {
+		return "", translate(err, "extraction")
+	}
+	return ex.Questions, nil
+}
+
+// SetQuestions stores a question set (JSON) on the named extraction,
+// replacing the one it had.
+func (s *Store) SetQuestions(ctx context.Context, name, questions string) error {
+	return s.inTx(ctx, func(w *writeTx) error {
+		n, err := w.Client().Extraction.Update().Where(extraction.Name(name)).SetQuestions(questions).Save(ctx)
+		if err != nil {
+			return translate(err, "extraction")
+		}
+		if n == 0 {
+			return extract.Errorf(extract.KindNotFound, "extraction %q not found", name)
+		}
+		return nil
+	})
+}

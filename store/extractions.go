@@ -458,3 +458,21 @@ func (s *Store) ChildWithNote(ctx context.Context, parentID int, note string) (v
 	}
 	return versionFromEnt(row, row.Edges.Extraction.Name), true, nil
 }
+
+// ExtractionVersions lists the named extraction's versions, oldest first;
+// an unknown name is not found.
+func (s *Store) ExtractionVersions(ctx context.Context, name string) ([]record.Version, error) {
+	vs, err := s.client.ExtractionVersion.Query().Where(extractionversion.HasExtractionWith(extraction.Name(name))).
+		Order(ent.Asc(extractionversion.FieldNumber)).All(ctx)
+	if err != nil {
+		return nil, translate(err, "extraction")
+	}
+	if len(vs) == 0 {
+		return nil, extract.Errorf(extract.KindNotFound, "no extraction named %q", name)
+	}
+	out := make([]record.Version, len(vs))
+	for i, v := range vs {
+		out[i] = versionFromEnt(v, name)
+	}
+	return out, nil
+}

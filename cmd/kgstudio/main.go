@@ -95,6 +95,9 @@ Usage:
   kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--as-of DATE] [--provider P] [--keywords model|offline] [--response-type T] [--answer] [--json]
   kgstudio communities NAME@V [--level N] [--json]
+  kgstudio questions add NAME FILE    a question set (JSON, CSV or multi-hop) that scores NAME's versions
+  kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures
+  kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--embedder E] [--json] [FILE...]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
@@ -142,6 +145,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdImport(ctx, rest, stdout, stderr)
 	case "communities":
 		return cmdCommunities(ctx, rest, stdout, stderr)
+	case "questions":
+		return cmdQuestions(ctx, rest, stdout, stderr)
+	case "scores":
+		return cmdScores(ctx, rest, stdout, stderr)
+	case "experiment":
+		return cmdExperiment(ctx, rest, stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "--help":

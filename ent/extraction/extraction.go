@@ -22,6 +22,8 @@ const (
 	FieldDescription = "description"
 	// FieldCuration holds the string denoting the curation field in the database.
 	FieldCuration = "curation"
+	// FieldQuestions holds the string denoting the questions field in the database.
+	FieldQuestions = "questions"
 	// EdgeVersions holds the string denoting the versions edge name in mutations.
 	EdgeVersions = "versions"
 	// Table holds the table name of the extraction in the database.
@@ -42,6 +44,7 @@ var Columns = []string{
 	FieldName,
 	FieldDescription,
 	FieldCuration,
+	FieldQuestions,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -63,6 +66,8 @@ var (
 	DefaultDescription string
 	// DefaultCuration holds the default value on creation for the "curation" field.
 	DefaultCuration string
+	// DefaultQuestions holds the default value on creation for the "questions" field.
+	DefaultQuestions string
 )
 
 // OrderOption defines the ordering options for the Extraction queries.
@@ -91,6 +96,11 @@ func ByDescription(opts ...sql.OrderTermOption) OrderOption {
 // ByCuration orders the results by the curation field.
 func ByCuration(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCuration, opts...).ToFunc()
+}
+
+// ByQuestions orders the results by the questions field.
+func ByQuestions(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQuestions, opts...).ToFunc()
 }
 
 // ByVersionsCount orders the results by versions count.

@@ -75,6 +75,11 @@ func Curation(v string) predicate.Extraction {
 	return predicate.Extraction(sql.FieldEQ(FieldCuration, v))
 }
 
+// Questions applies equality check predicate on the "questions" field. It's identical to QuestionsEQ.
+func Questions(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEQ(FieldQuestions, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Extraction {
 	return predicate.Extraction(sql.FieldEQ(FieldCreatedAt, v))
@@ -308,6 +313,71 @@ func CurationEqualFold(v string) predicate.Extraction {
 // CurationContainsFold applies the ContainsFold predicate on the "curation" field.
 func CurationContainsFold(v string) predicate.Extraction {
 	return predicate.Extraction(sql.FieldContainsFold(FieldCuration, v))
+}
+
+// QuestionsEQ applies the EQ predicate on the "questions" field.
+func QuestionsEQ(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEQ(FieldQuestions, v))
+}
+
+// QuestionsNEQ applies the NEQ predicate on the "questions" field.
+func QuestionsNEQ(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldNEQ(FieldQuestions, v))
+}
+
+// QuestionsIn applies the In predicate on the "questions" field.
+func QuestionsIn(vs ...string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldIn(FieldQuestions, vs...))
+}
+
+// QuestionsNotIn applies the NotIn predicate on the "questions" field.
+func QuestionsNotIn(vs ...string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldNotIn(FieldQuestions, vs...))
+}
+
+// QuestionsGT applies the GT predicate on the "questions" field.
+func QuestionsGT(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldGT(FieldQuestions, v))
+}
+
+// QuestionsGTE applies the GTE predicate on the "questions" field.
+func QuestionsGTE(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldGTE(FieldQuestions, v))
+}
+
+// QuestionsLT applies the LT predicate on the "questions" field.
+func QuestionsLT(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldLT(FieldQuestions, v))
+}
+
+// QuestionsLTE applies the LTE predicate on the "questions" field.
+func QuestionsLTE(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldLTE(FieldQuestions, v))
+}
+
+// QuestionsContains applies the Contains predicate on the "questions" field.
+func QuestionsContains(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldContains(FieldQuestions, v))
+}
+
+// QuestionsHasPrefix applies the HasPrefix predicate on the "questions" field.
+func QuestionsHasPrefix(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldHasPrefix(FieldQuestions, v))
+}
+
+// QuestionsHasSuffix applies the HasSuffix predicate on the "questions" field.
+func QuestionsHasSuffix(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldHasSuffix(FieldQuestions, v))
+}
+
+// QuestionsEqualFold applies the EqualFold predicate on the "questions" field.
+func QuestionsEqualFold(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldEqualFold(FieldQuestions, v))
+}
+
+// QuestionsContainsFold applies the ContainsFold predicate on the "questions" field.
+func QuestionsContainsFold(v string) predicate.Extraction {
+	return predicate.Extraction(sql.FieldContainsFold(FieldQuestions, v))
 }
 
 // HasVersions applies the HasEdge predicate on the "versions" edge.

@@ -293,6 +293,7 @@ var (
 		{Name: "name", Type: field.TypeString, Unique: true},
 		{Name: "description", Type: field.TypeString, Default: ""},
 		{Name: "curation", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "questions", Type: field.TypeString, Size: 2147483647, Default: ""},
 	}
 	// ExtractionsTable holds the schema information for the "extractions" table.
 	ExtractionsTable = &schema.Table{

@@ -23,6 +23,10 @@ func (Extraction) Fields() []ent.Field {
 		// extraction's versions (JSON: merges accepted and pairs judged
 		// distinct), applied by its next runs.
 		field.Text("curation").Default(""),
+		// questions holds the extraction's question set (JSON: each
+		// question with what a right answer must contain), which scores
+		// every version of it.
+		field.Text("questions").Default(""),
 	}
 }
 

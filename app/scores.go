@@ -1,0 +1,411 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/eval"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+// Scores scores an extraction's versions: on its question set, when it
+// has one (evidence recall and answers per query mode), and on measures
+// of their graphs and runs. A version's scores are kept in memory for the
+// question set they were scored on.
+type Scores struct {
+	a     *App
+	mu    sync.Mutex
+	cache map[scoreKey]VersionScores
+}
+
+type scoreKey struct {
+	version int
+	set     string // digest of the question set
+}
+
+// ScoreK are the depths recall is scored at.
+var ScoreK = []int{5, 10}
+
+// Measure is one column of a scoreboard: Better is 1 when higher is
+// better, -1 when lower is, 0 when neither is (sizes).
+type Measure struct {
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Better int    `json:"better"`
+}
+
+// Measures lists the scoreboard's measures in their order: recall@k and
+// answers per query mode (with a question set), then the graph's and the
+// run's.
+func Measures(withQuestions bool) []Measure {
+	var out []Measure
+	if withQuestions {
+		for _, k := range ScoreK {
+			for _, m := range query.Modes {
+				out = append(out, Measure{Key: fmt.Sprintf("recall@%d.%s", k, m), Label: fmt.Sprintf("recall@%d %s", k, m), Better: 1})
+			}
+		}
+		for _, m := range query.Modes {
+			out = append(out, Measure{Key: "answers." + m, Label: "answers " + m, Better: 1})
+		}
+	}
+	return append(out,
+		Measure{"nodes", "nodes", 0},
+		Measure{"edges", "edges", 0},
+		Measure{"specific_relations", "specific relations", 1},
+		Measure{"components", "components", -1},
+		Measure{"largest_component", "largest component share", 1},
+		Measure{"modularity", "modularity", 1},
+		Measure{"types", "node types", 0},
+		Measure{"duplicate_pairs", "duplicate candidates", -1},
+		Measure{"calls", "model calls", -1},
+		Measure{"tokens", "tokens", -1},
+		Measure{"seconds", "run seconds", -1},
+	)
+}
+
+// VersionScores are one version's scores.
+type VersionScores struct {
+	Version  string             `json:"version"`
+	ID       int                `json:"id"`
+	Status   record.Status      `json:"status"`
+	Settings map[string]any     `json:"settings"`
+	Measures map[string]float64 `json:"measures"`
+	// PerQuestion holds, for each question measure, its value per
+	// question in the set's order (for paired comparisons).
+	PerQuestion map[string][]float64 `json:"per_question,omitempty"`
+	Cost        string               `json:"cost"`
+	// Note says why a version has no scores (it has not finished).
+	Note string `json:"note,omitempty"`
+}
+
+// Board is an extraction's scoreboard: its versions' scores, the
+// measures and, per measure with a better direction, the version that
+// scores best.
+type Board struct {
+	Extraction string            `json:"extraction"`
+	Questions  int               `json:"questions"`
+	Measures   []Measure         `json:"measures"`
+	Versions   []VersionScores   `json:"versions"`
+	Best       map[string]string `json:"best"`
+}
+
+// SetQuestions attaches a question set to an extraction, replacing the
+// one it had; the set is checked first (see eval.ReadQuestions).
+func (s *Scores) SetQuestions(ctx context.Context, extraction string, set eval.QuestionSet) error {
+	b, err := json.Marshal(set)
+	if err != nil {
+		return err
+	}
+	return s.a.store.SetQuestions(ctx, extraction, string(b))
+}
+
+// Questions returns an extraction's question set (empty when it has none).
+func (s *Scores) Questions(ctx context.Context, extraction string) (eval.QuestionSet, error) {
+	data, err := s.a.store.Questions(ctx, extraction)
+	if err != nil || data == "" {
+		return eval.QuestionSet{}, err
+	}
+	var set eval.QuestionSet
+	if err := json.Unmarshal([]byte(data), &set); err != nil {
+		return eval.QuestionSet{}, extract.Wrap(extract.KindInternal, err, "read the stored question set")
+	}
+	return set, nil
+}
+
+// Board scores every version of an extraction (those scored before on
+// the same question set come from memory).
+func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
+	versions, err := s.a.store.ExtractionVersions(ctx, extraction)
+	if err != nil {
+		return Board{}, err
+	}
+	set, err := s.Questions(ctx, extraction)
+	if err != nil {
+		return Board{}, err
+	}
+	b := Board{Extraction: extraction, Questions: len(set.Questions), Measures: Measures(len(set.Questions) > 0), Best: map[string]string{}}
+	for _, v := range versions {
+		vs, err := s.Version(ctx, v, set)
+		if err != nil {
+			return Board{}, err
+		}
+		b.Versions = append(b.Versions, vs)
+	}
+	b.Best = BestOf(b.Measures, b.Versions)
+	return b, nil
+}
+
+// TableMeasures are the measures a scoreboard's table shows: recall@10
+// per query mode and the default mode's answers beside the graph and run
+// measures (the JSON has every measure).
+func TableMeasures(measures []Measure) []Measure {
+	var out []Measure
+	for _, m := range measures {
+		if !strings.HasPrefix(m.Key, "recall@5.") && !(strings.HasPrefix(m.Key, "answers.") && m.Key != "answers.mix") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// BestValues are the values of the best versions (see BestOf), so a
+// table marks every version as good as the best.
+func BestValues(best map[string]string, versions []VersionScores) map[string]float64 {
+	out := map[string]float64{}
+	for key, at := range best {
+		for _, v := range versions {
+			if v.Version == at {
+				out[key] = v.Measures[key]
+			}
+		}
+	}
+	return out
+}
+
+// BestOf names, per measure with a better direction, the version that
+// scores best (the first of equals); versions without the measure are
+// left out.
+func BestOf(measures []Measure, versions []VersionScores) map[string]string {
+	best := map[string]string{}
+	for _, m := range measures {
+		if m.Better == 0 {
+			continue
+		}
+		var at string
+		var val float64
+		for _, v := range versions {
+			x, ok := v.Measures[m.Key]
+			if !ok {
+				continue
+			}
+			if at == "" || float64(m.Better)*(x-val) > 1e-12 {
+				at, val = v.Version, x
+			}
+		}
+		if at != "" {
+			best[m.Key] = at
+		}
+	}
+	return best
+}
+
+// Version scores one version on a question set (none: the graph and run
+// measures only). A version that has not finished has no measures and a
+// note saying so.
+func (s *Scores) Version(ctx context.Context, v record.Version, set eval.QuestionSet) (VersionScores, error) {
+	vs := VersionScores{Version: v.Label(), ID: v.ID, Status: v.Status, Settings: settingsOf(v.Config), Measures: map[string]float64{}}
+	if v.Status != record.StatusDone {
+		vs.Note = fmt.Sprintf("%s: scored once it has finished", v.Status)
+		return vs, nil
+	}
+	key := scoreKey{version: v.ID, set: digestOf(set)}
+	s.mu.Lock()
+	if got, ok := s.cache[key]; ok {
+		s.mu.Unlock()
+		return got, nil
+	}
+	s.mu.Unlock()
+	if err := s.graphMeasures(ctx, v, &vs); err != nil {
+		return vs, err
+	}
+	if len(set.Questions) > 0 {
+		if err := s.questionMeasures(ctx, v, set, &vs); err != nil {
+			return vs, err
+		}
+	}
+	vs.Cost = s.a.providers.CostOf(v)
+	s.mu.Lock()
+	if s.cache == nil {
+		s.cache = map[scoreKey]VersionScores{}
+	}
+	s.cache[key] = vs
+	s.mu.Unlock()
+	return vs, nil
+}
+
+func digestOf(set eval.QuestionSet) string {
+	b, _ := json.Marshal(set)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// settingsOf are the settings of a run a scoreboard tells versions apart
+// by.
+func settingsOf(c extract.Config) map[string]any {
+	out := map[string]any{"strategy": string(c.Strategy)}
+	if c.Strategy == "" {
+		out["strategy"] = "import"
+		return out
+	}
+	if !extract.Offline(c.Provider) {
+		out["provider"], out["model"] = string(c.Provider), c.Model
+	}
+	if c.SchemaName != "" {
+		out["schema"] = fmt.Sprintf("%s@%d", c.SchemaName, c.SchemaVersion)
+	}
+	out["chunk_size"], out["overlap"] = c.ChunkSize, c.Overlap
+	if c.Strategy == extract.StrategyTuple {
+		out["max_gleaning"] = c.MaxGleaning
+	}
+	if c.Embedder != "" {
+		out["embedder"] = c.Embedder
+	}
+	return out
+}
+
+// graphMeasures measures a version's graph and run.
+func (s *Scores) graphMeasures(ctx context.Context, v record.Version, vs *VersionScores) error {
+	g, err := s.a.store.LoadGraph(ctx, v.ID, false)
+	if err != nil {
+		return err
+	}
+	m := vs.Measures
+	m["nodes"], m["edges"] = float64(len(g.Nodes)), float64(len(g.Edges))
+	specific := 0
+	for _, e := range g.Edges {
+		if e.Label != "" && e.Label != "related_to" {
+			specific++
+		}
+	}
+	if len(g.Edges) > 0 {
+		m["specific_relations"] = round3(float64(specific) / float64(len(g.Edges)))
+	}
+	comps, largest := components(g)
+	m["components"] = float64(comps)
+	if len(g.Nodes) > 0 {
+		m["largest_component"] = round3(float64(largest) / float64(len(g.Nodes)))
+	}
+	types := map[string]bool{}
+	for _, n := range g.Nodes {
+		types[n.Type] = true
+	}
+	m["types"] = float64(len(types))
+	if r, ok := s.a.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
+		m["modularity"] = round3(r.Modularity[0])
+	}
+	dups, err := s.a.Curation.Duplicates(ctx, v)
+	if err != nil {
+		return err
+	}
+	m["duplicate_pairs"] = float64(len(dups))
+	m["calls"] = float64(v.Calls - v.CachedCalls)
+	m["tokens"] = float64(v.PromptTokens + v.OutputTokens - v.CachedPromptTokens - v.CachedOutputTokens)
+	m["seconds"] = round3(v.Elapsed.Seconds())
+	return nil
+}
+
+// components counts a graph's connected components (edges either way)
+// and the nodes of the largest.
+func components(g extract.Graph) (count, largest int) {
+	parent := make(map[string]string, len(g.Nodes))
+	find := func(x string) string {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, n := range g.Nodes {
+		parent[n.Key] = n.Key
+	}
+	for _, e := range g.Edges {
+		if _, ok := parent[e.Source]; !ok {
+			continue
+		}
+		if _, ok := parent[e.Target]; !ok {
+			continue
+		}
+		if a, b := find(e.Source), find(e.Target); a != b {
+			parent[a] = b
+		}
+	}
+	size := map[string]int{}
+	for _, n := range g.Nodes {
+		size[find(n.Key)]++
+	}
+	for _, n := range size {
+		largest = max(largest, n)
+	}
+	return len(size), largest
+}
+
+// questionMeasures asks each question of the set in every query mode,
+// offline (retrieval and an extractive answer, no model), and scores
+// recall@k of the expected evidence and the share of answers holding an
+// expected answer, over the questions that have each.
+func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eval.QuestionSet, vs *VersionScores) error {
+	names := s.a.Documents.Namer(ctx)
+	vs.PerQuestion = map[string][]float64{}
+	maxK := ScoreK[len(ScoreK)-1]
+	for _, mode := range query.Modes {
+		sums, counts := map[string]float64{}, map[string]int{}
+		for _, q := range set.Questions {
+			res, err := s.a.Queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: maxK, Keywords: KeywordsOffline})
+			if err != nil {
+				return fmt.Errorf("question %s, mode %s: %w", q.ID, mode, err)
+			}
+			r := eval.Retrieved{}
+			for _, c := range res.Chunks {
+				r.Chunks = append(r.Chunks, eval.RetrievedChunk{Document: names(c.DocumentID), Text: c.Text})
+			}
+			for _, e := range res.Entities {
+				r.Entities = append(r.Entities, e.Name)
+			}
+			if res.Answer != nil {
+				r.Answer = res.Answer.Text
+			}
+			for _, k := range ScoreK {
+				key := fmt.Sprintf("recall@%d.%s", k, mode)
+				if n := q.Evidence(); n > 0 {
+					x := float64(eval.EvidenceFound(q, r, k)) / float64(n)
+					sums[key] += x
+					counts[key]++
+					vs.PerQuestion[key] = append(vs.PerQuestion[key], x)
+				} else {
+					vs.PerQuestion[key] = append(vs.PerQuestion[key], -1) // not scored
+				}
+			}
+			key := "answers." + mode
+			if len(q.Answers) > 0 {
+				x := 0.0
+				if eval.AnswerHolds(q, r.Answer) {
+					x = 1
+				}
+				sums[key] += x
+				counts[key]++
+				vs.PerQuestion[key] = append(vs.PerQuestion[key], x)
+			} else {
+				vs.PerQuestion[key] = append(vs.PerQuestion[key], -1)
+			}
+		}
+		for key, n := range counts {
+			vs.Measures[key] = round3(sums[key] / float64(n))
+		}
+	}
+	return nil
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+// SortedSettings lists a settings map as "key=value" in key order.
+func SortedSettings(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}

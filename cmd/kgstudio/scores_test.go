@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+)
+
+func scoresData(f string) string { return filepath.Join("..", "..", "app", "testdata", "scores", f) }
+
+// experiment over a 2×2 grid makes four versions of one extraction and
+// prints the contract's JSON; every version's measures are what scores
+// NAME --json gives that version on its own (scored again in another
+// process), and best names a version that scores the best.
+func TestExperiment_Grid(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	out := mustCLI(t, data, "experiment", "bio", "--grid", "chunk_size=120,1200", "--grid", "overlap=0,20", "--embedder", "offline",
+		"--questions", scoresData("q.csv"), "--json", scoresData("ada.txt"), scoresData("curie.txt"), scoresData("turing.txt"))
+	var exp struct {
+		Versions []struct {
+			Version  string             `json:"version"`
+			Settings map[string]any     `json:"settings"`
+			Measures map[string]float64 `json:"measures"`
+		} `json:"versions"`
+		Best map[string]string `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &exp); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if len(exp.Versions) != 4 || exp.Versions[0].Version != "bio@1" || exp.Versions[3].Version != "bio@4" {
+		t.Fatalf("versions %+v", exp.Versions)
+	}
+	if s := exp.Versions[1].Settings; s["chunk_size"] != float64(120) || s["overlap"] != float64(20) {
+		t.Errorf("second grid point's settings %v", s)
+	}
+	var board struct {
+		Versions []struct {
+			Version  string             `json:"version"`
+			Measures map[string]float64 `json:"measures"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "scores", "bio", "--json")), &board); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range exp.Versions {
+		m, want := v.Measures, board.Versions[i].Measures
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("%s: experiment %v\nscores %v", v.Version, m, want)
+		}
+		if _, ok := m["recall@10.mix"]; !ok {
+			t.Errorf("%s has no recall", v.Version)
+		}
+	}
+	at := exp.Best["recall@10.mix"]
+	for _, v := range exp.Versions {
+		if v.Version == at {
+			for _, w := range exp.Versions {
+				if w.Measures["recall@10.mix"] > v.Measures["recall@10.mix"] {
+					t.Errorf("best %s scores %v, %s %v", at, v.Measures["recall@10.mix"], w.Version, w.Measures["recall@10.mix"])
+				}
+			}
+		}
+	}
+	table := mustCLI(t, data, "scores", "bio")
+	if !strings.Contains(table, "recall@10 mix") || strings.Count(table, "bio@") != 4 || !strings.Contains(table, "*") {
+		t.Errorf("scores table:\n%s", table)
+	}
+}
+
+// With a model, the same grid run again answers every call from the
+// cache: the second experiment makes no model call.
+func TestExperiment_SecondRunFromCache(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "entity<|#|>Ada Lovelace<|#|>person<|#|>A mathematician.\n" +
+		"entity<|#|>Charles Babbage<|#|>person<|#|>An engineer.\nrelation<|#|>Ada Lovelace<|#|>Charles Babbage<|#|>worked with<|#|>They worked together.\n<|COMPLETE|>"}}})
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_MODEL", "local")
+	data := t.TempDir()
+	args := []string{"experiment", "tup", "--grid", "strategy=tuple", "--grid", "chunk_size=120,400", "--embedder", "offline", "--json", scoresData("ada.txt")}
+	mustCLI(t, data, append(args, "--grid", "provider=openai", "--grid", "max_gleaning=0")...)
+	first := srv.Count()
+	if first == 0 {
+		t.Fatal("the first experiment called no model")
+	}
+	mustCLI(t, data, append(args, "--grid", "provider=openai", "--grid", "max_gleaning=0")...)
+	if n := srv.Count() - first; n != 0 {
+		t.Errorf("the same grid again made %d model calls", n)
+	}
+}

@@ -1,0 +1,72 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// A question set reads from kgstudio's JSON (an object or a list), from
+// CSV with values split on |, and from a multi-hop file (passages by
+// text, by title as documents); a question with nothing to score by, an
+// empty file and an unknown field are refused with what is wrong.
+func TestReadQuestions(t *testing.T) {
+	obj, err := ReadQuestions("q.json", []byte(`{"questions": [{"question": " Who? ", "answers": ["Ada"]}, {"id": "x", "question": "Where?", "documents": ["a.txt"]}]}`))
+	if err != nil || len(obj.Questions) != 2 || obj.Questions[0].ID != "1" || obj.Questions[0].Question != "Who?" || obj.Questions[1].ID != "x" {
+		t.Fatalf("object: %+v, %v", obj, err)
+	}
+	list, err := ReadQuestions("q.json", []byte("\ufeff"+`[{"question": "Who?", "entities": ["Ada"]}]`))
+	if err != nil || len(list.Questions) != 1 || list.Questions[0].Entities[0] != "Ada" {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	csv, err := ReadQuestions("q.csv", []byte("Question,Answers,documents,passages\nWho worked with Babbage?,Ada Lovelace| Lovelace ,ada.txt,\"She worked with Charles Babbage, on the engine.\"\n,skipped,,\n"))
+	if err != nil || len(csv.Questions) != 1 || len(csv.Questions[0].Answers) != 2 || csv.Questions[0].Answers[1] != "Lovelace" ||
+		csv.Questions[0].Passages[0] != "She worked with Charles Babbage, on the engine." {
+		t.Fatalf("csv: %+v, %v", csv, err)
+	}
+	mh, err := ReadQuestions("dev.json", []byte(`[{"_id": "h1", "question": "Which?", "supporting_facts": [["Ada Lovelace", 0], ["Charles Babbage", 1]]},
+		{"id": "m1", "question": "What?", "paragraphs": [{"title": "T", "paragraph_text": "Text of T.", "is_supporting": true}, {"title": "U", "paragraph_text": "No.", "is_supporting": false}]}]`))
+	if err != nil || len(mh.Questions) != 2 || strings.Join(mh.Questions[0].Documents, "|") != "Ada Lovelace|Charles Babbage" || mh.Questions[1].Passages[0] != "Text of T." {
+		t.Fatalf("multi-hop: %+v, %v", mh, err)
+	}
+	for data, want := range map[string]string{
+		"":                                      "is empty",
+		`{"questions": [{"question": "Who?"}]}`: "says nothing a right answer holds",
+		`{"questions": [{"question": "Who?", "answer": "x"}]}`: `unknown field "answer"`,
+		`{"questions": []}`:                    "no questions",
+		`[{"question": "", "answers": ["x"]}]`: "has no text",
+	} {
+		if _, err := ReadQuestions("q.json", []byte(data)); err == nil || !strings.Contains(err.Error(), want) || extract.KindOf(err) != extract.KindInvalid {
+			t.Errorf("ReadQuestions(%q): %v; want %q", data, err, want)
+		}
+	}
+	if _, err := ReadQuestions("q.csv", []byte("text,answers\nWho?,x\n")); err == nil || !strings.Contains(err.Error(), "no question column") {
+		t.Errorf("CSV without a question column: %v", err)
+	}
+}
+
+// Evidence is found in the first k chunks and entities only: a document
+// by its name without case or extension, a passage held by a chunk (or
+// holding it) whatever its spacing and punctuation, an entity by its
+// name; an answer holds an expected answer the same way.
+func TestEvidenceFound(t *testing.T) {
+	q := Question{Documents: []string{"Ada.TXT", "turing"}, Passages: []string{"worked with  Charles Babbage!"}, Entities: []string{"Lord Byron"}, Answers: []string{"Lord Byron"}}
+	r := Retrieved{
+		Chunks: []RetrievedChunk{
+			{Document: "curie.txt", Text: "Marie Curie was born in Warsaw."},
+			{Document: "ada.txt", Text: "Ada Lovelace worked with Charles Babbage on the engine."},
+			{Document: "turing.md", Text: "Alan Turing."},
+		},
+		Entities: []string{"Ada Lovelace", "lord byron"},
+		Answer:   "Her father was lord  byron.",
+	}
+	for k, want := range map[int]int{1: 0, 2: 3, 3: 4} {
+		if got := EvidenceFound(q, r, k); got != want {
+			t.Errorf("k=%d: found %d of %d; want %d", k, got, q.Evidence(), want)
+		}
+	}
+	if !AnswerHolds(q, r.Answer) || AnswerHolds(q, "Byron") || AnswerHolds(Question{Answers: []string{"!!"}}, "anything") {
+		t.Error("AnswerHolds")
+	}
+}

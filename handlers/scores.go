@@ -1,0 +1,202 @@
+package handlers
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/eval"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// apiScores answers GET /api/extractions/:name/scores: the scoreboard
+// (what kgstudio scores NAME --json prints).
+func (h *Handler) apiScores(c echo.Context) error {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return err
+	}
+	b, err := h.app.Scores.Board(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+// showScores renders an extraction's scoreboard, sorted by ?sort=KEY
+// (&dir=asc|desc).
+func (h *Handler) showScores(c echo.Context) error {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return err
+	}
+	b, err := h.app.Scores.Board(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
+	return h.renderStatus(c, http.StatusOK, "extractions", "Scores of "+name,
+		web.ScoresView(scoresPage(b, c.QueryParam("sort"), c.QueryParam("dir") != "asc")))
+}
+
+// scoresPage lays out a board: its rows sorted by a column, each
+// column's best marked, and its charts.
+func scoresPage(b app.Board, sortKey string, desc bool) web.ScoresPage {
+	p := web.ScoresPage{Extraction: b.Extraction, Questions: b.Questions}
+	cols := app.TableMeasures(b.Measures)
+	for _, m := range cols {
+		p.Columns = append(p.Columns, web.ScoreColumn{Key: m.Key, Label: m.Label, Better: m.Better})
+	}
+	best := app.BestValues(b.Best, b.Versions)
+	versions := append([]app.VersionScores(nil), b.Versions...)
+	if sortKey != "" {
+		p.Sort, p.Desc = sortKey, desc
+		sort.SliceStable(versions, func(i, j int) bool {
+			x, okx := versions[i].Measures[sortKey]
+			y, oky := versions[j].Measures[sortKey]
+			if okx != oky {
+				return okx // versions without the measure last
+			}
+			if desc {
+				return x > y
+			}
+			return x < y
+		})
+	}
+	for _, v := range versions {
+		r := web.ScoreRow{Version: v.Version, ID: v.ID, Settings: app.SortedSettings(v.Settings), Note: v.Note}
+		for _, m := range cols {
+			x, ok := v.Measures[m.Key]
+			cell := web.ScoreCell{Text: "–"}
+			if ok {
+				cell.Text = strconv.FormatFloat(x, 'f', -1, 64)
+				if bx, has := best[m.Key]; has && x == bx {
+					cell.Best = true
+				}
+			}
+			r.Cells = append(r.Cells, cell)
+		}
+		p.Rows = append(p.Rows, r)
+	}
+	p.Charts = scoreCharts(b)
+	return p
+}
+
+// scoreCharts draws recall@k per mode (one bar per version in each
+// mode's group) when there are questions, and one chart of the graph
+// measures per version.
+func scoreCharts(b app.Board) []web.BarChart {
+	var names []string
+	for _, v := range b.Versions {
+		names = append(names, v.Version)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	value := func(v app.VersionScores, key string) float64 {
+		if x, ok := v.Measures[key]; ok {
+			return x
+		}
+		return math.NaN()
+	}
+	var charts []web.BarChart
+	if b.Questions > 0 {
+		for _, k := range app.ScoreK {
+			var rows [][]float64
+			for _, m := range query.Modes {
+				var row []float64
+				for _, v := range b.Versions {
+					row = append(row, value(v, fmt.Sprintf("recall@%d.%s", k, m)))
+				}
+				rows = append(rows, row)
+			}
+			charts = append(charts, web.GroupedBars(fmt.Sprintf("Evidence recall@%d by query mode", k), query.Modes, names, rows))
+		}
+		var rows [][]float64
+		for _, m := range query.Modes {
+			var row []float64
+			for _, v := range b.Versions {
+				row = append(row, value(v, "answers."+m))
+			}
+			rows = append(rows, row)
+		}
+		charts = append(charts, web.GroupedBars("Answers holding an expected answer, by query mode", query.Modes, names, rows))
+	}
+	shares := []string{"specific_relations", "largest_component", "modularity"}
+	var rows [][]float64
+	var labels []string
+	for _, key := range shares {
+		var row []float64
+		for _, v := range b.Versions {
+			row = append(row, value(v, key))
+		}
+		rows = append(rows, row)
+		labels = append(labels, strings.ReplaceAll(key, "_", " "))
+	}
+	charts = append(charts, web.GroupedBars("Graph shape", labels, names, rows))
+	return charts
+}
+
+// attachQuestions stores an uploaded question set on an extraction (the
+// form, or POST /api/extractions/:name/questions with the file as the
+// body).
+func (h *Handler) attachQuestions(c echo.Context) error {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return err
+	}
+	var data []byte
+	filename := "questions.json"
+	if fh, ferr := c.FormFile("file"); ferr == nil {
+		if fh.Size > int64(h.maxUpload()) {
+			return extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", fh.Filename, web.HumanBytes(h.maxUpload()))
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		}
+		defer f.Close()
+		if data, err = io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1)); err != nil {
+			return extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
+		}
+		filename = filepath.Base(fh.Filename)
+	} else if wantsJSON(c) || !strings.HasPrefix(c.Request().Header.Get(echo.HeaderContentType), "multipart/") {
+		if data, err = io.ReadAll(io.LimitReader(c.Request().Body, int64(h.maxUpload())+1)); err != nil {
+			return extract.Wrap(extract.KindInvalid, err, "cannot read the question set")
+		}
+		if strings.Contains(c.Request().Header.Get(echo.HeaderContentType), "csv") {
+			filename = "questions.csv"
+		}
+	}
+	back := "/extractions/" + url.PathEscape(name) + "/scores"
+	fail := func(err error) error {
+		if wantsJSON(c) || extract.KindOf(err) == extract.KindInternal {
+			return err
+		}
+		return redirectFlash(c, back, "Questions refused: "+extract.MessageOf(err), true)
+	}
+	if len(data) > h.maxUpload() {
+		return fail(extract.Errorf(extract.KindInvalid, "the question set is over the limit of %s", web.HumanBytes(h.maxUpload())))
+	}
+	set, err := eval.ReadQuestions(filename, data)
+	if err != nil {
+		return fail(err)
+	}
+	if err := h.app.Scores.SetQuestions(c.Request().Context(), name, set); err != nil {
+		return fail(err)
+	}
+	if wantsJSON(c) {
+		return c.JSON(http.StatusOK, map[string]any{"extraction": name, "questions": len(set.Questions)})
+	}
+	return redirectFlash(c, back, fmt.Sprintf("Attached %d questions to %s; every version is scored on them.", len(set.Questions), name), false)
+}
