@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -394,7 +395,7 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 	return nil
 }
 
-func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // SortedSettings lists a settings map as "key=value" in key order.
 func SortedSettings(m map[string]any) string {
@@ -408,4 +409,62 @@ func SortedSettings(m map[string]any) string {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// ScoreDiff is one measure of two versions side by side: their values,
+// the difference b−a and, for a measure scored per question, the paired
+// bootstrap of the difference.
+type ScoreDiff struct {
+	Measure Measure      `json:"measure"`
+	A       *float64     `json:"a"`
+	B       *float64     `json:"b"`
+	Diff    *float64     `json:"diff"`
+	Paired  *eval.Paired `json:"paired,omitempty"`
+}
+
+// BootstrapResamples is how many resamples a paired comparison draws.
+const BootstrapResamples = 2000
+
+// Compare scores two versions on one question set (b's extraction's, else
+// a's) and lists the table's measures side by side: the question measures
+// with a paired bootstrap over the questions, so a difference is called
+// significant only when its 95% interval excludes 0.
+func (s *Scores) Compare(ctx context.Context, a, b record.Version) ([]ScoreDiff, int, error) {
+	set, err := s.Questions(ctx, b.Extraction)
+	if err == nil && len(set.Questions) == 0 && a.Extraction != b.Extraction {
+		set, err = s.Questions(ctx, a.Extraction)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	sa, err := s.Version(ctx, a, set)
+	if err != nil {
+		return nil, 0, err
+	}
+	sb, err := s.Version(ctx, b, set)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []ScoreDiff
+	for _, m := range TableMeasures(Measures(len(set.Questions) > 0)) {
+		d := ScoreDiff{Measure: m}
+		x, okA := sa.Measures[m.Key]
+		y, okB := sb.Measures[m.Key]
+		if okA {
+			d.A = &x
+		}
+		if okB {
+			d.B = &y
+		}
+		if okA && okB {
+			diff := round3(y - x)
+			d.Diff = &diff
+			if pa, pb := sa.PerQuestion[m.Key], sb.PerQuestion[m.Key]; len(pa) > 0 && len(pb) > 0 {
+				p := eval.PairedBootstrap(pa, pb, BootstrapResamples, uint64(a.ID)<<32|uint64(b.ID))
+				d.Paired = &p
+			}
+		}
+		out = append(out, d)
+	}
+	return out, len(set.Questions), nil
 }

@@ -103,6 +103,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 
 	e.GET("/compare", h.showCompare)
 	e.GET("/api/compare", h.apiCompare)
+	e.GET("/compare/scores", h.compareScores)
+	e.GET("/api/compare/scores", h.compareScores)
 
 	// Schemas: list, import, edit, diff, export, delete.
 	e.GET("/schemas", h.listSchemas)

@@ -200,3 +200,49 @@ func (h *Handler) attachQuestions(c echo.Context) error {
 	}
 	return redirectFlash(c, back, fmt.Sprintf("Attached %d questions to %s; every version is scored on them.", len(set.Questions), name), false)
 }
+
+// compareScores renders (or, for the API, returns) two versions' scores
+// side by side with the paired bootstrap of each question measure: the
+// compare page loads it after the comparison itself.
+func (h *Handler) compareScores(c echo.Context) error {
+	ida, idb, _, err := compareQuery(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	a, err := h.app.Versions.Get(ctx, ida)
+	if err != nil {
+		return err
+	}
+	b, err := h.app.Versions.Get(ctx, idb)
+	if err != nil {
+		return err
+	}
+	diffs, questions, err := h.app.Scores.Compare(ctx, a, b)
+	if err != nil {
+		return err
+	}
+	if wantsJSON(c) || strings.HasPrefix(c.Path(), "/api/") {
+		return c.JSON(http.StatusOK, map[string]any{"a": a.Label(), "b": b.Label(), "questions": questions, "measures": diffs})
+	}
+	s := web.CompareScores{Questions: questions, Resamples: app.BootstrapResamples, ScoresURL: "/extractions/" + url.PathEscape(b.Extraction) + "/scores"}
+	num := func(x *float64) string {
+		if x == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(*x, 'f', -1, 64)
+	}
+	for _, d := range diffs {
+		r := web.CompareScoreRow{Key: d.Measure.Key, Label: d.Measure.Label, A: num(d.A), B: num(d.B), Diff: num(d.Diff)}
+		if d.Paired != nil && d.Paired.N > 0 {
+			r.Interval = fmt.Sprintf("%+.3f to %+.3f (%d questions)", d.Paired.Low, d.Paired.High, d.Paired.N)
+			r.Significant = d.Paired.Significant
+		}
+		if d.Diff != nil && *d.Diff != 0 && d.Measure.Better != 0 && (d.Paired == nil || r.Significant) {
+			better := (*d.Diff > 0) == (d.Measure.Better > 0)
+			r.Better, r.Worse = better, !better
+		}
+		s.Rows = append(s.Rows, r)
+	}
+	return render(c, http.StatusOK, web.CompareScoresView(s))
+}

@@ -213,3 +213,64 @@ func TestScores_Browser(t *testing.T) {
 		return nil
 	})
 }
+
+// The compare page loads both versions' scores side by side: b−a per
+// measure and, per question measure, a paired bootstrap; a version set
+// against itself differs by nothing and nothing is significant.
+func TestScores_Compare(t *testing.T) {
+	t.Parallel()
+	a := scoredApp(t)
+	q, err := os.ReadFile(filepath.Join("..", "app", "testdata", "scores", "q.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) map[string]any {
+		t.Helper()
+		resp, err := http.Get(a.Server.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	all, _ := a.App.Versions.ByRef(context.Background(), "bio@1")
+	ada, _ := a.App.Versions.ByRef(context.Background(), "bio@2")
+	// Without questions: the graph measures only.
+	if out := get(fmt.Sprintf("/api/compare/scores?a=%d&b=%d", ada.ID, all.ID)); out["questions"] != float64(0) {
+		t.Errorf("without a question set: %v questions", out["questions"])
+	}
+	postQuestions(t, a, "q.csv", q)
+	measure := func(out map[string]any, key string) map[string]any {
+		for _, m := range out["measures"].([]any) {
+			m := m.(map[string]any)
+			if m["measure"].(map[string]any)["key"] == key {
+				return m
+			}
+		}
+		t.Fatalf("no %s in %v", key, out)
+		return nil
+	}
+	out := get(fmt.Sprintf("/api/compare/scores?a=%d&b=%d", ada.ID, all.ID))
+	m := measure(out, "recall@10.mix")
+	paired, _ := m["paired"].(map[string]any)
+	if out["questions"] != float64(5) || m["diff"].(float64) <= 0 || paired == nil || paired["n"] != float64(5) || paired["mean"].(float64) <= 0 {
+		t.Errorf("every biography against Ada's alone: %v", m)
+	}
+	self := measure(get(fmt.Sprintf("/api/compare/scores?a=%d&b=%d", all.ID, all.ID)), "recall@10.mix")
+	if sp := self["paired"].(map[string]any); self["diff"] != float64(0) || sp["significant"] != false {
+		t.Errorf("a version against itself: %v", self)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/compare?a=%d&b=%d", ada.ID, all.ID))
+	if slot, ok := doc.Find(`[data-testid="compare-scores-slot"]`).Attr("hx-get"); !ok || !strings.HasPrefix(slot, "/compare/scores?a=") {
+		t.Errorf("compare page's scores slot: %q", slot)
+	}
+	_, part := a.Get(t, fmt.Sprintf("/compare/scores?a=%d&b=%d", ada.ID, all.ID))
+	row := part.Find(`[data-testid="compare-score-row"][data-measure="recall@10.mix"]`)
+	if row.Length() != 1 || !strings.Contains(row.Text(), "questions)") {
+		t.Errorf("partial row: %q", row.Text())
+	}
+}

@@ -217,3 +217,18 @@ func boolText(b bool) string {
 	}
 	return "false"
 }
+
+// CompareScores are two versions' scores side by side.
+type CompareScores struct {
+	Questions, Resamples int
+	ScoresURL            string
+	Rows                 []CompareScoreRow
+}
+
+// CompareScoreRow is one measure: the two values, the difference (Better
+// or Worse by the measure's direction, when significant or not scored per
+// question) and its bootstrap interval.
+type CompareScoreRow struct {
+	Key, Label, A, B, Diff, Interval string
+	Significant, Better, Worse       bool
+}
