@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -45,7 +46,8 @@ type Measure struct {
 
 // Measures lists the scoreboard's measures in their order: recall@k and
 // answers per query mode (with a question set), then the graph's and the
-// run's.
+// run's; ReferenceMeasures are added when the extraction has a reference
+// version.
 func Measures(withQuestions bool) []Measure {
 	var out []Measure
 	if withQuestions {
@@ -73,6 +75,18 @@ func Measures(withQuestions bool) []Measure {
 	)
 }
 
+// ReferenceMeasures score a version's graph against its extraction's
+// reference version (marked as the reference, or a graph imported as one):
+// node and edge precision, recall and F1, as the compare page scores them.
+var ReferenceMeasures = []Measure{
+	{"reference.nodes_f1", "nodes F1 vs reference", 1},
+	{"reference.edges_f1", "edges F1 vs reference", 1},
+	{"reference.nodes_precision", "nodes precision vs reference", 1},
+	{"reference.nodes_recall", "nodes recall vs reference", 1},
+	{"reference.edges_precision", "edges precision vs reference", 1},
+	{"reference.edges_recall", "edges recall vs reference", 1},
+}
+
 // VersionScores are one version's scores.
 type VersionScores struct {
 	Version  string             `json:"version"`
@@ -90,9 +104,11 @@ type VersionScores struct {
 
 // Board is an extraction's scoreboard: its versions' scores, the
 // measures and, per measure with a better direction, the version that
-// scores best.
+// scores best. Reference names the version the others are scored against
+// (empty for none).
 type Board struct {
 	Extraction string            `json:"extraction"`
+	Reference  string            `json:"reference,omitempty"`
 	Questions  int               `json:"questions"`
 	Measures   []Measure         `json:"measures"`
 	Versions   []VersionScores   `json:"versions"`
@@ -134,10 +150,25 @@ func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
 		return Board{}, err
 	}
 	b := Board{Extraction: extraction, Questions: len(set.Questions), Measures: Measures(len(set.Questions) > 0), Best: map[string]string{}}
-	for _, v := range versions {
+	ref := -1
+	for i, v := range versions {
+		if v.Reference && v.Status == record.StatusDone {
+			ref = i
+		}
+	}
+	if ref >= 0 {
+		b.Measures = append(b.Measures, ReferenceMeasures...)
+		b.Reference = versions[ref].Label()
+	}
+	for i, v := range versions {
 		vs, err := s.Version(ctx, v, set)
 		if err != nil {
 			return Board{}, err
+		}
+		if ref >= 0 && i != ref && v.Status == record.StatusDone {
+			if vs, err = s.withReference(ctx, versions[ref], v, vs); err != nil {
+				return Board{}, err
+			}
 		}
 		b.Versions = append(b.Versions, vs)
 	}
@@ -151,7 +182,8 @@ func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
 func TableMeasures(measures []Measure) []Measure {
 	var out []Measure
 	for _, m := range measures {
-		if !strings.HasPrefix(m.Key, "recall@5.") && !(strings.HasPrefix(m.Key, "answers.") && m.Key != "answers.mix") {
+		if !strings.HasPrefix(m.Key, "recall@5.") && !(strings.HasPrefix(m.Key, "answers.") && m.Key != "answers.mix") &&
+			!strings.HasSuffix(m.Key, "_precision") && !strings.HasSuffix(m.Key, "_recall") {
 			out = append(out, m)
 		}
 	}
@@ -467,4 +499,27 @@ func (s *Scores) Compare(ctx context.Context, a, b record.Version) ([]ScoreDiff,
 		out = append(out, d)
 	}
 	return out, len(set.Questions), nil
+}
+
+// withReference adds the reference measures of v, scored against ref as
+// the compare page scores a version against the reference (see
+// Comparisons.Compare), to a copy of vs.
+func (s *Scores) withReference(ctx context.Context, ref, v record.Version, vs VersionScores) (VersionScores, error) {
+	c, err := s.a.Comparisons.Compare(ctx, ref.ID, v.ID, diff.Options{})
+	if err != nil {
+		return vs, err
+	}
+	if c.Result.Score == nil {
+		return vs, nil
+	}
+	m := make(map[string]float64, len(vs.Measures)+len(ReferenceMeasures))
+	for k, x := range vs.Measures {
+		m[k] = x
+	}
+	sc := c.Result.Score
+	m["reference.nodes_f1"], m["reference.edges_f1"] = round3(sc.Nodes.F1), round3(sc.Edges.F1)
+	m["reference.nodes_precision"], m["reference.nodes_recall"] = round3(sc.Nodes.Precision), round3(sc.Nodes.Recall)
+	m["reference.edges_precision"], m["reference.edges_recall"] = round3(sc.Edges.Precision), round3(sc.Edges.Recall)
+	vs.Measures = m
+	return vs, nil
 }

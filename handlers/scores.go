@@ -52,7 +52,7 @@ func (h *Handler) showScores(c echo.Context) error {
 // scoresPage lays out a board: its rows sorted by a column, each
 // column's best marked, and its charts.
 func scoresPage(b app.Board, sortKey string, desc bool) web.ScoresPage {
-	p := web.ScoresPage{Extraction: b.Extraction, Questions: b.Questions}
+	p := web.ScoresPage{Extraction: b.Extraction, Questions: b.Questions, Reference: b.Reference}
 	cols := app.TableMeasures(b.Measures)
 	for _, m := range cols {
 		p.Columns = append(p.Columns, web.ScoreColumn{Key: m.Key, Label: m.Label, Better: m.Better})

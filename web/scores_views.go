@@ -11,9 +11,11 @@ import (
 // set's upload form and charts of the measures.
 type ScoresPage struct {
 	Extraction string
-	Questions  int
-	Columns    []ScoreColumn
-	Rows       []ScoreRow
+	// Reference is the version the others are scored against, if any.
+	Reference string
+	Questions int
+	Columns   []ScoreColumn
+	Rows      []ScoreRow
 	// Sort is the column the rows are sorted by ("" for version order)
 	// and Desc its direction.
 	Sort   string

@@ -97,7 +97,7 @@ Usage:
   kgstudio communities NAME@V [--level N] [--json]
   kgstudio questions add NAME FILE    a question set (JSON, CSV or multi-hop) that scores NAME's versions
   kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures
-  kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--embedder E] [--json] [FILE...]
+  kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--reference GRAPH] [--embedder E] [--json] [FILE...]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)

@@ -214,6 +214,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var grid gridFlag
 	fs.Var(&grid, "grid", "KEY=V1,V2: a setting and the values to try (repeatable; keys: "+strings.Join(gridKeys, ", ")+")")
 	questions := fs.String("questions", "", "a question set to attach to the extraction first (JSON, CSV or a multi-hop set)")
+	reference := fs.String("reference", "", "a graph file (JSON, GraphML or neo4j CSV) imported as the extraction's reference version: every version is scored against it")
 	embedder := fs.String("embedder", "", "the vectorizer of every version unless the grid varies it")
 	asJSON := fs.Bool("json", false, `print {"versions": [{"version", "settings", "measures"}], "best": {MEASURE: "NAME@V"}}`)
 	pos, err := parse(fs, args)
@@ -221,7 +222,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	if len(pos) < 1 {
-		return errors.New("usage: kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--json] [FILE...]")
+		return errors.New("usage: kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--reference GRAPH] [--json] [FILE...]")
 	}
 	if len(grid) == 0 {
 		return errors.New("experiment: give at least one --grid KEY=V1,V2")
@@ -266,6 +267,20 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		docIDs = latest.DocumentIDs
 	}
 	base.Embedder = *embedder
+	if *reference != "" {
+		data, err := os.ReadFile(*reference)
+		if err != nil {
+			return err
+		}
+		ref, err := a.Curation.ImportGraph(ctx, name, *reference, data, "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", *reference, err)
+		}
+		if err := a.Versions.SetReference(ctx, ref.ID, true); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: the reference, imported from %s\n", ref.Label(), filepath.Base(*reference))
+	}
 	var made []record.Version
 	for _, point := range gridPoints(grid) {
 		c, schemaRef := base, ""
@@ -296,14 +311,20 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	} else if set, err = a.Scores.Questions(ctx, name); err != nil {
 		return err
 	}
-	measures := app.Measures(len(set.Questions) > 0)
+	// The board scores every version (against the reference when there
+	// is one); the experiment shows the ones it made.
+	board, err := a.Scores.Board(ctx, name)
+	if err != nil {
+		return err
+	}
+	measures := board.Measures
 	var scored []app.VersionScores
-	for _, v := range made {
-		vs, err := a.Scores.Version(ctx, v, set)
-		if err != nil {
-			return err
+	for _, vs := range board.Versions {
+		for _, v := range made {
+			if vs.ID == v.ID {
+				scored = append(scored, vs)
+			}
 		}
-		scored = append(scored, vs)
 	}
 	best := app.BestOf(measures, scored)
 	if *asJSON {

@@ -92,3 +92,40 @@ func TestExperiment_SecondRunFromCache(t *testing.T) {
 		t.Errorf("the same grid again made %d model calls", n)
 	}
 }
+
+// experiment --reference imports a graph as the extraction's reference
+// and scores every version against it: the version made with the
+// reference's own settings matches it, node for node and edge for edge;
+// one with other settings does not.
+func TestExperiment_Reference(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	docs := []string{scoresData("ada.txt"), scoresData("curie.txt"), scoresData("turing.txt")}
+	mustCLI(t, data, append([]string{"extract", "--name", "src", "--embedder", "offline", "--chunk-size", "1200"}, docs...)...)
+	ref := filepath.Join(t.TempDir(), "ref.json")
+	mustCLI(t, data, "export", "src@1", "--format", "json", "--out", ref)
+	out := mustCLI(t, data, append([]string{"experiment", "tgt", "--reference", ref, "--grid", "chunk_size=120,1200", "--embedder", "offline", "--json"}, docs...)...)
+	var exp struct {
+		Versions []struct {
+			Version  string             `json:"version"`
+			Measures map[string]float64 `json:"measures"`
+		} `json:"versions"`
+		Best map[string]string `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &exp); err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.Versions) != 2 || exp.Versions[0].Version != "tgt@2" {
+		t.Fatalf("versions %+v (tgt@1 is the reference)", exp.Versions)
+	}
+	small, same := exp.Versions[0].Measures, exp.Versions[1].Measures
+	if same["reference.nodes_f1"] != 1 || same["reference.edges_f1"] != 1 {
+		t.Errorf("the reference's own settings: %v", same)
+	}
+	if small["reference.edges_f1"] >= 1 || small["reference.edges_f1"] <= 0 {
+		t.Errorf("other settings: edges F1 %v", small["reference.edges_f1"])
+	}
+	if exp.Best["reference.edges_f1"] != "tgt@3" {
+		t.Errorf("best edges F1: %q", exp.Best["reference.edges_f1"])
+	}
+}
