@@ -371,10 +371,65 @@ func components(g extract.Graph) (count, largest int) {
 	return len(size), largest
 }
 
+// retrieve asks one question of a version in one mode, offline
+// (retrieval and an extractive answer, no model), for its first k chunks
+// and entities, as the scoreboard reads them.
+func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int) string, q eval.Question, mode string, k int) (eval.Retrieved, error) {
+	res, err := s.a.Queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: k, Keywords: KeywordsOffline})
+	if err != nil {
+		return eval.Retrieved{}, fmt.Errorf("question %s, mode %s: %w", q.ID, mode, err)
+	}
+	r := eval.Retrieved{}
+	for _, c := range res.Chunks {
+		r.Chunks = append(r.Chunks, eval.RetrievedChunk{Document: names(c.DocumentID), Text: c.Text})
+	}
+	for _, e := range res.Entities {
+		r.Entities = append(r.Entities, e.Name)
+	}
+	if res.Answer != nil {
+		r.Answer = res.Answer.Text
+	}
+	return r, nil
+}
+
+// EvidenceRecall scores a version on the questions of a set that have
+// evidence, in each mode, at depth k, with the scoreboard's scorer: the
+// mean recall (see eval.Question.Recall) and how many questions had
+// evidence found among the first k chunks and entities.
+func (s *Scores) EvidenceRecall(ctx context.Context, v record.Version, set eval.QuestionSet, modes []string, k int) (recall map[string]float64, found map[string]int, questions int, err error) {
+	names := s.a.Documents.Namer(ctx)
+	recall, found = map[string]float64{}, map[string]int{}
+	for _, q := range set.Questions {
+		if q.Evidence() > 0 {
+			questions++
+		}
+	}
+	for _, mode := range modes {
+		sum := 0.0
+		for _, q := range set.Questions {
+			if q.Evidence() == 0 {
+				continue
+			}
+			r, err := s.retrieve(ctx, v, names, q, mode, k)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			n := eval.EvidenceFound(q, r, k)
+			sum += q.Recall(n)
+			if n > 0 {
+				found[mode]++
+			}
+		}
+		if questions > 0 {
+			recall[mode] = sum / float64(questions)
+		}
+	}
+	return recall, found, questions, nil
+}
+
 // questionMeasures asks each question of the set in every query mode,
-// offline (retrieval and an extractive answer, no model), and scores
-// recall@k of the expected evidence and the share of answers holding an
-// expected answer, over the questions that have each.
+// offline, and scores recall@k of the expected evidence and the share of
+// answers holding an expected answer, over the questions that have each.
 func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eval.QuestionSet, vs *VersionScores) error {
 	names := s.a.Documents.Namer(ctx)
 	vs.PerQuestion = map[string][]float64{}
@@ -382,24 +437,22 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 	for _, mode := range query.Modes {
 		sums, counts := map[string]float64{}, map[string]int{}
 		for _, q := range set.Questions {
-			res, err := s.a.Queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: maxK, Keywords: KeywordsOffline})
+			r, err := s.retrieve(ctx, v, names, q, mode, maxK)
 			if err != nil {
-				return fmt.Errorf("question %s, mode %s: %w", q.ID, mode, err)
-			}
-			r := eval.Retrieved{}
-			for _, c := range res.Chunks {
-				r.Chunks = append(r.Chunks, eval.RetrievedChunk{Document: names(c.DocumentID), Text: c.Text})
-			}
-			for _, e := range res.Entities {
-				r.Entities = append(r.Entities, e.Name)
-			}
-			if res.Answer != nil {
-				r.Answer = res.Answer.Text
+				return err
 			}
 			for _, k := range ScoreK {
 				key := fmt.Sprintf("recall@%d.%s", k, mode)
-				if n := q.Evidence(); n > 0 {
-					x := float64(eval.EvidenceFound(q, r, k)) / float64(n)
+				if q.Evidence() > 0 {
+					// Asked for k, as a user asking for k is answered
+					// (a mode's budgets depend on k).
+					rk := r
+					if k != maxK {
+						if rk, err = s.retrieve(ctx, v, names, q, mode, k); err != nil {
+							return err
+						}
+					}
+					x := q.Recall(eval.EvidenceFound(q, rk, k))
 					sums[key] += x
 					counts[key]++
 					vs.PerQuestion[key] = append(vs.PerQuestion[key], x)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -52,6 +53,45 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 	return nil
 }
 
+// evalLoCoMoVersion scores a stored version (a LoCoMo conversation run as
+// a dialogue) on the conversation's questions with the scoreboard's
+// scorer (app.Scores.EvidenceRecall): what the extraction's scoreboard
+// shows as recall@k once the file is its question set.
+func evalLoCoMoVersion(ctx context.Context, cfg *Config, file, ref, mode string, k int, asJSON bool, stdout, stderr io.Writer) error {
+	modes, err := evalModes(mode)
+	if err != nil {
+		return err
+	}
+	if k < 1 || k > query.MaxTopK {
+		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	set, err := eval.ReadQuestions(filepath.Base(file), data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	a, v, err := cfg.openVersion(ctx, ref, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	recall, found, n, err := a.Scores.EvidenceRecall(ctx, v, set, modes, k)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printIndented(stdout, map[string]any{"version": v.Label(), "questions": n, "k": k, "recall": recall, "found": found})
+	}
+	fmt.Fprintf(stdout, "%s (locomo) on %s: %d questions\nevidence recall@%d:\n", file, v.Label(), n, k)
+	for _, m := range modes {
+		fmt.Fprintf(stdout, "  %-7s %.3f (%d of %d)\n", m, recall[m], found[m], n)
+	}
+	return nil
+}
+
 // cmdEval extracts every entry of a gold file in memory and scores the
 // graphs against the gold. The offline strategy uses no database; the
 // tuple and schema strategies ask the configured provider, through the
@@ -76,6 +116,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	corpus := fs.String("corpus", "", "multihop: the passages, a JSON list of {title, text} or an object title -> [sentences]")
 	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop, longmemeval: the offline embedder to rank with (use-lite or offline)")
 	distractors := fs.Int("distractors", eval.DefaultDistractors, "longmemeval: other questions' sessions added to each haystack")
+	version := fs.String("version", "", "locomo: score this stored version (the conversation uploaded and extracted as a dialogue) with the scoreboard's scorer, instead of extracting the file in memory")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -94,7 +135,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *format == "locomo" {
 		if len(files) != 1 {
-			return errors.New("usage: kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--json]")
+			return errors.New("usage: kgstudio eval --format locomo FILE [--version NAME@V] [--mode M] [--top-k N] [--json]")
+		}
+		if *version != "" {
+			return evalLoCoMoVersion(ctx, cfg, files[0], *version, *mode, *topK, *asJSON, stdout, stderr)
 		}
 		return evalLoCoMo(ctx, files[0], *mode, *embedder, *topK, *asJSON, stdout)
 	}

@@ -90,7 +90,7 @@ Usage:
   kgstudio compare NAME@V1 NAME@V2 [--json] [--ignore-type] [--undirected]
   kgstudio eval --format webnlg|docred FILE [--strategy nlp|tuple|schema] [--provider gemini|openai] [--model M]
                 [--schema NAME[@V]] [--limit N] [--json]
-  kgstudio eval --format locomo FILE [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
+  kgstudio eval --format locomo FILE [--version NAME@V] [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
   kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--as-of DATE] [--provider P] [--keywords model|offline] [--response-type T] [--answer] [--json]

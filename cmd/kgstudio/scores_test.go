@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/internal/testdata"
 )
 
 func scoresData(f string) string { return filepath.Join("..", "..", "app", "testdata", "scores", f) }
@@ -127,5 +130,49 @@ func TestExperiment_Reference(t *testing.T) {
 	}
 	if exp.Best["reference.edges_f1"] != "tgt@3" {
 		t.Errorf("best edges F1: %q", exp.Best["reference.edges_f1"])
+	}
+}
+
+// A LoCoMo conversation run as a dialogue with its questions as the
+// extraction's question set: the scoreboard's recall@10 per mode is what
+// eval --format locomo --version gives on that version, and what the
+// in-memory evaluation of the file gives for every mode but global
+// (global reads the communities a run stores, which it does not build).
+func TestScores_LoCoMo(t *testing.T) {
+	t.Parallel()
+	file := testdata.Path(t, "dialogues/locomo10_conv30.json")
+	data := t.TempDir()
+	mustCLI(t, data, "extract", "--name", "conv", "--strategy", "dialogue", "--embedder", "offline", file)
+	mustCLI(t, data, "questions", "add", "conv", file)
+	var board struct {
+		Versions []struct {
+			Measures map[string]float64 `json:"measures"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "scores", "conv", "--json")), &board); err != nil {
+		t.Fatal(err)
+	}
+	var onVersion, inMemory struct {
+		Questions int                `json:"questions"`
+		Recall    map[string]float64 `json:"recall"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "eval", "--format", "locomo", file, "--version", "conv@1", "--top-k", "10", "--json")), &onVersion); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, data, "eval", "--format", "locomo", file, "--embedder", "offline", "--top-k", "10", "--json")), &inMemory); err != nil {
+		t.Fatal(err)
+	}
+	if onVersion.Questions == 0 || onVersion.Questions != inMemory.Questions {
+		t.Fatalf("questions: %d on the version, %d in memory", onVersion.Questions, inMemory.Questions)
+	}
+	round := func(x float64) string { return fmt.Sprintf("%.3f", x) }
+	for _, m := range query.Modes {
+		score := board.Versions[0].Measures["recall@10."+m]
+		if round(score) != round(onVersion.Recall[m]) {
+			t.Errorf("%s: scoreboard %.3f, eval --version %.3f", m, score, onVersion.Recall[m])
+		}
+		if m != query.ModeGlobal && round(score) != round(inMemory.Recall[m]) {
+			t.Errorf("%s: scoreboard %.3f, eval in memory %.3f", m, score, inMemory.Recall[m])
+		}
 	}
 }

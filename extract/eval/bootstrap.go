@@ -12,7 +12,8 @@ import (
 type Paired struct {
 	N           int     `json:"n"`
 	Mean        float64 `json:"mean"`
-	Low, High   float64 `json:"low"`
+	Low         float64 `json:"low"`
+	High        float64 `json:"high"`
 	Significant bool    `json:"significant"`
 	Resamples   int     `json:"resamples"`
 }

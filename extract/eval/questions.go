@@ -29,6 +29,31 @@ type Question struct {
 	Entities []string `json:"entities,omitempty"`
 	// Answers are texts of which a right answer contains one.
 	Answers []string `json:"answers,omitempty"`
+	// Match is how evidence is counted: "all" (also when empty: recall is
+	// the share of the items found) or "any" (a question is found when
+	// one item is, as LoCoMo's evidence turns are scored).
+	Match string `json:"match,omitempty"`
+}
+
+// Evidence matching rules (Question.Match).
+const (
+	MatchAll = "all"
+	MatchAny = "any"
+)
+
+// Recall is the question's evidence recall given found of its items:
+// their share, or 1 when one was found and the question matches any.
+func (q Question) Recall(found int) float64 {
+	n := q.Evidence()
+	switch {
+	case n == 0:
+		return 0
+	case q.Match == MatchAny && found > 0:
+		return 1
+	case q.Match == MatchAny:
+		return 0
+	}
+	return float64(found) / float64(n)
 }
 
 // Evidence counts a question's expected evidence items.
@@ -62,6 +87,8 @@ func ReadQuestions(name string, data []byte) (QuestionSet, error) {
 	switch {
 	case strings.EqualFold(path.Ext(name), ".csv"):
 		set, err = readQuestionsCSV(data)
+	case trimmed[0] == '{' && isLoCoMo(trimmed):
+		set, err = readLoCoMoQuestions(trimmed)
 	case trimmed[0] == '{':
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
 		dec.DisallowUnknownFields()
@@ -77,6 +104,85 @@ func ReadQuestions(name string, data []byte) (QuestionSet, error) {
 		return QuestionSet{}, err
 	}
 	return set, set.check()
+}
+
+// isLoCoMo reports whether a JSON object is a LoCoMo conversation with
+// its questions ("qa" beside the sessions, or in a "conversation" object).
+func isLoCoMo(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, qa := top["qa"]
+	_, speaker := top["speaker_a"]
+	_, conv := top["conversation"]
+	return qa && (speaker || conv)
+}
+
+// readLoCoMoQuestions reads a LoCoMo conversation's questions: each
+// question's evidence turns ("D1:3") as passages, the turns' own texts,
+// matched as LoCoMo scores them (found when one is); its answer as the
+// expected answer. Questions whose evidence names no turn of the
+// conversation are left out, as kgstudio eval --format locomo leaves them.
+func readLoCoMoQuestions(data []byte) (QuestionSet, error) {
+	var top struct {
+		QA []struct {
+			Question string `json:"question"`
+			Answer   any    `json:"answer"`
+			Evidence []any  `json:"evidence"`
+		} `json:"qa"`
+		Conversation json.RawMessage `json:"conversation"`
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "read the LoCoMo questions: %s", extract.JSONProblem(data, err))
+	}
+	sessions := data
+	if len(top.Conversation) > 0 {
+		sessions = top.Conversation
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(sessions, &raw); err != nil {
+		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "read the LoCoMo sessions: %v", err)
+	}
+	text := map[string]string{}
+	for key, r := range raw {
+		if rest, ok := strings.CutPrefix(key, "session_"); !ok || strings.Contains(rest, "_") {
+			continue
+		}
+		var turns []struct {
+			ID   string `json:"dia_id"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(r, &turns) != nil {
+			continue
+		}
+		for _, t := range turns {
+			text[t.ID] = strings.TrimSpace(t.Text)
+		}
+	}
+	var set QuestionSet
+	for _, qa := range top.QA {
+		q := Question{Question: strings.TrimSpace(qa.Question), Match: MatchAny}
+		seen := map[string]bool{}
+		for _, ev := range qa.Evidence {
+			s, _ := ev.(string)
+			for _, m := range evidenceID.FindAllStringSubmatch(s, -1) {
+				id := "D" + m[1] + ":" + m[2]
+				if t := text[id]; t != "" && !seen[id] {
+					seen[id] = true
+					q.Passages = append(q.Passages, t)
+				}
+			}
+		}
+		if q.Question == "" || len(q.Passages) == 0 {
+			continue
+		}
+		if a := strings.TrimSpace(fmt.Sprint(qa.Answer)); qa.Answer != nil && a != "" {
+			q.Answers = []string{a}
+		}
+		set.Questions = append(set.Questions, q)
+	}
+	return set, nil
 }
 
 // readQuestionList reads a JSON list: kgstudio's questions, or a
