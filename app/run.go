@@ -264,6 +264,8 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
 			a.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
 		}
+		// Scored on its extraction's questions, when it has some.
+		a.scoreFinished(ctx, v)
 	}
 	if err != nil {
 		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // Scores scores an extraction's versions: on its question set, when it
@@ -247,6 +248,23 @@ func (s *Scores) Version(ctx context.Context, v record.Version, set eval.Questio
 		return got, nil
 	}
 	s.mu.Unlock()
+	// Scored before, by this process or another: stored with the version.
+	var stored VersionScores
+	if ok, err := s.a.store.ReadVersionIndex(ctx, v.ID, store.IndexScores, scoresStamp+key.set, func(b []byte) error {
+		return json.Unmarshal(b, &stored)
+	}); err == nil && ok && stored.ID == v.ID {
+		s.keep(key, stored)
+		return stored, nil
+	}
+	return s.score(ctx, v, set, key, vs)
+}
+
+// scoresStamp names the scorer in a stored score's stamp: a change to
+// what is scored changes it, and scores stored before are scored again.
+const scoresStamp = "scores-v1 "
+
+// score scores a version afresh and stores the scores with it.
+func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionSet, key scoreKey, vs VersionScores) (VersionScores, error) {
 	if err := s.graphMeasures(ctx, v, &vs); err != nil {
 		return vs, err
 	}
@@ -256,13 +274,67 @@ func (s *Scores) Version(ctx context.Context, v record.Version, set eval.Questio
 		}
 	}
 	vs.Cost = s.a.providers.CostOf(v)
+	if b, err := json.Marshal(vs); err == nil {
+		if err := s.a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexScores, scoresStamp+key.set, b); err != nil {
+			s.a.log.Warn("scores not stored", "version_id", v.ID, "err", err)
+		}
+	}
+	s.keep(key, vs)
+	return vs, nil
+}
+
+// keep holds a version's scores in memory.
+func (s *Scores) keep(key scoreKey, vs VersionScores) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cache == nil {
 		s.cache = map[scoreKey]VersionScores{}
 	}
 	s.cache[key] = vs
-	s.mu.Unlock()
-	return vs, nil
+}
+
+// Rescore scores every finished version of an extraction again on its
+// question set, replacing the scores stored and held (after a change the
+// stamps cannot see: a curation decision that changes the duplicate
+// candidates, a changed price table).
+func (s *Scores) Rescore(ctx context.Context, extraction string) error {
+	versions, err := s.a.store.ExtractionVersions(ctx, extraction)
+	if err != nil {
+		return err
+	}
+	set, err := s.Questions(ctx, extraction)
+	if err != nil {
+		return err
+	}
+	key := scoreKey{set: digestOf(set)}
+	for _, v := range versions {
+		if v.Status != record.StatusDone {
+			continue
+		}
+		key.version = v.ID
+		vs := VersionScores{Version: v.Label(), ID: v.ID, Status: v.Status, Settings: settingsOf(v.Config), Measures: map[string]float64{}}
+		if _, err := s.score(ctx, v, set, key, vs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scoreFinished is the step after a run: a version whose extraction has
+// a question set is scored on it at once, so its scoreboard and compare
+// page read stored scores. A failure is logged; the scores are then made
+// when first read.
+func (a *App) scoreFinished(ctx context.Context, v record.Version) {
+	set, err := a.Scores.Questions(ctx, v.Extraction)
+	if err != nil || len(set.Questions) == 0 {
+		return
+	}
+	if v, err = a.store.Version(ctx, v.ID); err == nil {
+		_, err = a.Scores.Version(ctx, v, set)
+	}
+	if err != nil && ctx.Err() == nil {
+		a.log.Warn("version not scored", "version_id", v.ID, "err", err)
+	}
 }
 
 func digestOf(set eval.QuestionSet) string {

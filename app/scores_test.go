@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // scoresFixture stores the three short biographies of testdata/scores
@@ -84,5 +86,55 @@ func TestScores_Board(t *testing.T) {
 	}
 	if _, err := a.Scores.Board(ctx, "nobody"); extract.KindOf(err) != extract.KindNotFound {
 		t.Errorf("an unknown extraction: %v", err)
+	}
+}
+
+// A run of an extraction with a question set is scored when it finishes
+// and its scores are stored with it: another process reads them as they
+// are; a changed question set scores it again; Rescore replaces them.
+func TestScores_StoredAfterRun(t *testing.T) {
+	t.Parallel()
+	a, st, _ := testApp(t, "unused.txt", "Nothing here.")
+	ids, set := scoresFixture(t, a)
+	cfg := extract.DefaultConfig()
+	cfg.Embedder = extract.EmbedderOffline
+	mustRun(t, a, RunRequest{Extraction: "bio", Config: cfg, DocumentIDs: ids[:1]})
+	ctx := context.Background()
+	if err := a.Scores.SetQuestions(ctx, "bio", set); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := mustRun(t, a, RunRequest{Extraction: "bio", Config: cfg, DocumentIDs: ids})
+	stamp := scoresStamp + digestOf(set)
+	var stored VersionScores
+	ok, err := st.ReadVersionIndex(ctx, v.ID, store.IndexScores, stamp, func(b []byte) error { return json.Unmarshal(b, &stored) })
+	if err != nil || !ok || stored.Measures["recall@10.mix"] == 0 {
+		t.Fatalf("scores stored after the run: %v %v %v", ok, err, stored.Measures)
+	}
+	// Another process (a fresh app over the store) reads them: planted
+	// in the store, the planted value is what it shows.
+	stored.Measures["recall@10.mix"] = 0.123
+	b, _ := json.Marshal(stored)
+	if err := st.SaveVersionIndex(ctx, v.ID, store.IndexScores, stamp, b); err != nil {
+		t.Fatal(err)
+	}
+	other := newApp(st, a.log, a.providers)
+	board, err := other.Scores.Board(ctx, "bio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := board.Versions[1].Measures["recall@10.mix"]; got != 0.123 {
+		t.Errorf("another process scored %v, not the stored scores", got)
+	}
+	// Rescore replaces them.
+	if err := other.Scores.Rescore(ctx, "bio"); err != nil {
+		t.Fatal(err)
+	}
+	board, _ = other.Scores.Board(ctx, "bio")
+	if got := board.Versions[1].Measures["recall@10.mix"]; got == 0.123 || got == 0 {
+		t.Errorf("after Rescore: %v", got)
+	}
+	// The first version, run before the questions, is scored when read.
+	if _, ok := board.Versions[0].Measures["recall@10.mix"]; !ok {
+		t.Error("the version run before the questions has no recall")
 	}
 }

@@ -53,6 +53,8 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.DELETE("/api/versions/:id", h.deleteVersion)
 	e.POST("/extractions/:name/delete", h.deleteExtraction)
 	e.GET("/extractions/:name/scores", h.showScores)
+	e.POST("/extractions/:name/scores", h.rescore)
+	e.POST("/api/extractions/:name/scores", h.rescore)
 	e.GET("/api/extractions/:name/scores", h.apiScores)
 	e.POST("/extractions/:name/questions", h.attachQuestions)
 	e.POST("/api/extractions/:name/questions", h.attachQuestions)

@@ -34,6 +34,22 @@ func (h *Handler) apiScores(c echo.Context) error {
 	return c.JSON(http.StatusOK, b)
 }
 
+// rescore scores every finished version of an extraction again and shows
+// (or returns) the new board.
+func (h *Handler) rescore(c echo.Context) error {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return err
+	}
+	if err := h.app.Scores.Rescore(c.Request().Context(), name); err != nil {
+		return err
+	}
+	if wantsJSON(c) || strings.HasPrefix(c.Path(), "/api/") {
+		return h.apiScores(c)
+	}
+	return redirectFlash(c, "/extractions/"+url.PathEscape(name)+"/scores", "Every finished version was scored again.", false)
+}
+
 // showScores renders an extraction's scoreboard, sorted by ?sort=KEY
 // (&dir=asc|desc).
 func (h *Handler) showScores(c echo.Context) error {

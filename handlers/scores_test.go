@@ -137,6 +137,10 @@ func TestScores_Page(t *testing.T) {
 	if err != nil || b.Questions != 5 || len(b.Versions) != 2 || b.Best["recall@10.mix"] != "bio@1" {
 		t.Fatalf("API: %v, %d questions, %d versions, best %v", err, b.Questions, len(b.Versions), b.Best["recall@10.mix"])
 	}
+	req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/extractions/bio/scores", nil)
+	if resp, err := schemaClient.Do(req); err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("score again: %v %v", resp, err)
+	}
 	if resp, _ := http.Get(a.Server.URL + "/api/extractions/nobody/scores"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("an unknown extraction: %d", resp.StatusCode)
 	}

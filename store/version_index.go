@@ -22,6 +22,9 @@ const (
 	// IndexCommunities is the index of the communities global search
 	// reads (query.Corpus's AppendCommunities form).
 	IndexCommunities = "communities"
+	// IndexScores is a version's scores on its extraction's question set
+	// (app.VersionScores as JSON), stamped with the set's digest.
+	IndexScores = "scores"
 )
 
 // SaveVersionIndex stores one part of a version's search index with the
