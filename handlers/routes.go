@@ -57,6 +57,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/extractions/:name/scores", h.rescore)
 	e.GET("/api/extractions/:name/scores", h.apiScores)
 	e.POST("/extractions/:name/questions", h.attachQuestions)
+	e.POST("/extractions/:name/experiment", h.startExperiment)
 	e.POST("/api/extractions/:name/questions", h.attachQuestions)
 	e.DELETE("/api/extractions/:name", h.deleteExtraction)
 	e.POST("/versions/:id/reference", h.toggleReference)

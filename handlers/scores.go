@@ -262,3 +262,54 @@ func (h *Handler) compareScores(c echo.Context) error {
 	}
 	return render(c, http.StatusOK, web.CompareScoresView(s))
 }
+
+// startExperiment runs a grid of settings as versions of an extraction in
+// the background, over the documents of its newest version (the
+// scoreboard's Experiment form; kgstudio experiment in the CLI).
+func (h *Handler) startExperiment(c echo.Context) error {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return err
+	}
+	back := "/extractions/" + url.PathEscape(name) + "/scores"
+	fail := func(err error) error {
+		if wantsJSON(c) || extract.KindOf(err) == extract.KindInternal {
+			return err
+		}
+		return redirectFlash(c, back, "Experiment not started: "+extract.MessageOf(err), true)
+	}
+	var axes []app.GridAxis
+	for _, line := range strings.Split(c.FormValue("grid"), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		ax, err := app.ParseGridAxis(line)
+		if err != nil {
+			return fail(err)
+		}
+		axes = append(axes, ax)
+	}
+	if len(axes) == 0 {
+		return fail(extract.Errorf(extract.KindInvalid, "give at least one line KEY=V1,V2 (keys: %s)", strings.Join(app.GridKeys, ", ")))
+	}
+	ctx := c.Request().Context()
+	latest, err := h.app.Versions.ByLabel(ctx, name, 0)
+	if err != nil {
+		return fail(err)
+	}
+	base := extract.DefaultConfig()
+	base.Embedder = strings.TrimSpace(c.FormValue("embedder"))
+	made, err := h.app.Experiment(ctx, name, axes, base, latest.DocumentIDs)
+	if err != nil {
+		return fail(err)
+	}
+	var labels []string
+	for _, v := range made {
+		h.app.Start(v)
+		labels = append(labels, v.Label())
+	}
+	if wantsJSON(c) {
+		return c.JSON(http.StatusAccepted, map[string]any{"versions": labels})
+	}
+	return redirectFlash(c, back, fmt.Sprintf("Started %d versions (%s); each is scored when it finishes.", len(made), strings.Join(labels, ", ")), false)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,5 +277,47 @@ func TestScores_Compare(t *testing.T) {
 	row := part.Find(`[data-testid="compare-score-row"][data-measure="recall@10.mix"]`)
 	if row.Length() != 1 || !strings.Contains(row.Text(), "questions)") {
 		t.Errorf("partial row: %q", row.Text())
+	}
+}
+
+// The scoreboard's Experiment form starts one version per combination
+// over the newest version's documents; they run in the background and
+// join the board; a grid line it cannot read starts nothing.
+func TestScores_ExperimentForm(t *testing.T) {
+	t.Parallel()
+	a := scoredApp(t)
+	post := func(grid string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/extractions/bio/experiment",
+			strings.NewReader(url.Values{"grid": {grid}, "embedder": {"offline"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := schemaClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := post("chunk_size=120\nwidth=3"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("an unknown setting: %d", resp.StatusCode)
+	}
+	if _, err := a.App.Versions.ByRef(context.Background(), "bio@3"); err == nil {
+		t.Fatal("a refused grid made a version")
+	}
+	if resp := post("chunk_size=120,1200\n"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/extractions/bio/scores" {
+		t.Fatalf("experiment: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	for _, ref := range []string{"bio@3", "bio@4"} {
+		v, err := a.App.Versions.ByRef(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v = waitVersion(t, a, v.ID); v.Status != "done" || len(v.DocumentIDs) != 1 || !strings.HasPrefix(v.Note, "experiment: chunk_size=") {
+			t.Errorf("%s: %s over %v, note %q", ref, v.Status, v.DocumentIDs, v.Note)
+		}
+	}
+	_, doc := a.Get(t, "/extractions/bio/scores")
+	if n := doc.Find(`[data-testid="score-row"]`).Length(); n != 4 {
+		t.Errorf("%d rows after the experiment", n)
 	}
 }

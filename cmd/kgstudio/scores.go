@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +16,6 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
-	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const questionsUsage = `usage:
@@ -112,86 +110,18 @@ func cmdScores(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// gridFlag collects --grid key=v1,v2 settings in the order given.
-type gridFlag []gridAxis
-
-type gridAxis struct {
-	key    string
-	values []string
-}
+// gridFlag collects --grid KEY=V1,V2 settings in the order given.
+type gridFlag []app.GridAxis
 
 func (g *gridFlag) String() string { return "" }
 
 func (g *gridFlag) Set(s string) error {
-	key, vals, ok := strings.Cut(s, "=")
-	key = strings.TrimSpace(key)
-	if !ok || key == "" || strings.TrimSpace(vals) == "" {
-		return fmt.Errorf("--grid %q: write KEY=V1,V2 (keys: %s)", s, strings.Join(gridKeys, ", "))
-	}
-	if !slices.Contains(gridKeys, key) {
-		return fmt.Errorf("--grid %s: unknown setting (use %s)", key, strings.Join(gridKeys, ", "))
-	}
-	axis := gridAxis{key: key}
-	for _, v := range strings.Split(vals, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			axis.values = append(axis.values, v)
-		}
+	axis, err := app.ParseGridAxis(s)
+	if err != nil {
+		return err
 	}
 	*g = append(*g, axis)
 	return nil
-}
-
-// gridKeys are the settings an experiment's grid may vary.
-var gridKeys = []string{"strategy", "provider", "model", "chunk_size", "overlap", "max_gleaning", "embedder", "schema", "reports"}
-
-// setSetting sets one grid setting on a config (schema on the schema
-// reference).
-func setSetting(cfg *extract.Config, schemaRef *string, key, val string) error {
-	num := func(dst *int) error {
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return fmt.Errorf("--grid %s=%s: not a whole number", key, val)
-		}
-		*dst = n
-		return nil
-	}
-	switch key {
-	case "strategy":
-		cfg.Strategy = extract.Strategy(val)
-	case "provider":
-		cfg.Provider = extract.Provider(val)
-	case "model":
-		cfg.Model = val
-	case "chunk_size":
-		return num(&cfg.ChunkSize)
-	case "overlap":
-		return num(&cfg.Overlap)
-	case "max_gleaning":
-		return num(&cfg.MaxGleaning)
-	case "embedder":
-		cfg.Embedder = val
-	case "schema":
-		*schemaRef = val
-	case "reports":
-		cfg.Reports = val
-	}
-	return nil
-}
-
-// gridPoints is the cartesian product of the axes, the first axis
-// slowest.
-func gridPoints(axes []gridAxis) [][][2]string {
-	points := [][][2]string{nil}
-	for _, ax := range axes {
-		var next [][][2]string
-		for _, p := range points {
-			for _, v := range ax.values {
-				next = append(next, append(slices.Clone(p), [2]string{ax.key, v}))
-			}
-		}
-		points = next
-	}
-	return points
 }
 
 // experimentJSON is the contract of experiment --json.
@@ -212,7 +142,7 @@ type experimentVersion struct {
 func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("experiment", stderr)
 	var grid gridFlag
-	fs.Var(&grid, "grid", "KEY=V1,V2: a setting and the values to try (repeatable; keys: "+strings.Join(gridKeys, ", ")+")")
+	fs.Var(&grid, "grid", "KEY=V1,V2: a setting and the values to try (repeatable; keys: "+strings.Join(app.GridKeys, ", ")+")")
 	questions := fs.String("questions", "", "a question set to attach to the extraction first (JSON, CSV or a multi-hop set)")
 	reference := fs.String("reference", "", "a graph file (JSON, GraphML or neo4j CSV) imported as the extraction's reference version: every version is scored against it")
 	embedder := fs.String("embedder", "", "the vectorizer of every version unless the grid varies it")
@@ -281,35 +211,24 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		fmt.Fprintf(stderr, "%s: the reference, imported from %s\n", ref.Label(), filepath.Base(*reference))
 	}
-	var made []record.Version
-	for _, point := range gridPoints(grid) {
-		c, schemaRef := base, ""
-		var parts []string
-		for _, kv := range point {
-			if err := setSetting(&c, &schemaRef, kv[0], kv[1]); err != nil {
-				return err
-			}
-			parts = append(parts, kv[0]+"="+kv[1])
-		}
-		v, _, err := a.NewRun(ctx, app.RunRequest{Extraction: name, Config: c, SchemaRef: schemaRef, DocumentIDs: docIDs, Note: "experiment: " + strings.Join(parts, " ")})
-		if err != nil {
-			return fmt.Errorf("experiment %s: %w", strings.Join(parts, " "), err)
-		}
-		fmt.Fprintf(stderr, "%s: %s\n", v.Label(), strings.Join(parts, " "))
-		if err := a.Run(ctx, v, nil); err != nil {
-			return fmt.Errorf("%s: %w", v.Label(), err)
-		}
-		if v, err = a.Versions.Get(ctx, v.ID); err != nil {
-			return err
-		}
-		made = append(made, v)
+	made, err := a.Experiment(ctx, name, grid, base, docIDs)
+	if err != nil {
+		return err
 	}
+	// The questions first, so each version is scored as it finishes.
 	if *questions != "" {
 		if err := a.Scores.SetQuestions(ctx, name, set); err != nil {
 			return err
 		}
-	} else if set, err = a.Scores.Questions(ctx, name); err != nil {
-		return err
+	}
+	for i, v := range made {
+		fmt.Fprintf(stderr, "%s: %s\n", v.Label(), strings.TrimPrefix(v.Note, "experiment: "))
+		if err := a.Run(ctx, v, nil); err != nil {
+			return fmt.Errorf("%s: %w", v.Label(), err)
+		}
+		if made[i], err = a.Versions.Get(ctx, v.ID); err != nil {
+			return err
+		}
 	}
 	// The board scores every version (against the reference when there
 	// is one); the experiment shows the ones it made.
@@ -336,7 +255,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var keys []string
 	for _, ax := range grid {
-		keys = append(keys, ax.key)
+		keys = append(keys, ax.Key)
 	}
 	printScores(stdout, measures, scored, best, keys)
 	return nil
