@@ -22,18 +22,11 @@ import (
 // evalLoCoMo scores evidence recall@k of the query modes on a LoCoMo
 // conversation, with BM25 over the same chunks beside them, offline.
 func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON bool, stdout io.Writer) error {
-	modes, err := evalModes(mode)
+	modes, data, err := locomoInput(file, mode, k)
 	if err != nil {
 		return err
 	}
 	emb, err := evalEmbedder(embedder)
-	if err != nil {
-		return err
-	}
-	if k < 1 || k > query.MaxTopK {
-		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
-	}
-	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
@@ -53,19 +46,26 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 	return nil
 }
 
+// locomoInput checks a LoCoMo evaluation's mode and depth and reads its
+// file.
+func locomoInput(file, mode string, k int) ([]string, []byte, error) {
+	modes, err := evalModes(mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	if k < 1 || k > query.MaxTopK {
+		return nil, nil, fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
+	}
+	data, err := os.ReadFile(file)
+	return modes, data, err
+}
+
 // evalLoCoMoVersion scores a stored version (a LoCoMo conversation run as
 // a dialogue) on the conversation's questions with the scoreboard's
 // scorer (app.Scores.EvidenceRecall): what the extraction's scoreboard
 // shows as recall@k once the file is its question set.
 func evalLoCoMoVersion(ctx context.Context, cfg *Config, file, ref, mode string, k int, asJSON bool, stdout, stderr io.Writer) error {
-	modes, err := evalModes(mode)
-	if err != nil {
-		return err
-	}
-	if k < 1 || k > query.MaxTopK {
-		return fmt.Errorf("--top-k must be a number from 1 to %d", query.MaxTopK)
-	}
-	data, err := os.ReadFile(file)
+	modes, data, err := locomoInput(file, mode, k)
 	if err != nil {
 		return err
 	}
