@@ -98,6 +98,9 @@ type VersionScores struct {
 	// PerQuestion holds, for each question measure, its value per
 	// question in the set's order (for paired comparisons).
 	PerQuestion map[string][]float64 `json:"per_question,omitempty"`
+	// Curves are, per query mode, mean evidence recall at each depth
+	// from 1 to the deepest scored (read from that deepest ranking).
+	Curves map[string][]float64 `json:"curves,omitempty"`
 	Cost        string               `json:"cost"`
 	// Note says why a version has no scores (it has not finished).
 	Note string `json:"note,omitempty"`
@@ -261,7 +264,7 @@ func (s *Scores) Version(ctx context.Context, v record.Version, set eval.Questio
 
 // scoresStamp names the scorer in a stored score's stamp: a change to
 // what is scored changes it, and scores stored before are scored again.
-const scoresStamp = "scores-v1 "
+const scoresStamp = "scores-v2 "
 
 // score scores a version afresh and stores the scores with it.
 func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionSet, key scoreKey, vs VersionScores) (VersionScores, error) {
@@ -506,12 +509,20 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 	names := s.a.Documents.Namer(ctx)
 	vs.PerQuestion = map[string][]float64{}
 	maxK := ScoreK[len(ScoreK)-1]
+	vs.Curves = map[string][]float64{}
 	for _, mode := range query.Modes {
 		sums, counts := map[string]float64{}, map[string]int{}
+		curve, scored := make([]float64, maxK), 0
 		for _, q := range set.Questions {
 			r, err := s.retrieve(ctx, v, names, q, mode, maxK)
 			if err != nil {
 				return err
+			}
+			if q.Evidence() > 0 {
+				scored++
+				for d := 1; d <= maxK; d++ {
+					curve[d-1] += q.Recall(eval.EvidenceFound(q, r, d))
+				}
 			}
 			for _, k := range ScoreK {
 				key := fmt.Sprintf("recall@%d.%s", k, mode)
@@ -547,6 +558,12 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 		}
 		for key, n := range counts {
 			vs.Measures[key] = round3(sums[key] / float64(n))
+		}
+		if scored > 0 {
+			for d := range curve {
+				curve[d] = round3(curve[d] / float64(scored))
+			}
+			vs.Curves[mode] = curve
 		}
 	}
 	return nil

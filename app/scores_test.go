@@ -81,6 +81,16 @@ func TestScores_Board(t *testing.T) {
 	if n := len(full.PerQuestion["recall@10.mix"]); n != 5 {
 		t.Errorf("%d per-question values", n)
 	}
+	// The curve climbs with the depth to recall@10.
+	curve := full.Curves["mix"]
+	if len(curve) != 10 || curve[9] != full.Measures["recall@10.mix"] {
+		t.Errorf("mix curve %v, recall@10 %v", curve, full.Measures["recall@10.mix"])
+	}
+	for d := 1; d < len(curve); d++ {
+		if curve[d] < curve[d-1] {
+			t.Errorf("the curve falls at depth %d: %v", d+1, curve)
+		}
+	}
 	if full.Measures["nodes"] != float64(len(all.Nodes)) || full.Measures["edges"] != float64(len(all.Edges)) {
 		t.Errorf("nodes %v, edges %v; the graph has %d, %d", full.Measures["nodes"], full.Measures["edges"], len(all.Nodes), len(all.Edges))
 	}

@@ -105,6 +105,20 @@ func scoresPage(b app.Board, sortKey string, desc bool) web.ScoresPage {
 		p.Rows = append(p.Rows, r)
 	}
 	p.Charts = scoreCharts(b)
+	if b.Questions > 0 {
+		for _, m := range query.Modes {
+			var names []string
+			var series [][]float64
+			for _, v := range b.Versions {
+				if c, ok := v.Curves[m]; ok {
+					names, series = append(names, v.Version), append(series, c)
+				}
+			}
+			if len(series) > 0 {
+				p.Curves = append(p.Curves, web.Curves(m, names, series))
+			}
+		}
+	}
 	return p
 }
 

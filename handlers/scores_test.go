@@ -101,6 +101,9 @@ func TestScores_Page(t *testing.T) {
 	if rows.Length() != 2 || doc.Find(`[data-testid="chart"]`).Length() < 4 || doc.Find(`[data-testid="bar"]`).Length() == 0 {
 		t.Fatalf("%d rows, %d charts, %d bars", rows.Length(), doc.Find(`[data-testid="chart"]`).Length(), doc.Find(`[data-testid="bar"]`).Length())
 	}
+	if n := doc.Find(`[data-testid="curve"] polyline`).Length(); n != 2*6 {
+		t.Errorf("%d recall curves; want one per version in each of six modes", n)
+	}
 	if !strings.Contains(doc.Find("p.muted").First().Text(), "5 questions") {
 		t.Errorf("header: %q", doc.Find("p.muted").First().Text())
 	}

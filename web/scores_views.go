@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 )
 
 // ScoresPage is an extraction's scoreboard: its versions as rows, the
@@ -21,6 +22,8 @@ type ScoresPage struct {
 	Sort   string
 	Desc   bool
 	Charts []BarChart
+	// Curves are recall by depth, one chart per query mode.
+	Curves []LineChart
 }
 
 // ScoreColumn is one measure; Better is 1 when higher is better, -1
@@ -152,3 +155,61 @@ func scoreSortURL(p ScoresPage, key string) string {
 	}
 	return "/extractions/" + url.PathEscape(p.Extraction) + "/scores?sort=" + url.QueryEscape(key) + "&dir=" + dir
 }
+
+// LineChart is lines over a common x axis (depths 1..n), drawn as SVG.
+type LineChart struct {
+	Title         string
+	Width, Height int
+	Lines         []ChartLine
+	Labels, Ticks []ChartLabel
+	Legend        []LegendItem
+}
+
+// ChartLine is one series: its points ("x,y x,y") and its colour class.
+type ChartLine struct {
+	Points string
+	Series int
+	Title  string
+}
+
+// Curves draws series[s] (a value per x from 1 to len) as lines on a
+// 0..1 axis.
+func Curves(title string, names []string, series [][]float64) LineChart {
+	c := LineChart{Title: title, Width: chartW / 2, Height: chartH}
+	plotW, plotH := float64(c.Width-chartLeft-8), float64(chartH-chartTop-chartBottom)
+	n := 0
+	for _, s := range series {
+		n = max(n, len(s))
+	}
+	if n == 0 {
+		return c
+	}
+	x := func(i int) float64 {
+		if n == 1 {
+			return chartLeft
+		}
+		return chartLeft + plotW*float64(i)/float64(n-1)
+	}
+	for s, vals := range series {
+		var pts []string
+		for i, v := range vals {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), chartTop+plotH-plotH*math.Min(math.Max(v, 0), 1)))
+		}
+		c.Lines = append(c.Lines, ChartLine{Points: strings.Join(pts, " "), Series: s % 8, Title: names[s]})
+	}
+	for i := 0; i < n; i++ {
+		if i == 0 || i == n-1 || (i+1)%5 == 0 {
+			c.Labels = append(c.Labels, ChartLabel{X: x(i), Y: chartH - chartBottom + 16, Text: fmt.Sprintf("%d", i+1)})
+		}
+	}
+	for i := 0; i <= 4; i++ {
+		c.Ticks = append(c.Ticks, ChartLabel{X: chartLeft - 6, Y: chartTop + plotH - plotH*float64(i)/4 + 4, Text: trimFloat(float64(i) / 4)})
+	}
+	for s, name := range names {
+		c.Legend = append(c.Legend, LegendItem{Series: s % 8, Text: name})
+	}
+	return c
+}
+
+// LineClass is a line's colour class.
+func LineClass(series int) string { return fmt.Sprintf("line s%d", series) }
