@@ -101,7 +101,7 @@ type VersionScores struct {
 	// Curves are, per query mode, mean evidence recall at each depth
 	// from 1 to the deepest scored (read from that deepest ranking).
 	Curves map[string][]float64 `json:"curves,omitempty"`
-	Cost        string               `json:"cost"`
+	Cost   string               `json:"cost"`
 	// Note says why a version has no scores (it has not finished).
 	Note string `json:"note,omitempty"`
 }
