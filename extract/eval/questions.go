@@ -73,7 +73,9 @@ const MaxQuestions = 5000
 //     passages, entities (several values in a cell split on "|");
 //   - a multi-hop set (HotpotQA, 2WikiMultiHopQA, MuSiQue; see
 //     ReadMultiHop): supporting passages by text as passages, by title
-//     as documents.
+//     as documents;
+//   - a LoCoMo conversation or a LongMemEval file: the evidence turns as
+//     passages, a question found when one of them is.
 //
 // A question with nothing to score it by is refused, naming it.
 func ReadQuestions(name string, data []byte) (QuestionSet, error) {
@@ -185,6 +187,45 @@ func readLoCoMoQuestions(data []byte) (QuestionSet, error) {
 	return set, nil
 }
 
+// readLongMemEvalQuestions reads LongMemEval's questions: the turns
+// marked has_answer as passages, found when one is (the share of
+// evidence rounds retrieved is what kgstudio eval --format longmemeval
+// reports, per question); the answer as the expected answer. Questions
+// with no marked turn (abstention questions) are left out.
+func readLongMemEvalQuestions(data []byte) (QuestionSet, error) {
+	var raw []struct {
+		ID       string `json:"question_id"`
+		Question string `json:"question"`
+		Answer   any    `json:"answer"`
+		Sessions [][]struct {
+			Content   string `json:"content"`
+			HasAnswer bool   `json:"has_answer"`
+		} `json:"haystack_sessions"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "read the LongMemEval questions: %s", extract.JSONProblem(data, err))
+	}
+	var set QuestionSet
+	for _, r := range raw {
+		q := Question{ID: r.ID, Question: strings.TrimSpace(r.Question), Match: MatchAny}
+		for _, s := range r.Sessions {
+			for _, t := range s {
+				if c := strings.TrimSpace(t.Content); t.HasAnswer && c != "" {
+					q.Passages = append(q.Passages, c)
+				}
+			}
+		}
+		if q.Question == "" || len(q.Passages) == 0 {
+			continue
+		}
+		if a := strings.TrimSpace(fmt.Sprint(r.Answer)); r.Answer != nil && a != "" {
+			q.Answers = []string{a}
+		}
+		set.Questions = append(set.Questions, q)
+	}
+	return set, nil
+}
+
 // readQuestionList reads a JSON list: kgstudio's questions, or a
 // multi-hop set.
 func readQuestionList(data []byte) (QuestionSet, error) {
@@ -192,11 +233,16 @@ func readQuestionList(data []byte) (QuestionSet, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "read the questions: %s", extract.JSONProblem(data, err))
 	}
-	multihop := false
+	multihop, longmem := false, false
 	for _, p := range probe {
 		_, facts := p["supporting_facts"]
 		_, paras := p["paragraphs"]
+		_, haystack := p["haystack_sessions"]
 		multihop = multihop || facts || paras
+		longmem = longmem || haystack
+	}
+	if longmem {
+		return readLongMemEvalQuestions(data)
 	}
 	if !multihop {
 		var qs []Question

@@ -70,3 +70,28 @@ func TestEvidenceFound(t *testing.T) {
 		t.Error("AnswerHolds")
 	}
 }
+
+// A LoCoMo conversation's questions take their evidence turns' texts and
+// match any; a LongMemEval file's take the turns marked has_answer and
+// leave out the questions with none.
+func TestReadQuestions_Dialogues(t *testing.T) {
+	locomo := []byte(`{"speaker_a": "Ann", "speaker_b": "Bo", "session_1_date_time": "1 May 2023",
+		"session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat."}, {"speaker": "Bo", "dia_id": "D1:2", "text": "Lovely!"}],
+		"qa": [{"question": "What did Ann adopt?", "answer": "a cat", "evidence": ["D1:1"], "category": 1},
+			{"question": "Unknown?", "answer": "x", "evidence": ["D9:9"]}]}`)
+	set, err := ReadQuestions("conv.json", locomo)
+	if err != nil || len(set.Questions) != 1 || set.Questions[0].Passages[0] != "I adopted a cat." || set.Questions[0].Match != MatchAny || set.Questions[0].Answers[0] != "a cat" {
+		t.Fatalf("LoCoMo: %+v, %v", set, err)
+	}
+	lme := []byte(`[{"question_id": "q1", "question": "Which city?", "answer": "Oslo", "haystack_sessions": [[{"role": "user", "content": "I moved to Oslo.", "has_answer": true}, {"role": "assistant", "content": "Nice."}]]},
+		{"question_id": "q2_abs", "question": "Which dog?", "answer": "none", "haystack_sessions": [[{"role": "user", "content": "Hi."}]]}]`)
+	set, err = ReadQuestions("lme.json", lme)
+	if err != nil || len(set.Questions) != 1 || set.Questions[0].ID != "q1" || set.Questions[0].Passages[0] != "I moved to Oslo." || set.Questions[0].Match != MatchAny {
+		t.Fatalf("LongMemEval: %+v, %v", set, err)
+	}
+	// Found when one passage is: recall 1, not a half.
+	q := Question{Passages: []string{"a b", "c d"}, Match: MatchAny}
+	if q.Recall(1) != 1 || q.Recall(0) != 0 || (Question{Passages: []string{"x", "y"}}).Recall(1) != 0.5 {
+		t.Error("Recall")
+	}
+}
