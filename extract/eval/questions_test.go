@@ -95,3 +95,36 @@ func TestReadQuestions_Dialogues(t *testing.T) {
 		t.Error("Recall")
 	}
 }
+
+// A question set from any bytes, under any name, is read or refused as
+// invalid; a set read has questions, each with text, an id and something
+// to score it by, and scoring it against anything does not fail.
+func FuzzReadQuestions(f *testing.F) {
+	f.Add("q.json", `{"questions": [{"question": "Who?", "answers": ["Ada"], "passages": ["x"]}]}`)
+	f.Add("q.csv", "question,answers,documents\nWho?,Ada|Lovelace,a.txt\n")
+	f.Add("q.json", `[{"_id": "1", "question": "Q?", "supporting_facts": [["T", 0]]}]`)
+	f.Add("c.json", `{"speaker_a": "A", "session_1": [{"dia_id": "D1:1", "text": "hi"}], "qa": [{"question": "Q?", "evidence": ["D1:1"]}]}`)
+	f.Add("l.json", `[{"question": "Q?", "haystack_sessions": [[{"content": "c", "has_answer": true}]]}]`)
+	f.Fuzz(func(t *testing.T, name, in string) {
+		set, err := ReadQuestions(name, []byte(in))
+		if err != nil {
+			if extract.KindOf(err) != extract.KindInvalid {
+				t.Fatalf("error kind %s: %v", extract.KindOf(err), err)
+			}
+			return
+		}
+		if len(set.Questions) == 0 || len(set.Questions) > MaxQuestions {
+			t.Fatalf("%d questions", len(set.Questions))
+		}
+		r := Retrieved{Chunks: []RetrievedChunk{{Document: in, Text: in}}, Entities: []string{in}, Answer: in}
+		for _, q := range set.Questions {
+			if q.ID == "" || q.Question == "" || (q.Evidence() == 0 && len(q.Answers) == 0) {
+				t.Fatalf("question %+v", q)
+			}
+			if x := q.Recall(EvidenceFound(q, r, 10)); x < 0 || x > 1 {
+				t.Fatalf("recall %v", x)
+			}
+			_ = AnswerHolds(q, in)
+		}
+	})
+}
