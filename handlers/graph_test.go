@@ -469,6 +469,23 @@ func TestGraphPage_Browser(t *testing.T) {
 		if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want.ID)); err != nil {
 			t.Fatalf("search for %q did not select it: %v", want.Name, err)
 		}
+		// A search that finds nothing says so; the next one that finds
+		// something takes the message away.
+		err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), "zzqqxx"), chromedp.Click(chromedp.CSS(`#graph-search button`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('No node matches') === 0`); err != nil {
+			t.Fatal(err)
+		}
+		err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name), chromedp.Click(chromedp.CSS(`#graph-search button`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
+			got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+			t.Fatalf("after a search that found something the status says %q", got)
+		}
 		// Toggling a type off in the legend dims its button, and the status
 		// line counts what is still shown.
 		before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.kgGraph.status`))
@@ -525,6 +542,11 @@ func TestGraphPage_Browser(t *testing.T) {
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
 		if err != nil || n != len(res.Nodes) {
 			t.Fatalf("expanding a drawn neighbourhood changed the count to %d (%v)", n, err)
+		}
+		// The status says nothing was added, not that neighbours were.
+		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('nothing to add') >= 0`); err != nil {
+			got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+			t.Fatalf("after expanding a drawn neighbourhood the status says %q", got)
 		}
 		// Its edges are drawn already too: none twice.
 		m, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.edgeCount()`))

@@ -751,17 +751,24 @@
     buildLegend();
     drawGen++;
     kg.loaded = true;
-    // Follow the layout again: the whole graph, or after an expansion the
-    // neighbourhood that was fetched.
-    follow = true;
-    fitFilter = merge ? fresh : null;
-    fit(0);
-    layout(!merge);
+    // An answer merged in that adds nothing (the neighbourhood of a node
+    // whose neighbours are all drawn) leaves the view and the status as
+    // they were, and says so.
+    var grew = !merge || add.length > 0 || links.length > m0;
+    if (grew) {
+      // Follow the layout again: the whole graph, or after an expansion
+      // the neighbourhood that was fetched.
+      follow = true;
+      fitFilter = merge ? fresh : null;
+      fit(0);
+      layout(!merge);
+    }
     if (!merge) view = what || "";
-    else if (what) view = view ? view + "; " + what : what;
+    else if (what && grew) view = view ? view + "; " + what : what;
     lastRes = res;
     lastMerge = merge;
     updateStatus();
+    if (!grew && what) status(statusEl.textContent + " · nothing to add: " + what.replace(/^with /, "") + " are all shown");
   }
 
   // updateStatus says what is drawn: nodes and edges loaded, less those of
@@ -1020,6 +1027,8 @@
   // the server for a node of exactly that name first (a graph drawn in
   // part may hold it), then for any name containing the text.
   function find(text) {
+    // A search starts from what is drawn: a failed search's message goes.
+    updateStatus();
     var t = text.toLowerCase();
     var best = null, bestScore = 0;
     nodes.forEach(function (n) {
