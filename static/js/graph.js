@@ -551,6 +551,9 @@
   syncPins();
   if (unpinBtn) unpinBtn.addEventListener("click", function () { Object.keys(pins).forEach(unpin); });
   kg.pinned = function () { return Object.keys(pins).sort(); };
+  // relayout runs the layout again over what is drawn, as a merge that
+  // adds nodes does (tests check that pins hold through it).
+  kg.relayout = function () { drawGen++; layout(false); };
   kg.unpin = unpin;
 
   // The layout runs in a worker; each answer moves the nodes. An answer
@@ -749,12 +752,12 @@
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     assignGroups();
     buildLegend();
-    drawGen++;
-    kg.loaded = true;
     // An answer merged in that adds nothing (the neighbourhood of a node
-    // whose neighbours are all drawn) leaves the view and the status as
-    // they were, and says so.
+    // whose neighbours are all drawn) leaves the drawing, the view and the
+    // status as they were, and says so.
     var grew = !merge || add.length > 0 || links.length > m0;
+    if (grew) drawGen++;
+    kg.loaded = true;
     if (grew) {
       // Follow the layout again: the whole graph, or after an expansion
       // the neighbourhood that was fetched.
