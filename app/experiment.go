@@ -20,7 +20,7 @@ type GridAxis struct {
 	Values []string
 }
 
-// ParseGridAxis reads "KEY=V1,V2".
+// ParseGridAxis reads "KEY=V1,V2" (a value given twice counts once).
 func ParseGridAxis(s string) (GridAxis, error) {
 	key, vals, ok := strings.Cut(s, "=")
 	key = strings.TrimSpace(key)
@@ -32,7 +32,7 @@ func ParseGridAxis(s string) (GridAxis, error) {
 	}
 	axis := GridAxis{Key: key}
 	for _, v := range strings.Split(vals, ",") {
-		if v = strings.TrimSpace(v); v != "" {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(axis.Values, v) {
 			axis.Values = append(axis.Values, v)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -195,10 +196,21 @@ func TableMeasures(measures []Measure) []Measure {
 }
 
 // BestValues are the values of the best versions (see BestOf), so a
-// table marks every version as good as the best.
+// table marks every version as good as the best; a measure on which every
+// version scores the same is left out.
 func BestValues(best map[string]string, versions []VersionScores) map[string]float64 {
 	out := map[string]float64{}
 	for key, at := range best {
+		// A measure every version scores alike has no best to mark.
+		var seen []float64
+		for _, v := range versions {
+			if x, ok := v.Measures[key]; ok && !slices.Contains(seen, x) {
+				seen = append(seen, x)
+			}
+		}
+		if len(seen) < 2 {
+			continue
+		}
 		for _, v := range versions {
 			if v.Version == at {
 				out[key] = v.Measures[key]
@@ -600,26 +612,27 @@ type ScoreDiff struct {
 const BootstrapResamples = 2000
 
 // Compare scores two versions on one question set (b's extraction's, else
-// a's) and lists the table's measures side by side: the question measures
+// a's: setOf names it) and lists the table's measures side by side: the question measures
 // with a paired bootstrap over the questions, so a difference is called
 // significant only when its 95% interval excludes 0.
-func (s *Scores) Compare(ctx context.Context, a, b record.Version) ([]ScoreDiff, int, error) {
+func (s *Scores) Compare(ctx context.Context, a, b record.Version) (diffs []ScoreDiff, questions int, setOf string, err error) {
+	setOf = b.Extraction
 	set, err := s.Questions(ctx, b.Extraction)
 	if err == nil && len(set.Questions) == 0 && a.Extraction != b.Extraction {
+		setOf = a.Extraction
 		set, err = s.Questions(ctx, a.Extraction)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	sa, err := s.Version(ctx, a, set)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	sb, err := s.Version(ctx, b, set)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	var out []ScoreDiff
 	for _, m := range TableMeasures(Measures(len(set.Questions) > 0)) {
 		d := ScoreDiff{Measure: m}
 		x, okA := sa.Measures[m.Key]
@@ -638,9 +651,9 @@ func (s *Scores) Compare(ctx context.Context, a, b record.Version) ([]ScoreDiff,
 				d.Paired = &p
 			}
 		}
-		out = append(out, d)
+		diffs = append(diffs, d)
 	}
-	return out, len(set.Questions), nil
+	return diffs, len(set.Questions), setOf, nil
 }
 
 // withReference adds the reference measures of v, scored against ref as

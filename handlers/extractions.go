@@ -306,7 +306,7 @@ func (h *Handler) showEstimate(c echo.Context, in runInput, req app.RunRequest) 
 		return err
 	}
 	form.Name, form.Note = req.Extraction, in.Note
-	return h.renderStatus(c, http.StatusOK, "extractions", "New extraction", web.RunFormPage(form))
+	return h.page(c, "extractions", "New extraction", web.RunFormPage(form))
 }
 
 // estimateView shows an estimate.

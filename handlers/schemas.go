@@ -105,7 +105,18 @@ func (h *Handler) importRules(c echo.Context, filename string, data []byte) erro
 	if !created {
 		msg = fmt.Sprintf("%s@%d holds these rules already; no version added.", name, v)
 	}
-	return redirectFlash(c, schemaURL(name, v), msg, false)
+	var warned []string
+	if sc, _, err := h.app.Schemas.Get(c.Request().Context(), name, v); err == nil {
+		for _, w := range schema.RuleWarnings(sc) {
+			if strings.HasPrefix(w.Field, "concept_rules") {
+				warned = append(warned, w.Message)
+			}
+		}
+	}
+	if len(warned) > 0 {
+		msg += " Check: " + strings.Join(warned, "; ")
+	}
+	return redirectFlash(c, schemaURL(name, v), msg, len(warned) > 0)
 }
 
 func (h *Handler) importFailed(c echo.Context, err error) error {

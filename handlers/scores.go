@@ -61,8 +61,7 @@ func (h *Handler) showScores(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return h.renderStatus(c, http.StatusOK, "extractions", "Scores of "+name,
-		web.ScoresView(scoresPage(b, c.QueryParam("sort"), c.QueryParam("dir") != "asc")))
+	return h.page(c, "extractions", "Scores of "+name, web.ScoresView(scoresPage(b, c.QueryParam("sort"), c.QueryParam("dir") != "asc")))
 }
 
 // scoresPage lays out a board: its rows sorted by a column, each
@@ -248,14 +247,14 @@ func (h *Handler) compareScores(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	diffs, questions, err := h.app.Scores.Compare(ctx, a, b)
+	diffs, questions, setOf, err := h.app.Scores.Compare(ctx, a, b)
 	if err != nil {
 		return err
 	}
 	if wantsJSON(c) || strings.HasPrefix(c.Path(), "/api/") {
-		return c.JSON(http.StatusOK, map[string]any{"a": a.Label(), "b": b.Label(), "questions": questions, "measures": diffs})
+		return c.JSON(http.StatusOK, map[string]any{"a": a.Label(), "b": b.Label(), "questions": questions, "question_set": setOf, "measures": diffs})
 	}
-	s := web.CompareScores{Questions: questions, Resamples: app.BootstrapResamples, ScoresURL: "/extractions/" + url.PathEscape(b.Extraction) + "/scores"}
+	s := web.CompareScores{Questions: questions, SetOf: setOf, Resamples: app.BootstrapResamples, ScoresURL: "/extractions/" + url.PathEscape(setOf) + "/scores"}
 	num := func(x *float64) string {
 		if x == nil {
 			return "–"
@@ -265,7 +264,11 @@ func (h *Handler) compareScores(c echo.Context) error {
 	for _, d := range diffs {
 		r := web.CompareScoreRow{Key: d.Measure.Key, Label: d.Measure.Label, A: num(d.A), B: num(d.B), Diff: num(d.Diff)}
 		if d.Paired != nil && d.Paired.N > 0 {
-			r.Interval = fmt.Sprintf("%+.3f to %+.3f (%d questions)", d.Paired.Low, d.Paired.High, d.Paired.N)
+			n := "questions"
+			if d.Paired.N == 1 {
+				n = "question"
+			}
+			r.Interval = fmt.Sprintf("%+.3f to %+.3f (%d %s)", d.Paired.Low, d.Paired.High, d.Paired.N, n)
 			r.Significant = d.Paired.Significant
 		}
 		if d.Diff != nil && *d.Diff != 0 && d.Measure.Better != 0 && (d.Paired == nil || r.Significant) {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -93,6 +95,23 @@ func TestScores_Page(t *testing.T) {
 	if set, _ := a.App.Scores.Questions(context.Background(), "bio"); len(set.Questions) != 0 {
 		t.Fatalf("a refused set was stored: %+v", set)
 	}
+	// A browser following the redirect reads why on the scoreboard.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "q.csv")
+	fw.Write([]byte("text,answers\nWho?,x\n"))
+	mw.Close()
+	resp, err := browser.Post(a.Server.URL+"/extractions/bio/questions", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/extractions/bio/scores" || !strings.Contains(string(page), "Questions refused") {
+		t.Errorf("after a refused upload: %s, the page does not say why", resp.Request.URL.Path)
+	}
 	if resp := postQuestions(t, a, "q.csv", q); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/extractions/bio/scores" {
 		t.Fatalf("questions upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -131,7 +150,7 @@ func TestScores_Page(t *testing.T) {
 	if first := doc.Find(`[data-testid="score-row"]`).First().AttrOr("data-version", ""); first != "bio@2" {
 		t.Errorf("sorted by recall@10 mix, lowest first: %q first", first)
 	}
-	resp, err := http.Get(a.Server.URL + "/api/extractions/bio/scores")
+	resp, err = http.Get(a.Server.URL + "/api/extractions/bio/scores")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -221,8 +221,10 @@ func boolText(b bool) string {
 // CompareScores are two versions' scores side by side.
 type CompareScores struct {
 	Questions, Resamples int
-	ScoresURL            string
-	Rows                 []CompareScoreRow
+	// SetOf is the extraction whose question set scored both.
+	SetOf     string
+	ScoresURL string
+	Rows      []CompareScoreRow
 }
 
 // CompareScoreRow is one measure: the two values, the difference (Better

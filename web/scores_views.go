@@ -80,6 +80,9 @@ type LegendItem struct {
 	Text   string
 }
 
+// chartColours is how many series a chart tells apart by colour.
+const chartColours = 12
+
 // Chart geometry.
 const (
 	chartW, chartH = 640, 220
@@ -118,7 +121,7 @@ func GroupedBars(title string, groups, series []string, values [][]float64) BarC
 			}
 			v := values[g][s]
 			h := plotH * v / top
-			c.Bars = append(c.Bars, Bar{X: x0 + float64(s)*bw, Y: chartTop + plotH - h, W: math.Max(bw-2, 1), H: h, Series: s % 8,
+			c.Bars = append(c.Bars, Bar{X: x0 + float64(s)*bw, Y: chartTop + plotH - h, W: math.Max(bw-2, 1), H: h, Series: s % chartColours,
 				Title: fmt.Sprintf("%s, %s: %s", name, series[s], trimFloat(v))})
 		}
 		c.Labels = append(c.Labels, ChartLabel{X: x0 + gw*0.4, Y: chartH - chartBottom + 16, Text: name})
@@ -128,7 +131,7 @@ func GroupedBars(title string, groups, series []string, values [][]float64) BarC
 		c.Ticks = append(c.Ticks, ChartLabel{X: chartLeft - 6, Y: chartTop + plotH - plotH*float64(i)/4 + 4, Text: trimFloat(v)})
 	}
 	for s, name := range series {
-		c.Legend = append(c.Legend, LegendItem{Series: s % 8, Text: name})
+		c.Legend = append(c.Legend, LegendItem{Series: s % chartColours, Text: name})
 	}
 	return c
 }
@@ -195,7 +198,7 @@ func Curves(title string, names []string, series [][]float64) LineChart {
 		for i, v := range vals {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), chartTop+plotH-plotH*math.Min(math.Max(v, 0), 1)))
 		}
-		c.Lines = append(c.Lines, ChartLine{Points: strings.Join(pts, " "), Series: s % 8, Title: names[s]})
+		c.Lines = append(c.Lines, ChartLine{Points: strings.Join(pts, " "), Series: s % chartColours, Title: names[s]})
 	}
 	for i := 0; i < n; i++ {
 		if i == 0 || i == n-1 || (i+1)%5 == 0 {
@@ -206,7 +209,7 @@ func Curves(title string, names []string, series [][]float64) LineChart {
 		c.Ticks = append(c.Ticks, ChartLabel{X: chartLeft - 6, Y: chartTop + plotH - plotH*float64(i)/4 + 4, Text: trimFloat(float64(i) / 4)})
 	}
 	for s, name := range names {
-		c.Legend = append(c.Legend, LegendItem{Series: s % 8, Text: name})
+		c.Legend = append(c.Legend, LegendItem{Series: s % chartColours, Text: name})
 	}
 	return c
 }

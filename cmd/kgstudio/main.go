@@ -95,7 +95,7 @@ Usage:
   kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--as-of DATE] [--provider P] [--keywords model|offline] [--response-type T] [--answer] [--json]
   kgstudio communities NAME@V [--level N] [--json]
-  kgstudio questions add NAME FILE    a question set (JSON, CSV or multi-hop) that scores NAME's versions
+  kgstudio questions add|show NAME [FILE]  a question set (JSON, CSV, multi-hop, LoCoMo, LongMemEval) that scores NAME's versions
   kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures
   kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--reference GRAPH] [--embedder E] [--json] [FILE...]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)

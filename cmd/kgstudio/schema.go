@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
@@ -76,7 +77,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
-	for _, w := range schema.Warnings(sc) {
+	for _, w := range append(schema.Warnings(sc), schema.RuleWarnings(sc)...) {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if *name == "" {
@@ -115,6 +116,13 @@ func importRules(ctx context.Context, cfg *Config, file string, data []byte, nam
 	name, v, created, err := a.Schemas.ImportRules(ctx, name, data, note)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
+	}
+	if sc, _, err := a.Schemas.Get(ctx, name, v); err == nil {
+		for _, w := range schema.RuleWarnings(sc) {
+			if strings.HasPrefix(w.Field, "concept_rules") {
+				fmt.Fprintf(stderr, "warning: %s\n", w)
+			}
+		}
 	}
 	if !created {
 		fmt.Fprintf(stderr, "unchanged: %s@%d already holds these rules\n", name, v)

@@ -145,4 +145,16 @@ func TestSchemaCLI_ImportRules(t *testing.T) {
 	if strings.Contains(mustCLI(t, data, "schema", "export", "risk@1"), "赌博App老板") {
 		t.Fatal("version 1 changed")
 	}
+	// A rule file with mistakes is stored and each mistake is named.
+	bad := filepath.Join(t.TempDir(), "bad.rule")
+	if err := os.WriteFile(bad, []byte("namespace RiskMining\n\n`TaxOfRiskUser`/`x`:\n    rule: [[\n"+
+		"        Define (s:Persn)-[p:belongTo]->(o:`TaxOfRiskUser`/`x`) { Structure { (s) } Constraint { } }\n    ]]\n\n"+
+		"`TaxOfRiskUser`/`y`:\n    rule: [[\n        Define (s:Person)-[p:r]->(o:App) { Structure { (s)-[:holdShare]->(c) } Constraint { } }\n    ]]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := cli(t, "schema", "import", bad, "--name", "risk", "--data", data)
+	if err != nil || !strings.Contains(stderr, "concept rule `TaxOfRiskUser`/`x`: s is typed Persn, which the schema does not declare") ||
+		!strings.Contains(stderr, "concept rule `TaxOfRiskUser`/`y`: rule r: its object o appears in no STRUCTURE path") {
+		t.Errorf("a rule file with mistakes: %v, stderr %q", err, stderr)
+	}
 }

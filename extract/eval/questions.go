@@ -82,12 +82,12 @@ func ReadQuestions(name string, data []byte) (QuestionSet, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "%s is empty: a question set needs questions", name)
+		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "the file is empty: a question set needs questions")
 	}
 	var set QuestionSet
 	var err error
 	switch {
-	case strings.EqualFold(path.Ext(name), ".csv"):
+	case strings.EqualFold(path.Ext(name), ".csv") || (trimmed[0] != '{' && trimmed[0] != '['):
 		set, err = readQuestionsCSV(data)
 	case trimmed[0] == '{' && isLoCoMo(trimmed):
 		set, err = readLoCoMoQuestions(trimmed)
@@ -97,10 +97,8 @@ func ReadQuestions(name string, data []byte) (QuestionSet, error) {
 		if derr := dec.Decode(&set); derr != nil {
 			err = extract.Errorf(extract.KindInvalid, "read the questions: %s", extract.JSONProblem(trimmed, derr))
 		}
-	case trimmed[0] == '[':
-		set, err = readQuestionList(trimmed)
 	default:
-		err = extract.Errorf(extract.KindInvalid, "%s: expected JSON (kgstudio's, or a multi-hop set) or a CSV with a question column", name)
+		set, err = readQuestionList(trimmed)
 	}
 	if err != nil {
 		return QuestionSet{}, err
@@ -286,7 +284,7 @@ func readQuestionsCSV(data []byte) (QuestionSet, error) {
 	}
 	qi, ok := col["question"]
 	if !ok {
-		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "the questions' header names no question column (columns: question, answers, documents, passages, entities, id)")
+		return QuestionSet{}, extract.Errorf(extract.KindInvalid, "not a question set: as JSON it would start with { or [, and as CSV its header names no question column (columns: question, answers, documents, passages, entities, id)")
 	}
 	cell := func(rec []string, names ...string) []string {
 		for _, n := range names {
@@ -368,7 +366,8 @@ type RetrievedChunk struct {
 // chunks and entities hold: a document when one of the chunks is of it
 // (its name compared without case or extension), a passage when a chunk
 // holds it or it holds the chunk (compared without case, punctuation or
-// spacing), an entity when an entity of that name was retrieved.
+// spacing), an entity when an entity of that name was retrieved or a
+// chunk's text names it.
 func EvidenceFound(q Question, r Retrieved, k int) int {
 	chunks := r.Chunks[:min(k, len(r.Chunks))]
 	entities := r.Entities[:min(k, len(r.Entities))]
@@ -392,15 +391,32 @@ func EvidenceFound(q Question, r Retrieved, k int) int {
 		}
 	}
 	for _, e := range q.Entities {
-		want := extract.NormalizeName(e)
-		for _, got := range entities {
-			if extract.NormalizeName(got) == want {
-				found++
-				break
-			}
+		if namesEntity(e, entities, chunks) {
+			found++
 		}
 	}
 	return found
+}
+
+// namesEntity reports whether the retrieved context names an entity: an
+// entity of that name, or a chunk whose text holds the name (a mode that
+// retrieves passages only names entities in them).
+func namesEntity(name string, entities []string, chunks []RetrievedChunk) bool {
+	want := extract.NormalizeName(name)
+	for _, got := range entities {
+		if extract.NormalizeName(got) == want {
+			return true
+		}
+	}
+	if want == "" {
+		return false
+	}
+	for _, c := range chunks {
+		if strings.Contains(extract.NormalizeName(c.Text), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // AnswerHolds reports whether an answer contains one of q's answers

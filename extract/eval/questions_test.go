@@ -41,6 +41,9 @@ func TestReadQuestions(t *testing.T) {
 			t.Errorf("ReadQuestions(%q): %v; want %q", data, err, want)
 		}
 	}
+	if set, err := ReadQuestions("q.txt", []byte("question,answers\nWho?,Ada\n")); err != nil || len(set.Questions) != 1 {
+		t.Errorf("a CSV named .txt: %+v, %v", set, err)
+	}
 	if _, err := ReadQuestions("q.csv", []byte("text,answers\nWho?,x\n")); err == nil || !strings.Contains(err.Error(), "no question column") {
 		t.Errorf("CSV without a question column: %v", err)
 	}
@@ -68,6 +71,12 @@ func TestEvidenceFound(t *testing.T) {
 	}
 	if !AnswerHolds(q, r.Answer) || AnswerHolds(q, "Byron") || AnswerHolds(Question{Answers: []string{"!!"}}, "anything") {
 		t.Error("AnswerHolds")
+	}
+	// An entity a retrieved chunk names counts, as for a mode that
+	// retrieves passages only.
+	named := Question{Entities: []string{"Charles Babbage", "Pierre Curie"}}
+	if got := EvidenceFound(named, Retrieved{Chunks: r.Chunks}, 2); got != 1 {
+		t.Errorf("entities named in chunks: %d, want 1", got)
 	}
 }
 

@@ -79,6 +79,11 @@ func ChunkLayer(g extract.Graph, docName func(documentID int) string, chunks []e
 		add(c.DocumentID, c.Index, c.Text)
 	}
 	seenEdge := map[string]bool{}
+	for _, e := range g.Edges {
+		if e.Label == SourceLabel {
+			seenEdge[e.Key()] = true // a layer the graph holds already
+		}
+	}
 	for _, n := range g.Nodes {
 		if n.Type == ChunkType {
 			continue

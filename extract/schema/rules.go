@@ -920,9 +920,10 @@ func (s *Schema) HasRules() bool {
 	return false
 }
 
-// schemaRule is one rule of a schema with the field path it sits at.
+// schemaRule is one rule of a schema with the field path it sits at and,
+// for a concept rule, the concept its section names.
 type schemaRule struct {
-	field, text string
+	field, text, concept string
 }
 
 // rules lists the rules of s DeriveRules runs, and a problem for each
@@ -937,7 +938,7 @@ func (s *Schema) rules() ([]schemaRule, []Problem) {
 	for i, t := range s.Types {
 		for j, rel := range t.Relations {
 			if strings.TrimSpace(rel.Rule) != "" {
-				out = append(out, schemaRule{fmt.Sprintf("types[%d].relations[%d].rule", i, j), rel.Rule})
+				out = append(out, schemaRule{fmt.Sprintf("types[%d].relations[%d].rule", i, j), rel.Rule, ""})
 			}
 		}
 		for j, p := range t.Properties {
@@ -951,11 +952,11 @@ func (s *Schema) rules() ([]schemaRule, []Problem) {
 			}
 			// A property of a declared type (IND#belongTo: TaxOfRiskApp)
 			// is a relation: its rule derives edges.
-			out = append(out, schemaRule{field, p.Rule})
+			out = append(out, schemaRule{field, p.Rule, ""})
 		}
 	}
 	for i, c := range s.ConceptRules {
-		out = append(out, schemaRule{fmt.Sprintf("concept_rules[%d].rule", i), c.Rule})
+		out = append(out, schemaRule{fmt.Sprintf("concept_rules[%d].rule", i), c.Rule, c.Concept})
 	}
 	return out, skipped
 }
@@ -996,7 +997,11 @@ func DeriveRules(ctx context.Context, s *Schema, g extract.Graph, b Budget) (Der
 	for _, sr := range list {
 		r, err := ParseRule(sr.text)
 		if err != nil {
-			d.Skipped = append(d.Skipped, Problem{Field: sr.field, Message: extract.MessageOf(err)})
+			msg := extract.MessageOf(err)
+			if sr.concept != "" {
+				msg = "concept " + sr.concept + ": " + msg
+			}
+			d.Skipped = append(d.Skipped, Problem{Field: sr.field, Message: msg})
 			continue
 		}
 		runnable = append(runnable, parsed{sr.field, r})
@@ -1090,4 +1095,49 @@ func (r *Rule) whyNothing(rg *ruleGraph) string {
 		}
 	}
 	return fmt.Sprintf("rule %s derived nothing: no match met its structure and constraints", name)
+}
+
+// RuleWarnings checks the rules of s against the schema: a rule kgstudio
+// does not run says why, and a rule naming a type the schema does not
+// declare (but for basic and standard types), or a concept rule whose
+// concept's type is not a concept type, is named, since either derives
+// nothing the schema knows.
+func RuleWarnings(s *Schema) []Problem {
+	var out []Problem
+	list, _ := s.rules()
+	declared := map[string]*EntityType{}
+	for i := range s.Types {
+		declared[strings.ToLower(s.Types[i].Name)] = &s.Types[i]
+	}
+	known := func(typ string) bool {
+		t := strings.ToLower(lastPart(typ))
+		return t == "" || declared[t] != nil || contains(BasicTypes, lastPart(typ)) || strings.HasPrefix(typ, "STD.")
+	}
+	for _, sr := range list {
+		who := "rule"
+		if sr.concept != "" {
+			who = "concept rule " + sr.concept
+		}
+		r, err := ParseRule(sr.text)
+		if err != nil {
+			out = append(out, Problem{Field: sr.field, Message: who + ": " + extract.MessageOf(err)})
+			continue
+		}
+		vars := make([]string, 0, len(r.Types))
+		for v := range r.Types {
+			vars = append(vars, v)
+		}
+		sort.Strings(vars)
+		for _, v := range vars {
+			if t := r.Types[v]; !known(t) {
+				out = append(out, Problem{Field: sr.field, Message: fmt.Sprintf("%s: %s is typed %s, which the schema does not declare", who, v, lastPart(t))})
+			}
+		}
+		if r.ObjectConcept != "" {
+			if t := declared[strings.ToLower(lastPart(r.Types[r.Object]))]; t != nil && t.Kind != KindConcept {
+				out = append(out, Problem{Field: sr.field, Message: fmt.Sprintf("%s: %s is not a concept type", who, t.Name)})
+			}
+		}
+	}
+	return out
 }
