@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"fmt"
+	"github.com/kgstudio/kgstudio/web"
 	"net/http"
 	"strconv"
 
@@ -59,4 +61,32 @@ func levelQuery(c echo.Context) (int, error) {
 		return 0, extract.Errorf(extract.KindInvalid, "level must be a number from 0")
 	}
 	return level, nil
+}
+
+// showCommunities renders a version's communities of one level (?level=N,
+// 0 the coarsest): titles, sizes, reports, best-connected members and a
+// link into the graph focused on each.
+func (h *Handler) showCommunities(c echo.Context) error {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return err
+	}
+	level, err := levelQuery(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.app.Queries.Communities(c.Request().Context(), v, level)
+	if err != nil {
+		return err
+	}
+	p := web.CommunitiesPage{V: versionRow(v), Levels: out.Levels, Level: out.Level, Modularity: out.Modularity, ModelReports: out.ModelReports}
+	for _, cm := range out.Communities {
+		row := web.CommunityRow{ID: cm.ID, Size: cm.Size, Title: cm.Title, Summary: cm.Summary, ReportBy: cm.ReportBy, TopNodes: cm.TopNodes,
+			GraphURL: fmt.Sprintf("/versions/%d/graph?community=%d", v.ID, cm.ID)}
+		for _, f := range cm.Findings {
+			row.Findings = append(row.Findings, f.Text)
+		}
+		p.Communities = append(p.Communities, row)
+	}
+	return h.page(c, "extractions", "Communities of "+v.Label(), web.CommunitiesView(p))
 }

@@ -275,6 +275,13 @@ func (h *Handler) showGraph(c echo.Context) error {
 	if p.Config.ColorBy != "community" {
 		p.Config.ColorBy = "type"
 	}
+	if s := c.QueryParam("community"); s != "" {
+		id, err := strconv.Atoi(s)
+		if err != nil || id < 0 {
+			return extract.Errorf(extract.KindInvalid, "community must be a community's id (a number)")
+		}
+		p.Config.Community = &id
+	}
 	// A graph that keeps fact times opens as of the date in the address,
 	// if any, and with or without the facts that ended.
 	if p.Config.Times, err = h.app.Memory.KeepsTimes(c.Request().Context(), v); err != nil {

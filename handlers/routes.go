@@ -87,6 +87,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/versions/:id/query", h.showQuery)
 	e.GET("/api/versions/:id/query", h.queryAPI)
 	e.GET("/api/versions/:id/communities", h.communitiesAPI)
+	e.GET("/versions/:id/communities", h.showCommunities)
 	e.GET("/api/versions/:id/communities/members", h.communityMembersAPI)
 	e.POST("/api/versions/:id/query", h.queryAPI)
 

@@ -24,6 +24,9 @@ type GraphConfig struct {
 	Total       int    `json:"total"`
 	LoadAll     bool   `json:"load_all"`
 	Focus       string `json:"focus,omitempty"`
+	// Community, when set, opens the graph on that community's members
+	// (ids start at 0).
+	Community *int `json:"community,omitempty"`
 	// Times says the graph keeps when its facts held: the page shows an
 	// "As of" date and a switch for the facts that ended, whose first
 	// values are AsOf (a date or empty for now) and Expired.

@@ -1134,6 +1134,7 @@
   // neighbourhoods of the best-connected nodes.
   var first = {};
   if (cfg.focus) { first = { focus: cfg.focus, depth: 2 }; }
+  else if (cfg.community != null) { first = { community: cfg.community }; }
   else if (!cfg.load_all && cfg.communities && cfg.total > cfg.communities) { first = { view: "communities" }; }
   else if (!cfg.load_all && cfg.total > cfg.threshold) { first = { limit: cfg.threshold }; }
   var base = !cfg.load_all && cfg.total > cfg.threshold ? { limit: cfg.threshold } : {};
@@ -1149,6 +1150,7 @@
     var what = "";
     if (missing) what = "No node “" + cfg.focus + "” in this version" + (res.truncated ? "; the best-connected nodes and their neighbours" : "");
     else if (cfg.focus) what = "the neighbourhood of “" + nameOf(cfg.focus, res) + "” (2 steps)";
+    else if (cfg.community != null) what = "community " + cfg.community + " (" + res.nodes.length + " nodes; Load all for the whole graph)";
     else if (first.view === "communities") what = "its " + res.nodes.length + " communities, a node each sized by its members (click one to open it)";
     else if (res.truncated) what = "the best-connected nodes and their neighbours";
     setData(res, false, null, what);

@@ -1,0 +1,90 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgstudio/kgstudio/extract"
+)
+
+// The communities page lists every community of a level with its title,
+// size and report, links every level, and each community's link opens
+// the graph on its members.
+func TestCommunities_Page(t *testing.T) {
+	t.Parallel()
+	a := MustApp(t)
+	v := a.MustExtract(t, "carol", "carol.txt", mustSampleText(t), extract.DefaultConfig())
+	var api struct {
+		Levels      int `json:"levels"`
+		Communities []struct {
+			ID    int    `json:"id"`
+			Size  int    `json:"size"`
+			Title string `json:"title"`
+		} `json:"communities"`
+	}
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/communities", v.ID), http.StatusOK, &api)
+	if api.Levels == 0 || len(api.Communities) == 0 {
+		t.Fatalf("the sample has no communities: %+v", api)
+	}
+	_, doc := a.Get(t, fmt.Sprintf("/versions/%d/communities", v.ID))
+	sections := doc.Find(`[data-testid="community"]`)
+	if sections.Length() != len(api.Communities) {
+		t.Fatalf("%d communities listed, the API has %d", sections.Length(), len(api.Communities))
+	}
+	first := sections.First()
+	if !strings.Contains(first.Find("h2").Text(), api.Communities[0].Title) || !strings.Contains(first.Find("h2").Text(), fmt.Sprint(api.Communities[0].Size)) {
+		t.Errorf("first community: %q; want %q with %d members", first.Find("h2").Text(), api.Communities[0].Title, api.Communities[0].Size)
+	}
+	if href, _ := first.Find(`[data-testid="community-graph"]`).Attr("href"); href != fmt.Sprintf("/versions/%d/graph?community=%d", v.ID, api.Communities[0].ID) {
+		t.Errorf("graph link %q", href)
+	}
+	if n := doc.Find(`[data-testid="community-levels"] a, [data-testid="community-levels"] strong`).Length(); n != api.Levels {
+		t.Errorf("%d level links for %d levels", n, api.Levels)
+	}
+	if _, vp := a.Get(t, fmt.Sprintf("/versions/%d", v.ID)); vp.Find(`[data-testid="communities-link"]`).Length() != 1 {
+		t.Error("no Communities link on the version page")
+	}
+	if resp, _ := http.Get(fmt.Sprintf("%s/versions/%d/communities?level=99", a.Server.URL, v.ID)); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a level past the last: %d", resp.StatusCode)
+	}
+}
+
+// Opened from the communities page, the graph draws the community's
+// members.
+func TestCommunities_GraphBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustExtract(t, "carol", "carol.txt", mustSampleText(t), extract.DefaultConfig())
+	var api struct {
+		Communities []struct {
+			ID   int `json:"id"`
+			Size int `json:"size"`
+		} `json:"communities"`
+	}
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/communities", v.ID), http.StatusOK, &api)
+	if len(api.Communities) == 0 {
+		t.Fatal("no communities")
+	}
+	c := api.Communities[0]
+	var members extract.Subgraph
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph?community=%d", v.ID, c.ID), http.StatusOK, &members)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?community=%d", a.Server.URL, v.ID, c.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded && window.kgGraph.settled`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.nodeCount()`))
+	if err != nil || n != len(members.Nodes) || n == 0 {
+		t.Errorf("the graph draws %d nodes; the community's members are %d (%v)", n, len(members.Nodes), err)
+	}
+	status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if !strings.Contains(status, fmt.Sprintf("community %d", c.ID)) {
+		t.Errorf("status %q", status)
+	}
+}
