@@ -88,3 +88,49 @@ func TestCommunities_GraphBrowser(t *testing.T) {
 		t.Errorf("status %q", status)
 	}
 }
+
+// A legend of more entries than fit folds the rest behind "+N more",
+// which shows them and folds them again.
+func TestGraphPage_LegendFolds(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	var g extract.Graph
+	for i := range 14 {
+		key := fmt.Sprintf("n%d", i)
+		g.Nodes = append(g.Nodes, extract.Node{Key: key, Name: fmt.Sprintf("Node %d", i), Type: fmt.Sprintf("Type%02d", i)})
+		if i > 0 {
+			g.Edges = append(g.Edges, extract.Edge{Source: "n0", Target: key, Label: "links", Weight: 1})
+		}
+	}
+	v := a.MustGraphVersion(t, "types", "Many types.", g)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.loaded`); err != nil {
+		t.Fatal(err)
+	}
+	type legend struct {
+		Shown int
+		More  string
+	}
+	read := func() legend {
+		t.Helper()
+		l, err := chromedp.Run(ctx, chromedp.Evaluate[legend](`({
+			Shown: Array.from(document.querySelectorAll('[data-testid=graph-legend] button[data-type]')).filter(function (b) { return !b.hidden; }).length,
+			More: (document.querySelector('[data-testid=graph-legend] .legend-more') || {}).textContent || ""})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := read(); l.Shown != 10 || l.More != "+4 more" {
+		t.Fatalf("folded legend: %+v", l)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-legend"] .legend-more`))); err != nil {
+		t.Fatal(err)
+	}
+	if l := read(); l.Shown != 14 || l.More != "fewer" {
+		t.Fatalf("unfolded legend: %+v", l)
+	}
+}

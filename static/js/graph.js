@@ -845,7 +845,30 @@
 
   // LEGEND_COMMUNITIES bounds the communities the legend lists.
   var LEGEND_COMMUNITIES = 40;
+  // LEGEND_FOLD is how many entries the legend shows before "more": a
+  // long legend would push the canvas below the fold.
+  var LEGEND_FOLD = 10, legendOpen = false;
+  // foldLegend hides the entries past LEGEND_FOLD behind a button that
+  // shows them (and folds them again).
+  function foldLegend() {
+    var entries = legendEl.querySelectorAll('button[data-type], button[data-community]:not([data-community="alone"])');
+    if (entries.length <= LEGEND_FOLD) return;
+    for (var i = LEGEND_FOLD; i < entries.length; i++) entries[i].hidden = !legendOpen;
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "secondary legend-more";
+    b.dataset.testid = "legend-more";
+    b.textContent = legendOpen ? "fewer" : "+" + fmt(entries.length - LEGEND_FOLD) + " more";
+    b.addEventListener("click", function () { legendOpen = !legendOpen; buildLegend(); });
+    legendEl.append(b);
+  }
+
   function buildLegend() {
+    buildLegendEntries();
+    foldLegend();
+  }
+
+  function buildLegendEntries() {
     legendEl.textContent = "";
     if (legendNote) legendNote.textContent = byCommunity() ? "Colour: community (click to hide) · size: number of edges" :
       "Colour: type (click to hide) · size: number of edges";
