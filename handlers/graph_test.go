@@ -726,8 +726,20 @@ func TestGraphPage_FocusHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	hint, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
-	if hint != fmt.Sprintf("Showing all %d nodes, %d edges", v.Nodes, v.Edges) {
+	// More than a sixth of the nodes have no edge: they are hidden, and
+	// the status counts them.
+	var shown, unlinked int
+	if _, err := fmt.Sscanf(hint, "Showing %d of "+fmt.Sprint(v.Nodes)+" nodes, "+fmt.Sprint(v.Edges)+" edges (hidden: %d unlinked)", &shown, &unlinked); err != nil ||
+		shown+unlinked != v.Nodes || unlinked*6 <= v.Nodes {
 		t.Errorf("status after Load all: %q", hint)
+	}
+	// Showing them again shows all.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-unlinked"]`))); err != nil {
+		t.Fatal(err)
+	}
+	hint, _ = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+	if hint != fmt.Sprintf("Showing all %d nodes, %d edges", v.Nodes, v.Edges) {
+		t.Errorf("status with the unlinked shown: %q", hint)
 	}
 }
 

@@ -43,6 +43,10 @@
   var groupOf = new Int32Array(0); // node index -> community id, -1 for none
   var commColorOf = window.kgColors();
   var hiddenComm = {};  // community id -> true when toggled off
+  // Nodes with no drawn edge: unlinked[i] is 1 for such a node, and
+  // hideUnlinked hides them all (their count is on the toolbar's button).
+  var unlinked = new Uint8Array(0), unlinkedCount = 0, hideUnlinked = false, unlinkedChosen = false;
+  var unlinkedBtn = document.getElementById("graph-unlinked");
   var colorSel = document.getElementById("graph-color");
   var legendNote = document.getElementById("graph-legend-note");
   var byId = new Map(); // node key -> index into nodes
@@ -160,7 +164,35 @@
     var grow = Math.min(Math.max(Math.sqrt(cam.k / fitK), 0.6), 6);
     return baseR * Math.sqrt(1 + Math.sqrt(nodes[i].degree)) * grow;
   }
-  function shown(i) { return colorBy === "community" && comm ? !hiddenComm[groupOf[i]] : !hidden[nodes[i].type]; }
+  function shown(i) {
+    if (hideUnlinked && unlinked[i]) return false;
+    return colorBy === "community" && comm ? !hiddenComm[groupOf[i]] : !hidden[nodes[i].type];
+  }
+  // countUnlinked marks the nodes no drawn edge touches. Unless the user
+  // chose, they are hidden when they are more than a sixth of what is
+  // drawn beside linked ones (a grid of them would take the canvas).
+  function countUnlinked() {
+    unlinked = new Uint8Array(nodes.length).fill(1);
+    for (var i = 0; i < es.length; i++) { unlinked[es[i]] = 0; unlinked[et[i]] = 0; }
+    unlinkedCount = 0;
+    for (var j = 0; j < unlinked.length; j++) unlinkedCount += unlinked[j];
+    if (!unlinkedChosen) hideUnlinked = unlinkedCount > 0 && unlinkedCount < nodes.length && unlinkedCount * 6 > nodes.length;
+    syncUnlinked();
+  }
+  function syncUnlinked() {
+    if (!unlinkedBtn) return;
+    unlinkedBtn.hidden = unlinkedCount === 0;
+    unlinkedBtn.textContent = (hideUnlinked ? "Show " : "Hide ") + fmt(unlinkedCount) + " unlinked";
+    unlinkedBtn.setAttribute("aria-pressed", hideUnlinked ? "true" : "false");
+  }
+  if (unlinkedBtn) unlinkedBtn.addEventListener("click", function () {
+    hideUnlinked = !hideUnlinked;
+    unlinkedChosen = true;
+    syncUnlinked();
+    legendToggled();
+    fitFilter = null;
+    fit(400);
+  });
   // nodeColor is a node's colour: its type's, or its community's (grey
   // for a node alone in its community, or in none).
   function nodeColor(i) {
@@ -748,6 +780,7 @@
       dashed[i] = 1;
     });
     if (res.dates) setDates(res.dates);
+    countUnlinked();
     baseR = count > 3000 ? 1.5 : count > 400 ? 3 : 5;
     byDegree = nodes.map(function (n, i) { return i; }).sort(function (a, b) { return nodes[b].degree - nodes[a].degree; });
     assignGroups();
@@ -822,6 +855,7 @@
   // byCommunity says the legend and colours follow the communities.
   function byCommunity() { return colorBy === "community" && !!comm; }
   function anyHidden() {
+    if (hideUnlinked && unlinkedCount) return true;
     var h = byCommunity() ? hiddenComm : hidden;
     return Object.keys(h).some(function (k) { return h[k]; });
   }
@@ -835,6 +869,7 @@
         off.push(info && info.size > 1 ? info.title : "nodes alone");
       });
     } else Object.keys(hidden).forEach(function (k) { if (hidden[k]) off.push(k || "untyped"); });
+    if (hideUnlinked && unlinkedCount) off.push(fmt(unlinkedCount) + " unlinked");
     return off;
   }
   function legendToggled() {
