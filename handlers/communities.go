@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"fmt"
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 	"net/http"
 	"strconv"
@@ -15,19 +17,26 @@ import (
 // version's communities at a level (0, the coarsest, by default) with
 // their reports.
 func (h *Handler) communitiesAPI(c echo.Context) error {
-	v, err := h.versionParam(c)
-	if err != nil {
-		return err
-	}
-	level, err := levelQuery(c)
-	if err != nil {
-		return err
-	}
-	out, err := h.app.Queries.Communities(c.Request().Context(), v, level)
+	_, out, err := h.communities(c)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// communities reads the version and the level (?level=N) a request names
+// and that level's communities.
+func (h *Handler) communities(c echo.Context) (record.Version, app.CommunitiesJSON, error) {
+	v, err := h.versionParam(c)
+	if err != nil {
+		return v, app.CommunitiesJSON{}, err
+	}
+	level, err := levelQuery(c)
+	if err != nil {
+		return v, app.CommunitiesJSON{}, err
+	}
+	out, err := h.app.Queries.Communities(c.Request().Context(), v, level)
+	return v, out, err
 }
 
 // communityMembersAPI answers GET /api/versions/:id/communities/members?level=N:
@@ -67,15 +76,7 @@ func levelQuery(c echo.Context) (int, error) {
 // 0 the coarsest): titles, sizes, reports, best-connected members and a
 // link into the graph focused on each.
 func (h *Handler) showCommunities(c echo.Context) error {
-	v, err := h.versionParam(c)
-	if err != nil {
-		return err
-	}
-	level, err := levelQuery(c)
-	if err != nil {
-		return err
-	}
-	out, err := h.app.Queries.Communities(c.Request().Context(), v, level)
+	v, out, err := h.communities(c)
 	if err != nil {
 		return err
 	}

@@ -23,15 +23,20 @@ import (
 // apiScores answers GET /api/extractions/:name/scores: the scoreboard
 // (what kgstudio scores NAME --json prints).
 func (h *Handler) apiScores(c echo.Context) error {
-	name, err := pathParam(c, "name", "extraction name")
-	if err != nil {
-		return err
-	}
-	b, err := h.app.Scores.Board(c.Request().Context(), name)
+	b, err := h.board(c)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, b)
+}
+
+// board is the scoreboard of the extraction the path names.
+func (h *Handler) board(c echo.Context) (app.Board, error) {
+	name, err := pathParam(c, "name", "extraction name")
+	if err != nil {
+		return app.Board{}, err
+	}
+	return h.app.Scores.Board(c.Request().Context(), name)
 }
 
 // rescore scores every finished version of an extraction again and shows
@@ -53,15 +58,11 @@ func (h *Handler) rescore(c echo.Context) error {
 // showScores renders an extraction's scoreboard, sorted by ?sort=KEY
 // (&dir=asc|desc).
 func (h *Handler) showScores(c echo.Context) error {
-	name, err := pathParam(c, "name", "extraction name")
+	b, err := h.board(c)
 	if err != nil {
 		return err
 	}
-	b, err := h.app.Scores.Board(c.Request().Context(), name)
-	if err != nil {
-		return err
-	}
-	return h.page(c, "extractions", "Scores of "+name, web.ScoresView(scoresPage(b, c.QueryParam("sort"), c.QueryParam("dir") != "asc")))
+	return h.page(c, "extractions", "Scores of "+b.Extraction, web.ScoresView(scoresPage(b, c.QueryParam("sort"), c.QueryParam("dir") != "asc")))
 }
 
 // scoresPage lays out a board: its rows sorted by a column, each
