@@ -134,3 +134,27 @@ func TestGraphPage_LegendFolds(t *testing.T) {
 		t.Fatalf("unfolded legend: %+v", l)
 	}
 }
+
+// Edge labels say what an edge is: the generic related_to is not
+// written, the specific labels are.
+func TestGraphPage_NoGenericEdgeLabels(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	g := extract.Graph{Nodes: []extract.Node{{Key: "a", Name: "Ada", Type: "Person"}, {Key: "b", Name: "Babbage", Type: "Person"}, {Key: "c", Name: "London", Type: "Location"}},
+		Edges: []extract.Edge{{Source: "a", Target: "b", Label: "related_to", Weight: 1}, {Source: "a", Target: "c", Label: "lived_in", Weight: 1}}}
+	v := a.MustGraphVersion(t, "labels", "Ada.", g)
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.settled`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`kgGraph.moveView(0, 0, 2)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `kgGraph.edgeLabels === 1`); err != nil {
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.edgeLabels`))
+		t.Fatalf("%d edge labels drawn; want lived_in alone", n)
+	}
+}

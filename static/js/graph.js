@@ -354,6 +354,7 @@
   // length holds them, small and grey, at the edge's middle, none over
   // another; from EDGE_ZOOM times the fit's zoom, or at any zoom on a graph
   // of up to ALL_LABELS nodes.
+  var GENERIC_LABEL = "related_to";
   function drawEdgeLabels() {
     var drawn = 0;
     if (cam.k >= EDGE_ZOOM * fitK || nodes.length <= ALL_LABELS) {
@@ -367,7 +368,9 @@
       var boxes = [];
       for (var i = 0; i < es.length && drawn < EDGE_LABELS; i++) {
         var s = es[i], t = et[i], label = links[i].label;
-        if (!label || !shown(s) || !shown(t)) continue;
+        // The generic "related_to" says nothing a line does not: left
+        // unwritten, so the labels that say what an edge is stand out.
+        if (!label || label === GENERIC_LABEL || !shown(s) || !shown(t)) continue;
         var ax = sx(xs[s]), ay = sy(ys[s]), bx = sx(xs[t]), by = sy(ys[t]), mx = (ax + bx) / 2, my = (ay + by) / 2;
         if (mx < 0 || mx > W || my < 0 || my > H) continue;
         var tw = ctx.measureText(label).width;
