@@ -158,3 +158,37 @@ func TestGraphPage_NoGenericEdgeLabels(t *testing.T) {
 		t.Fatalf("%d edge labels drawn; want lived_in alone", n)
 	}
 }
+
+// Coloured by community, a node's panel names its community with a link
+// to its report on the communities page.
+func TestGraphPage_NodeCommunityLink(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustExtract(t, "carol", "carol.txt", mustSampleText(t), extract.DefaultConfig())
+	if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/versions/%d/graph?color=community", a.Server.URL, v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph && kgGraph.loaded && kgGraph.colorBy() === "community" && kgGraph.nodes().some(function (n) { return kgGraph.communityOf(n.id) >= 0; })`); err != nil {
+		t.Fatal(err)
+	}
+	// The best-connected node.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`kgGraph.select(kgGraph.nodes().slice().sort(function (a, b) { return b.degree - a.degree; })[0].id, "nomove")`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `!!document.querySelector('[data-testid=node-community] a')`); err != nil {
+		t.Fatal(err)
+	}
+	href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid=node-community] a').getAttribute('href')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, anchor, ok := strings.Cut(href, "#")
+	if !ok || path != fmt.Sprintf("/versions/%d/communities", v.ID) || !strings.HasPrefix(anchor, "community-") {
+		t.Fatalf("community link %q", href)
+	}
+	_, doc := a.Get(t, path)
+	if doc.Find("#"+anchor).Length() != 1 {
+		t.Errorf("the communities page has no #%s", anchor)
+	}
+}

@@ -268,8 +268,9 @@ func (h *Handler) showGraph(c echo.Context) error {
 			DrawURL:     h.assets.URL("js/graph-draw.js"),
 			FA2URL:      h.assets.URL("js/graph-fa2.js"),
 			// ?color=community opens the page coloured by community.
-			ColorBy:        c.QueryParam("color"),
-			CommunitiesAPI: "/api" + base + "/communities/members",
+			ColorBy:         c.QueryParam("color"),
+			CommunitiesAPI:  "/api" + base + "/communities/members",
+			CommunitiesPage: base + "/communities",
 		},
 	}
 	if p.Config.ColorBy != "community" {

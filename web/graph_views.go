@@ -44,6 +44,9 @@ type GraphConfig struct {
 	// when the page colours by community).
 	ColorBy        string `json:"color_by"`
 	CommunitiesAPI string `json:"communities_api"`
+	// CommunitiesPage lists the communities with their reports; a node's
+	// panel links its community there (#community-ID).
+	CommunitiesPage string `json:"communities_page"`
 }
 
 // Download is an export link.

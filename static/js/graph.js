@@ -1072,11 +1072,27 @@
       return r.text().then(function (html) {
         if (seq !== panelSeq) return;
         side.removeAttribute("aria-busy");
-        if (r.ok) side.innerHTML = html;
+        if (r.ok) { side.innerHTML = html; linkCommunity(); }
         else if (r.status === 404 && timeView.as_of) side.textContent = "Not in the graph as of " + timeView.as_of + ".";
         else side.textContent = "Could not load the details (" + r.status + ").";
       });
     }).catch(function () { side.textContent = "Could not load the details."; });
+  }
+
+  // linkCommunity adds to a node's panel, when the graph is coloured by
+  // community, the node's community with a link to its report.
+  function linkCommunity() {
+    if (!byCommunity() || selected < 0 || !cfg.communities_page) return;
+    var id = groupOf[selected], info = comm.byId[id];
+    if (!info || info.size < 2) return;
+    var p = document.createElement("p");
+    p.className = "small";
+    p.dataset.testid = "node-community";
+    var a = document.createElement("a");
+    a.href = cfg.communities_page + "#community-" + id;
+    a.textContent = info.title;
+    p.append(document.createTextNode("Community: "), a, document.createTextNode(" (" + fmt(info.size) + " members; its report)"));
+    side.prepend(p);
   }
 
   function expand(key) {
