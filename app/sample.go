@@ -5,6 +5,7 @@ import (
 	_ "embed"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/eval"
 )
 
 // SampleExtraction names the extraction made from the sample document.
@@ -13,12 +14,21 @@ const SampleExtraction = "sample"
 //go:embed sample/christmas_carol_stave_one.txt
 var sampleText []byte
 
+// sampleQuestions are ten questions on the sample, with the passages
+// that answer them: the sample extraction's question set, so its
+// scoreboard shows recall and answers at once.
+//
+//go:embed sample/christmas_carol_questions.json
+var sampleQuestions []byte
+
 // SampleName is the sample document's name.
 const SampleName = "christmas_carol_stave_one.txt"
 
 // SeedSample adds the sample document to an empty database and extracts it
 // twice, with two chunk sizes, so a new user sees a graph and a comparison
-// at once. It does nothing when the database holds any document.
+// at once; the extraction gets ten questions on the sample, so its
+// scoreboard scores both. It does nothing when the database holds any
+// document.
 func (a *App) SeedSample(ctx context.Context) (bool, error) {
 	c, err := a.store.Counts(ctx)
 	if err != nil {
@@ -46,6 +56,16 @@ func (a *App) SeedSample(ctx context.Context) (bool, error) {
 		v, err := a.store.NewVersion(ctx, SampleExtraction, cfg, []int{d.ID}, note)
 		if err != nil {
 			return false, err
+		}
+		if i == 0 {
+			// The questions before any run ends, so each is scored then.
+			set, err := eval.ReadQuestions("christmas_carol_questions.json", sampleQuestions)
+			if err != nil {
+				return false, err
+			}
+			if err := a.Scores.SetQuestions(ctx, SampleExtraction, set); err != nil {
+				return false, err
+			}
 		}
 		a.Start(v)
 	}

@@ -142,4 +142,15 @@ func TestSeedSample(t *testing.T) {
 	if doc.Find(`[data-testid="sample-graph"]`).Length() != 1 || doc.Find(`[data-testid="sample-compare"]`).Length() != 1 {
 		t.Fatal("dashboard does not link to the sample graph and comparison")
 	}
+	// Its questions score both versions: every answer's passage is in
+	// the sample, so recall@10 in mix is high in both.
+	b, err := a.App.Scores.Board(context.Background(), "sample")
+	if err != nil || b.Questions != 10 || len(b.Versions) != 2 {
+		t.Fatalf("sample scoreboard: %v, %d questions, %d versions", err, b.Questions, len(b.Versions))
+	}
+	for _, v := range b.Versions {
+		if r := v.Measures["recall@10.mix"]; r < 0.5 {
+			t.Errorf("%s: recall@10 mix %v on the sample's own questions", v.Version, r)
+		}
+	}
 }
