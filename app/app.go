@@ -103,7 +103,7 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
 	a.Curation, a.Queries, a.Schemas.a, a.Versions.a = &Curation{a}, &Queries{a}, a, a
-	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a}
+	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)

@@ -10,25 +10,29 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/eval"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
 
 // Scores scores an extraction's versions: on its question set, when it
 // has one (evidence recall and answers per query mode), and on measures
-// of their graphs and runs. A version's scores are kept in memory for the
-// question set they were scored on.
+// of their graphs and runs. A version's scores are held in memory (the
+// latest scoreCacheSize, bounded) for the question set they were scored
+// on; concurrent requests for one share its scoring.
 type Scores struct {
 	a     *App
-	mu    sync.Mutex
-	cache map[scoreKey]VersionScores
+	cache *lru.Cache[scoreKey, VersionScores]
 }
+
+// scoreCacheSize bounds the versions' scores held in memory (each with a
+// value per question and measure).
+const scoreCacheSize = 256
 
 type scoreKey struct {
 	version int
@@ -146,6 +150,13 @@ func (s *Scores) Questions(ctx context.Context, extraction string) (eval.Questio
 // Board scores every version of an extraction (those scored before on
 // the same question set come from memory).
 func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
+	return s.BoardOf(ctx, extraction, nil)
+}
+
+// BoardOf is Board over the versions whose ids only lists (nil: every
+// version), so an experiment scores the versions it made and no others;
+// the extraction's reference still scores them.
+func (s *Scores) BoardOf(ctx context.Context, extraction string, only []int) (Board, error) {
 	versions, err := s.a.store.ExtractionVersions(ctx, extraction)
 	if err != nil {
 		return Board{}, err
@@ -166,6 +177,9 @@ func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
 		b.Reference = versions[ref].Label()
 	}
 	for i, v := range versions {
+		if only != nil && !slices.Contains(only, v.ID) {
+			continue
+		}
 		vs, err := s.Version(ctx, v, set)
 		if err != nil {
 			return Board{}, err
@@ -257,21 +271,19 @@ func (s *Scores) Version(ctx context.Context, v record.Version, set eval.Questio
 		return vs, nil
 	}
 	key := scoreKey{version: v.ID, set: digestOf(set)}
-	s.mu.Lock()
-	if got, ok := s.cache[key]; ok {
-		s.mu.Unlock()
-		return got, nil
-	}
-	s.mu.Unlock()
-	// Scored before, by this process or another: stored with the version.
-	var stored VersionScores
-	if ok, err := s.a.store.ReadVersionIndex(ctx, v.ID, store.IndexScores, scoresStamp+key.set, func(b []byte) error {
-		return json.Unmarshal(b, &stored)
-	}); err == nil && ok && stored.ID == v.ID {
-		s.keep(key, stored)
-		return stored, nil
-	}
-	return s.score(ctx, v, set, key, vs)
+	// The scoring goes on when the caller leaves: its scores are stored.
+	sctx := context.WithoutCancel(ctx)
+	return s.cache.Get(ctx, key, func() (VersionScores, error) {
+		// Scored before, by this process or another: stored with the
+		// version.
+		var stored VersionScores
+		if ok, err := s.a.store.ReadVersionIndex(sctx, v.ID, store.IndexScores, scoresStamp+key.set, func(b []byte) error {
+			return json.Unmarshal(b, &stored)
+		}); err == nil && ok && stored.ID == v.ID {
+			return stored, nil
+		}
+		return s.score(sctx, v, set, key, vs)
+	})
 }
 
 // scoresStamp names the scorer in a stored score's stamp: a change to
@@ -294,18 +306,7 @@ func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionS
 			s.a.log.Warn("scores not stored", "version_id", v.ID, "err", err)
 		}
 	}
-	s.keep(key, vs)
 	return vs, nil
-}
-
-// keep holds a version's scores in memory.
-func (s *Scores) keep(key scoreKey, vs VersionScores) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cache == nil {
-		s.cache = map[scoreKey]VersionScores{}
-	}
-	s.cache[key] = vs
 }
 
 // Rescore scores every finished version of an extraction again on its
@@ -328,7 +329,12 @@ func (s *Scores) Rescore(ctx context.Context, extraction string) error {
 		}
 		key.version = v.ID
 		vs := VersionScores{Version: v.Label(), ID: v.ID, Status: v.Status, Settings: settingsOf(v.Config), Measures: map[string]float64{}}
-		if _, err := s.score(ctx, v, set, key, vs); err != nil {
+		scored, err := s.score(ctx, v, set, key, vs)
+		if err != nil {
+			return err
+		}
+		s.cache.DeleteFunc(func(k scoreKey) bool { return k == key })
+		if _, err := s.cache.Get(ctx, key, func() (VersionScores, error) { return scored, nil }); err != nil {
 			return err
 		}
 	}
