@@ -230,22 +230,17 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	// The board scores every version (against the reference when there
-	// is one); the experiment shows the ones it made.
-	board, err := a.Scores.Board(ctx, name)
+	// The versions it made, scored (against the reference when there is
+	// one); the extraction's others are not scored again.
+	ids := make([]int, len(made))
+	for i, v := range made {
+		ids[i] = v.ID
+	}
+	board, err := a.Scores.BoardOf(ctx, name, ids)
 	if err != nil {
 		return err
 	}
-	measures := board.Measures
-	var scored []app.VersionScores
-	for _, vs := range board.Versions {
-		for _, v := range made {
-			if vs.ID == v.ID {
-				scored = append(scored, vs)
-			}
-		}
-	}
-	best := app.BestOf(measures, scored)
+	measures, scored, best := board.Measures, board.Versions, board.Best
 	if *asJSON {
 		out := experimentJSON{Best: best}
 		for _, vs := range scored {
