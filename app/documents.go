@@ -153,14 +153,15 @@ const zipUnpackFactor = 10
 //     its title when it has no text).
 //   - anything else: one document, as ReadDocument reads it.
 //
-// Each file counts against maxBytes on its own. An error refuses the file
+// Each file counts against maxBytes on its own (a CSV table against
+// extract.SizeLimit's larger limit). An error refuses the file
 // as a whole; it is an *extract.Error of kind invalid naming the file.
 func ReadDocuments(ctx context.Context, name string, data []byte, maxBytes int) (FileDocuments, error) {
 	if maxBytes <= 0 {
 		maxBytes = extract.DefaultMaxBytes
 	}
-	if len(data) > maxBytes {
-		return FileDocuments{Name: name}, extract.Errorf(extract.KindInvalid, "%s is %d bytes, over the size limit of %d bytes", name, len(data), maxBytes)
+	if limit := extract.SizeLimit(name, maxBytes); len(data) > limit {
+		return FileDocuments{Name: name}, extract.Errorf(extract.KindInvalid, "%s is %d bytes, over the size limit of %d bytes", name, len(data), limit)
 	}
 	if export.IsZip(data) && !extract.Converts(name) {
 		return readZip(ctx, name, data, maxBytes)

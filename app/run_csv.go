@@ -13,61 +13,58 @@ import (
 //
 // When every document of an nlp run is a CSV table, the run maps rows to
 // nodes and edges with the structured chain (extract/csvmap) instead of
-// splitting the tables as text. Each document is one chunk holding the whole
-// table, stored under the run's usual chunk settings, so the version page's
-// chunk view shows the table with each row's mentions highlighted. The
-// types come from the version's pinned schema (the default schema when none
-// is pinned). The documents are mapped together, so references resolve
-// across files (an edge table's src names a row of the node table), and each
-// document's graph and row failures are written through the sink as one
-// chunk result: an interrupted run skips the tables already written.
+// splitting the tables as text. A table is split into chunks of
+// Config.TableRows rows (one chunk in versions made before), stored as a
+// chunk set of their own, so the version page's chunk view shows the rows
+// with their mentions highlighted. The types come from the version's
+// pinned schema (the default schema when none is pinned). The run's node
+// tables are read first (csvmap.NewTables), so references resolve across
+// files (an edge table's src names a row of the node table); then each
+// chunk is mapped when its job runs and written through the sink as one
+// chunk result, so a run holds one chunk's graph at a time, and an
+// interrupted run skips the chunks already written.
 
-// planCSV plans the CSV track (see the comment at the top of this file):
-// the tables are mapped together first, then each document's result is
-// one job.
+// planCSV plans the CSV track (see the comment at the top of this file).
 func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
-	settings := chunkSettings(cfg)
-	jobs := make([]extract.Job, len(docs))
-	for i := range docs {
-		d := &docs[i]
-		ch := extract.Chunk{DocumentID: d.ID, Index: 0, Text: d.Content, Start: 0, End: len(d.Content), Tokens: extract.EstimateTokens(d.Content)}
-		if err := a.store.SaveChunks(ctx, d.ID, settings, []extract.Chunk{ch}); err != nil {
-			return track{}, err
-		}
-		jobs[i] = extract.Job{Doc: d, Chunk: ch}
-	}
 	opts, err := a.csvOptions(ctx, cfg)
 	if err != nil {
 		return track{}, err
 	}
-	results, err := csvmap.MapAll(docs, opts)
+	tables, err := csvmap.NewTables(docs, opts)
 	if err != nil {
 		return track{}, err
 	}
-	mapped := csvTables{}
-	for i, d := range docs {
-		mapped[d.ID] = extract.ChunkResult{Graph: results[i].Graph, Failures: results[i].Failures}
+	var jobs []extract.Job
+	for i := range docs {
+		d := &docs[i]
+		chunks := csvmap.RowChunks(*d, cfg.TableRows)
+		if err := a.store.SaveChunks(ctx, d.ID, ChunkSetFor(cfg, *d), chunks); err != nil {
+			return track{}, err
+		}
+		for _, ch := range chunks {
+			jobs = append(jobs, extract.Job{Doc: d, Chunk: ch})
+		}
 		// How each table was read, on the version's page: a table of
 		// triples whose header was not recognised reads as nodes.
-		if err := a.store.AppendNote(ctx, v.ID, d.Name+" was read as "+results[i].Layout+"."); err != nil {
+		if err := a.store.AppendNote(ctx, v.ID, d.Name+" was read as "+csvmap.LayoutOf(*d, opts)+"."); err != nil {
 			return track{}, err
 		}
 	}
-	return track{jobs: jobs, ex: mapped, concurrency: cfg.Concurrency}, nil
+	// One chunk is mapped while the one before is merged: mapping is the
+	// quick part, so more at once would only hold more graphs waiting
+	// for the merge.
+	return track{jobs: jobs, ex: csvChunks{tables}, concurrency: 1}, nil
 }
 
-// csvTables is the extract.Extractor of a CSV run: the result of each
-// table, mapped beforehand, by document ID.
-type csvTables map[int]extract.ChunkResult
+// csvChunks is the extract.Extractor of a CSV run: it maps the rows of
+// a table's chunk.
+type csvChunks struct{ t *csvmap.Tables }
 
-// Extract returns the table's mapped result.
-func (m csvTables) Extract(_ context.Context, doc extract.Document, _ extract.Chunk) (extract.ChunkResult, error) {
-	res, ok := m[doc.ID]
-	if !ok {
-		return res, extract.Errorf(extract.KindInternal, "document %q was not mapped", doc.Name)
-	}
-	return res, nil
+// Extract maps the chunk's rows.
+func (m csvChunks) Extract(_ context.Context, doc extract.Document, ch extract.Chunk) (extract.ChunkResult, error) {
+	res := m.t.Map(doc, ch)
+	return extract.ChunkResult{Graph: res.Graph, Failures: res.Failures}, nil
 }
 
 // csvOptions converts the run's schema (the pinned version, else the

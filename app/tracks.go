@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -53,10 +54,17 @@ func IsDialogueRun(cfg extract.Config, docs []extract.Document) bool {
 
 // ChunkSetFor names the chunk set a document's chunks are stored under in
 // a run of cfg: dialogues have one chunk per turn whatever the splitter
-// settings; the others are split per the settings.
+// settings; CSV tables a chunk per cfg.TableRows rows (one chunk, under
+// the splitter settings, in versions made before); the others are split
+// per the settings.
 func ChunkSetFor(cfg extract.Config, d extract.Document) string {
-	if TrackOf(cfg, d) == TrackDialogue {
+	switch TrackOf(cfg, d) {
+	case TrackDialogue:
 		return DialogueChunkSet
+	case TrackCSV:
+		if cfg.TableRows > 0 {
+			return fmt.Sprintf("rows/%d", cfg.TableRows)
+		}
 	}
 	return chunkSettings(cfg)
 }

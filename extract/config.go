@@ -68,7 +68,19 @@ type Config struct {
 	// decisions (merges, not-the-same) that a run otherwise applies in
 	// its final job: a retry of a version that applied none applies none.
 	NoDecisions bool `json:"no_decisions,omitempty"`
+	// TableRows is how many rows of a CSV table one chunk maps (each
+	// chunk is mapped and merged on its own, so a table's size does not
+	// bound what a run holds at once); 0, in versions made before, maps
+	// every table as one chunk.
+	TableRows int `json:"table_rows,omitempty"`
 }
+
+// DefaultTableRows is the rows of a CSV table a chunk maps by default
+// (Config.TableRows).
+const DefaultTableRows = 10_000
+
+// MaxTableRows bounds Config.TableRows.
+const MaxTableRows = 1_000_000
 
 // What standardisation makes of an official name (Config.OfficialNames).
 const (
@@ -172,6 +184,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxFragments == 0 {
 		c.MaxFragments = d.MaxFragments
 	}
+	if c.TableRows == 0 {
+		c.TableRows = DefaultTableRows
+	}
 	return c
 }
 
@@ -179,8 +194,9 @@ func (c Config) WithDefaults() Config {
 // API) accepts, with one message each: a known strategy, provider and
 // report writer, 0 to MaxReportCalls report calls, a chunk size from MinChunkSize to MaxChunkSize, an overlap from 0 to less
 // than the chunk size, MinConcurrency to MaxConcurrency chunks at a time,
-// 0 to MaxGleanRounds gleaning rounds and 1 to MaxFragmentCap description
-// fragments. It returns an *Error of kind KindInvalid.
+// 0 to MaxGleanRounds gleaning rounds, 1 to MaxFragmentCap description
+// fragments and 0 to MaxTableRows rows of a table per chunk. It returns
+// an *Error of kind KindInvalid.
 func (c Config) Validate() error {
 	if !slices.Contains(Strategies, c.Strategy) {
 		return Errorf(KindInvalid, "unknown strategy %q (use %s)", c.Strategy, orList(Strategies))
@@ -195,6 +211,9 @@ func (c Config) Validate() error {
 		return Errorf(KindInvalid, "unknown reports %q (use %s)", c.Reports, orList(ReportWriters))
 	}
 	if err := inRange("max reports", c.MaxReports, 0, MaxReportCalls); err != nil {
+		return err
+	}
+	if err := inRange("table rows", c.TableRows, 0, MaxTableRows); err != nil {
 		return err
 	}
 	if c.OfficialNames != "" && !slices.Contains(OfficialNameModes, c.OfficialNames) {

@@ -14,13 +14,33 @@ import (
 // DefaultMaxBytes is the default size limit of one document: 20 MiB.
 const DefaultMaxBytes = 20 << 20
 
+// TableScale is how many times the size limit a CSV or TSV table may be:
+// a table's rows are mapped a chunk at a time (see Config.TableRows), so
+// its size does not bound what a run holds at once, and a table of a
+// million rows is some 30 MB.
+const TableScale = 8
+
+// SizeLimit is the size limit of the document named name under the limit
+// maxBytes (DefaultMaxBytes when maxBytes <= 0): TableScale times it for a
+// .csv or .tsv file.
+func SizeLimit(name string, maxBytes int) int {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv", ".tsv":
+		return maxBytes * TableScale
+	}
+	return maxBytes
+}
+
 // utf8BOM is the UTF-8 encoding of U+FEFF.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // ReadDocument validates raw bytes and turns them into a Document.
 //
 // It refuses (with an *Error of kind KindInvalid) input larger than maxBytes
-// (DefaultMaxBytes when maxBytes <= 0), binary input (NUL bytes), invalid
+// (DefaultMaxBytes when maxBytes <= 0; see SizeLimit for tables), binary input (NUL bytes), invalid
 // UTF-8 and empty or whitespace-only content. It strips a UTF-8 byte-order
 // mark and normalises line endings (CRLF and lone CR become LF). Kind is
 // detected from the extension of name and, failing that, from the content:
@@ -30,9 +50,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // digest of the normalised content, so the same text with or without a BOM or
 // with other line endings has the same digest.
 func ReadDocument(name string, data []byte, maxBytes int) (Document, error) {
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
-	}
+	maxBytes = SizeLimit(name, maxBytes)
 	label := name
 	if label == "" {
 		label = "document"

@@ -193,15 +193,16 @@ const listedAtMost = 10
 
 // readUpload reads one uploaded file into its documents.
 func (h *Handler) readUpload(ctx context.Context, name string, open func() (io.ReadCloser, error), size int64) (app.FileDocuments, error) {
-	if size > int64(h.maxUpload()) {
-		return app.FileDocuments{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(h.maxUpload()))
+	limit := extract.SizeLimit(name, h.maxUpload()) // a CSV table's is larger
+	if size > int64(limit) {
+		return app.FileDocuments{}, extract.Errorf(extract.KindInvalid, "%s is over the limit of %s", web.HumanBytes(int(size)), web.HumanBytes(limit))
 	}
 	f, err := open()
 	if err != nil {
 		return app.FileDocuments{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, int64(h.maxUpload())+1))
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return app.FileDocuments{}, extract.Wrap(extract.KindInvalid, err, "cannot read the upload")
 	}

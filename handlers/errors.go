@@ -41,7 +41,10 @@ func (h *Handler) ErrorHandler(err error, c echo.Context) {
 			msg = m
 		}
 		if status == http.StatusRequestEntityTooLarge {
-			msg = "upload too large: the limit is " + web.HumanBytes(h.cfg.MaxUploadBytes)
+			msg = "upload too large: the limit is " + web.HumanBytes(h.maxUpload())
+			if isUpload(c) {
+				msg += " a file, " + web.HumanBytes(h.maxUpload()*extract.TableScale) + " a CSV table"
+			}
 		}
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "request canceled"

@@ -18,12 +18,12 @@ func (h *Handler) Routes(e *echo.Echo) {
 
 	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)
-	e.POST("/documents", h.saveDocuments)
+	e.POST("/documents", h.saveDocuments, h.uploadLimit())
 	e.GET("/documents/:id", h.showDocument)
 	e.POST("/documents/:id/delete", h.deleteDocument)
 	e.DELETE("/api/documents/:id", h.deleteDocument)
 	e.GET("/api/documents", h.apiDocuments)
-	e.POST("/api/documents", h.saveDocuments)
+	e.POST("/api/documents", h.saveDocuments, h.uploadLimit())
 
 	// Extractions and runs: the run form, start, progress, cancel, delete.
 	e.GET("/extractions", h.listExtractions)

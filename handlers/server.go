@@ -5,6 +5,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // NewServer builds the Echo instance with middleware and every route.
@@ -21,17 +23,24 @@ func (h *Handler) NewServer() *echo.Echo {
 	}))
 	e.Use(RequestLogger(h.log))
 	e.Use(secureHeaders, checkHost(allowedHosts(h.cfg)), sameOrigin(h.cfg.PublicURL), h.requireToken)
-	e.Use(middleware.BodyLimit(bodyLimit(h.cfg.MaxUploadBytes)))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit(h.cfg.MaxUploadBytes, 1), Skipper: isUpload}))
 	h.Routes(e)
 	return e
 }
 
-func bodyLimit(max int) string {
+// bodyLimit is the largest request body: scale times the upload limit and
+// the multipart framing around a file.
+func bodyLimit(max, scale int) string {
 	if max <= 0 {
-		max = 20 << 20
+		max = extract.DefaultMaxBytes
 	}
-	// Multipart framing adds a little to the file itself.
-	return itoa((max+(64<<10))/1024) + "K"
+	return itoa((max*scale+(64<<10))/1024) + "K"
+}
+
+// isUpload reports the routes that take documents: a CSV table among them
+// may be extract.TableScale times the upload limit (see uploadLimit).
+func isUpload(c echo.Context) bool {
+	return c.Request().Method == http.MethodPost && (c.Path() == "/documents" || c.Path() == "/api/documents")
 }
 
 // health is the answer of /healthz.
@@ -70,4 +79,10 @@ func (h *Handler) serveStatic(c echo.Context) error {
 // favicon answers browsers that ask for /favicon.ico with the SVG icon.
 func (h *Handler) favicon(c echo.Context) error {
 	return c.Redirect(http.StatusMovedPermanently, h.assets.URL("img/favicon.svg"))
+}
+
+// uploadLimit bounds the body of a document upload: a CSV table may be
+// extract.TableScale times the limit of other files.
+func (h *Handler) uploadLimit() echo.MiddlewareFunc {
+	return middleware.BodyLimit(bodyLimit(h.cfg.MaxUploadBytes, extract.TableScale))
 }

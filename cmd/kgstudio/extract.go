@@ -37,6 +37,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&ec.Reports, "reports", extract.ReportsOffline, "community reports: offline (from the graph's text) or model (the provider writes them)")
 	fs.IntVar(&ec.MaxReports, "max-reports", extract.DefaultMaxReports, "with --reports model: the most report calls a run makes")
 	fs.StringVar(&ec.OfficialNames, "official-names", "", "schema strategy: what standardisation makes of an official name: rename (the default: the node takes it, the text's name stays an alias) or node (KAG's shape: an official-name node and an OfficialName edge)")
+	fs.IntVar(&ec.TableRows, "table-rows", extract.DefaultTableRows, "rows of a CSV table mapped and merged as one chunk")
 	fs.BoolVar(&ec.ChunkNodes, "chunk-nodes", false, "put KAG's chunk layer into the graph: a Chunk node per chunk, entities or not, and a source edge from each node to its chunks")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	estimate := fs.Bool("estimate", false, "count the chunks, model calls, tokens and cost the run would take, calling no model and storing nothing")

@@ -52,10 +52,9 @@ func peakHeap(f func()) uint64 {
 	return max(peak.Load(), read(), base) - base
 }
 
-// The tables of a run are mapped row by row and stop at the row past
+// The tables of a run are read row by row and stop at the row past
 // MaxRows, with an error naming the table and line, over all the run's
-// tables: a million rows were mapped whole (1.7 GB at the peak, the
-// server at 1.6 GB of RSS).
+// tables.
 func TestMapAll_MaxRows(t *testing.T) {
 	t.Parallel()
 	// Rows without an id are counted as cheaply as any (and fail).

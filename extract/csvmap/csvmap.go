@@ -81,8 +81,11 @@ const DefaultType = "Concept"
 
 // MaxRows bounds the rows the tables of one run may have in all: the
 // tables are read row by row, and the row past the limit stops the
-// mapping with an error naming its table and row.
-const MaxRows = 100_000
+// mapping with an error naming its table and row. Tables are mapped a
+// row chunk at a time (see Tables), but a run's last steps (communities,
+// vectors) read its whole graph, so the bound is what a run was measured
+// to build in under a gigabyte.
+const MaxRows = 1_000_000
 
 // Options are the schema types a table is mapped under.
 type Options struct {

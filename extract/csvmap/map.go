@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/schema"
@@ -38,21 +37,13 @@ func Map(doc extract.Document, opts Options) (extract.Graph, []extract.ParseFail
 // MapAll maps the documents of one run, one Result per document in order,
 // and links references across them (see the package comment).
 func MapAll(docs []extract.Document, opts Options) ([]Result, error) {
-	bs := make([]*builder, len(docs))
-	rows := 0
-	for i, d := range docs {
-		if !utf8.ValidString(d.Content) {
-			return nil, extract.Errorf(extract.KindInvalid, "%s is not valid UTF-8", d.Name)
-		}
-		bs[i] = newBuilder(d, opts)
-		if bs[i].mapTable(&rows); bs[i].err != nil {
-			return nil, bs[i].err
-		}
+	t, err := NewTables(docs, opts)
+	if err != nil {
+		return nil, err
 	}
-	link(bs)
-	out := make([]Result, len(bs))
-	for i, b := range bs {
-		out[i] = Result{Graph: b.graph(), Failures: b.failures, Layout: b.layout}
+	out := make([]Result, len(docs))
+	for i, d := range docs {
+		out[i] = t.Map(d, extract.Chunk{DocumentID: d.ID, Start: 0, End: len(d.Content)})
 	}
 	return out, nil
 }
@@ -76,6 +67,15 @@ type builder struct {
 	err error
 	// layout says how the table was read (Result.Layout).
 	layout string
+	// chunk is the index of the row chunk being mapped (its mentions'
+	// ChunkIndex); 0 for a table mapped whole.
+	chunk int
+	// firstRows holds the line of each id's first row in a node table:
+	// the builder's own (ownRows), or, for a table mapped a chunk at a
+	// time, the whole table's (see Tables), read only, so a repeated id
+	// is found in any chunk.
+	firstRows map[string]int
+	ownRows   bool
 }
 
 func newBuilder(doc extract.Document, opts Options) *builder {
@@ -87,7 +87,7 @@ func (b *builder) fail(r record, reason string) {
 }
 
 func (b *builder) mention(start, end int) extract.Mention {
-	return extract.Mention{DocumentID: b.doc.ID, ChunkIndex: 0, Start: start, End: end, Text: extract.Clip(b.doc.Content[start:end], 300)}
+	return extract.Mention{DocumentID: b.doc.ID, ChunkIndex: b.chunk, Start: start, End: end, Text: extract.Clip(b.doc.Content[start:end], 300)}
 }
 
 func (b *builder) rowMention(r record) extract.Mention { return b.mention(r.start, r.end) }
@@ -177,44 +177,35 @@ func baseName(name string) string {
 	return strings.TrimSuffix(name, path.Ext(name))
 }
 
-// mapTable reads the document and maps its rows as they are read, by
-// the layout its header tells. It counts the rows in *rows, over all the
-// documents of a run, and stops at the one past MaxRows (b.err).
-func (b *builder) mapTable(rows *int) {
+// mapTable reads the whole document and maps its rows as they are read
+// (see mapSpan). It counts the rows in *rows, over all the documents of a
+// run, and stops at the one past MaxRows (b.err).
+func (b *builder) mapTable(rows *int) { b.mapSpan(0, len(b.doc.Content), rows) }
+
+// mapSpan maps the rows of the document's bytes [start, end) (the whole
+// table, or one of its row chunks) by the layout the table's header
+// tells. With rows set, it counts the rows in *rows and stops at the one
+// past MaxRows (b.err).
+func (b *builder) mapSpan(start, end int, rows *int) {
+	header, at, ok := readHeader(b.doc)
 	// A row adds about one node and at most one edge: room for them up
 	// front, so the maps are not rebuilt as they grow.
-	lines := min(strings.Count(b.doc.Content, "\n")+1, MaxRows)
+	lines := min(strings.Count(b.doc.Content[start:end], "\n")+1, MaxRows)
 	b.nodes = make(map[string]*extract.Node, lines)
 	b.edges = make(map[extract.EdgeID]*extract.Edge, lines)
-	var header []string
 	var mapRow func(record)
-	fails := readTable(b.doc.Name, b.doc.Content, func(r record) bool {
-		if header == nil {
-			header = make([]string, len(r.fields))
-			for i, h := range r.fields {
-				header[i] = cleanHeader(h)
-				if header[i] == "" {
-					header[i] = fmt.Sprintf("column%d", i+1)
-				}
-			}
-			switch {
-			case isTriples(header):
-				mapRow = b.mapTriples(header)
-				b.layout = fmt.Sprintf("triples: one edge per row (columns %s, %s, %s)", header[0], header[1], header[2])
-			default:
-				if mapRow = b.edgeTable(header); mapRow != nil {
-					b.layout = "an edge table: one edge per row, from its src to its dst"
-				} else {
-					mapRow = b.mapNodes(header)
-					b.layout = fmt.Sprintf("a node table: one node per row (its first columns, %s, are not subject, predicate and object, nor S, P and O)",
-						strings.Join(header[:min(3, len(header))], ", "))
-				}
-			}
-			return true
+	if ok {
+		mapRow, b.layout = b.layoutOf(header)
+	}
+	fails := readSpan(b.doc.Content, start, end, delimiter(b.doc.Name, b.doc.Content), func(r record) bool {
+		if !ok || r.start <= at {
+			return true // the header, or what could not be read before it
 		}
-		if *rows++; *rows > MaxRows {
-			b.err = tooManyRows(b.doc.Name, r.line)
-			return false
+		if rows != nil {
+			if *rows++; *rows > MaxRows {
+				b.err = tooManyRows(b.doc.Name, r.line)
+				return false
+			}
 		}
 		b.rowStart = r.start
 		mapRow(r)
@@ -223,9 +214,40 @@ func (b *builder) mapTable(rows *int) {
 	// The records that could not be read come first, as they did when
 	// the table was read whole before its rows were mapped.
 	b.failures = append(fails, b.failures...)
-	if header == nil {
+	if !ok && start == 0 {
 		b.failures = append(b.failures, extract.ParseFailure{Line: "row 1: ", Reason: "empty table: no header row"})
 	}
+}
+
+// readHeader reads a table's header: its first record that can be read,
+// with its cells cleaned (an empty one named by its column), and where
+// it starts.
+func readHeader(doc extract.Document) (header []string, start int, ok bool) {
+	readTable(doc.Name, doc.Content, func(r record) bool {
+		header = make([]string, len(r.fields))
+		for i, h := range r.fields {
+			header[i] = cleanHeader(h)
+			if header[i] == "" {
+				header[i] = fmt.Sprintf("column%d", i+1)
+			}
+		}
+		start, ok = r.start, true
+		return false
+	})
+	return header, start, ok
+}
+
+// layoutOf chooses how a table with this header is mapped: its rows'
+// mapper and the words saying so (Result.Layout).
+func (b *builder) layoutOf(header []string) (func(record), string) {
+	if isTriples(header) {
+		return b.mapTriples(header), fmt.Sprintf("triples: one edge per row (columns %s, %s, %s)", header[0], header[1], header[2])
+	}
+	if mapRow := b.edgeTable(header); mapRow != nil {
+		return mapRow, "an edge table: one edge per row, from its src to its dst"
+	}
+	return b.mapNodes(header), fmt.Sprintf("a node table: one node per row (its first columns, %s, are not subject, predicate and object, nor S, P and O)",
+		strings.Join(header[:min(3, len(header))], ", "))
 }
 
 // tooManyRows refuses the row at line of the named table, past MaxRows.
@@ -393,7 +415,10 @@ func (b *builder) mapNodes(header []string) func(record) {
 	}
 	nameCol := colIndex(header, "name", "title")
 	descCol := colIndex(header, "desc", "description")
-	firstRow := map[string]int{}
+	if b.firstRows == nil {
+		b.firstRows, b.ownRows = map[string]int{}, true
+	}
+	firstRow := b.firstRows
 	return func(r record) {
 		if !b.checkWidth(header, r) {
 			return
@@ -410,14 +435,18 @@ func (b *builder) mapNodes(header []string) func(record) {
 			}
 		}
 		key := nodeKey(typ, id)
-		if line, dup := firstRow[key]; dup {
+		line, dup := firstRow[key]
+		if dup && line != r.line {
 			b.fail(r, fmt.Sprintf("id %q repeats the row of line %d; the rows are merged, the first values kept", id, line))
-		} else {
+		} else if !dup && b.ownRows {
 			firstRow[key] = r.line
 		}
+		// The first row of a repeated id in another row chunk keeps its
+		// values: this row adds its mention and its references.
+		elsewhere := dup && line != r.line && !b.defined[key]
 		b.node(typ, id, name, b.rowMention(r))
 		n := b.nodes[key]
-		if !b.defined[key] {
+		if !b.defined[key] && !elsewhere {
 			n.Name = name
 			b.defined[key] = true
 		}
@@ -427,7 +456,7 @@ func (b *builder) mapNodes(header []string) func(record) {
 				continue
 			}
 			if i == descCol {
-				if n.Description == "" {
+				if n.Description == "" && !elsewhere {
 					n.Description = cell
 				}
 				continue
@@ -448,6 +477,9 @@ func (b *builder) mapNodes(header []string) func(record) {
 					dk := b.node(target.Name, id, id, b.mention(r.cell(b.doc.Content, i, v)))
 					b.edge(key, h, dk, nil, b.rowMention(r))
 				}
+				continue
+			}
+			if elsewhere {
 				continue
 			}
 			if n.Properties == nil {
@@ -552,18 +584,26 @@ func value(cell string, p *Property) any {
 	return cell
 }
 
-// link looks across the documents of a run: references to a row defined in
-// any document take its name; references that match no id of their type
-// but one row's text property value are moved onto that row; and a node
-// named without a type (a triple's subject or object) that no row of the
-// default type defines is moved onto the one row, of any type, with that
-// name or id, so a triples table and a node table of one run give one
-// "Ebenezer Scrooge", a Person.
-func link(bs []*builder) {
-	name := map[string]string{} // defined key -> row name
-	typ := map[string]string{}  // defined key -> row type
-	byValue := map[string]string{}
-	byName := map[string]string{} // normalized name or id -> defined key
+// A run's tables are linked through a directory of the rows its node
+// tables define: references to a row defined in any document take its
+// name; references that match no id of their type but one row's text
+// property value are moved onto that row; and a node named without a type
+// (a triple's subject or object) that no row of the default type defines
+// is moved onto the one row, of any type, with that name or id, so a
+// triples table and a node table of one run give one "Ebenezer Scrooge",
+// a Person.
+
+// directory holds the rows the node tables of a run define.
+type directory struct {
+	name    map[string]string // defined key -> row name
+	typ     map[string]string // defined key -> row type
+	byValue map[string]string // typed key of a row's text value -> defined key ("" when ambiguous)
+	byName  map[string]string // normalized name or id -> defined key ("" when ambiguous)
+}
+
+// newDirectory collects the rows the builders define, in order.
+func newDirectory(bs []*builder) *directory {
+	d := &directory{name: map[string]string{}, typ: map[string]string{}, byValue: map[string]string{}, byName: map[string]string{}}
 	unique := func(m map[string]string, vk, k string) {
 		if old, seen := m[vk]; seen && old != k {
 			m[vk] = "" // ambiguous
@@ -577,8 +617,8 @@ func link(bs []*builder) {
 				continue
 			}
 			n := b.nodes[k]
-			if _, ok := name[k]; !ok {
-				name[k], typ[k] = n.Name, n.Type
+			if _, ok := d.name[k]; !ok {
+				d.name[k], d.typ[k] = n.Name, n.Type
 			}
 			values := []any{n.Name}
 			for _, v := range n.Properties {
@@ -589,39 +629,42 @@ func link(bs []*builder) {
 				if !ok || s == "" {
 					continue
 				}
-				unique(byValue, nodeKey(n.Type, s), k)
+				unique(d.byValue, nodeKey(n.Type, s), k)
 			}
 			for _, s := range []string{extract.NormalizeName(n.Name), idOf(k)} {
 				if s != "" {
-					unique(byName, s, k)
+					unique(d.byName, s, k)
 				}
 			}
 		}
 	}
-	for _, b := range bs {
-		moved := map[string]string{}
-		for _, k := range b.norder {
-			if _, ok := name[k]; ok {
-				continue
-			}
-			if to := byValue[k]; to != "" {
-				moved[k] = to
-			} else if to := byName[idOf(k)]; b.untyped[k] && to != "" {
-				moved[k] = to
-			} else if to := extract.NodeKey(b.nodes[k].Name); b.untyped[k] && to != "" && to != k {
-				// A triple's end no table defines is named, not typed: its
-				// key is its name's, so it is the node the run's text
-				// finds by that name, whatever type the text gives it.
-				moved[k] = to
-			}
+	return d
+}
+
+// apply links one builder's nodes to the directory's rows.
+func (d *directory) apply(b *builder) {
+	moved := map[string]string{}
+	for _, k := range b.norder {
+		if _, ok := d.name[k]; ok {
+			continue
 		}
-		if len(moved) > 0 {
-			b.rekey(moved)
+		if to := d.byValue[k]; to != "" {
+			moved[k] = to
+		} else if to := d.byName[idOf(k)]; b.untyped[k] && to != "" {
+			moved[k] = to
+		} else if to := extract.NodeKey(b.nodes[k].Name); b.untyped[k] && to != "" && to != k {
+			// A triple's end no table defines is named, not typed: its
+			// key is its name's, so it is the node the run's text
+			// finds by that name, whatever type the text gives it.
+			moved[k] = to
 		}
-		for _, k := range b.norder {
-			if nm, ok := name[k]; ok && !b.defined[k] {
-				b.nodes[k].Name, b.nodes[k].Type = nm, typ[k]
-			}
+	}
+	if len(moved) > 0 {
+		b.rekey(moved)
+	}
+	for _, k := range b.norder {
+		if nm, ok := d.name[k]; ok && !b.defined[k] {
+			b.nodes[k].Name, b.nodes[k].Type = nm, d.typ[k]
 		}
 	}
 }

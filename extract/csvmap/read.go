@@ -48,11 +48,19 @@ const utf8BOM = "\ufeff"
 // Records that cannot be decoded are reported as failures; reading goes
 // on after them.
 func readTable(name, content string, row func(record) bool) []extract.ParseFailure {
-	base := 0
-	if strings.HasPrefix(content, utf8BOM) {
+	return readSpan(content, 0, len(content), delimiter(name, content), row)
+}
+
+// readSpan is readTable for the records of content[start:end], where
+// start is where a record begins (a row chunk's start, see RowChunks):
+// offsets and line numbers are the document's.
+func readSpan(content string, start, end int, comma rune, row func(record) bool) []extract.ParseFailure {
+	base := start
+	if start == 0 && strings.HasPrefix(content, utf8BOM) {
 		base = len(utf8BOM)
 	}
-	body := content[base:]
+	lines := strings.Count(content[:base], "\n") // before the span
+	body := content[base:max(base, end)]
 	lineStarts := make([]int, 1, strings.Count(body, "\n")+1)
 	for i := 0; i < len(body); i++ {
 		if body[i] == '\n' {
@@ -67,7 +75,7 @@ func readTable(name, content string, row func(record) bool) []extract.ParseFailu
 		return min(max(o, 0), len(body))
 	}
 	r := csv.NewReader(strings.NewReader(body))
-	r.Comma = delimiter(name, body)
+	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	var fails []extract.ParseFailure
@@ -89,6 +97,7 @@ func readTable(name, content string, row func(record) bool) []extract.ParseFailu
 				// {"confidence": 1.0}) is read as written.
 				if errors.Is(pe.Err, csv.ErrBareQuote) && pe.StartLine == pe.Line {
 					if rec, ok := lazyLine(body, lineStarts, pe.Line, r.Comma); ok {
+						rec.line += lines
 						if !row(rec.shift(base)) {
 							break
 						}
@@ -97,7 +106,7 @@ func readTable(name, content string, row func(record) bool) []extract.ParseFailu
 				}
 			}
 			s := skipNewlines(body, int(before))
-			fails = append(fails, failure(line, body[s:trimEnd(body, s, after)], "malformed CSV: "+reason))
+			fails = append(fails, failure(line+lines, body[s:trimEnd(body, s, after)], "malformed CSV: "+reason))
 			if int64(after) <= before {
 				break
 			}
@@ -107,7 +116,7 @@ func readTable(name, content string, row func(record) bool) []extract.ParseFailu
 		cells = slices.Grow(cells[:0], len(fields))[:len(fields)]
 		rec := record{fields: fields, cells: cells}
 		line, col := r.FieldPos(0)
-		rec.line = line
+		rec.line = line + lines
 		rec.start = offset(line, col)
 		rec.end = max(trimEnd(body, rec.start, after), rec.start)
 		for i := range fields {
