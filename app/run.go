@@ -235,13 +235,15 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		// vectorizer step (after every kind of run) embeds it. They read
 		// it as loaded once.
 		var g extract.Graph
-		if g, err = a.store.LoadGraph(ctx, v.ID, false); err == nil {
+		if g, err = a.finalGraph(ctx, v); err == nil {
 			r := a.keepCommunities(ctx, v, &g)
+			have := versionRead{graph: &g, comms: &r}
 			if v.Config.ModelReports() {
 				err = a.writeReports(ctx, v, r)
+				have.comms = nil // read back with the model's reports
 			}
 			if err == nil {
-				err = a.vectorize(ctx, v, &g)
+				err = a.vectorize(ctx, v, have)
 			}
 		}
 	}
@@ -271,6 +273,18 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
 	}
 	return nil
+}
+
+// finalGraph loads a finished run's graph for its communities and
+// vectors: without mentions, and without properties unless the schema
+// embeds some (a triples table's nodes each carry a map of type counts:
+// 160 MB at a million rows, read for nothing).
+func (a *App) finalGraph(ctx context.Context, v record.Version) (extract.Graph, error) {
+	props, err := a.vectorProps(ctx, v.Config)
+	if err != nil {
+		return extract.Graph{}, err
+	}
+	return a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Properties: len(props) > 0})
 }
 
 // checkReadable fails a run that made nothing because no model answer

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/query"
@@ -122,12 +123,20 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 // The offline embedder's vectors are not stored: they are a hash of the
 // text, computed faster than they are read back, so a version records only
 // their count, and its first search computes them again (derivedVectors).
-func (a *App) vectorize(ctx context.Context, v record.Version, g *extract.Graph) error {
+func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead) error {
 	emb, err := a.embedder(ctx, v.Config)
 	if err != nil {
 		return err
 	}
-	items, props, err := a.vectorTexts(ctx, v, versionRead{graph: g})
+	var items []vectorText
+	var props query.VectorProps
+	derived := 0
+	if derivedEmbedder(emb) {
+		// Only counted: a million-row table's texts are not listed.
+		props, err = a.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
+	} else {
+		items, props, err = a.vectorTexts(ctx, v, have)
+	}
 	if err != nil {
 		return err
 	}
@@ -137,8 +146,7 @@ func (a *App) vectorize(ctx context.Context, v record.Version, g *extract.Graph)
 	}
 	var use extract.EmbedUsage
 	if derivedEmbedder(emb) {
-		w.Derived(len(items))
-		items = nil
+		w.Derived(derived)
 	} else {
 		tables, err := a.tableDocuments(ctx, v)
 		if err != nil {
@@ -212,7 +220,7 @@ func meaningful(items []vectorText, props query.VectorProps, tables map[int]bool
 	for _, it := range items {
 		switch {
 		case it.kind == store.VectorReport && !described && allTables:
-		case it.kind == store.VectorChunk && tables[it.chunk.DocumentID]:
+		case it.chunk != nil && tables[it.chunk.DocumentID]:
 		case namesOnly(it):
 		default:
 			out = append(out, it)
@@ -261,16 +269,24 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // schema's vector-indexed properties that join a node's text. What have
 // holds is not read again.
 func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
+	var items []vectorText
+	props, err := a.eachVectorText(ctx, v, have, func(t vectorText) { items = append(items, t) })
+	return items, props, err
+}
+
+// eachVectorText gives each text vectorTexts lists to visit, in order,
+// and returns the schema's vector-indexed properties.
+func (a *App) eachVectorText(ctx context.Context, v record.Version, have versionRead, visit func(vectorText)) (query.VectorProps, error) {
 	if have.wait != nil {
 		if err := have.wait(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	g := have.graph
 	if g == nil {
 		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		g = &loaded
 	}
@@ -278,7 +294,7 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRea
 	if chunks == nil {
 		var err error
 		if chunks, err = a.versionChunks(ctx, v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		defer clear(chunks) // ours: the list below holds them
 	}
@@ -287,35 +303,39 @@ func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRea
 	})
 	props, err := a.vectorProps(ctx, v.Config)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var items []vectorText
-	for _, c := range list {
-		items = append(items, vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: c})
+	for i, c := range list {
+		visit(vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: &list[i]})
 	}
-	seen := map[string]bool{}
-	nodes := 0
+	seen := make(map[string]struct{}, len(g.Nodes))
 	for i, n := range g.Nodes {
-		if !seen[n.Key] {
-			seen[n.Key] = true
-			nodes++
-			items = append(items, vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
+		if _, ok := seen[n.Key]; !ok {
+			seen[n.Key] = struct{}{}
+			visit(vectorText{kind: store.VectorNode, key: n.Key, node: &g.Nodes[i]})
 		}
 	}
+	nodes := len(seen)
+	clear(seen) // edge keys next: one text, one vector
 	for i, e := range g.Edges {
-		if k := query.EdgeVectorKey(e); !seen["\x00"+k] {
-			seen["\x00"+k] = true
-			items = append(items, vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
+		if k := query.EdgeVectorKey(e); !has(seen, k) {
+			seen[k] = struct{}{}
+			visit(vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
 		}
-	}
-	// The reports of the communities global search reads.
-	r := a.communitiesOf(ctx, v, *g)
-	cs := query.ReportedCommunities(r, nodes)
-	for i, rep := range r.ReportsOf(cs, *g) {
-		items = append(items, vectorText{kind: store.VectorReport, key: strconv.Itoa(cs[i].ID), report: query.ReportText(rep)})
 	}
 	clear(seen)
-	return items, props, nil
+	// The reports of the communities global search reads.
+	var r community.Result
+	if have.comms != nil {
+		r = *have.comms
+	} else {
+		r = a.communitiesOf(ctx, v, *g)
+	}
+	cs := query.ReportedCommunities(r, nodes)
+	for i, rep := range r.ReportsOf(cs, *g) {
+		visit(vectorText{kind: store.VectorReport, key: strconv.Itoa(cs[i].ID), report: query.ReportText(rep)})
+	}
+	return props, nil
 }
 
 // versionRead is what a caller has read of a version already, its graph
@@ -326,6 +346,9 @@ type versionRead struct {
 	graph  *extract.Graph
 	wait   func() error
 	chunks map[extract.ChunkRef]extract.Chunk
+	// comms are the version's communities, as a final job just stored
+	// them.
+	comms *community.Result
 }
 
 // vectorBatchTexts is how many texts the vectorizer embeds and stores at
@@ -336,7 +359,7 @@ const vectorBatchTexts = 512
 // edge or a community report of the version.
 type vectorText struct {
 	kind, key string
-	chunk     extract.Chunk
+	chunk     *extract.Chunk
 	node      *extract.Node
 	edge      *extract.Edge
 	report    string
@@ -352,6 +375,12 @@ func (t vectorText) text(props query.VectorProps) string {
 		return query.EdgeText(*t.edge)
 	}
 	return t.chunk.Text
+}
+
+// has reports whether set holds k.
+func has(set map[string]struct{}, k string) bool {
+	_, ok := set[k]
+	return ok
 }
 
 // versionChunks loads a version's chunks by reference.
@@ -564,7 +593,7 @@ func (a *App) vectorizeChild(ctx context.Context, parent, child record.Version) 
 	if _, ok, err := a.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
 		return
 	}
-	if err := a.vectorize(ctx, child, nil); err != nil {
+	if err := a.vectorize(ctx, child, versionRead{}); err != nil {
 		a.log.Warn("vectors not made", "version_id", child.ID, "err", extract.MessageOf(err))
 	}
 }

@@ -215,8 +215,8 @@ func TestVectorize_SentenceEncoderReusesVectors(t *testing.T) {
 func TestMeaningful(t *testing.T) {
 	items := func() []vectorText {
 		return []vectorText{
-			{kind: store.VectorChunk, key: "1:0", chunk: extract.Chunk{DocumentID: 1}},
-			{kind: store.VectorChunk, key: "2:0", chunk: extract.Chunk{DocumentID: 2}},
+			{kind: store.VectorChunk, key: "1:0", chunk: &extract.Chunk{DocumentID: 1}},
+			{kind: store.VectorChunk, key: "2:0", chunk: &extract.Chunk{DocumentID: 2}},
 			{kind: store.VectorNode, key: "e1", node: &extract.Node{Key: "e1", Name: "e1"}},
 			{kind: store.VectorNode, key: "e2", node: &extract.Node{Key: "e2", Name: "e2", Properties: map[string]any{"desc": "a city"}}},
 			{kind: store.VectorEdge, key: "x", edge: &extract.Edge{Source: "e1", Label: "p5", Target: "e2"}},

@@ -367,29 +367,55 @@ func storedMentionPlaces(ctx context.Context, b *writeTx, versionID int, g extra
 	return out, nil
 }
 
-// LoadGraph loads a version's whole graph in insertion order. With
-// mentions, every node and edge carries its provenance. Rows are scanned
-// straight into the domain types, without Ent entities in between.
+// LoadGraph loads a version's whole graph in insertion order, with the
+// nodes' and edges' properties. With mentions, every node and edge carries
+// its provenance. Rows are scanned straight into the domain types, without
+// Ent entities in between.
 func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool) (extract.Graph, error) {
+	return s.LoadGraphParts(ctx, versionID, GraphParts{Mentions: withMentions, Properties: true})
+}
+
+// GraphParts says what LoadGraphParts reads besides the nodes' keys,
+// names, types and descriptions and the edges' ends, labels, keywords,
+// descriptions and weights.
+type GraphParts struct {
+	Mentions   bool
+	Properties bool
+}
+
+// LoadGraphParts is LoadGraph reading only the parts asked for: a step
+// that needs no properties (a graph's communities, its vectors when the
+// schema embeds none) holds no map per node.
+func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphParts) (extract.Graph, error) {
 	var g extract.Graph
 	var props, pack string
-	nodeCols := []string{node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription, node.FieldProperties}
+	withMentions := parts.Mentions
+	nodeCols := []string{node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription}
 	edgeCols := []string{entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldKeywords,
-		entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight, entedge.FieldProperties}
+		entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight}
+	if parts.Properties {
+		nodeCols = append(nodeCols, node.FieldProperties)
+		edgeCols = append(edgeCols, entedge.FieldProperties)
+	}
 	if withMentions {
 		nodeCols = append(nodeCols, node.FieldMentions)
 		edgeCols = append(edgeCols, entedge.FieldMentions)
 	}
-	err := s.outlineRows(ctx, node.Table, versionID, nodeCols, true, func(scan func(...any) error) error {
+	err := s.outlineRowsSized(ctx, node.Table, versionID, nodeCols, true, func(n int) { g.Nodes = make([]extract.Node, 0, n) }, func(scan func(...any) error) error {
 		var n extract.Node
-		dest := []any{&n.Key, &n.Name, &n.Type, &n.Description, &props}
+		dest := []any{&n.Key, &n.Name, &n.Type, &n.Description}
+		if parts.Properties {
+			dest = append(dest, &props)
+		}
 		if withMentions {
 			dest = append(dest, &pack)
 		}
 		if err := scan(dest...); err != nil {
 			return err
 		}
-		n.Properties = decodeProps(props)
+		if parts.Properties {
+			n.Properties = decodeProps(props)
+		}
 		if withMentions {
 			var err error
 			if n.Mentions, err = decodePack(pack); err != nil {
@@ -403,17 +429,24 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 		return g, translate(err, "nodes")
 	}
 	var refs []int64
-	err = s.outlineRows(ctx, entedge.Table, versionID, edgeCols, true, func(scan func(...any) error) error {
+	err = s.outlineRowsSized(ctx, entedge.Table, versionID, edgeCols, true, func(n int) {
+		g.Edges, refs = make([]extract.Edge, 0, n), make([]int64, 0, n)
+	}, func(scan func(...any) error) error {
 		var e extract.Edge
 		var ref int64
-		dest := []any{&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight, &props}
+		dest := []any{&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight}
+		if parts.Properties {
+			dest = append(dest, &props)
+		}
 		if withMentions {
 			dest = append(dest, &pack)
 		}
 		if err := scan(dest...); err != nil {
 			return err
 		}
-		e.Properties = decodeProps(props)
+		if parts.Properties {
+			e.Properties = decodeProps(props)
+		}
 		if withMentions {
 			var err error
 			if e.Mentions, err = decodePack(pack); err != nil {

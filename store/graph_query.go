@@ -64,6 +64,13 @@ func (s *Store) LoadOutline(ctx context.Context, versionID int) (extract.Graph, 
 // version_id index (which does not hold the selected columns). The
 // version_id test stays, with a unary plus that keeps SQLite off the index.
 func (s *Store) outlineRows(ctx context.Context, table string, versionID int, columns []string, ordered bool, row func(scan func(...any) error) error) error {
+	return s.outlineRowsSized(ctx, table, versionID, columns, ordered, nil, row)
+}
+
+// outlineRowsSized is outlineRows that first tells size how many rows
+// there are (on SQLite, where counting through the index is cheap), for
+// the caller to make room once.
+func (s *Store) outlineRowsSized(ctx context.Context, table string, versionID int, columns []string, ordered bool, size func(int), row func(scan func(...any) error) error) error {
 	query, args := entsql.Dialect(s.Dialect).Select(columns...).From(entsql.Table(table)).
 		Where(entsql.EQ("version_id", versionID)).Query()
 	if s.Dialect == dialect.SQLite {
@@ -74,6 +81,15 @@ func (s *Store) outlineRows(ctx context.Context, table string, versionID int, co
 		}
 		if !lo.Valid {
 			return nil
+		}
+		if size != nil {
+			// Counted through the index by version: the ids' span can
+			// be several times the count (rows rewritten take new ids).
+			var n int
+			if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table+" WHERE version_id = ?", versionID).Scan(&n); err != nil {
+				return err
+			}
+			size(n)
 		}
 		query = "SELECT " + strings.Join(columns, ", ") + " FROM " + table + " WHERE id >= ? AND id <= ? AND +version_id = ?"
 		args = []any{lo.Int64, hi.Int64, versionID}
