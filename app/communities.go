@@ -198,10 +198,14 @@ func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.
 		g = &loaded
 	}
 	r := community.Detect(*g, community.Options{})
-	// Members on the finest level only: every node once (Expand).
-	data, err := json.Marshal(r.Compact())
+	// Members on the finest level only: every node once (Expand). Written
+	// into a buffer sized once, whose text is stored without a copy.
+	compact := r.Compact()
+	var b strings.Builder
+	b.Grow(compact.JSONSize())
+	err := compact.WriteJSON(&b)
 	if err == nil {
-		err = a.store.SaveCommunities(ctx, v.ID, string(data))
+		err = a.store.SaveCommunities(ctx, v.ID, b.String())
 	}
 	if err != nil {
 		a.log.Warn("communities not stored", "version_id", v.ID, "error", err)

@@ -428,13 +428,29 @@ func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphPa
 	if err != nil {
 		return g, translate(err, "nodes")
 	}
+	// An edge's ends are its nodes' keys and its label one of a few:
+	// the edges share those strings instead of holding copies (a million
+	// edges held 64 MB of them).
+	shared := make(map[string]string, len(g.Nodes)+64)
+	for _, n := range g.Nodes {
+		shared[n.Key] = n.Key
+	}
+	intern := func(b gosql.RawBytes) string {
+		if s, ok := shared[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		shared[s] = s
+		return s
+	}
 	var refs []int64
+	var src, dst, label gosql.RawBytes
 	err = s.outlineRowsSized(ctx, entedge.Table, versionID, edgeCols, true, func(n int) {
 		g.Edges, refs = make([]extract.Edge, 0, n), make([]int64, 0, n)
 	}, func(scan func(...any) error) error {
 		var e extract.Edge
 		var ref int64
-		dest := []any{&e.Source, &e.Target, &e.Label, &e.Keywords, &e.Description, &ref, &e.Weight}
+		dest := []any{&src, &dst, &label, &e.Keywords, &e.Description, &ref, &e.Weight}
 		if parts.Properties {
 			dest = append(dest, &props)
 		}
@@ -444,6 +460,7 @@ func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphPa
 		if err := scan(dest...); err != nil {
 			return err
 		}
+		e.Source, e.Target, e.Label = intern(src), intern(dst), intern(label)
 		if parts.Properties {
 			e.Properties = decodeProps(props)
 		}

@@ -2,7 +2,9 @@ package community
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -387,4 +389,81 @@ func (r *Result) Expand() {
 			}
 		}
 	}
+}
+
+// WriteJSON writes r as json.Marshal would, a community at a time into
+// w, so that a result of a hundred thousand communities is never held in
+// one encoder's buffer (json.Marshal keeps its buffer for reuse and
+// copies it out: three times the text at once).
+func (r Result) WriteJSON(w io.Writer) error {
+	head, err := json.Marshal(struct {
+		Levels     int       `json:"levels"`
+		Modularity []float64 `json:"modularity"`
+	}{r.Levels, r.Modularity})
+	if err != nil {
+		return err
+	}
+	parts := [][]byte{head[:len(head)-1], []byte(`,"communities":`)}
+	if r.Communities == nil {
+		parts = append(parts, []byte("null"))
+	}
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	for i, c := range r.Communities {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		sep := ","
+		if i == 0 {
+			sep = "["
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	if r.Communities != nil {
+		end := "]"
+		if len(r.Communities) == 0 {
+			end = "[]"
+		}
+		if _, err := io.WriteString(w, end); err != nil {
+			return err
+		}
+	}
+	tail, err := json.Marshal(struct {
+		Reports         []Report `json:"reports,omitempty"`
+		ReportFallbacks int      `json:"report_fallbacks,omitempty"`
+	}{r.Reports, r.ReportFallbacks})
+	if err != nil {
+		return err
+	}
+	if len(tail) > 2 {
+		_, err = io.WriteString(w, ","+string(tail[1:]))
+	} else {
+		_, err = io.WriteString(w, "}")
+	}
+	return err
+}
+
+// JSONSize estimates the bytes of r's JSON (WriteJSON), for a buffer to
+// be sized once.
+func (r Result) JSONSize() int {
+	n := 64 + 24*len(r.Modularity)
+	for _, c := range r.Communities {
+		n += 100 + len(c.Title) + len(c.Title)/4
+		for _, s := range c.TopNodes {
+			n += len(s) + len(s)/4 + 3
+		}
+		for _, s := range c.Members {
+			n += len(s) + 3
+		}
+	}
+	return n
 }
