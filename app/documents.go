@@ -288,16 +288,17 @@ func readZip(ctx context.Context, name string, data []byte, maxBytes int) (FileD
 			fd.Skipped = append(fd.Skipped, Problem{Name: entry, Error: "a link, not a file"})
 			continue
 		}
-		if f.UncompressedSize64 > uint64(maxBytes) {
-			fd.Refused = append(fd.Refused, Problem{Name: entry, Error: fmt.Sprintf("%d bytes is over the limit of %d bytes", f.UncompressedSize64, maxBytes)})
+		limit := extract.SizeLimit(f.Name, maxBytes)
+		if why := extract.OverLimit(f.Name, int64(min(f.UncompressedSize64, 1<<62)), maxBytes); why != "" {
+			fd.Refused = append(fd.Refused, Problem{Name: entry, Error: why})
 			continue
 		}
-		b, err := readZipFile(f, maxBytes)
+		b, err := readZipFile(f, limit)
 		if err != nil {
 			return fd, extract.Wrap(extract.KindInvalid, err, "%s is damaged: %s cannot be unpacked; nothing of the zip was added", name, f.Name)
 		}
-		if len(b) > maxBytes {
-			fd.Refused = append(fd.Refused, Problem{Name: entry, Error: fmt.Sprintf("over the limit of %d bytes", maxBytes)})
+		if why := extract.OverLimit(f.Name, int64(len(b)), maxBytes); why != "" {
+			fd.Refused = append(fd.Refused, Problem{Name: entry, Error: why})
 			continue
 		}
 		if total += len(b); total > zipUnpackFactor*maxBytes {
@@ -388,8 +389,8 @@ func ReadFolder(ctx context.Context, dir string, maxBytes int, each func(FileDoc
 			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: "a link to a folder, not followed"}}})
 		case SkipReason(rel) != "":
 			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: SkipReason(rel)}}})
-		case info.Size() > int64(maxBytes):
-			return each(FileDocuments{Name: p, Refused: []Problem{{Name: p, Error: fmt.Sprintf("%d bytes is over the limit of %d bytes", info.Size(), maxBytes)}}})
+		case extract.OverLimit(p, info.Size(), maxBytes) != "":
+			return each(FileDocuments{Name: p, Refused: []Problem{{Name: p, Error: extract.OverLimit(p, info.Size(), maxBytes)}}})
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {

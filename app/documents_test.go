@@ -226,8 +226,10 @@ func TestReadDocuments_Zip(t *testing.T) {
 		}
 	}
 	// A file over the limit is refused by itself.
-	fd, err = ReadDocuments(t.Context(), "two.zip", zipOf(t, "small.txt", "Ada.", "large.txt", strings.Repeat("x", 1500)), 1000)
-	if err != nil || len(fd.Docs) != 1 || len(fd.Refused) != 1 || fd.Refused[0].Name != "two.zip/large.txt" {
+	// A table may be extract.TableScale times the limit.
+	table := "a,b\n" + strings.Repeat("x,y\n", 1000)
+	fd, err = ReadDocuments(t.Context(), "two.zip", zipOf(t, "small.txt", "Ada.", "large.txt", strings.Repeat("x", 1500), "t.csv", table, "huge.csv", strings.Repeat(table, 3)), 1000)
+	if err != nil || len(fd.Docs) != 2 || fd.Docs[1].Name != "t.csv" || len(fd.Refused) != 2 || fd.Refused[0].Name != "two.zip/large.txt" || fd.Refused[1].Name != "two.zip/huge.csv" {
 		t.Fatalf("a file over the limit: %v %+v", err, fd)
 	}
 }
@@ -255,6 +257,8 @@ func TestReadFolder(t *testing.T) {
 	write("photo.jpg", "\xff\xd8")
 	write("empty.txt", "")
 	write("big.txt", strings.Repeat("x", 2000))
+	write("table.csv", "a,b\n"+strings.Repeat("x,y\n", 1000))
+	write("huge.csv", "a,b\n"+strings.Repeat("x,y\n", 3000))
 	write("pack/in.zip", string(zipOf(t, "z.txt", "Zora Neale Hurston wrote novels.")))
 	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
@@ -275,13 +279,13 @@ func TestReadFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "[a.md b.txt z.txt sub/c.txt Oslo]"; fmt.Sprint(docs) != want {
+	if want := "[a.md b.txt z.txt sub/c.txt Oslo table.csv]"; fmt.Sprint(docs) != want {
 		t.Errorf("documents %v, want %s", docs, want)
 	}
 	if want := "[.git/|hidden .hidden.txt|hidden link|a link to a folder, not followed photo.jpg|" + SkipOtherKind + "]"; fmt.Sprint(skipped) != want {
 		t.Errorf("skipped %v, want %s", skipped, want)
 	}
-	if want := "[big.txt empty.txt]"; fmt.Sprint(refused) != want {
+	if want := "[big.txt empty.txt huge.csv]"; fmt.Sprint(refused) != want {
 		t.Errorf("refused %v, want %s", refused, want)
 	}
 }

@@ -76,8 +76,11 @@ type Config struct {
 }
 
 // DefaultTableRows is the rows of a CSV table a chunk maps by default
-// (Config.TableRows).
-const DefaultTableRows = 10_000
+// (Config.TableRows). Measured on 300k triples: 25,000-row chunks took
+// 75 s where 10,000-row chunks took 98 s (each chunk's merge rewrites
+// pages of the whole node table), with the same peak memory, which the
+// final job sets.
+const DefaultTableRows = 25_000
 
 // MaxTableRows bounds Config.TableRows.
 const MaxTableRows = 1_000_000

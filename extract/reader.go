@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -32,6 +33,16 @@ func SizeLimit(name string, maxBytes int) int {
 		return maxBytes * TableScale
 	}
 	return maxBytes
+}
+
+// OverLimit says why a document named name of size bytes is refused
+// under the limit maxBytes (SizeLimit: a table's is larger), or "" when
+// it is within it.
+func OverLimit(name string, size int64, maxBytes int) string {
+	if limit := SizeLimit(name, maxBytes); size > int64(limit) {
+		return fmt.Sprintf("%d bytes is over the limit of %d bytes", size, limit)
+	}
+	return ""
 }
 
 // utf8BOM is the UTF-8 encoding of U+FEFF.

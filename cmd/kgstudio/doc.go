@@ -189,8 +189,8 @@ func addFiles(ctx context.Context, documents *app.Documents, files []string, max
 				refuse(f, "cannot read the folder")
 			}
 			continue
-		case info.Size() > int64(max):
-			refuse(f, fmt.Sprintf("%d bytes is over the limit of %d bytes", info.Size(), max))
+		case extract.OverLimit(f, info.Size(), max) != "":
+			refuse(f, extract.OverLimit(f, info.Size(), max))
 			continue
 		}
 		data, err := os.ReadFile(f)
