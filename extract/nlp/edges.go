@@ -361,6 +361,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		}
 		eb.pronounSubjects(text, ents, keys, toks, ref, mainCat)
 		eb.countries(ents, keys)
+		eb.locatedInCountry(ents, keys)
 	}
 	// Links beyond the sentence.
 	if !hasMain && mainKey != "" && !cjk {

@@ -2,8 +2,10 @@ package nlp
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/relation"
 )
 
@@ -333,6 +335,38 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 		}
 		has[k] = target
 		eb.add(k, target, country, en.sent, weightDistant)
+	}
+}
+
+// locatedInCountry says of each place and organisation a country edge
+// joins to its country that it is located in that country too: a town's
+// country is also what it lies in, as Wikidata-derived gold such as
+// Re-DocRED states both (every place or organisation of its sample with a
+// country is located in it as well), and a question asking where
+// something is finds the answer under either label. The edge copies the
+// country edge's evidence.
+func (eb *edgeBuilder) locatedInCountry(ents []entity, keys []string) {
+	country := mustRelation("P17").Label()
+	located := mustRelation("P131").Label()
+	placed := map[string]bool{}
+	for i, en := range ents {
+		if keys[i] != "" && inCountry(en) {
+			placed[keys[i]] = true
+		}
+	}
+	for i, n := 0, len(eb.edges); i < n; i++ {
+		ed := eb.edges[i]
+		if ed.Label != country || !placed[ed.Source] {
+			continue
+		}
+		k := extract.EdgeKey(ed.Source, located, ed.Target)
+		if _, ok := eb.edgeAt[k]; ok {
+			continue
+		}
+		ed.Label, ed.Keywords = located, ""
+		ed.Mentions = slices.Clone(ed.Mentions)
+		eb.edgeAt[k] = len(eb.edges)
+		eb.edges = append(eb.edges, ed)
 	}
 }
 

@@ -383,13 +383,19 @@ func TestExtractor_EdgeRules(t *testing.T) {
 		if !hasEdge(g, [3]string{"ankara", "country", "turkish"}) {
 			t.Errorf("ankara -country-> turkish (the chunk's one country) missing; edges: %v", edgeList(g))
 		}
+		// A place or organisation in a country is located in it too.
+		for _, src := range []string{"roketsan", "ankara"} {
+			if !hasEdge(g, [3]string{src, "located in", "turkish"}) {
+				t.Errorf("%s -located in-> turkish missing; edges: %v", src, edgeList(g))
+			}
+		}
 		g = extractText(t, "Wilfried Schneider was born in Mediaș, Transylvania. Schneider is a German skeleton racer.")
 		if !hasEdge(g, [3]string{"wilfried schneider", "country of citizenship", "german"}) {
 			t.Errorf("wilfried schneider -country of citizenship-> german missing; edges: %v", edgeList(g))
 		}
 		for _, ed := range g.Edges {
-			if ed.Label == "country" && (ed.Source == "mediaș" || ed.Source == "transylvania") {
-				t.Errorf("%s -country-> %s: the nationality is the racer's", ed.Source, ed.Target)
+			if (ed.Label == "country" || ed.Label == "located in") && (ed.Source == "mediaș" || ed.Source == "transylvania") && ed.Target == "german" {
+				t.Errorf("%s -%s-> %s: the nationality is the racer's", ed.Source, ed.Label, ed.Target)
 			}
 		}
 		g = extractText(t, "The monument stands in Phnom Penh, capital of Cambodia, and honours an alliance with Vietnam. "+
