@@ -196,7 +196,7 @@ var religions = wordsOf(`Christian Christians Christianity Catholic Catholics Ca
 
 // placeFirst open place names of two or more words ("Mount Everest",
 // "Lake Tahoe", "Fort Worth").
-var placeFirst = wordsOf(`Mount Mt. Lake Fort Port Cape Isle Gulf Bay Glen Loch Ben Piazza Via Rue Avenida Calle Rio Río
+var placeFirst = wordsOf(`Mount Mt. Lake Fort Port Cape Isle Gulf Bay Glen Loch Ben River Piazza Via Rue Avenida Calle Rio Río
 	Monte Lago Isla Sierra Cerro Punta Playa Plaza Pont Col`)
 
 // commonAcronyms are abbreviations of common nouns, no organisations
@@ -362,7 +362,7 @@ func gazetteerHas(name string) bool {
 // category.
 var (
 	orgNouns = wordsOf(`company companies corporation manufacturer manufacturers firm business brand label publisher
-		developer studio band group duo trio quartet quintet orchestra choir ensemble club team franchise party
+		developer studio band outfit outfits group duo trio quartet quintet orchestra choir ensemble club team franchise party
 		organization organisation agency institution university college school academy newspaper magazine
 		channel network broadcaster retailer chain airline bank union association society league federation council
 		committee charity foundation movement militia army navy regiment unit division subsidiary conglomerate

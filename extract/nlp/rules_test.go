@@ -220,6 +220,19 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"roman", "catholic church"},
 		},
 		{
+			// The head of "video game developer" is developer; a place
+			// word opening a name ("Square") does not make it a place.
+			name:      "CompoundClassNouns",
+			text:      "Square Enix is a Japanese video game developer. Bob Crewe is an American film director.",
+			wantNodes: map[string]string{"square enix": "Organization", "bob crewe": "Person"},
+		},
+		{
+			name: "LowerCaseQualifiers",
+			text: "Velocifero is an album by English electronic music band Ladytron. Paul joined the political party Vlaams Belang. " +
+				"It came out on the Polydor label.",
+			wantNodes: map[string]string{"ladytron": "Organization", "vlaams belang": "Organization", "polydor": "Organization"},
+		},
+		{
 			name:      "ConceptRatherThanGuess",
 			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
 			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},

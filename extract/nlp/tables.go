@@ -107,17 +107,27 @@ func opensLine(text string, i int) bool {
 func describedAs(content string, start, end int) (category, bool) {
 	// Before: "band X", "village of X", "published by X".
 	w, e := prevWord(content, start)
-	if w2, _ := prevWord(content, e-len(w)); orgVerbCues[w2+" "+w] {
+	w2, e2 := prevWord(content, e-len(w))
+	if orgVerbCues[w2+" "+w] {
 		return catOrg, true
 	}
+	if w == "the" {
+		// "playing for the Adler Mannheim", "joining the Christian
+		// Democrats".
+		if w3, _ := prevWord(content, e2-len(w2)); orgVerbCues[w3+" "+w2] || joinVerbs[w2] {
+			return catOrg, true
+		}
+	}
 	if w == "of" {
-		if w2, _ := prevWord(content, e-2); placeNouns[strings.ToLower(w2)] {
+		if placeNouns[strings.ToLower(w2)] {
 			return catLocation, true
 		}
 	} else if c, ok := nounClass(w); ok && strings.TrimSpace(content[e:start]) == "" {
 		// Only after a determiner or a capitalised word: "the band X",
-		// "American singer X", not "competition X".
-		if d, _ := prevWord(content, e-len(w)); determiners[strings.ToLower(d)] || isCap(d) && !stopCaps[d] {
+		// "American singer X", not "competition X"; a band, a party or a
+		// singer may be qualified by lower-case words too ("electronic
+		// music band X", "the political party X", "pop singer X").
+		if determiners[strings.ToLower(w2)] || isCap(w2) && !stopCaps[w2] || (c == catOrg || c == catPerson) && modifierWord(w2) {
 			return c, true
 		}
 	}
@@ -137,6 +147,9 @@ func describedAs(content string, start, end int) (category, bool) {
 	fields := strings.Fields(rest)
 	if len(fields) >= 2 && orgAfterCues[strings.ToLower(fields[0]+" "+strings.TrimRight(fields[1], ",."))] {
 		return catOrg, true
+	}
+	if len(fields) >= 1 && strings.TrimRight(fields[0], ",.;:") == "label" {
+		return catOrg, true // "on the Atlantic label"
 	}
 	if len(fields) < 3 {
 		return catMisc, false
@@ -163,27 +176,60 @@ func describedAs(content string, start, end int) (category, bool) {
 	} else {
 		return catMisc, false
 	}
+	// The class is the compound's last class noun, its head: "a Japanese
+	// video game developer" is a developer, "an American film director"
+	// a director, "a 1936 British film directed by" a film.
+	head, found := catMisc, false
 	for n := 0; n < 6 && k < len(fields); n, k = n+1, k+1 {
 		f := strings.ToLower(strings.TrimRight(fields[k], ",.;:)"))
+		if phraseEnds[f] {
+			break
+		}
 		if c, ok := nounClass(f); ok {
-			return c, true
+			head, found = c, true
 		}
 		if f != fields[k] && f != strings.ToLower(fields[k]) {
 			break // punctuation ends the phrase
 		}
-		if f == "in" || f == "of" || f == "and" || f == "who" || f == "which" || f == "that" {
-			break
+	}
+	return head, found
+}
+
+// phraseEnds end the noun phrase that says what a name is.
+var phraseEnds = wordsOf(`in of and or who which that by from for with based on at`)
+
+// joinVerbs before "the" and a name make it an organisation one joins
+// ("joined the Navy", "joining the Christian Democrats").
+var joinVerbs = wordsOf(`joined joining joins`)
+
+// modifierWord reports a lower-case word that may qualify a class noun
+// ("rock band", "political party"): letters only, no function word and
+// no verb form that would make the noun its object.
+func modifierWord(w string) bool {
+	if len(w) < 3 || nonModifiers[w] {
+		return false
+	}
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
 		}
 	}
-	return catMisc, false
+	return true
 }
+
+// nonModifiers are lower-case words that do not qualify a class noun
+// after them.
+var nonModifiers = wordsOf(`the and but for nor not was were are is has had have been being this that these those
+	than then when where while who whom whose which what from into onto upon with without about after before under
+	over between through during against among called named became become becomes joined left formed founded
+	signed led said says told asked met saw`)
 
 // orgVerbCues before a name make it an organisation ("published by
 // Square Enix", "signed to Nettwerk").
 var orgVerbCues = setOf("published by", "developed by", "distributed by", "acquired by", "owned by", "released by",
 	"signed to", "signed with", "subsidiary of", "merged with", "played for", "manufactured by", "operated by",
 	"sponsored by", "broadcast by", "aired on", "broadcast on", "employed by", "listed on", "traded on", "plays for",
-	"signed for", "transferred to", "loaned to")
+	"signed for", "transferred to", "loaned to", "playing for", "spells with", "spell with", "loan with")
 
 // orgAfterCues after a name make it an organisation ("X was founded").
 var orgAfterCues = setOf("was founded", "were founded", "is headquartered", "was headquartered", "was established",

@@ -71,6 +71,12 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 		}
 		for k := top; k >= f; k-- {
 			if c, ok := headCat[headWord(toks[k].text)]; ok && !(k == f && titles[toks[k].text]) {
+				// A place word opening a longer name heads it only as
+				// "Lake Placid" or "River Thames" do; "Square Enix" is
+				// no square.
+				if c == catLocation && k == f && k < top && !placeFirst[toks[k].text] {
+					continue
+				}
 				// A place word followed by other words names something
 				// after the place: "Kansas City Kings".
 				if c == catLocation && k < top && k > f && isWordCap(toks[k+1].text) && !nameConnectors[toks[k+1].text] {
