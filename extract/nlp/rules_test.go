@@ -233,6 +233,16 @@ func TestExtractor_TypeRules(t *testing.T) {
 			wantNodes: map[string]string{"ladytron": "Organization", "vlaams belang": "Organization", "polydor": "Organization"},
 		},
 		{
+			// Places by how a text places them; people by kinship, reign
+			// or a role, and the other name of a pair one of them types.
+			name: "PlaceAndPersonCues",
+			text: "The zone is bordered on the south by Misraq Gojjam, on the southwest by Mirab Gojjam and Bahir Dar. " +
+				"He studied in the Lazio region and the regional capital Olsztyn. " +
+				"Aspren lived during the reigns of Trajan and Hadrian. Robeson played as Zinga.",
+			wantNodes: map[string]string{"misraq gojjam": "Location", "mirab gojjam": "Location", "bahir dar": "Location",
+				"lazio": "Location", "olsztyn": "Location", "trajan": "Person", "hadrian": "Person", "zinga": "Person"},
+		},
+		{
 			name:      "ConceptRatherThanGuess",
 			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
 			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},

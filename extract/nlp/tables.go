@@ -118,16 +118,31 @@ func describedAs(content string, start, end int) (category, bool) {
 			return catOrg, true
 		}
 	}
+	if c, ok := cueBefore(w2, w); ok {
+		return c, true
+	}
+	if w == "as" && strings.ToLower(w2) == "such" {
+		// "neighborhoods such as La Castellana", "bands such as X".
+		if w3, _ := prevWord(content, e2-len(w2)); w3 != "" {
+			if c, ok := nounClass(singular(strings.ToLower(w3))); ok && c != catMisc {
+				return c, true
+			}
+		}
+	}
 	if w == "of" {
 		if placeNouns[strings.ToLower(w2)] {
 			return catLocation, true
 		}
+		if kinOf[strings.ToLower(w2)] {
+			return catPerson, true // "the son of X", "the reigns of X"
+		}
 	} else if c, ok := nounClass(w); ok && strings.TrimSpace(content[e:start]) == "" {
 		// Only after a determiner or a capitalised word: "the band X",
 		// "American singer X", not "competition X"; a band, a party or a
-		// singer may be qualified by lower-case words too ("electronic
-		// music band X", "the political party X", "pop singer X").
-		if determiners[strings.ToLower(w2)] || isCap(w2) && !stopCaps[w2] || (c == catOrg || c == catPerson) && modifierWord(w2) {
+		// singer or a capital may be qualified by lower-case words too
+		// ("electronic music band X", "the political party X", "pop
+		// singer X", "the regional capital X").
+		if determiners[strings.ToLower(w2)] || isCap(w2) && !stopCaps[w2] || c != catMisc && modifierWord(w2) {
 			return c, true
 		}
 	}
@@ -148,8 +163,13 @@ func describedAs(content string, start, end int) (category, bool) {
 	if len(fields) >= 2 && orgAfterCues[strings.ToLower(fields[0]+" "+strings.TrimRight(fields[1], ",."))] {
 		return catOrg, true
 	}
-	if len(fields) >= 1 && strings.TrimRight(fields[0], ",.;:") == "label" {
-		return catOrg, true // "on the Atlantic label"
+	if len(fields) >= 1 {
+		switch f := strings.TrimRight(fields[0], ",.;:"); {
+		case f == "label":
+			return catOrg, true // "on the Atlantic label"
+		case placeNouns[f] && f == fields[0] || placeNouns[f] && strings.HasPrefix(fields[0], f):
+			return catLocation, true // "the Lazio region", "the Apennine range"
+		}
 	}
 	if len(fields) < 3 {
 		return catMisc, false
@@ -193,6 +213,48 @@ func describedAs(content string, start, end int) (category, bool) {
 		}
 	}
 	return head, found
+}
+
+// cueBefore types the name after the words w2 w: "on the north by X"
+// and "bordered by X" name places; "played as X", "portrayed by X" and
+// "married X" people.
+func cueBefore(w2, w string) (category, bool) {
+	lw2, lw := strings.ToLower(w2), strings.ToLower(w)
+	switch {
+	case lw == "by" && (compass[lw2] || lw2 == "bordered"), placeCues[lw2+" "+lw]:
+		return catLocation, true
+	case personCues[lw2+" "+lw] || personCues[lw]:
+		return catPerson, true
+	}
+	return catMisc, false
+}
+
+// placeCues before a name make it a place.
+var placeCues = setOf("born at", "born in", "died at", "died in", "raised in", "buried in", "buried at")
+
+// compass are the directions of "bordered on the north by X".
+var compass = wordsOf(`north south east west northeast northwest southeast southwest north-east north-west south-east south-west`)
+
+// personCues before a name make it a person.
+var personCues = setOf("played as", "plays as", "starred as", "portrayed by", "voiced by", "married", "marrying", "starring")
+
+// kinOf before "of" and a name make it a person ("the son of X", "during
+// the reigns of Trajan").
+var kinOf = wordsOf(`son daughter wife husband brother sister father mother widow widower grandson granddaughter
+	nephew niece cousin uncle aunt reign reigns lover mistress disciple pupil`)
+
+// singular returns a plural noun's singular ("cities" -> "city",
+// "neighborhoods" -> "neighborhood"); other words as they are.
+func singular(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3:
+		return w[:len(w)-1]
+	}
+	return w
 }
 
 // phraseEnds end the noun phrase that says what a name is.

@@ -243,6 +243,20 @@ func listTypes(text string, ents []entity) {
 		for j < len(ents) && ents[j].sent == ents[i].sent && isListGap(text[ents[j-1].end:ents[j].start]) {
 			j++
 		}
+		if j-i == 2 {
+			// A pair ("Trajan and Hadrian", "Mirab Gojjam and Bahir
+			// Dar"): a person or place typed by the name or context
+			// types the other, when it has no more than the
+			// recogniser's guess.
+			a, b := &ents[i], &ents[i+1]
+			joined := strings.TrimSpace(text[a.end:b.start]) != "," // "and", "or", "&"
+			if b.ev >= evContext && a.ev < evContext {
+				a, b = b, a
+			}
+			if joined && a.ev >= evContext && b.ev < evContext && b.tokFirst >= 0 && (a.cat == catPerson || a.cat == catLocation) {
+				b.cat, b.typed, b.ev = a.cat, true, evContext
+			}
+		}
 		if j-i >= 3 {
 			strong, agree := catMisc, true
 			seen := false
