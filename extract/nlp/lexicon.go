@@ -362,7 +362,7 @@ func gazetteerHas(name string) bool {
 // category.
 var (
 	orgNouns = wordsOf(`company companies corporation manufacturer manufacturers firm business brand label publisher
-		developer studio band outfit outfits group duo trio quartet quintet orchestra choir ensemble club team franchise party
+		developer studio service band outfit outfits group duo trio quartet quintet orchestra choir ensemble club team franchise party
 		organization organisation agency institution university college school academy newspaper magazine
 		channel network broadcaster retailer chain airline bank union association society league federation council
 		committee charity foundation movement militia army navy regiment unit division subsidiary conglomerate

@@ -243,6 +243,13 @@ func TestExtractor_TypeRules(t *testing.T) {
 				"lazio": "Location", "olsztyn": "Location", "trajan": "Person", "hadrian": "Person", "zinga": "Person"},
 		},
 		{
+			name: "OrganisationPairsAndPossessives",
+			text: "He joined Ghana's Convention People's Party. It was one half of the pop outfits Naked Eyes and Climie Fisher. " +
+				"A former Oreja Azul member sang it. In 1990 Enasa was sold to Iveco.",
+			wantNodes: map[string]string{"convention people's party": "Organization", "naked eyes": "Organization",
+				"climie fisher": "Organization", "oreja azul": "Organization", "iveco": "Organization"},
+		},
+		{
 			name:      "ConceptRatherThanGuess",
 			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
 			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},

@@ -212,8 +212,9 @@ func (b *runBuilder) extend(i int) (int, int) {
 }
 
 // possessiveHeads are institutions named with a possessive ("King's
-// College London", "Queen's University", "Children's Hospital").
-var possessiveHeads = wordsOf(`College University Hospital School Church Cathedral Academy`)
+// College London", "Queen's University", "Children's Hospital", "People's Party").
+var possessiveHeads = wordsOf(`College University Hospital School Church Cathedral Academy Party Republic Army Front Committee
+	Movement Congress League Council Assembly`)
 
 // prizeHeads are the words a prize's name ends in before its field.
 var prizeHeads = wordsOf(`Prize Award Medal Trophy`)

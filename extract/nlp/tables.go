@@ -165,8 +165,8 @@ func describedAs(content string, start, end int) (category, bool) {
 	}
 	if len(fields) >= 1 {
 		switch f := strings.TrimRight(fields[0], ",.;:"); {
-		case f == "label":
-			return catOrg, true // "on the Atlantic label"
+		case orgAfterWords[f] && f == strings.ToLower(f):
+			return catOrg, true // "on the Atlantic label", "the Sava brands", "a former X member"
 		case placeNouns[f] && f == fields[0] || placeNouns[f] && strings.HasPrefix(fields[0], f):
 			return catLocation, true // "the Lazio region", "the Apennine range"
 		}
@@ -291,7 +291,11 @@ var nonModifiers = wordsOf(`the and but for nor not was were are is has had have
 var orgVerbCues = setOf("published by", "developed by", "distributed by", "acquired by", "owned by", "released by",
 	"signed to", "signed with", "subsidiary of", "merged with", "played for", "manufactured by", "operated by",
 	"sponsored by", "broadcast by", "aired on", "broadcast on", "employed by", "listed on", "traded on", "plays for",
-	"signed for", "transferred to", "loaned to", "playing for", "spells with", "spell with", "loan with")
+	"signed for", "transferred to", "loaned to", "playing for", "spells with", "spell with", "loan with", "sold to")
+
+// orgAfterWords right after a name, in lower case, make it an
+// organisation.
+var orgAfterWords = wordsOf(`label labels brand brands member members`)
 
 // orgAfterCues after a name make it an organisation ("X was founded").
 var orgAfterCues = setOf("was founded", "were founded", "is headquartered", "was headquartered", "was established",

@@ -245,7 +245,7 @@ func listTypes(text string, ents []entity) {
 		}
 		if j-i == 2 {
 			// A pair ("Trajan and Hadrian", "Mirab Gojjam and Bahir
-			// Dar"): a person or place typed by the name or context
+			// Dar"): a person, place or organisation typed by the name or context
 			// types the other, when it has no more than the
 			// recogniser's guess.
 			a, b := &ents[i], &ents[i+1]
@@ -253,7 +253,7 @@ func listTypes(text string, ents []entity) {
 			if b.ev >= evContext && a.ev < evContext {
 				a, b = b, a
 			}
-			if joined && a.ev >= evContext && b.ev < evContext && b.tokFirst >= 0 && (a.cat == catPerson || a.cat == catLocation) {
+			if joined && a.ev >= evContext && b.ev < evContext && b.tokFirst >= 0 && (a.cat == catPerson || a.cat == catLocation || a.cat == catOrg) {
 				b.cat, b.typed, b.ev = a.cat, true, evContext
 			}
 		}
