@@ -261,6 +261,11 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		if first {
 			sentStart, subj = a, sentenceSubject(ents, a)
 		}
+		// The verb that joins a to the entity right after it joins it to
+		// the other members of a list that entity opens too ("was
+		// written by Doc Pomus and Mort Shuman").
+		var listLabel, listPhrase string
+		listEnd, listRev := -1, false
 		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
 			ea, eb2 := ents[a], ents[b]
 			if ea.sent != eb2.sent {
@@ -304,6 +309,13 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 					}
 				}
 			}
+			verbLabel := label != "" && !beVerbs[label] && !cjk
+			if label == "" && !cjk && b == listEnd+1 && ents[b].cat == ents[a+1].cat && isListGap(text[ents[b-1].end:eb2.start]) {
+				label, phrase, listEnd = listLabel, listPhrase, b
+				if listRev {
+					src, dst = dst, src
+				}
+			}
 			if (label == "" || beVerbs[label]) && !cjk {
 				// No verb, or a bare copula ("is a German racer"): what
 				// the two are and how they stand in the text ("Ulm,
@@ -332,6 +344,9 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			// nothing of Calgary and Sykes.
 			if label == "" && !cjk && a != subj && b != subj {
 				continue
+			}
+			if verbLabel && b == a+1 {
+				listLabel, listPhrase, listEnd, listRev = label, phrase, b, src != keys[a]
 			}
 			if label == "" {
 				label = "related_to"

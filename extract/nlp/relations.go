@@ -103,10 +103,25 @@ func pairRelation(text string, ents []entity, a, b int) (r relation.Relation, re
 		return mustRelation("P131"), true, true
 	case located(ea) && region(eb) && !region(ea):
 		return mustRelation("P131"), false, true
-	case b == a+1 && located(ea) && eb.cat == catLocation && !nation(eb) && (gap == "," || gap == "in" || gap == ", in"):
+	case b == a+1 && located(ea) && eb.cat == catLocation && !nation(eb) && (gap == "," || gap == "in" || gap == ", in") &&
+		!(gap == "," && listGoesOn(text, ents, b)):
 		return mustRelation("P131"), false, true
 	}
 	return relation.Relation{}, false, false
+}
+
+// listGoesOn reports whether entity b is followed in its sentence by
+// "and" or "or" and another entity of its category: "Paris, Lyon and
+// Nice" lists places, it does not place Paris in Lyon.
+func listGoesOn(text string, ents []entity, b int) bool {
+	if b+1 >= len(ents) || ents[b+1].sent != ents[b].sent || ents[b+1].cat != ents[b].cat {
+		return false
+	}
+	switch strings.TrimSpace(text[ents[b].end:ents[b+1].start]) {
+	case "and", "or", ", and", ", or":
+		return true
+	}
+	return false
 }
 
 // nation reports a country or a nationality.

@@ -439,6 +439,19 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("ListsShareTheVerb", func(t *testing.T) {
+		// The verb that reaches a list's first member reaches the others;
+		// a list of places does not place one in the next.
+		g := extractText(t, "Marie Curie visited Paris, Lyon and Nice.")
+		for _, city := range []string{"paris", "lyon", "nice"} {
+			if !hasEdge(g, [3]string{"marie curie", "visited", city}) {
+				t.Errorf("marie curie -visited-> %s missing; edges: %v", city, edgeList(g))
+			}
+		}
+		if hasEdge(g, [3]string{"paris", "located in", "lyon"}) {
+			t.Errorf("paris -located in-> lyon from a list; edges: %v", edgeList(g))
+		}
+	})
 	t.Run("Works", func(t *testing.T) {
 		g := extractText(t, "Mess of Blues is an album by Jeff Healey. Song of Freedom is a 1936 British film directed by J. Elder Wills.")
 		for _, want := range [][3]string{
