@@ -447,10 +447,13 @@ func (e *Extractor) junk(text string, en entity, toks []tok, tables *docTables) 
 // "Miss" or "Ms." by title and surname when the surname alone stands for
 // someone else ("Mrs. Cratchit" is not "Bob Cratchit").
 func (e *Extractor) fold(en *entity, tables *docTables) {
-	if en.tokFirst < 0 || en.cat != catPerson && en.cat != catMisc && en.ev > evNER || strings.Contains(en.name, " ") {
+	if en.tokFirst < 0 || en.cat != catPerson && en.cat != catMisc && en.ev > evNER {
 		return
 	}
 	full, ok := tables.aliases[en.name]
+	if strings.Contains(en.name, " ") && (!ok || full == en.name) {
+		return // only a short form of the main entity's name has spaces
+	}
 	if femaleTitles[en.title] {
 		if ok || tables.bare[en.name] > 0 {
 			en.name = en.title + " " + en.name

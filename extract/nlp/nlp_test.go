@@ -323,6 +323,15 @@ func TestExtractor_FoldsSurnameInChunk(t *testing.T) {
 		{"Ada Lovelace met Charles Babbage in London in 1833. Lovelace translated an article by Luigi Menabrea. " +
 			"In Italy, Menabrea later became prime minister.", "menabrea", "luigi menabrea", true},
 		{"Zora Quell met Otto Quell in Paris. Quell wrote a letter.", "quell", "", false},
+		// An article's subject takes its surname from a relative named
+		// once, and its first and last names alone stand for it.
+		{"Ross Patterson Alger (August 20, 1920 – January 16, 1992) was a politician in Alberta. His brother was Harry Alger. " +
+			"Alger died of cancer in 1992.", "alger", "ross patterson alger", true},
+		{"Henrik August Angell (1850 – 1924) was a Norwegian officer. Henrik Angell was born at Luster.", "henrik angell", "henrik august angell", true},
+		// Not when the surname alone names a relative.
+		{"Vineeth Sreenivasan (born 1985) is an Indian singer. Vineeth is son of the actor Sreenivasan. " +
+			"His film introduced his younger brother Dhyan Sreenivasan. Sreenivasan wrote films.",
+			"sreenivasan", "vineeth sreenivasan", false},
 		// The document's main entity keeps its name: edges are drawn from it.
 		{"Marley was dead, to begin with. Scrooge signed it. Old Marley was as dead as a door-nail. " +
 			"Bob Cratchit worked for Scrooge and Marley.", "zzz", "", false},
@@ -345,6 +354,8 @@ func TestExtractor_FoldsSurnameInChunk(t *testing.T) {
 			}
 		} else if short != nil && short.Type == "Person" && len(short.Mentions) == 0 {
 			t.Errorf("%q: unexpected %+v", c.short, short)
+		} else if c.full != "" && (short == nil || nodeByKey(g, c.full) == nil) {
+			t.Errorf("%q and %q should stay two nodes: %v, %v", c.short, c.full, short != nil, nodeByKey(g, c.full) != nil)
 		}
 		if !c.folded {
 			for _, n := range g.Nodes {

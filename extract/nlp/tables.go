@@ -663,6 +663,62 @@ func cliticBase(w string) string {
 // article or abstract, not a book.
 const mainDocMax = 12000
 
+// surnameOfMain lets the surname alone stand for the document's main
+// entity, a person whose full name opens it as an article's subject does
+// ("Ross Patterson Alger (…) was a politician"), when no other full name
+// has taken it by being used more: in a biography "Alger" is its subject
+// Ross Patterson Alger, not his brother Harry Alger named once.
+func (t *docTables) surnameOfMain(content string) {
+	words := strings.Fields(t.main)
+	if t.mainCat != catPerson || len(words) < 2 || !allCapitalised(t.main) {
+		return // "Scrooge and Marley" is a firm of two
+	}
+	// The first and last names alone stand for it too: "Henrik Angell"
+	// for Henrik August Angell (not "Paul Desmarais" for Paul Desmarais
+	// Jr., which names his father).
+	if len(words) >= 3 && !nameSuffixes[words[len(words)-1]] {
+		t.aliases[words[0]+" "+words[len(words)-1]] = t.main
+	}
+	last := words[len(words)-1]
+	if _, ok := headCat[last]; ok || nameSuffixes[last] || stopCaps[last] || !isWordCap(last) {
+		return
+	}
+	if _, taken := t.aliases[last]; taken || kinNamed(content, last) {
+		return
+	}
+	t.aliases[last] = t.main
+}
+
+// kinNamed reports whether a surname stands alone for a relative of
+// the text's subject somewhere: "son of the actor and screenwriter
+// Sreenivasan" names the father, who goes by it.
+func kinNamed(content, name string) bool {
+	for i := 0; ; {
+		k := strings.Index(content[i:], name)
+		if k < 0 {
+			return false
+		}
+		at := i + k
+		i = at + len(name)
+		if prevWordCap(content, at) || nextWordCap(content, i) || i < len(content) && isWordByte(content[i]) {
+			continue // part of a longer name or word
+		}
+		before := content[max(0, at-50):at]
+		if dot := strings.LastIndexAny(before, ".;"); dot >= 0 {
+			before = before[dot+1:]
+		}
+		for _, w := range strings.Fields(strings.ToLower(before)) {
+			if kinWords[strings.Trim(w, ",")] {
+				return true
+			}
+		}
+	}
+}
+
+// kinWords are the relatives a surname alone may name.
+var kinWords = wordsOf(`father mother son daughter brother sister wife husband uncle aunt cousin widow widower
+	grandfather grandmother grandson granddaughter nephew niece`)
+
 // leadRE matches an opening subject: a name, an optional parenthesis,
 // then a form of "to be".
 var leadRE = regexp.MustCompile(`^((?:The |A |An )?)([^\s(),;:.][^(),;:]{1,100}?)\s+(?:\([^)]{0,200}\)\s+)?(?:is|was|are|were|has been|had been)\s`)
@@ -808,6 +864,10 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 		}
 		if lead <= 1 {
 			t.main, t.mainCat = en.name, en.cat
+			if t.lead.end > t.lead.start && en.start <= t.lead.start && en.end >= t.lead.end {
+				// An article opening "X (…) was a …" is about X.
+				t.surnameOfMain(content)
+			}
 		}
 		return
 	}
