@@ -385,12 +385,16 @@ func has(set map[string]struct{}, k string) bool {
 
 // versionChunks loads a version's chunks by reference.
 func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.ChunkRef]extract.Chunk, error) {
-	chunks := map[extract.ChunkRef]extract.Chunk{}
-	for _, id := range v.DocumentIDs {
-		cs, err := a.Versions.Chunks(ctx, v, id)
-		if err != nil {
-			return nil, err
-		}
+	byDoc, err := a.Versions.chunksByDocument(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, cs := range byDoc {
+		n += len(cs)
+	}
+	chunks := make(map[extract.ChunkRef]extract.Chunk, n)
+	for _, cs := range byDoc {
 		for _, ch := range cs {
 			chunks[ch.Ref()] = ch
 		}
@@ -401,15 +405,30 @@ func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.
 // AllChunks returns a version's chunks in document and index order, for
 // exports that write chunk nodes.
 func (s *Versions) AllChunks(ctx context.Context, v record.Version) ([]extract.Chunk, error) {
+	byDoc, err := s.chunksByDocument(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	var out []extract.Chunk
 	for _, id := range v.DocumentIDs {
-		cs, err := s.Chunks(ctx, v, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cs...)
+		out = append(out, byDoc[id]...)
 	}
 	return out, nil
+}
+
+// chunksByDocument reads the chunks of every document of a version, each
+// under the chunk settings the version's run gave it (ChunkSetFor), a
+// batch of documents at a query.
+func (s *Versions) chunksByDocument(ctx context.Context, v record.Version) (map[int][]extract.Chunk, error) {
+	infos, err := s.st.DocumentInfos(ctx, v.DocumentIDs)
+	if err != nil {
+		return nil, err
+	}
+	settings := make(map[int]string, len(infos))
+	for id, d := range infos {
+		settings[id] = ChunkSetFor(v.Config, extract.Document{ID: d.ID, Name: d.Name, Kind: d.Kind})
+	}
+	return s.st.ChunksOf(ctx, v.DocumentIDs, settings)
 }
 
 // vectorProps lists, per type, the properties the version's schema marks

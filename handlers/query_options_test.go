@@ -148,7 +148,14 @@ func TestExtractions_Estimate(t *testing.T) {
 	t.Parallel()
 	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{{Text: "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\n<|COMPLETE|>"}}})
 	a := mustAppConfig(t, app.Providers{OpenAIBaseURL: fake.OpenAIURL(), OpenAIModel: "m"}, handlers.Config{})
-	text := strings.Repeat("Marley was dead, to begin with. Scrooge signed the register of his burial. ", 12)
+	// Sentences that differ, so no two chunks share a prompt: a chunk
+	// answered from the call cache would be counted as a call the model
+	// did not get, or not, as the chunks' jobs happen to interleave.
+	var sb strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&sb, "Marley was dead in year %d, to begin with. Scrooge signed register %d of his burial. ", 1800+i, i)
+	}
+	text := sb.String()
 	d := a.MustExtract(t, "plain", "marley.txt", text, extract.DefaultConfig())
 	doc := d.DocumentIDs[0]
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/ent/chunk"
@@ -147,6 +148,56 @@ func (s *Store) Chunks(ctx context.Context, docID int, settings string) ([]extra
 			content = &d.Content
 		}
 		out[i].Text = sliceOf(*content, c.Start, c.End)
+	}
+	return out, nil
+}
+
+// ChunksOf returns the chunks of several documents, each document's under
+// its own chunk settings (settings[id]), by document: what Chunks returns
+// for each, read BatchSize documents at a query instead of two queries a
+// document (a version of 5,768 passages took 17k queries, 0.7 CPU-s, to
+// read its chunks).
+func (s *Store) ChunksOf(ctx context.Context, ids []int, settings map[int]string) (map[int][]extract.Chunk, error) {
+	out := make(map[int][]extract.Chunk, len(ids))
+	for start := 0; start < len(ids); start += BatchSize {
+		batch := ids[start:min(start+BatchSize, len(ids))]
+		sets := make([]string, 0, 2)
+		for _, id := range batch {
+			if st := settings[id]; !slices.Contains(sets, st) {
+				sets = append(sets, st)
+			}
+		}
+		rows, err := s.client.Chunk.Query().Where(chunk.DocumentIDIn(batch...), chunk.SettingsIn(sets...)).
+			Order(chunk.ByDocumentID(), chunk.ByIndex()).All(ctx)
+		if err != nil {
+			return nil, translate(err, "chunks")
+		}
+		var need []int // documents with chunks stored as offsets
+		for _, c := range rows {
+			if c.Settings != settings[c.DocumentID] {
+				continue
+			}
+			if c.Text == "" && c.End > c.Start && (len(need) == 0 || need[len(need)-1] != c.DocumentID) {
+				need = append(need, c.DocumentID)
+			}
+			out[c.DocumentID] = append(out[c.DocumentID], extract.Chunk{DocumentID: c.DocumentID, Index: c.Index,
+				Text: c.Text, Start: c.Start, End: c.End, Tokens: c.Tokens})
+		}
+		if len(need) == 0 {
+			continue
+		}
+		docs, err := s.client.Document.Query().Where(document.IDIn(need...)).Select(document.FieldID, document.FieldContent).All(ctx)
+		if err != nil {
+			return nil, translate(err, "documents")
+		}
+		for _, d := range docs {
+			cs := out[d.ID]
+			for i := range cs {
+				if cs[i].Text == "" && cs[i].End > cs[i].Start {
+					cs[i].Text = sliceOf(d.Content, cs[i].Start, cs[i].End)
+				}
+			}
+		}
 	}
 	return out, nil
 }
