@@ -23,8 +23,13 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 	}
 	bin := kgstudioBinary(t)
 	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
+	// With the dense table and its schema the final job spends a rule's
+	// budget (a second or more), so a kill after the poll sees it running
+	// lands in it even on a busy machine; before, the final job took a
+	// few milliseconds and ten tries could all miss it.
 	args := func(data string) []string {
-		return []string{"extract", "--data", data, "--name", "carol", "--chunk-size", "200", "--overlap", "0", corpus}
+		table := writeDense(t, bin, data)
+		return []string{"extract", "--data", data, "--name", "carol", "--schema", "dense", "--chunk-size", "200", "--overlap", "0", corpus, table}
 	}
 	// The final job's last moments (the version already done, its job
 	// not yet marked completed) may be what the poll sees: a kill then

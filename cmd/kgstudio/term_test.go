@@ -98,6 +98,37 @@ func waitFinalJob(t *testing.T, data string, ended func() bool) {
 // workers' stop grace (5 s for canceled jobs to return).
 const serveGrace = 20 * time.Second
 
+// writeDense writes denseSchema and its dense table into a new folder,
+// imports the schema as "dense" into the data folder and returns the
+// table's path: a run over the table with that schema spends its final
+// job's rule budget (about a second, more on a busy machine).
+func writeDense(t *testing.T, bin, data string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var table strings.Builder
+	table.WriteString("src,dst\n")
+	const n = 120
+	for i := range n {
+		for j := range n {
+			if i != j {
+				fmt.Fprintf(&table, "%d,%d\n", i, j)
+			}
+		}
+	}
+	files := map[string]string{"dense.schema": denseSchema, "T_link_T.csv": table.String()}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "schema", "import", filepath.Join(dir, "dense.schema"), "--name", "dense", "--data", data)
+	cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kgstudio schema import: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "T_link_T.csv")
+}
+
 // denseSchema has a rule whose join would run for hours (four hops over
 // a table linking every node to every other): each run's final job
 // spends its budget on it.
@@ -126,29 +157,12 @@ func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
 		t.Skip("runs the server as a separate process")
 	}
 	bin := kgstudioBinary(t)
-	data, dir := t.TempDir(), t.TempDir()
-	var table strings.Builder
-	table.WriteString("src,dst\n")
-	const n = 120
-	for i := range n {
-		for j := range n {
-			if i != j {
-				fmt.Fprintf(&table, "%d,%d\n", i, j)
-			}
-		}
-	}
-	files := map[string]string{"dense.schema": denseSchema, "T_link_T.csv": table.String()}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"schema", "import", filepath.Join(dir, "dense.schema"), "--name", "dense"}, {"doc", "add", filepath.Join(dir, "T_link_T.csv")}} {
-		cmd := exec.Command(bin, append(args, "--data", data)...)
-		cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kgstudio %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	data := t.TempDir()
+	table := writeDense(t, bin, data)
+	cmd := exec.Command(bin, "doc", "add", table, "--data", data)
+	cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kgstudio doc add: %v\n%s", err, out)
 	}
 	addr := freeAddr(t)
 	srv := startServer(t, bin, data, addr)
