@@ -84,7 +84,7 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 		question = question[:cut]
 	}
 	if question == "" {
-		return ChatAnswer{}, extract.Errorf(extract.KindInvalid, "the question is empty")
+		return ChatAnswer{}, ErrEmptyQuestion
 	}
 	var history []llm.Message
 	var instructions []string

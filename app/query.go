@@ -167,13 +167,16 @@ const MaxResponseType = 200
 
 // Ask retrieves the context of a question from a version's graph and,
 // with a provider, asks the model to answer from it. It checks the input
-// (an invalid error says what is wrong) and answers with the input as it
-// read it: the question trimmed, the provider, mode and top_k it used. An
-// empty question gets an empty result. The conversation before the
-// question and the instructions are bounded before any provider sees
-// them (see boundConversation): the oldest turns are left out, and the
-// result's note says how many.
+// (an invalid error says what is wrong; an empty question is refused with
+// ErrEmptyQuestion) and answers with the input as it read it: the
+// question trimmed, the provider, mode and top_k it used. The
+// conversation before the question and the instructions are bounded
+// before any provider sees them (see boundConversation): the oldest turns
+// are left out, and the result's note says how many.
 func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
+	if strings.TrimSpace(in.Question) == "" {
+		return QueryResult{}, ErrEmptyQuestion
+	}
 	var dropped int
 	in.History, in.UserPrompt, dropped = boundConversation(in.History, in.UserPrompt)
 	res, err := q.ask(ctx, v, in)
@@ -181,6 +184,22 @@ func (q *Queries) Ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Note = strings.TrimSpace(res.Note + fmt.Sprintf(" The %d oldest messages of the conversation were left out (the model reads the newest %d messages, at most %d KB).", dropped, MaxHistoryMessages, MaxHistoryBytes>>10))
 	}
 	return res, err
+}
+
+// ErrEmptyQuestion is what every way of asking (the API, MCP, the chat
+// APIs) answers to a question with nothing in it.
+var ErrEmptyQuestion = extract.Errorf(extract.KindInvalid, "the question is empty: ask something")
+
+// Blank checks a query's input as Ask does and answers with it as it was
+// read and nothing found: the Ask page before a question is asked.
+func (q *Queries) Blank(in QueryInput) (QueryResult, error) {
+	in.Question = ""
+	in, err := q.checked(in)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	return QueryResult{Provider: in.Provider, Mode: in.Mode, TopK: in.TopK, AsOf: in.AsOf,
+		Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}, nil
 }
 
 // Bounds of what a question carries to a model besides itself: the
@@ -221,9 +240,6 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	}
 	res := QueryResult{Question: in.Question, Provider: in.Provider, Mode: in.Mode, TopK: in.TopK, AsOf: in.AsOf,
 		Entities: []query.Entity{}, Relations: []query.Relation{}, Chunks: []query.ChunkHit{}}
-	if in.Question == "" {
-		return res, nil
-	}
 	cfg := v.Config
 	if cfg.Provider != in.Provider {
 		cfg.Model = ""

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -58,6 +59,16 @@ func TestQueries_AsOf(t *testing.T) {
 	}
 	if _, err := a.Queries.Ask(ctx, v, QueryInput{Question: "Rex?", AsOf: "last spring"}); extract.KindOf(err) != extract.KindInvalid {
 		t.Errorf("an unreadable as_of: %v; want an invalid error", err)
+	}
+	// An empty question is refused; the form before one reads the input.
+	if _, err := a.Queries.Ask(ctx, v, QueryInput{Question: " \n "}); !errors.Is(err, ErrEmptyQuestion) {
+		t.Errorf("an empty question: %v; want ErrEmptyQuestion", err)
+	}
+	if res, err := a.Queries.Blank(QueryInput{Mode: "ppr"}); err != nil || res.Mode != "ppr" || res.TopK == 0 {
+		t.Errorf("the blank form: %+v, %v", res, err)
+	}
+	if _, err := a.Queries.Blank(QueryInput{Mode: "sideways"}); extract.KindOf(err) != extract.KindInvalid {
+		t.Errorf("the blank form with an unknown mode: %v; want an invalid error", err)
 	}
 }
 

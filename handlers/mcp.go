@@ -235,9 +235,6 @@ func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn
 	if err != nil {
 		return nil, out, toolError(err)
 	}
-	if strings.TrimSpace(in.Question) == "" {
-		return nil, out, toolError(extract.Errorf(extract.KindInvalid, "the question is empty"))
-	}
 	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: in.Mode, TopK: in.TopK, ResponseType: in.ResponseType})
 	if err != nil {
 		return nil, out, toolError(err)

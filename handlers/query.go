@@ -89,7 +89,12 @@ func (h *Handler) showQuery(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	res, err := h.app.Queries.Ask(ctx, v, in)
+	var res app.QueryResult
+	if strings.TrimSpace(in.Question) == "" {
+		res, err = h.app.Queries.Blank(in) // the form, before a question
+	} else {
+		res, err = h.app.Queries.Ask(ctx, v, in)
+	}
 	if err != nil {
 		return err
 	}
@@ -121,9 +126,6 @@ func (h *Handler) queryAPI(c echo.Context) error {
 	in, err := h.queryInput(c)
 	if err != nil {
 		return err
-	}
-	if strings.TrimSpace(in.Question) == "" {
-		return extract.Errorf(extract.KindInvalid, "a question is required: ?q=...")
 	}
 	res, err := h.app.Queries.Ask(c.Request().Context(), v, in)
 	if err != nil {

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -193,6 +194,18 @@ func TestQuery_Invalid(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", path[:min(len(path), 60)], resp.StatusCode)
+		}
+	}
+	// An empty question is refused as every way of asking refuses it.
+	for _, path := range []string{fmt.Sprintf("/api/versions/%d/query?q=%%20", v.ID), fmt.Sprintf("/api/versions/%d/query", v.ID)} {
+		resp, err := http.Get(a.Server.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := extract.MessageOf(app.ErrEmptyQuestion); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), want) {
+			t.Errorf("%s: %d %s, want 400 saying %q", path, resp.StatusCode, body, want)
 		}
 	}
 	// A readable as_of is answered and echoed.
