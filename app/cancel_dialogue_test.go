@@ -9,7 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // A dialogue run canceled while its turns are written takes no more of
@@ -36,7 +36,7 @@ func TestDialogueRun_CancelStopsTurns(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, v, nil) }()
-	testdata.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		cur, err := st.Version(ctx, v.ID)
 		if err != nil {
 			t.Fatal(err)

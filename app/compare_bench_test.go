@@ -14,7 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -114,7 +114,7 @@ func BenchmarkCompare(b *testing.B) {
 				var peak uint64
 				for i := 0; i < b.N; i++ {
 					runtime.GC()
-					stop := testdata.SampleHeap(&peak)
+					stop := testkit.SampleHeap(&peak)
 					c, err := ap.compareUncached(ctx, va.ID, vb.ID, diff.Options{})
 					stop()
 					if err != nil {
@@ -173,7 +173,7 @@ func BenchmarkCompare(b *testing.B) {
 // it at cleanup.
 func testPostgres(tb testing.TB) store.Options {
 	tb.Helper()
-	return store.Options{URL: testdata.PostgresDB(tb, "app")}
+	return store.Options{URL: testkit.PostgresDB(tb, "app")}
 }
 
 // compareUncached loads both versions and compares them, bypassing the

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func TestReadDocument_JSON(t *testing.T) {
@@ -348,7 +348,7 @@ func TestAddDocuments_Corpus(t *testing.T) {
 
 // The shared MuSiQue corpus adds as 1,890 documents.
 func TestAddDocuments_MuSiQue(t *testing.T) {
-	data := testdata.Read(t, "multihop/musique_train_corpus.json")
+	data := testkit.Read(t, "multihop/musique_train_corpus.json")
 	ctx := context.Background()
 	for name, a := range importApps(t) {
 		t.Run(name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/export"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -25,7 +25,7 @@ import (
 func importApps(t *testing.T) map[string]*App {
 	t.Helper()
 	all := map[string]store.Options{"SQLite": {DataDir: t.TempDir()}}
-	if testdata.PostgresURL(t) != "" {
+	if testkit.PostgresURL(t) != "" {
 		all["PostgreSQL"] = testPostgres(t)
 	}
 	apps := map[string]*App{}

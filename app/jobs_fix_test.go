@@ -14,7 +14,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -88,7 +88,7 @@ func queueAndWork(t *testing.T, a *App, text string, concurrency int) record.Ver
 func waitChunks(t *testing.T, a *App, id, n int) record.Version {
 	t.Helper()
 	var v record.Version
-	testdata.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		var err error
 		if v, err = a.store.Version(context.Background(), id); err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func waitChunks(t *testing.T, a *App, id, n int) record.Version {
 func waitJobsEnded(t *testing.T, a *App, id int) JobsView {
 	t.Helper()
 	var jobs JobsView
-	testdata.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		var err error
 		if jobs, err = a.Jobs(context.Background(), id); err != nil {
 			t.Fatal(err)
@@ -336,7 +336,7 @@ func testRunningCount(t *testing.T, a *App) {
 	}()
 	end := sync.OnceFunc(func() { close(stop); <-sampled })
 	defer end()
-	testdata.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		cur, err := a.store.Version(ctx, v.ID)
 		if err != nil {
 			t.Fatal(err)

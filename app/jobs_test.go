@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -54,7 +54,7 @@ func newMeter(t *testing.T, latency time.Duration) *meter {
 // (and so connections) of its own, as n processes would.
 func pgApps(t *testing.T, n int, p Providers) []*App {
 	t.Helper()
-	if testdata.PostgresURL(t) == "" {
+	if testkit.PostgresURL(t) == "" {
 		t.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the PostgreSQL tests")
 	}
 	opts := testPostgres(t)
@@ -160,7 +160,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	if _, err := apps[1].StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
-	testdata.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		if cur, err := apps[0].store.Version(ctx, v.ID); err != nil || cur.ChunksDone < 3 {
 			return fmt.Errorf("the worker did not start the run: %d chunks done (%v)", cur.ChunksDone, err)
 		}

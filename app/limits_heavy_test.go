@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func TestGate_Enter(t *testing.T) {
@@ -54,7 +54,7 @@ func TestGate_Enter(t *testing.T) {
 			}
 			entered <- err
 		}()
-		testdata.Eventually(t, 10*time.Second, func() error {
+		testkit.Eventually(t, 10*time.Second, func() error {
 			if g.Waiting() == 0 {
 				return errors.New("the second request is not in line")
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -58,7 +58,7 @@ func backends(t *testing.T, p Providers, test func(t *testing.T, a *App, st *sto
 		test(t, newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), p), st)
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
-		if testdata.PostgresURL(t) == "" {
+		if testkit.PostgresURL(t) == "" {
 			t.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the PostgreSQL tests")
 		}
 		a := pgApps(t, 1, p)[0]

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -149,15 +149,15 @@ func TestApp_RulesAfterTextAndTables(t *testing.T) {
 // installed on more than five of their devices.
 func TestApp_RulesRiskMiningTables(t *testing.T) {
 	t.Parallel()
-	files := testdata.Glob(t, "corpora/kag-riskmining", "*.csv")
+	files := testkit.Glob(t, "corpora/kag-riskmining", "*.csv")
 	// The schema's rules with their keywords as KAG's README writes them
 	// (Structure, Constraint), and the concept rules of its concept.rule.
-	text := strings.NewReplacer("STRUCTURE", "Structure", "CONSTRAINT", "Constraint").Replace(string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
-	rules := strings.Replace(string(testdata.Read(t, "kag-rules/RiskMining.rule")), "namespace RiskMining", "", 1)
+	text := strings.NewReplacer("STRUCTURE", "Structure", "CONSTRAINT", "Constraint").Replace(string(testkit.Read(t, "kag-schemas/RiskMining.schema")))
+	rules := strings.Replace(string(testkit.Read(t, "kag-rules/RiskMining.rule")), "namespace RiskMining", "", 1)
 	a, st := rulesApp(t, nil, text+"\n"+rules)
 	var ids []int
 	for _, f := range files {
-		ids = append(ids, addDoc(t, st, filepath.Base(f), string(testdata.Read(t, "corpora/kag-riskmining/"+filepath.Base(f)))).ID)
+		ids = append(ids, addDoc(t, st, filepath.Base(f), string(testkit.Read(t, "corpora/kag-riskmining/"+filepath.Base(f)))).ID)
 	}
 	cfg := extract.DefaultConfig()
 	cfg.Embedder = extract.EmbedderOffline

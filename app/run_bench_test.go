@@ -15,7 +15,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -24,7 +24,7 @@ import (
 const corpusBytes = 2_700_000
 
 // benchCorpus builds the run benchmark's text from the shared data sets
-// (read through testdata.Read, so the benchmark skips where they are
+// (read through testkit.Read, so the benchmark skips where they are
 // absent, outside CI): the HotpotQA and MuSiQue passages (title, then
 // text) in file order, repeated until the text holds 2.7 MB, the body of
 // A Christmas Carol inserted after the first half of the passages;
@@ -33,7 +33,7 @@ func benchCorpus(tb testing.TB, n int) []byte {
 	tb.Helper()
 	var passages []string
 	for _, set := range []string{"hotpotqa", "musique"} {
-		ps, err := extract.ReadCorpus(bytes.NewReader(testdata.Read(tb, "multihop/"+set+"_train_corpus.json")))
+		ps, err := extract.ReadCorpus(bytes.NewReader(testkit.Read(tb, "multihop/"+set+"_train_corpus.json")))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func benchCorpus(tb testing.TB, n int) []byte {
 	}
 	// The book without Project Gutenberg's header and licence, which the
 	// nlp strategy skips with whatever precedes or follows its markers.
-	carol := string(testdata.Read(tb, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	carol := string(testkit.Read(tb, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if _, after, ok := strings.Cut(carol, "*** START OF"); ok {
 		_, carol, _ = strings.Cut(after, "\n")
 	}
@@ -100,7 +100,7 @@ func BenchmarkRunCorpus(b *testing.B) {
 		_ = os.WriteFile(filepath.Join(dir, "corpus.txt"), full, 0o644)
 	}
 	dbs := []string{"sqlite"}
-	if testdata.PostgresURL(b) != "" {
+	if testkit.PostgresURL(b) != "" {
 		dbs = append(dbs, "postgres")
 	}
 	for _, db := range dbs {
@@ -151,8 +151,8 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	}
 	runtime.GC()
 	var r corpusRun
-	stop := testdata.SampleHeap(&r.heap)
-	start := testdata.CPUSeconds(b)
+	stop := testkit.SampleHeap(&r.heap)
+	start := testkit.CPUSeconds(b)
 	st, err := store.Open(ctx, opts)
 	if err != nil {
 		b.Fatal(err)
@@ -185,7 +185,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}
-	r.cpu = testdata.CPUSeconds(b) - start
+	r.cpu = testkit.CPUSeconds(b) - start
 	stop()
 	if db == "sqlite" {
 		r.disk = dirBytes(b, dir)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -106,7 +106,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 // holds shares and which certificates are used, and the schema's release
 // rule derives that the shareholder releases the app.
 func TestApp_SchemaRulesDeriveRelations(t *testing.T) {
-	src := testdata.Read(t, "kag-schemas/RiskMining.schema")
+	src := testkit.Read(t, "kag-schemas/RiskMining.schema")
 	sc, err := schema.ParseKAGString(string(src))
 	if err != nil {
 		t.Fatal(err)

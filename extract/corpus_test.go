@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func readCorpusFile(t *testing.T, path string) ([]extract.Passage, error) {
@@ -133,7 +133,7 @@ func TestReadCorpus_MultiHop(t *testing.T) {
 	t.Parallel()
 	t.Run("HotpotQA", func(t *testing.T) {
 		t.Parallel()
-		path := testdata.Path(t, "multihop/hotpotqa_train_corpus.json")
+		path := testkit.Path(t, "multihop/hotpotqa_train_corpus.json")
 		got, err := readCorpusFile(t, path)
 		if err != nil {
 			t.Fatal(err)
@@ -179,7 +179,7 @@ func TestReadCorpus_MultiHop(t *testing.T) {
 	})
 	t.Run("MuSiQue", func(t *testing.T) {
 		t.Parallel()
-		path := testdata.Path(t, "multihop/musique_train_corpus.json")
+		path := testkit.Path(t, "multihop/musique_train_corpus.json")
 		got, err := readCorpusFile(t, path)
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // memSink is an in-memory Sink that merges chunk graphs like the database
@@ -199,7 +199,7 @@ func TestRun(t *testing.T) {
 		sink := newMemSink()
 		done := make(chan error, 1)
 		go func() { done <- run(ctx, testDocs(), testConfig(), ex, sink, nil) }()
-		testdata.Eventually(t, 5*time.Second, func() error {
+		testkit.Eventually(t, 5*time.Second, func() error {
 			if ex.running.Load() == 0 {
 				return errors.New("no chunk in flight")
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func TestReadDocument(t *testing.T) {
@@ -103,7 +103,7 @@ func TestReadDocument_SharedData(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			data := testdata.Read(t, tt.path)
+			data := testkit.Read(t, tt.path)
 			doc, err := ReadDocument(tt.path, data, 0)
 			if err != nil {
 				t.Fatal(err)

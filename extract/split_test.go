@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func chunkTexts(cs []Chunk) []string {
@@ -180,7 +180,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func BenchmarkSplit(b *testing.B) {
-	data := testdata.Read(b, "corpora/a_christmas_carol_gutenberg24022.txt")
+	data := testkit.Read(b, "corpora/a_christmas_carol_gutenberg24022.txt")
 	doc, err := ReadDocument("carol.txt", data, 0)
 	if err != nil {
 		b.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -26,14 +26,14 @@ import (
 func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract.Document) {
 	t.Helper()
 	ctx := context.Background()
-	sc, err := schema.ParseKAGString(string(testdata.Read(t, "kag-schemas/RiskMining.schema")))
+	sc, err := schema.ParseKAGString(string(testkit.Read(t, "kag-schemas/RiskMining.schema")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := a.Store.SaveSchema(ctx, "RiskMining", 0, sc, "imported"); err != nil {
 		t.Fatal(err)
 	}
-	names := testdata.Glob(t, "corpora/kag-riskmining", "*.csv")
+	names := testkit.Glob(t, "corpora/kag-riskmining", "*.csv")
 	if len(names) != 12 {
 		t.Fatalf("RiskMining tables: %v", names)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
@@ -47,12 +47,12 @@ func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Documen
 	return d
 }
 
-// dlgFile reads a dialogue file: a data file found by internal/testdata,
+// dlgFile reads a dialogue file: a data file found by internal/testkit,
 // or a path of the repository.
 func dlgFile(tb testing.TB, path string) []byte {
 	tb.Helper()
 	if strings.HasPrefix(path, "dialogues/") {
-		return testdata.Read(tb, path)
+		return testkit.Read(tb, path)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 
 	"github.com/PuerkitoBio/goquery"
@@ -140,7 +140,7 @@ func TestDocuments_Upload(t *testing.T) {
 		}
 	})
 	t.Run("RealDialogue", func(t *testing.T) {
-		data := testdata.Read(t, "dialogues/locomo10_conv26.json")
+		data := testkit.Read(t, "dialogues/locomo10_conv26.json")
 		resp := upload(t, a, map[string][]byte{"locomo.json": data})
 		msg, doc := flashOf(t, a, resp)
 		if msg != "Document stored." {
@@ -219,7 +219,7 @@ func TestDocuments_APIPartialUpload(t *testing.T) {
 func documentsApps(t *testing.T) map[string]*testApp {
 	t.Helper()
 	all := map[string]store.Options{"SQLite": {DataDir: t.TempDir()}}
-	if u := testdata.PostgresDB(t, "docs"); u != "" {
+	if u := testkit.PostgresDB(t, "docs"); u != "" {
 		all["PostgreSQL"] = store.Options{URL: u}
 	}
 	apps := map[string]*testApp{}

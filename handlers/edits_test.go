@@ -18,7 +18,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // carolGraph is a small graph to edit.
@@ -241,7 +241,7 @@ func TestCuration_Browser(t *testing.T) {
 	// pollAcross polls expr through a navigation that may cut a poll short.
 	pollAcross := func(expr string) {
 		t.Helper()
-		testdata.Eventually(t, 10*time.Second, func() error {
+		testkit.Eventually(t, 10*time.Second, func() error {
 			err := pollTrue(bctx, expr)
 			if err != nil && !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context with specified id") {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // nestedList is a list nested depth levels deep.
@@ -120,7 +120,7 @@ func fillHeavy(t *testing.T, g *app.Gate) func() {
 			done <- struct{}{}
 		}()
 	}
-	testdata.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		if n := g.Waiting(); n < g.Line() {
 			return fmt.Errorf("%d of %d requests in the heavy gate's line", n, g.Line())
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -80,7 +80,7 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("WebNLGWithRun", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "webnlg", "format": "webnlg", "limit": "10", "run": "1"},
-			map[string][]byte{"file": testdata.Read(t, "gold/webnlg2020_text2rdf_seen_first200.xml")})
+			map[string][]byte{"file": testkit.Read(t, "gold/webnlg2020_text2rdf_seen_first200.xml")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
@@ -117,8 +117,8 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("DocREDWithRun", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "docred-run", "format": "docred", "limit": "3", "run": "1"},
-			map[string][]byte{"file": testdata.Read(t, "gold/redocred_dev_first10.json"),
-				"relations": testdata.Read(t, "gold/docred_rel_info.json")})
+			map[string][]byte{"file": testkit.Read(t, "gold/redocred_dev_first10.json"),
+				"relations": testkit.Read(t, "gold/docred_rel_info.json")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
@@ -143,8 +143,8 @@ func TestGold_Import(t *testing.T) {
 
 	t.Run("DocREDWithNames", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "docred", "format": "docred", "limit": "3"},
-			map[string][]byte{"file": testdata.Read(t, "gold/redocred_dev_first10.json"),
-				"relations": testdata.Read(t, "gold/docred_rel_info.json")})
+			map[string][]byte{"file": testkit.Read(t, "gold/redocred_dev_first10.json"),
+				"relations": testkit.Read(t, "gold/docred_rel_info.json")})
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}

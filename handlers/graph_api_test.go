@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // TestGraphAPI_MatchesWholeGraph checks that the streamed graph API
@@ -78,7 +78,7 @@ func BenchmarkGraphAPIConcurrent(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		base := ms.HeapInuse
 		var peak uint64
-		stop := testdata.SampleHeap(&peak)
+		stop := testkit.SampleHeap(&peak)
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Add(1)

@@ -21,7 +21,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/handlers"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -110,7 +110,7 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 	tb.Helper()
 	var v record.Version
-	testdata.Eventually(tb, time.Minute, func() error {
+	testkit.Eventually(tb, time.Minute, func() error {
 		var err error
 		if v, err = a.Store.Version(context.Background(), id); err != nil {
 			tb.Fatal(err)
@@ -128,7 +128,7 @@ func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 // its version runs until it has seen the cancel.
 func waitJobsIdle(tb testing.TB, a *testApp, id int) {
 	tb.Helper()
-	testdata.Eventually(tb, 10*time.Second, func() error {
+	testkit.Eventually(tb, 10*time.Second, func() error {
 		jobs, err := a.App.Jobs(context.Background(), id)
 		if err != nil {
 			tb.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // The version page and the compare page of a run update themselves until
@@ -31,7 +31,7 @@ func TestLivePages_Browser(t *testing.T) {
 	// wait evaluates js until it is true; the page may reload meanwhile.
 	wait := func(t *testing.T, js string) {
 		t.Helper()
-		testdata.Eventually(t, 30*time.Second, func() error {
+		testkit.Eventually(t, 30*time.Second, func() error {
 			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
 			if err != nil {
 				return fmt.Errorf("waiting for %s: %v", js, err)

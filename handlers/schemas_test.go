@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
@@ -84,7 +84,7 @@ func TestSchemas_List(t *testing.T) {
 // export formats back to an equal schema.
 func TestSchemas_UploadKAGFolder(t *testing.T) {
 	t.Parallel()
-	files := testdata.Glob(t, "kag-schemas", "*.schema")
+	files := testkit.Glob(t, "kag-schemas", "*.schema")
 	a := MustApp(t)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -725,10 +725,10 @@ func TestSchemas_Warnings(t *testing.T) {
 func TestSchemas_UploadConceptRules(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
-	if resp := uploadSchema(t, a, "RiskMining.schema", testdata.Read(t, "kag-schemas/RiskMining.schema"), ""); resp.Header.Get("Location") != "/schemas/RiskMining?v=1" {
+	if resp := uploadSchema(t, a, "RiskMining.schema", testkit.Read(t, "kag-schemas/RiskMining.schema"), ""); resp.Header.Get("Location") != "/schemas/RiskMining?v=1" {
 		t.Fatalf("schema upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp := uploadSchema(t, a, "concept.rule", testdata.Read(t, "kag-rules/RiskMining.rule"), "")
+	resp := uploadSchema(t, a, "concept.rule", testkit.Read(t, "kag-rules/RiskMining.rule"), "")
 	loc := "/schemas/RiskMining?v=2"
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != loc {
 		t.Fatalf("rule upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))

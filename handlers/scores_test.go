@@ -23,7 +23,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // scoredApp is an app with the extraction "bio": version 1 over the
@@ -231,7 +231,7 @@ func TestScores_Browser(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`console.error("probe"), true`)); err != nil {
 		t.Fatal(err)
 	}
-	testdata.Eventually(t, 5*time.Second, func() error {
+	testkit.Eventually(t, 5*time.Second, func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(problems) == 0 {

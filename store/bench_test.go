@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/nlp"
@@ -129,10 +129,10 @@ func BenchmarkWriteGraph(b *testing.B) {
 	}
 }
 
-// carolPath finds A Christmas Carol (see internal/testdata).
+// carolPath finds A Christmas Carol (see internal/testkit).
 func carolPath(tb testing.TB) string {
 	tb.Helper()
-	return testdata.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt")
+	return testkit.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt")
 }
 
 // timedSink measures the time spent writing chunks.
@@ -372,7 +372,7 @@ func BenchmarkWriteGraphMemory(b *testing.B) {
 				runtime.ReadMemStats(&ms)
 				base := ms.HeapInuse
 				var top uint64
-				stop := testdata.SampleHeap(&top)
+				stop := testkit.SampleHeap(&top)
 				err := s.WriteGraph(ctx, v.ID, g)
 				stop()
 				if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // A database written when each mention was a row of the table mentions
@@ -15,8 +15,8 @@ import (
 // databases.
 func TestMigrateMentions_IntoPacks(t *testing.T) {
 	opts := map[string]func() Options{"sqlite": func() Options { return Options{DataDir: t.TempDir()} }}
-	if testdata.PostgresURL(t) != "" {
-		opts["postgres"] = func() Options { return Options{URL: testdata.PostgresDB(t, "store")} }
+	if testkit.PostgresURL(t) != "" {
+		opts["postgres"] = func() Options { return Options{URL: testkit.PostgresDB(t, "store")} }
 	}
 	for name, open := range opts {
 		t.Run(name, func(t *testing.T) {

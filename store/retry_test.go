@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -18,7 +18,7 @@ import (
 // fresh transaction instead of failing the run. The call cache recovers the
 // same way.
 func TestSink_WriteChunkAfterTerminatedConnections(t *testing.T) {
-	if testdata.PostgresURL(t) == "" {
+	if testkit.PostgresURL(t) == "" {
 		t.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the PostgreSQL tests")
 	}
 	t.Parallel()

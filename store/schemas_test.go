@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/ent/entitytype"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -298,7 +298,7 @@ func TestStore_EnsureDefaultSchema(t *testing.T) {
 // TestStore_KAGFolder stores every shared KAG schema and reads it back equal.
 func TestStore_KAGFolder(t *testing.T) {
 	t.Parallel()
-	files := testdata.Glob(t, "kag-schemas", "*.schema")
+	files := testkit.Glob(t, "kag-schemas", "*.schema")
 	forEachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		for _, f := range files {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/store"
@@ -31,7 +31,7 @@ func (b backend) open(tb testing.TB) *store.Store {
 // KGSTUDIO_TEST_POSTGRES_URL is set.
 func backends(tb testing.TB) []backend {
 	bs := []backend{{"sqlite", sqliteDB}}
-	if testdata.PostgresURL(tb) != "" {
+	if testkit.PostgresURL(tb) != "" {
 		bs = append(bs, backend{"postgres", postgresDB})
 	}
 	return bs
@@ -57,7 +57,7 @@ func sqliteDB(tb testing.TB) store.Options {
 // options that open it and drops it at cleanup.
 func postgresDB(tb testing.TB) store.Options {
 	tb.Helper()
-	return store.Options{URL: testdata.PostgresDB(tb, "test")}
+	return store.Options{URL: testkit.PostgresDB(tb, "test")}
 }
 
 func forEachDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {

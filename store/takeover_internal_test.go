@@ -13,7 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // goneID names a River client of this machine whose process has ended.
@@ -66,8 +66,8 @@ func TestClientPID(t *testing.T) {
 // gone process of this machine; the leadership of a gone process ends.
 func TestTakeOverGone(t *testing.T) {
 	dbs := map[string]func() Options{"sqlite": func() Options { return Options{DataDir: t.TempDir()} }}
-	if testdata.PostgresURL(t) != "" {
-		dbs["postgres"] = func() Options { return Options{URL: testdata.PostgresDB(t, "takeover")} }
+	if testkit.PostgresURL(t) != "" {
+		dbs["postgres"] = func() Options { return Options{URL: testkit.PostgresDB(t, "takeover")} }
 	}
 	for name, opts := range dbs {
 		t.Run(name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/diff"
@@ -117,7 +117,7 @@ func TestCompareCLI(t *testing.T) {
 	})
 
 	t.Run("ImportGoldAndScore", func(t *testing.T) {
-		src := testdata.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
+		src := testkit.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
 		out := mustCLI(t, data, "compare", "--import-gold", src, "--format", "webnlg", "--name", "webnlg", "--limit", "12")
 		if !strings.Contains(out, "imported 12 entries as webnlg@1 (reference)") {
 			t.Fatalf("import: %s", out)

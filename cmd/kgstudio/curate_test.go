@@ -8,7 +8,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // scroogeAnswer names Scrooge twice: as "Ebenezer Scrooge" and as
@@ -210,7 +210,7 @@ func TestExtract_Reference(t *testing.T) {
 func TestExtract_ReferenceKAGDomainKG(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
-	dir := testdata.Path(t, "corpora/kag-domain_kg")
+	dir := testkit.Path(t, "corpora/kag-domain_kg")
 	if out := mustCLI(t, data, "import", "domain", dir); !strings.HasPrefix(out, "domain@1: 25 nodes, 19 edges (imported from kag-domain_kg/ (kag))") {
 		t.Errorf("import printed %q", out)
 	}

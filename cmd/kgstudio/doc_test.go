@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/app"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // docDatabases are the databases the doc add tests run on, as flags:
@@ -20,7 +20,7 @@ import (
 func docDatabases(t *testing.T) map[string][]string {
 	t.Helper()
 	dbs := map[string][]string{"SQLite": {"--data", t.TempDir()}}
-	if testdata.PostgresURL(t) != "" {
+	if testkit.PostgresURL(t) != "" {
 		dbs["PostgreSQL"] = []string{"--db", pgDatabase(t)}
 	}
 	return dbs
@@ -147,7 +147,7 @@ func TestDocAdd_FolderAndZip(t *testing.T) {
 // under the time a user waits for a command.
 func TestDocAdd_MuSiQue(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
-	corpus := testdata.Path(t, "multihop/musique_train_corpus.json")
+	corpus := testkit.Path(t, "multihop/musique_train_corpus.json")
 	for name, db := range docDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // KAG's domain_kg example run offline: the imported reference's 25 nodes
@@ -18,7 +18,7 @@ import (
 func TestExtract_OfflineDomainNERKAGDomainKG(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
-	dir := testdata.Path(t, "corpora/kag-domain_kg")
+	dir := testkit.Path(t, "corpora/kag-domain_kg")
 	mustCLI(t, data, "import", "domain", dir)
 	mustCLI(t, data, "extract", "--name", "hgh", "--embedder", "offline", "--reference", "domain@1", filepath.Join(dir, "doc.txt"))
 	var g struct {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 )
@@ -31,7 +31,7 @@ func TestEvalCLI(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
 	t.Run("WebNLG", func(t *testing.T) {
-		webnlg := testdata.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
+		webnlg := testkit.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
 		var r evalJSON
 		out := mustCLI(t, data, "eval", "--format", "webnlg", webnlg, "--limit", "30", "--json")
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -54,9 +54,9 @@ func TestEvalCLI(t *testing.T) {
 
 	t.Run("DocRED", func(t *testing.T) {
 		var r evalJSON
-		docred := testdata.Path(t, "gold/redocred_dev_first10.json")
+		docred := testkit.Path(t, "gold/redocred_dev_first10.json")
 		out := mustCLI(t, data, "eval", "--format", "docred", docred, "--limit", "8", "--json",
-			"--relations", testdata.Path(t, "gold/docred_rel_info.json"))
+			"--relations", testkit.Path(t, "gold/docred_rel_info.json"))
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestEvalCLI(t *testing.T) {
 	})
 
 	t.Run("Human", func(t *testing.T) {
-		out := mustCLI(t, data, "eval", "--format", "docred", testdata.Path(t, "gold/redocred_dev_first10.json"), "--limit", "3")
+		out := mustCLI(t, data, "eval", "--format", "docred", testkit.Path(t, "gold/redocred_dev_first10.json"), "--limit", "3")
 		for _, want := range []string{"3 entries", "entities:", "PER", "typed", "one-to-one", "relations unlabelled:"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("report lacks %q:\n%s", want, out)
@@ -98,7 +98,7 @@ func TestEvalCLI(t *testing.T) {
 	})
 
 	t.Run("Errors", func(t *testing.T) {
-		docred := testdata.Path(t, "gold/redocred_dev_first10.json")
+		docred := testkit.Path(t, "gold/redocred_dev_first10.json")
 		for _, args := range [][]string{
 			{"eval", docred},
 			{"eval", "--format", "csv", docred},
@@ -125,7 +125,7 @@ func TestEvalCLI_LLMStrategy(t *testing.T) {
 	}})
 	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
 	t.Setenv("OPENAI_MODEL", "local")
-	webnlg := testdata.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
+	webnlg := testkit.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
 	args := []string{"eval", "--format", "webnlg", webnlg, "--limit", "2", "--strategy", "tuple", "--provider", "openai", "--json"}
 	var r evalJSON
 	if err := json.Unmarshal([]byte(mustCLI(t, data, append(args, "--max-gleaning", "0")...)), &r); err != nil {

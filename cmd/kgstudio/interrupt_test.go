@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/app"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // A foreground extract interrupted (Ctrl-C ends its context) says so and
@@ -60,7 +60,7 @@ func TestExtract_Interrupted(t *testing.T) {
 		done <- run(wctx, []string{"worker", "--concurrency", "4", "--data", data}, strings.NewReader(""), &wout, &werr)
 	}()
 	defer func() { stop(); <-done }()
-	testdata.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		if err := json.Unmarshal([]byte(mustCLI(t, data, "version", "show", "x@1", "--json")), &v); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // TestExtract_KilledInFinalJobFinishes kills a foreground extract with
@@ -22,7 +22,7 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 		t.Skip("runs the command as separate processes")
 	}
 	bin := kgstudioBinary(t)
-	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
+	corpus := testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	// With the dense table and its schema the final job spends a rule's
 	// budget (a second or more), so a kill after the poll sees it running
 	// lands in it even on a busy machine; before, the final job took a
@@ -65,7 +65,7 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 
 	addr := freeAddr(t)
 	srv := startServer(t, bin, killed, addr)
-	testdata.Eventually(t, 3*time.Minute, func() error {
+	testkit.Eventually(t, 3*time.Minute, func() error {
 		s := getStatus(t, addr, id)
 		if s.Status == "failed" || s.Status == "canceled" {
 			t.Fatalf("the killed run did not finish: %+v", s)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -55,7 +55,7 @@ func startServer(t *testing.T, bin, data, addr string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	err := testdata.Poll(30*time.Second, func() error {
+	err := testkit.Poll(30*time.Second, func() error {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err != nil {
 			return err
@@ -104,7 +104,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 		t.Skip("runs the server as a separate process")
 	}
 	bin := kgstudioBinary(t)
-	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
+	corpus := testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	run := func(data string, kill bool) (*store.Store, int) {
 		if out, err := exec.Command(bin, "doc", "add", "--data", data, corpus).CombinedOutput(); err != nil {
 			t.Fatalf("doc add: %v\n%s", err, out)
@@ -126,7 +126,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 		}
 		if kill {
 			// Wait until the run is part-way, then kill the process hard.
-			testdata.Eventually(t, time.Minute, func() error {
+			testkit.Eventually(t, time.Minute, func() error {
 				s := getStatus(t, addr, started.ID)
 				if s.Status == "done" {
 					t.Fatalf("could not catch the run mid-way: %+v", s)
@@ -150,7 +150,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 			srv = startServer(t, bin, data, addr)
 		}
 		restarted := time.Now()
-		testdata.Eventually(t, 2*time.Minute, func() error {
+		testkit.Eventually(t, 2*time.Minute, func() error {
 			s := getStatus(t, addr, started.ID)
 			if s.Status == "failed" {
 				t.Fatalf("run did not finish: %+v", s)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // TestMCP_Stdio drives `kgstudio mcp` through the SDK's own client over
@@ -92,7 +92,7 @@ func TestMCP_Stdio(t *testing.T) {
 	if res := call("extract", map[string]any{"name": "m", "document_ids": []int{doc.ID}}, &started); res.IsError || started.Version != "m@1" {
 		t.Fatalf("extract: %+v %+v", res, started)
 	}
-	err = testdata.Poll(time.Minute, func() error {
+	err = testkit.Poll(time.Minute, func() error {
 		var st struct {
 			Status string `json:"status"`
 			Nodes  int    `json:"nodes"`

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 func kagFiles(t *testing.T) []string {
 	t.Helper()
-	return testdata.Glob(t, "kag-schemas", "*.schema")
+	return testkit.Glob(t, "kag-schemas", "*.schema")
 }
 
 // TestSchemaCLI_KAGFolder imports every shared KAG schema, imports it again
@@ -127,11 +127,11 @@ func TestSchemaCLI_Versions(t *testing.T) {
 func TestSchemaCLI_ImportRules(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	rules := testdata.Path(t, "kag-rules/RiskMining.rule")
+	rules := testkit.Path(t, "kag-rules/RiskMining.rule")
 	if _, err := runCLI(t, data, "schema", "import", rules); err == nil || !strings.Contains(err.Error(), "no schema has the namespace RiskMining") {
 		t.Fatalf("rules before their schema: %v", err)
 	}
-	mustCLI(t, data, "schema", "import", testdata.Path(t, "kag-schemas/RiskMining.schema"), "--name", "risk")
+	mustCLI(t, data, "schema", "import", testkit.Path(t, "kag-schemas/RiskMining.schema"), "--name", "risk")
 	if got := mustCLI(t, data, "schema", "import", rules); got != "risk@2\n" {
 		t.Fatalf("import rules: %q", got)
 	}

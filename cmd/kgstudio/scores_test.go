@@ -10,7 +10,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func scoresData(f string) string { return filepath.Join("..", "..", "app", "testdata", "scores", f) }
@@ -140,7 +140,7 @@ func TestExperiment_Reference(t *testing.T) {
 // (global reads the communities a run stores, which it does not build).
 func TestScores_LoCoMo(t *testing.T) {
 	t.Parallel()
-	file := testdata.Path(t, "dialogues/locomo10_conv30.json")
+	file := testkit.Path(t, "dialogues/locomo10_conv30.json")
 	data := t.TempDir()
 	mustCLI(t, data, "extract", "--name", "conv", "--strategy", "dialogue", "--embedder", "offline", file)
 	mustCLI(t, data, "questions", "add", "conv", file)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // TestSchemaSuggest_ReDocRED drafts a schema from ten Re-DocRED documents
@@ -22,7 +22,7 @@ func TestSchemaSuggest_ReDocRED(t *testing.T) {
 		Title string     `json:"title"`
 		Sents [][]string `json:"sents"`
 	}
-	if err := json.Unmarshal(testdata.Read(t, "gold/redocred_dev_revised_first100.json"), &docs); err != nil {
+	if err := json.Unmarshal(testkit.Read(t, "gold/redocred_dev_revised_first100.json"), &docs); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -31,7 +31,7 @@ func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 		t.Skip("runs the command as separate processes")
 	}
 	bin := kgstudioBinary(t)
-	corpus := testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
+	corpus := testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	data := t.TempDir()
 	cmd := exec.Command(bin, "extract", "--data", data, "--name", "carol", "--chunk-size", "200", "--overlap", "0", corpus)
 	cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
@@ -80,7 +80,7 @@ func waitFinalJob(t *testing.T, data string, ended func() bool) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	testdata.Eventually(t, 2*time.Minute, func() error {
+	testkit.Eventually(t, 2*time.Minute, func() error {
 		var n int
 		err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'kgstudio_finish' AND state = 'running'`).Scan(&n)
 		if err == nil && n > 0 {
@@ -217,7 +217,7 @@ func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
 		_ = srv.Process.Signal(syscall.SIGTERM)
 		_ = srv.Wait()
 	}()
-	testdata.Eventually(t, 2*time.Minute, func() error {
+	testkit.Eventually(t, 2*time.Minute, func() error {
 		if s := getStatus(t, addr, started.ID); s.Status != "done" {
 			if s.Status == "failed" || s.Status == "canceled" {
 				t.Fatalf("the run resumed and ended %s", s.Status)

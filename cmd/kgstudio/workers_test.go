@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
@@ -33,7 +33,7 @@ import (
 // at cleanup; it skips without KGSTUDIO_TEST_POSTGRES_URL.
 func pgDatabase(tb testing.TB) string {
 	tb.Helper()
-	u := testdata.PostgresDB(tb, "workers")
+	u := testkit.PostgresDB(tb, "workers")
 	if u == "" {
 		tb.Skip("set KGSTUDIO_TEST_POSTGRES_URL to run the worker tests")
 	}
@@ -108,7 +108,7 @@ func detach(tb testing.TB, bin string, env []string, name, file string, chunkSiz
 func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) record.Version {
 	tb.Helper()
 	var v record.Version
-	testdata.Eventually(tb, within, func() error {
+	testkit.Eventually(tb, within, func() error {
 		var err error
 		if v, err = st.Version(context.Background(), id); err != nil {
 			tb.Fatal(err)
@@ -189,7 +189,7 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	id := detach(t, bin, env, "killed", file, size)
 	rescue := []string{"--concurrency", "2", "--job-timeout", "2s", "--rescue-after", "3s"}
 	first := startWorker(t, bin, env, rescue...)
-	testdata.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		v, err := st.Version(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
@@ -291,7 +291,7 @@ func TestWorkers_DetachThenWorkerOnSQLite(t *testing.T) {
 	}()
 	defer func() { cancel(); wg.Wait() }()
 	var m map[string]any
-	testdata.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		m = show()
 		// The final job completes just after it marks the version done.
 		if jobs := m["jobs"].(map[string]any); m["status"] != "done" || jobs["running"].(float64) != 0 {
@@ -410,7 +410,7 @@ func TestServe_NoWorker(t *testing.T) {
 	if workers != 1 {
 		t.Fatalf("serve runs %d job workers, want 1", workers)
 	}
-	testdata.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		if cur := status(); cur.Status != record.StatusDone || cur.ChunksDone != cur.ChunksTotal || cur.Nodes == 0 {
 			return fmt.Errorf("serve did not run the queued run: %s, %d/%d chunks, %d nodes", cur.Status, cur.ChunksDone, cur.ChunksTotal, cur.Nodes)
 		}

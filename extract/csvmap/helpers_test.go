@@ -9,13 +9,13 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/csvmap"
 	"github.com/kgstudio/kgstudio/extract/schema"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // kagOptions parses a KAG schema of the shared data and converts it.
 func kagOptions(tb testing.TB, file string) csvmap.Options {
 	tb.Helper()
-	sc, err := schema.ParseKAGString(string(testdata.Read(tb, "kag-schemas/"+file)))
+	sc, err := schema.ParseKAGString(string(testkit.Read(tb, "kag-schemas/"+file)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func kagOptions(tb testing.TB, file string) csvmap.Options {
 // order, with ids from 1.
 func corpus(tb testing.TB, folder string) []extract.Document {
 	tb.Helper()
-	dir := testdata.Path(tb, "corpora/"+folder)
+	dir := testkit.Path(tb, "corpora/"+folder)
 	names, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err != nil || len(names) == 0 {
 		tb.Fatalf("no CSV in %s: %v", dir, err)

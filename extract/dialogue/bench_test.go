@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
 
 func BenchmarkParseAll_LoCoMo(b *testing.B) {
-	data := mustRead(b, testdata.Path(b, "dialogues/locomo10_conv26.json"))
+	data := mustRead(b, testkit.Path(b, "dialogues/locomo10_conv26.json"))
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := ParseAll(data); err != nil {
@@ -40,7 +40,7 @@ func BenchmarkMemory_ApplySeed(b *testing.B) {
 // BenchmarkOffline_LoCoMo runs the offline strategy over a whole LoCoMo
 // conversation (419 turns) and rebuilds the graph at the middle turn.
 func BenchmarkOffline_LoCoMo(b *testing.B) {
-	d, err := Parse(mustRead(b, testdata.Path(b, "dialogues/locomo10_conv26.json")))
+	d, err := Parse(mustRead(b, testkit.Path(b, "dialogues/locomo10_conv26.json")))
 	if err != nil {
 		b.Fatal(err)
 	}

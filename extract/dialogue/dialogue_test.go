@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -33,18 +33,18 @@ func TestParseAll_SharedFiles(t *testing.T) {
 		start     string
 	}{
 		{
-			name: "LoCoMoConv26", path: testdata.Path(t, "dialogues/locomo10_conv26.json"), format: FormatLoCoMo,
+			name: "LoCoMoConv26", path: testkit.Path(t, "dialogues/locomo10_conv26.json"), format: FormatLoCoMo,
 			dialogues: 1, sessions: []int{19}, turns: []int{419}, titles: []string{"Caroline and Melanie"},
 			firstTurn: Turn{Speaker: "Caroline", Text: "Hey Mel! Good to see you! How have you been?"},
 			start:     "2023-05-08T13:56:00Z",
 		},
 		{
-			name: "LoCoMoConv30", path: testdata.Path(t, "dialogues/locomo10_conv30.json"), format: FormatLoCoMo,
+			name: "LoCoMoConv30", path: testkit.Path(t, "dialogues/locomo10_conv30.json"), format: FormatLoCoMo,
 			dialogues: 1, sessions: []int{19}, turns: []int{369}, titles: []string{"Jon and Gina"},
 			start: "2023-01-20T16:04:00Z",
 		},
 		{
-			name: "MemoryBank", path: testdata.Path(t, "dialogues/memorybank_en_users1-8.json"), format: FormatMemoryBank,
+			name: "MemoryBank", path: testkit.Path(t, "dialogues/memorybank_en_users1-8.json"), format: FormatMemoryBank,
 			dialogues: 8,
 			sessions:  []int{10, 10, 10, 10, 10, 10, 10, 10},
 			turns:     []int{98, 104, 66, 70, 86, 90, 34, 70},
@@ -94,7 +94,7 @@ func TestParseAll_SharedFiles(t *testing.T) {
 
 func TestParse_Single(t *testing.T) {
 	t.Run("LoCoMo", func(t *testing.T) {
-		d, err := Parse(mustRead(t, testdata.Path(t, "dialogues/locomo10_conv26.json")))
+		d, err := Parse(mustRead(t, testkit.Path(t, "dialogues/locomo10_conv26.json")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,8 +106,8 @@ func TestParse_Single(t *testing.T) {
 		}
 	})
 	t.Run("LoCoMoList", func(t *testing.T) {
-		conv := mustRead(t, testdata.Path(t, "dialogues/locomo10_conv26.json"))
-		conv30 := mustRead(t, testdata.Path(t, "dialogues/locomo10_conv30.json"))
+		conv := mustRead(t, testkit.Path(t, "dialogues/locomo10_conv26.json"))
+		conv30 := mustRead(t, testkit.Path(t, "dialogues/locomo10_conv30.json"))
 		list := `[{"sample_id":"conv-26","conversation":` + string(conv) + `},{"sample_id":"conv-30","conversation":` + string(conv30) + `}]`
 		ds, err := ParseAll([]byte(list))
 		if err != nil {
@@ -127,7 +127,7 @@ func TestParse_Single(t *testing.T) {
 		}
 	})
 	t.Run("MemoryBankRefusedAsOne", func(t *testing.T) {
-		_, err := Parse(mustRead(t, testdata.Path(t, "dialogues/memorybank_en_users1-8.json")))
+		_, err := Parse(mustRead(t, testkit.Path(t, "dialogues/memorybank_en_users1-8.json")))
 		if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "8 dialogues") {
 			t.Fatalf("got %v", err)
 		}
@@ -247,7 +247,7 @@ func TestSegments(t *testing.T) {
 			{"dialogues/memorybank_en_users1-8.json", 49},
 			{"dialogues/locomo10_conv26.json", -1},
 		} {
-			ds, err := ParseAll(mustRead(t, testdata.Path(t, tc.path)))
+			ds, err := ParseAll(mustRead(t, testkit.Path(t, tc.path)))
 			if err != nil {
 				t.Fatal(err)
 			}

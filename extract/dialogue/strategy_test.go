@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -261,7 +261,7 @@ func TestOffline_SharedDialogues(t *testing.T) {
 		{"MemoryBankEmily", "dialogues/memorybank_en_users1-8.json", 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := ParseAll(mustRead(t, testdata.Path(t, tc.path)))
+			ds, err := ParseAll(mustRead(t, testkit.Path(t, tc.path)))
 			if err != nil {
 				t.Fatal(err)
 			}

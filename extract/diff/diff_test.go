@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func node(name, typ, desc string) extract.Node {
@@ -623,13 +623,13 @@ func BenchmarkCompare(b *testing.B) {
 	b.ResetTimer()
 	// CPU time is reported too: on a shared machine wall time says more
 	// about the neighbours than about Compare.
-	cpu0 := testdata.CPUSeconds(b)
+	cpu0 := testkit.CPUSeconds(b)
 	var r Result
 	for i := 0; i < b.N; i++ {
 		r = Compare(a, c, Options{})
 	}
 	b.StopTimer()
-	b.ReportMetric((testdata.CPUSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((testkit.CPUSeconds(b)-cpu0)/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(r.Summary.Nodes.Added), "nodes_added")
 	b.ReportMetric(float64(r.Summary.Edges.Added), "edges_added")
 }

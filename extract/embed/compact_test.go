@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // longText is a paragraph whose hashed vector holds more than 16 values.
@@ -97,14 +97,14 @@ func TestCompactRoundTrip(t *testing.T) {
 func TestCompactKeepsRankings(t *testing.T) {
 	var passages, questions []string
 	var musique []struct{ Title, Text string }
-	if err := json.Unmarshal(testdata.Read(t, "multihop/musique_train_corpus.json"), &musique); err != nil {
+	if err := json.Unmarshal(testkit.Read(t, "multihop/musique_train_corpus.json"), &musique); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range musique {
 		passages = append(passages, p.Title+"\n"+p.Text)
 	}
 	var hotpot map[string][]string
-	if err := json.Unmarshal(testdata.Read(t, "multihop/hotpotqa_train_corpus.json"), &hotpot); err != nil {
+	if err := json.Unmarshal(testkit.Read(t, "multihop/hotpotqa_train_corpus.json"), &hotpot); err != nil {
 		t.Fatal(err)
 	}
 	for title, sents := range hotpot {
@@ -112,7 +112,7 @@ func TestCompactKeepsRankings(t *testing.T) {
 	}
 	for _, f := range []string{"multihop/musique_train.json", "multihop/hotpotqa_train.json"} {
 		var qs []struct{ Question string }
-		if err := json.Unmarshal(testdata.Read(t, f), &qs); err != nil {
+		if err := json.Unmarshal(testkit.Read(t, f), &qs); err != nil {
 			t.Fatal(err)
 		}
 		for _, q := range qs {

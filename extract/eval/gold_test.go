@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -185,7 +185,7 @@ func checkErr(t *testing.T, err error, want string) {
 
 func mustRead(t testing.TB, name string) []byte {
 	t.Helper()
-	return testdata.Read(t, "gold/"+name)
+	return testkit.Read(t, "gold/"+name)
 }
 
 func TestReadWebNLG_RealFile(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // locomoFiles are the LoCoMo conversations of the shared data.
@@ -21,7 +21,7 @@ var locomoFiles = []string{"locomo10_conv26.json", "locomo10_conv30.json"}
 // local at least half the time, and every mode finds some.
 func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
 	tb.Helper()
-	rep, err := LoCoMo(context.Background(), testdata.Read(tb, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
+	rep, err := LoCoMo(context.Background(), testkit.Read(tb, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func TestReadLongMemEval_Refuses(t *testing.T) {
@@ -92,7 +92,7 @@ func TestLongMemEval_Small(t *testing.T) {
 // keep accepts.
 func devQuestions(tb testing.TB, keep func(i int, q LongMemQuestion) bool) []LongMemQuestion {
 	tb.Helper()
-	qs, err := ReadLongMemEval(testdata.Read(tb, "dialogues/longmemeval_oracle_dev.json"))
+	qs, err := ReadLongMemEval(testkit.Read(tb, "dialogues/longmemeval_oracle_dev.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 func TestReadMultiHop(t *testing.T) {
@@ -96,11 +96,11 @@ func TestMultiHop_SharedSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, set := range []string{"hotpotqa", "musique"} {
-		qs, err := ReadMultiHop(testdata.Read(t, "multihop/"+set+"_train.json"))
+		qs, err := ReadMultiHop(testkit.Read(t, "multihop/"+set+"_train.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := extract.ReadCorpus(bytes.NewReader(testdata.Read(t, "multihop/"+set+"_train_corpus.json")))
+		ps, err := extract.ReadCorpus(bytes.NewReader(testkit.Read(t, "multihop/"+set+"_train_corpus.json")))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/embed/uselite"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // BenchmarkQuery6119 measures what one question costs on a version the
@@ -34,12 +34,12 @@ func BenchmarkQuery6119(b *testing.B) {
 	var passages []extract.Passage
 	var questions []MultiHopQuestion
 	for _, set := range []string{"hotpotqa", "musique"} {
-		ps, err := extract.ReadCorpus(bytes.NewReader(testdata.Read(b, "multihop/"+set+"_train_corpus.json")))
+		ps, err := extract.ReadCorpus(bytes.NewReader(testkit.Read(b, "multihop/"+set+"_train_corpus.json")))
 		if err != nil {
 			b.Fatal(err)
 		}
 		passages = append(passages, ps...)
-		qs, err := ReadMultiHop(testdata.Read(b, "multihop/"+set+"_train.json"))
+		qs, err := ReadMultiHop(testkit.Read(b, "multihop/"+set+"_train.json"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // What CSV writes (the neo4j-admin layout) reads back the same, from the
@@ -248,8 +248,8 @@ func TestReadCSV_Errors(t *testing.T) {
 // its repeated nodes once each, its isA edges.
 func TestReadKAG_DomainKG(t *testing.T) {
 	t.Parallel()
-	nodes := testdata.Read(t, "corpora/kag-domain_kg/nodes.json")
-	edges := testdata.Read(t, "corpora/kag-domain_kg/edges.json")
+	nodes := testkit.Read(t, "corpora/kag-domain_kg/nodes.json")
+	edges := testkit.Read(t, "corpora/kag-domain_kg/edges.json")
 	g, err := ReadKAG(nodes, edges)
 	if err != nil {
 		t.Fatal(err)

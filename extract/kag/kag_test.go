@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/kag"
@@ -80,7 +80,7 @@ func clients(t testing.TB, srv *fakellm.Server) map[string]llm.Client {
 }
 
 func zhChunk(t testing.TB) (extract.Document, extract.Chunk) {
-	b, err := os.ReadFile(testdata.Path(t, "corpora/kag-baike/zhoujielun_baike.txt"))
+	b, err := os.ReadFile(testkit.Path(t, "corpora/kag-baike/zhoujielun_baike.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

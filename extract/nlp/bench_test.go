@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -21,7 +21,7 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 	b.ResetTimer()
 	cpu := 0.0
 	for i := 0; i < b.N; i++ {
-		before := testdata.CPUSeconds(b)
+		before := testkit.CPUSeconds(b)
 		// Start cold: rebuild the per-document tables and the NER caches.
 		doc.SHA256 = ""
 		e.nerMu.Lock()
@@ -38,7 +38,7 @@ func benchmarkCarol(b *testing.B, opts Options, concurrency int) {
 		if err := extract.RunJobs(context.Background(), jobs, cfg.Concurrency, e, discardSink{}, nil); err != nil {
 			b.Fatal(err)
 		}
-		cpu += testdata.CPUSeconds(b) - before
+		cpu += testkit.CPUSeconds(b) - before
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(len(doc.Content)*b.N)/1000/cpu, "KB/cpu-s")

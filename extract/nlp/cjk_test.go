@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -39,7 +39,7 @@ func TestExtractor_Baike(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := os.ReadFile(testdata.Path(t, "corpora/kag-baike/"+tt.file))
+			data, err := os.ReadFile(testkit.Path(t, "corpora/kag-baike/"+tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

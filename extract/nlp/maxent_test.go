@@ -12,7 +12,7 @@ import (
 
 	prose "github.com/jdkato/prose/v2"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/eval"
@@ -248,7 +248,7 @@ func TestShapeOf(t *testing.T) {
 // carolDoc is A Christmas Carol as a document.
 func carolDoc(tb testing.TB) extract.Document {
 	tb.Helper()
-	data, err := os.ReadFile(testdata.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	data, err := os.ReadFile(testkit.Path(tb, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func carolDoc(tb testing.TB) extract.Document {
 // goldDocs reads the entries of a gold file and their texts as documents.
 func goldDocs(t *testing.T, name string, read func(io.Reader) ([]eval.Entry, error)) ([]eval.Entry, []extract.Document) {
 	t.Helper()
-	f, err := os.Open(testdata.Path(t, name))
+	f, err := os.Open(testkit.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 )
@@ -269,7 +269,7 @@ func TestExtractor_Canceled(t *testing.T) {
 // compares the node list with testdata/carol_nodes.golden (refresh with
 // -update).
 func TestExtractor_Golden(t *testing.T) {
-	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	data, err := os.ReadFile(testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

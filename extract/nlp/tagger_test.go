@@ -9,14 +9,14 @@ import (
 
 	prose "github.com/jdkato/prose/v2"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // TestTagger_MatchesProse tags A Christmas Carol and a few odd tokens, chunk
 // by chunk, with the tagger and with prose: every tag must be the same,
 // but where two classes score within rounding of each other.
 func TestTagger_MatchesProse(t *testing.T) {
-	data, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	data, err := os.ReadFile(testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // A KAG concept.rule file reads as a schema of concept rules only: three
@@ -17,7 +17,7 @@ import (
 // again it is the same; each rule parses, the first one's structure is a
 // lone node with a like filter.
 func TestParseKAG_ConceptRuleFile(t *testing.T) {
-	s, err := ParseKAGString(string(testdata.Read(t, "kag-rules/RiskMining.rule")))
+	s, err := ParseKAGString(string(testkit.Read(t, "kag-rules/RiskMining.rule")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,16 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // kagDir returns the folder of the KAG schema examples (see
-// internal/testdata).
+// internal/testkit).
 func kagDir(tb testing.TB) string {
 	tb.Helper()
-	return testdata.Path(tb, "kag-schemas")
+	return testkit.Path(tb, "kag-schemas")
 }
 
 // kagFiles lists the shipped .schema files; there must be some.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kgstudio/kgstudio/internal/testdata"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -234,7 +234,7 @@ func TestParsePrompts(t *testing.T) {
 // carol returns the document and its first story chunk.
 func carol(t testing.TB) (extract.Document, extract.Chunk) {
 	t.Helper()
-	b, err := os.ReadFile(testdata.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
+	b, err := os.ReadFile(testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package testdata
+package testkit
 
 import (
 	"testing"

@@ -1,9 +1,10 @@
-// Package testdata locates the data files tests read: the small fixtures
-// committed under testdata/ at the repository root first, then the larger
-// shared sets in ../shared/data beside the repository. A test whose file is
+// Package testkit holds what tests share: it locates the data files they
+// read (the small fixtures committed under testdata/ at the repository
+// root first, then the larger shared sets in ../shared/data beside the
+// repository), waits, measures and opens PostgreSQL. A test whose file is
 // in neither skips with one line naming it, except under CI=true, where it
 // fails: CI always has the shared data.
-package testdata
+package testkit
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package testdata
+package testkit
 
 import "testing"
 
