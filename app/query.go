@@ -48,7 +48,7 @@ type QueryResult struct {
 	Question string `json:"question"`
 	// Provider is the provider asked for an answer ("none": no model).
 	Provider extract.Provider `json:"provider"`
-	// Mode is the query mode used (local, global, hybrid, naive or mix).
+	// Mode is the query mode used (one of query.Modes).
 	Mode string `json:"mode"`
 	// TopK is the number of items asked of each part.
 	TopK int `json:"top_k"`

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,7 +35,7 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 	})
 	t := &mcpTools{a: a}
 	mcp.AddTool(s, &mcp.Tool{Name: "list_extractions", Annotations: readOnly("List extractions"), Description: "List the extractions and their versions (newest first), with status, strategy and size."}, t.listExtractions)
-	mcp.AddTool(s, &mcp.Tool{Name: "query", Annotations: readOnly("Ask a version a question"), Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
+	mcp.AddTool(s, &mcp.Tool{Name: "query", Annotations: readOnly("Ask a version a question"), InputSchema: queryInSchema(), Description: "Answer a question from a finished version: the answer (a model's when one is configured, " +
 		"else extractive: the best sentences) with its references, and the entities, relations and passages retrieved."}, t.query)
 	mcp.AddTool(s, &mcp.Tool{Name: "get_node", Annotations: readOnly("A node and its edges"), Description: "A node of a version by key: its type, description, properties, edges in and out and where the documents mention it."}, t.getNode)
 	mcp.AddTool(s, &mcp.Tool{Name: "neighbors", Annotations: readOnly("The nodes around a node"), Description: "The nodes within depth steps of a node (1 or 2, either direction), with their descriptions, and the edges among them."}, t.neighbors)
@@ -210,10 +211,25 @@ func (t *mcpTools) listExtractions(ctx context.Context, _ *mcp.CallToolRequest, 
 type queryIn struct {
 	Question string `json:"question" jsonschema:"the question"`
 	Version  string `json:"version" jsonschema:"the version to ask: NAME@V, NAME for its latest, or its id"`
-	Mode     string `json:"mode,omitempty" jsonschema:"local, global, hybrid, naive, mix (the default) or ppr"`
+	Mode     string `json:"mode,omitempty"` // its enum: queryInSchema
 	TopK     int    `json:"top_k,omitempty" jsonschema:"entities, relations and passages to retrieve (default 10)"`
 	// ResponseType shapes a model's answer, as LightRAG's response_type.
 	ResponseType string `json:"response_type,omitempty" jsonschema:"the answer's shape for a model: Multiple Paragraphs (the default), Single Paragraph, Bullet Points ..."`
+}
+
+// queryInSchema is queryIn's input schema with the modes the query
+// package knows as the mode's enum, so the list is never written out.
+func queryInSchema() *jsonschema.Schema {
+	sc, err := jsonschema.For[queryIn](nil)
+	if err != nil {
+		panic(err) // a struct of strings and an int: fixed at build time
+	}
+	mode := sc.Properties["mode"]
+	for _, m := range query.Modes {
+		mode.Enum = append(mode.Enum, m)
+	}
+	mode.Description = "the query mode, mix by default (ppr: a walk from the entities the question names, for questions that link them)"
+	return sc
 }
 
 type queryOut struct {

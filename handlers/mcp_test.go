@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	querypkg "github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/handlers"
 )
 
@@ -208,6 +210,18 @@ func TestMCP_HTTPAcrossRestart(t *testing.T) {
 		}
 		if write := tl.Name == "add_document" || tl.Name == "extract"; tl.Annotations.ReadOnlyHint == write {
 			t.Errorf("tool %s read-only %t", tl.Name, tl.Annotations.ReadOnlyHint)
+		}
+		if tl.Name == "query" {
+			// The modes a client may pick are the query package's.
+			var sc struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			}
+			raw, _ := json.Marshal(tl.InputSchema)
+			if err := json.Unmarshal(raw, &sc); err != nil || !slices.Equal(sc.Properties["mode"].Enum, querypkg.Modes) {
+				t.Errorf("query's modes %v, want %v (%v)", sc.Properties["mode"].Enum, querypkg.Modes, err)
+			}
 		}
 	}
 	serve() // a restart: a new server, nothing of the old one kept

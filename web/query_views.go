@@ -13,7 +13,7 @@ type QueryPage struct {
 	APIURL    string // the same query as JSON; empty without a question
 	Question  string
 	Providers []Option
-	// Modes are the query modes (local, global, hybrid, naive, mix).
+	// Modes are the query modes (query.Modes).
 	Modes []Option
 	// TopK is the number of items of each part.
 	TopK int

@@ -15,6 +15,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+
+	"github.com/kgstudio/kgstudio/extract/query"
 )
 
 // version is what the MCP server reports as its version.
@@ -58,7 +60,10 @@ func mainCode() int {
 	}
 }
 
-const usage = `kgstudio — turn text into knowledge graphs and compare versions
+// usage is the command summary; the query modes come from query.Modes.
+var usage = strings.ReplaceAll(usageText, "{modes}", strings.Join(query.Modes, "|"))
+
+const usageText = `kgstudio — turn text into knowledge graphs and compare versions
 
 Usage:
   kgstudio serve   [--addr 127.0.0.1:8080] [--public-url URL] [--data DIR] [--db URL] [--no-worker]
@@ -93,7 +98,7 @@ Usage:
   kgstudio eval --format locomo FILE [--version NAME@V] [--mode M] [--top-k N] [--embedder use-lite|offline] [--json]
   kgstudio eval --format multihop QUESTIONS.json --corpus CORPUS.json [--mode M] [--embedder use-lite|offline] [--json]
   kgstudio eval --format longmemeval FILE [--distractors N] [--limit N] [--mode M] [--embedder use-lite|offline] [--json]
-  kgstudio query NAME@V QUESTION [--mode local|global|hybrid|naive|mix|ppr] [--top-k N] [--as-of DATE] [--provider P] [--keywords model|offline] [--response-type T] [--answer] [--json]
+  kgstudio query NAME@V QUESTION [--mode {modes}] [--top-k N] [--as-of DATE] [--provider P] [--keywords model|offline] [--response-type T] [--answer] [--json]
   kgstudio communities NAME@V [--level N] [--json]
   kgstudio questions add|show NAME [FILE]  a question set (JSON, CSV, multi-hop, LoCoMo, LongMemEval) that scores NAME's versions
   kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures

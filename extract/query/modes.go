@@ -66,7 +66,7 @@ func ParseMode(s string) (string, error) {
 		return ModeMix, nil
 	}
 	if !slices.Contains(Modes, s) {
-		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use local, global, hybrid, naive, mix or ppr)", s)
+		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use one of %s)", s, strings.Join(Modes, ", "))
 	}
 	return s, nil
 }
