@@ -250,6 +250,12 @@ func TestExtractor_TypeRules(t *testing.T) {
 				"climie fisher": "Organization", "oreja azul": "Organization", "iveco": "Organization"},
 		},
 		{
+			name:      "BodiesNamedForWhatTheyAreFor",
+			text:      "Einstein joined the Institute for Advanced Study in Princeton. Later he worked for Siemens.",
+			wantNodes: map[string]string{"institute for advanced study": "Organization", "siemens": "Organization"},
+			noNodes:   []string{"advanced study"},
+		},
+		{
 			name:      "ConceptRatherThanGuess",
 			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
 			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},

@@ -191,6 +191,11 @@ func (b *runBuilder) extend(i int) (int, int) {
 		case b.same(i, j+2) && (toks[j+1].text == "in" || toks[j+1].text == "for") && prizeHeads[toks[j].text] && b.isCand(j+2):
 			j += 2
 			continue
+		// "Institute for Advanced Study", "National Council for Peace
+		// and Order": a body named by what it is for.
+		case b.same(i, j+2) && toks[j+1].text == "for" && forHeads[toks[j].text] && b.isCand(j+2):
+			j += 2
+			continue
 		case b.same(i, j+2) && toks[j+1].text == "of" && b.ofHead(i, j):
 			k := j + 2
 			if toks[k].text == "the" && b.same(i, k+1) {
@@ -215,6 +220,11 @@ func (b *runBuilder) extend(i int) (int, int) {
 // College London", "Queen's University", "Children's Hospital", "People's Party").
 var possessiveHeads = wordsOf(`College University Hospital School Church Cathedral Academy Party Republic Army Front Committee
 	Movement Congress League Council Assembly`)
+
+// forHeads are the words a body's name ends in before "for" and what it
+// is for.
+var forHeads = wordsOf(`Council Center Centre Institute Society Committee Foundation Agency Commission Organization
+	Organisation Association Union Alliance Coalition Movement Fund Office Bureau Department Ministry Federation League`)
 
 // prizeHeads are the words a prize's name ends in before its field.
 var prizeHeads = wordsOf(`Prize Award Medal Trophy`)

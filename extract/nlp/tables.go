@@ -291,7 +291,7 @@ var nonModifiers = wordsOf(`the and but for nor not was were are is has had have
 var orgVerbCues = setOf("published by", "developed by", "distributed by", "acquired by", "owned by", "released by",
 	"signed to", "signed with", "subsidiary of", "merged with", "played for", "manufactured by", "operated by",
 	"sponsored by", "broadcast by", "aired on", "broadcast on", "employed by", "listed on", "traded on", "plays for",
-	"signed for", "transferred to", "loaned to", "playing for", "spells with", "spell with", "loan with", "sold to")
+	"signed for", "transferred to", "loaned to", "playing for", "spells with", "spell with", "loan with", "sold to", "worked for", "works for", "working for")
 
 // orgAfterWords right after a name, in lower case, make it an
 // organisation.
