@@ -326,6 +326,9 @@ func (p *kagParser) topLevel(l *kline) error {
 	}
 	if l.hasRule {
 		// A rule of its own: a concept rule, its concept in its head.
+		if strings.TrimSpace(l.rule) == "" {
+			return errAt(l.no, "rule: [[ ]] is empty: a concept rule needs its Define (...) { ... } inside")
+		}
 		p.s.ConceptRules = append(p.s.ConceptRules, ConceptRule{Rule: l.rule})
 		return nil
 	}
@@ -336,6 +339,9 @@ func (p *kagParser) topLevel(l *kline) error {
 		for _, c := range l.children {
 			if !c.hasRule || len(c.children) > 0 {
 				return errAt(c.no, "concept %s: expected rule: [[ ... ]], got %q", clip(concept), clip(c.text))
+			}
+			if strings.TrimSpace(c.rule) == "" {
+				return errAt(c.no, "concept %s: rule: [[ ]] is empty", clip(concept))
 			}
 			p.s.ConceptRules = append(p.s.ConceptRules, ConceptRule{Concept: concept, Rule: c.rule})
 		}

@@ -141,6 +141,8 @@ func TestParseKAG_Errors(t *testing.T) {
 		{"DuplicateDesc", "A: EntityType\n  desc: one\n  desc: two\n", "line 3: type A: desc given twice"},
 		{"DuplicateNamespace", "namespace A\nnamespace B\n", "line 2: namespace declared twice"},
 		{"NamespaceWithoutName", "namespace\n", "line 1: namespace without a name"},
+		{"EmptyConceptRule", "rule: [[ ]]\n", "line 1: rule: [[ ]] is empty"},
+		{"EmptyRuleUnderConcept", "`Risk`/`Gambling`:\n    rule: [[\n    ]]\n", "line 2: concept `Risk`/`Gambling`: rule: [[ ]] is empty"},
 		{"UnclosedRule", "A: EntityType\n  properties:\n    p: Text\n      rule: [[\n  Define x\n", "line 4: rule block opened with [[ is never closed"},
 		{"TextAfterRule", "A: EntityType\n  properties:\n    p: Text\n      rule: [[\n  x\n  ]] tail\n", "line 6: unexpected text \"tail\" after ]]"},
 		{"RuleAtTypeLevel", "A: EntityType\n  rule: [[ x ]]\n", "line 2: type A: a rule must sit under"},
