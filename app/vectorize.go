@@ -135,7 +135,21 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 		// Only counted: a million-row table's texts are not listed.
 		props, err = a.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
 	} else {
-		items, props, err = a.vectorTexts(ctx, v, have)
+		// Only what is worth embedding is listed (a million-row table's
+		// names are not: their list took 100 MB to be thrown away).
+		var f meaningfulFilter
+		if f.tables, err = a.tableDocuments(ctx, v); err != nil {
+			return err
+		}
+		if f.props, err = a.vectorProps(ctx, v.Config); err != nil {
+			return err
+		}
+		f.allTables = len(f.tables) == len(v.DocumentIDs)
+		props, err = a.eachVectorText(ctx, v, have, func(t vectorText) {
+			if f.keep(t) {
+				items = append(items, t)
+			}
+		})
 	}
 	if err != nil {
 		return err
@@ -147,12 +161,6 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 	var use extract.EmbedUsage
 	if derivedEmbedder(emb) {
 		w.Derived(derived)
-	} else {
-		tables, err := a.tableDocuments(ctx, v)
-		if err != nil {
-			return err
-		}
-		items = meaningful(items, props, tables, len(tables) == len(v.DocumentIDs))
 	}
 	texts := make([]string, 0, vectorBatchTexts)
 	batch := make([]store.VectorItem, 0, vectorBatchTexts)
@@ -198,35 +206,60 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 // 80,000 names, 1,700 such reports and its megabyte of cells as one text
 // (150 CPU-seconds; now 4 for the whole run).
 func meaningful(items []vectorText, props query.VectorProps, tables map[int]bool, allTables bool) []vectorText {
-	namesOnly := func(it vectorText) bool {
-		switch {
-		case !allTables:
-			return false
-		case it.node != nil:
-			return it.node.Description == "" && !hasProps(*it.node, props[it.node.Type])
-		case it.edge != nil:
-			return it.edge.Description == "" && it.edge.Keywords == ""
-		}
-		return false
-	}
-	described := false
+	f := meaningfulFilter{props: props, tables: tables, allTables: allTables}
 	for _, it := range items {
-		if it.node != nil && !namesOnly(it) {
-			described = true
+		if it.node != nil && !f.namesOnly(it) {
+			f.described = true
 			break
 		}
 	}
 	out := items[:0]
 	for _, it := range items {
-		switch {
-		case it.kind == store.VectorReport && !described && allTables:
-		case it.chunk != nil && tables[it.chunk.DocumentID]:
-		case namesOnly(it):
-		default:
+		if f.keep(it) {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// meaningfulFilter is meaningful one text at a time, for texts in
+// eachVectorText's order (every node before the reports).
+type meaningfulFilter struct {
+	props     query.VectorProps
+	tables    map[int]bool
+	allTables bool
+	// described says a node seen so far has more than its name.
+	described bool
+}
+
+// namesOnly reports a node or edge of a version of tables alone that is
+// a name and nothing more.
+func (f *meaningfulFilter) namesOnly(it vectorText) bool {
+	switch {
+	case !f.allTables:
+		return false
+	case it.node != nil:
+		return it.node.Description == "" && !hasProps(*it.node, f.props[it.node.Type])
+	case it.edge != nil:
+		return it.edge.Description == "" && it.edge.Keywords == ""
+	}
+	return false
+}
+
+// keep reports whether the text is embedded.
+func (f *meaningfulFilter) keep(it vectorText) bool {
+	names := f.namesOnly(it)
+	if it.node != nil && !names {
+		f.described = true
+	}
+	switch {
+	case it.kind == store.VectorReport && !f.described && f.allTables:
+	case it.chunk != nil && f.tables[it.chunk.DocumentID]:
+	case names:
+	default:
+		return true
+	}
+	return false
 }
 
 // hasProps reports whether a node has a value for any of props.
@@ -316,14 +349,17 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 		}
 	}
 	nodes := len(seen)
-	clear(seen) // edge keys next: one text, one vector
+	seen = nil
+	// Edges next, one vector per text: by the text's hash, not its key
+	// (a million edges' keys took some 100 MB in a set).
+	texts := make(map[uint64]struct{}, len(g.Edges))
 	for i, e := range g.Edges {
-		if k := query.EdgeVectorKey(e); !has(seen, k) {
-			seen[k] = struct{}{}
-			visit(vectorText{kind: store.VectorEdge, key: k, edge: &g.Edges[i]})
+		if h := query.EdgeVectorHash(e); !has(texts, h) {
+			texts[h] = struct{}{}
+			visit(vectorText{kind: store.VectorEdge, key: query.EdgeVectorKeyOf(h), edge: &g.Edges[i]})
 		}
 	}
-	clear(seen)
+	texts = nil
 	// The reports of the communities global search reads.
 	var r community.Result
 	if have.comms != nil {
@@ -378,7 +414,7 @@ func (t vectorText) text(props query.VectorProps) string {
 }
 
 // has reports whether set holds k.
-func has(set map[string]struct{}, k string) bool {
+func has[K comparable](set map[K]struct{}, k K) bool {
 	_, ok := set[k]
 	return ok
 }

@@ -415,7 +415,7 @@ func lockActive(ctx context.Context, b *writeTx, versionID int) (versionState, e
 func nextStaged(ctx context.Context, b *writeTx, versionID int) (bool, error) {
 	var one int
 	switch err := b.queryRowCached(ctx, b.rebind(`SELECT 1 FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
-		`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = 'done' AND j.result <> ''`), versionID).Scan(&one); {
+		`WHERE j.version_id = ? AND j.seq = v.merge_next AND j.state = ? AND j.result <> ''`), versionID, chunkjob.StateDone.String()).Scan(&one); {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
 	case err != nil:
@@ -503,8 +503,8 @@ type stagedChunk struct {
 func (s *Store) stagedNext(ctx context.Context, versionID int) ([]stagedChunk, error) {
 	rows, err := s.db.QueryContext(ctx, rebind(s.Dialect, `SELECT v.merge_next, j.id, j.seq, j.document_id, j.chunk_index, j.result `+
 		`FROM chunk_jobs j JOIN extraction_versions v ON v.id = j.version_id `+
-		`WHERE j.version_id = ? AND j.seq >= v.merge_next AND j.seq < v.merge_next + ? AND j.state = 'done' AND j.result <> '' ORDER BY j.seq`),
-		versionID, drainChunks)
+		`WHERE j.version_id = ? AND j.seq >= v.merge_next AND j.seq < v.merge_next + ? AND j.state = ? AND j.result <> '' ORDER BY j.seq`),
+		versionID, drainChunks, chunkjob.StateDone.String())
 	if err != nil {
 		return nil, translate(err, "chunk jobs")
 	}

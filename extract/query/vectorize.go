@@ -66,9 +66,22 @@ func EdgeText(e extract.Edge) string {
 // embedded and stored once. Versions vectorized before were keyed by
 // EdgeKey; search reads either.
 func EdgeVectorKey(e extract.Edge) string {
+	return EdgeVectorKeyOf(EdgeVectorHash(e))
+}
+
+// EdgeVectorHash is the hash EdgeVectorKey names: edges with the same
+// hash share one vector. A caller that sees a million edges keeps these
+// rather than their keys.
+func EdgeVectorHash(e extract.Edge) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(EdgeText(e)))
-	return "\x1ft" + strconv.FormatUint(h.Sum64(), 36)
+	return h.Sum64()
+}
+
+// EdgeVectorKeyOf is the key of the vector of edges whose EdgeVectorHash
+// is h.
+func EdgeVectorKeyOf(h uint64) string {
+	return "\x1ft" + strconv.FormatUint(h, 36)
 }
 
 // Vectorize is the pipeline's vectorizer step (KAG's reader -> splitter
