@@ -377,6 +377,7 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		eb.pronounSubjects(text, ents, keys, toks, ref, mainCat)
 		eb.countries(ents, keys)
 		eb.locatedInCountry(ents, keys)
+		eb.kinship(text, ents, keys, ref, mainCat == catPerson)
 	}
 	// Links beyond the sentence.
 	if !hasMain && mainKey != "" && !cjk {

@@ -385,6 +385,74 @@ func (eb *edgeBuilder) locatedInCountry(ents []entity, keys []string) {
 	}
 }
 
+// kinRelations are the relatives a possessive names before a person
+// ("his brother Harry Alger", "Alger's wife Mary"), with the relation from
+// the possessor to them.
+var kinRelations = map[string]string{
+	"brother": "P3373", "sister": "P3373", "wife": "P26", "husband": "P26",
+	"son": "P40", "daughter": "P40", "father": "P22", "mother": "P25",
+}
+
+// kinship links a person to the relative a possessive names ("His brother
+// was Harry Alger", "Alger's wife, Mary"): the possessor is the name
+// right before "'s", or for "his" and "her" the document's main entity
+// when it is a person, else the sentence's first person.
+func (eb *edgeBuilder) kinship(text string, ents []entity, keys []string, mainKey string, mainIsPerson bool) {
+	for b := range ents {
+		if ents[b].cat != catPerson || keys[b] == "" {
+			continue
+		}
+		sentStart := b
+		for sentStart > 0 && ents[sentStart-1].sent == ents[b].sent {
+			sentStart--
+		}
+		lo := ents[b].start - 60
+		if b > 0 && ents[b-1].end > lo {
+			lo = ents[b-1].end
+		}
+		if lo < 0 {
+			lo = 0
+		}
+		words := strings.Fields(strings.ToLower(strings.NewReplacer(",", " ", "’", "'").Replace(text[lo:ents[b].start])))
+		// "... his (younger) brother (was)", "... Alger's wife".
+		if n := len(words); n > 0 && (words[n-1] == "was" || words[n-1] == "is") {
+			words = words[:n-1]
+		}
+		n := len(words)
+		if n == 0 {
+			continue
+		}
+		id, ok := kinRelations[words[n-1]]
+		if !ok {
+			continue
+		}
+		k := n - 2
+		for k >= 0 && (words[k] == "younger" || words[k] == "elder" || words[k] == "older" || words[k] == "twin" || words[k] == "late") {
+			k--
+		}
+		owner := ""
+		switch {
+		case k >= 0 && (words[k] == "his" || words[k] == "her"):
+			if mainIsPerson && mainKey != "" && mainKey != keys[b] {
+				owner = mainKey
+			} else {
+				for a := sentStart; a < b; a++ {
+					if ents[a].cat == catPerson && keys[a] != "" {
+						owner = keys[a]
+						break
+					}
+				}
+			}
+		case k == 0 && words[0] == "'s" && b > 0 && ents[b-1].cat == catPerson && ents[b-1].sent == ents[b].sent && keys[b-1] != "":
+			owner = keys[b-1]
+		}
+		if owner == "" || owner == keys[b] {
+			continue
+		}
+		eb.add(owner, keys[b], mustRelation(id).Label(), ents[b].sent, weightSentence)
+	}
+}
+
 // nameOfKey returns the name of the first entity with key k.
 func nameOfKey(ents []entity, keys []string, k string) string {
 	for i := range ents {

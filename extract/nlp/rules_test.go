@@ -445,6 +445,16 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("Kinship", func(t *testing.T) {
+		// A possessive and a relative before a person name a family tie.
+		g := extractText(t, "Ross Patterson Alger (1920 – 1992) was a politician. His brother was Harry Alger. "+
+			"Alger's wife, Mary Alger, lived in Calgary.")
+		for _, want := range [][3]string{{"ross patterson alger", "sibling", "harry alger"}, {"ross patterson alger", "spouse", "mary alger"}} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+	})
 	t.Run("ListsShareTheVerb", func(t *testing.T) {
 		// The verb that reaches a list's first member reaches the others;
 		// a list of places does not place one in the next.
