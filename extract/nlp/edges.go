@@ -108,6 +108,8 @@ func verbGroup(toks []tok, i int, b entity) string {
 		tag := t.tag
 		isVerb := strings.HasPrefix(tag, "VB") || tag == "MD"
 		switch {
+		case !sawVerb && k == i && (word == "\"" || word == "”" || word == "''" || word == "'"):
+			// The closing quote of a title: `"Hound Dog" was recorded by`.
 		case isVerb && noun:
 			return "" // a second clause
 		case isVerb:

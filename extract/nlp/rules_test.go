@@ -445,6 +445,14 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("QuotedTitleTakesTheVerb", func(t *testing.T) {
+		g := extractText(t, `The song "Mess of Blues" was written by Doc Pomus. "Hound Dog" was recorded by Elvis Presley.`)
+		for _, want := range [][3]string{{"mess of blues", "author", "doc pomus"}, {"hound dog", "performer", "elvis presley"}} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+	})
 	t.Run("Kinship", func(t *testing.T) {
 		// A possessive and a relative before a person name a family tie.
 		g := extractText(t, "Ross Patterson Alger (1920 – 1992) was a politician. His brother was Harry Alger. "+
