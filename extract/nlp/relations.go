@@ -88,6 +88,8 @@ func pairRelation(text string, ents []entity, a, b int) (r relation.Relation, re
 	switch {
 	case b == a+1 && demonymCountry[ea.name] != "" && ea.cat == catLocation && eb.cat == catPerson && nounsOnly(gap):
 		return mustRelation("P27"), true, true
+	case ea.cat == catPerson && eb.cat == catLocation && bornIn(text, ents, a, b):
+		return mustRelation("P19"), false, true
 	case ea.cat == catPerson && nation(eb) && !isCountry(eb.name) && copulaOnly(text, ents, a, b):
 		return mustRelation("P27"), false, true
 	case ea.cat == catPerson && eb.cat == catDate:
@@ -239,6 +241,22 @@ func lifeDate(text string, ents []entity, a, b int) string {
 		}
 	}
 	return ""
+}
+
+// bornIn reports a place of birth in the parenthesis after a person's
+// name: "Wilfried Schneider (born 13 March 1963 in Mediaș, Transylvania)",
+// "Ada (born in London)"; the first place after "in" only.
+func bornIn(text string, ents []entity, a, b int) bool {
+	gap := strings.ToLower(strings.Join(strings.Fields(text[ents[a].end:ents[b].start]), " "))
+	switch {
+	case b == a+1:
+		return gap == "(born in" || gap == "( born in"
+	case b == a+2 && ents[a+1].cat == catDate:
+		lead := strings.ToLower(strings.Join(strings.Fields(text[ents[a].end:ents[a+1].start]), " "))
+		mid := strings.TrimSpace(text[ents[a+1].end:ents[b].start])
+		return (lead == "(born" || lead == "( born") && (mid == "in" || mid == ", in")
+	}
+	return false
 }
 
 // copulaOnly reports whether only "is a", "was an" (and the dates of a

@@ -453,6 +453,14 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("PlaceOfBirthInParentheses", func(t *testing.T) {
+		g := extractText(t, "Wilfried Schneider (born 13 March 1963 in Mediaș, Transylvania) is a racer. Ada Lovelace (born in London) was a mathematician.")
+		for _, want := range [][3]string{{"wilfried schneider", "place of birth", "mediaș"}, {"ada lovelace", "place of birth", "london"}} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+	})
 	t.Run("Kinship", func(t *testing.T) {
 		// A possessive and a relative before a person name a family tie.
 		g := extractText(t, "Ross Patterson Alger (1920 – 1992) was a politician. His brother was Harry Alger. "+
