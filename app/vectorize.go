@@ -128,24 +128,24 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 	if err != nil {
 		return err
 	}
+	props, err := a.vectorProps(ctx, v.Config)
+	if err != nil {
+		return err
+	}
 	var items []vectorText
-	var props query.VectorProps
 	derived := 0
 	if derivedEmbedder(emb) {
 		// Only counted: a million-row table's texts are not listed.
-		props, err = a.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
+		err = a.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
 	} else {
 		// Only what is worth embedding is listed (a million-row table's
 		// names are not: their list took 100 MB to be thrown away).
-		var f meaningfulFilter
+		f := meaningfulFilter{props: props}
 		if f.tables, err = a.tableDocuments(ctx, v); err != nil {
 			return err
 		}
-		if f.props, err = a.vectorProps(ctx, v.Config); err != nil {
-			return err
-		}
 		f.allTables = len(f.tables) == len(v.DocumentIDs)
-		props, err = a.eachVectorText(ctx, v, have, func(t vectorText) {
+		err = a.eachVectorText(ctx, v, have, func(t vectorText) {
 			if f.keep(t) {
 				items = append(items, t)
 			}
@@ -196,7 +196,7 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 	return nil
 }
 
-// meaningful leaves out what a sentence encoder or a model would embed
+// meaningfulFilter leaves out what a sentence encoder or a model would embed
 // at full cost for nothing the name index lacks: the chunks of tables
 // mapped row by row (tables, by document: a table is no prose), and in a
 // version made of tables alone (allTables) its nodes and edges of names
@@ -205,25 +205,9 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 // reports, which then list names. A 60,000-row triples table embedded
 // 80,000 names, 1,700 such reports and its megabyte of cells as one text
 // (150 CPU-seconds; now 4 for the whole run).
-func meaningful(items []vectorText, props query.VectorProps, tables map[int]bool, allTables bool) []vectorText {
-	f := meaningfulFilter{props: props, tables: tables, allTables: allTables}
-	for _, it := range items {
-		if it.node != nil && !f.namesOnly(it) {
-			f.described = true
-			break
-		}
-	}
-	out := items[:0]
-	for _, it := range items {
-		if f.keep(it) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// meaningfulFilter is meaningful one text at a time, for texts in
-// eachVectorText's order (every node before the reports).
+//
+// It takes one text at a time, in eachVectorText's order (every node
+// before the reports).
 type meaningfulFilter struct {
 	props     query.VectorProps
 	tables    map[int]bool
@@ -302,24 +286,27 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // schema's vector-indexed properties that join a node's text. What have
 // holds is not read again.
 func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
+	props, err := a.vectorProps(ctx, v.Config)
+	if err != nil {
+		return nil, nil, err
+	}
 	var items []vectorText
-	props, err := a.eachVectorText(ctx, v, have, func(t vectorText) { items = append(items, t) })
+	err = a.eachVectorText(ctx, v, have, func(t vectorText) { items = append(items, t) })
 	return items, props, err
 }
 
-// eachVectorText gives each text vectorTexts lists to visit, in order,
-// and returns the schema's vector-indexed properties.
-func (a *App) eachVectorText(ctx context.Context, v record.Version, have versionRead, visit func(vectorText)) (query.VectorProps, error) {
+// eachVectorText gives each text vectorTexts lists to visit, in order.
+func (a *App) eachVectorText(ctx context.Context, v record.Version, have versionRead, visit func(vectorText)) error {
 	if have.wait != nil {
 		if err := have.wait(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	g := have.graph
 	if g == nil {
 		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		g = &loaded
 	}
@@ -327,17 +314,13 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 	if chunks == nil {
 		var err error
 		if chunks, err = a.versionChunks(ctx, v); err != nil {
-			return nil, err
+			return err
 		}
 		defer clear(chunks) // ours: the list below holds them
 	}
 	list := slices.SortedFunc(maps.Values(chunks), func(x, y extract.Chunk) int {
 		return cmp.Or(cmp.Compare(x.DocumentID, y.DocumentID), cmp.Compare(x.Index, y.Index))
 	})
-	props, err := a.vectorProps(ctx, v.Config)
-	if err != nil {
-		return nil, err
-	}
 	for i, c := range list {
 		visit(vectorText{kind: store.VectorChunk, key: fmt.Sprintf("%d:%d", c.DocumentID, c.Index), chunk: &list[i]})
 	}
@@ -371,7 +354,7 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 	for i, rep := range r.ReportsOf(cs, *g) {
 		visit(vectorText{kind: store.VectorReport, key: strconv.Itoa(cs[i].ID), report: query.ReportText(rep)})
 	}
-	return props, nil
+	return nil
 }
 
 // versionRead is what a caller has read of a version already, its graph

@@ -232,6 +232,17 @@ func TestMeaningful(t *testing.T) {
 		return strings.Join(ks, " ")
 	}
 	tables := map[int]bool{1: true}
+	// As vectorize filters them: one at a time, in eachVectorText's order.
+	meaningful := func(its []vectorText, props query.VectorProps, tables map[int]bool, allTables bool) []vectorText {
+		f := meaningfulFilter{props: props, tables: tables, allTables: allTables}
+		var out []vectorText
+		for _, it := range its {
+			if f.keep(it) {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
 	if got := keys(meaningful(items(), query.VectorProps{}, tables, false)); got != "chunk:2:0 node:e1 node:e2 edge:x edge:y report:0" {
 		t.Errorf("with text: %s", got)
 	}
