@@ -388,6 +388,11 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	if err != nil {
 		return query.Context{}, err
 	}
+	if in.Mode == query.ModeGlobal {
+		if err := qc.communities(ctx); err != nil {
+			return query.Context{}, err
+		}
+	}
 	var emb extract.Embedder
 	if qc.stats != nil {
 		cfg := v.Config

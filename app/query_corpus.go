@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -24,6 +25,28 @@ type queryCorpus struct {
 	stats  *record.VectorStats // the vectorizer record, nil for none
 	corpus *query.Corpus
 	titles map[int]string
+
+	// Only global search reads a version's communities: their stored
+	// results, index and report vectors are read by its first global
+	// question (communities), not by every first question.
+	commMu   sync.Mutex
+	commLoad func(context.Context) error // nil once loaded, or for none
+}
+
+// communities gives the corpus its stored communities, once, before a
+// search that reads them. A failure is returned and tried again by the
+// next question.
+func (qc *queryCorpus) communities(ctx context.Context) error {
+	qc.commMu.Lock()
+	defer qc.commMu.Unlock()
+	if qc.commLoad == nil {
+		return nil
+	}
+	if err := qc.commLoad(ctx); err != nil {
+		return err
+	}
+	qc.commLoad = nil
+	return nil
 }
 
 // corpusKey names a finished version's corpus: the version (an ID a
@@ -66,12 +89,19 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	// The graph is read while the chunks and the stored indexes are: on
 	// two cores, the first question waits for the longest of them, not
 	// their sum.
+	// Of the properties, only those search reads (and the schema's
+	// embedded ones, should vectors be derived from them); all of them
+	// when the schema cannot be read.
+	parts := store.GraphParts{Mentions: true, Properties: true}
+	if vp, err := a.vectorProps(ctx, v.Config); err == nil {
+		parts.Keys = append(vp.Keys(), query.GraphProps...)
+	}
 	var g extract.Graph
 	var gErr error
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		g, gErr = a.store.LoadGraph(ctx, v.ID, true)
+		g, gErr = a.store.LoadGraphParts(ctx, v.ID, parts)
 	}()
 	wait := func() error {
 		<-loaded
@@ -83,14 +113,8 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		return nil, err
 	}
 	var lexical lexicalRead
-	var comms struct {
-		r   community.Result
-		sum string
-		ok  bool
-	}
 	if asOf.IsZero() {
 		lexical = a.readLexical(ctx, v)
-		comms.r, comms.sum, comms.ok = a.storedCommunitiesSum(ctx, v)
 	}
 	// A dialogue run's chunks are dated by their turn's operations (when
 	// the turn was said); other runs' chunks have no date.
@@ -162,17 +186,26 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 			}
 		}
 	}
-	if comms.ok {
-		// Global search reads them, not detects them again, and reads
-		// their index as stored when it is.
-		a.communityIndex(ctx, v, lexical.stamp, comms.r, comms.sum, qc.corpus)
-		if stp != nil {
+	if asOf.IsZero() {
+		stamp := lexical.stamp // not the parsed index: the closure outlives it
+		qc.commLoad = func(ctx context.Context) error {
+			r, sum, ok := a.storedCommunitiesSum(ctx, v)
+			if !ok {
+				return nil // global search detects them (query.Corpus)
+			}
+			// Global search reads them, not detects them again, and
+			// reads their index as stored when it is.
+			a.communityIndex(ctx, v, stamp, r, sum, qc.corpus)
+			if stp == nil {
+				return nil
+			}
 			// Their reports' vectors join their ranking.
 			rv, err := a.reportVectors(ctx, v, *stp, qc.corpus)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			qc.corpus.UseReportVectors(rv)
+			return nil
 		}
 	}
 	return qc, nil

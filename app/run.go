@@ -284,7 +284,7 @@ func (a *App) finalGraph(ctx context.Context, v record.Version) (extract.Graph, 
 	if err != nil {
 		return extract.Graph{}, err
 	}
-	return a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Properties: len(props) > 0})
+	return a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Properties: len(props) > 0, Keys: props.Keys()})
 }
 
 // checkReadable fails a run that made nothing because no model answer

@@ -222,7 +222,7 @@ func placeGraph(g extract.Graph, u DialogueUnit) extract.Graph {
 		n := &g.Nodes[i]
 		n.Key = key(n.Key)
 		turn(n.Properties, "created_turn")
-		turn(n.Properties, "updated_turn")
+		turn(n.Properties, extract.PropUpdatedTurn)
 		if hist, ok := n.Properties["history"].([]any); ok {
 			for _, h := range hist {
 				if m, ok := h.(map[string]any); ok {

@@ -21,6 +21,8 @@ const (
 	PropExpiredAt  = "expired_at"
 	PropExpired    = "expired"
 	PropHistory    = "history"
+	// PropUpdatedTurn is the turn that said a memory node's current value.
+	PropUpdatedTurn = "updated_turn"
 	// PropAttributes holds a memory node's other attributes (a map), in
 	// its properties and in each history entry.
 	PropAttributes = "attributes"
@@ -163,7 +165,7 @@ func nodeAsOf(n Node, t time.Time) (Node, bool) {
 			props[PropHistory] = hist[:i]
 		}
 		if since, ok := r["since"]; ok {
-			props["updated_turn"] = since
+			props[PropUpdatedTurn] = since
 		}
 		if l, _ := r["label"].(string); l != "" {
 			n.Name = l

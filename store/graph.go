@@ -381,6 +381,10 @@ func (s *Store) LoadGraph(ctx context.Context, versionID int, withMentions bool)
 type GraphParts struct {
 	Mentions   bool
 	Properties bool
+	// Keys, with Properties, keeps only these top-level properties (nil
+	// keeps all): a question reads a few (its facts' times), and the
+	// rest of a version's properties would be held for nothing.
+	Keys []string
 }
 
 // LoadGraphParts is LoadGraph reading only the parts asked for: a step
@@ -390,6 +394,7 @@ func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphPa
 	var g extract.Graph
 	var props, pack string
 	withMentions := parts.Mentions
+	keep := newPropKeys(parts.Keys)
 	nodeCols := []string{node.FieldKey, node.FieldName, node.FieldType, node.FieldDescription}
 	edgeCols := []string{entedge.FieldSource, entedge.FieldTarget, entedge.FieldLabel, entedge.FieldKeywords,
 		entedge.FieldDescription, entedge.FieldDescriptionRef, entedge.FieldWeight}
@@ -414,7 +419,7 @@ func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphPa
 			return err
 		}
 		if parts.Properties {
-			n.Properties = decodeProps(props)
+			n.Properties = keep.decode(props)
 		}
 		if withMentions {
 			var err error
@@ -462,7 +467,7 @@ func (s *Store) LoadGraphParts(ctx context.Context, versionID int, parts GraphPa
 		}
 		e.Source, e.Target, e.Label = intern(src), intern(dst), intern(label)
 		if parts.Properties {
-			e.Properties = decodeProps(props)
+			e.Properties = keep.decode(props)
 		}
 		if withMentions {
 			var err error

@@ -2,9 +2,51 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
+
+// propKeys is the top-level properties a graph read keeps (see
+// GraphParts.Keys), each also quoted as it appears in stored JSON.
+type propKeys struct {
+	keys, quoted []string
+}
+
+func newPropKeys(keys []string) *propKeys {
+	if keys == nil {
+		return nil
+	}
+	pk := &propKeys{keys: keys}
+	for _, k := range keys {
+		q, _ := json.Marshal(k)
+		pk.quoted = append(pk.quoted, string(q))
+	}
+	return pk
+}
+
+// decode is decodeProps keeping only the keys (all of them for a nil
+// set): a row that names none of them (and has no escape that could
+// spell one) is not parsed at all.
+func (pk *propKeys) decode(s string) map[string]any {
+	if pk == nil {
+		return decodeProps(s)
+	}
+	if !strings.Contains(s, `\`) && !slices.ContainsFunc(pk.quoted, func(q string) bool { return strings.Contains(s, q) }) {
+		return nil
+	}
+	m := decodeProps(s)
+	for k := range m {
+		if !slices.Contains(pk.keys, k) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
 
 // decodeProps decodes a node's or edge's stored properties (a JSON
 // object; nil for none or for a value that is not one). Loading a graph

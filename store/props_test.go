@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -42,6 +43,48 @@ func FuzzDecodeProps(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := decodeProps(s), jsonProps(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, want %#v", s, got, want)
+		}
+	})
+}
+
+// keptProps is jsonProps keeping only keys, nil when none is left.
+func keptProps(s string, keys []string) map[string]any {
+	m := jsonProps(s)
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+var keptKeys = []string{"valid_at", "history", "a"}
+
+// A read that keeps some properties answers as decoding all of them and
+// dropping the rest, rows that never name a kept key included.
+func TestPropKeys_AsJSON(t *testing.T) {
+	pk := newPropKeys(keptKeys)
+	for _, s := range append(propCases, `{"valid\u005fat":"x"}`, `{"note":"the \"history\" of it"}`, `{"b":{"a":1}}`) {
+		if got, want := pk.decode(s), keptProps(s, keptKeys); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %#v, want %#v", s, got, want)
+		}
+	}
+	if got := newPropKeys(nil).decode(`{"b":1}`); !reflect.DeepEqual(got, map[string]any{"b": 1.0}) {
+		t.Errorf("no key set: %#v, want every property", got)
+	}
+}
+
+func FuzzPropKeys(f *testing.F) {
+	for _, s := range propCases {
+		f.Add(s)
+	}
+	pk := newPropKeys(keptKeys)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := pk.decode(s), keptProps(s, keptKeys); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: %#v, want %#v", s, got, want)
 		}
 	})

@@ -633,7 +633,7 @@ func (m *Memory) graphNode(n *MemoryNode, history int, turns map[int]bool) extra
 		props["created_turn"] = n.Created
 	}
 	if n.Updated >= 0 {
-		props["updated_turn"] = n.Updated
+		props[extract.PropUpdatedTurn] = n.Updated
 	}
 	putTimes(props, n.ValidAt, n.RecordedAt)
 	if len(n.History) > 0 {

@@ -34,7 +34,7 @@ func revisions(g extract.Graph, pos map[extract.ChunkRef]int) map[int][]int {
 				add(m["since"])
 			}
 		}
-		add(n.Properties["updated_turn"])
+		add(n.Properties[extract.PropUpdatedTurn])
 		if len(chunks) > 1 {
 			out[i] = chunks
 		}

@@ -17,6 +17,22 @@ import (
 // embedded text.
 type VectorProps map[string][]string
 
+// Keys lists the properties any type embeds, sorted, without repeats.
+func (vp VectorProps) Keys() []string {
+	var out []string
+	for _, ps := range vp {
+		out = append(out, ps...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// GraphProps are the node and edge properties search reads: its facts'
+// times and a memory node's earlier values (extract.Current, AsOf and a
+// node's revisions); loading a version's graph for questions keeps only
+// these and the ones its schema embeds (VectorProps.Keys).
+var GraphProps = []string{extract.PropValidAt, extract.PropInvalidAt, extract.PropExpired, extract.PropHistory, extract.PropUpdatedTurn}
+
 // MaxNodeText and MaxEdgeText bound the text embedded for a node or an
 // edge (bytes; a sentence or two). A node merged from many chunks piles up
 // descriptions and an edge repeats the sentence it came from: their first
