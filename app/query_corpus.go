@@ -214,12 +214,12 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 // lexicalStamp names what a finished version's lexical indexes are built
 // from: the version as it finished (its graph and chunks do not change
 // after). A version that is not finished has none: its indexes are not
-// stored.
+// stored. "l2": one stored in a single row is stored once more in rows.
 func lexicalStamp(v record.Version) string {
 	if v.Status != record.StatusDone || v.FinishedAt == nil {
 		return ""
 	}
-	return fmt.Sprintf("l1 %d %d %d %d %d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges)
+	return fmt.Sprintf("l2 %d %d %d %d %d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges)
 }
 
 // lexicalRead is a finished version's stored lexical indexes as read
@@ -238,7 +238,8 @@ func (a *App) readLexical(ctx context.Context, v record.Version) lexicalRead {
 	if r.stamp != "" {
 		_, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
 			var bad error
-			if r.parsed, bad = query.ParseLexical(string(b)); bad != nil {
+			// b is this read's own: the index keeps its texts in it.
+			if r.parsed, bad = query.ParseLexicalBytes(b); bad != nil {
 				a.log.Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 			return nil

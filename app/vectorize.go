@@ -491,12 +491,14 @@ type indexKey struct {
 // vectorIndexStamp names what a finished version's vector index is built
 // from: the version as it finished (its content does not change after)
 // and its vectorizer record. A version that is not finished has none:
-// its index is not stored.
+// its index is not stored. "v2": one stored before its arrays were
+// padded and stored in rows is built and stored once more, so it is read
+// in place.
 func vectorIndexStamp(v record.Version, st record.VectorStats) string {
 	if v.Status != record.StatusDone || v.FinishedAt == nil {
 		return ""
 	}
-	return fmt.Sprintf("v1 %d %d %d %d %d|%s|%s|%d|%d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges,
+	return fmt.Sprintf("v2 %d %d %d %d %d|%s|%s|%d|%d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges,
 		st.Embedder, st.Model, st.Dimensions, st.Vectors)
 }
 
@@ -523,6 +525,7 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 			var vi *query.VectorIndex
 			var bad error
 			ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexVectors, stamp, func(data []byte) error {
+				// data is this read's own: the index keeps its arrays in it.
 				vi, bad = query.ReadVectorIndex(data)
 				return nil
 			})

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	stdsql "database/sql"
+	"errors"
+	"strconv"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -27,12 +28,39 @@ const (
 	IndexScores = "scores"
 )
 
+// indexPiece is the most bytes one row of a stored index part holds: a
+// part of tens of megabytes is stored as rows of this size (the first
+// named as the part, the next PART#1, PART#2 ...), so reading it back
+// never holds more than one row in the database driver's memory beside
+// the buffer it is read into.
+const indexPiece = 1 << 20
+
+// pieceName is the name the i-th row of a part is stored under.
+func pieceName(part string, i int) string {
+	if i == 0 {
+		return part
+	}
+	return part + "#" + strconv.Itoa(i)
+}
+
+// pieceOf selects the rows of one part of a version's index.
+func pieceOf(versionID int, part string) *sql.Predicate {
+	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID),
+		sql.Or(sql.EQ(versionindex.FieldPart, part),
+			sql.And(sql.GT(versionindex.FieldPart, part+"#"), sql.LT(versionindex.FieldPart, part+"$"))))
+}
+
 // SaveVersionIndex stores one part of a version's search index with the
 // stamp of what it was built from, replacing what the part held.
 func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp string, data []byte) error {
 	return s.write(ctx, func(c *ent.Client) error {
-		err := c.VersionIndex.Create().SetVersionID(versionID).SetPart(part).SetStamp(stamp).SetData(data).
-			OnConflict(sql.ConflictColumns(versionindex.FieldVersionID, versionindex.FieldPart)).UpdateNewValues().Exec(ctx)
+		_, err := c.VersionIndex.Delete().Where(func(sel *sql.Selector) { sel.Where(pieceOf(versionID, part)) }).Exec(ctx)
+		for i := 0; err == nil && (i == 0 || len(data) > 0); i++ {
+			n := min(len(data), indexPiece)
+			err = c.VersionIndex.Create().SetVersionID(versionID).SetPart(pieceName(part, i)).SetStamp(stamp).SetData(data[:n:n]).
+				OnConflict(sql.ConflictColumns(versionindex.FieldVersionID, versionindex.FieldPart)).UpdateNewValues().Exec(ctx)
+			data = data[n:]
+		}
 		return translate(err, "version index")
 	})
 }
@@ -42,34 +70,72 @@ func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp
 // it was built from something else.
 func (s *Store) VersionIndex(ctx context.Context, versionID int, part, stamp string) (data []byte, ok bool, err error) {
 	ok, err = s.ReadVersionIndex(ctx, versionID, part, stamp, func(b []byte) error {
-		data = bytes.Clone(b)
+		data = b
 		return nil
 	})
 	return data, ok, err
 }
 
 // ReadVersionIndex is VersionIndex for a reader that decodes the part as
-// it is read: read gets the stored bytes, valid only until it returns
-// (a part of tens of megabytes is not copied once more to be decoded).
+// it is read: read gets the stored bytes in a buffer of their size that
+// is its own (a decoder may keep slices of it rather than copy them).
+// The rows are read one at a time into it, so a part of tens of
+// megabytes is held once, not also by the driver.
 func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part, stamp string, read func(data []byte) error) (ok bool, err error) {
-	query, args := sql.Dialect(s.Dialect).Select(versionindex.FieldData).From(sql.Table(versionindex.Table)).
-		Where(sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.EQ(versionindex.FieldPart, part), sql.EQ(versionindex.FieldStamp, stamp))).Query()
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	d := sql.Dialect(s.Dialect)
+	// The pieces' sizes first (their lengths are read without their
+	// bytes), so the buffer is allocated once.
+	q, args := d.Select(versionindex.FieldStamp, "length("+versionindex.FieldData+")").From(sql.Table(versionindex.Table)).
+		Where(pieceOf(versionID, part)).OrderBy(versionindex.FieldID).Query()
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return false, translate(err, "version index")
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		return false, translate(rows.Err(), "version index")
+	var sizes []int
+	total := 0
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			rows.Close()
+			return false, translate(err, "version index")
+		}
+		if st != stamp {
+			rows.Close()
+			return false, nil
+		}
+		sizes = append(sizes, n)
+		total += n
 	}
-	var raw stdsql.RawBytes
-	if err := rows.Scan(&raw); err != nil {
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil || len(sizes) == 0 {
 		return false, translate(err, "version index")
 	}
-	if err := read(raw); err != nil {
-		return true, err
+	q, args = d.Select(versionindex.FieldData).From(sql.Table(versionindex.Table)).
+		Where(sql.And(pieceOf(versionID, part), sql.EQ(versionindex.FieldStamp, stamp))).OrderBy(versionindex.FieldID).Query()
+	if rows, err = s.db.QueryContext(ctx, q, args...); err != nil {
+		return false, translate(err, "version index")
 	}
-	return true, translate(rows.Close(), "version index")
+	defer rows.Close()
+	buf := make([]byte, 0, total)
+	got := 0
+	for rows.Next() {
+		var raw stdsql.RawBytes
+		if err := rows.Scan(&raw); err != nil {
+			return false, translate(err, "version index")
+		}
+		if got >= len(sizes) || len(raw) != sizes[got] {
+			return false, nil // stored again between the two reads
+		}
+		buf = append(buf, raw...)
+		got++
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return false, translate(err, "version index")
+	}
+	if got != len(sizes) {
+		return false, nil
+	}
+	return true, read(buf)
 }
 
 // deleteVersionIndexes drops the stored search indexes of versions (their

@@ -39,11 +39,33 @@ func TestStore_VersionIndex(t *testing.T) {
 		if _, ok := get("s2"); ok {
 			t.Fatal("an index of another stamp was returned")
 		}
+		// A part past a row's size is stored in rows and read back whole;
+		// a shorter one stored after it leaves no row of it behind, and
+		// another part is apart from it.
+		bigger := append(bytes.Repeat(big, 2), big[:1<<19+3]...)
+		if err := s.SaveVersionIndex(ctx, v.ID, store.IndexVectors, "s5", bigger); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveVersionIndex(ctx, v.ID, store.IndexLexical, "s5", []byte("lexical")); err != nil {
+			t.Fatal(err)
+		}
+		if data, ok := get("s5"); !ok || !bytes.Equal(data, bigger) {
+			t.Fatalf("read back %d bytes (%t), stored %d", len(data), ok, len(bigger))
+		}
+		if n := rowCounts(t, s)["version_indexes"]; n != 4 {
+			t.Fatalf("%d rows for a part of %d bytes and one of 7, want 3 + 1", n, len(bigger))
+		}
 		if err := s.SaveVersionIndex(ctx, v.ID, store.IndexVectors, "s2", []byte("new")); err != nil {
 			t.Fatal(err)
 		}
 		if data, ok := get("s2"); !ok || string(data) != "new" {
 			t.Fatalf("after storing again: %q, %t", data, ok)
+		}
+		if n := rowCounts(t, s)["version_indexes"]; n != 2 {
+			t.Fatalf("%d rows after a short part replaced a long one, want 2", n)
+		}
+		if data, ok, err := s.VersionIndex(ctx, v.ID, store.IndexLexical, "s5"); err != nil || !ok || string(data) != "lexical" {
+			t.Fatalf("the other part: %q, %t, %v", data, ok, err)
 		}
 		if _, ok := get("s1"); ok {
 			t.Fatal("the replaced index is still there")

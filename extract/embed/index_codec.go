@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 )
 
 // The binary form of an Index, so a version's index is built once and
 // read by every process (see AppendBinary and ReadIndex). Little endian:
 //
 //	magic "KGIX" | version byte | mode byte | bounded byte | n uint32 | dims uint32
-//	mode 'v' (vectors: exact or scanned): n*dims float32
-//	mode 's' (postings): dims+1 int32 starts, then the ids (int32) and
-//	         values (float32) of the postings
+//	mode 'v' (vectors: exact or scanned): pad, n*dims float32
+//	mode 's' (postings): pad, dims+1 int32 starts, then the count, pad,
+//	         the ids (int32), pad, the values (float32) of the postings
 //	mode 'h' (HNSW): the vectors, then entry int32, top int32, m uint32
 //	         and per node its layer count (uint8) and per layer its link
 //	         count (uint16) and links (int32)
@@ -22,11 +23,17 @@ import (
 //	         every value is one (vectors read back from their stored,
 //	         compact form are: a sentence encoder's index is half the size)
 //
+// A pad (version 2; version 1 has none) is a byte p < 4 and p zero
+// bytes, so the array after it starts at a multiple of 4 bytes from the
+// start of the buffer the index is written into: read back into a buffer
+// of its own (as a stored index is), the big arrays are used where they
+// lie instead of copied (on a little-endian machine).
+//
 // The values are the bits of what was indexed, so an index read back
 // searches exactly as the one built.
 const (
 	indexMagic    = "KGIX"
-	indexVersion  = 1
+	indexVersion  = 2
 	modeVectors   = 'v'
 	modeSparse    = 's'
 	modeHNSW      = 'h'
@@ -63,10 +70,13 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(dims))
 	if mode == modeSparse {
 		p := ix.sparse
-		b = appendInt32s(b, p.start)
+		b = appendInt32s(appendPad(b), p.start)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(p.ids)))
-		b = appendInt32s(b, p.ids)
-		return appendFloat32s(b, p.vals)
+		b = appendInt32s(appendPad(b), p.ids)
+		return appendFloat32s(appendPad(b), p.vals)
+	}
+	if !half {
+		b = appendPad(b)
 	}
 	for _, v := range ix.vecs {
 		if half {
@@ -94,10 +104,18 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 }
 
 // ReadIndex reads an index from its binary form (AppendBinary) and
-// returns it with the rest of b.
+// returns it with the rest of b. The index may keep slices of b, which
+// must not change after.
 func ReadIndex(b []byte) (*Index, []byte, error) {
 	r := reader{b: b}
-	if string(r.next(4)) != indexMagic || r.byte() != indexVersion {
+	if string(r.next(4)) != indexMagic {
+		return nil, nil, errIndexFormat
+	}
+	switch r.byte() {
+	case 1:
+	case indexVersion:
+		r.padded = true
+	default:
 		return nil, nil, errIndexFormat
 	}
 	mode, bounded := r.byte(), r.byte() == 1
@@ -111,8 +129,13 @@ func ReadIndex(b []byte) (*Index, []byte, error) {
 		p := &postings{n: n, start: r.int32s(dims + 1)}
 		total := int(r.uint32())
 		p.ids, p.vals = r.int32s(total), r.float32s(total)
-		if r.err == nil && (len(p.start) != dims+1 || p.start[dims] != int32(total)) {
+		if r.err == nil && (len(p.start) != dims+1 || p.start[0] != 0 || p.start[dims] != int32(total)) {
 			r.err = errIndexFormat
+		}
+		for d := range dims {
+			if r.err == nil && p.start[d] > p.start[d+1] {
+				r.err = errIndexFormat
+			}
 		}
 		for _, id := range p.ids {
 			if id < 0 || int(id) >= n {
@@ -158,7 +181,7 @@ func readHNSW(r *reader, vecs [][]float32) *hnsw {
 		layers := int(r.byte())
 		h.links[i] = make([][]int32, layers)
 		for l := range layers {
-			h.links[i][l] = r.int32s(int(r.uint16()))
+			h.links[i][l] = r.linkList(int(r.uint16()))
 			for _, id := range h.links[i][l] {
 				if id < 0 || int(id) >= n {
 					r.err = errIndexFormat
@@ -210,11 +233,47 @@ func appendFloat32s(b []byte, v []float32) []byte {
 	return b
 }
 
+// appendPad appends a pad: a byte p and p zeros, so that what follows
+// starts at a multiple of 4 bytes into b.
+func appendPad(b []byte) []byte {
+	p := (4 - (len(b)+1)%4) % 4
+	b = append(b, byte(p))
+	return append(b, make([]byte, p)...)
+}
+
+// littleEndian reports whether the machine's words are laid out as the
+// binary form's are: its arrays can then be used in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // reader reads the binary form, remembering the first error (a short
-// buffer).
+// buffer). Its big arrays follow a pad when padded.
 type reader struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	padded bool
+}
+
+// pad skips a pad before an array.
+func (r *reader) pad() {
+	if !r.padded {
+		return
+	}
+	if p := r.byte(); p > 3 {
+		r.err = errIndexFormat
+	} else {
+		r.next(int(p))
+	}
+}
+
+// words returns the next n 4-byte words after a pad, and where they can
+// be used in place, that view of them (nil when they must be copied).
+func words[T int32 | float32](r *reader, n int) ([]byte, []T) {
+	r.pad()
+	b := r.next(4 * n)
+	if b == nil || n == 0 || !littleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return b, nil
+	}
+	return b, unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 func (r *reader) next(n int) []byte {
@@ -248,11 +307,25 @@ func (r *reader) uint32() uint32 {
 	return 0
 }
 
+// int32s reads n int32 after a pad: in place where they can be.
 func (r *reader) int32s(n int) []int32 {
+	b, view := words[int32](r, n)
+	if b == nil || view != nil {
+		return view
+	}
+	return r.copyInt32s(b, n)
+}
+
+// linkList reads an HNSW link list: n int32, unpadded, copied.
+func (r *reader) linkList(n int) []int32 {
 	b := r.next(4 * n)
 	if b == nil {
 		return nil
 	}
+	return r.copyInt32s(b, n)
+}
+
+func (r *reader) copyInt32s(b []byte, n int) []int32 {
 	out := make([]int32, n)
 	for i := range out {
 		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
@@ -260,10 +333,11 @@ func (r *reader) int32s(n int) []int32 {
 	return out
 }
 
+// float32s reads n float32 after a pad: in place where they can be.
 func (r *reader) float32s(n int) []float32 {
-	b := r.next(4 * n)
-	if b == nil {
-		return nil
+	b, view := words[float32](r, n)
+	if b == nil || view != nil {
+		return view
 	}
 	out := make([]float32, n)
 	for i := range out {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/community"
@@ -125,6 +126,13 @@ type Lexical struct {
 	besideW              []float64
 	bm25                 *BM25
 	lex                  *lexIndex
+}
+
+// ParseLexicalBytes is ParseLexical of a buffer the caller gives up: the
+// indexes keep slices of it as their names and texts (no copy of tens of
+// megabytes), so it must not change after.
+func ParseLexicalBytes(data []byte) (*Lexical, error) {
+	return ParseLexical(unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 // ParseLexical reads lexical indexes from their binary form

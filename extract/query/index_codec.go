@@ -65,7 +65,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 // ReadVectorIndex reads a VectorIndex from its binary form (nil for an
-// empty one).
+// empty one). The index may keep slices of b, which must not change after.
 func ReadVectorIndex(b []byte) (*VectorIndex, error) {
 	if len(b) == 0 {
 		return nil, nil
