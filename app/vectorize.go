@@ -492,8 +492,8 @@ type indexKey struct {
 // from: the version as it finished (its content does not change after)
 // and its vectorizer record. A version that is not finished has none:
 // its index is not stored. "v2": one stored before its arrays were
-// padded and stored in rows is built and stored once more, so it is read
-// in place.
+// padded and its postings kept apart is built and stored once more, so
+// it is read in place and its postings as questions need them.
 func vectorIndexStamp(v record.Version, st record.VectorStats) string {
 	if v.Status != record.StatusDone || v.FinishedAt == nil {
 		return ""
@@ -533,6 +533,10 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 				return nil, err
 			}
 			if ok && bad == nil {
+				// Its postings are read as questions need them.
+				vi.SetLoader(func(ctx context.Context, names []string) (map[string][]byte, error) {
+					return a.store.ReadVersionIndexApart(ctx, v.ID, store.IndexVectors, stamp, names)
+				})
 				return vi, nil
 			}
 			if ok {
@@ -550,7 +554,10 @@ func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRea
 		if stamp != "" && vi != nil {
 			// Best effort: a version whose index cannot be stored is
 			// answered all the same, and built again next time.
-			if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexVectors, stamp, vi.AppendBinary(nil)); err != nil {
+			// Sparse vectors' postings apart, by dimension: a later
+			// process reads those of its question's dimensions alone.
+			data, apart := vi.AppendApart(nil)
+			if err := a.store.SaveVersionIndexApart(context.WithoutCancel(ctx), v.ID, store.IndexVectors, stamp, data, apart); err != nil {
 				a.log.Warn("vector index not stored", "version_id", v.ID, "err", err)
 			}
 		}

@@ -90,8 +90,8 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("the index was not stored: %v", err)
 	}
-	if stored, err := query.ReadVectorIndex(data); err != nil || stored.Len() != first.Len() {
-		t.Fatalf("the stored index: %v", err)
+	if stored, err := query.ReadVectorIndex(data); err != nil || stored.Len() != first.Len() || !stored.Apart() {
+		t.Fatalf("the stored index: %v (its sparse postings apart: %t)", err, err == nil && stored.Apart())
 	}
 	// ... and a new app (a restart) reads it instead of building it.
 	fresh := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline})

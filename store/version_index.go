@@ -1,10 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	stdsql "database/sql"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -50,19 +54,81 @@ func pieceOf(versionID int, part string) *sql.Predicate {
 			sql.And(sql.GT(versionindex.FieldPart, part+"#"), sql.LT(versionindex.FieldPart, part+"$"))))
 }
 
+// apartOf selects the rows a part keeps apart (SaveVersionIndexApart):
+// those named PART/NAME.
+func apartOf(versionID int, part string) *sql.Predicate {
+	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID),
+		sql.GT(versionindex.FieldPart, part+"/"), sql.LT(versionindex.FieldPart, part+"0"))
+}
+
 // SaveVersionIndex stores one part of a version's search index with the
 // stamp of what it was built from, replacing what the part held.
 func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp string, data []byte) error {
+	return s.SaveVersionIndexApart(ctx, versionID, part, stamp, data, nil)
+}
+
+// SaveVersionIndexApart is SaveVersionIndex with pieces of the part kept
+// in rows of their own, by name, for a reader to read only those it needs
+// (ReadVersionIndexApart): a vector index's postings of each dimension.
+// The part and its pieces are replaced at once.
+func (s *Store) SaveVersionIndexApart(ctx context.Context, versionID int, part, stamp string, data []byte, apart map[string][]byte) error {
 	return s.write(ctx, func(c *ent.Client) error {
-		_, err := c.VersionIndex.Delete().Where(func(sel *sql.Selector) { sel.Where(pieceOf(versionID, part)) }).Exec(ctx)
+		_, err := c.VersionIndex.Delete().Where(func(sel *sql.Selector) {
+			sel.Where(sql.Or(pieceOf(versionID, part), apartOf(versionID, part)))
+		}).Exec(ctx)
 		for i := 0; err == nil && (i == 0 || len(data) > 0); i++ {
 			n := min(len(data), indexPiece)
 			err = c.VersionIndex.Create().SetVersionID(versionID).SetPart(pieceName(part, i)).SetStamp(stamp).SetData(data[:n:n]).
 				OnConflict(sql.ConflictColumns(versionindex.FieldVersionID, versionindex.FieldPart)).UpdateNewValues().Exec(ctx)
 			data = data[n:]
 		}
+		names := slices.Sorted(maps.Keys(apart))
+		for len(names) > 0 && err == nil {
+			batch := names[:min(len(names), 256)]
+			names = names[len(batch):]
+			rows := make([]*ent.VersionIndexCreate, len(batch))
+			for i, name := range batch {
+				rows[i] = c.VersionIndex.Create().SetVersionID(versionID).SetPart(part + "/" + name).SetStamp(stamp).SetData(apart[name])
+			}
+			err = c.VersionIndex.CreateBulk(rows...).Exec(ctx)
+		}
 		return translate(err, "version index")
 	})
+}
+
+// ReadVersionIndexApart reads the pieces of a part kept apart, by name
+// (see SaveVersionIndexApart), when stored with stamp; a name not stored
+// so is absent from what it returns.
+func (s *Store) ReadVersionIndexApart(ctx context.Context, versionID int, part, stamp string, names []string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(names))
+	for len(names) > 0 {
+		batch := names[:min(len(names), 500)]
+		names = names[len(batch):]
+		full := make([]any, len(batch))
+		for i, name := range batch {
+			full[i] = part + "/" + name
+		}
+		q, args := sql.Dialect(s.Dialect).Select(versionindex.FieldPart, versionindex.FieldData).From(sql.Table(versionindex.Table)).
+			Where(sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.EQ(versionindex.FieldStamp, stamp),
+				sql.In(versionindex.FieldPart, full...))).Query()
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, translate(err, "version index")
+		}
+		for rows.Next() {
+			var name string
+			var raw stdsql.RawBytes
+			if err := rows.Scan(&name, &raw); err != nil {
+				rows.Close()
+				return nil, translate(err, "version index")
+			}
+			out[strings.TrimPrefix(name, part+"/")] = bytes.Clone(raw)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, translate(err, "version index")
+		}
+	}
+	return out, nil
 }
 
 // VersionIndex returns one part of a version's stored search index when

@@ -19,6 +19,9 @@ import (
 //	mode 'h' (HNSW): the vectors, then entry int32, top int32, m uint32
 //	         and per node its layer count (uint8) and per layer its link
 //	         count (uint16) and links (int32)
+//	mode 'p' (postings stored apart, AppendApart): pad, dims+1 int32
+//	         starts; each dimension's postings are a form of their own:
+//	         its ids (int32), then its values (float32)
 //	modes 'V' and 'H': 'v' and 'h' with the vectors as float16, when
 //	         every value is one (vectors read back from their stored,
 //	         compact form are: a sentence encoder's index is half the size)
@@ -39,13 +42,103 @@ const (
 	modeHNSW      = 'h'
 	modeVectors16 = 'V'
 	modeHNSW16    = 'H'
+	modeApart     = 'p'
 )
 
 // errIndexFormat is a binary index that cannot be read.
 var errIndexFormat = errors.New("not an index in kgstudio's binary form")
 
+// AppendApart appends to b the binary form of the index without its
+// postings, and returns each dimension's postings in a form of its own
+// (nil for a dimension none has): a version's sparse vectors are stored
+// so, and a question reads the postings of its own dimensions alone
+// (ReadIndex, Missing, Fill). An index of dense vectors has no postings:
+// its whole form is appended and dims is nil.
+func (ix *Index) AppendApart(b []byte) (out []byte, dims [][]byte) {
+	if ix.sparse == nil {
+		return ix.AppendBinary(b), nil
+	}
+	p := ix.sparse
+	if p.apart != nil {
+		panic("embed: an index read without its postings cannot be written")
+	}
+	nd := len(p.start) - 1
+	b = append(b, indexMagic...)
+	b = append(b, indexVersion, modeApart, boolByte(ix.bounded))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ix.n))
+	b = binary.LittleEndian.AppendUint32(b, uint32(nd))
+	b = appendInt32s(appendPad(b), p.start)
+	dims = make([][]byte, nd)
+	for d := range nd {
+		if p.start[d] == p.start[d+1] {
+			continue
+		}
+		ids, vals := p.dim(d)
+		form := make([]byte, 0, 8*len(ids))
+		dims[d] = appendFloat32s(appendInt32s(form, ids), vals)
+	}
+	return b, dims
+}
+
+// Apart reports whether the index was read without its postings: a
+// search then needs those of its query's dimensions filled first.
+func (ix *Index) Apart() bool { return ix.sparse != nil && ix.sparse.apart != nil }
+
+// Missing lists the dimensions whose postings a search for q needs and
+// an index read apart has not been given yet (Fill).
+func (ix *Index) Missing(q []float32) []int {
+	if !ix.Apart() {
+		return nil
+	}
+	p := ix.sparse
+	a := p.apart
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []int
+	for d, x := range q[:min(len(q), len(p.start)-1)] {
+		if x != 0 && p.start[d] < p.start[d+1] && !a.loaded[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Fill gives an index read apart the postings of dimension d, in the
+// form AppendApart returned for it.
+func (ix *Index) Fill(d int, form []byte) error {
+	if !ix.Apart() {
+		return nil
+	}
+	p := ix.sparse
+	if d < 0 || d >= len(p.start)-1 {
+		return fmt.Errorf("postings of dimension %d: %w", d, errIndexFormat)
+	}
+	m := int(p.start[d+1] - p.start[d])
+	if len(form) != 8*m {
+		return fmt.Errorf("postings of dimension %d: %d bytes for %d: %w", d, len(form), m, errIndexFormat)
+	}
+	r := reader{b: form}
+	ids := r.copyInt32s(r.next(4*m), m)
+	vals := r.copyFloat32s(r.next(4*m), m)
+	for _, id := range ids {
+		if id < 0 || int(id) >= ix.n {
+			return fmt.Errorf("postings of dimension %d: %w", d, errIndexFormat)
+		}
+	}
+	a := p.apart
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.loaded[d] {
+		a.ids[d], a.vals[d], a.loaded[d] = ids, vals, true
+	}
+	return nil
+}
+
 // AppendBinary appends the index's binary form to b.
 func (ix *Index) AppendBinary(b []byte) []byte {
+	if ix.Apart() {
+		panic("embed: an index read without its postings cannot be written")
+	}
 	dims := 0
 	switch {
 	case ix.sparse != nil:
@@ -143,6 +236,22 @@ func ReadIndex(b []byte) (*Index, []byte, error) {
 				break
 			}
 		}
+		p.acc.New = func() any { a := make([]float32, p.n); return &a }
+		ix.sparse = p
+	case modeApart:
+		if !r.padded {
+			return nil, nil, errIndexFormat
+		}
+		p := &postings{n: n, start: r.int32s(dims + 1)}
+		if r.err == nil && (len(p.start) != dims+1 || p.start[0] != 0) {
+			r.err = errIndexFormat
+		}
+		for d := range dims {
+			if r.err == nil && p.start[d] > p.start[d+1] {
+				r.err = errIndexFormat
+			}
+		}
+		p.apart = &apartPostings{loaded: make([]bool, dims), ids: make([][]int32, dims), vals: make([][]float32, dims)}
 		p.acc.New = func() any { a := make([]float32, p.n); return &a }
 		ix.sparse = p
 	case modeVectors, modeHNSW, modeVectors16, modeHNSW16:
@@ -338,6 +447,13 @@ func (r *reader) float32s(n int) []float32 {
 	b, view := words[float32](r, n)
 	if b == nil || view != nil {
 		return view
+	}
+	return r.copyFloat32s(b, n)
+}
+
+func (r *reader) copyFloat32s(b []byte, n int) []float32 {
+	if b == nil {
+		return nil
 	}
 	out := make([]float32, n)
 	for i := range out {

@@ -375,3 +375,80 @@ func TestIndexBinary_Version1(t *testing.T) {
 		}
 	}
 }
+
+// An index of sparse vectors stored apart from its postings searches,
+// once given the postings of its query's dimensions, as the index it was
+// written from; it asks only for those, and refuses postings of another
+// shape. An index of dense vectors is written whole.
+func TestIndexApart(t *testing.T) {
+	texts := make([]string, 800)
+	for i := range texts {
+		texts[i] = "person " + strconv.Itoa(i) + " of family " + strconv.Itoa(i%41)
+	}
+	sparse, _, err := Offline{}.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := NewIndexLimit(sparse, 1000)
+	head, dims := built.AppendApart([]byte("x"))
+	ix, rest, err := ReadIndex(head[1:])
+	if err != nil || len(rest) != 0 || !ix.Apart() || ix.Len() != built.Len() || ix.Bounded() != built.Bounded() {
+		t.Fatalf("read: %v, %d left, apart %t", err, len(rest), ix.Apart())
+	}
+	if len(head) >= len(built.AppendBinary(nil))/4 {
+		t.Errorf("the form without postings is %d bytes, the whole one %d", len(head), len(built.AppendBinary(nil)))
+	}
+	filled := 0
+	for i := 0; i < len(sparse); i += 37 {
+		q := sparse[i]
+		missing := ix.Missing(q)
+		for _, d := range missing {
+			if q[d] == 0 || dims[d] == nil {
+				t.Fatalf("asked for dimension %d, which the query has not (%v) or no vector has", d, q[d])
+			}
+			if err := ix.Fill(d, dims[d]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		filled += len(missing)
+		if m := ix.Missing(q); len(m) != 0 {
+			t.Fatalf("still missing %v after they were filled", m)
+		}
+		if got, want := ix.Search(q, 10), built.Search(q, 10); !slices.Equal(got, want) {
+			t.Fatalf("query %d: %v, the whole index %v", i, got, want)
+		}
+	}
+	if nonzero := slices.IndexFunc(dims, func(b []byte) bool { return b != nil }); nonzero < 0 || filled == 0 {
+		t.Fatal("no postings written or filled")
+	}
+	// Postings of another shape are refused.
+	other, _, _ := ReadIndex(head[1:])
+	for d, form := range dims {
+		if form == nil {
+			continue
+		}
+		if err := other.Fill(d, form[:len(form)-8]); err == nil {
+			t.Error("postings cut short were taken")
+		}
+		bad := slices.Clone(form)
+		copy(bad, []byte{0xff, 0xff, 0xff, 0x7f}) // an id past the vectors
+		if err := other.Fill(d, bad); err == nil {
+			t.Error("postings naming a vector past the index were taken")
+		}
+		break
+	}
+	// A search that skipped Fill is a fault in the caller, said as such.
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Error("a search over postings never filled answered")
+			}
+		}()
+		other.Search(sparse[1], 5)
+	}()
+	// Dense vectors have no postings to keep apart.
+	dense := NewIndex(clustered(rand.New(rand.NewSource(6)), 100, 48))
+	if whole, dims := dense.AppendApart(nil); dims != nil || !slices.Equal(whole, dense.AppendBinary(nil)) {
+		t.Error("a dense index was not written whole")
+	}
+}

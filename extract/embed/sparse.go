@@ -1,6 +1,9 @@
 package embed
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // sparseEnough reports whether vectors are sparse enough for postings:
 // at most one component in eight is not zero, so the postings (8 bytes a
@@ -28,6 +31,37 @@ type postings struct {
 	ids   []int32
 	vals  []float32
 	acc   sync.Pool // *[]float32 of n
+	// apart holds the postings of an index whose postings are stored
+	// apart from it (ids and vals nil): each dimension's, once loaded.
+	apart *apartPostings
+}
+
+// apartPostings are the postings of each dimension of an index stored
+// without them (ReadIndex of AppendApart's form), loaded as questions
+// need them (Index.Missing, Index.Fill).
+type apartPostings struct {
+	mu     sync.Mutex
+	loaded []bool
+	ids    [][]int32
+	vals   [][]float32
+}
+
+// dim returns the postings of dimension d.
+func (p *postings) dim(d int) ([]int32, []float32) {
+	if p.apart == nil {
+		return p.ids[p.start[d]:p.start[d+1]], p.vals[p.start[d]:p.start[d+1]]
+	}
+	if p.start[d] == p.start[d+1] {
+		return nil, nil
+	}
+	a := p.apart
+	a.mu.Lock()
+	ids, vals, ok := a.ids[d], a.vals[d], a.loaded[d]
+	a.mu.Unlock()
+	if !ok {
+		panic(fmt.Sprintf("embed: dimension %d searched before its postings were loaded (Index.Fill)", d))
+	}
+	return ids, vals
 }
 
 func newPostings(vecs [][]float32) *postings {
@@ -74,8 +108,9 @@ func (p *postings) search(q []float32, k int) []Hit {
 		if x == 0 {
 			continue
 		}
-		for j := p.start[d]; j < p.start[d+1]; j++ {
-			acc[p.ids[j]] += x * p.vals[j]
+		ids, vals := p.dim(d)
+		for j, id := range ids {
+			acc[id] += x * vals[j]
 		}
 	}
 	h := make([]Hit, 0, k)

@@ -23,6 +23,10 @@ type VectorIndex struct {
 	edges  kindIndex[string]
 	// other indexes the fallback model's vectors (Vectors.Other).
 	other *VectorIndex
+	// load reads the postings of an index read from AppendApart's form,
+	// named after prefix (see SetLoader).
+	load   PartsLoader
+	prefix string
 }
 
 // kindIndex is the index of one kind of vector with the keys in its order.

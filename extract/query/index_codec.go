@@ -1,9 +1,13 @@
 package query
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
@@ -27,8 +31,39 @@ var errVectorIndexFormat = errors.New("not a vector index in kgstudio's binary f
 // AppendBinary appends the index's binary form to b; a nil index has
 // none (ReadVectorIndex of an empty form gives nil).
 func (vi *VectorIndex) AppendBinary(b []byte) []byte {
+	return vi.appendForm(b, "", func(b []byte, _ string, ix *embed.Index) []byte { return ix.AppendBinary(b) })
+}
+
+// AppendApart is AppendBinary with the postings of its sparse indexes
+// apart (embed.Index.AppendApart), each dimension's named by its kind
+// ("c", "n" or "e" for chunks, nodes and edges, "oc" ... for the
+// fallback's) and the dimension: "n/17". An index read from this form
+// searches once it has a way to read them (SetLoader).
+func (vi *VectorIndex) AppendApart(b []byte) ([]byte, map[string][]byte) {
+	parts := map[string][]byte{}
+	b = vi.appendForm(b, "", func(b []byte, kind string, ix *embed.Index) []byte {
+		out, dims := ix.AppendApart(b)
+		for d, form := range dims {
+			if form != nil {
+				parts[kind+"/"+strconv.Itoa(d)] = form
+			}
+		}
+		return out
+	})
+	return b, parts
+}
+
+// appendForm writes the binary form, each kind's index by appendIx with
+// its name (prefix and the kind's letter).
+func (vi *VectorIndex) appendForm(b []byte, prefix string, appendIx func(b []byte, kind string, ix *embed.Index) []byte) []byte {
 	if vi == nil {
 		return b
+	}
+	kindIx := func(b []byte, kind string, ix *embed.Index) []byte {
+		if ix == nil {
+			ix = embed.NewIndex(nil)
+		}
+		return appendIx(b, prefix+kind, ix)
 	}
 	b = append(b, vectorIndexMagic...)
 	b = append(b, vectorIndexVersion)
@@ -38,25 +73,86 @@ func (vi *VectorIndex) AppendBinary(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(r.DocumentID))
 		b = binary.AppendUvarint(b, uint64(r.Index))
 	}
-	b = appendKindIndex(b, vi.chunks.ix)
-	for _, k := range []kindIndex[string]{vi.nodes, vi.edges} {
+	b = kindIx(b, "c", vi.chunks.ix)
+	for i, k := range []kindIndex[string]{vi.nodes, vi.edges} {
 		b = binary.AppendUvarint(b, uint64(len(k.keys)))
 		for _, key := range k.keys {
 			b = appendString(b, key)
 		}
-		b = appendKindIndex(b, k.ix)
+		b = kindIx(b, []string{"n", "e"}[i], k.ix)
 	}
 	if vi.other == nil {
 		return append(b, 0)
 	}
-	return vi.other.AppendBinary(append(b, 1))
+	return vi.other.appendForm(append(b, 1), prefix+"o", appendIx)
 }
 
-func appendKindIndex(b []byte, ix *embed.Index) []byte {
-	if ix == nil {
-		ix = embed.NewIndex(nil)
+// Apart reports whether a kind of the index was read from AppendApart's
+// form without its postings.
+func (vi *VectorIndex) Apart() bool {
+	for x := vi; x != nil; x = x.other {
+		for _, ix := range []*embed.Index{x.chunks.ix, x.nodes.ix, x.edges.ix} {
+			if ix != nil && ix.Apart() {
+				return true
+			}
+		}
 	}
-	return ix.AppendBinary(b)
+	return false
+}
+
+// PartsLoader reads the stored postings of a vector index written by
+// AppendApart, by name; a name not stored is absent from what it returns.
+type PartsLoader func(ctx context.Context, names []string) (map[string][]byte, error)
+
+// SetLoader gives an index read from AppendApart's form the way to read
+// the postings its searches need.
+func (vi *VectorIndex) SetLoader(load PartsLoader) {
+	for x, prefix := vi, ""; x != nil; x, prefix = x.other, prefix+"o" {
+		x.load, x.prefix = load, prefix
+	}
+}
+
+// prepare reads, for an index read apart, the postings of the
+// dimensions the searches for these vectors need (of chunks, nodes and
+// edges), all in one call of its loader.
+func (vi *VectorIndex) prepare(ctx context.Context, chunkQ, nodeQ, edgeQ []float32) error {
+	type need struct {
+		ix *embed.Index
+		d  int
+	}
+	wanted := map[string]need{}
+	for i, k := range []struct {
+		ix *embed.Index
+		q  []float32
+	}{{vi.chunks.ix, chunkQ}, {vi.nodes.ix, nodeQ}, {vi.edges.ix, edgeQ}} {
+		if k.ix == nil {
+			continue
+		}
+		for _, d := range k.ix.Missing(k.q) {
+			wanted[vi.prefix+[]string{"c", "n", "e"}[i]+"/"+strconv.Itoa(d)] = need{k.ix, d}
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	if vi.load == nil {
+		return errors.New("vector index read without its postings and no way to read them")
+	}
+	names := slices.Sorted(maps.Keys(wanted))
+	got, err := vi.load(ctx, names)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		form, ok := got[name]
+		if !ok {
+			return extract.Errorf(extract.KindConflict, "the version's stored vector index changed while it was read (postings %s are gone): ask again", name)
+		}
+		if err := wanted[name].ix.Fill(wanted[name].d, form); err != nil {
+			return fmt.Errorf("read vector index: %w", err)
+		}
+	}
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {

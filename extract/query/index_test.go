@@ -2,9 +2,11 @@ package query
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,6 +145,84 @@ func TestVectorIndexBinary(t *testing.T) {
 	}
 	if vi, err := ReadVectorIndex(nil); vi != nil || err != nil {
 		t.Fatalf("empty form: %v, %v", vi, err)
+	}
+}
+
+// A vector index stored with its postings apart ranks as the one built
+// once its loader gives them: it asks only for the postings of the
+// question's dimensions, never twice for the same, and a question whose
+// postings are gone is refused as a conflict, not ranked without them.
+func TestVectorIndexApart(t *testing.T) {
+	ctx := context.Background()
+	chunks := carolChunks(t)
+	list := slices.Collect(maps.Values(chunks))
+	g := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person", Description: "A miser."},
+		{Key: "marley", Name: "Marley", Type: "Person", Description: "Scrooge's dead partner."},
+		{Key: "bob", Name: "Bob Cratchit", Type: "Person", Description: "Scrooge's clerk."}},
+		Edges: []extract.Edge{{Source: "scrooge", Target: "marley", Label: "partner of", Description: "Scrooge and Marley were partners."},
+			{Source: "bob", Target: "scrooge", Label: "clerk of", Description: "Bob Cratchit was Scrooge's clerk."}}}
+	emb := embed.Offline{}
+	vecs, _, err := Vectorize(ctx, emb, g, list, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := NewVectorIndex(vecs)
+	head, parts := built.AppendApart(nil)
+	if len(parts) == 0 {
+		t.Fatal("no postings kept apart")
+	}
+	read, err := ReadVectorIndex(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]int{}
+	read.SetLoader(func(_ context.Context, names []string) (map[string][]byte, error) {
+		out := map[string][]byte{}
+		for _, n := range names {
+			asked[n]++
+			if p, ok := parts[n]; ok {
+				out[n] = p
+			}
+		}
+		return out, nil
+	})
+	cb, cr := NewCorpus(g, chunks, built), NewCorpus(g, chunks, read)
+	questions := []string{"Who was Marley's partner?", "the clerk's fire in the cell", "Who was Marley's partner?"}
+	for _, q := range questions {
+		for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
+			req := Request{Question: q, Mode: mode, TopK: 10}
+			a, err := cb.Search(ctx, emb, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := cr.Search(ctx, emb, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ra, rb := render(a), render(b); ra != rb {
+				t.Fatalf("%s %q: read apart ranks otherwise:\n%s\nwant\n%s", mode, q, rb, ra)
+			}
+		}
+	}
+	if len(asked) == 0 || len(asked) >= len(parts) {
+		t.Fatalf("asked for %d of %d postings", len(asked), len(parts))
+	}
+	for n, times := range asked {
+		if _, ok := parts[n]; !ok || times != 1 {
+			t.Fatalf("postings %s asked %d times (stored: %t)", n, times, ok)
+		}
+	}
+	// Postings gone from the store: a conflict.
+	gone, _ := ReadVectorIndex(head)
+	gone.SetLoader(func(context.Context, []string) (map[string][]byte, error) { return nil, nil })
+	_, err = NewCorpus(g, chunks, gone).Search(ctx, emb, Request{Question: "Who was Marley's partner?", Mode: ModeMix, TopK: 10})
+	if extract.KindOf(err) != extract.KindConflict {
+		t.Fatalf("postings gone: %v, want a conflict", err)
+	}
+	// And no way to read them: an error.
+	alone, _ := ReadVectorIndex(head)
+	if _, err := NewCorpus(g, chunks, alone).Search(ctx, emb, Request{Question: "Who was Marley's partner?", Mode: ModeMix, TopK: 10}); err == nil {
+		t.Fatal("an index without its postings searched with no way to read them")
 	}
 }
 

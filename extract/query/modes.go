@@ -253,6 +253,9 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 			j, _ := slices.BinarySearch(uniq, t)
 			vs[i] = uv[j]
 		}
+		if err := vi.prepare(ctx, vs[0], vs[1], vs[2]); err != nil {
+			return Context{}, err
+		}
 		n := candidates(req.TopK)
 		s.wv = vectorWeight(emb.Model())
 		s.qv = vs[0]
