@@ -2,7 +2,9 @@ package embed
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -46,7 +48,12 @@ type Hit struct {
 // ScanLimit go through an HNSW graph (hnsw.go). It is built once per version
 // and is safe for concurrent searches.
 type Index struct {
-	vecs    [][]float32 // nil when the postings hold them
+	vecs [][]float32 // nil when the postings or half hold them
+	// half holds, for an index of float16 vectors read from its binary
+	// form, the vectors one after the other (dims each) as they were
+	// stored: scanned as they lie, half the room of float32 ones.
+	half    []uint16
+	dims    int
 	n       int
 	graph   *hnsw
 	sparse  *postings
@@ -113,6 +120,9 @@ func (ix *Index) Exact(q []float32, k int) []Hit {
 	if ix.sparse != nil {
 		return ix.sparse.search(q, k)
 	}
+	if ix.half != nil {
+		return ix.exactHalf(q, k)
+	}
 	// A bounded min-heap of the best k.
 	h := make([]Hit, 0, k)
 	for i, v := range ix.vecs {
@@ -170,4 +180,66 @@ func down(h []Hit, i int) {
 
 func sortHits(h []Hit) {
 	slices.SortFunc(h, func(a, b Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.I, b.I)) })
+}
+
+// halfTable widens every float16 to its float32.
+var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = fromHalf(uint16(i))
+	}
+	return &t
+})
+
+// halfScanSplit is the size, in vector components, past which a scan of
+// float16 vectors is split between the processors.
+const halfScanSplit = 1 << 20
+
+// exactHalf is Exact over float16 vectors: each is widened into a
+// buffer and its dot product taken as a float32 vector's is, so the
+// scores are those of the widened vectors, bit for bit; a big index is
+// scanned in parts at once, their best merged.
+func (ix *Index) exactHalf(q []float32, k int) []Hit {
+	d, t := ix.dims, halfTable()
+	workers := 1
+	if ix.n*d > halfScanSplit {
+		workers = min(runtime.GOMAXPROCS(0), ix.n)
+	}
+	parts := make([][]Hit, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*ix.n/workers, (w+1)*ix.n/workers
+		wg.Go(func() {
+			buf := make([]float32, len(q))
+			h := make([]Hit, 0, k)
+			for i := lo; i < hi; i++ {
+				for j, x := range ix.half[i*d : i*d+len(q)] {
+					buf[j] = t[x]
+				}
+				h = pushHit(h, k, Hit{i, vek32.Dot(q, buf)})
+			}
+			parts[w] = h
+		})
+	}
+	wg.Wait()
+	h := make([]Hit, 0, k)
+	for _, p := range parts {
+		for _, x := range p {
+			h = pushHit(h, k, x)
+		}
+	}
+	sortHits(h)
+	return h
+}
+
+// vector returns the i-th vector indexed (widened, for float16 ones).
+func (ix *Index) vector(i int) []float32 {
+	if ix.half == nil {
+		return ix.vecs[i]
+	}
+	v := make([]float32, ix.dims)
+	for j, x := range ix.half[i*ix.dims : (i+1)*ix.dims] {
+		v[j] = fromHalf(x)
+	}
+	return v
 }

@@ -26,7 +26,7 @@ import (
 //	         every value is one (vectors read back from their stored,
 //	         compact form are: a sentence encoder's index is half the size)
 //
-// A pad (version 2; version 1 has none) is a byte p < 4 and p zero
+// A pad (version 3; version 1 has none) is a byte p < 4 and p zero
 // bytes, so the array after it starts at a multiple of 4 bytes from the
 // start of the buffer the index is written into: read back into a buffer
 // of its own (as a stored index is), the big arrays are used where they
@@ -36,7 +36,7 @@ import (
 // searches exactly as the one built.
 const (
 	indexMagic    = "KGIX"
-	indexVersion  = 2
+	indexVersion  = 3
 	modeVectors   = 'v'
 	modeSparse    = 's'
 	modeHNSW      = 'h'
@@ -143,6 +143,8 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 	switch {
 	case ix.sparse != nil:
 		dims = len(ix.sparse.start) - 1
+	case ix.half != nil:
+		dims = ix.dims
 	case len(ix.vecs) > 0:
 		dims = len(ix.vecs[0])
 	}
@@ -153,7 +155,7 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 	case ix.graph != nil:
 		mode = modeHNSW
 	}
-	half := mode != modeSparse && halves(ix.vecs)
+	half := mode != modeSparse && (ix.half != nil || halves(ix.vecs))
 	if half {
 		mode = map[byte]byte{modeVectors: modeVectors16, modeHNSW: modeHNSW16}[mode]
 	}
@@ -168,8 +170,9 @@ func (ix *Index) AppendBinary(b []byte) []byte {
 		b = appendInt32s(appendPad(b), p.ids)
 		return appendFloat32s(appendPad(b), p.vals)
 	}
-	if !half {
-		b = appendPad(b)
+	b = appendPad(b)
+	for _, x := range ix.half {
+		b = binary.LittleEndian.AppendUint16(b, x)
 	}
 	for _, v := range ix.vecs {
 		if half {
@@ -254,9 +257,13 @@ func ReadIndex(b []byte) (*Index, []byte, error) {
 		p.apart = &apartPostings{loaded: make([]bool, dims), ids: make([][]int32, dims), vals: make([][]float32, dims)}
 		p.acc.New = func() any { a := make([]float32, p.n); return &a }
 		ix.sparse = p
-	case modeVectors, modeHNSW, modeVectors16, modeHNSW16:
+	case modeVectors16:
+		// Scanned as stored (Index.half).
+		ix.half, ix.dims = r.uint16s(n*dims), dims
+	case modeVectors, modeHNSW, modeHNSW16:
 		var flat []float32
-		if mode == modeVectors16 || mode == modeHNSW16 {
+		if mode == modeHNSW16 {
+			r.pad()
 			flat = r.halves(n * dims)
 		} else {
 			flat = r.float32s(n * dims)
@@ -374,15 +381,30 @@ func (r *reader) pad() {
 	}
 }
 
-// words returns the next n 4-byte words after a pad, and where they can
-// be used in place, that view of them (nil when they must be copied).
-func words[T int32 | float32](r *reader, n int) ([]byte, []T) {
+// words returns the next n words (of 2 or 4 bytes) after a pad, and
+// where they can be used in place, that view of them (nil when they must
+// be copied).
+func words[T uint16 | int32 | float32](r *reader, n int) ([]byte, []T) {
 	r.pad()
-	b := r.next(4 * n)
-	if b == nil || n == 0 || !littleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+	size := int(unsafe.Sizeof(T(0)))
+	b := r.next(size * n)
+	if b == nil || n == 0 || !littleEndian || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(size) != 0 {
 		return b, nil
 	}
 	return b, unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// uint16s reads n uint16 after a pad: in place where they can be.
+func (r *reader) uint16s(n int) []uint16 {
+	b, view := words[uint16](r, n)
+	if b == nil || view != nil {
+		return view
+	}
+	out := make([]uint16, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return out
 }
 
 func (r *reader) next(n int) []byte {
