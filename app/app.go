@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
@@ -45,6 +46,9 @@ type App struct {
 	// Scores scores an extraction's versions on its question set and
 	// their graphs (scores.go).
 	Scores *Scores
+	// Accounts holds the people who may sign in, their tokens and
+	// sessions, and the audit log (accounts.go).
+	Accounts *Accounts
 
 	store *store.Store
 	log   *slog.Logger
@@ -104,6 +108,7 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
 	a.Curation, a.Queries, a.Schemas.a, a.Versions.a = &Curation{a}, &Queries{a}, a, a
 	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
+	a.Accounts = &Accounts{st: st, now: time.Now}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)

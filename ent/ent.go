@@ -12,6 +12,9 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/kgstudio/kgstudio/ent/accesstoken"
+	"github.com/kgstudio/kgstudio/ent/account"
+	"github.com/kgstudio/kgstudio/ent/auditentry"
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
@@ -29,6 +32,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/session"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
 	"github.com/kgstudio/kgstudio/ent/versionindex"
@@ -92,6 +96,9 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
+			accesstoken.Table:       accesstoken.ValidColumn,
+			account.Table:           account.ValidColumn,
+			auditentry.Table:        auditentry.ValidColumn,
 			chunk.Table:             chunk.ValidColumn,
 			chunkjob.Table:          chunkjob.ValidColumn,
 			chunkrun.Table:          chunkrun.ValidColumn,
@@ -109,6 +116,7 @@ func checkColumn(t, c string) error {
 			operation.Table:         operation.ValidColumn,
 			relationtype.Table:      relationtype.ValidColumn,
 			schemaversion.Table:     schemaversion.ValidColumn,
+			session.Table:           session.ValidColumn,
 			vector.Table:            vector.ValidColumn,
 			vectorset.Table:         vectorset.ValidColumn,
 			versionindex.Table:      versionindex.ValidColumn,

@@ -5,6 +5,9 @@ package ent
 import (
 	"time"
 
+	"github.com/kgstudio/kgstudio/ent/accesstoken"
+	"github.com/kgstudio/kgstudio/ent/account"
+	"github.com/kgstudio/kgstudio/ent/auditentry"
 	"github.com/kgstudio/kgstudio/ent/chunk"
 	"github.com/kgstudio/kgstudio/ent/chunkjob"
 	"github.com/kgstudio/kgstudio/ent/chunkrun"
@@ -20,6 +23,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/relationtype"
 	"github.com/kgstudio/kgstudio/ent/schema"
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
+	"github.com/kgstudio/kgstudio/ent/session"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
 )
 
@@ -27,6 +31,41 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	accesstokenMixin := schema.AccessToken{}.Mixin()
+	accesstokenMixinFields0 := accesstokenMixin[0].Fields()
+	_ = accesstokenMixinFields0
+	accesstokenFields := schema.AccessToken{}.Fields()
+	_ = accesstokenFields
+	// accesstokenDescCreatedAt is the schema descriptor for created_at field.
+	accesstokenDescCreatedAt := accesstokenMixinFields0[0].Descriptor()
+	// accesstoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	accesstoken.DefaultCreatedAt = accesstokenDescCreatedAt.Default.(func() time.Time)
+	// accesstokenDescName is the schema descriptor for name field.
+	accesstokenDescName := accesstokenFields[1].Descriptor()
+	// accesstoken.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	accesstoken.NameValidator = accesstokenDescName.Validators[0].(func(string) error)
+	accountMixin := schema.Account{}.Mixin()
+	accountMixinFields0 := accountMixin[0].Fields()
+	_ = accountMixinFields0
+	accountFields := schema.Account{}.Fields()
+	_ = accountFields
+	// accountDescCreatedAt is the schema descriptor for created_at field.
+	accountDescCreatedAt := accountMixinFields0[0].Descriptor()
+	// account.DefaultCreatedAt holds the default value on creation for the created_at field.
+	account.DefaultCreatedAt = accountDescCreatedAt.Default.(func() time.Time)
+	// accountDescName is the schema descriptor for name field.
+	accountDescName := accountFields[0].Descriptor()
+	// account.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	account.NameValidator = accountDescName.Validators[0].(func(string) error)
+	auditentryMixin := schema.AuditEntry{}.Mixin()
+	auditentryMixinFields0 := auditentryMixin[0].Fields()
+	_ = auditentryMixinFields0
+	auditentryFields := schema.AuditEntry{}.Fields()
+	_ = auditentryFields
+	// auditentryDescCreatedAt is the schema descriptor for created_at field.
+	auditentryDescCreatedAt := auditentryMixinFields0[0].Descriptor()
+	// auditentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	auditentry.DefaultCreatedAt = auditentryDescCreatedAt.Default.(func() time.Time)
 	chunkFields := schema.Chunk{}.Fields()
 	_ = chunkFields
 	// chunkDescSettings is the schema descriptor for settings field.
@@ -509,6 +548,15 @@ func init() {
 	schemaversionDescNote := schemaversionFields[2].Descriptor()
 	// schemaversion.DefaultNote holds the default value on creation for the note field.
 	schemaversion.DefaultNote = schemaversionDescNote.Default.(string)
+	sessionMixin := schema.Session{}.Mixin()
+	sessionMixinFields0 := sessionMixin[0].Fields()
+	_ = sessionMixinFields0
+	sessionFields := schema.Session{}.Fields()
+	_ = sessionFields
+	// sessionDescCreatedAt is the schema descriptor for created_at field.
+	sessionDescCreatedAt := sessionMixinFields0[0].Descriptor()
+	// session.DefaultCreatedAt holds the default value on creation for the created_at field.
+	session.DefaultCreatedAt = sessionDescCreatedAt.Default.(func() time.Time)
 	vectorsetMixin := schema.VectorSet{}.Mixin()
 	vectorsetMixinFields0 := vectorsetMixin[0].Fields()
 	_ = vectorsetMixinFields0

@@ -12,6 +12,12 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// AccessToken is the client for interacting with the AccessToken builders.
+	AccessToken *AccessTokenClient
+	// Account is the client for interacting with the Account builders.
+	Account *AccountClient
+	// AuditEntry is the client for interacting with the AuditEntry builders.
+	AuditEntry *AuditEntryClient
 	// Chunk is the client for interacting with the Chunk builders.
 	Chunk *ChunkClient
 	// ChunkJob is the client for interacting with the ChunkJob builders.
@@ -46,6 +52,8 @@ type Tx struct {
 	RelationType *RelationTypeClient
 	// SchemaVersion is the client for interacting with the SchemaVersion builders.
 	SchemaVersion *SchemaVersionClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
 	// Vector is the client for interacting with the Vector builders.
 	Vector *VectorClient
 	// VectorSet is the client for interacting with the VectorSet builders.
@@ -183,6 +191,9 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.AccessToken = NewAccessTokenClient(tx.config)
+	tx.Account = NewAccountClient(tx.config)
+	tx.AuditEntry = NewAuditEntryClient(tx.config)
 	tx.Chunk = NewChunkClient(tx.config)
 	tx.ChunkJob = NewChunkJobClient(tx.config)
 	tx.ChunkRun = NewChunkRunClient(tx.config)
@@ -200,6 +211,7 @@ func (tx *Tx) init() {
 	tx.Operation = NewOperationClient(tx.config)
 	tx.RelationType = NewRelationTypeClient(tx.config)
 	tx.SchemaVersion = NewSchemaVersionClient(tx.config)
+	tx.Session = NewSessionClient(tx.config)
 	tx.Vector = NewVectorClient(tx.config)
 	tx.VectorSet = NewVectorSetClient(tx.config)
 	tx.VersionIndex = NewVersionIndexClient(tx.config)
@@ -212,7 +224,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: Chunk.QueryXXX(), the query will be executed
+// applies a query, for example: AccessToken.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

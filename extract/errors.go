@@ -16,7 +16,11 @@ const (
 	KindNotFound    ErrorKind = "not_found"
 	KindConflict    ErrorKind = "conflict"
 	KindUnavailable ErrorKind = "unavailable"
-	KindInternal    ErrorKind = "internal"
+	// KindUnauthorized is a request that did not say who it is from
+	// (or said it wrongly); KindForbidden one whose role may not do it.
+	KindUnauthorized ErrorKind = "unauthorized"
+	KindForbidden    ErrorKind = "forbidden"
+	KindInternal     ErrorKind = "internal"
 )
 
 // Error is the domain error: a kind plus a message that is safe to show to a

@@ -14,11 +14,13 @@ import (
 )
 
 var kindStatus = map[extract.ErrorKind]int{
-	extract.KindInvalid:     http.StatusBadRequest,
-	extract.KindNotFound:    http.StatusNotFound,
-	extract.KindConflict:    http.StatusConflict,
-	extract.KindUnavailable: http.StatusServiceUnavailable,
-	extract.KindInternal:    http.StatusInternalServerError,
+	extract.KindInvalid:      http.StatusBadRequest,
+	extract.KindNotFound:     http.StatusNotFound,
+	extract.KindConflict:     http.StatusConflict,
+	extract.KindUnavailable:  http.StatusServiceUnavailable,
+	extract.KindUnauthorized: http.StatusUnauthorized,
+	extract.KindForbidden:    http.StatusForbidden,
+	extract.KindInternal:     http.StatusInternalServerError,
 }
 
 // ErrorHandler is the one place errors become HTTP responses: JSON for /api

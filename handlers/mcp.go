@@ -429,7 +429,19 @@ type addDocOut struct {
 	Created bool   `json:"created"`
 }
 
+// mcpMayWrite refuses a writing tool to a caller whose role only reads
+// (a viewer's token over MCP's HTTP endpoint).
+func mcpMayWrite(ctx context.Context) error {
+	if who := app.PrincipalOf(ctx); !who.Role.AtLeast(record.RoleEditor) {
+		return extract.Errorf(extract.KindForbidden, "%s may only read and ask: this tool needs the editor role", who.Name())
+	}
+	return nil
+}
+
 func (t *mcpTools) addDocument(ctx context.Context, _ *mcp.CallToolRequest, in addDocIn) (*mcp.CallToolResult, addDocOut, error) {
+	if err := mcpMayWrite(ctx); err != nil {
+		return nil, addDocOut{}, err
+	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		name = "document.txt"
@@ -453,6 +465,9 @@ type extractIn struct {
 }
 
 func (t *mcpTools) extract(ctx context.Context, _ *mcp.CallToolRequest, in extractIn) (*mcp.CallToolResult, mcpVersion, error) {
+	if err := mcpMayWrite(ctx); err != nil {
+		return nil, mcpVersion{}, err
+	}
 	cfg := extract.DefaultConfig()
 	if in.Strategy != "" {
 		cfg.Strategy = extract.Strategy(in.Strategy)

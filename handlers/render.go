@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
 )
 
@@ -29,7 +30,8 @@ func (h *Handler) page(c echo.Context, nav, title string, content templ.Componen
 	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
 		return render(c, http.StatusOK, content)
 	}
-	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: h.cfg.Token != ""}
+	who := principal(c)
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: !who.IsLocal(), Admin: !who.IsLocal() && who.Role.AtLeast(record.RoleAdmin), User: who.Name()}
 	if f, err := c.Cookie("flash"); err == nil && f.Value != "" {
 		p.Flash = flashDecode(f.Value)
 		p.FlashBad = len(f.Value) > 0 && f.Value[0] == '!'

@@ -16,6 +16,21 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/login", h.login)
 	e.POST("/logout", h.logout)
 
+	// People, tokens and the audit log (admin.go; admins only).
+	e.GET("/admin", h.showAdmin)
+	e.POST("/admin/accounts", h.addAccount)
+	e.POST("/admin/accounts/:name/role", h.setAccountRole)
+	e.POST("/admin/accounts/:name/delete", h.removeAccount)
+	e.POST("/admin/tokens", h.addToken)
+	e.POST("/admin/tokens/:id/revoke", h.revokeToken)
+	e.GET("/api/admin/accounts", h.apiAccounts)
+	e.POST("/api/admin/accounts", h.apiAddAccount)
+	e.DELETE("/api/admin/accounts/:name", h.apiRemoveAccount)
+	e.GET("/api/admin/tokens", h.apiTokens)
+	e.POST("/api/admin/tokens", h.apiAddToken)
+	e.DELETE("/api/admin/tokens/:id", h.apiRevokeToken)
+	e.GET("/api/admin/audit", h.apiAudit)
+
 	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments, h.uploadLimit())

@@ -12,7 +12,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kgstudio/kgstudio/web"
 )
 
 // contentSecurityPolicy allows scripts, styles and connections from this
@@ -172,81 +171,6 @@ func (h *Handler) tooMany(c echo.Context, cred string) (bool, error) {
 	secs := int(wait.Seconds()) + 1
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 	return true, echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf("too many wrong tokens from this address: try again in %d s", secs))
-}
-
-// requireToken lets a request through when no token is configured, when it
-// asks for a static asset, the health check or the login form, or when it
-// carries the token. Others get 401: JSON for the API, the login form for
-// pages.
-func (h *Handler) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		p := c.Request().URL.Path
-		if h.cfg.Token == "" || strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" {
-			return next(c)
-		}
-		// A bearer token, or the cookie of a live session (a random id the
-		// login form set; signing out revokes it). The right token is
-		// checked first, once: a sender of wrong ones is slowed down (and a
-		// wrong one counts against its address and itself), never the
-		// right credential from the same address (behind a proxy every
-		// client shares one).
-		r := c.Request()
-		if auth := r.Header.Get("Authorization"); auth != "" {
-			if h.rightBearer(auth) {
-				h.signIn.succeeded(clientAddr(r))
-				return next(c)
-			}
-			if slow, err := h.tooMany(c, bearerToken(auth)); slow {
-				return err
-			}
-			h.signIn.failed(clientAddr(r), bearerToken(auth))
-		} else if ck, err := r.Cookie(sessionCookie); err == nil && h.signIn.valid(ck.Value) {
-			return next(c)
-		}
-		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kgstudio"`)
-		if wantsJSON(c) || c.Request().Method != http.MethodGet {
-			return echo.NewHTTPError(http.StatusUnauthorized, "a token is required: send Authorization: Bearer <KGSTUDIO_TOKEN> or sign in")
-		}
-		back := p
-		if q := c.Request().URL.RawQuery; q != "" {
-			back += "?" + q
-		}
-		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(safeReturn(back, "/"), ""))
-	}
-}
-
-// showLogin is the login form.
-func (h *Handler) showLogin(c echo.Context) error {
-	return h.renderStatus(c, http.StatusOK, "", "Sign in", web.LoginForm(safeReturn(c.QueryParam("back"), "/"), ""))
-}
-
-// login checks the token from the form and sets the session cookie.
-func (h *Handler) login(c echo.Context) error {
-	back := safeReturn(c.FormValue("back"), "/")
-	if h.cfg.Token == "" {
-		return c.Redirect(http.StatusSeeOther, back)
-	}
-	if !equalSecret(c.FormValue("token"), h.cfg.Token) {
-		// The right token signs in at once; wrong ones wait.
-		if slow, err := h.tooMany(c, c.FormValue("token")); slow {
-			return err
-		}
-		h.signIn.failed(clientAddr(c.Request()), c.FormValue("token"))
-		return h.renderStatus(c, http.StatusUnauthorized, "", "Sign in", web.LoginForm(back, "That token is not right."))
-	}
-	h.signIn.succeeded(clientAddr(c.Request()))
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: h.signIn.newSession(), Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https:")})
-	return c.Redirect(http.StatusSeeOther, back)
-}
-
-// logout ends the session and clears its cookie.
-func (h *Handler) logout(c echo.Context) error {
-	if ck, err := c.Request().Cookie(sessionCookie); err == nil {
-		h.signIn.revoke(ck.Value)
-	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	return c.Redirect(http.StatusSeeOther, "/")
 }
 
 // safeReturn returns raw when it is a path on this site (a leading single

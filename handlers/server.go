@@ -22,7 +22,7 @@ func (h *Handler) NewServer() *echo.Echo {
 		},
 	}))
 	e.Use(RequestLogger(h.log))
-	e.Use(secureHeaders, checkHost(allowedHosts(h.cfg)), sameOrigin(h.cfg.PublicURL), h.requireToken)
+	e.Use(secureHeaders, checkHost(allowedHosts(h.cfg)), sameOrigin(h.cfg.PublicURL), h.authenticate, h.authorize)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit(h.cfg.MaxUploadBytes, 1), Skipper: isUpload}))
 	h.Routes(e)
 	return e

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"net"
@@ -10,14 +9,13 @@ import (
 	"time"
 )
 
-// Sign-in state, held by the server process: sessions are random ids,
-// revoked on sign-out (a restart signs everyone out), and wrong tokens
-// slow their sender down.
+// Sign-in limits, held by the server process: wrong credentials slow
+// their sender down (sessions themselves live in the database, see
+// app.Accounts).
 type signIn struct {
-	mu       sync.Mutex
-	sessions map[string]time.Time // id -> expiry
-	fails    map[string]*failures // by client address
-	now      func() time.Time
+	mu    sync.Mutex
+	fails map[string]*failures // by client address and by credential
+	now   func() time.Time
 }
 
 type failures struct {
@@ -26,10 +24,9 @@ type failures struct {
 }
 
 const (
-	sessionTTL = 30 * 24 * time.Hour
-	// freeFailures wrong tokens from one address are answered at once;
-	// after them each waits twice as long as the last, from a second up
-	// to maxBackoff, and attempts in the wait get 429 unchecked.
+	// freeFailures wrong credentials from one address are answered at
+	// once; after them each waits twice as long as the last, from a
+	// second up to maxBackoff, and attempts in the wait get 429 unchecked.
 	freeFailures = 5
 	maxBackoff   = 5 * time.Minute
 	// maxTracked bounds the addresses remembered.
@@ -37,39 +34,7 @@ const (
 )
 
 func newSignIn() *signIn {
-	return &signIn{sessions: map[string]time.Time{}, fails: map[string]*failures{}, now: time.Now}
-}
-
-// newSession starts a session and returns its id.
-func (s *signIn) newSession() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	id := hex.EncodeToString(b)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	for k, exp := range s.sessions {
-		if now.After(exp) {
-			delete(s.sessions, k)
-		}
-	}
-	s.sessions[id] = now.Add(sessionTTL)
-	return id
-}
-
-// valid reports whether id is a live session.
-func (s *signIn) valid(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.sessions[id]
-	return ok && s.now().Before(exp)
-}
-
-// revoke ends a session.
-func (s *signIn) revoke(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.sessions, id)
+	return &signIn{fails: map[string]*failures{}, now: time.Now}
 }
 
 // Failures are counted per address ("addr:" keys) and per wrong

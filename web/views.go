@@ -19,8 +19,11 @@ type Page struct {
 	Asset    func(string) string
 	Flash    string
 	FlashBad bool
-	// SignOut shows the sign-out button (the server requires a token).
+	// SignOut shows the sign-out button and User who is signed in (the
+	// server requires signing in); Admin the link to the admin page.
 	SignOut bool
+	User    string
+	Admin   bool
 }
 
 // DocumentRow is a document in a list.

@@ -104,6 +104,7 @@ Usage:
   kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures
   kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--reference GRAPH] [--embedder E] [--json] [FILE...]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
+  kgstudio user add|list|remove|role|password|token|tokens|revoke ...  people who sign in, their roles and tokens
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
@@ -158,6 +159,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdExperiment(ctx, rest, stdout, stderr)
 	case "mcp":
 		return cmdMCP(ctx, rest, stdin, stdout, stderr)
+	case "user":
+		return cmdUser(ctx, rest, stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

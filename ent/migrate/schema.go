@@ -9,6 +9,62 @@ import (
 )
 
 var (
+	// AccessTokensColumns holds the columns for the "access_tokens" table.
+	AccessTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "role", Type: field.TypeString},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// AccessTokensTable holds the schema information for the "access_tokens" table.
+	AccessTokensTable = &schema.Table{
+		Name:       "access_tokens",
+		Columns:    AccessTokensColumns,
+		PrimaryKey: []*schema.Column{AccessTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "access_tokens_accounts_tokens",
+				Columns:    []*schema.Column{AccessTokensColumns[7]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+	}
+	// AccountsColumns holds the columns for the "accounts" table.
+	AccountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Unique: true},
+		{Name: "role", Type: field.TypeString},
+		{Name: "password_hash", Type: field.TypeString},
+	}
+	// AccountsTable holds the schema information for the "accounts" table.
+	AccountsTable = &schema.Table{
+		Name:       "accounts",
+		Columns:    AccountsColumns,
+		PrimaryKey: []*schema.Column{AccountsColumns[0]},
+	}
+	// AuditEntriesColumns holds the columns for the "audit_entries" table.
+	AuditEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "actor", Type: field.TypeString},
+		{Name: "role", Type: field.TypeString},
+		{Name: "method", Type: field.TypeString},
+		{Name: "path", Type: field.TypeString},
+		{Name: "status", Type: field.TypeInt},
+		{Name: "addr", Type: field.TypeString},
+	}
+	// AuditEntriesTable holds the schema information for the "audit_entries" table.
+	AuditEntriesTable = &schema.Table{
+		Name:       "audit_entries",
+		Columns:    AuditEntriesColumns,
+		PrimaryKey: []*schema.Column{AuditEntriesColumns[0]},
+	}
 	// ChunksColumns holds the columns for the "chunks" table.
 	ChunksColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -559,6 +615,29 @@ var (
 			},
 		},
 	}
+	// SessionsColumns holds the columns for the "sessions" table.
+	SessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "hash", Type: field.TypeString, Unique: true},
+		{Name: "role", Type: field.TypeString},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
+	}
+	// SessionsTable holds the schema information for the "sessions" table.
+	SessionsTable = &schema.Table{
+		Name:       "sessions",
+		Columns:    SessionsColumns,
+		PrimaryKey: []*schema.Column{SessionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "sessions_accounts_sessions",
+				Columns:    []*schema.Column{SessionsColumns[5]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+	}
 	// VectorsColumns holds the columns for the "vectors" table.
 	VectorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -631,6 +710,9 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		AccessTokensTable,
+		AccountsTable,
+		AuditEntriesTable,
 		ChunksTable,
 		ChunkJobsTable,
 		ChunkRunsTable,
@@ -648,6 +730,7 @@ var (
 		OperationsTable,
 		RelationTypesTable,
 		SchemaVersionsTable,
+		SessionsTable,
 		VectorsTable,
 		VectorSetsTable,
 		VersionIndexesTable,
@@ -655,6 +738,7 @@ var (
 )
 
 func init() {
+	AccessTokensTable.ForeignKeys[0].RefTable = AccountsTable
 	ChunksTable.ForeignKeys[0].RefTable = DocumentsTable
 	ChunkJobsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	ChunkRunsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
@@ -670,5 +754,6 @@ func init() {
 	OperationsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	RelationTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable
 	SchemaVersionsTable.ForeignKeys[0].RefTable = SchemasTable
+	SessionsTable.ForeignKeys[0].RefTable = AccountsTable
 	VersionIndexesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 }

@@ -6,6 +6,15 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// AccessToken is the predicate function for accesstoken builders.
+type AccessToken func(*sql.Selector)
+
+// Account is the predicate function for account builders.
+type Account func(*sql.Selector)
+
+// AuditEntry is the predicate function for auditentry builders.
+type AuditEntry func(*sql.Selector)
+
 // Chunk is the predicate function for chunk builders.
 type Chunk func(*sql.Selector)
 
@@ -56,6 +65,9 @@ type RelationType func(*sql.Selector)
 
 // SchemaVersion is the predicate function for schemaversion builders.
 type SchemaVersion func(*sql.Selector)
+
+// Session is the predicate function for session builders.
+type Session func(*sql.Selector)
 
 // Vector is the predicate function for vector builders.
 type Vector func(*sql.Selector)

@@ -1,0 +1,376 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// Accounts is who may use a shared server: people with a role, their
+// named API tokens and their signed-in sessions (all in the database, so
+// every process and replica sees the same), and the audit log of writes.
+// A server with no account and no bootstrap token is one person's: no
+// one signs in (Required).
+type Accounts struct {
+	st  *store.Store
+	now func() time.Time
+
+	// mu guards anyCache: whether an account exists, as read at
+	// anyAt (read again past anyTTL, and at once after a change here).
+	mu       sync.Mutex
+	anyCache bool
+	anyAt    time.Time
+}
+
+const (
+	// anyTTL is how long whether accounts exist is taken as read: an
+	// account added by another process is seen within it.
+	anyTTL = 2 * time.Second
+	// SessionTTL is how long a sign-in lasts.
+	SessionTTL = 30 * 24 * time.Hour
+	// touchEvery is how stale a token's last-used time may be before a
+	// use writes it again (not one write per request).
+	touchEvery = time.Minute
+	// MinPassword is the shortest password taken, in characters.
+	MinPassword = 10
+	// tokenPrefix opens every token this server makes, so a leaked one
+	// is recognised by secret scanners and people alike.
+	tokenPrefix = "kgs_"
+)
+
+// argon2id's cost: OWASP's recommended minimum (19 MiB, two passes, one
+// lane).
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+// Principal is who a request is from: a person (Account, and the token
+// they used if any) or the bootstrap token (no account), with the role
+// the request has.
+type Principal struct {
+	Account *record.Account
+	Token   *record.AccessToken
+	Role    record.Role
+	// local marks Local.
+	local bool
+}
+
+// IsLocal reports whether p is Local: no one signed in, on a server no
+// one signs in to.
+func (p Principal) IsLocal() bool { return p.local }
+
+// Name says who, for the audit log: a person's name (with the token's
+// when one was used), or "bootstrap token", or "local" on a server
+// nobody signs in to.
+func (p Principal) Name() string {
+	switch {
+	case p.local:
+		return "local"
+	case p.Account != nil && p.Token != nil:
+		return p.Account.Name + " (token " + p.Token.Name + ")"
+	case p.Account != nil:
+		return p.Account.Name
+	case p.Token != nil:
+		return "token " + p.Token.Name
+	}
+	return "bootstrap token"
+}
+
+// Local is the principal of a server nobody signs in to: its one user,
+// who may do everything.
+var Local = Principal{Role: record.RoleAdmin, local: true}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying who a request is from.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalOf returns who ctx's request is from (Local when none was
+// set: a command-line user, a worker).
+func PrincipalOf(ctx context.Context) Principal {
+	if p, ok := ctx.Value(principalKey{}).(Principal); ok {
+		return p
+	}
+	return Local
+}
+
+// Required reports whether requests must say who they are from: some
+// account exists (the bootstrap token is the caller's to check).
+func (s *Accounts) Required(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.anyAt.IsZero() && s.now().Sub(s.anyAt) < anyTTL {
+		return s.anyCache, nil
+	}
+	n, err := s.st.CountAccounts(ctx)
+	if err != nil {
+		return false, err
+	}
+	s.anyCache, s.anyAt = n > 0, s.now()
+	return s.anyCache, nil
+}
+
+func (s *Accounts) changed() {
+	s.mu.Lock()
+	s.anyAt = time.Time{}
+	s.mu.Unlock()
+}
+
+// checkName takes names of 1 to 64 letters, digits and . _ - @ (they
+// go into paths and command lines as they are).
+func checkName(what, name string) error {
+	if name == "" || utf8.RuneCountInString(name) > 64 || strings.ContainsFunc(name, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-@", r)
+	}) {
+		return extract.Errorf(extract.KindInvalid, "%s name %q: 1 to 64 letters, digits and . _ - @", what, name)
+	}
+	return nil
+}
+
+// Add makes an account.
+func (s *Accounts) Add(ctx context.Context, name, password string, role record.Role) (record.Account, error) {
+	if err := checkName("account", name); err != nil {
+		return record.Account{}, err
+	}
+	if _, err := record.ParseRole(string(role)); err != nil {
+		return record.Account{}, extract.Wrap(extract.KindInvalid, err, "account %s", name)
+	}
+	hash, err := hashPassword(password)
+	if err != nil {
+		return record.Account{}, err
+	}
+	a, err := s.st.AddAccount(ctx, name, role, hash)
+	s.changed()
+	return a, err
+}
+
+// List lists the accounts by name.
+func (s *Accounts) List(ctx context.Context) ([]record.Account, error) { return s.st.Accounts(ctx) }
+
+// Remove deletes an account with its tokens and sessions.
+func (s *Accounts) Remove(ctx context.Context, name string) error {
+	err := s.st.RemoveAccount(ctx, name)
+	s.changed()
+	return err
+}
+
+// SetRole changes an account's role; its sessions end, and its tokens
+// act with no more than the new role.
+func (s *Accounts) SetRole(ctx context.Context, name string, role record.Role) error {
+	if _, err := record.ParseRole(string(role)); err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "account %s", name)
+	}
+	return s.st.SetAccountRole(ctx, name, role)
+}
+
+// SetPassword replaces an account's password; its sessions end.
+func (s *Accounts) SetPassword(ctx context.Context, name, password string) error {
+	hash, err := hashPassword(password)
+	if err != nil {
+		return err
+	}
+	return s.st.SetAccountPassword(ctx, name, hash)
+}
+
+// ErrWrongCredentials is a sign-in with a name, password or token that
+// is not right (which of them is not said).
+var ErrWrongCredentials = extract.Errorf(extract.KindUnauthorized, "wrong name, password or token")
+
+// SignIn checks a person's password. An unknown name costs what a wrong
+// password does, so timing does not tell which names exist.
+func (s *Accounts) SignIn(ctx context.Context, name, password string) (Principal, error) {
+	a, hash, ok, err := s.st.AccountByName(ctx, name)
+	if err != nil {
+		return Principal{}, err
+	}
+	if !ok {
+		hash = dummyHash()
+	}
+	if !checkPassword(hash, password) || !ok {
+		return Principal{}, ErrWrongCredentials
+	}
+	return Principal{Account: &a, Role: a.Role}, nil
+}
+
+// NewToken makes a named token for an account, with a role no higher
+// than the account's, and returns its secret: shown once, stored only as
+// a hash.
+func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record.Role) (string, record.AccessToken, error) {
+	if err := checkName("token", name); err != nil {
+		return "", record.AccessToken{}, err
+	}
+	a, _, ok, err := s.st.AccountByName(ctx, owner)
+	if err != nil {
+		return "", record.AccessToken{}, err
+	}
+	if !ok {
+		return "", record.AccessToken{}, extract.Errorf(extract.KindNotFound, "account %s not found", owner)
+	}
+	if role == "" {
+		role = a.Role
+	}
+	if _, err := record.ParseRole(string(role)); err != nil {
+		return "", record.AccessToken{}, extract.Wrap(extract.KindInvalid, err, "token %s", name)
+	}
+	if !a.Role.AtLeast(role) {
+		return "", record.AccessToken{}, extract.Errorf(extract.KindInvalid, "a token of %s may not be %s: %s is %s", owner, role, owner, a.Role)
+	}
+	secret := tokenPrefix + randomID()
+	t, err := s.st.AddToken(ctx, a.ID, name, digest(secret), role)
+	return secret, t, err
+}
+
+// Tokens lists every account's tokens, newest first.
+func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) { return s.st.Tokens(ctx) }
+
+// RevokeToken ends a token everywhere at once.
+func (s *Accounts) RevokeToken(ctx context.Context, id int) error {
+	return s.st.RevokeToken(ctx, id, s.now())
+}
+
+// TokenPrincipal returns who a token is: a person's live token acts
+// with its role, lowered to its owner's. ok is false for a token this
+// server did not make or that was revoked.
+func (s *Accounts) TokenPrincipal(ctx context.Context, secret string) (Principal, bool, error) {
+	if !strings.HasPrefix(secret, tokenPrefix) {
+		return Principal{}, false, nil
+	}
+	t, a, ok, err := s.st.TokenByHash(ctx, digest(secret))
+	if err != nil || !ok || t.RevokedAt != nil {
+		return Principal{}, false, err
+	}
+	now := s.now()
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > touchEvery {
+		if err := s.st.TouchToken(ctx, t.ID, now); err != nil {
+			return Principal{}, false, err
+		}
+	}
+	return Principal{Account: &a, Token: &t, Role: t.Role.Lower(a.Role)}, true, nil
+}
+
+// NewSession starts a signed-in session for p and returns its id (the
+// cookie's value; only its hash is stored).
+func (s *Accounts) NewSession(ctx context.Context, p Principal) (string, error) {
+	id := randomID()
+	var accountID *int
+	if p.Account != nil {
+		accountID = &p.Account.ID
+	}
+	return id, s.st.AddSession(ctx, digest(id), accountID, p.Role, s.now().Add(SessionTTL))
+}
+
+// SessionPrincipal returns who a session is; ok is false for an unknown
+// or ended one. A person's session acts with their role now.
+func (s *Accounts) SessionPrincipal(ctx context.Context, id string) (Principal, bool, error) {
+	if id == "" {
+		return Principal{}, false, nil
+	}
+	se, ok, err := s.st.SessionByHash(ctx, digest(id))
+	if err != nil || !ok || !s.now().Before(se.ExpiresAt) {
+		return Principal{}, false, err
+	}
+	p := Principal{Account: se.Account, Role: se.Role}
+	if se.Account != nil {
+		p.Role = se.Account.Role
+	}
+	return p, true, nil
+}
+
+// EndSession signs a session out everywhere.
+func (s *Accounts) EndSession(ctx context.Context, id string) error {
+	return s.st.DeleteSession(ctx, digest(id))
+}
+
+// Audit records a write.
+func (s *Accounts) Audit(ctx context.Context, e record.AuditEntry) error {
+	if e.At.IsZero() {
+		e.At = s.now()
+	}
+	return s.st.AddAudit(ctx, e)
+}
+
+// AuditLog returns the newest writes first, at most limit (1 to 10,000).
+func (s *Accounts) AuditLog(ctx context.Context, limit int) ([]record.AuditEntry, error) {
+	return s.st.AuditLog(ctx, min(max(limit, 1), 10000))
+}
+
+// randomID is 32 random bytes, URL-safe.
+func randomID() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// digest is what is stored of a secret with 256 random bits: its
+// SHA-256 (a password, which has far fewer, gets argon2id).
+func digest(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// hashPassword hashes a password with argon2id in the PHC string form.
+func hashPassword(password string) (string, error) {
+	if utf8.RuneCountInString(password) < MinPassword {
+		return "", extract.Errorf(extract.KindInvalid, "a password needs at least %d characters", MinPassword)
+	}
+	if len(password) > 1024 {
+		return "", extract.Errorf(extract.KindInvalid, "a password may have at most 1024 bytes")
+	}
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
+}
+
+// checkPassword reports whether password matches a PHC argon2id hash
+// (with the cost the hash names).
+func checkPassword(hash, password string) bool {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" || len(password) > 1024 {
+		return false
+	}
+	var version int
+	var m uint32
+	var t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m == 0 || m > 1<<21 || t == 0 || t > 16 || p == 0 {
+		return false
+	}
+	salt, err1 := base64.RawStdEncoding.DecodeString(parts[4])
+	key, err2 := base64.RawStdEncoding.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(key) == 0 || len(key) > 128 {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(key)))
+	return subtle.ConstantTimeCompare(got, key) == 1
+}
+
+// dummyHash is a hash no password matches, checked for unknown names.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := hashPassword(randomID())
+	return h
+})

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+const userUsage = `usage:
+  kgstudio user add NAME [--role viewer|editor|admin]   the password is read from standard input (one line)
+  kgstudio user list [--json]
+  kgstudio user remove NAME
+  kgstudio user role NAME viewer|editor|admin
+  kgstudio user password NAME                           the new password is read from standard input
+  kgstudio user token NAME TOKEN-NAME [--role R]        a token for NAME, printed once
+  kgstudio user tokens [--json]
+  kgstudio user revoke TOKEN-ID`
+
+// cmdUser manages the people who sign in to a shared server, and their
+// tokens. Once an account exists, serve asks every request who it is
+// from (see README).
+func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(userUsage)
+	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, userUsage)
+		return nil
+	}
+	sub := args[0]
+	fs, cfg := newFlagSet("user "+sub, stderr)
+	asJSON := fs.Bool("json", false, "list, tokens: print JSON")
+	roleFlag := fs.String("role", "", "add: the account's role (default viewer); token: the token's (default the owner's)")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	want := map[string]int{"add": 1, "list": 0, "remove": 1, "role": 2, "password": 1, "token": 2, "tokens": 0, "revoke": 1}
+	n, ok := want[sub]
+	if !ok {
+		return fmt.Errorf("user: unknown subcommand %q\n%s", sub, userUsage)
+	}
+	if len(pos) != n {
+		return fmt.Errorf("user %s: %d argument(s) expected, %d given\n%s", sub, n, len(pos), userUsage)
+	}
+	var role record.Role
+	if *roleFlag != "" {
+		if role, err = record.ParseRole(*roleFlag); err != nil {
+			return err
+		}
+	}
+	a, err := cfg.openApp(ctx, cfg.logger(stderr))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	acc := a.Accounts
+	switch sub {
+	case "add":
+		password, err := readPassword(stdin)
+		if err != nil {
+			return err
+		}
+		ac, err := acc.Add(ctx, pos[0], password, cmpRole(role, record.RoleViewer))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "added %s (%s)\n", ac.Name, ac.Role)
+	case "list":
+		list, err := acc.List(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(list)
+		}
+		for _, ac := range list {
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", ac.Name, ac.Role, ac.CreatedAt.UTC().Format("2006-01-02"))
+		}
+	case "remove":
+		if err := acc.Remove(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "removed %s with their tokens and sessions\n", pos[0])
+	case "role":
+		r, err := record.ParseRole(pos[1])
+		if err != nil {
+			return err
+		}
+		if err := acc.SetRole(ctx, pos[0], r); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s is now %s\n", pos[0], r)
+	case "password":
+		password, err := readPassword(stdin)
+		if err != nil {
+			return err
+		}
+		if err := acc.SetPassword(ctx, pos[0], password); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "password of %s changed; their sessions ended\n", pos[0])
+	case "token":
+		secret, t, err := acc.NewToken(ctx, pos[0], pos[1], role)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "token %s of %s (%s, id %d), shown this once:\n", t.Name, t.Owner, t.Role, t.ID)
+		fmt.Fprintln(stdout, secret)
+	case "tokens":
+		list, err := acc.Tokens(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(list)
+		}
+		for _, t := range list {
+			state := "live"
+			if t.RevokedAt != nil {
+				state = "revoked " + t.RevokedAt.UTC().Format("2006-01-02")
+			}
+			fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Name, t.Role, state)
+		}
+	case "revoke":
+		id, err := strconv.Atoi(pos[0])
+		if err != nil {
+			return fmt.Errorf("user revoke: %q is not a token id (kgstudio user tokens lists them)", pos[0])
+		}
+		if err := acc.RevokeToken(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "token %d revoked\n", id)
+	}
+	return nil
+}
+
+func cmpRole(r, def record.Role) record.Role {
+	if r == "" {
+		return def
+	}
+	return r
+}
+
+// readPassword reads a password: the first line of stdin, without its
+// line end (never echoed, never logged).
+func readPassword(stdin io.Reader) (string, error) {
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("give the password on standard input (one line), e.g. from a password manager or a file")
+	}
+	return line, nil
+}

@@ -1,0 +1,197 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/handlers"
+)
+
+// A server with accounts asks every request who it is from; a viewer
+// reads and asks, an editor also writes, an admin also manages people,
+// tokens and the audit log. A person's token acts with no more than its
+// owner's role now; a revoked token stops at once; the audit log holds
+// every write, refused ones included.
+func TestAccounts_Roles(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 1}, handlers.Config{MaxUploadBytes: 1 << 20})
+	srv, ctx := env.Server, t.Context()
+	v := env.MustExtract(t, "carol", "carol.txt", "Scrooge was Marley's partner in London. Bob Cratchit was Scrooge's clerk.", extract.DefaultConfig())
+	// No account yet: the one person's server, open as before.
+	if resp := do(t, "GET", srv.URL+"/api/documents", "", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("no account: status %d", resp.StatusCode)
+	}
+	acc := env.App.Accounts
+	tokens := map[record.Role]string{}
+	for _, r := range record.Roles {
+		if _, err := acc.Add(ctx, string(r)+"-person", "a long enough password", r); err != nil {
+			t.Fatal(err)
+		}
+		secret, _, err := acc.NewToken(ctx, string(r)+"-person", "laptop", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[r] = secret
+	}
+	as := func(r record.Role) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + tokens[r]}
+	}
+	if resp := do(t, "GET", srv.URL+"/api/documents", "", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("accounts exist, no credential: status %d", resp.StatusCode)
+	}
+	doc := url.Values{"text": {"Ada Lovelace wrote the first program."}}.Encode()
+	ask := "/api/versions/" + strconv.Itoa(v.ID) + "/query"
+	for _, c := range []struct {
+		role         record.Role
+		method, path string
+		body         string
+		want         int
+	}{
+		{record.RoleViewer, "GET", "/api/documents", "", http.StatusOK},
+		{record.RoleViewer, "POST", ask, url.Values{"q": {"Who was Scrooge's clerk?"}}.Encode(), http.StatusOK},
+		{record.RoleViewer, "POST", "/api/documents", doc, http.StatusForbidden},
+		{record.RoleViewer, "DELETE", "/api/versions/" + strconv.Itoa(v.ID), "", http.StatusForbidden},
+		{record.RoleEditor, "POST", "/api/documents", doc, http.StatusCreated},
+		{record.RoleEditor, "GET", "/api/admin/accounts", "", http.StatusForbidden},
+		{record.RoleEditor, "GET", "/admin", "", http.StatusForbidden},
+		{record.RoleAdmin, "GET", "/api/admin/accounts", "", http.StatusOK},
+		{record.RoleAdmin, "POST", "/api/admin/tokens", `{"owner":"viewer-person","name":"up","role":"editor"}`, http.StatusBadRequest},
+	} {
+		resp := do(t, c.method, srv.URL+c.path, c.body, as(c.role))
+		if resp.StatusCode != c.want {
+			b, _ := io.ReadAll(resp.Body)
+			t.Errorf("%s %s %s: status %d, want %d: %s", c.role, c.method, c.path, resp.StatusCode, c.want, b)
+		}
+	}
+	// A viewer's token over MCP reads and asks, and may not write.
+	cs, err := mcpSession(t, srv.URL, &http.Client{Transport: bearer{tokens[record.RoleViewer]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Extractions []json.RawMessage `json:"extractions"`
+	}
+	callTool(t, cs, "list_extractions", map[string]any{}, &list)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_document", Arguments: map[string]any{"name": "x.txt", "text": "Ada."}})
+	if err == nil && !res.IsError {
+		t.Fatal("a viewer's token added a document over MCP")
+	}
+	// The editor made a viewer: their token acts as a viewer at once.
+	if err := acc.SetRole(ctx, "editor-person", record.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
+	if resp := do(t, "POST", srv.URL+"/api/documents", doc, as(record.RoleEditor)); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a token of a person made viewer wrote: status %d", resp.StatusCode)
+	}
+	// A revoked token stops at once.
+	var ts struct {
+		Tokens []record.AccessToken `json:"tokens"`
+	}
+	getAs(t, srv.URL+"/api/admin/tokens", as(record.RoleAdmin), &ts)
+	for _, tk := range ts.Tokens {
+		if tk.Owner == "viewer-person" {
+			if resp := do(t, "DELETE", srv.URL+"/api/admin/tokens/"+strconv.Itoa(tk.ID), "", as(record.RoleAdmin)); resp.StatusCode != http.StatusNoContent {
+				t.Fatalf("revoke: status %d", resp.StatusCode)
+			}
+		}
+	}
+	if resp := do(t, "GET", srv.URL+"/api/documents", "", as(record.RoleViewer)); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a revoked token: status %d", resp.StatusCode)
+	}
+	// The audit log: the editor's write, the viewer's refused one.
+	var audit struct {
+		Entries []record.AuditEntry `json:"entries"`
+	}
+	getAs(t, srv.URL+"/api/admin/audit", as(record.RoleAdmin), &audit)
+	found := map[string]bool{}
+	for _, e := range audit.Entries {
+		found[e.Actor+" "+e.Method+" "+e.Path+" "+strconv.Itoa(e.Status)] = true
+		if e.Addr == "" || e.At.IsZero() {
+			t.Errorf("entry without address or time: %+v", e)
+		}
+	}
+	for _, want := range []string{"editor-person (token laptop) POST /api/documents 201", "viewer-person (token laptop) POST /api/documents 403"} {
+		if !found[want] {
+			t.Errorf("audit log lacks %q: %v", want, found)
+		}
+	}
+	resp := do(t, "GET", srv.URL+"/api/admin/audit?format=csv", "", as(record.RoleAdmin))
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "at,actor,role,method,path,status,addr\n") || !strings.Contains(string(body), "/api/documents,201") {
+		t.Fatalf("audit CSV: status %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// A session is kept in the database: it outlives the server that signed
+// it in (a restart, another replica), and signing out ends it on every
+// server. Wrong passwords slow their sender down but never refuse the
+// right password.
+func TestAccounts_SessionsAndLimits(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 1}, handlers.Config{MaxUploadBytes: 1 << 20})
+	if _, err := env.App.Accounts.Add(t.Context(), "ann", "a long enough password", record.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		resp := do(t, "POST", env.Server.URL+"/login", url.Values{"name": {"ann"}, "password": {"not the password"}}.Encode(), nil)
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("wrong password: status %d", resp.StatusCode)
+		}
+	}
+	if resp := do(t, "POST", env.Server.URL+"/login", url.Values{"name": {"ann"}, "password": {"not the password"}}.Encode(), nil); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the ninth wrong password: status %d, want 429", resp.StatusCode)
+	}
+	resp := do(t, "POST", env.Server.URL+"/login", url.Values{"name": {"ann"}, "password": {"a long enough password"}, "back": {"/admin"}}.Encode(), nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/admin" {
+		t.Fatalf("the right password after wrong ones: status %d", resp.StatusCode)
+	}
+	var cookie string
+	for _, c := range resp.Cookies() {
+		if c.Name == "kgstudio_session" {
+			cookie = c.Name + "=" + c.Value
+			if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+				t.Fatalf("session cookie %+v", c)
+			}
+		}
+	}
+	// Another server over the same database (a restart, a replica).
+	other := httptest.NewServer(handlers.New(env.App, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Config{MaxUploadBytes: 1 << 20}).NewServer())
+	t.Cleanup(other.Close)
+	for _, u := range []string{env.Server.URL, other.URL} {
+		resp := do(t, "GET", u+"/admin", "", map[string]string{"Cookie": cookie})
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-testid="accounts"`) || !strings.Contains(string(body), ">ann<") {
+			t.Fatalf("%s: the session's admin page: status %d", u, resp.StatusCode)
+		}
+	}
+	if resp := do(t, "POST", other.URL+"/logout", "", map[string]string{"Cookie": cookie}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "GET", env.Server.URL+"/admin", "", map[string]string{"Cookie": cookie}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("signed out on the other server, still in here: status %d", resp.StatusCode)
+	}
+}
+
+// getAs GETs u with the headers and decodes its JSON into out.
+func getAs(t *testing.T, u string, hdr map[string]string, out any) {
+	t.Helper()
+	resp := do(t, "GET", u, "", hdr)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d", u, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatal(err)
+	}
+}

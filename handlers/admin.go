@@ -1,0 +1,242 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/export"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/web"
+)
+
+// The admin page and API: people, their tokens and the audit log
+// (requiredRole keeps them to admins).
+
+func (h *Handler) adminView(c echo.Context, newToken string) error {
+	ctx := c.Request().Context()
+	v := web.AdminView{NewToken: newToken, Roles: record.Roles}
+	var err error
+	if v.Accounts, err = h.app.Accounts.List(ctx); err != nil {
+		return err
+	}
+	if v.Tokens, err = h.app.Accounts.Tokens(ctx); err != nil {
+		return err
+	}
+	if v.Audit, err = h.app.Accounts.AuditLog(ctx, 50); err != nil {
+		return err
+	}
+	return h.page(c, "", "Admin", web.AdminPage(v))
+}
+
+// showAdmin is GET /admin.
+func (h *Handler) showAdmin(c echo.Context) error { return h.adminView(c, "") }
+
+func formRole(c echo.Context) (record.Role, error) {
+	r, err := record.ParseRole(c.FormValue("role"))
+	if err != nil {
+		return "", extract.Wrap(extract.KindInvalid, err, "role")
+	}
+	return r, nil
+}
+
+// addAccount is POST /admin/accounts.
+func (h *Handler) addAccount(c echo.Context) error {
+	role, err := formRole(c)
+	if err != nil {
+		return err
+	}
+	a, err := h.app.Accounts.Add(c.Request().Context(), c.FormValue("name"), c.FormValue("password"), role)
+	if err != nil {
+		return err
+	}
+	return redirectFlash(c, "/admin", a.Name+" added as "+string(a.Role)+".", false)
+}
+
+// setAccountRole is POST /admin/accounts/:name/role.
+func (h *Handler) setAccountRole(c echo.Context) error {
+	role, err := formRole(c)
+	if err != nil {
+		return err
+	}
+	if err := h.app.Accounts.SetRole(c.Request().Context(), c.Param("name"), role); err != nil {
+		return err
+	}
+	return redirectFlash(c, "/admin", c.Param("name")+" is now "+string(role)+".", false)
+}
+
+// removeAccount is POST /admin/accounts/:name/delete.
+func (h *Handler) removeAccount(c echo.Context) error {
+	if err := h.app.Accounts.Remove(c.Request().Context(), c.Param("name")); err != nil {
+		return err
+	}
+	return redirectFlash(c, "/admin", c.Param("name")+" removed, with their tokens and sessions.", false)
+}
+
+// addToken is POST /admin/tokens: the page shows the new token once.
+func (h *Handler) addToken(c echo.Context) error {
+	role, err := formRole(c)
+	if err != nil {
+		return err
+	}
+	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), c.FormValue("owner"), c.FormValue("name"), role)
+	if err != nil {
+		return err
+	}
+	return h.adminView(c, secret)
+}
+
+// revokeToken is POST /admin/tokens/:id/revoke.
+func (h *Handler) revokeToken(c echo.Context) error {
+	id, err := strconv.Atoi(c.Param("id"))
+	if err != nil {
+		return extract.Errorf(extract.KindInvalid, "token id %q", c.Param("id"))
+	}
+	if err := h.app.Accounts.RevokeToken(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return redirectFlash(c, "/admin", "Token revoked.", false)
+}
+
+// maxAdminBody bounds an admin API request's JSON.
+const maxAdminBody = 64 << 10
+
+// bindJSON decodes a request's JSON body into v, refusing unknown fields.
+func bindJSON(c echo.Context, v any) error {
+	dec := json.NewDecoder(io.LimitReader(c.Request().Body, maxAdminBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "read the request")
+	}
+	return nil
+}
+
+// accountIn is a new account, as POST /api/admin/accounts takes it.
+type accountIn struct {
+	Name     string `json:"name"`
+	Password string `json:"password"`
+	Role     string `json:"role"`
+}
+
+// apiAccounts is GET /api/admin/accounts.
+func (h *Handler) apiAccounts(c echo.Context) error {
+	as, err := h.app.Accounts.List(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"accounts": as})
+}
+
+// apiAddAccount is POST /api/admin/accounts.
+func (h *Handler) apiAddAccount(c echo.Context) error {
+	var in accountIn
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	role, err := record.ParseRole(in.Role)
+	if err != nil {
+		return extract.Wrap(extract.KindInvalid, err, "role")
+	}
+	a, err := h.app.Accounts.Add(c.Request().Context(), in.Name, in.Password, role)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, a)
+}
+
+// apiRemoveAccount is DELETE /api/admin/accounts/:name.
+func (h *Handler) apiRemoveAccount(c echo.Context) error {
+	if err := h.app.Accounts.Remove(c.Request().Context(), c.Param("name")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// tokenIn is a new token, as POST /api/admin/tokens takes it.
+type tokenIn struct {
+	Owner string `json:"owner"`
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+}
+
+// apiTokens is GET /api/admin/tokens.
+func (h *Handler) apiTokens(c echo.Context) error {
+	ts, err := h.app.Accounts.Tokens(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"tokens": ts})
+}
+
+// apiAddToken is POST /api/admin/tokens: the answer holds the token,
+// this once.
+func (h *Handler) apiAddToken(c echo.Context) error {
+	var in tokenIn
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	var role record.Role
+	if in.Role != "" {
+		r, err := record.ParseRole(in.Role)
+		if err != nil {
+			return extract.Wrap(extract.KindInvalid, err, "role")
+		}
+		role = r
+	}
+	secret, t, err := h.app.Accounts.NewToken(c.Request().Context(), in.Owner, in.Name, role)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, struct {
+		Token string `json:"token"`
+		record.AccessToken
+	}{secret, t})
+}
+
+// apiRevokeToken is DELETE /api/admin/tokens/:id.
+func (h *Handler) apiRevokeToken(c echo.Context) error {
+	id, err := strconv.Atoi(c.Param("id"))
+	if err != nil {
+		return extract.Errorf(extract.KindInvalid, "token id %q", c.Param("id"))
+	}
+	if err := h.app.Accounts.RevokeToken(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiAudit is GET /api/admin/audit: the newest writes first (limit, 1000
+// by default), as JSON or, with format=csv, a CSV file.
+func (h *Handler) apiAudit(c echo.Context) error {
+	limit := 1000
+	if s := c.QueryParam("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return extract.Errorf(extract.KindInvalid, "limit %q is not a number", s)
+		}
+		limit = n
+	}
+	log, err := h.app.Accounts.AuditLog(c.Request().Context(), limit)
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("format") != "csv" {
+		return c.JSON(http.StatusOK, map[string]any{"entries": log})
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"at", "actor", "role", "method", "path", "status", "addr"})
+	for _, e := range log {
+		_ = w.Write([]string{e.At.UTC().Format(time.RFC3339), export.SpreadsheetCell(e.Actor), string(e.Role), e.Method, export.SpreadsheetCell(e.Path), strconv.Itoa(e.Status), e.Addr})
+	}
+	w.Flush()
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="kgstudio-audit.csv"`)
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
+}

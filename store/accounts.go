@@ -1,0 +1,234 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/kgstudio/kgstudio/ent"
+	"github.com/kgstudio/kgstudio/ent/accesstoken"
+	"github.com/kgstudio/kgstudio/ent/account"
+	"github.com/kgstudio/kgstudio/ent/auditentry"
+	"github.com/kgstudio/kgstudio/ent/session"
+	"github.com/kgstudio/kgstudio/extract/record"
+)
+
+func accountRecord(a *ent.Account) record.Account {
+	return record.Account{ID: a.ID, Name: a.Name, Role: record.Role(a.Role), CreatedAt: a.CreatedAt}
+}
+
+// AddAccount stores a person with a password hash (never the password);
+// a name already taken is a conflict.
+func (s *Store) AddAccount(ctx context.Context, name string, role record.Role, passwordHash string) (record.Account, error) {
+	var out record.Account
+	err := s.write(ctx, func(c *ent.Client) error {
+		a, err := c.Account.Create().SetName(name).SetRole(string(role)).SetPasswordHash(passwordHash).Save(ctx)
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		out = accountRecord(a)
+		return nil
+	})
+	return out, err
+}
+
+// Accounts lists the people, by name.
+func (s *Store) Accounts(ctx context.Context) ([]record.Account, error) {
+	rows, err := s.client.Account.Query().Order(ent.Asc(account.FieldName)).All(ctx)
+	if err != nil {
+		return nil, translate(err, "accounts")
+	}
+	out := make([]record.Account, len(rows))
+	for i, a := range rows {
+		out[i] = accountRecord(a)
+	}
+	return out, nil
+}
+
+// CountAccounts is how many people there are.
+func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+	n, err := s.client.Account.Query().Count(ctx)
+	return n, translate(err, "accounts")
+}
+
+// AccountByName returns a person and their password hash; ok is false
+// when no one has the name.
+func (s *Store) AccountByName(ctx context.Context, name string) (record.Account, string, bool, error) {
+	a, err := s.client.Account.Query().Where(account.NameEQ(name)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return record.Account{}, "", false, nil
+	}
+	if err != nil {
+		return record.Account{}, "", false, translate(err, "account")
+	}
+	return accountRecord(a), a.PasswordHash, true, nil
+}
+
+// SetAccountRole changes a person's role; their sessions end (they sign
+// in again with the new one).
+func (s *Store) SetAccountRole(ctx context.Context, name string, role record.Role) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		n, err := c.Account.Update().Where(account.NameEQ(name)).SetRole(string(role)).Save(ctx)
+		if err == nil && n == 0 {
+			return translate(&ent.NotFoundError{}, "account "+name)
+		}
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		_, err = c.Session.Delete().Where(session.HasAccountWith(account.NameEQ(name))).Exec(ctx)
+		return translate(err, "sessions")
+	})
+}
+
+// SetAccountPassword replaces a person's password hash; their sessions
+// end.
+func (s *Store) SetAccountPassword(ctx context.Context, name, passwordHash string) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		n, err := c.Account.Update().Where(account.NameEQ(name)).SetPasswordHash(passwordHash).Save(ctx)
+		if err == nil && n == 0 {
+			return translate(&ent.NotFoundError{}, "account "+name)
+		}
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		_, err = c.Session.Delete().Where(session.HasAccountWith(account.NameEQ(name))).Exec(ctx)
+		return translate(err, "sessions")
+	})
+}
+
+// RemoveAccount deletes a person with their tokens and sessions.
+func (s *Store) RemoveAccount(ctx context.Context, name string) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		a, err := c.Account.Query().Where(account.NameEQ(name)).Only(ctx)
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		if _, err := c.Session.Delete().Where(session.AccountIDEQ(a.ID)).Exec(ctx); err != nil {
+			return translate(err, "sessions")
+		}
+		if _, err := c.AccessToken.Delete().Where(accesstoken.AccountIDEQ(a.ID)).Exec(ctx); err != nil {
+			return translate(err, "tokens")
+		}
+		return translate(c.Account.DeleteOneID(a.ID).Exec(ctx), "account "+name)
+	})
+}
+
+func tokenRecord(t *ent.AccessToken, owner string) record.AccessToken {
+	return record.AccessToken{ID: t.ID, Owner: owner, Name: t.Name, Role: record.Role(t.Role), CreatedAt: t.CreatedAt,
+		LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+}
+
+// AddToken stores a person's token by the hash of its secret.
+func (s *Store) AddToken(ctx context.Context, accountID int, name, hash string, role record.Role) (record.AccessToken, error) {
+	var out record.AccessToken
+	err := s.write(ctx, func(c *ent.Client) error {
+		a, err := c.Account.Get(ctx, accountID)
+		if err != nil {
+			return translate(err, "account")
+		}
+		t, err := c.AccessToken.Create().SetAccountID(accountID).SetName(name).SetHash(hash).SetRole(string(role)).Save(ctx)
+		if err != nil {
+			return translate(err, "token "+name)
+		}
+		out = tokenRecord(t, a.Name)
+		return nil
+	})
+	return out, err
+}
+
+// Tokens lists every person's tokens, newest first.
+func (s *Store) Tokens(ctx context.Context) ([]record.AccessToken, error) {
+	rows, err := s.client.AccessToken.Query().WithAccount().Order(ent.Desc(accesstoken.FieldID)).All(ctx)
+	if err != nil {
+		return nil, translate(err, "tokens")
+	}
+	out := make([]record.AccessToken, len(rows))
+	for i, t := range rows {
+		out[i] = tokenRecord(t, t.Edges.Account.Name)
+	}
+	return out, nil
+}
+
+// TokenByHash returns the token whose secret has this hash and its
+// owner; ok is false for none.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (record.AccessToken, record.Account, bool, error) {
+	t, err := s.client.AccessToken.Query().Where(accesstoken.HashEQ(hash)).WithAccount().Only(ctx)
+	if ent.IsNotFound(err) {
+		return record.AccessToken{}, record.Account{}, false, nil
+	}
+	if err != nil {
+		return record.AccessToken{}, record.Account{}, false, translate(err, "token")
+	}
+	return tokenRecord(t, t.Edges.Account.Name), accountRecord(t.Edges.Account), true, nil
+}
+
+// TouchToken records that a token was used at t.
+func (s *Store) TouchToken(ctx context.Context, id int, t time.Time) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.AccessToken.UpdateOneID(id).SetLastUsedAt(t).Exec(ctx), "token")
+	})
+}
+
+// RevokeToken ends a token at t (it stays listed, revoked).
+func (s *Store) RevokeToken(ctx context.Context, id int, t time.Time) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.AccessToken.UpdateOneID(id).SetRevokedAt(t).Exec(ctx), "token")
+	})
+}
+
+// AddSession stores a session by the hash of its id.
+func (s *Store) AddSession(ctx context.Context, hash string, accountID *int, role record.Role, expires time.Time) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		// Ended sessions go as new ones come.
+		if _, err := c.Session.Delete().Where(session.ExpiresAtLT(time.Now())).Exec(ctx); err != nil {
+			return translate(err, "sessions")
+		}
+		return translate(c.Session.Create().SetHash(hash).SetNillableAccountID(accountID).SetRole(string(role)).SetExpiresAt(expires).Exec(ctx), "session")
+	})
+}
+
+// SessionByHash returns the session whose id has this hash; ok is false
+// for none.
+func (s *Store) SessionByHash(ctx context.Context, hash string) (record.Session, bool, error) {
+	se, err := s.client.Session.Query().Where(session.HashEQ(hash)).WithAccount().Only(ctx)
+	if ent.IsNotFound(err) {
+		return record.Session{}, false, nil
+	}
+	if err != nil {
+		return record.Session{}, false, translate(err, "session")
+	}
+	out := record.Session{Role: record.Role(se.Role), ExpiresAt: se.ExpiresAt}
+	if se.Edges.Account != nil {
+		a := accountRecord(se.Edges.Account)
+		out.Account = &a
+	}
+	return out, true, nil
+}
+
+// DeleteSession ends a session.
+func (s *Store) DeleteSession(ctx context.Context, hash string) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		_, err := c.Session.Delete().Where(session.HashEQ(hash)).Exec(ctx)
+		return translate(err, "session")
+	})
+}
+
+// AddAudit records a write in the audit log.
+func (s *Store) AddAudit(ctx context.Context, e record.AuditEntry) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.AuditEntry.Create().SetCreatedAt(e.At).SetActor(e.Actor).SetRole(string(e.Role)).SetMethod(e.Method).
+			SetPath(e.Path).SetStatus(e.Status).SetAddr(e.Addr).Exec(ctx), "audit entry")
+	})
+}
+
+// AuditLog returns the newest writes first, at most limit of them.
+func (s *Store) AuditLog(ctx context.Context, limit int) ([]record.AuditEntry, error) {
+	rows, err := s.client.AuditEntry.Query().Order(ent.Desc(auditentry.FieldID)).Limit(limit).All(ctx)
+	if err != nil {
+		return nil, translate(err, "audit log")
+	}
+	out := make([]record.AuditEntry, len(rows))
+	for i, e := range rows {
+		out[i] = record.AuditEntry{At: e.CreatedAt, Actor: e.Actor, Role: record.Role(e.Role), Method: e.Method, Path: e.Path, Status: e.Status, Addr: e.Addr}
+	}
+	return out, nil
+}
