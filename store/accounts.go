@@ -66,24 +66,19 @@ func (s *Store) AccountByName(ctx context.Context, name string) (record.Account,
 // SetAccountRole changes a person's role; their sessions end (they sign
 // in again with the new one).
 func (s *Store) SetAccountRole(ctx context.Context, name string, role record.Role) error {
-	return s.write(ctx, func(c *ent.Client) error {
-		n, err := c.Account.Update().Where(account.NameEQ(name)).SetRole(string(role)).Save(ctx)
-		if err == nil && n == 0 {
-			return translate(&ent.NotFoundError{}, "account "+name)
-		}
-		if err != nil {
-			return translate(err, "account "+name)
-		}
-		_, err = c.Session.Delete().Where(session.HasAccountWith(account.NameEQ(name))).Exec(ctx)
-		return translate(err, "sessions")
-	})
+	return s.updateAccount(ctx, name, func(u *ent.AccountUpdate) *ent.AccountUpdate { return u.SetRole(string(role)) })
 }
 
 // SetAccountPassword replaces a person's password hash; their sessions
 // end.
 func (s *Store) SetAccountPassword(ctx context.Context, name, passwordHash string) error {
+	return s.updateAccount(ctx, name, func(u *ent.AccountUpdate) *ent.AccountUpdate { return u.SetPasswordHash(passwordHash) })
+}
+
+// updateAccount changes a person as set says and ends their sessions.
+func (s *Store) updateAccount(ctx context.Context, name string, set func(*ent.AccountUpdate) *ent.AccountUpdate) error {
 	return s.write(ctx, func(c *ent.Client) error {
-		n, err := c.Account.Update().Where(account.NameEQ(name)).SetPasswordHash(passwordHash).Save(ctx)
+		n, err := set(c.Account.Update().Where(account.NameEQ(name))).Save(ctx)
 		if err == nil && n == 0 {
 			return translate(&ent.NotFoundError{}, "account "+name)
 		}

@@ -119,23 +119,7 @@ func TestVectorIndexBinary(t *testing.T) {
 		if read.Len() != built.Len() || read.Model != built.Model {
 			t.Fatalf("limit %d: %d vectors of %q, built %d of %q", limit, read.Len(), read.Model, built.Len(), built.Model)
 		}
-		cb, cr := NewCorpus(g, chunks, built), NewCorpus(g, chunks, read)
-		for _, q := range []string{"Who was Marley's partner?", "the clerk's fire in the cell"} {
-			for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
-				req := Request{Question: q, Mode: mode, TopK: 10}
-				a, err := cb.Search(ctx, emb, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := cr.Search(ctx, emb, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ra, rb := render(a), render(b); ra != rb {
-					t.Fatalf("limit %d, %s %q: read back ranks otherwise", limit, mode, q)
-				}
-			}
-		}
+		sameRanking(t, emb, NewCorpus(g, chunks, built), NewCorpus(g, chunks, read), "Who was Marley's partner?", "the clerk's fire in the cell")
 	}
 	b := NewVectorIndex(vecs).AppendBinary(nil)
 	for _, bad := range [][]byte{b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("KGVI\x09")} {
@@ -186,24 +170,7 @@ func TestVectorIndexApart(t *testing.T) {
 		}
 		return out, nil
 	})
-	cb, cr := NewCorpus(g, chunks, built), NewCorpus(g, chunks, read)
-	questions := []string{"Who was Marley's partner?", "the clerk's fire in the cell", "Who was Marley's partner?"}
-	for _, q := range questions {
-		for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
-			req := Request{Question: q, Mode: mode, TopK: 10}
-			a, err := cb.Search(ctx, emb, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := cr.Search(ctx, emb, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ra, rb := render(a), render(b); ra != rb {
-				t.Fatalf("%s %q: read apart ranks otherwise:\n%s\nwant\n%s", mode, q, rb, ra)
-			}
-		}
-	}
+	sameRanking(t, emb, NewCorpus(g, chunks, built), NewCorpus(g, chunks, read), "Who was Marley's partner?", "the clerk's fire in the cell", "Who was Marley's partner?")
 	if len(asked) == 0 || len(asked) >= len(parts) {
 		t.Fatalf("asked for %d of %d postings", len(asked), len(parts))
 	}
@@ -223,6 +190,28 @@ func TestVectorIndexApart(t *testing.T) {
 	alone, _ := ReadVectorIndex(head)
 	if _, err := NewCorpus(g, chunks, alone).Search(ctx, emb, Request{Question: "Who was Marley's partner?", Mode: ModeMix, TopK: 10}); err == nil {
 		t.Fatal("an index without its postings searched with no way to read them")
+	}
+}
+
+// sameRanking fails t unless two corpora rank each question alike in
+// the modes that read vectors.
+func sameRanking(t *testing.T, emb extract.Embedder, want, got *Corpus, questions ...string) {
+	t.Helper()
+	for _, q := range questions {
+		for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
+			req := Request{Question: q, Mode: mode, TopK: 10}
+			a, err := want.Search(t.Context(), emb, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := got.Search(t.Context(), emb, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ra, rb := render(a), render(b); ra != rb {
+				t.Fatalf("%s %q: ranks otherwise:\n%s\nwant\n%s", mode, q, rb, ra)
+			}
+		}
 	}
 }
 
