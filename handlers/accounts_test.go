@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -193,5 +194,52 @@ func getAs(t *testing.T, u string, hdr map[string]string, out any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// In a browser: a person signs in with name and password, finds the
+// admin page from the navigation, makes a token there and sees it once.
+func TestAccounts_AdminBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	env := mustAppConfig(t, app.Providers{Concurrency: 1}, handlers.Config{MaxUploadBytes: 1 << 20})
+	if _, err := env.App.Accounts.Add(t.Context(), "ann", "a long enough password", record.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	srv := env.Server
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/documents"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#name`), "ann"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "a long enough password"),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-form"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="nav-admin"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="add-token"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#token-owner`), "ann"),
+		chromedp.SendKeys(chromedp.CSS(`#token-name`), "ci"),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-token"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="new-token"]`)),
+	); err != nil {
+		t.Fatalf("sign in and make a token: %v", err)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="new-token"] code').textContent`))
+	if err != nil || !strings.HasPrefix(shown, "kgs_") {
+		t.Fatalf("the new token: %q (%v)", shown, err)
+	}
+	who, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="signed-in"]').textContent`))
+	if err != nil || who != "ann" {
+		t.Errorf("signed in as %q (%v)", who, err)
+	}
+	// The token works, and the page never shows it again.
+	if resp := do(t, "GET", srv.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + shown}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the token made in the page: status %d", resp.StatusCode)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tokens"]`))); err != nil {
+		t.Fatal(err)
+	}
+	html, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main").innerHTML`))
+	if err != nil || strings.Contains(html, shown) || !strings.Contains(html, ">ci<") {
+		t.Fatalf("the admin page after: %v (token shown again: %t)", err, strings.Contains(html, shown))
 	}
 }
