@@ -177,6 +177,30 @@ func TestAccounts_SessionsAndLimits(t *testing.T) {
 			t.Fatalf("%s: the session's admin page: status %d", u, resp.StatusCode)
 		}
 	}
+	// 100 wrong tokens from one address, then the right one: taken.
+	secret, tok, err := env.App.Accounts.NewToken(t.Context(), "ann", "script", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		resp := do(t, "GET", env.Server.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer kgs_wrong" + strconv.Itoa(i)})
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("wrong token %d: status %d", i, resp.StatusCode)
+		}
+	}
+	if resp := do(t, "GET", env.Server.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right token after 100 wrong ones: status %d", resp.StatusCode)
+	}
+	// Revoked through one server, refused by the other at the next request.
+	if resp := do(t, "GET", other.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the token on the other server: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "DELETE", env.Server.URL+"/api/admin/tokens/"+strconv.Itoa(tok.ID), "", map[string]string{"Cookie": cookie}); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("revoke: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "GET", other.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a token revoked on the first server, on the other: status %d", resp.StatusCode)
+	}
 	if resp := do(t, "POST", other.URL+"/logout", "", map[string]string{"Cookie": cookie}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out: status %d", resp.StatusCode)
 	}
