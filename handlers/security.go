@@ -11,7 +11,6 @@ import (
 	"unicode"
 
 	"github.com/labstack/echo/v4"
-
 )
 
 // contentSecurityPolicy allows scripts, styles and connections from this
