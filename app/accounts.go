@@ -240,6 +240,45 @@ func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record
 	return secret, t, err
 }
 
+// OwnTokens lists one person's tokens, newest first.
+func (s *Accounts) OwnTokens(ctx context.Context, owner string) ([]record.AccessToken, error) {
+	all, err := s.st.Tokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []record.AccessToken
+	for _, t := range all {
+		if t.Owner == owner {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// RevokeOwnToken ends one of a person's own tokens; another's is not
+// found (its existence is not told).
+func (s *Accounts) RevokeOwnToken(ctx context.Context, owner string, id int) error {
+	own, err := s.OwnTokens(ctx, owner)
+	if err != nil {
+		return err
+	}
+	for _, t := range own {
+		if t.ID == id {
+			return s.RevokeToken(ctx, id)
+		}
+	}
+	return extract.Errorf(extract.KindNotFound, "token %d not found", id)
+}
+
+// ChangePassword replaces a person's password when the current one is
+// right; their sessions end (the caller signs in again).
+func (s *Accounts) ChangePassword(ctx context.Context, name, current, password string) error {
+	if _, err := s.SignIn(ctx, name, current); err != nil {
+		return err
+	}
+	return s.SetPassword(ctx, name, password)
+}
+
 // Tokens lists every account's tokens, newest first.
 func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) { return s.st.Tokens(ctx) }
 

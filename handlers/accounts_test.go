@@ -267,3 +267,60 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 		t.Fatalf("the admin page after: %v (token shown again: %t)", err, strings.Contains(html, shown))
 	}
 }
+
+// A person, whatever their role, makes and revokes their own tokens (no
+// higher than their role; another's token is not theirs to revoke) and
+// changes their password with the current one, which ends their
+// sessions.
+func TestAccounts_OwnPage(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 1}, handlers.Config{MaxUploadBytes: 1 << 20})
+	acc, ctx, srv := env.App.Accounts, t.Context(), env.Server
+	for _, n := range []string{"vic", "val"} {
+		if _, err := acc.Add(ctx, n, "a long enough password", record.RoleViewer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, other, err := acc.NewToken(ctx, "val", "hers", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := do(t, "POST", srv.URL+"/login", url.Values{"name": {"vic"}, "password": {"a long enough password"}}.Encode(), nil)
+	var cookie string
+	for _, c := range resp.Cookies() {
+		if c.Name == "kgstudio_session" {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	me := map[string]string{"Cookie": cookie}
+	if resp := do(t, "POST", srv.URL+"/account/tokens", url.Values{"name": {"up"}, "role": {"editor"}}.Encode(), me); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a viewer's editor token: status %d", resp.StatusCode)
+	}
+	resp = do(t, "POST", srv.URL+"/account/tokens", url.Values{"name": {"mine"}, "role": {"viewer"}}.Encode(), me)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-testid="new-token"`) || !strings.Contains(string(body), "kgs_") {
+		t.Fatalf("own token: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "POST", srv.URL+"/account/tokens/"+strconv.Itoa(other.ID)+"/revoke", "", me); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("revoking another's token: status %d", resp.StatusCode)
+	}
+	own, err := acc.OwnTokens(ctx, "vic")
+	if err != nil || len(own) != 1 {
+		t.Fatalf("own tokens: %v %v", own, err)
+	}
+	if resp := do(t, "POST", srv.URL+"/account/tokens/"+strconv.Itoa(own[0].ID)+"/revoke", "", me); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoking one's own token: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "POST", srv.URL+"/account/password", url.Values{"current": {"not it at all"}, "password": {"another long password"}}.Encode(), me); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a wrong current password: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "POST", srv.URL+"/account/password", url.Values{"current": {"a long enough password"}, "password": {"another long password"}}.Encode(), me); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("change password: status %d", resp.StatusCode)
+	}
+	if resp := do(t, "GET", srv.URL+"/account", "", me); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the session outlived the password change: status %d", resp.StatusCode)
+	}
+	if _, err := acc.SignIn(ctx, "vic", "another long password"); err != nil {
+		t.Fatalf("the new password: %v", err)
+	}
+}

@@ -240,3 +240,78 @@ func (h *Handler) apiAudit(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="kgstudio-audit.csv"`)
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 }
+
+// ownAccount is the signed-in person's name: the account pages are a
+// person's own (the bootstrap token and a server no one signs in to
+// have none).
+func ownAccount(c echo.Context) (record.Account, error) {
+	who := principal(c)
+	if who.Account == nil {
+		return record.Account{}, extract.Errorf(extract.KindNotFound, "no account is signed in: these pages are a person's own (kgstudio user add makes one)")
+	}
+	return *who.Account, nil
+}
+
+func (h *Handler) accountView(c echo.Context, newToken string) error {
+	a, err := ownAccount(c)
+	if err != nil {
+		return err
+	}
+	tokens, err := h.app.Accounts.OwnTokens(c.Request().Context(), a.Name)
+	if err != nil {
+		return err
+	}
+	return h.page(c, "", a.Name, web.AccountPage(web.AccountView{Name: a.Name, Role: a.Role, Tokens: tokens, NewToken: newToken, Roles: record.Roles}))
+}
+
+// showAccount is GET /account: a person's own tokens and password.
+func (h *Handler) showAccount(c echo.Context) error { return h.accountView(c, "") }
+
+// addOwnToken is POST /account/tokens: the page shows the new token once.
+func (h *Handler) addOwnToken(c echo.Context) error {
+	a, err := ownAccount(c)
+	if err != nil {
+		return err
+	}
+	role, err := formRole(c)
+	if err != nil {
+		return err
+	}
+	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), a.Name, c.FormValue("name"), role)
+	if err != nil {
+		return err
+	}
+	return h.accountView(c, secret)
+}
+
+// revokeOwnToken is POST /account/tokens/:id/revoke.
+func (h *Handler) revokeOwnToken(c echo.Context) error {
+	a, err := ownAccount(c)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.Atoi(c.Param("id"))
+	if err != nil {
+		return extract.Errorf(extract.KindInvalid, "token id %q", c.Param("id"))
+	}
+	if err := h.app.Accounts.RevokeOwnToken(c.Request().Context(), a.Name, id); err != nil {
+		return err
+	}
+	return redirectFlash(c, "/account", "Token revoked.", false)
+}
+
+// changePassword is POST /account/password: the person signs in again.
+func (h *Handler) changePassword(c echo.Context) error {
+	a, err := ownAccount(c)
+	if err != nil {
+		return err
+	}
+	err = h.app.Accounts.ChangePassword(c.Request().Context(), a.Name, c.FormValue("current"), c.FormValue("password"))
+	if extract.KindOf(err) == extract.KindUnauthorized {
+		return extract.Errorf(extract.KindInvalid, "the current password is not right")
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/login?back=/account")
+}

@@ -125,13 +125,14 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 var asks = []string{"/login", "/logout", "/mcp", "/v1/chat/completions", "/api/chat", "/api/show", "/api/extractions/estimate"}
 
 // requiredRole is the least role a request needs: admin for people,
-// tokens and the audit log, viewer to read and ask, editor for every
-// other change.
+// tokens and the audit log, viewer to read, ask and manage one's own
+// tokens and password, editor for every other change.
 func requiredRole(method, path string) record.Role {
 	switch {
 	case path == "/admin" || strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, "/api/admin/"):
 		return record.RoleAdmin
-	case safeMethod(method), strings.HasSuffix(path, "/query") && strings.HasPrefix(path, "/"), isAsk(path):
+	case safeMethod(method), strings.HasSuffix(path, "/query") && strings.HasPrefix(path, "/"), isAsk(path),
+		strings.HasPrefix(path, "/account/"): // a person's own tokens and password
 		return record.RoleViewer
 	}
 	return record.RoleEditor

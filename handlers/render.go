@@ -31,7 +31,7 @@ func (h *Handler) page(c echo.Context, nav, title string, content templ.Componen
 		return render(c, http.StatusOK, content)
 	}
 	who := principal(c)
-	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: !who.IsLocal(), Admin: !who.IsLocal() && who.Role.AtLeast(record.RoleAdmin), User: who.Name()}
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: !who.IsLocal(), Admin: !who.IsLocal() && who.Role.AtLeast(record.RoleAdmin), User: who.Name(), Own: who.Account != nil}
 	if f, err := c.Cookie("flash"); err == nil && f.Value != "" {
 		p.Flash = flashDecode(f.Value)
 		p.FlashBad = len(f.Value) > 0 && f.Value[0] == '!'

@@ -30,6 +30,11 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/admin/tokens", h.apiAddToken)
 	e.DELETE("/api/admin/tokens/:id", h.apiRevokeToken)
 	e.GET("/api/admin/audit", h.apiAudit)
+	// A person's own tokens and password (any role).
+	e.GET("/account", h.showAccount)
+	e.POST("/account/tokens", h.addOwnToken)
+	e.POST("/account/tokens/:id/revoke", h.revokeOwnToken)
+	e.POST("/account/password", h.changePassword)
 
 	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)

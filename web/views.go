@@ -24,6 +24,8 @@ type Page struct {
 	SignOut bool
 	User    string
 	Admin   bool
+	// Own links User to their own page (a person, not a token).
+	Own bool
 }
 
 // DocumentRow is a document in a list.
