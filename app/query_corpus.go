@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +102,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		g, gErr = a.store.LoadGraphParts(ctx, v.ID, parts)
+		g, gErr = a.queryGraph(ctx, v, parts)
 	}()
 	wait := func() error {
 		<-loaded
@@ -209,6 +210,57 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 		}
 	}
 	return qc, nil
+}
+
+// queryGraph reads the graph a version's questions rank over (the parts
+// buildCorpus asks for). A finished version's is stored in its binary
+// form with its first question (store.IndexGraph, stamped with the
+// version and the properties kept) and read from it in place by every
+// later process: one read instead of a row per node and edge.
+func (a *App) queryGraph(ctx context.Context, v record.Version, parts store.GraphParts) (extract.Graph, error) {
+	stamp := graphStamp(v, parts.Keys)
+	if stamp == "" {
+		return a.store.LoadGraphParts(ctx, v.ID, parts)
+	}
+	var g extract.Graph
+	var bad error
+	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexGraph, stamp, func(b []byte) error {
+		// b is this read's own: the graph's texts are kept in it.
+		g, bad = extract.ReadGraph(b)
+		return nil
+	})
+	if err != nil {
+		return g, err
+	}
+	if ok && bad == nil {
+		return g, nil
+	}
+	if bad != nil {
+		a.log.Warn("stored graph unreadable, reading it again", "version_id", v.ID, "err", bad)
+	}
+	if g, err = a.store.LoadGraphParts(ctx, v.ID, parts); err != nil {
+		return g, err
+	}
+	// Best effort: a version whose graph cannot be stored is answered
+	// all the same, and read row by row next time.
+	b, err := extract.AppendGraph(nil, g)
+	if err == nil {
+		err = a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexGraph, stamp, b)
+	}
+	if err != nil {
+		a.log.Warn("graph not stored", "version_id", v.ID, "err", err)
+	}
+	return g, nil
+}
+
+// graphStamp names a finished version's stored graph with the
+// properties it keeps; "" for none (a version not finished, or a read of
+// every property).
+func graphStamp(v record.Version, keys []string) string {
+	if lexicalStamp(v) == "" || keys == nil {
+		return ""
+	}
+	return "g1 " + lexicalStamp(v) + " " + strings.Join(keys, ",")
 }
 
 // lexicalStamp names what a finished version's lexical indexes are built

@@ -9,11 +9,12 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// A finished version's lexical and community indexes are stored with its
-// first question; a new app (a restart, another process) reads them and
+// A finished version's lexical and community indexes and its graph are
+// stored with its first question; a new app (a restart, another process) reads them and
 // answers every mode exactly as the one that built them; a damaged stored
 // index is built again and stored again whole.
 func TestApp_LexicalIndexStored(t *testing.T) {
@@ -58,10 +59,17 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 			t.Fatalf("%s after a restart:\n%s\nwant\n%s", mode, fresh[mode], want)
 		}
 	}
-	for _, part := range []string{store.IndexLexical, store.IndexCommunities} {
+	gstamp := graphStamp(v, query.GraphProps)
+	if g, ok, err := st.VersionIndex(ctx, v.ID, store.IndexGraph, gstamp); err != nil || !ok || len(g) == 0 {
+		t.Fatalf("the graph was not stored (%t, %v)", ok, err)
+	}
+	for _, part := range []string{store.IndexLexical, store.IndexCommunities, store.IndexGraph} {
 		s := stamp
-		if part == store.IndexCommunities {
+		switch part {
+		case store.IndexCommunities:
 			s += " " + sum
+		case store.IndexGraph:
+			s = gstamp
 		}
 		data, _, _ := st.VersionIndex(ctx, v.ID, part, s)
 		if err := st.SaveVersionIndex(ctx, v.ID, part, s, data[:len(data)/2]); err != nil {

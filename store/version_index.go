@@ -5,9 +5,9 @@ import (
 	"context"
 	stdsql "database/sql"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"entgo.io/ent/dialect/sql"
@@ -27,6 +27,9 @@ const (
 	// IndexCommunities is the index of the communities global search
 	// reads (query.Corpus's AppendCommunities form).
 	IndexCommunities = "communities"
+	// IndexGraph is a version's graph as its questions load it
+	// (extract.AppendGraph's form).
+	IndexGraph = "graph"
 	// IndexScores is a version's scores on its extraction's question set
 	// (app.VersionScores as JSON), stamped with the set's digest.
 	IndexScores = "scores"
@@ -34,17 +37,20 @@ const (
 
 // indexPiece is the most bytes one row of a stored index part holds: a
 // part of tens of megabytes is stored as rows of this size (the first
-// named as the part, the next PART#1, PART#2 ...), so reading it back
+// named as the part, the next PART#000001, PART#000002 ...), so reading it back
 // never holds more than one row in the database driver's memory beside
 // the buffer it is read into.
 const indexPiece = 1 << 20
 
-// pieceName is the name the i-th row of a part is stored under.
+// pieceName is the name the i-th row of a part is stored under: the
+// numbers are zero-padded, so the rows' names sort in their order and
+// are read in it through the (version, part) index, never sorted (a sort
+// would copy every row's bytes once more).
 func pieceName(part string, i int) string {
 	if i == 0 {
 		return part
 	}
-	return part + "#" + strconv.Itoa(i)
+	return fmt.Sprintf("%s#%06d", part, i)
 }
 
 // pieceOf selects the rows of one part of a version's index.
@@ -152,7 +158,7 @@ func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part, stamp
 	// The pieces' sizes first (their lengths are read without their
 	// bytes), so the buffer is allocated once.
 	q, args := d.Select(versionindex.FieldStamp, "length("+versionindex.FieldData+")").From(sql.Table(versionindex.Table)).
-		Where(pieceOf(versionID, part)).OrderBy(versionindex.FieldID).Query()
+		Where(pieceOf(versionID, part)).OrderBy(versionindex.FieldPart).Query()
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return false, translate(err, "version index")
@@ -177,7 +183,7 @@ func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part, stamp
 		return false, translate(err, "version index")
 	}
 	q, args = d.Select(versionindex.FieldData).From(sql.Table(versionindex.Table)).
-		Where(sql.And(pieceOf(versionID, part), sql.EQ(versionindex.FieldStamp, stamp))).OrderBy(versionindex.FieldID).Query()
+		Where(sql.And(pieceOf(versionID, part), sql.EQ(versionindex.FieldStamp, stamp))).OrderBy(versionindex.FieldPart).Query()
 	if rows, err = s.db.QueryContext(ctx, q, args...); err != nil {
 		return false, translate(err, "version index")
 	}

@@ -42,7 +42,12 @@ func TestStore_VersionIndex(t *testing.T) {
 		// A part past a row's size is stored in rows and read back whole;
 		// a shorter one stored after it leaves no row of it behind, and
 		// another part is apart from it.
-		bigger := append(bytes.Repeat(big, 2), big[:1<<19+3]...)
+		// (more than ten rows, each unlike the others, so their order counts)
+		var bigger []byte
+		for i := range 11 {
+			bigger = append(bigger, bytes.Repeat([]byte{byte(i)}, 1<<20)...)
+		}
+		bigger = append(bigger, big[:1<<19+3]...)
 		if err := s.SaveVersionIndex(ctx, v.ID, store.IndexVectors, "s5", bigger); err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +57,8 @@ func TestStore_VersionIndex(t *testing.T) {
 		if data, ok := get("s5"); !ok || !bytes.Equal(data, bigger) {
 			t.Fatalf("read back %d bytes (%t), stored %d", len(data), ok, len(bigger))
 		}
-		if n := rowCounts(t, s)["version_indexes"]; n != 4 {
-			t.Fatalf("%d rows for a part of %d bytes and one of 7, want 3 + 1", n, len(bigger))
+		if n := rowCounts(t, s)["version_indexes"]; n != 13 {
+			t.Fatalf("%d rows for a part of %d bytes and one of 7, want 12 + 1", n, len(bigger))
 		}
 		if err := s.SaveVersionIndex(ctx, v.ID, store.IndexVectors, "s2", []byte("new")); err != nil {
 			t.Fatal(err)
