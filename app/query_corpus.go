@@ -161,6 +161,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	if err != nil {
 		return nil, err
 	}
+	a.walkIndex(ctx, v, lexical.stamp, corpus)
 	qc := &queryCorpus{stats: stp, corpus: corpus, titles: docs}
 	if len(dates) > 0 {
 		// A question naming a span of time ("two weeks ago") prefers the
@@ -326,6 +327,30 @@ func (a *App) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRe
 		a.log.Warn("lexical index not stored", "version_id", v.ID, "err", err)
 	}
 	return c, nil
+}
+
+// walkIndex gives a finished version's corpus its walk graph (what ppr
+// and mix walk) as stored under its lexical stamp, or builds it and
+// stores it; a version not finished (no stamp) builds it on its first
+// walk.
+func (a *App) walkIndex(ctx context.Context, v record.Version, stamp string, corpus *query.Corpus) {
+	if stamp == "" {
+		return
+	}
+	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexWalk, stamp, func(b []byte) error {
+		// b is this read's own: the walk's names are kept in it.
+		return corpus.ReadWalk(b)
+	})
+	if err == nil && ok {
+		return
+	}
+	if err != nil {
+		a.log.Warn("stored walk graph unreadable, building it again", "version_id", v.ID, "err", err)
+	}
+	// Best effort: stored for the next process, answered either way.
+	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexWalk, stamp, corpus.AppendWalk(nil)); err != nil {
+		a.log.Warn("walk graph not stored", "version_id", v.ID, "err", err)
+	}
 }
 
 // communityIndex gives corpus the version's stored communities r (sum

@@ -13,8 +13,8 @@ import (
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// A finished version's lexical and community indexes and its graph are
-// stored with its first question; a new app (a restart, another process) reads them and
+// A finished version's lexical, community and walk indexes and its graph
+// are stored with its first question; a new app (a restart, another process) reads them and
 // answers every mode exactly as the one that built them; a damaged stored
 // index is built again and stored again whole.
 func TestApp_LexicalIndexStored(t *testing.T) {
@@ -63,7 +63,10 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 	if g, ok, err := st.VersionIndex(ctx, v.ID, store.IndexGraph, gstamp); err != nil || !ok || len(g) == 0 {
 		t.Fatalf("the graph was not stored (%t, %v)", ok, err)
 	}
-	for _, part := range []string{store.IndexLexical, store.IndexCommunities, store.IndexGraph} {
+	if w, ok, err := st.VersionIndex(ctx, v.ID, store.IndexWalk, stamp); err != nil || !ok || len(w) == 0 {
+		t.Fatalf("the walk graph was not stored (%t, %v)", ok, err)
+	}
+	for _, part := range []string{store.IndexLexical, store.IndexCommunities, store.IndexGraph, store.IndexWalk} {
 		s := stamp
 		switch part {
 		case store.IndexCommunities:

@@ -30,6 +30,9 @@ const (
 	// IndexGraph is a version's graph as its questions load it
 	// (extract.AppendGraph's form).
 	IndexGraph = "graph"
+	// IndexWalk is the walk graph ppr and mix walk, in compressed rows
+	// (query.Corpus's AppendWalk form).
+	IndexWalk = "walk"
 	// IndexScores is a version's scores on its extraction's question set
 	// (app.VersionScores as JSON), stamped with the set's digest.
 	IndexScores = "scores"
