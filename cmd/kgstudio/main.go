@@ -41,6 +41,7 @@ func mainCode() int {
 	if path := os.Getenv("KGSTUDIO_MEMPROFILE"); path != "" {
 		runtime.MemProfileRate = 64 << 10
 		defer func() {
+			runtime.GC() // so in use is what the command holds at its end
 			if f, err := os.Create(path); err == nil {
 				_ = pprof.Lookup("allocs").WriteTo(f, 0)
 				f.Close()
