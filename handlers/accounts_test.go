@@ -89,6 +89,13 @@ func TestAccounts_Roles(t *testing.T) {
 	if err == nil && !res.IsError {
 		t.Fatal("a viewer's token added a document over MCP")
 	}
+	// The same call with an editor's token is taken.
+	ecs, err := mcpSession(t, srv.URL, &http.Client{Transport: bearer{tokens[record.RoleEditor]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added map[string]any
+	callTool(t, ecs, "add_document", map[string]any{"name": "x.txt", "text": "Ada."}, &added)
 	// The editor made a viewer: their token acts as a viewer at once.
 	if err := acc.SetRole(ctx, "editor-person", record.RoleViewer); err != nil {
 		t.Fatal(err)
