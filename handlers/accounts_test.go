@@ -308,6 +308,9 @@ func TestAccounts_OwnPage(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-testid="new-token"`) || !strings.Contains(string(body), "kgs_") {
 		t.Fatalf("own token: status %d", resp.StatusCode)
 	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("the page showing a new token may be cached: Cache-Control %q", cc)
+	}
 	if resp := do(t, "POST", srv.URL+"/account/tokens/"+strconv.Itoa(other.ID)+"/revoke", "", me); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("revoking another's token: status %d", resp.StatusCode)
 	}

@@ -20,7 +20,16 @@ import (
 // The admin page and API: people, their tokens and the audit log
 // (requiredRole keeps them to admins).
 
+// noStore keeps a page or answer that shows a new token out of every
+// cache: it is shown once.
+func noStore(c echo.Context, newToken string) {
+	if newToken != "" {
+		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	}
+}
+
 func (h *Handler) adminView(c echo.Context, newToken string) error {
+	noStore(c, newToken)
 	ctx := c.Request().Context()
 	v := web.AdminView{NewToken: newToken, Roles: record.Roles}
 	var err error
@@ -194,6 +203,7 @@ func (h *Handler) apiAddToken(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	noStore(c, secret)
 	return c.JSON(http.StatusCreated, struct {
 		Token string `json:"token"`
 		record.AccessToken
@@ -253,6 +263,7 @@ func ownAccount(c echo.Context) (record.Account, error) {
 }
 
 func (h *Handler) accountView(c echo.Context, newToken string) error {
+	noStore(c, newToken)
 	a, err := ownAccount(c)
 	if err != nil {
 		return err
