@@ -32,18 +32,35 @@ type ParseFailure struct {
 }
 
 // Operation is one memory-graph operation of a dialogue run.
+// Outcome is what became of a dialogue operation.
+type Outcome string
+
+// The outcomes of an operation.
+const (
+	// OutcomeApplied: the operation changed the memory as it said.
+	OutcomeApplied Outcome = "applied"
+	// OutcomeParentCreated: applied, after the path's missing parent
+	// was made for it.
+	OutcomeParentCreated Outcome = "parent_created"
+	// OutcomeRejected: not applied (Reason says why).
+	OutcomeRejected Outcome = "rejected"
+)
+
+// Outcomes lists the outcomes.
+var Outcomes = []Outcome{OutcomeApplied, OutcomeParentCreated, OutcomeRejected}
+
 type Operation struct {
-	Turn        int    `json:"turn"`
-	Seq         int    `json:"seq"`
-	Op          string `json:"op"` // add_node | update_node | add_relation
-	NodeID      string `json:"node_id,omitempty"`
-	SourceID    string `json:"source_id,omitempty"`
-	TargetID    string `json:"target_id,omitempty"`
-	Label       string `json:"label,omitempty"`
-	Description string `json:"description,omitempty"`
-	Timestamp   string `json:"timestamp,omitempty"`
-	Status      string `json:"status"` // applied | parent_created | rejected
-	Reason      string `json:"reason,omitempty"`
+	Turn        int     `json:"turn"`
+	Seq         int     `json:"seq"`
+	Op          string  `json:"op"` // add_node | update_node | add_relation
+	NodeID      string  `json:"node_id,omitempty"`
+	SourceID    string  `json:"source_id,omitempty"`
+	TargetID    string  `json:"target_id,omitempty"`
+	Label       string  `json:"label,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Timestamp   string  `json:"timestamp,omitempty"`
+	Status      Outcome `json:"status"`
+	Reason      string  `json:"reason,omitempty"`
 	// ValidAt is when what the operation says became true: the start of
 	// its turn's session (RFC 3339 or a date; empty when the dialogue has
 	// no dates). RecordedAt is when the run applied it (RFC 3339). The two

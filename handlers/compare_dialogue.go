@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/web"
@@ -54,6 +55,6 @@ func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Com
 
 func turnCounts(s dialogue.Step) web.TurnCounts {
 	return web.TurnCounts{AddNode: s.Counts[dialogue.OpAddNode], UpdateNode: s.Counts[dialogue.OpUpdateNode],
-		AddRelation: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[dialogue.StatusRejected],
+		AddRelation: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[string(extract.OutcomeRejected)],
 		Coverage: fmt.Sprintf("%.0f%%", 100*s.Coverage)}
 }

@@ -26,7 +26,7 @@ func graphAt(t *app.Timeline, s app.TimelineStep) (web.TimelineGraph, []web.Reti
 	touched := map[string]bool{}
 	rels := map[string]bool{}
 	for _, op := range s.Operations {
-		if op.Status == dialogue.StatusRejected {
+		if op.Status == extract.OutcomeRejected {
 			continue
 		}
 		switch op.Op {
@@ -140,7 +140,7 @@ func (h *Handler) showTimeline(c echo.Context) error {
 		}
 		row := web.TimelineTurnRow{Turn: s.Turn, Document: t.Units[s.Unit].Doc.Name, Session: s.Segment.SessionID,
 			Start: s.Segment.Start, Added: s.Counts[dialogue.OpAddNode], Updated: s.Counts[dialogue.OpUpdateNode],
-			Relations: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[dialogue.StatusRejected],
+			Relations: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[string(extract.OutcomeRejected)],
 			Coverage: s.Coverage, Done: t.IsDone(s), Selected: s.Turn == turn, URL: fmt.Sprintf("%s?turn=%d", base, s.Turn)}
 		p.Turns = append(p.Turns, row)
 	}
@@ -183,7 +183,7 @@ func timelineDetail(t *app.Timeline, s app.TimelineStep, base string) web.Timeli
 	}
 	for _, op := range s.Operations {
 		row := web.OpRow{Seq: op.Seq, Op: op.Op, NodeID: op.NodeID, Label: op.Label, Description: op.Description,
-			Timestamp: op.Timestamp, Status: op.Status, Reason: op.Reason}
+			Timestamp: op.Timestamp, Status: string(op.Status), Reason: op.Reason}
 		if op.Op == dialogue.OpAddRelation {
 			row.NodeID = op.SourceID + " → " + op.TargetID
 		}
@@ -195,7 +195,7 @@ func timelineDetail(t *app.Timeline, s app.TimelineStep, base string) web.Timeli
 // opCounts orders counts: operations first, then statuses.
 func opCounts(m map[string]int) []web.OpCount {
 	order := map[string]int{dialogue.OpAddNode: 0, dialogue.OpUpdateNode: 1, dialogue.OpAddRelation: 2,
-		dialogue.StatusApplied: 3, dialogue.StatusParentCreated: 4, dialogue.StatusRejected: 5}
+		string(extract.OutcomeApplied): 3, string(extract.OutcomeParentCreated): 4, string(extract.OutcomeRejected): 5}
 	out := make([]web.OpCount, 0, len(m))
 	for k, n := range m {
 		out = append(out, web.OpCount{Name: k, Count: n})

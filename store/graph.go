@@ -892,7 +892,7 @@ func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []e
 		for i, o := range part {
 			bulk[i] = tx.Operation.Create().SetVersionID(versionID).SetTurn(o.Turn).SetSeq(o.Seq).SetOp(o.Op).
 				SetNodeID(o.NodeID).SetSourceID(o.SourceID).SetTargetID(o.TargetID).SetLabel(o.Label).
-				SetDescription(o.Description).SetTimestamp(o.Timestamp).SetStatus(o.Status).SetReason(o.Reason).
+				SetDescription(o.Description).SetTimestamp(o.Timestamp).SetStatus(string(o.Status)).SetReason(o.Reason).
 				SetValidAt(o.ValidAt).SetRecordedAt(o.RecordedAt)
 			if len(o.Attributes) > 0 {
 				bulk[i].SetAttributes(o.Attributes)
@@ -917,7 +917,7 @@ func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operat
 	for i, o := range rows {
 		out[i] = extract.Operation{Turn: o.Turn, Seq: o.Seq, Op: o.Op, NodeID: o.NodeID, SourceID: o.SourceID,
 			TargetID: o.TargetID, Label: o.Label, Description: o.Description, Timestamp: o.Timestamp,
-			Status: o.Status, Reason: o.Reason, ValidAt: o.ValidAt, RecordedAt: o.RecordedAt, Attributes: o.Attributes}
+			Status: extract.Outcome(o.Status), Reason: o.Reason, ValidAt: o.ValidAt, RecordedAt: o.RecordedAt, Attributes: o.Attributes}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Turn != out[j].Turn {

@@ -223,9 +223,9 @@ func Rebuild(ops []extract.Operation, upToTurn int) *Memory {
 func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 	r.Seq = m.seq[r.Turn]
 	m.seq[r.Turn]++
-	r.Status, r.Reason = StatusApplied, ""
+	r.Status, r.Reason = extract.OutcomeApplied, ""
 	reject := func(format string, args ...any) {
-		r.Status = StatusRejected
+		r.Status = extract.OutcomeRejected
 		r.Reason = fmt.Sprintf(format, args...)
 	}
 	switch r.Op {
@@ -239,7 +239,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 		created := m.ensureParents(id, r)
 		var notes []string
 		if len(created) > 0 {
-			r.Status = StatusParentCreated
+			r.Status = extract.OutcomeParentCreated
 			notes = append(notes, "created parent "+strings.Join(created, ", "))
 		}
 		d := NodeDetails{Label: r.Label, Description: r.Description, Timestamp: r.Timestamp, Attributes: r.Attributes}
@@ -301,7 +301,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 	default:
 		reject("unknown operation %q", r.Op)
 	}
-	if r.Status == StatusRejected {
+	if r.Status == extract.OutcomeRejected {
 		m.stats.Rejected++
 	} else {
 		m.stats.Applied++
@@ -492,7 +492,7 @@ func (m *Memory) GraphOf(ops []extract.Operation) extract.Graph {
 		}
 	}
 	for _, op := range ops {
-		if op.Status == StatusRejected {
+		if op.Status == extract.OutcomeRejected {
 			continue
 		}
 		switch op.Op {

@@ -53,14 +53,14 @@ func TestMemory_ApplySeed(t *testing.T) {
 		t.Fatalf("got %d log entries, want 44", len(log))
 	}
 	t.Run("Statuses", func(t *testing.T) {
-		count := map[string]int{}
+		count := map[extract.Outcome]int{}
 		for i, op := range log {
 			count[op.Status]++
 			if op.Seq != i || op.Turn != 0 {
 				t.Errorf("entry %d has turn %d seq %d", i, op.Turn, op.Seq)
 			}
 		}
-		want := map[string]int{StatusApplied: 40, StatusParentCreated: 4}
+		want := map[extract.Outcome]int{extract.OutcomeApplied: 40, extract.OutcomeParentCreated: 4}
 		if !reflect.DeepEqual(count, want) {
 			t.Errorf("statuses %v, want %v", count, want)
 		}
@@ -208,14 +208,14 @@ func TestMemory_Apply(t *testing.T) {
 		m.Apply(0, Ops{AddNode: []NodeOp{{NodeID: "/Knowledge/Place/City/Paris", Details: NodeDetails{Label: "Paris"}}}})
 		log := m.Apply(1, Ops{AddNode: []NodeOp{{NodeID: "/Knowledge/Place/City/Paris", Details: NodeDetails{Description: "Capital of France"}}}})
 		n, _ := m.Node("/Knowledge/Place/City/Paris")
-		if log[0].Status != StatusApplied || log[0].Reason != "node existed; attributes updated" || n.Description != "Capital of France" || len(n.History) != 1 {
+		if log[0].Status != extract.OutcomeApplied || log[0].Reason != "node existed; attributes updated" || n.Description != "Capital of France" || len(n.History) != 1 {
 			t.Errorf("log %+v node %+v", log[0], n)
 		}
 	})
 	t.Run("UpdateMissingCreates", func(t *testing.T) {
 		m := NewMemory()
 		log := m.Apply(0, Ops{UpdateNode: []NodeOp{{NodeID: "/User/Profile/Pets/Dog", Details: NodeDetails{Label: "Biscuit"}}}})
-		if log[0].Status != StatusParentCreated || log[0].Reason != "created parent /User/Profile/Pets; node did not exist; created" {
+		if log[0].Status != extract.OutcomeParentCreated || log[0].Reason != "created parent /User/Profile/Pets; node did not exist; created" {
 			t.Errorf("log %+v", log[0])
 		}
 	})
@@ -236,21 +236,24 @@ func TestMemory_Apply(t *testing.T) {
 				{SourceID: "nowhere", TargetID: "/User/Profile", Label: "X"},
 			},
 		})
-		type sr struct{ status, reason string }
+		type sr struct {
+			status extract.Outcome
+			reason string
+		}
 		var got []sr
 		for _, op := range log {
 			got = append(got, sr{op.Status, op.Reason})
 		}
 		want := []sr{
-			{StatusParentCreated, "created parent /Events/Work"},
-			{StatusRejected, `node id "/Elsewhere/X" is outside /User, /Assistant, /Events and /Knowledge`},
-			{StatusApplied, ""},
-			{StatusRejected, "source is the bare root /User; use a sub-node such as /User/RelatedEvents"},
-			{StatusRejected, "target is the bare root /Assistant; use a sub-node such as /Assistant/RelatedEvents"},
-			{StatusRejected, "unknown target node /Knowledge/Org/Company/Acme"},
-			{StatusRejected, "unknown source node /Knowledge/Nope"},
-			{StatusApplied, "relation already present"},
-			{StatusRejected, `source: node id "nowhere" is outside /User, /Assistant, /Events and /Knowledge`},
+			{extract.OutcomeParentCreated, "created parent /Events/Work"},
+			{extract.OutcomeRejected, `node id "/Elsewhere/X" is outside /User, /Assistant, /Events and /Knowledge`},
+			{extract.OutcomeApplied, ""},
+			{extract.OutcomeRejected, "source is the bare root /User; use a sub-node such as /User/RelatedEvents"},
+			{extract.OutcomeRejected, "target is the bare root /Assistant; use a sub-node such as /Assistant/RelatedEvents"},
+			{extract.OutcomeRejected, "unknown target node /Knowledge/Org/Company/Acme"},
+			{extract.OutcomeRejected, "unknown source node /Knowledge/Nope"},
+			{extract.OutcomeApplied, "relation already present"},
+			{extract.OutcomeRejected, `source: node id "nowhere" is outside /User, /Assistant, /Events and /Knowledge`},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("\n got %v\nwant %v", got, want)

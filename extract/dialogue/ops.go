@@ -17,13 +17,6 @@ const (
 	OpAddRelation = "add_relation"
 )
 
-// Operation statuses, as used in extract.Operation.Status.
-const (
-	StatusApplied       = "applied"
-	StatusParentCreated = "parent_created"
-	StatusRejected      = "rejected"
-)
-
 // NodeDetails are the attributes of a memory node. Empty fields of an
 // update leave the node's value unchanged.
 type NodeDetails struct {

@@ -193,7 +193,7 @@ func RunDialogue(ctx context.Context, d *Dialogue, ex SegmentExtractor, opt RunO
 func ProducedText(ops []extract.Operation) []string {
 	var out []string
 	for _, op := range ops {
-		if op.Status == StatusRejected {
+		if op.Status == extract.OutcomeRejected {
 			continue
 		}
 		out = append(out, op.Label)

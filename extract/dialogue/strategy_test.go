@@ -96,7 +96,7 @@ func TestLLM_ExtractSegment_FakeGemini(t *testing.T) {
 	})
 	t.Run("SecondSegment", func(t *testing.T) {
 		ops := res[1].Operations
-		if len(ops) != 3 || ops[0].Status != StatusApplied || ops[1].Status != StatusApplied || ops[2].Status != StatusRejected {
+		if len(ops) != 3 || ops[0].Status != extract.OutcomeApplied || ops[1].Status != extract.OutcomeApplied || ops[2].Status != extract.OutcomeRejected {
 			t.Fatalf("operations %+v", ops)
 		}
 		n, _ := mem.Node("/User/Status/CurrentMood")
@@ -218,7 +218,7 @@ func TestOffline_ExtractSegment(t *testing.T) {
 	t.Run("AppliesCleanly", func(t *testing.T) {
 		m := NewMemory()
 		for _, op := range m.Apply(seg.Index, prop.Ops) {
-			if op.Status == StatusRejected {
+			if op.Status == extract.OutcomeRejected {
 				t.Errorf("rejected %+v", op)
 			}
 		}

@@ -261,7 +261,7 @@ func TestSystemPrompt_ExampleApplies(t *testing.T) {
 		t.Fatalf("example: %+v, failures %+v", ops, fails)
 	}
 	for _, op := range NewMemory().Apply(0, ops) {
-		if op.Status == StatusRejected {
+		if op.Status == extract.OutcomeRejected {
 			t.Errorf("the example's %s %s%s was rejected: %s", op.Op, op.NodeID, op.SourceID, op.Reason)
 		}
 	}

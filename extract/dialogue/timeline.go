@@ -32,7 +32,7 @@ func Timeline(d *Dialogue, ops []extract.Operation) []Step {
 		counts := map[string]int{}
 		for _, op := range turnOps {
 			counts[op.Op]++
-			counts[op.Status]++
+			counts[string(op.Status)]++
 		}
 		steps = append(steps, Step{Segment: seg, Operations: turnOps, Counts: counts, Coverage: CoverageOf(seg, turnOps)})
 	}

@@ -24,13 +24,13 @@ func TestTimeline(t *testing.T) {
 		t.Fatalf("got %d steps", len(steps))
 	}
 	t.Run("Counts", func(t *testing.T) {
-		want := map[string]int{OpAddNode: 18, OpUpdateNode: 5, OpAddRelation: 21, StatusApplied: 40, StatusParentCreated: 4}
+		want := map[string]int{OpAddNode: 18, OpUpdateNode: 5, OpAddRelation: 21, string(extract.OutcomeApplied): 40, string(extract.OutcomeParentCreated): 4}
 		for k, v := range want {
 			if steps[0].Counts[k] != v {
 				t.Errorf("step 0 %s = %d, want %d", k, steps[0].Counts[k], v)
 			}
 		}
-		if steps[1].Counts[StatusRejected] != 1 {
+		if steps[1].Counts[string(extract.OutcomeRejected)] != 1 {
 			t.Errorf("step 1 counts %v", steps[1].Counts)
 		}
 	})
