@@ -54,7 +54,7 @@ func newCompareView(c Comparison) *CompareView {
 	u := diff.NewUnion(c.GA, c.GB, c.Result, c.Options)
 	v := &CompareView{Union: u, Drawn: u.Cap(CompareGraphLimit), NodeTypes: u.NodeTypes(), EdgeLabels: u.EdgeLabels(CompareLabelLimit)}
 	names := make(map[string]string, len(u.Nodes))
-	nodeNames, nodeStatus := make([]string, len(u.Nodes)), make([]string, len(u.Nodes))
+	nodeNames, nodeStatus := make([]string, len(u.Nodes)), make([]diff.Change, len(u.Nodes))
 	for i, n := range u.Nodes {
 		names[n.ID] = n.Name
 		nodeNames[i], nodeStatus[i] = n.Name, n.Status
@@ -66,7 +66,7 @@ func newCompareView(c Comparison) *CompareView {
 		return fallback
 	}
 	v.EdgeNames = make([]string, len(u.Edges))
-	edgeStatus := make([]string, len(u.Edges))
+	edgeStatus := make([]diff.Change, len(u.Edges))
 	for i, e := range u.Edges {
 		side := e.B
 		if side == nil {
@@ -83,7 +83,7 @@ func newCompareView(c Comparison) *CompareView {
 // removed, changed), then by name, case folded once per item (folding in
 // every comparison allocated 158 MB to sort the 120,000 edges of a large
 // comparison).
-func tableOrder(names, status []string) []int {
+func tableOrder(names []string, status []diff.Change) []int {
 	rank := make([]int, len(names))
 	lower := make([]string, len(names))
 	order := make([]int, len(names))

@@ -527,7 +527,7 @@ func nodeItems(u diff.Union, at []int) []web.CompareItem {
 			fields = slices.Clone(fields)
 			fields[k] = "type " + n.A.Type + " → " + n.B.Type
 		}
-		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: n.Status, Fields: strings.Join(fields, ", ")}
+		out[i] = web.CompareItem{ID: n.ID, Name: n.Name, Type: n.Type, Status: string(n.Status), Fields: strings.Join(fields, ", ")}
 	}
 	return out
 }
@@ -538,7 +538,7 @@ func edgeItems(v *app.CompareView, at []int) []web.CompareItem {
 	out := make([]web.CompareItem, len(at))
 	for i, j := range at {
 		e := v.Union.Edges[j]
-		out[i] = web.CompareItem{ID: e.ID, Name: v.EdgeNames[j], Type: e.Label, Status: e.Status, Fields: strings.Join(e.Fields, ", ")}
+		out[i] = web.CompareItem{ID: e.ID, Name: v.EdgeNames[j], Type: e.Label, Status: string(e.Status), Fields: strings.Join(e.Fields, ", ")}
 	}
 	return out
 }

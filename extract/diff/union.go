@@ -7,21 +7,24 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
-// Statuses of union items.
+// Change is what a union item is between the two graphs.
+type Change string
+
+// The changes of union items.
 const (
 	// StatusAdded marks an item only in graph b.
-	StatusAdded = "added"
+	StatusAdded Change = "added"
 	// StatusRemoved marks an item only in graph a.
-	StatusRemoved = "removed"
+	StatusRemoved Change = "removed"
 	// StatusChanged marks an item in both graphs whose content differs.
-	StatusChanged = "changed"
+	StatusChanged Change = "changed"
 	// StatusUnchanged marks an item in both graphs with the same content.
-	StatusUnchanged = "unchanged"
+	StatusUnchanged Change = "unchanged"
 )
 
-// StatusRank orders statuses with the differences first: added, removed,
+// StatusRank orders changes with the differences first: added, removed,
 // changed, then unchanged (and anything else).
-func StatusRank(status string) int {
+func StatusRank(status Change) int {
 	switch status {
 	case StatusAdded:
 		return 0
@@ -29,8 +32,9 @@ func StatusRank(status string) int {
 		return 1
 	case StatusChanged:
 		return 2
+	default: // unchanged
+		return 3
 	}
-	return 3
 }
 
 // Union is the union of two graphs: one node per node identity and one
@@ -51,7 +55,7 @@ type UnionNode struct {
 	// Name and Type are b's when the node is in b, else a's.
 	Name   string `json:"name"`
 	Type   string `json:"type"`
-	Status string `json:"status"`
+	Status Change `json:"status"`
 	// A and B are the first node of the identity in each graph, nil on
 	// the side without it.
 	A *extract.Node `json:"a,omitempty"`
@@ -72,7 +76,7 @@ type UnionEdge struct {
 	Target string `json:"target"`
 	// Label is the label of the first edge of the identity.
 	Label  string `json:"label"`
-	Status string `json:"status"`
+	Status Change `json:"status"`
 	// A and B are the first edge of the identity in each graph, nil on
 	// the side without it.
 	A *extract.Edge `json:"a,omitempty"`

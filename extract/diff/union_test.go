@@ -12,8 +12,8 @@ import (
 
 // unionStatuses maps the union's node names and edge labels to their
 // statuses.
-func unionStatuses(u Union) (nodes, edges map[string]string) {
-	nodes, edges = map[string]string{}, map[string]string{}
+func unionStatuses(u Union) (nodes, edges map[string]Change) {
+	nodes, edges = map[string]Change{}, map[string]Change{}
 	for _, n := range u.Nodes {
 		nodes[n.Name+"/"+n.Type] = n.Status
 	}
@@ -102,48 +102,48 @@ func TestNewUnion_Options(t *testing.T) {
 	linked := func(e ...extract.Edge) extract.Graph {
 		return extract.Graph{Nodes: []extract.Node{n("A", "T"), n("B", "T")}, Edges: e}
 	}
-	same := map[string]string{"A/T": StatusUnchanged, "B/T": StatusUnchanged}
+	same := map[string]Change{"A/T": StatusUnchanged, "B/T": StatusUnchanged}
 	tests := []struct {
 		name  string
 		a, b  extract.Graph
 		opts  Options
-		nodes map[string]string
-		edges map[string]string
+		nodes map[string]Change
+		edges map[string]Change
 		// fields of the one changed item, if any
 		fields []string
 	}{
 		{
 			name: "TypeTellsNodesApart", a: typed("Person"),
 			b:     extract.Graph{Nodes: []extract.Node{{Key: "ada-writer", Name: "Ada", Type: "Writer"}}},
-			nodes: map[string]string{"Ada/Person": StatusRemoved, "Ada/Writer": StatusAdded}, edges: map[string]string{},
+			nodes: map[string]Change{"Ada/Person": StatusRemoved, "Ada/Writer": StatusAdded}, edges: map[string]Change{},
 		},
 		{
 			// A retype keeps the key: one changed node.
 			name: "RetypeKeepsKey", a: typed("Person"), b: typed("Writer"),
-			nodes: map[string]string{"Ada/Writer": StatusChanged}, edges: map[string]string{}, fields: []string{"type"},
+			nodes: map[string]Change{"Ada/Writer": StatusChanged}, edges: map[string]Change{}, fields: []string{"type"},
 		},
 		{
 			// Ignored, a type difference is no change.
 			name: "IgnoreType", a: typed("Person"), b: typed("Writer"), opts: Options{IgnoreType: true},
-			nodes: map[string]string{"Ada/Writer": StatusUnchanged}, edges: map[string]string{},
+			nodes: map[string]Change{"Ada/Writer": StatusUnchanged}, edges: map[string]Change{},
 		},
 		{
 			name: "DirectionTellsEdgesApart", a: linked(edge("A", "r", "B")), b: linked(edge("B", "r", "A")),
-			nodes: same, edges: map[string]string{"n0 r n1": StatusRemoved, "n1 r n0": StatusAdded},
+			nodes: same, edges: map[string]Change{"n0 r n1": StatusRemoved, "n1 r n0": StatusAdded},
 		},
 		{
 			// The union draws a's direction; ignored, it is no change.
 			name: "Undirected", a: linked(edge("A", "r", "B")), b: linked(edge("B", "r", "A")), opts: Options{Undirected: true},
-			nodes: same, edges: map[string]string{"n0 r n1": StatusUnchanged},
+			nodes: same, edges: map[string]Change{"n0 r n1": StatusUnchanged},
 		},
 		{
 			name: "LabelTellsEdgesApart", a: linked(edge("A", "knows", "B")), b: linked(edge("A", "met", "B")),
-			nodes: same, edges: map[string]string{"n0 knows n1": StatusRemoved, "n0 met n1": StatusAdded},
+			nodes: same, edges: map[string]Change{"n0 knows n1": StatusRemoved, "n0 met n1": StatusAdded},
 		},
 		{
 			// The union keeps a's label; ignored, it is no change.
 			name: "IgnoreLabels", a: linked(edge("A", "knows", "B")), b: linked(edge("A", "met", "B")), opts: Options{IgnoreLabels: true},
-			nodes: same, edges: map[string]string{"n0 knows n1": StatusUnchanged},
+			nodes: same, edges: map[string]Change{"n0 knows n1": StatusUnchanged},
 		},
 		{
 			// With types ignored, an endpoint typed in one graph and
@@ -151,7 +151,7 @@ func TestNewUnion_Options(t *testing.T) {
 			name: "IgnoreTypeDanglingEndpoint", a: linked(edge("A", "r", "B")),
 			b:     extract.Graph{Nodes: []extract.Node{n("A", "T")}, Edges: []extract.Edge{edge("A", "r", "B")}},
 			opts:  Options{IgnoreType: true},
-			nodes: map[string]string{"A/T": StatusUnchanged, "B/T": StatusRemoved}, edges: map[string]string{"n0 r n1": StatusUnchanged},
+			nodes: map[string]Change{"A/T": StatusUnchanged, "B/T": StatusRemoved}, edges: map[string]Change{"n0 r n1": StatusUnchanged},
 		},
 	}
 	for _, tt := range tests {
@@ -191,7 +191,7 @@ func TestNewUnion_AgreesWithCompare(t *testing.T) {
 		g.Nodes = nodes
 		return g
 	}
-	count := func(statuses []string) Totals {
+	count := func(statuses []Change) Totals {
 		var c Totals
 		for _, s := range statuses {
 			switch s {
@@ -224,7 +224,7 @@ func TestNewUnion_AgreesWithCompare(t *testing.T) {
 		t.Run(fmt.Sprintf("Case%03d", i), func(t *testing.T) {
 			res := Compare(a, b, opts)
 			u := NewUnion(a, b, res, opts)
-			var ns, es []string
+			var ns, es []Change
 			for _, n := range u.Nodes {
 				ns = append(ns, n.Status)
 			}
@@ -246,7 +246,7 @@ func TestNewUnion_AgreesWithCompare(t *testing.T) {
 
 func TestUnion_Cap(t *testing.T) {
 	u := Union{A: "x@1", B: "x@2"}
-	statuses := []string{StatusUnchanged, StatusAdded, StatusUnchanged, StatusRemoved, StatusUnchanged, StatusChanged, StatusUnchanged, StatusUnchanged}
+	statuses := []Change{StatusUnchanged, StatusAdded, StatusUnchanged, StatusRemoved, StatusUnchanged, StatusChanged, StatusUnchanged, StatusUnchanged}
 	for i, st := range statuses {
 		u.Nodes = append(u.Nodes, UnionNode{ID: fmt.Sprint("n", i), Status: st})
 	}
@@ -286,7 +286,7 @@ func TestUnion_Cap(t *testing.T) {
 }
 
 func TestStatusRank(t *testing.T) {
-	order := []string{StatusAdded, StatusRemoved, StatusChanged, StatusUnchanged}
+	order := []Change{StatusAdded, StatusRemoved, StatusChanged, StatusUnchanged}
 	for i := 1; i < len(order); i++ {
 		if StatusRank(order[i-1]) >= StatusRank(order[i]) {
 			t.Errorf("%s does not rank before %s", order[i-1], order[i])
