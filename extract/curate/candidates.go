@@ -20,22 +20,25 @@ import (
 // Candidates.
 const PropAliases = extract.PropAliases
 
+// ReasonKind is what kind of evidence a Reason is.
+type ReasonKind string
+
 // Reason kinds, strongest first.
 const (
-	ReasonAlias     = "alias"
-	ReasonTitle     = "title"
-	ReasonInitials  = "initials"
-	ReasonPlural    = "plural"
-	ReasonContained = "contained"
-	ReasonVector    = "vector"
-	ReasonNeighbors = "neighbours"
-	ReasonType      = "type"
+	ReasonAlias     ReasonKind = "alias"
+	ReasonTitle     ReasonKind = "title"
+	ReasonInitials  ReasonKind = "initials"
+	ReasonPlural    ReasonKind = "plural"
+	ReasonContained ReasonKind = "contained"
+	ReasonVector    ReasonKind = "vector"
+	ReasonNeighbors ReasonKind = "neighbours"
+	ReasonType      ReasonKind = "type"
 )
 
 // Reason is one piece of evidence that two nodes are the same entity.
 type Reason struct {
-	Kind   string `json:"kind"`
-	Detail string `json:"detail"`
+	Kind   ReasonKind `json:"kind"`
+	Detail string     `json:"detail"`
 }
 
 // NodeRef names a node of a candidate pair.
@@ -265,7 +268,7 @@ func score(a, b *info, containers map[string]int, opts Options) (Candidate, bool
 	}
 	var reasons []Reason
 	var base float64
-	hit := func(kind, detail string, s float64) {
+	hit := func(kind ReasonKind, detail string, s float64) {
 		reasons = append(reasons, Reason{Kind: kind, Detail: detail})
 		if s > base {
 			base = s

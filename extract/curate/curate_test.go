@@ -47,7 +47,10 @@ func find(cs []Candidate, a, b string) (Candidate, bool) {
 func TestCandidates(t *testing.T) {
 	t.Parallel()
 	cs := Candidates(carol(), Options{})
-	for _, want := range []struct{ keep, drop, reason string }{
+	for _, want := range []struct {
+		keep, drop string
+		reason     ReasonKind
+	}{
 		{"ebenezer scrooge", "mr. scrooge", ReasonTitle},
 		{"ebenezer scrooge", "e. scrooge", ReasonInitials},
 		{"jacob marley", "marley", ReasonContained},
