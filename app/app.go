@@ -88,11 +88,6 @@ type App struct {
 	jobDocs *lru.Cache[docKey, *cachedDoc]
 	jobRuns *lru.Cache[int, *jobRun]
 
-	// indexes are the vector indexes of the versions searched last (see
-	// vectorIndex); corpora their query corpora (see corpusOf).
-	indexes *lru.Cache[indexKey, *query.VectorIndex]
-	corpora *lru.Cache[corpusKey, *queryCorpus]
-
 	// keepsTimes remembers whether finished versions' graphs keep fact
 	// times (see Memory.KeepsTimes).
 	keepsTimes *lru.Cache[timesKey, bool]
@@ -106,16 +101,16 @@ type App struct {
 func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
-	a.Curation, a.Queries, a.Schemas.a, a.Versions.a = &Curation{a}, &Queries{a}, a, a
+	a.Curation, a.Schemas.a, a.Versions.a = &Curation{a}, a, a
+	a.Queries = &Queries{a: a, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
+		indexes: lru.New[indexKey, *query.VectorIndex](vectorCacheSize)}
 	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
 	a.Accounts = &Accounts{st: st, now: time.Now}
 	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
-	a.indexes = lru.New[indexKey, *query.VectorIndex](vectorCacheSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
 	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)
 	a.keepsTimes = lru.New[timesKey, bool](maxTimesCache)
-	a.corpora = lru.New[corpusKey, *queryCorpus](corpusCacheSize)
 	return a
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/lru"
 )
 
 // MaxQuestion bounds a question's length in bytes.
@@ -118,7 +119,13 @@ type QueryInput struct {
 
 // Queries answers questions over a finished version (its context, and an
 // answer when a provider is set) and describes its nodes and vectors.
-type Queries struct{ a *App }
+type Queries struct {
+	a *App
+	// corpora holds the query corpora of the versions asked last (see
+	// corpusOf); indexes their vector indexes (see vectorIndex).
+	corpora *lru.Cache[corpusKey, *queryCorpus]
+	indexes *lru.Cache[indexKey, *query.VectorIndex]
+}
 
 // checked is the input as Ask reads it, its one check: the question
 // trimmed and at most MaxQuestion bytes; the provider named, or the first
@@ -381,9 +388,9 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	}
 	var qc *queryCorpus
 	if asOf.IsZero() {
-		qc, err = a.corpusOf(ctx, v)
+		qc, err = a.Queries.corpusOf(ctx, v)
 	} else {
-		qc, err = a.buildCorpus(ctx, v, asOf) // not cached: one per date
+		qc, err = a.Queries.buildCorpus(ctx, v, asOf) // not cached: one per date
 	}
 	if err != nil {
 		return query.Context{}, err

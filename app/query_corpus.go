@@ -65,18 +65,19 @@ const corpusCacheSize = 4
 
 // corpusOf returns a version's query corpus, from the cache when the
 // version is finished and its vectors are the ones the cache holds.
-func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
+func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
+	a := q.a
 	if v.Status != record.StatusDone {
-		return a.buildCorpus(ctx, v, time.Time{})
+		return q.buildCorpus(ctx, v, time.Time{})
 	}
 	st, hasStats, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
 	key := corpusKey{versionID: v.ID, created: v.CreatedAt.UnixNano(), hasStats: hasStats, stats: st}
-	return a.corpora.Get(ctx, key, func() (*queryCorpus, error) {
-		a.corpora.DeleteFunc(func(k corpusKey) bool { return k.versionID == v.ID && k != key })
-		return a.buildCorpus(context.WithoutCancel(ctx), v, time.Time{})
+	return q.corpora.Get(ctx, key, func() (*queryCorpus, error) {
+		q.corpora.DeleteFunc(func(k corpusKey) bool { return k.versionID == v.ID && k != key })
+		return q.buildCorpus(context.WithoutCancel(ctx), v, time.Time{})
 	})
 }
 
@@ -86,7 +87,8 @@ func (a *App) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, err
 // a chunk dated by its turn's operations (a dialogue run's; chunks of
 // other runs have no date and are all kept). Vectors are the version's:
 // an earlier value of a node is ranked by its current vector.
-func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time) (*queryCorpus, error) {
+func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.Time) (*queryCorpus, error) {
+	a := q.a
 	// The graph is read while the chunks and the stored indexes are: on
 	// two cores, the first question waits for the longest of them, not
 	// their sum.
@@ -102,7 +104,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		g, gErr = a.queryGraph(ctx, v, parts)
+		g, gErr = q.queryGraph(ctx, v, parts)
 	}()
 	wait := func() error {
 		<-loaded
@@ -115,7 +117,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	}
 	var lexical lexicalRead
 	if asOf.IsZero() {
-		lexical = a.readLexical(ctx, v)
+		lexical = q.readLexical(ctx, v)
 	}
 	// A dialogue run's chunks are dated by their turn's operations (when
 	// the turn was said); other runs' chunks have no date.
@@ -131,7 +133,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 	}
 	// The vector index last, while the graph and chunks are as stored:
 	// derived vectors are computed from them, not read again.
-	vi, stp, err := a.vectorIndex(ctx, v, versionRead{graph: &g, wait: wait, chunks: chunks})
+	vi, stp, err := q.vectorIndex(ctx, v, versionRead{graph: &g, wait: wait, chunks: chunks})
 	if err := errors.Join(err, wait()); err != nil {
 		return nil, err
 	}
@@ -157,11 +159,11 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 			}
 		}
 	}
-	corpus, err := a.lexicalCorpus(ctx, v, lexical, g, chunks, vi)
+	corpus, err := q.lexicalCorpus(ctx, v, lexical, g, chunks, vi)
 	if err != nil {
 		return nil, err
 	}
-	a.walkIndex(ctx, v, lexical.stamp, corpus)
+	q.walkIndex(ctx, v, lexical.stamp, corpus)
 	qc := &queryCorpus{stats: stp, corpus: corpus, titles: docs}
 	if len(dates) > 0 {
 		// A question naming a span of time ("two weeks ago") prefers the
@@ -197,7 +199,7 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 			}
 			// Global search reads them, not detects them again, and
 			// reads their index as stored when it is.
-			a.communityIndex(ctx, v, stamp, r, sum, qc.corpus)
+			q.communityIndex(ctx, v, stamp, r, sum, qc.corpus)
 			if stp == nil {
 				return nil
 			}
@@ -218,7 +220,8 @@ func (a *App) buildCorpus(ctx context.Context, v record.Version, asOf time.Time)
 // form with its first question (store.IndexGraph, stamped with the
 // version and the properties kept) and read from it in place by every
 // later process: one read instead of a row per node and edge.
-func (a *App) queryGraph(ctx context.Context, v record.Version, parts store.GraphParts) (extract.Graph, error) {
+func (q *Queries) queryGraph(ctx context.Context, v record.Version, parts store.GraphParts) (extract.Graph, error) {
+	a := q.a
 	stamp := graphStamp(v, parts.Keys)
 	if stamp == "" {
 		return a.store.LoadGraphParts(ctx, v.ID, parts)
@@ -286,7 +289,8 @@ type lexicalRead struct {
 
 // readLexical reads a finished version's stored lexical indexes; a
 // version not finished has none.
-func (a *App) readLexical(ctx context.Context, v record.Version) lexicalRead {
+func (q *Queries) readLexical(ctx context.Context, v record.Version) lexicalRead {
+	a := q.a
 	r := lexicalRead{stamp: lexicalStamp(v)}
 	if r.stamp != "" {
 		_, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
@@ -306,7 +310,8 @@ func (a *App) readLexical(ctx context.Context, v record.Version) lexicalRead {
 // built once and stored (lex is what readLexical read of them), and every
 // later process reads them instead of building them; a graph as of a past
 // time (a zero lex) is built each time.
-func (a *App) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRead, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *query.VectorIndex) (*query.Corpus, error) {
+func (q *Queries) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRead, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *query.VectorIndex) (*query.Corpus, error) {
+	a := q.a
 	if lex.err != nil {
 		return nil, lex.err
 	}
@@ -333,7 +338,8 @@ func (a *App) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRe
 // and mix walk) as stored under its lexical stamp, or builds it and
 // stores it; a version not finished (no stamp) builds it on its first
 // walk.
-func (a *App) walkIndex(ctx context.Context, v record.Version, stamp string, corpus *query.Corpus) {
+func (q *Queries) walkIndex(ctx context.Context, v record.Version, stamp string, corpus *query.Corpus) {
+	a := q.a
 	if stamp == "" {
 		return
 	}
@@ -356,7 +362,8 @@ func (a *App) walkIndex(ctx context.Context, v record.Version, stamp string, cor
 // communityIndex gives corpus the version's stored communities r (sum
 // their digest) with their index: read when stored under the version's
 // lexical stamp and sum, else built and stored.
-func (a *App) communityIndex(ctx context.Context, v record.Version, lexStamp string, r community.Result, sum string, corpus *query.Corpus) {
+func (q *Queries) communityIndex(ctx context.Context, v record.Version, lexStamp string, r community.Result, sum string, corpus *query.Corpus) {
+	a := q.a
 	if lexStamp == "" {
 		corpus.UseCommunities(r)
 		return

@@ -509,15 +509,16 @@ func vectorIndexStamp(v record.Version, st record.VectorStats) string {
 // so HNSW graphs are built once per version and process.
 // What have holds (the caller's reading of the version) is used to derive
 // vectors rather than read again.
-func (a *App) vectorIndex(ctx context.Context, v record.Version, have versionRead) (*query.VectorIndex, *record.VectorStats, error) {
+func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versionRead) (*query.VectorIndex, *record.VectorStats, error) {
+	a := q.a
 	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
 	}
 	key := indexKey{v.ID, st}
-	vi, err := a.indexes.Get(ctx, key, func() (*query.VectorIndex, error) {
+	vi, err := q.indexes.Get(ctx, key, func() (*query.VectorIndex, error) {
 		// An index of an older record of the version is of no more use.
-		a.indexes.DeleteFunc(func(k indexKey) bool { return k.versionID == v.ID && k != key })
+		q.indexes.DeleteFunc(func(k indexKey) bool { return k.versionID == v.ID && k != key })
 		// A finished version's index is built once and stored: every
 		// process (a fresh query, an MCP server, a replica) reads it.
 		stamp := vectorIndexStamp(v, st)

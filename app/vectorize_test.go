@@ -80,7 +80,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	ctx := context.Background()
 	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
 	v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
-	first, stats, err := a.vectorIndex(ctx, v, versionRead{})
+	first, stats, err := a.Queries.vectorIndex(ctx, v, versionRead{})
 	if err != nil || first == nil || stats == nil || first.Len() != stats.Vectors || first.Approximate() {
 		t.Fatalf("index %v, stats %+v, err %v", first, stats, err)
 	}
@@ -95,7 +95,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	}
 	// ... and a new app (a restart) reads it instead of building it.
 	fresh := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline})
-	rebuilt, _, err := fresh.vectorIndex(ctx, v, versionRead{})
+	rebuilt, _, err := fresh.Queries.vectorIndex(ctx, v, versionRead{})
 	if err != nil || rebuilt == first || rebuilt.Len() != first.Len() {
 		t.Fatalf("after a restart: %v (%v)", rebuilt, err)
 	}
@@ -103,7 +103,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err := st.SaveVersionIndex(ctx, v.ID, store.IndexVectors, stamp, data[:len(data)/2]); err != nil {
 		t.Fatal(err)
 	}
-	if again, _, err := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline}).vectorIndex(ctx, v, versionRead{}); err != nil || again.Len() != first.Len() {
+	if again, _, err := newApp(st, a.log, Providers{Embedder: extract.EmbedderOffline}).Queries.vectorIndex(ctx, v, versionRead{}); err != nil || again.Len() != first.Len() {
 		t.Fatalf("from a damaged stored index: %v", err)
 	}
 	if data, ok, _ := st.VersionIndex(ctx, v.ID, store.IndexVectors, stamp); !ok || len(data) == 0 {
@@ -111,7 +111,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	} else if _, err := query.ReadVectorIndex(data); err != nil {
 		t.Fatalf("stored again: %v", err)
 	}
-	if again, _, _ := fresh.vectorIndex(ctx, v, versionRead{}); again != rebuilt {
+	if again, _, _ := fresh.Queries.vectorIndex(ctx, v, versionRead{}); again != rebuilt {
 		t.Fatal("the second search built the index again")
 	}
 	// The offline embedder's vectors are counted, not stored: the index
@@ -132,7 +132,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if err := st.SaveVectors(ctx, v.ID, rec, items[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if next, _, _ := fresh.vectorIndex(ctx, v, versionRead{}); next == rebuilt || next.Len() != 1 {
+	if next, _, _ := fresh.Queries.vectorIndex(ctx, v, versionRead{}); next == rebuilt || next.Len() != 1 {
 		t.Fatalf("a new vectorizer record kept the old index (%d vectors)", next.Len())
 	}
 }
