@@ -87,14 +87,6 @@ type App struct {
 	// read last.
 	jobDocs *lru.Cache[docKey, *cachedDoc]
 	jobRuns *lru.Cache[int, *jobRun]
-
-	// keepsTimes remembers whether finished versions' graphs keep fact
-	// times (see Memory.KeepsTimes).
-	keepsTimes *lru.Cache[timesKey, bool]
-
-	// comparisons are the comparisons of versions asked last (see
-	// Comparisons.Compare).
-	comparisons *lru.Cache[compareKey, Comparison]
 }
 
 // newApp builds the application over a store (Open opens one).
@@ -104,13 +96,13 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.Curation, a.Schemas.a, a.Versions.a = &Curation{a}, a, a
 	a.Queries = &Queries{a: a, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
 		indexes: lru.New[indexKey, *query.VectorIndex](vectorCacheSize)}
-	a.Comparisons, a.Memory, a.Scores = &Comparisons{a}, &Memory{a}, &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
+	a.Comparisons = &Comparisons{a: a, cache: lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)}
+	a.Memory = &Memory{a: a, keepsTimes: lru.New[timesKey, bool](maxTimesCache)}
+	a.Scores = &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
 	a.Accounts = &Accounts{st: st, now: time.Now}
-	a.comparisons = lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
 	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)
-	a.keepsTimes = lru.New[timesKey, bool](maxTimesCache)
 	return a
 }
 

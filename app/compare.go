@@ -11,6 +11,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/lru"
 )
 
 // Comparison is two versions, their graphs and the diff between them. A
@@ -73,7 +74,12 @@ func stampOf(v record.Version) versionStamp {
 }
 
 // Comparisons compares versions, caching what it compared last.
-type Comparisons struct{ a *App }
+type Comparisons struct {
+	a *App
+	// cache holds the comparisons of the pairs asked last, each with
+	// its union (see Compare).
+	cache *lru.Cache[compareKey, Comparison]
+}
 
 // Compare loads two versions' graphs and compares them with the
 // matching options of opts. When one side is marked as the reference (a
@@ -105,7 +111,7 @@ func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Optio
 	// slot first, and the cache again (another caller may have started
 	// the pair while this one waited for the slot). The computation is
 	// shared, so it does not stop when this caller goes away.
-	if !a.comparisons.Has(key) {
+	if !s.cache.Has(key) {
 		var release func()
 		ctx, release, err = a.Heavy().Enter(ctx)
 		if err != nil {
@@ -113,7 +119,7 @@ func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Optio
 		}
 		defer release()
 	}
-	c, err := a.comparisons.Get(ctx, key, func() (Comparison, error) {
+	c, err := s.cache.Get(ctx, key, func() (Comparison, error) {
 		return a.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
 	})
 	if err != nil {

@@ -37,7 +37,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if len(first.Result.Nodes.Changed) == 0 || &first.Result.Nodes.Changed[0] != &again.Result.Nodes.Changed[0] {
 		t.Fatal("the second comparison of a finished pair was not served from the cache")
 	}
-	if n := ap.comparisons.Len(); n != 1 {
+	if n := ap.Comparisons.cache.Len(); n != 1 {
 		t.Fatalf("cache holds %d comparisons, want 1", n)
 	}
 	// The page's view is built once and shared with the cached pair: the
@@ -57,7 +57,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if _, err := ap.Comparisons.Compare(ctx, va.ID, vb.ID, diff.Options{IgnoreType: true}); err != nil {
 		t.Fatal(err)
 	}
-	if n := ap.comparisons.Len(); n != 2 {
+	if n := ap.Comparisons.cache.Len(); n != 2 {
 		t.Fatalf("cache holds %d comparisons, want 2", n)
 	}
 
@@ -87,7 +87,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if len(before.Result.Nodes.Removed) != 50 || len(after.Result.Nodes.Removed) != 0 {
 		t.Fatalf("running side: removed %d then %d, want 50 then 0", len(before.Result.Nodes.Removed), len(after.Result.Nodes.Removed))
 	}
-	if n := ap.comparisons.Len(); n != 2 {
+	if n := ap.Comparisons.cache.Len(); n != 2 {
 		t.Fatalf("a running pair was cached: %d comparisons", n)
 	}
 	// Once finished, its pair is cached like any other.
@@ -97,7 +97,7 @@ func TestCompare_CachesFinishedPairsOnly(t *testing.T) {
 	if _, err := ap.Comparisons.Compare(ctx, va.ID, vc.ID, diff.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := ap.comparisons.Len(); n != 3 {
+	if n := ap.Comparisons.cache.Len(); n != 3 {
 		t.Fatalf("cache holds %d comparisons, want 3", n)
 	}
 }
@@ -123,7 +123,7 @@ func TestCompare_CacheIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := ap.comparisons.Len(); n != compareCacheEntries {
+	if n := ap.Comparisons.cache.Len(); n != compareCacheEntries {
 		t.Fatalf("cache holds %d comparisons, want %d", n, compareCacheEntries)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/lru"
 )
 
 // Timeline is a dialogue run's turns paired with its stored operation log.
@@ -46,7 +47,12 @@ func (t *Timeline) MeanCoverage() (float64, int) {
 
 // Memory reads what dialogue runs remember: the timeline of their
 // operations and when their facts held.
-type Memory struct{ a *App }
+type Memory struct {
+	a *App
+	// keepsTimes remembers whether finished versions' graphs keep fact
+	// times (see KeepsTimes).
+	keepsTimes *lru.Cache[timesKey, bool]
+}
 
 // Timeline loads a version's dialogues and operation log. A version with
 // no dialogue is refused with an invalid error.

@@ -169,7 +169,7 @@ func (m *Memory) KeepsTimes(ctx context.Context, v record.Version) (bool, error)
 	if v.Status != record.StatusDone {
 		return a.store.HasFactTimes(ctx, v.ID)
 	}
-	return a.keepsTimes.Get(ctx, timesKey{v.ID, v.CreatedAt.UnixNano()}, func() (bool, error) {
+	return m.keepsTimes.Get(ctx, timesKey{v.ID, v.CreatedAt.UnixNano()}, func() (bool, error) {
 		return a.store.HasFactTimes(ctx, v.ID)
 	})
 }
