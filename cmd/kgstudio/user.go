@@ -31,7 +31,7 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return errors.New(userUsage)
 	}
 	if isHelp(args[0]) {
-		fmt.Fprint(stdout, userUsage)
+		fmt.Fprintln(stdout, userUsage)
 		return nil
 	}
 	sub := args[0]
