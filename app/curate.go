@@ -39,7 +39,7 @@ func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.C
 		// sentence encoder puts related names (two Christmas spirits)
 		// as close as one entity's two names, so only a provider's
 		// embeddings add a signal.
-		vecs, err := a.loadVectors(ctx, st, v, versionRead{})
+		vecs, err := a.loadVectors(ctx, st, v)
 		if err != nil {
 			return nil, err
 		}

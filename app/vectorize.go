@@ -544,11 +544,10 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 		}
-		vecs, err := a.loadVectors(ctx, st, v, have)
+		vi, err := a.newVectorIndex(ctx, st, v, have)
 		if err != nil {
 			return nil, err
 		}
-		vi := query.NewVectorIndex(vecs)
 		if vi.Approximate() {
 			a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
 		}
@@ -570,16 +569,78 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 	return vi, &st, nil
 }
 
-// loadVectors returns a version's stored vectors in the form search uses.
-func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.Vectors, error) {
-	items, err := a.store.Vectors(ctx, v.ID)
+// newVectorIndex builds a version's vector index from its stored
+// vectors or, for the offline embedder, whose vectors are counted but not
+// stored, from its texts a kind at a time (the dense vectors of one kind
+// are held while it is indexed, not those of all of them).
+func (a *App) newVectorIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
+	if st.Embedder == extract.EmbedderOffline && st.Vectors > 0 {
+		stored, err := a.store.HasVectors(ctx, v.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !stored {
+			return a.derivedIndex(ctx, st, v, have)
+		}
+	}
+	vecs, err := a.loadVectors(ctx, st, v)
 	if err != nil {
 		return nil, err
 	}
-	if len(items) == 0 && st.Vectors > 0 && st.Embedder == extract.EmbedderOffline {
-		if items, err = a.derivedVectors(ctx, v, have); err != nil {
+	return query.NewVectorIndex(vecs), nil
+}
+
+// derivedIndex is newVectorIndex for the offline embedder's vectors,
+// computed again from the texts vectorize counted.
+func (a *App) derivedIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
+	items, props, err := a.vectorTexts(ctx, v, have)
+	if err != nil {
+		return nil, err
+	}
+	// embedKind embeds the texts of one kind, by key.
+	embedKind := func(kind string) (map[string][]float32, error) {
+		var keys, texts []string
+		for _, it := range items {
+			if it.kind == kind {
+				keys, texts = append(keys, it.key), append(texts, it.text(props))
+			}
+		}
+		vecs, _, err := embed.Offline{}.Embed(ctx, texts)
+		if err != nil {
 			return nil, err
 		}
+		out := make(map[string][]float32, len(keys))
+		for i, k := range keys {
+			out[k] = vecs[i]
+		}
+		return out, nil
+	}
+	return query.NewVectorIndexOf(st.Model, func() (map[extract.ChunkRef][]float32, error) {
+		byKey, err := embedKind(store.VectorChunk)
+		out := make(map[extract.ChunkRef][]float32, len(byKey))
+		for k, vec := range byKey {
+			if ref, ok := chunkRefOf(k); ok {
+				out[ref] = vec
+			}
+		}
+		return out, err
+	}, func() (map[string][]float32, error) { return embedKind(store.VectorNode) },
+		func() (map[string][]float32, error) { return embedKind(store.VectorEdge) })
+}
+
+// chunkRefOf reads a chunk vector's key ("DOC:INDEX").
+func chunkRefOf(key string) (extract.ChunkRef, bool) {
+	d, i, ok := strings.Cut(key, ":")
+	doc, err1 := strconv.Atoi(d)
+	idx, err2 := strconv.Atoi(i)
+	return extract.ChunkRef{DocumentID: doc, Index: idx}, ok && err1 == nil && err2 == nil
+}
+
+// loadVectors returns a version's stored vectors in the form search uses.
+func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version) (*query.Vectors, error) {
+	items, err := a.store.Vectors(ctx, v.ID)
+	if err != nil {
+		return nil, err
 	}
 	newVectors := func(model string) *query.Vectors {
 		return &query.Vectors{Model: model, Chunks: map[extract.ChunkRef][]float32{}, Nodes: map[string][]float32{}, Edges: map[string][]float32{}}
@@ -596,11 +657,8 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 		}
 		switch it.Kind {
 		case store.VectorChunk:
-			d, i, ok := strings.Cut(it.Key, ":")
-			doc, err1 := strconv.Atoi(d)
-			idx, err2 := strconv.Atoi(i)
-			if ok && err1 == nil && err2 == nil {
-				out.Chunks[extract.ChunkRef{DocumentID: doc, Index: idx}] = it.Vector
+			if ref, ok := chunkRefOf(it.Key); ok {
+				out.Chunks[ref] = it.Vector
 			}
 		case store.VectorNode:
 			out.Nodes[it.Key] = it.Vector

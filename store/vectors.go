@@ -181,6 +181,13 @@ func (s *Store) VectorCounts(ctx context.Context, versionID int) (map[string]int
 	return out, nil
 }
 
+// HasVectors reports whether a version has vectors stored (the offline
+// embedder's are counted, not stored).
+func (s *Store) HasVectors(ctx context.Context, versionID int) (bool, error) {
+	ok, err := s.client.Vector.Query().Where(vector.VersionID(versionID)).Exist(ctx)
+	return ok, translate(err, "vectors")
+}
+
 // Vectors returns a version's stored vectors.
 func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error) {
 	return s.vectorsWhere(ctx, vector.VersionID(versionID))

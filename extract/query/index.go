@@ -92,6 +92,34 @@ func NewVectorIndexLimit(v *Vectors, limit int) *VectorIndex {
 	return vi
 }
 
+// NewVectorIndexOf is NewVectorIndex over one model's vectors given a
+// kind at a time: each kind's vectors are asked for when its index is
+// built and can be dropped after, so they are never all held at once
+// (the offline embedder's dense vectors of names become postings a
+// small part of their size). Nil for no vectors.
+func NewVectorIndexOf(model string, chunks func() (map[extract.ChunkRef][]float32, error), nodes, edges func() (map[string][]float32, error)) (*VectorIndex, error) {
+	vi := &VectorIndex{Model: model}
+	c, err := chunks()
+	if err != nil {
+		return nil, err
+	}
+	vi.chunks = newKindIndex(c, compareRef, embed.ExactLimit)
+	for _, k := range []struct {
+		of   func() (map[string][]float32, error)
+		into *kindIndex[string]
+	}{{nodes, &vi.nodes}, {edges, &vi.edges}} {
+		m, err := k.of()
+		if err != nil {
+			return nil, err
+		}
+		*k.into = newKindIndex(m, strings.Compare, embed.ExactLimit)
+	}
+	if vi.Len() == 0 {
+		return nil, nil
+	}
+	return vi, nil
+}
+
 // Counts is the number of vectors in each model's index.
 func (vi *VectorIndex) Counts() map[string]int {
 	out := map[string]int{}
