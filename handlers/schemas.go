@@ -203,12 +203,12 @@ func (h *Handler) schemaDiff(ctx context.Context, name string, a, b int) (web.Sc
 		if ch.Name != "" {
 			subject += "." + ch.Name
 		}
-		row := web.SchemaChange{Op: ch.Op, Element: ch.Element, Subject: subject}
+		row := web.SchemaChange{Op: string(ch.Op), Element: string(ch.Element), Subject: subject}
 		for _, f := range ch.Fields {
 			row.Fields = append(row.Fields, fmt.Sprintf("%s: %q → %q", f.Field, f.Old, f.New))
 		}
 		d.Changes = append(d.Changes, row)
-		d.Counts[ch.Element+" "+ch.Op]++
+		d.Counts[string(ch.Element)+" "+string(ch.Op)]++
 	}
 	return d, nil
 }

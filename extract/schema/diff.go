@@ -5,19 +5,25 @@ import (
 	"strings"
 )
 
+// Op is what a schema change did to its element.
+type Op string
+
 // Change operations.
 const (
-	OpAdded   = "added"
-	OpRemoved = "removed"
-	OpChanged = "changed"
+	OpAdded   Op = "added"
+	OpRemoved Op = "removed"
+	OpChanged Op = "changed"
 )
+
+// Element is what part of a schema a change concerns.
+type Element string
 
 // Elements a change can concern.
 const (
-	ElemSchema   = "schema"
-	ElemType     = "type"
-	ElemProperty = "property"
-	ElemRelation = "relation"
+	ElemSchema   Element = "schema"
+	ElemType     Element = "type"
+	ElemProperty Element = "property"
+	ElemRelation Element = "relation"
 )
 
 // FieldChange is one field whose value differs between two versions.
@@ -32,8 +38,8 @@ type FieldChange struct {
 // with sub-properties as "parent.sub" (for a relation "rel->Target.sub").
 // Fields lists what changed for OpChanged.
 type Change struct {
-	Op      string        `json:"op"`
-	Element string        `json:"element"`
+	Op      Op            `json:"op"`
+	Element Element       `json:"element"`
 	Type    string        `json:"type,omitempty"`
 	Name    string        `json:"name,omitempty"`
 	Fields  []FieldChange `json:"fields,omitempty"`
@@ -43,7 +49,7 @@ type Change struct {
 // `changed property Disease.complication: type "Disease" -> "Symptom"`.
 func (c Change) String() string {
 	var b strings.Builder
-	b.WriteString(c.Op + " " + c.Element)
+	b.WriteString(string(c.Op) + " " + string(c.Element))
 	subject := c.Type
 	if c.Name != "" {
 		subject += "." + c.Name
@@ -74,7 +80,7 @@ func (c Changes) Empty() bool { return len(c.Items) == 0 }
 
 // Count returns how many changes have the given element and operation; an
 // empty argument matches anything.
-func (c Changes) Count(element, op string) int {
+func (c Changes) Count(element Element, op Op) int {
 	n := 0
 	for _, it := range c.Items {
 		if (element == "" || it.Element == element) && (op == "" || it.Op == op) {
