@@ -122,7 +122,7 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 //
 // The offline embedder's vectors are not stored: they are a hash of the
 // text, computed faster than they are read back, so a version records only
-// their count, and its first search computes them again (derivedVectors).
+// their count, and its first search computes them again (derivedIndex).
 func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead) error {
 	emb, err := a.embedder(ctx, v.Config)
 	if err != nil {
@@ -667,28 +667,6 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 		}
 	}
 	return top, nil
-}
-
-// derivedVectors computes the offline embedder's vectors of a version,
-// which vectorize counted but did not store.
-func (a *App) derivedVectors(ctx context.Context, v record.Version, have versionRead) ([]store.VectorItem, error) {
-	items, props, err := a.vectorTexts(ctx, v, have)
-	if err != nil {
-		return nil, err
-	}
-	texts := make([]string, len(items))
-	for i, it := range items {
-		texts[i] = it.text(props)
-	}
-	vecs, _, err := embed.Offline{}.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.VectorItem, len(items))
-	for i, it := range items {
-		out[i] = store.VectorItem{Kind: it.kind, Key: it.key, Vector: vecs[i]}
-	}
-	return out, nil
 }
 
 // vectorizeChild gives a version made from parent by an edit or a merge

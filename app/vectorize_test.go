@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
@@ -122,14 +123,18 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if counts, err := st.VectorCounts(ctx, v.ID); err != nil || counts[stats.Model] != stats.Vectors || stats.Vectors == 0 {
 		t.Fatalf("vector counts %v (%v); want %d of %s", counts, err, stats.Vectors, stats.Model)
 	}
-	items, err := a.derivedVectors(ctx, v, versionRead{})
-	if err != nil || len(items) != stats.Vectors {
-		t.Fatalf("%d derived vectors (%v); want %d", len(items), err, stats.Vectors)
+	texts, props, err := a.vectorTexts(ctx, v, versionRead{})
+	if err != nil || len(texts) != stats.Vectors {
+		t.Fatalf("%d texts to derive vectors from (%v); want %d", len(texts), err, stats.Vectors)
+	}
+	vecs, _, err := embed.Offline{}.Embed(ctx, []string{texts[0].text(props)})
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The store's record changes when the version is vectorized again.
 	rec := *stats
 	rec.Calls = 1
-	if err := st.SaveVectors(ctx, v.ID, rec, items[:1]); err != nil {
+	if err := st.SaveVectors(ctx, v.ID, rec, []store.VectorItem{{Kind: texts[0].kind, Key: texts[0].key, Vector: vecs[0]}}); err != nil {
 		t.Fatal(err)
 	}
 	if next, _, _ := fresh.Queries.vectorIndex(ctx, v, versionRead{}); next == rebuilt || next.Len() != 1 {
