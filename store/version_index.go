@@ -56,18 +56,19 @@ func pieceName(part string, i int) string {
 	return fmt.Sprintf("%s#%06d", part, i)
 }
 
-// pieceOf selects the rows of one part of a version's index.
+// pieceOf selects the rows of one part of a version's index. Names are
+// matched by prefix, not by a range of text: a database collation that
+// ignores punctuation (glibc's en_US) would not keep "#" and "/" apart
+// from the letters around them.
 func pieceOf(versionID int, part string) *sql.Predicate {
 	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID),
-		sql.Or(sql.EQ(versionindex.FieldPart, part),
-			sql.And(sql.GT(versionindex.FieldPart, part+"#"), sql.LT(versionindex.FieldPart, part+"$"))))
+		sql.Or(sql.EQ(versionindex.FieldPart, part), sql.HasPrefix(versionindex.FieldPart, part+"#")))
 }
 
 // apartOf selects the rows a part keeps apart (SaveVersionIndexApart):
 // those named PART/NAME.
 func apartOf(versionID int, part string) *sql.Predicate {
-	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID),
-		sql.GT(versionindex.FieldPart, part+"/"), sql.LT(versionindex.FieldPart, part+"0"))
+	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.HasPrefix(versionindex.FieldPart, part+"/"))
 }
 
 // SaveVersionIndex stores one part of a version's search index with the
