@@ -163,21 +163,17 @@ func (h *Handler) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		if safeMethod(r.Method) || r.URL.Path == "/login" || who == (app.Principal{}) {
 			return err
 		}
-		status := c.Response().Status
 		if err != nil {
-			status = http.StatusInternalServerError
-			if he, ok := err.(*echo.HTTPError); ok {
-				status = he.Code
-			} else if code, ok := kindStatus[extract.KindOf(err)]; ok {
-				status = code
-			}
+			// Answered here, by the one error handler, so the entry
+			// records the status the client gets.
+			c.Error(err)
 		}
 		// Best effort: a write is not undone because its record failed.
 		if aerr := h.app.Accounts.Audit(r.Context(), record.AuditEntry{Actor: who.Name(), Role: who.Role, Method: r.Method,
-			Path: r.URL.Path, Status: status, Addr: clientAddr(r)}); aerr != nil {
+			Path: r.URL.Path, Status: c.Response().Status, Addr: clientAddr(r)}); aerr != nil {
 			h.log.Warn("audit entry not written", "err", aerr)
 		}
-		return err
+		return nil
 	}
 }
 
