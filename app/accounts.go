@@ -242,17 +242,7 @@ func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record
 
 // OwnTokens lists one person's tokens, newest first.
 func (s *Accounts) OwnTokens(ctx context.Context, owner string) ([]record.AccessToken, error) {
-	all, err := s.st.Tokens(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []record.AccessToken
-	for _, t := range all {
-		if t.Owner == owner {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return s.st.Tokens(ctx, owner)
 }
 
 // RevokeOwnToken ends one of a person's own tokens; another's is not
@@ -280,7 +270,7 @@ func (s *Accounts) ChangePassword(ctx context.Context, name, current, password s
 }
 
 // Tokens lists every account's tokens, newest first.
-func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) { return s.st.Tokens(ctx) }
+func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) { return s.st.Tokens(ctx, "") }
 
 // RevokeToken ends a token everywhere at once.
 func (s *Accounts) RevokeToken(ctx context.Context, id int) error {

@@ -130,9 +130,14 @@ func (s *Store) AddToken(ctx context.Context, accountID int, name, hash string, 
 	return out, err
 }
 
-// Tokens lists every person's tokens, newest first.
-func (s *Store) Tokens(ctx context.Context) ([]record.AccessToken, error) {
-	rows, err := s.client.AccessToken.Query().WithAccount().Order(ent.Desc(accesstoken.FieldID)).All(ctx)
+// Tokens lists the tokens of the person named owner ("" for everyone's),
+// newest first.
+func (s *Store) Tokens(ctx context.Context, owner string) ([]record.AccessToken, error) {
+	q := s.client.AccessToken.Query().WithAccount().Order(ent.Desc(accesstoken.FieldID))
+	if owner != "" {
+		q = q.Where(accesstoken.HasAccountWith(account.NameEQ(owner)))
+	}
+	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, translate(err, "tokens")
 	}

@@ -35,6 +35,12 @@ func TestStore_Accounts(t *testing.T) {
 		if err != nil || tok.Owner != "ann" {
 			t.Fatalf("token: %+v %v", tok, err)
 		}
+		if mine, err := s.Tokens(ctx, "ann"); err != nil || len(mine) != 1 || mine[0].Name != "laptop" {
+			t.Fatalf("ann's tokens: %+v %v", mine, err)
+		}
+		if theirs, err := s.Tokens(ctx, "bob"); err != nil || len(theirs) != 0 {
+			t.Fatalf("the tokens of someone with none: %+v %v", theirs, err)
+		}
 		got, owner, ok, err := s.TokenByHash(ctx, "h1")
 		if err != nil || !ok || got.ID != tok.ID || owner.Name != "ann" || got.Role != record.RoleEditor {
 			t.Fatalf("token by hash: %+v %+v %t %v", got, owner, ok, err)
