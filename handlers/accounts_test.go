@@ -135,6 +135,10 @@ func TestAccounts_Roles(t *testing.T) {
 			t.Errorf("audit log lacks %q: %v", want, found)
 		}
 	}
+	// A question is not a write.
+	if asked := "viewer-person (token laptop) POST " + ask + " 200"; found[asked] {
+		t.Errorf("audit log holds a question: %q", asked)
+	}
 	resp := do(t, "GET", srv.URL+"/api/admin/audit?format=csv", "", as(record.RoleAdmin))
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "at,actor,role,method,path,status,addr\n") || !strings.Contains(string(body), "/api/documents,201") {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -119,36 +120,30 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// asks are the routes a viewer may POST to: they answer questions
-// (or sign in and out) and change nothing; the MCP endpoint checks its
-// writing tools itself (mcpMayWrite).
-var asks = []string{"/login", "/logout", "/mcp", "/v1/chat/completions", "/api/chat", "/api/show", "/api/extractions/estimate"}
+// asks are the routes that answer a question by POST and change
+// nothing (with a version's query pages, /versions/:id/query): a viewer
+// may make them, and they are not writes to audit.
+var asks = []string{"/v1/chat/completions", "/api/chat", "/api/show", "/api/extractions/estimate"}
+
+func isAsk(path string) bool { return slices.Contains(asks, path) || strings.HasSuffix(path, "/query") }
 
 // requiredRole is the least role a request needs: admin for people,
-// tokens and the audit log, viewer to read, ask and manage one's own
-// tokens and password, editor for every other change.
+// tokens and the audit log; viewer to read, ask, sign in and out, manage
+// one's own tokens and password, and use MCP (whose writing tools check
+// the role themselves, mcpMayWrite); editor for every other change.
 func requiredRole(method, path string) record.Role {
 	switch {
 	case path == "/admin" || strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, "/api/admin/"):
 		return record.RoleAdmin
-	case safeMethod(method), strings.HasSuffix(path, "/query") && strings.HasPrefix(path, "/"), isAsk(path),
-		strings.HasPrefix(path, "/account/"): // a person's own tokens and password
+	case safeMethod(method), isAsk(path), path == "/login", path == "/logout", path == "/mcp", strings.HasPrefix(path, "/account/"):
 		return record.RoleViewer
 	}
 	return record.RoleEditor
 }
 
-func isAsk(path string) bool {
-	for _, a := range asks {
-		if path == a {
-			return true
-		}
-	}
-	return false
-}
-
 // authorize refuses a request its role may not make (403), and records
-// every write it makes in the audit log, as made or refused.
+// every write it makes in the audit log, as made or refused (questions,
+// asks, are not writes).
 func (h *Handler) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
@@ -160,7 +155,7 @@ func (h *Handler) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		} else {
 			err = next(c)
 		}
-		if safeMethod(r.Method) || r.URL.Path == "/login" || who == (app.Principal{}) {
+		if safeMethod(r.Method) || isAsk(r.URL.Path) || r.URL.Path == "/login" || who == (app.Principal{}) {
 			return err
 		}
 		if err != nil {
