@@ -270,7 +270,9 @@ func (s *Accounts) ChangePassword(ctx context.Context, name, current, password s
 }
 
 // Tokens lists every account's tokens, newest first.
-func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) { return s.st.Tokens(ctx, "") }
+func (s *Accounts) Tokens(ctx context.Context) ([]record.AccessToken, error) {
+	return s.st.Tokens(ctx, "")
+}
 
 // RevokeToken ends a token everywhere at once.
 func (s *Accounts) RevokeToken(ctx context.Context, id int) error {

@@ -230,7 +230,7 @@ func (q *Queries) queryGraph(ctx context.Context, v record.Version, parts store.
 	var bad error
 	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexGraph, stamp, func(b []byte) error {
 		// b is this read's own: the graph's texts are kept in it.
-		g, bad = extract.ReadGraph(b)
+		g, bad = query.ReadGraph(b)
 		return nil
 	})
 	if err != nil {
@@ -247,7 +247,7 @@ func (q *Queries) queryGraph(ctx context.Context, v record.Version, parts store.
 	}
 	// Best effort: a version whose graph cannot be stored is answered
 	// all the same, and read row by row next time.
-	b, err := extract.AppendGraph(nil, g)
+	b, err := query.AppendGraph(nil, g)
 	if err == nil {
 		err = a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexGraph, stamp, b)
 	}

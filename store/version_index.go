@@ -28,7 +28,7 @@ const (
 	// reads (query.Corpus's AppendCommunities form).
 	IndexCommunities = "communities"
 	// IndexGraph is a version's graph as its questions load it
-	// (extract.AppendGraph's form).
+	// (query.AppendGraph's form).
 	IndexGraph = "graph"
 	// IndexWalk is the walk graph ppr and mix walk, in compressed rows
 	// (query.Corpus's AppendWalk form).

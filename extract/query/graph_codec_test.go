@@ -1,22 +1,24 @@
-package extract
+package query
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
-func codecGraph() Graph {
-	return Graph{
-		Nodes: []Node{
+func codecGraph() extract.Graph {
+	return extract.Graph{
+		Nodes: []extract.Node{
 			{Key: "scrooge", Name: "Scrooge", Type: "Person", Description: "A miser. 吝嗇",
 				Properties: map[string]any{"valid_at": "2024-01-02T00:00:00Z", "history": []any{map[string]any{"since": 3.0}}},
-				Mentions:   []Mention{{DocumentID: 1, ChunkIndex: 0, Start: 0, End: 7, Text: "Scrooge"}, {DocumentID: 2, ChunkIndex: 5, Start: -1, End: -1}}},
+				Mentions:   []extract.Mention{{DocumentID: 1, ChunkIndex: 0, Start: 0, End: 7, Text: "Scrooge"}, {DocumentID: 2, ChunkIndex: 5, Start: -1, End: -1}}},
 			{Key: "marley", Name: "Marley", Type: "Person"},
 			{Key: "", Name: "", Type: ""},
 		},
-		Edges: []Edge{
+		Edges: []extract.Edge{
 			{Source: "scrooge", Target: "marley", Label: "partner of", Keywords: "business", Description: "Partners.", Weight: 2.5,
-				Mentions: []Mention{{DocumentID: 1, ChunkIndex: 0, Start: 10, End: 20}}},
+				Mentions: []extract.Mention{{DocumentID: 1, ChunkIndex: 0, Start: 10, End: 20}}},
 			{Source: "marley", Target: "scrooge", Label: "partner of", Weight: 1, Properties: map[string]any{"directed": false}},
 			{Source: "ghost", Target: "marley", Label: "haunts", Weight: 0.5},
 		},
@@ -27,7 +29,7 @@ func codecGraph() Graph {
 // properties, mentions (negative numbers too), edges to keys that are no
 // node, and the order of both lists; a damaged form is an error.
 func TestGraphCodec(t *testing.T) {
-	for _, g := range []Graph{codecGraph(), {}} {
+	for _, g := range []extract.Graph{codecGraph(), {}} {
 		b, err := AppendGraph([]byte("x"), g)
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,13 @@
-package extract
+package query
 
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 // The binary form of a Graph (AppendGraph, ReadGraph): a finished
@@ -31,10 +32,8 @@ const (
 	graphVersion = 1
 )
 
-var errGraphFormat = errors.New("not a graph in kgstudio's binary form")
-
 // AppendGraph appends g's binary form to b.
-func AppendGraph(b []byte, g Graph) ([]byte, error) {
+func AppendGraph(b []byte, g extract.Graph) ([]byte, error) {
 	b = append(b, graphMagic...)
 	b = append(b, graphVersion)
 	pos := make(map[string]int, len(g.Nodes))
@@ -45,7 +44,7 @@ func AppendGraph(b []byte, g Graph) ([]byte, error) {
 			pos[n.Key] = i
 		}
 		for _, s := range []string{n.Key, n.Name, n.Type, n.Description} {
-			b = appendText(b, s)
+			b = appendString(b, s)
 		}
 		if b, err = appendProps(b, n.Properties); err != nil {
 			return nil, err
@@ -62,7 +61,7 @@ func AppendGraph(b []byte, g Graph) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(order)))
 	for _, l := range order {
-		b = appendText(b, l)
+		b = appendString(b, l)
 	}
 	b = binary.AppendUvarint(b, uint64(len(g.Edges)))
 	for _, e := range g.Edges {
@@ -70,11 +69,11 @@ func AppendGraph(b []byte, g Graph) ([]byte, error) {
 			if i, ok := pos[end]; ok {
 				b = binary.AppendUvarint(b, uint64(i)+1)
 			} else {
-				b = appendText(append(b, 0), end)
+				b = appendString(append(b, 0), end)
 			}
 		}
 		b = binary.AppendUvarint(b, uint64(labels[e.Label]))
-		b = appendText(appendText(b, e.Keywords), e.Description)
+		b = appendString(appendString(b, e.Keywords), e.Description)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.Weight))
 		if b, err = appendProps(b, e.Properties); err != nil {
 			return nil, err
@@ -82,11 +81,6 @@ func AppendGraph(b []byte, g Graph) ([]byte, error) {
 		b = appendMentions(b, e.Mentions)
 	}
 	return b, nil
-}
-
-func appendText(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 func appendProps(b []byte, props map[string]any) ([]byte, error) {
@@ -97,50 +91,48 @@ func appendProps(b []byte, props map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph properties: %w", err)
 	}
-	return appendText(b, string(js)), nil
+	return appendString(b, string(js)), nil
 }
 
-func appendMentions(b []byte, ms []Mention) []byte {
+func appendMentions(b []byte, ms []extract.Mention) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ms)))
 	for _, m := range ms {
 		for _, x := range []int{m.DocumentID, m.ChunkIndex, m.Start, m.End} {
 			b = binary.AppendVarint(b, int64(x))
 		}
-		b = appendText(b, m.Text)
+		b = appendString(b, m.Text)
 	}
 	return b
 }
 
 // ReadGraph reads a graph from its binary form. Its texts are
 // substrings of b, which must not change after.
-func ReadGraph(b []byte) (Graph, error) {
-	r := graphReader{s: unsafe.String(unsafe.SliceData(b), len(b))}
+func ReadGraph(b []byte) (extract.Graph, error) {
+	r := lexReader{s: unsafe.String(unsafe.SliceData(b), len(b))}
 	if len(r.s) < 5 || r.s[:4] != graphMagic || r.s[4] != graphVersion {
-		return Graph{}, errGraphFormat
+		return extract.Graph{}, fmt.Errorf("read graph: %w", errLexicalFormat)
 	}
 	r.s = r.s[5:]
-	var g Graph
-	g.Nodes = make([]Node, r.count())
+	var g extract.Graph
+	g.Nodes = make([]extract.Node, r.count())
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		n.Key, n.Name, n.Type, n.Description = r.text(), r.text(), r.text(), r.text()
+		n.Key, n.Name, n.Type, n.Description = r.str(), r.str(), r.str(), r.str()
 		n.Properties = r.props()
 		n.Mentions = r.mentions()
 	}
 	labels := make([]string, r.count())
 	for i := range labels {
-		labels[i] = r.text()
+		labels[i] = r.str()
 	}
-	g.Edges = make([]Edge, r.count())
+	g.Edges = make([]extract.Edge, r.count())
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		e.Source, e.Target = r.end(g.Nodes), r.end(g.Nodes)
-		if l := r.uvarint(); l < uint64(len(labels)) {
+		if l := r.index(len(labels), false); r.err == nil {
 			e.Label = labels[l]
-		} else {
-			r.fail()
 		}
-		e.Keywords, e.Description = r.text(), r.text()
+		e.Keywords, e.Description = r.str(), r.str()
 		e.Weight = r.float()
 		e.Properties = r.props()
 		e.Mentions = r.mentions()
@@ -149,60 +141,12 @@ func ReadGraph(b []byte) (Graph, error) {
 		r.fail()
 	}
 	if r.err != nil {
-		return Graph{}, fmt.Errorf("read graph: %w", r.err)
+		return extract.Graph{}, fmt.Errorf("read graph: %w", r.err)
 	}
 	return g, nil
 }
 
-// graphReader reads the binary form, remembering its first error.
-type graphReader struct {
-	s   string
-	err error
-}
-
-func (r *graphReader) fail() {
-	if r.err == nil {
-		r.err = errGraphFormat
-	}
-	r.s = ""
-}
-
-func (r *graphReader) uvarint() uint64 {
-	var v uint64
-	for shift := 0; shift < 64; shift += 7 {
-		if r.s == "" {
-			r.fail()
-			return 0
-		}
-		c := r.s[0]
-		r.s = r.s[1:]
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
-	}
-	r.fail()
-	return 0
-}
-
-// count reads a count no larger than the bytes left could hold.
-func (r *graphReader) count() int {
-	v := r.uvarint()
-	if v > uint64(len(r.s)) {
-		r.fail()
-		return 0
-	}
-	return int(v)
-}
-
-func (r *graphReader) text() string {
-	n := r.count()
-	s := r.s[:n]
-	r.s = r.s[n:]
-	return s
-}
-
-func (r *graphReader) float() float64 {
+func (r *lexReader) float() float64 {
 	if len(r.s) < 8 {
 		r.fail()
 		return 0
@@ -212,8 +156,8 @@ func (r *graphReader) float() float64 {
 	return v
 }
 
-func (r *graphReader) props() map[string]any {
-	js := r.text()
+func (r *lexReader) props() map[string]any {
+	js := r.str()
 	if js == "" {
 		return nil
 	}
@@ -225,22 +169,22 @@ func (r *graphReader) props() map[string]any {
 	return m
 }
 
-func (r *graphReader) mentions() []Mention {
+func (r *lexReader) mentions() []extract.Mention {
 	n := r.count()
 	if n == 0 {
 		return nil
 	}
-	ms := make([]Mention, n)
+	ms := make([]extract.Mention, n)
 	for i := range ms {
 		m := &ms[i]
-		m.DocumentID, m.ChunkIndex, m.Start, m.End = r.int(), r.int(), r.int(), r.int()
-		m.Text = r.text()
+		m.DocumentID, m.ChunkIndex, m.Start, m.End = r.varint(), r.varint(), r.varint(), r.varint()
+		m.Text = r.str()
 	}
 	return ms
 }
 
-// int reads a zigzag varint (a mention's numbers).
-func (r *graphReader) int() int {
+// varint reads a zigzag varint (a mention's numbers).
+func (r *lexReader) varint() int {
 	u := r.uvarint()
 	v := int64(u >> 1)
 	if u&1 != 0 {
@@ -250,10 +194,10 @@ func (r *graphReader) int() int {
 }
 
 // end reads an edge's source or target: a node's key, or its own.
-func (r *graphReader) end(nodes []Node) string {
+func (r *lexReader) end(nodes []extract.Node) string {
 	i := r.uvarint()
 	if i == 0 {
-		return r.text()
+		return r.str()
 	}
 	if i > uint64(len(nodes)) {
 		r.fail()
