@@ -159,6 +159,19 @@ func TestReports_WrittenByTheModel(t *testing.T) {
 	})
 }
 
+// namesPequodTopic reports whether a community's top nodes are of the
+// second topic of reportsText.
+func namesPequodTopic(top []string) bool {
+	for _, n := range top {
+		for _, w := range []string{"Ahab", "Pequod", "Ishmael", "Queequeg", "Starbuck", "Moby Dick"} {
+			if strings.Contains(n, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestReports_MalformedFallsBack: a report the model answers with
 // something unreadable is written offline instead and counted; the run
 // ends done.
@@ -173,7 +186,10 @@ func TestReports_MalformedFallsBack(t *testing.T) {
 				continue
 			}
 			offline++
-			if !strings.Contains(strings.Join(c.TopNodes, " "), "Ahab") || c.Rating != 0 || len(c.Findings) == 0 {
+			// The malformed answers are to prompts that name Captain Ahab:
+			// his community's, or one whose members' sentences name him
+			// (the Pequod's), never the other topic's.
+			if !namesPequodTopic(c.TopNodes) || c.Rating != 0 || len(c.Findings) == 0 {
 				t.Fatalf("offline report %+v", c)
 			}
 		}

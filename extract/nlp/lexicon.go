@@ -184,7 +184,10 @@ var givenNames = wordsOf(`Aaron Abraham Adam Adrian Agnes Alan Albert Alec Alex 
 	Takashi Yuki Wei Li Chen Raj Rahul Ravi Sanjay Vijay Olga Natalia Tatiana Svetlana Vladimir Alexei Andrei Mikhail
 	Pavel Piotr Jan Jana Lars Sven Nils Erik Ingrid Astrid Anders Bjorn Björn Knut Magnus Fernando Francesco Giulia Luca
 	Marco Matteo Pablo Rafael Ramon Ramón Sergio Diego Alejandro Javier Carlo Paolo Stefano Andrea Ebenezer Jeremiah Josiah
-	Ezekiel Silas Solomon Tobias Abel Cain Elias Hector Horace Ignatius Julius Marius Rufus`)
+	Ezekiel Silas Solomon Tobias Abel Cain Elias Hector Horace Ignatius Julius Marius Rufus Ada Augusta Ethel Emmy Hedwig
+	Lise Rosalind Mileva Irène Fritz Ernst Niels Enrico Werner Erwin Albrecht Dietrich Heinz Klaus Jürgen Günter Helmut
+	Hermann Gottfried Philipp Gustave Émile Jules Auguste Étienne Guillaume Giacomo Galileo Amedeo Guglielmo Alessandro
+	Vittorio Niccolò Søren Tycho Kristian Aleksandr Nikola Lev Yuri Wilbur Orville Linus Alonzo Leó Edmond Gaston`)
 
 // religions are faiths and their adjectives, organisations in the
 // Re-DocRED sense.

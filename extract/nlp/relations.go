@@ -411,6 +411,35 @@ var kinRelations = map[string]string{
 	"son": "P40", "daughter": "P40", "father": "P22", "mother": "P25",
 }
 
+// parentPhrase reports whether the words before a name end "son of",
+// "daughter of" or "child of", with at most two words between "of" and
+// the name ("child of the poet").
+func parentPhrase(words []string) bool {
+	n := len(words)
+	for o := n - 1; o >= max(1, n-3); o-- {
+		if words[o] != "of" {
+			continue
+		}
+		switch words[o-1] {
+		case "son", "daughter", "child":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// sentenceSubjectPerson returns the first person of a sentence before
+// entity b (its subject, in "Ross Alger, the son of ..."), or -1.
+func sentenceSubjectPerson(ents []entity, keys []string, from, b int) int {
+	for a := from; a < b; a++ {
+		if ents[a].cat == catPerson && keys[a] != "" {
+			return a
+		}
+	}
+	return -1
+}
+
 // kinship links a person to the relative a possessive names ("His brother
 // was Harry Alger", "Alger's wife, Mary"): the possessor is the name
 // right before "'s", or for "his" and "her" the document's main entity
@@ -438,6 +467,20 @@ func (eb *edgeBuilder) kinship(text string, ents []entity, keys []string, mainKe
 		}
 		n := len(words)
 		if n == 0 {
+			continue
+		}
+		if parent := parentPhrase(words); parent {
+			// "the younger son of (the poet) X": X is a parent of the
+			// one the sentence is about.
+			owner := ""
+			if mainIsPerson && mainKey != "" {
+				owner = mainKey
+			} else if a := sentenceSubjectPerson(ents, keys, sentStart, b); a >= 0 {
+				owner = keys[a]
+			}
+			if owner != "" && owner != keys[b] {
+				eb.add(keys[b], owner, mustRelation("P40").Label(), ents[b].sent, weightSentence)
+			}
 			continue
 		}
 		id, ok := kinRelations[words[n-1]]

@@ -589,6 +589,9 @@ func buildTables(content string) *docTables {
 		if _, ok := headCat[last]; ok || placeLeads[s.words[0]] || gazetteerHas(name) || stopCaps[last] || nameSuffixes[last] {
 			continue
 		}
+		if runsOn(s.words) {
+			continue
+		}
 		add(last, name)
 		if isGivenName(s.words[0]) {
 			given[s.words[0]] = append(given[s.words[0]], name)
@@ -637,6 +640,19 @@ func buildTables(content string) *docTables {
 	return t
 }
 
+// runsOn reports a run of capitalised words that is a name run into
+// another, not one person's name: a word before the last is the head of
+// a place, organisation or event ("During the First World War Fleming
+// served": the war, then Fleming).
+func runsOn(words []string) bool {
+	for _, w := range words[:len(words)-1] {
+		if _, ok := headCat[w]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // lastOf returns the last word of a name.
 func lastOf(name string) string { return name[strings.LastIndexByte(name, ' ')+1:] }
 
@@ -683,10 +699,16 @@ func (t *docTables) surnameOfMain(content string) {
 	if _, ok := headCat[last]; ok || nameSuffixes[last] || stopCaps[last] || !isWordCap(last) {
 		return
 	}
-	if _, taken := t.aliases[last]; taken || kinNamed(content, last) {
-		return
+	if _, taken := t.aliases[last]; !taken && !kinNamed(content, last) {
+		t.aliases[last] = t.main
 	}
-	t.aliases[last] = t.main
+	// So does the given name, when no one else's it is ("Ada" for Ada
+	// Lovelace).
+	if first := words[0]; isWordCap(first) && !titles[first] && !stopCaps[first] && !strings.HasSuffix(first, ".") {
+		if _, taken := t.aliases[first]; !taken && !kinNamed(content, first) {
+			t.aliases[first] = t.main
+		}
+	}
 }
 
 // kinNamed reports whether a surname stands alone for a relative of
@@ -707,10 +729,20 @@ func kinNamed(content, name string) bool {
 		if dot := strings.LastIndexAny(before, ".;"); dot >= 0 {
 			before = before[dot+1:]
 		}
+		// The kin word must qualify the name: no clause break between
+		// ("his parents in India for long periods, Turing and his
+		// brother" names Turing, not a parent).
+		kin := false
 		for _, w := range strings.Fields(strings.ToLower(before)) {
 			if kinWords[strings.Trim(w, ",")] {
-				return true
+				kin = true
 			}
+			if strings.HasSuffix(w, ",") {
+				kin = kin && kinWords[strings.Trim(w, ",")] // "son, Sreenivasan"
+			}
+		}
+		if kin {
+			return true
 		}
 	}
 }
@@ -762,6 +794,16 @@ func leadSubject(first string, start int) span {
 // of the main entity lost retrieval on passages titled by their subject:
 // MuSiQue ppr R@5 0.636 to 0.623, hybrid 0.508 to 0.492.)
 func loneTitle(content string) (span, bool) {
+	title, ok := firstLineTitle(content)
+	if !ok || namedIn(content[title.start:title.end], leadSentence(content, title)) {
+		return span{}, false
+	}
+	return title, true
+}
+
+// firstLineTitle returns the span of a document's first line when it reads as
+// a title: at most 120 bytes, no closing punctuation, text after it.
+func firstLineTitle(content string) (span, bool) {
 	start := len(content) - len(strings.TrimLeft(content, " \t\n\r\ufeff"))
 	nl := strings.IndexByte(content[start:], '\n')
 	if nl <= 0 || nl > 120 {
@@ -772,15 +814,33 @@ func loneTitle(content string) (span, bool) {
 	if line == "" || strings.ContainsAny(line[len(line)-1:], ".!?:;,") || body == "" {
 		return span{}, false
 	}
-	lead := body
+	return span{start, start + nl}, true
+}
+
+// leadSentence returns the first sentence after a title line.
+func leadSentence(content string, title span) string {
+	body := strings.TrimSpace(content[title.end:])
 	for _, s := range extract.Sentences(body) {
-		lead = body[:s.End]
+		return body[:s.End]
+	}
+	return body
+}
+
+// bodyLead returns the title-case name that opens the first sentence of
+// text after byte from (a title line's end), or "".
+func (t *docTables) bodyLead(text string, from int) string {
+	rest := text[from:]
+	at := from + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
+	sentence := text[at:]
+	for _, s := range extract.Sentences(sentence) {
+		sentence = sentence[:s.End]
 		break
 	}
-	if namedIn(line, lead) {
-		return span{}, false
+	sp := leadSubject(sentence, 0)
+	if sp.end <= sp.start {
+		return ""
 	}
-	return span{start, start + nl}, true
+	return strings.Join(strings.Fields(sentence[sp.start:sp.end]), " ")
 }
 
 // namedIn reports whether a sentence names what a title does: each of
@@ -823,9 +883,12 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 	start := len(text) - len(strings.TrimLeft(text, " \t\n\r\ufeff"))
 	// A title line the text does not name again is skipped (loneTitle):
 	// the lead is the first sentence after it.
-	if title, ok := loneTitle(content); ok {
+	title, titled := firstLineTitle(content)
+	titleEnd := title.end
+	if titled && !namedIn(content[title.start:title.end], leadSentence(content, title)) {
 		rest := text[title.end:]
 		start = title.end + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
+		titled = false
 	}
 	end := start
 	for _, s := range extract.Sentences(text[start:]) {
@@ -864,8 +927,18 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 		}
 		if lead <= 1 {
 			t.main, t.mainCat = en.name, en.cat
-			if t.lead.end > t.lead.start && en.start <= t.lead.start && en.end >= t.lead.end {
+			switch {
+			case t.lead.end > t.lead.start && en.start <= t.lead.start && en.end >= t.lead.end:
 				// An article opening "X (…) was a …" is about X.
+				t.surnameOfMain(content)
+			case en.cat == catPerson && titled && en.end <= titleEnd:
+				// A person's name over a text whose first sentence names
+				// them in full ("Alan Turing" over "Alan Mathison Turing
+				// was ..."): the article is about them, the full name
+				// is theirs.
+				if full := t.bodyLead(text, titleEnd); full != "" && full != en.name && namedIn(en.name, full) {
+					t.aliases[full] = en.name
+				}
 				t.surnameOfMain(content)
 			}
 		}
