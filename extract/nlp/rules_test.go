@@ -391,6 +391,79 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			t.Errorf("a nationality linked by co-occurrence; edges: %v", edgeList(g))
 		}
 	})
+	t.Run("SubjectBeforeVerb", func(t *testing.T) {
+		long := strings.Repeat("Nothing else of note happened that day in the quiet town. ", 220)
+		// The subject stands before the first finite verb and after no
+		// preposition: Meitner, not Christmas.
+		g := extractText(t, long+"\n\nOver the Christmas holiday Lise Meitner discussed the puzzle near Kungälv.")
+		if edge(g, "lise meitner", "kungälv") == nil {
+			t.Errorf("subject link missing; edges: %v", edgeList(g))
+		}
+		if edge(g, "christmas", "kungälv") != nil {
+			t.Errorf("a name after a preposition taken for the subject; edges: %v", edgeList(g))
+		}
+		// No named subject before the verb: nothing co-occurs.
+		g = extractText(t, long+"\n\nIn 1881, at Pouilly-le-Fort near Melun, the team tested a vaccine with Charles Chamberland.")
+		for _, ed := range g.Edges {
+			if ed.Label == "related_to" {
+				t.Errorf("co-occurrence in a sentence without a named subject: %v", edgeList(g))
+				break
+			}
+		}
+		// A nationality is no subject and links nothing by co-occurrence.
+		g = extractText(t, long+"\n\nIn 1923 the German rocket pioneer Hermann Oberth described a telescope in orbit around Earth.")
+		if edge(g, "german", "earth") != nil {
+			t.Errorf("a nationality linked by co-occurrence; edges: %v", edgeList(g))
+		}
+		if edge(g, "hermann oberth", "earth") == nil {
+			t.Errorf("the subject after a nationality not linked; edges: %v", edgeList(g))
+		}
+	})
+	t.Run("VerbGroupNouns", func(t *testing.T) {
+		g := extractText(t, "Ross Perot ran as candidate for the Reform Party. Rush 2 is a racing video game developed by Atari Games.")
+		if !hasEdge(g, [3]string{"ross perot", "ran as candidate for", "reform party"}) {
+			t.Errorf("verb + noun + preposition label missing; edges: %v", edgeList(g))
+		}
+		if !hasEdge(g, [3]string{"rush 2", "developer", "atari games"}) {
+			t.Errorf("reduced relative (developed by) missing; edges: %v", edgeList(g))
+		}
+	})
+	t.Run("BiographyPronouns", func(t *testing.T) {
+		// "He" and "she" of a biography stand for its subject, after an
+		// opening phrase too, and "son of X" makes X a parent.
+		g := extractText(t, "Grace Hopper\n\nGrace Brewster Murray Hopper was an American computer scientist. "+
+			"She was the eldest child of Walter Fletcher Murray. In 1930 she married Vincent Foster Hopper. "+
+			"There she met Howard Aiken. Hopper joined the Navy.")
+		for _, want := range [][3]string{
+			{"grace hopper", "spouse", "vincent foster hopper"},
+			{"walter fletcher murray", "child", "grace hopper"},
+			{"grace hopper", "met", "howard aiken"},
+		} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+		for _, k := range []string{"hopper", "grace brewster murray hopper"} {
+			if nodeByKey(g, k) != nil {
+				t.Errorf("%q not folded into the title's person; nodes: %v", k, keys(g))
+			}
+		}
+	})
+	t.Run("SurnameAfterEventName", func(t *testing.T) {
+		// "First World War Fleming" is a war, then Fleming: not a second
+		// full name that would leave "Fleming" ambiguous.
+		g := extractText(t, "The discovery of penicillin\n\nThe observation was made by Alexander Fleming in 1928. "+
+			"During the First World War Fleming served in the army. Later Fleming identified the mould.")
+		if nodeByKey(g, "fleming") != nil {
+			t.Errorf("surname not folded; nodes: %v", keys(g))
+		}
+	})
+	t.Run("PrizeOfPerson", func(t *testing.T) {
+		g := extractText(t, "Among the honours Louis Pasteur received was the Rumford Medal of the Royal Society.")
+		if !hasEdge(g, [3]string{"louis pasteur", "award received", "rumford medal of the royal society"}) {
+			t.Errorf("award received missing; edges: %v", edgeList(g))
+		}
+	})
 	t.Run("PronounSentenceLowerWeight", func(t *testing.T) {
 		// A long document has no main entity; a sentence opening with a
 		// pronoun links to the previous sentence's subject.

@@ -39,7 +39,8 @@ var stopCaps = wordsOf(`I A An The This That These Those It He She We They You H
 	Indeed Many Most Much More Several Few Other Another Same Only Just Very Again Never Always Often Sometimes Once Twice
 	Here Hereafter Whatever Whoever Whenever Wherever Nothing Everything Something Anything Nobody Everybody Somebody
 	Anybody None Him Them Us Me Mine Yours Ours Theirs Hers Myself Yourself Himself Herself Itself Ourselves Themselves
-	Yes Ok OK Okay Please Thanks Why Dear List Bah Pooh Halloa Ho Hey Eh Oho Aha Hurrah Huzzah Lo Hem Ahem`)
+	Yes Ok OK Okay Please Thanks Why Dear List Bah Pooh Halloa Ho Hey Eh Oho Aha Hurrah Huzzah Lo Hem Ahem
+	Later Afterwards Eventually Subsequently Initially Finally Soon Shortly Together Instead Otherwise Likewise`)
 
 // isWordCap reports whether a token starts with an upper-case letter and
 // holds a letter.
