@@ -157,6 +157,16 @@ type Request struct {
 // with the share scaled down past 100 tokens, on a third of the dev
 // questions; LoCoMo's turns, 20 to 60 tokens, keep the full share).
 //
+// wChunkTie: in local and hybrid, among the chunks that mention the
+// entities and relations found, the question's own score counts as much
+// as the graph's (both scaled to the best chunk's). As a tie-breaker
+// (0.1) it left the graph's order, which favours the chunk that names
+// the most of what was found, not the one that answers: evidence
+// recall@10 of local on LoCoMo conv 26 and 30 rose from 0.594 and 0.495
+// to 0.650 and 0.724 (3 gave 0.660 and 0.724), multi-hop R@5 of local
+// from 0.725 to 0.790 (HotpotQA) and hybrid from 0.452 to 0.483
+// (MuSiQue).
+//
 // wSide: in a conversation with an assistant, a round's lexical score
 // adds the BM25 of the side the question asks of (see SideChunks).
 const (
@@ -164,7 +174,7 @@ const (
 	wVector     = 0.25
 	wLexical    = 1.0
 	wGraphMix   = 0.05
-	wChunkTie   = 0.1
+	wChunkTie   = 1.0
 	wBeside     = 0.5
 	wSide       = 1.0
 	minItemSide = 0.05
