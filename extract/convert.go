@@ -238,6 +238,9 @@ func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Buil
 			}
 			raw := string(z.Text())
 			t := strings.Join(strings.Fields(raw), " ")
+			if inTitle {
+				t = pageTitle(t)
+			}
 			if t == "" {
 				trail = trail || raw != ""
 				continue
@@ -252,6 +255,19 @@ func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Buil
 			trail = strings.TrimRightFunc(raw, isBlank) != raw
 		}
 	}
+}
+
+// pageTitle drops a site's name from a page's title: "Alcock and Brown:
+// The First Nonstop Transatlantic Flight | Skyward History" is the
+// article's title, the part after the last separator (of four words at
+// most) the site's.
+func pageTitle(t string) string {
+	for _, sep := range []string{" | ", " – ", " — ", " - ", " · ", " :: "} {
+		if i := strings.LastIndex(t, sep); i > 0 && len(strings.Fields(t[i+len(sep):])) <= 4 {
+			return strings.TrimSpace(t[:i])
+		}
+	}
+	return t
 }
 
 // boilerClass reports whether the words of a class or id name

@@ -111,7 +111,7 @@ func TestToText_HTMLAndDOCXCanceled(t *testing.T) {
 // content (with the title); one marking none keeps its body's text; a
 // marked content of next to nothing is not taken for the page.
 func TestToText_HTMLBoilerplate(t *testing.T) {
-	page := `<html><head><title>Wright brothers</title></head><body>
+	page := `<html><head><title>Wright brothers | Encyclopedia of Flight</title></head><body>
 <header class="site-header"><a href="/">Home</a> <span>Encyclopedia of Flight</span></header>
 <div id="cookie-banner">We use cookies to improve your experience. <button>Accept all</button></div>
 <nav><ul><li>History</li><li>Aircraft</li><li><div>Unclosed menu item</li></ul></nav>

@@ -260,6 +260,11 @@ func pageText(b *strings.Builder, glyphs []pdf.Text) {
 		}
 		if prev != nil {
 			switch {
+			case math.Abs(g.Y-prev.Y) > size/2 && math.Abs(size-math.Max(prev.FontSize, 1)) > size/8:
+				// A new line in another size: a heading and its text
+				// are paragraphs apart, so a title is no sentence's
+				// opening words.
+				b.WriteString("\n\n")
 			case math.Abs(g.Y-prev.Y) > size/2:
 				b.WriteByte('\n')
 			case !sameRun && g.X-end > gap && !strings.HasSuffix(prev.S, " ") && !strings.HasPrefix(g.S, " "):

@@ -49,7 +49,8 @@ func testPDF(pages ...[]string) []byte {
 
 // A page a browser printed (Chromium's "Save as PDF", fonts embedded
 // without widths the parser reads, words cut into runs for kerning) reads
-// as the words it shows, not "Quarterly r eport" or "W ayne".
+// as the words it shows, not "Quarterly r eport" or "W ayne"; its heading,
+// set larger than the text, is a paragraph of its own.
 func TestToText_BrowserPrintedPDF(t *testing.T) {
 	data, err := os.ReadFile("testdata/browser-printed.pdf")
 	if err != nil {
@@ -59,7 +60,7 @@ func TestToText_BrowserPrintedPDF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Quarterly report\nThe Tokyo office of Wayne Enterprises reported strong growth. Bruce Wayne met Lucius Fox in Tokyo.\n"
+	want := "Quarterly report\n\nThe Tokyo office of Wayne Enterprises reported strong growth. Bruce Wayne met Lucius Fox in Tokyo.\n"
 	if string(got) != want {
 		t.Errorf("text %q, want %q", got, want)
 	}

@@ -299,6 +299,9 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			if ea.sent != eb2.sent {
 				break
 			}
+			if ea.sent < len(sents) && headingLine(eb.text, sents[ea.sent]) {
+				break // a title or heading states no relation
+			}
 			src, dst := keys[a], keys[b]
 			if src == "" || dst == "" || src == dst {
 				continue

@@ -639,7 +639,7 @@ func (e *Extractor) buildGraph(chunk extract.Chunk, masked string, ents []entity
 			DocumentID: chunk.DocumentID, ChunkIndex: chunk.Index,
 			Start: chunk.Start + en.start, End: chunk.Start + en.end, Text: text[en.start:en.end],
 		})
-		if en.sent < len(sents) && !sentKept[key][en.sent] && len(sentKept[key]) < e.opts.MaxSentences {
+		if en.sent < len(sents) && !sentKept[key][en.sent] && len(sentKept[key]) < e.opts.MaxSentences && !headingLine(text, sents[en.sent]) {
 			if sent, ok := proseOf(sents[en.sent], en.start, pages); ok {
 				sentKept[key][en.sent] = true
 				s := sentenceText(text, sent)
@@ -722,6 +722,23 @@ func proseOf(s span, at int, pages []span) (span, bool) {
 		s.start = p.end
 	}
 	return s, s.start < s.end
+}
+
+// headingLine reports a sentence that is a line of its own with no
+// closing punctuation and a dozen words at most: a document's title or a
+// section's heading, which is no sentence of prose. It describes nothing
+// and links nothing.
+func headingLine(text string, s span) bool {
+	t := strings.TrimSpace(text[s.start:s.end])
+	if t == "" || strings.ContainsRune(t, '\n') || len(strings.Fields(t)) > 12 {
+		return false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(t); strings.ContainsRune(".!?;:,\"”’')]…", r) {
+		return false
+	}
+	before := strings.TrimRight(text[:s.start], " \t")
+	after := strings.TrimLeft(text[s.end:], " \t")
+	return (before == "" || strings.HasSuffix(before, "\n")) && (after == "" || strings.HasPrefix(after, "\n"))
 }
 
 // sentenceText returns a sentence with white space collapsed, cut at 300

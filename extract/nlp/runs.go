@@ -79,8 +79,13 @@ func (b *runBuilder) isCand(i int) bool {
 	if t.tag == "NNP" || t.tag == "NNPS" {
 		return !stop
 	}
-	if stop || b.startsSentence(i) {
+	if stop {
 		return false
+	}
+	if b.startsSentence(i) {
+		// A sentence's first word is a name when it is a short form of a
+		// person the document names in full ("Fleming studied ...").
+		return b.tables != nil && b.tables.aliases[t.text] != ""
 	}
 	switch t.tag {
 	case "NN", "NNS", "JJ", "FW", "VBN", "VBG", "JJS", "JJR", "VB", "VBP", "VBZ", "VBD", "RB", "CD", "IN", "PRP", "UH":

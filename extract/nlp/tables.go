@@ -58,9 +58,10 @@ func (t *docTables) commonWord(name string) bool {
 
 // onlyInitial reports whether a one-word name is capitalised only where a
 // sentence, line of dialogue or exclamation opens ("Hard and sharp as
-// flint", "Foggier yet"), which is no evidence that it is a name.
+// flint", "Foggier yet"), which is no evidence that it is a name; a
+// short form of a person's full name is one wherever it stands.
 func (t *docTables) onlyInitial(name string) bool {
-	return !strings.ContainsAny(name, " ") && t.mid[name] == 0
+	return !strings.ContainsAny(name, " ") && t.mid[name] == 0 && t.aliases[name] == ""
 }
 
 // kind returns the category the document gives a name: the class nouns
@@ -480,6 +481,9 @@ func buildTables(content string) *docTables {
 		t.upper[w]++
 		if !opensSentence(content, m[0]) && !opensLine(content, m[0]) {
 			t.mid[w]++
+			if base := cliticBase(w); base != "" {
+				t.mid[base]++ // "Fleming's" is Fleming mid-sentence
+			}
 		}
 	}
 	type seq struct {
