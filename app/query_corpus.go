@@ -81,6 +81,26 @@ func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus,
 	})
 }
 
+// storeIndexes builds and stores the query indexes of a version its run
+// just finished (the lexical index, the graph and walk forms, the vector
+// index and the communities' index), as its first question would: the
+// run writes them, and every process's first question reads them. Best
+// effort: a version whose indexes are not stored builds them on its first
+// question, as before.
+func (q *Queries) storeIndexes(ctx context.Context, versionID int) {
+	v, err := q.a.store.Version(ctx, versionID)
+	if err != nil || v.Status != record.StatusDone || v.Nodes+v.Edges == 0 {
+		return
+	}
+	qc, err := q.buildCorpus(ctx, v, time.Time{})
+	if err == nil && qc.commLoad != nil {
+		err = qc.commLoad(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		q.a.log.Warn("query indexes not stored", "version_id", v.ID, "err", err)
+	}
+}
+
 // buildCorpus reads a version's query corpus. With a zero asOf it holds
 // the facts that hold now (expired ones left out); otherwise the graph as
 // it stood at asOf (see extract.AsOf) and only the chunks said by then,

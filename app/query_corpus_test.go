@@ -3,13 +3,17 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -177,4 +181,60 @@ func TestQueries_FailResponse(t *testing.T) {
 	if zh.Answer == nil || !strings.Contains(zh.Answer.Text, "无法回答") {
 		t.Fatalf("a Chinese question's fail response: %+v", zh.Answer)
 	}
+}
+
+// A serving worker (serve, kgstudio worker) writes a finished version's
+// query indexes with its run, before any question; a foreground run
+// leaves them to the first question.
+func TestApp_ServingWorkerStoresIndexes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	text := "Marley was dead. Scrooge and Marley were partners in a counting-house in London. Bob Cratchit was Scrooge's clerk."
+	stored := func(t *testing.T, st *store.Store, v record.Version) bool {
+		t.Helper()
+		v, err := st.Version(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := st.VersionIndex(ctx, v.ID, store.IndexLexical, lexicalStamp(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, walk, err := st.VersionIndex(ctx, v.ID, store.IndexWalk, lexicalStamp(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok && walk
+	}
+	t.Run("Foreground", func(t *testing.T) {
+		a, st, d := testApp(t, "carol.txt", text)
+		v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
+		if stored(t, st, v) {
+			t.Fatal("a foreground run stored the query indexes: its command waited for them")
+		}
+	})
+	t.Run("ServingWorker", func(t *testing.T) {
+		a, st, d := testApp(t, "carol.txt", text)
+		cfg := extract.DefaultConfig()
+		if err := a.Prepare(ctx, &cfg, ""); err != nil {
+			t.Fatal(err)
+		}
+		v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Shutdown(context.Background()) })
+		if _, err := a.Enqueue(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Eventually(t, 60*time.Second, func() error {
+			if !stored(t, st, v) {
+				return errors.New("the query indexes are not stored yet")
+			}
+			return nil
+		})
+	})
 }

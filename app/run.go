@@ -266,6 +266,13 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
 			a.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
 		}
+		// A serving worker (serve, kgstudio worker) writes its query
+		// indexes, so that its first question, in any process, reads them
+		// instead of building them. A foreground extract returns with the
+		// graph and leaves them to the first question.
+		if a.Workers() > 0 {
+			a.Queries.storeIndexes(ctx, v.ID)
+		}
 		// Scored on its extraction's questions, when it has some.
 		a.scoreFinished(ctx, v)
 	}
