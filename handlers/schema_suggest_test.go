@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
@@ -89,9 +90,11 @@ func TestSchemaEditor_Suggest(t *testing.T) {
 	if n := schemaCount(t, a); n != 0 {
 		t.Fatalf("%d schemas stored before Save", n)
 	}
-	// Leaving now would lose the draft: the page asks first.
-	if asks, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){ var e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`)); err != nil || !asks {
-		t.Fatalf("leaving with the unsaved draft does not ask: %v %v", asks, err)
+	// Leaving now would lose the draft: the page asks first (once the
+	// swapped form has settled: polled, not assumed).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(function(){ var e = new Event("beforeunload", {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented; })()`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("leaving with the unsaved draft does not ask: %v", err)
 	}
 	err = chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="schema-name"]`), "News"),
