@@ -166,7 +166,7 @@ func TestReadDocuments_Zip(t *testing.T) {
 	}
 	var names, skipped, refused []string
 	for _, d := range fd.Docs {
-		names = append(names, d.Name+"|"+d.Kind)
+		names = append(names, d.Name+"|"+string(d.Kind))
 	}
 	for _, p := range fd.Skipped {
 		skipped = append(skipped, p.Name+"|"+p.Error)

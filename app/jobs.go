@@ -1027,7 +1027,7 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 	// A chunk that failed for good ends its job as canceled (River retries
 	// any error it is given otherwise): count it as failed.
 	for _, e := range out.Errors {
-		if e.State == store.ChunkJobFailed && out.Counts.Canceled > 0 {
+		if e.State == record.ChunkJobFailed && out.Counts.Canceled > 0 {
 			out.Counts.Canceled--
 			out.Counts.Failed++
 		}

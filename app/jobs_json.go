@@ -73,11 +73,11 @@ type JobsJSON struct {
 
 // ChunkErrorJSON is a chunk whose job failed at least once.
 type ChunkErrorJSON struct {
-	DocumentID int    `json:"document_id"`
-	Chunk      int    `json:"chunk"`
-	State      string `json:"state"`
-	Attempts   int    `json:"attempts"`
-	Error      string `json:"error"`
+	DocumentID int                  `json:"document_id"`
+	Chunk      int                  `json:"chunk"`
+	State      record.ChunkJobState `json:"state"`
+	Attempts   int                  `json:"attempts"`
+	Error      string               `json:"error"`
 }
 
 // JobsJSONOf turns a jobs view into its JSON form.

@@ -16,15 +16,18 @@ import (
 // the other through extract.RunJobs with one sink, so a resumed run skips
 // what any of them finished.
 
-// Track names.
+// Track is the way a document goes through a run.
+type Track string
+
+// The tracks.
 const (
-	TrackText     = "text"
-	TrackCSV      = "csv"
-	TrackDialogue = "dialogue"
+	TrackText     Track = "text"
+	TrackCSV      Track = "csv"
+	TrackDialogue Track = "dialogue"
 )
 
 // TrackOf names the track a document takes in a run of cfg.
-func TrackOf(cfg extract.Config, d extract.Document) string {
+func TrackOf(cfg extract.Config, d extract.Document) Track {
 	switch {
 	case cfg.Strategy == extract.StrategyDialogue || d.Kind == extract.DocDialogue:
 		return TrackDialogue
@@ -65,6 +68,7 @@ func ChunkSetFor(cfg extract.Config, d extract.Document) string {
 		if cfg.TableRows > 0 {
 			return fmt.Sprintf("rows/%d", cfg.TableRows)
 		}
+	case TrackText:
 	}
 	return chunkSettings(cfg)
 }
@@ -81,7 +85,7 @@ func (s *Versions) Chunks(ctx context.Context, v record.Version, docID int) ([]e
 // track is one track's part of a run: its jobs, the extractor and
 // concurrency they run with, and what follows once they are all written.
 type track struct {
-	name        string
+	name        Track
 	jobs        []extract.Job
 	ex          extract.Extractor
 	concurrency int

@@ -7,21 +7,27 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+// DocKind is what a document is, as its reader found it.
+type DocKind string
+
 // Document kinds.
 const (
-	DocText     = "text"
-	DocMarkdown = "markdown"
-	DocCSV      = "csv"
-	DocDialogue = "dialogue"
+	DocText     DocKind = "text"
+	DocMarkdown DocKind = "markdown"
+	DocCSV      DocKind = "csv"
+	DocDialogue DocKind = "dialogue"
 )
+
+// DocKinds lists the document kinds.
+var DocKinds = []DocKind{DocText, DocMarkdown, DocCSV, DocDialogue}
 
 // Document is a source text. Content is valid UTF-8 without a byte-order mark.
 type Document struct {
-	ID      int    `json:"id"`
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Content string `json:"content"`
-	SHA256  string `json:"sha256"`
+	ID      int     `json:"id"`
+	Name    string  `json:"name"`
+	Kind    DocKind `json:"kind"`
+	Content string  `json:"content"`
+	SHA256  string  `json:"sha256"`
 }
 
 // Chunk is a piece of a document. Start and End are byte offsets into the

@@ -122,7 +122,7 @@ func normalizeNewlines(s string) string {
 
 // DetectKind returns the document kind (DocText, DocMarkdown, DocCSV or
 // DocDialogue) from the file name's extension, then from the content.
-func DetectKind(name, content string) string {
+func DetectKind(name, content string) DocKind {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".markdown":
 		return DocMarkdown

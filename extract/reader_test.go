@@ -15,7 +15,7 @@ func TestReadDocument(t *testing.T) {
 		file     string
 		data     []byte
 		max      int
-		kind     string
+		kind     DocKind
 		content  string
 		errKind  ErrorKind
 		errMatch string
@@ -94,7 +94,7 @@ func TestReadDocument_SHA256(t *testing.T) {
 func TestReadDocument_SharedData(t *testing.T) {
 	tests := []struct {
 		path string
-		kind string
+		kind DocKind
 	}{
 		{"corpora/a_christmas_carol_gutenberg24022.txt", DocText},
 		{"dialogues/locomo10_conv26.json", DocDialogue},

@@ -51,7 +51,7 @@ func samplePair(vs []record.Version) (int, int, bool) {
 func docRows(docs []record.DocumentInfo) []web.DocumentRow {
 	out := make([]web.DocumentRow, len(docs))
 	for i, d := range docs {
-		out[i] = web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: d.Size, Created: d.Created.Format("2006-01-02 15:04")}
+		out[i] = web.DocumentRow{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Size: d.Size, Created: d.Created.Format("2006-01-02 15:04")}
 	}
 	return out
 }

@@ -305,7 +305,7 @@ func (h *Handler) showDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: d.Kind, Size: len(d.Content), Created: info.Created.Format("2006-01-02 15:04")},
+	p := web.DocumentPage{Doc: web.DocumentRow{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Dialogue: d.Kind == extract.DocDialogue, Size: len(d.Content), Created: info.Created.Format("2006-01-02 15:04")},
 		SHA256: d.SHA256, Content: d.Content}
 	if d.Kind == extract.DocDialogue {
 		if ds, err := dialogue.ParseAll([]byte(d.Content)); err == nil {

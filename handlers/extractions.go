@@ -90,7 +90,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		batch++
 	}
 	for i, d := range docs {
-		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID] || len(picked) == 0 && i < batch})
+		form.Docs = append(form.Docs, web.DocChoice{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Checked: picked[d.ID] || len(picked) == 0 && i < batch})
 	}
 	schemas, err := h.schemaOptions(ctx)
 	if err != nil {

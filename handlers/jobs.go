@@ -36,7 +36,7 @@ func failureRows(v record.Version, jobErrs []record.ChunkJobError, docs []extrac
 	for _, e := range jobErrs {
 		seen[extract.ChunkRef{DocumentID: e.DocumentID, Index: e.ChunkIndex}] = true
 		rows = append(rows, web.ChunkErrorView{Document: names[e.DocumentID], DocumentID: e.DocumentID, Index: e.ChunkIndex,
-			State: e.State, Attempts: e.Attempts, Status: e.Status, Message: e.Error})
+			State: string(e.State), Attempts: e.Attempts, Status: e.Status, Message: e.Error})
 	}
 	for _, ce := range v.ChunkErrors {
 		if seen[extract.ChunkRef{DocumentID: ce.DocumentID, Index: ce.Index}] {

@@ -294,7 +294,7 @@ func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picke
 	}
 	e.Docs = make([]web.DocChoice, len(docs))
 	for i, d := range docs {
-		e.Docs[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: d.Kind, Checked: picked[d.ID]}
+		e.Docs[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Checked: picked[d.ID]}
 	}
 	p := h.app.Providers()
 	e.SuggestProviders = nil

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kgstudio/kgstudio/ent/document"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
@@ -36,7 +37,7 @@ func (s *Store) DocumentInfos(ctx context.Context, ids []int) (map[int]record.Do
 			return nil, translate(err, "documents")
 		}
 		for _, r := range rows {
-			out[r.ID] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind)}
+			out[r.ID] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: extract.DocKind(r.Kind)}
 		}
 	}
 	return out, nil
@@ -44,7 +45,7 @@ func (s *Store) DocumentInfos(ctx context.Context, ids []int) (map[int]record.Do
 
 // HasDocumentKind reports whether some of the documents with these IDs
 // are of kind (see extract.Document.Kind), BatchSize at a query.
-func (s *Store) HasDocumentKind(ctx context.Context, ids []int, kind string) (bool, error) {
+func (s *Store) HasDocumentKind(ctx context.Context, ids []int, kind extract.DocKind) (bool, error) {
 	for start := 0; start < len(ids); start += BatchSize {
 		ok, err := s.client.Document.Query().Where(document.IDIn(ids[start:min(start+BatchSize, len(ids))]...),
 			document.KindEQ(document.Kind(kind))).Exist(ctx)

@@ -44,7 +44,7 @@ func (s *Store) AddDocument(ctx context.Context, d extract.Document) (extract.Do
 
 // documentFromEnt converts a document row.
 func documentFromEnt(d *ent.Document) extract.Document {
-	return extract.Document{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Content: d.Content, SHA256: d.Sha256}
+	return extract.Document{ID: d.ID, Name: d.Name, Kind: extract.DocKind(d.Kind), Content: d.Content, SHA256: d.Sha256}
 }
 
 // ListDocuments lists documents, newest first, without their content.
@@ -59,7 +59,7 @@ func (s *Store) ListDocuments(ctx context.Context, limit int) ([]record.Document
 	}
 	out := make([]record.DocumentInfo, len(rows))
 	for i, r := range rows {
-		out[i] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}
+		out[i] = record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: extract.DocKind(r.Kind), Size: r.Size, Created: r.CreatedAt}
 	}
 	return out, nil
 }

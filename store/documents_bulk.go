@@ -99,7 +99,7 @@ func lookUpDocuments(ctx context.Context, tx *ent.Client, hashes []string, store
 		return translate(err, "documents")
 	}
 	for _, r := range rows {
-		stored[r.Sha256] = extract.Document{ID: r.ID, Name: r.Name, Kind: string(r.Kind), SHA256: r.Sha256}
+		stored[r.Sha256] = extract.Document{ID: r.ID, Name: r.Name, Kind: extract.DocKind(r.Kind), SHA256: r.Sha256}
 	}
 	return nil
 }

@@ -189,13 +189,6 @@ func (s *Store) VersionStatus(ctx context.Context, id int) (record.Status, error
 // is no longer queued or running (canceled, or finished).
 var ErrNotActive = extract.Errorf(extract.KindConflict, "the version is no longer running")
 
-// Chunk job states.
-const (
-	ChunkJobRetrying = "retrying"
-	ChunkJobDone     = "done"
-	ChunkJobFailed   = "failed"
-)
-
 // ChunkOutcome is what one attempt of a chunk job came to: the chunk's
 // result, or its error ("status: message") and whether no attempt follows.
 type ChunkOutcome struct {
@@ -285,7 +278,7 @@ func (s *Store) SettleChunks(ctx context.Context, versionID, maxFragments, expec
 // version as the transaction has made it so far.
 func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID int, st *versionState, o ChunkOutcome, res extract.ChunkResult) error {
 	var id int
-	var state string
+	var state record.ChunkJobState
 	switch err := b.queryRowCached(ctx, b.rebind(`SELECT id, state FROM chunk_jobs WHERE version_id = ? AND document_id = ? AND chunk_index = ?`),
 		versionID, o.Ref.DocumentID, o.Ref.Index).Scan(&id, &state); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -293,20 +286,20 @@ func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID int, st *ve
 	case err != nil:
 		return fmt.Errorf("read chunk job: %w", err)
 	}
-	if state == ChunkJobDone {
+	if state == record.ChunkJobDone {
 		return nil // settled before: the job ran again
 	}
-	wasSettled := state == ChunkJobFailed
-	newState, result := ChunkJobRetrying, ""
+	wasSettled := state == record.ChunkJobFailed
+	newState, result := record.ChunkJobRetrying, ""
 	switch {
 	case o.Result != nil:
-		newState = ChunkJobDone
+		newState = record.ChunkJobDone
 		var err error
 		if result, err = mergeOrStage(st, o.Seq, res); err != nil {
 			return err
 		}
 	case o.Final:
-		newState = ChunkJobFailed
+		newState = record.ChunkJobFailed
 	}
 	now := s.Now()
 	var err error
@@ -322,7 +315,7 @@ func (s *Store) settleOne(ctx context.Context, b *writeTx, versionID int, st *ve
 	if err != nil {
 		return fmt.Errorf("record chunk job: %w", err)
 	}
-	if newState != ChunkJobRetrying && !wasSettled {
+	if newState != record.ChunkJobRetrying && !wasSettled {
 		st.settled++
 		st.newlySettled++
 	}
@@ -785,7 +778,7 @@ func (s *Store) ChunkJobErrors(ctx context.Context, versionID int) ([]record.Chu
 	out := make([]record.ChunkJobError, len(rows))
 	for i, r := range rows {
 		status, msg := jobError(r)
-		out[i] = record.ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: string(r.State), Attempts: r.Attempts, Status: status, Error: msg}
+		out[i] = record.ChunkJobError{DocumentID: r.DocumentID, ChunkIndex: r.ChunkIndex, State: record.ChunkJobState(r.State), Attempts: r.Attempts, Status: status, Error: msg}
 	}
 	return out, nil
 }

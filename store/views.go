@@ -29,7 +29,7 @@ func (s *Store) DocumentInfo(ctx context.Context, id int) (record.DocumentInfo, 
 	if err != nil {
 		return record.DocumentInfo{}, translate(err, fmt.Sprintf("document %d", id))
 	}
-	return record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: string(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
+	return record.DocumentInfo{ID: r.ID, Name: r.Name, Kind: extract.DocKind(r.Kind), Size: r.Size, Created: r.CreatedAt}, nil
 }
 
 // DocumentNamer returns a lookup of document names by ID (empty for an ID

@@ -176,7 +176,7 @@ func DocumentView(p DocumentPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if p.Doc.Kind == "dialogue" {
+		if p.Doc.Dialogue {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<p data-testid=\"dialogue-summary\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

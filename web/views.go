@@ -35,6 +35,8 @@ type DocumentRow struct {
 	Kind    string
 	Size    int
 	Created string
+	// Dialogue: the document is a dialogue (its page shows its turns).
+	Dialogue bool
 }
 
 // VersionRow is an extraction version in a list.

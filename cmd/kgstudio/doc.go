@@ -87,10 +87,10 @@ func cmdDoc(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // docJSON is a document in "doc list --json".
 type docJSON struct {
-	ID    int    `json:"id"`
-	Name  string `json:"name"`
-	Kind  string `json:"kind"`
-	Bytes int    `json:"bytes"`
+	ID    int             `json:"id"`
+	Name  string          `json:"name"`
+	Kind  extract.DocKind `json:"kind"`
+	Bytes int             `json:"bytes"`
 }
 
 // Flushing thresholds of a folder: its documents are stored in one

@@ -39,7 +39,7 @@ func docList(t *testing.T, db []string) []string {
 	}
 	var names []string
 	for i := len(docs) - 1; i >= 0; i-- { // newest first
-		names = append(names, docs[i].Kind+":"+docs[i].Name)
+		names = append(names, string(docs[i].Kind)+":"+docs[i].Name)
 	}
 	return names
 }

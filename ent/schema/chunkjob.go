@@ -5,7 +5,18 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/kgstudio/kgstudio/extract/record"
 )
+
+// chunkJobStates are the chunk job states (record.ChunkJobState).
+func chunkJobStates() []string {
+	out := make([]string, len(record.ChunkJobStates))
+	for i, s := range record.ChunkJobStates {
+		out[i] = string(s)
+	}
+	return out
+}
 
 // ChunkJob holds the schema definition for the ChunkJob entity: what the
 // job queue's work on one chunk of a version left behind. A chunk job
@@ -30,7 +41,7 @@ func (ChunkJob) Fields() []ent.Field {
 		field.Int("seq").Default(0),
 		// state is "done" once the result is stored, "retrying" while an
 		// attempt failed and another is due, "failed" after the last.
-		field.Enum("state").Values("retrying", "done", "failed").Default("retrying"),
+		field.Enum("state").Values(chunkJobStates()...).Default(string(record.ChunkJobRetrying)),
 		// result is the chunk's extract.ChunkResult, JSON, while it waits
 		// to be merged (kept after the merge only when retry needs it, see
 		// store.SettleChunk); empty once merged.

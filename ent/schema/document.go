@@ -5,7 +5,18 @@ import (
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
+
+// docKinds are the document kinds, as the reader names them.
+func docKinds() []string {
+	out := make([]string, len(extract.DocKinds))
+	for i, k := range extract.DocKinds {
+		out[i] = string(k)
+	}
+	return out
+}
 
 // Document holds the schema definition for the Document entity: one source
 // text, stored once per content hash.
@@ -18,7 +29,7 @@ func (Document) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 func (Document) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name").NotEmpty(),
-		field.Enum("kind").Values("text", "markdown", "csv", "dialogue").Default("text"),
+		field.Enum("kind").Values(docKinds()...).Default(string(extract.DocText)),
 		field.Text("content"),
 		field.String("sha256").Unique().Immutable(),
 		field.Int("size").NonNegative(),

@@ -13,10 +13,6 @@ import (
 var contractions = map[string]string{"'ll": "will", "'d": "would", "'ve": "have", "'re": "are", "'m": "am",
 	"'s": "is", "n't": "not", "ca": "can", "wo": "will"}
 
-// leadPronouns open a sentence that goes on about the previous one's
-// subject.
-var leadPronouns = setOf("He", "She", "It", "They", "His", "Her", "Its", "Their")
-
 // beVerbs are the forms of "to be".
 var beVerbs = setOf("is", "are", "was", "were", "be", "been", "being", "'s", "'re", "am", "'m")
 

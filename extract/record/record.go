@@ -48,11 +48,11 @@ func (s Status) Finished() bool { return s == StatusDone || s == StatusFailed ||
 
 // DocumentInfo is a document without its content, for lists.
 type DocumentInfo struct {
-	ID      int       `json:"id"`
-	Name    string    `json:"name"`
-	Kind    string    `json:"kind"`
-	Size    int       `json:"size"`
-	Created time.Time `json:"created_at"`
+	ID      int             `json:"id"`
+	Name    string          `json:"name"`
+	Kind    extract.DocKind `json:"kind"`
+	Size    int             `json:"size"`
+	Created time.Time       `json:"created_at"`
 }
 
 // Version is an extraction version with its decoded config.
@@ -168,12 +168,28 @@ type JobCounts struct {
 	Canceled  int `json:"canceled"`
 }
 
+// ChunkJobState is where a chunk's job stands.
+type ChunkJobState string
+
+// The chunk job states.
+const (
+	// ChunkJobRetrying: no attempt succeeded yet and another follows.
+	ChunkJobRetrying ChunkJobState = "retrying"
+	// ChunkJobDone: the chunk's result is stored.
+	ChunkJobDone ChunkJobState = "done"
+	// ChunkJobFailed: the last attempt failed and none follows.
+	ChunkJobFailed ChunkJobState = "failed"
+)
+
+// ChunkJobStates lists the chunk job states.
+var ChunkJobStates = []ChunkJobState{ChunkJobRetrying, ChunkJobDone, ChunkJobFailed}
+
 // ChunkJobError is a chunk whose job failed at least once: its last error,
 // the attempts it took and whether it is still being retried.
 type ChunkJobError struct {
 	DocumentID int
 	ChunkIndex int
-	State      string
+	State      ChunkJobState
 	Attempts   int
 	Status     string // the error's kind (extract.ChunkError's Status)
 	Error      string
