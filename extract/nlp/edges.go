@@ -155,6 +155,36 @@ func verbGroup(toks []tok, i int, b entity) string {
 	return strings.Join(words, " ")
 }
 
+// datedGroup reads the verb group from token from to entity b across a
+// date d between them: "was born on 7 November 1878 in Vienna" gives
+// "was born in", "moved in 1907 to Berlin" "moved to", "married in 1930
+// X" "married". Only a preposition (and commas, determiners) may stand
+// between the date and b; "" when the words do not read so.
+func datedGroup(toks []tok, from int, d, b entity) string {
+	lead := verbGroup(toks, from, d)
+	if lead == "" {
+		return ""
+	}
+	words := strings.Fields(lead)
+	if isPrepWord(words[len(words)-1]) {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	var mid []string
+	for k, end := tokIndex(toks, d.end), tokIndex(toks, b.start); k < end; k++ {
+		switch t := toks[k]; {
+		case t.text == "," || t.tag == "DT":
+		case (t.tag == "IN" || t.tag == "TO") && len(mid) == 0:
+			mid = append(mid, strings.ToLower(t.text))
+		default:
+			return ""
+		}
+	}
+	return strings.Join(append(words, mid...), " ")
+}
+
 // isNoun reports a common noun's tag.
 func isNoun(tag string) bool { return tag == "NN" || tag == "NNS" }
 
@@ -308,6 +338,10 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				label = cjkVerb(text[ea.end:eb2.start])
 			case b == a+1:
 				label = clauseVerb(toks, sentOf, ea, eb2)
+			case b == a+2 && ents[a+1].cat == catDate && !cjk && subjectLike(toks, sentOf, ea) &&
+				datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2) != "":
+				// "Meitner was born on 7 November 1878 in Vienna": born in.
+				label = datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2)
 			case first && !cjk:
 				label = carriedVerb(toks, sentOf, ea, ents[b-1], eb2)
 			case !cjk && carriedVerb(toks, sentOf, ents[sentStart], ents[b-1], eb2) != "":
@@ -571,9 +605,15 @@ func pronounFits(pronoun string, c category) bool {
 func (eb *edgeBuilder) pronounObjects(text string, ents []entity, keys []string, toks []tok, from int, ref string, refCat category) {
 	for k := range ents {
 		label := ""
-		if k == 0 {
+		switch {
+		case k == 0:
 			label = verbGroup(toks, from, ents[0])
-		} else {
+		case k == 1 && ents[0].cat == catDate:
+			// "She was born on 7 November 1878 in Vienna".
+			if label = datedGroup(toks, from, ents[0], ents[1]); label == "" {
+				label = carriedGroup(toks, ents[0], ents[1])
+			}
+		default:
 			label = carriedGroup(toks, ents[k-1], ents[k])
 		}
 		if keys[k] == "" || keys[k] == ref {

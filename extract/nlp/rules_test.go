@@ -458,6 +458,18 @@ func TestExtractor_EdgeRules(t *testing.T) {
 			t.Errorf("surname not folded; nodes: %v", keys(g))
 		}
 	})
+	t.Run("VerbAcrossDate", func(t *testing.T) {
+		g := extractText(t, "Lise Meitner was an Austrian physicist. Meitner was born on 7 November 1878 in Vienna. "+
+			"She died on 27 October 1968 in Cambridge.")
+		for _, want := range [][3]string{
+			{"lise meitner", "place of birth", "vienna"},
+			{"lise meitner", "place of death", "cambridge"},
+		} {
+			if !hasEdge(g, want) {
+				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+			}
+		}
+	})
 	t.Run("PrizeOfPerson", func(t *testing.T) {
 		g := extractText(t, "Among the honours Louis Pasteur received was the Rumford Medal of the Royal Society.")
 		if !hasEdge(g, [3]string{"louis pasteur", "award received", "rumford medal of the royal society"}) {
