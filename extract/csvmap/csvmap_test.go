@@ -357,3 +357,37 @@ func TestMapAll_TripleHeaders(t *testing.T) {
 		t.Errorf("a node table: %s\nlayout %q", summary(res[0].Graph), res[0].Layout)
 	}
 }
+
+// A triple's predicate says what its ends are when nothing else does:
+// a doctoral advisor is a person, a place of birth a location, a school
+// one was educated at an organisation; a predicate it does not know
+// leaves the default type, and a schema without the kind leaves it too.
+func TestMapAll_TripleKinds(t *testing.T) {
+	content := "subject,predicate,object\nAlan Turing,doctoral advisor,Alonzo Church\nAlan Turing,place of birth,Maida Vale\n" +
+		"Alan Turing,educated_at,Princeton University\nAlan Turing,liked,Long-distance running\n"
+	res, err := csvmap.MapAll([]extract.Document{{ID: 1, Name: "turing.csv", Content: content}}, csvmap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Alan Turing": "Person", "Alonzo Church": "Person", "Maida Vale": "Location",
+		"Princeton University": "Organization", "Long-distance running": csvmap.DefaultType}
+	got := map[string]string{}
+	for _, n := range res[0].Graph.Nodes {
+		got[n.Name] = n.Type
+	}
+	for name, typ := range want {
+		if got[name] != typ {
+			t.Errorf("%s typed %q, want %q (all: %v)", name, got[name], typ, got)
+		}
+	}
+	res, err = csvmap.MapAll([]extract.Document{{ID: 1, Name: "turing.csv", Content: content}},
+		csvmap.Options{Types: []csvmap.Type{{Name: "Scientist"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res[0].Graph.Nodes {
+		if n.Type == "Person" || n.Type == "Location" {
+			t.Errorf("%s typed %q, a kind the schema has not", n.Name, n.Type)
+		}
+	}
+}

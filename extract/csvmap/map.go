@@ -352,8 +352,61 @@ func (b *builder) mapTriples(header []string) func(record) {
 		sk := b.node(typ, spoName(s), spoName(s), b.mention(r.cell(b.doc.Content, 0, s)))
 		ok := b.node(typ, spoName(o), spoName(o), b.mention(r.cell(b.doc.Content, 2, o)))
 		b.untyped[sk], b.untyped[ok] = true, true
+		if st, ot, known := tripleKinds(p); known {
+			// "Alan Turing,doctoral advisor,Alonzo Church": both are
+			// people, whatever else names them.
+			b.kindOf(sk, st, typ)
+			b.kindOf(ok, ot, typ)
+		}
 		b.edge(sk, p, ok, props, b.rowMention(r))
 	}
+}
+
+// predicateKinds are the kinds of a triple's ends its predicate names
+// (lower case, underscores as spaces): the subject's and the object's,
+// "" for one it does not say.
+var predicateKinds = func() map[string][2]string {
+	m := map[string][2]string{}
+	set := func(subj, obj string, preds ...string) {
+		for _, p := range preds {
+			m[p] = [2]string{subj, obj}
+		}
+	}
+	set("Person", "Person", "spouse", "married", "married to", "wife", "husband", "sibling", "brother", "sister",
+		"child", "son", "daughter", "father", "mother", "parent", "doctoral advisor", "doctoral student", "advisor",
+		"student", "student of", "teacher", "mentor", "collaborator", "collaborated with", "colleague", "partner",
+		"influenced by", "friend", "relative")
+	set("Person", "Location", "place of birth", "born in", "birthplace", "place of death", "died in", "residence",
+		"lived in")
+	set("Person", "Organization", "educated at", "alma mater", "studied at", "employer", "worked at", "works at",
+		"worked for", "works for", "affiliation")
+	set("Person", "", "date of birth", "date of death", "award received", "occupation", "field of work",
+		"notable work", "nationality", "country of citizenship")
+	return m
+}()
+
+// tripleKinds returns the kinds predicateKinds gives a predicate.
+func tripleKinds(p string) (subj, obj string, ok bool) {
+	k, ok := predicateKinds[strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(p, "_", " "))), " ")]
+	return k[0], k[1], ok
+}
+
+// kindOf gives a node of the default type the kind a predicate says it
+// is, as the run's schema names it (none when the schema has no such
+// type; the kind's own name when the run has no schema).
+func (b *builder) kindOf(key, kind, def string) {
+	n := b.nodes[key]
+	if kind == "" || n == nil || n.Type != def {
+		return
+	}
+	if len(b.opts.Types) > 0 {
+		t := b.opts.lookup(kind)
+		if t == nil {
+			return
+		}
+		kind = t.Name
+	}
+	n.Type = kind
 }
 
 // edgeName splits "Src_rel_Dst"; rel may itself hold underscores.
