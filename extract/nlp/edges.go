@@ -155,11 +155,13 @@ func verbGroup(toks []tok, i int, b entity) string {
 	return strings.Join(words, " ")
 }
 
-// datedGroup reads the verb group from token from to entity b across a
-// date d between them: "was born on 7 November 1878 in Vienna" gives
-// "was born in", "moved in 1907 to Berlin" "moved to", "married in 1930
-// X" "married". Only a preposition (and commas, determiners) may stand
-// between the date and b; "" when the words do not read so.
+// datedGroup reads the verb group from token from to entity b across an
+// entity d between them, one of the two a date: "was born on 7 November
+// 1878 in Vienna" gives "was born in", "was born in London on 10
+// December 1815" "was born on", "moved in 1907 to Berlin" "moved to",
+// "married in 1930 X" "married". Only a preposition (and commas,
+// determiners) may stand between d and b; "" when the words do not read
+// so.
 func datedGroup(toks []tok, from int, d, b entity) string {
 	lead := verbGroup(toks, from, d)
 	if lead == "" {
@@ -338,9 +340,11 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 				label = cjkVerb(text[ea.end:eb2.start])
 			case b == a+1:
 				label = clauseVerb(toks, sentOf, ea, eb2)
-			case b == a+2 && ents[a+1].cat == catDate && !cjk && subjectLike(toks, sentOf, ea) &&
+			case b == a+2 && (ents[a+1].cat == catDate || eb2.cat == catDate) && !cjk && subjectLike(toks, sentOf, ea) &&
 				datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2) != "":
-				// "Meitner was born on 7 November 1878 in Vienna": born in.
+				// "Meitner was born on 7 November 1878 in Vienna": born
+				// in; "Ada was born in London on 10 December 1815": born
+				// on (date of birth).
 				label = datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2)
 			case first && !cjk:
 				label = carriedVerb(toks, sentOf, ea, ents[b-1], eb2)
@@ -608,8 +612,9 @@ func (eb *edgeBuilder) pronounObjects(text string, ents []entity, keys []string,
 		switch {
 		case k == 0:
 			label = verbGroup(toks, from, ents[0])
-		case k == 1 && ents[0].cat == catDate:
-			// "She was born on 7 November 1878 in Vienna".
+		case k == 1 && (ents[0].cat == catDate || ents[1].cat == catDate):
+			// "She was born on 7 November 1878 in Vienna", "She died in
+			// Passy on 4 July 1934".
 			if label = datedGroup(toks, from, ents[0], ents[1]); label == "" {
 				label = carriedGroup(toks, ents[0], ents[1])
 			}

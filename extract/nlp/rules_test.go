@@ -460,10 +460,14 @@ func TestExtractor_EdgeRules(t *testing.T) {
 	})
 	t.Run("VerbAcrossDate", func(t *testing.T) {
 		g := extractText(t, "Lise Meitner was an Austrian physicist. Meitner was born on 7 November 1878 in Vienna. "+
-			"She died on 27 October 1968 in Cambridge.")
+			"She died on 27 October 1968 in Cambridge. In 1907 Meitner moved to Berlin in the autumn. "+
+			"Ada Lovelace was born in London on 10 December 1815.")
 		for _, want := range [][3]string{
 			{"lise meitner", "place of birth", "vienna"},
 			{"lise meitner", "place of death", "cambridge"},
+			{"lise meitner", "date of birth", "7 november 1878"},
+			{"ada lovelace", "place of birth", "london"},
+			{"ada lovelace", "date of birth", "10 december 1815"},
 		} {
 			if !hasEdge(g, want) {
 				t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
