@@ -155,3 +155,21 @@ func TestExtractive_OnlyWhatAnswers(t *testing.T) {
 		t.Errorf("cites a document that does not answer:\n%s", got)
 	}
 }
+
+// A question's verb meets its past form in the passages: "marry" the
+// sentence that says she married, "die" the one that says she died, not
+// only the sentences that repeat the name the question gives.
+func TestExtractive_PastForms(t *testing.T) {
+	c := Context{Chunks: []ChunkHit{{Ref: "C1", DocumentID: 1, Document: "ada.txt",
+		Text: "Ada Lovelace was born in London on 10 December 1815. Ada Lovelace wrote the first published algorithm. " +
+			"She married William King in 1835. She died in Marylebone on 27 November 1852."}}}
+	for q, want := range map[string]string{
+		"Who did Ada Lovelace marry?": "She married William King",
+		"When did Ada Lovelace die?":  "She died in Marylebone",
+	} {
+		got := Extractive(q, c, 4)
+		if !strings.Contains(got, want) {
+			t.Errorf("%s:\n%s\nwant a quote of %q", q, got, want)
+		}
+	}
+}

@@ -62,7 +62,7 @@ func Extractive(question string, c Context, max int) string {
 	for i, s := range sents {
 		texts[i] = s.text
 	}
-	scores := NewBM25(texts).Scores(question)
+	scores := NewBM25(texts).Scores(withPastForms(question))
 	order := make([]int, 0, len(sents))
 	for i := range sents {
 		if scores[i] > 0 {
@@ -112,6 +112,31 @@ func Extractive(question string, c Context, max int) string {
 		fmt.Fprintf(&b, "- [%d] %s\n", n, refs[n-1].Title)
 	}
 	return b.String()
+}
+
+// withPastForms adds to a question the past forms of its words, so that
+// "Who did Ada marry?" meets "She married ..." and "When did she die?"
+// "She died ...": the retrieval terms' light stemming leaves "married"
+// and "marry", "died" and "die" apart. A word that is no verb adds terms
+// no sentence holds, which score nothing.
+func withPastForms(question string) string {
+	var extra []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		n := len(w)
+		switch {
+		case n < 3:
+		case strings.HasSuffix(w, "y") && !strings.ContainsRune("aeiou", rune(w[n-2])):
+			extra = append(extra, w[:n-1]+"ied")
+		case strings.HasSuffix(w, "e"):
+			extra = append(extra, w+"d")
+		case !strings.HasSuffix(w, "ed"):
+			extra = append(extra, w+"ed")
+		}
+	}
+	if len(extra) == 0 {
+		return question
+	}
+	return question + " " + strings.Join(extra, " ")
 }
 
 // FailResponse is the answer to a question nothing retrieved answers, in
