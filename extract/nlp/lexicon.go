@@ -197,6 +197,18 @@ var religions = wordsOf(`Christian Christians Christianity Catholic Catholics Ca
 	Mormon Mormons Quaker Quakers Pentecostal Jewish Jews Judaism Muslim Muslims Islam Islamic Sunni Shia Shiite Hindu Hindus
 	Hinduism Buddhist Buddhists Buddhism Sikh Sikhs Sikhism Jain Jainism Taoism Taoist Shinto Zoroastrian Zoroastrianism`)
 
+// partyAdjectives name a political party when a party's noun follows
+// ("the Democratic nomination", "a Labour candidate").
+var partyAdjectives = wordsOf(`Democratic Republican Labour Labor Conservative Liberal Socialist Communist`)
+
+// partyNouns follow a party's name in politics.
+var partyNouns = wordsOf(`nomination nominee nominees primary primaries candidate candidates caucus ticket senator
+	congressman congresswoman representative governor leader leadership member members government administration`)
+
+// clubPrefixes are the initials that open sports clubs' names ("FC",
+// football club; "FK", fudbalski klub; "SV", Sportverein).
+var clubPrefixes = wordsOf(`FC FK AFC CF SC AC SK IF BK KV NK HNK SV VfB VfL TSV RC CD SD UD SE GD KF`)
+
 // placeFirst open place names of two or more words ("Mount Everest",
 // "Lake Tahoe", "Fort Worth").
 var placeFirst = wordsOf(`Mount Mt. Lake Fort Port Cape Isle Gulf Bay Glen Loch Ben River Piazza Via Rue Avenida Calle Rio Río

@@ -122,6 +122,9 @@ func describedAs(content string, start, end int) (category, bool) {
 	if c, ok := cueBefore(w2, w); ok {
 		return c, true
 	}
+	if strings.EqualFold(w, "against") && scoreRE.MatchString(content[max(0, start-40):start]) {
+		return catOrg, true // "lost 5–1 against Rosenborg": a team
+	}
 	if w == "as" && strings.ToLower(w2) == "such" {
 		// "neighborhoods such as La Castellana", "bands such as X".
 		if w3, _ := prevWord(content, e2-len(w2)); w3 != "" {
@@ -201,8 +204,12 @@ func describedAs(content string, start, end int) (category, bool) {
 	// video game developer" is a developer, "an American film director"
 	// a director, "a 1936 British film directed by" a film.
 	head, found := catMisc, false
-	for n := 0; n < 6 && k < len(fields); n, k = n+1, k+1 {
+	for n := 0; n < 8 && k < len(fields); n, k = n+1, k+1 {
 		f := strings.ToLower(strings.TrimRight(fields[k], ",.;:)"))
+		if (f == "and" || f == "or") && f == fields[k] && k+1 < len(fields) && !determiners[fields[k+1]] &&
+			fields[k+1] == strings.ToLower(fields[k+1]) {
+			continue // "a video game development and publishing company"
+		}
 		if phraseEnds[f] {
 			break
 		}
@@ -229,6 +236,9 @@ func cueBefore(w2, w string) (category, bool) {
 	}
 	return catMisc, false
 }
+
+// scoreRE ends with a game's score and "against" ("lost 5–1 against ").
+var scoreRE = regexp.MustCompile(`\d{1,3} ?[–-] ?\d{1,3}\s+against\s+(?:the\s+)?$`)
 
 // placeCues before a name make it a place.
 var placeCues = setOf("born at", "born in", "died at", "died in", "raised in", "buried in", "buried at")

@@ -24,17 +24,32 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 	case greetings[name] || feasts[name]:
 		return catMisc, true
 	}
+	next := ""
+	if en.tokFirst >= 0 && en.tokLast+1 < len(toks) {
+		next = toks[en.tokLast+1].text
+	}
 	if c, ok := gazetteer(name); ok {
 		if c == catLocation && pluralOfName(en, toks) {
 			return catMisc, true // "Queens of Sheba", "Kings of Israel"
+		}
+		if orgAfterWords[next] && (next == "label" || next == "labels" || next == "brand" || next == "brands") {
+			return catOrg, true // "on the Atlantic label": a record label, not the ocean
 		}
 		return c, true
 	}
 	if en.tokFirst < 0 {
 		return catMisc, false
 	}
+	// "the Democratic nomination", "a Republican senator": the party.
+	if en.tokFirst == en.tokLast && partyAdjectives[name] && partyNouns[strings.ToLower(next)] {
+		return catOrg, true
+	}
 	f, l := en.tokFirst, en.tokLast
 	if strings.Contains(name, " & ") || strings.Contains(name, "&") && f < l {
+		return catOrg, true
+	}
+	// A sports club's initials open its name: "FK Partizan", "FC Porto".
+	if f < l && clubPrefixes[toks[f].text] {
 		return catOrg, true
 	}
 	// A title before an office: "Lord Mayor", "Lord Chancellor".
