@@ -192,6 +192,14 @@ func TestExtractor_TypeRules(t *testing.T) {
 				"loyola university chicago": "Organization", "circuit court of cook county": "Organization"},
 		},
 		{
+			name: "ClubsLabelsParties",
+			text: "In 2009 he joined FK Teleoptik, a club owned by FK Partizan. The team lost 5–1 against Rosenborg in the final. " +
+				"Ray Charles released the single in 1955 on the Atlantic label. Finnegan sought the Democratic nomination for judge. " +
+				"Square Enix is a Japanese video game development and publishing company.",
+			wantNodes: map[string]string{"fk teleoptik": "Organization", "fk partizan": "Organization", "rosenborg": "Organization",
+				"atlantic": "Organization", "democratic": "Organization", "square enix": "Organization"},
+		},
+		{
 			name:      "Acronyms",
 			text:      "The mission was run by NASA with help from the ESA, far from the UK.",
 			wantNodes: map[string]string{"nasa": "Organization", "esa": "Organization", "uk": "Location"},
