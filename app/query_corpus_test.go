@@ -70,7 +70,7 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 	if w, ok, err := st.VersionIndex(ctx, v.ID, store.IndexWalk, stamp); err != nil || !ok || len(w) == 0 {
 		t.Fatalf("the walk graph was not stored (%t, %v)", ok, err)
 	}
-	for _, part := range []string{store.IndexLexical, store.IndexCommunities, store.IndexGraph, store.IndexWalk} {
+	for _, part := range []store.IndexPart{store.IndexLexical, store.IndexCommunities, store.IndexGraph, store.IndexWalk} {
 		s := stamp
 		switch part {
 		case store.IndexCommunities:

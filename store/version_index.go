@@ -16,26 +16,29 @@ import (
 	"github.com/kgstudio/kgstudio/ent/versionindex"
 )
 
+// IndexPart names a part of a version's stored search index.
+type IndexPart string
+
 // Parts of a version's stored search index.
 const (
 	// IndexVectors is the vector indexes of a version's chunks, nodes and
 	// edges (query.VectorIndex's binary form).
-	IndexVectors = "vectors"
+	IndexVectors IndexPart = "vectors"
 	// IndexLexical is the passages' BM25 postings and the graph's keyword
 	// index (query.Corpus's AppendLexical form).
-	IndexLexical = "lexical"
+	IndexLexical IndexPart = "lexical"
 	// IndexCommunities is the index of the communities global search
 	// reads (query.Corpus's AppendCommunities form).
-	IndexCommunities = "communities"
+	IndexCommunities IndexPart = "communities"
 	// IndexGraph is a version's graph as its questions load it
 	// (query.AppendGraph's form).
-	IndexGraph = "graph"
+	IndexGraph IndexPart = "graph"
 	// IndexWalk is the walk graph ppr and mix walk, in compressed rows
 	// (query.Corpus's AppendWalk form).
-	IndexWalk = "walk"
+	IndexWalk IndexPart = "walk"
 	// IndexScores is a version's scores on its extraction's question set
 	// (app.VersionScores as JSON), stamped with the set's digest.
-	IndexScores = "scores"
+	IndexScores IndexPart = "scores"
 )
 
 // indexPiece is the most bytes one row of a stored index part holds: a
@@ -49,9 +52,9 @@ const indexPiece = 1 << 20
 // numbers are zero-padded, so the rows' names sort in their order and
 // are read in it through the (version, part) index, never sorted (a sort
 // would copy every row's bytes once more).
-func pieceName(part string, i int) string {
+func pieceName(part IndexPart, i int) string {
 	if i == 0 {
-		return part
+		return string(part)
 	}
 	return fmt.Sprintf("%s#%06d", part, i)
 }
@@ -60,20 +63,20 @@ func pieceName(part string, i int) string {
 // matched by prefix, not by a range of text: a database collation that
 // ignores punctuation (glibc's en_US) would not keep "#" and "/" apart
 // from the letters around them.
-func pieceOf(versionID int, part string) *sql.Predicate {
+func pieceOf(versionID int, part IndexPart) *sql.Predicate {
 	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID),
-		sql.Or(sql.EQ(versionindex.FieldPart, part), sql.HasPrefix(versionindex.FieldPart, part+"#")))
+		sql.Or(sql.EQ(versionindex.FieldPart, part), sql.HasPrefix(versionindex.FieldPart, string(part)+"#")))
 }
 
 // apartOf selects the rows a part keeps apart (SaveVersionIndexApart):
 // those named PART/NAME.
-func apartOf(versionID int, part string) *sql.Predicate {
-	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.HasPrefix(versionindex.FieldPart, part+"/"))
+func apartOf(versionID int, part IndexPart) *sql.Predicate {
+	return sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.HasPrefix(versionindex.FieldPart, string(part)+"/"))
 }
 
 // SaveVersionIndex stores one part of a version's search index with the
 // stamp of what it was built from, replacing what the part held.
-func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp string, data []byte) error {
+func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part IndexPart, stamp string, data []byte) error {
 	return s.SaveVersionIndexApart(ctx, versionID, part, stamp, data, nil)
 }
 
@@ -81,7 +84,7 @@ func (s *Store) SaveVersionIndex(ctx context.Context, versionID int, part, stamp
 // in rows of their own, by name, for a reader to read only those it needs
 // (ReadVersionIndexApart): a vector index's postings of each dimension.
 // The part and its pieces are replaced at once.
-func (s *Store) SaveVersionIndexApart(ctx context.Context, versionID int, part, stamp string, data []byte, apart map[string][]byte) error {
+func (s *Store) SaveVersionIndexApart(ctx context.Context, versionID int, part IndexPart, stamp string, data []byte, apart map[string][]byte) error {
 	return s.write(ctx, func(c *ent.Client) error {
 		_, err := c.VersionIndex.Delete().Where(func(sel *sql.Selector) {
 			sel.Where(sql.Or(pieceOf(versionID, part), apartOf(versionID, part)))
@@ -98,7 +101,7 @@ func (s *Store) SaveVersionIndexApart(ctx context.Context, versionID int, part, 
 			names = names[len(batch):]
 			rows := make([]*ent.VersionIndexCreate, len(batch))
 			for i, name := range batch {
-				rows[i] = c.VersionIndex.Create().SetVersionID(versionID).SetPart(part + "/" + name).SetStamp(stamp).SetData(apart[name])
+				rows[i] = c.VersionIndex.Create().SetVersionID(versionID).SetPart(string(part) + "/" + name).SetStamp(stamp).SetData(apart[name])
 			}
 			err = c.VersionIndex.CreateBulk(rows...).Exec(ctx)
 		}
@@ -109,14 +112,14 @@ func (s *Store) SaveVersionIndexApart(ctx context.Context, versionID int, part, 
 // ReadVersionIndexApart reads the pieces of a part kept apart, by name
 // (see SaveVersionIndexApart), when stored with stamp; a name not stored
 // so is absent from what it returns.
-func (s *Store) ReadVersionIndexApart(ctx context.Context, versionID int, part, stamp string, names []string) (map[string][]byte, error) {
+func (s *Store) ReadVersionIndexApart(ctx context.Context, versionID int, part IndexPart, stamp string, names []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(names))
 	for len(names) > 0 {
 		batch := names[:min(len(names), 500)]
 		names = names[len(batch):]
 		full := make([]any, len(batch))
 		for i, name := range batch {
-			full[i] = part + "/" + name
+			full[i] = string(part) + "/" + name
 		}
 		q, args := sql.Dialect(s.Dialect).Select(versionindex.FieldPart, versionindex.FieldData).From(sql.Table(versionindex.Table)).
 			Where(sql.And(sql.EQ(versionindex.FieldVersionID, versionID), sql.EQ(versionindex.FieldStamp, stamp),
@@ -132,7 +135,7 @@ func (s *Store) ReadVersionIndexApart(ctx context.Context, versionID int, part, 
 				rows.Close()
 				return nil, translate(err, "version index")
 			}
-			out[strings.TrimPrefix(name, part+"/")] = bytes.Clone(raw)
+			out[strings.TrimPrefix(name, string(part)+"/")] = bytes.Clone(raw)
 		}
 		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, translate(err, "version index")
@@ -144,7 +147,7 @@ func (s *Store) ReadVersionIndexApart(ctx context.Context, versionID int, part, 
 // VersionIndex returns one part of a version's stored search index when
 // it was built from what stamp names; ok is false when there is none or
 // it was built from something else.
-func (s *Store) VersionIndex(ctx context.Context, versionID int, part, stamp string) (data []byte, ok bool, err error) {
+func (s *Store) VersionIndex(ctx context.Context, versionID int, part IndexPart, stamp string) (data []byte, ok bool, err error) {
 	ok, err = s.ReadVersionIndex(ctx, versionID, part, stamp, func(b []byte) error {
 		data = b
 		return nil
@@ -157,7 +160,7 @@ func (s *Store) VersionIndex(ctx context.Context, versionID int, part, stamp str
 // is its own (a decoder may keep slices of it rather than copy them).
 // The rows are read one at a time into it, so a part of tens of
 // megabytes is held once, not also by the driver.
-func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part, stamp string, read func(data []byte) error) (ok bool, err error) {
+func (s *Store) ReadVersionIndex(ctx context.Context, versionID int, part IndexPart, stamp string, read func(data []byte) error) (ok bool, err error) {
 	d := sql.Dialect(s.Dialect)
 	// The pieces' sizes first (their lengths are read without their
 	// bytes), so the buffer is allocated once.
