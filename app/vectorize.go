@@ -377,11 +377,12 @@ const vectorBatchTexts = 512
 // vectorText is one text the vectorizer embeds: a chunk, a node, an
 // edge or a community report of the version.
 type vectorText struct {
-	kind, key string
-	chunk     *extract.Chunk
-	node      *extract.Node
-	edge      *extract.Edge
-	report    string
+	kind   store.VectorKind
+	key    string
+	chunk  *extract.Chunk
+	node   *extract.Node
+	edge   *extract.Edge
+	report string
 }
 
 func (t vectorText) text(props query.VectorProps) string {
@@ -598,7 +599,7 @@ func (a *App) derivedIndex(ctx context.Context, st record.VectorStats, v record.
 		return nil, err
 	}
 	// embedKind embeds the texts of one kind, by key.
-	embedKind := func(kind string) (map[string][]float32, error) {
+	embedKind := func(kind store.VectorKind) (map[string][]float32, error) {
 		var keys, texts []string
 		for _, it := range items {
 			if it.kind == kind {
@@ -664,6 +665,8 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 			out.Nodes[it.Key] = it.Vector
 		case store.VectorEdge:
 			out.Edges[it.Key] = it.Vector
+		case store.VectorReport:
+			// Read with the communities, by global search (reportVectors).
 		}
 	}
 	return top, nil

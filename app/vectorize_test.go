@@ -232,7 +232,7 @@ func TestMeaningful(t *testing.T) {
 	keys := func(its []vectorText) string {
 		var ks []string
 		for _, it := range its {
-			ks = append(ks, it.kind+":"+it.key)
+			ks = append(ks, string(it.kind)+":"+it.key)
 		}
 		return strings.Join(ks, " ")
 	}

@@ -13,21 +13,24 @@ import (
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
+// VectorKind is what a stored vector embeds.
+type VectorKind string
+
 // Vector kinds.
 const (
-	VectorChunk = "chunk"
-	VectorNode  = "node"
-	VectorEdge  = "edge"
+	VectorChunk VectorKind = "chunk"
+	VectorNode  VectorKind = "node"
+	VectorEdge  VectorKind = "edge"
 	// VectorReport is a community report's vector, keyed by the
 	// community's id.
-	VectorReport = "report"
+	VectorReport VectorKind = "report"
 )
 
 // VectorItem is one stored embedding of a version: Kind is VectorChunk,
 // VectorNode, VectorEdge or VectorReport; Key names the chunk
 // ("documentID:index"), the node (its key), the edge or the community.
 type VectorItem struct {
-	Kind   string
+	Kind   VectorKind
 	Key    string
 	Vector []float32
 	// Model is the model that made the vector when it is not the
@@ -194,7 +197,7 @@ func (s *Store) Vectors(ctx context.Context, versionID int) ([]VectorItem, error
 }
 
 // KindVectors returns a version's stored vectors of one kind.
-func (s *Store) KindVectors(ctx context.Context, versionID int, kind string) ([]VectorItem, error) {
+func (s *Store) KindVectors(ctx context.Context, versionID int, kind VectorKind) ([]VectorItem, error) {
 	return s.vectorsWhere(ctx, vector.VersionID(versionID), vector.KindEQ(vector.Kind(kind)))
 }
 
@@ -209,7 +212,7 @@ func (s *Store) vectorsWhere(ctx context.Context, where ...predicate.Vector) ([]
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, VectorItem{Kind: string(r.Kind), Key: r.Key, Vector: v, Model: r.Model})
+		out = append(out, VectorItem{Kind: VectorKind(r.Kind), Key: r.Key, Vector: v, Model: r.Model})
 	}
 	return out, nil
 }
