@@ -49,10 +49,23 @@ const (
 // Outcomes lists the outcomes.
 var Outcomes = []Outcome{OutcomeApplied, OutcomeParentCreated, OutcomeRejected}
 
+// OpKind is what a dialogue memory operation does.
+type OpKind string
+
+// The operation kinds.
+const (
+	OpAddNode     OpKind = "add_node"
+	OpUpdateNode  OpKind = "update_node"
+	OpAddRelation OpKind = "add_relation"
+)
+
+// OpKinds lists the operation kinds.
+var OpKinds = []OpKind{OpAddNode, OpUpdateNode, OpAddRelation}
+
 type Operation struct {
 	Turn        int     `json:"turn"`
 	Seq         int     `json:"seq"`
-	Op          string  `json:"op"` // add_node | update_node | add_relation
+	Op          OpKind  `json:"op"`
 	NodeID      string  `json:"node_id,omitempty"`
 	SourceID    string  `json:"source_id,omitempty"`
 	TargetID    string  `json:"target_id,omitempty"`

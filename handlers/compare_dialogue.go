@@ -54,7 +54,7 @@ func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Com
 }
 
 func turnCounts(s dialogue.Step) web.TurnCounts {
-	return web.TurnCounts{AddNode: s.Counts[dialogue.OpAddNode], UpdateNode: s.Counts[dialogue.OpUpdateNode],
-		AddRelation: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[string(extract.OutcomeRejected)],
+	return web.TurnCounts{AddNode: s.Counts[string(extract.OpAddNode)], UpdateNode: s.Counts[string(extract.OpUpdateNode)],
+		AddRelation: s.Counts[string(extract.OpAddRelation)], Rejected: s.Counts[string(extract.OutcomeRejected)],
 		Coverage: fmt.Sprintf("%.0f%%", 100*s.Coverage)}
 }

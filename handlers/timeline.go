@@ -30,9 +30,9 @@ func graphAt(t *app.Timeline, s app.TimelineStep) (web.TimelineGraph, []web.Reti
 			continue
 		}
 		switch op.Op {
-		case dialogue.OpAddNode, dialogue.OpUpdateNode:
+		case extract.OpAddNode, extract.OpUpdateNode:
 			touched[op.NodeID] = true
-		case dialogue.OpAddRelation:
+		case extract.OpAddRelation:
 			rels[extract.EdgeKey(op.SourceID, op.Label, op.TargetID)] = true
 		}
 	}
@@ -139,8 +139,8 @@ func (h *Handler) showTimeline(c echo.Context) error {
 			continue
 		}
 		row := web.TimelineTurnRow{Turn: s.Turn, Document: t.Units[s.Unit].Doc.Name, Session: s.Segment.SessionID,
-			Start: s.Segment.Start, Added: s.Counts[dialogue.OpAddNode], Updated: s.Counts[dialogue.OpUpdateNode],
-			Relations: s.Counts[dialogue.OpAddRelation], Rejected: s.Counts[string(extract.OutcomeRejected)],
+			Start: s.Segment.Start, Added: s.Counts[string(extract.OpAddNode)], Updated: s.Counts[string(extract.OpUpdateNode)],
+			Relations: s.Counts[string(extract.OpAddRelation)], Rejected: s.Counts[string(extract.OutcomeRejected)],
 			Coverage: s.Coverage, Done: t.IsDone(s), Selected: s.Turn == turn, URL: fmt.Sprintf("%s?turn=%d", base, s.Turn)}
 		p.Turns = append(p.Turns, row)
 	}
@@ -182,9 +182,9 @@ func timelineDetail(t *app.Timeline, s app.TimelineStep, base string) web.Timeli
 		d.NextURL = fmt.Sprintf("%s?turn=%d", base, s.Turn+1)
 	}
 	for _, op := range s.Operations {
-		row := web.OpRow{Seq: op.Seq, Op: op.Op, NodeID: op.NodeID, Label: op.Label, Description: op.Description,
+		row := web.OpRow{Seq: op.Seq, Op: string(op.Op), NodeID: op.NodeID, Label: op.Label, Description: op.Description,
 			Timestamp: op.Timestamp, Status: string(op.Status), Reason: op.Reason}
-		if op.Op == dialogue.OpAddRelation {
+		if op.Op == extract.OpAddRelation {
 			row.NodeID = op.SourceID + " → " + op.TargetID
 		}
 		d.Operations = append(d.Operations, row)
@@ -194,7 +194,7 @@ func timelineDetail(t *app.Timeline, s app.TimelineStep, base string) web.Timeli
 
 // opCounts orders counts: operations first, then statuses.
 func opCounts(m map[string]int) []web.OpCount {
-	order := map[string]int{dialogue.OpAddNode: 0, dialogue.OpUpdateNode: 1, dialogue.OpAddRelation: 2,
+	order := map[string]int{string(extract.OpAddNode): 0, string(extract.OpUpdateNode): 1, string(extract.OpAddRelation): 2,
 		string(extract.OutcomeApplied): 3, string(extract.OutcomeParentCreated): 4, string(extract.OutcomeRejected): 5}
 	out := make([]web.OpCount, 0, len(m))
 	for k, n := range m {

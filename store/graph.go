@@ -890,7 +890,7 @@ func writeOperations(ctx context.Context, tx *ent.Client, versionID int, ops []e
 		part := ops[start:min(start+BatchSize, len(ops))]
 		bulk := make([]*ent.OperationCreate, len(part))
 		for i, o := range part {
-			bulk[i] = tx.Operation.Create().SetVersionID(versionID).SetTurn(o.Turn).SetSeq(o.Seq).SetOp(o.Op).
+			bulk[i] = tx.Operation.Create().SetVersionID(versionID).SetTurn(o.Turn).SetSeq(o.Seq).SetOp(string(o.Op)).
 				SetNodeID(o.NodeID).SetSourceID(o.SourceID).SetTargetID(o.TargetID).SetLabel(o.Label).
 				SetDescription(o.Description).SetTimestamp(o.Timestamp).SetStatus(string(o.Status)).SetReason(o.Reason).
 				SetValidAt(o.ValidAt).SetRecordedAt(o.RecordedAt)
@@ -915,7 +915,7 @@ func (s *Store) Operations(ctx context.Context, versionID int) ([]extract.Operat
 	}
 	out := make([]extract.Operation, len(rows))
 	for i, o := range rows {
-		out[i] = extract.Operation{Turn: o.Turn, Seq: o.Seq, Op: o.Op, NodeID: o.NodeID, SourceID: o.SourceID,
+		out[i] = extract.Operation{Turn: o.Turn, Seq: o.Seq, Op: extract.OpKind(o.Op), NodeID: o.NodeID, SourceID: o.SourceID,
 			TargetID: o.TargetID, Label: o.Label, Description: o.Description, Timestamp: o.Timestamp,
 			Status: extract.Outcome(o.Status), Reason: o.Reason, ValidAt: o.ValidAt, RecordedAt: o.RecordedAt, Attributes: o.Attributes}
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 func TestCoverage(t *testing.T) {
@@ -105,15 +107,15 @@ func TestResponseSchema(t *testing.T) {
 	}
 	props := back["properties"].(map[string]any)
 	var keys []string
-	for _, k := range []string{OpAddNode, OpUpdateNode, OpAddRelation} {
-		if _, ok := props[k]; ok {
-			keys = append(keys, k)
+	for _, k := range extract.OpKinds {
+		if _, ok := props[string(k)]; ok {
+			keys = append(keys, string(k))
 		}
 	}
-	if !reflect.DeepEqual(keys, []string{OpAddNode, OpUpdateNode, OpAddRelation}) {
+	if !reflect.DeepEqual(keys, []string{"add_node", "update_node", "add_relation"}) {
 		t.Errorf("schema properties %v", props)
 	}
-	rel := props[OpAddRelation].(map[string]any)["items"].(map[string]any)
+	rel := props[string(extract.OpAddRelation)].(map[string]any)["items"].(map[string]any)
 	if req := rel["required"].([]any); len(req) != 3 {
 		t.Errorf("relation required %v", req)
 	}

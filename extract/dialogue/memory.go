@@ -184,13 +184,13 @@ func (m *Memory) ApplyAt(turn int, validAt, recordedAt string, ops Ops) []extrac
 func OpsToRecords(turn int, ops Ops) []extract.Operation {
 	var recs []extract.Operation
 	for _, n := range ops.AddNode {
-		recs = append(recs, extract.Operation{Turn: turn, Op: OpAddNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
+		recs = append(recs, extract.Operation{Turn: turn, Op: extract.OpAddNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
 	}
 	for _, n := range ops.UpdateNode {
-		recs = append(recs, extract.Operation{Turn: turn, Op: OpUpdateNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
+		recs = append(recs, extract.Operation{Turn: turn, Op: extract.OpUpdateNode, NodeID: n.NodeID, Label: n.Details.Label, Description: n.Details.Description, Timestamp: n.Details.Timestamp, Attributes: n.Details.Attributes})
 	}
 	for _, r := range ops.AddRelation {
-		recs = append(recs, extract.Operation{Turn: turn, Op: OpAddRelation, SourceID: r.SourceID, TargetID: r.TargetID, Label: r.Label})
+		recs = append(recs, extract.Operation{Turn: turn, Op: extract.OpAddRelation, SourceID: r.SourceID, TargetID: r.TargetID, Label: r.Label})
 	}
 	return recs
 }
@@ -229,7 +229,7 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 		r.Reason = fmt.Sprintf(format, args...)
 	}
 	switch r.Op {
-	case OpAddNode, OpUpdateNode:
+	case extract.OpAddNode, extract.OpUpdateNode:
 		id, err := CleanID(r.NodeID)
 		if err != nil {
 			reject("%s", err)
@@ -247,20 +247,20 @@ func (m *Memory) applyRecord(r extract.Operation) extract.Operation {
 		switch {
 		case !exists:
 			m.addNode(id, d, r, false)
-			if r.Op == OpUpdateNode {
+			if r.Op == extract.OpUpdateNode {
 				notes = append(notes, "node did not exist; created")
 			}
-		case n.Implicit && r.Op == OpAddNode:
+		case n.Implicit && r.Op == extract.OpAddNode:
 			n.Implicit = false
 			m.update(n, d, r)
 		default:
-			if r.Op == OpAddNode && !n.Structure {
+			if r.Op == extract.OpAddNode && !n.Structure {
 				notes = append(notes, "node existed; attributes updated")
 			}
 			m.update(n, d, r)
 		}
 		r.Reason = strings.Join(notes, "; ")
-	case OpAddRelation:
+	case extract.OpAddRelation:
 		src, err := CleanID(r.SourceID)
 		if err != nil {
 			reject("source: %s", err)
@@ -496,9 +496,9 @@ func (m *Memory) GraphOf(ops []extract.Operation) extract.Graph {
 			continue
 		}
 		switch op.Op {
-		case OpAddNode, OpUpdateNode:
+		case extract.OpAddNode, extract.OpUpdateNode:
 			mark(op.NodeID)
-		case OpAddRelation:
+		case extract.OpAddRelation:
 			mark(op.SourceID)
 			mark(op.TargetID)
 			rels[extract.EdgeKey(op.SourceID, op.Label, op.TargetID)] = true

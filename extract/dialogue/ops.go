@@ -4,17 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
-)
-
-// Operation names, as used in extract.Operation.Op.
-const (
-	OpAddNode     = "add_node"
-	OpUpdateNode  = "update_node"
-	OpAddRelation = "add_relation"
 )
 
 // NodeDetails are the attributes of a memory node. Empty fields of an
@@ -105,12 +99,12 @@ func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k != OpAddNode && k != OpUpdateNode && k != OpAddRelation {
+		if !slices.Contains(extract.OpKinds, extract.OpKind(k)) {
 			fail(string(obj[k]), "unknown key %q ignored", k)
 		}
 	}
-	for _, name := range []string{OpAddNode, OpUpdateNode, OpAddRelation} {
-		raw, ok := obj[name]
+	for _, name := range extract.OpKinds {
+		raw, ok := obj[string(name)]
 		if !ok || isNull(raw) {
 			continue
 		}
@@ -125,7 +119,7 @@ func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
 				fail(string(item), "%s[%d] is not an object", name, i)
 				continue
 			}
-			if name == OpAddRelation {
+			if name == extract.OpAddRelation {
 				r, err := relationFrom(m)
 				if err != nil {
 					fail(string(item), "%s[%d]: %s", name, i, err)
@@ -142,7 +136,7 @@ func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
 			if len(extra) > 0 {
 				fail(string(item), "%s[%d]: attributes %s not kept (an attribute is a string, number or boolean, at most %d of them, not a reserved name)", name, i, strings.Join(extra, ", "), maxAttributes)
 			}
-			if name == OpAddNode {
+			if name == extract.OpAddNode {
 				ops.AddNode = append(ops.AddNode, n)
 			} else {
 				ops.UpdateNode = append(ops.UpdateNode, n)
@@ -168,9 +162,9 @@ func findOpsObject(output string) (map[string]json.RawMessage, bool) {
 		if err := dec.Decode(&m); err != nil {
 			continue
 		}
-		_, a := m[OpAddNode]
-		_, u := m[OpUpdateNode]
-		_, r := m[OpAddRelation]
+		_, a := m[string(extract.OpAddNode)]
+		_, u := m[string(extract.OpUpdateNode)]
+		_, r := m[string(extract.OpAddRelation)]
 		if a || u || r {
 			return m, true
 		}

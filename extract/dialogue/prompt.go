@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"text/template"
+
+	"github.com/kgstudio/kgstudio/extract"
 )
 
 //go:embed prompt_system.txt
@@ -96,10 +98,10 @@ func ResponseSchema() map[string]any {
 	return map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			OpAddNode:     map[string]any{"type": "array", "items": nodeOp},
-			OpUpdateNode:  map[string]any{"type": "array", "items": nodeOp},
-			OpAddRelation: map[string]any{"type": "array", "items": relOp},
+			string(extract.OpAddNode):     map[string]any{"type": "array", "items": nodeOp},
+			string(extract.OpUpdateNode):  map[string]any{"type": "array", "items": nodeOp},
+			string(extract.OpAddRelation): map[string]any{"type": "array", "items": relOp},
 		},
-		"required": []any{OpAddNode, OpUpdateNode, OpAddRelation},
+		"required": []any{string(extract.OpAddNode), string(extract.OpUpdateNode), string(extract.OpAddRelation)},
 	}
 }

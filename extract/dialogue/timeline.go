@@ -31,7 +31,7 @@ func Timeline(d *Dialogue, ops []extract.Operation) []Step {
 		sort.SliceStable(turnOps, func(i, j int) bool { return turnOps[i].Seq < turnOps[j].Seq })
 		counts := map[string]int{}
 		for _, op := range turnOps {
-			counts[op.Op]++
+			counts[string(op.Op)]++
 			counts[string(op.Status)]++
 		}
 		steps = append(steps, Step{Segment: seg, Operations: turnOps, Counts: counts, Coverage: CoverageOf(seg, turnOps)})

@@ -24,7 +24,7 @@ func TestTimeline(t *testing.T) {
 		t.Fatalf("got %d steps", len(steps))
 	}
 	t.Run("Counts", func(t *testing.T) {
-		want := map[string]int{OpAddNode: 18, OpUpdateNode: 5, OpAddRelation: 21, string(extract.OutcomeApplied): 40, string(extract.OutcomeParentCreated): 4}
+		want := map[string]int{string(extract.OpAddNode): 18, string(extract.OpUpdateNode): 5, string(extract.OpAddRelation): 21, string(extract.OutcomeApplied): 40, string(extract.OutcomeParentCreated): 4}
 		for k, v := range want {
 			if steps[0].Counts[k] != v {
 				t.Errorf("step 0 %s = %d, want %d", k, steps[0].Counts[k], v)
