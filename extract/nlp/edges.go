@@ -312,10 +312,15 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 		keys[i] = extract.NodeKey(en.name)
 	}
 	sentStart, subj := 0, 0
+	heading := false // the sentence is a title or heading: it states no relation
 	for a := 0; a < len(ents); a++ {
 		first := a == 0 || ents[a-1].sent != ents[a].sent
 		if first {
 			sentStart, subj = a, sentenceSubject(ents, a, toks, sentOf, sents, cjk)
+			heading = ents[a].sent < len(sents) && headingLine(eb.text, sents[ents[a].sent])
+		}
+		if heading {
+			continue
 		}
 		// The verb that joins a to the entity right after it joins it to
 		// the other members of a list that entity opens too ("was
@@ -327,25 +332,25 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			if ea.sent != eb2.sent {
 				break
 			}
-			if ea.sent < len(sents) && headingLine(eb.text, sents[ea.sent]) {
-				break // a title or heading states no relation
-			}
 			src, dst := keys[a], keys[b]
 			if src == "" || dst == "" || src == dst {
 				continue
 			}
 			label, phrase := "", ""
+			// "Meitner was born on 7 November 1878 in Vienna": born in;
+			// "Ada was born in London on 10 December 1815": born on (date
+			// of birth).
+			dated := ""
+			if b == a+2 && (ents[a+1].cat == catDate || eb2.cat == catDate) && !cjk && subjectLike(toks, sentOf, ea) {
+				dated = datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2)
+			}
 			switch {
 			case b == a+1 && (cjk || hasCJK(text[ea.end:eb2.start])):
 				label = cjkVerb(text[ea.end:eb2.start])
 			case b == a+1:
 				label = clauseVerb(toks, sentOf, ea, eb2)
-			case b == a+2 && (ents[a+1].cat == catDate || eb2.cat == catDate) && !cjk && subjectLike(toks, sentOf, ea) &&
-				datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2) != "":
-				// "Meitner was born on 7 November 1878 in Vienna": born
-				// in; "Ada was born in London on 10 December 1815": born
-				// on (date of birth).
-				label = datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2)
+			case dated != "":
+				label = dated
 			case first && !cjk:
 				label = carriedVerb(toks, sentOf, ea, ents[b-1], eb2)
 			case !cjk && carriedVerb(toks, sentOf, ents[sentStart], ents[b-1], eb2) != "":
@@ -530,9 +535,8 @@ func (eb *edgeBuilder) pronounSubjects(text string, ents []entity, keys []string
 				// the phrase names co-occurs with the one it stands for.
 				k := i
 				for k < j && ents[k].start < toks[q].start {
-					if p := pairKey(ref, keys[k]); keys[k] != "" && keys[k] != ref && !eb.pairs[p] && ents[k].cat != catDate &&
-						cooccurs(entity{cat: refCat}, ents[k], false) && linkable(refCat, ents[k].cat, false) {
-						eb.add(p[0], p[1], "related_to", s, weightDistant)
+					if keys[k] != "" && keys[k] != ref {
+						eb.pronounLink(ref, refCat, ents[k], keys[k])
 					}
 					k++
 				}
@@ -548,6 +552,17 @@ func (eb *edgeBuilder) pronounSubjects(text string, ents []entity, keys []string
 		}
 		i = j
 	}
+}
+
+// pronounLink links the one a pronoun stands for (ref, of category
+// refCat) with a name of the pronoun's sentence by co-occurrence, at the
+// lower weight, as a sentence's subject is linked with what it names.
+func (eb *edgeBuilder) pronounLink(ref string, refCat category, en entity, key string) {
+	p := pairKey(ref, key)
+	if eb.pairs[p] || en.cat == catDate || !cooccurs(entity{cat: refCat}, en, false) || !linkable(refCat, en.cat, false) {
+		return
+	}
+	eb.add(p[0], p[1], "related_to", en.sent, weightDistant)
 }
 
 // leadPronoun returns the index of a subject pronoun ("he", "she",
@@ -628,10 +643,7 @@ func (eb *edgeBuilder) pronounObjects(text string, ents []entity, keys []string,
 			// The pronoun is the sentence's subject: what the sentence
 			// names and relates to nothing else co-occurs with the one
 			// it stands for.
-			if p := pairKey(ref, keys[k]); !eb.pairs[p] &&
-				cooccurs(entity{cat: refCat}, ents[k], false) && linkable(refCat, ents[k].cat, false) && ents[k].cat != catDate {
-				eb.add(p[0], p[1], "related_to", ents[k].sent, weightDistant)
-			}
+			eb.pronounLink(ref, refCat, ents[k], keys[k])
 			continue
 		}
 		if ents[k].cat == catDate && !isPrepWord(lastWord(label)) || ents[k].cat == catNumber {

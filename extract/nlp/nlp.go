@@ -730,7 +730,16 @@ func proseOf(s span, at int, pages []span) (span, bool) {
 // and links nothing.
 func headingLine(text string, s span) bool {
 	t := strings.TrimSpace(text[s.start:s.end])
-	if t == "" || strings.ContainsRune(t, '\n') || len(strings.Fields(t)) > 12 {
+	if t == "" || strings.ContainsRune(t, '\n') {
+		return false
+	}
+	words := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] != ' ' && (i == 0 || t[i-1] == ' ') {
+			words++
+		}
+	}
+	if words > 12 {
 		return false
 	}
 	if r, _ := utf8.DecodeLastRuneInString(t); strings.ContainsRune(".!?;:,\"”’')]…", r) {

@@ -496,13 +496,8 @@ func (eb *edgeBuilder) kinship(text string, ents []entity, keys []string, mainKe
 		case k >= 0 && (words[k] == "his" || words[k] == "her"):
 			if mainIsPerson && mainKey != "" && mainKey != keys[b] {
 				owner = mainKey
-			} else {
-				for a := sentStart; a < b; a++ {
-					if ents[a].cat == catPerson && keys[a] != "" {
-						owner = keys[a]
-						break
-					}
-				}
+			} else if a := sentenceSubjectPerson(ents, keys, sentStart, b); a >= 0 {
+				owner = keys[a]
 			}
 		case k == 0 && words[0] == "'s" && b > 0 && ents[b-1].cat == catPerson && ents[b-1].sent == ents[b].sent && keys[b-1] != "":
 			owner = keys[b-1]

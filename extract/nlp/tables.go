@@ -748,11 +748,11 @@ func kinNamed(content, name string) bool {
 		// brother" names Turing, not a parent).
 		kin := false
 		for _, w := range strings.Fields(strings.ToLower(before)) {
-			if kinWords[strings.Trim(w, ",")] {
-				kin = true
-			}
-			if strings.HasSuffix(w, ",") {
-				kin = kin && kinWords[strings.Trim(w, ",")] // "son, Sreenivasan"
+			switch {
+			case kinWords[strings.Trim(w, ",")]:
+				kin = true // "son of the actor", "son, Sreenivasan"
+			case strings.HasSuffix(w, ","):
+				kin = false
 			}
 		}
 		if kin {
@@ -821,16 +821,10 @@ func leadSentence(content string, title span) string {
 	return body
 }
 
-// bodyLead returns the title-case name that opens the first sentence of
-// text after byte from (a title line's end), or "".
-func (t *docTables) bodyLead(text string, from int) string {
-	rest := text[from:]
-	at := from + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
-	sentence := text[at:]
-	for _, s := range extract.Sentences(sentence) {
-		sentence = sentence[:s.End]
-		break
-	}
+// leadName returns the title-case name that opens the first sentence
+// after a title line, or "".
+func leadName(text string, title span) string {
+	sentence := leadSentence(text, title)
 	sp := leadSubject(sentence, 0)
 	if sp.end <= sp.start {
 		return ""
@@ -888,7 +882,6 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 	// by their subject: MuSiQue ppr R@5 0.636 to 0.623, hybrid 0.508 to
 	// 0.492.)
 	title, titled := firstLineTitle(content)
-	titleEnd := title.end
 	if titled && !namedIn(content[title.start:title.end], leadSentence(content, title)) {
 		rest := text[title.end:]
 		start = title.end + len(rest) - len(strings.TrimLeft(rest, " \t\n\r"))
@@ -935,12 +928,12 @@ func (e *Extractor) findMain(doc extract.Document, t *docTables) {
 			case t.lead.end > t.lead.start && en.start <= t.lead.start && en.end >= t.lead.end:
 				// An article opening "X (…) was a …" is about X.
 				t.surnameOfMain(content)
-			case en.cat == catPerson && titled && en.end <= titleEnd:
+			case en.cat == catPerson && titled && en.end <= title.end:
 				// A person's name over a text whose first sentence names
 				// them in full ("Alan Turing" over "Alan Mathison Turing
 				// was ..."): the article is about them, the full name
 				// is theirs.
-				if full := t.bodyLead(text, titleEnd); full != "" && full != en.name && namedIn(en.name, full) {
+				if full := leadName(text, title); full != "" && full != en.name && namedIn(en.name, full) {
 					t.aliases[full] = en.name
 				}
 				t.surnameOfMain(content)

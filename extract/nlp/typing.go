@@ -32,7 +32,7 @@ func nameCue(text string, en *entity, toks []tok) (category, bool) {
 		if c == catLocation && pluralOfName(en, toks) {
 			return catMisc, true // "Queens of Sheba", "Kings of Israel"
 		}
-		if orgAfterWords[next] && (next == "label" || next == "labels" || next == "brand" || next == "brands") {
+		if next == "label" || next == "labels" || next == "brand" || next == "brands" {
 			return catOrg, true // "on the Atlantic label": a record label, not the ocean
 		}
 		return c, true
