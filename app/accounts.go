@@ -69,8 +69,46 @@ type Principal struct {
 	Account *record.Account
 	Token   *record.AccessToken
 	Role    record.Role
+	// Workspace is the workspace the request works in (a token's own;
+	// a browser's pick, see In). Role is the role there.
+	Workspace string
 	// local marks Local.
 	local bool
+}
+
+// In returns p working in workspace ws, with its role there; ok is false
+// when p may not enter ws: a person who is no member of it, or a token
+// made for another workspace. The bootstrap token and Local enter every
+// workspace as an admin.
+func (p Principal) In(ws string) (Principal, bool) {
+	switch {
+	case ws == "":
+		return Principal{}, false
+	case p.Token != nil:
+		if ws != p.Token.Workspace {
+			return Principal{}, false
+		}
+	case p.Account != nil:
+		r, ok := p.Account.RoleIn(ws)
+		if !ok {
+			return Principal{}, false
+		}
+		p.Role = r
+	}
+	p.Workspace = ws
+	return p, true
+}
+
+// Workspaces lists the workspaces p may enter, given every workspace
+// there is (Accounts.Workspaces).
+func (p Principal) Workspaces(all []string) []string {
+	var out []string
+	for _, ws := range all {
+		if _, ok := p.In(ws); ok {
+			out = append(out, ws)
+		}
+	}
+	return out
 }
 
 // IsLocal reports whether p is Local: no one signed in, on a server no
@@ -96,7 +134,7 @@ func (p Principal) Name() string {
 
 // Local is the principal of a server nobody signs in to: its one user,
 // who may do everything.
-var Local = Principal{Role: record.RoleAdmin, local: true}
+var Local = Principal{Role: record.RoleAdmin, Workspace: record.DefaultWorkspace, local: true}
 
 type principalKey struct{}
 
@@ -212,10 +250,11 @@ func (s *Accounts) SignIn(ctx context.Context, name, password string) (Principal
 	return Principal{Account: &a, Role: a.Role}, nil
 }
 
-// NewToken makes a named token for an account, with a role no higher
-// than the account's, and returns its secret: shown once, stored only as
-// a hash.
-func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record.Role) (string, record.AccessToken, error) {
+// NewToken makes a named token for an account in workspace ws ("" for
+// the first the account may enter), with a role no higher than the
+// account's there, and returns its secret: shown once, stored only as a
+// hash. Every request made with it works in ws alone.
+func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record.Role, ws string) (string, record.AccessToken, error) {
 	if err := checkName("token", name); err != nil {
 		return "", record.AccessToken{}, err
 	}
@@ -226,17 +265,33 @@ func (s *Accounts) NewToken(ctx context.Context, owner, name string, role record
 	if !ok {
 		return "", record.AccessToken{}, extract.Errorf(extract.KindNotFound, "account %s not found", owner)
 	}
+	if ws == "" {
+		all, err := s.Workspaces(ctx)
+		if err != nil {
+			return "", record.AccessToken{}, err
+		}
+		if mine := a.Member(all[1:]); len(mine) > 0 {
+			ws = mine[0]
+		}
+	}
+	if err := s.known(ctx, ws); err != nil {
+		return "", record.AccessToken{}, err
+	}
+	most, ok := a.RoleIn(ws)
+	if !ok {
+		return "", record.AccessToken{}, extract.Errorf(extract.KindInvalid, "%s is no member of workspace %s", owner, ws)
+	}
 	if role == "" {
-		role = a.Role
+		role = most
 	}
 	if _, err := record.ParseRole(string(role)); err != nil {
 		return "", record.AccessToken{}, extract.Wrap(extract.KindInvalid, err, "token %s", name)
 	}
-	if !a.Role.AtLeast(role) {
-		return "", record.AccessToken{}, extract.Errorf(extract.KindInvalid, "a token of %s may not be %s: %s is %s", owner, role, owner, a.Role)
+	if !most.AtLeast(role) {
+		return "", record.AccessToken{}, extract.Errorf(extract.KindInvalid, "a token of %s may not be %s: %s is %s in %s", owner, role, owner, most, ws)
 	}
 	secret := tokenPrefix + randomID()
-	t, err := s.st.AddToken(ctx, a.ID, name, digest(secret), role)
+	t, err := s.st.AddToken(ctx, a.ID, name, digest(secret), role, ws)
 	return secret, t, err
 }
 
@@ -279,6 +334,18 @@ func (s *Accounts) RevokeToken(ctx context.Context, id int) error {
 	return s.st.RevokeToken(ctx, id, s.now())
 }
 
+// RevokeSecret ends the token whose secret this is, everywhere at once.
+func (s *Accounts) RevokeSecret(ctx context.Context, secret string) (record.AccessToken, error) {
+	t, _, ok, err := s.st.TokenByHash(ctx, digest(secret))
+	if err != nil {
+		return record.AccessToken{}, err
+	}
+	if !ok {
+		return record.AccessToken{}, extract.Errorf(extract.KindNotFound, "no such token")
+	}
+	return t, s.RevokeToken(ctx, t.ID)
+}
+
 // TokenPrincipal returns who a token is: a person's live token acts
 // with its role, lowered to its owner's. ok is false for a token this
 // server did not make or that was revoked.
@@ -296,7 +363,12 @@ func (s *Accounts) TokenPrincipal(ctx context.Context, secret string) (Principal
 			return Principal{}, false, err
 		}
 	}
-	return Principal{Account: &a, Token: &t, Role: t.Role.Lower(a.Role)}, true, nil
+	most, ok := a.RoleIn(t.Workspace)
+	if !ok {
+		// Its owner left the workspace: the token opens nothing.
+		return Principal{}, false, nil
+	}
+	return Principal{Account: &a, Token: &t, Role: t.Role.Lower(most), Workspace: t.Workspace}, true, nil
 }
 
 // NewSession starts a signed-in session for p and returns its id (the

@@ -44,10 +44,10 @@ func TestAccounts(t *testing.T) {
 			t.Fatalf("sign in as %q with %q: %v", c[0], c[1], err)
 		}
 	}
-	if _, _, err := acc.NewToken(ctx, "ed", "up", record.RoleAdmin); extract.KindOf(err) != extract.KindInvalid {
+	if _, _, err := acc.NewToken(ctx, "ed", "up", record.RoleAdmin, ""); extract.KindOf(err) != extract.KindInvalid {
 		t.Fatalf("an editor's admin token: %v", err)
 	}
-	secret, tok, err := acc.NewToken(ctx, "ed", "laptop", "")
+	secret, tok, err := acc.NewToken(ctx, "ed", "laptop", "", "")
 	if err != nil || tok.Role != record.RoleEditor || !strings.HasPrefix(secret, "kgs_") {
 		t.Fatalf("token: %+v %v", tok, err)
 	}

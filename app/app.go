@@ -9,6 +9,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
@@ -52,6 +54,10 @@ type App struct {
 
 	store *store.Store
 	log   *slog.Logger
+	// site is what the Apps of every workspace share; workspace is the
+	// one this App works in (workspaces.go).
+	site      *site
+	workspace string
 	// heavy admits the requests that load whole graphs (comparisons,
 	// exports, imports) a few at a time (limits_heavy.go).
 	heavy     *Gate
@@ -103,6 +109,7 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
 	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)
+	a.site, a.workspace = &site{main: a, apps: map[string]*App{}}, record.DefaultWorkspace
 	return a
 }
 
@@ -112,22 +119,42 @@ type Options struct {
 	// SQLite file in DataDir.
 	URL     string
 	DataDir string
+	// Workspace is the workspace to work in ("" for the default).
+	Workspace string
 }
 
 // Open opens the database o names (creating and migrating it as needed)
-// and builds the application over it; Close closes it.
+// and builds the application over it, in the workspace o names; Close
+// closes it.
 func Open(ctx context.Context, o Options, log *slog.Logger, p Providers) (*App, error) {
 	st, err := store.Open(ctx, store.Options{URL: o.URL, DataDir: o.DataDir})
 	if err != nil {
 		return nil, err
 	}
-	return newApp(st, log, p), nil
+	a := newApp(st, log, p)
+	a.site.opts = o
+	if o.Workspace == "" || o.Workspace == record.DefaultWorkspace {
+		return a, nil
+	}
+	w, err := a.Workspace(ctx, o.Workspace)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	return w, nil
 }
 
-// Close stops the workers StartWorker started, if Shutdown has not (their
-// running jobs are canceled, see Shutdown), and closes the application's
-// database: workers left polling a closed database only fail.
+// Close stops the workers StartWorker started in every workspace, if
+// Shutdown has not (their running jobs are canceled, see Shutdown), and
+// closes every workspace's database: workers left polling a closed
+// database only fail.
 func (a *App) Close() error {
+	err := a.site.close()
+	return errors.Join(err, a.site.main.closeOwn())
+}
+
+// closeOwn stops this App's workers and closes its database alone.
+func (a *App) closeOwn() error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
 	a.Shutdown(ctx)

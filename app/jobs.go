@@ -347,6 +347,12 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	a.started = append(a.started, w)
 	a.qmu.Unlock()
 	context.AfterFunc(ctx, w.gone)
+	if a == a.site.main {
+		// Every workspace's jobs run where the main App's do.
+		if err := a.site.workersStarted(ctx, o); err != nil {
+			a.log.Error("start a workspace's workers", "error", err)
+		}
+	}
 	return w, nil
 }
 

@@ -28,6 +28,8 @@ type AccessToken struct {
 	Hash string `json:"-"`
 	// Role holds the value of the "role" field.
 	Role string `json:"role,omitempty"`
+	// Workspace holds the value of the "workspace" field.
+	Workspace string `json:"workspace,omitempty"`
 	// LastUsedAt holds the value of the "last_used_at" field.
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	// RevokedAt holds the value of the "revoked_at" field.
@@ -65,7 +67,7 @@ func (*AccessToken) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case accesstoken.FieldID, accesstoken.FieldAccountID:
 			values[i] = new(sql.NullInt64)
-		case accesstoken.FieldName, accesstoken.FieldHash, accesstoken.FieldRole:
+		case accesstoken.FieldName, accesstoken.FieldHash, accesstoken.FieldRole, accesstoken.FieldWorkspace:
 			values[i] = new(sql.NullString)
 		case accesstoken.FieldCreatedAt, accesstoken.FieldLastUsedAt, accesstoken.FieldRevokedAt:
 			values[i] = new(sql.NullTime)
@@ -119,6 +121,12 @@ func (_m *AccessToken) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field role", values[i])
 			} else if value.Valid {
 				_m.Role = value.String
+			}
+		case accesstoken.FieldWorkspace:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field workspace", values[i])
+			} else if value.Valid {
+				_m.Workspace = value.String
 			}
 		case accesstoken.FieldLastUsedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -188,6 +196,9 @@ func (_m *AccessToken) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("role=")
 	builder.WriteString(_m.Role)
+	builder.WriteString(", ")
+	builder.WriteString("workspace=")
+	builder.WriteString(_m.Workspace)
 	builder.WriteString(", ")
 	if v := _m.LastUsedAt; v != nil {
 		builder.WriteString("last_used_at=")

@@ -61,6 +61,20 @@ func (_c *AccessTokenCreate) SetRole(v string) *AccessTokenCreate {
 	return _c
 }
 
+// SetWorkspace sets the "workspace" field.
+func (_c *AccessTokenCreate) SetWorkspace(v string) *AccessTokenCreate {
+	_c.mutation.SetWorkspace(v)
+	return _c
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_c *AccessTokenCreate) SetNillableWorkspace(v *string) *AccessTokenCreate {
+	if v != nil {
+		_c.SetWorkspace(*v)
+	}
+	return _c
+}
+
 // SetLastUsedAt sets the "last_used_at" field.
 func (_c *AccessTokenCreate) SetLastUsedAt(v time.Time) *AccessTokenCreate {
 	_c.mutation.SetLastUsedAt(v)
@@ -133,6 +147,10 @@ func (_c *AccessTokenCreate) defaults() {
 		v := accesstoken.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Workspace(); !ok {
+		v := accesstoken.DefaultWorkspace
+		_c.mutation.SetWorkspace(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -156,6 +174,9 @@ func (_c *AccessTokenCreate) check() error {
 	}
 	if _, ok := _c.mutation.Role(); !ok {
 		return &ValidationError{Name: "role", err: errors.New(`ent: missing required field "AccessToken.role"`)}
+	}
+	if _, ok := _c.mutation.Workspace(); !ok {
+		return &ValidationError{Name: "workspace", err: errors.New(`ent: missing required field "AccessToken.workspace"`)}
 	}
 	if len(_c.mutation.AccountIDs()) == 0 {
 		return &ValidationError{Name: "account", err: errors.New(`ent: missing required edge "AccessToken.account"`)}
@@ -202,6 +223,10 @@ func (_c *AccessTokenCreate) createSpec() (*AccessToken, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Role(); ok {
 		_spec.SetField(accesstoken.FieldRole, field.TypeString, value)
 		_node.Role = value
+	}
+	if value, ok := _c.mutation.Workspace(); ok {
+		_spec.SetField(accesstoken.FieldWorkspace, field.TypeString, value)
+		_node.Workspace = value
 	}
 	if value, ok := _c.mutation.LastUsedAt(); ok {
 		_spec.SetField(accesstoken.FieldLastUsedAt, field.TypeTime, value)
@@ -325,6 +350,18 @@ func (u *AccessTokenUpsert) SetRole(v string) *AccessTokenUpsert {
 // UpdateRole sets the "role" field to the value that was provided on create.
 func (u *AccessTokenUpsert) UpdateRole() *AccessTokenUpsert {
 	u.SetExcluded(accesstoken.FieldRole)
+	return u
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AccessTokenUpsert) SetWorkspace(v string) *AccessTokenUpsert {
+	u.Set(accesstoken.FieldWorkspace, v)
+	return u
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AccessTokenUpsert) UpdateWorkspace() *AccessTokenUpsert {
+	u.SetExcluded(accesstoken.FieldWorkspace)
 	return u
 }
 
@@ -462,6 +499,20 @@ func (u *AccessTokenUpsertOne) SetRole(v string) *AccessTokenUpsertOne {
 func (u *AccessTokenUpsertOne) UpdateRole() *AccessTokenUpsertOne {
 	return u.Update(func(s *AccessTokenUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AccessTokenUpsertOne) SetWorkspace(v string) *AccessTokenUpsertOne {
+	return u.Update(func(s *AccessTokenUpsert) {
+		s.SetWorkspace(v)
+	})
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AccessTokenUpsertOne) UpdateWorkspace() *AccessTokenUpsertOne {
+	return u.Update(func(s *AccessTokenUpsert) {
+		s.UpdateWorkspace()
 	})
 }
 
@@ -771,6 +822,20 @@ func (u *AccessTokenUpsertBulk) SetRole(v string) *AccessTokenUpsertBulk {
 func (u *AccessTokenUpsertBulk) UpdateRole() *AccessTokenUpsertBulk {
 	return u.Update(func(s *AccessTokenUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AccessTokenUpsertBulk) SetWorkspace(v string) *AccessTokenUpsertBulk {
+	return u.Update(func(s *AccessTokenUpsert) {
+		s.SetWorkspace(v)
+	})
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AccessTokenUpsertBulk) UpdateWorkspace() *AccessTokenUpsertBulk {
+	return u.Update(func(s *AccessTokenUpsert) {
+		s.UpdateWorkspace()
 	})
 }
 

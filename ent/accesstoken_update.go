@@ -85,6 +85,20 @@ func (_u *AccessTokenUpdate) SetNillableRole(v *string) *AccessTokenUpdate {
 	return _u
 }
 
+// SetWorkspace sets the "workspace" field.
+func (_u *AccessTokenUpdate) SetWorkspace(v string) *AccessTokenUpdate {
+	_u.mutation.SetWorkspace(v)
+	return _u
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_u *AccessTokenUpdate) SetNillableWorkspace(v *string) *AccessTokenUpdate {
+	if v != nil {
+		_u.SetWorkspace(*v)
+	}
+	return _u
+}
+
 // SetLastUsedAt sets the "last_used_at" field.
 func (_u *AccessTokenUpdate) SetLastUsedAt(v time.Time) *AccessTokenUpdate {
 	_u.mutation.SetLastUsedAt(v)
@@ -202,6 +216,9 @@ func (_u *AccessTokenUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(accesstoken.FieldRole, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Workspace(); ok {
+		_spec.SetField(accesstoken.FieldWorkspace, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.LastUsedAt(); ok {
 		_spec.SetField(accesstoken.FieldLastUsedAt, field.TypeTime, value)
 	}
@@ -315,6 +332,20 @@ func (_u *AccessTokenUpdateOne) SetRole(v string) *AccessTokenUpdateOne {
 func (_u *AccessTokenUpdateOne) SetNillableRole(v *string) *AccessTokenUpdateOne {
 	if v != nil {
 		_u.SetRole(*v)
+	}
+	return _u
+}
+
+// SetWorkspace sets the "workspace" field.
+func (_u *AccessTokenUpdateOne) SetWorkspace(v string) *AccessTokenUpdateOne {
+	_u.mutation.SetWorkspace(v)
+	return _u
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_u *AccessTokenUpdateOne) SetNillableWorkspace(v *string) *AccessTokenUpdateOne {
+	if v != nil {
+		_u.SetWorkspace(*v)
 	}
 	return _u
 }
@@ -465,6 +496,9 @@ func (_u *AccessTokenUpdateOne) sqlSave(ctx context.Context) (_node *AccessToken
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(accesstoken.FieldRole, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Workspace(); ok {
+		_spec.SetField(accesstoken.FieldWorkspace, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.LastUsedAt(); ok {
 		_spec.SetField(accesstoken.FieldLastUsedAt, field.TypeTime, value)

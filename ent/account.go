@@ -37,9 +37,11 @@ type AccountEdges struct {
 	Tokens []*AccessToken `json:"tokens,omitempty"`
 	// Sessions holds the value of the sessions edge.
 	Sessions []*Session `json:"sessions,omitempty"`
+	// Memberships holds the value of the memberships edge.
+	Memberships []*Membership `json:"memberships,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // TokensOrErr returns the Tokens value or an error if the edge
@@ -58,6 +60,15 @@ func (e AccountEdges) SessionsOrErr() ([]*Session, error) {
 		return e.Sessions, nil
 	}
 	return nil, &NotLoadedError{edge: "sessions"}
+}
+
+// MembershipsOrErr returns the Memberships value or an error if the edge
+// was not loaded in eager-loading.
+func (e AccountEdges) MembershipsOrErr() ([]*Membership, error) {
+	if e.loadedTypes[2] {
+		return e.Memberships, nil
+	}
+	return nil, &NotLoadedError{edge: "memberships"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -137,6 +148,11 @@ func (_m *Account) QueryTokens() *AccessTokenQuery {
 // QuerySessions queries the "sessions" edge of the Account entity.
 func (_m *Account) QuerySessions() *SessionQuery {
 	return NewAccountClient(_m.config).QuerySessions(_m)
+}
+
+// QueryMemberships queries the "memberships" edge of the Account entity.
+func (_m *Account) QueryMemberships() *MembershipQuery {
+	return NewAccountClient(_m.config).QueryMemberships(_m)
 }
 
 // Update returns a builder for updating this Account.

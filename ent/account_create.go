@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/kgstudio/kgstudio/ent/accesstoken"
 	"github.com/kgstudio/kgstudio/ent/account"
+	"github.com/kgstudio/kgstudio/ent/membership"
 	"github.com/kgstudio/kgstudio/ent/session"
 )
 
@@ -84,6 +85,21 @@ func (_c *AccountCreate) AddSessions(v ...*Session) *AccountCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddSessionIDs(ids...)
+}
+
+// AddMembershipIDs adds the "memberships" edge to the Membership entity by IDs.
+func (_c *AccountCreate) AddMembershipIDs(ids ...int) *AccountCreate {
+	_c.mutation.AddMembershipIDs(ids...)
+	return _c
+}
+
+// AddMemberships adds the "memberships" edges to the Membership entity.
+func (_c *AccountCreate) AddMemberships(v ...*Membership) *AccountCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddMembershipIDs(ids...)
 }
 
 // Mutation returns the AccountMutation object of the builder.
@@ -214,6 +230,22 @@ func (_c *AccountCreate) createSpec() (*Account, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(session.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.MembershipsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   account.MembershipsTable,
+			Columns: []string{account.MembershipsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(membership.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

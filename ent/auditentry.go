@@ -23,6 +23,8 @@ type AuditEntry struct {
 	Actor string `json:"actor,omitempty"`
 	// Role holds the value of the "role" field.
 	Role string `json:"role,omitempty"`
+	// Workspace holds the value of the "workspace" field.
+	Workspace string `json:"workspace,omitempty"`
 	// Method holds the value of the "method" field.
 	Method string `json:"method,omitempty"`
 	// Path holds the value of the "path" field.
@@ -41,7 +43,7 @@ func (*AuditEntry) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case auditentry.FieldID, auditentry.FieldStatus:
 			values[i] = new(sql.NullInt64)
-		case auditentry.FieldActor, auditentry.FieldRole, auditentry.FieldMethod, auditentry.FieldPath, auditentry.FieldAddr:
+		case auditentry.FieldActor, auditentry.FieldRole, auditentry.FieldWorkspace, auditentry.FieldMethod, auditentry.FieldPath, auditentry.FieldAddr:
 			values[i] = new(sql.NullString)
 		case auditentry.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -83,6 +85,12 @@ func (_m *AuditEntry) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field role", values[i])
 			} else if value.Valid {
 				_m.Role = value.String
+			}
+		case auditentry.FieldWorkspace:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field workspace", values[i])
+			} else if value.Valid {
+				_m.Workspace = value.String
 			}
 		case auditentry.FieldMethod:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -152,6 +160,9 @@ func (_m *AuditEntry) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("role=")
 	builder.WriteString(_m.Role)
+	builder.WriteString(", ")
+	builder.WriteString("workspace=")
+	builder.WriteString(_m.Workspace)
 	builder.WriteString(", ")
 	builder.WriteString("method=")
 	builder.WriteString(_m.Method)

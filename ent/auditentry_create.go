@@ -48,6 +48,20 @@ func (_c *AuditEntryCreate) SetRole(v string) *AuditEntryCreate {
 	return _c
 }
 
+// SetWorkspace sets the "workspace" field.
+func (_c *AuditEntryCreate) SetWorkspace(v string) *AuditEntryCreate {
+	_c.mutation.SetWorkspace(v)
+	return _c
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_c *AuditEntryCreate) SetNillableWorkspace(v *string) *AuditEntryCreate {
+	if v != nil {
+		_c.SetWorkspace(*v)
+	}
+	return _c
+}
+
 // SetMethod sets the "method" field.
 func (_c *AuditEntryCreate) SetMethod(v string) *AuditEntryCreate {
 	_c.mutation.SetMethod(v)
@@ -111,6 +125,10 @@ func (_c *AuditEntryCreate) defaults() {
 		v := auditentry.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Workspace(); !ok {
+		v := auditentry.DefaultWorkspace
+		_c.mutation.SetWorkspace(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -123,6 +141,9 @@ func (_c *AuditEntryCreate) check() error {
 	}
 	if _, ok := _c.mutation.Role(); !ok {
 		return &ValidationError{Name: "role", err: errors.New(`ent: missing required field "AuditEntry.role"`)}
+	}
+	if _, ok := _c.mutation.Workspace(); !ok {
+		return &ValidationError{Name: "workspace", err: errors.New(`ent: missing required field "AuditEntry.workspace"`)}
 	}
 	if _, ok := _c.mutation.Method(); !ok {
 		return &ValidationError{Name: "method", err: errors.New(`ent: missing required field "AuditEntry.method"`)}
@@ -174,6 +195,10 @@ func (_c *AuditEntryCreate) createSpec() (*AuditEntry, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Role(); ok {
 		_spec.SetField(auditentry.FieldRole, field.TypeString, value)
 		_node.Role = value
+	}
+	if value, ok := _c.mutation.Workspace(); ok {
+		_spec.SetField(auditentry.FieldWorkspace, field.TypeString, value)
+		_node.Workspace = value
 	}
 	if value, ok := _c.mutation.Method(); ok {
 		_spec.SetField(auditentry.FieldMethod, field.TypeString, value)
@@ -264,6 +289,18 @@ func (u *AuditEntryUpsert) SetRole(v string) *AuditEntryUpsert {
 // UpdateRole sets the "role" field to the value that was provided on create.
 func (u *AuditEntryUpsert) UpdateRole() *AuditEntryUpsert {
 	u.SetExcluded(auditentry.FieldRole)
+	return u
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AuditEntryUpsert) SetWorkspace(v string) *AuditEntryUpsert {
+	u.Set(auditentry.FieldWorkspace, v)
+	return u
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AuditEntryUpsert) UpdateWorkspace() *AuditEntryUpsert {
+	u.SetExcluded(auditentry.FieldWorkspace)
 	return u
 }
 
@@ -391,6 +428,20 @@ func (u *AuditEntryUpsertOne) SetRole(v string) *AuditEntryUpsertOne {
 func (u *AuditEntryUpsertOne) UpdateRole() *AuditEntryUpsertOne {
 	return u.Update(func(s *AuditEntryUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AuditEntryUpsertOne) SetWorkspace(v string) *AuditEntryUpsertOne {
+	return u.Update(func(s *AuditEntryUpsert) {
+		s.SetWorkspace(v)
+	})
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AuditEntryUpsertOne) UpdateWorkspace() *AuditEntryUpsertOne {
+	return u.Update(func(s *AuditEntryUpsert) {
+		s.UpdateWorkspace()
 	})
 }
 
@@ -693,6 +744,20 @@ func (u *AuditEntryUpsertBulk) SetRole(v string) *AuditEntryUpsertBulk {
 func (u *AuditEntryUpsertBulk) UpdateRole() *AuditEntryUpsertBulk {
 	return u.Update(func(s *AuditEntryUpsert) {
 		s.UpdateRole()
+	})
+}
+
+// SetWorkspace sets the "workspace" field.
+func (u *AuditEntryUpsertBulk) SetWorkspace(v string) *AuditEntryUpsertBulk {
+	return u.Update(func(s *AuditEntryUpsert) {
+		s.SetWorkspace(v)
+	})
+}
+
+// UpdateWorkspace sets the "workspace" field to the value that was provided on create.
+func (u *AuditEntryUpsertBulk) UpdateWorkspace() *AuditEntryUpsertBulk {
+	return u.Update(func(s *AuditEntryUpsert) {
+		s.UpdateWorkspace()
 	})
 }
 

@@ -55,6 +55,20 @@ func (_u *AuditEntryUpdate) SetNillableRole(v *string) *AuditEntryUpdate {
 	return _u
 }
 
+// SetWorkspace sets the "workspace" field.
+func (_u *AuditEntryUpdate) SetWorkspace(v string) *AuditEntryUpdate {
+	_u.mutation.SetWorkspace(v)
+	return _u
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_u *AuditEntryUpdate) SetNillableWorkspace(v *string) *AuditEntryUpdate {
+	if v != nil {
+		_u.SetWorkspace(*v)
+	}
+	return _u
+}
+
 // SetMethod sets the "method" field.
 func (_u *AuditEntryUpdate) SetMethod(v string) *AuditEntryUpdate {
 	_u.mutation.SetMethod(v)
@@ -165,6 +179,9 @@ func (_u *AuditEntryUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(auditentry.FieldRole, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Workspace(); ok {
+		_spec.SetField(auditentry.FieldWorkspace, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.Method(); ok {
 		_spec.SetField(auditentry.FieldMethod, field.TypeString, value)
 	}
@@ -224,6 +241,20 @@ func (_u *AuditEntryUpdateOne) SetRole(v string) *AuditEntryUpdateOne {
 func (_u *AuditEntryUpdateOne) SetNillableRole(v *string) *AuditEntryUpdateOne {
 	if v != nil {
 		_u.SetRole(*v)
+	}
+	return _u
+}
+
+// SetWorkspace sets the "workspace" field.
+func (_u *AuditEntryUpdateOne) SetWorkspace(v string) *AuditEntryUpdateOne {
+	_u.mutation.SetWorkspace(v)
+	return _u
+}
+
+// SetNillableWorkspace sets the "workspace" field if the given value is not nil.
+func (_u *AuditEntryUpdateOne) SetNillableWorkspace(v *string) *AuditEntryUpdateOne {
+	if v != nil {
+		_u.SetWorkspace(*v)
 	}
 	return _u
 }
@@ -367,6 +398,9 @@ func (_u *AuditEntryUpdateOne) sqlSave(ctx context.Context) (_node *AuditEntry, 
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(auditentry.FieldRole, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Workspace(); ok {
+		_spec.SetField(auditentry.FieldWorkspace, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Method(); ok {
 		_spec.SetField(auditentry.FieldMethod, field.TypeString, value)

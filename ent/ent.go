@@ -28,6 +28,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
+	"github.com/kgstudio/kgstudio/ent/membership"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -36,6 +37,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
 	"github.com/kgstudio/kgstudio/ent/versionindex"
+	"github.com/kgstudio/kgstudio/ent/workspace"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -112,6 +114,7 @@ func checkColumn(t, c string) error {
 			extractionversion.Table: extractionversion.ValidColumn,
 			kgschema.Table:          kgschema.ValidColumn,
 			llmcall.Table:           llmcall.ValidColumn,
+			membership.Table:        membership.ValidColumn,
 			node.Table:              node.ValidColumn,
 			operation.Table:         operation.ValidColumn,
 			relationtype.Table:      relationtype.ValidColumn,
@@ -120,6 +123,7 @@ func checkColumn(t, c string) error {
 			vector.Table:            vector.ValidColumn,
 			vectorset.Table:         vectorset.ValidColumn,
 			versionindex.Table:      versionindex.ValidColumn,
+			workspace.Table:         workspace.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -18,6 +18,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/extractionversion"
 	"github.com/kgstudio/kgstudio/ent/kgschema"
 	"github.com/kgstudio/kgstudio/ent/llmcall"
+	"github.com/kgstudio/kgstudio/ent/membership"
 	"github.com/kgstudio/kgstudio/ent/node"
 	"github.com/kgstudio/kgstudio/ent/operation"
 	"github.com/kgstudio/kgstudio/ent/relationtype"
@@ -25,6 +26,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/schemaversion"
 	"github.com/kgstudio/kgstudio/ent/session"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/ent/workspace"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -44,6 +46,10 @@ func init() {
 	accesstokenDescName := accesstokenFields[1].Descriptor()
 	// accesstoken.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	accesstoken.NameValidator = accesstokenDescName.Validators[0].(func(string) error)
+	// accesstokenDescWorkspace is the schema descriptor for workspace field.
+	accesstokenDescWorkspace := accesstokenFields[4].Descriptor()
+	// accesstoken.DefaultWorkspace holds the default value on creation for the workspace field.
+	accesstoken.DefaultWorkspace = accesstokenDescWorkspace.Default.(string)
 	accountMixin := schema.Account{}.Mixin()
 	accountMixinFields0 := accountMixin[0].Fields()
 	_ = accountMixinFields0
@@ -66,6 +72,10 @@ func init() {
 	auditentryDescCreatedAt := auditentryMixinFields0[0].Descriptor()
 	// auditentry.DefaultCreatedAt holds the default value on creation for the created_at field.
 	auditentry.DefaultCreatedAt = auditentryDescCreatedAt.Default.(func() time.Time)
+	// auditentryDescWorkspace is the schema descriptor for workspace field.
+	auditentryDescWorkspace := auditentryFields[2].Descriptor()
+	// auditentry.DefaultWorkspace holds the default value on creation for the workspace field.
+	auditentry.DefaultWorkspace = auditentryDescWorkspace.Default.(string)
 	chunkFields := schema.Chunk{}.Fields()
 	_ = chunkFields
 	// chunkDescSettings is the schema descriptor for settings field.
@@ -433,6 +443,19 @@ func init() {
 	llmcallDescBad := llmcallFields[9].Descriptor()
 	// llmcall.DefaultBad holds the default value on creation for the bad field.
 	llmcall.DefaultBad = llmcallDescBad.Default.(bool)
+	membershipMixin := schema.Membership{}.Mixin()
+	membershipMixinFields0 := membershipMixin[0].Fields()
+	_ = membershipMixinFields0
+	membershipFields := schema.Membership{}.Fields()
+	_ = membershipFields
+	// membershipDescCreatedAt is the schema descriptor for created_at field.
+	membershipDescCreatedAt := membershipMixinFields0[0].Descriptor()
+	// membership.DefaultCreatedAt holds the default value on creation for the created_at field.
+	membership.DefaultCreatedAt = membershipDescCreatedAt.Default.(func() time.Time)
+	// membershipDescWorkspace is the schema descriptor for workspace field.
+	membershipDescWorkspace := membershipFields[1].Descriptor()
+	// membership.WorkspaceValidator is a validator for the "workspace" field. It is called by the builders before save.
+	membership.WorkspaceValidator = membershipDescWorkspace.Validators[0].(func(string) error)
 	nodeFields := schema.Node{}.Fields()
 	_ = nodeFields
 	// nodeDescKey is the schema descriptor for key field.
@@ -594,4 +617,17 @@ func init() {
 	vectorset.DefaultCached = vectorsetDescCached.Default.(int)
 	// vectorset.CachedValidator is a validator for the "cached" field. It is called by the builders before save.
 	vectorset.CachedValidator = vectorsetDescCached.Validators[0].(func(int) error)
+	workspaceMixin := schema.Workspace{}.Mixin()
+	workspaceMixinFields0 := workspaceMixin[0].Fields()
+	_ = workspaceMixinFields0
+	workspaceFields := schema.Workspace{}.Fields()
+	_ = workspaceFields
+	// workspaceDescCreatedAt is the schema descriptor for created_at field.
+	workspaceDescCreatedAt := workspaceMixinFields0[0].Descriptor()
+	// workspace.DefaultCreatedAt holds the default value on creation for the created_at field.
+	workspace.DefaultCreatedAt = workspaceDescCreatedAt.Default.(func() time.Time)
+	// workspaceDescName is the schema descriptor for name field.
+	workspaceDescName := workspaceFields[0].Descriptor()
+	// workspace.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	workspace.NameValidator = workspaceDescName.Validators[0].(func(string) error)
 }

@@ -44,6 +44,8 @@ type Tx struct {
 	KGSchema *KGSchemaClient
 	// LLMCall is the client for interacting with the LLMCall builders.
 	LLMCall *LLMCallClient
+	// Membership is the client for interacting with the Membership builders.
+	Membership *MembershipClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
 	// Operation is the client for interacting with the Operation builders.
@@ -60,6 +62,8 @@ type Tx struct {
 	VectorSet *VectorSetClient
 	// VersionIndex is the client for interacting with the VersionIndex builders.
 	VersionIndex *VersionIndexClient
+	// Workspace is the client for interacting with the Workspace builders.
+	Workspace *WorkspaceClient
 
 	// lazily loaded.
 	client     *Client
@@ -207,6 +211,7 @@ func (tx *Tx) init() {
 	tx.ExtractionVersion = NewExtractionVersionClient(tx.config)
 	tx.KGSchema = NewKGSchemaClient(tx.config)
 	tx.LLMCall = NewLLMCallClient(tx.config)
+	tx.Membership = NewMembershipClient(tx.config)
 	tx.Node = NewNodeClient(tx.config)
 	tx.Operation = NewOperationClient(tx.config)
 	tx.RelationType = NewRelationTypeClient(tx.config)
@@ -215,6 +220,7 @@ func (tx *Tx) init() {
 	tx.Vector = NewVectorClient(tx.config)
 	tx.VectorSet = NewVectorSetClient(tx.config)
 	tx.VersionIndex = NewVersionIndexClient(tx.config)
+	tx.Workspace = NewWorkspaceClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -40,7 +40,7 @@ func TestAccounts_Roles(t *testing.T) {
 		if _, err := acc.Add(ctx, string(r)+"-person", "a long enough password", r); err != nil {
 			t.Fatal(err)
 		}
-		secret, _, err := acc.NewToken(ctx, string(r)+"-person", "laptop", "")
+		secret, _, err := acc.NewToken(ctx, string(r)+"-person", "laptop", "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestAccounts_Roles(t *testing.T) {
 	}
 	resp := do(t, "GET", srv.URL+"/api/admin/audit?format=csv", "", as(record.RoleAdmin))
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "at,actor,role,method,path,status,addr\n") || !strings.Contains(string(body), "/api/documents,201") {
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "at,actor,role,workspace,method,path,status,addr\n") || !strings.Contains(string(body), "default,POST,/api/documents,201") {
 		t.Fatalf("audit CSV: status %d\n%s", resp.StatusCode, body)
 	}
 }
@@ -189,7 +189,7 @@ func TestAccounts_SessionsAndLimits(t *testing.T) {
 		}
 	}
 	// 100 wrong tokens from one address, then the right one: taken.
-	secret, tok, err := env.App.Accounts.NewToken(t.Context(), "ann", "script", "")
+	secret, tok, err := env.App.Accounts.NewToken(t.Context(), "ann", "script", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestAccounts_OwnPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, other, err := acc.NewToken(ctx, "val", "hers", "")
+	_, other, err := acc.NewToken(ctx, "val", "hers", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -40,6 +41,9 @@ func (h *Handler) adminView(c echo.Context, newToken string) error {
 		return err
 	}
 	if v.Audit, err = h.app.Accounts.AuditLog(ctx, 50); err != nil {
+		return err
+	}
+	if v.Workspaces, err = h.app.Accounts.Workspaces(ctx); err != nil {
 		return err
 	}
 	return h.page(c, "", "Admin", web.AdminPage(v))
@@ -95,11 +99,112 @@ func (h *Handler) addToken(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), c.FormValue("owner"), c.FormValue("name"), role)
+	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), c.FormValue("owner"), c.FormValue("name"), role, c.FormValue("workspace"))
 	if err != nil {
 		return err
 	}
 	return h.adminView(c, secret)
+}
+
+// addWorkspace is POST /admin/workspaces.
+func (h *Handler) addWorkspace(c echo.Context) error {
+	name := strings.TrimSpace(c.FormValue("name"))
+	if err := h.app.Accounts.AddWorkspace(c.Request().Context(), name); err != nil {
+		return err
+	}
+	return redirectFlash(c, "/admin", "Workspace "+name+" added.", false)
+}
+
+// setMember is POST /admin/workspaces/:name/members: a person's role in
+// a workspace, or role "none" to end their membership.
+func (h *Handler) setMember(c echo.Context) error {
+	var role record.Role
+	if c.FormValue("role") != "none" {
+		r, err := formRole(c)
+		if err != nil {
+			return err
+		}
+		role = r
+	}
+	ws, who := c.Param("name"), c.FormValue("account")
+	if err := h.app.Accounts.SetMember(c.Request().Context(), who, ws, role); err != nil {
+		return err
+	}
+	msg := who + " is now " + string(role) + " in " + ws + "."
+	if role == "" {
+		msg = who + " is no longer a member of " + ws + "."
+	}
+	return redirectFlash(c, "/admin", msg, false)
+}
+
+// apiWorkspaces is GET /api/admin/workspaces: every workspace with its
+// members and their roles there.
+func (h *Handler) apiWorkspaces(c echo.Context) error {
+	ctx := c.Request().Context()
+	all, err := h.app.Accounts.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	people, err := h.app.Accounts.List(ctx)
+	if err != nil {
+		return err
+	}
+	type member struct {
+		Name string      `json:"name"`
+		Role record.Role `json:"role"`
+	}
+	type workspace struct {
+		Name    string   `json:"name"`
+		Members []member `json:"members"`
+	}
+	out := make([]workspace, len(all))
+	for i, ws := range all {
+		out[i] = workspace{Name: ws, Members: []member{}}
+		for _, a := range people {
+			if r, ok := a.RoleIn(ws); ok {
+				out[i].Members = append(out[i].Members, member{a.Name, r})
+			}
+		}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"workspaces": out})
+}
+
+// apiAddWorkspace is POST /api/admin/workspaces {"name": ...}.
+func (h *Handler) apiAddWorkspace(c echo.Context) error {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	if err := h.app.Accounts.AddWorkspace(c.Request().Context(), in.Name); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]string{"name": in.Name})
+}
+
+// apiSetMember is PUT /api/admin/workspaces/:name/members/:account
+// {"role": ...} (a person's role there) and DELETE of the same (their
+// membership ends).
+func (h *Handler) apiSetMember(c echo.Context) error {
+	var role record.Role
+	if c.Request().Method != http.MethodDelete {
+		var in struct {
+			Role string `json:"role"`
+		}
+		if err := bindJSON(c, &in); err != nil {
+			return err
+		}
+		r, err := record.ParseRole(in.Role)
+		if err != nil {
+			return extract.Wrap(extract.KindInvalid, err, "role")
+		}
+		role = r
+	}
+	if err := h.app.Accounts.SetMember(c.Request().Context(), c.Param("account"), c.Param("name"), role); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 // revokeToken is POST /admin/tokens/:id/revoke.
@@ -170,9 +275,10 @@ func (h *Handler) apiRemoveAccount(c echo.Context) error {
 
 // tokenIn is a new token, as POST /api/admin/tokens takes it.
 type tokenIn struct {
-	Owner string `json:"owner"`
-	Name  string `json:"name"`
-	Role  string `json:"role"`
+	Owner     string `json:"owner"`
+	Name      string `json:"name"`
+	Role      string `json:"role"`
+	Workspace string `json:"workspace"`
 }
 
 // apiTokens is GET /api/admin/tokens.
@@ -199,7 +305,7 @@ func (h *Handler) apiAddToken(c echo.Context) error {
 		}
 		role = r
 	}
-	secret, t, err := h.app.Accounts.NewToken(c.Request().Context(), in.Owner, in.Name, role)
+	secret, t, err := h.app.Accounts.NewToken(c.Request().Context(), in.Owner, in.Name, role, in.Workspace)
 	if err != nil {
 		return err
 	}
@@ -242,9 +348,9 @@ func (h *Handler) apiAudit(c echo.Context) error {
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"at", "actor", "role", "method", "path", "status", "addr"})
+	_ = w.Write([]string{"at", "actor", "role", "workspace", "method", "path", "status", "addr"})
 	for _, e := range log {
-		_ = w.Write([]string{e.At.UTC().Format(time.RFC3339), export.SpreadsheetCell(e.Actor), string(e.Role), e.Method, export.SpreadsheetCell(e.Path), strconv.Itoa(e.Status), e.Addr})
+		_ = w.Write([]string{e.At.UTC().Format(time.RFC3339), export.SpreadsheetCell(e.Actor), string(e.Role), e.Workspace, e.Method, export.SpreadsheetCell(e.Path), strconv.Itoa(e.Status), e.Addr})
 	}
 	w.Flush()
 	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="kgstudio-audit.csv"`)
@@ -272,7 +378,7 @@ func (h *Handler) accountView(c echo.Context, newToken string) error {
 	if err != nil {
 		return err
 	}
-	return h.page(c, "", a.Name, web.AccountPage(web.AccountView{Name: a.Name, Role: a.Role, Tokens: tokens, NewToken: newToken, Roles: record.Roles}))
+	return h.page(c, "", a.Name, web.AccountPage(web.AccountView{Name: a.Name, Role: principal(c).Role, Tokens: tokens, NewToken: newToken, Roles: record.Roles, Workspace: principal(c).Workspace}))
 }
 
 // showAccount is GET /account: a person's own tokens and password.
@@ -288,7 +394,7 @@ func (h *Handler) addOwnToken(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), a.Name, c.FormValue("name"), role)
+	secret, _, err := h.app.Accounts.NewToken(c.Request().Context(), a.Name, c.FormValue("name"), role, principal(c).Workspace)
 	if err != nil {
 		return err
 	}

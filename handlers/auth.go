@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -76,7 +77,9 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		if !required {
-			setPrincipal(c, app.Local)
+			if err := h.enter(c, app.Local); err != nil {
+				return err
+			}
 			return next(c)
 		}
 		p := c.Request().URL.Path
@@ -91,7 +94,9 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			if ok {
 				h.signIn.succeeded(clientAddr(r))
-				setPrincipal(c, who)
+				if err := h.enter(c, who); err != nil {
+					return err
+				}
 				return next(c)
 			}
 			if slow, err := h.tooMany(c, bearerToken(auth)); slow {
@@ -104,7 +109,9 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 			if ok {
-				setPrincipal(c, who)
+				if err := h.enter(c, who); err != nil {
+					return err
+				}
 				return next(c)
 			}
 		}
@@ -135,7 +142,7 @@ func requiredRole(method, path string) record.Role {
 	switch {
 	case path == "/admin" || strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, "/api/admin/"):
 		return record.RoleAdmin
-	case safeMethod(method), isAsk(path), path == "/login", path == "/logout", path == "/mcp", strings.HasPrefix(path, "/account/"):
+	case safeMethod(method), isAsk(path), path == "/login", path == "/logout", path == "/mcp", path == "/workspace", strings.HasPrefix(path, "/account/"):
 		return record.RoleViewer
 	}
 	return record.RoleEditor
@@ -164,7 +171,7 @@ func (h *Handler) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		// Best effort: a write is not undone because its record failed.
-		if aerr := h.app.Accounts.Audit(r.Context(), record.AuditEntry{Actor: who.Name(), Role: who.Role, Method: r.Method,
+		if aerr := h.app.Accounts.Audit(r.Context(), record.AuditEntry{Actor: who.Name(), Role: who.Role, Workspace: who.Workspace, Method: r.Method,
 			Path: r.URL.Path, Status: c.Response().Status, Addr: clientAddr(r)}); aerr != nil {
 			h.log.Warn("audit entry not written", "err", aerr)
 		}
@@ -234,4 +241,89 @@ func (h *Handler) logout(c echo.Context) error {
 	}
 	c.SetCookie(&http.Cookie{Name: sessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// A request works in one workspace (see app/workspaces.go): a person's
+// token in the one it was made for; a browser (or the bootstrap token)
+// in the one its workspace cookie (or the X-Kgstudio-Workspace header)
+// names, else the first the principal may enter. The workspace's App is
+// then the only one the request's handlers reach (appOf), so what they
+// read and write is that workspace's alone.
+const (
+	workspaceCookie = "kgstudio_workspace"
+	workspaceHeader = "X-Kgstudio-Workspace"
+)
+
+// enter puts the request in its workspace with who's role there. A
+// workspace named by the header that who may not enter is not found
+// (whether it exists is not told); a stale cookie falls back to the
+// first workspace who may enter.
+func (h *Handler) enter(c echo.Context, who app.Principal) error {
+	r := c.Request()
+	ctx := r.Context()
+	ws, explicit := who.Workspace, who.Token != nil
+	if who.Token == nil {
+		if ws = strings.TrimSpace(r.Header.Get(workspaceHeader)); ws != "" {
+			explicit = true
+		} else if ck, err := r.Cookie(workspaceCookie); err == nil {
+			ws = ck.Value
+		}
+	}
+	p, ok := who.In(ws)
+	if !ok && !explicit {
+		all, err := h.app.Accounts.Workspaces(ctx)
+		if err != nil {
+			return err
+		}
+		mine := who.Workspaces(all)
+		if len(mine) == 0 {
+			return extract.Errorf(extract.KindForbidden, "%s is a member of no workspace: an admin adds them to one", who.Name())
+		}
+		p, ok = who.In(mine[0])
+	}
+	if !ok {
+		return extract.Errorf(extract.KindNotFound, "workspace %s not found", ws)
+	}
+	a, err := h.app.Workspace(ctx, p.Workspace)
+	if err != nil {
+		return err
+	}
+	setPrincipal(c, p)
+	c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), appCtxKey{}, a)))
+	return nil
+}
+
+// switchWorkspace is POST /workspace: a browser works in another
+// workspace of its principal's from its next request.
+func (h *Handler) switchWorkspace(c echo.Context) error {
+	ws := c.FormValue("workspace")
+	who := principal(c)
+	if who.Token != nil {
+		return extract.Errorf(extract.KindInvalid, "a token works in its own workspace alone")
+	}
+	if _, ok := who.In(ws); !ok {
+		return extract.Errorf(extract.KindNotFound, "workspace %s not found", ws)
+	}
+	if _, err := h.app.Workspace(c.Request().Context(), ws); err != nil {
+		return err
+	}
+	c.SetCookie(&http.Cookie{Name: workspaceCookie, Value: ws, Path: "/", MaxAge: int(app.SessionTTL.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: c.Request().TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https:")})
+	return redirectFlash(c, "/", "Working in "+ws+".", false)
+}
+
+// appCtxKey is where a request's context holds the App of the
+// workspace it works in.
+type appCtxKey struct{}
+
+// appOf returns the App of the workspace the request works in (the main
+// App before authenticate chose one: static files, the sign-in form).
+func (h *Handler) appOf(c echo.Context) *app.App { return h.appIn(c.Request().Context()) }
+
+// appIn is appOf for code that holds the request's context.
+func (h *Handler) appIn(ctx context.Context) *app.App {
+	if a, ok := ctx.Value(appCtxKey{}).(*app.App); ok {
+		return a
+	}
+	return h.app
 }

@@ -154,7 +154,7 @@ func (h *Handler) openAIChat(c echo.Context) error {
 	}
 	stop := "stop"
 	if body.Stream == nil || !*body.Stream {
-		ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+		ans, err := h.appOf(c).Queries.Chat(c.Request().Context(), req)
 		if err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func usageOf(req app.ChatRequest, answer string) *chatUsage {
 // is said in the stream.
 func (h *Handler) relayChat(c echo.Context, req app.ChatRequest, st *chatStream) (app.ChatAnswer, error) {
 	req.Stream = st.piece
-	ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+	ans, err := h.appOf(c).Queries.Chat(c.Request().Context(), req)
 	if err != nil && !st.started {
 		return ans, err
 	}
@@ -298,7 +298,7 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 	now := func() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 	final := reply{Model: body.Model, Message: message{Role: "assistant"}, Done: true, DoneReason: "stop"}
 	if body.Stream != nil && !*body.Stream {
-		ans, err := h.app.Queries.Chat(c.Request().Context(), req)
+		ans, err := h.appOf(c).Queries.Chat(c.Request().Context(), req)
 		if err != nil {
 			return err
 		}
@@ -329,7 +329,7 @@ func (h *Handler) ollamaChat(c echo.Context) error {
 
 // ollamaTags answers Ollama's GET /api/tags: the finished versions.
 func (h *Handler) ollamaTags(c echo.Context) error {
-	models, err := h.app.Queries.ChatModels(c.Request().Context())
+	models, err := h.appOf(c).Queries.ChatModels(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -370,7 +370,7 @@ func (h *Handler) ollamaVersion(c echo.Context) error {
 // openAIModel answers GET /v1/models/{id}: the finished version the id
 // names, as a model.
 func (h *Handler) openAIModel(c echo.Context) error {
-	v, err := h.app.Queries.ChatModel(c.Request().Context(), c.Param("id"))
+	v, err := h.appOf(c).Queries.ChatModel(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -387,7 +387,7 @@ func (h *Handler) ollamaShow(c echo.Context) error {
 	if err := json.NewDecoder(c.Request().Body).Decode(&body); err != nil {
 		return extract.Errorf(extract.KindInvalid, "the body must be JSON naming a model: %v", err)
 	}
-	v, err := h.app.Queries.ChatModel(c.Request().Context(), cmp.Or(body.Model, body.Name))
+	v, err := h.appOf(c).Queries.ChatModel(c.Request().Context(), cmp.Or(body.Model, body.Name))
 	if err != nil {
 		return err
 	}
@@ -416,7 +416,7 @@ func (h *Handler) ollamaPS(c echo.Context) error {
 
 // openAIModels answers GET /v1/models: the finished versions.
 func (h *Handler) openAIModels(c echo.Context) error {
-	models, err := h.app.Queries.ChatModels(c.Request().Context())
+	models, err := h.appOf(c).Queries.ChatModels(c.Request().Context())
 	if err != nil {
 		return err
 	}

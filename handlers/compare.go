@@ -79,7 +79,7 @@ func (h *Handler) apiCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := h.app.Comparisons.Compare(c.Request().Context(), a, b, opts)
+	cmp, err := h.appOf(c).Comparisons.Compare(c.Request().Context(), a, b, opts)
 	if err != nil {
 		busy(c, err)
 		return err
@@ -100,7 +100,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 		defer release()
 	}
 	ctx := c.Request().Context()
-	exs, err := h.app.Versions.Extractions(ctx, 0)
+	exs, err := h.appOf(c).Versions.Extractions(ctx, 0)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (h *Handler) showCompare(c echo.Context) error {
 	p.Picker.A, p.Picker.B = a, b
 	p.Picker.IgnoreType, p.Picker.Undirected, p.Picker.IgnoreLabels = opts.IgnoreType, opts.Undirected, opts.IgnoreLabels
 	p.Picker.IgnoreDescriptions = opts.IgnoreDescriptions
-	cmp, err := h.app.Comparisons.Compare(ctx, a, b, opts)
+	cmp, err := h.appOf(c).Comparisons.Compare(ctx, a, b, opts)
 	if err != nil {
 		return err
 	}
@@ -147,11 +147,11 @@ func (h *Handler) toggleReference(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := h.app.Versions.SetReference(ctx, id, !v.Reference); err != nil {
+	if err := h.appOf(c).Versions.SetReference(ctx, id, !v.Reference); err != nil {
 		return err
 	}
 	msg := v.Label() + " is now the reference of " + v.Extraction
@@ -287,11 +287,11 @@ func (h *Handler) fillRawOutputs(ctx context.Context, p *web.ComparePage, cmp ap
 	if cmp.A.Calls == 0 && cmp.B.Calls == 0 {
 		return nil
 	}
-	runsA, err := h.app.Versions.ChunkRuns(ctx, cmp.A.ID)
+	runsA, err := h.appIn(ctx).Versions.ChunkRuns(ctx, cmp.A.ID)
 	if err != nil {
 		return err
 	}
-	runsB, err := h.app.Versions.ChunkRuns(ctx, cmp.B.ID)
+	runsB, err := h.appIn(ctx).Versions.ChunkRuns(ctx, cmp.B.ID)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // dialogue runs; otherwise it does nothing.
 func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Comparison) error {
 	for _, v := range []record.Version{cmp.A, cmp.B} {
-		docs, err := h.app.DocKinds(ctx, v)
+		docs, err := h.appIn(ctx).DocKinds(ctx, v)
 		if err != nil {
 			return err
 		}
@@ -23,11 +23,11 @@ func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Com
 			return nil
 		}
 	}
-	ta, err := h.app.Memory.Timeline(ctx, cmp.A.ID)
+	ta, err := h.appIn(ctx).Memory.Timeline(ctx, cmp.A.ID)
 	if err != nil {
 		return err
 	}
-	tb, err := h.app.Memory.Timeline(ctx, cmp.B.ID)
+	tb, err := h.appIn(ctx).Memory.Timeline(ctx, cmp.B.ID)
 	if err != nil {
 		return err
 	}

@@ -11,15 +11,15 @@ import (
 // showDashboard renders the home page.
 func (h *Handler) showDashboard(c echo.Context) error {
 	ctx := c.Request().Context()
-	counts, err := h.app.Versions.Counts(ctx)
+	counts, err := h.appOf(c).Versions.Counts(ctx)
 	if err != nil {
 		return err
 	}
-	docs, err := h.app.Documents.List(ctx, 8)
+	docs, err := h.appOf(c).Documents.List(ctx, 8)
 	if err != nil {
 		return err
 	}
-	recent, err := h.app.Versions.Recent(ctx, 8)
+	recent, err := h.appOf(c).Versions.Recent(ctx, 8)
 	if err != nil {
 		return err
 	}

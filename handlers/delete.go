@@ -41,7 +41,7 @@ func (h *Handler) deleteVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Versions.Delete(c.Request().Context(), v.ID); err != nil {
+	if err := h.appOf(c).Versions.Delete(c.Request().Context(), v.ID); err != nil {
 		return notDeleted(c, fmt.Sprintf("/versions/%d", v.ID), err)
 	}
 	h.log.Info("deleted version", "version_id", v.ID, "extraction", v.Extraction)
@@ -55,7 +55,7 @@ func (h *Handler) deleteExtraction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.app.Versions.DeleteExtraction(c.Request().Context(), name)
+	n, err := h.appOf(c).Versions.DeleteExtraction(c.Request().Context(), name)
 	if err != nil {
 		return notDeleted(c, "/extractions", err)
 	}
@@ -70,7 +70,7 @@ func (h *Handler) deleteDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Documents.Delete(c.Request().Context(), id); err != nil {
+	if err := h.appOf(c).Documents.Delete(c.Request().Context(), id); err != nil {
 		return notDeleted(c, fmt.Sprintf("/documents/%d", id), err)
 	}
 	h.log.Info("deleted document", "doc_id", id)
@@ -84,7 +84,7 @@ func (h *Handler) deleteSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Schemas.Delete(c.Request().Context(), name); err != nil {
+	if err := h.appOf(c).Schemas.Delete(c.Request().Context(), name); err != nil {
 		return notDeleted(c, "/schemas/"+url.PathEscape(name), err)
 	}
 	h.log.Info("deleted schema", "schema", name)

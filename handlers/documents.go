@@ -21,7 +21,7 @@ const previewBytes = 200 << 10
 
 // listDocuments renders the documents page.
 func (h *Handler) listDocuments(c echo.Context) error {
-	docs, err := h.app.Documents.List(c.Request().Context(), 0)
+	docs, err := h.appOf(c).Documents.List(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 	var added []extract.Document
 	known := map[int]bool{}
 	if len(docs) > 0 {
-		stored, created, err := h.app.Documents.Add(ctx, docs)
+		stored, created, err := h.appOf(c).Documents.Add(ctx, docs)
 		if err != nil {
 			return err // the database, not the files: never blame the upload
 		}
@@ -297,11 +297,11 @@ func (h *Handler) showDocument(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.app.Documents.Get(c.Request().Context(), id)
+	d, err := h.appOf(c).Documents.Get(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
-	info, err := h.app.Documents.Info(c.Request().Context(), id)
+	info, err := h.appOf(c).Documents.Info(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (h *Handler) showDocument(c echo.Context) error {
 
 // apiDocuments lists documents as JSON.
 func (h *Handler) apiDocuments(c echo.Context) error {
-	docs, err := h.app.Documents.List(c.Request().Context(), 0)
+	docs, err := h.appOf(c).Documents.List(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}

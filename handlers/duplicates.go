@@ -26,7 +26,7 @@ func (h *Handler) showDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := h.app.Curation.Duplicates(c.Request().Context(), v)
+	cs, err := h.appOf(c).Curation.Duplicates(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (h *Handler) mergeDuplicates(c echo.Context) error {
 		return err
 	}
 	keep, drop := strings.TrimSpace(c.FormValue("keep")), strings.TrimSpace(c.FormValue("drop"))
-	nv, err := h.app.Curation.Merge(c.Request().Context(), v, keep, []string{drop})
+	nv, err := h.appOf(c).Curation.Merge(c.Request().Context(), v, keep, []string{drop})
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (h *Handler) distinctDuplicates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Curation.Decide(c.Request().Context(), v, c.FormValue("a"), c.FormValue("b")); err != nil {
+	if err := h.appOf(c).Curation.Decide(c.Request().Context(), v, c.FormValue("a"), c.FormValue("b")); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates?skip=%d", v.ID, max(intQuery(c, "skip", 0), 0)),
@@ -112,7 +112,7 @@ func (h *Handler) applyDuplicates(c echo.Context) error {
 	if len(d.Merges) == 0 && len(d.Distinct) == 0 {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d/duplicates", v.ID), "Choose a decision for at least one pair.", true)
 	}
-	nv, made, err := h.app.Curation.Apply(c.Request().Context(), v, d)
+	nv, made, err := h.appOf(c).Curation.Apply(c.Request().Context(), v, d)
 	if err != nil {
 		return err
 	}
@@ -144,11 +144,11 @@ func (h *Handler) apiApplyDuplicates(c echo.Context) error {
 		return extract.Wrap(extract.KindInvalid, err, "read the decisions")
 	}
 	ctx := c.Request().Context()
-	nv, made, err := h.app.Curation.Apply(ctx, v, d)
+	nv, made, err := h.appOf(c).Curation.Apply(ctx, v, d)
 	if err != nil {
 		return err
 	}
-	j, err := h.app.Versions.JSON(ctx, nv)
+	j, err := h.appOf(c).Versions.JSON(ctx, nv)
 	if err != nil {
 		return err
 	}

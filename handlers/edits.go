@@ -41,11 +41,11 @@ func (h *Handler) apiEdits(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	nv, err := h.app.Curation.Edit(ctx, v, edits)
+	nv, err := h.appOf(c).Curation.Edit(ctx, v, edits)
 	if err != nil {
 		return err
 	}
-	j, err := h.app.Versions.JSON(ctx, nv)
+	j, err := h.appOf(c).Versions.JSON(ctx, nv)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) saveEdit(c echo.Context) error {
 	e, err := formEdit(c)
 	if err == nil {
 		var nv record.Version
-		if nv, err = h.app.Curation.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
+		if nv, err = h.appOf(c).Curation.Edit(c.Request().Context(), v, []curate.Edit{e}); err == nil {
 			return redirectFlash(c, editTarget(nv.ID, e), fmt.Sprintf("%s: %s", nv.Label(), nv.Note), false)
 		}
 	}
@@ -141,6 +141,6 @@ func (h *Handler) edgeEdit(c echo.Context, versionID int, e extract.Edge) templ.
 // versionActive reports whether a version is still queued or running (or
 // cannot be read), so no edit forms are offered.
 func (h *Handler) versionActive(c echo.Context, versionID int) bool {
-	v, err := h.app.Versions.Get(c.Request().Context(), versionID)
+	v, err := h.appOf(c).Versions.Get(c.Request().Context(), versionID)
 	return err != nil || v.Active()
 }

@@ -63,22 +63,22 @@ func (h *Handler) exportVersion(c echo.Context) error {
 	}
 	defer release()
 	ctx := c.Request().Context()
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	// Only JSON keeps mentions; chunk nodes (chunks=1) are made from them.
 	chunks := c.QueryParam("chunks") == "1"
-	g, err := h.app.Graphs.Load(ctx, id, format == "json" || chunks)
+	g, err := h.appOf(c).Graphs.Load(ctx, id, format == "json" || chunks)
 	if err != nil {
 		return err
 	}
 	if chunks {
-		chunks, err := h.app.Versions.AllChunks(ctx, v)
+		chunks, err := h.appOf(c).Versions.AllChunks(ctx, v)
 		if err != nil {
 			return err
 		}
-		g = export.WithChunks(g, h.app.Documents.Namer(ctx), chunks)
+		g = export.WithChunks(g, h.appOf(c).Documents.Namer(ctx), chunks)
 	}
 	if g, err = export.WithNamespace(g, c.QueryParam("namespace")); err != nil {
 		return err

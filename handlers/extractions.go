@@ -24,11 +24,11 @@ import (
 // listExtractions renders the extractions page.
 func (h *Handler) listExtractions(c echo.Context) error {
 	ctx := c.Request().Context()
-	exs, err := h.app.Versions.Extractions(ctx, 0)
+	exs, err := h.appOf(c).Versions.Extractions(ctx, 0)
 	if err != nil {
 		return err
 	}
-	counts, err := h.app.Versions.Counts(ctx)
+	counts, err := h.appOf(c).Versions.Counts(ctx)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (h *Handler) newExtraction(c echo.Context) error {
 	form := web.RunForm{}
 	picked := map[int]bool{}
 	if from := intQuery(c, "from", 0); from > 0 {
-		v, err := h.app.Versions.Get(ctx, from)
+		v, err := h.appOf(c).Versions.Get(ctx, from)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ const uploadBatchGap = 2 * time.Second
 // fillRunForm sets the choices and values of the run form from a config.
 func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Config, picked map[int]bool) error {
 	ctx := c.Request().Context()
-	docs, err := h.app.Documents.List(ctx, 0)
+	docs, err := h.appOf(c).Documents.List(ctx, 0)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	} {
 		form.Strategies = append(form.Strategies, web.Option{Value: string(s.v), Label: s.l, Selected: cfg.Strategy == s.v})
 	}
-	p := h.app.Providers()
+	p := h.appOf(c).Providers()
 	for _, s := range []struct {
 		v  extract.Provider
 		l  string
@@ -234,7 +234,7 @@ func (h *Handler) apiEstimate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	est, err := h.app.EstimateRequest(c.Request().Context(), req)
+	est, err := h.appOf(c).EstimateRequest(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	}
 	var v record.Version
 	if err == nil {
-		v, cfg, err = h.app.NewRun(ctx, req)
+		v, cfg, err = h.appOf(c).NewRun(ctx, req)
 	}
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
@@ -272,7 +272,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		c.Response().Status = http.StatusUnprocessableEntity
 		return h.renderStatus(c, http.StatusUnprocessableEntity, "extractions", "New extraction", web.RunFormPage(form))
 	}
-	h.app.Start(v)
+	h.appOf(c).Start(v)
 	if wantsJSON(c) {
 		// The version as GET /api/versions/{id} shows it, as queued.
 		return c.JSON(http.StatusAccepted, app.VersionJSONOf(v))
@@ -289,7 +289,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 // of the run it describes (or why there is none).
 func (h *Handler) showEstimate(c echo.Context, in runInput, req app.RunRequest) error {
 	form := web.RunForm{}
-	est, err := h.app.EstimateRequest(c.Request().Context(), req)
+	est, err := h.appOf(c).EstimateRequest(c.Request().Context(), req)
 	switch {
 	case err == nil:
 		form.Estimate = estimateView(est)
@@ -326,7 +326,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 	if !v.Active() {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
-	if v, err = h.app.CancelVersion(c.Request().Context(), v); err != nil {
+	if v, err = h.appOf(c).CancelVersion(c.Request().Context(), v); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("Extraction canceled after %d of %d chunks.", v.ChunksDone, v.ChunksTotal), false)
@@ -340,7 +340,7 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	}
 	// While the final job merges, the stored count is the merge's: the
 	// chunks extracted stay shown, with the phase and the merge's count.
-	ph, err := h.app.Phase(c.Request().Context(), v)
+	ph, err := h.appOf(c).Phase(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -380,7 +380,7 @@ func (h *Handler) apiVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := h.app.Versions.WithJobs(c.Request().Context(), v)
+	j, err := h.appOf(c).Versions.WithJobs(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -395,10 +395,10 @@ func (h *Handler) apiCancelVersion(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if v, err = h.app.CancelVersion(ctx, v); err != nil {
+	if v, err = h.appOf(c).CancelVersion(ctx, v); err != nil {
 		return err
 	}
-	j, err := h.app.Versions.WithJobs(ctx, v)
+	j, err := h.appOf(c).Versions.WithJobs(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -407,7 +407,7 @@ func (h *Handler) apiCancelVersion(c echo.Context) error {
 
 // apiExtractions lists extractions with their versions, newest first.
 func (h *Handler) apiExtractions(c echo.Context) error {
-	exs, err := h.app.Versions.Extractions(c.Request().Context(), 0)
+	exs, err := h.appOf(c).Versions.Extractions(c.Request().Context(), 0)
 	if err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ func (h *Handler) apiExtractions(c echo.Context) error {
 // schemaOptions lists "NAME@V" choices for the run form: every schema at its
 // latest version first, then older versions, newest first.
 func (h *Handler) schemaOptions(ctx context.Context) ([]web.Option, error) {
-	list, err := h.app.Schemas.List(ctx)
+	list, err := h.appIn(ctx).Schemas.List(ctx)
 	if err != nil {
 		return nil, err
 	}

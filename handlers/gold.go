@@ -24,7 +24,7 @@ func (h *Handler) importGold(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	imp, err := h.app.Curation.ImportGold(ctx, c.FormValue("name"), format, data, rel, intForm(c, "limit"), h.cfg.MaxUploadBytes)
+	imp, err := h.appOf(c).Curation.ImportGold(ctx, c.FormValue("name"), format, data, rel, intForm(c, "limit"), h.cfg.MaxUploadBytes)
 	if err != nil {
 		return err
 	}
@@ -34,12 +34,12 @@ func (h *Handler) importGold(c echo.Context) error {
 	if c.FormValue("run") == "" {
 		return redirectFlash(c, "/versions/"+itoa(ref.ID), msg, false)
 	}
-	v, cfg, err := h.app.NewRun(ctx, app.RunRequest{Extraction: ref.Extraction, Config: extract.DefaultConfig(),
+	v, cfg, err := h.appOf(c).NewRun(ctx, app.RunRequest{Extraction: ref.Extraction, Config: extract.DefaultConfig(),
 		DocumentIDs: []int{imp.Document.ID}, Note: "nlp over the gold text"})
 	if err != nil {
 		return err
 	}
-	h.app.Start(v)
+	h.appOf(c).Start(v)
 	q := CompareQuery(ref.ID, v.ID, app.GoldCompareOptions(format, cfg.Strategy))
 	return redirectFlash(c, "/compare?"+q, msg+" Started "+v.Label()+" with the nlp strategy.", false)
 }

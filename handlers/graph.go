@@ -60,14 +60,14 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	// The graph by community (view=communities), or one community's
 	// members (community=ID).
 	if c.QueryParam("view") == "communities" {
-		res, err := h.app.Queries.CommunityMap(ctx, v)
+		res, err := h.appOf(c).Queries.CommunityMap(ctx, v)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		if err != nil || n < 0 {
 			return extract.Errorf(extract.KindInvalid, "community must be a community's id (a number)")
 		}
-		res, err := h.app.Queries.CommunityGraph(ctx, v, n)
+		res, err := h.appOf(c).Queries.CommunityGraph(ctx, v, n)
 		if err != nil {
 			return err
 		}
@@ -94,14 +94,14 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	}
 	timed := tv.asked()
 	if !timed {
-		if timed, err = h.app.Memory.KeepsTimes(ctx, v); err != nil {
+		if timed, err = h.appOf(c).Memory.KeepsTimes(ctx, v); err != nil {
 			return err
 		}
 	}
 	if timed {
 		// A graph that says when its facts held is read whole: what has
 		// expired is left out (or marked), and a past date rolls it back.
-		res, err := h.app.Graphs.At(ctx, id, q, tv.Raw, tv.Expired)
+		res, err := h.appOf(c).Graphs.At(ctx, id, q, tv.Raw, tv.Expired)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	if q.Focus != "" {
 		// A neighbourhood: read only the rings around the focus, and the
 		// totals from the indexes.
-		g, err := h.app.Graphs.Neighbourhood(ctx, id, q.Focus, min(q.Depth, extract.MaxSubgraphDepth))
+		g, err := h.appOf(c).Graphs.Neighbourhood(ctx, id, q.Focus, min(q.Depth, extract.MaxSubgraphDepth))
 		if err != nil {
 			return err
 		}
@@ -118,19 +118,19 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if res.TotalNodes, res.TotalEdges, res.Types, err = h.app.Graphs.Totals(ctx, id); err != nil {
+		if res.TotalNodes, res.TotalEdges, res.Types, err = h.appOf(c).Graphs.Totals(ctx, id); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, res)
 	}
 	// Without a focus: the totals from the indexes, then the answer
 	// streamed as the store reads it.
-	totalNodes, totalEdges, types, err := h.app.Graphs.Totals(ctx, id)
+	totalNodes, totalEdges, types, err := h.appOf(c).Graphs.Totals(ctx, id)
 	if err != nil {
 		return err
 	}
 	w := newSubgraphWriter(c.Response())
-	matched, truncated, err := h.app.Graphs.Stream(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
+	matched, truncated, err := h.appOf(c).Graphs.Stream(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
 	if err == nil {
 		err = w.finish(totalNodes, totalEdges, matched, truncated, types)
 	}
@@ -285,7 +285,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 	}
 	// A graph that keeps fact times opens as of the date in the address,
 	// if any, and with or without the facts that ended.
-	if p.Config.Times, err = h.app.Memory.KeepsTimes(c.Request().Context(), v); err != nil {
+	if p.Config.Times, err = h.appOf(c).Memory.KeepsTimes(c.Request().Context(), v); err != nil {
 		return err
 	}
 	if p.Config.Times {
@@ -339,11 +339,11 @@ func (h *Handler) loadNodeDetail(c echo.Context) (app.NodeDetail, error) {
 		return app.NodeDetail{}, err
 	}
 	ctx := c.Request().Context()
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return app.NodeDetail{}, err
 	}
-	return h.app.Queries.NodeAt(ctx, v, key, c.QueryParam("as_of"))
+	return h.appOf(c).Queries.NodeAt(ctx, v, key, c.QueryParam("as_of"))
 }
 
 func nodePanelView(versionID int, d app.NodeDetail) web.NodePanelView {
@@ -458,7 +458,7 @@ func (h *Handler) showEdgePanel(c echo.Context) error {
 		return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
 	}
 	asOf := strings.TrimSpace(c.QueryParam("as_of"))
-	e, names, err := h.app.Graphs.EdgeAt(c.Request().Context(), id, src, label, tgt, asOf)
+	e, names, err := h.appOf(c).Graphs.EdgeAt(c.Request().Context(), id, src, label, tgt, asOf)
 	if err != nil {
 		return err
 	}

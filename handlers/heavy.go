@@ -15,7 +15,7 @@ import (
 // A refusal (the server is busy: 503) tells the client when to try again
 // in Retry-After.
 func (h *Handler) enterHeavy(c echo.Context) (release func(), err error) {
-	ctx, release, err := h.app.Heavy().Enter(c.Request().Context())
+	ctx, release, err := h.appOf(c).Heavy().Enter(c.Request().Context())
 	if err != nil {
 		busy(c, err)
 		return nil, err

@@ -42,6 +42,6 @@ func (h *Handler) importUpload(c echo.Context) (record.Version, string, error) {
 		return record.Version{}, fileName, extract.Errorf(extract.KindInvalid, "%s is %d bytes: the upload limit is %d", fileName, len(data), limit)
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
-	v, err := h.app.Curation.ImportGraph(c.Request().Context(), name, fileName, data, c.FormValue("format"))
+	v, err := h.appOf(c).Curation.ImportGraph(c.Request().Context(), name, fileName, data, c.FormValue("format"))
 	return v, fileName, err
 }

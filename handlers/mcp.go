@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/labstack/echo/v4"
@@ -57,9 +58,22 @@ func MCPServer(a *app.App, version string) *mcp.Server {
 // restart (or on another replica) and an idle client holds no memory;
 // every tool and resource answers from the request alone. The token and
 // same-site rules run before it as on every route.
+// Each workspace has its own server, over its own App: a request reaches
+// the one of the workspace it works in.
 func (h *Handler) mcpHandler() echo.HandlerFunc {
-	srv := MCPServer(h.app, h.cfg.Version)
-	hh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	var mu sync.Mutex
+	servers := map[*app.App]*mcp.Server{}
+	hh := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		a := h.appIn(r.Context())
+		mu.Lock()
+		defer mu.Unlock()
+		srv, ok := servers[a]
+		if !ok {
+			srv = MCPServer(a, h.cfg.Version)
+			servers[a] = srv
+		}
+		return srv
+	}, &mcp.StreamableHTTPOptions{Stateless: true})
 	return echo.WrapHandler(hh)
 }
 

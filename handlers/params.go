@@ -40,7 +40,7 @@ func (h *Handler) versionParam(c echo.Context) (record.Version, error) {
 	if err != nil {
 		return record.Version{}, err
 	}
-	return h.app.Versions.Get(c.Request().Context(), id)
+	return h.appOf(c).Versions.Get(c.Request().Context(), id)
 }
 
 // pathParam reads a text path parameter (a node key, an extraction or

@@ -53,7 +53,7 @@ func (h *Handler) showAsk(c echo.Context) error {
 		}
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/versions/%d/query", n))
 	}
-	vs, err := h.app.Versions.Recent(c.Request().Context(), 50)
+	vs, err := h.appOf(c).Versions.Recent(c.Request().Context(), 50)
 	if err != nil {
 		return err
 	}
@@ -91,19 +91,19 @@ func (h *Handler) showQuery(c echo.Context) error {
 	ctx := c.Request().Context()
 	var res app.QueryResult
 	if strings.TrimSpace(in.Question) == "" {
-		res, err = h.app.Queries.Blank(in) // the form, before a question
+		res, err = h.appOf(c).Queries.Blank(in) // the form, before a question
 	} else {
-		res, err = h.app.Queries.Ask(ctx, v, in)
+		res, err = h.appOf(c).Queries.Ask(ctx, v, in)
 	}
 	if err != nil {
 		return err
 	}
-	docs, err := h.app.DocKinds(ctx, v)
+	docs, err := h.appOf(c).DocKinds(ctx, v)
 	if err != nil {
 		return err
 	}
 	p := h.queryPage(v, in, res, docs)
-	recent, err := h.app.Versions.Recent(ctx, 50)
+	recent, err := h.appOf(c).Versions.Recent(ctx, 50)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (h *Handler) queryAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.app.Queries.Ask(c.Request().Context(), v, in)
+	res, err := h.appOf(c).Queries.Ask(c.Request().Context(), v, in)
 	if err != nil {
 		return err
 	}

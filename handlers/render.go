@@ -31,7 +31,14 @@ func (h *Handler) page(c echo.Context, nav, title string, content templ.Componen
 		return render(c, http.StatusOK, content)
 	}
 	who := principal(c)
-	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: !who.IsLocal(), Admin: !who.IsLocal() && who.Role.AtLeast(record.RoleAdmin), User: who.Name(), Own: who.Account != nil}
+	p := web.Page{Title: title, Nav: nav, Asset: h.assets.URL, SignOut: !who.IsLocal(), Admin: !who.IsLocal() && who.Role.AtLeast(record.RoleAdmin), User: who.Name(), Own: who.Account != nil, Workspace: who.Workspace}
+	if who.Workspace != "" && who.Token == nil {
+		all, err := h.app.Accounts.Workspaces(c.Request().Context())
+		if err != nil {
+			return err
+		}
+		p.Workspaces = who.Workspaces(all)
+	}
 	if f, err := c.Cookie("flash"); err == nil && f.Value != "" {
 		p.Flash = flashDecode(f.Value)
 		p.FlashBad = len(f.Value) > 0 && f.Value[0] == '!'

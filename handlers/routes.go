@@ -15,6 +15,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/login", h.showLogin)
 	e.POST("/login", h.login)
 	e.POST("/logout", h.logout)
+	e.POST("/workspace", h.switchWorkspace)
 
 	// People, tokens and the audit log (admin.go; admins only).
 	e.GET("/admin", h.showAdmin)
@@ -30,6 +31,12 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/api/admin/tokens", h.apiAddToken)
 	e.DELETE("/api/admin/tokens/:id", h.apiRevokeToken)
 	e.GET("/api/admin/audit", h.apiAudit)
+	e.GET("/api/admin/workspaces", h.apiWorkspaces)
+	e.POST("/api/admin/workspaces", h.apiAddWorkspace)
+	e.PUT("/api/admin/workspaces/:name/members/:account", h.apiSetMember)
+	e.DELETE("/api/admin/workspaces/:name/members/:account", h.apiSetMember)
+	e.POST("/admin/workspaces", h.addWorkspace)
+	e.POST("/admin/workspaces/:name/members", h.setMember)
 	// A person's own tokens and password (any role).
 	e.GET("/account", h.showAccount)
 	e.POST("/account/tokens", h.addOwnToken)

@@ -25,7 +25,7 @@ import (
 
 // listSchemas renders the schema list with the import form.
 func (h *Handler) listSchemas(c echo.Context) error {
-	list, err := h.app.Schemas.List(c.Request().Context())
+	list, err := h.appOf(c).Schemas.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h *Handler) importSchema(c echo.Context) error {
 	if note == "" {
 		note = "imported from " + fh.Filename
 	}
-	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, app.AnyBase, sc, note)
+	v, created, err := h.appOf(c).Schemas.Save(c.Request().Context(), name, app.AnyBase, sc, note)
 	if err != nil {
 		return h.importFailed(c, err)
 	}
@@ -91,7 +91,7 @@ func (h *Handler) importRules(c echo.Context, filename string, data []byte) erro
 	if note == "" {
 		note = "concept rules from " + filename
 	}
-	name, v, created, err := h.app.Schemas.ImportRules(c.Request().Context(), strings.TrimSpace(c.FormValue("name")), data, note)
+	name, v, created, err := h.appOf(c).Schemas.ImportRules(c.Request().Context(), strings.TrimSpace(c.FormValue("name")), data, note)
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInternal {
 			err = extract.Errorf(extract.KindOf(err), "%s: %s", filename, extract.MessageOf(err))
@@ -106,7 +106,7 @@ func (h *Handler) importRules(c echo.Context, filename string, data []byte) erro
 		msg = fmt.Sprintf("%s@%d holds these rules already; no version added.", name, v)
 	}
 	var warned []string
-	if sc, _, err := h.app.Schemas.Get(c.Request().Context(), name, v); err == nil {
+	if sc, _, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, v); err == nil {
 		for _, w := range schema.RuleWarnings(sc) {
 			if strings.HasPrefix(w.Field, "concept_rules") {
 				warned = append(warned, w.Message)
@@ -145,11 +145,11 @@ func (h *Handler) showSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, n, err := h.app.Schemas.Get(ctx, name, max(intQuery(c, "v", 0), 0))
+	sc, n, err := h.appOf(c).Schemas.Get(ctx, name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
 	}
-	hist, err := h.app.Schemas.Versions(ctx, name)
+	hist, err := h.appOf(c).Schemas.Versions(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -189,11 +189,11 @@ func (h *Handler) diffSchema(c echo.Context) error {
 }
 
 func (h *Handler) schemaDiff(ctx context.Context, name string, a, b int) (web.SchemaDiffView, error) {
-	sa, _, err := h.app.Schemas.Get(ctx, name, a)
+	sa, _, err := h.appIn(ctx).Schemas.Get(ctx, name, a)
 	if err != nil {
 		return web.SchemaDiffView{}, err
 	}
-	sb, _, err := h.app.Schemas.Get(ctx, name, b)
+	sb, _, err := h.appIn(ctx).Schemas.Get(ctx, name, b)
 	if err != nil {
 		return web.SchemaDiffView{}, err
 	}
@@ -227,7 +227,7 @@ func (h *Handler) exportSchema(c echo.Context) error {
 	if format == "" {
 		format = app.FormatKAG
 	}
-	sc, n, err := h.app.Schemas.Get(c.Request().Context(), name, n)
+	sc, n, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (h *Handler) editSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, n, err := h.app.Schemas.Get(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
+	sc, n, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, max(intQuery(c, "v", 0), 0))
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ const suggestMaxDocs = 20
 // documents, those picked checked, and who drafts (offline unless a
 // provider was picked; those not configured say so).
 func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picked map[int]bool, provider extract.Provider) error {
-	docs, err := h.app.Documents.List(ctx, 200)
+	docs, err := h.appIn(ctx).Documents.List(ctx, 200)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func (h *Handler) fillSuggestBox(ctx context.Context, e *web.SchemaEditor, picke
 	for i, d := range docs {
 		e.Docs[i] = web.DocChoice{ID: d.ID, Name: d.Name, Kind: string(d.Kind), Checked: picked[d.ID]}
 	}
-	p := h.app.Providers()
+	p := h.appIn(ctx).Providers()
 	e.SuggestProviders = nil
 	for _, o := range []struct {
 		v extract.Provider
@@ -339,7 +339,7 @@ func (h *Handler) suggest(c echo.Context, name string, picked []int, provider ex
 	docs := make([]extract.Document, 0, len(picked))
 	size := 0
 	for _, id := range picked {
-		d, err := h.app.Documents.Get(ctx, id)
+		d, err := h.appOf(c).Documents.Get(ctx, id)
 		if err != nil {
 			return "", "", err
 		}
@@ -348,7 +348,7 @@ func (h *Handler) suggest(c echo.Context, name string, picked []int, provider ex
 		}
 		docs = append(docs, d)
 	}
-	draft, err := h.app.Schemas.Suggest(ctx, cmp.Or(name, "Draft"), docs, app.SuggestOptions{Provider: provider})
+	draft, err := h.appOf(c).Schemas.Suggest(ctx, cmp.Or(name, "Draft"), docs, app.SuggestOptions{Provider: provider})
 	if k := extract.KindOf(err); err != nil && !extract.Offline(provider) && (k == extract.KindInvalid || k == extract.KindUnavailable) {
 		return extract.MessageOf(err), "suggest_provider", nil
 	}
@@ -470,7 +470,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 		// Save validates the schema (its problems come back listed); the
 		// store refuses the save when a version was saved after the one
 		// the editor started from: saving would undo it.
-		v, created, err := h.app.Schemas.Save(c.Request().Context(), name, from, sc, note)
+		v, created, err := h.appOf(c).Schemas.Save(c.Request().Context(), name, from, sc, note)
 		if ps := schema.ProblemsOf(err); ps != nil {
 			problems = ps
 			break
@@ -479,7 +479,7 @@ func (h *Handler) postEditor(c echo.Context) error {
 			// Another save came first: the message and the way out go at
 			// the top of the form.
 			conflict = extract.MessageOf(err)
-			if _, n, err := h.app.Schemas.Get(c.Request().Context(), name, 0); err == nil && n > from {
+			if _, n, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, 0); err == nil && n > from {
 				latest = n
 			}
 			break
@@ -524,10 +524,10 @@ func (h *Handler) postEditor(c echo.Context) error {
 
 // newNameProblems checks the name of a schema created in the editor.
 func (h *Handler) newNameProblems(ctx context.Context, name string) []schema.Problem {
-	if err := h.app.Schemas.ValidName(name); err != nil {
+	if err := h.appIn(ctx).Schemas.ValidName(name); err != nil {
 		return []schema.Problem{{Field: "schema", Message: extract.MessageOf(err)}}
 	}
-	if _, _, err := h.app.Schemas.Get(ctx, name, 0); err == nil {
+	if _, _, err := h.appIn(ctx).Schemas.Get(ctx, name, 0); err == nil {
 		return []schema.Problem{{Field: "schema", Message: fmt.Sprintf("a schema named %q exists; open it and edit it instead", name)}}
 	}
 	return nil
@@ -750,7 +750,7 @@ func historyRows(hist []record.SchemaVersionInfo) []web.SchemaVersionRow {
 
 // apiListSchemas lists schemas as JSON.
 func (h *Handler) apiListSchemas(c echo.Context) error {
-	list, err := h.app.Schemas.List(c.Request().Context())
+	list, err := h.appOf(c).Schemas.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -816,7 +816,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 	if name == "" {
 		name = app.ImportName("", sc)
 	}
-	v, created, err := h.app.Schemas.Save(c.Request().Context(), name, base, sc, note)
+	v, created, err := h.appOf(c).Schemas.Save(c.Request().Context(), name, base, sc, note)
 	if problems := schema.ProblemsOf(err); problems != nil {
 		return c.JSON(http.StatusBadRequest, map[string]any{
 			"error": extract.MessageOf(err), "status": http.StatusBadRequest, "problems": problems,
@@ -866,7 +866,7 @@ func (h *Handler) apiSchemaVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, _, err := h.app.Schemas.Get(c.Request().Context(), name, n)
+	sc, _, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, n)
 	if err != nil {
 		return err
 	}
@@ -879,7 +879,7 @@ func (h *Handler) apiSchemaVersions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hist, err := h.app.Schemas.Versions(c.Request().Context(), name)
+	hist, err := h.appOf(c).Schemas.Versions(c.Request().Context(), name)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func (h *Handler) board(c echo.Context) (app.Board, error) {
 	if err != nil {
 		return app.Board{}, err
 	}
-	return h.app.Scores.Board(c.Request().Context(), name)
+	return h.appOf(c).Scores.Board(c.Request().Context(), name)
 }
 
 // rescore scores every finished version of an extraction again and shows
@@ -46,7 +46,7 @@ func (h *Handler) rescore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.app.Scores.Rescore(c.Request().Context(), name); err != nil {
+	if err := h.appOf(c).Scores.Rescore(c.Request().Context(), name); err != nil {
 		return err
 	}
 	if wantsJSON(c) || strings.HasPrefix(c.Path(), "/api/") {
@@ -222,7 +222,7 @@ func (h *Handler) attachQuestions(c echo.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := h.app.Scores.SetQuestions(c.Request().Context(), name, set); err != nil {
+	if err := h.appOf(c).Scores.SetQuestions(c.Request().Context(), name, set); err != nil {
 		return fail(err)
 	}
 	if wantsJSON(c) {
@@ -240,15 +240,15 @@ func (h *Handler) compareScores(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	a, err := h.app.Versions.Get(ctx, ida)
+	a, err := h.appOf(c).Versions.Get(ctx, ida)
 	if err != nil {
 		return err
 	}
-	b, err := h.app.Versions.Get(ctx, idb)
+	b, err := h.appOf(c).Versions.Get(ctx, idb)
 	if err != nil {
 		return err
 	}
-	diffs, questions, setOf, err := h.app.Scores.Compare(ctx, a, b)
+	diffs, questions, setOf, err := h.appOf(c).Scores.Compare(ctx, a, b)
 	if err != nil {
 		return err
 	}
@@ -311,19 +311,19 @@ func (h *Handler) startExperiment(c echo.Context) error {
 		return fail(extract.Errorf(extract.KindInvalid, "give at least one line KEY=V1,V2 (keys: %s)", strings.Join(app.GridKeys, ", ")))
 	}
 	ctx := c.Request().Context()
-	latest, err := h.app.Versions.ByLabel(ctx, name, 0)
+	latest, err := h.appOf(c).Versions.ByLabel(ctx, name, 0)
 	if err != nil {
 		return fail(err)
 	}
 	base := extract.DefaultConfig()
 	base.Embedder = strings.TrimSpace(c.FormValue("embedder"))
-	made, err := h.app.Experiment(ctx, name, axes, base, latest.DocumentIDs)
+	made, err := h.appOf(c).Experiment(ctx, name, axes, base, latest.DocumentIDs)
 	if err != nil {
 		return fail(err)
 	}
 	var labels []string
 	for _, v := range made {
-		h.app.Start(v)
+		h.appOf(c).Start(v)
 		labels = append(labels, v.Label())
 	}
 	if wantsJSON(c) {

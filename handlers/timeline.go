@@ -114,7 +114,7 @@ func (h *Handler) showTimeline(c echo.Context) error {
 			return extract.Errorf(extract.KindInvalid, "turn must be a number")
 		}
 	}
-	t, err := h.app.Memory.Timeline(c.Request().Context(), id)
+	t, err := h.appOf(c).Memory.Timeline(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func (h *Handler) timelineAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.app.Memory.Timeline(c.Request().Context(), id)
+	t, err := h.appOf(c).Memory.Timeline(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (h *Handler) timelineTurnAPI(c echo.Context) error {
 	if turn < 0 {
 		return extract.Errorf(extract.KindInvalid, "turn must be a number")
 	}
-	t, err := h.app.Memory.Timeline(c.Request().Context(), id)
+	t, err := h.appOf(c).Memory.Timeline(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}

@@ -28,28 +28,28 @@ func (h *Handler) showVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	// The chunks extracted, also while the final job merges them.
-	ph, err := h.app.Phase(ctx, v)
+	ph, err := h.appOf(c).Phase(ctx, v)
 	if err != nil {
 		return err
 	}
 	v.ChunksDone = ph.ChunksDone
-	g, err := h.app.Graphs.Load(ctx, id, false)
+	g, err := h.appOf(c).Graphs.Load(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	mentions, err := h.app.Graphs.MentionCounts(ctx, id)
+	mentions, err := h.appOf(c).Graphs.MentionCounts(ctx, id)
 	if err != nil {
 		return err
 	}
 	p := web.VersionPage{V: versionRow(v), Note: v.Note, Error: v.Error, Active: v.Active(),
 		Config: versionConfigRows(v), PromptTokens: v.PromptTokens, OutputTokens: v.OutputTokens, Calls: v.Calls,
 		CachedCalls: v.CachedCalls, CachedTokens: v.CachedPromptTokens + v.CachedOutputTokens, OffSchema: v.OffSchema, ParseFailures: v.ParseFailures,
-		Cost:       h.app.Providers().CostOf(v),
+		Cost:       h.appOf(c).Providers().CostOf(v),
 		TypeFilter: c.QueryParam("type"), OffSchemaOnly: c.QueryParam("off") == "1", Query: strings.TrimSpace(c.QueryParam("q")), Sort: c.QueryParam("sort"),
 		SelfURL:  c.Request().URL.RequestURI(),
 		Injected: v.Injected, MergesApplied: v.MergesApplied, NotSameApplied: v.NotSameApplied,
@@ -58,7 +58,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		p.Edits = append(p.Edits, e.String())
 	}
 	if !v.Active() {
-		if est, ok := h.app.EstimateOf(ctx, v); ok {
+		if est, ok := h.appOf(c).EstimateOf(ctx, v); ok {
 			p.Estimate = [][3]string{
 				{"model calls", itoa(est.Calls), fmt.Sprintf("%d (%d from the cache)", v.Calls, v.CachedCalls)},
 				{"input tokens", itoa(est.InputTokens), itoa(v.PromptTokens)},
@@ -67,23 +67,23 @@ func (h *Handler) showVersion(c echo.Context) error {
 			}
 		}
 	}
-	if e, err := h.app.Queries.Embedding(ctx, v.ID); err != nil {
+	if e, err := h.appOf(c).Queries.Embedding(ctx, v.ID); err != nil {
 		return err
 	} else if e != nil {
 		p.Embedding = &web.EmbeddingStats{Embedder: e.Embedder, Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,
 			Calls: e.Calls, Tokens: e.Tokens, Cached: e.Cached, Cost: e.Cost}
 	}
-	docs, err := h.app.DocKinds(ctx, v)
+	docs, err := h.appOf(c).DocKinds(ctx, v)
 	if err != nil {
 		return err
 	}
 	p.Dialogue = app.IsDialogueRun(v.Config, docs)
 	if v.Number > 1 {
-		if prev, err := h.app.Versions.ByLabel(ctx, v.Extraction, v.Number-1); err == nil {
+		if prev, err := h.appOf(c).Versions.ByLabel(ctx, v.Extraction, v.Number-1); err == nil {
 			p.PrevID = prev.ID
 		}
 	}
-	fillRetry(ctx, h.app.Versions, &p, v)
+	fillRetry(ctx, h.appOf(c).Versions, &p, v)
 	jobs, jobErrs, err := h.jobsView(ctx, v.ID)
 	if err != nil {
 		return err
@@ -280,7 +280,7 @@ func sortedCounts(m map[string]int) []web.TypeCount {
 
 // chunkRows lists the chunks of a version's documents with their results.
 func (h *Handler) chunkRows(ctx context.Context, v record.Version, docs []extract.Document) ([]web.ChunkRow, error) {
-	runs, err := h.app.Versions.ChunkRunSummaries(ctx, v.ID)
+	runs, err := h.appIn(ctx).Versions.ChunkRunSummaries(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func (h *Handler) chunkRows(ctx context.Context, v record.Version, docs []extrac
 	var rows []web.ChunkRow
 	for _, d := range docs {
 		docID := d.ID
-		chunks, err := h.app.Documents.Chunks(ctx, docID, app.ChunkSetFor(v.Config, d))
+		chunks, err := h.appIn(ctx).Documents.Chunks(ctx, docID, app.ChunkSetFor(v.Config, d))
 		if err != nil {
 			return nil, err
 		}
@@ -324,11 +324,11 @@ func (h *Handler) showChunk(c echo.Context) error {
 	if index < 0 {
 		return extract.Errorf(extract.KindInvalid, "chunk index must be a number")
 	}
-	v, err := h.app.Versions.Get(ctx, id)
+	v, err := h.appOf(c).Versions.Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	chunks, err := h.app.Versions.Chunks(ctx, v, docID)
+	chunks, err := h.appOf(c).Versions.Chunks(ctx, v, docID)
 	if err != nil {
 		return err
 	}
@@ -336,15 +336,15 @@ func (h *Handler) showChunk(c echo.Context) error {
 		return extract.Errorf(extract.KindNotFound, "chunk %d of document %d not found in this version", index, docID)
 	}
 	ch := chunks[index]
-	d, err := h.app.Documents.Info(ctx, docID)
+	d, err := h.appOf(c).Documents.Info(ctx, docID)
 	if err != nil {
 		return err
 	}
-	ms, err := h.app.Graphs.ChunkMentions(ctx, id, docID, index)
+	ms, err := h.appOf(c).Graphs.ChunkMentions(ctx, id, docID, index)
 	if err != nil {
 		return err
 	}
-	g, err := h.app.Graphs.Nodes(ctx, id, mentionKeys(ms))
+	g, err := h.appOf(c).Graphs.Nodes(ctx, id, mentionKeys(ms))
 	if err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (h *Handler) showChunk(c echo.Context) error {
 		p.NextIndex = index + 1
 	}
 	p.Spans, p.Entities = highlight(ch, ms, g)
-	r, done, err := h.app.Versions.ChunkRunAt(ctx, id, docID, index)
+	r, done, err := h.appOf(c).Versions.ChunkRunAt(ctx, id, docID, index)
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,21 @@ import (
 	"github.com/kgstudio/kgstudio/ent/accesstoken"
 	"github.com/kgstudio/kgstudio/ent/account"
 	"github.com/kgstudio/kgstudio/ent/auditentry"
+	"github.com/kgstudio/kgstudio/ent/membership"
 	"github.com/kgstudio/kgstudio/ent/session"
+	"github.com/kgstudio/kgstudio/ent/workspace"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 func accountRecord(a *ent.Account) record.Account {
-	return record.Account{ID: a.ID, Name: a.Name, Role: record.Role(a.Role), CreatedAt: a.CreatedAt}
+	out := record.Account{ID: a.ID, Name: a.Name, Role: record.Role(a.Role), CreatedAt: a.CreatedAt}
+	if len(a.Edges.Memberships) > 0 {
+		out.Workspaces = make(map[string]record.Role, len(a.Edges.Memberships))
+		for _, m := range a.Edges.Memberships {
+			out.Workspaces[m.Workspace] = record.Role(m.Role)
+		}
+	}
+	return out
 }
 
 // AddAccount stores a person with a password hash (never the password);
@@ -33,7 +42,7 @@ func (s *Store) AddAccount(ctx context.Context, name string, role record.Role, p
 
 // Accounts lists the people, by name.
 func (s *Store) Accounts(ctx context.Context) ([]record.Account, error) {
-	rows, err := s.client.Account.Query().Order(ent.Asc(account.FieldName)).All(ctx)
+	rows, err := s.client.Account.Query().WithMemberships().Order(ent.Asc(account.FieldName)).All(ctx)
 	if err != nil {
 		return nil, translate(err, "accounts")
 	}
@@ -53,7 +62,7 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 // AccountByName returns a person and their password hash; ok is false
 // when no one has the name.
 func (s *Store) AccountByName(ctx context.Context, name string) (record.Account, string, bool, error) {
-	a, err := s.client.Account.Query().Where(account.NameEQ(name)).Only(ctx)
+	a, err := s.client.Account.Query().Where(account.NameEQ(name)).WithMemberships().Only(ctx)
 	if ent.IsNotFound(err) {
 		return record.Account{}, "", false, nil
 	}
@@ -103,24 +112,28 @@ func (s *Store) RemoveAccount(ctx context.Context, name string) error {
 		if _, err := c.AccessToken.Delete().Where(accesstoken.AccountIDEQ(a.ID)).Exec(ctx); err != nil {
 			return translate(err, "tokens")
 		}
+		if _, err := c.Membership.Delete().Where(membership.AccountIDEQ(a.ID)).Exec(ctx); err != nil {
+			return translate(err, "memberships")
+		}
 		return translate(c.Account.DeleteOneID(a.ID).Exec(ctx), "account "+name)
 	})
 }
 
 func tokenRecord(t *ent.AccessToken, owner string) record.AccessToken {
-	return record.AccessToken{ID: t.ID, Owner: owner, Name: t.Name, Role: record.Role(t.Role), CreatedAt: t.CreatedAt,
+	return record.AccessToken{ID: t.ID, Owner: owner, Name: t.Name, Role: record.Role(t.Role), Workspace: t.Workspace, CreatedAt: t.CreatedAt,
 		LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
-// AddToken stores a person's token by the hash of its secret.
-func (s *Store) AddToken(ctx context.Context, accountID int, name, hash string, role record.Role) (record.AccessToken, error) {
+// AddToken stores a person's token for a workspace by the hash of its
+// secret.
+func (s *Store) AddToken(ctx context.Context, accountID int, name, hash string, role record.Role, ws string) (record.AccessToken, error) {
 	var out record.AccessToken
 	err := s.write(ctx, func(c *ent.Client) error {
 		a, err := c.Account.Get(ctx, accountID)
 		if err != nil {
 			return translate(err, "account")
 		}
-		t, err := c.AccessToken.Create().SetAccountID(accountID).SetName(name).SetHash(hash).SetRole(string(role)).Save(ctx)
+		t, err := c.AccessToken.Create().SetAccountID(accountID).SetName(name).SetHash(hash).SetRole(string(role)).SetWorkspace(ws).Save(ctx)
 		if err != nil {
 			return translate(err, "token "+name)
 		}
@@ -151,7 +164,8 @@ func (s *Store) Tokens(ctx context.Context, owner string) ([]record.AccessToken,
 // TokenByHash returns the token whose secret has this hash and its
 // owner; ok is false for none.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (record.AccessToken, record.Account, bool, error) {
-	t, err := s.client.AccessToken.Query().Where(accesstoken.HashEQ(hash)).WithAccount().Only(ctx)
+	t, err := s.client.AccessToken.Query().Where(accesstoken.HashEQ(hash)).
+		WithAccount(func(q *ent.AccountQuery) { q.WithMemberships() }).Only(ctx)
 	if ent.IsNotFound(err) {
 		return record.AccessToken{}, record.Account{}, false, nil
 	}
@@ -189,7 +203,8 @@ func (s *Store) AddSession(ctx context.Context, hash string, accountID *int, rol
 // SessionByHash returns the session whose id has this hash; ok is false
 // for none.
 func (s *Store) SessionByHash(ctx context.Context, hash string) (record.Session, bool, error) {
-	se, err := s.client.Session.Query().Where(session.HashEQ(hash)).WithAccount().Only(ctx)
+	se, err := s.client.Session.Query().Where(session.HashEQ(hash)).
+		WithAccount(func(q *ent.AccountQuery) { q.WithMemberships() }).Only(ctx)
 	if ent.IsNotFound(err) {
 		return record.Session{}, false, nil
 	}
@@ -215,7 +230,7 @@ func (s *Store) DeleteSession(ctx context.Context, hash string) error {
 // AddAudit records a write in the audit log.
 func (s *Store) AddAudit(ctx context.Context, e record.AuditEntry) error {
 	return s.write(ctx, func(c *ent.Client) error {
-		return translate(c.AuditEntry.Create().SetCreatedAt(e.At).SetActor(e.Actor).SetRole(string(e.Role)).SetMethod(e.Method).
+		return translate(c.AuditEntry.Create().SetCreatedAt(e.At).SetActor(e.Actor).SetRole(string(e.Role)).SetWorkspace(e.Workspace).SetMethod(e.Method).
 			SetPath(e.Path).SetStatus(e.Status).SetAddr(e.Addr).Exec(ctx), "audit entry")
 	})
 }
@@ -228,7 +243,47 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]record.AuditEntry, e
 	}
 	out := make([]record.AuditEntry, len(rows))
 	for i, e := range rows {
-		out[i] = record.AuditEntry{At: e.CreatedAt, Actor: e.Actor, Role: record.Role(e.Role), Method: e.Method, Path: e.Path, Status: e.Status, Addr: e.Addr}
+		out[i] = record.AuditEntry{At: e.CreatedAt, Actor: e.Actor, Role: record.Role(e.Role), Workspace: e.Workspace, Method: e.Method, Path: e.Path, Status: e.Status, Addr: e.Addr}
 	}
 	return out, nil
+}
+
+// AddWorkspace records a workspace by name; a name already taken is a
+// conflict.
+func (s *Store) AddWorkspace(ctx context.Context, name string) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		return translate(c.Workspace.Create().SetName(name).Exec(ctx), "workspace "+name)
+	})
+}
+
+// Workspaces lists the workspaces by name (without the default, which
+// has no row).
+func (s *Store) Workspaces(ctx context.Context) ([]string, error) {
+	names, err := s.client.Workspace.Query().Order(ent.Asc(workspace.FieldName)).Select(workspace.FieldName).Strings(ctx)
+	return names, translate(err, "workspaces")
+}
+
+// HasWorkspace reports whether a workspace of this name was added.
+func (s *Store) HasWorkspace(ctx context.Context, name string) (bool, error) {
+	ok, err := s.client.Workspace.Query().Where(workspace.NameEQ(name)).Exist(ctx)
+	return ok, translate(err, "workspace")
+}
+
+// SetMembership makes a person a member of a workspace with a role
+// there (replacing the role they had), or, with role "", ends their
+// membership.
+func (s *Store) SetMembership(ctx context.Context, name, ws string, role record.Role) error {
+	return s.write(ctx, func(c *ent.Client) error {
+		a, err := c.Account.Query().Where(account.NameEQ(name)).Only(ctx)
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		if _, err := c.Membership.Delete().Where(membership.AccountIDEQ(a.ID), membership.WorkspaceEQ(ws)).Exec(ctx); err != nil {
+			return translate(err, "membership")
+		}
+		if role == "" {
+			return nil
+		}
+		return translate(c.Membership.Create().SetAccountID(a.ID).SetWorkspace(ws).SetRole(string(role)).Exec(ctx), "membership")
+	})
 }

@@ -31,7 +31,7 @@ func TestStore_Accounts(t *testing.T) {
 		if _, _, ok, err := s.AccountByName(ctx, "bob"); err != nil || ok {
 			t.Fatalf("bob, who is not: %t %v", ok, err)
 		}
-		tok, err := s.AddToken(ctx, ann.ID, "laptop", "h1", record.RoleEditor)
+		tok, err := s.AddToken(ctx, ann.ID, "laptop", "h1", record.RoleEditor, record.DefaultWorkspace)
 		if err != nil || tok.Owner != "ann" {
 			t.Fatalf("token: %+v %v", tok, err)
 		}

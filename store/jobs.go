@@ -831,7 +831,7 @@ func (s *Store) LockVersion(ctx context.Context, id int) (unlock func(), ok bool
 	if err != nil {
 		return nil, false, extract.Wrap(extract.KindUnavailable, err, "lock version")
 	}
-	const class = 0x6b67 // "kg"
+	class := s.lockClass
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", class, id).Scan(&ok); err != nil || !ok {
 		conn.Release()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/ent"
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 // Store is the persistence layer. It is safe for concurrent use.
@@ -48,6 +50,10 @@ type Store struct {
 	runLocks sync.Map
 	// merged counts the rows merged since the last reclaim.
 	merged atomic.Int64
+	// lockClass is the class of the version run locks' advisory keys
+	// on PostgreSQL: each workspace's schema has its own, so version 1
+	// of one workspace and version 1 of another lock apart.
+	lockClass int32
 }
 
 // Options configure Open.
@@ -58,6 +64,13 @@ type Options struct {
 	URL string
 	// DataDir holds the default SQLite file.
 	DataDir string
+	// Workspace, when set and not the default, opens that workspace's
+	// database beside the main one: on SQLite the file of the same
+	// name under workspaces/NAME/ next to the main file, on PostgreSQL
+	// the schema kgs_ws_NAME of the same database (created as needed).
+	// A workspace's rows live there alone, so no query of another
+	// workspace's store can reach them.
+	Workspace string
 }
 
 // DefaultSQLiteFile is the name of the SQLite database in the data dir.
@@ -88,8 +101,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		db.Close()
 		return nil, extract.Wrap(extract.KindUnavailable, errors.New(maskErr(rootCause(err).Error(), opts.URL)), "cannot reach database %s", MaskURL(describe(opts, dsn)))
 	}
+	if dia == dialect.Postgres && opts.Workspace != "" && opts.Workspace != record.DefaultWorkspace {
+		if err := createSchema(ctx, db, pgSchema(opts.Workspace)); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, db)))
-	s := &Store{client: client, db: db, Dialect: dia, Now: time.Now}
+	s := &Store{client: client, db: db, Dialect: dia, Now: time.Now, lockClass: versionLockClass(opts.Workspace)}
 	if dia == dialect.SQLite {
 		s.stmts = newStmtCache(db)
 	}
@@ -184,6 +203,64 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 func resolve(opts Options) (driver, dsn, dia string, err error) {
+	driver, dsn, dia, err = resolveMain(opts)
+	if err != nil || opts.Workspace == "" || opts.Workspace == record.DefaultWorkspace {
+		return driver, dsn, dia, err
+	}
+	if err := record.CheckWorkspaceName(opts.Workspace); err != nil {
+		return "", "", "", extract.Wrap(extract.KindInvalid, err, "open workspace")
+	}
+	if dia == dialect.Postgres {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", "", "", extract.Errorf(extract.KindInvalid, "malformed database URL %s", MaskURL(dsn))
+		}
+		q := u.Query()
+		q.Set("search_path", pgSchema(opts.Workspace))
+		u.RawQuery = q.Encode()
+		return driver, u.String(), dia, nil
+	}
+	main := sqlitePath(dsn)
+	if main == ":memory:" {
+		return "", "", "", extract.Errorf(extract.KindInvalid, "an in-memory database has no workspaces")
+	}
+	dir := filepath.Join(filepath.Dir(main), "workspaces", opts.Workspace)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", "", extract.Wrap(extract.KindInvalid, err, "cannot create directory %s", dir)
+	}
+	return driver, sqliteDSN(filepath.Join(dir, filepath.Base(main))), dia, nil
+}
+
+// pgSchema is the PostgreSQL schema of a workspace.
+func pgSchema(ws string) string { return "kgs_ws_" + ws }
+
+// createSchema creates a workspace's PostgreSQL schema unless it exists
+// (two processes may create it at once: the loser finds it there).
+func createSchema(ctx context.Context, db *sql.DB, name string) error {
+	_, err := db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS "`+name+`"`)
+	if err != nil {
+		var exists bool
+		if qerr := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", name).Scan(&exists); qerr == nil && exists {
+			return nil
+		}
+		return extract.Wrap(extract.KindUnavailable, err, "create schema %s", name)
+	}
+	return nil
+}
+
+// versionLockClass is the advisory lock class of a workspace's version
+// run locks: "kg" for the default workspace (as before workspaces),
+// another class per workspace.
+func versionLockClass(ws string) int32 {
+	if ws == "" || ws == record.DefaultWorkspace {
+		return 0x6b67 // "kg"
+	}
+	h := fnv.New32a()
+	h.Write([]byte("kgstudio workspace " + ws))
+	return int32(h.Sum32() | 1<<16) // never "kg"
+}
+
+func resolveMain(opts Options) (driver, dsn, dia string, err error) {
 	u := strings.TrimSpace(opts.URL)
 	switch {
 	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):

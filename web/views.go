@@ -26,6 +26,10 @@ type Page struct {
 	Admin   bool
 	// Own links User to their own page (a person, not a token).
 	Own bool
+	// Workspace is the workspace the page shows; Workspaces, when more
+	// than one, the others the browser may switch to.
+	Workspace  string
+	Workspaces []string
 }
 
 // DocumentRow is a document in a list.

@@ -33,7 +33,22 @@ type Config struct {
 	PublicURL   string
 	Token       string
 	Providers   app.Providers
-	envErr      error
+	// Workspaces are the --workspace flags: the one workspace a data
+	// command works in (none: the default), or those kgstudio user
+	// makes a person a member of.
+	Workspaces stringsFlag
+	envErr     error
+}
+
+// stringsFlag is a flag that may be given more than once.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
+
+// Set adds one value.
+func (f *stringsFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
 }
 
 // DefaultConfig returns the zero-setup defaults.
@@ -115,6 +130,7 @@ func (c *Config) commonFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DatabaseURL, "db", c.DatabaseURL, "database URL: postgres://... or sqlite:PATH (env DATABASE_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
+	fs.Var(&c.Workspaces, "workspace", "the workspace to work in (default: default; kgstudio workspace add makes one)")
 }
 
 // Validate checks the configuration once at start.
@@ -255,7 +271,22 @@ func weakToken(tok string) bool {
 // openApp opens the configured database and builds the application
 // over it, logging to log. The caller closes it.
 func (c Config) openApp(ctx context.Context, log *slog.Logger) (*app.App, error) {
-	return app.Open(ctx, app.Options{URL: c.DatabaseURL, DataDir: c.DataDir}, log, c.Providers)
+	if len(c.Workspaces) > 1 {
+		return nil, fmt.Errorf("one --workspace at a time (given %s)", c.Workspaces.String())
+	}
+	o := app.Options{URL: c.DatabaseURL, DataDir: c.DataDir}
+	if len(c.Workspaces) == 1 {
+		o.Workspace = c.Workspaces[0]
+	}
+	return app.Open(ctx, o, log, c.Providers)
+}
+
+// openMain opens the application in the default workspace, whatever
+// --workspace says: serving, running jobs of every workspace, and
+// managing people and workspaces start there.
+func (c Config) openMain(ctx context.Context, log *slog.Logger) (*app.App, error) {
+	c.Workspaces = nil
+	return c.openApp(ctx, log)
 }
 
 // openVersion checks the configuration, opens the application and finds

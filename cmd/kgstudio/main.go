@@ -105,7 +105,9 @@ Usage:
   kgstudio scores NAME [--json]       every version of NAME scored: recall and answers per mode, graph and run measures
   kgstudio experiment NAME --grid KEY=V1,V2 [--grid ...] [--questions FILE] [--reference GRAPH] [--embedder E] [--json] [FILE...]
   kgstudio mcp [--no-worker]          the MCP server over stdio, for agents (Claude Desktop, IDEs)
-  kgstudio user add|list|remove|role|password|token|tokens|revoke ...  people who sign in, their roles and tokens
+  kgstudio user add|list|remove|role|leave|password|token|tokens|revoke ...  people who sign in, their roles and tokens
+  kgstudio workspace add|list ...    workspaces: documents, schemas and extractions kept apart (--workspace W on data commands)
+  kgstudio token create|revoke|list ...  people's API tokens, one workspace each
 
 Every command takes --data DIR (env KGSTUDIO_DATA, default ./kgstudio-data)
 and --db URL (env DATABASE_URL; default: an SQLite file in the data dir).
@@ -162,6 +164,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdMCP(ctx, rest, stdin, stdout, stderr)
 	case "user":
 		return cmdUser(ctx, rest, stdin, stdout, stderr)
+	case "workspace":
+		return cmdWorkspace(ctx, rest, stdout, stderr)
+	case "token":
+		return cmdToken(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -33,7 +33,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := cfg.logger(stderr)
-	runner, err := cfg.openApp(ctx, log)
+	runner, err := cfg.openMain(ctx, log)
 	if err != nil {
 		return err
 	}

@@ -7,19 +7,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 const userUsage = `usage:
-  kgstudio user add NAME [--role viewer|editor|admin]   the password is read from standard input (one line)
+  kgstudio user add NAME [--role viewer|editor|admin] [--workspace W ...]   the password is read from standard input (one line);
+                                                        with --workspace, a member of those workspaces (with that role) alone
   kgstudio user list [--json]
   kgstudio user remove NAME
-  kgstudio user role NAME viewer|editor|admin
+  kgstudio user role NAME viewer|editor|admin [--workspace W ...]   the role on the server, or in those workspaces
+  kgstudio user leave NAME --workspace W ...            ends memberships
   kgstudio user password NAME                           the new password is read from standard input
-  kgstudio user token NAME TOKEN-NAME [--role R]        a token for NAME, printed once
+  kgstudio user token NAME TOKEN-NAME [--role R] [--workspace W]   a token for NAME, printed once
   kgstudio user tokens [--json]
   kgstudio user revoke TOKEN-ID`
 
@@ -42,7 +46,7 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	want := map[string]int{"add": 1, "list": 0, "remove": 1, "role": 2, "password": 1, "token": 2, "tokens": 0, "revoke": 1}
+	want := map[string]int{"add": 1, "list": 0, "remove": 1, "role": 2, "leave": 1, "password": 1, "token": 2, "tokens": 0, "revoke": 1}
 	n, ok := want[sub]
 	if !ok {
 		return fmt.Errorf("user: unknown subcommand %q\n%s", sub, userUsage)
@@ -56,12 +60,16 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 	}
-	a, err := cfg.openApp(ctx, cfg.logger(stderr))
+	a, err := cfg.openMain(ctx, cfg.logger(stderr))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	acc := a.Accounts
+	spaces := cfg.Workspaces
+	if err := knownWorkspaces(ctx, a, spaces); err != nil {
+		return err
+	}
 	switch sub {
 	case "add":
 		password, err := readPassword(stdin)
@@ -72,7 +80,16 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "added %s (%s)\n", ac.Name, ac.Role)
+		for _, ws := range spaces {
+			if err := acc.SetMember(ctx, ac.Name, ws, ac.Role); err != nil {
+				return err
+			}
+		}
+		if len(spaces) > 0 {
+			fmt.Fprintf(stdout, "added %s (%s in %s)\n", ac.Name, ac.Role, spaces.String())
+		} else {
+			fmt.Fprintf(stdout, "added %s (%s)\n", ac.Name, ac.Role)
+		}
 	case "list":
 		list, err := acc.List(ctx)
 		if err != nil {
@@ -94,10 +111,29 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return err
 		}
+		if len(spaces) > 0 {
+			for _, ws := range spaces {
+				if err := acc.SetMember(ctx, pos[0], ws, r); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(stdout, "%s is now %s in %s\n", pos[0], r, spaces.String())
+			return nil
+		}
 		if err := acc.SetRole(ctx, pos[0], r); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s is now %s\n", pos[0], r)
+	case "leave":
+		if len(spaces) == 0 {
+			return errors.New("user leave: name the workspaces with --workspace")
+		}
+		for _, ws := range spaces {
+			if err := acc.SetMember(ctx, pos[0], ws, ""); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stdout, "%s is no longer a member of %s\n", pos[0], spaces.String())
 	case "password":
 		password, err := readPassword(stdin)
 		if err != nil {
@@ -108,12 +144,10 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		fmt.Fprintf(stdout, "password of %s changed; their sessions ended\n", pos[0])
 	case "token":
-		secret, t, err := acc.NewToken(ctx, pos[0], pos[1], role)
-		if err != nil {
-			return err
+		if len(spaces) > 1 {
+			return errors.New("user token: a token works in one workspace: give one --workspace")
 		}
-		fmt.Fprintf(stderr, "token %s of %s (%s, id %d), shown this once:\n", t.Name, t.Owner, t.Role, t.ID)
-		fmt.Fprintln(stdout, secret)
+		return printNewToken(ctx, acc, pos[0], pos[1], role, strings.Join(spaces, ""), stdout, stderr)
 	case "tokens":
 		list, err := acc.Tokens(ctx)
 		if err != nil {
@@ -127,7 +161,7 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			if t.RevokedAt != nil {
 				state = "revoked " + t.RevokedAt.UTC().Format("2006-01-02")
 			}
-			fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Name, t.Role, state)
+			fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Name, t.Role, t.Workspace, state)
 		}
 	case "revoke":
 		id, err := strconv.Atoi(pos[0])
@@ -139,6 +173,36 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		fmt.Fprintf(stdout, "token %d revoked\n", id)
 	}
+	return nil
+}
+
+// knownWorkspaces checks that every workspace named exists before
+// anything changes.
+func knownWorkspaces(ctx context.Context, a *app.App, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	all, err := a.Accounts.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ws := range names {
+		if !slices.Contains(all, ws) {
+			return fmt.Errorf("workspace %s not found (kgstudio workspace list names them; kgstudio workspace add makes one)", ws)
+		}
+	}
+	return nil
+}
+
+// printNewToken makes a person's token and prints it alone on standard
+// output's last line (what it is goes to standard error): shown once.
+func printNewToken(ctx context.Context, acc *app.Accounts, owner, name string, role record.Role, ws string, stdout, stderr io.Writer) error {
+	secret, t, err := acc.NewToken(ctx, owner, name, role, ws)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "token %s of %s (%s in %s, id %d), shown this once:\n", t.Name, t.Owner, t.Role, t.Workspace, t.ID)
+	fmt.Fprintln(stdout, secret)
 	return nil
 }
 

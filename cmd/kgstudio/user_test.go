@@ -48,7 +48,7 @@ func TestUser(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || list[0].Name != "ann" || list[0].Role != "editor" {
 		t.Fatalf("list: %s %v", out, err)
 	}
-	if out, _, err := user("", "tokens"); err != nil || !strings.Contains(out, "ann\tlaptop\tviewer\tlive") || strings.Contains(out, strings.TrimSpace(secret)) {
+	if out, _, err := user("", "tokens"); err != nil || !strings.Contains(out, "ann\tlaptop\tviewer\tdefault\tlive") || strings.Contains(out, strings.TrimSpace(secret)) {
 		t.Fatalf("tokens: %q %v", out, err)
 	}
 	if _, _, err := user("", "remove", "ann"); err != nil {

@@ -34,7 +34,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("worker: --concurrency must be at least 1")
 	}
 	log := cfg.logger(stderr)
-	runner, err := cfg.openApp(ctx, log)
+	runner, err := cfg.openMain(ctx, log)
 	if err != nil {
 		return err
 	}

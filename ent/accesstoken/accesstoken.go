@@ -24,6 +24,8 @@ const (
 	FieldHash = "hash"
 	// FieldRole holds the string denoting the role field in the database.
 	FieldRole = "role"
+	// FieldWorkspace holds the string denoting the workspace field in the database.
+	FieldWorkspace = "workspace"
 	// FieldLastUsedAt holds the string denoting the last_used_at field in the database.
 	FieldLastUsedAt = "last_used_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
@@ -49,6 +51,7 @@ var Columns = []string{
 	FieldName,
 	FieldHash,
 	FieldRole,
+	FieldWorkspace,
 	FieldLastUsedAt,
 	FieldRevokedAt,
 }
@@ -68,6 +71,8 @@ var (
 	DefaultCreatedAt func() time.Time
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultWorkspace holds the default value on creation for the "workspace" field.
+	DefaultWorkspace string
 )
 
 // OrderOption defines the ordering options for the AccessToken queries.
@@ -101,6 +106,11 @@ func ByHash(opts ...sql.OrderTermOption) OrderOption {
 // ByRole orders the results by the role field.
 func ByRole(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRole, opts...).ToFunc()
+}
+
+// ByWorkspace orders the results by the workspace field.
+func ByWorkspace(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWorkspace, opts...).ToFunc()
 }
 
 // ByLastUsedAt orders the results by the last_used_at field.

@@ -80,6 +80,11 @@ func Role(v string) predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldEQ(FieldRole, v))
 }
 
+// Workspace applies equality check predicate on the "workspace" field. It's identical to WorkspaceEQ.
+func Workspace(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldEQ(FieldWorkspace, v))
+}
+
 // LastUsedAt applies equality check predicate on the "last_used_at" field. It's identical to LastUsedAtEQ.
 func LastUsedAt(v time.Time) predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldEQ(FieldLastUsedAt, v))
@@ -343,6 +348,71 @@ func RoleEqualFold(v string) predicate.AccessToken {
 // RoleContainsFold applies the ContainsFold predicate on the "role" field.
 func RoleContainsFold(v string) predicate.AccessToken {
 	return predicate.AccessToken(sql.FieldContainsFold(FieldRole, v))
+}
+
+// WorkspaceEQ applies the EQ predicate on the "workspace" field.
+func WorkspaceEQ(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldEQ(FieldWorkspace, v))
+}
+
+// WorkspaceNEQ applies the NEQ predicate on the "workspace" field.
+func WorkspaceNEQ(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldNEQ(FieldWorkspace, v))
+}
+
+// WorkspaceIn applies the In predicate on the "workspace" field.
+func WorkspaceIn(vs ...string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldIn(FieldWorkspace, vs...))
+}
+
+// WorkspaceNotIn applies the NotIn predicate on the "workspace" field.
+func WorkspaceNotIn(vs ...string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldNotIn(FieldWorkspace, vs...))
+}
+
+// WorkspaceGT applies the GT predicate on the "workspace" field.
+func WorkspaceGT(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldGT(FieldWorkspace, v))
+}
+
+// WorkspaceGTE applies the GTE predicate on the "workspace" field.
+func WorkspaceGTE(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldGTE(FieldWorkspace, v))
+}
+
+// WorkspaceLT applies the LT predicate on the "workspace" field.
+func WorkspaceLT(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldLT(FieldWorkspace, v))
+}
+
+// WorkspaceLTE applies the LTE predicate on the "workspace" field.
+func WorkspaceLTE(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldLTE(FieldWorkspace, v))
+}
+
+// WorkspaceContains applies the Contains predicate on the "workspace" field.
+func WorkspaceContains(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldContains(FieldWorkspace, v))
+}
+
+// WorkspaceHasPrefix applies the HasPrefix predicate on the "workspace" field.
+func WorkspaceHasPrefix(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldHasPrefix(FieldWorkspace, v))
+}
+
+// WorkspaceHasSuffix applies the HasSuffix predicate on the "workspace" field.
+func WorkspaceHasSuffix(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldHasSuffix(FieldWorkspace, v))
+}
+
+// WorkspaceEqualFold applies the EqualFold predicate on the "workspace" field.
+func WorkspaceEqualFold(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldEqualFold(FieldWorkspace, v))
+}
+
+// WorkspaceContainsFold applies the ContainsFold predicate on the "workspace" field.
+func WorkspaceContainsFold(v string) predicate.AccessToken {
+	return predicate.AccessToken(sql.FieldContainsFold(FieldWorkspace, v))
 }
 
 // LastUsedAtEQ applies the EQ predicate on the "last_used_at" field.

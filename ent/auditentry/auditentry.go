@@ -19,6 +19,8 @@ const (
 	FieldActor = "actor"
 	// FieldRole holds the string denoting the role field in the database.
 	FieldRole = "role"
+	// FieldWorkspace holds the string denoting the workspace field in the database.
+	FieldWorkspace = "workspace"
 	// FieldMethod holds the string denoting the method field in the database.
 	FieldMethod = "method"
 	// FieldPath holds the string denoting the path field in the database.
@@ -37,6 +39,7 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldActor,
 	FieldRole,
+	FieldWorkspace,
 	FieldMethod,
 	FieldPath,
 	FieldStatus,
@@ -56,6 +59,8 @@ func ValidColumn(column string) bool {
 var (
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultWorkspace holds the default value on creation for the "workspace" field.
+	DefaultWorkspace string
 )
 
 // OrderOption defines the ordering options for the AuditEntry queries.
@@ -79,6 +84,11 @@ func ByActor(opts ...sql.OrderTermOption) OrderOption {
 // ByRole orders the results by the role field.
 func ByRole(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRole, opts...).ToFunc()
+}
+
+// ByWorkspace orders the results by the workspace field.
+func ByWorkspace(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWorkspace, opts...).ToFunc()
 }
 
 // ByMethod orders the results by the method field.

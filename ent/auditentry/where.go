@@ -69,6 +69,11 @@ func Role(v string) predicate.AuditEntry {
 	return predicate.AuditEntry(sql.FieldEQ(FieldRole, v))
 }
 
+// Workspace applies equality check predicate on the "workspace" field. It's identical to WorkspaceEQ.
+func Workspace(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldEQ(FieldWorkspace, v))
+}
+
 // Method applies equality check predicate on the "method" field. It's identical to MethodEQ.
 func Method(v string) predicate.AuditEntry {
 	return predicate.AuditEntry(sql.FieldEQ(FieldMethod, v))
@@ -257,6 +262,71 @@ func RoleEqualFold(v string) predicate.AuditEntry {
 // RoleContainsFold applies the ContainsFold predicate on the "role" field.
 func RoleContainsFold(v string) predicate.AuditEntry {
 	return predicate.AuditEntry(sql.FieldContainsFold(FieldRole, v))
+}
+
+// WorkspaceEQ applies the EQ predicate on the "workspace" field.
+func WorkspaceEQ(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldEQ(FieldWorkspace, v))
+}
+
+// WorkspaceNEQ applies the NEQ predicate on the "workspace" field.
+func WorkspaceNEQ(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldNEQ(FieldWorkspace, v))
+}
+
+// WorkspaceIn applies the In predicate on the "workspace" field.
+func WorkspaceIn(vs ...string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldIn(FieldWorkspace, vs...))
+}
+
+// WorkspaceNotIn applies the NotIn predicate on the "workspace" field.
+func WorkspaceNotIn(vs ...string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldNotIn(FieldWorkspace, vs...))
+}
+
+// WorkspaceGT applies the GT predicate on the "workspace" field.
+func WorkspaceGT(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldGT(FieldWorkspace, v))
+}
+
+// WorkspaceGTE applies the GTE predicate on the "workspace" field.
+func WorkspaceGTE(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldGTE(FieldWorkspace, v))
+}
+
+// WorkspaceLT applies the LT predicate on the "workspace" field.
+func WorkspaceLT(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldLT(FieldWorkspace, v))
+}
+
+// WorkspaceLTE applies the LTE predicate on the "workspace" field.
+func WorkspaceLTE(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldLTE(FieldWorkspace, v))
+}
+
+// WorkspaceContains applies the Contains predicate on the "workspace" field.
+func WorkspaceContains(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldContains(FieldWorkspace, v))
+}
+
+// WorkspaceHasPrefix applies the HasPrefix predicate on the "workspace" field.
+func WorkspaceHasPrefix(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldHasPrefix(FieldWorkspace, v))
+}
+
+// WorkspaceHasSuffix applies the HasSuffix predicate on the "workspace" field.
+func WorkspaceHasSuffix(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldHasSuffix(FieldWorkspace, v))
+}
+
+// WorkspaceEqualFold applies the EqualFold predicate on the "workspace" field.
+func WorkspaceEqualFold(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldEqualFold(FieldWorkspace, v))
+}
+
+// WorkspaceContainsFold applies the ContainsFold predicate on the "workspace" field.
+func WorkspaceContainsFold(v string) predicate.AuditEntry {
+	return predicate.AuditEntry(sql.FieldContainsFold(FieldWorkspace, v))
 }
 
 // MethodEQ applies the EQ predicate on the "method" field.

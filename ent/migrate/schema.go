@@ -16,6 +16,7 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "hash", Type: field.TypeString, Unique: true},
 		{Name: "role", Type: field.TypeString},
+		{Name: "workspace", Type: field.TypeString, Default: "default"},
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "account_id", Type: field.TypeInt},
@@ -28,7 +29,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "access_tokens_accounts_tokens",
-				Columns:    []*schema.Column{AccessTokensColumns[7]},
+				Columns:    []*schema.Column{AccessTokensColumns[8]},
 				RefColumns: []*schema.Column{AccountsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -54,6 +55,7 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "actor", Type: field.TypeString},
 		{Name: "role", Type: field.TypeString},
+		{Name: "workspace", Type: field.TypeString, Default: "default"},
 		{Name: "method", Type: field.TypeString},
 		{Name: "path", Type: field.TypeString},
 		{Name: "status", Type: field.TypeInt},
@@ -458,6 +460,35 @@ var (
 		Columns:    LlmCallsColumns,
 		PrimaryKey: []*schema.Column{LlmCallsColumns[0]},
 	}
+	// MembershipsColumns holds the columns for the "memberships" table.
+	MembershipsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "workspace", Type: field.TypeString},
+		{Name: "role", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+	}
+	// MembershipsTable holds the schema information for the "memberships" table.
+	MembershipsTable = &schema.Table{
+		Name:       "memberships",
+		Columns:    MembershipsColumns,
+		PrimaryKey: []*schema.Column{MembershipsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "memberships_accounts_memberships",
+				Columns:    []*schema.Column{MembershipsColumns[4]},
+				RefColumns: []*schema.Column{AccountsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "membership_account_id_workspace",
+				Unique:  true,
+				Columns: []*schema.Column{MembershipsColumns[4], MembershipsColumns[2]},
+			},
+		},
+	}
 	// NodesColumns holds the columns for the "nodes" table.
 	NodesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -708,6 +739,18 @@ var (
 			},
 		},
 	}
+	// WorkspacesColumns holds the columns for the "workspaces" table.
+	WorkspacesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString, Unique: true},
+	}
+	// WorkspacesTable holds the schema information for the "workspaces" table.
+	WorkspacesTable = &schema.Table{
+		Name:       "workspaces",
+		Columns:    WorkspacesColumns,
+		PrimaryKey: []*schema.Column{WorkspacesColumns[0]},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		AccessTokensTable,
@@ -726,6 +769,7 @@ var (
 		ExtractionVersionsTable,
 		SchemasTable,
 		LlmCallsTable,
+		MembershipsTable,
 		NodesTable,
 		OperationsTable,
 		RelationTypesTable,
@@ -734,6 +778,7 @@ var (
 		VectorsTable,
 		VectorSetsTable,
 		VersionIndexesTable,
+		WorkspacesTable,
 	}
 )
 
@@ -750,6 +795,7 @@ func init() {
 	SchemasTable.Annotation = &entsql.Annotation{
 		Table: "schemas",
 	}
+	MembershipsTable.ForeignKeys[0].RefTable = AccountsTable
 	NodesTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	OperationsTable.ForeignKeys[0].RefTable = ExtractionVersionsTable
 	RelationTypesTable.ForeignKeys[0].RefTable = SchemaVersionsTable

@@ -54,6 +54,9 @@ type KGSchema func(*sql.Selector)
 // LLMCall is the predicate function for llmcall builders.
 type LLMCall func(*sql.Selector)
 
+// Membership is the predicate function for membership builders.
+type Membership func(*sql.Selector)
+
 // Node is the predicate function for node builders.
 type Node func(*sql.Selector)
 
@@ -77,3 +80,6 @@ type VectorSet func(*sql.Selector)
 
 // VersionIndex is the predicate function for versionindex builders.
 type VersionIndex func(*sql.Selector)
+
+// Workspace is the predicate function for workspace builders.
+type Workspace func(*sql.Selector)
