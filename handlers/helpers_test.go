@@ -31,6 +31,8 @@ type testApp struct {
 	Handler *handlers.Handler
 	App     *app.App
 	Server  *httptest.Server
+	// dataDir holds the SQLite files (every workspace's).
+	dataDir string
 }
 
 // MustApp starts the application on a temp database and an httptest server.
@@ -54,7 +56,8 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 	// Runs vectorize with the hashed embedder unless a test asks for
 	// another: the sentence encoder has tests of its own.
 	providers.Embedder = cmp.Or(providers.Embedder, extract.EmbedderOffline)
-	runner, st := openApp(tb, store.Options{DataDir: tb.TempDir()}, providers)
+	dir := tb.TempDir()
+	runner, st := openApp(tb, store.Options{DataDir: dir}, providers)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The jobs run here, as many at once as the provider takes calls.
 	jobs := providers.Concurrency
@@ -72,7 +75,7 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 		defer cancel()
 		runner.Shutdown(ctx)
 	})
-	return &testApp{Store: st, Handler: h, App: runner, Server: srv}
+	return &testApp{Store: st, Handler: h, App: runner, Server: srv, dataDir: dir}
 }
 
 // MustExtract stores text as a document and runs an nlp extraction of it to

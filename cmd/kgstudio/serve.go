@@ -29,6 +29,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if len(cfg.Workspaces) > 0 {
+		return fmt.Errorf("%s works for every workspace: --workspace is for the data commands", fs.Name())
+	}
 	if err := cfg.checkServe(); err != nil {
 		return err
 	}
@@ -75,6 +78,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := runner.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
+	}
+	if !*noWorker {
+		// Every workspace's jobs run here too (and resume).
+		if err := runner.OpenWorkspaces(ctx); err != nil {
+			log.Error("open workspaces", "error", err)
+		}
 	}
 	go runner.WatchInterruptedWrites(ctx)
 	if !*noSample {

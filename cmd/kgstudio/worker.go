@@ -30,6 +30,9 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if len(cfg.Workspaces) > 0 {
+		return fmt.Errorf("%s works for every workspace: --workspace is for the data commands", fs.Name())
+	}
 	if wo.Concurrency < 1 {
 		return fmt.Errorf("worker: --concurrency must be at least 1")
 	}
@@ -45,6 +48,10 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	w, err := runner.StartWorker(ctx, *wo)
 	if err != nil {
 		return err
+	}
+	// Every workspace's jobs run here too (and resume).
+	if err := runner.OpenWorkspaces(ctx); err != nil {
+		log.Error("open workspaces", "error", err)
 	}
 	fmt.Fprintf(stdout, "kgstudio worker running %d jobs at a time (database: %s)\n", wo.Concurrency, runner.Database())
 	log.Info("worker started", "concurrency", wo.Concurrency, "database", runner.Database())

@@ -1,0 +1,361 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/extract/schema"
+	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// inWorkspace adds workspace name to a's server and returns it as a
+// test application of its own: its App and a store on its database,
+// behind the same server.
+func (a *testApp) inWorkspace(tb testing.TB, name string) *testApp {
+	tb.Helper()
+	ctx := context.Background()
+	if err := a.App.Accounts.AddWorkspace(ctx, name); err != nil {
+		tb.Fatal(err)
+	}
+	w, err := a.App.Workspace(ctx, name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := store.Open(ctx, store.Options{DataDir: a.dataDir, Workspace: name})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return &testApp{Store: st, Handler: a.Handler, App: w, Server: a.Server, dataDir: a.dataDir}
+}
+
+// Words that appear only in one workspace's document (never in a
+// request), so an answer that holds one read that workspace.
+const (
+	markA = "Zarvenna"
+	markB = "Brennavik"
+)
+
+// Every route, driven by a member of workspace B only with workspace A's
+// names and ids, reads nothing of A and changes nothing in A; a viewer of
+// A changes nothing; A's editor and admin read nothing of B. The chat
+// APIs' model lists and MCP's tools and resources show a workspace's own
+// versions alone.
+func TestWorkspaces_NeverLeak(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20})
+	ctx := t.Context()
+	wa, wb := env.inWorkspace(t, "a"), env.inWorkspace(t, "b")
+	va := wa.MustExtract(t, "qext", "quill-notes.txt", "Ottoline Quillonbridge was born in "+markA+". She founded the "+markA+" Institute in 1901.", extract.DefaultConfig())
+	wb.MustExtract(t, "bext", "brenna-notes.txt", "Harald "+markB+" was born in Oslo. He founded the "+markB+" Society in 1920.", extract.DefaultConfig())
+	if _, _, err := wa.App.Schemas.Save(ctx, "qschema", 0, schema.Default(), ""); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := wa.Store.ListDocuments(ctx, 0)
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("workspace a's documents: %v %v", docs, err)
+	}
+	g, err := wa.Store.LoadGraph(ctx, va.ID, false)
+	if err != nil || len(g.Nodes) == 0 {
+		t.Fatalf("workspace a's graph: %v", err)
+	}
+	acc := env.App.Accounts
+	token := func(person string, role record.Role, ws string) map[string]string {
+		t.Helper()
+		if _, err := acc.Add(ctx, person, "a long enough password", role); err != nil {
+			t.Fatal(err)
+		}
+		if role != record.RoleAdmin {
+			if err := acc.SetMember(ctx, person, ws, role); err != nil {
+				t.Fatal(err)
+			}
+		}
+		secret, _, err := acc.NewToken(ctx, person, "t", "", ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"Authorization": "Bearer " + secret}
+	}
+	aViewer, aEditor, aAdmin := token("av", record.RoleViewer, "a"), token("ae", record.RoleEditor, "a"), token("boss", record.RoleAdmin, "a")
+	bOnly := token("bo", record.RoleEditor, "b")
+	if _, _, err := acc.NewToken(ctx, "bo", "sneak", "", "a"); err == nil {
+		t.Fatal("a member of b alone got a token for a")
+	}
+
+	// The chat APIs list a workspace's own versions.
+	for _, c := range []struct {
+		who        map[string]string
+		mine, not_ string
+	}{{aViewer, "qext", "bext"}, {bOnly, "bext", "qext"}} {
+		for _, p := range []string{"/v1/models", "/api/tags"} {
+			resp := do(t, "GET", env.Server.URL+p, "", c.who)
+			body, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(body), c.mine) || strings.Contains(string(body), c.not_) {
+				t.Errorf("GET %s as a member of %s's workspace: %s", p, c.mine, body)
+			}
+		}
+	}
+	// So do MCP's tools and resources.
+	for _, c := range []struct {
+		who        map[string]string
+		mine, not_ string
+	}{{aViewer, "qext", "bext"}, {bOnly, "bext", "qext"}} {
+		cs, err := mcpSession(t, env.Server.URL, &http.Client{Transport: bearer{strings.TrimPrefix(c.who["Authorization"], "Bearer ")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_extractions", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !strings.Contains(text, c.mine) || strings.Contains(text, c.not_) {
+			t.Errorf("MCP list_extractions for %s's workspace: %s", c.mine, text)
+		}
+		rs, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs.Resources {
+			if strings.Contains(r.URI+r.Name, c.not_) || strings.Contains(r.Name, "quill-notes") && c.mine != "qext" {
+				t.Errorf("MCP resource of the other workspace for %s: %s", c.mine, r.URI)
+			}
+		}
+	}
+
+	// A's state, as its admin reads it: what no one else may change.
+	snapshot := func() string {
+		t.Helper()
+		var b strings.Builder
+		for _, p := range []string{"/api/documents", "/api/extractions", "/api/schemas", "/api/versions/" + strconv.Itoa(va.ID) + "/graph"} {
+			resp := do(t, "GET", env.Server.URL+p, "", aAdmin)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("admin of a: GET %s: %d %s", p, resp.StatusCode, body)
+			}
+			b.Write(body)
+		}
+		return b.String()
+	}
+	before := snapshot()
+	if !strings.Contains(before, markA) || strings.Contains(before, markB) {
+		t.Fatalf("a's admin does not see a alone: %.300s", before)
+	}
+
+	// Every route, its parameters A's.
+	routes := env.Handler.NewServer().Routes()
+	fill := func(path string) string {
+		seg := strings.Split(path, "/")
+		for i, s := range seg {
+			switch {
+			case s == ":id" && i > 0 && seg[i-1] == "documents":
+				seg[i] = strconv.Itoa(docs[0].ID)
+			case s == ":id" && i > 0 && seg[i-1] == "models":
+				seg[i] = va.Label()
+			case s == ":id" || s == ":doc":
+				seg[i] = strconv.Itoa(va.ID)
+			case s == ":name" && i > 0 && seg[i-1] == "schemas":
+				seg[i] = "qschema"
+			case s == ":name" && i > 0 && seg[i-1] == "workspaces":
+				seg[i] = "a"
+			case s == ":name":
+				seg[i] = "qext"
+			case s == ":key":
+				seg[i] = url.PathEscape(g.Nodes[0].Key)
+			case s == ":account":
+				seg[i] = "av"
+			case s == ":index", s == ":turn":
+				seg[i] = "0"
+			case s == ":n":
+				seg[i] = "1"
+			}
+		}
+		id := strconv.Itoa(va.ID)
+		return strings.Join(seg, "/") + "?a=" + id + "&b=" + id + "&version=" + id + "&q=" + url.QueryEscape("Who founded the institute?")
+	}
+	form := url.Values{"text": {"A new note."}, "name": {"qext"}, "q": {"Who founded the institute?"}, "model": {"qext"},
+		"versions": {strconv.Itoa(va.ID)}, "documents": {strconv.Itoa(docs[0].ID)}, "workspace": {"a"}}.Encode()
+	chat := `{"model":"qext","messages":[{"role":"user","content":"Who founded the institute?"}]}`
+	send := func(who map[string]string, method, path string) (int, string) {
+		t.Helper()
+		body := form
+		h := map[string]string{}
+		for k, v := range who {
+			h[k] = v
+		}
+		if strings.HasPrefix(path, "/v1/") || path == "/api/chat" || path == "/api/show" {
+			body = chat
+			h["Content-Type"] = "application/json"
+		}
+		if method == http.MethodGet || method == http.MethodDelete {
+			body = ""
+		}
+		resp := do(t, method, env.Server.URL+fill(path), body, h)
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	skip := func(p string) bool {
+		// The sign-in routes and one's own password and tokens are no
+		// workspace's.
+		return p == "/login" || p == "/logout" || strings.HasPrefix(p, "/account/") || strings.HasPrefix(p, "/static")
+	}
+	for _, r := range routes {
+		if skip(r.Path) {
+			continue
+		}
+		status, body := send(bOnly, r.Method, r.Path)
+		if strings.Contains(body, markA) || strings.Contains(body, "quill-notes") {
+			t.Errorf("member of b: %s %s (%d) read workspace a: %.300s", r.Method, r.Path, status, body)
+		}
+		if strings.Contains(r.Path, ":name") && strings.HasPrefix(r.Path, "/api/") && status < 400 {
+			t.Errorf("member of b: %s %s found a's %s: %d", r.Method, r.Path, r.Path, status)
+		}
+	}
+	if after := snapshot(); after != before {
+		t.Fatalf("a member of b changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
+	}
+	viewerMay := func(method, path string) bool {
+		return method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(path, "/query") || path == "/mcp" ||
+			path == "/workspace" || strings.HasPrefix(path, "/account/") ||
+			path == "/v1/chat/completions" || path == "/api/chat" || path == "/api/show" || path == "/api/extractions/estimate"
+	}
+	for _, r := range routes {
+		if skip(r.Path) {
+			continue
+		}
+		status, body := send(aViewer, r.Method, r.Path)
+		if !viewerMay(r.Method, r.Path) && status != http.StatusForbidden {
+			t.Errorf("viewer of a: %s %s: status %d, want 403: %.200s", r.Method, r.Path, status, body)
+		}
+		if strings.Contains(body, markB) {
+			t.Errorf("viewer of a: %s %s read workspace b: %.300s", r.Method, r.Path, body)
+		}
+	}
+	if after := snapshot(); after != before {
+		t.Fatalf("a viewer changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
+	}
+	for _, who := range []map[string]string{aEditor, aAdmin} {
+		for _, r := range routes {
+			if r.Method != http.MethodGet || skip(r.Path) {
+				continue
+			}
+			if status, body := send(who, r.Method, r.Path); strings.Contains(body, markB) || strings.Contains(body, "brenna-notes") {
+				t.Errorf("%s of a: GET %s (%d) read workspace b: %.300s", who["Authorization"][:12], r.Path, status, body)
+			}
+		}
+	}
+
+}
+
+// A person in two workspaces picks one in the browser; a workspace they
+// are no member of is not found (its existence untold), and a token
+// works in its own workspace whatever the request asks.
+func TestWorkspaces_Switch(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20})
+	ctx := t.Context()
+	wa, wb := env.inWorkspace(t, "a"), env.inWorkspace(t, "b")
+	env.inWorkspace(t, "c")
+	wa.MustExtract(t, "qext", "quill-notes.txt", "Ottoline Quillonbridge was born in "+markA+".", extract.DefaultConfig())
+	wb.MustExtract(t, "bext", "brenna-notes.txt", "Harald "+markB+" was born in Oslo.", extract.DefaultConfig())
+	acc := env.App.Accounts
+	if _, err := acc.Add(ctx, "both", "a long enough password", record.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	for _, ws := range []string{"a", "b"} {
+		if err := acc.SetMember(ctx, "both", ws, record.RoleEditor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar}
+	post := func(path string, v url.Values, hdr map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", env.Server.URL+path, strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", env.Server.URL)
+		for k, val := range hdr {
+			req.Header.Set(k, val)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	get := func(path string, hdr map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", env.Server.URL+path, nil)
+		for k, val := range hdr {
+			req.Header.Set(k, val)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, _ := post("/login", url.Values{"name": {"both"}, "password": {"a long enough password"}}, nil); status != http.StatusOK {
+		t.Fatalf("sign in: %d", status)
+	}
+	// Signed in, the first workspace they may enter: a.
+	if _, body := get("/api/documents", nil); !strings.Contains(body, "quill-notes") {
+		t.Fatalf("first workspace: %s", body)
+	}
+	if status, body := get("/", nil); status != http.StatusOK || !strings.Contains(body, `data-testid="workspace-pick"`) || strings.Contains(body, `value="c"`) {
+		t.Fatalf("the picker offers a and b alone: %d", status)
+	}
+	if status, _ := post("/workspace", url.Values{"workspace": {"b"}}, nil); status != http.StatusOK {
+		t.Fatalf("switch to b: %d", status)
+	}
+	if _, body := get("/api/documents", nil); !strings.Contains(body, "brenna-notes") || strings.Contains(body, "quill-notes") {
+		t.Fatalf("after switching to b: %s", body)
+	}
+	if status, body := post("/workspace", url.Values{"workspace": {"c"}}, nil); status != http.StatusNotFound || strings.Contains(body, "brenna") {
+		t.Fatalf("switch to c (no member): %d %s", status, body)
+	}
+	if status, _ := get("/api/documents", map[string]string{"X-Kgstudio-Workspace": "c"}); status != http.StatusNotFound {
+		t.Fatalf("header naming c: %d", status)
+	}
+	// Their membership of b ends: the next request is in a.
+	if err := acc.SetMember(ctx, "both", "b", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get("/api/documents", nil); !strings.Contains(body, "quill-notes") || strings.Contains(body, "brenna-notes") {
+		t.Fatalf("after leaving b: %s", body)
+	}
+	// A token made for a works in a, whatever the header says.
+	secret, _, err := acc.NewToken(ctx, "both", "t", "", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := do(t, "GET", env.Server.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret, "X-Kgstudio-Workspace": "b"})
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "quill-notes") || strings.Contains(string(body), "brenna") {
+		t.Fatalf("token for a with a header naming b: %s", body)
+	}
+	// Leaving a too: the token opens nothing.
+	if err := acc.SetMember(ctx, "both", "a", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.SetMember(ctx, "both", "c", record.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
+	if resp := do(t, "GET", env.Server.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("token of a person who left its workspace: %d", resp.StatusCode)
+	}
+}
