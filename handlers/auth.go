@@ -76,14 +76,17 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		p := c.Request().URL.Path
+		open := strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" || p == "/favicon.ico"
 		if !required {
-			if err := h.enter(c, app.Local); err != nil {
-				return err
+			if !open {
+				if err := h.enter(c, app.Local); err != nil {
+					return err
+				}
 			}
 			return next(c)
 		}
-		p := c.Request().URL.Path
-		if strings.HasPrefix(p, "/static/") || p == "/healthz" || p == "/login" || p == "/favicon.ico" {
+		if open {
 			return next(c)
 		}
 		r := c.Request()
@@ -270,6 +273,9 @@ func (h *Handler) enter(c echo.Context, who app.Principal) error {
 		}
 	}
 	p, ok := who.In(ws)
+	if !ok && !explicit {
+		p, ok = who.In(record.DefaultWorkspace)
+	}
 	if !ok && !explicit {
 		all, err := h.app.Accounts.Workspaces(ctx)
 		if err != nil {

@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -357,5 +359,49 @@ func TestWorkspaces_Switch(t *testing.T) {
 	}
 	if resp := do(t, "GET", env.Server.URL+"/api/documents", "", map[string]string{"Authorization": "Bearer " + secret}); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("token of a person who left its workspace: %d", resp.StatusCode)
+	}
+}
+
+// A run started in a workspace through the API runs on that workspace's
+// job queue (its own database's) to the end, and its version is that
+// workspace's alone.
+func TestWorkspaces_BackgroundRun(t *testing.T) {
+	t.Parallel()
+	env := mustAppConfig(t, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20})
+	ctx := t.Context()
+	wa := env.inWorkspace(t, "a")
+	acc := env.App.Accounts
+	if _, err := acc.Add(ctx, "ed", "a long enough password", record.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.SetMember(ctx, "ed", "a", record.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	secret, _, err := acc.NewToken(ctx, "ed", "t", "", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := map[string]string{"Authorization": "Bearer " + secret}
+	resp := do(t, "POST", env.Server.URL+"/api/documents", url.Values{"text": {"Grace Hopper was born in New York. She worked at Harvard."}, "name": {"hopper.txt"}}.Encode(), hdr)
+	var doc struct {
+		ID int `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("add a document in a: %d %v", resp.StatusCode, err)
+	}
+	hdr["Content-Type"] = "application/json"
+	resp = do(t, "POST", env.Server.URL+"/api/extractions", fmt.Sprintf(`{"name":"hopper","strategy":"nlp","document_ids":[%d]}`, doc.ID), hdr)
+	var v struct {
+		ID int `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.ID == 0 {
+		t.Fatalf("start a run in a: %d %v", resp.StatusCode, err)
+	}
+	got := waitVersion(t, wa, v.ID)
+	if got.Status != record.StatusDone || got.Nodes == 0 {
+		t.Fatalf("the run in a: %+v", got)
+	}
+	if vs, err := env.Store.RecentVersions(ctx, 10); err != nil || len(vs) != 0 {
+		t.Fatalf("the default workspace holds %d versions (%v)", len(vs), err)
 	}
 }

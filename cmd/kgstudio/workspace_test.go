@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kgstudio workspace, token and --workspace as other programs call them:
+// a workspace added, a person made a member of it alone, a token for it
+// printed alone on its last line and revoked by itself; data commands
+// with --workspace see that workspace's documents and versions alone, and
+// serve refuses the flag (it serves them all).
+func TestWorkspaceCommands(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	kg := func(stdin string, args ...string) (string, string, error) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append(args, "--data", data), strings.NewReader(stdin), &out, &errOut)
+		return out.String(), errOut.String(), err
+	}
+	if _, _, err := kg("", "workspace", "add", "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kg("", "workspace", "add", "Acme Corp"); err == nil || !strings.Contains(err.Error(), "lowercase") {
+		t.Fatalf("a bad name: %v", err)
+	}
+	if out, _, err := kg("", "workspace", "list"); err != nil || out != "default\nacme\n" {
+		t.Fatalf("list: %q %v", out, err)
+	}
+	if _, _, err := kg("a long enough password\n", "user", "add", "eve", "--role", "editor", "--workspace", "nope"); err == nil || !strings.Contains(err.Error(), "workspace nope not found") {
+		t.Fatalf("a member of an unknown workspace: %v", err)
+	}
+	if out, _, err := kg("a long enough password\n", "user", "add", "eve", "--role", "editor", "--workspace", "acme"); err != nil || !strings.Contains(out, "editor in acme") {
+		t.Fatalf("user add --workspace: %q %v", out, err)
+	}
+	if _, _, err := kg("", "token", "create", "eve", "--workspace", "default"); err == nil || !strings.Contains(err.Error(), "no member") {
+		t.Fatalf("a token for a workspace eve is no member of: %v", err)
+	}
+	out, _, err := kg("", "token", "create", "eve", "--workspace", "acme", "--name", "ci")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	secret := lines[len(lines)-1]
+	if err != nil || !strings.HasPrefix(secret, "kgs_") || strings.Contains(secret, " ") {
+		t.Fatalf("token create: %q %v", out, err)
+	}
+	var listed struct {
+		Tokens []struct {
+			Name, Owner, Workspace string
+			RevokedAt              *string `json:"revoked_at"`
+		}
+	}
+	if out, _, err := kg("", "token", "list", "--json"); err != nil || json.Unmarshal([]byte(out), &listed) != nil ||
+		len(listed.Tokens) != 1 || listed.Tokens[0].Workspace != "acme" || listed.Tokens[0].Name != "ci" || strings.Contains(out, secret) {
+		t.Fatalf("token list: %q %v", out, err)
+	}
+	if out, _, err := kg("", "token", "revoke", secret); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("token revoke: %q %v", out, err)
+	}
+	if out, _, err := kg("", "token", "list", "--json"); err != nil || json.Unmarshal([]byte(out), &listed) != nil || listed.Tokens[0].RevokedAt == nil {
+		t.Fatalf("revoked token listed live: %q %v", out, err)
+	}
+
+	text := filepath.Join(t.TempDir(), "acme.txt")
+	if err := os.WriteFile(text, []byte("Ada Lovelace worked with Charles Babbage in London."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kg("", "extract", text, "--workspace", "acme", "--name", "ada", "--embedder", "offline"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := kg("", "doc", "list", "--workspace", "acme"); err != nil || !strings.Contains(out, "acme.txt") {
+		t.Fatalf("doc list in acme: %q %v", out, err)
+	}
+	if out, _, err := kg("", "doc", "list"); err != nil || strings.Contains(out, "acme.txt") {
+		t.Fatalf("doc list in default shows acme's: %q %v", out, err)
+	}
+	if _, _, err := kg("", "query", "ada", "Who worked with Babbage?"); err == nil {
+		t.Fatal("the default workspace answered from acme's version")
+	}
+	if out, _, err := kg("", "query", "ada", "Who worked with Babbage?", "--workspace", "acme"); err != nil || !strings.Contains(out, "Lovelace") {
+		t.Fatalf("query in acme: %q %v", out, err)
+	}
+	if _, _, err := kg("", "doc", "list", "--workspace", "acme", "--workspace", "default"); err == nil || !strings.Contains(err.Error(), "one --workspace") {
+		t.Fatalf("two workspaces for a data command: %v", err)
+	}
+	if _, _, err := kg("", "serve", "--workspace", "acme"); err == nil || !strings.Contains(err.Error(), "every workspace") {
+		t.Fatalf("serve --workspace: %v", err)
+	}
+}
