@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -115,15 +116,22 @@ func (a *App) OpenWorkspaces(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// opened lists the workspaces' Apps opened so far (not the main one).
-func (s *site) opened() []*App {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*App, 0, len(s.apps))
-	for _, w := range s.apps {
-		out = append(out, w)
+// WatchWorkspaces opens, every period until ctx ends, the workspaces
+// added since (by another process: kgstudio workspace add, another
+// replica's admin page), so their jobs run here too.
+func (a *App) WatchWorkspaces(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := a.OpenWorkspaces(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("open workspaces", "error", err)
+			}
+		}
 	}
-	return out
 }
 
 // workersStarted records that the main App runs job workers, and starts
@@ -132,9 +140,14 @@ func (s *site) opened() []*App {
 func (s *site) workersStarted(ctx context.Context, o WorkerOptions) error {
 	s.mu.Lock()
 	s.workerCtx, s.worker = ctx, &o
+	// Those opened from now on start their own (open).
+	apps := make([]*App, 0, len(s.apps))
+	for _, w := range s.apps {
+		apps = append(apps, w)
+	}
 	s.mu.Unlock()
 	var errs []error
-	for _, w := range s.opened() {
+	for _, w := range apps {
 		if _, err := w.StartWorker(ctx, o); err != nil {
 			errs = append(errs, err)
 		}

@@ -31,8 +31,8 @@ type testApp struct {
 	Handler *handlers.Handler
 	App     *app.App
 	Server  *httptest.Server
-	// dataDir holds the SQLite files (every workspace's).
-	dataDir string
+	// opts open its database (inWorkspace opens a workspace's beside).
+	opts store.Options
 }
 
 // MustApp starts the application on a temp database and an httptest server.
@@ -50,14 +50,19 @@ func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 // mustAppConfig is MustAppWith with the server's settings.
 func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) *testApp {
 	tb.Helper()
+	return mustAppOn(tb, store.Options{DataDir: tb.TempDir()}, providers, cfg)
+}
+
+// mustAppOn is mustAppConfig on the database opts names.
+func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg handlers.Config) *testApp {
+	tb.Helper()
 	if providers.Prices == nil {
 		providers.Prices = app.DefaultPrices()
 	}
 	// Runs vectorize with the hashed embedder unless a test asks for
 	// another: the sentence encoder has tests of its own.
 	providers.Embedder = cmp.Or(providers.Embedder, extract.EmbedderOffline)
-	dir := tb.TempDir()
-	runner, st := openApp(tb, store.Options{DataDir: dir}, providers)
+	runner, st := openApp(tb, opts, providers)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The jobs run here, as many at once as the provider takes calls.
 	jobs := providers.Concurrency
@@ -75,7 +80,7 @@ func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) 
 		defer cancel()
 		runner.Shutdown(ctx)
 	})
-	return &testApp{Store: st, Handler: h, App: runner, Server: srv, dataDir: dir}
+	return &testApp{Store: st, Handler: h, App: runner, Server: srv, opts: opts}
 }
 
 // MustExtract stores text as a document and runs an nlp extraction of it to

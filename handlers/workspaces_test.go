@@ -19,6 +19,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/handlers"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -35,12 +36,14 @@ func (a *testApp) inWorkspace(tb testing.TB, name string) *testApp {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st, err := store.Open(ctx, store.Options{DataDir: a.dataDir, Workspace: name})
+	o := a.opts
+	o.Workspace = name
+	st, err := store.Open(ctx, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	return &testApp{Store: st, Handler: a.Handler, App: w, Server: a.Server, dataDir: a.dataDir}
+	return &testApp{Store: st, Handler: a.Handler, App: w, Server: a.Server, opts: o}
 }
 
 // Words that appear only in one workspace's document (never in a
@@ -367,7 +370,19 @@ func TestWorkspaces_Switch(t *testing.T) {
 // workspace's alone.
 func TestWorkspaces_BackgroundRun(t *testing.T) {
 	t.Parallel()
-	env := mustAppConfig(t, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20})
+	dbs := map[string]store.Options{"sqlite": {DataDir: t.TempDir()}}
+	if u := testkit.PostgresDB(t, "workspaces"); u != "" {
+		dbs["postgres"] = store.Options{URL: u}
+	}
+	for name, opts := range dbs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			backgroundRun(t, mustAppOn(t, opts, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20}))
+		})
+	}
+}
+
+func backgroundRun(t *testing.T, env *testApp) {
 	ctx := t.Context()
 	wa := env.inWorkspace(t, "a")
 	acc := env.App.Accounts

@@ -84,6 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := runner.OpenWorkspaces(ctx); err != nil {
 			log.Error("open workspaces", "error", err)
 		}
+		go runner.WatchWorkspaces(ctx, 30*time.Second)
 	}
 	go runner.WatchInterruptedWrites(ctx)
 	if !*noSample {

@@ -53,6 +53,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := runner.OpenWorkspaces(ctx); err != nil {
 		log.Error("open workspaces", "error", err)
 	}
+	go runner.WatchWorkspaces(ctx, 30*time.Second)
 	fmt.Fprintf(stdout, "kgstudio worker running %d jobs at a time (database: %s)\n", wo.Concurrency, runner.Database())
 	log.Info("worker started", "concurrency", wo.Concurrency, "database", runner.Database())
 	<-ctx.Done()
