@@ -277,6 +277,49 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 	if err != nil || strings.Contains(html, shown) || !strings.Contains(html, ">ci<") {
 		t.Fatalf("the admin page after: %v (token shown again: %t)", err, strings.Contains(html, shown))
 	}
+
+	// A workspace added in the page, a person made an editor there; the
+	// admin opens it from the picker, and the documents page is its own.
+	if _, err := env.App.Accounts.Add(t.Context(), "bea", "a long enough password", record.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="add-workspace"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#workspace-name`), "acme"),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-workspace"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.SetValue(chromedp.CSS(`select[aria-label="role of bea in acme"]`), "editor"),
+		chromedp.Click(chromedp.CSS(`form[action="/admin/workspaces/acme/members"]:has(select[aria-label="role of bea in acme"]) button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+	); err != nil {
+		t.Fatalf("add a workspace and a member: %v", err)
+	}
+	people, err := env.App.Accounts.List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range people {
+		if r, ok := p.RoleIn("acme"); p.Name == "bea" && (!ok || r != record.RoleEditor) {
+			t.Fatalf("bea in acme: %v %v", r, ok)
+		}
+		if _, ok := p.RoleIn(record.DefaultWorkspace); p.Name == "bea" && ok {
+			t.Fatal("bea, a member of acme alone, is in default")
+		}
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/documents"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="workspace-pick"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="workspace-pick"] select`), "acme"),
+		chromedp.Click(chromedp.CSS(`[data-testid="workspace-pick"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+	); err != nil {
+		t.Fatalf("open acme from the picker: %v", err)
+	}
+	picked, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="workspace-pick"] select').value`))
+	if err != nil || picked != "acme" {
+		t.Fatalf("the picker after switching shows %q (%v)", picked, err)
+	}
 }
 
 // A person, whatever their role, makes and revokes their own tokens (no
