@@ -58,6 +58,30 @@ func TestWorkspaceCommands(t *testing.T) {
 		len(listed.Tokens) != 1 || listed.Tokens[0].Workspace != "acme" || listed.Tokens[0].Name != "ci" || strings.Contains(out, secret) {
 		t.Fatalf("token list: %q %v", out, err)
 	}
+	// Neither the password nor the token is kept in clear in any file
+	// of the data folder (databases and their logs), nor printed to
+	// standard error.
+	err = filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, clear := range []string{"a long enough password", secret, strings.TrimPrefix(secret, "kgs_")} {
+			if bytes.Contains(b, []byte(clear)) {
+				t.Errorf("%s holds a secret in clear", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, _ := kg("", "token", "list"); strings.Contains(errOut, secret) {
+		t.Fatal("token list prints the token")
+	}
 	if out, _, err := kg("", "token", "revoke", secret); err != nil || !strings.Contains(out, "revoked") {
 		t.Fatalf("token revoke: %q %v", out, err)
 	}
