@@ -17,7 +17,7 @@ const workspaceUsage = `usage:
   kgstudio workspace add NAME    a workspace of its own documents, schemas and extractions
   kgstudio workspace list [--json]
 Data commands work in one with --workspace NAME; kgstudio user add and
-kgstudio token create make people members of one and tokens for one.`
+kgstudio token create make people members of one and tokens for one`
 
 // cmdWorkspace adds and lists workspaces.
 func cmdWorkspace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
