@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -334,16 +336,31 @@ func (s *Accounts) RevokeToken(ctx context.Context, id int) error {
 	return s.st.RevokeToken(ctx, id, s.now())
 }
 
-// RevokeSecret ends the token whose secret this is, everywhere at once.
-func (s *Accounts) RevokeSecret(ctx context.Context, secret string) (record.AccessToken, error) {
-	t, _, ok, err := s.st.TokenByHash(ctx, digest(secret))
+// Revoke ends a token, named by its secret or its id, everywhere at
+// once; one revoked already is a conflict.
+func (s *Accounts) Revoke(ctx context.Context, token string) (record.AccessToken, error) {
+	all, err := s.Tokens(ctx)
 	if err != nil {
 		return record.AccessToken{}, err
 	}
-	if !ok {
-		return record.AccessToken{}, extract.Errorf(extract.KindNotFound, "no such token")
+	id, idErr := strconv.Atoi(token)
+	i := slices.IndexFunc(all, func(t record.AccessToken) bool { return idErr == nil && t.ID == id })
+	if idErr != nil {
+		t, _, ok, err := s.st.TokenByHash(ctx, digest(token))
+		if err != nil {
+			return record.AccessToken{}, err
+		}
+		if ok {
+			i = slices.IndexFunc(all, func(o record.AccessToken) bool { return o.ID == t.ID })
+		}
 	}
-	return t, s.RevokeToken(ctx, t.ID)
+	if i < 0 {
+		return record.AccessToken{}, extract.Errorf(extract.KindNotFound, "token not found (kgstudio token list names them by id)")
+	}
+	if all[i].RevokedAt != nil {
+		return all[i], extract.Errorf(extract.KindConflict, "token %d was revoked already, on %s", all[i].ID, all[i].RevokedAt.UTC().Format("2006-01-02 15:04"))
+	}
+	return all[i], s.RevokeToken(ctx, all[i].ID)
 }
 
 // TokenPrincipal returns who a token is: a person's live token acts

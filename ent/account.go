@@ -25,6 +25,8 @@ type Account struct {
 	Role string `json:"role,omitempty"`
 	// PasswordHash holds the value of the "password_hash" field.
 	PasswordHash string `json:"-"`
+	// Scoped holds the value of the "scoped" field.
+	Scoped bool `json:"scoped,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AccountQuery when eager-loading is set.
 	Edges        AccountEdges `json:"edges"`
@@ -76,6 +78,8 @@ func (*Account) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case account.FieldScoped:
+			values[i] = new(sql.NullBool)
 		case account.FieldID:
 			values[i] = new(sql.NullInt64)
 		case account.FieldName, account.FieldRole, account.FieldPasswordHash:
@@ -126,6 +130,12 @@ func (_m *Account) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field password_hash", values[i])
 			} else if value.Valid {
 				_m.PasswordHash = value.String
+			}
+		case account.FieldScoped:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field scoped", values[i])
+			} else if value.Valid {
+				_m.Scoped = value.Bool
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -188,6 +198,9 @@ func (_m *Account) String() string {
 	builder.WriteString(_m.Role)
 	builder.WriteString(", ")
 	builder.WriteString("password_hash=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("scoped=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Scoped))
 	builder.WriteByte(')')
 	return builder.String()
 }

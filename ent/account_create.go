@@ -57,6 +57,20 @@ func (_c *AccountCreate) SetPasswordHash(v string) *AccountCreate {
 	return _c
 }
 
+// SetScoped sets the "scoped" field.
+func (_c *AccountCreate) SetScoped(v bool) *AccountCreate {
+	_c.mutation.SetScoped(v)
+	return _c
+}
+
+// SetNillableScoped sets the "scoped" field if the given value is not nil.
+func (_c *AccountCreate) SetNillableScoped(v *bool) *AccountCreate {
+	if v != nil {
+		_c.SetScoped(*v)
+	}
+	return _c
+}
+
 // AddTokenIDs adds the "tokens" edge to the AccessToken entity by IDs.
 func (_c *AccountCreate) AddTokenIDs(ids ...int) *AccountCreate {
 	_c.mutation.AddTokenIDs(ids...)
@@ -141,6 +155,10 @@ func (_c *AccountCreate) defaults() {
 		v := account.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Scoped(); !ok {
+		v := account.DefaultScoped
+		_c.mutation.SetScoped(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -161,6 +179,9 @@ func (_c *AccountCreate) check() error {
 	}
 	if _, ok := _c.mutation.PasswordHash(); !ok {
 		return &ValidationError{Name: "password_hash", err: errors.New(`ent: missing required field "Account.password_hash"`)}
+	}
+	if _, ok := _c.mutation.Scoped(); !ok {
+		return &ValidationError{Name: "scoped", err: errors.New(`ent: missing required field "Account.scoped"`)}
 	}
 	return nil
 }
@@ -204,6 +225,10 @@ func (_c *AccountCreate) createSpec() (*Account, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PasswordHash(); ok {
 		_spec.SetField(account.FieldPasswordHash, field.TypeString, value)
 		_node.PasswordHash = value
+	}
+	if value, ok := _c.mutation.Scoped(); ok {
+		_spec.SetField(account.FieldScoped, field.TypeBool, value)
+		_node.Scoped = value
 	}
 	if nodes := _c.mutation.TokensIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -341,6 +366,18 @@ func (u *AccountUpsert) UpdatePasswordHash() *AccountUpsert {
 	return u
 }
 
+// SetScoped sets the "scoped" field.
+func (u *AccountUpsert) SetScoped(v bool) *AccountUpsert {
+	u.Set(account.FieldScoped, v)
+	return u
+}
+
+// UpdateScoped sets the "scoped" field to the value that was provided on create.
+func (u *AccountUpsert) UpdateScoped() *AccountUpsert {
+	u.SetExcluded(account.FieldScoped)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -425,6 +462,20 @@ func (u *AccountUpsertOne) SetPasswordHash(v string) *AccountUpsertOne {
 func (u *AccountUpsertOne) UpdatePasswordHash() *AccountUpsertOne {
 	return u.Update(func(s *AccountUpsert) {
 		s.UpdatePasswordHash()
+	})
+}
+
+// SetScoped sets the "scoped" field.
+func (u *AccountUpsertOne) SetScoped(v bool) *AccountUpsertOne {
+	return u.Update(func(s *AccountUpsert) {
+		s.SetScoped(v)
+	})
+}
+
+// UpdateScoped sets the "scoped" field to the value that was provided on create.
+func (u *AccountUpsertOne) UpdateScoped() *AccountUpsertOne {
+	return u.Update(func(s *AccountUpsert) {
+		s.UpdateScoped()
 	})
 }
 
@@ -678,6 +729,20 @@ func (u *AccountUpsertBulk) SetPasswordHash(v string) *AccountUpsertBulk {
 func (u *AccountUpsertBulk) UpdatePasswordHash() *AccountUpsertBulk {
 	return u.Update(func(s *AccountUpsert) {
 		s.UpdatePasswordHash()
+	})
+}
+
+// SetScoped sets the "scoped" field.
+func (u *AccountUpsertBulk) SetScoped(v bool) *AccountUpsertBulk {
+	return u.Update(func(s *AccountUpsert) {
+		s.SetScoped(v)
+	})
+}
+
+// UpdateScoped sets the "scoped" field to the value that was provided on create.
+func (u *AccountUpsertBulk) UpdateScoped() *AccountUpsertBulk {
+	return u.Update(func(s *AccountUpsert) {
+		s.UpdateScoped()
 	})
 }
 

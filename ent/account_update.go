@@ -72,6 +72,20 @@ func (_u *AccountUpdate) SetNillablePasswordHash(v *string) *AccountUpdate {
 	return _u
 }
 
+// SetScoped sets the "scoped" field.
+func (_u *AccountUpdate) SetScoped(v bool) *AccountUpdate {
+	_u.mutation.SetScoped(v)
+	return _u
+}
+
+// SetNillableScoped sets the "scoped" field if the given value is not nil.
+func (_u *AccountUpdate) SetNillableScoped(v *bool) *AccountUpdate {
+	if v != nil {
+		_u.SetScoped(*v)
+	}
+	return _u
+}
+
 // AddTokenIDs adds the "tokens" edge to the AccessToken entity by IDs.
 func (_u *AccountUpdate) AddTokenIDs(ids ...int) *AccountUpdate {
 	_u.mutation.AddTokenIDs(ids...)
@@ -242,6 +256,9 @@ func (_u *AccountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.PasswordHash(); ok {
 		_spec.SetField(account.FieldPasswordHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Scoped(); ok {
+		_spec.SetField(account.FieldScoped, field.TypeBool, value)
 	}
 	if _u.mutation.TokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -436,6 +453,20 @@ func (_u *AccountUpdateOne) SetPasswordHash(v string) *AccountUpdateOne {
 func (_u *AccountUpdateOne) SetNillablePasswordHash(v *string) *AccountUpdateOne {
 	if v != nil {
 		_u.SetPasswordHash(*v)
+	}
+	return _u
+}
+
+// SetScoped sets the "scoped" field.
+func (_u *AccountUpdateOne) SetScoped(v bool) *AccountUpdateOne {
+	_u.mutation.SetScoped(v)
+	return _u
+}
+
+// SetNillableScoped sets the "scoped" field if the given value is not nil.
+func (_u *AccountUpdateOne) SetNillableScoped(v *bool) *AccountUpdateOne {
+	if v != nil {
+		_u.SetScoped(*v)
 	}
 	return _u
 }
@@ -640,6 +671,9 @@ func (_u *AccountUpdateOne) sqlSave(ctx context.Context) (_node *Account, err er
 	}
 	if value, ok := _u.mutation.PasswordHash(); ok {
 		_spec.SetField(account.FieldPasswordHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Scoped(); ok {
+		_spec.SetField(account.FieldScoped, field.TypeBool, value)
 	}
 	if _u.mutation.TokensCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -892,6 +892,7 @@ type AccountMutation struct {
 	name               *string
 	role               *string
 	password_hash      *string
+	scoped             *bool
 	clearedFields      map[string]struct{}
 	tokens             map[int]struct{}
 	removedtokens      map[int]struct{}
@@ -1149,6 +1150,42 @@ func (m *AccountMutation) ResetPasswordHash() {
 	m.password_hash = nil
 }
 
+// SetScoped sets the "scoped" field.
+func (m *AccountMutation) SetScoped(b bool) {
+	m.scoped = &b
+}
+
+// Scoped returns the value of the "scoped" field in the mutation.
+func (m *AccountMutation) Scoped() (r bool, exists bool) {
+	v := m.scoped
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldScoped returns the old "scoped" field's value of the Account entity.
+// If the Account object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AccountMutation) OldScoped(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldScoped is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldScoped requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldScoped: %w", err)
+	}
+	return oldValue.Scoped, nil
+}
+
+// ResetScoped resets all changes to the "scoped" field.
+func (m *AccountMutation) ResetScoped() {
+	m.scoped = nil
+}
+
 // AddTokenIDs adds the "tokens" edge to the AccessToken entity by ids.
 func (m *AccountMutation) AddTokenIDs(ids ...int) {
 	if m.tokens == nil {
@@ -1345,7 +1382,7 @@ func (m *AccountMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AccountMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.created_at != nil {
 		fields = append(fields, account.FieldCreatedAt)
 	}
@@ -1357,6 +1394,9 @@ func (m *AccountMutation) Fields() []string {
 	}
 	if m.password_hash != nil {
 		fields = append(fields, account.FieldPasswordHash)
+	}
+	if m.scoped != nil {
+		fields = append(fields, account.FieldScoped)
 	}
 	return fields
 }
@@ -1374,6 +1414,8 @@ func (m *AccountMutation) Field(name string) (ent.Value, bool) {
 		return m.Role()
 	case account.FieldPasswordHash:
 		return m.PasswordHash()
+	case account.FieldScoped:
+		return m.Scoped()
 	}
 	return nil, false
 }
@@ -1391,6 +1433,8 @@ func (m *AccountMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldRole(ctx)
 	case account.FieldPasswordHash:
 		return m.OldPasswordHash(ctx)
+	case account.FieldScoped:
+		return m.OldScoped(ctx)
 	}
 	return nil, fmt.Errorf("unknown Account field %s", name)
 }
@@ -1427,6 +1471,13 @@ func (m *AccountMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPasswordHash(v)
+		return nil
+	case account.FieldScoped:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetScoped(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Account field %s", name)
@@ -1488,6 +1539,9 @@ func (m *AccountMutation) ResetField(name string) error {
 		return nil
 	case account.FieldPasswordHash:
 		m.ResetPasswordHash()
+		return nil
+	case account.FieldScoped:
+		m.ResetScoped()
 		return nil
 	}
 	return fmt.Errorf("unknown Account field %s", name)

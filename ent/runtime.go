@@ -63,6 +63,10 @@ func init() {
 	accountDescName := accountFields[0].Descriptor()
 	// account.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	account.NameValidator = accountDescName.Validators[0].(func(string) error)
+	// accountDescScoped is the schema descriptor for scoped field.
+	accountDescScoped := accountFields[3].Descriptor()
+	// account.DefaultScoped holds the default value on creation for the scoped field.
+	account.DefaultScoped = accountDescScoped.Default.(bool)
 	auditentryMixin := schema.AuditEntry{}.Mixin()
 	auditentryMixinFields0 := auditentryMixin[0].Fields()
 	_ = auditentryMixinFields0

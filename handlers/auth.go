@@ -288,7 +288,7 @@ func (h *Handler) enter(c echo.Context, who app.Principal) error {
 		p, ok = who.In(mine[0])
 	}
 	if !ok {
-		return extract.Errorf(extract.KindNotFound, "workspace %s not found", ws)
+		return notYours(ws)
 	}
 	a, err := h.app.Workspace(ctx, p.Workspace)
 	if err != nil {
@@ -297,6 +297,12 @@ func (h *Handler) enter(c echo.Context, who app.Principal) error {
 	setPrincipal(c, p)
 	c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), appCtxKey{}, a)))
 	return nil
+}
+
+// notYours refuses a workspace the principal may not enter, in words
+// that do not tell whether it exists.
+func notYours(ws string) error {
+	return extract.Errorf(extract.KindNotFound, "no workspace %q of yours", ws)
 }
 
 // switchWorkspace is POST /workspace: a browser works in another
@@ -308,7 +314,7 @@ func (h *Handler) switchWorkspace(c echo.Context) error {
 		return extract.Errorf(extract.KindInvalid, "a token works in its own workspace alone")
 	}
 	if _, ok := who.In(ws); !ok {
-		return extract.Errorf(extract.KindNotFound, "workspace %s not found", ws)
+		return notYours(ws)
 	}
 	if _, err := h.app.Workspace(c.Request().Context(), ws); err != nil {
 		return err

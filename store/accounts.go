@@ -11,11 +11,12 @@ import (
 	"github.com/kgstudio/kgstudio/ent/membership"
 	"github.com/kgstudio/kgstudio/ent/session"
 	"github.com/kgstudio/kgstudio/ent/workspace"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
 
 func accountRecord(a *ent.Account) record.Account {
-	out := record.Account{ID: a.ID, Name: a.Name, Role: record.Role(a.Role), CreatedAt: a.CreatedAt}
+	out := record.Account{ID: a.ID, Name: a.Name, Role: record.Role(a.Role), CreatedAt: a.CreatedAt, Scoped: a.Scoped}
 	if len(a.Edges.Memberships) > 0 {
 		out.Workspaces = make(map[string]record.Role, len(a.Edges.Memberships))
 		for _, m := range a.Edges.Memberships {
@@ -252,6 +253,12 @@ func (s *Store) AuditLog(ctx context.Context, limit int) ([]record.AuditEntry, e
 // conflict.
 func (s *Store) AddWorkspace(ctx context.Context, name string) error {
 	return s.write(ctx, func(c *ent.Client) error {
+		if ok, err := c.Workspace.Query().Where(workspace.NameEQ(name)).Exist(ctx); err != nil || ok {
+			if ok {
+				return extract.Errorf(extract.KindConflict, "workspace %s exists", name)
+			}
+			return translate(err, "workspace "+name)
+		}
 		return translate(c.Workspace.Create().SetName(name).Exec(ctx), "workspace "+name)
 	})
 }
@@ -280,6 +287,19 @@ func (s *Store) SetMembership(ctx context.Context, name, ws string, role record.
 		}
 		if _, err := c.Membership.Delete().Where(membership.AccountIDEQ(a.ID), membership.WorkspaceEQ(ws)).Exec(ctx); err != nil {
 			return translate(err, "membership")
+		}
+		if !a.Scoped {
+			// From now on their memberships alone say where they work.
+			if err := c.Account.UpdateOneID(a.ID).SetScoped(true).Exec(ctx); err != nil {
+				return translate(err, "account "+name)
+			}
+			if role == "" && ws != record.DefaultWorkspace {
+				// Left a workspace before any membership: they keep the
+				// default one they worked in.
+				if err := c.Membership.Create().SetAccountID(a.ID).SetWorkspace(record.DefaultWorkspace).SetRole(a.Role).Exec(ctx); err != nil {
+					return translate(err, "membership")
+				}
+			}
 		}
 		if role == "" {
 			return nil

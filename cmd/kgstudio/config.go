@@ -130,7 +130,12 @@ func (c *Config) commonFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DatabaseURL, "db", c.DatabaseURL, "database URL: postgres://... or sqlite:PATH (env DATABASE_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
-	fs.Var(&c.Workspaces, "workspace", "the workspace to work in (default: default; kgstudio workspace add makes one)")
+	switch fs.Name() {
+	case "serve", "worker":
+		// They serve and run every workspace.
+	default:
+		fs.Var(&c.Workspaces, "workspace", "the workspace to work in (default: default; kgstudio workspace add makes one)")
+	}
 }
 
 // Validate checks the configuration once at start.
@@ -327,7 +332,11 @@ func (c Config) versionByRef(ctx context.Context, a *app.App, ref string) (recor
 	if c.DatabaseURL != "" {
 		where = "the database of --db/DATABASE_URL"
 	}
-	return v, fmt.Errorf("%w: %s holds no extractions (give --data DIR or --db URL, or set KGSTUDIO_DATA, to open another)", err, where)
+	hint := "give --data DIR or --db URL, or set KGSTUDIO_DATA, to open another"
+	if all, werr := a.Accounts.Workspaces(ctx); werr == nil && len(all) > 1 {
+		hint += "; or --workspace NAME for one of its workspaces: " + strings.Join(all, ", ")
+	}
+	return v, fmt.Errorf("%w: %s holds no extractions in workspace %s (%s)", err, where, a.Name(), hint)
 }
 
 // oneLine flattens an error for the terminal; a usage message keeps its

@@ -29,9 +29,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if len(cfg.Workspaces) > 0 {
-		return fmt.Errorf("%s works for every workspace: --workspace is for the data commands", fs.Name())
-	}
 	if err := cfg.checkServe(); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 const userUsage = `usage:
   kgstudio user add NAME [--role viewer|editor|admin] [--workspace W ...]   the password is read from standard input (one line);
                                                         with --workspace, a member of those workspaces (with that role) alone
-  kgstudio user list [--json]
+  kgstudio user list [--workspace W ...] [--json]   NAME, role, WORKSPACE:ROLE..., since
   kgstudio user remove NAME
   kgstudio user role NAME viewer|editor|admin [--workspace W ...]   the role on the server, or in those workspaces
   kgstudio user leave NAME --workspace W ...            ends memberships
@@ -95,11 +95,26 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return err
 		}
+		if len(spaces) > 0 {
+			// The members of the workspaces named.
+			list = slices.DeleteFunc(list, func(ac record.Account) bool {
+				return !slices.ContainsFunc(spaces, func(ws string) bool { _, ok := ac.RoleIn(ws); return ok })
+			})
+		}
 		if *asJSON {
 			return json.NewEncoder(stdout).Encode(list)
 		}
+		all, err := acc.Workspaces(ctx)
+		if err != nil {
+			return err
+		}
 		for _, ac := range list {
-			fmt.Fprintf(stdout, "%s\t%s\t%s\n", ac.Name, ac.Role, ac.CreatedAt.UTC().Format("2006-01-02"))
+			var in []string
+			for _, ws := range ac.Member(all[1:]) {
+				r, _ := ac.RoleIn(ws)
+				in = append(in, ws+":"+string(r))
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", ac.Name, ac.Role, strings.Join(in, ","), ac.CreatedAt.UTC().Format("2006-01-02"))
 		}
 	case "remove":
 		if err := acc.Remove(ctx, pos[0]); err != nil {

@@ -30,9 +30,6 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if len(cfg.Workspaces) > 0 {
-		return fmt.Errorf("%s works for every workspace: --workspace is for the data commands", fs.Name())
-	}
 	if wo.Concurrency < 1 {
 		return fmt.Errorf("worker: --concurrency must be at least 1")
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +73,7 @@ func cmdWorkspace(ctx context.Context, args []string, stdout, stderr io.Writer) 
 const tokenUsage = `usage:
   kgstudio token create USER --workspace W [--name LABEL] [--role R]   prints the new token alone on its last line, once
   kgstudio token revoke TOKEN        the token itself (kgs_...) or its id
-  kgstudio token list [--json]`
+  kgstudio token list [--workspace W ...] [--json]`
 
 // cmdToken makes, revokes and lists people's API tokens.
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -121,15 +121,7 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return printNewToken(ctx, acc, pos[0], label, role, spaces[0], stdout, stderr)
 	case "revoke":
-		t := strings.TrimSpace(pos[0])
-		if id, err := strconv.Atoi(t); err == nil {
-			err = acc.RevokeToken(ctx, id)
-			if err == nil {
-				fmt.Fprintf(stdout, "token %d revoked\n", id)
-			}
-			return err
-		}
-		rt, err := acc.RevokeSecret(ctx, t)
+		rt, err := acc.Revoke(ctx, strings.TrimSpace(pos[0]))
 		if err != nil {
 			return err
 		}
@@ -138,6 +130,9 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		list, err := acc.Tokens(ctx)
 		if err != nil {
 			return err
+		}
+		if len(spaces) > 0 {
+			list = slices.DeleteFunc(list, func(t record.AccessToken) bool { return !slices.Contains(spaces, t.Workspace) })
 		}
 		if *asJSON {
 			return json.NewEncoder(stdout).Encode(map[string]any{"tokens": list})

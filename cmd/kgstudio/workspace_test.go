@@ -30,6 +30,9 @@ func TestWorkspaceCommands(t *testing.T) {
 	if _, _, err := kg("", "workspace", "add", "Acme Corp"); err == nil || !strings.Contains(err.Error(), "lowercase") {
 		t.Fatalf("a bad name: %v", err)
 	}
+	if _, _, err := kg("", "workspace", "add", "acme"); err == nil || !strings.Contains(err.Error(), "workspace acme exists") || strings.Contains(err.Error(), "constraint") {
+		t.Fatalf("a workspace added twice: %v", err)
+	}
 	if out, _, err := kg("", "workspace", "list"); err != nil || out != "default\nacme\n" {
 		t.Fatalf("list: %q %v", out, err)
 	}
@@ -88,6 +91,30 @@ func TestWorkspaceCommands(t *testing.T) {
 	if out, _, err := kg("", "token", "list", "--json"); err != nil || json.Unmarshal([]byte(out), &listed) != nil || listed.Tokens[0].RevokedAt == nil {
 		t.Fatalf("revoked token listed live: %q %v", out, err)
 	}
+	if _, _, err := kg("", "token", "revoke", secret); err == nil || !strings.Contains(err.Error(), "revoked already") {
+		t.Fatalf("a token revoked twice: %v", err)
+	}
+	if _, _, err := kg("a long enough password\n", "user", "add", "sam", "--role", "viewer"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := kg("", "user", "list", "--workspace", "acme"); err != nil || !strings.Contains(out, "eve\teditor\tacme:editor\t") || strings.Contains(out, "sam") {
+		t.Fatalf("user list --workspace acme: %q %v", out, err)
+	}
+	// Leaving their only workspace leaves eve in none (not in default).
+	if _, _, err := kg("", "user", "leave", "eve", "--workspace", "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kg("", "token", "create", "eve", "--workspace", "default"); err == nil || !strings.Contains(err.Error(), "no member") {
+		t.Fatalf("eve, who left her only workspace, got a token for default: %v", err)
+	}
+	// sam, never a member of any, works in default; leaving acme (never
+	// joined) keeps him there.
+	if _, _, err := kg("", "user", "leave", "sam", "--workspace", "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kg("", "token", "create", "sam", "--workspace", "default"); err != nil {
+		t.Fatalf("sam in default: %v", err)
+	}
 
 	text := filepath.Join(t.TempDir(), "acme.txt")
 	if err := os.WriteFile(text, []byte("Ada Lovelace worked with Charles Babbage in London."), 0o644); err != nil {
@@ -111,7 +138,7 @@ func TestWorkspaceCommands(t *testing.T) {
 	if _, _, err := kg("", "doc", "list", "--workspace", "acme", "--workspace", "default"); err == nil || !strings.Contains(err.Error(), "one --workspace") {
 		t.Fatalf("two workspaces for a data command: %v", err)
 	}
-	if _, _, err := kg("", "serve", "--workspace", "acme"); err == nil || !strings.Contains(err.Error(), "every workspace") {
+	if _, _, err := kg("", "serve", "--workspace", "acme"); err == nil || !strings.Contains(err.Error(), "-workspace") {
 		t.Fatalf("serve --workspace: %v", err)
 	}
 }

@@ -22,6 +22,8 @@ const (
 	FieldRole = "role"
 	// FieldPasswordHash holds the string denoting the password_hash field in the database.
 	FieldPasswordHash = "password_hash"
+	// FieldScoped holds the string denoting the scoped field in the database.
+	FieldScoped = "scoped"
 	// EdgeTokens holds the string denoting the tokens edge name in mutations.
 	EdgeTokens = "tokens"
 	// EdgeSessions holds the string denoting the sessions edge name in mutations.
@@ -60,6 +62,7 @@ var Columns = []string{
 	FieldName,
 	FieldRole,
 	FieldPasswordHash,
+	FieldScoped,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -77,6 +80,8 @@ var (
 	DefaultCreatedAt func() time.Time
 	// NameValidator is a validator for the "name" field. It is called by the builders before save.
 	NameValidator func(string) error
+	// DefaultScoped holds the default value on creation for the "scoped" field.
+	DefaultScoped bool
 )
 
 // OrderOption defines the ordering options for the Account queries.
@@ -105,6 +110,11 @@ func ByRole(opts ...sql.OrderTermOption) OrderOption {
 // ByPasswordHash orders the results by the password_hash field.
 func ByPasswordHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPasswordHash, opts...).ToFunc()
+}
+
+// ByScoped orders the results by the scoped field.
+func ByScoped(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldScoped, opts...).ToFunc()
 }
 
 // ByTokensCount orders the results by tokens count.

@@ -75,6 +75,11 @@ func PasswordHash(v string) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldPasswordHash, v))
 }
 
+// Scoped applies equality check predicate on the "scoped" field. It's identical to ScopedEQ.
+func Scoped(v bool) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldScoped, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldCreatedAt, v))
@@ -308,6 +313,16 @@ func PasswordHashEqualFold(v string) predicate.Account {
 // PasswordHashContainsFold applies the ContainsFold predicate on the "password_hash" field.
 func PasswordHashContainsFold(v string) predicate.Account {
 	return predicate.Account(sql.FieldContainsFold(FieldPasswordHash, v))
+}
+
+// ScopedEQ applies the EQ predicate on the "scoped" field.
+func ScopedEQ(v bool) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldScoped, v))
+}
+
+// ScopedNEQ applies the NEQ predicate on the "scoped" field.
+func ScopedNEQ(v bool) predicate.Account {
+	return predicate.Account(sql.FieldNEQ(FieldScoped, v))
 }
 
 // HasTokens applies the HasEdge predicate on the "tokens" edge.

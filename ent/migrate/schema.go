@@ -42,6 +42,7 @@ var (
 		{Name: "name", Type: field.TypeString, Unique: true},
 		{Name: "role", Type: field.TypeString},
 		{Name: "password_hash", Type: field.TypeString},
+		{Name: "scoped", Type: field.TypeBool, Default: false},
 	}
 	// AccountsTable holds the schema information for the "accounts" table.
 	AccountsTable = &schema.Table{

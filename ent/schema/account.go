@@ -21,6 +21,10 @@ func (Account) Fields() []ent.Field {
 		field.String("name").Unique().NotEmpty(),
 		field.String("role"),
 		field.String("password_hash").Sensitive(),
+		// scoped: the person was ever made a member of a workspace;
+		// from then on they work in their memberships' workspaces
+		// alone (with none left, in none).
+		field.Bool("scoped").Default(false),
 	}
 }
 

@@ -53,6 +53,10 @@ type Account struct {
 	Role       Role            `json:"role"`
 	CreatedAt  time.Time       `json:"created_at"`
 	Workspaces map[string]Role `json:"workspaces,omitempty"`
+	// Scoped: the person was made a member of some workspace, so they
+	// work in their memberships' workspaces alone (with none left, in
+	// none); unscoped, in the default workspace with Role.
+	Scoped bool `json:"scoped,omitempty"`
 }
 
 // DefaultWorkspace is the workspace of the main database: every
@@ -82,7 +86,7 @@ func (a Account) RoleIn(ws string) (Role, bool) {
 	if a.Role == RoleAdmin {
 		return RoleAdmin, true
 	}
-	if len(a.Workspaces) == 0 {
+	if !a.Scoped {
 		return a.Role, ws == DefaultWorkspace
 	}
 	r, ok := a.Workspaces[ws]
