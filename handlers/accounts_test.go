@@ -288,10 +288,10 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="add-workspace"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#workspace-name`), "acme"),
 		chromedp.Click(chromedp.CSS(`[data-testid="add-workspace"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.WaitVisible(`//*[@data-testid="flash"][contains(., "Workspace acme added")]`),
 		chromedp.SetValue(chromedp.CSS(`select[aria-label="role of bea in acme"]`), "editor"),
 		chromedp.Click(chromedp.CSS(`form[action="/admin/workspaces/acme/members"]:has(select[aria-label="role of bea in acme"]) button`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.WaitVisible(`//*[@data-testid="flash"][contains(., "bea is now editor in acme")]`),
 	); err != nil {
 		t.Fatalf("add a workspace and a member: %v", err)
 	}
@@ -312,7 +312,7 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="workspace-pick"]`)),
 		chromedp.SetValue(chromedp.CSS(`[data-testid="workspace-pick"] select`), "acme"),
 		chromedp.Click(chromedp.CSS(`[data-testid="workspace-pick"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.WaitVisible(`//*[@data-testid="flash"][contains(., "Working in acme")]`),
 	); err != nil {
 		t.Fatalf("open acme from the picker: %v", err)
 	}
