@@ -51,6 +51,8 @@ type App struct {
 	// Accounts holds the people who may sign in, their tokens and
 	// sessions, and the audit log (accounts.go).
 	Accounts *Accounts
+	// Layouts reads and makes versions' stored layouts (layout.go).
+	Layouts *Layouts
 
 	store *store.Store
 	log   *slog.Logger
@@ -106,6 +108,7 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.Memory = &Memory{a: a, keepsTimes: lru.New[timesKey, bool](maxTimesCache)}
 	a.Scores = &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
 	a.Accounts = &Accounts{st: st, now: time.Now}
+	a.Layouts = &Layouts{a: a, busy: map[int]bool{}}
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
 	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)

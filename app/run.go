@@ -272,6 +272,7 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		// graph and leaves them to the first question.
 		if a.Workers() > 0 {
 			a.Queries.storeIndexes(ctx, v.ID)
+			a.storeLayout(ctx, v.ID)
 		}
 		// Scored on its extraction's questions, when it has some.
 		a.scoreFinished(ctx, v)
@@ -280,6 +281,19 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
 	}
 	return nil
+}
+
+// storeLayout lays a version its run just finished out and stores the
+// layout (best effort: a version with none is laid out on its first
+// whole-graph view).
+func (a *App) storeLayout(ctx context.Context, versionID int) {
+	v, err := a.store.Version(ctx, versionID)
+	if err != nil || v.Status != record.StatusDone || v.Nodes == 0 {
+		return
+	}
+	if err := a.Layouts.Make(ctx, v); err != nil && ctx.Err() == nil {
+		a.log.Warn("layout not stored", "version_id", v.ID, "err", err)
+	}
 }
 
 // finalGraph loads a finished run's graph for its communities and

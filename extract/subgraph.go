@@ -38,6 +38,9 @@ type SubgraphNode struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	Degree int    `json:"degree"`
+	// Pos is where the version's stored layout places the node, when
+	// it has one (the graph page then draws it there at once).
+	Pos *[2]float32 `json:"pos,omitempty"`
 }
 
 // SubgraphEdge is an edge of a Subgraph between two of its nodes.

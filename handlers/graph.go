@@ -130,6 +130,17 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		return err
 	}
 	w := newSubgraphWriter(c.Response())
+	// Where the stored layout puts each node; a version with none is laid
+	// out in the background for its next view.
+	// (layout=live: none; the page lays the graph out itself).
+	if c.QueryParam("layout") != "live" {
+		if w.pos, w.stored, err = h.appOf(c).Layouts.Stored(ctx, v); err != nil {
+			return err
+		}
+		if !w.stored {
+			h.appOf(c).Layouts.Later(v)
+		}
+	}
 	matched, truncated, err := h.appOf(c).Graphs.Stream(ctx, id, q, record.SubgraphRows{Node: w.node, Edge: w.edge})
 	if err == nil {
 		err = w.finish(totalNodes, totalEdges, matched, truncated, types)
@@ -180,6 +191,9 @@ type subgraphWriter struct {
 	enc   *json.Encoder
 	elems int
 	phase int // 0 before the first write, 1 in nodes, 2 in edges
+	// pos is the version's stored layout (stored says there is one).
+	pos    app.Positions
+	stored bool
 }
 
 func newSubgraphWriter(res *echo.Response) *subgraphWriter {
@@ -211,7 +225,13 @@ func (w *subgraphWriter) value(v any) error {
 	return w.enc.Encode(v) // the newline it adds is whitespace between elements
 }
 
-func (w *subgraphWriter) node(n extract.SubgraphNode) error { w.to(1); return w.value(n) }
+func (w *subgraphWriter) node(n extract.SubgraphNode) error {
+	w.to(1)
+	if p, ok := w.pos[n.ID]; ok {
+		n.Pos = &p
+	}
+	return w.value(n)
+}
 
 func (w *subgraphWriter) edge(e extract.SubgraphEdge) error { w.to(2); return w.value(e) }
 
@@ -227,7 +247,8 @@ func (w *subgraphWriter) finish(totalNodes, totalEdges, matched int, truncated b
 		Matched    int                 `json:"matched"`
 		Truncated  bool                `json:"truncated"`
 		Types      []extract.TypeCount `json:"types"`
-	}{totalNodes, totalEdges, matched, truncated, types})
+		Layout     string              `json:"layout,omitempty"`
+	}{totalNodes, totalEdges, matched, truncated, types, map[bool]string{true: "stored"}[w.stored]})
 	if err != nil {
 		return err
 	}
@@ -263,6 +284,7 @@ func (h *Handler) showGraph(c echo.Context) error {
 			Communities: CommunityThreshold,
 			Total:       v.Nodes,
 			LoadAll:     c.QueryParam("all") == "1",
+			Layout:      map[bool]string{true: "live"}[c.QueryParam("layout") == "live"],
 			Focus:       c.QueryParam("focus"),
 			LayoutURL:   h.assets.URL("js/graph-layout.js"),
 			DrawURL:     h.assets.URL("js/graph-draw.js"),

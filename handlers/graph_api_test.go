@@ -43,6 +43,11 @@ func TestGraphAPI_MatchesWholeGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Places from the stored layout (made after the first request) are
+		// the layout's, not the selection's.
+		for i := range got.Nodes {
+			got.Nodes[i].Pos = nil
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %d nodes %d edges (matched %d), want %d nodes %d edges (matched %d)", raw,
 				len(got.Nodes), len(got.Edges), got.Matched, len(want.Nodes), len(want.Edges), want.Matched)

@@ -39,6 +39,9 @@ const (
 	// IndexScores is a version's scores on its extraction's question set
 	// (app.VersionScores as JSON), stamped with the set's digest.
 	IndexScores IndexPart = "scores"
+	// IndexLayout is where the graph page draws each node (app.Layouts'
+	// form), stamped with the graph's counts.
+	IndexLayout IndexPart = "layout"
 )
 
 // indexPiece is the most bytes one row of a stored index part holds: a

@@ -23,6 +23,9 @@ type GraphConfig struct {
 	Communities int    `json:"communities"`
 	Total       int    `json:"total"`
 	LoadAll     bool   `json:"load_all"`
+	// Layout "live" lays the graph out in the browser even when the
+	// version has a stored layout (?layout=live).
+	Layout string `json:"layout,omitempty"`
 	Focus       string `json:"focus,omitempty"`
 	// Community, when set, opens the graph on that community's members
 	// (ids start at 0).

@@ -10,6 +10,7 @@
 // In:  {type: "load", libURL, drawURL}: load the scripts ahead of a start
 //      {type: "start", gen, x, y (Float32Array), mass (Float32Array),
 //       edges (Uint32Array of source, target index pairs), multilevel,
+//       still (draw the nodes where they are and run no layout),
 //       libURL (graph-fa2.js), draw: null or {url, W, H, PR, palette,
 //       colorIndex, radius, dashed (null or 1 per retired edge)}}
 //      {type: "frames", on: false}: stop drawing
@@ -51,9 +52,14 @@ self.onmessage = function (ev) {
       r.et[i] = m.edges[2 * i + 1];
     }
     // The first frame shows the nodes where they start, before the layout
-    // is built (coarsening a big graph takes a while).
-    post(r, xy, { iterations: 0, coarseIterations: 0, energy: Infinity, converged: false, done: false });
+    // is built (coarsening a big graph takes a while); with still, where
+    // they stay.
+    post(r, xy, { iterations: 0, coarseIterations: 0, energy: m.still ? 0 : Infinity, converged: !!m.still, done: !!m.still });
     r.posted = performance.now();
+  }
+  if (m.still) {
+    run = null;
+    return;
   }
   setTimeout(function () {
     if (run !== r) return;

@@ -101,6 +101,23 @@
     redraw();
   }
 
+  // window.kgstudioGraph is what tests and tools read of the drawing:
+  // settled (the layout has stopped), and nodes(): each drawn node's
+  // key, place and label box ({x0, y0, x1, y1}, or null when its label
+  // is not drawn) in CSS pixels relative to the canvas.
+  window.kgstudioGraph = {
+    get settled() { return kg.settled; },
+    get stored() { return !!kg.stored; },
+    nodes: function () {
+      var out = [];
+      for (var i = 0; i < nodes.length; i++) {
+        if (!shown(i)) continue;
+        var b = labelBoxes.get(i);
+        out.push({ key: nodes[i].id, x: sx(xs[i]), y: sy(ys[i]), label: b ? { x0: b[0], y0: b[1], x1: b[2], y1: b[3] } : null });
+      }
+      return out;
+    }
+  };
   var kg = window.kgGraph = {
     settled: false,   // the layout has stopped moving
     loaded: false,    // the first data set is drawn
@@ -294,6 +311,7 @@
   // hovered nodes always get theirs, and a red ring marks the selected
   // one. Closer in (or on a small graph), edges long enough to hold their
   // label get it at their middle.
+  var labelBoxes = new Map(); // node index -> its drawn label's box [x0, y0, x1, y1], CSS pixels
   function drawLabels() {
     ctx.setTransform(PR, 0, 0, PR, 0, 0);
     if (!nodes.length) { kg.labels = 0; kg.edgeLabels = 0; return; }
@@ -306,6 +324,7 @@
     ctx.strokeStyle = "rgba(255,255,255,0.92)";
     ctx.fillStyle = "#1d1d1f";
     var boxes = [];
+    labelBoxes = new Map();
     function put(i, force) {
       var x = sx(xs[i]) + radius(i) + 3, y = sy(ys[i]), name = nodes[i].name;
       var tw = ctx.measureText(name).width;
@@ -318,6 +337,7 @@
         }
       }
       boxes.push(b);
+      labelBoxes.set(i, b);
       ctx.strokeText(name, x, y);
       ctx.fillText(name, x, y);
       return true;
@@ -605,7 +625,9 @@
     worker.onerror = function () { status("The layout could not run in this browser."); kg.settled = true; workerPending = false; redraw(); };
     worker.postMessage({ type: "load", libURL: FA2_URL, drawURL: DRAW_URL });
   }
-  function layout(fresh) {
+  // layout runs the layout in the worker (multilevel when fresh); still
+  // has the worker only draw the nodes where they are (a stored layout).
+  function layout(fresh, still) {
     startWorker();
     var n = nodes.length, x = xs.slice(), y = ys.slice(), mass = new Float32Array(n), edges = new Uint32Array(2 * es.length);
     for (var i = 0; i < es.length; i++) {
@@ -631,8 +653,26 @@
       }
       draw = { url: DRAW_URL, W: W, H: H, PR: PR, palette: palette, colorIndex: colorIndex, radius: rad, dashed: dashed };
     }
-    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, multilevel: fresh, libURL: FA2_URL, draw: draw },
+    worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, multilevel: fresh, still: !!still, libURL: FA2_URL, draw: draw },
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
+  }
+  // placed draws a graph the stored layout placed: nothing moves, so the
+  // layout is done as soon as it is drawn.
+  function placed() {
+    kg.iterations = kg.coarseIterations = 0;
+    if (nodes.length > 3000 && follow && !fitFilter && !anyHidden()) {
+      // A big graph's frame is drawn by the worker, as while a layout
+      // moves (drawn here it would block the page for half a second).
+      layout(false, true);
+      return;
+    }
+    if (worker) worker.postMessage({ type: "stop" });
+    workerFrames = workerPending = false;
+    kg.energy = 0;
+    kg.converged = true;
+    kg.convergedAt = performance.now();
+    settleGen = drawGen;
+    redraw();
   }
   // framesOff has the main thread draw again: the user moves the view, a
   // type is hidden or the canvas changes size.
@@ -698,6 +738,7 @@
   // block the page as one. Every request asks for the time view.
   function fetchGraph(params) {
     var q = new URLSearchParams(params);
+    if (cfg.layout === "live") q.set("layout", "live");
     if (timeView.as_of) q.set("as_of", timeView.as_of);
     if (timeView.expired) q.set("expired", "1");
     return fetch(cfg.api + "?" + q).then(function (r) {
@@ -739,13 +780,16 @@
     nx.set(xs.subarray(0, n0));
     ny.set(ys.subarray(0, n0));
     var spread = Math.sqrt(Math.max(count, 1)) * 10;
+    // A fresh answer whose every node the version's stored layout places
+    // is drawn there: the layout ran once, on the server (app/layout.go).
+    var stored = !merge && add.length > 0 && add.every(function (n) { return n.pos && isFinite(n.pos[0]) && isFinite(n.pos[1]); });
     add.forEach(function (n, j) {
       var i = n0 + j;
       byId.set(n.id, i);
       nodes.push(n);
       var r = seeded(n.id);
-      nx[i] = anchor !== undefined ? nx[anchor] + r[0] * 10 : r[0] * spread;
-      ny[i] = anchor !== undefined ? ny[anchor] + r[1] * 10 : r[1] * spread;
+      nx[i] = stored ? n.pos[0] : anchor !== undefined ? nx[anchor] + r[0] * 10 : r[0] * spread;
+      ny[i] = stored ? n.pos[1] : anchor !== undefined ? ny[anchor] + r[1] * 10 : r[1] * spread;
       var pin = pins[n.id];
       if (pin) { nx[i] = pin.x; ny[i] = pin.y; }
     });
@@ -800,7 +844,9 @@
       follow = true;
       fitFilter = merge ? fresh : null;
       fit(0);
-      layout(!merge);
+      kg.stored = stored;
+      if (stored) placed();
+      else layout(!merge);
     }
     if (!merge) view = what || "";
     else if (what && grew) view = view ? view + "; " + what : what;

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/testkit"
+	"github.com/kgstudio/kgstudio/store"
+)
+
+// A version run in the foreground has no stored layout; its first whole
+// graph view lays it out in the background, once, and stores a place
+// for every node, which reads back as written. A layout stored for other
+// counts of the graph is not read; a broken one is made again.
+func TestLayouts_LaterAndStored(t *testing.T) {
+	a, st, d := testApp(t, "curie.txt", "Marie Curie was born in Warsaw. She married Pierre Curie in Paris. "+
+		"Pierre Curie worked at the Sorbonne. Irène Joliot-Curie was their daughter.")
+	ctx := context.Background()
+	v, g := mustRun(t, a, RunRequest{Extraction: "curie", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
+	v, err := st.Version(ctx, v.ID)
+	if err != nil || v.Nodes == 0 {
+		t.Fatalf("version %+v %v", v, err)
+	}
+	if _, ok, err := a.Layouts.Stored(ctx, v); err != nil || ok {
+		t.Fatalf("a foreground run stored a layout: %v %v", ok, err)
+	}
+	a.Layouts.Later(v)
+	a.Layouts.Later(v) // a second call while the first runs adds nothing
+	var pos Positions
+	testkit.Eventually(t, time.Minute, func() error {
+		p, ok, err := a.Layouts.Stored(ctx, v)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New("no layout yet")
+		}
+		pos = p
+		return nil
+	})
+	if len(pos) != len(g.Nodes) {
+		t.Fatalf("%d places for %d nodes", len(pos), len(g.Nodes))
+	}
+	for _, n := range g.Nodes {
+		if _, ok := pos[n.Key]; !ok {
+			t.Errorf("no place for %q", n.Key)
+		}
+	}
+	// The graph's counts are part of the stamp.
+	other := v
+	other.Edges++
+	if _, ok, err := a.Layouts.Stored(ctx, other); err != nil || ok {
+		t.Fatalf("a layout read for another graph: %v %v", ok, err)
+	}
+	// A layout that cannot be read is none (and made again).
+	if err := st.SaveVersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v), []byte{0xff, 0xff, 0xff}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := a.Layouts.Stored(ctx, v); err != nil || ok {
+		t.Fatalf("a broken layout read: %v %v", ok, err)
+	}
+	if err := a.Layouts.Make(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok, err := a.Layouts.Stored(ctx, v); err != nil || !ok || len(p) != len(pos) {
+		t.Fatalf("made again: %d places, %v %v", len(p), ok, err)
+	}
+	// A version with no nodes, or not finished, is not laid out.
+	a.Layouts.Later(record.Version{ID: v.ID, Status: record.StatusRunning, Nodes: 3})
+	a.Layouts.mu.Lock()
+	busy := len(a.Layouts.busy)
+	a.Layouts.mu.Unlock()
+	if busy != 0 {
+		t.Fatal("a running version is being laid out")
+	}
+}
+
+// Positions written and read back are the same, and every truncation of
+// the bytes is an error, never a panic.
+func TestLayouts_Encoding(t *testing.T) {
+	keys := []string{"a", "Marie Curie", "北京", ""}
+	x, y := []float32{0, -1.5, 3e6, 7}, []float32{1, 2, -3, 0.25}
+	b := encodeLayout(keys, x, y)
+	pos, err := decodeLayout(b)
+	if err != nil || len(pos) != len(keys) {
+		t.Fatal(pos, err)
+	}
+	for i, k := range keys {
+		if pos[k] != [2]float32{x[i], y[i]} {
+			t.Errorf("%q at %v, want %v, %v", k, pos[k], x[i], y[i])
+		}
+	}
+	for n := range len(b) {
+		if _, err := decodeLayout(b[:n]); err == nil {
+			t.Errorf("%d of %d bytes read as a layout", n, len(b))
+		}
+	}
+}
