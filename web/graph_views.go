@@ -20,13 +20,13 @@ type GraphConfig struct {
 	Threshold int    `json:"threshold"`
 	// Communities is the node count past which the page opens on the
 	// graph's communities, a node each (0: never).
-	Communities int    `json:"communities"`
-	Total       int    `json:"total"`
-	LoadAll     bool   `json:"load_all"`
+	Communities int  `json:"communities"`
+	Total       int  `json:"total"`
+	LoadAll     bool `json:"load_all"`
 	// Layout "live" lays the graph out in the browser even when the
 	// version has a stored layout (?layout=live).
 	Layout string `json:"layout,omitempty"`
-	Focus       string `json:"focus,omitempty"`
+	Focus  string `json:"focus,omitempty"`
 	// Community, when set, opens the graph on that community's members
 	// (ids start at 0).
 	Community *int `json:"community,omitempty"`
