@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/extract/community"
 	"github.com/kgstudio/kgstudio/extract/layout"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/store"
@@ -87,17 +88,66 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	if _, ok, err := l.Stored(ctx, v); err != nil || ok {
 		return err
 	}
-	g, err := l.a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{})
+	g, err := l.a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Mentions: true})
 	if err != nil {
 		return err
 	}
 	x, y, edges := layoutInput(g)
-	res := layout.Run(len(g.Nodes), x, y, edges)
+	// The components about one document are packed together, and each
+	// node is drawn towards the others of its document (a version of one
+	// document: of its top-level community), so a graph's subjects take
+	// regions of their own.
+	subject := make([]int32, len(g.Nodes))
+	docs := map[int32]bool{}
+	for i, n := range g.Nodes {
+		subject[i] = mainDocument(n.Mentions)
+		if subject[i] >= 0 {
+			docs[subject[i]] = true
+		}
+	}
+	group := subject
+	if len(docs) < 2 {
+		group = communityGroups(g, l.a.communitiesOf(ctx, v, g))
+	}
+	res := layout.RunWith(len(g.Nodes), x, y, edges, layout.Hints{Group: group, Subject: subject})
 	keys := make([]string, len(g.Nodes))
 	for i, n := range g.Nodes {
 		keys[i] = n.Key
 	}
 	return l.a.store.SaveVersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v), encodeLayout(keys, res.X, res.Y))
+}
+
+// communityGroups is each node's top-level community (-1 for none).
+func communityGroups(g extract.Graph, comm community.Result) []int32 {
+	index := make(map[string]int32, len(g.Nodes))
+	for i, n := range g.Nodes {
+		index[n.Key] = int32(i)
+	}
+	group := make([]int32, len(g.Nodes))
+	for i := range group {
+		group[i] = -1
+	}
+	for _, c := range comm.Level(0) {
+		for _, k := range c.Members {
+			if i, ok := index[k]; ok {
+				group[i] = int32(c.ID)
+			}
+		}
+	}
+	return group
+}
+
+// mainDocument is the document that mentions a node most (-1 for none).
+func mainDocument(ms []extract.Mention) int32 {
+	count := map[int]int{}
+	best, most := -1, 0
+	for _, m := range ms {
+		count[m.DocumentID]++
+		if c := count[m.DocumentID]; c > most || c == most && m.DocumentID < best {
+			best, most = m.DocumentID, c
+		}
+	}
+	return int32(best)
 }
 
 // layoutInput is a graph as the layout takes it: each node seeded where

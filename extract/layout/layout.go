@@ -41,6 +41,7 @@ const (
 	maxDepth      = 30  // quadtree depth; deeper points share a leaf
 	spread        = 0.3 // prolonged nodes start this share of a coarse edge from their centre
 	gap           = 2.0 // packed components stand this many mean edges apart
+	groupPull     = 0.5 // a node's pull towards its group's centre, as gravity's towards the origin
 	goldenAngle   = 2.399963229728653
 )
 
@@ -86,6 +87,26 @@ func Seed(key string, n int) (x, y float32) {
 // of node indexes) from the places x, y (as many as nodes; Seed makes
 // them) until it has converged.
 func Run(n int, x, y []float32, edges [][2]uint32) Result {
+	return RunWith(n, x, y, edges, Hints{})
+}
+
+// Hints say more of the nodes than the edges do, each a number per node
+// (-1 for none), or nil.
+type Hints struct {
+	// Group is each node's community: beside the page's forces, a node
+	// is drawn towards its group's centre of mass (groupPull times its
+	// mass and distance), so the groups of one connected component take
+	// regions of their own instead of mixing around the hubs they share.
+	Group []int32
+	// Subject is what each node is about (the document that mentions
+	// it): the components of one subject are packed next to each other,
+	// subjects in the order of their largest component.
+	Subject []int32
+}
+
+// RunWith is Run with hints.
+func RunWith(n int, x, y []float32, edges [][2]uint32, hints Hints) Result {
+	group := hints.Group
 	up := make([]int32, n)
 	for i := range up {
 		up[i] = int32(i)
@@ -132,6 +153,14 @@ func Run(n int, x, y []float32, edges [][2]uint32) Result {
 		p.et = append(p.et, local[e[1]])
 	}
 	slices.SortStableFunc(parts, func(a, b *part) int { return cmp.Compare(len(b.nodes), len(a.nodes)) })
+	// blocks are runs of parts packed as one: a subject's parts.
+	blocks := make([]int, len(parts))
+	for i := range blocks {
+		blocks[i] = i
+	}
+	if hints.Subject != nil {
+		parts, blocks = bySubject(parts, func(p *part) []int32 { return p.nodes }, hints.Subject)
+	}
 	res := Result{X: make([]float32, n), Y: make([]float32, n), Converged: true}
 	for _, p := range parts {
 		m := len(p.nodes)
@@ -141,11 +170,18 @@ func Run(n int, x, y []float32, edges [][2]uint32) Result {
 		}
 		mass := make([]float64, m)
 		px, py := make([]float64, m), make([]float64, m)
+		var groups []int32
+		if group != nil {
+			groups = make([]int32, m)
+		}
 		for j, g := range p.nodes {
 			mass[j] = 1 + degree[g]
 			px[j], py[j] = float64(x[g]), float64(y[g])
+			if groups != nil {
+				groups[j] = group[g]
+			}
 		}
-		p.lay = newMultilevel(px, py, mass, p.es, p.et)
+		p.lay = newMultilevel(px, py, mass, p.es, p.et, groups)
 		p.lay.run()
 		p.x, p.y = p.lay.levels[0].x, p.lay.levels[0].y
 		res.Converged = res.Converged && p.lay.converged
@@ -153,10 +189,10 @@ func Run(n int, x, y []float32, edges [][2]uint32) Result {
 	if len(parts) > 0 && parts[0].lay != nil {
 		res.Iterations, res.CoarseIterations = parts[0].lay.iterations, parts[0].lay.coarseIterations
 	}
-	// Pack the components in rows about as wide as a 3:2 frame holding
-	// them all, gap mean edge lengths apart.
+	// Pack the components in rows, gap mean edge lengths apart, the rows
+	// as wide as makes the whole best fill a 3:2 frame.
 	boxes := make([][4]float64, len(parts))
-	var area, widest, length float64
+	var length float64
 	var count int
 	for q, p := range parts {
 		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
@@ -175,26 +211,137 @@ func Run(n int, x, y []float32, edges [][2]uint32) Result {
 		g = length / float64(count)
 	}
 	g *= gap
-	for _, b := range boxes {
-		area += (b[2] - b[0] + g) * (b[3] - b[1] + g)
-		widest = math.Max(widest, b[2]-b[0]+g)
+	sizes := make([][2]float64, len(parts))
+	for q, b := range boxes {
+		sizes[q] = [2]float64{b[2] - b[0] + g, b[3] - b[1] + g}
 	}
-	rowW := math.Max(widest, math.Sqrt(area*1.5))
-	var cx, cy, rowH float64
+	at := blockShelves(sizes, blocks, g)
 	for q, p := range parts {
-		b := boxes[q]
-		w, h := b[2]-b[0]+g, b[3]-b[1]+g
-		if cx > 0 && cx+w > rowW {
-			cx, cy, rowH = 0, cy+rowH, 0
-		}
-		ox, oy := cx-b[0], cy-b[1]
+		ox, oy := at[q][0]-boxes[q][0], at[q][1]-boxes[q][1]
 		for j, gi := range p.nodes {
 			res.X[gi], res.Y[gi] = float32(p.x[j]+ox), float32(p.y[j]+oy)
 		}
-		cx += w
-		rowH = math.Max(rowH, h)
 	}
 	return res
+}
+
+// blockShelves packs boxes of the given sizes as shelves does, each
+// block (the boxes of one number in blocks, which come in runs) first
+// packed on its own into one box, and the blocks pad further apart than
+// the boxes within one.
+func blockShelves(sizes [][2]float64, blocks []int, pad float64) [][2]float64 {
+	at := make([][2]float64, len(sizes))
+	var outer [][2]float64
+	var runs [][2]int // each block's boxes, from and to
+	for from := 0; from < len(sizes); {
+		to := from + 1
+		for to < len(sizes) && blocks[to] == blocks[from] {
+			to++
+		}
+		inner := shelves(sizes[from:to], frameAspect)
+		var w, h float64
+		for q := from; q < to; q++ {
+			at[q] = inner[q-from]
+			w, h = math.Max(w, at[q][0]+sizes[q][0]), math.Max(h, at[q][1]+sizes[q][1])
+		}
+		if to-from > 1 {
+			w, h = w+pad, h+pad
+		}
+		outer = append(outer, [2]float64{w, h})
+		runs = append(runs, [2]int{from, to})
+		from = to
+	}
+	for b, corner := range shelves(outer, frameAspect) {
+		for q := runs[b][0]; q < runs[b][1]; q++ {
+			at[q][0] += corner[0]
+			at[q][1] += corner[1]
+		}
+	}
+	return at
+}
+
+// frameAspect is the width over the height of the frame packed
+// components fill best: about a wide screen's graph canvas.
+const frameAspect = 1.5
+
+// shelves places boxes of the given sizes in rows, in their order, and
+// returns each box's corner. Of the row widths from the widest box to
+// all boxes in one row, it keeps the one whose packing a frame of the
+// given aspect shows largest.
+func shelves(sizes [][2]float64, aspect float64) [][2]float64 {
+	var widest, total float64
+	for _, s := range sizes {
+		widest = math.Max(widest, s[0])
+		total += s[0]
+	}
+	pack := func(rowW float64, at [][2]float64) (w, h float64) {
+		var cx, cy, rowH float64
+		for q, s := range sizes {
+			if cx > 0 && cx+s[0] > rowW {
+				cx, cy, rowH = 0, cy+rowH, 0
+			}
+			if at != nil {
+				at[q] = [2]float64{cx, cy}
+			}
+			cx += s[0]
+			rowH = math.Max(rowH, s[1])
+			w = math.Max(w, cx)
+		}
+		return w, cy + rowH
+	}
+	best, bestScale := widest, -1.0
+	const steps = 24
+	for i := range steps + 1 {
+		rowW := widest * math.Pow(math.Max(total/widest, 1), float64(i)/steps)
+		w, h := pack(rowW, nil)
+		if scale := math.Min(aspect/w, 1/h); scale > bestScale {
+			best, bestScale = rowW, scale
+		}
+	}
+	at := make([][2]float64, len(sizes))
+	pack(best, at)
+	return at
+}
+
+// bySubject orders parts (largest first) by subject: each part's subject
+// is the one most of its nodes have; the subjects come in the order of
+// their largest part, each with its parts, largest first; parts of no
+// subject keep their place among them as a subject of their own. blocks
+// numbers each part's subject (one number per run of parts).
+func bySubject[P any](parts []P, nodes func(P) []int32, subject []int32) ([]P, []int) {
+	first := map[int32]int{} // subject -> its first (largest) part's rank
+	subj := make([]int32, len(parts))
+	for i, p := range parts {
+		count := map[int32]int{}
+		best, most := int32(-1), 0
+		for _, v := range nodes(p) {
+			if s := subject[v]; s >= 0 {
+				count[s]++
+				if c := count[s]; c > most || c == most && s < best {
+					best, most = s, c
+				}
+			}
+		}
+		if best < 0 || len(nodes(p)) == 1 {
+			// No subject, or a node alone: kept in place (the nodes
+			// alone, smallest, end the packing together).
+			best = int32(-2 - i)
+		}
+		subj[i] = best
+		if _, ok := first[best]; !ok {
+			first[best] = i
+		}
+	}
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(first[subj[a]], first[subj[b]]) })
+	out, blocks := make([]P, len(parts)), make([]int, len(parts))
+	for i, o := range order {
+		out[i], blocks[i] = parts[o], first[subj[o]]
+	}
+	return out, blocks
 }
 
 // level is one graph of the hierarchy with its ForceAtlas2 state.
@@ -209,9 +356,12 @@ type level struct {
 	parent                 []int32 // each node's cluster in the next coarser level
 	centre                 []int32 // the node each cluster is centred on
 	tree                   *tree
-	minX, minY, maxX, maxY float64
 	fx, fy                 []float64 // repulsion, per node
 	workers                int
+	// group is each node's group (nil: none); gx, gy, gm the groups'
+	// centres of mass, as dense group indexes.
+	group      []int32
+	gx, gy, gm []float64
 }
 
 func newLevel(n int, es, et []uint32, w, mass []float64) *level {
@@ -351,6 +501,25 @@ func (lv *level) iterate() float64 {
 		f := mass[i] * gravity
 		dx[i] -= x[i] * f
 		dy[i] -= y[i] * f
+	}
+	if lv.group != nil {
+		clear(lv.gx)
+		clear(lv.gy)
+		clear(lv.gm)
+		for i, g := range lv.group {
+			if g >= 0 {
+				lv.gx[g] += x[i] * mass[i]
+				lv.gy[g] += y[i] * mass[i]
+				lv.gm[g] += mass[i]
+			}
+		}
+		for i, g := range lv.group {
+			if g >= 0 {
+				f := mass[i] * groupPull
+				dx[i] -= (x[i] - lv.gx[g]/lv.gm[g]) * f
+				dy[i] -= (y[i] - lv.gy[g]/lv.gm[g]) * f
+			}
+		}
 	}
 	for e := range lv.es {
 		s, t := lv.es[e], lv.et[e]
@@ -539,7 +708,43 @@ func (lv *level) coarsen() *level {
 		ces, cet, cw = append(ces, uint32(p)), append(cet, uint32(q)), append(cw, we)
 	}
 	lv.parent, lv.centre = parent, centre
-	return newLevel(c, ces, cet, cw, cmass)
+	next := newLevel(c, ces, cet, cw, cmass)
+	if lv.group != nil {
+		// A cluster is of its centre's group.
+		g := make([]int32, c)
+		for i, u := range centre {
+			g[i] = lv.group[u]
+		}
+		next.group, next.gx, next.gy, next.gm = g, make([]float64, len(lv.gm)), make([]float64, len(lv.gm)), make([]float64, len(lv.gm))
+	}
+	return next
+}
+
+// setGroups numbers groups densely (-1 stays none); one group or none
+// pulls nothing.
+func (lv *level) setGroups(groups []int32) {
+	if groups == nil {
+		return
+	}
+	dense := map[int32]int32{}
+	g := make([]int32, len(groups))
+	for i, v := range groups {
+		if v < 0 {
+			g[i] = -1
+			continue
+		}
+		d, ok := dense[v]
+		if !ok {
+			d = int32(len(dense))
+			dense[v] = d
+		}
+		g[i] = d
+	}
+	if len(dense) < 2 {
+		return
+	}
+	lv.group = g
+	lv.gx, lv.gy, lv.gm = make([]float64, len(dense)), make([]float64, len(dense)), make([]float64, len(dense))
 }
 
 // prolong places the nodes of fine around their clusters in coarse: each
@@ -574,8 +779,9 @@ type multilevel struct {
 	converged                    bool
 }
 
-func newMultilevel(x, y, mass []float64, es, et []uint32) *multilevel {
+func newMultilevel(x, y, mass []float64, es, et []uint32, groups []int32) *multilevel {
 	finest := newLevel(len(x), es, et, nil, mass)
+	finest.setGroups(groups)
 	m := &multilevel{levels: []*level{finest}}
 	for lv := finest; lv.n > coarsest; {
 		if lv = lv.coarsen(); lv == nil {

@@ -185,3 +185,93 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// The components about one subject are packed next to each other: three
+// subjects of a big and a small component each, the small ones the
+// smallest of all (packed last by size alone), land beside their big
+// one: its nodes are the nearest to them.
+func TestRun_SubjectsPackedTogether(t *testing.T) {
+	var edges [][2]uint32
+	var subject []int32
+	var comps [][]int
+	add := func(size int, s int32) {
+		start := len(subject)
+		var c []int
+		for i := range size {
+			subject = append(subject, s)
+			c = append(c, start+i)
+			if i > 0 {
+				edges = append(edges, [2]uint32{uint32(start + i - 1), uint32(start + i)})
+			}
+		}
+		comps = append(comps, c)
+	}
+	for s := range int32(3) {
+		add(40-int(s), s)
+	}
+	for s := range int32(3) {
+		add(6, s)
+	}
+	n := len(subject)
+	x, y := seeded(n)
+	res := RunWith(n, x, y, edges, Hints{Subject: subject})
+	centre := func(c []int) (float64, float64) {
+		var cx, cy float64
+		for _, i := range c {
+			cx += float64(res.X[i]) / float64(len(c))
+			cy += float64(res.Y[i]) / float64(len(c))
+		}
+		return cx, cy
+	}
+	for s := range 3 {
+		sx, sy := centre(comps[3+s])
+		own := math.Inf(1)
+		nearest := -1
+		for b := range 3 {
+			for _, i := range comps[b] {
+				if d := math.Hypot(sx-float64(res.X[i]), sy-float64(res.Y[i])); d < own {
+					own, nearest = d, b
+				}
+			}
+		}
+		if nearest != s {
+			t.Errorf("subject %d's small component lies nearest subject %d's big one", s, nearest)
+		}
+	}
+}
+
+// With groups, two communities that share one hub (one component) take
+// sides of it: each member nearer its own community's centre than the
+// other's.
+func TestRun_GroupsTakeRegions(t *testing.T) {
+	const size = 60
+	var edges [][2]uint32
+	group := make([]int32, 2*size+1)
+	hub := uint32(2 * size)
+	group[hub] = -1
+	for g := range 2 {
+		for i := range size {
+			u := uint32(g*size + i)
+			group[u] = int32(g)
+			edges = append(edges, [2]uint32{u, hub}, [2]uint32{u, uint32(g*size + (i+1)%size)})
+		}
+	}
+	n := 2*size + 1
+	x, y := seeded(n)
+	res := RunWith(n, x, y, edges, Hints{Group: group})
+	var cx, cy [2]float64
+	for i := range 2 * size {
+		cx[group[i]] += float64(res.X[i]) / size
+		cy[group[i]] += float64(res.Y[i]) / size
+	}
+	wrong := 0
+	for i := range 2 * size {
+		g := group[i]
+		if math.Hypot(float64(res.X[i])-cx[g], float64(res.Y[i])-cy[g]) > math.Hypot(float64(res.X[i])-cx[1-g], float64(res.Y[i])-cy[1-g]) {
+			wrong++
+		}
+	}
+	if wrong > size/10 {
+		t.Errorf("%d of %d members nearer the other community's centre", wrong, 2*size)
+	}
+}

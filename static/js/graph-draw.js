@@ -10,7 +10,7 @@
   // accepts inside a W x H canvas, with room for names on the right, or
   // null when none is kept.
   scope.kgFitCamera = function (xs, ys, n, keep, W, H) {
-    var PAD = 40, LABEL_ROOM = 80;
+    var PAD = 20, LABEL_ROOM = 60;
     var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (var i = 0; i < n; i++) {
       if (!keep(i)) continue;
