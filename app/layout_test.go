@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -98,5 +101,29 @@ func TestLayouts_Encoding(t *testing.T) {
 		if _, err := decodeLayout(b[:n]); err == nil {
 			t.Errorf("%d of %d bytes read as a layout", n, len(b))
 		}
+	}
+}
+
+// BenchmarkLayouts_Make lays out and stores a version's layout as a
+// serving worker does when its run finishes (the graph read, its
+// communities detected, the layout run and written), on random graphs of
+// 3 edges a node.
+func BenchmarkLayouts_Make(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			st := benchStore(b, "sqlite")
+			a := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
+			v := finishedVersion(b, st, "layout", randomGraph(n, 3*n, 1, false))
+			for b.Loop() {
+				b.StopTimer()
+				if err := st.SaveVersionIndex(b.Context(), v.ID, store.IndexLayout, "none", []byte{0}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := a.Layouts.Make(b.Context(), v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
