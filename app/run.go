@@ -101,18 +101,25 @@ func (a *App) Resume(ctx context.Context) error {
 // minute before the start is failed here, once its heartbeat is stale,
 // instead of staying running.
 func (a *App) WatchInterruptedWrites(ctx context.Context) {
-	t := time.NewTicker(store.WriteStale / 2)
+	every(ctx, store.WriteStale/2, func() {
+		if n, err := a.store.FailInterruptedWrites(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("fail interrupted writes", "err", err)
+		} else if n > 0 {
+			a.log.Warn("versions interrupted while written marked failed", "versions", n)
+		}
+	})
+}
+
+// every runs do every period until ctx ends.
+func every(ctx context.Context, period time.Duration, do func()) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := a.store.FailInterruptedWrites(ctx); err != nil && ctx.Err() == nil {
-				a.log.Warn("fail interrupted writes", "err", err)
-			} else if n > 0 {
-				a.log.Warn("versions interrupted while written marked failed", "versions", n)
-			}
+			do()
 		}
 	}
 }

@@ -119,19 +119,12 @@ func (a *App) OpenWorkspaces(ctx context.Context) error {
 // WatchWorkspaces opens, every period until ctx ends, the workspaces
 // added since (by another process: kgstudio workspace add, another
 // replica's admin page), so their jobs run here too.
-func (a *App) WatchWorkspaces(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := a.OpenWorkspaces(ctx); err != nil && ctx.Err() == nil {
-				a.log.Warn("open workspaces", "error", err)
-			}
+func (a *App) WatchWorkspaces(ctx context.Context, period time.Duration) {
+	every(ctx, period, func() {
+		if err := a.OpenWorkspaces(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("open workspaces", "error", err)
 		}
-	}
+	})
 }
 
 // workersStarted records that the main App runs job workers, and starts

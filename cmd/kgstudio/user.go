@@ -31,14 +31,10 @@ const userUsage = `usage:
 // tokens. Once an account exists, serve asks every request who it is
 // from (see README).
 func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(userUsage)
+	sub, ok, err := subcommand(args, userUsage, stdout)
+	if !ok {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(stdout, userUsage)
-		return nil
-	}
-	sub := args[0]
 	fs, cfg := newFlagSet("user "+sub, stderr)
 	asJSON := fs.Bool("json", false, "list, tokens: print JSON")
 	roleFlag := fs.String("role", "", "add: the account's role (default viewer); token: the token's (default the owner's)")
@@ -219,6 +215,19 @@ func printNewToken(ctx context.Context, acc *app.Accounts, owner, name string, r
 	fmt.Fprintf(stderr, "token %s of %s (%s in %s, id %d), shown this once:\n", t.Name, t.Owner, t.Role, t.Workspace, t.ID)
 	fmt.Fprintln(stdout, secret)
 	return nil
+}
+
+// subcommand reads a command's subcommand from args: ok is false when
+// there is none (err is the usage) or it asked for the usage (printed).
+func subcommand(args []string, usage string, stdout io.Writer) (sub string, ok bool, err error) {
+	if len(args) == 0 {
+		return "", false, errors.New(usage)
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintln(stdout, usage)
+		return "", false, nil
+	}
+	return args[0], true, nil
 }
 
 func cmpRole(r, def record.Role) record.Role {

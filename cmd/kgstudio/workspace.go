@@ -21,14 +21,10 @@ kgstudio token create make people members of one and tokens for one`
 
 // cmdWorkspace adds and lists workspaces.
 func cmdWorkspace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(workspaceUsage)
+	sub, ok, err := subcommand(args, workspaceUsage, stdout)
+	if !ok {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(stdout, workspaceUsage)
-		return nil
-	}
-	sub := args[0]
 	fs, cfg := newFlagSet("workspace "+sub, stderr)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	pos, err := parse(fs, args[1:])
@@ -77,14 +73,10 @@ const tokenUsage = `usage:
 
 // cmdToken makes, revokes and lists people's API tokens.
 func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(tokenUsage)
+	sub, ok, err := subcommand(args, tokenUsage, stdout)
+	if !ok {
+		return err
 	}
-	if isHelp(args[0]) {
-		fmt.Fprintln(stdout, tokenUsage)
-		return nil
-	}
-	sub := args[0]
 	fs, cfg := newFlagSet("token "+sub, stderr)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	name := fs.String("name", "", "create: the token's label (default cli-DATE-TIME)")
