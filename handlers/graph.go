@@ -153,6 +153,36 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	return err
 }
 
+// layoutAPI answers GET /api/versions/:id/layout: the version's stored
+// layout, each node's place by key ({"layout": {KEY: [x, y]}}), or, while
+// it has none, 202 with {"status": "laying out"} (the layout is made in
+// the background; the graph page asks again while it lays a big graph
+// out itself, and takes the stored layout when it comes).
+func (h *Handler) layoutAPI(c echo.Context) error {
+	id, err := intParam(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	a := h.appOf(c)
+	v, err := a.Versions.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	pos, ok, err := a.Layouts.Stored(ctx, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if v.Status != record.StatusDone {
+			return extract.Errorf(extract.KindConflict, "version %s is %s: it is laid out once it is done", v.Label(), v.Status)
+		}
+		a.Layouts.Later(v)
+		return c.JSON(http.StatusAccepted, map[string]string{"status": "laying out"})
+	}
+	return c.JSON(http.StatusOK, map[string]app.Positions{"layout": pos})
+}
+
 // timeView is the time a graph is seen at: AsOf (zero for now), as
 // asked (Raw, trimmed), and whether facts retired by then are shown,
 // marked expired.

@@ -109,3 +109,38 @@ func TestGraphPage_StoredLayout(t *testing.T) {
 		t.Fatalf("?layout=live: stored %v after %d iterations", live.Stored, live.Iterations)
 	}
 }
+
+// A big version with no stored layout yet (written, not run by a serving
+// worker) is laid out on the server once its graph is asked for: the
+// layout API says so (202) until the layout is stored, and the page,
+// which began laying the graph out itself, draws the stored layout when
+// it comes.
+func TestGraphPage_LayoutArrives(t *testing.T) {
+	t.Parallel()
+	ctx := MustChrome(t)
+	a := MustApp(t)
+	v := a.MustGraphVersion(t, "big", "synthetic", synthetic(20000, 60000))
+	layoutURL := fmt.Sprintf("%s/api/versions/%d/layout", a.Server.URL, v.ID)
+	resp, err := http.Get(layoutURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("layout API before any layout: %d, want 202", resp.StatusCode)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+fmt.Sprintf("/versions/%d/graph?all=1", v.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgstudioGraph && window.kgstudioGraph.stored && window.kgstudioGraph.settled`); err != nil {
+		s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({stored: kgstudioGraph.stored, settled: kgstudioGraph.settled, it: kgGraph.iterations})`))
+		t.Fatalf("the stored layout never came: %v (%s)", err, s)
+	}
+	var body struct {
+		Layout map[string][2]float64 `json:"layout"`
+	}
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/layout", v.ID), http.StatusOK, &body)
+	if len(body.Layout) != 20000 {
+		t.Fatalf("the stored layout places %d of 20000 nodes", len(body.Layout))
+	}
+}

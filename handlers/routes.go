@@ -95,6 +95,7 @@ func (h *Handler) Routes(e *echo.Echo) {
 	// The graph of a version: the view, its data, node and edge panels.
 	e.GET("/versions/:id/graph", h.showGraph)
 	e.GET("/api/versions/:id/graph", h.graphAPI)
+	e.GET("/api/versions/:id/layout", h.layoutAPI)
 	e.GET("/api/versions/:id/nodes/:key", h.nodeAPI)
 	e.GET("/versions/:id/nodes/:key", h.showNodePanel)
 	e.GET("/versions/:id/edge", h.showEdgePanel)

@@ -656,6 +656,35 @@
     worker.postMessage({ type: "start", gen: drawGen, x: x, y: y, mass: mass, edges: edges, multilevel: fresh, still: !!still, libURL: FA2_URL, draw: draw },
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
   }
+  // pollLayout asks for the version's stored layout every LAYOUT_POLL_MS
+  // while the page lays the same graph out itself, and draws it once it
+  // places every node.
+  var LAYOUT_POLL_MIN = 3000, LAYOUT_POLL_MS = 2000;
+  function pollLayout(gen, wait) {
+    setTimeout(function () {
+      if (gen !== drawGen || kg.settled) return;
+      fetch(cfg.api.replace(/\/graph$/, "/layout")).then(function (r) {
+        if (gen !== drawGen || kg.settled) return;
+        if (r.status === 202) { pollLayout(gen, LAYOUT_POLL_MS); return; }
+        if (!r.ok) return;
+        return r.json().then(function (body) {
+          if (gen !== drawGen || kg.settled) return;
+          var pos = body.layout || {}, i;
+          for (i = 0; i < nodes.length; i++) if (!pos[nodes[i].id]) return;
+          for (i = 0; i < nodes.length; i++) {
+            var p = pos[nodes[i].id], pin = pins[nodes[i].id];
+            xs[i] = pin ? pin.x : p[0];
+            ys[i] = pin ? pin.y : p[1];
+          }
+          drawGen++; // the page's own layout's ticks are dropped
+          kg.stored = true;
+          fit(0);
+          placed();
+        });
+      }).catch(function () { /* the page's own layout goes on */ });
+    }, wait);
+  }
+
   // placed draws a graph the stored layout placed: nothing moves, so the
   // layout is done as soon as it is drawn.
   function placed() {
@@ -846,7 +875,12 @@
       fit(0);
       kg.stored = stored;
       if (stored) placed();
-      else layout(!merge);
+      else {
+        layout(!merge);
+        // A big graph the server has not laid out yet is being laid out
+        // there (faster than here): take its layout when it comes.
+        if (!merge && nodes.length > LAYOUT_POLL_MIN && cfg.layout !== "live" && !timeView.as_of) pollLayout(drawGen, LAYOUT_POLL_MS / 2);
+      }
     }
     if (!merge) view = what || "";
     else if (what && grew) view = view ? view + "; " + what : what;
