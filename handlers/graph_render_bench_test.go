@@ -109,6 +109,7 @@ func BenchmarkGraphRender(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Logf("%s: stored layout made in %v", size.name, time.Since(start))
+		first := a.MustGraphVersion(b, "first"+size.name, "synthetic", synthetic(size.nodes, 3*size.nodes))
 		cfg := web.GraphConfig{API: fmt.Sprintf("/api/versions/%d/graph", v.ID), NodeURL: fmt.Sprintf("/versions/%d/nodes/", v.ID),
 			EdgeURL: fmt.Sprintf("/versions/%d/edge", v.ID), Threshold: size.nodes + 1, Total: size.nodes, LoadAll: true}
 		page := fmt.Sprintf("/versions/%d/graph?all=1", v.ID)
@@ -121,9 +122,13 @@ func BenchmarkGraphRender(b *testing.B) {
 			maxNodes   int
 		}{
 			{"page", bench.URL + page + "&layout=live", 0},
-			// The page drawing the version's stored layout (made below,
+			// The page drawing the version's stored layout (made above,
 			// as a serving worker makes it when a run finishes).
 			{"page-stored", bench.URL + page, 0},
+			// The page opening a version with no layout yet: it lays the
+			// graph out while the server does, and takes the server's
+			// when it comes (one run: the first view stores it).
+			{"page-first", bench.URL + fmt.Sprintf("/versions/%d/graph?all=1", first.ID), 0},
 			{"page-graphology", before.URL + page, 50000},
 			{"sigma", bench.URL + "/bench/candidate.html?candidate=sigma&config=" + url.QueryEscape(mustJSON(cfg)), 50000},
 			{"force-graph", bench.URL + "/bench/candidate.html?candidate=force-graph&config=" + url.QueryEscape(mustJSON(cfg)), 50000},
