@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
-	"github.com/kgstudio/kgstudio/extract/llm"
-	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
@@ -65,16 +63,12 @@ type App struct {
 	heavy     *Gate
 	providers Providers
 
-	// nlpByTypes holds one offline extractor (and so one loaded model)
-	// per entity-type list.
-	nlpByTypes *lru.Cache[string, *nlp.Extractor]
-
-	mu sync.Mutex
-	// clients holds one rate-limited client per provider and model, so
-	// concurrent runs share the limits.
-	clients map[string]llm.Client
-	// embedders holds one limited, cached embedder per provider, and
-	// the sentence encoder with its cache of recent vectors.
+	// models is what every workspace's App shares of the model
+	// providers (providers.go).
+	models *models
+	// mu guards embedders: one cached embedder per provider, over the
+	// store's embedding cache.
+	mu        sync.Mutex
 	embedders map[string]extract.Embedder
 
 	// qmu guards queue (the client that inserts and lists jobs) and
@@ -99,7 +93,7 @@ type App struct {
 
 // newApp builds the application over a store (Open opens one).
 func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
-	a := &App{store: st, log: log, providers: p, clients: map[string]llm.Client{}, heavy: newHeavyGate(),
+	a := &App{store: st, log: log, providers: p, models: newModels(), heavy: newHeavyGate(),
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
 	a.Curation, a.Schemas.a, a.Versions.a = &Curation{a}, a, a
 	a.Queries = &Queries{a: a, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
@@ -111,7 +105,6 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.Layouts = &Layouts{a: a, busy: map[int]bool{}}
 	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
 	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
-	a.nlpByTypes = lru.New[string, *nlp.Extractor](nlpCacheSize)
 	a.site, a.workspace = &site{main: a, apps: map[string]*App{}}, record.DefaultWorkspace
 	return a
 }

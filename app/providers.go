@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm"
+	"github.com/kgstudio/kgstudio/extract/nlp"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/extract/tuple"
+	"github.com/kgstudio/kgstudio/internal/lru"
 )
 
 // Providers holds the model-provider settings. Keys are never logged or
@@ -203,6 +206,41 @@ func (p Providers) CostOf(v record.Version) string {
 	return fmt.Sprintf("$%.4f", usd)
 }
 
+// models holds what the Apps of every workspace of a server share of the
+// model providers, so that their runs share the limits and the loaded
+// models: one rate-limited client per provider and model, one limited
+// embedder per provider, the sentence encoder with its cache of recent
+// vectors, and one offline extractor per entity-type list (each holds a
+// loaded NER model). The caches of calls and embeddings stay each
+// workspace's, in its own database.
+type models struct {
+	mu        sync.Mutex
+	clients   map[string]llm.Client
+	embedders map[string]extract.Embedder
+	// nlpByTypes holds one offline extractor per entity-type list.
+	nlpByTypes *lru.Cache[string, *nlp.Extractor]
+}
+
+func newModels() *models {
+	return &models{clients: map[string]llm.Client{}, embedders: map[string]extract.Embedder{},
+		nlpByTypes: lru.New[string, *nlp.Extractor](nlpCacheSize)}
+}
+
+// shared returns the value models keeps under key, made by make the
+// first time.
+func shared[T any](m *models, table map[string]T, key string, make func() (T, error)) (T, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := table[key]; ok {
+		return v, nil
+	}
+	v, err := make()
+	if err == nil {
+		table[key] = v
+	}
+	return v, err
+}
+
 // client builds the model client a config asks for: the provider, wrapped
 // in retries, rate limits and a concurrency bound (shared by every run on
 // the same provider and model), behind the call cache.
@@ -221,23 +259,20 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 			model = p.OpenAIModel
 		}
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	key := string(cfg.Provider) + "/" + model
-	limited, ok := a.clients[key]
-	if !ok {
+	limited, err := shared(a.models, a.models.clients, key, func() (llm.Client, error) {
 		var base llm.Client
 		switch cfg.Provider {
 		case llm.ProviderGemini:
 			g, err := llm.NewGemini(ctx, llm.GeminiConfig{APIKey: p.GeminiAPIKey, Model: model, BaseURL: p.GeminiBaseURL})
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
 			base = g
 		default:
 			o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: p.OpenAIBaseURL, APIKey: p.OpenAIAPIKey, Model: model})
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
 			base = o
 		}
@@ -257,9 +292,12 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		if p.Concurrency > 0 {
 			inflight = p.Concurrency
 		}
-		pol.Gate = a.store.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, inflight)
-		limited = llm.WithPolicy(base, pol)
-		a.clients[key] = limited
+		// The main database's gate: every workspace's runs share it.
+		pol.Gate = a.site.main.store.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, inflight)
+		return llm.WithPolicy(base, pol), nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	if cfg.NoCache {
 		return llm.Uncached(limited, cfg.Provider, model, a.store), model, nil

@@ -460,7 +460,7 @@ const nlpCacheSize = 16
 // nlp returns the offline extractor for the config's entity types, built
 // once per type list (building one loads the NER model).
 func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
-	ex, err := a.nlpByTypes.Get(context.Background(), strings.Join(cfg.EntityTypes, "\x1f"), func() (*nlp.Extractor, error) {
+	ex, err := a.models.nlpByTypes.Get(context.Background(), strings.Join(cfg.EntityTypes, "\x1f"), func() (*nlp.Extractor, error) {
 		return nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
 	})
 	if err != nil {

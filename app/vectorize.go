@@ -59,27 +59,40 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 		// lately (a curation, edit or grow re-vectorizes a graph that is
 		// mostly its parent's; a conversation's query corpus embeds its
 		// sides) are answered from memory.
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		key := "embed/" + name
-		if a.embedders[key] == nil {
-			if a.embedders == nil {
-				a.embedders = map[string]extract.Embedder{}
-			}
-			a.embedders[key] = embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0)
-		}
-		return a.embedders[key], nil
+		// One encoder and cache for every workspace: a hit needs the text.
+		return shared(a.models, a.models.embedders, "embed/"+name, func() (extract.Embedder, error) {
+			return embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0), nil
+		})
 	}
 	if err := a.checkEmbedder(cfg); err != nil {
 		return nil, err
 	}
 	p := a.providers
+	key := "embed/" + name
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	key := "embed/" + name
 	if e, ok := a.embedders[key]; ok {
 		return e, nil
 	}
+	// The limited embedder is every workspace's; the cache of
+	// embeddings over it, this workspace's database.
+	limited, err := shared(a.models, a.models.embedders, key, func() (extract.Embedder, error) {
+		return newProviderEmbedder(ctx, name, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e := embed.Cached(limited, a.store, 0)
+	if a.embedders == nil {
+		a.embedders = map[string]extract.Embedder{}
+	}
+	a.embedders[key] = e
+	return e, nil
+}
+
+// newProviderEmbedder is a provider's embedder behind the model policy
+// (retries, rate limits, concurrency).
+func newProviderEmbedder(ctx context.Context, name string, p Providers) (extract.Embedder, error) {
 	var base extract.Embedder
 	switch name {
 	case extract.EmbedderGemini:
@@ -103,12 +116,7 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 	}
 	pol.Concurrency = max(p.Concurrency, 1)
 	pol.RequestsPerMinute, pol.TokensPerMinute = p.RequestsPerMinute, p.TokensPerMinute
-	e := embed.Cached(llm.WithEmbedPolicy(base, pol), a.store, 0)
-	if a.embedders == nil {
-		a.embedders = map[string]extract.Embedder{}
-	}
-	a.embedders[key] = e
-	return e, nil
+	return llm.WithEmbedPolicy(base, pol), nil
 }
 
 // vectorize is the vectorizer step of a run: it embeds the version's

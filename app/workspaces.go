@@ -82,7 +82,9 @@ func (s *site) open(ctx context.Context, name string) (*App, error) {
 	}
 	main := s.main
 	w := newApp(st, main.log.With("workspace", name), main.providers)
-	w.site, w.workspace, w.Accounts = s, name, main.Accounts
+	// Accounts and the model providers' clients, limits and loaded
+	// models are the server's, shared by every workspace.
+	w.site, w.workspace, w.Accounts, w.models = s, name, main.Accounts, main.models
 	if err := w.EnsureDefaults(ctx); err != nil {
 		st.Close()
 		return nil, err
