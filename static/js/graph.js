@@ -816,9 +816,14 @@
       var i = n0 + j;
       byId.set(n.id, i);
       nodes.push(n);
-      var r = seeded(n.id);
-      nx[i] = stored ? n.pos[0] : anchor !== undefined ? nx[anchor] + r[0] * 10 : r[0] * spread;
-      ny[i] = stored ? n.pos[1] : anchor !== undefined ? ny[anchor] + r[1] * 10 : r[1] * spread;
+      if (stored) {
+        nx[i] = n.pos[0];
+        ny[i] = n.pos[1];
+      } else {
+        var r = seeded(n.id);
+        nx[i] = anchor !== undefined ? nx[anchor] + r[0] * 10 : r[0] * spread;
+        ny[i] = anchor !== undefined ? ny[anchor] + r[1] * 10 : r[1] * spread;
+      }
       var pin = pins[n.id];
       if (pin) { nx[i] = pin.x; ny[i] = pin.y; }
     });
