@@ -622,7 +622,7 @@ func schemaFromForm(form url.Values) (*schema.Schema, []schema.Problem) {
 		t := types[i]
 		v := t.vals
 		et := schema.EntityType{
-			Name: strings.TrimSpace(v["name"]), Alias: strings.TrimSpace(v["alias"]), Kind: strings.TrimSpace(v["kind"]),
+			Name: strings.TrimSpace(v["name"]), Alias: strings.TrimSpace(v["alias"]), Kind: schema.Kind(strings.TrimSpace(v["kind"])),
 			Description: strings.TrimSpace(v["description"]), Parent: strings.TrimSpace(v["parent"]),
 			HypernymPredicate: strings.TrimSpace(v["hypernym_predicate"]), AutoRelate: strings.TrimSpace(v["auto_relate"]),
 			Spreadable: strings.TrimSpace(v["spreadable"]), Regular: strings.TrimSpace(v["regular"]),
@@ -714,7 +714,7 @@ func conceptRulesText(sc *schema.Schema) string {
 func typeViews(sc *schema.Schema) []web.SchemaType {
 	out := make([]web.SchemaType, len(sc.Types))
 	for i, t := range sc.Types {
-		v := web.SchemaType{Name: t.Name, Alias: t.Alias, Kind: t.Kind, Description: t.Description, Parent: t.Parent,
+		v := web.SchemaType{Name: t.Name, Alias: t.Alias, Kind: string(t.Kind), Description: t.Description, Parent: t.Parent,
 			HypernymPredicate: t.HypernymPredicate, AutoRelate: t.AutoRelate, Spreadable: t.Spreadable, Regular: t.Regular}
 		for _, p := range t.Properties {
 			sub, n := subJSON(p.Properties)

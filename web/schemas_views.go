@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // SchemaRow is a schema in the list.
@@ -180,8 +182,14 @@ func (e SchemaEditor) TypeNames() []string {
 	return out
 }
 
-// Kinds are the choices of the kind selector.
-var Kinds = []string{"entity", "concept", "event", "standard", "basic", "index"}
+// Kinds are the choices of the kind selector: schema.Kinds.
+var Kinds = func() []string {
+	out := make([]string, len(schema.Kinds))
+	for i, k := range schema.Kinds {
+		out[i] = string(k)
+	}
+	return out
+}()
 
 // IndexModes are the choices of a property's index.
 var IndexModes = []string{"", "Text", "Vector", "TextAndVector"}

@@ -93,7 +93,7 @@ func standardSpec(name string) *TypeSpec {
 	if !ok {
 		return nil
 	}
-	return &TypeSpec{Name: std, Kind: KindConcept} // as declared standard types are read
+	return &TypeSpec{Name: std, Kind: schema.KindConcept} // as declared standard types are read
 }
 
 // node finds or creates the node for name of category.

@@ -8,6 +8,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // With a domain graph, NER sees the domain entities the chunk names (KAG's
@@ -15,7 +16,7 @@ import (
 // the model reported by an alias takes the domain's name and type, and
 // one it missed joins the entities anyway, reaching the relation step.
 func TestExtractor_WithDomain(t *testing.T) {
-	types := []kag.TypeSpec{{Name: "Medicine", Kind: kag.KindEntity}, {Name: "Concept", Kind: kag.KindConcept}, {Name: "Organ", Kind: kag.KindEntity}}
+	types := []kag.TypeSpec{{Name: "Medicine", Kind: schema.KindEntity}, {Name: "Concept", Kind: schema.KindConcept}, {Name: "Organ", Kind: schema.KindEntity}}
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "belongs to one of the schema types", Text: `{"entities": [
 			{"category": "Organ", "properties": {"name": "pituitary gland", "description": "The gland that makes growth hormone."}},

@@ -32,13 +32,7 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
-)
-
-// Type kinds.
-const (
-	KindEntity  = "entity"
-	KindConcept = "concept"
-	KindEvent   = "event"
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // TypeSpec is one schema type.
@@ -48,7 +42,7 @@ type TypeSpec struct {
 	// Parent is the type this one is declared under (`Child -> Parent:`),
 	// if any; a node of the type counts as one of its parent.
 	Parent      string
-	Kind        string // KindEntity, KindConcept or KindEvent
+	Kind        schema.Kind // entity, concept or event
 	Description string
 	Properties  []PropSpec
 	Relations   []RelSpec
@@ -176,7 +170,7 @@ func (x *Extractor) isA(typ, ancestor string) bool {
 func (x *Extractor) views(event bool) []TypeView {
 	var out []TypeView
 	for _, t := range x.types {
-		if (t.Kind == KindEvent) != event {
+		if (t.Kind == schema.KindEvent) != event {
 			continue
 		}
 		var props []string
@@ -190,7 +184,7 @@ func (x *Extractor) views(event bool) []TypeView {
 			}
 			props = append(props, p.Name+" ("+about+")")
 		}
-		out = append(out, TypeView{Name: t.Name, Alias: t.Alias, Kind: t.Kind, Description: t.Description, Properties: strings.Join(props, ", ")})
+		out = append(out, TypeView{Name: t.Name, Alias: t.Alias, Kind: string(t.Kind), Description: t.Description, Properties: strings.Join(props, ", ")})
 	}
 	return out
 }
@@ -451,7 +445,7 @@ func (x *Extractor) props(event bool) []PropSpec {
 	var out []PropSpec
 	seen := map[string]bool{}
 	for _, t := range x.types {
-		if (t.Kind == KindEvent) != event {
+		if (t.Kind == schema.KindEvent) != event {
 			continue
 		}
 		for _, p := range t.Properties {

@@ -15,6 +15,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -39,19 +40,19 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 var zhTypes = []kag.TypeSpec{
-	{Name: "Person", Alias: "人物", Kind: kag.KindEntity, Description: "真实人物",
+	{Name: "Person", Alias: "人物", Kind: schema.KindEntity, Description: "真实人物",
 		Properties: []kag.PropSpec{{Name: "birthPlace", Type: "GeographicLocation"}, {Name: "birthDate", Type: "Text"}},
 		Relations:  []kag.RelSpec{{Name: "release", Alias: "发行", Target: "Works"}, {Name: "graduatedFrom", Target: "Organization"}}},
-	{Name: "Works", Alias: "作品", Kind: kag.KindEntity},
-	{Name: "GeographicLocation", Alias: "地理位置", Kind: kag.KindConcept},
-	{Name: "Organization", Alias: "组织机构", Kind: kag.KindEntity},
-	{Name: "Event", Alias: "事件", Kind: kag.KindEvent, Properties: []kag.PropSpec{{Name: "subject", Type: "Person"}, {Name: "time", Type: "Text"}}},
+	{Name: "Works", Alias: "作品", Kind: schema.KindEntity},
+	{Name: "GeographicLocation", Alias: "地理位置", Kind: schema.KindConcept},
+	{Name: "Organization", Alias: "组织机构", Kind: schema.KindEntity},
+	{Name: "Event", Alias: "事件", Kind: schema.KindEvent, Properties: []kag.PropSpec{{Name: "subject", Type: "Person"}, {Name: "time", Type: "Text"}}},
 }
 
 var enTypes = []kag.TypeSpec{
-	{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "worksFor", Type: "Company"}},
+	{Name: "Person", Kind: schema.KindEntity, Properties: []kag.PropSpec{{Name: "worksFor", Type: "Company"}},
 		Relations: []kag.RelSpec{{Name: "partnerOf", Target: "Person"}}},
-	{Name: "Company", Kind: kag.KindEntity},
+	{Name: "Company", Kind: schema.KindEntity},
 }
 
 func rules(t testing.TB) []fakellm.Rule {
@@ -334,7 +335,7 @@ func TestNew(t *testing.T) {
 	}{
 		{"nil client", nil, enTypes, extract.Config{}},
 		{"no types", c, nil, extract.Config{}},
-		{"nameless type", c, []kag.TypeSpec{{Kind: kag.KindEntity}}, extract.Config{}},
+		{"nameless type", c, []kag.TypeSpec{{Kind: schema.KindEntity}}, extract.Config{}},
 		{"bad prompt", c, enTypes, extract.Config{Prompts: map[string]string{kag.PromptKey(kag.StepNER, kag.LangEnglish): "{{.Missing}}"}}},
 	}
 	for _, tt := range tests {

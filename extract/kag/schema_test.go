@@ -21,11 +21,11 @@ func TestTypesFromSchema(t *testing.T) {
 		t.Fatalf("%d types", len(got))
 	}
 	p := got[0]
-	if p.Name != "Person" || p.Alias != "人" || p.Kind != kag.KindEntity || len(p.Properties) != 1 || p.Properties[0].Type != "Company" ||
+	if p.Name != "Person" || p.Alias != "人" || p.Kind != schema.KindEntity || len(p.Properties) != 1 || p.Properties[0].Type != "Company" ||
 		len(p.Relations) != 1 || p.Relations[0].Target != "Person" {
 		t.Fatalf("person: %+v", p)
 	}
-	if got[2].Kind != kag.KindConcept {
+	if got[2].Kind != schema.KindConcept {
 		t.Fatalf("a standard type should be offered as a concept: %+v", got[2])
 	}
 	if n := len(kag.TypesFromSchema(schema.Default())); n != 11 {

@@ -7,15 +7,16 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/kag"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
+	"github.com/kgstudio/kgstudio/extract/schema"
 )
 
 // Two types that share a name are two nodes, as in KAG, and relations
 // reach each by its category.
 func TestExtractor_SameNameTwoTypes(t *testing.T) {
 	types := []kag.TypeSpec{
-		{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "worksFor", Type: "Company"}}},
-		{Name: "Company", Kind: kag.KindEntity},
-		{Name: "Fruit", Alias: "水果", Kind: kag.KindConcept},
+		{Name: "Person", Kind: schema.KindEntity, Properties: []kag.PropSpec{{Name: "worksFor", Type: "Company"}}},
+		{Name: "Company", Kind: schema.KindEntity},
+		{Name: "Fruit", Alias: "水果", Kind: schema.KindConcept},
 	}
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "belongs to one of the schema types", Text: `{"entities": [
@@ -62,7 +63,7 @@ func TestExtractor_SameNameTwoTypes(t *testing.T) {
 // people who share a number meet at its node, however each wrote it.
 func TestExtractor_StandardTypeProperty(t *testing.T) {
 	types := []kag.TypeSpec{
-		{Name: "Person", Kind: kag.KindEntity, Properties: []kag.PropSpec{{Name: "phone", Type: "STD.ChinaMobile"}, {Name: "age", Type: "Integer"}}},
+		{Name: "Person", Kind: schema.KindEntity, Properties: []kag.PropSpec{{Name: "phone", Type: "STD.ChinaMobile"}, {Name: "age", Type: "Integer"}}},
 	}
 	srv := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
 		{Contains: "belongs to one of the schema types", Text: `{"entities": [

@@ -136,7 +136,7 @@ func Diff(a, b *Schema) Changes {
 		}
 		if fs := fieldDiff([][3]string{
 			{"alias", o.Alias, t.Alias},
-			{"kind", o.Kind, t.Kind},
+			{"kind", string(o.Kind), string(t.Kind)},
 			{"description", o.Description, t.Description},
 			{"parent", o.Parent, t.Parent},
 			{"hypernym_predicate", o.HypernymPredicate, t.HypernymPredicate},

@@ -14,7 +14,7 @@ import (
 const MaxKAGSize = 8 << 20
 
 // kindKeywords maps the DSL's type classes to kinds.
-var kindKeywords = map[string]string{
+var kindKeywords = map[string]Kind{
 	"EntityType":   KindEntity,
 	"ConceptType":  KindConcept,
 	"EventType":    KindEvent,
@@ -25,8 +25,10 @@ var kindKeywords = map[string]string{
 
 // kindKeyword returns the DSL class of a kind; unknown kinds print as
 // EntityType (Validate reports them).
-func kindKeyword(kind string) string {
+func kindKeyword(kind Kind) string {
 	switch kind {
+	case KindEntity:
+		return "EntityType"
 	case KindConcept:
 		return "ConceptType"
 	case KindEvent:

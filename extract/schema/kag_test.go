@@ -237,7 +237,7 @@ func TestParseKAG_FolderDetails(t *testing.T) {
 	})
 	t.Run("SupplyChainKinds", func(t *testing.T) {
 		s := mustParseFile(t, filepath.Join(dir, "SupplyChain.schema"))
-		counts := map[string]int{}
+		counts := map[Kind]int{}
 		rules := 0
 		for _, ty := range s.Types {
 			counts[ty.Kind]++

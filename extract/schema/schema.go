@@ -14,20 +14,27 @@ import (
 	"strings"
 )
 
-// Kinds of entity types. They correspond to KAG's EntityType, ConceptType,
-// EventType, StandardType, BasicType and IndexType declarations.
+// Kind is a type's class. The kinds correspond to KAG's EntityType,
+// ConceptType, EventType, StandardType, BasicType and IndexType
+// declarations.
+type Kind string
+
+// The kinds of entity types.
 const (
-	KindEntity   = "entity"
-	KindConcept  = "concept"
-	KindEvent    = "event"
-	KindStandard = "standard"
+	KindEntity   Kind = "entity"
+	KindConcept  Kind = "concept"
+	KindEvent    Kind = "event"
+	KindStandard Kind = "standard"
 	// KindBasic is a BasicType declaration: a value type of its own, used
 	// as a property type; nothing is extracted for it.
-	KindBasic = "basic"
+	KindBasic Kind = "basic"
 	// KindIndex is an IndexType declaration: a type KAG only indexes
 	// (chunks and the like); nothing is extracted for it.
-	KindIndex = "index"
+	KindIndex Kind = "index"
 )
+
+// Kinds lists the kinds, as a schema's JSON names them.
+var Kinds = []Kind{KindEntity, KindConcept, KindEvent, KindStandard, KindBasic, KindIndex}
 
 // Schema is a named set of entity types. A flat list of types without any
 // property or relation is a valid schema (LightRAG's mode).
@@ -64,7 +71,7 @@ type EntityType struct {
 	// Kind is one of KindEntity, KindConcept, KindEvent, KindStandard. For a
 	// type declared with a parent (`Child -> Parent:`) the parser copies the
 	// parent's kind.
-	Kind string `json:"kind"`
+	Kind Kind `json:"kind"`
 	// Description is the `desc:` text.
 	Description string `json:"description,omitempty"`
 	// Parent is the type this one inherits from (`Child(别名) -> Parent:`).

@@ -137,7 +137,7 @@ func (v *validator) checkType(i int) {
 			v.add(f+".name", "standard type %q must be named STD.<Name>", t.Name)
 		}
 	default:
-		v.add(f+".kind", "type %s: kind %q must be entity, concept, event or standard", t.Name, t.Kind)
+		v.add(f+".kind", "type %s: kind %q must be one of %s", t.Name, t.Kind, kindList())
 	}
 	v.checkParent(i)
 	if t.HypernymPredicate != "" {
@@ -358,4 +358,13 @@ func ProblemsError(problems []Problem) error {
 		parts = append(parts, p.String())
 	}
 	return &InvalidError{Problems: problems, err: extract.Errorf(extract.KindInvalid, "invalid schema: %s", strings.Join(parts, "; "))}
+}
+
+// kindList names the kinds, as a message lists them.
+func kindList() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }

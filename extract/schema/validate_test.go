@@ -46,7 +46,7 @@ func TestValidate(t *testing.T) {
 		{"UnknownPrefix", func(s *Schema) { s.Types[0].Properties[0].Name = "FOO#bar" },
 			"types[0].properties[0].name", "unknown semantic prefix FOO#"},
 		{"InvalidNamespace", func(s *Schema) { s.Namespace = "my ns" }, "namespace", `namespace "my ns" is not a valid identifier`},
-		{"BadKind", func(s *Schema) { s.Types[2].Kind = "thing" }, "types[2].kind", `kind "thing" must be entity, concept, event or standard`},
+		{"BadKind", func(s *Schema) { s.Types[2].Kind = "thing" }, "types[2].kind", `kind "thing" must be one of entity, concept, event, standard, basic, index`},
 		{"HypernymOnEntity", func(s *Schema) { s.Types[2].HypernymPredicate = "isA" },
 			"types[2].hypernym_predicate", "only for concept types"},
 		{"BadHypernym", func(s *Schema) { s.Types[3].HypernymPredicate = "kindOf" },

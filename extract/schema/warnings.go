@@ -47,6 +47,8 @@ func Warnings(s *Schema) []Problem {
 			if !has && t.Parent == "" {
 				warn(f+".properties", "event type %s: KAG event types name their subject types in a subject property", t.Name)
 			}
+		case KindEntity, KindBasic, KindIndex:
+			// Any properties and relations KAG takes.
 		}
 		for j, p := range t.Properties {
 			if contains(builtinProperties, strings.ToLower(p.Name)) {
