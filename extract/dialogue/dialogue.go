@@ -16,24 +16,31 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 )
 
+// Role is who says a turn: the user, the assistant, or "" (a speaker of
+// a conversation between people).
+type Role string
+
 // Roles a turn may carry.
 const (
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
 )
+
+// Format is the form a dialogue was imported from.
+type Format string
 
 // Formats a dialogue may have been imported from.
 const (
-	FormatCanonical   = "canonical"
-	FormatLoCoMo      = "locomo"
-	FormatMemoryBank  = "memorybank"
-	FormatLongMemEval = "longmemeval"
+	FormatCanonical   Format = "canonical"
+	FormatLoCoMo      Format = "locomo"
+	FormatMemoryBank  Format = "memorybank"
+	FormatLongMemEval Format = "longmemeval"
 )
 
 // Dialogue is a conversation in sessions.
 type Dialogue struct {
 	Title    string    `json:"title"`
-	Format   string    `json:"format,omitempty"`
+	Format   Format    `json:"format,omitempty"`
 	Sessions []Session `json:"sessions"`
 }
 
@@ -48,7 +55,7 @@ type Session struct {
 // Turn is one utterance. Role is RoleUser, RoleAssistant or empty.
 type Turn struct {
 	Speaker string `json:"speaker"`
-	Role    string `json:"role"`
+	Role    Role   `json:"role"`
 	Text    string `json:"text"`
 }
 
@@ -70,7 +77,7 @@ func (d *Dialogue) Transcript() string {
 		}
 		b.WriteString("— " + head + " —\n")
 		for _, t := range s.Turns {
-			b.WriteString(cmp.Or(t.Speaker, t.Role, "?") + ": " + t.Text + "\n")
+			b.WriteString(cmp.Or(t.Speaker, string(t.Role), "?") + ": " + t.Text + "\n")
 		}
 	}
 	return b.String()
@@ -370,11 +377,11 @@ func parseCanonical(o *object, p jpath) (*Dialogue, error) {
 			if err != nil {
 				return nil, err
 			}
-			role, err := optString(to, "role", tp)
+			raw, err := optString(to, "role", tp)
 			if err != nil {
 				return nil, err
 			}
-			role = strings.ToLower(strings.TrimSpace(role))
+			role := Role(strings.ToLower(strings.TrimSpace(raw)))
 			if role != "" && role != RoleUser && role != RoleAssistant {
 				return nil, bad(tp.key("role"), "%q is not \"user\", \"assistant\" or empty", role)
 			}
@@ -611,11 +618,11 @@ func parseLongMemEval(o *object, p jpath) (*Dialogue, error) {
 			if !ok {
 				return nil, bad(mp, "expected a message object, got %s", typeName(mv))
 			}
-			role, err := reqString(mo, "role", mp)
+			raw, err := reqString(mo, "role", mp)
 			if err != nil {
 				return nil, err
 			}
-			role = strings.ToLower(strings.TrimSpace(role))
+			role := Role(strings.ToLower(strings.TrimSpace(raw)))
 			if role != RoleUser && role != RoleAssistant {
 				return nil, bad(mp.key("role"), "%q is not \"user\" or \"assistant\"", role)
 			}

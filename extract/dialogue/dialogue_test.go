@@ -24,7 +24,7 @@ func TestParseAll_SharedFiles(t *testing.T) {
 	tests := []struct {
 		name      string
 		path      string
-		format    string
+		format    Format
 		dialogues int
 		sessions  []int // per dialogue
 		turns     []int // per dialogue

@@ -327,7 +327,7 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 	for _, s := range hay {
 		sess := dialogue.Session{ID: s.id, Start: s.date.Format(time.RFC3339)}
 		for _, t := range s.turns {
-			role := strings.ToLower(strings.TrimSpace(t.Role))
+			role := dialogue.Role(strings.ToLower(strings.TrimSpace(t.Role)))
 			if role != dialogue.RoleUser && role != dialogue.RoleAssistant {
 				return res, extract.Errorf(extract.KindInvalid, "question %s, session %s: role %q is not user or assistant", q.ID, s.id, t.Role)
 			}
