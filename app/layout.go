@@ -88,7 +88,10 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	if _, ok, err := l.Stored(ctx, v); err != nil || ok {
 		return err
 	}
-	g, err := l.a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Mentions: true})
+	// Which document mentions each node matters only when there are
+	// several (mentions are most of a graph's memory).
+	several := len(v.DocumentIDs) > 1
+	g, err := l.a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Mentions: several})
 	if err != nil {
 		return err
 	}
@@ -97,19 +100,24 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	// node is drawn towards the others of its document (a version of one
 	// document: of its top-level community), so a graph's subjects take
 	// regions of their own.
-	subject := make([]int32, len(g.Nodes))
-	docs := map[int32]bool{}
-	for i, n := range g.Nodes {
-		subject[i] = mainDocument(n.Mentions)
-		if subject[i] >= 0 {
-			docs[subject[i]] = true
+	var hints layout.Hints
+	if several {
+		hints.Subject = make([]int32, len(g.Nodes))
+		docs := map[int32]bool{}
+		for i, n := range g.Nodes {
+			hints.Subject[i] = mainDocument(n.Mentions)
+			if hints.Subject[i] >= 0 {
+				docs[hints.Subject[i]] = true
+			}
+		}
+		if len(docs) > 1 {
+			hints.Group = hints.Subject
 		}
 	}
-	group := subject
-	if len(docs) < 2 {
-		group = communityGroups(g, l.a.communitiesOf(ctx, v, g))
+	if hints.Group == nil {
+		hints.Group = communityGroups(g, l.a.communitiesOf(ctx, v, g))
 	}
-	res := layout.RunWith(len(g.Nodes), x, y, edges, layout.Hints{Group: group, Subject: subject})
+	res := layout.RunWith(len(g.Nodes), x, y, edges, hints)
 	keys := make([]string, len(g.Nodes))
 	for i, n := range g.Nodes {
 		keys[i] = n.Key
