@@ -137,10 +137,11 @@ func TestGraphPage_LayoutArrives(t *testing.T) {
 		t.Fatalf("the stored layout never came: %v (%s)", err, s)
 	}
 	var body struct {
-		Layout map[string][2]float64 `json:"layout"`
+		Keys []string  `json:"keys"`
+		XY   []float64 `json:"xy"`
 	}
 	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/layout", v.ID), http.StatusOK, &body)
-	if len(body.Layout) != 20000 {
-		t.Fatalf("the stored layout places %d of 20000 nodes", len(body.Layout))
+	if len(body.Keys) != 20000 || len(body.XY) != 2*len(body.Keys) {
+		t.Fatalf("the stored layout places %d of 20000 nodes (%d numbers)", len(body.Keys), len(body.XY))
 	}
 }

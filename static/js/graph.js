@@ -669,12 +669,20 @@
         if (!r.ok) return;
         return r.json().then(function (body) {
           if (gen !== drawGen || kg.settled) return;
-          var pos = body.layout || {}, i;
-          for (i = 0; i < nodes.length; i++) if (!pos[nodes[i].id]) return;
+          var keys = body.keys || [], xy = body.xy || [], nx = new Float32Array(nodes.length), ny = new Float32Array(nodes.length),
+            found = 0, i;
+          for (var k = 0; k < keys.length; k++) {
+            i = byId.get(keys[k]);
+            if (i === undefined) continue;
+            nx[i] = xy[2 * k];
+            ny[i] = xy[2 * k + 1];
+            found++;
+          }
+          if (found < nodes.length) return;
           for (i = 0; i < nodes.length; i++) {
-            var p = pos[nodes[i].id], pin = pins[nodes[i].id];
-            xs[i] = pin ? pin.x : p[0];
-            ys[i] = pin ? pin.y : p[1];
+            var pin = pins[nodes[i].id];
+            xs[i] = pin ? pin.x : nx[i];
+            ys[i] = pin ? pin.y : ny[i];
           }
           drawGen++; // the page's own layout's ticks are dropped
           kg.stored = true;
