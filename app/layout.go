@@ -81,6 +81,15 @@ func (l *Layouts) Later(v record.Version) {
 	}()
 }
 
+// soon lays out a version made without a run (a merge, an edit, an
+// import) in the background when this process serves, so its first graph
+// view is drawn at once (a command run once would end before it did).
+func (l *Layouts) soon(v record.Version, err error) {
+	if err == nil && l.a.Workers() > 0 {
+		l.Later(v)
+	}
+}
+
 // Make lays a finished version out and stores the layout.
 func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	l.one.Lock()

@@ -127,3 +127,42 @@ func BenchmarkLayouts_Make(b *testing.B) {
 		})
 	}
 }
+
+// A version made without a run (an import, an edit, a merge) in a process
+// that serves is laid out in the background at once, so its first graph
+// view needs no layout; a command run once leaves it to that view.
+func TestLayouts_MadeSoonWhenServing(t *testing.T) {
+	a, st, _ := testApp(t, "x.txt", "x")
+	ctx := context.Background()
+	v, err := a.Curation.ImportGraph(ctx, "u", "carol.graphml", []byte(undirectedGraphML), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err = st.Version(ctx, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	a.Layouts.mu.Lock()
+	started := len(a.Layouts.busy)
+	a.Layouts.mu.Unlock()
+	if _, ok, err := a.Layouts.Stored(ctx, v); err != nil || ok || started != 0 {
+		t.Fatalf("no workers: a layout stored (%v, %v) or started (%d)", ok, err, started)
+	}
+	w, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop(ctx)
+	v2, err := a.Curation.ImportGraph(ctx, "u2", "carol.graphml", []byte(undirectedGraphML), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2, err = st.Version(ctx, v2.ID); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, time.Minute, func() error {
+		if _, ok, err := a.Layouts.Stored(ctx, v2); err != nil || !ok {
+			return fmt.Errorf("no layout yet (%v)", err)
+		}
+		return nil
+	})
+}
