@@ -217,6 +217,50 @@ func (d *Documents) Add(ctx context.Context, docs []extract.Document) (stored []
 	return d.st.AddDocuments(ctx, docs)
 }
 
+// Saved is what storing uploaded documents did: the documents stored or
+// found stored already (Known, by id), in the upload's order and each
+// content once; the repeats of a content within the upload (Skipped);
+// and whether the upload held many documents (Many: a folder, a zip, a
+// corpus file).
+type Saved struct {
+	Added   []extract.Document
+	Known   map[int]bool
+	Skipped []Problem
+	Many    bool
+}
+
+// Save stores the documents read from an upload: each content once (a
+// content stored before is found, not stored again; the same content
+// twice in one upload is stored once and the repeat named in Skipped).
+func (d *Documents) Save(ctx context.Context, read []FileDocuments) (Saved, error) {
+	var docs []extract.Document
+	out := Saved{Known: map[int]bool{}}
+	for _, fd := range read {
+		docs = append(docs, fd.Docs...)
+		out.Many = out.Many || fd.Many
+	}
+	if len(docs) == 0 {
+		return out, nil
+	}
+	stored, created, err := d.Add(ctx, docs)
+	if err != nil {
+		return out, err
+	}
+	seen := make(map[int]string, len(stored))
+	for i, doc := range stored {
+		if first, ok := seen[doc.ID]; ok {
+			out.Skipped = append(out.Skipped, Problem{Name: docs[i].Name, Error: "the same content as " + first})
+			continue
+		}
+		seen[doc.ID] = docs[i].Name
+		if !created[i] {
+			out.Known[doc.ID] = true
+		}
+		out.Added = append(out.Added, doc)
+	}
+	return out, nil
+}
+
 // Delete removes a document no version reads.
 func (d *Documents) Delete(ctx context.Context, id int) error { return d.st.DeleteDocument(ctx, id) }
 

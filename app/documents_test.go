@@ -368,3 +368,36 @@ func TestAddDocuments_MuSiQue(t *testing.T) {
 		})
 	}
 }
+
+// Saving an upload stores each content once: a content stored before is
+// found (Known), the same content twice in one upload is stored once and
+// the repeat named, and an upload of many documents says so.
+func TestDocuments_Save(t *testing.T) {
+	a, _, first := testApp(t, "first.txt", "Ada Lovelace wrote the first program.")
+	ctx := t.Context()
+	one, err := ReadDocuments(ctx, "again.txt", []byte("Ada Lovelace wrote the first program."), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := ReadDocuments(ctx, "new.txt", []byte("Grace Hopper wrote a compiler."), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := ReadDocuments(ctx, "copy.txt", []byte("Grace Hopper wrote a compiler."), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.Documents.Save(ctx, []FileDocuments{one, two, twice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Added) != 2 || s.Added[0].ID != first.ID || !s.Known[first.ID] || s.Known[s.Added[1].ID] {
+		t.Fatalf("added %+v, known %v", s.Added, s.Known)
+	}
+	if len(s.Skipped) != 1 || s.Skipped[0].Name != "copy.txt" || s.Skipped[0].Error != "the same content as new.txt" {
+		t.Fatalf("skipped %+v", s.Skipped)
+	}
+	if s.Many {
+		t.Fatal("three single files read as a collection")
+	}
+}

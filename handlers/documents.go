@@ -42,9 +42,25 @@ func (h *Handler) maxUpload() int {
 // named as skipped. A bad file is refused with a message naming it; the
 // others are stored, all in one transaction.
 func (h *Handler) saveDocuments(c echo.Context) error {
-	ctx := c.Request().Context()
-	var read []app.FileDocuments
-	var refused, skipped []app.Problem
+	read, refused, skipped, ok := h.readUploads(c)
+	if !ok {
+		const msg = "nothing to add: choose one or more files, or paste some text"
+		if wantsJSON(c) {
+			return extract.Errorf(extract.KindInvalid, msg)
+		}
+		return redirectFlash(c, "/documents", "Nothing to add: choose one or more files, or paste some text.", true)
+	}
+	saved, err := h.appOf(c).Documents.Save(c.Request().Context(), read)
+	if err != nil {
+		return err // the database, not the files: never blame the upload
+	}
+	return h.answerSaved(c, saved, refused, append(skipped, saved.Skipped...))
+}
+
+// readUploads reads a document upload: its files and folder's files, or
+// else its pasted text, with the files refused (unreadable, too big) and
+// skipped (other kinds, hidden files); ok is false when it holds nothing.
+func (h *Handler) readUploads(c echo.Context) (read []app.FileDocuments, refused, skipped []app.Problem, ok bool) {
 	var uploads, folder []*multipart.FileHeader
 	if form, err := c.MultipartForm(); err == nil && form != nil {
 		// "files" is the form's field; "file", the field of the graph and
@@ -69,80 +85,31 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			read = append(read, fd)
 			skipped, refused = append(skipped, fd.Skipped...), appendNamed(refused, fd.Refused)
 		}
-	} else {
-		text := c.FormValue("text")
-		if strings.TrimSpace(text) == "" {
-			const msg = "nothing to add: choose one or more files, or paste some text"
-			if wantsJSON(c) {
-				return extract.Errorf(extract.KindInvalid, msg)
-			}
-			return redirectFlash(c, "/documents", "Nothing to add: choose one or more files, or paste some text.", true)
-		}
-		name := strings.TrimSpace(c.FormValue("name"))
-		if name == "" {
-			name = pastedName(text)
-		}
-		fd, err := app.ReadDocuments(c.Request().Context(), name, []byte(text), h.maxUpload())
-		if err != nil {
-			refused = append(refused, app.Problem{Name: name, Error: namedProblem(name, err)})
-		} else {
-			read = append(read, fd)
-			refused = appendNamed(refused, fd.Refused)
-		}
+		return read, refused, skipped, true
 	}
-	var docs []extract.Document
-	many := false
-	for _, fd := range read {
-		docs = append(docs, fd.Docs...)
-		many = many || fd.Many
+	text := c.FormValue("text")
+	if strings.TrimSpace(text) == "" {
+		return nil, nil, nil, false
 	}
-	var added []extract.Document
-	known := map[int]bool{}
-	if len(docs) > 0 {
-		stored, created, err := h.appOf(c).Documents.Add(ctx, docs)
-		if err != nil {
-			return err // the database, not the files: never blame the upload
-		}
-		seen := make(map[int]string, len(stored))
-		for i, d := range stored {
-			if first, ok := seen[d.ID]; ok {
-				// The same content twice in one upload: stored once, and
-				// the second named.
-				skipped = append(skipped, app.Problem{Name: docs[i].Name, Error: "the same content as " + first})
-				continue
-			}
-			seen[d.ID] = docs[i].Name
-			if !created[i] {
-				known[d.ID] = true
-			}
-			added = append(added, d)
-		}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" {
+		name = pastedName(text)
 	}
+	fd, err := app.ReadDocuments(c.Request().Context(), name, []byte(text), h.maxUpload())
+	if err != nil {
+		return nil, []app.Problem{{Name: name, Error: namedProblem(name, err)}}, nil, true
+	}
+	return []app.FileDocuments{fd}, appendNamed(nil, fd.Refused), nil, true
+}
+
+// answerSaved answers an upload: the document itself (one, stored), the
+// list (several), or what was stored beside what was refused and
+// skipped; JSON for the API, a page and its message for a browser.
+func (h *Handler) answerSaved(c echo.Context, saved app.Saved, refused, skipped []app.Problem) error {
+	added, known := saved.Added, saved.Known
 	switch {
 	case len(refused) > 0 || len(skipped) > 0:
-		var parts []string
-		if len(added) > 0 {
-			parts = append(parts, addedSummary(added, known))
-		} else {
-			parts = append(parts, "Nothing was added.")
-		}
-		if len(skipped) > 0 {
-			other := false
-			parts = append(parts, "Skipped "+problemList(skipped, func(p app.Problem) string {
-				if p.Error == app.SkipOtherKind {
-					other = true
-					return p.Name + " (other kind)"
-				}
-				return p.Name + " (" + p.Error + ")"
-			})+".")
-			if other {
-				parts = append(parts, "kgstudio reads "+app.DocumentExts()+" files.")
-			}
-		}
-		if len(refused) > 0 {
-			parts = append(parts, "Refused: "+problemList(refused, func(p app.Problem) string { return p.Error }))
-		}
-		msg := strings.Join(parts, " ")
+		msg := uploadSummary(added, known, refused, skipped)
 		if wantsJSON(c) {
 			if added == nil {
 				added = []extract.Document{}
@@ -166,7 +133,7 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 			return c.JSON(status, body)
 		}
 		return redirectFlash(c, "/documents", extract.Clip(msg, maxFlash), len(refused) > 0 || len(added) == 0)
-	case len(added) == 1 && !many:
+	case len(added) == 1 && !saved.Many:
 		if wantsJSON(c) {
 			return c.JSON(http.StatusCreated, added[0])
 		}
@@ -181,6 +148,33 @@ func (h *Handler) saveDocuments(c echo.Context) error {
 		}
 		return redirectFlash(c, "/documents", extract.Clip(addedSummary(added, known), maxFlash), false)
 	}
+}
+
+// uploadSummary says what an upload stored, skipped and refused.
+func uploadSummary(added []extract.Document, known map[int]bool, refused, skipped []app.Problem) string {
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, addedSummary(added, known))
+	} else {
+		parts = append(parts, "Nothing was added.")
+	}
+	if len(skipped) > 0 {
+		other := false
+		parts = append(parts, "Skipped "+problemList(skipped, func(p app.Problem) string {
+			if p.Error == app.SkipOtherKind {
+				other = true
+				return p.Name + " (other kind)"
+			}
+			return p.Name + " (" + p.Error + ")"
+		})+".")
+		if other {
+			parts = append(parts, "kgstudio reads "+app.DocumentExts()+" files.")
+		}
+	}
+	if len(refused) > 0 {
+		parts = append(parts, "Refused: "+problemList(refused, func(p app.Problem) string { return p.Error }))
+	}
+	return strings.Join(parts, " ")
 }
 
 // maxFlash bounds a flash message in bytes, so that its cookie stays
