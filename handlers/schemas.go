@@ -416,86 +416,17 @@ func (h *Handler) postEditor(c echo.Context) error {
 		if msg, focus, err = h.suggest(c, name, pickedIDs, provider, sc); err != nil {
 			return err
 		}
-	case "add-type":
-		sc.Types = append(sc.Types, schema.EntityType{Kind: schema.KindEntity})
-		focus = web.TypeField(len(sc.Types)-1, "name")
-	case "remove-type":
-		if at(idx, 0) < len(sc.Types) {
-			sc.Types = append(sc.Types[:idx[0]], sc.Types[idx[0]+1:]...)
-			focus = web.OpValue("add-type")
-			if len(sc.Types) > 0 {
-				focus = web.TypeField(min(idx[0], len(sc.Types)-1), "name")
-			}
-		}
-	case "add-prop":
-		if t := typeAt(sc, idx); t != nil {
-			t.Properties = append(t.Properties, schema.Property{Type: "Text"})
-			focus = web.PropField(idx[0], len(t.Properties)-1, "name")
-		}
-	case "remove-prop":
-		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Properties) {
-			t.Properties = append(t.Properties[:idx[1]], t.Properties[idx[1]+1:]...)
-			focus = web.OpValue("add-prop", idx[0])
-			if len(t.Properties) > 0 {
-				focus = web.PropField(idx[0], min(idx[1], len(t.Properties)-1), "name")
-			}
-		}
-	case "add-rel":
-		if t := typeAt(sc, idx); t != nil {
-			t.Relations = append(t.Relations, schema.Relation{Target: t.Name})
-			focus = web.RelField(idx[0], len(t.Relations)-1, "name")
-		}
-	case "remove-rel":
-		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Relations) {
-			t.Relations = append(t.Relations[:idx[1]], t.Relations[idx[1]+1:]...)
-			focus = web.OpValue("add-rel", idx[0])
-			if len(t.Relations) > 0 {
-				focus = web.RelField(idx[0], min(idx[1], len(t.Relations)-1), "name")
-			}
-		}
 	case "validate", "save":
-		problems = formProblems
-		if op == "validate" {
-			problems = append(problems, schema.Validate(sc)...)
-		}
-		if from == 0 {
-			problems = append(problems, h.newNameProblems(c.Request().Context(), name)...)
-		}
-		if len(problems) > 0 || op == "validate" {
-			if len(problems) == 0 {
-				msg = "No problems found."
+		r, err := h.checkOrSave(c, op, name, from, note, sc, formProblems)
+		if err != nil || r.redirect != "" {
+			if err == nil {
+				err = redirectFlash(c, r.redirect, r.flash, false)
 			}
-			break
-		}
-		// Save validates the schema (its problems come back listed); the
-		// store refuses the save when a version was saved after the one
-		// the editor started from: saving would undo it.
-		v, created, err := h.appOf(c).Schemas.Save(c.Request().Context(), name, from, sc, note)
-		if ps := schema.ProblemsOf(err); ps != nil {
-			problems = ps
-			break
-		}
-		if extract.KindOf(err) == extract.KindConflict && from > 0 {
-			// Another save came first: the message and the way out go at
-			// the top of the form.
-			conflict = extract.MessageOf(err)
-			if _, n, err := h.appOf(c).Schemas.Get(c.Request().Context(), name, 0); err == nil && n > from {
-				latest = n
-			}
-			break
-		}
-		if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
-			problems = append(problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
-			break
-		}
-		if err != nil {
 			return err
 		}
-		flash := fmt.Sprintf("Saved %s@%d.", name, v)
-		if !created {
-			flash = fmt.Sprintf("No changes: %s@%d already holds this content.", name, v)
-		}
-		return redirectFlash(c, schemaURL(name, v), flash, false)
+		problems, msg, conflict, latest = r.problems, r.msg, r.conflict, r.latest
+	default:
+		focus = editSchema(sc, op, idx)
 	}
 	e := editorView(name, from, note, sc, problems)
 	e.Message, e.Focus, e.Dirty = msg, focus, true
@@ -520,6 +451,112 @@ func (h *Handler) postEditor(c echo.Context) error {
 		title = "New schema"
 	}
 	return render(c, status, web.Layout(web.Page{Title: title, Nav: "schemas", Asset: h.assets.URL}, web.SchemaEditorPage(e)))
+}
+
+// editSchema applies one of the editor's structural buttons to the
+// working copy (add or remove a type, a property, a relation) and
+// returns the field to focus next ("" for none; an unknown op or a
+// position out of range changes nothing).
+func editSchema(sc *schema.Schema, op string, idx []int) (focus string) {
+	switch op {
+	case "add-type":
+		sc.Types = append(sc.Types, schema.EntityType{Kind: schema.KindEntity})
+		return web.TypeField(len(sc.Types)-1, "name")
+	case "remove-type":
+		if at(idx, 0) < len(sc.Types) {
+			sc.Types = append(sc.Types[:idx[0]], sc.Types[idx[0]+1:]...)
+			if len(sc.Types) > 0 {
+				return web.TypeField(min(idx[0], len(sc.Types)-1), "name")
+			}
+			return web.OpValue("add-type")
+		}
+	case "add-prop":
+		if t := typeAt(sc, idx); t != nil {
+			t.Properties = append(t.Properties, schema.Property{Type: "Text"})
+			return web.PropField(idx[0], len(t.Properties)-1, "name")
+		}
+	case "remove-prop":
+		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Properties) {
+			t.Properties = append(t.Properties[:idx[1]], t.Properties[idx[1]+1:]...)
+			if len(t.Properties) > 0 {
+				return web.PropField(idx[0], min(idx[1], len(t.Properties)-1), "name")
+			}
+			return web.OpValue("add-prop", idx[0])
+		}
+	case "add-rel":
+		if t := typeAt(sc, idx); t != nil {
+			t.Relations = append(t.Relations, schema.Relation{Target: t.Name})
+			return web.RelField(idx[0], len(t.Relations)-1, "name")
+		}
+	case "remove-rel":
+		if t := typeAt(sc, idx); t != nil && at(idx, 1) < len(t.Relations) {
+			t.Relations = append(t.Relations[:idx[1]], t.Relations[idx[1]+1:]...)
+			if len(t.Relations) > 0 {
+				return web.RelField(idx[0], min(idx[1], len(t.Relations)-1), "name")
+			}
+			return web.OpValue("add-rel", idx[0])
+		}
+	}
+	return ""
+}
+
+// editorResult is what checking or saving the editor's working copy
+// came to: a page to go to with its message (saved), or the problems, a
+// message, or a conflict with a later save (latest, its version) to show
+// in the form.
+type editorResult struct {
+	redirect, flash string
+	problems        []schema.Problem
+	msg, conflict   string
+	latest          int
+}
+
+// checkOrSave validates the working copy (op "validate") or saves it as
+// a new version of name (op "save"), over version from (0: a new schema).
+func (h *Handler) checkOrSave(c echo.Context, op, name string, from int, note string, sc *schema.Schema, formProblems []schema.Problem) (editorResult, error) {
+	ctx := c.Request().Context()
+	r := editorResult{problems: formProblems}
+	if op == "validate" {
+		r.problems = append(r.problems, schema.Validate(sc)...)
+	}
+	if from == 0 {
+		r.problems = append(r.problems, h.newNameProblems(ctx, name)...)
+	}
+	if len(r.problems) > 0 || op == "validate" {
+		if len(r.problems) == 0 {
+			r.msg = "No problems found."
+		}
+		return r, nil
+	}
+	// Save validates the schema (its problems come back listed); the
+	// store refuses the save when a version was saved after the one the
+	// editor started from: saving would undo it.
+	v, created, err := h.appOf(c).Schemas.Save(ctx, name, from, sc, note)
+	if ps := schema.ProblemsOf(err); ps != nil {
+		r.problems = ps
+		return r, nil
+	}
+	if extract.KindOf(err) == extract.KindConflict && from > 0 {
+		// Another save came first: the message and the way out go at the
+		// top of the form.
+		r.conflict = extract.MessageOf(err)
+		if _, n, err := h.appOf(c).Schemas.Get(ctx, name, 0); err == nil && n > from {
+			r.latest = n
+		}
+		return r, nil
+	}
+	if k := extract.KindOf(err); k == extract.KindInvalid || k == extract.KindConflict {
+		r.problems = append(r.problems, schema.Problem{Field: "schema", Message: extract.MessageOf(err)})
+		return r, nil
+	}
+	if err != nil {
+		return r, err
+	}
+	r.redirect, r.flash = schemaURL(name, v), fmt.Sprintf("Saved %s@%d.", name, v)
+	if !created {
+		r.flash = fmt.Sprintf("No changes: %s@%d already holds this content.", name, v)
+	}
+	return r, nil
 }
 
 // newNameProblems checks the name of a schema created in the editor.
