@@ -71,24 +71,9 @@ type App struct {
 	mu        sync.Mutex
 	embedders map[string]extract.Embedder
 
-	// qmu guards queue (the client that inserts and lists jobs) and
-	// workers (how many sets of job workers run in this process).
-	qmu     sync.Mutex
-	queue   store.Queue
-	workers int
-	// shared runs jobs for the callers of Wait while no workers of the
-	// process's own run; sharedUsers counts them.
-	shared      *Worker
-	sharedUsers int
-	// started are the workers StartWorker started (see Shutdown).
-	started []*Worker
-	// waitMu guards waiters: the callers of Wait, by version.
-	waitMu  sync.Mutex
-	waiters map[int][]*waiter
-	// jobDocs and jobRuns are the documents and versions chunk jobs
-	// read last.
-	jobDocs *lru.Cache[docKey, *cachedDoc]
-	jobRuns *lru.Cache[int, *jobRun]
+	// runs is the state of the runs this process queues, runs and
+	// waits for (jobs.go).
+	runs runs
 }
 
 // newApp builds the application over a store (Open opens one).
@@ -103,8 +88,8 @@ func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
 	a.Scores = &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
 	a.Accounts = &Accounts{st: st, now: time.Now}
 	a.Layouts = &Layouts{a: a, busy: map[int]bool{}}
-	a.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
-	a.jobRuns = lru.New[int, *jobRun](docCacheSize)
+	a.runs.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
+	a.runs.jobRuns = lru.New[int, *jobRun](docCacheSize)
 	a.site, a.workspace = &site{main: a, apps: map[string]*App{}}, record.DefaultWorkspace
 	return a
 }
@@ -169,9 +154,9 @@ func (a *App) Health(ctx context.Context) (string, error) {
 // Workers is how many job workers StartWorker runs in this process (0
 // under serve --no-worker: the process only queues runs).
 func (a *App) Workers() int {
-	a.qmu.Lock()
-	defer a.qmu.Unlock()
-	return a.workers
+	a.runs.qmu.Lock()
+	defer a.runs.qmu.Unlock()
+	return a.runs.workers
 }
 
 // IsDiskFull reports whether err says the database's disk is full.

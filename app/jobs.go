@@ -20,6 +20,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
 
@@ -269,16 +270,16 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 
 // inserter returns the client that inserts and lists jobs.
 func (a *App) inserter() (store.Queue, error) {
-	a.qmu.Lock()
-	defer a.qmu.Unlock()
-	if a.queue == nil {
+	a.runs.qmu.Lock()
+	defer a.runs.qmu.Unlock()
+	if a.runs.queue == nil {
 		q, err := a.newQueue(false, WorkerOptions{})
 		if err != nil {
 			return nil, err
 		}
-		a.queue = q
+		a.runs.queue = q
 	}
-	return a.queue, nil
+	return a.runs.queue, nil
 }
 
 // Worker is a running set of job workers in this process.
@@ -330,6 +331,32 @@ func (a *App) startQueue(ctx context.Context, o WorkerOptions) (store.Queue, err
 	return q, nil
 }
 
+// runs is the state of the extraction runs of one workspace in this
+// process: the job queue's client, the job workers it runs, the callers
+// waiting for versions to end, and the documents and versions its chunk
+// jobs read last. Its methods are App's (Start, Run, Wait, StartWorker,
+// Shutdown ...), which read and change it under its locks.
+type runs struct {
+	// qmu guards queue (the client that inserts and lists jobs) and
+	// workers (how many sets of job workers run in this process).
+	qmu     sync.Mutex
+	queue   store.Queue
+	workers int
+	// shared runs jobs for the callers of Wait while no workers of the
+	// process's own run; sharedUsers counts them.
+	shared      *Worker
+	sharedUsers int
+	// started are the workers StartWorker started (see Shutdown).
+	started []*Worker
+	// waitMu guards waiters: the callers of Wait, by version.
+	waitMu  sync.Mutex
+	waiters map[int][]*waiter
+	// jobDocs and jobRuns are the documents and versions chunk jobs
+	// read last.
+	jobDocs *lru.Cache[docKey, *cachedDoc]
+	jobRuns *lru.Cache[int, *jobRun]
+}
+
 // StartWorker starts job workers in this process until ctx ends or Stop.
 func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
 	q, err := a.startQueue(ctx, o)
@@ -338,14 +365,14 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 	}
 	w := &Worker{q: q}
 	w.gone = sync.OnceFunc(func() {
-		a.qmu.Lock()
-		a.workers--
-		a.qmu.Unlock()
+		a.runs.qmu.Lock()
+		a.runs.workers--
+		a.runs.qmu.Unlock()
 	})
-	a.qmu.Lock()
-	a.workers++
-	a.started = append(a.started, w)
-	a.qmu.Unlock()
+	a.runs.qmu.Lock()
+	a.runs.workers++
+	a.runs.started = append(a.runs.started, w)
+	a.runs.qmu.Unlock()
 	context.AfterFunc(ctx, w.gone)
 	if a == a.site.main {
 		// Every workspace's jobs run where the main App's do.
@@ -359,10 +386,10 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 // Shutdown stops the workers StartWorker started; jobs still running when
 // ctx ends are canceled and run again elsewhere (or on the next start).
 func (a *App) Shutdown(ctx context.Context) {
-	a.qmu.Lock()
-	ws := a.started
-	a.started = nil
-	a.qmu.Unlock()
+	a.runs.qmu.Lock()
+	ws := a.runs.started
+	a.runs.started = nil
+	a.runs.qmu.Unlock()
 	for _, w := range ws {
 		_ = w.Stop(ctx)
 	}
@@ -372,29 +399,29 @@ func (a *App) Shutdown(ctx context.Context) {
 // the process's own (StartWorker) or one shared by every waiting caller,
 // stopped when the last of them releases it.
 func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), err error) {
-	a.qmu.Lock()
-	defer a.qmu.Unlock()
-	if a.workers > 0 {
+	a.runs.qmu.Lock()
+	defer a.runs.qmu.Unlock()
+	if a.runs.workers > 0 {
 		return func() {}, nil
 	}
-	if a.shared == nil {
+	if a.runs.shared == nil {
 		q, err := a.startQueue(context.WithoutCancel(ctx), o)
 		if err != nil {
 			return nil, err
 		}
-		a.shared = &Worker{q: q}
+		a.runs.shared = &Worker{q: q}
 	}
-	a.sharedUsers++
+	a.runs.sharedUsers++
 	return func() {
-		a.qmu.Lock()
-		a.sharedUsers--
-		w := a.shared
-		if a.sharedUsers > 0 {
+		a.runs.qmu.Lock()
+		a.runs.sharedUsers--
+		w := a.runs.shared
+		if a.runs.sharedUsers > 0 {
 			w = nil
 		} else {
-			a.shared = nil
+			a.runs.shared = nil
 		}
-		a.qmu.Unlock()
+		a.runs.qmu.Unlock()
 		if w != nil {
 			// Unlocked: a job finishing meanwhile may need the queue.
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -431,27 +458,27 @@ func (w *waiter) report(p extract.Progress) {
 
 // addWaiter registers a waiter of a version until the returned remove.
 func (a *App) addWaiter(id int, w *waiter) (remove func()) {
-	a.waitMu.Lock()
-	defer a.waitMu.Unlock()
-	if a.waiters == nil {
-		a.waiters = map[int][]*waiter{}
+	a.runs.waitMu.Lock()
+	defer a.runs.waitMu.Unlock()
+	if a.runs.waiters == nil {
+		a.runs.waiters = map[int][]*waiter{}
 	}
-	a.waiters[id] = append(a.waiters[id], w)
+	a.runs.waiters[id] = append(a.runs.waiters[id], w)
 	return func() {
-		a.waitMu.Lock()
-		defer a.waitMu.Unlock()
-		a.waiters[id] = slices.DeleteFunc(a.waiters[id], func(x *waiter) bool { return x == w })
-		if len(a.waiters[id]) == 0 {
-			delete(a.waiters, id)
+		a.runs.waitMu.Lock()
+		defer a.runs.waitMu.Unlock()
+		a.runs.waiters[id] = slices.DeleteFunc(a.runs.waiters[id], func(x *waiter) bool { return x == w })
+		if len(a.runs.waiters[id]) == 0 {
+			delete(a.runs.waiters, id)
 		}
 	}
 }
 
 // waitersOf returns the waiters of a version.
 func (a *App) waitersOf(id int) []*waiter {
-	a.waitMu.Lock()
-	defer a.waitMu.Unlock()
-	return slices.Clone(a.waiters[id])
+	a.runs.waitMu.Lock()
+	defer a.runs.waitMu.Unlock()
+	return slices.Clone(a.runs.waiters[id])
 }
 
 // errWaiterGone cancels a job whose local waiter stopped waiting.
@@ -876,7 +903,7 @@ func (r *jobRun) waitTurn(ctx context.Context, first int) {
 // jobRun returns the version's jobRun, built once per process (the last
 // few versions are kept), however many of its jobs ask at the same time.
 func (a *App) jobRun(ctx context.Context, id int) (*jobRun, error) {
-	return a.jobRuns.Get(ctx, id, func() (*jobRun, error) {
+	return a.runs.jobRuns.Get(ctx, id, func() (*jobRun, error) {
 		v, err := a.store.Version(ctx, id)
 		if err != nil {
 			return nil, err
@@ -908,7 +935,7 @@ type cachedDoc struct {
 // so the chunk jobs of one document do not read it again each.
 func (a *App) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
 	settings := chunkSettings(v.Config)
-	c, err := a.jobDocs.Get(ctx, docKey{ref.DocumentID, settings}, func() (*cachedDoc, error) {
+	c, err := a.runs.jobDocs.Get(ctx, docKey{ref.DocumentID, settings}, func() (*cachedDoc, error) {
 		d, err := a.store.Document(ctx, ref.DocumentID)
 		if err != nil {
 			return nil, err
