@@ -23,9 +23,9 @@ const MaxQuestion = 2000
 
 // QueryKeywords are a question's keywords.
 type QueryKeywords struct {
-	High   []string `json:"high"`
-	Low    []string `json:"low"`
-	Source string   `json:"source"` // "offline" or "model"
+	High   []string      `json:"high"`
+	Low    []string      `json:"low"`
+	Source KeywordSource `json:"source"`
 }
 
 // QueryAnswer is the model's answer with the references it cites.
@@ -92,7 +92,7 @@ type QueryInput struct {
 	// as LightRAG does before every graph query (a call cached like any
 	// other); "offline" splits it into words. Without a model answering
 	// (no provider, a GET) the split is offline.
-	Keywords string
+	Keywords KeywordSource
 	// Mode is a query mode (query.Modes); empty means mix.
 	Mode string
 	// TopK is the number of entities, relations and chunks; zero means
@@ -163,10 +163,15 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 	return in, nil
 }
 
-// Who splits a question into keywords (QueryInput.Keywords).
+// KeywordSource is who splits a question into keywords: the model that
+// answers, or the offline splitter (QueryInput.Keywords,
+// QueryKeywords.Source).
+type KeywordSource string
+
+// The keyword sources.
 const (
-	KeywordsModel   = "model"
-	KeywordsOffline = "offline"
+	KeywordsModel   KeywordSource = "model"
+	KeywordsOffline KeywordSource = "offline"
 )
 
 // MaxResponseType bounds a query's response_type.
@@ -268,7 +273,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		sin.Question = prev + "\n" + in.Question
 		res.FollowUpOf = prev
 	}
-	res.Keywords = QueryKeywords{Source: "offline"}
+	res.Keywords = QueryKeywords{Source: KeywordsOffline}
 	res.Keywords.High, res.Keywords.Low = query.Keywords(sin.Question)
 	if in.Keywords != KeywordsOffline && llmClient != nil {
 		high, low, _, err := query.KeywordsLLM(ctx, llmClient, in.Question)
@@ -276,7 +281,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 			a.log.Warn("query keywords", "version", v.ID, "err", err)
 			res.Note = "The model's keywords failed (" + extract.MessageOf(err) + "); offline keywords are used."
 		} else {
-			res.Keywords = QueryKeywords{High: high, Low: low, Source: "model"}
+			res.Keywords = QueryKeywords{High: high, Low: low, Source: KeywordsModel}
 		}
 	}
 	if res.Keywords.High == nil {

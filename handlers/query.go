@@ -28,7 +28,7 @@ const querySnippet = 320
 // (a date or RFC 3339 time: the graph as it stood then). Only
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
-	in := app.QueryInput{Question: c.FormValue("q"), Provider: extract.Provider(c.FormValue("provider")), Keywords: c.FormValue("keywords"),
+	in := app.QueryInput{Question: c.FormValue("q"), Provider: extract.Provider(c.FormValue("provider")), Keywords: app.KeywordSource(c.FormValue("keywords")),
 		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost,
 		ResponseType: c.FormValue("response_type")}
 	// Only read here; app.Queries.Ask checks the values.
@@ -147,7 +147,7 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		ModelKeywords: in.Keywords != app.KeywordsOffline,
 		High:          res.Keywords.High,
 		Low:           res.Keywords.Low,
-		KeywordSource: res.Keywords.Source,
+		KeywordSource: string(res.Keywords.Source),
 		Note:          res.Note,
 		Context:       res.Context().Render(),
 	}

@@ -51,7 +51,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errors.New("query: a question is required after NAME@V")
 	}
 	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: extract.Provider(*provider), Mode: *mode, TopK: *topK, AsOf: *asOf,
-		ResponseType: *responseType, Keywords: *keywords})
+		ResponseType: *responseType, Keywords: app.KeywordSource(*keywords)})
 	if err != nil {
 		return err
 	}
