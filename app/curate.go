@@ -80,7 +80,7 @@ type Decisions struct {
 // remember). Nothing is saved when any reference is unknown, when nothing
 // would change, or when v already has a version made by the same merges.
 func (c *Curation) Apply(ctx context.Context, v record.Version, d Decisions) (nv record.Version, made bool, err error) {
-	defer func() { c.a.Layouts.soon(nv, err) }()
+	defer func() { c.a.written(nv, err) }()
 	a := c.a
 	if len(d.Merges) == 0 && len(d.Distinct) == 0 {
 		return record.Version{}, false, extract.Errorf(extract.KindInvalid, "no decisions to apply")
@@ -252,7 +252,7 @@ func mergeOptions(v record.Version) curate.MergeOptions {
 // is not changed. A version still running is a conflict; a bad edit is
 // invalid and saves nothing.
 func (c *Curation) Edit(ctx context.Context, v record.Version, edits []curate.Edit) (nv record.Version, err error) {
-	defer func() { c.a.Layouts.soon(nv, err) }()
+	defer func() { c.a.written(nv, err) }()
 	a := c.a
 	if v.Active() {
 		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())

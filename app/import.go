@@ -90,7 +90,7 @@ func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record
 // saveImported stores an imported graph as a version with no documents and
 // an empty config.
 func (a *App) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (v record.Version, err error) {
-	defer func() { a.Layouts.soon(v, err) }()
+	defer func() { a.written(v, err) }()
 	note := fmt.Sprintf("imported from %s (%s)", from, format)
 	v, err = a.store.SaveGraphVersion(ctx, name, extract.Config{}, nil, note, 0, g)
 	if err != nil {

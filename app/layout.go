@@ -81,13 +81,18 @@ func (l *Layouts) Later(v record.Version) {
 	}()
 }
 
-// soon lays out a version made without a run (a merge, an edit, an
-// import) in the background when this process serves, so its first graph
-// view is drawn at once (a command run once would end before it did).
-func (l *Layouts) soon(v record.Version, err error) {
-	if err == nil && l.a.Workers() > 0 {
-		l.Later(v)
+// written readies a version made without a run (a merge, an edit, an
+// import) for its first view and first question when this process
+// serves, as a serving worker's final job readies a run's: its layout
+// and its query indexes are made and stored in the background (a command
+// run once would end before they were; the first view and question make
+// them then).
+func (a *App) written(v record.Version, err error) {
+	if err != nil || a.Workers() == 0 || v.Status != record.StatusDone {
+		return
 	}
+	a.Layouts.Later(v)
+	go a.Queries.storeIndexes(context.Background(), v.ID)
 }
 
 // Make lays a finished version out and stores the layout.

@@ -129,8 +129,9 @@ func BenchmarkLayouts_Make(b *testing.B) {
 }
 
 // A version made without a run (an import, an edit, a merge) in a process
-// that serves is laid out in the background at once, so its first graph
-// view needs no layout; a command run once leaves it to that view.
+// that serves is laid out and indexed in the background at once, so its
+// first graph view and first question build nothing; a command run once
+// leaves them to those.
 func TestLayouts_MadeSoonWhenServing(t *testing.T) {
 	a, st, _ := testApp(t, "x.txt", "x")
 	ctx := context.Background()
@@ -147,6 +148,9 @@ func TestLayouts_MadeSoonWhenServing(t *testing.T) {
 	if _, ok, err := a.Layouts.Stored(ctx, v); err != nil || ok || started != 0 {
 		t.Fatalf("no workers: a layout stored (%v, %v) or started (%d)", ok, err, started)
 	}
+	if _, ok, err := st.VersionIndex(ctx, v.ID, store.IndexLexical, lexicalStamp(v)); err != nil || ok {
+		t.Fatalf("no workers: query indexes stored (%v, %v)", ok, err)
+	}
 	w, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +166,9 @@ func TestLayouts_MadeSoonWhenServing(t *testing.T) {
 	testkit.Eventually(t, time.Minute, func() error {
 		if _, ok, err := a.Layouts.Stored(ctx, v2); err != nil || !ok {
 			return fmt.Errorf("no layout yet (%v)", err)
+		}
+		if _, ok, err := st.VersionIndex(ctx, v2.ID, store.IndexLexical, lexicalStamp(v2)); err != nil || !ok {
+			return fmt.Errorf("no query indexes yet (%v)", err)
 		}
 		return nil
 	})
