@@ -241,14 +241,17 @@ func TestExtractor_TypeRules(t *testing.T) {
 			wantNodes: map[string]string{"ladytron": "Organization", "vlaams belang": "Organization", "polydor": "Organization"},
 		},
 		{
-			// Places by how a text places them; people by kinship, reign
-			// or a role, and the other name of a pair one of them types.
+			// Places by how a text places them; people by kinship, reign,
+			// a role, "X, who" or "X king of", and the other name of a
+			// pair one of them types.
 			name: "PlaceAndPersonCues",
 			text: "The zone is bordered on the south by Misraq Gojjam, on the southwest by Mirab Gojjam and Bahir Dar. " +
 				"He studied in the Lazio region and the regional capital Olsztyn. " +
-				"Aspren lived during the reigns of Trajan and Hadrian. Robeson played as Zinga.",
+				"Aspren lived during the reigns of Trajan and Hadrian. Robeson played as Zinga. " +
+				"The chiefs surrendered Red Bird, who officials believed to be the ringleader. Thranduil king of northern Mirkwood ruled.",
 			wantNodes: map[string]string{"misraq gojjam": "Location", "mirab gojjam": "Location", "bahir dar": "Location",
-				"lazio": "Location", "olsztyn": "Location", "trajan": "Person", "hadrian": "Person", "zinga": "Person"},
+				"lazio": "Location", "olsztyn": "Location", "trajan": "Person", "hadrian": "Person", "zinga": "Person",
+				"red bird": "Person", "thranduil": "Person"},
 		},
 		{
 			name: "OrganisationPairsAndPossessives",

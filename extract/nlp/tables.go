@@ -164,6 +164,11 @@ func describedAs(content string, start, end int) (category, bool) {
 	}
 	rest := content[i:min(len(content), i+120)]
 	fields := strings.Fields(rest)
+	if len(fields) >= 2 && (fields[0] == "," && whoWords[fields[1]] || rulerTitles[fields[0]] && fields[1] == "of") {
+		// "Red Bird, who officials believed to be the ringleader";
+		// "Thranduil king of northern Mirkwood".
+		return catPerson, true
+	}
 	if len(fields) >= 2 && orgAfterCues[strings.ToLower(fields[0]+" "+strings.TrimRight(fields[1], ",."))] {
 		return catOrg, true
 	}
@@ -248,6 +253,13 @@ var compass = wordsOf(`north south east west northeast northwest southeast south
 
 // personCues before a name make it a person.
 var personCues = setOf("played as", "plays as", "starred as", "portrayed by", "voiced by", "married", "marrying", "starring")
+
+// whoWords after a name and a comma make it a person.
+var whoWords = wordsOf(`who whom`)
+
+// rulerTitles after a name and before "of" make it a person ("Thranduil
+// king of northern Mirkwood").
+var rulerTitles = wordsOf(`king queen prince princess emperor empress lord lady duke duchess earl count countess chief sultan`)
 
 // kinOf before "of" and a name make it a person ("the son of X", "during
 // the reigns of Trajan").
