@@ -94,7 +94,8 @@ func (s *site) open(ctx context.Context, name string) (*App, error) {
 			st.Close()
 			return nil, err
 		}
-		if err := w.Resume(ctx); err != nil {
+		// Not the request's: its end must not stop the resuming.
+		if err := w.Resume(context.WithoutCancel(ctx)); err != nil {
 			w.log.Error("resume unfinished extractions", "error", err)
 		}
 	}
