@@ -187,8 +187,9 @@ func checkName(what, name string) error {
 	return nil
 }
 
-// Add makes an account.
-func (s *Accounts) Add(ctx context.Context, name, password string, role record.Role) (record.Account, error) {
+// Add makes an account: a member of the workspaces given alone, with
+// its role there, or, given none, a person of the default workspace.
+func (s *Accounts) Add(ctx context.Context, name, password string, role record.Role, workspaces ...string) (record.Account, error) {
 	if err := checkName("account", name); err != nil {
 		return record.Account{}, err
 	}
@@ -199,7 +200,12 @@ func (s *Accounts) Add(ctx context.Context, name, password string, role record.R
 	if err != nil {
 		return record.Account{}, err
 	}
-	a, err := s.st.AddAccount(ctx, name, role, hash)
+	for _, ws := range workspaces {
+		if err := s.known(ctx, ws); err != nil {
+			return record.Account{}, err
+		}
+	}
+	a, err := s.st.AddAccount(ctx, name, role, hash, workspaces...)
 	s.changed()
 	return a, err
 }

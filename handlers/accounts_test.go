@@ -278,8 +278,9 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 		t.Fatalf("the admin page after: %v (token shown again: %t)", err, strings.Contains(html, shown))
 	}
 
-	// A workspace added in the page, a person made an editor there; the
-	// admin opens it from the picker, and the documents page is its own.
+	// A workspace added in the page, a person made an editor there (and
+	// kept in default, where she worked); the admin opens it from the
+	// picker.
 	if _, err := env.App.Accounts.Add(t.Context(), "bea", "a long enough password", record.RoleEditor); err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +304,10 @@ func TestAccounts_AdminBrowser(t *testing.T) {
 		if r, ok := p.RoleIn("acme"); p.Name == "bea" && (!ok || r != record.RoleEditor) {
 			t.Fatalf("bea in acme: %v %v", r, ok)
 		}
-		if _, ok := p.RoleIn(record.DefaultWorkspace); p.Name == "bea" && ok {
-			t.Fatal("bea, a member of acme alone, is in default")
+		// She worked in default before: made a member of acme, she
+		// keeps it (an admin takes it away with "none").
+		if r, ok := p.RoleIn(record.DefaultWorkspace); p.Name == "bea" && (!ok || r != record.RoleEditor) {
+			t.Fatalf("bea lost default when she joined acme: %v %v", r, ok)
 		}
 	}
 	if err := chromedp.Do(ctx,

@@ -237,6 +237,8 @@ type accountIn struct {
 	Name     string `json:"name"`
 	Password string `json:"password"`
 	Role     string `json:"role"`
+	// Workspaces, when given, are the only ones the person works in.
+	Workspaces []string `json:"workspaces"`
 }
 
 // apiAccounts is GET /api/admin/accounts.
@@ -258,7 +260,7 @@ func (h *Handler) apiAddAccount(c echo.Context) error {
 	if err != nil {
 		return extract.Wrap(extract.KindInvalid, err, "role")
 	}
-	a, err := h.app.Accounts.Add(c.Request().Context(), in.Name, in.Password, role)
+	a, err := h.app.Accounts.Add(c.Request().Context(), in.Name, in.Password, role, in.Workspaces...)
 	if err != nil {
 		return err
 	}

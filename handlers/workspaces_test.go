@@ -79,13 +79,12 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 	acc := env.App.Accounts
 	token := func(person string, role record.Role, ws string) map[string]string {
 		t.Helper()
-		if _, err := acc.Add(ctx, person, "a long enough password", role); err != nil {
-			t.Fatal(err)
-		}
+		var spaces []string
 		if role != record.RoleAdmin {
-			if err := acc.SetMember(ctx, person, ws, role); err != nil {
-				t.Fatal(err)
-			}
+			spaces = []string{ws} // a member of ws alone
+		}
+		if _, err := acc.Add(ctx, person, "a long enough password", role, spaces...); err != nil {
+			t.Fatal(err)
 		}
 		secret, _, err := acc.NewToken(ctx, person, "t", "", ws)
 		if err != nil {
@@ -271,13 +270,8 @@ func TestWorkspaces_Switch(t *testing.T) {
 	wa.MustExtract(t, "qext", "quill-notes.txt", "Ottoline Quillonbridge was born in "+markA+".", extract.DefaultConfig())
 	wb.MustExtract(t, "bext", "brenna-notes.txt", "Harald "+markB+" was born in Oslo.", extract.DefaultConfig())
 	acc := env.App.Accounts
-	if _, err := acc.Add(ctx, "both", "a long enough password", record.RoleEditor); err != nil {
+	if _, err := acc.Add(ctx, "both", "a long enough password", record.RoleEditor, "a", "b"); err != nil {
 		t.Fatal(err)
-	}
-	for _, ws := range []string{"a", "b"} {
-		if err := acc.SetMember(ctx, "both", ws, record.RoleEditor); err != nil {
-			t.Fatal(err)
-		}
 	}
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
@@ -381,10 +375,7 @@ func backgroundRun(t *testing.T, env *testApp) {
 	ctx := t.Context()
 	wa := env.inWorkspace(t, "a")
 	acc := env.App.Accounts
-	if _, err := acc.Add(ctx, "ed", "a long enough password", record.RoleEditor); err != nil {
-		t.Fatal(err)
-	}
-	if err := acc.SetMember(ctx, "ed", "a", record.RoleEditor); err != nil {
+	if _, err := acc.Add(ctx, "ed", "a long enough password", record.RoleEditor, "a"); err != nil {
 		t.Fatal(err)
 	}
 	secret, _, err := acc.NewToken(ctx, "ed", "t", "", "a")

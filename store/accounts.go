@@ -27,11 +27,22 @@ func accountRecord(a *ent.Account) record.Account {
 }
 
 // AddAccount stores a person with a password hash (never the password);
-// a name already taken is a conflict.
-func (s *Store) AddAccount(ctx context.Context, name string, role record.Role, passwordHash string) (record.Account, error) {
+// a name already taken is a conflict. Given workspaces, the person is a
+// member of those alone, with the role.
+func (s *Store) AddAccount(ctx context.Context, name string, role record.Role, passwordHash string, workspaces ...string) (record.Account, error) {
 	var out record.Account
 	err := s.write(ctx, func(c *ent.Client) error {
-		a, err := c.Account.Create().SetName(name).SetRole(string(role)).SetPasswordHash(passwordHash).Save(ctx)
+		a, err := c.Account.Create().SetName(name).SetRole(string(role)).SetPasswordHash(passwordHash).
+			SetScoped(len(workspaces) > 0).Save(ctx)
+		if err != nil {
+			return translate(err, "account "+name)
+		}
+		for _, ws := range workspaces {
+			if err := c.Membership.Create().SetAccountID(a.ID).SetWorkspace(ws).SetRole(string(role)).Exec(ctx); err != nil {
+				return translate(err, "membership")
+			}
+		}
+		a, err = c.Account.Query().Where(account.IDEQ(a.ID)).WithMemberships().Only(ctx)
 		if err != nil {
 			return translate(err, "account "+name)
 		}
@@ -289,13 +300,13 @@ func (s *Store) SetMembership(ctx context.Context, name, ws string, role record.
 			return translate(err, "membership")
 		}
 		if !a.Scoped {
-			// From now on their memberships alone say where they work.
+			// From now on their memberships alone say where they work:
+			// the default workspace they worked in becomes one, unless
+			// this change is about it.
 			if err := c.Account.UpdateOneID(a.ID).SetScoped(true).Exec(ctx); err != nil {
 				return translate(err, "account "+name)
 			}
-			if role == "" && ws != record.DefaultWorkspace {
-				// Left a workspace before any membership: they keep the
-				// default one they worked in.
+			if ws != record.DefaultWorkspace {
 				if err := c.Membership.Create().SetAccountID(a.ID).SetWorkspace(record.DefaultWorkspace).SetRole(a.Role).Exec(ctx); err != nil {
 					return translate(err, "membership")
 				}

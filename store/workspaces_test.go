@@ -74,3 +74,50 @@ func TestStore_WorkspacesApart(t *testing.T) {
 		})
 	}
 }
+
+// A person added with workspaces works in those alone; one added without
+// works in default, and keeps it when first made a member of another
+// workspace (an admin takes it away by ending that membership).
+func TestStore_MembershipsKeepDefault(t *testing.T) {
+	forEachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		if err := s.AddWorkspace(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		only, err := s.AddAccount(ctx, "only", record.RoleEditor, "h1", "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := only.RoleIn(record.DefaultWorkspace); ok {
+			t.Fatal("a person added to workspace a alone works in default")
+		}
+		if r, ok := only.RoleIn("a"); !ok || r != record.RoleEditor {
+			t.Fatalf("in a: %v %v", r, ok)
+		}
+		if _, err := s.AddAccount(ctx, "kim", record.RoleEditor, "h2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetMembership(ctx, "kim", "a", record.RoleViewer); err != nil {
+			t.Fatal(err)
+		}
+		kim, _, _, err := s.AccountByName(ctx, "kim")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := kim.RoleIn(record.DefaultWorkspace); !ok || r != record.RoleEditor {
+			t.Fatalf("kim lost default: %v %v", r, ok)
+		}
+		if r, ok := kim.RoleIn("a"); !ok || r != record.RoleViewer {
+			t.Fatalf("kim in a: %v %v", r, ok)
+		}
+		if err := s.SetMembership(ctx, "kim", record.DefaultWorkspace, ""); err != nil {
+			t.Fatal(err)
+		}
+		if kim, _, _, err = s.AccountByName(ctx, "kim"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := kim.RoleIn(record.DefaultWorkspace); ok {
+			t.Fatal("kim still in default after leaving it")
+		}
+	})
+}

@@ -72,14 +72,9 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return err
 		}
-		ac, err := acc.Add(ctx, pos[0], password, cmpRole(role, record.RoleViewer))
+		ac, err := acc.Add(ctx, pos[0], password, cmpRole(role, record.RoleViewer), spaces...)
 		if err != nil {
 			return err
-		}
-		for _, ws := range spaces {
-			if err := acc.SetMember(ctx, ac.Name, ws, ac.Role); err != nil {
-				return err
-			}
 		}
 		if len(spaces) > 0 {
 			fmt.Fprintf(stdout, "added %s (%s in %s)\n", ac.Name, ac.Role, spaces.String())
