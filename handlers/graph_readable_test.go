@@ -90,11 +90,15 @@ func TestGraphPage_Readable(t *testing.T) {
 			docOf[n.Key] = doc
 		}
 	}
+	waitLayout(t, a, v.ID)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(a.Server.URL+fmt.Sprintf("/versions/%d/graph", v.ID))); err != nil {
 		t.Fatal(err)
 	}
 	if err := pollTrue(ctx, `window.kgstudioGraph && window.kgGraph.loaded && window.kgstudioGraph.settled`); err != nil {
 		t.Fatal(err)
+	}
+	if stored, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`kgstudioGraph.stored`)); err != nil || !stored {
+		t.Fatalf("the page did not draw the stored layout (%v)", err)
 	}
 	type box struct{ X0, Y0, X1, Y1 float64 }
 	type drawn struct {

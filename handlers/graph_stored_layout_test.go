@@ -5,10 +5,12 @@ import (
 	"math"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/kgstudio/kgstudio/extract"
+	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
 // A version a serving worker finished has a stored layout: the graph API
@@ -22,6 +24,7 @@ func TestGraphPage_StoredLayout(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	v := a.MustExtract(t, "lincoln", "a.txt", lincolnText, extract.DefaultConfig())
+	waitLayout(t, a, v.ID)
 	var res struct {
 		Nodes []struct {
 			ID  string      `json:"id"`
@@ -144,4 +147,22 @@ func TestGraphPage_LayoutArrives(t *testing.T) {
 	if len(body.Keys) != 20000 || len(body.XY) != 2*len(body.Keys) {
 		t.Fatalf("the stored layout places %d of 20000 nodes (%d numbers)", len(body.Keys), len(body.XY))
 	}
+}
+
+// waitLayout waits until a version's layout is stored: the serving
+// worker stores it just after the run ends (and the layout API starts it
+// for a version that has none).
+func waitLayout(t *testing.T, a *testApp, id int) {
+	t.Helper()
+	testkit.Eventually(t, time.Minute, func() error {
+		resp, err := http.Get(fmt.Sprintf("%s/api/versions/%d/layout", a.Server.URL, id))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("layout API: %d", resp.StatusCode)
+		}
+		return nil
+	})
 }
