@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -134,6 +135,14 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 		}
 	}
 
+	// The serving worker stores a's layout just after its run: A's graph
+	// is read with it from the start.
+	testkit.Eventually(t, time.Minute, func() error {
+		if _, ok, err := wa.App.Layouts.Stored(ctx, va); err != nil || !ok {
+			return fmt.Errorf("a's layout not stored yet (%v)", err)
+		}
+		return nil
+	})
 	// A's state, as its admin reads it: what no one else may change.
 	snapshot := func() string {
 		t.Helper()
