@@ -657,18 +657,22 @@
       [x.buffer, y.buffer, mass.buffer, edges.buffer]);
   }
   // pollLayout asks for the version's stored layout every LAYOUT_POLL_MS
-  // while the page lays the same graph out itself, and draws it once it
-  // places every node.
-  var LAYOUT_POLL_MIN = 3000, LAYOUT_POLL_MS = 2000;
-  function pollLayout(gen, wait) {
+  // (at most LAYOUT_POLLS times) while the page lays the same graph out
+  // itself, and draws it once it places every node: the version's own
+  // layout, the one every other view shows, also after the page's own
+  // has settled, unless the person has taken the view over (moved it,
+  // searched, expanded).
+  var LAYOUT_POLL_MIN = 3000, LAYOUT_POLL_MS = 2000, LAYOUT_POLLS = 90;
+  function pollLayout(gen, wait, left) {
+    if (left === undefined) left = LAYOUT_POLLS;
     setTimeout(function () {
-      if (gen !== drawGen || kg.settled) return;
+      if (gen !== drawGen || !follow || left <= 0) return;
       fetch(cfg.api.replace(/\/graph$/, "/layout")).then(function (r) {
-        if (gen !== drawGen || kg.settled) return;
-        if (r.status === 202) { pollLayout(gen, LAYOUT_POLL_MS); return; }
+        if (gen !== drawGen || !follow) return;
+        if (r.status === 202) { pollLayout(gen, LAYOUT_POLL_MS, left - 1); return; }
         if (!r.ok) return;
         return r.json().then(function (body) {
-          if (gen !== drawGen || kg.settled) return;
+          if (gen !== drawGen || !follow) return;
           var keys = body.keys || [], xy = body.xy || [], nx = new Float32Array(nodes.length), ny = new Float32Array(nodes.length),
             found = 0, i;
           for (var k = 0; k < keys.length; k++) {
