@@ -19,8 +19,10 @@ import (
 // version's indexes: the graph page of a version laid out before draws its
 // final picture at once, in every browser and replica, instead of settling
 // it in the browser (at 100k nodes the browser took minutes). A serving
-// worker lays out the versions it finishes; any other version is laid out
-// in the background the first time its whole graph is asked for.
+// worker lays out the versions it finishes, a serving process the
+// versions it makes without a run (merges, edits, imports: written); any
+// other version is laid out in the background the first time its whole
+// graph is asked for.
 
 // layoutStamp marks a stored layout with the graph it was made from: a
 // graph with other counts reads none.
@@ -36,7 +38,8 @@ type Layouts struct {
 	mu   sync.Mutex
 	busy map[int]bool
 	// one lays out one version at a time per workspace: a layout of
-	// 100k nodes holds about 60 MB and both cores for seconds.
+	// 100k nodes allocates some 570 MB over its run and holds both cores
+	// for seconds.
 	one sync.Mutex
 }
 
