@@ -284,11 +284,17 @@ func TestWorkspaces_Switch(t *testing.T) {
 	}
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
-	post := func(path string, v url.Values, hdr map[string]string) (int, string) {
+	send := func(method, path string, v url.Values, hdr map[string]string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", env.Server.URL+path, strings.NewReader(v.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", env.Server.URL)
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader(v.Encode())
+		}
+		req, _ := http.NewRequest(method, env.Server.URL+path, body)
+		if method == http.MethodPost {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Origin", env.Server.URL)
+		}
 		for k, val := range hdr {
 			req.Header.Set(k, val)
 		}
@@ -299,18 +305,13 @@ func TestWorkspaces_Switch(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	post := func(path string, v url.Values, hdr map[string]string) (int, string) {
+		t.Helper()
+		return send(http.MethodPost, path, v, hdr)
+	}
 	get := func(path string, hdr map[string]string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", env.Server.URL+path, nil)
-		for k, val := range hdr {
-			req.Header.Set(k, val)
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return send(http.MethodGet, path, nil, hdr)
 	}
 	if status, _ := post("/login", url.Values{"name": {"both"}, "password": {"a long enough password"}}, nil); status != http.StatusOK {
 		t.Fatalf("sign in: %d", status)

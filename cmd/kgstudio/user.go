@@ -50,11 +50,9 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if len(pos) != n {
 		return fmt.Errorf("user %s: %d argument(s) expected, %d given\n%s", sub, n, len(pos), userUsage)
 	}
-	var role record.Role
-	if *roleFlag != "" {
-		if role, err = record.ParseRole(*roleFlag); err != nil {
-			return err
-		}
+	role, err := optionalRole(*roleFlag)
+	if err != nil {
+		return err
 	}
 	a, err := cfg.openMain(ctx, cfg.logger(stderr))
 	if err != nil {
@@ -223,6 +221,14 @@ func subcommand(args []string, usage string, stdout io.Writer) (sub string, ok b
 		return "", false, nil
 	}
 	return args[0], true, nil
+}
+
+// optionalRole reads a --role flag: "" when not given.
+func optionalRole(flag string) (record.Role, error) {
+	if flag == "" {
+		return "", nil
+	}
+	return record.ParseRole(flag)
 }
 
 func cmpRole(r, def record.Role) record.Role {

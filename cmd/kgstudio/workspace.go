@@ -89,11 +89,9 @@ func cmdToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if n, ok := want[sub]; !ok || len(pos) != n {
 		return fmt.Errorf("token %s: unknown subcommand or wrong arguments\n%s", sub, tokenUsage)
 	}
-	var role record.Role
-	if *roleFlag != "" {
-		if role, err = record.ParseRole(*roleFlag); err != nil {
-			return err
-		}
+	role, err := optionalRole(*roleFlag)
+	if err != nil {
+		return err
 	}
 	spaces := cfg.Workspaces
 	a, err := cfg.openMain(ctx, cfg.logger(stderr))
