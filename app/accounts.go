@@ -33,15 +33,20 @@ type Accounts struct {
 	now func() time.Time
 
 	// mu guards anyCache: whether an account exists, as read at
-	// anyAt (read again past anyTTL, and at once after a change here).
+	// anyAt, and spaces: every workspace, as read at spacesAt (each
+	// read again past anyTTL, and at once after a change here); every
+	// page and many requests ask.
 	mu       sync.Mutex
 	anyCache bool
 	anyAt    time.Time
+	spaces   []string
+	spacesAt time.Time
 }
 
 const (
-	// anyTTL is how long whether accounts exist is taken as read: an
-	// account added by another process is seen within it.
+	// anyTTL is how long whether accounts exist, and which workspaces
+	// do, is taken as read: an account or workspace added by another
+	// process is seen within it.
 	anyTTL = 2 * time.Second
 	// SessionTTL is how long a sign-in lasts.
 	SessionTTL = 30 * 24 * time.Hour
@@ -172,7 +177,7 @@ func (s *Accounts) Required(ctx context.Context) (bool, error) {
 
 func (s *Accounts) changed() {
 	s.mu.Lock()
-	s.anyAt = time.Time{}
+	s.anyAt, s.spacesAt = time.Time{}, time.Time{}
 	s.mu.Unlock()
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -174,17 +175,30 @@ func (s *Accounts) AddWorkspace(ctx context.Context, name string) error {
 	if name == record.DefaultWorkspace {
 		return extract.Errorf(extract.KindConflict, "workspace %s exists: it is the main database's", name)
 	}
-	return s.st.AddWorkspace(ctx, name)
+	err := s.st.AddWorkspace(ctx, name)
+	s.changed()
+	return err
 }
 
 // Workspaces lists every workspace, the default first and the rest by
-// name.
+// name (as read within anyTTL).
 func (s *Accounts) Workspaces(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	if !s.spacesAt.IsZero() && s.now().Sub(s.spacesAt) < anyTTL {
+		out := slices.Clone(s.spaces)
+		s.mu.Unlock()
+		return out, nil
+	}
+	s.mu.Unlock()
 	names, err := s.st.Workspaces(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{record.DefaultWorkspace}, names...), nil
+	all := append([]string{record.DefaultWorkspace}, names...)
+	s.mu.Lock()
+	s.spaces, s.spacesAt = all, s.now()
+	s.mu.Unlock()
+	return slices.Clone(all), nil
 }
 
 // SetMember makes a person a member of a workspace with a role there
