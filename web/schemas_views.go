@@ -183,13 +183,7 @@ func (e SchemaEditor) TypeNames() []string {
 }
 
 // Kinds are the choices of the kind selector: schema.Kinds.
-var Kinds = func() []string {
-	out := make([]string, len(schema.Kinds))
-	for i, k := range schema.Kinds {
-		out[i] = string(k)
-	}
-	return out
-}()
+var Kinds = schema.KindNames()
 
 // IndexModes are the choices of a property's index.
 var IndexModes = []string{"", "Text", "Vector", "TextAndVector"}

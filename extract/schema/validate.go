@@ -137,7 +137,7 @@ func (v *validator) checkType(i int) {
 			v.add(f+".name", "standard type %q must be named STD.<Name>", t.Name)
 		}
 	default:
-		v.add(f+".kind", "type %s: kind %q must be one of %s", t.Name, t.Kind, kindList())
+		v.add(f+".kind", "type %s: kind %q must be one of %s", t.Name, t.Kind, strings.Join(KindNames(), ", "))
 	}
 	v.checkParent(i)
 	if t.HypernymPredicate != "" {
@@ -360,11 +360,12 @@ func ProblemsError(problems []Problem) error {
 	return &InvalidError{Problems: problems, err: extract.Errorf(extract.KindInvalid, "invalid schema: %s", strings.Join(parts, "; "))}
 }
 
-// kindList names the kinds, as a message lists them.
-func kindList() string {
+// KindNames are the kinds' names, in Kinds' order: a picker's choices,
+// a message's list.
+func KindNames() []string {
 	names := make([]string, len(Kinds))
 	for i, k := range Kinds {
 		names[i] = string(k)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
