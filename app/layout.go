@@ -112,7 +112,7 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return err
 	}
-	x, y, edges := layoutInput(g)
+	index, x, y, edges := layoutInput(g)
 	// The components about one document are packed together, and each
 	// node is drawn towards the others of its document (a version of one
 	// document: of its top-level community), so a graph's subjects take
@@ -132,7 +132,7 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 		}
 	}
 	if hints.Group == nil {
-		hints.Group = communityGroups(g, l.a.communitiesOf(ctx, v, g))
+		hints.Group = communityGroups(len(g.Nodes), index, l.a.communitiesOf(ctx, v, g))
 	}
 	res := layout.RunWith(len(g.Nodes), x, y, edges, hints)
 	keys := make([]string, len(g.Nodes))
@@ -142,13 +142,10 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	return l.a.store.SaveVersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v), encodeLayout(keys, res.X, res.Y))
 }
 
-// communityGroups is each node's top-level community (-1 for none).
-func communityGroups(g extract.Graph, comm community.Result) []int32 {
-	index := make(map[string]int32, len(g.Nodes))
-	for i, n := range g.Nodes {
-		index[n.Key] = int32(i)
-	}
-	group := make([]int32, len(g.Nodes))
+// communityGroups is each of n nodes' top-level community (-1 for
+// none), the nodes by index (layoutInput's).
+func communityGroups(n int, index map[string]uint32, comm community.Result) []int32 {
+	group := make([]int32, n)
 	for i := range group {
 		group[i] = -1
 	}
@@ -175,10 +172,11 @@ func mainDocument(ms []extract.Mention) int32 {
 	return int32(best)
 }
 
-// layoutInput is a graph as the layout takes it: each node seeded where
-// the page would start it, and the edges by node index.
-func layoutInput(g extract.Graph) (x, y []float32, edges [][2]uint32) {
-	index := make(map[string]uint32, len(g.Nodes))
+// layoutInput is a graph as the layout takes it: each node's index by
+// key, each node seeded where the page would start it, and the edges by
+// node index.
+func layoutInput(g extract.Graph) (index map[string]uint32, x, y []float32, edges [][2]uint32) {
+	index = make(map[string]uint32, len(g.Nodes))
 	x, y = make([]float32, len(g.Nodes)), make([]float32, len(g.Nodes))
 	for i, n := range g.Nodes {
 		index[n.Key] = uint32(i)
@@ -192,7 +190,7 @@ func layoutInput(g extract.Graph) (x, y []float32, edges [][2]uint32) {
 			edges = append(edges, [2]uint32{s, t})
 		}
 	}
-	return x, y, edges
+	return index, x, y, edges
 }
 
 // encodeLayout writes positions as a count, then each node's key
