@@ -11,23 +11,20 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
 	"github.com/kgstudio/kgstudio/store"
 )
 
-// App is what the product does, for the web server and the CLI alike. It
-// executes extraction versions (in the background for the server, in the
-// foreground for the CLI), holds the model providers with their limits and
-// prices, imports gold sets, compares versions, resolves schema references
-// and seeds the first-start sample. A run writes each finished chunk
-// through the store's sink, so a run that was interrupted (even by a killed
-// process) resumes where it stopped.
+// App is what the product does, for the web server and the CLI alike:
+// the composition root of one workspace. It opens the workspace's
+// database, builds the services over it and hands them out as its
+// fields (Runs runs extractions, Queries answers questions, Comparisons
+// compares versions ...); its own methods are about the App itself
+// (workspaces, health, the first-start sample, closing).
 type App struct {
 	// Versions, Graphs, Documents and Schemas read, add and remove what
 	// the store holds (catalog.go).
@@ -52,6 +49,11 @@ type App struct {
 	// Layouts reads and makes versions' stored layouts (layout.go).
 	Layouts *Layouts
 
+	// Runs queues, runs and waits for extraction runs (services.go);
+	// Models builds the model clients, extractors and embedders.
+	Runs   *Runs
+	Models *Models
+
 	store *store.Store
 	log   *slog.Logger
 	// site is what the Apps of every workspace share; workspace is the
@@ -60,37 +62,40 @@ type App struct {
 	workspace string
 	// heavy admits the requests that load whole graphs (comparisons,
 	// exports, imports) a few at a time (limits_heavy.go).
-	heavy     *Gate
-	providers Providers
-
-	// models is what every workspace's App shares of the model
-	// providers (providers.go).
-	models *models
-	// mu guards embedders: one cached embedder per provider, over the
-	// store's embedding cache.
-	mu        sync.Mutex
-	embedders map[string]extract.Embedder
-
-	// runs is the state of the runs this process queues, runs and
-	// waits for (jobs.go).
-	runs runs
+	heavy *Gate
+	// vectors and communities are the parts of a run that queries,
+	// curation and comparisons read too.
+	vectors     *vectorizer
+	communities *communityStore
 }
 
-// newApp builds the application over a store (Open opens one).
+// newApp builds the main application over a store (Open opens one).
 func newApp(st *store.Store, log *slog.Logger, p Providers) *App {
-	a := &App{store: st, log: log, providers: p, models: newModels(), heavy: newHeavyGate(),
+	return newAppIn(st, log, p, nil, "")
+}
+
+// newAppIn builds the application over a store: the main App when main
+// is nil, else the App of workspace name, which shares main's site,
+// accounts and model providers.
+func newAppIn(st *store.Store, log *slog.Logger, p Providers, main *App, name string) *App {
+	a := &App{store: st, log: log, heavy: newHeavyGate(),
 		Versions: &Versions{st: st}, Graphs: &Graphs{st}, Documents: &Documents{st}, Schemas: &Schemas{st: st}}
-	a.Curation, a.Schemas.a, a.Versions.a = &Curation{a}, a, a
+	shared, gates := newModels(), st
+	if main == nil {
+		a.site, a.workspace = &site{main: a, apps: map[string]*App{}}, record.DefaultWorkspace
+		a.Accounts = &Accounts{st: st, now: time.Now}
+	} else {
+		a.site, a.workspace, a.Accounts = main.site, name, main.Accounts
+		shared, gates = main.Models.models, main.store
+	}
+	a.Schemas.a, a.Versions.a = a, a
 	a.Queries = &Queries{a: a, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
 		indexes: lru.New[indexKey, *query.VectorIndex](vectorCacheSize)}
 	a.Comparisons = &Comparisons{a: a, cache: lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)}
 	a.Memory = &Memory{a: a, keepsTimes: lru.New[timesKey, bool](maxTimesCache)}
 	a.Scores = &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
-	a.Accounts = &Accounts{st: st, now: time.Now}
 	a.Layouts = &Layouts{a: a, busy: map[int]bool{}}
-	a.runs.jobDocs = lru.New[docKey, *cachedDoc](docCacheSize)
-	a.runs.jobRuns = lru.New[int, *jobRun](docCacheSize)
-	a.site, a.workspace = &site{main: a, apps: map[string]*App{}}, record.DefaultWorkspace
+	a.newServices(p, shared, gates)
 	return a
 }
 
@@ -138,7 +143,7 @@ func (a *App) Close() error {
 func (a *App) closeOwn() error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
-	a.Shutdown(ctx)
+	a.Runs.Shutdown(ctx)
 	return a.store.Close()
 }
 
@@ -153,10 +158,13 @@ func (a *App) Health(ctx context.Context) (string, error) {
 
 // Workers is how many job workers StartWorker runs in this process (0
 // under serve --no-worker: the process only queues runs).
-func (a *App) Workers() int {
-	a.runs.qmu.Lock()
-	defer a.runs.qmu.Unlock()
-	return a.runs.workers
+func (rs *Runs) Workers() int { return rs.runs.workerCount() }
+
+// workerCount is how many sets of job workers run in this process.
+func (s *runs) workerCount() int {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	return s.workers
 }
 
 // IsDiskFull reports whether err says the database's disk is full.
@@ -167,4 +175,4 @@ func IsUnavailable(err error) bool { return store.IsUnavailable(err) }
 
 // Providers returns the model-provider settings (keys included: never
 // render them).
-func (a *App) Providers() Providers { return a.providers }
+func (a *App) Providers() Providers { return a.Models.providers }

@@ -30,12 +30,12 @@ func TestDialogueRun_CancelStopsTurns(t *testing.T) {
 	a, st, d := testApp(t, "long.json", b.String())
 	cfg := extract.DefaultConfig()
 	cfg.Strategy = extract.StrategyDialogue
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "long", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "long", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx, v, nil) }()
+	go func() { done <- a.Runs.Run(ctx, v, nil) }()
 	testkit.Eventually(t, time.Minute, func() error {
 		cur, err := st.Version(ctx, v.ID)
 		if err != nil {
@@ -46,7 +46,7 @@ func TestDialogueRun_CancelStopsTurns(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := a.CancelVersion(ctx, v); err != nil {
+	if _, err := a.Runs.CancelVersion(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	at, _ := st.Version(ctx, v.ID)

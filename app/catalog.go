@@ -13,7 +13,7 @@ import (
 // and their versions (Versions), the graphs versions hold (Graphs),
 // documents (Documents) and schemas (Schemas). Comparisons, Memory,
 // Queries and Curation (compare.go, timeline.go, query.go, curate.go) do
-// more than read and write; runs and their jobs are App's own.
+// more than read and write; runs and their jobs are Runs'.
 
 // Versions reads extractions and their versions, what their runs recorded
 // per chunk, and removes them.

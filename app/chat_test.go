@@ -149,7 +149,7 @@ func TestChat_NameIsNewestFinished(t *testing.T) {
 	ctx := context.Background()
 	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge and Marley were partners in London.")
 	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
-	if _, _, err := a.NewRun(ctx, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}}); err != nil {
+	if _, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	var long []llm.Message

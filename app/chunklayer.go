@@ -14,24 +14,24 @@ import (
 // from each node to every chunk it was extracted from (see
 // export.ChunkLayer). The final job runs it after every other step that
 // writes the graph; running it again adds nothing.
-func (a *App) addChunkLayer(ctx context.Context, v record.Version) error {
+func (pl *pipeline) addChunkLayer(ctx context.Context, v record.Version) error {
 	if !v.Config.ChunkNodes {
 		return nil
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	g, err := pl.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return err
 	}
-	chunks, err := a.Versions.AllChunks(ctx, v)
+	chunks, err := pl.versions.AllChunks(ctx, v)
 	if err != nil {
 		return err
 	}
-	layer := export.ChunkLayer(g, a.Documents.Namer(ctx), chunks)
+	layer := export.ChunkLayer(g, pl.documents.Namer(ctx), chunks)
 	if len(layer.Nodes) == 0 && len(layer.Edges) == 0 {
 		return nil
 	}
-	if err := a.store.WriteGraph(ctx, v.ID, layer); err != nil {
+	if err := pl.store.WriteGraph(ctx, v.ID, layer); err != nil {
 		return err
 	}
-	return a.noteOnce(ctx, v.ID, fmt.Sprintf("chunk layer: %d chunk node%s, %d source edge%s", len(layer.Nodes), plural(len(layer.Nodes)), len(layer.Edges), plural(len(layer.Edges))))
+	return pl.noteOnce(ctx, v.ID, fmt.Sprintf("chunk layer: %d chunk node%s, %d source edge%s", len(layer.Nodes), plural(len(layer.Nodes)), len(layer.Edges), plural(len(layer.Edges))))
 }

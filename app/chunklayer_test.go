@@ -72,7 +72,7 @@ func TestApp_ChunkNodes(t *testing.T) {
 	if err != nil || !strings.Contains(cur.Note, fmt.Sprintf("chunk layer: %d chunk nodes", len(chunks))) {
 		t.Errorf("note %q, %v", cur.Note, err)
 	}
-	if err := a.addChunkLayer(context.Background(), cur); err != nil {
+	if err := a.Runs.pipe.addChunkLayer(context.Background(), cur); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := st.LoadGraph(context.Background(), v.ID, false)

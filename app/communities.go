@@ -69,7 +69,7 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 	if err != nil {
 		return CommunitiesJSON{}, err
 	}
-	r := q.a.communitiesOf(ctx, v, g)
+	r := q.a.communities.communitiesOf(ctx, v, g)
 	out := CommunitiesJSON{Version: v.Label(), Levels: r.Levels, Level: level, LevelModularity: r.Modularity, Communities: []CommunityJSON{},
 		ModelReports: len(r.Reports), ReportFallbacks: r.ReportFallbacks}
 	if out.LevelModularity == nil {
@@ -107,7 +107,7 @@ func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.S
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := q.a.communitiesOf(ctx, v, g)
+	r := q.a.communities.communitiesOf(ctx, v, g)
 	out := extract.Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
 	of := map[string]int{}
 	// A model's report names its community better than its top members.
@@ -155,7 +155,7 @@ func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) 
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := q.a.communitiesOf(ctx, v, g)
+	r := q.a.communities.communitiesOf(ctx, v, g)
 	for _, c := range r.Communities {
 		if c.ID != id {
 			continue
@@ -188,11 +188,11 @@ func communityID(id int) string { return "community:" + strconv.Itoa(id) }
 // complete, stores them with it (g is the graph when the caller holds
 // it, else it is loaded) and returns them. A failure to store is logged,
 // not returned: communities are detected again when asked.
-func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) community.Result {
+func (cs *communityStore) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) community.Result {
 	if g == nil {
-		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
+		loaded, err := cs.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
-			a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
+			cs.log.Warn("communities not stored", "version_id", v.ID, "error", err)
 			return community.Result{}
 		}
 		g = &loaded
@@ -205,10 +205,10 @@ func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.
 	b.Grow(compact.JSONSize())
 	err := compact.WriteJSON(&b)
 	if err == nil {
-		err = a.store.SaveCommunities(ctx, v.ID, b.String())
+		err = cs.store.SaveCommunities(ctx, v.ID, b.String())
 	}
 	if err != nil {
-		a.log.Warn("communities not stored", "version_id", v.ID, "error", err)
+		cs.log.Warn("communities not stored", "version_id", v.ID, "error", err)
 	}
 	return r
 }
@@ -216,8 +216,8 @@ func (a *App) keepCommunities(ctx context.Context, v record.Version, g *extract.
 // communitiesOf returns a version's stored communities, or detects them
 // over g (its graph) for a version that has none stored (one finished
 // before they were).
-func (a *App) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
-	if r, ok := a.storedCommunities(ctx, v); ok {
+func (cs *communityStore) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
+	if r, ok := cs.storedCommunities(ctx, v); ok {
 		return r
 	}
 	return community.Detect(g, community.Options{})
@@ -225,17 +225,17 @@ func (a *App) communitiesOf(ctx context.Context, v record.Version, g extract.Gra
 
 // storedCommunities returns the communities stored with a version, if it
 // has them.
-func (a *App) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
-	r, _, ok := a.storedCommunitiesSum(ctx, v)
+func (cs *communityStore) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
+	r, _, ok := cs.storedCommunitiesSum(ctx, v)
 	return r, ok
 }
 
 // storedCommunitiesSum is storedCommunities with a digest of the stored
 // form, which names the communities in the stamps of what is built from
 // them.
-func (a *App) storedCommunitiesSum(ctx context.Context, v record.Version) (community.Result, string, bool) {
+func (cs *communityStore) storedCommunitiesSum(ctx context.Context, v record.Version) (community.Result, string, bool) {
 	var r community.Result
-	data, ok, err := a.store.Communities(ctx, v.ID)
+	data, ok, err := cs.store.Communities(ctx, v.ID)
 	if err != nil || !ok || json.Unmarshal([]byte(data), &r) != nil {
 		return r, "", false
 	}

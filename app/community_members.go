@@ -32,7 +32,7 @@ type CommunityMemberInfo struct {
 // version (detected over its graph when none are). A level beyond the
 // last is invalid.
 func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level int) (CommunityMembersJSON, error) {
-	r, ok := q.a.storedCommunities(ctx, v)
+	r, ok := q.a.communities.storedCommunities(ctx, v)
 	if !ok {
 		// Detecting them reads the whole graph: a heavy request.
 		ctx, release, err := q.a.Heavy().Enter(ctx)
@@ -44,7 +44,7 @@ func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level 
 		if err != nil {
 			return CommunityMembersJSON{}, err
 		}
-		r = q.a.communitiesOf(ctx, v, g)
+		r = q.a.communities.communitiesOf(ctx, v, g)
 	}
 	out := CommunityMembersJSON{Levels: r.Levels, Level: level, Communities: []CommunityMemberInfo{}, Members: map[string]int{}}
 	if level < 0 || (level > 0 && level >= r.Levels) {

@@ -93,7 +93,7 @@ type Comparisons struct {
 // the gate stays full, Compare returns an error for which IsBusy is true.
 func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
 	a := s.a
-	va, vb, err := a.versionPair(ctx, aID, bID)
+	va, vb, err := a.Comparisons.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -104,7 +104,7 @@ func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Optio
 			return Comparison{}, err
 		}
 		defer release()
-		return a.compareVersions(ctx, va, vb, opts)
+		return a.Comparisons.compareVersions(ctx, va, vb, opts)
 	}
 	key := compareKey{a: stampOf(va), b: stampOf(vb), opts: opts}
 	// A pair held or being compared is waited for without a slot; else a
@@ -120,7 +120,7 @@ func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Optio
 		defer release()
 	}
 	c, err := s.cache.Get(ctx, key, func() (Comparison, error) {
-		return a.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
+		return a.Comparisons.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
 	})
 	if err != nil {
 		return Comparison{}, err
@@ -149,28 +149,28 @@ func compareOptions(va, vb record.Version, opts diff.Options) diff.Options {
 }
 
 // versionPair loads the two versions of a comparison.
-func (a *App) versionPair(ctx context.Context, aID, bID int) (record.Version, record.Version, error) {
-	va, err := a.store.Version(ctx, aID)
+func (s *Comparisons) versionPair(ctx context.Context, aID, bID int) (record.Version, record.Version, error) {
+	va, err := s.a.store.Version(ctx, aID)
 	if err != nil {
 		return record.Version{}, record.Version{}, err
 	}
-	vb, err := a.store.Version(ctx, bID)
+	vb, err := s.a.store.Version(ctx, bID)
 	return va, vb, err
 }
 
 // compareVersions loads the graphs of two versions and diffs them with
 // opts as given.
-func (a *App) compareVersions(ctx context.Context, va, vb record.Version, opts diff.Options) (Comparison, error) {
+func (s *Comparisons) compareVersions(ctx context.Context, va, vb record.Version, opts diff.Options) (Comparison, error) {
 	c := Comparison{A: va, B: vb, Options: opts, view: &viewOnce{}}
 	var err error
-	if c.GA, err = a.store.LoadGraph(ctx, va.ID, false); err != nil {
+	if c.GA, err = s.a.store.LoadGraph(ctx, va.ID, false); err != nil {
 		return c, err
 	}
-	if c.GB, err = a.store.LoadGraph(ctx, vb.ID, false); err != nil {
+	if c.GB, err = s.a.store.LoadGraph(ctx, vb.ID, false); err != nil {
 		return c, err
 	}
 	c.Result = diff.Compare(c.GA, c.GB, c.Options)
-	ra, rb := a.communitiesOf(ctx, va, c.GA), a.communitiesOf(ctx, vb, c.GB)
+	ra, rb := s.a.communities.communitiesOf(ctx, va, c.GA), s.a.communities.communitiesOf(ctx, vb, c.GB)
 	c.Communities = compareCommunities(ra, rb, c.GA, c.GB, c.Result, c.Options)
 	return c, nil
 }

@@ -129,8 +129,8 @@ func BenchmarkCompare(b *testing.B) {
 			// As a run, an import, an edit or a merge leaves them: with
 			// their communities stored, which cold detects otherwise.
 			b.Run(fmt.Sprintf("%dk/%s/cold-stored-communities", n/1000, be), func(b *testing.B) {
-				ap.keepCommunities(ctx, va, &ga)
-				ap.keepCommunities(ctx, vb, &gb)
+				ap.communities.keepCommunities(ctx, va, &ga)
+				ap.communities.keepCommunities(ctx, vb, &gb)
 				for i := 0; i < b.N; i++ {
 					if _, err := ap.compareUncached(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
 						b.Fatal(err)
@@ -179,9 +179,9 @@ func testPostgres(tb testing.TB) store.Options {
 // compareUncached loads both versions and compares them, bypassing the
 // cache.
 func (a *App) compareUncached(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
-	va, vb, err := a.versionPair(ctx, aID, bID)
+	va, vb, err := a.Comparisons.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err
 	}
-	return a.compareVersions(ctx, va, vb, compareOptions(va, vb, opts))
+	return a.Comparisons.compareVersions(ctx, va, vb, compareOptions(va, vb, opts))
 }

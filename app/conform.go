@@ -20,8 +20,8 @@ import (
 // their owners (schema.LinkStandard), as KAG makes them.
 
 // schemaNLP builds the offline extractor for a run pinned to a schema.
-func (a *App) schemaNLP(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
-	sc, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+func (m *Models) schemaNLP(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	sc, _, err := m.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (a *App) schemaNLP(ctx context.Context, cfg extract.Config) (extract.Extrac
 	}
 	withAliases := cfg
 	withAliases.EntityTypes = names
-	ex, err := a.nlp(withAliases)
+	ex, err := m.nlp(withAliases)
 	if err != nil {
 		return nil, err
 	}

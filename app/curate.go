@@ -3,34 +3,46 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // Curation finds a version's duplicate nodes and merges them, edits
 // versions, and imports graphs and gold sets, each change a new version.
-type Curation struct{ a *App }
+type Curation struct {
+	store       *store.Store
+	log         *slog.Logger
+	heavy       *Gate
+	vectors     *vectorizer
+	communities *communityStore
+	// A version curation makes is laid out and indexed for questions at
+	// once when this process runs workers (see written).
+	runs    *Runs
+	layouts *Layouts
+	queries *Queries
+}
 
 // Duplicates lists the likely duplicate node pairs of a version, best
 // first (see curate.Candidates), leaving out the pairs judged "not the
 // same" on its extraction; the version's node vectors are used where a
 // model embedded them.
 func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.Candidate, error) {
-	a := c.a
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	g, err := c.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return nil, err
 	}
-	d, err := a.store.Decisions(ctx, v.ExtractionID)
+	d, err := c.store.Decisions(ctx, v.ExtractionID)
 	if err != nil {
 		return nil, err
 	}
 	opts := curate.Options{Skip: d.IsDistinct}
-	if st, ok, err := a.store.VectorStatsOf(ctx, v.ID); err != nil {
+	if st, ok, err := c.store.VectorStatsOf(ctx, v.ID); err != nil {
 		return nil, err
 	} else if ok && st.Embedder != extract.EmbedderOffline && st.Embedder != extract.EmbedderUSELite && st.Embedder != "" {
 		// The offline embedder hashes character n-grams: its vectors
@@ -39,7 +51,7 @@ func (c *Curation) Duplicates(ctx context.Context, v record.Version) ([]curate.C
 		// sentence encoder puts related names (two Christmas spirits)
 		// as close as one entity's two names, so only a provider's
 		// embeddings add a signal.
-		vecs, err := a.loadVectors(ctx, st, v)
+		vecs, err := c.vectors.loadVectors(ctx, st, v)
 		if err != nil {
 			return nil, err
 		}
@@ -80,15 +92,14 @@ type Decisions struct {
 // remember). Nothing is saved when any reference is unknown, when nothing
 // would change, or when v already has a version made by the same merges.
 func (c *Curation) Apply(ctx context.Context, v record.Version, d Decisions) (nv record.Version, made bool, err error) {
-	defer func() { c.a.written(nv, err) }()
-	a := c.a
+	defer func() { c.written(nv, err) }()
 	if len(d.Merges) == 0 && len(d.Distinct) == 0 {
 		return record.Version{}, false, extract.Errorf(extract.KindInvalid, "no decisions to apply")
 	}
 	if len(d.Merges) > 0 && v.Active() {
 		return record.Version{}, false, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, len(d.Merges) > 0)
+	g, err := c.store.LoadGraph(ctx, v.ID, len(d.Merges) > 0)
 	if err != nil {
 		return record.Version{}, false, err
 	}
@@ -114,18 +125,18 @@ func (c *Curation) Apply(ctx context.Context, v record.Version, d Decisions) (nv
 	}
 	if len(d.Merges) > 0 {
 		note := fmt.Sprintf("merge of %s: %s", v.Label(), strings.Join(notes, "; "))
-		if prev, ok, err := a.store.ChildWithNote(ctx, v.ID, note); err != nil {
+		if prev, ok, err := c.store.ChildWithNote(ctx, v.ID, note); err != nil {
 			return record.Version{}, false, err
 		} else if ok {
 			return record.Version{}, false, extract.Errorf(extract.KindConflict, "%s already has this merge: %s (%s)", v.Label(), prev.Label(), note)
 		}
-		if nv, err = a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged); err != nil {
+		if nv, err = c.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, merged); err != nil {
 			return record.Version{}, false, err
 		}
-		a.keepCommunities(ctx, nv, &merged)
+		c.communities.keepCommunities(ctx, nv, &merged)
 		made = true
 	}
-	err = a.store.UpdateDecisions(ctx, v.ExtractionID, func(rec *curate.Decisions) {
+	err = c.store.UpdateDecisions(ctx, v.ExtractionID, func(rec *curate.Decisions) {
 		for _, m := range merges {
 			rec.AddMerge(m.Keep, m.Drop)
 		}
@@ -139,8 +150,8 @@ func (c *Curation) Apply(ctx context.Context, v record.Version, d Decisions) (nv
 	if !made {
 		return v, false, nil
 	}
-	a.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "merges", len(merges), "distinct", len(distinct))
-	a.vectorizeChild(ctx, v, nv)
+	c.log.Info("merged nodes", "version_id", v.ID, "new_version_id", nv.ID, "merges", len(merges), "distinct", len(distinct))
+	c.vectors.vectorizeChild(ctx, v, nv)
 	return nv, true, nil
 }
 
@@ -210,15 +221,15 @@ func (c *Curation) Decide(ctx context.Context, v record.Version, x, y string) er
 // applyDecisions folds the merges accepted on v's extraction into the graph
 // v's run produced and records what was applied: counts in its stats
 // (merges_applied, not_same_applied) and a line in its note.
-func (a *App) applyDecisions(ctx context.Context, v record.Version) error {
+func (pl *pipeline) applyDecisions(ctx context.Context, v record.Version) error {
 	if v.Config.NoDecisions {
 		return nil
 	}
-	d, err := a.store.Decisions(ctx, v.ExtractionID)
+	d, err := pl.store.Decisions(ctx, v.ExtractionID)
 	if err != nil || (len(d.Merges) == 0 && len(d.Distinct) == 0) {
 		return err
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	g, err := pl.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return err
 	}
@@ -227,18 +238,18 @@ func (a *App) applyDecisions(ctx context.Context, v record.Version) error {
 		return err
 	}
 	if applied.Merges > 0 {
-		if err := a.store.ReplaceGraph(ctx, v.ID, g); err != nil {
+		if err := pl.store.ReplaceGraph(ctx, v.ID, g); err != nil {
 			return err
 		}
 	}
 	if applied == (curate.Applied{}) {
 		return nil
 	}
-	a.log.Info("curation applied", "version_id", v.ID, "merges", applied.Merges, "dropped", applied.Dropped, "distinct", applied.Distinct)
-	if err := a.store.SetDecisionsApplied(ctx, v.ID, applied.Merges, applied.Distinct); err != nil {
+	pl.log.Info("curation applied", "version_id", v.ID, "merges", applied.Merges, "dropped", applied.Dropped, "distinct", applied.Distinct)
+	if err := pl.store.SetDecisionsApplied(ctx, v.ID, applied.Merges, applied.Distinct); err != nil {
 		return err
 	}
-	return a.store.AppendNote(ctx, v.ID, applied.String())
+	return pl.store.AppendNote(ctx, v.ID, applied.String())
 }
 
 // mergeOptions are the merge settings of v's graphs.
@@ -252,12 +263,11 @@ func mergeOptions(v record.Version) curate.MergeOptions {
 // is not changed. A version still running is a conflict; a bad edit is
 // invalid and saves nothing.
 func (c *Curation) Edit(ctx context.Context, v record.Version, edits []curate.Edit) (nv record.Version, err error) {
-	defer func() { c.a.written(nv, err) }()
-	a := c.a
+	defer func() { c.written(nv, err) }()
 	if v.Active() {
 		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	g, err := c.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -270,16 +280,16 @@ func (c *Curation) Edit(ctx context.Context, v record.Version, edits []curate.Ed
 		ops[i] = e.String()
 	}
 	note := fmt.Sprintf("edit of %s: %s", v.Label(), strings.Join(ops, "; "))
-	nv, err = a.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, edited)
+	nv, err = c.store.SaveGraphVersion(ctx, v.Extraction, v.Config, v.DocumentIDs, note, v.ID, edited)
 	if err != nil {
 		return record.Version{}, err
 	}
-	a.keepCommunities(ctx, nv, &edited)
-	if err := a.store.SetEdits(ctx, nv.ID, edits); err != nil {
-		_ = a.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, record.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
+	c.communities.keepCommunities(ctx, nv, &edited)
+	if err := c.store.SetEdits(ctx, nv.ID, edits); err != nil {
+		_ = c.store.FinishVersion(context.WithoutCancel(ctx), nv.ID, record.StatusFailed, nv.Elapsed, "edit log not saved: "+extract.MessageOf(err))
 		return record.Version{}, err
 	}
-	a.log.Info("graph edited", "version_id", v.ID, "new_version_id", nv.ID, "edits", len(edits))
-	a.vectorizeChild(ctx, v, nv)
-	return a.store.Version(ctx, nv.ID)
+	c.log.Info("graph edited", "version_id", v.ID, "new_version_id", nv.ID, "edits", len(edits))
+	c.vectors.vectorizeChild(ctx, v, nv)
+	return c.store.Version(ctx, nv.ID)
 }

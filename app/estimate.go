@@ -62,10 +62,10 @@ func (noCalls) Complete(context.Context, llm.Request) (llm.Response, error) {
 // strategy asks nothing; tuple is counted call by call from its prompts;
 // the schema and dialogue strategies are refused (their calls depend on
 // what the model answers).
-func (a *App) EstimateRun(ctx context.Context, cfg extract.Config, docs []extract.Document) (Estimate, error) {
+func (rs *Runs) EstimateRun(ctx context.Context, cfg extract.Config, docs []extract.Document) (Estimate, error) {
 	est := Estimate{Currency: "USD", Strategy: cfg.Strategy, Provider: cfg.Provider, Model: cfg.Model}
 	if est.Model == "" {
-		est.Model = a.providers.Model(cfg.Provider)
+		est.Model = rs.models.providers.Model(cfg.Provider)
 	}
 	for i := range docs {
 		if docs[i].ID == 0 {
@@ -136,7 +136,7 @@ func (a *App) EstimateRun(ctx context.Context, cfg extract.Config, docs []extrac
 	}
 	if est.Calls == 0 {
 		est.Priced = true // nothing to pay
-	} else if p, ok := a.providers.Prices[strings.ToLower(est.Model)]; ok {
+	} else if p, ok := rs.models.providers.Prices[strings.ToLower(est.Model)]; ok {
 		est.Priced, est.Price = true, &p
 		est.Cost = (float64(est.InputTokens)*p.Input + float64(est.OutputTokens)*p.Output) / 1e6
 	} else {
@@ -163,33 +163,33 @@ func promptTokens(s string) int {
 // EstimateRequest is EstimateRun for a run request over stored documents:
 // the settings are prepared as NewRun would (defaults, provider, schema),
 // and nothing is made or asked.
-func (a *App) EstimateRequest(ctx context.Context, req RunRequest) (Estimate, error) {
+func (rs *Runs) EstimateRequest(ctx context.Context, req RunRequest) (Estimate, error) {
 	cfg := req.Config
-	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
+	if err := rs.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
 		return Estimate{}, err
 	}
 	if len(req.DocumentIDs) == 0 {
 		return Estimate{}, extract.Errorf(extract.KindInvalid, "pick at least one document to estimate")
 	}
-	docs, err := a.store.Documents(ctx, req.DocumentIDs)
+	docs, err := rs.store.Documents(ctx, req.DocumentIDs)
 	if err != nil {
 		return Estimate{}, err
 	}
-	return a.EstimateRun(ctx, cfg, docs)
+	return rs.EstimateRun(ctx, cfg, docs)
 }
 
 // EstimateOf is the estimate a version's run would have had before it
 // ran (its settings over its documents), to show beside what it spent;
 // ok is false for a run whose calls cannot be counted ahead (nlp, schema,
 // dialogue, or documents gone).
-func (a *App) EstimateOf(ctx context.Context, v record.Version) (Estimate, bool) {
+func (rs *Runs) EstimateOf(ctx context.Context, v record.Version) (Estimate, bool) {
 	if v.Config.Strategy != extract.StrategyTuple || extract.Offline(v.Config.Provider) {
 		return Estimate{}, false
 	}
-	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	docs, err := rs.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return Estimate{}, false
 	}
-	est, err := a.EstimateRun(ctx, v.Config, docs)
+	est, err := rs.EstimateRun(ctx, v.Config, docs)
 	return est, err == nil
 }

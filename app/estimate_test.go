@@ -28,10 +28,10 @@ func TestApp_EstimateRun(t *testing.T) {
 	doc := extract.Document{Name: "carol.txt", Kind: "text", Content: string(text)}
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.MaxGleaning = extract.StrategyTuple, extract.ProviderOpenAI, 0
-	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
-	est, err := a.EstimateRun(ctx, cfg, []extract.Document{doc})
+	est, err := a.Runs.EstimateRun(ctx, cfg, []extract.Document{doc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func TestApp_EstimateRun(t *testing.T) {
 	// Gleaning on: every round counted, as an upper bound; a priced model
 	// is priced.
 	cfg.MaxGleaning = 2
-	a.providers.Prices = map[string]Price{"local": {Input: 1, Output: 2}}
-	glean, err := a.EstimateRun(ctx, cfg, []extract.Document{doc})
+	a.Models.providers.Prices = map[string]Price{"local": {Input: 1, Output: 2}}
+	glean, err := a.Runs.EstimateRun(ctx, cfg, []extract.Document{doc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +66,11 @@ func TestApp_EstimateRun(t *testing.T) {
 	}
 	// nlp asks nothing; schema is refused with the reason.
 	off := extract.DefaultConfig()
-	if e, err := a.EstimateRun(ctx, off, []extract.Document{doc}); err != nil || e.Calls != 0 || e.Cost != 0 || !e.Priced || e.Chunks != est.Chunks {
+	if e, err := a.Runs.EstimateRun(ctx, off, []extract.Document{doc}); err != nil || e.Calls != 0 || e.Cost != 0 || !e.Priced || e.Chunks != est.Chunks {
 		t.Fatalf("nlp estimate %+v (%v)", e, err)
 	}
 	cfg.Strategy = extract.StrategySchema
-	if _, err := a.EstimateRun(ctx, cfg, []extract.Document{doc}); extract.KindOf(err) != extract.KindInvalid {
+	if _, err := a.Runs.EstimateRun(ctx, cfg, []extract.Document{doc}); extract.KindOf(err) != extract.KindInvalid {
 		t.Fatalf("schema estimate: %v", err)
 	}
 }

@@ -100,7 +100,7 @@ func applySetting(cfg *extract.Config, schemaRef *string, key, val string) error
 // point is checked before any version is made. The versions are queued:
 // Run or Start executes them (their model calls answered from the call
 // cache where an earlier run asked the same).
-func (a *App) Experiment(ctx context.Context, name string, axes []GridAxis, base extract.Config, docIDs []int) ([]record.Version, error) {
+func (rs *Runs) Experiment(ctx context.Context, name string, axes []GridAxis, base extract.Config, docIDs []int) ([]record.Version, error) {
 	points, err := GridPoints(axes)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (a *App) Experiment(ctx context.Context, name string, axes []GridAxis, base
 			parts = append(parts, kv[0]+"="+kv[1])
 		}
 		check := c
-		if err := a.Prepare(ctx, &check, schemaRef); err != nil {
+		if err := rs.Prepare(ctx, &check, schemaRef); err != nil {
 			return nil, fmt.Errorf("experiment %s: %w", strings.Join(parts, " "), err)
 		}
 		note := "experiment: " + strings.Join(parts, " ")
@@ -128,7 +128,7 @@ func (a *App) Experiment(ctx context.Context, name string, axes []GridAxis, base
 	}
 	var made []record.Version
 	for _, p := range plan {
-		v, _, err := a.NewRun(ctx, p.req)
+		v, _, err := rs.NewRun(ctx, p.req)
 		if err != nil {
 			return made, fmt.Errorf("%s: %w", p.note, err)
 		}

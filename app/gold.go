@@ -133,7 +133,6 @@ type GoldImport struct {
 // ImportGold stores a gold file as a document and a reference version of
 // the named extraction whose graph is the gold graph.
 func (c *Curation) ImportGold(ctx context.Context, name, format string, data, relNames []byte, limit, maxBytes int) (GoldImport, error) {
-	a := c.a
 	var out GoldImport
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -147,7 +146,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 	if err != nil {
 		return out, err
 	}
-	if out.Document, _, err = a.store.AddDocument(ctx, doc); err != nil {
+	if out.Document, _, err = c.store.AddDocument(ctx, doc); err != nil {
 		return out, err
 	}
 	var typeMap map[string]string
@@ -159,7 +158,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 	}
 	cfg := extract.Config{Strategy: StrategyGold, Provider: extract.ProviderNone, Model: format}
 	note := fmt.Sprintf("gold: %d %s entries", len(entries), format)
-	if out.Reference, err = a.store.ImportReference(ctx, name, cfg, []int{out.Document.ID}, note, GoldGraph(entries, typeMap)); err != nil {
+	if out.Reference, err = c.store.ImportReference(ctx, name, cfg, []int{out.Document.ID}, note, GoldGraph(entries, typeMap)); err != nil {
 		return out, err
 	}
 	out.Entries = len(entries)

@@ -22,7 +22,7 @@ import (
 // documents: a dialogue's memory and a table's mapping are built whole,
 // so they are run anew. A version still running is a conflict; naming
 // only documents v has is invalid.
-func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.Version, error) {
+func (rs *Runs) Grow(ctx context.Context, v record.Version, docIDs []int) (record.Version, error) {
 	if err := finishedExtraction(v, "grows"); err != nil {
 		return record.Version{}, err
 	}
@@ -36,7 +36,7 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s already holds every document named: nothing to add", v.Label())
 	}
 	all := append(slices.Clone(v.DocumentIDs), added...)
-	docs, err := a.store.Documents(ctx, all)
+	docs, err := rs.store.Documents(ctx, all)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -50,18 +50,18 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s is read as %s, not text: a graph grows with text documents only (make a new version with it)", d.Name, TrackOf(v.Config, d))
 	}
 	note := fmt.Sprintf("grown from %s: %d new documents", v.Label(), len(added))
-	nv, err := a.store.NewChildVersion(ctx, v.Extraction, v.Config, all, note, v.ID)
+	nv, err := rs.store.NewChildVersion(ctx, v.Extraction, v.Config, all, note, v.ID)
 	if err != nil {
 		return record.Version{}, err
 	}
 	// v's chunks come first in the new run's order, so its graph is the
 	// new version's graph as its chunk jobs merged it up to v's last
 	// chunk; the new documents' chunks merge after it.
-	copied, err := a.store.CopyRunChunks(ctx, v.ID, nv.ID, true, nil)
+	copied, err := rs.store.CopyRunChunks(ctx, v.ID, nv.ID, true, nil)
 	if err != nil {
 		return record.Version{}, err
 	}
-	a.log.Info("growing extraction", "version_id", v.ID, "new_version_id", nv.ID, "new_documents", len(added), "chunks_kept", len(copied))
+	rs.log.Info("growing extraction", "version_id", v.ID, "new_version_id", nv.ID, "new_documents", len(added), "chunks_kept", len(copied))
 	return nv, nil
 }
 
@@ -73,11 +73,11 @@ func (a *App) Grow(ctx context.Context, v record.Version, docIDs []int) (record.
 // remaining chunks are extracted again, their model calls answered from
 // the call cache at no cost. The new version is queued; Start or Run
 // executes it.
-func (a *App) Without(ctx context.Context, v record.Version, names []string) (record.Version, error) {
+func (rs *Runs) Without(ctx context.Context, v record.Version, names []string) (record.Version, error) {
 	if err := finishedExtraction(v, "has documents taken out"); err != nil {
 		return record.Version{}, err
 	}
-	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	docs, err := rs.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -101,7 +101,7 @@ func (a *App) Without(ctx context.Context, v record.Version, names []string) (re
 	cfg := v.Config
 	cfg.NoCache = false
 	note := fmt.Sprintf("%s without %s", v.Label(), extract.Count(len(out), "document"))
-	return a.store.NewChildVersion(ctx, v.Extraction, cfg, keep, note, v.ID)
+	return rs.store.NewChildVersion(ctx, v.Extraction, cfg, keep, note, v.ID)
 }
 
 // finishedExtraction refuses to change the documents of a version that is

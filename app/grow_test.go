@@ -56,24 +56,24 @@ func testGrow(t *testing.T, a *App) {
 		t.Fatal(err)
 	}
 
-	if _, err := a.Grow(ctx, v, ids[:3]); extract.KindOf(err) != extract.KindInvalid {
+	if _, err := a.Runs.Grow(ctx, v, ids[:3]); extract.KindOf(err) != extract.KindInvalid {
 		t.Errorf("growing by documents it has: %v, want invalid", err)
 	}
-	nv, err := a.Grow(ctx, v, ids[9:])
+	nv, err := a.Runs.Grow(ctx, v, ids[9:])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if nv.ParentID != v.ID || !slices.Equal(nv.DocumentIDs, ids) || !strings.Contains(nv.Note, "1 new documents") {
 		t.Errorf("grown version: parent %d, documents %v, note %q", nv.ParentID, nv.DocumentIDs, nv.Note)
 	}
-	if err := a.Run(ctx, nv, nil); err != nil {
+	if err := a.Runs.Run(ctx, nv, nil); err != nil {
 		t.Fatal(err)
 	}
 	newChunks, err := a.Versions.Chunks(ctx, nv, ids[10])
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := a.Jobs(ctx, nv.ID)
+	jobs, err := a.Runs.Jobs(ctx, nv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func testGrow(t *testing.T, a *App) {
 	if !slices.ContainsFunc(g.Nodes, func(n extract.Node) bool { return n.Name == "Isambard Brunel" }) {
 		t.Error("the new document's Isambard Brunel is not in the grown graph")
 	}
-	if _, err := a.Grow(ctx, record.Version{ID: nv.ID, Status: record.StatusFailed, ChunksTotal: 3}, ids[10:]); extract.KindOf(err) != extract.KindInvalid {
+	if _, err := a.Runs.Grow(ctx, record.Version{ID: nv.ID, Status: record.StatusFailed, ChunksTotal: 3}, ids[10:]); extract.KindOf(err) != extract.KindInvalid {
 		t.Errorf("growing a failed run: %v, want invalid", err)
 	}
 }
@@ -137,17 +137,17 @@ func TestWithout_TakesADocumentOut(t *testing.T) {
 	if v, err = a.store.Version(ctx, v.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Without(ctx, v, []string{"nope.txt"}); extract.KindOf(err) != extract.KindNotFound {
+	if _, err := a.Runs.Without(ctx, v, []string{"nope.txt"}); extract.KindOf(err) != extract.KindNotFound {
 		t.Errorf("a document the version lacks: %v", err)
 	}
-	if _, err := a.Without(ctx, v, []string{"d0.txt", "d1.txt", fmt.Sprint(ids[2])}); extract.KindOf(err) != extract.KindInvalid {
+	if _, err := a.Runs.Without(ctx, v, []string{"d0.txt", "d1.txt", fmt.Sprint(ids[2])}); extract.KindOf(err) != extract.KindInvalid {
 		t.Errorf("taking every document out: %v", err)
 	}
-	nv, err := a.Without(ctx, v, []string{"d2.txt"})
+	nv, err := a.Runs.Without(ctx, v, []string{"d2.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, nv, nil); err != nil {
+	if err := a.Runs.Run(ctx, nv, nil); err != nil {
 		t.Fatal(err)
 	}
 	g, err := a.store.LoadGraph(ctx, nv.ID, false)

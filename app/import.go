@@ -23,8 +23,7 @@ import (
 // heavy request (see Gate): when the gate stays full, the error says the
 // server is busy (IsBusy).
 func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data []byte, format string) (record.Version, error) {
-	a := c.a
-	ctx, release, err := a.Heavy().Enter(ctx)
+	ctx, release, err := c.heavy.Enter(ctx)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -39,7 +38,7 @@ func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data 
 	if err != nil {
 		return record.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(fileName), extract.MessageOf(err))
 	}
-	return a.saveImported(ctx, name, filepath.Base(fileName), format, g)
+	return c.saveImported(ctx, name, filepath.Base(fileName), format, g)
 }
 
 // ImportGraphDir stores the graph in a folder as a new version of the
@@ -48,8 +47,7 @@ func (c *Curation) ImportGraph(ctx context.Context, name, fileName string, data 
 // .csv files (neo4j-admin node and relationship files, or apoc's single
 // file). It is a heavy request, as ImportGraph is.
 func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record.Version, error) {
-	a := c.a
-	ctx, release, err := a.Heavy().Enter(ctx)
+	ctx, release, err := c.heavy.Enter(ctx)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -63,7 +61,7 @@ func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record
 		if err != nil {
 			return record.Version{}, extract.Errorf(extract.KindOf(err), "%s: %s", filepath.Base(dir), extract.MessageOf(err))
 		}
-		return a.saveImported(ctx, name, filepath.Base(dir)+"/", "kag", g)
+		return c.saveImported(ctx, name, filepath.Base(dir)+"/", "kag", g)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -84,19 +82,19 @@ func (c *Curation) ImportGraphDir(ctx context.Context, name, dir string) (record
 	if err != nil {
 		return record.Version{}, extract.Errorf(extract.KindOf(err), "%s/%s", filepath.Base(dir), extract.MessageOf(err))
 	}
-	return a.saveImported(ctx, name, filepath.Base(dir)+"/", "csv", g)
+	return c.saveImported(ctx, name, filepath.Base(dir)+"/", "csv", g)
 }
 
 // saveImported stores an imported graph as a version with no documents and
 // an empty config.
-func (a *App) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (v record.Version, err error) {
-	defer func() { a.written(v, err) }()
+func (c *Curation) saveImported(ctx context.Context, name, from, format string, g extract.Graph) (v record.Version, err error) {
+	defer func() { c.written(v, err) }()
 	note := fmt.Sprintf("imported from %s (%s)", from, format)
-	v, err = a.store.SaveGraphVersion(ctx, name, extract.Config{}, nil, note, 0, g)
+	v, err = c.store.SaveGraphVersion(ctx, name, extract.Config{}, nil, note, 0, g)
 	if err != nil {
 		return record.Version{}, err
 	}
-	a.keepCommunities(ctx, v, &g)
-	a.log.Info("graph imported", "version_id", v.ID, "format", format, "nodes", v.Nodes, "edges", v.Edges)
+	c.communities.keepCommunities(ctx, v, &g)
+	c.log.Info("graph imported", "version_id", v.ID, "format", format, "nodes", v.Nodes, "edges", v.Edges)
 	return v, nil
 }

@@ -13,13 +13,13 @@ import (
 // (cfg.Reference, "NAME@V"; "NAME" alone means its latest version) to its
 // exact label, so the version records which graph it was given. An unknown
 // or unfinished version is invalid.
-func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
+func (m *Models) checkReference(ctx context.Context, cfg *extract.Config) error {
 	ref := strings.TrimSpace(cfg.Reference)
 	if ref == "" {
 		cfg.Reference = ""
 		return nil
 	}
-	v, err := a.referenceVersion(ctx, ref)
+	v, err := m.referenceVersion(ctx, ref)
 	if err != nil {
 		return err
 	}
@@ -31,8 +31,8 @@ func (a *App) checkReference(ctx context.Context, cfg *extract.Config) error {
 }
 
 // referenceVersion finds the version "NAME@V" or "NAME" names.
-func (a *App) referenceVersion(ctx context.Context, ref string) (record.Version, error) {
-	v, err := a.Versions.ByRef(ctx, ref)
+func (m *Models) referenceVersion(ctx context.Context, ref string) (record.Version, error) {
+	v, err := m.versions.ByRef(ctx, ref)
 	if extract.KindOf(err) == extract.KindNotFound {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "reference %q: no such version", ref)
 	}
@@ -45,19 +45,19 @@ func (a *App) referenceVersion(ctx context.Context, ref string) (record.Version,
 // stats), its own nodes and edges are added beside them, and its nodes
 // are linked to the chunks that name them (see curate.AddDomain). A run
 // without a reference is left alone.
-func (a *App) inject(ctx context.Context, v record.Version) error {
+func (pl *pipeline) inject(ctx context.Context, v record.Version) error {
 	if v.Config.Reference == "" {
 		return nil
 	}
-	rv, err := a.referenceVersion(ctx, v.Config.Reference)
+	rv, err := pl.models.referenceVersion(ctx, v.Config.Reference)
 	if err != nil {
 		return err
 	}
-	ref, err := a.store.LoadGraph(ctx, rv.ID, false)
+	ref, err := pl.store.LoadGraph(ctx, rv.ID, false)
 	if err != nil {
 		return err
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	g, err := pl.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (a *App) inject(ctx context.Context, v record.Version) error {
 	if err != nil {
 		return err
 	}
-	byRef, err := a.versionChunks(ctx, v)
+	byRef, err := pl.vectors.versionChunks(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -74,12 +74,12 @@ func (a *App) inject(ctx context.Context, v record.Version) error {
 		chunks = append(chunks, c)
 	}
 	g, nodes, edges, mentions := curate.AddDomain(g, ref, chunks)
-	if err := a.store.ReplaceGraph(ctx, v.ID, g); err != nil {
+	if err := pl.store.ReplaceGraph(ctx, v.ID, g); err != nil {
 		return err
 	}
-	a.log.Info("reference injected", "version_id", v.ID, "reference", rv.Label(), "injected", n,
+	pl.log.Info("reference injected", "version_id", v.ID, "reference", rv.Label(), "injected", n,
 		"nodes_added", nodes, "edges_added", edges, "mentions", mentions)
-	return a.store.SetInjected(ctx, v.ID, n)
+	return pl.store.SetInjected(ctx, v.ID, n)
 }
 
 // withDomain gives ex the entities of the reference graph cfg names, when
@@ -89,16 +89,16 @@ func (a *App) inject(ctx context.Context, v record.Version) error {
 // strategies list the ones a chunk names in their prompts (see
 // nlp.Extractor.WithDomain, kag.Extractor.WithDomain and
 // tuple.Extractor.WithDomain).
-func (a *App) withDomain(ctx context.Context, cfg extract.Config, ex extract.Extractor) (extract.Extractor, error) {
+func (m *Models) withDomain(ctx context.Context, cfg extract.Config, ex extract.Extractor) (extract.Extractor, error) {
 	da, ok := ex.(extract.DomainAware)
 	if cfg.Reference == "" || !ok {
 		return ex, nil
 	}
-	rv, err := a.referenceVersion(ctx, cfg.Reference)
+	rv, err := m.referenceVersion(ctx, cfg.Reference)
 	if err != nil {
 		return nil, err
 	}
-	ref, err := a.store.LoadGraph(ctx, rv.ID, false)
+	ref, err := m.store.LoadGraph(ctx, rv.ID, false)
 	if err != nil {
 		return nil, err
 	}

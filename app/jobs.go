@@ -158,13 +158,13 @@ func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 // chunkWorker runs chunk jobs.
 type chunkWorker struct {
 	river.WorkerDefaults[chunkArgs]
-	a       *App
+	p       *pipeline
 	timeout time.Duration
 }
 
 // Work implements river.Worker.
 func (w *chunkWorker) Work(ctx context.Context, job *river.Job[chunkArgs]) error {
-	return w.a.workChunk(ctx, job)
+	return w.p.workChunk(ctx, job)
 }
 
 // Timeout implements river.Worker.
@@ -173,7 +173,7 @@ func (w *chunkWorker) Timeout(*river.Job[chunkArgs]) time.Duration { return w.ti
 // finishWorker runs final jobs.
 type finishWorker struct {
 	river.WorkerDefaults[finishArgs]
-	a       *App
+	p       *pipeline
 	timeout time.Duration
 }
 
@@ -194,7 +194,7 @@ func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) err
 		}
 	})
 	defer stop()
-	return w.a.workFinish(wctx, job)
+	return w.p.workFinish(wctx, job)
 }
 
 // Timeout implements river.Worker: see Work.
@@ -243,10 +243,10 @@ func (h quietHandler) WithGroup(name string) slog.Handler {
 }
 
 // newQueue builds a River client; with workers, it can run jobs.
-func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
+func (jq *jobQueue) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 	o = o.withDefaults()
 	cfg := &river.Config{
-		Logger:               slog.New(quietHandler{a.log.Handler()}),
+		Logger:               slog.New(quietHandler{jq.log.Handler()}),
 		MaxAttempts:          riverAttempts,
 		RetryPolicy:          retryPolicy{},
 		JobTimeout:           o.JobTimeout,
@@ -256,12 +256,12 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 	}
 	if work {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &chunkWorker{a: a, timeout: o.JobTimeout})
-		river.AddWorker(workers, &finishWorker{a: a, timeout: o.RescueAfter})
+		river.AddWorker(workers, &chunkWorker{p: jq.pipe, timeout: o.JobTimeout})
+		river.AddWorker(workers, &finishWorker{p: jq.pipe, timeout: o.RescueAfter})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Concurrency}}
 	}
-	q, err := a.store.NewQueue(cfg)
+	q, err := jq.store.NewQueue(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
@@ -269,17 +269,17 @@ func (a *App) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 }
 
 // inserter returns the client that inserts and lists jobs.
-func (a *App) inserter() (store.Queue, error) {
-	a.runs.qmu.Lock()
-	defer a.runs.qmu.Unlock()
-	if a.runs.queue == nil {
-		q, err := a.newQueue(false, WorkerOptions{})
+func (jq *jobQueue) inserter() (store.Queue, error) {
+	jq.runs.qmu.Lock()
+	defer jq.runs.qmu.Unlock()
+	if jq.runs.queue == nil {
+		q, err := jq.newQueue(false, WorkerOptions{})
 		if err != nil {
 			return nil, err
 		}
-		a.runs.queue = q
+		jq.runs.queue = q
 	}
-	return a.runs.queue, nil
+	return jq.runs.queue, nil
 }
 
 // Worker is a running set of job workers in this process.
@@ -315,15 +315,15 @@ func (w *Worker) Stop(ctx context.Context) error {
 // startQueue starts a River client with workers, having first taken over
 // what a gone process of this machine left (store.TakeOverGone): its jobs
 // run again at once instead of after River's lease and rescue delay.
-func (a *App) startQueue(ctx context.Context, o WorkerOptions) (store.Queue, error) {
-	q, err := a.newQueue(true, o)
+func (jq *jobQueue) startQueue(ctx context.Context, o WorkerOptions) (store.Queue, error) {
+	q, err := jq.newQueue(true, o)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := a.store.TakeOverGone(ctx); err != nil {
-		a.log.Warn("taking over a gone process's jobs", "err", err)
+	if n, err := jq.store.TakeOverGone(ctx); err != nil {
+		jq.log.Warn("taking over a gone process's jobs", "err", err)
 	} else if n > 0 {
-		a.log.Info("took over the jobs of a gone process", "jobs", n)
+		jq.log.Info("took over the jobs of a gone process", "jobs", n)
 	}
 	if err := q.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start workers: %w", err)
@@ -334,8 +334,8 @@ func (a *App) startQueue(ctx context.Context, o WorkerOptions) (store.Queue, err
 // runs is the state of the extraction runs of one workspace in this
 // process: the job queue's client, the job workers it runs, the callers
 // waiting for versions to end, and the documents and versions its chunk
-// jobs read last. Its methods are App's (Start, Run, Wait, StartWorker,
-// Shutdown ...), which read and change it under its locks.
+// jobs read last. Runs, its jobQueue and its pipeline share it and read
+// and change it under its locks.
 type runs struct {
 	// qmu guards queue (the client that inserts and lists jobs) and
 	// workers (how many sets of job workers run in this process).
@@ -358,26 +358,26 @@ type runs struct {
 }
 
 // StartWorker starts job workers in this process until ctx ends or Stop.
-func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
-	q, err := a.startQueue(ctx, o)
+func (rs *Runs) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
+	q, err := rs.queue.startQueue(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	w := &Worker{q: q}
 	w.gone = sync.OnceFunc(func() {
-		a.runs.qmu.Lock()
-		a.runs.workers--
-		a.runs.qmu.Unlock()
+		rs.runs.qmu.Lock()
+		rs.runs.workers--
+		rs.runs.qmu.Unlock()
 	})
-	a.runs.qmu.Lock()
-	a.runs.workers++
-	a.runs.started = append(a.runs.started, w)
-	a.runs.qmu.Unlock()
+	rs.runs.qmu.Lock()
+	rs.runs.workers++
+	rs.runs.started = append(rs.runs.started, w)
+	rs.runs.qmu.Unlock()
 	context.AfterFunc(ctx, w.gone)
-	if a == a.site.main {
+	if rs == rs.site.main.Runs {
 		// Every workspace's jobs run where the main App's do.
-		if err := a.site.workersStarted(ctx, o); err != nil {
-			a.log.Error("start a workspace's workers", "error", err)
+		if err := rs.site.workersStarted(ctx, o); err != nil {
+			rs.log.Error("start a workspace's workers", "error", err)
 		}
 	}
 	return w, nil
@@ -385,11 +385,11 @@ func (a *App) StartWorker(ctx context.Context, o WorkerOptions) (*Worker, error)
 
 // Shutdown stops the workers StartWorker started; jobs still running when
 // ctx ends are canceled and run again elsewhere (or on the next start).
-func (a *App) Shutdown(ctx context.Context) {
-	a.runs.qmu.Lock()
-	ws := a.runs.started
-	a.runs.started = nil
-	a.runs.qmu.Unlock()
+func (rs *Runs) Shutdown(ctx context.Context) {
+	rs.runs.qmu.Lock()
+	ws := rs.runs.started
+	rs.runs.started = nil
+	rs.runs.qmu.Unlock()
 	for _, w := range ws {
 		_ = w.Stop(ctx)
 	}
@@ -398,30 +398,30 @@ func (a *App) Shutdown(ctx context.Context) {
 // holdWorker makes sure job workers run in this process until release:
 // the process's own (StartWorker) or one shared by every waiting caller,
 // stopped when the last of them releases it.
-func (a *App) holdWorker(ctx context.Context, o WorkerOptions) (release func(), err error) {
-	a.runs.qmu.Lock()
-	defer a.runs.qmu.Unlock()
-	if a.runs.workers > 0 {
+func (jq *jobQueue) holdWorker(ctx context.Context, o WorkerOptions) (release func(), err error) {
+	jq.runs.qmu.Lock()
+	defer jq.runs.qmu.Unlock()
+	if jq.runs.workers > 0 {
 		return func() {}, nil
 	}
-	if a.runs.shared == nil {
-		q, err := a.startQueue(context.WithoutCancel(ctx), o)
+	if jq.runs.shared == nil {
+		q, err := jq.startQueue(context.WithoutCancel(ctx), o)
 		if err != nil {
 			return nil, err
 		}
-		a.runs.shared = &Worker{q: q}
+		jq.runs.shared = &Worker{q: q}
 	}
-	a.runs.sharedUsers++
+	jq.runs.sharedUsers++
 	return func() {
-		a.runs.qmu.Lock()
-		a.runs.sharedUsers--
-		w := a.runs.shared
-		if a.runs.sharedUsers > 0 {
+		jq.runs.qmu.Lock()
+		jq.runs.sharedUsers--
+		w := jq.runs.shared
+		if jq.runs.sharedUsers > 0 {
 			w = nil
 		} else {
-			a.runs.shared = nil
+			jq.runs.shared = nil
 		}
-		a.runs.qmu.Unlock()
+		jq.runs.qmu.Unlock()
 		if w != nil {
 			// Unlocked: a job finishing meanwhile may need the queue.
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -457,28 +457,28 @@ func (w *waiter) report(p extract.Progress) {
 }
 
 // addWaiter registers a waiter of a version until the returned remove.
-func (a *App) addWaiter(id int, w *waiter) (remove func()) {
-	a.runs.waitMu.Lock()
-	defer a.runs.waitMu.Unlock()
-	if a.runs.waiters == nil {
-		a.runs.waiters = map[int][]*waiter{}
+func (jq *jobQueue) addWaiter(id int, w *waiter) (remove func()) {
+	jq.runs.waitMu.Lock()
+	defer jq.runs.waitMu.Unlock()
+	if jq.runs.waiters == nil {
+		jq.runs.waiters = map[int][]*waiter{}
 	}
-	a.runs.waiters[id] = append(a.runs.waiters[id], w)
+	jq.runs.waiters[id] = append(jq.runs.waiters[id], w)
 	return func() {
-		a.runs.waitMu.Lock()
-		defer a.runs.waitMu.Unlock()
-		a.runs.waiters[id] = slices.DeleteFunc(a.runs.waiters[id], func(x *waiter) bool { return x == w })
-		if len(a.runs.waiters[id]) == 0 {
-			delete(a.runs.waiters, id)
+		jq.runs.waitMu.Lock()
+		defer jq.runs.waitMu.Unlock()
+		jq.runs.waiters[id] = slices.DeleteFunc(jq.runs.waiters[id], func(x *waiter) bool { return x == w })
+		if len(jq.runs.waiters[id]) == 0 {
+			delete(jq.runs.waiters, id)
 		}
 	}
 }
 
 // waitersOf returns the waiters of a version.
-func (a *App) waitersOf(id int) []*waiter {
-	a.runs.waitMu.Lock()
-	defer a.runs.waitMu.Unlock()
-	return slices.Clone(a.runs.waiters[id])
+func (jq *jobQueue) waitersOf(id int) []*waiter {
+	jq.runs.waitMu.Lock()
+	defer jq.runs.waitMu.Unlock()
+	return slices.Clone(jq.runs.waiters[id])
 }
 
 // errWaiterGone cancels a job whose local waiter stopped waiting.
@@ -487,8 +487,8 @@ var errWaiterGone = errors.New("the run was interrupted")
 // jobProgress reports a job's progress to the version's local waiters; a
 // waiter that stops waiting in its progress call stops the job before it
 // takes another chunk (cancel is the job's).
-func (a *App) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.Progress) {
-	ws := a.waitersOf(id)
+func (jq *jobQueue) jobProgress(id int, cancel context.CancelCauseFunc) func(extract.Progress) {
+	ws := jq.waitersOf(id)
 	if len(ws) == 0 {
 		return nil
 	}
@@ -511,8 +511,8 @@ func jobMeta(versionID int) []byte {
 // Enqueue queues a version's jobs: one per text chunk not yet done, or the
 // final job at once when none is left. The version becomes queued; it is
 // returned as it stood then, before any worker took a job.
-func (a *App) Enqueue(ctx context.Context, v record.Version) (record.Version, error) {
-	queued, err := a.enqueue(ctx, v, priorityQueued)
+func (rs *Runs) Enqueue(ctx context.Context, v record.Version) (record.Version, error) {
+	queued, err := rs.queue.enqueue(ctx, v, priorityQueued)
 	if err != nil {
 		return v, err
 	}
@@ -533,27 +533,27 @@ const (
 	priorityQueued     = 3
 )
 
-func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queued record.Version, err error) {
-	q, err := a.inserter()
+func (jq *jobQueue) enqueue(ctx context.Context, v record.Version, priority int) (queued record.Version, err error) {
+	q, err := jq.inserter()
 	if err != nil {
 		return queued, err
 	}
-	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	docs, err := jq.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return queued, err
 	}
-	tracks, err := a.planTracks(ctx, v, docs)
+	tracks, err := jq.pipe.planTracks(ctx, v, docs)
 	if err != nil {
-		_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
+		_ = jq.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
 		return queued, err
 	}
 	// Merged chunks (a chunk run each) and those whose jobs are done
 	// (merged or staged) are kept; the failed ones are asked again.
-	finished, err := a.store.Sink(v.ID, 0).Finished(ctx)
+	finished, err := jq.store.Sink(v.ID, 0).Finished(ctx)
 	if err != nil {
 		return queued, err
 	}
-	staged, err := a.store.ReopenChunks(ctx, v.ID)
+	staged, err := jq.store.ReopenChunks(ctx, v.ID)
 	if err != nil {
 		return queued, err
 	}
@@ -575,7 +575,7 @@ func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queu
 		for i, j := range text {
 			refs[i] = j.Chunk.Ref()
 		}
-		if err := a.store.NumberChunks(ctx, v.ID, refs); err != nil {
+		if err := jq.store.NumberChunks(ctx, v.ID, refs); err != nil {
 			return queued, err
 		}
 	}
@@ -595,15 +595,15 @@ func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queu
 		}
 		pending = append(pending, chunkArgs{VersionID: v.ID, DocumentID: ref.DocumentID, ChunkIndex: ref.Index, Round: round, Seq: seq})
 	}
-	if err := a.store.QueueVersion(ctx, v.ID, total, done); err != nil {
+	if err := jq.store.QueueVersion(ctx, v.ID, total, done); err != nil {
 		return queued, err
 	}
-	if queued, err = a.store.Version(ctx, v.ID); err != nil {
+	if queued, err = jq.store.Version(ctx, v.ID); err != nil {
 		return queued, err
 	}
 	meta := jobMeta(v.ID)
 	if len(pending) == 0 {
-		return queued, a.enqueueFinish(ctx, q, v.ID, round)
+		return queued, jq.enqueueFinish(ctx, q, v.ID, round)
 	}
 	params := make([]river.InsertManyParams, len(pending))
 	for i := range pending {
@@ -615,7 +615,7 @@ func (a *App) enqueue(ctx context.Context, v record.Version, priority int) (queu
 			return queued, fmt.Errorf("queue chunk jobs: %w", err)
 		}
 	}
-	a.log.Debug("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
+	jq.log.Debug("extraction queued", "version_id", v.ID, "extraction", v.Extraction, "chunk_jobs", len(pending))
 	return queued, nil
 }
 
@@ -640,7 +640,7 @@ func offline(cfg extract.Config) bool {
 }
 
 // enqueueFinish queues a version's final job, once per round.
-func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
+func (jq *jobQueue) enqueueFinish(ctx context.Context, q store.Queue, versionID int, round int64) error {
 	_, err := q.Insert(ctx, finishArgs{VersionID: versionID, Round: round}, finishOpts(versionID))
 	if err != nil {
 		return fmt.Errorf("queue final job: %w", err)
@@ -650,8 +650,8 @@ func (a *App) enqueueFinish(ctx context.Context, q store.Queue, versionID int, r
 
 // enqueueFinishTx queues a version's final job within tx, the transaction
 // that settles its last chunk.
-func (a *App) enqueueFinishTx(ctx context.Context, tx *sql.Tx, versionID int, round int64) error {
-	q, err := a.inserter()
+func (jq *jobQueue) enqueueFinishTx(ctx context.Context, tx *sql.Tx, versionID int, round int64) error {
+	q, err := jq.inserter()
 	if err != nil {
 		return err
 	}
@@ -670,10 +670,10 @@ func finishOpts(versionID int) *river.InsertOpts {
 // from any instance reaches a running job through River (the job's
 // context ends with rivertype.ErrJobCancelledRemotely) and through the
 // version's status, which every settle checks under the version's lock.
-func (a *App) watchVersion(ctx context.Context, id int) (context.Context, context.CancelCauseFunc, func()) {
+func (jq *jobQueue) watchVersion(ctx context.Context, id int) (context.Context, context.CancelCauseFunc, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	var stops []func() bool
-	for _, w := range a.waitersOf(id) {
+	for _, w := range jq.waitersOf(id) {
 		stops = append(stops, context.AfterFunc(w.ctx, func() { cancel(errWaiterGone) }))
 	}
 	return ctx, cancel, func() {
@@ -685,8 +685,8 @@ func (a *App) watchVersion(ctx context.Context, id int) (context.Context, contex
 }
 
 // active loads a version and reports whether it still runs.
-func (a *App) activeVersion(ctx context.Context, id int) (record.Version, bool, error) {
-	v, err := a.store.Version(ctx, id)
+func (jq *jobQueue) activeVersion(ctx context.Context, id int) (record.Version, bool, error) {
+	v, err := jq.store.Version(ctx, id)
 	if err != nil {
 		if extract.KindOf(err) == extract.KindNotFound {
 			return v, false, nil
@@ -698,32 +698,32 @@ func (a *App) activeVersion(ctx context.Context, id int) (record.Version, bool, 
 
 // workChunk extracts a job's chunks and settles them (store.SettleChunks):
 // merged or staged, and the job completed, in one transaction.
-func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
+func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	args := job.Args
-	st, err := a.store.VersionStatus(ctx, args.VersionID)
+	st, err := pl.store.VersionStatus(ctx, args.VersionID)
 	if err != nil && extract.KindOf(err) != extract.KindNotFound {
 		return err
 	}
 	if st != record.StatusQueued && st != record.StatusRunning {
 		return river.JobCancel(store.ErrNotActive)
 	}
-	run, err := a.jobRun(ctx, args.VersionID)
+	run, err := pl.jobRun(ctx, args.VersionID)
 	if err != nil {
 		return err
 	}
 	v := run.v
 	if st == record.StatusQueued {
-		if err := a.store.MarkRunning(ctx, v.ID); err != nil {
+		if err := pl.store.MarkRunning(ctx, v.ID); err != nil {
 			return err
 		}
 	}
-	wctx, _, stop := a.watchVersion(ctx, v.ID)
+	wctx, _, stop := pl.queue.watchVersion(ctx, v.ID)
 	defer stop()
 	// Each chunk not settled yet is asked; a job River runs again (a
 	// killed worker's, rescued, or one retried after an error) asks only
 	// the chunks its earlier attempts did not settle.
 	refs := args.refs()
-	done, err := a.store.DoneAmong(ctx, v.ID, refs)
+	done, err := pl.store.DoneAmong(ctx, v.ID, refs)
 	if err != nil {
 		return err
 	}
@@ -742,7 +742,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 			continue
 		}
 		o := store.ChunkOutcome{Ref: ref, Seq: args.Seq + i, Attempts: job.Attempt}
-		res, err := a.extractChunk(wctx, run, ref)
+		res, err := pl.extractChunk(wctx, run, ref)
 		if err == nil {
 			o.Result = &res
 			outs = append(outs, o)
@@ -789,7 +789,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	complete := retry == nil && failed == nil
 	hook := func(ctx context.Context, tx *sql.Tx, all bool) error {
 		if all {
-			if err := a.enqueueFinishTx(ctx, tx, v.ID, args.Round); err != nil {
+			if err := pl.queue.enqueueFinishTx(ctx, tx, v.ID, args.Round); err != nil {
 				return err
 			}
 		}
@@ -804,7 +804,7 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 	if wait {
 		run.waitTurn(wctx, args.Seq)
 	}
-	settled, err := a.store.SettleChunks(context.WithoutCancel(ctx), v.ID, fragments, args.Expect, outs, hook)
+	settled, err := pl.store.SettleChunks(context.WithoutCancel(ctx), v.ID, fragments, args.Expect, outs, hook)
 	switch {
 	case errors.Is(err, store.ErrNotActive):
 		return river.JobCancel(err)
@@ -815,8 +815,8 @@ func (a *App) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
 		// The chunks staged after these merge now, in order; what is
 		// left (a stop, a cancel) the next settle or the final job
 		// merges.
-		if _, err := a.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
-			a.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
+		if _, err := pl.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
+			pl.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
 		}
 	}
 	switch {
@@ -835,8 +835,8 @@ func isProviderErr(err error) bool {
 }
 
 // extractChunk runs the version's extractor on one chunk.
-func (a *App) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef) (extract.ChunkResult, error) {
-	doc, chunk, err := a.jobChunk(ctx, run.v, ref)
+func (pl *pipeline) extractChunk(ctx context.Context, run *jobRun, ref extract.ChunkRef) (extract.ChunkResult, error) {
+	doc, chunk, err := pl.jobChunk(ctx, run.v, ref)
 	if err != nil {
 		return extract.ChunkResult{}, err
 	}
@@ -902,13 +902,13 @@ func (r *jobRun) waitTurn(ctx context.Context, first int) {
 
 // jobRun returns the version's jobRun, built once per process (the last
 // few versions are kept), however many of its jobs ask at the same time.
-func (a *App) jobRun(ctx context.Context, id int) (*jobRun, error) {
-	return a.runs.jobRuns.Get(ctx, id, func() (*jobRun, error) {
-		v, err := a.store.Version(ctx, id)
+func (pl *pipeline) jobRun(ctx context.Context, id int) (*jobRun, error) {
+	return pl.runs.jobRuns.Get(ctx, id, func() (*jobRun, error) {
+		v, err := pl.store.Version(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		ex, err := a.Extractor(ctx, v.Config)
+		ex, err := pl.models.Extractor(ctx, v.Config)
 		if err != nil {
 			return nil, err
 		}
@@ -933,14 +933,14 @@ type cachedDoc struct {
 
 // jobChunk loads a chunk and its document, keeping the last few documents
 // so the chunk jobs of one document do not read it again each.
-func (a *App) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
+func (pl *pipeline) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkRef) (extract.Document, extract.Chunk, error) {
 	settings := chunkSettings(v.Config)
-	c, err := a.runs.jobDocs.Get(ctx, docKey{ref.DocumentID, settings}, func() (*cachedDoc, error) {
-		d, err := a.store.Document(ctx, ref.DocumentID)
+	c, err := pl.runs.jobDocs.Get(ctx, docKey{ref.DocumentID, settings}, func() (*cachedDoc, error) {
+		d, err := pl.store.Document(ctx, ref.DocumentID)
 		if err != nil {
 			return nil, err
 		}
-		chunks, err := a.store.Chunks(ctx, d.ID, settings)
+		chunks, err := pl.store.Chunks(ctx, d.ID, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -961,8 +961,8 @@ func (a *App) jobChunk(ctx context.Context, v record.Version, ref extract.ChunkR
 }
 
 // workFinish merges a version's chunks and finishes it.
-func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error {
-	v, ok, err := a.activeVersion(ctx, job.Args.VersionID)
+func (pl *pipeline) workFinish(ctx context.Context, job *river.Job[finishArgs]) error {
+	v, ok, err := pl.queue.activeVersion(ctx, job.Args.VersionID)
 	if err != nil {
 		return err
 	}
@@ -974,10 +974,10 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	// fresh: the first one still works, maybe in another process, whose
 	// lock (on SQLite, within the process) this one cannot see. It need
 	// not wait when that process is known to be gone.
-	if job.Attempt > 1 && a.store.Now().Sub(v.HeartbeatAt) < finishStale && !store.PreviousAttemptGone(job.AttemptedBy) {
+	if job.Attempt > 1 && pl.store.Now().Sub(v.HeartbeatAt) < finishStale && !store.PreviousAttemptGone(job.AttemptedBy) {
 		return river.JobSnooze(finishBeat)
 	}
-	unlock, locked, err := a.store.LockVersion(ctx, v.ID)
+	unlock, locked, err := pl.store.LockVersion(ctx, v.ID)
 	if err != nil {
 		return err
 	}
@@ -987,13 +987,13 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 	}
 	defer unlock()
 	// Read again under the lock: the holder before may have finished it.
-	if v, ok, err = a.activeVersion(ctx, v.ID); err != nil || !ok {
+	if v, ok, err = pl.queue.activeVersion(ctx, v.ID); err != nil || !ok {
 		return err
 	}
-	if err := a.store.MarkRunning(ctx, v.ID); err != nil {
+	if err := pl.store.MarkRunning(ctx, v.ID); err != nil {
 		return err
 	}
-	wctx, cancel, stop := a.watchVersion(ctx, v.ID)
+	wctx, cancel, stop := pl.queue.watchVersion(ctx, v.ID)
 	defer stop()
 	// The heartbeat says the final job is alive (see above).
 	beat := time.NewTicker(finishBeat)
@@ -1004,11 +1004,11 @@ func (a *App) workFinish(ctx context.Context, job *river.Job[finishArgs]) error 
 			case <-wctx.Done():
 				return
 			case <-beat.C:
-				_ = a.store.Heartbeat(wctx, v.ID)
+				_ = pl.store.Heartbeat(wctx, v.ID)
 			}
 		}
 	}()
-	err = a.finish(wctx, v, a.jobProgress(v.ID, cancel))
+	err = pl.finish(wctx, v, pl.queue.jobProgress(v.ID, cancel))
 	if errors.Is(context.Cause(wctx), rivertype.ErrJobCancelledRemotely) {
 		return river.JobCancel(store.ErrNotActive)
 	}
@@ -1047,13 +1047,13 @@ type JobsView struct {
 // Jobs returns the jobs view of a version. A chunk job that merged or
 // staged its chunk was completed in the same transaction, so River's row
 // says completed as soon as the chunk is stored.
-func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
+func (rs *Runs) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 	var out JobsView
-	rows, err := a.versionJobs(ctx, versionID, nil)
+	rows, err := rs.queue.versionJobs(ctx, versionID, nil)
 	if err != nil {
 		return out, err
 	}
-	if out.Errors, err = a.store.ChunkJobErrors(ctx, versionID); err != nil {
+	if out.Errors, err = rs.store.ChunkJobErrors(ctx, versionID); err != nil {
 		return out, err
 	}
 	out.Counts = store.CountJobs(rows)
@@ -1070,8 +1070,8 @@ func (a *App) Jobs(ctx context.Context, versionID int) (JobsView, error) {
 
 // versionJobs lists a version's River jobs in the given states (all when
 // none).
-func (a *App) versionJobs(ctx context.Context, versionID int, states []rivertype.JobState) ([]*rivertype.JobRow, error) {
-	q, err := a.inserter()
+func (jq *jobQueue) versionJobs(ctx context.Context, versionID int, states []rivertype.JobState) ([]*rivertype.JobRow, error) {
+	q, err := jq.inserter()
 	if err != nil {
 		return nil, err
 	}
@@ -1098,12 +1098,12 @@ func (a *App) versionJobs(ctx context.Context, versionID int, states []rivertype
 
 // cancelJobs cancels a version's jobs that have not ended; a running one
 // is told to stop (and sees the version's status in any case).
-func (a *App) cancelJobs(ctx context.Context, versionID int) (int, error) {
-	rows, err := a.versionJobs(ctx, versionID, store.ActiveJobStates)
+func (jq *jobQueue) cancelJobs(ctx context.Context, versionID int) (int, error) {
+	rows, err := jq.versionJobs(ctx, versionID, store.ActiveJobStates)
 	if err != nil {
 		return 0, err
 	}
-	q, err := a.inserter()
+	q, err := jq.inserter()
 	if err != nil {
 		return 0, err
 	}

@@ -62,7 +62,7 @@ func sqliteApp(t *testing.T, p Providers, logs *syncBuffer) *App {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		a.Shutdown(ctx)
+		a.Runs.Shutdown(ctx)
 		st.Close()
 	})
 	return a
@@ -74,10 +74,10 @@ func queueAndWork(t *testing.T, a *App, text string, concurrency int) record.Ver
 	t.Helper()
 	ctx := context.Background()
 	v := newTupleRun(t, a, text, 200)
-	if _, err := a.Enqueue(ctx, v); err != nil {
+	if _, err := a.Runs.Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: concurrency}); err != nil {
+	if _, err := a.Runs.StartWorker(ctx, WorkerOptions{Concurrency: concurrency}); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -108,7 +108,7 @@ func waitJobsEnded(t *testing.T, a *App, id int) JobsView {
 	var jobs JobsView
 	testkit.Eventually(t, 30*time.Second, func() error {
 		var err error
-		if jobs, err = a.Jobs(context.Background(), id); err != nil {
+		if jobs, err = a.Runs.Jobs(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
 		if jobs.Counts.Queued+jobs.Counts.Running > 0 {
@@ -127,7 +127,7 @@ func TestJobs_CancelLogsOneLine(t *testing.T) {
 	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, logs)
 	v := queueAndWork(t, a, chunkText(40, 200), 4)
 	waitChunks(t, a, v.ID, 4)
-	if had, err := a.cancel(context.Background(), v.ID); err != nil || !had {
+	if had, err := a.Runs.queue.cancel(context.Background(), v.ID); err != nil || !had {
 		t.Fatal("cancel found no job to stop")
 	}
 	waitJobsEnded(t, a, v.ID) // the running jobs see the cancel
@@ -205,15 +205,15 @@ func TestRetry_CanceledRunKeepsDoneChunks(t *testing.T) {
 func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) {
 	ctx := context.Background()
 	v := newTupleRun(t, a, text, 200)
-	if _, err := a.Enqueue(ctx, v); err != nil {
+	if _, err := a.Runs.Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
-	w, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2})
+	w, err := a.Runs.StartWorker(ctx, WorkerOptions{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitChunks(t, a, v.ID, 6)
-	if _, err := a.cancel(ctx, v.ID); err != nil {
+	if _, err := a.Runs.queue.cancel(ctx, v.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Stop(ctx); err != nil {
@@ -229,7 +229,7 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 	if v, err = a.store.Version(ctx, v.ID); err != nil {
 		t.Fatal(err)
 	}
-	nv, err := a.Retry(ctx, v)
+	nv, err := a.Runs.Retry(ctx, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 		t.Errorf("retry note %q, want %q", nv.Note, want)
 	}
 	before := fake.Count()
-	if err := a.Run(ctx, nv, nil); err != nil {
+	if err := a.Runs.Run(ctx, nv, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Calls answered before the cancel but not stored come from the
@@ -245,7 +245,7 @@ func testRetryCanceled(t *testing.T, a *App, text string, fake *fakellm.Server) 
 	if asked := fake.Count() - before; asked > 30-len(done) {
 		t.Errorf("the retry asked the model %d times; %d chunks were not done", asked, 30-len(done))
 	}
-	jobs, err := a.Jobs(ctx, nv.ID)
+	jobs, err := a.Runs.Jobs(ctx, nv.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,12 +272,12 @@ func TestJobs_ForegroundRunFirst(t *testing.T) {
 	a := sqliteApp(t, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 4}, nil)
 	ctx := context.Background()
 	queued := newTupleRun(t, a, chunkText(30, 200), 200)
-	if _, err := a.Enqueue(ctx, queued); err != nil {
+	if _, err := a.Runs.Enqueue(ctx, queued); err != nil {
 		t.Fatal(err)
 	}
 	fg := newTupleRun(t, a, strings.ReplaceAll(chunkText(8, 200), "Chunk", "Part"), 200)
 	fg.Config.Concurrency = 1
-	if err := a.Run(ctx, fg, nil); err != nil {
+	if err := a.Runs.Run(ctx, fg, nil); err != nil {
 		t.Fatal(err)
 	}
 	q, err := a.store.Version(ctx, queued.ID)
@@ -320,7 +320,7 @@ func testRunningCount(t *testing.T, a *App) {
 	go func() {
 		defer close(sampled)
 		for {
-			jobs, err := a.Jobs(ctx, v.ID)
+			jobs, err := a.Runs.Jobs(ctx, v.ID)
 			if err != nil {
 				sampleErr = err
 				return
@@ -387,7 +387,7 @@ func TestJobs_ProgressPhases(t *testing.T) {
 			}
 		}
 	}()
-	err := a.Run(ctx, v, func(p extract.Progress) {
+	err := a.Runs.Run(ctx, v, func(p extract.Progress) {
 		mu.Lock()
 		reports = append(reports, p)
 		mu.Unlock()

@@ -37,7 +37,7 @@ type RunPhase struct {
 // Phase returns the step a version is at. While its final job runs,
 // ChunksDone is the chunks the chunk jobs extracted and ChunksMerged the
 // chunks merged.
-func (a *App) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
+func (rs *Runs) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	p := RunPhase{ChunksDone: v.ChunksDone}
 	if !v.Active() {
 		return p, nil
@@ -46,18 +46,18 @@ func (a *App) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	if v.Status == record.StatusQueued {
 		p.Name = extract.PhaseQueued
 	}
-	rows, err := a.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
+	rows, err := rs.queue.versionJobs(ctx, v.ID, []rivertype.JobState{rivertype.JobStateRunning})
 	if err != nil {
 		return p, err
 	}
 	if !slices.ContainsFunc(rows, func(r *rivertype.JobRow) bool { return r.Kind == KindFinishJob }) {
 		return p, nil
 	}
-	done, err := a.store.DoneChunks(ctx, v.ID)
+	done, err := rs.store.DoneChunks(ctx, v.ID)
 	if err != nil {
 		return p, err
 	}
-	merged, err := a.store.MergedChunks(ctx, v.ID)
+	merged, err := rs.store.MergedChunks(ctx, v.ID)
 	if err != nil {
 		return p, err
 	}
@@ -96,11 +96,11 @@ func (s *Versions) WithJobs(ctx context.Context, v record.Version) (VersionJobsJ
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
-	jobs, err := a.Jobs(ctx, v.ID)
+	jobs, err := a.Runs.Jobs(ctx, v.ID)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
-	p, err := a.Phase(ctx, v)
+	p, err := a.Runs.Phase(ctx, v)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
@@ -113,12 +113,12 @@ func (s *Versions) WithJobs(ctx context.Context, v record.Version) (VersionJobsJ
 // canceled. The web page, the API and the command line all cancel here.
 // It returns the version as it stands then; a version that has ended is a
 // conflict.
-func (a *App) CancelVersion(ctx context.Context, v record.Version) (record.Version, error) {
+func (rs *Runs) CancelVersion(ctx context.Context, v record.Version) (record.Version, error) {
 	if !v.Active() {
 		return v, extract.Errorf(extract.KindConflict, "%s has already ended (%s): nothing to cancel", v.Label(), v.Status)
 	}
-	if _, err := a.cancel(ctx, v.ID); err != nil {
+	if _, err := rs.queue.cancel(ctx, v.ID); err != nil {
 		return v, err
 	}
-	return a.store.Version(ctx, v.ID)
+	return rs.store.Version(ctx, v.ID)
 }

@@ -70,7 +70,7 @@ func pgApps(t *testing.T, n int, p Providers) []*App {
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			a.Shutdown(ctx)
+			a.Runs.Shutdown(ctx)
 			st.Close()
 		})
 		apps = append(apps, a)
@@ -94,7 +94,7 @@ func newTupleRun(t *testing.T, a *App, text string, chunkSize int) record.Versio
 	d := addDoc(t, a.store, "text.txt", text)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxGleaning = extract.StrategyTuple, "openai", chunkSize, 0, 0
-	v, _, err := a.NewRun(context.Background(), RunRequest{Extraction: "limited", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.Runs.NewRun(context.Background(), RunRequest{Extraction: "limited", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,17 +111,17 @@ func TestJobs_ProviderLimitsHoldAcrossWorkers(t *testing.T) {
 	apps := pgApps(t, 3, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: inflight, RequestsPerMinute: rpm})
 	ctx := context.Background()
 	v := newTupleRun(t, apps[0], chunkText(chunks, 200), 200)
-	if _, err := apps[0].Enqueue(ctx, v); err != nil {
+	if _, err := apps[0].Runs.Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range apps {
-		if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 4}); err != nil {
+		if _, err := a.Runs.StartWorker(ctx, WorkerOptions{Concurrency: 4}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := apps[1].Wait(wctx, v.ID, nil, WorkerOptions{}); err != nil {
+	if err := apps[1].Runs.Wait(wctx, v.ID, nil, WorkerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	m.mu.Lock()
@@ -154,10 +154,10 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	apps := pgApps(t, 2, Providers{OpenAIBaseURL: m.URL + "/v1", OpenAIModel: "local", Concurrency: 2})
 	ctx := context.Background()
 	v := newTupleRun(t, apps[0], chunkText(40, 200), 200)
-	if _, err := apps[0].Enqueue(ctx, v); err != nil {
+	if _, err := apps[0].Runs.Enqueue(ctx, v); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := apps[1].StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
+	if _, err := apps[1].Runs.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 20*time.Second, func() error {
@@ -166,7 +166,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 		}
 		return nil
 	})
-	if had, err := apps[0].cancel(ctx, v.ID); err != nil || !had {
+	if had, err := apps[0].Runs.queue.cancel(ctx, v.ID); err != nil || !had {
 		t.Error("cancel found no job to stop")
 	}
 	// A call in flight at the cancel may end: its job ends with it. Then
@@ -177,7 +177,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	calls := len(m.starts)
 	m.mu.Unlock()
 	sctx, stop := context.WithTimeout(ctx, 10*time.Second)
-	apps[1].Shutdown(sctx)
+	apps[1].Runs.Shutdown(sctx)
 	stop()
 	m.mu.Lock()
 	later := len(m.starts)
@@ -192,7 +192,7 @@ func TestJobs_CancelFromAnotherInstance(t *testing.T) {
 	if cur.Status != record.StatusCanceled {
 		t.Errorf("status %s after cancel", cur.Status)
 	}
-	jobs, err := apps[1].Jobs(ctx, v.ID)
+	jobs, err := apps[1].Runs.Jobs(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,12 +90,12 @@ func (l *Layouts) Later(v record.Version) {
 // and its query indexes are made and stored in the background (a command
 // run once would end before they were; the first view and question make
 // them then).
-func (a *App) written(v record.Version, err error) {
-	if err != nil || a.Workers() == 0 || v.Status != record.StatusDone {
+func (c *Curation) written(v record.Version, err error) {
+	if err != nil || c.runs.Workers() == 0 || v.Status != record.StatusDone {
 		return
 	}
-	a.Layouts.Later(v)
-	go a.Queries.storeIndexes(context.Background(), v.ID)
+	c.layouts.Later(v)
+	go c.queries.storeIndexes(context.Background(), v.ID)
 }
 
 // Make lays a finished version out and stores the layout.
@@ -132,7 +132,7 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 		}
 	}
 	if hints.Group == nil {
-		hints.Group = communityGroups(len(g.Nodes), index, l.a.communitiesOf(ctx, v, g))
+		hints.Group = communityGroups(len(g.Nodes), index, l.a.communities.communitiesOf(ctx, v, g))
 	}
 	res := layout.RunWith(len(g.Nodes), x, y, edges, hints)
 	keys := make([]string, len(g.Nodes))

@@ -151,7 +151,7 @@ func TestLayouts_MadeSoonWhenServing(t *testing.T) {
 	if _, ok, err := st.VersionIndex(ctx, v.ID, store.IndexLexical, lexicalStamp(v)); err != nil || ok {
 		t.Fatalf("no workers: query indexes stored (%v, %v)", ok, err)
 	}
-	w, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 1})
+	w, err := a.Runs.StartWorker(ctx, WorkerOptions{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

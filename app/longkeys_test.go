@@ -34,14 +34,14 @@ func TestStore_LongKeys(t *testing.T) {
 			ids = append(ids, doc.ID)
 		}
 		cfg := extract.DefaultConfig()
-		if err := a.Prepare(ctx, &cfg, ""); err != nil {
+		if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 			t.Fatal(err)
 		}
 		v, err := s.NewVersion(ctx, "long", cfg, ids, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Run(ctx, v, nil); err != nil {
+		if err := a.Runs.Run(ctx, v, nil); err != nil {
 			t.Fatalf("run: %v", err)
 		}
 		if v, err = s.Version(ctx, v.ID); err != nil || v.Status != "done" {

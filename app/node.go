@@ -165,7 +165,7 @@ func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string
 		return d, err
 	}
 	d.MentionCount = len(ms)
-	d.Mentions, err = a.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
+	d.Mentions, err = a.Versions.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
 	return d, err
 }
 
@@ -202,7 +202,7 @@ func shownProperties(props map[string]any) map[string]any {
 // mentionSnippets cuts a snippet of the chunk around each mention. A
 // mention without offsets (the chunk as a whole) marks the first place the
 // name occurs in the chunk, if any.
-func (a *App) mentionSnippets(ctx context.Context, v record.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
+func (s *Versions) mentionSnippets(ctx context.Context, v record.Version, name string, ms []extract.Mention) ([]MentionDetail, error) {
 	out := []MentionDetail{}
 	chunks := map[int][]extract.Chunk{}
 	docs := map[int]string{}
@@ -210,11 +210,11 @@ func (a *App) mentionSnippets(ctx context.Context, v record.Version, name string
 		cs, ok := chunks[m.DocumentID]
 		if !ok {
 			var err error
-			if cs, err = a.Versions.Chunks(ctx, v, m.DocumentID); err != nil {
+			if cs, err = s.Chunks(ctx, v, m.DocumentID); err != nil {
 				return nil, err
 			}
 			chunks[m.DocumentID] = cs
-			if doc, err := a.store.Document(ctx, m.DocumentID); err == nil {
+			if doc, err := s.st.Document(ctx, m.DocumentID); err == nil {
 				docs[m.DocumentID] = doc.Name
 			}
 		}

@@ -244,14 +244,14 @@ func shared[T any](m *models, table map[string]T, key string, make func() (T, er
 // client builds the model client a config asks for: the provider, wrapped
 // in retries, rate limits and a concurrency bound (shared by every run on
 // the same provider and model), behind the call cache.
-func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
-	if err := a.checkProvider(cfg); err != nil {
+func (m *Models) client(ctx context.Context, cfg extract.Config) (llm.Client, string, error) {
+	if err := m.checkProvider(cfg); err != nil {
 		return nil, "", err
 	}
 	if extract.Offline(cfg.Provider) {
 		return nil, "", extract.Errorf(extract.KindInvalid, "strategy %q needs a model provider: choose gemini or openai", cfg.Strategy)
 	}
-	p := a.providers
+	p := m.providers
 	model := cfg.Model
 	if model == "" {
 		model = p.GeminiModel
@@ -260,7 +260,7 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 		}
 	}
 	key := string(cfg.Provider) + "/" + model
-	limited, err := shared(a.models, a.models.clients, key, func() (llm.Client, error) {
+	limited, err := shared(m.models, m.models.clients, key, func() (llm.Client, error) {
 		var base llm.Client
 		switch cfg.Provider {
 		case llm.ProviderGemini:
@@ -293,21 +293,21 @@ func (a *App) client(ctx context.Context, cfg extract.Config) (llm.Client, strin
 			inflight = p.Concurrency
 		}
 		// The main database's gate: every workspace's runs share it.
-		pol.Gate = a.site.main.store.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, inflight)
+		pol.Gate = m.gates.ProviderGate(key, pol.RequestsPerMinute, pol.TokensPerMinute, inflight)
 		return llm.WithPolicy(base, pol), nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	if cfg.NoCache {
-		return llm.Uncached(limited, cfg.Provider, model, a.store), model, nil
+		return llm.Uncached(limited, cfg.Provider, model, m.store), model, nil
 	}
-	return llm.Cached(limited, cfg.Provider, model, a.store), model, nil
+	return llm.Cached(limited, cfg.Provider, model, m.store), model, nil
 }
 
 // llmExtractor builds the tuple or schema strategy.
-func (a *App) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
-	client, model, err := a.client(ctx, cfg)
+func (m *Models) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	client, model, err := m.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +316,7 @@ func (a *App) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Ext
 	case extract.StrategyTuple:
 		return tuple.New(client, cfg, tuple.Options{})
 	case extract.StrategySchema:
-		types, err := a.kagTypes(ctx, cfg)
+		types, err := m.kagTypes(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -328,10 +328,10 @@ func (a *App) llmExtractor(ctx context.Context, cfg extract.Config) (extract.Ext
 
 // kagTypes turns the version's schema (or the built-in default) into the
 // schema strategy's type specs.
-func (a *App) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
+func (m *Models) kagTypes(ctx context.Context, cfg extract.Config) ([]kag.TypeSpec, error) {
 	sc := schema.Default()
 	if cfg.SchemaName != "" {
-		s, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		s, _, err := m.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 		if err != nil {
 			return nil, err
 		}

@@ -136,7 +136,7 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 	if len(in.Question) > MaxQuestion {
 		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
 	}
-	in.Provider = cmp.Or(in.Provider, q.a.providers.Default())
+	in.Provider = cmp.Or(in.Provider, q.a.Models.providers.Default())
 	if !slices.Contains(extract.Providers, in.Provider) {
 		return in, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", in.Provider)
 	}
@@ -262,7 +262,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	if in.RetrievalOnly && !extract.Offline(in.Provider) {
 		res.Note = "Retrieval only: ask with a POST (the Ask button) for the model's answer."
 	} else {
-		llmClient, model = a.queryClient(ctx, cfg, &res)
+		llmClient, model = a.Models.queryClient(ctx, cfg, &res)
 	}
 
 	// A follow-up ("Who bought it?") is searched with the question it
@@ -291,7 +291,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Keywords.Low = []string{}
 	}
 
-	qc, err := a.search(ctx, v, sin, res.Keywords, &res)
+	qc, err := a.Queries.search(ctx, v, sin, res.Keywords, &res)
 	if err != nil {
 		return res, err
 	}
@@ -386,16 +386,16 @@ func citedChunks(qc query.Context, reports []query.ReportHit, cited []int) []str
 // query corpus (built once per finished version, see corpusOf). It
 // changes nothing and calls no chat model (only the embedder, for the
 // question).
-func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
+func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, kw QueryKeywords, res *QueryResult) (query.Context, error) {
 	asOf, err := ParseAsOf(in.AsOf)
 	if err != nil {
 		return query.Context{}, err
 	}
 	var qc *queryCorpus
 	if asOf.IsZero() {
-		qc, err = a.Queries.corpusOf(ctx, v)
+		qc, err = q.corpusOf(ctx, v)
 	} else {
-		qc, err = a.Queries.buildCorpus(ctx, v, asOf) // not cached: one per date
+		qc, err = q.buildCorpus(ctx, v, asOf) // not cached: one per date
 	}
 	if err != nil {
 		return query.Context{}, err
@@ -409,7 +409,7 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	if qc.stats != nil {
 		cfg := v.Config
 		cfg.Embedder = qc.stats.Embedder
-		if emb, err = a.embedder(ctx, cfg); err != nil {
+		if emb, err = q.a.Models.embedder(ctx, cfg); err != nil {
 			return query.Context{}, err
 		}
 		res.Embedder = qc.stats.Model
@@ -422,7 +422,7 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 	// taken from the embedding cache (a question asked before) or the
 	// search goes without vectors.
 	if in.RetrievalOnly && emb != nil && extract.PaidEmbedder(qc.stats.Embedder) {
-		emb = embed.CacheOnly(emb, a.store)
+		emb = embed.CacheOnly(emb, q.a.store)
 	}
 	// Spans of time in the question are read against as_of, else against
 	// the newest dated chunk (the conversation's last day).
@@ -453,16 +453,16 @@ func (a *App) search(ctx context.Context, v record.Version, in QueryInput, kw Qu
 
 // queryClient builds the model client of the picked provider; without one
 // (or when it is not configured) it notes why and returns nil.
-func (a *App) queryClient(ctx context.Context, cfg extract.Config, res *QueryResult) (llm.Client, string) {
+func (m *Models) queryClient(ctx context.Context, cfg extract.Config, res *QueryResult) (llm.Client, string) {
 	if extract.Offline(cfg.Provider) {
-		if len(a.providers.Configured()) == 0 {
+		if len(m.providers.Configured()) == 0 {
 			res.Note = "No model provider is configured (set GEMINI_API_KEY or OPENAI_BASE_URL): the answer is quoted from the retrieved passages."
 		} else {
 			res.Note = "Provider none: the answer is quoted from the retrieved passages."
 		}
 		return nil, ""
 	}
-	client, model, err := a.client(ctx, cfg)
+	client, model, err := m.client(ctx, cfg)
 	if err != nil {
 		res.Note = "No answer: " + extract.MessageOf(err)
 		return nil, ""

@@ -116,7 +116,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 	// embedded ones, should vectors be derived from them); all of them
 	// when the schema cannot be read.
 	parts := store.GraphParts{Mentions: true, Properties: true}
-	if vp, err := a.vectorProps(ctx, v.Config); err == nil {
+	if vp, err := a.vectors.vectorProps(ctx, v.Config); err == nil {
 		parts.Keys = append(vp.Keys(), query.GraphProps...)
 	}
 	var g extract.Graph
@@ -130,7 +130,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 		<-loaded
 		return gErr
 	}
-	chunks, err := a.versionChunks(ctx, v)
+	chunks, err := a.vectors.versionChunks(ctx, v)
 	if err != nil {
 		wait()
 		return nil, err
@@ -201,7 +201,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 		if stp != nil && !extract.PaidEmbedder(stp.Embedder) {
 			cfg := v.Config
 			cfg.Embedder = stp.Embedder
-			emb, err := a.embedder(ctx, cfg)
+			emb, err := a.Models.embedder(ctx, cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +213,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 	if asOf.IsZero() {
 		stamp := lexical.stamp // not the parsed index: the closure outlives it
 		qc.commLoad = func(ctx context.Context) error {
-			r, sum, ok := a.storedCommunitiesSum(ctx, v)
+			r, sum, ok := a.communities.storedCommunitiesSum(ctx, v)
 			if !ok {
 				return nil // global search detects them (query.Corpus)
 			}
@@ -224,7 +224,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 				return nil
 			}
 			// Their reports' vectors join their ranking.
-			rv, err := a.reportVectors(ctx, v, *stp, qc.corpus)
+			rv, err := a.vectors.reportVectors(ctx, v, *stp, qc.corpus)
 			if err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 	if err != nil || !ok || len(lex) == 0 {
 		t.Fatalf("the lexical index was not stored (%t, %v)", ok, err)
 	}
-	_, sum, ok := a.storedCommunitiesSum(ctx, v)
+	_, sum, ok := a.communities.storedCommunitiesSum(ctx, v)
 	if !ok {
 		t.Fatal("the run stored no communities")
 	}
@@ -216,18 +216,18 @@ func TestApp_ServingWorkerStoresIndexes(t *testing.T) {
 	t.Run("ServingWorker", func(t *testing.T) {
 		a, st, d := testApp(t, "carol.txt", text)
 		cfg := extract.DefaultConfig()
-		if err := a.Prepare(ctx, &cfg, ""); err != nil {
+		if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 			t.Fatal(err)
 		}
 		v, err := st.NewVersion(ctx, "carol", cfg, []int{d.ID}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
+		if _, err := a.Runs.StartWorker(ctx, WorkerOptions{Concurrency: 2}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { a.Shutdown(context.Background()) })
-		if _, err := a.Enqueue(ctx, v); err != nil {
+		t.Cleanup(func() { a.Runs.Shutdown(context.Background()) })
+		if _, err := a.Runs.Enqueue(ctx, v); err != nil {
 			t.Fatal(err)
 		}
 		testkit.Eventually(t, 60*time.Second, func() error {

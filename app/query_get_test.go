@@ -42,7 +42,7 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	ctx := context.Background()
 	cfg := extract.DefaultConfig()
 	cfg.Embedder = extract.EmbedderOpenAI
-	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	d, err := ReadDocument(t.Context(), "marley.txt", []byte("Marley was dead: to begin with. Scrooge signed the register of his burial. "+
@@ -53,11 +53,11 @@ func TestQuery_GetSpendsNothing(t *testing.T) {
 	if d, _, err = a.store.AddDocument(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "emb", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "emb", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, v, nil); err != nil {
+	if err := a.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	if v, err = a.store.Version(ctx, v.ID); err != nil {

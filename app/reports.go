@@ -66,13 +66,13 @@ func reportTargets(r community.Result, nodes, max int) [][]community.Community {
 // with the communities. An answer that cannot be read, or a call that
 // fails, leaves that community's offline report, counted in the stored
 // ReportFallbacks and logged; only a canceled context fails the step.
-func (a *App) writeReports(ctx context.Context, v record.Version, r community.Result) error {
-	client, _, err := a.client(ctx, v.Config)
+func (cs *communityStore) writeReports(ctx context.Context, v record.Version, r community.Result) error {
+	client, _, err := cs.models.client(ctx, v.Config)
 	if err != nil {
 		return err
 	}
 	// With mentions: a finding points at its facts' passages.
-	g, err := a.store.LoadGraph(ctx, v.ID, true)
+	g, err := cs.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return err
 	}
@@ -116,10 +116,10 @@ func (a *App) writeReports(ctx context.Context, v record.Version, r community.Re
 		if errors.Is(err, community.ErrMalformed) {
 			reason = "answer malformed"
 		}
-		a.log.Warn("community reported offline", "version_id", v.ID, "community", targets[i][0].ID, "reason", reason, "error", extract.MessageOf(err))
+		cs.log.Warn("community reported offline", "version_id", v.ID, "community", targets[i][0].ID, "reason", reason, "error", extract.MessageOf(err))
 	}
 	if len(used) > 0 {
-		if err := a.store.AddUsage(ctx, v.ID, used); err != nil {
+		if err := cs.store.AddUsage(ctx, v.ID, used); err != nil {
 			return err
 		}
 	}
@@ -127,10 +127,10 @@ func (a *App) writeReports(ctx context.Context, v record.Version, r community.Re
 	if err != nil {
 		return err
 	}
-	if err := a.store.SaveCommunities(ctx, v.ID, string(data)); err != nil {
+	if err := cs.store.SaveCommunities(ctx, v.ID, string(data)); err != nil {
 		return err
 	}
-	a.log.Info("community reports written", "version_id", v.ID, "model", len(r.Reports), "fallbacks", r.ReportFallbacks)
+	cs.log.Info("community reports written", "version_id", v.ID, "model", len(r.Reports), "fallbacks", r.ReportFallbacks)
 	return nil
 }
 
@@ -140,7 +140,7 @@ func (a *App) writeReports(ctx context.Context, v record.Version, r community.Re
 // stored, computed again from the reports' texts. Vectors of a split
 // embedder's fallback are left out (a question is compared with them
 // only when its model is the fallback's).
-func (a *App) reportVectors(ctx context.Context, v record.Version, st record.VectorStats, corpus *query.Corpus) (query.ReportVectors, error) {
+func (vz *vectorizer) reportVectors(ctx context.Context, v record.Version, st record.VectorStats, corpus *query.Corpus) (query.ReportVectors, error) {
 	out := query.ReportVectors{Model: st.Model, Vectors: map[int][]float32{}}
 	if st.Embedder == extract.EmbedderOffline {
 		texts := corpus.ReportTexts()
@@ -158,7 +158,7 @@ func (a *App) reportVectors(ctx context.Context, v record.Version, st record.Vec
 		}
 		return out, nil
 	}
-	items, err := a.store.KindVectors(ctx, v.ID, store.VectorReport)
+	items, err := vz.store.KindVectors(ctx, v.ID, store.VectorReport)
 	if err != nil {
 		return out, err
 	}

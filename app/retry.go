@@ -15,14 +15,14 @@ import (
 // answered from the cache at no cost. The new version is queued; Start or
 // Run executes it. A version still running is a conflict; one with
 // nothing to retry is invalid.
-func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, error) {
+func (rs *Runs) Retry(ctx context.Context, v record.Version) (record.Version, error) {
 	if v.Active() {
 		return record.Version{}, extract.Errorf(extract.KindConflict, "%s is still running: wait for it or cancel it first", v.Label())
 	}
 	if v.ChunksTotal == 0 && v.Status == record.StatusDone {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "%s was made from a graph (an edit, a merge or an import), not extracted: there is nothing to retry", v.Label())
 	}
-	runs, err := a.store.ChunkRuns(ctx, v.ID)
+	runs, err := rs.store.ChunkRuns(ctx, v.ID)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -44,7 +44,7 @@ func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, erro
 	// A run canceled or failed before its final job merged everything has
 	// chunks whose jobs stored a result: they count as done and the new
 	// version takes their results as they are (copied below).
-	staged, err := a.store.DoneChunks(ctx, v.ID)
+	staged, err := rs.store.DoneChunks(ctx, v.ID)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -61,7 +61,7 @@ func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, erro
 	if failed <= 0 && unparsed == 0 {
 		return record.Version{}, extract.Errorf(extract.KindInvalid, "nothing to retry: every chunk of %s finished and parsed", v.Label())
 	}
-	if err := a.store.MarkCallsBad(ctx, bad); err != nil {
+	if err := rs.store.MarkCallsBad(ctx, bad); err != nil {
 		return record.Version{}, err
 	}
 	note := fmt.Sprintf("retry of %s: %d failed, %d unparsed chunks asked again", v.Label(), max(failed, 0), unparsed)
@@ -70,7 +70,7 @@ func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, erro
 	// A retry changes only what failed: the duplicate decisions taken
 	// since v was made are not applied to it when v applied none.
 	cfg.NoDecisions = v.Config.NoDecisions || v.MergesApplied == 0 && v.NotSameApplied == 0
-	nv, err := a.store.NewChildVersion(ctx, v.Extraction, cfg, v.DocumentIDs, note, v.ID)
+	nv, err := rs.store.NewChildVersion(ctx, v.Extraction, cfg, v.DocumentIDs, note, v.ID)
 	if err != nil {
 		return record.Version{}, err
 	}
@@ -82,16 +82,16 @@ func (a *App) Retry(ctx context.Context, v record.Version) (record.Version, erro
 	// got past the text (not every text chunk is merged). Otherwise the
 	// chunks it merged without keeping their results run again, answered
 	// from the call cache.
-	text, err := a.textChunks(ctx, v)
+	text, err := rs.pipe.textChunks(ctx, v)
 	if err != nil {
 		return record.Version{}, err
 	}
 	prefix := unparsed == 0 && v.MergeNext < text
-	copied, err := a.store.CopyRunChunks(ctx, v.ID, nv.ID, prefix, unparsedRefs)
+	copied, err := rs.store.CopyRunChunks(ctx, v.ID, nv.ID, prefix, unparsedRefs)
 	if err != nil {
 		return record.Version{}, err
 	}
-	a.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", max(failed, 0),
+	rs.log.Info("retrying extraction", "version_id", v.ID, "new_version_id", nv.ID, "failed_chunks", max(failed, 0),
 		"unparsed_chunks", unparsed, "chunks_kept", len(copied))
 	return nv, nil
 }
@@ -119,18 +119,18 @@ func badCalls(r record.ChunkRun) []string {
 // ResumeFailed runs a failed or canceled version again in the background:
 // its finished chunks are kept and skipped, the others (those that failed)
 // are asked again.
-func (a *App) ResumeFailed(ctx context.Context, v record.Version) error {
-	if err := a.store.RequeueVersion(ctx, v.ID); err != nil {
+func (rs *Runs) ResumeFailed(ctx context.Context, v record.Version) error {
+	if err := rs.store.RequeueVersion(ctx, v.ID); err != nil {
 		return err
 	}
 	v.Status = record.StatusQueued
-	a.Start(v)
+	rs.Start(v)
 	return nil
 }
 
 // textChunks counts the chunks of a version's text documents.
-func (a *App) textChunks(ctx context.Context, v record.Version) (int, error) {
-	docs, err := a.DocKinds(ctx, v)
+func (pl *pipeline) textChunks(ctx context.Context, v record.Version) (int, error) {
+	docs, err := docKinds(ctx, pl.store, v)
 	if err != nil {
 		return 0, err
 	}
@@ -139,7 +139,7 @@ func (a *App) textChunks(ctx context.Context, v record.Version) (int, error) {
 		if TrackOf(v.Config, d) != TrackText {
 			continue
 		}
-		chunks, err := a.Versions.Chunks(ctx, v, d.ID)
+		chunks, err := pl.versions.Chunks(ctx, v, d.ID)
 		if err != nil {
 			return 0, err
 		}

@@ -24,7 +24,7 @@ func TestRetry_AppliesNoNewDecisions(t *testing.T) {
 	a := sqliteApp(t, Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1}, nil)
 	ctx := context.Background()
 	v := newTupleRun(t, a, chunkA+"\n\n"+chunkB, len(chunkA)+10)
-	if err := a.Run(ctx, v, nil); err != nil {
+	if err := a.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	v, err := a.store.Version(ctx, v.ID)
@@ -35,11 +35,11 @@ func TestRetry_AppliesNoNewDecisions(t *testing.T) {
 	if _, err := a.Curation.Merge(ctx, v, "Scrooge", []string{"Ebenezer Scrooge"}); err != nil {
 		t.Fatal(err)
 	}
-	nv, err := a.Retry(ctx, v)
+	nv, err := a.Runs.Retry(ctx, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, nv, nil); err != nil {
+	if err := a.Runs.Run(ctx, nv, nil); err != nil {
 		t.Fatal(err)
 	}
 	nv, _ = a.store.Version(ctx, nv.ID)
@@ -56,7 +56,7 @@ func TestRetry_AppliesNoNewDecisions(t *testing.T) {
 	}
 	// A new run (every answer from the cache) applies the decision.
 	again := newTupleRun(t, a, chunkA+"\n\n"+chunkB, len(chunkA)+10)
-	if err := a.Run(ctx, again, nil); err != nil {
+	if err := a.Runs.Run(ctx, again, nil); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ = a.store.Version(ctx, again.ID); again.MergesApplied != 1 {

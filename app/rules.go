@@ -21,18 +21,18 @@ import (
 // logged and named in the version's note with the reason. The end of ctx
 // (a cancel, a shutdown) stops it. Derived edges carry
 // Properties["rule"]. Running it again adds nothing.
-func (a *App) deriveRules(ctx context.Context, v record.Version) error {
+func (pl *pipeline) deriveRules(ctx context.Context, v record.Version) error {
 	if v.Config.SchemaName == "" {
 		return nil
 	}
-	sc, _, err := a.store.SchemaVersion(ctx, v.Config.SchemaName, v.Config.SchemaVersion)
+	sc, _, err := pl.store.SchemaVersion(ctx, v.Config.SchemaName, v.Config.SchemaVersion)
 	if err != nil {
 		return err
 	}
 	if !sc.HasRules() {
 		return nil
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	g, err := pl.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
 	}
@@ -53,35 +53,35 @@ func (a *App) deriveRules(ctx context.Context, v record.Version) error {
 		}
 		why := make([]string, len(set.problems))
 		for i, p := range set.problems {
-			a.log.Info(set.log, "version_id", v.ID, "field", p.Field, "reason", p.Message)
+			pl.log.Info(set.log, "version_id", v.ID, "field", p.Field, "reason", p.Message)
 			why[i] = p.Message
 		}
 		notes = append(notes, set.note+strings.Join(why, "; "))
 	}
 	if n := len(d.Graph.Edges); n > 0 {
-		a.log.Info("schema rules derived relations", "version_id", v.ID, "edges", n, "concept_nodes", len(d.Graph.Nodes))
-		if err := a.store.WriteGraph(ctx, v.ID, d.Graph); err != nil {
+		pl.log.Info("schema rules derived relations", "version_id", v.ID, "edges", n, "concept_nodes", len(d.Graph.Nodes))
+		if err := pl.store.WriteGraph(ctx, v.ID, d.Graph); err != nil {
 			return err
 		}
 		notes = append(notes, fmt.Sprintf("schema rules derived %d relation%s", n, plural(n)))
 	}
-	return a.noteOnce(ctx, v.ID, notes...)
+	return pl.noteOnce(ctx, v.ID, notes...)
 }
 
 // noteOnce appends each line to a version's note unless the note holds it
 // already (a final job that runs again notes nothing twice).
-func (a *App) noteOnce(ctx context.Context, id int, lines ...string) error {
+func (pl *pipeline) noteOnce(ctx context.Context, id int, lines ...string) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	cur, err := a.store.Version(ctx, id)
+	cur, err := pl.store.Version(ctx, id)
 	if err != nil {
 		return err
 	}
 	have := strings.Split(cur.Note, "\n")
 	for _, line := range lines {
 		if !slices.Contains(have, line) {
-			if err := a.store.AppendNote(ctx, id, line); err != nil {
+			if err := pl.store.AppendNote(ctx, id, line); err != nil {
 				return err
 			}
 		}

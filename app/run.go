@@ -18,33 +18,33 @@ import (
 // Start queues a version's jobs (see jobs.go) and returns: the workers of
 // any process take them. A failure to queue is logged and marks the
 // version failed.
-func (a *App) Start(v record.Version) {
+func (rs *Runs) Start(v record.Version) {
 	// The queuing outlives the request that asked for it.
 	ctx := context.Background()
-	if _, err := a.Enqueue(ctx, v); err != nil {
-		a.log.Error("queue extraction", "version_id", v.ID, "extraction", v.Extraction, "error", err)
-		_ = a.store.FinishVersion(ctx, v.ID, record.StatusFailed, 0, errText(err))
+	if _, err := rs.Enqueue(ctx, v); err != nil {
+		rs.log.Error("queue extraction", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+		_ = rs.store.FinishVersion(ctx, v.ID, record.StatusFailed, 0, errText(err))
 	}
 }
 
 // cancel stops a version everywhere: it is marked canceled, which every
 // job of it watches, and its River jobs are canceled. It reports whether
 // the version had jobs that had not ended. CancelVersion is the way in.
-func (a *App) cancel(ctx context.Context, id int) (bool, error) {
-	st, err := a.store.VersionStatus(ctx, id)
+func (jq *jobQueue) cancel(ctx context.Context, id int) (bool, error) {
+	st, err := jq.store.VersionStatus(ctx, id)
 	if err != nil {
 		return false, err
 	}
 	if st.Active() {
-		if err := a.store.FinishVersion(ctx, id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
+		if err := jq.store.FinishVersion(ctx, id, record.StatusCanceled, 0, "canceled by the user"); err != nil {
 			return false, err
 		}
 	}
-	n, err := a.cancelJobs(ctx, id)
+	n, err := jq.cancelJobs(ctx, id)
 	if err != nil {
 		return false, err
 	}
-	a.log.Info("extraction canceled", "version_id", id, "jobs_canceled", n)
+	jq.log.Info("extraction canceled", "version_id", id, "jobs_canceled", n)
 	return n > 0, nil
 }
 
@@ -53,15 +53,15 @@ func (a *App) cancel(ctx context.Context, id int) (bool, error) {
 // queued or running whose jobs are all gone (e.g. queued before the jobs were), so the workers finish
 // it; the jobs of a killed worker need nothing: River's rescuer hands them
 // to another.
-func (a *App) Resume(ctx context.Context) error {
+func (rs *Runs) Resume(ctx context.Context) error {
 	// A graph written whole (an import, a merge, an edit) by a process
 	// that died is half written: it fails, and is never run.
-	if n, err := a.store.FailInterruptedWrites(ctx); err != nil {
+	if n, err := rs.store.FailInterruptedWrites(ctx); err != nil {
 		return err
 	} else if n > 0 {
-		a.log.Warn("versions interrupted while written marked failed", "versions", n)
+		rs.log.Warn("versions interrupted while written marked failed", "versions", n)
 	}
-	vs, err := a.store.UnfinishedVersions(ctx)
+	vs, err := rs.store.UnfinishedVersions(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,24 +70,24 @@ func (a *App) Resume(ctx context.Context) error {
 		if v.Written {
 			continue
 		}
-		rows, err := a.versionJobs(ctx, v.ID, store.ActiveJobStates)
+		rows, err := rs.queue.versionJobs(ctx, v.ID, store.ActiveJobStates)
 		if err != nil {
 			return err
 		}
 		if len(rows) > 0 {
 			continue
 		}
-		a.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
-		if _, err := a.Enqueue(ctx, v); err != nil {
+		rs.log.Info("resuming extraction", "version_id", v.ID, "extraction", v.Extraction, "chunks_done", v.ChunksDone)
+		if _, err := rs.Enqueue(ctx, v); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			// One run that cannot be resumed keeps neither the others
 			// nor the next start waiting: a run whose settings or
 			// documents are refused fails with the reason, once.
-			a.log.Error("resume extraction", "version_id", v.ID, "error", err)
+			rs.log.Error("resume extraction", "version_id", v.ID, "error", err)
 			if k := extract.KindOf(err); k == extract.KindInvalid {
-				_ = a.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
+				_ = rs.store.FinishVersion(context.WithoutCancel(ctx), v.ID, record.StatusFailed, 0, errText(err))
 			}
 			failed = errors.Join(failed, err)
 		}
@@ -100,12 +100,12 @@ func (a *App) Resume(ctx context.Context) error {
 // heartbeat was already stale at start; one whose writer died within the
 // minute before the start is failed here, once its heartbeat is stale,
 // instead of staying running.
-func (a *App) WatchInterruptedWrites(ctx context.Context) {
+func (rs *Runs) WatchInterruptedWrites(ctx context.Context) {
 	every(ctx, store.WriteStale/2, func() {
-		if n, err := a.store.FailInterruptedWrites(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("fail interrupted writes", "err", err)
+		if n, err := rs.store.FailInterruptedWrites(ctx); err != nil && ctx.Err() == nil {
+			rs.log.Warn("fail interrupted writes", "err", err)
 		} else if n > 0 {
-			a.log.Warn("versions interrupted while written marked failed", "versions", n)
+			rs.log.Warn("versions interrupted while written marked failed", "versions", n)
 		}
 	})
 }
@@ -129,12 +129,12 @@ func every(ctx context.Context, period time.Duration, do func()) {
 // processes may share the work. Its jobs are taken before those of runs
 // queued with Enqueue. It returns the run's error for a failed version,
 // and an ErrInterrupted when ctx ends first (see Wait).
-func (a *App) Run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
+func (rs *Runs) Run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
 	// Its jobs come before those of runs queued for the workers.
-	if _, err := a.enqueue(ctx, v, priorityForeground); err != nil {
+	if _, err := rs.queue.enqueue(ctx, v, priorityForeground); err != nil {
 		return err
 	}
-	return a.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})
+	return rs.Wait(ctx, v.ID, progress, WorkerOptions{Concurrency: v.Config.Concurrency})
 }
 
 // Wait works on the queued jobs (with workers of its own when the process
@@ -142,10 +142,10 @@ func (a *App) Run(ctx context.Context, v record.Version, progress func(extract.P
 // ends first, the jobs this process runs go back to the queue (their
 // chunks' errors untouched), the version is left queued when no other
 // worker runs it, and the error is an ErrInterrupted.
-func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
+func (rs *Runs) Wait(ctx context.Context, id int, progress func(extract.Progress), o WorkerOptions) error {
 	w := &waiter{ctx: ctx, progress: progress}
-	defer a.addWaiter(id, w)()
-	release, err := a.holdWorker(ctx, o)
+	defer rs.queue.addWaiter(id, w)()
+	release, err := rs.queue.holdWorker(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -159,12 +159,12 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
-		v, err := a.store.Version(context.WithoutCancel(ctx), id)
+		v, err := rs.store.Version(context.WithoutCancel(ctx), id)
 		if err != nil {
 			return err
 		}
 		p := extract.Progress{ChunksDone: v.ChunksDone, ChunksTotal: v.ChunksTotal, Nodes: v.Nodes, Edges: v.Edges, Elapsed: time.Since(begin)}
-		if ph, err := a.Phase(context.WithoutCancel(ctx), v); err == nil {
+		if ph, err := rs.Phase(context.WithoutCancel(ctx), v); err == nil {
 			p.Phase = ph.Name
 			if ph.Name == extract.PhaseMerging {
 				p.ChunksDone = ph.ChunksMerged
@@ -184,7 +184,7 @@ func (a *App) Wait(ctx context.Context, id int, progress func(extract.Progress),
 		case <-ctx.Done():
 			release()
 			released = true
-			return a.interrupted(context.WithoutCancel(ctx), id, ctx.Err())
+			return rs.queue.interrupted(context.WithoutCancel(ctx), id, ctx.Err())
 		case <-t.C:
 		}
 	}
@@ -196,13 +196,13 @@ var ErrInterrupted = errors.New("interrupted")
 
 // interrupted leaves a version whose foreground run stopped for the
 // workers: queued when none of its jobs runs elsewhere.
-func (a *App) interrupted(ctx context.Context, id int, cause error) error {
-	running, err := a.versionJobs(ctx, id, []rivertype.JobState{rivertype.JobStateRunning})
+func (jq *jobQueue) interrupted(ctx context.Context, id int, cause error) error {
+	running, err := jq.versionJobs(ctx, id, []rivertype.JobState{rivertype.JobStateRunning})
 	if err == nil && len(running) == 0 {
-		err = a.store.MarkQueued(ctx, id)
+		err = jq.store.MarkQueued(ctx, id)
 	}
 	if err != nil {
-		a.log.Warn("leave the interrupted extraction queued", "version_id", id, "error", err)
+		jq.log.Warn("leave the interrupted extraction queued", "version_id", id, "error", err)
 	}
 	return fmt.Errorf("%w: %w", ErrInterrupted, cause)
 }
@@ -211,30 +211,30 @@ func (a *App) interrupted(ctx context.Context, id int, cause error) error {
 // runs the other tracks and the steps that need every chunk, and records
 // the outcome. A canceled context leaves the version as it is, for the
 // job to run again; other errors mark it failed.
-func (a *App) finish(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
+func (pl *pipeline) finish(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
 	begin := time.Now()
 	if v.StartedAt != nil {
 		begin = *v.StartedAt
 	}
-	err := a.run(ctx, v, progress)
+	err := pl.run(ctx, v, progress)
 	if err == nil {
-		err = a.checkReadable(ctx, v.ID)
+		err = pl.checkReadable(ctx, v.ID)
 	}
 	if err == nil {
 		// Injection of the reference graph the run names (app/inject.go).
-		err = a.inject(ctx, v)
+		err = pl.inject(ctx, v)
 	}
 	if err == nil {
 		// The duplicate decisions taken on earlier versions.
-		err = a.applyDecisions(ctx, v)
+		err = pl.applyDecisions(ctx, v)
 	}
 	if err == nil {
 		// The schema's rules, over everything the steps before wrote.
-		err = a.deriveRules(ctx, v)
+		err = pl.deriveRules(ctx, v)
 	}
 	if err == nil {
 		// KAG's chunk nodes, when the run asks for them.
-		err = a.addChunkLayer(ctx, v)
+		err = pl.addChunkLayer(ctx, v)
 	}
 	if err == nil {
 		// The graph is complete: its communities are stored with it (with
@@ -242,15 +242,15 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		// vectorizer step (after every kind of run) embeds it. They read
 		// it as loaded once.
 		var g extract.Graph
-		if g, err = a.finalGraph(ctx, v); err == nil {
-			r := a.keepCommunities(ctx, v, &g)
+		if g, err = pl.finalGraph(ctx, v); err == nil {
+			r := pl.communities.keepCommunities(ctx, v, &g)
 			have := versionRead{graph: &g, comms: &r}
 			if v.Config.ModelReports() {
-				err = a.writeReports(ctx, v, r)
+				err = pl.communities.writeReports(ctx, v, r)
 				have.comms = nil // read back with the model's reports
 			}
 			if err == nil {
-				err = a.vectorize(ctx, v, have)
+				err = pl.vectors.vectorize(ctx, v, have)
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 	default:
 		status, msg = record.StatusFailed, errText(err)
 	}
-	ok, ferr := a.store.FinishRun(context.WithoutCancel(ctx), v.ID, status, a.store.Now().Sub(begin), msg)
+	ok, ferr := pl.store.FinishRun(context.WithoutCancel(ctx), v.ID, status, pl.store.Now().Sub(begin), msg)
 	if ferr != nil {
 		return errors.Join(err, ferr)
 	}
@@ -270,22 +270,22 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 		return nil // canceled meanwhile
 	}
 	if status == record.StatusDone {
-		if derr := a.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
-			a.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
+		if derr := pl.store.DropStagedResults(context.WithoutCancel(ctx), v.ID); derr != nil {
+			pl.log.Warn("drop staged chunk results", "version_id", v.ID, "error", derr)
 		}
 		// A serving worker (serve, kgstudio worker) writes its query
 		// indexes, so that its first question, in any process, reads them
 		// instead of building them. A foreground extract returns with the
 		// graph and leaves them to the first question.
-		if a.Workers() > 0 {
-			a.Queries.storeIndexes(ctx, v.ID)
-			a.storeLayout(ctx, v.ID)
+		if pl.runs.workerCount() > 0 {
+			pl.queries.storeIndexes(ctx, v.ID)
+			pl.storeLayout(ctx, v.ID)
 		}
 		// Scored on its extraction's questions, when it has some.
-		a.scoreFinished(ctx, v)
+		pl.scoreFinished(ctx, v)
 	}
 	if err != nil {
-		a.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
+		pl.log.Error("extraction failed", "version_id", v.ID, "extraction", v.Extraction, "error", err)
 	}
 	return nil
 }
@@ -293,13 +293,13 @@ func (a *App) finish(ctx context.Context, v record.Version, progress func(extrac
 // storeLayout lays a version its run just finished out and stores the
 // layout (best effort: a version with none is laid out on its first
 // whole-graph view).
-func (a *App) storeLayout(ctx context.Context, versionID int) {
-	v, err := a.store.Version(ctx, versionID)
+func (pl *pipeline) storeLayout(ctx context.Context, versionID int) {
+	v, err := pl.store.Version(ctx, versionID)
 	if err != nil || v.Status != record.StatusDone || v.Nodes == 0 {
 		return
 	}
-	if err := a.Layouts.Make(ctx, v); err != nil && ctx.Err() == nil {
-		a.log.Warn("layout not stored", "version_id", v.ID, "err", err)
+	if err := pl.layouts.Make(ctx, v); err != nil && ctx.Err() == nil {
+		pl.log.Warn("layout not stored", "version_id", v.ID, "err", err)
 	}
 }
 
@@ -307,20 +307,20 @@ func (a *App) storeLayout(ctx context.Context, versionID int) {
 // vectors: without mentions, and without properties unless the schema
 // embeds some (a triples table's nodes each carry a map of type counts:
 // 160 MB at a million rows, read for nothing).
-func (a *App) finalGraph(ctx context.Context, v record.Version) (extract.Graph, error) {
-	props, err := a.vectorProps(ctx, v.Config)
+func (pl *pipeline) finalGraph(ctx context.Context, v record.Version) (extract.Graph, error) {
+	props, err := pl.vectors.vectorProps(ctx, v.Config)
 	if err != nil {
 		return extract.Graph{}, err
 	}
-	return a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Properties: len(props) > 0, Keys: props.Keys()})
+	return pl.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Properties: len(props) > 0, Keys: props.Keys()})
 }
 
 // checkReadable fails a run that made nothing because no model answer
 // could be read (every answer failed to parse): an empty graph is then
 // not a result but a failure, with its reason. A run that made something
 // keeps its graph; its failures are counted on the version.
-func (a *App) checkReadable(ctx context.Context, id int) error {
-	cur, err := a.store.Version(ctx, id)
+func (pl *pipeline) checkReadable(ctx context.Context, id int) error {
+	cur, err := pl.store.Version(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -330,14 +330,14 @@ func (a *App) checkReadable(ctx context.Context, id int) error {
 	return nil
 }
 
-func (a *App) run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
-	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+func (pl *pipeline) run(ctx context.Context, v record.Version, progress func(extract.Progress)) error {
+	docs, err := pl.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return err
 	}
 	// Each document takes its own track (see tracks.go); text chunks were
 	// merged by the chunk jobs as they settled (see jobs.go).
-	tracks, err := a.planTracks(ctx, v, docs)
+	tracks, err := pl.planTracks(ctx, v, docs)
 	if err != nil {
 		return err
 	}
@@ -346,7 +346,7 @@ func (a *App) run(ctx context.Context, v record.Version, progress func(extract.P
 			tracks[i].merged = true
 		}
 	}
-	return a.runTracks(ctx, v, tracks, progress)
+	return pl.runTracks(ctx, v, tracks, progress)
 }
 
 // mergedText finishes the text track of a final job: the chunk jobs
@@ -355,12 +355,12 @@ func (a *App) run(ctx context.Context, v record.Version, progress func(extract.P
 // is merged now. A chunk that failed for good stops the merge there: its
 // error, and those of the other failed chunks, are recorded on the
 // version and the track fails, for resume or retry to ask them again.
-func (a *App) mergedText(ctx context.Context, v record.Version, r track, report func(extract.Progress)) error {
+func (pl *pipeline) mergedText(ctx context.Context, v record.Version, r track, report func(extract.Progress)) error {
 	begin := time.Now()
-	if _, err := a.store.DrainChunks(ctx, v.ID, sinkFragments(v.Config)); err != nil {
+	if _, err := pl.store.DrainChunks(ctx, v.ID, sinkFragments(v.Config)); err != nil {
 		return err
 	}
-	runs, err := a.store.Sink(v.ID, 0).Finished(ctx)
+	runs, err := pl.store.Sink(v.ID, 0).Finished(ctx)
 	if err != nil {
 		return err
 	}
@@ -370,17 +370,17 @@ func (a *App) mergedText(ctx context.Context, v record.Version, r track, report 
 			merged++
 		}
 	}
-	cur, err := a.store.Version(ctx, v.ID)
+	cur, err := pl.store.Version(ctx, v.ID)
 	if err != nil {
 		return err
 	}
 	report(extract.Progress{ChunksDone: merged, ChunksTotal: len(r.jobs), Nodes: cur.Nodes, Edges: cur.Edges, Elapsed: time.Since(begin)})
-	failed, err := a.store.FailedChunks(ctx, v.ID)
+	failed, err := pl.store.FailedChunks(ctx, v.ID)
 	if err != nil {
 		return err
 	}
 	if len(failed) > 0 {
-		if err := a.store.SetChunkErrors(ctx, v.ID, failed); err != nil {
+		if err := pl.store.SetChunkErrors(ctx, v.ID, failed); err != nil {
 			return err
 		}
 		first, doc := failed[0], ""
@@ -412,8 +412,13 @@ func chunkSettings(cfg extract.Config) string {
 const DialogueChunkSet = "dialogue"
 
 // DocKinds returns a version's documents with only ID, name and kind set.
-func (a *App) DocKinds(ctx context.Context, v record.Version) ([]extract.Document, error) {
-	infos, err := a.store.DocumentInfos(ctx, v.DocumentIDs)
+func (rs *Runs) DocKinds(ctx context.Context, v record.Version) ([]extract.Document, error) {
+	return docKinds(ctx, rs.store, v)
+}
+
+// docKinds reads the name and kind of each of a version's documents.
+func docKinds(ctx context.Context, st *store.Store, v record.Version) ([]extract.Document, error) {
+	infos, err := st.DocumentInfos(ctx, v.DocumentIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -430,24 +435,24 @@ func (a *App) DocKinds(ctx context.Context, v record.Version) ([]extract.Documen
 
 // Extractor builds the strategy a config asks for, given the entities of
 // the reference graph it names (app/inject.go).
-func (a *App) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
-	ex, err := a.strategy(ctx, cfg)
+func (m *Models) Extractor(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+	ex, err := m.strategy(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return a.withDomain(ctx, cfg, ex)
+	return m.withDomain(ctx, cfg, ex)
 }
 
 // strategy builds the extractor of the config's strategy.
-func (a *App) strategy(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
+func (m *Models) strategy(ctx context.Context, cfg extract.Config) (extract.Extractor, error) {
 	switch cfg.Strategy {
 	case extract.StrategyNLP, "":
 		if cfg.SchemaName != "" {
-			return a.schemaNLP(ctx, cfg)
+			return m.schemaNLP(ctx, cfg)
 		}
-		return a.nlp(cfg)
+		return m.nlp(cfg)
 	case extract.StrategyTuple, extract.StrategySchema:
-		return a.llmExtractor(ctx, cfg)
+		return m.llmExtractor(ctx, cfg)
 	default:
 		return nil, extract.Errorf(extract.KindInvalid, "unknown strategy %q (use nlp, tuple, schema or dialogue)", cfg.Strategy)
 	}
@@ -459,8 +464,8 @@ const nlpCacheSize = 16
 
 // nlp returns the offline extractor for the config's entity types, built
 // once per type list (building one loads the NER model).
-func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
-	ex, err := a.models.nlpByTypes.Get(context.Background(), strings.Join(cfg.EntityTypes, "\x1f"), func() (*nlp.Extractor, error) {
+func (m *Models) nlp(cfg extract.Config) (extract.Extractor, error) {
+	ex, err := m.models.nlpByTypes.Get(context.Background(), strings.Join(cfg.EntityTypes, "\x1f"), func() (*nlp.Extractor, error) {
 		return nlp.New(nlp.Options{EntityTypes: cfg.EntityTypes})
 	})
 	if err != nil {
@@ -473,22 +478,22 @@ func (a *App) nlp(cfg extract.Config) (extract.Extractor, error) {
 // defaults (extract.Config.WithDefaults), the provider and model, and the
 // entity types of a referenced schema. Settings extract.Config.Validate
 // refuses, and a provider that is not configured, are invalid errors.
-func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
+func (rs *Runs) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string) error {
 	*cfg = cfg.WithDefaults()
 	if (cfg.Strategy != extract.StrategyNLP || cfg.ModelReports()) && cfg.Provider == "" {
-		cfg.Provider = a.providers.Default()
+		cfg.Provider = rs.models.providers.Default()
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if err := a.checkProvider(*cfg); err != nil {
+	if err := rs.models.checkProvider(*cfg); err != nil {
 		return err
 	}
-	if err := a.checkEmbedder(*cfg); err != nil {
+	if err := rs.models.checkEmbedder(*cfg); err != nil {
 		return err
 	}
 	if cfg.Model == "" {
-		cfg.Model = a.providers.Model(cfg.Provider)
+		cfg.Model = rs.models.providers.Model(cfg.Provider)
 	}
 	// The version keeps the prompts it runs with, defaults included, so a
 	// later release with new defaults cannot change what it says it ran.
@@ -503,11 +508,11 @@ func (a *App) Prepare(ctx context.Context, cfg *extract.Config, schemaRef string
 		cfg.Prompts = prompts
 	}
 	// The reference graph to inject (app/inject.go).
-	if err := a.checkReference(ctx, cfg); err != nil {
+	if err := rs.models.checkReference(ctx, cfg); err != nil {
 		return err
 	}
 	if schemaRef != "" {
-		return a.Schemas.Resolve(ctx, cfg, schemaRef)
+		return rs.schemas.Resolve(ctx, cfg, schemaRef)
 	}
 	return nil
 }
@@ -530,7 +535,7 @@ type RunRequest struct {
 // executes it. A missing name or document and settings Prepare refuses
 // are invalid errors. The returned config is the one stored, defaults
 // filled in, also when the request is refused.
-func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extract.Config, error) {
+func (rs *Runs) NewRun(ctx context.Context, req RunRequest) (record.Version, extract.Config, error) {
 	cfg := req.Config
 	name := strings.TrimSpace(req.Extraction)
 	if name == "" {
@@ -553,19 +558,19 @@ func (a *App) NewRun(ctx context.Context, req RunRequest) (record.Version, extra
 	if len(ids) == 0 {
 		return record.Version{}, cfg, extract.Errorf(extract.KindInvalid, "pick at least one document")
 	}
-	if err := a.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
+	if err := rs.Prepare(ctx, &cfg, req.SchemaRef); err != nil {
 		return record.Version{}, cfg, err
 	}
-	if err := a.checkTables(ctx, cfg, ids); err != nil {
+	if err := rs.pipe.checkTables(ctx, cfg, ids); err != nil {
 		return record.Version{}, cfg, err
 	}
-	v, err := a.store.NewVersion(ctx, name, cfg, ids, strings.TrimSpace(req.Note))
+	v, err := rs.store.NewVersion(ctx, name, cfg, ids, strings.TrimSpace(req.Note))
 	return v, cfg, err
 }
 
 // checkProvider refuses a config whose model provider is missing or not
 // configured, before a version is created for it.
-func (a *App) checkProvider(cfg extract.Config) error {
+func (m *Models) checkProvider(cfg extract.Config) error {
 	needsModel := cfg.Strategy == extract.StrategyTuple || cfg.Strategy == extract.StrategySchema
 	switch {
 	case !slices.Contains(extract.Providers, cfg.Provider) && cfg.Provider != "":
@@ -577,7 +582,7 @@ func (a *App) checkProvider(cfg extract.Config) error {
 		if cfg.ModelReports() {
 			return extract.Errorf(extract.KindInvalid, "reports model needs a model provider: set GEMINI_API_KEY or OPENAI_BASE_URL and choose gemini or openai, or write the reports offline")
 		}
-	case !a.providers.Has(cfg.Provider):
+	case !m.providers.Has(cfg.Provider):
 		return extract.Errorf(extract.KindInvalid, "the %s provider needs %s", cfg.Provider, needs(cfg.Provider))
 	}
 	return nil

@@ -160,7 +160,7 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	a := newApp(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Providers{Embedder: extract.EmbedderOffline})
 	cfg := extract.DefaultConfig()
 	cfg.Embedder = extract.EmbedderOffline
-	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		b.Fatal(err)
 	}
 	d, err := ReadDocument(b.Context(), "corpus.txt", text, 2*len(text))
@@ -170,18 +170,18 @@ func runCorpus(b *testing.B, db string, text []byte) corpusRun {
 	if d, _, err = st.AddDocument(ctx, d); err != nil {
 		b.Fatal(err)
 	}
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "w", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "w", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.Run(ctx, v, nil); err != nil {
+	if err := a.Runs.Run(ctx, v, nil); err != nil {
 		b.Fatal(err)
 	}
 	if v, err = st.Version(ctx, v.ID); err != nil {
 		b.Fatal(err)
 	}
 	r.nodes, r.edges = v.Nodes, v.Edges
-	a.Shutdown(ctx)
+	a.Runs.Shutdown(ctx)
 	if err := st.Close(); err != nil {
 		b.Fatal(err)
 	}

@@ -25,9 +25,9 @@ import (
 // interrupted run skips the chunks already written.
 
 // planCSV plans the CSV track (see the comment at the top of this file).
-func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
+func (pl *pipeline) planCSV(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
-	opts, err := a.csvOptions(ctx, cfg)
+	opts, err := pl.models.csvOptions(ctx, cfg)
 	if err != nil {
 		return track{}, err
 	}
@@ -39,7 +39,7 @@ func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Docu
 	for i := range docs {
 		d := &docs[i]
 		chunks := csvmap.RowChunks(*d, cfg.TableRows)
-		if err := a.store.SaveChunks(ctx, d.ID, ChunkSetFor(cfg, *d), chunks); err != nil {
+		if err := pl.store.SaveChunks(ctx, d.ID, ChunkSetFor(cfg, *d), chunks); err != nil {
 			return track{}, err
 		}
 		for _, ch := range chunks {
@@ -47,7 +47,7 @@ func (a *App) planCSV(ctx context.Context, v record.Version, docs []extract.Docu
 		}
 		// How each table was read, on the version's page: a table of
 		// triples whose header was not recognised reads as nodes.
-		if err := a.store.AppendNote(ctx, v.ID, d.Name+" was read as "+csvmap.LayoutOf(*d, opts)+"."); err != nil {
+		if err := pl.store.AppendNote(ctx, v.ID, d.Name+" was read as "+csvmap.LayoutOf(*d, opts)+"."); err != nil {
 			return track{}, err
 		}
 	}
@@ -69,10 +69,10 @@ func (m csvChunks) Extract(_ context.Context, doc extract.Document, ch extract.C
 
 // csvOptions converts the run's schema (the pinned version, else the
 // built-in default) into mapping options.
-func (a *App) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Options, error) {
+func (m *Models) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Options, error) {
 	sc := schema.Default()
 	if cfg.SchemaName != "" {
-		s, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+		s, _, err := m.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 		if err != nil {
 			return csvmap.Options{}, err
 		}
@@ -86,14 +86,14 @@ func (a *App) csvOptions(ctx context.Context, cfg extract.Config) (csvmap.Option
 // and line the mapping would stop at. The tables are read one at a time;
 // a document that cannot be read is left for the version's creation to
 // refuse.
-func (a *App) checkTables(ctx context.Context, cfg extract.Config, ids []int) error {
+func (pl *pipeline) checkTables(ctx context.Context, cfg extract.Config, ids []int) error {
 	rows := 0
 	for _, id := range ids {
-		info, err := a.store.DocumentInfo(ctx, id)
+		info, err := pl.store.DocumentInfo(ctx, id)
 		if err != nil || TrackOf(cfg, extract.Document{ID: info.ID, Name: info.Name, Kind: info.Kind}) != TrackCSV {
 			continue
 		}
-		d, err := a.store.Document(ctx, id)
+		d, err := pl.store.Document(ctx, id)
 		if err != nil {
 			continue
 		}

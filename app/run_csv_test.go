@@ -21,7 +21,7 @@ func TestNewRun_TooManyTableRows(t *testing.T) {
 	a, st, d := testApp(t, "people.csv", "id,name\n"+strings.Repeat("a,b\n", csvmap.MaxRows+1))
 	cfg := extract.DefaultConfig()
 	cfg.Embedder = extract.EmbedderOffline
-	_, _, err := a.NewRun(ctx, RunRequest{Extraction: "big", Config: cfg, DocumentIDs: []int{d.ID}})
+	_, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "big", Config: cfg, DocumentIDs: []int{d.ID}})
 	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(extract.MessageOf(err), fmt.Sprintf("people.csv line %d: the tables of the run have more than %d rows in all", csvmap.MaxRows+2, csvmap.MaxRows)) {
 		t.Fatalf("a table of %d rows: err = %v, want it refused naming the table and line", csvmap.MaxRows+1, err)
 	}
@@ -29,7 +29,7 @@ func TestNewRun_TooManyTableRows(t *testing.T) {
 		t.Errorf("the refused run made a version: %+v", v)
 	}
 	small := addDoc(t, st, "small.csv", "id,name\na,A\n")
-	if _, _, err := a.NewRun(ctx, RunRequest{Extraction: "small", Config: cfg, DocumentIDs: []int{small.ID}}); err != nil {
+	if _, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "small", Config: cfg, DocumentIDs: []int{small.ID}}); err != nil {
 		t.Fatalf("a table of one row: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestRun_TableInRowChunks(t *testing.T) {
 	cfg.TableRows = 10
 	chunked := runConfig(t, a, st, "chunked", cfg, d.ID)
 	cfg.TableRows = 0
-	if err := a.Prepare(ctx, &cfg, ""); err != nil || cfg.TableRows != extract.DefaultTableRows {
+	if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil || cfg.TableRows != extract.DefaultTableRows {
 		t.Fatalf("Prepare: table rows %d, %v; want the default %d", cfg.TableRows, err, extract.DefaultTableRows)
 	}
 	cfg.TableRows = 0 // as a version made before
@@ -77,7 +77,7 @@ func TestRun_TableInRowChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, old, nil); err != nil {
+	if err := a.Runs.Run(ctx, old, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := shapeOf(chunked), shapeOf(old); !slices.Equal(got, want) || len(got) == 0 {

@@ -98,7 +98,7 @@ func PlanDialogues(docs []extract.Document) ([]DialogueUnit, int, error) {
 // planDialogue plans the dialogue track (see the comment at the top of
 // this file): one job per turn, run one at a time, then each dialogue's
 // consolidated memory is written over the merged per-turn values.
-func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
+func (pl *pipeline) planDialogue(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
 	units, total, err := PlanDialogues(docs)
 	if err != nil {
@@ -119,16 +119,16 @@ func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract
 		}
 	}
 	for _, d := range docs {
-		if err := a.store.SaveChunks(ctx, d.ID, DialogueChunkSet, byDoc[d.ID]); err != nil {
+		if err := pl.store.SaveChunks(ctx, d.ID, DialogueChunkSet, byDoc[d.ID]); err != nil {
 			return track{}, err
 		}
 	}
-	ex, err := a.dialogueExtractor(ctx, cfg)
+	ex, err := pl.models.dialogueExtractor(ctx, cfg)
 	if err != nil {
 		return track{}, err
 	}
 	// Each dialogue's memory resumes from its stored operation log.
-	prior, err := a.store.Operations(ctx, v.ID)
+	prior, err := pl.store.Operations(ctx, v.ID)
 	if err != nil {
 		return track{}, err
 	}
@@ -139,7 +139,7 @@ func (a *App) planDialogue(ctx context.Context, v record.Version, docs []extract
 	after := func(ctx context.Context) error {
 		// The consolidated memory replaces the merged per-turn values.
 		for i, u := range units {
-			if err := a.store.WriteGraph(ctx, v.ID, placeGraph(turns.builders[i].Memory().Graph(), u)); err != nil {
+			if err := pl.store.WriteGraph(ctx, v.ID, placeGraph(turns.builders[i].Memory().Graph(), u)); err != nil {
 				return err
 			}
 		}
@@ -180,11 +180,11 @@ func (d *dialogueTurns) Extract(ctx context.Context, _ extract.Document, ch extr
 }
 
 // dialogueExtractor builds the segment extractor a config asks for.
-func (a *App) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
+func (m *Models) dialogueExtractor(ctx context.Context, cfg extract.Config) (dialogue.SegmentExtractor, error) {
 	if cfg.Strategy != extract.StrategyDialogue || extract.Offline(cfg.Provider) {
 		return dialogue.NewOffline(), nil
 	}
-	client, model, err := a.client(ctx, cfg)
+	client, model, err := m.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 		cfg.Strategy, cfg.Provider = extract.StrategyTuple, "openai"
 		// A chunk size of its own per run: every run asks new prompts.
 		cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = 500+7*i, 0, 16, 0
-		v, _, err := a.NewRun(ctx, RunRequest{Extraction: "many", Config: cfg, DocumentIDs: []int{d.ID}})
+		v, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "many", Config: cfg, DocumentIDs: []int{d.ID}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestApp_ManyLLMRunsOnSQLite(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.Run(ctx, v, nil)
+			errs[i] = a.Runs.Run(ctx, v, nil)
 		}()
 	}
 	wg.Wait()
@@ -148,7 +148,7 @@ func TestNewRun_LongDocumentLists(t *testing.T) {
 	for i := range same {
 		same[i] = d.ID
 	}
-	v, _, err := a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: same})
+	v, _, err := a.Runs.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: same})
 	if err != nil || len(v.DocumentIDs) != 1 {
 		t.Fatalf("40,000 times one document: %v, %v", v.DocumentIDs, err)
 	}
@@ -156,11 +156,11 @@ func TestNewRun_LongDocumentLists(t *testing.T) {
 	for i := range unknown {
 		unknown[i] = d.ID + 1 + i
 	}
-	_, _, err = a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: append([]int{d.ID}, unknown...)})
+	_, _, err = a.Runs.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: append([]int{d.ID}, unknown...)})
 	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("40,000 unknown documents: %v", err)
 	}
-	_, _, err = a.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: make([]int, MaxRunDocuments+1)})
+	_, _, err = a.Runs.NewRun(ctx, RunRequest{Extraction: "many", Config: extract.DefaultConfig(), DocumentIDs: make([]int, MaxRunDocuments+1)})
 	if extract.KindOf(err) != extract.KindInvalid || !strings.Contains(err.Error(), "at most") {
 		t.Fatalf("too many documents: %v", err)
 	}

@@ -67,7 +67,7 @@ func (a *App) SeedSample(ctx context.Context) (bool, error) {
 				return false, err
 			}
 		}
-		a.Start(v)
+		a.Runs.Start(v)
 	}
 	a.log.Info("added the sample document and started two sample extractions", "document_id", d.ID)
 	return true, nil

@@ -300,7 +300,7 @@ func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionS
 			return vs, err
 		}
 	}
-	vs.Cost = s.a.providers.CostOf(v)
+	vs.Cost = s.a.Models.providers.CostOf(v)
 	if b, err := json.Marshal(vs); err == nil {
 		if err := s.a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexScores, scoresStamp+key.set, b); err != nil {
 			s.a.log.Warn("scores not stored", "version_id", v.ID, "err", err)
@@ -345,16 +345,16 @@ func (s *Scores) Rescore(ctx context.Context, extraction string) error {
 // a question set is scored on it at once, so its scoreboard and compare
 // page read stored scores. A failure is logged; the scores are then made
 // when first read.
-func (a *App) scoreFinished(ctx context.Context, v record.Version) {
-	set, err := a.Scores.Questions(ctx, v.Extraction)
+func (pl *pipeline) scoreFinished(ctx context.Context, v record.Version) {
+	set, err := pl.scores.Questions(ctx, v.Extraction)
 	if err != nil || len(set.Questions) == 0 {
 		return
 	}
-	if v, err = a.store.Version(ctx, v.ID); err == nil {
-		_, err = a.Scores.Version(ctx, v, set)
+	if v, err = pl.store.Version(ctx, v.ID); err == nil {
+		_, err = pl.scores.Version(ctx, v, set)
 	}
 	if err != nil && ctx.Err() == nil {
-		a.log.Warn("version not scored", "version_id", v.ID, "err", err)
+		pl.log.Warn("version not scored", "version_id", v.ID, "err", err)
 	}
 }
 
@@ -415,7 +415,7 @@ func (s *Scores) graphMeasures(ctx context.Context, v record.Version, vs *Versio
 		types[n.Type] = true
 	}
 	m["types"] = float64(len(types))
-	if r, ok := s.a.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
+	if r, ok := s.a.communities.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
 		m["modularity"] = round3(r.Modularity[0])
 	}
 	dups, err := s.a.Curation.Duplicates(ctx, v)

@@ -127,7 +127,7 @@ func TestScores_StoredAfterRun(t *testing.T) {
 	if err := st.SaveVersionIndex(ctx, v.ID, store.IndexScores, stamp, b); err != nil {
 		t.Fatal(err)
 	}
-	other := newApp(st, a.log, a.providers)
+	other := newApp(st, a.log, a.Models.providers)
 	board, err := other.Scores.Board(ctx, "bio")
 	if err != nil {
 		t.Fatal(err)

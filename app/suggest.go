@@ -37,7 +37,7 @@ func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Docum
 		return s.suggestByModel(ctx, name, docs, o)
 	}
 	cfg := extract.DefaultConfig()
-	ex, err := a.Extractor(ctx, cfg)
+	ex, err := a.Models.Extractor(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +102,12 @@ func (s *Schemas) suggestByModel(ctx context.Context, name string, docs []extrac
 	if !slices.Contains(extract.Providers, o.Provider) {
 		return nil, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini or openai, or none to suggest offline)", o.Provider)
 	}
-	if !a.providers.Has(o.Provider) {
+	if !a.Models.providers.Has(o.Provider) {
 		return nil, extract.Errorf(extract.KindInvalid, "the %s provider is not configured: set %s, or suggest offline without a provider", o.Provider, needs(o.Provider))
 	}
 	cfg := extract.DefaultConfig()
 	cfg.Provider, cfg.Model = o.Provider, o.Model
-	client, model, err := a.client(ctx, cfg)
+	client, model, err := a.Models.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -24,12 +24,12 @@ func sinkFragments(cfg extract.Config) int {
 // summarize is the tuple strategy's last step: a node or edge with more
 // than cfg.MaxFragments description fragments gets a model-written summary
 // as its description; the fragments stay in Properties["fragments"].
-func (a *App) summarize(ctx context.Context, v record.Version, ex extract.Extractor) error {
+func (pl *pipeline) summarize(ctx context.Context, v record.Version, ex extract.Extractor) error {
 	x, ok := ex.(*tuple.Extractor)
 	if !ok {
 		return nil
 	}
-	g, err := a.store.LoadGraph(ctx, v.ID, false)
+	g, err := pl.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
 	}
@@ -70,10 +70,10 @@ func (a *App) summarize(ctx context.Context, v record.Version, ex extract.Extrac
 	if len(calls) == 0 {
 		return nil
 	}
-	if err := a.store.WriteGraph(ctx, v.ID, changed); err != nil {
+	if err := pl.store.WriteGraph(ctx, v.ID, changed); err != nil {
 		return err
 	}
-	return a.store.AddUsage(ctx, v.ID, calls)
+	return pl.store.AddUsage(ctx, v.ID, calls)
 }
 
 func withFragments(p map[string]any, frags []string) map[string]any {

@@ -99,7 +99,7 @@ type track struct {
 
 // planTracks saves the chunks of every document and plans each track that
 // has documents.
-func (a *App) planTracks(ctx context.Context, v record.Version, docs []extract.Document) ([]track, error) {
+func (pl *pipeline) planTracks(ctx context.Context, v record.Version, docs []extract.Document) ([]track, error) {
 	var dialogues, tables, texts []extract.Document
 	for _, d := range docs {
 		switch TrackOf(v.Config, d) {
@@ -115,7 +115,7 @@ func (a *App) planTracks(ctx context.Context, v record.Version, docs []extract.D
 	for _, plan := range []struct {
 		docs []extract.Document
 		fn   func(context.Context, record.Version, []extract.Document) (track, error)
-	}{{texts, a.planText}, {tables, a.planCSV}, {dialogues, a.planDialogue}} {
+	}{{texts, pl.planText}, {tables, pl.planCSV}, {dialogues, pl.planDialogue}} {
 		if len(plan.docs) == 0 {
 			continue
 		}
@@ -129,7 +129,7 @@ func (a *App) planTracks(ctx context.Context, v record.Version, docs []extract.D
 }
 
 // planText splits text documents per the settings for the run's strategy.
-func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
+func (pl *pipeline) planText(ctx context.Context, v record.Version, docs []extract.Document) (track, error) {
 	cfg := v.Config
 	jobs, err := extract.Plan(docs, cfg)
 	if err != nil {
@@ -140,27 +140,27 @@ func (a *App) planText(ctx context.Context, v record.Version, docs []extract.Doc
 		byDoc[j.Doc.ID] = append(byDoc[j.Doc.ID], j.Chunk)
 	}
 	for _, d := range docs {
-		if err := a.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
+		if err := pl.store.SaveChunks(ctx, d.ID, chunkSettings(cfg), byDoc[d.ID]); err != nil {
 			return track{}, err
 		}
 	}
-	ex, err := a.Extractor(ctx, cfg)
+	ex, err := pl.models.Extractor(ctx, cfg)
 	if err != nil {
 		return track{}, err
 	}
-	after := func(ctx context.Context) error { return a.summarize(ctx, v, ex) }
+	after := func(ctx context.Context) error { return pl.summarize(ctx, v, ex) }
 	// A chunk the provider fails on is recorded and the others go on.
-	return track{name: TrackText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: a.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
+	return track{name: TrackText, jobs: jobs, ex: ex, concurrency: cfg.Concurrency, sink: pl.store.FailureSink(v.ID, sinkFragments(cfg)), after: after}, nil
 }
 
 // runTracks runs the tracks one after the other and reports progress over
 // all of them.
-func (a *App) runTracks(ctx context.Context, v record.Version, tracks []track, progress func(extract.Progress)) error {
+func (pl *pipeline) runTracks(ctx context.Context, v record.Version, tracks []track, progress func(extract.Progress)) error {
 	total := 0
 	for _, r := range tracks {
 		total += len(r.jobs)
 	}
-	sink := a.store.Sink(v.ID, sinkFragments(v.Config))
+	sink := pl.store.Sink(v.ID, sinkFragments(v.Config))
 	var before extract.Progress // what the tracks before this one did
 	for _, r := range tracks {
 		var last extract.Progress
@@ -176,7 +176,7 @@ func (a *App) runTracks(ctx context.Context, v record.Version, tracks []track, p
 			rs = r.sink
 		}
 		if r.merged {
-			if err := a.mergedText(ctx, v, r, report); err != nil {
+			if err := pl.mergedText(ctx, v, r, report); err != nil {
 				return err
 			}
 		} else if err := extract.RunJobs(ctx, r.jobs, r.concurrency, r.ex, rs, report); err != nil {

@@ -21,8 +21,8 @@ import (
 
 // embedderName is a config's embedder: the one it names, else the
 // configured default (Providers.Embedder), else DefaultEmbedder.
-func (a *App) embedderName(cfg extract.Config) string {
-	return cmp.Or(cfg.Embedder, a.providers.Embedder, DefaultEmbedder)
+func (m *Models) embedderName(cfg extract.Config) string {
+	return cmp.Or(cfg.Embedder, m.providers.Embedder, DefaultEmbedder)
 }
 
 // DefaultEmbedder is the embedder of a config that names none: the
@@ -30,11 +30,11 @@ func (a *App) embedderName(cfg extract.Config) string {
 const DefaultEmbedder = extract.EmbedderUSELite
 
 // checkEmbedder refuses an embedder whose provider is not configured.
-func (a *App) checkEmbedder(cfg extract.Config) error {
+func (m *Models) checkEmbedder(cfg extract.Config) error {
 	// The gemini and openai embedders are their providers'.
-	switch name := a.embedderName(cfg); name {
+	switch name := m.embedderName(cfg); name {
 	case extract.EmbedderGemini, extract.EmbedderOpenAI:
-		if !a.providers.Has(extract.Provider(name)) {
+		if !m.providers.Has(extract.Provider(name)) {
 			return extract.Errorf(extract.KindInvalid, "the %s embedder needs %s", name, needs(extract.Provider(name)))
 		}
 	}
@@ -49,8 +49,8 @@ const localVectorCache = 20_000
 // Gemini or an OpenAI-compatible server behind the model policy (retries,
 // rate limits, concurrency; shared by every run on the same model) and the
 // embedding cache, so unchanged text is never embedded twice.
-func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
-	name := a.embedderName(cfg)
+func (m *Models) embedder(ctx context.Context, cfg extract.Config) (extract.Embedder, error) {
+	name := m.embedderName(cfg)
 	switch name {
 	case extract.EmbedderOffline:
 		return embed.Offline{}, nil
@@ -60,33 +60,33 @@ func (a *App) embedder(ctx context.Context, cfg extract.Config) (extract.Embedde
 		// mostly its parent's; a conversation's query corpus embeds its
 		// sides) are answered from memory.
 		// One encoder and cache for every workspace: a hit needs the text.
-		return shared(a.models, a.models.embedders, "embed/"+name, func() (extract.Embedder, error) {
+		return shared(m.models, m.models.embedders, "embed/"+name, func() (extract.Embedder, error) {
 			return embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0), nil
 		})
 	}
-	if err := a.checkEmbedder(cfg); err != nil {
+	if err := m.checkEmbedder(cfg); err != nil {
 		return nil, err
 	}
-	p := a.providers
+	p := m.providers
 	key := "embed/" + name
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if e, ok := a.embedders[key]; ok {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.embedders[key]; ok {
 		return e, nil
 	}
 	// The limited embedder is every workspace's; the cache of
 	// embeddings over it, this workspace's database.
-	limited, err := shared(a.models, a.models.embedders, key, func() (extract.Embedder, error) {
+	limited, err := shared(m.models, m.models.embedders, key, func() (extract.Embedder, error) {
 		return newProviderEmbedder(ctx, name, p)
 	})
 	if err != nil {
 		return nil, err
 	}
-	e := embed.Cached(limited, a.store, 0)
-	if a.embedders == nil {
-		a.embedders = map[string]extract.Embedder{}
+	e := embed.Cached(limited, m.store, 0)
+	if m.embedders == nil {
+		m.embedders = map[string]extract.Embedder{}
 	}
-	a.embedders[key] = e
+	m.embedders[key] = e
 	return e, nil
 }
 
@@ -131,12 +131,12 @@ func newProviderEmbedder(ctx context.Context, name string, p Providers) (extract
 // The offline embedder's vectors are not stored: they are a hash of the
 // text, computed faster than they are read back, so a version records only
 // their count, and its first search computes them again (derivedIndex).
-func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead) error {
-	emb, err := a.embedder(ctx, v.Config)
+func (vz *vectorizer) vectorize(ctx context.Context, v record.Version, have versionRead) error {
+	emb, err := vz.models.embedder(ctx, v.Config)
 	if err != nil {
 		return err
 	}
-	props, err := a.vectorProps(ctx, v.Config)
+	props, err := vz.vectorProps(ctx, v.Config)
 	if err != nil {
 		return err
 	}
@@ -144,16 +144,16 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 	derived := 0
 	if derivedEmbedder(emb) {
 		// Only counted: a million-row table's texts are not listed.
-		err = a.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
+		err = vz.eachVectorText(ctx, v, have, func(vectorText) { derived++ })
 	} else {
 		// Only what is worth embedding is listed (a million-row table's
 		// names are not: their list took 100 MB to be thrown away).
 		f := meaningfulFilter{props: props}
-		if f.tables, err = a.tableDocuments(ctx, v); err != nil {
+		if f.tables, err = vz.tableDocuments(ctx, v); err != nil {
 			return err
 		}
 		f.allTables = len(f.tables) == len(v.DocumentIDs)
-		err = a.eachVectorText(ctx, v, have, func(t vectorText) {
+		err = vz.eachVectorText(ctx, v, have, func(t vectorText) {
 			if f.keep(t) {
 				items = append(items, t)
 			}
@@ -162,7 +162,7 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 	if err != nil {
 		return err
 	}
-	w, err := a.store.WriteVectors(ctx, v.ID, emb.Model())
+	w, err := vz.store.WriteVectors(ctx, v.ID, emb.Model())
 	if err != nil {
 		return err
 	}
@@ -195,12 +195,12 @@ func (a *App) vectorize(ctx context.Context, v record.Version, have versionRead)
 			return err
 		}
 	}
-	st := record.VectorStats{Embedder: a.embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
+	st := record.VectorStats{Embedder: vz.models.embedderName(v.Config), Model: emb.Model(), Dimensions: emb.Dimensions(),
 		Calls: use.Calls, Tokens: use.Tokens, Cached: use.Cached}
 	if err := w.Close(ctx, st); err != nil {
 		return err
 	}
-	a.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
+	vz.log.Info("vectorized", "version_id", v.ID, "embedder", st.Embedder, "model", st.Model, "vectors", len(items), "calls", use.Calls, "cached", use.Cached)
 	return nil
 }
 
@@ -266,8 +266,8 @@ func hasProps(n extract.Node, props []string) bool {
 
 // tableDocuments are the documents of a version read as tables (the CSV
 // track), by id.
-func (a *App) tableDocuments(ctx context.Context, v record.Version) (map[int]bool, error) {
-	docs, err := a.DocKinds(ctx, v)
+func (vz *vectorizer) tableDocuments(ctx context.Context, v record.Version) (map[int]bool, error) {
+	docs, err := docKinds(ctx, vz.store, v)
 	if err != nil {
 		return nil, err
 	}
@@ -293,18 +293,18 @@ func derivedEmbedder(emb extract.Embedder) bool {
 // search reads (query.ReportedCommunities, keyed by community id), and the
 // schema's vector-indexed properties that join a node's text. What have
 // holds is not read again.
-func (a *App) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
-	props, err := a.vectorProps(ctx, v.Config)
+func (vz *vectorizer) vectorTexts(ctx context.Context, v record.Version, have versionRead) ([]vectorText, query.VectorProps, error) {
+	props, err := vz.vectorProps(ctx, v.Config)
 	if err != nil {
 		return nil, nil, err
 	}
 	var items []vectorText
-	err = a.eachVectorText(ctx, v, have, func(t vectorText) { items = append(items, t) })
+	err = vz.eachVectorText(ctx, v, have, func(t vectorText) { items = append(items, t) })
 	return items, props, err
 }
 
 // eachVectorText gives each text vectorTexts lists to visit, in order.
-func (a *App) eachVectorText(ctx context.Context, v record.Version, have versionRead, visit func(vectorText)) error {
+func (vz *vectorizer) eachVectorText(ctx context.Context, v record.Version, have versionRead, visit func(vectorText)) error {
 	if have.wait != nil {
 		if err := have.wait(); err != nil {
 			return err
@@ -312,7 +312,7 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 	}
 	g := have.graph
 	if g == nil {
-		loaded, err := a.store.LoadGraph(ctx, v.ID, false)
+		loaded, err := vz.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
 			return err
 		}
@@ -321,7 +321,7 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 	chunks := have.chunks
 	if chunks == nil {
 		var err error
-		if chunks, err = a.versionChunks(ctx, v); err != nil {
+		if chunks, err = vz.versionChunks(ctx, v); err != nil {
 			return err
 		}
 		defer clear(chunks) // ours: the list below holds them
@@ -356,7 +356,7 @@ func (a *App) eachVectorText(ctx context.Context, v record.Version, have version
 	if have.comms != nil {
 		r = *have.comms
 	} else {
-		r = a.communitiesOf(ctx, v, *g)
+		r = vz.communities.communitiesOf(ctx, v, *g)
 	}
 	cs := query.ReportedCommunities(r, nodes)
 	for i, rep := range r.ReportsOf(cs, *g) {
@@ -412,8 +412,8 @@ func has[K comparable](set map[K]struct{}, k K) bool {
 }
 
 // versionChunks loads a version's chunks by reference.
-func (a *App) versionChunks(ctx context.Context, v record.Version) (map[extract.ChunkRef]extract.Chunk, error) {
-	byDoc, err := a.Versions.chunksByDocument(ctx, v)
+func (vz *vectorizer) versionChunks(ctx context.Context, v record.Version) (map[extract.ChunkRef]extract.Chunk, error) {
+	byDoc, err := vz.versions.chunksByDocument(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -461,11 +461,11 @@ func (s *Versions) chunksByDocument(ctx context.Context, v record.Version) (map[
 
 // vectorProps lists, per type, the properties the version's schema marks
 // `index: Vector` or `index: TextAndVector`.
-func (a *App) vectorProps(ctx context.Context, cfg extract.Config) (query.VectorProps, error) {
+func (vz *vectorizer) vectorProps(ctx context.Context, cfg extract.Config) (query.VectorProps, error) {
 	if cfg.SchemaName == "" {
 		return nil, nil
 	}
-	sc, _, err := a.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
+	sc, _, err := vz.store.SchemaVersion(ctx, cfg.SchemaName, cfg.SchemaVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -553,7 +553,7 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 		}
-		vi, err := a.newVectorIndex(ctx, st, v, have)
+		vi, err := a.vectors.newVectorIndex(ctx, st, v, have)
 		if err != nil {
 			return nil, err
 		}
@@ -582,17 +582,17 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 // vectors or, for the offline embedder, whose vectors are counted but not
 // stored, from its texts a kind at a time (the dense vectors of one kind
 // are held while it is indexed, not those of all of them).
-func (a *App) newVectorIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
+func (vz *vectorizer) newVectorIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
 	if st.Embedder == extract.EmbedderOffline && st.Vectors > 0 {
-		stored, err := a.store.HasVectors(ctx, v.ID)
+		stored, err := vz.store.HasVectors(ctx, v.ID)
 		if err != nil {
 			return nil, err
 		}
 		if !stored {
-			return a.derivedIndex(ctx, st, v, have)
+			return vz.derivedIndex(ctx, st, v, have)
 		}
 	}
-	vecs, err := a.loadVectors(ctx, st, v)
+	vecs, err := vz.loadVectors(ctx, st, v)
 	if err != nil {
 		return nil, err
 	}
@@ -601,8 +601,8 @@ func (a *App) newVectorIndex(ctx context.Context, st record.VectorStats, v recor
 
 // derivedIndex is newVectorIndex for the offline embedder's vectors,
 // computed again from the texts vectorize counted.
-func (a *App) derivedIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
-	items, props, err := a.vectorTexts(ctx, v, have)
+func (vz *vectorizer) derivedIndex(ctx context.Context, st record.VectorStats, v record.Version, have versionRead) (*query.VectorIndex, error) {
+	items, props, err := vz.vectorTexts(ctx, v, have)
 	if err != nil {
 		return nil, err
 	}
@@ -646,8 +646,8 @@ func chunkRefOf(key string) (extract.ChunkRef, bool) {
 }
 
 // loadVectors returns a version's stored vectors in the form search uses.
-func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.Version) (*query.Vectors, error) {
-	items, err := a.store.Vectors(ctx, v.ID)
+func (vz *vectorizer) loadVectors(ctx context.Context, st record.VectorStats, v record.Version) (*query.Vectors, error) {
+	items, err := vz.store.Vectors(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -685,11 +685,11 @@ func (a *App) loadVectors(ctx context.Context, st record.VectorStats, v record.V
 // embedder embeds only the texts its cache has not seen). A failure is
 // logged, not returned: the new version is saved either way, and queries
 // on it rank without vectors.
-func (a *App) vectorizeChild(ctx context.Context, parent, child record.Version) {
-	if _, ok, err := a.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
+func (vz *vectorizer) vectorizeChild(ctx context.Context, parent, child record.Version) {
+	if _, ok, err := vz.store.VectorStatsOf(ctx, parent.ID); err != nil || !ok {
 		return
 	}
-	if err := a.vectorize(ctx, child, versionRead{}); err != nil {
-		a.log.Warn("vectors not made", "version_id", child.ID, "err", extract.MessageOf(err))
+	if err := vz.vectorize(ctx, child, versionRead{}); err != nil {
+		vz.log.Warn("vectors not made", "version_id", child.ID, "err", extract.MessageOf(err))
 	}
 }

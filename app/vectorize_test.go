@@ -38,11 +38,11 @@ func testApp(t *testing.T, name, text string) (*App, *store.Store, extract.Docum
 func mustRun(t *testing.T, a *App, req RunRequest) (record.Version, extract.Graph) {
 	t.Helper()
 	ctx := context.Background()
-	v, _, err := a.NewRun(ctx, req)
+	v, _, err := a.Runs.NewRun(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, v, nil); err != nil {
+	if err := a.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	g, err := a.store.LoadGraph(ctx, v.ID, false)
@@ -57,14 +57,14 @@ func mustRun(t *testing.T, a *App, req RunRequest) (record.Version, extract.Grap
 func runConfig(t *testing.T, a *App, st *store.Store, name string, cfg extract.Config, docIDs ...int) record.Version {
 	t.Helper()
 	ctx := context.Background()
-	if err := a.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	v, err := st.NewVersion(ctx, name, cfg, docIDs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Run(ctx, v, nil); err != nil {
+	if err := a.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	// As it finished.
@@ -123,7 +123,7 @@ func TestApp_VectorIndexCache(t *testing.T) {
 	if counts, err := st.VectorCounts(ctx, v.ID); err != nil || counts[stats.Model] != stats.Vectors || stats.Vectors == 0 {
 		t.Fatalf("vector counts %v (%v); want %d of %s", counts, err, stats.Vectors, stats.Model)
 	}
-	texts, props, err := a.vectorTexts(ctx, v, versionRead{})
+	texts, props, err := a.vectors.vectorTexts(ctx, v, versionRead{})
 	if err != nil || len(texts) != stats.Vectors {
 		t.Fatalf("%d texts to derive vectors from (%v); want %d", len(texts), err, stats.Vectors)
 	}
@@ -152,7 +152,7 @@ func TestVectorize_DefaultEncoderAndFallbackIndex(t *testing.T) {
 		"周杰伦是台湾著名歌手，出生于台北。他的音乐融合了中西风格。\n\n" +
 		"Jacob Marley had been dead for seven years when his ghost visited Scrooge."
 	a, st, d := testApp(t, "mixed.txt", text)
-	a.providers.Embedder = ""
+	a.Models.providers.Embedder = ""
 	cfg := extract.DefaultConfig()
 	cfg.ChunkSize, cfg.Overlap = 120, 0
 	v := runConfig(t, a, st, "mixed", cfg, d.ID)
@@ -196,7 +196,7 @@ func TestVectorize_SentenceEncoderReusesVectors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, st, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners.")
-	a.providers.Embedder = extract.EmbedderUSELite
+	a.Models.providers.Embedder = extract.EmbedderUSELite
 	var stats []record.VectorStats
 	for range 2 {
 		cfg := extract.DefaultConfig()

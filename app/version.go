@@ -88,7 +88,7 @@ func (q *Queries) Embedding(ctx context.Context, versionID int) (*EmbeddingJSON,
 	if err != nil {
 		return nil, err
 	}
-	return &EmbeddingJSON{VectorStats: st, Cost: a.providers.EmbedCostOf(st), Indexes: counts}, nil
+	return &EmbeddingJSON{VectorStats: st, Cost: a.Models.providers.EmbedCostOf(st), Indexes: counts}, nil
 }
 
 // VersionJSONOf turns a stored version into its JSON form.

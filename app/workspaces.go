@@ -82,21 +82,20 @@ func (s *site) open(ctx context.Context, name string) (*App, error) {
 		return nil, err
 	}
 	main := s.main
-	w := newApp(st, main.log.With("workspace", name), main.providers)
 	// Accounts and the model providers' clients, limits and loaded
 	// models are the server's, shared by every workspace.
-	w.site, w.workspace, w.Accounts, w.models = s, name, main.Accounts, main.models
+	w := newAppIn(st, main.log.With("workspace", name), main.Providers(), main, name)
 	if err := w.EnsureDefaults(ctx); err != nil {
 		st.Close()
 		return nil, err
 	}
 	if s.worker != nil {
-		if _, err := w.StartWorker(s.workerCtx, *s.worker); err != nil {
+		if _, err := w.Runs.StartWorker(s.workerCtx, *s.worker); err != nil {
 			st.Close()
 			return nil, err
 		}
 		// Not the request's: its end must not stop the resuming.
-		if err := w.Resume(context.WithoutCancel(ctx)); err != nil {
+		if err := w.Runs.Resume(context.WithoutCancel(ctx)); err != nil {
 			w.log.Error("resume unfinished extractions", "error", err)
 		}
 	}
@@ -145,7 +144,7 @@ func (s *site) workersStarted(ctx context.Context, o WorkerOptions) error {
 	s.mu.Unlock()
 	var errs []error
 	for _, w := range apps {
-		if _, err := w.StartWorker(ctx, o); err != nil {
+		if _, err := w.Runs.StartWorker(ctx, o); err != nil {
 			errs = append(errs, err)
 		}
 	}

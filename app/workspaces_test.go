@@ -35,25 +35,25 @@ func TestWorkspaces_ShareModelsNotData(t *testing.T) {
 	if again, _ := a.Workspace(ctx, "acme"); again != w || w.Name() != "acme" || a.Name() != record.DefaultWorkspace {
 		t.Fatal("a workspace's App opened twice")
 	}
-	if w.Accounts != a.Accounts || w.models != a.models || w.store == a.store {
+	if w.Accounts != a.Accounts || w.Models.models != a.Models.models || w.store == a.store {
 		t.Fatal("workspaces do not share the accounts and models, or share a database")
 	}
 	cfg := extract.DefaultConfig()
-	na, err := a.nlp(cfg)
+	na, err := a.Models.nlp(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nw, err := w.nlp(cfg)
+	nw, err := w.Models.nlp(cfg)
 	if err != nil || na != nw {
 		t.Fatalf("two offline extractors (two NER models loaded): %v", err)
 	}
 	cfg.Strategy, cfg.Provider = extract.StrategyTuple, extract.ProviderOpenAI
-	_, _, err = a.client(ctx, cfg)
+	_, _, err = a.Models.client(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = w.client(ctx, cfg)
-	if err != nil || len(a.models.clients) != 1 {
-		t.Fatalf("%d limited clients for one provider and model (%v)", len(a.models.clients), err)
+	_, _, err = w.Models.client(ctx, cfg)
+	if err != nil || len(a.Models.models.clients) != 1 {
+		t.Fatalf("%d limited clients for one provider and model (%v)", len(a.Models.models.clients), err)
 	}
 }

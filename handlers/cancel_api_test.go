@@ -27,11 +27,11 @@ func TestAPI_CancelVersion(t *testing.T) {
 	d, _, _ = a.Store.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxGleaning = extract.StrategyTuple, "openai", 80, 0, 0
-	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "cancel-api", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "cancel-api", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.App.Start(v)
+	a.App.Runs.Start(v)
 
 	type versionJobs struct {
 		Status string            `json:"status"`

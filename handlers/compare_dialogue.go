@@ -15,7 +15,7 @@ import (
 // dialogue runs; otherwise it does nothing.
 func (h *Handler) fillTurns(ctx context.Context, p *web.ComparePage, cmp app.Comparison) error {
 	for _, v := range []record.Version{cmp.A, cmp.B} {
-		docs, err := h.appIn(ctx).DocKinds(ctx, v)
+		docs, err := h.appIn(ctx).Runs.DocKinds(ctx, v)
 		if err != nil {
 			return err
 		}

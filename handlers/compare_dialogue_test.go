@@ -16,14 +16,14 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	ctx := context.Background()
 	doc := dlgDoc(t, a, "locomo.json", dlgFile(t, dlgLoCoMoPath))
 	cfg := extract.DefaultConfig()
-	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	full, err := a.Store.NewVersion(ctx, "chat", cfg, []int{doc.ID}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(ctx, full, nil); err != nil {
+	if err := a.App.Runs.Run(ctx, full, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The second version stops after ten turns.
@@ -34,9 +34,9 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	// Canceling the version stops its jobs (ending the caller's context
 	// would leave the run to the workers).
 	var once sync.Once
-	err = a.App.Run(ctx, part, func(p extract.Progress) {
+	err = a.App.Runs.Run(ctx, part, func(p extract.Progress) {
 		if p.ChunksDone >= 10 {
-			once.Do(func() { go a.App.CancelVersion(context.Background(), part) })
+			once.Do(func() { go a.App.Runs.CancelVersion(context.Background(), part) })
 		}
 	})
 	if !errors.Is(err, context.Canceled) {

@@ -57,7 +57,7 @@ func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract
 		ids = append(ids, d.ID)
 	}
 	cfg := extract.DefaultConfig()
-	if err := a.App.Prepare(ctx, &cfg, "RiskMining"); err != nil {
+	if err := a.App.Runs.Prepare(ctx, &cfg, "RiskMining"); err != nil {
 		t.Fatal(err)
 	}
 	v, err := a.Store.NewVersion(ctx, "riskmining-csv", cfg, ids, "")
@@ -65,7 +65,7 @@ func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract
 		t.Fatal(err)
 	}
 	var last extract.Progress
-	if err := a.App.Run(ctx, v, func(p extract.Progress) { last = p }); err != nil {
+	if err := a.App.Runs.Run(ctx, v, func(p extract.Progress) { last = p }); err != nil {
 		t.Fatal(err)
 	}
 	if last.ChunksDone != 12 || last.ChunksTotal != 12 || last.Nodes != 363 {
@@ -182,7 +182,7 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 	ctx := context.Background()
 	var mixedIDs []int
 	v, _ := csvRiskMining(t, a)
-	if err := a.App.Run(ctx, v, nil); err != nil {
+	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	again, err := a.Store.Version(ctx, v.ID)
@@ -207,14 +207,14 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 		mixedIDs = append(mixedIDs, doc.ID)
 	}
 	cfg := extract.DefaultConfig()
-	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	mv, err := a.Store.NewVersion(ctx, "mixed", cfg, mixedIDs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(ctx, mv, nil); err != nil {
+	if err := a.App.Runs.Run(ctx, mv, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Store.NodeByKey(ctx, mv.ID, "concept:1"); err != nil {

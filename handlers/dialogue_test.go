@@ -79,7 +79,7 @@ func memoryBankUser(tb testing.TB, user string) []byte {
 func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) record.Version {
 	tb.Helper()
 	ctx := context.Background()
-	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		tb.Fatal(err)
 	}
 	ids := make([]int, len(docs))
@@ -95,7 +95,7 @@ func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs
 
 func dlgRun(tb testing.TB, a *testApp, v record.Version) record.Version {
 	tb.Helper()
-	if err := a.App.Run(context.Background(), v, nil); err != nil {
+	if err := a.App.Runs.Run(context.Background(), v, nil); err != nil {
 		tb.Fatalf("run %s: %v", v.Label(), err)
 	}
 	v, err := a.Store.Version(context.Background(), v.ID)
@@ -506,7 +506,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	v := dlgVersion(t, a, "resumed", dialogueConfig(), emily)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err := a.App.Run(runCtx, v, func(p extract.Progress) {
+	err := a.App.Runs.Run(runCtx, v, func(p extract.Progress) {
 		if p.ChunksDone == 5 {
 			cancel()
 		}

@@ -234,7 +234,7 @@ func (h *Handler) apiEstimate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	est, err := h.appOf(c).EstimateRequest(c.Request().Context(), req)
+	est, err := h.appOf(c).Runs.EstimateRequest(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 	}
 	var v record.Version
 	if err == nil {
-		v, cfg, err = h.appOf(c).NewRun(ctx, req)
+		v, cfg, err = h.appOf(c).Runs.NewRun(ctx, req)
 	}
 	if err != nil {
 		if extract.KindOf(err) != extract.KindInvalid || wantsJSON(c) {
@@ -272,7 +272,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 		c.Response().Status = http.StatusUnprocessableEntity
 		return h.renderStatus(c, http.StatusUnprocessableEntity, "extractions", "New extraction", web.RunFormPage(form))
 	}
-	h.appOf(c).Start(v)
+	h.appOf(c).Runs.Start(v)
 	if wantsJSON(c) {
 		// The version as GET /api/versions/{id} shows it, as queued.
 		return c.JSON(http.StatusAccepted, app.VersionJSONOf(v))
@@ -289,7 +289,7 @@ func (h *Handler) startExtraction(c echo.Context) error {
 // of the run it describes (or why there is none).
 func (h *Handler) showEstimate(c echo.Context, in runInput, req app.RunRequest) error {
 	form := web.RunForm{}
-	est, err := h.appOf(c).EstimateRequest(c.Request().Context(), req)
+	est, err := h.appOf(c).Runs.EstimateRequest(c.Request().Context(), req)
 	switch {
 	case err == nil:
 		form.Estimate = estimateView(est)
@@ -326,7 +326,7 @@ func (h *Handler) cancelVersion(c echo.Context) error {
 	if !v.Active() {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("%s has already finished (%s).", v.Label(), v.Status), true)
 	}
-	if v, err = h.appOf(c).CancelVersion(c.Request().Context(), v); err != nil {
+	if v, err = h.appOf(c).Runs.CancelVersion(c.Request().Context(), v); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", id), fmt.Sprintf("Extraction canceled after %d of %d chunks.", v.ChunksDone, v.ChunksTotal), false)
@@ -340,7 +340,7 @@ func (h *Handler) versionProgress(c echo.Context) error {
 	}
 	// While the final job merges, the stored count is the merge's: the
 	// chunks extracted stay shown, with the phase and the merge's count.
-	ph, err := h.appOf(c).Phase(c.Request().Context(), v)
+	ph, err := h.appOf(c).Runs.Phase(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
@@ -395,7 +395,7 @@ func (h *Handler) apiCancelVersion(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if v, err = h.appOf(c).CancelVersion(ctx, v); err != nil {
+	if v, err = h.appOf(c).Runs.CancelVersion(ctx, v); err != nil {
 		return err
 	}
 	j, err := h.appOf(c).Versions.WithJobs(ctx, v)

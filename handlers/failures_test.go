@@ -34,11 +34,11 @@ func TestVersionPage_FailuresOfARefusedServer(t *testing.T) {
 	d, _, _ = a.Store.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = extract.StrategyTuple, "openai", 120, 0, 1, 0
-	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "down", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "down", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(ctx, v, nil); err == nil {
+	if err := a.App.Runs.Run(ctx, v, nil); err == nil {
 		t.Fatal("a run against a closed port succeeded")
 	}
 	v, _ = a.Store.Version(ctx, v.ID)

@@ -34,12 +34,12 @@ func (h *Handler) importGold(c echo.Context) error {
 	if c.FormValue("run") == "" {
 		return redirectFlash(c, "/versions/"+itoa(ref.ID), msg, false)
 	}
-	v, cfg, err := h.appOf(c).NewRun(ctx, app.RunRequest{Extraction: ref.Extraction, Config: extract.DefaultConfig(),
+	v, cfg, err := h.appOf(c).Runs.NewRun(ctx, app.RunRequest{Extraction: ref.Extraction, Config: extract.DefaultConfig(),
 		DocumentIDs: []int{imp.Document.ID}, Note: "nlp over the gold text"})
 	if err != nil {
 		return err
 	}
-	h.appOf(c).Start(v)
+	h.appOf(c).Runs.Start(v)
 	q := CompareQuery(ref.ID, v.ID, app.GoldCompareOptions(format, cfg.Strategy))
 	return redirectFlash(c, "/compare?"+q, msg+" Started "+v.Label()+" with the nlp strategy.", false)
 }

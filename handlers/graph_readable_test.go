@@ -62,14 +62,14 @@ func TestGraphPage_Readable(t *testing.T) {
 		ids = append(ids, d.ID)
 	}
 	cfg := extract.DefaultConfig()
-	if err := a.App.Prepare(bg, &cfg, ""); err != nil {
+	if err := a.App.Runs.Prepare(bg, &cfg, ""); err != nil {
 		t.Fatal(err)
 	}
 	v, err := a.Store.NewVersion(bg, "articles", cfg, ids, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(bg, v, nil); err != nil {
+	if err := a.App.Runs.Run(bg, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	g, err := a.Store.LoadGraph(bg, v.ID, true)

@@ -69,7 +69,7 @@ func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg h
 	if jobs == 0 {
 		jobs = 4
 	}
-	if _, err := runner.StartWorker(context.Background(), app.WorkerOptions{Concurrency: jobs}); err != nil {
+	if _, err := runner.Runs.StartWorker(context.Background(), app.WorkerOptions{Concurrency: jobs}); err != nil {
 		tb.Fatal(err)
 	}
 	h := handlers.New(runner, log, cfg)
@@ -78,7 +78,7 @@ func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg h
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		runner.Shutdown(ctx)
+		runner.Runs.Shutdown(ctx)
 	})
 	return &testApp{Store: st, Handler: h, App: runner, Server: srv, opts: opts}
 }
@@ -96,14 +96,14 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.App.Prepare(ctx, &cfg, ""); err != nil {
+	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
 		tb.Fatal(err)
 	}
 	v, err := a.Store.NewVersion(ctx, name, cfg, []int{d.ID}, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.App.Run(ctx, v, nil); err != nil {
+	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		tb.Fatal(err)
 	}
 	v, err = a.Store.Version(ctx, v.ID)
@@ -137,7 +137,7 @@ func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 func waitJobsIdle(tb testing.TB, a *testApp, id int) {
 	tb.Helper()
 	testkit.Eventually(tb, 10*time.Second, func() error {
-		jobs, err := a.App.Jobs(context.Background(), id)
+		jobs, err := a.App.Runs.Jobs(context.Background(), id)
 		if err != nil {
 			tb.Fatal(err)
 		}

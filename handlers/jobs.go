@@ -11,7 +11,7 @@ import (
 // jobsView is what a version's jobs are doing, for its page (nil when the
 // version had no jobs), and the chunks whose jobs failed an attempt.
 func (h *Handler) jobsView(ctx context.Context, versionID int) (*web.JobsView, []record.ChunkJobError, error) {
-	j, err := h.appIn(ctx).Jobs(ctx, versionID)
+	j, err := h.appIn(ctx).Runs.Jobs(ctx, versionID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,11 +51,11 @@ func flakyRun(t *testing.T, name, good string) (*testApp, *fakellm.Server, recor
 	d, _, _ = a.Store.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = extract.StrategyTuple, "openai", 80, 0, 1, 0
-	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(ctx, v, nil); err == nil {
+	if err := a.App.Runs.Run(ctx, v, nil); err == nil {
 		t.Fatal("run with a failing chunk succeeded")
 	}
 	return a, srv, v

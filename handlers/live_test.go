@@ -23,7 +23,7 @@ func TestLivePages_Browser(t *testing.T) {
 	first := a.MustExtract(t, "live", "carol.txt", mustSampleText(t), extract.DefaultConfig())
 	cfg := extract.DefaultConfig()
 	cfg.ChunkSize, cfg.Overlap = 300, 0
-	v, _, err := a.App.NewRun(context.Background(), app.RunRequest{Extraction: "live", Config: cfg, DocumentIDs: first.DocumentIDs})
+	v, _, err := a.App.Runs.NewRun(context.Background(), app.RunRequest{Extraction: "live", Config: cfg, DocumentIDs: first.DocumentIDs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestLivePages_Browser(t *testing.T) {
 		if err != nil || !queued {
 			t.Fatalf("before the run: %v %v", queued, err)
 		}
-		a.App.Start(v)
+		a.App.Runs.Start(v)
 		wait(t, `document.querySelector('[data-testid="version"]').dataset.status === "done"`)
 		type state struct {
 			Same, Cancel, Delete bool
@@ -73,7 +73,7 @@ func TestLivePages_Browser(t *testing.T) {
 		}
 	})
 	t.Run("ComparePage", func(t *testing.T) {
-		third, _, err := a.App.NewRun(context.Background(), app.RunRequest{Extraction: "live", Config: extract.DefaultConfig(), DocumentIDs: first.DocumentIDs})
+		third, _, err := a.App.Runs.NewRun(context.Background(), app.RunRequest{Extraction: "live", Config: extract.DefaultConfig(), DocumentIDs: first.DocumentIDs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestLivePages_Browser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="compare-running"]`))); err != nil {
 			t.Fatal(err)
 		}
-		a.App.Start(third)
+		a.App.Runs.Start(third)
 		wait(t, `!document.querySelector('[data-testid="compare-running"]') && !!document.querySelector('[data-testid="summary"]')`)
 		if v := waitVersion(t, a, third.ID); v.Status != record.StatusDone {
 			t.Fatalf("third run %s", v.Status)

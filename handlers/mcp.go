@@ -489,11 +489,11 @@ func (t *mcpTools) extract(ctx context.Context, _ *mcp.CallToolRequest, in extra
 			cfg.Provider = ""
 		}
 	}
-	v, _, err := t.a.NewRun(ctx, app.RunRequest{Extraction: in.Name, Config: cfg, SchemaRef: in.Schema, DocumentIDs: in.DocumentIDs})
+	v, _, err := t.a.Runs.NewRun(ctx, app.RunRequest{Extraction: in.Name, Config: cfg, SchemaRef: in.Schema, DocumentIDs: in.DocumentIDs})
 	if err != nil {
 		return nil, mcpVersion{}, toolError(err)
 	}
-	if v, err = t.a.Enqueue(ctx, v); err != nil {
+	if v, err = t.a.Runs.Enqueue(ctx, v); err != nil {
 		return nil, mcpVersion{}, toolError(err)
 	}
 	return nil, versionOut(v), nil

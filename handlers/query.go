@@ -98,7 +98,7 @@ func (h *Handler) showQuery(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	docs, err := h.appOf(c).DocKinds(ctx, v)
+	docs, err := h.appOf(c).Runs.DocKinds(ctx, v)
 	if err != nil {
 		return err
 	}

@@ -85,11 +85,11 @@ func TestChunkInspector_Repairs(t *testing.T) {
 	d, _, _ = a.Store.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap = extract.StrategySchema, "openai", 2000, 0
-	v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "repaired", Config: cfg, DocumentIDs: []int{d.ID}})
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "repaired", Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.App.Run(ctx, v, nil); err != nil {
+	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
 	v, _ = a.Store.Version(ctx, v.ID)

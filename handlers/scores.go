@@ -317,13 +317,13 @@ func (h *Handler) startExperiment(c echo.Context) error {
 	}
 	base := extract.DefaultConfig()
 	base.Embedder = strings.TrimSpace(c.FormValue("embedder"))
-	made, err := h.appOf(c).Experiment(ctx, name, axes, base, latest.DocumentIDs)
+	made, err := h.appOf(c).Runs.Experiment(ctx, name, axes, base, latest.DocumentIDs)
 	if err != nil {
 		return fail(err)
 	}
 	var labels []string
 	for _, v := range made {
-		h.appOf(c).Start(v)
+		h.appOf(c).Runs.Start(v)
 		labels = append(labels, v.Label())
 	}
 	if wantsJSON(c) {

@@ -50,11 +50,11 @@ func scoredApp(t *testing.T) *testApp {
 	for _, docs := range [][]int{ids, ids[:1]} {
 		cfg := extract.DefaultConfig()
 		cfg.Embedder = extract.EmbedderOffline
-		v, _, err := a.App.NewRun(ctx, app.RunRequest{Extraction: "bio", Config: cfg, DocumentIDs: docs})
+		v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "bio", Config: cfg, DocumentIDs: docs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.App.Run(ctx, v, nil); err != nil {
+		if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

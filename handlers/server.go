@@ -56,9 +56,9 @@ type health struct {
 func (h *Handler) healthz(c echo.Context) error {
 	database, err := h.app.Health(c.Request().Context())
 	if err != nil {
-		return c.JSON(http.StatusServiceUnavailable, health{Status: "unavailable", Database: "unreachable", Workers: h.app.Workers()})
+		return c.JSON(http.StatusServiceUnavailable, health{Status: "unavailable", Database: "unreachable", Workers: h.app.Runs.Workers()})
 	}
-	return c.JSON(http.StatusOK, health{Status: "ok", Database: database, Workers: h.app.Workers()})
+	return c.JSON(http.StatusOK, health{Status: "ok", Database: database, Workers: h.app.Runs.Workers()})
 }
 
 // serveStatic serves embedded assets; hashed URLs are cached for a year.

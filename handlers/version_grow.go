@@ -64,7 +64,7 @@ func (h *Handler) growVersion(c echo.Context) error {
 	if len(ids) == 0 {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), "Pick the documents to add.", true)
 	}
-	nv, err := h.appOf(c).Grow(c.Request().Context(), v, ids)
+	nv, err := h.appOf(c).Runs.Grow(c.Request().Context(), v, ids)
 	if extract.KindOf(err) == extract.KindInvalid && !wantsJSON(c) {
 		// Back to the form, with the reason.
 		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), extract.MessageOf(err), true)
@@ -72,7 +72,7 @@ func (h *Handler) growVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	h.appOf(c).Start(nv)
+	h.appOf(c).Runs.Start(nv)
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s adds %s to %s.", nv.Label(), web.Count(len(nv.DocumentIDs)-len(v.DocumentIDs), "document", "documents"), v.Label()), false)
 }
 
@@ -90,10 +90,10 @@ func (h *Handler) withoutVersion(c echo.Context) error {
 	if len(form["document"]) == 0 {
 		return redirectFlash(c, fmt.Sprintf("/versions/%d/documents", v.ID), "Pick the documents to leave out.", true)
 	}
-	nv, err := h.appOf(c).Without(c.Request().Context(), v, form["document"])
+	nv, err := h.appOf(c).Runs.Without(c.Request().Context(), v, form["document"])
 	if err != nil {
 		return err
 	}
-	h.appOf(c).Start(nv)
+	h.appOf(c).Runs.Start(nv)
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s leaves %s of %s out.", nv.Label(), web.Count(len(v.DocumentIDs)-len(nv.DocumentIDs), "document", "documents"), v.Label()), false)
 }

@@ -13,11 +13,11 @@ func (h *Handler) retryVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	nv, err := h.appOf(c).Retry(c.Request().Context(), v)
+	nv, err := h.appOf(c).Runs.Retry(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
-	h.appOf(c).Start(nv)
+	h.appOf(c).Runs.Start(nv)
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", nv.ID), fmt.Sprintf("%s retries the failed chunks of %s.", nv.Label(), v.Label()), false)
 }
 
@@ -28,7 +28,7 @@ func (h *Handler) resumeVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.appOf(c).ResumeFailed(c.Request().Context(), v); err != nil {
+	if err := h.appOf(c).Runs.ResumeFailed(c.Request().Context(), v); err != nil {
 		return err
 	}
 	return redirectFlash(c, fmt.Sprintf("/versions/%d", v.ID), fmt.Sprintf("%s resumed after %d of %d chunks.", v.Label(), v.ChunksDone, v.ChunksTotal), false)

@@ -33,7 +33,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		return err
 	}
 	// The chunks extracted, also while the final job merges them.
-	ph, err := h.appOf(c).Phase(ctx, v)
+	ph, err := h.appOf(c).Runs.Phase(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		p.Edits = append(p.Edits, e.String())
 	}
 	if !v.Active() {
-		if est, ok := h.appOf(c).EstimateOf(ctx, v); ok {
+		if est, ok := h.appOf(c).Runs.EstimateOf(ctx, v); ok {
 			p.Estimate = [][3]string{
 				{"model calls", itoa(est.Calls), fmt.Sprintf("%d (%d from the cache)", v.Calls, v.CachedCalls)},
 				{"input tokens", itoa(est.InputTokens), itoa(v.PromptTokens)},
@@ -73,7 +73,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 		p.Embedding = &web.EmbeddingStats{Embedder: e.Embedder, Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,
 			Calls: e.Calls, Tokens: e.Tokens, Cached: e.Cached, Cost: e.Cost}
 	}
-	docs, err := h.appOf(c).DocKinds(ctx, v)
+	docs, err := h.appOf(c).Runs.DocKinds(ctx, v)
 	if err != nil {
 		return err
 	}

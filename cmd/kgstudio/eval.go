@@ -180,10 +180,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		defer runner.Close()
 		ec.Strategy, ec.Provider, ec.Model = extract.Strategy(*strategy), extract.Provider(*provider), *model
-		if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
+		if err := runner.Runs.Prepare(ctx, &ec, *schemaRef); err != nil {
 			return err
 		}
-		if ex, err = runner.Extractor(ctx, ec); err != nil {
+		if ex, err = runner.Models.Extractor(ctx, ec); err != nil {
 			return err
 		}
 		workers = ec.Concurrency

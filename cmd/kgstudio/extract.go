@@ -93,7 +93,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer runner.Close()
 	// Refuse bad settings before any file is stored.
-	if err := runner.Prepare(ctx, &ec, *schemaRef); err != nil {
+	if err := runner.Runs.Prepare(ctx, &ec, *schemaRef); err != nil {
 		return err
 	}
 	if *estimate {
@@ -111,7 +111,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for i, d := range docs {
 		ids[i] = d.ID
 	}
-	v, _, err := runner.NewRun(ctx, app.RunRequest{Extraction: *name, Config: ec, SchemaRef: *schemaRef, DocumentIDs: ids})
+	v, _, err := runner.Runs.NewRun(ctx, app.RunRequest{Extraction: *name, Config: ec, SchemaRef: *schemaRef, DocumentIDs: ids})
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func startRun(ctx context.Context, runner *app.App, v record.Version, detach, as
 	if !detach {
 		return runAndReport(ctx, runner, v, asJSON, stdout, stderr)
 	}
-	v, err := runner.Enqueue(ctx, v)
+	v, err := runner.Runs.Enqueue(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON
 	// Phases are shown in their order: a late report of an earlier phase
 	// (a chunk job's, read after the final job began) is not printed.
 	rank := map[extract.Phase]int{extract.PhaseQueued: 0, "": 1, extract.PhaseExtracting: 1, extract.PhaseMerging: 2}
-	runErr := runner.Run(ctx, v, func(p extract.Progress) {
+	runErr := runner.Runs.Run(ctx, v, func(p extract.Progress) {
 		if asJSON || p.ChunksTotal == 0 {
 			return
 		}
@@ -198,7 +198,7 @@ func changeExtraction(ctx context.Context, cfg *Config, ref string, files, witho
 	defer runner.Close()
 	var nv record.Version
 	if len(without) > 0 {
-		nv, err = runner.Without(ctx, v, without)
+		nv, err = runner.Runs.Without(ctx, v, without)
 	} else {
 		info := io.Discard
 		if !asJSON {
@@ -212,7 +212,7 @@ func changeExtraction(ctx context.Context, cfg *Config, ref string, files, witho
 		for i, d := range docs {
 			ids[i] = d.ID
 		}
-		nv, err = runner.Grow(ctx, v, ids)
+		nv, err = runner.Runs.Grow(ctx, v, ids)
 	}
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func estimateRun(ctx context.Context, runner *app.App, ec extract.Config, files 
 			return err
 		}
 	}
-	est, err := runner.EstimateRun(ctx, ec, docs)
+	est, err := runner.Runs.EstimateRun(ctx, ec, docs)
 	if err != nil {
 		return err
 	}

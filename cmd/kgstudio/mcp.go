@@ -42,10 +42,10 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	if !*noWorker {
-		if err := a.Resume(ctx); err != nil {
+		if err := a.Runs.Resume(ctx); err != nil {
 			log.Error("resume unfinished extractions", "error", err)
 		}
-		w, err := a.StartWorker(ctx, *wo)
+		w, err := a.Runs.StartWorker(ctx, *wo)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ func cmdRetry(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer runner.Close()
-	nv, err := runner.Retry(ctx, v)
+	nv, err := runner.Runs.Retry(ctx, v)
 	if err != nil {
 		return err
 	}

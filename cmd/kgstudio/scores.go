@@ -211,7 +211,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		fmt.Fprintf(stderr, "%s: the reference, imported from %s\n", ref.Label(), filepath.Base(*reference))
 	}
-	made, err := a.Experiment(ctx, name, grid, base, docIDs)
+	made, err := a.Runs.Experiment(ctx, name, grid, base, docIDs)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	for i, v := range made {
 		fmt.Fprintf(stderr, "%s: %s\n", v.Label(), strings.TrimPrefix(v.Note, "experiment: "))
-		if err := a.Run(ctx, v, nil); err != nil {
+		if err := a.Runs.Run(ctx, v, nil); err != nil {
 			return fmt.Errorf("%s: %w", v.Label(), err)
 		}
 		if made[i], err = a.Versions.Get(ctx, v.ID); err != nil {

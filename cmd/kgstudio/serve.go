@@ -60,7 +60,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// the workers start at once and take jobs in the background.
 	var worker *app.Worker
 	if !*noWorker {
-		if worker, err = runner.StartWorker(ctx, *wo); err != nil {
+		if worker, err = runner.Runs.StartWorker(ctx, *wo); err != nil {
 			return err
 		}
 	}
@@ -73,7 +73,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Token != "" {
 		fmt.Fprintln(stdout, "a token is required: API clients send Authorization: Bearer $KGSTUDIO_TOKEN; browsers sign in at /login")
 	}
-	if err := runner.Resume(ctx); err != nil {
+	if err := runner.Runs.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
 	if !*noWorker {
@@ -83,7 +83,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		go runner.WatchWorkspaces(ctx, 30*time.Second)
 	}
-	go runner.WatchInterruptedWrites(ctx)
+	go runner.Runs.WatchInterruptedWrites(ctx)
 	if !*noSample {
 		if _, err := runner.SeedSample(ctx); err != nil {
 			log.Error("add sample", "error", err)

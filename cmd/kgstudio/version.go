@@ -172,7 +172,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // cancelVersion cancels a queued or running version and prints it.
 func cancelVersion(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout io.Writer) error {
-	v, err := runner.CancelVersion(ctx, v)
+	v, err := runner.Runs.CancelVersion(ctx, v)
 	if err != nil {
 		return err
 	}

@@ -39,10 +39,10 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer runner.Close()
-	if err := runner.Resume(ctx); err != nil {
+	if err := runner.Runs.Resume(ctx); err != nil {
 		log.Error("resume unfinished extractions", "error", err)
 	}
-	w, err := runner.StartWorker(ctx, *wo)
+	w, err := runner.Runs.StartWorker(ctx, *wo)
 	if err != nil {
 		return err
 	}
