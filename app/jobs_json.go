@@ -2,10 +2,15 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -121,4 +126,83 @@ func (rs *Runs) CancelVersion(ctx context.Context, v record.Version) (record.Ver
 		return v, err
 	}
 	return rs.store.Version(ctx, v.ID)
+}
+
+// JobsView is what the jobs of a version are doing: River's counts and the
+// chunks whose attempts failed, with their last errors.
+type JobsView struct {
+	Counts record.JobCounts
+	Errors []record.ChunkJobError
+}
+
+// Jobs returns the jobs view of a version. A chunk job that merged or
+// staged its chunk was completed in the same transaction, so River's row
+// says completed as soon as the chunk is stored.
+func (rs *Runs) Jobs(ctx context.Context, versionID int) (JobsView, error) {
+	var out JobsView
+	rows, err := rs.queue.versionJobs(ctx, versionID, nil)
+	if err != nil {
+		return out, err
+	}
+	if out.Errors, err = rs.store.ChunkJobErrors(ctx, versionID); err != nil {
+		return out, err
+	}
+	out.Counts = store.CountJobs(rows)
+	// A chunk that failed for good ends its job as canceled (River retries
+	// any error it is given otherwise): count it as failed.
+	for _, e := range out.Errors {
+		if e.State == record.ChunkJobFailed && out.Counts.Canceled > 0 {
+			out.Counts.Canceled--
+			out.Counts.Failed++
+		}
+	}
+	return out, nil
+}
+
+// versionJobs lists a version's River jobs in the given states (all when
+// none).
+func (jq *jobQueue) versionJobs(ctx context.Context, versionID int, states []rivertype.JobState) ([]*rivertype.JobRow, error) {
+	q, err := jq.inserter()
+	if err != nil {
+		return nil, err
+	}
+	var out []*rivertype.JobRow
+	// The metadata filter as SQL both PostgreSQL and SQLite read (River's
+	// Metadata filter is PostgreSQL's only).
+	params := river.NewJobListParams().Where("metadata ->> 'version_id' = @version_id",
+		river.NamedArgs{"version_id": strconv.Itoa(versionID)}).First(10000)
+	if len(states) > 0 {
+		params = params.States(states...)
+	}
+	for {
+		res, err := q.JobList(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		out = append(out, res.Jobs...)
+		if len(res.Jobs) < 10000 || res.LastCursor == nil {
+			return out, nil
+		}
+		params = params.After(res.LastCursor)
+	}
+}
+
+// cancelJobs cancels a version's jobs that have not ended; a running one
+// is told to stop (and sees the version's status in any case).
+func (jq *jobQueue) cancelJobs(ctx context.Context, versionID int) (int, error) {
+	rows, err := jq.versionJobs(ctx, versionID, store.ActiveJobStates)
+	if err != nil {
+		return 0, err
+	}
+	q, err := jq.inserter()
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, r := range rows {
+		if _, err := q.JobCancel(ctx, r.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return len(rows), errors.Join(errs...)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// Start queues a version's jobs (see jobs.go) and returns: the workers of
+// Start queues a version's jobs (see queue.go) and returns: the workers of
 // any process take them. A failure to queue is logged and marks the
 // version failed.
 func (rs *Runs) Start(v record.Version) {
@@ -336,7 +336,7 @@ func (pl *pipeline) run(ctx context.Context, v record.Version, progress func(ext
 		return err
 	}
 	// Each document takes its own track (see tracks.go); text chunks were
-	// merged by the chunk jobs as they settled (see jobs.go).
+	// merged by the chunk jobs as they settled (see chunkjob.go).
 	tracks, err := pl.planTracks(ctx, v, docs)
 	if err != nil {
 		return err

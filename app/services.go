@@ -11,7 +11,7 @@ import (
 
 // Runs queues, runs, waits for, resumes, retries and cancels a
 // workspace's extraction runs, and starts the job workers that run them
-// (run.go, jobs.go, jobs_json.go, retry.go, grow.go, experiment.go,
+// (run.go, queue.go, jobs_json.go, retry.go, grow.go, experiment.go,
 // estimate.go). Its state is the runs of this process (runs); the queue
 // and the pipeline a run goes through are its parts.
 type Runs struct {
@@ -27,7 +27,7 @@ type Runs struct {
 
 // jobQueue puts a run's chunk and final jobs on the River queue, starts
 // and stops the job workers and tells the callers of Runs.Wait how their
-// versions move (jobs.go).
+// versions move (queue.go).
 type jobQueue struct {
 	store *store.Store
 	log   *slog.Logger
@@ -38,7 +38,7 @@ type jobQueue struct {
 // pipeline is what a run does between queuing and its end: it plans the
 // tracks of a version's documents, extracts a chunk in a chunk job, and
 // in the final job merges, vectorizes, detects communities, lays out and
-// scores the version (run.go, tracks.go, jobs.go, summarize.go, rules.go,
+// scores the version (run.go, tracks.go, chunkjob.go, summarize.go, rules.go,
 // inject.go, chunklayer.go).
 type pipeline struct {
 	store       *store.Store
