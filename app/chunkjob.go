@@ -55,8 +55,38 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 	if wait {
 		defer run.begin(args.Seq + len(refs) - 1)()
 	}
-	var outs []store.ChunkOutcome
-	var retry, failed error // the first error tried again, and settled failed
+	outs, retry, failed, end := pl.extractChunks(ctx, wctx, job, run, done)
+	if end != nil {
+		return end
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	if wait {
+		run.waitTurn(wctx, args.Seq)
+	}
+	switch err := pl.settleChunks(ctx, job, v, outs, retry == nil && failed == nil); {
+	case errors.Is(err, store.ErrNotActive):
+		return river.JobCancel(err)
+	case err != nil:
+		return errors.Join(retry, err)
+	}
+	switch {
+	case retry != nil:
+		return retry
+	case failed != nil:
+		return river.JobCancel(failed)
+	}
+	return nil
+}
+
+// extractChunks extracts the chunks of a chunk job not settled yet
+// (done) and returns their outcomes, the first error to try again, the
+// first error settled as a failure, and stop when the job is to end at
+// once (canceled, or snoozed because our own process stopped it).
+func (pl *pipeline) extractChunks(ctx, wctx context.Context, job *river.Job[chunkArgs], run *jobRun, done map[extract.ChunkRef]bool) (outs []store.ChunkOutcome, retry, failed, stop error) {
+	args := job.Args
+	refs := args.refs()
 	for i, ref := range refs {
 		if done[ref] {
 			continue
@@ -69,7 +99,7 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 			continue
 		}
 		if errors.Is(err, store.ErrNotActive) || errors.Is(context.Cause(ctx), rivertype.ErrJobCancelledRemotely) {
-			return river.JobCancel(store.ErrNotActive)
+			return outs, nil, nil, river.JobCancel(store.ErrNotActive)
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Past the job timeout: kept as the chunk's last error, and
@@ -81,7 +111,7 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 			// interrupted, or its workers shut down): not a failure of
 			// the chunk. The job goes back to the queue, its attempt
 			// not counted, for any worker to take.
-			return river.JobSnooze(0)
+			return outs, nil, nil, river.JobSnooze(0)
 		} else {
 			// A provider's answer (a 429 or 500 after the client's own
 			// backed-off retries), a chunk it refuses or a server that
@@ -103,10 +133,19 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 		}
 		break // the job's time is up, or it is tried again
 	}
+	return outs, retry, failed, nil
+}
+
+// settleChunks settles a chunk job's outcomes in one transaction, which
+// queues the final job once every chunk of the version is settled and
+// completes the job when all its chunks are (complete), then merges the
+// chunks staged after these. A version no longer active is
+// store.ErrNotActive.
+func (pl *pipeline) settleChunks(ctx context.Context, job *river.Job[chunkArgs], v record.Version, outs []store.ChunkOutcome, complete bool) error {
+	args := job.Args
 	fragments := sinkFragments(v.Config)
 	// The final job is queued once every chunk is settled, and the job
 	// completed when all its chunks are, both in the settle's transaction.
-	complete := retry == nil && failed == nil
 	hook := func(ctx context.Context, tx *sql.Tx, all bool) error {
 		if all {
 			if err := pl.queue.enqueueFinishTx(ctx, tx, v.ID, args.Round); err != nil {
@@ -118,18 +157,9 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 		}
 		return nil
 	}
-	if len(outs) == 0 {
-		return nil
-	}
-	if wait {
-		run.waitTurn(wctx, args.Seq)
-	}
 	settled, err := pl.store.SettleChunks(context.WithoutCancel(ctx), v.ID, fragments, args.Expect, outs, hook)
-	switch {
-	case errors.Is(err, store.ErrNotActive):
-		return river.JobCancel(err)
-	case err != nil:
-		return errors.Join(retry, err)
+	if err != nil {
+		return err
 	}
 	if settled.Drain {
 		// The chunks staged after these merge now, in order; what is
@@ -138,12 +168,6 @@ func (pl *pipeline) workChunk(ctx context.Context, job *river.Job[chunkArgs]) er
 		if _, err := pl.store.DrainChunks(context.WithoutCancel(ctx), v.ID, fragments); err != nil {
 			pl.log.Warn("merge staged chunks", "version_id", v.ID, "error", err)
 		}
-	}
-	switch {
-	case retry != nil:
-		return retry
-	case failed != nil:
-		return river.JobCancel(failed)
 	}
 	return nil
 }

@@ -228,90 +228,15 @@ const communityNames = 10
 // it), or the one res pairs it with (a node renamed by an edit).
 func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.Result, opts diff.Options) CommunityChanges {
 	// Node identities, numbered; each side's node keys to their numbers.
-	ids := map[string]int32{}
-	var names []string
-	number := func(g extract.Graph) map[string]int32 {
-		keys := make(map[string]int32, len(g.Nodes))
-		for i := range g.Nodes {
-			n := &g.Nodes[i]
-			name := extract.NormalizeName(n.Name)
-			if name == "" {
-				name = extract.NormalizeName(n.Key)
-			}
-			id := name
-			if !opts.IgnoreType {
-				id += "\x1f" + strings.ToLower(n.Type)
-			}
-			at, ok := ids[id]
-			if !ok {
-				at = int32(len(names))
-				ids[id] = at
-				names = append(names, cmp.Or(n.Name, n.Key))
-			}
-			if _, dup := keys[n.Key]; !dup {
-				keys[n.Key] = at
-			}
-		}
-		return keys
-	}
-	keysA, keysB := number(ga), number(gb)
+	nb := &nodeNumbers{ids: map[string]int32{}, ignoreType: opts.IgnoreType}
+	keysA, keysB := nb.number(ga), nb.number(gb)
 	for _, c := range res.Nodes.Changed {
 		if at, ok := keysA[c.KeyA]; ok {
 			keysB[c.KeyB] = at
 		}
 	}
-	type side struct {
-		title   func(community.Community) string
-		cs      []community.Community
-		members [][]int32 // node numbers, best connected first, each once
-		of      []int32   // node number -> index into cs, -1 for none
-	}
-	load := func(r community.Result, keys map[string]int32) side {
-		s := side{title: titlesOf(r), of: make([]int32, len(names))}
-		for i := range s.of {
-			s.of[i] = -1
-		}
-		for _, c := range r.Level(0) {
-			if c.Size < 2 {
-				continue
-			}
-			var ms []int32
-			for _, k := range c.Members {
-				i, ok := keys[k]
-				if !ok || s.of[i] >= 0 {
-					continue
-				}
-				s.of[i] = int32(len(s.cs))
-				ms = append(ms, i)
-			}
-			s.cs = append(s.cs, c)
-			s.members = append(s.members, ms)
-		}
-		return s
-	}
-	sa, sb := load(ra, keysA), load(rb, keysB)
+	sa, sb := loadSide(ra, keysA, len(nb.names)), loadSide(rb, keysB, len(nb.names))
 	out := CommunityChanges{Before: len(sa.cs), After: len(sb.cs), New: []CommunityChange{}, Gone: []CommunityChange{}, Changed: []CommunityChange{}}
-
-	// Shared members of every overlapping pair, then the pairs by overlap.
-	type pair struct {
-		a, b, shared int
-		jaccard      float64
-	}
-	shared := map[[2]int]int{}
-	for j, ms := range sb.members {
-		for _, m := range ms {
-			if i := sa.of[m]; i >= 0 {
-				shared[[2]int{int(i), j}]++
-			}
-		}
-	}
-	pairs := make([]pair, 0, len(shared))
-	for k, n := range shared {
-		pairs = append(pairs, pair{k[0], k[1], n, float64(n) / float64(len(sa.members[k[0]])+len(sb.members[k[1]])-n)})
-	}
-	slices.SortFunc(pairs, func(x, y pair) int {
-		return cmp.Or(cmp.Compare(y.jaccard, x.jaccard), cmp.Compare(y.shared, x.shared), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
-	})
 	matchA, matchB := make([]int, len(sa.cs)), make([]int, len(sb.cs))
 	for i := range matchA {
 		matchA[i] = -1
@@ -319,21 +244,7 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 	for j := range matchB {
 		matchB[j] = -1
 	}
-	// list names the members keep keeps, up to communityNames, and
-	// counts them.
-	list := func(ms []int32, keep func(int32) bool) ([]string, int) {
-		out, n := []string{}, 0
-		for _, m := range ms {
-			if !keep(m) {
-				continue
-			}
-			if n++; len(out) < communityNames {
-				out = append(out, names[m])
-			}
-		}
-		return out, n
-	}
-	for _, p := range pairs {
+	for _, p := range overlaps(sa, sb) {
 		if matchA[p.a] >= 0 || matchB[p.b] >= 0 || p.jaccard < CommunityMatch {
 			continue
 		}
@@ -347,22 +258,22 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 		if ta := sa.title(ca); ta != ch.Title {
 			ch.TitleA = ta
 		}
-		ch.Added, ch.AddedCount = list(sb.members[p.b], func(m int32) bool { return sa.of[m] != int32(p.a) })
-		ch.Removed, ch.RemovedCount = list(sa.members[p.a], func(m int32) bool { return sb.of[m] != int32(p.b) })
+		ch.Added, ch.AddedCount = nb.list(sb.members[p.b], func(m int32) bool { return sa.of[m] != int32(p.a) })
+		ch.Removed, ch.RemovedCount = nb.list(sa.members[p.a], func(m int32) bool { return sb.of[m] != int32(p.b) })
 		out.Changed = append(out.Changed, ch)
 	}
 	all := func(int32) bool { return true }
 	for j, c := range sb.cs {
 		if matchB[j] < 0 {
 			ch := CommunityChange{A: -1, B: c.ID, Title: sb.title(c), TopNodes: c.TopNodes, SizeB: c.Size, Removed: []string{}}
-			ch.Added, ch.AddedCount = list(sb.members[j], all)
+			ch.Added, ch.AddedCount = nb.list(sb.members[j], all)
 			out.New = append(out.New, ch)
 		}
 	}
 	for i, c := range sa.cs {
 		if matchA[i] < 0 {
 			ch := CommunityChange{A: c.ID, B: -1, Title: sa.title(c), TopNodes: c.TopNodes, SizeA: c.Size, Added: []string{}}
-			ch.Removed, ch.RemovedCount = list(sa.members[i], all)
+			ch.Removed, ch.RemovedCount = nb.list(sa.members[i], all)
 			out.Gone = append(out.Gone, ch)
 		}
 	}
@@ -373,4 +284,114 @@ func compareCommunities(ra, rb community.Result, ga, gb extract.Graph, res diff.
 		return cmp.Or(cmp.Compare(y.AddedCount+y.RemovedCount, x.AddedCount+x.RemovedCount), bySize(x, y))
 	})
 	return out
+}
+
+// nodeNumbers numbers the node identities (normalised name, and type
+// unless ignored) of both sides of a comparison.
+type nodeNumbers struct {
+	ids        map[string]int32
+	names      []string
+	ignoreType bool
+}
+
+// number numbers g's nodes and maps each key to its node's number.
+func (nb *nodeNumbers) number(g extract.Graph) map[string]int32 {
+	keys := make(map[string]int32, len(g.Nodes))
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		name := extract.NormalizeName(n.Name)
+		if name == "" {
+			name = extract.NormalizeName(n.Key)
+		}
+		id := name
+		if !nb.ignoreType {
+			id += "\x1f" + strings.ToLower(n.Type)
+		}
+		at, ok := nb.ids[id]
+		if !ok {
+			at = int32(len(nb.names))
+			nb.ids[id] = at
+			nb.names = append(nb.names, cmp.Or(n.Name, n.Key))
+		}
+		if _, dup := keys[n.Key]; !dup {
+			keys[n.Key] = at
+		}
+	}
+	return keys
+}
+
+// list names the members keep keeps, up to communityNames, and counts
+// them.
+func (nb *nodeNumbers) list(ms []int32, keep func(int32) bool) ([]string, int) {
+	out, n := []string{}, 0
+	for _, m := range ms {
+		if !keep(m) {
+			continue
+		}
+		if n++; len(out) < communityNames {
+			out = append(out, nb.names[m])
+		}
+	}
+	return out, n
+}
+
+// communitySide is one side's communities of two members or more, by
+// node number.
+type communitySide struct {
+	title   func(community.Community) string
+	cs      []community.Community
+	members [][]int32 // node numbers, best connected first, each once
+	of      []int32   // node number -> index into cs, -1 for none
+}
+
+// loadSide reads r's first level over the n numbered nodes.
+func loadSide(r community.Result, keys map[string]int32, n int) communitySide {
+	s := communitySide{title: titlesOf(r), of: make([]int32, n)}
+	for i := range s.of {
+		s.of[i] = -1
+	}
+	for _, c := range r.Level(0) {
+		if c.Size < 2 {
+			continue
+		}
+		var ms []int32
+		for _, k := range c.Members {
+			i, ok := keys[k]
+			if !ok || s.of[i] >= 0 {
+				continue
+			}
+			s.of[i] = int32(len(s.cs))
+			ms = append(ms, i)
+		}
+		s.cs = append(s.cs, c)
+		s.members = append(s.members, ms)
+	}
+	return s
+}
+
+// communityPair is two overlapping communities, one of each side.
+type communityPair struct {
+	a, b, shared int
+	jaccard      float64
+}
+
+// overlaps counts the shared members of every overlapping pair and
+// sorts the pairs by overlap, best first.
+func overlaps(sa, sb communitySide) []communityPair {
+	shared := map[[2]int]int{}
+	for j, ms := range sb.members {
+		for _, m := range ms {
+			if i := sa.of[m]; i >= 0 {
+				shared[[2]int{int(i), j}]++
+			}
+		}
+	}
+	pairs := make([]communityPair, 0, len(shared))
+	for k, n := range shared {
+		pairs = append(pairs, communityPair{k[0], k[1], n, float64(n) / float64(len(sa.members[k[0]])+len(sb.members[k[1]])-n)})
+	}
+	slices.SortFunc(pairs, func(x, y communityPair) int {
+		return cmp.Or(cmp.Compare(y.jaccard, x.jaccard), cmp.Compare(y.shared, x.shared), cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
+	})
+	return pairs
 }

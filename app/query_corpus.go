@@ -157,18 +157,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 	if err := errors.Join(err, wait()); err != nil {
 		return nil, err
 	}
-	dated := map[int]time.Time{}
-	for _, op := range ops {
-		if t, ok := extract.ParseFactTime(op.ValidAt, false); ok {
-			dated[op.Turn] = t
-		}
-	}
-	dates := map[extract.ChunkRef]time.Time{}
-	for ref, ch := range chunks {
-		if t, ok := dated[ch.Index]; ok {
-			dates[ref] = t
-		}
-	}
+	dates := chunkDates(ops, chunks)
 	if asOf.IsZero() {
 		g = extract.Current(g)
 	} else {
@@ -191,48 +180,74 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 		qc.corpus.DateChunks(dates)
 	}
 	if v.Config.Strategy == extract.StrategyDialogue {
-		// A round is scored by the user's words too, or the assistant's
-		// when the question asks what it said.
-		qc.corpus.SideChunks(dialogue.SidesOf)
-		// And by the meaning of the user's words, which a long answer
-		// drowns in the round's vector. A model embedder's side vectors
-		// would cost calls at query time: only the local embedders give
-		// them.
-		if stp != nil && !extract.PaidEmbedder(stp.Embedder) {
-			cfg := v.Config
-			cfg.Embedder = stp.Embedder
-			emb, err := a.Models.embedder(ctx, cfg)
-			if err != nil {
-				return nil, err
-			}
-			if err := qc.corpus.SideVectors(ctx, emb); err != nil {
-				return nil, err
-			}
+		if err := q.dialogueSides(ctx, v, stp, qc.corpus); err != nil {
+			return nil, err
 		}
 	}
 	if asOf.IsZero() {
-		stamp := lexical.stamp // not the parsed index: the closure outlives it
-		qc.commLoad = func(ctx context.Context) error {
-			r, sum, ok := a.communities.storedCommunitiesSum(ctx, v)
-			if !ok {
-				return nil // global search detects them (query.Corpus)
-			}
-			// Global search reads them, not detects them again, and
-			// reads their index as stored when it is.
-			q.communityIndex(ctx, v, stamp, r, sum, qc.corpus)
-			if stp == nil {
-				return nil
-			}
-			// Their reports' vectors join their ranking.
-			rv, err := a.vectors.reportVectors(ctx, v, *stp, qc.corpus)
-			if err != nil {
-				return err
-			}
-			qc.corpus.UseReportVectors(rv)
-			return nil
-		}
+		qc.commLoad = q.communityLoader(v, lexical.stamp, stp, qc.corpus)
 	}
 	return qc, nil
+}
+
+// chunkDates dates a dialogue run's chunks by their turn's operations
+// (when the turn was said); other runs' chunks have no date.
+func chunkDates(ops []extract.Operation, chunks map[extract.ChunkRef]extract.Chunk) map[extract.ChunkRef]time.Time {
+	dated := map[int]time.Time{}
+	for _, op := range ops {
+		if t, ok := extract.ParseFactTime(op.ValidAt, false); ok {
+			dated[op.Turn] = t
+		}
+	}
+	dates := map[extract.ChunkRef]time.Time{}
+	for ref, ch := range chunks {
+		if t, ok := dated[ch.Index]; ok {
+			dates[ref] = t
+		}
+	}
+	return dates
+}
+
+// dialogueSides scores a dialogue run's rounds by the user's words too,
+// or the assistant's when the question asks what it said, and by the
+// meaning of the user's words, which a long answer drowns in the
+// round's vector. A model embedder's side vectors would cost calls at
+// query time: only the local embedders give them.
+func (q *Queries) dialogueSides(ctx context.Context, v record.Version, stp *record.VectorStats, corpus *query.Corpus) error {
+	corpus.SideChunks(dialogue.SidesOf)
+	if stp == nil || extract.PaidEmbedder(stp.Embedder) {
+		return nil
+	}
+	cfg := v.Config
+	cfg.Embedder = stp.Embedder
+	emb, err := q.a.Models.embedder(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return corpus.SideVectors(ctx, emb)
+}
+
+// communityLoader reads a version's stored communities into its corpus
+// on its first global question: global search reads them, not detects
+// them again, reads their index as stored when it is (stamp is the
+// lexical index's), and ranks them by their reports' vectors too.
+func (q *Queries) communityLoader(v record.Version, stamp string, stp *record.VectorStats, corpus *query.Corpus) func(context.Context) error {
+	return func(ctx context.Context) error {
+		r, sum, ok := q.a.communities.storedCommunitiesSum(ctx, v)
+		if !ok {
+			return nil // global search detects them (query.Corpus)
+		}
+		q.communityIndex(ctx, v, stamp, r, sum, corpus)
+		if stp == nil {
+			return nil
+		}
+		rv, err := q.a.vectors.reportVectors(ctx, v, *stp, corpus)
+		if err != nil {
+			return err
+		}
+		corpus.UseReportVectors(rv)
+		return nil
+	}
 }
 
 // queryGraph reads the graph a version's questions rank over (the parts
