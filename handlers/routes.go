@@ -17,6 +17,35 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/logout", h.logout)
 	e.POST("/workspace", h.switchWorkspace)
 
+	h.accountRoutes(e)
+	h.documentRoutes(e)
+	h.runRoutes(e)
+	h.graphRoutes(e)
+	h.schemaRoutes(e)
+
+	// Comparison of two versions.
+	e.GET("/compare", h.showCompare)
+	e.GET("/api/compare", h.apiCompare)
+	e.GET("/compare/scores", h.compareScores)
+	e.GET("/api/compare/scores", h.compareScores)
+
+	// Agents (mcp.go): the MCP server over Streamable HTTP.
+	e.Match([]string{"GET", "POST", "DELETE"}, "/mcp", h.mcpHandler())
+
+	// Chat clients (chat.go): OpenAI's and Ollama's chat APIs.
+	e.POST("/v1/chat/completions", h.openAIChat)
+	e.GET("/v1/models", h.openAIModels)
+	e.GET("/v1/models/:id", h.openAIModel)
+	e.POST("/api/chat", h.ollamaChat)
+	e.POST("/api/show", h.ollamaShow)
+	e.GET("/api/tags", h.ollamaTags)
+	e.GET("/api/ps", h.ollamaPS)
+	e.GET("/api/version", h.ollamaVersion)
+}
+
+// accountRoutes are the admin's pages and API over people, tokens,
+// workspaces and the audit log, and a person's own.
+func (h *Handler) accountRoutes(e *echo.Echo) {
 	// People, tokens and the audit log (admin.go; admins only).
 	e.GET("/admin", h.showAdmin)
 	e.POST("/admin/accounts", h.addAccount)
@@ -42,7 +71,10 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.POST("/account/tokens", h.addOwnToken)
 	e.POST("/account/tokens/:id/revoke", h.revokeOwnToken)
 	e.POST("/account/password", h.changePassword)
+}
 
+// documentRoutes upload, list, read and delete documents.
+func (h *Handler) documentRoutes(e *echo.Echo) {
 	// Documents: upload, list, read, delete.
 	e.GET("/documents", h.listDocuments)
 	e.POST("/documents", h.saveDocuments, h.uploadLimit())
@@ -51,7 +83,11 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.DELETE("/api/documents/:id", h.deleteDocument)
 	e.GET("/api/documents", h.apiDocuments)
 	e.POST("/api/documents", h.saveDocuments, h.uploadLimit())
+}
 
+// runRoutes are extractions, their runs and versions, curation and
+// scores.
+func (h *Handler) runRoutes(e *echo.Echo) {
 	// Extractions and runs: the run form, start, progress, cancel, delete.
 	e.GET("/extractions", h.listExtractions)
 	e.GET("/extractions/new", h.newExtraction)
@@ -91,7 +127,10 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id/chunks/:doc/:index", h.showChunk)
 	e.GET("/versions/:id/export", h.exportVersion)
 	e.GET("/api/versions/:id", h.apiVersion)
+}
 
+// graphRoutes are a version's graph, edits, timeline and questions.
+func (h *Handler) graphRoutes(e *echo.Echo) {
 	// The graph of a version: the view, its data, node and edge panels.
 	e.GET("/versions/:id/graph", h.showGraph)
 	e.GET("/api/versions/:id/graph", h.graphAPI)
@@ -118,26 +157,10 @@ func (h *Handler) Routes(e *echo.Echo) {
 	e.GET("/versions/:id/communities", h.showCommunities)
 	e.GET("/api/versions/:id/communities/members", h.communityMembersAPI)
 	e.POST("/api/versions/:id/query", h.queryAPI)
+}
 
-	// Comparison of two versions.
-	// Agents (mcp.go): the MCP server over Streamable HTTP.
-	e.Match([]string{"GET", "POST", "DELETE"}, "/mcp", h.mcpHandler())
-
-	// Chat clients (chat.go): OpenAI's and Ollama's chat APIs.
-	e.POST("/v1/chat/completions", h.openAIChat)
-	e.GET("/v1/models", h.openAIModels)
-	e.GET("/v1/models/:id", h.openAIModel)
-	e.POST("/api/chat", h.ollamaChat)
-	e.POST("/api/show", h.ollamaShow)
-	e.GET("/api/tags", h.ollamaTags)
-	e.GET("/api/ps", h.ollamaPS)
-	e.GET("/api/version", h.ollamaVersion)
-
-	e.GET("/compare", h.showCompare)
-	e.GET("/api/compare", h.apiCompare)
-	e.GET("/compare/scores", h.compareScores)
-	e.GET("/api/compare/scores", h.compareScores)
-
+// schemaRoutes list, import, edit, diff, export and delete schemas.
+func (h *Handler) schemaRoutes(e *echo.Echo) {
 	// Schemas: list, import, edit, diff, export, delete.
 	e.GET("/schemas", h.listSchemas)
 	e.POST("/schemas", h.importSchema)

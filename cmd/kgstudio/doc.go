@@ -109,135 +109,167 @@ const (
 // a few); the files and passages refused (missing, too large, not text,
 // malformed) are named in the error returned after the others.
 func addFiles(ctx context.Context, documents *app.Documents, files []string, max int, out io.Writer) ([]extract.Document, error) {
-	var docs []extract.Document
-	var refused []string
-	var skipped []app.Problem
-	refuse := func(f, msg string) {
-		if !strings.Contains(msg, filepath.Base(f)) {
-			msg = f + ": " + msg
-		}
-		refused = append(refused, msg)
-	}
-	problems := func(ps []app.Problem) {
-		for _, p := range ps {
-			msg := p.Error
-			if !strings.Contains(msg, p.Name) {
-				msg = p.Name + ": " + msg
-			}
-			refused = append(refused, msg)
-		}
-	}
-	total, added, many := 0, 0, false
-	// save stores documents; n and created count them for the summary
-	// line of a folder, zip or corpus.
-	save := func(pending []extract.Document, n, created *int) ([]extract.Document, error) {
-		if len(pending) == 0 {
-			return nil, nil
-		}
-		got, isNew, err := documents.Add(ctx, pending)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range isNew {
-			if c {
-				*created++
-			}
-		}
-		*n += len(got)
-		docs = append(docs, got...)
-		return got, nil
-	}
+	ad := &docAdder{documents: documents, max: max, out: out}
 	for _, f := range files {
 		info, err := os.Stat(f)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			refuse(f, "no such file")
-			continue
+			ad.refuse(f, "no such file")
 		case err != nil:
-			refuse(f, "cannot read it")
-			continue
+			ad.refuse(f, "cannot read it")
 		case info.IsDir():
-			many = true
-			n, created := 0, 0
-			var pending []extract.Document
-			size := 0
-			err := app.ReadFolder(ctx, f, max, func(fd app.FileDocuments) error {
-				skipped = append(skipped, fd.Skipped...)
-				problems(fd.Refused)
-				pending = append(pending, fd.Docs...)
-				for _, d := range fd.Docs {
-					size += len(d.Content)
-				}
-				if len(pending) < folderBatchDocs && size < folderBatchBytes {
-					return nil
-				}
-				_, err := save(pending, &n, &created)
-				pending, size = nil, 0
-				return err
-			})
-			if err == nil {
-				_, err = save(pending, &n, &created)
+			if err := ad.addFolder(ctx, f); err != nil {
+				return ad.docs, err
 			}
-			if n > 0 || err == nil {
-				fmt.Fprintf(out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
-			}
-			total, added = total+n, added+created
-			if err != nil {
-				if extract.KindOf(err) == extract.KindInternal || extract.KindOf(err) == extract.KindUnavailable {
-					return docs, err
-				}
-				refuse(f, "cannot read the folder")
-			}
-			continue
 		case extract.OverLimit(f, info.Size(), max) != "":
-			refuse(f, extract.OverLimit(f, info.Size(), max))
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			refuse(f, "cannot read it")
-			continue
-		}
-		fd, err := app.ReadDocuments(ctx, filepath.Base(f), data, max)
-		if err != nil {
-			refuse(f, extract.MessageOf(err))
-			continue
-		}
-		skipped = append(skipped, fd.Skipped...)
-		problems(fd.Refused)
-		n, created := 0, 0
-		got, err := save(fd.Docs, &n, &created)
-		if err != nil {
-			return docs, err
-		}
-		total, added = total+n, added+created
-		if fd.Many {
-			many = true
-			fmt.Fprintf(out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
-			continue
-		}
-		for i, d := range got {
-			state := "added"
-			if created == 0 {
-				state = "already stored"
-				// The same content under another name is named as the
-				// file given, with the stored one's name.
-				if i < len(fd.Docs) && fd.Docs[i].Name != d.Name {
-					state = "already stored as " + d.Name
-					d.Name = fd.Docs[i].Name
-				}
+			ad.refuse(f, extract.OverLimit(f, info.Size(), max))
+		default:
+			if err := ad.addFile(ctx, f); err != nil {
+				return ad.docs, err
 			}
-			fmt.Fprintf(out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
 		}
 	}
-	printSkipped(out, skipped)
-	if many || len(files) > 1 {
-		fmt.Fprintf(out, "added %d documents (%d of %d were already stored)\n", added, total-added, total)
+	printSkipped(out, ad.skipped)
+	if ad.many || len(files) > 1 {
+		fmt.Fprintf(out, "added %d documents (%d of %d were already stored)\n", ad.added, ad.total-ad.added, ad.total)
 	}
-	if len(refused) > 0 {
-		return docs, fmt.Errorf("refused %d: %s", len(refused), strings.Join(refused, "; "))
+	if len(ad.refused) > 0 {
+		return ad.docs, fmt.Errorf("refused %d: %s", len(ad.refused), strings.Join(ad.refused, "; "))
 	}
-	return docs, nil
+	return ad.docs, nil
+}
+
+// docAdder stores the documents of the files and folders doc add is
+// given and keeps what its summary reports: the documents stored, the
+// files refused and skipped, and the counts.
+type docAdder struct {
+	documents    *app.Documents
+	max          int
+	out          io.Writer
+	docs         []extract.Document
+	refused      []string
+	skipped      []app.Problem
+	total, added int
+	many         bool
+}
+
+// refuse notes a file refused, named by its path unless msg names it.
+func (ad *docAdder) refuse(f, msg string) {
+	if !strings.Contains(msg, filepath.Base(f)) {
+		msg = f + ": " + msg
+	}
+	ad.refused = append(ad.refused, msg)
+}
+
+// problems notes the documents of a file that were refused.
+func (ad *docAdder) problems(ps []app.Problem) {
+	for _, p := range ps {
+		msg := p.Error
+		if !strings.Contains(msg, p.Name) {
+			msg = p.Name + ": " + msg
+		}
+		ad.refused = append(ad.refused, msg)
+	}
+}
+
+// save stores documents; n and created count them for the summary line
+// of a folder, zip or corpus.
+func (ad *docAdder) save(ctx context.Context, pending []extract.Document, n, created *int) ([]extract.Document, error) {
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	got, isNew, err := ad.documents.Add(ctx, pending)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range isNew {
+		if c {
+			*created++
+		}
+	}
+	*n += len(got)
+	ad.docs = append(ad.docs, got...)
+	return got, nil
+}
+
+// addFolder stores the documents of a folder, a batch at a time; only a
+// database's failure is returned, a folder it cannot read is refused.
+func (ad *docAdder) addFolder(ctx context.Context, f string) error {
+	ad.many = true
+	n, created := 0, 0
+	var pending []extract.Document
+	size := 0
+	err := app.ReadFolder(ctx, f, ad.max, func(fd app.FileDocuments) error {
+		ad.skipped = append(ad.skipped, fd.Skipped...)
+		ad.problems(fd.Refused)
+		pending = append(pending, fd.Docs...)
+		for _, d := range fd.Docs {
+			size += len(d.Content)
+		}
+		if len(pending) < folderBatchDocs && size < folderBatchBytes {
+			return nil
+		}
+		_, err := ad.save(ctx, pending, &n, &created)
+		pending, size = nil, 0
+		return err
+	})
+	if err == nil {
+		_, err = ad.save(ctx, pending, &n, &created)
+	}
+	if n > 0 || err == nil {
+		fmt.Fprintf(ad.out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
+	}
+	ad.total, ad.added = ad.total+n, ad.added+created
+	if err != nil {
+		if extract.KindOf(err) == extract.KindInternal || extract.KindOf(err) == extract.KindUnavailable {
+			return err
+		}
+		ad.refuse(f, "cannot read the folder")
+	}
+	return nil
+}
+
+// addFile stores the documents of one file (one, or many from a zip or
+// a corpus) and prints a line each, or one for many; only a database's
+// failure is returned, a file it cannot read is refused.
+func (ad *docAdder) addFile(ctx context.Context, f string) error {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		ad.refuse(f, "cannot read it")
+		return nil
+	}
+	fd, err := app.ReadDocuments(ctx, filepath.Base(f), data, ad.max)
+	if err != nil {
+		ad.refuse(f, extract.MessageOf(err))
+		return nil
+	}
+	ad.skipped = append(ad.skipped, fd.Skipped...)
+	ad.problems(fd.Refused)
+	n, created := 0, 0
+	got, err := ad.save(ctx, fd.Docs, &n, &created)
+	if err != nil {
+		return err
+	}
+	ad.total, ad.added = ad.total+n, ad.added+created
+	if fd.Many {
+		ad.many = true
+		fmt.Fprintf(ad.out, "%s\t%d documents\t%d added\t%d already stored\n", f, n, created, n-created)
+		return nil
+	}
+	for i, d := range got {
+		state := "added"
+		if created == 0 {
+			state = "already stored"
+			// The same content under another name is named as the file
+			// given, with the stored one's name.
+			if i < len(fd.Docs) && fd.Docs[i].Name != d.Name {
+				state = "already stored as " + d.Name
+				d.Name = fd.Docs[i].Name
+			}
+		}
+		fmt.Fprintf(ad.out, "%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.Name, state)
+	}
+	return nil
 }
 
 // printSkipped names the files of folders and zips that were not read,

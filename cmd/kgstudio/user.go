@@ -59,124 +59,167 @@ func cmdUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	defer a.Close()
-	acc := a.Accounts
-	spaces := cfg.Workspaces
-	if err := knownWorkspaces(ctx, a, spaces); err != nil {
+	u := userCmd{acc: a.Accounts, spaces: cfg.Workspaces, pos: pos, role: role, asJSON: *asJSON, stdin: stdin, stdout: stdout, stderr: stderr}
+	if err := knownWorkspaces(ctx, a, u.spaces); err != nil {
 		return err
 	}
-	switch sub {
-	case "add":
-		password, err := readPassword(stdin)
-		if err != nil {
-			return err
+	return userCmds[sub](u, ctx)
+}
+
+// userCmd is a user subcommand's input: the accounts, the --workspace
+// flags, the positional arguments and the other flags.
+type userCmd struct {
+	acc            *app.Accounts
+	spaces         stringsFlag
+	pos            []string
+	role           record.Role
+	asJSON         bool
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// userCmds are the user subcommands, by name (cmdUser checks how many
+// arguments each is given).
+var userCmds = map[string]func(userCmd, context.Context) error{
+	"add": userCmd.add, "list": userCmd.list, "remove": userCmd.remove, "role": userCmd.setRole,
+	"leave": userCmd.leave, "password": userCmd.password, "token": userCmd.token, "tokens": userCmd.tokens,
+	"revoke": userCmd.revoke,
+}
+
+func (u userCmd) add(ctx context.Context) error {
+	password, err := readPassword(u.stdin)
+	if err != nil {
+		return err
+	}
+	ac, err := u.acc.Add(ctx, u.pos[0], password, cmpRole(u.role, record.RoleViewer), u.spaces...)
+	if err != nil {
+		return err
+	}
+	if len(u.spaces) > 0 {
+		fmt.Fprintf(u.stdout, "added %s (%s in %s)\n", ac.Name, ac.Role, u.spaces.String())
+	} else {
+		fmt.Fprintf(u.stdout, "added %s (%s)\n", ac.Name, ac.Role)
+	}
+	return nil
+}
+
+func (u userCmd) list(ctx context.Context) error {
+	list, err := u.acc.List(ctx)
+	if err != nil {
+		return err
+	}
+	if len(u.spaces) > 0 {
+		// The members of the workspaces named.
+		list = slices.DeleteFunc(list, func(ac record.Account) bool {
+			return !slices.ContainsFunc(u.spaces, func(ws string) bool { _, ok := ac.RoleIn(ws); return ok })
+		})
+	}
+	if u.asJSON {
+		return json.NewEncoder(u.stdout).Encode(list)
+	}
+	all, err := u.acc.Workspaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ac := range list {
+		var in []string
+		for _, ws := range ac.Member(all[1:]) {
+			r, _ := ac.RoleIn(ws)
+			in = append(in, ws+":"+string(r))
 		}
-		ac, err := acc.Add(ctx, pos[0], password, cmpRole(role, record.RoleViewer), spaces...)
-		if err != nil {
-			return err
-		}
-		if len(spaces) > 0 {
-			fmt.Fprintf(stdout, "added %s (%s in %s)\n", ac.Name, ac.Role, spaces.String())
-		} else {
-			fmt.Fprintf(stdout, "added %s (%s)\n", ac.Name, ac.Role)
-		}
-	case "list":
-		list, err := acc.List(ctx)
-		if err != nil {
-			return err
-		}
-		if len(spaces) > 0 {
-			// The members of the workspaces named.
-			list = slices.DeleteFunc(list, func(ac record.Account) bool {
-				return !slices.ContainsFunc(spaces, func(ws string) bool { _, ok := ac.RoleIn(ws); return ok })
-			})
-		}
-		if *asJSON {
-			return json.NewEncoder(stdout).Encode(list)
-		}
-		all, err := acc.Workspaces(ctx)
-		if err != nil {
-			return err
-		}
-		for _, ac := range list {
-			var in []string
-			for _, ws := range ac.Member(all[1:]) {
-				r, _ := ac.RoleIn(ws)
-				in = append(in, ws+":"+string(r))
-			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", ac.Name, ac.Role, strings.Join(in, ","), ac.CreatedAt.UTC().Format("2006-01-02"))
-		}
-	case "remove":
-		if err := acc.Remove(ctx, pos[0]); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "removed %s with their tokens and sessions\n", pos[0])
-	case "role":
-		r, err := record.ParseRole(pos[1])
-		if err != nil {
-			return err
-		}
-		if len(spaces) > 0 {
-			for _, ws := range spaces {
-				if err := acc.SetMember(ctx, pos[0], ws, r); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(stdout, "%s is now %s in %s\n", pos[0], r, spaces.String())
-			return nil
-		}
-		if err := acc.SetRole(ctx, pos[0], r); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s is now %s\n", pos[0], r)
-	case "leave":
-		if len(spaces) == 0 {
-			return errors.New("user leave: name the workspaces with --workspace")
-		}
-		for _, ws := range spaces {
-			if err := acc.SetMember(ctx, pos[0], ws, ""); err != nil {
+		fmt.Fprintf(u.stdout, "%s\t%s\t%s\t%s\n", ac.Name, ac.Role, strings.Join(in, ","), ac.CreatedAt.UTC().Format("2006-01-02"))
+	}
+	return nil
+}
+
+func (u userCmd) remove(ctx context.Context) error {
+	if err := u.acc.Remove(ctx, u.pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(u.stdout, "removed %s with their tokens and sessions\n", u.pos[0])
+	return nil
+}
+
+func (u userCmd) setRole(ctx context.Context) error {
+	r, err := record.ParseRole(u.pos[1])
+	if err != nil {
+		return err
+	}
+	if len(u.spaces) > 0 {
+		for _, ws := range u.spaces {
+			if err := u.acc.SetMember(ctx, u.pos[0], ws, r); err != nil {
 				return err
 			}
 		}
-		fmt.Fprintf(stdout, "%s is no longer a member of %s\n", pos[0], spaces.String())
-	case "password":
-		password, err := readPassword(stdin)
-		if err != nil {
-			return err
-		}
-		if err := acc.SetPassword(ctx, pos[0], password); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "password of %s changed; their sessions ended\n", pos[0])
-	case "token":
-		if len(spaces) > 1 {
-			return errors.New("user token: a token works in one workspace: give one --workspace")
-		}
-		return printNewToken(ctx, acc, pos[0], pos[1], role, strings.Join(spaces, ""), stdout, stderr)
-	case "tokens":
-		list, err := acc.Tokens(ctx)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return json.NewEncoder(stdout).Encode(list)
-		}
-		for _, t := range list {
-			state := "live"
-			if t.RevokedAt != nil {
-				state = "revoked " + t.RevokedAt.UTC().Format("2006-01-02")
-			}
-			fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Name, t.Role, t.Workspace, state)
-		}
-	case "revoke":
-		id, err := strconv.Atoi(pos[0])
-		if err != nil {
-			return fmt.Errorf("user revoke: %q is not a token id (kgstudio user tokens lists them)", pos[0])
-		}
-		if err := acc.RevokeToken(ctx, id); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "token %d revoked\n", id)
+		fmt.Fprintf(u.stdout, "%s is now %s in %s\n", u.pos[0], r, u.spaces.String())
+		return nil
 	}
+	if err := u.acc.SetRole(ctx, u.pos[0], r); err != nil {
+		return err
+	}
+	fmt.Fprintf(u.stdout, "%s is now %s\n", u.pos[0], r)
+	return nil
+}
+
+func (u userCmd) leave(ctx context.Context) error {
+	if len(u.spaces) == 0 {
+		return errors.New("user leave: name the workspaces with --workspace")
+	}
+	for _, ws := range u.spaces {
+		if err := u.acc.SetMember(ctx, u.pos[0], ws, ""); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(u.stdout, "%s is no longer a member of %s\n", u.pos[0], u.spaces.String())
+	return nil
+}
+
+func (u userCmd) password(ctx context.Context) error {
+	password, err := readPassword(u.stdin)
+	if err != nil {
+		return err
+	}
+	if err := u.acc.SetPassword(ctx, u.pos[0], password); err != nil {
+		return err
+	}
+	fmt.Fprintf(u.stdout, "password of %s changed; their sessions ended\n", u.pos[0])
+	return nil
+}
+
+func (u userCmd) token(ctx context.Context) error {
+	if len(u.spaces) > 1 {
+		return errors.New("user token: a token works in one workspace: give one --workspace")
+	}
+	return printNewToken(ctx, u.acc, u.pos[0], u.pos[1], u.role, strings.Join(u.spaces, ""), u.stdout, u.stderr)
+}
+
+func (u userCmd) tokens(ctx context.Context) error {
+	list, err := u.acc.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	if u.asJSON {
+		return json.NewEncoder(u.stdout).Encode(list)
+	}
+	for _, t := range list {
+		state := "live"
+		if t.RevokedAt != nil {
+			state = "revoked " + t.RevokedAt.UTC().Format("2006-01-02")
+		}
+		fmt.Fprintf(u.stdout, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Name, t.Role, t.Workspace, state)
+	}
+	return nil
+}
+
+func (u userCmd) revoke(ctx context.Context) error {
+	id, err := strconv.Atoi(u.pos[0])
+	if err != nil {
+		return fmt.Errorf("user revoke: %q is not a token id (kgstudio user tokens lists them)", u.pos[0])
+	}
+	if err := u.acc.RevokeToken(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(u.stdout, "token %d revoked\n", id)
 	return nil
 }
 
