@@ -335,23 +335,8 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 		}
 	}
 	stored := map[string]bool{}
-	err := forKeys(others, dia, func(in string, args []any) error {
-		rows, err := queryOn(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				return err
-			}
-			stored[k] = true
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return d, fmt.Errorf("edge ends: %w", err)
+	if err := storedKeys(ctx, q, dia, versionID, others, stored); err != nil {
+		return d, err
 	}
 	bump := func(k string) {
 		if i, ok := at[k]; ok && isNew[i] {
@@ -378,32 +363,9 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 	}
 	// Stored edges at the nodes created: none of them counted before (one
 	// of its ends did not exist); each counts now when both ends exist.
-	type triple struct{ s, l, t string }
-	dangling := map[triple]bool{}
-	var list []triple
-	for _, side := range [][2]string{{"source", "edges"}, {"target", edgesByTarget(dia, "")}} {
-		err := forKeys(created, dia, func(in string, args []any) error {
-			rows, err := queryOn(ctx, q, rebind(dia, "SELECT source, label, target FROM "+side[1]+" WHERE version_id = ? AND "+side[0]+" "+in),
-				append([]any{versionID}, args...)...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var p triple
-				if err := rows.Scan(&p.s, &p.l, &p.t); err != nil {
-					return err
-				}
-				if !dangling[p] {
-					dangling[p] = true
-					list = append(list, p)
-				}
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			return d, fmt.Errorf("dangling edges: %w", err)
-		}
+	list, err := danglingEdges(ctx, q, dia, versionID, created)
+	if err != nil {
+		return d, err
 	}
 	var ends []string
 	for _, p := range list {
@@ -415,7 +377,24 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 		}
 	}
 	// Their other ends that are neither written nor looked up yet.
-	err = forKeys(ends, dia, func(in string, args []any) error {
+	if err := storedKeys(ctx, q, dia, versionID, ends, stored); err != nil {
+		return d, err
+	}
+	for _, p := range list {
+		if exists(p.s) && exists(p.t) {
+			bump(p.s)
+			if p.t != p.s {
+				bump(p.t)
+			}
+		}
+	}
+	return d, nil
+}
+
+// storedKeys marks in stored the keys among keys that name a stored node
+// of the version.
+func storedKeys(ctx context.Context, q execQuerier, dia string, versionID int, keys []string, stored map[string]bool) error {
+	err := forKeys(keys, dia, func(in string, args []any) error {
 		rows, err := queryOn(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
 		if err != nil {
 			return err
@@ -431,17 +410,44 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 		return rows.Err()
 	})
 	if err != nil {
-		return d, fmt.Errorf("edge ends: %w", err)
+		return fmt.Errorf("edge ends: %w", err)
 	}
-	for _, p := range list {
-		if exists(p.s) && exists(p.t) {
-			bump(p.s)
-			if p.t != p.s {
-				bump(p.t)
+	return nil
+}
+
+// edgeEnds is a stored edge by its ends and label.
+type edgeEnds struct{ s, l, t string }
+
+// danglingEdges reads the stored edges at the nodes created (as source
+// or target), each once, in the order read.
+func danglingEdges(ctx context.Context, q execQuerier, dia string, versionID int, created []string) ([]edgeEnds, error) {
+	seen := map[edgeEnds]bool{}
+	var list []edgeEnds
+	for _, side := range [][2]string{{"source", "edges"}, {"target", edgesByTarget(dia, "")}} {
+		err := forKeys(created, dia, func(in string, args []any) error {
+			rows, err := queryOn(ctx, q, rebind(dia, "SELECT source, label, target FROM "+side[1]+" WHERE version_id = ? AND "+side[0]+" "+in),
+				append([]any{versionID}, args...)...)
+			if err != nil {
+				return err
 			}
+			defer rows.Close()
+			for rows.Next() {
+				var p edgeEnds
+				if err := rows.Scan(&p.s, &p.l, &p.t); err != nil {
+					return err
+				}
+				if !seen[p] {
+					seen[p] = true
+					list = append(list, p)
+				}
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("dangling edges: %w", err)
 		}
 	}
-	return d, nil
+	return list, nil
 }
 
 // apply raises the degrees of the nodes that existed, one statement per
