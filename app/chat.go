@@ -39,7 +39,7 @@ type ChatAnswer struct {
 	// Model is the version that answered, NAME@V.
 	Model string
 	Text  string
-	Mode  string
+	Mode  query.Mode
 	// Extractive says no model wrote the answer (see query.Extractive).
 	Extractive bool
 	Result     QueryResult
@@ -148,7 +148,7 @@ func linkReferences(text string, c query.Context) string {
 
 // ChatMode splits a leading mode prefix ("/mix ...") off a question; the
 // mode is empty (the default, mix) when there is none.
-func ChatMode(question string) (mode, rest string) {
+func ChatMode(question string) (mode query.Mode, rest string) {
 	q := strings.TrimSpace(question)
 	if strings.HasPrefix(q, "/") {
 		word, after, _ := strings.Cut(q[1:], " ")

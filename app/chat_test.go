@@ -18,7 +18,11 @@ import (
 // TestChatMode: a leading /MODE picks the mode (any case) and is cut off
 // the question; an unknown one stays part of the question.
 func TestChatMode(t *testing.T) {
-	for _, tc := range []struct{ in, mode, q string }{
+	for _, tc := range []struct {
+		in   string
+		mode query.Mode
+		q    string
+	}{
 		{"/mix Who was Marley's partner?", query.ModeMix, "Who was Marley's partner?"},
 		{"  /NAIVE  Who?", query.ModeNaive, "Who?"},
 		{"/ppr", query.ModePPR, ""},
@@ -42,7 +46,10 @@ func TestChat_ModeHistoryAndModel(t *testing.T) {
 	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge signed it. Scrooge and Marley were partners in London.")
 	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
 	history := []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Who is Scrooge?"}, {Role: "assistant", Content: "A miser."}}
-	for _, tc := range []struct{ model, question, mode string }{
+	for _, tc := range []struct {
+		model, question string
+		mode            query.Mode
+	}{
 		{"m@1", "/mix Who was Marley's partner?", query.ModeMix},
 		{"m:latest", "/local Who was Marley's partner?", query.ModeLocal},
 		{"m", "Who was Marley's partner?", query.ModeMix},

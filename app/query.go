@@ -50,7 +50,7 @@ type QueryResult struct {
 	// Provider is the provider asked for an answer ("none": no model).
 	Provider extract.Provider `json:"provider"`
 	// Mode is the query mode used (one of query.Modes).
-	Mode string `json:"mode"`
+	Mode query.Mode `json:"mode"`
 	// TopK is the number of items asked of each part.
 	TopK int `json:"top_k"`
 	// AsOf is the date the graph was asked as of; empty for now.
@@ -94,7 +94,7 @@ type QueryInput struct {
 	// (no provider, a GET) the split is offline.
 	Keywords KeywordSource
 	// Mode is a query mode (query.Modes); empty means mix.
-	Mode string
+	Mode query.Mode
 	// TopK is the number of entities, relations and chunks; zero means
 	// query.DefaultTopK.
 	TopK int

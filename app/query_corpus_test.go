@@ -28,10 +28,10 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 		"Bob Cratchit was Scrooge's clerk. Fred, Scrooge's nephew, invited him to dinner in London. Belle was engaged to Scrooge."
 	a, st, d := testApp(t, "carol.txt", text)
 	v := runConfig(t, a, st, "carol", extract.DefaultConfig(), d.ID)
-	answers := func(app *App) map[string]string {
+	answers := func(app *App) map[query.Mode]string {
 		t.Helper()
-		out := map[string]string{}
-		for _, mode := range []string{"local", "global", "hybrid", "naive", "mix", "ppr"} {
+		out := map[query.Mode]string{}
+		for _, mode := range query.Modes {
 			res, err := app.Queries.Ask(ctx, v, QueryInput{Question: "Who was Scrooge's partner in London?", Mode: mode, RetrievalOnly: true})
 			if err != nil {
 				t.Fatal(err)

@@ -63,7 +63,7 @@ func Measures(withQuestions bool) []Measure {
 			}
 		}
 		for _, m := range query.Modes {
-			out = append(out, Measure{Key: "answers." + m, Label: "answers " + m, Better: 1})
+			out = append(out, Measure{Key: "answers." + string(m), Label: "answers " + string(m), Better: 1})
 		}
 	}
 	return append(out,
@@ -105,8 +105,8 @@ type VersionScores struct {
 	PerQuestion map[string][]float64 `json:"per_question,omitempty"`
 	// Curves are, per query mode, mean evidence recall at each depth
 	// from 1 to the deepest scored (read from that deepest ranking).
-	Curves map[string][]float64 `json:"curves,omitempty"`
-	Cost   string               `json:"cost"`
+	Curves map[query.Mode][]float64 `json:"curves,omitempty"`
+	Cost   string                   `json:"cost"`
 	// Note says why a version has no scores (it has not finished).
 	Note string `json:"note,omitempty"`
 }
@@ -467,7 +467,7 @@ func components(g extract.Graph) (count, largest int) {
 // retrieve asks one question of a version in one mode, offline
 // (retrieval and an extractive answer, no model), for its first k chunks
 // and entities, as the scoreboard reads them.
-func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int) string, q eval.Question, mode string, k int) (eval.Retrieved, error) {
+func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int) string, q eval.Question, mode query.Mode, k int) (eval.Retrieved, error) {
 	res, err := s.a.Queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: k, Keywords: KeywordsOffline})
 	if err != nil {
 		return eval.Retrieved{}, fmt.Errorf("question %s, mode %s: %w", q.ID, mode, err)
@@ -489,9 +489,9 @@ func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int)
 // evidence, in each mode, at depth k, with the scoreboard's scorer: the
 // mean recall (see eval.Question.Recall) and how many questions had
 // evidence found among the first k chunks and entities.
-func (s *Scores) EvidenceRecall(ctx context.Context, v record.Version, set eval.QuestionSet, modes []string, k int) (recall map[string]float64, found map[string]int, questions int, err error) {
+func (s *Scores) EvidenceRecall(ctx context.Context, v record.Version, set eval.QuestionSet, modes []query.Mode, k int) (recall map[query.Mode]float64, found map[query.Mode]int, questions int, err error) {
 	names := s.a.Documents.Namer(ctx)
-	recall, found = map[string]float64{}, map[string]int{}
+	recall, found = map[query.Mode]float64{}, map[query.Mode]int{}
 	for _, q := range set.Questions {
 		if q.Evidence() > 0 {
 			questions++
@@ -527,7 +527,7 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 	names := s.a.Documents.Namer(ctx)
 	vs.PerQuestion = map[string][]float64{}
 	maxK := ScoreK[len(ScoreK)-1]
-	vs.Curves = map[string][]float64{}
+	vs.Curves = map[query.Mode][]float64{}
 	for _, mode := range query.Modes {
 		sums, counts := map[string]float64{}, map[string]int{}
 		curve, scored := make([]float64, maxK), 0
@@ -561,7 +561,7 @@ func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eva
 					vs.PerQuestion[key] = append(vs.PerQuestion[key], -1) // not scored
 				}
 			}
-			key := "answers." + mode
+			key := "answers." + string(mode)
 			if len(q.Answers) > 0 {
 				x := 0.0
 				if eval.AnswerHolds(q, r.Answer) {

@@ -265,11 +265,11 @@ func (t *mcpTools) query(ctx context.Context, _ *mcp.CallToolRequest, in queryIn
 	if err != nil {
 		return nil, out, toolError(err)
 	}
-	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: in.Mode, TopK: in.TopK, ResponseType: in.ResponseType})
+	res, err := t.a.Queries.Ask(ctx, v, app.QueryInput{Question: in.Question, Mode: query.Mode(in.Mode), TopK: in.TopK, ResponseType: in.ResponseType})
 	if err != nil {
 		return nil, out, toolError(err)
 	}
-	out = queryOut{Version: v.Label(), Mode: res.Mode, Entities: res.Entities, Relations: res.Relations, Chunks: res.Chunks,
+	out = queryOut{Version: v.Label(), Mode: string(res.Mode), Entities: res.Entities, Relations: res.Relations, Chunks: res.Chunks,
 		References: res.Context().References(), Note: res.Note, Keywords: &res.Keywords}
 	if res.Answer != nil {
 		out.Answer, out.Extractive = res.Answer.Text, res.Answer.Extractive

@@ -219,7 +219,7 @@ func TestMCP_HTTPAcrossRestart(t *testing.T) {
 				} `json:"properties"`
 			}
 			raw, _ := json.Marshal(tl.InputSchema)
-			if err := json.Unmarshal(raw, &sc); err != nil || !slices.Equal(sc.Properties["mode"].Enum, querypkg.Modes) {
+			if err := json.Unmarshal(raw, &sc); err != nil || !slices.Equal(sc.Properties["mode"].Enum, querypkg.ModeNames()) {
 				t.Errorf("query's modes %v, want %v (%v)", sc.Properties["mode"].Enum, querypkg.Modes, err)
 			}
 		}

@@ -29,7 +29,7 @@ const querySnippet = 320
 // a POST may call a model: a GET retrieves.
 func (h *Handler) queryInput(c echo.Context) (app.QueryInput, error) {
 	in := app.QueryInput{Question: c.FormValue("q"), Provider: extract.Provider(c.FormValue("provider")), Keywords: app.KeywordSource(c.FormValue("keywords")),
-		Mode: c.FormValue("mode"), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost,
+		Mode: query.Mode(c.FormValue("mode")), AsOf: c.FormValue("as_of"), RetrievalOnly: c.Request().Method != http.MethodPost,
 		ResponseType: c.FormValue("response_type")}
 	// Only read here; app.Queries.Ask checks the values.
 	if s := strings.TrimSpace(c.FormValue("top_k")); s != "" {
@@ -152,14 +152,14 @@ func (h *Handler) queryPage(v record.Version, in app.QueryInput, res app.QueryRe
 		Context:       res.Context().Render(),
 	}
 	if res.Question != "" {
-		vals := url.Values{"q": {res.Question}, "provider": {string(res.Provider)}, "mode": {res.Mode}, "top_k": {strconv.Itoa(res.TopK)}}
+		vals := url.Values{"q": {res.Question}, "provider": {string(res.Provider)}, "mode": {string(res.Mode)}, "top_k": {strconv.Itoa(res.TopK)}}
 		if res.AsOf != "" {
 			vals.Set("as_of", res.AsOf)
 		}
 		p.APIURL = "/api" + base + "/query?" + vals.Encode()
 	}
 	for _, m := range query.Modes {
-		p.Modes = append(p.Modes, web.Option{Value: m, Label: m + " — " + query.ModeSummary(m), Selected: m == cmp.Or(res.Mode, query.ModeMix)})
+		p.Modes = append(p.Modes, web.Option{Value: string(m), Label: string(m) + " — " + query.ModeSummary(m), Selected: m == cmp.Or(res.Mode, query.ModeMix)})
 	}
 	conf := h.app.Providers().Configured()
 	for _, o := range []struct {

@@ -115,7 +115,7 @@ func scoresPage(b app.Board, sortKey string, desc bool) web.ScoresPage {
 				}
 			}
 			if len(series) > 0 {
-				p.Curves = append(p.Curves, web.Curves(m, names, series))
+				p.Curves = append(p.Curves, web.Curves(string(m), names, series))
 			}
 		}
 	}
@@ -150,17 +150,17 @@ func scoreCharts(b app.Board) []web.BarChart {
 				}
 				rows = append(rows, row)
 			}
-			charts = append(charts, web.GroupedBars(fmt.Sprintf("Evidence recall@%d by query mode", k), query.Modes, names, rows))
+			charts = append(charts, web.GroupedBars(fmt.Sprintf("Evidence recall@%d by query mode", k), query.ModeNames(), names, rows))
 		}
 		var rows [][]float64
 		for _, m := range query.Modes {
 			var row []float64
 			for _, v := range b.Versions {
-				row = append(row, value(v, "answers."+m))
+				row = append(row, value(v, "answers."+string(m)))
 			}
 			rows = append(rows, row)
 		}
-		charts = append(charts, web.GroupedBars("Answers holding an expected answer, by query mode", query.Modes, names, rows))
+		charts = append(charts, web.GroupedBars("Answers holding an expected answer, by query mode", query.ModeNames(), names, rows))
 	}
 	shares := []string{"specific_relations", "largest_component", "modularity"}
 	var rows [][]float64

@@ -27,7 +27,7 @@ func evalEmbedder(name string) (extract.Embedder, error) {
 }
 
 // evalModes is every query mode, or the one named.
-func evalModes(mode string) ([]string, error) {
+func evalModes(mode string) ([]query.Mode, error) {
 	if mode == "" {
 		return query.Modes, nil
 	}
@@ -35,7 +35,7 @@ func evalModes(mode string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{m}, nil
+	return []query.Mode{m}, nil
 }
 
 // evalMultiHop scores passage recall@2 and @5 of the query modes on a
@@ -72,7 +72,7 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		return err
 	}
 	start := time.Now()
-	rep, err := eval.MultiHop(ctx, questions, passages, ex, emb, modes)
+	rep, err := eval.MultiHop(ctx, questions, passages, ex, emb, query.Names(modes))
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		fmt.Fprintf(stdout, "%d gold passages are not in the corpus (counted as missed)\n", rep.Unmatched)
 	}
 	fmt.Fprintf(stdout, "  %-7s %8s %8s\n", "mode", "R@2", "R@5")
-	for _, m := range append([]string{eval.BM25Baseline}, modes...) {
+	for _, m := range append([]string{eval.BM25Baseline}, query.Names(modes)...) {
 		fmt.Fprintf(stdout, "  %-7s %8.3f %8.3f\n", m, rep.RecallAt2[m], rep.RecallAt5[m])
 	}
 	return nil

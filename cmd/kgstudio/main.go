@@ -62,7 +62,7 @@ func mainCode() int {
 }
 
 // usage is the command summary; the query modes come from query.Modes.
-var usage = strings.ReplaceAll(usageText, "{modes}", strings.Join(query.Modes, "|"))
+var usage = strings.ReplaceAll(usageText, "{modes}", strings.Join(query.ModeNames(), "|"))
 
 const usageText = `kgstudio — turn text into knowledge graphs and compare versions
 

@@ -16,7 +16,7 @@ import (
 // cmdQuery asks a version a question: kgstudio query NAME@V QUESTION.
 func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("query", stderr)
-	mode := fs.String("mode", query.ModeMix, strings.Join(query.Modes, ", ")+" (ppr: a walk from the entities the question names, for questions that link them)")
+	mode := fs.String("mode", string(query.ModeMix), strings.Join(query.ModeNames(), ", ")+" (ppr: a walk from the entities the question names, for questions that link them)")
 	topK := fs.Int("top-k", query.DefaultTopK, "entities, relations and chunks to retrieve")
 	provider := fs.String("provider", string(extract.ProviderNone), "answer with gemini or openai; none quotes the best sentences (an extractive answer)")
 	answerOnly := fs.Bool("answer", false, "print only the answer (a model's, or extractive without a provider) with its references")
@@ -50,7 +50,7 @@ func cmdQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if strings.TrimSpace(question) == "" {
 		return errors.New("query: a question is required after NAME@V")
 	}
-	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: extract.Provider(*provider), Mode: *mode, TopK: *topK, AsOf: *asOf,
+	res, err := ap.Queries.Ask(ctx, v, app.QueryInput{Question: question, Provider: extract.Provider(*provider), Mode: query.Mode(*mode), TopK: *topK, AsOf: *asOf,
 		ResponseType: *responseType, Keywords: app.KeywordSource(*keywords)})
 	if err != nil {
 		return err

@@ -89,7 +89,7 @@ func TestQuery_CLI(t *testing.T) {
 		t.Errorf("version show (text) lacks the embedding cost:\n%s", out)
 	}
 
-	for _, mode := range query.Modes {
+	for _, mode := range query.ModeNames() {
 		t.Run(mode, func(t *testing.T) {
 			out := mustCLI(t, data, "query", "emb@2", "Who was Marley's partner?", "--mode", mode, "--top-k", "3", "--json", "--provider", "none")
 			var res struct {
@@ -116,7 +116,7 @@ func TestQuery_CLI(t *testing.T) {
 			if len(res.Chunks) == 0 || res.Chunks[0].Document != "marley.txt" || !strings.Contains(res.Chunks[0].Text, "Marley") || res.Chunks[0].Ref != "C1" {
 				t.Errorf("chunks %+v", res.Chunks)
 			}
-			if (mode == query.ModeNaive) != (len(res.Entities) == 0) {
+			if (mode == string(query.ModeNaive)) != (len(res.Entities) == 0) {
 				t.Errorf("mode %s: %d entities", mode, len(res.Entities))
 			}
 		})

@@ -169,12 +169,13 @@ func TestScores_LoCoMo(t *testing.T) {
 		t.Fatalf("questions: %d on the version, %d in memory", onVersion.Questions, inMemory.Questions)
 	}
 	round := func(x float64) string { return fmt.Sprintf("%.3f", x) }
-	for _, m := range query.Modes {
+	for _, mode := range query.Modes {
+		m := string(mode)
 		score := board.Versions[0].Measures["recall@10."+m]
 		if round(score) != round(onVersion.Recall[m]) {
 			t.Errorf("%s: scoreboard %.3f, eval --version %.3f", m, score, onVersion.Recall[m])
 		}
-		if m != query.ModeGlobal && round(score) != round(inMemory.Recall[m]) {
+		if mode != query.ModeGlobal && round(score) != round(inMemory.Recall[m]) {
 			t.Errorf("%s: scoreboard %.3f, eval in memory %.3f", m, score, inMemory.Recall[m])
 		}
 	}

@@ -89,7 +89,7 @@ func TestUsage_HelpEverywhere(t *testing.T) {
 		}
 	}
 	out, stderr, _ := cli(t, "query", "--help")
-	for _, m := range query.Modes {
+	for _, m := range query.ModeNames() {
 		if !strings.Contains(out+stderr, m) {
 			t.Errorf("query --help does not name the %s mode", m)
 		}

@@ -110,7 +110,7 @@ type locomoQuestion struct {
 // search asks one question in one mode for the first k chunks.
 func (set *locomoSet) search(ctx context.Context, emb extract.Embedder, question, mode string, k int) (query.Context, error) {
 	high, low := query.Keywords(question)
-	res, err := set.corpus.Search(ctx, emb, query.Request{Question: question, Mode: mode, High: high, Low: low, TopK: k})
+	res, err := set.corpus.Search(ctx, emb, query.Request{Question: question, Mode: query.Mode(mode), High: high, Low: low, TopK: k})
 	if err != nil {
 		return res, fmt.Errorf("question %q, mode %s: %w", question, mode, err)
 	}

@@ -21,7 +21,7 @@ var locomoFiles = []string{"locomo10_conv26.json", "locomo10_conv30.json"}
 // local at least half the time, and every mode finds some.
 func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
 	tb.Helper()
-	rep, err := LoCoMo(context.Background(), testkit.Read(tb, "dialogues/"+file), embed.Offline{}, query.Modes, 10)
+	rep, err := LoCoMo(context.Background(), testkit.Read(tb, "dialogues/"+file), embed.Offline{}, query.ModeNames(), 10)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -30,22 +30,22 @@ func checkLoCoMo(tb testing.TB, file string) LoCoMoReport {
 		tb.Fatalf("only %d questions with evidence", rep.Questions)
 	}
 	bm := rep.Recall[BM25Baseline]
-	if rep.Recall[query.ModeNaive] < bm {
-		tb.Errorf("naive recall %.3f < BM25 %.3f", rep.Recall[query.ModeNaive], bm)
+	if rep.Recall[string(query.ModeNaive)] < bm {
+		tb.Errorf("naive recall %.3f < BM25 %.3f", rep.Recall[string(query.ModeNaive)], bm)
 	}
-	if mix := rep.Recall[query.ModeMix]; mix < bm+0.05 {
+	if mix := rep.Recall[string(query.ModeMix)]; mix < bm+0.05 {
 		tb.Errorf("mix recall %.3f < BM25 %.3f + 0.05", mix, bm)
 	}
 	// The topics of the offline memory graph link most turns to an entity.
-	if rep.Recall[query.ModeLocal] < 0.5 {
-		tb.Errorf("local recall %.3f < 0.5", rep.Recall[query.ModeLocal])
+	if rep.Recall[string(query.ModeLocal)] < 0.5 {
+		tb.Errorf("local recall %.3f < 0.5", rep.Recall[string(query.ModeLocal)])
 	}
-	if g := rep.Recall[query.ModeGlobal]; g < bm {
+	if g := rep.Recall[string(query.ModeGlobal)]; g < bm {
 		tb.Errorf("global recall %.3f < BM25 %.3f", g, bm)
 	}
-	for _, m := range query.Modes {
-		if (m == query.ModeLocal || m == query.ModeHybrid) && rep.Recall[m] > rep.Recall[query.ModeMix] {
-			tb.Errorf("%s recall %.3f beats mix %.3f", m, rep.Recall[m], rep.Recall[query.ModeMix])
+	for _, m := range query.ModeNames() {
+		if (m == string(query.ModeLocal) || m == string(query.ModeHybrid)) && rep.Recall[m] > rep.Recall[string(query.ModeMix)] {
+			tb.Errorf("%s recall %.3f beats mix %.3f", m, rep.Recall[m], rep.Recall[string(query.ModeMix)])
 		}
 		if rep.Found[m] == 0 {
 			tb.Errorf("%s found nothing", m)
@@ -72,7 +72,7 @@ func BenchmarkLoCoMo(b *testing.B) {
 			for b.Loop() {
 				rep = checkLoCoMo(b, file)
 			}
-			for _, m := range append([]string{BM25Baseline}, query.Modes...) {
+			for _, m := range append([]string{BM25Baseline}, query.ModeNames()...) {
 				b.ReportMetric(rep.Recall[m], m)
 			}
 		})

@@ -388,7 +388,7 @@ func longMemQuestion(ctx context.Context, qs []LongMemQuestion, i int, emb extra
 				ranked = append(ranked, set.list[id-1].Index)
 			}
 		} else {
-			out, err := set.corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: m, High: high, Low: low, Now: asked,
+			out, err := set.corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: query.Mode(m), High: high, Low: low, Now: asked,
 				TopK: LongMemTurnK, Budget: query.Budget{Chunks: 1 << 30}})
 			if err != nil {
 				return res, fmt.Errorf("question %s, mode %s: %w", q.ID, m, err)

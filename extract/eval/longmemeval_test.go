@@ -49,7 +49,7 @@ func TestLongMemEval_Small(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := LongMemEval(context.Background(), qs, embed.Offline{}, LongMemOptions{Distractors: 3, Modes: query.Modes})
+	rep, err := LongMemEval(context.Background(), qs, embed.Offline{}, LongMemOptions{Distractors: 3, Modes: query.ModeNames()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestLongMemEval_Small(t *testing.T) {
 	if r := rep.Types["temporal-reasoning"]; r.TurnRecall[BM25Baseline] != 0 || r.SessionRecall[BM25Baseline] != 1 {
 		t.Errorf("abstention: %+v", r)
 	}
-	if cf := rep.Knowledge.CurrentFirst[query.ModeMix]; cf != 1 {
+	if cf := rep.Knowledge.CurrentFirst[string(query.ModeMix)]; cf != 1 {
 		t.Errorf("mix ranked the five goldfish above the seven (current_first %v)", cf)
 	}
 	if _, err := LongMemEval(context.Background(), qs, embed.Offline{}, LongMemOptions{Distractors: -1}); extract.KindOf(err) != extract.KindInvalid {
@@ -115,7 +115,7 @@ func devQuestions(tb testing.TB, keep func(i int, q LongMemQuestion) bool) []Lon
 func TestLongMemEval_CurrentValueFirst(t *testing.T) {
 	t.Parallel()
 	qs := devQuestions(t, func(_ int, q LongMemQuestion) bool { return q.Type == "knowledge-update" })
-	rep, err := LongMemEval(context.Background(), qs, embed.Offline{}, LongMemOptions{Distractors: DefaultDistractors, Modes: []string{query.ModeMix}})
+	rep, err := LongMemEval(context.Background(), qs, embed.Offline{}, LongMemOptions{Distractors: DefaultDistractors, Modes: []string{string(query.ModeMix)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +124,10 @@ func TestLongMemEval_CurrentValueFirst(t *testing.T) {
 	if ku.Questions < 20 {
 		t.Fatalf("only %d knowledge updates across sessions", ku.Questions)
 	}
-	if cf := ku.CurrentFirst[query.ModeMix]; cf < 0.9 {
+	if cf := ku.CurrentFirst[string(query.ModeMix)]; cf < 0.9 {
 		t.Errorf("mix ranks the current value first in %.3f of knowledge updates; want at least 0.9", cf)
 	}
-	if m, b := rep.Overall.TurnRecall[query.ModeMix], rep.Overall.TurnRecall[BM25Baseline]; m < b-0.03 {
+	if m, b := rep.Overall.TurnRecall[string(query.ModeMix)], rep.Overall.TurnRecall[BM25Baseline]; m < b-0.03 {
 		t.Errorf("mix turn recall %.3f < BM25 %.3f - 0.03", m, b)
 	}
 }
@@ -140,7 +140,7 @@ func BenchmarkLongMemEval(b *testing.B) {
 	var rep LongMemReport
 	for b.Loop() {
 		var err error
-		if rep, err = LongMemEval(context.Background(), qs, embed.USELite{}, LongMemOptions{Distractors: DefaultDistractors, Modes: query.Modes}); err != nil {
+		if rep, err = LongMemEval(context.Background(), qs, embed.USELite{}, LongMemOptions{Distractors: DefaultDistractors, Modes: query.ModeNames()}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -172,7 +172,7 @@ func TestLongMemEval_QuestionDate(t *testing.T) {
 	})
 	q.Dates = append(q.Dates, "2023/05/16 (Tue) 20:00")
 	q.IDs = append(q.IDs, "now")
-	rep, err := LongMemEval(context.Background(), []LongMemQuestion{q}, embed.Offline{}, LongMemOptions{Modes: []string{query.ModeMix}})
+	rep, err := LongMemEval(context.Background(), []LongMemQuestion{q}, embed.Offline{}, LongMemOptions{Modes: []string{string(query.ModeMix)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestLongMemEval_QuestionDate(t *testing.T) {
 	if tr[BM25Baseline] != 0 {
 		t.Fatalf("BM25 found the curry (turn recall %v): the test no longer needs the date", tr[BM25Baseline])
 	}
-	if tr[query.ModeMix] != 1 {
-		t.Errorf("mix missed the round said two weeks before the question (turn recall %v)", tr[query.ModeMix])
+	if tr[string(query.ModeMix)] != 1 {
+		t.Errorf("mix missed the round said two weeks before the question (turn recall %v)", tr[string(query.ModeMix)])
 	}
 }

@@ -221,7 +221,7 @@ func score(ctx context.Context, corpus *query.Corpus, questions []MultiHopQuesti
 		ranked := map[string][]int{BM25Baseline: topBM25(bm.Scores(q.Question), 5)}
 		high, low := query.Keywords(q.Question)
 		for _, mode := range modes {
-			res, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: mode, High: high, Low: low, TopK: 5})
+			res, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: query.Mode(mode), High: high, Low: low, TopK: 5})
 			if err != nil {
 				return rep, fmt.Errorf("question %q, mode %s: %w", q.Question, mode, err)
 			}

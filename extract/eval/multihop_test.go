@@ -61,7 +61,7 @@ func TestMultiHop_GraphFindsTheSecondHop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := MultiHop(context.Background(), qs, twoHopPassages, ex, embed.Offline{}, query.Modes)
+	rep, err := MultiHop(context.Background(), qs, twoHopPassages, ex, embed.Offline{}, query.ModeNames())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,18 +69,18 @@ func TestMultiHop_GraphFindsTheSecondHop(t *testing.T) {
 	if rep.Questions != 3 || rep.Passages != len(twoHopPassages) || rep.Unmatched != 1 || rep.Embedder != embed.OfflineModel {
 		t.Errorf("report %+v: want 3 questions, %d passages, 1 unmatched gold passage", rep, len(twoHopPassages))
 	}
-	for _, m := range append([]string{BM25Baseline}, query.Modes...) {
+	for _, m := range append([]string{BM25Baseline}, query.ModeNames()...) {
 		if _, ok := rep.RecallAt5[m]; !ok {
 			t.Errorf("no recall@5 for %s", m)
 		}
 	}
 	// Two of three questions can be answered whole: 2/3 is the best
 	// recall@2 there is.
-	if got := rep.RecallAt2[query.ModePPR]; got < 0.66 {
+	if got := rep.RecallAt2[string(query.ModePPR)]; got < 0.66 {
 		t.Errorf("ppr recall@2 = %.3f, want 0.667 (both hops of both answerable questions)", got)
 	}
-	if rep.RecallAt2[query.ModePPR] <= rep.RecallAt2[BM25Baseline] {
-		t.Errorf("ppr recall@2 %.3f does not beat BM25 %.3f: the test no longer needs the graph", rep.RecallAt2[query.ModePPR], rep.RecallAt2[BM25Baseline])
+	if rep.RecallAt2[string(query.ModePPR)] <= rep.RecallAt2[BM25Baseline] {
+		t.Errorf("ppr recall@2 %.3f does not beat BM25 %.3f: the test no longer needs the graph", rep.RecallAt2[string(query.ModePPR)], rep.RecallAt2[BM25Baseline])
 	}
 }
 
@@ -104,7 +104,7 @@ func TestMultiHop_SharedSets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := MultiHop(context.Background(), qs, ps, ex, embed.Offline{}, []string{query.ModePPR})
+		rep, err := MultiHop(context.Background(), qs, ps, ex, embed.Offline{}, []string{string(query.ModePPR)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestMultiHop_SharedSets(t *testing.T) {
 		if rep.Unmatched > 0 {
 			t.Errorf("%s: %d gold passages not found in the corpus", set, rep.Unmatched)
 		}
-		if got, bm := rep.RecallAt5[query.ModePPR], rep.RecallAt5[BM25Baseline]; got < bm+0.05 {
+		if got, bm := rep.RecallAt5[string(query.ModePPR)], rep.RecallAt5[BM25Baseline]; got < bm+0.05 {
 			t.Errorf("%s: ppr recall@5 %.3f, want at least BM25's %.3f + 0.05", set, got, bm)
 		}
 	}

@@ -99,18 +99,18 @@ func BenchmarkQuery6119(b *testing.B) {
 	b.Logf("%d passages, %d nodes, %d edges; corpus built in %v, first ppr question (walk graph) %v", len(passages), len(g.Nodes), len(g.Edges), built, walk)
 	times := map[string][]float64{}
 	for b.Loop() {
-		for _, m := range query.Modes {
+		for _, m := range query.ModeNames() {
 			for _, q := range questions {
 				high, low := query.Keywords(q.Question)
 				t := time.Now()
-				if _, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: m, High: high, Low: low}); err != nil {
+				if _, err := corpus.Search(ctx, emb, query.Request{Question: q.Question, Mode: query.Mode(m), High: high, Low: low}); err != nil {
 					b.Fatal(err)
 				}
 				times[m] = append(times[m], float64(time.Since(t).Microseconds())/1000)
 			}
 		}
 	}
-	for _, m := range query.Modes {
+	for _, m := range query.ModeNames() {
 		ts := times[m]
 		slices.Sort(ts)
 		b.ReportMetric(ts[len(ts)/2], m+"-p50-ms")

@@ -97,7 +97,7 @@ type AnswerRequest struct {
 	UserPrompt string
 	// Mode is the query mode the context was retrieved in: naive answers
 	// from the passages alone.
-	Mode string
+	Mode Mode
 }
 
 // AnswerPrompt is the system prompt Answer sends: the rules, then the

@@ -26,7 +26,7 @@ func TestSearch_TurnBesideTheQuestion(t *testing.T) {
 	}
 	c := NewCorpus(extract.Graph{}, chunks, nil)
 	q := "What is her favourite dance style?"
-	for _, mode := range []string{ModeNaive, ModeMix} {
+	for _, mode := range []Mode{ModeNaive, ModeMix} {
 		res, err := c.Search(context.Background(), nil, Request{Question: q, Mode: mode, TopK: 10})
 		if err != nil {
 			t.Fatal(err)

@@ -37,7 +37,7 @@ func TestSearch_CurrentValueFirst(t *testing.T) {
 	c := NewCorpus(g, chunks, nil)
 	q := "How many goldfish do I keep in my aquarium?"
 	high, low := Keywords(q)
-	rank := func(mode string) []int {
+	rank := func(mode Mode) []int {
 		res, err := c.Search(context.Background(), nil, Request{Question: q, Mode: mode, High: high, Low: low, TopK: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestSearch_CurrentValueFirst(t *testing.T) {
 	if naive := rank(ModeNaive); !before(naive, 0, 3) {
 		t.Fatalf("naive ranks %v; the test needs the old value first by text", naive)
 	}
-	for _, m := range []string{ModeMix, ModeLocal, ModeHybrid} {
+	for _, m := range []Mode{ModeMix, ModeLocal, ModeHybrid} {
 		order := rank(m)
 		if !before(order, 3, 0) {
 			t.Errorf("%s ranks %v: the superseded value comes before the current one", m, order)

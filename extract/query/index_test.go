@@ -198,7 +198,7 @@ func TestVectorIndexApart(t *testing.T) {
 func sameRanking(t *testing.T, emb extract.Embedder, want, got *Corpus, questions ...string) {
 	t.Helper()
 	for _, q := range questions {
-		for _, mode := range []string{ModeNaive, ModeLocal, ModeMix} {
+		for _, mode := range []Mode{ModeNaive, ModeLocal, ModeMix} {
 			req := Request{Question: q, Mode: mode, TopK: 10}
 			a, err := want.Search(t.Context(), emb, req)
 			if err != nil {

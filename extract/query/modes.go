@@ -13,34 +13,38 @@ import (
 	"github.com/kgstudio/kgstudio/extract/embed"
 )
 
-// The query modes, as in LightRAG.
+// Mode is how a question is answered from a version's graph and
+// chunks, as in LightRAG (plus ppr).
+type Mode string
+
+// The query modes.
 const (
 	// ModeLocal ranks entities by the low-level keywords, then takes their
 	// relations and the chunks that mention them.
-	ModeLocal = "local"
+	ModeLocal Mode = "local"
 	// ModeGlobal ranks the graph's communities by the question and takes
 	// their members and the chunks that mention them (global.go).
-	ModeGlobal = "global"
+	ModeGlobal Mode = "global"
 	// ModeHybrid is local and global together.
-	ModeHybrid = "hybrid"
+	ModeHybrid Mode = "hybrid"
 	// ModeNaive ranks chunks by the question alone (vector and BM25),
 	// without the graph.
-	ModeNaive = "naive"
+	ModeNaive Mode = "naive"
 	// ModeMix is hybrid's graph with chunks ranked by the question and by
 	// the graph (hybrid's entities and relations, and the ppr walk)
 	// together; the default.
-	ModeMix = "mix"
+	ModeMix Mode = "mix"
 	// ModePPR ranks chunks by a personalized PageRank over entities and
 	// passages from the question's entities (HippoRAG, see ppr.go).
-	ModePPR = "ppr"
+	ModePPR Mode = "ppr"
 )
 
 // Modes lists the query modes.
-var Modes = []string{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix, ModePPR}
+var Modes = []Mode{ModeLocal, ModeGlobal, ModeHybrid, ModeNaive, ModeMix, ModePPR}
 
 // ModeSummary says in a few words what a mode searches, for a user
 // choosing one.
-func ModeSummary(mode string) string {
+func ModeSummary(mode Mode) string {
 	switch mode {
 	case ModeLocal:
 		return "entities named in the question, their relations and chunks"
@@ -60,15 +64,27 @@ func ModeSummary(mode string) string {
 
 // ParseMode checks a mode name; empty means ModeMix. An unknown one is a
 // KindInvalid error.
-func ParseMode(s string) (string, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
+func ParseMode[S ~string](s S) (Mode, error) {
+	m := Mode(strings.ToLower(strings.TrimSpace(string(s))))
+	if m == "" {
 		return ModeMix, nil
 	}
-	if !slices.Contains(Modes, s) {
-		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use one of %s)", s, strings.Join(Modes, ", "))
+	if !slices.Contains(Modes, m) {
+		return "", extract.Errorf(extract.KindInvalid, "unknown mode %q (use one of %s)", m, strings.Join(ModeNames(), ", "))
 	}
-	return s, nil
+	return m, nil
+}
+
+// ModeNames are the modes' names, for help texts, pickers and schemas.
+func ModeNames() []string { return Names(Modes) }
+
+// Names are the names of modes, in their order.
+func Names(modes []Mode) []string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return names
 }
 
 // Vectors are a version's stored embeddings, all of one model: chunks by
@@ -116,7 +132,7 @@ const (
 // items of each part and their token budget.
 type Request struct {
 	Question string
-	Mode     string
+	Mode     Mode
 	High     []string
 	Low      []string
 	TopK     int
@@ -626,7 +642,7 @@ func (s *searcher) fitEdges(edges []scored, budget int) []scored {
 // relations that mention them, damped by how widely each is mentioned) in
 // local, global and hybrid; by the question (BM25 plus vector) in naive;
 // by both in mix.
-func (s *searcher) rankChunks(mode, question string, nodes, edges []scored, walk []float64, out Context, budget int) []ChunkHit {
+func (s *searcher) rankChunks(mode Mode, question string, nodes, edges []scored, walk []float64, out Context, budget int) []ChunkHit {
 	refs, pos := s.refs, s.pos
 	ents := make([][]string, len(refs))
 	rels := make([][]string, len(refs))

@@ -26,7 +26,7 @@ func TestWalkBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"Who was Marley's partner?", "the clerk's fire in the cell"} {
-		for _, mode := range []string{ModePPR, ModeMix} {
+		for _, mode := range []Mode{ModePPR, ModeMix} {
 			req := Request{Question: q, Mode: mode, TopK: 10}
 			a, err := built.Search(t.Context(), nil, req)
 			if err != nil {

@@ -58,7 +58,7 @@ func twoHop() (extract.Graph, map[extract.ChunkRef]extract.Chunk) {
 	return g, chunks
 }
 
-func rankedDocs(t *testing.T, c *Corpus, mode, q string, k int) []int {
+func rankedDocs(t *testing.T, c *Corpus, mode Mode, q string, k int) []int {
 	t.Helper()
 	high, low := Keywords(q)
 	res, err := c.Search(context.Background(), nil, Request{Question: q, Mode: mode, High: high, Low: low, TopK: k})

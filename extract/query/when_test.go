@@ -77,7 +77,7 @@ func TestSearch_TimeSpan(t *testing.T) {
 	}
 	q := "What gardening activity did I do two weeks ago?"
 	now := time.Date(2023, 5, 4, 12, 0, 0, 0, time.UTC)
-	first := func(c *Corpus, mode string, now time.Time) int {
+	first := func(c *Corpus, mode Mode, now time.Time) int {
 		t.Helper()
 		res, err := c.Search(context.Background(), nil, Request{Question: q, Mode: mode, TopK: 10, Now: now})
 		if err != nil || len(res.Chunks) == 0 {
