@@ -24,7 +24,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(strings.Repeat(marley, 3)), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(ctx, d)
+	d, _, _ = a.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxGleaning = extract.StrategyTuple, "openai", 80, 0, 0
 	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "cancel-api", Config: cfg, DocumentIDs: []int{d.ID}})
@@ -72,7 +72,7 @@ func TestAPI_CancelVersion(t *testing.T) {
 	if got.Jobs.Queued != 0 {
 		t.Errorf("%d jobs still queued after the cancel", got.Jobs.Queued)
 	}
-	if cur, _ := a.Store.Version(ctx, v.ID); cur.Status != record.StatusCanceled {
+	if cur, _ := a.App.Versions.Get(ctx, v.ID); cur.Status != record.StatusCanceled {
 		t.Errorf("stored status %s", cur.Status)
 	}
 	if code, _ = call("POST", fmt.Sprintf("/api/versions/%d/cancel", v.ID)); code != http.StatusConflict {

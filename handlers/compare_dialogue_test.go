@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 )
 
@@ -15,11 +16,8 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	doc := dlgDoc(t, a, "locomo.json", dlgFile(t, dlgLoCoMoPath))
-	cfg := extract.DefaultConfig()
-	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
-		t.Fatal(err)
-	}
-	full, err := a.Store.NewVersion(ctx, "chat", cfg, []int{doc.ID}, "")
+	req := app.RunRequest{Extraction: "chat", Config: extract.DefaultConfig(), DocumentIDs: []int{doc.ID}}
+	full, _, err := a.App.Runs.NewRun(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +25,7 @@ func TestCompare_DialogueTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The second version stops after ten turns.
-	part, err := a.Store.NewVersion(ctx, "chat", cfg, []int{doc.ID}, "")
+	part, _, err := a.App.Runs.NewRun(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,17 +40,18 @@ func TestCompare_DialogueTurns(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("partial run: %v", err)
 	}
-	full, _ = a.Store.Version(ctx, full.ID)
+	full, _ = a.App.Versions.Get(ctx, full.ID)
 	// A job may take several turns: the run stops at the first job's end
 	// past the tenth. A job in flight at the cancel may still record the
 	// turns it ran: the turns reached are read once no job of the run
 	// runs, from the chunk runs recorded, as the timeline reads them.
 	waitJobsIdle(t, a, part.ID)
-	part, _ = a.Store.Version(ctx, part.ID)
-	reached, err := a.Store.Sink(part.ID, 0).Finished(ctx)
+	part, _ = a.App.Versions.Get(ctx, part.ID)
+	tl, err := a.App.Memory.Timeline(ctx, part.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
+	reached := tl.Done
 	if part.ChunksDone < 10 || len(reached) < part.ChunksDone || len(reached) >= full.ChunksTotal {
 		t.Fatalf("partial run did %d of %d turns (%d reached)", part.ChunksDone, full.ChunksTotal, len(reached))
 	}

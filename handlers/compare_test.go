@@ -89,8 +89,8 @@ func TestCompare_API(t *testing.T) {
 			t.Errorf("score without a reference: %+v", res.Score)
 		}
 		// The API gives what extract/diff gives on the stored graphs.
-		ga, _ := a.Store.LoadGraph(context.Background(), v1.ID, false)
-		gb, _ := a.Store.LoadGraph(context.Background(), v2.ID, false)
+		ga, _ := a.App.Graphs.Load(context.Background(), v1.ID, false)
+		gb, _ := a.App.Graphs.Load(context.Background(), v2.ID, false)
 		want := diff.Compare(ga, gb, diff.Options{})
 		if want.Summary.Nodes != n || want.Summary.Edges != e {
 			t.Errorf("API summary %+v/%+v, diff.Compare %+v/%+v", n, e, want.Summary.Nodes, want.Summary.Edges)
@@ -137,7 +137,7 @@ func TestCompare_API(t *testing.T) {
 		// Toggle back.
 		postForm(t, a, fmt.Sprintf("/versions/%d/reference", v1.ID), nil)
 		getJSON(t, a, comparePath("/api/compare", v1.ID, v2.ID), &res)
-		if v, _ := a.Store.Version(context.Background(), v1.ID); v.Reference {
+		if v, _ := a.App.Versions.Get(context.Background(), v1.ID); v.Reference {
 			t.Error("the reference was not unset")
 		}
 	})
@@ -256,19 +256,12 @@ func TestCompare_Page(t *testing.T) {
 
 	t.Run("PromptDiff", func(t *testing.T) {
 		// Two stored LLM-style configs that differ in one prompt line.
-		ctx := context.Background()
 		cfg := extract.Config{Strategy: extract.StrategyTuple, Provider: "openai", Model: "gpt-4o-mini", ChunkSize: 1200,
 			Prompts: map[string]string{"system": "first line\nsecond line\nthird line", "same": "x"}}
 		g := extract.Graph{Nodes: []extract.Node{{Key: "scrooge", Name: "Scrooge", Type: "Person"}}}
-		p1, err := a.Store.ImportReference(ctx, "prompts", cfg, v1.DocumentIDs, "", g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p1 := a.importReference(t, "prompts", cfg, v1.DocumentIDs, g)
 		cfg.Prompts = map[string]string{"system": "first line\nsecond line changed\nthird line", "same": "x"}
-		p2, err := a.Store.ImportReference(ctx, "prompts", cfg, v1.DocumentIDs, "", g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p2 := a.importReference(t, "prompts", cfg, v1.DocumentIDs, g)
 		_, doc := a.Get(t, comparePath("/compare", p1.ID, p2.ID))
 		pd := doc.Find(`[data-testid="prompt-diff"]`)
 		if pd.Length() != 1 || pd.Find(".diff-del").Text() != "- second line\n" || pd.Find(".diff-add").Text() != "+ second line changed\n" {

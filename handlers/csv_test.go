@@ -30,7 +30,7 @@ func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.Store.SaveSchema(ctx, "RiskMining", 0, sc, "imported"); err != nil {
+	if _, _, err := a.App.Schemas.Save(ctx, "RiskMining", 0, sc, "imported"); err != nil {
 		t.Fatal(err)
 	}
 	names := testkit.Glob(t, "corpora/kag-riskmining", "*.csv")
@@ -49,18 +49,14 @@ func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _, err = a.Store.AddDocument(ctx, d)
+		d, _, err = a.AddDocument(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs[d.Name] = d
 		ids = append(ids, d.ID)
 	}
-	cfg := extract.DefaultConfig()
-	if err := a.App.Runs.Prepare(ctx, &cfg, "RiskMining"); err != nil {
-		t.Fatal(err)
-	}
-	v, err := a.Store.NewVersion(ctx, "riskmining-csv", cfg, ids, "")
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "riskmining-csv", Config: extract.DefaultConfig(), SchemaRef: "RiskMining", DocumentIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +67,7 @@ func csvRiskMining(t *testing.T, a *testApp) (record.Version, map[string]extract
 	if last.ChunksDone != 12 || last.ChunksTotal != 12 || last.Nodes != 363 {
 		t.Errorf("last progress %+v, want 12/12 chunks and 363 nodes", last)
 	}
-	v, err = a.Store.Version(ctx, v.ID)
+	v, err = a.App.Versions.Get(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +82,7 @@ func TestCSVRun_RiskMining(t *testing.T) {
 	if v.Status != record.StatusDone || v.ChunksTotal != 12 || v.ChunksDone != 12 {
 		t.Fatalf("version %s %d/%d: %s", v.Status, v.ChunksDone, v.ChunksTotal, v.Error)
 	}
-	g, err := a.Store.LoadGraph(ctx, v.ID, true)
+	g, err := a.App.Graphs.Load(ctx, v.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +125,9 @@ func TestCSVRun_RiskMining(t *testing.T) {
 		ft.Content[fund.Mentions[0].Start:fund.Mentions[0].End] != "10,0,20230906,6282" {
 		t.Errorf("fundTrans mentions %+v", fund.Mentions)
 	}
-	person, err := a.Store.NodeByKey(ctx, v.ID, "person:0")
-	if err != nil || person.Name != "裘**" || person.Type != "Person" {
+	nodes, err := a.App.Graphs.Nodes(ctx, v.ID, []string{"person:0"})
+	person, ok := nodes["person:0"]
+	if err != nil || !ok || person.Name != "裘**" || person.Type != "Person" {
 		t.Errorf("person:0 = %+v %v", person, err)
 	}
 
@@ -185,7 +182,7 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	again, err := a.Store.Version(ctx, v.ID)
+	again, err := a.App.Versions.Get(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,26 +198,22 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc, _, err = a.Store.AddDocument(ctx, doc); err != nil {
+		if doc, _, err = a.AddDocument(ctx, doc); err != nil {
 			t.Fatal(err)
 		}
 		mixedIDs = append(mixedIDs, doc.ID)
 	}
-	cfg := extract.DefaultConfig()
-	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
-		t.Fatal(err)
-	}
-	mv, err := a.Store.NewVersion(ctx, "mixed", cfg, mixedIDs, "")
+	mv, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "mixed", Config: extract.DefaultConfig(), DocumentIDs: mixedIDs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := a.App.Runs.Run(ctx, mv, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Store.NodeByKey(ctx, mv.ID, "concept:1"); err != nil {
-		t.Errorf("a mixed run did not map the CSV rows: %v", err)
+	if nodes, err := a.App.Graphs.Nodes(ctx, mv.ID, []string{"concept:1"}); err != nil || len(nodes) != 1 {
+		t.Errorf("a mixed run did not map the CSV rows: %d nodes %v", len(nodes), err)
 	}
-	g, err := a.Store.LoadGraph(ctx, mv.ID, false)
+	g, err := a.App.Graphs.Load(ctx, mv.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +230,7 @@ func TestCSVRun_ResumeAndMixed(t *testing.T) {
 	if !text || !memory {
 		t.Errorf("mixed run: text nodes %v, dialogue memory %v: %+v", text, memory, g.Nodes)
 	}
-	mv, err = a.Store.Version(ctx, mv.ID)
+	mv, err = a.App.Versions.Get(ctx, mv.ID)
 	if err != nil || mv.ChunksDone != mv.ChunksTotal || mv.ChunksTotal < 3 {
 		t.Errorf("mixed run chunks %d/%d: %v", mv.ChunksDone, mv.ChunksTotal, err)
 	}
@@ -255,7 +248,7 @@ func TestCSVRun_Failures(t *testing.T) {
 	if v.Status != record.StatusDone || v.Nodes != 1 || v.ChunksTotal != 1 {
 		t.Fatalf("version %s nodes %d chunks %d: %s", v.Status, v.Nodes, v.ChunksTotal, v.Error)
 	}
-	runs, err := a.Store.ChunkRuns(context.Background(), v.ID)
+	runs, err := a.App.Versions.ChunkRuns(context.Background(), v.ID)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v %v", runs, err)
 	}

@@ -129,7 +129,7 @@ func TestSeedSample(t *testing.T) {
 		t.Fatalf("second seed: %v %v", again, err)
 	}
 	// Both sample versions finish, and the dashboard links to them.
-	vs, err := a.Store.RecentVersions(context.Background(), 10)
+	vs, err := a.App.Versions.Recent(context.Background(), 10)
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("sample versions: %+v %v", vs, err)
 	}

@@ -91,7 +91,7 @@ func TestDelete_Browser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="delete-version"]`))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Store.Version(context.Background(), v.ID); err != nil || dialogs.Load() != 1 {
+	if _, err := a.App.Versions.Get(context.Background(), v.ID); err != nil || dialogs.Load() != 1 {
 		t.Fatalf("declined delete: %d dialogs, version %v", dialogs.Load(), err)
 	}
 
@@ -117,10 +117,10 @@ func TestDelete_Browser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Store.Document(context.Background(), doc); extract.KindOf(err) != extract.KindNotFound {
+	if _, err := a.App.Documents.Get(context.Background(), doc); extract.KindOf(err) != extract.KindNotFound {
 		t.Fatalf("the document is still there: %v", err)
 	}
-	if c, err := a.Store.Counts(context.Background()); err != nil || c.Versions != 0 || c.Extractions != 0 || c.Documents != 0 {
+	if c, err := a.App.Versions.Counts(context.Background()); err != nil || c.Versions != 0 || c.Extractions != 0 || c.Documents != 0 {
 		t.Fatalf("left behind: %+v %v", c, err)
 	}
 	if dialogs.Load() != 4 {

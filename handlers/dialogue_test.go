@@ -40,7 +40,7 @@ func dlgDoc(tb testing.TB, a *testApp, name string, data []byte) extract.Documen
 	if d.Kind != extract.DocDialogue {
 		tb.Fatalf("%s read as %q, want dialogue", name, d.Kind)
 	}
-	d, _, err = a.Store.AddDocument(context.Background(), d)
+	d, _, err = a.AddDocument(context.Background(), d)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -79,18 +79,26 @@ func memoryBankUser(tb testing.TB, user string) []byte {
 func dlgVersion(tb testing.TB, a *testApp, name string, cfg extract.Config, docs ...extract.Document) record.Version {
 	tb.Helper()
 	ctx := context.Background()
-	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
-		tb.Fatal(err)
-	}
 	ids := make([]int, len(docs))
 	for i, d := range docs {
 		ids[i] = d.ID
 	}
-	v, err := a.Store.NewVersion(ctx, name, cfg, ids, "")
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, DocumentIDs: ids})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// operations returns a dialogue run's stored operation log, as its
+// timeline reads it.
+func operations(tb testing.TB, a *testApp, id int) []extract.Operation {
+	tb.Helper()
+	tl, err := a.App.Memory.Timeline(context.Background(), id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tl.Ops
 }
 
 func dlgRun(tb testing.TB, a *testApp, v record.Version) record.Version {
@@ -98,7 +106,7 @@ func dlgRun(tb testing.TB, a *testApp, v record.Version) record.Version {
 	if err := a.App.Runs.Run(context.Background(), v, nil); err != nil {
 		tb.Fatalf("run %s: %v", v.Label(), err)
 	}
-	v, err := a.Store.Version(context.Background(), v.ID)
+	v, err := a.App.Versions.Get(context.Background(), v.ID)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -184,7 +192,7 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 	}
 
 	t.Run("OneChunkPerSegment", func(t *testing.T) {
-		chunks, err := a.Store.Chunks(ctx, locomo.ID, app.DialogueChunkSet)
+		chunks, err := a.App.Documents.Chunks(ctx, locomo.ID, app.DialogueChunkSet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +209,7 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 	})
 
 	t.Run("NodeKeysArePaths", func(t *testing.T) {
-		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		g, err := a.App.Graphs.Load(ctx, v.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +332,7 @@ func TestDialogueRun_MemoryBankCollection(t *testing.T) {
 	v := dlgRun(t, a, dlgVersion(t, a, "memorybank", extract.DefaultConfig(), mb))
 	var tl timelineJSON
 	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline", v.ID), &tl)
-	chunks, err := a.Store.Chunks(ctx, mb.ID, app.DialogueChunkSet)
+	chunks, err := a.App.Documents.Chunks(ctx, mb.ID, app.DialogueChunkSet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +345,7 @@ func TestDialogueRun_MemoryBankCollection(t *testing.T) {
 		}
 	}
 	// Every user keeps a memory of their own.
-	g, err := a.Store.LoadGraph(ctx, v.ID, false)
+	g, err := a.App.Graphs.Load(ctx, v.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,10 +433,7 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 	t.Run("OtherAttributesKept", func(t *testing.T) {
 		// The model's "status" beside label and description is stored
 		// with the operation and becomes the node's attribute.
-		ops, err := a.Store.Operations(ctx, v.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ops := operations(t, a, v.ID)
 		kept := 0
 		for _, op := range ops {
 			if op.Attributes["status"] == "active" {
@@ -438,7 +443,7 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 		if kept == 0 {
 			t.Fatal("no stored operation kept the status attribute")
 		}
-		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		g, err := a.App.Graphs.Load(ctx, v.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -479,7 +484,7 @@ func TestDialogueRun_FakeGemini(t *testing.T) {
 				t.Fatalf("Emily's graph holds %s from the other dialogue", n.ID)
 			}
 		}
-		g, err := a.Store.LoadGraph(ctx, v.ID, false)
+		g, err := a.App.Graphs.Load(ctx, v.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,10 +519,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run returned %v, want context.Canceled", err)
 	}
-	part, err := a.Store.Operations(ctx, v.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := operations(t, a, v.ID)
 	if len(part) == 0 || part[len(part)-1].Turn != 4 {
 		t.Fatalf("interrupted log ends at turn %d, want 4", part[len(part)-1].Turn)
 	}
@@ -525,10 +527,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 
 	// Run the same version again to the end.
 	resumed := dlgRun(t, a, v)
-	ops, err := a.Store.Operations(ctx, v.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := operations(t, a, v.ID)
 	seen := map[string]bool{}
 	for _, op := range ops {
 		k := fmt.Sprintf("%d/%d", op.Turn, op.Seq)
@@ -544,10 +543,7 @@ func TestDialogueRun_ResumeAfterInterruption(t *testing.T) {
 	// An uninterrupted run of the same config logs the same operations
 	// and stores the same graph.
 	whole := dlgRun(t, a, dlgVersion(t, a, "whole", dialogueConfig(), emily))
-	want, err := a.Store.Operations(ctx, whole.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := operations(t, a, whole.ID)
 	if len(ops) != len(want) {
 		t.Fatalf("resumed run logged %d operations, uninterrupted %d", len(ops), len(want))
 	}

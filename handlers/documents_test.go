@@ -21,7 +21,6 @@ import (
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/internal/testkit"
-	"github.com/kgstudio/kgstudio/store"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -218,17 +217,17 @@ func TestDocuments_APIPartialUpload(t *testing.T) {
 // limit; documents need no job workers.
 func documentsApps(t *testing.T) map[string]*testApp {
 	t.Helper()
-	all := map[string]store.Options{"SQLite": {DataDir: t.TempDir()}}
+	all := map[string]app.Options{"SQLite": {DataDir: t.TempDir()}}
 	if u := testkit.PostgresDB(t, "docs"); u != "" {
-		all["PostgreSQL"] = store.Options{URL: u}
+		all["PostgreSQL"] = app.Options{URL: u}
 	}
 	apps := map[string]*testApp{}
 	for name, opts := range all {
-		runner, st := openApp(t, opts, app.Providers{Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
+		runner := openApp(t, opts, app.Providers{Prices: app.DefaultPrices(), Embedder: extract.EmbedderOffline})
 		h := handlers.New(runner, slog.New(slog.NewTextHandler(io.Discard, nil)), handlers.Config{MaxUploadBytes: 20 << 20})
 		srv := httptest.NewServer(h.NewServer())
 		t.Cleanup(srv.Close)
-		apps[name] = &testApp{Store: st, Handler: h, App: runner, Server: srv}
+		apps[name] = &testApp{Handler: h, App: runner, Server: srv}
 	}
 	return apps
 }
@@ -276,7 +275,7 @@ func zipBytes(t *testing.T, files ...string) string {
 // storedNames lists the stored documents' names, oldest first.
 func storedNames(t *testing.T, a *testApp) []string {
 	t.Helper()
-	docs, err := a.Store.ListDocuments(context.Background(), 0)
+	docs, err := a.App.Documents.List(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +310,7 @@ func TestDocuments_UploadCorpusZipFolder(t *testing.T) {
 			if resp.Header.Get("Location") != "/documents" || msg != "Stored Oslo (#1), Bergen (#2), Zebra (#3)." {
 				t.Fatalf("corpus upload: %s %q", resp.Header.Get("Location"), msg)
 			}
-			d, err := a.Store.Document(context.Background(), 3)
+			d, err := a.App.Documents.Get(context.Background(), 3)
 			if err != nil || d.Content != "Zebra\n\nZebras are equines. They are striped." || d.Kind != "text" {
 				t.Fatalf("passage document: %v %+v", err, d)
 			}

@@ -97,21 +97,21 @@ func TestDuplicates_ReviewThroughUI(t *testing.T) {
 		t.Errorf("merge page does not say what was merged: %q", flash)
 	}
 
-	merged, err := a.Store.VersionByLabel(ctx, "carol", 2)
+	merged, err := a.App.Versions.ByLabel(ctx, "carol", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if merged.ParentID != v.ID || merged.Nodes != 3 {
 		t.Errorf("merged version: parent %d, %d nodes", merged.ParentID, merged.Nodes)
 	}
-	g, err := a.Store.LoadGraph(ctx, merged.ID, false)
+	g, err := a.App.Graphs.Load(ctx, merged.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k, err := curate.Resolve(g, "Ebenezer Scrooge"); err != nil || !reflect.DeepEqual(curate.Aliases(k), []string{"Mr. Scrooge"}) {
 		t.Errorf("kept node %+v, %v", k, err)
 	}
-	if old, _ := a.Store.Version(ctx, v.ID); old.Nodes != 4 {
+	if old, _ := a.App.Versions.Get(ctx, v.ID); old.Nodes != 4 {
 		t.Errorf("the reviewed version now has %d nodes", old.Nodes)
 	}
 
@@ -167,7 +167,7 @@ func TestDuplicates_QueueAppliedAsOneVersion(t *testing.T) {
 	if !strings.Contains(flash, "carol@2: merge of carol@1:") {
 		t.Errorf("flash after applying the queue: %q", flash)
 	}
-	v2, err := a.Store.VersionByLabel(ctx, "carol", 2)
+	v2, err := a.App.Versions.ByLabel(ctx, "carol", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestDuplicates_QueueAppliedAsOneVersion(t *testing.T) {
 	if code, body := post(`{"merges":[{"keep":"Nobody","drop":["Marley"]}]}`); code != http.StatusBadRequest && code != http.StatusUnprocessableEntity {
 		t.Errorf("an unknown node: %d %s", code, body)
 	}
-	if _, err := a.Store.VersionByLabel(ctx, "carol", 4); err == nil {
+	if _, err := a.App.Versions.ByLabel(ctx, "carol", 4); err == nil {
 		t.Errorf("a refused batch made a version")
 	}
 }

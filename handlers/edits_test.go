@@ -75,14 +75,14 @@ func TestEdits_API(t *testing.T) {
 	if !reflect.DeepEqual(shown.Edits, nv.Edits) {
 		t.Errorf("GET shows edits %+v", shown.Edits)
 	}
-	old, err := a.Store.LoadGraph(t.Context(), v.ID, false)
+	old, err := a.App.Graphs.Load(t.Context(), v.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(old, carolGraph()) {
 		t.Errorf("the edited version changed: %+v", old)
 	}
-	g, err := a.Store.LoadGraph(t.Context(), nv.ID, false)
+	g, err := a.App.Graphs.Load(t.Context(), nv.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestEdits_API(t *testing.T) {
 			t.Errorf("%s: status %d", bad, resp.StatusCode)
 		}
 	}
-	if latest, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); latest.Number != 2 {
+	if latest, _ := a.App.Versions.ByLabel(t.Context(), "carol", 0); latest.Number != 2 {
 		t.Errorf("a refused edit made version %d", latest.Number)
 	}
 }
@@ -168,14 +168,14 @@ func TestEdits_PanelForms(t *testing.T) {
 		return resp
 	}
 	resp := post(url.Values{"op": {"set_props"}, "key": {"scrooge"}, "prop": {"age"}, "value": {"70"}})
-	nv, err := a.Store.VersionByLabel(t.Context(), "carol", 0)
+	nv, err := a.App.Versions.ByLabel(t.Context(), "carol", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := fmt.Sprintf("/versions/%d/graph?focus=scrooge", nv.ID); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
 		t.Errorf("status %d to %q, want %q", resp.StatusCode, resp.Header.Get("Location"), want)
 	}
-	g, err := a.Store.LoadGraph(t.Context(), nv.ID, false)
+	g, err := a.App.Graphs.Load(t.Context(), nv.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,12 +186,12 @@ func TestEdits_PanelForms(t *testing.T) {
 	if resp := post(url.Values{"op": {"add_edge"}, "source": {"marley"}, "label": {"haunts"}, "target": {"Scrooge"}}); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("add edge: status %d", resp.StatusCode)
 	}
-	if nv, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); len(nv.Edits) != 1 || nv.Edits[0].Target != "scrooge" || nv.Edges != 3 {
+	if nv, _ := a.App.Versions.ByLabel(t.Context(), "carol", 0); len(nv.Edits) != 1 || nv.Edits[0].Target != "scrooge" || nv.Edges != 3 {
 		t.Errorf("edge added by name: %+v, %d edges", nv.Edits, nv.Edges)
 	}
 	// A bad form edit goes back to the same version's graph with the
 	// reason, and saves nothing.
-	before, _ := a.Store.VersionByLabel(t.Context(), "carol", 0)
+	before, _ := a.App.Versions.ByLabel(t.Context(), "carol", 0)
 	resp = post(url.Values{"op": {"rename"}, "key": {"scrooge"}, "name": {"  "}})
 	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), fmt.Sprintf("/versions/%d/graph", v.ID)) {
 		t.Fatalf("a bad form edit: status %d to %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -199,7 +199,7 @@ func TestEdits_PanelForms(t *testing.T) {
 	if msg, _ := flashOf(t, a, resp); !strings.Contains(msg, "Not saved: edit 1 (rename): a node needs a name") {
 		t.Errorf("a bad form edit says %q", msg)
 	}
-	if after, _ := a.Store.VersionByLabel(t.Context(), "carol", 0); after.ID != before.ID {
+	if after, _ := a.App.Versions.ByLabel(t.Context(), "carol", 0); after.ID != before.ID {
 		t.Errorf("a bad form edit made %s", after.Label())
 	}
 }
@@ -263,11 +263,11 @@ func TestCuration_Browser(t *testing.T) {
 	}
 	step(chromedp.Click(chromedp.CSS(`[data-testid="distinct"]`)))
 	pollAcross(`!!document.querySelector('[data-testid=duplicates-empty]')`)
-	merged, err := a.Store.VersionByLabel(t.Context(), "carol", 2)
+	merged, err := a.App.Versions.ByLabel(t.Context(), "carol", 2)
 	if err != nil || merged.ParentID != v.ID || merged.Nodes != 3 {
 		t.Fatalf("merged version %+v, %v", merged, err)
 	}
-	if d, err := a.Store.Decisions(t.Context(), v.ExtractionID); err != nil || !d.IsDistinct("jacob marley", "marley") || len(d.Merges) != 1 {
+	if d, err := a.App.Curation.DecisionsOf(t.Context(), v); err != nil || !d.IsDistinct("jacob marley", "marley") || len(d.Merges) != 1 {
 		t.Errorf("decisions %+v, %v", d, err)
 	}
 
@@ -293,7 +293,7 @@ func TestCuration_Browser(t *testing.T) {
 	if flash := text(`[data-testid="flash"]`); !strings.Contains(flash, `carol@3: edit of carol@2: rename ebenezer scrooge to "Scrooge"`) {
 		t.Errorf("flash %q", flash)
 	}
-	edited, err := a.Store.VersionByLabel(t.Context(), "carol", 3)
+	edited, err := a.App.Versions.ByLabel(t.Context(), "carol", 3)
 	if err != nil || edited.ParentID != merged.ID || len(edited.Edits) != 1 || edited.Nodes != 3 {
 		t.Fatalf("edited version %+v, %v", edited, err)
 	}
@@ -335,7 +335,7 @@ func TestEdits_Vectors(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	v := a.MustExtract(t, "ada", "ada.txt", "Ada Lovelace worked with Charles Babbage in London. Babbage built the Analytical Engine.", extract.DefaultConfig())
-	if _, ok, err := a.Store.VectorStatsOf(t.Context(), v.ID); !ok || err != nil {
+	if e, err := a.App.Queries.Embedding(t.Context(), v.ID); e == nil || err != nil {
 		t.Fatalf("the run made no vectors: %v", err)
 	}
 	body := `[{"op":"rename","key":"charles babbage","name":"Charles Babbage, inventor"}]`
@@ -348,14 +348,14 @@ func TestEdits_Vectors(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&nv); err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("status %d, %v", resp.StatusCode, err)
 	}
-	st, ok, err := a.Store.VectorStatsOf(t.Context(), nv.ID)
-	if !ok || err != nil || st.Vectors == 0 {
+	st, err := a.App.Queries.Embedding(t.Context(), nv.ID)
+	if st == nil || err != nil || st.Vectors == 0 {
 		t.Fatalf("the edited version has no vectors: %+v %v", st, err)
 	}
 	if nv.Embedding == nil || nv.Embedding.Vectors != st.Vectors {
 		t.Errorf("version JSON embedding %+v, stats %+v", nv.Embedding, st)
 	}
-	if _, ok, _ := a.Store.VectorStatsOf(t.Context(), v.ID); !ok {
+	if e, _ := a.App.Queries.Embedding(t.Context(), v.ID); e == nil {
 		t.Error("the edited version lost its vectors")
 	}
 }

@@ -27,7 +27,7 @@ func TestExtractions_RunFromForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, _ = a.Store.AddDocument(ctx, d)
+	d, _, _ = a.AddDocument(ctx, d)
 
 	t.Run("FormListsDocuments", func(t *testing.T) {
 		_, doc := a.Get(t, "/extractions/new")
@@ -294,7 +294,7 @@ func TestExtractions_CancelFinished(t *testing.T) {
 	if !strings.Contains(msg, "already finished") {
 		t.Fatalf("flash %q", msg)
 	}
-	if got, _ := a.Store.Version(context.Background(), v.ID); got.Status != "done" {
+	if got, _ := a.App.Versions.Get(context.Background(), v.ID); got.Status != "done" {
 		t.Fatalf("status changed to %s", got.Status)
 	}
 }

@@ -31,7 +31,7 @@ func TestVersionPage_FailuresOfARefusedServer(t *testing.T) {
 	a := MustAppWith(t, app.Providers{OpenAIBaseURL: "http://" + addr + "/v1", OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(ctx, d)
+	d, _, _ = a.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = extract.StrategyTuple, "openai", 120, 0, 1, 0
 	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "down", Config: cfg, DocumentIDs: []int{d.ID}})
@@ -41,7 +41,7 @@ func TestVersionPage_FailuresOfARefusedServer(t *testing.T) {
 	if err := a.App.Runs.Run(ctx, v, nil); err == nil {
 		t.Fatal("a run against a closed port succeeded")
 	}
-	v, _ = a.Store.Version(ctx, v.ID)
+	v, _ = a.App.Versions.Get(ctx, v.ID)
 	if v.Status != record.StatusFailed || v.ChunksTotal < 2 || len(v.ChunkErrors) != v.ChunksTotal {
 		t.Fatalf("run: %s, %d chunks, errors %+v", v.Status, v.ChunksTotal, v.ChunkErrors)
 	}

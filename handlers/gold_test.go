@@ -88,14 +88,14 @@ func TestGold_Import(t *testing.T) {
 		if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" || loc.Query().Get("ignore_labels") != "1" {
 			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
 		}
-		ref, err := a.Store.VersionByLabel(ctx, "webnlg", 1)
+		ref, err := a.App.Versions.ByLabel(ctx, "webnlg", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ref.Reference || ref.Status != record.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
 			t.Fatalf("reference version: %+v", ref)
 		}
-		run, err := a.Store.VersionByLabel(ctx, "webnlg", 2)
+		run, err := a.App.Versions.ByLabel(ctx, "webnlg", 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestGold_Import(t *testing.T) {
 		if err != nil || loc.Path != "/compare" || q.Get("ignore_type") != "1" || q.Get("ignore_labels") != "1" || q.Get("undirected") != "1" {
 			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
 		}
-		run, err := a.Store.VersionByLabel(ctx, "docred-run", 2)
+		run, err := a.App.Versions.ByLabel(ctx, "docred-run", 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,14 +148,14 @@ func TestGold_Import(t *testing.T) {
 		if resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
-		ref, err := a.Store.VersionByLabel(ctx, "docred", 0)
+		ref, err := a.App.Versions.ByLabel(ctx, "docred", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if resp.Header.Get("Location") != "/versions/"+strconv.Itoa(ref.ID) || ref.Number != 1 || !ref.Reference {
 			t.Fatalf("redirect %q, version %+v", resp.Header.Get("Location"), ref)
 		}
-		g, err := a.Store.LoadGraph(ctx, ref.ID, false)
+		g, err := a.App.Graphs.Load(ctx, ref.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestGold_Import(t *testing.T) {
 				t.Errorf("%s: status %d", name, resp.StatusCode)
 			}
 		}
-		if _, err := a.Store.VersionByLabel(ctx, "x", 0); err == nil {
+		if _, err := a.App.Versions.ByLabel(ctx, "x", 0); err == nil {
 			t.Error("a failed import left a version")
 		}
 	})

@@ -27,7 +27,7 @@ func TestGraphAPI_MatchesWholeGraph(t *testing.T) {
 	g.Edges = append(g.Edges, extract.Edge{Source: g.Nodes[0].Key, Target: "nobody", Label: "dangling"},
 		extract.Edge{Source: g.Nodes[1].Key, Target: g.Nodes[1].Key, Label: "self"})
 	v := a.MustGraphVersion(t, "api-equivalence", "synthetic", g)
-	ref, err := a.Store.LoadGraph(context.Background(), v.ID, false)
+	ref, err := a.App.Graphs.Load(context.Background(), v.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/internal/testkit"
 )
@@ -55,24 +56,20 @@ func TestGraphPage_Readable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _, err = a.Store.AddDocument(bg, d)
+		d, _, err = a.AddDocument(bg, d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, d.ID)
 	}
-	cfg := extract.DefaultConfig()
-	if err := a.App.Runs.Prepare(bg, &cfg, ""); err != nil {
-		t.Fatal(err)
-	}
-	v, err := a.Store.NewVersion(bg, "articles", cfg, ids, "")
+	v, _, err := a.App.Runs.NewRun(bg, app.RunRequest{Extraction: "articles", Config: extract.DefaultConfig(), DocumentIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := a.App.Runs.Run(bg, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	g, err := a.Store.LoadGraph(bg, v.ID, true)
+	g, err := a.App.Graphs.Load(bg, v.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}

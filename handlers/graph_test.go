@@ -32,23 +32,16 @@ func (a *testApp) MustGraphVersion(tb testing.TB, name, text string, g extract.G
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d, _, err = a.Store.AddDocument(ctx, d)
+	d, _, err = a.AddDocument(ctx, d)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	v, err := a.Store.NewVersion(ctx, name, extract.DefaultConfig(), []int{d.ID}, "")
+	v, err := a.App.Curation.SaveGraph(ctx, name, extract.DefaultConfig(), []int{d.ID}, "", g)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.Store.WriteGraph(ctx, v.ID, g); err != nil {
-		tb.Fatal(err)
-	}
-	if err := a.Store.FinishVersion(ctx, v.ID, record.StatusDone, time.Second, ""); err != nil {
-		tb.Fatal(err)
-	}
-	v, err = a.Store.Version(ctx, v.ID)
-	if err != nil {
-		tb.Fatal(err)
+	if v.Status != record.StatusDone {
+		tb.Fatalf("%s is %s, want done", v.Label(), v.Status)
 	}
 	return v
 }

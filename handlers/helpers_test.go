@@ -22,17 +22,14 @@ import (
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/internal/testkit"
-	"github.com/kgstudio/kgstudio/store"
 )
 
-// testApp is a whole application over a fresh SQLite database.
+// testApp is a whole application over a fresh SQLite database: tests set
+// up and look at what it holds through App's services.
 type testApp struct {
-	Store   *store.Store
 	Handler *handlers.Handler
 	App     *app.App
 	Server  *httptest.Server
-	// opts open its database (inWorkspace opens a workspace's beside).
-	opts store.Options
 }
 
 // MustApp starts the application on a temp database and an httptest server.
@@ -50,11 +47,11 @@ func MustAppWith(tb testing.TB, providers app.Providers) *testApp {
 // mustAppConfig is MustAppWith with the server's settings.
 func mustAppConfig(tb testing.TB, providers app.Providers, cfg handlers.Config) *testApp {
 	tb.Helper()
-	return mustAppOn(tb, store.Options{DataDir: tb.TempDir()}, providers, cfg)
+	return mustAppOn(tb, app.Options{DataDir: tb.TempDir()}, providers, cfg)
 }
 
 // mustAppOn is mustAppConfig on the database opts names.
-func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg handlers.Config) *testApp {
+func mustAppOn(tb testing.TB, opts app.Options, providers app.Providers, cfg handlers.Config) *testApp {
 	tb.Helper()
 	if providers.Prices == nil {
 		providers.Prices = app.DefaultPrices()
@@ -62,7 +59,7 @@ func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg h
 	// Runs vectorize with the hashed embedder unless a test asks for
 	// another: the sentence encoder has tests of its own.
 	providers.Embedder = cmp.Or(providers.Embedder, extract.EmbedderOffline)
-	runner, st := openApp(tb, opts, providers)
+	runner := openApp(tb, opts, providers)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The jobs run here, as many at once as the provider takes calls.
 	jobs := providers.Concurrency
@@ -80,7 +77,7 @@ func mustAppOn(tb testing.TB, opts store.Options, providers app.Providers, cfg h
 		defer cancel()
 		runner.Runs.Shutdown(ctx)
 	})
-	return &testApp{Store: st, Handler: h, App: runner, Server: srv, opts: opts}
+	return &testApp{Handler: h, App: runner, Server: srv}
 }
 
 // MustExtract stores text as a document and runs an nlp extraction of it to
@@ -92,21 +89,18 @@ func (a *testApp) MustExtract(tb testing.TB, name, docName, text string, cfg ext
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d, _, err = a.Store.AddDocument(ctx, d)
+	d, _, err = a.AddDocument(ctx, d)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := a.App.Runs.Prepare(ctx, &cfg, ""); err != nil {
-		tb.Fatal(err)
-	}
-	v, err := a.Store.NewVersion(ctx, name, cfg, []int{d.ID}, "")
+	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, DocumentIDs: []int{d.ID}})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		tb.Fatal(err)
 	}
-	v, err = a.Store.Version(ctx, v.ID)
+	v, err = a.App.Versions.Get(ctx, v.ID)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -120,7 +114,7 @@ func waitVersion(tb testing.TB, a *testApp, id int) record.Version {
 	var v record.Version
 	testkit.Eventually(tb, time.Minute, func() error {
 		var err error
-		if v, err = a.Store.Version(context.Background(), id); err != nil {
+		if v, err = a.App.Versions.Get(context.Background(), id); err != nil {
 			tb.Fatal(err)
 		}
 		if v.Active() {
@@ -234,24 +228,44 @@ func mustChromeFor(tb testing.TB, timeout time.Duration) context.Context {
 // hasText reports whether the selection's text contains s.
 func hasText(sel *goquery.Selection, s string) bool { return strings.Contains(sel.Text(), s) }
 
-// openApp opens the application on the database opts names, and a store
-// of its own on the same database for the test to set up and look at what
-// the application holds (closed, as the application is, when tb ends).
-func openApp(tb testing.TB, opts store.Options, providers app.Providers) (*app.App, *store.Store) {
+// openApp opens the application on the database opts names (closed when
+// tb ends).
+func openApp(tb testing.TB, opts app.Options, providers app.Providers) *app.App {
 	tb.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner, err := app.Open(context.Background(), app.Options{URL: opts.URL, DataDir: opts.DataDir}, log, providers)
+	runner, err := app.Open(context.Background(), opts, log, providers)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), opts)
+	tb.Cleanup(func() { runner.Close() })
+	return runner
+}
+
+// AddDocument stores a document through the application (Documents.Add),
+// or finds the one stored with the same content (created false).
+func (a *testApp) AddDocument(ctx context.Context, d extract.Document) (stored extract.Document, created bool, err error) {
+	docs, made, err := a.App.Documents.Add(ctx, []extract.Document{d})
 	if err != nil {
-		runner.Close()
+		return d, false, err
+	}
+	return docs[0], made[0], nil
+}
+
+// importReference stores g as a done version of the named extraction
+// over docIDs, with cfg as its settings, and makes it the extraction's
+// reference, as a gold import does.
+func (a *testApp) importReference(tb testing.TB, name string, cfg extract.Config, docIDs []int, g extract.Graph) record.Version {
+	tb.Helper()
+	ctx := context.Background()
+	v, err := a.App.Curation.SaveGraph(ctx, name, cfg, docIDs, "", g)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		st.Close()
-		runner.Close()
-	})
-	return runner, st
+	if err := a.App.Versions.SetReference(ctx, v.ID, true); err != nil {
+		tb.Fatal(err)
+	}
+	if v, err = a.App.Versions.Get(ctx, v.ID); err != nil || !v.Reference {
+		tb.Fatalf("%s is not the reference: %v", v.Label(), err)
+	}
+	return v
 }

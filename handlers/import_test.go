@@ -89,7 +89,7 @@ func TestImport_Upload(t *testing.T) {
 			if !strings.HasPrefix(loc, "/versions/") {
 				t.Fatalf("%s: redirected to %q", c.format, loc)
 			}
-			got, err := a.Store.VersionByLabel(ctx, name, 1)
+			got, err := a.App.Versions.ByLabel(ctx, name, 1)
 			if err != nil {
 				t.Fatalf("%s: %v", c.format, err)
 			}
@@ -110,7 +110,7 @@ func TestImport_Upload(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "notes.txt") {
 		t.Fatalf("junk: %d %s", resp.StatusCode, body)
 	}
-	if _, err := a.Store.VersionByLabel(ctx, "junk", 1); err == nil {
+	if _, err := a.App.Versions.ByLabel(ctx, "junk", 1); err == nil {
 		t.Fatal("junk stored a version")
 	}
 }

@@ -27,7 +27,7 @@ func TestRun_Reference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err = a.Store.AddDocument(t.Context(), d)
+	d, _, err = a.AddDocument(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestRun_Reference(t *testing.T) {
 	if resp.StatusCode >= 300 {
 		t.Fatalf("run with a reference: %d %v", resp.StatusCode, body)
 	}
-	v, err := a.Store.VersionByLabel(t.Context(), "lincoln", 1)
+	v, err := a.App.Versions.ByLabel(t.Context(), "lincoln", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestRun_Reference(t *testing.T) {
 	if v.Config.Reference != "domain@1" || v.Injected == 0 {
 		t.Fatalf("version %+v: reference %q, %d injected", v.Label(), v.Config.Reference, v.Injected)
 	}
-	g, err := a.Store.LoadGraph(t.Context(), v.ID, false)
+	g, err := a.App.Graphs.Load(t.Context(), v.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestVersionPage_Jobs(t *testing.T) {
 	good := "entity<|#|>Marley<|#|>person<|#|>Scrooge's partner.\n<|COMPLETE|>"
 	a, _, v := flakyRun(t, "jobs", good)
 	ctx := context.Background()
-	v, _ = a.Store.Version(ctx, v.ID)
+	v, _ = a.App.Versions.Get(ctx, v.ID)
 	waitJobsIdle(t, a, v.ID) // the final job completes just after it marks the version
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
 	text := func(id string) string { return strings.TrimSpace(page.Find(`[data-testid="` + id + `"]`).Text()) }
@@ -48,7 +48,7 @@ func flakyRun(t *testing.T, name, good string) (*testApp, *fakellm.Server, recor
 	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(ctx, d)
+	d, _, _ = a.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.Concurrency, cfg.MaxGleaning = extract.StrategyTuple, "openai", 80, 0, 1, 0
 	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: name, Config: cfg, DocumentIDs: []int{d.ID}})

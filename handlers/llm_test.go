@@ -55,7 +55,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 				OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local-model", Concurrency: 2, Timeout: 10 * time.Second,
 			})
 			d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
-			d, _, _ = a.Store.AddDocument(context.Background(), d)
+			d, _, _ = a.AddDocument(context.Background(), d)
 			form := url.Values{"name": {"marley"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"tuple"},
 				"provider": {provider}, "chunk_size": {"2000"}, "overlap": {"0"}, "max_gleaning": {"1"}}
 			for k, v := range app.DefaultPrompts() {
@@ -65,7 +65,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			if got := srv.Count(); got != 2 {
 				t.Fatalf("first run: %d provider calls, want 2 (extract + 1 gleaning)", got)
 			}
-			v, _ := a.Store.Version(context.Background(), id)
+			v, _ := a.App.Versions.Get(context.Background(), id)
 			if v.Calls != 2 || v.CachedCalls != 0 || v.PromptTokens == 0 || v.ParseFailures == 0 {
 				t.Fatalf("version stats: %+v", v)
 			}
@@ -77,7 +77,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 					t.Fatalf("a tuple run snapshotted the %s prompt", k)
 				}
 			}
-			g, _ := a.Store.LoadGraph(context.Background(), id, false)
+			g, _ := a.App.Graphs.Load(context.Background(), id, false)
 			names := map[string]bool{}
 			for _, n := range g.Nodes {
 				names[n.Name] = true
@@ -118,7 +118,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			if got := srv.Count(); got != 2 {
 				t.Fatalf("re-run made %d new provider calls, want 0", got-2)
 			}
-			v2, _ := a.Store.Version(context.Background(), id2)
+			v2, _ := a.App.Versions.Get(context.Background(), id2)
 			if v2.CachedPromptTokens != v2.PromptTokens || v2.PromptTokens == 0 {
 				t.Fatalf("cached tokens %d of %d", v2.CachedPromptTokens, v2.PromptTokens)
 			}
@@ -136,7 +136,7 @@ func TestLLMRun_TupleThroughUI(t *testing.T) {
 			if got := srv.Count(); got != 3 {
 				t.Fatalf("after a prompt edit: %d calls in all, want 3", got)
 			}
-			v3, _ := a.Store.Version(context.Background(), id3)
+			v3, _ := a.App.Versions.Get(context.Background(), id3)
 			if v3.CachedCalls != 1 || !strings.Contains(v3.Config.Prompts["tuple_continue"], "Be thorough.") {
 				t.Fatalf("third version: cached %d, prompt kept %v", v3.CachedCalls, strings.Contains(v3.Config.Prompts["tuple_continue"], "Be thorough."))
 			}
@@ -148,7 +148,7 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(context.Background(), d)
+	d, _, _ = a.AddDocument(context.Background(), d)
 	for _, tc := range []struct{ provider, want string }{
 		{"gemini", "GEMINI_API_KEY"},
 		{"none", "needs a model provider"},
@@ -168,7 +168,7 @@ func TestLLMRun_NoProviderIsAClearError(t *testing.T) {
 			t.Fatalf("%s: status %d, error %q", tc.provider, resp.StatusCode, doc.Find(`[data-testid="form-error"]`).Text())
 		}
 	}
-	if c, _ := a.Store.Counts(context.Background()); c.Versions != 0 {
+	if c, _ := a.App.Versions.Counts(context.Background()); c.Versions != 0 {
 		t.Fatalf("a refused run left %d versions", c.Versions)
 	}
 }
@@ -179,7 +179,7 @@ func TestRunForm_ModelReportsNeedAProvider(t *testing.T) {
 	t.Parallel()
 	a := MustApp(t)
 	d, _ := extract.ReadDocument("m.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(context.Background(), d)
+	d, _, _ = a.AddDocument(context.Background(), d)
 	_, page := a.Get(t, "/extractions/new")
 	if page.Find(`[data-testid="run-reports"] option[value="model"]`).Length() != 1 {
 		t.Fatal("the run form offers no model reports")
@@ -188,7 +188,7 @@ func TestRunForm_ModelReportsNeedAProvider(t *testing.T) {
 	if msg := doc.Find(`[data-testid="form-error"]`).Text(); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "reports model needs a model provider") {
 		t.Fatalf("status %d, error %q", resp.StatusCode, msg)
 	}
-	if c, _ := a.Store.Counts(context.Background()); c.Versions != 0 {
+	if c, _ := a.App.Versions.Counts(context.Background()); c.Versions != 0 {
 		t.Fatalf("a refused run left %d versions", c.Versions)
 	}
 }
@@ -207,7 +207,7 @@ func TestLLMRun_SummarisesPiledUpDescriptions(t *testing.T) {
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap, cfg.MaxFragments = "tuple", "gemini", 60, 0, 2
 	text := "Alpha was the first chapter of the story.\nBeta was the second chapter of it.\nGamma was the third chapter, the end."
 	v := a.MustExtract(t, "scrooge", "abc.txt", text, cfg)
-	g, _ := a.Store.LoadGraph(context.Background(), v.ID, false)
+	g, _ := a.App.Graphs.Load(context.Background(), v.ID, false)
 	if len(g.Nodes) != 1 {
 		t.Fatalf("nodes: %+v", g.Nodes)
 	}

@@ -20,7 +20,7 @@ func TestVersion_TablesPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err = a.Store.AddDocument(ctx, d)
+	d, _, err = a.AddDocument(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,10 +35,7 @@ func TestVersion_TablesPage(t *testing.T) {
 			g.Edges = append(g.Edges, extract.Edge{Source: fmt.Sprintf("n%03d", i-1), Target: fmt.Sprintf("n%03d", i), Label: "next", Weight: 1})
 		}
 	}
-	v, err := a.Store.ImportReference(ctx, "many", extract.Config{Strategy: "gold", Provider: "none"}, []int{d.ID}, "", g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := a.importReference(t, "many", extract.Config{Strategy: "gold", Provider: "none"}, []int{d.ID}, g)
 	base := fmt.Sprintf("/versions/%d", v.ID)
 	_, doc := a.Get(t, base+"?sort=name")
 	if n := doc.Find(`[data-testid="nodes"] tbody tr`).Length(); n != 300 {

@@ -26,7 +26,7 @@ func TestRetry_FailedChunkThroughUI(t *testing.T) {
 		"relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>Partners.\n<|COMPLETE|>"
 	a, srv, v := flakyRun(t, "flaky", good)
 	ctx := context.Background()
-	v, _ = a.Store.Version(ctx, v.ID)
+	v, _ = a.App.Versions.Get(ctx, v.ID)
 	if v.Status != record.StatusFailed || v.ChunksDone != v.ChunksTotal-1 || len(v.ChunkErrors) != 1 || v.ChunkErrors[0].Status != "HTTP 500" {
 		t.Fatalf("failed run: %s, %d of %d chunks, errors %+v", v.Status, v.ChunksDone, v.ChunksTotal, v.ChunkErrors)
 	}
@@ -82,7 +82,7 @@ func TestChunkInspector_Repairs(t *testing.T) {
 	a := MustAppWith(t, app.Providers{OpenAIBaseURL: srv.OpenAIURL(), OpenAIModel: "local", Concurrency: 1, Timeout: 10 * time.Second, RetryDelay: time.Millisecond})
 	ctx := context.Background()
 	d, _ := extract.ReadDocument("marley.txt", []byte(marley), extract.DefaultMaxBytes)
-	d, _, _ = a.Store.AddDocument(ctx, d)
+	d, _, _ = a.AddDocument(ctx, d)
 	cfg := extract.DefaultConfig()
 	cfg.Strategy, cfg.Provider, cfg.ChunkSize, cfg.Overlap = extract.StrategySchema, "openai", 2000, 0
 	v, _, err := a.App.Runs.NewRun(ctx, app.RunRequest{Extraction: "repaired", Config: cfg, DocumentIDs: []int{d.ID}})
@@ -92,7 +92,7 @@ func TestChunkInspector_Repairs(t *testing.T) {
 	if err := a.App.Runs.Run(ctx, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	v, _ = a.Store.Version(ctx, v.ID)
+	v, _ = a.App.Versions.Get(ctx, v.ID)
 	if v.Nodes < 3 || v.Edges < 1 || v.ParseFailures != 0 || v.Repairs != 7 {
 		t.Fatalf("version: %d nodes, %d edges, %d failures, %d repairs", v.Nodes, v.Edges, v.ParseFailures, v.Repairs)
 	}

@@ -37,7 +37,7 @@ func TestSchemaEditor_RefusalsWhereTheUserIs(t *testing.T) {
 	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
-	if _, _, err := a.Store.SaveSchema(context.Background(), "big", 0, bigSchema(21), ""); err != nil {
+	if _, _, err := a.App.Schemas.Save(context.Background(), "big", 0, bigSchema(21), ""); err != nil {
 		t.Fatal(err)
 	}
 	err := chromedp.Do(ctx,
@@ -89,7 +89,7 @@ func TestSchemaEditor_RefusalsWhereTheUserIs(t *testing.T) {
 	t.Run("ConflictAtTheTop", func(t *testing.T) {
 		// Fix the field; meanwhile another editor saves @2; this save is
 		// refused with the way out, at the top and in view.
-		if _, _, err := a.Store.SaveSchema(context.Background(), "big", 1, bigSchema(22), "the other editor"); err != nil {
+		if _, _, err := a.App.Schemas.Save(context.Background(), "big", 1, bigSchema(22), "the other editor"); err != nil {
 			t.Fatal(err)
 		}
 		err := chromedp.Do(ctx,

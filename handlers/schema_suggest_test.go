@@ -34,7 +34,7 @@ func mustSuggestDocs(t *testing.T, a *testApp) []extract.Document {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, _, err = a.Store.AddDocument(context.Background(), d); err != nil {
+		if d, _, err = a.AddDocument(context.Background(), d); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, d)

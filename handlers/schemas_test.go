@@ -105,7 +105,7 @@ func TestSchemas_UploadKAGFolder(t *testing.T) {
 			if again := uploadSchema(t, a, filepath.Base(f), src, name); again.Header.Get("Location") != loc {
 				t.Fatalf("re-upload went to %q, want %q", again.Header.Get("Location"), loc)
 			}
-			if _, n, _ := a.Store.SchemaVersion(context.Background(), name, 0); n != 1 {
+			if _, n, _ := a.App.Schemas.Get(context.Background(), name, 0); n != 1 {
 				t.Fatalf("re-upload created version %d", n)
 			}
 			_, doc := a.Get(t, loc)
@@ -146,7 +146,7 @@ func TestSchemas_UploadKAGFolder(t *testing.T) {
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas" {
 			t.Fatalf("broken upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 		}
-		if _, _, err := a.Store.SchemaVersion(context.Background(), "bad", 0); extract.KindOf(err) != extract.KindNotFound {
+		if _, _, err := a.App.Schemas.Get(context.Background(), "bad", 0); extract.KindOf(err) != extract.KindNotFound {
 			t.Fatalf("broken upload stored: %v", err)
 		}
 	})
@@ -228,7 +228,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(ctx, "people", 0, src, "start"); err != nil {
+	if _, _, err := a.App.Schemas.Save(ctx, "people", 0, src, "start"); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := a.Get(t, "/schemas/people/edit")
@@ -286,7 +286,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=2" {
 		t.Fatalf("save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	got, n, err := a.Store.SchemaVersion(ctx, "people", 0)
+	got, n, err := a.App.Schemas.Get(ctx, "people", 0)
 	if err != nil || n != 2 {
 		t.Fatalf("latest: %d %v", n, err)
 	}
@@ -295,7 +295,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	if !ok || c.Alias != "公司" || len(p.Relations) != 1 || p.Relations[0].Target != "Company" || len(p.Properties) != 1 || p.Description != "a human" || got.Namespace != "People" {
 		t.Fatalf("saved schema:\n%s", schema.FormatJSON(got))
 	}
-	hist, _ := a.Store.SchemaVersions(ctx, "people")
+	hist, _ := a.App.Schemas.Versions(ctx, "people")
 	if len(hist) != 2 || hist[0].Note != "add Company" {
 		t.Fatalf("history: %+v", hist)
 	}
@@ -340,7 +340,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 		if resp.StatusCode != http.StatusConflict || !hasText(page.Find(`[data-testid="editor-conflict"]`), "people@2 was saved after @1") {
 			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
 		}
-		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 2 {
+		if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 2 {
 			t.Fatalf("a stale save added version %d", n)
 		}
 	})
@@ -368,7 +368,7 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 		if href, _ := conflict.Find(`[data-testid="conflict-diff"]`).Attr("href"); href != "/schemas/people/diff?a=2&b=3" {
 			t.Errorf("the changes link to %q", href)
 		}
-		if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 3 {
+		if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 3 {
 			t.Fatalf("latest after two saves on @2: %d", n)
 		}
 	})
@@ -379,7 +379,7 @@ func TestSchemaEditor_ValidationNextToField(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(ctx, "people", 0, src, ""); err != nil {
+	if _, _, err := a.App.Schemas.Save(ctx, "people", 0, src, ""); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := a.Get(t, "/schemas/people/edit")
@@ -421,7 +421,7 @@ func TestSchemaEditor_ValidationNextToField(t *testing.T) {
 			t.Fatal("no problem summary")
 		}
 	}
-	if _, n, _ := a.Store.SchemaVersion(ctx, "people", 0); n != 1 {
+	if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 1 {
 		t.Fatalf("an invalid save stored version %d", n)
 	}
 
@@ -541,10 +541,14 @@ func TestResolveSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, _ := schema.ParseKAGString(peopleKAG)
-	a.Store.SaveSchema(ctx, "people", 0, src, "")
+	if _, _, err := a.App.Schemas.Save(ctx, "people", 0, src, ""); err != nil {
+		t.Fatal(err)
+	}
 	src.Types = src.Types[:1]
 	src.Types[0].Properties = nil
-	a.Store.SaveSchema(ctx, "people", 1, src, "")
+	if _, _, err := a.App.Schemas.Save(ctx, "people", 1, src, ""); err != nil {
+		t.Fatal(err)
+	}
 	for ref, want := range map[string]extract.Config{
 		"people":   {SchemaName: "people", SchemaVersion: 2, EntityTypes: []string{"Person"}},
 		"people@1": {SchemaName: "people", SchemaVersion: 1, EntityTypes: []string{"Person", "City"}},
@@ -574,7 +578,7 @@ func TestSchemaEditor_Browser(t *testing.T) {
 	ctx := MustChrome(t)
 	a := MustApp(t)
 	src, _ := schema.ParseKAGString(peopleKAG)
-	if _, _, err := a.Store.SaveSchema(context.Background(), "people", 0, src, ""); err != nil {
+	if _, _, err := a.App.Schemas.Save(context.Background(), "people", 0, src, ""); err != nil {
 		t.Fatal(err)
 	}
 	count := func(sel string) int {
@@ -733,7 +737,7 @@ func TestSchemas_UploadConceptRules(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != loc {
 		t.Fatalf("rule upload: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	sc, _, err := a.Store.SchemaVersion(context.Background(), "RiskMining", 2)
+	sc, _, err := a.App.Schemas.Get(context.Background(), "RiskMining", 2)
 	if err != nil || len(sc.ConceptRules) != 3 || len(sc.Types) != 7 {
 		t.Fatalf("version 2: %v, %d concept rules, %d types", err, len(sc.ConceptRules), len(sc.Types))
 	}
@@ -753,7 +757,7 @@ func TestSchemas_UploadConceptRules(t *testing.T) {
 		doc.Find(`#err-concept_rules, [id^="err-concept"]`).Length() == 0 {
 		t.Fatalf("broken concept rules: %d, %q", resp.StatusCode, doc.Text())
 	}
-	if _, n, _ := a.Store.SchemaVersion(context.Background(), "RiskMining", 0); n != 2 {
+	if _, n, _ := a.App.Schemas.Get(context.Background(), "RiskMining", 0); n != 2 {
 		t.Fatalf("latest version %d", n)
 	}
 }

@@ -42,7 +42,7 @@ func scoredApp(t *testing.T) *testApp {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, _, err = a.Store.AddDocument(ctx, d); err != nil {
+		if d, _, err = a.AddDocument(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, d.ID)

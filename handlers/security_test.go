@@ -96,7 +96,7 @@ func TestSecurity_CrossSiteWrites(t *testing.T) {
 			t.Errorf("API POST with %v: status %d, want 403", hdr, resp.StatusCode)
 		}
 	}
-	if docs, _ := a.Store.ListDocuments(context.Background(), 100); len(docs) != 0 {
+	if docs, _ := a.App.Documents.List(context.Background(), 100); len(docs) != 0 {
 		t.Fatalf("a refused request stored %d documents", len(docs))
 	}
 	host := strings.TrimPrefix(a.Server.URL, "http://")
@@ -242,7 +242,7 @@ func TestSecurity_BoundedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, err = a.Store.AddDocument(context.Background(), d); err != nil {
+	if d, _, err = a.AddDocument(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []url.Values{
@@ -256,7 +256,7 @@ func TestSecurity_BoundedInput(t *testing.T) {
 			t.Errorf("run %v: status %d %q", f["doc"], resp.StatusCode, body.Error)
 		}
 	}
-	if exs, _ := a.Store.ListExtractions(context.Background(), 100); len(exs) != 0 {
+	if exs, _ := a.App.Versions.Extractions(context.Background(), 100); len(exs) != 0 {
 		t.Errorf("refused runs made %d extractions", len(exs))
 	}
 	// A schema with no types is refused.

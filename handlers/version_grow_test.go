@@ -25,7 +25,7 @@ func TestVersionDocuments_GrowAndLeaveOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, err = a.Store.AddDocument(ctx, d); err != nil {
+	if d, _, err = a.AddDocument(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d", v.ID))
@@ -80,7 +80,7 @@ func TestVersionDocuments_TablesDoNotGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _, err = a.Store.AddDocument(ctx, d); err != nil {
+	if d, _, err = a.AddDocument(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	_, page := a.Get(t, fmt.Sprintf("/versions/%d/documents", table.ID))

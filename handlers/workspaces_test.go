@@ -21,12 +21,11 @@ import (
 	"github.com/kgstudio/kgstudio/extract/schema"
 	"github.com/kgstudio/kgstudio/handlers"
 	"github.com/kgstudio/kgstudio/internal/testkit"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // inWorkspace adds workspace name to a's server and returns it as a
-// test application of its own: its App and a store on its database,
-// behind the same server.
+// test application of its own: its App, on its database, behind the same
+// server.
 func (a *testApp) inWorkspace(tb testing.TB, name string) *testApp {
 	tb.Helper()
 	ctx := context.Background()
@@ -37,14 +36,7 @@ func (a *testApp) inWorkspace(tb testing.TB, name string) *testApp {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	o := a.opts
-	o.Workspace = name
-	st, err := store.Open(ctx, o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return &testApp{Store: st, Handler: a.Handler, App: w, Server: a.Server, opts: o}
+	return &testApp{Handler: a.Handler, App: w, Server: a.Server}
 }
 
 // Words that appear only in one workspace's document (never in a
@@ -69,11 +61,11 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 	if _, _, err := wa.App.Schemas.Save(ctx, "qschema", 0, schema.Default(), ""); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := wa.Store.ListDocuments(ctx, 0)
+	docs, err := wa.App.Documents.List(ctx, 0)
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("workspace a's documents: %v %v", docs, err)
 	}
-	g, err := wa.Store.LoadGraph(ctx, va.ID, false)
+	g, err := wa.App.Graphs.Load(ctx, va.ID, false)
 	if err != nil || len(g.Nodes) == 0 {
 		t.Fatalf("workspace a's graph: %v", err)
 	}
@@ -369,9 +361,9 @@ func TestWorkspaces_Switch(t *testing.T) {
 // workspace's alone.
 func TestWorkspaces_BackgroundRun(t *testing.T) {
 	t.Parallel()
-	dbs := map[string]store.Options{"sqlite": {DataDir: t.TempDir()}}
+	dbs := map[string]app.Options{"sqlite": {DataDir: t.TempDir()}}
 	if u := testkit.PostgresDB(t, "workspaces"); u != "" {
-		dbs["postgres"] = store.Options{URL: u}
+		dbs["postgres"] = app.Options{URL: u}
 	}
 	for name, opts := range dbs {
 		t.Run(name, func(t *testing.T) {
@@ -412,7 +404,7 @@ func backgroundRun(t *testing.T, env *testApp) {
 	if got.Status != record.StatusDone || got.Nodes == 0 {
 		t.Fatalf("the run in a: %+v", got)
 	}
-	if vs, err := env.Store.RecentVersions(ctx, 10); err != nil || len(vs) != 0 {
+	if vs, err := env.App.Versions.Recent(ctx, 10); err != nil || len(vs) != 0 {
 		t.Fatalf("the default workspace holds %d versions (%v)", len(vs), err)
 	}
 }

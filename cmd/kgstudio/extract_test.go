@@ -10,7 +10,6 @@ import (
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 type extractJSON struct {
@@ -123,12 +122,8 @@ func TestExtract_RefusesBadSettings(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("extract with bad settings: %v, want %q", err, want)
 	}
-	st, err := store.Open(context.Background(), store.Options{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if c, err := st.Counts(context.Background()); err != nil || c.Documents+c.Versions != 0 {
+	st := mustOpen(t, data)
+	if c, err := st.Versions.Counts(context.Background()); err != nil || c.Documents+c.Versions != 0 {
 		t.Fatalf("a refused run stored %+v (%v)", c, err)
 	}
 }

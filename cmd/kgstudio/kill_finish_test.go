@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
+	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/testkit"
 )
 
@@ -49,7 +51,7 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 		}
 		_ = cmd.Wait()
 		st := mustOpen(t, killed)
-		vs, err := st.UnfinishedVersions(context.Background())
+		vs, err := unfinished(st)
 		st.Close()
 		switch {
 		case err != nil || len(vs) > 1:
@@ -85,15 +87,15 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 		t.Fatalf("clean run: %v\n%s", err, out)
 	}
 	ks, cs := mustOpen(t, killed), mustOpen(t, clean)
-	kg, err := ks.LoadGraph(context.Background(), id, true)
+	kg, err := ks.Graphs.Load(context.Background(), id, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv, err := cs.VersionByLabel(context.Background(), "carol", 1)
+	cv, err := cs.Versions.ByLabel(context.Background(), "carol", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cg, err := cs.LoadGraph(context.Background(), cv.ID, true)
+	cg, err := cs.Graphs.Load(context.Background(), cv.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,4 +103,20 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 		t.Fatalf("the rescued run's graph (%d nodes, %d edges) differs from the clean run's (%d, %d)", len(kg.Nodes), len(kg.Edges), len(cg.Nodes), len(cg.Edges))
 	}
 	t.Logf("%d nodes, %d edges in both runs", len(kg.Nodes), len(kg.Edges))
+}
+
+// unfinished lists the versions still queued or running in a data folder
+// (the few a test makes), oldest first.
+func unfinished(a *app.App) ([]record.Version, error) {
+	vs, err := a.Versions.Recent(context.Background(), 1000)
+	if err != nil {
+		return nil, err
+	}
+	var out []record.Version
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].Active() {
+			out = append(out, vs[i])
+		}
+	}
+	return out, nil
 }

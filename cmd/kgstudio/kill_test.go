@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,9 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/internal/testkit"
-
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // kgstudioBinary returns the executable the tests start as a kgstudio
@@ -105,7 +105,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 	}
 	bin := kgstudioBinary(t)
 	corpus := testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
-	run := func(data string, kill bool) (*store.Store, int) {
+	run := func(data string, kill bool) (*app.App, int) {
 		if out, err := exec.Command(bin, "doc", "add", "--data", data, corpus).CombinedOutput(); err != nil {
 			t.Fatalf("doc add: %v\n%s", err, out)
 		}
@@ -141,7 +141,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 			}
 			srv.Wait()
 			s := mustOpen(t, data)
-			v, _ := s.Version(context.Background(), started.ID)
+			v, _ := s.Versions.Get(context.Background(), started.ID)
 			s.Close()
 			if v.Status != "running" || v.ChunksDone == 0 || v.ChunksDone >= v.ChunksTotal {
 				t.Fatalf("after the kill the run should be part-way: %+v", v)
@@ -173,17 +173,17 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 	killed, kid := run(t.TempDir(), true)
 	clean, cid := run(t.TempDir(), false)
 	ctx := context.Background()
-	kv, _ := killed.Version(ctx, kid)
-	cv, _ := clean.Version(ctx, cid)
+	kv, _ := killed.Versions.Get(ctx, kid)
+	cv, _ := clean.Versions.Get(ctx, cid)
 	if kv.ChunksDone != kv.ChunksTotal || kv.ChunksTotal != cv.ChunksTotal {
 		t.Fatalf("chunks: killed %d/%d, clean %d", kv.ChunksDone, kv.ChunksTotal, cv.ChunksTotal)
 	}
-	runs, err := killed.ChunkRuns(ctx, kid)
+	runs, err := killed.Versions.ChunkRuns(ctx, kid)
 	if err != nil || len(runs) != kv.ChunksTotal {
 		t.Fatalf("chunk runs %d, want %d (%v)", len(runs), kv.ChunksTotal, err)
 	}
-	kg, _ := killed.LoadGraph(ctx, kid, true)
-	cg, _ := clean.LoadGraph(ctx, cid, true)
+	kg, _ := killed.Graphs.Load(ctx, kid, true)
+	cg, _ := clean.Graphs.Load(ctx, cid, true)
 	keys := func(nodes int, f func(i int) string) []string {
 		out := make([]string, nodes)
 		for i := range out {
@@ -213,12 +213,22 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 	t.Logf("%d chunks, %d nodes, %d edges, %d mentions in both runs", kv.ChunksTotal, len(kk), len(kg.Edges), km)
 }
 
-func mustOpen(t *testing.T, data string) *store.Store {
+// mustOpen opens the application on the SQLite database in the data
+// folder, to look at what the processes stored; it is closed when t ends
+// (or sooner by Close).
+func mustOpen(t *testing.T, data string) *app.App {
 	t.Helper()
-	s, err := store.Open(context.Background(), store.Options{DataDir: data})
+	return openApp(t, app.Options{DataDir: data})
+}
+
+// openApp opens the application, with no model provider and no job
+// worker, on the database o names, and closes it when tb ends.
+func openApp(tb testing.TB, o app.Options) *app.App {
+	tb.Helper()
+	a, err := app.Open(context.Background(), o, slog.New(slog.DiscardHandler), app.Providers{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	tb.Cleanup(func() { a.Close() })
+	return a
 }

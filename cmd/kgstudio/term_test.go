@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kgstudio/kgstudio/internal/testkit"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // termGrace bounds how long a process may take to end after SIGTERM: the
@@ -65,7 +64,7 @@ func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 	}
 	st := mustOpen(t, data)
 	defer st.Close()
-	v, err := st.VersionByLabel(t.Context(), "carol", 1)
+	v, err := st.Versions.ByLabel(t.Context(), "carol", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +75,16 @@ func TestExtract_TermInFinalJobEndsInGrace(t *testing.T) {
 
 // waitFinalJob waits until a run in the SQLite data folder has its final
 // job running; ended reports (or fails the test) when the process went
-// away first.
+// away first. The folder's database must exist already.
 func waitFinalJob(t *testing.T, data string, ended func() bool) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, store.DefaultSQLiteFile)+"?mode=ro&_pragma=busy_timeout(10000)")
+	// The database is the folder's one .db file (a workspace's would be
+	// in a folder below), read here without the application, read-only.
+	files, err := filepath.Glob(filepath.Join(data, "*.db"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("the data folder's databases: %v (%v), want one", files, err)
+	}
+	db, err := sql.Open("sqlite", "file:"+files[0]+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +212,7 @@ func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
 		t.Fatalf("serve still running %s after SIGTERM", serveGrace+margin)
 	}
 	st := mustOpen(t, data)
-	v, err := st.Version(t.Context(), started.ID)
+	v, err := st.Versions.Get(t.Context(), started.ID)
 	st.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +237,7 @@ func TestServe_TermInFinalJobEndsInGrace(t *testing.T) {
 	})
 	st = mustOpen(t, data)
 	defer st.Close()
-	if v, err = st.Version(t.Context(), started.ID); err != nil || !strings.Contains(v.Note, "schema rules not run: rule far: over its budget") {
+	if v, err = st.Versions.Get(t.Context(), started.ID); err != nil || !strings.Contains(v.Note, "schema rules not run: rule far: over its budget") {
 		t.Errorf("the finished run's note %q (%v), want the rule named as not run", v.Note, err)
 	}
 }

@@ -20,10 +20,10 @@ import (
 
 	"github.com/kgstudio/kgstudio/internal/testkit"
 
+	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/llm/fakellm"
 	"github.com/kgstudio/kgstudio/extract/record"
-	"github.com/kgstudio/kgstudio/store"
 )
 
 // The worker tests run kgstudio processes on one PostgreSQL database
@@ -105,12 +105,12 @@ func detach(tb testing.TB, bin string, env []string, name, file string, chunkSiz
 }
 
 // waitDone polls a version until it is done.
-func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) record.Version {
+func waitDone(tb testing.TB, st *app.App, id int, within time.Duration) record.Version {
 	tb.Helper()
 	var v record.Version
 	testkit.Eventually(tb, within, func() error {
 		var err error
-		if v, err = st.Version(context.Background(), id); err != nil {
+		if v, err = st.Versions.Get(context.Background(), id); err != nil {
 			tb.Fatal(err)
 		}
 		switch v.Status {
@@ -126,11 +126,11 @@ func waitDone(tb testing.TB, st *store.Store, id int, within time.Duration) reco
 
 // workerRig is what a worker test needs: a PostgreSQL database, the built
 // binary, a text of chunks in a file, the processes' environment (with the
-// model stand-in) and a store on the database.
+// model stand-in) and the application on the database.
 type workerRig struct {
 	dbURL, bin, file string
 	env              []string
-	st               *store.Store
+	st               *app.App
 }
 
 func newWorkerRig(tb testing.TB, chunks, size int, latency time.Duration) workerRig {
@@ -142,12 +142,7 @@ func newWorkerRig(tb testing.TB, chunks, size int, latency time.Duration) worker
 		tb.Fatal(err)
 	}
 	w.env = procEnv(w.dbURL, fake)
-	st, err := store.Open(context.Background(), store.Options{URL: w.dbURL})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	w.st = st
+	w.st = openApp(tb, app.Options{URL: w.dbURL})
 	return w
 }
 
@@ -190,7 +185,7 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	rescue := []string{"--concurrency", "2", "--job-timeout", "2s", "--rescue-after", "3s"}
 	first := startWorker(t, bin, env, rescue...)
 	testkit.Eventually(t, 30*time.Second, func() error {
-		v, err := st.Version(context.Background(), id)
+		v, err := st.Versions.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +199,7 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	}
 	_ = first.Wait()
 	killedAt := time.Now()
-	v, _ := st.Version(context.Background(), id)
+	v, _ := st.Versions.Get(context.Background(), id)
 	if v.Status == record.StatusDone || v.ChunksDone >= v.ChunksTotal {
 		t.Fatalf("the run ended before the kill: %+v", v)
 	}
@@ -215,16 +210,16 @@ func TestWorkers_KilledWorkerLosesNothing(t *testing.T) {
 	t.Logf("the other workers finished %s after the kill", time.Since(killedAt).Round(100*time.Millisecond))
 
 	// Nothing lost: every chunk merged once, the same graph.
-	runs, err := st.ChunkRuns(context.Background(), id)
+	runs, err := st.Versions.ChunkRuns(context.Background(), id)
 	if err != nil || len(runs) != chunks || v.ChunksDone != chunks {
 		t.Fatalf("%d chunk runs, %d/%d chunks done (%v)", len(runs), v.ChunksDone, v.ChunksTotal, err)
 	}
-	cv, err := st.VersionByLabel(context.Background(), "clean", 1)
+	cv, err := st.Versions.ByLabel(context.Background(), "clean", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kg, _ := st.LoadGraph(context.Background(), id, true)
-	cg, _ := st.LoadGraph(context.Background(), cv.ID, true)
+	kg, _ := st.Graphs.Load(context.Background(), id, true)
+	cg, _ := st.Graphs.Load(context.Background(), cv.ID, true)
 	if len(kg.Nodes) != chunks+1 || len(kg.Edges) != chunks {
 		t.Fatalf("killed run's graph: %d nodes, %d edges; want %d, %d", len(kg.Nodes), len(kg.Edges), chunks+1, chunks)
 	}
@@ -386,12 +381,9 @@ func TestServe_NoWorker(t *testing.T) {
 		return h.Workers, stop
 	}
 	status := func() record.Version {
-		s, err := store.Open(context.Background(), store.Options{DataDir: data})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustOpen(t, data)
 		defer s.Close()
-		cur, err := s.Version(context.Background(), v.ID)
+		cur, err := s.Versions.Get(context.Background(), v.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
