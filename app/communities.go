@@ -50,8 +50,8 @@ type CommunityJSON struct {
 	// Rating is the model's rating of the community's importance (0 to
 	// 10; absent for an offline report); ReportBy is who wrote the
 	// report, offline or model.
-	Rating   float64 `json:"rating,omitempty"`
-	ReportBy string  `json:"report_by"`
+	Rating   float64            `json:"rating,omitempty"`
+	ReportBy community.ReportBy `json:"report_by"`
 }
 
 // Communities splits a version's graph into communities (Louvain with

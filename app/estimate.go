@@ -129,7 +129,7 @@ func (rs *Runs) EstimateRun(ctx context.Context, cfg extract.Config, docs []extr
 		est.Notes = append(est.Notes, fmt.Sprintf("model community reports are not counted: up to %d calls more", cfg.MaxReports))
 	}
 	if extract.PaidEmbedder(cfg.Embedder) {
-		est.Notes = append(est.Notes, "the "+cfg.Embedder+" embedder's calls are not counted")
+		est.Notes = append(est.Notes, "the "+string(cfg.Embedder)+" embedder's calls are not counted")
 	}
 	if est.Calls > 0 {
 		est.Notes = append(est.Notes, "tokens are estimated (four characters a token, a CJK character one), not counted by the provider's tokenizer")

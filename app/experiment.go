@@ -86,11 +86,11 @@ func applySetting(cfg *extract.Config, schemaRef *string, key, val string) error
 	case "max_gleaning":
 		return num(&cfg.MaxGleaning)
 	case "embedder":
-		cfg.Embedder = val
+		cfg.Embedder = extract.EmbedderName(val)
 	case "schema":
 		*schemaRef = val
 	case "reports":
-		cfg.Reports = val
+		cfg.Reports = extract.ReportWriter(val)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ type Providers struct {
 	OpenAIEmbedModel string
 	// Embedder is the embedder of the runs whose config names none
 	// (KGSTUDIO_EMBEDDER); empty means DefaultEmbedder.
-	Embedder string
+	Embedder extract.EmbedderName
 	// Concurrency bounds concurrent model calls per run.
 	Concurrency int
 	// Timeout bounds one model call.

@@ -21,7 +21,7 @@ import (
 
 // embedderName is a config's embedder: the one it names, else the
 // configured default (Providers.Embedder), else DefaultEmbedder.
-func (m *Models) embedderName(cfg extract.Config) string {
+func (m *Models) embedderName(cfg extract.Config) extract.EmbedderName {
 	return cmp.Or(cfg.Embedder, m.providers.Embedder, DefaultEmbedder)
 }
 
@@ -37,6 +37,8 @@ func (m *Models) checkEmbedder(cfg extract.Config) error {
 		if !m.providers.Has(extract.Provider(name)) {
 			return extract.Errorf(extract.KindInvalid, "the %s embedder needs %s", name, needs(extract.Provider(name)))
 		}
+	case extract.EmbedderOffline, extract.EmbedderUSELite:
+		// Run in the process: nothing to configure.
 	}
 	return nil
 }
@@ -60,15 +62,17 @@ func (m *Models) embedder(ctx context.Context, cfg extract.Config) (extract.Embe
 		// mostly its parent's; a conversation's query corpus embeds its
 		// sides) are answered from memory.
 		// One encoder and cache for every workspace: a hit needs the text.
-		return shared(m.models, m.models.embedders, "embed/"+name, func() (extract.Embedder, error) {
+		return shared(m.models, m.models.embedders, "embed/"+string(name), func() (extract.Embedder, error) {
 			return embed.CachedSplit(embed.USELite{}, embed.NewMemoryStoreLimit(localVectorCache), 0), nil
 		})
+	case extract.EmbedderGemini, extract.EmbedderOpenAI:
+		// A provider's, below.
 	}
 	if err := m.checkEmbedder(cfg); err != nil {
 		return nil, err
 	}
 	p := m.providers
-	key := "embed/" + name
+	key := "embed/" + string(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e, ok := m.embedders[key]; ok {
@@ -92,7 +96,7 @@ func (m *Models) embedder(ctx context.Context, cfg extract.Config) (extract.Embe
 
 // newProviderEmbedder is a provider's embedder behind the model policy
 // (retries, rate limits, concurrency).
-func newProviderEmbedder(ctx context.Context, name string, p Providers) (extract.Embedder, error) {
+func newProviderEmbedder(ctx context.Context, name extract.EmbedderName, p Providers) (extract.Embedder, error) {
 	var base extract.Embedder
 	switch name {
 	case extract.EmbedderGemini:

@@ -38,7 +38,7 @@ type Config struct {
 	// Embedder names the vectorizer: use-lite (the default, also when
 	// empty: a sentence encoder run offline), offline (hashed n-grams),
 	// gemini or openai.
-	Embedder string `json:"embedder,omitempty"`
+	Embedder EmbedderName `json:"embedder,omitempty"`
 	// NoCache asks the model again for every call instead of answering
 	// from the call cache (a clean run).
 	NoCache bool `json:"no_cache,omitempty"`
@@ -50,7 +50,7 @@ type Config struct {
 	// when empty: extractive, from the graph) or model (the run's
 	// provider, once per community of at least MinReportSize members, at
 	// most MaxReports calls; the others stay offline).
-	Reports string `json:"reports,omitempty"`
+	Reports ReportWriter `json:"reports,omitempty"`
 	// MaxReports bounds the model's report calls of a run; zero means
 	// DefaultMaxReports.
 	MaxReports int `json:"max_reports,omitempty"`
@@ -59,7 +59,7 @@ type Config struct {
 	// empty: the node takes the official name and keeps the surface name
 	// as an alias) or node (KAG's shape: the node keeps the name the text
 	// uses and an OfficialName edge leads to a node of the official name).
-	OfficialNames string `json:"official_names,omitempty"`
+	OfficialNames OfficialNames `json:"official_names,omitempty"`
 	// ChunkNodes puts KAG's chunk layer into the version's graph: a Chunk
 	// node per chunk, whether anything was extracted from it or not, and
 	// a source edge from each node to every chunk it was extracted from.
@@ -85,27 +85,33 @@ const DefaultTableRows = 25_000
 // MaxTableRows bounds Config.TableRows.
 const MaxTableRows = 1_000_000
 
+// OfficialNames is what standardisation makes of an official name.
+type OfficialNames string
+
 // What standardisation makes of an official name (Config.OfficialNames).
 const (
-	OfficialRename = "rename"
-	OfficialNode   = "node"
+	OfficialRename OfficialNames = "rename"
+	OfficialNode   OfficialNames = "node"
 )
 
 // OfficialNameModes names the values Config.OfficialNames takes.
-var OfficialNameModes = []string{OfficialRename, OfficialNode}
+var OfficialNameModes = []OfficialNames{OfficialRename, OfficialNode}
 
 // OfficialNameLabel is the label of the edge from an entity to the node
 // of its official name (Config.OfficialNames node), as KAG names it.
 const OfficialNameLabel = "OfficialName"
 
+// ReportWriter is who writes a run's community reports.
+type ReportWriter string
+
 // Community report writers (Config.Reports).
 const (
-	ReportsOffline = "offline"
-	ReportsModel   = "model"
+	ReportsOffline ReportWriter = "offline"
+	ReportsModel   ReportWriter = "model"
 )
 
 // ReportWriters names the community report writers a config may ask for.
-var ReportWriters = []string{ReportsOffline, ReportsModel}
+var ReportWriters = []ReportWriter{ReportsOffline, ReportsModel}
 
 // Bounds of the model's community reports: the fewest members a
 // community needs for one, the calls a run makes when the config names
@@ -160,7 +166,7 @@ var Providers = []Provider{ProviderGemini, ProviderOpenAI, ProviderNone}
 func Offline(provider Provider) bool { return provider == ProviderNone || provider == "" }
 
 // Embedders names the vectorizers a config may ask for.
-var Embedders = []string{EmbedderUSELite, EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
+var Embedders = []EmbedderName{EmbedderUSELite, EmbedderOffline, EmbedderGemini, EmbedderOpenAI}
 
 // Strategies names the extraction strategies.
 var Strategies = []Strategy{StrategyNLP, StrategyTuple, StrategySchema, StrategyDialogue}

@@ -43,16 +43,19 @@ type SplitEmbedder interface {
 	Fallback() Embedder
 }
 
-// Embedders a run may pick (Config.Embedder).
+// EmbedderName names an embedder a run may pick (Config.Embedder).
+type EmbedderName string
+
+// Embedders a run may pick.
 const (
 	// EmbedderUSELite is Universal Sentence Encoder Lite, run offline in
 	// pure Go (the default).
-	EmbedderUSELite = "use-lite"
-	EmbedderOffline = "offline"
-	EmbedderGemini  = string(ProviderGemini)
-	EmbedderOpenAI  = string(ProviderOpenAI)
+	EmbedderUSELite EmbedderName = "use-lite"
+	EmbedderOffline EmbedderName = "offline"
+	EmbedderGemini  EmbedderName = EmbedderName(ProviderGemini)
+	EmbedderOpenAI  EmbedderName = EmbedderName(ProviderOpenAI)
 )
 
 // PaidEmbedder reports whether an embedder calls a provider (each call
 // may cost money) rather than running in the process.
-func PaidEmbedder(name string) bool { return name == EmbedderGemini || name == EmbedderOpenAI }
+func PaidEmbedder(name EmbedderName) bool { return name == EmbedderGemini || name == EmbedderOpenAI }

@@ -82,7 +82,7 @@ func (h *Handler) showCommunities(c echo.Context) error {
 	}
 	p := web.CommunitiesPage{V: versionRow(v), Levels: out.Levels, Level: out.Level, Modularity: out.Modularity, ModelReports: out.ModelReports}
 	for _, cm := range out.Communities {
-		row := web.CommunityRow{ID: cm.ID, Size: cm.Size, Title: cm.Title, Summary: cm.Summary, ReportBy: cm.ReportBy, TopNodes: cm.TopNodes,
+		row := web.CommunityRow{ID: cm.ID, Size: cm.Size, Title: cm.Title, Summary: cm.Summary, ReportBy: string(cm.ReportBy), TopNodes: cm.TopNodes,
 			GraphURL: fmt.Sprintf("/versions/%d/graph?community=%d", v.ID, cm.ID)}
 		for _, f := range cm.Findings {
 			row.Findings = append(row.Findings, f.Text)

@@ -446,7 +446,7 @@ func configRows(a, b extract.Config) []web.CompareConfigRow {
 		{"description fragments", itoa(a.MaxFragments), itoa(b.MaxFragments)},
 		{"temperature", strconv.FormatFloat(a.Temperature, 'g', -1, 64), strconv.FormatFloat(b.Temperature, 'g', -1, 64)},
 		{"prompts", promptNames(a.Prompts), promptNames(b.Prompts)},
-		{"official names", cmp.Or(a.OfficialNames, extract.OfficialRename), cmp.Or(b.OfficialNames, extract.OfficialRename)},
+		{"official names", string(cmp.Or(a.OfficialNames, extract.OfficialRename)), string(cmp.Or(b.OfficialNames, extract.OfficialRename))},
 		{"chunk nodes", strconv.FormatBool(a.ChunkNodes), strconv.FormatBool(b.ChunkNodes)},
 	}
 	// A version no run made (an import) has no settings to show.

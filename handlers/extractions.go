@@ -133,8 +133,9 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 	}
 	form.ProviderHelp = providerHelp(p)
 	for _, s := range []struct {
-		v, l string
-		ok   bool
+		v  extract.EmbedderName
+		l  string
+		ok bool
 	}{
 		{extract.EmbedderUSELite, "use-lite (sentence encoder, offline)", true},
 		{extract.EmbedderOffline, "offline (hashed n-grams, no model)", true},
@@ -145,24 +146,30 @@ func (h *Handler) fillRunForm(c echo.Context, form *web.RunForm, cfg extract.Con
 		if !s.ok {
 			l += " — not configured"
 		}
-		form.Embedders = append(form.Embedders, web.Option{Value: s.v, Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderUSELite) == s.v})
+		form.Embedders = append(form.Embedders, web.Option{Value: string(s.v), Label: l, Selected: cmp.Or(cfg.Embedder, extract.EmbedderUSELite) == s.v})
 	}
-	for _, s := range []struct{ v, l string }{
+	for _, s := range []struct {
+		v extract.ReportWriter
+		l string
+	}{
 		{extract.ReportsOffline, "offline (from the graph's text)"},
 		{extract.ReportsModel, "model (the provider, once per community)"},
 	} {
-		form.ReportWriters = append(form.ReportWriters, web.Option{Value: s.v, Label: s.l, Selected: cmp.Or(cfg.Reports, extract.ReportsOffline) == s.v})
+		form.ReportWriters = append(form.ReportWriters, web.Option{Value: string(s.v), Label: s.l, Selected: cmp.Or(cfg.Reports, extract.ReportsOffline) == s.v})
 	}
 	form.Model = cfg.Model
 	form.ChunkSize, form.Overlap, form.Strict = cfg.ChunkSize, cfg.Overlap, cfg.Strict
 	form.Concurrency, form.MaxGleaning, form.Language = cfg.Concurrency, cfg.MaxGleaning, cfg.Language
 	form.Reference = cfg.Reference
 	form.ChunkNodes = cfg.ChunkNodes
-	for _, s := range []struct{ v, l string }{
+	for _, s := range []struct {
+		v extract.OfficialNames
+		l string
+	}{
 		{extract.OfficialRename, "rename the node (the text's name kept as an alias)"},
 		{extract.OfficialNode, "an official-name node and an OfficialName edge (KAG's shape)"},
 	} {
-		form.OfficialNames = append(form.OfficialNames, web.Option{Value: s.v, Label: s.l, Selected: cmp.Or(cfg.OfficialNames, extract.OfficialRename) == s.v})
+		form.OfficialNames = append(form.OfficialNames, web.Option{Value: string(s.v), Label: s.l, Selected: cmp.Or(cfg.OfficialNames, extract.OfficialRename) == s.v})
 	}
 	prompts := app.DefaultPrompts()
 	for k, v := range cfg.Prompts {
@@ -199,10 +206,10 @@ func providerHelp(p app.Providers) string {
 func runRequestOf(c echo.Context) (runInput, app.RunRequest, error) {
 	in, err := readRunInput(c)
 	cfg := extract.DefaultConfig()
-	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), in.Embedder
+	cfg.Strategy, cfg.Provider, cfg.Embedder = extract.Strategy(in.Strategy), extract.Provider(in.Provider), extract.EmbedderName(in.Embedder)
 	cfg.Model, cfg.Language, cfg.Reference = strings.TrimSpace(in.Model), strings.TrimSpace(in.Language), strings.TrimSpace(in.Reference)
-	cfg.Strict, cfg.Reports, cfg.NoCache = in.Strict, strings.TrimSpace(in.Reports), in.NoCache
-	cfg.OfficialNames, cfg.ChunkNodes = strings.TrimSpace(in.OfficialNames), in.ChunkNodes
+	cfg.Strict, cfg.Reports, cfg.NoCache = in.Strict, extract.ReportWriter(strings.TrimSpace(in.Reports)), in.NoCache
+	cfg.OfficialNames, cfg.ChunkNodes = extract.OfficialNames(strings.TrimSpace(in.OfficialNames)), in.ChunkNodes
 	// Numbers are only read here: their ranges are checked by the app, as
 	// for the CLI.
 	for _, n := range []struct {

@@ -316,7 +316,7 @@ func (h *Handler) startExperiment(c echo.Context) error {
 		return fail(err)
 	}
 	base := extract.DefaultConfig()
-	base.Embedder = strings.TrimSpace(c.FormValue("embedder"))
+	base.Embedder = extract.EmbedderName(strings.TrimSpace(c.FormValue("embedder")))
 	made, err := h.appOf(c).Runs.Experiment(ctx, name, axes, base, latest.DocumentIDs)
 	if err != nil {
 		return fail(err)

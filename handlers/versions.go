@@ -70,7 +70,7 @@ func (h *Handler) showVersion(c echo.Context) error {
 	if e, err := h.appOf(c).Queries.Embedding(ctx, v.ID); err != nil {
 		return err
 	} else if e != nil {
-		p.Embedding = &web.EmbeddingStats{Embedder: e.Embedder, Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,
+		p.Embedding = &web.EmbeddingStats{Embedder: string(e.Embedder), Model: e.Model, Dimensions: e.Dimensions, Vectors: e.Vectors,
 			Calls: e.Calls, Tokens: e.Tokens, Cached: e.Cached, Cost: e.Cost}
 	}
 	docs, err := h.appOf(c).Runs.DocKinds(ctx, v)

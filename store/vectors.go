@@ -9,6 +9,7 @@ import (
 	"github.com/kgstudio/kgstudio/ent/predicate"
 	"github.com/kgstudio/kgstudio/ent/vector"
 	"github.com/kgstudio/kgstudio/ent/vectorset"
+	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/embed"
 	"github.com/kgstudio/kgstudio/extract/record"
 )
@@ -86,7 +87,7 @@ func insertVectors(ctx context.Context, c *ent.Client, versionID int, model stri
 }
 
 func insertVectorStats(ctx context.Context, c *ent.Client, versionID int, st record.VectorStats) error {
-	err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(st.Embedder).SetModel(st.Model).
+	err := c.VectorSet.Create().SetVersionID(versionID).SetEmbedder(string(st.Embedder)).SetModel(st.Model).
 		SetDimensions(st.Dimensions).SetVectors(st.Vectors).SetCalls(st.Calls).SetTokens(st.Tokens).
 		SetCached(st.Cached).Exec(ctx)
 	return translate(err, "vector stats")
@@ -155,7 +156,7 @@ func (s *Store) VectorStatsOf(ctx context.Context, versionID int) (record.Vector
 	if err != nil {
 		return record.VectorStats{}, false, translate(err, "vector stats")
 	}
-	return record.VectorStats{Embedder: row.Embedder, Model: row.Model, Dimensions: row.Dimensions, Vectors: row.Vectors,
+	return record.VectorStats{Embedder: extract.EmbedderName(row.Embedder), Model: row.Model, Dimensions: row.Dimensions, Vectors: row.Vectors,
 		Calls: row.Calls, Tokens: row.Tokens, Cached: row.Cached}, true, nil
 }
 

@@ -93,7 +93,7 @@ func (c *Config) fromEnv() {
 	set(&c.Providers.OpenAIModel, "OPENAI_MODEL")
 	set(&c.Providers.GeminiEmbedModel, "GEMINI_EMBED_MODEL")
 	set(&c.Providers.OpenAIEmbedModel, "OPENAI_EMBED_MODEL")
-	set(&c.Providers.Embedder, "KGSTUDIO_EMBEDDER")
+	set((*string)(&c.Providers.Embedder), "KGSTUDIO_EMBEDDER")
 	if v := os.Getenv("KGSTUDIO_PRICES"); v != "" {
 		c.envErr = parsePrices(v, c.Providers.Prices)
 	}

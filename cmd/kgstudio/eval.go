@@ -114,7 +114,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	mode := fs.String("mode", "", "locomo, multihop, longmemeval: one query mode (default: all)")
 	topK := fs.Int("top-k", query.DefaultTopK, "locomo: chunks counted per question")
 	corpus := fs.String("corpus", "", "multihop: the passages, a JSON list of {title, text} or an object title -> [sentences]")
-	embedder := fs.String("embedder", app.DefaultEmbedder, "locomo, multihop, longmemeval: the offline embedder to rank with (use-lite or offline)")
+	embedder := fs.String("embedder", string(app.DefaultEmbedder), "locomo, multihop, longmemeval: the offline embedder to rank with (use-lite or offline)")
 	distractors := fs.Int("distractors", eval.DefaultDistractors, "longmemeval: other questions' sessions added to each haystack")
 	version := fs.String("version", "", "locomo: score this stored version (the conversation uploaded and extracted as a dialogue) with the scoreboard's scorer, instead of extracting the file in memory")
 	files, err := parse(fs, args)

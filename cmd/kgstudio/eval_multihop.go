@@ -17,11 +17,13 @@ import (
 
 // evalEmbedder is the embedder an offline evaluation ranks with.
 func evalEmbedder(name string) (extract.Embedder, error) {
-	switch name {
+	switch extract.EmbedderName(name) {
 	case "", extract.EmbedderUSELite:
 		return embed.USELite{}, nil
 	case extract.EmbedderOffline:
 		return embed.Offline{}, nil
+	case extract.EmbedderGemini, extract.EmbedderOpenAI:
+		// A provider's: not offline.
 	}
 	return nil, fmt.Errorf("eval: embedder %q cannot be used offline (use use-lite or offline)", name)
 }

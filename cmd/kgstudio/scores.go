@@ -196,7 +196,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		docIDs = latest.DocumentIDs
 	}
-	base.Embedder = *embedder
+	base.Embedder = extract.EmbedderName(*embedder)
 	if *reference != "" {
 		data, err := os.ReadFile(*reference)
 		if err != nil {

@@ -188,7 +188,7 @@ type Report struct {
 	// (0 for an offline report).
 	Rating float64 `json:"rating,omitempty"`
 	// By says who wrote it: ByOffline or ByModel.
-	By string `json:"by"`
+	By ReportBy `json:"by"`
 }
 
 // Text is what a report says, as one text: its title, summary and

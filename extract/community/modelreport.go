@@ -14,10 +14,13 @@ import (
 	"github.com/kgstudio/kgstudio/extract/llm"
 )
 
+// ReportBy says who wrote a community's report.
+type ReportBy string
+
 // Who wrote a report (Report.By).
 const (
-	ByOffline = "offline"
-	ByModel   = "model"
+	ByOffline ReportBy = "offline"
+	ByModel   ReportBy = "model"
 )
 
 // ErrMalformed marks a model's report that could not be read: not JSON,

@@ -32,13 +32,16 @@ type Question struct {
 	// Match is how evidence is counted: "all" (also when empty: recall is
 	// the share of the items found) or "any" (a question is found when
 	// one item is, as LoCoMo's evidence turns are scored).
-	Match string `json:"match,omitempty"`
+	Match EvidenceMatch `json:"match,omitempty"`
 }
+
+// EvidenceMatch says how much of a question's evidence a retrieval must find.
+type EvidenceMatch string
 
 // Evidence matching rules (Question.Match).
 const (
-	MatchAll = "all"
-	MatchAny = "any"
+	MatchAll EvidenceMatch = "all"
+	MatchAny EvidenceMatch = "any"
 )
 
 // Recall is the question's evidence recall given found of its items:

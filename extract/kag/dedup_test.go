@@ -58,7 +58,7 @@ func TestExtractor_EntitiesListedOnce(t *testing.T) {
 	if len(calls) != 4 {
 		t.Fatalf("%d calls", len(calls))
 	}
-	for i, step := range []string{kag.StepStd, kag.StepRelation} {
+	for i, step := range []kag.Step{kag.StepStd, kag.StepRelation} {
 		var got []string
 		for _, e := range promptEntities(t, calls[2+i].Messages[len(calls[2+i].Messages)-1].Content) {
 			got = append(got, e["name"]+"/"+e["category"])

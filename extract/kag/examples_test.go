@@ -23,8 +23,8 @@ func TestDefaultPrompts_ExamplesParse(t *testing.T) {
 	}
 	x := &Extractor{}
 	data := PromptData{Types: []TypeView{{Name: "Person"}}, Text: "the chunk", Entities: `[{"name":"A","category":"Person"}]`, Relations: []string{"Person -[knows]-> Person"}}
-	for _, step := range []string{StepNER, StepEvent, StepStd, StepRelation} {
-		for _, lang := range []string{LangEnglish, LangChinese} {
+	for _, step := range []Step{StepNER, StepEvent, StepStd, StepRelation} {
+		for _, lang := range []Lang{LangEnglish, LangChinese} {
 			key := PromptKey(step, lang)
 			rendered, err := p.render(step, lang, data)
 			if err != nil {

@@ -134,7 +134,7 @@ func New(client llm.Client, cfg extract.Config, types []TypeSpec, _ Options) (*E
 // Language picks the prompt language: cfg.Language when it names English
 // or Chinese, otherwise Chinese when at least a fifth of the letters of
 // text are Han characters.
-func Language(cfgLang, text string) string {
+func Language(cfgLang, text string) Lang {
 	switch strings.ToLower(strings.TrimSpace(cfgLang)) {
 	case "zh", "zh-cn", "zh-tw", "cn", "chinese", "中文":
 		return LangChinese
@@ -231,17 +231,17 @@ type prop struct {
 }
 
 // call sends one JSON call and records it.
-func (x *Extractor) call(ctx context.Context, res *extract.ChunkResult, purpose, prompt string, schema map[string]any) (string, error) {
+func (x *Extractor) call(ctx context.Context, res *extract.ChunkResult, purpose Step, prompt string, schema map[string]any) (string, error) {
 	resp, err := x.client.Complete(ctx, llm.Request{
 		Messages:    []llm.Message{{Role: "user", Content: prompt}},
 		Temperature: x.cfg.Temperature,
 		JSONSchema:  schema,
-		Purpose:     purpose,
+		Purpose:     string(purpose),
 	})
 	if err != nil {
 		return "", fmt.Errorf("kag %s of chunk %d: %w", purpose, res.Chunk.Index, err)
 	}
-	resp.Record.Purpose = purpose
+	resp.Record.Purpose = string(purpose)
 	res.Calls = append(res.Calls, resp.Record)
 	return resp.Text, nil
 }

@@ -308,7 +308,10 @@ func TestExtractor_Cache(t *testing.T) {
 }
 
 func TestLanguage(t *testing.T) {
-	tests := []struct{ cfg, text, want string }{
+	tests := []struct {
+		cfg, text string
+		want      kag.Lang
+	}{
 		{"", "Scrooge and Marley", kag.LangEnglish},
 		{"", "周杰伦（Jay Chou），1979年1月18日出生于台湾省新北市", kag.LangChinese},
 		{"en", "周杰伦出生于台湾", kag.LangEnglish},
@@ -316,7 +319,7 @@ func TestLanguage(t *testing.T) {
 		{"", "", kag.LangEnglish},
 	}
 	for _, tt := range tests {
-		t.Run(tt.cfg+"/"+tt.want, func(t *testing.T) {
+		t.Run(tt.cfg+"/"+string(tt.want), func(t *testing.T) {
 			if got := kag.Language(tt.cfg, tt.text); got != tt.want {
 				t.Errorf("Language = %q", got)
 			}

@@ -10,32 +10,38 @@ import (
 //go:embed prompts/*.txt
 var promptFS embed.FS
 
+// Step is a call of the schema strategy's extraction of a chunk.
+type Step string
+
 // Steps of the extraction, in call order. A prompt key is "kag_" + step +
 // "_" + language, e.g. "kag_ner_zh".
 const (
-	StepNER      = "ner"
-	StepEvent    = "event"
-	StepStd      = "std"
-	StepRelation = "relation"
+	StepNER      Step = "ner"
+	StepEvent    Step = "event"
+	StepStd      Step = "std"
+	StepRelation Step = "relation"
 )
+
+// Lang is a language with built-in prompts.
+type Lang string
 
 // Languages with built-in prompts.
 const (
-	LangEnglish = "en"
-	LangChinese = "zh"
+	LangEnglish Lang = "en"
+	LangChinese Lang = "zh"
 )
 
 // PromptKey returns the extract.Config.Prompts key of a step's template.
-func PromptKey(step, lang string) string { return "kag_" + step + "_" + lang }
+func PromptKey(step Step, lang Lang) string { return "kag_" + string(step) + "_" + string(lang) }
 
 // DefaultPrompts returns the built-in templates by key (a fresh map).
 func DefaultPrompts() map[string]string {
 	out := map[string]string{}
-	for _, step := range []string{StepNER, StepEvent, StepStd, StepRelation} {
-		for _, lang := range []string{LangEnglish, LangChinese} {
-			b, err := promptFS.ReadFile("prompts/" + step + "_" + lang + ".txt")
+	for _, step := range []Step{StepNER, StepEvent, StepStd, StepRelation} {
+		for _, lang := range []Lang{LangEnglish, LangChinese} {
+			b, err := promptFS.ReadFile("prompts/" + string(step) + "_" + string(lang) + ".txt")
 			if err != nil {
-				panic("kag: embedded prompt missing: " + step + "_" + lang) // build-time invariant
+				panic("kag: embedded prompt missing: " + string(step) + "_" + string(lang)) // build-time invariant
 			}
 			out[PromptKey(step, lang)] = string(b)
 		}
@@ -89,6 +95,6 @@ func parsePrompts(overrides map[string]string) (prompts, error) {
 	return p, nil
 }
 
-func (p prompts) render(step, lang string, d PromptData) (string, error) {
+func (p prompts) render(step Step, lang Lang, d PromptData) (string, error) {
 	return extract.RenderPrompt(p[PromptKey(step, lang)], d)
 }

@@ -33,7 +33,7 @@ func TestExtractor_KAGRelationForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	relationCall := len(res.Calls) - 1
-	if res.Calls[relationCall].Purpose != kag.StepRelation {
+	if res.Calls[relationCall].Purpose != string(kag.StepRelation) {
 		t.Fatalf("last call is %q", res.Calls[relationCall].Purpose)
 	}
 	for _, f := range res.Failures {

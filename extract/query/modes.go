@@ -316,6 +316,8 @@ func (c *Corpus) Search(ctx context.Context, emb extract.Embedder, req Request) 
 		ge := s.topEdges()
 		nodes = mergeScored(ln, s.nodesOf(ge), s.topK)
 		edges = mergeScored(ge, s.edgesOf(ln), s.topK)
+	case ModeNaive, ModePPR:
+		// Naive takes no entities; ppr took the walk's above.
 	}
 	out := Context{}
 	nodes = s.fitNodes(nodes, b.Entities)

@@ -218,11 +218,11 @@ type SchemaVersionInfo struct {
 // model, the vector length and count, and what the embedding calls used
 // (provider calls, input tokens, texts answered from the cache).
 type VectorStats struct {
-	Embedder   string `json:"embedder"`
-	Model      string `json:"model"`
-	Dimensions int    `json:"dimensions"`
-	Vectors    int    `json:"vectors"`
-	Calls      int    `json:"calls"`
-	Tokens     int    `json:"tokens"`
-	Cached     int    `json:"cached"`
+	Embedder   extract.EmbedderName `json:"embedder"`
+	Model      string               `json:"model"`
+	Dimensions int                  `json:"dimensions"`
+	Vectors    int                  `json:"vectors"`
+	Calls      int                  `json:"calls"`
+	Tokens     int                  `json:"tokens"`
+	Cached     int                  `json:"cached"`
 }
