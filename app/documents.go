@@ -107,17 +107,20 @@ var documentExts = []string{".txt", ".text", ".md", ".markdown", ".csv", ".tsv",
 // messages.
 func DocumentExts() string { return strings.Join(documentExts, " ") + " and .zip" }
 
+// Skip is why a file met in a folder or a zip is not read.
+type Skip string
+
 // The reasons SkipReason gives.
 const (
-	SkipHidden    = "hidden"
-	SkipOtherKind = "not a kind of file kgstudio reads"
+	SkipHidden    Skip = "hidden"
+	SkipOtherKind Skip = "not a kind of file kgstudio reads"
 )
 
 // SkipReason says why a file met in a folder or a zip (p is its path
 // there, with / or \) is not read: SkipHidden for a hidden file or folder
 // (a name that starts with "."), SkipOtherKind for a kind of file no
 // reader takes (see DocumentExts); "" to read it. A .zip is read.
-func SkipReason(p string) string {
+func SkipReason(p string) Skip {
 	p = strings.ReplaceAll(p, "\\", "/")
 	for _, part := range strings.Split(p, "/") {
 		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
@@ -277,7 +280,7 @@ func readZip(ctx context.Context, name string, data []byte, maxBytes int) (FileD
 		}
 		entry := name + "/" + f.Name
 		if r := SkipReason(f.Name); r != "" {
-			fd.Skipped = append(fd.Skipped, Problem{Name: entry, Error: r})
+			fd.Skipped = append(fd.Skipped, Problem{Name: entry, Error: string(r)})
 			continue
 		}
 		if strings.EqualFold(path.Ext(f.Name), ".zip") {
@@ -371,12 +374,12 @@ func ReadFolder(ctx context.Context, dir string, maxBytes int, each func(FileDoc
 		}
 		if r := SkipReason(d.Name()); r == SkipHidden {
 			if d.IsDir() {
-				if err := each(FileDocuments{Name: p, Skipped: []Problem{{Name: p + string(filepath.Separator), Error: r}}}); err != nil {
+				if err := each(FileDocuments{Name: p, Skipped: []Problem{{Name: p + string(filepath.Separator), Error: string(r)}}}); err != nil {
 					return err
 				}
 				return filepath.SkipDir
 			}
-			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: r}}})
+			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: string(r)}}})
 		}
 		if d.IsDir() {
 			return nil
@@ -388,7 +391,7 @@ func ReadFolder(ctx context.Context, dir string, maxBytes int, each func(FileDoc
 		case info.IsDir():
 			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: "a link to a folder, not followed"}}})
 		case SkipReason(rel) != "":
-			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: SkipReason(rel)}}})
+			return each(FileDocuments{Name: p, Skipped: []Problem{{Name: p, Error: string(SkipReason(rel))}}})
 		case extract.OverLimit(p, info.Size(), maxBytes) != "":
 			return each(FileDocuments{Name: p, Refused: []Problem{{Name: p, Error: extract.OverLimit(p, info.Size(), maxBytes)}}})
 		}

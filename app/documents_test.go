@@ -179,7 +179,7 @@ func TestReadDocuments_Zip(t *testing.T) {
 		t.Errorf("documents %q, want %q", names, want)
 	}
 	wantSkipped := []string{"upload.zip/docs/.DS_Store|hidden", "upload.zip/__MACOSX/docs/._a.txt|hidden", "upload.zip/.git/config|hidden",
-		"upload.zip/docs/picture.png|" + SkipOtherKind, "upload.zip/docs/inner.zip|a zip inside a zip is not read"}
+		"upload.zip/docs/picture.png|" + string(SkipOtherKind), "upload.zip/docs/inner.zip|a zip inside a zip is not read"}
 	if fmt.Sprint(skipped) != fmt.Sprint(wantSkipped) {
 		t.Errorf("skipped %q, want %q", skipped, wantSkipped)
 	}
@@ -282,7 +282,7 @@ func TestReadFolder(t *testing.T) {
 	if want := "[a.md b.txt z.txt sub/c.txt Oslo table.csv]"; fmt.Sprint(docs) != want {
 		t.Errorf("documents %v, want %s", docs, want)
 	}
-	if want := "[.git/|hidden .hidden.txt|hidden link|a link to a folder, not followed photo.jpg|" + SkipOtherKind + "]"; fmt.Sprint(skipped) != want {
+	if want := "[.git/|hidden .hidden.txt|hidden link|a link to a folder, not followed photo.jpg|" + string(SkipOtherKind) + "]"; fmt.Sprint(skipped) != want {
 		t.Errorf("skipped %v, want %s", skipped, want)
 	}
 	if want := "[big.txt empty.txt huge.csv]"; fmt.Sprint(refused) != want {

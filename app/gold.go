@@ -13,10 +13,13 @@ import (
 	"github.com/kgstudio/kgstudio/extract/relation"
 )
 
+// GoldFormat is the format of a gold set.
+type GoldFormat string
+
 // Gold formats.
 const (
-	GoldWebNLG = "webnlg"
-	GoldDocRED = "docred"
+	GoldWebNLG GoldFormat = "webnlg"
+	GoldDocRED GoldFormat = "docred"
 )
 
 // StrategyGold is the strategy recorded on imported reference versions.
@@ -25,7 +28,7 @@ const StrategyGold = "gold"
 // ReadGold reads gold entries in a format; relNames, when not empty, is a
 // DocRED rel_info.json whose names replace the relation codes. limit > 0
 // keeps the first entries.
-func ReadGold(format string, data, relNames []byte, limit int) ([]eval.Entry, error) {
+func ReadGold(format GoldFormat, data, relNames []byte, limit int) ([]eval.Entry, error) {
 	var entries []eval.Entry
 	var err error
 	switch format {
@@ -60,7 +63,7 @@ func ReadGold(format string, data, relNames []byte, limit int) ([]eval.Entry, er
 // blank lines, in file order. One combined document keeps the documents
 // list short and lets one ordinary run cover the whole gold set; the
 // diff matches nodes across the whole version anyway.
-func GoldDocument(name, format string, entries []eval.Entry, maxBytes int) (extract.Document, error) {
+func GoldDocument(name string, format GoldFormat, entries []eval.Entry, maxBytes int) (extract.Document, error) {
 	var b strings.Builder
 	for i, e := range entries {
 		if i > 0 {
@@ -132,7 +135,7 @@ type GoldImport struct {
 
 // ImportGold stores a gold file as a document and a reference version of
 // the named extraction whose graph is the gold graph.
-func (c *Curation) ImportGold(ctx context.Context, name, format string, data, relNames []byte, limit, maxBytes int) (GoldImport, error) {
+func (c *Curation) ImportGold(ctx context.Context, name string, format GoldFormat, data, relNames []byte, limit, maxBytes int) (GoldImport, error) {
 	var out GoldImport
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -156,7 +159,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 	case GoldWebNLG:
 		typeMap = webNLGTypes
 	}
-	cfg := extract.Config{Strategy: StrategyGold, Provider: extract.ProviderNone, Model: format}
+	cfg := extract.Config{Strategy: StrategyGold, Provider: extract.ProviderNone, Model: string(format)}
 	note := fmt.Sprintf("gold: %d %s entries", len(entries), format)
 	if out.Reference, err = c.store.ImportReference(ctx, name, cfg, []int{out.Document.ID}, note, GoldGraph(entries, typeMap)); err != nil {
 		return out, err
@@ -172,7 +175,7 @@ func (c *Curation) ImportGold(ctx context.Context, name, format string, data, re
 // change rather than a miss) and, for runs that label edges with their
 // own words (nlp verb phrases, not the gold relation names), relations as
 // unordered entity pairs.
-func GoldCompareOptions(format string, strategy extract.Strategy) diff.Options {
+func GoldCompareOptions(format GoldFormat, strategy extract.Strategy) diff.Options {
 	opts := diff.Options{IgnoreType: format == GoldWebNLG || format == GoldDocRED}
 	if strategy == extract.StrategyNLP {
 		opts.IgnoreLabels, opts.Undirected = true, true

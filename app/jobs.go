@@ -49,10 +49,13 @@ import (
 //     the same machine takes them over at once (store.TakeOverGone). A final job runs under
 //     a per-version lock, so a rescued one waits for a live one.
 
+// JobKind is the kind of a River job of a run.
+type JobKind string
+
 // Job kinds.
 const (
-	KindChunkJob  = "kgstudio_chunk"
-	KindFinishJob = "kgstudio_finish"
+	KindChunkJob  JobKind = "kgstudio_chunk"
+	KindFinishJob JobKind = "kgstudio_finish"
 )
 
 // chunkArgs is one chunk of a version to extract.
@@ -79,7 +82,7 @@ func (c chunkArgs) refs() []extract.ChunkRef {
 }
 
 // Kind implements river.JobArgs.
-func (chunkArgs) Kind() string { return KindChunkJob }
+func (chunkArgs) Kind() string { return string(KindChunkJob) }
 
 // finishArgs is the final job of a version.
 type finishArgs struct {
@@ -88,7 +91,7 @@ type finishArgs struct {
 }
 
 // Kind implements river.JobArgs.
-func (finishArgs) Kind() string { return KindFinishJob }
+func (finishArgs) Kind() string { return string(KindFinishJob) }
 
 // WorkerOptions configure the job workers of a process.
 type WorkerOptions struct {
@@ -212,7 +215,7 @@ func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	if strings.HasSuffix(r.Message, "Job appears to be stuck") {
 		final := false
 		r.Attrs(func(at slog.Attr) bool {
-			final = at.Key == "kind" && at.Value.String() == KindFinishJob
+			final = at.Key == "kind" && at.Value.String() == string(KindFinishJob)
 			return !final
 		})
 		if final {

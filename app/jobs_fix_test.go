@@ -157,9 +157,9 @@ func TestJobs_RiverLoggerDropsRemoteCancel(t *testing.T) {
 	l.InfoContext(ctx, "producer: started")
 	l.WarnContext(ctx, "producer: something else")
 	// A final job runs past its timeout by design; a chunk job does not.
-	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 8), slog.String("kind", KindFinishJob))
-	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 9), slog.String("kind", KindChunkJob))
-	if got := logs.lines("appears to be stuck"); len(got) != 1 || !strings.Contains(got[0], KindChunkJob) {
+	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 8), slog.String("kind", string(KindFinishJob)))
+	l.WarnContext(ctx, "jobexecutor.JobExecutor: Job appears to be stuck", slog.Int64("job_id", 9), slog.String("kind", string(KindChunkJob)))
+	if got := logs.lines("appears to be stuck"); len(got) != 1 || !strings.Contains(got[0], string(KindChunkJob)) {
 		t.Errorf("stuck lines logged: %q, want the chunk job's alone", got)
 	}
 	if got := logs.lines("cancelled remotely"); len(got) != 0 {

@@ -55,7 +55,7 @@ func (rs *Runs) Phase(ctx context.Context, v record.Version) (RunPhase, error) {
 	if err != nil {
 		return p, err
 	}
-	if !slices.ContainsFunc(rows, func(r *rivertype.JobRow) bool { return r.Kind == KindFinishJob }) {
+	if !slices.ContainsFunc(rows, func(r *rivertype.JobRow) bool { return r.Kind == string(KindFinishJob) }) {
 		return p, nil
 	}
 	done, err := rs.store.DoneChunks(ctx, v.ID)

@@ -36,15 +36,18 @@ func (s *Schemas) Resolve(ctx context.Context, cfg *extract.Config, ref string) 
 	return nil
 }
 
+// SchemaFileFormat is the format of a schema file.
+type SchemaFileFormat string
+
 // Schema file formats.
 const (
-	FormatKAG  = "kag"
-	FormatJSON = "json"
+	FormatKAG  SchemaFileFormat = "kag"
+	FormatJSON SchemaFileFormat = "json"
 )
 
 // SchemaFormat picks the format of a schema file: JSON for a .json name or
 // content starting with '{', the KAG DSL otherwise.
-func SchemaFormat(filename string, data []byte) string {
+func SchemaFormat(filename string, data []byte) SchemaFileFormat {
 	if strings.EqualFold(filepath.Ext(filename), ".json") {
 		return FormatJSON
 	}
@@ -56,7 +59,7 @@ func SchemaFormat(filename string, data []byte) string {
 
 // ParseSchemaFile parses a schema file in the given format ("" to guess
 // from the name and content).
-func ParseSchemaFile(filename string, data []byte, format string) (*schema.Schema, error) {
+func ParseSchemaFile(filename string, data []byte, format SchemaFileFormat) (*schema.Schema, error) {
 	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")))) == 0 {
 		return nil, extract.Errorf(extract.KindInvalid, "the file is empty: a schema needs at least one type")
 	}
@@ -95,7 +98,7 @@ func ImportName(filename string, s *schema.Schema) string {
 }
 
 // FormatSchema writes a schema in a format: the KAG DSL or JSON.
-func FormatSchema(s *schema.Schema, format string) ([]byte, error) {
+func FormatSchema(s *schema.Schema, format SchemaFileFormat) ([]byte, error) {
 	switch format {
 	case FormatKAG, "":
 		return []byte(schema.FormatKAG(s)), nil

@@ -8,15 +8,18 @@ import (
 	"github.com/kaptinlin/jsonrepair"
 )
 
+// Repair is a kind of repair RepairJSON made to a model's JSON.
+type Repair string
+
 // Kinds of repair RepairJSON reports.
 const (
-	RepairFence         = "code fence"
-	RepairTrailingComma = "trailing comma"
-	RepairSingleQuotes  = "single quotes"
-	RepairComment       = "comment"
-	RepairUnquotedKey   = "unquoted key"
-	RepairTruncated     = "truncated"
-	RepairOther         = "other"
+	RepairFence         Repair = "code fence"
+	RepairTrailingComma Repair = "trailing comma"
+	RepairSingleQuotes  Repair = "single quotes"
+	RepairComment       Repair = "comment"
+	RepairUnquotedKey   Repair = "unquoted key"
+	RepairTruncated     Repair = "truncated"
+	RepairOther         Repair = "other"
 )
 
 // RepairJSON finds the first JSON object or list in a model answer and
@@ -29,9 +32,9 @@ const (
 // every complete item is kept and no half item is invented. Each repair is
 // named once, in the order of the constants above. An answer without any
 // JSON, or one no repair makes valid, is an error.
-func RepairJSON(out string) (string, []string, error) {
+func RepairJSON(out string) (string, []Repair, error) {
 	s := strings.TrimPrefix(strings.TrimSpace(StripReasoning(out)), "\ufeff")
-	var kinds []string
+	var kinds []Repair
 	if body, ok := fenced(s); ok {
 		kinds = append(kinds, RepairFence)
 		s = body
@@ -58,7 +61,7 @@ func RepairJSON(out string) (string, []string, error) {
 	found := len(kinds)
 	for _, k := range []struct {
 		on   bool
-		name string
+		name Repair
 	}{{sc.trailingComma, RepairTrailingComma}, {sc.singleQuotes, RepairSingleQuotes}, {sc.comment, RepairComment}, {sc.unquotedKey, RepairUnquotedKey}} {
 		if k.on {
 			kinds = append(kinds, k.name)
@@ -79,7 +82,7 @@ func RepairJSON(out string) (string, []string, error) {
 }
 
 // CountRepairs adds kinds to a per-kind count, creating the map if needed.
-func CountRepairs(m map[string]int, kinds []string) map[string]int {
+func CountRepairs(m map[string]int, kinds []Repair) map[string]int {
 	if len(kinds) == 0 {
 		return m
 	}
@@ -87,19 +90,19 @@ func CountRepairs(m map[string]int, kinds []string) map[string]int {
 		m = map[string]int{}
 	}
 	for _, k := range kinds {
-		m[k]++
+		m[string(k)]++
 	}
 	return m
 }
 
-var repairOrder = []string{RepairFence, RepairTrailingComma, RepairSingleQuotes, RepairComment, RepairUnquotedKey, RepairTruncated, RepairOther}
+var repairOrder = []Repair{RepairFence, RepairTrailingComma, RepairSingleQuotes, RepairComment, RepairUnquotedKey, RepairTruncated, RepairOther}
 
-func orderRepairs(kinds []string) []string {
-	has := map[string]bool{}
+func orderRepairs(kinds []Repair) []Repair {
+	has := map[Repair]bool{}
 	for _, k := range kinds {
 		has[k] = true
 	}
-	out := make([]string, 0, len(kinds))
+	out := make([]Repair, 0, len(kinds))
 	for _, k := range repairOrder {
 		if has[k] {
 			out = append(out, k)

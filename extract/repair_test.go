@@ -12,20 +12,20 @@ func TestRepairJSON(t *testing.T) {
 		name  string
 		in    string
 		want  string // compact JSON
-		kinds []string
+		kinds []Repair
 	}{
 		{"Strict", `{"a": [1, 2]}`, `{"a":[1,2]}`, nil},
 		{"Prose", "Here you go: {\"a\": 1} Hope this helps {x}", `{"a":1}`, nil},
-		{"Fence", "```json\n{\"a\": 1}\n```", `{"a":1}`, []string{RepairFence}},
-		{"FenceTrailingCommas", "```json\n{\"add_node\": [{\"id\": \"/User\",},],}\n```", `{"add_node":[{"id":"/User"}]}`, []string{RepairFence, RepairTrailingComma}},
-		{"SingleQuotes", `{'a': 'it is', "b": 2}`, `{"a":"it is","b":2}`, []string{RepairSingleQuotes}},
-		{"Comments", "{\n  // the people\n  \"a\": 1, /* more */ \"b\": 2\n}", `{"a":1,"b":2}`, []string{RepairComment}},
-		{"UnquotedKeys", `{entities: [{name: "Scrooge", category: "Person"}]}`, `{"entities":[{"name":"Scrooge","category":"Person"}]}`, []string{RepairUnquotedKey}},
-		{"TruncatedItem", `{"entities": [{"name": "Scrooge", "category": "Person"}, {"name": "Marley", "categ`, `{"entities":[{"name":"Scrooge","category":"Person"}]}`, []string{RepairTruncated}},
-		{"TruncatedMember", `{"high": ["a", "b"], "low": ["c", "d`, `{"high":["a","b"],"low":["c"]}`, []string{RepairTruncated}},
-		{"TruncatedTopList", `[["A", "r", "B"], ["C", "r"`, `[["A","r","B"]]`, []string{RepairTruncated}},
-		{"Reasoning", "<think>{not json}</think>```\n[1, 2,]\n```", `[1,2]`, []string{RepairFence, RepairTrailingComma}},
-		{"PythonLiterals", `{"a": None, "b": True}`, `{"a":null,"b":true}`, []string{RepairOther}},
+		{"Fence", "```json\n{\"a\": 1}\n```", `{"a":1}`, []Repair{RepairFence}},
+		{"FenceTrailingCommas", "```json\n{\"add_node\": [{\"id\": \"/User\",},],}\n```", `{"add_node":[{"id":"/User"}]}`, []Repair{RepairFence, RepairTrailingComma}},
+		{"SingleQuotes", `{'a': 'it is', "b": 2}`, `{"a":"it is","b":2}`, []Repair{RepairSingleQuotes}},
+		{"Comments", "{\n  // the people\n  \"a\": 1, /* more */ \"b\": 2\n}", `{"a":1,"b":2}`, []Repair{RepairComment}},
+		{"UnquotedKeys", `{entities: [{name: "Scrooge", category: "Person"}]}`, `{"entities":[{"name":"Scrooge","category":"Person"}]}`, []Repair{RepairUnquotedKey}},
+		{"TruncatedItem", `{"entities": [{"name": "Scrooge", "category": "Person"}, {"name": "Marley", "categ`, `{"entities":[{"name":"Scrooge","category":"Person"}]}`, []Repair{RepairTruncated}},
+		{"TruncatedMember", `{"high": ["a", "b"], "low": ["c", "d`, `{"high":["a","b"],"low":["c"]}`, []Repair{RepairTruncated}},
+		{"TruncatedTopList", `[["A", "r", "B"], ["C", "r"`, `[["A","r","B"]]`, []Repair{RepairTruncated}},
+		{"Reasoning", "<think>{not json}</think>```\n[1, 2,]\n```", `[1,2]`, []Repair{RepairFence, RepairTrailingComma}},
+		{"PythonLiterals", `{"a": None, "b": True}`, `{"a":null,"b":true}`, []Repair{RepairOther}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

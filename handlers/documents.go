@@ -73,7 +73,7 @@ func (h *Handler) readUploads(c echo.Context) (read []app.FileDocuments, refused
 			if i >= len(uploads) {
 				// Browsers send a folder's files by their base names.
 				if r := app.SkipReason(fh.Filename); r != "" {
-					skipped = append(skipped, app.Problem{Name: fh.Filename, Error: r})
+					skipped = append(skipped, app.Problem{Name: fh.Filename, Error: string(r)})
 					continue
 				}
 			}
@@ -161,7 +161,7 @@ func uploadSummary(added []extract.Document, known map[int]bool, refused, skippe
 	if len(skipped) > 0 {
 		other := false
 		parts = append(parts, "Skipped "+problemList(skipped, func(p app.Problem) string {
-			if p.Error == app.SkipOtherKind {
+			if p.Error == string(app.SkipOtherKind) {
 				other = true
 				return p.Name + " (other kind)"
 			}

@@ -15,7 +15,7 @@ import (
 // run over its text as the next version, then shows the comparison.
 func (h *Handler) importGold(c echo.Context) error {
 	ctx := c.Request().Context()
-	format := c.FormValue("format")
+	format := app.GoldFormat(c.FormValue("format"))
 	_, data, err := formFile(c, "file", true)
 	if err != nil {
 		return err

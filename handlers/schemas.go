@@ -223,7 +223,7 @@ func (h *Handler) exportSchema(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	format := c.QueryParam("format")
+	format := app.SchemaFileFormat(c.QueryParam("format"))
 	if format == "" {
 		format = app.FormatKAG
 	}
@@ -824,7 +824,7 @@ func (h *Handler) apiSaveSchema(c echo.Context) error {
 	var sc *schema.Schema
 	name, note := c.QueryParam("name"), c.QueryParam("note")
 	var bodyBase *int
-	switch c.QueryParam("format") {
+	switch app.SchemaFileFormat(c.QueryParam("format")) {
 	case app.FormatKAG:
 		if sc, err = app.ParseSchemaFile("", body, app.FormatKAG); err != nil {
 			return err

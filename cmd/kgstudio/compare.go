@@ -208,7 +208,7 @@ func importGoldFile(ctx context.Context, ap *app.App, stdout io.Writer, path, fo
 			return err
 		}
 	}
-	imp, err := ap.Curation.ImportGold(ctx, name, format, data, rel, limit, maxBytes)
+	imp, err := ap.Curation.ImportGold(ctx, name, app.GoldFormat(format), data, rel, limit, maxBytes)
 	if err != nil {
 		return err
 	}

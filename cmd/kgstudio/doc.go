@@ -277,7 +277,7 @@ func (ad *docAdder) addFile(ctx context.Context, f string) error {
 func printSkipped(out io.Writer, skipped []app.Problem) {
 	var hidden, other []string
 	for _, p := range skipped {
-		switch p.Error {
+		switch app.Skip(p.Error) {
 		case app.SkipHidden:
 			hidden = append(hidden, p.Name)
 		case app.SkipOtherKind:

@@ -160,7 +160,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	entries, err := app.ReadGold(*format, data, rel, *limit)
+	entries, err := app.ReadGold(app.GoldFormat(*format), data, rel, *limit)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 	var typeMap map[string]string
-	if *format == app.GoldDocRED {
+	if app.GoldFormat(*format) == app.GoldDocRED {
 		typeMap = eval.DocREDTypes
 	}
 	rep := eval.Score(entries, graphs, typeMap)

@@ -73,7 +73,7 @@ func cmdSchemaImport(ctx context.Context, args []string, stdout, stderr io.Write
 	if app.IsRuleFile(files[0]) || *format == "rule" {
 		return importRules(ctx, cfg, files[0], data, *name, *note, stdout, stderr)
 	}
-	sc, err := app.ParseSchemaFile(files[0], data, *format)
+	sc, err := app.ParseSchemaFile(files[0], data, app.SchemaFileFormat(*format))
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
@@ -134,7 +134,7 @@ func importRules(ctx context.Context, cfg *Config, file string, data []byte, nam
 // cmdSchemaExport writes one schema version to stdout.
 func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cfg := newFlagSet("schema export", stderr)
-	format := fs.String("format", app.FormatKAG, "output format: kag or json")
+	format := fs.String("format", string(app.FormatKAG), "output format: kag or json")
 	refs, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(refs) != 1 {
 		return errors.New("schema export: name exactly one NAME[@VERSION]")
 	}
-	if *format != app.FormatKAG && *format != app.FormatJSON {
+	if f := app.SchemaFileFormat(*format); f != app.FormatKAG && f != app.FormatJSON {
 		return fmt.Errorf("schema export: --format %q: use kag or json", *format)
 	}
 	name, num, err := record.ParseRef("schema", refs[0])
@@ -161,7 +161,7 @@ func cmdSchemaExport(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	out, err := app.FormatSchema(sc, *format)
+	out, err := app.FormatSchema(sc, app.SchemaFileFormat(*format))
 	if err != nil {
 		return err
 	}

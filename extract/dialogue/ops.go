@@ -72,14 +72,14 @@ func ParseOps(output string) (Ops, []extract.ParseFailure) {
 // see extract.RepairJSON) and also returns the repairs it needed. When the
 // repaired JSON holds no operation object, the answer is scanned for one
 // as it is.
-func ParseOpsRepaired(output string) (Ops, []string, []extract.ParseFailure) {
+func ParseOpsRepaired(output string) (Ops, []extract.Repair, []extract.ParseFailure) {
 	var ops Ops
 	var fails []extract.ParseFailure
 	fail := func(line, format string, args ...any) {
 		line = extract.Clip(line, 500)
 		fails = append(fails, extract.ParseFailure{Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
-	var repairs []string
+	var repairs []extract.Repair
 	obj, ok := map[string]json.RawMessage(nil), false
 	if fixed, kinds, err := extract.RepairJSON(output); err == nil {
 		if obj, ok = findOpsObject(fixed); ok {

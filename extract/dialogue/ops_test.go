@@ -100,7 +100,7 @@ func TestParseOpsRepaired_FenceAndTrailingCommas(t *testing.T) {
 	if len(fails) != 0 {
 		t.Fatalf("failures %+v", fails)
 	}
-	if want := []string{extract.RepairFence, extract.RepairTrailingComma}; !slices.Equal(repairs, want) {
+	if want := []extract.Repair{extract.RepairFence, extract.RepairTrailingComma}; !slices.Equal(repairs, want) {
 		t.Errorf("repairs %q, want %q", repairs, want)
 	}
 	mem := NewMemory()
