@@ -120,35 +120,7 @@ var (
 // (that content's alone when mainOnly), furniture left out.
 func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Builder) (bool, error) {
 	z := html.NewTokenizer(bytes.NewReader(data))
-	var stack []htmlFrame
-	boiler, inMain, skip := 0, 0, 0
-	inHead, inTitle := false, false
-	trail := false // the last text ended in white space
-	b := out
-	newline := func() {
-		s := b.String()
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	pop := func(tag string) {
-		i := len(stack) - 1
-		for i >= 0 && stack[i].tag != tag {
-			i--
-		}
-		if i < 0 {
-			return // an end tag of nothing open
-		}
-		for _, f := range stack[i:] {
-			if f.boiler {
-				boiler--
-			}
-			if f.main {
-				inMain--
-			}
-		}
-		stack = stack[:i]
-	}
+	w := &htmlWriter{b: out, mainOnly: mainOnly}
 	for n := 1; ; n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return false, context.Cause(ctx)
@@ -160,23 +132,7 @@ func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Buil
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			tag := string(name)
-			var role, words string
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				switch string(k) {
-				case "role":
-					role = strings.ToLower(string(v))
-				case "class", "id":
-					words += " " + strings.ToLower(string(v))
-				case "hidden":
-					words += " hidden"
-				case "aria-hidden":
-					if string(v) == "true" {
-						words += " hidden"
-					}
-				}
-			}
+			role, words := tagAttrs(z, hasAttr)
 			isMain := tag == "main" || tag == "article" || role == "main"
 			if out == nil {
 				if isMain {
@@ -184,77 +140,162 @@ func htmlPass(ctx context.Context, data []byte, mainOnly bool, out *strings.Buil
 				}
 				continue
 			}
-			f := htmlFrame{tag: tag, main: isMain}
-			f.boiler = boilerTags[tag] || boilerRoles[role] || tag == "header" && inMain == 0 || boilerClass(words)
-			switch {
-			case skipTags[tag]:
-				skip++
-			case tag == "head":
-				inHead = true
-			case tag == "title":
-				inTitle = true
-			}
-			if tt == html.StartTagToken && !voidTags[tag] && !skipTags[tag] && tag != "head" && tag != "title" && len(stack) < maxHTMLDepth {
-				stack = append(stack, f)
-				if f.boiler {
-					boiler++
-				}
-				if f.main {
-					inMain++
-				}
-			}
-			if blockTags[tag] {
-				newline()
-			}
-			if tag == "td" || tag == "th" {
-				// Cells of a row stay apart.
-				if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
-					b.WriteString("\t")
-				}
-				trail = false
-			}
+			w.start(tag, role, words, isMain, tt == html.StartTagToken)
 		case html.EndTagToken:
 			if out == nil {
 				continue
 			}
 			name, _ := z.TagName()
-			tag := string(name)
-			switch {
-			case skipTags[tag] && skip > 0:
-				skip--
-			case tag == "head":
-				inHead = false
-			case tag == "title":
-				inTitle = false
-			default:
-				pop(tag)
-			}
-			if blockTags[tag] {
-				newline()
-			}
+			w.end(string(name))
 		case html.TextToken:
-			if out == nil || skip > 0 || (inHead && !inTitle) || boiler > 0 && !inTitle || mainOnly && inMain == 0 && !inTitle {
+			if out == nil || !w.reading() {
 				continue
 			}
-			raw := string(z.Text())
-			t := strings.Join(strings.Fields(raw), " ")
-			if inTitle {
-				t = pageTitle(t)
-			}
-			if t == "" {
-				trail = trail || raw != ""
-				continue
-			}
-			// Text split by inline markup ("was <b>dead</b>,") joins as
-			// it was written: a space only where the page had one.
-			lead := strings.TrimLeftFunc(raw, isBlank) != raw
-			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") && (lead || trail) {
-				b.WriteString(" ")
-			}
-			b.WriteString(t)
-			trail = strings.TrimRightFunc(raw, isBlank) != raw
+			w.text(string(z.Text()))
 		}
 	}
+}
+
+// tagAttrs reads the attributes of the tag z is at (when hasAttr): its
+// role in lower case, and its class, id and hidden marks as words, each
+// after a space.
+func tagAttrs(z *html.Tokenizer, hasAttr bool) (role, words string) {
+	for hasAttr {
+		var k, v []byte
+		k, v, hasAttr = z.TagAttr()
+		switch string(k) {
+		case "role":
+			role = strings.ToLower(string(v))
+		case "class", "id":
+			words += " " + strings.ToLower(string(v))
+		case "hidden":
+			words += " hidden"
+		case "aria-hidden":
+			if string(v) == "true" {
+				words += " hidden"
+			}
+		}
+	}
+	return role, words
+}
+
+// htmlWriter writes the text of a page as htmlPass reads its tokens,
+// keeping track of the open elements.
+type htmlWriter struct {
+	b        *strings.Builder
+	mainOnly bool // write the main content's text (and the title) only
+	stack    []htmlFrame
+	// How many open elements are boilerplate, main content and skipped.
+	boiler, inMain, skip int
+	inHead, inTitle      bool
+	trail                bool // the last text ended in white space
+}
+
+// newline ends the current line, unless the text is empty or ends one.
+func (w *htmlWriter) newline() {
+	s := w.b.String()
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		w.b.WriteString("\n")
+	}
+}
+
+// pop closes the innermost open element tag and every element inside it.
+func (w *htmlWriter) pop(tag string) {
+	i := len(w.stack) - 1
+	for i >= 0 && w.stack[i].tag != tag {
+		i--
+	}
+	if i < 0 {
+		return // an end tag of nothing open
+	}
+	for _, f := range w.stack[i:] {
+		if f.boiler {
+			w.boiler--
+		}
+		if f.main {
+			w.inMain--
+		}
+	}
+	w.stack = w.stack[:i]
+}
+
+// start opens an element (one with an end tag when open is set): it is
+// boilerplate by its tag, role or words, main content when isMain.
+func (w *htmlWriter) start(tag, role, words string, isMain, open bool) {
+	f := htmlFrame{tag: tag, main: isMain}
+	f.boiler = boilerTags[tag] || boilerRoles[role] || tag == "header" && w.inMain == 0 || boilerClass(words)
+	switch {
+	case skipTags[tag]:
+		w.skip++
+	case tag == "head":
+		w.inHead = true
+	case tag == "title":
+		w.inTitle = true
+	}
+	if open && !voidTags[tag] && !skipTags[tag] && tag != "head" && tag != "title" && len(w.stack) < maxHTMLDepth {
+		w.stack = append(w.stack, f)
+		if f.boiler {
+			w.boiler++
+		}
+		if f.main {
+			w.inMain++
+		}
+	}
+	if blockTags[tag] {
+		w.newline()
+	}
+	if tag == "td" || tag == "th" {
+		// Cells of a row stay apart.
+		if s := w.b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			w.b.WriteString("\t")
+		}
+		w.trail = false
+	}
+}
+
+// end closes an element.
+func (w *htmlWriter) end(tag string) {
+	switch {
+	case skipTags[tag] && w.skip > 0:
+		w.skip--
+	case tag == "head":
+		w.inHead = false
+	case tag == "title":
+		w.inTitle = false
+	default:
+		w.pop(tag)
+	}
+	if blockTags[tag] {
+		w.newline()
+	}
+}
+
+// reading reports whether text here is written: the title, or text
+// outside skipped elements, the head and boilerplate (and, with
+// mainOnly, inside the main content).
+func (w *htmlWriter) reading() bool {
+	return !(w.skip > 0 || (w.inHead && !w.inTitle) || w.boiler > 0 && !w.inTitle || w.mainOnly && w.inMain == 0 && !w.inTitle)
+}
+
+// text writes a text token, white space collapsed (the title cut to the
+// page's own).
+func (w *htmlWriter) text(raw string) {
+	t := strings.Join(strings.Fields(raw), " ")
+	if w.inTitle {
+		t = pageTitle(t)
+	}
+	if t == "" {
+		w.trail = w.trail || raw != ""
+		return
+	}
+	// Text split by inline markup ("was <b>dead</b>,") joins as
+	// it was written: a space only where the page had one.
+	lead := strings.TrimLeftFunc(raw, isBlank) != raw
+	if s := w.b.String(); s != "" && !strings.HasSuffix(s, "\n") && (lead || w.trail) {
+		w.b.WriteString(" ")
+	}
+	w.b.WriteString(t)
+	w.trail = strings.TrimRightFunc(raw, isBlank) != raw
 }
 
 // pageTitle drops a site's name from a page's title: "Alcock and Brown:

@@ -85,194 +85,261 @@ type Subgraph struct {
 // has the key q.Focus.
 func SelectSubgraph(g Graph, q SubgraphQuery) (Subgraph, error) {
 	res := Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []SubgraphNode{}, Edges: []SubgraphEdge{}}
-	idx := make(map[string]int32, len(g.Nodes))
+	ix := indexSubgraph(&g)
+	res.Types = countTypes(g.Nodes)
+	sel := &subgraphSelection{ix: ix, pass: subgraphFilter(&g, ix.deg, q), kept: make([]bool, len(g.Nodes))}
+	if q.Focus != "" {
+		f, ok := ix.idx[q.Focus]
+		if !ok {
+			return res, Errorf(KindNotFound, "node %q not found", q.Focus)
+		}
+		sel.walkFrom(f, min(q.Depth, MaxSubgraphDepth))
+	} else {
+		res.Matched, res.Truncated = sel.byHubs(q.Limit)
+	}
+	if res.Matched == 0 {
+		res.Matched = len(sel.order)
+	}
+	if q.Limit > 0 && len(sel.order) > q.Limit {
+		sel.truncate(q.Limit)
+		res.Truncated = true
+	}
+	res.Nodes = sel.nodes()
+	res.Edges = sel.edges(res.Edges)
+	return res, nil
+}
+
+// subgraphIndex numbers the nodes of a graph (the first of a repeated key
+// wins) and holds their degrees and neighbours over the whole graph,
+// compact and index based.
+type subgraphIndex struct {
+	g    *Graph
+	idx  map[string]int32
+	deg  []int32
+	ends [][2]int32 // each edge's end nodes, {-1, -1} when an end is no node
+	// The neighbours of node i are adj[start[i]:start[i+1]].
+	start, adj []int32
+}
+
+// indexSubgraph indexes the nodes and edges of g.
+func indexSubgraph(g *Graph) *subgraphIndex {
+	ix := &subgraphIndex{g: g, idx: make(map[string]int32, len(g.Nodes)), deg: make([]int32, len(g.Nodes)), ends: make([][2]int32, len(g.Edges))}
 	for i := range g.Nodes {
-		if _, dup := idx[g.Nodes[i].Key]; !dup {
-			idx[g.Nodes[i].Key] = int32(i)
+		if _, dup := ix.idx[g.Nodes[i].Key]; !dup {
+			ix.idx[g.Nodes[i].Key] = int32(i)
 		}
 	}
-	// Degrees and adjacency over the whole graph (compact, index based).
-	deg := make([]int32, len(g.Nodes))
-	ends := make([][2]int32, len(g.Edges))
 	for i := range g.Edges {
-		s, ok1 := idx[g.Edges[i].Source]
-		t, ok2 := idx[g.Edges[i].Target]
+		s, ok1 := ix.idx[g.Edges[i].Source]
+		t, ok2 := ix.idx[g.Edges[i].Target]
 		if !ok1 || !ok2 {
-			ends[i] = [2]int32{-1, -1}
+			ix.ends[i] = [2]int32{-1, -1}
 			continue
 		}
-		ends[i] = [2]int32{s, t}
-		deg[s]++
+		ix.ends[i] = [2]int32{s, t}
+		ix.deg[s]++
 		if t != s {
-			deg[t]++
+			ix.deg[t]++
 		}
 	}
-	start := make([]int32, len(g.Nodes)+1)
-	for _, e := range ends {
+	ix.link()
+	return ix
+}
+
+// link lists the neighbours of every node from the edge ends, a
+// self-loop's node once.
+func (ix *subgraphIndex) link() {
+	n := len(ix.g.Nodes)
+	ix.start = make([]int32, n+1)
+	for _, e := range ix.ends {
 		if e[0] >= 0 {
-			start[e[0]+1]++
+			ix.start[e[0]+1]++
 			if e[1] != e[0] {
-				start[e[1]+1]++
+				ix.start[e[1]+1]++
 			}
 		}
 	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
+	for i := 1; i < len(ix.start); i++ {
+		ix.start[i] += ix.start[i-1]
 	}
-	adj := make([]int32, start[len(start)-1])
-	fill := slices.Clone(start[:len(g.Nodes)])
-	for _, e := range ends {
+	ix.adj = make([]int32, ix.start[len(ix.start)-1])
+	fill := slices.Clone(ix.start[:n])
+	for _, e := range ix.ends {
 		if e[0] >= 0 {
-			adj[fill[e[0]]] = e[1]
+			ix.adj[fill[e[0]]] = e[1]
 			fill[e[0]]++
 			if e[1] != e[0] {
-				adj[fill[e[1]]] = e[0]
+				ix.adj[fill[e[1]]] = e[0]
 				fill[e[1]]++
 			}
 		}
 	}
-	neighbours := func(i int32) []int32 { return adj[start[i]:start[i+1]] }
+}
 
-	// Type counts for the legend.
+// neighbours returns the nodes an edge joins to node i.
+func (ix *subgraphIndex) neighbours(i int32) []int32 { return ix.adj[ix.start[i]:ix.start[i+1]] }
+
+// countTypes counts the nodes of each type, most common first, for the
+// legend.
+func countTypes(nodes []Node) []TypeCount {
 	counts := map[string]int{}
-	for i := range g.Nodes {
-		counts[g.Nodes[i].Type]++
+	for i := range nodes {
+		counts[nodes[i].Type]++
 	}
-	res.Types = make([]TypeCount, 0, len(counts))
+	types := make([]TypeCount, 0, len(counts))
 	for t, n := range counts {
-		res.Types = append(res.Types, TypeCount{Type: t, Count: n})
+		types = append(types, TypeCount{Type: t, Count: n})
 	}
-	slices.SortFunc(res.Types, func(a, b TypeCount) int {
+	slices.SortFunc(types, func(a, b TypeCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Type, b.Type))
 	})
+	return types
+}
 
-	// The filter every kept node passes.
+// subgraphFilter returns the filter of q every kept node passes (but the
+// focus): its types, minimum degree, name part and name.
+func subgraphFilter(g *Graph, deg []int32, q SubgraphQuery) func(i int32) bool {
 	types := map[string]bool{}
 	for _, t := range q.Types {
 		types[strings.ToLower(t)] = true
 	}
 	needle := strings.ToLower(q.Q)
-	pass := func(i int32) bool {
+	return func(i int32) bool {
 		n := &g.Nodes[i]
-		if len(types) > 0 && !types[strings.ToLower(n.Type)] {
-			return false
-		}
-		if int(deg[i]) < q.MinDegree {
-			return false
-		}
-		if needle != "" && !strings.Contains(strings.ToLower(n.Name), needle) && !strings.Contains(n.Key, needle) {
-			return false
-		}
-		if q.Name != "" && !strings.EqualFold(n.Name, q.Name) {
+		switch {
+		case len(types) > 0 && !types[strings.ToLower(n.Type)],
+			int(deg[i]) < q.MinDegree,
+			needle != "" && !strings.Contains(strings.ToLower(n.Name), needle) && !strings.Contains(n.Key, needle),
+			q.Name != "" && !strings.EqualFold(n.Name, q.Name):
 			return false
 		}
 		return true
 	}
+}
 
-	// Select nodes in the order they should survive a limit.
-	var order []int32
-	kept := make([]bool, len(g.Nodes))
-	add := func(i int32) {
-		if !kept[i] {
-			kept[i] = true
-			order = append(order, i)
-		}
+// subgraphSelection is the nodes SelectSubgraph keeps, in the order they
+// should survive a limit.
+type subgraphSelection struct {
+	ix    *subgraphIndex
+	pass  func(i int32) bool
+	order []int32
+	kept  []bool
+}
+
+// add keeps node i, once.
+func (s *subgraphSelection) add(i int32) {
+	if !s.kept[i] {
+		s.kept[i] = true
+		s.order = append(s.order, i)
 	}
-	byDegree := func(a, b int32) int {
-		return cmp.Or(cmp.Compare(deg[b], deg[a]), cmp.Compare(g.Nodes[a].Key, g.Nodes[b].Key))
-	}
-	if q.Focus != "" {
-		f, ok := idx[q.Focus]
-		if !ok {
-			return res, Errorf(KindNotFound, "node %q not found", q.Focus)
-		}
-		// Breadth-first walk, each ring sorted by degree.
-		seen := make([]bool, len(g.Nodes))
-		seen[f] = true
-		add(f)
-		ring := []int32{f}
-		for d := 0; d < min(q.Depth, MaxSubgraphDepth) && len(ring) > 0; d++ {
-			var next []int32
-			for _, i := range ring {
-				for _, j := range neighbours(i) {
-					if !seen[j] {
-						seen[j] = true
-						next = append(next, j)
-					}
+}
+
+// byDegree orders nodes by degree, highest first, then by key.
+func (s *subgraphSelection) byDegree(a, b int32) int {
+	deg, nodes := s.ix.deg, s.ix.g.Nodes
+	return cmp.Or(cmp.Compare(deg[b], deg[a]), cmp.Compare(nodes[a].Key, nodes[b].Key))
+}
+
+// walkFrom keeps the focus node f and the nodes that pass the filter
+// within depth steps of it, breadth first, each ring sorted by degree.
+func (s *subgraphSelection) walkFrom(f int32, depth int) {
+	seen := make([]bool, len(s.ix.g.Nodes))
+	seen[f] = true
+	s.add(f)
+	ring := []int32{f}
+	for d := 0; d < depth && len(ring) > 0; d++ {
+		var next []int32
+		for _, i := range ring {
+			for _, j := range s.ix.neighbours(i) {
+				if !seen[j] {
+					seen[j] = true
+					next = append(next, j)
 				}
 			}
-			slices.SortFunc(next, byDegree)
-			for _, j := range next {
-				if pass(j) {
-					add(j)
-				}
-			}
-			ring = next
 		}
-	} else {
-		all := make([]int32, 0, len(g.Nodes))
-		for i := range g.Nodes {
-			if idx[g.Nodes[i].Key] == int32(i) && pass(int32(i)) {
-				all = append(all, int32(i))
+		slices.SortFunc(next, s.byDegree)
+		for _, j := range next {
+			if s.pass(j) {
+				s.add(j)
 			}
 		}
-		slices.SortFunc(all, byDegree)
-		if q.Limit > 0 && len(all) > q.Limit {
-			// Hubs first, each followed by its best-connected neighbours.
-			for _, h := range all {
-				if len(order) >= q.Limit {
-					break
-				}
-				if kept[h] {
-					continue
-				}
-				add(h)
-				nb := slices.Clone(neighbours(h))
-				slices.SortFunc(nb, byDegree)
-				for _, j := range nb {
-					if len(order) >= q.Limit {
-						break
-					}
-					if pass(j) {
-						add(j)
-					}
-				}
+		ring = next
+	}
+}
+
+// byHubs keeps the nodes that pass the filter, by degree. When more pass
+// than limit (over 0) allows, it keeps hubs first, each followed by its
+// best-connected neighbours, and returns how many passed and true.
+func (s *subgraphSelection) byHubs(limit int) (matched int, truncated bool) {
+	nodes := s.ix.g.Nodes
+	all := make([]int32, 0, len(nodes))
+	for i := range nodes {
+		if s.ix.idx[nodes[i].Key] == int32(i) && s.pass(int32(i)) {
+			all = append(all, int32(i))
+		}
+	}
+	slices.SortFunc(all, s.byDegree)
+	if limit <= 0 || len(all) <= limit {
+		s.order = all
+		for _, i := range all {
+			s.kept[i] = true
+		}
+		return 0, false
+	}
+	for _, h := range all {
+		if len(s.order) >= limit {
+			break
+		}
+		if s.kept[h] {
+			continue
+		}
+		s.add(h)
+		nb := slices.Clone(s.ix.neighbours(h))
+		slices.SortFunc(nb, s.byDegree)
+		for _, j := range nb {
+			if len(s.order) >= limit {
+				break
 			}
-			res.Matched = len(all)
-			res.Truncated = true
-		} else {
-			order = all
-			for _, i := range all {
-				kept[i] = true
+			if s.pass(j) {
+				s.add(j)
 			}
 		}
 	}
-	if res.Matched == 0 {
-		res.Matched = len(order)
+	return len(all), true
+}
+
+// truncate keeps the first limit nodes only.
+func (s *subgraphSelection) truncate(limit int) {
+	for _, i := range s.order[limit:] {
+		s.kept[i] = false
 	}
-	if q.Limit > 0 && len(order) > q.Limit {
-		for _, i := range order[q.Limit:] {
-			kept[i] = false
-		}
-		order = order[:q.Limit]
-		res.Truncated = true
+	s.order = s.order[:limit]
+}
+
+// nodes returns the kept nodes in order, with their degrees.
+func (s *subgraphSelection) nodes() []SubgraphNode {
+	out := make([]SubgraphNode, len(s.order))
+	for k, i := range s.order {
+		n := &s.ix.g.Nodes[i]
+		out[k] = SubgraphNode{ID: n.Key, Name: n.Name, Type: n.Type, Degree: int(s.ix.deg[i])}
 	}
-	res.Nodes = make([]SubgraphNode, len(order))
-	for k, i := range order {
-		n := &g.Nodes[i]
-		res.Nodes[k] = SubgraphNode{ID: n.Key, Name: n.Name, Type: n.Type, Degree: int(deg[i])}
-	}
-	for i, e := range ends {
-		if e[0] >= 0 && kept[e[0]] && kept[e[1]] {
-			ge := &g.Edges[i]
+	return out
+}
+
+// edges appends to out the edges among the kept nodes, in graph order,
+// marking the expired ones.
+func (s *subgraphSelection) edges(out []SubgraphEdge) []SubgraphEdge {
+	for i, e := range s.ix.ends {
+		if e[0] >= 0 && s.kept[e[0]] && s.kept[e[1]] {
+			ge := &s.ix.g.Edges[i]
 			se := SubgraphEdge{Source: ge.Source, Target: ge.Target, Label: ge.Label, Weight: ge.Weight}
 			if Expired(ge.Properties) {
 				se.Expired = true
 				se.InvalidAt, _ = ge.Properties[PropInvalidAt].(string)
 				se.Reason, _ = ge.Properties["reason"].(string)
 			}
-			res.Edges = append(res.Edges, se)
+			out = append(out, se)
 		}
 	}
-	return res, nil
+	return out
 }

@@ -90,130 +90,157 @@ func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, []Edit, error) {
 	return out, applied, nil
 }
 
+// applyEdit applies one edit to g and leaves e as applied (see ApplyEdits).
 func applyEdit(g *extract.Graph, e *Edit) error {
-	node := func() (*extract.Node, error) {
-		i, err := findNode(g, e.Key)
-		if err != nil {
-			return nil, err
-		}
-		return &g.Nodes[i], nil
-	}
-	edgeAt := func() int {
-		k := extract.EdgeKey(e.Source, e.Label, e.Target)
-		for i := range g.Edges {
-			if g.Edges[i].Key() == k {
-				return i
-			}
-		}
-		return -1
-	}
 	switch e.Op {
 	case OpRename, OpRetype, OpDescribe, OpSetProps:
-		n, err := node()
+		i, err := findNode(g, e.Key)
 		if err != nil {
 			return err
 		}
-		switch e.Op {
-		case OpRename:
-			if e.Name = strings.TrimSpace(e.Name); e.Name == "" {
-				return extract.Errorf(extract.KindInvalid, "a node needs a name")
-			}
-			want := extract.NodeKey(e.Name)
-			for _, other := range g.Nodes {
-				if other.Key != n.Key && (other.Key == want || extract.NodeKey(other.Name) == want) {
-					return extract.Errorf(extract.KindInvalid, "another node (%s) is called %q: merge the two instead", other.Key, other.Name)
-				}
-			}
-			n.Name = e.Name
-		case OpRetype:
-			if e.Type = strings.TrimSpace(e.Type); e.Type == "" {
-				return extract.Errorf(extract.KindInvalid, "a node needs a type")
-			}
-			n.Type = e.Type
-		case OpDescribe:
-			e.Description = strings.TrimSpace(e.Description)
-			n.Description = e.Description
-		case OpSetProps:
-			if len(e.Properties) == 0 {
-				return extract.Errorf(extract.KindInvalid, "give the properties to set (null removes one)")
-			}
-			// What an import would refuse, an edit does not store.
-			if k, deep := export.DeepProperty(e.Properties); deep {
-				return extract.Errorf(extract.KindInvalid, "property %q nests lists or maps more than %d levels deep: flatten it, or give it as text", k, export.MaxPropertyDepth)
-			}
-			for k, v := range e.Properties {
-				if strings.TrimSpace(k) == "" {
-					return extract.Errorf(extract.KindInvalid, "a property needs a name")
-				}
-				if v == nil {
-					delete(n.Properties, k)
-					continue
-				}
-				if n.Properties == nil {
-					n.Properties = map[string]any{}
-				}
-				n.Properties[k] = v
-			}
-			if len(n.Properties) == 0 {
-				n.Properties = nil
-			}
-		}
-		return nil
+		return editNode(g, &g.Nodes[i], e)
 	case OpDeleteNode:
-		if _, err := node(); err != nil {
-			return err
-		}
-		nodes := g.Nodes[:0]
-		for _, n := range g.Nodes {
-			if n.Key != e.Key {
-				nodes = append(nodes, n)
-			}
-		}
-		g.Nodes = nodes
-		edges := g.Edges[:0]
-		for _, x := range g.Edges {
-			if x.Source != e.Key && x.Target != e.Key {
-				edges = append(edges, x)
-			}
-		}
-		g.Edges = edges
-		return nil
+		return deleteNode(g, e.Key)
 	case OpDeleteEdge:
-		i := edgeAt()
+		i := edgeIndex(g, e.Source, e.Label, e.Target)
 		if i < 0 {
 			return extract.Errorf(extract.KindInvalid, "no edge %s -%s-> %s", e.Source, e.Label, e.Target)
 		}
 		g.Edges = append(g.Edges[:i], g.Edges[i+1:]...)
 		return nil
 	case OpAddEdge:
-		if e.Label = strings.TrimSpace(e.Label); e.Label == "" {
-			return extract.Errorf(extract.KindInvalid, "an edge needs a label")
-		}
-		for _, end := range []*string{&e.Source, &e.Target} {
-			if *end == "" {
-				return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
-			}
-			n, err := Resolve(*g, *end)
-			if err != nil {
-				return err
-			}
-			*end = n.Key
-		}
-		if e.Source == e.Target {
-			return extract.Errorf(extract.KindInvalid, "an edge from %s to itself: a graph here has no self-loops (a merge drops them too)", e.Source)
-		}
-		if edgeAt() >= 0 {
-			return extract.Errorf(extract.KindInvalid, "the edge %s -%s-> %s exists already", e.Source, e.Label, e.Target)
-		}
-		if e.Weight <= 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
-			e.Weight = 1
-		}
-		e.Description = strings.TrimSpace(e.Description)
-		g.Edges = append(g.Edges, extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label,
-			Description: e.Description, Weight: e.Weight})
-		return nil
+		return addEdge(g, e)
 	}
 	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(EditOps, ", "))
+}
+
+// editNode applies a rename, retype, describe or set_props edit to n, a
+// node of g.
+func editNode(g *extract.Graph, n *extract.Node, e *Edit) error {
+	switch e.Op {
+	case OpRename:
+		return renameNode(g, n, e)
+	case OpRetype:
+		if e.Type = strings.TrimSpace(e.Type); e.Type == "" {
+			return extract.Errorf(extract.KindInvalid, "a node needs a type")
+		}
+		n.Type = e.Type
+	case OpDescribe:
+		e.Description = strings.TrimSpace(e.Description)
+		n.Description = e.Description
+	case OpSetProps:
+		return setProps(n, e.Properties)
+	}
+	return nil
+}
+
+// renameNode gives n, a node of g, the edit's name, unless another node
+// has that name or key.
+func renameNode(g *extract.Graph, n *extract.Node, e *Edit) error {
+	if e.Name = strings.TrimSpace(e.Name); e.Name == "" {
+		return extract.Errorf(extract.KindInvalid, "a node needs a name")
+	}
+	want := extract.NodeKey(e.Name)
+	for _, other := range g.Nodes {
+		if other.Key != n.Key && (other.Key == want || extract.NodeKey(other.Name) == want) {
+			return extract.Errorf(extract.KindInvalid, "another node (%s) is called %q: merge the two instead", other.Key, other.Name)
+		}
+	}
+	n.Name = e.Name
+	return nil
+}
+
+// setProps sets each of props on n; a nil value removes the property.
+func setProps(n *extract.Node, props map[string]any) error {
+	if len(props) == 0 {
+		return extract.Errorf(extract.KindInvalid, "give the properties to set (null removes one)")
+	}
+	// What an import would refuse, an edit does not store.
+	if k, deep := export.DeepProperty(props); deep {
+		return extract.Errorf(extract.KindInvalid, "property %q nests lists or maps more than %d levels deep: flatten it, or give it as text", k, export.MaxPropertyDepth)
+	}
+	for k, v := range props {
+		if strings.TrimSpace(k) == "" {
+			return extract.Errorf(extract.KindInvalid, "a property needs a name")
+		}
+		if v == nil {
+			delete(n.Properties, k)
+			continue
+		}
+		if n.Properties == nil {
+			n.Properties = map[string]any{}
+		}
+		n.Properties[k] = v
+	}
+	if len(n.Properties) == 0 {
+		n.Properties = nil
+	}
+	return nil
+}
+
+// deleteNode removes the node keyed key from g, with every edge at it.
+func deleteNode(g *extract.Graph, key string) error {
+	if _, err := findNode(g, key); err != nil {
+		return err
+	}
+	nodes := g.Nodes[:0]
+	for _, n := range g.Nodes {
+		if n.Key != key {
+			nodes = append(nodes, n)
+		}
+	}
+	g.Nodes = nodes
+	edges := g.Edges[:0]
+	for _, x := range g.Edges {
+		if x.Source != key && x.Target != key {
+			edges = append(edges, x)
+		}
+	}
+	g.Edges = edges
+	return nil
+}
+
+// addEdge adds the edit's edge to g, its ends resolved to node keys and
+// its weight 1 when it has none that counts.
+func addEdge(g *extract.Graph, e *Edit) error {
+	if e.Label = strings.TrimSpace(e.Label); e.Label == "" {
+		return extract.Errorf(extract.KindInvalid, "an edge needs a label")
+	}
+	for _, end := range []*string{&e.Source, &e.Target} {
+		if *end == "" {
+			return extract.Errorf(extract.KindInvalid, "an edge needs a source and a target")
+		}
+		n, err := Resolve(*g, *end)
+		if err != nil {
+			return err
+		}
+		*end = n.Key
+	}
+	if e.Source == e.Target {
+		return extract.Errorf(extract.KindInvalid, "an edge from %s to itself: a graph here has no self-loops (a merge drops them too)", e.Source)
+	}
+	if edgeIndex(g, e.Source, e.Label, e.Target) >= 0 {
+		return extract.Errorf(extract.KindInvalid, "the edge %s -%s-> %s exists already", e.Source, e.Label, e.Target)
+	}
+	if e.Weight <= 0 || math.IsNaN(e.Weight) || math.IsInf(e.Weight, 0) {
+		e.Weight = 1
+	}
+	e.Description = strings.TrimSpace(e.Description)
+	g.Edges = append(g.Edges, extract.Edge{Source: e.Source, Target: e.Target, Label: e.Label,
+		Description: e.Description, Weight: e.Weight})
+	return nil
+}
+
+// edgeIndex returns the index in g of the edge source -label-> target,
+// -1 when g has none.
+func edgeIndex(g *extract.Graph, source, label, target string) int {
+	k := extract.EdgeKey(source, label, target)
+	for i := range g.Edges {
+		if g.Edges[i].Key() == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // findNode returns the index of the node keyed key in g.

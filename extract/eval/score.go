@@ -116,192 +116,269 @@ type LabelCount struct {
 // folded) count, since the gold file annotates nothing else, and
 // EntityReport.Typed is filled.
 func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string) Report {
-	rep := Report{Entries: len(entries)}
-	rep.Entities.ByType = map[string]TypeRecall{}
-	mapped := map[string]bool{}
-	for _, v := range typeMap {
-		mapped[strings.ToLower(v)] = true
-	}
-	goldLabels := map[string]bool{}
-	for _, e := range entries {
-		for _, r := range e.Relations {
-			goldLabels[NormalizeLabel(r.Label)] = true
-		}
-	}
-
-	var typedMatched, typedFound, oneToOne, typedOneToOne int
-	var pairFound, pairCorrect, tripleFound, tripleCorrect int
-	r := &rep.Relations
-	r.ByLabel = map[string]LabelCount{}
-	count := func(label string, f func(*LabelCount)) {
-		c := r.ByLabel[label]
-		f(&c)
-		r.ByLabel[label] = c
-	}
+	s := newScorer(entries, typeMap)
 	for i, e := range entries {
 		var g extract.Graph
 		if i < len(extracted) {
 			g = extracted[i]
 		} else {
-			rep.Missing++
+			s.rep.Missing++
 		}
+		byName := goldNames(e)
+		nodeName := s.scoreNodes(e, g, byName)
+		s.scoreEdges(e, g, byName, nodeName)
+	}
+	return s.report()
+}
 
-		// Gold names -> entity indexes.
-		byName := map[string][]int{}
-		for j, ge := range e.Entities {
-			for _, n := range ge.Names {
-				k := matchName(n)
-				if k == "" {
-					continue
-				}
-				if l := byName[k]; len(l) == 0 || l[len(l)-1] != j {
-					byName[k] = append(l, j)
-				}
-			}
-		}
+// scorer holds the counts of Score as it goes through the entries.
+type scorer struct {
+	rep     Report
+	typeMap map[string]string
+	// mapped are the extracted types (lower case) that count for
+	// precision; empty, every type counts.
+	mapped map[string]bool
+	// goldLabels are the normalised labels of all gold relations.
+	goldLabels map[string]bool
 
-		// Nodes: which gold entities each matches.
-		found := make([]bool, len(e.Entities))
-		typedOK := make([]bool, len(e.Entities))
-		nodeName := make(map[string]string, len(g.Nodes))
-		// Candidate gold entities of each scored node, for the
-		// one-to-one matchings (untyped and typed).
-		var cands, typedCands [][]int
-		for _, n := range g.Nodes {
-			name := nodeNameOf(n)
-			if _, ok := nodeName[n.Key]; !ok {
-				nodeName[n.Key] = name
-			}
-			rep.Entities.Extracted++
-			scored := len(mapped) == 0 || mapped[strings.ToLower(n.Type)]
-			if scored {
-				rep.Entities.Scored++
-			}
-			matches := byName[name]
-			typedHit := false
-			for _, j := range matches {
-				found[j] = true
-				if want := typeMap[e.Entities[j].Type]; want != "" && strings.EqualFold(want, n.Type) {
-					typedOK[j] = true
-					typedHit = true
-				}
-			}
-			if scored && len(matches) > 0 {
-				rep.Entities.Correct++
-				if typedHit {
-					typedMatched++
-				}
-				cands = append(cands, matches)
-				if typedHit {
-					var tc []int
-					for _, j := range matches {
-						if strings.EqualFold(typeMap[e.Entities[j].Type], n.Type) {
-							tc = append(tc, j)
-						}
-					}
-					typedCands = append(typedCands, tc)
-				}
-			}
-		}
-		oneToOne += maxMatching(cands, len(e.Entities))
-		typedOneToOne += maxMatching(typedCands, len(e.Entities))
-		for j, ge := range e.Entities {
-			tr := rep.Entities.ByType[ge.Type]
-			tr.Gold++
-			rep.Entities.Gold++
-			if found[j] {
-				tr.Found++
-				rep.Entities.Found++
-			}
-			if typedOK[j] {
-				typedFound++
-				tr.TypedFound++
-			}
-			rep.Entities.ByType[ge.Type] = tr
-		}
+	typedMatched, typedFound, oneToOne, typedOneToOne  int
+	pairFound, pairCorrect, tripleFound, tripleCorrect int
+}
 
-		// Relations: gold pairs and triples of this entry.
-		goldPairs := map[[2]int]bool{}
-		goldTriples := map[triple]bool{}
-		for _, gr := range e.Relations {
-			if gr.Head == gr.Tail {
-				continue // self-loops are left out on both sides
-			}
-			goldPairs[orderPair(gr.Head, gr.Tail)] = true
-			tr := triple{gr.Head, NormalizeLabel(gr.Label), gr.Tail}
-			if !goldTriples[tr] {
-				count(tr.label, func(c *LabelCount) { c.Gold++ })
-			}
-			goldTriples[tr] = true
+// newScorer starts a score of entries with the type map.
+func newScorer(entries []Entry, typeMap map[string]string) *scorer {
+	s := &scorer{rep: Report{Entries: len(entries)}, typeMap: typeMap, mapped: map[string]bool{}, goldLabels: map[string]bool{}}
+	s.rep.Entities.ByType = map[string]TypeRecall{}
+	for _, v := range typeMap {
+		s.mapped[strings.ToLower(v)] = true
+	}
+	for _, e := range entries {
+		for _, r := range e.Relations {
+			s.goldLabels[NormalizeLabel(r.Label)] = true
 		}
-		r.GoldPairs += len(goldPairs)
-		r.GoldTriples += len(goldTriples)
+	}
+	s.rep.Relations.ByLabel = map[string]LabelCount{}
+	return s
+}
 
-		// Extracted edges, distinct by endpoint names (and label).
-		pairSeen := map[[2]string]bool{}
-		tripleSeen := map[[3]string]bool{}
-		hitPairs := map[[2]int]bool{}
-		hitTriples := map[triple]bool{}
-		for _, ed := range g.Edges {
-			src, tgt := endpointName(nodeName, ed.Source), endpointName(nodeName, ed.Target)
-			if src == tgt {
+// count updates the counts of one label.
+func (s *scorer) count(label string, f func(*LabelCount)) {
+	c := s.rep.Relations.ByLabel[label]
+	f(&c)
+	s.rep.Relations.ByLabel[label] = c
+}
+
+// goldNames maps each match name of an entry's gold entities to the
+// indexes of the entities it names.
+func goldNames(e Entry) map[string][]int {
+	byName := map[string][]int{}
+	for j, ge := range e.Entities {
+		for _, n := range ge.Names {
+			k := matchName(n)
+			if k == "" {
 				continue
 			}
-			label := NormalizeLabel(ed.Label)
-			if goldLabels[label] {
-				r.LabelsComparable = true
-			}
-			key := [2]string{src, tgt}
-			if tgt < src {
-				key = [2]string{tgt, src}
-			}
-			if !pairSeen[key] {
-				pairSeen[key] = true
-				correct := false
-				for _, h := range byName[src] {
-					for _, t := range byName[tgt] {
-						if p := orderPair(h, t); h != t && goldPairs[p] {
-							hitPairs[p] = true
-							correct = true
-						}
-					}
-				}
-				if correct {
-					pairCorrect++
-				}
-			}
-			tk := [3]string{src, label, tgt}
-			if !tripleSeen[tk] {
-				tripleSeen[tk] = true
-				correct := false
-				for _, h := range byName[src] {
-					for _, t := range byName[tgt] {
-						if tr := (triple{h, label, t}); goldTriples[tr] {
-							hitTriples[tr] = true
-							correct = true
-						}
-					}
-				}
-				if correct {
-					tripleCorrect++
-				}
-				count(label, func(c *LabelCount) {
-					c.Extracted++
-					if correct {
-						c.Correct++
-					}
-				})
+			if l := byName[k]; len(l) == 0 || l[len(l)-1] != j {
+				byName[k] = append(l, j)
 			}
 		}
-		for tr := range hitTriples {
-			count(tr.label, func(c *LabelCount) { c.Found++ })
-		}
-		r.ExtractedPairs += len(pairSeen)
-		r.ExtractedEdges += len(tripleSeen)
-		pairFound += len(hitPairs)
-		tripleFound += len(hitTriples)
 	}
+	return byName
+}
 
+// scoreNodes counts the nodes of g against the gold entities of e, and
+// the gold entities found. It returns the match name of each node key.
+func (s *scorer) scoreNodes(e Entry, g extract.Graph, byName map[string][]int) map[string]string {
+	found := make([]bool, len(e.Entities))
+	typedOK := make([]bool, len(e.Entities))
+	nodeName := make(map[string]string, len(g.Nodes))
+	// Candidate gold entities of each scored node, for the
+	// one-to-one matchings (untyped and typed).
+	var cands, typedCands [][]int
+	for _, n := range g.Nodes {
+		name := nodeNameOf(n)
+		if _, ok := nodeName[n.Key]; !ok {
+			nodeName[n.Key] = name
+		}
+		s.rep.Entities.Extracted++
+		scored := len(s.mapped) == 0 || s.mapped[strings.ToLower(n.Type)]
+		if scored {
+			s.rep.Entities.Scored++
+		}
+		matches := byName[name]
+		typedHit := false
+		for _, j := range matches {
+			found[j] = true
+			if want := s.typeMap[e.Entities[j].Type]; want != "" && strings.EqualFold(want, n.Type) {
+				typedOK[j] = true
+				typedHit = true
+			}
+		}
+		if !scored || len(matches) == 0 {
+			continue
+		}
+		s.rep.Entities.Correct++
+		cands = append(cands, matches)
+		if typedHit {
+			s.typedMatched++
+			typedCands = append(typedCands, s.typedCandidates(e, matches, n.Type))
+		}
+	}
+	s.oneToOne += maxMatching(cands, len(e.Entities))
+	s.typedOneToOne += maxMatching(typedCands, len(e.Entities))
+	s.countGold(e, found, typedOK)
+	return nodeName
+}
+
+// typedCandidates returns the gold entities of matches whose mapped type
+// is typ.
+func (s *scorer) typedCandidates(e Entry, matches []int, typ string) []int {
+	var tc []int
+	for _, j := range matches {
+		if strings.EqualFold(s.typeMap[e.Entities[j].Type], typ) {
+			tc = append(tc, j)
+		}
+	}
+	return tc
+}
+
+// countGold counts the gold entities of e, per type, and those found and
+// found with their mapped type.
+func (s *scorer) countGold(e Entry, found, typedOK []bool) {
+	ents := &s.rep.Entities
+	for j, ge := range e.Entities {
+		tr := ents.ByType[ge.Type]
+		tr.Gold++
+		ents.Gold++
+		if found[j] {
+			tr.Found++
+			ents.Found++
+		}
+		if typedOK[j] {
+			s.typedFound++
+			tr.TypedFound++
+		}
+		ents.ByType[ge.Type] = tr
+	}
+}
+
+// entryRelations are the gold relations of one entry and what its
+// extracted edges found of them.
+type entryRelations struct {
+	byName      map[string][]int
+	goldPairs   map[[2]int]bool
+	goldTriples map[triple]bool
+	// The extracted pairs and triples, distinct by endpoint names (and
+	// label), and the gold ones they hit.
+	pairSeen   map[[2]string]bool
+	tripleSeen map[[3]string]bool
+	hitPairs   map[[2]int]bool
+	hitTriples map[triple]bool
+}
+
+// goldRelations reads the gold pairs and triples of e, self-loops left
+// out, and counts them.
+func (s *scorer) goldRelations(e Entry, byName map[string][]int) *entryRelations {
+	er := &entryRelations{byName: byName, goldPairs: map[[2]int]bool{}, goldTriples: map[triple]bool{},
+		pairSeen: map[[2]string]bool{}, tripleSeen: map[[3]string]bool{}, hitPairs: map[[2]int]bool{}, hitTriples: map[triple]bool{}}
+	for _, gr := range e.Relations {
+		if gr.Head == gr.Tail {
+			continue // self-loops are left out on both sides
+		}
+		er.goldPairs[orderPair(gr.Head, gr.Tail)] = true
+		tr := triple{gr.Head, NormalizeLabel(gr.Label), gr.Tail}
+		if !er.goldTriples[tr] {
+			s.count(tr.label, func(c *LabelCount) { c.Gold++ })
+		}
+		er.goldTriples[tr] = true
+	}
+	s.rep.Relations.GoldPairs += len(er.goldPairs)
+	s.rep.Relations.GoldTriples += len(er.goldTriples)
+	return er
+}
+
+// scoreEdges counts the edges of g, distinct by endpoint names (and
+// label), against the gold relations of e.
+func (s *scorer) scoreEdges(e Entry, g extract.Graph, byName map[string][]int, nodeName map[string]string) {
+	r := &s.rep.Relations
+	er := s.goldRelations(e, byName)
+	for _, ed := range g.Edges {
+		src, tgt := endpointName(nodeName, ed.Source), endpointName(nodeName, ed.Target)
+		if src == tgt {
+			continue
+		}
+		label := NormalizeLabel(ed.Label)
+		if s.goldLabels[label] {
+			r.LabelsComparable = true
+		}
+		key := [2]string{src, tgt}
+		if tgt < src {
+			key = [2]string{tgt, src}
+		}
+		if !er.pairSeen[key] {
+			er.pairSeen[key] = true
+			if er.hitPair(src, tgt) {
+				s.pairCorrect++
+			}
+		}
+		tk := [3]string{src, label, tgt}
+		if !er.tripleSeen[tk] {
+			er.tripleSeen[tk] = true
+			correct := er.hitTriple(src, label, tgt)
+			if correct {
+				s.tripleCorrect++
+			}
+			s.count(label, func(c *LabelCount) {
+				c.Extracted++
+				if correct {
+					c.Correct++
+				}
+			})
+		}
+	}
+	for tr := range er.hitTriples {
+		s.count(tr.label, func(c *LabelCount) { c.Found++ })
+	}
+	r.ExtractedPairs += len(er.pairSeen)
+	r.ExtractedEdges += len(er.tripleSeen)
+	s.pairFound += len(er.hitPairs)
+	s.tripleFound += len(er.hitTriples)
+}
+
+// hitPair marks the gold pairs an edge between the names src and tgt
+// joins, and reports whether there is one.
+func (er *entryRelations) hitPair(src, tgt string) bool {
+	correct := false
+	for _, h := range er.byName[src] {
+		for _, t := range er.byName[tgt] {
+			if p := orderPair(h, t); h != t && er.goldPairs[p] {
+				er.hitPairs[p] = true
+				correct = true
+			}
+		}
+	}
+	return correct
+}
+
+// hitTriple marks the gold triples an edge src -label-> tgt matches, and
+// reports whether there is one.
+func (er *entryRelations) hitTriple(src, label, tgt string) bool {
+	correct := false
+	for _, h := range er.byName[src] {
+		for _, t := range er.byName[tgt] {
+			if tr := (triple{h, label, t}); er.goldTriples[tr] {
+				er.hitTriples[tr] = true
+				correct = true
+			}
+		}
+	}
+	return correct
+}
+
+// report computes the recalls and scores from the counts.
+func (s *scorer) report() Report {
+	rep, typeMap := s.rep, s.typeMap
+	r := &rep.Relations
 	for t, tr := range rep.Entities.ByType {
 		if tr.Gold > 0 {
 			tr.Recall = float64(tr.Found) / float64(tr.Gold)
@@ -318,14 +395,14 @@ func Score(entries []Entry, extracted []extract.Graph, typeMap map[string]string
 	ent := prf(rep.Entities.Correct, rep.Entities.Scored, rep.Entities.Found, rep.Entities.Gold)
 	rep.Entities.Precision, rep.Entities.Recall, rep.Entities.F1 = ent.Precision, ent.Recall, ent.F1
 	if len(typeMap) > 0 {
-		typed := prf(typedMatched, rep.Entities.Scored, typedFound, rep.Entities.Gold)
+		typed := prf(s.typedMatched, rep.Entities.Scored, s.typedFound, rep.Entities.Gold)
 		rep.Entities.Typed = &typed
-		t1 := prf(typedOneToOne, rep.Entities.Scored, typedOneToOne, rep.Entities.Gold)
+		t1 := prf(s.typedOneToOne, rep.Entities.Scored, s.typedOneToOne, rep.Entities.Gold)
 		rep.Entities.TypedOneToOne = &t1
 	}
-	rep.Entities.OneToOne = prf(oneToOne, rep.Entities.Scored, oneToOne, rep.Entities.Gold)
-	r.Unlabelled = prf(pairCorrect, r.ExtractedPairs, pairFound, r.GoldPairs)
-	r.Labelled = prf(tripleCorrect, r.ExtractedEdges, tripleFound, r.GoldTriples)
+	rep.Entities.OneToOne = prf(s.oneToOne, rep.Entities.Scored, s.oneToOne, rep.Entities.Gold)
+	r.Unlabelled = prf(s.pairCorrect, r.ExtractedPairs, s.pairFound, r.GoldPairs)
+	r.Labelled = prf(s.tripleCorrect, r.ExtractedEdges, s.tripleFound, r.GoldTriples)
 	return rep
 }
 

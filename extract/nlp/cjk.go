@@ -181,16 +181,49 @@ func hasRunePrefix(rs []rune, s string) bool {
 // never names.
 func buildCJKTables(content string) *cjkTables {
 	rs := []rune(content)
-	count := map[string]int{}
-	cued := map[string]bool{}
-	left := map[string]map[rune]int{}  // glued characters before a candidate
-	right := map[string]map[rune]int{} // glued characters after it
-	glue := func(m map[string]map[rune]int, c string, r rune) {
-		if m[c] == nil {
-			m[c] = map[rune]int{}
-		}
-		m[c][r]++
+	c := &cjkCounts{count: map[string]int{}, cued: map[string]bool{}, left: map[string]map[rune]int{}, right: map[string]map[rune]int{}}
+	subject := c.scan(rs)
+	accepted := c.accept(subject)
+	coordinated(rs, accepted)
+	for _, n := range honorificNames(rs) {
+		accepted[n] = true
 	}
+	for _, n := range dottedNames(rs) {
+		accepted[n] = true
+	}
+	t := &cjkTables{set: accepted}
+	for name := range accepted {
+		t.names = append(t.names, name)
+	}
+	sort.Slice(t.names, func(i, j int) bool {
+		if len(t.names[i]) != len(t.names[j]) {
+			return len(t.names[i]) > len(t.names[j])
+		}
+		return t.names[i] < t.names[j]
+	})
+	return t
+}
+
+// cjkCounts is what buildCJKTables learns of the person name candidates
+// of a document.
+type cjkCounts struct {
+	count       map[string]int
+	cued        map[string]bool
+	left, right map[string]map[rune]int // glued characters before and after a candidate
+}
+
+// glue counts character r glued to candidate c in m.
+func glue(m map[string]map[rune]int, c string, r rune) {
+	if m[c] == nil {
+		m[c] = map[rune]int{}
+	}
+	m[c][r]++
+}
+
+// scan counts the candidates of the text, the characters glued to them
+// and the cues around them, and returns the document's subject: the
+// candidate that opens it, "" when none does.
+func (c *cjkCounts) scan(rs []rune) string {
 	subject := ""
 	for i := 0; i < len(rs); i++ {
 		sl, g := nameCandidates(rs, i)
@@ -202,23 +235,7 @@ func buildCJKTables(content string) *cjkTables {
 			continue
 		}
 		for k := 1; k <= g; k++ {
-			c := string(rs[i : i+sl+k])
-			count[c]++
-			end := i + sl + k
-			if i > 0 && isHan(rs[i-1]) && !cjkLeftOK[rs[i-1]] {
-				glue(left, c, rs[i-1])
-			}
-			if end < len(rs) && isHan(rs[end]) && !cjkRightOK[rs[end]] {
-				glue(right, c, rs[end])
-			}
-			if end < len(rs) && startsCue(rs, end) {
-				cued[c] = true
-			}
-			for _, b := range beforeCues {
-				if i >= utf8.RuneCountInString(b) && string(rs[i-utf8.RuneCountInString(b):i]) == b && k == g {
-					cued[c] = true
-				}
-			}
+			c.countAt(rs, i, sl+k, k == g)
 		}
 		// The subject must end where the name may: "夏目漱" of "夏目漱石は"
 		// is cut inside a word.
@@ -229,17 +246,80 @@ func buildCJKTables(content string) *cjkTables {
 		// 杜甫 was ...") that is a whole candidate is a name, unless it
 		// reads as a place.
 		if end := i + sl + g; looseEdge(rs, i-1) && looseEdge(rs, end) && !placeSuffixRunes[rs[end-1]] && !cjkPlaces[string(rs[i:end])] {
-			cued[string(rs[i:end])] = true
+			c.cued[string(rs[i:end])] = true
 		}
 	}
+	return subject
+}
+
+// countAt counts the candidate of n runes at rs[i], the characters glued
+// to it and a cue word after it or, for the longest candidate there
+// (longest), before it.
+func (c *cjkCounts) countAt(rs []rune, i, n int, longest bool) {
+	cand := string(rs[i : i+n])
+	c.count[cand]++
+	end := i + n
+	if i > 0 && isHan(rs[i-1]) && !cjkLeftOK[rs[i-1]] {
+		glue(c.left, cand, rs[i-1])
+	}
+	if end < len(rs) && isHan(rs[end]) && !cjkRightOK[rs[end]] {
+		glue(c.right, cand, rs[end])
+	}
+	if end < len(rs) && startsCue(rs, end) {
+		c.cued[cand] = true
+	}
+	for _, b := range beforeCues {
+		if i >= utf8.RuneCountInString(b) && string(rs[i-utf8.RuneCountInString(b):i]) == b && longest {
+			c.cued[cand] = true
+		}
+	}
+}
+
+// accept returns the candidates accepted as names (see buildCJKTables),
+// the subject among them unless it is a common word.
+func (c *cjkCounts) accept(subject string) map[string]bool {
 	accepted := map[string]bool{}
 	if subject != "" && !nonNames[subject] && !nonNames[prefixRunes(subject, 2)] {
 		accepted[subject] = true
 	}
-	// Longer names first, so the shorter prefixes they explain are known.
-	cands := make([]string, 0, len(count))
-	for c := range count {
-		cands = append(cands, c)
+	explained := map[string]int{}
+	for _, cand := range c.longestFirst() {
+		if nonNames[cand] || nonNames[prefixRunes(cand, 2)] {
+			continue
+		}
+		// A candidate nearly always glued to the same character is part of
+		// a word: "白质" of "蛋白质", "毛细血" of "毛细血管", "叶分泌" of
+		// "前叶分泌".
+		if fragment(c.left[cand], c.count[cand]) || fragment(c.right[cand], c.count[cand]) {
+			continue
+		}
+		n := c.count[cand] - explained[cand]
+		rc := []rune(cand)
+		var prefix string
+		if len(rc) > 2 {
+			prefix = string(rc[:len(rc)-1])
+		}
+		if prefix == "" && explained[cand] > 0 && n < 3 {
+			// Left over by an accepted longer name ("周星" beside "周星驰"):
+			// a nickname or a coincidence, too weak alone.
+			continue
+		}
+		if c.recurs(cand, prefix, n) || accepted[cand] {
+			accepted[cand] = true
+			if prefix != "" {
+				explained[prefix] += c.count[cand]
+			}
+		}
+	}
+	return accepted
+}
+
+// longestFirst returns the candidates, longer ones first, so the shorter
+// prefixes they explain are known when they come.
+func (c *cjkCounts) longestFirst() []string {
+	cands := make([]string, 0, len(c.count))
+	for cand := range c.count {
+		cands = append(cands, cand)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		li, lj := utf8.RuneCountInString(cands[i]), utf8.RuneCountInString(cands[j])
@@ -248,63 +328,24 @@ func buildCJKTables(content string) *cjkTables {
 		}
 		return cands[i] < cands[j]
 	})
-	explained := map[string]int{}
-	for _, c := range cands {
-		if nonNames[c] || nonNames[prefixRunes(c, 2)] {
-			continue
-		}
-		// A candidate nearly always glued to the same character is part of
-		// a word: "白质" of "蛋白质", "毛细血" of "毛细血管", "叶分泌" of
-		// "前叶分泌".
-		if fragment(left[c], count[c]) || fragment(right[c], count[c]) {
-			continue
-		}
-		n := count[c] - explained[c]
-		rc := []rune(c)
-		var prefix string
-		if len(rc) > 2 {
-			prefix = string(rc[:len(rc)-1])
-		}
-		ok := accepted[c]
-		if prefix == "" && explained[c] > 0 && n < 3 {
-			// Left over by an accepted longer name ("周星" beside "周星驰"):
-			// a nickname or a coincidence, too weak alone.
-			continue
-		}
-		switch {
-		case ok:
-		case prefix != "" && n >= 2 && 2*n >= count[prefix]:
-			ok = true
-		case prefix == "" && n >= 2:
-			ok = true
-		case cued[c] && n >= 1 && (prefix == "" || count[prefix] <= 2*n):
-			ok = true
-		}
-		if ok {
-			accepted[c] = true
-			if prefix != "" {
-				explained[prefix] += count[c]
-			}
-		}
+	return cands
+}
+
+// recurs reports whether candidate cand, used n times apart from the
+// longer names that explain it, recurs enough to be a name: a
+// three-character one (with its two-character prefix) in at least half of
+// its prefix's uses, a two-character one twice, a cued one once when its
+// prefix is not much more common.
+func (c *cjkCounts) recurs(cand, prefix string, n int) bool {
+	switch {
+	case prefix != "" && n >= 2 && 2*n >= c.count[prefix]:
+		return true
+	case prefix == "" && n >= 2:
+		return true
+	case c.cued[cand] && n >= 1 && (prefix == "" || c.count[prefix] <= 2*n):
+		return true
 	}
-	coordinated(rs, accepted)
-	for _, n := range honorificNames(rs) {
-		accepted[n] = true
-	}
-	for _, n := range dottedNames(rs) {
-		accepted[n] = true
-	}
-	t := &cjkTables{set: accepted}
-	for c := range accepted {
-		t.names = append(t.names, c)
-	}
-	sort.Slice(t.names, func(i, j int) bool {
-		if len(t.names[i]) != len(t.names[j]) {
-			return len(t.names[i]) > len(t.names[j])
-		}
-		return t.names[i] < t.names[j]
-	})
-	return t
+	return false
 }
 
 // looseEdge reports whether rune i is outside the text, a space, or an

@@ -311,139 +311,225 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	for i, en := range ents {
 		keys[i] = extract.NodeKey(en.name)
 	}
-	sentStart, subj := 0, 0
+	cl := &chunkLinker{eb: eb, text: text, ents: ents, keys: keys, sents: sents, toks: toks, sentOf: sentOf, cjk: cjk}
+	cl.linkSentences(e.opts.PairWindow)
+	cl.linkMain(main, mainCatOf)
+	return eb.edges
+}
+
+// chunkLinker links the entities of one chunk for buildEdges.
+type chunkLinker struct {
+	eb     *edgeBuilder
+	text   string // the chunk's text, masked
+	ents   []entity
+	keys   []string // the node key of each entity
+	sents  []span
+	toks   []tok
+	sentOf []int
+	cjk    bool
+	// The sentence of the entity being linked: the index of its first
+	// entity and of its subject, and whether the entity opens it.
+	sentStart, subj int
+	first           bool
+	// The verb that joins the entity being linked to the entity right
+	// after it joins it to the other members of a list that entity
+	// opens too ("was written by Doc Pomus and Mort Shuman"): its label
+	// and phrase, the list's last member so far and whether the edges
+	// point to the entity.
+	listLabel, listPhrase string
+	listEnd               int
+	listRev               bool
+}
+
+// pairEdge is the edge linkPair makes of two entities, as its label is
+// settled.
+type pairEdge struct {
+	src, dst, label, phrase string
+}
+
+// turn swaps the edge's ends when reverse is set.
+func (p *pairEdge) turn(reverse bool) {
+	if reverse {
+		p.src, p.dst = p.dst, p.src
+	}
+}
+
+// linkSentences links each entity of a sentence with the next few
+// (window) of the same sentence; headings state no relation.
+func (cl *chunkLinker) linkSentences(window int) {
+	ents := cl.ents
 	heading := false // the sentence is a title or heading: it states no relation
 	for a := 0; a < len(ents); a++ {
-		first := a == 0 || ents[a-1].sent != ents[a].sent
-		if first {
-			sentStart, subj = a, sentenceSubject(ents, a, toks, sentOf, sents, cjk)
-			heading = ents[a].sent < len(sents) && headingLine(eb.text, sents[ents[a].sent])
+		cl.first = a == 0 || ents[a-1].sent != ents[a].sent
+		if cl.first {
+			cl.sentStart, cl.subj = a, sentenceSubject(ents, a, cl.toks, cl.sentOf, cl.sents, cl.cjk)
+			heading = ents[a].sent < len(cl.sents) && headingLine(cl.eb.text, cl.sents[ents[a].sent])
 		}
 		if heading {
 			continue
 		}
-		// The verb that joins a to the entity right after it joins it to
-		// the other members of a list that entity opens too ("was
-		// written by Doc Pomus and Mort Shuman").
-		var listLabel, listPhrase string
-		listEnd, listRev := -1, false
-		for b := a + 1; b < len(ents) && b <= a+e.opts.PairWindow; b++ {
-			ea, eb2 := ents[a], ents[b]
-			if ea.sent != eb2.sent {
+		cl.listLabel, cl.listPhrase, cl.listEnd, cl.listRev = "", "", -1, false
+		for b := a + 1; b < len(ents) && b <= a+window; b++ {
+			if ents[a].sent != ents[b].sent {
 				break
 			}
-			src, dst := keys[a], keys[b]
-			if src == "" || dst == "" || src == dst {
-				continue
-			}
-			label, phrase := "", ""
-			// "Meitner was born on 7 November 1878 in Vienna": born in;
-			// "Ada was born in London on 10 December 1815": born on (date
-			// of birth).
-			dated := ""
-			if b == a+2 && (ents[a+1].cat == catDate || eb2.cat == catDate) && !cjk && subjectLike(toks, sentOf, ea) {
-				dated = datedGroup(toks, tokIndex(toks, ea.end), ents[a+1], eb2)
-			}
-			switch {
-			case b == a+1 && (cjk || hasCJK(text[ea.end:eb2.start])):
-				label = cjkVerb(text[ea.end:eb2.start])
-			case b == a+1:
-				label = clauseVerb(toks, sentOf, ea, eb2)
-			case dated != "":
-				label = dated
-			case first && !cjk:
-				label = carriedVerb(toks, sentOf, ea, ents[b-1], eb2)
-			case !cjk && carriedVerb(toks, sentOf, ents[sentStart], ents[b-1], eb2) != "":
-				// b is the object of the subject's verb, not of a.
-				continue
-			}
-			// A date is no object: "has been dead seven years" says when,
-			// "was born in 1963" says it with a preposition.
-			if label != "" && (eb2.cat == catDate || ea.cat == catDate) && !isPrepWord(lastWord(label)) {
-				label = ""
-			}
-			if label != "" && !cjk && b == a+1 && ea.cat != catPerson {
-				// "is an album by": what the work is says the relation.
-				if r, ok := workOf(text, ea, eb2, strings.TrimSpace(text[ea.end:eb2.start])); ok {
-					label, phrase = r.Label(), label
-				}
-			}
-			if label != "" && phrase == "" && !cjk {
-				// A phrase with a standard reading takes its name ("was
-				// born in" -> place of birth); the phrase stays as the
-				// edge's keywords.
-				if r, reverse, ok := relation.Phrase(label, relationKind(eb2)); ok {
-					label, phrase = r.Label(), label
-					if reverse {
-						src, dst = dst, src
-					}
-				}
-			}
-			verbLabel := label != "" && !beVerbs[label] && !cjk
-			if label == "" && !cjk && b == listEnd+1 && ents[b].cat == ents[a+1].cat && isListGap(text[ents[b-1].end:eb2.start]) {
-				label, phrase, listEnd = listLabel, listPhrase, b
-				if listRev {
-					src, dst = dst, src
-				}
-			}
-			if (label == "" || beVerbs[label]) && !cjk {
-				// No verb, or a bare copula ("is a German racer"): what
-				// the two are and how they stand in the text ("Ulm,
-				// Germany"; "Ada (born 1815)").
-				if r, reverse, ok := pairRelation(text, ents, a, b); ok {
-					label = r.Label()
-					if reverse {
-						src, dst = dst, src
-					}
-				}
-			}
-			if !linkable(ea.cat, eb2.cat, label != "") {
-				continue
-			}
-			// Co-occurrence alone links a sentence's subject with what
-			// it names, not the members of a list the sentence names
-			// ("... in Iowa, Michigan and Ohio"; a list of subjects,
-			// "Scrooge and Marley were partners", is linked) nor a date
-			// with anything but the subject.
-			if label == "" && (listed(text, ents, a, b) && (sentStart != a || !opensSpan(text, sents[min(ea.sent, len(sents)-1)], ea)) ||
-				(ea.cat == catDate || eb2.cat == catDate) && !first) {
-				continue
-			}
-			// Nor does it link two things the sentence names beside its
-			// subject: "Alger moved to Calgary with Rod Sykes" says
-			// nothing of Calgary and Sykes.
-			if label == "" && !cjk && a != subj && b != subj {
-				continue
-			}
-			if verbLabel && b == a+1 {
-				listLabel, listPhrase, listEnd, listRev = label, phrase, b, src != keys[a]
-			}
-			if label == "" && !cjk {
-				// A person and a prize of one sentence: the prize is
-				// theirs ("Among the honours Pasteur received were the
-				// Rumford Medal ...").
-				if r, reverse, ok := kindRelation(ea, eb2); ok {
-					label = r.Label()
-					if reverse {
-						src, dst = dst, src
-					}
-				}
-			}
-			if label == "" {
-				if !cooccurs(ea, eb2, cjk) {
-					continue
-				}
-				label = "related_to"
-				if dst < src {
-					src, dst = dst, src // related_to has no direction
-				}
-			}
-			eb.add(src, dst, label, ea.sent, weightSentence)
-			if phrase != "" {
-				eb.keywords(src, dst, label, phrase)
-			}
+			cl.linkPair(a, b)
 		}
 	}
+}
+
+// linkPair links entity a with entity b of its sentence, by a verb, a
+// standard relation or, for a sentence's subject, co-occurrence; or
+// leaves them apart (see buildEdges).
+func (cl *chunkLinker) linkPair(a, b int) {
+	ea, eb := cl.ents[a], cl.ents[b]
+	p := pairEdge{src: cl.keys[a], dst: cl.keys[b]}
+	if p.src == "" || p.dst == "" || p.src == p.dst {
+		return
+	}
+	var skip bool
+	if p.label, skip = cl.verbLabel(a, b); skip {
+		return
+	}
+	cl.nameVerb(a, b, &p)
+	verbLabel := p.label != "" && !beVerbs[p.label] && !cl.cjk
+	cl.listOrKinds(a, b, &p)
+	if !linkable(ea.cat, eb.cat, p.label != "") || p.label == "" && cl.apart(a, b) {
+		return
+	}
+	if verbLabel && b == a+1 {
+		cl.listLabel, cl.listPhrase, cl.listEnd, cl.listRev = p.label, p.phrase, b, p.src != cl.keys[a]
+	}
+	if p.label == "" && !cl.cjk {
+		// A person and a prize of one sentence: the prize is
+		// theirs ("Among the honours Pasteur received were the
+		// Rumford Medal ...").
+		if r, reverse, ok := kindRelation(ea, eb); ok {
+			p.label = r.Label()
+			p.turn(reverse)
+		}
+	}
+	if p.label == "" {
+		if !cooccurs(ea, eb, cl.cjk) {
+			return
+		}
+		p.label = "related_to"
+		p.turn(p.dst < p.src) // related_to has no direction
+	}
+	cl.eb.add(p.src, p.dst, p.label, ea.sent, weightSentence)
+	if p.phrase != "" {
+		cl.eb.keywords(p.src, p.dst, p.label, p.phrase)
+	}
+}
+
+// verbLabel returns the verb group that joins entity a to entity b, ""
+// for none; skip reports that b is the object of the sentence subject's
+// verb, not of a, so the two are not linked.
+func (cl *chunkLinker) verbLabel(a, b int) (label string, skip bool) {
+	ea, eb := cl.ents[a], cl.ents[b]
+	toks, sentOf, cjk, text := cl.toks, cl.sentOf, cl.cjk, cl.text
+	// "Meitner was born on 7 November 1878 in Vienna": born in;
+	// "Ada was born in London on 10 December 1815": born on (date
+	// of birth).
+	dated := ""
+	if b == a+2 && (cl.ents[a+1].cat == catDate || eb.cat == catDate) && !cjk && subjectLike(toks, sentOf, ea) {
+		dated = datedGroup(toks, tokIndex(toks, ea.end), cl.ents[a+1], eb)
+	}
+	switch {
+	case b == a+1 && (cjk || hasCJK(text[ea.end:eb.start])):
+		label = cjkVerb(text[ea.end:eb.start])
+	case b == a+1:
+		label = clauseVerb(toks, sentOf, ea, eb)
+	case dated != "":
+		label = dated
+	case cl.first && !cjk:
+		label = carriedVerb(toks, sentOf, ea, cl.ents[b-1], eb)
+	case !cjk && carriedVerb(toks, sentOf, cl.ents[cl.sentStart], cl.ents[b-1], eb) != "":
+		// b is the object of the subject's verb, not of a.
+		return "", true
+	}
+	// A date is no object: "has been dead seven years" says when,
+	// "was born in 1963" says it with a preposition.
+	if label != "" && (eb.cat == catDate || ea.cat == catDate) && !isPrepWord(lastWord(label)) {
+		label = ""
+	}
+	return label, false
+}
+
+// nameVerb names a verb label by the standard relation it reads as,
+// keeping the verb as the edge's phrase.
+func (cl *chunkLinker) nameVerb(a, b int, p *pairEdge) {
+	if p.label == "" || cl.cjk {
+		return
+	}
+	ea, eb := cl.ents[a], cl.ents[b]
+	if b == a+1 && ea.cat != catPerson {
+		// "is an album by": what the work is says the relation.
+		if r, ok := workOf(cl.text, ea, eb, strings.TrimSpace(cl.text[ea.end:eb.start])); ok {
+			p.label, p.phrase = r.Label(), p.label
+		}
+	}
+	if p.phrase == "" {
+		// A phrase with a standard reading takes its name ("was
+		// born in" -> place of birth); the phrase stays as the
+		// edge's keywords.
+		if r, reverse, ok := relation.Phrase(p.label, relationKind(eb)); ok {
+			p.label, p.phrase = r.Label(), p.label
+			p.turn(reverse)
+		}
+	}
+}
+
+// listOrKinds labels a pair no verb labels: the next member of a list
+// takes the verb that joined the list's first member, and a pair with no
+// verb or a bare copula the relation their kinds and the text between
+// them give.
+func (cl *chunkLinker) listOrKinds(a, b int, p *pairEdge) {
+	if cl.cjk {
+		return
+	}
+	ents := cl.ents
+	if p.label == "" && b == cl.listEnd+1 && ents[b].cat == ents[a+1].cat && isListGap(cl.text[ents[b-1].end:ents[b].start]) {
+		p.label, p.phrase, cl.listEnd = cl.listLabel, cl.listPhrase, b
+		p.turn(cl.listRev)
+	}
+	if p.label == "" || beVerbs[p.label] {
+		// No verb, or a bare copula ("is a German racer"): what
+		// the two are and how they stand in the text ("Ulm,
+		// Germany"; "Ada (born 1815)").
+		if r, reverse, ok := pairRelation(cl.text, ents, a, b); ok {
+			p.label = r.Label()
+			p.turn(reverse)
+		}
+	}
+}
+
+// apart reports whether co-occurrence alone leaves entities a and b
+// unlinked.
+func (cl *chunkLinker) apart(a, b int) bool {
+	ents := cl.ents
+	ea, eb := ents[a], ents[b]
+	// Co-occurrence alone links a sentence's subject with what
+	// it names, not the members of a list the sentence names
+	// ("... in Iowa, Michigan and Ohio"; a list of subjects,
+	// "Scrooge and Marley were partners", is linked) nor a date
+	// with anything but the subject.
+	if listed(cl.text, ents, a, b) && (cl.sentStart != a || !opensSpan(cl.text, cl.sents[min(ea.sent, len(cl.sents)-1)], ea)) ||
+		(ea.cat == catDate || eb.cat == catDate) && !cl.first {
+		return true
+	}
+	// Nor does it link two things the sentence names beside its
+	// subject: "Alger moved to Calgary with Rod Sykes" says
+	// nothing of Calgary and Sykes.
+	return !cl.cjk && a != cl.subj && b != cl.subj
+}
+
+// linkMain links beyond sentences, outside CJK text: sentences that open
+// with a pronoun, places and organisations with their countries, kin,
+// and a biography's subject (the document's main entity, main of
+// category mainCatOf) with what no sentence links.
+func (cl *chunkLinker) linkMain(main string, mainCatOf category) {
+	eb, ents, keys := cl.eb, cl.ents, cl.keys
 	// The main entity, when the chunk names it.
 	mainKey := extract.NodeKey(main)
 	mainCat, hasMain := catMisc, false
@@ -453,46 +539,52 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 			break
 		}
 	}
-	if !cjk {
-		ref, refCat := "", mainCat
-		switch {
-		case hasMain:
-			ref = mainKey
-		case mainKey != "" && mainCatOf == catPerson:
-			// A biography's "he" and "she" stand for its subject in
-			// every chunk, not only those that name it.
-			ref, refCat = mainKey, mainCatOf
-		}
-		eb.pronounSubjects(text, ents, keys, toks, ref, refCat)
-		eb.countries(ents, keys)
-		eb.locatedInCountry(ents, keys)
-		eb.kinship(text, ents, keys, ref, refCat == catPerson)
+	if cl.cjk {
+		return
 	}
-	if !hasMain && mainKey != "" && !cjk {
+	ref, refCat := "", mainCat
+	switch {
+	case hasMain:
+		ref = mainKey
+	case mainKey != "" && mainCatOf == catPerson:
+		// A biography's "he" and "she" stand for its subject in
+		// every chunk, not only those that name it.
+		ref, refCat = mainKey, mainCatOf
+	}
+	eb.pronounSubjects(cl.text, ents, keys, cl.toks, ref, refCat)
+	eb.countries(ents, keys)
+	eb.locatedInCountry(ents, keys)
+	eb.kinship(cl.text, ents, keys, ref, refCat == catPerson)
+	if !hasMain && mainKey != "" {
 		// The main entity is named in another chunk of the document.
 		mainCat, hasMain = mainCatOf, true
 	}
-	if hasMain && mainCat == catPerson && !cjk {
-		// A biography's subject is linked to the people, places and
-		// organisations of its chunk that no sentence links to anything:
-		// the article is about them together. No other main entity is (a
-		// document's title linked to everything it names is a hub).
-		linked := map[string]bool{}
-		for _, ed := range eb.edges {
-			linked[ed.Source], linked[ed.Target] = true, true
-		}
-		for i, en := range ents {
-			if keys[i] == "" || keys[i] == mainKey || en.cat == catDate || en.cat == catNumber || isDemonym(en) {
-				continue
-			}
-			if eb.pairs[pairKey(mainKey, keys[i])] || linked[keys[i]] {
-				continue
-			}
-			p := pairKey(mainKey, keys[i])
-			eb.add(p[0], p[1], "related_to", en.sent, weightDistant)
-		}
+	if hasMain && mainCat == catPerson {
+		cl.linkBiography(mainKey)
 	}
-	return eb.edges
+}
+
+// linkBiography links a biography's subject (mainKey) to the people,
+// places and organisations of its chunk that no sentence links to
+// anything: the article is about them together. No other main entity is
+// (a document's title linked to everything it names is a hub).
+func (cl *chunkLinker) linkBiography(mainKey string) {
+	eb := cl.eb
+	linked := map[string]bool{}
+	for _, ed := range eb.edges {
+		linked[ed.Source], linked[ed.Target] = true, true
+	}
+	for i, en := range cl.ents {
+		key := cl.keys[i]
+		if key == "" || key == mainKey || en.cat == catDate || en.cat == catNumber || isDemonym(en) {
+			continue
+		}
+		if eb.pairs[pairKey(mainKey, key)] || linked[key] {
+			continue
+		}
+		p := pairKey(mainKey, key)
+		eb.add(p[0], p[1], "related_to", en.sent, weightDistant)
+	}
 }
 
 // pronounSubjects labels what a sentence that opens with a subject

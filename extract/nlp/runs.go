@@ -271,51 +271,11 @@ func (b *runBuilder) finish(i, j, dash int) []entity {
 			return append(b.finish(i, dash-1, -1), b.finish(dash+1, j, -1)...)
 		}
 	}
-	// Headings and shouting: two or more all-capital words ("PLEASE
-	// READ", "MARLEY'S GHOST", "STAVE ONE") in a row, or an all-capital
-	// word next to another outside the run.
-	caps := 0
-	for k := i; k <= j; k++ {
-		if isAllCaps(toks[k].text) && !isInitial(toks[k].text) && !nameSuffixes[toks[k].text] {
-			caps++
-		}
-	}
-	if caps >= 2 || caps == 1 && (b.capsNeighbour(i-1) || b.capsNeighbour(j+1)) || caps == 1 && b.headingLine(toks[i].start) {
+	if b.shouting(i, j) || b.onlyInitials(i, j) {
 		return nil
 	}
-	// Initials alone ("C. D.") name no one the text shows.
-	initials := true
-	for k := i; k <= j && initials; k++ {
-		initials = isInitial(toks[k].text)
-	}
-	if initials {
-		return nil
-	}
-	first, last := i, j
-	// Stop words at the edges ("The Hague" keeps its "The" only when the
-	// gazetteer knows it).
-	for first <= last && stopCaps[toks[first].text] && !titles[toks[first].text] {
-		if first < last && gazetteerHas(b.text[toks[first].start:toks[last].end]) {
-			break
-		}
-		first++
-	}
-	for last >= first && (stopCaps[toks[last].text] || nameConnectors[toks[last].text] || toks[last].text == "&" ||
-		isHyphen(toks[last].text) || toks[last].text == "of" || toks[last].text == "the") {
-		if toks[last].text == "I" && last > first && toks[last-1].text == "War" {
-			break // "World War I"
-		}
-		last--
-	}
-	if first > last {
-		return nil
-	}
-	roles := true
-	for k := first; k <= last && roles; k++ {
-		w := toks[k].text
-		roles = titles[w] || rankWords[w] || roleWords[w] || isHyphen(w) || nameConnectors[w] || w == "of" || w == "the"
-	}
-	if roles && !(first < last && titles[toks[first].text] && offices[toks[first+1].text]) {
+	first, last := b.trimEdges(i, j)
+	if first > last || b.onlyRoles(first, last) {
 		return nil
 	}
 	var out []entity
@@ -329,45 +289,110 @@ func (b *runBuilder) finish(i, j, dash int) []entity {
 	}
 	// A title inside the run starts the person's name: "Bourbon King
 	// Philip V of Spain" gives "Bourbon" and "Philip V of Spain".
-	for k := first + 1; k < last; k++ {
-		if personTitles[toks[k].text] && !rankWords[toks[k-1].text] && !titles[toks[k-1].text] && isWordCap(toks[k+1].text) &&
-			!offices[toks[k+1].text] && !(k+1 <= last && toks[k+1].text == "of") {
-			if _, ok := headCat[toks[last].text]; ok {
-				break
-			}
-			out = append(out, b.finish(first, k-1, -1)...)
-			return append(out, b.finish(k, last, -1)...)
-		}
+	if k := b.innerTitle(first, last); k >= 0 {
+		out = append(out, b.finish(first, k-1, -1)...)
+		return append(out, b.finish(k, last, -1)...)
 	}
 	// Adjectives before a person ("Poor Bob", "Old Marley", "Up
 	// Scrooge").
 	for first < last && nameAdjectives[toks[first].text] && b.personAhead(first+1, last) {
 		first++
 	}
-	// Titles and ranks before a name go to properties; an office after a
-	// title stays ("Lord Mayor"), "St." stays in a place ("St. Paul's
-	// Churchyard").
-	tf := first
-	for tf <= last && (titles[toks[tf].text] || rankWords[toks[tf].text] && tf < last && b.titleAt(tf+1, last)) &&
-		!(tf < last && toks[tf+1].tag == "POS") { // "King's College" names no king
-		tf++
-	}
-	if tf > first {
-		switch {
-		case tf <= last && offices[toks[tf].text] && tf == first+1:
-			tf = first // "Lord Mayor"
-		case saints[toks[first].text] && tf <= last:
-			tf = first // "St. Paul's Churchyard", "Saint Lucia"
-		case tf > last:
-			// Only a title ("Chairman", "Prime Minister"): no node, unless
-			// an office ("Lord Mayor").
-			if first < last && offices[toks[last].text] {
-				return append(out, b.cand(first, last, ""))
-			}
-			return out
-		case b.headOf(tf, last) != catMisc || gazetteerHas(b.text[toks[first].start:toks[last].end]):
-			tf = first // "General Motors", "King's College", "Prince Edward Island"
+	return b.named(out, first, last)
+}
+
+// shouting reports a heading or shouting in the run toks[i..j]: two or
+// more all-capital words ("PLEASE READ", "MARLEY'S GHOST", "STAVE ONE")
+// in a row, or an all-capital word next to another outside the run or on
+// a heading line.
+func (b *runBuilder) shouting(i, j int) bool {
+	toks := b.toks
+	caps := 0
+	for k := i; k <= j; k++ {
+		if isAllCaps(toks[k].text) && !isInitial(toks[k].text) && !nameSuffixes[toks[k].text] {
+			caps++
 		}
+	}
+	return caps >= 2 || caps == 1 && (b.capsNeighbour(i-1) || b.capsNeighbour(j+1)) || caps == 1 && b.headingLine(toks[i].start)
+}
+
+// onlyInitials reports a run toks[i..j] of initials alone ("C. D."),
+// which name no one the text shows.
+func (b *runBuilder) onlyInitials(i, j int) bool {
+	initials := true
+	for k := i; k <= j && initials; k++ {
+		initials = isInitial(b.toks[k].text)
+	}
+	return initials
+}
+
+// trimEdges drops the stop words at the edges of the run toks[i..j] and
+// returns what is left ("The Hague" keeps its "The" only when the
+// gazetteer knows it; "World War I" keeps its "I"); first > last when
+// nothing is.
+func (b *runBuilder) trimEdges(i, j int) (first, last int) {
+	toks := b.toks
+	first, last = i, j
+	for first <= last && stopCaps[toks[first].text] && !titles[toks[first].text] {
+		if first < last && gazetteerHas(b.text[toks[first].start:toks[last].end]) {
+			break
+		}
+		first++
+	}
+	for last >= first && (stopCaps[toks[last].text] || nameConnectors[toks[last].text] || toks[last].text == "&" ||
+		isHyphen(toks[last].text) || toks[last].text == "of" || toks[last].text == "the") {
+		if toks[last].text == "I" && last > first && toks[last-1].text == "War" {
+			break // "World War I"
+		}
+		last--
+	}
+	return first, last
+}
+
+// onlyRoles reports whether toks[first..last] holds titles, ranks and
+// roles only, which name no one, unless an office follows a title
+// ("Lord Mayor").
+func (b *runBuilder) onlyRoles(first, last int) bool {
+	toks := b.toks
+	roles := true
+	for k := first; k <= last && roles; k++ {
+		w := toks[k].text
+		roles = titles[w] || rankWords[w] || roleWords[w] || isHyphen(w) || nameConnectors[w] || w == "of" || w == "the"
+	}
+	return roles && !(first < last && titles[toks[first].text] && offices[toks[first+1].text])
+}
+
+// innerTitle returns the token of a person's title inside the run
+// toks[first..last] that starts a person's name, -1 when there is none
+// or the run's last word heads a name.
+func (b *runBuilder) innerTitle(first, last int) int {
+	toks := b.toks
+	for k := first + 1; k < last; k++ {
+		if personTitles[toks[k].text] && !rankWords[toks[k-1].text] && !titles[toks[k-1].text] && isWordCap(toks[k+1].text) &&
+			!offices[toks[k+1].text] && !(k+1 <= last && toks[k+1].text == "of") {
+			if _, ok := headCat[toks[last].text]; ok {
+				return -1
+			}
+			return k
+		}
+	}
+	return -1
+}
+
+// named appends to out the candidate toks[first..last] makes once its
+// leading titles and ranks go to its title property, with an acronym
+// before it as one of its own; a field name ("Author:"), a locator with a
+// number ("Chapter 12") or a title alone make none.
+func (b *runBuilder) named(out []entity, first, last int) []entity {
+	toks := b.toks
+	tf, ok := b.titleEnd(first, last)
+	if !ok {
+		// Only a title ("Chairman", "Prime Minister"): no node, unless
+		// an office ("Lord Mayor").
+		if first < last && offices[toks[last].text] {
+			return append(out, b.cand(first, last, ""))
+		}
+		return out
 	}
 	title := ""
 	if tf > first {
@@ -405,8 +430,36 @@ func (b *runBuilder) finish(i, j, dash int) []entity {
 	if last+1 < len(toks) && b.same(last, last+1) && b.adjacent(last, last+1) && lowerHeads[toks[last+1].text] != "" {
 		last++
 	}
-	out = append(out, b.cand(first, last, title))
-	return out
+	return append(out, b.cand(first, last, title))
+}
+
+// titleEnd returns where the name after the titles and ranks that open
+// toks[first..last] starts (first when none go to the title property),
+// or false when the run is titles alone. An office after a title stays
+// ("Lord Mayor"), "St." stays in a place ("St. Paul's Churchyard"), and
+// so do the titles of a name whose head is a place or organisation
+// ("General Motors", "King's College").
+func (b *runBuilder) titleEnd(first, last int) (int, bool) {
+	toks := b.toks
+	tf := first
+	for tf <= last && (titles[toks[tf].text] || rankWords[toks[tf].text] && tf < last && b.titleAt(tf+1, last)) &&
+		!(tf < last && toks[tf+1].tag == "POS") { // "King's College" names no king
+		tf++
+	}
+	if tf == first {
+		return tf, true
+	}
+	switch {
+	case tf <= last && offices[toks[tf].text] && tf == first+1:
+		return first, true // "Lord Mayor"
+	case saints[toks[first].text] && tf <= last:
+		return first, true // "St. Paul's Churchyard", "Saint Lucia"
+	case tf > last:
+		return tf, false
+	case b.headOf(tf, last) != catMisc || gazetteerHas(b.text[toks[first].start:toks[last].end]):
+		return first, true // "General Motors", "King's College", "Prince Edward Island"
+	}
+	return tf, true
 }
 
 // lowerHeads are the heads a name takes in lower case ("Apollo program",

@@ -106,7 +106,15 @@ func opensLine(text string, i int) bool {
 // introduces the name starting at byte start ("the band Naked Eyes", "the
 // village of Zabiele").
 func describedAs(content string, start, end int) (category, bool) {
-	// Before: "band X", "village of X", "published by X".
+	if c, ok := classBefore(content, start); ok {
+		return c, true
+	}
+	return classAfter(content, end)
+}
+
+// classBefore reads the class the words before the name starting at byte
+// start give it: "band X", "village of X", "published by X".
+func classBefore(content string, start int) (category, bool) {
 	w, e := prevWord(content, start)
 	w2, e2 := prevWord(content, e-len(w))
 	if orgVerbCues[w2+" "+w] {
@@ -150,7 +158,14 @@ func describedAs(content string, start, end int) (category, bool) {
 			return c, true
 		}
 	}
-	// After: skip a parenthesis, then "is a ...", "was an ...", ", a ...".
+	return catMisc, false
+}
+
+// classAfter reads the class the words after the name ending at byte end
+// give it, past a parenthesis: a word that says it ("X was founded", "the
+// Lazio region"), or the class noun of "is a ...", "was an ...", ", a
+// ...".
+func classAfter(content string, end int) (category, bool) {
 	i := end
 	for i < len(content) && (content[i] == ' ' || content[i] == '\t') {
 		i++
@@ -164,6 +179,20 @@ func describedAs(content string, start, end int) (category, bool) {
 	}
 	rest := content[i:min(len(content), i+120)]
 	fields := strings.Fields(rest)
+	if c, ok := cueAfter(fields); ok {
+		return c, true
+	}
+	k, ok := appositiveStart(fields, rest)
+	if !ok {
+		return catMisc, false
+	}
+	return phraseHead(fields, k)
+}
+
+// cueAfter types a name by the words right after it (fields): "who" after
+// a comma or a ruler's title before "of" make it a person, words such as
+// "was founded" or "label" an organisation, a place noun a place.
+func cueAfter(fields []string) (category, bool) {
 	if len(fields) >= 2 && (fields[0] == "," && whoWords[fields[1]] || rulerTitles[fields[0]] && fields[1] == "of") {
 		// "Red Bird, who officials believed to be the ringleader";
 		// "Thranduil king of northern Mirkwood".
@@ -180,8 +209,15 @@ func describedAs(content string, start, end int) (category, bool) {
 			return catLocation, true // "the Lazio region", "the Apennine range"
 		}
 	}
+	return catMisc, false
+}
+
+// appositiveStart returns the index in fields (the words after a name,
+// rest their text) of the first word of the noun phrase that says what
+// the name is: after "is a", "was an", ", the" or "is one of the".
+func appositiveStart(fields []string, rest string) (int, bool) {
 	if len(fields) < 3 {
-		return catMisc, false
+		return 0, false
 	}
 	k := 0
 	switch strings.ToLower(strings.Trim(fields[0], ",")) {
@@ -192,22 +228,24 @@ func describedAs(content string, start, end int) (category, bool) {
 	default:
 		if strings.HasPrefix(fields[0], ",") {
 			k = 1
-		} else if strings.HasPrefix(rest, ",") {
-			k = 0
-		} else {
-			return catMisc, false
+		} else if !strings.HasPrefix(rest, ",") {
+			return 0, false
 		}
 	}
-	if k < len(fields) && (fields[k] == "a" || fields[k] == "an" || fields[k] == "the") {
-		k++
-	} else if k < len(fields)-2 && fields[k] == "one" && fields[k+1] == "of" {
-		k += 3
-	} else {
-		return catMisc, false
+	switch {
+	case k < len(fields) && (fields[k] == "a" || fields[k] == "an" || fields[k] == "the"):
+		return k + 1, true
+	case k < len(fields)-2 && fields[k] == "one" && fields[k+1] == "of":
+		return k + 3, true
 	}
-	// The class is the compound's last class noun, its head: "a Japanese
-	// video game developer" is a developer, "an American film director"
-	// a director, "a 1936 British film directed by" a film.
+	return 0, false
+}
+
+// phraseHead returns the class of the noun phrase starting at fields[k]:
+// that of the compound's last class noun, its head. "a Japanese video
+// game developer" is a developer, "an American film director" a
+// director, "a 1936 British film directed by" a film.
+func phraseHead(fields []string, k int) (category, bool) {
 	head, found := catMisc, false
 	for n := 0; n < 8 && k < len(fields); n, k = n+1, k+1 {
 		f := strings.ToLower(strings.TrimRight(fields[k], ",.;:)"))
@@ -494,6 +532,19 @@ func buildTables(content string) *docTables {
 	content = maskMarkup(content)
 	t := &docTables{aliases: map[string]string{}, lower: map[string]int{}, upper: map[string]int{}, mid: map[string]int{},
 		persons: map[string]bool{}, bare: map[string]int{}, votes: map[string]*[8]int{}, skip: skip}
+	t.countCase(content)
+	seqs := t.capSequences(content)
+	// Full names: multi-word person sequences.
+	full := shortForms{}
+	t.nicknames(content, full)
+	t.givenNames(t.surnames(seqs, full), full)
+	t.pickAliases(full)
+	return t
+}
+
+// countCase counts the lower-case and capitalised uses of each word, and
+// the capitalised ones that open no sentence or line.
+func (t *docTables) countCase(content string) {
 	for _, m := range wordRE.FindAllStringIndex(content, -1) {
 		w := content[m[0]:m[1]]
 		if !isCap(w) {
@@ -508,73 +559,28 @@ func buildTables(content string) *docTables {
 			}
 		}
 	}
-	type seq struct {
-		words  []string
-		person bool
-	}
-	var seqs []seq
+}
+
+// capSeq is a capitalised word sequence of a document, trimmed to a
+// name, and whether the document marks it as a person.
+type capSeq struct {
+	words  []string
+	person bool
+}
+
+// capSequences returns the names of the document's capitalised word
+// sequences, recording the class nouns that describe them and the
+// persons and bare one-word names among them.
+func (t *docTables) capSequences(content string) []capSeq {
+	var seqs []capSeq
 	for _, m := range capSeqRE.FindAllStringIndex(content, -1) {
-		words := strings.Fields(content[m[0]:m[1]])
-		titled, female := personCue(content, m[0])
-		// Leading stop words, titles and adjectives.
-		k := 0
-		for k < len(words) && (stopCaps[words[k]] || titles[words[k]] || rankWords[words[k]] || nameAdjectives[words[k]] ||
-			stopCaps[cliticBase(words[k])]) {
-			if titles[words[k]] && k+1 < len(words) && offices[words[k+1]] {
-				break
-			}
-			if personTitles[words[k]] {
-				titled = true
-				female = femaleTitles[words[k]]
-			}
-			k++
-		}
-		words = words[k:]
-		if len(words) == 0 || len(words) > 4 || repeats(words) || greetings[strings.Join(words, " ")] {
-			continue
-		}
-		// A possessive or an all-capital heading ends the usable part.
-		cut := len(words)
-		for x, w := range words {
-			if strings.ContainsAny(w, "'’") || isAllCaps(w) {
-				cut = x
-				break
-			}
-		}
-		words = words[:cut]
+		words, titled, female := nameWords(content, m[0], m[1])
 		if len(words) == 0 {
 			continue
 		}
 		name := strings.Join(words, " ")
 		last := words[len(words)-1]
-		person := titled
-		if !person {
-			nw := nextWord(content, m[1])
-			person = speechVerbs[nw] && len(words) <= 3
-			if strings.HasPrefix(strings.TrimLeft(content[m[1]:min(len(content), m[1]+12)], " "), "(born") ||
-				strings.HasPrefix(strings.TrimLeft(content[m[1]:min(len(content), m[1]+12)], " "), "( born") {
-				person = true
-			}
-		}
-		if len(words) >= 2 && isGivenName(words[0]) {
-			person = true
-		}
-		if _, ok := headCat[last]; ok || gazetteerHas(name) || placeLeads[words[0]] && !titled {
-			person = false
-		}
-		if c, ok := describedAs(content, m[0], m[1]); ok {
-			v := t.votes[name]
-			if v == nil {
-				v = &[8]int{}
-				t.votes[name] = v
-			}
-			v[c]++
-			if c == catPerson {
-				person = true
-			} else {
-				person = false
-			}
-		}
+		person := t.markedPerson(content, m[0], m[1], words, titled)
 		if person {
 			t.persons[name] = true
 			t.persons[last] = true
@@ -582,26 +588,107 @@ func buildTables(content string) *docTables {
 		if len(words) == 1 && !female {
 			t.bare[name]++
 		}
-		seqs = append(seqs, seq{words, person})
+		seqs = append(seqs, capSeq{words, person})
 	}
-	// Full names: multi-word person sequences.
-	full := map[string]map[string]int{}
-	add := func(short, name string) {
-		if full[short] == nil {
-			full[short] = map[string]int{}
+	return seqs
+}
+
+// nameWords returns the words of the capitalised sequence content[from:to]
+// that may name someone, none when nothing of it does: leading stop
+// words, titles and adjectives are dropped (titled and female report a
+// person's title, before the sequence or dropped from it), and a
+// possessive or an all-capital heading ends it.
+func nameWords(content string, from, to int) (words []string, titled, female bool) {
+	words = strings.Fields(content[from:to])
+	titled, female = personCue(content, from)
+	// Leading stop words, titles and adjectives.
+	k := 0
+	for k < len(words) && (stopCaps[words[k]] || titles[words[k]] || rankWords[words[k]] || nameAdjectives[words[k]] ||
+		stopCaps[cliticBase(words[k])]) {
+		if titles[words[k]] && k+1 < len(words) && offices[words[k+1]] {
+			break
 		}
-		full[short][name]++
+		if personTitles[words[k]] {
+			titled = true
+			female = femaleTitles[words[k]]
+		}
+		k++
 	}
+	words = words[k:]
+	if len(words) == 0 || len(words) > 4 || repeats(words) || greetings[strings.Join(words, " ")] {
+		return nil, titled, female
+	}
+	// A possessive or an all-capital heading ends the usable part.
+	for x, w := range words {
+		if strings.ContainsAny(w, "'’") || isAllCaps(w) {
+			return words[:x], titled, female
+		}
+	}
+	return words, titled, female
+}
+
+// markedPerson reports whether the document marks the name words of the
+// sequence content[from:to] as a person: a title (titled), a speech verb
+// or "(born" after it, or a given name opening it; a place or
+// organisation word, or a class noun describing it as no person, says
+// it is none. It records the class noun's vote.
+func (t *docTables) markedPerson(content string, from, to int, words []string, titled bool) bool {
+	name := strings.Join(words, " ")
+	last := words[len(words)-1]
+	person := titled
+	if !person {
+		nw := nextWord(content, to)
+		person = speechVerbs[nw] && len(words) <= 3
+		if strings.HasPrefix(strings.TrimLeft(content[to:min(len(content), to+12)], " "), "(born") ||
+			strings.HasPrefix(strings.TrimLeft(content[to:min(len(content), to+12)], " "), "( born") {
+			person = true
+		}
+	}
+	if len(words) >= 2 && isGivenName(words[0]) {
+		person = true
+	}
+	if _, ok := headCat[last]; ok || gazetteerHas(name) || placeLeads[words[0]] && !titled {
+		person = false
+	}
+	if c, ok := describedAs(content, from, to); ok {
+		v := t.votes[name]
+		if v == nil {
+			v = &[8]int{}
+			t.votes[name] = v
+		}
+		v[c]++
+		person = c == catPerson
+	}
+	return person
+}
+
+// shortForms counts, per short form of a person's name, the uses of the
+// full names it may stand for.
+type shortForms map[string]map[string]int
+
+// add counts one use of name with the short form short.
+func (f shortForms) add(short, name string) {
+	if f[short] == nil {
+		f[short] = map[string]int{}
+	}
+	f[short][name]++
+}
+
+// nicknames adds the names written with a nickname in quotes (Wilfried
+// "Willi" Schneider): persons, their surnames strong short forms.
+func (t *docTables) nicknames(content string, full shortForms) {
 	for _, m := range nicknameRE.FindAllStringSubmatchIndex(content, -1) {
 		name := strings.Join(strings.Fields(content[m[0]:m[1]]), " ")
 		last := content[m[2]:m[3]]
 		t.persons[name], t.persons[last] = true, true
-		add(last, name)
-		add(last, name) // a nickname marks the full name strongly
+		full.add(last, name)
+		full.add(last, name) // a nickname marks the full name strongly
 	}
-	// A given name stands for a full name used at least twice or whose
-	// surname is used alone ("Jacob" for "Jacob Marley"), not for one
-	// mentioned once in passing ("Joe" is not "Joe Miller").
+}
+
+// surnames adds the surname of each multi-word person sequence as a
+// short form of it, and returns the full names each given name opens.
+func (t *docTables) surnames(seqs []capSeq, full shortForms) map[string][]string {
 	given := map[string][]string{}
 	for _, s := range seqs {
 		if len(s.words) < 2 {
@@ -618,11 +705,19 @@ func buildTables(content string) *docTables {
 		if runsOn(s.words) {
 			continue
 		}
-		add(last, name)
+		full.add(last, name)
 		if isGivenName(s.words[0]) {
 			given[s.words[0]] = append(given[s.words[0]], name)
 		}
 	}
+	return given
+}
+
+// givenNames adds the given names as short forms. A given name stands
+// for a full name used at least twice or whose surname is used alone
+// ("Jacob" for "Jacob Marley"), not for one mentioned once in passing
+// ("Joe" is not "Joe Miller"); one that is a surname stands for none.
+func (t *docTables) givenNames(given map[string][]string, full shortForms) {
 	for g, names := range given {
 		if _, isSurname := full[g]; isSurname {
 			continue
@@ -633,10 +728,17 @@ func buildTables(content string) *docTables {
 		}
 		for _, n := range names {
 			if full[lastOf(n)][n] >= 2 || t.bare[lastOf(n)] >= 2 || len(distinct) == 1 {
-				add(g, n)
+				full.add(g, n)
 			}
 		}
 	}
+}
+
+// pickAliases makes each short form an alias of its most used full name
+// when that is used at least twice as often as any other. A given name
+// that is also someone's surname is no short form of a full name opening
+// with it.
+func (t *docTables) pickAliases(full shortForms) {
 	for short, names := range full {
 		best, bestN := "", 0
 		for n, c := range names {
@@ -654,8 +756,6 @@ func buildTables(content string) *docTables {
 			t.aliases[short] = best
 		}
 	}
-	// A given name that is also someone's surname is no short form of a
-	// full name opening with it.
 	for short, full := range t.aliases {
 		if strings.HasPrefix(full, short+" ") {
 			if _, isSurname := fullEndsWith(t.aliases, short); isSurname {
@@ -663,7 +763,6 @@ func buildTables(content string) *docTables {
 			}
 		}
 	}
-	return t
 }
 
 // runsOn reports a run of capitalised words that is a name run into

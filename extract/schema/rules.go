@@ -531,251 +531,323 @@ func (r *Rule) Derive(ctx context.Context, g extract.Graph, b Budget) ([]extract
 // derive is Derive over an indexed graph. It also returns the concept
 // node it added to rg when the rule's concept had none.
 func (r *Rule) derive(ctx context.Context, rg *ruleGraph, b Budget) ([]extract.Edge, *extract.Node, error) {
-	// Variables by number, each with the type number it wants and the
-	// concept node it must be classified under (noNode for none).
-	slot := map[string]int{}
-	var want, under []int32
-	varOf := func(v string) int {
-		if i, ok := slot[v]; ok {
-			return i
-		}
-		slot[v] = len(want)
-		w := int32(anyType)
-		if t := strings.ToLower(lastPart(r.Types[v])); t != "" {
-			w = noType
-			if id, ok := rg.typeIDs[t]; ok {
-				w = id
-			}
-		}
-		c := int32(noNode)
-		if name, ok := r.Concepts[v]; ok {
-			// The type names the concept's taxonomy; what it binds is
-			// any node classified under the concept.
-			w = anyType
-			if c = rg.concept(r.Types[v], name); c == noNode {
-				w = noType // a concept the graph lacks classifies nothing
-			}
-		}
-		want, under = append(want, w), append(under, c)
-		return len(want) - 1
-	}
-	type step struct {
-		from, to, pattern int
-		edges             *labelEdges
-	}
-	steps := make([]step, len(r.Patterns))
-	byPattern := make([]*labelEdges, len(r.Patterns))
-	for i, p := range r.Patterns {
-		steps[i] = step{from: varOf(p.From), to: varOf(p.To), pattern: i, edges: rg.byLabel[strings.ToLower(lastPart(p.Label))]}
-		if byPattern[i] = steps[i].edges; byPattern[i] == nil {
-			return nil, nil, ctx.Err() // a label the graph lacks: no match
-		}
-	}
-	lone := make([]int, len(r.Lone))
-	for i, v := range r.Lone {
-		lone[i] = varOf(v)
-	}
-	subj := varOf(r.Subject)
-	obj, fixedObj := -1, int32(noNode)
-	var made *extract.Node
-	if r.ObjectConcept != "" {
-		if fixedObj = rg.concept(r.Types[r.Object], r.ObjectConcept); fixedObj == noNode {
-			typ := lastPart(r.Types[r.Object])
-			made = &extract.Node{Key: extract.TypedNodeKey(typ, r.ObjectConcept), Name: r.ObjectConcept, Type: typ,
-				Description: "concept " + r.ObjectConcept + " of " + typ + ", named by a schema rule"}
-			rg.addNode(*made)
-			fixedObj = rg.ids[made.Key]
-		}
-	} else {
-		obj = varOf(r.Object)
-	}
-	counted := -1
-	if r.CountVar != "" {
-		counted = varOf(r.CountVar)
-	}
-	steps = joinOrder(steps, func(s step) (int, int, int) { return s.from, s.to, len(s.edges.src) })
-
-	typed := func(v int, node int32) bool {
-		t := rg.types[node]
-		return t != noNode && (want[v] == anyType || t == want[v]) && (under[v] == noNode || rg.member(node, under[v]))
-	}
-	const unbound = -1
-	bound := make([]int32, len(want))
-	for i := range bound {
-		bound[i] = unbound
-	}
-	edgeAt := make([]int32, len(r.Patterns)) // the edge each pattern is bound to
-	// A match is a subject, an object and the counted node (unbound when
-	// the rule counts nothing); counts holds the matches per pair.
-	type pair struct{ s, o int32 }
-	type match struct {
-		pair
-		c int32
-	}
-	seen := map[match]struct{}{}
-	counts := map[pair]int{}
-	work := 0
-	var stop error
-	// charge counts one step of work; it reports false once the walk
-	// must stop.
-	charge := func() bool {
-		if work++; work > b.MaxSteps {
-			stop = extract.Errorf(extract.KindInvalid, "rule %s: over its budget of %d join steps: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxSteps)
-			return false
-		}
-		if work%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				stop = err
-				return false
-			}
-		}
-		return true
-	}
-	// meets reports whether the bound variables meet every filter.
-	meets := func() bool {
-		for _, f := range r.Filters {
-			var v any
-			var ok bool
-			if p, isEdge := r.EdgeVars[f.Var]; isEdge {
-				v, ok = byPattern[p].props[edgeAt[p]][f.Prop]
-			} else {
-				node := bound[slot[f.Var]]
-				switch strings.ToLower(f.Prop) {
-				case "id", "name":
-					v, ok = rg.names[node], true
-				default:
-					v, ok = rg.props[node][f.Prop]
-				}
-			}
-			if !ok || !f.holds(v) {
-				return false
-			}
-		}
-		return true
-	}
-	finish := func() bool {
-		p := pair{bound[subj], fixedObj}
-		if obj >= 0 {
-			p.o = bound[obj]
-		}
-		if p.s == unbound || p.o == unbound || p.s == p.o || !meets() {
-			return true
-		}
-		m := match{p, unbound}
-		if counted >= 0 {
-			m.c = bound[counted]
-		}
-		if _, ok := seen[m]; !ok {
-			if len(seen) >= b.MaxMatches {
-				stop = extract.Errorf(extract.KindInvalid, "rule %s: matches more than %d times: not run (narrow the rule's STRUCTURE)", r.Predicate, b.MaxMatches)
-				return false
-			}
-			seen[m] = struct{}{}
-			counts[p]++
-		}
-		return true
-	}
-	// bindLone binds the k-th lone variable to each node of its type.
-	var bindLone func(k int) bool
-	bindLone = func(k int) bool {
-		if k == len(lone) {
-			return finish()
-		}
-		v := lone[k]
-		for node := range rg.types {
-			if !charge() {
-				return false
-			}
-			if !typed(v, int32(node)) {
-				continue
-			}
-			bound[v] = int32(node)
-			ok := bindLone(k + 1)
-			bound[v] = unbound
-			if !ok {
-				return false
-			}
-		}
-		return true
-	}
-	// try binds step i's ends to its label's edge j and walks on; it
-	// reports false once the walk must stop.
-	var walk func(i int) bool
-	try := func(i int, j int32) bool {
-		if !charge() {
-			return false
-		}
-		s := steps[i]
-		src, dst := s.edges.src[j], s.edges.dst[j]
-		if !typed(s.from, src) || !typed(s.to, dst) {
-			return true
-		}
-		setFrom, setTo := bound[s.from] == unbound, false
-		if !setFrom && bound[s.from] != src {
-			return true
-		}
-		bound[s.from] = src
-		switch {
-		case bound[s.to] == unbound:
-			bound[s.to], setTo = dst, true
-		case bound[s.to] != dst:
-			if setFrom {
-				bound[s.from] = unbound
-			}
-			return true
-		}
-		edgeAt[s.pattern] = j
-		ok := walk(i + 1)
-		if setFrom {
-			bound[s.from] = unbound
-		}
-		if setTo {
-			bound[s.to] = unbound
-		}
-		return ok
-	}
-	walk = func(i int) bool {
-		if i == len(steps) {
-			return bindLone(0)
-		}
-		s := steps[i]
-		var cand []int32
-		switch {
-		case bound[s.from] != unbound:
-			cand = s.edges.bySource[bound[s.from]]
-		case bound[s.to] != unbound:
-			cand = s.edges.byTarget[bound[s.to]]
-		default:
-			for j := range s.edges.src {
-				if !try(i, int32(j)) {
-					return false
-				}
-			}
-			return true
-		}
-		for _, j := range cand {
-			if !try(i, j) {
-				return false
-			}
-		}
-		return true
+	j, made, ok := newRuleJoin(ctx, r, rg, b)
+	if !ok {
+		return nil, nil, ctx.Err() // a label the graph lacks: no match
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if !walk(0) {
-		return nil, nil, stop
+	if !j.walk(0) {
+		return nil, nil, j.stop
 	}
+	return j.derived(), made, nil
+}
+
+// unbound marks a variable of a ruleJoin that no node is bound to.
+const unbound = -1
+
+// ruleJoin is one rule's join over an indexed graph: its variables, the
+// steps that bind them in join order, what is bound so far and the
+// matches found.
+type ruleJoin struct {
+	ctx context.Context
+	r   *Rule
+	rg  *ruleGraph
+	b   Budget
+	// Variables by number, each with the type number it wants and the
+	// concept node it must be classified under (noNode for none).
+	slot        map[string]int
+	want, under []int32
+	steps       []joinStep
+	byPattern   []*labelEdges // each pattern's edges
+	lone        []int         // the variables of no pattern
+	subj        int
+	obj         int   // -1 for a concept rule, whose object is fixedObj
+	fixedObj    int32 // a concept rule's concept node, else noNode
+	counted     int   // the counted variable, -1 when the rule counts nothing
+	bound       []int32
+	edgeAt      []int32 // the edge each pattern is bound to
+	// seen holds the matches; counts the matches per pair.
+	seen   map[ruleMatch]struct{}
+	counts map[rulePair]int
+	work   int
+	stop   error // why the walk stopped
+}
+
+// joinStep binds the ends of one STRUCTURE edge to an edge of its label.
+type joinStep struct {
+	from, to, pattern int
+	edges             *labelEdges
+}
+
+// rulePair is a subject and an object a rule joins.
+type rulePair struct{ s, o int32 }
+
+// ruleMatch is a subject, an object and the counted node (unbound when
+// the rule counts nothing).
+type ruleMatch struct {
+	rulePair
+	c int32
+}
+
+// newRuleJoin numbers the rule's variables and orders its steps. It
+// reports false when the graph lacks a label of STRUCTURE (no match),
+// before it makes the concept node a concept rule needs and rg lacks,
+// which it returns.
+func newRuleJoin(ctx context.Context, r *Rule, rg *ruleGraph, b Budget) (*ruleJoin, *extract.Node, bool) {
+	j := &ruleJoin{ctx: ctx, r: r, rg: rg, b: b, slot: map[string]int{}, obj: -1, fixedObj: noNode, counted: -1}
+	j.steps = make([]joinStep, len(r.Patterns))
+	j.byPattern = make([]*labelEdges, len(r.Patterns))
+	for i, p := range r.Patterns {
+		j.steps[i] = joinStep{from: j.varOf(p.From), to: j.varOf(p.To), pattern: i, edges: rg.byLabel[strings.ToLower(lastPart(p.Label))]}
+		if j.byPattern[i] = j.steps[i].edges; j.byPattern[i] == nil {
+			return nil, nil, false
+		}
+	}
+	j.lone = make([]int, len(r.Lone))
+	for i, v := range r.Lone {
+		j.lone[i] = j.varOf(v)
+	}
+	j.subj = j.varOf(r.Subject)
+	made := j.bindObject()
+	if r.CountVar != "" {
+		j.counted = j.varOf(r.CountVar)
+	}
+	j.steps = joinOrder(j.steps, func(s joinStep) (int, int, int) { return s.from, s.to, len(s.edges.src) })
+	j.bound = make([]int32, len(j.want))
+	for i := range j.bound {
+		j.bound[i] = unbound
+	}
+	j.edgeAt = make([]int32, len(r.Patterns))
+	j.seen = map[ruleMatch]struct{}{}
+	j.counts = map[rulePair]int{}
+	return j, made, true
+}
+
+// varOf returns the number of variable v, numbering it on first use with
+// the type it wants and the concept it must be classified under.
+func (j *ruleJoin) varOf(v string) int {
+	if i, ok := j.slot[v]; ok {
+		return i
+	}
+	j.slot[v] = len(j.want)
+	w := int32(anyType)
+	if t := strings.ToLower(lastPart(j.r.Types[v])); t != "" {
+		w = noType
+		if id, ok := j.rg.typeIDs[t]; ok {
+			w = id
+		}
+	}
+	c := int32(noNode)
+	if name, ok := j.r.Concepts[v]; ok {
+		// The type names the concept's taxonomy; what it binds is
+		// any node classified under the concept.
+		w = anyType
+		if c = j.rg.concept(j.r.Types[v], name); c == noNode {
+			w = noType // a concept the graph lacks classifies nothing
+		}
+	}
+	j.want, j.under = append(j.want, w), append(j.under, c)
+	return len(j.want) - 1
+}
+
+// bindObject numbers the object variable, or for a concept rule fixes the
+// object to the concept's node, adding that node to the graph (and
+// returning it) when the graph has none.
+func (j *ruleJoin) bindObject() *extract.Node {
+	r := j.r
+	if r.ObjectConcept == "" {
+		j.obj = j.varOf(r.Object)
+		return nil
+	}
+	if j.fixedObj = j.rg.concept(r.Types[r.Object], r.ObjectConcept); j.fixedObj != noNode {
+		return nil
+	}
+	typ := lastPart(r.Types[r.Object])
+	made := &extract.Node{Key: extract.TypedNodeKey(typ, r.ObjectConcept), Name: r.ObjectConcept, Type: typ,
+		Description: "concept " + r.ObjectConcept + " of " + typ + ", named by a schema rule"}
+	j.rg.addNode(*made)
+	j.fixedObj = j.rg.ids[made.Key]
+	return made
+}
+
+// typed reports whether node has the type and concept variable v wants.
+func (j *ruleJoin) typed(v int, node int32) bool {
+	t := j.rg.types[node]
+	return t != noNode && (j.want[v] == anyType || t == j.want[v]) && (j.under[v] == noNode || j.rg.member(node, j.under[v]))
+}
+
+// charge counts one step of work; it reports false once the walk must
+// stop (over the budget, or the context ended).
+func (j *ruleJoin) charge() bool {
+	if j.work++; j.work > j.b.MaxSteps {
+		j.stop = extract.Errorf(extract.KindInvalid, "rule %s: over its budget of %d join steps: not run (narrow the rule's STRUCTURE)", j.r.Predicate, j.b.MaxSteps)
+		return false
+	}
+	if j.work%checkEvery == 0 {
+		if err := j.ctx.Err(); err != nil {
+			j.stop = err
+			return false
+		}
+	}
+	return true
+}
+
+// meets reports whether the bound variables meet every filter.
+func (j *ruleJoin) meets() bool {
+	for _, f := range j.r.Filters {
+		var v any
+		var ok bool
+		if p, isEdge := j.r.EdgeVars[f.Var]; isEdge {
+			v, ok = j.byPattern[p].props[j.edgeAt[p]][f.Prop]
+		} else {
+			node := j.bound[j.slot[f.Var]]
+			switch strings.ToLower(f.Prop) {
+			case "id", "name":
+				v, ok = j.rg.names[node], true
+			default:
+				v, ok = j.rg.props[node][f.Prop]
+			}
+		}
+		if !ok || !f.holds(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// record keeps the match the bound variables make, when they bind a
+// subject and a distinct object and meet the filters; it reports false
+// once the rule has more matches than its budget allows.
+func (j *ruleJoin) record() bool {
+	p := rulePair{j.bound[j.subj], j.fixedObj}
+	if j.obj >= 0 {
+		p.o = j.bound[j.obj]
+	}
+	if p.s == unbound || p.o == unbound || p.s == p.o || !j.meets() {
+		return true
+	}
+	m := ruleMatch{p, unbound}
+	if j.counted >= 0 {
+		m.c = j.bound[j.counted]
+	}
+	if _, ok := j.seen[m]; !ok {
+		if len(j.seen) >= j.b.MaxMatches {
+			j.stop = extract.Errorf(extract.KindInvalid, "rule %s: matches more than %d times: not run (narrow the rule's STRUCTURE)", j.r.Predicate, j.b.MaxMatches)
+			return false
+		}
+		j.seen[m] = struct{}{}
+		j.counts[p]++
+	}
+	return true
+}
+
+// bindLone binds the k-th lone variable to each node of its type; it
+// reports false once the walk must stop.
+func (j *ruleJoin) bindLone(k int) bool {
+	if k == len(j.lone) {
+		return j.record()
+	}
+	v := j.lone[k]
+	for node := range j.rg.types {
+		if !j.charge() {
+			return false
+		}
+		if !j.typed(v, int32(node)) {
+			continue
+		}
+		j.bound[v] = int32(node)
+		ok := j.bindLone(k + 1)
+		j.bound[v] = unbound
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// try binds step i's ends to its label's edge e and walks on; it reports
+// false once the walk must stop.
+func (j *ruleJoin) try(i int, e int32) bool {
+	if !j.charge() {
+		return false
+	}
+	s := j.steps[i]
+	src, dst := s.edges.src[e], s.edges.dst[e]
+	if !j.typed(s.from, src) || !j.typed(s.to, dst) {
+		return true
+	}
+	bound := j.bound
+	setFrom, setTo := bound[s.from] == unbound, false
+	if !setFrom && bound[s.from] != src {
+		return true
+	}
+	bound[s.from] = src
+	switch {
+	case bound[s.to] == unbound:
+		bound[s.to], setTo = dst, true
+	case bound[s.to] != dst:
+		if setFrom {
+			bound[s.from] = unbound
+		}
+		return true
+	}
+	j.edgeAt[s.pattern] = e
+	ok := j.walk(i + 1)
+	if setFrom {
+		bound[s.from] = unbound
+	}
+	if setTo {
+		bound[s.to] = unbound
+	}
+	return ok
+}
+
+// walk binds the steps from i on, each to the edges its bound ends allow
+// (every edge of its label when neither is bound), then the lone
+// variables; it reports false once the walk must stop.
+func (j *ruleJoin) walk(i int) bool {
+	if i == len(j.steps) {
+		return j.bindLone(0)
+	}
+	s := j.steps[i]
+	var cand []int32
+	switch {
+	case j.bound[s.from] != unbound:
+		cand = s.edges.bySource[j.bound[s.from]]
+	case j.bound[s.to] != unbound:
+		cand = s.edges.byTarget[j.bound[s.to]]
+	default:
+		for e := range s.edges.src {
+			if !j.try(i, int32(e)) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range cand {
+		if !j.try(i, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// derived returns an edge for each pair whose match count meets the
+// rule's conditions, in key order.
+func (j *ruleJoin) derived() []extract.Edge {
+	r := j.r
 	var out []extract.Edge
-	for p, n := range counts {
+	for p, n := range j.counts {
 		if !r.holds(float64(n)) {
 			continue
 		}
-		out = append(out, extract.Edge{Source: rg.keys[p.s], Target: rg.keys[p.o], Label: r.Predicate, Weight: 1,
+		out = append(out, extract.Edge{Source: j.rg.keys[p.s], Target: j.rg.keys[p.o], Label: r.Predicate, Weight: 1,
 			Description: r.describe(), Properties: map[string]any{"rule": true}})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
-	return out, made, nil
+	sort.Slice(out, func(a, b int) bool { return out[a].Key() < out[b].Key() })
+	return out
 }
 
 // describe is a derived edge's description.
