@@ -55,7 +55,7 @@ type PromptData struct {
 	Name string
 	// DescriptionType says what Name names, DescriptionEntity or
 	// DescriptionRelation; empty when the caller does not say.
-	DescriptionType string
+	DescriptionType DescriptionKind
 	Fragments       []string
 	// FragmentsJSON is Fragments as a JSON list of strings, one a line;
 	// Render fills it in when empty.
@@ -67,10 +67,13 @@ type PromptData struct {
 	MaxWords int
 }
 
+// DescriptionKind says what a merged description describes.
+type DescriptionKind string
+
 // What a summary describes (PromptData.DescriptionType).
 const (
-	DescriptionEntity   = "entity"
-	DescriptionRelation = "relation"
+	DescriptionEntity   DescriptionKind = "entity"
+	DescriptionRelation DescriptionKind = "relation"
 )
 
 // DefaultPrompts returns the built-in templates by key. The map is a fresh

@@ -17,8 +17,10 @@ import (
 func TestExtractor_MergeDescriptionsOf(t *testing.T) {
 	frags := []string{`Scrooge's partner, "dead as a door-nail".`, "Signed <the register> & left.", "Marley's partner.", "A man of business."}
 	tests := []struct {
-		name, descType, item string
-		want                 []string
+		name     string
+		descType tuple.DescriptionKind
+		item     string
+		want     []string
 	}{
 		{"relation", tuple.DescriptionRelation, "Scrooge — Marley", []string{"descriptions of one relation of", "# Name of the relation\nScrooge — Marley\n"}},
 		{"entity", tuple.DescriptionEntity, "Scrooge", []string{"descriptions of one entity of", "# Name of the entity\nScrooge\n"}},

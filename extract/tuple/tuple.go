@@ -217,7 +217,7 @@ func (x *Extractor) MergeDescriptions(ctx context.Context, name string, fragment
 // summary prompt. Up to cfg.MaxFragments fragments are joined with newlines
 // without a call; more are summarised by the model, and the call's record
 // is returned (zero otherwise).
-func (x *Extractor) MergeDescriptionsOf(ctx context.Context, descType, name string, fragments []string) (string, extract.CallRecord, error) {
+func (x *Extractor) MergeDescriptionsOf(ctx context.Context, descType DescriptionKind, name string, fragments []string) (string, extract.CallRecord, error) {
 	frags := dedupe(fragments)
 	if len(frags) <= x.cfg.MaxFragments {
 		return strings.Join(frags, "\n"), extract.CallRecord{}, nil
