@@ -93,7 +93,7 @@ func editTarget(id int, e curate.Edit) string {
 // the property; a number, true/false or a JSON list or object is stored
 // as such, other text as text), source, label, target.
 func formEdit(c echo.Context) (curate.Edit, error) {
-	e := curate.Edit{Op: c.FormValue("op"), Key: c.FormValue("key"), Name: c.FormValue("name"), Type: c.FormValue("type"),
+	e := curate.Edit{Op: curate.EditOp(c.FormValue("op")), Key: c.FormValue("key"), Name: c.FormValue("name"), Type: c.FormValue("type"),
 		Description: c.FormValue("description"), Source: c.FormValue("source"), Label: c.FormValue("label"), Target: c.FormValue("target")}
 	if e.Op == curate.OpSetProps {
 		name := strings.TrimSpace(c.FormValue("prop"))

@@ -13,24 +13,36 @@ import (
 	"github.com/kgstudio/kgstudio/extract/export"
 )
 
-// Edit operations (Edit.Op).
+// EditOp is an operation of an edit (Edit.Op).
+type EditOp string
+
+// Edit operations.
 const (
-	OpRename     = "rename"      // Key, Name: the node's new name (its key stays)
-	OpRetype     = "retype"      // Key, Type: the node's new type
-	OpDescribe   = "describe"    // Key, Description: the node's new description ("" clears it)
-	OpSetProps   = "set_props"   // Key, Properties: set each; a null value removes the property
-	OpDeleteNode = "delete_node" // Key: the node and every edge at it
-	OpDeleteEdge = "delete_edge" // Source, Label, Target: the edge
-	OpAddEdge    = "add_edge"    // Source, Label, Target (+ Description, Weight): a new edge
+	OpRename     EditOp = "rename"      // Key, Name: the node's new name (its key stays)
+	OpRetype     EditOp = "retype"      // Key, Type: the node's new type
+	OpDescribe   EditOp = "describe"    // Key, Description: the node's new description ("" clears it)
+	OpSetProps   EditOp = "set_props"   // Key, Properties: set each; a null value removes the property
+	OpDeleteNode EditOp = "delete_node" // Key: the node and every edge at it
+	OpDeleteEdge EditOp = "delete_edge" // Source, Label, Target: the edge
+	OpAddEdge    EditOp = "add_edge"    // Source, Label, Target (+ Description, Weight): a new edge
 )
 
 // EditOps lists the edit operations, in the order the docs give them.
-var EditOps = []string{OpRename, OpRetype, OpDescribe, OpSetProps, OpDeleteNode, OpDeleteEdge, OpAddEdge}
+var EditOps = []EditOp{OpRename, OpRetype, OpDescribe, OpSetProps, OpDeleteNode, OpDeleteEdge, OpAddEdge}
+
+// editOpNames are the edit operations' names, for messages.
+func editOpNames() []string {
+	names := make([]string, len(EditOps))
+	for i, op := range EditOps {
+		names[i] = string(op)
+	}
+	return names
+}
 
 // Edit is one change a user makes to a graph. Which fields count depends on
 // Op (see the Op constants); nodes are named by key.
 type Edit struct {
-	Op          string         `json:"op"`
+	Op          EditOp         `json:"op"`
 	Key         string         `json:"key,omitempty"`
 	Name        string         `json:"name,omitempty"`
 	Type        string         `json:"type,omitempty"`
@@ -60,7 +72,7 @@ func (e Edit) String() string {
 	case OpAddEdge:
 		return fmt.Sprintf("add edge %s -%s-> %s", e.Source, e.Label, e.Target)
 	}
-	return e.Op
+	return string(e.Op)
 }
 
 // ApplyEdits returns a copy of g with the edits applied in order, and the
@@ -71,7 +83,7 @@ func (e Edit) String() string {
 // is invalid, and the error says which edit (counted from 1) it was.
 func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, []Edit, error) {
 	if len(edits) == 0 {
-		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(EditOps, ", "))
+		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(editOpNames(), ", "))
 	}
 	out := extract.Graph{Nodes: make([]extract.Node, len(g.Nodes)), Edges: make([]extract.Edge, len(g.Edges))}
 	for i, n := range g.Nodes {
@@ -111,7 +123,7 @@ func applyEdit(g *extract.Graph, e *Edit) error {
 	case OpAddEdge:
 		return addEdge(g, e)
 	}
-	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(EditOps, ", "))
+	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(editOpNames(), ", "))
 }
 
 // editNode applies a rename, retype, describe or set_props edit to n, a
@@ -130,6 +142,8 @@ func editNode(g *extract.Graph, n *extract.Node, e *Edit) error {
 		n.Description = e.Description
 	case OpSetProps:
 		return setProps(n, e.Properties)
+	case OpDeleteNode, OpDeleteEdge, OpAddEdge:
+		// Not edits of a node's own fields (see applyEdit).
 	}
 	return nil
 }
