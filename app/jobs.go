@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +106,14 @@ type WorkerOptions struct {
 	// shorter): a killed worker's jobs run again within it plus River's
 	// rescue interval (30 s).
 	RescueAfter time.Duration
+	// Failpoint holds jobs, for tests that kill a process at a known
+	// point of a run (the environment's KGSTUDIO_FAILPOINT when empty):
+	// "final" holds every final job, "chunks:N" every chunk job from a
+	// run's N-th chunk on (counted from 0), each until its process dies
+	// (not even the job's timeout ends it, so River keeps it running for
+	// the process that takes the dead one's jobs over). Empty holds
+	// nothing.
+	Failpoint string
 }
 
 // DefaultJobTimeout and DefaultRescueAfter are the defaults of
@@ -127,7 +137,24 @@ func (o WorkerOptions) withDefaults() WorkerOptions {
 	if o.RescueAfter < o.JobTimeout {
 		o.RescueAfter = o.JobTimeout + 5*time.Second
 	}
+	if o.Failpoint == "" {
+		o.Failpoint = os.Getenv("KGSTUDIO_FAILPOINT")
+	}
 	return o
+}
+
+// holds reads a failpoint (WorkerOptions.Failpoint): whether final jobs
+// are held, and the chunk from which chunk jobs are (-1 for none).
+func holds(failpoint string) (final bool, fromChunk int) {
+	if failpoint == "final" {
+		return true, -1
+	}
+	if n, ok := strings.CutPrefix(failpoint, "chunks:"); ok {
+		if from, err := strconv.Atoi(n); err == nil && from >= 0 {
+			return false, from
+		}
+	}
+	return false, -1
 }
 
 // maxAttempts is how often a chunk is tried before it is settled failed.
@@ -153,10 +180,16 @@ type chunkWorker struct {
 	river.WorkerDefaults[chunkArgs]
 	p       *pipeline
 	timeout time.Duration
+	// holdFrom holds the jobs of a run's chunks from this one on (-1:
+	// none; see WorkerOptions.Failpoint).
+	holdFrom int
 }
 
 // Work implements river.Worker.
 func (w *chunkWorker) Work(ctx context.Context, job *river.Job[chunkArgs]) error {
+	if w.holdFrom >= 0 && job.Args.Seq+len(job.Args.refs()) > w.holdFrom {
+		select {} // until the process dies (WorkerOptions.Failpoint)
+	}
 	return w.p.workChunk(ctx, job)
 }
 
@@ -168,6 +201,8 @@ type finishWorker struct {
 	river.WorkerDefaults[finishArgs]
 	p       *pipeline
 	timeout time.Duration
+	// hold holds every final job (see WorkerOptions.Failpoint).
+	hold bool
 }
 
 // Work implements river.Worker. A final job (summaries, vectors,
@@ -179,6 +214,9 @@ type finishWorker struct {
 // on SQLite, while its heartbeat is fresh, see workFinish) and finishes
 // the version when the first one is dead.
 func (w *finishWorker) Work(ctx context.Context, job *river.Job[finishArgs]) error {
+	if w.hold {
+		select {} // until the process dies (WorkerOptions.Failpoint)
+	}
 	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() {

@@ -32,8 +32,9 @@ func (jq *jobQueue) newQueue(work bool, o WorkerOptions) (store.Queue, error) {
 	}
 	if work {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &chunkWorker{p: jq.pipe, timeout: o.JobTimeout})
-		river.AddWorker(workers, &finishWorker{p: jq.pipe, timeout: o.RescueAfter})
+		holdFinal, holdFrom := holds(o.Failpoint)
+		river.AddWorker(workers, &chunkWorker{p: jq.pipe, timeout: o.JobTimeout, holdFrom: holdFrom})
+		river.AddWorker(workers, &finishWorker{p: jq.pipe, timeout: o.RescueAfter, hold: holdFinal})
 		cfg.Workers = workers
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Concurrency}}
 	}

@@ -26,44 +26,31 @@ func TestExtract_KilledInFinalJobFinishes(t *testing.T) {
 	bin := kgstudioBinary(t)
 	corpus := testkit.Path(t, "corpora/a_christmas_carol_gutenberg24022.txt")
 	// With the dense table and its schema the final job spends a rule's
-	// budget (a second or more), so a kill after the poll sees it running
-	// lands in it even on a busy machine; before, the final job took a
-	// few milliseconds and ten tries could all miss it.
+	// budget (a second or more) when it runs.
 	args := func(data string) []string {
 		table := writeDense(t, bin, data)
 		return []string{"extract", "--data", data, "--name", "carol", "--schema", "dense", "--chunk-size", "200", "--overlap", "0", corpus, table}
 	}
-	// The final job's last moments (the version already done, its job
-	// not yet marked completed) may be what the poll sees: a kill then
-	// finds nothing to take over, and the run is tried again.
-	var killed string
-	var id int
-	for try := 1; id == 0; try++ {
-		killed = t.TempDir()
-		cmd := exec.Command(bin, args(killed)...)
-		cmd.Env = append(cmd.Environ(), "DATABASE_URL=")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitFinalJob(t, killed, func() bool { return cmd.ProcessState != nil })
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-		st := mustOpen(t, killed)
-		vs, err := unfinished(st)
-		st.Close()
-		switch {
-		case err != nil || len(vs) > 1:
-			t.Fatalf("after the kill: %d unfinished versions (%v), want the run", len(vs), err)
-		case len(vs) == 1:
-			id = vs[0].ID
-		case try == 10:
-			t.Fatalf("in %d tries the run always ended before the kill", try)
-		default:
-			t.Logf("try %d: the run ended before the kill; again", try)
-		}
+	// The extract to be killed holds its final job (a failpoint), so the
+	// kill always lands in it, whatever the machine's load.
+	killed := t.TempDir()
+	cmd := exec.Command(bin, args(killed)...)
+	cmd.Env = append(cmd.Environ(), "DATABASE_URL=", "KGSTUDIO_FAILPOINT=final")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	waitFinalJob(t, killed, func() bool { return cmd.ProcessState != nil })
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	st := mustOpen(t, killed)
+	vs, err := unfinished(st)
+	st.Close()
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("after the kill: %d unfinished versions (%v), want the run", len(vs), err)
+	}
+	id := vs[0].ID
 
 	addr := freeAddr(t)
 	srv := startServer(t, bin, killed, addr)
