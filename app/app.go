@@ -63,10 +63,10 @@ type App struct {
 	// heavy admits the requests that load whole graphs (comparisons,
 	// exports, imports) a few at a time (limits_heavy.go).
 	heavy *Gate
-	// vectors and communities are the parts of a run that queries,
-	// curation and comparisons read too.
-	vectors     *vectorizer
-	communities *communityStore
+	// Communities detects, stores and reads versions' communities.
+	Communities *Communities
+	// vectors is the part of a run that queries and curation read too.
+	vectors *vectorizer
 }
 
 // newApp builds the main application over a store (Open opens one).

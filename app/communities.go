@@ -54,22 +54,22 @@ type CommunityJSON struct {
 	ReportBy community.ReportBy `json:"report_by"`
 }
 
-// Communities splits a version's graph into communities (Louvain with
+// List splits a version's graph into communities (Louvain with
 // refinement, see extract/community) and lists one level's, largest
 // first, with their reports. A level beyond the last is invalid.
-func (q *Queries) Communities(ctx context.Context, v record.Version, level int) (CommunitiesJSON, error) {
+func (cs *Communities) List(ctx context.Context, v record.Version, level int) (CommunitiesJSON, error) {
 	// It reads the whole graph: a heavy request (see Gate), so a burst of
 	// them waits its turn instead of holding every graph at once.
-	ctx, release, err := q.a.Heavy().Enter(ctx)
+	ctx, release, err := cs.heavy.Enter(ctx)
 	if err != nil {
 		return CommunitiesJSON{}, err
 	}
 	defer release()
-	g, err := q.a.store.LoadGraph(ctx, v.ID, true)
+	g, err := cs.store.LoadGraph(ctx, v.ID, true)
 	if err != nil {
 		return CommunitiesJSON{}, err
 	}
-	r := q.a.communities.communitiesOf(ctx, v, g)
+	r := cs.communitiesOf(ctx, v, g)
 	out := CommunitiesJSON{Version: v.Label(), Levels: r.Levels, Level: level, LevelModularity: r.Modularity, Communities: []CommunityJSON{},
 		ModelReports: len(r.Reports), ReportFallbacks: r.ReportFallbacks}
 	if out.LevelModularity == nil {
@@ -82,9 +82,9 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 		return out, nil
 	}
 	out.Modularity = r.Modularity[level]
-	cs := r.Level(level)
-	reps := r.ReportsOf(cs, g)
-	for i, c := range cs {
+	comms := r.Level(level)
+	reps := r.ReportsOf(comms, g)
+	for i, c := range comms {
 		rep := reps[i]
 		if rep.Findings == nil {
 			rep.Findings = []community.Finding{}
@@ -96,18 +96,18 @@ func (q *Queries) Communities(ctx context.Context, v record.Version, level int) 
 	return out, nil
 }
 
-// CommunityMap is a version's graph drawn by community: one node per
+// Map is a version's graph drawn by community: one node per
 // community of the top level (its id "community:N", its name the title of
 // its model report, else the community's title, its degree its size),
 // and an edge between two communities for the edges between their
 // members, weighed by how many.
 // Singletons (nodes alone in their community) are left out.
-func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.Subgraph, error) {
-	g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+func (cs *Communities) Map(ctx context.Context, v record.Version) (extract.Subgraph, error) {
+	g, err := cs.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := q.a.communities.communitiesOf(ctx, v, g)
+	r := cs.communitiesOf(ctx, v, g)
 	out := extract.Subgraph{TotalNodes: len(g.Nodes), TotalEdges: len(g.Edges), Nodes: []extract.SubgraphNode{}, Edges: []extract.SubgraphEdge{}}
 	of := map[string]int{}
 	// A model's report names its community better than its top members.
@@ -148,14 +148,14 @@ func (q *Queries) CommunityMap(ctx context.Context, v record.Version) (extract.S
 	return out, nil
 }
 
-// CommunityGraph is the members of one community of the top level and
+// Graph is the members of one community of the top level and
 // the edges among them, as the graph API answers a query.
-func (q *Queries) CommunityGraph(ctx context.Context, v record.Version, id int) (extract.Subgraph, error) {
-	g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+func (cs *Communities) Graph(ctx context.Context, v record.Version, id int) (extract.Subgraph, error) {
+	g, err := cs.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return extract.Subgraph{}, err
 	}
-	r := q.a.communities.communitiesOf(ctx, v, g)
+	r := cs.communitiesOf(ctx, v, g)
 	for _, c := range r.Communities {
 		if c.ID != id {
 			continue
@@ -188,7 +188,7 @@ func communityID(id int) string { return "community:" + strconv.Itoa(id) }
 // complete, stores them with it (g is the graph when the caller holds
 // it, else it is loaded) and returns them. A failure to store is logged,
 // not returned: communities are detected again when asked.
-func (cs *communityStore) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) community.Result {
+func (cs *Communities) keepCommunities(ctx context.Context, v record.Version, g *extract.Graph) community.Result {
 	if g == nil {
 		loaded, err := cs.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
@@ -216,7 +216,7 @@ func (cs *communityStore) keepCommunities(ctx context.Context, v record.Version,
 // communitiesOf returns a version's stored communities, or detects them
 // over g (its graph) for a version that has none stored (one finished
 // before they were).
-func (cs *communityStore) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
+func (cs *Communities) communitiesOf(ctx context.Context, v record.Version, g extract.Graph) community.Result {
 	if r, ok := cs.storedCommunities(ctx, v); ok {
 		return r
 	}
@@ -225,7 +225,7 @@ func (cs *communityStore) communitiesOf(ctx context.Context, v record.Version, g
 
 // storedCommunities returns the communities stored with a version, if it
 // has them.
-func (cs *communityStore) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
+func (cs *Communities) storedCommunities(ctx context.Context, v record.Version) (community.Result, bool) {
 	r, _, ok := cs.storedCommunitiesSum(ctx, v)
 	return r, ok
 }
@@ -233,7 +233,7 @@ func (cs *communityStore) storedCommunities(ctx context.Context, v record.Versio
 // storedCommunitiesSum is storedCommunities with a digest of the stored
 // form, which names the communities in the stamps of what is built from
 // them.
-func (cs *communityStore) storedCommunitiesSum(ctx context.Context, v record.Version) (community.Result, string, bool) {
+func (cs *Communities) storedCommunitiesSum(ctx context.Context, v record.Version) (community.Result, string, bool) {
 	var r community.Result
 	data, ok, err := cs.store.Communities(ctx, v.ID)
 	if err != nil || !ok || json.Unmarshal([]byte(data), &r) != nil {

@@ -30,7 +30,7 @@ func TestCommunities_StoredWithTheVersion(t *testing.T) {
 	if want := community.Detect(g, community.Options{}); len(want.Communities) != len(stored.Communities) {
 		t.Fatalf("stored %d communities, the graph has %d", len(stored.Communities), len(want.Communities))
 	}
-	list, err := a.Queries.Communities(ctx, v, 0)
+	list, err := a.Communities.List(ctx, v, 0)
 	if err != nil || len(list.Communities) != len(stored.Level(0)) {
 		t.Fatalf("listed %d, stored %d at level 0 (%v)", len(list.Communities), len(stored.Level(0)), err)
 	}
@@ -55,15 +55,16 @@ func TestCommunities_HeavyRequest(t *testing.T) {
 	a, _, d := testApp(t, "marley.txt", "Marley was dead. Scrooge and Marley were partners in London. Bob Cratchit worked for Scrooge.")
 	v, _ := mustRun(t, a, RunRequest{Extraction: "m", Config: extract.DefaultConfig(), DocumentIDs: []int{d.ID}})
 	a.heavy = NewGate(1, 0, time.Millisecond)
+	a.Communities.heavy = a.heavy
 	_, release, err := a.Heavy().Enter(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Queries.Communities(ctx, v, 0); !IsBusy(err) {
+	if _, err := a.Communities.List(ctx, v, 0); !IsBusy(err) {
 		t.Fatalf("communities with the gate full: %v", err)
 	}
 	release()
-	if out, err := a.Queries.Communities(ctx, v, 0); err != nil || out.Version != v.Label() {
+	if out, err := a.Communities.List(ctx, v, 0); err != nil || out.Version != v.Label() {
 		t.Fatalf("communities: %+v, %v", out, err)
 	}
 }

@@ -27,24 +27,24 @@ type CommunityMemberInfo struct {
 	Size  int    `json:"size"`
 }
 
-// CommunityMembers lists a version's communities of one level (0 is the
+// Members lists a version's communities of one level (0 is the
 // coarsest) with each node's, from the communities stored with the
 // version (detected over its graph when none are). A level beyond the
 // last is invalid.
-func (q *Queries) CommunityMembers(ctx context.Context, v record.Version, level int) (CommunityMembersJSON, error) {
-	r, ok := q.a.communities.storedCommunities(ctx, v)
+func (cs *Communities) Members(ctx context.Context, v record.Version, level int) (CommunityMembersJSON, error) {
+	r, ok := cs.storedCommunities(ctx, v)
 	if !ok {
 		// Detecting them reads the whole graph: a heavy request.
-		ctx, release, err := q.a.Heavy().Enter(ctx)
+		ctx, release, err := cs.heavy.Enter(ctx)
 		if err != nil {
 			return CommunityMembersJSON{}, err
 		}
 		defer release()
-		g, err := q.a.store.LoadGraph(ctx, v.ID, false)
+		g, err := cs.store.LoadGraph(ctx, v.ID, false)
 		if err != nil {
 			return CommunityMembersJSON{}, err
 		}
-		r = q.a.communities.communitiesOf(ctx, v, g)
+		r = cs.communitiesOf(ctx, v, g)
 	}
 	out := CommunityMembersJSON{Levels: r.Levels, Level: level, Communities: []CommunityMemberInfo{}, Members: map[string]int{}}
 	if level < 0 || (level > 0 && level >= r.Levels) {

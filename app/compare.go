@@ -170,7 +170,7 @@ func (s *Comparisons) compareVersions(ctx context.Context, va, vb record.Version
 		return c, err
 	}
 	c.Result = diff.Compare(c.GA, c.GB, c.Options)
-	ra, rb := s.a.communities.communitiesOf(ctx, va, c.GA), s.a.communities.communitiesOf(ctx, vb, c.GB)
+	ra, rb := s.a.Communities.communitiesOf(ctx, va, c.GA), s.a.Communities.communitiesOf(ctx, vb, c.GB)
 	c.Communities = compareCommunities(ra, rb, c.GA, c.GB, c.Result, c.Options)
 	return c, nil
 }

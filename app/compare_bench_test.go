@@ -129,8 +129,8 @@ func BenchmarkCompare(b *testing.B) {
 			// As a run, an import, an edit or a merge leaves them: with
 			// their communities stored, which cold detects otherwise.
 			b.Run(fmt.Sprintf("%dk/%s/cold-stored-communities", n/1000, be), func(b *testing.B) {
-				ap.communities.keepCommunities(ctx, va, &ga)
-				ap.communities.keepCommunities(ctx, vb, &gb)
+				ap.Communities.keepCommunities(ctx, va, &ga)
+				ap.Communities.keepCommunities(ctx, vb, &gb)
 				for i := 0; i < b.N; i++ {
 					if _, err := ap.compareUncached(ctx, va.ID, vb.ID, diff.Options{}); err != nil {
 						b.Fatal(err)

@@ -20,7 +20,7 @@ type Curation struct {
 	log         *slog.Logger
 	heavy       *Gate
 	vectors     *vectorizer
-	communities *communityStore
+	communities *Communities
 	// A version curation makes is laid out and indexed for questions at
 	// once when this process runs workers (see written).
 	runs    *Runs

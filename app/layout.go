@@ -132,7 +132,7 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 		}
 	}
 	if hints.Group == nil {
-		hints.Group = communityGroups(len(g.Nodes), index, l.a.communities.communitiesOf(ctx, v, g))
+		hints.Group = communityGroups(len(g.Nodes), index, l.a.Communities.communitiesOf(ctx, v, g))
 	}
 	res := layout.RunWith(len(g.Nodes), x, y, edges, hints)
 	keys := make([]string, len(g.Nodes))

@@ -233,7 +233,7 @@ func (q *Queries) dialogueSides(ctx context.Context, v record.Version, stp *reco
 // lexical index's), and ranks them by their reports' vectors too.
 func (q *Queries) communityLoader(v record.Version, stamp string, stp *record.VectorStats, corpus *query.Corpus) func(context.Context) error {
 	return func(ctx context.Context) error {
-		r, sum, ok := q.a.communities.storedCommunitiesSum(ctx, v)
+		r, sum, ok := q.a.Communities.storedCommunitiesSum(ctx, v)
 		if !ok {
 			return nil // global search detects them (query.Corpus)
 		}

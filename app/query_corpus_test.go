@@ -50,7 +50,7 @@ func TestApp_LexicalIndexStored(t *testing.T) {
 	if err != nil || !ok || len(lex) == 0 {
 		t.Fatalf("the lexical index was not stored (%t, %v)", ok, err)
 	}
-	_, sum, ok := a.communities.storedCommunitiesSum(ctx, v)
+	_, sum, ok := a.Communities.storedCommunitiesSum(ctx, v)
 	if !ok {
 		t.Fatal("the run stored no communities")
 	}

@@ -66,7 +66,7 @@ func reportTargets(r community.Result, nodes, max int) [][]community.Community {
 // with the communities. An answer that cannot be read, or a call that
 // fails, leaves that community's offline report, counted in the stored
 // ReportFallbacks and logged; only a canceled context fails the step.
-func (cs *communityStore) writeReports(ctx context.Context, v record.Version, r community.Result) error {
+func (cs *Communities) writeReports(ctx context.Context, v record.Version, r community.Result) error {
 	client, _, err := cs.models.client(ctx, v.Config)
 	if err != nil {
 		return err

@@ -89,12 +89,12 @@ func modelReportRun(t *testing.T, a *App, st *store.Store) record.Version {
 // modelReports lists the communities of every level with model reports.
 func modelReports(t *testing.T, a *App, v record.Version) (all []CommunityJSON, fallbacks int) {
 	t.Helper()
-	first, err := a.Queries.Communities(context.Background(), v, 0)
+	first, err := a.Communities.List(context.Background(), v, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for l := range first.Levels {
-		out, err := a.Queries.Communities(context.Background(), v, l)
+		out, err := a.Communities.List(context.Background(), v, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestReports_WrittenByTheModel(t *testing.T) {
 			t.Fatalf("usage: %d calls (%d cached), %d prompt tokens; the provider had %d", v.Calls, v.CachedCalls, v.PromptTokens, calls)
 		}
 		// The graph drawn by community names them by their reports.
-		m, err := a.Queries.CommunityMap(context.Background(), v)
+		m, err := a.Communities.Map(context.Background(), v)
 		if err != nil || len(m.Nodes) == 0 || m.Nodes[0].Name != "The engine makers of London" {
 			t.Fatalf("community map %+v (%v)", m.Nodes, err)
 		}

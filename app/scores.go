@@ -415,7 +415,7 @@ func (s *Scores) graphMeasures(ctx context.Context, v record.Version, vs *Versio
 		types[n.Type] = true
 	}
 	m["types"] = float64(len(types))
-	if r, ok := s.a.communities.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
+	if r, ok := s.a.Communities.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
 		m["modularity"] = round3(r.Modularity[0])
 	}
 	dups, err := s.a.Curation.Duplicates(ctx, v)

@@ -47,7 +47,7 @@ type pipeline struct {
 	queue       *jobQueue
 	models      *Models
 	vectors     *vectorizer
-	communities *communityStore
+	communities *Communities
 	versions    *Versions
 	documents   *Documents
 	queries     *Queries
@@ -82,15 +82,18 @@ type vectorizer struct {
 	log         *slog.Logger
 	models      *Models
 	versions    *Versions
-	communities *communityStore
+	communities *Communities
 }
 
-// communityStore detects, stores and reads a version's communities and
-// writes their reports (communities.go, reports.go).
-type communityStore struct {
+// Communities detects, stores and reads versions' communities, writes
+// their reports and shows them (communities.go, community_members.go,
+// reports.go).
+type Communities struct {
 	store  *store.Store
 	log    *slog.Logger
 	models *Models
+	// heavy admits the views that load whole graphs a few at a time.
+	heavy *Gate
 }
 
 // newServices builds a workspace's services over its store: p are the
@@ -99,7 +102,7 @@ type communityStore struct {
 func (a *App) newServices(p Providers, shared *models, gates *store.Store) {
 	st, log := a.store, a.log
 	a.Models = &Models{store: st, providers: p, models: shared, gates: gates, versions: a.Versions}
-	comm := &communityStore{store: st, log: log, models: a.Models}
+	comm := &Communities{store: st, log: log, models: a.Models, heavy: a.heavy}
 	vec := &vectorizer{store: st, log: log, models: a.Models, versions: a.Versions, communities: comm}
 	state := &runs{jobDocs: lru.New[docKey, *cachedDoc](docCacheSize), jobRuns: lru.New[int, *jobRun](docCacheSize)}
 	q := &jobQueue{store: st, log: log, runs: state}
@@ -108,7 +111,7 @@ func (a *App) newServices(p Providers, shared *models, gates *store.Store) {
 	q.pipe = pipe
 	a.Runs = &Runs{store: st, log: log, models: a.Models, schemas: a.Schemas, site: a.site,
 		runs: state, queue: q, pipe: pipe}
-	a.vectors, a.communities = vec, comm
+	a.vectors, a.Communities = vec, comm
 	a.Curation = &Curation{store: st, log: log, heavy: a.heavy, vectors: vec, communities: comm,
 		runs: a.Runs, layouts: a.Layouts, queries: a.Queries}
 }

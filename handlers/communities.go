@@ -35,7 +35,7 @@ func (h *Handler) communities(c echo.Context) (record.Version, app.CommunitiesJS
 	if err != nil {
 		return v, app.CommunitiesJSON{}, err
 	}
-	out, err := h.appOf(c).Queries.Communities(c.Request().Context(), v, level)
+	out, err := h.appOf(c).Communities.List(c.Request().Context(), v, level)
 	return v, out, err
 }
 
@@ -51,7 +51,7 @@ func (h *Handler) communityMembersAPI(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.appOf(c).Queries.CommunityMembers(c.Request().Context(), v, level)
+	out, err := h.appOf(c).Communities.Members(c.Request().Context(), v, level)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 	// The graph by community (view=communities), or one community's
 	// members (community=ID).
 	if c.QueryParam("view") == "communities" {
-		res, err := h.appOf(c).Queries.CommunityMap(ctx, v)
+		res, err := h.appOf(c).Communities.Map(ctx, v)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (h *Handler) graphAPI(c echo.Context) error {
 		if err != nil || n < 0 {
 			return extract.Errorf(extract.KindInvalid, "community must be a community's id (a number)")
 		}
-		res, err := h.appOf(c).Queries.CommunityGraph(ctx, v, n)
+		res, err := h.appOf(c).Communities.Graph(ctx, v, n)
 		if err != nil {
 			return err
 		}

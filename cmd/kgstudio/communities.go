@@ -27,7 +27,7 @@ func cmdCommunities(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer a.Close()
-	out, err := a.Queries.Communities(ctx, v, *level)
+	out, err := a.Communities.List(ctx, v, *level)
 	if err != nil {
 		return err
 	}
