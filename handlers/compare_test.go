@@ -301,16 +301,12 @@ func TestCompare_Browser(t *testing.T) {
 		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		t.Fatalf("the graph did not settle: %v", err)
 	}
-	type counts struct {
-		Added, Removed, Changed, Unchanged int
-		Settled                            bool
-	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`window.kgCompare.counts()`))
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[compareCounts](`window.kgCompare.counts()`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := res.Summary.Nodes
-	want := counts{Added: n.Added, Removed: n.Removed, Changed: n.Changed, Unchanged: n.Unchanged, Settled: true}
+	want := compareCounts{Added: n.Added, Removed: n.Removed, Changed: n.Changed, Unchanged: n.Unchanged, Settled: true}
 	if got != want {
 		t.Errorf("drawn colours %+v, diff %+v", got, want)
 	}
@@ -333,23 +329,7 @@ func TestCompare_Browser(t *testing.T) {
 	}
 	shoot("compare-union.png")
 
-	// Side by side: both graphs drawn, version a without the added nodes.
-	split, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(function(){
-		document.getElementById('cmp-layout').click();
-		return [document.querySelectorAll('#cmp-left canvas').length, document.querySelectorAll('#cmp-right canvas').length,
-			document.getElementById('cmp-union').hidden ? 1 : 0]; })()`))
-	if err != nil || len(split) != 3 || split[0] == 0 || split[1] == 0 || split[2] != 1 {
-		t.Errorf("side by side: %v %v", split, err)
-	}
-	// Each panel says which version it draws.
-	caps, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['cmp-left', 'cmp-right'].map(function (id) {
-		return getComputedStyle(document.getElementById(id), '::before').content; })`))
-	if err != nil || len(caps) != 2 || !strings.Contains(caps[0], "A · ") || !strings.Contains(caps[1], "B · ") {
-		t.Errorf("the panels are captioned %q (%v)", caps, err)
-	}
-	if err := forPicture(ctx, 1500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	checkCompareSideBySide(t, ctx)
 	shoot("compare-split.png")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById('cmp-layout').click(), true`)); err != nil {
 		t.Fatal(err)
@@ -369,6 +349,52 @@ func TestCompare_Browser(t *testing.T) {
 		}
 	}
 
+	checkCompareNamedAndSearch(t, ctx)
+
+	// Differences only hides the unchanged nodes.
+	diffOnly, err := chromedp.Run(ctx, chromedp.Evaluate[compareCounts](`(function(){
+		var c = document.getElementById('cmp-diff-only'); c.click(); return window.kgCompare.counts(); })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffOnly.Unchanged != 0 || diffOnly.Added != n.Added {
+		t.Errorf("differences only draws %+v", diffOnly)
+	}
+
+	shoot("compare-diff-only.png")
+}
+
+// compareCounts is how many nodes the compare page draws in each colour, and whether its layout settled.
+type compareCounts struct {
+	Added, Removed, Changed, Unchanged int
+	Settled                            bool
+}
+
+// checkCompareSideBySide checks the side-by-side layout draws both captioned graphs and hides the union, and waits for a picture of it.
+func checkCompareSideBySide(t *testing.T, ctx context.Context) {
+	t.Helper()
+	// Side by side: both graphs drawn, version a without the added nodes.
+	split, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(function(){
+		document.getElementById('cmp-layout').click();
+		return [document.querySelectorAll('#cmp-left canvas').length, document.querySelectorAll('#cmp-right canvas').length,
+			document.getElementById('cmp-union').hidden ? 1 : 0]; })()`))
+	if err != nil || len(split) != 3 || split[0] == 0 || split[1] == 0 || split[2] != 1 {
+		t.Errorf("side by side: %v %v", split, err)
+	}
+	// Each panel says which version it draws.
+	caps, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['cmp-left', 'cmp-right'].map(function (id) {
+		return getComputedStyle(document.getElementById(id), '::before').content; })`))
+	if err != nil || len(caps) != 2 || !strings.Contains(caps[0], "A · ") || !strings.Contains(caps[1], "B · ") {
+		t.Errorf("the panels are captioned %q (%v)", caps, err)
+	}
+	if err := forPicture(ctx, 1500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkCompareNamedAndSearch checks nodes are named at the default zoom, and the search box selects a node by name or says none matched.
+func checkCompareNamedAndSearch(t *testing.T, ctx context.Context) {
+	t.Helper()
 	// The best-connected nodes are named at the default zoom, and the
 	// search box finds a node by name and selects it.
 	named, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgCompare.named().length`))
@@ -403,16 +429,4 @@ func TestCompare_Browser(t *testing.T) {
 	if msg, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="compare-search-msg"]`))); err != nil || !strings.Contains(msg, "No node named") {
 		t.Errorf("a search that finds nothing says %q (%v)", msg, err)
 	}
-
-	// Differences only hides the unchanged nodes.
-	diffOnly, err := chromedp.Run(ctx, chromedp.Evaluate[counts](`(function(){
-		var c = document.getElementById('cmp-diff-only'); c.click(); return window.kgCompare.counts(); })()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diffOnly.Unchanged != 0 || diffOnly.Added != n.Added {
-		t.Errorf("differences only draws %+v", diffOnly)
-	}
-
-	shoot("compare-diff-only.png")
 }

@@ -230,90 +230,9 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 		}
 	})
 
-	t.Run("TimelineAPI", func(t *testing.T) {
-		if tl.Finished != len(tl.Turns) || tl.MeanCoverage <= 0 || tl.MeanCoverage > 1 {
-			t.Errorf("finished %d of %d, mean coverage %v", tl.Finished, len(tl.Turns), tl.MeanCoverage)
-		}
-		if tl.Totals["add_node"] == 0 || tl.Totals["add_relation"] == 0 || tl.Totals["update_node"] == 0 {
-			t.Errorf("totals %v, want adds, updates and relations", tl.Totals)
-		}
-		for i, tr := range tl.Turns {
-			if tr.Turn != i || tr.Chunk != i || tr.DocumentID != locomo.ID || !tr.Done {
-				t.Fatalf("turn %d = %+v", i, tr)
-			}
-		}
-		var one turnJSON
-		if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/1", v.ID), &one); code != http.StatusOK {
-			t.Fatalf("turn API: status %d", code)
-		}
-		if one.Turn != 1 || one.Segment.Index != 1 || !strings.Contains(one.Segment.User, "LGBTQ") || len(one.Operations) == 0 {
-			t.Errorf("turn 1 = turn %d, segment %d %q, %d ops", one.Turn, one.Segment.Index, one.Segment.User, len(one.Operations))
-		}
-		var last turnJSON
-		dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)-1), &last)
-		if len(last.Graph.Nodes) <= len(one.Graph.Nodes) {
-			t.Errorf("graph grows from %d nodes at turn 1 to %d at the end", len(one.Graph.Nodes), len(last.Graph.Nodes))
-		}
-		touched := 0
-		for _, n := range one.Graph.Nodes {
-			if n.Touched {
-				touched++
-			}
-		}
-		if touched == 0 {
-			t.Error("turn 1 touched no node of its graph")
-		}
-		if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)), &last); code != http.StatusNotFound {
-			t.Errorf("turn past the end: status %d, want 404", code)
-		}
-	})
+	t.Run("TimelineAPI", func(t *testing.T) { checkLoCoMoTimelineAPI(t, a, v, locomo.ID, tl) })
 
-	t.Run("TimelinePage", func(t *testing.T) {
-		resp, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=1", v.ID))
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		if got := dlgCount(doc, "[data-testid=turn-row]"); got != min(len(tl.Turns), 200) {
-			t.Errorf("%d turn rows, want %d (a page of at most 200)", got, min(len(tl.Turns), 200))
-		}
-		det := doc.Find("[data-testid=turn-detail]")
-		if det.AttrOr("data-turn", "") != "1" {
-			t.Errorf("detail shows turn %q", det.AttrOr("data-turn", ""))
-		}
-		if !hasText(det.Find("[data-testid=turn-user]"), "LGBTQ support group") || !hasText(det.Find("[data-testid=turn-assistant]"), "Melanie") {
-			t.Error("turn text missing")
-		}
-		if dlgCount(det.Find("[data-testid=operations]"), "[data-testid=operation]") == 0 {
-			t.Error("no operations listed for turn 1")
-		}
-		if !hasText(det.Find("[data-testid=count-add_node]"), "add_node") {
-			t.Error("no add_node count")
-		}
-		cov := strings.TrimSuffix(det.Find("[data-testid=turn-coverage-detail]").Text(), "%")
-		if n, err := strconv.Atoi(cov); err != nil || n <= 0 {
-			t.Errorf("turn coverage %q", cov)
-		}
-		if mc := doc.Find("[data-testid=mean-coverage]").Text(); mc == "" || mc == "0%" {
-			t.Errorf("mean coverage %q", mc)
-		}
-		var g struct {
-			Turn  int               `json:"turn"`
-			Nodes []json.RawMessage `json:"nodes"`
-			Links []json.RawMessage `json:"links"`
-		}
-		if err := json.Unmarshal([]byte(det.Find("script#timeline-graph").Text()), &g); err != nil {
-			t.Fatalf("graph data: %v", err)
-		}
-		if g.Turn != 1 || len(g.Nodes) < 20 || len(g.Links) == 0 {
-			t.Errorf("graph of turn %d: %d nodes, %d links", g.Turn, len(g.Nodes), len(g.Links))
-		}
-		if doc.Find("[data-testid=turn-prev]").AttrOr("href", "") == "" || doc.Find("[data-testid=turn-next]").AttrOr("href", "") == "" {
-			t.Error("prev/next links missing")
-		}
-		if doc.Find("[data-testid=turn-range]").AttrOr("max", "") != strconv.Itoa(len(tl.Turns)-1) {
-			t.Error("slider range does not span the turns")
-		}
-	})
+	t.Run("TimelinePage", func(t *testing.T) { checkLoCoMoTimelinePage(t, a, v, tl) })
 
 	t.Run("NotADialogueRun", func(t *testing.T) {
 		text := a.MustExtract(t, "prose", "prose.txt", "Marie Curie worked in Paris with Pierre Curie.", extract.DefaultConfig())
@@ -322,6 +241,95 @@ func TestDialogueRun_NLPOffline(t *testing.T) {
 			t.Errorf("timeline of a text run: status %d, want 400", resp.StatusCode)
 		}
 	})
+}
+
+// checkLoCoMoTimelineAPI checks v's timeline tl covers every turn of document docID, and the turn API serves turn 1, the last turn and 404 past it.
+func checkLoCoMoTimelineAPI(t *testing.T, a *testApp, v record.Version, docID int, tl timelineJSON) {
+	t.Helper()
+	if tl.Finished != len(tl.Turns) || tl.MeanCoverage <= 0 || tl.MeanCoverage > 1 {
+		t.Errorf("finished %d of %d, mean coverage %v", tl.Finished, len(tl.Turns), tl.MeanCoverage)
+	}
+	if tl.Totals["add_node"] == 0 || tl.Totals["add_relation"] == 0 || tl.Totals["update_node"] == 0 {
+		t.Errorf("totals %v, want adds, updates and relations", tl.Totals)
+	}
+	for i, tr := range tl.Turns {
+		if tr.Turn != i || tr.Chunk != i || tr.DocumentID != docID || !tr.Done {
+			t.Fatalf("turn %d = %+v", i, tr)
+		}
+	}
+	var one turnJSON
+	if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/1", v.ID), &one); code != http.StatusOK {
+		t.Fatalf("turn API: status %d", code)
+	}
+	if one.Turn != 1 || one.Segment.Index != 1 || !strings.Contains(one.Segment.User, "LGBTQ") || len(one.Operations) == 0 {
+		t.Errorf("turn 1 = turn %d, segment %d %q, %d ops", one.Turn, one.Segment.Index, one.Segment.User, len(one.Operations))
+	}
+	var last turnJSON
+	dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)-1), &last)
+	if len(last.Graph.Nodes) <= len(one.Graph.Nodes) {
+		t.Errorf("graph grows from %d nodes at turn 1 to %d at the end", len(one.Graph.Nodes), len(last.Graph.Nodes))
+	}
+	touched := 0
+	for _, n := range one.Graph.Nodes {
+		if n.Touched {
+			touched++
+		}
+	}
+	if touched == 0 {
+		t.Error("turn 1 touched no node of its graph")
+	}
+	if code := dlgJSON(t, a, fmt.Sprintf("/api/versions/%d/timeline/%d", v.ID, len(tl.Turns)), &last); code != http.StatusNotFound {
+		t.Errorf("turn past the end: status %d, want 404", code)
+	}
+}
+
+// checkLoCoMoTimelinePage checks v's timeline page at turn 1 lists the turns and shows turn 1's text, operations, coverage, graph and navigation.
+func checkLoCoMoTimelinePage(t *testing.T, a *testApp, v record.Version, tl timelineJSON) {
+	t.Helper()
+	resp, doc := a.Get(t, fmt.Sprintf("/versions/%d/timeline?turn=1", v.ID))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if got := dlgCount(doc, "[data-testid=turn-row]"); got != min(len(tl.Turns), 200) {
+		t.Errorf("%d turn rows, want %d (a page of at most 200)", got, min(len(tl.Turns), 200))
+	}
+	det := doc.Find("[data-testid=turn-detail]")
+	if det.AttrOr("data-turn", "") != "1" {
+		t.Errorf("detail shows turn %q", det.AttrOr("data-turn", ""))
+	}
+	if !hasText(det.Find("[data-testid=turn-user]"), "LGBTQ support group") || !hasText(det.Find("[data-testid=turn-assistant]"), "Melanie") {
+		t.Error("turn text missing")
+	}
+	if dlgCount(det.Find("[data-testid=operations]"), "[data-testid=operation]") == 0 {
+		t.Error("no operations listed for turn 1")
+	}
+	if !hasText(det.Find("[data-testid=count-add_node]"), "add_node") {
+		t.Error("no add_node count")
+	}
+	cov := strings.TrimSuffix(det.Find("[data-testid=turn-coverage-detail]").Text(), "%")
+	if n, err := strconv.Atoi(cov); err != nil || n <= 0 {
+		t.Errorf("turn coverage %q", cov)
+	}
+	if mc := doc.Find("[data-testid=mean-coverage]").Text(); mc == "" || mc == "0%" {
+		t.Errorf("mean coverage %q", mc)
+	}
+	var g struct {
+		Turn  int               `json:"turn"`
+		Nodes []json.RawMessage `json:"nodes"`
+		Links []json.RawMessage `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(det.Find("script#timeline-graph").Text()), &g); err != nil {
+		t.Fatalf("graph data: %v", err)
+	}
+	if g.Turn != 1 || len(g.Nodes) < 20 || len(g.Links) == 0 {
+		t.Errorf("graph of turn %d: %d nodes, %d links", g.Turn, len(g.Nodes), len(g.Links))
+	}
+	if doc.Find("[data-testid=turn-prev]").AttrOr("href", "") == "" || doc.Find("[data-testid=turn-next]").AttrOr("href", "") == "" {
+		t.Error("prev/next links missing")
+	}
+	if doc.Find("[data-testid=turn-range]").AttrOr("max", "") != strconv.Itoa(len(tl.Turns)-1) {
+		t.Error("slider range does not span the turns")
+	}
 }
 
 func TestDialogueRun_MemoryBankCollection(t *testing.T) {

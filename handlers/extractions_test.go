@@ -56,57 +56,7 @@ func TestExtractions_RunFromForm(t *testing.T) {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
 	})
-	t.Run("SameRefusalEverywhere", func(t *testing.T) {
-		// The form and the JSON API refuse bad settings with
-		// extract.Config.Validate's message (the CLI test checks the CLI).
-		cases := []struct {
-			form url.Values
-			cfg  func(*extract.Config)
-		}{
-			{url.Values{"chunk_size": {"10"}, "overlap": {"20"}, "concurrency": {"1000"}}, func(c *extract.Config) { c.ChunkSize, c.Overlap, c.Concurrency = 10, 20, 1000 }},
-			{url.Values{"overlap": {"2000"}}, func(c *extract.Config) { c.Overlap = 2000 }},
-			{url.Values{"concurrency": {"1000"}}, func(c *extract.Config) { c.Concurrency = 1000 }},
-			{url.Values{"max_gleaning": {"9"}}, func(c *extract.Config) { c.MaxGleaning = 9 }},
-			{url.Values{"strategy": {"bogus"}}, func(c *extract.Config) { c.Strategy = "bogus" }},
-		}
-		for _, tc := range cases {
-			cfg := extract.DefaultConfig()
-			tc.cfg(&cfg)
-			want := extract.MessageOf(cfg.Validate())
-			if want == "" {
-				t.Fatalf("%v: Validate accepts it", tc.form)
-			}
-			form := url.Values{"name": {"bad"}, "doc": {fmt.Sprint(d.ID)}, "strategy": {"nlp"}}
-			for k, v := range tc.form {
-				form[k] = v
-			}
-			resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", form)
-			if err != nil {
-				t.Fatal(err)
-			}
-			page, err := goquery.NewDocumentFromReader(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.TrimSpace(page.Find(`[data-testid="form-error"]`).Text()); resp.StatusCode != http.StatusUnprocessableEntity || got != want {
-				t.Errorf("form %v: %d %q, want 422 %q", tc.form, resp.StatusCode, got, want)
-			}
-			req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/api/extractions", strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("Accept", "application/json")
-			resp, err = http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var body struct{ Error string }
-			_ = json.NewDecoder(resp.Body).Decode(&body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || body.Error != want {
-				t.Errorf("API %v: %d %q, want %q", tc.form, resp.StatusCode, body.Error, want)
-			}
-		}
-	})
+	t.Run("SameRefusalEverywhere", func(t *testing.T) { checkSameRefusalEverywhere(t, a, d.ID) })
 	var versionURL string
 	t.Run("Start", func(t *testing.T) {
 		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", url.Values{"name": {"lincoln"}, "doc": {fmt.Sprint(d.ID)},
@@ -120,39 +70,7 @@ func TestExtractions_RunFromForm(t *testing.T) {
 		}
 		versionURL = resp.Header.Get("Location")
 	})
-	t.Run("ProgressThenResults", func(t *testing.T) {
-		var id int
-		fmt.Sscanf(versionURL, "/versions/%d", &id)
-		if v := waitVersion(t, a, id); v.Status != record.StatusDone {
-			t.Fatalf("run %s: %s", v.Status, v.Error)
-		}
-		_, progress := a.Get(t, versionURL+"/progress")
-		if status, _ := progress.Find(`[data-testid="progress"]`).Attr("data-status"); status != "done" {
-			t.Fatalf("progress says %q: %s", status, progress.Text())
-		}
-		_, doc := a.Get(t, versionURL)
-		names := doc.Find(`[data-testid="nodes"] tbody tr`).Text()
-		for _, want := range []string{"Abraham Lincoln", "Illinois", "Mary Todd"} {
-			if !strings.Contains(names, want) {
-				t.Errorf("node %q missing from %q", want, names)
-			}
-		}
-		if strings.Contains(names, "\nLincoln\n") {
-			t.Error("Lincoln was not merged into Abraham Lincoln")
-		}
-		if doc.Find(`[data-testid="chunks"] tbody tr`).Length() < 2 {
-			t.Fatal("chunks missing")
-		}
-		if doc.Find(`[data-testid="node-types"] tr`).Length() == 0 {
-			t.Fatal("counts by type missing")
-		}
-		_, filtered := a.Get(t, versionURL+"?type=Location")
-		filtered.Find(`[data-testid="nodes"] tbody tr td:nth-child(2)`).Each(func(_ int, s *goquery.Selection) {
-			if strings.TrimSpace(s.Text()) != "Location" {
-				t.Errorf("type filter let %q through", s.Text())
-			}
-		})
-	})
+	t.Run("ProgressThenResults", func(t *testing.T) { checkProgressThenResults(t, a, versionURL) })
 	t.Run("ChunkHighlightsMentions", func(t *testing.T) {
 		_, doc := a.Get(t, fmt.Sprintf("%s/chunks/%d/0", versionURL, d.ID))
 		marks := doc.Find(`[data-testid="mention"]`)
@@ -176,6 +94,96 @@ func TestExtractions_RunFromForm(t *testing.T) {
 		}
 		if _, ok := doc.Find(`input[name="doc"]`).Attr("checked"); !ok {
 			t.Fatal("document not pre-checked")
+		}
+	})
+}
+
+// checkSameRefusalEverywhere checks the form and the JSON API refuse bad settings for document docID with Validate's message.
+func checkSameRefusalEverywhere(t *testing.T, a *testApp, docID int) {
+	t.Helper()
+	// The form and the JSON API refuse bad settings with
+	// extract.Config.Validate's message (the CLI test checks the CLI).
+	cases := []struct {
+		form url.Values
+		cfg  func(*extract.Config)
+	}{
+		{url.Values{"chunk_size": {"10"}, "overlap": {"20"}, "concurrency": {"1000"}}, func(c *extract.Config) { c.ChunkSize, c.Overlap, c.Concurrency = 10, 20, 1000 }},
+		{url.Values{"overlap": {"2000"}}, func(c *extract.Config) { c.Overlap = 2000 }},
+		{url.Values{"concurrency": {"1000"}}, func(c *extract.Config) { c.Concurrency = 1000 }},
+		{url.Values{"max_gleaning": {"9"}}, func(c *extract.Config) { c.MaxGleaning = 9 }},
+		{url.Values{"strategy": {"bogus"}}, func(c *extract.Config) { c.Strategy = "bogus" }},
+	}
+	for _, tc := range cases {
+		cfg := extract.DefaultConfig()
+		tc.cfg(&cfg)
+		want := extract.MessageOf(cfg.Validate())
+		if want == "" {
+			t.Fatalf("%v: Validate accepts it", tc.form)
+		}
+		form := url.Values{"name": {"bad"}, "doc": {fmt.Sprint(docID)}, "strategy": {"nlp"}}
+		for k, v := range tc.form {
+			form[k] = v
+		}
+		resp, err := noRedirect.PostForm(a.Server.URL+"/extractions", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(page.Find(`[data-testid="form-error"]`).Text()); resp.StatusCode != http.StatusUnprocessableEntity || got != want {
+			t.Errorf("form %v: %d %q, want 422 %q", tc.form, resp.StatusCode, got, want)
+		}
+		req, _ := http.NewRequest(http.MethodPost, a.Server.URL+"/api/extractions", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Error string }
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || body.Error != want {
+			t.Errorf("API %v: %d %q, want %q", tc.form, resp.StatusCode, body.Error, want)
+		}
+	}
+}
+
+// checkProgressThenResults checks the run at versionURL finishes, its progress says done, and its page lists merged nodes, chunks and types.
+func checkProgressThenResults(t *testing.T, a *testApp, versionURL string) {
+	t.Helper()
+	var id int
+	fmt.Sscanf(versionURL, "/versions/%d", &id)
+	if v := waitVersion(t, a, id); v.Status != record.StatusDone {
+		t.Fatalf("run %s: %s", v.Status, v.Error)
+	}
+	_, progress := a.Get(t, versionURL+"/progress")
+	if status, _ := progress.Find(`[data-testid="progress"]`).Attr("data-status"); status != "done" {
+		t.Fatalf("progress says %q: %s", status, progress.Text())
+	}
+	_, doc := a.Get(t, versionURL)
+	names := doc.Find(`[data-testid="nodes"] tbody tr`).Text()
+	for _, want := range []string{"Abraham Lincoln", "Illinois", "Mary Todd"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("node %q missing from %q", want, names)
+		}
+	}
+	if strings.Contains(names, "\nLincoln\n") {
+		t.Error("Lincoln was not merged into Abraham Lincoln")
+	}
+	if doc.Find(`[data-testid="chunks"] tbody tr`).Length() < 2 {
+		t.Fatal("chunks missing")
+	}
+	if doc.Find(`[data-testid="node-types"] tr`).Length() == 0 {
+		t.Fatal("counts by type missing")
+	}
+	_, filtered := a.Get(t, versionURL+"?type=Location")
+	filtered.Find(`[data-testid="nodes"] tbody tr td:nth-child(2)`).Each(func(_ int, s *goquery.Selection) {
+		if strings.TrimSpace(s.Text()) != "Location" {
+			t.Errorf("type filter let %q through", s.Text())
 		}
 	})
 }

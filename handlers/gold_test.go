@@ -78,42 +78,7 @@ func TestGold_Import(t *testing.T) {
 	a := MustApp(t)
 	ctx := context.Background()
 
-	t.Run("WebNLGWithRun", func(t *testing.T) {
-		resp := postGold(t, a, map[string]string{"name": "webnlg", "format": "webnlg", "limit": "10", "run": "1"},
-			map[string][]byte{"file": testkit.Read(t, "gold/webnlg2020_text2rdf_seen_first200.xml")})
-		if resp.StatusCode != http.StatusSeeOther {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		loc, err := url.Parse(resp.Header.Get("Location"))
-		if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" || loc.Query().Get("ignore_labels") != "1" {
-			t.Fatalf("redirect to %q", resp.Header.Get("Location"))
-		}
-		ref, err := a.App.Versions.ByLabel(ctx, "webnlg", 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ref.Reference || ref.Status != record.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
-			t.Fatalf("reference version: %+v", ref)
-		}
-		run, err := a.App.Versions.ByLabel(ctx, "webnlg", 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(run.DocumentIDs) != 1 || run.DocumentIDs[0] != ref.DocumentIDs[0] {
-			t.Errorf("the run covers %v, the gold %v", run.DocumentIDs, ref.DocumentIDs)
-		}
-		if v := waitVersion(t, a, run.ID); v.Status != record.StatusDone {
-			t.Fatalf("run %s: %s", v.Status, v.Error)
-		}
-		_, doc := a.Get(t, loc.String())
-		if doc.Find(`[data-testid="score"]`).Length() != 1 || !hasText(doc.Find(`[data-testid="score"]`), "webnlg@1") {
-			t.Error("no score against the imported reference")
-		}
-		if doc.Find(`[data-testid="reference-a"]`).Length() != 1 {
-			t.Error("side a not shown as the reference")
-		}
-		checkGoldComparison(t, doc)
-	})
+	t.Run("WebNLGWithRun", func(t *testing.T) { checkGoldWebNLGWithRun(t, a) })
 
 	t.Run("DocREDWithRun", func(t *testing.T) {
 		resp := postGold(t, a, map[string]string{"name": "docred-run", "format": "docred", "limit": "3", "run": "1"},
@@ -195,4 +160,44 @@ func TestGold_Import(t *testing.T) {
 			t.Error("a failed import left a version")
 		}
 	})
+}
+
+// checkGoldWebNLGWithRun checks a WebNLG import with a run stores a reference and a run over its document, and leads to their scored comparison.
+func checkGoldWebNLGWithRun(t *testing.T, a *testApp) {
+	t.Helper()
+	ctx := context.Background()
+	resp := postGold(t, a, map[string]string{"name": "webnlg", "format": "webnlg", "limit": "10", "run": "1"},
+		map[string][]byte{"file": testkit.Read(t, "gold/webnlg2020_text2rdf_seen_first200.xml")})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || loc.Path != "/compare" || loc.Query().Get("ignore_type") != "1" || loc.Query().Get("ignore_labels") != "1" {
+		t.Fatalf("redirect to %q", resp.Header.Get("Location"))
+	}
+	ref, err := a.App.Versions.ByLabel(ctx, "webnlg", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ref.Reference || ref.Status != record.StatusDone || ref.Nodes == 0 || ref.Edges == 0 || ref.Config.Strategy != "gold" {
+		t.Fatalf("reference version: %+v", ref)
+	}
+	run, err := a.App.Versions.ByLabel(ctx, "webnlg", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.DocumentIDs) != 1 || run.DocumentIDs[0] != ref.DocumentIDs[0] {
+		t.Errorf("the run covers %v, the gold %v", run.DocumentIDs, ref.DocumentIDs)
+	}
+	if v := waitVersion(t, a, run.ID); v.Status != record.StatusDone {
+		t.Fatalf("run %s: %s", v.Status, v.Error)
+	}
+	_, doc := a.Get(t, loc.String())
+	if doc.Find(`[data-testid="score"]`).Length() != 1 || !hasText(doc.Find(`[data-testid="score"]`), "webnlg@1") {
+		t.Error("no score against the imported reference")
+	}
+	if doc.Find(`[data-testid="reference-a"]`).Length() != 1 {
+		t.Error("side a not shown as the reference")
+	}
+	checkGoldComparison(t, doc)
 }

@@ -97,77 +97,90 @@ func TestGraphPage_SeededPinnedLabelled(t *testing.T) {
 	})
 
 	t.Run("DragPins", func(t *testing.T) {
-		from, other := first["c"], first["a"]
-		to := pagePoint{from.X + 60, from.Y + 45}
-		err := chromedp.Do(ctx,
-			chromedp.MouseEvent(chromedp.MouseMoved, from.X, from.Y),
-			chromedp.MouseEvent(chromedp.MousePressed, from.X, from.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
-			chromedp.MouseEvent(chromedp.MouseMoved, from.X+20, from.Y+15, chromedp.ButtonLeft),
-			chromedp.MouseEvent(chromedp.MouseMoved, to.X, to.Y, chromedp.ButtonLeft),
-			chromedp.MouseEvent(chromedp.MouseReleased, to.X, to.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		type state struct {
-			C, A   pagePoint
-			Pinned []string
-		}
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[state](`({C: kgGraph.pointOf("c"), A: kgGraph.pointOf("a"), Pinned: kgGraph.pinned()})`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Hypot(s.C.X-to.X, s.C.Y-to.Y) > 1 {
-			t.Errorf("the dragged node is at %v, dropped at %v", s.C, to)
-		}
-		if math.Hypot(s.A.X-other.X, s.A.Y-other.Y) > 0.5 {
-			t.Errorf("the view moved: another node went from %v to %v", other, s.A)
-		}
-		if len(s.Pinned) != 1 || s.Pinned[0] != "c" {
-			t.Fatalf("pinned %v, want [c]", s.Pinned)
-		}
-		// The layout runs again (as when a merge adds nodes): the pinned
-		// node stays where it was put.
-		at, err := chromedp.Run(ctx, chromedp.Evaluate[pagePoint](`kgGraph.layoutOf("c")`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`kgGraph.relayout(), kgGraph.settled`)); err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `kgGraph.settled`); err != nil {
-			t.Fatal(err)
-		}
-		after, err := chromedp.Run(ctx, chromedp.Evaluate[pagePoint](`kgGraph.layoutOf("c")`))
-		if err != nil || after != at {
-			t.Fatalf("the pinned node moved from %v to %v after the layout ran again (%v)", at, after, err)
-		}
-		// A reload puts the pinned node back where it was put.
-		graphPoints(t, ctx, url, keys)
-		type reloaded struct {
-			C      pagePoint
-			Pinned []string
-			Button bool
-		}
-		r, err := chromedp.Run(ctx, chromedp.Evaluate[reloaded](`({C: kgGraph.layoutOf("c"), Pinned: kgGraph.pinned(),
-			Button: !document.getElementById("graph-unpin").hidden})`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Pinned) != 1 || r.Pinned[0] != "c" || !r.Button || math.Hypot(r.C.X-at.X, r.C.Y-at.Y) > 1e-6 {
-			t.Fatalf("after a reload: pinned %v (Unpin all shown: %t), c at %v, pinned at %v", r.Pinned, r.Button, r.C, at)
-		}
-		// Unpin all: the button empties the pins and shows no more, and a
-		// reload has none.
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-unpin"]`))); err != nil {
-			t.Fatal(err)
-		}
-		left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length + (document.getElementById("graph-unpin").hidden ? 0 : 10)`))
-		if err != nil || left != 0 {
-			t.Fatalf("after Unpin all: %d (%v)", left, err)
-		}
-		graphPoints(t, ctx, url, keys)
-		if left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length`)); err != nil || left != 0 {
-			t.Fatalf("after Unpin all and a reload: %d pinned (%v)", left, err)
-		}
+		at := checkDragPins(t, ctx, first)
+		checkPinsAfterReload(t, ctx, url, keys, at)
 	})
+}
+
+// checkDragPins checks dragging node c drops it where released and pins it without moving the view, and a new layout run leaves it there; it returns c's layout position.
+func checkDragPins(t *testing.T, ctx context.Context, first map[string]pagePoint) pagePoint {
+	t.Helper()
+	from, other := first["c"], first["a"]
+	to := pagePoint{from.X + 60, from.Y + 45}
+	err := chromedp.Do(ctx,
+		chromedp.MouseEvent(chromedp.MouseMoved, from.X, from.Y),
+		chromedp.MouseEvent(chromedp.MousePressed, from.X, from.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(chromedp.MouseMoved, from.X+20, from.Y+15, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, to.X, to.Y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, to.X, to.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		C, A   pagePoint
+		Pinned []string
+	}
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[state](`({C: kgGraph.pointOf("c"), A: kgGraph.pointOf("a"), Pinned: kgGraph.pinned()})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Hypot(s.C.X-to.X, s.C.Y-to.Y) > 1 {
+		t.Errorf("the dragged node is at %v, dropped at %v", s.C, to)
+	}
+	if math.Hypot(s.A.X-other.X, s.A.Y-other.Y) > 0.5 {
+		t.Errorf("the view moved: another node went from %v to %v", other, s.A)
+	}
+	if len(s.Pinned) != 1 || s.Pinned[0] != "c" {
+		t.Fatalf("pinned %v, want [c]", s.Pinned)
+	}
+	// The layout runs again (as when a merge adds nodes): the pinned
+	// node stays where it was put.
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[pagePoint](`kgGraph.layoutOf("c")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`kgGraph.relayout(), kgGraph.settled`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `kgGraph.settled`); err != nil {
+		t.Fatal(err)
+	}
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[pagePoint](`kgGraph.layoutOf("c")`))
+	if err != nil || after != at {
+		t.Fatalf("the pinned node moved from %v to %v after the layout ran again (%v)", at, after, err)
+	}
+	return at
+}
+
+// checkPinsAfterReload checks a reload keeps c pinned at at with Unpin all shown, and Unpin all clears the pins for good.
+func checkPinsAfterReload(t *testing.T, ctx context.Context, url string, keys []string, at pagePoint) {
+	t.Helper()
+	// A reload puts the pinned node back where it was put.
+	graphPoints(t, ctx, url, keys)
+	type reloaded struct {
+		C      pagePoint
+		Pinned []string
+		Button bool
+	}
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[reloaded](`({C: kgGraph.layoutOf("c"), Pinned: kgGraph.pinned(),
+		Button: !document.getElementById("graph-unpin").hidden})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pinned) != 1 || r.Pinned[0] != "c" || !r.Button || math.Hypot(r.C.X-at.X, r.C.Y-at.Y) > 1e-6 {
+		t.Fatalf("after a reload: pinned %v (Unpin all shown: %t), c at %v, pinned at %v", r.Pinned, r.Button, r.C, at)
+	}
+	// Unpin all: the button empties the pins and shows no more, and a
+	// reload has none.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-unpin"]`))); err != nil {
+		t.Fatal(err)
+	}
+	left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length + (document.getElementById("graph-unpin").hidden ? 0 : 10)`))
+	if err != nil || left != 0 {
+		t.Fatalf("after Unpin all: %d (%v)", left, err)
+	}
+	graphPoints(t, ctx, url, keys)
+	if left, err := chromedp.Run(ctx, chromedp.Evaluate[int](`kgGraph.pinned().length`)); err != nil || left != 0 {
+		t.Fatalf("after Unpin all and a reload: %d pinned (%v)", left, err)
+	}
 }

@@ -48,6 +48,43 @@ func TestGraphPage_Readable(t *testing.T) {
 	t.Parallel()
 	ctx := MustChrome(t)
 	a := MustApp(t)
+	id, docOf := runReadableArticles(t, a)
+	waitLayout(t, a, id)
+	s := drawReadableGraph(t, ctx, a, id)
+	overlaps, labels := readableLabelOverlaps(s.Nodes)
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	isoY0, isoY1, iso := math.Inf(1), math.Inf(-1), 0
+	for _, p := range s.Nodes {
+		x0, x1 = math.Min(x0, p.X), math.Max(x1, p.X)
+		if p.Deg == 0 {
+			iso++
+			isoY0, isoY1 = math.Min(isoY0, p.Y), math.Max(isoY1, p.Y)
+		}
+	}
+	isoShare := 0.0
+	if iso > 0 {
+		isoShare = (isoY1 - isoY0 + 10) / s.H
+	}
+	right, all := readableNearestOwnCentroid(t, s.Nodes, docOf)
+	t.Logf("labels %d, overlapping pairs %d; width filled %.2f; %d isolated over %.2f of the height; %d of %d single-article nodes nearest their article's centroid",
+		labels, overlaps, (x1-x0)/s.W, iso, isoShare, right, all)
+	if overlaps > 0 {
+		t.Errorf("%d pairs of drawn labels overlap", overlaps)
+	}
+	if (x1-x0)/s.W < 0.85 {
+		t.Errorf("the drawing spans %.2f of the canvas's width", (x1-x0)/s.W)
+	}
+	if isoShare > 0.10 {
+		t.Errorf("nodes without edges span %.2f of the canvas's height", isoShare)
+	}
+	if float64(right) < 0.9*float64(all) {
+		t.Errorf("%d of %d single-article nodes lie nearest their article's centroid", right, all)
+	}
+}
+
+// runReadableArticles checks ten articles are added and extracted in one run, and returns the version's id and each single-article node's document.
+func runReadableArticles(t *testing.T, a *testApp) (int, map[string]int) {
+	t.Helper()
 	texts := readableDocs(t, 10)
 	bg := context.Background()
 	var ids []int
@@ -87,8 +124,31 @@ func TestGraphPage_Readable(t *testing.T) {
 			docOf[n.Key] = doc
 		}
 	}
-	waitLayout(t, a, v.ID)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(a.Server.URL+fmt.Sprintf("/versions/%d/graph", v.ID))); err != nil {
+	return v.ID, docOf
+}
+
+// readableBox is a drawn label's bounding box.
+type readableBox struct{ X0, Y0, X1, Y1 float64 }
+
+// readableNode is a node as the graph page draws it, with its degree.
+type readableNode struct {
+	Key   string       `json:"key"`
+	X     float64      `json:"x"`
+	Y     float64      `json:"y"`
+	Label *readableBox `json:"label"`
+	Deg   int          `json:"deg"`
+}
+
+// readableDrawing is the canvas's size and the nodes drawn on it.
+type readableDrawing struct {
+	W, H  float64
+	Nodes []readableNode
+}
+
+// drawReadableGraph checks the graph page of version id draws its stored layout, and returns what it drew.
+func drawReadableGraph(t *testing.T, ctx context.Context, a *testApp, id int) readableDrawing {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(a.Server.URL+fmt.Sprintf("/versions/%d/graph", id))); err != nil {
 		t.Fatal(err)
 	}
 	if err := pollTrue(ctx, `window.kgstudioGraph && window.kgGraph.loaded && window.kgstudioGraph.settled`); err != nil {
@@ -97,19 +157,7 @@ func TestGraphPage_Readable(t *testing.T) {
 	if stored, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`kgstudioGraph.stored`)); err != nil || !stored {
 		t.Fatalf("the page did not draw the stored layout (%v)", err)
 	}
-	type box struct{ X0, Y0, X1, Y1 float64 }
-	type drawn struct {
-		Key   string  `json:"key"`
-		X     float64 `json:"x"`
-		Y     float64 `json:"y"`
-		Label *box    `json:"label"`
-		Deg   int     `json:"deg"`
-	}
-	type state struct {
-		W, H  float64
-		Nodes []drawn
-	}
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[state](`(() => { const c = document.querySelector("#graph canvas, canvas");
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[readableDrawing](`(() => { const c = document.querySelector("#graph canvas, canvas");
 		const deg = {}; kgGraph.nodes().forEach(n => deg[n.id] = n.degree);
 		return {w: c.clientWidth, h: c.clientHeight, nodes: kgstudioGraph.nodes().map(n => Object.assign(n, {deg: deg[n.key] || 0}))}; })()`))
 	if err != nil {
@@ -121,33 +169,30 @@ func TestGraphPage_Readable(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, "graph-readable.png"), png, 0o644)
 		}
 	}
-	overlaps, labels := 0, 0
-	for i, p := range s.Nodes {
+	return s
+}
+
+// readableLabelOverlaps counts the pairs of drawn labels that overlap, and the drawn labels.
+func readableLabelOverlaps(nodes []readableNode) (overlaps, labels int) {
+	for i, p := range nodes {
 		if p.Label == nil {
 			continue
 		}
 		labels++
-		for _, q := range s.Nodes[:i] {
+		for _, q := range nodes[:i] {
 			if q.Label != nil && p.Label.X0 < q.Label.X1 && q.Label.X0 < p.Label.X1 && p.Label.Y0 < q.Label.Y1 && q.Label.Y0 < p.Label.Y1 {
 				overlaps++
 			}
 		}
 	}
-	x0, x1 := math.Inf(1), math.Inf(-1)
-	isoY0, isoY1, iso := math.Inf(1), math.Inf(-1), 0
-	for _, p := range s.Nodes {
-		x0, x1 = math.Min(x0, p.X), math.Max(x1, p.X)
-		if p.Deg == 0 {
-			iso++
-			isoY0, isoY1 = math.Min(isoY0, p.Y), math.Max(isoY1, p.Y)
-		}
-	}
-	isoShare := 0.0
-	if iso > 0 {
-		isoShare = (isoY1 - isoY0 + 10) / s.H
-	}
+	return overlaps, labels
+}
+
+// readableNearestOwnCentroid counts the connected single-article nodes nearest their own article's centroid, and all of them, logging the others.
+func readableNearestOwnCentroid(t *testing.T, nodes []readableNode, docOf map[string]int) (right, all int) {
+	t.Helper()
 	cx, cy, cn := map[int]float64{}, map[int]float64{}, map[int]float64{}
-	for _, p := range s.Nodes {
+	for _, p := range nodes {
 		if d, ok := docOf[p.Key]; ok && p.Deg > 0 {
 			cx[d] += p.X
 			cy[d] += p.Y
@@ -158,8 +203,7 @@ func TestGraphPage_Readable(t *testing.T) {
 		cx[d] /= cn[d]
 		cy[d] /= cn[d]
 	}
-	right, all := 0, 0
-	for _, p := range s.Nodes {
+	for _, p := range nodes {
 		d, ok := docOf[p.Key]
 		if !ok || p.Deg == 0 {
 			continue
@@ -177,18 +221,5 @@ func TestGraphPage_Readable(t *testing.T) {
 			t.Logf("%q of article %d lies nearest article %d's centroid", p.Key, d, best)
 		}
 	}
-	t.Logf("labels %d, overlapping pairs %d; width filled %.2f; %d isolated over %.2f of the height; %d of %d single-article nodes nearest their article's centroid",
-		labels, overlaps, (x1-x0)/s.W, iso, isoShare, right, all)
-	if overlaps > 0 {
-		t.Errorf("%d pairs of drawn labels overlap", overlaps)
-	}
-	if (x1-x0)/s.W < 0.85 {
-		t.Errorf("the drawing spans %.2f of the canvas's width", (x1-x0)/s.W)
-	}
-	if isoShare > 0.10 {
-		t.Errorf("nodes without edges span %.2f of the canvas's height", isoShare)
-	}
-	if float64(right) < 0.9*float64(all) {
-		t.Errorf("%d of %d single-article nodes lie nearest their article's centroid", right, all)
-	}
+	return right, all
 }

@@ -340,6 +340,18 @@ func TestGraphPage_Browser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGraphDrawsAPI(t, ctx, res)
+	checkGraphColoursDistinct(t, ctx)
+
+	t.Run("FitsAndNames", func(t *testing.T) { checkGraphFitsAndNames(t, ctx, res) })
+	t.Run("ClickNode", func(t *testing.T) { checkGraphClickNode(t, ctx, res) })
+	t.Run("SearchAndLegend", func(t *testing.T) { checkGraphSearchAndLegend(t, ctx, res) })
+	t.Run("SelectAndExpand", func(t *testing.T) { checkGraphSelectAndExpand(t, ctx, res) })
+}
+
+// checkGraphDrawsAPI checks the settled page draws the API's nodes and edges and a legend entry per type.
+func checkGraphDrawsAPI(t *testing.T, ctx context.Context, res extract.Subgraph) {
+	t.Helper()
 	if err := pollTrue(ctx, `window.kgGraph && window.kgGraph.settled`); err != nil {
 		t.Fatalf("layout never settled: %v", err)
 	}
@@ -355,6 +367,11 @@ func TestGraphPage_Browser(t *testing.T) {
 	if err != nil || legend != len(res.Types) {
 		t.Fatalf("legend has %d entries, want %d (%v)", legend, len(res.Types), err)
 	}
+}
+
+// checkGraphColoursDistinct checks no two legend types, nor any of 61 sample types, share a colour.
+func checkGraphColoursDistinct(t *testing.T, ctx context.Context) {
+	t.Helper()
 	// No two types of the legend share a colour; and, whatever the types,
 	// the colour rule gives the common types theirs and any 60 others 60
 	// colours unlike each other and unlike the common ones.
@@ -379,174 +396,188 @@ func TestGraphPage_Browser(t *testing.T) {
 	if err != nil || same != "" {
 		t.Fatalf("colours shared: %s (%v)", same, err)
 	}
+}
 
-	t.Run("FitsAndNames", func(t *testing.T) {
-		// The settled layout fills the canvas in one direction at least,
-		// and the best-connected nodes are named at the first zoom.
-		keys := make([]string, len(res.Nodes))
-		for i, n := range res.Nodes {
-			keys[i] = n.ID
-		}
-		fill, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(function(keys){
-			var b = document.getElementById('graph').getBoundingClientRect(), x0=1e9, x1=-1e9, y0=1e9, y1=-1e9;
-			keys.forEach(function(k){ var p = kgGraph.pointOf(k); if (!p) return;
-				x0=Math.min(x0,p.x); x1=Math.max(x1,p.x); y0=Math.min(y0,p.y); y1=Math.max(y1,p.y); });
-			return Math.max((x1-x0)/b.width, (y1-y0)/b.height); })(`+mustJSON(keys)+`)`))
-		if err != nil || fill < 0.6 {
-			t.Errorf("the graph spans %.2f of the canvas after settling, want at least 0.6 (%v)", fill, err)
-		}
-		labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.labels`))
-		if err != nil || labels < min(len(res.Nodes), 5) {
-			t.Errorf("%d names drawn at the first zoom (%v)", labels, err)
-		}
-	})
+// checkGraphFitsAndNames checks the settled layout fills the canvas and names the best-connected nodes.
+func checkGraphFitsAndNames(t *testing.T, ctx context.Context, res extract.Subgraph) {
+	t.Helper()
+	// The settled layout fills the canvas in one direction at least,
+	// and the best-connected nodes are named at the first zoom.
+	keys := make([]string, len(res.Nodes))
+	for i, n := range res.Nodes {
+		keys[i] = n.ID
+	}
+	fill, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(function(keys){
+		var b = document.getElementById('graph').getBoundingClientRect(), x0=1e9, x1=-1e9, y0=1e9, y1=-1e9;
+		keys.forEach(function(k){ var p = kgGraph.pointOf(k); if (!p) return;
+			x0=Math.min(x0,p.x); x1=Math.max(x1,p.x); y0=Math.min(y0,p.y); y1=Math.max(y1,p.y); });
+		return Math.max((x1-x0)/b.width, (y1-y0)/b.height); })(`+mustJSON(keys)+`)`))
+	if err != nil || fill < 0.6 {
+		t.Errorf("the graph spans %.2f of the canvas after settling, want at least 0.6 (%v)", fill, err)
+	}
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.labels`))
+	if err != nil || labels < min(len(res.Nodes), 5) {
+		t.Errorf("%d names drawn at the first zoom (%v)", labels, err)
+	}
+}
 
-	t.Run("ClickNode", func(t *testing.T) {
-		top := res.Nodes[0]
-		keyJSON, _ := json.Marshal(top.ID)
-		type point struct {
-			X float64 `json:"x"`
-			Y float64 `json:"y"`
-		}
-		p, err := chromedp.Run(ctx, chromedp.Evaluate[point](`window.kgGraph.pointOf(`+string(keyJSON)+`)`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// force-graph picks the node under the pointer on pointer moves, as
-		// a real mouse does before a click.
-		if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `window.kgGraph.hovered === `+string(keyJSON)); err != nil {
-			t.Fatalf("the pointer at %v is not over %q: %v", p, top.ID, err)
-		}
-		if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
-			t.Fatalf("no node panel after the click: %v", err)
-		}
-		name, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="node-name"]`)))
-		if err != nil || name != top.Name {
-			t.Fatalf("panel shows %q, clicked %q (%v)", name, top.Name, err)
-		}
-		marks, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=mention] mark').length`))
-		if err != nil || marks == 0 {
-			t.Fatalf("no highlighted mentions in the panel (%v)", err)
-		}
-		// Keep a picture (where the centring animation lands).
-		if err := forPicture(ctx, 700*time.Millisecond); err != nil {
-			t.Fatal(err)
-		}
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "graph.png")
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if dir := screenshotDir(); dir != "" {
-			_ = os.WriteFile(filepath.Join(dir, "graph.png"), png, 0o644)
-		}
-		t.Logf("screenshot %s (%d bytes)", path, len(png))
-	})
+// checkGraphClickNode checks clicking the top node opens its panel with highlighted mentions, and keeps a screenshot.
+func checkGraphClickNode(t *testing.T, ctx context.Context, res extract.Subgraph) {
+	t.Helper()
+	top := res.Nodes[0]
+	keyJSON, _ := json.Marshal(top.ID)
+	type point struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[point](`window.kgGraph.pointOf(`+string(keyJSON)+`)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// force-graph picks the node under the pointer on pointer moves, as
+	// a real mouse does before a click.
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `window.kgGraph.hovered === `+string(keyJSON)); err != nil {
+		t.Fatalf("the pointer at %v is not over %q: %v", p, top.ID, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
+		t.Fatalf("no node panel after the click: %v", err)
+	}
+	name, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="node-name"]`)))
+	if err != nil || name != top.Name {
+		t.Fatalf("panel shows %q, clicked %q (%v)", name, top.Name, err)
+	}
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=mention] mark').length`))
+	if err != nil || marks == 0 {
+		t.Fatalf("no highlighted mentions in the panel (%v)", err)
+	}
+	// Keep a picture (where the centring animation lands).
+	if err := forPicture(ctx, 700*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "graph.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if dir := screenshotDir(); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "graph.png"), png, 0o644)
+	}
+	t.Logf("screenshot %s (%d bytes)", path, len(png))
+}
 
-	t.Run("SearchAndLegend", func(t *testing.T) {
-		want := res.Nodes[1]
-		err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name),
-			chromedp.Click(chromedp.CSS(`#graph-search button`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want.ID)); err != nil {
-			t.Fatalf("search for %q did not select it: %v", want.Name, err)
-		}
-		// A search that finds nothing says so; the next one that finds
-		// something takes the message away.
-		err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), "zzqqxx"), chromedp.Click(chromedp.CSS(`#graph-search button`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('No node matches') === 0`); err != nil {
-			t.Fatal(err)
-		}
-		err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name), chromedp.Click(chromedp.CSS(`#graph-search button`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
-			got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
-			t.Fatalf("after a search that found something the status says %q", got)
-		}
-		// Toggling a type off in the legend dims its button, and the status
-		// line counts what is still shown.
-		before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.kgGraph.status`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-legend"] button`)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		off, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=graph-legend] button.off').length`))
-		if err != nil || off != 1 {
-			t.Fatalf("%d legend entries off (%v)", off, err)
-		}
-		type shown struct {
-			Status  string
-			Visible int
-		}
-		got, err := chromedp.Run(ctx, chromedp.Evaluate[shown](`(function(){
-			var hiddenType = document.querySelector('[data-testid=graph-legend] button.off').dataset.type;
-			var n = 0; window.kgGraph.nodes().forEach(function (x) { if (x.type !== hiddenType) n++; });
-			return {Status: window.kgGraph.status, Visible: n};
-		})()`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Status == before || !strings.Contains(got.Status, "Showing "+fmt.Sprint(got.Visible)+" of") || !strings.Contains(got.Status, "hidden:") {
-			t.Fatalf("after hiding a type the status says %q (before %q), %d nodes visible", got.Status, before, got.Visible)
-		}
-		// Colours follow the type name: the same type has the same colour
-		// in any version.
-		same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.colorOf("Person") === "#4e79a7" && window.kgGraph.colorOf("Zebra") === window.kgGraph.colorOf("Zebra")`))
-		if err != nil || !same {
-			t.Fatalf("type colours: %v %v", same, err)
-		}
-	})
+// checkGraphSearchAndLegend checks searching selects a node or says nothing matched, and hiding a type in the legend updates the status.
+func checkGraphSearchAndLegend(t *testing.T, ctx context.Context, res extract.Subgraph) {
+	t.Helper()
+	want := res.Nodes[1]
+	err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name),
+		chromedp.Click(chromedp.CSS(`#graph-search button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-panel]')||{dataset:{}}).dataset.key === `+mustJSON(want.ID)); err != nil {
+		t.Fatalf("search for %q did not select it: %v", want.Name, err)
+	}
+	// A search that finds nothing says so; the next one that finds
+	// something takes the message away.
+	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), "zzqqxx"), chromedp.Click(chromedp.CSS(`#graph-search button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('No node matches') === 0`); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#graph-q`), want.Name), chromedp.Click(chromedp.CSS(`#graph-search button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
+		got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+		t.Fatalf("after a search that found something the status says %q", got)
+	}
+	checkGraphLegendToggle(t, ctx)
+}
 
-	t.Run("SelectAndExpand", func(t *testing.T) {
-		last := res.Nodes[len(res.Nodes)-1]
-		keyJSON, _ := json.Marshal(last.ID)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(`+string(keyJSON)+`)`))
-		if err != nil || !ok {
-			t.Fatalf("select: %v %v", ok, err)
-		}
-		if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-name]')||{}).textContent === `+mustJSON(last.Name)); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="node-expand"]`))); err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
-			t.Fatal(err)
-		}
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
-		if err != nil || n != len(res.Nodes) {
-			t.Fatalf("expanding a drawn neighbourhood changed the count to %d (%v)", n, err)
-		}
-		// The status says nothing was added, not that neighbours were.
-		if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('nothing to add') >= 0`); err != nil {
-			got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
-			t.Fatalf("after expanding a drawn neighbourhood the status says %q", got)
-		}
-		// Its edges are drawn already too: none twice.
-		m, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.edgeCount()`))
-		if err != nil || m != len(res.Edges) {
-			t.Fatalf("expanding a drawn neighbourhood changed the edges to %d, want %d (%v)", m, len(res.Edges), err)
-		}
-	})
+// checkGraphLegendToggle checks toggling a legend type off dims it, the status counts what is left, and colours follow type names.
+func checkGraphLegendToggle(t *testing.T, ctx context.Context) {
+	t.Helper()
+	// Toggling a type off in the legend dims its button, and the status
+	// line counts what is still shown.
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.kgGraph.status`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="graph-legend"] button`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=graph-legend] button.off').length`))
+	if err != nil || off != 1 {
+		t.Fatalf("%d legend entries off (%v)", off, err)
+	}
+	type shown struct {
+		Status  string
+		Visible int
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[shown](`(function(){
+		var hiddenType = document.querySelector('[data-testid=graph-legend] button.off').dataset.type;
+		var n = 0; window.kgGraph.nodes().forEach(function (x) { if (x.type !== hiddenType) n++; });
+		return {Status: window.kgGraph.status, Visible: n};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status == before || !strings.Contains(got.Status, "Showing "+fmt.Sprint(got.Visible)+" of") || !strings.Contains(got.Status, "hidden:") {
+		t.Fatalf("after hiding a type the status says %q (before %q), %d nodes visible", got.Status, before, got.Visible)
+	}
+	// Colours follow the type name: the same type has the same colour
+	// in any version.
+	same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.colorOf("Person") === "#4e79a7" && window.kgGraph.colorOf("Zebra") === window.kgGraph.colorOf("Zebra")`))
+	if err != nil || !same {
+		t.Fatalf("type colours: %v %v", same, err)
+	}
+}
+
+// checkGraphSelectAndExpand checks expanding an already drawn neighbourhood adds no node or edge and says so.
+func checkGraphSelectAndExpand(t *testing.T, ctx context.Context, res extract.Subgraph) {
+	t.Helper()
+	last := res.Nodes[len(res.Nodes)-1]
+	keyJSON, _ := json.Marshal(last.ID)
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.kgGraph.select(`+string(keyJSON)+`)`))
+	if err != nil || !ok {
+		t.Fatalf("select: %v %v", ok, err)
+	}
+	if err := pollTrue(ctx, `(document.querySelector('[data-testid=node-name]')||{}).textContent === `+mustJSON(last.Name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="node-expand"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.startsWith('Showing')`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.nodeCount()`))
+	if err != nil || n != len(res.Nodes) {
+		t.Fatalf("expanding a drawn neighbourhood changed the count to %d (%v)", n, err)
+	}
+	// The status says nothing was added, not that neighbours were.
+	if err := pollTrue(ctx, `document.getElementById('graph-status').textContent.indexOf('nothing to add') >= 0`); err != nil {
+		got, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="graph-status"]`)))
+		t.Fatalf("after expanding a drawn neighbourhood the status says %q", got)
+	}
+	// Its edges are drawn already too: none twice.
+	m, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kgGraph.edgeCount()`))
+	if err != nil || m != len(res.Edges) {
+		t.Fatalf("expanding a drawn neighbourhood changed the edges to %d, want %d (%v)", m, len(res.Edges), err)
+	}
 }
 
 func mustJSON(v any) string {

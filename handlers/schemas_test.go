@@ -231,6 +231,57 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	if _, _, err := a.App.Schemas.Save(ctx, "people", 0, src, "start"); err != nil {
 		t.Fatal(err)
 	}
+	v := openPeopleEditor(t, a)
+
+	t.Run("UnchangedSaveAddsNoVersion", func(t *testing.T) {
+		resp, _ := postEditor(t, a, v, "save", false)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=1" {
+			t.Fatalf("save unchanged: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+	})
+
+	v = addCompanyInEditor(t, a, v)
+	v.Set("note", "add Company")
+	resp, _ := postEditor(t, a, v, "save", false)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=2" {
+		t.Fatalf("save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	got, n, err := a.App.Schemas.Get(ctx, "people", 0)
+	if err != nil || n != 2 {
+		t.Fatalf("latest: %d %v", n, err)
+	}
+	c, ok := got.Lookup("Company")
+	p, _ := got.Lookup("Person")
+	if !ok || c.Alias != "公司" || len(p.Relations) != 1 || p.Relations[0].Target != "Company" || len(p.Properties) != 1 || p.Description != "a human" || got.Namespace != "People" {
+		t.Fatalf("saved schema:\n%s", schema.FormatJSON(got))
+	}
+	hist, _ := a.App.Schemas.Versions(ctx, "people")
+	if len(hist) != 2 || hist[0].Note != "add Company" {
+		t.Fatalf("history: %+v", hist)
+	}
+
+	t.Run("HistoryAndDiff", func(t *testing.T) { checkPeopleHistoryAndDiff(t, a) })
+
+	t.Run("StaleEditorRefused", func(t *testing.T) {
+		// An editor opened on @1, saved after @2 exists, would undo @2.
+		_, doc := a.Get(t, "/schemas/people/edit?v=1")
+		stale := formValues(doc.Find(`form[data-testid="editor"]`))
+		stale.Set("types[0].description", "a person")
+		resp, page := postEditor(t, a, stale, "save", false)
+		if resp.StatusCode != http.StatusConflict || !hasText(page.Find(`[data-testid="editor-conflict"]`), "people@2 was saved after @1") {
+			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
+		}
+		if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 2 {
+			t.Fatalf("a stale save added version %d", n)
+		}
+	})
+
+	t.Run("TwoEditorsOnOneVersion", func(t *testing.T) { checkTwoEditorsOnOneVersion(t, a) })
+}
+
+// openPeopleEditor checks the editor of people@1 shows its two types with their fields and pickers, and returns its form's values.
+func openPeopleEditor(t *testing.T, a *testApp) url.Values {
+	t.Helper()
 	_, doc := a.Get(t, "/schemas/people/edit")
 	form := doc.Find(`form[data-testid="editor"]`)
 	if form.Length() != 1 || form.Find(`[data-testid="type-editor"]`).Length() != 2 {
@@ -245,21 +296,18 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	if form.Find(`datalist#type-choices option[value="City"]`).Length() != 1 || form.Find(`datalist#type-choices option[value="Integer"]`).Length() != 1 {
 		t.Fatal("type picker lacks the schema's or the basic types")
 	}
-	v := formValues(form)
+	return formValues(form)
+}
 
-	t.Run("UnchangedSaveAddsNoVersion", func(t *testing.T) {
-		resp, _ := postEditor(t, a, v, "save", false)
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=1" {
-			t.Fatalf("save unchanged: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-		}
-	})
-
+// addCompanyInEditor checks the htmx editor adds a Company type, a relation to it and removes a property, and returns the edited form's values.
+func addCompanyInEditor(t *testing.T, a *testApp, v url.Values) url.Values {
+	t.Helper()
 	// Add a type through the htmx partial, then a relation to it.
 	resp, part := postEditor(t, a, v, "add-type", true)
 	if resp.StatusCode != http.StatusOK || part.Find(`[data-testid="nav"]`).Length() != 0 {
 		t.Fatalf("htmx answer should be the form alone: %d", resp.StatusCode)
 	}
-	form = part.Find(`form[data-testid="editor"]`)
+	form := part.Find(`form[data-testid="editor"]`)
 	if n := form.Find(`[data-testid="type-editor"]`).Length(); n != 3 {
 		t.Fatalf("after add-type: %d types", n)
 	}
@@ -280,98 +328,71 @@ func TestSchemaEditor_FormEditsCreateVersions(t *testing.T) {
 	if form.Find(`input[name="types[0].properties[1].name"]`).Length() != 0 {
 		t.Fatal("property not removed")
 	}
-	v = formValues(form)
-	v.Set("note", "add Company")
-	resp, _ = postEditor(t, a, v, "save", false)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=2" {
-		t.Fatalf("save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	got, n, err := a.App.Schemas.Get(ctx, "people", 0)
-	if err != nil || n != 2 {
-		t.Fatalf("latest: %d %v", n, err)
-	}
-	c, ok := got.Lookup("Company")
-	p, _ := got.Lookup("Person")
-	if !ok || c.Alias != "公司" || len(p.Relations) != 1 || p.Relations[0].Target != "Company" || len(p.Properties) != 1 || p.Description != "a human" || got.Namespace != "People" {
-		t.Fatalf("saved schema:\n%s", schema.FormatJSON(got))
-	}
-	hist, _ := a.App.Schemas.Versions(ctx, "people")
-	if len(hist) != 2 || hist[0].Note != "add Company" {
-		t.Fatalf("history: %+v", hist)
-	}
+	return formValues(form)
+}
 
-	t.Run("HistoryAndDiff", func(t *testing.T) {
-		_, doc := a.Get(t, "/schemas/people")
-		if doc.Find(`[data-testid="history-row"]`).Length() != 2 || doc.Find(`[data-testid="diff-form"]`).Length() != 1 {
-			t.Fatal("history or diff form missing")
+// checkPeopleHistoryAndDiff checks the people page lists both versions, shows the new type and relation, and diffs @1 and @2.
+func checkPeopleHistoryAndDiff(t *testing.T, a *testApp) {
+	t.Helper()
+	_, doc := a.Get(t, "/schemas/people")
+	if doc.Find(`[data-testid="history-row"]`).Length() != 2 || doc.Find(`[data-testid="diff-form"]`).Length() != 1 {
+		t.Fatal("history or diff form missing")
+	}
+	if k := doc.Find(`[data-testid="type"][data-name="Company"] [data-testid="kind"]`).Text(); k != "entity" {
+		t.Fatalf("kind badge: %q", k)
+	}
+	if tg := doc.Find(`[data-testid="type"][data-name="Person"] [data-testid="relation"][data-name="worksFor"] [data-testid="target"]`).Text(); tg != "Company" {
+		t.Fatalf("relation target: %q", tg)
+	}
+	_, diff := a.Get(t, "/schemas/people/diff?a=1&b=2")
+	d := diff.Find(`[data-testid="diff"]`)
+	for sel, want := range map[string]string{"type-added": "+1", "property-removed": "−1", "relation-added": "+1", "type-changed": "~0"} {
+		if got := d.Find(`[data-testid="` + sel + `"]`).Text(); got != want {
+			t.Errorf("%s: %q, want %q", sel, got, want)
 		}
-		if k := doc.Find(`[data-testid="type"][data-name="Company"] [data-testid="kind"]`).Text(); k != "entity" {
-			t.Fatalf("kind badge: %q", k)
-		}
-		if tg := doc.Find(`[data-testid="type"][data-name="Person"] [data-testid="relation"][data-name="worksFor"] [data-testid="target"]`).Text(); tg != "Company" {
-			t.Fatalf("relation target: %q", tg)
-		}
-		_, diff := a.Get(t, "/schemas/people/diff?a=1&b=2")
-		d := diff.Find(`[data-testid="diff"]`)
-		for sel, want := range map[string]string{"type-added": "+1", "property-removed": "−1", "relation-added": "+1", "type-changed": "~0"} {
-			if got := d.Find(`[data-testid="` + sel + `"]`).Text(); got != want {
-				t.Errorf("%s: %q, want %q", sel, got, want)
-			}
-		}
-		if d.Find(`[data-testid="change"][data-op="removed"][data-element="property"]`).Text() == "" || !hasText(d, "Person.nickname") {
-			t.Errorf("removed property not listed: %q", d.Text())
-		}
-		_, same := a.Get(t, "/schemas/people/diff?a=2&b=2")
-		if same.Find(`[data-testid="diff-empty"]`).Length() != 1 {
-			t.Error("equal versions not reported equal")
-		}
-		_, old := a.Get(t, "/schemas/people?v=1")
-		if old.Find(`[data-testid="type"]`).Length() != 2 {
-			t.Error("version 1 changed after a save")
-		}
-	})
+	}
+	if d.Find(`[data-testid="change"][data-op="removed"][data-element="property"]`).Text() == "" || !hasText(d, "Person.nickname") {
+		t.Errorf("removed property not listed: %q", d.Text())
+	}
+	_, same := a.Get(t, "/schemas/people/diff?a=2&b=2")
+	if same.Find(`[data-testid="diff-empty"]`).Length() != 1 {
+		t.Error("equal versions not reported equal")
+	}
+	_, old := a.Get(t, "/schemas/people?v=1")
+	if old.Find(`[data-testid="type"]`).Length() != 2 {
+		t.Error("version 1 changed after a save")
+	}
+}
 
-	t.Run("StaleEditorRefused", func(t *testing.T) {
-		// An editor opened on @1, saved after @2 exists, would undo @2.
-		_, doc := a.Get(t, "/schemas/people/edit?v=1")
-		stale := formValues(doc.Find(`form[data-testid="editor"]`))
-		stale.Set("types[0].description", "a person")
-		resp, page := postEditor(t, a, stale, "save", false)
-		if resp.StatusCode != http.StatusConflict || !hasText(page.Find(`[data-testid="editor-conflict"]`), "people@2 was saved after @1") {
-			t.Fatalf("stale save: %d %q", resp.StatusCode, page.Find(".error").Text())
-		}
-		if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 2 {
-			t.Fatalf("a stale save added version %d", n)
-		}
-	})
-
-	t.Run("TwoEditorsOnOneVersion", func(t *testing.T) {
-		// Two editors open @2: the first save is stored, the second would undo it.
-		_, doc := a.Get(t, "/schemas/people/edit")
-		first := formValues(doc.Find(`form[data-testid="editor"]`))
-		second := cloneValues(first)
-		first.Set("types[0].description", "a person")
-		second.Set("types[0].description", "someone")
-		if resp, _ := postEditor(t, a, first, "save", false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=3" {
-			t.Fatalf("first save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
-		}
-		resp, page := postEditor(t, a, second, "save", false)
-		// The refusal is at the top of the form, with the way out: the
-		// latest version in the editor, and what it changed.
-		conflict := page.Find(`form[data-testid="editor"] > [data-testid="editor-conflict"]`)
-		if resp.StatusCode != http.StatusConflict || !hasText(conflict, "people@3 was saved after @2") {
-			t.Fatalf("second save: %d %q", resp.StatusCode, page.Find(".error").Text())
-		}
-		if href, _ := conflict.Find(`[data-testid="conflict-reload"]`).Attr("href"); href != "/schemas/people/edit?v=3" {
-			t.Errorf("the way out opens %q", href)
-		}
-		if href, _ := conflict.Find(`[data-testid="conflict-diff"]`).Attr("href"); href != "/schemas/people/diff?a=2&b=3" {
-			t.Errorf("the changes link to %q", href)
-		}
-		if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 3 {
-			t.Fatalf("latest after two saves on @2: %d", n)
-		}
-	})
+// checkTwoEditorsOnOneVersion checks that of two editors opened on @2 the first save is stored and the second is refused with a way out.
+func checkTwoEditorsOnOneVersion(t *testing.T, a *testApp) {
+	t.Helper()
+	ctx := context.Background()
+	// Two editors open @2: the first save is stored, the second would undo it.
+	_, doc := a.Get(t, "/schemas/people/edit")
+	first := formValues(doc.Find(`form[data-testid="editor"]`))
+	second := cloneValues(first)
+	first.Set("types[0].description", "a person")
+	second.Set("types[0].description", "someone")
+	if resp, _ := postEditor(t, a, first, "save", false); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/schemas/people?v=3" {
+		t.Fatalf("first save: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, page := postEditor(t, a, second, "save", false)
+	// The refusal is at the top of the form, with the way out: the
+	// latest version in the editor, and what it changed.
+	conflict := page.Find(`form[data-testid="editor"] > [data-testid="editor-conflict"]`)
+	if resp.StatusCode != http.StatusConflict || !hasText(conflict, "people@3 was saved after @2") {
+		t.Fatalf("second save: %d %q", resp.StatusCode, page.Find(".error").Text())
+	}
+	if href, _ := conflict.Find(`[data-testid="conflict-reload"]`).Attr("href"); href != "/schemas/people/edit?v=3" {
+		t.Errorf("the way out opens %q", href)
+	}
+	if href, _ := conflict.Find(`[data-testid="conflict-diff"]`).Attr("href"); href != "/schemas/people/diff?a=2&b=3" {
+		t.Errorf("the changes link to %q", href)
+	}
+	if _, n, _ := a.App.Schemas.Get(ctx, "people", 0); n != 3 {
+		t.Fatalf("latest after two saves on @2: %d", n)
+	}
 }
 
 func TestSchemaEditor_ValidationNextToField(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgstudio/kgstudio/app"
@@ -53,6 +54,58 @@ const (
 // versions alone.
 func TestWorkspaces_NeverLeak(t *testing.T) {
 	t.Parallel()
+	f := newLeakFixture(t)
+	ctx := t.Context()
+
+	// The chat APIs list a workspace's own versions; so do MCP's tools
+	// and resources.
+	for _, c := range []struct {
+		who        map[string]string
+		mine, not_ string
+	}{{f.aViewer, "qext", "bext"}, {f.bOnly, "bext", "qext"}} {
+		checkListsOwnVersions(t, f.env.Server.URL, c.who, c.mine, c.not_)
+	}
+
+	// The serving worker stores a's layout just after its run: A's graph
+	// is read with it from the start.
+	testkit.Eventually(t, time.Minute, func() error {
+		if _, ok, err := f.wa.App.Layouts.Stored(ctx, f.va); err != nil || !ok {
+			return fmt.Errorf("a's layout not stored yet (%v)", err)
+		}
+		return nil
+	})
+	before := f.snapshot(t)
+	if !strings.Contains(before, markA) || strings.Contains(before, markB) {
+		t.Fatalf("a's admin does not see a alone: %.300s", before)
+	}
+
+	// Every route, its parameters A's.
+	routes := f.env.Handler.NewServer().Routes()
+	checkMemberOfBSeesNoA(t, f, routes)
+	if after := f.snapshot(t); after != before {
+		t.Fatalf("a member of b changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
+	}
+	checkViewerOfAOnlyReads(t, f, routes)
+	if after := f.snapshot(t); after != before {
+		t.Fatalf("a viewer changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
+	}
+	checkMembersOfASeeNoB(t, f, routes)
+}
+
+// leakFixture is two workspaces, a and b, each with one extraction, and
+// the tokens of a's viewer, editor and admin and of a member of b alone.
+type leakFixture struct {
+	env, wa                         *testApp
+	va                              record.Version
+	docID                           int    // a's one document
+	nodeKey                         string // the first node of a's graph
+	aViewer, aEditor, aAdmin, bOnly map[string]string
+	form, chat                      string // the bodies sent to form and JSON routes
+}
+
+// newLeakFixture builds the two workspaces and checks a member of b alone gets no token for a.
+func newLeakFixture(t *testing.T) *leakFixture {
+	t.Helper()
 	env := mustAppConfig(t, app.Providers{Concurrency: 2}, handlers.Config{MaxUploadBytes: 1 << 20})
 	ctx := t.Context()
 	wa, wb := env.inWorkspace(t, "a"), env.inWorkspace(t, "b")
@@ -70,152 +123,151 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 		t.Fatalf("workspace a's graph: %v", err)
 	}
 	acc := env.App.Accounts
-	token := func(person string, role record.Role, ws string) map[string]string {
-		t.Helper()
-		var spaces []string
-		if role != record.RoleAdmin {
-			spaces = []string{ws} // a member of ws alone
-		}
-		if _, err := acc.Add(ctx, person, "a long enough password", role, spaces...); err != nil {
-			t.Fatal(err)
-		}
-		secret, _, err := acc.NewToken(ctx, person, "t", "", ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return map[string]string{"Authorization": "Bearer " + secret}
-	}
-	aViewer, aEditor, aAdmin := token("av", record.RoleViewer, "a"), token("ae", record.RoleEditor, "a"), token("boss", record.RoleAdmin, "a")
-	bOnly := token("bo", record.RoleEditor, "b")
+	f := &leakFixture{env: env, wa: wa, va: va, docID: docs[0].ID, nodeKey: g.Nodes[0].Key}
+	f.aViewer, f.aEditor, f.aAdmin = leakToken(t, acc, "av", record.RoleViewer, "a"), leakToken(t, acc, "ae", record.RoleEditor, "a"), leakToken(t, acc, "boss", record.RoleAdmin, "a")
+	f.bOnly = leakToken(t, acc, "bo", record.RoleEditor, "b")
 	if _, _, err := acc.NewToken(ctx, "bo", "sneak", "", "a"); err == nil {
 		t.Fatal("a member of b alone got a token for a")
 	}
-
-	// The chat APIs list a workspace's own versions; so do MCP's tools
-	// and resources.
-	for _, c := range []struct {
-		who        map[string]string
-		mine, not_ string
-	}{{aViewer, "qext", "bext"}, {bOnly, "bext", "qext"}} {
-		for _, p := range []string{"/v1/models", "/api/tags"} {
-			resp := do(t, "GET", env.Server.URL+p, "", c.who)
-			body, _ := io.ReadAll(resp.Body)
-			if !strings.Contains(string(body), c.mine) || strings.Contains(string(body), c.not_) {
-				t.Errorf("GET %s as a member of %s's workspace: %s", p, c.mine, body)
-			}
-		}
-		cs, err := mcpSession(t, env.Server.URL, &http.Client{Transport: bearer{strings.TrimPrefix(c.who["Authorization"], "Bearer ")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_extractions", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if !strings.Contains(text, c.mine) || strings.Contains(text, c.not_) {
-			t.Errorf("MCP list_extractions for %s's workspace: %s", c.mine, text)
-		}
-		rs, err := cs.ListResources(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rs.Resources {
-			if strings.Contains(r.URI+r.Name, c.not_) || strings.Contains(r.Name, "quill-notes") && c.mine != "qext" {
-				t.Errorf("MCP resource of the other workspace for %s: %s", c.mine, r.URI)
-			}
-		}
-	}
-
-	// The serving worker stores a's layout just after its run: A's graph
-	// is read with it from the start.
-	testkit.Eventually(t, time.Minute, func() error {
-		if _, ok, err := wa.App.Layouts.Stored(ctx, va); err != nil || !ok {
-			return fmt.Errorf("a's layout not stored yet (%v)", err)
-		}
-		return nil
-	})
-	// A's state, as its admin reads it: what no one else may change.
-	snapshot := func() string {
-		t.Helper()
-		var b strings.Builder
-		for _, p := range []string{"/api/documents", "/api/extractions", "/api/schemas", "/api/versions/" + strconv.Itoa(va.ID) + "/graph"} {
-			resp := do(t, "GET", env.Server.URL+p, "", aAdmin)
-			body, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("admin of a: GET %s: %d %s", p, resp.StatusCode, body)
-			}
-			b.Write(body)
-		}
-		return b.String()
-	}
-	before := snapshot()
-	if !strings.Contains(before, markA) || strings.Contains(before, markB) {
-		t.Fatalf("a's admin does not see a alone: %.300s", before)
-	}
-
-	// Every route, its parameters A's.
-	routes := env.Handler.NewServer().Routes()
-	fill := func(path string) string {
-		seg := strings.Split(path, "/")
-		for i, s := range seg {
-			switch {
-			case s == ":id" && i > 0 && seg[i-1] == "documents":
-				seg[i] = strconv.Itoa(docs[0].ID)
-			case s == ":id" && i > 0 && seg[i-1] == "models":
-				seg[i] = va.Label()
-			case s == ":id" || s == ":doc":
-				seg[i] = strconv.Itoa(va.ID)
-			case s == ":name" && i > 0 && seg[i-1] == "schemas":
-				seg[i] = "qschema"
-			case s == ":name" && i > 0 && seg[i-1] == "workspaces":
-				seg[i] = "a"
-			case s == ":name":
-				seg[i] = "qext"
-			case s == ":key":
-				seg[i] = url.PathEscape(g.Nodes[0].Key)
-			case s == ":account":
-				seg[i] = "av"
-			case s == ":index", s == ":turn":
-				seg[i] = "0"
-			case s == ":n":
-				seg[i] = "1"
-			}
-		}
-		id := strconv.Itoa(va.ID)
-		return strings.Join(seg, "/") + "?a=" + id + "&b=" + id + "&version=" + id + "&q=" + url.QueryEscape("Who founded the institute?")
-	}
-	form := url.Values{"text": {"A new note."}, "name": {"qext"}, "q": {"Who founded the institute?"}, "model": {"qext"},
+	f.form = url.Values{"text": {"A new note."}, "name": {"qext"}, "q": {"Who founded the institute?"}, "model": {"qext"},
 		"versions": {strconv.Itoa(va.ID)}, "documents": {strconv.Itoa(docs[0].ID)}, "workspace": {"a"}}.Encode()
-	chat := `{"model":"qext","messages":[{"role":"user","content":"Who founded the institute?"}]}`
-	send := func(who map[string]string, method, path string) (int, string) {
-		t.Helper()
-		body := form
-		h := map[string]string{}
-		for k, v := range who {
-			h[k] = v
-		}
-		if strings.HasPrefix(path, "/v1/") || path == "/api/chat" || path == "/api/show" {
-			body = chat
-			h["Content-Type"] = "application/json"
-		}
-		if method == http.MethodGet || method == http.MethodDelete {
-			body = ""
-		}
-		resp := do(t, method, env.Server.URL+fill(path), body, h)
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	f.chat = `{"model":"qext","messages":[{"role":"user","content":"Who founded the institute?"}]}`
+	return f
+}
+
+// leakToken adds person with role (a member of ws alone unless an admin) and returns the header of a new token for ws.
+func leakToken(t *testing.T, acc *app.Accounts, person string, role record.Role, ws string) map[string]string {
+	t.Helper()
+	ctx := t.Context()
+	var spaces []string
+	if role != record.RoleAdmin {
+		spaces = []string{ws} // a member of ws alone
 	}
-	skip := func(p string) bool {
-		// The sign-in routes and one's own password and tokens are no
-		// workspace's.
-		return p == "/login" || p == "/logout" || strings.HasPrefix(p, "/account/") || strings.HasPrefix(p, "/static")
+	if _, err := acc.Add(ctx, person, "a long enough password", role, spaces...); err != nil {
+		t.Fatal(err)
 	}
+	secret, _, err := acc.NewToken(ctx, person, "t", "", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"Authorization": "Bearer " + secret}
+}
+
+// checkListsOwnVersions checks the chat APIs' model lists and MCP's tools and resources show who's workspace's versions alone.
+func checkListsOwnVersions(t *testing.T, serverURL string, who map[string]string, mine, not_ string) {
+	t.Helper()
+	ctx := t.Context()
+	for _, p := range []string{"/v1/models", "/api/tags"} {
+		resp := do(t, "GET", serverURL+p, "", who)
+		body, _ := io.ReadAll(resp.Body)
+		if !strings.Contains(string(body), mine) || strings.Contains(string(body), not_) {
+			t.Errorf("GET %s as a member of %s's workspace: %s", p, mine, body)
+		}
+	}
+	cs, err := mcpSession(t, serverURL, &http.Client{Transport: bearer{strings.TrimPrefix(who["Authorization"], "Bearer ")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_extractions", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, mine) || strings.Contains(text, not_) {
+		t.Errorf("MCP list_extractions for %s's workspace: %s", mine, text)
+	}
+	rs, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs.Resources {
+		if strings.Contains(r.URI+r.Name, not_) || strings.Contains(r.Name, "quill-notes") && mine != "qext" {
+			t.Errorf("MCP resource of the other workspace for %s: %s", mine, r.URI)
+		}
+	}
+}
+
+// snapshot returns a's state, as its admin reads it: what no one else may change.
+func (f *leakFixture) snapshot(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range []string{"/api/documents", "/api/extractions", "/api/schemas", "/api/versions/" + strconv.Itoa(f.va.ID) + "/graph"} {
+		resp := do(t, "GET", f.env.Server.URL+p, "", f.aAdmin)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("admin of a: GET %s: %d %s", p, resp.StatusCode, body)
+		}
+		b.Write(body)
+	}
+	return b.String()
+}
+
+// fill puts a's names and ids in path's parameters and query.
+func (f *leakFixture) fill(path string) string {
+	seg := strings.Split(path, "/")
+	for i, s := range seg {
+		switch {
+		case s == ":id" && i > 0 && seg[i-1] == "documents":
+			seg[i] = strconv.Itoa(f.docID)
+		case s == ":id" && i > 0 && seg[i-1] == "models":
+			seg[i] = f.va.Label()
+		case s == ":id" || s == ":doc":
+			seg[i] = strconv.Itoa(f.va.ID)
+		case s == ":name" && i > 0 && seg[i-1] == "schemas":
+			seg[i] = "qschema"
+		case s == ":name" && i > 0 && seg[i-1] == "workspaces":
+			seg[i] = "a"
+		case s == ":name":
+			seg[i] = "qext"
+		case s == ":key":
+			seg[i] = url.PathEscape(f.nodeKey)
+		case s == ":account":
+			seg[i] = "av"
+		case s == ":index", s == ":turn":
+			seg[i] = "0"
+		case s == ":n":
+			seg[i] = "1"
+		}
+	}
+	id := strconv.Itoa(f.va.ID)
+	return strings.Join(seg, "/") + "?a=" + id + "&b=" + id + "&version=" + id + "&q=" + url.QueryEscape("Who founded the institute?")
+}
+
+// send requests path, filled with a's names, as who, and returns the status and body.
+func (f *leakFixture) send(t *testing.T, who map[string]string, method, path string) (int, string) {
+	t.Helper()
+	body := f.form
+	h := map[string]string{}
+	for k, v := range who {
+		h[k] = v
+	}
+	if strings.HasPrefix(path, "/v1/") || path == "/api/chat" || path == "/api/show" {
+		body = f.chat
+		h["Content-Type"] = "application/json"
+	}
+	if method == http.MethodGet || method == http.MethodDelete {
+		body = ""
+	}
+	resp := do(t, method, f.env.Server.URL+f.fill(path), body, h)
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// leakSkip reports whether path is left out of the sweeps.
+func leakSkip(p string) bool {
+	// The sign-in routes and one's own password and tokens are no
+	// workspace's.
+	return p == "/login" || p == "/logout" || strings.HasPrefix(p, "/account/") || strings.HasPrefix(p, "/static")
+}
+
+// checkMemberOfBSeesNoA checks no route, driven by a member of b with a's names, reads a or finds a's named things.
+func checkMemberOfBSeesNoA(t *testing.T, f *leakFixture, routes []*echo.Route) {
+	t.Helper()
 	for _, r := range routes {
-		if skip(r.Path) {
+		if leakSkip(r.Path) {
 			continue
 		}
-		status, body := send(bOnly, r.Method, r.Path)
+		status, body := f.send(t, f.bOnly, r.Method, r.Path)
 		if strings.Contains(body, markA) || strings.Contains(body, "quill-notes") {
 			t.Errorf("member of b: %s %s (%d) read workspace a: %.300s", r.Method, r.Path, status, body)
 		}
@@ -223,19 +275,21 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 			t.Errorf("member of b: %s %s found a's %s: %d", r.Method, r.Path, r.Path, status)
 		}
 	}
-	if after := snapshot(); after != before {
-		t.Fatalf("a member of b changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
-	}
+}
+
+// checkViewerOfAOnlyReads checks a's viewer is refused every route that changes things, and reads nothing of b.
+func checkViewerOfAOnlyReads(t *testing.T, f *leakFixture, routes []*echo.Route) {
+	t.Helper()
 	viewerMay := func(method, path string) bool {
 		return method == http.MethodGet || method == http.MethodHead || strings.HasSuffix(path, "/query") || path == "/mcp" ||
 			path == "/workspace" || strings.HasPrefix(path, "/account/") ||
 			path == "/v1/chat/completions" || path == "/api/chat" || path == "/api/show" || path == "/api/extractions/estimate"
 	}
 	for _, r := range routes {
-		if skip(r.Path) {
+		if leakSkip(r.Path) {
 			continue
 		}
-		status, body := send(aViewer, r.Method, r.Path)
+		status, body := f.send(t, f.aViewer, r.Method, r.Path)
 		if !viewerMay(r.Method, r.Path) && status != http.StatusForbidden {
 			t.Errorf("viewer of a: %s %s: status %d, want 403: %.200s", r.Method, r.Path, status, body)
 		}
@@ -243,20 +297,21 @@ func TestWorkspaces_NeverLeak(t *testing.T) {
 			t.Errorf("viewer of a: %s %s read workspace b: %.300s", r.Method, r.Path, body)
 		}
 	}
-	if after := snapshot(); after != before {
-		t.Fatalf("a viewer changed workspace a:\nbefore %.400s\nafter  %.400s", before, after)
-	}
-	for _, who := range []map[string]string{aEditor, aAdmin} {
+}
+
+// checkMembersOfASeeNoB checks no GET route read by a's editor or admin holds anything of b.
+func checkMembersOfASeeNoB(t *testing.T, f *leakFixture, routes []*echo.Route) {
+	t.Helper()
+	for _, who := range []map[string]string{f.aEditor, f.aAdmin} {
 		for _, r := range routes {
-			if r.Method != http.MethodGet || skip(r.Path) {
+			if r.Method != http.MethodGet || leakSkip(r.Path) {
 				continue
 			}
-			if status, body := send(who, r.Method, r.Path); strings.Contains(body, markB) || strings.Contains(body, "brenna-notes") {
+			if status, body := f.send(t, who, r.Method, r.Path); strings.Contains(body, markB) || strings.Contains(body, "brenna-notes") {
 				t.Errorf("%s of a: GET %s (%d) read workspace b: %.300s", who["Authorization"][:12], r.Path, status, body)
 			}
 		}
 	}
-
 }
 
 // A person in two workspaces picks one in the browser; a workspace they

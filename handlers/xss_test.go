@@ -28,6 +28,56 @@ const xss = `<img src=x onerror="window.__xss=1">`
 func TestXSS_Browser(t *testing.T) {
 	t.Parallel()
 	ctx := MustChrome(t)
+	s := newXSSSite(t)
+	recordCSP(t, ctx)
+	p := xssPage{ctx: ctx, a: s.a}
+
+	for _, v := range []record.Version{s.v1, s.vt} {
+		key := plantedKey(t, s.a, v)
+		t.Run("Graph-"+v.Extraction, func(t *testing.T) { p.checkGraph(t, v, key) })
+		t.Run("NodePage-"+v.Extraction, func(t *testing.T) {
+			p.nav(t, fmt.Sprintf("/versions/%d/nodes/%s", v.ID, url.PathEscape(key)))
+			p.safe(t, "node page", true)
+		})
+	}
+
+	t.Run("Compare", func(t *testing.T) { p.checkCompare(t, s.v1, s.v2) })
+
+	t.Run("Timeline", func(t *testing.T) {
+		p.nav(t, fmt.Sprintf("/versions/%d/timeline", s.vd.ID))
+		if err := pollTrue(ctx, `window.kgTimeline && kgTimeline.settled`); err != nil {
+			t.Fatal(err)
+		}
+		p.safe(t, "timeline", true)
+		p.hover(t, `kgTimeline.pointOf("Mallory")`)
+		p.safe(t, "timeline tooltip", true)
+	})
+
+	t.Run("OtherPages", func(t *testing.T) {
+		// The pages without planted text run under the policy too.
+		for _, path := range []string{"/", "/documents", "/extractions", "/extractions/new", "/schemas", "/schemas/new",
+			fmt.Sprintf("/versions/%d", s.v1.ID), fmt.Sprintf("/documents/%d", s.v1.DocumentIDs[0])} {
+			p.nav(t, path)
+			p.safe(t, path, false)
+		}
+	})
+
+	t.Run("Query", func(t *testing.T) { p.checkQuery(t, s.fake, s.vt) })
+}
+
+// xssSite is an application with markup planted through each way in, and
+// the model server that answers it.
+type xssSite struct {
+	a    *testApp
+	fake *fakellm.Server
+	// v1 and v2 are CSV versions, vt a tuple-strategy version and vd a
+	// dialogue version.
+	v1, v2, vt, vd record.Version
+}
+
+// newXSSSite plants the markup through CSV, tuple and dialogue runs and checks every run finished.
+func newXSSSite(t *testing.T) xssSite {
+	t.Helper()
 	ops := `{"add_node": [{"node_id": "/Knowledge/Person/Friends/Mallory", "node_details": {"label": ` + mustJSON(xss+" Mallory") +
 		`, "description": ` + mustJSON(xss) + `}}], "update_node": [], "add_relation": [{"source_node_id": "/User", "target_node_id": "/Knowledge/Person/Friends/Mallory", "relation_details": {"label": ` + mustJSON(xss) + `}}]}`
 	fake := fakellm.New(t, fakellm.Options{Rules: []fakellm.Rule{
@@ -58,7 +108,12 @@ func TestXSS_Browser(t *testing.T) {
 			t.Fatalf("%s: %s %s", v.Label(), v.Status, v.Error)
 		}
 	}
+	return xssSite{a: a, fake: fake, v1: v1, v2: v2, vt: vt, vd: vd}
+}
 
+// recordCSP makes every page opened in ctx record what the Content-Security-Policy blocked.
+func recordCSP(t *testing.T, ctx context.Context) {
+	t.Helper()
 	// Every page records what the Content-Security-Policy blocked: a page of
 	// ours must need nothing it forbids.
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -68,143 +123,141 @@ func TestXSS_Browser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// plantedKey returns the key of the node of v whose name holds the planted markup, failing if there is none.
+func plantedKey(t *testing.T, a *testApp, v record.Version) string {
+	t.Helper()
+	var g extract.Subgraph
+	a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), 200, &g)
+	key := ""
+	for _, n := range g.Nodes {
+		if strings.Contains(n.Name, "<img") {
+			key = n.ID
+		}
+	}
+	if key == "" {
+		t.Fatalf("%s: no planted node in %+v", v.Label(), g.Nodes)
+	}
+	return key
+}
+
+// xssPage drives the browser in ctx over a's server.
+type xssPage struct {
+	ctx context.Context
+	a   *testApp
+}
+
+// safe checks nothing was parsed as HTML or ran, and that the planted
+// text is on the page or in the tooltip as text.
+func (p xssPage) safe(t *testing.T, page string, wantText bool) {
+	t.Helper()
+	type result struct {
+		Ran, Imgs  int
+		Text, Tips bool
+		CSP        []string
+	}
+	r, err := chromedp.Run(p.ctx, chromedp.Evaluate[result](`({
+		ran: window.__xss ? 1 : 0,
+		csp: window.__csp || ["no recorder"],
+		imgs: document.querySelectorAll('img[src="x"]').length,
+		text: document.body.innerText.indexOf('<img src=x') >= 0,
+		tips: Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	if r.Ran != 0 || r.Imgs != 0 {
+		t.Errorf("%s: planted markup became HTML (%d img elements, ran %d)", page, r.Imgs, r.Ran)
+	}
+	if len(r.CSP) != 0 {
+		t.Errorf("%s: the CSP blocked %q", page, r.CSP)
+	}
+	if wantText && !r.Text && !r.Tips {
+		t.Errorf("%s: the planted text is not shown as text", page)
+	}
+}
+
+// hover checks moving the pointer to the point that expr returns shows the planted node's tooltip.
+func (p xssPage) hover(t *testing.T, expr string) {
+	t.Helper()
 	type point struct{ X, Y float64 }
-	// safe checks nothing was parsed as HTML or ran, and that the planted
-	// text is on the page or in the tooltip as text.
-	safe := func(t *testing.T, page string, wantText bool) {
-		t.Helper()
-		type result struct {
-			Ran, Imgs  int
-			Text, Tips bool
-			CSP        []string
-		}
-		r, err := chromedp.Run(ctx, chromedp.Evaluate[result](`({
-			ran: window.__xss ? 1 : 0,
-			csp: window.__csp || ["no recorder"],
-			imgs: document.querySelectorAll('img[src="x"]').length,
-			text: document.body.innerText.indexOf('<img src=x') >= 0,
-			tips: Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.textContent.indexOf('<img src=x') >= 0 })})`))
-		if err != nil {
-			t.Fatalf("%s: %v", page, err)
-		}
-		if r.Ran != 0 || r.Imgs != 0 {
-			t.Errorf("%s: planted markup became HTML (%d img elements, ran %d)", page, r.Imgs, r.Ran)
-		}
-		if len(r.CSP) != 0 {
-			t.Errorf("%s: the CSP blocked %q", page, r.CSP)
-		}
-		if wantText && !r.Text && !r.Tips {
-			t.Errorf("%s: the planted text is not shown as text", page)
-		}
+	pt, err := chromedp.Run(p.ctx, chromedp.Evaluate[*point](expr))
+	if err != nil || pt == nil {
+		t.Fatalf("no point from %s: %v", expr, err)
 	}
-	hover := func(t *testing.T, expr string) {
-		t.Helper()
-		p, err := chromedp.Run(ctx, chromedp.Evaluate[*point](expr))
-		if err != nil || p == nil {
-			t.Fatalf("no point from %s: %v", expr, err)
-		}
-		if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, p.X, p.Y)); err != nil {
-			t.Fatal(err)
-		}
-		if err := pollTrue(ctx, `Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.style.display !== 'none' && t.textContent.indexOf('Mallory') >= 0 })`); err != nil {
-			dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.elementFromPoint(`+fmt.Sprint(p.X)+`,`+fmt.Sprint(p.Y)+`); return (e?e.outerHTML.slice(0,200):"none")+" | "+Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).map(function(t){return t.outerHTML.slice(0,300)}).join(" ; ")+" | "+window.innerHeight})()`))
-			t.Fatalf("no tooltip of the planted node at %+v: %v\n%s", p, err, dbg)
-		}
+	if err := chromedp.Do(p.ctx, chromedp.MouseEvent(chromedp.MouseMoved, pt.X, pt.Y)); err != nil {
+		t.Fatal(err)
 	}
-	nav := func(t *testing.T, path string) {
-		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.Navigate(a.Server.URL+path)); err != nil {
-			t.Fatal(err)
-		}
+	if err := pollTrue(p.ctx, `Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).some(function (t) { return t.style.display !== 'none' && t.textContent.indexOf('Mallory') >= 0 })`); err != nil {
+		dbg, _ := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(function(){var e=document.elementFromPoint(`+fmt.Sprint(pt.X)+`,`+fmt.Sprint(pt.Y)+`); return (e?e.outerHTML.slice(0,200):"none")+" | "+Array.from(document.querySelectorAll('.float-tooltip-kap, .graph-tip:not([hidden])')).map(function(t){return t.outerHTML.slice(0,300)}).join(" ; ")+" | "+window.innerHeight})()`))
+		t.Fatalf("no tooltip of the planted node at %+v: %v\n%s", pt, err, dbg)
 	}
+}
 
-	for _, v := range []record.Version{v1, vt} {
-		var g extract.Subgraph
-		a.MustGetJSON(t, fmt.Sprintf("/api/versions/%d/graph", v.ID), 200, &g)
-		key := ""
-		for _, n := range g.Nodes {
-			if strings.Contains(n.Name, "<img") {
-				key = n.ID
-			}
-		}
-		if key == "" {
-			t.Fatalf("%s: no planted node in %+v", v.Label(), g.Nodes)
-		}
-		t.Run("Graph-"+v.Extraction, func(t *testing.T) {
-			nav(t, fmt.Sprintf("/versions/%d/graph", v.ID))
-			if err := pollTrue(ctx, `window.kgGraph && kgGraph.settled`); err != nil {
-				t.Fatal(err)
-			}
-			hover(t, `kgGraph.pointOf(`+mustJSON(key)+`)`)
-			safe(t, "graph", true)
-			// The node panel (clicking loads it into the side panel).
-			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(kgGraph.select(`+mustJSON(key)+`), true)`)); err != nil {
-				t.Fatal(err)
-			}
-			if err := pollTrue(ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
-				t.Fatal(err)
-			}
-			safe(t, "node panel", true)
-		})
-		t.Run("NodePage-"+v.Extraction, func(t *testing.T) {
-			nav(t, fmt.Sprintf("/versions/%d/nodes/%s", v.ID, url.PathEscape(key)))
-			safe(t, "node page", true)
-		})
+// nav checks the browser opens path on the server.
+func (p xssPage) nav(t *testing.T, path string) {
+	t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(p.a.Server.URL+path)); err != nil {
+		t.Fatal(err)
 	}
+}
 
-	t.Run("Compare", func(t *testing.T) {
-		nav(t, fmt.Sprintf("/compare?a=%d&b=%d", v1.ID, v2.ID))
-		if err := pollTrue(ctx, `window.kgCompare && kgCompare.counts().settled`); err != nil {
-			t.Fatal(err)
-		}
-		safe(t, "compare", true)
-		id, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.parse(document.getElementById('cmp-data').textContent).nodes.find(function (n) { return n.name.indexOf('<img') >= 0 }).id`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hover(t, `(document.getElementById('cmp-union').scrollIntoView({block: 'center'}), kgCompare.pointOf(`+mustJSON(id)+`))`)
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(kgCompare.select(`+mustJSON(id)+`), true)`)); err != nil {
-			t.Fatal(err)
-		}
-		safe(t, "compare detail", true)
-	})
+// checkGraph checks v's graph page, its tooltip of the planted node key and the node panel show the markup as text.
+func (p xssPage) checkGraph(t *testing.T, v record.Version, key string) {
+	t.Helper()
+	p.nav(t, fmt.Sprintf("/versions/%d/graph", v.ID))
+	if err := pollTrue(p.ctx, `window.kgGraph && kgGraph.settled`); err != nil {
+		t.Fatal(err)
+	}
+	p.hover(t, `kgGraph.pointOf(`+mustJSON(key)+`)`)
+	p.safe(t, "graph", true)
+	// The node panel (clicking loads it into the side panel).
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`(kgGraph.select(`+mustJSON(key)+`), true)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollTrue(p.ctx, `document.querySelector('[data-testid=node-panel]') !== null`); err != nil {
+		t.Fatal(err)
+	}
+	p.safe(t, "node panel", true)
+}
 
-	t.Run("Timeline", func(t *testing.T) {
-		nav(t, fmt.Sprintf("/versions/%d/timeline", vd.ID))
-		if err := pollTrue(ctx, `window.kgTimeline && kgTimeline.settled`); err != nil {
-			t.Fatal(err)
-		}
-		safe(t, "timeline", true)
-		hover(t, `kgTimeline.pointOf("Mallory")`)
-		safe(t, "timeline tooltip", true)
-	})
+// checkCompare checks the compare page of v1 and v2, its tooltip and its detail of the planted node show the markup as text.
+func (p xssPage) checkCompare(t *testing.T, v1, v2 record.Version) {
+	t.Helper()
+	p.nav(t, fmt.Sprintf("/compare?a=%d&b=%d", v1.ID, v2.ID))
+	if err := pollTrue(p.ctx, `window.kgCompare && kgCompare.counts().settled`); err != nil {
+		t.Fatal(err)
+	}
+	p.safe(t, "compare", true)
+	id, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.parse(document.getElementById('cmp-data').textContent).nodes.find(function (n) { return n.name.indexOf('<img') >= 0 }).id`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.hover(t, `(document.getElementById('cmp-union').scrollIntoView({block: 'center'}), kgCompare.pointOf(`+mustJSON(id)+`))`)
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`(kgCompare.select(`+mustJSON(id)+`), true)`)); err != nil {
+		t.Fatal(err)
+	}
+	p.safe(t, "compare detail", true)
+}
 
-	t.Run("OtherPages", func(t *testing.T) {
-		// The pages without planted text run under the policy too.
-		for _, p := range []string{"/", "/documents", "/extractions", "/extractions/new", "/schemas", "/schemas/new",
-			fmt.Sprintf("/versions/%d", v1.ID), fmt.Sprintf("/documents/%d", v1.DocumentIDs[0])} {
-			nav(t, p)
-			safe(t, p, false)
-		}
-	})
-
-	t.Run("Query", func(t *testing.T) {
-		nav(t, fmt.Sprintf("/versions/%d/query?q=%s", vt.ID, url.QueryEscape("Who is Mallory?")))
-		safe(t, "query (GET)", true)
-		before := fake.Count()
-		// Ask: the form posts from the page itself (same origin).
-		// The GET page already holds the extractive answer: the page is
-		// marked, and the answer waited for is the next page's.
-		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.setAttribute("data-before-ask", "1"), true`)); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="query-form"] button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(`body:not([data-before-ask]) [data-testid="answer-text"]`))); err != nil {
-			t.Fatal(err)
-		}
-		if fake.Count() == before {
-			t.Error("the Ask button made no model call")
-		}
-		safe(t, "query answer", true)
-	})
+// checkQuery checks vt's query page and the answer the Ask button fetches from the model show the markup as text.
+func (p xssPage) checkQuery(t *testing.T, fake *fakellm.Server, vt record.Version) {
+	t.Helper()
+	p.nav(t, fmt.Sprintf("/versions/%d/query?q=%s", vt.ID, url.QueryEscape("Who is Mallory?")))
+	p.safe(t, "query (GET)", true)
+	before := fake.Count()
+	// Ask: the form posts from the page itself (same origin).
+	// The GET page already holds the extractive answer: the page is
+	// marked, and the answer waited for is the next page's.
+	if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`document.body.setAttribute("data-before-ask", "1"), true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(`[data-testid="query-form"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body:not([data-before-ask]) [data-testid="answer-text"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if fake.Count() == before {
+		t.Error("the Ask button made no model call")
+	}
+	p.safe(t, "query answer", true)
 }
