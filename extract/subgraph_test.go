@@ -21,71 +21,77 @@ func subgraphFixture() Graph {
 	}
 }
 
+// subgraphCase is a query on subgraphFixture with the subgraph SelectSubgraph must answer.
+type subgraphCase struct {
+	name  string
+	q     SubgraphQuery
+	nodes []string // in order
+	edges []string // "source target", in graph order
+	// matched and truncated as reported
+	matched   int
+	truncated bool
+}
+
+// subgraphCases are the queries TestSelectSubgraph runs on subgraphFixture.
+var subgraphCases = []subgraphCase{
+	{
+		name:    "All",
+		nodes:   []string{"c", "d", "a", "b", "f", "giza-plateau", "e"},
+		edges:   []string{"a b", "b c", "a c", "c d", "f d", "d giza-plateau"},
+		matched: 7,
+	},
+	{name: "FocusDepth0", q: SubgraphQuery{Focus: "a"}, nodes: []string{"a"}, edges: nil, matched: 1},
+	{
+		// Each ring is sorted by degree.
+		name: "FocusDepth1", q: SubgraphQuery{Focus: "a", Depth: 1},
+		nodes: []string{"a", "c", "b"}, edges: []string{"a b", "b c", "a c"}, matched: 3,
+	},
+	{
+		name: "FocusDepth2", q: SubgraphQuery{Focus: "a", Depth: 2},
+		nodes: []string{"a", "c", "b", "d"}, edges: []string{"a b", "b c", "a c", "c d"}, matched: 4,
+	},
+	{
+		name: "FocusWithoutEdges", q: SubgraphQuery{Focus: "e", Depth: 3},
+		nodes: []string{"e"}, matched: 1,
+	},
+	{
+		// The focus stays even when the filter drops it.
+		name: "FocusFiltered", q: SubgraphQuery{Focus: "a", Depth: 2, Types: []string{"Place"}},
+		nodes: []string{"a", "c"}, edges: []string{"a c"}, matched: 2,
+	},
+	{
+		name: "FocusLimit", q: SubgraphQuery{Focus: "a", Depth: 2, Limit: 2},
+		nodes: []string{"a", "c"}, edges: []string{"a c"}, matched: 4, truncated: true,
+	},
+	{
+		// Types match in any case.
+		name: "Types", q: SubgraphQuery{Types: []string{"person", "PLACE"}},
+		nodes: []string{"c", "a", "b", "f", "giza-plateau", "e"},
+		edges: []string{"a b", "b c", "a c"}, matched: 6,
+	},
+	{
+		name: "MinDegree", q: SubgraphQuery{MinDegree: 3},
+		nodes: []string{"c", "d"}, edges: []string{"c d"}, matched: 2,
+	},
+	{name: "QName", q: SubgraphQuery{Q: "CAI"}, nodes: []string{"c"}, matched: 1},
+	{name: "QKey", q: SubgraphQuery{Q: "plateau"}, nodes: []string{"giza-plateau"}, matched: 1},
+	{name: "QNothing", q: SubgraphQuery{Q: "nobody"}, nodes: []string{}, matched: 0},
+	{
+		// Without a focus a limit keeps the hubs with their best-connected
+		// neighbours.
+		name: "Limit", q: SubgraphQuery{Limit: 3},
+		nodes: []string{"c", "d", "a"}, edges: []string{"a c", "c d"}, matched: 7, truncated: true,
+	},
+	{
+		name: "LimitNotReached", q: SubgraphQuery{Limit: 2, MinDegree: 3},
+		nodes: []string{"c", "d"}, edges: []string{"c d"}, matched: 2,
+	},
+}
+
+// TestSelectSubgraph runs subgraphCases and checks focus errors, degrees, types, depth and the empty graph.
 func TestSelectSubgraph(t *testing.T) {
 	g := subgraphFixture()
-	tests := []struct {
-		name  string
-		q     SubgraphQuery
-		nodes []string // in order
-		edges []string // "source target", in graph order
-		// matched and truncated as reported
-		matched   int
-		truncated bool
-	}{
-		{
-			name:    "All",
-			nodes:   []string{"c", "d", "a", "b", "f", "giza-plateau", "e"},
-			edges:   []string{"a b", "b c", "a c", "c d", "f d", "d giza-plateau"},
-			matched: 7,
-		},
-		{name: "FocusDepth0", q: SubgraphQuery{Focus: "a"}, nodes: []string{"a"}, edges: nil, matched: 1},
-		{
-			// Each ring is sorted by degree.
-			name: "FocusDepth1", q: SubgraphQuery{Focus: "a", Depth: 1},
-			nodes: []string{"a", "c", "b"}, edges: []string{"a b", "b c", "a c"}, matched: 3,
-		},
-		{
-			name: "FocusDepth2", q: SubgraphQuery{Focus: "a", Depth: 2},
-			nodes: []string{"a", "c", "b", "d"}, edges: []string{"a b", "b c", "a c", "c d"}, matched: 4,
-		},
-		{
-			name: "FocusWithoutEdges", q: SubgraphQuery{Focus: "e", Depth: 3},
-			nodes: []string{"e"}, matched: 1,
-		},
-		{
-			// The focus stays even when the filter drops it.
-			name: "FocusFiltered", q: SubgraphQuery{Focus: "a", Depth: 2, Types: []string{"Place"}},
-			nodes: []string{"a", "c"}, edges: []string{"a c"}, matched: 2,
-		},
-		{
-			name: "FocusLimit", q: SubgraphQuery{Focus: "a", Depth: 2, Limit: 2},
-			nodes: []string{"a", "c"}, edges: []string{"a c"}, matched: 4, truncated: true,
-		},
-		{
-			// Types match in any case.
-			name: "Types", q: SubgraphQuery{Types: []string{"person", "PLACE"}},
-			nodes: []string{"c", "a", "b", "f", "giza-plateau", "e"},
-			edges: []string{"a b", "b c", "a c"}, matched: 6,
-		},
-		{
-			name: "MinDegree", q: SubgraphQuery{MinDegree: 3},
-			nodes: []string{"c", "d"}, edges: []string{"c d"}, matched: 2,
-		},
-		{name: "QName", q: SubgraphQuery{Q: "CAI"}, nodes: []string{"c"}, matched: 1},
-		{name: "QKey", q: SubgraphQuery{Q: "plateau"}, nodes: []string{"giza-plateau"}, matched: 1},
-		{name: "QNothing", q: SubgraphQuery{Q: "nobody"}, nodes: []string{}, matched: 0},
-		{
-			// Without a focus a limit keeps the hubs with their best-connected
-			// neighbours.
-			name: "Limit", q: SubgraphQuery{Limit: 3},
-			nodes: []string{"c", "d", "a"}, edges: []string{"a c", "c d"}, matched: 7, truncated: true,
-		},
-		{
-			name: "LimitNotReached", q: SubgraphQuery{Limit: 2, MinDegree: 3},
-			nodes: []string{"c", "d"}, edges: []string{"c d"}, matched: 2,
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range subgraphCases {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := SelectSubgraph(g, tt.q)
 			if err != nil {

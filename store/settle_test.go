@@ -67,25 +67,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		// order; chunk 5 fails for good first, so nothing after it
 		// merges.
 		failed := 5
-		var jobs [][]int
-		for k := 0; k < n; {
-			size := 1 + k%3
-			if k < failed && k+size > failed {
-				size = failed - k
-			}
-			var job []int
-			for i := k; i < min(k+size, n); i++ {
-				if i != failed {
-					job = append(job, i)
-				}
-			}
-			if len(job) > 0 {
-				jobs = append(jobs, job)
-			}
-			k += size
-		}
-		r := rand.New(rand.NewPCG(3, 4))
-		r.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+		jobs := settleJobs(n, failed)
 		if _, err := s.SettleChunks(ctx, got.ID, 5, n, []store.ChunkOutcome{{Ref: chunks[failed].Chunk, Seq: failed, Attempts: 4,
 			Error: extract.ChunkError{Status: "unavailable", Message: "HTTP 500: down"}, Final: true}}, nil); err != nil {
 			t.Fatal(err)
@@ -95,34 +77,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 		if fc, err := s.FailedChunks(ctx, got.ID); err != nil || len(fc) != 1 || fc[0].Status != "unavailable" || fc[0].Message != "HTTP 500: down" {
 			t.Fatalf("failed chunks %+v (%v)", fc, err)
 		}
-		all := false
-		var st store.Settled
-		for i, job := range jobs {
-			var outs []store.ChunkOutcome
-			for _, k := range job {
-				outs = append(outs, store.ChunkOutcome{Ref: chunks[k].Chunk, Seq: k, Attempts: 1, Result: &chunks[k]})
-			}
-			var err error
-			st, err = s.SettleChunks(ctx, got.ID, 5, n, outs, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Drain {
-				if _, err := s.DrainChunks(ctx, got.ID, 5); err != nil {
-					t.Fatal(err)
-				}
-			}
-			// Settling the same chunks again changes nothing.
-			if i%4 == 0 {
-				if _, err := s.SettleChunks(ctx, got.ID, 5, n, outs, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			all = st.All
-		}
-		if !all {
-			t.Error("the last settle did not see every chunk settled")
-		}
+		settleJobsInTurn(t, ctx, s, got.ID, n, chunks, jobs)
 		if merged, _ := s.MergedChunks(ctx, got.ID); merged != failed {
 			t.Fatalf("%d chunks merged past a failed one; want the %d before it", merged, failed)
 		}
@@ -138,7 +93,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := chunks[failed]
-		st, err = s.SettleChunks(ctx, got.ID, 5, 1, []store.ChunkOutcome{{Ref: res.Chunk, Seq: failed, Attempts: 1, Result: &res}}, nil)
+		st, err := s.SettleChunks(ctx, got.ID, 5, 1, []store.ChunkOutcome{{Ref: res.Chunk, Seq: failed, Attempts: 1, Result: &res}}, nil)
 		if err != nil || !st.All || !st.Drain {
 			t.Fatalf("settle of the failed chunk asked again: %+v (%v)", st, err)
 		}
@@ -146,26 +101,7 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		wg, err := s.LoadGraph(ctx, want.ID, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gg, err := s.LoadGraph(ctx, got.ID, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(wg, gg) {
-			t.Errorf("graphs differ:\nin order: %+v\nsettled:  %+v", wg.Nodes[:3], gg.Nodes[:3])
-		}
-		wv, _ := s.Version(ctx, want.ID)
-		gv, _ := s.Version(ctx, got.ID)
-		if wv.Nodes != gv.Nodes || wv.Edges != gv.Edges || gv.ChunksDone != n || gv.MergeNext != n {
-			t.Errorf("in order %d nodes, %d edges; settled %d nodes, %d edges, %d chunks done, merge_next %d",
-				wv.Nodes, wv.Edges, gv.Nodes, gv.Edges, gv.ChunksDone, gv.MergeNext)
-		}
-		if merged, _ := s.MergedChunks(ctx, got.ID); merged != n {
-			t.Errorf("%d chunk runs, want %d", merged, n)
-		}
+		checkSettledAsInOrder(t, ctx, s, want.ID, got.ID, n)
 
 		// A canceled version takes no more chunks.
 		if err := s.FinishVersion(ctx, got.ID, record.StatusCanceled, 0, ""); err != nil {
@@ -175,6 +111,88 @@ func TestStore_SettleChunkOutOfOrder(t *testing.T) {
 			t.Errorf("settle of a canceled version: %v", err)
 		}
 	})
+}
+
+// settleJobs returns n chunks' jobs of one to three consecutive chunks, none across failed, shuffled.
+func settleJobs(n, failed int) [][]int {
+	var jobs [][]int
+	for k := 0; k < n; {
+		size := 1 + k%3
+		if k < failed && k+size > failed {
+			size = failed - k
+		}
+		var job []int
+		for i := k; i < min(k+size, n); i++ {
+			if i != failed {
+				job = append(job, i)
+			}
+		}
+		if len(job) > 0 {
+			jobs = append(jobs, job)
+		}
+		k += size
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	r.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+	return jobs
+}
+
+// settleJobsInTurn settles the jobs in turn, draining when told, some twice, and checks the last saw all.
+func settleJobsInTurn(t *testing.T, ctx context.Context, s *store.Store, id, n int, chunks []extract.ChunkResult, jobs [][]int) {
+	t.Helper()
+	all := false
+	var st store.Settled
+	for i, job := range jobs {
+		var outs []store.ChunkOutcome
+		for _, k := range job {
+			outs = append(outs, store.ChunkOutcome{Ref: chunks[k].Chunk, Seq: k, Attempts: 1, Result: &chunks[k]})
+		}
+		var err error
+		st, err = s.SettleChunks(ctx, id, 5, n, outs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Drain {
+			if _, err := s.DrainChunks(ctx, id, 5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Settling the same chunks again changes nothing.
+		if i%4 == 0 {
+			if _, err := s.SettleChunks(ctx, id, 5, n, outs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all = st.All
+	}
+	if !all {
+		t.Error("the last settle did not see every chunk settled")
+	}
+}
+
+// checkSettledAsInOrder checks that version got has the graph, counts and n chunk runs of version want.
+func checkSettledAsInOrder(t *testing.T, ctx context.Context, s *store.Store, want, got, n int) {
+	t.Helper()
+	wg, err := s.LoadGraph(ctx, want, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gg, err := s.LoadGraph(ctx, got, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(wg, gg) {
+		t.Errorf("graphs differ:\nin order: %+v\nsettled:  %+v", wg.Nodes[:3], gg.Nodes[:3])
+	}
+	wv, _ := s.Version(ctx, want)
+	gv, _ := s.Version(ctx, got)
+	if wv.Nodes != gv.Nodes || wv.Edges != gv.Edges || gv.ChunksDone != n || gv.MergeNext != n {
+		t.Errorf("in order %d nodes, %d edges; settled %d nodes, %d edges, %d chunks done, merge_next %d",
+			wv.Nodes, wv.Edges, gv.Nodes, gv.Edges, gv.ChunksDone, gv.MergeNext)
+	}
+	if merged, _ := s.MergedChunks(ctx, got); merged != n {
+		t.Errorf("%d chunk runs, want %d", merged, n)
+	}
 }
 
 // TestStore_NumberChunks: chunks staged without their place in the run's

@@ -36,7 +36,47 @@ func TestCompareCLI(t *testing.T) {
 	mustCLI(t, data, "extract", "--name", "carol", "--json", file)
 	mustCLI(t, data, "extract", "--name", "carol", "--chunk-size", "300", "--overlap", "0", "--json", file)
 
-	t.Run("JSON", func(t *testing.T) {
+	t.Run("JSON", compareCLIJSON(data))
+
+	t.Run("SameVersion", func(t *testing.T) {
+		r := decodeDiff(t, mustCLI(t, data, "compare", "carol@1", "carol@1", "--json", "--ignore-type"))
+		if r.Summary.Nodes.Added+r.Summary.Nodes.Removed+r.Summary.Nodes.Changed+r.Summary.Edges.Added+r.Summary.Edges.Removed+r.Summary.Edges.Changed != 0 {
+			t.Errorf("diff(a, a) not empty: %+v", r.Summary)
+		}
+	})
+
+	t.Run("Human", func(t *testing.T) {
+		out := mustCLI(t, data, "compare", "carol@1", "carol@2")
+		for _, want := range []string{"carol@1 -> carol@2", "nodes:", "edges:", "added", "unchanged"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("summary lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	// The human summary names what changed: a renamed and a retyped node
+	// (edits), an added edge, a removed node.
+	t.Run("HumanNamesChanges", compareCLIHumanNamesChanges(data))
+
+	t.Run("Errors", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"compare", "carol@1"},
+			{"compare", "carol@x", "carol@1"},
+			{"compare", "nope@1", "carol@1"},
+			{"compare", "carol@1", "carol@9"},
+		} {
+			if _, err := runCLI(t, data, args...); err == nil {
+				t.Errorf("%v: no error", args)
+			}
+		}
+	})
+
+	t.Run("ImportGoldAndScore", compareCLIImportGoldAndScore(data))
+}
+
+// compareCLIJSON returns a subtest checking the JSON diff's counts add up and its shape is as documented.
+func compareCLIJSON(data string) func(*testing.T) {
+	return func(t *testing.T) {
 		r := decodeDiff(t, mustCLI(t, data, "compare", "carol@1", "carol@2", "--json"))
 		n, e := r.Summary.Nodes, r.Summary.Edges
 		if n.Before == 0 || n.Added+n.Removed+n.Changed == 0 {
@@ -62,27 +102,12 @@ func TestCompareCLI(t *testing.T) {
 				t.Errorf("edges.%s missing", k)
 			}
 		}
-	})
+	}
+}
 
-	t.Run("SameVersion", func(t *testing.T) {
-		r := decodeDiff(t, mustCLI(t, data, "compare", "carol@1", "carol@1", "--json", "--ignore-type"))
-		if r.Summary.Nodes.Added+r.Summary.Nodes.Removed+r.Summary.Nodes.Changed+r.Summary.Edges.Added+r.Summary.Edges.Removed+r.Summary.Edges.Changed != 0 {
-			t.Errorf("diff(a, a) not empty: %+v", r.Summary)
-		}
-	})
-
-	t.Run("Human", func(t *testing.T) {
-		out := mustCLI(t, data, "compare", "carol@1", "carol@2")
-		for _, want := range []string{"carol@1 -> carol@2", "nodes:", "edges:", "added", "unchanged"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("summary lacks %q:\n%s", want, out)
-			}
-		}
-	})
-
-	// The human summary names what changed: a renamed and a retyped node
-	// (edits), an added edge, a removed node.
-	t.Run("HumanNamesChanges", func(t *testing.T) {
+// compareCLIHumanNamesChanges returns a subtest checking the human summary names each edit's change.
+func compareCLIHumanNamesChanges(data string) func(*testing.T) {
+	return func(t *testing.T) {
 		edits := filepath.Join(t.TempDir(), "edits.json")
 		ops := `[{"op":"rename","key":"jacob marley","name":"Jacob Marley Sr."},{"op":"retype","key":"ebenezer scrooge","type":"Miser"},` +
 			`{"op":"delete_node","key":"hamlet"},{"op":"add_edge","source":"jacob marley","label":"haunts","target":"ebenezer scrooge"}]`
@@ -101,22 +126,12 @@ func TestCompareCLI(t *testing.T) {
 				t.Errorf("summary lacks %q:\n%s", want, out)
 			}
 		}
-	})
+	}
+}
 
-	t.Run("Errors", func(t *testing.T) {
-		for _, args := range [][]string{
-			{"compare", "carol@1"},
-			{"compare", "carol@x", "carol@1"},
-			{"compare", "nope@1", "carol@1"},
-			{"compare", "carol@1", "carol@9"},
-		} {
-			if _, err := runCLI(t, data, args...); err == nil {
-				t.Errorf("%v: no error", args)
-			}
-		}
-	})
-
-	t.Run("ImportGoldAndScore", func(t *testing.T) {
+// compareCLIImportGoldAndScore returns a subtest checking the scores against an imported WebNLG reference.
+func compareCLIImportGoldAndScore(data string) func(*testing.T) {
+	return func(t *testing.T) {
 		src := testkit.Path(t, "gold/webnlg2020_text2rdf_seen_first200.xml")
 		out := mustCLI(t, data, "compare", "--import-gold", src, "--format", "webnlg", "--name", "webnlg", "--limit", "12")
 		if !strings.Contains(out, "imported 12 entries as webnlg@1 (reference)") {
@@ -162,5 +177,5 @@ func TestCompareCLI(t *testing.T) {
 		if i < 0 || j < i {
 			t.Errorf("human summary does not show the unlabelled then the labelled edge score:\n%s", human)
 		}
-	})
+	}
 }

@@ -109,6 +109,12 @@ func TestDuplicatesAndMerge_CLI(t *testing.T) {
 		t.Error("merge of an unknown node succeeded")
 	}
 
+	checkCurateEdits(t, data)
+}
+
+// checkCurateEdits checks that an edit file on m@3 makes m@4, which version show and compare report.
+func checkCurateEdits(t *testing.T, data string) {
+	t.Helper()
 	// An edit file makes version 4 whose edit log version show prints.
 	edits := writeFile(t, "edits.json", `[{"op":"retype","key":"jacob marley","type":"ghost"}]`)
 	if out := mustCLI(t, data, "edit", "m@3", edits); !strings.HasPrefix(out, "m@4: 2 nodes") {

@@ -46,6 +46,26 @@ func TestMCP_Stdio(t *testing.T) {
 	if info := cs.InitializeResult().ServerInfo; info == nil || info.Name != "kgstudio" {
 		t.Fatalf("server info %+v", info)
 	}
+	mcpCheckTools(t, ctx, cs)
+	mcpExtractDocument(t, ctx, cs, &stderr)
+	mcpCheckQuery(t, ctx, cs)
+	mcpCheckBadArguments(t, ctx, cs)
+
+	cs.Close()
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("mcp ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("mcp did not end when its stdin closed")
+	}
+}
+
+// mcpCheckTools checks the server lists every tool, each with a description and an input schema.
+func mcpCheckTools(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,20 +82,30 @@ func TestMCP_Stdio(t *testing.T) {
 			t.Errorf("no tool %s among %v", want, names)
 		}
 	}
+}
 
-	call := func(name string, args map[string]any, out any) *mcp.CallToolResult {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
+// mcpCall calls a tool, failing the test if the call fails, and decodes a non-error result into out if not nil.
+func mcpCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if out != nil && !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if out != nil && !res.IsError {
-			b, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(b, out); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-		}
-		return res
+	}
+	return res
+}
+
+// mcpExtractDocument checks add_document and extract start m@1 and run_status sees it done with nodes in a minute.
+func mcpExtractDocument(t *testing.T, ctx context.Context, cs *mcp.ClientSession, stderr *bytes.Buffer) {
+	t.Helper()
+	call := func(name string, args map[string]any, out any) *mcp.CallToolResult {
+		t.Helper()
+		return mcpCall(t, ctx, cs, name, args, out)
 	}
 	var doc struct {
 		ID      int  `json:"id"`
@@ -92,7 +122,7 @@ func TestMCP_Stdio(t *testing.T) {
 	if res := call("extract", map[string]any{"name": "m", "document_ids": []int{doc.ID}}, &started); res.IsError || started.Version != "m@1" {
 		t.Fatalf("extract: %+v %+v", res, started)
 	}
-	err = testkit.Poll(time.Minute, func() error {
+	err := testkit.Poll(time.Minute, func() error {
 		var st struct {
 			Status string `json:"status"`
 			Nodes  int    `json:"nodes"`
@@ -111,6 +141,11 @@ func TestMCP_Stdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after a minute: %v (stderr: %s)", err, stderr.String())
 	}
+}
+
+// mcpCheckQuery checks query on m answers extractively, citing marley.txt, with the answer and passages as text.
+func mcpCheckQuery(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
 	var q struct {
 		Answer     string `json:"answer"`
 		Extractive bool   `json:"extractive"`
@@ -121,7 +156,7 @@ func TestMCP_Stdio(t *testing.T) {
 		} `json:"references"`
 		Chunks []json.RawMessage `json:"chunks"`
 	}
-	res := call("query", map[string]any{"question": "Who was Marley's partner?", "version": "m", "mode": "naive"}, &q)
+	res := mcpCall(t, ctx, cs, "query", map[string]any{"question": "Who was Marley's partner?", "version": "m", "mode": "naive"}, &q)
 	if res.IsError || !q.Extractive || q.Mode != "naive" || len(q.Chunks) == 0 || len(q.References) != 1 || q.References[0].Title != "marley.txt" {
 		t.Fatalf("query: %+v %+v", res.Content, q)
 	}
@@ -132,8 +167,11 @@ func TestMCP_Stdio(t *testing.T) {
 	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.HasPrefix(tc.Text, q.Answer) || !strings.Contains(tc.Text[len(q.Answer):], "Scrooge and Marley were partners") {
 		t.Fatalf("the text content is not the answer and its passages: %+v", res.Content)
 	}
+}
 
-	// Bad arguments: a tool error naming the problem.
+// mcpCheckBadArguments checks bad arguments are tool errors naming the problem, and a mistyped one is not taken.
+func mcpCheckBadArguments(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -144,7 +182,7 @@ func TestMCP_Stdio(t *testing.T) {
 		{"neighbors", map[string]any{"version": "m@1", "key": "no such node"}, "no node"},
 		{"extract", map[string]any{"name": "x", "document_ids": []int{}}, "document"},
 	} {
-		res := call(tc.tool, tc.args, nil)
+		res := mcpCall(t, ctx, cs, tc.tool, tc.args, nil)
 		text := ""
 		if len(res.Content) > 0 {
 			if c, ok := res.Content[0].(*mcp.TextContent); ok {
@@ -157,17 +195,6 @@ func TestMCP_Stdio(t *testing.T) {
 	}
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"question": 3}}); err == nil && !res.IsError {
 		t.Error("a question of the wrong type was taken")
-	}
-
-	cs.Close()
-	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("mcp ended with %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("mcp did not end when its stdin closed")
 	}
 }
 

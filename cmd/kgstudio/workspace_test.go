@@ -18,7 +18,7 @@ import (
 func TestWorkspaceCommands(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
-	kg := func(stdin string, args ...string) (string, string, error) {
+	var kg workspaceCLI = func(stdin string, args ...string) (string, string, error) {
 		t.Helper()
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), append(args, "--data", data), strings.NewReader(stdin), &out, &errOut)
@@ -64,24 +64,7 @@ func TestWorkspaceCommands(t *testing.T) {
 	// Neither the password nor the token is kept in clear in any file
 	// of the data folder (databases and their logs), nor printed to
 	// standard error.
-	err = filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, clear := range []string{"a long enough password", secret, strings.TrimPrefix(secret, "kgs_")} {
-			if bytes.Contains(b, []byte(clear)) {
-				t.Errorf("%s holds a secret in clear", path)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkNoSecretInClear(t, data, secret)
 	if _, errOut, _ := kg("", "token", "list"); strings.Contains(errOut, secret) {
 		t.Fatal("token list prints the token")
 	}
@@ -116,6 +99,38 @@ func TestWorkspaceCommands(t *testing.T) {
 		t.Fatalf("sam in default: %v", err)
 	}
 
+	checkWorkspaceData(t, kg)
+}
+
+// workspaceCLI runs kgstudio with stdin and args on the test's data folder.
+type workspaceCLI func(stdin string, args ...string) (stdout, stderr string, err error)
+
+// checkNoSecretInClear checks that no file under data holds the password or the token secret in clear.
+func checkNoSecretInClear(t *testing.T, data, secret string) {
+	t.Helper()
+	err := filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, clear := range []string{"a long enough password", secret, strings.TrimPrefix(secret, "kgs_")} {
+			if bytes.Contains(b, []byte(clear)) {
+				t.Errorf("%s holds a secret in clear", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkWorkspaceData checks that --workspace shows acme's documents and versions alone and serve refuses it.
+func checkWorkspaceData(t *testing.T, kg workspaceCLI) {
+	t.Helper()
 	text := filepath.Join(t.TempDir(), "acme.txt")
 	if err := os.WriteFile(text, []byte("Ada Lovelace worked with Charles Babbage in London."), 0o644); err != nil {
 		t.Fatal(err)

@@ -40,98 +40,104 @@ func f1(p, r float64) float64 {
 	return 2 * p * r / (p + r)
 }
 
+// scoreCase is the graphs for scoreGold's entry, with the scores Score must give them.
+type scoreCase struct {
+	name      string
+	graphs    []extract.Graph
+	typeMap   map[string]string
+	entP      float64 // entity precision
+	entR      float64
+	byType    map[string][2]int // gold, found
+	typed     *[2]float64       // typed precision, recall
+	unlP      float64
+	unlR      float64
+	labP      float64
+	labR      float64
+	comp      bool
+	missing   int
+	extracted int
+}
+
+// scoreCases are the graphs TestScore scores against scoreGold.
+var scoreCases = []scoreCase{
+	{
+		name:   "Empty",
+		graphs: []extract.Graph{{}},
+		byType: map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
+	},
+	{
+		name:    "MissingGraph",
+		graphs:  nil,
+		byType:  map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
+		missing: 1,
+	},
+	{
+		name: "PartialNoTypeMap",
+		graphs: []extract.Graph{{
+			// "LOVELACE" matches Ada by an alias; "Paris" matches nothing.
+			Nodes: []extract.Node{n("LOVELACE", "Person"), n("Byron", "Person"), n("Paris", "Location"), n("poetry", "Concept")},
+			Edges: []extract.Edge{
+				e("LOVELACE", "father", "Byron"), // right pair, right label and direction
+				e("Byron", "knows", "LOVELACE"),  // same pair reversed: one distinct unordered pair
+				e("LOVELACE", "lived in", "Paris"),
+				e("poetry", "x", "poetry"), // self-loop: ignored
+			},
+		}},
+		entP: 2.0 / 4, entR: 2.0 / 4,
+		byType: map[string][2]int{"PER": {2, 2}, "TIME": {1, 0}, "LOC": {1, 0}},
+		// pairs: {ada,byron} correct, {ada,paris} wrong -> 1/2; gold pairs 3 -> 1/3
+		unlP: 1.0 / 2, unlR: 1.0 / 3,
+		// triples: father correct; knows, lived in wrong -> 1/3; gold 3 -> 1/3
+		labP: 1.0 / 3, labR: 1.0 / 3,
+		comp: true, extracted: 4,
+	},
+	{
+		name: "TypeMapFiltersPrecision",
+		graphs: []extract.Graph{{
+			Nodes: []extract.Node{
+				n("Ada Lovelace", "Person"), n("Byron", "Organization"), n("1815", "Data"),
+				n("poetry", "Concept"), n("Paris", "Location"),
+			},
+			Edges: []extract.Edge{e("1815", "DATE_OF_BIRTH", "Ada Lovelace")},
+		}},
+		// Concept is not a mapped type: 4 scored nodes, 3 correct.
+		typeMap: map[string]string{"PER": "Person", "ORG": "Organization", "LOC": "Location", "TIME": "Data"},
+		entP:    3.0 / 4, entR: 3.0 / 4,
+		byType: map[string][2]int{"PER": {2, 2}, "TIME": {1, 1}, "LOC": {1, 0}},
+		// Byron is typed Organization: typed matches Ada and 1815 only.
+		typed: &[2]float64{2.0 / 4, 2.0 / 4},
+		unlP:  1, unlR: 1.0 / 3,
+		// Labelled is directed: the reversed dateOfBirth does not count.
+		labP: 0, labR: 0,
+		comp: true, extracted: 5,
+	},
+	{
+		name: "LabelsNotComparable",
+		graphs: []extract.Graph{{
+			Nodes: []extract.Node{n("Ada Lovelace", "Person"), n("London", "Location")},
+			Edges: []extract.Edge{e("Ada Lovelace", "moved to", "London")},
+		}},
+		entP: 1, entR: 2.0 / 4,
+		byType: map[string][2]int{"PER": {2, 1}, "TIME": {1, 0}, "LOC": {1, 1}},
+		unlP:   1, unlR: 1.0 / 3,
+		extracted: 2,
+	},
+	{
+		name: "DanglingEdgeEndpoints",
+		graphs: []extract.Graph{{
+			// Edges naming keys without nodes are resolved by the key itself.
+			Edges: []extract.Edge{{Source: "ada lovelace", Target: "london", Label: "residence"}},
+		}},
+		byType: map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
+		unlP:   1, unlR: 1.0 / 3,
+		labP: 1, labR: 1.0 / 3,
+		comp: true,
+	},
+}
+
+// TestScore scores each of scoreCases against scoreGold and checks the report's figures.
 func TestScore(t *testing.T) {
-	tests := []struct {
-		name      string
-		graphs    []extract.Graph
-		typeMap   map[string]string
-		entP      float64 // entity precision
-		entR      float64
-		byType    map[string][2]int // gold, found
-		typed     *[2]float64       // typed precision, recall
-		unlP      float64
-		unlR      float64
-		labP      float64
-		labR      float64
-		comp      bool
-		missing   int
-		extracted int
-	}{
-		{
-			name:   "Empty",
-			graphs: []extract.Graph{{}},
-			byType: map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
-		},
-		{
-			name:    "MissingGraph",
-			graphs:  nil,
-			byType:  map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
-			missing: 1,
-		},
-		{
-			name: "PartialNoTypeMap",
-			graphs: []extract.Graph{{
-				// "LOVELACE" matches Ada by an alias; "Paris" matches nothing.
-				Nodes: []extract.Node{n("LOVELACE", "Person"), n("Byron", "Person"), n("Paris", "Location"), n("poetry", "Concept")},
-				Edges: []extract.Edge{
-					e("LOVELACE", "father", "Byron"), // right pair, right label and direction
-					e("Byron", "knows", "LOVELACE"),  // same pair reversed: one distinct unordered pair
-					e("LOVELACE", "lived in", "Paris"),
-					e("poetry", "x", "poetry"), // self-loop: ignored
-				},
-			}},
-			entP: 2.0 / 4, entR: 2.0 / 4,
-			byType: map[string][2]int{"PER": {2, 2}, "TIME": {1, 0}, "LOC": {1, 0}},
-			// pairs: {ada,byron} correct, {ada,paris} wrong -> 1/2; gold pairs 3 -> 1/3
-			unlP: 1.0 / 2, unlR: 1.0 / 3,
-			// triples: father correct; knows, lived in wrong -> 1/3; gold 3 -> 1/3
-			labP: 1.0 / 3, labR: 1.0 / 3,
-			comp: true, extracted: 4,
-		},
-		{
-			name: "TypeMapFiltersPrecision",
-			graphs: []extract.Graph{{
-				Nodes: []extract.Node{
-					n("Ada Lovelace", "Person"), n("Byron", "Organization"), n("1815", "Data"),
-					n("poetry", "Concept"), n("Paris", "Location"),
-				},
-				Edges: []extract.Edge{e("1815", "DATE_OF_BIRTH", "Ada Lovelace")},
-			}},
-			// Concept is not a mapped type: 4 scored nodes, 3 correct.
-			typeMap: map[string]string{"PER": "Person", "ORG": "Organization", "LOC": "Location", "TIME": "Data"},
-			entP:    3.0 / 4, entR: 3.0 / 4,
-			byType: map[string][2]int{"PER": {2, 2}, "TIME": {1, 1}, "LOC": {1, 0}},
-			// Byron is typed Organization: typed matches Ada and 1815 only.
-			typed: &[2]float64{2.0 / 4, 2.0 / 4},
-			unlP:  1, unlR: 1.0 / 3,
-			// Labelled is directed: the reversed dateOfBirth does not count.
-			labP: 0, labR: 0,
-			comp: true, extracted: 5,
-		},
-		{
-			name: "LabelsNotComparable",
-			graphs: []extract.Graph{{
-				Nodes: []extract.Node{n("Ada Lovelace", "Person"), n("London", "Location")},
-				Edges: []extract.Edge{e("Ada Lovelace", "moved to", "London")},
-			}},
-			entP: 1, entR: 2.0 / 4,
-			byType: map[string][2]int{"PER": {2, 1}, "TIME": {1, 0}, "LOC": {1, 1}},
-			unlP:   1, unlR: 1.0 / 3,
-			extracted: 2,
-		},
-		{
-			name: "DanglingEdgeEndpoints",
-			graphs: []extract.Graph{{
-				// Edges naming keys without nodes are resolved by the key itself.
-				Edges: []extract.Edge{{Source: "ada lovelace", Target: "london", Label: "residence"}},
-			}},
-			byType: map[string][2]int{"PER": {2, 0}, "TIME": {1, 0}, "LOC": {1, 0}},
-			unlP:   1, unlR: 1.0 / 3,
-			labP: 1, labR: 1.0 / 3,
-			comp: true,
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range scoreCases {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Score(scoreGold, tt.graphs, tt.typeMap)
 			if r.Entries != 1 || r.Missing != tt.missing || r.Entities.Extracted != tt.extracted {

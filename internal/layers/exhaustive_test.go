@@ -30,9 +30,31 @@ func TestSwitchesAreExhaustive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fset, files := parseModule(t, root)
+
+	enums := findEnums(files)
+	if enums["extract/record.Status"] == nil || enums["extract.Strategy"] == nil || enums["extract.Provider"] == nil || enums["extract.Phase"] == nil {
+		t.Fatalf("the enum types were not found: %v", slices.Sorted(maps.Keys(enums)))
+	}
+
+	checked := 0
+	for dir, fs := range files {
+		for _, f := range fs {
+			checked += checkSwitches(t, fset, f, dir, enums)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no switch on an enum found: the check checks nothing")
+	}
+	t.Logf("%d enum types, %d switches on them", len(enums), checked)
+}
+
+// parseModule parses the module's non-test, non-generated Go files by package dir, failing the test on an error.
+func parseModule(t *testing.T, root string) (*token.FileSet, map[string][]*ast.File) {
+	t.Helper()
 	fset := token.NewFileSet()
 	files := map[string][]*ast.File{} // by package dir, relative to root
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -57,8 +79,11 @@ func TestSwitchesAreExhaustive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fset, files
+}
 
-	// The enums: typed constants grouped by their type.
+// findEnums returns the typed constants of the files grouped by their type, keyed by "pkg.Type".
+func findEnums(files map[string][]*ast.File) map[string]*enum {
 	enums := map[string]*enum{} // "pkg.Type"
 	for dir, fs := range files {
 		for _, f := range fs {
@@ -93,91 +118,92 @@ func TestSwitchesAreExhaustive(t *testing.T) {
 			}
 		}
 	}
-	if enums["extract/record.Status"] == nil || enums["extract.Strategy"] == nil || enums["extract.Provider"] == nil || enums["extract.Phase"] == nil {
-		t.Fatalf("the enum types were not found: %v", slices.Sorted(maps.Keys(enums)))
-	}
+	return enums
+}
 
-	checked := 0
-	for dir, fs := range files {
-		for _, f := range fs {
-			imports := map[string]string{} // local name -> dir relative to root
-			for _, imp := range f.Imports {
-				p, _ := strconv.Unquote(imp.Path.Value)
-				rel, ok := strings.CutPrefix(p, module+"/")
-				if !ok {
-					continue
-				}
-				name := rel[strings.LastIndex(rel, "/")+1:]
-				if imp.Name != nil {
-					name = imp.Name.Name
-				}
-				imports[name] = rel
-			}
-			// enumOf names the enum a case expression's constant belongs to.
-			enumOf := func(e ast.Expr) (*enum, string) {
-				switch x := e.(type) {
-				case *ast.Ident:
-					for _, en := range enums {
-						if en.pkg == dir && en.values[x.Name] {
-							return en, x.Name
-						}
-					}
-				case *ast.SelectorExpr:
-					if pk, ok := x.X.(*ast.Ident); ok {
-						for _, en := range enums {
-							if en.pkg == imports[pk.Name] && en.values[x.Sel.Name] {
-								return en, x.Sel.Name
-							}
-						}
-					}
-				}
-				return nil, ""
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				sw, ok := n.(*ast.SwitchStmt)
-				if !ok || sw.Tag == nil {
-					return true
-				}
-				named := map[*enum]map[string]bool{}
-				hasDefault := false
-				for _, s := range sw.Body.List {
-					cc := s.(*ast.CaseClause)
-					if cc.List == nil {
-						hasDefault = true
-					}
-					for _, e := range cc.List {
-						if en, v := enumOf(e); en != nil {
-							if named[en] == nil {
-								named[en] = map[string]bool{}
-							}
-							named[en][v] = true
-						}
-					}
-				}
-				for en, got := range named {
-					checked++
-					if hasDefault {
-						continue
-					}
-					var missing []string
-					for v := range en.values {
-						if !got[v] {
-							missing = append(missing, v)
-						}
-					}
-					if len(missing) > 0 {
-						sort.Strings(missing)
-						t.Errorf("%s: a switch on %s.%s without a default misses %s", fset.Position(sw.Pos()), en.pkg, en.name, strings.Join(missing, ", "))
-					}
-				}
-				return true
-			})
+// moduleImports maps a file's local names of the module's own packages to their dirs relative to the root.
+func moduleImports(f *ast.File) map[string]string {
+	imports := map[string]string{} // local name -> dir relative to root
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
 		}
+		name := rel[strings.LastIndex(rel, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imports[name] = rel
 	}
-	if checked == 0 {
-		t.Fatal("no switch on an enum found: the check checks nothing")
+	return imports
+}
+
+// checkSwitches checks f's switches on an enum name all its constants or have a default, and counts them.
+func checkSwitches(t *testing.T, fset *token.FileSet, f *ast.File, dir string, enums map[string]*enum) int {
+	t.Helper()
+	imports := moduleImports(f)
+	// enumOf names the enum a case expression's constant belongs to.
+	enumOf := func(e ast.Expr) (*enum, string) {
+		switch x := e.(type) {
+		case *ast.Ident:
+			for _, en := range enums {
+				if en.pkg == dir && en.values[x.Name] {
+					return en, x.Name
+				}
+			}
+		case *ast.SelectorExpr:
+			if pk, ok := x.X.(*ast.Ident); ok {
+				for _, en := range enums {
+					if en.pkg == imports[pk.Name] && en.values[x.Sel.Name] {
+						return en, x.Sel.Name
+					}
+				}
+			}
+		}
+		return nil, ""
 	}
-	t.Logf("%d enum types, %d switches on them", len(enums), checked)
+	checked := 0
+	ast.Inspect(f, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag == nil {
+			return true
+		}
+		named := map[*enum]map[string]bool{}
+		hasDefault := false
+		for _, s := range sw.Body.List {
+			cc := s.(*ast.CaseClause)
+			if cc.List == nil {
+				hasDefault = true
+			}
+			for _, e := range cc.List {
+				if en, v := enumOf(e); en != nil {
+					if named[en] == nil {
+						named[en] = map[string]bool{}
+					}
+					named[en][v] = true
+				}
+			}
+		}
+		for en, got := range named {
+			checked++
+			if hasDefault {
+				continue
+			}
+			var missing []string
+			for v := range en.values {
+				if !got[v] {
+					missing = append(missing, v)
+				}
+			}
+			if len(missing) > 0 {
+				sort.Strings(missing)
+				t.Errorf("%s: a switch on %s.%s without a default misses %s", fset.Position(sw.Pos()), en.pkg, en.name, strings.Join(missing, ", "))
+			}
+		}
+		return true
+	})
+	return checked
 }
 
 // declaresType reports whether one of a package's files declares the named
