@@ -131,30 +131,7 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 			t.Fatalf("run not started: %d", resp.StatusCode)
 		}
 		if kill {
-			// Wait until the run is part-way (it stops at the held
-			// chunks), then kill the process hard.
-			testkit.Eventually(t, 2*time.Minute, func() error {
-				s := getStatus(t, addr, started.ID)
-				if s.Status != "running" && s.Status != "queued" {
-					t.Fatalf("the run ended before the kill: %+v", s)
-				}
-				if s.ChunksDone <= 5 {
-					return fmt.Errorf("could not catch the run mid-way: %+v", s)
-				}
-				return nil
-			})
-			if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			srv.Wait()
-			s := mustOpen(t, data)
-			v, _ := s.Versions.Get(context.Background(), started.ID)
-			s.Close()
-			if v.Status != "running" || v.ChunksDone == 0 || v.ChunksDone >= v.ChunksTotal {
-				t.Fatalf("after the kill the run should be part-way: %+v", v)
-			}
-			t.Logf("killed at %d/%d chunks", v.ChunksDone, v.ChunksTotal)
-			srv = startServer(t, bin, data, addr)
+			srv = killMidRun(t, bin, data, addr, srv, started.ID)
 		}
 		restarted := time.Now()
 		testkit.Eventually(t, 2*time.Minute, func() error {
@@ -218,6 +195,38 @@ func TestServe_KilledMidRunResumes(t *testing.T) {
 		t.Fatalf("mentions: killed %d, clean %d", km, cm)
 	}
 	t.Logf("%d chunks, %d nodes, %d edges, %d mentions in both runs", kv.ChunksTotal, len(kk), len(kg.Edges), km)
+}
+
+// killMidRun waits until the run id of the server srv (holding its chunk
+// jobs from a failpoint on) is part-way, kills the server hard, checks
+// that the run is left part-way, and starts a server (without the
+// failpoint) on the same data folder and address.
+func killMidRun(t *testing.T, bin, data, addr string, srv *exec.Cmd, id int) *exec.Cmd {
+	t.Helper()
+	// Wait until the run is part-way (it stops at the held
+	// chunks), then kill the process hard.
+	testkit.Eventually(t, 2*time.Minute, func() error {
+		s := getStatus(t, addr, id)
+		if s.Status != "running" && s.Status != "queued" {
+			t.Fatalf("the run ended before the kill: %+v", s)
+		}
+		if s.ChunksDone <= 5 {
+			return fmt.Errorf("could not catch the run mid-way: %+v", s)
+		}
+		return nil
+	})
+	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	srv.Wait()
+	s := mustOpen(t, data)
+	v, _ := s.Versions.Get(context.Background(), id)
+	s.Close()
+	if v.Status != "running" || v.ChunksDone == 0 || v.ChunksDone >= v.ChunksTotal {
+		t.Fatalf("after the kill the run should be part-way: %+v", v)
+	}
+	t.Logf("killed at %d/%d chunks", v.ChunksDone, v.ChunksTotal)
+	return startServer(t, bin, data, addr)
 }
 
 // mustOpen opens the application on the SQLite database in the data
