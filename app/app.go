@@ -88,13 +88,13 @@ func newAppIn(st *store.Store, log *slog.Logger, p Providers, main *App, name st
 		a.site, a.workspace, a.Accounts = main.site, name, main.Accounts
 		shared, gates = main.Models.models, main.store
 	}
-	a.Schemas.a, a.Versions.a = a, a
-	a.Queries = &Queries{a: a, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
+	a.Queries = &Queries{store: st, log: log, corpora: lru.New[corpusKey, *queryCorpus](corpusCacheSize),
 		indexes: lru.New[indexKey, *query.VectorIndex](vectorCacheSize)}
-	a.Comparisons = &Comparisons{a: a, cache: lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)}
-	a.Memory = &Memory{a: a, keepsTimes: lru.New[timesKey, bool](maxTimesCache)}
-	a.Scores = &Scores{a: a, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
-	a.Layouts = &Layouts{a: a, busy: map[int]bool{}}
+	a.Comparisons = &Comparisons{store: st, heavy: a.heavy,
+		cache: lru.NewWeighted[compareKey, Comparison](compareCacheEntries, compareCacheElements, comparisonSize)}
+	a.Memory = &Memory{store: st, keepsTimes: lru.New[timesKey, bool](maxTimesCache)}
+	a.Scores = &Scores{store: st, log: log, cache: lru.New[scoreKey, VersionScores](scoreCacheSize)}
+	a.Layouts = &Layouts{store: st, log: log, busy: map[int]bool{}}
 	a.newServices(p, shared, gates)
 	return a
 }

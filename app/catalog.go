@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/record"
@@ -19,7 +20,9 @@ import (
 // per chunk, and removes them.
 type Versions struct {
 	st *store.Store
-	a  *App
+	// queries reads a version's vector stats; runs its jobs.
+	queries *Queries
+	runs    *Runs
 }
 
 // Get returns a version by id.
@@ -274,8 +277,10 @@ func (d *Documents) Namer(ctx context.Context) func(id int) string { return d.st
 
 // Schemas lists, reads, saves and removes schemas and their versions.
 type Schemas struct {
-	st *store.Store
-	a  *App // Suggest runs the offline extractor
+	st  *store.Store
+	log *slog.Logger
+	// models builds the extractors Suggest drafts with.
+	models *Models
 }
 
 // AnyBase, as the base of Save, puts the content on top of whatever

@@ -52,7 +52,7 @@ const MaxChatMessages = 100_000
 // Chat answers a chat client's turn from the extraction its model names,
 // as Ask does (an extractive answer without a provider).
 func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error) {
-	a := q.a
+
 	v, err := q.ChatModel(ctx, req.Model)
 	if err != nil {
 		return ChatAnswer{}, err
@@ -107,8 +107,9 @@ func (q *Queries) Chat(ctx context.Context, req ChatRequest) (ChatAnswer, error)
 	case res.Answer != nil:
 		out.Text, out.Extractive = res.Answer.Text, res.Answer.Extractive
 	default:
-		// The model failed or was not asked: the evidence still answers.
-		a.log.Info("chat answered from the evidence", "version", v.ID, "note", res.Note)
+		q.log.
+			// The model failed or was not asked: the evidence still answers.
+			Info("chat answered from the evidence", "version", v.ID, "note", res.Note)
 		out.Text, out.Extractive = res.Note+"\n\n"+query.Extractive(question, res.Context(), 0), true
 	}
 	out.Text = linkReferences(out.Text, res.Context())
@@ -172,9 +173,9 @@ func (q *Queries) ChatModel(ctx context.Context, model string) (record.Version, 
 	}
 	if !strings.Contains(name, "@") {
 		// NAME is its newest finished version, whatever runs after it.
-		return q.a.store.LatestDone(ctx, name)
+		return q.store.LatestDone(ctx, name)
 	}
-	v, err := q.a.Versions.ByRef(ctx, name)
+	v, err := q.versions.ByRef(ctx, name)
 	if err != nil {
 		return v, err
 	}
@@ -187,7 +188,7 @@ func (q *Queries) ChatModel(ctx context.Context, model string) (record.Version, 
 // ChatModels lists the finished versions chat clients may name (as
 // v.Label(), NAME@V), newest first.
 func (q *Queries) ChatModels(ctx context.Context) ([]record.Version, error) {
-	exs, err := q.a.Versions.Extractions(ctx, 0)
+	exs, err := q.versions.Extractions(ctx, 0)
 	if err != nil {
 		return nil, err
 	}

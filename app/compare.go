@@ -12,6 +12,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/diff"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // Comparison is two versions, their graphs and the diff between them. A
@@ -75,7 +76,9 @@ func stampOf(v record.Version) versionStamp {
 
 // Comparisons compares versions, caching what it compared last.
 type Comparisons struct {
-	a *App
+	store       *store.Store
+	heavy       *Gate
+	communities *Communities
 	// cache holds the comparisons of the pairs asked last, each with
 	// its union (see Compare).
 	cache *lru.Cache[compareKey, Comparison]
@@ -92,19 +95,19 @@ type Comparisons struct {
 // afresh every time. A computation is a heavy request (see Gate): when
 // the gate stays full, Compare returns an error for which IsBusy is true.
 func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Options) (Comparison, error) {
-	a := s.a
-	va, vb, err := a.Comparisons.versionPair(ctx, aID, bID)
+
+	va, vb, err := s.versionPair(ctx, aID, bID)
 	if err != nil {
 		return Comparison{}, err
 	}
 	opts = compareOptions(va, vb, opts)
 	if va.Active() || vb.Active() {
-		ctx, release, err := a.Heavy().Enter(ctx)
+		ctx, release, err := s.heavy.Enter(ctx)
 		if err != nil {
 			return Comparison{}, err
 		}
 		defer release()
-		return a.Comparisons.compareVersions(ctx, va, vb, opts)
+		return s.compareVersions(ctx, va, vb, opts)
 	}
 	key := compareKey{a: stampOf(va), b: stampOf(vb), opts: opts}
 	// A pair held or being compared is waited for without a slot; else a
@@ -113,14 +116,14 @@ func (s *Comparisons) Compare(ctx context.Context, aID, bID int, opts diff.Optio
 	// shared, so it does not stop when this caller goes away.
 	if !s.cache.Has(key) {
 		var release func()
-		ctx, release, err = a.Heavy().Enter(ctx)
+		ctx, release, err = s.heavy.Enter(ctx)
 		if err != nil {
 			return Comparison{}, err
 		}
 		defer release()
 	}
 	c, err := s.cache.Get(ctx, key, func() (Comparison, error) {
-		return a.Comparisons.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
+		return s.compareVersions(context.WithoutCancel(ctx), va, vb, opts)
 	})
 	if err != nil {
 		return Comparison{}, err
@@ -150,11 +153,11 @@ func compareOptions(va, vb record.Version, opts diff.Options) diff.Options {
 
 // versionPair loads the two versions of a comparison.
 func (s *Comparisons) versionPair(ctx context.Context, aID, bID int) (record.Version, record.Version, error) {
-	va, err := s.a.store.Version(ctx, aID)
+	va, err := s.store.Version(ctx, aID)
 	if err != nil {
 		return record.Version{}, record.Version{}, err
 	}
-	vb, err := s.a.store.Version(ctx, bID)
+	vb, err := s.store.Version(ctx, bID)
 	return va, vb, err
 }
 
@@ -163,14 +166,14 @@ func (s *Comparisons) versionPair(ctx context.Context, aID, bID int) (record.Ver
 func (s *Comparisons) compareVersions(ctx context.Context, va, vb record.Version, opts diff.Options) (Comparison, error) {
 	c := Comparison{A: va, B: vb, Options: opts, view: &viewOnce{}}
 	var err error
-	if c.GA, err = s.a.store.LoadGraph(ctx, va.ID, false); err != nil {
+	if c.GA, err = s.store.LoadGraph(ctx, va.ID, false); err != nil {
 		return c, err
 	}
-	if c.GB, err = s.a.store.LoadGraph(ctx, vb.ID, false); err != nil {
+	if c.GB, err = s.store.LoadGraph(ctx, vb.ID, false); err != nil {
 		return c, err
 	}
 	c.Result = diff.Compare(c.GA, c.GB, c.Options)
-	ra, rb := s.a.Communities.communitiesOf(ctx, va, c.GA), s.a.Communities.communitiesOf(ctx, vb, c.GB)
+	ra, rb := s.communities.communitiesOf(ctx, va, c.GA), s.communities.communitiesOf(ctx, vb, c.GB)
 	c.Communities = compareCommunities(ra, rb, c.GA, c.GB, c.Result, c.Options)
 	return c, nil
 }

@@ -96,16 +96,16 @@ func JobsJSONOf(v JobsView) JobsJSON {
 
 // WithJobs is JSON with the version's jobs view.
 func (s *Versions) WithJobs(ctx context.Context, v record.Version) (VersionJobsJSON, error) {
-	a := s.a
+
 	j, err := s.JSON(ctx, v)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
-	jobs, err := a.Runs.Jobs(ctx, v.ID)
+	jobs, err := s.runs.Jobs(ctx, v.ID)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}
-	p, err := a.Runs.Phase(ctx, v)
+	p, err := s.runs.Phase(ctx, v)
 	if err != nil {
 		return VersionJobsJSON{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 
@@ -33,7 +34,9 @@ type Positions map[string][2]float32
 
 // Layouts reads and makes versions' layouts.
 type Layouts struct {
-	a *App
+	store       *store.Store
+	log         *slog.Logger
+	communities *Communities
 	// mu guards busy: the versions being laid out in the background.
 	mu   sync.Mutex
 	busy map[int]bool
@@ -46,14 +49,15 @@ type Layouts struct {
 // Stored returns a version's stored layout; ok is false when there is
 // none for its graph as it is.
 func (l *Layouts) Stored(ctx context.Context, v record.Version) (Positions, bool, error) {
-	data, ok, err := l.a.store.VersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v))
+	data, ok, err := l.store.VersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v))
 	if err != nil || !ok {
 		return nil, false, err
 	}
 	pos, err := decodeLayout(data)
 	if err != nil {
-		// A layout that cannot be read is made again.
-		l.a.log.Warn("stored layout unreadable", "version_id", v.ID, "error", err)
+		l.log.
+			// A layout that cannot be read is made again.
+			Warn("stored layout unreadable", "version_id", v.ID, "error", err)
 		return nil, false, nil
 	}
 	return pos, true, nil
@@ -79,7 +83,8 @@ func (l *Layouts) Later(v record.Version) {
 			l.mu.Unlock()
 		}()
 		if err := l.Make(context.Background(), v); err != nil {
-			l.a.log.Warn("layout not stored", "version_id", v.ID, "error", err)
+			l.log.
+				Warn("layout not stored", "version_id", v.ID, "error", err)
 		}
 	}()
 }
@@ -108,7 +113,7 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 	// Which document mentions each node matters only when there are
 	// several (mentions are most of a graph's memory).
 	several := len(v.DocumentIDs) > 1
-	g, err := l.a.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Mentions: several})
+	g, err := l.store.LoadGraphParts(ctx, v.ID, store.GraphParts{Mentions: several})
 	if err != nil {
 		return err
 	}
@@ -132,14 +137,14 @@ func (l *Layouts) Make(ctx context.Context, v record.Version) error {
 		}
 	}
 	if hints.Group == nil {
-		hints.Group = communityGroups(len(g.Nodes), index, l.a.Communities.communitiesOf(ctx, v, g))
+		hints.Group = communityGroups(len(g.Nodes), index, l.communities.communitiesOf(ctx, v, g))
 	}
 	res := layout.RunWith(len(g.Nodes), x, y, edges, hints)
 	keys := make([]string, len(g.Nodes))
 	for i, n := range g.Nodes {
 		keys[i] = n.Key
 	}
-	return l.a.store.SaveVersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v), encodeLayout(keys, res.X, res.Y))
+	return l.store.SaveVersionIndex(ctx, v.ID, store.IndexLayout, layoutStamp(v), encodeLayout(keys, res.X, res.Y))
 }
 
 // communityGroups is each of n nodes' top-level community (-1 for

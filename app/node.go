@@ -82,7 +82,7 @@ func (q *Queries) NodeByRef(ctx context.Context, v record.Version, ref string) (
 		return d, err
 	}
 	var close []extract.SubgraphNode
-	_, _, serr := q.a.store.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{Q: strings.TrimSpace(ref), Limit: 10}, record.SubgraphRows{
+	_, _, serr := q.store.StreamSubgraph(ctx, v.ID, extract.SubgraphQuery{Q: strings.TrimSpace(ref), Limit: 10}, record.SubgraphRows{
 		Node: func(n extract.SubgraphNode) error { close = append(close, n); return nil },
 		Edge: func(extract.SubgraphEdge) error { return nil },
 	})
@@ -113,16 +113,16 @@ func (q *Queries) NodeByRef(ctx context.Context, v record.Version, ref string) (
 // nodes as they stood then (see extract.AsOf), and the edges that had
 // ended by then, marked. A node not known yet then is not found.
 func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string) (NodeDetail, error) {
-	a := q.a
+
 	at, err := ParseAsOf(asOf)
 	if err != nil {
 		return NodeDetail{}, err
 	}
-	n, err := a.store.NodeByKey(ctx, v.ID, key)
+	n, err := q.store.NodeByKey(ctx, v.ID, key)
 	if err != nil {
 		return NodeDetail{}, err
 	}
-	edges, err := a.store.NodeEdges(ctx, v.ID, key)
+	edges, err := q.store.NodeEdges(ctx, v.ID, key)
 	if err != nil {
 		return NodeDetail{}, err
 	}
@@ -130,7 +130,7 @@ func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string
 	for _, e := range edges {
 		others = append(others, e.Source, e.Target)
 	}
-	names, err := a.store.NodesByKey(ctx, v.ID, others)
+	names, err := q.store.NodesByKey(ctx, v.ID, others)
 	if err != nil {
 		return NodeDetail{}, err
 	}
@@ -160,12 +160,12 @@ func (q *Queries) NodeAt(ctx context.Context, v record.Version, key, asOf string
 			d.In = append(d.In, ne)
 		}
 	}
-	ms, err := a.store.NodeMentions(ctx, v.ID, key)
+	ms, err := q.store.NodeMentions(ctx, v.ID, key)
 	if err != nil {
 		return d, err
 	}
 	d.MentionCount = len(ms)
-	d.Mentions, err = a.Versions.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
+	d.Mentions, err = q.versions.mentionSnippets(ctx, v, n.Name, ms[:min(len(ms), maxMentions)])
 	return d, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/query"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // MaxQuestion bounds a question's length in bytes.
@@ -120,7 +122,12 @@ type QueryInput struct {
 // Queries answers questions over a finished version (its context, and an
 // answer when a provider is set) and describes its nodes and vectors.
 type Queries struct {
-	a *App
+	store       *store.Store
+	log         *slog.Logger
+	models      *Models
+	vectors     *vectorizer
+	versions    *Versions
+	communities *Communities
 	// corpora holds the query corpora of the versions asked last (see
 	// corpusOf); indexes their vector indexes (see vectorIndex).
 	corpora *lru.Cache[corpusKey, *queryCorpus]
@@ -136,7 +143,7 @@ func (q *Queries) checked(in QueryInput) (QueryInput, error) {
 	if len(in.Question) > MaxQuestion {
 		return in, extract.Errorf(extract.KindInvalid, "the question is longer than %d bytes", MaxQuestion)
 	}
-	in.Provider = cmp.Or(in.Provider, q.a.Models.providers.Default())
+	in.Provider = cmp.Or(in.Provider, q.models.providers.Default())
 	if !slices.Contains(extract.Providers, in.Provider) {
 		return in, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini, openai or none)", in.Provider)
 	}
@@ -245,7 +252,7 @@ func boundConversation(history []llm.Message, instructions string) (kept []llm.M
 }
 
 func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (QueryResult, error) {
-	a := q.a
+
 	in, err := q.checked(in)
 	if err != nil {
 		return QueryResult{}, err
@@ -262,7 +269,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	if in.RetrievalOnly && !extract.Offline(in.Provider) {
 		res.Note = "Retrieval only: ask with a POST (the Ask button) for the model's answer."
 	} else {
-		llmClient, model = a.Models.queryClient(ctx, cfg, &res)
+		llmClient, model = q.models.queryClient(ctx, cfg, &res)
 	}
 
 	// A follow-up ("Who bought it?") is searched with the question it
@@ -278,7 +285,8 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	if in.Keywords != KeywordsOffline && llmClient != nil {
 		high, low, _, err := query.KeywordsLLM(ctx, llmClient, in.Question)
 		if err != nil {
-			a.log.Warn("query keywords", "version", v.ID, "err", err)
+			q.log.
+				Warn("query keywords", "version", v.ID, "err", err)
 			res.Note = "The model's keywords failed (" + extract.MessageOf(err) + "); offline keywords are used."
 		} else {
 			res.Keywords = QueryKeywords{High: high, Low: low, Source: KeywordsModel}
@@ -291,7 +299,7 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		res.Keywords.Low = []string{}
 	}
 
-	qc, err := a.Queries.search(ctx, v, sin, res.Keywords, &res)
+	qc, err := q.search(ctx, v, sin, res.Keywords, &res)
 	if err != nil {
 		return res, err
 	}
@@ -323,7 +331,8 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 		// GraphRAG's map-reduce over the ranked reports.
 		ga, err := query.GlobalAnswer(ctx, llmClient, areq, res.Reports)
 		if err != nil {
-			a.log.Warn("global answer", "version", v.ID, "err", err)
+			q.log.
+				Warn("global answer", "version", v.ID, "err", err)
 			res.Note = "The model did not answer: " + extract.MessageOf(err)
 			return res, nil
 		}
@@ -347,7 +356,8 @@ func (q *Queries) ask(ctx context.Context, v record.Version, in QueryInput) (Que
 	}
 	text, _, err := query.Answer(actx, llmClient, areq, qc)
 	if err != nil {
-		a.log.Warn("query answer", "version", v.ID, "err", err)
+		q.log.
+			Warn("query answer", "version", v.ID, "err", err)
 		res.Note = "The model did not answer: " + extract.MessageOf(err)
 		return res, nil
 	}
@@ -409,7 +419,7 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 	if qc.stats != nil {
 		cfg := v.Config
 		cfg.Embedder = qc.stats.Embedder
-		if emb, err = q.a.Models.embedder(ctx, cfg); err != nil {
+		if emb, err = q.models.embedder(ctx, cfg); err != nil {
 			return query.Context{}, err
 		}
 		res.Embedder = qc.stats.Model
@@ -422,7 +432,7 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 	// taken from the embedding cache (a question asked before) or the
 	// search goes without vectors.
 	if in.RetrievalOnly && emb != nil && extract.PaidEmbedder(qc.stats.Embedder) {
-		emb = embed.CacheOnly(emb, q.a.store)
+		emb = embed.CacheOnly(emb, q.store)
 	}
 	// Spans of time in the question are read against as_of, else against
 	// the newest dated chunk (the conversation's last day).

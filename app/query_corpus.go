@@ -66,11 +66,11 @@ const corpusCacheSize = 4
 // corpusOf returns a version's query corpus, from the cache when the
 // version is finished and its vectors are the ones the cache holds.
 func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
-	a := q.a
+
 	if v.Status != record.StatusDone {
 		return q.buildCorpus(ctx, v, time.Time{})
 	}
-	st, hasStats, err := a.store.VectorStatsOf(ctx, v.ID)
+	st, hasStats, err := q.store.VectorStatsOf(ctx, v.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus,
 // effort: a version whose indexes are not stored builds them on its first
 // question, as before.
 func (q *Queries) storeIndexes(ctx context.Context, versionID int) {
-	v, err := q.a.store.Version(ctx, versionID)
+	v, err := q.store.Version(ctx, versionID)
 	if err != nil || v.Status != record.StatusDone || v.Nodes+v.Edges == 0 {
 		return
 	}
@@ -97,7 +97,8 @@ func (q *Queries) storeIndexes(ctx context.Context, versionID int) {
 		err = qc.commLoad(ctx)
 	}
 	if err != nil && ctx.Err() == nil {
-		q.a.log.Warn("query indexes not stored", "version_id", v.ID, "err", err)
+		q.log.
+			Warn("query indexes not stored", "version_id", v.ID, "err", err)
 	}
 }
 
@@ -108,7 +109,7 @@ func (q *Queries) storeIndexes(ctx context.Context, versionID int) {
 // other runs have no date and are all kept). Vectors are the version's:
 // an earlier value of a node is ranked by its current vector.
 func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.Time) (*queryCorpus, error) {
-	a := q.a
+
 	// The graph is read while the chunks and the stored indexes are: on
 	// two cores, the first question waits for the longest of them, not
 	// their sum.
@@ -116,7 +117,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 	// embedded ones, should vectors be derived from them); all of them
 	// when the schema cannot be read.
 	parts := store.GraphParts{Mentions: true, Properties: true}
-	if vp, err := a.vectors.vectorProps(ctx, v.Config); err == nil {
+	if vp, err := q.vectors.vectorProps(ctx, v.Config); err == nil {
 		parts.Keys = append(vp.Keys(), query.GraphProps...)
 	}
 	var g extract.Graph
@@ -130,7 +131,7 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 		<-loaded
 		return gErr
 	}
-	chunks, err := a.vectors.versionChunks(ctx, v)
+	chunks, err := q.vectors.versionChunks(ctx, v)
 	if err != nil {
 		wait()
 		return nil, err
@@ -141,12 +142,12 @@ func (q *Queries) buildCorpus(ctx context.Context, v record.Version, asOf time.T
 	}
 	// A dialogue run's chunks are dated by their turn's operations (when
 	// the turn was said); other runs' chunks have no date.
-	ops, err := a.store.Operations(ctx, v.ID)
+	ops, err := q.store.Operations(ctx, v.ID)
 	if err != nil {
 		wait()
 		return nil, err
 	}
-	docs, err := a.store.DocumentNames(ctx, v.DocumentIDs)
+	docs, err := q.store.DocumentNames(ctx, v.DocumentIDs)
 	if err != nil {
 		wait()
 		return nil, err
@@ -220,7 +221,7 @@ func (q *Queries) dialogueSides(ctx context.Context, v record.Version, stp *reco
 	}
 	cfg := v.Config
 	cfg.Embedder = stp.Embedder
-	emb, err := q.a.Models.embedder(ctx, cfg)
+	emb, err := q.models.embedder(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -233,7 +234,7 @@ func (q *Queries) dialogueSides(ctx context.Context, v record.Version, stp *reco
 // lexical index's), and ranks them by their reports' vectors too.
 func (q *Queries) communityLoader(v record.Version, stamp string, stp *record.VectorStats, corpus *query.Corpus) func(context.Context) error {
 	return func(ctx context.Context) error {
-		r, sum, ok := q.a.Communities.storedCommunitiesSum(ctx, v)
+		r, sum, ok := q.communities.storedCommunitiesSum(ctx, v)
 		if !ok {
 			return nil // global search detects them (query.Corpus)
 		}
@@ -241,7 +242,7 @@ func (q *Queries) communityLoader(v record.Version, stamp string, stp *record.Ve
 		if stp == nil {
 			return nil
 		}
-		rv, err := q.a.vectors.reportVectors(ctx, v, *stp, corpus)
+		rv, err := q.vectors.reportVectors(ctx, v, *stp, corpus)
 		if err != nil {
 			return err
 		}
@@ -256,14 +257,14 @@ func (q *Queries) communityLoader(v record.Version, stamp string, stp *record.Ve
 // version and the properties kept) and read from it in place by every
 // later process: one read instead of a row per node and edge.
 func (q *Queries) queryGraph(ctx context.Context, v record.Version, parts store.GraphParts) (extract.Graph, error) {
-	a := q.a
+
 	stamp := graphStamp(v, parts.Keys)
 	if stamp == "" {
-		return a.store.LoadGraphParts(ctx, v.ID, parts)
+		return q.store.LoadGraphParts(ctx, v.ID, parts)
 	}
 	var g extract.Graph
 	var bad error
-	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexGraph, stamp, func(b []byte) error {
+	ok, err := q.store.ReadVersionIndex(ctx, v.ID, store.IndexGraph, stamp, func(b []byte) error {
 		// b is this read's own: the graph's texts are kept in it.
 		g, bad = query.ReadGraph(b)
 		return nil
@@ -275,19 +276,21 @@ func (q *Queries) queryGraph(ctx context.Context, v record.Version, parts store.
 		return g, nil
 	}
 	if bad != nil {
-		a.log.Warn("stored graph unreadable, reading it again", "version_id", v.ID, "err", bad)
+		q.log.
+			Warn("stored graph unreadable, reading it again", "version_id", v.ID, "err", bad)
 	}
-	if g, err = a.store.LoadGraphParts(ctx, v.ID, parts); err != nil {
+	if g, err = q.store.LoadGraphParts(ctx, v.ID, parts); err != nil {
 		return g, err
 	}
 	// Best effort: a version whose graph cannot be stored is answered
 	// all the same, and read row by row next time.
 	b, err := query.AppendGraph(nil, g)
 	if err == nil {
-		err = a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexGraph, stamp, b)
+		err = q.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexGraph, stamp, b)
 	}
 	if err != nil {
-		a.log.Warn("graph not stored", "version_id", v.ID, "err", err)
+		q.log.
+			Warn("graph not stored", "version_id", v.ID, "err", err)
 	}
 	return g, nil
 }
@@ -325,14 +328,15 @@ type lexicalRead struct {
 // readLexical reads a finished version's stored lexical indexes; a
 // version not finished has none.
 func (q *Queries) readLexical(ctx context.Context, v record.Version) lexicalRead {
-	a := q.a
+
 	r := lexicalRead{stamp: lexicalStamp(v)}
 	if r.stamp != "" {
-		_, r.err = a.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
+		_, r.err = q.store.ReadVersionIndex(ctx, v.ID, store.IndexLexical, r.stamp, func(b []byte) error {
 			var bad error
 			// b is this read's own: the index keeps its texts in it.
 			if r.parsed, bad = query.ParseLexicalBytes(b); bad != nil {
-				a.log.Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", bad)
+				q.log.
+					Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 			return nil
 		})
@@ -346,7 +350,7 @@ func (q *Queries) readLexical(ctx context.Context, v record.Version) lexicalRead
 // later process reads them instead of building them; a graph as of a past
 // time (a zero lex) is built each time.
 func (q *Queries) lexicalCorpus(ctx context.Context, v record.Version, lex lexicalRead, g extract.Graph, chunks map[extract.ChunkRef]extract.Chunk, vi *query.VectorIndex) (*query.Corpus, error) {
-	a := q.a
+
 	if lex.err != nil {
 		return nil, lex.err
 	}
@@ -358,13 +362,15 @@ func (q *Queries) lexicalCorpus(ctx context.Context, v record.Version, lex lexic
 		if err == nil {
 			return c, nil
 		}
-		a.log.Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", err)
+		q.log.
+			Warn("stored lexical index unreadable, building it again", "version_id", v.ID, "err", err)
 	}
 	c := query.NewCorpus(g, chunks, vi)
 	// Best effort: a version whose index cannot be stored is answered all
 	// the same, and built again next time.
-	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexLexical, lex.stamp, c.AppendLexical(nil)); err != nil {
-		a.log.Warn("lexical index not stored", "version_id", v.ID, "err", err)
+	if err := q.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexLexical, lex.stamp, c.AppendLexical(nil)); err != nil {
+		q.log.
+			Warn("lexical index not stored", "version_id", v.ID, "err", err)
 	}
 	return c, nil
 }
@@ -374,11 +380,11 @@ func (q *Queries) lexicalCorpus(ctx context.Context, v record.Version, lex lexic
 // stores it; a version not finished (no stamp) builds it on its first
 // walk.
 func (q *Queries) walkIndex(ctx context.Context, v record.Version, stamp string, corpus *query.Corpus) {
-	a := q.a
+
 	if stamp == "" {
 		return
 	}
-	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexWalk, stamp, func(b []byte) error {
+	ok, err := q.store.ReadVersionIndex(ctx, v.ID, store.IndexWalk, stamp, func(b []byte) error {
 		// b is this read's own: the walk's names are kept in it.
 		return corpus.ReadWalk(b)
 	})
@@ -386,11 +392,13 @@ func (q *Queries) walkIndex(ctx context.Context, v record.Version, stamp string,
 		return
 	}
 	if err != nil {
-		a.log.Warn("stored walk graph unreadable, building it again", "version_id", v.ID, "err", err)
+		q.log.
+			Warn("stored walk graph unreadable, building it again", "version_id", v.ID, "err", err)
 	}
 	// Best effort: stored for the next process, answered either way.
-	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexWalk, stamp, corpus.AppendWalk(nil)); err != nil {
-		a.log.Warn("walk graph not stored", "version_id", v.ID, "err", err)
+	if err := q.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexWalk, stamp, corpus.AppendWalk(nil)); err != nil {
+		q.log.
+			Warn("walk graph not stored", "version_id", v.ID, "err", err)
 	}
 }
 
@@ -398,23 +406,25 @@ func (q *Queries) walkIndex(ctx context.Context, v record.Version, stamp string,
 // their digest) with their index: read when stored under the version's
 // lexical stamp and sum, else built and stored.
 func (q *Queries) communityIndex(ctx context.Context, v record.Version, lexStamp string, r community.Result, sum string, corpus *query.Corpus) {
-	a := q.a
+
 	if lexStamp == "" {
 		corpus.UseCommunities(r)
 		return
 	}
 	stamp := lexStamp + " " + sum
-	ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexCommunities, stamp, func(b []byte) error {
+	ok, err := q.store.ReadVersionIndex(ctx, v.ID, store.IndexCommunities, stamp, func(b []byte) error {
 		return corpus.ReadCommunities(r, string(b))
 	})
 	if err == nil && ok {
 		return
 	}
 	if err != nil {
-		a.log.Warn("stored community index unreadable, building it again", "version_id", v.ID, "err", err)
+		q.log.
+			Warn("stored community index unreadable, building it again", "version_id", v.ID, "err", err)
 	}
 	corpus.UseCommunities(r)
-	if err := a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexCommunities, stamp, corpus.AppendCommunities(nil)); err != nil {
-		a.log.Warn("community index not stored", "version_id", v.ID, "err", err)
+	if err := q.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexCommunities, stamp, corpus.AppendCommunities(nil)); err != nil {
+		q.log.
+			Warn("community index not stored", "version_id", v.ID, "err", err)
 	}
 }

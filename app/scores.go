@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"sort"
@@ -26,8 +27,18 @@ import (
 // latest scoreCacheSize, bounded) for the question set they were scored
 // on; concurrent requests for one share its scoring.
 type Scores struct {
-	a     *App
+	store *store.Store
+	log   *slog.Logger
 	cache *lru.Cache[scoreKey, VersionScores]
+	// What a version's scores are made of: its answers, comparisons,
+	// duplicates, documents' names, communities and the prices of its
+	// calls.
+	models      *Models
+	queries     *Queries
+	comparisons *Comparisons
+	curation    *Curation
+	documents   *Documents
+	communities *Communities
 }
 
 // scoreCacheSize bounds the versions' scores held in memory (each with a
@@ -131,12 +142,12 @@ func (s *Scores) SetQuestions(ctx context.Context, extraction string, set eval.Q
 	if err != nil {
 		return err
 	}
-	return s.a.store.SetQuestions(ctx, extraction, string(b))
+	return s.store.SetQuestions(ctx, extraction, string(b))
 }
 
 // Questions returns an extraction's question set (empty when it has none).
 func (s *Scores) Questions(ctx context.Context, extraction string) (eval.QuestionSet, error) {
-	data, err := s.a.store.Questions(ctx, extraction)
+	data, err := s.store.Questions(ctx, extraction)
 	if err != nil || data == "" {
 		return eval.QuestionSet{}, err
 	}
@@ -157,7 +168,7 @@ func (s *Scores) Board(ctx context.Context, extraction string) (Board, error) {
 // version), so an experiment scores the versions it made and no others;
 // the extraction's reference still scores them.
 func (s *Scores) BoardOf(ctx context.Context, extraction string, only []int) (Board, error) {
-	versions, err := s.a.store.ExtractionVersions(ctx, extraction)
+	versions, err := s.store.ExtractionVersions(ctx, extraction)
 	if err != nil {
 		return Board{}, err
 	}
@@ -277,7 +288,7 @@ func (s *Scores) Version(ctx context.Context, v record.Version, set eval.Questio
 		// Scored before, by this process or another: stored with the
 		// version.
 		var stored VersionScores
-		if ok, err := s.a.store.ReadVersionIndex(sctx, v.ID, store.IndexScores, scoresStamp+key.set, func(b []byte) error {
+		if ok, err := s.store.ReadVersionIndex(sctx, v.ID, store.IndexScores, scoresStamp+key.set, func(b []byte) error {
 			return json.Unmarshal(b, &stored)
 		}); err == nil && ok && stored.ID == v.ID {
 			return stored, nil
@@ -300,10 +311,11 @@ func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionS
 			return vs, err
 		}
 	}
-	vs.Cost = s.a.Models.providers.CostOf(v)
+	vs.Cost = s.models.providers.CostOf(v)
 	if b, err := json.Marshal(vs); err == nil {
-		if err := s.a.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexScores, scoresStamp+key.set, b); err != nil {
-			s.a.log.Warn("scores not stored", "version_id", v.ID, "err", err)
+		if err := s.store.SaveVersionIndex(context.WithoutCancel(ctx), v.ID, store.IndexScores, scoresStamp+key.set, b); err != nil {
+			s.log.
+				Warn("scores not stored", "version_id", v.ID, "err", err)
 		}
 	}
 	return vs, nil
@@ -314,7 +326,7 @@ func (s *Scores) score(ctx context.Context, v record.Version, set eval.QuestionS
 // stamps cannot see: a curation decision that changes the duplicate
 // candidates, a changed price table).
 func (s *Scores) Rescore(ctx context.Context, extraction string) error {
-	versions, err := s.a.store.ExtractionVersions(ctx, extraction)
+	versions, err := s.store.ExtractionVersions(ctx, extraction)
 	if err != nil {
 		return err
 	}
@@ -390,7 +402,7 @@ func settingsOf(c extract.Config) map[string]any {
 
 // graphMeasures measures a version's graph and run.
 func (s *Scores) graphMeasures(ctx context.Context, v record.Version, vs *VersionScores) error {
-	g, err := s.a.store.LoadGraph(ctx, v.ID, false)
+	g, err := s.store.LoadGraph(ctx, v.ID, false)
 	if err != nil {
 		return err
 	}
@@ -415,10 +427,10 @@ func (s *Scores) graphMeasures(ctx context.Context, v record.Version, vs *Versio
 		types[n.Type] = true
 	}
 	m["types"] = float64(len(types))
-	if r, ok := s.a.Communities.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
+	if r, ok := s.communities.storedCommunities(ctx, v); ok && len(r.Modularity) > 0 {
 		m["modularity"] = round3(r.Modularity[0])
 	}
-	dups, err := s.a.Curation.Duplicates(ctx, v)
+	dups, err := s.curation.Duplicates(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -468,7 +480,7 @@ func components(g extract.Graph) (count, largest int) {
 // (retrieval and an extractive answer, no model), for its first k chunks
 // and entities, as the scoreboard reads them.
 func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int) string, q eval.Question, mode query.Mode, k int) (eval.Retrieved, error) {
-	res, err := s.a.Queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: k, Keywords: KeywordsOffline})
+	res, err := s.queries.Ask(ctx, v, QueryInput{Question: q.Question, Provider: extract.ProviderNone, Mode: mode, TopK: k, Keywords: KeywordsOffline})
 	if err != nil {
 		return eval.Retrieved{}, fmt.Errorf("question %s, mode %s: %w", q.ID, mode, err)
 	}
@@ -490,7 +502,7 @@ func (s *Scores) retrieve(ctx context.Context, v record.Version, names func(int)
 // mean recall (see eval.Question.Recall) and how many questions had
 // evidence found among the first k chunks and entities.
 func (s *Scores) EvidenceRecall(ctx context.Context, v record.Version, set eval.QuestionSet, modes []query.Mode, k int) (recall map[query.Mode]float64, found map[query.Mode]int, questions int, err error) {
-	names := s.a.Documents.Namer(ctx)
+	names := s.documents.Namer(ctx)
 	recall, found = map[query.Mode]float64{}, map[query.Mode]int{}
 	for _, q := range set.Questions {
 		if q.Evidence() > 0 {
@@ -524,7 +536,7 @@ func (s *Scores) EvidenceRecall(ctx context.Context, v record.Version, set eval.
 // offline, and scores recall@k of the expected evidence and the share of
 // answers holding an expected answer, over the questions that have each.
 func (s *Scores) questionMeasures(ctx context.Context, v record.Version, set eval.QuestionSet, vs *VersionScores) error {
-	names := s.a.Documents.Namer(ctx)
+	names := s.documents.Namer(ctx)
 	vs.PerQuestion = map[string][]float64{}
 	maxK := ScoreK[len(ScoreK)-1]
 	vs.Curves = map[query.Mode][]float64{}
@@ -666,7 +678,7 @@ func (s *Scores) Compare(ctx context.Context, a, b record.Version) (diffs []Scor
 // the compare page scores a version against the reference (see
 // Comparisons.Compare), to a copy of vs.
 func (s *Scores) withReference(ctx context.Context, ref, v record.Version, vs VersionScores) (VersionScores, error) {
-	c, err := s.a.Comparisons.Compare(ctx, ref.ID, v.ID, diff.Options{})
+	c, err := s.comparisons.Compare(ctx, ref.ID, v.ID, diff.Options{})
 	if err != nil {
 		return vs, err
 	}

@@ -114,4 +114,12 @@ func (a *App) newServices(p Providers, shared *models, gates *store.Store) {
 	a.vectors, a.Communities = vec, comm
 	a.Curation = &Curation{store: st, log: log, heavy: a.heavy, vectors: vec, communities: comm,
 		runs: a.Runs, layouts: a.Layouts, queries: a.Queries}
+	// What the read services ask of the others.
+	a.Versions.queries, a.Versions.runs = a.Queries, a.Runs
+	a.Schemas.log, a.Schemas.models = log, a.Models
+	qs := a.Queries
+	qs.models, qs.vectors, qs.versions, qs.communities = a.Models, vec, a.Versions, comm
+	a.Comparisons.communities, a.Layouts.communities = comm, comm
+	sc := a.Scores
+	sc.models, sc.queries, sc.comparisons, sc.curation, sc.documents, sc.communities = a.Models, a.Queries, a.Comparisons, a.Curation, a.Documents, comm
 }

@@ -29,7 +29,7 @@ type SuggestOptions struct {
 // kag.SuggestSample), asked once through the call cache, and its answer
 // is the draft whole or an error naming what could not be read.
 func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Document, o SuggestOptions) (*schema.Schema, error) {
-	a := s.a
+
 	if len(docs) == 0 {
 		return nil, extract.Errorf(extract.KindInvalid, "give at least one sample document")
 	}
@@ -37,7 +37,7 @@ func (s *Schemas) Suggest(ctx context.Context, name string, docs []extract.Docum
 		return s.suggestByModel(ctx, name, docs, o)
 	}
 	cfg := extract.DefaultConfig()
-	ex, err := a.Models.Extractor(ctx, cfg)
+	ex, err := s.models.Extractor(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -98,16 +98,16 @@ func spreadJobs(jobs []extract.Job, limit int) []extract.Job {
 // problem, and its call is marked bad so asking again asks the model
 // again rather than the cache.
 func (s *Schemas) suggestByModel(ctx context.Context, name string, docs []extract.Document, o SuggestOptions) (*schema.Schema, error) {
-	a := s.a
+
 	if !slices.Contains(extract.Providers, o.Provider) {
 		return nil, extract.Errorf(extract.KindInvalid, "unknown provider %q (use gemini or openai, or none to suggest offline)", o.Provider)
 	}
-	if !a.Models.providers.Has(o.Provider) {
+	if !s.models.providers.Has(o.Provider) {
 		return nil, extract.Errorf(extract.KindInvalid, "the %s provider is not configured: set %s, or suggest offline without a provider", o.Provider, needs(o.Provider))
 	}
 	cfg := extract.DefaultConfig()
 	cfg.Provider, cfg.Model = o.Provider, o.Model
-	client, model, err := a.Models.client(ctx, cfg)
+	client, model, err := s.models.client(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +119,13 @@ func (s *Schemas) suggestByModel(ctx context.Context, name string, docs []extrac
 	if err != nil {
 		return nil, err
 	}
-	a.log.Info("schema suggested by a model", "provider", o.Provider, "model", model, "passages", len(passages),
-		"cached", resp.Record.Cached, "prompt_tokens", resp.Record.PromptTokens, "output_tokens", resp.Record.OutputTokens)
+	s.log.
+		Info("schema suggested by a model", "provider", o.Provider, "model", model, "passages", len(passages),
+			"cached", resp.Record.Cached, "prompt_tokens", resp.Record.PromptTokens, "output_tokens", resp.Record.OutputTokens)
 	sc, err := kag.ParseSuggestion(resp.Text, name)
 	if err != nil {
 		if resp.Record.Key != "" {
-			if err := a.store.MarkCallsBad(ctx, []string{resp.Record.Key}); err != nil {
+			if err := s.st.MarkCallsBad(ctx, []string{resp.Record.Key}); err != nil {
 				return nil, err
 			}
 		}

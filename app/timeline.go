@@ -7,6 +7,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract/dialogue"
 	"github.com/kgstudio/kgstudio/extract/record"
 	"github.com/kgstudio/kgstudio/internal/lru"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // Timeline is a dialogue run's turns paired with its stored operation log.
@@ -48,7 +49,7 @@ func (t *Timeline) MeanCoverage() (float64, int) {
 // Memory reads what dialogue runs remember: the timeline of their
 // operations and when their facts held.
 type Memory struct {
-	a *App
+	store *store.Store
 	// keepsTimes remembers whether finished versions' graphs keep fact
 	// times (see KeepsTimes).
 	keepsTimes *lru.Cache[timesKey, bool]
@@ -57,12 +58,12 @@ type Memory struct {
 // Timeline loads a version's dialogues and operation log. A version with
 // no dialogue is refused with an invalid error.
 func (m *Memory) Timeline(ctx context.Context, id int) (*Timeline, error) {
-	a := m.a
-	v, err := a.store.Version(ctx, id)
+
+	v, err := m.store.Version(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := a.store.Documents(ctx, v.DocumentIDs)
+	docs, err := m.store.Documents(ctx, v.DocumentIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +74,11 @@ func (m *Memory) Timeline(ctx context.Context, id int) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := a.store.Operations(ctx, id)
+	ops, err := m.store.Operations(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	done, err := a.store.Sink(id, v.Config.MaxFragments).Finished(ctx)
+	done, err := m.store.Sink(id, v.Config.MaxFragments).Finished(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -157,19 +157,19 @@ const maxTimesCache = 1024
 // they are stored. Looking for times in a written graph reads all its
 // rows, so the answer for a finished one is remembered.
 func (m *Memory) KeepsTimes(ctx context.Context, v record.Version) (bool, error) {
-	a := m.a
+
 	if v.Config.Strategy == extract.StrategyDialogue && len(v.DocumentIDs) > 0 {
 		return true, nil
 	}
 	// A dialogue goes turn by turn whatever the strategy (see TrackOf).
-	dialogue, err := a.store.HasDocumentKind(ctx, v.DocumentIDs, extract.DocDialogue)
+	dialogue, err := m.store.HasDocumentKind(ctx, v.DocumentIDs, extract.DocDialogue)
 	if err != nil || dialogue || !v.Written {
 		return dialogue, err
 	}
 	if v.Status != record.StatusDone {
-		return a.store.HasFactTimes(ctx, v.ID)
+		return m.store.HasFactTimes(ctx, v.ID)
 	}
 	return m.keepsTimes.Get(ctx, timesKey{v.ID, v.CreatedAt.UnixNano()}, func() (bool, error) {
-		return a.store.HasFactTimes(ctx, v.ID)
+		return m.store.HasFactTimes(ctx, v.ID)
 	})
 }

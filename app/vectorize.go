@@ -523,8 +523,8 @@ func vectorIndexStamp(v record.Version, st record.VectorStats) string {
 // What have holds (the caller's reading of the version) is used to derive
 // vectors rather than read again.
 func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versionRead) (*query.VectorIndex, *record.VectorStats, error) {
-	a := q.a
-	st, ok, err := a.store.VectorStatsOf(ctx, v.ID)
+
+	st, ok, err := q.store.VectorStatsOf(ctx, v.ID)
 	if err != nil || !ok {
 		return nil, nil, err
 	}
@@ -538,7 +538,7 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 		if stamp != "" {
 			var vi *query.VectorIndex
 			var bad error
-			ok, err := a.store.ReadVersionIndex(ctx, v.ID, store.IndexVectors, stamp, func(data []byte) error {
+			ok, err := q.store.ReadVersionIndex(ctx, v.ID, store.IndexVectors, stamp, func(data []byte) error {
 				// data is this read's own: the index keeps its arrays in it.
 				vi, bad = query.ReadVectorIndex(data)
 				return nil
@@ -549,20 +549,22 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 			if ok && bad == nil {
 				// Its postings are read as questions need them.
 				vi.SetLoader(func(ctx context.Context, names []string) (map[string][]byte, error) {
-					return a.store.ReadVersionIndexApart(ctx, v.ID, store.IndexVectors, stamp, names)
+					return q.store.ReadVersionIndexApart(ctx, v.ID, store.IndexVectors, stamp, names)
 				})
 				return vi, nil
 			}
 			if ok {
-				a.log.Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", bad)
+				q.log.
+					Warn("stored vector index unreadable, building it again", "version_id", v.ID, "err", bad)
 			}
 		}
-		vi, err := a.vectors.newVectorIndex(ctx, st, v, have)
+		vi, err := q.vectors.newVectorIndex(ctx, st, v, have)
 		if err != nil {
 			return nil, err
 		}
 		if vi.Approximate() {
-			a.log.Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
+			q.log.
+				Info("vector index built", "version_id", v.ID, "vectors", vi.Len())
 		}
 		if stamp != "" && vi != nil {
 			// Best effort: a version whose index cannot be stored is
@@ -570,8 +572,9 @@ func (q *Queries) vectorIndex(ctx context.Context, v record.Version, have versio
 			// Sparse vectors' postings apart, by dimension: a later
 			// process reads those of its question's dimensions alone.
 			data, apart := vi.AppendApart(nil)
-			if err := a.store.SaveVersionIndexApart(context.WithoutCancel(ctx), v.ID, store.IndexVectors, stamp, data, apart); err != nil {
-				a.log.Warn("vector index not stored", "version_id", v.ID, "err", err)
+			if err := q.store.SaveVersionIndexApart(context.WithoutCancel(ctx), v.ID, store.IndexVectors, stamp, data, apart); err != nil {
+				q.log.
+					Warn("vector index not stored", "version_id", v.ID, "err", err)
 			}
 		}
 		return vi, nil

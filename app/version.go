@@ -69,9 +69,9 @@ type EmbeddingJSON struct {
 // JSON is VersionJSONOf with the vectorizer's record (embedding
 // calls, tokens and cost) when the version has vectors.
 func (s *Versions) JSON(ctx context.Context, v record.Version) (VersionJSON, error) {
-	a := s.a
+
 	j := VersionJSONOf(v)
-	e, err := a.Queries.Embedding(ctx, v.ID)
+	e, err := s.queries.Embedding(ctx, v.ID)
 	j.Embedding = e
 	return j, err
 }
@@ -79,16 +79,16 @@ func (s *Versions) JSON(ctx context.Context, v record.Version) (VersionJSON, err
 // Embedding returns a version's vectorizer record with its cost, or nil
 // when the version has no vectors.
 func (q *Queries) Embedding(ctx context.Context, versionID int) (*EmbeddingJSON, error) {
-	a := q.a
-	st, ok, err := a.store.VectorStatsOf(ctx, versionID)
+
+	st, ok, err := q.store.VectorStatsOf(ctx, versionID)
 	if err != nil || !ok {
 		return nil, err
 	}
-	counts, err := a.store.VectorCounts(ctx, versionID)
+	counts, err := q.store.VectorCounts(ctx, versionID)
 	if err != nil {
 		return nil, err
 	}
-	return &EmbeddingJSON{VectorStats: st, Cost: a.Models.providers.EmbedCostOf(st), Indexes: counts}, nil
+	return &EmbeddingJSON{VectorStats: st, Cost: q.models.providers.EmbedCostOf(st), Indexes: counts}, nil
 }
 
 // VersionJSONOf turns a stored version into its JSON form.
