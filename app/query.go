@@ -401,6 +401,7 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 	if err != nil {
 		return query.Context{}, err
 	}
+	q.warmEncoder(ctx, v, in.Question)
 	var qc *queryCorpus
 	if asOf.IsZero() {
 		qc, err = q.corpusOf(ctx, v)
@@ -459,6 +460,24 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 		}
 	}
 	return out, err
+}
+
+// warmEncoder embeds the question first when the version's vectors are
+// the sentence encoder's: loading the encoder (its weights widened, some
+// 60 MB for a moment) then happens before a first question reads the
+// version's corpus, not on top of it, and the search finds the
+// question's vector in the encoder's cache. A failure is the search's
+// to report.
+func (q *Queries) warmEncoder(ctx context.Context, v record.Version, question string) {
+	st, ok, err := q.store.VectorStatsOf(ctx, v.ID)
+	if err != nil || !ok || st.Embedder != extract.EmbedderUSELite {
+		return
+	}
+	cfg := v.Config
+	cfg.Embedder = st.Embedder
+	if emb, err := q.models.embedder(ctx, cfg); err == nil {
+		_, _, _ = emb.Embed(ctx, []string{question})
+	}
 }
 
 // queryClient builds the model client of the picked provider; without one

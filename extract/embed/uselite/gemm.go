@@ -1,5 +1,7 @@
 package uselite
 
+import "sync"
+
 // The network's products all go through one kernel: C += A·B with A a
 // row-major matrix of token rows and B packed into panels of panelWidth
 // columns, each panel's rows contiguous (element (k, j) of panel p at
@@ -14,13 +16,40 @@ const (
 )
 
 // packed is a K×N matrix in panels; N is rounded up to panelWidth with
-// zero columns.
+// zero columns. A weight matrix keeps its int16 values (q, in the same
+// panel order) with one scale per column (scale, padded with zeros):
+// gemm widens one panel at a time, float32(q)·scale, the values the
+// float32 weights had, so the weights take half the memory and no copy
+// of them as float32 is ever held whole.
 type packed struct {
-	k, n int // n is the logical column count
-	data []float32
+	k, n  int // n is the logical column count
+	data  []float32
+	q     []int16
+	scale []float32
 }
 
 func (p *packed) panels() int { return (p.n + panelWidth - 1) / panelWidth }
+
+// pack16 packs the k×n int16 matrix src (row-major) with its column
+// scales into dst, in panels as pack does.
+func pack16(dst *packed, src []int16, scale []float32, k, n int) {
+	np := (n + panelWidth - 1) / panelWidth
+	dst.k, dst.n = k, n
+	dst.q = make([]int16, np*k*panelWidth)
+	dst.scale = make([]float32, np*panelWidth)
+	copy(dst.scale, scale[:n])
+	for p := 0; p < np; p++ {
+		panel := dst.q[p*k*panelWidth : (p+1)*k*panelWidth]
+		j0 := p * panelWidth
+		w := min(panelWidth, n-j0)
+		for i := 0; i < k; i++ {
+			copy(panel[i*panelWidth:i*panelWidth+w], src[i*n+j0:i*n+j0+w])
+		}
+	}
+}
+
+// panelPool holds the buffers gemm widens an int16 panel into.
+var panelPool = sync.Pool{New: func() any { return new([]float32) }}
 
 // roundRows rounds a row count up to whole kernel blocks.
 func roundRows(r int) int { return (r + blockRows - 1) / blockRows * blockRows }
@@ -62,14 +91,39 @@ func gemm(c []float32, ldc int, a []float32, lda int, rows int, b *packed) {
 	}
 	rr := roundRows(rows)
 	np := b.panels()
-	if len(a) < (rr-1)*lda+b.k || len(c) < (rr-1)*ldc+np*panelWidth || len(b.data) < np*b.k*panelWidth || b.k == 0 {
+	kw := b.k * panelWidth
+	if len(a) < (rr-1)*lda+b.k || len(c) < (rr-1)*ldc+np*panelWidth || max(len(b.data), len(b.q)) < np*kw || b.k == 0 {
 		panic("uselite: gemm operands too small")
 	}
-	kw := b.k * panelWidth
+	var buf *[]float32
+	if b.q != nil {
+		buf = panelPool.Get().(*[]float32)
+		if cap(*buf) < kw {
+			*buf = make([]float32, kw)
+		}
+		defer panelPool.Put(buf)
+	}
 	for p := 0; p < np; p++ {
-		bp := b.data[p*kw : (p+1)*kw]
+		var bp []float32
+		if b.q != nil {
+			bp = (*buf)[:kw]
+			widen(bp, b.q[p*kw:(p+1)*kw], b.scale[p*panelWidth:(p+1)*panelWidth])
+		} else {
+			bp = b.data[p*kw : (p+1)*kw]
+		}
 		for r := 0; r < rr; r += blockRows {
 			kern(a[r*lda:], lda, bp, b.k, c[r*ldc+p*panelWidth:], ldc)
+		}
+	}
+}
+
+// widenGo sets dst[i·16+j] = float32(q[i·16+j])·scale[j].
+func widenGo(dst []float32, q []int16, scale []float32) {
+	sc := (*[panelWidth]float32)(scale)
+	for i := 0; i+panelWidth <= len(q); i += panelWidth {
+		d, s := (*[panelWidth]float32)(dst[i:]), (*[panelWidth]int16)(q[i:])
+		for j := range d {
+			d[j] = float32(s[j]) * sc[j]
 		}
 	}
 }

@@ -77,3 +77,32 @@ store:
 	VMOVUPS Y11, 32(R11)(R10*2)
 	VZEROUPPER
 	RET
+
+// func widen16AVX2(dst *float32, q *int16, scale *float32, k int)
+//
+// dst[i*16+j] = float32(q[i*16+j]) * scale[j] for k rows i of 16.
+TEXT ·widen16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ q+8(FP), SI
+	MOVQ scale+16(FP), DX
+	MOVQ k+24(FP), CX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	TESTQ CX, CX
+	JZ done
+loop:
+	VPMOVSXWD (SI), Y2
+	VPMOVSXWD 16(SI), Y3
+	VCVTDQ2PS Y2, Y2
+	VCVTDQ2PS Y3, Y3
+	VMULPS Y0, Y2, Y2
+	VMULPS Y1, Y3, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET

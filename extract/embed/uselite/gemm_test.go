@@ -1,6 +1,7 @@
 package uselite
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -87,5 +88,38 @@ func BenchmarkGemm(b *testing.B) {
 			}
 			b.ReportMetric(float64(2*tc.rows*tc.k*tc.n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// TestWiden: the widening of int16 weight panels (AVX2 where the CPU has
+// it) gives float32(value)·scale, bit for bit the portable code's.
+func TestWiden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const k = 37
+	q := make([]int16, k*panelWidth)
+	for i := range q {
+		q[i] = int16(rng.IntN(65536) - 32768)
+	}
+	scale := make([]float32, panelWidth)
+	for j := range scale {
+		scale[j] = rng.Float32() * 1e-3
+	}
+	got, want := make([]float32, len(q)), make([]float32, len(q))
+	widen(got, q, scale)
+	widenGo(want, q, scale)
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) || want[i] != float32(q[i])*scale[i%panelWidth] {
+			t.Fatalf("value %d: widened %v, portable %v, want %v", i, got[i], want[i], float32(q[i])*scale[i%panelWidth])
+		}
+	}
+}
+
+// TestRelease: giving the embedded weights' pages back leaves their
+// bytes as they were (read from the binary again).
+func TestRelease(t *testing.T) {
+	before := bytes.Clone(weightsBin)
+	release(weightsBin)
+	if !bytes.Equal(before, weightsBin) {
+		t.Fatal("the weights changed after their pages were released")
 	}
 }

@@ -173,10 +173,10 @@ func (m *model) encodeBatch(ws *workspace, wins []window) {
 	r := 0
 	for _, w := range wins {
 		for pos, id := range w.ids {
-			e := m.embeddings[int(id)*E : int(id+1)*E]
 			t := m.timing[pos*E : (pos+1)*E]
 			x := ws.x0[r*E : (r+1)*E]
-			for j, v := range e {
+			m.embedding(x, int(id))
+			for j, v := range x {
 				x[j] = v + (v + t[j])
 			}
 			r++

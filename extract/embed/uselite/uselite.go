@@ -50,6 +50,9 @@ func getModel() *model {
 		if err != nil {
 			panic("uselite: embedded weights: " + err.Error())
 		}
+		// The model holds its own copy: the file's pages in the binary
+		// can go back to the system (read again should anything ask).
+		release(weightsBin)
 		loaded = m
 	})
 	return loaded

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 )
@@ -50,7 +51,9 @@ type ffn struct {
 type model struct {
 	tok *tokenizer
 
-	embeddings []float32 // embedRows×embedWidth
+	// embeddings is embedRows×embedWidth, as float32 (data) or int16
+	// values with a scale per column (q, scales); see embedding.
+	embeddings tensor
 	timing     []float32 // MaxTokens×embedWidth: sin | cos of position·frequency
 	normEps    float32
 
@@ -66,10 +69,15 @@ type model struct {
 	empty []float32 // the vector of a text with no tokens
 }
 
-// tensorSet is weights.bin decoded: every tensor as float32 with its shape.
-type tensorSet map[string]struct {
-	shape []int
-	data  []float32
+// tensorSet is weights.bin decoded: every tensor with its shape, as
+// float32 (data) or, an int16 matrix, as its values and column scales.
+type tensorSet map[string]tensor
+
+type tensor struct {
+	shape  []int
+	data   []float32
+	q      []int16
+	scales []float32
 }
 
 func (ts tensorSet) get(name string, shape ...int) ([]float32, error) {
@@ -80,7 +88,45 @@ func (ts tensorSet) get(name string, shape ...int) ([]float32, error) {
 	if fmt.Sprint(t.shape) != fmt.Sprint(shape) {
 		return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, t.shape, shape)
 	}
+	if t.q != nil {
+		// Widened as the network reads it: float32(value)·scale.
+		cols := t.shape[1]
+		data := make([]float32, len(t.q))
+		for i, v := range t.q {
+			data[i] = float32(v) * t.scales[i%cols]
+		}
+		return data, nil
+	}
 	return t.data, nil
+}
+
+// packMatrix packs the k×n matrix name into dst: an int16 one as it is
+// (its first scaled columns' scales times s), a float32 one widened
+// (those columns' values times s).
+func (ts tensorSet) packMatrix(dst *packed, name string, k, n, scaled int, s float32) error {
+	t, ok := ts[name]
+	if !ok {
+		return fmt.Errorf("no tensor %s", name)
+	}
+	if len(t.shape) != 2 || t.shape[0] != k || t.shape[1] != n {
+		return fmt.Errorf("tensor %s has shape %v, want [%d %d]", name, t.shape, k, n)
+	}
+	if t.q == nil {
+		data := slices.Clone(t.data)
+		for i := range k {
+			for j := range scaled {
+				data[i*n+j] *= s
+			}
+		}
+		pack(dst, data, k, n, n, false)
+		return nil
+	}
+	scales := slices.Clone(t.scales)
+	for j := range scaled {
+		scales[j] *= s
+	}
+	pack16(dst, t.q, scales, k, n)
+	return nil
 }
 
 func (ts tensorSet) scalar(name string) (float32, error) {
@@ -117,14 +163,15 @@ func decodeTensors(b []byte) (tensorSet, error) {
 			count *= shape[i]
 		}
 		b = b[4*rank:]
-		data := make([]float32, count)
+		t := tensor{shape: shape}
 		switch typ {
 		case 1:
 			if len(b) < 4*count {
 				return nil, errors.New("truncated weights file")
 			}
-			for i := range data {
-				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			t.data = make([]float32, count)
+			for i := range t.data {
+				t.data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 			}
 			b = b[4*count:]
 		case 3: // int16 with a float32 scale per column
@@ -132,30 +179,39 @@ func decodeTensors(b []byte) (tensorSet, error) {
 				return nil, fmt.Errorf("tensor %s: bad int16 matrix", name)
 			}
 			cols := shape[1]
-			scales := make([]float32, cols)
-			for j := range scales {
-				scales[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+			t.scales = make([]float32, cols)
+			for j := range t.scales {
+				t.scales[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
 			}
 			b = b[4*cols:]
-			for r := 0; r < count; r += cols {
-				row, src := data[r:r+cols], b[2*r:2*(r+cols)]
-				for j, s := range scales {
-					row[j] = float32(int16(binary.LittleEndian.Uint16(src[2*j:]))) * s
-				}
+			t.q = make([]int16, count)
+			for i := range t.q {
+				t.q[i] = int16(binary.LittleEndian.Uint16(b[2*i:]))
 			}
 			b = b[2*count:]
 		default:
 			return nil, fmt.Errorf("tensor %s: unknown element type %d", name, typ)
 		}
-		ts[name] = struct {
-			shape []int
-			data  []float32
-		}{shape, data}
+		ts[name] = t
 	}
 	if len(b) != 0 {
 		return nil, errors.New("trailing bytes in weights file")
 	}
 	return ts, nil
+}
+
+// embedding writes token id's embedding into x (embedWidth values), as
+// float32 values widened the way the network reads them.
+func (m *model) embedding(x []float32, id int) {
+	e := &m.embeddings
+	if e.q == nil {
+		copy(x, e.data[id*embedWidth:(id+1)*embedWidth])
+		return
+	}
+	q := e.q[id*embedWidth : (id+1)*embedWidth]
+	for j := range x[:embedWidth] {
+		x[j] = float32(q[j]) * e.scales[j]
+	}
 }
 
 // loadModel builds the model from weights.bin and a tokenizer.
@@ -182,11 +238,13 @@ func buildModel(ts tensorSet, tok *tokenizer) (*model, error) {
 		return v
 	}
 	mat := func(dst *packed, name string, k, n int) {
-		if v := get(name, k, n); v != nil {
-			pack(dst, v, k, n, n, false)
-		}
+		errs = append(errs, ts.packMatrix(dst, name, k, n, 0, 1))
 	}
-	m.embeddings = get("embeddings", embedRows, embedWidth)
+	if t, ok := ts["embeddings"]; !ok || fmt.Sprint(t.shape) != fmt.Sprint([]int{embedRows, embedWidth}) {
+		errs = append(errs, fmt.Errorf("no %d×%d embeddings tensor", embedRows, embedWidth))
+	} else {
+		m.embeddings = t
+	}
 	inv := get("timing.inv", MaxTokens)
 	m.normEps = scalar("norm.eps")
 	mat(&m.residual, "l0.residual.w", embedWidth, modelWidth)
@@ -200,20 +258,14 @@ func buildModel(ts tensorSet, tok *tokenizer) (*model, error) {
 		a := &m.attn[l]
 		a.normScale = get(p+"attn.norm.scale", in)
 		a.normBias = get(p+"attn.norm.bias", in)
-		qkv := get(p+"attn.qkv.w", in, 3*in)
 		a.qkvBias = get(p+"attn.qkv.b", 3*in)
 		qs := scalar(p + "attn.qscale")
-		if qkv != nil && a.qkvBias != nil {
-			// (x·Wq + bq)·s = x·(Wq·s) + bq·s.
-			for i := range in {
-				for j := range in {
-					qkv[i*3*in+j] *= qs
-				}
-			}
+		// (x·Wq + bq)·s = x·(Wq·s) + bq·s: the query columns take s.
+		errs = append(errs, ts.packMatrix(&a.qkv, p+"attn.qkv.w", in, 3*in, in, qs))
+		if a.qkvBias != nil {
 			for j := range in {
 				a.qkvBias[j] *= qs
 			}
-			pack(&a.qkv, qkv, in, 3*in, 3*in, false)
 		}
 		mat(&a.out, p+"attn.out.w", in, modelWidth)
 		a.outBias = get(p+"attn.out.b", modelWidth)
