@@ -261,12 +261,19 @@ func inRange(name string, n, lo, hi int) error {
 	return nil
 }
 
-// orList joins names as "a, b, c or d".
-func orList[S ~string](list []S) string {
+// Names are the values of a typed set as strings, in their order, for
+// help texts, pickers, messages and schemas.
+func Names[S ~string](list []S) []string {
 	names := make([]string, len(list))
 	for i, n := range list {
 		names[i] = string(n)
 	}
+	return names
+}
+
+// orList joins names as "a, b, c or d".
+func orList[S ~string](list []S) string {
+	names := Names(list)
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}

@@ -105,23 +105,13 @@ func neighbourKeys(ctx context.Context, q execQuerier, dia string, versionID int
 	var out []string
 	for _, side := range [][3]string{{"source", "target", "edges"}, {"target", "source", edgesByTarget(dia, "")}} {
 		err := forKeys(keys, dia, func(in string, args []any) error {
-			rows, err := queryOn(ctx, q, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
-				append([]any{versionID}, args...)...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					return err
-				}
-				if !seen[k] {
-					seen[k] = true
-					out = append(out, k)
-				}
-			}
-			return rows.Err()
+			return eachString(ctx, q, rebind(dia, "SELECT "+side[1]+" FROM "+side[2]+" WHERE version_id = ? AND "+side[0]+" "+in),
+				append([]any{versionID}, args...), func(k string) {
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, k)
+					}
+				})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("neighbours: %w", err)
@@ -395,24 +385,30 @@ func countDelta(ctx context.Context, q execQuerier, dia string, versionID int, n
 // of the version.
 func storedKeys(ctx context.Context, q execQuerier, dia string, versionID int, keys []string, stored map[string]bool) error {
 	err := forKeys(keys, dia, func(in string, args []any) error {
-		rows, err := queryOn(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in), append([]any{versionID}, args...)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				return err
-			}
-			stored[k] = true
-		}
-		return rows.Err()
+		return eachString(ctx, q, rebind(dia, `SELECT "key" FROM nodes WHERE version_id = ? AND "key" `+in),
+			append([]any{versionID}, args...), func(k string) { stored[k] = true })
 	})
 	if err != nil {
 		return fmt.Errorf("edge ends: %w", err)
 	}
 	return nil
+}
+
+// eachString runs a query of one string column and visits each value.
+func eachString(ctx context.Context, q execQuerier, query string, args []any, visit func(string)) error {
+	rows, err := queryOn(ctx, q, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return err
+		}
+		visit(k)
+	}
+	return rows.Err()
 }
 
 // edgeEnds is a stored edge by its ends and label.

@@ -30,7 +30,7 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 	if err != nil {
 		return err
 	}
-	rep, err := eval.LoCoMo(ctx, data, emb, query.Names(modes), k)
+	rep, err := eval.LoCoMo(ctx, data, emb, extract.Names(modes), k)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func evalLoCoMo(ctx context.Context, file, mode, embedder string, k int, asJSON 
 	fmt.Fprintf(stdout, "%s (locomo): %s, %d turns in %d chunks, graph %d nodes / %d edges, %d questions, embedder %s\n",
 		file, rep.Title, rep.Turns, rep.Chunks, rep.Nodes, rep.Edges, rep.Questions, rep.Embedder)
 	fmt.Fprintf(stdout, "evidence recall@%d:\n", k)
-	for _, m := range append([]string{eval.BM25Baseline}, query.Names(modes)...) {
+	for _, m := range append([]string{eval.BM25Baseline}, extract.Names(modes)...) {
 		fmt.Fprintf(stdout, "  %-7s %.3f (%d of %d)\n", m, rep.Recall[m], rep.Found[m], rep.Questions)
 	}
 	return nil
@@ -322,7 +322,7 @@ func evalLongMemEval(ctx context.Context, file, mode, embedder string, distracto
 		return err
 	}
 	start := time.Now()
-	rep, err := eval.LongMemEval(ctx, qs, emb, eval.LongMemOptions{Distractors: distractors, Limit: limit, Modes: query.Names(modes)})
+	rep, err := eval.LongMemEval(ctx, qs, emb, eval.LongMemOptions{Distractors: distractors, Limit: limit, Modes: extract.Names(modes)})
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		return err
 	}
 	start := time.Now()
-	rep, err := eval.MultiHop(ctx, questions, passages, ex, emb, query.Names(modes))
+	rep, err := eval.MultiHop(ctx, questions, passages, ex, emb, extract.Names(modes))
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func evalMultiHop(ctx context.Context, questionsFile, corpusFile, mode, embedder
 		fmt.Fprintf(stdout, "%d gold passages are not in the corpus (counted as missed)\n", rep.Unmatched)
 	}
 	fmt.Fprintf(stdout, "  %-7s %8s %8s\n", "mode", "R@2", "R@5")
-	for _, m := range append([]string{eval.BM25Baseline}, query.Names(modes)...) {
+	for _, m := range append([]string{eval.BM25Baseline}, extract.Names(modes)...) {
 		fmt.Fprintf(stdout, "  %-7s %8.3f %8.3f\n", m, rep.RecallAt2[m], rep.RecallAt5[m])
 	}
 	return nil

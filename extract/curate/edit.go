@@ -30,15 +30,6 @@ const (
 // EditOps lists the edit operations, in the order the docs give them.
 var EditOps = []EditOp{OpRename, OpRetype, OpDescribe, OpSetProps, OpDeleteNode, OpDeleteEdge, OpAddEdge}
 
-// editOpNames are the edit operations' names, for messages.
-func editOpNames() []string {
-	names := make([]string, len(EditOps))
-	for i, op := range EditOps {
-		names[i] = string(op)
-	}
-	return names
-}
-
 // Edit is one change a user makes to a graph. Which fields count depends on
 // Op (see the Op constants); nodes are named by key.
 type Edit struct {
@@ -83,7 +74,7 @@ func (e Edit) String() string {
 // is invalid, and the error says which edit (counted from 1) it was.
 func ApplyEdits(g extract.Graph, edits []Edit) (extract.Graph, []Edit, error) {
 	if len(edits) == 0 {
-		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(editOpNames(), ", "))
+		return extract.Graph{}, nil, extract.Errorf(extract.KindInvalid, "no edits: give at least one operation (%s)", strings.Join(extract.Names(EditOps), ", "))
 	}
 	out := extract.Graph{Nodes: make([]extract.Node, len(g.Nodes)), Edges: make([]extract.Edge, len(g.Edges))}
 	for i, n := range g.Nodes {
@@ -123,7 +114,7 @@ func applyEdit(g *extract.Graph, e *Edit) error {
 	case OpAddEdge:
 		return addEdge(g, e)
 	}
-	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(editOpNames(), ", "))
+	return extract.Errorf(extract.KindInvalid, "unknown operation %q (want one of %s)", e.Op, strings.Join(extract.Names(EditOps), ", "))
 }
 
 // editNode applies a rename, retype, describe or set_props edit to n, a

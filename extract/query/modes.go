@@ -76,16 +76,7 @@ func ParseMode[S ~string](s S) (Mode, error) {
 }
 
 // ModeNames are the modes' names, for help texts, pickers and schemas.
-func ModeNames() []string { return Names(Modes) }
-
-// Names are the names of modes, in their order.
-func Names(modes []Mode) []string {
-	names := make([]string, len(modes))
-	for i, m := range modes {
-		names[i] = string(m)
-	}
-	return names
-}
+func ModeNames() []string { return extract.Names(Modes) }
 
 // Vectors are a version's stored embeddings, all of one model: chunks by
 // reference, nodes by key, edges by EdgeKey.

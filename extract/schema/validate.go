@@ -362,10 +362,4 @@ func ProblemsError(problems []Problem) error {
 
 // KindNames are the kinds' names, in Kinds' order: a picker's choices,
 // a message's list.
-func KindNames() []string {
-	names := make([]string, len(Kinds))
-	for i, k := range Kinds {
-		names[i] = string(k)
-	}
-	return names
-}
+func KindNames() []string { return extract.Names(Kinds) }
