@@ -401,10 +401,9 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 	if err != nil {
 		return query.Context{}, err
 	}
-	q.warmEncoder(ctx, v, in.Question)
 	var qc *queryCorpus
 	if asOf.IsZero() {
-		qc, err = q.corpusOf(ctx, v)
+		qc, err = q.corpusOf(ctx, v, in.Question)
 	} else {
 		qc, err = q.buildCorpus(ctx, v, asOf) // not cached: one per date
 	}
@@ -462,15 +461,13 @@ func (q *Queries) search(ctx context.Context, v record.Version, in QueryInput, k
 	return out, err
 }
 
-// warmEncoder embeds the question first when the version's vectors are
-// the sentence encoder's: loading the encoder (its weights widened, some
-// 60 MB for a moment) then happens before a first question reads the
-// version's corpus, not on top of it, and the search finds the
-// question's vector in the encoder's cache. A failure is the search's
-// to report.
-func (q *Queries) warmEncoder(ctx context.Context, v record.Version, question string) {
-	st, ok, err := q.store.VectorStatsOf(ctx, v.ID)
-	if err != nil || !ok || st.Embedder != extract.EmbedderUSELite {
+// warmEncoder embeds the question first when the version's vectors (st)
+// are the sentence encoder's: loading the encoder (a transient of some
+// 30 MB) then happens before the version's corpus is read, not on top of
+// it, and the search finds the question's vector in the encoder's cache.
+// A failure is the search's to report.
+func (q *Queries) warmEncoder(ctx context.Context, v record.Version, st record.VectorStats, question string) {
+	if st.Embedder != extract.EmbedderUSELite {
 		return
 	}
 	cfg := v.Config

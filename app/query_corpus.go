@@ -64,9 +64,10 @@ type corpusKey struct {
 const corpusCacheSize = 4
 
 // corpusOf returns a version's query corpus, from the cache when the
-// version is finished and its vectors are the ones the cache holds.
-func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus, error) {
-
+// version is finished and its vectors are the ones the cache holds. A
+// corpus read anew first loads the sentence encoder with question's vector
+// (warmEncoder), when the version's vectors are the encoder's.
+func (q *Queries) corpusOf(ctx context.Context, v record.Version, question string) (*queryCorpus, error) {
 	if v.Status != record.StatusDone {
 		return q.buildCorpus(ctx, v, time.Time{})
 	}
@@ -77,6 +78,9 @@ func (q *Queries) corpusOf(ctx context.Context, v record.Version) (*queryCorpus,
 	key := corpusKey{versionID: v.ID, created: v.CreatedAt.UnixNano(), hasStats: hasStats, stats: st}
 	return q.corpora.Get(ctx, key, func() (*queryCorpus, error) {
 		q.corpora.DeleteFunc(func(k corpusKey) bool { return k.versionID == v.ID && k != key })
+		if hasStats {
+			q.warmEncoder(ctx, v, st, question)
+		}
 		return q.buildCorpus(context.WithoutCancel(ctx), v, time.Time{})
 	})
 }
