@@ -89,13 +89,7 @@ func (ts tensorSet) get(name string, shape ...int) ([]float32, error) {
 		return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, t.shape, shape)
 	}
 	if t.q != nil {
-		// Widened as the network reads it: float32(value)·scale.
-		cols := t.shape[1]
-		data := make([]float32, len(t.q))
-		for i, v := range t.q {
-			data[i] = float32(v) * t.scales[i%cols]
-		}
-		return data, nil
+		return nil, fmt.Errorf("tensor %s is an int16 matrix (packMatrix reads it)", name)
 	}
 	return t.data, nil
 }
