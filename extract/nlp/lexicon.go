@@ -276,27 +276,155 @@ var regions = linesOf(`Africa|Asia|Europe|North America|South America|Latin Amer
 	Sussex|Cornwall|Devon|Surrey|Midlands|Punjab|Bengal|Kashmir|Manchuria|Mongolia|Anatolia|Mesopotamia|Arabia|Patagonia|
 	Amazonia|Kurdistan|Lincolnshire|Oxfordshire|Hampshire|Norfolk|Suffolk|Middlesex|Ulster|Munster|Leinster|Connacht`)
 
-// cities are large cities and capitals.
-var cities = linesOf(`London|Paris|Berlin|Madrid|Rome|Vienna|Prague|Budapest|Warsaw|Moscow|Saint Petersburg|St. Petersburg|
-	Kiev|Kyiv|Minsk|Stockholm|Oslo|Copenhagen|Helsinki|Reykjavik|Dublin|Edinburgh|Glasgow|Cardiff|Belfast|Manchester|
-	Liverpool|Birmingham|Leeds|Bristol|Oxford|Cambridge|Amsterdam|Rotterdam|The Hague|Brussels|Antwerp|Luxembourg|
-	Zurich|Zürich|Geneva|Bern|Basel|Munich|Hamburg|Frankfurt|Cologne|Stuttgart|Dresden|Leipzig|Bonn|Milan|Naples|Turin|
-	Florence|Venice|Genoa|Bologna|Palermo|Barcelona|Valencia|Seville|Lisbon|Porto|Athens|Thessaloniki|Istanbul|Ankara|
-	Bucharest|Sofia|Belgrade|Zagreb|Ljubljana|Sarajevo|Bratislava|Tallinn|Riga|Vilnius|Krakow|Kraków|Gdansk|Gdańsk|
-	Bergen|Gothenburg|Marseille|Lyon|Toulouse|Nice|Bordeaux|Strasbourg|New York City|Los Angeles|Chicago|Houston|
-	Phoenix|Philadelphia|San Antonio|San Diego|Dallas|San Jose|Austin|Detroit|Boston|Seattle|Denver|Baltimore|Atlanta|
-	Miami|Pittsburgh|Cleveland|Cincinnati|St. Louis|Minneapolis|New Orleans|Nashville|Memphis|Portland|Las Vegas|Reno|
-	San Francisco|Sacramento|Oakland|Honolulu|Salt Lake City|Kansas City|Milwaukee|Indianapolis|Columbus|Buffalo|
-	Hollywood|Brooklyn|Manhattan|Queens|Bronx|Harlem|Toronto|Montreal|Montréal|Vancouver|Ottawa|Calgary|Edmonton|
-	Winnipeg|Quebec City|Halifax|Mexico City|Guadalajara|Havana|Kingston|Bogotá|Bogota|Caracas|Lima|Quito|Santiago|
-	Buenos Aires|Montevideo|Asunción|La Paz|Rio de Janeiro|São Paulo|Sao Paulo|Brasília|Brasilia|Recife|Salvador|Tokyo|
-	Osaka|Kyoto|Yokohama|Nagoya|Seoul|Busan|Pyongyang|Beijing|Peking|Shanghai|Guangzhou|Shenzhen|Hong Kong|Taipei|
-	Nanjing|Wuhan|Chongqing|Tianjin|Hangzhou|Xi'an|Manila|Jakarta|Bangkok|Hanoi|Ho Chi Minh City|Saigon|Phnom Penh|
-	Kuala Lumpur|Singapore|Yangon|Rangoon|Dhaka|Kolkata|Calcutta|Mumbai|Bombay|Delhi|New Delhi|Chennai|Madras|Bangalore|
-	Hyderabad|Karachi|Lahore|Islamabad|Kabul|Tehran|Baghdad|Damascus|Beirut|Jerusalem|Tel Aviv|Amman|Riyadh|Mecca|
-	Medina|Dubai|Abu Dhabi|Doha|Kuwait City|Muscat|Cairo|Alexandria|Tripoli|Tunis|Algiers|Casablanca|Rabat|Marrakesh|
-	Lagos|Abuja|Accra|Dakar|Nairobi|Addis Ababa|Khartoum|Kampala|Dar es Salaam|Kinshasa|Luanda|Johannesburg|Cape Town|
-	Durban|Pretoria|Harare|Lusaka|Sydney|Melbourne|Brisbane|Perth|Adelaide|Canberra|Auckland|Wellington|Christchurch`)
+// homes are large cities, capitals and the regions below a country,
+// grouped by the country they lie in; a group's key lists the names the
+// country goes by ("United Kingdom/England": a chunk that names England
+// or the United Kingdom names London's country).
+var homes = homesOf(map[string]string{
+	"United Kingdom/England/Britain/Great Britain": `London|Manchester|Liverpool|Birmingham|Leeds|Bristol|Oxford|
+		Cambridge|Yorkshire|Lancashire|Kent|Essex|Sussex|Cornwall|Devon|Surrey|Midlands|Lincolnshire|Oxfordshire|
+		Hampshire|Norfolk|Suffolk|Middlesex`,
+	"United Kingdom/Scotland/Britain/Great Britain":         `Edinburgh|Glasgow`,
+	"United Kingdom/Wales/Britain/Great Britain":            `Cardiff`,
+	"United Kingdom/Northern Ireland/Britain/Great Britain": `Belfast`,
+	"Ireland": `Dublin|Munster|Leinster|Connacht`,
+	"France":  `Paris|Marseille|Lyon|Toulouse|Nice|Bordeaux|Strasbourg|Normandy|Brittany|Provence|Corsica`,
+	"Germany/West Germany/East Germany/Prussia": `Berlin|Munich|Hamburg|Frankfurt|Cologne|Stuttgart|Dresden|Leipzig|
+		Bonn|Saxony|Bavaria`,
+	"Spain":                                  `Madrid|Barcelona|Valencia|Seville|Andalusia|Galicia|Catalonia`,
+	"Italy":                                  `Rome|Milan|Naples|Turin|Florence|Venice|Genoa|Bologna|Palermo|Lombardy|Tuscany|Sicily|Sardinia`,
+	"Austria":                                `Vienna`,
+	"Czech Republic/Czechia/Czechoslovakia":  `Prague|Bohemia|Moravia`,
+	"Hungary":                                `Budapest`,
+	"Poland":                                 `Warsaw|Krakow|Kraków|Gdansk|Gdańsk|Silesia`,
+	"Russia/Soviet Union/Russian Federation": `Moscow|Saint Petersburg|St. Petersburg|Siberia`,
+	"Ukraine/Soviet Union":                   `Kiev|Kyiv`,
+	"Belarus/Soviet Union":                   `Minsk`,
+	"Sweden":                                 `Stockholm|Gothenburg`,
+	"Norway":                                 `Oslo|Bergen`,
+	"Denmark":                                `Copenhagen`,
+	"Finland":                                `Helsinki|Lapland`,
+	"Iceland":                                `Reykjavik`,
+	"Netherlands/Holland":                    `Amsterdam|Rotterdam|The Hague`,
+	"Belgium":                                `Brussels|Antwerp|Flanders|Wallonia`,
+	"Luxembourg":                             `Luxembourg`,
+	"Switzerland":                            `Zurich|Zürich|Geneva|Bern|Basel`,
+	"Portugal":                               `Lisbon|Porto`,
+	"Greece":                                 `Athens|Thessaloniki`,
+	"Turkey/Ottoman Empire":                  `Istanbul|Ankara|Anatolia`,
+	"Romania":                                `Bucharest|Transylvania`,
+	"Bulgaria":                               `Sofia`,
+	"Serbia/Yugoslavia":                      `Belgrade`,
+	"Croatia/Yugoslavia":                     `Zagreb`,
+	"Slovenia/Yugoslavia":                    `Ljubljana`,
+	"Bosnia and Herzegovina/Bosnia/Yugoslavia": `Sarajevo`,
+	"Slovakia/Czechoslovakia":                  `Bratislava`,
+	"Estonia":                                  `Tallinn`,
+	"Latvia":                                   `Riga`,
+	"Lithuania":                                `Vilnius`,
+	"United States/United States of America/America": `New York City|Los Angeles|Chicago|Houston|Phoenix|
+		Philadelphia|San Antonio|San Diego|Dallas|San Jose|Austin|Detroit|Boston|Seattle|Denver|Baltimore|Atlanta|
+		Miami|Pittsburgh|Cleveland|Cincinnati|St. Louis|Minneapolis|New Orleans|Nashville|Memphis|Las Vegas|Reno|
+		San Francisco|Sacramento|Oakland|Honolulu|Salt Lake City|Kansas City|Milwaukee|Indianapolis|Buffalo|Columbus|Portland|
+		Hollywood|Brooklyn|Manhattan|Queens|Bronx|Harlem|Alabama|Alaska|Arizona|Arkansas|California|Colorado|
+		Connecticut|Delaware|Florida|Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|
+		Massachusetts|Michigan|Minnesota|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|
+		New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|
+		South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|West Virginia|Wisconsin|Wyoming`,
+	"Canada": `Toronto|Montreal|Montréal|Vancouver|Ottawa|Calgary|Edmonton|Winnipeg|Quebec City|Halifax|Ontario|
+		Quebec|Québec|British Columbia|Alberta|Manitoba|Saskatchewan|Nova Scotia|New Brunswick|Newfoundland|Yukon|
+		Nunavut`,
+	"Mexico":               `Mexico City|Guadalajara`,
+	"Cuba":                 `Havana`,
+	"Colombia":             `Bogotá|Bogota`,
+	"Venezuela":            `Caracas`,
+	"Peru":                 `Lima`,
+	"Ecuador":              `Quito`,
+	"Argentina":            `Buenos Aires|Patagonia`,
+	"Uruguay":              `Montevideo`,
+	"Paraguay":             `Asunción`,
+	"Bolivia":              `La Paz`,
+	"Brazil":               `Rio de Janeiro|São Paulo|Sao Paulo|Brasília|Brasilia|Recife|Salvador`,
+	"Japan":                `Tokyo|Osaka|Kyoto|Yokohama|Nagoya`,
+	"South Korea/Korea":    `Seoul|Busan`,
+	"North Korea/Korea":    `Pyongyang`,
+	"China":                `Beijing|Peking|Shanghai|Guangzhou|Shenzhen|Nanjing|Wuhan|Chongqing|Tianjin|Hangzhou|Xi'an|Manchuria`,
+	"Taiwan":               `Taipei`,
+	"Philippines":          `Manila`,
+	"Indonesia":            `Jakarta`,
+	"Thailand/Siam":        `Bangkok`,
+	"Vietnam":              `Hanoi|Ho Chi Minh City|Saigon`,
+	"Cambodia":             `Phnom Penh`,
+	"Malaysia":             `Kuala Lumpur`,
+	"Myanmar/Burma":        `Yangon|Rangoon`,
+	"Bangladesh":           `Dhaka`,
+	"India":                `Kolkata|Calcutta|Mumbai|Bombay|Delhi|New Delhi|Chennai|Madras|Bangalore|Hyderabad|Bengal`,
+	"Pakistan":             `Karachi|Lahore|Islamabad`,
+	"Afghanistan":          `Kabul`,
+	"Iran/Persia":          `Tehran`,
+	"Iraq":                 `Baghdad`,
+	"Syria":                `Damascus`,
+	"Lebanon":              `Beirut`,
+	"Israel":               `Tel Aviv`,
+	"Jordan":               `Amman`,
+	"Saudi Arabia":         `Riyadh|Mecca|Medina`,
+	"United Arab Emirates": `Dubai|Abu Dhabi`,
+	"Qatar":                `Doha`,
+	"Kuwait":               `Kuwait City`,
+	"Oman":                 `Muscat`,
+	"Egypt":                `Cairo|Alexandria`,
+	"Libya":                `Tripoli`,
+	"Tunisia":              `Tunis`,
+	"Algeria":              `Algiers`,
+	"Morocco":              `Casablanca|Rabat|Marrakesh`,
+	"Nigeria":              `Lagos|Abuja`,
+	"Ghana":                `Accra`,
+	"Senegal":              `Dakar`,
+	"Kenya":                `Nairobi`,
+	"Ethiopia":             `Addis Ababa`,
+	"Sudan":                `Khartoum`,
+	"Uganda":               `Kampala`,
+	"Tanzania":             `Dar es Salaam`,
+	"Congo":                `Kinshasa`,
+	// Cities that are states of their own, or whose name more than one
+	// country's city bears, lie in no one country here.
+	"":                  `Hong Kong|Singapore|Jerusalem|Kingston|Santiago`,
+	"Angola":            `Luanda`,
+	"South Africa":      `Johannesburg|Cape Town|Durban|Pretoria`,
+	"Zimbabwe/Rhodesia": `Harare`,
+	"Zambia":            `Lusaka`,
+	"Australia": `Sydney|Melbourne|Brisbane|Perth|Adelaide|Canberra|Queensland|New South Wales|Victoria|Tasmania|
+		Western Australia|South Australia|Northern Territory`,
+	"New Zealand": `Auckland|Wellington|Christchurch`,
+})
+
+// cities are large cities and capitals: the places of homes that are
+// no region.
+var cities = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range homes {
+		if !regions[name] {
+			m[name] = true
+		}
+	}
+	return m
+}()
+
+// homesOf reads homes: each place's countries, in the order its group
+// names them.
+func homesOf(groups map[string]string) map[string][]string {
+	m := map[string][]string{}
+	for countries, places := range groups {
+		var cs []string
+		if countries != "" {
+			cs = strings.Split(countries, "/")
+		}
+		for place := range linesOf(places) {
+			m[place] = cs
+		}
+	}
+	return m
+}
 
 // demonyms are nationality and regional adjectives ("German", "Canadian")
 // and plural peoples; Re-DocRED marks them as places.

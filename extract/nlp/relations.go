@@ -304,13 +304,21 @@ func nounsOnly(gap string) bool {
 //   - the country of what they lie in ("Westmere, Guilderland" and
 //     "Guilderland, United States": Westmere's country is the United
 //     States);
+//   - a known place's own country, when the chunk names it ("Munich",
+//     "University of Strasbourg"); a known place whose country the chunk
+//     does not name gets none;
 //   - else the chunk's one country, when it names only one (by name or
 //     nationality: "Canada" and "Canadian" are one), as an encyclopedia
 //     article about a town or a firm names the country it is in and no
-//     other.
+//     other; when it names several, the one its lead (the document's
+//     first two sentences) names first ("Sara Black is an American
+//     artist").
 //
-// The edges weigh as links beyond a sentence do and cite the sentence of
-// the entity's first mention.
+// A nationality counts as a country of the chunk when it places
+// something ("the Canadian province") or stands in the lead, not when a
+// later sentence says who a person is ("a German racer"). The edges weigh
+// as links beyond a sentence do and cite the sentence of the entity's
+// first mention outside a heading.
 func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 	country := mustRelation("P17").Label()
 	located := mustRelation("P131").Label()
@@ -325,9 +333,7 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 		}
 	}
 	// The chunk's countries: one key per country, the name's entity
-	// before a nationality's. A nationality counts only when it names
-	// the country of a place or organisation ("the Canadian province"),
-	// not when it says who a person is ("a German racer").
+	// before a nationality's.
 	placed := map[string]bool{}
 	for _, c := range has {
 		placed[c] = true
@@ -335,7 +341,8 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 	named := map[string]string{} // country -> key of its entity
 	for i, en := range ents {
 		c := countryOf(en)
-		if c == "" || keys[i] == "" || !isCountry(en.name) && !placed[keys[i]] {
+		lead := eb.chunk.Index == 0 && en.sent < 2
+		if c == "" || keys[i] == "" || !isCountry(en.name) && !placed[keys[i]] && !lead {
 			continue
 		}
 		if k, ok := named[c]; !ok || isCountry(en.name) && !isCountry(nameOfKey(ents, keys, k)) {
@@ -347,13 +354,23 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 		for _, k := range named {
 			only = k
 		}
+	} else if eb.chunk.Index == 0 {
+		for i, en := range ents {
+			if en.sent >= 2 {
+				break
+			}
+			if c := countryOf(en); c != "" && keys[i] != "" {
+				only = named[c]
+				break
+			}
+		}
 	}
 	for i, en := range ents {
 		k := keys[i]
-		if k == "" || has[k] != "" || !inCountry(en) {
+		if k == "" || has[k] != "" || !inCountry(en) || en.sent < len(eb.sents) && headingLine(eb.text, eb.sents[en.sent]) {
 			continue
 		}
-		target := ""
+		target, known := "", false
 		for _, up := range within[k] {
 			if c := has[up]; c != "" {
 				target = c
@@ -361,6 +378,15 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 			}
 		}
 		if target == "" {
+			target, known = homeIn(named, placeName(en.name))
+		}
+		for _, up := range within[k] {
+			if target != "" || known {
+				break
+			}
+			target, known = homeIn(named, placeName(nameOfKey(ents, keys, up)))
+		}
+		if target == "" && !known {
 			target = only
 		}
 		if target == "" || target == k {
@@ -369,6 +395,41 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 		has[k] = target
 		eb.add(k, target, country, en.sent, weightDistant)
 	}
+}
+
+// homeIn returns the key of the country a known place lies in among the
+// chunk's countries (named: country -> key), and whether the place is
+// known: a known place whose country the chunk does not name gets none
+// ("Turin" in an article on a German racer).
+func homeIn(named map[string]string, place string) (key string, known bool) {
+	cs, known := placeHome(place)
+	for _, c := range cs {
+		if k := named[c]; k != "" {
+			return k, true
+		}
+	}
+	return "", known
+}
+
+// placeHome returns the countries a place lies in by its name: a known
+// place, or a name that holds one after "of" or in its first words
+// ("University of Strasbourg", "Munich Airport").
+func placeHome(name string) ([]string, bool) {
+	if cs, ok := homes[name]; ok {
+		return cs, true
+	}
+	if _, after, ok := strings.Cut(name, " of "); ok {
+		if cs, ok := homes[placeName(after)]; ok {
+			return cs, true
+		}
+	}
+	words := strings.Fields(name)
+	for n := min(3, len(words)-1); n >= 1; n-- {
+		if cs, ok := homes[strings.Join(words[:n], " ")]; ok {
+			return cs, true
+		}
+	}
+	return nil, false
 }
 
 // locatedInCountry says of each place and organisation a country edge

@@ -609,6 +609,25 @@ func (x edgeRules) countries(t *testing.T) {
 			t.Errorf("%s -country-> %s: a continent lies in no country", ed.Source, ed.Target)
 		}
 	}
+	// A person's nationality is the chunk's country too; with two
+	// countries a place nothing else places lies in the first, and a
+	// known city in its own.
+	g = x.extractText(t, "Sara Black is an American artist. She taught at the Hyde Park Art Center and studied in Munich. "+
+		"Her work was shown at the Eyebeam gallery and in Germany.")
+	for _, want := range [][3]string{{"hyde park art center", "country", "american"}, {"munich", "country", "germany"}} {
+		if !hasEdge(g, want) {
+			t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+		}
+	}
+	if hasEdge(g, [3]string{"munich", "country", "american"}) {
+		t.Errorf("munich -country-> american: Munich lies in Germany; edges: %v", edgeList(g))
+	}
+	g = x.extractText(t, "Lena Ortiz is a German racer. She won the race in Turin and lives in Vienna.")
+	for _, src := range []string{"turin", "vienna"} {
+		if hasEdge(g, [3]string{src, "country", "german"}) {
+			t.Errorf("%s -country-> german: a known city lies in its own country; edges: %v", src, edgeList(g))
+		}
+	}
 }
 
 // quotedTitleTakesTheVerb checks that a quoted title is the subject of its verb.
