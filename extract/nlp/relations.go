@@ -332,42 +332,11 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 			within[ed.Source] = append(within[ed.Source], ed.Target)
 		}
 	}
-	// The chunk's countries: one key per country, the name's entity
-	// before a nationality's.
-	placed := map[string]bool{}
-	for _, c := range has {
-		placed[c] = true
-	}
-	named := map[string]string{} // country -> key of its entity
-	for i, en := range ents {
-		c := countryOf(en)
-		lead := eb.chunk.Index == 0 && en.sent < 2
-		if c == "" || keys[i] == "" || !isCountry(en.name) && !placed[keys[i]] && !lead {
-			continue
-		}
-		if k, ok := named[c]; !ok || isCountry(en.name) && !isCountry(nameOfKey(ents, keys, k)) {
-			named[c] = keys[i]
-		}
-	}
-	only := ""
-	if len(named) == 1 {
-		for _, k := range named {
-			only = k
-		}
-	} else if eb.chunk.Index == 0 {
-		for i, en := range ents {
-			if en.sent >= 2 {
-				break
-			}
-			if c := countryOf(en); c != "" && keys[i] != "" {
-				only = named[c]
-				break
-			}
-		}
-	}
+	named, only := eb.chunkCountries(ents, keys, has)
+	eb.citizenships(ents, keys, only)
 	for i, en := range ents {
 		k := keys[i]
-		if k == "" || has[k] != "" || !inCountry(en) || en.sent < len(eb.sents) && headingLine(eb.text, eb.sents[en.sent]) {
+		if k == "" || has[k] != "" || !inCountry(en) || eb.inHeading(en) {
 			continue
 		}
 		target, known := "", false
@@ -395,6 +364,75 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 		has[k] = target
 		eb.add(k, target, country, en.sent, weightDistant)
 	}
+}
+
+// chunkCountries returns the chunk's countries (country -> the key of
+// its entity, the name's before a nationality's) and the one a place
+// nothing else places lies in ("" for none): the only one, or the one
+// the document's lead names first. has maps keys to their countries'
+// keys; a nationality counts when it placed something or stands in the
+// lead.
+func (eb *edgeBuilder) chunkCountries(ents []entity, keys []string, has map[string]string) (named map[string]string, only string) {
+	placed := map[string]bool{}
+	for _, c := range has {
+		placed[c] = true
+	}
+	named = map[string]string{}
+	for i, en := range ents {
+		c := countryOf(en)
+		if c == "" || keys[i] == "" || !isCountry(en.name) && !placed[keys[i]] && !eb.inLead(en) {
+			continue
+		}
+		if k, ok := named[c]; !ok || isCountry(en.name) && !isCountry(nameOfKey(ents, keys, k)) {
+			named[c] = keys[i]
+		}
+	}
+	if len(named) == 1 {
+		for _, k := range named {
+			return named, k
+		}
+	}
+	for i, en := range ents {
+		if !eb.inLead(en) {
+			break
+		}
+		if c := countryOf(en); c != "" && keys[i] != "" {
+			return named, named[c]
+		}
+	}
+	return named, ""
+}
+
+// citizenships gives each person of the chunk no sentence gave a
+// country of citizenship the chunk's country (see chunkCountries): the
+// people an article on an American names are American unless it says
+// otherwise, as Wikidata-derived gold such as Re-DocRED reads them.
+func (eb *edgeBuilder) citizenships(ents []entity, keys []string, only string) {
+	if only == "" {
+		return
+	}
+	citizen := mustRelation("P27").Label()
+	done := map[string]bool{only: true}
+	for _, ed := range eb.edges {
+		if ed.Label == citizen {
+			done[ed.Source] = true
+		}
+	}
+	for i, en := range ents {
+		if k := keys[i]; en.cat == catPerson && k != "" && !done[k] && !eb.inHeading(en) {
+			done[k] = true
+			eb.add(k, only, citizen, en.sent, weightDistant)
+		}
+	}
+}
+
+// inLead reports a mention in the document's lead: the first two
+// sentences of its first chunk.
+func (eb *edgeBuilder) inLead(en entity) bool { return eb.chunk.Index == 0 && en.sent < 2 }
+
+// inHeading reports a mention in a title or heading line.
+func (eb *edgeBuilder) inHeading(en entity) bool {
+	return en.sent < len(eb.sents) && headingLine(eb.text, eb.sents[en.sent])
 }
 
 // homeIn returns the key of the country a known place lies in among the

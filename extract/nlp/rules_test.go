@@ -619,6 +619,12 @@ func (x edgeRules) countries(t *testing.T) {
 			t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
 		}
 	}
+	// The people the article names are of its country unless a
+	// sentence says otherwise.
+	g2 := x.extractText(t, "Sara Black is an American artist. She works with the painter Jillian Soto and the German sculptor Otto Brenner.")
+	if !hasEdge(g2, [3]string{"jillian soto", "country of citizenship", "american"}) || hasEdge(g2, [3]string{"otto brenner", "country of citizenship", "american"}) {
+		t.Errorf("jillian soto is American, otto brenner German; edges: %v", edgeList(g2))
+	}
 	if hasEdge(g, [3]string{"munich", "country", "american"}) {
 		t.Errorf("munich -country-> american: Munich lies in Germany; edges: %v", edgeList(g))
 	}
