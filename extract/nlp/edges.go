@@ -553,6 +553,7 @@ func (cl *chunkLinker) linkMain(main string, mainCatOf category) {
 	}
 	eb.pronounSubjects(cl.text, ents, keys, cl.toks, ref, refCat)
 	eb.countries(ents, keys)
+	eb.continents(ents, keys)
 	eb.locatedInCountry(ents, keys)
 	eb.kinship(cl.text, ents, keys, ref, refCat == catPerson)
 	if !hasMain && mainKey != "" {

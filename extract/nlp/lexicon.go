@@ -398,6 +398,47 @@ var homes = homesOf(map[string]string{
 	"New Zealand": `Auckland|Wellington|Christchurch`,
 })
 
+// continentOf maps each country to its continent, and a continent's
+// names and adjectives to it ("European" -> Europe, "the Americas" to
+// both of theirs).
+var continentOf = func() map[string][]string {
+	m := map[string][]string{}
+	for continent, members := range map[string]string{
+		"Europe": `Albania|Andorra|Austria|Belarus|Belgium|Bosnia and Herzegovina|Bosnia|Herzegovina|Bulgaria|Croatia|
+			Cyprus|Czech Republic|Czechia|Denmark|Estonia|Finland|France|Germany|Greece|Hungary|Iceland|Ireland|Italy|
+			Kosovo|Latvia|Liechtenstein|Lithuania|Luxembourg|Malta|Moldova|Monaco|Montenegro|Netherlands|Holland|
+			North Macedonia|Macedonia|Norway|Poland|Portugal|Romania|Russia|San Marino|Serbia|Slovakia|Slovenia|Spain|
+			Sweden|Switzerland|Ukraine|United Kingdom|England|Scotland|Wales|Northern Ireland|Great Britain|Britain|
+			Vatican City|Soviet Union|Russian Federation|Yugoslavia|Czechoslovakia|Prussia|Austria-Hungary|
+			East Germany|West Germany|Holy Roman Empire|Scandinavia|Balkans|European|Europeans`,
+		"Asia": `Afghanistan|Armenia|Azerbaijan|Bahrain|Bangladesh|Bhutan|Brunei|Cambodia|China|Georgia|India|
+			Indonesia|Iran|Iraq|Israel|Japan|Jordan|Kazakhstan|Kuwait|Kyrgyzstan|Laos|Lebanon|Malaysia|Maldives|Mongolia|
+			Myanmar|Burma|Nepal|North Korea|Oman|Pakistan|Palestine|Philippines|Qatar|Saudi Arabia|Singapore|South Korea|
+			Korea|Sri Lanka|Syria|Taiwan|Tajikistan|Thailand|Turkey|Turkmenistan|United Arab Emirates|Uzbekistan|Vietnam|
+			Yemen|East Timor|Persia|Siam|Ceylon|Hong Kong|Macau|Tibet|Asian|Asians`,
+		"Africa": `Algeria|Angola|Benin|Botswana|Burkina Faso|Burundi|Cameroon|Cape Verde|Central African Republic|Chad|
+			Comoros|Congo|Djibouti|Egypt|Equatorial Guinea|Eritrea|Eswatini|Ethiopia|Gabon|Gambia|Ghana|Guinea|
+			Guinea-Bissau|Ivory Coast|Kenya|Lesotho|Liberia|Libya|Madagascar|Malawi|Mali|Mauritania|Mauritius|Morocco|
+			Mozambique|Namibia|Niger|Nigeria|Rwanda|Senegal|Seychelles|Sierra Leone|Somalia|South Africa|South Sudan|
+			Sudan|Tanzania|Togo|Tunisia|Uganda|Zambia|Zimbabwe|Rhodesia|Zaire|African|Africans`,
+		"North America": `Antigua and Barbuda|Bahamas|Barbados|Belize|Canada|Costa Rica|Cuba|Dominica|Dominican Republic|
+			El Salvador|Grenada|Guatemala|Haiti|Honduras|Jamaica|Mexico|Nicaragua|Panama|Saint Lucia|
+			Trinidad and Tobago|United States|United States of America|America|Greenland|Puerto Rico|North American|
+			Americas`,
+		"South America": `Argentina|Bolivia|Brazil|Chile|Colombia|Ecuador|Guyana|Paraguay|Peru|Suriname|Uruguay|
+			Venezuela|South American|Americas`,
+		"Oceania": `Australia|Fiji|Kiribati|Marshall Islands|Micronesia|Nauru|New Zealand|Palau|Papua New Guinea|Samoa|
+			Solomon Islands|Tonga|Tuvalu|Vanuatu|Australasia`,
+		"Antarctica": `Antarctic`,
+	} {
+		m[continent] = append(m[continent], continent)
+		for name := range linesOf(members) {
+			m[name] = append(m[name], continent)
+		}
+	}
+	return m
+}()
+
 // cities are large cities and capitals: the places of homes that are
 // no region.
 var cities = func() map[string]bool {

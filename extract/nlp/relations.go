@@ -435,6 +435,57 @@ func (eb *edgeBuilder) inHeading(en entity) bool {
 	return en.sent < len(eb.sents) && headingLine(eb.text, eb.sents[en.sent])
 }
 
+// continents gives each country of the chunk, and each place it knows
+// or placed in a country, the continent that country lies in when the
+// chunk names that continent ("Sweden ... in Europe", "the Asian
+// Games ... Indonesia"; "the Americas" stand for both of theirs).
+func (eb *edgeBuilder) continents(ents []entity, keys []string) {
+	named := map[string]string{} // continent -> key of its entity
+	for i, en := range ents {
+		name := placeName(en.name)
+		if keys[i] == "" || en.cat != catLocation || isCountry(name) || countryOf(en) != "" {
+			continue
+		}
+		for _, c := range continentOf[name] {
+			if _, ok := named[c]; !ok {
+				named[c] = keys[i]
+			}
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	country, continent := mustRelation("P17").Label(), mustRelation("P30").Label()
+	countryOfKey := map[string]string{}
+	for _, ed := range eb.edges {
+		if ed.Label == country {
+			countryOfKey[ed.Source] = nameOfKey(ents, keys, ed.Target)
+		}
+	}
+	done := map[string]bool{}
+	for i, en := range ents {
+		k := keys[i]
+		if k == "" || done[k] || eb.inHeading(en) {
+			continue
+		}
+		var conts []string
+		if c := countryOf(en); c != "" {
+			conts = continentOf[c]
+		} else if c := countryOfKey[k]; c != "" {
+			conts = continentOf[countryOf(entity{name: c, cat: catLocation})]
+		} else if cs, ok := placeHome(placeName(en.name)); ok && len(cs) > 0 {
+			conts = continentOf[cs[0]]
+		}
+		for _, c := range conts {
+			if target := named[c]; target != "" && target != k {
+				done[k] = true
+				eb.add(k, target, continent, en.sent, weightDistant)
+				break
+			}
+		}
+	}
+}
+
 // homeIn returns the key of the country a known place lies in among the
 // chunk's countries (named: country -> key), and whether the place is
 // known: a known place whose country the chunk does not name gets none

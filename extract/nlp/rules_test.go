@@ -628,6 +628,11 @@ func (x edgeRules) countries(t *testing.T) {
 	if hasEdge(g, [3]string{"munich", "country", "american"}) {
 		t.Errorf("munich -country-> american: Munich lies in Germany; edges: %v", edgeList(g))
 	}
+	// A country, and a place in one, lie in the continent the chunk names.
+	g3 := x.extractText(t, "The Great Belt Fixed Link joins Zealand and Funen in Denmark. It is one of the longest bridges in Europe. Stockholm is far away.")
+	if !hasEdge(g3, [3]string{"denmark", "continent", "europe"}) || !hasEdge(g3, [3]string{"stockholm", "continent", "europe"}) {
+		t.Errorf("denmark and stockholm -continent-> europe missing; edges: %v", edgeList(g3))
+	}
 	g = x.extractText(t, "Lena Ortiz is a German racer. She won the race in Turin and lives in Vienna.")
 	for _, src := range []string{"turin", "vienna"} {
 		if hasEdge(g, [3]string{src, "country", "german"}) {
