@@ -523,8 +523,11 @@ var headCat = func() map[string]category {
 	for w := range miscHeads {
 		m[w] = catMisc
 	}
+	// Buildings that house an institution are places, as Wikidata-based
+	// gold types them ("the Smart Museum of Art", "Gallery 400").
 	for _, w := range strings.Fields("Hall Abbey Cathedral Chapel Temple Mosque Synagogue Airport Station Tower Diocese " +
-		"Archdiocese Parish Channel Stadium Arena") {
+		"Archdiocese Parish Channel Stadium Arena Museum Museo Musée Museu Gallery Galleries Theatre Theater Teatro " +
+		"Théâtre Teatr Restaurant Building Monastery") {
 		m[w] = catLocation
 	}
 	for _, w := range strings.Fields("Church Court Congress Order Movement Federation Confederation League Party Department " +
