@@ -334,6 +334,7 @@ func (eb *edgeBuilder) countries(ents []entity, keys []string) {
 	}
 	named, only := eb.chunkCountries(ents, keys, has)
 	eb.citizenships(ents, keys, only)
+	eb.regionOf(ents, keys, within)
 	for i, en := range ents {
 		k := keys[i]
 		if k == "" || has[k] != "" || !inCountry(en) || eb.inHeading(en) {
@@ -434,6 +435,44 @@ func (eb *edgeBuilder) citizenships(ents []entity, keys []string, only string) {
 			continue
 		}
 		done[k] = true
+	}
+}
+
+// regionOf places the places and organisations of a chunk that lie in
+// nothing it names in the chunk's one region (a state or province), when
+// it names only one: an article on a school in Texas names Texas and
+// places the rest there.
+func (eb *edgeBuilder) regionOf(ents []entity, keys []string, within map[string][]string) {
+	one, lead, many := "", "", false
+	for i, en := range ents {
+		if keys[i] == "" || !region(en) {
+			continue
+		}
+		if lead == "" && eb.inLead(en) {
+			lead = keys[i]
+		}
+		if one != "" && one != keys[i] {
+			many = true
+		}
+		one = keys[i]
+	}
+	if many {
+		one = lead
+	}
+	if one == "" {
+		return
+	}
+	located := mustRelation("P131").Label()
+	for i, en := range ents {
+		k := keys[i]
+		if k == "" || k == one || len(within[k]) > 0 || !inCountry(en) || region(en) || eb.inHeading(en) {
+			continue
+		}
+		if cities[placeName(en.name)] {
+			continue // a known city lies in its own region
+		}
+		within[k] = append(within[k], one)
+		eb.add(k, one, located, en.sent, weightDistant)
 	}
 }
 

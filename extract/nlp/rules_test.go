@@ -632,6 +632,12 @@ func (x edgeRules) countries(t *testing.T) {
 	if hasEdge(g, [3]string{"munich", "country", "american"}) {
 		t.Errorf("munich -country-> american: Munich lies in Germany; edges: %v", edgeList(g))
 	}
+	// A place nothing places lies in the chunk's one region; a known
+	// city in its own.
+	g4 := x.extractText(t, "Jonathan Joss grew up in Texas. He studied at San Antonio College and later worked in Chicago.")
+	if !hasEdge(g4, [3]string{"san antonio college", "located in", "texas"}) || hasEdge(g4, [3]string{"chicago", "located in", "texas"}) {
+		t.Errorf("san antonio college, not chicago, lies in texas; edges: %v", edgeList(g4))
+	}
 	// A country, and a place in one, lie in the continent the chunk names.
 	g3 := x.extractText(t, "The Great Belt Fixed Link joins Zealand and Funen in Denmark. It is one of the longest bridges in Europe. Stockholm is far away.")
 	if !hasEdge(g3, [3]string{"denmark", "continent", "europe"}) || !hasEdge(g3, [3]string{"stockholm", "continent", "europe"}) {
