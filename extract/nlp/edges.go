@@ -555,6 +555,7 @@ func (cl *chunkLinker) linkMain(main string, mainCatOf category) {
 	eb.countries(ents, keys)
 	eb.continents(ents, keys)
 	eb.locatedInCountry(ents, keys)
+	eb.workDates(ents, keys)
 	eb.kinship(cl.text, ents, keys, ref, refCat == catPerson)
 	if !hasMain && mainKey != "" {
 		// The main entity is named in another chunk of the document.

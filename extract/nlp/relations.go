@@ -476,6 +476,55 @@ func (eb *edgeBuilder) regionOf(ents []entity, keys []string, within map[string]
 	}
 }
 
+// workDates gives a title in quotes the date its sentence names after
+// it, the nearest one, when no other title stands between them and no
+// edge joins the two yet: "the single "Maybe", released on 20 April
+// 2008" has that publication date.
+func (eb *edgeBuilder) workDates(ents []entity, keys []string) {
+	published := mustRelation("P577").Label()
+	for i, en := range ents {
+		if keys[i] == "" || en.cat != catMisc || en.prio != prioQuoted || eb.inHeading(en) {
+			continue
+		}
+		for j := i + 1; j < len(ents) && ents[j].sent == en.sent; j++ {
+			if ents[j].cat == catMisc && ents[j].prio == prioQuoted {
+				break
+			}
+			if ents[j].cat != catDate || keys[j] == "" {
+				continue
+			}
+			eb.relabel(keys[i], keys[j], published, en.sent)
+			break
+		}
+	}
+}
+
+// relabel gives the pair src, dst the label: it names their
+// co-occurrence edge when that is all that joins them, or adds an edge
+// when nothing does.
+func (eb *edgeBuilder) relabel(src, dst, label string, sent int) {
+	if !eb.pairs[pairKey(src, dst)] {
+		eb.add(src, dst, label, sent, weightDistant)
+		return
+	}
+	co := -1
+	for i, ed := range eb.edges {
+		if ed.Source == src && ed.Target == dst || ed.Source == dst && ed.Target == src {
+			if ed.Label != "related_to" {
+				return
+			}
+			co = i
+		}
+	}
+	if co < 0 {
+		return
+	}
+	ed := &eb.edges[co]
+	delete(eb.edgeAt, extract.EdgeKey(ed.Source, ed.Label, ed.Target))
+	ed.Source, ed.Target, ed.Label = src, dst, label
+	eb.edgeAt[extract.EdgeKey(src, label, dst)] = co
+}
+
 // inLead reports a mention in the document's lead: the first two
 // sentences of its first chunk.
 func (eb *edgeBuilder) inLead(en entity) bool { return eb.chunk.Index == 0 && en.sent < 2 }

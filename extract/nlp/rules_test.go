@@ -653,6 +653,11 @@ func (x edgeRules) countries(t *testing.T) {
 
 // quotedTitleTakesTheVerb checks that a quoted title is the subject of its verb.
 func (x edgeRules) quotedTitleTakesTheVerb(t *testing.T) {
+	// A title in quotes takes the date its sentence names after it.
+	g0 := x.extractText(t, `The second single, "Maybe", was released on 20 April 2008 and reached the charts in 2009.`)
+	if !hasEdge(g0, [3]string{"maybe", "publication date", "20 april 2008"}) || hasEdge(g0, [3]string{"maybe", "publication date", "2009"}) {
+		t.Errorf("maybe -publication date-> 20 april 2008 (only); edges: %v", edgeList(g0))
+	}
 	g := x.extractText(t, `The song "Mess of Blues" was written by Doc Pomus. "Hound Dog" was recorded by Elvis Presley.`)
 	for _, want := range [][3]string{{"mess of blues", "author", "doc pomus"}, {"hound dog", "performer", "elvis presley"}} {
 		if !hasEdge(g, want) {
