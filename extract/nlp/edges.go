@@ -314,7 +314,26 @@ func (e *Extractor) buildEdges(chunk extract.Chunk, text string, ents []entity, 
 	cl := &chunkLinker{eb: eb, text: text, ents: ents, keys: keys, sents: sents, toks: toks, sentOf: sentOf, cjk: cjk}
 	cl.linkSentences(e.opts.PairWindow)
 	cl.linkMain(main, mainCatOf)
-	return eb.edges
+	return eb.namedOnly()
+}
+
+// namedOnly returns the edges without the co-occurrence edges of pairs
+// another edge names ("Ulm related_to Germany" beside "Ulm country
+// Germany"): the named edge says more and the graph stays readable.
+func (eb *edgeBuilder) namedOnly() []extract.Edge {
+	named := map[[2]string]bool{}
+	for _, ed := range eb.edges {
+		if ed.Label != "related_to" {
+			named[pairKey(ed.Source, ed.Target)] = true
+		}
+	}
+	out := eb.edges[:0]
+	for _, ed := range eb.edges {
+		if ed.Label != "related_to" || !named[pairKey(ed.Source, ed.Target)] {
+			out = append(out, ed)
+		}
+	}
+	return out
 }
 
 // chunkLinker links the entities of one chunk for buildEdges.
