@@ -580,6 +580,9 @@ func (cl *chunkLinker) linkMain(main string, mainCatOf category) {
 		// The main entity is named in another chunk of the document.
 		mainCat, hasMain = mainCatOf, true
 	}
+	if hasMain && mainCat != catLocation && mainCat != catDate && mainCat != catNumber {
+		eb.recordLabels(ents, keys, mainKey)
+	}
 	if hasMain && mainCat == catPerson {
 		cl.linkBiography(mainKey)
 	}

@@ -499,6 +499,22 @@ func (eb *edgeBuilder) workDates(ents []entity, keys []string) {
 	}
 }
 
+// recordLabels gives an article's subject (mainKey: an album, a song,
+// a singer or a band) the record labels its chunk names ("... released
+// on Atco Records"): an organisation named "X Records" or "X
+// Recordings".
+func (eb *edgeBuilder) recordLabels(ents []entity, keys []string, mainKey string) {
+	label := mustRelation("P264").Label()
+	for i, en := range ents {
+		if keys[i] == "" || keys[i] == mainKey || en.cat != catOrg || eb.inHeading(en) {
+			continue
+		}
+		if last := en.name[strings.LastIndexByte(en.name, ' ')+1:]; last == "Records" || last == "Recordings" {
+			eb.relabel(mainKey, keys[i], label, en.sent)
+		}
+	}
+}
+
 // relabel gives the pair src, dst the label: it names their
 // co-occurrence edge when that is all that joins them, or adds an edge
 // when nothing does.

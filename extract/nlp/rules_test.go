@@ -714,6 +714,13 @@ func (x edgeRules) works(t *testing.T) {
 			t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
 		}
 	}
+	// An article's subject takes the record labels its chunk names.
+	g = x.extractText(t, "Odessa is the sixth studio album by the Bee Gees. It was released on Atco Records in the United States and by Polydor Records elsewhere.")
+	for _, want := range [][3]string{{"odessa", "record label", "atco records"}, {"odessa", "record label", "polydor records"}} {
+		if !hasEdge(g, want) {
+			t.Errorf("edge %v missing; edges: %v", want, edgeList(g))
+		}
+	}
 }
 
 // subjectCooccurrence checks that co-occurrence links only the subject with the other names of its sentence.
