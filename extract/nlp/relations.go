@@ -405,36 +405,25 @@ func (eb *edgeBuilder) chunkCountries(ents []entity, keys []string, has map[stri
 }
 
 // citizenships gives each person of the chunk no sentence gave a
-// country of citizenship, and each work no country of origin, the
-// chunk's country (see chunkCountries): the people an article on an
-// American names are American, and its songs and films American, unless
-// it says otherwise, as Wikidata-derived gold such as Re-DocRED reads
-// them.
+// country of citizenship the chunk's country (see chunkCountries): the
+// people an article on an American names are American unless it says
+// otherwise, as Wikidata-derived gold such as Re-DocRED reads them.
 func (eb *edgeBuilder) citizenships(ents []entity, keys []string, only string) {
 	if only == "" {
 		return
 	}
-	citizen, origin := mustRelation("P27").Label(), mustRelation("P495").Label()
+	citizen := mustRelation("P27").Label()
 	done := map[string]bool{only: true}
 	for _, ed := range eb.edges {
-		if ed.Label == citizen || ed.Label == origin {
+		if ed.Label == citizen {
 			done[ed.Source] = true
 		}
 	}
 	for i, en := range ents {
-		k := keys[i]
-		if k == "" || done[k] || eb.inHeading(en) {
-			continue
-		}
-		switch {
-		case en.cat == catPerson:
+		if k := keys[i]; en.cat == catPerson && k != "" && !done[k] && !eb.inHeading(en) {
+			done[k] = true
 			eb.add(k, only, citizen, en.sent, weightDistant)
-		case en.cat == catWork || en.cat == catMisc && en.prio == prioQuoted: // a title in quotes
-			eb.add(k, only, origin, en.sent, weightDistant)
-		default:
-			continue
 		}
-		done[k] = true
 	}
 }
 
