@@ -267,6 +267,15 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"advanced study"},
 		},
 		{
+			name: "AndInsideABodysName",
+			text: "He worked for the Baltimore and Ohio Railroad Company and later for the Ministry of Education and Research. " +
+				"She studied at the University of Chicago and Northwestern University.",
+			wantNodes: map[string]string{"baltimore and ohio railroad company": "Organization",
+				"ministry of education and research": "Organization", "university of chicago": "Organization",
+				"northwestern university": "Organization"},
+			noNodes: []string{"ohio railroad company", "research"},
+		},
+		{
 			name:      "ConceptRatherThanGuess",
 			text:      "He went out into the night. Then the Ghost sat down beside him and spoke of Abundance and Happiness.",
 			wantNodes: map[string]string{"ghost": "Concept", "abundance": "Concept"},

@@ -202,6 +202,11 @@ func (b *runBuilder) extend(i int) (int, int) {
 		case b.same(i, j+2) && toks[j+1].text == "for" && forHeads[toks[j].text] && b.isCand(j+2):
 			j += 2
 			continue
+		// "Baltimore and Ohio Railroad Company", "Ministry of Education
+		// and Research": "and" inside an organisation's name.
+		case b.same(i, j+2) && toks[j+1].text == "and" && b.andJoins(i, j):
+			j = b.andEnd(j + 2)
+			continue
 		case b.same(i, j+2) && toks[j+1].text == "of" && b.ofHead(i, j):
 			k := j + 2
 			if toks[k].text == "the" && b.same(i, k+1) {
@@ -220,6 +225,55 @@ func (b *runBuilder) extend(i int) (int, int) {
 		}
 		return j, dash
 	}
+}
+
+// andEnd returns the last token of the run of name words from k.
+func (b *runBuilder) andEnd(k int) int {
+	for b.same(k, k+1) && b.adjacent(k, k+1) && b.isCand(k+1) {
+		k++
+	}
+	return k
+}
+
+// andJoins reports whether the run toks[i..j] goes on over "and" to the
+// name words after it: they end in an organisation's head word and the
+// run has none of its own ("Nose and Ear Hospital", "Foreign and
+// Commonwealth Office"), or the run is an organisation's head and what it
+// is of or for ("Ministry of Education and Research") and no part is a
+// known place or person ("the University of Chicago and Northwestern" are
+// two).
+func (b *runBuilder) andJoins(i, j int) bool {
+	toks := b.toks
+	if !b.isCand(j + 2) {
+		return false
+	}
+	end := b.andEnd(j + 2)
+	orgHead := func(k int) bool {
+		c, ok := headCat[toks[k].text]
+		return ok && c == catOrg
+	}
+	if orgHead(j) {
+		return false // "Microsoft Corporation and Google ..."
+	}
+	if orgHead(end) {
+		for k := i; k <= j; k++ {
+			if orgHead(k) {
+				return false
+			}
+		}
+		return true
+	}
+	ofAt := -1
+	for k := i + 1; k < j; k++ {
+		if (toks[k].text == "of" || toks[k].text == "for") && orgHead(k-1) {
+			ofAt = k
+		}
+	}
+	if ofAt < 0 || end != j+2 || gazetteerHas(toks[j].text) || gazetteerHas(toks[end].text) ||
+		isGivenName(toks[end].text) || b.tables != nil && b.tables.isPerson(toks[end].text) {
+		return false
+	}
+	return !b.same(end, end+1) || toks[end+1].text != "of"
 }
 
 // possessiveHeads are institutions named with a possessive ("King's
