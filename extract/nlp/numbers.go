@@ -98,7 +98,8 @@ func patternSpans(text string, toks []tok, sentOf []int) []entity {
 			}
 		}
 		end := min(len(text), t.start+120)
-		m := numberRE.FindStringSubmatchIndex(text[t.start:end])
+		// A no-break space (two bytes) reads as two spaces: "53.4\u00a0km".
+		m := numberRE.FindStringSubmatchIndex(strings.ReplaceAll(text[t.start:end], "\u00a0", "  "))
 		if m == nil {
 			// A count: a bare number before a plural noun ("500
 			// employees"), not after a locator ("page 12").

@@ -308,9 +308,10 @@ func TestExtractor_JunkRules(t *testing.T) {
 		{
 			name: "PageAndListNumbers",
 			text: "See Chapter 12 on page 45 and item 3 of the list.\n\n17\n\nThe firm had 500 employees, " +
-				"two offices and $3 billion in sales during the 1950s; the war lasted three weeks and cost 4,231 lives.",
+				"two offices and $3 billion in sales during the 1950s; the war lasted three weeks and cost 4,231 lives. " +
+				"The airport lies 53.4\u00a0km from the capital.",
 			wantNodes: map[string]string{"500": "Data", "two": "Data", "$3 billion": "Data", "the 1950s": "Data",
-				"three weeks": "Data", "4,231": "Data"},
+				"three weeks": "Data", "4,231": "Data", "53.4 km": "Data"},
 			noNodes: []string{"12", "45", "3", "17", "chapter 12", "chapter"},
 		},
 		{
