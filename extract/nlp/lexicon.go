@@ -85,7 +85,10 @@ var orgHeads = wordsOf(`Inc Inc. Corp Corp. Corporation Company Co. Ltd Ltd. LLC
 	Annalen Annals Proceedings Transactions Zeitschrift Revue Rivista Revista Zeitung Journaal
 	Symphony Fotball Fotbal Fußball Futebol Fútbol Calcio Sport Sports Athletic Olympic Dynamo Sporting Club Clube
 	Brothers Sisters Singers Players Partners Associates Holdings Capital Ventures Solutions Group Groupe Gruppe
-	Democrats Republicans Socialists Liberals Conservatives Greens Interactive
+	Democrats Republicans Socialists Liberals Conservatives Greens Interactive Communications Telecom Telecommunications
+	Electronics Computers Microsystems Semiconductor Semiconductors Instruments Robotics Wireless Digital Insurance Financial
+	Logistics Shipping Manufacturing Construction Engineering Consulting Brewery Brewing Distillery Books Transit Artists
+	Fraternity Sorority
 	Escuela Universidad Université Universität Università Instituto Institut Istituto Banco Banque Banca Bankası Teatr
 	Teatro Théâtre Comédie Museo Musée Museu Academia Akademie Académie Colegio Collège Hochschule Gymnasium Liceo Lycée
 	Partido Parti Partei Partito Compañía Compagnie Gesellschaft Verein Sociedad Société Società Orquesta Orchestre

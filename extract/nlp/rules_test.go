@@ -256,9 +256,10 @@ func TestExtractor_TypeRules(t *testing.T) {
 		{
 			name: "OrganisationPairsAndPossessives",
 			text: "He joined Ghana's Convention People's Party. It was one half of the pop outfits Naked Eyes and Climie Fisher. " +
-				"A former Oreja Azul member sang it. In 1990 Enasa was sold to Iveco.",
+				"A former Oreja Azul member sang it. In 1990 Enasa was sold to Iveco. Iowa Telecom bought Zumatel Communications.",
 			wantNodes: map[string]string{"convention people's party": "Organization", "naked eyes": "Organization",
-				"climie fisher": "Organization", "oreja azul": "Organization", "iveco": "Organization"},
+				"climie fisher": "Organization", "oreja azul": "Organization", "iveco": "Organization",
+				"zumatel communications": "Organization"},
 		},
 		{
 			name:      "BodiesNamedForWhatTheyAreFor",
