@@ -336,11 +336,13 @@ func mergeKeywords(a, b string) string {
 // mergeProps adds src's keys missing from dst (dst wins); the merge
 // bookkeeping keys are left to their own functions.
 func mergeProps(dst, src map[string]any) map[string]any {
+	// A nil dst is a copy (cloneNode): the bookkeeping keys come along.
+	// Deciding by dst while filling it would drop them whenever another
+	// key came first in map order.
+	clone := dst == nil
 	for k, v := range src {
-		if k == PropTypeCounts || k == PropFragmentsDropped {
-			if dst != nil {
-				continue
-			}
+		if (k == PropTypeCounts || k == PropFragmentsDropped) && !clone {
+			continue
 		}
 		if d, ok := dst[k]; ok {
 			if k == PropAliases {

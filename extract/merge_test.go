@@ -169,3 +169,25 @@ func TestMergeNode_OverlappingFragments(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeGraph_TypeCountsSurviveTheFirstChunk: the first chunk's node is
+// copied into an empty graph with its type counts whatever order its
+// properties come in, so a later chunk's vote weighs against all of them
+// (the merged type was once left to map order: Location 3 against
+// Concept 2 came out Concept about one time in five).
+func TestMergeGraph_TypeCountsSurviveTheFirstChunk(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		first := Node{Key: "kootenay", Name: "Kootenay", Type: "Location", Properties: map[string]any{
+			"category": "Location", "title": "x", "note": "y", PropTypeCounts: map[string]int{"Location": 3}}}
+		second := Node{Key: "kootenay", Name: "Kootenay", Type: "Concept", Properties: map[string]any{
+			"category": "Concept", PropTypeCounts: map[string]int{"Concept": 2}},
+			Mentions: []Mention{{DocumentID: 1, ChunkIndex: 1, Start: 950, End: 958}}}
+		first.Mentions = []Mention{{DocumentID: 1, ChunkIndex: 0, Start: 27, End: 35}}
+		var g Graph
+		MergeGraph(&g, Graph{Nodes: []Node{first}}, 0)
+		MergeGraph(&g, Graph{Nodes: []Node{second}}, 0)
+		if got := g.Nodes[0]; got.Type != "Location" || typeCounts(got.Properties)["Location"] != 3 {
+			t.Fatalf("run %d: merged type %s, counts %v; want Location with Location 3", i, got.Type, got.Properties[PropTypeCounts])
+		}
+	}
+}

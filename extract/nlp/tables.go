@@ -756,12 +756,18 @@ func (t *docTables) pickAliases(full shortForms) {
 			t.aliases[short] = best
 		}
 	}
+	// Decide on the whole table first, then delete: deleting while
+	// deciding would make the outcome depend on map order.
+	var drop []string
 	for short, full := range t.aliases {
 		if strings.HasPrefix(full, short+" ") {
 			if _, isSurname := fullEndsWith(t.aliases, short); isSurname {
-				delete(t.aliases, short)
+				drop = append(drop, short)
 			}
 		}
+	}
+	for _, short := range drop {
+		delete(t.aliases, short)
 	}
 }
 
