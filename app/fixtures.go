@@ -6,6 +6,7 @@ import (
 	"github.com/kgstudio/kgstudio/extract"
 	"github.com/kgstudio/kgstudio/extract/curate"
 	"github.com/kgstudio/kgstudio/extract/record"
+	"github.com/kgstudio/kgstudio/store"
 )
 
 // The methods here give the front ends' tests what they set up and look
@@ -27,4 +28,12 @@ func (c *Curation) SaveGraph(ctx context.Context, name string, cfg extract.Confi
 // runs apply (see Apply).
 func (c *Curation) DecisionsOf(ctx context.Context, v record.Version) (curate.Decisions, error) {
 	return c.store.Decisions(ctx, v.ExtractionID)
+}
+
+// IndexesStored reports whether a finished version's query indexes are
+// stored (its lexical index, the first a question reads), so that a
+// fresh process's first question reads rather than builds them.
+func (q *Queries) IndexesStored(ctx context.Context, v record.Version) (bool, error) {
+	_, ok, err := q.store.VersionIndex(ctx, v.ID, store.IndexLexical, lexicalStamp(v))
+	return ok, err
 }

@@ -86,24 +86,32 @@ func (q *Queries) corpusOf(ctx context.Context, v record.Version, question strin
 }
 
 // storeIndexes builds and stores the query indexes of a version its run
-// just finished (the lexical index, the graph and walk forms, the vector
-// index and the communities' index), as its first question would: the
-// run writes them, and every process's first question reads them. Best
-// effort: a version whose indexes are not stored builds them on its first
-// question, as before.
+// just finished (see StoreIndexes). Best effort: a version whose indexes
+// are not stored builds them on its first question, as before.
 func (q *Queries) storeIndexes(ctx context.Context, versionID int) {
+	if err := q.StoreIndexes(ctx, versionID); err != nil && ctx.Err() == nil {
+		q.log.Warn("query indexes not stored", "version_id", versionID, "err", err)
+	}
+}
+
+// StoreIndexes builds and stores a finished version's query indexes (the
+// lexical index, the graph and walk forms, the vector index and the
+// communities' index), as its first question would: the run writes them,
+// and every process's first question reads them. A version not done, or
+// empty, has none to store.
+func (q *Queries) StoreIndexes(ctx context.Context, versionID int) error {
 	v, err := q.store.Version(ctx, versionID)
-	if err != nil || v.Status != record.StatusDone || v.Nodes+v.Edges == 0 {
-		return
+	if err != nil {
+		return err
+	}
+	if v.Status != record.StatusDone || v.Nodes+v.Edges == 0 {
+		return nil
 	}
 	qc, err := q.buildCorpus(ctx, v, time.Time{})
 	if err == nil && qc.commLoad != nil {
 		err = qc.commLoad(ctx)
 	}
-	if err != nil && ctx.Err() == nil {
-		q.log.
-			Warn("query indexes not stored", "version_id", v.ID, "err", err)
-	}
+	return err
 }
 
 // buildCorpus reads a version's query corpus. With a zero asOf it holds

@@ -613,35 +613,48 @@ func (vz *vectorizer) derivedIndex(ctx context.Context, st record.VectorStats, v
 	if err != nil {
 		return nil, err
 	}
-	// embedKind embeds the texts of one kind, by key.
-	embedKind := func(kind store.VectorKind) (map[string][]float32, error) {
-		var keys, texts []string
-		for _, it := range items {
+	// ofKind returns the keys of one kind, sorted, and their texts (a
+	// key listed twice has its last text).
+	ofKind := func(kind store.VectorKind) (keys, texts []string) {
+		last := map[string]int{}
+		for i, it := range items {
 			if it.kind == kind {
-				keys, texts = append(keys, it.key), append(texts, it.text(props))
+				last[it.key] = i
 			}
 		}
-		vecs, _, err := embed.Offline{}.Embed(ctx, texts)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string][]float32, len(keys))
+		keys = slices.Sorted(maps.Keys(last))
+		texts = make([]string, len(keys))
 		for i, k := range keys {
-			out[k] = vecs[i]
+			texts[i] = items[last[k]].text(props)
 		}
-		return out, nil
+		return keys, texts
+	}
+	// indexKind embeds one kind's texts straight into its index.
+	indexKind := func(kind store.VectorKind) func(int) ([]string, *embed.Index, error) {
+		return func(limit int) ([]string, *embed.Index, error) {
+			keys, texts := ofKind(kind)
+			var w embed.OfflineWriter
+			var err error
+			ix := embed.NewSparseIndex(len(keys), embed.OfflineDimensions, limit, func(i int, v []float32) {
+				if i%256 == 0 && err == nil {
+					err = ctx.Err()
+				}
+				w.Vector(texts[i], v)
+			})
+			return keys, ix, err
+		}
 	}
 	return query.NewVectorIndexOf(st.Model, func() (map[extract.ChunkRef][]float32, error) {
-		byKey, err := embedKind(store.VectorChunk)
-		out := make(map[extract.ChunkRef][]float32, len(byKey))
-		for k, vec := range byKey {
-			if ref, ok := chunkRefOf(k); ok {
-				out[ref] = vec
+		keys, texts := ofKind(store.VectorChunk)
+		vecs, _, err := embed.Offline{}.Embed(ctx, texts)
+		out := make(map[extract.ChunkRef][]float32, len(keys))
+		for i, k := range keys {
+			if ref, ok := chunkRefOf(k); ok && err == nil {
+				out[ref] = vecs[i]
 			}
 		}
 		return out, err
-	}, func() (map[string][]float32, error) { return embedKind(store.VectorNode) },
-		func() (map[string][]float32, error) { return embedKind(store.VectorEdge) })
+	}, indexKind(store.VectorNode), indexKind(store.VectorEdge))
 }
 
 // chunkRefOf reads a chunk vector's key ("DOC:INDEX").

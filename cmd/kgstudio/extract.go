@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/kgstudio/kgstudio/app"
 	"github.com/kgstudio/kgstudio/extract"
@@ -42,6 +44,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	estimate := fs.Bool("estimate", false, "count the chunks, model calls, tokens and cost the run would take, calling no model and storing nothing")
 	detach := fs.Bool("detach", false, "queue the run and return at once; workers (kgstudio worker, serve) run it")
+	noIndex := fs.Bool("no-index", false, "return once the graph is stored, leaving the query indexes to the first question")
 	from := fs.String("from", "", "NAME@V: grow that finished version by the files named (a new version of its extraction, its settings, extracting only the new files' chunks)")
 	var without []string
 	fs.Func("without", "with --from: a document of the version (name or id) the new version leaves out, with what only it contributed (repeatable)", func(s string) error {
@@ -115,14 +118,20 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return startRun(ctx, runner, v, *detach, *asJSON, stdout, stderr)
+	return startRun(ctx, runner, v, runMode{detach: *detach, json: *asJSON, index: !*noIndex}, stdout, stderr)
 }
+
+// runMode is how a command runs a version: queued for workers (detach)
+// or in the foreground, reported as JSON or text, with its query indexes
+// stored before the command returns (index).
+type runMode struct{ detach, json, index bool }
 
 // startRun queues a new version and returns (detach), or runs it in the
 // foreground and reports it.
-func startRun(ctx context.Context, runner *app.App, v record.Version, detach, asJSON bool, stdout, stderr io.Writer) error {
-	if !detach {
-		return runAndReport(ctx, runner, v, asJSON, stdout, stderr)
+func startRun(ctx context.Context, runner *app.App, v record.Version, mode runMode, stdout, stderr io.Writer) error {
+	asJSON := mode.json
+	if !mode.detach {
+		return runAndReport(ctx, runner, v, mode, stdout, stderr)
 	}
 	v, err := runner.Runs.Enqueue(ctx, v)
 	if err != nil {
@@ -136,8 +145,11 @@ func startRun(ctx context.Context, runner *app.App, v record.Version, detach, as
 }
 
 // runAndReport runs a version in the foreground with progress on stderr,
-// then prints its summary (JSON with asJSON) and returns the run's error.
-func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON bool, stdout, stderr io.Writer) error {
+// then prints its summary (JSON with mode.json), stores its query indexes
+// (mode.index: the first question of any process then reads them instead
+// of building them) and returns the run's error.
+func runAndReport(ctx context.Context, runner *app.App, v record.Version, mode runMode, stdout, stderr io.Writer) error {
+	asJSON := mode.json
 	last, lastPhase := -1, extract.Phase("")
 	// Phases are shown in their order: a late report of an earlier phase
 	// (a chunk job's, read after the final job began) is not printed.
@@ -176,6 +188,20 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, asJSON
 			unread = fmt.Sprintf("; %d model answers could not be read (kgstudio version show %s lists them)", v.ParseFailures, v.Label())
 		}
 		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s%s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed, unread)
+	}
+	if runErr == nil && mode.index && v.Status == record.StatusDone {
+		start := time.Now()
+		// The run's garbage goes back first, and the collector runs
+		// twice as often while the indexes are built: their garbage is
+		// most of what they allocate, and a process's peak is what a
+		// user meets.
+		debug.FreeOSMemory()
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+		if err := runner.Queries.StoreIndexes(ctx, v.ID); err != nil {
+			fmt.Fprintf(stderr, "%s: query indexes not stored (the first question builds them): %s\n", v.Label(), extract.MessageOf(err))
+		} else if !asJSON {
+			fmt.Fprintf(stderr, "%s: query indexes stored in %s\n", v.Label(), time.Since(start).Round(time.Millisecond))
+		}
 	}
 	if errors.Is(runErr, app.ErrInterrupted) {
 		return fmt.Errorf("interrupted: %s stays %s with %d of %d chunks done; workers (kgstudio worker, kgstudio serve) finish it, or kgstudio version cancel %s stops it",
@@ -217,7 +243,7 @@ func changeExtraction(ctx context.Context, cfg *Config, ref string, files, witho
 	if err != nil {
 		return err
 	}
-	return startRun(ctx, runner, nv, detach, asJSON, stdout, stderr)
+	return startRun(ctx, runner, nv, runMode{detach: detach, json: asJSON, index: true}, stdout, stderr)
 }
 
 // estimateRun prints what a run of ec over files would ask of its model

@@ -127,3 +127,29 @@ func TestExtract_RefusesBadSettings(t *testing.T) {
 		t.Fatalf("a refused run stored %+v (%v)", c, err)
 	}
 }
+
+// A foreground extract stores its version's query indexes before it
+// returns, so the first question of any process reads them; --no-index
+// leaves them to that question.
+func TestExtract_StoresQueryIndexes(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	data := t.TempDir()
+	doc := writeFile(t, "marley.txt", marleyText)
+	if _, err := runCLI(t, data, "extract", "--name", "indexed", "--embedder", "offline", doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, data, "extract", "--name", "bare", "--embedder", "offline", "--no-index", doc); err != nil {
+		t.Fatal(err)
+	}
+	a := mustOpen(t, data)
+	ctx := context.Background()
+	for name, want := range map[string]bool{"indexed": true, "bare": false} {
+		v, err := a.Versions.ByLabel(ctx, name, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := a.Queries.IndexesStored(ctx, v); err != nil || got != want {
+			t.Errorf("%s: indexes stored %v (%v), want %v", name, got, err, want)
+		}
+	}
+}

@@ -28,5 +28,5 @@ func cmdRetry(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	return runAndReport(ctx, runner, nv, *asJSON, stdout, stderr)
+	return runAndReport(ctx, runner, nv, runMode{json: *asJSON, index: true}, stdout, stderr)
 }

@@ -1,9 +1,12 @@
 package embed
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -483,6 +486,55 @@ func TestIndexHalf_InPlace(t *testing.T) {
 			if got, want := read.Search(q, k), built.Search(q, k); !slices.Equal(got, want) {
 				t.Fatalf("query %d, top %d: the float16 scan ranks otherwise", qi, k)
 			}
+		}
+	}
+}
+
+// TestNewSparseIndex: vectors given one at a time make the index the
+// whole list makes, byte for byte in its stored form, sparse (offline
+// vectors of texts) and dense (every component set) alike.
+func TestNewSparseIndex(t *testing.T) {
+	texts := []string{"Ada Lovelace wrote the first program", "Charles Babbage designed the Analytical Engine",
+		"Lovelace and Babbage corresponded", "The engine was never built", "", "Programs, engines and notes"}
+	for i := range 300 {
+		texts = append(texts, fmt.Sprintf("passage %d about topic %d and place %d", i, i%17, i%5))
+	}
+	var w OfflineWriter
+	sparse := func(i int, v []float32) { w.Vector(texts[i], v) }
+	dense := func(i int, v []float32) {
+		for d := range v {
+			v[d] = float32((i*31+d*7)%13) - 6
+		}
+		Normalize(v)
+	}
+	for _, c := range []struct {
+		name  string
+		n     int
+		dims  int
+		vec   func(int, []float32)
+		limit int
+	}{
+		{"offline", len(texts), OfflineDimensions, sparse, ExactLimit},
+		{"offline bounded", len(texts), OfflineDimensions, sparse, 1000},
+		{"dense", 50, 16, dense, ExactLimit},
+	} {
+		vecs := make([][]float32, c.n)
+		for i := range vecs {
+			vecs[i] = make([]float32, c.dims)
+			c.vec(i, vecs[i])
+		}
+		want := NewIndexLimit(vecs, c.limit)
+		got := NewSparseIndex(c.n, c.dims, c.limit, c.vec)
+		if !bytes.Equal(got.AppendBinary(nil), want.AppendBinary(nil)) {
+			t.Errorf("%s: stored forms differ", c.name)
+		}
+		if got.Bounded() != want.Bounded() || got.Approximate() != want.Approximate() || got.Len() != want.Len() {
+			t.Errorf("%s: bounded %v/%v approximate %v/%v len %d/%d", c.name, got.Bounded(), want.Bounded(),
+				got.Approximate(), want.Approximate(), got.Len(), want.Len())
+		}
+		q := vecs[3]
+		if g, w := got.Search(q, 5), want.Search(q, 5); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: search %v, want %v", c.name, g, w)
 		}
 	}
 }

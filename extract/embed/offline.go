@@ -59,12 +59,32 @@ const (
 
 // Vector embeds one text.
 func (Offline) Vector(text string) []float32 {
+	v := make([]float32, OfflineDimensions)
+	var w OfflineWriter
+	w.Vector(text, v)
+	return v
+}
+
+// OfflineWriter writes offline vectors into the caller's room, reusing
+// its own between texts: a run of many texts allocates little. The zero
+// value is ready; one writer serves one goroutine.
+type OfflineWriter struct {
+	counts map[uint64]float64
+	tri    []byte
+}
+
+// Vector writes text's offline vector into v, which must hold
+// OfflineDimensions zeros.
+func (w *OfflineWriter) Vector(text string, v []float32) {
 	terms := Terms(text)
 	// Features are counted by their FNV-1a hash, computed as the feature
 	// ("w:term", "p:prev term", "c:tri") would be written, without
 	// writing it.
-	counts := make(map[uint64]float64, 4*len(terms))
-	var tri []byte
+	if w.counts == nil {
+		w.counts = make(map[uint64]float64, 4*len(terms))
+	}
+	counts := w.counts
+	defer clear(counts)
 	for i, t := range terms {
 		counts[fnvString(fnvString(fnvOffset, "w:"), t)] += wTerm
 		if i > 0 {
@@ -72,7 +92,8 @@ func (Offline) Vector(text string) []float32 {
 			counts[fnvString(h, t)] += wPair
 		}
 		if utf8.RuneCountInString(t)+2 > 5 {
-			tri = append(append(append(tri[:0], '<'), t...), '>')
+			w.tri = append(append(append(w.tri[:0], '<'), t...), '>')
+			tri := w.tri
 			// The trigrams of runes: each starts at a rune of tri.
 			for j := 0; j < len(tri); {
 				k, n := j, 0
@@ -90,7 +111,6 @@ func (Offline) Vector(text string) []float32 {
 			}
 		}
 	}
-	v := make([]float32, OfflineDimensions)
 	for x, c := range counts {
 		sign := float32(1)
 		if x>>63 == 1 {
@@ -100,7 +120,6 @@ func (Offline) Vector(text string) []float32 {
 		v[x%OfflineDimensions] += sign * float32(math.Log1p(c))
 	}
 	Normalize(v)
-	return v
 }
 
 // FNV-1a, 64 bits (hash/fnv's New64a), folded a string at a time.

@@ -95,6 +95,51 @@ func newPostings(vecs [][]float32) *postings {
 	return p
 }
 
+// NewSparseIndex indexes n unit vectors of dims components given one at
+// a time: vec(i, v) writes the i-th into v (dims zeros). Each goes into
+// postings as it comes and none is held whole, so a set whose dense
+// vectors would not fit indexes in the room of its non-zero components.
+// It is the index NewIndexLimit(vectors, limit) makes of the same vectors;
+// vectors not sparse enough for postings are made dense again for it.
+func NewSparseIndex(n, dims, limit int, vec func(i int, v []float32)) *Index {
+	if n == 0 {
+		return NewIndexLimit(nil, limit)
+	}
+	ids, vals := make([][]int32, dims), make([][]float32, dims)
+	v := make([]float32, dims)
+	nz := 0
+	for i := range n {
+		clear(v)
+		vec(i, v)
+		for d, x := range v {
+			if x != 0 {
+				ids[d], vals[d] = append(ids[d], int32(i)), append(vals[d], x)
+				nz++
+			}
+		}
+	}
+	if limit == 0 || nz*8 > n*dims {
+		dense := make([][]float32, n)
+		for i := range dense {
+			dense[i] = make([]float32, dims)
+		}
+		for d := range dims {
+			for j, id := range ids[d] {
+				dense[id][d] = vals[d][j]
+			}
+		}
+		return NewIndexLimit(dense, limit)
+	}
+	p := &postings{n: n, start: make([]int32, dims+1), ids: make([]int32, 0, nz), vals: make([]float32, 0, nz)}
+	for d := range dims {
+		p.ids, p.vals = append(p.ids, ids[d]...), append(p.vals, vals[d]...)
+		p.start[d+1] = int32(len(p.ids))
+		ids[d], vals[d] = nil, nil
+	}
+	p.acc.New = func() any { a := make([]float32, p.n); return &a }
+	return &Index{n: n, sparse: p, bounded: n*dims > limit}
+}
+
 // search returns the k vectors whose dot product with q is largest, best
 // first, ties by position: the same hits as a scan of the dense vectors.
 func (p *postings) search(q []float32, k int) []Hit {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -93,11 +94,13 @@ func NewVectorIndexLimit(v *Vectors, limit int) *VectorIndex {
 }
 
 // NewVectorIndexOf is NewVectorIndex over one model's vectors given a
-// kind at a time: each kind's vectors are asked for when its index is
-// built and can be dropped after, so they are never all held at once
-// (the offline embedder's dense vectors of names become postings a
-// small part of their size). Nil for no vectors.
-func NewVectorIndexOf(model string, chunks func() (map[extract.ChunkRef][]float32, error), nodes, edges func() (map[string][]float32, error)) (*VectorIndex, error) {
+// kind at a time: each kind's index is built when asked for, so the
+// kinds' vectors are never all held at once. The chunks come as vectors;
+// nodes and edges as their keys, sorted, and the index of their vectors
+// in that order, built with the exact limit given (embed.NewSparseIndex
+// builds one from vectors made one at a time, so the offline embedder's
+// dense vectors of names never exist together). Nil for no vectors.
+func NewVectorIndexOf(model string, chunks func() (map[extract.ChunkRef][]float32, error), nodes, edges func(limit int) ([]string, *embed.Index, error)) (*VectorIndex, error) {
 	vi := &VectorIndex{Model: model}
 	c, err := chunks()
 	if err != nil {
@@ -105,14 +108,17 @@ func NewVectorIndexOf(model string, chunks func() (map[extract.ChunkRef][]float3
 	}
 	vi.chunks = newKindIndex(c, compareRef, embed.ExactLimit)
 	for _, k := range []struct {
-		of   func() (map[string][]float32, error)
+		of   func(int) ([]string, *embed.Index, error)
 		into *kindIndex[string]
 	}{{nodes, &vi.nodes}, {edges, &vi.edges}} {
-		m, err := k.of()
+		keys, ix, err := k.of(embed.ExactLimit)
 		if err != nil {
 			return nil, err
 		}
-		*k.into = newKindIndex(m, strings.Compare, embed.ExactLimit)
+		if !slices.IsSorted(keys) || ix == nil || ix.Len() != len(keys) {
+			return nil, fmt.Errorf("query: a kind's keys must be sorted and match its index")
+		}
+		*k.into = kindIndex[string]{keys: keys, ix: ix}
 	}
 	if vi.Len() == 0 {
 		return nil, nil
