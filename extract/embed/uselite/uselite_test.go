@@ -96,24 +96,6 @@ func TestParity(t *testing.T) {
 	checkParity(t, getModel(), 1e-4)
 }
 
-// TestParityFloat32 checks float32 weights (go run ./internal/gen -type
-// f32 -out DIR) when USELITE_F32_WEIGHTS names their weights.bin.
-func TestParityFloat32(t *testing.T) {
-	path := os.Getenv("USELITE_F32_WEIGHTS")
-	if path == "" {
-		t.Skip("USELITE_F32_WEIGHTS not set")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := loadModel(b, getTokenizer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkParity(t, m, 1e-5)
-}
-
 // The portable kernel gives the same vectors as the assembly.
 func TestPortableKernel(t *testing.T) {
 	if !useAVX2 {
