@@ -404,13 +404,15 @@ func (eb *edgeBuilder) chunkCountries(ents []entity, keys []string, has map[stri
 	return named, ""
 }
 
-// citizenships gives each person of the chunk no sentence gave a
-// country of citizenship the chunk's country (see chunkCountries): the
-// people an article on an American names are American unless it says
-// otherwise, as Wikidata-derived gold such as Re-DocRED reads them.
+// citizenships gives each person of a document's first chunk no sentence
+// gave a country of citizenship the chunk's country (see
+// chunkCountries): the people an article on an American names are
+// American unless it says otherwise, as Wikidata-derived gold such as
+// Re-DocRED reads them. A later chunk of a long text gives none: a
+// biography's chapter on a stay abroad names the people met there.
 func (eb *edgeBuilder) citizenships(ents []entity, keys []string, only string) {
-	if only == "" {
-		return
+	if only == "" || eb.chunk.Index != 0 {
+		return // a later chunk of a long text may tell of anyone anywhere
 	}
 	citizen := mustRelation("P27").Label()
 	done := map[string]bool{only: true}

@@ -645,6 +645,19 @@ func (x edgeRules) countries(t *testing.T) {
 	if !hasEdge(g4, [3]string{"san antonio college", "located in", "texas"}) || hasEdge(g4, [3]string{"chicago", "located in", "texas"}) {
 		t.Errorf("san antonio college, not chicago, lies in texas; edges: %v", edgeList(g4))
 	}
+	// Only a document's first chunk gives its people the article's
+	// country: a later chapter on a stay abroad names others.
+	filler := strings.Repeat("The work went on for many years and filled many notebooks. ", 30)
+	g5 := x.extractText(t, "Lena Ortiz is an American chemist. She worked with Jillian Soto. "+filler+
+		"\n\nIn the winter she lectured in Germany, where she met Otto Brenner.")
+	if !hasEdge(g5, [3]string{"jillian soto", "country of citizenship", "american"}) {
+		t.Errorf("jillian soto -country of citizenship-> american missing; edges: %v", edgeList(g5))
+	}
+	for _, ed := range g5.Edges {
+		if ed.Source == "otto brenner" && ed.Label == "country of citizenship" {
+			t.Errorf("otto brenner -%s-> %s from a later chunk", ed.Label, ed.Target)
+		}
+	}
 	// A country, and a place in one, lie in the continent the chunk names.
 	g3 := x.extractText(t, "The Great Belt Fixed Link joins Zealand and Funen in Denmark. It is one of the longest bridges in Europe. Stockholm is far away.")
 	if !hasEdge(g3, [3]string{"denmark", "continent", "europe"}) || !hasEdge(g3, [3]string{"stockholm", "continent", "europe"}) {
