@@ -627,6 +627,11 @@ func isGivenName(w string) bool {
 	if givenNames[w] {
 		return true
 	}
+	// "Jean-Baptiste", "Anne-Marie": a given name and a capitalised
+	// word joined by a hyphen.
+	if first, rest, ok := strings.Cut(w, "-"); ok && isCap(rest) && isGivenName(first) {
+		return true
+	}
 	folded := foldAccents(w)
 	return folded != w && givenNames[folded]
 }

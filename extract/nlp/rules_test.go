@@ -268,6 +268,11 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"advanced study"},
 		},
 		{
+			name:      "HyphenatedGivenNames",
+			text:      "In Paris, Jean-Baptiste Dumas taught chemistry to the young Pasteur.",
+			wantNodes: map[string]string{"jean-baptiste dumas": "Person", "paris": "Location"},
+		},
+		{
 			name: "AndInsideABodysName",
 			text: "He worked for the Baltimore and Ohio Railroad Company and later for the Ministry of Education and Research. " +
 				"She studied at the University of Chicago and Northwestern University.",
