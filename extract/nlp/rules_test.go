@@ -269,7 +269,7 @@ func TestExtractor_TypeRules(t *testing.T) {
 		},
 		{
 			name:      "HyphenatedGivenNames",
-			text:      "In Paris, Jean-Baptiste Dumas taught chemistry to the young Pasteur.",
+			text:      "In Paris he attended the lectures of Jean-Baptiste Dumas at the Sorbonne.",
 			wantNodes: map[string]string{"jean-baptiste dumas": "Person", "paris": "Location"},
 		},
 		{
