@@ -268,6 +268,13 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"advanced study"},
 		},
 		{
+			name: "OfficeBeforeAName",
+			text: "Director Anurag Kashyap had revealed it twice. The memo went through then National Security Advisor James L. Jones. " +
+				"She edited the Art Director Magazine.",
+			wantNodes: map[string]string{"anurag kashyap": "Person", "james l. jones": "Person"},
+			noNodes:   []string{"director anurag kashyap", "national security advisor james l. jones", "magazine"},
+		},
+		{
 			name:      "HyphenatedGivenNames",
 			text:      "In Paris he attended the lectures of Jean-Baptiste Dumas at the Sorbonne.",
 			wantNodes: map[string]string{"jean-baptiste dumas": "Person", "paris": "Location"},

@@ -501,6 +501,9 @@ func (b *runBuilder) titleEnd(first, last int) (int, bool) {
 		tf++
 	}
 	if tf == first {
+		if r := b.roleEnd(first, last); r > first {
+			return r, true // "Director Anurag Kashyap"
+		}
 		return tf, true
 	}
 	switch {
@@ -555,6 +558,26 @@ func (b *runBuilder) splitsFrom(k int) bool {
 }
 
 // titleAt reports whether a title follows (after more ranks) at k.
+// roleEnd returns where a person's name starts after an office held
+// before it, the run's last role word with two name words or more after
+// it ("National Security Advisor James L. Jones", "Director Anurag
+// Kashyap"), or -1. A run with a head word ("Art Director Magazine",
+// "University Director Office") is the name of something else.
+func (b *runBuilder) roleEnd(first, last int) int {
+	toks := b.toks
+	for k := first; k <= last; k++ {
+		if _, ok := headCat[toks[k].text]; ok || toks[k].text == "of" {
+			return -1
+		}
+	}
+	for k := last - 2; k >= first; k-- {
+		if roleWords[toks[k].text] {
+			return k + 1
+		}
+	}
+	return -1
+}
+
 func (b *runBuilder) titleAt(k, last int) bool {
 	for ; k <= last; k++ {
 		if titles[b.toks[k].text] {
