@@ -365,8 +365,78 @@ func (e *Extractor) english(doc extract.Document, text string, at int, tables *d
 	}
 	if !e.skipCorrections {
 		foldLocal(ents, tables.main)
+		foldAcronyms(text, ents)
 	}
 	return ents, sents, toks, sentOf
+}
+
+// foldAcronyms makes an acronym in parentheses right after a name one
+// entity with it, every mention of it in the chunk ("the Overseas
+// Private Investment Corporation (OPIC) ... OPIC"): its letters are the
+// name's initials, in order, the first the name's first (Schwartz and
+// Hearst's test for abbreviations).
+func foldAcronyms(text string, ents []entity) {
+	into := map[string]entity{}
+	for i := 0; i+1 < len(ents); i++ {
+		a, b := ents[i], ents[i+1]
+		if !strings.Contains(a.name, " ") || a.name == b.name || strings.TrimSpace(text[a.end:b.start]) != "(" ||
+			!strings.HasPrefix(strings.TrimLeft(text[b.end:], " "), ")") {
+			continue
+		}
+		if acronymOf(b.name, a.name) {
+			into[b.name] = a
+		}
+	}
+	if len(into) == 0 {
+		return
+	}
+	// The one entity takes the category of the stronger evidence; on a
+	// tie an organisation's (an acronym in parentheses mostly names one).
+	for short, a := range into {
+		for _, en := range ents {
+			if (en.name == short || en.name == a.name) && (en.ev > a.ev || en.ev == a.ev && en.cat == catOrg) {
+				a.cat, a.typed, a.ev = en.cat, en.typed, en.ev
+			}
+		}
+		into[short] = a
+	}
+	for i := range ents {
+		if a, ok := into[ents[i].name]; ok {
+			ents[i].name = a.name
+		}
+		for _, a := range into {
+			if ents[i].name == a.name {
+				ents[i].cat, ents[i].typed = a.cat, a.typed
+			}
+		}
+	}
+}
+
+// acronymOf reports whether short (two to eight capitals, digits and
+// "&") abbreviates name: its letters are initials of name's words in
+// order, the first letter the first word's.
+func acronymOf(short, name string) bool {
+	if len(short) < 2 || len(short) > 8 || !isAllCaps(short) {
+		return false
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' })
+	w := 0
+	for k, r := range short {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		for w < len(words) && !strings.EqualFold(string([]rune(words[w])[0]), string(r)) {
+			if k == 0 {
+				return false
+			}
+			w++
+		}
+		if w == len(words) {
+			return false
+		}
+		w++
+	}
+	return true
 }
 
 // foldLocal replaces a lone word typed on weak evidence (the recogniser's

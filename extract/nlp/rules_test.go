@@ -268,6 +268,13 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"advanced study"},
 		},
 		{
+			name: "AcronymsInParentheses",
+			text: "The Overseas Private Investment Corporation (OPIC) lent the money. OPIC was founded in 1971. " +
+				"He joined the Labour Party (UK) in 1990.",
+			wantNodes: map[string]string{"overseas private investment corporation": "Organization", "labour party": "Organization", "uk": "Location"},
+			noNodes:   []string{"opic"},
+		},
+		{
 			name: "OfficeBeforeAName",
 			text: "Director Anurag Kashyap had revealed it twice. The memo went through then National Security Advisor James L. Jones. " +
 				"She edited the Art Director Magazine.",
