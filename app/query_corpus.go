@@ -325,7 +325,7 @@ func lexicalStamp(v record.Version) string {
 	if v.Status != record.StatusDone || v.FinishedAt == nil {
 		return ""
 	}
-	return fmt.Sprintf("l2 %d %d %d %d %d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges)
+	return fmt.Sprintf("l3 %d %d %d %d %d", v.ID, v.CreatedAt.UnixNano(), v.FinishedAt.UnixNano(), v.Nodes, v.Edges)
 }
 
 // lexicalRead is a finished version's stored lexical indexes as read

@@ -54,9 +54,14 @@ func Expired(props map[string]any) bool {
 	return s != ""
 }
 
-// Current returns g without its expired edges and nodes: the facts that
-// hold now. A graph without time properties is returned as it is.
+// Current returns g without its expired edges and nodes (and the edges
+// of an expired node): the facts that hold now. A graph in which nothing
+// expired is returned as it is, with no copy.
 func Current(g Graph) Graph {
+	if !slices.ContainsFunc(g.Nodes, func(n Node) bool { return Expired(n.Properties) }) &&
+		!slices.ContainsFunc(g.Edges, func(e Edge) bool { return Expired(e.Properties) }) {
+		return g // nothing retired: no copy of a 100k-node graph per question
+	}
 	out := Graph{Nodes: make([]Node, 0, len(g.Nodes)), Edges: make([]Edge, 0, len(g.Edges))}
 	keep := make(map[string]bool, len(g.Nodes))
 	for _, n := range g.Nodes {

@@ -12,7 +12,7 @@ import (
 // Each term keeps its postings (the texts holding it, with the count), so
 // a query touches only the texts that share a term with it.
 type BM25 struct {
-	postings map[string][]posting
+	postings *termTable[posting]
 	length   []int
 	avg      float64
 }
@@ -24,7 +24,7 @@ type posting struct {
 
 // NewBM25 indexes texts.
 func NewBM25(texts []string) *BM25 {
-	b := &BM25{postings: map[string][]posting{}, length: make([]int, len(texts))}
+	b := &BM25{postings: newTermTable[posting](), length: make([]int, len(texts))}
 	total := 0
 	for i, t := range texts {
 		terms := embed.Terms(t)
@@ -33,7 +33,7 @@ func NewBM25(texts []string) *BM25 {
 			m[w]++
 		}
 		for w, n := range m {
-			b.postings[w] = append(b.postings[w], posting{int32(i), n})
+			b.postings.m[w] = append(b.postings.m[w], posting{int32(i), n})
 		}
 		b.length[i] = len(terms)
 		total += len(terms)
@@ -55,7 +55,7 @@ func (b *BM25) Scores(query string) []float64 {
 			continue
 		}
 		seen[w] = true
-		ps := b.postings[w]
+		ps := b.postings.get(w)
 		if len(ps) == 0 {
 			continue
 		}
@@ -72,6 +72,6 @@ func (b *BM25) Scores(query string) []float64 {
 // IDF is a term's inverse document frequency as Scores weighs it; a term
 // no text holds gets the highest.
 func (b *BM25) IDF(term string) float64 {
-	n, df := float64(len(b.length)), float64(len(b.postings[term]))
+	n, df := float64(len(b.length)), float64(b.postings.count(term))
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"unsafe"
 
 	"github.com/kgstudio/kgstudio/extract"
@@ -33,7 +31,7 @@ import (
 // of it, so a read allocates the slices and maps, not the texts.
 const (
 	lexicalMagic   = "KGLX"
-	lexicalVersion = 1
+	lexicalVersion = 2
 )
 
 var errLexicalFormat = errors.New("not a lexical index in kgstudio's binary form")
@@ -87,17 +85,9 @@ func (b25 *BM25) appendBinary(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(b25.avg))
-	b = binary.AppendUvarint(b, uint64(len(b25.postings)))
-	for _, term := range slices.Sorted(maps.Keys(b25.postings)) {
-		ps := b25.postings[term]
-		b = appendString(b, term)
-		b = binary.AppendUvarint(b, uint64(len(ps)))
-		for _, p := range ps {
-			b = binary.AppendUvarint(b, uint64(p.doc))
-			b = binary.AppendUvarint(b, uint64(p.tf))
-		}
-	}
-	return b
+	return appendTermTable(b, b25.postings, func(b []byte, p posting) []byte {
+		return binary.AppendUvarint(binary.AppendUvarint(b, uint64(p.doc)), uint64(p.tf))
+	})
 }
 
 func (x *textIndex) appendPostings(b []byte) []byte {
@@ -105,16 +95,7 @@ func (x *textIndex) appendPostings(b []byte) []byte {
 	for _, id := range x.ids {
 		b = binary.AppendUvarint(b, uint64(id))
 	}
-	b = binary.AppendUvarint(b, uint64(len(x.post)))
-	for _, t := range slices.Sorted(maps.Keys(x.post)) {
-		ids := x.post[t]
-		b = appendString(b, t)
-		b = binary.AppendUvarint(b, uint64(len(ids)))
-		for _, id := range ids {
-			b = binary.AppendUvarint(b, uint64(id))
-		}
-	}
-	return b
+	return appendTermTable(b, x.post, func(b []byte, id int32) []byte { return binary.AppendUvarint(b, uint64(id)) })
 }
 
 // Lexical is the lexical indexes of a corpus as read from their binary
@@ -258,16 +239,17 @@ func (r *lexReader) bm25() *BM25 {
 	}
 	b.avg = math.Float64frombits(binary.LittleEndian.Uint64([]byte(r.s[:8])))
 	r.s = r.s[8:]
-	terms := r.count()
-	b.postings = make(map[string][]posting, terms)
-	for range terms {
-		term := r.str()
-		ps := make([]posting, r.count())
-		for j := range ps {
-			ps[j] = posting{doc: int32(r.index(n, false)), tf: int32(r.uvarint())}
+	b.postings = readTermTable(r, 2, func(s string) (posting, int) {
+		doc, k := uvarintAt(s)
+		if k == 0 || doc >= uint64(n) {
+			return posting{}, 0
 		}
-		b.postings[term] = ps
-	}
+		tf, k2 := uvarintAt(s[k:])
+		if k2 == 0 || tf > math.MaxInt32 {
+			return posting{}, 0
+		}
+		return posting{doc: int32(doc), tf: int32(tf)}, k + k2
+	})
 	return b
 }
 
@@ -332,16 +314,13 @@ func (r *lexReader) postings(x *textIndex, n int, text func(id int) string) {
 		}
 		x.texts[j] = text(x.ids[j])
 	}
-	terms := r.count()
-	x.post = make(map[string][]int32, terms)
-	for range terms {
-		t := r.str()
-		ids := make([]int32, r.count())
-		for j := range ids {
-			ids[j] = int32(r.index(n, false))
+	x.post = readTermTable(r, 1, func(s string) (int32, int) {
+		id, k := uvarintAt(s)
+		if k == 0 || id >= uint64(n) {
+			return 0, 0
 		}
-		x.post[t] = ids
-	}
+		return int32(id), k
+	})
 }
 
 // The binary form of a corpus's community index (AppendCommunities,
@@ -352,7 +331,7 @@ func (r *lexReader) postings(x *textIndex, n int, text func(id int) string) {
 //	community its model rating (float64 bits) and member positions | BM25
 const (
 	communityMagic   = "KGCI"
-	communityVersion = 1
+	communityVersion = 2
 )
 
 // AppendCommunities appends the binary form of the corpus's community

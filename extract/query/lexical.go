@@ -299,10 +299,10 @@ func (x *nameIndex) candidates(kw keyword, visit func(int)) {
 type textIndex struct {
 	ids   []int
 	texts []string
-	post  map[string][]int32
+	post  *termTable[int32]
 }
 
-func newTextIndex() *textIndex { return &textIndex{post: map[string][]int32{}} }
+func newTextIndex() *textIndex { return &textIndex{post: newTermTable[int32]()} }
 
 // add indexes text (normalised, with its tokens) under id; ids are added
 // in increasing order.
@@ -314,7 +314,7 @@ func (x *textIndex) add(id int, text string, toks []string) {
 	x.texts = append(x.texts, text)
 	for j, t := range toks {
 		if !slices.Contains(toks[:j], t) {
-			x.post[t] = append(x.post[t], int32(id))
+			x.post.m[t] = append(x.post.m[t], int32(id))
 		}
 	}
 }
@@ -325,7 +325,7 @@ func (x *textIndex) matches(kw keyword, fn func(int)) {
 	if len(kw.tokens) > 0 && kw.latin {
 		lists := make([][]int32, 0, len(kw.tokens))
 		for _, t := range kw.tokens {
-			l := x.post[t]
+			l := x.post.get(t)
 			if len(l) == 0 {
 				return
 			}
