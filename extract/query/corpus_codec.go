@@ -76,7 +76,10 @@ func (c *Corpus) AppendLexical(b []byte) []byte {
 		b = appendString(b, e.vkey)
 	}
 	b = lx.nodeDesc.appendPostings(b)
-	return lx.edgeDesc.appendPostings(b)
+	b = lx.edgeDesc.appendPostings(b)
+	ids := func(b []byte, id int32) []byte { return binary.AppendUvarint(b, uint64(id)) }
+	b = appendTermTable(b, lx.names.exact, ids)
+	return appendTermTable(b, lx.names.tok, ids)
 }
 
 func (b25 *BM25) appendBinary(b []byte) []byte {
@@ -256,7 +259,9 @@ func (r *lexReader) bm25() *BM25 {
 func (r *lexReader) lexIndex(nodes, edges int) *lexIndex {
 	lx := &lexIndex{idx: make(map[string]int, nodes), first: make([]bool, nodes),
 		nodes: make([]lexNode, nodes), edges: make([]lexEdge, edges), byName: map[string][]int{},
-		names: newNameIndex(), nodeDesc: newTextIndex(), edgeDesc: newTextIndex()}
+		// The names' exact and token tables are read at the end, as stored.
+		names:    &nameIndex{exact: &termTable[int32]{}, tok: &termTable[int32]{}},
+		nodeDesc: newTextIndex(), edgeDesc: newTextIndex()}
 	for i := range lx.nodes {
 		if r.uvarint() == 0 {
 			continue
@@ -300,8 +305,20 @@ func (r *lexReader) lexIndex(nodes, edges int) *lexIndex {
 	}
 	r.postings(lx.nodeDesc, len(lx.nodes), func(id int) string { return lx.nodes[id].desc })
 	r.postings(lx.edgeDesc, len(descs), func(id int) string { return descs[id] })
+	lx.names.exact, lx.names.tok = r.ids(len(lx.nodes)), r.ids(len(lx.nodes))
 	lx.names.build()
 	return lx
+}
+
+// ids reads a term table of positions below n.
+func (r *lexReader) ids(n int) *termTable[int32] {
+	return readTermTable(r, 1, func(s string) (int32, int) {
+		id, k := uvarintAt(s)
+		if k == 0 || id >= uint64(n) {
+			return 0, 0
+		}
+		return int32(id), k
+	})
 }
 
 func (r *lexReader) postings(x *textIndex, n int, text func(id int) string) {
@@ -314,13 +331,7 @@ func (r *lexReader) postings(x *textIndex, n int, text func(id int) string) {
 		}
 		x.texts[j] = text(x.ids[j])
 	}
-	x.post = readTermTable(r, 1, func(s string) (int32, int) {
-		id, k := uvarintAt(s)
-		if k == 0 || id >= uint64(n) {
-			return 0, 0
-		}
-		return int32(id), k
-	})
+	x.post = r.ids(n)
 }
 
 // The binary form of a corpus's community index (AppendCommunities,

@@ -30,6 +30,7 @@ func TestReadCorpus_EqualsBuilt(t *testing.T) {
 	// decoded whole, they are the built ones.
 	read.bm25.postings = materialized(read.bm25.postings)
 	read.lex.nodeDesc.post, read.lex.edgeDesc.post = materialized(read.lex.nodeDesc.post), materialized(read.lex.edgeDesc.post)
+	read.lex.names.exact, read.lex.names.tok = materialized(read.lex.names.exact), materialized(read.lex.names.tok)
 	if !reflect.DeepEqual(built.bm25, read.bm25) {
 		t.Fatal("BM25 read back differs from the one built")
 	}

@@ -226,8 +226,8 @@ func (lx *lexIndex) edgeScores(direct []float64, highKW []keyword) []float64 {
 // all names and keys) and those whose name or key the keyword holds (the
 // keyword's substrings looked up by name).
 type nameIndex struct {
-	exact  map[string][]int32
-	tok    map[string][]int32
+	exact  *termTable[int32]
+	tok    *termTable[int32]
 	maxLen int
 	blob   []byte
 	starts []int32 // offset of each entry in blob
@@ -236,23 +236,31 @@ type nameIndex struct {
 }
 
 func newNameIndex() *nameIndex {
-	return &nameIndex{exact: map[string][]int32{}, tok: map[string][]int32{}}
+	return &nameIndex{exact: newTermTable[int32](), tok: newTermTable[int32]()}
 }
 
+// add indexes node i's name and key: the text the suffix array reads
+// and, in an index being built, the exact and token tables (an index
+// read from its form reads those as they were stored).
 func (x *nameIndex) add(i int, n lexNode) {
 	for j, s := range []string{n.name, n.key} {
 		if j == 1 && s == n.name {
 			break
 		}
-		x.exact[s] = append(x.exact[s], int32(i))
+		if x.exact.m != nil {
+			x.exact.m[s] = append(x.exact.m[s], int32(i))
+		}
 		x.maxLen = max(x.maxLen, len(s))
 		x.starts = append(x.starts, int32(len(x.blob)))
 		x.owner = append(x.owner, int32(i))
 		x.blob = append(append(x.blob, s...), 0)
 	}
+	if x.tok.m == nil {
+		return
+	}
 	for j, t := range n.nameTok {
 		if !slices.Contains(n.nameTok[:j], t) {
-			x.tok[t] = append(x.tok[t], int32(i))
+			x.tok.m[t] = append(x.tok.m[t], int32(i))
 		}
 	}
 }
@@ -262,11 +270,11 @@ func (x *nameIndex) build() { x.sa = suffixarray.New(x.blob) }
 // candidates calls visit with every node kw can score on by name (some
 // more than once, and some that score zero).
 func (x *nameIndex) candidates(kw keyword, visit func(int)) {
-	for _, i := range x.exact[kw.norm] {
+	for _, i := range x.exact.get(kw.norm) {
 		visit(int(i))
 	}
 	for _, t := range kw.tokens {
-		for _, i := range x.tok[t] {
+		for _, i := range x.tok.get(t) {
 			visit(int(i))
 		}
 	}
@@ -284,7 +292,7 @@ func (x *nameIndex) candidates(kw keyword, visit func(int)) {
 			_, w2 := utf8.DecodeRuneInString(kw.norm[hi:])
 			hi += w2
 			if runes++; runes >= 2 {
-				for _, i := range x.exact[kw.norm[lo:hi]] {
+				for _, i := range x.exact.get(kw.norm[lo:hi]) {
 					visit(int(i))
 				}
 			}
