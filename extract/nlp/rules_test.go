@@ -268,6 +268,11 @@ func TestExtractor_TypeRules(t *testing.T) {
 			noNodes:   []string{"advanced study"},
 		},
 		{
+			name:      "ModifiedPlaces",
+			text:      "Han was born and raised in Hohhot, Inner Mongolia. Lecca was an agent of influence for Nazi Germany.",
+			wantNodes: map[string]string{"inner mongolia": "Location", "nazi germany": "Location"},
+		},
+		{
 			name: "AcronymsInParentheses",
 			text: "The Overseas Private Investment Corporation (OPIC) lent the money. OPIC was founded in 1971. " +
 				"He joined the Labour Party (UK) in 1990.",

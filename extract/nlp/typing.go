@@ -214,6 +214,9 @@ func placeCompound(text string, en *entity, toks []tok) bool {
 	if placeLeads[toks[f].text] || placeFirst[toks[f].text] {
 		return false // "West Vancouver"
 	}
+	if modifiedPlace(en, toks) {
+		return false
+	}
 	for k := f + 1; k <= l; k++ { // a place closing the name
 		if c, ok := gazetteer(strings.Join(strings.Fields(text[toks[k].start:toks[l].end]), " ")); ok && c == catLocation && !demonyms[toks[k].text] {
 			return true
@@ -221,6 +224,22 @@ func placeCompound(text string, en *entity, toks []tok) bool {
 	}
 	return false
 }
+
+// modifiedPlace reports a known place under a modifier: "Inner
+// Mongolia", "Nazi Germany", "The Bronx".
+func modifiedPlace(en *entity, toks []tok) bool {
+	f, l := en.tokFirst, en.tokLast
+	if f < 0 || f+1 != l || !placeModifiers[toks[f].text] || demonyms[toks[l].text] {
+		return false
+	}
+	c, ok := gazetteer(toks[l].text)
+	return ok && c == catLocation
+}
+
+// placeModifiers qualify a place's name without making it something
+// else's: a regime, a part or an age of the place.
+var placeModifiers = wordsOf(`The Inner Outer Nazi Vichy Soviet Imperial Colonial Occupied Ancient Medieval Modern Roman Free
+	Metropolitan Mainland Continental Rural Urban Coastal Historic`)
 
 // contextCue types an entity from the words around it: a person title
 // before it, "said" after it, "(born" after it.
@@ -367,6 +386,10 @@ func (e *Extractor) classify(text string, ents []entity, toks []tok, sentOf []in
 		}
 		if en.tokFirst == en.tokLast && isGivenName(en.name) {
 			en.cat, en.typed, en.ev = catPerson, true, evContext
+			continue
+		}
+		if modifiedPlace(en, toks) {
+			en.cat, en.typed, en.ev = catLocation, true, evContext
 			continue
 		}
 		if placeCompound(text, en, toks) {
