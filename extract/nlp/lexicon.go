@@ -215,7 +215,7 @@ var clubPrefixes = wordsOf(`FC FK AFC CF SC AC SK IF BK KV NK HNK SV VfB VfL TSV
 // placeFirst open place names of two or more words ("Mount Everest",
 // "Lake Tahoe", "Fort Worth").
 var placeFirst = wordsOf(`Mount Mt. Lake Fort Port Cape Isle Gulf Bay Glen Loch Ben River Piazza Via Rue Avenida Calle Rio Río
-	Monte Lago Isla Sierra Cerro Punta Playa Plaza Pont Col`)
+	Monte Lago Isla Sierra Cerro Punta Playa Plaza Pont Col Interstate Highway Autobahn Autoroute`)
 
 // commonAcronyms are abbreviations of common nouns, no organisations
 // ("TV", "CEO", "DVD", "PhD").
@@ -265,6 +265,7 @@ var countryCodes = wordsOf(`US U.S. USA U.S.A. UK U.K. UAE U.A.E. USSR PRC ROC D
 // regions are continents, oceans, US states, Canadian provinces,
 // Australian states and other large regions.
 var regions = linesOf(`Africa|Asia|Europe|North America|South America|Latin America|Central America|Antarctica|Oceania|
+	Americas|Levant|Maghreb|Sahel|Iberia|Benelux|Mesoamerica|Polynesia|Melanesia|Indochina|Horn of Africa|
 	Australasia|Eurasia|Middle East|Near East|Far East|Scandinavia|Balkans|Caribbean|Mediterranean|Siberia|Caucasus|
 	Sahara|Arctic|Antarctic|Atlantic|Pacific|Indian Ocean|Atlantic Ocean|Pacific Ocean|Arctic Ocean|Baltic|Baltic Sea|
 	North Sea|Black Sea|Red Sea|Caspian Sea|Persian Gulf|Alps|Andes|Himalayas|Rocky Mountains|Amazon|Nile|Danube|Rhine|
@@ -704,6 +705,7 @@ var countryAliases = pairsOf(`US=United_States U.S.=United_States USA=United_Sta
 // wideRegions are continents, oceans, seas, mountain ranges, rivers and
 // regions that cross borders: they lie in no one country.
 var wideRegions = linesOf(`Africa|Asia|Europe|North America|South America|Latin America|Central America|Antarctica|
+	Americas|Levant|Maghreb|Sahel|Iberia|Benelux|Mesoamerica|Polynesia|Melanesia|Indochina|Horn of Africa|
 	Oceania|Australasia|Eurasia|Middle East|Near East|Far East|Scandinavia|Balkans|Caribbean|Mediterranean|Caucasus|
 	Sahara|Arctic|Antarctic|Atlantic|Pacific|Indian Ocean|Atlantic Ocean|Pacific Ocean|Arctic Ocean|Baltic|Baltic Sea|
 	North Sea|Black Sea|Red Sea|Caspian Sea|Persian Gulf|Alps|Andes|Himalayas|Amazon|Nile|Danube|Rhine|Western Europe|

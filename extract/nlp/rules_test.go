@@ -273,6 +273,11 @@ func TestExtractor_TypeRules(t *testing.T) {
 			wantNodes: map[string]string{"inner mongolia": "Location", "nazi germany": "Location"},
 		},
 		{
+			name:      "RegionsAndRoads",
+			text:      "The plants are native to the Americas and the Levant. Interstate 680 runs through the valley.",
+			wantNodes: map[string]string{"americas": "Location", "levant": "Location", "interstate 680": "Location"},
+		},
+		{
 			name: "AcronymsInParentheses",
 			text: "The Overseas Private Investment Corporation (OPIC) lent the money. OPIC was founded in 1971. " +
 				"He joined the Labour Party (UK) in 1990.",
