@@ -430,9 +430,10 @@ func (eb *edgeBuilder) citizenships(ents []entity, keys []string, only string) {
 }
 
 // regionOf places the places and organisations of a chunk that lie in
-// nothing it names in the chunk's one region (a state or province), when
-// it names only one: an article on a school in Texas names Texas and
-// places the rest there.
+// nothing it names in the chunk's one region (a state or province), or,
+// when it names several, in the one its lead names first: an article on
+// a school in Texas names Texas and places the rest there. A known city
+// keeps its own region.
 func (eb *edgeBuilder) regionOf(ents []entity, keys []string, within map[string][]string) {
 	one, lead, many := "", "", false
 	for i, en := range ents {
@@ -468,9 +469,9 @@ func (eb *edgeBuilder) regionOf(ents []entity, keys []string, within map[string]
 }
 
 // workDates gives a title in quotes the date its sentence names after
-// it, the nearest one, when no other title stands between them and no
-// edge joins the two yet: "the single "Maybe", released on 20 April
-// 2008" has that publication date.
+// it, the nearest one, when no other title stands between them: "the
+// single "Maybe", released on 20 April 2008" has that publication date
+// (see relabel: a named edge of the pair stays as it is).
 func (eb *edgeBuilder) workDates(ents []entity, keys []string) {
 	published := mustRelation("P577").Label()
 	for i, en := range ents {
