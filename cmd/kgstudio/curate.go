@@ -74,6 +74,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	storeIndexes(ctx, a, nv, *asJSON, stderr)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(nv))
 	}
@@ -118,6 +119,7 @@ func cmdEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
+	storeIndexes(ctx, a, nv, *asJSON, stderr)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(nv))
 	}

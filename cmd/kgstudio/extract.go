@@ -190,18 +190,7 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, mode r
 		fmt.Fprintf(stdout, "%s@%d %s: %d nodes, %d edges in %s%s\n", v.Extraction, v.Number, v.Status, v.Nodes, v.Edges, v.Elapsed, unread)
 	}
 	if runErr == nil && mode.index && v.Status == record.StatusDone {
-		start := time.Now()
-		// The run's garbage goes back first, and the collector runs
-		// twice as often while the indexes are built: their garbage is
-		// most of what they allocate, and a process's peak is what a
-		// user meets.
-		debug.FreeOSMemory()
-		defer debug.SetGCPercent(debug.SetGCPercent(50))
-		if err := runner.Queries.StoreIndexes(ctx, v.ID); err != nil {
-			fmt.Fprintf(stderr, "%s: query indexes not stored (the first question builds them): %s\n", v.Label(), extract.MessageOf(err))
-		} else if !asJSON {
-			fmt.Fprintf(stderr, "%s: query indexes stored in %s\n", v.Label(), time.Since(start).Round(time.Millisecond))
-		}
+		storeIndexes(ctx, runner, v, asJSON, stderr)
 	}
 	if errors.Is(runErr, app.ErrInterrupted) {
 		return fmt.Errorf("interrupted: %s stays %s with %d of %d chunks done; workers (kgstudio worker, kgstudio serve) finish it, or kgstudio version cancel %s stops it",
@@ -211,6 +200,24 @@ func runAndReport(ctx context.Context, runner *app.App, v record.Version, mode r
 		return fmt.Errorf("%s@%d: %s", v.Extraction, v.Number, strings.TrimSpace(extract.MessageOf(runErr)))
 	}
 	return nil
+}
+
+// storeIndexes stores a finished version's query indexes before a
+// command returns, so that the first question of any process reads them
+// instead of building them; a failure is reported and leaves them to
+// that question. The command's garbage goes back first, and the
+// collector runs twice as often while the indexes are built: their
+// garbage is most of what they allocate, and a process's peak is what a
+// user meets.
+func storeIndexes(ctx context.Context, a *app.App, v record.Version, quiet bool, stderr io.Writer) {
+	start := time.Now()
+	debug.FreeOSMemory()
+	defer debug.SetGCPercent(debug.SetGCPercent(50))
+	if err := a.Queries.StoreIndexes(ctx, v.ID); err != nil {
+		fmt.Fprintf(stderr, "%s: query indexes not stored (the first question builds them): %s\n", v.Label(), extract.MessageOf(err))
+	} else if !quiet {
+		fmt.Fprintf(stderr, "%s: query indexes stored in %s\n", v.Label(), time.Since(start).Round(time.Millisecond))
+	}
 }
 
 // changeExtraction makes the next version of a finished one: with files,

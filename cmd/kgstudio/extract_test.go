@@ -130,7 +130,8 @@ func TestExtract_RefusesBadSettings(t *testing.T) {
 
 // A foreground extract stores its version's query indexes before it
 // returns, so the first question of any process reads them; --no-index
-// leaves them to that question.
+// leaves them to that question. An edit (as a merge and an import) stores
+// its new version's.
 func TestExtract_StoresQueryIndexes(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	data := t.TempDir()
@@ -141,15 +142,24 @@ func TestExtract_StoresQueryIndexes(t *testing.T) {
 	if _, err := runCLI(t, data, "extract", "--name", "bare", "--embedder", "offline", "--no-index", doc); err != nil {
 		t.Fatal(err)
 	}
+	// A version made by a command without a run stores them too.
+	edits := writeFile(t, "edits.json", `[{"op":"rename","key":"scrooge","name":"Ebenezer Scrooge"}]`)
+	if _, err := runCLI(t, data, "edit", "bare@1", edits); err != nil {
+		t.Fatal(err)
+	}
 	a := mustOpen(t, data)
 	ctx := context.Background()
-	for name, want := range map[string]bool{"indexed": true, "bare": false} {
-		v, err := a.Versions.ByLabel(ctx, name, 1)
+	for _, c := range []struct {
+		name    string
+		version int
+		want    bool
+	}{{"indexed", 1, true}, {"bare", 1, false}, {"bare", 2, true}} {
+		v, err := a.Versions.ByLabel(ctx, c.name, c.version)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := a.Queries.IndexesStored(ctx, v); err != nil || got != want {
-			t.Errorf("%s: indexes stored %v (%v), want %v", name, got, err, want)
+		if got, err := a.Queries.IndexesStored(ctx, v); err != nil || got != c.want {
+			t.Errorf("%s@%d: indexes stored %v (%v), want %v", c.name, c.version, got, err, c.want)
 		}
 	}
 }

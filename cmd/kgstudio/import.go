@@ -55,6 +55,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	storeIndexes(ctx, a, v, *asJSON, stderr)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(app.VersionJSONOf(v))
 	}
