@@ -40,11 +40,13 @@ func (Offline) Dimensions() int { return OfflineDimensions }
 // except on a canceled context.
 func (o Offline) Embed(ctx context.Context, texts []string) ([][]float32, extract.EmbedUsage, error) {
 	out := make([][]float32, len(texts))
+	var w OfflineWriter
 	for i, t := range texts {
 		if i%256 == 0 && ctx.Err() != nil {
 			return nil, extract.EmbedUsage{}, ctx.Err()
 		}
-		out[i] = o.Vector(t)
+		out[i] = make([]float32, OfflineDimensions)
+		w.Vector(t, out[i])
 	}
 	return out, extract.EmbedUsage{}, nil
 }

@@ -184,17 +184,13 @@ func (r *lexReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	var v uint64
-	for i := 0; i < len(r.s) && i < binary.MaxVarintLen64; i++ {
-		c := r.s[i]
-		v |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			r.s = r.s[i+1:]
-			return v
-		}
+	v, n := uvarintAt(r.s)
+	if n == 0 {
+		r.fail()
+		return 0
 	}
-	r.fail()
-	return 0
+	r.s = r.s[n:]
+	return v
 }
 
 // count reads a count no larger than the bytes left could hold.
